@@ -1,0 +1,5 @@
+//! simcli (skeleton).
+use std::process::ExitCode;
+fn main() -> ExitCode {
+    ExitCode::SUCCESS
+}

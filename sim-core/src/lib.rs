@@ -1,0 +1,1 @@
+//! sim-core: cycle-approximate SM model (skeleton; lands with issue 3).

@@ -1,0 +1,637 @@
+//! The decoded instruction: what the parser produces, the validator checks,
+//! `Display` prints and the executor runs. Plain data, no behaviour beyond
+//! operand enumeration.
+
+/// Index of a register in a [`crate::Symbols`] table and in a warp register file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RegId(pub u32);
+
+/// Scalar and packed data types that appear in instruction type suffixes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    /// `.b16`
+    B16,
+    /// `.b32`
+    B32,
+    /// `.b64`
+    B64,
+    /// `.u16`
+    U16,
+    /// `.u32`
+    U32,
+    /// `.u64`
+    U64,
+    /// `.s16`
+    S16,
+    /// `.s32`
+    S32,
+    /// `.s64`
+    S64,
+    /// `.f16`
+    F16,
+    /// `.f16x2`
+    F16x2,
+    /// `.bf16`
+    Bf16,
+    /// `.bf16x2`
+    Bf16x2,
+    /// `.f32`
+    F32,
+    /// `.f64`
+    F64,
+    /// `.pred`
+    Pred,
+}
+
+/// Broad class of a [`Type`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TypeKind {
+    /// `.bN`
+    Bits,
+    /// `.uN`
+    Unsigned,
+    /// `.sN`
+    Signed,
+    /// `.f16 .f32 .f64` and `.f16x2`
+    Float,
+    /// `.bf16 .bf16x2`
+    BFloat,
+    /// `.pred`
+    Pred,
+}
+
+impl Type {
+    /// Every type, in declaration order.
+    pub const ALL: [Type; 16] = [
+        Type::B16,
+        Type::B32,
+        Type::B64,
+        Type::U16,
+        Type::U32,
+        Type::U64,
+        Type::S16,
+        Type::S32,
+        Type::S64,
+        Type::F16,
+        Type::F16x2,
+        Type::Bf16,
+        Type::Bf16x2,
+        Type::F32,
+        Type::F64,
+        Type::Pred,
+    ];
+
+    /// Register width in bits (1 for predicates).
+    pub const fn bits(self) -> u32 {
+        match self {
+            Type::B16 | Type::U16 | Type::S16 | Type::F16 | Type::Bf16 => 16,
+            Type::B32 | Type::U32 | Type::S32 | Type::F32 | Type::F16x2 | Type::Bf16x2 => 32,
+            Type::B64 | Type::U64 | Type::S64 | Type::F64 => 64,
+            Type::Pred => 1,
+        }
+    }
+
+    /// The type's class.
+    pub const fn kind(self) -> TypeKind {
+        match self {
+            Type::B16 | Type::B32 | Type::B64 => TypeKind::Bits,
+            Type::U16 | Type::U32 | Type::U64 => TypeKind::Unsigned,
+            Type::S16 | Type::S32 | Type::S64 => TypeKind::Signed,
+            Type::F16 | Type::F16x2 | Type::F32 | Type::F64 => TypeKind::Float,
+            Type::Bf16 | Type::Bf16x2 => TypeKind::BFloat,
+            Type::Pred => TypeKind::Pred,
+        }
+    }
+
+    /// PTX spelling without the dot (`"u32"`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Type::B16 => "b16",
+            Type::B32 => "b32",
+            Type::B64 => "b64",
+            Type::U16 => "u16",
+            Type::U32 => "u32",
+            Type::U64 => "u64",
+            Type::S16 => "s16",
+            Type::S32 => "s32",
+            Type::S64 => "s64",
+            Type::F16 => "f16",
+            Type::F16x2 => "f16x2",
+            Type::Bf16 => "bf16",
+            Type::Bf16x2 => "bf16x2",
+            Type::F32 => "f32",
+            Type::F64 => "f64",
+            Type::Pred => "pred",
+        }
+    }
+
+    /// Inverse of [`Type::name`].
+    pub fn from_name(s: &str) -> Option<Type> {
+        Type::ALL.into_iter().find(|t| t.name() == s)
+    }
+}
+
+/// Comparison operator of `set`/`setp` (and, restricted, `vset2/4`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    /// `eq`
+    Eq,
+    /// `ne`
+    Ne,
+    /// `lt`
+    Lt,
+    /// `le`
+    Le,
+    /// `gt`
+    Gt,
+    /// `ge`
+    Ge,
+    /// `lo` (unsigned <)
+    Lo,
+    /// `ls` (unsigned <=)
+    Ls,
+    /// `hi` (unsigned >)
+    Hi,
+    /// `hs` (unsigned >=)
+    Hs,
+    /// `equ`
+    Equ,
+    /// `neu`
+    Neu,
+    /// `ltu`
+    Ltu,
+    /// `leu`
+    Leu,
+    /// `gtu`
+    Gtu,
+    /// `geu`
+    Geu,
+    /// `num`
+    Num,
+    /// `nan`
+    Nan,
+}
+
+impl CmpOp {
+    /// Every operator, in the spec's order.
+    pub const ALL: [CmpOp; 18] = [
+        CmpOp::Eq,
+        CmpOp::Ne,
+        CmpOp::Lt,
+        CmpOp::Le,
+        CmpOp::Gt,
+        CmpOp::Ge,
+        CmpOp::Lo,
+        CmpOp::Ls,
+        CmpOp::Hi,
+        CmpOp::Hs,
+        CmpOp::Equ,
+        CmpOp::Neu,
+        CmpOp::Ltu,
+        CmpOp::Leu,
+        CmpOp::Gtu,
+        CmpOp::Geu,
+        CmpOp::Num,
+        CmpOp::Nan,
+    ];
+
+    /// PTX spelling (`"ltu"`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "eq",
+            CmpOp::Ne => "ne",
+            CmpOp::Lt => "lt",
+            CmpOp::Le => "le",
+            CmpOp::Gt => "gt",
+            CmpOp::Ge => "ge",
+            CmpOp::Lo => "lo",
+            CmpOp::Ls => "ls",
+            CmpOp::Hi => "hi",
+            CmpOp::Hs => "hs",
+            CmpOp::Equ => "equ",
+            CmpOp::Neu => "neu",
+            CmpOp::Ltu => "ltu",
+            CmpOp::Leu => "leu",
+            CmpOp::Gtu => "gtu",
+            CmpOp::Geu => "geu",
+            CmpOp::Num => "num",
+            CmpOp::Nan => "nan",
+        }
+    }
+
+    /// Inverse of [`CmpOp::name`].
+    pub fn from_name(s: &str) -> Option<CmpOp> {
+        CmpOp::ALL.into_iter().find(|c| c.name() == s)
+    }
+}
+
+/// Boolean combination with a predicate `c` (`set`/`setp`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BoolOp {
+    /// `and`
+    And,
+    /// `or`
+    Or,
+    /// `xor`
+    Xor,
+}
+
+impl BoolOp {
+    /// All three.
+    pub const ALL: [BoolOp; 3] = [BoolOp::And, BoolOp::Or, BoolOp::Xor];
+    /// PTX spelling.
+    pub const fn name(self) -> &'static str {
+        match self {
+            BoolOp::And => "and",
+            BoolOp::Or => "or",
+            BoolOp::Xor => "xor",
+        }
+    }
+}
+
+/// Special registers readable by `mov` in kernel text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SpecialReg {
+    /// `%laneid`: 0..31.
+    LaneId,
+    /// `%warpid`: the warp's index in the launch.
+    WarpId,
+}
+
+/// A source operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Operand {
+    /// A register.
+    Reg(RegId),
+    /// An immediate, already as the raw bits of the operand's type
+    /// (`0f3F800000` is stored as `0x3F800000`, `-1` on `.s16` as `0xFFFF`).
+    Imm(u64),
+    /// A special register.
+    Special(SpecialReg),
+}
+
+/// A predicate source: `%p`, `!%p`, or an immediate `0`/`1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PredSrc {
+    /// A predicate register, optionally negated.
+    Reg {
+        /// The register.
+        reg: RegId,
+        /// `!%p`
+        negate: bool,
+    },
+    /// An immediate truth value.
+    Imm(bool),
+}
+
+/// Guard `@%p` / `@!%p`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Guard {
+    /// The predicate register.
+    pub reg: RegId,
+    /// `@!%p`: execute where the predicate is false.
+    pub negate: bool,
+}
+
+/// Arithmetic operation of the SIMD video family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VideoOp {
+    /// `vadd`
+    Add,
+    /// `vsub`
+    Sub,
+    /// `vavrg`
+    Avrg,
+    /// `vabsdiff`
+    Absdiff,
+    /// `vmin`
+    Min,
+    /// `vmax`
+    Max,
+    /// `vset` with its comparison (only `eq ne lt le gt ge`).
+    Set(CmpOp),
+}
+
+/// Lane count of a SIMD video instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Simd {
+    /// Two 16-bit lanes (`vop2`).
+    X2,
+    /// Four 8-bit lanes (`vop4`).
+    X4,
+}
+
+impl Simd {
+    /// 2 or 4.
+    pub const fn lanes(self) -> usize {
+        match self {
+            Simd::X2 => 2,
+            Simd::X4 => 4,
+        }
+    }
+    /// 16 or 8.
+    pub const fn lane_bits(self) -> u32 {
+        match self {
+            Simd::X2 => 16,
+            Simd::X4 => 8,
+        }
+    }
+}
+
+/// A SIMD video instruction (`vadd2` ... `vset4`).
+///
+/// Selectors are stored resolved (defaults filled in) but remember whether
+/// they were written, so `Display` round-trips the text's own form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Video {
+    /// Operation.
+    pub op: VideoOp,
+    /// 2-way or 4-way.
+    pub simd: Simd,
+    /// Destination type is signed (`.s32`); `vset` has none and stores `false`.
+    pub dsigned: bool,
+    /// `atype` is `.s32`.
+    pub asigned: bool,
+    /// `btype` is `.s32`.
+    pub bsigned: bool,
+    /// `.sat`
+    pub sat: bool,
+    /// `.add` (accumulate)
+    pub add: bool,
+    /// Destination mask: bit i set = lane i is written (`.h10` = 0b11, `.b3210` = 0b1111).
+    pub mask: u8,
+    /// Whether the mask was written explicitly.
+    pub mask_explicit: bool,
+    /// Element index (0..3 for x2, 0..7 for x4) feeding each lane of `a`, lane 0 first.
+    pub asel: [u8; 4],
+    /// Element indices for `b`, lane 0 first.
+    pub bsel: [u8; 4],
+    /// Whether `asel` was written explicitly.
+    pub asel_explicit: bool,
+    /// Whether `bsel` was written explicitly.
+    pub bsel_explicit: bool,
+    /// `.sat` was written before the types (`vadd4.sat.s32.s32.s32`).
+    pub sat_first: bool,
+    /// Destination.
+    pub d: RegId,
+    /// Sources (registers only).
+    pub a: RegId,
+    /// Second source.
+    pub b: RegId,
+    /// Merge/accumulate source.
+    pub c: RegId,
+}
+
+/// `set` (9.7.6.1 and the half-precision 9.7.7.1): compare, combine, write a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Set {
+    /// Comparison.
+    pub cmp: CmpOp,
+    /// Optional `.BoolOp` with its predicate `c`.
+    pub bool_op: Option<(BoolOp, PredSrc)>,
+    /// `.ftz`
+    pub ftz: bool,
+    /// Destination type.
+    pub dtype: Type,
+    /// Source type.
+    pub stype: Type,
+    /// Destination.
+    pub d: RegId,
+    /// First source.
+    pub a: Operand,
+    /// Second source.
+    pub b: Operand,
+}
+
+/// `setp`: compare, combine, write one or two predicates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Setp {
+    /// Comparison.
+    pub cmp: CmpOp,
+    /// Optional `.BoolOp` with its predicate `c`.
+    pub bool_op: Option<(BoolOp, PredSrc)>,
+    /// `.ftz`
+    pub ftz: bool,
+    /// Operand type.
+    pub ty: Type,
+    /// First destination, `None` for the sink `_`.
+    pub p: Option<RegId>,
+    /// Second destination: `None` when absent; `Some(None)` for the sink `_`.
+    pub q: Option<Option<RegId>>,
+    /// First source.
+    pub a: Operand,
+    /// Second source.
+    pub b: Operand,
+}
+
+/// `selp.type d, a, b, c`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Selp {
+    /// Type of `d`, `a`, `b`.
+    pub ty: Type,
+    /// Destination.
+    pub d: RegId,
+    /// Selected when `c` is true.
+    pub a: Operand,
+    /// Selected when `c` is false.
+    pub b: Operand,
+    /// Predicate.
+    pub c: PredSrc,
+}
+
+/// `slct{.ftz}.dtype.ctype d, a, b, c`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Slct {
+    /// `.ftz` (only with `.f32` c).
+    pub ftz: bool,
+    /// Type of `d`, `a`, `b`.
+    pub dtype: Type,
+    /// Type of `c`: `.s32` or `.f32`.
+    pub ctype: Type,
+    /// Destination.
+    pub d: RegId,
+    /// Selected when `c >= 0`.
+    pub a: Operand,
+    /// Selected otherwise.
+    pub b: Operand,
+    /// Sign source.
+    pub c: Operand,
+}
+
+/// Supporting integer instructions of kernel text (`mov add sub mul.lo and or xor shl shr`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AluOp {
+    /// `mov`
+    Mov,
+    /// `add`
+    Add,
+    /// `sub`
+    Sub,
+    /// `mul.lo`
+    MulLo,
+    /// `and`
+    And,
+    /// `or`
+    Or,
+    /// `xor`
+    Xor,
+    /// `shl`
+    Shl,
+    /// `shr` (arithmetic on `.sN`, logical otherwise)
+    Shr,
+}
+
+/// A supporting instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Alu {
+    /// Operation.
+    pub op: AluOp,
+    /// Operand type.
+    pub ty: Type,
+    /// Destination.
+    pub d: RegId,
+    /// First source.
+    pub a: Operand,
+    /// Second source (`None` for `mov`). For shifts it is a 32-bit amount.
+    pub b: Option<Operand>,
+}
+
+/// One instruction body, by family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// `vadd2` ... `vset4`
+    Video(Video),
+    /// `set`, including half-precision forms
+    Set(Set),
+    /// `setp`
+    Setp(Setp),
+    /// `selp`
+    Selp(Selp),
+    /// `slct`
+    Slct(Slct),
+    /// `mov add sub mul.lo and or xor shl shr`
+    Alu(Alu),
+}
+
+/// A decoded PTX instruction with its optional guard.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Instruction {
+    /// `@%p` / `@!%p`
+    pub guard: Option<Guard>,
+    /// The operation.
+    pub op: Op,
+}
+
+/// How an instruction uses one register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct RegUse {
+    /// The register.
+    pub reg: RegId,
+    /// Width the instruction gives this operand: 1 (predicate), 16, 32 or 64.
+    pub bits: u32,
+    /// Written (destination) rather than read.
+    pub write: bool,
+}
+
+/// Registers an instruction touches, without allocating (at most 6: guard, two
+/// destinations, three sources).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RegUses {
+    items: [Option<RegUse>; 6],
+    len: usize,
+}
+
+impl RegUses {
+    fn push(&mut self, u: RegUse) {
+        self.items[self.len] = Some(u);
+        self.len += 1;
+    }
+    /// Iterates in operand order: guard, destinations, sources.
+    pub fn iter(&self) -> impl Iterator<Item = RegUse> + '_ {
+        self.items[..self.len].iter().flatten().copied()
+    }
+    /// Registers read (sources and guard).
+    pub fn reads(&self) -> impl Iterator<Item = RegUse> + '_ {
+        self.iter().filter(|u| !u.write)
+    }
+    /// Registers written.
+    pub fn writes(&self) -> impl Iterator<Item = RegUse> + '_ {
+        self.iter().filter(|u| u.write)
+    }
+    /// Number of entries.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+    /// No registers at all.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl Instruction {
+    /// Every register the instruction reads or writes, with the width it gives it.
+    pub fn reg_uses(&self) -> RegUses {
+        let mut u = RegUses::default();
+        if let Some(g) = self.guard {
+            u.push(RegUse { reg: g.reg, bits: 1, write: false });
+        }
+        let mut src = |u: &mut RegUses, o: Operand, bits: u32| {
+            if let Operand::Reg(reg) = o {
+                u.push(RegUse { reg, bits, write: false });
+            }
+        };
+        let pred = |u: &mut RegUses, p: Option<(BoolOp, PredSrc)>| {
+            if let Some((_, PredSrc::Reg { reg, .. })) = p {
+                u.push(RegUse { reg, bits: 1, write: false });
+            }
+        };
+        match self.op {
+            Op::Video(v) => {
+                u.push(RegUse { reg: v.d, bits: 32, write: true });
+                for r in [v.a, v.b, v.c] {
+                    u.push(RegUse { reg: r, bits: 32, write: false });
+                }
+            }
+            Op::Set(s) => {
+                u.push(RegUse { reg: s.d, bits: s.dtype.bits(), write: true });
+                src(&mut u, s.a, s.stype.bits());
+                src(&mut u, s.b, s.stype.bits());
+                pred(&mut u, s.bool_op);
+            }
+            Op::Setp(s) => {
+                if let Some(p) = s.p {
+                    u.push(RegUse { reg: p, bits: 1, write: true });
+                }
+                if let Some(Some(q)) = s.q {
+                    u.push(RegUse { reg: q, bits: 1, write: true });
+                }
+                src(&mut u, s.a, s.ty.bits());
+                src(&mut u, s.b, s.ty.bits());
+                pred(&mut u, s.bool_op);
+            }
+            Op::Selp(s) => {
+                u.push(RegUse { reg: s.d, bits: s.ty.bits(), write: true });
+                src(&mut u, s.a, s.ty.bits());
+                src(&mut u, s.b, s.ty.bits());
+                if let PredSrc::Reg { reg, .. } = s.c {
+                    u.push(RegUse { reg, bits: 1, write: false });
+                }
+            }
+            Op::Slct(s) => {
+                u.push(RegUse { reg: s.d, bits: s.dtype.bits(), write: true });
+                src(&mut u, s.a, s.dtype.bits());
+                src(&mut u, s.b, s.dtype.bits());
+                src(&mut u, s.c, 32);
+            }
+            Op::Alu(a) => {
+                u.push(RegUse { reg: a.d, bits: a.ty.bits(), write: true });
+                src(&mut u, a.a, a.ty.bits());
+                if let Some(b) = a.b {
+                    let bits = if matches!(a.op, AluOp::Shl | AluOp::Shr) { 32 } else { a.ty.bits() };
+                    src(&mut u, b, bits);
+                }
+            }
+        }
+        u
+    }
+}

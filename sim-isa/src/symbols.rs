@@ -1,0 +1,77 @@
+//! Register names <-> [`RegId`]s.
+
+use crate::inst::{RegId, Type};
+use std::collections::HashMap;
+
+/// Interns register names. Standalone instruction text (conformance vectors,
+/// `simcli eval`) interns on first use; kernel text declares registers first.
+#[derive(Clone, Debug, Default)]
+pub struct Symbols {
+    names: Vec<String>,
+    types: Vec<Option<Type>>,
+    index: HashMap<String, RegId>,
+}
+
+impl Symbols {
+    /// An empty table.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The id of `name`, creating it (undeclared) if new.
+    pub fn intern(&mut self, name: &str) -> RegId {
+        if let Some(&id) = self.index.get(name) {
+            return id;
+        }
+        let id = RegId(self.names.len() as u32);
+        self.names.push(name.to_string());
+        self.types.push(None);
+        self.index.insert(name.to_string(), id);
+        id
+    }
+
+    /// Declares `name` with a type (kernel text `.reg`). Returns `None` if it was
+    /// already declared.
+    pub fn declare(&mut self, name: &str, ty: Type) -> Option<RegId> {
+        if let Some(&id) = self.index.get(name) {
+            if self.types[id.0 as usize].is_some() {
+                return None;
+            }
+            self.types[id.0 as usize] = Some(ty);
+            return Some(id);
+        }
+        let id = self.intern(name);
+        self.types[id.0 as usize] = Some(ty);
+        Some(id)
+    }
+
+    /// Looks a name up without creating it.
+    pub fn get(&self, name: &str) -> Option<RegId> {
+        self.index.get(name).copied()
+    }
+
+    /// The name of `id`.
+    pub fn name(&self, id: RegId) -> &str {
+        &self.names[id.0 as usize]
+    }
+
+    /// The declared type of `id`, if it was declared.
+    pub fn declared_type(&self, id: RegId) -> Option<Type> {
+        self.types[id.0 as usize]
+    }
+
+    /// Number of registers.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// No registers.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// All ids in creation order.
+    pub fn ids(&self) -> impl Iterator<Item = RegId> {
+        (0..self.names.len() as u32).map(RegId)
+    }
+}
