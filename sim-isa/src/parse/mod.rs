@@ -50,11 +50,12 @@ pub fn parse_instruction(text: &str, syms: &mut Symbols) -> Result<Instruction, 
         mods,
         operands,
     };
-    let op = build(&raw, syms)?;
+    // Interned in text order: guard first.
     let guard = guard.map(|(t, negate)| Guard {
         reg: syms.intern(t.text),
         negate,
     });
+    let op = build(&raw, syms)?;
     Ok(Instruction { guard, op })
 }
 
@@ -476,12 +477,18 @@ fn build(raw: &Raw<'_>, syms: &mut Symbols) -> Result<Op, IsaError> {
     for (i, (o, k)) in ops.iter().zip(kinds).enumerate() {
         vals[i] = cx.operand(o, *k, i, syms)?;
     }
-    let bool_op = match mods.bool_op {
-        Some((b, _)) => match ops.get(kinds.len()) {
-            Some(o) => Some((b, cx.pred(o, syms)?)),
-            None => None,
-        },
-        None => None,
+    let bool_op = match (mods.bool_op, ops.get(kinds.len())) {
+        (Some((b, _)), Some(o)) => {
+            let c = cx.pred(o, syms)?;
+            // ptxas 11.8: "Arguments mismatch for instruction 'set'" for an
+            // immediate `c` whenever a bf16 type is involved (f16 is fine).
+            let bf16 = tys.iter().any(|t| t.kind() == TypeKind::BFloat);
+            if bf16 && matches!(c, PredSrc::Imm(_)) {
+                return Err(cx.mismatch(&o.atom));
+            }
+            Some((b, c))
+        }
+        _ => None,
     };
 
     let op = match fam {

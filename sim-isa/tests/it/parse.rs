@@ -686,6 +686,20 @@ fn immediates() {
         let s = set(&format!("set.lt.and.f32.f32 %r1, %r2, %r3, {c};"));
         assert_eq!(s.bool_op, Some((BoolOp::And, PredSrc::Imm(v))), "{c}");
     }
+    // ... but not when a bf16 type is involved (ptxas: "Arguments mismatch for instruction 'set'").
+    ok("set.eq.and.s32.f16x2 %r1, %r2, %r3, 1;");
+    ok("set.eq.and.f16.f32 %h1, %r2, %r3, 1;");
+    ok("set.eq.and.bf16.s32 %h1, %r2, 5, %p1;");
+    for t in [
+        "set.eq.and.s32.bf16x2 %r1, %r2, %r3, 1;",
+        "set.eq.and.bf16.f32 %h1, %r2, %r3, 1;",
+        "set.eq.and.u32.bf16 %r1, %h2, %h3, 1;",
+        "set.eq.and.bf16x2.bf16x2 %r1, %r2, %r3, !1;",
+        "set.eq.and.bf16.u32 %h1, %r2, %r3, 1;",
+    ] {
+        let (col, tok) = bad(t, "Arguments mismatch for instruction 'set'");
+        assert_eq!(tok, t[col - 1..t.len() - 1].trim_start_matches('!'), "{t}");
+    }
     let Op::Selp(s) = ok("selp.u32 %r1, 1, 0, !1;").op else {
         panic!()
     };
