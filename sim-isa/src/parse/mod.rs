@@ -174,7 +174,12 @@ impl<'t, 'a> Parser<'t, 'a> {
         let t = self
             .next()
             .ok_or_else(|| self.eof_err("a guard predicate"))?;
-        if t.kind != Tok::Ident || t.text == "_" || special(t.text).is_some() {
+        if t.kind != Tok::Ident
+            || t.text == "_"
+            || !valid_ident(t.text)
+            || special(t.text).is_some()
+            || OTHER_SPECIALS.contains(&t.text)
+        {
             return Err(syntax(&t));
         }
         Ok(Some((t, negate)))

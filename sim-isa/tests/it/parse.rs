@@ -994,6 +994,8 @@ fn registers_guards_comments() {
     );
     bad("@1 add.u32 %r1, %r2, %r3;", "syntax error");
     bad("@_ add.u32 %r1, %r2, %r3;", "syntax error");
+    bad("@% add.u32 %r1, %r2, %r3;", "syntax error");
+    bad("@%laneid add.u32 %r1, %r2, %r3;", "syntax error");
     // Not identifiers (ptxas: "Parsing error near '%'").
     bad("add.u32 %, %r2, %r3;", "syntax error");
     bad("add.u32 $, %r2, %r3;", "syntax error");
