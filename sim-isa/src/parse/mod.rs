@@ -1,18 +1,29 @@
 //! PTX instruction text -> [`Instruction`], validated as ptxas 11.8 validates.
 //!
-//! The instruction set is declared once, as data, in `table.rs`; this module
-//! reads statements against it, `display.rs` prints them back, and
-//! [`check_target`] applies the table's gates.
+//! The instruction set is declared once, as data, in `table.rs` (opcodes,
+//! per-family modifiers, type lists, operand kinds, `.ftz`/compare rules,
+//! target and PTX-version gates); this module reads statements against it,
+//! `display.rs` prints them back, and [`check_target`] applies the gates.
+//! Every rule was settled by assembling the text with ptxas 11.8; the tests
+//! in `tests/it/parse.rs` record the evidence.
 //!
-//! Modifiers: ptxas accepts them in any order (`vset4.lt.u32.u32`,
-//! `set.f32.s32.lt`, `slct.u32.f32.ftz`); only the order of the type
-//! modifiers matters. Repeating a flag (`.sat.sat`) is accepted, two
-//! different compares or BoolOps are not. Immediates follow ptxas: integers
-//! in decimal, hex (`0x`), octal (leading `0`), binary (`0b`), optional `U`
-//! suffix, for integer types; `0fXXXXXXXX`, `0dXXXXXXXXXXXXXXXX` and decimal
-//! floats (`1.5`, `-1.5`, `1e3`) for `.f32`/`.f64`; no immediates for
-//! f16/bf16 operands. One deliberate difference: an integer literal beyond
-//! 64 bits is rejected here (ptxas silently accepts it).
+//! What ptxas accepts, and so do we:
+//! - modifiers in any order (`vset4.lt.u32.u32`, `set.f32.s32.lt`,
+//!   `slct.u32.f32.ftz`); only the order of the type modifiers matters, and
+//!   `mul.lo` must start with `.lo`. A repeated `.sat` is accepted; a second
+//!   compare, BoolOp, `.add` or `.ftz` is not.
+//! - integer literals in decimal, hex (`0x`), octal (leading `0`), binary
+//!   (`0b`), optional `U` suffix, under any number of unary `-`, `!`, `~`;
+//!   `0fXXXXXXXX` (no unary operator), `0dXXXXXXXXXXXXXXXX` and decimal floats
+//!   (`1.5`, `.5e1`, `--1.5`) for `.f32`/`.f64`; `.b32` takes `0f`, `.b64`
+//!   takes `0d` and decimal floats; f16/bf16 operands take no immediates.
+//!
+//! Known differences, all rejections of valid PTX: constant expressions
+//! beyond unary operators (`(5)`, `1+2`); integer literals beyond 64 bits;
+//! half-precision `setp` (9.7.7.2) and special registers other than
+//! `%laneid`/`%warpid`, which the simulator does not model. Register widths
+//! are not checked here (standalone text has no declarations); kernel-text
+//! callers can compare [`Instruction::reg_uses`] with declared types.
 
 mod display;
 mod lex;
