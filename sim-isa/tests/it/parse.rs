@@ -491,13 +491,21 @@ fn cmp_type_rules() {
                 let tail = if bool_op.is_empty() { "" } else { ", !%c" };
                 let text = format!("setp.{c}{bool_op}.{ty} %p|%q, %a, %b{tail};");
                 assert_eq!(accepted(&text), cmp_expected(ty, c), "{text}");
-                if !cmp_expected(ty, c) {
+                if cmp_expected(ty, c) {
+                    let s = setp(&text);
+                    assert_eq!((s.cmp.name(), s.ty.name()), (c, ty));
+                    assert_eq!(printed(&text), text, "canonical form");
+                } else {
                     let (col, tok) = bad(&text, CMP);
                     assert_eq!((col, tok), (5, format!(".{c}")));
                 }
                 // `set` applies the rule to the source type.
                 let text = format!("set.{c}{bool_op}.u32.{ty} %d, %a, %b{tail};");
                 assert_eq!(accepted(&text), cmp_expected(ty, c), "{text}");
+                if cmp_expected(ty, c) {
+                    assert_eq!(printed(&text), text, "canonical form");
+                    ok(&text);
+                }
             }
         }
     }
