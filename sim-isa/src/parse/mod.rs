@@ -766,10 +766,20 @@ impl Cx<'_> {
             OperandKind::Shift => self.value(o, Type::U32, syms),
             OperandKind::ValueOrSpecial => {
                 if let Some(s) = special(o.atom.text) {
-                    if self.tys.first().is_some_and(|t| t.bits() == 32) {
-                        return Ok(Val::Opnd(Operand::Special(s)));
-                    }
-                    return Err(self.mismatch(&o.atom));
+                    // ptxas: 32-bit integer types only; "Arguments mismatch" for
+                    // other widths, "Special register argument not allowed" for f32.
+                    return match self.tys.first() {
+                        Some(&Type::F32) => Err(invalid(
+                            o.atom.col,
+                            o.atom.text,
+                            format!(
+                                "Special register argument not allowed for instruction '{}'",
+                                self.name
+                            ),
+                        )),
+                        Some(t) if t.bits() == 32 => Ok(Val::Opnd(Operand::Special(s))),
+                        _ => Err(self.mismatch(&o.atom)),
+                    };
                 }
                 self.value(o, self.tys.first().copied().unwrap_or(Type::B32), syms)
             }

@@ -937,6 +937,19 @@ fn alu_types() {
     );
     bad("mov.u16 %h1, %laneid;", "Arguments mismatch");
     bad("mov.u32 %r1, 0f3F800000;", "Arguments mismatch");
+    // mov also copies f32/f64 (ptxas accepts `mov.f32 %r1, 1.0;`), bit for bit.
+    let Op::Alu(a) = ok("mov.f32 %r1, 1.0;").op else {
+        panic!()
+    };
+    assert_eq!(a.a, Operand::Imm(0x3F80_0000));
+    let Op::Alu(a) = ok("mov.f64 %rd1, 0d3FF0000000000000;").op else {
+        panic!()
+    };
+    assert_eq!(a.a, Operand::Imm(1f64.to_bits()));
+    bad(
+        "mov.f32 %r1, %laneid;",
+        "Special register argument not allowed for instruction 'mov'",
+    );
     let Op::Alu(a) = ok("mov.s16 %h1, -1;").op else {
         panic!()
     };
