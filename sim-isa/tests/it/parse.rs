@@ -247,9 +247,20 @@ fn every_legal_video_variant() {
                                             (v.sat, v.add),
                                             (*sec == ".sat", *sec == ".add")
                                         );
-                                        if explicit {
-                                            assert_eq!((v.asel, v.bsel), (sa, sb), "{text}");
-                                        }
+                                        // Errata 11 defaults: a .h10/.b3210, b .h32/.b7654.
+                                        let want = if explicit {
+                                            (sa, sb)
+                                        } else if simd == Simd::X2 {
+                                            ([0, 1, 0, 0], [2, 3, 0, 0])
+                                        } else {
+                                            ([0, 1, 2, 3], [4, 5, 6, 7])
+                                        };
+                                        assert_eq!((v.asel, v.bsel), want, "{text}");
+                                        assert_eq!(
+                                            (v.asel_explicit, v.bsel_explicit),
+                                            (explicit, explicit)
+                                        );
+                                        assert_eq!(v.op == VideoOp::Set(CmpOp::Eq), *cmp == ".eq");
                                         assert_eq!(printed(&text), text, "canonical form");
                                         n += 1;
                                     }
