@@ -1,0 +1,3 @@
+//! sim-isa integration tests.
+
+mod parse;
