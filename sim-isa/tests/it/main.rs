@@ -1,0 +1,4 @@
+//! sim-isa integration tests (one binary, one submodule per area).
+
+mod conform;
+mod exec;
