@@ -1,0 +1,2 @@
+//! Criterion bench (filled in below).
+fn main() {}

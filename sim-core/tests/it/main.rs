@@ -1,0 +1,1 @@
+//! sim-core integration tests.
