@@ -11,5 +11,7 @@ pub mod dump;
 pub mod gen;
 pub mod kernel;
 pub mod limits;
+pub mod replay;
+pub mod report;
 pub mod stream;
 pub mod trace;

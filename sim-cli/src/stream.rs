@@ -302,3 +302,10 @@ impl StreamBuilder {
         self.ops
     }
 }
+
+impl sim_core::WarpStream for Cursor {
+    #[inline]
+    fn next_index(&mut self) -> Option<u32> {
+        Cursor::next_index(self)
+    }
+}
