@@ -295,8 +295,8 @@ fn write_bin(trace: &Trace, out: &Path) -> Result<()> {
 
 fn refuse_unsupported(file: &Path, trace: &Trace, target: Target) -> Result<()> {
     if let Err(r) = trace.check_target(target, trace.version) {
-        let at = if r.line > 0 { format!("line {}", r.line) } else { format!("instruction {}", r.index) };
-        bail!("{}:{at}: '{}': {} (target {target}); refusing to simulate", file.display(), r.text, r.error);
+        let at = if r.line > 0 { format!("{}", r.line) } else { format!(" instruction {}", r.index) };
+        bail!("{}:{at}: '{}': {} (target is {target}); refusing to simulate", file.display(), r.text, r.error);
     }
     Ok(())
 }
