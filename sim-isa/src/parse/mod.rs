@@ -121,12 +121,10 @@ struct Parser<'t, 'a> {
 }
 
 /// One operand as written, before the family gives it meaning.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct RawOperand<'a> {
-    /// `!` in front.
-    bang: Option<Token<'a>>,
-    /// `-` in front.
-    minus: Option<Token<'a>>,
+    /// Unary operators in front (`!`, `-`, `~`), outermost first.
+    prefix: Vec<Token<'a>>,
     /// Register name or literal.
     atom: Token<'a>,
     /// `.sel` after it.
@@ -225,17 +223,12 @@ impl<'t, 'a> Parser<'t, 'a> {
     }
 
     fn operand(&mut self) -> Result<RawOperand<'a>, IsaError> {
-        let mut bang = None;
-        let mut minus = None;
-        if self.is_punct('!') {
-            bang = self.next();
-        }
-        if self.is_punct('-') {
-            minus = self.next();
+        let mut prefix = Vec::new();
+        while self.is_punct('!') || self.is_punct('-') || self.is_punct('~') {
+            prefix.extend(self.next());
         }
         let atom = self.next().ok_or_else(|| self.eof_err("an operand"))?;
-        if !matches!(atom.kind, Tok::Ident | Tok::Num) || (minus.is_some() && atom.kind != Tok::Num)
-        {
+        if !matches!(atom.kind, Tok::Ident | Tok::Num) {
             return Err(syntax(&atom));
         }
         let mut sel = None;
@@ -254,8 +247,7 @@ impl<'t, 'a> Parser<'t, 'a> {
             pipe = Some(q);
         }
         Ok(RawOperand {
-            bang,
-            minus,
+            prefix,
             atom,
             sel,
             pipe,
@@ -285,43 +277,55 @@ struct Mods<'a> {
     sat_first: bool,
 }
 
+/// Sorts the modifiers, rejecting repeats and classes the family lacks with
+/// ptxas's messages (a repeated `.sat` or type is accepted by ptxas; a
+/// repeated compare, BoolOp or `.add` is not, nor is a second `.ftz`).
 fn classify<'a>(raw: &Raw<'a>) -> Result<Mods<'a>, IsaError> {
     let fam = raw.def.family;
     let spec = table::family(fam);
-    let name = raw.def.name;
+    let is_mul = raw.def.alu == Some(AluOp::MulLo);
+    // ptxas reads `mul.lo` as the opcode: `.lo` must come first.
+    let name = if is_mul { "mul.lo" } else { raw.def.name };
+    if is_mul && raw.mods.first().map(|t| t.text) != Some(".lo") {
+        let t = raw.mods.first().copied().unwrap_or(raw.op_tok);
+        return Err(invalid(
+            t.col,
+            t.text,
+            "Unexpected instruction types specified for 'mul'",
+        ));
+    }
     let mut out = Mods::default();
-    for &t in &raw.mods {
+    for (k, &t) in raw.mods.iter().enumerate() {
         let w = t.text.get(1..).unwrap_or("");
-        let illegal = || {
-            invalid(
-                t.col,
-                t.text,
-                format!("Illegal modifier '{}' for instruction '{name}'", t.text),
-            )
-        };
+        let err = |msg: String| Err(invalid(t.col, t.text, msg));
+        let post_op = "Multiple instruction post-operation flags set".to_string();
         let class = if let Some(ty) = Type::from_name(w) {
             out.types.push((ty, t));
             continue;
-        } else if w == "lo" && raw.def.alu == Some(AluOp::MulLo) {
+        } else if is_mul && k == 0 && w == "lo" {
             out.lo = Some(t);
             m::LO
         } else if let Some(c) = CmpOp::from_name(w) {
-            if out.cmp.is_some_and(|(o, _)| o != c) {
-                return Err(invalid(t.col, t.text, "Multiple comparisons set"));
+            if spec.allow & m::CMP == 0 {
+                return err(format!(
+                    "Comparison qualifier is not allowed for instruction '{name}'"
+                ));
+            }
+            if out.cmp.is_some() {
+                return err("Multiple comparisons set".into());
             }
             out.cmp = Some((c, t));
             m::CMP
         } else if let Some(b) = BoolOp::ALL.into_iter().find(|b| b.name() == w) {
-            if out.bool_op.is_some_and(|(o, _)| o != b) {
-                return Err(invalid(
-                    t.col,
-                    t.text,
-                    "Multiple instruction post-operation flags set",
-                ));
+            if out.bool_op.is_some() || out.add.is_some() {
+                return err(post_op);
             }
             out.bool_op = Some((b, t));
             m::BOOL
         } else if w == "ftz" {
+            if out.ftz.is_some() {
+                return err("Duplicate .ftz modifier".into());
+            }
             out.ftz = Some(t);
             m::FTZ
         } else if w == "sat" {
@@ -331,24 +335,24 @@ fn classify<'a>(raw: &Raw<'a>) -> Result<Mods<'a>, IsaError> {
             out.sat = Some(t);
             m::SAT
         } else if w == "add" {
+            if out.bool_op.is_some() || out.add.is_some() {
+                return err(post_op);
+            }
             out.add = Some(t);
             m::ADD
         } else if matches!(fam, Family::VideoArith | Family::VideoSet) && matches!(w, "min" | "max")
         {
-            return Err(invalid(
-                t.col,
-                t.text,
-                format!("Illegal secondary operation for video instruction '{name}'"),
+            return err(format!(
+                "Illegal secondary operation for video instruction '{name}'"
             ));
         } else {
-            return Err(invalid(
-                t.col,
-                t.text,
-                format!("Unknown modifier '{}'", t.text),
-            ));
+            return err(format!("Unknown modifier '{}'", t.text));
         };
         if spec.allow & class == 0 {
-            return Err(illegal());
+            return err(format!(
+                "Illegal modifier '{}' for instruction '{name}'",
+                t.text
+            ));
         }
     }
     Ok(out)
@@ -638,15 +642,40 @@ impl Cx<'_> {
         )
     }
 
-    /// A plain register name (no sink, no special register).
+    /// A plain register operand: no unary operator, sink or special register.
     fn reg(&self, o: &RawOperand<'_>, syms: &mut Symbols) -> Result<RegId, IsaError> {
-        let t = o.atom;
+        if !o.prefix.is_empty() {
+            return Err(self.prefixed_reg(o));
+        }
+        self.reg_name(o.atom, syms)
+    }
+
+    /// `-%r` / `!%r` / `~%r` where only a register fits.
+    fn prefixed_reg(&self, o: &RawOperand<'_>) -> IsaError {
+        match o.prefix.iter().find(|t| t.text == "-") {
+            // ptxas: "Operand negation not allowed for instruction 'set'".
+            Some(t) if o.atom.kind == Tok::Ident => invalid(
+                t.col,
+                t.text,
+                format!(
+                    "Operand negation not allowed for instruction '{}'",
+                    self.name
+                ),
+            ),
+            _ => syntax(&o.atom),
+        }
+    }
+
+    fn reg_name(&self, t: Token<'_>, syms: &mut Symbols) -> Result<RegId, IsaError> {
         if t.kind != Tok::Ident || t.text == "_" {
             return Err(if t.kind == Tok::Num {
                 self.mismatch(&t)
             } else {
                 syntax(&t)
             });
+        }
+        if !valid_ident(t.text) {
+            return Err(syntax(&t));
         }
         if special(t.text).is_some() {
             return Err(invalid(
@@ -658,11 +687,18 @@ impl Cx<'_> {
                 ),
             ));
         }
+        if OTHER_SPECIALS.contains(&t.text) {
+            return Err(invalid(
+                t.col,
+                t.text,
+                format!("Special register '{}' is not simulated", t.text),
+            ));
+        }
         Ok(syms.intern(t.text))
     }
 
     fn no_extras(&self, o: &RawOperand<'_>) -> Result<(), IsaError> {
-        if let Some(t) = o.bang.or(o.pipe) {
+        if let Some(t) = o.pipe {
             return Err(syntax(&t));
         }
         if let Some(t) = o.sel {
@@ -695,12 +731,7 @@ impl Cx<'_> {
         }
         self.no_extras(o)?;
         match k {
-            OperandKind::Dst => {
-                if o.minus.is_some() {
-                    return Err(syntax(&o.atom));
-                }
-                Ok(Val::Reg(self.reg(o, syms)?))
-            }
+            OperandKind::Dst => Ok(Val::Reg(self.reg(o, syms)?)),
             OperandKind::Value(slot) => self.value(
                 o,
                 self.tys
@@ -730,10 +761,14 @@ impl Cx<'_> {
         Ok(Val::Opnd(Operand::Imm(self.imm(o, ty)?)))
     }
 
-    /// A literal as the raw bits of `ty`.
+    /// A literal, with its unary operators, as the raw bits of `ty`.
+    ///
+    /// ptxas 11.8: integers take `-`, `!`, `~` in any number (`-~!5`); decimal
+    /// floats and `0d` take `-` only ("Integer constant expression expected"
+    /// otherwise); `0f` takes none (a syntax error). `.b32` accepts `0f`, `.b64` accepts `0d` and
+    /// decimal floats; other integer types accept no float literal.
     fn imm(&self, o: &RawOperand<'_>, ty: Type) -> Result<u64, IsaError> {
         let t = o.atom;
-        let neg = o.minus.is_some();
         let lit = literal(t.text).ok_or_else(|| syntax(&t))?;
         let bits = ty.bits();
         let mask = if bits >= 64 {
@@ -741,20 +776,32 @@ impl Cx<'_> {
         } else {
             (1u64 << bits) - 1
         };
-        match (lit, ty.kind()) {
-            (Lit::Int(v), TypeKind::Bits | TypeKind::Unsigned | TypeKind::Signed) => {
-                Ok(if neg { v.wrapping_neg() } else { v } & mask)
+        let is_int = matches!(
+            ty.kind(),
+            TypeKind::Bits | TypeKind::Unsigned | TypeKind::Signed
+        );
+        match lit {
+            Lit::Int(v) if is_int => Ok(int_prefix(v, &o.prefix) & mask),
+            Lit::Int(_) => Err(self.mismatch(&t)),
+            Lit::F32(_) if !o.prefix.is_empty() => Err(syntax(&t)),
+            Lit::Dec(_) | Lit::F64(_) if o.prefix.iter().any(|p| p.text != "-") => Err(invalid(
+                t.col,
+                t.text,
+                "Integer constant expression expected",
+            )),
+            Lit::F32(f) => match ty {
+                Type::F32 | Type::B32 => Ok(u64::from(f.to_bits())),
+                Type::F64 => Ok(f64::from(f).to_bits()),
+                _ => Err(self.mismatch(&t)),
+            },
+            Lit::F64(f) | Lit::Dec(f) => {
+                let f = if o.prefix.len() % 2 == 1 { -f } else { f };
+                match (ty, lit) {
+                    (Type::F32, _) => Ok(u64::from((f as f32).to_bits())),
+                    (Type::F64 | Type::B64, _) => Ok(f.to_bits()),
+                    _ => Err(self.mismatch(&t)),
+                }
             }
-            (Lit::F32(_) | Lit::F64(_), _) if neg => Err(syntax(&t)),
-            (Lit::F32(f), _) if ty == Type::F32 => Ok(u64::from(f.to_bits())),
-            (Lit::F32(f), _) if ty == Type::F64 => Ok(f64::from(f).to_bits()),
-            (Lit::F64(f), _) if ty == Type::F32 => Ok(u64::from((f as f32).to_bits())),
-            (Lit::F64(f), _) if ty == Type::F64 => Ok(f.to_bits()),
-            (Lit::Dec(f), _) if ty == Type::F32 => {
-                Ok(u64::from((if neg { -f } else { f } as f32).to_bits()))
-            }
-            (Lit::Dec(f), _) if ty == Type::F64 => Ok((if neg { -f } else { f }).to_bits()),
-            _ => Err(self.mismatch(&t)),
         }
     }
 
@@ -766,22 +813,27 @@ impl Cx<'_> {
         if let Some(t) = o.sel {
             return Err(syntax(&t));
         }
-        let negate = o.bang.is_some();
         if o.atom.kind == Tok::Num {
             let Some(Lit::Int(v)) = literal(o.atom.text) else {
                 return Err(self.mismatch(&o.atom));
             };
-            return Ok(PredSrc::Imm((v != 0) != negate));
+            return Ok(PredSrc::Imm(int_prefix(v, &o.prefix) != 0));
         }
+        // Exactly one `!` (ptxas: `!!%p` and `~%p` are syntax errors).
+        let negate = match o.prefix.as_slice() {
+            [] => false,
+            [t] if t.text == "!" => true,
+            _ => return Err(self.prefixed_reg(o)),
+        };
         Ok(PredSrc::Reg {
-            reg: self.reg(o, syms)?,
+            reg: self.reg_name(o.atom, syms)?,
             negate,
         })
     }
 
     /// `p`, `_`, `p|q`, `_|q`, `p|_` (not `_|_`: ptxas reports a syntax error).
     fn pred_pair(&self, o: &RawOperand<'_>, syms: &mut Symbols) -> Result<Val, IsaError> {
-        if let Some(t) = o.bang.or(o.minus).or(o.sel) {
+        if let Some(t) = o.prefix.first().copied().or(o.sel) {
             return Err(syntax(&t));
         }
         let mut one = |t: Token<'_>| -> Result<Option<RegId>, IsaError> {
@@ -791,17 +843,7 @@ impl Cx<'_> {
             if t.text == "_" {
                 return Ok(None);
             }
-            if special(t.text).is_some() {
-                return Err(invalid(
-                    t.col,
-                    t.text,
-                    format!(
-                        "Special register argument not allowed for instruction '{}'",
-                        self.name
-                    ),
-                ));
-            }
-            Ok(Some(syms.intern(t.text)))
+            self.reg_name(t, syms).map(Some)
         };
         let p = one(o.atom)?;
         let q = match o.pipe {
@@ -824,7 +866,7 @@ impl Cx<'_> {
         idx: usize,
         syms: &mut Symbols,
     ) -> Result<Val, IsaError> {
-        if let Some(t) = o.bang.or(o.pipe) {
+        if let Some(t) = o.pipe {
             return Err(syntax(&t));
         }
         let bad_sel = |t: &Token<'_>| {
@@ -836,7 +878,7 @@ impl Cx<'_> {
         };
         if o.atom.kind != Tok::Ident {
             // ptxas 11.8: `vadd4.s32.s32.s32 %r1, %r2, %r3, 5;` -> "Incorrect video selector for operand 3".
-            return Err(bad_sel(&o.minus.unwrap_or(o.atom)));
+            return Err(bad_sel(o.prefix.first().unwrap_or(&o.atom)));
         }
         let r = self.reg(o, syms)?;
         let Some(t) = o.sel else {
@@ -974,3 +1016,78 @@ fn int_digits(s: &str, radix: u32) -> Option<u64> {
     }
     u64::from_str_radix(s, radix).ok()
 }
+
+/// Applies unary `-`, `~`, `!` (innermost last in `prefix`) to an integer.
+fn int_prefix(v: u64, prefix: &[Token<'_>]) -> u64 {
+    prefix.iter().rev().fold(v, |v, p| match p.text {
+        "-" => v.wrapping_neg(),
+        "~" => !v,
+        _ => u64::from(v == 0),
+    })
+}
+
+/// PTX identifier: `[a-zA-Z][a-zA-Z0-9_$]*` or `[_$%][a-zA-Z0-9_$]+`.
+fn valid_ident(s: &str) -> bool {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) if f.is_ascii_alphabetic() => true,
+        Some('_' | '$' | '%') => c.next().is_some(),
+        _ => false,
+    }
+}
+
+/// PTX special registers other than `%laneid`/`%warpid`: valid PTX, but this
+/// simulator has no value for them.
+const OTHER_SPECIALS: &[&str] = &[
+    "%tid",
+    "%ntid",
+    "%ctaid",
+    "%nctaid",
+    "%nwarpid",
+    "%smid",
+    "%nsmid",
+    "%gridid",
+    "%lanemask_eq",
+    "%lanemask_le",
+    "%lanemask_lt",
+    "%lanemask_ge",
+    "%lanemask_gt",
+    "%clock",
+    "%clock_hi",
+    "%clock64",
+    "%globaltimer",
+    "%globaltimer_lo",
+    "%globaltimer_hi",
+    "%total_smem_size",
+    "%aggr_smem_size",
+    "%dynamic_smem_size",
+    "%is_explicit_cluster",
+    "%clusterid",
+    "%nclusterid",
+    "%cluster_ctaid",
+    "%cluster_nctaid",
+    "%cluster_ctarank",
+    "%cluster_nctarank",
+    "%current_graph_exec",
+    "%reserved_smem_offset_begin",
+    "%reserved_smem_offset_end",
+    "%reserved_smem_offset_cap",
+    "%reserved_smem_offset_0",
+    "%reserved_smem_offset_1",
+    "%pm0",
+    "%pm1",
+    "%pm2",
+    "%pm3",
+    "%pm4",
+    "%pm5",
+    "%pm6",
+    "%pm7",
+    "%pm0_64",
+    "%pm1_64",
+    "%pm2_64",
+    "%pm3_64",
+    "%pm4_64",
+    "%pm5_64",
+    "%pm6_64",
+    "%pm7_64",
+];
