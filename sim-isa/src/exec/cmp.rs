@@ -175,14 +175,18 @@ pub fn set_lane(s: &Set, target: Target, a: u64, b: u64, c: bool) -> u64 {
 }
 
 /// One lane of `setp`: `(p, q)` = `(BoolOp(t, c), BoolOp(!t, c))`; `c` has
-/// any `!` applied. x2 types are not valid for `setp`; the low half decides.
+/// any `!` applied. For `.f16x2`/`.bf16x2` (the half-precision `setp` of PTX
+/// 9.7.7.2) each half compares on its own: `p = BoolOp(t[0], c)` from the low
+/// halves, `q = BoolOp(t[1], c)` from the high halves.
 pub fn setp_lane(s: &Setp, target: Target, a: u64, b: u64, c: bool) -> (bool, bool) {
     let op = s.bool_op.map(|(o, _)| o);
-    let (a, b) = match s.ty {
-        Type::F16x2 | Type::Bf16x2 => (a & 0xFFFF, b & 0xFFFF),
-        _ => (a, b),
-    };
-    let t = compare(s.cmp, s.ty, a, b, flushes(s.ftz, s.ty, target));
+    let flush = flushes(s.ftz, s.ty, target);
+    if matches!(s.ty, Type::F16x2 | Type::Bf16x2) {
+        let lo = compare(s.cmp, s.ty, a & 0xFFFF, b & 0xFFFF, flush);
+        let hi = compare(s.cmp, s.ty, (a >> 16) & 0xFFFF, (b >> 16) & 0xFFFF, flush);
+        return (combine(op, lo, c), combine(op, hi, c));
+    }
+    let t = compare(s.cmp, s.ty, a, b, flush);
     (combine(op, t, c), combine(op, !t, c))
 }
 
