@@ -162,9 +162,13 @@ pub fn write_trace<W: Write>(trace: &Trace, mut w: W) -> Result<(), TraceError> 
 
 fn put_chunk<W: Write>(w: &mut W, r: &Record, chunks: &mut u64) -> Result<(), TraceError> {
     {
-        let payload = bincode::serde::encode_to_vec(r, config()).map_err(|e| TraceError::Write(e.to_string()))?;
+        let payload = bincode::serde::encode_to_vec(r, config())
+            .map_err(|e| TraceError::Write(e.to_string()))?;
         if payload.len() > MAX_CHUNK {
-            return Err(TraceError::Write(format!("record of {} bytes exceeds the chunk limit", payload.len())));
+            return Err(TraceError::Write(format!(
+                "record of {} bytes exceeds the chunk limit",
+                payload.len()
+            )));
         }
         let len = (payload.len() as u32).to_le_bytes();
         let mut h = crc32fast::Hasher::new();
@@ -194,8 +198,14 @@ fn write_records<W: Write>(
             warps: trace.warps.len() as u32,
         },
     )?;
-    let regs: Vec<(String, String)> =
-        (0..trace.nregs() as u32).map(|r| (trace.reg_name(r).to_string(), trace.reg_type(r).name().to_string())).collect();
+    let regs: Vec<(String, String)> = (0..trace.nregs() as u32)
+        .map(|r| {
+            (
+                trace.reg_name(r).to_string(),
+                trace.reg_type(r).name().to_string(),
+            )
+        })
+        .collect();
     for c in regs.chunks(REGS_PER_CHUNK) {
         put(w, &Record::Regs(c.to_vec()))?;
     }
@@ -204,7 +214,13 @@ fn write_records<W: Write>(
     }
     for (id, s) in trace.streams.iter().enumerate() {
         for c in s.ops().chunks(OPS_PER_CHUNK) {
-            put(w, &Record::Stream { id: id as u32, ops: c.to_vec() })?;
+            put(
+                w,
+                &Record::Stream {
+                    id: id as u32,
+                    ops: c.to_vec(),
+                },
+            )?;
         }
     }
     for c in trace.warps.chunks(WARPS_PER_CHUNK) {
@@ -252,19 +268,34 @@ pub fn read_trace<R: Read>(mut r: R) -> Result<Trace, TraceError> {
     let got = read_full(&mut r, &mut head)?;
     if got < 8 || head[..8] != MAGIC {
         if head[..got.min(8)] == MAGIC[..got.min(8)] && got > 0 {
-            return Err(TraceError::Truncated { what: "file ends inside the magic", offset: got as u64 });
+            return Err(TraceError::Truncated {
+                what: "file ends inside the magic",
+                offset: got as u64,
+            });
         }
-        return Err(TraceError::BadMagic { found: head[..got.min(8)].to_vec() });
+        return Err(TraceError::BadMagic {
+            found: head[..got.min(8)].to_vec(),
+        });
     }
     if got < 12 {
-        return Err(TraceError::Truncated { what: "file ends inside the format version", offset: got as u64 });
+        return Err(TraceError::Truncated {
+            what: "file ends inside the format version",
+            offset: got as u64,
+        });
     }
     let version = u32::from_le_bytes([head[8], head[9], head[10], head[11]]);
     if version > FORMAT_VERSION {
-        return Err(TraceError::FutureVersion { found: version, supported: FORMAT_VERSION });
+        return Err(TraceError::FutureVersion {
+            found: version,
+            supported: FORMAT_VERSION,
+        });
     }
     if version == 0 {
-        return Err(TraceError::Invalid { chunk: 0, offset: 8, msg: "format version 0 does not exist".into() });
+        return Err(TraceError::Invalid {
+            chunk: 0,
+            offset: 8,
+            msg: "format version 0 does not exist".into(),
+        });
     }
     let mut st = Builder::default();
     let mut offset: u64 = 12;
@@ -276,19 +307,31 @@ pub fn read_trace<R: Read>(mut r: R) -> Result<Trace, TraceError> {
         let n = read_full(&mut r, &mut hdr)?;
         if n < 8 {
             return Err(TraceError::Truncated {
-                what: if n == 0 { "missing end record" } else { "file ends inside a chunk header" },
+                what: if n == 0 {
+                    "missing end record"
+                } else {
+                    "file ends inside a chunk header"
+                },
                 offset: at + n as u64,
             });
         }
         let len = u32::from_le_bytes([hdr[0], hdr[1], hdr[2], hdr[3]]) as u64;
         let crc = u32::from_le_bytes([hdr[4], hdr[5], hdr[6], hdr[7]]);
         if len > MAX_CHUNK as u64 {
-            return Err(TraceError::ChunkTooLarge { chunk, offset: at, len, max: MAX_CHUNK });
+            return Err(TraceError::ChunkTooLarge {
+                chunk,
+                offset: at,
+                len,
+                max: MAX_CHUNK,
+            });
         }
         buf.resize(len as usize, 0);
         let n = read_full(&mut r, &mut buf)?;
         if n < buf.len() {
-            return Err(TraceError::Truncated { what: "file ends inside a chunk", offset: at + 8 + n as u64 });
+            return Err(TraceError::Truncated {
+                what: "file ends inside a chunk",
+                offset: at + 8 + n as u64,
+            });
         }
         let mut h = crc32fast::Hasher::new();
         h.update(&hdr[..4]);
@@ -296,20 +339,33 @@ pub fn read_trace<R: Read>(mut r: R) -> Result<Trace, TraceError> {
         if h.finalize() != crc {
             return Err(TraceError::Checksum { chunk, offset: at });
         }
-        let bad = |msg: String| TraceError::Invalid { chunk, offset: at, msg };
-        let (rec, used): (Record, usize) =
-            bincode::serde::decode_from_slice(&buf, config()).map_err(|e| bad(format!("undecodable record: {e}")))?;
+        let bad = |msg: String| TraceError::Invalid {
+            chunk,
+            offset: at,
+            msg,
+        };
+        let (rec, used): (Record, usize) = bincode::serde::decode_from_slice(&buf, config())
+            .map_err(|e| bad(format!("undecodable record: {e}")))?;
         if used != buf.len() {
-            return Err(bad(format!("{} unused bytes after the record", buf.len() - used)));
+            return Err(bad(format!(
+                "{} unused bytes after the record",
+                buf.len() - used
+            )));
         }
         offset = at + 8 + len;
         if let Record::End { chunks } = rec {
             if chunks != chunk {
-                return Err(bad(format!("end record counts {chunks} chunks but {chunk} were read")));
+                return Err(bad(format!(
+                    "end record counts {chunks} chunks but {chunk} were read"
+                )));
             }
             let mut extra = [0u8; 1];
             if read_full(&mut r, &mut extra)? != 0 {
-                return Err(TraceError::Invalid { chunk: chunk + 1, offset, msg: "data after the end record".into() });
+                return Err(TraceError::Invalid {
+                    chunk: chunk + 1,
+                    offset,
+                    msg: "data after the end record".into(),
+                });
             }
             return st.finish().map_err(bad);
         }
@@ -343,20 +399,38 @@ impl Builder {
     fn add(&mut self, rec: Record, first: bool) -> Result<(), String> {
         let ph = rec.phase();
         if first != (ph == 0) {
-            return Err(if first { "the first record is not a header".into() } else { "a second header record".into() });
+            return Err(if first {
+                "the first record is not a header".into()
+            } else {
+                "a second header record".into()
+            });
         }
         if ph < self.phase {
             return Err("records out of order".into());
         }
         if ph > 1 && self.phase <= 1 && self.syms.len() != self.want[0] as usize {
-            return Err(format!("header declares {} registers but {} were given", self.want[0], self.syms.len()));
+            return Err(format!(
+                "header declares {} registers but {} were given",
+                self.want[0],
+                self.syms.len()
+            ));
         }
         self.phase = ph;
         match rec {
-            Record::Header { target, version, regs, insts, streams, warps } => {
+            Record::Header {
+                target,
+                version,
+                regs,
+                insts,
+                streams,
+                warps,
+            } => {
                 self.target = Some(Target::parse(&target).map_err(|e| e.to_string())?);
                 self.version = match version {
-                    Some(v) => Some(PtxVersion::parse(&v).ok_or_else(|| format!("invalid PTX version '{v}'"))?),
+                    Some(v) => Some(
+                        PtxVersion::parse(&v)
+                            .ok_or_else(|| format!("invalid PTX version '{v}'"))?,
+                    ),
                     None => None,
                 };
                 for (n, max, what) in [
@@ -376,11 +450,14 @@ impl Builder {
                     if self.syms.len() >= self.want[0] as usize {
                         return Err("more registers than the header declares".into());
                     }
-                    let t = Type::from_name(&ty).ok_or_else(|| format!("unknown register type '{ty}'"))?;
+                    let t = Type::from_name(&ty)
+                        .ok_or_else(|| format!("unknown register type '{ty}'"))?;
                     if name.is_empty() || name.len() > limits::MAX_NAME {
                         return Err("invalid register name".into());
                     }
-                    self.syms.declare(&name, t).ok_or_else(|| format!("register '{name}' declared twice"))?;
+                    self.syms
+                        .declare(&name, t)
+                        .ok_or_else(|| format!("register '{name}' declared twice"))?;
                 }
             }
             Record::Insts(list) => {
@@ -389,10 +466,18 @@ impl Builder {
                         return Err("more instructions than the header declares".into());
                     }
                     let before = self.syms.len();
-                    let inst = sim_isa::parse::parse_instruction(&text, &mut self.syms)
-                        .map_err(|e| format!("instruction {} '{text}' does not parse: {e}", self.insts.len()))?;
+                    let inst =
+                        sim_isa::parse::parse_instruction(&text, &mut self.syms).map_err(|e| {
+                            format!(
+                                "instruction {} '{text}' does not parse: {e}",
+                                self.insts.len()
+                            )
+                        })?;
                     if self.syms.len() != before {
-                        return Err(format!("instruction {} '{text}' uses an undeclared register", self.insts.len()));
+                        return Err(format!(
+                            "instruction {} '{text}' uses an undeclared register",
+                            self.insts.len()
+                        ));
                     }
                     self.insts.push(inst);
                     self.texts.push(text);
@@ -438,10 +523,22 @@ impl Builder {
 
     fn finish(self) -> Result<Trace, String> {
         let target = self.target.ok_or("no header record")?;
-        let counts = [self.syms.len(), self.insts.len(), self.streams.len(), self.warps.len()];
-        for ((got, want), what) in counts.iter().zip(self.want).zip(["registers", "instructions", "streams", "warps"]) {
+        let counts = [
+            self.syms.len(),
+            self.insts.len(),
+            self.streams.len(),
+            self.warps.len(),
+        ];
+        for ((got, want), what) in
+            counts
+                .iter()
+                .zip(self.want)
+                .zip(["registers", "instructions", "streams", "warps"])
+        {
             if *got != want as usize {
-                return Err(format!("header declares {want} {what} but {got} were given"));
+                return Err(format!(
+                    "header declares {want} {what} but {got} were given"
+                ));
             }
         }
         let n = self.insts.len();
@@ -449,7 +546,11 @@ impl Builder {
             .streams
             .into_iter()
             .enumerate()
-            .map(|(i, ops)| Stream::new(ops, n).map(Arc::new).map_err(|e| format!("stream {i}: {e}")))
+            .map(|(i, ops)| {
+                Stream::new(ops, n)
+                    .map(Arc::new)
+                    .map_err(|e| format!("stream {i}: {e}"))
+            })
             .collect::<Result<Vec<_>, _>>()?;
         let lines = vec![0; n];
         let trace = Trace {

@@ -12,9 +12,14 @@ pub struct DumpError(pub String);
 /// Prints `trace` as kernel text. Kernel text launches every warp with one
 /// stream and one mask, so traces with per-warp streams or masks are refused.
 pub fn dump(trace: &Trace) -> Result<String, DumpError> {
-    let w0 = trace.warps.first().ok_or_else(|| DumpError("no warps".into()))?;
+    let w0 = trace
+        .warps
+        .first()
+        .ok_or_else(|| DumpError("no warps".into()))?;
     if trace.warps.iter().any(|w| w != w0) || trace.streams.len() != 1 {
-        return Err(DumpError("its warps have different streams or masks".into()));
+        return Err(DumpError(
+            "its warps have different streams or masks".into(),
+        ));
     }
     let mut s = String::new();
     if let Some(v) = trace.version {
@@ -80,7 +85,13 @@ pub fn dump(trace: &Trace) -> Result<String, DumpError> {
 fn lanes_text(l: &Lanes, bits: u32) -> String {
     match l {
         Lanes::Splat(v) => fmt_value(*v, bits),
-        Lanes::Each(a) => format!("{{{}}}", a.iter().map(|&v| fmt_value(v, bits)).collect::<Vec<_>>().join(", ")),
+        Lanes::Each(a) => format!(
+            "{{{}}}",
+            a.iter()
+                .map(|&v| fmt_value(v, bits))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 
@@ -91,10 +102,15 @@ fn write_regs(trace: &Trace, s: &mut String) {
     while r < n {
         let name = trace.reg_name(r);
         let ty = trace.reg_type(r);
-        let prefix = name.strip_suffix('0').filter(|p| !p.ends_with(|c: char| c.is_ascii_digit()));
+        let prefix = name
+            .strip_suffix('0')
+            .filter(|p| !p.ends_with(|c: char| c.is_ascii_digit()));
         if let Some(p) = prefix {
             let mut k = 1;
-            while r + k < n && trace.reg_type(r + k) == ty && trace.reg_name(r + k) == format!("{p}{k}") {
+            while r + k < n
+                && trace.reg_type(r + k) == ty
+                && trace.reg_name(r + k) == format!("{p}{k}")
+            {
                 k += 1;
             }
             if k > 1 {

@@ -104,17 +104,34 @@ impl Rng {
 /// also exercises the uncompressed stream encoding).
 pub fn generate(p: &GenParams) -> Result<Trace, GenError> {
     if p.warps == 0 || p.warps as usize > limits::MAX_WARPS {
-        return Err(GenError(format!("--warps must be 1 to {}", limits::MAX_WARPS)));
+        return Err(GenError(format!(
+            "--warps must be 1 to {}",
+            limits::MAX_WARPS
+        )));
     }
     if p.dep_distance == 0 || p.dep_distance > MAX_DEP_DISTANCE {
-        return Err(GenError(format!("--dep-distance must be 1 to {MAX_DEP_DISTANCE}")));
+        return Err(GenError(format!(
+            "--dep-distance must be 1 to {MAX_DEP_DISTANCE}"
+        )));
     }
     let per_warp = p.instructions + PROLOGUE.len() as u64;
-    if p.instructions == 0 || per_warp > limits::MAX_DYNAMIC_PER_WARP || p.instructions > limits::MAX_STREAM_OPS as u64 {
-        return Err(GenError(format!("--instructions must be 1 to {}", limits::MAX_STREAM_OPS)));
+    if p.instructions == 0
+        || per_warp > limits::MAX_DYNAMIC_PER_WARP
+        || p.instructions > limits::MAX_STREAM_OPS as u64
+    {
+        return Err(GenError(format!(
+            "--instructions must be 1 to {}",
+            limits::MAX_STREAM_OPS
+        )));
     }
-    if per_warp.checked_mul(p.warps.into()).is_none_or(|t| t > limits::MAX_DYNAMIC_TOTAL) {
-        return Err(GenError(format!("warps x instructions exceeds {}", limits::MAX_DYNAMIC_TOTAL)));
+    if per_warp
+        .checked_mul(p.warps.into())
+        .is_none_or(|t| t > limits::MAX_DYNAMIC_TOTAL)
+    {
+        return Err(GenError(format!(
+            "warps x instructions exceeds {}",
+            limits::MAX_DYNAMIC_TOTAL
+        )));
     }
     let pool: Vec<&str> = match p.mix {
         Mix::Video => VIDEO.to_vec(),
@@ -135,12 +152,17 @@ pub fn generate(p: &GenParams) -> Result<Trace, GenError> {
     let mut texts = Vec::new();
     let mut index: HashMap<(usize, u32), u32> = HashMap::new();
     let mut b = StreamBuilder::new();
-    let mut add = |key: (usize, u32), text: &str, syms: &mut Symbols, b: &mut StreamBuilder| -> Result<(), GenError> {
+    let mut add = |key: (usize, u32),
+                   text: &str,
+                   syms: &mut Symbols,
+                   b: &mut StreamBuilder|
+     -> Result<(), GenError> {
         let i = match index.get(&key) {
             Some(&i) => i,
             None => {
-                let inst = sim_isa::parse::parse_instruction(text, syms)
-                    .map_err(|e| GenError(format!("internal: generated '{text}' does not parse: {e}")))?;
+                let inst = sim_isa::parse::parse_instruction(text, syms).map_err(|e| {
+                    GenError(format!("internal: generated '{text}' does not parse: {e}"))
+                })?;
                 let i = insts.len() as u32;
                 texts.push(inst.display(syms).to_string());
                 insts.push(inst);
@@ -171,7 +193,13 @@ pub fn generate(p: &GenParams) -> Result<Trace, GenError> {
         insts,
         texts,
         streams: vec![Arc::new(stream)],
-        warps: vec![WarpRec { mask: u32::MAX, stream: 0 }; p.warps as usize],
+        warps: vec![
+            WarpRec {
+                mask: u32::MAX,
+                stream: 0
+            };
+            p.warps as usize
+        ],
         values: Vec::new(),
         expects: Vec::new(),
     };

@@ -38,7 +38,13 @@ impl Src<'_> {
     }
     fn err(&self, i: usize, msg: impl Into<String>) -> KernelError {
         let (line, col) = self.pos(i);
-        KernelError { file: self.file.to_string(), line, col, msg: msg.into(), kind: None }
+        KernelError {
+            file: self.file.to_string(),
+            line,
+            col,
+            msg: msg.into(),
+            kind: None,
+        }
     }
 }
 
@@ -65,7 +71,11 @@ fn strip_comments<'a>(file: &'a str, text: &str) -> Result<Src<'a>, KernelError>
             i += 2;
             loop {
                 if i >= chars.len() {
-                    let src = Src { file, chars: Vec::new(), line_starts };
+                    let src = Src {
+                        file,
+                        chars: Vec::new(),
+                        line_starts,
+                    };
                     return Err(src.err(start, "unterminated /* comment"));
                 }
                 if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
@@ -83,7 +93,11 @@ fn strip_comments<'a>(file: &'a str, text: &str) -> Result<Src<'a>, KernelError>
             i += 1;
         }
     }
-    Ok(Src { file, chars, line_starts })
+    Ok(Src {
+        file,
+        chars,
+        line_starts,
+    })
 }
 
 fn is_ident(c: char) -> bool {
@@ -174,7 +188,10 @@ impl Parser<'_> {
 
     /// Skips spaces and tabs but not newlines.
     fn skip_blank(&mut self) {
-        while self.peek().is_some_and(|c| c == ' ' || c == '\t' || c == '\r') {
+        while self
+            .peek()
+            .is_some_and(|c| c == ' ' || c == '\t' || c == '\r')
+        {
             self.i += 1;
         }
     }
@@ -196,7 +213,10 @@ impl Parser<'_> {
     fn token(&mut self) -> (usize, String) {
         self.skip_blank();
         let start = self.i;
-        while self.peek().is_some_and(|c| !c.is_whitespace() && !matches!(c, ';' | '{' | '}' | ',' | '=')) {
+        while self
+            .peek()
+            .is_some_and(|c| !c.is_whitespace() && !matches!(c, ';' | '{' | '}' | ',' | '='))
+        {
             self.i += 1;
         }
         (start, self.src.chars[start..self.i].iter().collect())
@@ -266,7 +286,9 @@ impl Parser<'_> {
             ".version" => {
                 global(self, ".version")?;
                 let (t, tok) = self.token();
-                let v = PtxVersion::parse(&tok).ok_or_else(|| self.err(t, format!("invalid PTX version '{tok}', expected X.Y")))?;
+                let v = PtxVersion::parse(&tok).ok_or_else(|| {
+                    self.err(t, format!("invalid PTX version '{tok}', expected X.Y"))
+                })?;
                 if self.version.replace(v).is_some() {
                     return Err(self.err(at, "duplicate .version"));
                 }
@@ -294,7 +316,15 @@ impl Parser<'_> {
                 let (t, tok) = self.token();
                 let n = parse_uint(&tok)
                     .filter(|&n| n >= 1 && n <= limits::MAX_WARPS as u64)
-                    .ok_or_else(|| self.err(t, format!("'.warps' needs a count from 1 to {}, got '{tok}'", limits::MAX_WARPS)))?;
+                    .ok_or_else(|| {
+                        self.err(
+                            t,
+                            format!(
+                                "'.warps' needs a count from 1 to {}, got '{tok}'",
+                                limits::MAX_WARPS
+                            ),
+                        )
+                    })?;
                 if self.warps.replace(n as u32).is_some() {
                     return Err(self.err(at, "duplicate .warps"));
                 }
@@ -314,12 +344,18 @@ impl Parser<'_> {
             ".reg" => self.reg(),
             ".repeat" => {
                 let (t, tok) = self.token();
-                let n = parse_uint(&tok)
-                    .filter(|&n| n >= 1)
-                    .ok_or_else(|| self.err(t, format!("'.repeat' needs a count of at least 1, got '{tok}'")))?;
+                let n = parse_uint(&tok).filter(|&n| n >= 1).ok_or_else(|| {
+                    self.err(
+                        t,
+                        format!("'.repeat' needs a count of at least 1, got '{tok}'"),
+                    )
+                })?;
                 self.expect_char('{', "after the .repeat count")?;
                 if self.open.len() >= limits::MAX_DEPTH {
-                    return Err(self.err(at, format!(".repeat blocks nested deeper than {}", limits::MAX_DEPTH)));
+                    return Err(self.err(
+                        at,
+                        format!(".repeat blocks nested deeper than {}", limits::MAX_DEPTH),
+                    ));
                 }
                 self.repeat_at.insert(self.builder.len(), at);
                 self.open.push((at, self.builder.len()));
@@ -336,9 +372,22 @@ impl Parser<'_> {
             ".value" => {
                 let warp = self.warp_selector(true)?.unwrap_or(0);
                 let (t, tok) = self.token();
-                let dyn_index = parse_uint(&tok).ok_or_else(|| self.err(t, format!("expected a dynamic instruction index, got '{tok}'")))?;
+                let dyn_index = parse_uint(&tok).ok_or_else(|| {
+                    self.err(
+                        t,
+                        format!("expected a dynamic instruction index, got '{tok}'"),
+                    )
+                })?;
                 let (reg, lanes) = self.assignment()?;
-                self.values.push((at, ValueRec { warp, dyn_index, reg, lanes }));
+                self.values.push((
+                    at,
+                    ValueRec {
+                        warp,
+                        dyn_index,
+                        reg,
+                        lanes,
+                    },
+                ));
                 Ok(())
             }
             _ => Err(self.err(at, format!("unknown directive '{name}'"))),
@@ -353,7 +402,9 @@ impl Parser<'_> {
         if let Some(n) = tok.strip_prefix('w') {
             let w = parse_uint(n)
                 .filter(|&w| w < limits::MAX_WARPS as u64)
-                .ok_or_else(|| self.err(t, format!("invalid warp selector '{tok}', expected wN")))?;
+                .ok_or_else(|| {
+                    self.err(t, format!("invalid warp selector '{tok}', expected wN"))
+                })?;
             return Ok(Some(w as u32));
         }
         if required {
@@ -383,7 +434,10 @@ impl Parser<'_> {
                 self.skip_ws();
                 let want = if lane + 1 == WARP_SIZE { '}' } else { ',' };
                 if self.peek() != Some(want) {
-                    return Err(self.err(self.i, format!("expected '{want}': a lane list has exactly {WARP_SIZE} values")));
+                    return Err(self.err(
+                        self.i,
+                        format!("expected '{want}': a lane list has exactly {WARP_SIZE} values"),
+                    ));
                 }
                 self.i += 1;
             }
@@ -404,7 +458,10 @@ impl Parser<'_> {
         };
         let v = v.ok_or_else(|| self.err(t, format!("invalid value '{tok}'")))?;
         if v & !width_mask(ty.bits()) != 0 {
-            return Err(self.err(t, format!("value '{tok}' does not fit a .{} register", ty.name())));
+            return Err(self.err(
+                t,
+                format!("value '{tok}' does not fit a .{} register", ty.name()),
+            ));
         }
         Ok(v)
     }
@@ -415,11 +472,19 @@ impl Parser<'_> {
         let ty = ty_tok
             .strip_prefix('.')
             .and_then(Type::from_name)
-            .ok_or_else(|| self.err(t, format!("expected a register type such as .b32 or .pred, got '{ty_tok}'")))?;
+            .ok_or_else(|| {
+                self.err(
+                    t,
+                    format!("expected a register type such as .b32 or .pred, got '{ty_tok}'"),
+                )
+            })?;
         loop {
             self.skip_ws();
             let (n, name) = self.word();
-            if name.is_empty() || name.starts_with('.') || name.chars().next().is_some_and(|c| c.is_ascii_digit()) {
+            if name.is_empty()
+                || name.starts_with('.')
+                || name.chars().next().is_some_and(|c| c.is_ascii_digit())
+            {
                 return Err(self.err(n, "expected a register name"));
             }
             if self.peek() == Some('<') {
@@ -427,7 +492,12 @@ impl Parser<'_> {
                 let (c, count) = self.word();
                 let count = parse_uint(&count)
                     .filter(|&k| k >= 1 && k <= limits::MAX_REGS as u64)
-                    .ok_or_else(|| self.err(c, format!("register count must be 1 to {}", limits::MAX_REGS)))?;
+                    .ok_or_else(|| {
+                        self.err(
+                            c,
+                            format!("register count must be 1 to {}", limits::MAX_REGS),
+                        )
+                    })?;
                 if self.peek() != Some('>') {
                     return Err(self.err(self.i, "expected '>'"));
                 }
@@ -455,9 +525,15 @@ impl Parser<'_> {
             return Err(self.err(at, "register name too long"));
         }
         if self.syms.len() >= limits::MAX_REGS {
-            return Err(self.err(at, format!("more than {} registers declared", limits::MAX_REGS)));
+            return Err(self.err(
+                at,
+                format!("more than {} registers declared", limits::MAX_REGS),
+            ));
         }
-        self.syms.declare(name, ty).map(|_| ()).ok_or_else(|| self.err(at, format!("register '{name}' declared twice")))
+        self.syms
+            .declare(name, ty)
+            .map(|_| ())
+            .ok_or_else(|| self.err(at, format!("register '{name}' declared twice")))
     }
 
     fn instruction(&mut self) -> Result<(), KernelError> {
@@ -482,21 +558,30 @@ impl Parser<'_> {
                 sim_isa::IsaError::Invalid { col, .. } => *col,
                 _ => 1,
             };
-            let mut k = self.err(start + col.saturating_sub(1).min(self.i - start - 1), e.to_string());
+            let mut k = self.err(
+                start + col.saturating_sub(1).min(self.i - start - 1),
+                e.to_string(),
+            );
             k.kind = Some(e.kind());
             k
         })?;
         if self.syms.len() > before {
             let name = self.syms.name(RegId(before as u32)).to_string();
             let off = find_token(&text, &name).unwrap_or(0);
-            return Err(self.err(start + off, format!("undeclared register '{name}' (declare it with .reg)")));
+            return Err(self.err(
+                start + off,
+                format!("undeclared register '{name}' (declare it with .reg)"),
+            ));
         }
         self.seen_inst = true;
         let idx = match self.index.get(&inst) {
             Some(&i) => i,
             None => {
                 if self.insts.len() >= limits::MAX_INSTS {
-                    return Err(self.err(start, format!("more than {} distinct instructions", limits::MAX_INSTS)));
+                    return Err(self.err(
+                        start,
+                        format!("more than {} distinct instructions", limits::MAX_INSTS),
+                    ));
                 }
                 let i = self.insts.len() as u32;
                 self.index.insert(inst, i);
@@ -507,7 +592,10 @@ impl Parser<'_> {
             }
         };
         if self.builder.len() >= limits::MAX_STREAM_OPS {
-            return Err(self.err(start, format!("more than {} stream entries", limits::MAX_STREAM_OPS)));
+            return Err(self.err(
+                start,
+                format!("more than {} stream entries", limits::MAX_STREAM_OPS),
+            ));
         }
         self.builder.push(idx);
         Ok(())
@@ -515,23 +603,37 @@ impl Parser<'_> {
 
     fn finish(mut self) -> Result<Trace, KernelError> {
         let end = self.src.chars.len();
-        let target = self.target.ok_or_else(|| self.err(0, "missing .target directive (e.g. '.target sm_53')"))?;
+        let target = self
+            .target
+            .ok_or_else(|| self.err(0, "missing .target directive (e.g. '.target sm_53')"))?;
         let ninsts = self.insts.len();
         if ninsts == 0 {
             return Err(self.err(end, "the kernel has no instructions"));
         }
-        let stream = Stream::new(std::mem::take(&mut self.builder).finish(), ninsts).map_err(|e| {
-            let op = match &e {
-                StreamError::Index { op, .. } | StreamError::Shape { op, .. } | StreamError::TooLong { op, .. } => *op,
-                StreamError::TooDeep { .. } => 0,
-            };
-            let at = self.repeat_at.get(&op).copied().unwrap_or(0);
-            self.err(at, e.to_string())
-        })?;
+        let stream =
+            Stream::new(std::mem::take(&mut self.builder).finish(), ninsts).map_err(|e| {
+                let op = match &e {
+                    StreamError::Index { op, .. }
+                    | StreamError::Shape { op, .. }
+                    | StreamError::TooLong { op, .. } => *op,
+                    StreamError::TooDeep { .. } => 0,
+                };
+                let at = self.repeat_at.get(&op).copied().unwrap_or(0);
+                self.err(at, e.to_string())
+            })?;
         let nwarps = self.warps.unwrap_or(1);
-        let total = stream.dynamic_len().checked_mul(nwarps.into()).filter(|&t| t <= limits::MAX_DYNAMIC_TOTAL);
+        let total = stream
+            .dynamic_len()
+            .checked_mul(nwarps.into())
+            .filter(|&t| t <= limits::MAX_DYNAMIC_TOTAL);
         if total.is_none() {
-            return Err(self.err(0, format!("the launch exceeds {} dynamic warp-instructions", limits::MAX_DYNAMIC_TOTAL)));
+            return Err(self.err(
+                0,
+                format!(
+                    "the launch exceeds {} dynamic warp-instructions",
+                    limits::MAX_DYNAMIC_TOTAL
+                ),
+            ));
         }
         let mask = self.mask.unwrap_or(u32::MAX);
         let trace = Trace {
@@ -550,16 +652,28 @@ impl Parser<'_> {
         for (at, e) in &self.expects {
             if let Some(w) = e.warp {
                 if w >= nwarps {
-                    return Err(self.err(*at, format!(".expect names warp {w} but the launch has {nwarps}")));
+                    return Err(self.err(
+                        *at,
+                        format!(".expect names warp {w} but the launch has {nwarps}"),
+                    ));
                 }
             }
         }
         for (at, v) in &self.values {
             if v.warp >= nwarps {
-                return Err(self.err(*at, format!(".value names warp {} but the launch has {nwarps}", v.warp)));
+                return Err(self.err(
+                    *at,
+                    format!(".value names warp {} but the launch has {nwarps}", v.warp),
+                ));
             }
             if v.dyn_index >= trace.streams[0].dynamic_len() {
-                return Err(self.err(*at, format!(".value names dynamic instruction {} past the stream's end", v.dyn_index)));
+                return Err(self.err(
+                    *at,
+                    format!(
+                        ".value names dynamic instruction {} past the stream's end",
+                        v.dyn_index
+                    ),
+                ));
             }
         }
         trace.validate().map_err(|m| self.err(0, m))?;

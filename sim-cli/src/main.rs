@@ -18,8 +18,10 @@ use std::process::ExitCode;
 /// compare/select and half-precision set instructions, bit-exact per lane.
 #[derive(Parser, Debug)]
 #[command(name = "simcli", version, about, long_about = None)]
-#[command(after_help = "Exit codes: 0 ok, 1 --check or conformance failure, 2 bad input or usage.\n\
-Example: simcli run traces/sad16x16.ptx --arch sm_53")]
+#[command(
+    after_help = "Exit codes: 0 ok, 1 --check or conformance failure, 2 bad input or usage.\n\
+Example: simcli run traces/sad16x16.ptx --arch sm_53"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -167,7 +169,11 @@ fn main() -> ExitCode {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
         }
     };
     match dispatch(cli.cmd) {
@@ -181,10 +187,30 @@ fn main() -> ExitCode {
 
 fn dispatch(cmd: Cmd) -> Result<ExitCode> {
     match cmd {
-        Cmd::Run { file, arch, sms, threads, scheduler, format, dump_regs, check } => {
-            run(&file, arch.as_deref(), sms, threads, scheduler, format, dump_regs.as_deref(), check)
-        }
-        Cmd::Asm { file, output, record_expect } => {
+        Cmd::Run {
+            file,
+            arch,
+            sms,
+            threads,
+            scheduler,
+            format,
+            dump_regs,
+            check,
+        } => run(
+            &file,
+            arch.as_deref(),
+            sms,
+            threads,
+            scheduler,
+            format,
+            dump_regs.as_deref(),
+            check,
+        ),
+        Cmd::Asm {
+            file,
+            output,
+            record_expect,
+        } => {
             let mut trace = load_text(&file)?;
             refuse_unsupported(&file, &trace, trace.target)?;
             if record_expect {
@@ -199,12 +225,22 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             let trace = load_bin(&file)?;
             let text = dump::dump(&trace)?;
             match output {
-                Some(p) => std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?,
+                Some(p) => {
+                    std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?
+                }
                 None => print_out(&text)?,
             }
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Gen { warps, instructions, mix, dep_distance, seed, arch, output } => {
+        Cmd::Gen {
+            warps,
+            instructions,
+            mix,
+            dep_distance,
+            seed,
+            arch,
+            output,
+        } => {
             let target = parse_target(&arch)?;
             let mix = match mix {
                 MixArg::Video => gen::Mix::Video,
@@ -212,11 +248,18 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
                 MixArg::Half => gen::Mix::Half,
                 MixArg::Mixed => gen::Mix::Mixed,
             };
-            let trace =
-                gen::generate(&gen::GenParams { target, warps, instructions, mix, dep_distance, seed })?;
+            let trace = gen::generate(&gen::GenParams {
+                target,
+                warps,
+                instructions,
+                mix,
+                dep_distance,
+                seed,
+            })?;
             refuse_unsupported(&output, &trace, target)?;
             if output.extension().is_some_and(|e| e == "ptx") {
-                std::fs::write(&output, dump::dump(&trace)?).with_context(|| format!("writing {}", output.display()))?;
+                std::fs::write(&output, dump::dump(&trace)?)
+                    .with_context(|| format!("writing {}", output.display()))?;
             } else {
                 write_bin(&trace, &output)?;
             }
@@ -226,7 +269,8 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             let (mut passed, mut failed, mut skipped) = (0, 0, 0);
             let mut out = String::new();
             for f in &files {
-                let text = std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?;
+                let text = std::fs::read_to_string(f)
+                    .with_context(|| format!("reading {}", f.display()))?;
                 let rep = sim_isa::conform::run_vectors(&text);
                 for r in rep.problems() {
                     out.push_str(&format!("{}: {r}\n", f.display()));
@@ -241,7 +285,11 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             }
             out.push('\n');
             print_out(&out)?;
-            Ok(if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+            Ok(if failed > 0 {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
         }
         Cmd::Eval { arch, inst, inputs } => eval(&arch, &inst, &inputs),
     }
@@ -263,7 +311,11 @@ fn parse_target(s: &str) -> Result<Target> {
 fn load_text(path: &Path) -> Result<Trace> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     let text = String::from_utf8(bytes).map_err(|e| {
-        anyhow!("{}: kernel text is not UTF-8 (byte {})", path.display(), e.utf8_error().valid_up_to())
+        anyhow!(
+            "{}: kernel text is not UTF-8 (byte {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        )
     })?;
     Ok(kernel::parse_kernel(&path.display().to_string(), &text)?)
 }
@@ -278,8 +330,10 @@ fn load_any(path: &Path) -> Result<Trace> {
     let mut head = [0u8; 8];
     let n = {
         use std::io::Read;
-        let mut f = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
-        f.read(&mut head).with_context(|| format!("reading {}", path.display()))?
+        let mut f =
+            std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
+        f.read(&mut head)
+            .with_context(|| format!("reading {}", path.display()))?
     };
     if binfmt::looks_binary(&head[..n]) || path.extension().is_some_and(|e| e == "bin") {
         load_bin(path)
@@ -295,8 +349,17 @@ fn write_bin(trace: &Trace, out: &Path) -> Result<()> {
 
 fn refuse_unsupported(file: &Path, trace: &Trace, target: Target) -> Result<()> {
     if let Err(r) = trace.check_target(target, trace.version) {
-        let at = if r.line > 0 { format!("{}", r.line) } else { format!(" instruction {}", r.index) };
-        bail!("{}:{at}: '{}': {} (target is {target}); refusing to simulate", file.display(), r.text, r.error);
+        let at = if r.line > 0 {
+            format!("{}", r.line)
+        } else {
+            format!(" instruction {}", r.index)
+        };
+        bail!(
+            "{}:{at}: '{}': {} (target is {target}); refusing to simulate",
+            file.display(),
+            r.text,
+            r.error
+        );
     }
     Ok(())
 }
@@ -325,24 +388,40 @@ fn run(
     };
     refuse_unsupported(file, &trace, target)?;
     if check && trace.expects.is_empty() {
-        bail!("{}: --check: the trace records no expected values (.expect)", file.display());
+        bail!(
+            "{}: --check: the trace records no expected values (.expect)",
+            file.display()
+        );
     }
     let policy = match sched {
         Sched::Lrr => SchedPolicy::Lrr,
         Sched::Gto => SchedPolicy::Gto,
         Sched::Oldest => SchedPolicy::Oldest,
     };
-    let opts = replay::RunOptions { target, sms, threads, policy };
-    let (rep, finals) = replay::simulate(&trace, &opts).with_context(|| format!("simulating {}", file.display()))?;
-    let info = RunInfo { target, warps: trace.warps.len() };
+    let opts = replay::RunOptions {
+        target,
+        sms,
+        threads,
+        policy,
+    };
+    let (rep, finals) = replay::simulate(&trace, &opts)
+        .with_context(|| format!("simulating {}", file.display()))?;
+    let info = RunInfo {
+        target,
+        warps: trace.warps.len(),
+    };
     let text = match format {
         Format::Text => report::text(&info, &rep),
-        Format::Json => format!("{}\n", serde_json::to_string_pretty(&report::json(&info, &rep))?),
+        Format::Json => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&report::json(&info, &rep))?
+        ),
         Format::Csv => report::csv(&info, &rep),
     };
     print_out(&text)?;
     if let Some(p) = dump_regs {
-        std::fs::write(p, report::dump_regs(&trace, &finals)).with_context(|| format!("writing {}", p.display()))?;
+        std::fs::write(p, report::dump_regs(&trace, &finals))
+            .with_context(|| format!("writing {}", p.display()))?;
     }
     if check {
         let bad = trace.check(&|w| finals.get(w as usize).cloned());
@@ -382,13 +461,18 @@ fn eval(arch: &str, text: &str, inputs: &[String]) -> Result<ExitCode> {
     let width = |r: RegId| uses.iter().find(|u| u.reg == r).map(|u| u.bits);
     let mut regs = WarpRegs::new(syms.len());
     for a in inputs {
-        let (name, val) = a.split_once('=').ok_or_else(|| anyhow!("input '{a}' is not REG=VALUE"))?;
-        let r = syms.get(name).ok_or_else(|| anyhow!("input {name}: the instruction has no such register"))?;
+        let (name, val) = a
+            .split_once('=')
+            .ok_or_else(|| anyhow!("input '{a}' is not REG=VALUE"))?;
+        let r = syms
+            .get(name)
+            .ok_or_else(|| anyhow!("input {name}: the instruction has no such register"))?;
         let bits = width(r).unwrap_or(64);
         let v = match val {
             "true" => 1,
             "false" => 0,
-            _ => parse_u64(val, bits).ok_or_else(|| anyhow!("input {name}: invalid value '{val}'"))?,
+            _ => parse_u64(val, bits)
+                .ok_or_else(|| anyhow!("input {name}: invalid value '{val}'"))?,
         };
         if v & !width_mask(bits) != 0 {
             bail!("input {name}: value {val} does not fit its {bits}-bit operand");
@@ -400,7 +484,11 @@ fn eval(arch: &str, text: &str, inputs: &[String]) -> Result<ExitCode> {
     let mut out = String::new();
     for u in uses.writes() {
         let v = regs.lane(u.reg, 0);
-        out.push_str(&format!("{} = {}\n", syms.name(u.reg), fmt_value(v & width_mask(u.bits), u.bits)));
+        out.push_str(&format!(
+            "{} = {}\n",
+            syms.name(u.reg),
+            fmt_value(v & width_mask(u.bits), u.bits)
+        ));
     }
     if let Some(g) = inst.guard {
         let p = before.lane(g.reg, 0) != 0;

@@ -21,12 +21,22 @@ pub struct RunOptions {
 /// Simulates `trace`; returns the report and every warp's final registers.
 /// Callers check the target first ([`Trace::check_target`]).
 pub fn simulate(trace: &Trace, opts: &RunOptions) -> Result<(Report, Vec<WarpRegs>), SimError> {
-    let program = Arc::new(Program { target: opts.target, insts: trace.insts.clone(), nregs: trace.nregs() });
+    let program = Arc::new(Program {
+        target: opts.target,
+        insts: trace.insts.clone(),
+        nregs: trace.nregs(),
+    });
     let mut sim = Simulation::new(preset(opts.target), program, opts.policy, opts.sms)?;
     for (w, rec) in trace.warps.iter().enumerate() {
-        sim.add_warp(WarpLaunch { warp_id: w as u32, active: rec.mask, stream: Box::new(trace.cursor(w)) })?;
+        sim.add_warp(WarpLaunch {
+            warp_id: w as u32,
+            active: rec.mask,
+            stream: Box::new(trace.cursor(w)),
+        })?;
     }
     let report = sim.run(opts.threads)?;
-    let regs = (0..trace.warps.len() as u32).map(|w| sim.warp_regs(w).cloned().unwrap_or_default()).collect();
+    let regs = (0..trace.warps.len() as u32)
+        .map(|w| sim.warp_regs(w).cloned().unwrap_or_default())
+        .collect();
     Ok((report, regs))
 }

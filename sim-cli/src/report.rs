@@ -39,7 +39,11 @@ pub fn text(info: &RunInfo, r: &Report) -> String {
     kv(&mut o, "warps", info.warps.to_string());
     kv(&mut o, "cycles", s.cycles.to_string());
     kv(&mut o, "warp instructions", s.warp_instructions.to_string());
-    kv(&mut o, "thread instructions", s.thread_instructions.to_string());
+    kv(
+        &mut o,
+        "thread instructions",
+        s.thread_instructions.to_string(),
+    );
     kv(&mut o, "micro-ops", s.micro_ops.to_string());
     kv(&mut o, "IPC (warp-instr/cycle)", format!("{:.4}", s.ipc()));
     let st = &s.stalls;
@@ -55,10 +59,20 @@ pub fn text(info: &RunInfo, r: &Report) -> String {
     }
     let _ = writeln!(o, "  {:<22}{total:>12}", "total");
     if !s.units.is_empty() {
-        let _ = writeln!(o, "\n{:<24}{:>10}{:>12}{:>12}", "unit", "ops", "lanes/SM", "utilisation");
+        let _ = writeln!(
+            o,
+            "\n{:<24}{:>10}{:>12}{:>12}",
+            "unit", "ops", "lanes/SM", "utilisation"
+        );
         for (name, u) in &s.units {
             if u.ops > 0 {
-                let _ = writeln!(o, "  {name:<22}{:>10}{:>12}{:>11.2}%", u.ops, u.lanes_per_sm, 100.0 * u.utilisation);
+                let _ = writeln!(
+                    o,
+                    "  {name:<22}{:>10}{:>12}{:>11.2}%",
+                    u.ops,
+                    u.lanes_per_sm,
+                    100.0 * u.utilisation
+                );
             }
         }
     }

@@ -74,7 +74,11 @@ impl Stream {
     /// Validates `ops` against a program of `ninsts` instructions.
     pub fn new(ops: Vec<StreamOp>, ninsts: usize) -> Result<Stream, StreamError> {
         let (dynamic_len, depth) = analyse(&ops, ninsts)?;
-        Ok(Stream { ops, dynamic_len, depth })
+        Ok(Stream {
+            ops,
+            dynamic_len,
+            depth,
+        })
     }
 
     /// The ops.
@@ -97,7 +101,10 @@ impl Stream {
 /// replay cursor could not handle.
 fn analyse(ops: &[StreamOp], ninsts: usize) -> Result<(u64, usize), StreamError> {
     use crate::limits::{MAX_DEPTH, MAX_DYNAMIC_PER_WARP};
-    let too_long = |op| StreamError::TooLong { op, max: MAX_DYNAMIC_PER_WARP };
+    let too_long = |op| StreamError::TooLong {
+        op,
+        max: MAX_DYNAMIC_PER_WARP,
+    };
     // Frames: (repeat op, end op, repeat count, dynamic length accumulated in the body).
     let mut stack: Vec<(usize, usize, u64, u64)> = Vec::new();
     let mut total: u64 = 0;
@@ -107,7 +114,10 @@ fn analyse(ops: &[StreamOp], ninsts: usize) -> Result<(u64, usize), StreamError>
             Some(f) => &mut f.3,
             None => total,
         };
-        *slot = slot.checked_add(n).filter(|&v| v <= MAX_DYNAMIC_PER_WARP).ok_or(too_long(op))?;
+        *slot = slot
+            .checked_add(n)
+            .filter(|&v| v <= MAX_DYNAMIC_PER_WARP)
+            .ok_or(too_long(op))?;
         Ok::<(), StreamError>(())
     };
     let mut pc = 0;
@@ -118,7 +128,10 @@ fn analyse(ops: &[StreamOp], ninsts: usize) -> Result<(u64, usize), StreamError>
             }
             stack.pop();
             if body == 0 {
-                return Err(StreamError::Shape { op: start, msg: "repeat body yields no instructions" });
+                return Err(StreamError::Shape {
+                    op: start,
+                    msg: "repeat body yields no instructions",
+                });
             }
             let n = body.checked_mul(count).ok_or(too_long(start))?;
             add(&mut stack, &mut total, n, start)?;
@@ -127,28 +140,45 @@ fn analyse(ops: &[StreamOp], ninsts: usize) -> Result<(u64, usize), StreamError>
         match op {
             StreamOp::Inst(i) => {
                 if i as usize >= ninsts {
-                    return Err(StreamError::Index { op: pc, index: i.into(), len: ninsts });
+                    return Err(StreamError::Index {
+                        op: pc,
+                        index: i.into(),
+                        len: ninsts,
+                    });
                 }
                 add(&mut stack, &mut total, 1, pc)?;
             }
             StreamOp::Run { start, len } => {
                 let last = u64::from(start) + u64::from(len);
                 if len == 0 {
-                    return Err(StreamError::Shape { op: pc, msg: "empty run" });
+                    return Err(StreamError::Shape {
+                        op: pc,
+                        msg: "empty run",
+                    });
                 }
                 if last > ninsts as u64 {
-                    return Err(StreamError::Index { op: pc, index: last - 1, len: ninsts });
+                    return Err(StreamError::Index {
+                        op: pc,
+                        index: last - 1,
+                        len: ninsts,
+                    });
                 }
                 add(&mut stack, &mut total, len.into(), pc)?;
             }
             StreamOp::Repeat { count, body_len } => {
                 if count == 0 || body_len == 0 {
-                    return Err(StreamError::Shape { op: pc, msg: "repeat with zero count or empty body" });
+                    return Err(StreamError::Shape {
+                        op: pc,
+                        msg: "repeat with zero count or empty body",
+                    });
                 }
                 let end = pc + 1 + body_len as usize;
                 let parent_end = stack.last().map_or(ops.len(), |f| f.1);
                 if end > parent_end {
-                    return Err(StreamError::Shape { op: pc, msg: "repeat body runs past its enclosing block" });
+                    return Err(StreamError::Shape {
+                        op: pc,
+                        msg: "repeat body runs past its enclosing block",
+                    });
                 }
                 stack.push((pc, end, count, 0));
                 depth = depth.max(stack.len());
@@ -183,7 +213,12 @@ impl Cursor {
     /// A cursor at the start of `stream`.
     pub fn new(stream: std::sync::Arc<Stream>) -> Cursor {
         let depth = stream.depth;
-        Cursor { stream, pc: 0, run_off: 0, stack: Vec::with_capacity(depth) }
+        Cursor {
+            stream,
+            pc: 0,
+            run_off: 0,
+            stack: Vec::with_capacity(depth),
+        }
     }
 
     /// The next static instruction index, or `None` at the end.
@@ -220,7 +255,11 @@ impl Cursor {
                     // Validation guarantees count >= 1 and a non-empty body within bounds.
                     self.pc += 1;
                     let start = self.pc as u32;
-                    self.stack.push(Frame { start, end: start + body_len, remaining: count });
+                    self.stack.push(Frame {
+                        start,
+                        end: start + body_len,
+                        remaining: count,
+                    });
                 }
             }
         }
@@ -253,8 +292,13 @@ impl StreamBuilder {
                         *last = StreamOp::Run { start: j, len: 2 };
                         return;
                     }
-                    StreamOp::Run { start, len } if start.checked_add(len) == Some(i) && len < u32::MAX => {
-                        *last = StreamOp::Run { start, len: len + 1 };
+                    StreamOp::Run { start, len }
+                        if start.checked_add(len) == Some(i) && len < u32::MAX =>
+                    {
+                        *last = StreamOp::Run {
+                            start,
+                            len: len + 1,
+                        };
                         return;
                     }
                     _ => {}
@@ -273,7 +317,9 @@ impl StreamBuilder {
 
     /// Closes the innermost repeat; returns false if none is open.
     pub fn close_repeat(&mut self) -> bool {
-        let Some(p) = self.open.pop() else { return false };
+        let Some(p) = self.open.pop() else {
+            return false;
+        };
         let body = (self.ops.len() - p - 1) as u32;
         if let StreamOp::Repeat { body_len, .. } = &mut self.ops[p] {
             *body_len = body;

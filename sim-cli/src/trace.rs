@@ -4,7 +4,9 @@
 use crate::limits;
 use crate::stream::{Cursor, Stream};
 use serde::{Deserialize, Serialize};
-use sim_isa::{ExecCtx, Instruction, IsaError, PtxVersion, RegId, Symbols, Target, Type, WarpRegs, WARP_SIZE};
+use sim_isa::{
+    ExecCtx, Instruction, IsaError, PtxVersion, RegId, Symbols, Target, Type, WarpRegs, WARP_SIZE,
+};
 use std::sync::Arc;
 
 /// Values of one register across the 32 lanes of a warp.
@@ -190,7 +192,10 @@ impl Trace {
 
     /// Dynamic warp-instructions over the launch (bounded by validation).
     pub fn dynamic_total(&self) -> u64 {
-        self.warps.iter().map(|w| self.streams[w.stream as usize].dynamic_len()).sum()
+        self.warps
+            .iter()
+            .map(|w| self.streams[w.stream as usize].dynamic_len())
+            .sum()
     }
 
     /// The first instruction (in program order, which is text order) that
@@ -215,7 +220,10 @@ impl Trace {
         (0..self.warps.len())
             .map(|w| {
                 let mut regs = WarpRegs::new(self.nregs());
-                let ctx = ExecCtx { target, warp_id: w as u32 };
+                let ctx = ExecCtx {
+                    target,
+                    warp_id: w as u32,
+                };
                 let mut cur = self.cursor(w);
                 while let Some(i) = cur.next_index() {
                     sim_isa::execute(&self.insts[i as usize], &ctx, &mut regs, self.warps[w].mask);
@@ -230,14 +238,25 @@ impl Trace {
     pub fn record_expects(&mut self, finals: &[WarpRegs]) {
         self.expects.clear();
         for r in 0..self.nregs() as u32 {
-            let per_warp: Vec<Lanes> = finals.iter().map(|f| Lanes::from_array(f.get(RegId(r)))).collect();
+            let per_warp: Vec<Lanes> = finals
+                .iter()
+                .map(|f| Lanes::from_array(f.get(RegId(r))))
+                .collect();
             if per_warp.windows(2).all(|p| p[0] == p[1]) {
                 if let Some(l) = per_warp.into_iter().next() {
-                    self.expects.push(ExpectRec { warp: None, reg: r, lanes: l });
+                    self.expects.push(ExpectRec {
+                        warp: None,
+                        reg: r,
+                        lanes: l,
+                    });
                 }
             } else {
                 for (w, l) in per_warp.into_iter().enumerate() {
-                    self.expects.push(ExpectRec { warp: Some(w as u32), reg: r, lanes: l });
+                    self.expects.push(ExpectRec {
+                        warp: Some(w as u32),
+                        reg: r,
+                        lanes: l,
+                    });
                 }
             }
         }
@@ -282,10 +301,18 @@ impl Trace {
             return Err("the launch has no warps".into());
         }
         if self.warps.len() > limits::MAX_WARPS {
-            return Err(format!("{} warps exceed the limit of {}", self.warps.len(), limits::MAX_WARPS));
+            return Err(format!(
+                "{} warps exceed the limit of {}",
+                self.warps.len(),
+                limits::MAX_WARPS
+            ));
         }
         if self.nregs() > limits::MAX_REGS {
-            return Err(format!("{} registers exceed the limit of {}", self.nregs(), limits::MAX_REGS));
+            return Err(format!(
+                "{} registers exceed the limit of {}",
+                self.nregs(),
+                limits::MAX_REGS
+            ));
         }
         if self.warps.len().saturating_mul(self.nregs().max(1)) > limits::MAX_WARP_REGS {
             return Err(format!(
@@ -300,17 +327,28 @@ impl Trace {
             if w.mask == 0 {
                 return Err(format!("warp {i} has no active lanes"));
             }
-            let s = self
-                .streams
-                .get(w.stream as usize)
-                .ok_or_else(|| format!("warp {i} refers to stream {} of {}", w.stream, self.streams.len()))?;
+            let s = self.streams.get(w.stream as usize).ok_or_else(|| {
+                format!(
+                    "warp {i} refers to stream {} of {}",
+                    w.stream,
+                    self.streams.len()
+                )
+            })?;
             total = total
                 .checked_add(s.dynamic_len())
                 .filter(|&t| t <= limits::MAX_DYNAMIC_TOTAL)
-                .ok_or_else(|| format!("the launch exceeds {} dynamic warp-instructions", limits::MAX_DYNAMIC_TOTAL))?;
+                .ok_or_else(|| {
+                    format!(
+                        "the launch exceeds {} dynamic warp-instructions",
+                        limits::MAX_DYNAMIC_TOTAL
+                    )
+                })?;
         }
         if self.values.len() + self.expects.len() > limits::MAX_VALUE_RECORDS {
-            return Err(format!("more than {} value records", limits::MAX_VALUE_RECORDS));
+            return Err(format!(
+                "more than {} value records",
+                limits::MAX_VALUE_RECORDS
+            ));
         }
         let nw = self.warps.len() as u32;
         let reg_ok = |r: u32, lanes: &Lanes, what: &str| -> Result<(), String> {
@@ -319,7 +357,10 @@ impl Trace {
             }
             let bits = self.reg_type(r).bits();
             if lanes.max() & !width_mask(bits) != 0 {
-                return Err(format!("{what} for {} has a value wider than {bits} bits", self.reg_name(r)));
+                return Err(format!(
+                    "{what} for {} has a value wider than {bits} bits",
+                    self.reg_name(r)
+                ));
             }
             Ok(())
         };
@@ -333,11 +374,17 @@ impl Trace {
         }
         for v in &self.values {
             if v.warp >= nw {
-                return Err(format!(".value names warp {} but the launch has {nw}", v.warp));
+                return Err(format!(
+                    ".value names warp {} but the launch has {nw}",
+                    v.warp
+                ));
             }
             let len = self.streams[self.warps[v.warp as usize].stream as usize].dynamic_len();
             if v.dyn_index >= len {
-                return Err(format!(".value names dynamic instruction {} of warp {} which has {len}", v.dyn_index, v.warp));
+                return Err(format!(
+                    ".value names dynamic instruction {} of warp {} which has {len}",
+                    v.dyn_index, v.warp
+                ));
             }
             reg_ok(v.reg, &v.lanes, ".value")?;
         }

@@ -149,9 +149,9 @@ def threshold():
     header = """
 // Packed-byte threshold and clamp over 4 pixels per register: vset4 marks the
 // bytes above a threshold (and, with .add, counts them), vmax4/vmin4 clamp
-// each byte to [0x30, 0xc0].
+// each byte to [0x30, 0xc0]. Targets sm_30, where all three are native.
 .version 7.8
-.target sm_53
+.target sm_30
 .warps 4
 .reg .b32 %px, %thr, %lo, %hi, %zero;
 .reg .b32 %mask, %cnt, %clamp, %t;
@@ -193,10 +193,10 @@ def audio():
     header = """
 // Saturating 16-bit audio mixer: two signed 16-bit samples per register.
 // vadd2 ... .sat mixes two channels with clipping, vavrg2 averages them
-// (rounding half away from zero ... towards +inf, per the spec), and a
-// saturating accumulator sums the averages.
+// (rounding .5 towards +inf, per the spec's Semantics), and a
+// saturating accumulator sums the averages. Targets sm_30 (native SIMD video).
 .version 7.8
-.target sm_53
+.target sm_30
 .warps 2
 .reg .b32 %a, %b, %mix, %avg, %acc, %zero, %t;
 """

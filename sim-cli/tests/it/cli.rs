@@ -7,9 +7,26 @@ fn usage_errors_exit_2() {
     assert_eq!(parts(&simcli(&[])).0, 2);
     assert_eq!(parts(&simcli(&["frobnicate"])).0, 2);
     assert_eq!(parts(&simcli(&["run"])).0, 2);
-    assert_eq!(parts(&simcli(&["run", "traces/chain_set.ptx", "--scheduler", "fifo"])).0, 2);
-    assert_eq!(parts(&simcli(&["run", "traces/chain_set.ptx", "--sms", "0"])).0, 2);
-    let (c, _, e) = parts(&simcli(&["run", "traces/chain_set.ptx", "--arch", "gfx90a"]));
+    assert_eq!(
+        parts(&simcli(&[
+            "run",
+            "traces/chain_set.ptx",
+            "--scheduler",
+            "fifo"
+        ]))
+        .0,
+        2
+    );
+    assert_eq!(
+        parts(&simcli(&["run", "traces/chain_set.ptx", "--sms", "0"])).0,
+        2
+    );
+    let (c, _, e) = parts(&simcli(&[
+        "run",
+        "traces/chain_set.ptx",
+        "--arch",
+        "gfx90a",
+    ]));
     assert_eq!(c, 2);
     assert!(e.contains("invalid target 'gfx90a'"), "{e}");
     let (c, _, e) = parts(&simcli(&["run", "no/such/file.ptx"]));
@@ -26,11 +43,32 @@ fn help_is_complete() {
     }
     let (c, out, _) = parts(&simcli(&["run", "--help"]));
     assert_eq!(c, 0);
-    for opt in ["--arch", "--sms", "--threads", "--scheduler", "--format", "--dump-regs", "--check", "lrr", "gto", "oldest"] {
+    for opt in [
+        "--arch",
+        "--sms",
+        "--threads",
+        "--scheduler",
+        "--format",
+        "--dump-regs",
+        "--check",
+        "lrr",
+        "gto",
+        "oldest",
+    ] {
         assert!(out.contains(opt), "run --help lacks {opt}");
     }
     let (_, out, _) = parts(&simcli(&["gen", "--help"]));
-    for opt in ["--warps", "--instructions", "--mix", "--dep-distance", "--seed", "video", "compare", "half", "mixed"] {
+    for opt in [
+        "--warps",
+        "--instructions",
+        "--mix",
+        "--dep-distance",
+        "--seed",
+        "video",
+        "compare",
+        "half",
+        "mixed",
+    ] {
         assert!(out.contains(opt), "gen --help lacks {opt}");
     }
 }
@@ -38,25 +76,50 @@ fn help_is_complete() {
 #[test]
 fn eval_prints_written_registers() {
     let (c, out, e) = parts(&simcli(&[
-        "eval", "--arch", "sm_53", "vadd4.u32.u32.u32.sat %r1, %r2, %r3, %r4;", "%r2=0x01020304", "%r3=0xfffefdfc", "%r4=0",
+        "eval",
+        "--arch",
+        "sm_53",
+        "vadd4.u32.u32.u32.sat %r1, %r2, %r3, %r4;",
+        "%r2=0x01020304",
+        "%r3=0xfffefdfc",
+        "%r4=0",
     ]));
     assert_eq!(c, 0, "{e}");
     // Every byte sum is 0x100, clamped to 0xff.
     assert_eq!(out, "%r1 = 0xffffffff\n");
-    let (c, out, _) = parts(&simcli(&["eval", "--arch", "sm_30", "setp.lt.u32 %p|%q, %a, %b;", "%a=1", "%b=2"]));
+    let (c, out, _) = parts(&simcli(&[
+        "eval",
+        "--arch",
+        "sm_30",
+        "setp.lt.u32 %p|%q, %a, %b;",
+        "%a=1",
+        "%b=2",
+    ]));
     assert_eq!(c, 0);
     assert_eq!(out, "%p = true\n%q = false\n");
 }
 
 #[test]
 fn eval_bad_text_uses_conform_classification() {
-    let (c, _, e) = parts(&simcli(&["eval", "vadd4.u32.u32.u32.sat.add %r1, %r2, %r3, %r4;"]));
+    let (c, _, e) = parts(&simcli(&[
+        "eval",
+        "vadd4.u32.u32.u32.sat.add %r1, %r2, %r3, %r4;",
+    ]));
     assert_eq!(c, 2);
     assert!(e.starts_with("error invalid: "), "{e}");
-    let (c, _, e) = parts(&simcli(&["eval", "--arch", "sm_53", "set.lt.u32.bf16x2 %r1, %r2, %r3;"]));
+    let (c, _, e) = parts(&simcli(&[
+        "eval",
+        "--arch",
+        "sm_53",
+        "set.lt.u32.bf16x2 %r1, %r2, %r3;",
+    ]));
     assert_eq!(c, 2);
     assert!(e.starts_with("error arch: ") && e.contains("sm_90"), "{e}");
-    let (c, _, e) = parts(&simcli(&["eval", "vadd4.u32.u32.u32 %r1, %r2, %r3, %r4;", "%r2=0x100000000"]));
+    let (c, _, e) = parts(&simcli(&[
+        "eval",
+        "vadd4.u32.u32.u32 %r1, %r2, %r3, %r4;",
+        "%r2=0x100000000",
+    ]));
     assert_eq!(c, 2, "{e}");
 }
 
@@ -91,13 +154,37 @@ fn conform_exit_codes() {
 
 #[test]
 fn scheduler_threads_sms_options() {
-    let base = parts(&simcli(&["run", "traces/indep_cmp.ptx", "--sms", "4", "--format", "csv"]));
+    let base = parts(&simcli(&[
+        "run",
+        "traces/indep_cmp.ptx",
+        "--sms",
+        "4",
+        "--format",
+        "csv",
+    ]));
     assert_eq!(base.0, 0, "{}", base.2);
-    let threaded = parts(&simcli(&["run", "traces/indep_cmp.ptx", "--sms", "4", "--threads", "3", "--format", "csv"]));
+    let threaded = parts(&simcli(&[
+        "run",
+        "traces/indep_cmp.ptx",
+        "--sms",
+        "4",
+        "--threads",
+        "3",
+        "--format",
+        "csv",
+    ]));
     assert_eq!(base.1, threaded.1, "thread count does not change results");
     for sched in ["lrr", "gto", "oldest"] {
-        let (c, out, e) = parts(&simcli(&["run", "traces/indep_cmp.ptx", "--scheduler", sched]));
+        let (c, out, e) = parts(&simcli(&[
+            "run",
+            "traces/indep_cmp.ptx",
+            "--scheduler",
+            sched,
+        ]));
         assert_eq!(c, 0, "{e}");
-        assert!(out.contains(&format!("scheduler               {sched}")), "{out}");
+        assert!(
+            out.contains(&format!("scheduler               {sched}")),
+            "{out}"
+        );
     }
 }

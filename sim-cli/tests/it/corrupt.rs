@@ -47,7 +47,10 @@ fn every_single_bit_flip_is_an_error() {
         for bit in 0..8 {
             let mut x = b.clone();
             x[i] ^= 1 << bit;
-            assert!(from_bytes(&x).is_err(), "flip of byte {i} bit {bit} went unnoticed");
+            assert!(
+                from_bytes(&x).is_err(),
+                "flip of byte {i} bit {bit} went unnoticed"
+            );
         }
     }
 }
@@ -67,8 +70,17 @@ fn future_version() {
     b[8..12].copy_from_slice(&7u32.to_le_bytes());
     let (c, e) = run_bytes("version", &b);
     assert_eq!(c, 2);
-    assert!(e.contains("trace format version 7 is newer than this simcli supports (version 1)"), "{e}");
-    assert!(matches!(from_bytes(&b), Err(TraceError::FutureVersion { found: 7, supported: 1 })));
+    assert!(
+        e.contains("trace format version 7 is newer than this simcli supports (version 1)"),
+        "{e}"
+    );
+    assert!(matches!(
+        from_bytes(&b),
+        Err(TraceError::FutureVersion {
+            found: 7,
+            supported: 1
+        })
+    ));
 }
 
 #[test]
@@ -84,9 +96,15 @@ fn absurd_length() {
 fn trailing_garbage_and_missing_end() {
     let mut b = sample_bytes();
     b.push(0);
-    assert!(from_bytes(&b).unwrap_err().to_string().contains("data after the end record"));
+    assert!(from_bytes(&b)
+        .unwrap_err()
+        .to_string()
+        .contains("data after the end record"));
     // Drop the End chunk entirely (it is the last 8 + 2 bytes: header + `End { chunks }`).
     let b = sample_bytes();
     let cut = b.len() - 10;
-    assert!(from_bytes(&b[..cut]).unwrap_err().to_string().contains("missing end record"));
+    assert!(from_bytes(&b[..cut])
+        .unwrap_err()
+        .to_string()
+        .contains("missing end record"));
 }

@@ -23,19 +23,32 @@ fn golden_reports_per_preset() {
         let rel = format!("traces/{stem}.ptx");
         for arch in PRESETS {
             let got = observed(&rel, arch);
-            let path = root().join("traces/expected").join(format!("{stem}.{arch}.txt"));
+            let path = root()
+                .join("traces/expected")
+                .join(format!("{stem}.{arch}.txt"));
             if bless {
                 std::fs::write(&path, &got).unwrap();
                 continue;
             }
             match std::fs::read_to_string(&path) {
                 Ok(want) if want == got => {}
-                Ok(want) => bad.push(format!("{}: differs\n--- expected\n{want}\n--- got\n{got}", path.display())),
-                Err(_) => bad.push(format!("{}: missing (bless with UPDATE_EXPECT=1)", path.display())),
+                Ok(want) => bad.push(format!(
+                    "{}: differs\n--- expected\n{want}\n--- got\n{got}",
+                    path.display()
+                )),
+                Err(_) => bad.push(format!(
+                    "{}: missing (bless with UPDATE_EXPECT=1)",
+                    path.display()
+                )),
             }
         }
     }
-    assert!(bad.is_empty(), "{} golden mismatches:\n{}", bad.len(), bad.join("\n"));
+    assert!(
+        bad.is_empty(),
+        "{} golden mismatches:\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
 }
 
 /// The refusal of the bf16 kernel on sm_53 names the line and the need.
@@ -71,10 +84,26 @@ fn text_and_binary_give_identical_reports() {
 /// The JSON report carries the documented keys with consistent values.
 #[test]
 fn json_report_schema() {
-    let (code, out, err) = parts(&simcli(&["run", "traces/chain_set.ptx", "--arch", "sm_30", "--format", "json"]));
+    let (code, out, err) = parts(&simcli(&[
+        "run",
+        "traces/chain_set.ptx",
+        "--arch",
+        "sm_30",
+        "--format",
+        "json",
+    ]));
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    for k in ["schema", "arch", "cycles", "warp_instructions", "thread_instructions", "ipc", "stalls", "per_opcode"] {
+    for k in [
+        "schema",
+        "arch",
+        "cycles",
+        "warp_instructions",
+        "thread_instructions",
+        "ipc",
+        "stalls",
+        "per_opcode",
+    ] {
         assert!(v.get(k).is_some(), "missing {k}");
     }
     assert_eq!(v["arch"], "sm_30");
@@ -94,9 +123,15 @@ fn json_report_schema() {
 fn dump_regs_shape_and_values() {
     let dir = scratch("dump_regs");
     let out = dir.join("regs.json");
-    let (code, _, err) = parts(&simcli(&["run", "traces/indep_cmp.ptx", "--dump-regs", s(&out)]));
+    let (code, _, err) = parts(&simcli(&[
+        "run",
+        "traces/indep_cmp.ptx",
+        "--dump-regs",
+        s(&out),
+    ]));
     assert_eq!(code, 0, "{err}");
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     let warps = v["warps"].as_array().unwrap();
     assert_eq!(warps.len(), 64);
     let r1 = warps[5]["%r1"].as_array().unwrap();

@@ -14,17 +14,26 @@ use std::process::{Command, Output};
 
 /// The workspace root (commands run there so paths in messages are stable).
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
 }
 
 /// Runs simcli with `args` from the workspace root.
 pub fn simcli(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_simcli")).args(args).current_dir(root()).output().expect("spawn simcli")
+    Command::new(env!("CARGO_BIN_EXE_simcli"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("spawn simcli")
 }
 
 /// A fresh scratch directory for one test.
 pub fn scratch(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sim-cli-it").join(name);
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("sim-cli-it")
+        .join(name);
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
     d

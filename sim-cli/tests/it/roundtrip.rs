@@ -13,7 +13,10 @@ fn asm_dump_asm(src: &std::path::Path, dir: &std::path::Path, stem: &str) {
     let (c, _, e) = parts(&simcli(&["asm", s(&t2), "-o", s(&b2)]));
     assert_eq!(c, 0, "{e}");
     let (x, y) = (std::fs::read(&b1).unwrap(), std::fs::read(&b2).unwrap());
-    assert!(x == y, "{stem}: re-assembled dump differs from the original binary");
+    assert!(
+        x == y,
+        "{stem}: re-assembled dump differs from the original binary"
+    );
     // dump to stdout equals dump -o.
     let (c, out, _) = parts(&simcli(&["dump", s(&b1)]));
     assert_eq!(c, 0);
@@ -35,18 +38,49 @@ fn gen_trace_round_trips_and_is_deterministic() {
     let b = dir.join("b.bin");
     for out in [&a, &b] {
         let (c, _, e) = parts(&simcli(&[
-            "gen", "--warps", "4", "--instructions", "3000", "--mix", "mixed", "--dep-distance", "3", "--seed", "7",
-            "-o", s(out),
+            "gen",
+            "--warps",
+            "4",
+            "--instructions",
+            "3000",
+            "--mix",
+            "mixed",
+            "--dep-distance",
+            "3",
+            "--seed",
+            "7",
+            "-o",
+            s(out),
         ]));
         assert_eq!(c, 0, "{e}");
     }
-    assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap(), "same seed, same trace");
-    asm_dump_asm(&a, &dir, "gen");
+    assert_eq!(
+        std::fs::read(&a).unwrap(),
+        std::fs::read(&b).unwrap(),
+        "same seed, same trace"
+    );
+    // The gen trace's kernel text re-assembles to the same binary.
+    let t = dir.join("gen.ptx");
+    assert_eq!(parts(&simcli(&["dump", s(&a), "-o", s(&t)])).0, 0);
+    let a2 = dir.join("a2.bin");
+    assert_eq!(parts(&simcli(&["asm", s(&t), "-o", s(&a2)])).0, 0);
+    assert!(
+        std::fs::read(&a).unwrap() == std::fs::read(&a2).unwrap(),
+        "gen trace round trip"
+    );
     // Straight-line streams cost a few bytes per dynamic instruction.
     let len = std::fs::metadata(&a).unwrap().len();
     assert!(len < 3 * 3000 + 4096, "gen trace is {len} bytes");
     let c = dir.join("c.bin");
-    let (code, _, _) = parts(&simcli(&["gen", "--instructions", "3000", "--seed", "8", "-o", s(&c)]));
+    let (code, _, _) = parts(&simcli(&[
+        "gen",
+        "--instructions",
+        "3000",
+        "--seed",
+        "8",
+        "-o",
+        s(&c),
+    ]));
     assert_eq!(code, 0);
     assert_ne!(std::fs::read(&a).unwrap(), std::fs::read(&c).unwrap());
 }
