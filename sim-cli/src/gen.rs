@@ -96,7 +96,7 @@ impl Rng {
     }
     /// Uniform in `0..n` (n > 0), by multiply-shift.
     pub fn below(&mut self, n: u32) -> u32 {
-        ((self.next_u64() >> 32) * u64::from(n) >> 32) as u32
+        (((self.next_u64() >> 32) * u64::from(n)) >> 32) as u32
     }
 }
 

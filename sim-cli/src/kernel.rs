@@ -441,7 +441,7 @@ impl Parser<'_> {
                 }
                 self.i += 1;
             }
-            Lanes::Each(a)
+            Lanes::Each(Box::new(a))
         } else {
             Lanes::Splat(self.value(ty)?)
         };

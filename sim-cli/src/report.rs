@@ -48,7 +48,7 @@ pub fn text(info: &RunInfo, r: &Report) -> String {
     kv(&mut o, "IPC (warp-instr/cycle)", format!("{:.4}", s.ipc()));
     let st = &s.stalls;
     let total = st.total();
-    let _ = writeln!(o, "\nissue slots{:>19}{:>9}", "slots", "share");
+    let _ = writeln!(o, "\n{:<24}{:>12}{:>9}", "issue slots", "slots", "share");
     for (name, n) in [
         ("issued", st.issued),
         ("waiting on dependency", st.dependency),

@@ -14,8 +14,8 @@ use std::sync::Arc;
 pub enum Lanes {
     /// Every lane holds this value.
     Splat(u64),
-    /// Lane 0 first.
-    Each([u64; WARP_SIZE]),
+    /// Lane 0 first (boxed: most records are splats).
+    Each(Box<[u64; WARP_SIZE]>),
 }
 
 impl Lanes {
@@ -32,7 +32,7 @@ impl Lanes {
         if a.iter().all(|&v| v == a[0]) {
             Lanes::Splat(a[0])
         } else {
-            Lanes::Each(*a)
+            Lanes::Each(Box::new(*a))
         }
     }
 

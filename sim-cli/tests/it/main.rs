@@ -60,6 +60,7 @@ pub fn parts(o: &Output) -> (i32, String, String) {
     )
 }
 
+/// A path as &str for argument lists.
 pub fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
