@@ -46,13 +46,17 @@ pub enum UnitClass {
     Video,
     /// Native `vabsdiff2/4` (Kepler at int rate, `VABSDIFF4` from Maxwell on).
     VideoAbsdiff,
+    /// The machine instructions of an expansion after its first: ptxas mixes
+    /// ALU-pipe (LOP3, PRMT) and FMA-pipe (IMAD.IADD, IMAD.MOV) instructions so a
+    /// sequence sustains about one per clock per partition.
+    Expansion,
 }
 
 impl UnitClass {
     /// Number of classes.
-    pub const COUNT: usize = 7;
+    pub const COUNT: usize = 8;
     /// Every class, in index order.
-    pub const ALL: [UnitClass; 7] = [
+    pub const ALL: [UnitClass; 8] = [
         UnitClass::IntAlu,
         UnitClass::IntCmp,
         UnitClass::Fp32,
@@ -60,6 +64,7 @@ impl UnitClass {
         UnitClass::Fp64,
         UnitClass::Video,
         UnitClass::VideoAbsdiff,
+        UnitClass::Expansion,
     ];
     /// Dense index.
     pub const fn index(self) -> usize {
@@ -75,6 +80,7 @@ impl UnitClass {
             UnitClass::Fp64 => "fp64",
             UnitClass::Video => "video",
             UnitClass::VideoAbsdiff => "video_absdiff",
+            UnitClass::Expansion => "expansion",
         }
     }
 }
@@ -121,6 +127,8 @@ pub struct Units {
     pub video: UnitConfig,
     /// [`UnitClass::VideoAbsdiff`]
     pub video_absdiff: UnitConfig,
+    /// [`UnitClass::Expansion`]
+    pub expansion: UnitConfig,
 }
 
 impl Units {
@@ -134,6 +142,7 @@ impl Units {
             UnitClass::Fp64 => self.fp64,
             UnitClass::Video => self.video,
             UnitClass::VideoAbsdiff => self.video_absdiff,
+            UnitClass::Expansion => self.expansion,
         }
     }
 }
@@ -216,6 +225,8 @@ fn sm_13() -> SmConfig {
             // No SIMD video instructions before sm_30 (PTX ISA).
             video: UnitConfig::NONE,
             video_absdiff: UnitConfig::NONE,
+            // Every instruction is native here; kept at the ALU's rate.
+            expansion: UnitConfig::new(8, LAT_GT200),
         },
         lowering: LoweringArch::Native,
     }
@@ -244,6 +255,8 @@ fn sm_30() -> SmConfig {
             // Guide 3.0: SIMD video 32 per clock, vabsdiff2/4 160.
             video: UnitConfig::new(32, LAT_KEPLER),
             video_absdiff: UnitConfig::new(160, LAT_KEPLER),
+            // Selector PRMTs run on the integer ALU (Guide 3.0: 160).
+            expansion: UnitConfig::new(160, LAT_KEPLER),
             ..base.units
         },
         // research: on sm_35 every video variant is one machine instruction.
@@ -274,6 +287,9 @@ fn sm_53() -> SmConfig {
             video: UnitConfig::NONE,
             // Native VABSDIFF4; no published rate: assumed the compare/min/max rate (64).
             video_absdiff: UnitConfig::new(64, LAT_MAXWELL),
+            // Expansions issue at one machine instruction per clock per partition
+            // (4 x 32 lanes; Maxwell WP: 32 lanes per processing block).
+            expansion: UnitConfig::new(128, LAT_MAXWELL),
         },
         // sm_53 expansion counts (derived by tools/lowering/derive.py).
         lowering: LoweringArch::Maxwell,
@@ -300,6 +316,10 @@ fn sm_90() -> SmConfig {
             fp64: UnitConfig::new(64, LAT_VOLTA_ON),
             // Native VABSDIFF4 at the integer rate 64 (issue 3 table).
             video_absdiff: UnitConfig::new(64, LAT_VOLTA_ON),
+            // One machine instruction per clock per partition: ptxas balances the
+            // 16-lane INT32 pipe and the 32-lane FMA pipe (IMAD.IADD/IMAD.MOV) in
+            // its expansions (research listings), Hopper WP: 4 partitions.
+            expansion: UnitConfig::new(128, LAT_VOLTA_ON),
             ..base.units
         },
         lowering: LoweringArch::Hopper,
@@ -323,6 +343,7 @@ pub fn preset(target: Target) -> SmConfig {
             c.issue_width = 1;
             c.units = Units {
                 int_alu: UnitConfig::new(32, LAT_FERMI),
+                expansion: UnitConfig::new(32, LAT_FERMI),
                 int_cmp: UnitConfig::new(32, LAT_FERMI),
                 fp32: UnitConfig::new(32, LAT_FERMI),
                 fp64: UnitConfig::new(16, LAT_FERMI),

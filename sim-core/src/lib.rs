@@ -30,7 +30,7 @@ pub mod stream;
 
 pub use config::{preset, LoweringArch, SchedPolicy, SmConfig, UnitClass, UnitConfig, Units};
 pub use sim::{Report, Simulation};
-pub use sm::Sm;
+pub use sm::{IssueEvent, Sm};
 pub use stats::{OpStats, Stalls, Stats, UnitStats};
 pub use stream::{FnStream, RepeatStream, VecStream};
 

@@ -8,12 +8,13 @@
 //!
 //! # Variant key
 //! The key keeps exactly what changes the machine-code length:
-//! - video: `{op}{2|4}.{signs}.{mode}.{mask}.{sel}` with `op` in
-//!   `add sub avrg absdiff min max`, `signs` = atype/btype signedness (`uu us su ss`)
-//!   prefixed by the dtype's (`u`/`s`) only under `.sat` (the only place it
-//!   changes the result), `mode` in `plain sat add`, `mask` `full`/`part`
-//!   (default mask or not), `sel` `def`/`sel` (both selectors default or not);
-//!   `vset{2|4}.{eq|ord}.{signs}.{plain|add}.{mask}.{sel}` (`eq` = `eq`/`ne`,
+//! - video: `v{op}{2|4}.{signs}.{mode}.{shape}` with `op` in
+//!   `add sub avrg absdiff min max`, `signs` = d/a/b signedness (`uuu` ... `sss`;
+//!   the dtype matters even without `.sat`: `vabsdiff4.u32.s32.s32` is one
+//!   `VABSDIFF4` on sm_90, `vabsdiff4.s32.s32.s32` about 34 instructions),
+//!   `mode` in `plain add sat`, `shape` = `def` (default mask and selectors),
+//!   `mask` (a partial destination mask), `sel` (a non-default selector);
+//!   `vset{2|4}.{eq|ord}.{ab signs}.{plain|add}.{shape}` (`eq` = `eq`/`ne`,
 //!   which need no sign extension; `ord` = the four orderings).
 //! - `set.{dclass}.{sclass}.{bool|nobool}`, `setp.{sclass}.{bool|nobool}`,
 //!   `selp.b{bits}`, `slct.{s32|f32}.{ftz|noftz}`, `alu.{op}.b{bits}`, where a
@@ -121,15 +122,17 @@ pub fn type_class(t: Type) -> &'static str {
 fn video_key(v: &Video, out: &mut String) {
     let x = if v.simd == sim_isa::Simd::X2 { 2 } else { 4 };
     let full: u8 = if x == 2 { 0b11 } else { 0b1111 };
-    let mask = if v.mask == full { "full" } else { "part" };
     let def_a: [u8; 4] = if x == 2 { [0, 1, 0, 0] } else { [0, 1, 2, 3] };
     let def_b: [u8; 4] = if x == 2 { [2, 3, 0, 0] } else { [4, 5, 6, 7] };
     let n = x as usize;
-    let sel = if v.asel[..n] == def_a[..n] && v.bsel[..n] == def_b[..n] {
-        "def"
-    } else {
+    let shape = if v.asel[..n] != def_a[..n] || v.bsel[..n] != def_b[..n] {
         "sel"
+    } else if v.mask != full {
+        "mask"
+    } else {
+        "def"
     };
+    let (a, b) = (sign(v.asigned), sign(v.bsigned));
     match v.op {
         VideoOp::Set(c) => {
             let cls = if matches!(c, sim_isa::CmpOp::Eq | sim_isa::CmpOp::Ne) {
@@ -138,12 +141,7 @@ fn video_key(v: &Video, out: &mut String) {
                 "ord"
             };
             let mode = if v.add { "add" } else { "plain" };
-            let _ = write!(
-                out,
-                "vset{x}.{cls}.{}{}.{mode}.{mask}.{sel}",
-                sign(v.asigned),
-                sign(v.bsigned)
-            );
+            let _ = write!(out, "vset{x}.{cls}.{a}{b}.{mode}.{shape}");
         }
         op => {
             let name = match op {
@@ -154,19 +152,14 @@ fn video_key(v: &Video, out: &mut String) {
                 VideoOp::Min => "min",
                 _ => "max",
             };
-            let (mode, d) = if v.sat {
-                ("sat", sign(v.dsigned).to_string())
+            let mode = if v.sat {
+                "sat"
             } else if v.add {
-                ("add", String::new())
+                "add"
             } else {
-                ("plain", String::new())
+                "plain"
             };
-            let _ = write!(
-                out,
-                "v{name}{x}.{d}{}{}.{mode}.{mask}.{sel}",
-                sign(v.asigned),
-                sign(v.bsigned)
-            );
+            let _ = write!(out, "v{name}{x}.{}{a}{b}.{mode}.{shape}", sign(v.dsigned));
         }
     }
 }

@@ -117,6 +117,22 @@ pub struct Sm {
     op_acc: Vec<OpStats>,
     /// Earliest cycle a dependency-stalled warp becomes ready (this cycle's scan).
     min_event: u64,
+    /// Optional record of instruction starts (tests, debugging); bounded, preallocated.
+    log: Vec<IssueEvent>,
+    log_cap: usize,
+}
+
+/// One instruction start, as recorded by [`Sm::record_issues`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IssueEvent {
+    /// Clock of the first micro-op.
+    pub cycle: u64,
+    /// Scheduler.
+    pub sched: u32,
+    /// Warp id.
+    pub warp_id: u32,
+    /// Index into [`Program::insts`].
+    pub inst: u32,
 }
 
 fn mnemonic(inst: &Instruction) -> String {
@@ -282,7 +298,21 @@ impl Sm {
             micro_ops: 0,
             op_acc: vec![OpStats::default(); nops],
             min_event: u64::MAX,
+            log: Vec::new(),
+            log_cap: 0,
         })
+    }
+
+    /// Records the first `capacity` instruction starts (storage reserved now, so
+    /// the hot loop stays allocation-free); read them with [`Sm::issue_log`].
+    pub fn record_issues(&mut self, capacity: usize) {
+        self.log = Vec::with_capacity(capacity);
+        self.log_cap = capacity;
+    }
+
+    /// Instruction starts recorded since [`Sm::record_issues`], in issue order.
+    pub fn issue_log(&self) -> &[IssueEvent] {
+        &self.log
     }
 
     /// The configuration.
@@ -575,6 +605,14 @@ impl Sm {
             uops = ii.uops,
             "issue"
         );
+        if self.log.len() < self.log_cap {
+            self.log.push(IssueEvent {
+                cycle: now,
+                sched: sched as u32,
+                warp_id: w.id,
+                inst: idx,
+            });
+        }
         w.cur = NONE;
         w.seq_inst = idx;
         w.crit_left = ii.steps;
