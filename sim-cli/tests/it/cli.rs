@@ -188,3 +188,64 @@ fn scheduler_threads_sms_options() {
         );
     }
 }
+
+#[test]
+fn gen_options_and_outputs() {
+    let dir = scratch("gen_opts");
+    let ptx = dir.join("g.ptx");
+    let (c, _, e) = parts(&simcli(&[
+        "gen",
+        "--warps",
+        "2",
+        "--instructions",
+        "50",
+        "--mix",
+        "video",
+        "--dep-distance",
+        "2",
+        "--arch",
+        "sm_30",
+        "-o",
+        s(&ptx),
+    ]));
+    assert_eq!(c, 0, "{e}");
+    let text = std::fs::read_to_string(&ptx).unwrap();
+    assert!(
+        text.contains(".target sm_30") && text.contains(".warps 2"),
+        "{text}"
+    );
+    let (c, out, e) = parts(&simcli(&["run", s(&ptx), "--format", "json"]));
+    assert_eq!(c, 0, "{e}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["warp_instructions"],
+        2 * 55,
+        "50 mix instructions + 5 prologue per warp"
+    );
+    // Half-precision set needs sm_53: refused at generation time for sm_30.
+    let (c, _, e) = parts(&simcli(&[
+        "gen",
+        "--instructions",
+        "50",
+        "--mix",
+        "half",
+        "--arch",
+        "sm_30",
+        "-o",
+        s(&ptx),
+    ]));
+    assert_eq!(c, 2);
+    assert!(e.contains("needs sm_53"), "{e}");
+    for bad in [
+        ["--instructions", "10", "--dep-distance", "0"],
+        ["--instructions", "10", "--warps", "0"],
+        ["--instructions", "0", "--seed", "1"],
+        ["--instructions", "10", "--mix", "fp64"],
+    ] {
+        let mut args = vec!["gen", "-o", s(&ptx)];
+        args.extend(bad);
+        let (c, _, e) = parts(&simcli(&args));
+        assert_eq!(c, 2, "{bad:?}");
+        assert!(!e.contains("more than once"), "{e}");
+    }
+}
