@@ -1,18 +1,29 @@
 //! PTX instruction text -> [`Instruction`], validated as ptxas 11.8 validates.
 //!
-//! The instruction set is declared once, as data, in `table.rs`; this module
-//! reads statements against it, `display.rs` prints them back, and
-//! [`check_target`] applies the table's gates.
+//! The instruction set is declared once, as data, in `table.rs` (opcodes,
+//! per-family modifiers, type lists, operand kinds, `.ftz`/compare rules,
+//! target and PTX-version gates); this module reads statements against it,
+//! `display.rs` prints them back, and [`check_target`] applies the gates.
+//! Every rule was settled by assembling the text with ptxas 11.8; the tests
+//! in `tests/it/parse.rs` record the evidence.
 //!
-//! Modifiers: ptxas accepts them in any order (`vset4.lt.u32.u32`,
-//! `set.f32.s32.lt`, `slct.u32.f32.ftz`); only the order of the type
-//! modifiers matters. Repeating a flag (`.sat.sat`) is accepted, two
-//! different compares or BoolOps are not. Immediates follow ptxas: integers
-//! in decimal, hex (`0x`), octal (leading `0`), binary (`0b`), optional `U`
-//! suffix, for integer types; `0fXXXXXXXX`, `0dXXXXXXXXXXXXXXXX` and decimal
-//! floats (`1.5`, `-1.5`, `1e3`) for `.f32`/`.f64`; no immediates for
-//! f16/bf16 operands. One deliberate difference: an integer literal beyond
-//! 64 bits is rejected here (ptxas silently accepts it).
+//! What ptxas accepts, and so do we:
+//! - modifiers in any order (`vset4.lt.u32.u32`, `set.f32.s32.lt`,
+//!   `slct.u32.f32.ftz`); only the order of the type modifiers matters, and
+//!   `mul.lo` must start with `.lo`. A repeated `.sat` is accepted; a second
+//!   compare, BoolOp, `.add` or `.ftz` is not.
+//! - integer literals in decimal, hex (`0x`), octal (leading `0`), binary
+//!   (`0b`), optional `U` suffix, under any number of unary `-`, `!`, `~`;
+//!   `0fXXXXXXXX` (no unary operator), `0dXXXXXXXXXXXXXXXX` and decimal floats
+//!   (`1.5`, `.5e1`, `--1.5`) for `.f32`/`.f64`; `.b32` takes `0f`, `.b64`
+//!   takes `0d` and decimal floats; f16/bf16 operands take no immediates.
+//!
+//! Known differences, all rejections of valid PTX: constant expressions
+//! beyond unary operators (`(5)`, `1+2`); integer literals beyond 64 bits;
+//! half-precision `setp` (9.7.7.2) and special registers other than
+//! `%laneid`/`%warpid`, which the simulator does not model. Register widths
+//! are not checked here (standalone text has no declarations); kernel-text
+//! callers can compare [`Instruction::reg_uses`] with declared types.
 
 mod display;
 mod lex;
@@ -50,11 +61,12 @@ pub fn parse_instruction(text: &str, syms: &mut Symbols) -> Result<Instruction, 
         mods,
         operands,
     };
-    let op = build(&raw, syms)?;
+    // Interned in text order: guard first.
     let guard = guard.map(|(t, negate)| Guard {
         reg: syms.intern(t.text),
         negate,
     });
+    let op = build(&raw, syms)?;
     Ok(Instruction { guard, op })
 }
 
@@ -173,7 +185,12 @@ impl<'t, 'a> Parser<'t, 'a> {
         let t = self
             .next()
             .ok_or_else(|| self.eof_err("a guard predicate"))?;
-        if t.kind != Tok::Ident || t.text == "_" || special(t.text).is_some() {
+        if t.kind != Tok::Ident
+            || t.text == "_"
+            || !valid_ident(t.text)
+            || special(t.text).is_some()
+            || OTHER_SPECIALS.contains(&t.text)
+        {
             return Err(syntax(&t));
         }
         Ok(Some((t, negate)))
@@ -476,12 +493,18 @@ fn build(raw: &Raw<'_>, syms: &mut Symbols) -> Result<Op, IsaError> {
     for (i, (o, k)) in ops.iter().zip(kinds).enumerate() {
         vals[i] = cx.operand(o, *k, i, syms)?;
     }
-    let bool_op = match mods.bool_op {
-        Some((b, _)) => match ops.get(kinds.len()) {
-            Some(o) => Some((b, cx.pred(o, syms)?)),
-            None => None,
-        },
-        None => None,
+    let bool_op = match (mods.bool_op, ops.get(kinds.len())) {
+        (Some((b, _)), Some(o)) => {
+            let c = cx.pred(o, syms)?;
+            // ptxas 11.8: "Arguments mismatch for instruction 'set'" for an
+            // immediate `c` whenever a bf16 type is involved (f16 is fine).
+            let bf16 = tys.iter().any(|t| t.kind() == TypeKind::BFloat);
+            if bf16 && matches!(c, PredSrc::Imm(_)) {
+                return Err(cx.mismatch(&o.atom));
+            }
+            Some((b, c))
+        }
+        _ => None,
     };
 
     let op = match fam {
@@ -743,10 +766,20 @@ impl Cx<'_> {
             OperandKind::Shift => self.value(o, Type::U32, syms),
             OperandKind::ValueOrSpecial => {
                 if let Some(s) = special(o.atom.text) {
-                    if self.tys.first().is_some_and(|t| t.bits() == 32) {
-                        return Ok(Val::Opnd(Operand::Special(s)));
-                    }
-                    return Err(self.mismatch(&o.atom));
+                    // ptxas: 32-bit integer types only; "Arguments mismatch" for
+                    // other widths, "Special register argument not allowed" for f32.
+                    return match self.tys.first() {
+                        Some(&Type::F32) => Err(invalid(
+                            o.atom.col,
+                            o.atom.text,
+                            format!(
+                                "Special register argument not allowed for instruction '{}'",
+                                self.name
+                            ),
+                        )),
+                        Some(t) if t.bits() == 32 => Ok(Val::Opnd(Operand::Special(s))),
+                        _ => Err(self.mismatch(&o.atom)),
+                    };
                 }
                 self.value(o, self.tys.first().copied().unwrap_or(Type::B32), syms)
             }

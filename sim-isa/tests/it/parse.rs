@@ -247,9 +247,20 @@ fn every_legal_video_variant() {
                                             (v.sat, v.add),
                                             (*sec == ".sat", *sec == ".add")
                                         );
-                                        if explicit {
-                                            assert_eq!((v.asel, v.bsel), (sa, sb), "{text}");
-                                        }
+                                        // Errata 11 defaults: a .h10/.b3210, b .h32/.b7654.
+                                        let want = if explicit {
+                                            (sa, sb)
+                                        } else if simd == Simd::X2 {
+                                            ([0, 1, 0, 0], [2, 3, 0, 0])
+                                        } else {
+                                            ([0, 1, 2, 3], [4, 5, 6, 7])
+                                        };
+                                        assert_eq!((v.asel, v.bsel), want, "{text}");
+                                        assert_eq!(
+                                            (v.asel_explicit, v.bsel_explicit),
+                                            (explicit, explicit)
+                                        );
+                                        assert_eq!(v.op == VideoOp::Set(CmpOp::Eq), *cmp == ".eq");
                                         assert_eq!(printed(&text), text, "canonical form");
                                         n += 1;
                                     }
@@ -491,13 +502,21 @@ fn cmp_type_rules() {
                 let tail = if bool_op.is_empty() { "" } else { ", !%c" };
                 let text = format!("setp.{c}{bool_op}.{ty} %p|%q, %a, %b{tail};");
                 assert_eq!(accepted(&text), cmp_expected(ty, c), "{text}");
-                if !cmp_expected(ty, c) {
+                if cmp_expected(ty, c) {
+                    let s = setp(&text);
+                    assert_eq!((s.cmp.name(), s.ty.name()), (c, ty));
+                    assert_eq!(printed(&text), text, "canonical form");
+                } else {
                     let (col, tok) = bad(&text, CMP);
                     assert_eq!((col, tok), (5, format!(".{c}")));
                 }
                 // `set` applies the rule to the source type.
                 let text = format!("set.{c}{bool_op}.u32.{ty} %d, %a, %b{tail};");
                 assert_eq!(accepted(&text), cmp_expected(ty, c), "{text}");
+                if cmp_expected(ty, c) {
+                    assert_eq!(printed(&text), text, "canonical form");
+                    ok(&text);
+                }
             }
         }
     }
@@ -685,6 +704,20 @@ fn immediates() {
     ] {
         let s = set(&format!("set.lt.and.f32.f32 %r1, %r2, %r3, {c};"));
         assert_eq!(s.bool_op, Some((BoolOp::And, PredSrc::Imm(v))), "{c}");
+    }
+    // ... but not when a bf16 type is involved (ptxas: "Arguments mismatch for instruction 'set'").
+    ok("set.eq.and.s32.f16x2 %r1, %r2, %r3, 1;");
+    ok("set.eq.and.f16.f32 %h1, %r2, %r3, 1;");
+    ok("set.eq.and.bf16.s32 %h1, %r2, 5, %p1;");
+    for t in [
+        "set.eq.and.s32.bf16x2 %r1, %r2, %r3, 1;",
+        "set.eq.and.bf16.f32 %h1, %r2, %r3, 1;",
+        "set.eq.and.u32.bf16 %r1, %h2, %h3, 1;",
+        "set.eq.and.bf16x2.bf16x2 %r1, %r2, %r3, !1;",
+        "set.eq.and.bf16.u32 %h1, %r2, %r3, 1;",
+    ] {
+        let (col, tok) = bad(t, "Arguments mismatch for instruction 'set'");
+        assert_eq!(tok, t[col - 1..t.len() - 1].trim_start_matches('!'), "{t}");
     }
     let Op::Selp(s) = ok("selp.u32 %r1, 1, 0, !1;").op else {
         panic!()
@@ -915,6 +948,19 @@ fn alu_types() {
     );
     bad("mov.u16 %h1, %laneid;", "Arguments mismatch");
     bad("mov.u32 %r1, 0f3F800000;", "Arguments mismatch");
+    // mov also copies f32/f64 (ptxas accepts `mov.f32 %r1, 1.0;`), bit for bit.
+    let Op::Alu(a) = ok("mov.f32 %r1, 1.0;").op else {
+        panic!()
+    };
+    assert_eq!(a.a, Operand::Imm(0x3F80_0000));
+    let Op::Alu(a) = ok("mov.f64 %rd1, 0d3FF0000000000000;").op else {
+        panic!()
+    };
+    assert_eq!(a.a, Operand::Imm(1f64.to_bits()));
+    bad(
+        "mov.f32 %r1, %laneid;",
+        "Special register argument not allowed for instruction 'mov'",
+    );
     let Op::Alu(a) = ok("mov.s16 %h1, -1;").op else {
         panic!()
     };
@@ -980,6 +1026,8 @@ fn registers_guards_comments() {
     );
     bad("@1 add.u32 %r1, %r2, %r3;", "syntax error");
     bad("@_ add.u32 %r1, %r2, %r3;", "syntax error");
+    bad("@% add.u32 %r1, %r2, %r3;", "syntax error");
+    bad("@%laneid add.u32 %r1, %r2, %r3;", "syntax error");
     // Not identifiers (ptxas: "Parsing error near '%'").
     bad("add.u32 %, %r2, %r3;", "syntax error");
     bad("add.u32 $, %r2, %r3;", "syntax error");
