@@ -105,3 +105,38 @@ fn repeat_stays_compressed() {
     }
     assert_eq!((n, last), (4_000_000, 3));
 }
+
+/// `.value` and `.expect` records of every shape survive asm -> dump -> asm.
+#[test]
+fn value_records_round_trip() {
+    let lanes = format!(
+        "{{{}}}",
+        (0..32)
+            .map(|l| format!("0x{:x}", l * 3))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let text = format!(
+        ".version 7.8\n.target sm_53\n.warps 2\n.mask 0x0000ffff\n.reg .b32 %r<2>;\n.reg .pred %p;\n.reg .b16 %h;\n\
+         mov.u32 %r0, %laneid;\n.repeat 3 {{ add.u32 %r1, %r1, %r0; .repeat 2 {{ setp.lt.u32 %p, %r1, 40; }} }}\n\
+         .value w1 4 %r1 = {lanes};\n.value w0 0 %r0 = 0x5;\n.expect w1 %p = true;\n.expect %h = 0xffff;\n.expect %r0 = {lanes};\n"
+    );
+    let t = sim_cli::kernel::parse_kernel("v.ptx", &text).unwrap();
+    assert_eq!(t.values.len(), 2);
+    assert_eq!(t.values[0].lanes.get(31), 93);
+    let b1 = sim_cli::binfmt::to_bytes(&t).unwrap();
+    let d = sim_cli::dump::dump(&sim_cli::binfmt::from_bytes(&b1).unwrap()).unwrap();
+    let t2 = sim_cli::kernel::parse_kernel("v2.ptx", &d).unwrap();
+    assert_eq!(sim_cli::binfmt::to_bytes(&t2).unwrap(), b1, "{d}");
+    assert!(
+        d.contains(".value w1 4 %r1 = {0x00000000, 0x00000003,"),
+        "{d}"
+    );
+    assert!(d.contains(".expect w1 %p = true;"), "{d}");
+    // A .value past the stream's end is refused.
+    let bad = text.replace(".value w1 4", ".value w1 99");
+    let e = sim_cli::kernel::parse_kernel("v.ptx", &bad)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("past the stream's end"), "{e}");
+}
