@@ -2,6 +2,7 @@
 //! emulated video) on each preset, 64 warps on one SM, execution included.
 //! Throughput is reported in warp instructions.
 
+#![allow(missing_docs)] // criterion_group! generates undocumented items
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use sim_core::*;
 use sim_isa::*;

@@ -219,11 +219,11 @@ impl Sm {
             let native = native_class(inst);
             let emulated_video = matches!(inst.op, Op::Video(_)) && cost.uops > 1;
             let first = if emulated_video {
-                UnitClass::IntAlu
+                UnitClass::Expansion
             } else {
                 native
             };
-            let rest = UnitClass::IntAlu;
+            let rest = UnitClass::Expansion;
             for c in [first, rest] {
                 if config.units.get(c).lanes_per_sm == 0 {
                     return Err(SimError::MissingUnit {
@@ -730,7 +730,7 @@ impl Sm {
     /// Advances one clock.
     pub fn step(&mut self) -> Result<(), SimError> {
         let now = self.cycle;
-        if now % self.cfg.issue_interval as u64 == 0 {
+        if now.next_multiple_of(self.cfg.issue_interval as u64) == now {
             for s in 0..self.scheds.len() {
                 self.schedule(s, now)?;
             }
@@ -757,7 +757,7 @@ impl Sm {
         let iv = self.cfg.issue_interval as u64;
         while self.live > 0 {
             let now = self.cycle;
-            if now % iv != 0 {
+            if now.next_multiple_of(iv) != now {
                 self.cycle = now.next_multiple_of(iv);
                 continue;
             }
