@@ -1,0 +1,357 @@
+//! Dynamic instruction streams: a compact loop structure over static
+//! instruction indices, replayed lazily with a small fixed stack.
+
+use serde::{Deserialize, Serialize};
+
+/// One element of a stream. A stream is a flat list of these; a
+/// [`StreamOp::Repeat`] owns the `body_len` ops that follow it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum StreamOp {
+    /// One static instruction.
+    Inst(u32),
+    /// Static instructions `start .. start + len`, in order (straight-line code).
+    Run {
+        /// First index.
+        start: u32,
+        /// How many (at least 1).
+        len: u32,
+    },
+    /// Repeat the next `body_len` ops `count` times (`.repeat count { ... }`).
+    Repeat {
+        /// Iterations (at least 1).
+        count: u64,
+        /// Ops in the body, nested ones included (at least 1).
+        body_len: u32,
+    },
+}
+
+/// Why a stream is malformed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum StreamError {
+    /// An index past the program.
+    #[error("op {op}: instruction index {index} is out of range (program has {len})")]
+    Index {
+        /// Op position.
+        op: usize,
+        /// The index.
+        index: u64,
+        /// Program length.
+        len: usize,
+    },
+    /// Zero count / empty body / empty run, or a body running past its parent.
+    #[error("op {op}: {msg}")]
+    Shape {
+        /// Op position.
+        op: usize,
+        /// What is wrong.
+        msg: &'static str,
+    },
+    /// Nested deeper than [`crate::limits::MAX_DEPTH`].
+    #[error("loops nested deeper than {max}")]
+    TooDeep {
+        /// The limit.
+        max: usize,
+    },
+    /// More dynamic instructions than [`crate::limits::MAX_DYNAMIC_PER_WARP`].
+    #[error("op {op}: stream expands to more than {max} dynamic instructions")]
+    TooLong {
+        /// The op (a repeat, when one overflows) where the count passed the limit.
+        op: usize,
+        /// The limit.
+        max: u64,
+    },
+}
+
+/// A validated stream with its precomputed dynamic length and nesting depth.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stream {
+    ops: Vec<StreamOp>,
+    dynamic_len: u64,
+    depth: usize,
+}
+
+impl Stream {
+    /// Validates `ops` against a program of `ninsts` instructions.
+    pub fn new(ops: Vec<StreamOp>, ninsts: usize) -> Result<Stream, StreamError> {
+        let (dynamic_len, depth) = analyse(&ops, ninsts)?;
+        Ok(Stream {
+            ops,
+            dynamic_len,
+            depth,
+        })
+    }
+
+    /// The ops.
+    pub fn ops(&self) -> &[StreamOp] {
+        &self.ops
+    }
+
+    /// Total dynamic instructions the stream yields.
+    pub fn dynamic_len(&self) -> u64 {
+        self.dynamic_len
+    }
+
+    /// Deepest loop nesting.
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+}
+
+/// Computes (dynamic length, depth) with checked arithmetic, rejecting shapes the
+/// replay cursor could not handle.
+fn analyse(ops: &[StreamOp], ninsts: usize) -> Result<(u64, usize), StreamError> {
+    use crate::limits::{MAX_DEPTH, MAX_DYNAMIC_PER_WARP};
+    let too_long = |op| StreamError::TooLong {
+        op,
+        max: MAX_DYNAMIC_PER_WARP,
+    };
+    // Frames: (repeat op, end op, repeat count, dynamic length accumulated in the body).
+    let mut stack: Vec<(usize, usize, u64, u64)> = Vec::new();
+    let mut total: u64 = 0;
+    let mut depth = 0;
+    let add = |stack: &mut Vec<(usize, usize, u64, u64)>, total: &mut u64, n: u64, op: usize| {
+        let slot = match stack.last_mut() {
+            Some(f) => &mut f.3,
+            None => total,
+        };
+        *slot = slot
+            .checked_add(n)
+            .filter(|&v| v <= MAX_DYNAMIC_PER_WARP)
+            .ok_or(too_long(op))?;
+        Ok::<(), StreamError>(())
+    };
+    let mut pc = 0;
+    loop {
+        while let Some(&(start, end, count, body)) = stack.last() {
+            if pc < end {
+                break;
+            }
+            stack.pop();
+            if body == 0 {
+                return Err(StreamError::Shape {
+                    op: start,
+                    msg: "repeat body yields no instructions",
+                });
+            }
+            let n = body.checked_mul(count).ok_or(too_long(start))?;
+            add(&mut stack, &mut total, n, start)?;
+        }
+        let Some(&op) = ops.get(pc) else { break };
+        match op {
+            StreamOp::Inst(i) => {
+                if i as usize >= ninsts {
+                    return Err(StreamError::Index {
+                        op: pc,
+                        index: i.into(),
+                        len: ninsts,
+                    });
+                }
+                add(&mut stack, &mut total, 1, pc)?;
+            }
+            StreamOp::Run { start, len } => {
+                let last = u64::from(start) + u64::from(len);
+                if len == 0 {
+                    return Err(StreamError::Shape {
+                        op: pc,
+                        msg: "empty run",
+                    });
+                }
+                if last > ninsts as u64 {
+                    return Err(StreamError::Index {
+                        op: pc,
+                        index: last - 1,
+                        len: ninsts,
+                    });
+                }
+                add(&mut stack, &mut total, len.into(), pc)?;
+            }
+            StreamOp::Repeat { count, body_len } => {
+                if count == 0 || body_len == 0 {
+                    return Err(StreamError::Shape {
+                        op: pc,
+                        msg: "repeat with zero count or empty body",
+                    });
+                }
+                let end = pc + 1 + body_len as usize;
+                let parent_end = stack.last().map_or(ops.len(), |f| f.1);
+                if end > parent_end {
+                    return Err(StreamError::Shape {
+                        op: pc,
+                        msg: "repeat body runs past its enclosing block",
+                    });
+                }
+                stack.push((pc, end, count, 0));
+                depth = depth.max(stack.len());
+                if depth > MAX_DEPTH {
+                    return Err(StreamError::TooDeep { max: MAX_DEPTH });
+                }
+            }
+        }
+        pc += 1;
+    }
+    Ok((total, depth))
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Frame {
+    start: u32,
+    end: u32,
+    remaining: u64,
+}
+
+/// Lazy replay of a [`Stream`]: yields static instruction indices one at a time
+/// with a stack sized once to the stream's depth, so stepping never allocates.
+#[derive(Clone, Debug)]
+pub struct Cursor {
+    stream: std::sync::Arc<Stream>,
+    pc: usize,
+    run_off: u32,
+    stack: Vec<Frame>,
+}
+
+impl Cursor {
+    /// A cursor at the start of `stream`.
+    pub fn new(stream: std::sync::Arc<Stream>) -> Cursor {
+        let depth = stream.depth;
+        Cursor {
+            stream,
+            pc: 0,
+            run_off: 0,
+            stack: Vec::with_capacity(depth),
+        }
+    }
+
+    /// The next static instruction index, or `None` at the end.
+    #[inline]
+    pub fn next_index(&mut self) -> Option<u32> {
+        let ops = &self.stream.ops;
+        loop {
+            if let Some(top) = self.stack.last_mut() {
+                if self.pc == top.end as usize {
+                    top.remaining -= 1;
+                    if top.remaining > 0 {
+                        self.pc = top.start as usize;
+                    } else {
+                        self.stack.pop();
+                    }
+                    continue;
+                }
+            }
+            match *ops.get(self.pc)? {
+                StreamOp::Inst(i) => {
+                    self.pc += 1;
+                    return Some(i);
+                }
+                StreamOp::Run { start, len } => {
+                    let i = start + self.run_off;
+                    self.run_off += 1;
+                    if self.run_off == len {
+                        self.run_off = 0;
+                        self.pc += 1;
+                    }
+                    return Some(i);
+                }
+                StreamOp::Repeat { count, body_len } => {
+                    // Validation guarantees count >= 1 and a non-empty body within bounds.
+                    self.pc += 1;
+                    let start = self.pc as u32;
+                    self.stack.push(Frame {
+                        start,
+                        end: start + body_len,
+                        remaining: count,
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Builds a stream in canonical form: consecutive indices merge into runs.
+/// Kernel text, `gen` and the trace reader all go through this, so text
+/// printed by `dump` re-assembles to identical ops.
+#[derive(Clone, Debug, Default)]
+pub struct StreamBuilder {
+    ops: Vec<StreamOp>,
+    open: Vec<usize>,
+    // Ops before this index belong to a repeat header or a closed body: never merge into them.
+    sealed: usize,
+}
+
+impl StreamBuilder {
+    /// Empty.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Appends one instruction index.
+    pub fn push(&mut self, i: u32) {
+        if self.ops.len() > self.sealed {
+            if let Some(last) = self.ops.last_mut() {
+                match *last {
+                    StreamOp::Inst(j) if j.checked_add(1) == Some(i) => {
+                        *last = StreamOp::Run { start: j, len: 2 };
+                        return;
+                    }
+                    StreamOp::Run { start, len }
+                        if start.checked_add(len) == Some(i) && len < u32::MAX =>
+                    {
+                        *last = StreamOp::Run {
+                            start,
+                            len: len + 1,
+                        };
+                        return;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        self.ops.push(StreamOp::Inst(i));
+    }
+
+    /// Opens `.repeat count {`.
+    pub fn open_repeat(&mut self, count: u64) {
+        self.open.push(self.ops.len());
+        self.ops.push(StreamOp::Repeat { count, body_len: 0 });
+        self.sealed = self.ops.len();
+    }
+
+    /// Closes the innermost repeat; returns false if none is open.
+    pub fn close_repeat(&mut self) -> bool {
+        let Some(p) = self.open.pop() else {
+            return false;
+        };
+        let body = (self.ops.len() - p - 1) as u32;
+        if let StreamOp::Repeat { body_len, .. } = &mut self.ops[p] {
+            *body_len = body;
+        }
+        self.sealed = self.ops.len();
+        true
+    }
+
+    /// Open repeat blocks.
+    pub fn depth(&self) -> usize {
+        self.open.len()
+    }
+
+    /// Ops so far.
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// No ops yet.
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    /// The ops (callers validate with [`Stream::new`]).
+    pub fn finish(self) -> Vec<StreamOp> {
+        self.ops
+    }
+}
+
+impl sim_core::WarpStream for Cursor {
+    #[inline]
+    fn next_index(&mut self) -> Option<u32> {
+        Cursor::next_index(self)
+    }
+}

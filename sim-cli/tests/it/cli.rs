@@ -1,0 +1,251 @@
+//! Exit codes and help texts.
+
+use crate::{parts, s, scratch, simcli};
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(parts(&simcli(&[])).0, 2);
+    assert_eq!(parts(&simcli(&["frobnicate"])).0, 2);
+    assert_eq!(parts(&simcli(&["run"])).0, 2);
+    assert_eq!(
+        parts(&simcli(&[
+            "run",
+            "traces/chain_set.ptx",
+            "--scheduler",
+            "fifo"
+        ]))
+        .0,
+        2
+    );
+    assert_eq!(
+        parts(&simcli(&["run", "traces/chain_set.ptx", "--sms", "0"])).0,
+        2
+    );
+    let (c, _, e) = parts(&simcli(&[
+        "run",
+        "traces/chain_set.ptx",
+        "--arch",
+        "gfx90a",
+    ]));
+    assert_eq!(c, 2);
+    assert!(e.contains("invalid target 'gfx90a'"), "{e}");
+    let (c, _, e) = parts(&simcli(&["run", "no/such/file.ptx"]));
+    assert_eq!(c, 2);
+    assert!(e.contains("no/such/file.ptx"), "{e}");
+}
+
+#[test]
+fn help_is_complete() {
+    let (c, out, _) = parts(&simcli(&["--help"]));
+    assert_eq!(c, 0);
+    for cmd in ["run", "asm", "dump", "gen", "conform", "eval", "Exit codes"] {
+        assert!(out.contains(cmd), "--help lacks {cmd}");
+    }
+    let (c, out, _) = parts(&simcli(&["run", "--help"]));
+    assert_eq!(c, 0);
+    for opt in [
+        "--arch",
+        "--sms",
+        "--threads",
+        "--scheduler",
+        "--format",
+        "--dump-regs",
+        "--check",
+        "lrr",
+        "gto",
+        "oldest",
+    ] {
+        assert!(out.contains(opt), "run --help lacks {opt}");
+    }
+    let (_, out, _) = parts(&simcli(&["gen", "--help"]));
+    for opt in [
+        "--warps",
+        "--instructions",
+        "--mix",
+        "--dep-distance",
+        "--seed",
+        "video",
+        "compare",
+        "half",
+        "mixed",
+    ] {
+        assert!(out.contains(opt), "gen --help lacks {opt}");
+    }
+}
+
+#[test]
+fn eval_prints_written_registers() {
+    let (c, out, e) = parts(&simcli(&[
+        "eval",
+        "--arch",
+        "sm_53",
+        "vadd4.u32.u32.u32.sat %r1, %r2, %r3, %r4;",
+        "%r2=0x01020304",
+        "%r3=0xfffefdfc",
+        "%r4=0",
+    ]));
+    assert_eq!(c, 0, "{e}");
+    // Every byte sum is 0x100, clamped to 0xff.
+    assert_eq!(out, "%r1 = 0xffffffff\n");
+    let (c, out, _) = parts(&simcli(&[
+        "eval",
+        "--arch",
+        "sm_30",
+        "setp.lt.u32 %p|%q, %a, %b;",
+        "%a=1",
+        "%b=2",
+    ]));
+    assert_eq!(c, 0);
+    assert_eq!(out, "%p = true\n%q = false\n");
+}
+
+#[test]
+fn eval_bad_text_uses_conform_classification() {
+    let (c, _, e) = parts(&simcli(&[
+        "eval",
+        "vadd4.u32.u32.u32.sat.add %r1, %r2, %r3, %r4;",
+    ]));
+    assert_eq!(c, 2);
+    assert!(e.starts_with("error invalid: "), "{e}");
+    let (c, _, e) = parts(&simcli(&[
+        "eval",
+        "--arch",
+        "sm_53",
+        "set.lt.u32.bf16x2 %r1, %r2, %r3;",
+    ]));
+    assert_eq!(c, 2);
+    assert!(e.starts_with("error arch: ") && e.contains("sm_90"), "{e}");
+    let (c, _, e) = parts(&simcli(&[
+        "eval",
+        "vadd4.u32.u32.u32 %r1, %r2, %r3, %r4;",
+        "%r2=0x100000000",
+    ]));
+    assert_eq!(c, 2, "{e}");
+}
+
+#[test]
+fn conform_exit_codes() {
+    let dir = scratch("conform");
+    let good = dir.join("good.jsonl");
+    let bad = dir.join("bad.jsonl");
+    std::fs::write(
+        &good,
+        "{\"arch\":\"sm_30\",\"ptx\":\"vadd2.u32.s32.u32 %r1.h10, %r2.h10, %r3.h30, %r1;\",\"in\":{\"%r2\":\"0xa1700001\",\"%r3\":\"0x93bd\",\"%r1\":\"0x7fff7fff\"},\"out\":{\"%r1\":\"0xa1700002\"}}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &bad,
+        "# a wrong expectation\n{\"arch\":\"sm_30\",\"ptx\":\"vadd2.u32.s32.u32 %r1.h10, %r2.h10, %r3.h30, %r1;\",\"in\":{\"%r2\":\"0xa1700001\",\"%r3\":\"0x93bd\",\"%r1\":\"0x7fff7fff\"},\"out\":{\"%r1\":\"0xa1700003\"}}\n",
+    )
+    .unwrap();
+    let (c, out, _) = parts(&simcli(&["conform", s(&good)]));
+    assert_eq!((c, out.as_str()), (0, "1 passed, 0 failed\n"));
+    let (c, out, _) = parts(&simcli(&["conform", s(&good), s(&bad)]));
+    assert_eq!(c, 1);
+    assert!(out.contains("bad.jsonl: line 2:"), "{out}");
+    assert!(out.ends_with("1 passed, 1 failed\n"), "{out}");
+    let public = "/work/shared/conformance/public.jsonl";
+    if std::path::Path::new(public).exists() {
+        let (c, out, _) = parts(&simcli(&["conform", public]));
+        assert_eq!(c, 0, "{out}");
+        assert!(out.contains(" passed, 0 failed"), "{out}");
+    }
+}
+
+#[test]
+fn scheduler_threads_sms_options() {
+    let base = parts(&simcli(&[
+        "run",
+        "traces/indep_cmp.ptx",
+        "--sms",
+        "4",
+        "--format",
+        "csv",
+    ]));
+    assert_eq!(base.0, 0, "{}", base.2);
+    let threaded = parts(&simcli(&[
+        "run",
+        "traces/indep_cmp.ptx",
+        "--sms",
+        "4",
+        "--threads",
+        "3",
+        "--format",
+        "csv",
+    ]));
+    assert_eq!(base.1, threaded.1, "thread count does not change results");
+    for sched in ["lrr", "gto", "oldest"] {
+        let (c, out, e) = parts(&simcli(&[
+            "run",
+            "traces/indep_cmp.ptx",
+            "--scheduler",
+            sched,
+        ]));
+        assert_eq!(c, 0, "{e}");
+        assert!(
+            out.contains(&format!("scheduler               {sched}")),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn gen_options_and_outputs() {
+    let dir = scratch("gen_opts");
+    let ptx = dir.join("g.ptx");
+    let (c, _, e) = parts(&simcli(&[
+        "gen",
+        "--warps",
+        "2",
+        "--instructions",
+        "50",
+        "--mix",
+        "video",
+        "--dep-distance",
+        "2",
+        "--arch",
+        "sm_30",
+        "-o",
+        s(&ptx),
+    ]));
+    assert_eq!(c, 0, "{e}");
+    let text = std::fs::read_to_string(&ptx).unwrap();
+    assert!(
+        text.contains(".target sm_30") && text.contains(".warps 2"),
+        "{text}"
+    );
+    let (c, out, e) = parts(&simcli(&["run", s(&ptx), "--format", "json"]));
+    assert_eq!(c, 0, "{e}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        v["warp_instructions"],
+        2 * 55,
+        "50 mix instructions + 5 prologue per warp"
+    );
+    // Half-precision set needs sm_53: refused at generation time for sm_30.
+    let (c, _, e) = parts(&simcli(&[
+        "gen",
+        "--instructions",
+        "50",
+        "--mix",
+        "half",
+        "--arch",
+        "sm_30",
+        "-o",
+        s(&ptx),
+    ]));
+    assert_eq!(c, 2);
+    assert!(e.contains("needs sm_53"), "{e}");
+    for bad in [
+        ["--instructions", "10", "--dep-distance", "0"],
+        ["--instructions", "10", "--warps", "0"],
+        ["--instructions", "0", "--seed", "1"],
+        ["--instructions", "10", "--mix", "fp64"],
+    ] {
+        let mut args = vec!["gen", "-o", s(&ptx)];
+        args.extend(bad);
+        let (c, _, e) = parts(&simcli(&args));
+        assert_eq!(c, 2, "{bad:?}");
+        assert!(!e.contains("more than once"), "{e}");
+    }
+}

@@ -1,0 +1,111 @@
+//! Kernel-text errors name file, line and column.
+
+use sim_cli::kernel::parse_kernel;
+
+fn err(text: &str) -> String {
+    parse_kernel("k.ptx", text).unwrap_err().to_string()
+}
+
+#[test]
+fn positions_and_messages() {
+    let hdr = ".target sm_53\n.reg .b32 %r<4>;\n";
+    assert_eq!(
+        err(&format!("{hdr}  add.u32 %r1, %x, 1;\n")),
+        "k.ptx:3:16: undeclared register '%x' (declare it with .reg)"
+    );
+    assert_eq!(
+        err(&format!("{hdr}.frob 3\n")),
+        "k.ptx:3:1: unknown directive '.frob'"
+    );
+    assert_eq!(
+        err(&format!("{hdr}/* never\nclosed\n")),
+        "k.ptx:3:1: unterminated /* comment"
+    );
+    assert_eq!(
+        err(&format!("{hdr}.repeat 2 {{\n add.u32 %r1, %r1, 1;\n")),
+        "k.ptx:3:1: .repeat block is never closed (missing '}')"
+    );
+    assert_eq!(
+        err(&format!("{hdr}.repeat 2 {{ }}\n")),
+        "k.ptx:3:1: empty .repeat body"
+    );
+    assert_eq!(
+        err(&format!("{hdr}.repeat 0 {{ add.u32 %r1, %r1, 1; }}\n")),
+        "k.ptx:3:9: '.repeat' needs a count of at least 1, got '0'"
+    );
+    assert_eq!(
+        err(&format!("{hdr}}}\n")),
+        "k.ptx:3:1: '}' without an open .repeat"
+    );
+    assert!(err(".reg .b32 %r<2>;\nadd.u32 %r1, %r1, 1;\n").contains("missing .target"));
+    assert!(err(".target sm_53\n.warps 0\n").starts_with("k.ptx:2:8: '.warps' needs a count"));
+    assert!(err(".target sm_53\n.mask 0\n").starts_with("k.ptx:2:7: '.mask' needs a non-zero"));
+    assert!(err(".target sm_53\n.reg .b32 %r;\n.reg .b32 %r;\n").contains("declared twice"));
+}
+
+/// Instruction errors from sim-isa are moved to file coordinates.
+#[test]
+fn instruction_error_columns_are_file_columns() {
+    let e = parse_kernel(
+        "k.ptx",
+        ".target sm_53\n.reg .b32 %r<5>;\n    vadd4.u32.u32.u32.sat.add %r1, %r2, %r3, %r4;\n",
+    )
+    .unwrap_err();
+    assert_eq!((e.line, e.col), (3, 26), "{e}");
+    assert_eq!(e.kind, Some(sim_isa::ErrorKind::Invalid));
+    assert!(e.msg.contains(".sat") && e.msg.contains(".add"), "{e}");
+}
+
+/// Absurd counts are refused with an error, not an allocation or an endless run.
+#[test]
+fn absurd_counts_are_bounded() {
+    let e = err(".target sm_53\n.reg .b32 %r<2>;\n.repeat 1000000000 {\n.repeat 1000000000 {\nadd.u32 %r1, %r1, 1;\n}\n}\n");
+    assert!(e.contains("dynamic instructions"), "{e}");
+    let e = err(".target sm_53\n.warps 65536\n.reg .b32 %r<2>;\n.repeat 100000000 { add.u32 %r1, %r1, 1; }\n");
+    assert!(e.contains("exceeds"), "{e}");
+    let e = err(".target sm_53\n.reg .b32 %r<99999999>;\n");
+    assert!(e.contains("register count must be"), "{e}");
+    let e = err(".target sm_53\n.repeat 99999999999999999999999 { }\n");
+    assert!(e.contains("needs a count"), "{e}");
+}
+
+#[test]
+fn directives_and_values() {
+    let b2 = format!(
+        "{{{}}}",
+        (0..32)
+            .map(|l| if l < 16 { "7" } else { "0" })
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let t = parse_kernel(
+        "k.ptx",
+        &"// header\n.version 7.8\n.target sm_90a\n.address_size 64\n.warps 3\n.mask 0x0000ffff\n\
+         .reg .pred %p<2>;\n.reg .b16 %h;\n.reg .b32 a, b;\n\
+         mov.u32 a, %warpid; /* inline */ setp.eq.u32 %p1, a, 2;\n\
+         @%p1 add.u32 b, a, 5;\n\
+         .expect w2 b = B2;\n.expect %h = 0;\n.expect w0 %p1 = false;\n"
+            .replace("B2", &b2),
+    )
+    .unwrap();
+    assert_eq!(t.target.to_string(), "sm_90a");
+    assert_eq!(t.version.unwrap().to_string(), "7.8");
+    assert_eq!(t.warps.len(), 3);
+    assert_eq!(t.warps[1].mask, 0xffff);
+    assert_eq!(t.insts.len(), 3);
+    assert_eq!(t.lines, vec![10, 10, 11]);
+    assert_eq!(t.expects.len(), 3);
+    let finals = t.functional_run(t.target);
+    assert!(t.check(&|w| finals.get(w as usize).cloned()).is_empty());
+    // Inactive lanes stay zero: lane 16 of b in warp 2.
+    assert_eq!(finals[2].lane(sim_isa::RegId(4), 16), 0);
+    assert_eq!(finals[2].lane(sim_isa::RegId(4), 15), 7);
+    assert!(
+        err(".target sm_53\n.reg .b16 %h;\nmov.u16 %h, 1;\n.expect %h = 0x10000;\n")
+            .contains("does not fit")
+    );
+    assert!(
+        err(".target sm_53\n.reg .b32 %r;\nmov.u32 %r, 1;\n.expect w5 %r = 1;\n")
+            .contains("names warp 5")
+    );
+}

@@ -1,0 +1,66 @@
+//! sim-cli integration tests: golden reports, round trips, --check, corrupt
+//! traces, CLI exit codes, kernel-text errors, and trace-reader fuzzing.
+
+mod check;
+mod cli;
+mod corrupt;
+mod fuzz;
+mod golden;
+mod kernel;
+mod roundtrip;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The workspace root (commands run there so paths in messages are stable).
+pub fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// Runs simcli with `args` from the workspace root.
+pub fn simcli(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_simcli"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("spawn simcli")
+}
+
+/// A fresh scratch directory for one test.
+pub fn scratch(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("sim-cli-it")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Every sample kernel, sorted.
+pub fn samples() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("traces"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ptx"))
+        .collect();
+    v.sort();
+    assert!(v.len() >= 8, "traces/ should hold the sample kernels");
+    v
+}
+
+/// Exit code, stdout, stderr as strings.
+pub fn parts(o: &Output) -> (i32, String, String) {
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+/// A path as &str for argument lists.
+pub fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}

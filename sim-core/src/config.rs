@@ -1,0 +1,413 @@
+//! SM configuration and the per-architecture presets.
+//!
+//! Every preset figure carries its source. Presets are derived, not copied:
+//! `sm_30` is `sm_13` plus the Kepler differences, `sm_53` is `sm_30` plus the
+//! Maxwell differences, `sm_90` is `sm_53` plus the Hopper differences, and any
+//! other `sm_XY` is its generation's preset plus stated differences.
+//!
+//! Sources, abbreviated in the comments:
+//! - **Guide**: CUDA C Programming Guide, "Arithmetic Instructions" throughput
+//!   table (results per clock per SM) and "Technical Specifications per Compute
+//!   Capability" table (resident warps).
+//! - **Tesla**: Lindholm et al., "NVIDIA Tesla: A Unified Graphics and Computing
+//!   Architecture", IEEE Micro 28(2), 2008 (GT200: 8 SPs, 1 warp-instr / 4 clocks).
+//! - **Kepler WP**: NVIDIA GeForce GTX 680 (GK104) whitepaper, 2012 (4 warp
+//!   schedulers x 2 dispatch units per SMX).
+//! - **Maxwell WP**: NVIDIA GeForce GTX 980 (GM204) whitepaper, 2014 (4 processing
+//!   blocks, one scheduler each); GM20B (Tegra X1) uses the same SMM.
+//! - **Hopper WP**: NVIDIA H100 Tensor Core GPU Architecture whitepaper, 2022
+//!   (4 SM sub-partitions, 16 INT32 lanes each).
+//! - **Volkov**: V. Volkov, "Understanding Latency Hiding on GPUs", PhD thesis,
+//!   UC Berkeley, 2016 (dependent arithmetic latency: GT200 24, Fermi 18,
+//!   Kepler 9, Maxwell/Pascal 6 cycles).
+//! - **Jia**: Jia et al., "Dissecting the NVIDIA Volta GPU Architecture via
+//!   Microbenchmarking", 2018 (4-cycle dependent ALU latency from Volta on).
+//! - **Wong**: Wong et al., "Demystifying GPU Microarchitecture through
+//!   Microbenchmarking", ISPASS 2010 (GT200 double precision ~2x single latency).
+//! - **research**: `shared/research/README.md`, which collects the above.
+
+use serde::Serialize;
+use sim_isa::Target;
+
+/// A functional-unit class. Each scheduler partition has one unit per class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum UnitClass {
+    /// Integer add/logic/move/select (and the machine instructions of emulated sequences).
+    IntAlu,
+    /// Integer compare / min / max (separate rate on Maxwell).
+    IntCmp,
+    /// FP32 (f32 compares).
+    Fp32,
+    /// FP16 (HSET2/HSETP2).
+    Fp16,
+    /// FP64 (f64 compares).
+    Fp64,
+    /// SIMD video unit (native `vadd2`... on Kepler).
+    Video,
+    /// Native `vabsdiff2/4` (Kepler at int rate, `VABSDIFF4` from Maxwell on).
+    VideoAbsdiff,
+    /// The machine instructions of an expansion after its first: ptxas mixes
+    /// ALU-pipe (LOP3, PRMT) and FMA-pipe (IMAD.IADD, IMAD.MOV) instructions so a
+    /// sequence sustains about one per clock per partition.
+    Expansion,
+}
+
+impl UnitClass {
+    /// Number of classes.
+    pub const COUNT: usize = 8;
+    /// Every class, in index order.
+    pub const ALL: [UnitClass; 8] = [
+        UnitClass::IntAlu,
+        UnitClass::IntCmp,
+        UnitClass::Fp32,
+        UnitClass::Fp16,
+        UnitClass::Fp64,
+        UnitClass::Video,
+        UnitClass::VideoAbsdiff,
+        UnitClass::Expansion,
+    ];
+    /// Dense index.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+    /// Name used in statistics.
+    pub const fn name(self) -> &'static str {
+        match self {
+            UnitClass::IntAlu => "int_alu",
+            UnitClass::IntCmp => "int_cmp",
+            UnitClass::Fp32 => "fp32",
+            UnitClass::Fp16 => "fp16",
+            UnitClass::Fp64 => "fp64",
+            UnitClass::Video => "video",
+            UnitClass::VideoAbsdiff => "video_absdiff",
+            UnitClass::Expansion => "expansion",
+        }
+    }
+}
+
+/// One functional-unit class of an SM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct UnitConfig {
+    /// 32-bit lanes per clock per SM (split evenly over the schedulers); 0 = absent.
+    /// A warp instruction occupies a partition's unit for `32 * schedulers / lanes` clocks.
+    pub lanes_per_sm: u32,
+    /// Cycles from issue until a dependent instruction may issue.
+    pub latency: u32,
+}
+
+impl UnitConfig {
+    /// A unit with `lanes_per_sm` lanes and `latency`.
+    pub const fn new(lanes_per_sm: u32, latency: u32) -> Self {
+        UnitConfig {
+            lanes_per_sm,
+            latency,
+        }
+    }
+    /// The absent unit.
+    pub const NONE: UnitConfig = UnitConfig {
+        lanes_per_sm: 0,
+        latency: 0,
+    };
+}
+
+/// Functional units of an SM, one field per [`UnitClass`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Units {
+    /// [`UnitClass::IntAlu`]
+    pub int_alu: UnitConfig,
+    /// [`UnitClass::IntCmp`]
+    pub int_cmp: UnitConfig,
+    /// [`UnitClass::Fp32`]
+    pub fp32: UnitConfig,
+    /// [`UnitClass::Fp16`]
+    pub fp16: UnitConfig,
+    /// [`UnitClass::Fp64`]
+    pub fp64: UnitConfig,
+    /// [`UnitClass::Video`]
+    pub video: UnitConfig,
+    /// [`UnitClass::VideoAbsdiff`]
+    pub video_absdiff: UnitConfig,
+    /// [`UnitClass::Expansion`]
+    pub expansion: UnitConfig,
+}
+
+impl Units {
+    /// The unit of `class`.
+    pub const fn get(&self, class: UnitClass) -> UnitConfig {
+        match class {
+            UnitClass::IntAlu => self.int_alu,
+            UnitClass::IntCmp => self.int_cmp,
+            UnitClass::Fp32 => self.fp32,
+            UnitClass::Fp16 => self.fp16,
+            UnitClass::Fp64 => self.fp64,
+            UnitClass::Video => self.video,
+            UnitClass::VideoAbsdiff => self.video_absdiff,
+            UnitClass::Expansion => self.expansion,
+        }
+    }
+}
+
+/// Which machine-code expansion table an SM uses ([`crate::lowering`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum LoweringArch {
+    /// Every PTX instruction is one machine instruction (GT200: no video, no f16).
+    Native,
+    /// Kepler (`sm_35` listings; every video instruction native).
+    Kepler,
+    /// Maxwell (`sm_53` counts; only `vabsdiff4.u32` native).
+    Maxwell,
+    /// Hopper (`sm_90` listings).
+    Hopper,
+}
+
+impl LoweringArch {
+    /// The table's architecture column (`sm_35`, `sm_53`, `sm_90`), or `None` for [`LoweringArch::Native`].
+    pub const fn table_arch(self) -> Option<&'static str> {
+        match self {
+            LoweringArch::Native => None,
+            LoweringArch::Kepler => Some("sm_35"),
+            LoweringArch::Maxwell => Some("sm_53"),
+            LoweringArch::Hopper => Some("sm_90"),
+        }
+    }
+}
+
+/// Every parameter of one SM. Plain data: build one from [`preset`] and edit fields.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SmConfig {
+    /// Preset name (`"sm_53 (GM20B)"`), for reports.
+    pub name: String,
+    /// Compute capability (`10 * major + minor`) the SM executes as.
+    pub sm: u32,
+    /// Maximum resident warps; further warps wait until one finishes.
+    pub resident_warps: u32,
+    /// Warp schedulers (partitions); warps are assigned round-robin.
+    pub schedulers: u32,
+    /// Micro-ops each scheduler may issue per issue slot (dual issue = 2).
+    pub issue_width: u32,
+    /// Clocks between a scheduler's issue slots (GT200: 4).
+    pub issue_interval: u32,
+    /// Functional units.
+    pub units: Units,
+    /// Expansion table for instructions without a native machine instruction.
+    pub lowering: LoweringArch,
+}
+
+/// Dependent integer ALU latency per generation (Volkov; Jia for sm_70+).
+const LAT_GT200: u32 = 24;
+const LAT_FERMI: u32 = 18;
+const LAT_KEPLER: u32 = 9;
+const LAT_MAXWELL: u32 = 6;
+const LAT_VOLTA_ON: u32 = 4;
+
+fn sm_13() -> SmConfig {
+    SmConfig {
+        name: "sm_13 (GT200)".into(),
+        sm: 13,
+        // Guide, resident warps per SM for 1.2/1.3: 32.
+        resident_warps: 32,
+        // Tesla: one instruction unit per SM.
+        schedulers: 1,
+        issue_width: 1,
+        // Tesla: a warp instruction is issued over 4 clocks to the 8 SPs.
+        issue_interval: 4,
+        units: Units {
+            // Guide 1.x: 32-bit int add/logic 8 per clock; Volkov: 24 cycles.
+            int_alu: UnitConfig::new(8, LAT_GT200),
+            // Guide 1.x: compare/min/max 8 per clock.
+            int_cmp: UnitConfig::new(8, LAT_GT200),
+            // Guide 1.x: f32 8 per clock.
+            fp32: UnitConfig::new(8, LAT_GT200),
+            // No half precision before sm_53 (PTX: f16 set needs sm_53).
+            fp16: UnitConfig::NONE,
+            // Guide 1.3: f64 1 per clock (one DP unit per SM); Wong: ~2x SP latency.
+            fp64: UnitConfig::new(1, 2 * LAT_GT200),
+            // No SIMD video instructions before sm_30 (PTX ISA).
+            video: UnitConfig::NONE,
+            video_absdiff: UnitConfig::NONE,
+            // Every instruction is native here; kept at the ALU's rate.
+            expansion: UnitConfig::new(8, LAT_GT200),
+        },
+        lowering: LoweringArch::Native,
+    }
+}
+
+fn sm_30() -> SmConfig {
+    let base = sm_13();
+    SmConfig {
+        name: "sm_30 (GK104)".into(),
+        sm: 30,
+        // Guide, 3.0: 64 resident warps.
+        resident_warps: 64,
+        // Kepler WP: 4 warp schedulers, 2 dispatch units each.
+        schedulers: 4,
+        issue_width: 2,
+        issue_interval: 1,
+        units: Units {
+            // Guide 3.0: 32-bit int add 160 per clock; Volkov: 9 cycles.
+            int_alu: UnitConfig::new(160, LAT_KEPLER),
+            // Guide 3.0: compare/min/max 160.
+            int_cmp: UnitConfig::new(160, LAT_KEPLER),
+            // Guide 3.0: f32 192; latency assumed equal to the ALU's (Volkov).
+            fp32: UnitConfig::new(192, LAT_KEPLER),
+            // Guide 3.0: f64 8 per clock (GK104); latency assumed equal to the ALU's.
+            fp64: UnitConfig::new(8, LAT_KEPLER),
+            // Guide 3.0: SIMD video 32 per clock, vabsdiff2/4 160.
+            video: UnitConfig::new(32, LAT_KEPLER),
+            video_absdiff: UnitConfig::new(160, LAT_KEPLER),
+            // Selector PRMTs run on the integer ALU (Guide 3.0: 160).
+            expansion: UnitConfig::new(160, LAT_KEPLER),
+            ..base.units
+        },
+        // research: on sm_35 every video variant is one machine instruction.
+        lowering: LoweringArch::Kepler,
+    }
+}
+
+fn sm_53() -> SmConfig {
+    let base = sm_30();
+    SmConfig {
+        name: "sm_53 (GM20B)".into(),
+        sm: 53,
+        // Maxwell WP: 4 processing blocks, one scheduler each, one issue per clock
+        // counted here (research: "GM20B 4 partitions x 1 issue").
+        issue_width: 1,
+        units: Units {
+            // Guide 5.x: 32-bit int add 128; Volkov: 6 cycles.
+            int_alu: UnitConfig::new(128, LAT_MAXWELL),
+            // Guide 5.x: compare/min/max 64.
+            int_cmp: UnitConfig::new(64, LAT_MAXWELL),
+            // Guide 5.x: f32 128.
+            fp32: UnitConfig::new(128, LAT_MAXWELL),
+            // Guide 5.3: half2 256 results per clock = 128 32-bit lanes of HSET2.
+            fp16: UnitConfig::new(256 / 2, LAT_MAXWELL),
+            // Guide 5.3: f64 4 per clock.
+            fp64: UnitConfig::new(4, LAT_MAXWELL),
+            // Guide 5.x: SIMD video is "multiple instructions": emulated (lowering table).
+            video: UnitConfig::NONE,
+            // Native VABSDIFF4; no published rate: assumed the compare/min/max rate (64).
+            video_absdiff: UnitConfig::new(64, LAT_MAXWELL),
+            // Expansions issue at one machine instruction per clock per partition
+            // (4 x 32 lanes; Maxwell WP: 32 lanes per processing block).
+            expansion: UnitConfig::new(128, LAT_MAXWELL),
+        },
+        // sm_53 expansion counts (derived by tools/lowering/derive.py).
+        lowering: LoweringArch::Maxwell,
+        ..base
+    }
+}
+
+fn sm_90() -> SmConfig {
+    let base = sm_53();
+    SmConfig {
+        name: "sm_90 (GH100)".into(),
+        sm: 90,
+        units: Units {
+            // Guide 9.0: 32-bit int add 64 per clock (Hopper WP: 16 INT32 lanes per
+            // partition); Jia: 4-cycle dependent latency from Volta on.
+            int_alu: UnitConfig::new(64, LAT_VOLTA_ON),
+            // Guide 9.0: compare/min/max 64.
+            int_cmp: UnitConfig::new(64, LAT_VOLTA_ON),
+            // Guide 9.0: f32 128.
+            fp32: UnitConfig::new(128, LAT_VOLTA_ON),
+            // Guide 9.0: half2 256 results = 128 lanes of HSET2.
+            fp16: UnitConfig::new(256 / 2, LAT_VOLTA_ON),
+            // Guide 9.0: f64 64 per clock; latency assumed equal to the ALU's.
+            fp64: UnitConfig::new(64, LAT_VOLTA_ON),
+            // Native VABSDIFF4 at the integer rate 64 (issue 3 table).
+            video_absdiff: UnitConfig::new(64, LAT_VOLTA_ON),
+            // One machine instruction per clock per partition: ptxas balances the
+            // 16-lane INT32 pipe and the 32-lane FMA pipe (IMAD.IADD/IMAD.MOV) in
+            // its expansions (research listings), Hopper WP: 4 partitions.
+            expansion: UnitConfig::new(128, LAT_VOLTA_ON),
+            ..base.units
+        },
+        lowering: LoweringArch::Hopper,
+        ..base
+    }
+}
+
+/// The preset for `target`: `sm_13`, `sm_30`, `sm_53`, `sm_90`, or for any other
+/// `sm_XY` its generation's preset with the stated differences.
+pub fn preset(target: Target) -> SmConfig {
+    let sm = target.sm;
+    let mut c = match sm {
+        0..=19 => sm_13(),
+        20..=29 => {
+            // Fermi: nearest preset is Kepler; differences from the Guide (2.x:
+            // 48 resident warps, int add 32 per clock) and Fermi WP (2 schedulers,
+            // single issue); Volkov: 18 cycles. No video before sm_30.
+            let mut c = sm_30();
+            c.resident_warps = 48;
+            c.schedulers = 2;
+            c.issue_width = 1;
+            c.units = Units {
+                int_alu: UnitConfig::new(32, LAT_FERMI),
+                expansion: UnitConfig::new(32, LAT_FERMI),
+                int_cmp: UnitConfig::new(32, LAT_FERMI),
+                fp32: UnitConfig::new(32, LAT_FERMI),
+                fp64: UnitConfig::new(16, LAT_FERMI),
+                video: UnitConfig::NONE,
+                video_absdiff: UnitConfig::NONE,
+                ..c.units
+            };
+            c
+        }
+        30..=39 => sm_30(),
+        40..=69 => sm_53(),
+        _ => sm_90(),
+    };
+    match sm {
+        // Guide 1.0/1.1: 24 resident warps, no f64.
+        10 | 11 => {
+            c.resident_warps = 24;
+            c.units.fp64 = UnitConfig::NONE;
+        }
+        12 => c.units.fp64 = UnitConfig::NONE,
+        // Guide 3.5/3.7: f64 64 per clock (GK110/GK210).
+        35 | 37 => c.units.fp64.lanes_per_sm = 64,
+        // Guide 5.0/5.2: no f16 arithmetic.
+        50 | 52 => c.units.fp16 = UnitConfig::NONE,
+        // Guide 6.0: f64 32 per clock; 6.1: f16x2 2 per clock (1 lane of HSET2).
+        60 => c.units.fp64.lanes_per_sm = 32,
+        61 => c.units.fp16.lanes_per_sm = 1,
+        _ => {}
+    }
+    if !matches!(sm, 13 | 30 | 53 | 90) {
+        c.name = format!("sm_{sm} (from {})", c.name);
+        c.sm = sm;
+    }
+    c
+}
+
+/// Warp scheduling policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Default)]
+pub enum SchedPolicy {
+    /// Loose round-robin: start after the warp that issued last.
+    #[default]
+    Lrr,
+    /// Greedy-then-oldest: keep the last warp while it can issue, else the oldest.
+    Gto,
+    /// Always the oldest ready warp.
+    Oldest,
+}
+
+impl SchedPolicy {
+    /// Parses `lrr`, `gto`, `oldest`.
+    pub fn parse(s: &str) -> Option<SchedPolicy> {
+        match s {
+            "lrr" => Some(SchedPolicy::Lrr),
+            "gto" => Some(SchedPolicy::Gto),
+            "oldest" => Some(SchedPolicy::Oldest),
+            _ => None,
+        }
+    }
+    /// Name as accepted by [`SchedPolicy::parse`].
+    pub const fn name(self) -> &'static str {
+        match self {
+            SchedPolicy::Lrr => "lrr",
+            SchedPolicy::Gto => "gto",
+            SchedPolicy::Oldest => "oldest",
+        }
+    }
+}

@@ -1,0 +1,837 @@
+//! One SM: resident warps, schedulers, scoreboard, functional units.
+
+use crate::config::{SchedPolicy, SmConfig, UnitClass};
+use crate::lowering::{self, alu_name};
+use crate::stats::{OpStats, Stalls, Stats, UnitStats};
+use crate::{Program, SimError, WarpLaunch, WarpStream};
+use sim_isa::{ExecCtx, Instruction, Op, RegId, Type, TypeKind, VideoOp, WarpRegs, WARP_SIZE};
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+const NONE: u32 = u32::MAX;
+const NCLASS: usize = UnitClass::COUNT;
+
+/// Everything the hot loop needs about one program instruction, computed once.
+#[derive(Clone, Copy, Debug)]
+struct InstInfo {
+    /// Unit of the first micro-op (the native operation).
+    first_class: u8,
+    /// Unit of the remaining micro-ops of an expansion.
+    rest_class: u8,
+    uops: u16,
+    steps: u16,
+    /// Latency of a critical step.
+    latency: u32,
+    op_id: u16,
+    uses: [u32; 6],
+    nuses: u8,
+    writes: [u32; 2],
+    nwrites: u8,
+    /// Guard register and negation; `NONE` when unguarded.
+    guard: u32,
+    guard_neg: bool,
+}
+
+enum Source {
+    Stream(Box<dyn WarpStream>),
+    Host { queue: VecDeque<u32>, closed: bool },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum WarpState {
+    Pending,
+    Resident,
+    Done,
+}
+
+struct Warp {
+    id: u32,
+    active: u32,
+    source: Source,
+    regs: WarpRegs,
+    /// Per register: cycle its pending write completes.
+    ready_at: Vec<u64>,
+    state: WarpState,
+    /// Instruction waiting to start, or `NONE`.
+    cur: u32,
+    /// Cycle `cur`'s operands are all ready (scoreboard, precomputed at fetch:
+    /// only the warp's own issues change its registers).
+    cur_ready: u64,
+    /// Instruction whose micro-ops are being issued, or `NONE`.
+    seq_inst: u32,
+    crit_left: u16,
+    fill_left: u16,
+    next_crit: u64,
+    seq_start: u64,
+    seq_threads: u32,
+}
+
+#[derive(Default)]
+struct Sched {
+    /// Warp indices, oldest first.
+    warps: Vec<usize>,
+    /// LRR: position to start the next scan at.
+    rr_next: usize,
+    /// GTO: position of the greedy warp.
+    greedy: Option<usize>,
+    issues: u64,
+    stalls: Stalls,
+    /// Outcome of the last slot (for idle-cycle skipping).
+    last: Outcome,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug, Default)]
+enum Outcome {
+    #[default]
+    Empty,
+    Dep,
+    Unit,
+    Issued,
+}
+
+/// A cycle-approximate SM. See the crate documentation for the model.
+pub struct Sm {
+    cfg: SmConfig,
+    prog: Arc<Program>,
+    policy: SchedPolicy,
+    info: Vec<InstInfo>,
+    op_names: Vec<String>,
+    warps: Vec<Warp>,
+    by_id: BTreeMap<u32, usize>,
+    pending: VecDeque<usize>,
+    resident: u32,
+    next_sched: usize,
+    scheds: Vec<Sched>,
+    /// Per (scheduler, class): tick at which the unit is free (ticks = cycles * scale).
+    unit_free: Vec<u64>,
+    unit_scale: [u64; NCLASS],
+    unit_occ: [u64; NCLASS],
+    unit_ops: [u64; NCLASS],
+    cycle: u64,
+    /// Latest result-ready cycle seen (the SM is finished when it passes).
+    drain: u64,
+    live: usize,
+    warp_instructions: u64,
+    thread_instructions: u64,
+    micro_ops: u64,
+    op_acc: Vec<OpStats>,
+    /// Earliest cycle a dependency-stalled warp becomes ready (this cycle's scan).
+    min_event: u64,
+    /// Optional record of instruction starts (tests, debugging); bounded, preallocated.
+    log: Vec<IssueEvent>,
+    log_cap: usize,
+}
+
+/// One instruction start, as recorded by [`Sm::record_issues`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IssueEvent {
+    /// Clock of the first micro-op.
+    pub cycle: u64,
+    /// Scheduler.
+    pub sched: u32,
+    /// Warp id.
+    pub warp_id: u32,
+    /// Index into [`Program::insts`].
+    pub inst: u32,
+}
+
+fn mnemonic(inst: &Instruction) -> String {
+    match &inst.op {
+        Op::Video(v) => {
+            let base = match v.op {
+                VideoOp::Add => "vadd",
+                VideoOp::Sub => "vsub",
+                VideoOp::Avrg => "vavrg",
+                VideoOp::Absdiff => "vabsdiff",
+                VideoOp::Min => "vmin",
+                VideoOp::Max => "vmax",
+                VideoOp::Set(_) => "vset",
+            };
+            format!("{base}{}", v.simd.lanes())
+        }
+        Op::Set(_) => "set".into(),
+        Op::Setp(_) => "setp".into(),
+        Op::Selp(_) => "selp".into(),
+        Op::Slct(_) => "slct".into(),
+        Op::Alu(a) => alu_name(a.op).into(),
+    }
+}
+
+/// Unit class of an instruction's native (first) machine instruction.
+fn native_class(inst: &Instruction) -> UnitClass {
+    let cmp_class = |t: Type| match t.kind() {
+        TypeKind::Float | TypeKind::BFloat => match t {
+            Type::F64 => UnitClass::Fp64,
+            Type::F32 => UnitClass::Fp32,
+            _ => UnitClass::Fp16,
+        },
+        _ => UnitClass::IntCmp,
+    };
+    match &inst.op {
+        Op::Video(v) if v.op == VideoOp::Absdiff => UnitClass::VideoAbsdiff,
+        Op::Video(_) => UnitClass::Video,
+        Op::Set(s) => cmp_class(s.stype),
+        Op::Setp(s) => cmp_class(s.ty),
+        Op::Slct(s) if s.ctype == Type::F32 => UnitClass::Fp32,
+        Op::Slct(_) => UnitClass::IntCmp,
+        Op::Selp(_) | Op::Alu(_) => UnitClass::IntAlu,
+    }
+}
+
+impl Sm {
+    /// An SM with no warps. Fails if an instruction uses a register at or above
+    /// [`Program::nregs`] or a unit the configuration lacks.
+    pub fn new(
+        config: SmConfig,
+        program: Arc<Program>,
+        policy: SchedPolicy,
+    ) -> Result<Sm, SimError> {
+        if config.schedulers == 0 || config.issue_width == 0 || config.issue_interval == 0 {
+            return Err(SimError::BadConfig(
+                "schedulers, issue_width and issue_interval must be at least 1".into(),
+            ));
+        }
+        if config.resident_warps == 0 {
+            return Err(SimError::BadConfig(
+                "resident_warps must be at least 1".into(),
+            ));
+        }
+        let nsched = config.schedulers as usize;
+        let mut unit_scale = [0u64; NCLASS];
+        let mut unit_occ = [0u64; NCLASS];
+        for c in UnitClass::ALL {
+            let u = config.units.get(c);
+            // Time in ticks of 1/lanes_per_sm clock: a partition gets lanes/nsched
+            // lanes per clock, so a 32-lane warp op takes 32*nsched ticks.
+            unit_scale[c.index()] = u.lanes_per_sm as u64;
+            unit_occ[c.index()] = WARP_SIZE as u64 * nsched as u64;
+        }
+        let mut names: BTreeMap<String, u16> = BTreeMap::new();
+        let mut op_names = Vec::new();
+        let mut info = Vec::with_capacity(program.insts.len());
+        for (index, inst) in program.insts.iter().enumerate() {
+            let name = mnemonic(inst);
+            let op_id = *names.entry(name.clone()).or_insert_with(|| {
+                op_names.push(name);
+                (op_names.len() - 1) as u16
+            });
+            let cost = lowering::cost(config.lowering, inst);
+            let native = native_class(inst);
+            let emulated_video = matches!(inst.op, Op::Video(_)) && cost.uops > 1;
+            let first = if emulated_video {
+                UnitClass::Expansion
+            } else {
+                native
+            };
+            let rest = UnitClass::Expansion;
+            for c in [first, rest] {
+                if config.units.get(c).lanes_per_sm == 0 {
+                    return Err(SimError::MissingUnit {
+                        index,
+                        unit: c.name(),
+                        config: config.name.clone(),
+                    });
+                }
+            }
+            let latency = if cost.uops == 1 {
+                config.units.get(first).latency
+            } else {
+                config.units.get(rest).latency
+            };
+            let mut ii = InstInfo {
+                first_class: first as u8,
+                rest_class: rest as u8,
+                uops: cost.uops,
+                steps: cost.steps,
+                latency: latency.max(1),
+                op_id,
+                uses: [0; 6],
+                nuses: 0,
+                writes: [0; 2],
+                nwrites: 0,
+                guard: NONE,
+                guard_neg: false,
+            };
+            for u in inst.reg_uses().iter() {
+                if u.reg.0 as usize >= program.nregs {
+                    return Err(SimError::BadRegister {
+                        index,
+                        reg: u.reg.0,
+                        nregs: program.nregs,
+                    });
+                }
+                ii.uses[ii.nuses as usize] = u.reg.0;
+                ii.nuses += 1;
+                if u.write && (ii.nwrites as usize) < 2 {
+                    ii.writes[ii.nwrites as usize] = u.reg.0;
+                    ii.nwrites += 1;
+                }
+            }
+            if let Some(g) = inst.guard {
+                ii.guard = g.reg.0;
+                ii.guard_neg = g.negate;
+            }
+            info.push(ii);
+        }
+        let nops = op_names.len();
+        Ok(Sm {
+            unit_free: vec![0; nsched * NCLASS],
+            scheds: (0..nsched).map(|_| Sched::default()).collect(),
+            cfg: config,
+            prog: program,
+            policy,
+            info,
+            op_names,
+            warps: Vec::new(),
+            by_id: BTreeMap::new(),
+            pending: VecDeque::new(),
+            resident: 0,
+            next_sched: 0,
+            unit_scale,
+            unit_occ,
+            unit_ops: [0; NCLASS],
+            cycle: 0,
+            drain: 0,
+            live: 0,
+            warp_instructions: 0,
+            thread_instructions: 0,
+            micro_ops: 0,
+            op_acc: vec![OpStats::default(); nops],
+            min_event: u64::MAX,
+            log: Vec::new(),
+            log_cap: 0,
+        })
+    }
+
+    /// Records the first `capacity` instruction starts (storage reserved now, so
+    /// the hot loop stays allocation-free); read them with [`Sm::issue_log`].
+    pub fn record_issues(&mut self, capacity: usize) {
+        self.log = Vec::with_capacity(capacity);
+        self.log_cap = capacity;
+    }
+
+    /// Instruction starts recorded since [`Sm::record_issues`], in issue order.
+    pub fn issue_log(&self) -> &[IssueEvent] {
+        &self.log
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &SmConfig {
+        &self.cfg
+    }
+
+    /// Current clock.
+    pub fn cycle(&self) -> u64 {
+        self.cycle
+    }
+
+    fn push_warp(&mut self, warp_id: u32, active: u32, source: Source) -> Result<(), SimError> {
+        if self.by_id.contains_key(&warp_id) {
+            return Err(SimError::DuplicateWarp(warp_id));
+        }
+        let n = self.prog.nregs;
+        let idx = self.warps.len();
+        self.warps.push(Warp {
+            id: warp_id,
+            active,
+            source,
+            regs: WarpRegs::new(n),
+            ready_at: vec![0; n],
+            state: WarpState::Pending,
+            cur: NONE,
+            cur_ready: 0,
+            seq_inst: NONE,
+            crit_left: 0,
+            fill_left: 0,
+            next_crit: 0,
+            seq_start: 0,
+            seq_threads: 0,
+        });
+        self.by_id.insert(warp_id, idx);
+        self.live += 1;
+        self.pending.push_back(idx);
+        self.admit()
+    }
+
+    /// Adds a warp. It becomes resident at once if a slot is free, otherwise when
+    /// an earlier warp finishes (in the order added).
+    pub fn add_warp(&mut self, launch: WarpLaunch) -> Result<(), SimError> {
+        self.push_warp(launch.warp_id, launch.active, Source::Stream(launch.stream))
+    }
+
+    /// Adds a warp fed by the host with [`Sm::push_instruction`] and ended with
+    /// [`Sm::close_warp`].
+    pub fn add_host_warp(&mut self, warp_id: u32, active: u32) -> Result<(), SimError> {
+        self.push_warp(
+            warp_id,
+            active,
+            Source::Host {
+                queue: VecDeque::new(),
+                closed: false,
+            },
+        )
+    }
+
+    /// Appends one dynamic instruction (index into [`Program::insts`]) to a host warp.
+    pub fn push_instruction(&mut self, warp_id: u32, index: u32) -> Result<(), SimError> {
+        let &wi = self
+            .by_id
+            .get(&warp_id)
+            .ok_or(SimError::UnknownWarp(warp_id))?;
+        if index as usize >= self.prog.insts.len() {
+            return Err(SimError::BadIndex {
+                warp_id,
+                index,
+                len: self.prog.insts.len(),
+            });
+        }
+        let w = &mut self.warps[wi];
+        match &mut w.source {
+            Source::Host {
+                queue,
+                closed: false,
+            } => queue.push_back(index),
+            _ => return Err(SimError::NotHostWarp(warp_id)),
+        }
+        if w.state == WarpState::Resident && w.cur == NONE && w.seq_inst == NONE {
+            self.fetch(wi)?;
+        }
+        Ok(())
+    }
+
+    /// Ends a host warp: it finishes once its queued instructions have issued.
+    pub fn close_warp(&mut self, warp_id: u32) -> Result<(), SimError> {
+        let &wi = self
+            .by_id
+            .get(&warp_id)
+            .ok_or(SimError::UnknownWarp(warp_id))?;
+        let w = &mut self.warps[wi];
+        match &mut w.source {
+            Source::Host { closed, .. } => *closed = true,
+            _ => return Err(SimError::NotHostWarp(warp_id)),
+        }
+        if w.state == WarpState::Resident && w.cur == NONE && w.seq_inst == NONE {
+            self.fetch(wi)?;
+        }
+        Ok(())
+    }
+
+    /// Whether a host warp has nothing queued (the host should push or close it).
+    pub fn warp_waiting(&self, warp_id: u32) -> bool {
+        match self.by_id.get(&warp_id).map(|&i| &self.warps[i]) {
+            Some(w) => {
+                w.state != WarpState::Done
+                    && matches!(&w.source, Source::Host { queue, closed: false } if queue.is_empty())
+            }
+            None => false,
+        }
+    }
+
+    fn admit(&mut self) -> Result<(), SimError> {
+        while self.resident < self.cfg.resident_warps {
+            let Some(wi) = self.pending.pop_front() else {
+                break;
+            };
+            self.resident += 1;
+            self.warps[wi].state = WarpState::Resident;
+            let s = self.next_sched % self.scheds.len();
+            self.next_sched += 1;
+            self.scheds[s].warps.push(wi);
+            tracing::debug!(
+                cycle = self.cycle,
+                warp = self.warps[wi].id,
+                sched = s,
+                "warp admitted"
+            );
+            self.fetch(wi)?;
+        }
+        Ok(())
+    }
+
+    /// Loads the warp's next instruction and its scoreboard-ready cycle, or
+    /// retires the warp when its stream ends.
+    fn fetch(&mut self, wi: usize) -> Result<(), SimError> {
+        let len = self.prog.insts.len();
+        let w = &mut self.warps[wi];
+        let next = match &mut w.source {
+            Source::Stream(s) => Ok(s.next_index()),
+            Source::Host { queue, closed } => match queue.pop_front() {
+                Some(i) => Ok(Some(i)),
+                None if *closed => Ok(None),
+                None => Err(()),
+            },
+        };
+        match next {
+            Ok(Some(i)) => {
+                if i as usize >= len {
+                    w.cur = NONE;
+                    return Err(SimError::BadIndex {
+                        warp_id: w.id,
+                        index: i,
+                        len,
+                    });
+                }
+                let ii = &self.info[i as usize];
+                let mut r = 0;
+                for &u in &ii.uses[..ii.nuses as usize] {
+                    r = r.max(w.ready_at[u as usize]);
+                }
+                w.cur = i;
+                w.cur_ready = r;
+            }
+            Ok(None) => {
+                w.cur = NONE;
+                self.retire(wi)?;
+            }
+            Err(()) => w.cur = NONE,
+        }
+        Ok(())
+    }
+
+    fn retire(&mut self, wi: usize) -> Result<(), SimError> {
+        self.warps[wi].state = WarpState::Done;
+        self.live -= 1;
+        self.resident -= 1;
+        tracing::debug!(
+            cycle = self.cycle,
+            warp = self.warps[wi].id,
+            "warp finished"
+        );
+        for s in &mut self.scheds {
+            if let Some(p) = s.warps.iter().position(|&x| x == wi) {
+                s.warps.remove(p);
+                if s.rr_next > p {
+                    s.rr_next -= 1;
+                }
+                s.greedy = match s.greedy {
+                    Some(g) if g == p => None,
+                    Some(g) if g > p => Some(g - 1),
+                    g => g,
+                };
+                break;
+            }
+        }
+        self.admit()
+    }
+
+    /// Whether every warp has finished and its results are written.
+    pub fn is_done(&self) -> bool {
+        self.live == 0
+    }
+
+    /// A warp's registers (resident, pending or finished).
+    pub fn warp_regs(&self, warp_id: u32) -> Option<&WarpRegs> {
+        self.by_id.get(&warp_id).map(|&i| &self.warps[i].regs)
+    }
+
+    /// Ids of the warps on this SM, ascending.
+    pub fn warp_ids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.by_id.keys().copied()
+    }
+
+    /// Tries to reserve the unit; true if the micro-op may issue this cycle.
+    #[inline]
+    fn unit_take(&mut self, sched: usize, class: usize, now: u64) -> bool {
+        let scale = self.unit_scale[class];
+        let slot = &mut self.unit_free[sched * NCLASS + class];
+        // Free at some point during this clock: lets fractional rates (40 lanes
+        // per partition = 1.25 ops/clock) come out exact on average.
+        if *slot < (now + 1) * scale {
+            *slot = (*slot).max(now * scale) + self.unit_occ[class];
+            self.unit_ops[class] += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Tries to issue one micro-op of warp `wi` on scheduler `sched`.
+    fn try_issue(&mut self, wi: usize, sched: usize, now: u64) -> Result<Outcome, SimError> {
+        let w = &self.warps[wi];
+        if w.seq_inst != NONE {
+            let ii = self.info[w.seq_inst as usize];
+            // Critical steps wait for the previous step's result; the other
+            // micro-ops fill the slots in between. The last critical step writes
+            // the destination, so it goes after every filler.
+            let crit = now >= w.next_crit && (w.crit_left > 1 || w.fill_left == 0);
+            if !crit && w.fill_left == 0 {
+                self.min_event = self.min_event.min(w.next_crit);
+                return Ok(Outcome::Dep);
+            }
+            if !self.unit_take(sched, ii.rest_class as usize, now) {
+                return Ok(Outcome::Unit);
+            }
+            self.issue_uop(wi, sched, now, crit, ii)?;
+            return Ok(Outcome::Issued);
+        }
+        if w.cur == NONE {
+            return Ok(Outcome::Empty);
+        }
+        if now < w.cur_ready {
+            self.min_event = self.min_event.min(w.cur_ready);
+            return Ok(Outcome::Dep);
+        }
+        let idx = w.cur;
+        let ii = self.info[idx as usize];
+        if !self.unit_take(sched, ii.first_class as usize, now) {
+            return Ok(Outcome::Unit);
+        }
+        // Start the instruction: execute it functionally now.
+        let w = &mut self.warps[wi];
+        let mut lanes = w.active;
+        if ii.guard != NONE {
+            let g = w.regs.get(RegId(ii.guard));
+            let mut m = 0u32;
+            for (l, v) in g.iter().enumerate() {
+                m |= ((*v != 0) as u32) << l;
+            }
+            lanes &= if ii.guard_neg { !m } else { m };
+        }
+        let inst = &self.prog.insts[idx as usize];
+        sim_isa::execute(
+            inst,
+            &ExecCtx {
+                target: self.prog.target,
+                warp_id: w.id,
+            },
+            &mut w.regs,
+            w.active,
+        );
+        tracing::trace!(
+            cycle = now,
+            sched,
+            warp = w.id,
+            inst = idx,
+            uops = ii.uops,
+            "issue"
+        );
+        if self.log.len() < self.log_cap {
+            self.log.push(IssueEvent {
+                cycle: now,
+                sched: sched as u32,
+                warp_id: w.id,
+                inst: idx,
+            });
+        }
+        w.cur = NONE;
+        w.seq_inst = idx;
+        w.crit_left = ii.steps;
+        w.fill_left = ii.uops - ii.steps;
+        w.next_crit = now;
+        w.seq_start = now;
+        w.seq_threads = lanes;
+        self.warp_instructions += 1;
+        self.thread_instructions += lanes.count_ones() as u64;
+        let crit = w.crit_left > 1 || w.fill_left == 0;
+        self.issue_uop(wi, sched, now, crit, ii)?;
+        Ok(Outcome::Issued)
+    }
+
+    fn issue_uop(
+        &mut self,
+        wi: usize,
+        sched: usize,
+        now: u64,
+        crit: bool,
+        ii: InstInfo,
+    ) -> Result<(), SimError> {
+        self.micro_ops += 1;
+        self.scheds[sched].issues += 1;
+        let w = &mut self.warps[wi];
+        if crit {
+            w.crit_left -= 1;
+            w.next_crit = now + ii.latency as u64;
+        } else {
+            w.fill_left -= 1;
+        }
+        if w.crit_left == 0 && w.fill_left == 0 {
+            let ready = w.next_crit.max(now + 1);
+            for &r in &ii.writes[..ii.nwrites as usize] {
+                w.ready_at[r as usize] = ready;
+            }
+            self.drain = self.drain.max(ready);
+            self.op_acc[ii.op_id as usize].record(
+                w.seq_threads.count_ones() as u64,
+                ii.uops as u64,
+                ready - w.seq_start,
+            );
+            w.seq_inst = NONE;
+            self.fetch(wi)?;
+        }
+        Ok(())
+    }
+
+    /// One issue slot of scheduler `s`: up to `issue_width` micro-ops.
+    fn schedule(&mut self, s: usize, now: u64) -> Result<Outcome, SimError> {
+        let mut best = Outcome::Empty;
+        for _ in 0..self.cfg.issue_width {
+            let n = self.scheds[s].warps.len();
+            if n == 0 {
+                break;
+            }
+            let mut issued = false;
+            let greedy = if self.policy == SchedPolicy::Gto {
+                self.scheds[s].greedy
+            } else {
+                None
+            };
+            let start = if self.policy == SchedPolicy::Lrr {
+                self.scheds[s].rr_next % n
+            } else {
+                0
+            };
+            // Scan order: GTO tries its greedy warp first, then oldest-first.
+            let extra = greedy.is_some() as usize;
+            for k in 0..n + extra {
+                let pos = match greedy {
+                    Some(g) if k == 0 => g,
+                    Some(g) => {
+                        let p = k - 1;
+                        if p == g {
+                            continue;
+                        }
+                        p
+                    }
+                    None => (start + k) % n,
+                };
+                let wi = self.scheds[s].warps[pos];
+                let o = self.try_issue(wi, s, now)?;
+                if o > best {
+                    best = o;
+                }
+                if o == Outcome::Issued {
+                    let sc = &mut self.scheds[s];
+                    // The warp may have retired (and been removed) while issuing.
+                    let still = sc.warps.get(pos) == Some(&wi);
+                    match self.policy {
+                        SchedPolicy::Lrr => sc.rr_next = if still { pos + 1 } else { pos },
+                        SchedPolicy::Gto => sc.greedy = if still { Some(pos) } else { None },
+                        SchedPolicy::Oldest => {}
+                    }
+                    issued = true;
+                    break;
+                }
+            }
+            if !issued {
+                break;
+            }
+        }
+        let st = &mut self.scheds[s];
+        match best {
+            Outcome::Issued => st.stalls.issued += 1,
+            Outcome::Unit => st.stalls.unit_busy += 1,
+            Outcome::Dep => st.stalls.dependency += 1,
+            Outcome::Empty => st.stalls.no_eligible += 1,
+        }
+        st.last = best;
+        Ok(best)
+    }
+
+    /// Advances one clock.
+    pub fn step(&mut self) -> Result<(), SimError> {
+        let now = self.cycle;
+        if now.next_multiple_of(self.cfg.issue_interval as u64) == now {
+            for s in 0..self.scheds.len() {
+                self.schedule(s, now)?;
+            }
+        }
+        self.cycle += 1;
+        Ok(())
+    }
+
+    /// Number of issue slots in clocks `[from, to)`.
+    fn slots_between(&self, from: u64, to: u64) -> u64 {
+        let iv = self.cfg.issue_interval as u64;
+        if to <= from {
+            return 0;
+        }
+        (to - 1) / iv + 1 - from.div_ceil(iv)
+    }
+
+    /// Runs until every warp has finished and its results are written, or until
+    /// every live warp waits for host input ([`Sm::push_instruction`]).
+    ///
+    /// Clocks in which no scheduler can issue and only dependencies are pending
+    /// are skipped in one go; their issue slots are still counted.
+    pub fn run_to_completion(&mut self) -> Result<(), SimError> {
+        let iv = self.cfg.issue_interval as u64;
+        while self.live > 0 {
+            let now = self.cycle;
+            if now.next_multiple_of(iv) != now {
+                self.cycle = now.next_multiple_of(iv);
+                continue;
+            }
+            self.min_event = u64::MAX;
+            self.step()?;
+            let mut best = Outcome::Empty;
+            for s in &self.scheds {
+                best = best.max(s.last);
+            }
+            match best {
+                Outcome::Issued | Outcome::Unit => {}
+                Outcome::Empty if self.live > 0 => {
+                    // Everything live waits for the host.
+                    return Ok(());
+                }
+                _ => {
+                    let target = self.min_event;
+                    if target != u64::MAX && target > self.cycle {
+                        let skipped = self.slots_between(self.cycle, target);
+                        for s in &mut self.scheds {
+                            match s.last {
+                                Outcome::Dep => s.stalls.dependency += skipped,
+                                _ => s.stalls.no_eligible += skipped,
+                            }
+                        }
+                        self.cycle = target;
+                    }
+                }
+            }
+        }
+        self.cycle = self.cycle.max(self.drain);
+        Ok(())
+    }
+
+    /// Statistics so far (cycles include the final results' latency once done).
+    pub fn stats(&self) -> Stats {
+        let mut st = Stats {
+            sms: 1,
+            cycles: if self.live == 0 {
+                self.cycle.max(self.drain)
+            } else {
+                self.cycle
+            },
+            warp_instructions: self.warp_instructions,
+            thread_instructions: self.thread_instructions,
+            micro_ops: self.micro_ops,
+            scheduler_issues: self.scheds.iter().map(|s| s.issues).collect(),
+            ..Default::default()
+        };
+        for s in &self.scheds {
+            st.stalls.no_eligible += s.stalls.no_eligible;
+            st.stalls.dependency += s.stalls.dependency;
+            st.stalls.unit_busy += s.stalls.unit_busy;
+            st.stalls.issued += s.stalls.issued;
+        }
+        for c in UnitClass::ALL {
+            let lanes = self.cfg.units.get(c).lanes_per_sm;
+            if lanes > 0 {
+                st.units.insert(
+                    c.name().to_string(),
+                    UnitStats {
+                        ops: self.unit_ops[c.index()],
+                        lanes_per_sm: lanes,
+                        utilisation: 0.0,
+                    },
+                );
+            }
+        }
+        for (name, acc) in self.op_names.iter().zip(&self.op_acc) {
+            if acc.count > 0 {
+                st.per_opcode.insert(name.clone(), *acc);
+            }
+        }
+        st.finish();
+        st
+    }
+}

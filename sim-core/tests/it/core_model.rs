@@ -1,0 +1,557 @@
+//! Timing model tests (programs built in code; figures from the presets' sources).
+
+use sim_core::*;
+use sim_isa::*;
+use std::sync::Arc;
+
+fn r(n: u32) -> RegId {
+    RegId(n)
+}
+
+fn inst(op: Op) -> Instruction {
+    Instruction { guard: None, op }
+}
+
+/// `setp.lt.and.u32 p, a, b, c` (one ISETP: the chain runs through the predicates).
+fn setp(p: u32, a: u32, b: u32, c: Option<u32>) -> Instruction {
+    inst(Op::Setp(Setp {
+        cmp: CmpOp::Lt,
+        bool_op: c.map(|c| {
+            (
+                BoolOp::And,
+                PredSrc::Reg {
+                    reg: r(c),
+                    negate: false,
+                },
+            )
+        }),
+        ftz: false,
+        ty: Type::U32,
+        p: Some(r(p)),
+        q: None,
+        a: Operand::Reg(r(a)),
+        b: Operand::Reg(r(b)),
+    }))
+}
+
+/// `set.lt.u32.u32 d, a, b`.
+fn set_u32(d: u32, a: u32, b: u32) -> Instruction {
+    inst(Op::Set(Set {
+        cmp: CmpOp::Lt,
+        bool_op: None,
+        ftz: false,
+        dtype: Type::U32,
+        stype: Type::U32,
+        d: r(d),
+        a: Operand::Reg(r(a)),
+        b: Operand::Reg(r(b)),
+    }))
+}
+
+fn video(op: VideoOp, simd: Simd, sat: bool, d: u32, a: u32, b: u32, c: u32) -> Instruction {
+    let (asel, bsel) = match simd {
+        Simd::X2 => ([0, 1, 0, 0], [2, 3, 0, 0]),
+        Simd::X4 => ([0, 1, 2, 3], [4, 5, 6, 7]),
+    };
+    inst(Op::Video(Video {
+        op,
+        simd,
+        dsigned: false,
+        asigned: false,
+        bsigned: false,
+        sat,
+        add: false,
+        mask: if simd == Simd::X2 { 0b11 } else { 0b1111 },
+        mask_explicit: false,
+        asel,
+        bsel,
+        asel_explicit: false,
+        bsel_explicit: false,
+        sat_first: false,
+        d: r(d),
+        a: r(a),
+        b: r(b),
+        c: r(c),
+    }))
+}
+
+const TARGETS: [(Target, f64, f64); 4] = [
+    // (target, ALU latency, independent compares per clock per SM)
+    (Target::SM_13, 24.0, 0.25),
+    (Target::SM_30, 9.0, 5.0),
+    (Target::SM_53, 6.0, 2.0),
+    (Target::SM_90, 4.0, 2.0),
+];
+
+fn program(target: Target, insts: Vec<Instruction>) -> Arc<Program> {
+    Arc::new(Program {
+        target,
+        insts,
+        nregs: 32,
+    })
+}
+
+/// Runs `warps` warps, each replaying `body` `times` times, on one SM.
+fn run(
+    cfg: SmConfig,
+    prog: Arc<Program>,
+    warps: u32,
+    body: &[u32],
+    times: u64,
+    policy: SchedPolicy,
+) -> Stats {
+    let mut sm = Sm::new(cfg, prog, policy).unwrap();
+    for w in 0..warps {
+        let stream = Box::new(RepeatStream::new(body.to_vec(), times));
+        sm.add_warp(WarpLaunch {
+            warp_id: w,
+            active: u32::MAX,
+            stream,
+        })
+        .unwrap();
+    }
+    sm.run_to_completion().unwrap();
+    assert!(sm.is_done());
+    sm.stats()
+}
+
+fn within(actual: f64, expected: f64, tol: f64) -> bool {
+    (actual - expected).abs() <= expected * tol
+}
+
+/// `selp.b32 d, a, b, c` (one SEL on every target).
+fn selp(d: u32, a: u32, b: u32, c: u32) -> Instruction {
+    inst(Op::Selp(Selp {
+        ty: Type::B32,
+        d: r(d),
+        a: Operand::Reg(r(a)),
+        b: Operand::Reg(r(b)),
+        c: PredSrc::Reg {
+            reg: r(c),
+            negate: false,
+        },
+    }))
+}
+
+fn chain_cpi(t: Target, i: Instruction) -> (f64, f64) {
+    let p = program(t, vec![i]);
+    let steps = lowering::cost(preset(t).lowering, &p.insts[0]).steps as f64;
+    let s = run(preset(t), p, 1, &[0], 1000, SchedPolicy::Gto);
+    (s.cycles as f64 / 1000.0, steps)
+}
+
+#[test]
+fn dependent_chain_costs_alu_latency() {
+    for (t, lat, _) in TARGETS {
+        // selp chained through its destination: one SEL on every target.
+        let (cpi, steps) = chain_cpi(t, selp(4, 4, 5, 1));
+        assert_eq!(steps, 1.0);
+        assert!(
+            within(cpi, lat, 0.05),
+            "{t}: selp chain {cpi} cycles/instr, want {lat}"
+        );
+        // set.lt.u32.u32 chained through its destination: one ISET up to sm_53,
+        // ISETP + SEL (2 dependent steps, from the lowering table) on sm_90.
+        let (cpi, steps) = chain_cpi(t, set_u32(4, 4, 5));
+        let want_steps = if t == Target::SM_90 { 2.0 } else { 1.0 };
+        assert_eq!(steps, want_steps, "{t}: set.lt.u32.u32 steps");
+        assert!(
+            within(cpi, lat * steps, 0.05),
+            "{t}: set chain {cpi}, want {lat} x {steps}"
+        );
+        // setp chained through its BoolOp predicate: the table's steps x latency
+        // (one ISETP on sm_90; sm_53's count is 2 machine instructions).
+        let (cpi, steps) = chain_cpi(t, setp(1, 2, 3, Some(1)));
+        assert!(
+            within(cpi, lat * steps, 0.05),
+            "{t}: setp chain {cpi}, want {lat} x {steps}"
+        );
+    }
+}
+
+#[test]
+fn independent_compares_fill_the_compare_units() {
+    for (t, _, rate) in TARGETS {
+        let cfg = preset(t);
+        let warps = cfg.resident_warps;
+        let insts: Vec<_> = (0..8).map(|k| setp(k + 1, 10, 11, None)).collect();
+        let body: Vec<u32> = (0..8).collect();
+        let s = run(cfg, program(t, insts), warps, &body, 50, SchedPolicy::Lrr);
+        let ipc = s.warp_instructions as f64 / s.cycles as f64;
+        assert_eq!(s.warp_instructions, warps as u64 * 400);
+        assert!(
+            within(ipc, rate, 0.05),
+            "{t}: {ipc} compares/clock, want {rate}"
+        );
+    }
+}
+
+#[test]
+fn kepler_video_rates() {
+    let t = Target::SM_30;
+    let cfg = preset(t);
+    for (op, rate) in [(VideoOp::Add, 1.0), (VideoOp::Absdiff, 5.0)] {
+        let insts: Vec<_> = (0..8)
+            .map(|k| video(op, Simd::X4, false, k + 10, 1, 2, 3))
+            .collect();
+        let body: Vec<u32> = (0..8).collect();
+        let s = run(
+            cfg.clone(),
+            program(t, insts),
+            64,
+            &body,
+            20,
+            SchedPolicy::Lrr,
+        );
+        let ipc = s.warp_instructions as f64 / s.cycles as f64;
+        assert!(within(ipc, rate, 0.05), "{op:?}: {ipc}/clock, want {rate}");
+        assert_eq!(
+            s.micro_ops, s.warp_instructions,
+            "every video instruction is native on Kepler"
+        );
+    }
+}
+
+#[test]
+fn emulated_video_costs_its_expansion() {
+    for t in [Target::SM_53, Target::SM_90] {
+        let cfg = preset(t);
+        let lat = cfg.units.expansion.latency as f64;
+        for (op, sat) in [
+            (VideoOp::Add, true),
+            (VideoOp::Max, false),
+            (VideoOp::Avrg, false),
+            (VideoOp::Add, false),
+        ] {
+            let one = video(op, Simd::X4, sat, 4, 4, 2, 3);
+            let c = lowering::cost(cfg.lowering, &one);
+            assert!(
+                c.from_table && c.uops > 1,
+                "{t} {op:?}: expected an emulated row, got {c:?}"
+            );
+            let (n, d) = (c.uops as f64, c.steps as f64);
+            // Issue slots: all resident warps, independent instructions.
+            let insts: Vec<_> = (0..8)
+                .map(|k| video(op, Simd::X4, sat, k + 10, 1, 2, 3))
+                .collect();
+            let body: Vec<u32> = (0..8).collect();
+            let s = run(
+                cfg.clone(),
+                program(t, insts),
+                64,
+                &body,
+                5,
+                SchedPolicy::Lrr,
+            );
+            let per_instr_slots =
+                s.cycles as f64 * cfg.schedulers as f64 / s.warp_instructions as f64;
+            assert!(
+                within(per_instr_slots, n, 0.10),
+                "{t} {op:?}: {per_instr_slots} slots, want {n}: {s:#?}"
+            );
+            // Dependent chain: steps x latency (a warp cannot issue faster than
+            // one micro-op per clock, so the bound is max(steps x lat, uops)).
+            let s = run(
+                cfg.clone(),
+                program(t, vec![one]),
+                1,
+                &[0],
+                200,
+                SchedPolicy::Gto,
+            );
+            let cpi = s.cycles as f64 / 200.0;
+            let want = (d * lat).max(n);
+            assert!(
+                within(cpi, want, 0.10),
+                "{t} {op:?}: chain {cpi}/instr, want {want} (n={n} d={d})"
+            );
+        }
+        // The one native form: vabsdiff4.u32.u32.u32.
+        let native = video(VideoOp::Absdiff, Simd::X4, false, 4, 4, 2, 3);
+        assert_eq!(lowering::cost(cfg.lowering, &native).uops, 1, "{t}");
+    }
+}
+
+/// A one-scheduler SM with a 1-per-clock compare unit of latency 4.
+fn simple_cfg() -> SmConfig {
+    let mut c = preset(Target::SM_90);
+    c.schedulers = 1;
+    c.units.int_cmp = UnitConfig::new(32, 4);
+    c.units.int_alu = UnitConfig::new(32, 4);
+    c
+}
+
+fn cycles_of(insts: Vec<Instruction>) -> u64 {
+    let n = insts.len() as u32;
+    let body: Vec<u32> = (0..n).collect();
+    run(
+        simple_cfg(),
+        program(Target::SM_90, insts),
+        1,
+        &body,
+        1,
+        SchedPolicy::Gto,
+    )
+    .cycles
+}
+
+#[test]
+fn scoreboard_raw_waw_guard_pq() {
+    let indep = cycles_of(vec![setp(1, 10, 11, None), setp(2, 10, 11, None)]);
+    assert_eq!(indep, 5, "independent: issue at 0 and 1, last ready at 5");
+    // RAW through a predicate source.
+    assert_eq!(
+        cycles_of(vec![setp(1, 10, 11, None), setp(2, 10, 11, Some(1))]),
+        8
+    );
+    // WAW: the same destination, nothing read.
+    assert_eq!(
+        cycles_of(vec![setp(1, 10, 11, None), setp(1, 12, 13, None)]),
+        8
+    );
+    // Guard predicate.
+    let mut g = setp(2, 10, 11, None);
+    g.guard = Some(Guard {
+        reg: r(1),
+        negate: true,
+    });
+    assert_eq!(cycles_of(vec![setp(1, 10, 11, None), g]), 8);
+    // p|q: both destinations are pending.
+    let mut pq = setp(1, 10, 11, None);
+    if let Op::Setp(s) = &mut pq.op {
+        s.q = Some(Some(r(2)));
+    }
+    assert_eq!(cycles_of(vec![pq, setp(3, 10, 11, Some(2))]), 8, "reads q");
+    assert_eq!(cycles_of(vec![pq, setp(3, 10, 11, Some(1))]), 8, "reads p");
+    assert_eq!(
+        cycles_of(vec![pq, setp(3, 10, 11, None)]),
+        5,
+        "independent of p|q"
+    );
+}
+
+#[test]
+fn unit_initiation_interval() {
+    // sm_90: 64 compare lanes per SM over 4 partitions = 16 lanes: one warp
+    // instruction per 2 clocks per scheduler.
+    let cfg = preset(Target::SM_90);
+    let insts: Vec<_> = (0..8).map(|k| setp(k + 1, 10, 11, None)).collect();
+    let body: Vec<u32> = (0..8).collect();
+    let s = run(
+        cfg,
+        program(Target::SM_90, insts.clone()),
+        1,
+        &body,
+        100,
+        SchedPolicy::Gto,
+    );
+    assert_eq!(
+        s.cycles,
+        2 * 799 + 4 + 1 - 1,
+        "800 instructions at 2 clocks each, plus latency"
+    );
+    assert!(s.stalls.unit_busy > 0);
+    // sm_13 f64 compares: 1 lane per SM, 32 clocks per warp instruction.
+    let f64s: Vec<_> = (0..8)
+        .map(|k| {
+            let mut f = setp(k + 1, 10, 11, None);
+            if let Op::Setp(x) = &mut f.op {
+                x.ty = Type::F64;
+            }
+            f
+        })
+        .collect();
+    let s = run(
+        preset(Target::SM_13),
+        program(Target::SM_13, f64s),
+        1,
+        &body,
+        2,
+        SchedPolicy::Gto,
+    );
+    // 16 instructions, one per 32 clocks; the last result after its 48-clock latency.
+    assert_eq!(s.cycles, 15 * 32 + 48);
+}
+
+fn order(policy: SchedPolicy, warps: &[Vec<Instruction>]) -> Vec<(u64, u32)> {
+    let mut insts = Vec::new();
+    let mut streams = Vec::new();
+    for w in warps {
+        let start = insts.len() as u32;
+        insts.extend_from_slice(w);
+        streams.push((start..insts.len() as u32).collect::<Vec<_>>());
+    }
+    let mut sm = Sm::new(simple_cfg(), program(Target::SM_90, insts), policy).unwrap();
+    sm.record_issues(64);
+    for (i, s) in streams.into_iter().enumerate() {
+        sm.add_warp(WarpLaunch {
+            warp_id: i as u32,
+            active: 1,
+            stream: Box::new(VecStream::new(s)),
+        })
+        .unwrap();
+    }
+    sm.run_to_completion().unwrap();
+    sm.issue_log()
+        .iter()
+        .map(|e| (e.cycle, e.warp_id))
+        .collect()
+}
+
+#[test]
+fn scheduler_policies() {
+    let ind = |p| setp(p, 10, 11, None);
+    let three = vec![
+        vec![ind(1), ind(2)],
+        vec![ind(1), ind(2)],
+        vec![ind(1), ind(2)],
+    ];
+    let ws = |v: Vec<(u64, u32)>| v.into_iter().map(|x| x.1).collect::<Vec<_>>();
+    assert_eq!(ws(order(SchedPolicy::Lrr, &three)), [0, 1, 2, 0, 1, 2]);
+    assert_eq!(ws(order(SchedPolicy::Oldest, &three)), [0, 0, 1, 1, 2, 2]);
+    assert_eq!(ws(order(SchedPolicy::Gto, &three)), [0, 0, 1, 1, 2, 2]);
+    // Warp 0 stalls on a dependency (latency 4); warp 1 has independent work.
+    let stall = vec![
+        vec![ind(1), setp(2, 10, 11, Some(1)), ind(3)],
+        vec![ind(1), ind(2), ind(3), ind(4), ind(5)],
+    ];
+    assert_eq!(
+        order(SchedPolicy::Oldest, &stall),
+        [
+            (0, 0),
+            (1, 1),
+            (2, 1),
+            (3, 1),
+            (4, 0),
+            (5, 0),
+            (6, 1),
+            (7, 1)
+        ]
+    );
+    assert_eq!(
+        order(SchedPolicy::Gto, &stall),
+        [
+            (0, 0),
+            (1, 1),
+            (2, 1),
+            (3, 1),
+            (4, 1),
+            (5, 1),
+            (6, 0),
+            (7, 0)
+        ]
+    );
+}
+
+fn mixed(sms: usize, threads: usize) -> Report {
+    let t = Target::SM_53;
+    let insts = vec![
+        setp(1, 10, 11, None),
+        set_u32(4, 4, 5),
+        video(VideoOp::Add, Simd::X4, true, 6, 6, 7, 8),
+        video(VideoOp::Absdiff, Simd::X4, false, 9, 6, 7, 8),
+        video(VideoOp::Max, Simd::X4, false, 13, 9, 7, 8),
+        video(VideoOp::Min, Simd::X2, false, 12, 9, 7, 8),
+        setp(2, 12, 4, Some(1)),
+    ];
+    let n = insts.len() as u32;
+    let mut sim = Simulation::new(preset(t), program(t, insts), SchedPolicy::Gto, sms).unwrap();
+    for w in 0..200u32 {
+        let body: Vec<u32> = (0..n).map(|k| (k + w) % n).collect();
+        let stream = Box::new(RepeatStream::new(body, 20 + (w % 7) as u64));
+        sim.add_warp(WarpLaunch {
+            warp_id: w,
+            active: u32::MAX >> (w % 5),
+            stream,
+        })
+        .unwrap();
+    }
+    sim.run(threads).unwrap()
+}
+
+#[test]
+fn same_stats_for_any_thread_count() {
+    let one = mixed(6, 1);
+    assert!(one.stats.warp_instructions > 0);
+    for th in [2, 4] {
+        assert_eq!(mixed(6, th), one, "{th} threads");
+    }
+    // Warps beyond the resident limit wait and still all run.
+    let total: u64 = (0..200u64).map(|w| 7 * (20 + w % 7)).sum();
+    assert_eq!(one.stats.warp_instructions, total);
+}
+
+#[test]
+fn host_fed_warp() {
+    let t = Target::SM_90;
+    let mut sm = Sm::new(
+        preset(t),
+        program(t, vec![setp(1, 2, 3, Some(1))]),
+        SchedPolicy::Gto,
+    )
+    .unwrap();
+    sm.add_host_warp(7, u32::MAX).unwrap();
+    for _ in 0..10 {
+        assert!(sm.warp_waiting(7));
+        sm.push_instruction(7, 0).unwrap();
+        sm.run_to_completion().unwrap();
+    }
+    sm.close_warp(7).unwrap();
+    sm.run_to_completion().unwrap();
+    assert!(sm.is_done());
+    assert_eq!(sm.stats().warp_instructions, 10);
+    assert_eq!(
+        sm.push_instruction(7, 5),
+        Err(SimError::BadIndex {
+            warp_id: 7,
+            index: 5,
+            len: 1
+        })
+    );
+}
+
+#[test]
+fn lowering_table_matches_research_listings() {
+    use sim_core::lowering::parse_table;
+    let t = parse_table(lowering::TABLE_TSV);
+    let get = |a: &str, k: &str| t.get(&(a.to_string(), k.to_string())).copied();
+    for a in ["sm_35", "sm_53", "sm_90"] {
+        assert!(
+            lowering::rows_for(a) > 900,
+            "{a}: {} rows",
+            lowering::rows_for(a)
+        );
+    }
+    // shared/research/lowering-sm90.txt (n= per listing).
+    assert_eq!(get("sm_90", "vadd4.uuu.plain.def").map(|x| x.0), Some(5));
+    assert_eq!(get("sm_90", "vadd4.uuu.add.def").map(|x| x.0), Some(14));
+    assert_eq!(get("sm_90", "vadd2.uuu.plain.def").map(|x| x.0), Some(4));
+    assert_eq!(get("sm_90", "vavrg2.uuu.plain.def").map(|x| x.0), Some(4));
+    assert_eq!(
+        get("sm_90", "vset4.ord.ss.plain.def").map(|x| x.0),
+        Some(38)
+    );
+    assert_eq!(get("sm_90", "vavrg4.sss.plain.def").map(|x| x.0), Some(42));
+    assert_eq!(get("sm_90", "vabsdiff4.uuu.plain.def"), Some((1, 1)));
+    assert_eq!(get("sm_90", "vabsdiff4.uuu.add.def"), Some((1, 1)));
+    // Half set into f16/bf16 from f32: FSETP, SEL, IABS, I2F (the listing's 5th is the pack).
+    assert_eq!(get("sm_90", "set.f16.f32.nobool").map(|x| x.0), Some(4));
+    assert_eq!(get("sm_90", "set.bf16.f32.nobool").map(|x| x.0), Some(4));
+    // lowering-sm53-counts.txt (approximate there): vadd4 .add 15, vabsdiff4.s 32, vmin4.s 28, vset4.s.gt 32.
+    assert_eq!(get("sm_53", "vadd4.uuu.add.def").map(|x| x.0), Some(15));
+    assert_eq!(
+        get("sm_53", "vabsdiff4.sss.plain.def").map(|x| x.0),
+        Some(32)
+    );
+    assert_eq!(get("sm_53", "vmin4.sss.plain.def").map(|x| x.0), Some(28));
+    assert_eq!(
+        get("sm_53", "vset4.ord.ss.plain.def").map(|x| x.0),
+        Some(32)
+    );
+    // Kepler: every video instruction native.
+    for ((a, k), (n, _)) in &t {
+        if a == "sm_35" && k.starts_with('v') && k.ends_with(".def") {
+            assert_eq!(*n, 1, "{k}");
+        }
+    }
+}

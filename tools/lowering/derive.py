@@ -1,0 +1,368 @@
+#!/usr/bin/env python3
+"""Derive sim-core's machine-code expansion table (sim-core/data/lowering.tsv).
+
+For every variant key (see sim-core/src/lowering.rs) this script writes a tiny
+kernel that loads the inputs from global memory with their own width, runs the
+PTX instruction, and stores the result, then assembles it with ptxas for sm_35,
+sm_53 and sm_90:
+
+* uops (machine instructions of the operation) = machine instructions of the
+  kernel - those of a reference kernel that loads one b32 and stores it
+  - (extra loads of this kernel) - helper instructions (the ISETP that makes a
+  BoolOp/selp predicate, the SEL that turns a setp result into a storable value).
+  Counts come from nvdisasm on sm_90 and from the .text section size on sm_35
+  (64-byte bundles: 1 control word + 7 instructions) and sm_53 (32-byte bundles:
+  1 control word + 3 instructions), which nvdisasm 13 no longer decodes.
+* steps (dependent chain) on sm_90 = depth of the stored register in the
+  register/predicate dataflow graph of the SASS, counting from the loads.
+  Kepler/Maxwell listings cannot be decoded here, so their steps are estimated:
+  sm_35 min(uops, 2) (selector PRMTs in parallel, then the native op); sm_53
+  round(steps_90 * uops / uops_90), clamped to 1..uops (uops <= 2: steps = uops).
+
+Usage: python3 tools/lowering/derive.py [-o sim-core/data/lowering.tsv] [-j 2]
+Needs PTXAS and NVDISASM (env vars or the default paths below).
+"""
+
+import argparse
+import os
+import re
+import struct
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+
+PTXAS = os.environ.get("PTXAS", "/work/tools-cache/py/nvidia/cuda_nvcc/bin/ptxas")
+NVDISASM = os.environ.get("NVDISASM", "/work/tools-cache/py/nvidia/cu13/bin/nvdisasm")
+ARCHS = ["sm_35", "sm_53", "sm_90"]
+
+# ---------------------------------------------------------------- variants
+# A variant: key, inputs [(reg, ld type)], body, (out reg, st type), helper uops.
+REG_OF = {"b16": "%h", "b32": "%r", "b64": "%rd", "f32": "%f", "f64": "%fd"}
+
+
+def video_variants():
+    out = []
+    for op in ["add", "sub", "avrg", "absdiff", "min", "max", "set"]:
+        for x in (2, 4):
+            for a in "us":
+                for b in "us":
+                    if op == "set":
+                        modes = [("plain", ""), ("add", "")]
+                    else:
+                        modes = [(m, d) for m in ("plain", "add", "sat") for d in "us"]
+                    cmps = ["eq", "ord"] if op == "set" else [None]
+                    for mode, dsign in modes:
+                        for cmp in cmps:
+                            for shape in ("def", "mask", "sel"):
+                                out.append(video_variant(op, x, a, b, mode, dsign, cmp, shape))
+    return out
+
+
+def t(s):
+    return ".s32" if s == "s" else ".u32"
+
+
+def video_variant(op, x, a, b, mode, dsign, cmp, shape):
+    m = "" if shape != "mask" else (".h0" if x == 2 else ".b10")
+    asel = "" if shape != "sel" else (".h01" if x == 2 else ".b0123")
+    if op == "set":
+        c = "ne" if cmp == "eq" else "lt"
+        key = f"vset{x}.{cmp}.{a}{b}.{mode}.{shape}"
+        ins = f"vset{x}{t(a)}{t(b)}.{c}{'.add' if mode == 'add' else ''}"
+    else:
+        key = f"v{op}{x}.{dsign}{a}{b}.{mode}.{shape}"
+        dt = t(dsign)
+        suffix = {"plain": "", "add": ".add", "sat": ".sat"}[mode]
+        ins = f"v{op}{x}{dt}{t(a)}{t(b)}{suffix}"
+    body = f"{ins} %r4{m}, %r1{asel}, %r2, %r3;"
+    return key, [("%r1", "b32"), ("%r2", "b32"), ("%r3", "b32")], body, ("%r4", "b32"), 0
+
+
+# class -> (PTX type used, storage type)
+CLASSES = {
+    "i16": ("u16", "b16"),
+    "i32": ("u32", "b32"),
+    "i64": ("u64", "b64"),
+    "f16": ("f16", "b16"),
+    "bf16": ("bf16", "b16"),
+    "f16x2": ("f16x2", "b32"),
+    "bf16x2": ("bf16x2", "b32"),
+    "f32": ("f32", "f32"),
+    "f64": ("f64", "f64"),
+}
+
+
+def reg(storage, i):
+    return f"{REG_OF[storage]}{i}"
+
+
+def set_variants():
+    out = []
+    for dcls in ["i16", "i32", "f16", "bf16", "f16x2", "bf16x2", "f32"]:
+        for scls in CLASSES:
+            for boolop in (False, True):
+                dty, dst = CLASSES[dcls]
+                sty, sst = CLASSES[scls]
+                a, b, d = reg(sst, 1), reg(sst, 2), reg(dst, 5)
+                pre, c, helper = "", "", 0
+                if boolop:
+                    pre = "setp.ne.u32 %p1, %r3, 0; "
+                    c, helper = ", %p1", 1
+                cmp = "lt"
+                bo = ".and" if boolop else ""
+                body = f"{pre}set.{cmp}{bo}.{dty}.{sty} {d}, {a}, {b}{c};"
+                ins = [(a, sst), (b, sst)] + ([("%r3", "b32")] if boolop else [])
+                out.append((f"set.{dcls}.{scls}.{'bool' if boolop else 'nobool'}", ins, body, (d, dst), helper))
+    for scls in CLASSES:
+        for boolop in (False, True):
+            sty, sst = CLASSES[scls]
+            a, b = reg(sst, 1), reg(sst, 2)
+            pre, c, helper = "", "", 1  # the SEL that stores the predicate
+            if boolop:
+                pre = "setp.ne.u32 %p1, %r3, 0; "
+                c, helper = ", %p1", 2
+            bo = ".and" if boolop else ""
+            body = f"{pre}setp.lt{bo}.{sty} %p2, {a}, {b}{c}; selp.u32 %r5, 1, 0, %p2;"
+            ins = [(a, sst), (b, sst)] + ([("%r3", "b32")] if boolop else [])
+            out.append((f"setp.{scls}.{'bool' if boolop else 'nobool'}", ins, body, ("%r5", "b32"), helper))
+    for bits, st in ((16, "b16"), (32, "b32"), (64, "b64")):
+        a, b, d = reg(st, 1), reg(st, 2), reg(st, 5)
+        body = f"setp.ne.u32 %p1, %r3, 0; selp.b{bits} {d}, {a}, {b}, %p1;"
+        out.append((f"selp.b{bits}", [(a, st), (b, st), ("%r3", "b32")], body, (d, st), 1))
+    for cty in ("s32", "f32"):
+        for ftz in (False, True):
+            if ftz and cty == "s32":
+                continue
+            c = "%f3" if cty == "f32" else "%r3"
+            body = f"slct{'.ftz' if ftz else ''}.b32.{cty} %r5, %r1, %r2, {c};"
+            ins = [("%r1", "b32"), ("%r2", "b32"), (c, "f32" if cty == "f32" else "b32")]
+            out.append((f"slct.{cty}.{'ftz' if ftz else 'noftz'}", ins, body, ("%r5", "b32"), 0))
+    for op in ["add", "sub", "mul.lo", "and", "or", "xor", "shl", "shr"]:
+        for bits, st in ((16, "b16"), (32, "b32"), (64, "b64")):
+            a, b, d = reg(st, 1), reg(st, 2), reg(st, 5)
+            ty = f"u{bits}" if op in ("add", "sub", "mul.lo", "shr") else f"b{bits}"
+            if op in ("shl", "shr"):
+                body = f"{op}.{ty} {d}, {a}, %r2;"
+                ins = [(a, st), ("%r2", "b32")]
+            else:
+                body = f"{op}.{ty} {d}, {a}, {b};"
+                ins = [(a, st), (b, st)]
+            out.append((f"alu.{op}.b{bits}", ins, body, (d, st), 0))
+    return out
+
+
+# ---------------------------------------------------------------- kernels
+def kernel(arch, ins, body, out):
+    lines = [
+        ".version 7.8",
+        f".target {arch}",
+        ".address_size 64",
+        ".visible .entry k(.param .u64 p) {",
+        " .reg .b16 %h<8>; .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .f32 %f<8>; .reg .f64 %fd<8>; .reg .pred %p<4>;",
+        " ld.param.u64 %rd6, [p];",
+        " cvta.to.global.u64 %rd7, %rd6;",
+    ]
+    for i, (r, st) in enumerate(ins):
+        lines.append(f" ld.global.{st} {r}, [%rd7+{8 * i}];")
+    lines.append(" " + body)
+    lines.append(f" st.global.{out[1]} [%rd7+64], {out[0]};")
+    lines.append(" ret; }")
+    return "\n".join(lines) + "\n"
+
+
+def assemble(arch, ptx, tmp):
+    src = os.path.join(tmp, "k.ptx")
+    cub = os.path.join(tmp, "k.cubin")
+    with open(src, "w") as f:
+        f.write(ptx)
+    r = subprocess.run([PTXAS, f"-arch={arch}", src, "-o", cub], capture_output=True)
+    if r.returncode != 0:
+        return None
+    with open(cub, "rb") as f:
+        return f.read()
+
+
+def text_section(elf):
+    """Bytes of the first .text.* section of a 64-bit ELF."""
+    shoff = struct.unpack_from("<Q", elf, 0x28)[0]
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", elf, 0x3A)
+    def sh(i):
+        return struct.unpack_from("<IIQQQQIIQQ", elf, shoff + i * shentsize)
+    stroff = sh(shstrndx)[4]
+    for i in range(shnum):
+        name, _, _, _, off, size, *_ = sh(i)
+        end = elf.index(b"\0", stroff + name)
+        if elf[stroff + name:end].startswith(b".text."):
+            return elf[off:off + size]
+    raise ValueError("no .text section")
+
+
+def words(arch, text):
+    """Instruction words (control words removed) of a Kepler/Maxwell .text."""
+    group = 8 if arch == "sm_35" else 4
+    ws = [text[i:i + 8] for i in range(0, len(text), 8)]
+    return [w for i, w in enumerate(ws) if i % group != 0]
+
+
+def sass(cubin, tmp):
+    path = os.path.join(tmp, "k90.cubin")
+    with open(path, "wb") as f:
+        f.write(cubin)
+    r = subprocess.run([NVDISASM, "-c", path], capture_output=True, text=True, check=True)
+    insts = []
+    for line in r.stdout.splitlines():
+        m = re.search(r"/\*[0-9a-f]{4,}\*/\s+(.*?)\s*;", line)
+        if m:
+            insts.append(m.group(1).strip())
+    return [i for i in insts if not re.match(r"(NOP|BRA)\b", i)]
+
+
+PRED_DEST = ("ISETP", "FSETP", "DSETP", "HSETP2", "PSETP", "PLOP3")
+
+
+def regs_in(op):
+    r = re.findall(r"\b(U?R\d+|U?P\d+)\b", op)
+    return r
+
+
+def depth_of_store(insts):
+    """Longest chain (in machine instructions) from a load to the stored value."""
+    depth = {}
+    for inst in insts:
+        guard = None
+        m = re.match(r"@!?(P\d+)\s+(.*)", inst)
+        if m:
+            guard, inst = m.group(1), m.group(2)
+        opcode, _, rest = inst.partition(" ")
+        ops = [o.strip() for o in rest.split(",")] if rest else []
+        base = opcode.split(".")[0]
+        if base in ("LDG", "LD", "LDC") and ops:
+            r = regs_in(ops[0])
+            if base == "LDG" and r:
+                n = int(r[0][1:])
+                width = 2 if ".64" in opcode else 1
+                for k in range(width):
+                    depth[f"R{n + k}"] = 0
+            continue
+        if base in ("STG", "ST"):
+            data = regs_in(ops[-1])
+            return depth.get(data[0], 0) if data else 0
+        if base in ("EXIT", "RET", "BRA"):
+            continue
+        ndest = 2 if base in PRED_DEST else 1
+        dests = [x for o in ops[:ndest] for x in regs_in(o)]
+        srcs = [x for o in ops[ndest:] for x in regs_in(o)]
+        if guard:
+            srcs += [guard] + dests
+        known = [depth[s] for s in srcs if s in depth]
+        for d in dests:
+            if known:
+                depth[d] = 1 + max(known)
+            else:
+                depth.pop(d, None)
+    return 0
+
+
+# ---------------------------------------------------------------- main
+_REF = {}
+_REF_SASS = {}
+
+
+def reference(arch):
+    """The kernel that loads one b32 and stores it (cached per arch)."""
+    if arch not in _REF:
+        with tempfile.TemporaryDirectory() as tmp:
+            _REF[arch] = assemble(arch, kernel(arch, [("%r1", "b32")], "", ("%r1", "b32")), tmp)
+    return _REF[arch]
+
+
+def is_load(arch, w):
+    """Whether a Kepler/Maxwell instruction word is a global load (opcode bits)."""
+    top, nxt = w[7], w[6]
+    if arch == "sm_53":
+        return top == 0xEE and (nxt & 0xF8) == 0xD0  # LDG: 0xeed0..0xeed7
+    return (top & 0xFC) == 0xC4  # LD.E on Kepler
+
+
+def measure(arch, variant):
+    key, ins, body, out, helper = variant
+    with tempfile.TemporaryDirectory() as tmp:
+        k = assemble(arch, kernel(arch, ins, body, out), tmp)
+        if k is None:
+            return None
+        ref = reference(arch)
+        if arch == "sm_90":
+            si = sass(k, tmp)
+            if "sm_90" not in _REF_SASS:
+                _REF_SASS["sm_90"] = sass(ref, tmp)
+            sr = _REF_SASS["sm_90"]
+            body_k = [i for i in si if not i.startswith("LDG")]
+            body_r = [i for i in sr if not i.startswith("LDG")]
+            n = len(body_k) - len(body_r) - helper
+            d = depth_of_store(si) - (1 if key.startswith("setp.") else 0)
+            return key, n, d
+        return key, words(arch, text_section(k)), words(arch, text_section(ref)), helper
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("-o", "--out", default="sim-core/data/lowering.tsv")
+    ap.add_argument("-j", "--jobs", type=int, default=2)
+    ap.add_argument("--only", help="only keys containing this text (debugging)")
+    args = ap.parse_args()
+    variants = video_variants() + set_variants()
+    if args.only:
+        variants = [v for v in variants if args.only in v[0]]
+    results = {}
+    for arch in ARCHS:
+        reference(arch)
+    with ThreadPoolExecutor(args.jobs) as pool:
+        for arch in ARCHS:
+            results[arch] = [r for r in pool.map(lambda v: measure(arch, v), variants) if r is not None]
+            print(f"{arch}: {len(results[arch])} of {len(variants)} variants accepted", file=sys.stderr)
+    rows = []
+    n90 = {}
+    for key, n, d in results["sm_90"]:
+        n, d = max(n, 1), max(d, 1)
+        d = min(d, n)
+        n90[key] = (n, d)
+        rows.append(("sm_90", key, n, d, "nvdisasm"))
+    for arch in ("sm_35", "sm_53"):
+        rs = results[arch]
+        # Padding NOPs (anywhere, not only at the end) are the most common word.
+        counts = {}
+        for r in rs:
+            for w in r[1]:
+                counts[w] = counts.get(w, 0) + 1
+        nop = max(counts, key=counts.get)
+
+        def ops(ws):
+            return sum(1 for w in ws if w != nop and not is_load(arch, w))
+
+        for key, wk, wr, helper in rs:
+            n = ops(wk) - ops(wr) - helper
+            n = max(n, 1)
+            if arch == "sm_35":
+                # Kepler: the native op, after selector PRMTs that run in parallel.
+                d = min(n, 2)
+                note = "text-size; steps = min(uops, 2)"
+            elif n <= 2 or key not in n90:
+                d = n
+                note = "text-size; steps = uops"
+            else:
+                n9, d9 = n90[key]
+                d = min(n, max(1, round(d9 * n / n9)))
+                note = "text-size; steps scaled from sm_90"
+            rows.append((arch, key, n, d, note))
+    rows.sort()
+    with open(args.out, "w") as f:
+        f.write("# arch\tkey\tuops\tsteps\tnote\n")
+        f.write("# Generated by tools/lowering/derive.py (ptxas 11.8, nvdisasm 13); do not edit by hand.\n")
+        for r in rows:
+            f.write("\t".join(str(x) for x in r) + "\n")
+    print(f"wrote {len(rows)} rows to {args.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
