@@ -52,6 +52,9 @@ struct Warp {
     /// Per register: cycle its pending write completes.
     ready_at: Vec<u64>,
     state: WarpState,
+    /// Scheduler and position in its lists while resident.
+    sched: u32,
+    pos: u32,
     /// Instruction waiting to start, or `NONE`.
     cur: u32,
     /// Cycle `cur`'s operands are all ready (scoreboard, precomputed at fetch:
@@ -63,6 +66,11 @@ struct Warp {
 struct Sched {
     /// Warp indices, oldest first.
     warps: Vec<usize>,
+    /// Per position: earliest clock the warp could issue (`u64::MAX`: nothing
+    /// to issue). Contiguous so the scan skips stalled warps with one load.
+    ready: Vec<u64>,
+    /// Per position: unit classes (bit per [`UnitClass`]) its next instruction needs.
+    need: Vec<u8>,
     /// LRR: position to start the next scan at.
     rr_next: usize,
     /// GTO: position of the greedy warp.
@@ -112,9 +120,8 @@ pub struct Sm {
     op_acc: Vec<OpStats>,
     /// Earliest cycle a dependency-stalled warp becomes ready (this cycle's scan).
     min_event: u64,
-    /// Per warp index: earliest cycle it could issue (`u64::MAX`: nothing to
-    /// issue). Lets the scan skip stalled warps with one load.
-    wready: Vec<u64>,
+    /// Unit classes any program instruction uses (bit per class).
+    used_classes: u8,
     /// Optional record of instruction starts (tests, debugging); bounded, preallocated.
     log: Vec<IssueEvent>,
     log_cap: usize,
@@ -272,6 +279,9 @@ impl Sm {
             info.push(ii);
         }
         let nops = op_names.len();
+        let used_classes = info.iter().fold(0u8, |m, ii| {
+            m | (1 << ii.first_class) | (1 << ii.rest_class)
+        });
         Ok(Sm {
             unit_free: vec![0; nsched * NCLASS],
             scheds: (0..nsched).map(|_| Sched::default()).collect(),
@@ -296,7 +306,7 @@ impl Sm {
             micro_ops: 0,
             op_acc: vec![OpStats::default(); nops],
             min_event: u64::MAX,
-            wready: Vec::new(),
+            used_classes,
             log: Vec::new(),
             log_cap: 0,
         })
@@ -337,11 +347,12 @@ impl Sm {
             regs: WarpRegs::new(n),
             ready_at: vec![0; n],
             state: WarpState::Pending,
+            sched: 0,
+            pos: 0,
             cur: NONE,
             cur_ready: 0,
         });
         self.by_id.insert(warp_id, idx);
-        self.wready.push(u64::MAX);
         self.live += 1;
         self.pending.push_back(idx);
         self.admit()
@@ -430,7 +441,12 @@ impl Sm {
             self.warps[wi].state = WarpState::Resident;
             let s = self.next_sched % self.scheds.len();
             self.next_sched += 1;
-            self.scheds[s].warps.push(wi);
+            let sc = &mut self.scheds[s];
+            self.warps[wi].sched = s as u32;
+            self.warps[wi].pos = sc.warps.len() as u32;
+            sc.warps.push(wi);
+            sc.ready.push(u64::MAX);
+            sc.need.push(0);
             tracing::debug!(
                 cycle = self.cycle,
                 warp = self.warps[wi].id,
@@ -483,15 +499,38 @@ impl Sm {
         Ok(())
     }
 
-    /// Recomputes `wready[wi]` after the warp's state changed.
+    /// Recomputes the warp's scan entry (ready clock, units needed) after its state changed.
     #[inline]
     fn refresh(&mut self, wi: usize) {
         let w = &self.warps[wi];
-        self.wready[wi] = if w.cur != NONE && w.state == WarpState::Resident {
-            w.cur_ready
+        if w.state != WarpState::Resident {
+            return;
+        }
+        let (r, n) = if w.cur != NONE {
+            let ii = &self.info[w.cur as usize];
+            (
+                w.cur_ready,
+                (1u8 << ii.first_class) | if ii.uops > 1 { 1u8 << ii.rest_class } else { 0 },
+            )
         } else {
-            u64::MAX
+            (u64::MAX, 0)
         };
+        let sc = &mut self.scheds[w.sched as usize];
+        sc.ready[w.pos as usize] = r;
+        sc.need[w.pos as usize] = n;
+    }
+
+    /// Unit classes (bit per class) that can accept a micro-op on `sched` this clock.
+    #[inline]
+    fn free_mask(&self, sched: usize, now: u64) -> u8 {
+        let mut m = 0u8;
+        let mut used = self.used_classes;
+        while used != 0 {
+            let c = used.trailing_zeros() as usize;
+            used &= used - 1;
+            m |= (self.unit_free(sched, c, now) as u8) << c;
+        }
+        m
     }
 
     fn retire(&mut self, wi: usize) -> Result<(), SimError> {
@@ -503,20 +542,22 @@ impl Sm {
             warp = self.warps[wi].id,
             "warp finished"
         );
-        for s in &mut self.scheds {
-            if let Some(p) = s.warps.iter().position(|&x| x == wi) {
-                s.warps.remove(p);
-                if s.rr_next > p {
-                    s.rr_next -= 1;
-                }
-                s.greedy = match s.greedy {
-                    Some(g) if g == p => None,
-                    Some(g) if g > p => Some(g - 1),
-                    g => g,
-                };
-                break;
-            }
+        let (si, p) = (self.warps[wi].sched as usize, self.warps[wi].pos as usize);
+        let s = &mut self.scheds[si];
+        s.warps.remove(p);
+        s.ready.remove(p);
+        s.need.remove(p);
+        for &later in &s.warps[p..] {
+            self.warps[later].pos -= 1;
         }
+        if s.rr_next > p {
+            s.rr_next -= 1;
+        }
+        s.greedy = match s.greedy {
+            Some(g) if g == p => None,
+            Some(g) if g > p => Some(g - 1),
+            g => g,
+        };
         self.admit()
     }
 
@@ -664,59 +705,49 @@ impl Sm {
             if n == 0 {
                 break;
             }
-            let mut issued = false;
-            let greedy = if self.policy == SchedPolicy::Gto {
-                self.scheds[s].greedy
-            } else {
-                None
+            let free = self.free_mask(s, now);
+            let sc = &self.scheds[s];
+            let ok = |p: usize| sc.ready[p] <= now && sc.need[p] & !free == 0;
+            // Scan order: GTO tries its greedy warp first, then oldest-first;
+            // LRR starts after the warp that issued last; oldest from the front.
+            let pick = match self.policy {
+                SchedPolicy::Gto => match sc.greedy {
+                    Some(g) if g < n && ok(g) => Some(g),
+                    _ => (0..n).find(|&p| ok(p)),
+                },
+                SchedPolicy::Oldest => (0..n).find(|&p| ok(p)),
+                SchedPolicy::Lrr => {
+                    let start = sc.rr_next % n;
+                    (start..n).chain(0..start).find(|&p| ok(p))
+                }
             };
-            let start = if self.policy == SchedPolicy::Lrr {
-                self.scheds[s].rr_next % n
-            } else {
-                0
-            };
-            // Scan order: GTO tries its greedy warp first, then oldest-first.
-            let extra = greedy.is_some() as usize;
-            for k in 0..n + extra {
-                let pos = match greedy {
-                    Some(g) if k == 0 => g,
-                    Some(g) => {
-                        let p = k - 1;
-                        if p == g {
-                            continue;
+            let Some(pos) = pick else {
+                // Nothing can issue: classify the slot.
+                let mut o = Outcome::Empty;
+                for &r in &sc.ready {
+                    if r <= now {
+                        o = Outcome::Unit;
+                    } else if r != u64::MAX {
+                        if o == Outcome::Empty {
+                            o = Outcome::Dep;
                         }
-                        p
-                    }
-                    None => (start + k) % n,
-                };
-                let wi = self.scheds[s].warps[pos];
-                let r = self.wready[wi];
-                if r > now {
-                    if r != u64::MAX {
-                        best = best.max(Outcome::Dep);
                         self.min_event = self.min_event.min(r);
                     }
-                    continue;
                 }
-                let o = self.try_issue(wi, s, now)?;
-                if o > best {
-                    best = o;
-                }
-                if o == Outcome::Issued {
-                    let sc = &mut self.scheds[s];
-                    // The warp may have retired (and been removed) while issuing.
-                    let still = sc.warps.get(pos) == Some(&wi);
-                    match self.policy {
-                        SchedPolicy::Lrr => sc.rr_next = if still { pos + 1 } else { pos },
-                        SchedPolicy::Gto => sc.greedy = if still { Some(pos) } else { None },
-                        SchedPolicy::Oldest => {}
-                    }
-                    issued = true;
-                    break;
-                }
-            }
-            if !issued {
+                best = best.max(o);
                 break;
+            };
+            let wi = sc.warps[pos];
+            let o = self.try_issue(wi, s, now)?;
+            debug_assert_eq!(o, Outcome::Issued);
+            best = Outcome::Issued;
+            let sc = &mut self.scheds[s];
+            // The warp may have retired (and been removed) while issuing.
+            let still = sc.warps.get(pos) == Some(&wi);
+            match self.policy {
+                SchedPolicy::Lrr => sc.rr_next = if still { pos + 1 } else { pos },
+                SchedPolicy::Gto => sc.greedy = if still { Some(pos) } else { None },
+                SchedPolicy::Oldest => {}
             }
         }
         let st = &mut self.scheds[s];
