@@ -52,24 +52,25 @@ struct Warp {
     /// Per register: cycle its pending write completes.
     ready_at: Vec<u64>,
     state: WarpState,
+    /// Scheduler and position in its lists while resident.
+    sched: u32,
+    pos: u32,
     /// Instruction waiting to start, or `NONE`.
     cur: u32,
     /// Cycle `cur`'s operands are all ready (scoreboard, precomputed at fetch:
     /// only the warp's own issues change its registers).
     cur_ready: u64,
-    /// Instruction whose micro-ops are being issued, or `NONE`.
-    seq_inst: u32,
-    crit_left: u16,
-    fill_left: u16,
-    next_crit: u64,
-    seq_start: u64,
-    seq_threads: u32,
 }
 
 #[derive(Default)]
 struct Sched {
     /// Warp indices, oldest first.
     warps: Vec<usize>,
+    /// Per position: earliest clock the warp could issue (`u64::MAX`: nothing
+    /// to issue). Contiguous so the scan skips stalled warps with one load.
+    ready: Vec<u64>,
+    /// Per position: unit classes (bit per [`UnitClass`]) its next instruction needs.
+    need: Vec<u8>,
     /// LRR: position to start the next scan at.
     rr_next: usize,
     /// GTO: position of the greedy warp.
@@ -78,6 +79,8 @@ struct Sched {
     stalls: Stalls,
     /// Outcome of the last slot (for idle-cycle skipping).
     last: Outcome,
+    /// Clock until which the scheduler issues the rest of an expansion.
+    busy_until: u64,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug, Default)]
@@ -117,6 +120,8 @@ pub struct Sm {
     op_acc: Vec<OpStats>,
     /// Earliest cycle a dependency-stalled warp becomes ready (this cycle's scan).
     min_event: u64,
+    /// Unit classes any program instruction uses (bit per class).
+    used_classes: u8,
     /// Optional record of instruction starts (tests, debugging); bounded, preallocated.
     log: Vec<IssueEvent>,
     log_cap: usize,
@@ -274,6 +279,9 @@ impl Sm {
             info.push(ii);
         }
         let nops = op_names.len();
+        let used_classes = info.iter().fold(0u8, |m, ii| {
+            m | (1 << ii.first_class) | (1 << ii.rest_class)
+        });
         Ok(Sm {
             unit_free: vec![0; nsched * NCLASS],
             scheds: (0..nsched).map(|_| Sched::default()).collect(),
@@ -298,6 +306,7 @@ impl Sm {
             micro_ops: 0,
             op_acc: vec![OpStats::default(); nops],
             min_event: u64::MAX,
+            used_classes,
             log: Vec::new(),
             log_cap: 0,
         })
@@ -338,14 +347,10 @@ impl Sm {
             regs: WarpRegs::new(n),
             ready_at: vec![0; n],
             state: WarpState::Pending,
+            sched: 0,
+            pos: 0,
             cur: NONE,
             cur_ready: 0,
-            seq_inst: NONE,
-            crit_left: 0,
-            fill_left: 0,
-            next_crit: 0,
-            seq_start: 0,
-            seq_threads: 0,
         });
         self.by_id.insert(warp_id, idx);
         self.live += 1;
@@ -393,7 +398,7 @@ impl Sm {
             } => queue.push_back(index),
             _ => return Err(SimError::NotHostWarp(warp_id)),
         }
-        if w.state == WarpState::Resident && w.cur == NONE && w.seq_inst == NONE {
+        if w.state == WarpState::Resident && w.cur == NONE {
             self.fetch(wi)?;
         }
         Ok(())
@@ -410,7 +415,7 @@ impl Sm {
             Source::Host { closed, .. } => *closed = true,
             _ => return Err(SimError::NotHostWarp(warp_id)),
         }
-        if w.state == WarpState::Resident && w.cur == NONE && w.seq_inst == NONE {
+        if w.state == WarpState::Resident && w.cur == NONE {
             self.fetch(wi)?;
         }
         Ok(())
@@ -436,7 +441,12 @@ impl Sm {
             self.warps[wi].state = WarpState::Resident;
             let s = self.next_sched % self.scheds.len();
             self.next_sched += 1;
-            self.scheds[s].warps.push(wi);
+            let sc = &mut self.scheds[s];
+            self.warps[wi].sched = s as u32;
+            self.warps[wi].pos = sc.warps.len() as u32;
+            sc.warps.push(wi);
+            sc.ready.push(u64::MAX);
+            sc.need.push(0);
             tracing::debug!(
                 cycle = self.cycle,
                 warp = self.warps[wi].id,
@@ -485,7 +495,42 @@ impl Sm {
             }
             Err(()) => w.cur = NONE,
         }
+        self.refresh(wi);
         Ok(())
+    }
+
+    /// Recomputes the warp's scan entry (ready clock, units needed) after its state changed.
+    #[inline]
+    fn refresh(&mut self, wi: usize) {
+        let w = &self.warps[wi];
+        if w.state != WarpState::Resident {
+            return;
+        }
+        let (r, n) = if w.cur != NONE {
+            let ii = &self.info[w.cur as usize];
+            (
+                w.cur_ready,
+                (1u8 << ii.first_class) | if ii.uops > 1 { 1u8 << ii.rest_class } else { 0 },
+            )
+        } else {
+            (u64::MAX, 0)
+        };
+        let sc = &mut self.scheds[w.sched as usize];
+        sc.ready[w.pos as usize] = r;
+        sc.need[w.pos as usize] = n;
+    }
+
+    /// Unit classes (bit per class) that can accept a micro-op on `sched` this clock.
+    #[inline]
+    fn free_mask(&self, sched: usize, now: u64) -> u8 {
+        let mut m = 0u8;
+        let mut used = self.used_classes;
+        while used != 0 {
+            let c = used.trailing_zeros() as usize;
+            used &= used - 1;
+            m |= (self.unit_free(sched, c, now) as u8) << c;
+        }
+        m
     }
 
     fn retire(&mut self, wi: usize) -> Result<(), SimError> {
@@ -497,20 +542,22 @@ impl Sm {
             warp = self.warps[wi].id,
             "warp finished"
         );
-        for s in &mut self.scheds {
-            if let Some(p) = s.warps.iter().position(|&x| x == wi) {
-                s.warps.remove(p);
-                if s.rr_next > p {
-                    s.rr_next -= 1;
-                }
-                s.greedy = match s.greedy {
-                    Some(g) if g == p => None,
-                    Some(g) if g > p => Some(g - 1),
-                    g => g,
-                };
-                break;
-            }
+        let (si, p) = (self.warps[wi].sched as usize, self.warps[wi].pos as usize);
+        let s = &mut self.scheds[si];
+        s.warps.remove(p);
+        s.ready.remove(p);
+        s.need.remove(p);
+        for &later in &s.warps[p..] {
+            self.warps[later].pos -= 1;
         }
+        if s.rr_next > p {
+            s.rr_next -= 1;
+        }
+        s.greedy = match s.greedy {
+            Some(g) if g == p => None,
+            Some(g) if g > p => Some(g - 1),
+            g => g,
+        };
         self.admit()
     }
 
@@ -529,41 +576,34 @@ impl Sm {
         self.by_id.keys().copied()
     }
 
-    /// Tries to reserve the unit; true if the micro-op may issue this cycle.
+    /// Whether the unit can accept a micro-op during this clock.
     #[inline]
-    fn unit_take(&mut self, sched: usize, class: usize, now: u64) -> bool {
-        let scale = self.unit_scale[class];
-        let slot = &mut self.unit_free[sched * NCLASS + class];
+    fn unit_free(&self, sched: usize, class: usize, now: u64) -> bool {
         // Free at some point during this clock: lets fractional rates (40 lanes
         // per partition = 1.25 ops/clock) come out exact on average.
-        if *slot < (now + 1) * scale {
-            *slot = (*slot).max(now * scale) + self.unit_occ[class];
-            self.unit_ops[class] += 1;
-            true
-        } else {
-            false
-        }
+        self.unit_free[sched * NCLASS + class] < (now + 1) * self.unit_scale[class]
     }
 
-    /// Tries to issue one micro-op of warp `wi` on scheduler `sched`.
+    /// Occupies the unit with `n` micro-ops issued from this clock on.
+    #[inline]
+    fn unit_take(&mut self, sched: usize, class: usize, now: u64, n: u64) {
+        let slot = &mut self.unit_free[sched * NCLASS + class];
+        *slot = (*slot).max(now * self.unit_scale[class]) + n * self.unit_occ[class];
+        self.unit_ops[class] += n;
+    }
+
+    /// Tries to start warp `wi`'s next instruction on scheduler `sched`.
+    ///
+    /// An instruction of `uops` machine instructions and `steps` dependent steps
+    /// takes `uops` consecutive issue slots of its scheduler (the scheduler is
+    /// busy meanwhile) and its result is ready `max((steps-1) x latency,
+    /// uops-1) + latency` clocks after the first: the critical chain, or the
+    /// last micro-op when the others do not fit between the chain's steps.
+    /// Handling the sequence as one decision keeps the cost per PTX instruction
+    /// constant; throughput and latency are those of issuing the micro-ops
+    /// one by one.
     fn try_issue(&mut self, wi: usize, sched: usize, now: u64) -> Result<Outcome, SimError> {
         let w = &self.warps[wi];
-        if w.seq_inst != NONE {
-            let ii = self.info[w.seq_inst as usize];
-            // Critical steps wait for the previous step's result; the other
-            // micro-ops fill the slots in between. The last critical step writes
-            // the destination, so it goes after every filler.
-            let crit = now >= w.next_crit && (w.crit_left > 1 || w.fill_left == 0);
-            if !crit && w.fill_left == 0 {
-                self.min_event = self.min_event.min(w.next_crit);
-                return Ok(Outcome::Dep);
-            }
-            if !self.unit_take(sched, ii.rest_class as usize, now) {
-                return Ok(Outcome::Unit);
-            }
-            self.issue_uop(wi, sched, now, crit, ii)?;
-            return Ok(Outcome::Issued);
-        }
         if w.cur == NONE {
             return Ok(Outcome::Empty);
         }
@@ -572,11 +612,22 @@ impl Sm {
             return Ok(Outcome::Dep);
         }
         let idx = w.cur;
-        let ii = self.info[idx as usize];
-        if !self.unit_take(sched, ii.first_class as usize, now) {
+        let ii = &self.info[idx as usize];
+        let (first, rest, uops) = (
+            ii.first_class as usize,
+            ii.rest_class as usize,
+            ii.uops as u64,
+        );
+        if !self.unit_free(sched, first, now) || (uops > 1 && !self.unit_free(sched, rest, now)) {
             return Ok(Outcome::Unit);
         }
-        // Start the instruction: execute it functionally now.
+        let ii = *ii;
+        self.unit_take(sched, first, now, 1);
+        if uops > 1 {
+            self.unit_take(sched, rest, now, uops - 1);
+        }
+        // Execute functionally now; the guard is read before the instruction
+        // can overwrite it.
         let w = &mut self.warps[wi];
         let mut lanes = w.active;
         if ii.guard != NONE {
@@ -613,107 +664,90 @@ impl Sm {
                 inst: idx,
             });
         }
-        w.cur = NONE;
-        w.seq_inst = idx;
-        w.crit_left = ii.steps;
-        w.fill_left = ii.uops - ii.steps;
-        w.next_crit = now;
-        w.seq_start = now;
-        w.seq_threads = lanes;
+        let lat = ii.latency as u64;
+        let ready = now + ((ii.steps as u64 - 1) * lat).max(uops - 1) + lat;
+        for &r in &ii.writes[..ii.nwrites as usize] {
+            w.ready_at[r as usize] = ready;
+        }
+        self.drain = self.drain.max(ready);
+        let threads = lanes.count_ones() as u64;
         self.warp_instructions += 1;
-        self.thread_instructions += lanes.count_ones() as u64;
-        let crit = w.crit_left > 1 || w.fill_left == 0;
-        self.issue_uop(wi, sched, now, crit, ii)?;
+        self.thread_instructions += threads;
+        self.micro_ops += uops;
+        self.op_acc[ii.op_id as usize].record(threads, uops, ready - now);
+        let sc = &mut self.scheds[sched];
+        sc.issues += uops;
+        if uops > 1 {
+            // The rest of the sequence occupies the following issue slots.
+            let k = self.cfg.issue_width as u64;
+            let slots = uops.div_ceil(k);
+            sc.busy_until = now + slots * self.cfg.issue_interval as u64;
+        }
+        self.fetch(wi)?;
         Ok(Outcome::Issued)
-    }
-
-    fn issue_uop(
-        &mut self,
-        wi: usize,
-        sched: usize,
-        now: u64,
-        crit: bool,
-        ii: InstInfo,
-    ) -> Result<(), SimError> {
-        self.micro_ops += 1;
-        self.scheds[sched].issues += 1;
-        let w = &mut self.warps[wi];
-        if crit {
-            w.crit_left -= 1;
-            w.next_crit = now + ii.latency as u64;
-        } else {
-            w.fill_left -= 1;
-        }
-        if w.crit_left == 0 && w.fill_left == 0 {
-            let ready = w.next_crit.max(now + 1);
-            for &r in &ii.writes[..ii.nwrites as usize] {
-                w.ready_at[r as usize] = ready;
-            }
-            self.drain = self.drain.max(ready);
-            self.op_acc[ii.op_id as usize].record(
-                w.seq_threads.count_ones() as u64,
-                ii.uops as u64,
-                ready - w.seq_start,
-            );
-            w.seq_inst = NONE;
-            self.fetch(wi)?;
-        }
-        Ok(())
     }
 
     /// One issue slot of scheduler `s`: up to `issue_width` micro-ops.
     fn schedule(&mut self, s: usize, now: u64) -> Result<Outcome, SimError> {
         let mut best = Outcome::Empty;
+        if now < self.scheds[s].busy_until {
+            // Still issuing an expansion's micro-ops.
+            let st = &mut self.scheds[s];
+            st.stalls.issued += 1;
+            st.last = Outcome::Issued;
+            return Ok(Outcome::Issued);
+        }
         for _ in 0..self.cfg.issue_width {
+            if now < self.scheds[s].busy_until {
+                break;
+            }
             let n = self.scheds[s].warps.len();
             if n == 0 {
                 break;
             }
-            let mut issued = false;
-            let greedy = if self.policy == SchedPolicy::Gto {
-                self.scheds[s].greedy
-            } else {
-                None
+            let free = self.free_mask(s, now);
+            let sc = &self.scheds[s];
+            let ok = |p: usize| sc.ready[p] <= now && sc.need[p] & !free == 0;
+            // Scan order: GTO tries its greedy warp first, then oldest-first;
+            // LRR starts after the warp that issued last; oldest from the front.
+            let pick = match self.policy {
+                SchedPolicy::Gto => match sc.greedy {
+                    Some(g) if g < n && ok(g) => Some(g),
+                    _ => (0..n).find(|&p| ok(p)),
+                },
+                SchedPolicy::Oldest => (0..n).find(|&p| ok(p)),
+                SchedPolicy::Lrr => {
+                    let start = sc.rr_next % n;
+                    (start..n).chain(0..start).find(|&p| ok(p))
+                }
             };
-            let start = if self.policy == SchedPolicy::Lrr {
-                self.scheds[s].rr_next % n
-            } else {
-                0
-            };
-            // Scan order: GTO tries its greedy warp first, then oldest-first.
-            let extra = greedy.is_some() as usize;
-            for k in 0..n + extra {
-                let pos = match greedy {
-                    Some(g) if k == 0 => g,
-                    Some(g) => {
-                        let p = k - 1;
-                        if p == g {
-                            continue;
+            let Some(pos) = pick else {
+                // Nothing can issue: classify the slot.
+                let mut o = Outcome::Empty;
+                for &r in &sc.ready {
+                    if r <= now {
+                        o = Outcome::Unit;
+                    } else if r != u64::MAX {
+                        if o == Outcome::Empty {
+                            o = Outcome::Dep;
                         }
-                        p
+                        self.min_event = self.min_event.min(r);
                     }
-                    None => (start + k) % n,
-                };
-                let wi = self.scheds[s].warps[pos];
-                let o = self.try_issue(wi, s, now)?;
-                if o > best {
-                    best = o;
                 }
-                if o == Outcome::Issued {
-                    let sc = &mut self.scheds[s];
-                    // The warp may have retired (and been removed) while issuing.
-                    let still = sc.warps.get(pos) == Some(&wi);
-                    match self.policy {
-                        SchedPolicy::Lrr => sc.rr_next = if still { pos + 1 } else { pos },
-                        SchedPolicy::Gto => sc.greedy = if still { Some(pos) } else { None },
-                        SchedPolicy::Oldest => {}
-                    }
-                    issued = true;
-                    break;
-                }
-            }
-            if !issued {
+                best = best.max(o);
                 break;
+            };
+            let wi = sc.warps[pos];
+            let o = self.try_issue(wi, s, now)?;
+            debug_assert_eq!(o, Outcome::Issued);
+            best = Outcome::Issued;
+            let sc = &mut self.scheds[s];
+            // The warp may have retired (and been removed) while issuing.
+            let still = sc.warps.get(pos) == Some(&wi);
+            match self.policy {
+                SchedPolicy::Lrr => sc.rr_next = if still { pos + 1 } else { pos },
+                SchedPolicy::Gto => sc.greedy = if still { Some(pos) } else { None },
+                SchedPolicy::Oldest => {}
             }
         }
         let st = &mut self.scheds[s];
