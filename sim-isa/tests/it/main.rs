@@ -2,3 +2,4 @@
 
 mod conform;
 mod exec;
+mod fastpath;
