@@ -1,19 +1,21 @@
 //! Warp-wide fast paths for [`super::execute`]: each instruction's fields are
 //! decoded once, then every family runs as straight-line loops over 32-lane
-//! arrays (gather → compute → masked blend) that the compiler vectorises.
+//! arrays (gather → compute → masked blend) that the compiler vectorises,
+//! specialised per operation through generics so no per-lane `match` remains.
 //!
 //! The scalar lane functions stay the definition of the semantics:
 //! [`super::execute_scalar`] lifts them lane by lane, and the integration
 //! tests (`tests/it/fastpath.rs`) check `execute` against it bit for bit over
-//! random instructions, registers, masks and guards. Anything not covered
-//! here (float `add`/`sub`) runs through the scalar functions directly.
+//! random instructions, registers, masks and guards. Float `add`/`sub` (not a
+//! hot path) calls [`alu_lane`] per lane.
 
 use super::{
-    alu_lane, pred_src_bits, read_operand, set_true_value, width_mask, Lanes, WarpRegs, WARP_SIZE,
+    alu_lane, read_operand, set_true_value, width_mask, ExecCtx, Lanes, WarpRegs, WARP_SIZE,
 };
-use crate::inst::{AluOp, BoolOp, CmpOp, Operand, PredSrc, Set, Setp, Slct, Type, TypeKind, Video, VideoOp};
+use crate::inst::{
+    AluOp, BoolOp, CmpOp, Operand, PredSrc, Set, Setp, Slct, Type, TypeKind, Video, VideoOp,
+};
 use crate::target::Target;
-use super::ExecCtx;
 
 type U32s = [u32; WARP_SIZE];
 
@@ -29,17 +31,7 @@ pub(super) const BIT: [u32; WARP_SIZE] = {
     t
 };
 
-/// A lane mask expanded to 0/1 per lane.
-#[inline]
-fn unpack_bits(m: u32) -> U32s {
-    let mut o = [0u32; WARP_SIZE];
-    for l in 0..WARP_SIZE {
-        o[l] = u32::from(m & BIT[l] != 0);
-    }
-    o
-}
-
-/// Writes `vals` to the lanes of `d` selected by `exec`, branch-free.
+/// Writes `vals` to the lanes of `dst` selected by `exec`, branch-free.
 #[inline]
 pub(super) fn blend(dst: &mut Lanes, exec: u32, vals: &Lanes) {
     if exec == u32::MAX {
@@ -52,23 +44,40 @@ pub(super) fn blend(dst: &mut Lanes, exec: u32, vals: &Lanes) {
     }
 }
 
-/// Low 32 bits of every lane of a register.
+/// As [`blend`] for 32-bit results, zero-extended.
+#[inline]
+pub(super) fn blend32(dst: &mut Lanes, exec: u32, vals: &U32s) {
+    if exec == u32::MAX {
+        for l in 0..WARP_SIZE {
+            dst[l] = u64::from(vals[l]);
+        }
+        return;
+    }
+    for l in 0..WARP_SIZE {
+        let m = 0u64.wrapping_sub(u64::from(exec & BIT[l] != 0));
+        dst[l] = (dst[l] & !m) | (u64::from(vals[l]) & m);
+    }
+}
+
+/// A source operand's 32 lanes, unmasked: a register's own array (no copy),
+/// or `buf` filled for immediates and special registers.
+#[inline]
+fn src<'a>(op: Operand, ctx: &ExecCtx, regs: &'a WarpRegs, buf: &'a mut Lanes) -> &'a Lanes {
+    match op {
+        Operand::Reg(r) => regs.get(r),
+        other => {
+            *buf = read_operand(other, 64, ctx, regs);
+            buf
+        }
+    }
+}
+
+/// Low 32 bits of every lane.
 #[inline]
 pub(super) fn low32(r: &Lanes) -> U32s {
     let mut o = [0u32; WARP_SIZE];
     for l in 0..WARP_SIZE {
         o[l] = r[l] as u32;
-    }
-    o
-}
-
-/// Low 32 bits of every lane of an operand.
-#[inline]
-fn read32(op: Operand, ctx: &ExecCtx, regs: &WarpRegs) -> U32s {
-    let v = read_operand(op, 32, ctx, regs);
-    let mut o = [0u32; WARP_SIZE];
-    for l in 0..WARP_SIZE {
-        o[l] = v[l] as u32;
     }
     o
 }
@@ -95,12 +104,11 @@ fn pred01(p: PredSrc, regs: &WarpRegs) -> U32s {
 /// One element position of a video instruction, decoded.
 #[derive(Clone, Copy)]
 struct ElemPass {
-    xsh: u32,
-    ysh: u32,
-    /// Sign bit of the element when the operand is signed, else 0:
-    /// `(e ^ flip) - flip` sign-extends without a branch.
-    xflip: u32,
-    yflip: u32,
+    /// `x = (src << xl) >> (32 - w)`: left shift drops the higher elements,
+    /// the (arithmetic or logical) right shift extends.
+    xl: u32,
+    yl: u32,
+    r: u32,
     lane_mask: u32,
     lo: i32,
     hi: i32,
@@ -108,7 +116,7 @@ struct ElemPass {
 }
 
 #[inline(always)]
-fn elem_loop<const SAT: bool, const ADD: bool>(
+fn elem_loop<const SA: bool, const SB: bool, const SAT: bool, const ADD: bool>(
     f: impl Fn(i32, i32) -> i32,
     p: &ElemPass,
     xs: &U32s,
@@ -116,8 +124,18 @@ fn elem_loop<const SAT: bool, const ADD: bool>(
     out: &mut U32s,
 ) {
     for l in 0..WARP_SIZE {
-        let x = (((xs[l] >> p.xsh) & p.lane_mask) ^ p.xflip) as i32 - p.xflip as i32;
-        let y = (((ys[l] >> p.ysh) & p.lane_mask) ^ p.yflip) as i32 - p.yflip as i32;
+        let x = xs[l] << p.xl;
+        let x = if SA {
+            (x as i32) >> p.r
+        } else {
+            (x >> p.r) as i32
+        };
+        let y = ys[l] << p.yl;
+        let y = if SB {
+            (y as i32) >> p.r
+        } else {
+            (y >> p.r) as i32
+        };
         let mut t = f(x, y);
         if SAT {
             t = t.max(p.lo).min(p.hi);
@@ -130,29 +148,58 @@ fn elem_loop<const SAT: bool, const ADD: bool>(
     }
 }
 
-#[inline(always)]
-fn elem_run(
-    f: impl Fn(i32, i32) -> i32,
-    sat: bool,
-    add: bool,
-    p: &ElemPass,
-    xs: &U32s,
-    ys: &U32s,
-    out: &mut U32s,
-) {
-    match (sat, add) {
-        (false, false) => elem_loop::<false, false>(f, p, xs, ys, out),
-        (false, true) => elem_loop::<false, true>(f, p, xs, ys, out),
-        (true, false) => elem_loop::<true, false>(f, p, xs, ys, out),
-        (true, true) => elem_loop::<true, true>(f, p, xs, ys, out),
-    }
+/// Instantiates [`elem_loop`] for the runtime flags, once per operation.
+macro_rules! elem_run {
+    ($f:expr, $v:expr, $p:expr, $xs:expr, $ys:expr, $o:expr) => {{
+        let f = $f;
+        match ($v.asigned, $v.bsigned, $v.sat, $v.add) {
+            (false, false, false, false) => {
+                elem_loop::<false, false, false, false>(f, $p, $xs, $ys, $o)
+            }
+            (false, false, false, true) => {
+                elem_loop::<false, false, false, true>(f, $p, $xs, $ys, $o)
+            }
+            (false, false, true, false) => {
+                elem_loop::<false, false, true, false>(f, $p, $xs, $ys, $o)
+            }
+            (false, false, true, true) => {
+                elem_loop::<false, false, true, true>(f, $p, $xs, $ys, $o)
+            }
+            (false, true, false, false) => {
+                elem_loop::<false, true, false, false>(f, $p, $xs, $ys, $o)
+            }
+            (false, true, false, true) => {
+                elem_loop::<false, true, false, true>(f, $p, $xs, $ys, $o)
+            }
+            (false, true, true, false) => {
+                elem_loop::<false, true, true, false>(f, $p, $xs, $ys, $o)
+            }
+            (false, true, true, true) => elem_loop::<false, true, true, true>(f, $p, $xs, $ys, $o),
+            (true, false, false, false) => {
+                elem_loop::<true, false, false, false>(f, $p, $xs, $ys, $o)
+            }
+            (true, false, false, true) => {
+                elem_loop::<true, false, false, true>(f, $p, $xs, $ys, $o)
+            }
+            (true, false, true, false) => {
+                elem_loop::<true, false, true, false>(f, $p, $xs, $ys, $o)
+            }
+            (true, false, true, true) => elem_loop::<true, false, true, true>(f, $p, $xs, $ys, $o),
+            (true, true, false, false) => {
+                elem_loop::<true, true, false, false>(f, $p, $xs, $ys, $o)
+            }
+            (true, true, false, true) => elem_loop::<true, true, false, true>(f, $p, $xs, $ys, $o),
+            (true, true, true, false) => elem_loop::<true, true, true, false>(f, $p, $xs, $ys, $o),
+            (true, true, true, true) => elem_loop::<true, true, true, true>(f, $p, $xs, $ys, $o),
+        }
+    }};
 }
 
 /// `vop2`/`vop4` over a warp: one pass per written element position, each a
-/// loop specialised for the operation, `.sat` and `.add` (same arithmetic as
-/// [`super::video::VideoPlan::lane`]: exact i32 elements, clamp, merge or
-/// accumulate).
-pub(super) fn video(v: &Video, a: &U32s, b: &U32s, c: &U32s) -> U32s {
+/// loop specialised for the operation, operand signedness, `.sat` and `.add`
+/// (the arithmetic of [`super::video::VideoPlan::lane`]: exact i32
+/// elements, clamp, then merge into `c` or accumulate onto it).
+pub(super) fn video(v: &Video, regs: &WarpRegs) -> U32s {
     let n = v.simd.lanes();
     let w = v.simd.lane_bits();
     let lane_mask = (1u32 << w) - 1;
@@ -169,13 +216,21 @@ pub(super) fn video(v: &Video, a: &U32s, b: &U32s, c: &U32s) -> U32s {
     } else {
         (0, lane_mask as i32)
     };
-    let mut out = *c;
-    if !v.add {
+    let mut out = if v.add || keep_c != 0 {
+        low32(regs.get(v.c))
+    } else {
+        [0; WARP_SIZE]
+    };
+    if !v.add && keep_c != u32::MAX {
         for o in out.iter_mut() {
             *o &= keep_c;
         }
     }
-    let sign = 1u32 << (w - 1);
+    if mask == 0 {
+        return out;
+    }
+    let a = low32(regs.get(v.a));
+    let b = if v.b == v.a { a } else { low32(regs.get(v.b)) };
     for i in 0..n {
         if mask >> i & 1 == 0 {
             continue;
@@ -184,53 +239,51 @@ pub(super) fn video(v: &Video, a: &U32s, b: &U32s, c: &U32s) -> U32s {
         let pick = |sel: u8| {
             let k = u32::from(sel & sel_mask);
             if (k as usize) < n {
-                (a, k * w)
+                (&a, 32 - w - k * w)
             } else {
-                (b, (k - n as u32) * w)
+                (&b, 32 - w - (k - n as u32) * w)
             }
         };
-        let (xs, xsh) = pick(v.asel[i]);
-        let (ys, ysh) = pick(v.bsel[i]);
+        let (xs, xl) = pick(v.asel[i]);
+        let (ys, yl) = pick(v.bsel[i]);
         let p = ElemPass {
-            xsh,
-            ysh,
-            xflip: if v.asigned { sign } else { 0 },
-            yflip: if v.bsigned { sign } else { 0 },
+            xl,
+            yl,
+            r: 32 - w,
             lane_mask,
             lo,
             hi,
             place: w * i as u32,
         };
-        let (sat, add) = (v.sat, v.add);
+        let p = &p;
         let o = &mut out;
         match v.op {
-            VideoOp::Add => elem_run(|x, y| x + y, sat, add, &p, xs, ys, o),
-            VideoOp::Sub => elem_run(|x, y| x - y, sat, add, &p, xs, ys, o),
+            VideoOp::Add => elem_run!(|x, y| x + y, v, p, xs, ys, o),
+            VideoOp::Sub => elem_run!(|x, y| x - y, v, p, xs, ys, o),
             // Errata 7: half away from zero.
-            VideoOp::Avrg => elem_run(
-                |x, y| {
+            VideoOp::Avrg => elem_run!(
+                |x: i32, y: i32| {
                     let s = x + y;
                     (s + i32::from(s >= 0)) >> 1
                 },
-                sat,
-                add,
-                &p,
+                v,
+                p,
                 xs,
                 ys,
-                o,
+                o
             ),
-            VideoOp::Absdiff => elem_run(|x, y| (x - y).abs(), sat, add, &p, xs, ys, o),
-            VideoOp::Min => elem_run(|x, y| x.min(y), sat, add, &p, xs, ys, o),
-            VideoOp::Max => elem_run(|x, y| x.max(y), sat, add, &p, xs, ys, o),
+            VideoOp::Absdiff => elem_run!(|x: i32, y: i32| (x - y).abs(), v, p, xs, ys, o),
+            VideoOp::Min => elem_run!(|x: i32, y: i32| x.min(y), v, p, xs, ys, o),
+            VideoOp::Max => elem_run!(|x: i32, y: i32| x.max(y), v, p, xs, ys, o),
             VideoOp::Set(cmp) => match int_cmp_kind(cmp) {
-                Base::Eq => elem_run(|x, y| i32::from(x == y), sat, add, &p, xs, ys, o),
-                Base::Ne => elem_run(|x, y| i32::from(x != y), sat, add, &p, xs, ys, o),
-                Base::Lt => elem_run(|x, y| i32::from(x < y), sat, add, &p, xs, ys, o),
-                Base::Le => elem_run(|x, y| i32::from(x <= y), sat, add, &p, xs, ys, o),
-                Base::Gt => elem_run(|x, y| i32::from(x > y), sat, add, &p, xs, ys, o),
-                Base::Ge => elem_run(|x, y| i32::from(x >= y), sat, add, &p, xs, ys, o),
-                Base::True => elem_run(|_, _| 1, sat, add, &p, xs, ys, o),
-                Base::False => elem_run(|_, _| 0, sat, add, &p, xs, ys, o),
+                Base::Eq => elem_run!(|x, y| i32::from(x == y), v, p, xs, ys, o),
+                Base::Ne => elem_run!(|x, y| i32::from(x != y), v, p, xs, ys, o),
+                Base::Lt => elem_run!(|x, y| i32::from(x < y), v, p, xs, ys, o),
+                Base::Le => elem_run!(|x, y| i32::from(x <= y), v, p, xs, ys, o),
+                Base::Gt => elem_run!(|x, y| i32::from(x > y), v, p, xs, ys, o),
+                Base::Ge => elem_run!(|x, y| i32::from(x >= y), v, p, xs, ys, o),
+                Base::True => elem_run!(|_, _| 1, v, p, xs, ys, o),
+                Base::False => elem_run!(|_, _| 0, v, p, xs, ys, o),
             },
         }
     }
@@ -252,7 +305,8 @@ enum Base {
     False,
 }
 
-/// `vset`'s (and integer `set`'s) reading of a comparison operator.
+/// Integer (and `vset`) reading of a comparison operator: the unordered
+/// forms act as the ordered ones, `num` is true, `nan` false (as `compare`).
 fn int_cmp_kind(cmp: CmpOp) -> Base {
     match cmp {
         CmpOp::Eq | CmpOp::Equ => Base::Eq,
@@ -286,99 +340,133 @@ fn float_cmp_kind(cmp: CmpOp) -> (Base, bool) {
     }
 }
 
-/// Compare keys: unsigned integers whose order is the operands' order, plus
-/// a 0/1 "unordered" flag per lane for floats.
-macro_rules! keyed {
-    ($name:ident, $t:ty) => {
-        /// `unord ? u : base(ka, kb)` per lane, as 0/1.
-        #[inline]
-        fn $name(base: Base, u: bool, ka: &[$t; WARP_SIZE], kb: &[$t; WARP_SIZE], nan: &U32s) -> U32s {
-            #[inline(always)]
-            fn run(f: impl Fn($t, $t) -> bool, u: u32, ka: &[$t; WARP_SIZE], kb: &[$t; WARP_SIZE], nan: &U32s) -> U32s {
-                let mut o = [0u32; WARP_SIZE];
-                for l in 0..WARP_SIZE {
-                    let t = u32::from(f(ka[l], kb[l]));
-                    // nan is 0 or 1: pick u where set.
-                    let m = 0u32.wrapping_sub(nan[l]);
-                    o[l] = (t & !m) | (u & m);
-                }
-                o
-            }
-            let u = u32::from(u);
-            match base {
-                Base::Eq => run(|x, y| x == y, u, ka, kb, nan),
-                Base::Ne => run(|x, y| x != y, u, ka, kb, nan),
-                Base::Lt => run(|x, y| x < y, u, ka, kb, nan),
-                Base::Le => run(|x, y| x <= y, u, ka, kb, nan),
-                Base::Gt => run(|x, y| x > y, u, ka, kb, nan),
-                Base::Ge => run(|x, y| x >= y, u, ka, kb, nan),
-                Base::True => run(|_, _| true, u, ka, kb, nan),
-                Base::False => run(|_, _| false, u, ka, kb, nan),
-            }
+/// Calls `$run` with a closure for `$base` over keys of type `$t`.
+macro_rules! with_base {
+    ($base:expr, $t:ty, $run:ident ( $($arg:expr),* )) => {
+        match $base {
+            Base::Eq => $run(|x: $t, y: $t| x == y, $($arg),*),
+            Base::Ne => $run(|x: $t, y: $t| x != y, $($arg),*),
+            Base::Lt => $run(|x: $t, y: $t| x < y, $($arg),*),
+            Base::Le => $run(|x: $t, y: $t| x <= y, $($arg),*),
+            Base::Gt => $run(|x: $t, y: $t| x > y, $($arg),*),
+            Base::Ge => $run(|x: $t, y: $t| x >= y, $($arg),*),
+            Base::True => $run(|_: $t, _: $t| true, $($arg),*),
+            Base::False => $run(|_: $t, _: $t| false, $($arg),*),
         }
     };
 }
-keyed!(cmp_keys32, u32);
-keyed!(cmp_keys64, u64);
 
-/// Float compare keys for one format of `1 + e + m <= 32` bits held in the
-/// low bits of each lane (after `shift` right): flush subnormals if asked,
-/// fold -0 onto +0, then map sign-magnitude to an unsigned order. Also
-/// returns 0/1 NaN flags.
-#[inline]
-fn float_keys32(v: &U32s, shift: u32, e: u32, m: u32, flush: bool) -> (U32s, U32s) {
-    let nbits = 1 + e + m;
-    let wm = if nbits == 32 { u32::MAX } else { (1u32 << nbits) - 1 };
-    let sign = 1u32 << (e + m);
-    let inf = ((1u32 << e) - 1) << m;
-    let man_lim = 1u32 << m; // abs below this: zero or subnormal
-    let fl = u32::from(flush);
-    let mut k = [0u32; WARP_SIZE];
-    let mut nan = [0u32; WARP_SIZE];
+/// A float format of at most 32 bits, decoded for key building.
+#[derive(Clone, Copy)]
+struct Fmt32 {
+    /// `32 - bits`: shifting a value to the top puts its sign at bit 31.
+    top: u32,
+    /// All bits but the sign.
+    abs_mask: u32,
+    /// Magnitude of +infinity; above it is NaN.
+    inf: u32,
+    /// Magnitudes below this are zero (1), or zero or subnormal when flushing.
+    zlim: u32,
+    /// Offset of the value in the register (16 for the high half of x2).
+    shift: u32,
+}
+
+impl Fmt32 {
+    fn new(ty: Type, flush: bool, shift: u32) -> Self {
+        let (e, m) = match ty {
+            Type::F16 | Type::F16x2 => (5, 10),
+            Type::Bf16 | Type::Bf16x2 => (8, 7),
+            _ => (8, 23),
+        };
+        Fmt32 {
+            top: 31 - e - m,
+            abs_mask: (1u32 << (e + m)) - 1,
+            inf: ((1u32 << e) - 1) << m,
+            zlim: if flush { 1 << m } else { 1 },
+            shift,
+        }
+    }
+
+    /// A signed key whose order is the value's (both zeros, and flushed
+    /// subnormals, give 0) and whether the value is NaN.
+    #[inline(always)]
+    fn key(&self, v: u64) -> (i32, bool) {
+        let x = (v as u32) >> self.shift;
+        let abs = x & self.abs_mask;
+        let abs = if abs < self.zlim { 0 } else { abs };
+        let s = ((x << self.top) as i32) >> 31;
+        ((abs as i32 ^ s) - s, abs > self.inf)
+    }
+}
+
+#[inline(always)]
+fn float_loop32(
+    f: impl Fn(i32, i32) -> bool,
+    u: u32,
+    fmt: &Fmt32,
+    a: &Lanes,
+    b: &Lanes,
+    out: &mut U32s,
+) {
     for l in 0..WARP_SIZE {
-        let x = (v[l] >> shift) & wm;
-        let mut abs = x & !sign;
-        // Flushed subnormals and both zeros are all +0.
-        let zero = abs == 0 || (fl == 1 && abs < man_lim);
-        abs = if zero { 0 } else { abs };
-        let neg = x & sign != 0 && !zero;
-        nan[l] = u32::from(abs > inf);
-        k[l] = if neg { (sign - 1) - abs } else { sign | abs };
+        let (ka, na) = fmt.key(a[l]);
+        let (kb, nb) = fmt.key(b[l]);
+        out[l] = if na | nb { u } else { u32::from(f(ka, kb)) };
     }
-    (k, nan)
 }
 
-/// As [`float_keys32`] for f64.
-#[inline]
-fn float_keys64(v: &Lanes, flush: bool) -> ([u64; WARP_SIZE], U32s) {
-    let sign = 1u64 << 63;
-    let inf = 0x7FFu64 << 52;
-    let man_lim = 1u64 << 52;
-    let mut k = [0u64; WARP_SIZE];
-    let mut nan = [0u32; WARP_SIZE];
+#[inline(always)]
+fn f64_key(v: u64, zlim: u64) -> (i64, bool) {
+    let abs = v & (u64::MAX >> 1);
+    let abs = if abs < zlim { 0 } else { abs };
+    let s = (v as i64) >> 63;
+    ((abs as i64 ^ s) - s, abs > 0x7FF0_0000_0000_0000)
+}
+
+#[inline(always)]
+fn float_loop64(
+    f: impl Fn(i64, i64) -> bool,
+    u: u32,
+    zlim: u64,
+    a: &Lanes,
+    b: &Lanes,
+    out: &mut U32s,
+) {
     for l in 0..WARP_SIZE {
-        let x = v[l];
-        let mut abs = x & !sign;
-        let zero = abs == 0 || (flush && abs < man_lim);
-        abs = if zero { 0 } else { abs };
-        let neg = x & sign != 0 && !zero;
-        nan[l] = u32::from(abs > inf);
-        k[l] = if neg { (sign - 1) - abs } else { sign | abs };
-    }
-    (k, nan)
-}
-
-/// Exponent and mantissa widths of the float formats compared here.
-fn fields(ty: Type) -> (u32, u32) {
-    match ty {
-        Type::F16 | Type::F16x2 => (5, 10),
-        Type::Bf16 | Type::Bf16x2 => (8, 7),
-        Type::F32 => (8, 23),
-        _ => (11, 52),
+        let (ka, na) = f64_key(a[l], zlim);
+        let (kb, nb) = f64_key(b[l], zlim);
+        out[l] = if na | nb { u } else { u32::from(f(ka, kb)) };
     }
 }
 
-/// 0/1 compare results per lane: `(t, t_high)`; `t_high` is only meaningful
+/// Integers of at most 32 bits: `key = ((v << top) as i32 >> r) ^ flip`
+/// sign-extends signed values (`r = top`) or biases unsigned ones
+/// (`r = 0`, `flip = i32::MIN`) so one signed compare orders both.
+#[inline(always)]
+fn int_loop32(
+    f: impl Fn(i32, i32) -> bool,
+    top: u32,
+    r: u32,
+    flip: i32,
+    a: &Lanes,
+    b: &Lanes,
+    out: &mut U32s,
+) {
+    for l in 0..WARP_SIZE {
+        let ka = (((a[l] as u32) << top) as i32 >> r) ^ flip;
+        let kb = (((b[l] as u32) << top) as i32 >> r) ^ flip;
+        out[l] = u32::from(f(ka, kb));
+    }
+}
+
+#[inline(always)]
+fn int_loop64(f: impl Fn(i64, i64) -> bool, flip: i64, a: &Lanes, b: &Lanes, out: &mut U32s) {
+    for l in 0..WARP_SIZE {
+        out[l] = u32::from(f(a[l] as i64 ^ flip, b[l] as i64 ^ flip));
+    }
+}
+
+/// 0/1 compare results per lane: `(t, t_high)`; `t_high` is only computed
 /// for x2 types (the high halves).
 fn compare_lanes(
     cmp: CmpOp,
@@ -389,92 +477,55 @@ fn compare_lanes(
     ctx: &ExecCtx,
     regs: &WarpRegs,
 ) -> (U32s, U32s) {
+    let (mut ba, mut bb) = ([0u64; WARP_SIZE], [0u64; WARP_SIZE]);
+    let a = src(a, ctx, regs, &mut ba);
+    let b = src(b, ctx, regs, &mut bb);
     let bits = ty.bits();
-    let zero = [0u32; WARP_SIZE];
+    let mut t = [0u32; WARP_SIZE];
+    let mut th = [0u32; WARP_SIZE];
     match ty.kind() {
         TypeKind::Float | TypeKind::BFloat => {
             let (base, u) = float_cmp_kind(cmp);
-            let (e, m) = fields(ty);
+            let u = u32::from(u);
             if bits == 64 {
-                let av = read_operand(a, 64, ctx, regs);
-                let bv = read_operand(b, 64, ctx, regs);
-                let (ka, na) = float_keys64(&av, flush);
-                let (kb, nb) = float_keys64(&bv, flush);
-                let nan = or01(&na, &nb);
-                return (cmp_keys64(base, u, &ka, &kb, &nan), zero);
+                let zlim = if flush { 1u64 << 52 } else { 1 };
+                with_base!(base, i64, float_loop64(u, zlim, a, b, &mut t));
+                return (t, th);
             }
-            let av = read32(a, ctx, regs);
-            let bv = read32(b, ctx, regs);
-            let x2 = matches!(ty, Type::F16x2 | Type::Bf16x2);
-            let (ka, na) = float_keys32(&av, 0, e, m, flush);
-            let (kb, nb) = float_keys32(&bv, 0, e, m, flush);
-            let lo = cmp_keys32(base, u, &ka, &kb, &or01(&na, &nb));
-            if !x2 {
-                return (lo, zero);
+            let fmt = Fmt32::new(ty, flush, 0);
+            with_base!(base, i32, float_loop32(u, &fmt, a, b, &mut t));
+            if matches!(ty, Type::F16x2 | Type::Bf16x2) {
+                let fmt = Fmt32::new(ty, flush, 16);
+                with_base!(base, i32, float_loop32(u, &fmt, a, b, &mut th));
             }
-            let (ka, na) = float_keys32(&av, 16, e, m, flush);
-            let (kb, nb) = float_keys32(&bv, 16, e, m, flush);
-            (lo, cmp_keys32(base, u, &ka, &kb, &or01(&na, &nb)))
         }
         kind => {
             let base = int_cmp_kind(cmp);
             // lo/ls/hi/hs are unsigned on every integer type; the rest follow the type.
             let unsigned_op = matches!(cmp, CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs);
             let signed = kind == TypeKind::Signed && !unsigned_op;
-            let none = [0u32; WARP_SIZE];
             if bits == 64 {
-                let flip = if signed { 1u64 << 63 } else { 0 };
-                let mut ka = read_operand(a, 64, ctx, regs);
-                let mut kb = read_operand(b, 64, ctx, regs);
-                for l in 0..WARP_SIZE {
-                    ka[l] ^= flip;
-                    kb[l] ^= flip;
-                }
-                return (cmp_keys64(base, false, &ka, &kb, &none), zero);
+                let flip = if signed { 0 } else { i64::MIN };
+                with_base!(base, i64, int_loop64(flip, a, b, &mut t));
+            } else {
+                let top = 32 - bits;
+                let (r, flip) = if signed { (top, 0) } else { (0, i32::MIN) };
+                with_base!(base, i32, int_loop32(top, r, flip, a, b, &mut t));
             }
-            let flip = if signed { 1u32 << (bits - 1) } else { 0 };
-            let mut ka = read_operand32(a, bits, ctx, regs);
-            let mut kb = read_operand32(b, bits, ctx, regs);
-            for l in 0..WARP_SIZE {
-                ka[l] ^= flip;
-                kb[l] ^= flip;
-            }
-            (cmp_keys32(base, false, &ka, &kb, &none), zero)
         }
     }
+    (t, th)
 }
 
-/// An operand of at most 32 bits, masked at `bits`.
+/// `BoolOp(t, c)` per lane on 0/1 arrays, in place.
 #[inline]
-fn read_operand32(op: Operand, bits: u32, ctx: &ExecCtx, regs: &WarpRegs) -> U32s {
-    let mut v = read32(op, ctx, regs);
-    let m = width_mask(bits) as u32;
-    for x in v.iter_mut() {
-        *x &= m;
-    }
-    v
-}
-
-#[inline]
-fn or01(a: &U32s, b: &U32s) -> U32s {
-    let mut o = [0u32; WARP_SIZE];
-    for l in 0..WARP_SIZE {
-        o[l] = a[l] | b[l];
-    }
-    o
-}
-
-/// `BoolOp(t, c)` per lane on 0/1 arrays.
-#[inline]
-fn combine01(op: Option<BoolOp>, t: &U32s, c: &U32s) -> U32s {
-    let mut o = *t;
+fn combine01(op: Option<BoolOp>, t: &mut U32s, c: &U32s) {
     match op {
         None => {}
-        Some(BoolOp::And) => o.iter_mut().zip(c).for_each(|(o, c)| *o &= c),
-        Some(BoolOp::Or) => o.iter_mut().zip(c).for_each(|(o, c)| *o |= c),
-        Some(BoolOp::Xor) => o.iter_mut().zip(c).for_each(|(o, c)| *o ^= c),
+        Some(BoolOp::And) => t.iter_mut().zip(c).for_each(|(t, c)| *t &= c),
+        Some(BoolOp::Or) => t.iter_mut().zip(c).for_each(|(t, c)| *t |= c),
+        Some(BoolOp::Xor) => t.iter_mut().zip(c).for_each(|(t, c)| *t ^= c),
     }
-    o
 }
 
 /// Whether compares of `ty` flush subnormal inputs (as in `cmp.rs`).
@@ -485,137 +536,160 @@ fn flushes(ftz: bool, ty: Type, target: Target) -> bool {
 /// `set` over a warp.
 pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
     let flush = flushes(s.ftz, s.stype, ctx.target);
-    let (t, th) = compare_lanes(s.cmp, s.stype, flush, s.a, s.b, ctx, regs);
+    let (mut t, mut th) = compare_lanes(s.cmp, s.stype, flush, s.a, s.b, ctx, regs);
     let op = s.bool_op.map(|(o, _)| o);
-    let c = s.bool_op.map_or([0; WARP_SIZE], |(_, p)| pred01(p, regs));
     let dm = width_mask(s.dtype.bits());
     let mut out = [0u64; WARP_SIZE];
     if matches!(s.stype, Type::F16x2 | Type::Bf16x2) {
+        if let Some((_, p)) = s.bool_op {
+            let c = pred01(p, regs);
+            combine01(op, &mut t, &c);
+            combine01(op, &mut th, &c);
+        }
         let half_true = match s.dtype {
             Type::F16x2 | Type::Bf16x2 => set_true_value(s.dtype),
             _ => 0xFFFF,
         };
-        let lo = combine01(op, &t, &c);
-        let hi = combine01(op, &th, &c);
         let (vl, vh) = (half_true & dm, (half_true << 16) & dm);
         for l in 0..WARP_SIZE {
-            out[l] = (vl & 0u64.wrapping_sub(lo[l].into())) | (vh & 0u64.wrapping_sub(hi[l].into()));
+            out[l] = (vl & 0u64.wrapping_sub(t[l].into())) | (vh & 0u64.wrapping_sub(th[l].into()));
         }
     } else {
-        let r = combine01(op, &t, &c);
+        if let Some((_, p)) = s.bool_op {
+            combine01(op, &mut t, &pred01(p, regs));
+        }
         let tv = set_true_value(s.dtype) & dm;
         for l in 0..WARP_SIZE {
-            out[l] = tv & 0u64.wrapping_sub(r[l].into());
+            out[l] = tv & 0u64.wrapping_sub(t[l].into());
         }
     }
     out
 }
 
 /// `setp` over a warp: `(p, q)` as 0/1 lanes.
-pub(super) fn setp(s: &Setp, ctx: &ExecCtx, regs: &WarpRegs) -> (Lanes, Lanes) {
+pub(super) fn setp(s: &Setp, ctx: &ExecCtx, regs: &WarpRegs) -> (U32s, U32s) {
     let flush = flushes(s.ftz, s.ty, ctx.target);
-    let (t, th) = compare_lanes(s.cmp, s.ty, flush, s.a, s.b, ctx, regs);
-    let op = s.bool_op.map(|(o, _)| o);
-    let c = s.bool_op.map_or([0; WARP_SIZE], |(_, p)| pred01(p, regs));
-    let p = combine01(op, &t, &c);
-    let q = if matches!(s.ty, Type::F16x2 | Type::Bf16x2) {
-        combine01(op, &th, &c)
-    } else {
-        let mut nt = t;
-        nt.iter_mut().for_each(|x| *x ^= 1);
-        combine01(op, &nt, &c)
-    };
-    let mut po = [0u64; WARP_SIZE];
-    let mut qo = [0u64; WARP_SIZE];
-    for l in 0..WARP_SIZE {
-        po[l] = p[l].into();
-        qo[l] = q[l].into();
+    let (mut p, mut q) = compare_lanes(s.cmp, s.ty, flush, s.a, s.b, ctx, regs);
+    if !matches!(s.ty, Type::F16x2 | Type::Bf16x2) {
+        q = p;
+        q.iter_mut().for_each(|x| *x ^= 1);
     }
-    (po, qo)
+    if let Some((op, c)) = s.bool_op {
+        let c = pred01(c, regs);
+        combine01(Some(op), &mut p, &c);
+        combine01(Some(op), &mut q, &c);
+    }
+    (p, q)
 }
 
 // --------------------------------------------------------- selp / slct
 
-/// `c ? a : b` per lane with `c` a 0/1 array.
-#[inline]
-fn select(c: &U32s, a: &Lanes, b: &Lanes) -> Lanes {
+/// `selp` over a warp: `c ? a : b` at the type width.
+pub(super) fn selp(
+    ty: Type,
+    a: Operand,
+    b: Operand,
+    c: PredSrc,
+    ctx: &ExecCtx,
+    regs: &WarpRegs,
+) -> Lanes {
+    let m = width_mask(ty.bits());
+    let (mut ba, mut bb) = ([0u64; WARP_SIZE], [0u64; WARP_SIZE]);
+    let a = src(a, ctx, regs, &mut ba);
+    let b = src(b, ctx, regs, &mut bb);
+    let c = pred01(c, regs);
     let mut o = [0u64; WARP_SIZE];
     for l in 0..WARP_SIZE {
-        let m = 0u64.wrapping_sub(c[l].into());
-        o[l] = (a[l] & m) | (b[l] & !m);
+        let s = 0u64.wrapping_sub(c[l].into());
+        o[l] = ((a[l] & s) | (b[l] & !s)) & m;
     }
     o
 }
 
-/// `selp` over a warp.
-pub(super) fn selp(ty: Type, a: Operand, b: Operand, c: PredSrc, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
-    let bits = ty.bits();
-    let av = read_operand(a, bits, ctx, regs);
-    let bv = read_operand(b, bits, ctx, regs);
-    let cm = pred_src_bits(c, regs);
-    select(&unpack_bits(cm), &av, &bv)
-}
-
-/// `slct` over a warp.
+/// `slct` over a warp: `c >= 0 ? a : b` at the destination width.
 pub(super) fn slct(s: &Slct, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
-    let bits = s.dtype.bits();
-    let av = read_operand(s.a, bits, ctx, regs);
-    let bv = read_operand(s.b, bits, ctx, regs);
-    let c = read32(s.c, ctx, regs);
-    let mut take = [0u32; WARP_SIZE];
+    let m = width_mask(s.dtype.bits());
+    let (mut ba, mut bb, mut bc) = ([0u64; WARP_SIZE], [0u64; WARP_SIZE], [0u64; WARP_SIZE]);
+    let a = src(s.a, ctx, regs, &mut ba);
+    let b = src(s.b, ctx, regs, &mut bb);
+    let c = src(s.c, ctx, regs, &mut bc);
+    let mut o = [0u64; WARP_SIZE];
     if s.ctype == Type::F32 {
         // c >= 0.0: not NaN, and not negative unless it is (or flushes to) zero.
-        let lim = if flushes(s.ftz, Type::F32, ctx.target) { 0x0080_0000 } else { 1 };
+        let lim = if flushes(s.ftz, Type::F32, ctx.target) {
+            0x0080_0000
+        } else {
+            1
+        };
         for l in 0..WARP_SIZE {
-            let abs = c[l] & 0x7FFF_FFFF;
-            let nan = abs > 0x7F80_0000;
-            let neg = c[l] >> 31 == 1 && abs >= lim;
-            take[l] = u32::from(!nan && !neg);
+            let c = c[l] as u32;
+            let abs = c & 0x7FFF_FFFF;
+            let take_b = abs > 0x7F80_0000 || (c >> 31 == 1 && abs >= lim);
+            let s = 0u64.wrapping_sub(u64::from(take_b));
+            o[l] = ((a[l] & !s) | (b[l] & s)) & m;
         }
     } else {
         for l in 0..WARP_SIZE {
-            take[l] = (c[l] >> 31) ^ 1;
+            let s = ((c[l] as u32 as i32) >> 31) as i64 as u64;
+            o[l] = ((a[l] & !s) | (b[l] & s)) & m;
         }
     }
-    select(&take, &av, &bv)
+    o
 }
 
 // ------------------------------------------------------------------ alu
 
 #[inline(always)]
-fn alu_loop(f: impl Fn(u64, u64) -> u64, m: u64, a: &Lanes, b: &Lanes) -> Lanes {
+fn alu_loop(f: impl Fn(u64, u64) -> u64, ma: u64, mb: u64, a: &Lanes, b: &Lanes) -> Lanes {
     let mut o = [0u64; WARP_SIZE];
     for l in 0..WARP_SIZE {
-        o[l] = f(a[l], b[l]) & m;
+        o[l] = f(a[l] & ma, b[l] & mb) & ma;
     }
     o
 }
 
-/// Integer ALU over a warp (`a` at the type width, `b` at the width
-/// [`super::execute`] reads it); float types go lane by lane through
+/// Integer ALU over a warp (`a` at the type width, `b` at `b_bits`, the
+/// width `execute` reads it at); float `add`/`sub` go lane by lane through
 /// [`alu_lane`].
-pub(super) fn alu(op: AluOp, ty: Type, a: &Lanes, b: &Lanes) -> Lanes {
+pub(super) fn alu(
+    op: AluOp,
+    ty: Type,
+    a: Operand,
+    b: Option<Operand>,
+    b_bits: u32,
+    ctx: &ExecCtx,
+    regs: &WarpRegs,
+) -> Lanes {
     let bits = ty.bits();
     let m = width_mask(bits);
+    let mb = width_mask(b_bits);
+    let (mut ba, mut bb) = ([0u64; WARP_SIZE], [0u64; WARP_SIZE]);
+    let a = src(a, ctx, regs, &mut ba);
+    let b = match b {
+        Some(b) => src(b, ctx, regs, &mut bb),
+        None => &bb,
+    };
     let float = matches!(ty.kind(), TypeKind::Float | TypeKind::BFloat);
     if float && matches!(op, AluOp::Add | AluOp::Sub) {
         let mut o = [0u64; WARP_SIZE];
         for l in 0..WARP_SIZE {
-            o[l] = alu_lane(op, ty, a[l], b[l]);
+            o[l] = alu_lane(op, ty, a[l] & m, b[l] & mb);
         }
         return o;
     }
+    let wide = u64::from(bits);
     match op {
-        AluOp::Mov => alu_loop(|x, _| x, m, a, b),
-        AluOp::Add => alu_loop(|x, y| x.wrapping_add(y), m, a, b),
-        AluOp::Sub => alu_loop(|x, y| x.wrapping_sub(y), m, a, b),
-        AluOp::MulLo => alu_loop(|x, y| x.wrapping_mul(y), m, a, b),
-        AluOp::And => alu_loop(|x, y| x & y, m, a, b),
-        AluOp::Or => alu_loop(|x, y| x | y, m, a, b),
-        AluOp::Xor => alu_loop(|x, y| x ^ y, m, a, b),
+        AluOp::Mov => alu_loop(|x, _| x, m, mb, a, b),
+        AluOp::Add => alu_loop(|x, y| x.wrapping_add(y), m, mb, a, b),
+        AluOp::Sub => alu_loop(|x, y| x.wrapping_sub(y), m, mb, a, b),
+        AluOp::MulLo => alu_loop(|x, y| x.wrapping_mul(y), m, mb, a, b),
+        AluOp::And => alu_loop(|x, y| x & y, m, mb, a, b),
+        AluOp::Or => alu_loop(|x, y| x | y, m, mb, a, b),
+        AluOp::Xor => alu_loop(|x, y| x ^ y, m, mb, a, b),
         AluOp::Shl => alu_loop(
-            |x, y| if y >= u64::from(bits) { 0 } else { x << (y & 63) },
+            |x, y| if y >= wide { 0 } else { x << (y & 63) },
             m,
+            mb,
             a,
             b,
         ),
@@ -624,13 +698,15 @@ pub(super) fn alu(op: AluOp, ty: Type, a: &Lanes, b: &Lanes) -> Lanes {
             alu_loop(
                 move |x, y| ((((x << sh) as i64) >> sh) >> y.min(63)) as u64,
                 m,
+                mb,
                 a,
                 b,
             )
         }
         AluOp::Shr => alu_loop(
-            |x, y| if y >= u64::from(bits) { 0 } else { x >> (y & 63) },
+            |x, y| if y >= wide { 0 } else { x >> (y & 63) },
             m,
+            mb,
             a,
             b,
         ),

@@ -155,10 +155,7 @@ fn write_lanes(regs: &mut WarpRegs, d: RegId, exec: u32, vals: &Lanes) {
 /// vectorisable loops over the 32 lanes; results are bit-identical to
 /// [`execute_scalar`] (property-tested).
 pub fn execute(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, active: u32) {
-    let uses = inst.reg_uses();
-    if let Some(max) = uses.iter().map(|u| u.reg.0 as usize).max() {
-        regs.ensure(max + 1);
-    }
+    regs.ensure(regs_needed(inst));
     let exec = active
         & match inst.guard {
             None => u32::MAX,
@@ -169,15 +166,8 @@ pub fn execute(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, active: u
     }
     match inst.op {
         Op::Video(v) => {
-            let a = fast::low32(regs.get(v.a));
-            let b = fast::low32(regs.get(v.b));
-            let c = fast::low32(regs.get(v.c));
-            let out = fast::video(&v, &a, &b, &c);
-            let mut wide = [0u64; WARP_SIZE];
-            for (w, o) in wide.iter_mut().zip(&out) {
-                *w = u64::from(*o);
-            }
-            fast::blend(regs.get_mut(v.d), exec, &wide);
+            let out = fast::video(&v, regs);
+            fast::blend32(regs.get_mut(v.d), exec, &out);
         }
         Op::Set(s) => {
             let out = fast::set(&s, ctx, regs);
@@ -186,10 +176,10 @@ pub fn execute(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, active: u
         Op::Setp(s) => {
             let (p, q) = fast::setp(&s, ctx, regs);
             if let Some(pr) = s.p {
-                fast::blend(regs.get_mut(pr), exec, &p);
+                fast::blend32(regs.get_mut(pr), exec, &p);
             }
             if let Some(Some(qr)) = s.q {
-                fast::blend(regs.get_mut(qr), exec, &q);
+                fast::blend32(regs.get_mut(qr), exec, &q);
             }
         }
         Op::Selp(s) => {
@@ -201,15 +191,42 @@ pub fn execute(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, active: u
             fast::blend(regs.get_mut(s.d), exec, &out);
         }
         Op::Alu(x) => {
-            let a = read_operand(x.a, x.ty.bits(), ctx, regs);
-            let b = match x.b {
-                Some(b) => read_operand(b, alu_b_bits(x.op, x.ty), ctx, regs),
-                None => [0; WARP_SIZE],
-            };
-            let out = fast::alu(x.op, x.ty, &a, &b);
+            let out = fast::alu(x.op, x.ty, x.a, x.b, alu_b_bits(x.op, x.ty), ctx, regs);
             fast::blend(regs.get_mut(x.d), exec, &out);
         }
     }
+}
+
+/// Registers `inst` needs the file to hold: one past the highest index it
+/// names, 0 when it names none (as [`Instruction::reg_uses`], without
+/// building the list).
+fn regs_needed(inst: &Instruction) -> usize {
+    let d = |r: RegId| r.0 as usize + 1;
+    let r = |o: Operand| match o {
+        Operand::Reg(x) => d(x),
+        _ => 0,
+    };
+    let p = |p: PredSrc| match p {
+        PredSrc::Reg { reg, .. } => d(reg),
+        PredSrc::Imm(_) => 0,
+    };
+    let bp = |b: Option<(crate::inst::BoolOp, PredSrc)>| b.map_or(0, |(_, c)| p(c));
+    let g = inst.guard.map_or(0, |g| d(g.reg));
+    let m = match inst.op {
+        Op::Video(v) => d(v.d).max(d(v.a)).max(d(v.b)).max(d(v.c)),
+        Op::Set(s) => d(s.d).max(r(s.a)).max(r(s.b)).max(bp(s.bool_op)),
+        Op::Setp(s) => {
+            s.p.map_or(0, d)
+                .max(s.q.flatten().map_or(0, d))
+                .max(r(s.a))
+                .max(r(s.b))
+                .max(bp(s.bool_op))
+        }
+        Op::Selp(s) => d(s.d).max(r(s.a)).max(r(s.b)).max(p(s.c)),
+        Op::Slct(s) => d(s.d).max(r(s.a)).max(r(s.b)).max(r(s.c)),
+        Op::Alu(x) => d(x.d).max(r(x.a)).max(x.b.map_or(0, r)),
+    };
+    m.max(g)
 }
 
 /// Width `execute` reads an ALU instruction's second source at: shift

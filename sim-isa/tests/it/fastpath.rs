@@ -151,11 +151,28 @@ fn video() -> impl Strategy<Value = Video> {
 }
 
 fn op() -> impl Strategy<Value = Op> {
-    let set = (cmp(), bool_op(), any::<bool>(), ty(), ty(), reg(), operand(), operand()).prop_map(
-        |(cmp, bool_op, ftz, dtype, stype, d, a, b)| {
-            Op::Set(Set { cmp, bool_op, ftz, dtype, stype, d, a, b })
-        },
-    );
+    let set = (
+        cmp(),
+        bool_op(),
+        any::<bool>(),
+        ty(),
+        ty(),
+        reg(),
+        operand(),
+        operand(),
+    )
+        .prop_map(|(cmp, bool_op, ftz, dtype, stype, d, a, b)| {
+            Op::Set(Set {
+                cmp,
+                bool_op,
+                ftz,
+                dtype,
+                stype,
+                d,
+                a,
+                b,
+            })
+        });
     let setp = (
         cmp(),
         bool_op(),
@@ -167,7 +184,16 @@ fn op() -> impl Strategy<Value = Op> {
         operand(),
     )
         .prop_map(|(cmp, bool_op, ftz, ty, p, q, a, b)| {
-            Op::Setp(Setp { cmp, bool_op, ftz, ty, p, q, a, b })
+            Op::Setp(Setp {
+                cmp,
+                bool_op,
+                ftz,
+                ty,
+                p,
+                q,
+                a,
+                b,
+            })
         });
     let selp = (ty(), reg(), operand(), operand(), pred_src())
         .prop_map(|(ty, d, a, b, c)| Op::Selp(Selp { ty, d, a, b, c }));
@@ -181,7 +207,15 @@ fn op() -> impl Strategy<Value = Op> {
         operand(),
     )
         .prop_map(|(ftz, dtype, ctype, d, a, b, c)| {
-            Op::Slct(Slct { ftz, dtype, ctype, d, a, b, c })
+            Op::Slct(Slct {
+                ftz,
+                dtype,
+                ctype,
+                d,
+                a,
+                b,
+                c,
+            })
         });
     let alu_op = prop::sample::select(vec![
         AluOp::Mov,
@@ -208,8 +242,14 @@ fn op() -> impl Strategy<Value = Op> {
 
 fn target() -> impl Strategy<Value = Target> {
     prop::sample::select(vec![
-        Target { sm: 13, suffix: None },
-        Target { sm: 20, suffix: None },
+        Target {
+            sm: 13,
+            suffix: None,
+        },
+        Target {
+            sm: 20,
+            suffix: None,
+        },
         Target::SM_53,
         Target::SM_90,
     ])
