@@ -59,17 +59,20 @@ pub(super) fn blend32(dst: &mut Lanes, exec: u32, vals: &U32s) {
     }
 }
 
-/// A source operand's 32 lanes, unmasked: a register's own array (no copy),
-/// or `buf` filled for immediates and special registers.
-#[inline]
-fn src<'a>(op: Operand, ctx: &ExecCtx, regs: &'a WarpRegs, buf: &'a mut Lanes) -> &'a Lanes {
-    match op {
-        Operand::Reg(r) => regs.get(r),
-        other => {
-            *buf = read_operand(other, 64, ctx, regs);
-            buf
-        }
-    }
+/// Binds `$name: &Lanes` to a source operand's 32 lanes, unmasked: the
+/// register's own array (no copy), or, for immediates and special
+/// registers, a local filled only on that path (no zeroing up front).
+macro_rules! src {
+    ($name:ident, $op:expr, $ctx:expr, $regs:expr) => {
+        let buf;
+        let $name: &Lanes = match $op {
+            Operand::Reg(r) => $regs.get(r),
+            other => {
+                buf = read_operand(other, 64, $ctx, $regs);
+                &buf
+            }
+        };
+    };
 }
 
 /// Low 32 bits of every lane.
@@ -388,14 +391,15 @@ impl Fmt32 {
     }
 
     /// A signed key whose order is the value's (both zeros, and flushed
-    /// subnormals, give 0) and whether the value is NaN.
+    /// subnormals, give 0) and whether the value is NaN. Magnitudes fit in
+    /// 31 bits, so signed compares (which SSE2 has) serve throughout.
     #[inline(always)]
-    fn key(&self, v: u64) -> (i32, bool) {
-        let x = (v as u32) >> self.shift;
-        let abs = x & self.abs_mask;
-        let abs = if abs < self.zlim { 0 } else { abs };
+    fn key(&self, v: u32) -> (i32, bool) {
+        let x = v >> self.shift;
+        let abs = (x & self.abs_mask) as i32;
+        let abs = if abs < self.zlim as i32 { 0 } else { abs };
         let s = ((x << self.top) as i32) >> 31;
-        ((abs as i32 ^ s) - s, abs > self.inf)
+        ((abs ^ s) - s, abs > self.inf as i32)
     }
 }
 
@@ -404,10 +408,11 @@ fn float_loop32(
     f: impl Fn(i32, i32) -> bool,
     u: u32,
     fmt: &Fmt32,
-    a: &Lanes,
-    b: &Lanes,
+    a: &U32s,
+    b: &U32s,
     out: &mut U32s,
 ) {
+    let fmt = *fmt;
     for l in 0..WARP_SIZE {
         let (ka, na) = fmt.key(a[l]);
         let (kb, nb) = fmt.key(b[l]);
@@ -448,13 +453,13 @@ fn int_loop32(
     top: u32,
     r: u32,
     flip: i32,
-    a: &Lanes,
-    b: &Lanes,
+    a: &U32s,
+    b: &U32s,
     out: &mut U32s,
 ) {
     for l in 0..WARP_SIZE {
-        let ka = (((a[l] as u32) << top) as i32 >> r) ^ flip;
-        let kb = (((b[l] as u32) << top) as i32 >> r) ^ flip;
+        let ka = ((a[l] << top) as i32 >> r) ^ flip;
+        let kb = ((b[l] << top) as i32 >> r) ^ flip;
         out[l] = u32::from(f(ka, kb));
     }
 }
@@ -477,9 +482,8 @@ fn compare_lanes(
     ctx: &ExecCtx,
     regs: &WarpRegs,
 ) -> (U32s, U32s) {
-    let (mut ba, mut bb) = ([0u64; WARP_SIZE], [0u64; WARP_SIZE]);
-    let a = src(a, ctx, regs, &mut ba);
-    let b = src(b, ctx, regs, &mut bb);
+    src!(a, a, ctx, regs);
+    src!(b, b, ctx, regs);
     let bits = ty.bits();
     let mut t = [0u32; WARP_SIZE];
     let mut th = [0u32; WARP_SIZE];
@@ -492,6 +496,7 @@ fn compare_lanes(
                 with_base!(base, i64, float_loop64(u, zlim, a, b, &mut t));
                 return (t, th);
             }
+            let (a, b) = (&low32(a), &low32(b));
             let fmt = Fmt32::new(ty, flush, 0);
             with_base!(base, i32, float_loop32(u, &fmt, a, b, &mut t));
             if matches!(ty, Type::F16x2 | Type::Bf16x2) {
@@ -508,6 +513,7 @@ fn compare_lanes(
                 let flip = if signed { 0 } else { i64::MIN };
                 with_base!(base, i64, int_loop64(flip, a, b, &mut t));
             } else {
+                let (a, b) = (&low32(a), &low32(b));
                 let top = 32 - bits;
                 let (r, flip) = if signed { (top, 0) } else { (0, i32::MIN) };
                 with_base!(base, i32, int_loop32(top, r, flip, a, b, &mut t));
@@ -594,45 +600,49 @@ pub(super) fn selp(
     regs: &WarpRegs,
 ) -> Lanes {
     let m = width_mask(ty.bits());
-    let (mut ba, mut bb) = ([0u64; WARP_SIZE], [0u64; WARP_SIZE]);
-    let a = src(a, ctx, regs, &mut ba);
-    let b = src(b, ctx, regs, &mut bb);
+    src!(a, a, ctx, regs);
+    src!(b, b, ctx, regs);
     let c = pred01(c, regs);
-    let mut o = [0u64; WARP_SIZE];
-    for l in 0..WARP_SIZE {
-        let s = 0u64.wrapping_sub(c[l].into());
-        o[l] = ((a[l] & s) | (b[l] & !s)) & m;
+    {
+        let mut o = [0u64; WARP_SIZE];
+        for l in 0..WARP_SIZE {
+            let s = 0u64.wrapping_sub(c[l].into());
+            o[l] = ((a[l] & s) | (b[l] & !s)) & m;
+        }
+        o
     }
-    o
 }
 
 /// `slct` over a warp: `c >= 0 ? a : b` at the destination width.
 pub(super) fn slct(s: &Slct, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
     let m = width_mask(s.dtype.bits());
-    let (mut ba, mut bb, mut bc) = ([0u64; WARP_SIZE], [0u64; WARP_SIZE], [0u64; WARP_SIZE]);
-    let a = src(s.a, ctx, regs, &mut ba);
-    let b = src(s.b, ctx, regs, &mut bb);
-    let c = src(s.c, ctx, regs, &mut bc);
-    let mut o = [0u64; WARP_SIZE];
+    src!(a, s.a, ctx, regs);
+    src!(b, s.b, ctx, regs);
+    src!(c, s.c, ctx, regs);
+    let c = low32(c);
+    // All ones where b is taken: computed on 32-bit lanes, then widened.
+    let mut take_b = [0u32; WARP_SIZE];
     if s.ctype == Type::F32 {
         // c >= 0.0: not NaN, and not negative unless it is (or flushes to) zero.
-        let lim = if flushes(s.ftz, Type::F32, ctx.target) {
+        let lim: i32 = if flushes(s.ftz, Type::F32, ctx.target) {
             0x0080_0000
         } else {
             1
         };
         for l in 0..WARP_SIZE {
-            let c = c[l] as u32;
-            let abs = c & 0x7FFF_FFFF;
-            let take_b = abs > 0x7F80_0000 || (c >> 31 == 1 && abs >= lim);
-            let s = 0u64.wrapping_sub(u64::from(take_b));
-            o[l] = ((a[l] & !s) | (b[l] & s)) & m;
+            let abs = (c[l] & 0x7FFF_FFFF) as i32;
+            let neg = (c[l] as i32) < 0;
+            take_b[l] = 0u32.wrapping_sub(u32::from((abs > 0x7F80_0000) | (neg & (abs >= lim))));
         }
     } else {
         for l in 0..WARP_SIZE {
-            let s = ((c[l] as u32 as i32) >> 31) as i64 as u64;
-            o[l] = ((a[l] & !s) | (b[l] & s)) & m;
+            take_b[l] = ((c[l] as i32) >> 31) as u32;
         }
+    }
+    let mut o = [0u64; WARP_SIZE];
+    for l in 0..WARP_SIZE {
+        let s = take_b[l] as i32 as i64 as u64;
+        o[l] = ((a[l] & !s) | (b[l] & s)) & m;
     }
     o
 }
@@ -663,12 +673,14 @@ pub(super) fn alu(
     let bits = ty.bits();
     let m = width_mask(bits);
     let mb = width_mask(b_bits);
-    let (mut ba, mut bb) = ([0u64; WARP_SIZE], [0u64; WARP_SIZE]);
-    let a = src(a, ctx, regs, &mut ba);
-    let b = match b {
-        Some(b) => src(b, ctx, regs, &mut bb),
-        None => &bb,
+    // Without b (`mov`, which ignores it) read a again rather than fill zeros.
+    let b = match (b, op) {
+        (Some(b), _) => b,
+        (None, AluOp::Mov) => a,
+        (None, _) => Operand::Imm(0),
     };
+    src!(a, a, ctx, regs);
+    src!(b, b, ctx, regs);
     let float = matches!(ty.kind(), TypeKind::Float | TypeKind::BFloat);
     if float && matches!(op, AluOp::Add | AluOp::Sub) {
         let mut o = [0u64; WARP_SIZE];
