@@ -9,6 +9,10 @@
 //! random instructions, registers, masks and guards. Float `add`/`sub` (not a
 //! hot path) calls [`alu_lane`] per lane.
 
+// Index loops over fixed 32-lane arrays read as what they are (one lane per
+// step, several arrays in step) and vectorise without bounds checks.
+#![allow(clippy::needless_range_loop)]
+
 use super::{
     alu_lane, read_operand, set_true_value, width_mask, ExecCtx, Lanes, WarpRegs, WARP_SIZE,
 };
@@ -104,121 +108,91 @@ fn pred01(p: PredSrc, regs: &WarpRegs) -> U32s {
 
 // ------------------------------------------------------------------- video
 
-/// One element position of a video instruction, decoded.
-#[derive(Clone, Copy)]
-struct ElemPass {
-    /// `x = (src << xl) >> (32 - w)`: left shift drops the higher elements,
-    /// the (arithmetic or logical) right shift extends.
-    xl: u32,
-    yl: u32,
+/// A video instruction decoded for the fused lane loop: per element
+/// position `i`, where its `a` and `b` elements come from and how to place
+/// the result.
+struct VPlan<'a, const N: usize> {
+    /// Register holding element i's `a` (resp. `b`) input.
+    xr: [&'a U32s; N],
+    yr: [&'a U32s; N],
+    /// `x = ((src << xl) as i32 >> r) & xm`: the left shift drops the higher
+    /// elements, the arithmetic right shift sign-extends, and `xm` (all ones
+    /// when signed, the element mask when unsigned) undoes it for unsigned.
+    xl: [u32; N],
+    yl: [u32; N],
     r: u32,
-    lane_mask: u32,
+    xm: i32,
+    ym: i32,
+    /// Bits of d that element i fills (0 when the mask skips it).
+    field: [u32; N],
+    /// All ones when element i is accumulated (`.add`), else 0.
+    take: [u32; N],
+    place: [u32; N],
     lo: i32,
     hi: i32,
-    place: u32,
 }
 
 #[inline(always)]
-fn elem_loop<const SA: bool, const SB: bool, const SAT: bool, const ADD: bool>(
+fn video_loop<const N: usize, const SAT: bool, const ADD: bool>(
     f: impl Fn(i32, i32) -> i32,
-    p: &ElemPass,
-    xs: &U32s,
-    ys: &U32s,
+    p: &VPlan<'_, N>,
     out: &mut U32s,
 ) {
     for l in 0..WARP_SIZE {
-        let x = xs[l] << p.xl;
-        let x = if SA {
-            (x as i32) >> p.r
-        } else {
-            (x >> p.r) as i32
-        };
-        let y = ys[l] << p.yl;
-        let y = if SB {
-            (y as i32) >> p.r
-        } else {
-            (y >> p.r) as i32
-        };
-        let mut t = f(x, y);
-        if SAT {
-            t = t.max(p.lo).min(p.hi);
+        let mut acc = out[l];
+        for i in 0..N {
+            let x = ((p.xr[i][l] << p.xl[i]) as i32 >> p.r) & p.xm;
+            let y = ((p.yr[i][l] << p.yl[i]) as i32 >> p.r) & p.ym;
+            let mut t = f(x, y);
+            if SAT {
+                t = t.max(p.lo).min(p.hi);
+            }
+            if ADD {
+                acc = acc.wrapping_add(t as u32 & p.take[i]);
+            } else {
+                acc |= ((t as u32) << p.place[i]) & p.field[i];
+            }
         }
-        if ADD {
-            out[l] = out[l].wrapping_add(t as u32);
-        } else {
-            out[l] |= ((t as u32) & p.lane_mask) << p.place;
-        }
+        out[l] = acc;
     }
 }
 
-/// Instantiates [`elem_loop`] for the runtime flags, once per operation.
-macro_rules! elem_run {
-    ($f:expr, $v:expr, $p:expr, $xs:expr, $ys:expr, $o:expr) => {{
+/// Instantiates [`video_loop`] for `.sat`/`.add`, once per operation.
+macro_rules! video_run {
+    ($f:expr, $sat:expr, $add:expr, $p:expr, $o:expr) => {{
         let f = $f;
-        match ($v.asigned, $v.bsigned, $v.sat, $v.add) {
-            (false, false, false, false) => {
-                elem_loop::<false, false, false, false>(f, $p, $xs, $ys, $o)
-            }
-            (false, false, false, true) => {
-                elem_loop::<false, false, false, true>(f, $p, $xs, $ys, $o)
-            }
-            (false, false, true, false) => {
-                elem_loop::<false, false, true, false>(f, $p, $xs, $ys, $o)
-            }
-            (false, false, true, true) => {
-                elem_loop::<false, false, true, true>(f, $p, $xs, $ys, $o)
-            }
-            (false, true, false, false) => {
-                elem_loop::<false, true, false, false>(f, $p, $xs, $ys, $o)
-            }
-            (false, true, false, true) => {
-                elem_loop::<false, true, false, true>(f, $p, $xs, $ys, $o)
-            }
-            (false, true, true, false) => {
-                elem_loop::<false, true, true, false>(f, $p, $xs, $ys, $o)
-            }
-            (false, true, true, true) => elem_loop::<false, true, true, true>(f, $p, $xs, $ys, $o),
-            (true, false, false, false) => {
-                elem_loop::<true, false, false, false>(f, $p, $xs, $ys, $o)
-            }
-            (true, false, false, true) => {
-                elem_loop::<true, false, false, true>(f, $p, $xs, $ys, $o)
-            }
-            (true, false, true, false) => {
-                elem_loop::<true, false, true, false>(f, $p, $xs, $ys, $o)
-            }
-            (true, false, true, true) => elem_loop::<true, false, true, true>(f, $p, $xs, $ys, $o),
-            (true, true, false, false) => {
-                elem_loop::<true, true, false, false>(f, $p, $xs, $ys, $o)
-            }
-            (true, true, false, true) => elem_loop::<true, true, false, true>(f, $p, $xs, $ys, $o),
-            (true, true, true, false) => elem_loop::<true, true, true, false>(f, $p, $xs, $ys, $o),
-            (true, true, true, true) => elem_loop::<true, true, true, true>(f, $p, $xs, $ys, $o),
+        match ($sat, $add) {
+            (false, false) => video_loop::<N, false, false>(f, $p, $o),
+            (false, true) => video_loop::<N, false, true>(f, $p, $o),
+            (true, false) => video_loop::<N, true, false>(f, $p, $o),
+            (true, true) => video_loop::<N, true, true>(f, $p, $o),
         }
     }};
 }
 
-/// `vop2`/`vop4` over a warp: one pass per written element position, each a
-/// loop specialised for the operation, operand signedness, `.sat` and `.add`
-/// (the arithmetic of [`super::video::VideoPlan::lane`]: exact i32
-/// elements, clamp, then merge into `c` or accumulate onto it).
+/// `vop2`/`vop4` over a warp: one fused loop over lanes doing every element
+/// position, specialised for the operation, `.sat` and `.add` (the
+/// arithmetic of [`super::video::VideoPlan::lane`]: exact i32 elements,
+/// clamp, then merge into `c` or accumulate onto it).
 pub(super) fn video(v: &Video, regs: &WarpRegs) -> U32s {
-    let n = v.simd.lanes();
-    let w = v.simd.lane_bits();
+    match v.simd {
+        crate::inst::Simd::X2 => video_n::<2>(v, regs),
+        crate::inst::Simd::X4 => video_n::<4>(v, regs),
+    }
+}
+
+fn video_n<const N: usize>(v: &Video, regs: &WarpRegs) -> U32s {
+    let n = N as u32;
+    let w = 32 / n;
     let lane_mask = (1u32 << w) - 1;
-    let sel_mask = (2 * n - 1) as u8;
-    let mask = v.mask & ((1 << n) - 1);
+    let sel_mask = (2 * N - 1) as u8;
+    let mask = u32::from(v.mask) & ((1 << n) - 1);
     let mut keep_c = 0u32;
     for i in 0..n {
         if mask >> i & 1 == 0 {
-            keep_c |= lane_mask << (w * i as u32);
+            keep_c |= lane_mask << (w * i);
         }
     }
-    let (lo, hi) = if v.dsigned {
-        (-(1i32 << (w - 1)), (1i32 << (w - 1)) - 1)
-    } else {
-        (0, lane_mask as i32)
-    };
     let mut out = if v.add || keep_c != 0 {
         low32(regs.get(v.c))
     } else {
@@ -234,61 +208,70 @@ pub(super) fn video(v: &Video, regs: &WarpRegs) -> U32s {
     }
     let a = low32(regs.get(v.a));
     let b = if v.b == v.a { a } else { low32(regs.get(v.b)) };
-    for i in 0..n {
-        if mask >> i & 1 == 0 {
-            continue;
+    // Element k of the pool b:a is in a for k < n, else in b.
+    let pick = |sel: u8| {
+        let k = u32::from(sel & sel_mask);
+        if k < n {
+            (&a, 32 - w - k * w)
+        } else {
+            (&b, 32 - w - (k - n) * w)
         }
-        // Element k of the pool b:a is in a for k < n, else in b.
-        let pick = |sel: u8| {
-            let k = u32::from(sel & sel_mask);
-            if (k as usize) < n {
-                (&a, 32 - w - k * w)
-            } else {
-                (&b, 32 - w - (k - n as u32) * w)
-            }
-        };
-        let (xs, xl) = pick(v.asel[i]);
-        let (ys, yl) = pick(v.bsel[i]);
-        let p = ElemPass {
-            xl,
-            yl,
-            r: 32 - w,
-            lane_mask,
-            lo,
-            hi,
-            place: w * i as u32,
-        };
-        let p = &p;
-        let o = &mut out;
-        match v.op {
-            VideoOp::Add => elem_run!(|x, y| x + y, v, p, xs, ys, o),
-            VideoOp::Sub => elem_run!(|x, y| x - y, v, p, xs, ys, o),
-            // Errata 7: half away from zero.
-            VideoOp::Avrg => elem_run!(
-                |x: i32, y: i32| {
-                    let s = x + y;
-                    (s + i32::from(s >= 0)) >> 1
-                },
-                v,
-                p,
-                xs,
-                ys,
-                o
-            ),
-            VideoOp::Absdiff => elem_run!(|x: i32, y: i32| (x - y).abs(), v, p, xs, ys, o),
-            VideoOp::Min => elem_run!(|x: i32, y: i32| x.min(y), v, p, xs, ys, o),
-            VideoOp::Max => elem_run!(|x: i32, y: i32| x.max(y), v, p, xs, ys, o),
-            VideoOp::Set(cmp) => match int_cmp_kind(cmp) {
-                Base::Eq => elem_run!(|x, y| i32::from(x == y), v, p, xs, ys, o),
-                Base::Ne => elem_run!(|x, y| i32::from(x != y), v, p, xs, ys, o),
-                Base::Lt => elem_run!(|x, y| i32::from(x < y), v, p, xs, ys, o),
-                Base::Le => elem_run!(|x, y| i32::from(x <= y), v, p, xs, ys, o),
-                Base::Gt => elem_run!(|x, y| i32::from(x > y), v, p, xs, ys, o),
-                Base::Ge => elem_run!(|x, y| i32::from(x >= y), v, p, xs, ys, o),
-                Base::True => elem_run!(|_, _| 1, v, p, xs, ys, o),
-                Base::False => elem_run!(|_, _| 0, v, p, xs, ys, o),
+    };
+    let (lo, hi) = if v.dsigned {
+        (-(1i32 << (w - 1)), (1i32 << (w - 1)) - 1)
+    } else {
+        (0, lane_mask as i32)
+    };
+    let mut p = VPlan::<N> {
+        xr: [&a; N],
+        yr: [&a; N],
+        xl: [0; N],
+        yl: [0; N],
+        r: 32 - w,
+        xm: if v.asigned { -1 } else { lane_mask as i32 },
+        ym: if v.bsigned { -1 } else { lane_mask as i32 },
+        field: [0; N],
+        take: [0; N],
+        place: [0; N],
+        lo,
+        hi,
+    };
+    for i in 0..N {
+        (p.xr[i], p.xl[i]) = pick(v.asel[i]);
+        (p.yr[i], p.yl[i]) = pick(v.bsel[i]);
+        let on = mask >> i & 1 == 1;
+        p.place[i] = w * i as u32;
+        p.field[i] = if on { lane_mask << p.place[i] } else { 0 };
+        p.take[i] = if on { u32::MAX } else { 0 };
+    }
+    let (p, o, sat, add) = (&p, &mut out, v.sat, v.add);
+    match v.op {
+        VideoOp::Add => video_run!(|x, y| x + y, sat, add, p, o),
+        VideoOp::Sub => video_run!(|x, y| x - y, sat, add, p, o),
+        // Errata 7: half away from zero.
+        VideoOp::Avrg => video_run!(
+            |x: i32, y: i32| {
+                let s = x + y;
+                (s + i32::from(s >= 0)) >> 1
             },
-        }
+            sat,
+            add,
+            p,
+            o
+        ),
+        VideoOp::Absdiff => video_run!(|x: i32, y: i32| (x - y).abs(), sat, add, p, o),
+        VideoOp::Min => video_run!(|x: i32, y: i32| x.min(y), sat, add, p, o),
+        VideoOp::Max => video_run!(|x: i32, y: i32| x.max(y), sat, add, p, o),
+        VideoOp::Set(cmp) => match int_cmp_kind(cmp) {
+            Base::Eq => video_run!(|x, y| i32::from(x == y), sat, add, p, o),
+            Base::Ne => video_run!(|x, y| i32::from(x != y), sat, add, p, o),
+            Base::Lt => video_run!(|x, y| i32::from(x < y), sat, add, p, o),
+            Base::Le => video_run!(|x, y| i32::from(x <= y), sat, add, p, o),
+            Base::Gt => video_run!(|x, y| i32::from(x > y), sat, add, p, o),
+            Base::Ge => video_run!(|x, y| i32::from(x >= y), sat, add, p, o),
+            Base::True => video_run!(|_, _| 1, sat, add, p, o),
+            Base::False => video_run!(|_, _| 0, sat, add, p, o),
+        },
     }
     out
 }

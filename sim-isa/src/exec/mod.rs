@@ -109,6 +109,7 @@ fn read_operand(op: Operand, bits: u32, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes
 }
 
 /// Lanes (as a bit mask) where a predicate register holds true.
+#[allow(clippy::needless_range_loop)]
 fn pred_bits(r: RegId, regs: &WarpRegs) -> u32 {
     let v = regs.get(r);
     let mut m = 0u32;
