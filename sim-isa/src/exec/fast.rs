@@ -132,25 +132,69 @@ struct VPlan<'a, const N: usize> {
     hi: i32,
 }
 
+/// Element arithmetic type of the video loop: i16 where the exact values
+/// fit (vop4: 8-bit elements, sums within ±511), so SSE2 works on eight
+/// lanes at a time with native 16-bit min/max; i32 for vop2.
+trait Elem: Copy + Ord + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self> {
+    const ZERO: Self;
+    fn from_i32(x: i32) -> Self;
+    fn from_bool(b: bool) -> Self;
+    /// Sign-extended to 32 bits.
+    fn to_u32(self) -> u32;
+    fn abs(self) -> Self;
+    fn half(self) -> Self;
+}
+
+macro_rules! elem_impl {
+    ($t:ty) => {
+        impl Elem for $t {
+            const ZERO: Self = 0;
+            #[inline(always)]
+            fn from_i32(x: i32) -> Self {
+                x as $t
+            }
+            #[inline(always)]
+            fn from_bool(b: bool) -> Self {
+                <$t>::from(b)
+            }
+            #[inline(always)]
+            fn to_u32(self) -> u32 {
+                self as i32 as u32
+            }
+            #[inline(always)]
+            fn abs(self) -> Self {
+                <$t>::abs(self)
+            }
+            #[inline(always)]
+            fn half(self) -> Self {
+                self >> 1
+            }
+        }
+    };
+}
+elem_impl!(i16);
+elem_impl!(i32);
+
 #[inline(always)]
-fn video_loop<const N: usize, const SAT: bool, const ADD: bool>(
-    f: impl Fn(i32, i32) -> i32,
+fn video_loop<T: Elem, const N: usize, const SAT: bool, const ADD: bool>(
+    f: impl Fn(T, T) -> T,
     p: &VPlan<'_, N>,
     out: &mut U32s,
 ) {
+    let (lo, hi) = (T::from_i32(p.lo), T::from_i32(p.hi));
     for l in 0..WARP_SIZE {
         let mut acc = out[l];
         for i in 0..N {
-            let x = ((p.xr[i][l] << p.xl[i]) as i32 >> p.r) & p.xm;
-            let y = ((p.yr[i][l] << p.yl[i]) as i32 >> p.r) & p.ym;
+            let x = T::from_i32(((p.xr[i][l] << p.xl[i]) as i32 >> p.r) & p.xm);
+            let y = T::from_i32(((p.yr[i][l] << p.yl[i]) as i32 >> p.r) & p.ym);
             let mut t = f(x, y);
             if SAT {
-                t = t.max(p.lo).min(p.hi);
+                t = t.max(lo).min(hi);
             }
             if ADD {
-                acc = acc.wrapping_add(t as u32 & p.take[i]);
+                acc = acc.wrapping_add(t.to_u32() & p.take[i]);
             } else {
-                acc |= ((t as u32) << p.place[i]) & p.field[i];
+                acc |= (t.to_u32() << p.place[i]) & p.field[i];
             }
         }
         out[l] = acc;
@@ -162,12 +206,49 @@ macro_rules! video_run {
     ($f:expr, $sat:expr, $add:expr, $p:expr, $o:expr) => {{
         let f = $f;
         match ($sat, $add) {
-            (false, false) => video_loop::<N, false, false>(f, $p, $o),
-            (false, true) => video_loop::<N, false, true>(f, $p, $o),
-            (true, false) => video_loop::<N, true, false>(f, $p, $o),
-            (true, true) => video_loop::<N, true, true>(f, $p, $o),
+            (false, false) => video_loop::<T, N, false, false>(f, $p, $o),
+            (false, true) => video_loop::<T, N, false, true>(f, $p, $o),
+            (true, false) => video_loop::<T, N, true, false>(f, $p, $o),
+            (true, true) => video_loop::<T, N, true, true>(f, $p, $o),
         }
     }};
+}
+
+fn video_ops<T: Elem, const N: usize>(
+    op: VideoOp,
+    sat: bool,
+    add: bool,
+    p: &VPlan<'_, N>,
+    o: &mut U32s,
+) {
+    match op {
+        VideoOp::Add => video_run!(|x: T, y: T| x + y, sat, add, p, o),
+        VideoOp::Sub => video_run!(|x: T, y: T| x - y, sat, add, p, o),
+        // Errata 7: half away from zero.
+        VideoOp::Avrg => video_run!(
+            |x: T, y: T| {
+                let s = x + y;
+                (s + T::from_bool(s >= T::ZERO)).half()
+            },
+            sat,
+            add,
+            p,
+            o
+        ),
+        VideoOp::Absdiff => video_run!(|x: T, y: T| (x - y).abs(), sat, add, p, o),
+        VideoOp::Min => video_run!(|x: T, y: T| x.min(y), sat, add, p, o),
+        VideoOp::Max => video_run!(|x: T, y: T| x.max(y), sat, add, p, o),
+        VideoOp::Set(cmp) => match int_cmp_kind(cmp) {
+            Base::Eq => video_run!(|x: T, y: T| T::from_bool(x == y), sat, add, p, o),
+            Base::Ne => video_run!(|x: T, y: T| T::from_bool(x != y), sat, add, p, o),
+            Base::Lt => video_run!(|x: T, y: T| T::from_bool(x < y), sat, add, p, o),
+            Base::Le => video_run!(|x: T, y: T| T::from_bool(x <= y), sat, add, p, o),
+            Base::Gt => video_run!(|x: T, y: T| T::from_bool(x > y), sat, add, p, o),
+            Base::Ge => video_run!(|x: T, y: T| T::from_bool(x >= y), sat, add, p, o),
+            Base::True => video_run!(|_: T, _: T| T::from_bool(true), sat, add, p, o),
+            Base::False => video_run!(|_: T, _: T| T::ZERO, sat, add, p, o),
+        },
+    }
 }
 
 /// `vop2`/`vop4` over a warp: one fused loop over lanes doing every element
@@ -244,34 +325,10 @@ fn video_n<const N: usize>(v: &Video, regs: &WarpRegs) -> U32s {
         p.field[i] = if on { lane_mask << p.place[i] } else { 0 };
         p.take[i] = if on { u32::MAX } else { 0 };
     }
-    let (p, o, sat, add) = (&p, &mut out, v.sat, v.add);
-    match v.op {
-        VideoOp::Add => video_run!(|x, y| x + y, sat, add, p, o),
-        VideoOp::Sub => video_run!(|x, y| x - y, sat, add, p, o),
-        // Errata 7: half away from zero.
-        VideoOp::Avrg => video_run!(
-            |x: i32, y: i32| {
-                let s = x + y;
-                (s + i32::from(s >= 0)) >> 1
-            },
-            sat,
-            add,
-            p,
-            o
-        ),
-        VideoOp::Absdiff => video_run!(|x: i32, y: i32| (x - y).abs(), sat, add, p, o),
-        VideoOp::Min => video_run!(|x: i32, y: i32| x.min(y), sat, add, p, o),
-        VideoOp::Max => video_run!(|x: i32, y: i32| x.max(y), sat, add, p, o),
-        VideoOp::Set(cmp) => match int_cmp_kind(cmp) {
-            Base::Eq => video_run!(|x, y| i32::from(x == y), sat, add, p, o),
-            Base::Ne => video_run!(|x, y| i32::from(x != y), sat, add, p, o),
-            Base::Lt => video_run!(|x, y| i32::from(x < y), sat, add, p, o),
-            Base::Le => video_run!(|x, y| i32::from(x <= y), sat, add, p, o),
-            Base::Gt => video_run!(|x, y| i32::from(x > y), sat, add, p, o),
-            Base::Ge => video_run!(|x, y| i32::from(x >= y), sat, add, p, o),
-            Base::True => video_run!(|_, _| 1, sat, add, p, o),
-            Base::False => video_run!(|_, _| 0, sat, add, p, o),
-        },
+    if N == 4 {
+        video_ops::<i16, N>(v.op, v.sat, v.add, &p, &mut out);
+    } else {
+        video_ops::<i32, N>(v.op, v.sat, v.add, &p, &mut out);
     }
     out
 }
