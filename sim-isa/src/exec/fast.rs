@@ -279,7 +279,7 @@ fn video_n<const N: usize>(v: &Video, regs: &WarpRegs) -> U32s {
     } else {
         [0; WARP_SIZE]
     };
-    if !v.add && keep_c != u32::MAX {
+    if !v.add && keep_c != 0 && keep_c != u32::MAX {
         for o in out.iter_mut() {
             *o &= keep_c;
         }
