@@ -134,7 +134,7 @@ struct VPlan<'a, const N: usize> {
 
 /// Element arithmetic type of the video loop: i16 where the exact values
 /// fit (vop4: 8-bit elements, sums within ±511), so SSE2 works on eight
-/// lanes at a time with native 16-bit min/max; i32 for vop2.
+/// lanes at a time with native 16-bit min/max; i32 for vop2 and `.add`.
 trait Elem: Copy + Ord + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self> {
     const ZERO: Self;
     fn from_i32(x: i32) -> Self;
@@ -325,7 +325,9 @@ fn video_n<const N: usize>(v: &Video, regs: &WarpRegs) -> U32s {
         p.field[i] = if on { lane_mask << p.place[i] } else { 0 };
         p.take[i] = if on { u32::MAX } else { 0 };
     }
-    if N == 4 {
+    // Accumulating needs each element widened back to 32 bits, which costs
+    // more shuffles than i16 saves: only merges use it.
+    if N == 4 && !v.add {
         video_ops::<i16, N>(v.op, v.sat, v.add, &p, &mut out);
     } else {
         video_ops::<i32, N>(v.op, v.sat, v.add, &p, &mut out);
