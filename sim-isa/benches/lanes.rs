@@ -160,6 +160,24 @@ fn bench(c: &mut Criterion) {
             })
         });
     }
+    // All families back to back: the average cost of a mixed stream.
+    let all: Vec<Instruction> = families()
+        .into_iter()
+        .map(|(_, op)| Instruction { guard: None, op })
+        .collect();
+    g.throughput(Throughput::Elements(all.len() as u64));
+    g.bench_function("mixed (all above, round robin)", |bch| {
+        bch.iter(|| {
+            for inst in &all {
+                execute(
+                    black_box(inst),
+                    &ctx,
+                    black_box(&mut regs),
+                    black_box(u32::MAX),
+                )
+            }
+        })
+    });
     g.finish();
 }
 

@@ -32,15 +32,16 @@ pub fn alu_lane(op: AluOp, ty: Type, a: u64, b: u64) -> u64 {
             }
         }
         AluOp::Shr => {
-            let n = b.min(63) as u32;
             if ty.kind() == TypeKind::Signed {
                 // Sign-extend to 64 bits so shifting past the width fills with the sign.
                 let sh = 64 - bits;
-                ((((a << sh) as i64) >> sh) >> n) as u64
-            } else if n >= bits {
+                ((((a << sh) as i64) >> sh) >> b.min(63)) as u64
+            } else if b >= u64::from(bits) {
+                // Checked on the full amount: clamping it to 63 first would
+                // turn `shr.u64` by 64 or more into a shift by 63.
                 0
             } else {
-                a >> n
+                a >> b
             }
         }
     };

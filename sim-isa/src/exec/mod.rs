@@ -5,6 +5,7 @@
 
 mod alu;
 mod cmp;
+mod fast;
 mod video;
 
 pub use alu::alu_lane;
@@ -108,11 +109,15 @@ fn read_operand(op: Operand, bits: u32, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes
 }
 
 /// Lanes (as a bit mask) where a predicate register holds true.
+#[allow(clippy::needless_range_loop)]
 fn pred_bits(r: RegId, regs: &WarpRegs) -> u32 {
-    regs.get(r)
-        .iter()
-        .enumerate()
-        .fold(0u32, |m, (l, v)| m | (((v & 1) as u32) << l))
+    let v = regs.get(r);
+    let mut m = 0u32;
+    for l in 0..WARP_SIZE {
+        // A table of lane bits instead of `<< l` lets the loop vectorise.
+        m |= fast::BIT[l] & 0u32.wrapping_sub(v[l] as u32 & 1);
+    }
+    m
 }
 
 /// Lanes where a predicate source is true, `!` applied.
@@ -146,7 +151,99 @@ fn write_lanes(regs: &mut WarpRegs, d: RegId, exec: u32, vals: &Lanes) {
 /// Lanes that do not execute write nothing. Allocation-free once the
 /// register file covers every register the instruction names (it is grown
 /// otherwise, so a short file is never a panic).
+///
+/// Fields are decoded once per warp-instruction and each family runs as
+/// vectorisable loops over the 32 lanes; results are bit-identical to
+/// [`execute_scalar`] (property-tested).
 pub fn execute(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, active: u32) {
+    regs.ensure(regs_needed(inst));
+    let exec = active
+        & match inst.guard {
+            None => u32::MAX,
+            Some(g) => pred_bits(g.reg, regs) ^ if g.negate { u32::MAX } else { 0 },
+        };
+    if exec == 0 {
+        return;
+    }
+    match inst.op {
+        Op::Video(v) => {
+            let out = fast::video(&v, regs);
+            fast::blend32(regs.get_mut(v.d), exec, &out);
+        }
+        Op::Set(s) => {
+            let out = fast::set(&s, ctx, regs);
+            fast::blend(regs.get_mut(s.d), exec, &out);
+        }
+        Op::Setp(s) => {
+            let (p, q) = fast::setp(&s, ctx, regs);
+            if let Some(pr) = s.p {
+                fast::blend32(regs.get_mut(pr), exec, &p);
+            }
+            if let Some(Some(qr)) = s.q {
+                fast::blend32(regs.get_mut(qr), exec, &q);
+            }
+        }
+        Op::Selp(s) => {
+            let out = fast::selp(s.ty, s.a, s.b, s.c, ctx, regs);
+            fast::blend(regs.get_mut(s.d), exec, &out);
+        }
+        Op::Slct(s) => {
+            let out = fast::slct(&s, ctx, regs);
+            fast::blend(regs.get_mut(s.d), exec, &out);
+        }
+        Op::Alu(x) => {
+            let out = fast::alu(x.op, x.ty, x.a, x.b, alu_b_bits(x.op, x.ty), ctx, regs);
+            fast::blend(regs.get_mut(x.d), exec, &out);
+        }
+    }
+}
+
+/// Registers `inst` needs the file to hold: one past the highest index it
+/// names, 0 when it names none (as [`Instruction::reg_uses`], without
+/// building the list).
+fn regs_needed(inst: &Instruction) -> usize {
+    let d = |r: RegId| r.0 as usize + 1;
+    let r = |o: Operand| match o {
+        Operand::Reg(x) => d(x),
+        _ => 0,
+    };
+    let p = |p: PredSrc| match p {
+        PredSrc::Reg { reg, .. } => d(reg),
+        PredSrc::Imm(_) => 0,
+    };
+    let bp = |b: Option<(crate::inst::BoolOp, PredSrc)>| b.map_or(0, |(_, c)| p(c));
+    let g = inst.guard.map_or(0, |g| d(g.reg));
+    let m = match inst.op {
+        Op::Video(v) => d(v.d).max(d(v.a)).max(d(v.b)).max(d(v.c)),
+        Op::Set(s) => d(s.d).max(r(s.a)).max(r(s.b)).max(bp(s.bool_op)),
+        Op::Setp(s) => {
+            s.p.map_or(0, d)
+                .max(s.q.flatten().map_or(0, d))
+                .max(r(s.a))
+                .max(r(s.b))
+                .max(bp(s.bool_op))
+        }
+        Op::Selp(s) => d(s.d).max(r(s.a)).max(r(s.b)).max(p(s.c)),
+        Op::Slct(s) => d(s.d).max(r(s.a)).max(r(s.b)).max(r(s.c)),
+        Op::Alu(x) => d(x.d).max(r(x.a)).max(x.b.map_or(0, r)),
+    };
+    m.max(g)
+}
+
+/// Width `execute` reads an ALU instruction's second source at: shift
+/// amounts are 32-bit whatever the type.
+fn alu_b_bits(op: crate::inst::AluOp, ty: crate::inst::Type) -> u32 {
+    if matches!(op, crate::inst::AluOp::Shl | crate::inst::AluOp::Shr) {
+        32
+    } else {
+        ty.bits()
+    }
+}
+
+/// The reference executor: [`execute`]'s semantics, written as the scalar
+/// lane functions applied lane by lane. Kept public so tests (and anyone
+/// doubting the fast paths) can compare the two bit for bit.
+pub fn execute_scalar(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, active: u32) {
     let uses = inst.reg_uses();
     if let Some(max) = uses.iter().map(|u| u.reg.0 as usize).max() {
         regs.ensure(max + 1);
@@ -224,15 +321,7 @@ pub fn execute(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, active: u
             let bits = x.ty.bits();
             let a = read_operand(x.a, bits, ctx, regs);
             let b = match x.b {
-                Some(b) => {
-                    let bbits = if matches!(x.op, crate::inst::AluOp::Shl | crate::inst::AluOp::Shr)
-                    {
-                        32
-                    } else {
-                        bits
-                    };
-                    read_operand(b, bbits, ctx, regs)
-                }
+                Some(b) => read_operand(b, alu_b_bits(x.op, x.ty), ctx, regs),
                 None => [0; WARP_SIZE],
             };
             for l in 0..WARP_SIZE {

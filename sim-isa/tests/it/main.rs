@@ -2,4 +2,5 @@
 
 mod conform;
 mod exec;
+mod fastpath;
 mod parse;

@@ -1,0 +1,768 @@
+//! Warp-wide fast paths for [`super::execute`]: each instruction's fields are
+//! decoded once, then every family runs as straight-line loops over 32-lane
+//! arrays (gather → compute → masked blend) that the compiler vectorises,
+//! specialised per operation through generics so no per-lane `match` remains.
+//!
+//! The scalar lane functions stay the definition of the semantics:
+//! [`super::execute_scalar`] lifts them lane by lane, and the integration
+//! tests (`tests/it/fastpath.rs`) check `execute` against it bit for bit over
+//! random instructions, registers, masks and guards. Float `add`/`sub` (not a
+//! hot path) calls [`alu_lane`] per lane.
+
+// Index loops over fixed 32-lane arrays read as what they are (one lane per
+// step, several arrays in step) and vectorise without bounds checks.
+#![allow(clippy::needless_range_loop)]
+
+use super::{
+    alu_lane, read_operand, set_true_value, width_mask, ExecCtx, Lanes, WarpRegs, WARP_SIZE,
+};
+use crate::inst::{
+    AluOp, BoolOp, CmpOp, Operand, PredSrc, Set, Setp, Slct, Type, TypeKind, Video, VideoOp,
+};
+use crate::target::Target;
+
+type U32s = [u32; WARP_SIZE];
+
+/// `BIT[l] = 1 << l`: testing a lane's bit against a table keeps the lane
+/// loops free of per-lane variable shifts, which SSE2 cannot vectorise.
+pub(super) const BIT: [u32; WARP_SIZE] = {
+    let mut t = [0u32; WARP_SIZE];
+    let mut l = 0;
+    while l < WARP_SIZE {
+        t[l] = 1 << l;
+        l += 1;
+    }
+    t
+};
+
+/// Writes `vals` to the lanes of `dst` selected by `exec`, branch-free.
+#[inline]
+pub(super) fn blend(dst: &mut Lanes, exec: u32, vals: &Lanes) {
+    if exec == u32::MAX {
+        *dst = *vals;
+        return;
+    }
+    for l in 0..WARP_SIZE {
+        let m = 0u64.wrapping_sub(u64::from(exec & BIT[l] != 0));
+        dst[l] = (dst[l] & !m) | (vals[l] & m);
+    }
+}
+
+/// As [`blend`] for 32-bit results, zero-extended.
+#[inline]
+pub(super) fn blend32(dst: &mut Lanes, exec: u32, vals: &U32s) {
+    if exec == u32::MAX {
+        for l in 0..WARP_SIZE {
+            dst[l] = u64::from(vals[l]);
+        }
+        return;
+    }
+    for l in 0..WARP_SIZE {
+        let m = 0u64.wrapping_sub(u64::from(exec & BIT[l] != 0));
+        dst[l] = (dst[l] & !m) | (u64::from(vals[l]) & m);
+    }
+}
+
+/// Binds `$name: &Lanes` to a source operand's 32 lanes, unmasked: the
+/// register's own array (no copy), or, for immediates and special
+/// registers, a local filled only on that path (no zeroing up front).
+macro_rules! src {
+    ($name:ident, $op:expr, $ctx:expr, $regs:expr) => {
+        let buf;
+        let $name: &Lanes = match $op {
+            Operand::Reg(r) => $regs.get(r),
+            other => {
+                buf = read_operand(other, 64, $ctx, $regs);
+                &buf
+            }
+        };
+    };
+}
+
+/// Low 32 bits of every lane.
+#[inline]
+pub(super) fn low32(r: &Lanes) -> U32s {
+    let mut o = [0u32; WARP_SIZE];
+    for l in 0..WARP_SIZE {
+        o[l] = r[l] as u32;
+    }
+    o
+}
+
+/// 0/1 per lane of a predicate source, `!` applied.
+#[inline]
+fn pred01(p: PredSrc, regs: &WarpRegs) -> U32s {
+    match p {
+        PredSrc::Imm(b) => [u32::from(b); WARP_SIZE],
+        PredSrc::Reg { reg, negate } => {
+            let r = regs.get(reg);
+            let n = u32::from(negate);
+            let mut o = [0u32; WARP_SIZE];
+            for l in 0..WARP_SIZE {
+                o[l] = (r[l] as u32 & 1) ^ n;
+            }
+            o
+        }
+    }
+}
+
+// ------------------------------------------------------------------- video
+
+/// A video instruction decoded for the fused lane loop: per element
+/// position `i`, where its `a` and `b` elements come from and how to place
+/// the result.
+struct VPlan<'a, const N: usize> {
+    /// Register holding element i's `a` (resp. `b`) input.
+    xr: [&'a U32s; N],
+    yr: [&'a U32s; N],
+    /// `x = ((src << xl) as i32 >> r) & xm`: the left shift drops the higher
+    /// elements, the arithmetic right shift sign-extends, and `xm` (all ones
+    /// when signed, the element mask when unsigned) undoes it for unsigned.
+    xl: [u32; N],
+    yl: [u32; N],
+    r: u32,
+    xm: i32,
+    ym: i32,
+    /// Bits of d that element i fills (0 when the mask skips it).
+    field: [u32; N],
+    /// All ones when element i is accumulated (`.add`), else 0.
+    take: [u32; N],
+    place: [u32; N],
+    lo: i32,
+    hi: i32,
+}
+
+/// Element arithmetic type of the video loop: i16 where the exact values
+/// fit (vop4: 8-bit elements, sums within ±511), so SSE2 works on eight
+/// lanes at a time with native 16-bit min/max; i32 for vop2 and `.add`.
+trait Elem: Copy + Ord + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self> {
+    const ZERO: Self;
+    fn from_i32(x: i32) -> Self;
+    fn from_bool(b: bool) -> Self;
+    /// Sign-extended to 32 bits.
+    fn to_u32(self) -> u32;
+    fn abs(self) -> Self;
+    fn half(self) -> Self;
+}
+
+macro_rules! elem_impl {
+    ($t:ty) => {
+        impl Elem for $t {
+            const ZERO: Self = 0;
+            #[inline(always)]
+            fn from_i32(x: i32) -> Self {
+                x as $t
+            }
+            #[inline(always)]
+            fn from_bool(b: bool) -> Self {
+                <$t>::from(b)
+            }
+            #[inline(always)]
+            fn to_u32(self) -> u32 {
+                self as i32 as u32
+            }
+            #[inline(always)]
+            fn abs(self) -> Self {
+                <$t>::abs(self)
+            }
+            #[inline(always)]
+            fn half(self) -> Self {
+                self >> 1
+            }
+        }
+    };
+}
+elem_impl!(i16);
+elem_impl!(i32);
+
+#[inline(always)]
+fn video_loop<T: Elem, const N: usize, const SAT: bool, const ADD: bool>(
+    f: impl Fn(T, T) -> T,
+    p: &VPlan<'_, N>,
+    out: &mut U32s,
+) {
+    let (lo, hi) = (T::from_i32(p.lo), T::from_i32(p.hi));
+    for l in 0..WARP_SIZE {
+        let mut acc = out[l];
+        for i in 0..N {
+            let x = T::from_i32(((p.xr[i][l] << p.xl[i]) as i32 >> p.r) & p.xm);
+            let y = T::from_i32(((p.yr[i][l] << p.yl[i]) as i32 >> p.r) & p.ym);
+            let mut t = f(x, y);
+            if SAT {
+                t = t.max(lo).min(hi);
+            }
+            if ADD {
+                acc = acc.wrapping_add(t.to_u32() & p.take[i]);
+            } else {
+                acc |= (t.to_u32() << p.place[i]) & p.field[i];
+            }
+        }
+        out[l] = acc;
+    }
+}
+
+/// Instantiates [`video_loop`] for `.sat`/`.add`, once per operation.
+macro_rules! video_run {
+    ($f:expr, $sat:expr, $add:expr, $p:expr, $o:expr) => {{
+        let f = $f;
+        match ($sat, $add) {
+            (false, false) => video_loop::<T, N, false, false>(f, $p, $o),
+            (false, true) => video_loop::<T, N, false, true>(f, $p, $o),
+            (true, false) => video_loop::<T, N, true, false>(f, $p, $o),
+            (true, true) => video_loop::<T, N, true, true>(f, $p, $o),
+        }
+    }};
+}
+
+fn video_ops<T: Elem, const N: usize>(
+    op: VideoOp,
+    sat: bool,
+    add: bool,
+    p: &VPlan<'_, N>,
+    o: &mut U32s,
+) {
+    match op {
+        VideoOp::Add => video_run!(|x: T, y: T| x + y, sat, add, p, o),
+        VideoOp::Sub => video_run!(|x: T, y: T| x - y, sat, add, p, o),
+        // Errata 7: half away from zero.
+        VideoOp::Avrg => video_run!(
+            |x: T, y: T| {
+                let s = x + y;
+                (s + T::from_bool(s >= T::ZERO)).half()
+            },
+            sat,
+            add,
+            p,
+            o
+        ),
+        VideoOp::Absdiff => video_run!(|x: T, y: T| (x - y).abs(), sat, add, p, o),
+        VideoOp::Min => video_run!(|x: T, y: T| x.min(y), sat, add, p, o),
+        VideoOp::Max => video_run!(|x: T, y: T| x.max(y), sat, add, p, o),
+        VideoOp::Set(cmp) => match int_cmp_kind(cmp) {
+            Base::Eq => video_run!(|x: T, y: T| T::from_bool(x == y), sat, add, p, o),
+            Base::Ne => video_run!(|x: T, y: T| T::from_bool(x != y), sat, add, p, o),
+            Base::Lt => video_run!(|x: T, y: T| T::from_bool(x < y), sat, add, p, o),
+            Base::Le => video_run!(|x: T, y: T| T::from_bool(x <= y), sat, add, p, o),
+            Base::Gt => video_run!(|x: T, y: T| T::from_bool(x > y), sat, add, p, o),
+            Base::Ge => video_run!(|x: T, y: T| T::from_bool(x >= y), sat, add, p, o),
+            Base::True => video_run!(|_: T, _: T| T::from_bool(true), sat, add, p, o),
+            Base::False => video_run!(|_: T, _: T| T::ZERO, sat, add, p, o),
+        },
+    }
+}
+
+/// `vop2`/`vop4` over a warp: one fused loop over lanes doing every element
+/// position, specialised for the operation, `.sat` and `.add` (the
+/// arithmetic of [`super::video::VideoPlan::lane`]: exact i32 elements,
+/// clamp, then merge into `c` or accumulate onto it).
+pub(super) fn video(v: &Video, regs: &WarpRegs) -> U32s {
+    match v.simd {
+        crate::inst::Simd::X2 => video_n::<2>(v, regs),
+        crate::inst::Simd::X4 => video_n::<4>(v, regs),
+    }
+}
+
+fn video_n<const N: usize>(v: &Video, regs: &WarpRegs) -> U32s {
+    let n = N as u32;
+    let w = 32 / n;
+    let lane_mask = (1u32 << w) - 1;
+    let sel_mask = (2 * N - 1) as u8;
+    let mask = u32::from(v.mask) & ((1 << n) - 1);
+    let mut keep_c = 0u32;
+    for i in 0..n {
+        if mask >> i & 1 == 0 {
+            keep_c |= lane_mask << (w * i);
+        }
+    }
+    let mut out = if v.add || keep_c != 0 {
+        low32(regs.get(v.c))
+    } else {
+        [0; WARP_SIZE]
+    };
+    if !v.add && keep_c != 0 && keep_c != u32::MAX {
+        for o in out.iter_mut() {
+            *o &= keep_c;
+        }
+    }
+    if mask == 0 {
+        return out;
+    }
+    let a = low32(regs.get(v.a));
+    let b = if v.b == v.a { a } else { low32(regs.get(v.b)) };
+    // Element k of the pool b:a is in a for k < n, else in b.
+    let pick = |sel: u8| {
+        let k = u32::from(sel & sel_mask);
+        if k < n {
+            (&a, 32 - w - k * w)
+        } else {
+            (&b, 32 - w - (k - n) * w)
+        }
+    };
+    let (lo, hi) = if v.dsigned {
+        (-(1i32 << (w - 1)), (1i32 << (w - 1)) - 1)
+    } else {
+        (0, lane_mask as i32)
+    };
+    let mut p = VPlan::<N> {
+        xr: [&a; N],
+        yr: [&a; N],
+        xl: [0; N],
+        yl: [0; N],
+        r: 32 - w,
+        xm: if v.asigned { -1 } else { lane_mask as i32 },
+        ym: if v.bsigned { -1 } else { lane_mask as i32 },
+        field: [0; N],
+        take: [0; N],
+        place: [0; N],
+        lo,
+        hi,
+    };
+    for i in 0..N {
+        (p.xr[i], p.xl[i]) = pick(v.asel[i]);
+        (p.yr[i], p.yl[i]) = pick(v.bsel[i]);
+        let on = mask >> i & 1 == 1;
+        p.place[i] = w * i as u32;
+        p.field[i] = if on { lane_mask << p.place[i] } else { 0 };
+        p.take[i] = if on { u32::MAX } else { 0 };
+    }
+    // Accumulating needs each element widened back to 32 bits, which costs
+    // more shuffles than i16 saves: only merges use it.
+    if N == 4 && !v.add {
+        video_ops::<i16, N>(v.op, v.sat, v.add, &p, &mut out);
+    } else {
+        video_ops::<i32, N>(v.op, v.sat, v.add, &p, &mut out);
+    }
+    out
+}
+
+// ------------------------------------------------------------ set / setp
+
+/// An ordering test on compare keys.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Base {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    True,
+    False,
+}
+
+/// Integer (and `vset`) reading of a comparison operator: the unordered
+/// forms act as the ordered ones, `num` is true, `nan` false (as `compare`).
+fn int_cmp_kind(cmp: CmpOp) -> Base {
+    match cmp {
+        CmpOp::Eq | CmpOp::Equ => Base::Eq,
+        CmpOp::Ne | CmpOp::Neu => Base::Ne,
+        CmpOp::Lt | CmpOp::Ltu | CmpOp::Lo => Base::Lt,
+        CmpOp::Le | CmpOp::Leu | CmpOp::Ls => Base::Le,
+        CmpOp::Gt | CmpOp::Gtu | CmpOp::Hi => Base::Gt,
+        CmpOp::Ge | CmpOp::Geu | CmpOp::Hs => Base::Ge,
+        CmpOp::Num => Base::True,
+        CmpOp::Nan => Base::False,
+    }
+}
+
+/// A float comparison as `unordered ? U : base(key_a, key_b)`.
+fn float_cmp_kind(cmp: CmpOp) -> (Base, bool) {
+    match cmp {
+        CmpOp::Eq => (Base::Eq, false),
+        CmpOp::Ne => (Base::Ne, false),
+        CmpOp::Lt | CmpOp::Lo => (Base::Lt, false),
+        CmpOp::Le | CmpOp::Ls => (Base::Le, false),
+        CmpOp::Gt | CmpOp::Hi => (Base::Gt, false),
+        CmpOp::Ge | CmpOp::Hs => (Base::Ge, false),
+        CmpOp::Equ => (Base::Eq, true),
+        CmpOp::Neu => (Base::Ne, true),
+        CmpOp::Ltu => (Base::Lt, true),
+        CmpOp::Leu => (Base::Le, true),
+        CmpOp::Gtu => (Base::Gt, true),
+        CmpOp::Geu => (Base::Ge, true),
+        CmpOp::Num => (Base::True, false),
+        CmpOp::Nan => (Base::False, true),
+    }
+}
+
+/// Calls `$run` with a closure for `$base` over keys of type `$t`.
+macro_rules! with_base {
+    ($base:expr, $t:ty, $run:ident ( $($arg:expr),* )) => {
+        match $base {
+            Base::Eq => $run(|x: $t, y: $t| x == y, $($arg),*),
+            Base::Ne => $run(|x: $t, y: $t| x != y, $($arg),*),
+            Base::Lt => $run(|x: $t, y: $t| x < y, $($arg),*),
+            Base::Le => $run(|x: $t, y: $t| x <= y, $($arg),*),
+            Base::Gt => $run(|x: $t, y: $t| x > y, $($arg),*),
+            Base::Ge => $run(|x: $t, y: $t| x >= y, $($arg),*),
+            Base::True => $run(|_: $t, _: $t| true, $($arg),*),
+            Base::False => $run(|_: $t, _: $t| false, $($arg),*),
+        }
+    };
+}
+
+/// A float format of at most 32 bits, decoded for key building.
+#[derive(Clone, Copy)]
+struct Fmt32 {
+    /// `32 - bits`: shifting a value to the top puts its sign at bit 31.
+    top: u32,
+    /// All bits but the sign.
+    abs_mask: u32,
+    /// Magnitude of +infinity; above it is NaN.
+    inf: u32,
+    /// Magnitudes below this are zero (1), or zero or subnormal when flushing.
+    zlim: u32,
+    /// Offset of the value in the register (16 for the high half of x2).
+    shift: u32,
+}
+
+impl Fmt32 {
+    fn new(ty: Type, flush: bool, shift: u32) -> Self {
+        let (e, m) = match ty {
+            Type::F16 | Type::F16x2 => (5, 10),
+            Type::Bf16 | Type::Bf16x2 => (8, 7),
+            _ => (8, 23),
+        };
+        Fmt32 {
+            top: 31 - e - m,
+            abs_mask: (1u32 << (e + m)) - 1,
+            inf: ((1u32 << e) - 1) << m,
+            zlim: if flush { 1 << m } else { 1 },
+            shift,
+        }
+    }
+
+    /// A signed key whose order is the value's (both zeros, and flushed
+    /// subnormals, give 0) and whether the value is NaN. Magnitudes fit in
+    /// 31 bits, so signed compares (which SSE2 has) serve throughout.
+    #[inline(always)]
+    fn key(&self, v: u32) -> (i32, bool) {
+        let x = v >> self.shift;
+        let abs = (x & self.abs_mask) as i32;
+        let abs = if abs < self.zlim as i32 { 0 } else { abs };
+        let s = ((x << self.top) as i32) >> 31;
+        ((abs ^ s) - s, abs > self.inf as i32)
+    }
+}
+
+#[inline(always)]
+fn float_loop32(
+    f: impl Fn(i32, i32) -> bool,
+    u: u32,
+    fmt: &Fmt32,
+    a: &U32s,
+    b: &U32s,
+    out: &mut U32s,
+) {
+    let fmt = *fmt;
+    for l in 0..WARP_SIZE {
+        let (ka, na) = fmt.key(a[l]);
+        let (kb, nb) = fmt.key(b[l]);
+        out[l] = if na | nb { u } else { u32::from(f(ka, kb)) };
+    }
+}
+
+#[inline(always)]
+fn f64_key(v: u64, zlim: u64) -> (i64, bool) {
+    let abs = v & (u64::MAX >> 1);
+    let abs = if abs < zlim { 0 } else { abs };
+    let s = (v as i64) >> 63;
+    ((abs as i64 ^ s) - s, abs > 0x7FF0_0000_0000_0000)
+}
+
+#[inline(always)]
+fn float_loop64(
+    f: impl Fn(i64, i64) -> bool,
+    u: u32,
+    zlim: u64,
+    a: &Lanes,
+    b: &Lanes,
+    out: &mut U32s,
+) {
+    for l in 0..WARP_SIZE {
+        let (ka, na) = f64_key(a[l], zlim);
+        let (kb, nb) = f64_key(b[l], zlim);
+        out[l] = if na | nb { u } else { u32::from(f(ka, kb)) };
+    }
+}
+
+/// Integers of at most 32 bits: `key = ((v << top) as i32 >> r) ^ flip`
+/// sign-extends signed values (`r = top`) or biases unsigned ones
+/// (`r = 0`, `flip = i32::MIN`) so one signed compare orders both.
+#[inline(always)]
+fn int_loop32(
+    f: impl Fn(i32, i32) -> bool,
+    top: u32,
+    r: u32,
+    flip: i32,
+    a: &U32s,
+    b: &U32s,
+    out: &mut U32s,
+) {
+    for l in 0..WARP_SIZE {
+        let ka = ((a[l] << top) as i32 >> r) ^ flip;
+        let kb = ((b[l] << top) as i32 >> r) ^ flip;
+        out[l] = u32::from(f(ka, kb));
+    }
+}
+
+#[inline(always)]
+fn int_loop64(f: impl Fn(i64, i64) -> bool, flip: i64, a: &Lanes, b: &Lanes, out: &mut U32s) {
+    for l in 0..WARP_SIZE {
+        out[l] = u32::from(f(a[l] as i64 ^ flip, b[l] as i64 ^ flip));
+    }
+}
+
+/// 0/1 compare results per lane: `(t, t_high)`; `t_high` is only computed
+/// for x2 types (the high halves).
+fn compare_lanes(
+    cmp: CmpOp,
+    ty: Type,
+    flush: bool,
+    a: Operand,
+    b: Operand,
+    ctx: &ExecCtx,
+    regs: &WarpRegs,
+) -> (U32s, U32s) {
+    src!(a, a, ctx, regs);
+    src!(b, b, ctx, regs);
+    let bits = ty.bits();
+    let mut t = [0u32; WARP_SIZE];
+    let mut th = [0u32; WARP_SIZE];
+    match ty.kind() {
+        TypeKind::Float | TypeKind::BFloat => {
+            let (base, u) = float_cmp_kind(cmp);
+            let u = u32::from(u);
+            if bits == 64 {
+                let zlim = if flush { 1u64 << 52 } else { 1 };
+                with_base!(base, i64, float_loop64(u, zlim, a, b, &mut t));
+                return (t, th);
+            }
+            let (a, b) = (&low32(a), &low32(b));
+            let fmt = Fmt32::new(ty, flush, 0);
+            with_base!(base, i32, float_loop32(u, &fmt, a, b, &mut t));
+            if matches!(ty, Type::F16x2 | Type::Bf16x2) {
+                let fmt = Fmt32::new(ty, flush, 16);
+                with_base!(base, i32, float_loop32(u, &fmt, a, b, &mut th));
+            }
+        }
+        kind => {
+            let base = int_cmp_kind(cmp);
+            // lo/ls/hi/hs are unsigned on every integer type; the rest follow the type.
+            let unsigned_op = matches!(cmp, CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs);
+            let signed = kind == TypeKind::Signed && !unsigned_op;
+            if bits == 64 {
+                let flip = if signed { 0 } else { i64::MIN };
+                with_base!(base, i64, int_loop64(flip, a, b, &mut t));
+            } else {
+                let (a, b) = (&low32(a), &low32(b));
+                let top = 32 - bits;
+                let (r, flip) = if signed { (top, 0) } else { (0, i32::MIN) };
+                with_base!(base, i32, int_loop32(top, r, flip, a, b, &mut t));
+            }
+        }
+    }
+    (t, th)
+}
+
+/// `BoolOp(t, c)` per lane on 0/1 arrays, in place.
+#[inline]
+fn combine01(op: Option<BoolOp>, t: &mut U32s, c: &U32s) {
+    match op {
+        None => {}
+        Some(BoolOp::And) => t.iter_mut().zip(c).for_each(|(t, c)| *t &= c),
+        Some(BoolOp::Or) => t.iter_mut().zip(c).for_each(|(t, c)| *t |= c),
+        Some(BoolOp::Xor) => t.iter_mut().zip(c).for_each(|(t, c)| *t ^= c),
+    }
+}
+
+/// Whether compares of `ty` flush subnormal inputs (as in `cmp.rs`).
+fn flushes(ftz: bool, ty: Type, target: Target) -> bool {
+    ftz || (ty == Type::F32 && target.flushes_f32_subnormals())
+}
+
+/// `set` over a warp.
+pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
+    let flush = flushes(s.ftz, s.stype, ctx.target);
+    let (mut t, mut th) = compare_lanes(s.cmp, s.stype, flush, s.a, s.b, ctx, regs);
+    let op = s.bool_op.map(|(o, _)| o);
+    let dm = width_mask(s.dtype.bits());
+    let mut out = [0u64; WARP_SIZE];
+    if matches!(s.stype, Type::F16x2 | Type::Bf16x2) {
+        if let Some((_, p)) = s.bool_op {
+            let c = pred01(p, regs);
+            combine01(op, &mut t, &c);
+            combine01(op, &mut th, &c);
+        }
+        let half_true = match s.dtype {
+            Type::F16x2 | Type::Bf16x2 => set_true_value(s.dtype),
+            _ => 0xFFFF,
+        };
+        let (vl, vh) = (half_true & dm, (half_true << 16) & dm);
+        for l in 0..WARP_SIZE {
+            out[l] = (vl & 0u64.wrapping_sub(t[l].into())) | (vh & 0u64.wrapping_sub(th[l].into()));
+        }
+    } else {
+        if let Some((_, p)) = s.bool_op {
+            combine01(op, &mut t, &pred01(p, regs));
+        }
+        let tv = set_true_value(s.dtype) & dm;
+        for l in 0..WARP_SIZE {
+            out[l] = tv & 0u64.wrapping_sub(t[l].into());
+        }
+    }
+    out
+}
+
+/// `setp` over a warp: `(p, q)` as 0/1 lanes.
+pub(super) fn setp(s: &Setp, ctx: &ExecCtx, regs: &WarpRegs) -> (U32s, U32s) {
+    let flush = flushes(s.ftz, s.ty, ctx.target);
+    let (mut p, mut q) = compare_lanes(s.cmp, s.ty, flush, s.a, s.b, ctx, regs);
+    if !matches!(s.ty, Type::F16x2 | Type::Bf16x2) {
+        q = p;
+        q.iter_mut().for_each(|x| *x ^= 1);
+    }
+    if let Some((op, c)) = s.bool_op {
+        let c = pred01(c, regs);
+        combine01(Some(op), &mut p, &c);
+        combine01(Some(op), &mut q, &c);
+    }
+    (p, q)
+}
+
+// --------------------------------------------------------- selp / slct
+
+/// `selp` over a warp: `c ? a : b` at the type width.
+pub(super) fn selp(
+    ty: Type,
+    a: Operand,
+    b: Operand,
+    c: PredSrc,
+    ctx: &ExecCtx,
+    regs: &WarpRegs,
+) -> Lanes {
+    let m = width_mask(ty.bits());
+    src!(a, a, ctx, regs);
+    src!(b, b, ctx, regs);
+    let c = pred01(c, regs);
+    {
+        let mut o = [0u64; WARP_SIZE];
+        for l in 0..WARP_SIZE {
+            let s = 0u64.wrapping_sub(c[l].into());
+            o[l] = ((a[l] & s) | (b[l] & !s)) & m;
+        }
+        o
+    }
+}
+
+/// `slct` over a warp: `c >= 0 ? a : b` at the destination width.
+pub(super) fn slct(s: &Slct, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
+    let m = width_mask(s.dtype.bits());
+    src!(a, s.a, ctx, regs);
+    src!(b, s.b, ctx, regs);
+    src!(c, s.c, ctx, regs);
+    let c = low32(c);
+    // All ones where b is taken: computed on 32-bit lanes, then widened.
+    let mut take_b = [0u32; WARP_SIZE];
+    if s.ctype == Type::F32 {
+        // c >= 0.0: not NaN, and not negative unless it is (or flushes to) zero.
+        let lim: i32 = if flushes(s.ftz, Type::F32, ctx.target) {
+            0x0080_0000
+        } else {
+            1
+        };
+        for l in 0..WARP_SIZE {
+            let abs = (c[l] & 0x7FFF_FFFF) as i32;
+            let neg = (c[l] as i32) < 0;
+            take_b[l] = 0u32.wrapping_sub(u32::from((abs > 0x7F80_0000) | (neg & (abs >= lim))));
+        }
+    } else {
+        for l in 0..WARP_SIZE {
+            take_b[l] = ((c[l] as i32) >> 31) as u32;
+        }
+    }
+    let mut o = [0u64; WARP_SIZE];
+    for l in 0..WARP_SIZE {
+        let s = take_b[l] as i32 as i64 as u64;
+        o[l] = ((a[l] & !s) | (b[l] & s)) & m;
+    }
+    o
+}
+
+// ------------------------------------------------------------------ alu
+
+#[inline(always)]
+fn alu_loop(f: impl Fn(u64, u64) -> u64, ma: u64, mb: u64, a: &Lanes, b: &Lanes) -> Lanes {
+    let mut o = [0u64; WARP_SIZE];
+    for l in 0..WARP_SIZE {
+        o[l] = f(a[l] & ma, b[l] & mb) & ma;
+    }
+    o
+}
+
+/// Integer ALU over a warp (`a` at the type width, `b` at `b_bits`, the
+/// width `execute` reads it at); float `add`/`sub` go lane by lane through
+/// [`alu_lane`].
+pub(super) fn alu(
+    op: AluOp,
+    ty: Type,
+    a: Operand,
+    b: Option<Operand>,
+    b_bits: u32,
+    ctx: &ExecCtx,
+    regs: &WarpRegs,
+) -> Lanes {
+    let bits = ty.bits();
+    let m = width_mask(bits);
+    let mb = width_mask(b_bits);
+    // Without b (`mov`, which ignores it) read a again rather than fill zeros.
+    let b = match (b, op) {
+        (Some(b), _) => b,
+        (None, AluOp::Mov) => a,
+        (None, _) => Operand::Imm(0),
+    };
+    src!(a, a, ctx, regs);
+    src!(b, b, ctx, regs);
+    let float = matches!(ty.kind(), TypeKind::Float | TypeKind::BFloat);
+    if float && matches!(op, AluOp::Add | AluOp::Sub) {
+        let mut o = [0u64; WARP_SIZE];
+        for l in 0..WARP_SIZE {
+            o[l] = alu_lane(op, ty, a[l] & m, b[l] & mb);
+        }
+        return o;
+    }
+    let wide = u64::from(bits);
+    match op {
+        AluOp::Mov => alu_loop(|x, _| x, m, mb, a, b),
+        AluOp::Add => alu_loop(|x, y| x.wrapping_add(y), m, mb, a, b),
+        AluOp::Sub => alu_loop(|x, y| x.wrapping_sub(y), m, mb, a, b),
+        AluOp::MulLo => alu_loop(|x, y| x.wrapping_mul(y), m, mb, a, b),
+        AluOp::And => alu_loop(|x, y| x & y, m, mb, a, b),
+        AluOp::Or => alu_loop(|x, y| x | y, m, mb, a, b),
+        AluOp::Xor => alu_loop(|x, y| x ^ y, m, mb, a, b),
+        AluOp::Shl => alu_loop(
+            |x, y| if y >= wide { 0 } else { x << (y & 63) },
+            m,
+            mb,
+            a,
+            b,
+        ),
+        AluOp::Shr if ty.kind() == TypeKind::Signed => {
+            let sh = 64 - bits;
+            alu_loop(
+                move |x, y| ((((x << sh) as i64) >> sh) >> y.min(63)) as u64,
+                m,
+                mb,
+                a,
+                b,
+            )
+        }
+        AluOp::Shr => alu_loop(
+            |x, y| if y >= wide { 0 } else { x >> (y & 63) },
+            m,
+            mb,
+            a,
+            b,
+        ),
+    }
+}
