@@ -17,10 +17,13 @@ pub const VSET_CMPS: [&str; 6] = ["eq", "ne", "lt", "le", "gt", "ge"];
 pub const MASK2: [&str; 3] = ["h0", "h1", "h10"];
 /// Destination masks of the 4-way instructions (erratum 10).
 pub const MASK4: [&str; 15] = [
-    "b0", "b1", "b10", "b2", "b20", "b21", "b210", "b3", "b30", "b31", "b310", "b32", "b320", "b321", "b3210",
+    "b0", "b1", "b10", "b2", "b20", "b21", "b210", "b3", "b30", "b31", "b310", "b32", "b320",
+    "b321", "b3210",
 ];
 /// Source types of the classic `set`/`setp`/`selp`/`slct`.
-pub const SCALAR_TYPES: [&str; 11] = ["b16", "b32", "b64", "u16", "u32", "u64", "s16", "s32", "s64", "f32", "f64"];
+pub const SCALAR_TYPES: [&str; 11] = [
+    "b16", "b32", "b64", "u16", "u32", "u64", "s16", "s32", "s64", "f32", "f64",
+];
 /// Destination types of the classic `set`.
 pub const SET_DTYPES: [&str; 3] = ["u32", "s32", "f32"];
 /// Boolean operators.
@@ -28,8 +31,9 @@ pub const BOOL_OPS: [&str; 3] = ["and", "or", "xor"];
 const CMP_BITS: &[&str] = &["eq", "ne"];
 const CMP_SIGNED: &[&str] = &["eq", "ne", "lt", "le", "gt", "ge"];
 const CMP_UNSIGNED: &[&str] = &["eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"];
-const CMP_FLOAT: &[&str] =
-    &["eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"];
+const CMP_FLOAT: &[&str] = &[
+    "eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan",
+];
 
 /// Comparison operators legal for a source type (erratum 13).
 pub fn cmps_for(t: &str) -> &'static [&'static str] {
@@ -48,7 +52,9 @@ pub fn half_set_pairs() -> Vec<(&'static str, &'static str)> {
     for s in SCALAR_TYPES.iter().copied().chain(["f16"]) {
         v.push(("f16", s));
     }
-    for s in ["s16", "u16", "f16", "b16", "s32", "u32", "f32", "b32", "s64", "u64", "f64", "b64", "bf16"] {
+    for s in [
+        "s16", "u16", "f16", "b16", "s32", "u32", "f32", "b32", "s64", "u64", "f64", "b64", "bf16",
+    ] {
         v.push(("bf16", s));
     }
     for d in ["u16", "s16", "u32", "s32"] {
@@ -62,6 +68,10 @@ pub fn half_set_pairs() -> Vec<(&'static str, &'static str)> {
         v.push((d, "bf16x2"));
     }
     v
+}
+
+fn is_type(t: &str) -> bool {
+    SCALAR_TYPES.contains(&t) || matches!(t, "f16" | "bf16" | "f16x2" | "bf16x2" | "pred")
 }
 
 /// Register width an operand of type `t` needs (unknown spellings: 32).
@@ -207,7 +217,13 @@ fn sel2(rng: &mut Rng) -> String {
     format!("h{}{}", rng.below(4), rng.below(4))
 }
 fn sel4(rng: &mut Rng) -> String {
-    format!("b{}{}{}{}", rng.below(8), rng.below(8), rng.below(8), rng.below(8))
+    format!(
+        "b{}{}{}{}",
+        rng.below(8),
+        rng.below(8),
+        rng.below(8),
+        rng.below(8)
+    )
 }
 fn slot(rng: &mut Rng) -> u8 {
     1 + rng.below(3) as u8
@@ -221,11 +237,21 @@ pub fn imm_for(rng: &mut Rng, t: &str) -> String {
         "f32" => match rng.below(3) {
             0 => format!("0f{:08X}", rng.next_u64() as u32),
             1 => rng.pick(&["1.5", "0.0", "-2.25", "1e10"]).to_string(),
-            _ => rng.pick(&["0f3F800000", "0f7FC00000", "0fFF800000", "0f80000000", "0f00000001"]).to_string(),
+            _ => rng
+                .pick(&[
+                    "0f3F800000",
+                    "0f7FC00000",
+                    "0fFF800000",
+                    "0f80000000",
+                    "0f00000001",
+                ])
+                .to_string(),
         },
         "f64" => match rng.below(2) {
             0 => format!("0d{:016X}", rng.next_u64()),
-            _ => rng.pick(&["0d3FF0000000000000", "0d7FF8000000000000", "1.0", "-0.5"]).to_string(),
+            _ => rng
+                .pick(&["0d3FF0000000000000", "0d7FF8000000000000", "1.0", "-0.5"])
+                .to_string(),
         },
         _ => match rng.below(4) {
             0 => format!("{}", rng.below(100)),
@@ -252,12 +278,49 @@ fn pred_c(rng: &mut Rng) -> PredV {
     }
 }
 
+/// A video instruction with the given operation, width, types and secondary
+/// modifiers (`sat`, `add`, or `satfirst`); mask and selectors at random.
+pub fn video_variant(
+    rng: &mut Rng,
+    op: &str,
+    n: &str,
+    types: &[&str],
+    cmp: Option<&str>,
+    sec: &str,
+) -> Gen {
+    let (masks, sel): (&[&str], fn(&mut Rng) -> String) = if n == "2" {
+        (&MASK2, sel2)
+    } else {
+        (&MASK4, sel4)
+    };
+    Gen::Video {
+        op: op.into(),
+        n: n.into(),
+        sat_first: sec == "satfirst",
+        types: types.iter().map(|t| t.to_string()).collect(),
+        cmp: cmp.map(String::from),
+        sec: if sec == "sat" || sec == "add" {
+            vec![sec.to_string()]
+        } else {
+            vec![]
+        },
+        mask: rng.chance(1, 2).then(|| rng.pick(masks).to_string()),
+        asel: rng.chance(1, 2).then(|| sel(rng)),
+        bsel: rng.chance(1, 2).then(|| sel(rng)),
+        csel: None,
+        regs: [slot(rng), slot(rng), slot(rng), slot(rng)],
+        imm: None,
+    }
+}
+
 /// A valid video instruction (arithmetic or vset).
 fn video(rng: &mut Rng) -> Gen {
     let is_set = rng.chance(1, 4);
     let n = if rng.chance(1, 2) { "2" } else { "4" };
     let ntypes = if is_set { 2 } else { 3 };
-    let types: Vec<String> = (0..ntypes).map(|_| rng.pick(&VIDEO_TYPES).to_string()).collect();
+    let types: Vec<String> = (0..ntypes)
+        .map(|_| rng.pick(&VIDEO_TYPES).to_string())
+        .collect();
     let (mut sec, mut sat_first) = (Vec::new(), false);
     match rng.below(3) {
         0 => sec.push("add".to_string()),
@@ -270,12 +333,20 @@ fn video(rng: &mut Rng) -> Gen {
         }
         _ => {}
     }
-    let (masks, sel): (&[&str], fn(&mut Rng) -> String) = if n == "2" { (&MASK2, sel2) } else { (&MASK4, sel4) };
+    let (masks, sel): (&[&str], fn(&mut Rng) -> String) = if n == "2" {
+        (&MASK2, sel2)
+    } else {
+        (&MASK4, sel4)
+    };
     let mask = rng.chance(1, 2).then(|| rng.pick(masks).to_string());
     let asel = rng.chance(1, 2).then(|| sel(rng));
     let bsel = rng.chance(1, 2).then(|| sel(rng));
     Gen::Video {
-        op: if is_set { "vset".into() } else { rng.pick(&VIDEO_OPS).to_string() },
+        op: if is_set {
+            "vset".into()
+        } else {
+            rng.pick(&VIDEO_OPS).to_string()
+        },
         n: n.into(),
         sat_first,
         types,
@@ -292,22 +363,43 @@ fn video(rng: &mut Rng) -> Gen {
 
 fn set_like(rng: &mut Rng, mnem: &'static str, dtype: Option<&str>, stype: &str) -> Gen {
     let cmp = rng.pick(cmps_for(stype)).to_string();
+    set_variant(rng, mnem, dtype, stype, &cmp)
+}
+
+/// A valid `set`/`setp` with the given types and comparison; BoolOp, `.ftz`,
+/// destinations and immediates are drawn at random.
+pub fn set_variant(
+    rng: &mut Rng,
+    mnem: &'static str,
+    dtype: Option<&str>,
+    stype: &str,
+    cmp: &str,
+) -> Gen {
+    let cmp = cmp.to_string();
     let bool_op = rng.chance(1, 3).then(|| rng.pick(&BOOL_OPS).to_string());
     let c = bool_op.as_ref().map(|_| pred_c(rng));
-    let ftz = matches!(stype, "f32" | "f16" | "f16x2") && rng.chance(1, 3);
+    let ftz = matches!(stype, "f32" | "f16" | "f16x2") && dtype != Some("bf16") && rng.chance(1, 3);
     let mut types: Vec<String> = dtype.into_iter().map(String::from).collect();
     types.push(stype.to_string());
     let dsts = if mnem == "setp" {
         match rng.below(6) {
             0 | 1 | 2 => vec![Some(slot(rng))],
-            3 => vec![Some(slot(rng)), Some(slot(rng))],
+            3 => {
+                // Distinct: with p == q the result depends on write order.
+                let p = slot(rng);
+                vec![Some(p), Some(1 + p % 3)]
+            }
             4 => vec![None, Some(slot(rng))],
             _ => vec![Some(slot(rng)), None],
         }
     } else {
         vec![Some(slot(rng))]
     };
-    let imm_pct = if stype.contains("16") && (stype.starts_with('f') || stype.starts_with("bf")) { 3 } else { 15 };
+    let imm_pct = if stype.contains("16") && (stype.starts_with('f') || stype.starts_with("bf")) {
+        3
+    } else {
+        15
+    };
     Gen::Set {
         mnem,
         cmp,
@@ -327,7 +419,11 @@ pub fn valid(rng: &mut Rng) -> (Gen, &'static str) {
     match rng.below(20) {
         0..=6 => {
             let g = video(rng);
-            let fam = if matches!(&g, Gen::Video { op, .. } if op == "vset") { "vset" } else { "video" };
+            let fam = if matches!(&g, Gen::Video { op, .. } if op == "vset") {
+                "vset"
+            } else {
+                "video"
+            };
             (g, fam)
         }
         7..=9 => {
@@ -352,7 +448,11 @@ pub fn valid(rng: &mut Rng) -> (Gen, &'static str) {
                 d: slot(rng),
                 a: src(rng, &t, 20),
                 b: src(rng, &t, 20),
-                c: if rng.chance(1, 10) { PredV::Imm("1".into()) } else { PredV::Reg(false, slot(rng)) },
+                c: if rng.chance(1, 10) {
+                    PredV::Imm("1".into())
+                } else {
+                    PredV::Reg(false, slot(rng))
+                },
             };
             (g, "selp")
         }
@@ -375,7 +475,20 @@ pub fn valid(rng: &mut Rng) -> (Gen, &'static str) {
 /// Applies one near-miss mutation. Returns its name.
 fn mutate(rng: &mut Rng, g: &mut Gen) -> &'static str {
     match g {
-        Gen::Video { op, n, sat_first, types, cmp, sec, mask, asel, bsel, csel, imm, .. } => {
+        Gen::Video {
+            op,
+            n,
+            sat_first,
+            types,
+            cmp,
+            sec,
+            mask,
+            asel,
+            bsel,
+            csel,
+            imm,
+            ..
+        } => {
             let is_set = op == "vset";
             let four = n == "4";
             match rng.below(16) {
@@ -389,7 +502,9 @@ fn mutate(rng: &mut Rng, g: &mut Gen) -> &'static str {
                 }
                 1 => {
                     let i = rng.below(types.len());
-                    types[i] = rng.pick(&["u16", "s16", "b32", "u64", "s64", "f32", "u8"]).to_string();
+                    types[i] = rng
+                        .pick(&["u16", "s16", "b32", "u64", "s64", "f32", "u8"])
+                        .to_string();
                     "bad-video-type"
                 }
                 2 => {
@@ -403,7 +518,10 @@ fn mutate(rng: &mut Rng, g: &mut Gen) -> &'static str {
                 3 => {
                     *mask = Some(
                         rng.pick(if four {
-                            &["b00", "b01", "b02", "b0123", "b3201", "b4", "h10", "h0", "b33", "b3210x"][..]
+                            &[
+                                "b00", "b01", "b02", "b0123", "b3201", "b4", "h10", "h0", "b33",
+                                "b3210x",
+                            ][..]
                         } else {
                             &["h01", "h00", "h2", "h11", "b0", "b10", "h210", "h"][..]
                         })
@@ -413,9 +531,11 @@ fn mutate(rng: &mut Rng, g: &mut Gen) -> &'static str {
                 }
                 4 => {
                     let bad = if four {
-                        rng.pick(&["b8888", "b321", "b32100", "h10", "b0008", "b"]).to_string()
+                        rng.pick(&["b8888", "b321", "b32100", "h10", "b0008", "b"])
+                            .to_string()
                     } else {
-                        rng.pick(&["h4", "h44", "h3", "h210", "b3210", "h04"]).to_string()
+                        rng.pick(&["h4", "h44", "h3", "h210", "b3210", "h04"])
+                            .to_string()
                     };
                     if rng.chance(1, 2) {
                         *asel = Some(bad)
@@ -441,16 +561,25 @@ fn mutate(rng: &mut Rng, g: &mut Gen) -> &'static str {
                     "cmp-on-arith-video"
                 }
                 8 if is_set => {
-                    *cmp = Some(rng.pick(&["lo", "hs", "equ", "num", "ltu", "hi"]).to_string());
+                    *cmp = Some(
+                        rng.pick(&["lo", "hs", "equ", "num", "ltu", "hi"])
+                            .to_string(),
+                    );
                     "vset-bad-cmp"
                 }
                 8 => {
-                    *op = rng.pick(&["vmad", "vshl", "vset", "vabs", "vadd"]).to_string();
-                    *n = rng.pick(&["2", "4", "8", "3", ""]).to_string();
+                    *op = rng
+                        .pick(&["vmad", "vshl", "vset", "vabs", "vadd"])
+                        .to_string();
+                    // Not "": the scalar video instructions (vadd, vmad, ...) are
+                    // valid PTX outside the modelled ISA.
+                    *n = rng.pick(&["2", "4", "8", "3"]).to_string();
                     "bad-video-mnemonic"
                 }
                 9 => {
-                    *sec = vec![rng.pick(&["max", "min", "rn", "ftz", "add.add"]).to_string()];
+                    *sec = vec![rng
+                        .pick(&["max", "min", "rn", "ftz", "add.add"])
+                        .to_string()];
                     "bad-secondary-op"
                 }
                 10 if is_set => {
@@ -476,13 +605,26 @@ fn mutate(rng: &mut Rng, g: &mut Gen) -> &'static str {
                 _ => text_mutation_marker(),
             }
         }
-        Gen::Set { mnem, cmp, bool_op, ftz, ftz_first, types, dsts, c, a, b } => match rng.below(15) {
+        Gen::Set {
+            mnem,
+            cmp,
+            bool_op,
+            ftz,
+            ftz_first,
+            types,
+            dsts,
+            c,
+            a,
+            b,
+        } => match rng.below(15) {
             0 => {
                 let st = types.last().cloned().unwrap_or_default();
                 *cmp = match st.as_bytes().first() {
                     Some(b's') => rng.pick(&["lo", "ls", "hi", "hs"]),
                     Some(b'u') => rng.pick(&["equ", "num", "nan", "ltu"]),
-                    Some(b'b') if !st.starts_with("bf") => rng.pick(&["lt", "ge", "lo", "hs", "num"]),
+                    Some(b'b') if !st.starts_with("bf") => {
+                        rng.pick(&["lt", "ge", "lo", "hs", "num"])
+                    }
                     _ => rng.pick(&["lo", "ls", "hi", "hs"]),
                 }
                 .to_string();
@@ -491,7 +633,9 @@ fn mutate(rng: &mut Rng, g: &mut Gen) -> &'static str {
             1 => {
                 *ftz = true;
                 if rng.chance(1, 2) {
-                    let st = rng.pick(&["u32", "s16", "b32", "f64", "bf16", "bf16x2", "u64"]).to_string();
+                    let st = rng
+                        .pick(&["u32", "s16", "b32", "f64", "bf16", "bf16x2", "u64"])
+                        .to_string();
                     let last = types.len() - 1;
                     types[last] = st.clone();
                     *cmp = rng.pick(cmps_for(&st)).to_string();
@@ -499,7 +643,9 @@ fn mutate(rng: &mut Rng, g: &mut Gen) -> &'static str {
                 "ftz-on-non-f32"
             }
             2 if *mnem == "set" => {
-                types[0] = rng.pick(&["f64", "u64", "b32", "s64", "u8", "pred", "f16x2", "b16"]).to_string();
+                types[0] = rng
+                    .pick(&["f64", "u64", "b32", "s64", "u8", "pred", "f16x2", "b16"])
+                    .to_string();
                 "bad-set-dtype"
             }
             2 => {
@@ -594,7 +740,9 @@ fn mutate(rng: &mut Rng, g: &mut Gen) -> &'static str {
             }
             _ => text_mutation_marker(),
         },
-        Gen::Selp { types, mods, c, a, .. } => match rng.below(8) {
+        Gen::Selp {
+            types, mods, c, a, ..
+        } => match rng.below(8) {
             0 => {
                 mods.push(rng.pick(&["ftz", "sat", "lt", "rn"]).to_string());
                 "selp-modifier"
@@ -604,7 +752,9 @@ fn mutate(rng: &mut Rng, g: &mut Gen) -> &'static str {
                 "selp-two-types"
             }
             2 => {
-                types[0] = rng.pick(&["pred", "f16", "bf16", "f16x2", "u8", "s8"]).to_string();
+                types[0] = rng
+                    .pick(&["pred", "f16", "bf16", "f16x2", "u8", "s8"])
+                    .to_string();
                 "selp-bad-type"
             }
             3 => {
@@ -624,7 +774,9 @@ fn mutate(rng: &mut Rng, g: &mut Gen) -> &'static str {
         },
         Gen::Slct { ftz, types, c, .. } => match rng.below(7) {
             0 => {
-                types[1] = rng.pick(&["u32", "b32", "f64", "s64", "s16", "f16"]).to_string();
+                types[1] = rng
+                    .pick(&["u32", "b32", "f64", "s64", "s16", "f16"])
+                    .to_string();
                 "slct-bad-ctype"
             }
             1 => {
@@ -673,7 +825,20 @@ fn render_pred(p: &PredV, plain: bool) -> String {
 pub fn render(g: &Gen, plain: bool) -> String {
     let dot = |v: &[String]| v.iter().map(|m| format!(".{m}")).collect::<String>();
     match g {
-        Gen::Video { op, n, sat_first, types, cmp, sec, mask, asel, bsel, csel, regs, imm } => {
+        Gen::Video {
+            op,
+            n,
+            sat_first,
+            types,
+            cmp,
+            sec,
+            mask,
+            asel,
+            bsel,
+            csel,
+            regs,
+            imm,
+        } => {
             let mut s = format!("{op}{n}");
             if *sat_first {
                 s.push_str(".sat");
@@ -696,7 +861,18 @@ pub fn render(g: &Gen, plain: bool) -> String {
                 .collect();
             format!("{s} {};", ops.join(", "))
         }
-        Gen::Set { mnem, cmp, bool_op, ftz, ftz_first, types, dsts, a, b, c } => {
+        Gen::Set {
+            mnem,
+            cmp,
+            bool_op,
+            ftz,
+            ftz_first,
+            types,
+            dsts,
+            a,
+            b,
+            c,
+        } => {
             let mut s = mnem.to_string();
             if *ftz && *ftz_first {
                 s.push_str(".ftz");
@@ -712,10 +888,17 @@ pub fn render(g: &Gen, plain: bool) -> String {
             }
             s += &dot(types);
             let sw = types.last().map(|t| width_of(t)).unwrap_or(32);
-            let dw = if *mnem == "set" { types.first().map(|t| width_of(t)).unwrap_or(32) } else { 1 };
+            let dw = if *mnem == "set" {
+                types.first().map(|t| width_of(t)).unwrap_or(32)
+            } else {
+                1
+            };
             let d = dsts
                 .iter()
-                .map(|x| x.map(|i| reg_name(dw, i, plain)).unwrap_or_else(|| "_".into()))
+                .map(|x| {
+                    x.map(|i| reg_name(dw, i, plain))
+                        .unwrap_or_else(|| "_".into())
+                })
                 .collect::<Vec<_>>()
                 .join("|");
             let mut ops = vec![d, render_src(a, sw, plain), render_src(b, sw, plain)];
@@ -724,7 +907,14 @@ pub fn render(g: &Gen, plain: bool) -> String {
             }
             format!("{s} {};", ops.join(", "))
         }
-        Gen::Selp { types, mods, d, a, b, c } => {
+        Gen::Selp {
+            types,
+            mods,
+            d,
+            a,
+            b,
+            c,
+        } => {
             let w = types.first().map(|t| width_of(t)).unwrap_or(32);
             format!(
                 "selp{}{} {}, {}, {}, {};",
@@ -736,7 +926,14 @@ pub fn render(g: &Gen, plain: bool) -> String {
                 render_pred(c, plain)
             )
         }
-        Gen::Slct { ftz, types, d, a, b, c } => {
+        Gen::Slct {
+            ftz,
+            types,
+            d,
+            a,
+            b,
+            c,
+        } => {
             let w = types.first().map(|t| width_of(t)).unwrap_or(32);
             let cw = types.get(1).map(|t| width_of(t)).unwrap_or(32);
             format!(
@@ -771,7 +968,12 @@ fn text_mutate(rng: &mut Rng, text: &str) -> (String, &'static str) {
                 return (format!("{body};"), "none");
             }
             let k = 1 + rng.below(parts.len() - 1);
-            let kept: Vec<&str> = parts.iter().enumerate().filter(|(i, _)| *i != k).map(|(_, p)| *p).collect();
+            let kept: Vec<&str> = parts
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != k)
+                .map(|(_, p)| *p)
+                .collect();
             (format!("{} {rest};", kept.join(".")), "dropped-modifier")
         }
         5 => {
@@ -782,6 +984,14 @@ fn text_mutate(rng: &mut Rng, text: &str) -> (String, &'static str) {
                 return (format!("{body};"), "none");
             }
             let k = 1 + rng.below(parts.len() - 2);
+            // Swapping two types would also change the operand widths the
+            // registers were declared with, which sim-isa cannot see.
+            if width_of(parts[k]) != width_of(parts[k + 1])
+                && is_type(parts[k])
+                && is_type(parts[k + 1])
+            {
+                return (format!("{body};"), "none");
+            }
             parts.swap(k, k + 1);
             (format!("{} {rest};", parts.join(".")), "swapped-modifiers")
         }
@@ -830,7 +1040,11 @@ pub fn cases(seed: u64, n: usize) -> Vec<Case> {
             let neg = if rng.chance(1, 2) { "!" } else { "" };
             text = format!("@{neg}{} {text}", reg_name(1, slot(&mut rng), plain));
         }
-        out.push(Case { text, family, mutation });
+        out.push(Case {
+            text,
+            family,
+            mutation,
+        });
     }
     out
 }

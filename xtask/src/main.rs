@@ -2,11 +2,13 @@
 //! tools (issue 5). `cargo run -p xtask -- help` lists the commands.
 
 mod gen;
+mod gpu;
 mod ptxas;
 mod rng;
 mod sass;
 mod tools;
 mod validity;
+mod values;
 
 use anyhow::{bail, Context, Result};
 use std::process::ExitCode;
@@ -20,11 +22,12 @@ USAGE:
       Part 1: random valid and near-miss instruction texts, judged by ptxas for
       sm_35 (standing in for sm_30), sm_53 and sm_90, compared with sim-isa.
   cargo run -p xtask --release -- values [--variants N] [--inputs K] [--seed S] [--jobs J]
-        [--write FILE] [--show N]
+        [--write FILE] [--disagreements FILE] [--show N]
       Part 2: sm_90 machine code for each variant, run by a SASS interpreter on
       random and edge inputs, compared with sim-isa's executor.
   cargo run -p xtask --release -- gpu-kernels VECTORS.jsonl OUTDIR
-      Part 3: turn conformance vectors into PTX kernels + a manifest for tools/gpu/run.py.
+      Part 3: turn conformance vectors into PTX kernels + a manifest for tools/gpu/run.py
+      (assembled with ptxas when available). [--arch sm_90]
 
 Each part prints `N passed, M failed` last and exits 1 on any failure.
 Tools: $PTXAS / $NVDISASM, else tools/.cache/py (tools/validate.sh installs them).
@@ -38,7 +41,9 @@ impl Args {
             Some(i) if i + 1 < self.0.len() => {
                 let v = self.0.remove(i + 1);
                 self.0.remove(i);
-                v.parse().ok().with_context(|| format!("bad value '{v}' for {name}"))
+                v.parse()
+                    .ok()
+                    .with_context(|| format!("bad value '{v}' for {name}"))
             }
             Some(_) => bail!("{name} needs a value"),
             None => Ok(default),
@@ -87,6 +92,37 @@ fn real_main() -> Result<bool> {
             a.done()?;
             let t = tools::Tools::locate(&root)?;
             Ok(validity::run(&t, &o)? == 0)
+        }
+        "values" => {
+            let o = values::Opts {
+                variants: a.flag("--variants", 2400)?,
+                inputs: a.flag("--inputs", 22)?,
+                seed: a.flag("--seed", 1)?,
+                jobs: a.flag("--jobs", 2)?,
+                batch: a.flag("--batch", 60)?,
+                write: a.opt("--write")?.map(Into::into),
+                disagreements: a.opt("--disagreements")?.map(Into::into),
+                show: a.flag("--show", 30)?,
+            };
+            a.done()?;
+            let t = tools::Tools::locate(&root)?;
+            Ok(values::run(&t, &o)? == 0)
+        }
+        "gpu-kernels" => {
+            let arch = a.flag("--arch", "sm_90".to_string())?;
+            if a.0.len() != 2 {
+                bail!("usage: gpu-kernels VECTORS.jsonl OUTDIR [--arch sm_90]");
+            }
+            let (vecs, out) = (
+                std::path::PathBuf::from(&a.0[0]),
+                std::path::PathBuf::from(&a.0[1]),
+            );
+            let t = tools::Tools::locate(&root).ok();
+            if t.is_none() {
+                eprintln!("note: ptxas not found; kernels are written but not assembled");
+            }
+            gpu::gen_kernels(t.as_ref(), &vecs, &out, &arch)?;
+            Ok(true)
         }
         "help" | "--help" | "-h" => {
             print!("{HELP}");

@@ -68,7 +68,12 @@ fn run_ptxas(tools: &Tools, arch: &str, src: &str, path: &Path) -> Run {
         return Run::Crash(format!("cannot write {}: {e}", path.display()));
     }
     let cubin = path.with_extension("cubin");
-    let out = Command::new(&tools.ptxas).arg(format!("-arch={}", ptxas_arch(arch))).arg(path).arg("-o").arg(&cubin).output();
+    let out = Command::new(&tools.ptxas)
+        .arg(format!("-arch={}", ptxas_arch(arch)))
+        .arg(path)
+        .arg("-o")
+        .arg(&cubin)
+        .output();
     let _ = std::fs::remove_file(&cubin);
     let out = match out {
         Ok(o) => o,
@@ -80,12 +85,17 @@ fn run_ptxas(tools: &Tools, arch: &str, src: &str, path: &Path) -> Run {
     if out.status.success() {
         return Run::Ok;
     }
-    let text = String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    let text =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
     let mut by_line: BTreeMap<usize, Vec<String>> = BTreeMap::new();
     for l in text.lines() {
         // "ptxas k.ptx, line 7; error   : Illegal combination ..."
-        let Some(rest) = l.split_once(", line ").map(|x| x.1) else { continue };
-        let Some((num, msg)) = rest.split_once(';') else { continue };
+        let Some(rest) = l.split_once(", line ").map(|x| x.1) else {
+            continue;
+        };
+        let Some((num, msg)) = rest.split_once(';') else {
+            continue;
+        };
         let msg = msg.trim();
         if msg.starts_with("warning") {
             continue;
@@ -140,7 +150,9 @@ fn judge_chunk(tools: &Tools, arch: &str, texts: &[String], dir: &Path, id: usiz
                 if rest.len() == group.len() {
                     // Errors outside the instruction lines: nothing to pin them on.
                     if group.len() == 1 {
-                        res[group[0]] = Some(Verdict::NoAnswer(raw.lines().next().unwrap_or("").to_string()));
+                        res[group[0]] = Some(Verdict::NoAnswer(
+                            raw.lines().next().unwrap_or("").to_string(),
+                        ));
                     } else {
                         let (a, b) = group.split_at(group.len() / 2);
                         stack.push(a.to_vec());
@@ -152,12 +164,21 @@ fn judge_chunk(tools: &Tools, arch: &str, texts: &[String], dir: &Path, id: usiz
             }
         }
     }
-    res.into_iter().map(|v| v.unwrap_or(Verdict::NoAnswer("undecided".into()))).collect()
+    res.into_iter()
+        .map(|v| v.unwrap_or(Verdict::NoAnswer("undecided".into())))
+        .collect()
 }
 
 /// Judges every text on every arch with `jobs` ptxas processes at a time.
 /// Returns `verdicts[arch_index][text_index]`.
-pub fn judge_all(tools: &Tools, archs: &[&str], texts: &[String], batch: usize, jobs: usize, dir: &Path) -> Vec<Vec<Verdict>> {
+pub fn judge_all(
+    tools: &Tools,
+    archs: &[&str],
+    texts: &[String],
+    batch: usize,
+    jobs: usize,
+    dir: &Path,
+) -> Vec<Vec<Verdict>> {
     let mut tasks = Vec::new();
     for (ai, _) in archs.iter().enumerate() {
         for start in (0..texts.len()).step_by(batch.max(1)) {
@@ -165,13 +186,16 @@ pub fn judge_all(tools: &Tools, archs: &[&str], texts: &[String], batch: usize, 
         }
     }
     let next = AtomicUsize::new(0);
-    let out: Mutex<Vec<Vec<Option<Verdict>>>> = Mutex::new(vec![vec![None; texts.len()]; archs.len()]);
+    let out: Mutex<Vec<Vec<Option<Verdict>>>> =
+        Mutex::new(vec![vec![None; texts.len()]; archs.len()]);
     std::thread::scope(|s| {
         for w in 0..jobs.max(1) {
             let (tasks, next, out) = (&tasks, &next, &out);
             s.spawn(move || loop {
                 let t = next.fetch_add(1, Ordering::Relaxed);
-                let Some(&(ai, lo, hi)) = tasks.get(t) else { break };
+                let Some(&(ai, lo, hi)) = tasks.get(t) else {
+                    break;
+                };
                 let v = judge_chunk(tools, archs[ai], &texts[lo..hi], dir, w);
                 let mut o = out.lock().unwrap_or_else(|e| e.into_inner());
                 for (k, verdict) in v.into_iter().enumerate() {
@@ -183,6 +207,10 @@ pub fn judge_all(tools: &Tools, archs: &[&str], texts: &[String], batch: usize, 
     out.into_inner()
         .unwrap_or_else(|e| e.into_inner())
         .into_iter()
-        .map(|row| row.into_iter().map(|v| v.unwrap_or(Verdict::NoAnswer("not run".into()))).collect())
+        .map(|row| {
+            row.into_iter()
+                .map(|v| v.unwrap_or(Verdict::NoAnswer("not run".into())))
+                .collect()
+        })
         .collect()
 }

@@ -46,8 +46,8 @@ pub enum Opnd {
     Const(u32, u32),
     /// `[R6.64+0x20]` or `desc[UR4][R6.64+0x20]`.
     Mem(u8, i64),
-    /// A uniform register (only descriptors use them here).
-    UReg(u8),
+    /// A uniform register `UR6` / `-UR6` (URZ is 255).
+    UReg(u8, bool),
 }
 
 /// One machine instruction.
@@ -76,14 +76,22 @@ fn parse_num(s: &str) -> Option<u64> {
         Some(t) => (true, t),
         None => (false, s.strip_prefix('+').unwrap_or(s)),
     };
-    let v = if let Some(h) = t.strip_prefix("0x") { u64::from_str_radix(h, 16).ok()? } else { t.parse::<u64>().ok()? };
+    let v = if let Some(h) = t.strip_prefix("0x") {
+        u64::from_str_radix(h, 16).ok()?
+    } else {
+        t.parse::<u64>().ok()?
+    };
     Some(if neg { v.wrapping_neg() } else { v })
 }
 
 fn parse_reg(s: &str) -> Option<(u8, Option<(u8, u8)>)> {
     let mut parts = s.split('.');
     let base = parts.next()?;
-    let r = if base == "RZ" { RZ } else { base.strip_prefix('R')?.parse().ok()? };
+    let r = if base == "RZ" {
+        RZ
+    } else {
+        base.strip_prefix('R')?.parse().ok()?
+    };
     let mut halves = None;
     for m in parts {
         match m {
@@ -108,28 +116,51 @@ fn parse_operand(s: &str, float_op: bool) -> Result<Opnd> {
     }
     if let Some(inner) = s.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
         let (base, off) = match inner.find(['+', '-']) {
-            Some(i) => (&inner[..i], parse_num(&inner[i..]).context("memory offset")? as i64),
+            Some(i) => (
+                &inner[..i],
+                parse_num(&inner[i..]).context("memory offset")? as i64,
+            ),
             None => (inner, 0),
         };
         let (r, _) = parse_reg(base).with_context(|| format!("memory base '{base}'"))?;
         return Ok(Opnd::Mem(r, off));
     }
     if let Some(rest) = s.strip_prefix("c[") {
-        let (b, o) = rest.trim_end_matches(']').split_once("][").context("constant operand")?;
-        return Ok(Opnd::Const(parse_num(b).context("bank")? as u32, parse_num(o).context("offset")? as u32));
+        let (b, o) = rest
+            .trim_end_matches(']')
+            .split_once("][")
+            .context("constant operand")?;
+        return Ok(Opnd::Const(
+            parse_num(b).context("bank")? as u32,
+            parse_num(o).context("offset")? as u32,
+        ));
     }
     let (not_p, t) = match s.strip_prefix('!') {
         Some(t) => (true, t),
         None => (false, s),
     };
-    if t == "PT" {
+    if t == "PT" || t == "UPT" {
         return Ok(Opnd::Pred { p: PT, not: not_p });
+    }
+    // Uniform predicates UP0.. live after the eight ordinary ones.
+    if let Some(n) = t.strip_prefix("UP").and_then(|n| n.parse::<u8>().ok()) {
+        return Ok(Opnd::Pred {
+            p: 8 + n,
+            not: not_p,
+        });
     }
     if let Some(n) = t.strip_prefix('P').and_then(|n| n.parse::<u8>().ok()) {
         return Ok(Opnd::Pred { p: n, not: not_p });
     }
-    if let Some(n) = t.strip_prefix("UR").and_then(|n| n.parse::<u8>().ok()) {
-        return Ok(Opnd::UReg(n));
+    let (uneg, ut) = match t.strip_prefix('-') {
+        Some(x) => (true, x),
+        None => (false, t),
+    };
+    if ut == "URZ" {
+        return Ok(Opnd::UReg(RZ, uneg));
+    }
+    if let Some(n) = ut.strip_prefix("UR").and_then(|n| n.parse::<u8>().ok()) {
+        return Ok(Opnd::UReg(n, uneg));
     }
     let (neg, t) = match t.strip_prefix('-') {
         Some(x) if x.starts_with(['R', '|']) => (true, x),
@@ -144,7 +175,13 @@ fn parse_operand(s: &str, float_op: bool) -> Result<Opnd> {
         None => (false, t.to_string()),
     };
     if let Some((r, halves)) = parse_reg(&t) {
-        return Ok(Opnd::Reg { r, neg, not, abs, halves });
+        return Ok(Opnd::Reg {
+            r,
+            neg,
+            not,
+            abs,
+            halves,
+        });
     }
     match t.as_str() {
         "+INF" | "INF" => return Ok(Opnd::FImm(f64::INFINITY)),
@@ -170,8 +207,12 @@ fn parse_operand(s: &str, float_op: bool) -> Result<Opnd> {
 /// Returns `None` for lines that are not instructions.
 pub fn parse_line(line: &str) -> Result<Option<SInst>> {
     let l = line.trim();
-    let Some(rest) = l.strip_prefix("/*") else { return Ok(None) };
-    let Some((_, body)) = rest.split_once("*/") else { return Ok(None) };
+    let Some(rest) = l.strip_prefix("/*") else {
+        return Ok(None);
+    };
+    let Some((_, body)) = rest.split_once("*/") else {
+        return Ok(None);
+    };
     let body = body.trim().trim_end_matches(';').trim();
     if body.is_empty() {
         return Ok(None);
@@ -182,7 +223,13 @@ pub fn parse_line(line: &str) -> Result<Option<SInst>> {
             Some(x) => (true, x),
             None => (false, g),
         };
-        let p = if g == "PT" { PT } else { g.strip_prefix('P').and_then(|n| n.parse().ok()).context("guard predicate")? };
+        let p = if g == "PT" {
+            PT
+        } else {
+            g.strip_prefix('P')
+                .and_then(|n| n.parse().ok())
+                .context("guard predicate")?
+        };
         (Some((p, not)), rest.trim())
     } else {
         (None, body)
@@ -195,9 +242,19 @@ pub fn parse_line(line: &str) -> Result<Option<SInst>> {
     let ops = if operands.trim().is_empty() || op == "BRA" {
         Vec::new()
     } else {
-        operands.split(',').map(|o| parse_operand(o, float_op)).collect::<Result<Vec<_>>>().with_context(|| format!("in '{body}'"))?
+        operands
+            .split(',')
+            .map(|o| parse_operand(o, float_op))
+            .collect::<Result<Vec<_>>>()
+            .with_context(|| format!("in '{body}'"))?
     };
-    Ok(Some(SInst { guard, op, mods, ops, text: body.to_string() }))
+    Ok(Some(SInst {
+        guard,
+        op,
+        mods,
+        ops,
+        text: body.to_string(),
+    }))
 }
 
 /// Splits nvdisasm output into `(function name, instructions)`.
@@ -209,10 +266,19 @@ pub fn parse_listing(text: &str) -> Result<Vec<(String, Vec<SInst>)>> {
             out.push((name.to_string(), Vec::new()));
             continue;
         }
-        if let Some(i) = parse_line(t)? {
-            if let Some(last) = out.last_mut() {
-                last.1.push(i);
-            }
+        // An unreadable line fails only its own function, when executed.
+        let inst = match parse_line(t) {
+            Ok(i) => i,
+            Err(e) => Some(SInst {
+                guard: None,
+                op: "?".into(),
+                mods: vec![],
+                ops: vec![],
+                text: format!("{t} ({e:#})"),
+            }),
+        };
+        if let (Some(i), Some(last)) = (inst, out.last_mut()) {
+            last.1.push(i);
         }
     }
     Ok(out)
@@ -223,8 +289,10 @@ pub fn parse_listing(text: &str) -> Result<Vec<(String, Vec<SInst>)>> {
 pub struct Machine {
     /// R0..R254 (RZ reads 0).
     pub r: [u32; 256],
-    /// P0..P6 (PT is P7, always true).
-    pub p: [bool; 8],
+    /// P0..P6 (PT is P7, always true), then UP0..UP6 from index 8.
+    pub p: [bool; 16],
+    /// Uniform registers UR0..UR63.
+    pub ur: [u32; 64],
     /// Input buffer at [`IN_BASE`].
     pub input: Vec<u8>,
     /// Output buffer at [`OUT_BASE`].
@@ -335,7 +403,13 @@ pub fn prmt(a: u32, sel: u32, b: u32) -> u32 {
 impl Machine {
     /// A machine with the given input bytes and an output buffer of `out_len` zero bytes.
     pub fn new(input: Vec<u8>, out_len: usize) -> Self {
-        Machine { r: [0; 256], p: [false; 8], input, output: vec![0; out_len] }
+        Machine {
+            r: [0; 256],
+            p: [false; 16],
+            ur: [0; 64],
+            input,
+            output: vec![0; out_len],
+        }
     }
 
     fn reg(&self, r: u8) -> u32 {
@@ -343,6 +417,13 @@ impl Machine {
             0
         } else {
             self.r[r as usize]
+        }
+    }
+    fn ureg(&self, r: u8) -> u32 {
+        if r == RZ {
+            0
+        } else {
+            self.ur[(r & 63) as usize]
         }
     }
     fn set(&mut self, r: u8, v: u32) {
@@ -369,7 +450,15 @@ impl Machine {
     }
     fn dst(o: &Opnd) -> Result<u8> {
         match o {
-            Opnd::Reg { r, neg: false, not: false, abs: false, .. } => Ok(*r),
+            Opnd::Reg {
+                r,
+                neg: false,
+                not: false,
+                abs: false,
+                ..
+            } => Ok(*r),
+            // Uniform destinations are numbered from 256 upwards in `set`.
+            Opnd::UReg(r, false) => Ok(*r),
             _ => bail!("expected a register destination, got {o:?}"),
         }
     }
@@ -389,7 +478,9 @@ impl Machine {
     /// Raw 32 bits of a source, with integer `-`/`~`/`|..|` applied.
     fn int(&self, o: &Opnd) -> Result<u32> {
         Ok(match o {
-            Opnd::Reg { r, neg, not, abs, .. } => {
+            Opnd::Reg {
+                r, neg, not, abs, ..
+            } => {
                 let mut v = self.reg(*r);
                 if *abs {
                     v = (v as i32).unsigned_abs();
@@ -403,7 +494,19 @@ impl Machine {
                 v
             }
             Opnd::Imm(v) => *v as u32,
+            // nvdisasm prints FSEL/FSET immediates as decimals; the bits are f32.
+            // A NaN is printed without its payload, so it cannot be rebuilt.
+            Opnd::FImm(f) if f.is_nan() => bail!("NaN immediate printed without its payload"),
+            Opnd::FImm(f) => (*f as f32).to_bits(),
             Opnd::Const(b, off) => self.konst(*b, *off)?,
+            Opnd::UReg(r, neg) => {
+                let v = self.ureg(*r);
+                if *neg {
+                    v.wrapping_neg()
+                } else {
+                    v
+                }
+            }
             _ => bail!("expected an integer source, got {o:?}"),
         })
     }
@@ -421,8 +524,10 @@ impl Machine {
                 }
                 v
             }
+            Opnd::FImm(f) if f.is_nan() => bail!("NaN immediate printed without its payload"),
             Opnd::FImm(f) => (*f as f32).to_bits(),
             Opnd::Imm(v) => *v as u32,
+            Opnd::UReg(r, neg) => self.ureg(*r) ^ if *neg { 0x8000_0000 } else { 0 },
             _ => bail!("expected an f32 source, got {o:?}"),
         })
     }
@@ -444,6 +549,15 @@ impl Machine {
             }
             Opnd::FImm(f) => *f,
             Opnd::Imm(v) => f64::from_bits(*v << 32),
+            Opnd::UReg(r, neg) => {
+                let hi = if *r == RZ { 0 } else { self.ureg(r + 1) as u64 };
+                let v = f64::from_bits(hi << 32 | self.ureg(*r) as u64);
+                if *neg {
+                    -v
+                } else {
+                    v
+                }
+            }
             _ => bail!("expected an f64 source, got {o:?}"),
         })
     }
@@ -452,7 +566,13 @@ impl Machine {
     /// float `-`/`|..|` per half.
     fn halves(&self, o: &Opnd) -> Result<[u16; 2]> {
         match o {
-            Opnd::Reg { r, neg, abs, halves, .. } => {
+            Opnd::Reg {
+                r,
+                neg,
+                abs,
+                halves,
+                ..
+            } => {
                 let v = self.reg(*r);
                 let h = [v as u16, (v >> 16) as u16];
                 let (hi, lo) = halves.unwrap_or((1, 0));
@@ -484,7 +604,11 @@ impl Machine {
     }
 
     fn access(&mut self, addr: u64, n: usize, write: Option<u64>) -> Result<u64> {
-        let (buf, base) = if addr >= OUT_BASE { (&mut self.output, OUT_BASE) } else { (&mut self.input, IN_BASE) };
+        let (buf, base) = if addr >= OUT_BASE {
+            (&mut self.output, OUT_BASE)
+        } else {
+            (&mut self.input, IN_BASE)
+        };
         let off = addr.checked_sub(base).context("address below buffer")? as usize;
         if off + n > buf.len() {
             bail!("access of {n} bytes at {addr:#x} is outside the buffer");
@@ -524,13 +648,51 @@ impl Machine {
                     continue;
                 }
             }
-            self.step(i).with_context(|| format!("executing '{}'", i.text))?;
+            self.step(i)
+                .with_context(|| format!("executing '{}'", i.text))?;
         }
         bail!("program ran off its end without EXIT")
     }
 
     /// Executes one instruction (guard already checked).
     pub fn step(&mut self, i: &SInst) -> Result<()> {
+        // Uniform-datapath twins (ULOP3, UIADD3, ...) compute the same thing on
+        // uniform registers: run the vector form, then move the result over.
+        if let Some(base) = i.op.strip_prefix('U') {
+            if matches!(
+                base,
+                "LOP3"
+                    | "IADD3"
+                    | "IMAD"
+                    | "SEL"
+                    | "PRMT"
+                    | "SHF"
+                    | "LEA"
+                    | "MOV"
+                    | "ISETP"
+                    | "IABS"
+            ) {
+                let Some(Opnd::UReg(d, false)) = i.ops.first().cloned() else {
+                    bail!("uniform op without a uniform destination")
+                };
+                let mut j = i.clone();
+                j.op = base.to_string();
+                j.ops[0] = Opnd::Reg {
+                    r: 254,
+                    neg: false,
+                    not: false,
+                    abs: false,
+                    halves: None,
+                };
+                let saved = self.r[254];
+                self.step(&j)?;
+                if d != RZ {
+                    self.ur[(d & 63) as usize] = self.r[254];
+                }
+                self.r[254] = saved;
+                return Ok(());
+            }
+        }
         let o = &i.ops;
         let need = |k: usize| -> Result<()> {
             if o.len() < k {
@@ -539,11 +701,29 @@ impl Machine {
             Ok(())
         };
         match i.op.as_str() {
-            "NOP" | "ULDC" | "UMOV" | "BRA" | "DEPBAR" | "MEMBAR" => {}
+            "NOP" | "BRA" | "DEPBAR" | "MEMBAR" => {}
+            "UMOV" | "ULDC" => {
+                need(2)?;
+                let Opnd::UReg(d, false) = o[0] else {
+                    bail!("uniform destination")
+                };
+                if d != RZ {
+                    if let Opnd::Const(b, off) = o[1] {
+                        self.ur[(d & 63) as usize] = self.konst(b, off)?;
+                        if i.has("64") {
+                            self.ur[((d + 1) & 63) as usize] = self.konst(b, off + 4)?;
+                        }
+                    } else {
+                        self.ur[(d & 63) as usize] = self.int(&o[1])?;
+                    }
+                }
+            }
             "LDC" => {
                 need(2)?;
                 let d = Self::dst(&o[0])?;
-                let Opnd::Const(b, off) = o[1] else { bail!("LDC source") };
+                let Opnd::Const(b, off) = o[1] else {
+                    bail!("LDC source")
+                };
                 self.set(d, self.konst(b, off)?);
                 if i.has("64") {
                     self.set(d + 1, self.konst(b, off + 4)?);
@@ -563,7 +743,11 @@ impl Machine {
                 match n {
                     1 | 2 => {
                         let bits = 8 * n as u32;
-                        let v = if signed { (((v as i64) << (64 - bits)) >> (64 - bits)) as u64 } else { v };
+                        let v = if signed {
+                            (((v as i64) << (64 - bits)) >> (64 - bits)) as u64
+                        } else {
+                            v
+                        };
                         self.set(d, v as u32);
                     }
                     4 => self.set(d, v as u32),
@@ -578,7 +762,9 @@ impl Machine {
                 need(2)?;
                 let a = self.addr(&o[0])?;
                 let (n, _) = Self::width(i);
-                let Opnd::Reg { r, .. } = o[1] else { bail!("store source") };
+                let Opnd::Reg { r, .. } = o[1] else {
+                    bail!("store source")
+                };
                 let v = match n {
                     8 => (self.reg(r + 1) as u64) << 32 | self.reg(r) as u64,
                     _ => self.reg(r) as u64,
@@ -590,7 +776,10 @@ impl Machine {
                     bail!("IMAD form {:?} not modelled", i.mods);
                 }
                 need(4)?;
-                let v = self.int(&o[1])?.wrapping_mul(self.int(&o[2])?).wrapping_add(self.int(&o[3])?);
+                let v = self
+                    .int(&o[1])?
+                    .wrapping_mul(self.int(&o[2])?)
+                    .wrapping_add(self.int(&o[3])?);
                 self.set(Self::dst(&o[0])?, v);
             }
             "IADD3" => {
@@ -598,13 +787,25 @@ impl Machine {
                     bail!("IADD3.X not modelled");
                 }
                 // Optional carry-out predicates after the destination.
-                let preds = o[1..].iter().take_while(|x| matches!(x, Opnd::Pred { .. })).count();
+                let preds = o[1..]
+                    .iter()
+                    .take_while(|x| matches!(x, Opnd::Pred { .. }))
+                    .count();
                 need(4 + preds)?;
-                let (a, b, c) = (self.int(&o[1 + preds])?, self.int(&o[2 + preds])?, self.int(&o[3 + preds])?);
+                let (a, b, c) = (
+                    self.int(&o[1 + preds])?,
+                    self.int(&o[2 + preds])?,
+                    self.int(&o[3 + preds])?,
+                );
                 let wide = a as u64 + b as u64 + c as u64;
                 self.set(Self::dst(&o[0])?, wide as u32);
                 if preds > 0 {
-                    if [&o[1 + preds], &o[2 + preds], &o[3 + preds]].iter().any(|x| matches!(x, Opnd::Reg { neg: true, .. } | Opnd::Reg { not: true, .. })) {
+                    if [&o[1 + preds], &o[2 + preds], &o[3 + preds]]
+                        .iter()
+                        .any(|x| {
+                            matches!(x, Opnd::Reg { neg: true, .. } | Opnd::Reg { not: true, .. })
+                        })
+                    {
                         bail!("IADD3 carry-out with negated inputs not modelled");
                     }
                     self.set_pred(&o[1], (wide >> 32) & 1 != 0)?;
@@ -617,7 +818,12 @@ impl Machine {
                 let preds = usize::from(matches!(o.first(), Some(Opnd::Pred { .. })));
                 need(6 + preds)?;
                 let lut = self.int(&o[4 + preds])? as u8;
-                let v = lop3(self.int(&o[1 + preds])?, self.int(&o[2 + preds])?, self.int(&o[3 + preds])?, lut);
+                let v = lop3(
+                    self.int(&o[1 + preds])?,
+                    self.int(&o[2 + preds])?,
+                    self.int(&o[3 + preds])?,
+                    lut,
+                );
                 if !matches!(o[5 + preds], Opnd::Pred { p: PT, not: true }) {
                     bail!("LOP3 with a predicate input other than !PT");
                 }
@@ -658,7 +864,11 @@ impl Machine {
                 } else {
                     x >> sh
                 };
-                let v = if i.has("HI") { (r >> 32) as u32 } else { r as u32 };
+                let v = if i.has("HI") {
+                    (r >> 32) as u32
+                } else {
+                    r as u32
+                };
                 self.set(Self::dst(&o[0])?, v);
             }
             "LEA" => {
@@ -666,9 +876,19 @@ impl Machine {
                     bail!("LEA.X not modelled");
                 }
                 let d = Self::dst(&o[0])?;
-                if i.has("HI") {
+                if i.has("HI") && i.has("SX32") {
+                    need(4)?;
+                    let (a, b, s) = (self.int(&o[1])?, self.int(&o[2])?, self.int(&o[3])?);
+                    let x = (a as i32 as i64 as u64) << (s & 63);
+                    self.set(d, ((x >> 32) as u32).wrapping_add(b));
+                } else if i.has("HI") {
                     need(5)?;
-                    let (a, b, c, s) = (self.int(&o[1])?, self.int(&o[2])?, self.int(&o[3])?, self.int(&o[4])?);
+                    let (a, b, c, s) = (
+                        self.int(&o[1])?,
+                        self.int(&o[2])?,
+                        self.int(&o[3])?,
+                        self.int(&o[4])?,
+                    );
                     let x = ((c as u64) << 32 | a as u64) << (s & 63);
                     self.set(d, ((x >> 32) as u32).wrapping_add(b));
                 } else {
@@ -679,7 +899,13 @@ impl Machine {
             }
             "SEL" | "FSEL" => {
                 need(4)?;
-                let v = if self.pred(&o[3])? { self.int(&o[1])? } else { self.int(&o[2])? };
+                // FSEL's `-`/`|..|` are float sign operations, SEL's integer ones.
+                let src = |m: &Self, x: &Opnd| if i.op == "FSEL" { m.f32v(x) } else { m.int(x) };
+                let v = if self.pred(&o[3])? {
+                    src(self, &o[1])?
+                } else {
+                    src(self, &o[2])?
+                };
                 self.set(Self::dst(&o[0])?, v);
             }
             "IABS" => {
@@ -709,7 +935,11 @@ impl Machine {
                 let dst = i.mods.first().map(String::as_str).unwrap_or("");
                 let src_signed = !i.has("U32");
                 let x = self.int(&o[1])?;
-                let x = if src_signed { x as i32 as i64 } else { x as i64 };
+                let x = if src_signed {
+                    x as i32 as i64
+                } else {
+                    x as i64
+                };
                 let (lo, hi) = match dst {
                     "U8" => (0, 255),
                     "S8" => (-128, 127),
@@ -722,7 +952,11 @@ impl Machine {
                 }
                 let v = x.clamp(lo, hi);
                 let bits = if dst.ends_with('8') { 8 } else { 16 };
-                let v = if lo < 0 { ((v << (64 - bits)) >> (64 - bits)) as u32 } else { v as u32 };
+                let v = if lo < 0 {
+                    ((v << (64 - bits)) >> (64 - bits)) as u32
+                } else {
+                    v as u32
+                };
                 self.set(Self::dst(&o[0])?, v);
             }
             "I2F" | "I2FP" => {
@@ -759,9 +993,17 @@ impl Machine {
                 need(5)?;
                 let cmp = i.mods.first().context("ISETP comparison")?;
                 let unsigned = i.has("U32");
-                let bop = i.mods.iter().find(|m| matches!(m.as_str(), "AND" | "OR" | "XOR")).context("ISETP boolean op")?;
+                let bop = i
+                    .mods
+                    .iter()
+                    .find(|m| matches!(m.as_str(), "AND" | "OR" | "XOR"))
+                    .context("ISETP boolean op")?;
                 let (a, b) = (self.int(&o[2])?, self.int(&o[3])?);
-                let (x, y) = if unsigned { (a as i64, b as i64) } else { (a as i32 as i64, b as i32 as i64) };
+                let (x, y) = if unsigned {
+                    (a as i64, b as i64)
+                } else {
+                    (a as i32 as i64, b as i32 as i64)
+                };
                 let t = if i.has("EX") {
                     need(6)?;
                     let pex = self.pred(&o[5])?;
@@ -783,7 +1025,11 @@ impl Machine {
             "FSETP" | "DSETP" => {
                 need(5)?;
                 let cmp = i.mods.first().context("comparison")?;
-                let bop = i.mods.iter().find(|m| matches!(m.as_str(), "AND" | "OR" | "XOR")).context("boolean op")?;
+                let bop = i
+                    .mods
+                    .iter()
+                    .find(|m| matches!(m.as_str(), "AND" | "OR" | "XOR"))
+                    .context("boolean op")?;
                 let ftz = i.has("FTZ");
                 let (a, b) = if i.op == "DSETP" {
                     (self.f64v(&o[2])?, self.f64v(&o[3])?)
@@ -799,8 +1045,16 @@ impl Machine {
             "FSET" => {
                 need(4)?;
                 let bf = i.has("BF");
-                let cmp = i.mods.iter().find(|m| fcmp(m, 0.0, 0.0).is_ok()).context("FSET comparison")?;
-                let bop = i.mods.iter().find(|m| matches!(m.as_str(), "AND" | "OR" | "XOR")).context("boolean op")?;
+                let cmp = i
+                    .mods
+                    .iter()
+                    .find(|m| fcmp(m, 0.0, 0.0).is_ok())
+                    .context("FSET comparison")?;
+                let bop = i
+                    .mods
+                    .iter()
+                    .find(|m| matches!(m.as_str(), "AND" | "OR" | "XOR"))
+                    .context("boolean op")?;
                 let ftz = i.has("FTZ");
                 let f = |x: u32| f32::from_bits(if ftz { ftz32(x) } else { x }) as f64;
                 let t = fcmp(cmp, f(self.f32v(&o[1])?), f(self.f32v(&o[2])?))?;
@@ -815,8 +1069,16 @@ impl Machine {
             "HSET2" | "HSETP2" => {
                 let bf16 = i.has("BF16_V2");
                 let ftz = i.has("FTZ");
-                let cmp = i.mods.iter().find(|m| fcmp(m, 0.0, 0.0).is_ok()).context("comparison")?;
-                let bop = i.mods.iter().find(|m| matches!(m.as_str(), "AND" | "OR" | "XOR")).context("boolean op")?;
+                let cmp = i
+                    .mods
+                    .iter()
+                    .find(|m| fcmp(m, 0.0, 0.0).is_ok())
+                    .context("comparison")?;
+                let bop = i
+                    .mods
+                    .iter()
+                    .find(|m| matches!(m.as_str(), "AND" | "OR" | "XOR"))
+                    .context("boolean op")?;
                 let conv = |h: u16| {
                     if bf16 {
                         bf16_to_f64(h)
@@ -824,7 +1086,11 @@ impl Machine {
                         f16_to_f64(if ftz { ftz16(h) } else { h })
                     }
                 };
-                let (ai, bi, ci) = if i.op == "HSET2" { (1, 2, 3) } else { (2, 3, 4) };
+                let (ai, bi, ci) = if i.op == "HSET2" {
+                    (1, 2, 3)
+                } else {
+                    (2, 3, 4)
+                };
                 need(ci + 1)?;
                 let (a, b) = (self.halves(&o[ai])?, self.halves(&o[bi])?);
                 let c = self.pred(&o[ci])?;
@@ -859,8 +1125,12 @@ impl Machine {
                     bail!("VABSDIFF4 form {:?} not modelled", i.mods);
                 }
                 let (a, b, c) = (self.int(&o[1])?, self.int(&o[2])?, self.int(&o[3])?);
-                let d: Vec<u32> =
-                    (0..4).map(|k| (((a >> (8 * k)) & 0xff) as i32 - ((b >> (8 * k)) & 0xff) as i32).unsigned_abs()).collect();
+                let d: Vec<u32> = (0..4)
+                    .map(|k| {
+                        (((a >> (8 * k)) & 0xff) as i32 - ((b >> (8 * k)) & 0xff) as i32)
+                            .unsigned_abs()
+                    })
+                    .collect();
                 let v = if i.has("ACC") {
                     d.iter().fold(c, |s, x| s.wrapping_add(*x))
                 } else {
@@ -868,6 +1138,34 @@ impl Machine {
                 };
                 self.set(Self::dst(&o[0])?, v);
             }
+            "HFMA2" => {
+                // Only the constant-materialising form `HFMA2.MMA Rd, -RZ, RZ, hi, lo`.
+                need(5)?;
+                let zero = |x: &Opnd| {
+                    matches!(
+                        x,
+                        Opnd::Reg {
+                            r: RZ,
+                            abs: false,
+                            not: false,
+                            ..
+                        }
+                    )
+                };
+                if !(zero(&o[1]) && zero(&o[2])) {
+                    bail!("HFMA2 with register inputs not modelled");
+                }
+                let h = |x: &Opnd| -> Result<u32> {
+                    Ok(match x {
+                        Opnd::FImm(f) => half::f16::from_f64(*f).to_bits() as u32,
+                        Opnd::Imm(v) => half::f16::from_f64(*v as f64).to_bits() as u32,
+                        _ => bail!("HFMA2 constant operand {x:?}"),
+                    })
+                };
+                let v = h(&o[3])? << 16 | h(&o[4])?;
+                self.set(Self::dst(&o[0])?, v);
+            }
+            "?" => bail!("unreadable instruction"),
             other => bail!("opcode {other} not modelled"),
         }
         Ok(())
@@ -906,7 +1204,11 @@ mod tests {
         assert_eq!(prmt(0x1234_7001, 0x9910, 0), 0x0000_7001);
         assert_eq!(prmt(0xaabb_ccdd, 0x7650, 0), 0x0000_00dd);
         assert_eq!(prmt(0x0000_00ff, 0x0054, 0x0000_1234), 0xffff_1234);
-        let m = run1("PRMT R5, R0, 0x7214, R3", &[(0, 0x4433_2211), (3, 0x8877_6655)], &[]);
+        let m = run1(
+            "PRMT R5, R0, 0x7214, R3",
+            &[(0, 0x4433_2211), (3, 0x8877_6655)],
+            &[],
+        );
         assert_eq!(m.r[5], 0x8833_2255);
     }
 
@@ -915,7 +1217,11 @@ mod tests {
         assert_eq!(lop3(0xf0f0, 0xff00, 0, 0xc0), 0xf000); // a & b
         assert_eq!(lop3(0xf0f0, 0xff00, 0x0ff0, 0x96), 0xf0f0 ^ 0xff00 ^ 0x0ff0);
         assert_eq!(lop3(0x1, 0x2, 0, 0xfc), 0x3); // a | b
-        let m = run1("LOP3.LUT R9, R9, 0xffff, R0, 0xf8, !PT", &[(9, 0x1234_0000), (0, 0xabcd_5678)], &[]);
+        let m = run1(
+            "LOP3.LUT R9, R9, 0xffff, R0, 0xf8, !PT",
+            &[(9, 0x1234_0000), (0, 0xabcd_5678)],
+            &[],
+        );
         assert_eq!(m.r[9], 0x1234_5678); // a | (b & c)
         let m = run1("LOP3.LUT P0, RZ, R4, 0x1, RZ, 0xc0, !PT", &[(4, 3)], &[]);
         assert!(m.p[0]);
@@ -933,29 +1239,67 @@ mod tests {
         assert_eq!(m.r[5], 0xabcd);
         let m = run1("SHF.R.S32.HI R5, RZ, 0x1, R4", &[(4, 0xffff_fffd)], &[]);
         assert_eq!(m.r[5], 0xffff_fffe);
-        let m = run1("LEA.HI R0, R0, -R5, RZ, 0x10", &[(0, 0x0003_0000), (5, 1)], &[]);
+        let m = run1(
+            "LEA.HI R0, R0, -R5, RZ, 0x10",
+            &[(0, 0x0003_0000), (5, 1)],
+            &[],
+        );
         assert_eq!(m.r[0], 2);
+        let m = run1(
+            "LEA.HI.SX32 R9, R9, R0, 0x1f",
+            &[(9, (-7i32) as u32), (0, 100)],
+            &[],
+        );
+        assert_eq!(m.r[9], 96, "c + (a >> 1), arithmetic");
         let m = run1("LEA R0, R1, R2, 0x2", &[(1, 3), (2, 1)], &[]);
         assert_eq!(m.r[0], 13);
     }
 
     #[test]
     fn compares_selects_minmax() {
-        let m = run1("ISETP.LT.AND P0, P1, R0, R5, PT", &[(0, (-1i32) as u32), (5, 0)], &[]);
+        let m = run1(
+            "ISETP.LT.AND P0, P1, R0, R5, PT",
+            &[(0, (-1i32) as u32), (5, 0)],
+            &[],
+        );
         assert!(m.p[0] && !m.p[1]);
-        let m = run1("ISETP.LT.U32.AND P0, PT, R0, R5, PT", &[(0, (-1i32) as u32), (5, 0)], &[]);
+        let m = run1(
+            "ISETP.LT.U32.AND P0, PT, R0, R5, PT",
+            &[(0, (-1i32) as u32), (5, 0)],
+            &[],
+        );
         assert!(!m.p[0]);
-        let m = run1("ISETP.LT.XOR P0, PT, R0, R5, P0", &[(0, 1), (5, 2)], &[(0, true)]);
+        let m = run1(
+            "ISETP.LT.XOR P0, PT, R0, R5, P0",
+            &[(0, 1), (5, 2)],
+            &[(0, true)],
+        );
         assert!(!m.p[0]);
-        let m = run1("ISETP.LT.AND.EX P0, PT, R1, R3, PT, P2", &[(1, 5), (3, 5)], &[(2, true)]);
+        let m = run1(
+            "ISETP.LT.AND.EX P0, PT, R1, R3, PT, P2",
+            &[(1, 5), (3, 5)],
+            &[(2, true)],
+        );
         assert!(m.p[0]);
         let m = run1("SEL R5, RZ, 0xffffffff, !P0", &[], &[(0, false)]);
         assert_eq!(m.r[5], 0, "a when the predicate holds");
         let m = run1("SEL R5, RZ, 0xffffffff, !P0", &[], &[(0, true)]);
         assert_eq!(m.r[5], 0xffff_ffff);
-        let m = run1("VIMNMX R6, R6, R7, !PT", &[(6, (-5i32) as u32), (7, 3)], &[]);
+        let m = run1("FSEL R3, -R2, 1, P0", &[(2, 0x3566_bc72)], &[(0, true)]);
+        assert_eq!(m.r[3], 0xb566_bc72, "float negation flips the sign bit");
+        let m = run1("FSEL R3, -R2, 1, P0", &[(2, 0x3566_bc72)], &[(0, false)]);
+        assert_eq!(m.r[3], 0x3f80_0000);
+        let m = run1(
+            "VIMNMX R6, R6, R7, !PT",
+            &[(6, (-5i32) as u32), (7, 3)],
+            &[],
+        );
         assert_eq!(m.r[6], 3);
-        let m = run1("VIMNMX.U32 R6, R6, R7, PT", &[(6, (-5i32) as u32), (7, 3)], &[]);
+        let m = run1(
+            "VIMNMX.U32 R6, R6, R7, PT",
+            &[(6, (-5i32) as u32), (7, 3)],
+            &[],
+        );
         assert_eq!(m.r[6], 3);
         let m = run1("VIMNMX R6, R6, R7, PT", &[(6, (-5i32) as u32), (7, 3)], &[]);
         assert_eq!(m.r[6], (-5i32) as u32);
@@ -981,6 +1325,21 @@ mod tests {
         assert_eq!(m.r[0], 0x3f80);
         let m = run1("I2FP.F32.S32 R0, R0", &[(0, 1)], &[]);
         assert_eq!(m.r[0], 0x3f80_0000);
+        let m = run1("HFMA2.MMA R7, -RZ, RZ, 0, 5.9604644775390625e-08", &[], &[]);
+        assert_eq!(m.r[7], 1);
+        let m = run1("HFMA2.MMA R7, -RZ, RZ, 1.875, 0", &[], &[]);
+        assert_eq!(m.r[7], 0x3f80_0000);
+        let mut m = Machine::new(vec![], 0);
+        for l in [
+            "UMOV UR4, 0xffffffff",
+            "ULOP3.LUT UR4, UR4, 0x1, URZ, 0xc0, !UPT",
+            "IADD3 R7, R7, UR4, R2",
+        ] {
+            m.step(&parse_line(&format!("/*0000*/ {l} ;")).unwrap().unwrap())
+                .unwrap();
+        }
+        assert_eq!(m.ur[4], 1);
+        assert_eq!(m.r[7], 1);
         let m = run1("FADD.FTZ R0, R5, -RZ", &[(5, 0x8000_0001)], &[]);
         assert_eq!(m.r[0], 0x8000_0000);
     }
@@ -991,27 +1350,73 @@ mod tests {
         assert!(m.p[0], "-0 >= 0");
         let m = run1("FSETP.GE.AND P0, PT, R5, RZ, PT", &[(5, 0x7fc0_0000)], &[]);
         assert!(!m.p[0], "NaN is unordered");
-        let m = run1("FSETP.GT.FTZ.AND P0, PT, R0, R5, PT", &[(0, 1), (5, 0)], &[]);
+        let m = run1(
+            "FSETP.GT.FTZ.AND P0, PT, R0, R5, PT",
+            &[(0, 1), (5, 0)],
+            &[],
+        );
         assert!(!m.p[0], "subnormal flushed");
-        let m = run1("FSET.BF.LTU.AND R5, R0, R5, PT", &[(0, 0x7fc0_0000), (5, 0)], &[]);
+        let m = run1(
+            "FSET.BF.LTU.AND R5, R0, R5, PT",
+            &[(0, 0x7fc0_0000), (5, 0)],
+            &[],
+        );
         assert_eq!(m.r[5], 0x3f80_0000);
-        let m = run1("DSETP.LT.OR P0, PT, R2, R4, !P0", &[(3, 0xbff0_0000), (5, 0)], &[(0, true)]);
+        let mut m = Machine::new(vec![], 0);
+        for l in [
+            "UMOV UR6, 0x552416fb",
+            "UMOV UR7, 0x16f9b56e",
+            "DSETP.GTU.AND P0, PT, R2, -UR6, PT",
+        ] {
+            m.step(&parse_line(&format!("/*0000*/ {l} ;")).unwrap().unwrap())
+                .unwrap();
+        }
+        assert!(m.p[0], "0 > -(positive tiny)");
+        let m = run1(
+            "DSETP.LT.OR P0, PT, R2, R4, !P0",
+            &[(3, 0xbff0_0000), (5, 0)],
+            &[(0, true)],
+        );
         assert!(m.p[0]);
-        let m = run1("HSET2.BF.LT.AND R5, R0, R5, PT", &[(0, 0x3c00_bc00), (5, 0x3c00_0000)], &[]);
+        let m = run1(
+            "HSET2.BF.LT.AND R5, R0, R5, PT",
+            &[(0, 0x3c00_bc00), (5, 0x3c00_0000)],
+            &[],
+        );
         assert_eq!(m.r[5], 0x0000_3c00);
-        let m = run1("HSET2.NUM.AND R0, R0.H0_H0, R5.H0_H0, PT", &[(0, 0x1), (5, 0x7e00_0000)], &[]);
+        let m = run1(
+            "HSET2.NUM.AND R0, R0.H0_H0, R5.H0_H0, PT",
+            &[(0, 0x1), (5, 0x7e00_0000)],
+            &[],
+        );
         assert_eq!(m.r[0], 0xffff_ffff);
-        let m = run1("HSET2.BF16_V2.BF.LT.AND R5, R0, R5, PT", &[(0, 0xbf80_0000), (5, 0)], &[]);
+        let m = run1(
+            "HSET2.BF16_V2.BF.LT.AND R5, R0, R5, PT",
+            &[(0, 0xbf80_0000), (5, 0)],
+            &[],
+        );
         assert_eq!(m.r[5], 0x3f80_0000);
-        let m = run1("HSET2.BF.LT.FTZ.AND R5, R0, R5, PT", &[(0, 0x0000_8001), (5, 0x0000_0000)], &[]);
+        let m = run1(
+            "HSET2.BF.LT.FTZ.AND R5, R0, R5, PT",
+            &[(0, 0x0000_8001), (5, 0x0000_0000)],
+            &[],
+        );
         assert_eq!(m.r[5], 0, "-subnormal flushed to -0, not < 0");
     }
 
     #[test]
     fn vabsdiff4() {
-        let m = run1("VABSDIFF4.U8 R5, R0, R5, R7", &[(0, 0x00ff_1080), (5, 0xff00_2070), (7, 0x1234)], &[]);
+        let m = run1(
+            "VABSDIFF4.U8 R5, R0, R5, R7",
+            &[(0, 0x00ff_1080), (5, 0xff00_2070), (7, 0x1234)],
+            &[],
+        );
         assert_eq!(m.r[5], 0xffff_1010);
-        let m = run1("VABSDIFF4.U8.ACC R5, R0, R5, R7", &[(0, 0x00ff_1080), (5, 0xff00_2070), (7, 1)], &[]);
+        let m = run1(
+            "VABSDIFF4.U8.ACC R5, R0, R5, R7",
+            &[(0, 0x00ff_1080), (5, 0xff00_2070), (7, 1)],
+            &[],
+        );
         assert_eq!(m.r[5], 1 + 255 + 255 + 16 + 16);
     }
 
@@ -1037,6 +1442,9 @@ mod tests {
         input[8..10].copy_from_slice(&0xfffeu16.to_le_bytes());
         let mut m = Machine::new(input, 16);
         m.run(&l[0].1).unwrap();
-        assert_eq!(u32::from_le_bytes(m.output[8..12].try_into().unwrap()), 5 + 0xfffe);
+        assert_eq!(
+            u32::from_le_bytes(m.output[8..12].try_into().unwrap()),
+            5 + 0xfffe
+        );
     }
 }

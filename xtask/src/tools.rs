@@ -21,7 +21,10 @@ impl Tools {
     /// `$PTXAS`/`$NVDISASM`, else the pip install under `tools/.cache/py`
     /// (what `tools/validate.sh` creates), else `/work/tools-cache/py`.
     pub fn locate(repo: &Path) -> Result<Tools> {
-        let roots = [repo.join("tools/.cache/py"), PathBuf::from("/work/tools-cache/py")];
+        let roots = [
+            repo.join("tools/.cache/py"),
+            PathBuf::from("/work/tools-cache/py"),
+        ];
         let ptxas = match std::env::var_os("PTXAS") {
             Some(p) => PathBuf::from(p),
             None => first_existing(&roots.iter().map(|r| r.join("nvidia/cuda_nvcc/bin/ptxas")).collect::<Vec<_>>())
@@ -32,17 +35,28 @@ impl Tools {
             None => {
                 let mut c = Vec::new();
                 for r in &roots {
-                    for sub in ["nvidia/cu13/bin/nvdisasm", "nvidia/cuda_nvdisasm/bin/nvdisasm", "nvidia/cu12/bin/nvdisasm"] {
+                    for sub in [
+                        "nvidia/cu13/bin/nvdisasm",
+                        "nvidia/cuda_nvdisasm/bin/nvdisasm",
+                        "nvidia/cu12/bin/nvdisasm",
+                    ] {
                         c.push(r.join(sub));
                     }
                 }
                 first_existing(&c)
             }
         };
-        let out = Command::new(&ptxas).arg("--version").output().with_context(|| format!("running {}", ptxas.display()))?;
+        let out = Command::new(&ptxas)
+            .arg("--version")
+            .output()
+            .with_context(|| format!("running {}", ptxas.display()))?;
         let v = String::from_utf8_lossy(&out.stdout);
         if !v.contains("V11.8") {
-            bail!("{} is not ptxas 11.8 (the pinned reference): {}", ptxas.display(), v.trim());
+            bail!(
+                "{} is not ptxas 11.8 (the pinned reference): {}",
+                ptxas.display(),
+                v.trim()
+            );
         }
         Ok(Tools { ptxas, nvdisasm })
     }
@@ -57,5 +71,8 @@ impl Tools {
 
 /// The workspace root (xtask's parent).
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from("."))
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
 }

@@ -92,6 +92,23 @@ pub const FIXED: &[&str] = &[
     "vadd4.u32.u32.u32 %r1, %r2, 7, %r4;",
 ];
 
+/// ptxas answers that no single three-way outcome can express, named here so
+/// they are counted apart instead of hiding among agreements or failures.
+/// `vset2/vset4` with `lo ls hi hs` and an unsigned b: ptxas 11.8 accepts it for
+/// sm_35 (native VSET) but rejects it for sm_53/sm_90 with one "Mismatch between
+/// instruction type and comparison qualifier" per emulated lane, i.e. the error
+/// comes from its own emulation sequence. The PTX text lists only
+/// eq/ne/lt/le/gt/ge for vset, which is what sim-isa follows.
+fn ptxas_quirk(text: &str, row: &[Verdict]) -> Option<&'static str> {
+    let body = text.trim_start_matches(|c: char| c != 'v').trim_start();
+    let unsigned_cmp = [".lo", ".ls", ".hi", ".hs"]
+        .iter()
+        .any(|c| body.contains(&format!("{c} ")) || body.contains(&format!("{c}.")));
+    let split = matches!(row.first(), Some(Verdict::Accept))
+        && row[1..].iter().all(|v| matches!(v, Verdict::Invalid(_)));
+    (body.starts_with("vset") && unsigned_cmp && split).then_some("vset-unsigned-cmp")
+}
+
 fn sim_outcome(text: &str, arch: &str) -> Result<(), ErrorKind> {
     let target = Target::parse(arch).expect("fixed target names parse");
     let mut syms = Symbols::new();
@@ -123,7 +140,9 @@ fn esc(s: &str) -> String {
 
 fn load_cache(p: &Path) -> HashMap<(String, String), Verdict> {
     let mut m = HashMap::new();
-    let Ok(text) = std::fs::read_to_string(p) else { return m };
+    let Ok(text) = std::fs::read_to_string(p) else {
+        return m;
+    };
     for l in text.lines() {
         let f: Vec<&str> = l.splitn(4, '\t').collect();
         if f.len() < 3 {
@@ -143,8 +162,14 @@ fn load_cache(p: &Path) -> HashMap<(String, String), Verdict> {
 
 /// Runs part 1. Returns the number of failed instructions.
 pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
-    let mut cases: Vec<Case> =
-        FIXED.iter().map(|t| Case { text: t.to_string(), family: "fixed", mutation: None }).collect();
+    let mut cases: Vec<Case> = FIXED
+        .iter()
+        .map(|t| Case {
+            text: t.to_string(),
+            family: "fixed",
+            mutation: None,
+        })
+        .collect();
     cases.extend(gen::cases(o.seed, o.count.saturating_sub(FIXED.len())));
     let texts: Vec<String> = cases.iter().map(|c| c.text.clone()).collect();
 
@@ -169,7 +194,12 @@ pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
         let sub: Vec<String> = todo.iter().map(|&i| texts[i].clone()).collect();
         let t0 = std::time::Instant::now();
         let got = ptxas::judge_all(tools, &ARCHS, &sub, o.batch, o.jobs, &dir);
-        eprintln!("ptxas judged {} texts x {} targets in {:.1}s", sub.len(), ARCHS.len(), t0.elapsed().as_secs_f64());
+        eprintln!(
+            "ptxas judged {} texts x {} targets in {:.1}s",
+            sub.len(),
+            ARCHS.len(),
+            t0.elapsed().as_secs_f64()
+        );
         let _ = std::fs::remove_dir_all(&dir);
         let mut add = String::new();
         for (ai, row) in got.into_iter().enumerate() {
@@ -182,7 +212,12 @@ pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
                     Verdict::NoAnswer(_) => ("", ""),
                 };
                 if !tag.is_empty() {
-                    add += &format!("{}\t{}\t{tag}\t{}\n", ARCHS[ai], texts[i], msg.replace(['\t', '\n'], " "));
+                    add += &format!(
+                        "{}\t{}\t{tag}\t{}\n",
+                        ARCHS[ai],
+                        texts[i],
+                        msg.replace(['\t', '\n'], " ")
+                    );
                     cache.insert((ARCHS[ai].to_string(), texts[i].clone()), v.clone());
                 }
                 verdicts[ai][i] = Some(v);
@@ -192,7 +227,10 @@ pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
             if let Some(d) = p.parent() {
                 std::fs::create_dir_all(d)?;
             }
-            let mut f = std::fs::OpenOptions::new().create(true).append(true).open(p)?;
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)?;
             f.write_all(add.as_bytes())?;
         }
     }
@@ -200,9 +238,19 @@ pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
     if let Some(p) = &o.dump {
         let mut d = String::new();
         for (i, c) in cases.iter().enumerate() {
-            d += &format!("{}\t{}\t{}", c.family, c.mutation.unwrap_or("valid"), c.text);
+            d += &format!(
+                "{}\t{}\t{}",
+                c.family,
+                c.mutation.unwrap_or("valid"),
+                c.text
+            );
             for row in &verdicts {
-                d += &format!("\t{:?}", row[i].clone().unwrap_or(Verdict::NoAnswer("missing".into())));
+                d += &format!(
+                    "\t{:?}",
+                    row[i]
+                        .clone()
+                        .unwrap_or(Verdict::NoAnswer("missing".into()))
+                );
             }
             d.push('\n');
         }
@@ -213,13 +261,28 @@ pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
     let mut regress = String::new();
     let mut shown = 0;
     let mut accepted_somewhere = 0usize;
+    let mut quirks: BTreeMap<&str, (usize, String)> = BTreeMap::new();
     for (i, c) in cases.iter().enumerate() {
+        let row: Vec<Verdict> = verdicts
+            .iter()
+            .map(|r| r[i].clone().unwrap_or(Verdict::NoAnswer("missing".into())))
+            .collect();
+        if let Some(q) = ptxas_quirk(&c.text, &row) {
+            let e = quirks.entry(q).or_insert((0, c.text.clone()));
+            e.0 += 1;
+            skipped += 1;
+            continue;
+        }
         let mut ok = true;
         let mut any = false;
         let mut acc = false;
         for (ai, a) in ARCHS.iter().enumerate() {
-            let v = verdicts[ai][i].clone().unwrap_or(Verdict::NoAnswer("missing".into()));
-            let Some(want) = verdict_kind(&v) else { continue };
+            let v = verdicts[ai][i]
+                .clone()
+                .unwrap_or(Verdict::NoAnswer("missing".into()));
+            let Some(want) = verdict_kind(&v) else {
+                continue;
+            };
             any = true;
             acc |= want.is_ok();
             let got = std::panic::catch_unwind(|| sim_outcome(&c.text, a));
@@ -241,7 +304,14 @@ pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
                     _ => String::new(),
                 };
                 if shown < o.show {
-                    println!("FAIL {a}: {}  ptxas={} sim-isa={}  [{}] {}", c.text, show(&want), show(&got), c.mutation.unwrap_or("valid"), msg);
+                    println!(
+                        "FAIL {a}: {}  ptxas={} sim-isa={}  [{}] {}",
+                        c.text,
+                        show(&want),
+                        show(&got),
+                        c.mutation.unwrap_or("valid"),
+                        msg
+                    );
                     shown += 1;
                 }
                 regress += &format!(
@@ -255,7 +325,9 @@ pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
             }
         }
         accepted_somewhere += acc as usize;
-        let e = per_mut.entry(format!("{}/{}", c.family, c.mutation.unwrap_or("valid"))).or_default();
+        let e = per_mut
+            .entry(format!("{}/{}", c.family, c.mutation.unwrap_or("valid")))
+            .or_default();
         if !any {
             skipped += 1;
         } else if ok {
@@ -270,7 +342,13 @@ pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
     for (k, (p, f)) in &per_mut {
         println!("  {k:<40} {p:>6} {f:>6}");
     }
-    println!("{accepted_somewhere} of {} instructions were accepted by ptxas on at least one target", cases.len());
+    for (q, (n, ex)) in &quirks {
+        println!("skipped {n} for the ptxas quirk {q}, e.g. {ex}");
+    }
+    println!(
+        "{accepted_somewhere} of {} instructions were accepted by ptxas on at least one target",
+        cases.len()
+    );
     if let Some(p) = &o.regressions {
         std::fs::write(p, regress).with_context(|| format!("writing {}", p.display()))?;
     }

@@ -1,0 +1,212 @@
+//! Part 3: conformance vectors -> PTX kernels + manifest for `tools/gpu/run.py`,
+//! which runs them on an NVIDIA GPU and writes the observed values back.
+
+use crate::tools::Tools;
+use crate::values;
+use anyhow::{bail, Context, Result};
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+/// Renames every register of `text` to the kernel pools (`%rN`, `%hN`, `%rdN`,
+/// `%pN`) by its width. Returns the new text and `(pool name, original name)`.
+fn pooled(text: &str, widths: &BTreeMap<String, u32>) -> Result<(String, Vec<(String, String)>)> {
+    let mut map: BTreeMap<String, String> = BTreeMap::new();
+    let mut counters: BTreeMap<u32, u32> = BTreeMap::new();
+    let mut out = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        let starts = c == '%' || c.is_ascii_alphabetic() || c == '_' || c == '$';
+        if starts
+            && (i == 0
+                || !(chars[i - 1].is_ascii_alphanumeric()
+                    || chars[i - 1] == '.'
+                    || chars[i - 1] == '_'))
+        {
+            let mut j = i + 1;
+            while j < chars.len()
+                && (chars[j].is_ascii_alphanumeric() || chars[j] == '_' || chars[j] == '$')
+            {
+                j += 1;
+            }
+            let name: String = chars[i..j].iter().collect();
+            if let Some(&w) = widths.get(&name) {
+                let new = match map.get(&name) {
+                    Some(n) => n.clone(),
+                    None => {
+                        let k = counters.entry(w).or_insert(0);
+                        *k += 1;
+                        if *k > 8 {
+                            bail!("too many {w}-bit registers in '{text}'");
+                        }
+                        let n = gen_pool(w, *k as u8);
+                        map.insert(name.clone(), n.clone());
+                        n
+                    }
+                };
+                out.push_str(&new);
+            } else {
+                out.push_str(&name);
+            }
+            i = j;
+        } else {
+            out.push(c);
+            i += 1;
+        }
+    }
+    Ok((
+        out,
+        map.into_iter().map(|(orig, pool)| (pool, orig)).collect(),
+    ))
+}
+
+fn gen_pool(w: u32, k: u8) -> String {
+    crate::gen::reg_name(w, k, false)
+}
+
+/// Writes `kernels.ptx` and `manifest.json` into `outdir` for every vector of
+/// `vectors` that has expected values and a target whose semantics a modern
+/// GPU shares (sm_20 and up; sm_1x flushes f32 subnormals). Assembles the
+/// module with ptxas when it is available. Returns the number of vectors.
+pub fn gen_kernels(
+    tools: Option<&Tools>,
+    vectors: &Path,
+    outdir: &Path,
+    arch: &str,
+) -> Result<usize> {
+    let text = std::fs::read_to_string(vectors)
+        .with_context(|| format!("reading {}", vectors.display()))?;
+    let mut kernels: BTreeMap<String, (String, Vec<(String, u32)>, Vec<String>, Vec<Value>)> =
+        BTreeMap::new();
+    let mut count = 0;
+    for (n, line) in text.lines().enumerate() {
+        let l = line.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        let v: Value =
+            serde_json::from_str(l).with_context(|| format!("line {}: bad JSON", n + 1))?;
+        let (Some(ptx), Some(inp), Some(exp)) =
+            (v["ptx"].as_str(), v["in"].as_object(), v["out"].as_object())
+        else {
+            continue;
+        };
+        let sm: u32 = v["arch"]
+            .as_str()
+            .and_then(|a| a.strip_prefix("sm_"))
+            .and_then(|d| d.trim_end_matches(['a', 'f']).parse().ok())
+            .unwrap_or(0);
+        if sm < 20 {
+            continue;
+        }
+        let mut syms = sim_isa::Symbols::new();
+        let Ok(inst) = sim_isa::parse::parse_instruction(ptx, &mut syms) else {
+            continue;
+        };
+        let mut widths = BTreeMap::new();
+        for u in inst.reg_uses().iter() {
+            widths.insert(syms.name(u.reg).to_string(), u.bits);
+        }
+        let (ptext, names) = pooled(ptx, &widths)?;
+        let (regs, dsts) = values::layout(&ptext);
+        let to_orig = |p: &str| {
+            names
+                .iter()
+                .find(|(pool, _)| pool == p)
+                .map(|x| x.1.clone())
+                .unwrap_or_else(|| p.to_string())
+        };
+        let slots: Vec<(String, u32)> = regs.iter().map(|r| (to_orig(&r.name), r.width)).collect();
+        let mut ins = Vec::new();
+        for (name, w) in &slots {
+            let val = inp
+                .get(name)
+                .with_context(|| format!("line {}: \"in\" lacks {name}", n + 1))?;
+            let raw = match val {
+                Value::Bool(b) => *b as u64,
+                Value::String(s) => u64::from_str_radix(s.trim_start_matches("0x"), 16)
+                    .with_context(|| format!("line {}: {name}", n + 1))?,
+                _ => bail!("line {}: bad value for {name}", n + 1),
+            };
+            let _ = w;
+            ins.push(format!("0x{raw:x}"));
+        }
+        let e = kernels.entry(ptext.clone()).or_insert_with(|| {
+            (
+                ptx.to_string(),
+                slots.clone(),
+                dsts.iter().map(|d| to_orig(d)).collect(),
+                Vec::new(),
+            )
+        });
+        e.3.push(json!({"line": n + 1, "in": ins, "expect": Value::Object(exp.clone()), "arch": v["arch"]}));
+        count += 1;
+    }
+    std::fs::create_dir_all(outdir)?;
+    let mut module = String::from(".version 7.8\n.target TARGET\n.address_size 64\n");
+    let mut manifest = Vec::new();
+    for (k, (ptext, (orig, slots, dsts, vecs))) in kernels.iter().enumerate() {
+        let name = format!("k{k}");
+        module += &values::kernel_with(&name, ptext, true);
+        manifest.push(json!({
+            "kernel": name,
+            "ptx": orig,
+            "slots": slots.iter().map(|(n, w)| json!({"name": n, "width": w})).collect::<Vec<_>>(),
+            "dsts": dsts,
+            "vectors": vecs,
+        }));
+    }
+    let module = module.replacen("TARGET", arch, 1);
+    std::fs::write(outdir.join("kernels.ptx"), &module)?;
+    std::fs::write(
+        outdir.join("manifest.json"),
+        serde_json::to_string_pretty(
+            &json!({"target": arch, "source": vectors.display().to_string(), "kernels": manifest}),
+        )?,
+    )?;
+    if let Some(t) = tools {
+        let out = Command::new(&t.ptxas)
+            .arg(format!("-arch={arch}"))
+            .arg(outdir.join("kernels.ptx"))
+            .arg("-o")
+            .arg(outdir.join("kernels.cubin"))
+            .output()?;
+        if !out.status.success() {
+            bail!(
+                "ptxas rejected the generated kernels:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        println!("ptxas {arch}: {} kernels assemble", manifest.len());
+    }
+    println!(
+        "{count} vectors in {} kernels -> {}",
+        manifest.len(),
+        outdir.display()
+    );
+    Ok(count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pools_registers_by_width() {
+        let mut w = BTreeMap::new();
+        w.insert("%d".to_string(), 16);
+        w.insert("%a".to_string(), 32);
+        w.insert("%b".to_string(), 32);
+        w.insert("%g".to_string(), 1);
+        let (t, names) = pooled("@!%g set.lt.f16.f32 %d, %a, %b;", &w).unwrap();
+        assert_eq!(t, "@!%p1 set.lt.f16.f32 %h1, %r1, %r2;");
+        assert!(names.contains(&("%h1".to_string(), "%d".to_string())));
+        let mut w = BTreeMap::new();
+        w.insert("r1".to_string(), 32);
+        let (t, _) = pooled("vadd4.u32.u32.u32 r1.b10, r1, r1.b3210, r1;", &w).unwrap();
+        assert_eq!(t, "vadd4.u32.u32.u32 %r1.b10, %r1, %r1.b3210, %r1;");
+    }
+}
