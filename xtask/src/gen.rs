@@ -383,7 +383,7 @@ pub fn set_variant(
     types.push(stype.to_string());
     let dsts = if mnem == "setp" {
         match rng.below(6) {
-            0 | 1 | 2 => vec![Some(slot(rng))],
+            0..=2 => vec![Some(slot(rng))],
             3 => {
                 // Distinct: with p == q the result depends on write order.
                 let p = slot(rng);

@@ -67,6 +67,9 @@ fn gen_pool(w: u32, k: u8) -> String {
     crate::gen::reg_name(w, k, false)
 }
 
+/// Original text, slots (name, width), destinations, vectors.
+type KernelVectors = (String, Vec<(String, u32)>, Vec<String>, Vec<Value>);
+
 /// Writes `kernels.ptx` and `manifest.json` into `outdir` for every vector of
 /// `vectors` that has expected values and a target whose semantics a modern
 /// GPU shares (sm_20 and up; sm_1x flushes f32 subnormals). Assembles the
@@ -79,8 +82,7 @@ pub fn gen_kernels(
 ) -> Result<usize> {
     let text = std::fs::read_to_string(vectors)
         .with_context(|| format!("reading {}", vectors.display()))?;
-    let mut kernels: BTreeMap<String, (String, Vec<(String, u32)>, Vec<String>, Vec<Value>)> =
-        BTreeMap::new();
+    let mut kernels: BTreeMap<String, KernelVectors> = BTreeMap::new();
     let mut count = 0;
     for (n, line) in text.lines().enumerate() {
         let l = line.trim();
@@ -193,6 +195,59 @@ pub fn gen_kernels(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn manifest_groups_vectors_per_instruction() {
+        let dir = std::env::temp_dir().join(format!("xtask-gpu-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let vecs = dir.join("v.jsonl");
+        std::fs::write(
+            &vecs,
+            concat!(
+                "# comment\n",
+                r#"{"arch":"sm_90","ptx":"@!%g setp.ltu.and.f32 %p1|%p2, %a, %b, !%p3;","in":{"%a":"0x7fc00000","%b":"0x0","%g":false,"%p1":false,"%p2":true,"%p3":false},"out":{"%p1":true,"%p2":true}}"#,
+                "\n",
+                r#"{"arch":"sm_90","ptx":"@!%g setp.ltu.and.f32 %p1|%p2, %a, %b, !%p3;","in":{"%a":"0x0","%b":"0x0","%g":true,"%p1":false,"%p2":true,"%p3":false},"out":{"%p1":false,"%p2":true}}"#,
+                "\n",
+                r#"{"arch":"sm_13","ptx":"set.lt.u32.f32 %d, %a, %b;","in":{"%a":"0x1","%b":"0x0","%d":"0x0"},"out":{"%d":"0x0"}}"#,
+                "\n",
+                r#"{"arch":"sm_90","ptx":"vset4.u32.u32.ne.max %r1, %r2, %r3, %r4;","in":{},"error":"invalid"}"#,
+                "\n"
+            ),
+        )
+        .unwrap();
+        let out = dir.join("out");
+        assert_eq!(
+            gen_kernels(None, &vecs, &out, "sm_90").unwrap(),
+            2,
+            "sm_1x and error vectors are left out"
+        );
+        let m: Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap())
+                .unwrap();
+        let k = &m["kernels"][0];
+        assert_eq!(m["kernels"].as_array().unwrap().len(), 1);
+        assert_eq!(k["vectors"].as_array().unwrap().len(), 2);
+        let slots: Vec<&str> = k["slots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(slots, ["%g", "%p1", "%p2", "%a", "%b", "%p3"]);
+        assert_eq!(k["dsts"], json!(["%p1", "%p2"]));
+        assert_eq!(
+            k["vectors"][0]["in"],
+            json!(["0x0", "0x0", "0x1", "0x7fc00000", "0x0", "0x0"])
+        );
+        let ptx = std::fs::read_to_string(out.join("kernels.ptx")).unwrap();
+        assert!(
+            ptx.contains(".target sm_90")
+                && ptx.contains("@!%p1 setp.ltu.and.f32 %p2|%p3, %r1, %r2, !%p4;"),
+            "{ptx}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn pools_registers_by_width() {

@@ -391,6 +391,9 @@ fn hex(v: u64) -> String {
     format!("0x{v:x}")
 }
 
+/// A kernel's machine code, or why there is none.
+type Listing = Result<Vec<sass::SInst>, String>;
+
 struct Compiled {
     /// Kernel index -> listing, or why it could not be compiled.
     progs: Vec<Result<Vec<sass::SInst>, String>>,
@@ -582,8 +585,7 @@ pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
         .map(|s| (s, (s + o.batch).min(texts.len())))
         .collect();
     let next = AtomicUsize::new(0);
-    let progs: Mutex<Vec<Option<Result<Vec<sass::SInst>, String>>>> =
-        Mutex::new(vec![None; texts.len()]);
+    let progs: Mutex<Vec<Option<Listing>>> = Mutex::new(vec![None; texts.len()]);
     std::thread::scope(|s| {
         for w in 0..o.jobs.max(1) {
             let (chunks, next, progs, texts, dir) = (&chunks, &next, &progs, &texts, &dir);
