@@ -239,7 +239,7 @@ fn hex_f32_literals(text: &str) -> String {
 /// sweep (each video op x width x secondary x types, each vset compare, each
 /// set/setp type and compare, each half-precision pair and compare), then
 /// random valid instructions up to `n`. About a quarter carry a guard.
-pub fn variants(seed: u64, n: usize) -> Vec<(String, &'static str)> {
+pub fn variants(seed: u64, n: usize) -> Vec<Variant> {
     let mut rng = Rng::new(seed ^ 0x5eed);
     let mut gens: Vec<(Gen, &'static str)> = Vec::new();
     let t = gen::VIDEO_TYPES;
@@ -304,14 +304,75 @@ pub fn variants(seed: u64, n: usize) -> Vec<(String, &'static str)> {
             x += step;
             continue;
         }
+        let mut guard = String::new();
         if rng.chance(1, 4) {
             let neg = if rng.chance(1, 2) { "!" } else { "" };
-            text = format!("@{neg}%p{} {text}", 1 + rng.below(3));
+            guard = format!("@{neg}%p{} ", 1 + rng.below(3));
+            text = format!("{guard}{text}");
         }
-        out.push((text, *fam));
+        out.push(Variant {
+            text: text.clone(),
+            kernel: text.clone(),
+            family: fam,
+            arch: "sm_90",
+        });
+        // Erratum 22: sm_1x flushes f32 subnormal inputs of set/setp/slct; sm_90
+        // code does that only for `.ftz`, so the `.ftz` form's machine code gives
+        // the sm_13 values of the form without it.
+        if let Some(ftz) = sm13_twin(g) {
+            {
+                out.push(Variant {
+                    text,
+                    kernel: format!("{guard}{ftz}"),
+                    family: fam,
+                    arch: "sm_13",
+                });
+            }
+        }
         x += step;
     }
     out
+}
+
+/// One variant: the vector's text and target, and the text the kernel compiles.
+#[derive(Clone, Debug)]
+pub struct Variant {
+    /// Instruction text of the vectors.
+    pub text: String,
+    /// Instruction text compiled for sm_90 (differs for the sm_13 twins).
+    pub kernel: String,
+    /// Family, for statistics.
+    pub family: &'static str,
+    /// Target of the vectors.
+    pub arch: &'static str,
+}
+
+/// The `.ftz` spelling of an f32 `set`/`setp`/`slct` without `.ftz` whose
+/// result sm_1x defines (integer or f32 destination), if `g` is one.
+fn sm13_twin(g: &Gen) -> Option<String> {
+    match g {
+        Gen::Set {
+            ftz: false, types, ..
+        } if types.last().map(String::as_str) == Some("f32")
+            && (types.len() == 1 || matches!(types[0].as_str(), "u32" | "s32" | "f32")) =>
+        {
+            let mut g2 = g.clone();
+            if let Gen::Set { ftz, .. } = &mut g2 {
+                *ftz = true;
+            }
+            Some(gen::render(&g2, false))
+        }
+        Gen::Slct {
+            ftz: false, types, ..
+        } if types.get(1).map(String::as_str) == Some("f32") => {
+            let mut g2 = g.clone();
+            if let Gen::Slct { ftz, .. } = &mut g2 {
+                *ftz = true;
+            }
+            Some(gen::render(&g2, false))
+        }
+        _ => None,
+    }
 }
 
 /// ptxas rejects an immediate BoolOp operand on the bf16 forms of `set`
@@ -535,6 +596,7 @@ fn run_machine(
 }
 
 fn vector_line(
+    arch: &str,
     text: &str,
     family: &str,
     regs: &[Reg],
@@ -565,7 +627,7 @@ fn vector_line(
         })
         .collect();
     format!(
-        "{{\"arch\":\"sm_90\",\"ptx\":{},\"in\":{{{}}},\"out\":{{{}}},\"family\":\"{family}\"}}",
+        "{{\"arch\":\"{arch}\",\"ptx\":{},\"in\":{{{}}},\"out\":{{{}}},\"family\":\"{family}\"}}",
         serde_json::to_string(text).unwrap_or_default(),
         ins.join(","),
         outs.join(",")
@@ -576,7 +638,7 @@ fn vector_line(
 pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
     tools.nvdisasm()?;
     let vars = variants(o.seed, o.variants);
-    let texts: Vec<&str> = vars.iter().map(|v| v.0.as_str()).collect();
+    let texts: Vec<&str> = vars.iter().map(|v| v.kernel.as_str()).collect();
     let dir = std::env::temp_dir().join(format!("xtask-values-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let t0 = std::time::Instant::now();
@@ -614,7 +676,8 @@ pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
     let mut lines = Vec::new();
     let mut not_run: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut opcodes: BTreeMap<String, usize> = BTreeMap::new();
-    for (i, (text, fam)) in vars.iter().enumerate() {
+    for (i, var) in vars.iter().enumerate() {
+        let (text, fam) = (&var.text, var.family);
         let prog = match progs[i].clone().unwrap_or_else(|| Err("missing".into())) {
             Ok(p) => p,
             Err(e) => {
@@ -645,7 +708,7 @@ pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
                 }
             }
             match run_machine(&prog, &regs, &dsts, &inputs) {
-                Ok(out) => lines.push(vector_line(text, fam, &regs, &inputs, &out)),
+                Ok(out) => lines.push(vector_line(var.arch, text, fam, &regs, &inputs, &out)),
                 Err(e) => {
                     let key = format!(
                         "interpreter: {}",
@@ -706,7 +769,7 @@ pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
             std::fs::create_dir_all(d)?;
         }
         let header = format!(
-            "# sm_90 values derived from ptxas 11.8.89 machine code (nvdisasm, xtask SASS interpreter) and agreed by sim-isa.\n\
+            "# Values derived from ptxas 11.8.89 sm_90 machine code (nvdisasm, xtask SASS interpreter) and agreed by sim-isa;\n# sm_13 lines: the .ftz form's code gives the sm_1x flush semantics (erratum 22).\n\
              # Regenerate: cargo run -p xtask --release -- values --variants {} --inputs {} --seed {} --write <this file>\n",
             o.variants, o.inputs, o.seed
         );
@@ -768,11 +831,14 @@ mod tests {
     fn variants_cover_every_family() {
         let v = variants(3, 3000);
         for fam in ["video", "vset", "set", "half-set", "setp", "selp", "slct"] {
-            assert!(v.iter().any(|x| x.1 == fam), "{fam}");
+            assert!(v.iter().any(|x| x.family == fam), "{fam}");
         }
-        assert!(v.iter().any(|x| x.0.starts_with('@')));
-        assert!(v.iter().any(
-            |x| x.0.contains(".sat.") && x.0.starts_with("vadd4.sat") || x.0.contains("4.sat.")
-        ));
+        assert!(v.iter().any(|x| x.text.starts_with('@')));
+        let twin = v.iter().find(|x| x.arch == "sm_13").expect("sm_13 twins");
+        assert!(
+            twin.kernel.contains(".ftz") && !twin.text.contains(".ftz"),
+            "{twin:?}"
+        );
+        assert!(v.iter().any(|x| x.text.contains("4.sat.")));
     }
 }
