@@ -13,8 +13,11 @@ observed values back as conformance vectors (FORMAT.md) with the GPU, driver
 and CUDA versions in a header and in each line, compares them with the
 vectors' expected values and prints `N passed, M failed`.
 
-`--dry-run` checks the manifest and assembles kernels.ptx with ptxas ($PTXAS)
-instead of touching a GPU: everything up to the launch.
+`--dry-run` checks the manifest and assembles kernels.ptx with ptxas ($PTXAS,
+else tools/.cache/py) instead of touching a GPU: everything up to the launch.
+`cargo run -p xtask --release -- gpu-simulate OUT/` goes one step further
+without a GPU: it runs the kernels' sm_90 machine code thread by thread in the
+xtask SASS interpreter with this script's buffer layout.
 """
 
 import argparse
@@ -170,7 +173,9 @@ def main():
     nvec = sum(len(k["vectors"]) for k in kernels)
 
     if a.dry_run:
-        ptxas = os.environ.get("PTXAS", "ptxas")
+        cached = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".cache", "py",
+                              "nvidia", "cuda_nvcc", "bin", "ptxas")
+        ptxas = os.environ.get("PTXAS") or (cached if os.path.exists(cached) else "ptxas")
         target = manifest.get("target", "sm_90")
         r = subprocess.run([ptxas, f"-arch={target}", os.path.join(a.dir, "kernels.ptx"), "-o", os.devnull],
                            capture_output=True, text=True)

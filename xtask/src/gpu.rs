@@ -67,7 +67,8 @@ fn gen_pool(w: u32, k: u8) -> String {
     crate::gen::reg_name(w, k, false)
 }
 
-/// Original text, slots (name, width), destinations, vectors.
+/// Text with pooled registers, slots (name, width), destinations, vectors;
+/// keyed by the original text, whose register names the vectors use.
 type KernelVectors = (String, Vec<(String, u32)>, Vec<String>, Vec<Value>);
 
 /// Writes `kernels.ptx` and `manifest.json` into `outdir` for every vector of
@@ -136,9 +137,9 @@ pub fn gen_kernels(
             let _ = w;
             ins.push(format!("0x{raw:x}"));
         }
-        let e = kernels.entry(ptext.clone()).or_insert_with(|| {
+        let e = kernels.entry(ptx.to_string()).or_insert_with(|| {
             (
-                ptx.to_string(),
+                ptext.clone(),
                 slots.clone(),
                 dsts.iter().map(|d| to_orig(d)).collect(),
                 Vec::new(),
@@ -150,7 +151,7 @@ pub fn gen_kernels(
     std::fs::create_dir_all(outdir)?;
     let mut module = String::from(".version 7.8\n.target TARGET\n.address_size 64\n");
     let mut manifest = Vec::new();
-    for (k, (ptext, (orig, slots, dsts, vecs))) in kernels.iter().enumerate() {
+    for (k, (orig, (ptext, slots, dsts, vecs))) in kernels.iter().enumerate() {
         let name = format!("k{k}");
         module += &values::kernel_with(&name, ptext, true);
         manifest.push(json!({
@@ -190,6 +191,110 @@ pub fn gen_kernels(
         outdir.display()
     );
     Ok(count)
+}
+
+fn parse_hex(v: &Value) -> Option<u64> {
+    match v {
+        Value::Bool(b) => Some(*b as u64),
+        Value::String(s) => u64::from_str_radix(s.trim_start_matches("0x"), 16).ok(),
+        _ => None,
+    }
+}
+
+/// Runs the harness's kernels without a GPU: assembles `dir/kernels.ptx` for
+/// sm_90, disassembles it and executes every thread with the SASS interpreter,
+/// packing and unpacking the buffers exactly as `tools/gpu/run.py` does. It
+/// checks the generated kernels and the manifest end to end; it is not a GPU
+/// measurement. Returns the number of failed vectors.
+pub fn simulate(tools: &Tools, dir: &Path) -> Result<usize> {
+    let manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json"))?)?;
+    let cubin = dir.join("kernels.sim.cubin");
+    let out = Command::new(&tools.ptxas)
+        .arg("-arch=sm_90")
+        .arg(dir.join("kernels.ptx"))
+        .arg("-o")
+        .arg(&cubin)
+        .output()?;
+    if !out.status.success() {
+        bail!("ptxas: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let dis = Command::new(tools.nvdisasm()?)
+        .arg("-c")
+        .arg(&cubin)
+        .output()?;
+    let _ = std::fs::remove_file(&cubin);
+    let listing: BTreeMap<String, Vec<crate::sass::SInst>> =
+        crate::sass::parse_listing(&String::from_utf8_lossy(&dis.stdout))?
+            .into_iter()
+            .collect();
+    let (mut passed, mut failed) = (0usize, 0usize);
+    let empty = Vec::new();
+    for k in manifest["kernels"].as_array().unwrap_or(&empty) {
+        let name = k["kernel"].as_str().unwrap_or("");
+        let prog = listing
+            .get(name)
+            .with_context(|| format!("{name} missing from the listing"))?;
+        let slots = k["slots"].as_array().unwrap_or(&empty);
+        let dsts: Vec<&str> = k["dsts"]
+            .as_array()
+            .unwrap_or(&empty)
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        let vecs = k["vectors"].as_array().unwrap_or(&empty);
+        let nslots = slots.len().max(1);
+        let mut input = vec![0u8; 8 * nslots * vecs.len()];
+        for (t, v) in vecs.iter().enumerate() {
+            for (s, val) in v["in"].as_array().unwrap_or(&empty).iter().enumerate() {
+                let x = parse_hex(val).context("input value")?;
+                input[8 * (t * nslots + s)..8 * (t * nslots + s) + 8]
+                    .copy_from_slice(&x.to_le_bytes());
+            }
+        }
+        let mut output = vec![0u8; input.len()];
+        for t in 0..vecs.len() {
+            let mut m = crate::sass::Machine::new(input.clone(), 0);
+            m.output = std::mem::take(&mut output);
+            m.thread = [(t % 128) as u32, (t / 128) as u32, 128, vecs.len() as u32];
+            m.run(prog).with_context(|| format!("{name} thread {t}"))?;
+            output = m.output;
+        }
+        for (t, v) in vecs.iter().enumerate() {
+            let mut ok = true;
+            for (s, slot) in slots.iter().enumerate() {
+                let sname = slot["name"].as_str().unwrap_or("");
+                if !dsts.contains(&sname) {
+                    continue;
+                }
+                let w = slot["width"].as_u64().unwrap_or(32);
+                let raw = u64::from_le_bytes(
+                    output[8 * (t * nslots + s)..8 * (t * nslots + s) + 8].try_into()?,
+                );
+                let got = match w {
+                    1 => (raw & 0xffff_ffff != 0) as u64,
+                    64 => raw,
+                    w => raw & ((1u64 << w) - 1),
+                };
+                if parse_hex(&v["expect"][sname]) != Some(got) {
+                    ok = false;
+                    if failed < 20 {
+                        println!(
+                            "line {}: {}: {sname} expected {}, simulated 0x{got:x}",
+                            v["line"], k["ptx"], v["expect"][sname]
+                        );
+                    }
+                }
+            }
+            if ok {
+                passed += 1;
+            } else {
+                failed += 1;
+            }
+        }
+    }
+    println!("{passed} passed, {failed} failed");
+    Ok(failed)
 }
 
 #[cfg(test)]

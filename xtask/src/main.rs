@@ -28,6 +28,9 @@ USAGE:
   cargo run -p xtask --release -- gpu-kernels VECTORS.jsonl OUTDIR
       Part 3: turn conformance vectors into PTX kernels + a manifest for tools/gpu/run.py
       (assembled with ptxas when available). [--arch sm_90]
+  cargo run -p xtask --release -- gpu-simulate OUTDIR
+      Part 3 without a GPU: run those kernels' sm_90 code, thread by thread, in the
+      SASS interpreter with run.py's buffer layout (checks the harness end to end).
 
 Each part prints `N passed, M failed` last and exits 1 on any failure.
 Tools: $PTXAS / $NVDISASM, else tools/.cache/py (tools/validate.sh installs them).
@@ -123,6 +126,14 @@ fn real_main() -> Result<bool> {
             }
             gpu::gen_kernels(t.as_ref(), &vecs, &out, &arch)?;
             Ok(true)
+        }
+        "gpu-simulate" => {
+            if a.0.len() != 1 {
+                bail!("usage: gpu-simulate OUTDIR");
+            }
+            let dir = std::path::PathBuf::from(&a.0[0]);
+            let t = tools::Tools::locate(&root)?;
+            Ok(gpu::simulate(&t, &dir)? == 0)
         }
         "help" | "--help" | "-h" => {
             print!("{HELP}");

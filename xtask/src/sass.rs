@@ -48,6 +48,8 @@ pub enum Opnd {
     Mem(u8, i64),
     /// A uniform register `UR6` / `-UR6` (URZ is 255).
     UReg(u8, bool),
+    /// A special register (`SR_TID.X`).
+    Special(String),
 }
 
 /// One machine instruction.
@@ -130,10 +132,15 @@ fn parse_operand(s: &str, float_op: bool) -> Result<Opnd> {
             .trim_end_matches(']')
             .split_once("][")
             .context("constant operand")?;
-        return Ok(Opnd::Const(
-            parse_num(b).context("bank")? as u32,
-            parse_num(o).context("offset")? as u32,
-        ));
+        let off = if o == "RZ" {
+            0
+        } else {
+            parse_num(o).context("offset")? as u32
+        };
+        return Ok(Opnd::Const(parse_num(b).context("bank")? as u32, off));
+    }
+    if s.starts_with("SR_") {
+        return Ok(Opnd::Special(s.to_string()));
     }
     let (not_p, t) = match s.strip_prefix('!') {
         Some(t) => (true, t),
@@ -293,6 +300,9 @@ pub struct Machine {
     pub p: [bool; 16],
     /// Uniform registers UR0..UR63.
     pub ur: [u32; 64],
+    /// `%tid.x`, `%ctaid.x`, `%ntid.x` and the third kernel parameter
+    /// (the GPU harness's vector count), for per-thread kernels.
+    pub thread: [u32; 4],
     /// Input buffer at [`IN_BASE`].
     pub input: Vec<u8>,
     /// Output buffer at [`OUT_BASE`].
@@ -407,6 +417,7 @@ impl Machine {
             r: [0; 256],
             p: [false; 16],
             ur: [0; 64],
+            thread: [0, 0, 1, 1],
             input,
             output: vec![0; out_len],
         }
@@ -467,6 +478,8 @@ impl Machine {
             bail!("constant bank {bank}");
         }
         Ok(match off {
+            0x0 => self.thread[2],
+            0x220 => self.thread[3],
             0x210 => IN_BASE as u32,
             0x214 => (IN_BASE >> 32) as u32,
             0x218 => OUT_BASE as u32,
@@ -640,13 +653,13 @@ impl Machine {
     /// Runs `prog` until `EXIT`. Returns the number of instructions executed.
     pub fn run(&mut self, prog: &[SInst]) -> Result<usize> {
         for (n, i) in prog.iter().enumerate() {
-            if i.op == "EXIT" {
-                return Ok(n);
-            }
             if let Some((p, not)) = i.guard {
                 if !((p == PT || self.p[p as usize]) ^ not) {
                     continue;
                 }
+            }
+            if i.op == "EXIT" {
+                return Ok(n);
             }
             self.step(i)
                 .with_context(|| format!("executing '{}'", i.text))?;
@@ -771,8 +784,47 @@ impl Machine {
                 };
                 self.access(a, n, Some(v))?;
             }
+            "S2R" | "S2UR" => {
+                need(2)?;
+                let Opnd::Special(sr) = &o[1] else {
+                    bail!("special register source")
+                };
+                let v = match sr.as_str() {
+                    "SR_TID.X" => self.thread[0],
+                    "SR_CTAID.X" => self.thread[1],
+                    _ => bail!("special register {sr} not modelled"),
+                };
+                match o[0] {
+                    Opnd::UReg(d, false) if d != RZ => self.ur[(d & 63) as usize] = v,
+                    _ => self.set(Self::dst(&o[0])?, v),
+                }
+            }
+            "IMAD" if i.has("WIDE") => {
+                need(4)?;
+                let (a, b) = (self.int(&o[1])?, self.int(&o[2])?);
+                let c = match &o[3] {
+                    Opnd::Reg {
+                        r,
+                        neg: false,
+                        not: false,
+                        abs: false,
+                        ..
+                    } if *r != RZ => (self.reg(r + 1) as u64) << 32 | self.reg(*r) as u64,
+                    Opnd::Reg { r: RZ, .. } => 0,
+                    x => bail!("IMAD.WIDE addend {x:?}"),
+                };
+                let prod = if i.has("U32") {
+                    a as u64 * b as u64
+                } else {
+                    (a as i32 as i64 * b as i32 as i64) as u64
+                };
+                let v = prod.wrapping_add(c);
+                let d = Self::dst(&o[0])?;
+                self.set(d, v as u32);
+                self.set(d + 1, (v >> 32) as u32);
+            }
             "IMAD" => {
-                if i.has("WIDE") || i.has("HI") || i.has("X") {
+                if i.has("HI") || i.has("X") {
                     bail!("IMAD form {:?} not modelled", i.mods);
                 }
                 need(4)?;
@@ -1402,6 +1454,33 @@ mod tests {
             &[],
         );
         assert_eq!(m.r[5], 0, "-subnormal flushed to -0, not < 0");
+    }
+
+    #[test]
+    fn per_thread_prologue() {
+        let text = "\
+.text.k0:
+        /*0000*/                   S2UR UR4, SR_CTAID.X ;
+        /*0010*/                   LDC R7, c[0x0][RZ] ;
+        /*0020*/                   S2R R0, SR_TID.X ;
+        /*0030*/                   IMAD R7, R7, UR4, R0 ;
+        /*0040*/                   ULDC UR4, c[0x0][0x220] ;
+        /*0050*/                   ISETP.GE.U32.AND P0, PT, R7, UR4, PT ;
+        /*0060*/               @P0 EXIT ;
+        /*0070*/                   LDC.64 R4, c[0x0][0x218] ;
+        /*0080*/                   IMAD.WIDE.U32 R4, R7, 0x8, R4 ;
+        /*0090*/                   STG.E desc[UR4][R4.64], R7 ;
+        /*00a0*/                   EXIT ;
+";
+        let prog = &parse_listing(text).unwrap()[0].1;
+        let mut m = Machine::new(vec![], 64);
+        m.thread = [3, 1, 4, 8]; // thread 1 * 4 + 3 = 7 of 8
+        m.run(prog).unwrap();
+        assert_eq!(m.output[56], 7);
+        let mut m = Machine::new(vec![], 64);
+        m.thread = [0, 2, 4, 8]; // thread 8: past the end, exits before storing
+        m.run(prog).unwrap();
+        assert!(m.output.iter().all(|&b| b == 0));
     }
 
     #[test]
