@@ -4,6 +4,8 @@
 #   tools/validate.sh            # parts 1 and 2 (a few minutes on 2 cores)
 #   tools/validate.sh validity   # part 1 only: accept/reject vs ptxas 11.8
 #   tools/validate.sh values     # part 2 only: sm_90 machine code vs sim-isa
+#   tools/validate.sh gpu-sim    # part 3 without a GPU: harness kernels run in
+#                                # the SASS interpreter (GPU_SIM_VECTORS, 2000)
 #
 # Installs the pinned pip packages into tools/.cache/py (git-ignored) on first
 # use. Sizes: VALIDITY_COUNT (default 3000 instructions), VALUES_VARIANTS (300)
@@ -55,10 +57,25 @@ run_values() {
         --seed "$SEED" --jobs 2 --show 30 || status=1
 }
 
+run_gpu_sim() {
+    echo "== part 3 (no GPU): GPU-harness kernels, simulated"
+    local sample="$CACHE/gpu-sample.jsonl" dir="$CACHE/gpu-sample"
+    python3 - "$ROOT/xtask/tests/data/compiler-sm90.jsonl.gz" "$sample" "${GPU_SIM_VECTORS:-2000}" <<'PY'
+import gzip, sys
+src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+lines = [l for l in gzip.open(src, "rt") if l.startswith("{")]
+step = max(len(lines) // n, 1)
+open(dst, "w").writelines(lines[::step][:n])
+PY
+    "$XTASK" gpu-kernels "$sample" "$dir" >/dev/null && python3 "$ROOT/tools/gpu/run.py" "$dir" --dry-run \
+        && "$XTASK" gpu-simulate "$dir" || status=1
+}
+
 case "${1:-all}" in
     validity) run_validity ;;
     values) run_values ;;
-    all) run_validity; run_values ;;
-    *) echo "usage: $0 [validity|values|all]" >&2; exit 2 ;;
+    gpu-sim) run_gpu_sim ;;
+    all) run_validity; run_values; run_gpu_sim ;;
+    *) echo "usage: $0 [validity|values|gpu-sim|all]" >&2; exit 2 ;;
 esac
 exit $status
