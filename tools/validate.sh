@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Bounded differential validation of sim-isa against NVIDIA's tools (issue 5).
 #
-#   tools/validate.sh            # parts 1 and 2 (a few minutes on 2 cores)
+#   tools/validate.sh            # parts 1, 2 and 3-simulated (a few minutes on 2 cores;
+#                                # `--ci`, as .ci/run calls it, means the same)
 #   tools/validate.sh validity   # part 1 only: accept/reject vs ptxas 11.8
 #   tools/validate.sh values     # part 2 only: sm_90 machine code vs sim-isa
 #   tools/validate.sh gpu-sim    # part 3 without a GPU: harness kernels run in
@@ -75,7 +76,7 @@ case "${1:-all}" in
     validity) run_validity ;;
     values) run_values ;;
     gpu-sim) run_gpu_sim ;;
-    all) run_validity; run_values; run_gpu_sim ;;
+    all | --ci) run_validity; run_values; run_gpu_sim ;;
     *) echo "usage: $0 [validity|values|gpu-sim|all]" >&2; exit 2 ;;
 esac
 exit $status
