@@ -21,7 +21,7 @@ USAGE:
         [--regressions FILE] [--cache FILE] [--show N] [--dump FILE]
       Part 1: random valid and near-miss instruction texts, judged by ptxas for
       sm_35 (standing in for sm_30), sm_53 and sm_90, compared with sim-isa.
-  cargo run -p xtask --release -- values [--variants N] [--inputs K] [--seed S] [--jobs J]
+  cargo run -p xtask --release -- values [--variants N] [--inputs K] [--seed S] [--jobs J] [--batch B]
         [--write FILE] [--disagreements FILE] [--show N]
       Part 2: sm_90 machine code for each variant, run by a SASS interpreter on
       random and edge inputs, compared with sim-isa's executor.
