@@ -1169,24 +1169,33 @@ impl Machine {
                 }
             }
             "VABSDIFF4" => {
-                // The one native video opcode: |a-b| per unsigned byte; .ACC adds
-                // the four differences to c. (From the PTX definition: this is the
-                // only opcode whose meaning cannot be cross-checked here.)
+                // The one native video opcode: |a-b| per byte, unsigned with .U8
+                // and signed without (nvdisasm prints no .S8); .ACC adds the four
+                // differences to c, otherwise each lands in its byte. (From the PTX
+                // definition: the only opcode whose meaning cannot be cross-checked
+                // here.)
                 need(4)?;
-                if !i.has("U8") {
+                if i.mods.iter().any(|m| !matches!(m.as_str(), "U8" | "ACC")) {
                     bail!("VABSDIFF4 form {:?} not modelled", i.mods);
                 }
                 let (a, b, c) = (self.int(&o[1])?, self.int(&o[2])?, self.int(&o[3])?);
+                let byte = |x: u32, k: u32| -> i32 {
+                    let v = (x >> (8 * k)) & 0xff;
+                    if i.has("U8") {
+                        v as i32
+                    } else {
+                        v as u8 as i8 as i32
+                    }
+                };
                 let d: Vec<u32> = (0..4)
-                    .map(|k| {
-                        (((a >> (8 * k)) & 0xff) as i32 - ((b >> (8 * k)) & 0xff) as i32)
-                            .unsigned_abs()
-                    })
+                    .map(|k| (byte(a, k) - byte(b, k)).unsigned_abs())
                     .collect();
                 let v = if i.has("ACC") {
                     d.iter().fold(c, |s, x| s.wrapping_add(*x))
                 } else {
-                    d.iter().enumerate().fold(0, |s, (k, x)| s | x << (8 * k))
+                    d.iter()
+                        .enumerate()
+                        .fold(0, |s, (k, x)| s | (x & 0xff) << (8 * k))
                 };
                 self.set(Self::dst(&o[0])?, v);
             }
@@ -1497,6 +1506,19 @@ mod tests {
             &[],
         );
         assert_eq!(m.r[5], 1 + 255 + 255 + 16 + 16);
+        // Without .U8 the bytes are signed: |0x80 - 0x7f| = |-128 - 127| = 255.
+        let m = run1(
+            "VABSDIFF4 R5, R0, R5, R7",
+            &[(0, 0x0000_0080), (5, 0x0000_007f), (7, 0)],
+            &[],
+        );
+        assert_eq!(m.r[5], 0xff);
+        let m = run1(
+            "VABSDIFF4 R5, R0, R5, R7",
+            &[(0, 0x0000_00ff), (5, 0x0000_0001), (7, 0)],
+            &[],
+        );
+        assert_eq!(m.r[5], 2, "|-1 - 1|");
     }
 
     #[test]
