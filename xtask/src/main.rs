@@ -1,2 +1,155 @@
-//! Project automation (placeholder until the validation tools land).
-fn main() {}
+//! Project automation: differential validation of sim-isa against NVIDIA's
+//! tools (issue 5). `cargo run -p xtask -- help` lists the commands.
+
+mod gen;
+mod gpu;
+mod ptxas;
+mod rng;
+mod sass;
+mod tools;
+mod validity;
+mod values;
+
+use anyhow::{bail, Context, Result};
+use std::process::ExitCode;
+
+const HELP: &str = "\
+xtask: validate sim-isa against ptxas 11.8 / nvdisasm (docs/validation.md)
+
+USAGE:
+  cargo run -p xtask --release -- validity [--count N] [--seed S] [--batch B] [--jobs J]
+        [--regressions FILE] [--cache FILE] [--show N] [--dump FILE]
+      Part 1: random valid and near-miss instruction texts, judged by ptxas for
+      sm_35 (standing in for sm_30), sm_53 and sm_90, compared with sim-isa.
+  cargo run -p xtask --release -- values [--variants N] [--inputs K] [--seed S] [--jobs J] [--batch B]
+        [--write FILE] [--disagreements FILE] [--show N]
+      Part 2: sm_90 machine code for each variant, run by a SASS interpreter on
+      random and edge inputs, compared with sim-isa's executor.
+  cargo run -p xtask --release -- gpu-kernels VECTORS.jsonl OUTDIR
+      Part 3: turn conformance vectors into PTX kernels + a manifest for tools/gpu/run.py
+      (assembled with ptxas when available). [--arch sm_90]
+  cargo run -p xtask --release -- gpu-simulate OUTDIR
+      Part 3 without a GPU: run those kernels' sm_90 code, thread by thread, in the
+      SASS interpreter with run.py's buffer layout (checks the harness end to end).
+
+Each part prints `N passed, M failed` last and exits 1 on any failure.
+Tools: $PTXAS / $NVDISASM, else tools/.cache/py (tools/validate.sh installs them).
+";
+
+struct Args(Vec<String>);
+
+impl Args {
+    fn flag<T: std::str::FromStr>(&mut self, name: &str, default: T) -> Result<T> {
+        match self.0.iter().position(|a| a == name) {
+            Some(i) if i + 1 < self.0.len() => {
+                let v = self.0.remove(i + 1);
+                self.0.remove(i);
+                v.parse()
+                    .ok()
+                    .with_context(|| format!("bad value '{v}' for {name}"))
+            }
+            Some(_) => bail!("{name} needs a value"),
+            None => Ok(default),
+        }
+    }
+    fn opt(&mut self, name: &str) -> Result<Option<String>> {
+        match self.0.iter().position(|a| a == name) {
+            Some(i) if i + 1 < self.0.len() => {
+                let v = self.0.remove(i + 1);
+                self.0.remove(i);
+                Ok(Some(v))
+            }
+            Some(_) => bail!("{name} needs a value"),
+            None => Ok(None),
+        }
+    }
+    fn done(&self) -> Result<()> {
+        if let Some(a) = self.0.first() {
+            bail!("unexpected argument '{a}'\n\n{HELP}");
+        }
+        Ok(())
+    }
+}
+
+fn real_main() -> Result<bool> {
+    let mut argv: Vec<String> = std::env::args().skip(1).collect();
+    if argv.is_empty() {
+        print!("{HELP}");
+        return Ok(true);
+    }
+    let cmd = argv.remove(0);
+    let mut a = Args(argv);
+    let root = tools::repo_root();
+    match cmd.as_str() {
+        "validity" => {
+            let o = validity::Opts {
+                count: a.flag("--count", 20_000)?,
+                seed: a.flag("--seed", 1)?,
+                batch: a.flag("--batch", 200)?,
+                jobs: a.flag("--jobs", 2)?,
+                regressions: a.opt("--regressions")?.map(Into::into),
+                cache: a.opt("--cache")?.map(Into::into),
+                show: a.flag("--show", 50)?,
+                dump: a.opt("--dump")?.map(Into::into),
+            };
+            a.done()?;
+            let t = tools::Tools::locate(&root)?;
+            Ok(validity::run(&t, &o)? == 0)
+        }
+        "values" => {
+            let o = values::Opts {
+                variants: a.flag("--variants", 2400)?,
+                inputs: a.flag("--inputs", 22)?,
+                seed: a.flag("--seed", 1)?,
+                jobs: a.flag("--jobs", 2)?,
+                batch: a.flag("--batch", 60)?,
+                write: a.opt("--write")?.map(Into::into),
+                disagreements: a.opt("--disagreements")?.map(Into::into),
+                show: a.flag("--show", 30)?,
+            };
+            a.done()?;
+            let t = tools::Tools::locate(&root)?;
+            Ok(values::run(&t, &o)? == 0)
+        }
+        "gpu-kernels" => {
+            let arch = a.flag("--arch", "sm_90".to_string())?;
+            if a.0.len() != 2 {
+                bail!("usage: gpu-kernels VECTORS.jsonl OUTDIR [--arch sm_90]");
+            }
+            let (vecs, out) = (
+                std::path::PathBuf::from(&a.0[0]),
+                std::path::PathBuf::from(&a.0[1]),
+            );
+            let t = tools::Tools::locate(&root).ok();
+            if t.is_none() {
+                eprintln!("note: ptxas not found; kernels are written but not assembled");
+            }
+            gpu::gen_kernels(t.as_ref(), &vecs, &out, &arch)?;
+            Ok(true)
+        }
+        "gpu-simulate" => {
+            if a.0.len() != 1 {
+                bail!("usage: gpu-simulate OUTDIR");
+            }
+            let dir = std::path::PathBuf::from(&a.0[0]);
+            let t = tools::Tools::locate(&root)?;
+            Ok(gpu::simulate(&t, &dir)? == 0)
+        }
+        "help" | "--help" | "-h" => {
+            print!("{HELP}");
+            Ok(true)
+        }
+        other => bail!("unknown command '{other}'\n\n{HELP}"),
+    }
+}
+
+fn main() -> ExitCode {
+    match real_main() {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::from(1),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
