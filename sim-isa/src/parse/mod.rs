@@ -750,6 +750,17 @@ impl Cx<'_> {
             OperandKind::VDst | OperandKind::VSrc | OperandKind::VC => {
                 return self.video(o, k, idx, syms)
             }
+            // ptxas 11.8 accepts a sink as a second destination of `set`
+            // (`set.eq.f32.b64 %r1|_, ...`; `%r1|%r2` is rejected). It means
+            // the same as `%r1`, so it decodes to that (found by the xtask
+            // validity differential, docs/validation.md).
+            OperandKind::Dst
+                if self.name == "set"
+                    && o.sel.is_none()
+                    && o.pipe.is_some_and(|q| q.text == "_") =>
+            {
+                return Ok(Val::Reg(self.reg(o, syms)?));
+            }
             _ => {}
         }
         self.no_extras(o)?;

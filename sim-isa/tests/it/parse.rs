@@ -1281,3 +1281,19 @@ fn never_panics_on_garbage() {
         }
     }
 }
+
+/// ptxas 11.8 accepts a sink as `set`'s second destination (`%r1|_`) and
+/// rejects a second real register (`%r1|%r2`); found by the xtask validity
+/// differential (docs/validation.md).
+#[test]
+fn set_accepts_sink_second_destination() {
+    let mut syms = sim_isa::Symbols::new();
+    let with_sink =
+        sim_isa::parse::parse_instruction("set.eq.f32.b64 %r1|_, %rd1, %rd2;", &mut syms).unwrap();
+    let plain =
+        sim_isa::parse::parse_instruction("set.eq.f32.b64 %r1, %rd1, %rd2;", &mut syms).unwrap();
+    assert_eq!(with_sink, plain);
+    let err = sim_isa::parse::parse_instruction("set.eq.f32.b64 %r1|%r2, %rd1, %rd2;", &mut syms)
+        .unwrap_err();
+    assert_eq!(err.kind(), sim_isa::ErrorKind::Invalid);
+}
