@@ -20,7 +20,7 @@
 //!
 //! Known differences, all rejections of valid PTX: constant expressions
 //! beyond unary operators (`(5)`, `1+2`); integer literals beyond 64 bits;
-//! half-precision `setp` (9.7.7.2) and special registers other than
+//! and special registers other than
 //! `%laneid`/`%warpid`, which the simulator does not model. Register widths
 //! are not checked here (standalone text has no declarations); kernel-text
 //! callers can compare [`Instruction::reg_uses`] with declared types.
@@ -413,16 +413,6 @@ fn build(raw: &Raw<'_>, syms: &mut Symbols) -> Result<Op, IsaError> {
                 t.col,
                 t.text,
                 "Instruction 'slct' applies only to signed numeric types",
-            ));
-        }
-        if fam == Family::Setp
-            && matches!(tys[0], Type::F16 | Type::Bf16 | Type::F16x2 | Type::Bf16x2)
-        {
-            let t = mods.types[0].1;
-            return Err(invalid(
-                t.col,
-                t.text,
-                "half-precision setp (9.7.7.2) is not simulated",
             ));
         }
         return Err(bad_types());

@@ -311,7 +311,8 @@ pub(crate) fn types_ok(fam: Family, alu: Option<AluOp>, tys: &[Type]) -> bool {
                     .iter()
                     .any(|(d, s)| d.contains(&tys[0]) && s.contains(&tys[1]))
         }
-        Family::Setp | Family::Selp => one(SCALAR),
+        Family::Setp => one(SCALAR) || one(&[T::F16, T::F16x2, T::Bf16, T::Bf16x2]),
+        Family::Selp => one(SCALAR),
         Family::Slct => {
             tys.len() == 2 && SCALAR.contains(&tys[0]) && matches!(tys[1], T::S32 | T::F32)
         }
@@ -350,14 +351,14 @@ pub(crate) fn vset_cmp_ok(c: CmpOp) -> bool {
 }
 
 /// `.ftz` legality (errata 18; ptxas: `set` accepts it for f32/f16/f16x2
-/// sources unless the destination is bf16/bf16x2; `setp` for f32; `slct` for
-/// an f32 `c`).
+/// sources unless the destination is bf16/bf16x2; `setp` for f32, f16 and
+/// f16x2; `slct` for an f32 `c`).
 pub(crate) fn ftz_ok(fam: Family, tys: &[Type]) -> bool {
     match (fam, tys) {
         (Family::Set, [d, s]) => {
             matches!(s, T::F32 | T::F16 | T::F16x2) && !matches!(d, T::Bf16 | T::Bf16x2)
         }
-        (Family::Setp, [t]) => *t == T::F32,
+        (Family::Setp, [t]) => matches!(t, T::F32 | T::F16 | T::F16x2),
         (Family::Slct, [_, c]) => *c == T::F32,
         _ => false,
     }
@@ -441,6 +442,18 @@ pub(crate) const GATES: &[Gate] = &[
             set_types(i)
                 .is_some_and(|(d, s)| is_f16(s) && matches!(d, T::U16 | T::S16 | T::U32 | T::S32))
         },
+    },
+    Gate {
+        what: "setp with an f16 source",
+        feature: Some(Feature::F16Set),
+        ptx: (4, 2),
+        applies: |i| matches!(i.op, Op::Setp(s) if is_f16(s.ty)),
+    },
+    Gate {
+        what: "setp with a bf16 source",
+        feature: Some(Feature::Bf16),
+        ptx: (7, 8),
+        applies: |i| matches!(i.op, Op::Setp(s) if is_bf16(s.ty)),
     },
     Gate {
         what: "set with a bf16 source",

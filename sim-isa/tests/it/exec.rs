@@ -1403,3 +1403,33 @@ fn setp_x2_writes_low_half_to_p_and_high_half_to_q() {
     };
     assert_eq!(setp_lane(&s, Target::SM_90, 0, 0, true), (true, true));
 }
+
+/// Half-precision setp (PTX 9.7.7.2), parsed and executed end to end through
+/// the fast path: for x2 sources `p` compares the low halves and `q` the high
+/// halves; scalar f16/bf16 compare as numbers (NaN unordered).
+#[test]
+fn half_precision_setp_end_to_end() {
+    let run = |text: &str, a: u64, b: u64| -> (bool, bool) {
+        let mut syms = Symbols::new();
+        let inst = parse::parse_for_target(text, &mut syms, Target::SM_90, None).unwrap();
+        let mut regs = WarpRegs::new(syms.len());
+        let (ra, rb) = (syms.get("%a").unwrap(), syms.get("%b").unwrap());
+        regs.set_lane(ra, 0, a);
+        regs.set_lane(rb, 0, b);
+        let ctx = ExecCtx { target: Target::SM_90, warp_id: 0 };
+        execute(&inst, &ctx, &mut regs, 1);
+        let p = syms.get("%p").map_or(false, |r| regs.lane(r, 0) == 1);
+        let q = syms.get("%q").map_or(false, |r| regs.lane(r, 0) == 1);
+        (p, q)
+    };
+    // f16x2: a = (lo 1.0, hi 3.0), b = (2.0, 2.0): 1 < 2 true, 3 < 2 false.
+    assert_eq!(run("setp.lt.f16x2 %p|%q, %a, %b;", 0x4200_3C00, 0x4000_4000), (true, false));
+    // bf16x2: a = (lo 3.0, hi 1.0), b = (2.0, 2.0).
+    assert_eq!(run("setp.lt.bf16x2 %p|%q, %a, %b;", 0x3F80_4040, 0x4000_4000), (false, true));
+    // Scalar f16: -0.0 == +0.0; NaN is unordered.
+    assert_eq!(run("setp.eq.f16 %p|%q, %a, %b;", 0x8000, 0x0000), (true, false));
+    assert_eq!(run("setp.ltu.f16 %p, %a, %b;", 0x7E00, 0x3C00).0, true);
+    assert_eq!(run("setp.lt.f16 %p, %a, %b;", 0x7E00, 0x3C00).0, false);
+    // bf16 scalar: 1.0 < 2.0.
+    assert_eq!(run("setp.lt.bf16 %p, %a, %b;", 0x3F80, 0x4000).0, true);
+}

@@ -619,8 +619,26 @@ fn setp_destinations_and_sinks() {
         "setp.lt.s32 %p1, %r2, %laneid;",
         "Special register argument not allowed for instruction 'setp'",
     );
-    // Half setp (9.7.7.2) is valid PTX but outside this simulator.
-    bad("setp.lt.f16 %p1, %h1, %h2;", "not simulated");
+    // Half-precision setp (PTX 9.7.7.2): ptxas 11.8 accepts `setp.lt.f16`,
+    // `setp.lt.ftz.f16`, `setp.lt.f16x2 %p1|%p2` and `setp.lt.f16x2 %p1` on
+    // sm_53 and sm_90, and bf16/bf16x2 forms only on sm_90
+    // ("Feature 'setp.bf16' requires .target sm_90 or higher").
+    for t in [
+        "setp.lt.f16 %p1, %h1, %h2;",
+        "setp.lt.ftz.f16 %p1, %h1, %h2;",
+        "setp.lt.f16x2 %p1|%p2, %r1, %r2;",
+        "setp.lt.and.bf16 %p1, %h1, %h2, %p3;",
+        "setp.lt.bf16x2 %p1|%p2, %r1, %r2;",
+    ] {
+        let i = ok(t);
+        assert!(check_target(&i, Target::SM_90, None).is_ok(), "{t}");
+    }
+    let i = ok("setp.lt.f16x2 %p1|%p2, %r1, %r2;");
+    assert!(check_target(&i, Target::SM_53, None).is_ok());
+    let i = ok("setp.lt.bf16x2 %p1|%p2, %r1, %r2;");
+    let e = check_target(&i, Target::SM_53, None).unwrap_err();
+    assert_eq!(e.to_string(), "setp with a bf16 source needs sm_90");
+    bad("setp.lt.ftz.bf16 %p1, %h1, %h2;", "Illegal modifier '.ftz'");
 }
 
 // ---------------------------------------------------------------- immediates (errata 16a)
