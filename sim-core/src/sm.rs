@@ -81,6 +81,10 @@ struct Sched {
     last: Outcome,
     /// Clock until which the scheduler issues the rest of an expansion.
     busy_until: u64,
+    /// While `now < wake`, a slot repeats `last` (`Dep` or `Empty`) without a
+    /// scan: nothing can become ready before the earliest pending operand, and
+    /// any change to the scheduler's warps resets it to 0.
+    wake: u64,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug, Default)]
@@ -107,6 +111,9 @@ pub struct Sm {
     scheds: Vec<Sched>,
     /// Per (scheduler, class): tick at which the unit is free (ticks = cycles * scale).
     unit_free: Vec<u64>,
+    /// Per (scheduler, class): first clock during which the unit accepts a
+    /// micro-op (`unit_free / scale`, kept beside it so the check is one compare).
+    unit_free_clock: Vec<u64>,
     unit_scale: [u64; NCLASS],
     unit_occ: [u64; NCLASS],
     unit_ops: [u64; NCLASS],
@@ -284,6 +291,7 @@ impl Sm {
         });
         Ok(Sm {
             unit_free: vec![0; nsched * NCLASS],
+            unit_free_clock: vec![0; nsched * NCLASS],
             scheds: (0..nsched).map(|_| Sched::default()).collect(),
             cfg: config,
             prog: program,
@@ -447,6 +455,7 @@ impl Sm {
             sc.warps.push(wi);
             sc.ready.push(u64::MAX);
             sc.need.push(0);
+            sc.wake = 0;
             tracing::debug!(
                 cycle = self.cycle,
                 warp = self.warps[wi].id,
@@ -518,19 +527,18 @@ impl Sm {
         let sc = &mut self.scheds[w.sched as usize];
         sc.ready[w.pos as usize] = r;
         sc.need[w.pos as usize] = n;
+        sc.wake = 0;
     }
 
     /// Unit classes (bit per class) that can accept a micro-op on `sched` this clock.
     #[inline]
     fn free_mask(&self, sched: usize, now: u64) -> u8 {
+        let row = &self.unit_free_clock[sched * NCLASS..(sched + 1) * NCLASS];
         let mut m = 0u8;
-        let mut used = self.used_classes;
-        while used != 0 {
-            let c = used.trailing_zeros() as usize;
-            used &= used - 1;
-            m |= (self.unit_free(sched, c, now) as u8) << c;
+        for (c, &t) in row.iter().enumerate() {
+            m |= ((t <= now) as u8) << c;
         }
-        m
+        m & self.used_classes
     }
 
     fn retire(&mut self, wi: usize) -> Result<(), SimError> {
@@ -547,6 +555,7 @@ impl Sm {
         s.warps.remove(p);
         s.ready.remove(p);
         s.need.remove(p);
+        s.wake = 0;
         for &later in &s.warps[p..] {
             self.warps[later].pos -= 1;
         }
@@ -581,7 +590,8 @@ impl Sm {
     fn unit_free(&self, sched: usize, class: usize, now: u64) -> bool {
         // Free at some point during this clock: lets fractional rates (40 lanes
         // per partition = 1.25 ops/clock) come out exact on average.
-        self.unit_free[sched * NCLASS + class] < (now + 1) * self.unit_scale[class]
+        // unit_free < (now + 1) * scale  <=>  unit_free / scale <= now.
+        self.unit_free_clock[sched * NCLASS + class] <= now
     }
 
     /// Occupies the unit with `n` micro-ops issued from this clock on.
@@ -589,6 +599,7 @@ impl Sm {
     fn unit_take(&mut self, sched: usize, class: usize, now: u64, n: u64) {
         let slot = &mut self.unit_free[sched * NCLASS + class];
         *slot = (*slot).max(now * self.unit_scale[class]) + n * self.unit_occ[class];
+        self.unit_free_clock[sched * NCLASS + class] = *slot / self.unit_scale[class];
         self.unit_ops[class] += n;
     }
 
@@ -690,19 +701,34 @@ impl Sm {
     /// One issue slot of scheduler `s`: up to `issue_width` micro-ops.
     fn schedule(&mut self, s: usize, now: u64) -> Result<Outcome, SimError> {
         let mut best = Outcome::Empty;
-        if now < self.scheds[s].busy_until {
+        let st = &mut self.scheds[s];
+        if now < st.busy_until {
             // Still issuing an expansion's micro-ops.
-            let st = &mut self.scheds[s];
             st.stalls.issued += 1;
             st.last = Outcome::Issued;
             return Ok(Outcome::Issued);
         }
+        if now < st.wake {
+            // Same outcome as the last slot (see `Sched::wake`).
+            match st.last {
+                Outcome::Dep => {
+                    st.stalls.dependency += 1;
+                    self.min_event = self.min_event.min(st.wake);
+                }
+                _ => st.stalls.no_eligible += 1,
+            }
+            return Ok(st.last);
+        }
+        let mut wake = 0;
         for _ in 0..self.cfg.issue_width {
             if now < self.scheds[s].busy_until {
                 break;
             }
             let n = self.scheds[s].warps.len();
             if n == 0 {
+                if best == Outcome::Empty {
+                    wake = u64::MAX;
+                }
                 break;
             }
             let free = self.free_mask(s, now);
@@ -724,6 +750,7 @@ impl Sm {
             let Some(pos) = pick else {
                 // Nothing can issue: classify the slot.
                 let mut o = Outcome::Empty;
+                let mut first = u64::MAX;
                 for &r in &sc.ready {
                     if r <= now {
                         o = Outcome::Unit;
@@ -731,8 +758,14 @@ impl Sm {
                         if o == Outcome::Empty {
                             o = Outcome::Dep;
                         }
-                        self.min_event = self.min_event.min(r);
+                        first = first.min(r);
                     }
+                }
+                self.min_event = self.min_event.min(first);
+                if best == Outcome::Empty && o != Outcome::Unit {
+                    // Nothing issued and nothing ready: the outcome holds until
+                    // the first pending operand is ready (never, when empty).
+                    wake = first;
                 }
                 best = best.max(o);
                 break;
@@ -758,6 +791,7 @@ impl Sm {
             Outcome::Empty => st.stalls.no_eligible += 1,
         }
         st.last = best;
+        st.wake = wake;
         Ok(best)
     }
 
@@ -782,6 +816,40 @@ impl Sm {
         (to - 1) / iv + 1 - from.div_ceil(iv)
     }
 
+    /// Jumps over the slots from `now` (an issue clock) in which every
+    /// scheduler's outcome is already known (busy with an expansion, or waiting
+    /// with [`Sched::wake`] in the future), counting them as stepping would.
+    fn skip_known(&mut self, now: u64) -> bool {
+        let mut target = u64::MAX;
+        for sc in &self.scheds {
+            let until = if now < sc.busy_until {
+                sc.busy_until
+            } else if now < sc.wake {
+                sc.wake
+            } else {
+                return false;
+            };
+            target = target.min(until);
+        }
+        if target == u64::MAX {
+            // Everything waits for the host: let `step` record the slot and stop.
+            return false;
+        }
+        let slots = self.slots_between(now, target);
+        for sc in &mut self.scheds {
+            if now < sc.busy_until {
+                sc.stalls.issued += slots;
+                sc.last = Outcome::Issued;
+            } else if sc.last == Outcome::Dep {
+                sc.stalls.dependency += slots;
+            } else {
+                sc.stalls.no_eligible += slots;
+            }
+        }
+        self.cycle = target;
+        true
+    }
+
     /// Runs until every warp has finished and its results are written, or until
     /// every live warp waits for host input ([`Sm::push_instruction`]).
     ///
@@ -793,6 +861,9 @@ impl Sm {
             let now = self.cycle;
             if now.next_multiple_of(iv) != now {
                 self.cycle = now.next_multiple_of(iv);
+                continue;
+            }
+            if self.skip_known(now) {
                 continue;
             }
             self.min_event = u64::MAX;
