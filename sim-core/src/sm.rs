@@ -19,9 +19,10 @@ struct InstInfo {
     /// Unit of the remaining micro-ops of an expansion.
     rest_class: u8,
     uops: u16,
-    steps: u16,
-    /// Latency of a critical step.
-    latency: u32,
+    /// Unit classes the instruction needs (bit per class).
+    need: u8,
+    /// Clocks from the first micro-op until the result is ready (see `issue`).
+    delay: u64,
     op_id: u16,
     uses: [u32; 6],
     nuses: u8,
@@ -169,6 +170,24 @@ fn mnemonic(inst: &Instruction) -> String {
     }
 }
 
+/// First position in `from..to` whose warp can issue now: operands ready and
+/// every unit it needs free.
+#[inline]
+fn first_ok(
+    ready: &[u64],
+    need: &[u8],
+    from: usize,
+    to: usize,
+    now: u64,
+    free: u8,
+) -> Option<usize> {
+    ready[from..to]
+        .iter()
+        .zip(&need[from..to])
+        .position(|(&r, &n)| r <= now && n & !free == 0)
+        .map(|p| from + p)
+}
+
 /// Unit class of an instruction's native (first) machine instruction.
 fn native_class(inst: &Instruction) -> UnitClass {
     let cmp_class = |t: Type| match t.kind() {
@@ -254,8 +273,11 @@ impl Sm {
                 first_class: first as u8,
                 rest_class: rest as u8,
                 uops: cost.uops,
-                steps: cost.steps,
-                latency: latency.max(1),
+                need: (1u8 << first as u8) | if cost.uops > 1 { 1u8 << rest as u8 } else { 0 },
+                delay: {
+                    let (lat, uops) = (latency.max(1) as u64, cost.uops as u64);
+                    ((cost.steps as u64 - 1) * lat).max(uops - 1) + lat
+                },
                 op_id,
                 uses: [0; 6],
                 nuses: 0,
@@ -517,10 +539,7 @@ impl Sm {
         }
         let (r, n) = if w.cur != NONE {
             let ii = &self.info[w.cur as usize];
-            (
-                w.cur_ready,
-                (1u8 << ii.first_class) | if ii.uops > 1 { 1u8 << ii.rest_class } else { 0 },
-            )
+            (w.cur_ready, ii.need)
         } else {
             (u64::MAX, 0)
         };
@@ -613,26 +632,21 @@ impl Sm {
     /// Handling the sequence as one decision keeps the cost per PTX instruction
     /// constant; throughput and latency are those of issuing the micro-ops
     /// one by one.
-    fn try_issue(&mut self, wi: usize, sched: usize, now: u64) -> Result<Outcome, SimError> {
+    /// The caller's scan has checked that the warp has an instruction whose
+    /// operands are ready and whose units are free.
+    fn issue(&mut self, wi: usize, sched: usize, now: u64) -> Result<(), SimError> {
         let w = &self.warps[wi];
-        if w.cur == NONE {
-            return Ok(Outcome::Empty);
-        }
-        if now < w.cur_ready {
-            self.min_event = self.min_event.min(w.cur_ready);
-            return Ok(Outcome::Dep);
-        }
         let idx = w.cur;
-        let ii = &self.info[idx as usize];
+        debug_assert!(idx != NONE && w.cur_ready <= now);
+        let ii = self.info[idx as usize];
         let (first, rest, uops) = (
             ii.first_class as usize,
             ii.rest_class as usize,
             ii.uops as u64,
         );
-        if !self.unit_free(sched, first, now) || (uops > 1 && !self.unit_free(sched, rest, now)) {
-            return Ok(Outcome::Unit);
-        }
-        let ii = *ii;
+        debug_assert!(
+            self.unit_free(sched, first, now) && (uops == 1 || self.unit_free(sched, rest, now))
+        );
         self.unit_take(sched, first, now, 1);
         if uops > 1 {
             self.unit_take(sched, rest, now, uops - 1);
@@ -675,8 +689,7 @@ impl Sm {
                 inst: idx,
             });
         }
-        let lat = ii.latency as u64;
-        let ready = now + ((ii.steps as u64 - 1) * lat).max(uops - 1) + lat;
+        let ready = now + ii.delay;
         for &r in &ii.writes[..ii.nwrites as usize] {
             w.ready_at[r as usize] = ready;
         }
@@ -685,7 +698,7 @@ impl Sm {
         self.warp_instructions += 1;
         self.thread_instructions += threads;
         self.micro_ops += uops;
-        self.op_acc[ii.op_id as usize].record(threads, uops, ready - now);
+        self.op_acc[ii.op_id as usize].record(threads, uops, ii.delay);
         let sc = &mut self.scheds[sched];
         sc.issues += uops;
         if uops > 1 {
@@ -694,8 +707,7 @@ impl Sm {
             let slots = uops.div_ceil(k);
             sc.busy_until = now + slots * self.cfg.issue_interval as u64;
         }
-        self.fetch(wi)?;
-        Ok(Outcome::Issued)
+        self.fetch(wi)
     }
 
     /// One issue slot of scheduler `s`: up to `issue_width` micro-ops.
@@ -733,18 +745,19 @@ impl Sm {
             }
             let free = self.free_mask(s, now);
             let sc = &self.scheds[s];
-            let ok = |p: usize| sc.ready[p] <= now && sc.need[p] & !free == 0;
+            let first_ok =
+                |from: usize, to: usize| first_ok(&sc.ready, &sc.need, from, to, now, free);
             // Scan order: GTO tries its greedy warp first, then oldest-first;
             // LRR starts after the warp that issued last; oldest from the front.
             let pick = match self.policy {
                 SchedPolicy::Gto => match sc.greedy {
-                    Some(g) if g < n && ok(g) => Some(g),
-                    _ => (0..n).find(|&p| ok(p)),
+                    Some(g) if g < n && first_ok(g, g + 1).is_some() => Some(g),
+                    _ => first_ok(0, n),
                 },
-                SchedPolicy::Oldest => (0..n).find(|&p| ok(p)),
+                SchedPolicy::Oldest => first_ok(0, n),
                 SchedPolicy::Lrr => {
                     let start = sc.rr_next % n;
-                    (start..n).chain(0..start).find(|&p| ok(p))
+                    first_ok(start, n).or_else(|| first_ok(0, start))
                 }
             };
             let Some(pos) = pick else {
@@ -771,8 +784,7 @@ impl Sm {
                 break;
             };
             let wi = sc.warps[pos];
-            let o = self.try_issue(wi, s, now)?;
-            debug_assert_eq!(o, Outcome::Issued);
+            self.issue(wi, s, now)?;
             best = Outcome::Issued;
             let sc = &mut self.scheds[s];
             // The warp may have retired (and been removed) while issuing.
