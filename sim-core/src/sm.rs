@@ -23,6 +23,8 @@ struct InstInfo {
     need: u8,
     /// Clocks from the first micro-op until the result is ready (see `issue`).
     delay: u64,
+    /// Clocks the scheduler spends issuing the micro-ops (expansions only).
+    busy: u64,
     op_id: u16,
     uses: [u32; 6],
     nuses: u8,
@@ -112,9 +114,6 @@ pub struct Sm {
     scheds: Vec<Sched>,
     /// Per (scheduler, class): tick at which the unit is free (ticks = cycles * scale).
     unit_free: Vec<u64>,
-    /// Per (scheduler, class): first clock during which the unit accepts a
-    /// micro-op (`unit_free / scale`, kept beside it so the check is one compare).
-    unit_free_clock: Vec<u64>,
     unit_scale: [u64; NCLASS],
     unit_occ: [u64; NCLASS],
     unit_ops: [u64; NCLASS],
@@ -278,6 +277,8 @@ impl Sm {
                     let (lat, uops) = (latency.max(1) as u64, cost.uops as u64);
                     ((cost.steps as u64 - 1) * lat).max(uops - 1) + lat
                 },
+                busy: (cost.uops as u64).div_ceil(config.issue_width as u64)
+                    * config.issue_interval as u64,
                 op_id,
                 uses: [0; 6],
                 nuses: 0,
@@ -313,7 +314,6 @@ impl Sm {
         });
         Ok(Sm {
             unit_free: vec![0; nsched * NCLASS],
-            unit_free_clock: vec![0; nsched * NCLASS],
             scheds: (0..nsched).map(|_| Sched::default()).collect(),
             cfg: config,
             prog: program,
@@ -552,10 +552,10 @@ impl Sm {
     /// Unit classes (bit per class) that can accept a micro-op on `sched` this clock.
     #[inline]
     fn free_mask(&self, sched: usize, now: u64) -> u8 {
-        let row = &self.unit_free_clock[sched * NCLASS..(sched + 1) * NCLASS];
+        let row = &self.unit_free[sched * NCLASS..(sched + 1) * NCLASS];
         let mut m = 0u8;
-        for (c, &t) in row.iter().enumerate() {
-            m |= ((t <= now) as u8) << c;
+        for (c, (&t, &scale)) in row.iter().zip(&self.unit_scale).enumerate() {
+            m |= ((t < (now + 1) * scale) as u8) << c;
         }
         m & self.used_classes
     }
@@ -609,8 +609,9 @@ impl Sm {
     fn unit_free(&self, sched: usize, class: usize, now: u64) -> bool {
         // Free at some point during this clock: lets fractional rates (40 lanes
         // per partition = 1.25 ops/clock) come out exact on average.
-        // unit_free < (now + 1) * scale  <=>  unit_free / scale <= now.
-        self.unit_free_clock[sched * NCLASS + class] <= now
+        // Free at some point during this clock: lets fractional rates (40 lanes
+        // per partition = 1.25 ops/clock) come out exact on average.
+        self.unit_free[sched * NCLASS + class] < (now + 1) * self.unit_scale[class]
     }
 
     /// Occupies the unit with `n` micro-ops issued from this clock on.
@@ -618,7 +619,6 @@ impl Sm {
     fn unit_take(&mut self, sched: usize, class: usize, now: u64, n: u64) {
         let slot = &mut self.unit_free[sched * NCLASS + class];
         *slot = (*slot).max(now * self.unit_scale[class]) + n * self.unit_occ[class];
-        self.unit_free_clock[sched * NCLASS + class] = *slot / self.unit_scale[class];
         self.unit_ops[class] += n;
     }
 
@@ -703,9 +703,7 @@ impl Sm {
         sc.issues += uops;
         if uops > 1 {
             // The rest of the sequence occupies the following issue slots.
-            let k = self.cfg.issue_width as u64;
-            let slots = uops.div_ceil(k);
-            sc.busy_until = now + slots * self.cfg.issue_interval as u64;
+            sc.busy_until = now + ii.busy;
         }
         self.fetch(wi)
     }
@@ -756,7 +754,12 @@ impl Sm {
                 },
                 SchedPolicy::Oldest => first_ok(0, n),
                 SchedPolicy::Lrr => {
-                    let start = sc.rr_next % n;
+                    // rr_next <= n always; avoid a division in the common case.
+                    let start = if sc.rr_next < n {
+                        sc.rr_next
+                    } else {
+                        sc.rr_next % n
+                    };
                     first_ok(start, n).or_else(|| first_ok(0, start))
                 }
             };
@@ -810,7 +813,8 @@ impl Sm {
     /// Advances one clock.
     pub fn step(&mut self) -> Result<(), SimError> {
         let now = self.cycle;
-        if now.next_multiple_of(self.cfg.issue_interval as u64) == now {
+        let iv = self.cfg.issue_interval as u64;
+        if iv == 1 || now % iv == 0 {
             for s in 0..self.scheds.len() {
                 self.schedule(s, now)?;
             }
@@ -871,7 +875,7 @@ impl Sm {
         let iv = self.cfg.issue_interval as u64;
         while self.live > 0 {
             let now = self.cycle;
-            if now.next_multiple_of(iv) != now {
+            if iv != 1 && now % iv != 0 {
                 self.cycle = now.next_multiple_of(iv);
                 continue;
             }
