@@ -7,7 +7,7 @@ use sim_cli::gen::{generate, GenParams, Mix};
 use sim_cli::replay::{simulate, RunOptions};
 use sim_cli::trace::Trace;
 use sim_core::SchedPolicy;
-use sim_isa::Target;
+use sim_isa::{execute, ExecCtx, Target, WarpRegs};
 use std::time::Duration;
 
 fn bench_trace(c: &mut Criterion, name: &str, trace: &Trace) {
@@ -29,6 +29,36 @@ fn bench_trace(c: &mut Criterion, name: &str, trace: &Trace) {
             continue;
         }
         g.bench_function(arch, |b| b.iter(|| simulate(trace, &opts).unwrap()));
+    }
+    g.finish();
+}
+
+/// sim-isa's share alone: the same dynamic instructions executed warp after
+/// warp with no timing model (what sim-core adds is the difference).
+fn bench_execute_only(c: &mut Criterion, name: &str, trace: &Trace) {
+    let mut g = c.benchmark_group(name);
+    g.throughput(Throughput::Elements(trace.dynamic_total()));
+    g.measurement_time(Duration::from_secs(3)).sample_size(10);
+    for arch in ["sm_53", "sm_90"] {
+        let target = Target::parse(arch).unwrap();
+        g.bench_function(arch, |b| {
+            b.iter(|| {
+                let mut last = WarpRegs::new(0);
+                for (w, rec) in trace.warps.iter().enumerate() {
+                    let mut regs = WarpRegs::new(trace.nregs());
+                    let ctx = ExecCtx {
+                        target,
+                        warp_id: w as u32,
+                    };
+                    let mut cur = trace.cursor(w);
+                    while let Some(i) = cur.next_index() {
+                        execute(&trace.insts[i as usize], &ctx, &mut regs, rec.mask);
+                    }
+                    last = regs;
+                }
+                last
+            })
+        });
     }
     g.finish();
 }
@@ -56,6 +86,7 @@ fn benches(c: &mut Criterion) {
     })
     .unwrap();
     bench_trace(c, "gen_mixed_64x20000", &g);
+    bench_execute_only(c, "gen_mixed_64x20000_execute_only", &g);
 }
 
 criterion_group!(replay, benches);

@@ -205,7 +205,10 @@ struct Frame {
 pub struct Cursor {
     stream: std::sync::Arc<Stream>,
     pc: usize,
-    run_off: u32,
+    /// Rest of the current run, `run_next..run_end` (`pc` is already past it),
+    /// so most steps are one compare and an increment.
+    run_next: u32,
+    run_end: u32,
     stack: Vec<Frame>,
 }
 
@@ -216,7 +219,8 @@ impl Cursor {
         Cursor {
             stream,
             pc: 0,
-            run_off: 0,
+            run_next: 0,
+            run_end: 0,
             stack: Vec::with_capacity(depth),
         }
     }
@@ -224,6 +228,11 @@ impl Cursor {
     /// The next static instruction index, or `None` at the end.
     #[inline]
     pub fn next_index(&mut self) -> Option<u32> {
+        if self.run_next != self.run_end {
+            let i = self.run_next;
+            self.run_next += 1;
+            return Some(i);
+        }
         let ops = &self.stream.ops;
         loop {
             if let Some(top) = self.stack.last_mut() {
@@ -243,13 +252,11 @@ impl Cursor {
                     return Some(i);
                 }
                 StreamOp::Run { start, len } => {
-                    let i = start + self.run_off;
-                    self.run_off += 1;
-                    if self.run_off == len {
-                        self.run_off = 0;
-                        self.pc += 1;
-                    }
-                    return Some(i);
+                    // Validation guarantees len >= 1 and start + len within the program.
+                    self.pc += 1;
+                    self.run_next = start + 1;
+                    self.run_end = start + len;
+                    return Some(start);
                 }
                 StreamOp::Repeat { count, body_len } => {
                     // Validation guarantees count >= 1 and a non-empty body within bounds.

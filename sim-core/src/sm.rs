@@ -19,9 +19,12 @@ struct InstInfo {
     /// Unit of the remaining micro-ops of an expansion.
     rest_class: u8,
     uops: u16,
-    steps: u16,
-    /// Latency of a critical step.
-    latency: u32,
+    /// Unit classes the instruction needs (bit per class).
+    need: u8,
+    /// Clocks from the first micro-op until the result is ready (see `issue`).
+    delay: u64,
+    /// Clocks the scheduler spends issuing the micro-ops (expansions only).
+    busy: u64,
     op_id: u16,
     uses: [u32; 6],
     nuses: u8,
@@ -81,6 +84,10 @@ struct Sched {
     last: Outcome,
     /// Clock until which the scheduler issues the rest of an expansion.
     busy_until: u64,
+    /// While `now < wake`, a slot repeats `last` (`Dep` or `Empty`) without a
+    /// scan: nothing can become ready before the earliest pending operand, and
+    /// any change to the scheduler's warps resets it to 0.
+    wake: u64,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug, Default)]
@@ -160,6 +167,24 @@ fn mnemonic(inst: &Instruction) -> String {
         Op::Slct(_) => "slct".into(),
         Op::Alu(a) => alu_name(a.op).into(),
     }
+}
+
+/// First position in `from..to` whose warp can issue now: operands ready and
+/// every unit it needs free.
+#[inline]
+fn first_ok(
+    ready: &[u64],
+    need: &[u8],
+    from: usize,
+    to: usize,
+    now: u64,
+    free: u8,
+) -> Option<usize> {
+    ready[from..to]
+        .iter()
+        .zip(&need[from..to])
+        .position(|(&r, &n)| r <= now && n & !free == 0)
+        .map(|p| from + p)
 }
 
 /// Unit class of an instruction's native (first) machine instruction.
@@ -247,8 +272,13 @@ impl Sm {
                 first_class: first as u8,
                 rest_class: rest as u8,
                 uops: cost.uops,
-                steps: cost.steps,
-                latency: latency.max(1),
+                need: (1u8 << first as u8) | if cost.uops > 1 { 1u8 << rest as u8 } else { 0 },
+                delay: {
+                    let (lat, uops) = (latency.max(1) as u64, cost.uops as u64);
+                    ((cost.steps as u64 - 1) * lat).max(uops - 1) + lat
+                },
+                busy: (cost.uops as u64).div_ceil(config.issue_width as u64)
+                    * config.issue_interval as u64,
                 op_id,
                 uses: [0; 6],
                 nuses: 0,
@@ -447,6 +477,7 @@ impl Sm {
             sc.warps.push(wi);
             sc.ready.push(u64::MAX);
             sc.need.push(0);
+            sc.wake = 0;
             tracing::debug!(
                 cycle = self.cycle,
                 warp = self.warps[wi].id,
@@ -508,29 +539,25 @@ impl Sm {
         }
         let (r, n) = if w.cur != NONE {
             let ii = &self.info[w.cur as usize];
-            (
-                w.cur_ready,
-                (1u8 << ii.first_class) | if ii.uops > 1 { 1u8 << ii.rest_class } else { 0 },
-            )
+            (w.cur_ready, ii.need)
         } else {
             (u64::MAX, 0)
         };
         let sc = &mut self.scheds[w.sched as usize];
         sc.ready[w.pos as usize] = r;
         sc.need[w.pos as usize] = n;
+        sc.wake = 0;
     }
 
     /// Unit classes (bit per class) that can accept a micro-op on `sched` this clock.
     #[inline]
     fn free_mask(&self, sched: usize, now: u64) -> u8 {
+        let row = &self.unit_free[sched * NCLASS..(sched + 1) * NCLASS];
         let mut m = 0u8;
-        let mut used = self.used_classes;
-        while used != 0 {
-            let c = used.trailing_zeros() as usize;
-            used &= used - 1;
-            m |= (self.unit_free(sched, c, now) as u8) << c;
+        for (c, (&t, &scale)) in row.iter().zip(&self.unit_scale).enumerate() {
+            m |= ((t < (now + 1) * scale) as u8) << c;
         }
-        m
+        m & self.used_classes
     }
 
     fn retire(&mut self, wi: usize) -> Result<(), SimError> {
@@ -547,6 +574,7 @@ impl Sm {
         s.warps.remove(p);
         s.ready.remove(p);
         s.need.remove(p);
+        s.wake = 0;
         for &later in &s.warps[p..] {
             self.warps[later].pos -= 1;
         }
@@ -581,6 +609,8 @@ impl Sm {
     fn unit_free(&self, sched: usize, class: usize, now: u64) -> bool {
         // Free at some point during this clock: lets fractional rates (40 lanes
         // per partition = 1.25 ops/clock) come out exact on average.
+        // Free at some point during this clock: lets fractional rates (40 lanes
+        // per partition = 1.25 ops/clock) come out exact on average.
         self.unit_free[sched * NCLASS + class] < (now + 1) * self.unit_scale[class]
     }
 
@@ -602,26 +632,21 @@ impl Sm {
     /// Handling the sequence as one decision keeps the cost per PTX instruction
     /// constant; throughput and latency are those of issuing the micro-ops
     /// one by one.
-    fn try_issue(&mut self, wi: usize, sched: usize, now: u64) -> Result<Outcome, SimError> {
+    /// The caller's scan has checked that the warp has an instruction whose
+    /// operands are ready and whose units are free.
+    fn issue(&mut self, wi: usize, sched: usize, now: u64) -> Result<(), SimError> {
         let w = &self.warps[wi];
-        if w.cur == NONE {
-            return Ok(Outcome::Empty);
-        }
-        if now < w.cur_ready {
-            self.min_event = self.min_event.min(w.cur_ready);
-            return Ok(Outcome::Dep);
-        }
         let idx = w.cur;
-        let ii = &self.info[idx as usize];
+        debug_assert!(idx != NONE && w.cur_ready <= now);
+        let ii = self.info[idx as usize];
         let (first, rest, uops) = (
             ii.first_class as usize,
             ii.rest_class as usize,
             ii.uops as u64,
         );
-        if !self.unit_free(sched, first, now) || (uops > 1 && !self.unit_free(sched, rest, now)) {
-            return Ok(Outcome::Unit);
-        }
-        let ii = *ii;
+        debug_assert!(
+            self.unit_free(sched, first, now) && (uops == 1 || self.unit_free(sched, rest, now))
+        );
         self.unit_take(sched, first, now, 1);
         if uops > 1 {
             self.unit_take(sched, rest, now, uops - 1);
@@ -664,8 +689,7 @@ impl Sm {
                 inst: idx,
             });
         }
-        let lat = ii.latency as u64;
-        let ready = now + ((ii.steps as u64 - 1) * lat).max(uops - 1) + lat;
+        let ready = now + ii.delay;
         for &r in &ii.writes[..ii.nwrites as usize] {
             w.ready_at[r as usize] = ready;
         }
@@ -674,56 +698,75 @@ impl Sm {
         self.warp_instructions += 1;
         self.thread_instructions += threads;
         self.micro_ops += uops;
-        self.op_acc[ii.op_id as usize].record(threads, uops, ready - now);
+        self.op_acc[ii.op_id as usize].record(threads, uops, ii.delay);
         let sc = &mut self.scheds[sched];
         sc.issues += uops;
         if uops > 1 {
             // The rest of the sequence occupies the following issue slots.
-            let k = self.cfg.issue_width as u64;
-            let slots = uops.div_ceil(k);
-            sc.busy_until = now + slots * self.cfg.issue_interval as u64;
+            sc.busy_until = now + ii.busy;
         }
-        self.fetch(wi)?;
-        Ok(Outcome::Issued)
+        self.fetch(wi)
     }
 
     /// One issue slot of scheduler `s`: up to `issue_width` micro-ops.
     fn schedule(&mut self, s: usize, now: u64) -> Result<Outcome, SimError> {
         let mut best = Outcome::Empty;
-        if now < self.scheds[s].busy_until {
+        let st = &mut self.scheds[s];
+        if now < st.busy_until {
             // Still issuing an expansion's micro-ops.
-            let st = &mut self.scheds[s];
             st.stalls.issued += 1;
             st.last = Outcome::Issued;
             return Ok(Outcome::Issued);
         }
+        if now < st.wake {
+            // Same outcome as the last slot (see `Sched::wake`).
+            match st.last {
+                Outcome::Dep => {
+                    st.stalls.dependency += 1;
+                    self.min_event = self.min_event.min(st.wake);
+                }
+                _ => st.stalls.no_eligible += 1,
+            }
+            return Ok(st.last);
+        }
+        let mut wake = 0;
         for _ in 0..self.cfg.issue_width {
             if now < self.scheds[s].busy_until {
                 break;
             }
             let n = self.scheds[s].warps.len();
             if n == 0 {
+                if best == Outcome::Empty {
+                    wake = u64::MAX;
+                }
                 break;
             }
             let free = self.free_mask(s, now);
             let sc = &self.scheds[s];
-            let ok = |p: usize| sc.ready[p] <= now && sc.need[p] & !free == 0;
+            let first_ok =
+                |from: usize, to: usize| first_ok(&sc.ready, &sc.need, from, to, now, free);
             // Scan order: GTO tries its greedy warp first, then oldest-first;
             // LRR starts after the warp that issued last; oldest from the front.
             let pick = match self.policy {
                 SchedPolicy::Gto => match sc.greedy {
-                    Some(g) if g < n && ok(g) => Some(g),
-                    _ => (0..n).find(|&p| ok(p)),
+                    Some(g) if g < n && first_ok(g, g + 1).is_some() => Some(g),
+                    _ => first_ok(0, n),
                 },
-                SchedPolicy::Oldest => (0..n).find(|&p| ok(p)),
+                SchedPolicy::Oldest => first_ok(0, n),
                 SchedPolicy::Lrr => {
-                    let start = sc.rr_next % n;
-                    (start..n).chain(0..start).find(|&p| ok(p))
+                    // rr_next <= n always; avoid a division in the common case.
+                    let start = if sc.rr_next < n {
+                        sc.rr_next
+                    } else {
+                        sc.rr_next % n
+                    };
+                    first_ok(start, n).or_else(|| first_ok(0, start))
                 }
             };
             let Some(pos) = pick else {
                 // Nothing can issue: classify the slot.
                 let mut o = Outcome::Empty;
+                let mut first = u64::MAX;
                 for &r in &sc.ready {
                     if r <= now {
                         o = Outcome::Unit;
@@ -731,15 +774,20 @@ impl Sm {
                         if o == Outcome::Empty {
                             o = Outcome::Dep;
                         }
-                        self.min_event = self.min_event.min(r);
+                        first = first.min(r);
                     }
+                }
+                self.min_event = self.min_event.min(first);
+                if best == Outcome::Empty && o != Outcome::Unit {
+                    // Nothing issued and nothing ready: the outcome holds until
+                    // the first pending operand is ready (never, when empty).
+                    wake = first;
                 }
                 best = best.max(o);
                 break;
             };
             let wi = sc.warps[pos];
-            let o = self.try_issue(wi, s, now)?;
-            debug_assert_eq!(o, Outcome::Issued);
+            self.issue(wi, s, now)?;
             best = Outcome::Issued;
             let sc = &mut self.scheds[s];
             // The warp may have retired (and been removed) while issuing.
@@ -758,13 +806,15 @@ impl Sm {
             Outcome::Empty => st.stalls.no_eligible += 1,
         }
         st.last = best;
+        st.wake = wake;
         Ok(best)
     }
 
     /// Advances one clock.
     pub fn step(&mut self) -> Result<(), SimError> {
         let now = self.cycle;
-        if now.next_multiple_of(self.cfg.issue_interval as u64) == now {
+        let iv = self.cfg.issue_interval as u64;
+        if iv == 1 || now % iv == 0 {
             for s in 0..self.scheds.len() {
                 self.schedule(s, now)?;
             }
@@ -782,6 +832,40 @@ impl Sm {
         (to - 1) / iv + 1 - from.div_ceil(iv)
     }
 
+    /// Jumps over the slots from `now` (an issue clock) in which every
+    /// scheduler's outcome is already known (busy with an expansion, or waiting
+    /// with [`Sched::wake`] in the future), counting them as stepping would.
+    fn skip_known(&mut self, now: u64) -> bool {
+        let mut target = u64::MAX;
+        for sc in &self.scheds {
+            let until = if now < sc.busy_until {
+                sc.busy_until
+            } else if now < sc.wake {
+                sc.wake
+            } else {
+                return false;
+            };
+            target = target.min(until);
+        }
+        if target == u64::MAX {
+            // Everything waits for the host: let `step` record the slot and stop.
+            return false;
+        }
+        let slots = self.slots_between(now, target);
+        for sc in &mut self.scheds {
+            if now < sc.busy_until {
+                sc.stalls.issued += slots;
+                sc.last = Outcome::Issued;
+            } else if sc.last == Outcome::Dep {
+                sc.stalls.dependency += slots;
+            } else {
+                sc.stalls.no_eligible += slots;
+            }
+        }
+        self.cycle = target;
+        true
+    }
+
     /// Runs until every warp has finished and its results are written, or until
     /// every live warp waits for host input ([`Sm::push_instruction`]).
     ///
@@ -791,8 +875,11 @@ impl Sm {
         let iv = self.cfg.issue_interval as u64;
         while self.live > 0 {
             let now = self.cycle;
-            if now.next_multiple_of(iv) != now {
+            if iv != 1 && now % iv != 0 {
                 self.cycle = now.next_multiple_of(iv);
+                continue;
+            }
+            if self.skip_known(now) {
                 continue;
             }
             self.min_event = u64::MAX;

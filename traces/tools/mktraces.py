@@ -276,6 +276,48 @@ mov.u32 %r2, 1000;
     # 0 < 1000 -> 0xffffffff; 0xffffffff < 1000 is false -> 0; 1000 steps end at 0.
     write("chain_set.ptx", header, body, [".expect %r1 = 0x00000000;", ".expect %r2 = 0x000003e8;"])
 
+    header = """
+// Microbenchmark: one warp, a chain of 1000 dependent selp.b32 (one SEL
+// machine instruction on every target, where set.lt.u32.u32 is ISETP+SEL from
+// sm_90 on). Cycles per instruction should equal the preset's ALU latency.
+.target sm_13
+.warps 1
+.reg .b32 %r<4>;
+.reg .pred %p1;
+"""
+    body = """
+mov.u32 %r3, %laneid;
+setp.lt.u32 %p1, %r3, 16;
+.repeat 1000 {
+    selp.b32 %r1, %r1, %r3, %p1;
+}
+"""
+    # Lanes 0-15 keep %r1 (0); lanes 16-31 take %r3 (the lane id) every step.
+    ex = [".expect %%r1 = {%s};" % ", ".join("0x%08x" % (0 if l < 16 else l) for l in range(32)),
+          ".expect %%r3 = {%s};" % ", ".join("0x%08x" % l for l in range(32)),
+          ".expect %%p1 = {%s};" % ", ".join("true" if l < 16 else "false" for l in range(32))]
+    write("chain_selp.ptx", header, body, ex)
+
+    header = """
+// Microbenchmark: one warp, a chain of 1000 dependent vadd4 (native on sm_30;
+// emulated from sm_50 on, where the chain costs the expansion's dependent
+// steps times the latency per instruction).
+.version 7.8
+.target sm_30
+.warps 1
+.reg .b32 %r<11>;
+"""
+    body = """
+mov.u32 %r9, 0x01020304;
+.repeat 1000 {
+    vadd4.u32.u32.u32 %r1, %r1, %r9, %r10;
+}
+"""
+    acc = 0
+    for _ in range(1000):
+        acc = vop("add", 4, acc, 0x01020304, 0)
+    write("chain_vadd4.ptx", header, body, [".expect %%r1 = 0x%08x;" % acc, ".expect %r9 = 0x01020304;"])
+
     regs = "\n".join("    set.lt.u32.u32 %%r%d, %%r8, %d;" % (i, 4 * i) for i in range(8))
     header = """
 // Microbenchmark: 64 warps, independent compares (8 registers round-robin).

@@ -7,6 +7,7 @@ mod corrupt;
 mod fuzz;
 mod golden;
 mod kernel;
+mod microbench;
 mod roundtrip;
 
 use std::path::{Path, PathBuf};

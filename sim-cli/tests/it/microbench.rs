@@ -1,0 +1,177 @@
+//! Issue 3, acceptance 1: the microbenchmark kernels in `traces/`, replayed on
+//! each preset through the library API, against the issue's figures and the
+//! lowering table's micro-op and dependent-step counts.
+
+use crate::root;
+use sim_cli::kernel::parse_kernel;
+use sim_cli::replay::{simulate, RunOptions};
+use sim_cli::trace::Trace;
+use sim_core::{lowering, preset, SchedPolicy, SmConfig, Stats};
+use sim_isa::{Instruction, Op, Target};
+
+const PRESETS: [&str; 4] = ["sm_13", "sm_30", "sm_53", "sm_90"];
+
+fn load(name: &str) -> Trace {
+    let rel = format!("traces/{name}.ptx");
+    let text = std::fs::read_to_string(root().join(&rel)).unwrap();
+    parse_kernel(&rel, &text).unwrap()
+}
+
+/// Simulates `trace` on one SM, one thread, LRR (as `simcli run` does by default).
+fn run(trace: &Trace, arch: &str) -> Stats {
+    let target = Target::parse(arch).unwrap();
+    trace.check_target(target, trace.version).unwrap();
+    let opts = RunOptions {
+        target,
+        sms: 1,
+        threads: 1,
+        policy: SchedPolicy::Lrr,
+    };
+    simulate(trace, &opts).unwrap().0.stats
+}
+
+fn cfg(arch: &str) -> SmConfig {
+    preset(Target::parse(arch).unwrap())
+}
+
+/// The first static instruction matching `pick`; every other match must be the
+/// same lowering variant (the kernels differ only in registers).
+fn inst<'a>(trace: &'a Trace, pick: impl Fn(&Op) -> bool) -> &'a Instruction {
+    let mut it = trace.insts.iter().filter(|i| pick(&i.op));
+    let first = it.next().expect("the kernel has the instruction");
+    for i in it {
+        assert_eq!(lowering::key(i), lowering::key(first), "one variant");
+    }
+    first
+}
+
+fn assert_within(what: &str, got: f64, want: f64, tol: f64) {
+    assert!(
+        (got - want).abs() <= tol * want,
+        "{what}: got {got:.4}, want {want:.4} within {:.0}%",
+        tol * 100.0
+    );
+}
+
+/// Dependent ALU latency of each preset (issue 3's table).
+const ALU_LATENCY: [f64; 4] = [24.0, 9.0, 6.0, 4.0];
+
+/// One warp, 1000 dependent `selp` (one SEL on every target): cycles per
+/// instruction equals the preset's dependent ALU latency within 5%.
+#[test]
+fn chain_selp_cycles_per_instruction_is_alu_latency() {
+    let t = load("chain_selp");
+    for (arch, want) in PRESETS.into_iter().zip(ALU_LATENCY) {
+        let st = run(&t, arch);
+        let n = st.per_opcode["selp"].count;
+        assert_eq!(n, 1000);
+        // The table says selp is one machine instruction here.
+        let c = lowering::cost(cfg(arch).lowering, inst(&t, |o| matches!(o, Op::Selp(_))));
+        assert_eq!((c.uops, c.steps), (1, 1), "{arch}: selp lowering");
+        assert_within(
+            &format!("{arch} chain_selp cycles/instruction"),
+            st.cycles as f64 / n as f64,
+            want,
+            0.05,
+        );
+        assert_eq!(
+            cfg(arch).units.int_alu.latency as f64,
+            want,
+            "{arch}: preset ALU latency"
+        );
+    }
+}
+
+/// `set.lt.u32.u32` costs its lowering's dependent steps x latency per step
+/// (ISETP+SEL on sm_90: 2 x 4; one instruction before).
+#[test]
+fn chain_set_costs_lowering_steps_times_latency() {
+    let t = load("chain_set");
+    let set = inst(&t, |o| matches!(o, Op::Set(_)));
+    for (arch, lat) in PRESETS.into_iter().zip(ALU_LATENCY) {
+        let st = run(&t, arch);
+        let c = lowering::cost(cfg(arch).lowering, set);
+        let n = st.per_opcode["set"].count;
+        assert_within(
+            &format!("{arch} chain_set cycles/instruction"),
+            st.cycles as f64 / n as f64,
+            c.steps as f64 * lat,
+            0.05,
+        );
+    }
+    assert_eq!(lowering::cost(cfg("sm_90").lowering, set).steps, 2);
+}
+
+/// All resident warps, independent compares: warp-instructions per clock per SM.
+#[test]
+fn indep_cmp_throughput_per_preset() {
+    let t = load("indep_cmp");
+    for (arch, want) in PRESETS.into_iter().zip([0.25, 5.0, 2.0, 2.0]) {
+        let st = run(&t, arch);
+        assert_eq!(st.warp_instructions, 64 * 1001);
+        assert_within(&format!("{arch} indep_cmp IPC"), st.ipc, want, 0.05);
+    }
+}
+
+/// sm_30: vadd4 sustains 1 warp-instruction per clock, vabsdiff4 5.
+#[test]
+fn sm30_video_throughput() {
+    for (name, want) in [("vadd4_tput", 1.0), ("vabsdiff4_tput", 5.0)] {
+        let st = run(&load(name), "sm_30");
+        assert_eq!(st.micro_ops, st.warp_instructions, "all native on sm_30");
+        assert_within(&format!("sm_30 {name} IPC"), st.ipc, want, 0.05);
+    }
+}
+
+/// Issue slots per clock per SM of a preset.
+fn slots_per_clock(c: &SmConfig) -> f64 {
+    (c.schedulers * c.issue_width) as f64 / c.issue_interval as f64
+}
+
+/// sm_53 and sm_90: an emulated vadd4 costs its table's micro-op count in issue
+/// slots (throughput) and its dependent-step count x latency in a chain.
+#[test]
+fn emulated_vadd4_costs_table_uops_and_steps() {
+    let tput = load("vadd4_tput");
+    let chain = load("chain_vadd4");
+    let is_vadd = |o: &Op| matches!(o, Op::Video(_));
+    for (arch, lat) in [("sm_53", 6.0), ("sm_90", 4.0)] {
+        let c = cfg(arch);
+        let cost = lowering::cost(c.lowering, inst(&tput, is_vadd));
+        assert!(
+            cost.from_table && cost.uops > 1,
+            "{arch}: vadd4 is emulated"
+        );
+        assert_eq!(
+            cost,
+            lowering::cost(c.lowering, inst(&chain, is_vadd)),
+            "same variant in both kernels"
+        );
+
+        // Throughput: the kernel is vadd4 but for 3 setup instructions per warp.
+        let st = run(&tput, arch);
+        let n = st.per_opcode["vadd4"].count;
+        assert_eq!(n, 64 * 1000);
+        assert_eq!(st.per_opcode["vadd4"].micro_ops, n * cost.uops as u64);
+        assert_within(
+            &format!("{arch} vadd4 warp-instructions per clock"),
+            n as f64 / st.cycles as f64,
+            slots_per_clock(&c) / cost.uops as f64,
+            0.10,
+        );
+
+        // Dependent chain: steps x latency per instruction.
+        let st = run(&chain, arch);
+        let n = st.per_opcode["vadd4"].count;
+        assert_eq!(n, 1000);
+        assert_within(
+            &format!("{arch} chain_vadd4 cycles/instruction"),
+            st.cycles as f64 / n as f64,
+            cost.steps as f64 * lat,
+            0.10,
+        );
+    }
+    // sm_30: native, one ALU latency per link.
+    let st = run(&chain, "sm_30");
+    assert_within("sm_30 chain_vadd4", st.cycles as f64 / 1000.0, 9.0, 0.05);
+}
