@@ -573,61 +573,113 @@ impl Instruction {
     pub fn reg_uses(&self) -> RegUses {
         let mut u = RegUses::default();
         if let Some(g) = self.guard {
-            u.push(RegUse { reg: g.reg, bits: 1, write: false });
+            u.push(RegUse {
+                reg: g.reg,
+                bits: 1,
+                write: false,
+            });
         }
-        let mut src = |u: &mut RegUses, o: Operand, bits: u32| {
+        let src = |u: &mut RegUses, o: Operand, bits: u32| {
             if let Operand::Reg(reg) = o {
-                u.push(RegUse { reg, bits, write: false });
+                u.push(RegUse {
+                    reg,
+                    bits,
+                    write: false,
+                });
             }
         };
         let pred = |u: &mut RegUses, p: Option<(BoolOp, PredSrc)>| {
             if let Some((_, PredSrc::Reg { reg, .. })) = p {
-                u.push(RegUse { reg, bits: 1, write: false });
+                u.push(RegUse {
+                    reg,
+                    bits: 1,
+                    write: false,
+                });
             }
         };
         match self.op {
             Op::Video(v) => {
-                u.push(RegUse { reg: v.d, bits: 32, write: true });
+                u.push(RegUse {
+                    reg: v.d,
+                    bits: 32,
+                    write: true,
+                });
                 for r in [v.a, v.b, v.c] {
-                    u.push(RegUse { reg: r, bits: 32, write: false });
+                    u.push(RegUse {
+                        reg: r,
+                        bits: 32,
+                        write: false,
+                    });
                 }
             }
             Op::Set(s) => {
-                u.push(RegUse { reg: s.d, bits: s.dtype.bits(), write: true });
+                u.push(RegUse {
+                    reg: s.d,
+                    bits: s.dtype.bits(),
+                    write: true,
+                });
                 src(&mut u, s.a, s.stype.bits());
                 src(&mut u, s.b, s.stype.bits());
                 pred(&mut u, s.bool_op);
             }
             Op::Setp(s) => {
                 if let Some(p) = s.p {
-                    u.push(RegUse { reg: p, bits: 1, write: true });
+                    u.push(RegUse {
+                        reg: p,
+                        bits: 1,
+                        write: true,
+                    });
                 }
                 if let Some(Some(q)) = s.q {
-                    u.push(RegUse { reg: q, bits: 1, write: true });
+                    u.push(RegUse {
+                        reg: q,
+                        bits: 1,
+                        write: true,
+                    });
                 }
                 src(&mut u, s.a, s.ty.bits());
                 src(&mut u, s.b, s.ty.bits());
                 pred(&mut u, s.bool_op);
             }
             Op::Selp(s) => {
-                u.push(RegUse { reg: s.d, bits: s.ty.bits(), write: true });
+                u.push(RegUse {
+                    reg: s.d,
+                    bits: s.ty.bits(),
+                    write: true,
+                });
                 src(&mut u, s.a, s.ty.bits());
                 src(&mut u, s.b, s.ty.bits());
                 if let PredSrc::Reg { reg, .. } = s.c {
-                    u.push(RegUse { reg, bits: 1, write: false });
+                    u.push(RegUse {
+                        reg,
+                        bits: 1,
+                        write: false,
+                    });
                 }
             }
             Op::Slct(s) => {
-                u.push(RegUse { reg: s.d, bits: s.dtype.bits(), write: true });
+                u.push(RegUse {
+                    reg: s.d,
+                    bits: s.dtype.bits(),
+                    write: true,
+                });
                 src(&mut u, s.a, s.dtype.bits());
                 src(&mut u, s.b, s.dtype.bits());
                 src(&mut u, s.c, 32);
             }
             Op::Alu(a) => {
-                u.push(RegUse { reg: a.d, bits: a.ty.bits(), write: true });
+                u.push(RegUse {
+                    reg: a.d,
+                    bits: a.ty.bits(),
+                    write: true,
+                });
                 src(&mut u, a.a, a.ty.bits());
                 if let Some(b) = a.b {
-                    let bits = if matches!(a.op, AluOp::Shl | AluOp::Shr) { 32 } else { a.ty.bits() };
+                    let bits = if matches!(a.op, AluOp::Shl | AluOp::Shr) {
+                        32
+                    } else {
+                        a.ty.bits()
+                    };
                     src(&mut u, b, bits);
                 }
             }

@@ -41,17 +41,31 @@ impl Feature {
 
 impl Target {
     /// `sm_30`.
-    pub const SM_30: Target = Target { sm: 30, suffix: None };
+    pub const SM_30: Target = Target {
+        sm: 30,
+        suffix: None,
+    };
     /// `sm_53`.
-    pub const SM_53: Target = Target { sm: 53, suffix: None };
+    pub const SM_53: Target = Target {
+        sm: 53,
+        suffix: None,
+    };
     /// `sm_90`.
-    pub const SM_90: Target = Target { sm: 90, suffix: None };
+    pub const SM_90: Target = Target {
+        sm: 90,
+        suffix: None,
+    };
     /// `sm_13`.
-    pub const SM_13: Target = Target { sm: 13, suffix: None };
+    pub const SM_13: Target = Target {
+        sm: 13,
+        suffix: None,
+    };
 
     /// Parses `sm_XY`, `sm_XYa`, `sm_XYf` (also `sm_100`-style three digits).
     pub fn parse(s: &str) -> Result<Target, TargetError> {
-        let bad = || TargetError { text: s.to_string() };
+        let bad = || TargetError {
+            text: s.to_string(),
+        };
         let rest = s.strip_prefix("sm_").ok_or_else(bad)?;
         let (digits, suffix) = match rest.chars().last() {
             Some(c @ ('a' | 'f')) => (&rest[..rest.len() - 1], Some(c)),
@@ -129,7 +143,10 @@ impl PtxVersion {
         if a.is_empty() || b.is_empty() || a.len() > 2 || b.len() > 2 {
             return None;
         }
-        Some(PtxVersion { major: a.parse().ok()?, minor: b.parse().ok()? })
+        Some(PtxVersion {
+            major: a.parse().ok()?,
+            minor: b.parse().ok()?,
+        })
     }
 }
 

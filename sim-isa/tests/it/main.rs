@@ -1,7 +1,10 @@
-//! sim-isa integration tests: one binary, one module per area.
+//! sim-isa integration tests: one binary, one submodule per area.
 
+mod conform;
 mod enumerate;
 mod examples;
+mod exec;
 mod fuzz;
 mod model;
+mod parse;
 mod props;

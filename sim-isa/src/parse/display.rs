@@ -1,0 +1,241 @@
+//! `Instruction` -> PTX text that re-parses to an equal instruction.
+
+use super::default_sels;
+use super::table::opcode_name;
+use crate::inst::*;
+use crate::symbols::Symbols;
+use std::fmt::{self, Write};
+
+impl Instruction {
+    /// Prints the instruction as PTX text (with `;`), register names from
+    /// `syms`, in canonical spacing:
+    /// `vadd2.s32.s32.u32.sat %r1.h0, %r2.h10, %r3.h32, %r1;`.
+    /// The text re-parses to an equal instruction.
+    pub fn display<'a>(&'a self, syms: &'a Symbols) -> impl fmt::Display + 'a {
+        DisplayInst { inst: self, syms }
+    }
+}
+
+struct DisplayInst<'a> {
+    inst: &'a Instruction,
+    syms: &'a Symbols,
+}
+
+fn sign(s: bool) -> &'static str {
+    if s {
+        ".s32"
+    } else {
+        ".u32"
+    }
+}
+
+impl DisplayInst<'_> {
+    fn reg(&self, f: &mut fmt::Formatter<'_>, r: RegId) -> fmt::Result {
+        // An id missing from the table prints as a placeholder rather than panicking.
+        if (r.0 as usize) < self.syms.len() {
+            f.write_str(self.syms.name(r))
+        } else {
+            write!(f, "%__r{}", r.0)
+        }
+    }
+
+    fn opnd(&self, f: &mut fmt::Formatter<'_>, o: Operand, ty: Type) -> fmt::Result {
+        match o {
+            Operand::Reg(r) => self.reg(f, r),
+            Operand::Special(SpecialReg::LaneId) => f.write_str("%laneid"),
+            Operand::Special(SpecialReg::WarpId) => f.write_str("%warpid"),
+            Operand::Imm(v) => match ty {
+                Type::F32 => write!(f, "0f{:08X}", v as u32),
+                Type::F64 => write!(f, "0d{v:016X}"),
+                _ if ty.kind() == TypeKind::Signed => {
+                    let sh = 64 - ty.bits();
+                    write!(f, "{}", ((v << sh) as i64) >> sh)
+                }
+                _ => write!(f, "{v}"),
+            },
+        }
+    }
+
+    fn pred(&self, f: &mut fmt::Formatter<'_>, p: PredSrc) -> fmt::Result {
+        match p {
+            PredSrc::Reg { reg, negate } => {
+                if negate {
+                    f.write_char('!')?;
+                }
+                self.reg(f, reg)
+            }
+            PredSrc::Imm(b) => write!(f, "{}", u8::from(b)),
+        }
+    }
+
+    fn pdst(&self, f: &mut fmt::Formatter<'_>, p: Option<RegId>) -> fmt::Result {
+        match p {
+            Some(r) => self.reg(f, r),
+            None => f.write_char('_'),
+        }
+    }
+
+    /// `.CmpOp{.BoolOp}{.ftz}`
+    fn cmp_mods(
+        f: &mut fmt::Formatter<'_>,
+        cmp: CmpOp,
+        b: Option<(BoolOp, PredSrc)>,
+        ftz: bool,
+    ) -> fmt::Result {
+        write!(f, ".{}", cmp.name())?;
+        if let Some((b, _)) = b {
+            write!(f, ".{}", b.name())?;
+        }
+        if ftz {
+            f.write_str(".ftz")?;
+        }
+        Ok(())
+    }
+
+    fn tail_pred(&self, f: &mut fmt::Formatter<'_>, b: Option<(BoolOp, PredSrc)>) -> fmt::Result {
+        if let Some((_, c)) = b {
+            f.write_str(", ")?;
+            self.pred(f, c)?;
+        }
+        Ok(())
+    }
+
+    fn video(&self, f: &mut fmt::Formatter<'_>, v: &Video) -> fmt::Result {
+        let letter = if v.simd == Simd::X2 { 'h' } else { 'b' };
+        let n = v.simd.lanes();
+        let sel = |f: &mut fmt::Formatter<'_>, s: [u8; 4]| -> fmt::Result {
+            write!(f, ".{letter}")?;
+            for i in (0..n).rev() {
+                write!(f, "{}", s[i])?;
+            }
+            Ok(())
+        };
+        if v.sat && v.sat_first {
+            f.write_str(".sat")?;
+        }
+        match v.op {
+            VideoOp::Set(c) => write!(f, "{}{}.{}", sign(v.asigned), sign(v.bsigned), c.name())?,
+            _ => write!(
+                f,
+                "{}{}{}",
+                sign(v.dsigned),
+                sign(v.asigned),
+                sign(v.bsigned)
+            )?,
+        }
+        if v.sat && !v.sat_first {
+            f.write_str(".sat")?;
+        }
+        if v.add {
+            f.write_str(".add")?;
+        }
+        f.write_char(' ')?;
+        self.reg(f, v.d)?;
+        if v.mask_explicit {
+            write!(f, ".{letter}")?;
+            for i in (0..n).rev() {
+                if v.mask & (1 << i) != 0 {
+                    write!(f, "{i}")?;
+                }
+            }
+        }
+        f.write_str(", ")?;
+        self.reg(f, v.a)?;
+        let (da, db) = default_sels(v.simd);
+        // A selector the text omitted must be the default for the round trip.
+        if v.asel_explicit || v.asel != da {
+            sel(f, v.asel)?;
+        }
+        f.write_str(", ")?;
+        self.reg(f, v.b)?;
+        if v.bsel_explicit || v.bsel != db {
+            sel(f, v.bsel)?;
+        }
+        f.write_str(", ")?;
+        self.reg(f, v.c)
+    }
+}
+
+impl fmt::Display for DisplayInst<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let i = self.inst;
+        if let Some(g) = i.guard {
+            f.write_char('@')?;
+            if g.negate {
+                f.write_char('!')?;
+            }
+            self.reg(f, g.reg)?;
+            f.write_char(' ')?;
+        }
+        f.write_str(opcode_name(&i.op))?;
+        match &i.op {
+            Op::Video(v) => self.video(f, v)?,
+            Op::Set(s) => {
+                Self::cmp_mods(f, s.cmp, s.bool_op, s.ftz)?;
+                write!(f, ".{}.{} ", s.dtype.name(), s.stype.name())?;
+                self.reg(f, s.d)?;
+                f.write_str(", ")?;
+                self.opnd(f, s.a, s.stype)?;
+                f.write_str(", ")?;
+                self.opnd(f, s.b, s.stype)?;
+                self.tail_pred(f, s.bool_op)?;
+            }
+            Op::Setp(s) => {
+                Self::cmp_mods(f, s.cmp, s.bool_op, s.ftz)?;
+                write!(f, ".{} ", s.ty.name())?;
+                self.pdst(f, s.p)?;
+                if let Some(q) = s.q {
+                    f.write_char('|')?;
+                    self.pdst(f, q)?;
+                }
+                f.write_str(", ")?;
+                self.opnd(f, s.a, s.ty)?;
+                f.write_str(", ")?;
+                self.opnd(f, s.b, s.ty)?;
+                self.tail_pred(f, s.bool_op)?;
+            }
+            Op::Selp(s) => {
+                write!(f, ".{} ", s.ty.name())?;
+                self.reg(f, s.d)?;
+                f.write_str(", ")?;
+                self.opnd(f, s.a, s.ty)?;
+                f.write_str(", ")?;
+                self.opnd(f, s.b, s.ty)?;
+                f.write_str(", ")?;
+                self.pred(f, s.c)?;
+            }
+            Op::Slct(s) => {
+                if s.ftz {
+                    f.write_str(".ftz")?;
+                }
+                write!(f, ".{}.{} ", s.dtype.name(), s.ctype.name())?;
+                self.reg(f, s.d)?;
+                f.write_str(", ")?;
+                self.opnd(f, s.a, s.dtype)?;
+                f.write_str(", ")?;
+                self.opnd(f, s.b, s.dtype)?;
+                f.write_str(", ")?;
+                self.opnd(f, s.c, s.ctype)?;
+            }
+            Op::Alu(a) => {
+                if a.op == AluOp::MulLo {
+                    f.write_str(".lo")?;
+                }
+                write!(f, ".{} ", a.ty.name())?;
+                self.reg(f, a.d)?;
+                f.write_str(", ")?;
+                self.opnd(f, a.a, a.ty)?;
+                if let Some(b) = a.b {
+                    f.write_str(", ")?;
+                    let bt = if matches!(a.op, AluOp::Shl | AluOp::Shr) {
+                        Type::U32
+                    } else {
+                        a.ty
+                    };
+                    self.opnd(f, b, bt)?;
+                }
+            }
+        }
+        f.write_char(';')
+    }
+}

@@ -1,0 +1,1138 @@
+//! Parser, validator, gating and Display. "ptxas:" comments record what
+//! ptxas 11.8 (`-arch=sm_90`, `.version 7.8` unless noted) said about the text.
+
+use sim_isa::parse::{check_target, parse_for_target, parse_instruction};
+use sim_isa::*;
+
+/// Parses, checks the Display round trip (text re-parses to an equal
+/// instruction and prints identically), returns the instruction.
+fn ok(text: &str) -> Instruction {
+    let mut syms = Symbols::new();
+    let inst = parse_instruction(text, &mut syms).unwrap_or_else(|e| panic!("{text}: {e}"));
+    let printed = inst.display(&syms).to_string();
+    let again = parse_instruction(&printed, &mut syms)
+        .unwrap_or_else(|e| panic!("{text} -> {printed}: {e}"));
+    assert_eq!(inst, again, "{text} -> {printed}");
+    assert_eq!(printed, again.display(&syms).to_string());
+    inst
+}
+
+/// Expects `Invalid` whose message contains `msg`; returns (col, token).
+fn bad(text: &str, msg: &str) -> (usize, String) {
+    let mut syms = Symbols::new();
+    match parse_instruction(text, &mut syms) {
+        Err(IsaError::Invalid { col, token, msg: m }) => {
+            assert!(m.contains(msg), "{text}: got '{m}', want '{msg}'");
+            (col, token)
+        }
+        other => panic!("{text}: expected Invalid({msg}), got {other:?}"),
+    }
+}
+
+fn printed(text: &str) -> String {
+    let mut syms = Symbols::new();
+    let inst = parse_instruction(text, &mut syms).unwrap_or_else(|e| panic!("{text}: {e}"));
+    let s = inst.display(&syms).to_string();
+    s
+}
+
+fn video(text: &str) -> Video {
+    match ok(text).op {
+        Op::Video(v) => v,
+        o => panic!("{o:?}"),
+    }
+}
+
+fn set(text: &str) -> Set {
+    match ok(text).op {
+        Op::Set(s) => s,
+        o => panic!("{o:?}"),
+    }
+}
+
+fn setp(text: &str) -> Setp {
+    match ok(text).op {
+        Op::Setp(s) => s,
+        o => panic!("{o:?}"),
+    }
+}
+
+const SEL: &str = "Incorrect video selector";
+const CMP: &str = "Mismatch between instruction type and comparison qualifier";
+const TYPES: &str = "Unexpected instruction types specified";
+
+// ---------------------------------------------------------------- spec Examples blocks
+
+#[test]
+fn examples_simd_video() {
+    let v = video("vadd2.s32.s32.u32.sat  r1, r2, r3, r1;");
+    assert!(v.dsigned && v.asigned && !v.bsigned && v.sat && !v.add);
+    assert_eq!((v.mask, v.asel, v.bsel), (0b11, [0, 1, 0, 0], [2, 3, 0, 0]));
+    let v = video("vsub2.s32.s32.s32.sat  r1.h0, r2.h10, r3.h32, r1;");
+    assert_eq!(
+        (v.mask, v.mask_explicit, v.asel_explicit),
+        (0b01, true, true)
+    );
+    let v = video("vmin2.s32.u32.u32.add  r1.h10, r2.h00, r3.h22, r1;");
+    assert_eq!((v.asel, v.bsel, v.add), ([0, 0, 0, 0], [2, 2, 0, 0], true));
+    let v = video("vadd4.s32.s32.u32.sat  r1, r2, r3, r1;");
+    assert_eq!(
+        (v.mask, v.asel, v.bsel),
+        (0b1111, [0, 1, 2, 3], [4, 5, 6, 7])
+    );
+    let v = video("vsub4.s32.s32.s32.sat  r1.b0, r2.b3210, r3.b7654, r1;");
+    assert_eq!(v.mask, 0b0001);
+    // Errata 9 / ptxas: "Incorrect video selector for operand 0".
+    let (col, tok) = bad(
+        "vmin4.s32.u32.u32.add  r1.b00, r2.b0000, r3.b2222, r1;",
+        SEL,
+    );
+    assert_eq!((col, tok.as_str()), (26, ".b00"));
+    // Without the bad mask the rest of that example is fine.
+    let v = video("vmin4.s32.u32.u32.add  r1, r2.b0000, r3.b2222, r1;");
+    assert_eq!((v.asel, v.bsel), ([0; 4], [2; 4]));
+}
+
+#[test]
+fn examples_vset() {
+    let v = video("vset2.s32.u32.lt      r1, r2, r3, r0;");
+    assert_eq!(
+        (v.op, v.asigned, v.bsigned, v.dsigned),
+        (VideoOp::Set(CmpOp::Lt), true, false, false)
+    );
+    let v = video("vset2.u32.u32.ne.add  r1, r2, r3, r0;");
+    assert!(v.add && v.op == VideoOp::Set(CmpOp::Ne));
+    let v = video("vset4.s32.u32.lt      r1, r2, r3, r0;");
+    assert_eq!(v.simd, Simd::X4);
+    // Errata 9 / ptxas: "Illegal secondary operation for video instruction 'vset4'".
+    let (col, tok) = bad(
+        "vset4.u32.u32.ne.max  r1, r2, r3, r0;",
+        "Illegal secondary operation for video instruction 'vset4'",
+    );
+    assert_eq!((col, tok.as_str()), (17, ".max"));
+}
+
+#[test]
+fn examples_set_setp_selp_slct() {
+    let i = ok("@p  set.lt.and.f32.s32  d,a,b,r;");
+    assert!(matches!(i.guard, Some(Guard { negate: false, .. })));
+    let Op::Set(s) = i.op else { panic!() };
+    assert_eq!((s.cmp, s.dtype, s.stype), (CmpOp::Lt, Type::F32, Type::S32));
+    assert!(matches!(
+        s.bool_op,
+        Some((BoolOp::And, PredSrc::Reg { negate: false, .. }))
+    ));
+    let s = set("    set.eq.u32.u32      d,i,n;");
+    assert_eq!((s.cmp, s.bool_op), (CmpOp::Eq, None));
+    let s = setp("    setp.lt.and.s32  p|q,a,b,r;");
+    assert!(s.p.is_some() && matches!(s.q, Some(Some(_))));
+    let i = ok("@q  setp.eq.u32      p,i,n;");
+    assert!(i.guard.is_some());
+    ok("    selp.s32  r0,r,g,p;");
+    ok("@q  selp.f32  f0,t,x,xp;");
+    ok("slct.u32.s32  x, y, z, val;");
+    let i = ok("slct.ftz.u64.f32  A, B, C, fval;");
+    assert!(matches!(
+        i.op,
+        Op::Slct(Slct {
+            ftz: true,
+            dtype: Type::U64,
+            ctype: Type::F32,
+            ..
+        })
+    ));
+}
+
+#[test]
+fn examples_half_set() {
+    for (text, d, s) in [
+        ("set.lt.and.f16.f16  d,a,b,r;", Type::F16, Type::F16),
+        ("set.eq.f16x2.f16x2  d,i,n;", Type::F16x2, Type::F16x2),
+        ("set.eq.u32.f16x2    d,i,n;", Type::U32, Type::F16x2),
+        ("set.lt.and.u16.f16  d,a,b,r;", Type::U16, Type::F16),
+        ("set.ltu.or.bf16.f16    d,u,v,s;", Type::Bf16, Type::F16),
+        ("set.equ.bf16x2.bf16x2  d,j,m;", Type::Bf16x2, Type::Bf16x2),
+        ("set.geu.s32.bf16x2     d,j,m;", Type::S32, Type::Bf16x2),
+        ("set.num.xor.s32.bf16   d,u,v,s;", Type::S32, Type::Bf16),
+    ] {
+        let st = set(text);
+        assert_eq!((st.dtype, st.stype), (d, s), "{text}");
+        let mut syms = Symbols::new();
+        assert!(
+            parse_for_target(text, &mut syms, Target::SM_90, Some(PtxVersion::new(7, 8))).is_ok()
+        );
+    }
+}
+
+// ---------------------------------------------------------------- video variants
+
+const ARITH2: [&str; 6] = ["vadd2", "vsub2", "vavrg2", "vabsdiff2", "vmin2", "vmax2"];
+const ARITH4: [&str; 6] = ["vadd4", "vsub4", "vavrg4", "vabsdiff4", "vmin4", "vmax4"];
+const MASKS2: [(&str, u8); 3] = [("h0", 1), ("h1", 2), ("h10", 3)];
+/// Errata 10: the 15 listed 4-way masks.
+const MASKS4: [&str; 15] = [
+    "b0", "b1", "b10", "b2", "b20", "b21", "b210", "b3", "b30", "b31", "b310", "b32", "b320",
+    "b321", "b3210",
+];
+
+fn mask_bits(m: &str) -> u8 {
+    m[1..].bytes().fold(0, |acc, d| acc | 1 << (d - b'0'))
+}
+
+#[test]
+fn every_legal_video_variant() {
+    let tys = ["u32", "s32"];
+    let mut n = 0;
+    for simd in [Simd::X2, Simd::X4] {
+        let (ops, masks): (&[&str], Vec<(String, u8)>) = match simd {
+            Simd::X2 => (
+                &ARITH2,
+                MASKS2.iter().map(|(m, b)| (m.to_string(), *b)).collect(),
+            ),
+            Simd::X4 => (
+                &ARITH4,
+                MASKS4
+                    .iter()
+                    .map(|m| (m.to_string(), mask_bits(m)))
+                    .collect(),
+            ),
+        };
+        let (asel, bsel, sa, sb) = match simd {
+            Simd::X2 => (".h21", ".h03", [1, 2, 0, 0], [3, 0, 0, 0]),
+            Simd::X4 => (".b7150", ".b0123", [0, 5, 1, 7], [3, 2, 1, 0]),
+        };
+        let vset = if simd == Simd::X2 { "vset2" } else { "vset4" };
+        for op in ops.iter().copied().chain(std::iter::once(vset)) {
+            let is_set = op.starts_with("vset");
+            let dts: &[&str] = if is_set { &[""] } else { &tys };
+            let seconds: &[&str] = if is_set {
+                &["", ".add"]
+            } else {
+                &["", ".sat", ".add"]
+            };
+            let cmps: &[&str] = if is_set {
+                &[".eq", ".ne", ".lt", ".le", ".gt", ".ge"]
+            } else {
+                &[""]
+            };
+            for dt in dts {
+                for at in tys {
+                    for bt in tys {
+                        for cmp in cmps {
+                            for sec in seconds {
+                                for (mask, mbits) in masks
+                                    .iter()
+                                    .map(|(m, b)| (format!(".{m}"), *b))
+                                    .chain([(String::new(), (1 << simd.lanes()) - 1)])
+                                {
+                                    for explicit in [false, true] {
+                                        let d = if dt.is_empty() {
+                                            String::new()
+                                        } else {
+                                            format!(".{dt}")
+                                        };
+                                        let (xa, xb) =
+                                            if explicit { (asel, bsel) } else { ("", "") };
+                                        let text = format!("{op}{d}.{at}.{bt}{cmp}{sec} %r1{mask}, %r2{xa}, %r3{xb}, %r4;");
+                                        let v = video(&text);
+                                        assert_eq!(v.simd, simd);
+                                        assert_eq!(v.mask, mbits, "{text}");
+                                        assert_eq!(v.mask_explicit, !mask.is_empty());
+                                        assert_eq!(
+                                            (v.asigned, v.bsigned),
+                                            (at == "s32", bt == "s32")
+                                        );
+                                        assert_eq!(v.dsigned, *dt == "s32");
+                                        assert_eq!(
+                                            (v.sat, v.add),
+                                            (*sec == ".sat", *sec == ".add")
+                                        );
+                                        if explicit {
+                                            assert_eq!((v.asel, v.bsel), (sa, sb), "{text}");
+                                        }
+                                        assert_eq!(printed(&text), text, "canonical form");
+                                        n += 1;
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(n > 5000, "{n}");
+}
+
+#[test]
+fn video_modifier_orders() {
+    // Errata 12; ptxas also accepts `.sat` between the types and `.add`/the
+    // compare anywhere (`vadd4.add.s32.s32.s32`, `vset4.lt.u32.u32`, `vset4.u32.lt.u32`).
+    let v = video("vadd4.sat.s32.s32.s32 %r1, %r2, %r3, %r4;");
+    assert!(v.sat && v.sat_first);
+    assert_eq!(
+        printed("vadd4.sat.s32.s32.s32 %r1, %r2, %r3, %r4;"),
+        "vadd4.sat.s32.s32.s32 %r1, %r2, %r3, %r4;"
+    );
+    assert!(video("vadd4.s32.sat.s32.s32 %r1, %r2, %r3, %r4;").sat);
+    assert!(video("vadd4.add.s32.s32.s32 %r1, %r2, %r3, %r4;").add);
+    assert_eq!(
+        video("vset4.lt.u32.u32 r1, r2, r3, r0;"),
+        video("vset4.u32.u32.lt r1, r2, r3, r0;")
+    );
+    assert_eq!(
+        video("vset4.u32.lt.u32 r1, r2, r3, r0;"),
+        video("vset4.u32.u32.lt r1, r2, r3, r0;")
+    );
+    assert_eq!(
+        video("vset4.add.u32.u32.lt r1, r2, r3, r0;"),
+        video("vset4.u32.u32.lt.add r1, r2, r3, r0;")
+    );
+    // ptxas accepts a repeated flag.
+    assert!(video("vadd4.sat.sat.s32.s32.s32 %r1, %r2, %r3, %r4;").sat);
+    // ptxas accepts whitespace before a selector (`%r1 .h1`) but not after the dot.
+    assert_eq!(video("vadd2.s32.s32.s32 %r1 .h1, %r2, %r3, %r4;").mask, 2);
+    bad("vadd2.s32.s32.s32 %r1. h1, %r2, %r3, %r4;", "syntax error");
+}
+
+#[test]
+fn video_illegal_neighbours() {
+    // Errata 6 / ptxas, in every order.
+    for t in [
+        "vadd4.s32.s32.s32.sat.add %r1, %r2, %r3, %r4;",
+        "vadd4.s32.s32.s32.add.sat %r1, %r2, %r3, %r4;",
+        "vadd4.sat.s32.s32.s32.add %r1, %r2, %r3, %r4;",
+        "vmin2.u32.u32.u32.sat.add %r1, %r2, %r3, %r4;",
+    ] {
+        bad(t, "Illegal combination of .sat and .add modifiers");
+    }
+    let (col, tok) = bad(
+        "vadd4.s32.s32.s32.sat.add %r1, %r2, %r3, %r4;",
+        "Illegal combination",
+    );
+    assert_eq!((col, tok.as_str()), (22, ".add"));
+    // Errata 8 / ptxas: "Illegal modifier '.sat' for instruction 'vset4'".
+    bad(
+        "vset4.u32.u32.lt.sat r1, r2, r3, r0;",
+        "Illegal modifier '.sat' for instruction 'vset4'",
+    );
+    // Errata 9: masks exactly the listed ones (ptxas: "Incorrect video selector for operand 0").
+    for m in ["h01", "h00", "h11", "h2", "h210"] {
+        bad(&format!("vadd2.s32.s32.s32 %r1.{m}, %r2, %r3, %r4;"), SEL);
+    }
+    for m in ["b00", "b01", "b02", "b03", "b33", "b4", "b0123", "h10"] {
+        bad(&format!("vadd4.u32.u32.u32 %r1.{m}, %r2, %r3, %r4;"), SEL);
+    }
+    bad("vset2.u32.u32.lt r1.b0, r2, r3, r0;", SEL);
+    // Errata 11: half-word selector on a quad-byte op and the reverse; wrong lengths.
+    let (col, _) = bad(
+        "vadd2.s32.s32.s32 %r1.h1, %r2.b3210, %r3, %r4;",
+        "Incorrect video selector for operand 1",
+    );
+    assert_eq!(col, 30);
+    bad(
+        "vadd4.s32.s32.s32 %r1, %r2.h10, %r3, %r4;",
+        "Incorrect video selector for operand 1",
+    );
+    bad(
+        "vadd2.s32.s32.s32 %r1.h1, %r2.h0, %r3, %r4;",
+        "Incorrect video selector for operand 1",
+    );
+    bad(
+        "vadd4.s32.s32.s32 %r1.b3210, %r2.b01, %r3, %r4;",
+        "Incorrect video selector for operand 1",
+    );
+    bad(
+        "vadd2.s32.s32.s32 %r1, %r2, %r3.h3, %r4;",
+        "Incorrect video selector for operand 2",
+    );
+    // ptxas: "Unknown video selector: '.h4'", "Unknown video selector: '.b8888'".
+    bad(
+        "vadd2.s32.s32.s32 %r1.h1, %r2.h4, %r3, %r4;",
+        "Unknown video selector: '.h4'",
+    );
+    bad(
+        "vadd4.s32.s32.s32 %r1.b3210, %r2.b8888, %r3, %r4;",
+        "Unknown video selector: '.b8888'",
+    );
+    bad(
+        "vadd2.s32.s32.s32 %r1.H1, %r2, %r3, %r4;",
+        "Unknown video selector: '.H1'",
+    );
+    // ptxas: "Video selector is not allowed on 'source C' operand".
+    bad(
+        "vadd4.s32.s32.s32 %r1, %r2, %r3, %r4.b0;",
+        "not allowed on 'source C'",
+    );
+    // Errata 16a: video takes registers only (ptxas: "Incorrect video selector for operand 3").
+    bad(
+        "vadd4.s32.s32.s32 %r1, %r2, %r3, 5;",
+        "Incorrect video selector for operand 3",
+    );
+    bad(
+        "vadd4.s32.s32.s32 %r1, 1, %r3, %r4;",
+        "Incorrect video selector for operand 1",
+    );
+    // Types (ptxas: "Unexpected instruction types specified for 'vadd4'").
+    bad("vadd4.s32.s32 %r1, %r2, %r3, %r4;", TYPES);
+    bad("vadd4.u16.s32.s32 %r1, %r2, %r3, %r4;", TYPES);
+    bad("vadd4.b32.s32.s32 %r1, %r2, %r3, %r4;", TYPES);
+    bad("vset2.u32.u32.u32.lt %r1, %r2, %r3, %r4;", TYPES);
+    // Compares: vset takes only the six signed/unsigned ones (ptxas: mismatch).
+    bad("vset4.u32.u32.lo r1, r2, r3, r0;", CMP);
+    bad("vset4.u32.u32.equ r1, r2, r3, r0;", CMP);
+    bad(
+        "vset4.u32.u32 r1, r2, r3, r0;",
+        "Comparison modifier required for instruction 'vset4'",
+    );
+    bad(
+        "vadd4.s32.s32.s32.lt %r1, %r2, %r3, %r4;",
+        "Illegal modifier '.lt' for instruction 'vadd4'",
+    );
+    // Operand count (ptxas: "Arguments mismatch for instruction 'vadd4'").
+    bad(
+        "vadd4.s32.s32.s32 %r1, %r2, %r3;",
+        "Arguments mismatch for instruction 'vadd4'",
+    );
+    bad(
+        "vadd2.s32.s32.s32 %r1, %r2, %r3, %r4, %r5;",
+        "Arguments mismatch for instruction 'vadd2'",
+    );
+}
+
+// ---------------------------------------------------------------- set / setp matrices
+
+const ALL15: [&str; 15] = [
+    "b16", "b32", "b64", "u16", "u32", "u64", "s16", "s32", "s64", "f16", "f16x2", "bf16",
+    "bf16x2", "f32", "f64",
+];
+
+/// ptxas 11.8 verdicts for `set.eq.D.S` over all 15x15 type pairs: exactly these were accepted.
+const SET_ACCEPTED: &str = "u16.f16 u16.bf16 u32.b16 u32.b32 u32.b64 u32.u16 u32.u32 u32.u64 u32.s16 u32.s32 u32.s64 \
+u32.f16 u32.f16x2 u32.bf16 u32.bf16x2 u32.f32 u32.f64 s16.f16 s16.bf16 s32.b16 s32.b32 s32.b64 s32.u16 s32.u32 s32.u64 \
+s32.s16 s32.s32 s32.s64 s32.f16 s32.f16x2 s32.bf16 s32.bf16x2 s32.f32 s32.f64 f16.b16 f16.b32 f16.b64 f16.u16 f16.u32 \
+f16.u64 f16.s16 f16.s32 f16.s64 f16.f16 f16.f32 f16.f64 f16x2.f16x2 bf16.b16 bf16.b32 bf16.b64 bf16.u16 bf16.u32 \
+bf16.u64 bf16.s16 bf16.s32 bf16.s64 bf16.f16 bf16.bf16 bf16.f32 bf16.f64 bf16x2.bf16x2 f32.b16 f32.b32 f32.b64 \
+f32.u16 f32.u32 f32.u64 f32.s16 f32.s32 f32.s64 f32.f32 f32.f64";
+
+/// ptxas 11.8 verdicts for `set.eq.ftz.D.S` over the accepted pairs (errata 18).
+const SET_FTZ_ACCEPTED: &str =
+    "u16.f16 u32.f16 u32.f16x2 u32.f32 s16.f16 s32.f16 s32.f16x2 s32.f32 f16.f16 f16.f32 f16x2.f16x2 f32.f32";
+
+const CMPS: [&str; 18] = [
+    "eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu", "gtu",
+    "geu", "num", "nan",
+];
+
+fn accepted(text: &str) -> bool {
+    parse_instruction(text, &mut Symbols::new()).is_ok()
+}
+
+#[test]
+fn set_type_matrix_matches_ptxas() {
+    let yes: Vec<&str> = SET_ACCEPTED.split_whitespace().collect();
+    let ftz: Vec<&str> = SET_FTZ_ACCEPTED.split_whitespace().collect();
+    for d in ALL15 {
+        for s in ALL15 {
+            let pair = format!("{d}.{s}");
+            let text = format!("set.eq.{pair} %d, %a, %b;");
+            assert_eq!(accepted(&text), yes.contains(&pair.as_str()), "{text}");
+            if yes.contains(&pair.as_str()) {
+                let st = set(&text);
+                assert_eq!((st.dtype.name(), st.stype.name()), (d, s));
+                let t = format!("set.eq.ftz.{pair} %d, %a, %b;");
+                assert_eq!(accepted(&t), ftz.contains(&pair.as_str()), "{t}");
+                if !ftz.contains(&pair.as_str()) {
+                    // ptxas: "Illegal modifier '.ftz' for instruction 'set'".
+                    let (col, tok) = bad(&t, "Illegal modifier '.ftz' for instruction 'set'");
+                    assert_eq!((col, tok.as_str()), (7, ".ftz"));
+                }
+            }
+        }
+    }
+    // Errata 18 spot checks.
+    ok("set.lt.bf16.bf16 %d, %a, %b;");
+    bad("set.lt.f16.bf16 %d, %a, %b;", TYPES);
+    bad("set.lt.s16.u16 %d, %a, %b;", TYPES);
+    bad(
+        "set.lt.ftz.s32.s32 %r1, %r2, %r3;",
+        "Illegal modifier '.ftz'",
+    );
+    bad(
+        "set.lt.ftz.f32.f64 %r1, %r2, %r3;",
+        "Illegal modifier '.ftz'",
+    );
+    bad(
+        "set.lt.ftz.u32.bf16 %r1, %r2, %r3;",
+        "Illegal modifier '.ftz'",
+    );
+}
+
+/// ptxas 11.8 over every CmpOp x type of `setp` (errata 13): the accepted compares per class.
+fn cmp_expected(ty: &str, c: &str) -> bool {
+    let ordered = ["eq", "ne", "lt", "le", "gt", "ge"].contains(&c);
+    match ty.as_bytes()[0] {
+        b'b' if ty.starts_with("bf") => true,
+        b'b' => c == "eq" || c == "ne",
+        b's' => ordered,
+        b'u' => ordered || ["lo", "ls", "hi", "hs"].contains(&c),
+        _ => !["lo", "ls", "hi", "hs"].contains(&c),
+    }
+}
+
+#[test]
+fn cmp_type_rules() {
+    for ty in [
+        "b16", "b32", "b64", "u16", "u32", "u64", "s16", "s32", "s64", "f32", "f64",
+    ] {
+        for c in CMPS {
+            for bool_op in ["", ".and", ".or", ".xor"] {
+                let tail = if bool_op.is_empty() { "" } else { ", !%c" };
+                let text = format!("setp.{c}{bool_op}.{ty} %p|%q, %a, %b{tail};");
+                assert_eq!(accepted(&text), cmp_expected(ty, c), "{text}");
+                if !cmp_expected(ty, c) {
+                    let (col, tok) = bad(&text, CMP);
+                    assert_eq!((col, tok), (5, format!(".{c}")));
+                }
+                // `set` applies the rule to the source type.
+                let text = format!("set.{c}{bool_op}.u32.{ty} %d, %a, %b{tail};");
+                assert_eq!(accepted(&text), cmp_expected(ty, c), "{text}");
+            }
+        }
+    }
+    // Half sources take the float compares (9.7.7.1 lists no lo/ls/hi/hs).
+    for c in CMPS {
+        for s in ["f16", "bf16", "f16x2", "bf16x2"] {
+            let text = format!("set.{c}.u32.{s} %d, %a, %b;");
+            assert_eq!(accepted(&text), cmp_expected("f32", c), "{text}");
+        }
+    }
+}
+
+#[test]
+fn set_and_setp_forms() {
+    // All BoolOps with {!}c and every modifier order ptxas accepted.
+    for b in BoolOp::ALL {
+        for neg in [false, true] {
+            let bang = if neg { "!" } else { "" };
+            let s = set(&format!(
+                "set.lt.{}.f32.f32 %r1, %r2, %r3, {bang}%p1;",
+                b.name()
+            ));
+            assert!(
+                matches!(s.bool_op, Some((bb, PredSrc::Reg { negate, .. })) if bb == b && negate == neg)
+            );
+        }
+    }
+    let canon = set("set.lt.and.ftz.f32.f32 %r1, %r2, %r3, %p1;");
+    for t in [
+        "set.lt.ftz.and.f32.f32 %r1, %r2, %r3, %p1;",
+        "set.ftz.lt.and.f32.f32 %r1, %r2, %r3, %p1;",
+        "set.f32.f32.lt.and.ftz %r1, %r2, %r3, %p1;",
+    ] {
+        assert_eq!(set(t), canon, "{t}");
+    }
+    assert_eq!(
+        set("set.f32.s32.lt %r1, %r2, %r3;"),
+        set("set.lt.f32.s32 %r1, %r2, %r3;")
+    );
+    assert_eq!(
+        setp("setp.lt.s32.and %p1, %r2, %r3, %p2;"),
+        setp("setp.lt.and.s32 %p1, %r2, %r3, %p2;")
+    );
+    // ptxas: "Multiple comparisons set", "Multiple instruction post-operation flags set".
+    bad("setp.lt.gt.s32 %p1, %r2, %r3;", "Multiple comparisons set");
+    bad(
+        "setp.lt.and.or.s32 %p1, %r2, %r3, %p2;",
+        "Multiple instruction post-operation flags set",
+    );
+    bad("setp.lt.s32.s32 %p1, %r2, %r3;", TYPES);
+    // ptxas: "Boolean operation is required for instruction 'set'"; BoolOp without c: "Arguments mismatch".
+    bad(
+        "set.lt.u32.u32 %r1, %r2, %r3, %p1;",
+        "Boolean operation is required for instruction 'set'",
+    );
+    bad(
+        "setp.lt.f32 %p1, %r2, %r3, %p1;",
+        "Boolean operation is required for instruction 'setp'",
+    );
+    bad(
+        "set.lt.and.u32.u32 %r1, %r2, %r3;",
+        "Arguments mismatch for instruction 'set'",
+    );
+    bad(
+        "set.u32.u32 %r1, %r2, %r3;",
+        "Comparison modifier required for instruction 'set'",
+    );
+    // .ftz on setp only for f32 (ptxas: "Illegal modifier '.ftz' for instruction 'setp'").
+    assert!(setp("setp.lt.ftz.f32 %p1, %r2, %r3;").ftz);
+    bad(
+        "setp.lt.ftz.s32 %p1, %r2, %r3;",
+        "Illegal modifier '.ftz' for instruction 'setp'",
+    );
+    bad("setp.lt.ftz.f64 %p1, %r2, %r3;", "Illegal modifier '.ftz'");
+}
+
+#[test]
+fn setp_destinations_and_sinks() {
+    let s = setp("setp.lt.s32 %p1, %r2, %r3;");
+    assert!(s.p.is_some() && s.q.is_none());
+    let s = setp("setp.lt.s32 %p1|%p2, %r2, %r3;");
+    assert!(s.p.is_some() && matches!(s.q, Some(Some(_))));
+    // ptxas accepts spaces around '|'.
+    assert_eq!(setp("setp.lt.s32 %p1 | %p2, %r2, %r3;"), s);
+    let s = setp("setp.lt.s32 %p1|_, %r2, %r3;");
+    assert_eq!(s.q, Some(None));
+    let s = setp("setp.lt.s32 _|%p1, %r2, %r3;");
+    assert!(s.p.is_none() && matches!(s.q, Some(Some(_))));
+    // ptxas accepts a lone sink.
+    let s = setp("setp.lt.s32 _, %r2, %r3;");
+    assert_eq!((s.p, s.q), (None, None));
+    // ptxas: "Parsing error near '_': syntax error" for two sinks.
+    let (col, tok) = bad("setp.lt.s32 _|_, %r2, %r3;", "syntax error");
+    assert_eq!((col, tok.as_str()), (15, "_"));
+    // Errata 20: valid PTX (ptxas crashes on it: no answer).
+    let i = ok("@%g setp.ne.s32 _|%p2, %a, %b;");
+    assert!(i.guard.is_some());
+    // Special registers are not allowed (ptxas wording).
+    bad(
+        "setp.lt.s32 %p1, %r2, %laneid;",
+        "Special register argument not allowed for instruction 'setp'",
+    );
+    // Half setp (9.7.7.2) is valid PTX but outside this simulator.
+    bad("setp.lt.f16 %p1, %h1, %h2;", "not simulated");
+}
+
+// ---------------------------------------------------------------- immediates (errata 16a)
+
+fn imm(o: Operand) -> u64 {
+    match o {
+        Operand::Imm(v) => v,
+        o => panic!("{o:?}"),
+    }
+}
+
+#[test]
+fn immediates() {
+    // ptxas accepted every one of these.
+    assert_eq!(imm(set("set.lt.u32.u32 %d, 5, %a;").a), 5);
+    assert_eq!(imm(set("set.lt.u32.u32 %d, -5, %a;").a), 0xFFFF_FFFB);
+    assert_eq!(imm(set("set.lt.u32.u16 %d, %h, 70000;").b), 70000 & 0xFFFF);
+    assert_eq!(imm(set("set.lt.u32.u16 %d, %h, -1;").b), 0xFFFF);
+    assert_eq!(imm(set("set.lt.u32.u32 %d, %a, 0XFF;").b), 0xFF);
+    assert_eq!(imm(set("set.lt.u32.u32 %d, %a, 0b101;").b), 5);
+    assert_eq!(imm(set("set.lt.u32.u32 %d, %a, 017;").b), 15);
+    assert_eq!(imm(set("set.lt.u32.u32 %d, %a, 5U;").b), 5);
+    assert_eq!(
+        imm(set("set.lt.u32.u32 %d, %a, 0xFFFFFFFFFF;").b),
+        0xFFFF_FFFF
+    );
+    assert_eq!(
+        imm(set("set.lt.s32.s32 %d, 2147483648, %a;").a),
+        0x8000_0000
+    );
+    assert_eq!(
+        imm(set("set.lt.f32.f32 %d, %a, 0f3F800000;").b),
+        0x3F80_0000
+    );
+    assert_eq!(
+        imm(set("set.lt.f32.f32 %d, %a, 0F3F800000;").b),
+        0x3F80_0000
+    );
+    assert_eq!(
+        imm(set("set.lt.f32.f32 %d, 1.5, %a;").a),
+        u64::from(1.5f32.to_bits())
+    );
+    assert_eq!(
+        imm(set("set.lt.f32.f32 %d, %a, -1.5;").b),
+        u64::from((-1.5f32).to_bits())
+    );
+    assert_eq!(
+        imm(set("set.lt.f32.f32 %d, %a, 1e3;").b),
+        u64::from(1000f32.to_bits())
+    );
+    assert_eq!(
+        imm(set("set.lt.f32.f64 %d, 0d3FF0000000000000, %a;").a),
+        1f64.to_bits()
+    );
+    assert_eq!(
+        imm(set("set.lt.f32.f64 %d, 0f3F800000, %a;").a),
+        1f64.to_bits()
+    );
+    assert_eq!(imm(setp("setp.lt.f32 %p, %a, 0f3F800000;").b), 0x3F80_0000);
+    assert_eq!(imm(setp("setp.lt.s32 %p1|%p2, %r2, 7;").b), 7);
+    let Op::Selp(s) = ok("selp.u32 %d, 1, 0, %p;").op else {
+        panic!()
+    };
+    assert_eq!((imm(s.a), imm(s.b)), (1, 0));
+    let Op::Slct(s) = ok("slct.u32.s32 %r1, 1, 2, -3;").op else {
+        panic!()
+    };
+    assert_eq!(imm(s.c), 0xFFFF_FFFD);
+    let Op::Slct(s) = ok("slct.u32.f32 %r1, %r2, %r3, 0f80000000;").op else {
+        panic!()
+    };
+    assert_eq!(imm(s.c), 0x8000_0000);
+    // Predicate c immediates: nonzero is true, `!` negates (ptxas accepts `1`, `!1`, `2`, `!0`, `-1`).
+    for (c, v) in [
+        ("1", true),
+        ("!1", false),
+        ("2", true),
+        ("0", false),
+        ("!0", true),
+        ("-1", true),
+    ] {
+        let s = set(&format!("set.lt.and.f32.f32 %r1, %r2, %r3, {c};"));
+        assert_eq!(s.bool_op, Some((BoolOp::And, PredSrc::Imm(v))), "{c}");
+    }
+    let Op::Selp(s) = ok("selp.u32 %r1, 1, 0, !1;").op else {
+        panic!()
+    };
+    assert_eq!(s.c, PredSrc::Imm(false));
+    // Rejected by ptxas ("Arguments mismatch for instruction 'set'", syntax errors).
+    bad(
+        "set.lt.f32.f32 %r1, 1, %r3;",
+        "Arguments mismatch for instruction 'set'",
+    );
+    bad("set.lt.u32.u32 %r1, 0f3F800000, %r3;", "Arguments mismatch");
+    bad("set.lt.u32.u32 %r1, 1.5, %r3;", "Arguments mismatch");
+    bad("set.lt.f16.f16 %h1, %h2, 0x3C00;", "Arguments mismatch");
+    bad("set.lt.f16.f16 %h1, %h2, 1.0;", "Arguments mismatch");
+    bad(
+        "set.lt.u32.f16x2 %r1, %r2, 0f3F800000;",
+        "Arguments mismatch",
+    );
+    bad(
+        "set.lt.u32.bf16 %r1, %h2, 0f3F800000;",
+        "Arguments mismatch",
+    );
+    bad("set.lt.f32.f32 %r1, %r2, -0f3F800000;", "syntax error");
+    bad("set.lt.f32.f32 %r1, %r2, 0f3F80000;", "syntax error");
+    bad("set.lt.u32.u32 5, %r2, %r3;", "Arguments mismatch");
+    // Beyond 64 bits: rejected here (ptxas accepts; documented difference).
+    bad(
+        "set.lt.u32.u32 %r1, %r2, 18446744073709551616;",
+        "syntax error",
+    );
+}
+
+#[test]
+fn immediates_display_round_trip() {
+    for t in [
+        "set.lt.s32.s16 %d, %a, -1;",
+        "set.lt.u32.u64 %d, %a, 18446744073709551615;",
+        "set.lt.u32.f32 %d, %a, 0f7FC00001;",
+        "set.lt.u32.f64 %d, 0dFFF0000000000000, %a;",
+        "setp.ne.and.b16 %p|_, %a, 65535, 1;",
+        "selp.s64 %d, -9223372036854775808, 9223372036854775807, !%p;",
+        "slct.ftz.f64.f32 %d, 0d8000000000000000, %a, 0f00000001;",
+    ] {
+        assert_eq!(printed(t), t);
+        ok(t);
+    }
+    assert_eq!(
+        printed("set.lt.f32.f32 %d, 1.5, %a;"),
+        "set.lt.f32.f32 %d, 0f3FC00000, %a;"
+    );
+    assert_eq!(
+        printed("set.lt.u32.u32 %d, 0x10, %a"),
+        "set.lt.u32.u32 %d, 16, %a;"
+    );
+}
+
+// ---------------------------------------------------------------- selp / slct / alu
+
+#[test]
+fn selp_slct_types() {
+    for t in [
+        "b16", "b32", "b64", "u16", "u32", "u64", "s16", "s32", "s64", "f32", "f64",
+    ] {
+        ok(&format!("selp.{t} %d, %a, %b, %p;"));
+        ok(&format!("slct.{t}.s32 %d, %a, %b, %c;"));
+        ok(&format!("slct.ftz.{t}.f32 %d, %a, %b, %c;"));
+    }
+    // ptxas: "Unexpected instruction types specified for 'selp'" for f16/bf16/pred.
+    for t in ["f16", "bf16", "pred", "f16x2"] {
+        bad(
+            &format!("selp.{t} %d, %a, %b, %p;"),
+            "Unexpected instruction types specified for 'selp'",
+        );
+    }
+    bad(
+        "slct.f16.s32 %h1, %h2, %h3, %r1;",
+        "Unexpected instruction types specified for 'slct'",
+    );
+    // ptxas: "Instruction 'slct' applies only to signed numeric types".
+    bad(
+        "slct.u32.u32 %r1, %r2, %r3, %r1;",
+        "Instruction 'slct' applies only to signed numeric types",
+    );
+    // Errata 18 / ptxas: "Illegal modifier '.ftz' for instruction 'slct'".
+    let (col, tok) = bad(
+        "slct.ftz.u32.s32 %r1, %r2, %r3, %r1;",
+        "Illegal modifier '.ftz' for instruction 'slct'",
+    );
+    assert_eq!((col, tok.as_str()), (5, ".ftz"));
+    // ptxas accepts .ftz after the types.
+    assert!(matches!(
+        ok("slct.u32.f32.ftz %r1, %r2, %r3, %r4;").op,
+        Op::Slct(Slct { ftz: true, .. })
+    ));
+    bad(
+        "selp.u32 %r1, %laneid, 0, %p1;",
+        "Special register argument not allowed for instruction 'selp'",
+    );
+    bad(
+        "selp.u32 %r1, %r2, %r3;",
+        "Arguments mismatch for instruction 'selp'",
+    );
+}
+
+/// ptxas 11.8 over op x {b,u,s}{16,32,64}: the accepted type classes.
+#[test]
+fn alu_types() {
+    let int = [
+        "b16", "b32", "b64", "u16", "u32", "u64", "s16", "s32", "s64",
+    ];
+    for (op, allowed) in [
+        ("mov", "bus"),
+        ("add", "us"),
+        ("sub", "us"),
+        ("mul.lo", "us"),
+        ("and", "b"),
+        ("or", "b"),
+        ("xor", "b"),
+        ("shl", "b"),
+        ("shr", "bus"),
+    ] {
+        for t in int {
+            let text = if op == "mov" {
+                format!("{op}.{t} %d, %a;")
+            } else {
+                format!("{op}.{t} %d, %a, %b;")
+            };
+            assert_eq!(accepted(&text), allowed.contains(&t[..1]), "{text}");
+            if accepted(&text) {
+                ok(&text);
+            }
+        }
+    }
+    let Op::Alu(a) = ok("mov.u32 %r1, %laneid;").op else {
+        panic!()
+    };
+    assert_eq!(
+        (a.op, a.a, a.b),
+        (AluOp::Mov, Operand::Special(SpecialReg::LaneId), None)
+    );
+    let Op::Alu(a) = ok("mov.b32 %r1, %warpid;").op else {
+        panic!()
+    };
+    assert_eq!(a.a, Operand::Special(SpecialReg::WarpId));
+    // ptxas: "Arguments mismatch for instruction 'mov'" (special registers are 32-bit).
+    bad(
+        "mov.u64 %rd1, %laneid;",
+        "Arguments mismatch for instruction 'mov'",
+    );
+    bad("mov.u16 %h1, %laneid;", "Arguments mismatch");
+    bad("mov.u32 %r1, 0f3F800000;", "Arguments mismatch");
+    let Op::Alu(a) = ok("mov.s16 %h1, -1;").op else {
+        panic!()
+    };
+    assert_eq!(a.a, Operand::Imm(0xFFFF));
+    let Op::Alu(a) = ok("add.u32 %r1, 5, 6;").op else {
+        panic!()
+    };
+    assert_eq!((a.a, a.b), (Operand::Imm(5), Some(Operand::Imm(6))));
+    let Op::Alu(a) = ok("shl.b64 %rd1, %rd2, 40;").op else {
+        panic!()
+    };
+    assert_eq!(a.b, Some(Operand::Imm(40)));
+    let Op::Alu(a) = ok("mul.lo.s32 %r1, %r2, %r3;").op else {
+        panic!()
+    };
+    assert_eq!(a.op, AluOp::MulLo);
+    // ptxas: "Unexpected instruction types specified for 'mul'".
+    bad(
+        "mul.u32 %r1, %r2, %r3;",
+        "Unexpected instruction types specified for 'mul'",
+    );
+    bad(
+        "add.u32 %r1, %r2, 1.5;",
+        "Arguments mismatch for instruction 'add'",
+    );
+    bad(
+        "add.lo.u32 %r1, %r2, %r3;",
+        "Illegal modifier '.lo' for instruction 'add'",
+    );
+}
+
+// ---------------------------------------------------------------- syntax, guards, columns
+
+#[test]
+fn registers_guards_comments() {
+    // Registers with or without '%', any identifier.
+    let mut syms = Symbols::new();
+    let i = parse_instruction("@!%g1 add.u32 r1, %r2, $x_1;", &mut syms).unwrap();
+    assert_eq!(
+        i.guard.map(|g| (syms.name(g.reg), g.negate)),
+        Some(("%g1", true))
+    );
+    let Op::Alu(a) = i.op else { panic!() };
+    assert_eq!(syms.name(a.d), "r1");
+    assert_eq!(a.b, Some(Operand::Reg(syms.get("$x_1").unwrap())));
+    // ptxas accepts spaces after '@' and '!'.
+    assert_eq!(
+        ok("@ %g1 add.u32 %r1, %r2, %r3;").guard.map(|g| g.negate),
+        Some(false)
+    );
+    assert_eq!(
+        ok("@! %g1 add.u32 %r1, %r2, %r3;").guard.map(|g| g.negate),
+        Some(true)
+    );
+    bad("@1 add.u32 %r1, %r2, %r3;", "syntax error");
+    bad("@_ add.u32 %r1, %r2, %r3;", "syntax error");
+    // Guards on every family.
+    for t in [
+        "@!%p vadd4.u32.u32.u32 %r1, %r2, %r3, %r4;",
+        "@%p set.lt.u32.u32 %r1, %r2, %r3;",
+        "@%p setp.lt.u32 %q, %r2, %r3;",
+        "@!%p selp.u32 %r1, %r2, %r3, %q;",
+        "@%p slct.u32.s32 %r1, %r2, %r3, %r4;",
+        "@!%p mov.u32 %r1, %laneid;",
+    ] {
+        assert_eq!(printed(t), t);
+        assert!(ok(t).guard.is_some());
+    }
+    // Comments, whitespace, optional ';' (printed with ';').
+    let a = ok("vadd2.s32.s32.u32.sat %r1.h0, %r2.h10, %r3.h32, %r1;");
+    let b = ok("  vadd2 /* op */ .s32.s32.u32.sat\t%r1.h0 ,%r2.h10,\n%r3.h32, %r1 // trailing\n");
+    assert_eq!(a, b);
+    assert_eq!(
+        printed("vadd2.s32.s32.u32.sat %r1.h0,%r2.h10,%r3.h32,%r1"),
+        "vadd2.s32.s32.u32.sat %r1.h0, %r2.h10, %r3.h32, %r1;"
+    );
+    ok("add .u32 %r1, %r2, %r3;");
+    // Case-sensitive, as ptxas ("Not a name of any known instruction: 'ADD'", "Unknown modifier '.U32'").
+    bad(
+        "ADD.u32 %r1, %r2, %r3;",
+        "Not a name of any known instruction: 'ADD'",
+    );
+    bad("add.U32 %r1, %r2, %r3;", "Unknown modifier '.U32'");
+    bad("set.LT.u32.u32 %r1, %r2, %r3;", "Unknown modifier '.LT'");
+    bad("add. u32 %r1, %r2, %r3;", "syntax error");
+    bad("add.u32 %r1, %r2, %r3;;", "syntax error");
+    bad(
+        "add.u32 %r1, %r2, %r3; add.u32 %r1, %r2, %r3;",
+        "syntax error",
+    );
+    bad("add.u32 %r1, %r2, %r3 /* open", "Unterminated comment");
+    bad("", "unexpected end");
+    bad("add.u32 %r1, %r2,", "unexpected end");
+}
+
+#[test]
+fn error_columns() {
+    // Columns are 1-based characters within the given text.
+    let cases: [(&str, usize, &str); 8] = [
+        ("set.lo.s32.s32 %r1, %r2, %r3;", 4, ".lo"),
+        ("  set.lt.ftz.s32.s32 %r1, %r2, %r3;", 9, ".ftz"),
+        ("vadd4.u32.u32.u32 %r1.b02, %r2, %r3, %r4;", 22, ".b02"),
+        ("frob.u32 %r1;", 1, "frob"),
+        ("add.u32 %r1, %r2, #;", 19, "#"),
+        ("set.lt.u16.u32 %r1, %r2, %r3;", 7, ".u16"),
+        ("setp.lt.s32 %p1, %r2, %r3, %p4;", 1, "setp"),
+        ("set.lt.u32.u32 %r1, %r2, 1.5;", 26, "1.5"),
+    ];
+    for (t, col, tok) in cases {
+        let mut syms = Symbols::new();
+        match parse_instruction(t, &mut syms) {
+            Err(IsaError::Invalid { col: c, token, .. }) => {
+                assert_eq!((c, token.as_str()), (col, tok), "{t}")
+            }
+            o => panic!("{t}: {o:?}"),
+        }
+    }
+    // Non-ASCII text counts characters, not bytes, and never splits one.
+    let (col, tok) = bad("/*é*/ add.u32 %r1, %r2, ü;", "syntax error");
+    assert_eq!((col, tok.as_str()), (25, "ü"));
+}
+
+// ---------------------------------------------------------------- gating (errata 19)
+
+fn unsupported(text: &str, target: Target, version: Option<PtxVersion>) -> (String, Requirement) {
+    let mut syms = Symbols::new();
+    match parse_for_target(text, &mut syms, target, version) {
+        Err(IsaError::Unsupported { what, need }) => (what, need),
+        o => panic!("{text}: {o:?}"),
+    }
+}
+
+fn supported(text: &str, target: Target, version: Option<PtxVersion>) {
+    let mut syms = Symbols::new();
+    parse_for_target(text, &mut syms, target, version)
+        .unwrap_or_else(|e| panic!("{text} on {target}: {e}"));
+}
+
+#[test]
+fn gating() {
+    let sm = |s: &str| Target::parse(s).unwrap();
+    let v = |a, b| Some(PtxVersion::new(a, b));
+    let vid = "vadd4.u32.u32.u32 %r1, %r2, %r3, %r4;";
+    assert_eq!(unsupported(vid, sm("sm_20"), None).1, Requirement::Sm(30));
+    assert_eq!(
+        unsupported(vid, sm("sm_30"), v(2, 3)).1,
+        Requirement::Ptx(PtxVersion::new(3, 0))
+    );
+    supported(vid, sm("sm_30"), v(3, 0));
+    let f64s = [
+        "set.lt.u32.f64 %r1, %a, %b;",
+        "setp.lt.f64 %p, %a, %b;",
+        "selp.f64 %d, %a, %b, %p;",
+        "slct.f64.s32 %d, %a, %b, %c;",
+    ];
+    for t in f64s {
+        assert_eq!(
+            unsupported(t, sm("sm_12"), None).1,
+            Requirement::Sm(13),
+            "{t}"
+        );
+        supported(t, sm("sm_13"), v(1, 0));
+    }
+    let f16 = "set.lt.f16.f16 %h, %a, %b;";
+    assert_eq!(unsupported(f16, sm("sm_52"), None).1, Requirement::Sm(53));
+    assert_eq!(
+        unsupported(f16, sm("sm_53"), v(4, 1)).1,
+        Requirement::Ptx(PtxVersion::new(4, 2))
+    );
+    supported(f16, sm("sm_53"), v(4, 2));
+    supported("set.lt.f16.f32 %h, %a, %b;", sm("sm_53"), v(4, 2));
+    for t in [
+        "set.lt.u16.f16 %d, %a, %b;",
+        "set.lt.s32.f16x2 %d, %a, %b;",
+        "set.lt.u32.f16 %d, %a, %b;",
+    ] {
+        assert_eq!(
+            unsupported(t, sm("sm_53"), v(6, 4)).1,
+            Requirement::Ptx(PtxVersion::new(6, 5)),
+            "{t}"
+        );
+        supported(t, sm("sm_53"), v(6, 5));
+    }
+    supported("set.lt.f16x2.f16x2 %d, %a, %b;", sm("sm_53"), v(4, 2));
+    for t in [
+        "set.lt.u32.bf16 %d, %a, %b;",
+        "set.lt.bf16x2.bf16x2 %d, %a, %b;",
+        "set.lt.bf16.f32 %d, %a, %b;",
+        "set.lt.bf16.bf16 %d, %a, %b;",
+        "set.lt.u16.bf16 %d, %a, %b;",
+    ] {
+        let (what, need) = unsupported(t, sm("sm_89"), None);
+        assert_eq!(need, Requirement::Sm(90), "{t}");
+        assert!(what.contains("bf16"), "{what}");
+        assert_eq!(
+            unsupported(t, sm("sm_90"), v(7, 7)).1,
+            Requirement::Ptx(PtxVersion::new(7, 8))
+        );
+        supported(t, sm("sm_90"), v(7, 8));
+        supported(t, sm("sm_90a"), None);
+    }
+    // The issue's wording.
+    let mut syms = Symbols::new();
+    let e =
+        parse_for_target("set.lt.u32.bf16 %d, %a, %b;", &mut syms, sm("sm_53"), None).unwrap_err();
+    assert_eq!(e.to_string(), "set with a bf16 source needs sm_90");
+    assert_eq!(e.kind(), ErrorKind::Arch);
+    // Target is checked before version.
+    assert_eq!(
+        unsupported("set.lt.u32.bf16 %d, %a, %b;", sm("sm_53"), v(6, 0)).1,
+        Requirement::Sm(90)
+    );
+    // Plain forms need nothing.
+    supported("set.lt.u32.f32 %d, %a, %b;", sm("sm_10"), v(1, 0));
+    supported("selp.u32 %d, %a, %b, %p;", sm("sm_10"), v(1, 0));
+    // Invalid wins over unsupported.
+    let e = parse_for_target(
+        "vadd4.s32.s32.s32.sat.add %r1, %r2, %r3, %r4;",
+        &mut syms,
+        sm("sm_20"),
+        None,
+    )
+    .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Invalid);
+    let i = parse_instruction(f16, &mut syms).unwrap();
+    assert!(check_target(&i, Target::SM_53, None).is_ok());
+}
+
+// ---------------------------------------------------------------- robustness
+
+#[test]
+fn never_panics_on_garbage() {
+    let pieces = [
+        "vadd4",
+        "set",
+        "setp",
+        "selp",
+        "slct",
+        "mov",
+        ".s32",
+        ".u32",
+        ".f16",
+        ".bf16x2",
+        ".lt",
+        ".and",
+        ".ftz",
+        ".sat",
+        ".add",
+        ".h10",
+        ".b3210",
+        ".b7",
+        "%r1",
+        "_",
+        "|",
+        "!",
+        "@",
+        ",",
+        ";",
+        "-",
+        "0f",
+        "0f3F800000",
+        "0d",
+        "0x",
+        "99999999999999999999999",
+        "1e",
+        "1.5e+",
+        "/*",
+        "*/",
+        "//",
+        "é",
+        "\u{0}",
+        " ",
+        ".",
+        "%laneid",
+        "..",
+        "0b",
+        "08",
+        "0U",
+        "1.5.5",
+    ];
+    let mut seed = 0x1234_5678_9abc_def0u64;
+    let mut syms = Symbols::new();
+    for _ in 0..20000 {
+        let mut s = String::new();
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let n = (seed % 12) as usize;
+        for k in 0..n {
+            let r = seed.rotate_left(5 * k as u32);
+            s.push_str(pieces[(r % pieces.len() as u64) as usize]);
+            if r & 64 != 0 {
+                s.push(' ');
+            }
+        }
+        if let Ok(i) = parse_instruction(&s, &mut syms) {
+            let p = i.display(&syms).to_string();
+            assert_eq!(parse_instruction(&p, &mut syms).ok(), Some(i), "{s} -> {p}");
+        }
+    }
+}
