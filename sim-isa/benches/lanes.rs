@@ -4,6 +4,9 @@
 //!
 //! `cargo bench -p sim-isa --bench lanes -- --quick` for a short run.
 
+// criterion_group!/criterion_main! generate undocumented items.
+#![allow(missing_docs)]
+
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use sim_isa::parse::parse_for_target;
 use sim_isa::{execute, ExecCtx, Symbols, Target, WarpRegs, WARP_SIZE};

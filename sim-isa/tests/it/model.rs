@@ -7,6 +7,9 @@
 //! Nothing here calls sim-isa's own lane functions or tables: the point is a
 //! second opinion.
 
+// Lanes index several parallel arrays; index loops read closest to the spec.
+#![allow(clippy::needless_range_loop)]
+
 use half::{bf16, f16};
 use sim_isa::parse::{check_target, parse_instruction};
 use sim_isa::{
@@ -207,7 +210,7 @@ fn to_f64(ty: Type, bits: u64, flush: bool) -> f64 {
         Type::F64 => f64::from_bits(bits),
         other => panic!("not a scalar float: {other:?}"),
     };
-    if flush && x.is_subnormal_in(ty) {
+    if flush && is_subnormal_in(x, ty) {
         if x.is_sign_negative() {
             -0.0
         } else {
@@ -218,23 +221,17 @@ fn to_f64(ty: Type, bits: u64, flush: bool) -> f64 {
     }
 }
 
-trait SubIn {
-    fn is_subnormal_in(self, ty: Type) -> bool;
-}
-
-impl SubIn for f64 {
-    /// Subnormal in the *source* format (the f64 widening of an f16
-    /// subnormal is a normal f64).
-    fn is_subnormal_in(self, ty: Type) -> bool {
-        let min_normal = match ty {
-            Type::F16 => f16::MIN_POSITIVE.to_f64(),
-            Type::Bf16 => bf16::MIN_POSITIVE.to_f64(),
-            Type::F32 => f32::MIN_POSITIVE as f64,
-            Type::F64 => f64::MIN_POSITIVE,
-            _ => return false,
-        };
-        self != 0.0 && self.abs() < min_normal
-    }
+/// Subnormal in the *source* format (the f64 widening of an f16 subnormal
+/// is a normal f64).
+fn is_subnormal_in(x: f64, ty: Type) -> bool {
+    let min_normal = match ty {
+        Type::F16 => f16::MIN_POSITIVE.to_f64(),
+        Type::Bf16 => bf16::MIN_POSITIVE.to_f64(),
+        Type::F32 => f32::MIN_POSITIVE as f64,
+        Type::F64 => f64::MIN_POSITIVE,
+        _ => return false,
+    };
+    x != 0.0 && x.abs() < min_normal
 }
 
 fn float_cmp(cmp: CmpOp, a: f64, b: f64) -> bool {

@@ -6,6 +6,9 @@
 //!
 //! Cases per property: 96 by default; `PROPTEST_CASES=N` overrides.
 
+// Lanes index several parallel input vectors; strategies return plain tuples.
+#![allow(clippy::needless_range_loop, clippy::type_complexity)]
+
 use super::enumerate::{cmps_for, set_ftz_ok, set_pairs, CORE_TYPES};
 use super::model;
 use proptest::prelude::*;
