@@ -131,7 +131,8 @@ impl DisplayInst<'_> {
         }
         f.write_char(' ')?;
         self.reg(f, v.d)?;
-        if v.mask_explicit {
+        // A mask the text omitted must be the default for the round trip.
+        if v.mask_explicit || v.mask != (1u8 << n) - 1 {
             write!(f, ".{letter}")?;
             for i in (0..n).rev() {
                 if v.mask & (1 << i) != 0 {

@@ -11,7 +11,7 @@ pub(crate) enum Tok {
     Mod,
     /// Numeric literal (sign not included).
     Num,
-    /// One of `@ ! , ; | -`.
+    /// One of `@ ! , ; | - ~`.
     Punct(char),
 }
 
@@ -81,7 +81,7 @@ pub(crate) fn lex(text: &str) -> Result<Vec<Token<'_>>, IsaError> {
                 i += 1;
             }
             Tok::Ident
-        } else if c == '.' {
+        } else if c == '.' && !chars.get(i + 1).is_some_and(|p| p.1.is_ascii_digit()) {
             i += 1;
             while i < chars.len() && ident_cont(chars[i].1) {
                 i += 1;
@@ -90,7 +90,8 @@ pub(crate) fn lex(text: &str) -> Result<Vec<Token<'_>>, IsaError> {
                 return Err(invalid(col, ".", "Parsing error near '.': syntax error"));
             }
             Tok::Mod
-        } else if c.is_ascii_digit() {
+        } else if c.is_ascii_digit() || c == '.' {
+            // A leading '.' followed by a digit is a float (`.5`).
             // Hex-style literals (0x, 0f, 0d) never carry an exponent sign.
             let radix_prefixed = c == '0'
                 && matches!(
@@ -111,7 +112,7 @@ pub(crate) fn lex(text: &str) -> Result<Vec<Token<'_>>, IsaError> {
                 }
             }
             Tok::Num
-        } else if matches!(c, '@' | '!' | ',' | ';' | '|' | '-') {
+        } else if matches!(c, '@' | '!' | ',' | ';' | '|' | '-' | '~') {
             i += 1;
             Tok::Punct(c)
         } else {

@@ -1,18 +1,29 @@
 //! PTX instruction text -> [`Instruction`], validated as ptxas 11.8 validates.
 //!
-//! The instruction set is declared once, as data, in `table.rs`; this module
-//! reads statements against it, `display.rs` prints them back, and
-//! [`check_target`] applies the table's gates.
+//! The instruction set is declared once, as data, in `table.rs` (opcodes,
+//! per-family modifiers, type lists, operand kinds, `.ftz`/compare rules,
+//! target and PTX-version gates); this module reads statements against it,
+//! `display.rs` prints them back, and [`check_target`] applies the gates.
+//! Every rule was settled by assembling the text with ptxas 11.8; the tests
+//! in `tests/it/parse.rs` record the evidence.
 //!
-//! Modifiers: ptxas accepts them in any order (`vset4.lt.u32.u32`,
-//! `set.f32.s32.lt`, `slct.u32.f32.ftz`); only the order of the type
-//! modifiers matters. Repeating a flag (`.sat.sat`) is accepted, two
-//! different compares or BoolOps are not. Immediates follow ptxas: integers
-//! in decimal, hex (`0x`), octal (leading `0`), binary (`0b`), optional `U`
-//! suffix, for integer types; `0fXXXXXXXX`, `0dXXXXXXXXXXXXXXXX` and decimal
-//! floats (`1.5`, `-1.5`, `1e3`) for `.f32`/`.f64`; no immediates for
-//! f16/bf16 operands. One deliberate difference: an integer literal beyond
-//! 64 bits is rejected here (ptxas silently accepts it).
+//! What ptxas accepts, and so do we:
+//! - modifiers in any order (`vset4.lt.u32.u32`, `set.f32.s32.lt`,
+//!   `slct.u32.f32.ftz`); only the order of the type modifiers matters, and
+//!   `mul.lo` must start with `.lo`. A repeated `.sat` is accepted; a second
+//!   compare, BoolOp, `.add` or `.ftz` is not.
+//! - integer literals in decimal, hex (`0x`), octal (leading `0`), binary
+//!   (`0b`), optional `U` suffix, under any number of unary `-`, `!`, `~`;
+//!   `0fXXXXXXXX` (no unary operator), `0dXXXXXXXXXXXXXXXX` and decimal floats
+//!   (`1.5`, `.5e1`, `--1.5`) for `.f32`/`.f64`; `.b32` takes `0f`, `.b64`
+//!   takes `0d` and decimal floats; f16/bf16 operands take no immediates.
+//!
+//! Known differences, all rejections of valid PTX: constant expressions
+//! beyond unary operators (`(5)`, `1+2`); integer literals beyond 64 bits;
+//! half-precision `setp` (9.7.7.2) and special registers other than
+//! `%laneid`/`%warpid`, which the simulator does not model. Register widths
+//! are not checked here (standalone text has no declarations); kernel-text
+//! callers can compare [`Instruction::reg_uses`] with declared types.
 
 mod display;
 mod lex;
@@ -50,11 +61,12 @@ pub fn parse_instruction(text: &str, syms: &mut Symbols) -> Result<Instruction, 
         mods,
         operands,
     };
-    let op = build(&raw, syms)?;
+    // Interned in text order: guard first.
     let guard = guard.map(|(t, negate)| Guard {
         reg: syms.intern(t.text),
         negate,
     });
+    let op = build(&raw, syms)?;
     Ok(Instruction { guard, op })
 }
 
@@ -121,12 +133,10 @@ struct Parser<'t, 'a> {
 }
 
 /// One operand as written, before the family gives it meaning.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct RawOperand<'a> {
-    /// `!` in front.
-    bang: Option<Token<'a>>,
-    /// `-` in front.
-    minus: Option<Token<'a>>,
+    /// Unary operators in front (`!`, `-`, `~`), outermost first.
+    prefix: Vec<Token<'a>>,
     /// Register name or literal.
     atom: Token<'a>,
     /// `.sel` after it.
@@ -175,7 +185,12 @@ impl<'t, 'a> Parser<'t, 'a> {
         let t = self
             .next()
             .ok_or_else(|| self.eof_err("a guard predicate"))?;
-        if t.kind != Tok::Ident || t.text == "_" || special(t.text).is_some() {
+        if t.kind != Tok::Ident
+            || t.text == "_"
+            || !valid_ident(t.text)
+            || special(t.text).is_some()
+            || OTHER_SPECIALS.contains(&t.text)
+        {
             return Err(syntax(&t));
         }
         Ok(Some((t, negate)))
@@ -225,17 +240,12 @@ impl<'t, 'a> Parser<'t, 'a> {
     }
 
     fn operand(&mut self) -> Result<RawOperand<'a>, IsaError> {
-        let mut bang = None;
-        let mut minus = None;
-        if self.is_punct('!') {
-            bang = self.next();
-        }
-        if self.is_punct('-') {
-            minus = self.next();
+        let mut prefix = Vec::new();
+        while self.is_punct('!') || self.is_punct('-') || self.is_punct('~') {
+            prefix.extend(self.next());
         }
         let atom = self.next().ok_or_else(|| self.eof_err("an operand"))?;
-        if !matches!(atom.kind, Tok::Ident | Tok::Num) || (minus.is_some() && atom.kind != Tok::Num)
-        {
+        if !matches!(atom.kind, Tok::Ident | Tok::Num) {
             return Err(syntax(&atom));
         }
         let mut sel = None;
@@ -254,8 +264,7 @@ impl<'t, 'a> Parser<'t, 'a> {
             pipe = Some(q);
         }
         Ok(RawOperand {
-            bang,
-            minus,
+            prefix,
             atom,
             sel,
             pipe,
@@ -285,43 +294,55 @@ struct Mods<'a> {
     sat_first: bool,
 }
 
+/// Sorts the modifiers, rejecting repeats and classes the family lacks with
+/// ptxas's messages (a repeated `.sat` or type is accepted by ptxas; a
+/// repeated compare, BoolOp or `.add` is not, nor is a second `.ftz`).
 fn classify<'a>(raw: &Raw<'a>) -> Result<Mods<'a>, IsaError> {
     let fam = raw.def.family;
     let spec = table::family(fam);
-    let name = raw.def.name;
+    let is_mul = raw.def.alu == Some(AluOp::MulLo);
+    // ptxas reads `mul.lo` as the opcode: `.lo` must come first.
+    let name = if is_mul { "mul.lo" } else { raw.def.name };
+    if is_mul && raw.mods.first().map(|t| t.text) != Some(".lo") {
+        let t = raw.mods.first().copied().unwrap_or(raw.op_tok);
+        return Err(invalid(
+            t.col,
+            t.text,
+            "Unexpected instruction types specified for 'mul'",
+        ));
+    }
     let mut out = Mods::default();
-    for &t in &raw.mods {
+    for (k, &t) in raw.mods.iter().enumerate() {
         let w = t.text.get(1..).unwrap_or("");
-        let illegal = || {
-            invalid(
-                t.col,
-                t.text,
-                format!("Illegal modifier '{}' for instruction '{name}'", t.text),
-            )
-        };
+        let err = |msg: String| Err(invalid(t.col, t.text, msg));
+        let post_op = "Multiple instruction post-operation flags set".to_string();
         let class = if let Some(ty) = Type::from_name(w) {
             out.types.push((ty, t));
             continue;
-        } else if w == "lo" && raw.def.alu == Some(AluOp::MulLo) {
+        } else if is_mul && k == 0 && w == "lo" {
             out.lo = Some(t);
             m::LO
         } else if let Some(c) = CmpOp::from_name(w) {
-            if out.cmp.is_some_and(|(o, _)| o != c) {
-                return Err(invalid(t.col, t.text, "Multiple comparisons set"));
+            if spec.allow & m::CMP == 0 {
+                return err(format!(
+                    "Comparison qualifier is not allowed for instruction '{name}'"
+                ));
+            }
+            if out.cmp.is_some() {
+                return err("Multiple comparisons set".into());
             }
             out.cmp = Some((c, t));
             m::CMP
         } else if let Some(b) = BoolOp::ALL.into_iter().find(|b| b.name() == w) {
-            if out.bool_op.is_some_and(|(o, _)| o != b) {
-                return Err(invalid(
-                    t.col,
-                    t.text,
-                    "Multiple instruction post-operation flags set",
-                ));
+            if out.bool_op.is_some() || out.add.is_some() {
+                return err(post_op);
             }
             out.bool_op = Some((b, t));
             m::BOOL
         } else if w == "ftz" {
+            if out.ftz.is_some() {
+                return err("Duplicate .ftz modifier".into());
+            }
             out.ftz = Some(t);
             m::FTZ
         } else if w == "sat" {
@@ -331,24 +352,24 @@ fn classify<'a>(raw: &Raw<'a>) -> Result<Mods<'a>, IsaError> {
             out.sat = Some(t);
             m::SAT
         } else if w == "add" {
+            if out.bool_op.is_some() || out.add.is_some() {
+                return err(post_op);
+            }
             out.add = Some(t);
             m::ADD
         } else if matches!(fam, Family::VideoArith | Family::VideoSet) && matches!(w, "min" | "max")
         {
-            return Err(invalid(
-                t.col,
-                t.text,
-                format!("Illegal secondary operation for video instruction '{name}'"),
+            return err(format!(
+                "Illegal secondary operation for video instruction '{name}'"
             ));
         } else {
-            return Err(invalid(
-                t.col,
-                t.text,
-                format!("Unknown modifier '{}'", t.text),
-            ));
+            return err(format!("Unknown modifier '{}'", t.text));
         };
         if spec.allow & class == 0 {
-            return Err(illegal());
+            return err(format!(
+                "Illegal modifier '{}' for instruction '{name}'",
+                t.text
+            ));
         }
     }
     Ok(out)
@@ -472,12 +493,18 @@ fn build(raw: &Raw<'_>, syms: &mut Symbols) -> Result<Op, IsaError> {
     for (i, (o, k)) in ops.iter().zip(kinds).enumerate() {
         vals[i] = cx.operand(o, *k, i, syms)?;
     }
-    let bool_op = match mods.bool_op {
-        Some((b, _)) => match ops.get(kinds.len()) {
-            Some(o) => Some((b, cx.pred(o, syms)?)),
-            None => None,
-        },
-        None => None,
+    let bool_op = match (mods.bool_op, ops.get(kinds.len())) {
+        (Some((b, _)), Some(o)) => {
+            let c = cx.pred(o, syms)?;
+            // ptxas 11.8: "Arguments mismatch for instruction 'set'" for an
+            // immediate `c` whenever a bf16 type is involved (f16 is fine).
+            let bf16 = tys.iter().any(|t| t.kind() == TypeKind::BFloat);
+            if bf16 && matches!(c, PredSrc::Imm(_)) {
+                return Err(cx.mismatch(&o.atom));
+            }
+            Some((b, c))
+        }
+        _ => None,
     };
 
     let op = match fam {
@@ -638,15 +665,40 @@ impl Cx<'_> {
         )
     }
 
-    /// A plain register name (no sink, no special register).
+    /// A plain register operand: no unary operator, sink or special register.
     fn reg(&self, o: &RawOperand<'_>, syms: &mut Symbols) -> Result<RegId, IsaError> {
-        let t = o.atom;
+        if !o.prefix.is_empty() {
+            return Err(self.prefixed_reg(o));
+        }
+        self.reg_name(o.atom, syms)
+    }
+
+    /// `-%r` / `!%r` / `~%r` where only a register fits.
+    fn prefixed_reg(&self, o: &RawOperand<'_>) -> IsaError {
+        match o.prefix.iter().find(|t| t.text == "-") {
+            // ptxas: "Operand negation not allowed for instruction 'set'".
+            Some(t) if o.atom.kind == Tok::Ident => invalid(
+                t.col,
+                t.text,
+                format!(
+                    "Operand negation not allowed for instruction '{}'",
+                    self.name
+                ),
+            ),
+            _ => syntax(&o.atom),
+        }
+    }
+
+    fn reg_name(&self, t: Token<'_>, syms: &mut Symbols) -> Result<RegId, IsaError> {
         if t.kind != Tok::Ident || t.text == "_" {
             return Err(if t.kind == Tok::Num {
                 self.mismatch(&t)
             } else {
                 syntax(&t)
             });
+        }
+        if !valid_ident(t.text) {
+            return Err(syntax(&t));
         }
         if special(t.text).is_some() {
             return Err(invalid(
@@ -658,11 +710,18 @@ impl Cx<'_> {
                 ),
             ));
         }
+        if OTHER_SPECIALS.contains(&t.text) {
+            return Err(invalid(
+                t.col,
+                t.text,
+                format!("Special register '{}' is not simulated", t.text),
+            ));
+        }
         Ok(syms.intern(t.text))
     }
 
     fn no_extras(&self, o: &RawOperand<'_>) -> Result<(), IsaError> {
-        if let Some(t) = o.bang.or(o.pipe) {
+        if let Some(t) = o.pipe {
             return Err(syntax(&t));
         }
         if let Some(t) = o.sel {
@@ -695,12 +754,7 @@ impl Cx<'_> {
         }
         self.no_extras(o)?;
         match k {
-            OperandKind::Dst => {
-                if o.minus.is_some() {
-                    return Err(syntax(&o.atom));
-                }
-                Ok(Val::Reg(self.reg(o, syms)?))
-            }
+            OperandKind::Dst => Ok(Val::Reg(self.reg(o, syms)?)),
             OperandKind::Value(slot) => self.value(
                 o,
                 self.tys
@@ -712,10 +766,20 @@ impl Cx<'_> {
             OperandKind::Shift => self.value(o, Type::U32, syms),
             OperandKind::ValueOrSpecial => {
                 if let Some(s) = special(o.atom.text) {
-                    if self.tys.first().is_some_and(|t| t.bits() == 32) {
-                        return Ok(Val::Opnd(Operand::Special(s)));
-                    }
-                    return Err(self.mismatch(&o.atom));
+                    // ptxas: 32-bit integer types only; "Arguments mismatch" for
+                    // other widths, "Special register argument not allowed" for f32.
+                    return match self.tys.first() {
+                        Some(&Type::F32) => Err(invalid(
+                            o.atom.col,
+                            o.atom.text,
+                            format!(
+                                "Special register argument not allowed for instruction '{}'",
+                                self.name
+                            ),
+                        )),
+                        Some(t) if t.bits() == 32 => Ok(Val::Opnd(Operand::Special(s))),
+                        _ => Err(self.mismatch(&o.atom)),
+                    };
                 }
                 self.value(o, self.tys.first().copied().unwrap_or(Type::B32), syms)
             }
@@ -730,10 +794,14 @@ impl Cx<'_> {
         Ok(Val::Opnd(Operand::Imm(self.imm(o, ty)?)))
     }
 
-    /// A literal as the raw bits of `ty`.
+    /// A literal, with its unary operators, as the raw bits of `ty`.
+    ///
+    /// ptxas 11.8: integers take `-`, `!`, `~` in any number (`-~!5`); decimal
+    /// floats and `0d` take `-` only ("Integer constant expression expected"
+    /// otherwise); `0f` takes none (a syntax error). `.b32` accepts `0f`, `.b64` accepts `0d` and
+    /// decimal floats; other integer types accept no float literal.
     fn imm(&self, o: &RawOperand<'_>, ty: Type) -> Result<u64, IsaError> {
         let t = o.atom;
-        let neg = o.minus.is_some();
         let lit = literal(t.text).ok_or_else(|| syntax(&t))?;
         let bits = ty.bits();
         let mask = if bits >= 64 {
@@ -741,20 +809,32 @@ impl Cx<'_> {
         } else {
             (1u64 << bits) - 1
         };
-        match (lit, ty.kind()) {
-            (Lit::Int(v), TypeKind::Bits | TypeKind::Unsigned | TypeKind::Signed) => {
-                Ok(if neg { v.wrapping_neg() } else { v } & mask)
+        let is_int = matches!(
+            ty.kind(),
+            TypeKind::Bits | TypeKind::Unsigned | TypeKind::Signed
+        );
+        match lit {
+            Lit::Int(v) if is_int => Ok(int_prefix(v, &o.prefix) & mask),
+            Lit::Int(_) => Err(self.mismatch(&t)),
+            Lit::F32(_) if !o.prefix.is_empty() => Err(syntax(&t)),
+            Lit::Dec(_) | Lit::F64(_) if o.prefix.iter().any(|p| p.text != "-") => Err(invalid(
+                t.col,
+                t.text,
+                "Integer constant expression expected",
+            )),
+            Lit::F32(f) => match ty {
+                Type::F32 | Type::B32 => Ok(u64::from(f.to_bits())),
+                Type::F64 => Ok(f64::from(f).to_bits()),
+                _ => Err(self.mismatch(&t)),
+            },
+            Lit::F64(f) | Lit::Dec(f) => {
+                let f = if o.prefix.len() % 2 == 1 { -f } else { f };
+                match (ty, lit) {
+                    (Type::F32, _) => Ok(u64::from((f as f32).to_bits())),
+                    (Type::F64 | Type::B64, _) => Ok(f.to_bits()),
+                    _ => Err(self.mismatch(&t)),
+                }
             }
-            (Lit::F32(_) | Lit::F64(_), _) if neg => Err(syntax(&t)),
-            (Lit::F32(f), _) if ty == Type::F32 => Ok(u64::from(f.to_bits())),
-            (Lit::F32(f), _) if ty == Type::F64 => Ok(f64::from(f).to_bits()),
-            (Lit::F64(f), _) if ty == Type::F32 => Ok(u64::from((f as f32).to_bits())),
-            (Lit::F64(f), _) if ty == Type::F64 => Ok(f.to_bits()),
-            (Lit::Dec(f), _) if ty == Type::F32 => {
-                Ok(u64::from((if neg { -f } else { f } as f32).to_bits()))
-            }
-            (Lit::Dec(f), _) if ty == Type::F64 => Ok((if neg { -f } else { f }).to_bits()),
-            _ => Err(self.mismatch(&t)),
         }
     }
 
@@ -766,22 +846,27 @@ impl Cx<'_> {
         if let Some(t) = o.sel {
             return Err(syntax(&t));
         }
-        let negate = o.bang.is_some();
         if o.atom.kind == Tok::Num {
             let Some(Lit::Int(v)) = literal(o.atom.text) else {
                 return Err(self.mismatch(&o.atom));
             };
-            return Ok(PredSrc::Imm((v != 0) != negate));
+            return Ok(PredSrc::Imm(int_prefix(v, &o.prefix) != 0));
         }
+        // Exactly one `!` (ptxas: `!!%p` and `~%p` are syntax errors).
+        let negate = match o.prefix.as_slice() {
+            [] => false,
+            [t] if t.text == "!" => true,
+            _ => return Err(self.prefixed_reg(o)),
+        };
         Ok(PredSrc::Reg {
-            reg: self.reg(o, syms)?,
+            reg: self.reg_name(o.atom, syms)?,
             negate,
         })
     }
 
     /// `p`, `_`, `p|q`, `_|q`, `p|_` (not `_|_`: ptxas reports a syntax error).
     fn pred_pair(&self, o: &RawOperand<'_>, syms: &mut Symbols) -> Result<Val, IsaError> {
-        if let Some(t) = o.bang.or(o.minus).or(o.sel) {
+        if let Some(t) = o.prefix.first().copied().or(o.sel) {
             return Err(syntax(&t));
         }
         let mut one = |t: Token<'_>| -> Result<Option<RegId>, IsaError> {
@@ -791,17 +876,7 @@ impl Cx<'_> {
             if t.text == "_" {
                 return Ok(None);
             }
-            if special(t.text).is_some() {
-                return Err(invalid(
-                    t.col,
-                    t.text,
-                    format!(
-                        "Special register argument not allowed for instruction '{}'",
-                        self.name
-                    ),
-                ));
-            }
-            Ok(Some(syms.intern(t.text)))
+            self.reg_name(t, syms).map(Some)
         };
         let p = one(o.atom)?;
         let q = match o.pipe {
@@ -824,7 +899,7 @@ impl Cx<'_> {
         idx: usize,
         syms: &mut Symbols,
     ) -> Result<Val, IsaError> {
-        if let Some(t) = o.bang.or(o.pipe) {
+        if let Some(t) = o.pipe {
             return Err(syntax(&t));
         }
         let bad_sel = |t: &Token<'_>| {
@@ -836,7 +911,7 @@ impl Cx<'_> {
         };
         if o.atom.kind != Tok::Ident {
             // ptxas 11.8: `vadd4.s32.s32.s32 %r1, %r2, %r3, 5;` -> "Incorrect video selector for operand 3".
-            return Err(bad_sel(&o.minus.unwrap_or(o.atom)));
+            return Err(bad_sel(o.prefix.first().unwrap_or(&o.atom)));
         }
         let r = self.reg(o, syms)?;
         let Some(t) = o.sel else {
@@ -974,3 +1049,78 @@ fn int_digits(s: &str, radix: u32) -> Option<u64> {
     }
     u64::from_str_radix(s, radix).ok()
 }
+
+/// Applies unary `-`, `~`, `!` (innermost last in `prefix`) to an integer.
+fn int_prefix(v: u64, prefix: &[Token<'_>]) -> u64 {
+    prefix.iter().rev().fold(v, |v, p| match p.text {
+        "-" => v.wrapping_neg(),
+        "~" => !v,
+        _ => u64::from(v == 0),
+    })
+}
+
+/// PTX identifier: `[a-zA-Z][a-zA-Z0-9_$]*` or `[_$%][a-zA-Z0-9_$]+`.
+fn valid_ident(s: &str) -> bool {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) if f.is_ascii_alphabetic() => true,
+        Some('_' | '$' | '%') => c.next().is_some(),
+        _ => false,
+    }
+}
+
+/// PTX special registers other than `%laneid`/`%warpid`: valid PTX, but this
+/// simulator has no value for them.
+const OTHER_SPECIALS: &[&str] = &[
+    "%tid",
+    "%ntid",
+    "%ctaid",
+    "%nctaid",
+    "%nwarpid",
+    "%smid",
+    "%nsmid",
+    "%gridid",
+    "%lanemask_eq",
+    "%lanemask_le",
+    "%lanemask_lt",
+    "%lanemask_ge",
+    "%lanemask_gt",
+    "%clock",
+    "%clock_hi",
+    "%clock64",
+    "%globaltimer",
+    "%globaltimer_lo",
+    "%globaltimer_hi",
+    "%total_smem_size",
+    "%aggr_smem_size",
+    "%dynamic_smem_size",
+    "%is_explicit_cluster",
+    "%clusterid",
+    "%nclusterid",
+    "%cluster_ctaid",
+    "%cluster_nctaid",
+    "%cluster_ctarank",
+    "%cluster_nctarank",
+    "%current_graph_exec",
+    "%reserved_smem_offset_begin",
+    "%reserved_smem_offset_end",
+    "%reserved_smem_offset_cap",
+    "%reserved_smem_offset_0",
+    "%reserved_smem_offset_1",
+    "%pm0",
+    "%pm1",
+    "%pm2",
+    "%pm3",
+    "%pm4",
+    "%pm5",
+    "%pm6",
+    "%pm7",
+    "%pm0_64",
+    "%pm1_64",
+    "%pm2_64",
+    "%pm3_64",
+    "%pm4_64",
+    "%pm5_64",
+    "%pm6_64",
+    "%pm7_64",
+];

@@ -316,7 +316,7 @@ pub(crate) fn types_ok(fam: Family, alu: Option<AluOp>, tys: &[Type]) -> bool {
             tys.len() == 2 && SCALAR.contains(&tys[0]) && matches!(tys[1], T::S32 | T::F32)
         }
         Family::Alu => match alu {
-            Some(AluOp::Mov) => one(INT_BITS),
+            Some(AluOp::Mov) => one(INT_BITS) || one(&[T::F32, T::F64]),
             Some(AluOp::Add | AluOp::Sub | AluOp::MulLo) => one(INT_US),
             Some(AluOp::And | AluOp::Or | AluOp::Xor | AluOp::Shl) => one(BITS),
             Some(AluOp::Shr) => one(SHR),

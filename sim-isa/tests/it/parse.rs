@@ -247,9 +247,20 @@ fn every_legal_video_variant() {
                                             (v.sat, v.add),
                                             (*sec == ".sat", *sec == ".add")
                                         );
-                                        if explicit {
-                                            assert_eq!((v.asel, v.bsel), (sa, sb), "{text}");
-                                        }
+                                        // Errata 11 defaults: a .h10/.b3210, b .h32/.b7654.
+                                        let want = if explicit {
+                                            (sa, sb)
+                                        } else if simd == Simd::X2 {
+                                            ([0, 1, 0, 0], [2, 3, 0, 0])
+                                        } else {
+                                            ([0, 1, 2, 3], [4, 5, 6, 7])
+                                        };
+                                        assert_eq!((v.asel, v.bsel), want, "{text}");
+                                        assert_eq!(
+                                            (v.asel_explicit, v.bsel_explicit),
+                                            (explicit, explicit)
+                                        );
+                                        assert_eq!(v.op == VideoOp::Set(CmpOp::Eq), *cmp == ".eq");
                                         assert_eq!(printed(&text), text, "canonical form");
                                         n += 1;
                                     }
@@ -387,7 +398,8 @@ fn video_illegal_neighbours() {
     );
     bad(
         "vadd4.s32.s32.s32.lt %r1, %r2, %r3, %r4;",
-        "Illegal modifier '.lt' for instruction 'vadd4'",
+        // ptxas wording.
+        "Comparison qualifier is not allowed for instruction 'vadd4'",
     );
     // Operand count (ptxas: "Arguments mismatch for instruction 'vadd4'").
     bad(
@@ -490,13 +502,21 @@ fn cmp_type_rules() {
                 let tail = if bool_op.is_empty() { "" } else { ", !%c" };
                 let text = format!("setp.{c}{bool_op}.{ty} %p|%q, %a, %b{tail};");
                 assert_eq!(accepted(&text), cmp_expected(ty, c), "{text}");
-                if !cmp_expected(ty, c) {
+                if cmp_expected(ty, c) {
+                    let s = setp(&text);
+                    assert_eq!((s.cmp.name(), s.ty.name()), (c, ty));
+                    assert_eq!(printed(&text), text, "canonical form");
+                } else {
                     let (col, tok) = bad(&text, CMP);
                     assert_eq!((col, tok), (5, format!(".{c}")));
                 }
                 // `set` applies the rule to the source type.
                 let text = format!("set.{c}{bool_op}.u32.{ty} %d, %a, %b{tail};");
                 assert_eq!(accepted(&text), cmp_expected(ty, c), "{text}");
+                if cmp_expected(ty, c) {
+                    assert_eq!(printed(&text), text, "canonical form");
+                    ok(&text);
+                }
             }
         }
     }
@@ -685,6 +705,20 @@ fn immediates() {
         let s = set(&format!("set.lt.and.f32.f32 %r1, %r2, %r3, {c};"));
         assert_eq!(s.bool_op, Some((BoolOp::And, PredSrc::Imm(v))), "{c}");
     }
+    // ... but not when a bf16 type is involved (ptxas: "Arguments mismatch for instruction 'set'").
+    ok("set.eq.and.s32.f16x2 %r1, %r2, %r3, 1;");
+    ok("set.eq.and.f16.f32 %h1, %r2, %r3, 1;");
+    ok("set.eq.and.bf16.s32 %h1, %r2, 5, %p1;");
+    for t in [
+        "set.eq.and.s32.bf16x2 %r1, %r2, %r3, 1;",
+        "set.eq.and.bf16.f32 %h1, %r2, %r3, 1;",
+        "set.eq.and.u32.bf16 %r1, %h2, %h3, 1;",
+        "set.eq.and.bf16x2.bf16x2 %r1, %r2, %r3, !1;",
+        "set.eq.and.bf16.u32 %h1, %r2, %r3, 1;",
+    ] {
+        let (col, tok) = bad(t, "Arguments mismatch for instruction 'set'");
+        assert_eq!(tok, t[col - 1..t.len() - 1].trim_start_matches('!'), "{t}");
+    }
     let Op::Selp(s) = ok("selp.u32 %r1, 1, 0, !1;").op else {
         panic!()
     };
@@ -707,6 +741,85 @@ fn immediates() {
         "Arguments mismatch",
     );
     bad("set.lt.f32.f32 %r1, %r2, -0f3F800000;", "syntax error");
+    // Unary operators on literals (ptxas accepted each of these).
+    assert_eq!(imm(set("set.lt.u32.u32 %r1, %r2, --5;").b), 5);
+    assert_eq!(imm(set("set.lt.u32.u32 %r1, %r2, ---5;").b), 0xFFFF_FFFB);
+    assert_eq!(imm(set("set.lt.u32.u32 %r1, %r2, !5;").b), 0);
+    assert_eq!(imm(set("set.lt.u32.u32 %r1, %r2, ~5;").b), 0xFFFF_FFFA);
+    assert_eq!(imm(set("set.lt.u32.u32 %r1, %r2, -~!5;").b), 1);
+    assert_eq!(
+        imm(set("set.lt.f32.f32 %r1, %r2, --1.5;").b),
+        u64::from(1.5f32.to_bits())
+    );
+    assert_eq!(
+        imm(set("set.lt.f32.f32 %r1, %r2, .5e1;").b),
+        u64::from(5f32.to_bits())
+    );
+    assert_eq!(
+        imm(set("set.lt.f32.f32 %r1, %r2, -.5;").b),
+        u64::from((-0.5f32).to_bits())
+    );
+    assert_eq!(
+        imm(set("set.lt.f32.f32 %r1, %r2, 0d3FF0000000000000;").b),
+        u64::from(1f32.to_bits())
+    );
+    assert_eq!(
+        imm(set("set.lt.f32.f64 %r1, %rd1, -0d3FF0000000000000;").b),
+        (-1f64).to_bits()
+    );
+    assert_eq!(
+        set("set.lt.and.u32.u32 %r1, %r2, %r3, ~0;").bool_op,
+        Some((BoolOp::And, PredSrc::Imm(true)))
+    );
+    // Bit types take float literals of their own width: .b32 `0f`, .b64 `0d` and decimal.
+    assert_eq!(
+        imm(set("set.eq.u32.b32 %r1, %r2, 0f3F800000;").b),
+        0x3F80_0000
+    );
+    assert_eq!(
+        imm(setp("setp.eq.b64 %p1, %rd1, 0d3FF0000000000000;").b),
+        1f64.to_bits()
+    );
+    let Op::Alu(a) = ok("mov.b64 %rd1, 1.5;").op else {
+        panic!()
+    };
+    assert_eq!(a.a, Operand::Imm(1.5f64.to_bits()));
+    let Op::Alu(a) = ok("mov.b64 %rd1, --0d3FF0000000000000;").op else {
+        panic!()
+    };
+    assert_eq!(a.a, Operand::Imm(1f64.to_bits()));
+    let Op::Selp(s) = ok("selp.b32 %r1, 0f3F800000, %r2, %p1;").op else {
+        panic!()
+    };
+    assert_eq!(s.a, Operand::Imm(0x3F80_0000));
+    // ... and reject the others (ptxas: "Arguments mismatch", "Integer constant expression expected").
+    bad("mov.b32 %r1, 1.5;", "Arguments mismatch");
+    bad("mov.b32 %r1, 0d3FF0000000000000;", "Arguments mismatch");
+    bad("mov.b16 %h1, 0f3F800000;", "Arguments mismatch");
+    bad("mov.b64 %rd1, 0f3F800000;", "Arguments mismatch");
+    bad("selp.u64 %rd1, 1.5, 1, %p1;", "Arguments mismatch");
+    bad("set.lt.f32.f32 %r1, %r2, ~5;", "Arguments mismatch");
+    bad(
+        "set.lt.f32.f32 %r1, %r2, !1.5;",
+        "Integer constant expression expected",
+    );
+    bad(
+        "mov.b64 %rd1, ~0d3FF0000000000000;",
+        "Integer constant expression expected",
+    );
+    bad("mov.b32 %r1, -0f3F800000;", "syntax error");
+    // Operators on registers: only one `!` on a predicate (ptxas: syntax errors, "Operand negation not allowed").
+    bad("set.lt.and.u32.u32 %r1, %r2, %r3, ~%p1;", "syntax error");
+    bad("set.lt.and.u32.u32 %r1, %r2, %r3, !!%p1;", "syntax error");
+    bad(
+        "set.lt.and.u32.u32 %r1, %r2, %r3, -%p1;",
+        "Operand negation not allowed for instruction 'set'",
+    );
+    bad("setp.lt.s32 %p1, !%r2, %r3;", "syntax error");
+    bad("setp.lt.u32 -%p1, %r2, %r3;", "syntax error");
+    // Constant expressions beyond unary operators (`(5)`, `1+2`) are not supported here
+    // although ptxas accepts them.
+    bad("set.lt.u32.u32 %r1, %r2, (5);", "syntax error");
     bad("set.lt.f32.f32 %r1, %r2, 0f3F80000;", "syntax error");
     bad("set.lt.u32.u32 5, %r2, %r3;", "Arguments mismatch");
     // Beyond 64 bits: rejected here (ptxas accepts; documented difference).
@@ -835,6 +948,19 @@ fn alu_types() {
     );
     bad("mov.u16 %h1, %laneid;", "Arguments mismatch");
     bad("mov.u32 %r1, 0f3F800000;", "Arguments mismatch");
+    // mov also copies f32/f64 (ptxas accepts `mov.f32 %r1, 1.0;`), bit for bit.
+    let Op::Alu(a) = ok("mov.f32 %r1, 1.0;").op else {
+        panic!()
+    };
+    assert_eq!(a.a, Operand::Imm(0x3F80_0000));
+    let Op::Alu(a) = ok("mov.f64 %rd1, 0d3FF0000000000000;").op else {
+        panic!()
+    };
+    assert_eq!(a.a, Operand::Imm(1f64.to_bits()));
+    bad(
+        "mov.f32 %r1, %laneid;",
+        "Special register argument not allowed for instruction 'mov'",
+    );
     let Op::Alu(a) = ok("mov.s16 %h1, -1;").op else {
         panic!()
     };
@@ -860,9 +986,18 @@ fn alu_types() {
         "add.u32 %r1, %r2, 1.5;",
         "Arguments mismatch for instruction 'add'",
     );
+    // ptxas: `.lo` is a compare outside `mul.lo`, which must start with it.
     bad(
         "add.lo.u32 %r1, %r2, %r3;",
-        "Illegal modifier '.lo' for instruction 'add'",
+        "Comparison qualifier is not allowed for instruction 'add'",
+    );
+    bad(
+        "mul.lo.lo.u32 %r1, %r2, %r3;",
+        "Comparison qualifier is not allowed for instruction 'mul.lo'",
+    );
+    bad(
+        "mul.u32.lo %r1, %r2, %r3;",
+        "Unexpected instruction types specified for 'mul'",
     );
 }
 
@@ -891,6 +1026,16 @@ fn registers_guards_comments() {
     );
     bad("@1 add.u32 %r1, %r2, %r3;", "syntax error");
     bad("@_ add.u32 %r1, %r2, %r3;", "syntax error");
+    bad("@% add.u32 %r1, %r2, %r3;", "syntax error");
+    bad("@%laneid add.u32 %r1, %r2, %r3;", "syntax error");
+    // Not identifiers (ptxas: "Parsing error near '%'").
+    bad("add.u32 %, %r2, %r3;", "syntax error");
+    bad("add.u32 $, %r2, %r3;", "syntax error");
+    // Other special registers are valid PTX that this simulator has no value for.
+    bad(
+        "mov.u32 %r1, %tid;",
+        "Special register '%tid' is not simulated",
+    );
     // Guards on every family.
     for t in [
         "@!%p vadd4.u32.u32.u32 %r1, %r2, %r3, %r4;",
