@@ -45,6 +45,8 @@ const CASES: &[(&str, &str)] = &[
     ("hset.f16x2", "set.gtu.ftz.f16x2.f16x2 %d, %a, %b;"),
     ("hset.u32.bf16x2", "set.le.u32.bf16x2 %d, %a, %b;"),
     ("hset.bf16", "set.num.xor.s32.bf16 %d, %i, %j, %p;"),
+    // A supporting integer op, as a floor for the per-warp overhead.
+    ("alu.add", "add.u32 %d, %a, %b;"),
 ];
 
 fn lanes(c: &mut Criterion) {

@@ -131,6 +131,10 @@ fn pred_src_bits(p: PredSrc, regs: &WarpRegs) -> u32 {
 
 /// Writes `vals` to the lanes of `d` selected by `exec`.
 fn write_lanes(regs: &mut WarpRegs, d: RegId, exec: u32, vals: &Lanes) {
+    if exec == u32::MAX {
+        *regs.get_mut(d) = *vals;
+        return;
+    }
     for (l, (o, v)) in regs.get_mut(d).iter_mut().zip(vals).enumerate() {
         if exec >> l & 1 == 1 {
             *o = *v;
@@ -162,8 +166,9 @@ pub fn execute(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, active: u
             let a = read_operand(Operand::Reg(v.a), 32, ctx, regs);
             let b = read_operand(Operand::Reg(v.b), 32, ctx, regs);
             let c = read_operand(Operand::Reg(v.c), 32, ctx, regs);
+            let plan = video::VideoPlan::new(&v);
             for l in 0..WARP_SIZE {
-                out[l] = u64::from(video_lane(&v, a[l] as u32, b[l] as u32, c[l] as u32));
+                out[l] = u64::from(plan.lane(a[l] as u32, b[l] as u32, c[l] as u32));
             }
             write_lanes(regs, v.d, exec, &out);
         }

@@ -276,3 +276,58 @@ fn report_display_lists_problems_then_summary() {
     assert!(lines[1].starts_with("line 3: selp.u16"));
     assert_eq!(lines[2], "1 passed, 1 failed, 1 skipped");
 }
+
+mod robustness {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Fragments that make random text look like vectors, so the generator
+    /// reaches the field and value checks rather than only JSON syntax errors.
+    fn jsonish() -> impl Strategy<Value = String> {
+        let frag = prop::sample::select(vec![
+            "{",
+            "}",
+            "\"arch\":",
+            "\"sm_30\"",
+            "\"sm_\"",
+            "\"ptx\":",
+            "\"selp.u16 %d, %a, %b, %p;\"",
+            "\"in\":",
+            "\"out\":",
+            "\"error\":",
+            "\"invalid\"",
+            "\"arch\"",
+            "\"%a\":",
+            "\"%p\":",
+            "\"%d\":",
+            "\"0x1\"",
+            "\"0xffffffffffffffffff\"",
+            "\"0x\"",
+            "true",
+            "false",
+            "null",
+            "1e999",
+            "[",
+            "]",
+            ",",
+            ":",
+            "\n",
+            "#",
+            "\u{0}",
+            "é",
+            "\"\\u00",
+        ]);
+        prop::collection::vec(frag, 0..40).prop_map(|v| v.concat())
+    }
+
+    proptest! {
+        #[test]
+        fn reader_and_runner_never_panic(text in prop_oneof![any::<String>(), jsonish()]) {
+            let report = run(&text);
+            let lines = text.lines().filter(|l| !l.trim().is_empty() && !l.trim().starts_with('#')).count();
+            prop_assert_eq!(report.results.len(), lines);
+            prop_assert_eq!(parse_vectors(&text).len(), lines);
+            let _ = report.to_string();
+        }
+    }
+}
