@@ -567,6 +567,14 @@ pub fn set_ftz_ok(dtype: Type, stype: Type) -> bool {
     matches!(stype, Type::F32 | Type::F16 | Type::F16x2) && dtype != Type::Bf16
 }
 
+/// Any bf16 operand: ptxas 11.8 then refuses an immediate BoolOp `c`
+/// ("Arguments mismatch for instruction 'set'").
+fn is_bf16_form(d: Type, s: Type) -> bool {
+    [d, s]
+        .iter()
+        .any(|t| matches!(t, Type::Bf16 | Type::Bf16x2))
+}
+
 /// Lowest target for a `set` pair (ERRATA 19; f64 from 9.7.6.1).
 fn set_min_sm(d: Type, s: Type) -> u32 {
     let any = |f: &dyn Fn(Type) -> bool| f(d) || f(s);
@@ -673,6 +681,9 @@ fn every_legal_set_variant() {
                     continue;
                 }
                 for (bop, tail) in BOOL_TAILS {
+                    if is_bf16_form(d, s) && !tail.contains('%') {
+                        continue;
+                    }
                     let f = if ftz { ".ftz" } else { "" };
                     let b = bop.map(|b| format!(".{}", b.name())).unwrap_or_default();
                     let text = format!(
@@ -872,6 +883,16 @@ fn illegal_set_neighbours() {
                 d.name(),
                 s.name()
             ));
+        }
+        // bf16 forms take only a predicate register as c (ptxas 11.8).
+        if is_bf16_form(d, s) {
+            for c in ["1", "0", "!1", "!0"] {
+                texts.push(format!(
+                    "set.eq.and.{}.{} %d, %a, %b, {c};",
+                    d.name(),
+                    s.name()
+                ));
+            }
         }
         // BoolOp needs c, and c needs a BoolOp.
         texts.push(format!("set.eq.and.{}.{} %d, %a, %b;", d.name(), s.name()));
