@@ -1416,18 +1416,30 @@ fn half_precision_setp_end_to_end() {
         let (ra, rb) = (syms.get("%a").unwrap(), syms.get("%b").unwrap());
         regs.set_lane(ra, 0, a);
         regs.set_lane(rb, 0, b);
-        let ctx = ExecCtx { target: Target::SM_90, warp_id: 0 };
+        let ctx = ExecCtx {
+            target: Target::SM_90,
+            warp_id: 0,
+        };
         execute(&inst, &ctx, &mut regs, 1);
         let p = syms.get("%p").map_or(false, |r| regs.lane(r, 0) == 1);
         let q = syms.get("%q").map_or(false, |r| regs.lane(r, 0) == 1);
         (p, q)
     };
     // f16x2: a = (lo 1.0, hi 3.0), b = (2.0, 2.0): 1 < 2 true, 3 < 2 false.
-    assert_eq!(run("setp.lt.f16x2 %p|%q, %a, %b;", 0x4200_3C00, 0x4000_4000), (true, false));
+    assert_eq!(
+        run("setp.lt.f16x2 %p|%q, %a, %b;", 0x4200_3C00, 0x4000_4000),
+        (true, false)
+    );
     // bf16x2: a = (lo 3.0, hi 1.0), b = (2.0, 2.0).
-    assert_eq!(run("setp.lt.bf16x2 %p|%q, %a, %b;", 0x3F80_4040, 0x4000_4000), (false, true));
+    assert_eq!(
+        run("setp.lt.bf16x2 %p|%q, %a, %b;", 0x3F80_4040, 0x4000_4000),
+        (false, true)
+    );
     // Scalar f16: -0.0 == +0.0; NaN is unordered.
-    assert_eq!(run("setp.eq.f16 %p|%q, %a, %b;", 0x8000, 0x0000), (true, false));
+    assert_eq!(
+        run("setp.eq.f16 %p|%q, %a, %b;", 0x8000, 0x0000),
+        (true, false)
+    );
     assert_eq!(run("setp.ltu.f16 %p, %a, %b;", 0x7E00, 0x3C00).0, true);
     assert_eq!(run("setp.lt.f16 %p, %a, %b;", 0x7E00, 0x3C00).0, false);
     // bf16 scalar: 1.0 < 2.0.
