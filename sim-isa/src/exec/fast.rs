@@ -214,6 +214,38 @@ macro_rules! video_run {
     }};
 }
 
+/// Expands `$run!(closure, args..)` with the element function of `$op`
+/// (closures over `T`, which the caller names).
+macro_rules! for_video_op {
+    ($op:expr, $run:ident!($($arg:tt)*)) => {
+        match $op {
+            VideoOp::Add => $run!(|x: T, y: T| x + y, $($arg)*),
+            VideoOp::Sub => $run!(|x: T, y: T| x - y, $($arg)*),
+            // Errata 7: half away from zero.
+            VideoOp::Avrg => $run!(
+                |x: T, y: T| {
+                    let s = x + y;
+                    (s + T::from_bool(s >= T::ZERO)).half()
+                },
+                $($arg)*
+            ),
+            VideoOp::Absdiff => $run!(|x: T, y: T| (x - y).abs(), $($arg)*),
+            VideoOp::Min => $run!(|x: T, y: T| x.min(y), $($arg)*),
+            VideoOp::Max => $run!(|x: T, y: T| x.max(y), $($arg)*),
+            VideoOp::Set(cmp) => match int_cmp_kind(cmp) {
+                Base::Eq => $run!(|x: T, y: T| T::from_bool(x == y), $($arg)*),
+                Base::Ne => $run!(|x: T, y: T| T::from_bool(x != y), $($arg)*),
+                Base::Lt => $run!(|x: T, y: T| T::from_bool(x < y), $($arg)*),
+                Base::Le => $run!(|x: T, y: T| T::from_bool(x <= y), $($arg)*),
+                Base::Gt => $run!(|x: T, y: T| T::from_bool(x > y), $($arg)*),
+                Base::Ge => $run!(|x: T, y: T| T::from_bool(x >= y), $($arg)*),
+                Base::True => $run!(|_: T, _: T| T::from_bool(true), $($arg)*),
+                Base::False => $run!(|_: T, _: T| T::ZERO, $($arg)*),
+            },
+        }
+    };
+}
+
 fn video_ops<T: Elem, const N: usize>(
     op: VideoOp,
     sat: bool,
@@ -221,34 +253,76 @@ fn video_ops<T: Elem, const N: usize>(
     p: &VPlan<'_, N>,
     o: &mut U32s,
 ) {
-    match op {
-        VideoOp::Add => video_run!(|x: T, y: T| x + y, sat, add, p, o),
-        VideoOp::Sub => video_run!(|x: T, y: T| x - y, sat, add, p, o),
-        // Errata 7: half away from zero.
-        VideoOp::Avrg => video_run!(
-            |x: T, y: T| {
-                let s = x + y;
-                (s + T::from_bool(s >= T::ZERO)).half()
-            },
-            sat,
-            add,
-            p,
-            o
-        ),
-        VideoOp::Absdiff => video_run!(|x: T, y: T| (x - y).abs(), sat, add, p, o),
-        VideoOp::Min => video_run!(|x: T, y: T| x.min(y), sat, add, p, o),
-        VideoOp::Max => video_run!(|x: T, y: T| x.max(y), sat, add, p, o),
-        VideoOp::Set(cmp) => match int_cmp_kind(cmp) {
-            Base::Eq => video_run!(|x: T, y: T| T::from_bool(x == y), sat, add, p, o),
-            Base::Ne => video_run!(|x: T, y: T| T::from_bool(x != y), sat, add, p, o),
-            Base::Lt => video_run!(|x: T, y: T| T::from_bool(x < y), sat, add, p, o),
-            Base::Le => video_run!(|x: T, y: T| T::from_bool(x <= y), sat, add, p, o),
-            Base::Gt => video_run!(|x: T, y: T| T::from_bool(x > y), sat, add, p, o),
-            Base::Ge => video_run!(|x: T, y: T| T::from_bool(x >= y), sat, add, p, o),
-            Base::True => video_run!(|_: T, _: T| T::from_bool(true), sat, add, p, o),
-            Base::False => video_run!(|_: T, _: T| T::ZERO, sat, add, p, o),
-        },
+    for_video_op!(op, video_run!(sat, add, p, o))
+}
+
+/// The 64 16-bit halves of the lanes' low words, low half first.
+#[inline]
+fn halves(r: &Lanes) -> [u16; 2 * WARP_SIZE] {
+    let mut o = [0u16; 2 * WARP_SIZE];
+    for l in 0..WARP_SIZE {
+        o[2 * l] = r[l] as u16;
+        o[2 * l + 1] = (r[l] >> 16) as u16;
     }
+    o
+}
+
+/// Plain `vop4` (default selectors, every element merged, no `.add`) on
+/// 16-bit halves: each half holds an even element (low byte) and an odd one
+/// (high byte) whose positions are the same in `a`, `b` and `d`, so one
+/// i16 vector step does eight elements with no gathering.
+#[inline(always)]
+fn video4_loop<const SAT: bool>(
+    f: impl Fn(i16, i16) -> i16,
+    [xm, ym, lo, hi]: [i16; 4],
+    a: &[u16; 2 * WARP_SIZE],
+    b: &[u16; 2 * WARP_SIZE],
+    out: &mut [u16; 2 * WARP_SIZE],
+) {
+    for h in 0..2 * WARP_SIZE {
+        let (x, y) = (a[h], b[h]);
+        let xe = (((x << 8) as i16) >> 8) & xm;
+        let xo = ((x as i16) >> 8) & xm;
+        let ye = (((y << 8) as i16) >> 8) & ym;
+        let yo = ((y as i16) >> 8) & ym;
+        let (mut te, mut to) = (f(xe, ye), f(xo, yo));
+        if SAT {
+            te = te.max(lo).min(hi);
+            to = to.max(lo).min(hi);
+        }
+        out[h] = (te as u16 & 0xFF) | ((to as u16) << 8);
+    }
+}
+
+macro_rules! video4_run {
+    ($f:expr, $sat:expr, $k:expr, $a:expr, $b:expr, $o:expr) => {{
+        let f = $f;
+        if $sat {
+            video4_loop::<true>(f, $k, $a, $b, $o)
+        } else {
+            video4_loop::<false>(f, $k, $a, $b, $o)
+        }
+    }};
+}
+
+/// [`video4_loop`] for `v`, which must be a plain `vop4`.
+fn video4_plain(v: &Video, regs: &WarpRegs) -> U32s {
+    type T = i16;
+    let a = halves(regs.get(v.a));
+    let b = if v.b == v.a { a } else { halves(regs.get(v.b)) };
+    let k: [i16; 4] = [
+        if v.asigned { -1 } else { 0xFF },
+        if v.bsigned { -1 } else { 0xFF },
+        if v.dsigned { -128 } else { 0 },
+        if v.dsigned { 127 } else { 0xFF },
+    ];
+    let mut o = [0u16; 2 * WARP_SIZE];
+    for_video_op!(v.op, video4_run!(v.sat, k, &a, &b, &mut o));
+    let mut out = [0u32; WARP_SIZE];
+    for l in 0..WARP_SIZE {
+        out[l] = u32::from(o[2 * l]) | (u32::from(o[2 * l + 1]) << 16);
+    }
+    out
 }
 
 /// `vop2`/`vop4` over a warp: one fused loop over lanes doing every element
@@ -258,6 +332,13 @@ fn video_ops<T: Elem, const N: usize>(
 pub(super) fn video(v: &Video, regs: &WarpRegs) -> U32s {
     match v.simd {
         crate::inst::Simd::X2 => video_n::<2>(v, regs),
+        crate::inst::Simd::X4
+            if !v.add
+                && v.mask & 0xF == 0xF
+                && (0..4).all(|i| v.asel[i] & 7 == i as u8 && v.bsel[i] & 7 == 4 + i as u8) =>
+        {
+            video4_plain(v, regs)
+        }
         crate::inst::Simd::X4 => video_n::<4>(v, regs),
     }
 }
@@ -412,12 +493,10 @@ struct Fmt32 {
     inf: u32,
     /// Magnitudes below this are zero (1), or zero or subnormal when flushing.
     zlim: u32,
-    /// Offset of the value in the register (16 for the high half of x2).
-    shift: u32,
 }
 
 impl Fmt32 {
-    fn new(ty: Type, flush: bool, shift: u32) -> Self {
+    fn new(ty: Type, flush: bool) -> Self {
         let (e, m) = match ty {
             Type::F16 | Type::F16x2 => (5, 10),
             Type::Bf16 | Type::Bf16x2 => (8, 7),
@@ -428,7 +507,6 @@ impl Fmt32 {
             abs_mask: (1u32 << (e + m)) - 1,
             inf: ((1u32 << e) - 1) << m,
             zlim: if flush { 1 << m } else { 1 },
-            shift,
         }
     }
 
@@ -436,8 +514,7 @@ impl Fmt32 {
     /// subnormals, give 0) and whether the value is NaN. Magnitudes fit in
     /// 31 bits, so signed compares (which SSE2 has) serve throughout.
     #[inline(always)]
-    fn key(&self, v: u32) -> (i32, bool) {
-        let x = v >> self.shift;
+    fn key(&self, x: u32) -> (i32, bool) {
         let abs = (x & self.abs_mask) as i32;
         let abs = if abs < self.zlim as i32 { 0 } else { abs };
         let s = ((x << self.top) as i32) >> 31;
@@ -459,6 +536,49 @@ fn float_loop32(
         let (ka, na) = fmt.key(a[l]);
         let (kb, nb) = fmt.key(b[l]);
         out[l] = if na | nb { u } else { u32::from(f(ka, kb)) };
+    }
+}
+
+/// [`Fmt32`] for the halves of x2 types, on 16-bit lanes (twice as many
+/// per vector step): keys fit i16 since magnitudes are 15 bits.
+#[derive(Clone, Copy)]
+struct Fmt16 {
+    inf: i16,
+    zlim: i16,
+}
+
+impl Fmt16 {
+    fn new(ty: Type, flush: bool) -> Self {
+        let m = if matches!(ty, Type::Bf16x2) { 7 } else { 10 };
+        Fmt16 {
+            inf: (0x7FFF >> m) << m,
+            zlim: if flush { 1 << m } else { 1 },
+        }
+    }
+
+    #[inline(always)]
+    fn key(&self, v: u16) -> (i16, bool) {
+        let abs = (v & 0x7FFF) as i16;
+        let abs = if abs < self.zlim { 0 } else { abs };
+        let s = (v as i16) >> 15;
+        ((abs ^ s) - s, abs > self.inf)
+    }
+}
+
+#[inline(always)]
+fn float_loop16(
+    f: impl Fn(i16, i16) -> bool,
+    u: u16,
+    fmt: &Fmt16,
+    a: &[u16; 2 * WARP_SIZE],
+    b: &[u16; 2 * WARP_SIZE],
+    out: &mut [u16; 2 * WARP_SIZE],
+) {
+    let fmt = *fmt;
+    for h in 0..2 * WARP_SIZE {
+        let (ka, na) = fmt.key(a[h]);
+        let (kb, nb) = fmt.key(b[h]);
+        out[h] = if na | nb { u } else { u16::from(f(ka, kb)) };
     }
 }
 
@@ -538,13 +658,20 @@ fn compare_lanes(
                 with_base!(base, i64, float_loop64(u, zlim, a, b, &mut t));
                 return (t, th);
             }
-            let (a, b) = (&low32(a), &low32(b));
-            let fmt = Fmt32::new(ty, flush, 0);
-            with_base!(base, i32, float_loop32(u, &fmt, a, b, &mut t));
             if matches!(ty, Type::F16x2 | Type::Bf16x2) {
-                let fmt = Fmt32::new(ty, flush, 16);
-                with_base!(base, i32, float_loop32(u, &fmt, a, b, &mut th));
+                let (a, b) = (&halves(a), &halves(b));
+                let fmt = Fmt16::new(ty, flush);
+                let mut r = [0u16; 2 * WARP_SIZE];
+                with_base!(base, i16, float_loop16(u as u16, &fmt, a, b, &mut r));
+                for l in 0..WARP_SIZE {
+                    t[l] = r[2 * l].into();
+                    th[l] = r[2 * l + 1].into();
+                }
+                return (t, th);
             }
+            let (a, b) = (&low32(a), &low32(b));
+            let fmt = Fmt32::new(ty, flush);
+            with_base!(base, i32, float_loop32(u, &fmt, a, b, &mut t));
         }
         kind => {
             let base = int_cmp_kind(cmp);
