@@ -527,14 +527,14 @@ fn float_loop32(
     f: impl Fn(i32, i32) -> bool,
     u: u32,
     fmt: &Fmt32,
-    a: &U32s,
-    b: &U32s,
+    a: &Lanes,
+    b: &Lanes,
     out: &mut U32s,
 ) {
     let fmt = *fmt;
     for l in 0..WARP_SIZE {
-        let (ka, na) = fmt.key(a[l]);
-        let (kb, nb) = fmt.key(b[l]);
+        let (ka, na) = fmt.key(a[l] as u32);
+        let (kb, nb) = fmt.key(b[l] as u32);
         out[l] = if na | nb { u } else { u32::from(f(ka, kb)) };
     }
 }
@@ -615,13 +615,13 @@ fn int_loop32(
     top: u32,
     r: u32,
     flip: i32,
-    a: &U32s,
-    b: &U32s,
+    a: &Lanes,
+    b: &Lanes,
     out: &mut U32s,
 ) {
     for l in 0..WARP_SIZE {
-        let ka = ((a[l] << top) as i32 >> r) ^ flip;
-        let kb = ((b[l] << top) as i32 >> r) ^ flip;
+        let ka = (((a[l] as u32) << top) as i32 >> r) ^ flip;
+        let kb = (((b[l] as u32) << top) as i32 >> r) ^ flip;
         out[l] = u32::from(f(ka, kb));
     }
 }
@@ -633,22 +633,26 @@ fn int_loop64(f: impl Fn(i64, i64) -> bool, flip: i64, a: &Lanes, b: &Lanes, out
     }
 }
 
-/// 0/1 compare results per lane: `(t, t_high)`; `t_high` is only computed
-/// for x2 types (the high halves).
-fn compare_lanes(
-    cmp: CmpOp,
-    ty: Type,
-    flush: bool,
-    a: Operand,
-    b: Operand,
-    ctx: &ExecCtx,
-    regs: &WarpRegs,
-) -> (U32s, U32s) {
-    src!(a, a, ctx, regs);
-    src!(b, b, ctx, regs);
+/// Whether `ty` packs two 16-bit floats, compared half by half.
+fn is_x2(ty: Type) -> bool {
+    matches!(ty, Type::F16x2 | Type::Bf16x2)
+}
+
+/// 0/1 compare results per 16-bit half (low half of lane `l` at `2l`) for
+/// an x2 type.
+fn compare_halves(cmp: CmpOp, ty: Type, flush: bool, a: &Lanes, b: &Lanes) -> [u16; 2 * WARP_SIZE] {
+    let (base, u) = float_cmp_kind(cmp);
+    let (a, b) = (&halves(a), &halves(b));
+    let fmt = Fmt16::new(ty, flush);
+    let mut r = [0u16; 2 * WARP_SIZE];
+    with_base!(base, i16, float_loop16(u16::from(u), &fmt, a, b, &mut r));
+    r
+}
+
+/// 0/1 compare results per lane for a type that is not x2.
+fn compare_lanes(cmp: CmpOp, ty: Type, flush: bool, a: &Lanes, b: &Lanes) -> U32s {
     let bits = ty.bits();
     let mut t = [0u32; WARP_SIZE];
-    let mut th = [0u32; WARP_SIZE];
     match ty.kind() {
         TypeKind::Float | TypeKind::BFloat => {
             let (base, u) = float_cmp_kind(cmp);
@@ -656,22 +660,10 @@ fn compare_lanes(
             if bits == 64 {
                 let zlim = if flush { 1u64 << 52 } else { 1 };
                 with_base!(base, i64, float_loop64(u, zlim, a, b, &mut t));
-                return (t, th);
+            } else {
+                let fmt = Fmt32::new(ty, flush);
+                with_base!(base, i32, float_loop32(u, &fmt, a, b, &mut t));
             }
-            if matches!(ty, Type::F16x2 | Type::Bf16x2) {
-                let (a, b) = (&halves(a), &halves(b));
-                let fmt = Fmt16::new(ty, flush);
-                let mut r = [0u16; 2 * WARP_SIZE];
-                with_base!(base, i16, float_loop16(u as u16, &fmt, a, b, &mut r));
-                for l in 0..WARP_SIZE {
-                    t[l] = r[2 * l].into();
-                    th[l] = r[2 * l + 1].into();
-                }
-                return (t, th);
-            }
-            let (a, b) = (&low32(a), &low32(b));
-            let fmt = Fmt32::new(ty, flush);
-            with_base!(base, i32, float_loop32(u, &fmt, a, b, &mut t));
         }
         kind => {
             let base = int_cmp_kind(cmp);
@@ -682,14 +674,35 @@ fn compare_lanes(
                 let flip = if signed { 0 } else { i64::MIN };
                 with_base!(base, i64, int_loop64(flip, a, b, &mut t));
             } else {
-                let (a, b) = (&low32(a), &low32(b));
                 let top = 32 - bits;
                 let (r, flip) = if signed { (top, 0) } else { (0, i32::MIN) };
                 with_base!(base, i32, int_loop32(top, r, flip, a, b, &mut t));
             }
         }
     }
-    (t, th)
+    t
+}
+
+/// A predicate's 0/1 lanes repeated for both halves of each lane.
+#[inline]
+fn pred01_halves(p: PredSrc, regs: &WarpRegs) -> [u16; 2 * WARP_SIZE] {
+    let c = pred01(p, regs);
+    let mut o = [0u16; 2 * WARP_SIZE];
+    for l in 0..WARP_SIZE {
+        o[2 * l] = c[l] as u16;
+        o[2 * l + 1] = c[l] as u16;
+    }
+    o
+}
+
+/// [`combine01`] on 16-bit halves.
+#[inline]
+fn combine01_halves(op: BoolOp, t: &mut [u16; 2 * WARP_SIZE], c: &[u16; 2 * WARP_SIZE]) {
+    match op {
+        BoolOp::And => t.iter_mut().zip(c).for_each(|(t, c)| *t &= c),
+        BoolOp::Or => t.iter_mut().zip(c).for_each(|(t, c)| *t |= c),
+        BoolOp::Xor => t.iter_mut().zip(c).for_each(|(t, c)| *t ^= c),
+    }
 }
 
 /// `BoolOp(t, c)` per lane on 0/1 arrays, in place.
@@ -711,27 +724,29 @@ fn flushes(ftz: bool, ty: Type, target: Target) -> bool {
 /// `set` over a warp.
 pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
     let flush = flushes(s.ftz, s.stype, ctx.target);
-    let (mut t, mut th) = compare_lanes(s.cmp, s.stype, flush, s.a, s.b, ctx, regs);
-    let op = s.bool_op.map(|(o, _)| o);
+    src!(a, s.a, ctx, regs);
+    src!(b, s.b, ctx, regs);
     let dm = width_mask(s.dtype.bits());
     let mut out = [0u64; WARP_SIZE];
-    if matches!(s.stype, Type::F16x2 | Type::Bf16x2) {
-        if let Some((_, p)) = s.bool_op {
-            let c = pred01(p, regs);
-            combine01(op, &mut t, &c);
-            combine01(op, &mut th, &c);
+    if is_x2(s.stype) {
+        let mut r = compare_halves(s.cmp, s.stype, flush, a, b);
+        if let Some((op, p)) = s.bool_op {
+            combine01_halves(op, &mut r, &pred01_halves(p, regs));
         }
+        // Each half's true value (at most 16 bits), in its half.
         let half_true = match s.dtype {
-            Type::F16x2 | Type::Bf16x2 => set_true_value(s.dtype),
+            Type::F16x2 | Type::Bf16x2 => set_true_value(s.dtype) as u16,
             _ => 0xFFFF,
         };
-        let (vl, vh) = (half_true & dm, (half_true << 16) & dm);
         for l in 0..WARP_SIZE {
-            out[l] = (vl & 0u64.wrapping_sub(t[l].into())) | (vh & 0u64.wrapping_sub(th[l].into()));
+            let lo = half_true & 0u16.wrapping_sub(r[2 * l]);
+            let hi = half_true & 0u16.wrapping_sub(r[2 * l + 1]);
+            out[l] = (u64::from(lo) | (u64::from(hi) << 16)) & dm;
         }
     } else {
-        if let Some((_, p)) = s.bool_op {
-            combine01(op, &mut t, &pred01(p, regs));
+        let mut t = compare_lanes(s.cmp, s.stype, flush, a, b);
+        if let Some((op, p)) = s.bool_op {
+            combine01(Some(op), &mut t, &pred01(p, regs));
         }
         let tv = set_true_value(s.dtype) & dm;
         for l in 0..WARP_SIZE {
@@ -744,8 +759,18 @@ pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
 /// `setp` over a warp: `(p, q)` as 0/1 lanes.
 pub(super) fn setp(s: &Setp, ctx: &ExecCtx, regs: &WarpRegs) -> (U32s, U32s) {
     let flush = flushes(s.ftz, s.ty, ctx.target);
-    let (mut p, mut q) = compare_lanes(s.cmp, s.ty, flush, s.a, s.b, ctx, regs);
-    if !matches!(s.ty, Type::F16x2 | Type::Bf16x2) {
+    src!(a, s.a, ctx, regs);
+    src!(b, s.b, ctx, regs);
+    let (mut p, mut q);
+    if is_x2(s.ty) {
+        let r = compare_halves(s.cmp, s.ty, flush, a, b);
+        (p, q) = ([0u32; WARP_SIZE], [0u32; WARP_SIZE]);
+        for l in 0..WARP_SIZE {
+            p[l] = r[2 * l].into();
+            q[l] = r[2 * l + 1].into();
+        }
+    } else {
+        p = compare_lanes(s.cmp, s.ty, flush, a, b);
         q = p;
         q.iter_mut().for_each(|x| *x ^= 1);
     }
