@@ -267,12 +267,14 @@ fn halves(r: &Lanes) -> [u16; 2 * WARP_SIZE] {
     o
 }
 
-/// Plain `vop4` (default selectors, every element merged, no `.add`) on
-/// 16-bit halves: each half holds an even element (low byte) and an odd one
-/// (high byte) whose positions are the same in `a`, `b` and `d`, so one
-/// i16 vector step does eight elements with no gathering.
+/// Plain `vop4` (default selectors, every element on) on 16-bit halves:
+/// each half holds an even element (low byte) and an odd one (high byte)
+/// whose positions are the same in `a`, `b` and `d`, so one i16 vector step
+/// does eight elements with no gathering. A merge leaves each half's result
+/// bytes in place; `.add` leaves the half's two element values summed (each
+/// is within ±511, so the sum fits i16).
 #[inline(always)]
-fn video4_loop<const SAT: bool>(
+fn video4_loop<const SAT: bool, const ADD: bool>(
     f: impl Fn(i16, i16) -> i16,
     [xm, ym, lo, hi]: [i16; 4],
     a: &[u16; 2 * WARP_SIZE],
@@ -290,17 +292,22 @@ fn video4_loop<const SAT: bool>(
             te = te.max(lo).min(hi);
             to = to.max(lo).min(hi);
         }
-        out[h] = (te as u16 & 0xFF) | ((to as u16) << 8);
+        out[h] = if ADD {
+            (te + to) as u16
+        } else {
+            (te as u16 & 0xFF) | ((to as u16) << 8)
+        };
     }
 }
 
 macro_rules! video4_run {
-    ($f:expr, $sat:expr, $k:expr, $a:expr, $b:expr, $o:expr) => {{
+    ($f:expr, $sat:expr, $add:expr, $k:expr, $a:expr, $b:expr, $o:expr) => {{
         let f = $f;
-        if $sat {
-            video4_loop::<true>(f, $k, $a, $b, $o)
-        } else {
-            video4_loop::<false>(f, $k, $a, $b, $o)
+        match ($sat, $add) {
+            (false, false) => video4_loop::<false, false>(f, $k, $a, $b, $o),
+            (false, true) => video4_loop::<false, true>(f, $k, $a, $b, $o),
+            (true, false) => video4_loop::<true, false>(f, $k, $a, $b, $o),
+            (true, true) => video4_loop::<true, true>(f, $k, $a, $b, $o),
         }
     }};
 }
@@ -317,10 +324,18 @@ fn video4_plain(v: &Video, regs: &WarpRegs) -> U32s {
         if v.dsigned { 127 } else { 0xFF },
     ];
     let mut o = [0u16; 2 * WARP_SIZE];
-    for_video_op!(v.op, video4_run!(v.sat, k, &a, &b, &mut o));
+    for_video_op!(v.op, video4_run!(v.sat, v.add, k, &a, &b, &mut o));
     let mut out = [0u32; WARP_SIZE];
-    for l in 0..WARP_SIZE {
-        out[l] = u32::from(o[2 * l]) | (u32::from(o[2 * l + 1]) << 16);
+    if v.add {
+        let c = regs.get(v.c);
+        for l in 0..WARP_SIZE {
+            let sum = i32::from(o[2 * l] as i16) + i32::from(o[2 * l + 1] as i16);
+            out[l] = (c[l] as u32).wrapping_add(sum as u32);
+        }
+    } else {
+        for l in 0..WARP_SIZE {
+            out[l] = u32::from(o[2 * l]) | (u32::from(o[2 * l + 1]) << 16);
+        }
     }
     out
 }
@@ -333,8 +348,7 @@ pub(super) fn video(v: &Video, regs: &WarpRegs) -> U32s {
     match v.simd {
         crate::inst::Simd::X2 => video_n::<2>(v, regs),
         crate::inst::Simd::X4
-            if !v.add
-                && v.mask & 0xF == 0xF
+            if v.mask & 0xF == 0xF
                 && (0..4).all(|i| v.asel[i] & 7 == i as u8 && v.bsel[i] & 7 == 4 + i as u8) =>
         {
             video4_plain(v, regs)
