@@ -340,12 +340,77 @@ fn video4_plain(v: &Video, regs: &WarpRegs) -> U32s {
     out
 }
 
+/// Plain `vop2` (default selectors, both elements on): each 16-bit half is
+/// one element, in the same place in `a`, `b` and `d`; exact i32 results.
+#[inline(always)]
+fn video2_loop<const SAT: bool>(
+    f: impl Fn(i32, i32) -> i32,
+    [xm, ym, lo, hi]: [i32; 4],
+    a: &[u16; 2 * WARP_SIZE],
+    b: &[u16; 2 * WARP_SIZE],
+    out: &mut [i32; 2 * WARP_SIZE],
+) {
+    for h in 0..2 * WARP_SIZE {
+        let x = i32::from(a[h] as i16) & xm;
+        let y = i32::from(b[h] as i16) & ym;
+        let mut t = f(x, y);
+        if SAT {
+            t = t.max(lo).min(hi);
+        }
+        out[h] = t;
+    }
+}
+
+macro_rules! video2_run {
+    ($f:expr, $sat:expr, $k:expr, $a:expr, $b:expr, $o:expr) => {{
+        let f = $f;
+        if $sat {
+            video2_loop::<true>(f, $k, $a, $b, $o)
+        } else {
+            video2_loop::<false>(f, $k, $a, $b, $o)
+        }
+    }};
+}
+
+/// [`video2_loop`] for `v`, which must be a plain `vop2`.
+fn video2_plain(v: &Video, regs: &WarpRegs) -> U32s {
+    type T = i32;
+    let a = halves(regs.get(v.a));
+    let b = if v.b == v.a { a } else { halves(regs.get(v.b)) };
+    let k: [i32; 4] = [
+        if v.asigned { -1 } else { 0xFFFF },
+        if v.bsigned { -1 } else { 0xFFFF },
+        if v.dsigned { -0x8000 } else { 0 },
+        if v.dsigned { 0x7FFF } else { 0xFFFF },
+    ];
+    let mut o = [0i32; 2 * WARP_SIZE];
+    for_video_op!(v.op, video2_run!(v.sat, k, &a, &b, &mut o));
+    let mut out = [0u32; WARP_SIZE];
+    if v.add {
+        let c = regs.get(v.c);
+        for l in 0..WARP_SIZE {
+            out[l] = (c[l] as u32).wrapping_add(o[2 * l].wrapping_add(o[2 * l + 1]) as u32);
+        }
+    } else {
+        for l in 0..WARP_SIZE {
+            out[l] = (o[2 * l] as u32 & 0xFFFF) | ((o[2 * l + 1] as u32) << 16);
+        }
+    }
+    out
+}
+
 /// `vop2`/`vop4` over a warp: one fused loop over lanes doing every element
 /// position, specialised for the operation, `.sat` and `.add` (the
 /// arithmetic of [`super::video::VideoPlan::lane`]: exact i32 elements,
 /// clamp, then merge into `c` or accumulate onto it).
 pub(super) fn video(v: &Video, regs: &WarpRegs) -> U32s {
     match v.simd {
+        crate::inst::Simd::X2
+            if v.mask & 3 == 3
+                && (0..2).all(|i| v.asel[i] & 3 == i as u8 && v.bsel[i] & 3 == 2 + i as u8) =>
+        {
+            video2_plain(v, regs)
+        }
         crate::inst::Simd::X2 => video_n::<2>(v, regs),
         crate::inst::Simd::X4
             if v.mask & 0xF == 0xF
