@@ -48,6 +48,22 @@ pub(super) fn blend(dst: &mut Lanes, exec: u32, vals: &Lanes) {
     }
 }
 
+/// As [`blend`] with lane `l`'s value computed by `val(l)`, so results go
+/// straight into the register with no intermediate array.
+#[inline(always)]
+fn blend_with(dst: &mut Lanes, exec: u32, val: impl Fn(usize) -> u64) {
+    if exec == u32::MAX {
+        for l in 0..WARP_SIZE {
+            dst[l] = val(l);
+        }
+        return;
+    }
+    for l in 0..WARP_SIZE {
+        let m = 0u64.wrapping_sub(u64::from(exec & BIT[l] != 0));
+        dst[l] = (dst[l] & !m) | (val(l) & m);
+    }
+}
+
 /// As [`blend`] for 32-bit results, zero-extended.
 #[inline]
 pub(super) fn blend32(dst: &mut Lanes, exec: u32, vals: &U32s) {
@@ -800,14 +816,15 @@ fn flushes(ftz: bool, ty: Type, target: Target) -> bool {
     ftz || (ty == Type::F32 && target.flushes_f32_subnormals())
 }
 
-/// `set` over a warp.
-pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
+/// `set` over a warp, written straight into `d`'s lanes selected by `exec`
+/// (no result array to copy).
+pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
     let flush = flushes(s.ftz, s.stype, ctx.target);
+    let dm = width_mask(s.dtype.bits());
     src!(a, s.a, ctx, regs);
     src!(b, s.b, ctx, regs);
-    let dm = width_mask(s.dtype.bits());
-    let mut out = [0u64; WARP_SIZE];
-    if is_x2(s.stype) {
+    // x2: each lane's 32-bit result word; otherwise 0/1 per lane.
+    let (word, tv) = if is_x2(s.stype) {
         let mut r = compare_halves(s.cmp, s.stype, flush, a, b);
         if let Some((op, p)) = s.bool_op {
             combine01_halves(op, &mut r, &pred01_halves(p, regs));
@@ -817,22 +834,30 @@ pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
             Type::F16x2 | Type::Bf16x2 => set_true_value(s.dtype) as u16,
             _ => 0xFFFF,
         };
+        let mut w = [0u32; WARP_SIZE];
         for l in 0..WARP_SIZE {
             let lo = half_true & 0u16.wrapping_sub(r[2 * l]);
             let hi = half_true & 0u16.wrapping_sub(r[2 * l + 1]);
-            out[l] = (u64::from(lo) | (u64::from(hi) << 16)) & dm;
+            w[l] = u32::from(lo) | (u32::from(hi) << 16);
         }
+        // The word's bits at the destination width.
+        (w, dm)
     } else {
         let mut t = compare_lanes(s.cmp, s.stype, flush, a, b);
         if let Some((op, p)) = s.bool_op {
             combine01(Some(op), &mut t, &pred01(p, regs));
         }
-        let tv = set_true_value(s.dtype) & dm;
-        for l in 0..WARP_SIZE {
-            out[l] = tv & 0u64.wrapping_sub(t[l].into());
-        }
+        // All ones where true, then the true value's bits.
+        t.iter_mut().for_each(|x| *x = 0u32.wrapping_sub(*x));
+        (t, set_true_value(s.dtype) & dm)
+    };
+    let d = regs.get_mut(s.d);
+    if is_x2(s.stype) {
+        blend_with(d, exec, |l| u64::from(word[l]) & tv);
+    } else {
+        // Sign-extended, the all-ones words keep a 64-bit true value whole.
+        blend_with(d, exec, |l| (word[l] as i32 as u64) & tv);
     }
-    out
 }
 
 /// `setp` over a warp: `(p, q)` as 0/1 lanes.

@@ -140,7 +140,11 @@ fn video() -> impl Strategy<Value = Video> {
                     let stray = |s: [u8; 4], base: u8| {
                         [0u8, 1, 2, 3].map(|i| (base + i) | (s[usize::from(i)] & 0xF8))
                     };
-                    (mask | 0xF, stray(asel, 0), stray(bsel, if x4 { 4 } else { 2 }))
+                    (
+                        mask | 0xF,
+                        stray(asel, 0),
+                        stray(bsel, if x4 { 4 } else { 2 }),
+                    )
                 } else {
                     (mask, asel, bsel)
                 };
