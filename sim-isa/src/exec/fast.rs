@@ -652,16 +652,43 @@ impl Fmt16 {
     }
 
     #[inline(always)]
-    fn key(&self, v: u16) -> (i16, bool) {
+    fn key<const FLUSH: bool>(&self, v: u16) -> (i16, bool) {
         let abs = (v & 0x7FFF) as i16;
-        let abs = if abs < self.zlim { 0 } else { abs };
+        // Without flushing only zero is below the limit (1): nothing to do.
+        let abs = if FLUSH && abs < self.zlim { 0 } else { abs };
         let s = (v as i16) >> 15;
         ((abs ^ s) - s, abs > self.inf)
     }
 }
 
+/// [`float_loop16`] flushing subnormals (a plain name for `with_base!`).
 #[inline(always)]
-fn float_loop16(
+fn float_loop16_ftz(
+    f: impl Fn(i16, i16) -> bool,
+    u: u16,
+    fmt: &Fmt16,
+    a: &[u16; 2 * WARP_SIZE],
+    b: &[u16; 2 * WARP_SIZE],
+    out: &mut [u16; 2 * WARP_SIZE],
+) {
+    float_loop16::<true>(f, u, fmt, a, b, out)
+}
+
+/// [`float_loop16`] keeping subnormals.
+#[inline(always)]
+fn float_loop16_keep(
+    f: impl Fn(i16, i16) -> bool,
+    u: u16,
+    fmt: &Fmt16,
+    a: &[u16; 2 * WARP_SIZE],
+    b: &[u16; 2 * WARP_SIZE],
+    out: &mut [u16; 2 * WARP_SIZE],
+) {
+    float_loop16::<false>(f, u, fmt, a, b, out)
+}
+
+#[inline(always)]
+fn float_loop16<const FLUSH: bool>(
     f: impl Fn(i16, i16) -> bool,
     u: u16,
     fmt: &Fmt16,
@@ -671,8 +698,8 @@ fn float_loop16(
 ) {
     let fmt = *fmt;
     for h in 0..2 * WARP_SIZE {
-        let (ka, na) = fmt.key(a[h]);
-        let (kb, nb) = fmt.key(b[h]);
+        let (ka, na) = fmt.key::<FLUSH>(a[h]);
+        let (kb, nb) = fmt.key::<FLUSH>(b[h]);
         out[h] = if na | nb { u } else { u16::from(f(ka, kb)) };
     }
 }
@@ -740,7 +767,12 @@ fn compare_halves(cmp: CmpOp, ty: Type, flush: bool, a: &Lanes, b: &Lanes) -> [u
     let (a, b) = (&halves(a), &halves(b));
     let fmt = Fmt16::new(ty, flush);
     let mut r = [0u16; 2 * WARP_SIZE];
-    with_base!(base, i16, float_loop16(u16::from(u), &fmt, a, b, &mut r));
+    let u = u16::from(u);
+    if flush {
+        with_base!(base, i16, float_loop16_ftz(u, &fmt, a, b, &mut r));
+    } else {
+        with_base!(base, i16, float_loop16_keep(u, &fmt, a, b, &mut r));
+    }
     r
 }
 
