@@ -420,17 +420,21 @@ fn video2_plain(v: &Video, regs: &WarpRegs) -> U32s {
 /// arithmetic of [`super::video::VideoPlan::lane`]: exact i32 elements,
 /// clamp, then merge into `c` or accumulate onto it).
 pub(super) fn video(v: &Video, regs: &WarpRegs) -> U32s {
+    // Selector bytes, lane 0 lowest, tested for the defaults all at once
+    // (only the bits below the pool size count, as in `video_n`).
     match v.simd {
         crate::inst::Simd::X2
             if v.mask & 3 == 3
-                && (0..2).all(|i| v.asel[i] & 3 == i as u8 && v.bsel[i] & 3 == 2 + i as u8) =>
+                && u32::from_le_bytes(v.asel) & 0x0303 == 0x0100
+                && u32::from_le_bytes(v.bsel) & 0x0303 == 0x0302 =>
         {
             video2_plain(v, regs)
         }
         crate::inst::Simd::X2 => video_n::<2>(v, regs),
         crate::inst::Simd::X4
             if v.mask & 0xF == 0xF
-                && (0..4).all(|i| v.asel[i] & 7 == i as u8 && v.bsel[i] & 7 == 4 + i as u8) =>
+                && u32::from_le_bytes(v.asel) & 0x0707_0707 == 0x0302_0100
+                && u32::from_le_bytes(v.bsel) & 0x0707_0707 == 0x0706_0504 =>
         {
             video4_plain(v, regs)
         }
