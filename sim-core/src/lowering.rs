@@ -22,7 +22,7 @@
 
 use crate::config::LoweringArch;
 use sim_isa::{AluOp, Instruction, Op, Type, TypeKind, Video, VideoOp};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::sync::OnceLock;
 
@@ -51,38 +51,49 @@ impl Cost {
 
 type Table = BTreeMap<(String, String), (u16, u16)>;
 
-fn table() -> &'static Table {
-    static T: OnceLock<Table> = OnceLock::new();
-    T.get_or_init(|| parse_table(TABLE_TSV))
+/// The committed table as looked up at run time: keys borrowed from the
+/// embedded text, hashed, so startup does no per-row allocation.
+type Lookup = HashMap<(&'static str, &'static str), (u16, u16)>;
+
+fn table() -> &'static Lookup {
+    static T: OnceLock<Lookup> = OnceLock::new();
+    T.get_or_init(|| {
+        rows(TABLE_TSV)
+            .map(|(a, k, n, d)| ((a, k), (n, d)))
+            .collect()
+    })
+}
+
+/// The well-formed rows of the TSV (`arch key uops steps ...`, `#`
+/// comments), in order.
+fn rows(text: &str) -> impl Iterator<Item = (&str, &str, u16, u16)> {
+    text.lines().filter_map(|line| {
+        if line.starts_with('#') || line.trim().is_empty() {
+            return None;
+        }
+        let mut f = line.split('\t');
+        let (arch, key, n, d) = (f.next()?, f.next()?, f.next()?, f.next()?);
+        let (Ok(n), Ok(d)) = (n.parse::<u16>(), d.parse::<u16>()) else {
+            return None;
+        };
+        if n == 0 || d == 0 || d > n {
+            return None;
+        }
+        Some((arch, key, n, d))
+    })
 }
 
 /// Parses the TSV (`arch key uops steps ...`, `#` comments). Malformed rows are
 /// skipped; the table is committed data checked by a test.
 pub fn parse_table(text: &str) -> Table {
-    let mut t = Table::new();
-    for line in text.lines() {
-        if line.starts_with('#') || line.trim().is_empty() {
-            continue;
-        }
-        let mut f = line.split('\t');
-        let (Some(arch), Some(key), Some(n), Some(d)) = (f.next(), f.next(), f.next(), f.next())
-        else {
-            continue;
-        };
-        let (Ok(n), Ok(d)) = (n.parse::<u16>(), d.parse::<u16>()) else {
-            continue;
-        };
-        if n == 0 || d == 0 || d > n {
-            continue;
-        }
-        t.insert((arch.to_string(), key.to_string()), (n, d));
-    }
-    t
+    rows(text)
+        .map(|(a, k, n, d)| ((a.to_string(), k.to_string()), (n, d)))
+        .collect()
 }
 
 /// Number of rows for `arch` (`sm_35`, `sm_53`, `sm_90`).
 pub fn rows_for(arch: &str) -> usize {
-    table().keys().filter(|(a, _)| a == arch).count()
+    table().keys().filter(|(a, _)| *a == arch).count()
 }
 
 /// The cost of `inst` under `arch`'s table.
@@ -91,7 +102,7 @@ pub fn cost(arch: LoweringArch, inst: &Instruction) -> Cost {
         return Cost::NATIVE;
     };
     let k = key(inst);
-    match table().get(&(a.to_string(), k)) {
+    match table().get(&(a, k.as_str())) {
         Some(&(uops, steps)) => Cost {
             uops,
             steps,

@@ -48,6 +48,22 @@ pub(super) fn blend(dst: &mut Lanes, exec: u32, vals: &Lanes) {
     }
 }
 
+/// As [`blend`] with lane `l`'s value computed by `val(l)`, so results go
+/// straight into the register with no intermediate array.
+#[inline(always)]
+fn blend_with(dst: &mut Lanes, exec: u32, val: impl Fn(usize) -> u64) {
+    if exec == u32::MAX {
+        for l in 0..WARP_SIZE {
+            dst[l] = val(l);
+        }
+        return;
+    }
+    for l in 0..WARP_SIZE {
+        let m = 0u64.wrapping_sub(u64::from(exec & BIT[l] != 0));
+        dst[l] = (dst[l] & !m) | (val(l) & m);
+    }
+}
+
 /// As [`blend`] for 32-bit results, zero-extended.
 #[inline]
 pub(super) fn blend32(dst: &mut Lanes, exec: u32, vals: &U32s) {
@@ -214,6 +230,38 @@ macro_rules! video_run {
     }};
 }
 
+/// Expands `$run!(closure, args..)` with the element function of `$op`
+/// (closures over `T`, which the caller names).
+macro_rules! for_video_op {
+    ($op:expr, $run:ident!($($arg:tt)*)) => {
+        match $op {
+            VideoOp::Add => $run!(|x: T, y: T| x + y, $($arg)*),
+            VideoOp::Sub => $run!(|x: T, y: T| x - y, $($arg)*),
+            // Errata 7: half away from zero.
+            VideoOp::Avrg => $run!(
+                |x: T, y: T| {
+                    let s = x + y;
+                    (s + T::from_bool(s >= T::ZERO)).half()
+                },
+                $($arg)*
+            ),
+            VideoOp::Absdiff => $run!(|x: T, y: T| (x - y).abs(), $($arg)*),
+            VideoOp::Min => $run!(|x: T, y: T| x.min(y), $($arg)*),
+            VideoOp::Max => $run!(|x: T, y: T| x.max(y), $($arg)*),
+            VideoOp::Set(cmp) => match int_cmp_kind(cmp) {
+                Base::Eq => $run!(|x: T, y: T| T::from_bool(x == y), $($arg)*),
+                Base::Ne => $run!(|x: T, y: T| T::from_bool(x != y), $($arg)*),
+                Base::Lt => $run!(|x: T, y: T| T::from_bool(x < y), $($arg)*),
+                Base::Le => $run!(|x: T, y: T| T::from_bool(x <= y), $($arg)*),
+                Base::Gt => $run!(|x: T, y: T| T::from_bool(x > y), $($arg)*),
+                Base::Ge => $run!(|x: T, y: T| T::from_bool(x >= y), $($arg)*),
+                Base::True => $run!(|_: T, _: T| T::from_bool(true), $($arg)*),
+                Base::False => $run!(|_: T, _: T| T::ZERO, $($arg)*),
+            },
+        }
+    };
+}
+
 fn video_ops<T: Elem, const N: usize>(
     op: VideoOp,
     sat: bool,
@@ -221,34 +269,150 @@ fn video_ops<T: Elem, const N: usize>(
     p: &VPlan<'_, N>,
     o: &mut U32s,
 ) {
-    match op {
-        VideoOp::Add => video_run!(|x: T, y: T| x + y, sat, add, p, o),
-        VideoOp::Sub => video_run!(|x: T, y: T| x - y, sat, add, p, o),
-        // Errata 7: half away from zero.
-        VideoOp::Avrg => video_run!(
-            |x: T, y: T| {
-                let s = x + y;
-                (s + T::from_bool(s >= T::ZERO)).half()
-            },
-            sat,
-            add,
-            p,
-            o
-        ),
-        VideoOp::Absdiff => video_run!(|x: T, y: T| (x - y).abs(), sat, add, p, o),
-        VideoOp::Min => video_run!(|x: T, y: T| x.min(y), sat, add, p, o),
-        VideoOp::Max => video_run!(|x: T, y: T| x.max(y), sat, add, p, o),
-        VideoOp::Set(cmp) => match int_cmp_kind(cmp) {
-            Base::Eq => video_run!(|x: T, y: T| T::from_bool(x == y), sat, add, p, o),
-            Base::Ne => video_run!(|x: T, y: T| T::from_bool(x != y), sat, add, p, o),
-            Base::Lt => video_run!(|x: T, y: T| T::from_bool(x < y), sat, add, p, o),
-            Base::Le => video_run!(|x: T, y: T| T::from_bool(x <= y), sat, add, p, o),
-            Base::Gt => video_run!(|x: T, y: T| T::from_bool(x > y), sat, add, p, o),
-            Base::Ge => video_run!(|x: T, y: T| T::from_bool(x >= y), sat, add, p, o),
-            Base::True => video_run!(|_: T, _: T| T::from_bool(true), sat, add, p, o),
-            Base::False => video_run!(|_: T, _: T| T::ZERO, sat, add, p, o),
-        },
+    for_video_op!(op, video_run!(sat, add, p, o))
+}
+
+/// The 64 16-bit halves of the lanes' low words, low half first.
+#[inline]
+fn halves(r: &Lanes) -> [u16; 2 * WARP_SIZE] {
+    let mut o = [0u16; 2 * WARP_SIZE];
+    for l in 0..WARP_SIZE {
+        o[2 * l] = r[l] as u16;
+        o[2 * l + 1] = (r[l] >> 16) as u16;
     }
+    o
+}
+
+/// Plain `vop4` (default selectors, every element on) on 16-bit halves:
+/// each half holds an even element (low byte) and an odd one (high byte)
+/// whose positions are the same in `a`, `b` and `d`, so one i16 vector step
+/// does eight elements with no gathering. A merge leaves each half's result
+/// bytes in place; `.add` leaves the half's two element values summed (each
+/// is within ±511, so the sum fits i16).
+#[inline(always)]
+fn video4_loop<const SAT: bool, const ADD: bool>(
+    f: impl Fn(i16, i16) -> i16,
+    [xm, ym, lo, hi]: [i16; 4],
+    a: &[u16; 2 * WARP_SIZE],
+    b: &[u16; 2 * WARP_SIZE],
+    out: &mut [u16; 2 * WARP_SIZE],
+) {
+    for h in 0..2 * WARP_SIZE {
+        let (x, y) = (a[h], b[h]);
+        let xe = (((x << 8) as i16) >> 8) & xm;
+        let xo = ((x as i16) >> 8) & xm;
+        let ye = (((y << 8) as i16) >> 8) & ym;
+        let yo = ((y as i16) >> 8) & ym;
+        let (mut te, mut to) = (f(xe, ye), f(xo, yo));
+        if SAT {
+            te = te.max(lo).min(hi);
+            to = to.max(lo).min(hi);
+        }
+        out[h] = if ADD {
+            (te + to) as u16
+        } else {
+            (te as u16 & 0xFF) | ((to as u16) << 8)
+        };
+    }
+}
+
+macro_rules! video4_run {
+    ($f:expr, $sat:expr, $add:expr, $k:expr, $a:expr, $b:expr, $o:expr) => {{
+        let f = $f;
+        match ($sat, $add) {
+            (false, false) => video4_loop::<false, false>(f, $k, $a, $b, $o),
+            (false, true) => video4_loop::<false, true>(f, $k, $a, $b, $o),
+            (true, false) => video4_loop::<true, false>(f, $k, $a, $b, $o),
+            (true, true) => video4_loop::<true, true>(f, $k, $a, $b, $o),
+        }
+    }};
+}
+
+/// [`video4_loop`] for `v`, which must be a plain `vop4`.
+fn video4_plain(v: &Video, regs: &WarpRegs) -> U32s {
+    type T = i16;
+    let a = halves(regs.get(v.a));
+    let b = if v.b == v.a { a } else { halves(regs.get(v.b)) };
+    let k: [i16; 4] = [
+        if v.asigned { -1 } else { 0xFF },
+        if v.bsigned { -1 } else { 0xFF },
+        if v.dsigned { -128 } else { 0 },
+        if v.dsigned { 127 } else { 0xFF },
+    ];
+    let mut o = [0u16; 2 * WARP_SIZE];
+    for_video_op!(v.op, video4_run!(v.sat, v.add, k, &a, &b, &mut o));
+    let mut out = [0u32; WARP_SIZE];
+    if v.add {
+        let c = regs.get(v.c);
+        for l in 0..WARP_SIZE {
+            let sum = i32::from(o[2 * l] as i16) + i32::from(o[2 * l + 1] as i16);
+            out[l] = (c[l] as u32).wrapping_add(sum as u32);
+        }
+    } else {
+        for l in 0..WARP_SIZE {
+            out[l] = u32::from(o[2 * l]) | (u32::from(o[2 * l + 1]) << 16);
+        }
+    }
+    out
+}
+
+/// Plain `vop2` (default selectors, both elements on): each 16-bit half is
+/// one element, in the same place in `a`, `b` and `d`; exact i32 results.
+#[inline(always)]
+fn video2_loop<const SAT: bool>(
+    f: impl Fn(i32, i32) -> i32,
+    [xm, ym, lo, hi]: [i32; 4],
+    a: &[u16; 2 * WARP_SIZE],
+    b: &[u16; 2 * WARP_SIZE],
+    out: &mut [i32; 2 * WARP_SIZE],
+) {
+    for h in 0..2 * WARP_SIZE {
+        let x = i32::from(a[h] as i16) & xm;
+        let y = i32::from(b[h] as i16) & ym;
+        let mut t = f(x, y);
+        if SAT {
+            t = t.max(lo).min(hi);
+        }
+        out[h] = t;
+    }
+}
+
+macro_rules! video2_run {
+    ($f:expr, $sat:expr, $k:expr, $a:expr, $b:expr, $o:expr) => {{
+        let f = $f;
+        if $sat {
+            video2_loop::<true>(f, $k, $a, $b, $o)
+        } else {
+            video2_loop::<false>(f, $k, $a, $b, $o)
+        }
+    }};
+}
+
+/// [`video2_loop`] for `v`, which must be a plain `vop2`.
+fn video2_plain(v: &Video, regs: &WarpRegs) -> U32s {
+    type T = i32;
+    let a = halves(regs.get(v.a));
+    let b = if v.b == v.a { a } else { halves(regs.get(v.b)) };
+    let k: [i32; 4] = [
+        if v.asigned { -1 } else { 0xFFFF },
+        if v.bsigned { -1 } else { 0xFFFF },
+        if v.dsigned { -0x8000 } else { 0 },
+        if v.dsigned { 0x7FFF } else { 0xFFFF },
+    ];
+    let mut o = [0i32; 2 * WARP_SIZE];
+    for_video_op!(v.op, video2_run!(v.sat, k, &a, &b, &mut o));
+    let mut out = [0u32; WARP_SIZE];
+    if v.add {
+        let c = regs.get(v.c);
+        for l in 0..WARP_SIZE {
+            out[l] = (c[l] as u32).wrapping_add(o[2 * l].wrapping_add(o[2 * l + 1]) as u32);
+        }
+    } else {
+        for l in 0..WARP_SIZE {
+            out[l] = (o[2 * l] as u32 & 0xFFFF) | ((o[2 * l + 1] as u32) << 16);
+        }
+    }
+    out
 }
 
 /// `vop2`/`vop4` over a warp: one fused loop over lanes doing every element
@@ -256,8 +420,24 @@ fn video_ops<T: Elem, const N: usize>(
 /// arithmetic of [`super::video::VideoPlan::lane`]: exact i32 elements,
 /// clamp, then merge into `c` or accumulate onto it).
 pub(super) fn video(v: &Video, regs: &WarpRegs) -> U32s {
+    // Selector bytes, lane 0 lowest, tested for the defaults all at once
+    // (only the bits below the pool size count, as in `video_n`).
     match v.simd {
+        crate::inst::Simd::X2
+            if v.mask & 3 == 3
+                && u32::from_le_bytes(v.asel) & 0x0303 == 0x0100
+                && u32::from_le_bytes(v.bsel) & 0x0303 == 0x0302 =>
+        {
+            video2_plain(v, regs)
+        }
         crate::inst::Simd::X2 => video_n::<2>(v, regs),
+        crate::inst::Simd::X4
+            if v.mask & 0xF == 0xF
+                && u32::from_le_bytes(v.asel) & 0x0707_0707 == 0x0302_0100
+                && u32::from_le_bytes(v.bsel) & 0x0707_0707 == 0x0706_0504 =>
+        {
+            video4_plain(v, regs)
+        }
         crate::inst::Simd::X4 => video_n::<4>(v, regs),
     }
 }
@@ -412,12 +592,10 @@ struct Fmt32 {
     inf: u32,
     /// Magnitudes below this are zero (1), or zero or subnormal when flushing.
     zlim: u32,
-    /// Offset of the value in the register (16 for the high half of x2).
-    shift: u32,
 }
 
 impl Fmt32 {
-    fn new(ty: Type, flush: bool, shift: u32) -> Self {
+    fn new(ty: Type, flush: bool) -> Self {
         let (e, m) = match ty {
             Type::F16 | Type::F16x2 => (5, 10),
             Type::Bf16 | Type::Bf16x2 => (8, 7),
@@ -428,7 +606,6 @@ impl Fmt32 {
             abs_mask: (1u32 << (e + m)) - 1,
             inf: ((1u32 << e) - 1) << m,
             zlim: if flush { 1 << m } else { 1 },
-            shift,
         }
     }
 
@@ -436,8 +613,7 @@ impl Fmt32 {
     /// subnormals, give 0) and whether the value is NaN. Magnitudes fit in
     /// 31 bits, so signed compares (which SSE2 has) serve throughout.
     #[inline(always)]
-    fn key(&self, v: u32) -> (i32, bool) {
-        let x = v >> self.shift;
+    fn key(&self, x: u32) -> (i32, bool) {
         let abs = (x & self.abs_mask) as i32;
         let abs = if abs < self.zlim as i32 { 0 } else { abs };
         let s = ((x << self.top) as i32) >> 31;
@@ -450,15 +626,85 @@ fn float_loop32(
     f: impl Fn(i32, i32) -> bool,
     u: u32,
     fmt: &Fmt32,
-    a: &U32s,
-    b: &U32s,
+    a: &Lanes,
+    b: &Lanes,
     out: &mut U32s,
 ) {
     let fmt = *fmt;
     for l in 0..WARP_SIZE {
-        let (ka, na) = fmt.key(a[l]);
-        let (kb, nb) = fmt.key(b[l]);
+        let (ka, na) = fmt.key(a[l] as u32);
+        let (kb, nb) = fmt.key(b[l] as u32);
         out[l] = if na | nb { u } else { u32::from(f(ka, kb)) };
+    }
+}
+
+/// [`Fmt32`] for the halves of x2 types, on 16-bit lanes (twice as many
+/// per vector step): keys fit i16 since magnitudes are 15 bits.
+#[derive(Clone, Copy)]
+struct Fmt16 {
+    inf: i16,
+    zlim: i16,
+}
+
+impl Fmt16 {
+    fn new(ty: Type, flush: bool) -> Self {
+        let m = if matches!(ty, Type::Bf16x2) { 7 } else { 10 };
+        Fmt16 {
+            inf: (0x7FFF >> m) << m,
+            zlim: if flush { 1 << m } else { 1 },
+        }
+    }
+
+    #[inline(always)]
+    fn key<const FLUSH: bool>(&self, v: u16) -> (i16, bool) {
+        let abs = (v & 0x7FFF) as i16;
+        // Without flushing only zero is below the limit (1): nothing to do.
+        let abs = if FLUSH && abs < self.zlim { 0 } else { abs };
+        let s = (v as i16) >> 15;
+        ((abs ^ s) - s, abs > self.inf)
+    }
+}
+
+/// [`float_loop16`] flushing subnormals (a plain name for `with_base!`).
+#[inline(always)]
+fn float_loop16_ftz(
+    f: impl Fn(i16, i16) -> bool,
+    u: u16,
+    fmt: &Fmt16,
+    a: &[u16; 2 * WARP_SIZE],
+    b: &[u16; 2 * WARP_SIZE],
+    out: &mut [u16; 2 * WARP_SIZE],
+) {
+    float_loop16::<true>(f, u, fmt, a, b, out)
+}
+
+/// [`float_loop16`] keeping subnormals.
+#[inline(always)]
+fn float_loop16_keep(
+    f: impl Fn(i16, i16) -> bool,
+    u: u16,
+    fmt: &Fmt16,
+    a: &[u16; 2 * WARP_SIZE],
+    b: &[u16; 2 * WARP_SIZE],
+    out: &mut [u16; 2 * WARP_SIZE],
+) {
+    float_loop16::<false>(f, u, fmt, a, b, out)
+}
+
+#[inline(always)]
+fn float_loop16<const FLUSH: bool>(
+    f: impl Fn(i16, i16) -> bool,
+    u: u16,
+    fmt: &Fmt16,
+    a: &[u16; 2 * WARP_SIZE],
+    b: &[u16; 2 * WARP_SIZE],
+    out: &mut [u16; 2 * WARP_SIZE],
+) {
+    let fmt = *fmt;
+    for h in 0..2 * WARP_SIZE {
+        let (ka, na) = fmt.key::<FLUSH>(a[h]);
+        let (kb, nb) = fmt.key::<FLUSH>(b[h]);
+        out[h] = if na | nb { u } else { u16::from(f(ka, kb)) };
     }
 }
 
@@ -495,13 +741,13 @@ fn int_loop32(
     top: u32,
     r: u32,
     flip: i32,
-    a: &U32s,
-    b: &U32s,
+    a: &Lanes,
+    b: &Lanes,
     out: &mut U32s,
 ) {
     for l in 0..WARP_SIZE {
-        let ka = ((a[l] << top) as i32 >> r) ^ flip;
-        let kb = ((b[l] << top) as i32 >> r) ^ flip;
+        let ka = (((a[l] as u32) << top) as i32 >> r) ^ flip;
+        let kb = (((b[l] as u32) << top) as i32 >> r) ^ flip;
         out[l] = u32::from(f(ka, kb));
     }
 }
@@ -513,22 +759,31 @@ fn int_loop64(f: impl Fn(i64, i64) -> bool, flip: i64, a: &Lanes, b: &Lanes, out
     }
 }
 
-/// 0/1 compare results per lane: `(t, t_high)`; `t_high` is only computed
-/// for x2 types (the high halves).
-fn compare_lanes(
-    cmp: CmpOp,
-    ty: Type,
-    flush: bool,
-    a: Operand,
-    b: Operand,
-    ctx: &ExecCtx,
-    regs: &WarpRegs,
-) -> (U32s, U32s) {
-    src!(a, a, ctx, regs);
-    src!(b, b, ctx, regs);
+/// Whether `ty` packs two 16-bit floats, compared half by half.
+fn is_x2(ty: Type) -> bool {
+    matches!(ty, Type::F16x2 | Type::Bf16x2)
+}
+
+/// 0/1 compare results per 16-bit half (low half of lane `l` at `2l`) for
+/// an x2 type.
+fn compare_halves(cmp: CmpOp, ty: Type, flush: bool, a: &Lanes, b: &Lanes) -> [u16; 2 * WARP_SIZE] {
+    let (base, u) = float_cmp_kind(cmp);
+    let (a, b) = (&halves(a), &halves(b));
+    let fmt = Fmt16::new(ty, flush);
+    let mut r = [0u16; 2 * WARP_SIZE];
+    let u = u16::from(u);
+    if flush {
+        with_base!(base, i16, float_loop16_ftz(u, &fmt, a, b, &mut r));
+    } else {
+        with_base!(base, i16, float_loop16_keep(u, &fmt, a, b, &mut r));
+    }
+    r
+}
+
+/// 0/1 compare results per lane for a type that is not x2.
+fn compare_lanes(cmp: CmpOp, ty: Type, flush: bool, a: &Lanes, b: &Lanes) -> U32s {
     let bits = ty.bits();
     let mut t = [0u32; WARP_SIZE];
-    let mut th = [0u32; WARP_SIZE];
     match ty.kind() {
         TypeKind::Float | TypeKind::BFloat => {
             let (base, u) = float_cmp_kind(cmp);
@@ -536,14 +791,9 @@ fn compare_lanes(
             if bits == 64 {
                 let zlim = if flush { 1u64 << 52 } else { 1 };
                 with_base!(base, i64, float_loop64(u, zlim, a, b, &mut t));
-                return (t, th);
-            }
-            let (a, b) = (&low32(a), &low32(b));
-            let fmt = Fmt32::new(ty, flush, 0);
-            with_base!(base, i32, float_loop32(u, &fmt, a, b, &mut t));
-            if matches!(ty, Type::F16x2 | Type::Bf16x2) {
-                let fmt = Fmt32::new(ty, flush, 16);
-                with_base!(base, i32, float_loop32(u, &fmt, a, b, &mut th));
+            } else {
+                let fmt = Fmt32::new(ty, flush);
+                with_base!(base, i32, float_loop32(u, &fmt, a, b, &mut t));
             }
         }
         kind => {
@@ -555,14 +805,35 @@ fn compare_lanes(
                 let flip = if signed { 0 } else { i64::MIN };
                 with_base!(base, i64, int_loop64(flip, a, b, &mut t));
             } else {
-                let (a, b) = (&low32(a), &low32(b));
                 let top = 32 - bits;
                 let (r, flip) = if signed { (top, 0) } else { (0, i32::MIN) };
                 with_base!(base, i32, int_loop32(top, r, flip, a, b, &mut t));
             }
         }
     }
-    (t, th)
+    t
+}
+
+/// A predicate's 0/1 lanes repeated for both halves of each lane.
+#[inline]
+fn pred01_halves(p: PredSrc, regs: &WarpRegs) -> [u16; 2 * WARP_SIZE] {
+    let c = pred01(p, regs);
+    let mut o = [0u16; 2 * WARP_SIZE];
+    for l in 0..WARP_SIZE {
+        o[2 * l] = c[l] as u16;
+        o[2 * l + 1] = c[l] as u16;
+    }
+    o
+}
+
+/// [`combine01`] on 16-bit halves.
+#[inline]
+fn combine01_halves(op: BoolOp, t: &mut [u16; 2 * WARP_SIZE], c: &[u16; 2 * WARP_SIZE]) {
+    match op {
+        BoolOp::And => t.iter_mut().zip(c).for_each(|(t, c)| *t &= c),
+        BoolOp::Or => t.iter_mut().zip(c).for_each(|(t, c)| *t |= c),
+        BoolOp::Xor => t.iter_mut().zip(c).for_each(|(t, c)| *t ^= c),
+    }
 }
 
 /// `BoolOp(t, c)` per lane on 0/1 arrays, in place.
@@ -581,44 +852,65 @@ fn flushes(ftz: bool, ty: Type, target: Target) -> bool {
     ftz || (ty == Type::F32 && target.flushes_f32_subnormals())
 }
 
-/// `set` over a warp.
-pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
+/// `set` over a warp, written straight into `d`'s lanes selected by `exec`
+/// (no result array to copy).
+pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
     let flush = flushes(s.ftz, s.stype, ctx.target);
-    let (mut t, mut th) = compare_lanes(s.cmp, s.stype, flush, s.a, s.b, ctx, regs);
-    let op = s.bool_op.map(|(o, _)| o);
     let dm = width_mask(s.dtype.bits());
-    let mut out = [0u64; WARP_SIZE];
-    if matches!(s.stype, Type::F16x2 | Type::Bf16x2) {
-        if let Some((_, p)) = s.bool_op {
-            let c = pred01(p, regs);
-            combine01(op, &mut t, &c);
-            combine01(op, &mut th, &c);
+    src!(a, s.a, ctx, regs);
+    src!(b, s.b, ctx, regs);
+    // x2: each lane's 32-bit result word; otherwise 0/1 per lane.
+    let (word, tv) = if is_x2(s.stype) {
+        let mut r = compare_halves(s.cmp, s.stype, flush, a, b);
+        if let Some((op, p)) = s.bool_op {
+            combine01_halves(op, &mut r, &pred01_halves(p, regs));
         }
+        // Each half's true value (at most 16 bits), in its half.
         let half_true = match s.dtype {
-            Type::F16x2 | Type::Bf16x2 => set_true_value(s.dtype),
+            Type::F16x2 | Type::Bf16x2 => set_true_value(s.dtype) as u16,
             _ => 0xFFFF,
         };
-        let (vl, vh) = (half_true & dm, (half_true << 16) & dm);
+        let mut w = [0u32; WARP_SIZE];
         for l in 0..WARP_SIZE {
-            out[l] = (vl & 0u64.wrapping_sub(t[l].into())) | (vh & 0u64.wrapping_sub(th[l].into()));
+            let lo = half_true & 0u16.wrapping_sub(r[2 * l]);
+            let hi = half_true & 0u16.wrapping_sub(r[2 * l + 1]);
+            w[l] = u32::from(lo) | (u32::from(hi) << 16);
         }
+        // The word's bits at the destination width.
+        (w, dm)
     } else {
-        if let Some((_, p)) = s.bool_op {
-            combine01(op, &mut t, &pred01(p, regs));
+        let mut t = compare_lanes(s.cmp, s.stype, flush, a, b);
+        if let Some((op, p)) = s.bool_op {
+            combine01(Some(op), &mut t, &pred01(p, regs));
         }
-        let tv = set_true_value(s.dtype) & dm;
-        for l in 0..WARP_SIZE {
-            out[l] = tv & 0u64.wrapping_sub(t[l].into());
-        }
+        // All ones where true, then the true value's bits.
+        t.iter_mut().for_each(|x| *x = 0u32.wrapping_sub(*x));
+        (t, set_true_value(s.dtype) & dm)
+    };
+    let d = regs.get_mut(s.d);
+    if is_x2(s.stype) {
+        blend_with(d, exec, |l| u64::from(word[l]) & tv);
+    } else {
+        // Sign-extended, the all-ones words keep a 64-bit true value whole.
+        blend_with(d, exec, |l| (word[l] as i32 as u64) & tv);
     }
-    out
 }
 
 /// `setp` over a warp: `(p, q)` as 0/1 lanes.
 pub(super) fn setp(s: &Setp, ctx: &ExecCtx, regs: &WarpRegs) -> (U32s, U32s) {
     let flush = flushes(s.ftz, s.ty, ctx.target);
-    let (mut p, mut q) = compare_lanes(s.cmp, s.ty, flush, s.a, s.b, ctx, regs);
-    if !matches!(s.ty, Type::F16x2 | Type::Bf16x2) {
+    src!(a, s.a, ctx, regs);
+    src!(b, s.b, ctx, regs);
+    let (mut p, mut q);
+    if is_x2(s.ty) {
+        let r = compare_halves(s.cmp, s.ty, flush, a, b);
+        (p, q) = ([0u32; WARP_SIZE], [0u32; WARP_SIZE]);
+        for l in 0..WARP_SIZE {
+            p[l] = r[2 * l].into();
+            q[l] = r[2 * l + 1].into();
+        }
+    } else {
+        p = compare_lanes(s.cmp, s.ty, flush, a, b);
         q = p;
         q.iter_mut().for_each(|x| *x ^= 1);
     }

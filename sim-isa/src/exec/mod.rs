@@ -171,8 +171,7 @@ pub fn execute(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, active: u
             fast::blend32(regs.get_mut(v.d), exec, &out);
         }
         Op::Set(s) => {
-            let out = fast::set(&s, ctx, regs);
-            fast::blend(regs.get_mut(s.d), exec, &out);
+            fast::set(&s, ctx, regs, exec);
         }
         Op::Setp(s) => {
             let (p, q) = fast::setp(&s, ctx, regs);

@@ -121,9 +121,33 @@ fn video() -> impl Strategy<Value = Video> {
         any::<[u8; 4]>(),
         any::<[u8; 4]>(),
         [reg(), reg(), reg(), reg()],
+        any::<bool>(),
     )
         .prop_map(
-            |(op, x4, [dsigned, asigned, bsigned, sat, add], mask, asel, bsel, [d, a, b, c])| {
+            |(
+                op,
+                x4,
+                [dsigned, asigned, bsigned, sat, add],
+                mask,
+                asel,
+                bsel,
+                [d, a, b, c],
+                plain,
+            )| {
+                // Half the cases use the default selectors and full mask
+                // (with stray high bits), which `execute` special-cases.
+                let (mask, asel, bsel) = if plain {
+                    let stray = |s: [u8; 4], base: u8| {
+                        [0u8, 1, 2, 3].map(|i| (base + i) | (s[usize::from(i)] & 0xF8))
+                    };
+                    (
+                        mask | 0xF,
+                        stray(asel, 0),
+                        stray(bsel, if x4 { 4 } else { 2 }),
+                    )
+                } else {
+                    (mask, asel, bsel)
+                };
                 // Deliberately unconstrained (sat with add, stray mask and
                 // selector bits): both executors must agree on any input.
                 Video {
