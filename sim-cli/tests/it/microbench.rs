@@ -36,7 +36,7 @@ fn cfg(arch: &str) -> SmConfig {
 
 /// The first static instruction matching `pick`; every other match must be the
 /// same lowering variant (the kernels differ only in registers).
-fn inst<'a>(trace: &'a Trace, pick: impl Fn(&Op) -> bool) -> &'a Instruction {
+fn inst(trace: &Trace, pick: impl Fn(&Op) -> bool) -> &Instruction {
     let mut it = trace.insts.iter().filter(|i| pick(&i.op));
     let first = it.next().expect("the kernel has the instruction");
     for i in it {

@@ -1421,8 +1421,8 @@ fn half_precision_setp_end_to_end() {
             warp_id: 0,
         };
         execute(&inst, &ctx, &mut regs, 1);
-        let p = syms.get("%p").map_or(false, |r| regs.lane(r, 0) == 1);
-        let q = syms.get("%q").map_or(false, |r| regs.lane(r, 0) == 1);
+        let p = syms.get("%p").is_some_and(|r| regs.lane(r, 0) == 1);
+        let q = syms.get("%q").is_some_and(|r| regs.lane(r, 0) == 1);
         (p, q)
     };
     // f16x2: a = (lo 1.0, hi 3.0), b = (2.0, 2.0): 1 < 2 true, 3 < 2 false.
@@ -1440,8 +1440,8 @@ fn half_precision_setp_end_to_end() {
         run("setp.eq.f16 %p|%q, %a, %b;", 0x8000, 0x0000),
         (true, false)
     );
-    assert_eq!(run("setp.ltu.f16 %p, %a, %b;", 0x7E00, 0x3C00).0, true);
-    assert_eq!(run("setp.lt.f16 %p, %a, %b;", 0x7E00, 0x3C00).0, false);
+    assert!(run("setp.ltu.f16 %p, %a, %b;", 0x7E00, 0x3C00).0);
+    assert!(!run("setp.lt.f16 %p, %a, %b;", 0x7E00, 0x3C00).0);
     // bf16 scalar: 1.0 < 2.0.
-    assert_eq!(run("setp.lt.bf16 %p, %a, %b;", 0x3F80, 0x4000).0, true);
+    assert!(run("setp.lt.bf16 %p, %a, %b;", 0x3F80, 0x4000).0);
 }
