@@ -35,9 +35,21 @@ struct InstInfo {
     guard_neg: bool,
 }
 
+/// Indices a stream hands over per [`WarpStream::next_batch`] call.
+const BATCH: usize = 16;
+
 enum Source {
-    Stream(Box<dyn WarpStream>),
-    Host { queue: VecDeque<u32>, closed: bool },
+    /// `buf[pos..len]` are fetched but not yet started.
+    Stream {
+        stream: Box<dyn WarpStream>,
+        buf: [u32; BATCH],
+        pos: u8,
+        len: u8,
+    },
+    Host {
+        queue: VecDeque<u32>,
+        closed: bool,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -391,7 +403,16 @@ impl Sm {
     /// Adds a warp. It becomes resident at once if a slot is free, otherwise when
     /// an earlier warp finishes (in the order added).
     pub fn add_warp(&mut self, launch: WarpLaunch) -> Result<(), SimError> {
-        self.push_warp(launch.warp_id, launch.active, Source::Stream(launch.stream))
+        self.push_warp(
+            launch.warp_id,
+            launch.active,
+            Source::Stream {
+                stream: launch.stream,
+                buf: [0; BATCH],
+                pos: 0,
+                len: 0,
+            },
+        )
     }
 
     /// Adds a warp fed by the host with [`Sm::push_instruction`] and ended with
@@ -495,7 +516,24 @@ impl Sm {
         let len = self.prog.insts.len();
         let w = &mut self.warps[wi];
         let next = match &mut w.source {
-            Source::Stream(s) => Ok(s.next_index()),
+            Source::Stream {
+                stream,
+                buf,
+                pos,
+                len,
+            } => {
+                if *pos == *len {
+                    *len = stream.next_batch(buf).min(BATCH) as u8;
+                    *pos = 0;
+                }
+                if *pos < *len {
+                    let i = buf[*pos as usize];
+                    *pos += 1;
+                    Ok(Some(i))
+                } else {
+                    Ok(None)
+                }
+            }
             Source::Host { queue, closed } => match queue.pop_front() {
                 Some(i) => Ok(Some(i)),
                 None if *closed => Ok(None),
