@@ -96,6 +96,9 @@ struct Sched {
     last: Outcome,
     /// Clock until which the scheduler issues the rest of an expansion.
     busy_until: u64,
+    /// Unit classes taken since last seen free: a free unit stays free until
+    /// its next take, so `free_mask` only re-tests these.
+    maybe_busy: u8,
     /// While `now < wake`, a slot repeats `last` (`Dep` or `Empty`) without a
     /// scan: nothing can become ready before the earliest pending operand, and
     /// any change to the scheduler's warps resets it to 0.
@@ -127,6 +130,9 @@ pub struct Sm {
     /// Per (scheduler, class): tick at which the unit is free (ticks = cycles * scale).
     unit_free: Vec<u64>,
     unit_scale: [u64; NCLASS],
+    /// Per class: `(cycle + 1) * unit_scale`, the tick a unit must be free
+    /// before to accept a micro-op this clock (set once per clock by `step`).
+    unit_lim: [u64; NCLASS],
     unit_occ: [u64; NCLASS],
     unit_ops: [u64; NCLASS],
     cycle: u64,
@@ -338,6 +344,7 @@ impl Sm {
             resident: 0,
             next_sched: 0,
             unit_scale,
+            unit_lim: [0; NCLASS],
             unit_occ,
             unit_ops: [0; NCLASS],
             cycle: 0,
@@ -589,13 +596,30 @@ impl Sm {
 
     /// Unit classes (bit per class) that can accept a micro-op on `sched` this clock.
     #[inline]
-    fn free_mask(&self, sched: usize, now: u64) -> u8 {
+    fn free_mask(&mut self, sched: usize, now: u64) -> u8 {
+        debug_assert!(self
+            .unit_lim
+            .iter()
+            .zip(&self.unit_scale)
+            .all(|(&l, &s)| l == (now + 1) * s));
         let row = &self.unit_free[sched * NCLASS..(sched + 1) * NCLASS];
-        let mut m = 0u8;
-        for (c, (&t, &scale)) in row.iter().zip(&self.unit_scale).enumerate() {
-            m |= ((t < (now + 1) * scale) as u8) << c;
+        let mut busy = 0u8;
+        let mut b = self.scheds[sched].maybe_busy;
+        while b != 0 {
+            let c = b.trailing_zeros() as usize;
+            b &= b - 1;
+            busy |= ((row[c] >= self.unit_lim[c]) as u8) << c;
         }
-        m & self.used_classes
+        self.scheds[sched].maybe_busy = busy;
+        debug_assert_eq!(
+            !busy & self.used_classes,
+            row.iter()
+                .zip(&self.unit_lim)
+                .enumerate()
+                .fold(0u8, |m, (c, (&t, &l))| m | (((t < l) as u8) << c))
+                & self.used_classes
+        );
+        !busy & self.used_classes
     }
 
     fn retire(&mut self, wi: usize) -> Result<(), SimError> {
@@ -657,6 +681,7 @@ impl Sm {
     fn unit_take(&mut self, sched: usize, class: usize, now: u64, n: u64) {
         let slot = &mut self.unit_free[sched * NCLASS + class];
         *slot = (*slot).max(now * self.unit_scale[class]) + n * self.unit_occ[class];
+        self.scheds[sched].maybe_busy |= 1 << class;
         self.unit_ops[class] += n;
     }
 
@@ -853,6 +878,9 @@ impl Sm {
         let now = self.cycle;
         let iv = self.cfg.issue_interval as u64;
         if iv == 1 || now % iv == 0 {
+            for (l, &s) in self.unit_lim.iter_mut().zip(&self.unit_scale) {
+                *l = (now + 1) * s;
+            }
             for s in 0..self.scheds.len() {
                 self.schedule(s, now)?;
             }
