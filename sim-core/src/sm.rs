@@ -727,7 +727,8 @@ impl Sm {
             lanes &= if ii.guard_neg { !m } else { m };
         }
         let inst = &self.prog.insts[idx as usize];
-        sim_isa::execute(
+        // `new` checked every register against `nregs`, the size of `regs`.
+        sim_isa::exec::execute_fitted(
             inst,
             &ExecCtx {
                 target: self.prog.target,

@@ -157,6 +157,16 @@ fn write_lanes(regs: &mut WarpRegs, d: RegId, exec: u32, vals: &Lanes) {
 /// [`execute_scalar`] (property-tested).
 pub fn execute(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, active: u32) {
     regs.ensure(regs_needed(inst));
+    execute_fitted(inst, ctx, regs, active);
+}
+
+/// [`execute`] for a caller that has already checked, once per program, that
+/// `regs` holds every register `inst` names (the SM model does at
+/// construction): skips the per-call size check. A file that is too short
+/// panics on the out-of-range register instead of growing.
+#[inline]
+pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, active: u32) {
+    debug_assert!(regs.len() >= regs_needed(inst));
     let exec = active
         & match inst.guard {
             None => u32::MAX,
