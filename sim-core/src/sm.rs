@@ -549,21 +549,29 @@ impl Sm {
         };
         match next {
             Ok(Some(i)) => {
-                if i as usize >= len {
+                // `info` has one entry per program instruction.
+                let Some(ii) = self.info.get(i as usize) else {
                     w.cur = NONE;
                     return Err(SimError::BadIndex {
                         warp_id: w.id,
                         index: i,
                         len,
                     });
-                }
-                let ii = &self.info[i as usize];
+                };
                 let mut r = 0;
                 for &u in &ii.uses[..ii.nuses as usize] {
                     r = r.max(w.ready_at[u as usize]);
                 }
                 w.cur = i;
                 w.cur_ready = r;
+                // `refresh`, with the entry already at hand.
+                if w.state == WarpState::Resident {
+                    let sc = &mut self.scheds[w.sched as usize];
+                    sc.ready[w.pos as usize] = r;
+                    sc.need[w.pos as usize] = ii.need;
+                    sc.wake = 0;
+                }
+                return Ok(());
             }
             Ok(None) => {
                 w.cur = NONE;
