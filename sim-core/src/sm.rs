@@ -128,7 +128,7 @@ pub struct Sm {
     next_sched: usize,
     scheds: Vec<Sched>,
     /// Per (scheduler, class): tick at which the unit is free (ticks = cycles * scale).
-    unit_free: Vec<u64>,
+    unit_free: Vec<[u64; NCLASS]>,
     unit_scale: [u64; NCLASS],
     /// Per class: `(cycle + 1) * unit_scale`, the tick a unit must be free
     /// before to accept a micro-op this clock (set once per clock by `step`).
@@ -331,7 +331,7 @@ impl Sm {
             m | (1 << ii.first_class) | (1 << ii.rest_class)
         });
         Ok(Sm {
-            unit_free: vec![0; nsched * NCLASS],
+            unit_free: vec![[0; NCLASS]; nsched],
             scheds: (0..nsched).map(|_| Sched::default()).collect(),
             cfg: config,
             prog: program,
@@ -610,13 +610,13 @@ impl Sm {
             .iter()
             .zip(&self.unit_scale)
             .all(|(&l, &s)| l == (now + 1) * s));
-        let row = &self.unit_free[sched * NCLASS..(sched + 1) * NCLASS];
+        let row = &self.unit_free[sched];
         let mut busy = 0u8;
         let mut b = self.scheds[sched].maybe_busy;
         while b != 0 {
             let c = b.trailing_zeros() as usize;
             b &= b - 1;
-            busy |= ((row[c] >= self.unit_lim[c]) as u8) << c;
+            busy |= ((row[c % NCLASS] >= self.unit_lim[c % NCLASS]) as u8) << c;
         }
         self.scheds[sched].maybe_busy = busy;
         debug_assert_eq!(
@@ -681,13 +681,15 @@ impl Sm {
         // per partition = 1.25 ops/clock) come out exact on average.
         // Free at some point during this clock: lets fractional rates (40 lanes
         // per partition = 1.25 ops/clock) come out exact on average.
-        self.unit_free[sched * NCLASS + class] < (now + 1) * self.unit_scale[class]
+        self.unit_free[sched][class] < (now + 1) * self.unit_scale[class]
     }
 
     /// Occupies the unit with `n` micro-ops issued from this clock on.
     #[inline]
     fn unit_take(&mut self, sched: usize, class: usize, now: u64, n: u64) {
-        let slot = &mut self.unit_free[sched * NCLASS + class];
+        // Classes are below NCLASS: the modulo only drops the bounds checks.
+        let class = class % NCLASS;
+        let slot = &mut self.unit_free[sched][class];
         *slot = (*slot).max(now * self.unit_scale[class]) + n * self.unit_occ[class];
         self.scheds[sched].maybe_busy |= 1 << class;
         self.unit_ops[class] += n;
