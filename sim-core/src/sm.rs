@@ -62,6 +62,9 @@ enum WarpState {
 struct Warp {
     id: u32,
     active: u32,
+    /// `active.count_ones()`: the thread count of an unguarded instruction
+    /// (baseline x86-64 has no popcount instruction).
+    threads: u64,
     source: Source,
     regs: WarpRegs,
     /// Per register: cycle its pending write completes.
@@ -392,6 +395,7 @@ impl Sm {
         self.warps.push(Warp {
             id: warp_id,
             active,
+            threads: active.count_ones() as u64,
             source,
             regs: WarpRegs::new(n),
             ready_at: vec![0; n],
@@ -727,14 +731,16 @@ impl Sm {
         // Execute functionally now; the guard is read before the instruction
         // can overwrite it.
         let w = &mut self.warps[wi];
-        let mut lanes = w.active;
+        let mut threads = w.threads;
         if ii.guard != NONE {
+            let mut lanes = w.active;
             let g = w.regs.get(RegId(ii.guard));
             let mut m = 0u32;
             for (l, v) in g.iter().enumerate() {
                 m |= ((*v != 0) as u32) << l;
             }
             lanes &= if ii.guard_neg { !m } else { m };
+            threads = lanes.count_ones() as u64;
         }
         let inst = &self.prog.insts[idx as usize];
         // `new` checked every register against `nregs`, the size of `regs`.
@@ -768,7 +774,6 @@ impl Sm {
             w.ready_at[r as usize] = ready;
         }
         self.drain = self.drain.max(ready);
-        let threads = lanes.count_ones() as u64;
         self.warp_instructions += 1;
         self.thread_instructions += threads;
         self.micro_ops += uops;
