@@ -523,6 +523,7 @@ impl Sm {
 
     /// Loads the warp's next instruction and its scoreboard-ready cycle, or
     /// retires the warp when its stream ends.
+    #[inline(always)]
     fn fetch(&mut self, wi: usize) -> Result<(), SimError> {
         let len = self.prog.insts.len();
         let w = &mut self.warps[wi];
