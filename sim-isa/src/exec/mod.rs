@@ -175,16 +175,17 @@ pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
     if exec == 0 {
         return;
     }
-    match inst.op {
+    // By reference: matching by value copies the operand struct first.
+    match &inst.op {
         Op::Video(v) => {
-            let out = fast::video(&v, regs);
+            let out = fast::video(v, regs);
             fast::blend32(regs.get_mut(v.d), exec, &out);
         }
         Op::Set(s) => {
-            fast::set(&s, ctx, regs, exec);
+            fast::set(s, ctx, regs, exec);
         }
         Op::Setp(s) => {
-            let (p, q) = fast::setp(&s, ctx, regs);
+            let (p, q) = fast::setp(s, ctx, regs);
             if let Some(pr) = s.p {
                 fast::blend32(regs.get_mut(pr), exec, &p);
             }
@@ -197,7 +198,7 @@ pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
             fast::blend(regs.get_mut(s.d), exec, &out);
         }
         Op::Slct(s) => {
-            let out = fast::slct(&s, ctx, regs);
+            let out = fast::slct(s, ctx, regs);
             fast::blend(regs.get_mut(s.d), exec, &out);
         }
         Op::Alu(x) => {
