@@ -142,10 +142,11 @@ pub struct Sm {
     /// Latest result-ready cycle seen (the SM is finished when it passes).
     drain: u64,
     live: usize,
-    warp_instructions: u64,
-    thread_instructions: u64,
-    micro_ops: u64,
-    op_acc: Vec<OpStats>,
+    /// Per program instruction: (times issued, threads that ran it). Micro-ops
+    /// and latency are per-instruction constants, so `stats` derives every
+    /// total from these: one add pair per issue.
+    inst_acc: Vec<(u64, u64)>,
+    nops: usize,
     /// Earliest cycle a dependency-stalled warp becomes ready (this cycle's scan).
     min_event: u64,
     /// Unit classes any program instruction uses (bit per class).
@@ -335,6 +336,7 @@ impl Sm {
         });
         Ok(Sm {
             unit_free: vec![[0; NCLASS]; nsched],
+            inst_acc: vec![(0, 0); info.len()],
             scheds: (0..nsched).map(|_| Sched::default()).collect(),
             cfg: config,
             prog: program,
@@ -353,10 +355,7 @@ impl Sm {
             cycle: 0,
             drain: 0,
             live: 0,
-            warp_instructions: 0,
-            thread_instructions: 0,
-            micro_ops: 0,
-            op_acc: vec![OpStats::default(); nops],
+            nops,
             min_event: u64::MAX,
             used_classes,
             log: Vec::new(),
@@ -775,10 +774,9 @@ impl Sm {
             w.ready_at[r as usize] = ready;
         }
         self.drain = self.drain.max(ready);
-        self.warp_instructions += 1;
-        self.thread_instructions += threads;
-        self.micro_ops += uops;
-        self.op_acc[ii.op_id as usize].record(threads, uops, ii.delay);
+        let acc = &mut self.inst_acc[idx as usize];
+        acc.0 += 1;
+        acc.1 += threads;
         let sc = &mut self.scheds[sched];
         sc.issues += uops;
         if uops > 1 {
@@ -998,6 +996,10 @@ impl Sm {
 
     /// Statistics so far (cycles include the final results' latency once done).
     pub fn stats(&self) -> Stats {
+        let mut op_acc = vec![OpStats::default(); self.nops];
+        for (ii, &(n, threads)) in self.info.iter().zip(&self.inst_acc) {
+            op_acc[ii.op_id as usize].record(n, threads, ii.uops as u64, ii.delay);
+        }
         let mut st = Stats {
             sms: 1,
             cycles: if self.live == 0 {
@@ -1005,9 +1007,9 @@ impl Sm {
             } else {
                 self.cycle
             },
-            warp_instructions: self.warp_instructions,
-            thread_instructions: self.thread_instructions,
-            micro_ops: self.micro_ops,
+            warp_instructions: op_acc.iter().map(|o| o.count).sum(),
+            thread_instructions: op_acc.iter().map(|o| o.thread_instructions).sum(),
+            micro_ops: op_acc.iter().map(|o| o.micro_ops).sum(),
             scheduler_issues: self.scheds.iter().map(|s| s.issues).collect(),
             ..Default::default()
         };
@@ -1030,7 +1032,7 @@ impl Sm {
                 );
             }
         }
-        for (name, acc) in self.op_names.iter().zip(&self.op_acc) {
+        for (name, acc) in self.op_names.iter().zip(&op_acc) {
             if acc.count > 0 {
                 st.per_opcode.insert(name.clone(), *acc);
             }
