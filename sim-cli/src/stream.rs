@@ -361,4 +361,45 @@ impl sim_core::WarpStream for Cursor {
     fn next_index(&mut self) -> Option<u32> {
         Cursor::next_index(self)
     }
+
+    #[inline]
+    fn next_batch(&mut self, out: &mut [u32]) -> usize {
+        let mut n = 0;
+        while n < out.len() {
+            // Most indices come from runs: copy a stretch without re-entering the walk.
+            if self.run_next != self.run_end {
+                let k = ((self.run_end - self.run_next) as usize).min(out.len() - n);
+                for (o, i) in out[n..n + k].iter_mut().zip(self.run_next..) {
+                    *o = i;
+                }
+                self.run_next += k as u32;
+                n += k;
+                continue;
+            }
+            // Then single instructions up to the end of the current block.
+            let ops = &self.stream.ops;
+            let end = self.stack.last().map_or(ops.len(), |f| f.end as usize);
+            let mut pc = self.pc;
+            while n < out.len() && pc < end {
+                let StreamOp::Inst(i) = ops[pc] else {
+                    break;
+                };
+                out[n] = i;
+                n += 1;
+                pc += 1;
+            }
+            self.pc = pc;
+            if n == out.len() {
+                break;
+            }
+            match Cursor::next_index(self) {
+                Some(i) => {
+                    out[n] = i;
+                    n += 1;
+                }
+                None => break,
+            }
+        }
+        n
+    }
 }

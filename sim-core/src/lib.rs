@@ -52,6 +52,23 @@ pub trait WarpStream: Send {
     /// The next dynamic instruction, as an index into [`Program::insts`];
     /// `None` ends the warp.
     fn next_index(&mut self) -> Option<u32>;
+
+    /// Fills the front of `out` with the next indices and returns how many;
+    /// 0 ends the warp. The SM buffers the batch, saving a dynamic call per
+    /// instruction. The default takes one index, so streams that wait for
+    /// input (channels) are never read ahead; replayable streams override it.
+    fn next_batch(&mut self, out: &mut [u32]) -> usize {
+        let Some(slot) = out.first_mut() else {
+            return 0;
+        };
+        match self.next_index() {
+            Some(i) => {
+                *slot = i;
+                1
+            }
+            None => 0,
+        }
+    }
 }
 
 /// A warp to launch: its id (for `%warpid` and SM placement), active lanes and stream.

@@ -51,36 +51,54 @@ impl Cost {
 
 type Table = BTreeMap<(String, String), (u16, u16)>;
 
-/// The committed table as looked up at run time: keys borrowed from the
+/// One architecture's rows as looked up at run time: keys borrowed from the
 /// embedded text, hashed, so startup does no per-row allocation.
-type Lookup = HashMap<(&'static str, &'static str), (u16, u16)>;
+type Lookup = HashMap<&'static str, (u16, u16)>;
 
-fn table() -> &'static Lookup {
-    static T: OnceLock<Lookup> = OnceLock::new();
-    T.get_or_init(|| {
-        rows(TABLE_TSV)
-            .map(|(a, k, n, d)| ((a, k), (n, d)))
-            .collect()
-    })
+/// Architectures the table covers, in the order of the per-arch maps.
+const TABLE_ARCHS: [&str; 3] = ["sm_35", "sm_53", "sm_90"];
+
+/// The committed rows of `arch` (`None` if the table has no such arch). Built
+/// per arch on first use: a run parses only the rows it can look up.
+fn table(arch: &str) -> Option<&'static Lookup> {
+    static T: [OnceLock<Lookup>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let i = TABLE_ARCHS.iter().position(|&a| a == arch)?;
+    let arch = TABLE_ARCHS[i];
+    Some(T[i].get_or_init(|| {
+        // Lines average ~55 bytes: room for an arch's share of the rows, so building never rehashes.
+        let mut m = Lookup::with_capacity(TABLE_TSV.len() / 40 / TABLE_ARCHS.len());
+        m.extend(
+            TABLE_TSV
+                .lines()
+                // Cheap prefix test first: most lines belong to other archs.
+                .filter(|l| l.strip_prefix(arch).is_some_and(|r| r.starts_with('\t')))
+                .filter_map(row)
+                .map(|(_, k, n, d)| (k, (n, d))),
+        );
+        m
+    }))
 }
 
 /// The well-formed rows of the TSV (`arch key uops steps ...`, `#`
 /// comments), in order.
 fn rows(text: &str) -> impl Iterator<Item = (&str, &str, u16, u16)> {
-    text.lines().filter_map(|line| {
-        if line.starts_with('#') || line.trim().is_empty() {
-            return None;
-        }
-        let mut f = line.split('\t');
-        let (arch, key, n, d) = (f.next()?, f.next()?, f.next()?, f.next()?);
-        let (Ok(n), Ok(d)) = (n.parse::<u16>(), d.parse::<u16>()) else {
-            return None;
-        };
-        if n == 0 || d == 0 || d > n {
-            return None;
-        }
-        Some((arch, key, n, d))
-    })
+    text.lines().filter_map(row)
+}
+
+/// One line of the TSV, if it is a well-formed row.
+fn row(line: &str) -> Option<(&str, &str, u16, u16)> {
+    if line.starts_with('#') || line.trim().is_empty() {
+        return None;
+    }
+    let mut f = line.split('\t');
+    let (arch, key, n, d) = (f.next()?, f.next()?, f.next()?, f.next()?);
+    let (Ok(n), Ok(d)) = (n.parse::<u16>(), d.parse::<u16>()) else {
+        return None;
+    };
+    if n == 0 || d == 0 || d > n {
+        return None;
+    }
+    Some((arch, key, n, d))
 }
 
 /// Parses the TSV (`arch key uops steps ...`, `#` comments). Malformed rows are
@@ -93,7 +111,7 @@ pub fn parse_table(text: &str) -> Table {
 
 /// Number of rows for `arch` (`sm_35`, `sm_53`, `sm_90`).
 pub fn rows_for(arch: &str) -> usize {
-    table().keys().filter(|(a, _)| *a == arch).count()
+    table(arch).map_or(0, |t| t.len())
 }
 
 /// The cost of `inst` under `arch`'s table.
@@ -102,7 +120,7 @@ pub fn cost(arch: LoweringArch, inst: &Instruction) -> Cost {
         return Cost::NATIVE;
     };
     let k = key(inst);
-    match table().get(&(a, k.as_str())) {
+    match table(a).and_then(|t| t.get(k.as_str())) {
         Some(&(uops, steps)) => Cost {
             uops,
             steps,

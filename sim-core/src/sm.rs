@@ -35,9 +35,21 @@ struct InstInfo {
     guard_neg: bool,
 }
 
+/// Indices a stream hands over per [`WarpStream::next_batch`] call.
+const BATCH: usize = 16;
+
 enum Source {
-    Stream(Box<dyn WarpStream>),
-    Host { queue: VecDeque<u32>, closed: bool },
+    /// `buf[pos..len]` are fetched but not yet started.
+    Stream {
+        stream: Box<dyn WarpStream>,
+        buf: [u32; BATCH],
+        pos: u8,
+        len: u8,
+    },
+    Host {
+        queue: VecDeque<u32>,
+        closed: bool,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -50,6 +62,9 @@ enum WarpState {
 struct Warp {
     id: u32,
     active: u32,
+    /// `active.count_ones()`: the thread count of an unguarded instruction
+    /// (baseline x86-64 has no popcount instruction).
+    threads: u64,
     source: Source,
     regs: WarpRegs,
     /// Per register: cycle its pending write completes.
@@ -84,6 +99,9 @@ struct Sched {
     last: Outcome,
     /// Clock until which the scheduler issues the rest of an expansion.
     busy_until: u64,
+    /// Unit classes taken since last seen free: a free unit stays free until
+    /// its next take, so `free_mask` only re-tests these.
+    maybe_busy: u8,
     /// While `now < wake`, a slot repeats `last` (`Dep` or `Empty`) without a
     /// scan: nothing can become ready before the earliest pending operand, and
     /// any change to the scheduler's warps resets it to 0.
@@ -113,18 +131,22 @@ pub struct Sm {
     next_sched: usize,
     scheds: Vec<Sched>,
     /// Per (scheduler, class): tick at which the unit is free (ticks = cycles * scale).
-    unit_free: Vec<u64>,
+    unit_free: Vec<[u64; NCLASS]>,
     unit_scale: [u64; NCLASS],
+    /// Per class: `(cycle + 1) * unit_scale`, the tick a unit must be free
+    /// before to accept a micro-op this clock (set once per clock by `step`).
+    unit_lim: [u64; NCLASS],
     unit_occ: [u64; NCLASS],
     unit_ops: [u64; NCLASS],
     cycle: u64,
     /// Latest result-ready cycle seen (the SM is finished when it passes).
     drain: u64,
     live: usize,
-    warp_instructions: u64,
-    thread_instructions: u64,
-    micro_ops: u64,
-    op_acc: Vec<OpStats>,
+    /// Per program instruction: (times issued, threads that ran it). Micro-ops
+    /// and latency are per-instruction constants, so `stats` derives every
+    /// total from these: one add pair per issue.
+    inst_acc: Vec<(u64, u64)>,
+    nops: usize,
     /// Earliest cycle a dependency-stalled warp becomes ready (this cycle's scan).
     min_event: u64,
     /// Unit classes any program instruction uses (bit per class).
@@ -313,7 +335,8 @@ impl Sm {
             m | (1 << ii.first_class) | (1 << ii.rest_class)
         });
         Ok(Sm {
-            unit_free: vec![0; nsched * NCLASS],
+            unit_free: vec![[0; NCLASS]; nsched],
+            inst_acc: vec![(0, 0); info.len()],
             scheds: (0..nsched).map(|_| Sched::default()).collect(),
             cfg: config,
             prog: program,
@@ -326,15 +349,13 @@ impl Sm {
             resident: 0,
             next_sched: 0,
             unit_scale,
+            unit_lim: [0; NCLASS],
             unit_occ,
             unit_ops: [0; NCLASS],
             cycle: 0,
             drain: 0,
             live: 0,
-            warp_instructions: 0,
-            thread_instructions: 0,
-            micro_ops: 0,
-            op_acc: vec![OpStats::default(); nops],
+            nops,
             min_event: u64::MAX,
             used_classes,
             log: Vec::new(),
@@ -373,6 +394,7 @@ impl Sm {
         self.warps.push(Warp {
             id: warp_id,
             active,
+            threads: active.count_ones() as u64,
             source,
             regs: WarpRegs::new(n),
             ready_at: vec![0; n],
@@ -391,7 +413,16 @@ impl Sm {
     /// Adds a warp. It becomes resident at once if a slot is free, otherwise when
     /// an earlier warp finishes (in the order added).
     pub fn add_warp(&mut self, launch: WarpLaunch) -> Result<(), SimError> {
-        self.push_warp(launch.warp_id, launch.active, Source::Stream(launch.stream))
+        self.push_warp(
+            launch.warp_id,
+            launch.active,
+            Source::Stream {
+                stream: launch.stream,
+                buf: [0; BATCH],
+                pos: 0,
+                len: 0,
+            },
+        )
     }
 
     /// Adds a warp fed by the host with [`Sm::push_instruction`] and ended with
@@ -491,11 +522,29 @@ impl Sm {
 
     /// Loads the warp's next instruction and its scoreboard-ready cycle, or
     /// retires the warp when its stream ends.
+    #[inline(always)]
     fn fetch(&mut self, wi: usize) -> Result<(), SimError> {
         let len = self.prog.insts.len();
         let w = &mut self.warps[wi];
         let next = match &mut w.source {
-            Source::Stream(s) => Ok(s.next_index()),
+            Source::Stream {
+                stream,
+                buf,
+                pos,
+                len,
+            } => {
+                if *pos == *len {
+                    *len = stream.next_batch(buf).min(BATCH) as u8;
+                    *pos = 0;
+                }
+                if *pos < *len {
+                    let i = buf[*pos as usize];
+                    *pos += 1;
+                    Ok(Some(i))
+                } else {
+                    Ok(None)
+                }
+            }
             Source::Host { queue, closed } => match queue.pop_front() {
                 Some(i) => Ok(Some(i)),
                 None if *closed => Ok(None),
@@ -504,21 +553,29 @@ impl Sm {
         };
         match next {
             Ok(Some(i)) => {
-                if i as usize >= len {
+                // `info` has one entry per program instruction.
+                let Some(ii) = self.info.get(i as usize) else {
                     w.cur = NONE;
                     return Err(SimError::BadIndex {
                         warp_id: w.id,
                         index: i,
                         len,
                     });
-                }
-                let ii = &self.info[i as usize];
+                };
                 let mut r = 0;
                 for &u in &ii.uses[..ii.nuses as usize] {
                     r = r.max(w.ready_at[u as usize]);
                 }
                 w.cur = i;
                 w.cur_ready = r;
+                // `refresh`, with the entry already at hand.
+                if w.state == WarpState::Resident {
+                    let sc = &mut self.scheds[w.sched as usize];
+                    sc.ready[w.pos as usize] = r;
+                    sc.need[w.pos as usize] = ii.need;
+                    sc.wake = 0;
+                }
+                return Ok(());
             }
             Ok(None) => {
                 w.cur = NONE;
@@ -551,13 +608,30 @@ impl Sm {
 
     /// Unit classes (bit per class) that can accept a micro-op on `sched` this clock.
     #[inline]
-    fn free_mask(&self, sched: usize, now: u64) -> u8 {
-        let row = &self.unit_free[sched * NCLASS..(sched + 1) * NCLASS];
-        let mut m = 0u8;
-        for (c, (&t, &scale)) in row.iter().zip(&self.unit_scale).enumerate() {
-            m |= ((t < (now + 1) * scale) as u8) << c;
+    fn free_mask(&mut self, sched: usize, now: u64) -> u8 {
+        debug_assert!(self
+            .unit_lim
+            .iter()
+            .zip(&self.unit_scale)
+            .all(|(&l, &s)| l == (now + 1) * s));
+        let row = &self.unit_free[sched];
+        let mut busy = 0u8;
+        let mut b = self.scheds[sched].maybe_busy;
+        while b != 0 {
+            let c = b.trailing_zeros() as usize;
+            b &= b - 1;
+            busy |= ((row[c % NCLASS] >= self.unit_lim[c % NCLASS]) as u8) << c;
         }
-        m & self.used_classes
+        self.scheds[sched].maybe_busy = busy;
+        debug_assert_eq!(
+            !busy & self.used_classes,
+            row.iter()
+                .zip(&self.unit_lim)
+                .enumerate()
+                .fold(0u8, |m, (c, (&t, &l))| m | (((t < l) as u8) << c))
+                & self.used_classes
+        );
+        !busy & self.used_classes
     }
 
     fn retire(&mut self, wi: usize) -> Result<(), SimError> {
@@ -611,14 +685,17 @@ impl Sm {
         // per partition = 1.25 ops/clock) come out exact on average.
         // Free at some point during this clock: lets fractional rates (40 lanes
         // per partition = 1.25 ops/clock) come out exact on average.
-        self.unit_free[sched * NCLASS + class] < (now + 1) * self.unit_scale[class]
+        self.unit_free[sched][class] < (now + 1) * self.unit_scale[class]
     }
 
     /// Occupies the unit with `n` micro-ops issued from this clock on.
     #[inline]
     fn unit_take(&mut self, sched: usize, class: usize, now: u64, n: u64) {
-        let slot = &mut self.unit_free[sched * NCLASS + class];
+        // Classes are below NCLASS: the modulo only drops the bounds checks.
+        let class = class % NCLASS;
+        let slot = &mut self.unit_free[sched][class];
         *slot = (*slot).max(now * self.unit_scale[class]) + n * self.unit_occ[class];
+        self.scheds[sched].maybe_busy |= 1 << class;
         self.unit_ops[class] += n;
     }
 
@@ -654,17 +731,20 @@ impl Sm {
         // Execute functionally now; the guard is read before the instruction
         // can overwrite it.
         let w = &mut self.warps[wi];
-        let mut lanes = w.active;
+        let mut threads = w.threads;
         if ii.guard != NONE {
+            let mut lanes = w.active;
             let g = w.regs.get(RegId(ii.guard));
             let mut m = 0u32;
             for (l, v) in g.iter().enumerate() {
                 m |= ((*v != 0) as u32) << l;
             }
             lanes &= if ii.guard_neg { !m } else { m };
+            threads = lanes.count_ones() as u64;
         }
         let inst = &self.prog.insts[idx as usize];
-        sim_isa::execute(
+        // `new` checked every register against `nregs`, the size of `regs`.
+        sim_isa::exec::execute_fitted(
             inst,
             &ExecCtx {
                 target: self.prog.target,
@@ -694,11 +774,9 @@ impl Sm {
             w.ready_at[r as usize] = ready;
         }
         self.drain = self.drain.max(ready);
-        let threads = lanes.count_ones() as u64;
-        self.warp_instructions += 1;
-        self.thread_instructions += threads;
-        self.micro_ops += uops;
-        self.op_acc[ii.op_id as usize].record(threads, uops, ii.delay);
+        let acc = &mut self.inst_acc[idx as usize];
+        acc.0 += 1;
+        acc.1 += threads;
         let sc = &mut self.scheds[sched];
         sc.issues += uops;
         if uops > 1 {
@@ -815,6 +893,9 @@ impl Sm {
         let now = self.cycle;
         let iv = self.cfg.issue_interval as u64;
         if iv == 1 || now % iv == 0 {
+            for (l, &s) in self.unit_lim.iter_mut().zip(&self.unit_scale) {
+                *l = (now + 1) * s;
+            }
             for s in 0..self.scheds.len() {
                 self.schedule(s, now)?;
             }
@@ -915,6 +996,10 @@ impl Sm {
 
     /// Statistics so far (cycles include the final results' latency once done).
     pub fn stats(&self) -> Stats {
+        let mut op_acc = vec![OpStats::default(); self.nops];
+        for (ii, &(n, threads)) in self.info.iter().zip(&self.inst_acc) {
+            op_acc[ii.op_id as usize].record(n, threads, ii.uops as u64, ii.delay);
+        }
         let mut st = Stats {
             sms: 1,
             cycles: if self.live == 0 {
@@ -922,9 +1007,9 @@ impl Sm {
             } else {
                 self.cycle
             },
-            warp_instructions: self.warp_instructions,
-            thread_instructions: self.thread_instructions,
-            micro_ops: self.micro_ops,
+            warp_instructions: op_acc.iter().map(|o| o.count).sum(),
+            thread_instructions: op_acc.iter().map(|o| o.thread_instructions).sum(),
+            micro_ops: op_acc.iter().map(|o| o.micro_ops).sum(),
             scheduler_issues: self.scheds.iter().map(|s| s.issues).collect(),
             ..Default::default()
         };
@@ -947,7 +1032,7 @@ impl Sm {
                 );
             }
         }
-        for (name, acc) in self.op_names.iter().zip(&self.op_acc) {
+        for (name, acc) in self.op_names.iter().zip(&op_acc) {
             if acc.count > 0 {
                 st.per_opcode.insert(name.clone(), *acc);
             }

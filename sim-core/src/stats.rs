@@ -66,15 +66,19 @@ impl OpStats {
             self.latency_sum as f64 / self.count as f64
         }
     }
-    pub(crate) fn record(&mut self, threads: u64, uops: u64, latency: u64) {
+    /// Adds `n` issues of one instruction (`threads` summed over them).
+    pub(crate) fn record(&mut self, n: u64, threads: u64, uops: u64, latency: u64) {
+        if n == 0 {
+            return;
+        }
         if self.count == 0 || latency < self.latency_min {
             self.latency_min = latency;
         }
         self.latency_max = self.latency_max.max(latency);
-        self.count += 1;
+        self.count += n;
         self.thread_instructions += threads;
-        self.micro_ops += uops;
-        self.latency_sum += latency;
+        self.micro_ops += n * uops;
+        self.latency_sum += n * latency;
     }
     fn merge(&mut self, o: &OpStats) {
         if o.count == 0 {

@@ -140,3 +140,42 @@ fn value_records_round_trip() {
         .to_string();
     assert!(e.contains("past the stream's end"), "{e}");
 }
+
+/// `next_batch` must yield exactly the `next_index` sequence (runs, single
+/// instructions, nested repeats) whatever the batch size.
+#[test]
+fn cursor_batches_match_single_steps() {
+    use sim_cli::stream::{Cursor, Stream, StreamBuilder};
+    use sim_core::WarpStream;
+    let mut b = StreamBuilder::new();
+    for i in [5, 6, 7, 2, 9] {
+        b.push(i);
+    }
+    b.open_repeat(3);
+    b.push(1);
+    b.open_repeat(2);
+    for i in [3, 4, 5, 0] {
+        b.push(i);
+    }
+    assert!(b.close_repeat());
+    b.push(8);
+    assert!(b.close_repeat());
+    b.push(2);
+    let stream = std::sync::Arc::new(Stream::new(b.finish(), 10).unwrap());
+    let mut one = Cursor::new(stream.clone());
+    let want: Vec<u32> = std::iter::from_fn(|| one.next_index()).collect();
+    assert_eq!(want.len(), 5 + 3 * (1 + 2 * 4 + 1) + 1);
+    for size in [1, 2, 3, 7, 16, 64] {
+        let mut c = Cursor::new(stream.clone());
+        let mut got = Vec::new();
+        let mut buf = vec![0u32; size];
+        loop {
+            let n = c.next_batch(&mut buf);
+            if n == 0 {
+                break;
+            }
+            got.extend_from_slice(&buf[..n]);
+        }
+        assert_eq!(got, want, "batch size {size}");
+    }
+}

@@ -157,6 +157,16 @@ fn write_lanes(regs: &mut WarpRegs, d: RegId, exec: u32, vals: &Lanes) {
 /// [`execute_scalar`] (property-tested).
 pub fn execute(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, active: u32) {
     regs.ensure(regs_needed(inst));
+    execute_fitted(inst, ctx, regs, active);
+}
+
+/// [`execute`] for a caller that has already checked, once per program, that
+/// `regs` holds every register `inst` names (the SM model does at
+/// construction): skips the per-call size check. A file that is too short
+/// panics on the out-of-range register instead of growing.
+#[inline]
+pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, active: u32) {
+    debug_assert!(regs.len() >= regs_needed(inst));
     let exec = active
         & match inst.guard {
             None => u32::MAX,
@@ -165,16 +175,17 @@ pub fn execute(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, active: u
     if exec == 0 {
         return;
     }
-    match inst.op {
+    // By reference: matching by value copies the operand struct first.
+    match &inst.op {
         Op::Video(v) => {
-            let out = fast::video(&v, regs);
+            let out = fast::video(v, regs);
             fast::blend32(regs.get_mut(v.d), exec, &out);
         }
         Op::Set(s) => {
-            fast::set(&s, ctx, regs, exec);
+            fast::set(s, ctx, regs, exec);
         }
         Op::Setp(s) => {
-            let (p, q) = fast::setp(&s, ctx, regs);
+            let (p, q) = fast::setp(s, ctx, regs);
             if let Some(pr) = s.p {
                 fast::blend32(regs.get_mut(pr), exec, &p);
             }
@@ -187,7 +198,7 @@ pub fn execute(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, active: u
             fast::blend(regs.get_mut(s.d), exec, &out);
         }
         Op::Slct(s) => {
-            let out = fast::slct(&s, ctx, regs);
+            let out = fast::slct(s, ctx, regs);
             fast::blend(regs.get_mut(s.d), exec, &out);
         }
         Op::Alu(x) => {
