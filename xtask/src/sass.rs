@@ -68,6 +68,22 @@ pub struct SInst {
 }
 
 impl SInst {
+    /// The boolean-combine modifier (`AND`/`OR`/`XOR`) of a compare.
+    fn bool_mod(&self) -> Result<&String> {
+        self.mods
+            .iter()
+            .find(|m| matches!(m.as_str(), "AND" | "OR" | "XOR"))
+            .with_context(|| format!("{} boolean op", self.op))
+    }
+
+    /// The float-comparison modifier of `FSET`/`HSET2`/`HSETP2`.
+    fn fcmp_mod(&self) -> Result<&String> {
+        self.mods
+            .iter()
+            .find(|m| fcmp(m, 0.0, 0.0).is_ok())
+            .with_context(|| format!("{} comparison", self.op))
+    }
+
     fn has(&self, m: &str) -> bool {
         self.mods.iter().any(|x| x == m)
     }
@@ -1045,11 +1061,7 @@ impl Machine {
                 need(5)?;
                 let cmp = i.mods.first().context("ISETP comparison")?;
                 let unsigned = i.has("U32");
-                let bop = i
-                    .mods
-                    .iter()
-                    .find(|m| matches!(m.as_str(), "AND" | "OR" | "XOR"))
-                    .context("ISETP boolean op")?;
+                let bop = i.bool_mod()?;
                 let (a, b) = (self.int(&o[2])?, self.int(&o[3])?);
                 let (x, y) = if unsigned {
                     (a as i64, b as i64)
@@ -1077,11 +1089,7 @@ impl Machine {
             "FSETP" | "DSETP" => {
                 need(5)?;
                 let cmp = i.mods.first().context("comparison")?;
-                let bop = i
-                    .mods
-                    .iter()
-                    .find(|m| matches!(m.as_str(), "AND" | "OR" | "XOR"))
-                    .context("boolean op")?;
+                let bop = i.bool_mod()?;
                 let ftz = i.has("FTZ");
                 let (a, b) = if i.op == "DSETP" {
                     (self.f64v(&o[2])?, self.f64v(&o[3])?)
@@ -1097,16 +1105,8 @@ impl Machine {
             "FSET" => {
                 need(4)?;
                 let bf = i.has("BF");
-                let cmp = i
-                    .mods
-                    .iter()
-                    .find(|m| fcmp(m, 0.0, 0.0).is_ok())
-                    .context("FSET comparison")?;
-                let bop = i
-                    .mods
-                    .iter()
-                    .find(|m| matches!(m.as_str(), "AND" | "OR" | "XOR"))
-                    .context("boolean op")?;
+                let cmp = i.fcmp_mod()?;
+                let bop = i.bool_mod()?;
                 let ftz = i.has("FTZ");
                 let f = |x: u32| f32::from_bits(if ftz { ftz32(x) } else { x }) as f64;
                 let t = fcmp(cmp, f(self.f32v(&o[1])?), f(self.f32v(&o[2])?))?;
@@ -1121,16 +1121,8 @@ impl Machine {
             "HSET2" | "HSETP2" => {
                 let bf16 = i.has("BF16_V2");
                 let ftz = i.has("FTZ");
-                let cmp = i
-                    .mods
-                    .iter()
-                    .find(|m| fcmp(m, 0.0, 0.0).is_ok())
-                    .context("comparison")?;
-                let bop = i
-                    .mods
-                    .iter()
-                    .find(|m| matches!(m.as_str(), "AND" | "OR" | "XOR"))
-                    .context("boolean op")?;
+                let cmp = i.fcmp_mod()?;
+                let bop = i.bool_mod()?;
                 let conv = |h: u16| {
                     if bf16 {
                         bf16_to_f64(h)
