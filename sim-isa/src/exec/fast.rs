@@ -567,7 +567,7 @@ fn float_cmp_kind(cmp: CmpOp) -> (Base, bool) {
 
 /// Calls `$run` with a closure for `$base` over keys of type `$t`.
 macro_rules! with_base {
-    ($base:expr, $t:ty, $run:ident ( $($arg:expr),* )) => {
+    ($base:expr, $t:ty, $run:path, ( $($arg:expr),* )) => {
         match $base {
             Base::Eq => $run(|x: $t, y: $t| x == y, $($arg),*),
             Base::Ne => $run(|x: $t, y: $t| x != y, $($arg),*),
@@ -665,32 +665,6 @@ impl Fmt16 {
     }
 }
 
-/// [`float_loop16`] flushing subnormals (a plain name for `with_base!`).
-#[inline(always)]
-fn float_loop16_ftz(
-    f: impl Fn(i16, i16) -> bool,
-    u: u16,
-    fmt: &Fmt16,
-    a: &[u16; 2 * WARP_SIZE],
-    b: &[u16; 2 * WARP_SIZE],
-    out: &mut [u16; 2 * WARP_SIZE],
-) {
-    float_loop16::<true>(f, u, fmt, a, b, out)
-}
-
-/// [`float_loop16`] keeping subnormals.
-#[inline(always)]
-fn float_loop16_keep(
-    f: impl Fn(i16, i16) -> bool,
-    u: u16,
-    fmt: &Fmt16,
-    a: &[u16; 2 * WARP_SIZE],
-    b: &[u16; 2 * WARP_SIZE],
-    out: &mut [u16; 2 * WARP_SIZE],
-) {
-    float_loop16::<false>(f, u, fmt, a, b, out)
-}
-
 #[inline(always)]
 fn float_loop16<const FLUSH: bool>(
     f: impl Fn(i16, i16) -> bool,
@@ -773,9 +747,9 @@ fn compare_halves(cmp: CmpOp, ty: Type, flush: bool, a: &Lanes, b: &Lanes) -> [u
     let mut r = [0u16; 2 * WARP_SIZE];
     let u = u16::from(u);
     if flush {
-        with_base!(base, i16, float_loop16_ftz(u, &fmt, a, b, &mut r));
+        with_base!(base, i16, float_loop16::<true>, (u, &fmt, a, b, &mut r));
     } else {
-        with_base!(base, i16, float_loop16_keep(u, &fmt, a, b, &mut r));
+        with_base!(base, i16, float_loop16::<false>, (u, &fmt, a, b, &mut r));
     }
     r
 }
@@ -790,10 +764,10 @@ fn compare_lanes(cmp: CmpOp, ty: Type, flush: bool, a: &Lanes, b: &Lanes) -> U32
             let u = u32::from(u);
             if bits == 64 {
                 let zlim = if flush { 1u64 << 52 } else { 1 };
-                with_base!(base, i64, float_loop64(u, zlim, a, b, &mut t));
+                with_base!(base, i64, float_loop64, (u, zlim, a, b, &mut t));
             } else {
                 let fmt = Fmt32::new(ty, flush);
-                with_base!(base, i32, float_loop32(u, &fmt, a, b, &mut t));
+                with_base!(base, i32, float_loop32, (u, &fmt, a, b, &mut t));
             }
         }
         kind => {
@@ -803,11 +777,11 @@ fn compare_lanes(cmp: CmpOp, ty: Type, flush: bool, a: &Lanes, b: &Lanes) -> U32
             let signed = kind == TypeKind::Signed && !unsigned_op;
             if bits == 64 {
                 let flip = if signed { 0 } else { i64::MIN };
-                with_base!(base, i64, int_loop64(flip, a, b, &mut t));
+                with_base!(base, i64, int_loop64, (flip, a, b, &mut t));
             } else {
                 let top = 32 - bits;
                 let (r, flip) = if signed { (top, 0) } else { (0, i32::MIN) };
-                with_base!(base, i32, int_loop32(top, r, flip, a, b, &mut t));
+                with_base!(base, i32, int_loop32, (top, r, flip, a, b, &mut t));
             }
         }
     }
