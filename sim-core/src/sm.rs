@@ -892,7 +892,7 @@ impl Sm {
     pub fn step(&mut self) -> Result<(), SimError> {
         let now = self.cycle;
         let iv = self.cfg.issue_interval as u64;
-        if iv == 1 || now % iv == 0 {
+        if iv == 1 || now.is_multiple_of(iv) {
             for (l, &s) in self.unit_lim.iter_mut().zip(&self.unit_scale) {
                 *l = (now + 1) * s;
             }
@@ -956,7 +956,7 @@ impl Sm {
         let iv = self.cfg.issue_interval as u64;
         while self.live > 0 {
             let now = self.cycle;
-            if iv != 1 && now % iv != 0 {
+            if iv != 1 && !now.is_multiple_of(iv) {
                 self.cycle = now.next_multiple_of(iv);
                 continue;
             }
