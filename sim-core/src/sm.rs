@@ -23,17 +23,22 @@ struct InstInfo {
     need: u8,
     /// Clocks from the first micro-op until the result is ready (see `issue`).
     delay: u64,
-    /// Clocks the scheduler spends issuing the micro-ops (expansions only).
+    /// Clocks the scheduler spends issuing the micro-ops (0 unless expanded).
     busy: u64,
     op_id: u16,
-    uses: [u32; 6],
-    nuses: u8,
+    /// Registers read or written (the scoreboard checks both), padded with
+    /// the sentinel `nregs`, whose `ready_at` entry stays 0: the fetch takes
+    /// a fixed-length, branch-free maximum.
+    uses: [u32; MAX_USES],
     writes: [u32; 2],
     nwrites: u8,
     /// Guard register and negation; `NONE` when unguarded.
     guard: u32,
     guard_neg: bool,
 }
+
+/// Most registers one instruction names (guard, `p|q`, `a`, `b`, `c`).
+const MAX_USES: usize = 6;
 
 /// Indices a stream hands over per [`WarpStream::next_batch`] call.
 const BATCH: usize = 16;
@@ -99,9 +104,6 @@ struct Sched {
     last: Outcome,
     /// Clock until which the scheduler issues the rest of an expansion.
     busy_until: u64,
-    /// Unit classes taken since last seen free: a free unit stays free until
-    /// its next take, so `free_mask` only re-tests these.
-    maybe_busy: u8,
     /// While `now < wake`, a slot repeats `last` (`Dep` or `Empty`) without a
     /// scan: nothing can become ready before the earliest pending operand, and
     /// any change to the scheduler's warps resets it to 0.
@@ -299,17 +301,20 @@ impl Sm {
                     let (lat, uops) = (latency.max(1) as u64, cost.uops as u64);
                     ((cost.steps as u64 - 1) * lat).max(uops - 1) + lat
                 },
-                busy: (cost.uops as u64).div_ceil(config.issue_width as u64)
-                    * config.issue_interval as u64,
+                busy: if cost.uops > 1 {
+                    (cost.uops as u64).div_ceil(config.issue_width as u64)
+                        * config.issue_interval as u64
+                } else {
+                    0
+                },
                 op_id,
-                uses: [0; 6],
-                nuses: 0,
+                uses: [program.nregs as u32; MAX_USES],
                 writes: [0; 2],
                 nwrites: 0,
                 guard: NONE,
                 guard_neg: false,
             };
-            for u in inst.reg_uses().iter() {
+            for (k, u) in inst.reg_uses().iter().enumerate() {
                 if u.reg.0 as usize >= program.nregs {
                     return Err(SimError::BadRegister {
                         index,
@@ -317,8 +322,7 @@ impl Sm {
                         nregs: program.nregs,
                     });
                 }
-                ii.uses[ii.nuses as usize] = u.reg.0;
-                ii.nuses += 1;
+                ii.uses[k] = u.reg.0;
                 if u.write && (ii.nwrites as usize) < 2 {
                     ii.writes[ii.nwrites as usize] = u.reg.0;
                     ii.nwrites += 1;
@@ -397,7 +401,8 @@ impl Sm {
             threads: active.count_ones() as u64,
             source,
             regs: WarpRegs::new(n),
-            ready_at: vec![0; n],
+            // One more than `nregs`: the sentinel of `InstInfo::uses`.
+            ready_at: vec![0; n + 1],
             state: WarpState::Pending,
             sched: 0,
             pos: 0,
@@ -563,7 +568,7 @@ impl Sm {
                     });
                 };
                 let mut r = 0;
-                for &u in &ii.uses[..ii.nuses as usize] {
+                for &u in &ii.uses {
                     r = r.max(w.ready_at[u as usize]);
                 }
                 w.cur = i;
@@ -607,31 +612,22 @@ impl Sm {
     }
 
     /// Unit classes (bit per class) that can accept a micro-op on `sched` this clock.
+    ///
+    /// A fixed-length test of every class: which units are busy changes with
+    /// each instruction, so a loop over only the busy ones mispredicts.
     #[inline]
-    fn free_mask(&mut self, sched: usize, now: u64) -> u8 {
+    fn free_mask(&self, sched: usize, now: u64) -> u8 {
         debug_assert!(self
             .unit_lim
             .iter()
             .zip(&self.unit_scale)
             .all(|(&l, &s)| l == (now + 1) * s));
         let row = &self.unit_free[sched];
-        let mut busy = 0u8;
-        let mut b = self.scheds[sched].maybe_busy;
-        while b != 0 {
-            let c = b.trailing_zeros() as usize;
-            b &= b - 1;
-            busy |= ((row[c % NCLASS] >= self.unit_lim[c % NCLASS]) as u8) << c;
+        let mut free = 0u8;
+        for c in 0..NCLASS {
+            free |= u8::from(row[c] < self.unit_lim[c]) << c;
         }
-        self.scheds[sched].maybe_busy = busy;
-        debug_assert_eq!(
-            !busy & self.used_classes,
-            row.iter()
-                .zip(&self.unit_lim)
-                .enumerate()
-                .fold(0u8, |m, (c, (&t, &l))| m | (((t < l) as u8) << c))
-                & self.used_classes
-        );
-        !busy & self.used_classes
+        free & self.used_classes
     }
 
     fn retire(&mut self, wi: usize) -> Result<(), SimError> {
@@ -695,7 +691,6 @@ impl Sm {
         let class = class % NCLASS;
         let slot = &mut self.unit_free[sched][class];
         *slot = (*slot).max(now * self.unit_scale[class]) + n * self.unit_occ[class];
-        self.scheds[sched].maybe_busy |= 1 << class;
         self.unit_ops[class] += n;
     }
 
@@ -715,31 +710,36 @@ impl Sm {
         let w = &self.warps[wi];
         let idx = w.cur;
         debug_assert!(idx != NONE && w.cur_ready <= now);
-        let ii = self.info[idx as usize];
+        // Fields read by name, not the entry copied: a copy goes through the
+        // stack, and reading back part of it stalls store forwarding.
+        let ii = &self.info[idx as usize];
         let (first, rest, uops) = (
             ii.first_class as usize,
             ii.rest_class as usize,
             ii.uops as u64,
         );
+        let (guard, guard_neg, delay, busy) = (ii.guard, ii.guard_neg, ii.delay, ii.busy);
+        let (writes, nwrites) = (ii.writes, ii.nwrites as usize);
         debug_assert!(
             self.unit_free(sched, first, now) && (uops == 1 || self.unit_free(sched, rest, now))
         );
         self.unit_take(sched, first, now, 1);
-        if uops > 1 {
-            self.unit_take(sched, rest, now, uops - 1);
-        }
+        // Unconditional (taking 0 micro-ops leaves the unit as free as it
+        // was): whether an instruction expands varies from one to the next,
+        // so a branch here mispredicts.
+        self.unit_take(sched, rest, now, uops - 1);
         // Execute functionally now; the guard is read before the instruction
         // can overwrite it.
         let w = &mut self.warps[wi];
         let mut threads = w.threads;
-        if ii.guard != NONE {
+        if guard != NONE {
             let mut lanes = w.active;
-            let g = w.regs.get(RegId(ii.guard));
+            let g = w.regs.get(RegId(guard));
             let mut m = 0u32;
             for (l, v) in g.iter().enumerate() {
                 m |= ((*v != 0) as u32) << l;
             }
-            lanes &= if ii.guard_neg { !m } else { m };
+            lanes &= if guard_neg { !m } else { m };
             threads = lanes.count_ones() as u64;
         }
         let inst = &self.prog.insts[idx as usize];
@@ -753,14 +753,7 @@ impl Sm {
             &mut w.regs,
             w.active,
         );
-        tracing::trace!(
-            cycle = now,
-            sched,
-            warp = w.id,
-            inst = idx,
-            uops = ii.uops,
-            "issue"
-        );
+        tracing::trace!(cycle = now, sched, warp = w.id, inst = idx, uops, "issue");
         if self.log.len() < self.log_cap {
             self.log.push(IssueEvent {
                 cycle: now,
@@ -769,8 +762,8 @@ impl Sm {
                 inst: idx,
             });
         }
-        let ready = now + ii.delay;
-        for &r in &ii.writes[..ii.nwrites as usize] {
+        let ready = now + delay;
+        for &r in &writes[..nwrites] {
             w.ready_at[r as usize] = ready;
         }
         self.drain = self.drain.max(ready);
@@ -779,10 +772,9 @@ impl Sm {
         acc.1 += threads;
         let sc = &mut self.scheds[sched];
         sc.issues += uops;
-        if uops > 1 {
-            // The rest of the sequence occupies the following issue slots.
-            sc.busy_until = now + ii.busy;
-        }
+        // The rest of an expansion occupies the following issue slots (`busy`
+        // is 0 for one micro-op: a no-op, written without a branch).
+        sc.busy_until = sc.busy_until.max(now + busy);
         self.fetch(wi)
     }
 

@@ -415,6 +415,150 @@ fn video2_plain(v: &Video, regs: &WarpRegs) -> U32s {
     out
 }
 
+/// The bytes of the lanes' low words: byte `k` of lane `l` at `4l + k`.
+#[inline]
+fn bytes(r: &Lanes) -> [u8; 4 * WARP_SIZE] {
+    let mut o = [0u8; 4 * WARP_SIZE];
+    for (l, q) in o.chunks_exact_mut(4).enumerate() {
+        q.copy_from_slice(&(r[l] as u32).to_le_bytes());
+    }
+    o
+}
+
+#[inline(always)]
+fn narrow_loop<T: Copy, const L: usize>(
+    f: impl Fn(T, T) -> T,
+    a: &[T; L],
+    b: &[T; L],
+    o: &mut [T; L],
+) {
+    for i in 0..L {
+        o[i] = f(a[i], b[i]);
+    }
+}
+
+/// Plain `vop4`/`vop2` whose every element result fits the element width
+/// (see `narrow_form`), computed at that width: u8 or u16 vector steps with
+/// the machine's own saturating, averaging and min/max instructions, 16 or
+/// 8 elements at a time. `None` where an element can leave the width
+/// (`narrow_form` says why).
+macro_rules! narrow_video {
+    ($name:ident, $u:ty, $s:ty, $split:ident) => {
+        fn $name(v: &Video, regs: &WarpRegs) -> Option<U32s> {
+            const PER: usize = (32 / <$u>::BITS) as usize;
+            let sval = narrow_form(v)?;
+            let a = $split(regs.get(v.a));
+            let b = if v.b == v.a { a } else { $split(regs.get(v.b)) };
+            let mut o = [0 as $u; PER * WARP_SIZE];
+            macro_rules! run {
+                ($f:expr) => {
+                    narrow_loop($f, &a, &b, &mut o)
+                };
+            }
+            macro_rules! cmp {
+                ($t:ty, $c:tt) => {
+                    run!(|x: $u, y: $u| <$u>::from((x as $t) $c (y as $t)))
+                };
+            }
+            let signed = v.asigned;
+            match (v.op, signed, v.sat) {
+                (VideoOp::Add, _, false) => run!(|x: $u, y: $u| x.wrapping_add(y)),
+                (VideoOp::Add, false, true) => run!(|x: $u, y: $u| x.saturating_add(y)),
+                (VideoOp::Add, true, true) => {
+                    run!(|x: $u, y: $u| (x as $s).saturating_add(y as $s) as $u)
+                }
+                (VideoOp::Sub, _, false) => run!(|x: $u, y: $u| x.wrapping_sub(y)),
+                (VideoOp::Sub, false, true) => run!(|x: $u, y: $u| x.saturating_sub(y)),
+                (VideoOp::Sub, true, true) => {
+                    run!(|x: $u, y: $u| (x as $s).saturating_sub(y as $s) as $u)
+                }
+                (VideoOp::Min, false, _) => run!(|x: $u, y: $u| x.min(y)),
+                (VideoOp::Min, true, _) => run!(|x: $u, y: $u| (x as $s).min(y as $s) as $u),
+                (VideoOp::Max, false, _) => run!(|x: $u, y: $u| x.max(y)),
+                (VideoOp::Max, true, _) => run!(|x: $u, y: $u| (x as $s).max(y as $s) as $u),
+                (VideoOp::Absdiff, false, _) => run!(|x: $u, y: $u| x.abs_diff(y)),
+                (VideoOp::Absdiff, true, _) => run!(|x: $u, y: $u| (x as $s).abs_diff(y as $s)),
+                // Unsigned only (`narrow_form`): half away from zero is half up.
+                (VideoOp::Avrg, _, _) => {
+                    run!(|x: $u, y: $u| ((u32::from(x) + u32::from(y) + 1) >> 1) as $u)
+                }
+                (VideoOp::Set(cmp), signed, _) => match (int_cmp_kind(cmp), signed) {
+                    (Base::Eq, _) => cmp!($u, ==),
+                    (Base::Ne, _) => cmp!($u, !=),
+                    (Base::Lt, false) => cmp!($u, <),
+                    (Base::Lt, true) => cmp!($s, <),
+                    (Base::Le, false) => cmp!($u, <=),
+                    (Base::Le, true) => cmp!($s, <=),
+                    (Base::Gt, false) => cmp!($u, >),
+                    (Base::Gt, true) => cmp!($s, >),
+                    (Base::Ge, false) => cmp!($u, >=),
+                    (Base::Ge, true) => cmp!($s, >=),
+                    (Base::True, _) => run!(|_: $u, _: $u| 1),
+                    (Base::False, _) => run!(|_: $u, _: $u| 0),
+                },
+            }
+            let mut out = [0u32; WARP_SIZE];
+            if v.add {
+                // c plus the element values, sign-extended where signed.
+                let c = regs.get(v.c);
+                for l in 0..WARP_SIZE {
+                    let e = &o[PER * l..PER * l + PER];
+                    let sum = if sval {
+                        e.iter().fold(0i32, |t, &x| t + i32::from(x as $s))
+                    } else {
+                        e.iter().fold(0i32, |t, &x| t + i32::from(x))
+                    };
+                    out[l] = (c[l] as u32).wrapping_add(sum as u32);
+                }
+            } else {
+                for l in 0..WARP_SIZE {
+                    let e = &o[PER * l..PER * l + PER];
+                    out[l] = e
+                        .iter()
+                        .enumerate()
+                        .fold(0u32, |w, (i, &x)| w | (u32::from(x) << (<$u>::BITS * i as u32)));
+                }
+            }
+            Some(out)
+        }
+    };
+}
+narrow_video!(video4_narrow, u8, i8, bytes);
+narrow_video!(video2_narrow, u16, i16, halves);
+
+/// Whether a plain video instruction's element results all fit its element
+/// width, so computing at that width is exact, and if so whether `.add`
+/// reads them as signed. It needs `a` and `b` of one signedness, then:
+/// `add`/`sub` either wrap (no `.sat`; not with `.add`, which sums the
+/// exact values) or saturate to their own type (`d` of that signedness);
+/// `min`/`max` stay in the type unless `.sat` clamps to another; `absdiff`
+/// and unsigned `avrg` lie in the unsigned range, which `.sat` to a signed
+/// `d` would cut; `vset` gives 0 or 1.
+fn narrow_form(v: &Video) -> Option<bool> {
+    let s = v.asigned;
+    if v.bsigned != s {
+        return None;
+    }
+    let ok = match v.op {
+        VideoOp::Add | VideoOp::Sub => {
+            if v.sat {
+                v.dsigned == s
+            } else {
+                !v.add
+            }
+        }
+        VideoOp::Min | VideoOp::Max => !v.sat || v.dsigned == s,
+        VideoOp::Absdiff => !(v.sat && v.dsigned),
+        VideoOp::Avrg => !s && !(v.sat && v.dsigned),
+        VideoOp::Set(_) => true,
+    };
+    let sval = matches!(
+        v.op,
+        VideoOp::Add | VideoOp::Sub | VideoOp::Min | VideoOp::Max
+    ) && s;
+    ok.then_some(sval)
+}
+
 /// `vop2`/`vop4` over a warp: one fused loop over lanes doing every element
 /// position, specialised for the operation, `.sat` and `.add` (the
 /// arithmetic of [`super::video::VideoPlan::lane`]: exact i32 elements,
@@ -428,7 +572,7 @@ pub(super) fn video(v: &Video, regs: &WarpRegs) -> U32s {
                 && u32::from_le_bytes(v.asel) & 0x0303 == 0x0100
                 && u32::from_le_bytes(v.bsel) & 0x0303 == 0x0302 =>
         {
-            video2_plain(v, regs)
+            video2_narrow(v, regs).unwrap_or_else(|| video2_plain(v, regs))
         }
         crate::inst::Simd::X2 => video_n::<2>(v, regs),
         crate::inst::Simd::X4
@@ -436,7 +580,7 @@ pub(super) fn video(v: &Video, regs: &WarpRegs) -> U32s {
                 && u32::from_le_bytes(v.asel) & 0x0707_0707 == 0x0302_0100
                 && u32::from_le_bytes(v.bsel) & 0x0707_0707 == 0x0706_0504 =>
         {
-            video4_plain(v, regs)
+            video4_narrow(v, regs).unwrap_or_else(|| video4_plain(v, regs))
         }
         crate::inst::Simd::X4 => video_n::<4>(v, regs),
     }
