@@ -624,8 +624,8 @@ impl Sm {
             .all(|(&l, &s)| l == (now + 1) * s));
         let row = &self.unit_free[sched];
         let mut free = 0u8;
-        for c in 0..NCLASS {
-            free |= u8::from(row[c] < self.unit_lim[c]) << c;
+        for (c, (&t, &lim)) in row.iter().zip(&self.unit_lim).enumerate() {
+            free |= u8::from(t < lim) << c;
         }
         free & self.used_classes
     }

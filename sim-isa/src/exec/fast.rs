@@ -549,7 +549,7 @@ fn narrow_form(v: &Video) -> Option<bool> {
         }
         VideoOp::Min | VideoOp::Max => !v.sat || v.dsigned == s,
         VideoOp::Absdiff => !(v.sat && v.dsigned),
-        VideoOp::Avrg => !s && !(v.sat && v.dsigned),
+        VideoOp::Avrg => !(s || v.sat && v.dsigned),
         VideoOp::Set(_) => true,
     };
     let sval = matches!(
