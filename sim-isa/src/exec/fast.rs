@@ -275,10 +275,12 @@ fn video_ops<T: Elem, const N: usize>(
 /// The 64 16-bit halves of the lanes' low words, low half first.
 #[inline]
 fn halves(r: &Lanes) -> [u16; 2 * WARP_SIZE] {
-    let mut o = [0u16; 2 * WARP_SIZE];
-    for l in 0..WARP_SIZE {
-        o[2 * l] = r[l] as u16;
-        o[2 * l + 1] = (r[l] >> 16) as u16;
+    // The low words viewed as halves: a cast, then in order on big-endian.
+    let mut o: [u16; 2 * WARP_SIZE] = bytemuck::cast(low32(r));
+    if cfg!(target_endian = "big") {
+        for p in o.chunks_exact_mut(2) {
+            p.swap(0, 1);
+        }
     }
     o
 }
@@ -415,16 +417,6 @@ fn video2_plain(v: &Video, regs: &WarpRegs) -> U32s {
     out
 }
 
-/// The bytes of the lanes' low words: byte `k` of lane `l` at `4l + k`.
-#[inline]
-fn bytes(r: &Lanes) -> [u8; 4 * WARP_SIZE] {
-    let mut o = [0u8; 4 * WARP_SIZE];
-    for (l, q) in o.chunks_exact_mut(4).enumerate() {
-        q.copy_from_slice(&(r[l] as u32).to_le_bytes());
-    }
-    o
-}
-
 #[inline(always)]
 fn narrow_loop<T: Copy, const L: usize>(
     f: impl Fn(T, T) -> T,
@@ -437,19 +429,49 @@ fn narrow_loop<T: Copy, const L: usize>(
     }
 }
 
+/// Sum of a word's four bytes, unsigned (`signed`: as i8).
+#[inline(always)]
+fn sum_bytes(w: u32, signed: bool) -> u32 {
+    let t = (w & 0x00FF_00FF) + ((w >> 8) & 0x00FF_00FF);
+    let u = (t & 0xFFFF) + (t >> 16);
+    if signed {
+        // Each negative byte counted 256 too high.
+        let negs = (((w >> 7) & 0x0101_0101).wrapping_mul(0x0101_0101)) >> 24;
+        u.wrapping_sub(negs << 8)
+    } else {
+        u
+    }
+}
+
+/// Sum of a word's two halves, unsigned (`signed`: as i16).
+#[inline(always)]
+fn sum_halves(w: u32, signed: bool) -> u32 {
+    if signed {
+        (i32::from(w as u16 as i16) + ((w as i32) >> 16)) as u32
+    } else {
+        (w & 0xFFFF) + (w >> 16)
+    }
+}
+
 /// Plain `vop4`/`vop2` whose every element result fits the element width
-/// (see `narrow_form`), computed at that width: u8 or u16 vector steps with
-/// the machine's own saturating, averaging and min/max instructions, 16 or
-/// 8 elements at a time. `None` where an element can leave the width
-/// (`narrow_form` says why).
+/// (see `narrow_form`), computed at that width: the low words viewed as u8
+/// or u16 elements (a cast, no copy), with the machine's own saturating,
+/// averaging and min/max instructions, 16 or 8 elements per vector step.
+/// Element order within a word does not matter: the operation is
+/// element-wise and `.add` sums them. `None` where an element can leave
+/// the width.
 macro_rules! narrow_video {
-    ($name:ident, $u:ty, $s:ty, $split:ident) => {
+    ($name:ident, $u:ty, $s:ty, $sum:ident) => {
         fn $name(v: &Video, regs: &WarpRegs) -> Option<U32s> {
-            const PER: usize = (32 / <$u>::BITS) as usize;
+            const LEN: usize = (32 / <$u>::BITS) as usize * WARP_SIZE;
             let sval = narrow_form(v)?;
-            let a = $split(regs.get(v.a));
-            let b = if v.b == v.a { a } else { $split(regs.get(v.b)) };
-            let mut o = [0 as $u; PER * WARP_SIZE];
+            let a: [$u; LEN] = bytemuck::cast(low32(regs.get(v.a)));
+            let b: [$u; LEN] = if v.b == v.a {
+                a
+            } else {
+                bytemuck::cast(low32(regs.get(v.b)))
+            };
+            let mut o = [0 as $u; LEN];
             macro_rules! run {
                 ($f:expr) => {
                     narrow_loop($f, &a, &b, &mut o)
@@ -460,8 +482,7 @@ macro_rules! narrow_video {
                     run!(|x: $u, y: $u| <$u>::from((x as $t) $c (y as $t)))
                 };
             }
-            let signed = v.asigned;
-            match (v.op, signed, v.sat) {
+            match (v.op, v.asigned, v.sat) {
                 (VideoOp::Add, _, false) => run!(|x: $u, y: $u| x.wrapping_add(y)),
                 (VideoOp::Add, false, true) => run!(|x: $u, y: $u| x.saturating_add(y)),
                 (VideoOp::Add, true, true) => {
@@ -482,7 +503,7 @@ macro_rules! narrow_video {
                 (VideoOp::Avrg, _, _) => {
                     run!(|x: $u, y: $u| ((u32::from(x) + u32::from(y) + 1) >> 1) as $u)
                 }
-                (VideoOp::Set(cmp), signed, _) => match (int_cmp_kind(cmp), signed) {
+                (VideoOp::Set(c), signed, _) => match (int_cmp_kind(c), signed) {
                     (Base::Eq, _) => cmp!($u, ==),
                     (Base::Ne, _) => cmp!($u, !=),
                     (Base::Lt, false) => cmp!($u, <),
@@ -497,34 +518,20 @@ macro_rules! narrow_video {
                     (Base::False, _) => run!(|_: $u, _: $u| 0),
                 },
             }
-            let mut out = [0u32; WARP_SIZE];
+            let mut out: U32s = bytemuck::cast(o);
             if v.add {
                 // c plus the element values, sign-extended where signed.
                 let c = regs.get(v.c);
                 for l in 0..WARP_SIZE {
-                    let e = &o[PER * l..PER * l + PER];
-                    let sum = if sval {
-                        e.iter().fold(0i32, |t, &x| t + i32::from(x as $s))
-                    } else {
-                        e.iter().fold(0i32, |t, &x| t + i32::from(x))
-                    };
-                    out[l] = (c[l] as u32).wrapping_add(sum as u32);
-                }
-            } else {
-                for l in 0..WARP_SIZE {
-                    let e = &o[PER * l..PER * l + PER];
-                    out[l] = e
-                        .iter()
-                        .enumerate()
-                        .fold(0u32, |w, (i, &x)| w | (u32::from(x) << (<$u>::BITS * i as u32)));
+                    out[l] = (c[l] as u32).wrapping_add($sum(out[l], sval));
                 }
             }
             Some(out)
         }
     };
 }
-narrow_video!(video4_narrow, u8, i8, bytes);
-narrow_video!(video2_narrow, u16, i16, halves);
+narrow_video!(video4_narrow, u8, i8, sum_bytes);
+narrow_video!(video2_narrow, u16, i16, sum_halves);
 
 /// Whether a plain video instruction's element results all fit its element
 /// width, so computing at that width is exact, and if so whether `.add`
@@ -988,11 +995,13 @@ pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
             Type::F16x2 | Type::Bf16x2 => set_true_value(s.dtype) as u16,
             _ => 0xFFFF,
         };
-        let mut w = [0u32; WARP_SIZE];
-        for l in 0..WARP_SIZE {
-            let lo = half_true & 0u16.wrapping_sub(r[2 * l]);
-            let hi = half_true & 0u16.wrapping_sub(r[2 * l + 1]);
-            w[l] = u32::from(lo) | (u32::from(hi) << 16);
+        for h in r.iter_mut() {
+            *h = half_true & 0u16.wrapping_sub(*h);
+        }
+        // Halves back into words (as `halves` split them): a cast.
+        let mut w: U32s = bytemuck::cast(r);
+        if cfg!(target_endian = "big") {
+            w.iter_mut().for_each(|x| *x = x.rotate_left(16));
         }
         // The word's bits at the destination width.
         (w, dm)
