@@ -65,7 +65,7 @@ fn blend_with(dst: &mut Lanes, exec: u32, val: impl Fn(usize) -> u64) {
 }
 
 /// As [`blend`] for 32-bit results, zero-extended.
-#[inline]
+#[inline(always)]
 pub(super) fn blend32(dst: &mut Lanes, exec: u32, vals: &U32s) {
     if exec == u32::MAX {
         for l in 0..WARP_SIZE {
@@ -96,7 +96,7 @@ macro_rules! src {
 }
 
 /// Low 32 bits of every lane.
-#[inline]
+#[inline(always)]
 pub(super) fn low32(r: &Lanes) -> U32s {
     let mut o = [0u32; WARP_SIZE];
     for l in 0..WARP_SIZE {
@@ -106,7 +106,7 @@ pub(super) fn low32(r: &Lanes) -> U32s {
 }
 
 /// 0/1 per lane of a predicate source, `!` applied.
-#[inline]
+#[inline(always)]
 fn pred01(p: PredSrc, regs: &WarpRegs) -> U32s {
     match p {
         PredSrc::Imm(b) => [u32::from(b); WARP_SIZE],
@@ -458,13 +458,16 @@ fn sum_halves(w: u32, signed: bool) -> u32 {
 /// or u16 elements (a cast, no copy), with the machine's own saturating,
 /// averaging and min/max instructions, 16 or 8 elements per vector step.
 /// Element order within a word does not matter: the operation is
-/// element-wise and `.add` sums them. `None` where an element can leave
-/// the width.
+/// element-wise and `.add` sums them. Writes `d` and returns true, or
+/// returns false (writing nothing) where an element can leave the width.
 macro_rules! narrow_video {
     ($name:ident, $u:ty, $s:ty, $sum:ident) => {
-        fn $name(v: &Video, regs: &WarpRegs) -> Option<U32s> {
+        #[inline(always)]
+        fn $name(v: &Video, regs: &mut WarpRegs, exec: u32) -> bool {
             const LEN: usize = (32 / <$u>::BITS) as usize * WARP_SIZE;
-            let sval = narrow_form(v)?;
+            let Some(sval) = narrow_form(v) else {
+                return false;
+            };
             let a: [$u; LEN] = bytemuck::cast(low32(regs.get(v.a)));
             let b: [$u; LEN] = if v.b == v.a {
                 a
@@ -526,7 +529,9 @@ macro_rules! narrow_video {
                     out[l] = (c[l] as u32).wrapping_add($sum(out[l], sval));
                 }
             }
-            Some(out)
+            // Written here, while `out` is still in registers.
+            blend32(regs.get_mut(v.d), exec, &out);
+            true
         }
     };
 }
@@ -569,17 +574,21 @@ fn narrow_form(v: &Video) -> Option<bool> {
 /// `vop2`/`vop4` over a warp: one fused loop over lanes doing every element
 /// position, specialised for the operation, `.sat` and `.add` (the
 /// arithmetic of [`super::video::VideoPlan::lane`]: exact i32 elements,
-/// clamp, then merge into `c` or accumulate onto it).
-pub(super) fn video(v: &Video, regs: &WarpRegs) -> U32s {
+/// clamp, then merge into `c` or accumulate onto it), written into the
+/// lanes of `d` selected by `exec`.
+pub(super) fn video(v: &Video, regs: &mut WarpRegs, exec: u32) {
     // Selector bytes, lane 0 lowest, tested for the defaults all at once
     // (only the bits below the pool size count, as in `video_n`).
-    match v.simd {
+    let out = match v.simd {
         crate::inst::Simd::X2
             if v.mask & 3 == 3
                 && u32::from_le_bytes(v.asel) & 0x0303 == 0x0100
                 && u32::from_le_bytes(v.bsel) & 0x0303 == 0x0302 =>
         {
-            video2_narrow(v, regs).unwrap_or_else(|| video2_plain(v, regs))
+            if video2_narrow(v, regs, exec) {
+                return;
+            }
+            video2_plain(v, regs)
         }
         crate::inst::Simd::X2 => video_n::<2>(v, regs),
         crate::inst::Simd::X4
@@ -587,10 +596,14 @@ pub(super) fn video(v: &Video, regs: &WarpRegs) -> U32s {
                 && u32::from_le_bytes(v.asel) & 0x0707_0707 == 0x0302_0100
                 && u32::from_le_bytes(v.bsel) & 0x0707_0707 == 0x0706_0504 =>
         {
-            video4_narrow(v, regs).unwrap_or_else(|| video4_plain(v, regs))
+            if video4_narrow(v, regs, exec) {
+                return;
+            }
+            video4_plain(v, regs)
         }
         crate::inst::Simd::X4 => video_n::<4>(v, regs),
-    }
+    };
+    blend32(regs.get_mut(v.d), exec, &out);
 }
 
 fn video_n<const N: usize>(v: &Video, regs: &WarpRegs) -> U32s {
@@ -891,6 +904,9 @@ fn is_x2(ty: Type) -> bool {
 
 /// 0/1 compare results per 16-bit half (low half of lane `l` at `2l`) for
 /// an x2 type.
+// Inlined: the result array then stays in registers instead of going
+// through memory in pieces that a wide reload cannot forward.
+#[inline(always)]
 fn compare_halves(cmp: CmpOp, ty: Type, flush: bool, a: &Lanes, b: &Lanes) -> [u16; 2 * WARP_SIZE] {
     let (base, u) = float_cmp_kind(cmp);
     let (a, b) = (&halves(a), &halves(b));
@@ -906,6 +922,9 @@ fn compare_halves(cmp: CmpOp, ty: Type, flush: bool, a: &Lanes, b: &Lanes) -> [u
 }
 
 /// 0/1 compare results per lane for a type that is not x2.
+// Inlined: the result array then stays in registers instead of going
+// through memory in pieces that a wide reload cannot forward.
+#[inline(always)]
 fn compare_lanes(cmp: CmpOp, ty: Type, flush: bool, a: &Lanes, b: &Lanes) -> U32s {
     let bits = ty.bits();
     let mut t = [0u32; WARP_SIZE];

@@ -178,8 +178,7 @@ pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
     // By reference: matching by value copies the operand struct first.
     match &inst.op {
         Op::Video(v) => {
-            let out = fast::video(v, regs);
-            fast::blend32(regs.get_mut(v.d), exec, &out);
+            fast::video(v, regs, exec);
         }
         Op::Set(s) => {
             fast::set(s, ctx, regs, exec);
