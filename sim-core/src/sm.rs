@@ -19,8 +19,12 @@ struct InstInfo {
     /// Unit of the remaining micro-ops of an expansion.
     rest_class: u8,
     uops: u16,
-    /// Unit classes the instruction needs (bit per class).
-    need: u8,
+    /// Unit ticks the first micro-op, and the rest together, occupy their units.
+    first_ticks: u64,
+    rest_ticks: u64,
+    /// Unit classes the instruction needs: the first micro-op's, and the
+    /// rest's (the first's again when there is no rest).
+    need: [u8; 2],
     /// Clocks from the first micro-op until the result is ready (see `issue`).
     delay: u64,
     /// Clocks the scheduler spends issuing the micro-ops (0 unless expanded).
@@ -92,8 +96,9 @@ struct Sched {
     /// Per position: earliest clock the warp could issue (`u64::MAX`: nothing
     /// to issue). Contiguous so the scan skips stalled warps with one load.
     ready: Vec<u64>,
-    /// Per position: unit classes (bit per [`UnitClass`]) its next instruction needs.
-    need: Vec<u8>,
+    /// Per position: the two unit classes its next instruction needs (see
+    /// `InstInfo::need`).
+    need: Vec<[u8; 2]>,
     /// LRR: position to start the next scan at.
     rr_next: usize,
     /// GTO: position of the greedy warp.
@@ -138,7 +143,8 @@ pub struct Sm {
     /// Per class: `(cycle + 1) * unit_scale`, the tick a unit must be free
     /// before to accept a micro-op this clock (set once per clock by `step`).
     unit_lim: [u64; NCLASS],
-    unit_occ: [u64; NCLASS],
+    /// Per class: `cycle * unit_scale`, the tick this clock starts at (set with `unit_lim`).
+    unit_now: [u64; NCLASS],
     unit_ops: [u64; NCLASS],
     cycle: u64,
     /// Latest result-ready cycle seen (the SM is finished when it passes).
@@ -151,8 +157,6 @@ pub struct Sm {
     nops: usize,
     /// Earliest cycle a dependency-stalled warp becomes ready (this cycle's scan).
     min_event: u64,
-    /// Unit classes any program instruction uses (bit per class).
-    used_classes: u8,
     /// Optional record of instruction starts (tests, debugging); bounded, preallocated.
     log: Vec<IssueEvent>,
     log_cap: usize,
@@ -194,20 +198,27 @@ fn mnemonic(inst: &Instruction) -> String {
 }
 
 /// First position in `from..to` whose warp can issue now: operands ready and
-/// every unit it needs free.
+/// both units it needs free (`unit_free[c] < lim[c]`). Units are tested only
+/// for warps whose operands are ready, usually the first one looked at.
 #[inline]
 fn first_ok(
     ready: &[u64],
-    need: &[u8],
+    need: &[[u8; 2]],
     from: usize,
     to: usize,
     now: u64,
-    free: u8,
+    unit_free: &[u64; NCLASS],
+    lim: &[u64; NCLASS],
 ) -> Option<usize> {
+    let free = |c: u8| {
+        // Classes are below NCLASS: the modulo only drops the bounds checks.
+        let c = c as usize % NCLASS;
+        unit_free[c] < lim[c]
+    };
     ready[from..to]
         .iter()
         .zip(&need[from..to])
-        .position(|(&r, &n)| r <= now && n & !free == 0)
+        .position(|(&r, &[c1, c2])| r <= now && free(c1) && free(c2))
         .map(|p| from + p)
 }
 
@@ -296,7 +307,9 @@ impl Sm {
                 first_class: first as u8,
                 rest_class: rest as u8,
                 uops: cost.uops,
-                need: (1u8 << first as u8) | if cost.uops > 1 { 1u8 << rest as u8 } else { 0 },
+                first_ticks: unit_occ[first.index()],
+                rest_ticks: (cost.uops as u64 - 1) * unit_occ[rest.index()],
+                need: [first as u8, if cost.uops > 1 { rest } else { first } as u8],
                 delay: {
                     let (lat, uops) = (latency.max(1) as u64, cost.uops as u64);
                     ((cost.steps as u64 - 1) * lat).max(uops - 1) + lat
@@ -335,9 +348,6 @@ impl Sm {
             info.push(ii);
         }
         let nops = op_names.len();
-        let used_classes = info.iter().fold(0u8, |m, ii| {
-            m | (1 << ii.first_class) | (1 << ii.rest_class)
-        });
         Ok(Sm {
             unit_free: vec![[0; NCLASS]; nsched],
             inst_acc: vec![(0, 0); info.len()],
@@ -354,14 +364,13 @@ impl Sm {
             next_sched: 0,
             unit_scale,
             unit_lim: [0; NCLASS],
-            unit_occ,
+            unit_now: [0; NCLASS],
             unit_ops: [0; NCLASS],
             cycle: 0,
             drain: 0,
             live: 0,
             nops,
             min_event: u64::MAX,
-            used_classes,
             log: Vec::new(),
             log_cap: 0,
         })
@@ -512,7 +521,7 @@ impl Sm {
             self.warps[wi].pos = sc.warps.len() as u32;
             sc.warps.push(wi);
             sc.ready.push(u64::MAX);
-            sc.need.push(0);
+            sc.need.push([0; 2]);
             sc.wake = 0;
             tracing::debug!(
                 cycle = self.cycle,
@@ -603,31 +612,12 @@ impl Sm {
             let ii = &self.info[w.cur as usize];
             (w.cur_ready, ii.need)
         } else {
-            (u64::MAX, 0)
+            (u64::MAX, [0; 2])
         };
         let sc = &mut self.scheds[w.sched as usize];
         sc.ready[w.pos as usize] = r;
         sc.need[w.pos as usize] = n;
         sc.wake = 0;
-    }
-
-    /// Unit classes (bit per class) that can accept a micro-op on `sched` this clock.
-    ///
-    /// A fixed-length test of every class: which units are busy changes with
-    /// each instruction, so a loop over only the busy ones mispredicts.
-    #[inline]
-    fn free_mask(&self, sched: usize, now: u64) -> u8 {
-        debug_assert!(self
-            .unit_lim
-            .iter()
-            .zip(&self.unit_scale)
-            .all(|(&l, &s)| l == (now + 1) * s));
-        let row = &self.unit_free[sched];
-        let mut free = 0u8;
-        for (c, (&t, &lim)) in row.iter().zip(&self.unit_lim).enumerate() {
-            free |= u8::from(t < lim) << c;
-        }
-        free & self.used_classes
     }
 
     fn retire(&mut self, wi: usize) -> Result<(), SimError> {
@@ -684,13 +674,13 @@ impl Sm {
         self.unit_free[sched][class] < (now + 1) * self.unit_scale[class]
     }
 
-    /// Occupies the unit with `n` micro-ops issued from this clock on.
+    /// Occupies the unit with `n` micro-ops (`ticks` of it) issued from this clock on.
     #[inline]
-    fn unit_take(&mut self, sched: usize, class: usize, now: u64, n: u64) {
+    fn unit_take(&mut self, sched: usize, class: usize, n: u64, ticks: u64) {
         // Classes are below NCLASS: the modulo only drops the bounds checks.
         let class = class % NCLASS;
         let slot = &mut self.unit_free[sched][class];
-        *slot = (*slot).max(now * self.unit_scale[class]) + n * self.unit_occ[class];
+        *slot = (*slot).max(self.unit_now[class]) + ticks;
         self.unit_ops[class] += n;
     }
 
@@ -720,14 +710,15 @@ impl Sm {
         );
         let (guard, guard_neg, delay, busy) = (ii.guard, ii.guard_neg, ii.delay, ii.busy);
         let (writes, nwrites) = (ii.writes, ii.nwrites as usize);
+        let (first_ticks, rest_ticks) = (ii.first_ticks, ii.rest_ticks);
         debug_assert!(
             self.unit_free(sched, first, now) && (uops == 1 || self.unit_free(sched, rest, now))
         );
-        self.unit_take(sched, first, now, 1);
+        self.unit_take(sched, first, 1, first_ticks);
         // Unconditional (taking 0 micro-ops leaves the unit as free as it
         // was): whether an instruction expands varies from one to the next,
         // so a branch here mispredicts.
-        self.unit_take(sched, rest, now, uops - 1);
+        self.unit_take(sched, rest, uops - 1, rest_ticks);
         // Execute functionally now; the guard is read before the instruction
         // can overwrite it.
         let w = &mut self.warps[wi];
@@ -811,10 +802,10 @@ impl Sm {
                 }
                 break;
             }
-            let free = self.free_mask(s, now);
             let sc = &self.scheds[s];
+            let (row, lim) = (&self.unit_free[s], &self.unit_lim);
             let first_ok =
-                |from: usize, to: usize| first_ok(&sc.ready, &sc.need, from, to, now, free);
+                |from: usize, to: usize| first_ok(&sc.ready, &sc.need, from, to, now, row, lim);
             // Scan order: GTO tries its greedy warp first, then oldest-first;
             // LRR starts after the warp that issued last; oldest from the front.
             let pick = match self.policy {
@@ -885,8 +876,9 @@ impl Sm {
         let now = self.cycle;
         let iv = self.cfg.issue_interval as u64;
         if iv == 1 || now.is_multiple_of(iv) {
-            for (l, &s) in self.unit_lim.iter_mut().zip(&self.unit_scale) {
-                *l = (now + 1) * s;
+            for c in 0..NCLASS {
+                self.unit_now[c] = now * self.unit_scale[c];
+                self.unit_lim[c] = self.unit_now[c] + self.unit_scale[c];
             }
             for s in 0..self.scheds.len() {
                 self.schedule(s, now)?;
