@@ -22,6 +22,7 @@
 //! [`Sm::add_warp`], where `None` ends the warp.
 
 pub mod config;
+mod facts;
 pub mod lowering;
 mod sim;
 mod sm;

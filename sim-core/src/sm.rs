@@ -1,10 +1,11 @@
 //! One SM: resident warps, schedulers, scoreboard, functional units.
 
 use crate::config::{SchedPolicy, SmConfig, UnitClass};
-use crate::lowering::{self, alu_name};
+use crate::facts::{is_video, mnemonic, native_class};
+use crate::lowering;
 use crate::stats::{OpStats, Stalls, Stats, UnitStats};
 use crate::{Program, SimError, WarpLaunch, WarpStream};
-use sim_isa::{ExecCtx, Instruction, Op, RegId, Type, TypeKind, VideoOp, WarpRegs, WARP_SIZE};
+use sim_isa::{ExecCtx, RegId, WarpRegs, WARP_SIZE};
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
@@ -175,28 +176,6 @@ pub struct IssueEvent {
     pub inst: u32,
 }
 
-fn mnemonic(inst: &Instruction) -> String {
-    match &inst.op {
-        Op::Video(v) => {
-            let base = match v.op {
-                VideoOp::Add => "vadd",
-                VideoOp::Sub => "vsub",
-                VideoOp::Avrg => "vavrg",
-                VideoOp::Absdiff => "vabsdiff",
-                VideoOp::Min => "vmin",
-                VideoOp::Max => "vmax",
-                VideoOp::Set(_) => "vset",
-            };
-            format!("{base}{}", v.simd.lanes())
-        }
-        Op::Set(_) => "set".into(),
-        Op::Setp(_) => "setp".into(),
-        Op::Selp(_) => "selp".into(),
-        Op::Slct(_) => "slct".into(),
-        Op::Alu(a) => alu_name(a.op).into(),
-    }
-}
-
 /// First position in `from..to` whose warp can issue now: operands ready and
 /// both units it needs free (`unit_free[c] < lim[c]`). Units are tested only
 /// for warps whose operands are ready, usually the first one looked at.
@@ -220,27 +199,6 @@ fn first_ok(
         .zip(&need[from..to])
         .position(|(&r, &[c1, c2])| r <= now && free(c1) && free(c2))
         .map(|p| from + p)
-}
-
-/// Unit class of an instruction's native (first) machine instruction.
-fn native_class(inst: &Instruction) -> UnitClass {
-    let cmp_class = |t: Type| match t.kind() {
-        TypeKind::Float | TypeKind::BFloat => match t {
-            Type::F64 => UnitClass::Fp64,
-            Type::F32 => UnitClass::Fp32,
-            _ => UnitClass::Fp16,
-        },
-        _ => UnitClass::IntCmp,
-    };
-    match &inst.op {
-        Op::Video(v) if v.op == VideoOp::Absdiff => UnitClass::VideoAbsdiff,
-        Op::Video(_) => UnitClass::Video,
-        Op::Set(s) => cmp_class(s.stype),
-        Op::Setp(s) => cmp_class(s.ty),
-        Op::Slct(s) if s.ctype == Type::F32 => UnitClass::Fp32,
-        Op::Slct(_) => UnitClass::IntCmp,
-        Op::Selp(_) | Op::Alu(_) => UnitClass::IntAlu,
-    }
 }
 
 impl Sm {
@@ -282,7 +240,7 @@ impl Sm {
             });
             let cost = lowering::cost(config.lowering, inst);
             let native = native_class(inst);
-            let emulated_video = matches!(inst.op, Op::Video(_)) && cost.uops > 1;
+            let emulated_video = is_video(inst) && cost.uops > 1;
             let first = if emulated_video {
                 UnitClass::Expansion
             } else {
