@@ -250,7 +250,7 @@ impl Default for Limits {
 }
 
 /// Every parameter of one SM. Plain data: build one from [`preset`] and edit fields.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SmConfig {
     /// Target the SM models (its compute capability).
     #[serde(serialize_with = "target_name")]

@@ -168,9 +168,10 @@ fn run_workers(buckets: Vec<Vec<Job<'_>>>, stack_size: Option<usize>) -> Result<
             }
         }
         // Joined here, so a panic is reported rather than re-raised by the scope.
-        let panicked = handles
-            .into_iter()
-            .fold(false, |any, h| h.join().is_err() || any);
+        let mut panicked = false;
+        for h in handles {
+            panicked |= h.join().is_err();
+        }
         match refused {
             Some(e) => Err(e),
             None if panicked => Err(SimError::WorkerPanicked),

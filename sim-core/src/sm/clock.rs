@@ -7,7 +7,6 @@ use crate::error::{Limit, SimError};
 
 impl Sm {
     /// Advances one clock.
-    #[inline]
     pub fn step(&mut self) -> Result<(), SimError> {
         let now = self.cycle;
         let iv = self.cfg.issue_interval as u64;

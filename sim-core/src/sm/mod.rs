@@ -90,7 +90,7 @@ impl Sm {
     /// An SM with no warps over shared tables. Until warps are added it holds
     /// only its schedulers' and units' state, whatever the program's size.
     pub fn from_tables(tables: &Arc<ProgramTables>, policy: SchedPolicy) -> Sm {
-        let cfg = tables.cfg;
+        let cfg = tables.cfg.clone();
         Sm {
             units: UnitState::new(&cfg),
             scheds: (0..cfg.schedulers).map(|_| Sched::default()).collect(),

@@ -217,7 +217,6 @@ impl Sm {
     }
 
     /// One issue slot of scheduler `s`: up to `issue_width` micro-ops.
-    #[inline]
     pub(super) fn schedule(&mut self, s: usize, now: u64) -> Result<Outcome, SimError> {
         let st = &mut self.scheds[s];
         if let Some((o, until)) = st.known(now) {
