@@ -2,26 +2,10 @@
 //! a refused worker thread is an error, and memory does not grow with the
 //! SM count.
 
+use crate::core_model::set_u32;
 use sim_core::*;
 use sim_isa::*;
 use std::sync::Arc;
-
-/// `set.lt.u32.u32 %r{d}, %r{a}, %r{b}`.
-fn set_u32(d: u32, a: u32, b: u32) -> Instruction {
-    Instruction {
-        guard: None,
-        op: Op::Set(Set {
-            cmp: CmpOp::Lt,
-            bool_op: None,
-            ftz: false,
-            dtype: Type::U32,
-            stype: Type::U32,
-            d: RegId(d),
-            a: Operand::Reg(RegId(a)),
-            b: Operand::Reg(RegId(b)),
-        }),
-    }
-}
 
 /// A one-instruction dependent chain (`r1 = r1 < r2`), `n` instructions long
 /// per `RepeatStream`.
