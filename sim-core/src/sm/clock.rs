@@ -6,7 +6,8 @@ use super::Sm;
 use crate::error::{Limit, SimError};
 
 impl Sm {
-    /// Advances one clock.
+    /// Advances one clock. A host stepping by hand owns the run's bounds:
+    /// [`crate::Limits`] are checked by [`Sm::run_to_completion`].
     pub fn step(&mut self) -> Result<(), SimError> {
         let now = self.cycle;
         let iv = self.cfg.issue_interval as u64;
