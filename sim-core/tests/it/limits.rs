@@ -242,4 +242,14 @@ fn memory_does_not_grow_with_the_sm_count() {
     assert!(total < 64 << 20, "{total} bytes");
     let r = sim.run(2).unwrap();
     assert_eq!(r.stats.warp_instructions, 20_000);
+    // The process's peak resident memory, where Linux reports it: one table
+    // per SM took 6.8 GB here.
+    if let Ok(status) = std::fs::read_to_string("/proc/self/status") {
+        let peak_kb: u64 = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+            .expect("VmHWM in /proc/self/status");
+        assert!(peak_kb < 1 << 20, "peak RSS {peak_kb} kB");
+    }
 }
