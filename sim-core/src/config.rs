@@ -24,7 +24,8 @@
 //!   Microbenchmarking", 2018 (4-cycle dependent ALU latency from Volta on).
 //! - **Wong**: Wong et al., "Demystifying GPU Microarchitecture through
 //!   Microbenchmarking", ISPASS 2010 (GT200 double precision ~2x single latency).
-//! - **research**: `shared/research/README.md`, which collects the above.
+//! - **research**: the project's research notes, which collect the above and
+//!   ptxas/nvdisasm listings of the instructions on sm_35, sm_53 and sm_90.
 
 use serde::Serialize;
 use sim_isa::Target;
@@ -172,13 +173,90 @@ impl LoweringArch {
     }
 }
 
+/// The four measured presets every configuration derives from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub enum Preset {
+    /// `sm_13`, GT200 (Tesla).
+    Gt200,
+    /// `sm_30`, GK104 (Kepler).
+    Gk104,
+    /// `sm_53`, GM20B (Maxwell).
+    Gm20b,
+    /// `sm_90`, GH100 (Hopper).
+    Gh100,
+}
+
+impl Preset {
+    /// Every preset, oldest first.
+    pub const ALL: [Preset; 4] = [Preset::Gt200, Preset::Gk104, Preset::Gm20b, Preset::Gh100];
+
+    /// The target the preset models.
+    pub const fn target(self) -> Target {
+        match self {
+            Preset::Gt200 => Target::SM_13,
+            Preset::Gk104 => Target::SM_30,
+            Preset::Gm20b => Target::SM_53,
+            Preset::Gh100 => Target::SM_90,
+        }
+    }
+
+    /// The chip's name, for display (`GM20B`).
+    pub const fn chip(self) -> &'static str {
+        match self {
+            Preset::Gt200 => "GT200",
+            Preset::Gk104 => "GK104",
+            Preset::Gm20b => "GM20B",
+            Preset::Gh100 => "GH100",
+        }
+    }
+}
+
+/// Bounds on one SM's run, so that no input runs unbounded. A run that
+/// reaches one stops with [`crate::SimError::LimitExceeded`], which carries
+/// the statistics so far. Checked by [`crate::Sm::run_to_completion`] (and so
+/// by [`crate::Simulation::run`], per SM) between clocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Limits {
+    /// The clock a run may reach with work left. Skipped idle stretches stop
+    /// at it exactly; results still draining past it are not a stop.
+    pub max_cycles: u64,
+    /// Warp instructions an SM may issue with work left. Checked after each
+    /// clock, so a stopped run may have issued up to one clock's
+    /// instructions (`schedulers x issue_width`) more.
+    pub max_instructions: u64,
+}
+
+impl Limits {
+    /// The defaults: 10^12 cycles and 10^10 warp instructions per SM. Real
+    /// work stays far below (a full H100 launch of a long kernel is about
+    /// 10^9 warp instructions per SM); a run at the default instruction limit
+    /// takes minutes at tens of millions of instructions per second, where an
+    /// unbounded loop would take hours.
+    pub const DEFAULT: Limits = Limits {
+        max_cycles: 1_000_000_000_000,
+        max_instructions: 10_000_000_000,
+    };
+    /// No limit.
+    pub const NONE: Limits = Limits {
+        max_cycles: u64::MAX,
+        max_instructions: u64::MAX,
+    };
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::DEFAULT
+    }
+}
+
 /// Every parameter of one SM. Plain data: build one from [`preset`] and edit fields.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SmConfig {
-    /// Preset name (`"sm_53 (GM20B)"`), for reports.
-    pub name: String,
-    /// Compute capability (`10 * major + minor`) the SM executes as.
-    pub sm: u32,
+    /// Target the SM models (its compute capability).
+    #[serde(serialize_with = "target_name")]
+    pub target: Target,
+    /// The measured preset this configuration derives from.
+    pub base: Preset,
     /// Maximum resident warps; further warps wait until one finishes.
     pub resident_warps: u32,
     /// Warp schedulers (partitions); warps are assigned round-robin.
@@ -191,6 +269,25 @@ pub struct SmConfig {
     pub units: Units,
     /// Expansion table for instructions without a native machine instruction.
     pub lowering: LoweringArch,
+    /// Bounds on a run ([`Limits::DEFAULT`] in every preset).
+    pub limits: Limits,
+}
+
+fn target_name<S: serde::Serializer>(t: &Target, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(t)
+}
+
+impl SmConfig {
+    /// The name reports show: `sm_53 (GM20B)` for a preset's own target,
+    /// `sm_35 (from sm_30 (GK104))` for one derived from it.
+    pub fn name(&self) -> String {
+        let (sm, base) = (self.target.sm, self.base);
+        if sm == base.target().sm {
+            format!("sm_{sm} ({})", base.chip())
+        } else {
+            format!("sm_{sm} (from sm_{} ({}))", base.target().sm, base.chip())
+        }
+    }
 }
 
 /// Dependent integer ALU latency per generation (Volkov; Jia for sm_70+).
@@ -202,8 +299,8 @@ const LAT_VOLTA_ON: u32 = 4;
 
 fn sm_13() -> SmConfig {
     SmConfig {
-        name: "sm_13 (GT200)".into(),
-        sm: 13,
+        target: Preset::Gt200.target(),
+        base: Preset::Gt200,
         // Guide, resident warps per SM for 1.2/1.3: 32.
         resident_warps: 32,
         // Tesla: one instruction unit per SM.
@@ -229,14 +326,15 @@ fn sm_13() -> SmConfig {
             expansion: UnitConfig::new(8, LAT_GT200),
         },
         lowering: LoweringArch::Native,
+        limits: Limits::DEFAULT,
     }
 }
 
 fn sm_30() -> SmConfig {
     let base = sm_13();
     SmConfig {
-        name: "sm_30 (GK104)".into(),
-        sm: 30,
+        target: Preset::Gk104.target(),
+        base: Preset::Gk104,
         // Guide, 3.0: 64 resident warps.
         resident_warps: 64,
         // Kepler WP: 4 warp schedulers, 2 dispatch units each.
@@ -261,14 +359,15 @@ fn sm_30() -> SmConfig {
         },
         // research: on sm_35 every video variant is one machine instruction.
         lowering: LoweringArch::Kepler,
+        ..base
     }
 }
 
 fn sm_53() -> SmConfig {
     let base = sm_30();
     SmConfig {
-        name: "sm_53 (GM20B)".into(),
-        sm: 53,
+        target: Preset::Gm20b.target(),
+        base: Preset::Gm20b,
         // Maxwell WP: 4 processing blocks, one scheduler each, one issue per clock
         // counted here (research: "GM20B 4 partitions x 1 issue").
         issue_width: 1,
@@ -300,8 +399,8 @@ fn sm_53() -> SmConfig {
 fn sm_90() -> SmConfig {
     let base = sm_53();
     SmConfig {
-        name: "sm_90 (GH100)".into(),
-        sm: 90,
+        target: Preset::Gh100.target(),
+        base: Preset::Gh100,
         units: Units {
             // Guide 9.0: 32-bit int add 64 per clock (Hopper WP: 16 INT32 lanes per
             // partition); Jia: 4-cycle dependent latency from Volta on.
@@ -373,10 +472,7 @@ pub fn preset(target: Target) -> SmConfig {
         61 => c.units.fp16.lanes_per_sm = 1,
         _ => {}
     }
-    if !matches!(sm, 13 | 30 | 53 | 90) {
-        c.name = format!("sm_{sm} (from {})", c.name);
-        c.sm = sm;
-    }
+    c.target = target;
     c
 }
 

@@ -1,9 +1,10 @@
 //! Several SMs, simulated independently on worker threads.
 
 use crate::config::{SchedPolicy, SmConfig};
-use crate::sm::Sm;
+use crate::error::SimError;
+use crate::program::{Program, WarpLaunch};
+use crate::sm::{ProgramTables, Sm};
 use crate::stats::Stats;
-use crate::{Program, SimError, WarpLaunch};
 use serde::Serialize;
 use sim_isa::WarpRegs;
 use std::sync::Arc;
@@ -11,7 +12,7 @@ use std::sync::Arc;
 /// The result of a [`Simulation::run`].
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Report {
-    /// The configuration's name (`"sm_53 (GM20B)"`).
+    /// The configuration's name ([`SmConfig::name`], `"sm_53 (GM20B)"`), for display.
     pub config: String,
     /// The scheduling policy.
     pub policy: SchedPolicy,
@@ -23,16 +24,23 @@ pub struct Report {
     pub per_sm: Vec<Stats>,
 }
 
-/// Many SMs running one program. Warp `w` runs on SM `w % sms`; SMs share nothing,
-/// so the result does not depend on how they are spread over threads.
+/// Many SMs running one program. Warp `w` runs on SM `w % sms`; SMs share nothing
+/// but the program's immutable tables, so the result does not depend on how
+/// they are spread over threads.
 pub struct Simulation {
     sms: Vec<Sm>,
     policy: SchedPolicy,
-    name: String,
+    tables: Arc<ProgramTables>,
+    stack_size: Option<usize>,
 }
 
+/// An SM and where its run's outcome goes.
+type Job<'a> = (&'a mut Sm, &'a mut Result<(), SimError>);
+
 impl Simulation {
-    /// `sms` SMs (at least 1) of `config`.
+    /// `sms` SMs (at least 1) of `config`. The program's tables are built once
+    /// and shared: memory grows with the program once, and per SM only with
+    /// the SM's own warps.
     pub fn new(
         config: SmConfig,
         program: Arc<Program>,
@@ -42,11 +50,14 @@ impl Simulation {
         if sms == 0 {
             return Err(SimError::BadConfig("at least one SM is needed".into()));
         }
-        let name = config.name.clone();
-        let sms = (0..sms)
-            .map(|_| Sm::new(config.clone(), program.clone(), policy))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Simulation { sms, policy, name })
+        let tables = ProgramTables::new(config, program)?;
+        let sms = (0..sms).map(|_| Sm::from_tables(&tables, policy)).collect();
+        Ok(Simulation {
+            sms,
+            policy,
+            tables,
+            stack_size: None,
+        })
     }
 
     /// Adds a warp to SM `warp_id % sms`.
@@ -60,9 +71,28 @@ impl Simulation {
         &mut self.sms
     }
 
+    /// The shared tables every SM runs from.
+    pub fn tables(&self) -> &Arc<ProgramTables> {
+        &self.tables
+    }
+
+    /// Approximate bytes the simulation holds: the shared tables once, and
+    /// every SM's own state ([`Sm::state_bytes`]).
+    pub fn state_bytes(&self) -> usize {
+        self.tables.heap_bytes() + self.sms.iter().map(Sm::state_bytes).sum::<usize>()
+    }
+
+    /// Stack size of the worker threads [`Simulation::run`] starts (`None`:
+    /// the platform's default).
+    pub fn set_worker_stack_size(&mut self, bytes: Option<usize>) {
+        self.stack_size = bytes;
+    }
+
     /// Runs every SM to completion on up to `threads` worker threads (0 or 1:
     /// on the calling thread). SM `i` goes to worker `i % threads`; errors are
-    /// reported for the lowest-numbered failing SM.
+    /// reported for the lowest-numbered failing SM. When SMs stop at a run
+    /// limit ([`crate::Limits`]), every other SM still runs to its own end,
+    /// and the error carries the report of all of them.
     pub fn run(&mut self, threads: usize) -> Result<Report, SimError> {
         let threads = threads.clamp(1, self.sms.len());
         let mut results: Vec<Result<(), SimError>> = vec![Ok(()); self.sms.len()];
@@ -72,38 +102,80 @@ impl Simulation {
             }
         } else {
             // Deal SMs round-robin to workers; each worker owns disjoint SMs.
-            let mut buckets: Vec<Vec<(&mut Sm, &mut Result<(), SimError>)>> =
-                (0..threads).map(|_| Vec::new()).collect();
-            for (i, pair) in self.sms.iter_mut().zip(results.iter_mut()).enumerate() {
-                buckets[i % threads].push(pair);
+            let mut buckets: Vec<Vec<Job<'_>>> = (0..threads).map(|_| Vec::new()).collect();
+            for (i, job) in self.sms.iter_mut().zip(results.iter_mut()).enumerate() {
+                buckets[i % threads].push(job);
             }
-            crossbeam::scope(|scope| {
-                for bucket in buckets {
-                    scope.spawn(move |_| {
-                        for (sm, r) in bucket {
-                            *r = sm.run_to_completion();
-                        }
-                    });
-                }
-            })
-            .map_err(|_| SimError::WorkerPanicked)?;
+            run_workers(buckets, self.stack_size)?;
         }
-        for r in results {
-            r?;
+        match results.into_iter().find_map(Result::err) {
+            None => Ok(self.report()),
+            Some(SimError::LimitExceeded { limit, .. }) => Err(SimError::LimitExceeded {
+                limit,
+                partial: Box::new(self.report()),
+            }),
+            Some(e) => Err(e),
         }
+    }
+
+    /// Every SM's statistics so far, merged.
+    fn report(&self) -> Report {
         let per_sm: Vec<Stats> = self.sms.iter().map(|s| s.stats()).collect();
         let stats = Stats::merge(&per_sm);
-        Ok(Report {
-            config: self.name.clone(),
+        Report {
+            config: self.tables.config().name(),
             policy: self.policy,
             sms: self.sms.len(),
             stats,
             per_sm,
-        })
+        }
     }
 
     /// Final registers of warp `warp_id`.
     pub fn warp_regs(&self, warp_id: u32) -> Option<&WarpRegs> {
         self.sms[warp_id as usize % self.sms.len()].warp_regs(warp_id)
     }
+}
+
+/// Runs each bucket of SMs on a worker thread of its own. A worker the OS
+/// refuses to start is an error (the workers already started still finish
+/// first), as is one that panicked.
+fn run_workers(buckets: Vec<Vec<Job<'_>>>, stack_size: Option<usize>) -> Result<(), SimError> {
+    let threads = buckets.len();
+    std::thread::scope(|scope| {
+        let mut handles = Vec::with_capacity(threads);
+        let mut refused = None;
+        for (index, bucket) in buckets.into_iter().enumerate() {
+            let mut builder = std::thread::Builder::new().name(format!("sim-worker-{index}"));
+            if let Some(bytes) = stack_size {
+                builder = builder.stack_size(bytes);
+            }
+            let work = move || {
+                for (sm, r) in bucket {
+                    *r = sm.run_to_completion();
+                }
+            };
+            match builder.spawn_scoped(scope, work) {
+                Ok(h) => handles.push(h),
+                Err(e) => {
+                    refused = Some(SimError::ThreadSpawn {
+                        index,
+                        threads,
+                        reason: e.to_string(),
+                    });
+                    break;
+                }
+            }
+        }
+        // Joined here, so a panic is reported rather than re-raised by the scope.
+        let mut panicked = false;
+        for h in handles {
+            panicked |= h.join().is_err();
+        }
+        match refused {
+            Some(e) => Err(e),
+            None if panicked => Err(SimError::WorkerPanicked),
+            None => Ok(()),
+        }
+    })
 }

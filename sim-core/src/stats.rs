@@ -21,7 +21,8 @@ impl Stalls {
     pub fn total(&self) -> u64 {
         self.no_eligible + self.dependency + self.unit_busy + self.issued
     }
-    fn add(&mut self, o: &Stalls) {
+    /// Adds `o`'s counters to these.
+    pub(crate) fn add(&mut self, o: &Stalls) {
         self.no_eligible += o.no_eligible;
         self.dependency += o.dependency;
         self.unit_busy += o.unit_busy;

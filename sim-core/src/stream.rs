@@ -1,7 +1,30 @@
-//! Ready-made [`WarpStream`]s.
+//! How instructions reach a warp: the [`WarpStream`] trait and ready-made streams.
 
-use crate::WarpStream;
 use std::sync::Arc;
+
+/// A warp's dynamic instruction stream.
+pub trait WarpStream: Send {
+    /// The next dynamic instruction, as an index into [`crate::Program::insts`];
+    /// `None` ends the warp.
+    fn next_index(&mut self) -> Option<u32>;
+
+    /// Fills the front of `out` with the next indices and returns how many;
+    /// 0 ends the warp. The SM buffers the batch, saving a dynamic call per
+    /// instruction. The default takes one index, so streams that wait for
+    /// input (channels) are never read ahead; replayable streams override it.
+    fn next_batch(&mut self, out: &mut [u32]) -> usize {
+        let Some(slot) = out.first_mut() else {
+            return 0;
+        };
+        match self.next_index() {
+            Some(i) => {
+                *slot = i;
+                1
+            }
+            None => 0,
+        }
+    }
+}
 
 /// Replays a fixed list of instruction indices.
 #[derive(Clone, Debug)]
@@ -54,7 +77,8 @@ impl WarpStream for RepeatStream {
         if self.times == 0 {
             return None;
         }
-        let i = self.body[self.pos];
+        // `new` emptied `times` for an empty body, so `pos` is in range.
+        let i = *self.body.get(self.pos)?;
         self.pos += 1;
         if self.pos == self.body.len() {
             self.pos = 0;

@@ -35,7 +35,7 @@ fn setp(p: u32, a: u32, b: u32, c: Option<u32>) -> Instruction {
 }
 
 /// `set.lt.u32.u32 d, a, b`.
-fn set_u32(d: u32, a: u32, b: u32) -> Instruction {
+pub(crate) fn set_u32(d: u32, a: u32, b: u32) -> Instruction {
     inst(Op::Set(Set {
         cmp: CmpOp::Lt,
         bool_op: None,
@@ -186,23 +186,28 @@ fn independent_compares_fill_the_compare_units() {
     }
 }
 
+/// 64 warps replaying 8 independent `op` instructions `times` times (LRR).
+fn independent_video(t: Target, cfg: &SmConfig, op: VideoOp, sat: bool, times: u64) -> Stats {
+    let insts: Vec<_> = (0..8)
+        .map(|k| video(op, Simd::X4, sat, k + 10, 1, 2, 3))
+        .collect();
+    let body: Vec<u32> = (0..8).collect();
+    run(
+        cfg.clone(),
+        program(t, insts),
+        64,
+        &body,
+        times,
+        SchedPolicy::Lrr,
+    )
+}
+
 #[test]
 fn kepler_video_rates() {
     let t = Target::SM_30;
     let cfg = preset(t);
     for (op, rate) in [(VideoOp::Add, 1.0), (VideoOp::Absdiff, 5.0)] {
-        let insts: Vec<_> = (0..8)
-            .map(|k| video(op, Simd::X4, false, k + 10, 1, 2, 3))
-            .collect();
-        let body: Vec<u32> = (0..8).collect();
-        let s = run(
-            cfg.clone(),
-            program(t, insts),
-            64,
-            &body,
-            20,
-            SchedPolicy::Lrr,
-        );
+        let s = independent_video(t, &cfg, op, false, 20);
         let ipc = s.warp_instructions as f64 / s.cycles as f64;
         assert!(within(ipc, rate, 0.05), "{op:?}: {ipc}/clock, want {rate}");
         assert_eq!(
@@ -231,18 +236,7 @@ fn emulated_video_costs_its_expansion() {
             );
             let (n, d) = (c.uops as f64, c.steps as f64);
             // Issue slots: all resident warps, independent instructions.
-            let insts: Vec<_> = (0..8)
-                .map(|k| video(op, Simd::X4, sat, k + 10, 1, 2, 3))
-                .collect();
-            let body: Vec<u32> = (0..8).collect();
-            let s = run(
-                cfg.clone(),
-                program(t, insts),
-                64,
-                &body,
-                5,
-                SchedPolicy::Lrr,
-            );
+            let s = independent_video(t, &cfg, op, sat, 5);
             let per_instr_slots =
                 s.cycles as f64 * cfg.schedulers as f64 / s.warp_instructions as f64;
             assert!(

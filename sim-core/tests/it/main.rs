@@ -1,4 +1,6 @@
 //! sim-core integration tests: the issue-3 microbenchmarks on every preset,
-//! scoreboard and scheduler unit tests, and thread-count determinism.
+//! scoreboard and scheduler unit tests, thread-count determinism, and the
+//! bounds (run limits, worker-spawn errors, memory per SM).
 
 mod core_model;
+mod limits;

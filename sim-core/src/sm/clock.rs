@@ -1,0 +1,120 @@
+//! The clock loop: stepping one clock, skipping stretches whose issue-slot
+//! outcomes are already known, and the run limits.
+
+use super::sched::Outcome;
+use super::Sm;
+use crate::error::{Limit, SimError};
+
+impl Sm {
+    /// Advances one clock. A host stepping by hand owns the run's bounds:
+    /// [`crate::Limits`] are checked by [`Sm::run_to_completion`].
+    pub fn step(&mut self) -> Result<(), SimError> {
+        let now = self.cycle;
+        let iv = self.cfg.issue_interval as u64;
+        if iv == 1 || now.is_multiple_of(iv) {
+            self.units.set_clock(now);
+            for s in 0..self.scheds.len() {
+                self.schedule(s, now)?;
+            }
+        }
+        self.cycle += 1;
+        Ok(())
+    }
+
+    /// Number of issue slots in clocks `[from, to)`.
+    fn slots_between(&self, from: u64, to: u64) -> u64 {
+        let iv = self.cfg.issue_interval as u64;
+        if to <= from {
+            return 0;
+        }
+        (to - 1) / iv + 1 - from.div_ceil(iv)
+    }
+
+    /// The clock until which every scheduler's slot outcome is known from
+    /// the current one (busy with an expansion, or waiting with its wake
+    /// clock in the future), if every one's is and some scheduler's ends.
+    fn known_until(&self) -> Option<u64> {
+        let mut target = u64::MAX;
+        for sc in &self.scheds {
+            let (_, until) = sc.known(self.cycle)?;
+            target = target.min(until);
+        }
+        // `u64::MAX`: everything waits for the host; `step` records the slot.
+        (target != u64::MAX).then_some(target)
+    }
+
+    /// Jumps from the current clock to `target` (at most the cycle limit),
+    /// counting the skipped slots as stepping would: a busy scheduler as
+    /// issuing, any other with its last outcome.
+    fn skip_to(&mut self, target: u64) {
+        let (now, target) = (self.cycle, target.min(self.cfg.limits.max_cycles));
+        let slots = self.slots_between(now, target);
+        for sc in &mut self.scheds {
+            let o = if now < sc.busy_until {
+                Outcome::Issued
+            } else {
+                sc.last
+            };
+            sc.account(o, slots);
+        }
+        self.cycle = self.cycle.max(target);
+    }
+
+    /// The limit the run has reached with work left, if any.
+    fn limit_reached(&self) -> Option<Limit> {
+        let l = self.cfg.limits;
+        if self.cycle >= l.max_cycles {
+            Some(Limit::Cycles(l.max_cycles))
+        } else if self.issued >= l.max_instructions {
+            Some(Limit::Instructions(l.max_instructions))
+        } else {
+            None
+        }
+    }
+
+    /// Runs until every warp has finished and its results are written, or until
+    /// every live warp waits for host input ([`Sm::push_instruction`]).
+    ///
+    /// Clocks in which no scheduler can issue and only dependencies are pending
+    /// are skipped in one go; their issue slots are still counted. A run that
+    /// reaches one of the configuration's [`crate::Limits`] with work left
+    /// stops with [`SimError::LimitExceeded`], carrying this SM's statistics.
+    pub fn run_to_completion(&mut self) -> Result<(), SimError> {
+        let iv = self.cfg.issue_interval as u64;
+        while self.live > 0 {
+            if let Some(limit) = self.limit_reached() {
+                return Err(SimError::LimitExceeded {
+                    limit,
+                    partial: Box::new(self.report()),
+                });
+            }
+            let now = self.cycle;
+            if iv != 1 && !now.is_multiple_of(iv) {
+                self.cycle = now.next_multiple_of(iv).min(self.cfg.limits.max_cycles);
+                continue;
+            }
+            if let Some(target) = self.known_until() {
+                self.skip_to(target);
+                continue;
+            }
+            self.min_event = u64::MAX;
+            self.step()?;
+            let best = self.scheds.iter().map(|s| s.last).max();
+            match best {
+                Some(Outcome::Issued | Outcome::Unit) => {}
+                Some(Outcome::Empty) | None if self.live > 0 => {
+                    // Everything live waits for the host.
+                    return Ok(());
+                }
+                Some(Outcome::Empty | Outcome::Dep) | None => {
+                    // Nothing can issue before the earliest pending operand.
+                    if self.min_event != u64::MAX && self.min_event > self.cycle {
+                        self.skip_to(self.min_event);
+                    }
+                }
+            }
+        }
+        self.cycle = self.cycle.max(self.drain);
+        Ok(())
+    }
+}

@@ -1,0 +1,236 @@
+//! One SM: resident warps, schedulers, scoreboard, functional units.
+//!
+//! The pieces, one file each: `table` (the per-program instruction table,
+//! shared by all SMs), `warp` (warp lifecycle), `sched` (schedulers, issue,
+//! slot accounting), `units` (unit occupancy) and `clock` (the clock loop and
+//! run limits). This file holds the SM's state and its statistics.
+
+mod clock;
+mod sched;
+mod table;
+mod units;
+mod warp;
+
+pub use table::ProgramTables;
+
+use crate::config::{SchedPolicy, SmConfig, UnitClass};
+use crate::error::SimError;
+use crate::program::Program;
+use crate::sim::Report;
+use crate::stats::{OpStats, Stats, UnitStats};
+use sched::Sched;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+use table::InstInfo;
+use units::UnitState;
+use warp::Warp;
+
+/// A cycle-approximate SM. See the crate documentation for the model.
+pub struct Sm {
+    cfg: SmConfig,
+    prog: Arc<Program>,
+    policy: SchedPolicy,
+    /// Shared with every SM built from the same [`ProgramTables`].
+    info: Arc<[InstInfo]>,
+    op_names: Arc<[String]>,
+    warps: Vec<Warp>,
+    by_id: BTreeMap<u32, usize>,
+    pending: VecDeque<usize>,
+    resident: u32,
+    next_sched: usize,
+    scheds: Vec<Sched>,
+    units: UnitState,
+    cycle: u64,
+    /// Latest result-ready cycle seen (the SM is finished when it passes).
+    drain: u64,
+    live: usize,
+    /// Warp instructions issued (for [`crate::Limits::max_instructions`]).
+    issued: u64,
+    /// Per program instruction: (times issued, threads that ran it). Micro-ops
+    /// and latency are per-instruction constants, so `stats` derives every
+    /// total from these: one add pair per issue. Empty until the first warp
+    /// is added.
+    inst_acc: Vec<(u64, u64)>,
+    /// Earliest cycle a dependency-stalled warp becomes ready (this cycle's scan).
+    min_event: u64,
+    /// Optional record of instruction starts (tests, debugging); bounded, preallocated.
+    log: Vec<IssueEvent>,
+    log_cap: usize,
+}
+
+/// One instruction start, as recorded by [`Sm::record_issues`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IssueEvent {
+    /// Clock of the first micro-op.
+    pub cycle: u64,
+    /// Scheduler.
+    pub sched: u32,
+    /// Warp id.
+    pub warp_id: u32,
+    /// Index into [`Program::insts`].
+    pub inst: u32,
+}
+
+impl Sm {
+    /// An SM with no warps, with tables of its own. Fails if an instruction
+    /// uses a register at or above [`Program::nregs`] or a unit the
+    /// configuration lacks. SMs running one program should share its tables
+    /// ([`Sm::from_tables`]).
+    pub fn new(
+        config: SmConfig,
+        program: Arc<Program>,
+        policy: SchedPolicy,
+    ) -> Result<Sm, SimError> {
+        Ok(Sm::from_tables(
+            &ProgramTables::new(config, program)?,
+            policy,
+        ))
+    }
+
+    /// An SM with no warps over shared tables. Until warps are added it holds
+    /// only its schedulers' and units' state, whatever the program's size.
+    pub fn from_tables(tables: &Arc<ProgramTables>, policy: SchedPolicy) -> Sm {
+        let cfg = tables.cfg.clone();
+        Sm {
+            units: UnitState::new(&cfg),
+            scheds: (0..cfg.schedulers).map(|_| Sched::default()).collect(),
+            cfg,
+            prog: tables.prog.clone(),
+            policy,
+            info: tables.info.clone(),
+            op_names: tables.op_names.clone(),
+            warps: Vec::new(),
+            by_id: BTreeMap::new(),
+            pending: VecDeque::new(),
+            resident: 0,
+            next_sched: 0,
+            cycle: 0,
+            drain: 0,
+            live: 0,
+            issued: 0,
+            inst_acc: Vec::new(),
+            min_event: u64::MAX,
+            log: Vec::new(),
+            log_cap: 0,
+        }
+    }
+
+    /// Records the first `capacity` instruction starts (storage reserved now, so
+    /// the hot loop stays allocation-free); read them with [`Sm::issue_log`].
+    pub fn record_issues(&mut self, capacity: usize) {
+        self.log = Vec::with_capacity(capacity);
+        self.log_cap = capacity;
+    }
+
+    /// Instruction starts recorded since [`Sm::record_issues`], in issue order.
+    pub fn issue_log(&self) -> &[IssueEvent] {
+        &self.log
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &SmConfig {
+        &self.cfg
+    }
+
+    /// Current clock.
+    pub fn cycle(&self) -> u64 {
+        self.cycle
+    }
+
+    /// Whether every warp has finished and its results are written.
+    pub fn is_done(&self) -> bool {
+        self.live == 0
+    }
+
+    /// A warp's registers (resident, pending or finished).
+    pub fn warp_regs(&self, warp_id: u32) -> Option<&sim_isa::WarpRegs> {
+        self.by_id.get(&warp_id).map(|&i| &self.warps[i].regs)
+    }
+
+    /// Ids of the warps on this SM, ascending.
+    pub fn warp_ids(&self) -> impl Iterator<Item = u32> + '_ {
+        self.by_id.keys().copied()
+    }
+
+    /// Approximate bytes this SM holds of its own (its state and its warps'),
+    /// not counting the shared [`ProgramTables`] and program.
+    pub fn state_bytes(&self) -> usize {
+        let sched = |s: &Sched| {
+            std::mem::size_of::<Sched>()
+                + s.warps.capacity() * std::mem::size_of::<usize>()
+                + s.ready.capacity() * std::mem::size_of::<u64>()
+                + s.need.capacity() * std::mem::size_of::<[u8; 2]>()
+        };
+        std::mem::size_of::<Sm>()
+            + self.scheds.iter().map(sched).sum::<usize>()
+            + self.units.heap_bytes()
+            + self
+                .warps
+                .iter()
+                .map(|w| std::mem::size_of::<Warp>() + w.heap_bytes())
+                .sum::<usize>()
+            // A B-tree entry: key, value and about as much again of node overhead.
+            + self.by_id.len() * 2 * std::mem::size_of::<(u32, usize)>()
+            + self.pending.capacity() * std::mem::size_of::<usize>()
+            + self.inst_acc.capacity() * std::mem::size_of::<(u64, u64)>()
+            + self.log.capacity() * std::mem::size_of::<IssueEvent>()
+    }
+
+    /// This SM's statistics as a one-SM report.
+    pub(crate) fn report(&self) -> Report {
+        let stats = self.stats();
+        Report {
+            config: self.cfg.name(),
+            policy: self.policy,
+            sms: 1,
+            per_sm: vec![stats.clone()],
+            stats,
+        }
+    }
+
+    /// Statistics so far (cycles include the final results' latency once done).
+    pub fn stats(&self) -> Stats {
+        let mut op_acc = vec![OpStats::default(); self.op_names.len()];
+        for (ii, &(n, threads)) in self.info.iter().zip(&self.inst_acc) {
+            if let Some(acc) = op_acc.get_mut(ii.op_id as usize) {
+                acc.record(n, threads, ii.uops as u64, ii.delay);
+            }
+        }
+        let mut st = Stats {
+            sms: 1,
+            cycles: if self.live == 0 {
+                self.cycle.max(self.drain)
+            } else {
+                self.cycle
+            },
+            warp_instructions: op_acc.iter().map(|o| o.count).sum(),
+            thread_instructions: op_acc.iter().map(|o| o.thread_instructions).sum(),
+            micro_ops: op_acc.iter().map(|o| o.micro_ops).sum(),
+            scheduler_issues: self.scheds.iter().map(|s| s.issues).collect(),
+            ..Default::default()
+        };
+        for s in &self.scheds {
+            st.stalls.add(&s.stalls);
+        }
+        for c in UnitClass::ALL {
+            let lanes = self.cfg.units.get(c).lanes_per_sm;
+            if lanes > 0 {
+                st.units.insert(
+                    c.name().to_string(),
+                    UnitStats {
+                        ops: self.units.ops[c.index()],
+                        lanes_per_sm: lanes,
+                        utilisation: 0.0,
+                    },
+                );
+            }
+        }
+        for (name, acc) in self.op_names.iter().zip(&op_acc) {
+            if acc.count > 0 {
+                st.per_opcode.insert(name.clone(), *acc);
+            }
+        }
+        st.finish();
+        st
+    }
+}

@@ -1,0 +1,292 @@
+//! Warp schedulers: picking a warp by policy, issuing its instruction, and
+//! accounting every issue slot's outcome.
+
+use super::table::NONE;
+use super::units::NCLASS;
+use super::{IssueEvent, Sm};
+use crate::config::SchedPolicy;
+use crate::error::SimError;
+use crate::stats::Stalls;
+use sim_isa::{ExecCtx, RegId};
+
+/// One scheduler (partition) and the warps assigned to it.
+#[derive(Default)]
+pub(super) struct Sched {
+    /// Warp indices, oldest first.
+    pub warps: Vec<usize>,
+    /// Per position: earliest clock the warp could issue (`u64::MAX`: nothing
+    /// to issue). Contiguous so the scan skips stalled warps with one load.
+    pub ready: Vec<u64>,
+    /// Per position: the two unit classes its next instruction needs (see
+    /// `InstInfo::need`).
+    pub need: Vec<[u8; 2]>,
+    /// LRR: position to start the next scan at.
+    pub rr_next: usize,
+    /// GTO: position of the greedy warp.
+    pub greedy: Option<usize>,
+    /// Micro-ops issued.
+    pub issues: u64,
+    pub stalls: Stalls,
+    /// Outcome of the last slot (for idle-cycle skipping).
+    pub last: Outcome,
+    /// Clock until which the scheduler issues the rest of an expansion.
+    pub busy_until: u64,
+    /// While `now < wake`, a slot repeats `last` (`Dep` or `Empty`) without a
+    /// scan: nothing can become ready before the earliest pending operand, and
+    /// any change to the scheduler's warps resets it to 0.
+    pub wake: u64,
+}
+
+/// What an issue slot did; ordered so that the best of several is the max.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug, Default)]
+pub(super) enum Outcome {
+    /// No warp had an instruction.
+    #[default]
+    Empty,
+    /// Warps waited on the scoreboard or their own chain.
+    Dep,
+    /// A warp was ready but its unit busy.
+    Unit,
+    /// Micro-ops issued.
+    Issued,
+}
+
+impl Sched {
+    /// Counts `slots` issue slots with outcome `o`: the one place slots are
+    /// accounted, whether stepped one by one or skipped in a stretch.
+    #[inline]
+    pub fn account(&mut self, o: Outcome, slots: u64) {
+        let st = &mut self.stalls;
+        match o {
+            Outcome::Issued => st.issued += slots,
+            Outcome::Unit => st.unit_busy += slots,
+            Outcome::Dep => st.dependency += slots,
+            Outcome::Empty => st.no_eligible += slots,
+        }
+        self.last = o;
+    }
+
+    /// The outcome a slot at `now` has without a scan, if known: issuing an
+    /// expansion until `busy_until`, repeating `last` until `wake`. Also
+    /// returns the clock until which it holds.
+    #[inline]
+    pub fn known(&self, now: u64) -> Option<(Outcome, u64)> {
+        if now < self.busy_until {
+            Some((Outcome::Issued, self.busy_until))
+        } else if now < self.wake {
+            // `wake` is set only by a slot that issued nothing and found no
+            // ready warp, and any issue clears it: `last` is `Dep` or `Empty`.
+            Some((self.last, self.wake))
+        } else {
+            None
+        }
+    }
+}
+
+/// First position in `from..to` whose warp can issue now: operands ready and
+/// both units it needs free (`unit_free[c] < lim[c]`). Units are tested only
+/// for warps whose operands are ready, usually the first one looked at.
+#[inline]
+fn first_ok(
+    ready: &[u64],
+    need: &[[u8; 2]],
+    from: usize,
+    to: usize,
+    now: u64,
+    unit_free: &[u64; NCLASS],
+    lim: &[u64; NCLASS],
+) -> Option<usize> {
+    let free = |c: u8| {
+        // Classes are below NCLASS: the modulo only drops the bounds checks.
+        let c = c as usize % NCLASS;
+        unit_free[c] < lim[c]
+    };
+    ready[from..to]
+        .iter()
+        .zip(&need[from..to])
+        .position(|(&r, &[c1, c2])| r <= now && free(c1) && free(c2))
+        .map(|p| from + p)
+}
+
+/// The outcome of a slot in which no warp could issue, from the warps' ready
+/// clocks, and the earliest pending operand (`u64::MAX` if none).
+#[inline]
+fn classify(ready: &[u64], now: u64) -> (Outcome, u64) {
+    let mut o = Outcome::Empty;
+    let mut first = u64::MAX;
+    for &r in ready {
+        if r <= now {
+            o = Outcome::Unit;
+        } else if r != u64::MAX {
+            if o == Outcome::Empty {
+                o = Outcome::Dep;
+            }
+            first = first.min(r);
+        }
+    }
+    (o, first)
+}
+
+impl Sm {
+    /// Tries to start warp `wi`'s next instruction on scheduler `sched`.
+    ///
+    /// An instruction of `uops` machine instructions and `steps` dependent steps
+    /// takes `uops` consecutive issue slots of its scheduler (the scheduler is
+    /// busy meanwhile) and its result is ready `max((steps-1) x latency,
+    /// uops-1) + latency` clocks after the first: the critical chain, or the
+    /// last micro-op when the others do not fit between the chain's steps.
+    /// Handling the sequence as one decision keeps the cost per PTX instruction
+    /// constant; throughput and latency are those of issuing the micro-ops
+    /// one by one.
+    /// The caller's scan has checked that the warp has an instruction whose
+    /// operands are ready and whose units are free.
+    #[inline]
+    fn issue(&mut self, wi: usize, sched: usize, now: u64) -> Result<(), SimError> {
+        let w = &self.warps[wi];
+        let idx = w.cur;
+        debug_assert!(idx != NONE && w.cur_ready <= now);
+        // Fields read by name, not the entry copied: a copy goes through the
+        // stack, and reading back part of it stalls store forwarding.
+        let ii = &self.info[idx as usize];
+        let (first, rest, uops) = (
+            ii.first_class as usize,
+            ii.rest_class as usize,
+            ii.uops as u64,
+        );
+        let (guard, guard_neg, delay, busy) = (ii.guard, ii.guard_neg, ii.delay, ii.busy);
+        let (writes, nwrites) = (ii.writes, ii.nwrites as usize);
+        let (first_ticks, rest_ticks) = (ii.first_ticks, ii.rest_ticks);
+        debug_assert!(
+            self.units.is_free(sched, first, now)
+                && (uops == 1 || self.units.is_free(sched, rest, now))
+        );
+        self.units.take(sched, first, 1, first_ticks);
+        // Unconditional (taking 0 micro-ops leaves the unit as free as it
+        // was): whether an instruction expands varies from one to the next,
+        // so a branch here mispredicts.
+        self.units.take(sched, rest, uops - 1, rest_ticks);
+        // Execute functionally now; the guard is read before the instruction
+        // can overwrite it.
+        let w = &mut self.warps[wi];
+        let mut threads = w.threads;
+        if guard != NONE {
+            let mut lanes = w.active;
+            let g = w.regs.get(RegId(guard));
+            let mut m = 0u32;
+            for (l, v) in g.iter().enumerate() {
+                m |= ((*v != 0) as u32) << l;
+            }
+            lanes &= if guard_neg { !m } else { m };
+            threads = lanes.count_ones() as u64;
+        }
+        let inst = &self.prog.insts[idx as usize];
+        // The tables checked every register against `nregs`, the size of `regs`.
+        sim_isa::exec::execute_fitted(
+            inst,
+            &ExecCtx {
+                target: self.prog.target,
+                warp_id: w.id,
+            },
+            &mut w.regs,
+            w.active,
+        );
+        tracing::trace!(cycle = now, sched, warp = w.id, inst = idx, uops, "issue");
+        if self.log.len() < self.log_cap {
+            self.log.push(IssueEvent {
+                cycle: now,
+                sched: sched as u32,
+                warp_id: w.id,
+                inst: idx,
+            });
+        }
+        let ready = now + delay;
+        for &r in &writes[..nwrites] {
+            w.ready_at[r as usize] = ready;
+        }
+        self.drain = self.drain.max(ready);
+        let acc = &mut self.inst_acc[idx as usize];
+        acc.0 += 1;
+        acc.1 += threads;
+        self.issued += 1;
+        let sc = &mut self.scheds[sched];
+        sc.issues += uops;
+        // The rest of an expansion occupies the following issue slots (`busy`
+        // is 0 for one micro-op: a no-op, written without a branch).
+        sc.busy_until = sc.busy_until.max(now + busy);
+        self.fetch(wi)
+    }
+
+    /// One issue slot of scheduler `s`: up to `issue_width` micro-ops.
+    pub(super) fn schedule(&mut self, s: usize, now: u64) -> Result<Outcome, SimError> {
+        let st = &mut self.scheds[s];
+        if let Some((o, until)) = st.known(now) {
+            st.account(o, 1);
+            if o == Outcome::Dep {
+                self.min_event = self.min_event.min(until);
+            }
+            return Ok(o);
+        }
+        let mut best = Outcome::Empty;
+        let mut wake = 0;
+        for _ in 0..self.cfg.issue_width {
+            if now < self.scheds[s].busy_until {
+                break;
+            }
+            let n = self.scheds[s].warps.len();
+            if n == 0 {
+                if best == Outcome::Empty {
+                    wake = u64::MAX;
+                }
+                break;
+            }
+            let sc = &self.scheds[s];
+            let (row, lim) = (&self.units.free[s], &self.units.lim);
+            let first_ok =
+                |from: usize, to: usize| first_ok(&sc.ready, &sc.need, from, to, now, row, lim);
+            // Scan order: GTO tries its greedy warp first, then oldest-first;
+            // LRR starts after the warp that issued last; oldest from the front.
+            let pick = match self.policy {
+                SchedPolicy::Gto => match sc.greedy {
+                    Some(g) if g < n && first_ok(g, g + 1).is_some() => Some(g),
+                    _ => first_ok(0, n),
+                },
+                SchedPolicy::Oldest => first_ok(0, n),
+                SchedPolicy::Lrr => {
+                    // rr_next <= n always; avoid a division in the common case.
+                    let start = if sc.rr_next < n {
+                        sc.rr_next
+                    } else {
+                        sc.rr_next % n
+                    };
+                    first_ok(start, n).or_else(|| first_ok(0, start))
+                }
+            };
+            let Some(pos) = pick else {
+                let (o, first) = classify(&sc.ready, now);
+                self.min_event = self.min_event.min(first);
+                if best == Outcome::Empty && o != Outcome::Unit {
+                    // Nothing issued and nothing ready: the outcome holds until
+                    // the first pending operand is ready (never, when empty).
+                    wake = first;
+                }
+                best = best.max(o);
+                break;
+            };
+            let wi = sc.warps[pos];
+            self.issue(wi, s, now)?;
+            best = Outcome::Issued;
+            let sc = &mut self.scheds[s];
+            // The warp may have retired (and been removed) while issuing.
+            let still = sc.warps.get(pos) == Some(&wi);
+            match self.policy {
+                SchedPolicy::Lrr => sc.rr_next = if still { pos + 1 } else { pos },
+                SchedPolicy::Gto => sc.greedy = if still { Some(pos) } else { None },
+                SchedPolicy::Oldest => {}
+            }
+        }
+        let st = &mut self.scheds[s];
+        st.account(best, 1);
+        st.wake = wake;
+        Ok(best)
+    }
+}

@@ -1,0 +1,335 @@
+//! Warp lifecycle: adding warps (stream-fed or host-fed), admission to a
+//! scheduler, fetching the next instruction with its scoreboard-ready clock,
+//! and retirement.
+
+use super::table::NONE;
+use super::Sm;
+use crate::error::SimError;
+use crate::program::WarpLaunch;
+use crate::stream::WarpStream;
+use sim_isa::WarpRegs;
+use std::collections::VecDeque;
+
+/// Indices a stream hands over per [`WarpStream::next_batch`] call.
+const BATCH: usize = 16;
+
+/// Where a warp's instructions come from.
+pub(super) enum Source {
+    /// `buf[pos..len]` are fetched but not yet started.
+    Stream {
+        stream: Box<dyn WarpStream>,
+        buf: [u32; BATCH],
+        pos: u8,
+        len: u8,
+    },
+    /// Pushed by the host; `closed` once it said no more will come.
+    Host { queue: VecDeque<u32>, closed: bool },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum WarpState {
+    Pending,
+    Resident,
+    Done,
+}
+
+pub(super) struct Warp {
+    pub id: u32,
+    pub active: u32,
+    /// `active.count_ones()`: the thread count of an unguarded instruction
+    /// (baseline x86-64 has no popcount instruction).
+    pub threads: u64,
+    pub source: Source,
+    pub regs: WarpRegs,
+    /// Per register: cycle its pending write completes.
+    pub ready_at: Vec<u64>,
+    pub state: WarpState,
+    /// Scheduler and position in its lists while resident.
+    pub sched: u32,
+    pub pos: u32,
+    /// Instruction waiting to start, or `NONE`.
+    pub cur: u32,
+    /// Cycle `cur`'s operands are all ready (scoreboard, precomputed at fetch:
+    /// only the warp's own issues change its registers).
+    pub cur_ready: u64,
+}
+
+impl Warp {
+    /// Heap bytes held (registers, scoreboard, host queue).
+    pub fn heap_bytes(&self) -> usize {
+        let queue = match &self.source {
+            Source::Stream { .. } => 0,
+            Source::Host { queue, .. } => queue.capacity() * std::mem::size_of::<u32>(),
+        };
+        self.regs.len() * std::mem::size_of::<[u64; sim_isa::WARP_SIZE]>()
+            + self.ready_at.capacity() * std::mem::size_of::<u64>()
+            + queue
+    }
+}
+
+impl Sm {
+    fn push_warp(&mut self, warp_id: u32, active: u32, source: Source) -> Result<(), SimError> {
+        if self.by_id.contains_key(&warp_id) {
+            return Err(SimError::DuplicateWarp(warp_id));
+        }
+        if self.inst_acc.is_empty() {
+            // Per-instruction counters only for SMs that run something: an
+            // SM with no warps costs nothing per program instruction.
+            self.inst_acc = vec![(0, 0); self.info.len()];
+        }
+        let n = self.prog.nregs;
+        let idx = self.warps.len();
+        self.warps.push(Warp {
+            id: warp_id,
+            active,
+            threads: active.count_ones() as u64,
+            source,
+            regs: WarpRegs::new(n),
+            // One more than `nregs`: the sentinel of `InstInfo::uses`.
+            ready_at: vec![0; n + 1],
+            state: WarpState::Pending,
+            sched: 0,
+            pos: 0,
+            cur: NONE,
+            cur_ready: 0,
+        });
+        self.by_id.insert(warp_id, idx);
+        self.live += 1;
+        self.pending.push_back(idx);
+        self.admit()
+    }
+
+    /// Adds a warp. It becomes resident at once if a slot is free, otherwise when
+    /// an earlier warp finishes (in the order added).
+    pub fn add_warp(&mut self, launch: WarpLaunch) -> Result<(), SimError> {
+        self.push_warp(
+            launch.warp_id,
+            launch.active,
+            Source::Stream {
+                stream: launch.stream,
+                buf: [0; BATCH],
+                pos: 0,
+                len: 0,
+            },
+        )
+    }
+
+    /// Adds a warp fed by the host with [`Sm::push_instruction`] and ended with
+    /// [`Sm::close_warp`].
+    pub fn add_host_warp(&mut self, warp_id: u32, active: u32) -> Result<(), SimError> {
+        self.push_warp(
+            warp_id,
+            active,
+            Source::Host {
+                queue: VecDeque::new(),
+                closed: false,
+            },
+        )
+    }
+
+    /// Warp `warp_id` and its index.
+    fn warp_by_id(&mut self, warp_id: u32) -> Result<(usize, &mut Warp), SimError> {
+        let &wi = self
+            .by_id
+            .get(&warp_id)
+            .ok_or(SimError::UnknownWarp(warp_id))?;
+        Ok((wi, &mut self.warps[wi]))
+    }
+
+    /// Fetches for a resident host warp that was waiting for input.
+    fn wake_host_warp(&mut self, wi: usize) -> Result<(), SimError> {
+        let w = &self.warps[wi];
+        if w.state == WarpState::Resident && w.cur == NONE {
+            self.fetch(wi)?;
+        }
+        Ok(())
+    }
+
+    /// Appends one dynamic instruction (index into [`crate::Program::insts`]) to a host warp.
+    pub fn push_instruction(&mut self, warp_id: u32, index: u32) -> Result<(), SimError> {
+        let len = self.prog.insts.len();
+        let (wi, w) = self.warp_by_id(warp_id)?;
+        if index as usize >= len {
+            return Err(SimError::BadIndex {
+                warp_id,
+                index,
+                len,
+            });
+        }
+        match &mut w.source {
+            Source::Host {
+                queue,
+                closed: false,
+            } => queue.push_back(index),
+            Source::Host { closed: true, .. } | Source::Stream { .. } => {
+                return Err(SimError::NotHostWarp(warp_id))
+            }
+        }
+        self.wake_host_warp(wi)
+    }
+
+    /// Ends a host warp: it finishes once its queued instructions have issued.
+    pub fn close_warp(&mut self, warp_id: u32) -> Result<(), SimError> {
+        let (wi, w) = self.warp_by_id(warp_id)?;
+        match &mut w.source {
+            Source::Host { closed, .. } => *closed = true,
+            Source::Stream { .. } => return Err(SimError::NotHostWarp(warp_id)),
+        }
+        self.wake_host_warp(wi)
+    }
+
+    /// Whether a host warp has nothing queued (the host should push or close it).
+    pub fn warp_waiting(&self, warp_id: u32) -> bool {
+        match self.by_id.get(&warp_id).map(|&i| &self.warps[i]) {
+            Some(w) => {
+                w.state != WarpState::Done
+                    && matches!(&w.source, Source::Host { queue, closed: false } if queue.is_empty())
+            }
+            None => false,
+        }
+    }
+
+    /// Makes pending warps resident while slots are free, round-robin over
+    /// the schedulers.
+    pub(super) fn admit(&mut self) -> Result<(), SimError> {
+        while self.resident < self.cfg.resident_warps {
+            let Some(wi) = self.pending.pop_front() else {
+                break;
+            };
+            self.resident += 1;
+            self.warps[wi].state = WarpState::Resident;
+            let s = self.next_sched % self.scheds.len();
+            self.next_sched += 1;
+            let sc = &mut self.scheds[s];
+            self.warps[wi].sched = s as u32;
+            self.warps[wi].pos = sc.warps.len() as u32;
+            sc.warps.push(wi);
+            sc.ready.push(u64::MAX);
+            sc.need.push([0; 2]);
+            sc.wake = 0;
+            tracing::debug!(
+                cycle = self.cycle,
+                warp = self.warps[wi].id,
+                sched = s,
+                "warp admitted"
+            );
+            self.fetch(wi)?;
+        }
+        Ok(())
+    }
+
+    /// Loads the warp's next instruction and its scoreboard-ready cycle, or
+    /// retires the warp when its stream ends.
+    #[inline(always)]
+    pub(super) fn fetch(&mut self, wi: usize) -> Result<(), SimError> {
+        let len = self.prog.insts.len();
+        let w = &mut self.warps[wi];
+        let next = match &mut w.source {
+            Source::Stream {
+                stream,
+                buf,
+                pos,
+                len,
+            } => {
+                if *pos == *len {
+                    *len = stream.next_batch(buf).min(BATCH) as u8;
+                    *pos = 0;
+                }
+                if *pos < *len {
+                    let i = buf[*pos as usize];
+                    *pos += 1;
+                    Ok(Some(i))
+                } else {
+                    Ok(None)
+                }
+            }
+            Source::Host { queue, closed } => match queue.pop_front() {
+                Some(i) => Ok(Some(i)),
+                None if *closed => Ok(None),
+                None => Err(()),
+            },
+        };
+        match next {
+            Ok(Some(i)) => {
+                // `info` has one entry per program instruction.
+                let Some(ii) = self.info.get(i as usize) else {
+                    w.cur = NONE;
+                    return Err(SimError::BadIndex {
+                        warp_id: w.id,
+                        index: i,
+                        len,
+                    });
+                };
+                let mut r = 0;
+                for &u in &ii.uses {
+                    r = r.max(w.ready_at[u as usize]);
+                }
+                w.cur = i;
+                w.cur_ready = r;
+                // `refresh`, with the entry already at hand.
+                if w.state == WarpState::Resident {
+                    let sc = &mut self.scheds[w.sched as usize];
+                    sc.ready[w.pos as usize] = r;
+                    sc.need[w.pos as usize] = ii.need;
+                    sc.wake = 0;
+                }
+                return Ok(());
+            }
+            Ok(None) => {
+                w.cur = NONE;
+                self.retire(wi)?;
+            }
+            Err(()) => w.cur = NONE,
+        }
+        self.refresh(wi);
+        Ok(())
+    }
+
+    /// Recomputes the warp's scan entry (ready clock, units needed) after its state changed.
+    #[inline]
+    fn refresh(&mut self, wi: usize) {
+        let w = &self.warps[wi];
+        if w.state != WarpState::Resident {
+            return;
+        }
+        let (r, n) = if w.cur != NONE {
+            let ii = &self.info[w.cur as usize];
+            (w.cur_ready, ii.need)
+        } else {
+            (u64::MAX, [0; 2])
+        };
+        let sc = &mut self.scheds[w.sched as usize];
+        sc.ready[w.pos as usize] = r;
+        sc.need[w.pos as usize] = n;
+        sc.wake = 0;
+    }
+
+    fn retire(&mut self, wi: usize) -> Result<(), SimError> {
+        self.warps[wi].state = WarpState::Done;
+        self.live -= 1;
+        self.resident -= 1;
+        tracing::debug!(
+            cycle = self.cycle,
+            warp = self.warps[wi].id,
+            "warp finished"
+        );
+        let (si, p) = (self.warps[wi].sched as usize, self.warps[wi].pos as usize);
+        let s = &mut self.scheds[si];
+        s.warps.remove(p);
+        s.ready.remove(p);
+        s.need.remove(p);
+        s.wake = 0;
+        for &later in &s.warps[p..] {
+            self.warps[later].pos -= 1;
+        }
+        if s.rr_next > p {
+            s.rr_next -= 1;
+        }
+        s.greedy = match s.greedy {
+            Some(g) if g == p => None,
+            Some(g) if g > p => Some(g - 1),
+            g => g,
+        };
+        self.admit()
+    }
+}
