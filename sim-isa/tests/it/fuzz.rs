@@ -326,7 +326,7 @@ fn conform_holds(text: &str) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-const SAMPLE: &str = include_str!("public_sample.jsonl");
+const SAMPLE: &str = include_str!("../data/public_sample.jsonl");
 
 fn json_lines() -> Vec<&'static str> {
     SAMPLE.lines().filter(|l| !l.trim().is_empty()).collect()

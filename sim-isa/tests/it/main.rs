@@ -9,3 +9,4 @@ mod fuzz;
 mod model;
 mod parse;
 mod props;
+mod vectors;
