@@ -275,7 +275,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
 /// `simcli conform`: streams each file line by line (memory bounded by
 /// `sim_isa::conform::MAX_LINE_BYTES`), printing problems as they come.
 fn conform(files: &[PathBuf]) -> Result<ExitCode> {
-    use sim_isa::conform::{run_reader, Summary, VectorResult};
+    use sim_isa::conform::{run_reader, Outcome, Summary, VectorResult};
     let mut total = Summary::default();
     let mut write_err = None;
     let mut say = |s: String| {
@@ -285,7 +285,11 @@ fn conform(files: &[PathBuf]) -> Result<ExitCode> {
     };
     for f in files {
         let name = f.display();
-        let each = |r: &VectorResult| say(format!("{name}: {r}\n"));
+        let each = |r: &VectorResult| {
+            if r.outcome != Outcome::Passed {
+                say(format!("{name}: {r}\n"));
+            }
+        };
         let sum = if f.as_os_str() == "-" {
             run_reader(std::io::stdin().lock(), each)
         } else {
