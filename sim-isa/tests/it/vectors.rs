@@ -53,3 +53,16 @@ fn h100_observed() {
 fn h100_compiler_derived() {
     assert_eq!(run_file("gpu-h100-compiler.jsonl.gz").passed, 50_800);
 }
+
+#[test]
+fn format_doc_examples() {
+    // The examples in docs/conformance-format.md are vectors too.
+    let doc = include_str!("../../../docs/conformance-format.md");
+    let block = doc
+        .split("```json\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("a json block");
+    let report = sim_isa::conform::run_vectors(block);
+    assert_eq!(report.summary_line(), "4 passed, 0 failed", "{report}");
+}
