@@ -93,6 +93,7 @@ pub(super) fn read_operand(op: Operand, bits: u32, ctx: &ExecCtx, regs: &WarpReg
 }
 
 /// Lanes (as a bit mask) where a predicate register holds true.
+#[inline]
 pub(super) fn pred_bits(r: RegId, regs: &WarpRegs) -> u32 {
     let v = regs.get(r);
     let mut m = 0u32;
@@ -118,6 +119,7 @@ pub(super) fn pred_src_bits(p: PredSrc, regs: &WarpRegs) -> u32 {
 }
 
 /// Lanes where the guard lets `active` lanes execute.
+#[inline]
 pub(super) fn exec_mask(guard: Option<crate::inst::Guard>, regs: &WarpRegs, active: u32) -> u32 {
     active
         & match guard {

@@ -402,5 +402,16 @@ mod robustness {
             prop_assert_eq!(parse_vectors(&text).len(), lines);
             let _ = report.to_string();
         }
+
+        #[test]
+        fn streaming_reader_agrees_with_the_text_runner(text in prop_oneof![any::<String>(), jsonish()]) {
+            // The real parser here (`run_reader` has no hook), so compare
+            // with `run_vectors`, which uses it too.
+            let want = sim_isa::conform::run_vectors(&text);
+            let mut got = Vec::new();
+            let sum = run_reader(text.as_bytes(), |r| got.push(r.clone())).unwrap();
+            prop_assert_eq!(sum, want.summary());
+            prop_assert_eq!(got, want.results);
+        }
     }
 }
