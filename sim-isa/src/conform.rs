@@ -465,7 +465,7 @@ pub fn run_reader<R: BufRead>(
             return Ok(sum);
         }
         line += 1;
-        let res = if buf.len() > MAX_LINE_BYTES {
+        if buf.len() > MAX_LINE_BYTES {
             // Not a vector file (a vector is a few hundred bytes): stop
             // rather than scan an endless line (`/dev/zero`).
             let res = skipped(
@@ -477,11 +477,10 @@ pub fn run_reader<R: BufRead>(
             sum.add(&res.outcome);
             each(&res);
             return Ok(sum);
-        } else {
-            match std::str::from_utf8(&buf) {
-                Ok(text) => run_line_with(line, text, &mut parse),
-                Err(_) => Some(skipped(line, VectorError::NotText)),
-            }
+        }
+        let res = match std::str::from_utf8(&buf) {
+            Ok(text) => run_line_with(line, text, &mut parse),
+            Err(_) => Some(skipped(line, VectorError::NotText)),
         };
         if let Some(res) = res {
             sum.add(&res.outcome);
