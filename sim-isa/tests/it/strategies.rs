@@ -189,15 +189,11 @@ pub fn video_word() -> BoxedStrategy<u32> {
 
 // ------------------------------------------------------------ instructions
 
-/// The comparisons `vset` accepts.
-pub const VSET_CMPS: [CmpOp; 6] = [
-    CmpOp::Eq,
-    CmpOp::Ne,
-    CmpOp::Lt,
-    CmpOp::Le,
-    CmpOp::Gt,
-    CmpOp::Ge,
-];
+/// The comparisons `vset` accepts: `eq ne lt le gt ge`, the first six of
+/// [`CmpOp::ALL`].
+pub fn vset_cmps() -> Vec<CmpOp> {
+    CmpOp::ALL[..6].to_vec()
+}
 
 /// A valid `vop2`/`vop4` (what the parser can produce: no `.sat` with `.add`
 /// (errata 6), none on vset (errata 8), listed masks, in-range selectors)
@@ -213,7 +209,7 @@ pub fn valid_video() -> impl Strategy<Value = Video> {
             VideoOp::Min,
             VideoOp::Max
         ]),
-        proptest::sample::select(VSET_CMPS.to_vec()).prop_map(VideoOp::Set),
+        proptest::sample::select(vset_cmps()).prop_map(VideoOp::Set),
     ];
     (
         ops,
