@@ -107,10 +107,12 @@ enum Cmd {
         #[arg(short, long, value_name = "FILE")]
         output: PathBuf,
     },
-    /// Run conformance vectors (JSON Lines, shared/conformance/FORMAT.md).
+    /// Run conformance vectors (JSON Lines, docs/conformance-format.md).
     ///
-    /// Prints each failing or skipped vector, then `N passed, M failed`; exits 1
-    /// if any vector failed.
+    /// Prints each failing or unusable (skipped) vector with its file and line,
+    /// a summary per file when there are several, then `N passed, M failed`.
+    /// Exits 1 if any vector failed, else 2 if a line was unusable, no vector
+    /// ran, or a file could not be read (`-` reads standard input).
     Conform {
         /// Vector files.
         #[arg(required = true)]
@@ -265,34 +267,57 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Cmd::Conform { files } => {
-            let (mut passed, mut failed, mut skipped) = (0, 0, 0);
-            let mut out = String::new();
-            for f in &files {
-                let text = std::fs::read_to_string(f)
-                    .with_context(|| format!("reading {}", f.display()))?;
-                let rep = sim_isa::conform::run_vectors(&text);
-                for r in rep.problems() {
-                    out.push_str(&format!("{}: {r}\n", f.display()));
-                }
-                passed += rep.passed();
-                failed += rep.failed();
-                skipped += rep.skipped();
-            }
-            out.push_str(&format!("{passed} passed, {failed} failed"));
-            if skipped > 0 {
-                out.push_str(&format!(", {skipped} skipped"));
-            }
-            out.push('\n');
-            print_out(&out)?;
-            Ok(if failed > 0 {
-                ExitCode::from(1)
-            } else {
-                ExitCode::SUCCESS
-            })
-        }
+        Cmd::Conform { files } => conform(&files),
         Cmd::Eval { arch, inst, inputs } => eval(&arch, &inst, &inputs),
     }
+}
+
+/// `simcli conform`: streams each file line by line (memory bounded by
+/// `sim_isa::conform::MAX_LINE_BYTES`), printing problems as they come.
+fn conform(files: &[PathBuf]) -> Result<ExitCode> {
+    use sim_isa::conform::{run_reader, Outcome, Summary, VectorResult};
+    let mut total = Summary::default();
+    let mut write_err = None;
+    let mut say = |s: String| {
+        if write_err.is_none() {
+            write_err = print_out(&s).err();
+        }
+    };
+    for f in files {
+        let name = f.display();
+        let each = |r: &VectorResult| {
+            if r.outcome != Outcome::Passed {
+                say(format!("{name}: {r}\n"));
+            }
+        };
+        let sum = if f.as_os_str() == "-" {
+            run_reader(std::io::stdin().lock(), each)
+        } else {
+            std::fs::File::open(f).and_then(|file| run_reader(std::io::BufReader::new(file), each))
+        };
+        // The files before an unreadable one keep their summaries.
+        let sum = sum.with_context(|| format!("reading {name}"))?;
+        if files.len() > 1 {
+            say(format!("{name}: {}\n", sum.line()));
+        }
+        total.merge(sum);
+    }
+    say(format!("{}\n", total.line()));
+    if let Some(e) = write_err {
+        return Err(e);
+    }
+    if total.failed > 0 {
+        return Ok(ExitCode::from(1));
+    }
+    if total.skipped > 0 {
+        eprintln!("error: {} unusable vector line(s)", total.skipped);
+        return Ok(ExitCode::from(2));
+    }
+    if total.ran() == 0 {
+        eprintln!("error: no vectors ran");
+        return Ok(ExitCode::from(2));
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn print_out(s: &str) -> Result<()> {

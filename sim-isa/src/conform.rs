@@ -1,11 +1,14 @@
-//! Conformance vectors (`shared/conformance/FORMAT.md`): parse, run, compare.
-//! No file I/O here: callers hand in the text.
+//! Conformance vectors (the format is described in `docs/conformance-format.md`):
+//! parse, run, compare. No files are opened here: callers hand in the text,
+//! or a reader ([`run_reader`]).
 //!
-//! [`run_vectors`] reads a JSON Lines file, runs every vector on lane 0 of one
-//! warp and returns a [`Report`]; [`Report::summary_line`] prints the
+//! [`run_vectors`] reads a JSON Lines text, runs every vector on lane 0 of one
+//! warp and returns a [`Report`]; [`Summary::line`] prints the
 //! `N passed, M failed[, K skipped]` line. A vector the runner cannot use (bad
-//! JSON, a missing input, a value wider than its operand) is *skipped* with the
-//! reason, never counted as a simulator pass or failure.
+//! JSON, an empty `out`, a missing input, a value wider than its operand, a
+//! line over [`MAX_LINE_BYTES`]) is *skipped* with the reason and its line
+//! number, never counted as a simulator pass or failure; callers treat any
+//! skip as an error in the file.
 
 use crate::error::{ErrorKind, IsaError};
 use crate::exec::{execute, ExecCtx, WarpRegs};
@@ -14,6 +17,11 @@ use crate::symbols::Symbols;
 use crate::target::Target;
 use serde_json::Value as Json;
 use std::fmt;
+use std::io::BufRead;
+
+/// Longest vector line [`run_reader`] accepts, in bytes (a vector is a few
+/// hundred): memory stays bounded whatever the input.
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
 
 /// A register value in a vector.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -117,6 +125,15 @@ pub enum VectorError {
     /// `out` names a register the instruction does not use.
     #[error("\"out\" names {0}, which the instruction does not use")]
     UnknownOutput(String),
+    /// A line longer than [`MAX_LINE_BYTES`].
+    #[error("line longer than {limit} bytes")]
+    LineTooLong {
+        /// The limit.
+        limit: usize,
+    },
+    /// A line that is not UTF-8 text.
+    #[error("line is not UTF-8 text")]
+    NotText,
 }
 
 /// Result of one vector.
@@ -165,6 +182,46 @@ impl fmt::Display for VectorResult {
     }
 }
 
+/// Counts of a run: what [`Report`] and [`run_reader`] summarise.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Vectors that passed.
+    pub passed: usize,
+    /// Vectors the simulator failed.
+    pub failed: usize,
+    /// Vector lines that could not be used.
+    pub skipped: usize,
+}
+
+impl Summary {
+    /// Counts one outcome.
+    pub fn add(&mut self, o: &Outcome) {
+        match o {
+            Outcome::Passed => self.passed += 1,
+            Outcome::Failed { .. } => self.failed += 1,
+            Outcome::Skipped(_) => self.skipped += 1,
+        }
+    }
+    /// Adds another run's counts.
+    pub fn merge(&mut self, o: Summary) {
+        self.passed += o.passed;
+        self.failed += o.failed;
+        self.skipped += o.skipped;
+    }
+    /// Vectors that ran (passed or failed).
+    pub fn ran(&self) -> usize {
+        self.passed + self.failed
+    }
+    /// `N passed, M failed`, with `, K skipped` when K > 0.
+    pub fn line(&self) -> String {
+        let mut s = format!("{} passed, {} failed", self.passed, self.failed);
+        if self.skipped > 0 {
+            s.push_str(&format!(", {} skipped", self.skipped));
+        }
+        s
+    }
+}
+
 /// All results of a vector file, in line order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Report {
@@ -173,20 +230,25 @@ pub struct Report {
 }
 
 impl Report {
-    fn count(&self, f: impl Fn(&Outcome) -> bool) -> usize {
-        self.results.iter().filter(|r| f(&r.outcome)).count()
+    /// The counts.
+    pub fn summary(&self) -> Summary {
+        let mut s = Summary::default();
+        for r in &self.results {
+            s.add(&r.outcome);
+        }
+        s
     }
     /// Vectors that passed.
     pub fn passed(&self) -> usize {
-        self.count(|o| matches!(o, Outcome::Passed))
+        self.summary().passed
     }
     /// Vectors the simulator failed.
     pub fn failed(&self) -> usize {
-        self.count(|o| matches!(o, Outcome::Failed { .. }))
+        self.summary().failed
     }
     /// Vectors that could not be used.
     pub fn skipped(&self) -> usize {
-        self.count(|o| matches!(o, Outcome::Skipped(_)))
+        self.summary().skipped
     }
     /// No failures (skips do not count against).
     pub fn ok(&self) -> bool {
@@ -198,12 +260,7 @@ impl Report {
     }
     /// `N passed, M failed`, with `, K skipped` when K > 0.
     pub fn summary_line(&self) -> String {
-        let mut s = format!("{} passed, {} failed", self.passed(), self.failed());
-        let k = self.skipped();
-        if k > 0 {
-            s.push_str(&format!(", {k} skipped"));
-        }
-        s
+        self.summary().line()
     }
 }
 
@@ -290,7 +347,18 @@ fn parse_line(line: usize, text: &str) -> Result<Vector, (String, VectorError)> 
     let arch = parse_str(&obj, "arch").map_err(with_ptx)?.to_string();
     let inputs = parse_regs("in", obj.get("in")).map_err(with_ptx)?;
     let expect = match (obj.get("out"), obj.get("error")) {
-        (Some(out), None) => Expect::Out(parse_regs("out", Some(out)).map_err(with_ptx)?),
+        (Some(out), None) => {
+            let regs = parse_regs("out", Some(out)).map_err(with_ptx)?;
+            if regs.is_empty() {
+                // Every instruction writes something; an empty `out` would
+                // pass whatever the simulator did to the destination.
+                return Err(with_ptx(field_err(
+                    "out",
+                    "empty: list every register the instruction writes",
+                )));
+            }
+            Expect::Out(regs)
+        }
         (None, Some(Json::String(e))) => Expect::Error(match e.as_str() {
             "invalid" => ErrorKind::Invalid,
             "arch" => ErrorKind::Arch,
@@ -347,23 +415,86 @@ pub fn run_vectors_with<F>(text: &str, mut parse: F) -> Report
 where
     F: FnMut(&str, &mut Symbols, Target) -> Result<Instruction, IsaError>,
 {
-    let mut results = Vec::new();
-    for (i, l) in text.lines().enumerate() {
-        let t = l.trim();
-        if t.is_empty() || t.starts_with('#') {
-            continue;
-        }
-        let line = i + 1;
-        let (ptx, outcome) = match parse_line(line, t) {
-            Ok(v) => {
-                let o = run_vector(&v, &mut parse);
-                (v.ptx, o)
-            }
-            Err((ptx, e)) => (ptx, Outcome::Skipped(e)),
-        };
-        results.push(VectorResult { line, ptx, outcome });
-    }
+    let results = text
+        .lines()
+        .enumerate()
+        .filter_map(|(i, l)| run_line_with(i + 1, l, &mut parse))
+        .collect();
     Report { results }
+}
+
+/// Runs one line of a vector file (`line` is its 1-based number): `None` for
+/// a blank or `#` line, else the vector's result.
+pub fn run_line_with<F>(line: usize, text: &str, parse: &mut F) -> Option<VectorResult>
+where
+    F: FnMut(&str, &mut Symbols, Target) -> Result<Instruction, IsaError>,
+{
+    let t = text.trim();
+    if t.is_empty() || t.starts_with('#') {
+        return None;
+    }
+    let (ptx, outcome) = match parse_line(line, t) {
+        Ok(v) => {
+            let o = run_vector(&v, parse);
+            (v.ptx, o)
+        }
+        Err((ptx, e)) => (ptx, Outcome::Skipped(e)),
+    };
+    Some(VectorResult { line, ptx, outcome })
+}
+
+/// Runs the vectors of a JSON Lines stream one line at a time with the
+/// crate's parser, handing each result to `each`, and returns the counts.
+/// Memory is bounded by [`MAX_LINE_BYTES`]: a longer line is a skipped vector
+/// with its line number and ends the run (the input is no vector file); a
+/// line that is not UTF-8 is skipped. Only read errors fail.
+pub fn run_reader<R: BufRead>(
+    mut r: R,
+    mut each: impl FnMut(&VectorResult),
+) -> std::io::Result<Summary> {
+    let mut parse = |ptx: &str, syms: &mut Symbols, target: Target| {
+        crate::parse::parse_for_target(ptx, syms, target, None)
+    };
+    let mut sum = Summary::default();
+    let mut buf = Vec::new();
+    let mut line = 0;
+    loop {
+        buf.clear();
+        let limit = MAX_LINE_BYTES as u64 + 1;
+        if std::io::Read::take(&mut r, limit).read_until(b'\n', &mut buf)? == 0 {
+            return Ok(sum);
+        }
+        line += 1;
+        if buf.len() > MAX_LINE_BYTES {
+            // Not a vector file (a vector is a few hundred bytes): stop
+            // rather than scan an endless line (`/dev/zero`).
+            let res = skipped(
+                line,
+                VectorError::LineTooLong {
+                    limit: MAX_LINE_BYTES,
+                },
+            );
+            sum.add(&res.outcome);
+            each(&res);
+            return Ok(sum);
+        }
+        let res = match std::str::from_utf8(&buf) {
+            Ok(text) => run_line_with(line, text, &mut parse),
+            Err(_) => Some(skipped(line, VectorError::NotText)),
+        };
+        if let Some(res) = res {
+            sum.add(&res.outcome);
+            each(&res);
+        }
+    }
+}
+
+fn skipped(line: usize, e: VectorError) -> VectorResult {
+    VectorResult {
+        line,
+        ptx: String::new(),
+        outcome: Outcome::Skipped(e),
+    }
 }
 
 fn kind_name(k: ErrorKind) -> &'static str {

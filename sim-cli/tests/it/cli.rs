@@ -124,35 +124,6 @@ fn eval_bad_text_uses_conform_classification() {
 }
 
 #[test]
-fn conform_exit_codes() {
-    let dir = scratch("conform");
-    let good = dir.join("good.jsonl");
-    let bad = dir.join("bad.jsonl");
-    std::fs::write(
-        &good,
-        "{\"arch\":\"sm_30\",\"ptx\":\"vadd2.u32.s32.u32 %r1.h10, %r2.h10, %r3.h30, %r1;\",\"in\":{\"%r2\":\"0xa1700001\",\"%r3\":\"0x93bd\",\"%r1\":\"0x7fff7fff\"},\"out\":{\"%r1\":\"0xa1700002\"}}\n",
-    )
-    .unwrap();
-    std::fs::write(
-        &bad,
-        "# a wrong expectation\n{\"arch\":\"sm_30\",\"ptx\":\"vadd2.u32.s32.u32 %r1.h10, %r2.h10, %r3.h30, %r1;\",\"in\":{\"%r2\":\"0xa1700001\",\"%r3\":\"0x93bd\",\"%r1\":\"0x7fff7fff\"},\"out\":{\"%r1\":\"0xa1700003\"}}\n",
-    )
-    .unwrap();
-    let (c, out, _) = parts(&simcli(&["conform", s(&good)]));
-    assert_eq!((c, out.as_str()), (0, "1 passed, 0 failed\n"));
-    let (c, out, _) = parts(&simcli(&["conform", s(&good), s(&bad)]));
-    assert_eq!(c, 1);
-    assert!(out.contains("bad.jsonl: line 2:"), "{out}");
-    assert!(out.ends_with("1 passed, 1 failed\n"), "{out}");
-    let public = "/work/shared/conformance/public.jsonl";
-    if std::path::Path::new(public).exists() {
-        let (c, out, _) = parts(&simcli(&["conform", public]));
-        assert_eq!(c, 0, "{out}");
-        assert!(out.contains(" passed, 0 failed"), "{out}");
-    }
-}
-
-#[test]
 fn scheduler_threads_sms_options() {
     let base = parts(&simcli(&[
         "run",

@@ -1,8 +1,10 @@
 //! sim-cli integration tests: golden reports, round trips, --check, corrupt
-//! traces, CLI exit codes, kernel-text errors, and trace-reader fuzzing.
+//! traces, CLI exit codes, conformance runs, kernel-text errors, and
+//! trace-reader fuzzing.
 
 mod check;
 mod cli;
+mod conform;
 mod corrupt;
 mod fuzz;
 mod golden;

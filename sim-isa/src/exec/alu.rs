@@ -1,8 +1,10 @@
 //! Supporting integer instructions of kernel text
-//! (`mov add sub mul.lo and or xor shl shr`).
+//! (`mov add sub mul.lo and or xor shl shr`): one lane ([`alu_lane`], the
+//! definition) and over a warp.
 
-use super::width_mask;
-use crate::inst::{AluOp, Type, TypeKind};
+use super::lanes::{src, width_mask, Lanes, WarpRegs};
+use super::{ExecCtx, WARP_SIZE};
+use crate::inst::{AluOp, Operand, Type, TypeKind};
 
 /// One lane of an ALU instruction on type `ty`: `a` at the type's width, `b`
 /// the second source (a 32-bit unsigned amount for shifts; ignored by `mov`).
@@ -74,5 +76,80 @@ fn float_add(ty: Type, a: u64, b: u64, sub: bool) -> u64 {
                 half::bf16::from_bits(a as u16).to_f32() + half::bf16::from_bits(b as u16).to_f32();
             u64::from(half::bf16::from_f32(s).to_bits())
         }
+    }
+}
+
+#[inline(always)]
+fn alu_loop(f: impl Fn(u64, u64) -> u64, ma: u64, mb: u64, a: &Lanes, b: &Lanes) -> Lanes {
+    let mut o = [0u64; WARP_SIZE];
+    for l in 0..WARP_SIZE {
+        o[l] = f(a[l] & ma, b[l] & mb) & ma;
+    }
+    o
+}
+
+/// Integer ALU over a warp (`a` at the type width, `b` at `b_bits`, the
+/// width `execute` reads it at); float `add`/`sub` go lane by lane through
+/// [`alu_lane`].
+pub(super) fn alu(
+    op: AluOp,
+    ty: Type,
+    a: Operand,
+    b: Option<Operand>,
+    b_bits: u32,
+    ctx: &ExecCtx,
+    regs: &WarpRegs,
+) -> Lanes {
+    let bits = ty.bits();
+    let m = width_mask(bits);
+    let mb = width_mask(b_bits);
+    // Without b (`mov`, which ignores it) read a again rather than fill zeros.
+    let b = match (b, op) {
+        (Some(b), _) => b,
+        (None, AluOp::Mov) => a,
+        (None, _) => Operand::Imm(0),
+    };
+    src!(a, a, ctx, regs);
+    src!(b, b, ctx, regs);
+    if is_float(ty) && matches!(op, AluOp::Add | AluOp::Sub) {
+        let mut o = [0u64; WARP_SIZE];
+        for l in 0..WARP_SIZE {
+            o[l] = alu_lane(op, ty, a[l] & m, b[l] & mb);
+        }
+        return o;
+    }
+    let wide = u64::from(bits);
+    match op {
+        AluOp::Mov => alu_loop(|x, _| x, m, mb, a, b),
+        AluOp::Add => alu_loop(|x, y| x.wrapping_add(y), m, mb, a, b),
+        AluOp::Sub => alu_loop(|x, y| x.wrapping_sub(y), m, mb, a, b),
+        AluOp::MulLo => alu_loop(|x, y| x.wrapping_mul(y), m, mb, a, b),
+        AluOp::And => alu_loop(|x, y| x & y, m, mb, a, b),
+        AluOp::Or => alu_loop(|x, y| x | y, m, mb, a, b),
+        AluOp::Xor => alu_loop(|x, y| x ^ y, m, mb, a, b),
+        AluOp::Shl => alu_loop(
+            |x, y| if y >= wide { 0 } else { x << (y & 63) },
+            m,
+            mb,
+            a,
+            b,
+        ),
+        AluOp::Shr if ty.kind() == TypeKind::Signed => {
+            let sh = 64 - bits;
+            alu_loop(
+                move |x, y| ((((x << sh) as i64) >> sh) >> y.min(63)) as u64,
+                m,
+                mb,
+                a,
+                b,
+            )
+        }
+        AluOp::Shr => alu_loop(
+            |x, y| if y >= wide { 0 } else { x >> (y & 63) },
+            m,
+            mb,
+            a,
+            b,
+        ),
     }
 }

@@ -1,12 +1,14 @@
-//! Comparison and selection lanes: `set`, `setp`, `selp`, `slct` (PTX 9.7.6)
-//! and half-precision `set` (9.7.7.1), as corrected by ERRATA 13-19.
+//! Comparison lanes: `set`, `setp` (PTX 9.7.6) and half-precision `set`
+//! (9.7.7.1), as corrected by ERRATA 13-19, and the comparison table
+//! ([`Base`], [`int_cmp_kind`], [`float_cmp_kind`]) that the warp paths
+//! (`cmp_warp.rs`, `video_warp.rs`) and `vset` read too.
 
 use super::width_mask;
-use crate::inst::{BoolOp, CmpOp, Set, Setp, Slct, Type, TypeKind};
+use crate::inst::{BoolOp, CmpOp, Set, Setp, Type, TypeKind};
 use crate::target::Target;
 
 /// Exponent and mantissa field widths of a scalar float format.
-const fn float_fields(ty: Type) -> Option<(u32, u32)> {
+pub(super) const fn float_fields(ty: Type) -> Option<(u32, u32)> {
     match ty {
         Type::F16 | Type::F16x2 => Some((5, 10)),
         Type::Bf16 | Type::Bf16x2 => Some((8, 7)),
@@ -42,14 +44,106 @@ fn to_f64(ty: Type, bits: u64) -> f64 {
     }
 }
 
+/// The comparison table, shared by the scalar reference and the warp paths:
+/// every operator reads as an ordering test on its operands (or on keys
+/// whose order is theirs), plus, for floats, the result when unordered.
+/// An ordering test.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(super) enum Base {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    True,
+    False,
+}
+
+impl Base {
+    /// Whether an ordering passes the test.
+    #[inline]
+    pub(super) fn holds(self, o: std::cmp::Ordering) -> bool {
+        use std::cmp::Ordering::*;
+        match self {
+            Base::Eq => o == Equal,
+            Base::Ne => o != Equal,
+            Base::Lt => o == Less,
+            Base::Le => o != Greater,
+            Base::Gt => o == Greater,
+            Base::Ge => o != Less,
+            Base::True => true,
+            Base::False => false,
+        }
+    }
+}
+
+/// `lo ls hi hs`: unsigned on every integer type; the rest follow the type.
+pub(super) fn is_unsigned_op(cmp: CmpOp) -> bool {
+    matches!(cmp, CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs)
+}
+
+/// Integer (and `vset`) reading of a comparison operator: the unordered
+/// forms act as the ordered ones, `num` is true, `nan` false. `lo ls hi hs`
+/// compare unsigned ([`is_unsigned_op`]).
+pub(super) fn int_cmp_kind(cmp: CmpOp) -> Base {
+    match cmp {
+        CmpOp::Eq | CmpOp::Equ => Base::Eq,
+        CmpOp::Ne | CmpOp::Neu => Base::Ne,
+        CmpOp::Lt | CmpOp::Ltu | CmpOp::Lo => Base::Lt,
+        CmpOp::Le | CmpOp::Leu | CmpOp::Ls => Base::Le,
+        CmpOp::Gt | CmpOp::Gtu | CmpOp::Hi => Base::Gt,
+        CmpOp::Ge | CmpOp::Geu | CmpOp::Hs => Base::Ge,
+        CmpOp::Num => Base::True,
+        CmpOp::Nan => Base::False,
+    }
+}
+
+/// A float comparison as `unordered ? U : base(key_a, key_b)`.
+pub(super) fn float_cmp_kind(cmp: CmpOp) -> (Base, bool) {
+    match cmp {
+        CmpOp::Eq => (Base::Eq, false),
+        CmpOp::Ne => (Base::Ne, false),
+        CmpOp::Lt | CmpOp::Lo => (Base::Lt, false),
+        CmpOp::Le | CmpOp::Ls => (Base::Le, false),
+        CmpOp::Gt | CmpOp::Hi => (Base::Gt, false),
+        CmpOp::Ge | CmpOp::Hs => (Base::Ge, false),
+        CmpOp::Equ => (Base::Eq, true),
+        CmpOp::Neu => (Base::Ne, true),
+        CmpOp::Ltu => (Base::Lt, true),
+        CmpOp::Leu => (Base::Le, true),
+        CmpOp::Gtu => (Base::Gt, true),
+        CmpOp::Geu => (Base::Ge, true),
+        CmpOp::Num => (Base::True, false),
+        CmpOp::Nan => (Base::False, true),
+    }
+}
+
+/// Calls `$run` with a closure for `$base` over keys of type `$t`.
+macro_rules! with_base {
+    ($base:expr, $t:ty, $run:path, ( $($arg:expr),* )) => {
+        match $base {
+            $crate::exec::cmp::Base::Eq => $run(|x: $t, y: $t| x == y, $($arg),*),
+            $crate::exec::cmp::Base::Ne => $run(|x: $t, y: $t| x != y, $($arg),*),
+            $crate::exec::cmp::Base::Lt => $run(|x: $t, y: $t| x < y, $($arg),*),
+            $crate::exec::cmp::Base::Le => $run(|x: $t, y: $t| x <= y, $($arg),*),
+            $crate::exec::cmp::Base::Gt => $run(|x: $t, y: $t| x > y, $($arg),*),
+            $crate::exec::cmp::Base::Ge => $run(|x: $t, y: $t| x >= y, $($arg),*),
+            $crate::exec::cmp::Base::True => $run(|_: $t, _: $t| true, $($arg),*),
+            $crate::exec::cmp::Base::False => $run(|_: $t, _: $t| false, $($arg),*),
+        }
+    };
+}
+pub(super) use with_base;
+
 /// `a CmpOp b` for one scalar of type `ty` (raw bits, already at its width;
 /// for x2 types pass one 16-bit half). `flush` flushes subnormal float inputs
 /// first. Combinations ptxas rejects (errata 13) get their natural meaning
 /// so the function is total: on integers the unordered operators act as the
 /// ordered ones, `num` is true, `nan` false; on floats `lo ls hi hs` act as
-/// `lt le gt ge`.
+/// `lt le gt ge` (the readings of `int_cmp_kind` and `float_cmp_kind`,
+/// which the warp paths use too).
 pub fn compare(cmp: CmpOp, ty: Type, a: u64, b: u64, flush: bool) -> bool {
-    use std::cmp::Ordering::*;
     match ty.kind() {
         TypeKind::Float | TypeKind::BFloat => {
             let (a, b) = if flush {
@@ -57,55 +151,30 @@ pub fn compare(cmp: CmpOp, ty: Type, a: u64, b: u64, flush: bool) -> bool {
             } else {
                 (a, b)
             };
-            let (x, y) = (to_f64(ty, a), to_f64(ty, b));
+            let (base, unordered) = float_cmp_kind(cmp);
             // None = unordered (a NaN); IEEE makes -0.0 == +0.0.
-            let ord = x.partial_cmp(&y);
-            let unordered = ord.is_none();
-            let ordered = |f: fn(std::cmp::Ordering) -> bool| ord.is_some_and(f);
-            match cmp {
-                CmpOp::Eq => ordered(|o| o == Equal),
-                CmpOp::Ne => ordered(|o| o != Equal),
-                CmpOp::Lt | CmpOp::Lo => ordered(|o| o == Less),
-                CmpOp::Le | CmpOp::Ls => ordered(|o| o != Greater),
-                CmpOp::Gt | CmpOp::Hi => ordered(|o| o == Greater),
-                CmpOp::Ge | CmpOp::Hs => ordered(|o| o != Less),
-                CmpOp::Equ => unordered || ordered(|o| o == Equal),
-                CmpOp::Neu => unordered || ordered(|o| o != Equal),
-                CmpOp::Ltu => unordered || ordered(|o| o == Less),
-                CmpOp::Leu => unordered || ordered(|o| o != Greater),
-                CmpOp::Gtu => unordered || ordered(|o| o == Greater),
-                CmpOp::Geu => unordered || ordered(|o| o != Less),
-                CmpOp::Num => !unordered,
-                CmpOp::Nan => unordered,
-            }
+            to_f64(ty, a)
+                .partial_cmp(&to_f64(ty, b))
+                .map_or(unordered, |o| base.holds(o))
         }
         kind => {
             let bits = ty.bits();
             let m = width_mask(bits);
             let (ua, ub) = (a & m, b & m);
-            let ord = if kind == TypeKind::Signed {
+            let ord = if kind == TypeKind::Signed && !is_unsigned_op(cmp) {
                 let sh = 64 - bits;
                 (((ua << sh) as i64) >> sh).cmp(&(((ub << sh) as i64) >> sh))
             } else {
                 ua.cmp(&ub)
             };
-            let uord = ua.cmp(&ub);
-            match cmp {
-                CmpOp::Eq | CmpOp::Equ => ord == Equal,
-                CmpOp::Ne | CmpOp::Neu => ord != Equal,
-                CmpOp::Lt | CmpOp::Ltu => ord == Less,
-                CmpOp::Le | CmpOp::Leu => ord != Greater,
-                CmpOp::Gt | CmpOp::Gtu => ord == Greater,
-                CmpOp::Ge | CmpOp::Geu => ord != Less,
-                CmpOp::Lo => uord == Less,
-                CmpOp::Ls => uord != Greater,
-                CmpOp::Hi => uord == Greater,
-                CmpOp::Hs => uord != Less,
-                CmpOp::Num => true,
-                CmpOp::Nan => false,
-            }
+            int_cmp_kind(cmp).holds(ord)
         }
     }
+}
+
+/// Whether `ty` packs two 16-bit floats, compared half by half.
+pub(super) fn is_x2(ty: Type) -> bool {
+    matches!(ty, Type::F16x2 | Type::Bf16x2)
 }
 
 /// `BoolOp(t, c)`, or `t` when there is no boolean operation.
@@ -120,7 +189,7 @@ fn combine(op: Option<BoolOp>, t: bool, c: bool) -> bool {
 
 /// Whether compares of `ty` flush subnormal inputs: `.ftz`, or f32 on sm_1x
 /// (errata 14; f64 is never flushed implicitly).
-fn flushes(ftz: bool, ty: Type, target: Target) -> bool {
+pub(super) fn flushes(ftz: bool, ty: Type, target: Target) -> bool {
     ftz || (ty == Type::F32 && target.flushes_f32_subnormals())
 }
 
@@ -138,6 +207,16 @@ pub const fn set_true_value(dtype: Type) -> u64 {
     }
 }
 
+/// The value `set` writes in each true half when the source is x2: 1.0 in
+/// the destination's format for `.f16x2`/`.bf16x2` destinations, 0xFFFF
+/// otherwise (errata 17).
+pub(super) const fn half_true_value(dtype: Type) -> u16 {
+    match dtype {
+        Type::F16x2 | Type::Bf16x2 => set_true_value(dtype) as u16,
+        _ => 0xFFFF,
+    }
+}
+
 /// One lane of `set`: `a`, `b` are raw source bits at the source width, `c`
 /// is the BoolOp predicate with any `!` already applied (ignored without a
 /// BoolOp). The result is zero-extended at the destination width.
@@ -147,11 +226,8 @@ pub const fn set_true_value(dtype: Type) -> u64 {
 pub fn set_lane(s: &Set, target: Target, a: u64, b: u64, c: bool) -> u64 {
     let op = s.bool_op.map(|(o, _)| o);
     let flush = flushes(s.ftz, s.stype, target);
-    if matches!(s.stype, Type::F16x2 | Type::Bf16x2) {
-        let half_true = match s.dtype {
-            Type::F16x2 | Type::Bf16x2 => set_true_value(s.dtype),
-            _ => 0xFFFF,
-        };
+    if is_x2(s.stype) {
+        let half_true = u64::from(half_true_value(s.dtype));
         let mut d = 0u64;
         for i in 0..2 {
             let sh = 16 * i;
@@ -181,43 +257,11 @@ pub fn set_lane(s: &Set, target: Target, a: u64, b: u64, c: bool) -> u64 {
 pub fn setp_lane(s: &Setp, target: Target, a: u64, b: u64, c: bool) -> (bool, bool) {
     let op = s.bool_op.map(|(o, _)| o);
     let flush = flushes(s.ftz, s.ty, target);
-    if matches!(s.ty, Type::F16x2 | Type::Bf16x2) {
+    if is_x2(s.ty) {
         let lo = compare(s.cmp, s.ty, a & 0xFFFF, b & 0xFFFF, flush);
         let hi = compare(s.cmp, s.ty, (a >> 16) & 0xFFFF, (b >> 16) & 0xFFFF, flush);
         return (combine(op, lo, c), combine(op, hi, c));
     }
     let t = compare(s.cmp, s.ty, a, b, flush);
     (combine(op, t, c), combine(op, !t, c))
-}
-
-/// One lane of `selp`: `c ? a : b`, bits unchanged (errata 16).
-pub fn selp_lane(a: u64, b: u64, c: bool) -> u64 {
-    if c {
-        a
-    } else {
-        b
-    }
-}
-
-/// One lane of `slct`: `c >= 0 ? a : b`, bits unchanged (errata 16). An f32
-/// `c` of -0.0 selects `a`, NaN selects `b`; with `.ftz` (or on sm_1x) a
-/// subnormal `c` is flushed first, so a negative subnormal selects `a`
-/// (errata 14, 15).
-pub fn slct_lane(s: &Slct, target: Target, a: u64, b: u64, c: u32) -> u64 {
-    let take_a = if s.ctype == Type::F32 {
-        let c = if flushes(s.ftz, Type::F32, target) {
-            flush_subnormal(Type::F32, c.into()) as u32
-        } else {
-            c
-        };
-        f32::from_bits(c) >= 0.0
-    } else {
-        c as i32 >= 0
-    };
-    let m = width_mask(s.dtype.bits());
-    if take_a {
-        a & m
-    } else {
-        b & m
-    }
 }

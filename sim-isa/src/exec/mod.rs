@@ -3,68 +3,35 @@
 //! [`alu_lane`]) and lifted over a 32-lane warp by [`execute`] under the
 //! active mask and the guard.
 
+//!
+//! One file per concern: `lanes.rs` (the register file, operand reads,
+//! masked writes), then per family its scalar definition and its warp form:
+//! `video.rs` + `video_warp.rs`, `cmp.rs` (with the comparison table both
+//! forms read) + `cmp_warp.rs`, `select.rs`, `alu.rs`. [`execute`] runs the
+//! warp forms; [`execute_scalar`] lifts the scalar lane functions literally
+//! and is the reference the property tests hold [`execute`] to.
+
 mod alu;
 mod cmp;
-mod fast;
+mod cmp_warp;
+mod lanes;
+mod select;
 mod video;
+mod video_warp;
 
 pub use alu::alu_lane;
-pub use cmp::{
-    compare, flush_subnormal, selp_lane, set_lane, set_true_value, setp_lane, slct_lane,
-};
+pub use cmp::{compare, flush_subnormal, set_lane, set_true_value, setp_lane};
+pub use lanes::WarpRegs;
+pub use select::{selp_lane, slct_lane};
 pub use video::video_lane;
 
-use crate::inst::{Instruction, Op, Operand, PredSrc, RegId, SpecialReg};
+use crate::inst::{AluOp, Instruction, Op, Operand, PredSrc, RegId, Type};
 use crate::target::Target;
+pub(crate) use lanes::width_mask;
+use lanes::{blend, blend32, exec_mask, pred_src_bits, read_operand, write_lanes};
 
 /// Lanes per warp.
 pub const WARP_SIZE: usize = 32;
-
-/// A warp's registers: one 32-lane array per [`RegId`]. Values are stored
-/// zero-extended to 64 bits at the width last written; predicates are 0/1.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct WarpRegs {
-    regs: Vec<[u64; WARP_SIZE]>,
-}
-
-impl WarpRegs {
-    /// `n` registers, all zero.
-    pub fn new(n: usize) -> Self {
-        WarpRegs {
-            regs: vec![[0; WARP_SIZE]; n],
-        }
-    }
-    /// Number of registers.
-    pub fn len(&self) -> usize {
-        self.regs.len()
-    }
-    /// No registers.
-    pub fn is_empty(&self) -> bool {
-        self.regs.is_empty()
-    }
-    /// Grows the file to at least `n` registers (new ones zero).
-    pub fn ensure(&mut self, n: usize) {
-        if self.regs.len() < n {
-            self.regs.resize(n, [0; WARP_SIZE]);
-        }
-    }
-    /// All lanes of `r`.
-    pub fn get(&self, r: RegId) -> &[u64; WARP_SIZE] {
-        &self.regs[r.0 as usize]
-    }
-    /// All lanes of `r`, mutably.
-    pub fn get_mut(&mut self, r: RegId) -> &mut [u64; WARP_SIZE] {
-        &mut self.regs[r.0 as usize]
-    }
-    /// One lane of `r`.
-    pub fn lane(&self, r: RegId, lane: usize) -> u64 {
-        self.regs[r.0 as usize][lane]
-    }
-    /// Sets one lane of `r`.
-    pub fn set_lane(&mut self, r: RegId, lane: usize, v: u64) {
-        self.regs[r.0 as usize][lane] = v;
-    }
-}
 
 /// What execution needs beyond the instruction and registers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,78 +40,6 @@ pub struct ExecCtx {
     pub target: Target,
     /// The warp's index, for `%warpid`.
     pub warp_id: u32,
-}
-
-/// All-ones in the low `bits` bits (`bits` in 1..=64).
-pub(crate) const fn width_mask(bits: u32) -> u64 {
-    if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    }
-}
-
-type Lanes = [u64; WARP_SIZE];
-
-/// Reads a source operand for every lane at `bits` width: registers are
-/// masked so stale high bits from a wider earlier write never leak in.
-fn read_operand(op: Operand, bits: u32, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
-    let m = width_mask(bits);
-    let mut out = [0u64; WARP_SIZE];
-    match op {
-        Operand::Reg(r) => {
-            for (o, v) in out.iter_mut().zip(regs.get(r)) {
-                *o = v & m;
-            }
-        }
-        Operand::Imm(v) => out = [v & m; WARP_SIZE],
-        Operand::Special(SpecialReg::LaneId) => {
-            for (l, o) in out.iter_mut().enumerate() {
-                *o = l as u64 & m;
-            }
-        }
-        Operand::Special(SpecialReg::WarpId) => out = [u64::from(ctx.warp_id) & m; WARP_SIZE],
-    }
-    out
-}
-
-/// Lanes (as a bit mask) where a predicate register holds true.
-#[allow(clippy::needless_range_loop)]
-fn pred_bits(r: RegId, regs: &WarpRegs) -> u32 {
-    let v = regs.get(r);
-    let mut m = 0u32;
-    for l in 0..WARP_SIZE {
-        // A table of lane bits instead of `<< l` lets the loop vectorise.
-        m |= fast::BIT[l] & 0u32.wrapping_sub(v[l] as u32 & 1);
-    }
-    m
-}
-
-/// Lanes where a predicate source is true, `!` applied.
-fn pred_src_bits(p: PredSrc, regs: &WarpRegs) -> u32 {
-    match p {
-        PredSrc::Imm(b) => {
-            if b {
-                u32::MAX
-            } else {
-                0
-            }
-        }
-        PredSrc::Reg { reg, negate } => pred_bits(reg, regs) ^ if negate { u32::MAX } else { 0 },
-    }
-}
-
-/// Writes `vals` to the lanes of `d` selected by `exec`.
-fn write_lanes(regs: &mut WarpRegs, d: RegId, exec: u32, vals: &Lanes) {
-    if exec == u32::MAX {
-        *regs.get_mut(d) = *vals;
-        return;
-    }
-    for (l, (o, v)) in regs.get_mut(d).iter_mut().zip(vals).enumerate() {
-        if exec >> l & 1 == 1 {
-            *o = *v;
-        }
-    }
 }
 
 /// Executes `inst` on every lane set in `active` whose guard holds.
@@ -167,42 +62,38 @@ pub fn execute(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, active: u
 #[inline]
 pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, active: u32) {
     debug_assert!(regs.len() >= regs_needed(inst));
-    let exec = active
-        & match inst.guard {
-            None => u32::MAX,
-            Some(g) => pred_bits(g.reg, regs) ^ if g.negate { u32::MAX } else { 0 },
-        };
+    let exec = exec_mask(inst.guard, regs, active);
     if exec == 0 {
         return;
     }
     // By reference: matching by value copies the operand struct first.
     match &inst.op {
         Op::Video(v) => {
-            fast::video(v, regs, exec);
+            video_warp::video(v, regs, exec);
         }
         Op::Set(s) => {
-            fast::set(s, ctx, regs, exec);
+            cmp_warp::set(s, ctx, regs, exec);
         }
         Op::Setp(s) => {
-            let (p, q) = fast::setp(s, ctx, regs);
+            let (p, q) = cmp_warp::setp(s, ctx, regs);
             if let Some(pr) = s.p {
-                fast::blend32(regs.get_mut(pr), exec, &p);
+                blend32(regs.get_mut(pr), exec, &p);
             }
             if let Some(Some(qr)) = s.q {
-                fast::blend32(regs.get_mut(qr), exec, &q);
+                blend32(regs.get_mut(qr), exec, &q);
             }
         }
         Op::Selp(s) => {
-            let out = fast::selp(s.ty, s.a, s.b, s.c, ctx, regs);
-            fast::blend(regs.get_mut(s.d), exec, &out);
+            let out = select::selp(s.ty, s.a, s.b, s.c, ctx, regs);
+            blend(regs.get_mut(s.d), exec, &out);
         }
         Op::Slct(s) => {
-            let out = fast::slct(s, ctx, regs);
-            fast::blend(regs.get_mut(s.d), exec, &out);
+            let out = select::slct(s, ctx, regs);
+            blend(regs.get_mut(s.d), exec, &out);
         }
         Op::Alu(x) => {
-            let out = fast::alu(x.op, x.ty, x.a, x.b, alu_b_bits(x.op, x.ty), ctx, regs);
-            fast::blend(regs.get_mut(x.d), exec, &out);
+            let out = alu::alu(x.op, x.ty, x.a, x.b, alu_b_bits(x.op, x.ty), ctx, regs);
+            blend(regs.get_mut(x.d), exec, &out);
         }
     }
 }
@@ -241,8 +132,8 @@ fn regs_needed(inst: &Instruction) -> usize {
 
 /// Width `execute` reads an ALU instruction's second source at: shift
 /// amounts are 32-bit whatever the type.
-fn alu_b_bits(op: crate::inst::AluOp, ty: crate::inst::Type) -> u32 {
-    if matches!(op, crate::inst::AluOp::Shl | crate::inst::AluOp::Shr) {
+fn alu_b_bits(op: AluOp, ty: Type) -> u32 {
+    if matches!(op, AluOp::Shl | AluOp::Shr) {
         32
     } else {
         ty.bits()
@@ -257,11 +148,7 @@ pub fn execute_scalar(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
     if let Some(max) = uses.iter().map(|u| u.reg.0 as usize).max() {
         regs.ensure(max + 1);
     }
-    let exec = active
-        & match inst.guard {
-            None => u32::MAX,
-            Some(g) => pred_bits(g.reg, regs) ^ if g.negate { u32::MAX } else { 0 },
-        };
+    let exec = exec_mask(inst.guard, regs, active);
     if exec == 0 {
         return;
     }

@@ -1,7 +1,8 @@
 //! SIMD video lanes (`vadd2` ... `vset4`), PTX 9.7.18.2 as corrected by
 //! ERRATA 1-11.
 
-use crate::inst::{CmpOp, Video, VideoOp};
+use super::cmp::int_cmp_kind;
+use crate::inst::{Video, VideoOp};
 
 /// One thread's `vop2`/`vop4`: `a`, `b`, `c` are the 32-bit source registers,
 /// the result is the 32-bit destination.
@@ -113,7 +114,9 @@ impl VideoPlan {
                 VideoOp::Min => x.min(y),
                 VideoOp::Max => x.max(y),
                 // Errata 8: 1 or 0 per lane.
-                VideoOp::Set(cmp) => i32::from(int_cmp(cmp, x, y)),
+                // Only `eq ne lt le gt ge` are valid; the rest read as on
+                // integers so the function is total.
+                VideoOp::Set(cmp) => i32::from(int_cmp_kind(cmp).holds(x.cmp(&y))),
             };
             if let Some((lo, hi)) = self.clamp {
                 t = t.clamp(lo, hi);
@@ -129,20 +132,5 @@ impl VideoPlan {
         } else {
             merged
         }
-    }
-}
-
-/// `vset` comparison of two exact lane values. Only `eq ne lt le gt ge` are
-/// valid; the rest get their natural integer meaning so the function is total.
-fn int_cmp(cmp: CmpOp, x: i32, y: i32) -> bool {
-    match cmp {
-        CmpOp::Eq | CmpOp::Equ => x == y,
-        CmpOp::Ne | CmpOp::Neu => x != y,
-        CmpOp::Lt | CmpOp::Ltu | CmpOp::Lo => x < y,
-        CmpOp::Le | CmpOp::Leu | CmpOp::Ls => x <= y,
-        CmpOp::Gt | CmpOp::Gtu | CmpOp::Hi => x > y,
-        CmpOp::Ge | CmpOp::Geu | CmpOp::Hs => x >= y,
-        CmpOp::Num => true,
-        CmpOp::Nan => false,
     }
 }

@@ -1,7 +1,8 @@
 //! The conformance-vector reader and runner: error paths, skips, summary line.
 
 use sim_isa::conform::{
-    parse_vectors, run_vectors_with, Expect, Outcome, RegValue, Report, VectorError,
+    parse_vectors, run_reader, run_vectors_with, Expect, Outcome, RegValue, Report, Summary,
+    VectorError, VectorResult, MAX_LINE_BYTES,
 };
 use sim_isa::*;
 
@@ -117,6 +118,19 @@ fn missing_and_mistyped_fields() {
 }
 
 #[test]
+fn empty_out_is_a_vector_error() {
+    // An empty `out` would pass whatever the instruction wrote.
+    let text = OK.replace(r#""out":{"%d":"0x1"}"#, r#""out":{}"#);
+    match only(&text) {
+        Outcome::Skipped(VectorError::Field { field, msg }) => {
+            assert_eq!(field, "out");
+            assert!(msg.starts_with("empty"), "{msg}");
+        }
+        o => panic!("{o:?}"),
+    }
+}
+
+#[test]
 fn bad_values() {
     for v in [
         r#""12""#,
@@ -135,7 +149,7 @@ fn bad_values() {
     }
     // Leading zeros beyond 16 digits are fine.
     let parsed = parse_vectors(
-        r#"{"arch":"sm_30","ptx":"x","in":{"%a":"0x00000000000000000001","%p":false},"out":{}}"#,
+        r#"{"arch":"sm_30","ptx":"x","in":{"%a":"0x00000000000000000001","%p":false},"out":{"%a":"0x000000000000000000002"}}"#,
     );
     let v = parsed[0].as_ref().unwrap();
     assert_eq!(
@@ -145,7 +159,10 @@ fn bad_values() {
             ("%p".to_string(), RegValue::Pred(false))
         ]
     );
-    assert_eq!(v.expect, Expect::Out(vec![]));
+    assert_eq!(
+        v.expect,
+        Expect::Out(vec![("%a".to_string(), RegValue::Bits(2))])
+    );
 }
 
 #[test]
@@ -220,8 +237,11 @@ fn wrong_output_fails_with_expected_and_actual() {
 
 #[test]
 fn unchanged_inputs_are_checked() {
-    // %d is written but the vector claims nothing is: the write is a failure.
-    let text = OK.replace(r#""out":{"%d":"0x1"}"#, r#""out":{}"#);
+    // %d is written but the vector claims only the untouched %q is: the
+    // write is a failure.
+    let text = OK
+        .replace(r#""%d":"0x0""#, r#""%d":"0x0","%q":false"#)
+        .replace(r#""out":{"%d":"0x1"}"#, r#""out":{"%q":false}"#);
     match only(&text) {
         Outcome::Failed { expected, actual } => {
             assert_eq!(expected, "%d=0x0 (unchanged)");
@@ -253,7 +273,8 @@ fn error_expectations_compare_kinds() {
             actual: "accepted".into()
         }
     );
-    let rejected = r#"{"arch":"sm_12","ptx":"selp.f64 %d, %a, %b, %p;","in":{},"out":{}}"#;
+    let rejected =
+        r#"{"arch":"sm_12","ptx":"selp.f64 %d, %a, %b, %p;","in":{},"out":{"%d":"0x0"}}"#;
     match only(rejected) {
         Outcome::Failed { expected, actual } => {
             assert_eq!(expected, "accepted");
@@ -275,6 +296,58 @@ fn report_display_lists_problems_then_summary() {
     assert!(lines[0].starts_with("line 2: skipped"));
     assert!(lines[1].starts_with("line 3: selp.u16"));
     assert_eq!(lines[2], "1 passed, 1 failed, 1 skipped");
+}
+
+/// Runs `bytes` through the streaming reader, collecting every result.
+fn stream(bytes: &[u8]) -> (Summary, Vec<VectorResult>) {
+    let mut seen = Vec::new();
+    let sum = run_reader(bytes, |r| seen.push(r.clone())).unwrap();
+    (sum, seen)
+}
+
+#[test]
+fn reader_counts_and_numbers_lines() {
+    let real = r#"{"arch":"sm_30","ptx":"selp.u16 %d, %a, %b, %p;","in":{"%a":"0x1","%b":"0x2","%p":true,"%d":"0x0"},"out":{"%d":"0x1"}}"#;
+    let text = format!(
+        "# c\n{real}\n\nnot json\n{}\n",
+        real.replace("0x1\"}}", "0x2\"}}")
+    );
+    let (sum, seen) = stream(text.as_bytes());
+    assert_eq!((sum.passed, sum.failed, sum.skipped), (1, 1, 1));
+    assert_eq!(sum.line(), "1 passed, 1 failed, 1 skipped");
+    let lines: Vec<usize> = seen.iter().map(|r| r.line).collect();
+    assert_eq!(lines, [2, 4, 5]);
+    assert!(matches!(
+        seen[1].outcome,
+        Outcome::Skipped(VectorError::Json(_))
+    ));
+    // A last line without a newline still counts.
+    let (sum, _) = stream(real.as_bytes());
+    assert_eq!(sum.passed, 1);
+}
+
+#[test]
+fn reader_bounds_lines_and_refuses_binary() {
+    // Not UTF-8: one skipped line, then the reader goes on.
+    let (sum, seen) = stream(b"\xff\xfe{}\n# fine\n");
+    assert_eq!(sum.skipped, 1);
+    assert_eq!(seen[0].outcome, Outcome::Skipped(VectorError::NotText));
+    // A line over the limit ends the run at that line, without reading it
+    // whole: what follows is not looked at.
+    let mut long = vec![b' '; MAX_LINE_BYTES + 10];
+    long.extend_from_slice(b"\nnot json\n");
+    let (sum, seen) = stream(&long);
+    assert_eq!((sum.ran(), sum.skipped), (0, 1));
+    assert_eq!(
+        seen[0].outcome,
+        Outcome::Skipped(VectorError::LineTooLong {
+            limit: MAX_LINE_BYTES
+        })
+    );
+    // A line of exactly the limit is read (and here is blank).
+    let mut edge = vec![b' '; MAX_LINE_BYTES - 1];
+    edge.push(b'\n');
+    assert_eq!(stream(&edge).0, Summary::default());
 }
 
 mod robustness {
@@ -328,6 +401,17 @@ mod robustness {
             prop_assert_eq!(report.results.len(), lines);
             prop_assert_eq!(parse_vectors(&text).len(), lines);
             let _ = report.to_string();
+        }
+
+        #[test]
+        fn streaming_reader_agrees_with_the_text_runner(text in prop_oneof![any::<String>(), jsonish()]) {
+            // The real parser here (`run_reader` has no hook), so compare
+            // with `run_vectors`, which uses it too.
+            let want = sim_isa::conform::run_vectors(&text);
+            let mut got = Vec::new();
+            let sum = run_reader(text.as_bytes(), |r| got.push(r.clone())).unwrap();
+            prop_assert_eq!(sum, want.summary());
+            prop_assert_eq!(got, want.results);
         }
     }
 }

@@ -3,6 +3,7 @@
 //! random register contents rich in float edge cases, random active masks and
 //! guards. Every register must come out bit-identical.
 
+use super::strategies::{any_width_value, vset_cmps};
 use proptest::prelude::*;
 use sim_isa::exec::execute_scalar;
 use sim_isa::*;
@@ -13,72 +14,10 @@ fn reg() -> impl Strategy<Value = RegId> {
     (0..NREGS).prop_map(RegId)
 }
 
-/// Values that sit on the edges of every format: zeros, subnormals, infinities,
-/// NaNs, extremes, for f16/bf16 halves, f32 and f64, plus plain random bits.
-fn edge_value() -> impl Strategy<Value = u64> {
-    let halves: Vec<u64> = vec![
-        0x0000, 0x8000, 0x0001, 0x8001, 0x03FF, 0x83FF, 0x0400, 0x3C00, 0xBC00, 0x7C00, 0xFC00,
-        0x7C01, 0x7E00, 0xFE00, 0x7BFF, 0x0080, 0x8080, 0x007F, 0x807F, 0x3F80, 0xBF80, 0x7F80,
-        0xFF80, 0x7F81, 0x7FC0, 0x7F7F,
-    ];
-    let words: Vec<u64> = vec![
-        0x0000_0000,
-        0x8000_0000,
-        0x0000_0001,
-        0x8000_0001,
-        0x007F_FFFF,
-        0x807F_FFFF,
-        0x0080_0000,
-        0x8080_0000,
-        0x3F80_0000,
-        0xBF80_0000,
-        0x7F80_0000,
-        0xFF80_0000,
-        0x7F80_0001,
-        0x7FC0_0000,
-        0xFFC0_0000,
-        0x7F7F_FFFF,
-        0xFFFF_FFFF,
-        0x7FFF_FFFF,
-        0x0000_8000,
-        0x0000_7FFF,
-        0x0000_FFFF,
-        0x0000_0080,
-        0x0000_007F,
-        0x0000_00FF,
-    ];
-    let dwords: Vec<u64> = vec![
-        0,
-        1 << 63,
-        1,
-        (1 << 63) | 1,
-        0x000F_FFFF_FFFF_FFFF,
-        0x8000_0000_0000_0001,
-        0x0010_0000_0000_0000,
-        0x3FF0_0000_0000_0000,
-        0x7FF0_0000_0000_0000,
-        0xFFF0_0000_0000_0000,
-        0x7FF0_0000_0000_0001,
-        0x7FF8_0000_0000_0000,
-        u64::MAX,
-        i64::MAX as u64,
-    ];
-    prop_oneof![
-        3 => any::<u64>(),
-        1 => any::<u32>().prop_map(u64::from),
-        1 => any::<u8>().prop_map(u64::from),
-        2 => (prop::sample::select(halves.clone()), prop::sample::select(halves))
-            .prop_map(|(lo, hi)| lo | hi << 16),
-        2 => prop::sample::select(words),
-        1 => prop::sample::select(dwords),
-        1 => 0u64..2,
-    ]
-}
-
 fn operand() -> impl Strategy<Value = Operand> {
     prop_oneof![
         6 => reg().prop_map(Operand::Reg),
-        2 => edge_value().prop_map(Operand::Imm),
+        2 => any_width_value().prop_map(Operand::Imm),
         1 => Just(Operand::Special(SpecialReg::LaneId)),
         1 => Just(Operand::Special(SpecialReg::WarpId)),
     ]
@@ -283,8 +222,8 @@ fn target() -> impl Strategy<Value = Target> {
 /// sometimes a copy of another register so equal operands come up often.
 fn registers() -> impl Strategy<Value = Vec<[u64; WARP_SIZE]>> {
     let one = prop_oneof![
-        3 => prop::array::uniform32(edge_value()),
-        1 => edge_value().prop_map(|v| [v; WARP_SIZE]),
+        3 => prop::array::uniform32(any_width_value()),
+        1 => any_width_value().prop_map(|v| [v; WARP_SIZE]),
     ];
     (prop::collection::vec(one, NREGS as usize), any::<[u8; 2]>()).prop_map(|(mut r, [x, y])| {
         let (x, y) = (x as usize % r.len(), y as usize % r.len());
@@ -385,17 +324,7 @@ fn plain_video_variants_match_scalar_reference() {
         VideoOp::Max,
     ]
     .into_iter()
-    .chain(
-        [
-            CmpOp::Eq,
-            CmpOp::Ne,
-            CmpOp::Lt,
-            CmpOp::Le,
-            CmpOp::Gt,
-            CmpOp::Ge,
-        ]
-        .map(VideoOp::Set),
-    );
+    .chain(vset_cmps().into_iter().map(VideoOp::Set));
     let mut n = 0;
     for op in ops {
         for x4 in [false, true] {

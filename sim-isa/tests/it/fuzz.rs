@@ -8,21 +8,14 @@
 //! docs/fuzzing.md for the long-run command and the measured run.
 
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
 use sim_isa::conform::{parse_vectors, run_vectors};
 use sim_isa::parse::{check_target, parse_instruction};
 use sim_isa::{execute, ExecCtx, IsaError, PtxVersion, Symbols, Target, WarpRegs, WARP_SIZE};
 
 fn config() -> ProptestConfig {
-    let cases = std::env::var("FUZZ_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(3000);
     ProptestConfig {
-        cases,
-        failure_persistence: Some(Box::new(FileFailurePersistence::Off)),
         max_shrink_iters: 2000,
-        ..ProptestConfig::default()
+        ..super::strategies::config("FUZZ_CASES", 3000)
     }
 }
 
@@ -326,7 +319,7 @@ fn conform_holds(text: &str) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-const SAMPLE: &str = include_str!("public_sample.jsonl");
+const SAMPLE: &str = include_str!("../data/public_sample.jsonl");
 
 fn json_lines() -> Vec<&'static str> {
     SAMPLE.lines().filter(|l| !l.trim().is_empty()).collect()

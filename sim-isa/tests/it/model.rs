@@ -1,8 +1,8 @@
 //! An independent, deliberately plain model of the instruction families,
-//! written from the spec's Semantics blocks plus `shared/spec/ERRATA.md`
+//! written from the PTX ISA's Semantics blocks plus the project's errata
 //! (video in i64 arithmetic, float compares through f64 / the `half` crate,
-//! selects as bit copies), and the small harness the other test modules use
-//! to run text through the real parser and executor.
+//! selects as bit copies), and `parse_err`, which the other test modules use
+//! to get the parser's rejection of a text.
 //!
 //! Nothing here calls sim-isa's own lane functions or tables: the point is a
 //! second opinion.
@@ -11,34 +11,13 @@
 #![allow(clippy::needless_range_loop)]
 
 use half::{bf16, f16};
-use sim_isa::parse::{check_target, parse_instruction};
+use sim_isa::parse::parse_instruction;
 use sim_isa::{
-    execute, BoolOp, CmpOp, ExecCtx, Instruction, IsaError, PredSrc, Selp, Set, Setp, Simd, Slct,
-    Symbols, Target, Type, TypeKind, Video, VideoOp, WarpRegs,
+    BoolOp, CmpOp, IsaError, PredSrc, Selp, Set, Setp, Simd, Slct, Symbols, Target, Type, TypeKind,
+    Video, VideoOp,
 };
 
 // ---------------------------------------------------------------- harness
-
-/// A parsed instruction with its register file, ready to run.
-pub struct Run {
-    /// Names.
-    pub syms: Symbols,
-    /// The instruction.
-    pub inst: Instruction,
-    /// One warp of registers, sized to `syms`.
-    pub regs: WarpRegs,
-}
-
-/// Parses `text` and checks it on `target`; panics with the error otherwise.
-pub fn parse_on(text: &str, target: Target) -> (Instruction, Symbols) {
-    let mut syms = Symbols::new();
-    let inst = parse_instruction(text, &mut syms)
-        .unwrap_or_else(|e| panic!("`{text}` did not parse: {e}"));
-    if let Err(e) = check_target(&inst, target, None) {
-        panic!("`{text}` rejected on {target}: {e}");
-    }
-    (inst, syms)
-}
 
 /// Parses `text`, returning the error (panics if it was accepted).
 pub fn parse_err(text: &str) -> IsaError {
@@ -46,44 +25,6 @@ pub fn parse_err(text: &str) -> IsaError {
     match parse_instruction(text, &mut syms) {
         Ok(i) => panic!("`{text}` was accepted as {i:?}, expected a rejection"),
         Err(e) => e,
-    }
-}
-
-impl Run {
-    /// Parses `text` (accepted on `target`) and allocates registers.
-    pub fn new(text: &str, target: Target) -> Run {
-        let (inst, syms) = parse_on(text, target);
-        let regs = WarpRegs::new(syms.len());
-        Run { syms, inst, regs }
-    }
-
-    fn id(&self, name: &str) -> sim_isa::RegId {
-        self.syms
-            .get(name)
-            .unwrap_or_else(|| panic!("no register named {name}"))
-    }
-
-    /// Sets `name` on `lane`.
-    pub fn set(&mut self, name: &str, lane: usize, v: u64) -> &mut Self {
-        let id = self.id(name);
-        self.regs.set_lane(id, lane, v);
-        self
-    }
-
-    /// Reads `name` on `lane`.
-    pub fn get(&self, name: &str, lane: usize) -> u64 {
-        self.regs.lane(self.id(name), lane)
-    }
-
-    /// Executes on `target` over the lanes in `active`.
-    pub fn exec(&mut self, target: Target, active: u32) -> &mut Self {
-        execute(
-            &self.inst,
-            &ExecCtx { target, warp_id: 0 },
-            &mut self.regs,
-            active,
-        );
-        self
     }
 }
 

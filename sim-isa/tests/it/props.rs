@@ -11,11 +11,11 @@
 
 use super::enumerate::{cmps_for, set_ftz_ok, set_pairs, CORE_TYPES};
 use super::model;
+use super::strategies::{config, pair, valid_video, value, video_word};
 use proptest::prelude::*;
-use proptest::test_runner::FileFailurePersistence;
 use sim_isa::{
     execute, BoolOp, CmpOp, ExecCtx, Guard, Instruction, Op, Operand, PredSrc, RegId, Selp, Set,
-    Setp, Simd, Slct, Target, Type, Video, VideoOp, WarpRegs, WARP_SIZE,
+    Setp, Slct, Target, Type, WarpRegs, WARP_SIZE,
 };
 
 const D: RegId = RegId(0);
@@ -25,151 +25,6 @@ const C: RegId = RegId(3);
 const G: RegId = RegId(4);
 const Q: RegId = RegId(5);
 const NREGS: usize = 6;
-
-fn config() -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(96);
-    ProptestConfig {
-        cases,
-        failure_persistence: Some(Box::new(FileFailurePersistence::Off)),
-        ..ProptestConfig::default()
-    }
-}
-
-// ------------------------------------------------------------ value strategies
-
-fn width_mask(bits: u32) -> u64 {
-    if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    }
-}
-
-const F16_EDGES: [u64; 18] = [
-    0x0000, 0x8000, 0x3C00, 0xBC00, 0x7C00, 0xFC00, 0x7E00, 0xFE00, 0x7C01, 0x7DFF, 0x7E55, 0x0001,
-    0x8001, 0x03FF, 0x83FF, 0x0400, 0x7BFF, 0xFBFF,
-];
-const BF16_EDGES: [u64; 17] = [
-    0x0000, 0x8000, 0x3F80, 0xBF80, 0x7F80, 0xFF80, 0x7FC0, 0xFFC0, 0x7F81, 0x7FD5, 0x0001, 0x8001,
-    0x007F, 0x807F, 0x0080, 0x7F7F, 0xFF7F,
-];
-const F32_EDGES: [u64; 19] = [
-    0x0000_0000,
-    0x8000_0000,
-    0x3F80_0000,
-    0xBF80_0000,
-    0x7F80_0000,
-    0xFF80_0000,
-    0x7FC0_0000,
-    0xFFC0_0000,
-    0x7F80_0001,
-    0x7FBF_FFFF,
-    0x7FC0_1234,
-    0x0000_0001,
-    0x8000_0001,
-    0x007F_FFFF,
-    0x807F_FFFF,
-    0x0080_0000,
-    0x8080_0000,
-    0x7F7F_FFFF,
-    0xFF7F_FFFF,
-];
-const F64_EDGES: [u64; 17] = [
-    0,
-    0x8000_0000_0000_0000,
-    0x3FF0_0000_0000_0000,
-    0xBFF0_0000_0000_0000,
-    0x7FF0_0000_0000_0000,
-    0xFFF0_0000_0000_0000,
-    0x7FF8_0000_0000_0000,
-    0xFFF8_0000_0000_0000,
-    0x7FF0_0000_0000_0001,
-    0x7FF8_0000_0000_1234,
-    1,
-    0x8000_0000_0000_0001,
-    0x000F_FFFF_FFFF_FFFF,
-    0x0010_0000_0000_0000,
-    0x7FEF_FFFF_FFFF_FFFF,
-    0xFFEF_FFFF_FFFF_FFFF,
-    // f32 min subnormal widened: normal in f64, subnormal-looking elsewhere.
-    0x36A0_0000_0000_0000,
-];
-
-/// Raw bits of one scalar value of `ty`, biased to its edge cases.
-fn scalar(ty: Type) -> BoxedStrategy<u64> {
-    let m = width_mask(ty.bits());
-    let edges: Vec<u64> = match ty {
-        Type::F16 => F16_EDGES.to_vec(),
-        Type::Bf16 => BF16_EDGES.to_vec(),
-        Type::F32 => F32_EDGES.to_vec(),
-        Type::F64 => F64_EDGES.to_vec(),
-        _ => {
-            let w = ty.bits();
-            vec![
-                0,
-                1,
-                2,
-                m,
-                m - 1,
-                1 << (w - 1),
-                (1 << (w - 1)) - 1,
-                (1 << (w - 1)) + 1,
-            ]
-        }
-    };
-    prop_oneof![3 => proptest::sample::select(edges), 2 => any::<u64>().prop_map(move |x| x & m)]
-        .boxed()
-}
-
-/// Any value of `ty` (x2 types as two halves).
-fn value(ty: Type) -> BoxedStrategy<u64> {
-    match ty {
-        Type::F16x2 => (scalar(Type::F16), scalar(Type::F16))
-            .prop_map(|(l, h)| l | (h << 16))
-            .boxed(),
-        Type::Bf16x2 => (scalar(Type::Bf16), scalar(Type::Bf16))
-            .prop_map(|(l, h)| l | (h << 16))
-            .boxed(),
-        t => scalar(t),
-    }
-}
-
-/// A pair of values, often equal, sign-flipped or adjacent, so compares see ties.
-fn pair(ty: Type) -> BoxedStrategy<(u64, u64)> {
-    let m = width_mask(ty.bits());
-    let sign = match ty {
-        Type::F16x2 | Type::Bf16x2 => 0x8000_8000,
-        t => 1u64 << (t.bits() - 1),
-    };
-    value(ty)
-        .prop_flat_map(move |a| {
-            let b = prop_oneof![
-                3 => value(ty),
-                1 => Just(a),
-                1 => Just(a ^ sign),
-                1 => Just(a.wrapping_add(1) & m),
-            ];
-            (Just(a), b)
-        })
-        .boxed()
-}
-
-/// A 32-bit video operand: random, or built of edge bytes / half-words.
-fn video_word() -> BoxedStrategy<u32> {
-    let bytes = [0u32, 1, 0x7F, 0x80, 0x81, 0xFE, 0xFF];
-    let halves = [0u32, 1, 0x7FFF, 0x8000, 0x8001, 0xFFFE, 0xFFFF];
-    prop_oneof![
-        any::<u32>(),
-        proptest::array::uniform4(proptest::sample::select(bytes.to_vec()))
-            .prop_map(|b| b[0] | (b[1] << 8) | (b[2] << 16) | (b[3] << 24)),
-        proptest::array::uniform2(proptest::sample::select(halves.to_vec()))
-            .prop_map(|h| h[0] | (h[1] << 16)),
-    ]
-    .boxed()
-}
 
 // ------------------------------------------------------------ warp plumbing
 
@@ -246,85 +101,12 @@ fn op_value(o: Operand, regs: &WarpRegs, lane: usize) -> u64 {
 
 // ------------------------------------------------------------ video
 
-fn video_strategy() -> impl Strategy<Value = Video> {
-    let ops = prop_oneof![
-        proptest::sample::select(vec![
-            VideoOp::Add,
-            VideoOp::Sub,
-            VideoOp::Avrg,
-            VideoOp::Absdiff,
-            VideoOp::Min,
-            VideoOp::Max
-        ]),
-        proptest::sample::select(vec![
-            CmpOp::Eq,
-            CmpOp::Ne,
-            CmpOp::Lt,
-            CmpOp::Le,
-            CmpOp::Gt,
-            CmpOp::Ge
-        ])
-        .prop_map(VideoOp::Set),
-    ];
-    (
-        ops,
-        prop_oneof![Just(Simd::X2), Just(Simd::X4)],
-        any::<[bool; 3]>(),
-        0u8..3,
-        1u8..16,
-        any::<[u8; 4]>(),
-        any::<[u8; 4]>(),
-        any::<bool>(),
-    )
-        .prop_map(
-            |(op, simd, [ds, asg, bsg], sec, mask, asel, bsel, alias_c)| {
-                let is_set = matches!(op, VideoOp::Set(_));
-                let n = simd.lanes();
-                // 0: merge, 1: .sat (not on vset), 2: .add (ERRATA 6, 8).
-                let (sat, add) = match sec {
-                    1 if !is_set => (true, false),
-                    2 => (false, true),
-                    _ => (false, false),
-                };
-                let span = 2 * n as u8;
-                let fix = |s: [u8; 4]| {
-                    let mut o = [0u8; 4];
-                    for i in 0..n {
-                        o[i] = s[i] % span;
-                    }
-                    o
-                };
-                Video {
-                    op,
-                    simd,
-                    dsigned: ds && !is_set,
-                    asigned: asg,
-                    bsigned: bsg,
-                    sat,
-                    add,
-                    mask: if n == 2 { (mask % 3) + 1 } else { mask },
-                    mask_explicit: true,
-                    asel: fix(asel),
-                    bsel: fix(bsel),
-                    asel_explicit: true,
-                    bsel_explicit: true,
-                    sat_first: false,
-                    d: D,
-                    a: A,
-                    b: B,
-                    // The spec's examples merge into d itself (`r1, ..., r1`).
-                    c: if alias_c { D } else { C },
-                }
-            },
-        )
-}
-
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(config("PROPTEST_CASES", 96))]
 
     #[test]
     fn video_matches_model(
-        v in video_strategy(),
+        v in valid_video(),
         vals in proptest::collection::vec((video_word(), video_word(), video_word(), video_word()), WARP_SIZE),
         l in lanes(),
         target in prop_oneof![Just(Target::SM_30), Just(Target::SM_90)],
@@ -396,7 +178,7 @@ fn set_case() -> impl Strategy<Value = (Set, Target, Vec<(u64, u64)>, Vec<bool>,
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(config("PROPTEST_CASES", 96))]
 
     #[test]
     fn set_matches_model((s, target, ab, c, d0) in set_case(), l in lanes()) {
@@ -493,7 +275,7 @@ fn setp_case(
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(config("PROPTEST_CASES", 96))]
 
     #[test]
     fn setp_matches_model((s, target, ab, c, pq0) in setp_case(), l in lanes()) {
@@ -581,7 +363,7 @@ fn slct_case() -> impl Strategy<Value = (Slct, Target, Vec<(u64, u64)>, Vec<u64>
 }
 
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(config("PROPTEST_CASES", 96))]
 
     #[test]
     fn selp_matches_model((s, ab, c, d0) in selp_case(), l in lanes()) {

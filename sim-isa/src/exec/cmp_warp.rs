@@ -1,0 +1,304 @@
+//! `set` and `setp` over a warp. Each comparison becomes an ordering test
+//! (`Base`, from the comparison table in `cmp.rs` that the scalar
+//! reference reads too) on integer keys whose order is the values': floats
+//! map sign and magnitude to a signed key (NaN flagged, subnormals zeroed
+//! when flushing), integers sign-extend or bias, so one signed compare per
+//! lane serves every type and the loops vectorise.
+
+// Index loops over fixed 32-lane arrays read as what they are (one lane per
+// step, several arrays in step) and vectorise without bounds checks.
+#![allow(clippy::needless_range_loop)]
+
+use super::cmp::{
+    float_cmp_kind, float_fields, flushes, half_true_value, int_cmp_kind, is_unsigned_op, is_x2,
+    set_true_value, with_base,
+};
+use super::lanes::{
+    blend_with, halves, pred01, pred01_halves, src, width_mask, Lanes, U32s, WarpRegs,
+};
+use super::{ExecCtx, WARP_SIZE};
+use crate::inst::{BoolOp, CmpOp, Set, Setp, Type, TypeKind};
+
+/// A float format of at most 32 bits, decoded for key building.
+#[derive(Clone, Copy)]
+struct Fmt32 {
+    /// `32 - bits`: shifting a value to the top puts its sign at bit 31.
+    top: u32,
+    /// All bits but the sign.
+    abs_mask: u32,
+    /// Magnitude of +infinity; above it is NaN.
+    inf: u32,
+    /// Magnitudes below this are zero (1), or zero or subnormal when flushing.
+    zlim: u32,
+}
+
+impl Fmt32 {
+    fn new(ty: Type, flush: bool) -> Self {
+        // Only formats of at most 32 bits come here; f32's fields otherwise.
+        let (e, m) = float_fields(ty).unwrap_or((8, 23));
+        Fmt32 {
+            top: 31 - e - m,
+            abs_mask: (1u32 << (e + m)) - 1,
+            inf: ((1u32 << e) - 1) << m,
+            zlim: if flush { 1 << m } else { 1 },
+        }
+    }
+
+    /// A signed key whose order is the value's (both zeros, and flushed
+    /// subnormals, give 0) and whether the value is NaN. Magnitudes fit in
+    /// 31 bits, so signed compares (which SSE2 has) serve throughout.
+    #[inline(always)]
+    fn key(&self, x: u32) -> (i32, bool) {
+        let abs = (x & self.abs_mask) as i32;
+        let abs = if abs < self.zlim as i32 { 0 } else { abs };
+        let s = ((x << self.top) as i32) >> 31;
+        ((abs ^ s) - s, abs > self.inf as i32)
+    }
+}
+
+#[inline(always)]
+fn float_loop32(
+    f: impl Fn(i32, i32) -> bool,
+    u: u32,
+    fmt: &Fmt32,
+    a: &Lanes,
+    b: &Lanes,
+    out: &mut U32s,
+) {
+    let fmt = *fmt;
+    for l in 0..WARP_SIZE {
+        let (ka, na) = fmt.key(a[l] as u32);
+        let (kb, nb) = fmt.key(b[l] as u32);
+        out[l] = if na | nb { u } else { u32::from(f(ka, kb)) };
+    }
+}
+
+/// [`Fmt32`] for the halves of x2 types, on 16-bit lanes (twice as many
+/// per vector step): keys fit i16 since magnitudes are 15 bits.
+#[derive(Clone, Copy)]
+struct Fmt16 {
+    inf: i16,
+    zlim: i16,
+}
+
+impl Fmt16 {
+    fn new(ty: Type, flush: bool) -> Self {
+        let m = float_fields(ty).map_or(10, |(_, m)| m);
+        Fmt16 {
+            inf: (0x7FFF >> m) << m,
+            zlim: if flush { 1 << m } else { 1 },
+        }
+    }
+
+    #[inline(always)]
+    fn key<const FLUSH: bool>(&self, v: u16) -> (i16, bool) {
+        let abs = (v & 0x7FFF) as i16;
+        // Without flushing only zero is below the limit (1): nothing to do.
+        let abs = if FLUSH && abs < self.zlim { 0 } else { abs };
+        let s = (v as i16) >> 15;
+        ((abs ^ s) - s, abs > self.inf)
+    }
+}
+
+#[inline(always)]
+fn float_loop16<const FLUSH: bool>(
+    f: impl Fn(i16, i16) -> bool,
+    u: u16,
+    fmt: &Fmt16,
+    a: &[u16; 2 * WARP_SIZE],
+    b: &[u16; 2 * WARP_SIZE],
+    out: &mut [u16; 2 * WARP_SIZE],
+) {
+    let fmt = *fmt;
+    for h in 0..2 * WARP_SIZE {
+        let (ka, na) = fmt.key::<FLUSH>(a[h]);
+        let (kb, nb) = fmt.key::<FLUSH>(b[h]);
+        out[h] = if na | nb { u } else { u16::from(f(ka, kb)) };
+    }
+}
+
+#[inline(always)]
+fn f64_key(v: u64, zlim: u64) -> (i64, bool) {
+    let abs = v & (u64::MAX >> 1);
+    let abs = if abs < zlim { 0 } else { abs };
+    let s = (v as i64) >> 63;
+    ((abs as i64 ^ s) - s, abs > 0x7FF0_0000_0000_0000)
+}
+
+#[inline(always)]
+fn float_loop64(
+    f: impl Fn(i64, i64) -> bool,
+    u: u32,
+    zlim: u64,
+    a: &Lanes,
+    b: &Lanes,
+    out: &mut U32s,
+) {
+    for l in 0..WARP_SIZE {
+        let (ka, na) = f64_key(a[l], zlim);
+        let (kb, nb) = f64_key(b[l], zlim);
+        out[l] = if na | nb { u } else { u32::from(f(ka, kb)) };
+    }
+}
+
+/// Integers of at most 32 bits: `key = ((v << top) as i32 >> r) ^ flip`
+/// sign-extends signed values (`r = top`) or biases unsigned ones
+/// (`r = 0`, `flip = i32::MIN`) so one signed compare orders both.
+#[inline(always)]
+fn int_loop32(
+    f: impl Fn(i32, i32) -> bool,
+    top: u32,
+    r: u32,
+    flip: i32,
+    a: &Lanes,
+    b: &Lanes,
+    out: &mut U32s,
+) {
+    for l in 0..WARP_SIZE {
+        let ka = (((a[l] as u32) << top) as i32 >> r) ^ flip;
+        let kb = (((b[l] as u32) << top) as i32 >> r) ^ flip;
+        out[l] = u32::from(f(ka, kb));
+    }
+}
+
+#[inline(always)]
+fn int_loop64(f: impl Fn(i64, i64) -> bool, flip: i64, a: &Lanes, b: &Lanes, out: &mut U32s) {
+    for l in 0..WARP_SIZE {
+        out[l] = u32::from(f(a[l] as i64 ^ flip, b[l] as i64 ^ flip));
+    }
+}
+
+/// 0/1 compare results per 16-bit half (low half of lane `l` at `2l`) for
+/// an x2 type.
+// Inlined: the result array then stays in registers instead of going
+// through memory in pieces that a wide reload cannot forward.
+#[inline(always)]
+fn compare_halves(cmp: CmpOp, ty: Type, flush: bool, a: &Lanes, b: &Lanes) -> [u16; 2 * WARP_SIZE] {
+    let (base, u) = float_cmp_kind(cmp);
+    let (a, b) = (&halves(a), &halves(b));
+    let fmt = Fmt16::new(ty, flush);
+    let mut r = [0u16; 2 * WARP_SIZE];
+    let u = u16::from(u);
+    if flush {
+        with_base!(base, i16, float_loop16::<true>, (u, &fmt, a, b, &mut r));
+    } else {
+        with_base!(base, i16, float_loop16::<false>, (u, &fmt, a, b, &mut r));
+    }
+    r
+}
+
+/// 0/1 compare results per lane for a type that is not x2.
+// Inlined: the result array then stays in registers instead of going
+// through memory in pieces that a wide reload cannot forward.
+#[inline(always)]
+fn compare_lanes(cmp: CmpOp, ty: Type, flush: bool, a: &Lanes, b: &Lanes) -> U32s {
+    let bits = ty.bits();
+    let mut t = [0u32; WARP_SIZE];
+    match ty.kind() {
+        TypeKind::Float | TypeKind::BFloat => {
+            let (base, u) = float_cmp_kind(cmp);
+            let u = u32::from(u);
+            if bits == 64 {
+                let zlim = if flush { 1u64 << 52 } else { 1 };
+                with_base!(base, i64, float_loop64, (u, zlim, a, b, &mut t));
+            } else {
+                let fmt = Fmt32::new(ty, flush);
+                with_base!(base, i32, float_loop32, (u, &fmt, a, b, &mut t));
+            }
+        }
+        kind => {
+            let base = int_cmp_kind(cmp);
+            let signed = kind == TypeKind::Signed && !is_unsigned_op(cmp);
+            if bits == 64 {
+                let flip = if signed { 0 } else { i64::MIN };
+                with_base!(base, i64, int_loop64, (flip, a, b, &mut t));
+            } else {
+                let top = 32 - bits;
+                let (r, flip) = if signed { (top, 0) } else { (0, i32::MIN) };
+                with_base!(base, i32, int_loop32, (top, r, flip, a, b, &mut t));
+            }
+        }
+    }
+    t
+}
+/// `set` over a warp, written straight into `d`'s lanes selected by `exec`
+/// (no result array to copy).
+pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    let flush = flushes(s.ftz, s.stype, ctx.target);
+    let dm = width_mask(s.dtype.bits());
+    src!(a, s.a, ctx, regs);
+    src!(b, s.b, ctx, regs);
+    // x2: each lane's 32-bit result word; otherwise 0/1 per lane.
+    let (word, tv) = if is_x2(s.stype) {
+        let mut r = compare_halves(s.cmp, s.stype, flush, a, b);
+        if let Some((op, p)) = s.bool_op {
+            combine01(op, &mut r, &pred01_halves(p, regs));
+        }
+        // Each half's true value (at most 16 bits), in its half.
+        let half_true = half_true_value(s.dtype);
+        for h in r.iter_mut() {
+            *h = half_true & 0u16.wrapping_sub(*h);
+        }
+        // Halves back into words (as `halves` split them): a cast.
+        let mut w: U32s = bytemuck::cast(r);
+        if cfg!(target_endian = "big") {
+            w.iter_mut().for_each(|x| *x = x.rotate_left(16));
+        }
+        // The word's bits at the destination width.
+        (w, dm)
+    } else {
+        let mut t = compare_lanes(s.cmp, s.stype, flush, a, b);
+        if let Some((op, p)) = s.bool_op {
+            combine01(op, &mut t, &pred01(p, regs));
+        }
+        // All ones where true, then the true value's bits.
+        t.iter_mut().for_each(|x| *x = 0u32.wrapping_sub(*x));
+        (t, set_true_value(s.dtype) & dm)
+    };
+    let d = regs.get_mut(s.d);
+    if is_x2(s.stype) {
+        blend_with(d, exec, |l| u64::from(word[l]) & tv);
+    } else {
+        // Sign-extended, the all-ones words keep a 64-bit true value whole.
+        blend_with(d, exec, |l| (word[l] as i32 as u64) & tv);
+    }
+}
+
+/// `setp` over a warp: `(p, q)` as 0/1 lanes.
+pub(super) fn setp(s: &Setp, ctx: &ExecCtx, regs: &WarpRegs) -> (U32s, U32s) {
+    let flush = flushes(s.ftz, s.ty, ctx.target);
+    src!(a, s.a, ctx, regs);
+    src!(b, s.b, ctx, regs);
+    let (mut p, mut q);
+    if is_x2(s.ty) {
+        let r = compare_halves(s.cmp, s.ty, flush, a, b);
+        (p, q) = ([0u32; WARP_SIZE], [0u32; WARP_SIZE]);
+        for l in 0..WARP_SIZE {
+            p[l] = r[2 * l].into();
+            q[l] = r[2 * l + 1].into();
+        }
+    } else {
+        p = compare_lanes(s.cmp, s.ty, flush, a, b);
+        q = p;
+        q.iter_mut().for_each(|x| *x ^= 1);
+    }
+    if let Some((op, c)) = s.bool_op {
+        let c = pred01(c, regs);
+        combine01(op, &mut p, &c);
+        combine01(op, &mut q, &c);
+    }
+    (p, q)
+}
+
+/// `BoolOp(t, c)` per lane on 0/1 arrays (lanes or halves), in place.
+#[inline]
+fn combine01<T>(op: BoolOp, t: &mut [T], c: &[T])
+where
+    T: Copy + std::ops::BitAndAssign + std::ops::BitOrAssign + std::ops::BitXorAssign,
+{
+    match op {
+        BoolOp::And => t.iter_mut().zip(c).for_each(|(t, c)| *t &= *c),
+        BoolOp::Or => t.iter_mut().zip(c).for_each(|(t, c)| *t |= *c),
+        BoolOp::Xor => t.iter_mut().zip(c).for_each(|(t, c)| *t ^= *c),
+    }
+}

@@ -1,0 +1,100 @@
+//! Selection: `selp` and `slct` (PTX 9.7.6), one lane ([`selp_lane`],
+//! [`slct_lane`], the definition) and over a warp (branch-free selects on
+//! lane masks).
+
+// Index loops over fixed 32-lane arrays read as what they are (one lane per
+// step, several arrays in step) and vectorise without bounds checks.
+#![allow(clippy::needless_range_loop)]
+
+use super::cmp::{flush_subnormal, flushes};
+use super::lanes::{low32, pred01, src, width_mask, Lanes, WarpRegs};
+use super::{ExecCtx, WARP_SIZE};
+use crate::inst::{Operand, PredSrc, Slct, Type};
+use crate::target::Target;
+
+/// One lane of `selp`: `c ? a : b`, bits unchanged (errata 16).
+pub fn selp_lane(a: u64, b: u64, c: bool) -> u64 {
+    if c {
+        a
+    } else {
+        b
+    }
+}
+
+/// One lane of `slct`: `c >= 0 ? a : b`, bits unchanged (errata 16). An f32
+/// `c` of -0.0 selects `a`, NaN selects `b`; with `.ftz` (or on sm_1x) a
+/// subnormal `c` is flushed first, so a negative subnormal selects `a`
+/// (errata 14, 15).
+pub fn slct_lane(s: &Slct, target: Target, a: u64, b: u64, c: u32) -> u64 {
+    let take_a = if s.ctype == Type::F32 {
+        let c = if flushes(s.ftz, Type::F32, target) {
+            flush_subnormal(Type::F32, c.into()) as u32
+        } else {
+            c
+        };
+        f32::from_bits(c) >= 0.0
+    } else {
+        c as i32 >= 0
+    };
+    let m = width_mask(s.dtype.bits());
+    if take_a {
+        a & m
+    } else {
+        b & m
+    }
+}
+
+/// `selp` over a warp: `c ? a : b` at the type width.
+pub(super) fn selp(
+    ty: Type,
+    a: Operand,
+    b: Operand,
+    c: PredSrc,
+    ctx: &ExecCtx,
+    regs: &WarpRegs,
+) -> Lanes {
+    let m = width_mask(ty.bits());
+    src!(a, a, ctx, regs);
+    src!(b, b, ctx, regs);
+    let c = pred01(c, regs);
+    let mut o = [0u64; WARP_SIZE];
+    for l in 0..WARP_SIZE {
+        let s = 0u64.wrapping_sub(c[l].into());
+        o[l] = ((a[l] & s) | (b[l] & !s)) & m;
+    }
+    o
+}
+
+/// `slct` over a warp: `c >= 0 ? a : b` at the destination width.
+pub(super) fn slct(s: &Slct, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
+    let m = width_mask(s.dtype.bits());
+    src!(a, s.a, ctx, regs);
+    src!(b, s.b, ctx, regs);
+    src!(c, s.c, ctx, regs);
+    let c = low32(c);
+    // All ones where b is taken: computed on 32-bit lanes, then widened.
+    let mut take_b = [0u32; WARP_SIZE];
+    if s.ctype == Type::F32 {
+        // c >= 0.0: not NaN, and not negative unless it is (or flushes to) zero.
+        let lim: i32 = if flushes(s.ftz, Type::F32, ctx.target) {
+            0x0080_0000
+        } else {
+            1
+        };
+        for l in 0..WARP_SIZE {
+            let abs = (c[l] & 0x7FFF_FFFF) as i32;
+            let neg = (c[l] as i32) < 0;
+            take_b[l] = 0u32.wrapping_sub(u32::from((abs > 0x7F80_0000) | (neg & (abs >= lim))));
+        }
+    } else {
+        for l in 0..WARP_SIZE {
+            take_b[l] = ((c[l] as i32) >> 31) as u32;
+        }
+    }
+    let mut o = [0u64; WARP_SIZE];
+    for l in 0..WARP_SIZE {
+        let s = take_b[l] as i32 as i64 as u64;
+        o[l] = ((a[l] & !s) | (b[l] & s)) & m;
+    }
+    o
+}

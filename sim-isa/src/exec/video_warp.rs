@@ -1,0 +1,559 @@
+//! `vop2`/`vop4` over a warp. Plain forms (default selectors, every
+//! element on) whose element results fit the element width run on the low
+//! words viewed as u8/u16 arrays (`video4_narrow`, `video2_narrow`), where
+//! the compiler uses the machine's saturating, averaging and min/max
+//! instructions; other plain forms take exact i16/i32 loops on 16-bit halves;
+//! the rest one fused loop per lane doing every element position
+//! (`video_n`). All follow [`super::video::VideoPlan::lane`], the
+//! definition, bit for bit (property-tested).
+
+// Index loops over fixed 32-lane arrays read as what they are (one lane per
+// step, several arrays in step) and vectorise without bounds checks.
+#![allow(clippy::needless_range_loop)]
+
+use super::cmp::{int_cmp_kind, Base};
+use super::lanes::{blend32, halves, low32, U32s, WarpRegs};
+use super::WARP_SIZE;
+use crate::inst::{Simd, Video, VideoOp};
+
+/// A video instruction decoded for the fused lane loop: per element
+/// position `i`, where its `a` and `b` elements come from and how to place
+/// the result.
+struct VPlan<'a, const N: usize> {
+    /// Register holding element i's `a` (resp. `b`) input.
+    xr: [&'a U32s; N],
+    yr: [&'a U32s; N],
+    /// `x = ((src << xl) as i32 >> r) & xm`: the left shift drops the higher
+    /// elements, the arithmetic right shift sign-extends, and `xm` (all ones
+    /// when signed, the element mask when unsigned) undoes it for unsigned.
+    xl: [u32; N],
+    yl: [u32; N],
+    r: u32,
+    xm: i32,
+    ym: i32,
+    /// Bits of d that element i fills (0 when the mask skips it).
+    field: [u32; N],
+    /// All ones when element i is accumulated (`.add`), else 0.
+    take: [u32; N],
+    place: [u32; N],
+    lo: i32,
+    hi: i32,
+}
+
+/// Element arithmetic type of the video loop: i16 where the exact values
+/// fit (vop4: 8-bit elements, sums within ±511), so SSE2 works on eight
+/// lanes at a time with native 16-bit min/max; i32 for vop2 and `.add`.
+trait Elem: Copy + Ord + std::ops::Add<Output = Self> + std::ops::Sub<Output = Self> {
+    const ZERO: Self;
+    fn from_i32(x: i32) -> Self;
+    fn from_bool(b: bool) -> Self;
+    /// Sign-extended to 32 bits.
+    fn to_u32(self) -> u32;
+    fn abs(self) -> Self;
+    fn half(self) -> Self;
+}
+
+macro_rules! elem_impl {
+    ($t:ty) => {
+        impl Elem for $t {
+            const ZERO: Self = 0;
+            #[inline(always)]
+            fn from_i32(x: i32) -> Self {
+                x as $t
+            }
+            #[inline(always)]
+            fn from_bool(b: bool) -> Self {
+                <$t>::from(b)
+            }
+            #[inline(always)]
+            fn to_u32(self) -> u32 {
+                self as i32 as u32
+            }
+            #[inline(always)]
+            fn abs(self) -> Self {
+                <$t>::abs(self)
+            }
+            #[inline(always)]
+            fn half(self) -> Self {
+                self >> 1
+            }
+        }
+    };
+}
+elem_impl!(i16);
+elem_impl!(i32);
+
+#[inline(always)]
+fn video_loop<T: Elem, const N: usize, const SAT: bool, const ADD: bool>(
+    f: impl Fn(T, T) -> T,
+    p: &VPlan<'_, N>,
+    out: &mut U32s,
+) {
+    let (lo, hi) = (T::from_i32(p.lo), T::from_i32(p.hi));
+    for l in 0..WARP_SIZE {
+        let mut acc = out[l];
+        for i in 0..N {
+            let x = T::from_i32(((p.xr[i][l] << p.xl[i]) as i32 >> p.r) & p.xm);
+            let y = T::from_i32(((p.yr[i][l] << p.yl[i]) as i32 >> p.r) & p.ym);
+            let mut t = f(x, y);
+            if SAT {
+                t = t.max(lo).min(hi);
+            }
+            if ADD {
+                acc = acc.wrapping_add(t.to_u32() & p.take[i]);
+            } else {
+                acc |= (t.to_u32() << p.place[i]) & p.field[i];
+            }
+        }
+        out[l] = acc;
+    }
+}
+
+/// Instantiates [`video_loop`] for `.sat`/`.add`, once per operation.
+macro_rules! video_run {
+    ($f:expr, $sat:expr, $add:expr, $p:expr, $o:expr) => {{
+        let f = $f;
+        match ($sat, $add) {
+            (false, false) => video_loop::<T, N, false, false>(f, $p, $o),
+            (false, true) => video_loop::<T, N, false, true>(f, $p, $o),
+            (true, false) => video_loop::<T, N, true, false>(f, $p, $o),
+            (true, true) => video_loop::<T, N, true, true>(f, $p, $o),
+        }
+    }};
+}
+
+/// Expands `$run!(closure, args..)` with the element function of `$op`
+/// (closures over `T`, which the caller names).
+macro_rules! for_video_op {
+    ($op:expr, $run:ident!($($arg:tt)*)) => {
+        match $op {
+            VideoOp::Add => $run!(|x: T, y: T| x + y, $($arg)*),
+            VideoOp::Sub => $run!(|x: T, y: T| x - y, $($arg)*),
+            // Errata 7: half away from zero.
+            VideoOp::Avrg => $run!(
+                |x: T, y: T| {
+                    let s = x + y;
+                    (s + T::from_bool(s >= T::ZERO)).half()
+                },
+                $($arg)*
+            ),
+            VideoOp::Absdiff => $run!(|x: T, y: T| (x - y).abs(), $($arg)*),
+            VideoOp::Min => $run!(|x: T, y: T| x.min(y), $($arg)*),
+            VideoOp::Max => $run!(|x: T, y: T| x.max(y), $($arg)*),
+            VideoOp::Set(cmp) => match int_cmp_kind(cmp) {
+                Base::Eq => $run!(|x: T, y: T| T::from_bool(x == y), $($arg)*),
+                Base::Ne => $run!(|x: T, y: T| T::from_bool(x != y), $($arg)*),
+                Base::Lt => $run!(|x: T, y: T| T::from_bool(x < y), $($arg)*),
+                Base::Le => $run!(|x: T, y: T| T::from_bool(x <= y), $($arg)*),
+                Base::Gt => $run!(|x: T, y: T| T::from_bool(x > y), $($arg)*),
+                Base::Ge => $run!(|x: T, y: T| T::from_bool(x >= y), $($arg)*),
+                Base::True => $run!(|_: T, _: T| T::from_bool(true), $($arg)*),
+                Base::False => $run!(|_: T, _: T| T::ZERO, $($arg)*),
+            },
+        }
+    };
+}
+
+fn video_ops<T: Elem, const N: usize>(
+    op: VideoOp,
+    sat: bool,
+    add: bool,
+    p: &VPlan<'_, N>,
+    o: &mut U32s,
+) {
+    for_video_op!(op, video_run!(sat, add, p, o))
+}
+
+/// Plain `vop4` (default selectors, every element on) on 16-bit halves:
+/// each half holds an even element (low byte) and an odd one (high byte)
+/// whose positions are the same in `a`, `b` and `d`, so one i16 vector step
+/// does eight elements with no gathering. A merge leaves each half's result
+/// bytes in place; `.add` leaves the half's two element values summed (each
+/// is within ±511, so the sum fits i16).
+#[inline(always)]
+fn video4_loop<const SAT: bool, const ADD: bool>(
+    f: impl Fn(i16, i16) -> i16,
+    [xm, ym, lo, hi]: [i16; 4],
+    a: &[u16; 2 * WARP_SIZE],
+    b: &[u16; 2 * WARP_SIZE],
+    out: &mut [u16; 2 * WARP_SIZE],
+) {
+    for h in 0..2 * WARP_SIZE {
+        let (x, y) = (a[h], b[h]);
+        let xe = (((x << 8) as i16) >> 8) & xm;
+        let xo = ((x as i16) >> 8) & xm;
+        let ye = (((y << 8) as i16) >> 8) & ym;
+        let yo = ((y as i16) >> 8) & ym;
+        let (mut te, mut to) = (f(xe, ye), f(xo, yo));
+        if SAT {
+            te = te.max(lo).min(hi);
+            to = to.max(lo).min(hi);
+        }
+        out[h] = if ADD {
+            (te + to) as u16
+        } else {
+            (te as u16 & 0xFF) | ((to as u16) << 8)
+        };
+    }
+}
+
+macro_rules! video4_run {
+    ($f:expr, $sat:expr, $add:expr, $k:expr, $a:expr, $b:expr, $o:expr) => {{
+        let f = $f;
+        match ($sat, $add) {
+            (false, false) => video4_loop::<false, false>(f, $k, $a, $b, $o),
+            (false, true) => video4_loop::<false, true>(f, $k, $a, $b, $o),
+            (true, false) => video4_loop::<true, false>(f, $k, $a, $b, $o),
+            (true, true) => video4_loop::<true, true>(f, $k, $a, $b, $o),
+        }
+    }};
+}
+
+/// [`video4_loop`] for `v`, which must be a plain `vop4`.
+fn video4_plain(v: &Video, regs: &WarpRegs) -> U32s {
+    type T = i16;
+    let a = halves(regs.get(v.a));
+    let b = if v.b == v.a { a } else { halves(regs.get(v.b)) };
+    let k: [i16; 4] = [
+        if v.asigned { -1 } else { 0xFF },
+        if v.bsigned { -1 } else { 0xFF },
+        if v.dsigned { -128 } else { 0 },
+        if v.dsigned { 127 } else { 0xFF },
+    ];
+    let mut o = [0u16; 2 * WARP_SIZE];
+    for_video_op!(v.op, video4_run!(v.sat, v.add, k, &a, &b, &mut o));
+    let mut out = [0u32; WARP_SIZE];
+    if v.add {
+        let c = regs.get(v.c);
+        for l in 0..WARP_SIZE {
+            let sum = i32::from(o[2 * l] as i16) + i32::from(o[2 * l + 1] as i16);
+            out[l] = (c[l] as u32).wrapping_add(sum as u32);
+        }
+    } else {
+        for l in 0..WARP_SIZE {
+            out[l] = u32::from(o[2 * l]) | (u32::from(o[2 * l + 1]) << 16);
+        }
+    }
+    out
+}
+
+/// Plain `vop2` (default selectors, both elements on): each 16-bit half is
+/// one element, in the same place in `a`, `b` and `d`; exact i32 results.
+#[inline(always)]
+fn video2_loop<const SAT: bool>(
+    f: impl Fn(i32, i32) -> i32,
+    [xm, ym, lo, hi]: [i32; 4],
+    a: &[u16; 2 * WARP_SIZE],
+    b: &[u16; 2 * WARP_SIZE],
+    out: &mut [i32; 2 * WARP_SIZE],
+) {
+    for h in 0..2 * WARP_SIZE {
+        let x = i32::from(a[h] as i16) & xm;
+        let y = i32::from(b[h] as i16) & ym;
+        let mut t = f(x, y);
+        if SAT {
+            t = t.max(lo).min(hi);
+        }
+        out[h] = t;
+    }
+}
+
+macro_rules! video2_run {
+    ($f:expr, $sat:expr, $k:expr, $a:expr, $b:expr, $o:expr) => {{
+        let f = $f;
+        if $sat {
+            video2_loop::<true>(f, $k, $a, $b, $o)
+        } else {
+            video2_loop::<false>(f, $k, $a, $b, $o)
+        }
+    }};
+}
+
+/// [`video2_loop`] for `v`, which must be a plain `vop2`.
+fn video2_plain(v: &Video, regs: &WarpRegs) -> U32s {
+    type T = i32;
+    let a = halves(regs.get(v.a));
+    let b = if v.b == v.a { a } else { halves(regs.get(v.b)) };
+    let k: [i32; 4] = [
+        if v.asigned { -1 } else { 0xFFFF },
+        if v.bsigned { -1 } else { 0xFFFF },
+        if v.dsigned { -0x8000 } else { 0 },
+        if v.dsigned { 0x7FFF } else { 0xFFFF },
+    ];
+    let mut o = [0i32; 2 * WARP_SIZE];
+    for_video_op!(v.op, video2_run!(v.sat, k, &a, &b, &mut o));
+    let mut out = [0u32; WARP_SIZE];
+    if v.add {
+        let c = regs.get(v.c);
+        for l in 0..WARP_SIZE {
+            out[l] = (c[l] as u32).wrapping_add(o[2 * l].wrapping_add(o[2 * l + 1]) as u32);
+        }
+    } else {
+        for l in 0..WARP_SIZE {
+            out[l] = (o[2 * l] as u32 & 0xFFFF) | ((o[2 * l + 1] as u32) << 16);
+        }
+    }
+    out
+}
+
+#[inline(always)]
+fn narrow_loop<T: Copy, const L: usize>(
+    f: impl Fn(T, T) -> T,
+    a: &[T; L],
+    b: &[T; L],
+    o: &mut [T; L],
+) {
+    for i in 0..L {
+        o[i] = f(a[i], b[i]);
+    }
+}
+
+/// Sum of a word's four bytes, unsigned (`signed`: as i8).
+#[inline(always)]
+fn sum_bytes(w: u32, signed: bool) -> u32 {
+    let t = (w & 0x00FF_00FF) + ((w >> 8) & 0x00FF_00FF);
+    let u = (t & 0xFFFF) + (t >> 16);
+    if signed {
+        // Each negative byte counted 256 too high.
+        let negs = (((w >> 7) & 0x0101_0101).wrapping_mul(0x0101_0101)) >> 24;
+        u.wrapping_sub(negs << 8)
+    } else {
+        u
+    }
+}
+
+/// Sum of a word's two halves, unsigned (`signed`: as i16).
+#[inline(always)]
+fn sum_halves(w: u32, signed: bool) -> u32 {
+    if signed {
+        (i32::from(w as u16 as i16) + ((w as i32) >> 16)) as u32
+    } else {
+        (w & 0xFFFF) + (w >> 16)
+    }
+}
+
+/// Plain `vop4`/`vop2` whose every element result fits the element width
+/// (see `narrow_form`), computed at that width: the low words viewed as u8
+/// or u16 elements (a cast, no copy), with the machine's own saturating,
+/// averaging and min/max instructions, 16 or 8 elements per vector step.
+/// Element order within a word does not matter: the operation is
+/// element-wise and `.add` sums them. Writes `d` and returns true, or
+/// returns false (writing nothing) where an element can leave the width.
+macro_rules! narrow_video {
+    ($name:ident, $u:ty, $s:ty, $sum:ident) => {
+        #[inline(always)]
+        fn $name(v: &Video, regs: &mut WarpRegs, exec: u32) -> bool {
+            const LEN: usize = (32 / <$u>::BITS) as usize * WARP_SIZE;
+            let Some(sval) = narrow_form(v) else {
+                return false;
+            };
+            let a: [$u; LEN] = bytemuck::cast(low32(regs.get(v.a)));
+            let b: [$u; LEN] = if v.b == v.a {
+                a
+            } else {
+                bytemuck::cast(low32(regs.get(v.b)))
+            };
+            let mut o = [0 as $u; LEN];
+            macro_rules! run {
+                ($f:expr) => {
+                    narrow_loop($f, &a, &b, &mut o)
+                };
+            }
+            macro_rules! cmp {
+                ($t:ty, $c:tt) => {
+                    run!(|x: $u, y: $u| <$u>::from((x as $t) $c (y as $t)))
+                };
+            }
+            match (v.op, v.asigned, v.sat) {
+                (VideoOp::Add, _, false) => run!(|x: $u, y: $u| x.wrapping_add(y)),
+                (VideoOp::Add, false, true) => run!(|x: $u, y: $u| x.saturating_add(y)),
+                (VideoOp::Add, true, true) => {
+                    run!(|x: $u, y: $u| (x as $s).saturating_add(y as $s) as $u)
+                }
+                (VideoOp::Sub, _, false) => run!(|x: $u, y: $u| x.wrapping_sub(y)),
+                (VideoOp::Sub, false, true) => run!(|x: $u, y: $u| x.saturating_sub(y)),
+                (VideoOp::Sub, true, true) => {
+                    run!(|x: $u, y: $u| (x as $s).saturating_sub(y as $s) as $u)
+                }
+                (VideoOp::Min, false, _) => run!(|x: $u, y: $u| x.min(y)),
+                (VideoOp::Min, true, _) => run!(|x: $u, y: $u| (x as $s).min(y as $s) as $u),
+                (VideoOp::Max, false, _) => run!(|x: $u, y: $u| x.max(y)),
+                (VideoOp::Max, true, _) => run!(|x: $u, y: $u| (x as $s).max(y as $s) as $u),
+                (VideoOp::Absdiff, false, _) => run!(|x: $u, y: $u| x.abs_diff(y)),
+                (VideoOp::Absdiff, true, _) => run!(|x: $u, y: $u| (x as $s).abs_diff(y as $s)),
+                // Unsigned only (`narrow_form`): half away from zero is half up.
+                (VideoOp::Avrg, _, _) => {
+                    run!(|x: $u, y: $u| ((u32::from(x) + u32::from(y) + 1) >> 1) as $u)
+                }
+                (VideoOp::Set(c), signed, _) => match (int_cmp_kind(c), signed) {
+                    (Base::Eq, _) => cmp!($u, ==),
+                    (Base::Ne, _) => cmp!($u, !=),
+                    (Base::Lt, false) => cmp!($u, <),
+                    (Base::Lt, true) => cmp!($s, <),
+                    (Base::Le, false) => cmp!($u, <=),
+                    (Base::Le, true) => cmp!($s, <=),
+                    (Base::Gt, false) => cmp!($u, >),
+                    (Base::Gt, true) => cmp!($s, >),
+                    (Base::Ge, false) => cmp!($u, >=),
+                    (Base::Ge, true) => cmp!($s, >=),
+                    (Base::True, _) => run!(|_: $u, _: $u| 1),
+                    (Base::False, _) => run!(|_: $u, _: $u| 0),
+                },
+            }
+            let mut out: U32s = bytemuck::cast(o);
+            if v.add {
+                // c plus the element values, sign-extended where signed.
+                let c = regs.get(v.c);
+                for l in 0..WARP_SIZE {
+                    out[l] = (c[l] as u32).wrapping_add($sum(out[l], sval));
+                }
+            }
+            // Written here, while `out` is still in registers.
+            blend32(regs.get_mut(v.d), exec, &out);
+            true
+        }
+    };
+}
+narrow_video!(video4_narrow, u8, i8, sum_bytes);
+narrow_video!(video2_narrow, u16, i16, sum_halves);
+
+/// Whether a plain video instruction's element results all fit its element
+/// width, so computing at that width is exact, and if so whether `.add`
+/// reads them as signed. It needs `a` and `b` of one signedness, then:
+/// `add`/`sub` either wrap (no `.sat`; not with `.add`, which sums the
+/// exact values) or saturate to their own type (`d` of that signedness);
+/// `min`/`max` stay in the type unless `.sat` clamps to another; `absdiff`
+/// and unsigned `avrg` lie in the unsigned range, which `.sat` to a signed
+/// `d` would cut; `vset` gives 0 or 1.
+fn narrow_form(v: &Video) -> Option<bool> {
+    let s = v.asigned;
+    if v.bsigned != s {
+        return None;
+    }
+    let ok = match v.op {
+        VideoOp::Add | VideoOp::Sub => {
+            if v.sat {
+                v.dsigned == s
+            } else {
+                !v.add
+            }
+        }
+        VideoOp::Min | VideoOp::Max => !v.sat || v.dsigned == s,
+        VideoOp::Absdiff => !(v.sat && v.dsigned),
+        VideoOp::Avrg => !(s || v.sat && v.dsigned),
+        VideoOp::Set(_) => true,
+    };
+    let sval = matches!(
+        v.op,
+        VideoOp::Add | VideoOp::Sub | VideoOp::Min | VideoOp::Max
+    ) && s;
+    ok.then_some(sval)
+}
+
+/// `vop2`/`vop4` over a warp: one fused loop over lanes doing every element
+/// position, specialised for the operation, `.sat` and `.add` (the
+/// arithmetic of [`super::video::VideoPlan::lane`]: exact i32 elements,
+/// clamp, then merge into `c` or accumulate onto it), written into the
+/// lanes of `d` selected by `exec`.
+pub(super) fn video(v: &Video, regs: &mut WarpRegs, exec: u32) {
+    // Selector bytes, lane 0 lowest, tested for the defaults all at once
+    // (only the bits below the pool size count, as in `video_n`).
+    let out = match v.simd {
+        Simd::X2
+            if v.mask & 3 == 3
+                && u32::from_le_bytes(v.asel) & 0x0303 == 0x0100
+                && u32::from_le_bytes(v.bsel) & 0x0303 == 0x0302 =>
+        {
+            if video2_narrow(v, regs, exec) {
+                return;
+            }
+            video2_plain(v, regs)
+        }
+        Simd::X2 => video_n::<2>(v, regs),
+        Simd::X4
+            if v.mask & 0xF == 0xF
+                && u32::from_le_bytes(v.asel) & 0x0707_0707 == 0x0302_0100
+                && u32::from_le_bytes(v.bsel) & 0x0707_0707 == 0x0706_0504 =>
+        {
+            if video4_narrow(v, regs, exec) {
+                return;
+            }
+            video4_plain(v, regs)
+        }
+        Simd::X4 => video_n::<4>(v, regs),
+    };
+    blend32(regs.get_mut(v.d), exec, &out);
+}
+
+fn video_n<const N: usize>(v: &Video, regs: &WarpRegs) -> U32s {
+    let n = N as u32;
+    let w = 32 / n;
+    let lane_mask = (1u32 << w) - 1;
+    let sel_mask = (2 * N - 1) as u8;
+    let mask = u32::from(v.mask) & ((1 << n) - 1);
+    let mut keep_c = 0u32;
+    for i in 0..n {
+        if mask >> i & 1 == 0 {
+            keep_c |= lane_mask << (w * i);
+        }
+    }
+    let mut out = if v.add || keep_c != 0 {
+        low32(regs.get(v.c))
+    } else {
+        [0; WARP_SIZE]
+    };
+    if !v.add && keep_c != 0 && keep_c != u32::MAX {
+        for o in out.iter_mut() {
+            *o &= keep_c;
+        }
+    }
+    if mask == 0 {
+        return out;
+    }
+    let a = low32(regs.get(v.a));
+    let b = if v.b == v.a { a } else { low32(regs.get(v.b)) };
+    // Element k of the pool b:a is in a for k < n, else in b.
+    let pick = |sel: u8| {
+        let k = u32::from(sel & sel_mask);
+        if k < n {
+            (&a, 32 - w - k * w)
+        } else {
+            (&b, 32 - w - (k - n) * w)
+        }
+    };
+    let (lo, hi) = if v.dsigned {
+        (-(1i32 << (w - 1)), (1i32 << (w - 1)) - 1)
+    } else {
+        (0, lane_mask as i32)
+    };
+    let mut p = VPlan::<N> {
+        xr: [&a; N],
+        yr: [&a; N],
+        xl: [0; N],
+        yl: [0; N],
+        r: 32 - w,
+        xm: if v.asigned { -1 } else { lane_mask as i32 },
+        ym: if v.bsigned { -1 } else { lane_mask as i32 },
+        field: [0; N],
+        take: [0; N],
+        place: [0; N],
+        lo,
+        hi,
+    };
+    for i in 0..N {
+        (p.xr[i], p.xl[i]) = pick(v.asel[i]);
+        (p.yr[i], p.yl[i]) = pick(v.bsel[i]);
+        let on = mask >> i & 1 == 1;
+        p.place[i] = w * i as u32;
+        p.field[i] = if on { lane_mask << p.place[i] } else { 0 };
+        p.take[i] = if on { u32::MAX } else { 0 };
+    }
+    // Accumulating needs each element widened back to 32 bits, which costs
+    // more shuffles than i16 saves: only merges use it.
+    if N == 4 && !v.add {
+        video_ops::<i16, N>(v.op, v.sat, v.add, &p, &mut out);
+    } else {
+        video_ops::<i32, N>(v.op, v.sat, v.add, &p, &mut out);
+    }
+    out
+}

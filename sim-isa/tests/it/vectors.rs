@@ -1,0 +1,68 @@
+//! The committed vector sets of `tests/data/` (their sources are in its
+//! README.md) through the conformance runner: every vector must pass and
+//! none may be unusable. The counts pin each file, so a truncated or
+//! re-generated file is noticed.
+
+use sim_isa::conform::{run_reader, Outcome, Summary};
+use std::io::BufRead;
+use std::path::PathBuf;
+
+fn data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
+}
+
+/// Runs a vector file (`.gz` decompressed on the fly) and asserts that every
+/// vector passed; returns the counts.
+fn run_file(name: &str) -> Summary {
+    let path = data(name);
+    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let reader: Box<dyn BufRead> = if name.ends_with(".gz") {
+        Box::new(std::io::BufReader::new(flate2::read::GzDecoder::new(file)))
+    } else {
+        Box::new(std::io::BufReader::new(file))
+    };
+    let mut problems = Vec::new();
+    let sum = run_reader(reader, |r| {
+        if r.outcome != Outcome::Passed && problems.len() < 50 {
+            problems.push(r.to_string());
+        }
+    })
+    .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert!(
+        sum.failed == 0 && sum.skipped == 0,
+        "{name}:\n{}\n{}",
+        problems.join("\n"),
+        sum.line()
+    );
+    sum
+}
+
+#[test]
+fn public_sample() {
+    assert_eq!(run_file("public.jsonl").passed, 623);
+}
+
+#[test]
+fn h100_observed() {
+    assert_eq!(run_file("h100-public.jsonl").passed, 10_762);
+}
+
+#[test]
+fn h100_compiler_derived() {
+    assert_eq!(run_file("gpu-h100-compiler.jsonl.gz").passed, 50_800);
+}
+
+#[test]
+fn format_doc_examples() {
+    // The examples in docs/conformance-format.md are vectors too.
+    let doc = include_str!("../../../docs/conformance-format.md");
+    let block = doc
+        .split("```json\n")
+        .nth(1)
+        .and_then(|b| b.split("```").next())
+        .expect("a json block");
+    let report = sim_isa::conform::run_vectors(block);
+    assert_eq!(report.summary_line(), "4 passed, 0 failed", "{report}");
+}
