@@ -10,6 +10,9 @@ mod tools;
 mod validity;
 mod values;
 
+#[cfg(test)]
+mod streams_test;
+
 use anyhow::{bail, Context, Result};
 use std::process::ExitCode;
 

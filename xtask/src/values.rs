@@ -431,7 +431,7 @@ const E64: [u64; 16] = [
     0x8000_0000_0000_0000,
 ];
 
-fn value(rng: &mut Rng, w: u32) -> u64 {
+pub(crate) fn value(rng: &mut Rng, w: u32) -> u64 {
     let edge = rng.chance(1, 2);
     match w {
         1 => rng.below(2) as u64,
