@@ -350,29 +350,19 @@ pub struct Variant {
 /// The `.ftz` spelling of an f32 `set`/`setp`/`slct` without `.ftz` whose
 /// result sm_1x defines (integer or f32 destination), if `g` is one.
 fn sm13_twin(g: &Gen) -> Option<String> {
-    match g {
-        Gen::Set {
-            ftz: false, types, ..
-        } if types.last().map(String::as_str) == Some("f32")
-            && (types.len() == 1 || matches!(types[0].as_str(), "u32" | "s32" | "f32")) =>
+    let mut g2 = g.clone();
+    match &mut g2 {
+        Gen::Set(s)
+            if !s.ftz
+                && s.types.last().map(String::as_str) == Some("f32")
+                && (s.types.len() == 1 || matches!(s.types[0].as_str(), "u32" | "s32" | "f32")) =>
         {
-            let mut g2 = g.clone();
-            if let Gen::Set { ftz, .. } = &mut g2 {
-                *ftz = true;
-            }
-            Some(gen::render(&g2, false))
+            s.ftz = true
         }
-        Gen::Slct {
-            ftz: false, types, ..
-        } if types.get(1).map(String::as_str) == Some("f32") => {
-            let mut g2 = g.clone();
-            if let Gen::Slct { ftz, .. } = &mut g2 {
-                *ftz = true;
-            }
-            Some(gen::render(&g2, false))
-        }
-        _ => None,
+        Gen::Slct(s) if !s.ftz && s.types.get(1).map(String::as_str) == Some("f32") => s.ftz = true,
+        Gen::Video(_) | Gen::Set(_) | Gen::Selp(_) | Gen::Slct(_) => return None,
     }
+    Some(gen::render(&g2, false))
 }
 
 /// ptxas rejects an immediate BoolOp operand on the bf16 forms of `set`
