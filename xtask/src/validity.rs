@@ -2,7 +2,7 @@
 
 use crate::gen::{self, Case};
 use crate::ptxas::{self, Verdict};
-use crate::tools::Tools;
+use crate::tools::{Common, Tools};
 use anyhow::{Context, Result};
 use sim_isa::{ErrorKind, PtxVersion, Symbols, Target};
 use std::collections::{BTreeMap, HashMap};
@@ -17,18 +17,12 @@ pub const ARCHS: [&str; 3] = ["sm_30", "sm_53", "sm_90"];
 pub struct Opts {
     /// Number of random instructions.
     pub count: usize,
-    /// Generator seed.
-    pub seed: u64,
-    /// Lines per ptxas run.
-    pub batch: usize,
-    /// Parallel ptxas processes.
-    pub jobs: usize,
+    /// Seed, parallelism, batch size, disagreements shown.
+    pub common: Common,
     /// Where to write disagreements as regression cases (JSON Lines).
     pub regressions: Option<PathBuf>,
     /// Verdict cache (text+arch -> verdict), reused across runs.
     pub cache: Option<PathBuf>,
-    /// Print at most this many disagreements.
-    pub show: usize,
     /// Write every case with ptxas's verdicts here (tab-separated), for review.
     pub dump: Option<PathBuf>,
 }
@@ -173,13 +167,16 @@ pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
             mutation: None,
         })
         .collect();
-    cases.extend(gen::cases(o.seed, o.count.saturating_sub(FIXED.len())));
+    cases.extend(gen::cases(
+        o.common.seed,
+        o.count.saturating_sub(FIXED.len()),
+    ));
     let texts: Vec<String> = cases.iter().map(|c| c.text.clone()).collect();
     let verdicts = gather_verdicts(tools, o, &texts)?;
     if let Some(p) = &o.dump {
         write_dump(p, &cases, &verdicts)?;
     }
-    let t = compare(&cases, &verdicts, o.show);
+    let t = compare(&cases, &verdicts, o.common.show);
     println!("by family/mutation (passed/failed):");
     for (k, (p, f)) in &t.per_mut {
         println!("  {k:<40} {p:>6} {f:>6}");
@@ -231,7 +228,7 @@ fn gather_verdicts(tools: &Tools, o: &Opts, texts: &[String]) -> Result<Verdicts
     std::fs::create_dir_all(&dir)?;
     let sub: Vec<String> = todo.iter().map(|&i| texts[i].clone()).collect();
     let t0 = std::time::Instant::now();
-    let got = ptxas::judge_all(tools, &ARCHS, &sub, o.batch, o.jobs, &dir);
+    let got = ptxas::judge_all(tools, &ARCHS, &sub, o.common.batch, o.common.jobs, &dir);
     eprintln!(
         "ptxas judged {} texts x {} targets in {:.1}s",
         sub.len(),

@@ -14,7 +14,7 @@ pub use variants::{variants, Variant};
 pub(crate) use vectors::value;
 
 use crate::rng::Rng;
-use crate::tools::Tools;
+use crate::tools::{Common, Tools};
 use anyhow::{Context, Result};
 use compile::{compile_all, Listing};
 use sim_isa::conform::{Outcome, Report};
@@ -29,26 +29,20 @@ pub struct Opts {
     pub variants: usize,
     /// Input sets per variant.
     pub inputs: usize,
-    /// Seed.
-    pub seed: u64,
-    /// Parallel ptxas/nvdisasm processes.
-    pub jobs: usize,
-    /// Kernels per ptxas run.
-    pub batch: usize,
+    /// Seed, parallelism, batch size, disagreements shown.
+    pub common: Common,
     /// Write the agreed vectors here.
     pub write: Option<PathBuf>,
     /// Write disagreeing vectors (machine values) here.
     pub disagreements: Option<PathBuf>,
-    /// Print at most this many disagreements.
-    pub show: usize,
 }
 
 /// Runs part 2. Returns the number of failed vectors.
 pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
     tools.nvdisasm()?;
-    let vars = variants(o.seed, o.variants);
+    let vars = variants(o.common.seed, o.variants);
     let texts: Vec<&str> = vars.iter().map(|v| v.kernel.as_str()).collect();
-    let progs = compile_all(tools, &texts, o.batch, o.jobs)?;
+    let progs = compile_all(tools, &texts, o.common.batch, o.common.jobs)?;
     let ran = execute(&vars, progs, o);
     for (why, t) in &ran.not_run {
         println!("not run ({} variants): {why}\n    e.g. {}", t.len(), t[0]);
@@ -57,7 +51,7 @@ pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
         "SASS opcodes executed: {}",
         ran.opcodes.keys().cloned().collect::<Vec<_>>().join(" ")
     );
-    let judged = judge(&ran.lines, o.show);
+    let judged = judge(&ran.lines, o.common.show);
     write_outputs(o, &judged)?;
     let skipped_variants: usize = ran.not_run.values().map(Vec::len).sum();
     if skipped_variants > 0 {
@@ -77,7 +71,7 @@ struct Executed {
 
 /// Runs each variant's listing on `o.inputs` input sets.
 fn execute(vars: &[Variant], progs: Vec<Option<Listing>>, o: &Opts) -> Executed {
-    let mut rng = Rng::new(o.seed ^ 0xda7a);
+    let mut rng = Rng::new(o.common.seed ^ 0xda7a);
     let mut ran = Executed {
         lines: Vec::new(),
         not_run: BTreeMap::new(),
@@ -195,7 +189,7 @@ fn write_outputs(o: &Opts, judged: &Judged) -> Result<()> {
         let header = format!(
             "# Values derived from ptxas 11.8.89 sm_90 machine code (nvdisasm, xtask SASS interpreter) and agreed by sim-isa;\n# sm_13 lines: the .ftz form's code gives the sm_1x flush semantics (erratum 22).\n\
              # Regenerate: cargo run -p xtask --release -- values --variants {} --inputs {} --seed {} --write <this file>\n",
-            o.variants, o.inputs, o.seed
+            o.variants, o.inputs, o.common.seed
         );
         let body = header + &judged.agreed;
         if p.extension().is_some_and(|e| e == "gz") {
