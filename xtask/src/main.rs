@@ -75,6 +75,11 @@ impl Args {
             show: self.flag("--show", show)?,
         })
     }
+    /// Refuses leftover arguments, then finds the NVIDIA tools.
+    fn tools(&self, root: &std::path::Path) -> Result<tools::Tools> {
+        self.done()?;
+        tools::Tools::locate(root)
+    }
     fn done(&self) -> Result<()> {
         if let Some(a) = self.0.first() {
             bail!("unexpected argument '{a}'\n\n{HELP}");
@@ -101,8 +106,7 @@ fn real_main() -> Result<bool> {
                 cache: a.opt("--cache")?.map(Into::into),
                 dump: a.opt("--dump")?.map(Into::into),
             };
-            a.done()?;
-            let t = tools::Tools::locate(&root)?;
+            let t = a.tools(&root)?;
             Ok(validity::run(&t, &o)? == 0)
         }
         "values" => {
@@ -113,8 +117,7 @@ fn real_main() -> Result<bool> {
                 write: a.opt("--write")?.map(Into::into),
                 disagreements: a.opt("--disagreements")?.map(Into::into),
             };
-            a.done()?;
-            let t = tools::Tools::locate(&root)?;
+            let t = a.tools(&root)?;
             Ok(values::run(&t, &o)? == 0)
         }
         "gpu-kernels" => {

@@ -1,7 +1,7 @@
 //! A small interpreter of the sm_90 machine code (SASS, as nvdisasm prints it)
 //! that ptxas emits for the instructions sim-isa models (part 2).
 //!
-//! It runs a whole kernel of the shape `values.rs` generates: parameter loads
+//! It runs a whole kernel of the shape `values` generates: parameter loads
 //! (`LDC`), global loads and stores (`LDG`/`STG`) against two byte buffers, and
 //! the integer/compare/permute opcodes between them. Anything it does not know
 //! is an error naming the opcode, never a guess.
