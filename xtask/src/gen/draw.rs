@@ -20,6 +20,15 @@ fn sel4(rng: &mut Rng) -> String {
         rng.below(8)
     )
 }
+/// The destination masks and a selector drawer for width `n` (`2` or `4`).
+fn masks_and_selector(n: &str) -> (&'static [&'static str], fn(&mut Rng) -> String) {
+    if n == "2" {
+        (&MASK2, sel2)
+    } else {
+        (&MASK4, sel4)
+    }
+}
+
 pub(super) fn slot(rng: &mut Rng) -> u8 {
     1 + rng.below(3) as u8
 }
@@ -83,11 +92,7 @@ pub fn video_variant(
     cmp: Option<&str>,
     sec: &str,
 ) -> Gen {
-    let (masks, sel): (&[&str], fn(&mut Rng) -> String) = if n == "2" {
-        (&MASK2, sel2)
-    } else {
-        (&MASK4, sel4)
-    };
+    let (masks, sel) = masks_and_selector(n);
     Gen::Video(Video {
         op: op.into(),
         n: n.into(),
@@ -128,11 +133,7 @@ fn video(rng: &mut Rng) -> Gen {
         }
         _ => {}
     }
-    let (masks, sel): (&[&str], fn(&mut Rng) -> String) = if n == "2" {
-        (&MASK2, sel2)
-    } else {
-        (&MASK4, sel4)
-    };
+    let (masks, sel) = masks_and_selector(n);
     let mask = rng.chance(1, 2).then(|| rng.pick(masks).to_string());
     let asel = rng.chance(1, 2).then(|| sel(rng));
     let bsel = rng.chance(1, 2).then(|| sel(rng));
