@@ -10,6 +10,9 @@ mod tools;
 mod validity;
 mod values;
 
+#[cfg(test)]
+mod streams_test;
+
 use anyhow::{bail, Context, Result};
 use std::process::ExitCode;
 
@@ -63,6 +66,20 @@ impl Args {
             None => Ok(None),
         }
     }
+    /// `--seed` (1), `--jobs` (2), `--batch` and `--show` with the part's defaults.
+    fn common(&mut self, batch: usize, show: usize) -> Result<tools::Common> {
+        Ok(tools::Common {
+            seed: self.flag("--seed", 1)?,
+            jobs: self.flag("--jobs", 2)?,
+            batch: self.flag("--batch", batch)?,
+            show: self.flag("--show", show)?,
+        })
+    }
+    /// Refuses leftover arguments, then finds the NVIDIA tools.
+    fn tools(&self, root: &std::path::Path) -> Result<tools::Tools> {
+        self.done()?;
+        tools::Tools::locate(root)
+    }
     fn done(&self) -> Result<()> {
         if let Some(a) = self.0.first() {
             bail!("unexpected argument '{a}'\n\n{HELP}");
@@ -84,31 +101,23 @@ fn real_main() -> Result<bool> {
         "validity" => {
             let o = validity::Opts {
                 count: a.flag("--count", 20_000)?,
-                seed: a.flag("--seed", 1)?,
-                batch: a.flag("--batch", 200)?,
-                jobs: a.flag("--jobs", 2)?,
+                common: a.common(200, 50)?,
                 regressions: a.opt("--regressions")?.map(Into::into),
                 cache: a.opt("--cache")?.map(Into::into),
-                show: a.flag("--show", 50)?,
                 dump: a.opt("--dump")?.map(Into::into),
             };
-            a.done()?;
-            let t = tools::Tools::locate(&root)?;
+            let t = a.tools(&root)?;
             Ok(validity::run(&t, &o)? == 0)
         }
         "values" => {
             let o = values::Opts {
                 variants: a.flag("--variants", 2400)?,
                 inputs: a.flag("--inputs", 22)?,
-                seed: a.flag("--seed", 1)?,
-                jobs: a.flag("--jobs", 2)?,
-                batch: a.flag("--batch", 60)?,
+                common: a.common(60, 30)?,
                 write: a.opt("--write")?.map(Into::into),
                 disagreements: a.opt("--disagreements")?.map(Into::into),
-                show: a.flag("--show", 30)?,
             };
-            a.done()?;
-            let t = tools::Tools::locate(&root)?;
+            let t = a.tools(&root)?;
             Ok(values::run(&t, &o)? == 0)
         }
         "gpu-kernels" => {

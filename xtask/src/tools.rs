@@ -4,6 +4,19 @@ use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The options both differential parts take.
+#[derive(Clone, Debug)]
+pub struct Common {
+    /// Generator seed.
+    pub seed: u64,
+    /// Parallel ptxas (and nvdisasm) processes.
+    pub jobs: usize,
+    /// Texts (part 1) or kernels (part 2) per ptxas run.
+    pub batch: usize,
+    /// Print at most this many disagreements.
+    pub show: usize,
+}
+
 /// Paths of the external tools.
 #[derive(Clone, Debug)]
 pub struct Tools {

@@ -2,7 +2,7 @@
 
 use crate::gen::{self, Case};
 use crate::ptxas::{self, Verdict};
-use crate::tools::Tools;
+use crate::tools::{Common, Tools};
 use anyhow::{Context, Result};
 use sim_isa::{ErrorKind, PtxVersion, Symbols, Target};
 use std::collections::{BTreeMap, HashMap};
@@ -17,18 +17,12 @@ pub const ARCHS: [&str; 3] = ["sm_30", "sm_53", "sm_90"];
 pub struct Opts {
     /// Number of random instructions.
     pub count: usize,
-    /// Generator seed.
-    pub seed: u64,
-    /// Lines per ptxas run.
-    pub batch: usize,
-    /// Parallel ptxas processes.
-    pub jobs: usize,
+    /// Seed, parallelism, batch size, disagreements shown.
+    pub common: Common,
     /// Where to write disagreements as regression cases (JSON Lines).
     pub regressions: Option<PathBuf>,
     /// Verdict cache (text+arch -> verdict), reused across runs.
     pub cache: Option<PathBuf>,
-    /// Print at most this many disagreements.
-    pub show: usize,
     /// Write every case with ptxas's verdicts here (tab-separated), for review.
     pub dump: Option<PathBuf>,
 }
@@ -160,6 +154,9 @@ fn load_cache(p: &Path) -> HashMap<(String, String), Verdict> {
     m
 }
 
+/// Verdicts per target (rows in [`ARCHS`] order), per case.
+type Verdicts = Vec<Vec<Option<Verdict>>>;
+
 /// Runs part 1. Returns the number of failed instructions.
 pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
     let mut cases: Vec<Case> = FIXED
@@ -170,11 +167,47 @@ pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
             mutation: None,
         })
         .collect();
-    cases.extend(gen::cases(o.seed, o.count.saturating_sub(FIXED.len())));
+    cases.extend(gen::cases(
+        o.common.seed,
+        o.count.saturating_sub(FIXED.len()),
+    ));
     let texts: Vec<String> = cases.iter().map(|c| c.text.clone()).collect();
+    let verdicts = gather_verdicts(tools, o, &texts)?;
+    if let Some(p) = &o.dump {
+        write_dump(p, &cases, &verdicts)?;
+    }
+    let t = compare(&cases, &verdicts, o.common.show);
+    println!("by family/mutation (passed/failed):");
+    for (k, (p, f)) in &t.per_mut {
+        println!("  {k:<40} {p:>6} {f:>6}");
+    }
+    for (q, (n, ex)) in &t.quirks {
+        println!("skipped {n} for the ptxas quirk {q}, e.g. {ex}");
+    }
+    println!(
+        "{} of {} instructions were accepted by ptxas on at least one target",
+        t.accepted_somewhere,
+        cases.len()
+    );
+    if let Some(p) = &o.regressions {
+        std::fs::write(p, &t.regress).with_context(|| format!("writing {}", p.display()))?;
+    }
+    if t.skipped > 0 {
+        println!(
+            "{} passed, {} failed, {} skipped",
+            t.passed, t.failed, t.skipped
+        );
+    } else {
+        println!("{} passed, {} failed", t.passed, t.failed);
+    }
+    Ok(t.failed)
+}
 
+/// ptxas's verdict on every text for every target: from the cache where it
+/// has one, from ptxas otherwise (and then appended to the cache).
+fn gather_verdicts(tools: &Tools, o: &Opts, texts: &[String]) -> Result<Verdicts> {
     let mut cache = o.cache.as_deref().map(load_cache).unwrap_or_default();
-    let mut verdicts: Vec<Vec<Option<Verdict>>> = vec![vec![None; texts.len()]; ARCHS.len()];
+    let mut verdicts: Verdicts = vec![vec![None; texts.len()]; ARCHS.len()];
     let mut todo = Vec::new();
     for (i, t) in texts.iter().enumerate() {
         let mut need = false;
@@ -188,174 +221,178 @@ pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
             todo.push(i);
         }
     }
-    if !todo.is_empty() {
-        let dir = std::env::temp_dir().join(format!("xtask-validity-{}", std::process::id()));
-        std::fs::create_dir_all(&dir)?;
-        let sub: Vec<String> = todo.iter().map(|&i| texts[i].clone()).collect();
-        let t0 = std::time::Instant::now();
-        let got = ptxas::judge_all(tools, &ARCHS, &sub, o.batch, o.jobs, &dir);
-        eprintln!(
-            "ptxas judged {} texts x {} targets in {:.1}s",
-            sub.len(),
-            ARCHS.len(),
-            t0.elapsed().as_secs_f64()
-        );
-        let _ = std::fs::remove_dir_all(&dir);
-        let mut add = String::new();
-        for (ai, row) in got.into_iter().enumerate() {
-            for (k, v) in row.into_iter().enumerate() {
-                let i = todo[k];
-                let (tag, msg) = match &v {
-                    Verdict::Accept => ("accept", ""),
-                    Verdict::Arch(m) => ("arch", m.as_str()),
-                    Verdict::Invalid(m) => ("invalid", m.as_str()),
-                    Verdict::NoAnswer(_) => ("", ""),
-                };
-                if !tag.is_empty() {
-                    add += &format!(
-                        "{}\t{}\t{tag}\t{}\n",
-                        ARCHS[ai],
-                        texts[i],
-                        msg.replace(['\t', '\n'], " ")
-                    );
-                    cache.insert((ARCHS[ai].to_string(), texts[i].clone()), v.clone());
-                }
-                verdicts[ai][i] = Some(v);
-            }
-        }
-        if let Some(p) = &o.cache {
-            if let Some(d) = p.parent() {
-                std::fs::create_dir_all(d)?;
-            }
-            let mut f = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(p)?;
-            f.write_all(add.as_bytes())?;
-        }
+    if todo.is_empty() {
+        return Ok(verdicts);
     }
-
-    if let Some(p) = &o.dump {
-        let mut d = String::new();
-        for (i, c) in cases.iter().enumerate() {
-            d += &format!(
-                "{}\t{}\t{}",
-                c.family,
-                c.mutation.unwrap_or("valid"),
-                c.text
-            );
-            for row in &verdicts {
-                d += &format!(
-                    "\t{:?}",
-                    row[i]
-                        .clone()
-                        .unwrap_or(Verdict::NoAnswer("missing".into()))
+    let dir = std::env::temp_dir().join(format!("xtask-validity-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let sub: Vec<String> = todo.iter().map(|&i| texts[i].clone()).collect();
+    let t0 = std::time::Instant::now();
+    let got = ptxas::judge_all(tools, &ARCHS, &sub, o.common.batch, o.common.jobs, &dir);
+    eprintln!(
+        "ptxas judged {} texts x {} targets in {:.1}s",
+        sub.len(),
+        ARCHS.len(),
+        t0.elapsed().as_secs_f64()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut add = String::new();
+    for (ai, row) in got.into_iter().enumerate() {
+        for (k, v) in row.into_iter().enumerate() {
+            let i = todo[k];
+            let (tag, msg) = match &v {
+                Verdict::Accept => ("accept", ""),
+                Verdict::Arch(m) => ("arch", m.as_str()),
+                Verdict::Invalid(m) => ("invalid", m.as_str()),
+                Verdict::NoAnswer(_) => ("", ""),
+            };
+            if !tag.is_empty() {
+                add += &format!(
+                    "{}\t{}\t{tag}\t{}\n",
+                    ARCHS[ai],
+                    texts[i],
+                    msg.replace(['\t', '\n'], " ")
                 );
+                cache.insert((ARCHS[ai].to_string(), texts[i].clone()), v.clone());
             }
-            d.push('\n');
+            verdicts[ai][i] = Some(v);
         }
-        std::fs::write(p, d).with_context(|| format!("writing {}", p.display()))?;
     }
-    let (mut passed, mut failed, mut skipped) = (0usize, 0usize, 0usize);
-    let mut per_mut: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    let mut regress = String::new();
-    let mut shown = 0;
-    let mut accepted_somewhere = 0usize;
-    let mut quirks: BTreeMap<&str, (usize, String)> = BTreeMap::new();
+    if let Some(p) = &o.cache {
+        if let Some(d) = p.parent() {
+            std::fs::create_dir_all(d)?;
+        }
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(p)?;
+        f.write_all(add.as_bytes())?;
+    }
+    Ok(verdicts)
+}
+
+/// The verdict of target row `ai` on case `i`; `NoAnswer` where none came.
+fn verdict_at(verdicts: &Verdicts, ai: usize, i: usize) -> Verdict {
+    verdicts[ai][i]
+        .clone()
+        .unwrap_or(Verdict::NoAnswer("missing".into()))
+}
+
+/// `--dump`: every case with ptxas's verdicts, tab-separated.
+fn write_dump(p: &Path, cases: &[Case], verdicts: &Verdicts) -> Result<()> {
+    let mut d = String::new();
     for (i, c) in cases.iter().enumerate() {
-        let row: Vec<Verdict> = verdicts
-            .iter()
-            .map(|r| r[i].clone().unwrap_or(Verdict::NoAnswer("missing".into())))
+        d += &format!(
+            "{}\t{}\t{}",
+            c.family,
+            c.mutation.unwrap_or("valid"),
+            c.text
+        );
+        for ai in 0..verdicts.len() {
+            d += &format!("\t{:?}", verdict_at(verdicts, ai, i));
+        }
+        d.push('\n');
+    }
+    std::fs::write(p, d).with_context(|| format!("writing {}", p.display()))
+}
+
+/// The comparison's counts, per family/mutation and in total, and the
+/// disagreements as regression cases (JSON Lines).
+#[derive(Default)]
+struct Tally {
+    passed: usize,
+    failed: usize,
+    skipped: usize,
+    accepted_somewhere: usize,
+    per_mut: BTreeMap<String, (usize, usize)>,
+    quirks: BTreeMap<&'static str, (usize, String)>,
+    regress: String,
+    shown: usize,
+}
+
+/// Compares sim-isa with ptxas on every case, printing the first `show`
+/// disagreements.
+fn compare(cases: &[Case], verdicts: &Verdicts, show: usize) -> Tally {
+    let mut t = Tally::default();
+    for (i, c) in cases.iter().enumerate() {
+        let row: Vec<Verdict> = (0..verdicts.len())
+            .map(|ai| verdict_at(verdicts, ai, i))
             .collect();
         if let Some(q) = ptxas_quirk(&c.text, &row) {
-            let e = quirks.entry(q).or_insert((0, c.text.clone()));
+            let e = t.quirks.entry(q).or_insert((0, c.text.clone()));
             e.0 += 1;
-            skipped += 1;
+            t.skipped += 1;
             continue;
         }
-        let mut ok = true;
-        let mut any = false;
-        let mut acc = false;
-        for (ai, a) in ARCHS.iter().enumerate() {
-            let v = verdicts[ai][i]
-                .clone()
-                .unwrap_or(Verdict::NoAnswer("missing".into()));
-            let Some(want) = verdict_kind(&v) else {
-                continue;
-            };
-            any = true;
-            acc |= want.is_ok();
-            let got = std::panic::catch_unwind(|| sim_outcome(&c.text, a));
-            let got = match got {
-                Ok(g) => g,
-                Err(_) => {
-                    ok = false;
-                    if shown < o.show {
-                        println!("PANIC {a}: {}", c.text);
-                        shown += 1;
-                    }
-                    continue;
-                }
-            };
-            if got != want {
-                ok = false;
-                let msg = match &v {
-                    Verdict::Arch(m) | Verdict::Invalid(m) => m.clone(),
-                    _ => String::new(),
-                };
-                if shown < o.show {
-                    println!(
-                        "FAIL {a}: {}  ptxas={} sim-isa={}  [{}] {}",
-                        c.text,
-                        show(&want),
-                        show(&got),
-                        c.mutation.unwrap_or("valid"),
-                        msg
-                    );
-                    shown += 1;
-                }
-                regress += &format!(
-                    "{{\"arch\":{},\"ptx\":{},\"expect\":\"{}\",\"name\":{},\"ptxas\":{}}}\n",
-                    esc(a),
-                    esc(&c.text),
-                    show(&want),
-                    esc(&format!("{}/{}", c.family, c.mutation.unwrap_or("valid"))),
-                    esc(&msg)
-                );
-            }
-        }
-        accepted_somewhere += acc as usize;
-        let e = per_mut
+        let (any, ok) = compare_case(c, &row, show, &mut t);
+        let e = t
+            .per_mut
             .entry(format!("{}/{}", c.family, c.mutation.unwrap_or("valid")))
             .or_default();
         if !any {
-            skipped += 1;
+            t.skipped += 1;
         } else if ok {
-            passed += 1;
+            t.passed += 1;
             e.0 += 1;
         } else {
-            failed += 1;
+            t.failed += 1;
             e.1 += 1;
         }
     }
-    println!("by family/mutation (passed/failed):");
-    for (k, (p, f)) in &per_mut {
-        println!("  {k:<40} {p:>6} {f:>6}");
+    t
+}
+
+/// Compares one case on every target ptxas answered for. Returns whether
+/// ptxas answered for any, and whether sim-isa agreed on all of them.
+fn compare_case(c: &Case, row: &[Verdict], show_max: usize, t: &mut Tally) -> (bool, bool) {
+    let mut ok = true;
+    let mut any = false;
+    let mut acc = false;
+    for (a, v) in ARCHS.iter().zip(row) {
+        let Some(want) = verdict_kind(v) else {
+            continue;
+        };
+        any = true;
+        acc |= want.is_ok();
+        let got = std::panic::catch_unwind(|| sim_outcome(&c.text, a));
+        let got = match got {
+            Ok(g) => g,
+            Err(_) => {
+                ok = false;
+                if t.shown < show_max {
+                    println!("PANIC {a}: {}", c.text);
+                    t.shown += 1;
+                }
+                continue;
+            }
+        };
+        if got != want {
+            ok = false;
+            let msg = match v {
+                Verdict::Arch(m) | Verdict::Invalid(m) => m.clone(),
+                Verdict::Accept | Verdict::NoAnswer(_) => String::new(),
+            };
+            if t.shown < show_max {
+                println!(
+                    "FAIL {a}: {}  ptxas={} sim-isa={}  [{}] {}",
+                    c.text,
+                    show(&want),
+                    show(&got),
+                    c.mutation.unwrap_or("valid"),
+                    msg
+                );
+                t.shown += 1;
+            }
+            t.regress += &format!(
+                "{{\"arch\":{},\"ptx\":{},\"expect\":\"{}\",\"name\":{},\"ptxas\":{}}}\n",
+                esc(a),
+                esc(&c.text),
+                show(&want),
+                esc(&format!("{}/{}", c.family, c.mutation.unwrap_or("valid"))),
+                esc(&msg)
+            );
+        }
     }
-    for (q, (n, ex)) in &quirks {
-        println!("skipped {n} for the ptxas quirk {q}, e.g. {ex}");
-    }
-    println!(
-        "{accepted_somewhere} of {} instructions were accepted by ptxas on at least one target",
-        cases.len()
-    );
-    if let Some(p) = &o.regressions {
-        std::fs::write(p, regress).with_context(|| format!("writing {}", p.display()))?;
-    }
-    if skipped > 0 {
-        println!("{passed} passed, {failed} failed, {skipped} skipped");
-    } else {
-        println!("{passed} passed, {failed} failed");
-    }
-    Ok(failed)
+    t.accepted_somewhere += acc as usize;
+    (any, ok)
 }

@@ -1,0 +1,291 @@
+//! Integer arithmetic, logic, permutes, shifts, selects and integer compares.
+
+use super::decode::{Opnd, SInst};
+use super::logic::{boolop, icmp};
+use super::{logic, Machine, PT, RZ};
+use anyhow::{bail, Context, Result};
+
+impl Machine {
+    /// `IMAD.WIDE[.U32]`: a 32x32->64 product plus a 64-bit register pair.
+    pub(super) fn imad_wide(&mut self, i: &SInst) -> Result<()> {
+        i.need(4)?;
+        let o = &i.ops;
+        let (a, b) = (self.int(&o[1])?, self.int(&o[2])?);
+        let c = match &o[3] {
+            Opnd::Reg {
+                r,
+                neg: false,
+                not: false,
+                abs: false,
+                ..
+            } if *r != RZ => (self.reg(r + 1) as u64) << 32 | self.reg(*r) as u64,
+            Opnd::Reg { r: RZ, .. } => 0,
+            x => bail!("IMAD.WIDE addend {x:?}"),
+        };
+        let prod = if i.has("U32") {
+            a as u64 * b as u64
+        } else {
+            (a as i32 as i64 * b as i32 as i64) as u64
+        };
+        let v = prod.wrapping_add(c);
+        let d = Self::dst(&o[0])?;
+        self.set(d, v as u32);
+        self.set(d + 1, (v >> 32) as u32);
+        Ok(())
+    }
+
+    /// `IMAD` (low 32 bits; also ptxas's `MOV`/`SHL`/`IADD` spellings).
+    pub(super) fn imad(&mut self, i: &SInst) -> Result<()> {
+        if i.has("HI") || i.has("X") {
+            bail!("IMAD form {:?} not modelled", i.mods);
+        }
+        i.need(4)?;
+        let o = &i.ops;
+        let v = self
+            .int(&o[1])?
+            .wrapping_mul(self.int(&o[2])?)
+            .wrapping_add(self.int(&o[3])?);
+        self.set(Self::dst(&o[0])?, v);
+        Ok(())
+    }
+
+    /// `IADD3`, with optional carry-out predicates after the destination.
+    pub(super) fn iadd3(&mut self, i: &SInst) -> Result<()> {
+        i.refuse("X")?;
+        i.need(1)?;
+        let o = &i.ops;
+        let preds = o[1..]
+            .iter()
+            .take_while(|x| matches!(x, Opnd::Pred { .. }))
+            .count();
+        i.need(4 + preds)?;
+        let srcs = [&o[1 + preds], &o[2 + preds], &o[3 + preds]];
+        let (a, b, c) = (self.int(srcs[0])?, self.int(srcs[1])?, self.int(srcs[2])?);
+        let wide = a as u64 + b as u64 + c as u64;
+        self.set(Self::dst(&o[0])?, wide as u32);
+        if preds > 0 {
+            if srcs
+                .iter()
+                .any(|x| matches!(x, Opnd::Reg { neg: true, .. } | Opnd::Reg { not: true, .. }))
+            {
+                bail!("IADD3 carry-out with negated inputs not modelled");
+            }
+            self.set_pred(&o[1], (wide >> 32) & 1 != 0)?;
+            if preds > 1 {
+                self.set_pred(&o[2], (wide >> 33) & 1 != 0)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `LOP3.LUT [P,] R, a, b, c, lut, !PT`.
+    pub(super) fn lop3(&mut self, i: &SInst) -> Result<()> {
+        let o = &i.ops;
+        let preds = usize::from(matches!(o.first(), Some(Opnd::Pred { .. })));
+        i.need(6 + preds)?;
+        let lut = self.int(&o[4 + preds])? as u8;
+        let v = logic::lop3(
+            self.int(&o[1 + preds])?,
+            self.int(&o[2 + preds])?,
+            self.int(&o[3 + preds])?,
+            lut,
+        );
+        if !matches!(o[5 + preds], Opnd::Pred { p: PT, not: true }) {
+            bail!("LOP3 with a predicate input other than !PT");
+        }
+        if preds == 1 {
+            self.set_pred(&o[0], v != 0)?;
+        }
+        self.set(Self::dst(&o[preds])?, v);
+        Ok(())
+    }
+
+    /// `PLOP3.LUT`: two truth tables over three predicates.
+    pub(super) fn plop3(&mut self, i: &SInst) -> Result<()> {
+        i.need(7)?;
+        let o = &i.ops;
+        let (a, b, c) = (self.pred(&o[2])?, self.pred(&o[3])?, self.pred(&o[4])?);
+        let idx = (a as u8) << 2 | (b as u8) << 1 | c as u8;
+        let l1 = self.int(&o[5])? as u8;
+        let l2 = self.int(&o[6])? as u8;
+        self.set_pred(&o[0], (l1 >> idx) & 1 != 0)?;
+        self.set_pred(&o[1], (l2 >> idx) & 1 != 0)
+    }
+
+    /// `PRMT` in its default mode.
+    pub(super) fn prmt(&mut self, i: &SInst) -> Result<()> {
+        i.need(4)?;
+        if i.mods.iter().any(|m| m != "reuse") {
+            bail!("PRMT mode {:?} not modelled", i.mods);
+        }
+        let o = &i.ops;
+        let v = logic::prmt(self.int(&o[1])?, self.int(&o[2])?, self.int(&o[3])?);
+        self.set(Self::dst(&o[0])?, v);
+        Ok(())
+    }
+
+    /// `SHF.{L,R}`: a funnel shift of `hi:lo`, 32- or 64-bit, keeping the low or
+    /// (`.HI`) high word.
+    pub(super) fn shf(&mut self, i: &SInst) -> Result<()> {
+        i.need(4)?;
+        let o = &i.ops;
+        let left = i.has("L");
+        let (lo, sh, hi) = (self.int(&o[1])?, self.int(&o[2])?, self.int(&o[3])?);
+        let is64 = i.has("U64") || i.has("S64");
+        let signed = i.has("S32") || i.has("S64");
+        let sh = if is64 { sh & 63 } else { sh.min(32) };
+        let x = ((hi as u64) << 32) | lo as u64;
+        let r = if left {
+            x << sh
+        } else if signed {
+            ((x as i64) >> sh) as u64
+        } else {
+            x >> sh
+        };
+        let v = if i.has("HI") {
+            (r >> 32) as u32
+        } else {
+            r as u32
+        };
+        self.set(Self::dst(&o[0])?, v);
+        Ok(())
+    }
+
+    /// `LEA`, `LEA.HI` and `LEA.HI.SX32`: shift and add.
+    pub(super) fn lea(&mut self, i: &SInst) -> Result<()> {
+        i.refuse("X")?;
+        i.need(1)?;
+        let o = &i.ops;
+        let d = Self::dst(&o[0])?;
+        if i.has("HI") && i.has("SX32") {
+            i.need(4)?;
+            let (a, b, s) = (self.int(&o[1])?, self.int(&o[2])?, self.int(&o[3])?);
+            let x = (a as i32 as i64 as u64) << (s & 63);
+            self.set(d, ((x >> 32) as u32).wrapping_add(b));
+        } else if i.has("HI") {
+            i.need(5)?;
+            let (a, b, c, s) = (
+                self.int(&o[1])?,
+                self.int(&o[2])?,
+                self.int(&o[3])?,
+                self.int(&o[4])?,
+            );
+            let x = ((c as u64) << 32 | a as u64) << (s & 63);
+            self.set(d, ((x >> 32) as u32).wrapping_add(b));
+        } else {
+            i.need(4)?;
+            let (a, b, s) = (self.int(&o[1])?, self.int(&o[2])?, self.int(&o[3])?);
+            self.set(d, (a << (s & 31)).wrapping_add(b));
+        }
+        Ok(())
+    }
+
+    /// `SEL`/`FSEL`: `a` where the predicate holds, else `b`.
+    pub(super) fn sel(&mut self, i: &SInst) -> Result<()> {
+        i.need(4)?;
+        let o = &i.ops;
+        // FSEL's `-`/`|..|` are float sign operations, SEL's integer ones.
+        let src = |m: &Self, x: &Opnd| if i.op == "FSEL" { m.f32v(x) } else { m.int(x) };
+        let v = if self.pred(&o[3])? {
+            src(self, &o[1])?
+        } else {
+            src(self, &o[2])?
+        };
+        self.set(Self::dst(&o[0])?, v);
+        Ok(())
+    }
+
+    /// `IABS` (wrapping: `|i32::MIN|` is itself).
+    pub(super) fn iabs(&mut self, i: &SInst) -> Result<()> {
+        i.need(2)?;
+        let v = (self.int(&i.ops[1])? as i32).wrapping_abs() as u32;
+        self.set(Self::dst(&i.ops[0])?, v);
+        Ok(())
+    }
+
+    /// `IMNMX`/`VIMNMX`: min where the predicate holds, else max.
+    pub(super) fn imnmx(&mut self, i: &SInst) -> Result<()> {
+        i.need(4)?;
+        let o = &i.ops;
+        let (a, b) = (self.int(&o[1])?, self.int(&o[2])?);
+        let min = self.pred(&o[3])?;
+        let v = if i.has("U32") {
+            if min {
+                a.min(b)
+            } else {
+                a.max(b)
+            }
+        } else if min {
+            (a as i32).min(b as i32) as u32
+        } else {
+            (a as i32).max(b as i32) as u32
+        };
+        self.set(Self::dst(&o[0])?, v);
+        Ok(())
+    }
+
+    /// `I2I.{U8,S8,U16,S16}.SAT`: saturating narrowing.
+    pub(super) fn i2i(&mut self, i: &SInst) -> Result<()> {
+        i.need(2)?;
+        let dst = i.mods.first().map(String::as_str).unwrap_or("");
+        let src_signed = !i.has("U32");
+        let x = self.int(&i.ops[1])?;
+        let x = if src_signed {
+            x as i32 as i64
+        } else {
+            x as i64
+        };
+        let (lo, hi) = match dst {
+            "U8" => (0, 255),
+            "S8" => (-128, 127),
+            "U16" => (0, 65535),
+            "S16" => (-32768, 32767),
+            _ => bail!("I2I to {dst}"),
+        };
+        if !i.has("SAT") {
+            bail!("I2I without .SAT not modelled");
+        }
+        let v = x.clamp(lo, hi);
+        let bits = if dst.ends_with('8') { 8 } else { 16 };
+        let v = if lo < 0 {
+            ((v << (64 - bits)) >> (64 - bits)) as u32
+        } else {
+            v as u32
+        };
+        self.set(Self::dst(&i.ops[0])?, v);
+        Ok(())
+    }
+
+    /// `ISETP[.EX]`: an integer compare combined with a predicate, into `p`
+    /// and its complement's combination into `q`.
+    pub(super) fn isetp(&mut self, i: &SInst) -> Result<()> {
+        i.need(5)?;
+        let o = &i.ops;
+        let cmp = i.mods.first().context("ISETP comparison")?;
+        let unsigned = i.has("U32");
+        let bop = i.bool_mod()?;
+        let (a, b) = (self.int(&o[2])?, self.int(&o[3])?);
+        let (x, y) = if unsigned {
+            (a as i64, b as i64)
+        } else {
+            (a as i32 as i64, b as i32 as i64)
+        };
+        let t = if i.has("EX") {
+            i.need(6)?;
+            let pex = self.pred(&o[5])?;
+            match cmp.as_str() {
+                "EQ" => x == y && pex,
+                "NE" => x != y || pex,
+                "LT" | "LE" => x < y || (x == y && pex),
+                "GT" | "GE" => x > y || (x == y && pex),
+                _ => bail!("ISETP.EX comparison {cmp}"),
+            }
+        } else {
+            icmp(cmp, x, y)?
+        };
+        let c = self.pred(&o[4])?;
+        let (p, q) = (boolop(bop, t, c)?, boolop(bop, !t, c)?);
+        self.set_pred(&o[0], p)?;
+        self.set_pred(&o[1], q)
+    }
+}

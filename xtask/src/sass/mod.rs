@@ -1,0 +1,157 @@
+//! A small interpreter of the sm_90 machine code (SASS, as nvdisasm prints it)
+//! that ptxas emits for the instructions sim-isa models (part 2).
+//!
+//! It runs a whole kernel of the shape `values` generates: parameter loads
+//! (`LDC`), global loads and stores (`LDG`/`STG`) against two byte buffers, and
+//! the integer/compare/permute opcodes between them. Anything it does not know
+//! is an error naming the opcode, never a guess.
+//!
+//! `decode` reads the listing, `operand` gives the machine's view of each
+//! operand form, `logic` holds the pure bit and comparison helpers, and the
+//! opcode families execute in `exec_mem` (moves, loads, stores), `exec_int`
+//! (integer, logic, permute and integer compares) and `exec_float` (float
+//! compares, conversions, half and video).
+
+mod decode;
+mod exec_float;
+mod exec_int;
+mod exec_mem;
+mod logic;
+mod operand;
+#[cfg(test)]
+mod tests;
+
+pub use decode::{parse_listing, Opnd, SInst};
+
+use anyhow::{bail, Context, Result};
+
+/// Fake device address of the input buffer (parameter 0).
+pub const IN_BASE: u64 = 0x1000_0000;
+/// Fake device address of the output buffer (parameter 1).
+pub const OUT_BASE: u64 = 0x2000_0000;
+const RZ: u8 = 255;
+const PT: u8 = 7;
+/// The scratch register a uniform-datapath twin computes into.
+const UNIFORM_SCRATCH: u8 = 254;
+
+/// Machine state: registers, predicates and the two buffers.
+#[derive(Clone, Debug)]
+pub struct Machine {
+    /// R0..R254 (RZ reads 0).
+    pub r: [u32; 256],
+    /// P0..P6 (PT is P7, always true), then UP0..UP6 from index 8.
+    pub p: [bool; 16],
+    /// Uniform registers UR0..UR63.
+    pub ur: [u32; 64],
+    /// `%tid.x`, `%ctaid.x`, `%ntid.x` and the third kernel parameter
+    /// (the GPU harness's vector count), for per-thread kernels.
+    pub thread: [u32; 4],
+    /// Input buffer at [`IN_BASE`].
+    pub input: Vec<u8>,
+    /// Output buffer at [`OUT_BASE`].
+    pub output: Vec<u8>,
+}
+
+impl Machine {
+    /// A machine with the given input bytes and an output buffer of `out_len` zero bytes.
+    pub fn new(input: Vec<u8>, out_len: usize) -> Self {
+        Machine {
+            r: [0; 256],
+            p: [false; 16],
+            ur: [0; 64],
+            thread: [0, 0, 1, 1],
+            input,
+            output: vec![0; out_len],
+        }
+    }
+
+    /// Runs `prog` until `EXIT`. Returns the number of instructions executed.
+    pub fn run(&mut self, prog: &[SInst]) -> Result<usize> {
+        for (n, i) in prog.iter().enumerate() {
+            if let Some((p, not)) = i.guard {
+                if !((p == PT || self.p[p as usize]) ^ not) {
+                    continue;
+                }
+            }
+            if i.op == "EXIT" {
+                return Ok(n);
+            }
+            self.step(i)
+                .with_context(|| format!("executing '{}'", i.text))?;
+        }
+        bail!("program ran off its end without EXIT")
+    }
+
+    /// Executes one instruction (guard already checked).
+    pub fn step(&mut self, i: &SInst) -> Result<()> {
+        if let Some(base) = uniform_twin(&i.op) {
+            return self.step_uniform(i, base);
+        }
+        match i.op.as_str() {
+            "NOP" | "BRA" | "DEPBAR" | "MEMBAR" => Ok(()),
+            "UMOV" | "ULDC" => self.uniform_move(i),
+            "LDC" => self.ldc(i),
+            "MOV" => self.mov(i),
+            "LDG" | "LD" => self.load(i),
+            "STG" | "ST" => self.store(i),
+            "S2R" | "S2UR" => self.s2r(i),
+            "IMAD" if i.has("WIDE") => self.imad_wide(i),
+            "IMAD" => self.imad(i),
+            "IADD3" => self.iadd3(i),
+            "LOP3" => self.lop3(i),
+            "PLOP3" => self.plop3(i),
+            "PRMT" => self.prmt(i),
+            "SHF" => self.shf(i),
+            "LEA" => self.lea(i),
+            "SEL" | "FSEL" => self.sel(i),
+            "IABS" => self.iabs(i),
+            "VIMNMX" | "IMNMX" => self.imnmx(i),
+            "I2I" => self.i2i(i),
+            "ISETP" => self.isetp(i),
+            "I2F" | "I2FP" => self.i2f(i),
+            "FADD" => self.fadd(i),
+            "FSETP" | "DSETP" => self.fsetp(i),
+            "FSET" => self.fset(i),
+            "HSET2" | "HSETP2" => self.hset2(i),
+            "VABSDIFF4" => self.vabsdiff4(i),
+            "HFMA2" => self.hfma2(i),
+            "?" => bail!("unreadable instruction"),
+            other => bail!("opcode {other} not modelled"),
+        }
+    }
+
+    /// Uniform-datapath twins (ULOP3, UIADD3, ...) compute the same thing on
+    /// uniform registers: run the vector form into a scratch register, then
+    /// move the result over.
+    fn step_uniform(&mut self, i: &SInst, base: &str) -> Result<()> {
+        let Some(Opnd::UReg(d, false)) = i.ops.first().cloned() else {
+            bail!("uniform op without a uniform destination")
+        };
+        let mut j = i.clone();
+        j.op = base.to_string();
+        j.ops[0] = Opnd::Reg {
+            r: UNIFORM_SCRATCH,
+            neg: false,
+            not: false,
+            abs: false,
+            halves: None,
+        };
+        let saved = self.r[UNIFORM_SCRATCH as usize];
+        self.step(&j)?;
+        if d != RZ {
+            self.ur[(d & 63) as usize] = self.r[UNIFORM_SCRATCH as usize];
+        }
+        self.r[UNIFORM_SCRATCH as usize] = saved;
+        Ok(())
+    }
+}
+
+/// The vector opcode a uniform-datapath opcode (`ULOP3`) mirrors, if it is one.
+fn uniform_twin(op: &str) -> Option<&str> {
+    op.strip_prefix('U').filter(|base| {
+        matches!(
+            *base,
+            "LOP3" | "IADD3" | "IMAD" | "SEL" | "PRMT" | "SHF" | "LEA" | "MOV" | "ISETP" | "IABS"
+        )
+    })
+}
