@@ -1,13 +1,10 @@
 //! sim-cli integration tests: golden reports, round trips, --check, corrupt
-//! traces, CLI exit codes, kernel-text errors, and trace-reader fuzzing.
+//! traces, CLI exit codes, and the robustness of inputs and outputs.
 
 mod check;
 mod cli;
 mod corrupt;
-mod fuzz;
 mod golden;
-mod kernel;
-mod microbench;
 mod roundtrip;
 
 use std::path::{Path, PathBuf};

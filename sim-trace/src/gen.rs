@@ -1,9 +1,10 @@
 //! `simcli gen`: deterministic synthetic traces for scaling studies.
 
 use crate::limits;
+use crate::program::ProgramBuilder;
 use crate::stream::{Stream, StreamBuilder};
 use crate::trace::{Trace, WarpRec};
-use sim_isa::{Symbols, Target, Type};
+use sim_isa::{Target, Type};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -140,7 +141,8 @@ pub fn generate(p: &GenParams) -> Result<Trace, GenError> {
         Mix::Mixed => [VIDEO, COMPARE, HALF, ALU].concat(),
     };
     let d = p.dep_distance;
-    let mut syms = Symbols::new();
+    let mut prog = ProgramBuilder::new();
+    let syms = prog.syms_mut();
     for s in 0..d {
         syms.declare(&format!("%r{s}"), Type::B32);
     }
@@ -148,24 +150,17 @@ pub fn generate(p: &GenParams) -> Result<Trace, GenError> {
     syms.declare("%k1", Type::B32);
     syms.declare("%q", Type::Pred);
 
-    let mut insts = Vec::new();
-    let mut texts = Vec::new();
+    // (pool entry, register slot) -> instruction index, so each distinct
+    // text is parsed once however many times it is drawn.
     let mut index: HashMap<(usize, u32), u32> = HashMap::new();
     let mut b = StreamBuilder::new();
-    let mut add = |key: (usize, u32),
-                   text: &str,
-                   syms: &mut Symbols,
-                   b: &mut StreamBuilder|
-     -> Result<(), GenError> {
+    let mut add = |key: (usize, u32), text: &str, b: &mut StreamBuilder| -> Result<(), GenError> {
         let i = match index.get(&key) {
             Some(&i) => i,
             None => {
-                let inst = sim_isa::parse::parse_instruction(text, syms).map_err(|e| {
-                    GenError(format!("internal: generated '{text}' does not parse: {e}"))
+                let i = prog.intern_text(text, 0).map_err(|e| {
+                    GenError(format!("internal: generated '{text}' is refused: {e}"))
                 })?;
-                let i = insts.len() as u32;
-                texts.push(inst.display(syms).to_string());
-                insts.push(inst);
                 index.insert(key, i);
                 i
             }
@@ -174,24 +169,25 @@ pub fn generate(p: &GenParams) -> Result<Trace, GenError> {
         Ok(())
     };
     for (k, t) in PROLOGUE.iter().enumerate() {
-        add((usize::MAX - k, 0), t, &mut syms, &mut b)?;
+        add((usize::MAX - k, 0), t, &mut b)?;
     }
     let mut rng = Rng::new(p.seed);
     for i in 0..p.instructions {
         let v = rng.below(pool.len() as u32) as usize;
         let slot = (i % u64::from(d)) as u32;
         let text = pool[v].replace("{d}", &format!("%r{slot}"));
-        add((v, slot), &text, &mut syms, &mut b)?;
+        add((v, slot), &text, &mut b)?;
     }
-    let n = insts.len();
+    let prog = prog.finish();
+    let n = prog.insts.len();
     let stream = Stream::new(b.finish(), n).map_err(|e| GenError(e.to_string()))?;
     let trace = Trace {
         target: p.target,
         version: None,
-        syms,
-        lines: vec![0; n],
-        insts,
-        texts,
+        syms: prog.syms,
+        lines: prog.lines,
+        insts: prog.insts,
+        texts: prog.texts,
         streams: vec![Arc::new(stream)],
         warps: vec![
             WarpRec {

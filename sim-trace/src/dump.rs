@@ -1,5 +1,6 @@
 //! Trace -> kernel text that re-assembles to the identical trace.
 
+use crate::limits;
 use crate::stream::StreamOp;
 use crate::trace::{fmt_value, Lanes, Trace};
 use std::fmt::Write;
@@ -10,7 +11,9 @@ use std::fmt::Write;
 pub struct DumpError(pub String);
 
 /// Prints `trace` as kernel text. Kernel text launches every warp with one
-/// stream and one mask, so traces with per-warp streams or masks are refused.
+/// stream and one mask, so traces with per-warp streams or masks are refused;
+/// so is text longer than kernel text may be ([`limits::MAX_TEXT`]), as soon
+/// as it gets there, since it would not assemble again.
 pub fn dump(trace: &Trace) -> Result<String, DumpError> {
     let w0 = trace
         .warps
@@ -34,6 +37,7 @@ pub fn dump(trace: &Trace) -> Result<String, DumpError> {
     // Closing positions of open repeats.
     let mut ends: Vec<usize> = Vec::new();
     for (pc, op) in ops.iter().enumerate() {
+        check_len(&s)?;
         while ends.last() == Some(&pc) {
             ends.pop();
             let _ = writeln!(s, "{}}}", "    ".repeat(ends.len()));
@@ -61,6 +65,7 @@ pub fn dump(trace: &Trace) -> Result<String, DumpError> {
         let _ = writeln!(s);
     }
     for v in &trace.values {
+        check_len(&s)?;
         let _ = writeln!(
             s,
             ".value w{} {} {} = {};",
@@ -71,6 +76,7 @@ pub fn dump(trace: &Trace) -> Result<String, DumpError> {
         );
     }
     for e in &trace.expects {
+        check_len(&s)?;
         let w = e.warp.map(|w| format!("w{w} ")).unwrap_or_default();
         let _ = writeln!(
             s,
@@ -79,7 +85,18 @@ pub fn dump(trace: &Trace) -> Result<String, DumpError> {
             lanes_text(&e.lanes, trace.reg_type(e.reg).bits())
         );
     }
+    check_len(&s)?;
     Ok(s)
+}
+
+fn check_len(s: &str) -> Result<(), DumpError> {
+    if s.len() > limits::MAX_TEXT {
+        return Err(DumpError(format!(
+            "it is longer than the {} bytes kernel text may have",
+            limits::MAX_TEXT
+        )));
+    }
+    Ok(())
 }
 
 fn lanes_text(l: &Lanes, bits: u32) -> String {

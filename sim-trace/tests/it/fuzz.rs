@@ -1,14 +1,14 @@
 //! Fuzzing the trace reader and the kernel-text parser: arbitrary input must
 //! give an error, never a panic. Run longer with, for example,
-//! `PROPTEST_CASES=12000000 cargo test -p sim-cli --release --test it -- fuzz_raw_bytes fuzz_mutated_payloads`
+//! `PROPTEST_CASES=12000000 cargo test -p sim-trace --release --test it -- fuzz_raw_bytes fuzz_mutated_payloads`
 //! (about 10 minutes on 2 cores; measured runs in docs/fuzzing.md).
 
 use proptest::prelude::*;
-use sim_cli::binfmt::{from_bytes, to_bytes, FORMAT_VERSION, MAGIC};
+use sim_trace::binfmt::{from_bytes, to_bytes, FORMAT_VERSION, MAGIC};
 
 fn valid() -> Vec<u8> {
     let text = std::fs::read_to_string(crate::root().join("traces/audio_mix.ptx")).unwrap();
-    to_bytes(&sim_cli::kernel::parse_kernel("a.ptx", &text).unwrap()).unwrap()
+    to_bytes(&sim_trace::kernel::parse_kernel("a.ptx", &text).unwrap()).unwrap()
 }
 
 /// Frames `payload` as a chunk with a correct length and CRC, so the fuzzer
@@ -72,7 +72,7 @@ proptest! {
 
     #[test]
     fn fuzz_kernel_text(text in "(\\PC|[{};.%@]|\\.repeat|\\.reg|\\.target sm_53|\\.expect|\n){0,200}") {
-        let _ = sim_cli::kernel::parse_kernel("f.ptx", &text);
+        let _ = sim_trace::kernel::parse_kernel("f.ptx", &text);
     }
 }
 

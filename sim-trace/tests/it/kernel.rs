@@ -1,6 +1,6 @@
 //! Kernel-text errors name file, line and column.
 
-use sim_cli::kernel::parse_kernel;
+use sim_trace::kernel::parse_kernel;
 
 fn err(text: &str) -> String {
     parse_kernel("k.ptx", text).unwrap_err().to_string()

@@ -3,9 +3,10 @@
 //! assembled into a [`Trace`]. Errors name the file, line and column.
 
 use crate::limits;
+use crate::program::{ProgramBuilder, ProgramError};
 use crate::stream::{Stream, StreamBuilder, StreamError};
-use crate::trace::{width_mask, ExpectRec, Lanes, Trace, ValueRec, WarpRec};
-use sim_isa::{ErrorKind, Instruction, PtxVersion, RegId, Symbols, Target, Type, WARP_SIZE};
+use crate::trace::{check_version, is_ptx_identifier, width_mask, ExpectRec, Lanes, Trace, ValueRec, WarpRec};
+use sim_isa::{ErrorKind, PtxVersion, RegId, Target, Type, WARP_SIZE};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -121,11 +122,7 @@ fn parse_uint(s: &str) -> Option<u64> {
 struct Parser<'a> {
     src: Src<'a>,
     i: usize,
-    syms: Symbols,
-    insts: Vec<Instruction>,
-    texts: Vec<String>,
-    lines: Vec<u32>,
-    index: HashMap<Instruction, u32>,
+    prog: ProgramBuilder,
     builder: StreamBuilder,
     // Op index of each repeat -> its text position, for error messages.
     repeat_at: HashMap<usize, usize>,
@@ -155,11 +152,7 @@ pub fn parse_kernel(file: &str, text: &str) -> Result<Trace, KernelError> {
     let mut p = Parser {
         src,
         i: 0,
-        syms: Symbols::new(),
-        insts: Vec::new(),
-        texts: Vec::new(),
-        lines: Vec::new(),
-        index: HashMap::new(),
+        prog: ProgramBuilder::new(),
         builder: StreamBuilder::new(),
         repeat_at: HashMap::new(),
         open: Vec::new(),
@@ -289,6 +282,7 @@ impl Parser<'_> {
                 let v = PtxVersion::parse(&tok).ok_or_else(|| {
                     self.err(t, format!("invalid PTX version '{tok}', expected X.Y"))
                 })?;
+                check_version(v).map_err(|m| self.err(t, m))?;
                 if self.version.replace(v).is_some() {
                     return Err(self.err(at, "duplicate .version"));
                 }
@@ -418,11 +412,12 @@ impl Parser<'_> {
     fn assignment(&mut self) -> Result<(u32, Lanes), KernelError> {
         let (t, name) = self.token();
         let reg = self
-            .syms
+            .prog
+            .syms()
             .get(&name)
             .ok_or_else(|| self.err(t, format!("undeclared register '{name}'")))?
             .0;
-        let ty = self.syms.declared_type(RegId(reg)).unwrap_or(Type::B64);
+        let ty = self.prog.syms().declared_type(RegId(reg)).unwrap_or(Type::B64);
         self.expect_char('=', "after the register")?;
         self.skip_ws();
         let lanes = if self.peek() == Some('{') {
@@ -524,13 +519,17 @@ impl Parser<'_> {
         if name.len() > limits::MAX_NAME {
             return Err(self.err(at, "register name too long"));
         }
-        if self.syms.len() >= limits::MAX_REGS {
+        if !is_ptx_identifier(name) {
+            return Err(self.err(at, format!("'{name}' is not a PTX identifier")));
+        }
+        if self.prog.syms().len() >= limits::MAX_REGS {
             return Err(self.err(
                 at,
                 format!("more than {} registers declared", limits::MAX_REGS),
             ));
         }
-        self.syms
+        self.prog
+            .syms_mut()
             .declare(name, ty)
             .map(|_| ())
             .ok_or_else(|| self.err(at, format!("register '{name}' declared twice")))
@@ -552,45 +551,13 @@ impl Parser<'_> {
         }
         self.i += 1;
         let text: String = self.src.chars[start..self.i].iter().collect();
-        let before = self.syms.len();
-        let inst = sim_isa::parse::parse_instruction(&text, &mut self.syms).map_err(|e| {
-            let col = match &e {
-                sim_isa::IsaError::Invalid { col, .. } => *col,
-                _ => 1,
-            };
-            let mut k = self.err(
-                start + col.saturating_sub(1).min(self.i - start - 1),
-                e.to_string(),
-            );
-            k.kind = Some(e.kind());
-            k
-        })?;
-        if self.syms.len() > before {
-            let name = self.syms.name(RegId(before as u32)).to_string();
-            let off = find_token(&text, &name).unwrap_or(0);
-            return Err(self.err(
-                start + off,
-                format!("undeclared register '{name}' (declare it with .reg)"),
-            ));
-        }
+        let line = self.src.pos(start).0 as u32;
+        let idx = self
+            .prog
+            .parse(&text)
+            .and_then(|inst| self.prog.intern(inst, line))
+            .map_err(|e| self.program_error(start, &text, e))?;
         self.seen_inst = true;
-        let idx = match self.index.get(&inst) {
-            Some(&i) => i,
-            None => {
-                if self.insts.len() >= limits::MAX_INSTS {
-                    return Err(self.err(
-                        start,
-                        format!("more than {} distinct instructions", limits::MAX_INSTS),
-                    ));
-                }
-                let i = self.insts.len() as u32;
-                self.index.insert(inst, i);
-                self.texts.push(inst.display(&self.syms).to_string());
-                self.insts.push(inst);
-                self.lines.push(self.src.pos(start).0 as u32);
-                i
-            }
-        };
         if self.builder.len() >= limits::MAX_STREAM_OPS {
             return Err(self.err(
                 start,
@@ -601,12 +568,30 @@ impl Parser<'_> {
         Ok(())
     }
 
+    /// Places a program error at the token it concerns, within the
+    /// instruction starting at `start`.
+    fn program_error(&self, start: usize, text: &str, e: ProgramError) -> KernelError {
+        let len = text.chars().count();
+        let off = match &e {
+            ProgramError::Parse(sim_isa::IsaError::Invalid { col, .. }) => col.saturating_sub(1),
+            ProgramError::Parse(_) | ProgramError::TooMany => 0,
+            ProgramError::Undeclared { name } | ProgramError::Width { name, .. } => {
+                find_token(text, name).unwrap_or(0)
+            }
+        };
+        let mut k = self.err(start + off.min(len.saturating_sub(1)), e.to_string());
+        if let ProgramError::Parse(p) = &e {
+            k.kind = Some(p.kind());
+        }
+        k
+    }
+
     fn finish(mut self) -> Result<Trace, KernelError> {
         let end = self.src.chars.len();
         let target = self
             .target
             .ok_or_else(|| self.err(0, "missing .target directive (e.g. '.target sm_53')"))?;
-        let ninsts = self.insts.len();
+        let ninsts = self.prog.len();
         if ninsts == 0 {
             return Err(self.err(end, "the kernel has no instructions"));
         }
@@ -636,13 +621,14 @@ impl Parser<'_> {
             ));
         }
         let mask = self.mask.unwrap_or(u32::MAX);
+        let prog = std::mem::take(&mut self.prog).finish();
         let trace = Trace {
             target,
             version: self.version,
-            syms: self.syms.clone(),
-            insts: self.insts.clone(),
-            texts: self.texts.clone(),
-            lines: self.lines.clone(),
+            syms: prog.syms,
+            insts: prog.insts,
+            texts: prog.texts,
+            lines: prog.lines,
             streams: vec![Arc::new(stream)],
             warps: vec![WarpRec { mask, stream: 0 }; nwarps as usize],
             values: self.values.iter().map(|(_, v)| v.clone()).collect(),

@@ -160,6 +160,46 @@ pub fn fmt_value(v: u64, bits: u32) -> String {
     }
 }
 
+/// PTX ISA versions that exist (ptxas refuses others): 1.0-1.5, 2.0-2.3,
+/// 3.0-3.2, 4.0-4.3, 5.0, 6.0-6.5, 7.0-7.8, 8.0-8.8, 9.0.
+const PTX_VERSIONS: &[(u8, u8)] = &[
+    (1, 5),
+    (2, 3),
+    (3, 2),
+    (4, 3),
+    (5, 0),
+    (6, 5),
+    (7, 8),
+    (8, 8),
+    (9, 0),
+];
+
+/// Whether `v` is a PTX ISA version NVIDIA has published.
+pub fn check_version(v: PtxVersion) -> Result<(), String> {
+    let known = PTX_VERSIONS
+        .iter()
+        .any(|&(major, last)| v.major == major && v.minor <= last);
+    if known {
+        Ok(())
+    } else {
+        Err(format!(
+            "PTX ISA version {v} does not exist (known: 1.0 to 9.0)"
+        ))
+    }
+}
+
+/// Whether `name` is a PTX identifier: a letter followed by letters, digits,
+/// `_` or `$`, or one of `_ $ %` followed by at least one of those.
+pub fn is_ptx_identifier(name: &str) -> bool {
+    let mut c = name.chars();
+    let rest_ok = |r: std::str::Chars| r.clone().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+    match c.next() {
+        Some(f) if f.is_ascii_alphabetic() => rest_ok(c),
+        Some('_' | '$' | '%') => c.clone().next().is_some() && rest_ok(c),
+        _ => false,
+    }
+}
+
 /// Mask of the low `bits` bits.
 pub fn width_mask(bits: u32) -> u64 {
     if bits >= 64 {
@@ -235,7 +275,25 @@ impl Trace {
 
     /// Replaces the expectations with every register's final value from `finals`
     /// (one `.expect` per register when all warps agree, else one per warp).
-    pub fn record_expects(&mut self, finals: &[WarpRegs]) {
+    /// Refused, leaving the trace as it was, when the records would exceed
+    /// [`limits::MAX_VALUE_RECORDS`] (no reader would accept the result).
+    pub fn record_expects(&mut self, finals: &[WarpRegs]) -> Result<(), String> {
+        let mut records = 0usize;
+        for r in 0..self.nregs() as u32 {
+            let mut per_warp = finals.iter().map(|f| f.get(RegId(r)));
+            let first = per_warp.next();
+            records += if per_warp.all(|l| Some(l) == first) {
+                1
+            } else {
+                finals.len()
+            };
+        }
+        if records + self.values.len() > limits::MAX_VALUE_RECORDS {
+            return Err(format!(
+                "recording {records} .expect records would exceed the limit of {} value records",
+                limits::MAX_VALUE_RECORDS
+            ));
+        }
         self.expects.clear();
         for r in 0..self.nregs() as u32 {
             let per_warp: Vec<Lanes> = finals
@@ -260,6 +318,7 @@ impl Trace {
                 }
             }
         }
+        Ok(())
     }
 
     /// Compares final register files with the `.expect` records; returns every
