@@ -24,6 +24,7 @@ pub fn dump(trace: &Trace) -> Result<String, DumpError> {
             "its warps have different streams or masks".into(),
         ));
     }
+    check_len_at_least(trace)?;
     let mut s = String::new();
     if let Some(v) = trace.version {
         let _ = writeln!(s, ".version {v}");
@@ -89,8 +90,26 @@ pub fn dump(trace: &Trace) -> Result<String, DumpError> {
     Ok(s)
 }
 
+/// Refuses up front a trace whose instruction lines alone exceed the limit.
+fn check_len_at_least(trace: &Trace) -> Result<(), DumpError> {
+    let line = |i: u32| trace.texts[i as usize].len() as u64 + 1;
+    let mut n: u64 = 0;
+    for op in trace.streams[0].ops() {
+        n += match *op {
+            StreamOp::Inst(i) => line(i),
+            StreamOp::Run { start, len } => (start..start + len).map(line).sum(),
+            StreamOp::Repeat { .. } => 0,
+        };
+    }
+    check_len_n(n)
+}
+
 fn check_len(s: &str) -> Result<(), DumpError> {
-    if s.len() > limits::MAX_TEXT {
+    check_len_n(s.len() as u64)
+}
+
+fn check_len_n(n: u64) -> Result<(), DumpError> {
+    if n > limits::MAX_TEXT as u64 {
         return Err(DumpError(format!(
             "it is longer than the {} bytes kernel text may have",
             limits::MAX_TEXT

@@ -381,6 +381,12 @@ impl Trace {
                 limits::MAX_WARP_REGS
             ));
         }
+        for r in 0..self.nregs() as u32 {
+            let n = self.reg_name(r);
+            if n.len() > limits::MAX_NAME || !is_ptx_identifier(n) {
+                return Err(format!("register name {n:?} is not a PTX identifier"));
+            }
+        }
         let mut total: u64 = 0;
         for (i, w) in self.warps.iter().enumerate() {
             if w.mask == 0 {

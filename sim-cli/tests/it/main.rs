@@ -5,6 +5,7 @@ mod check;
 mod cli;
 mod corrupt;
 mod golden;
+mod robust;
 mod roundtrip;
 
 use std::path::{Path, PathBuf};
