@@ -4,6 +4,7 @@
 mod fuzz;
 mod kernel;
 mod microbench;
+mod names;
 
 use std::path::{Path, PathBuf};
 
