@@ -564,18 +564,11 @@ impl Builder {
                     .map_err(|e| format!("stream {i}: {e}"))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let trace = Trace {
-            target,
-            version: self.version,
-            syms: prog.syms,
-            insts: prog.insts,
-            texts: prog.texts,
-            lines: prog.lines,
-            streams,
-            warps: self.warps,
-            values: self.values,
-            expects: self.expects,
-        };
+        let mut trace = Trace::new(target, self.version, prog);
+        trace.streams = streams;
+        trace.warps = self.warps;
+        trace.values = self.values;
+        trace.expects = self.expects;
         trace.validate()?;
         Ok(trace)
     }

@@ -181,24 +181,15 @@ pub fn generate(p: &GenParams) -> Result<Trace, GenError> {
     let prog = prog.finish();
     let n = prog.insts.len();
     let stream = Stream::new(b.finish(), n).map_err(|e| GenError(e.to_string()))?;
-    let trace = Trace {
-        target: p.target,
-        version: None,
-        syms: prog.syms,
-        lines: prog.lines,
-        insts: prog.insts,
-        texts: prog.texts,
-        streams: vec![Arc::new(stream)],
-        warps: vec![
-            WarpRec {
-                mask: u32::MAX,
-                stream: 0
-            };
-            p.warps as usize
-        ],
-        values: Vec::new(),
-        expects: Vec::new(),
-    };
+    let mut trace = Trace::new(p.target, None, prog);
+    trace.streams = vec![Arc::new(stream)];
+    trace.warps = vec![
+        WarpRec {
+            mask: u32::MAX,
+            stream: 0
+        };
+        p.warps as usize
+    ];
     trace.validate().map_err(GenError)?;
     Ok(trace)
 }

@@ -622,18 +622,11 @@ impl Parser<'_> {
         }
         let mask = self.mask.unwrap_or(u32::MAX);
         let prog = std::mem::take(&mut self.prog).finish();
-        let trace = Trace {
-            target,
-            version: self.version,
-            syms: prog.syms,
-            insts: prog.insts,
-            texts: prog.texts,
-            lines: prog.lines,
-            streams: vec![Arc::new(stream)],
-            warps: vec![WarpRec { mask, stream: 0 }; nwarps as usize],
-            values: self.values.iter().map(|(_, v)| v.clone()).collect(),
-            expects: self.expects.iter().map(|(_, e)| e.clone()).collect(),
-        };
+        let mut trace = Trace::new(target, self.version, prog);
+        trace.streams = vec![Arc::new(stream)];
+        trace.warps = vec![WarpRec { mask, stream: 0 }; nwarps as usize];
+        trace.values = self.values.iter().map(|(_, v)| v.clone()).collect();
+        trace.expects = self.expects.iter().map(|(_, e)| e.clone()).collect();
         // Point record errors at their directive.
         for (at, e) in &self.expects {
             if let Some(w) = e.warp {

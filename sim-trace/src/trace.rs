@@ -2,6 +2,7 @@
 //! and what `run` replays.
 
 use crate::limits;
+use crate::program::ProgramParts;
 use crate::stream::{Cursor, Stream};
 use serde::{Deserialize, Serialize};
 use sim_isa::{
@@ -210,6 +211,22 @@ pub fn width_mask(bits: u32) -> u64 {
 }
 
 impl Trace {
+    /// A trace of `prog` with nothing launched yet (no streams, warps or records).
+    pub fn new(target: Target, version: Option<PtxVersion>, prog: ProgramParts) -> Trace {
+        Trace {
+            target,
+            version,
+            syms: prog.syms,
+            insts: prog.insts,
+            texts: prog.texts,
+            lines: prog.lines,
+            streams: Vec::new(),
+            warps: Vec::new(),
+            values: Vec::new(),
+            expects: Vec::new(),
+        }
+    }
+
     /// Declared type of register `r`.
     pub fn reg_type(&self, r: u32) -> Type {
         self.syms.declared_type(RegId(r)).unwrap_or(Type::B64)
