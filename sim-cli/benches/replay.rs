@@ -3,10 +3,10 @@
 //! a mixed `gen` trace, per preset. `cargo bench -p sim-cli --bench replay`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use sim_isa::{execute, ExecCtx, Target, WarpRegs};
 use sim_trace::gen::{generate, GenParams, Mix};
 use sim_trace::replay::{simulate, RunOptions};
 use sim_trace::trace::Trace;
-use sim_isa::{execute, ExecCtx, Target, WarpRegs};
 use std::time::Duration;
 
 fn bench_trace(c: &mut Criterion, name: &str, trace: &Trace) {

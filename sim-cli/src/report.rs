@@ -1,9 +1,9 @@
 //! Report formats: aligned text for people, JSON and CSV for tools
 //! (schema in `docs/report-schema.md`), and the `--dump-regs` JSON.
 
-use sim_trace::trace::{fmt_value, width_mask, Trace};
 use sim_core::{Report, Stats};
 use sim_isa::{RegId, Target, WarpRegs};
+use sim_trace::trace::{fmt_value, width_mask, Trace};
 use std::fmt::Write;
 
 /// Version of the JSON/CSV report schema.

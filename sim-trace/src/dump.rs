@@ -7,22 +7,27 @@ use std::fmt::Write;
 
 /// Why a trace has no kernel-text form.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("cannot print this trace as kernel text: {0}")]
-pub struct DumpError(pub String);
+#[non_exhaustive]
+pub enum DumpError {
+    /// No warps at all.
+    #[error("cannot print this trace as kernel text: no warps")]
+    NoWarps,
+    /// Kernel text launches every warp with one stream and one mask.
+    #[error("cannot print this trace as kernel text: its warps have different streams or masks")]
+    MixedWarps,
+    /// The text would exceed [`limits::MAX_TEXT`] and not assemble again.
+    #[error("cannot print this trace as kernel text: it is longer than the {} bytes kernel text may have", limits::MAX_TEXT)]
+    TooLong,
+}
 
 /// Prints `trace` as kernel text. Kernel text launches every warp with one
 /// stream and one mask, so traces with per-warp streams or masks are refused;
 /// so is text longer than kernel text may be ([`limits::MAX_TEXT`]), as soon
 /// as it gets there, since it would not assemble again.
 pub fn dump(trace: &Trace) -> Result<String, DumpError> {
-    let w0 = trace
-        .warps
-        .first()
-        .ok_or_else(|| DumpError("no warps".into()))?;
+    let w0 = trace.warps.first().ok_or(DumpError::NoWarps)?;
     if trace.warps.iter().any(|w| w != w0) || trace.streams.len() != 1 {
-        return Err(DumpError(
-            "its warps have different streams or masks".into(),
-        ));
+        return Err(DumpError::MixedWarps);
     }
     check_len_at_least(trace)?;
     let mut s = String::new();
@@ -110,10 +115,7 @@ fn check_len(s: &str) -> Result<(), DumpError> {
 
 fn check_len_n(n: u64) -> Result<(), DumpError> {
     if n > limits::MAX_TEXT as u64 {
-        return Err(DumpError(format!(
-            "it is longer than the {} bytes kernel text may have",
-            limits::MAX_TEXT
-        )));
+        return Err(DumpError::TooLong);
     }
     Ok(())
 }

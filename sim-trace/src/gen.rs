@@ -38,10 +38,26 @@ pub struct GenParams {
     pub seed: u64,
 }
 
-/// Bad `gen` parameters.
+/// Bad `gen` parameters, or a generated trace that fails validation.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct GenError(pub String);
+#[non_exhaustive]
+pub enum GenError {
+    /// `warps` outside 1 to [`limits::MAX_WARPS`].
+    #[error("--warps must be 1 to {}", limits::MAX_WARPS)]
+    Warps,
+    /// `dep_distance` outside 1 to [`MAX_DEP_DISTANCE`].
+    #[error("--dep-distance must be 1 to {MAX_DEP_DISTANCE}")]
+    DepDistance,
+    /// `instructions` outside 1 to [`limits::MAX_STREAM_OPS`].
+    #[error("--instructions must be 1 to {}", limits::MAX_STREAM_OPS)]
+    Instructions,
+    /// The launch would exceed [`limits::MAX_DYNAMIC_TOTAL`].
+    #[error("warps x instructions exceeds {}", limits::MAX_DYNAMIC_TOTAL)]
+    Total,
+    /// A generated instruction or trace was refused: a defect of the generator.
+    #[error("internal: {0}")]
+    Internal(String),
+}
 
 /// Largest `--dep-distance`.
 pub const MAX_DEP_DISTANCE: u32 = 1024;
@@ -105,34 +121,23 @@ impl Rng {
 /// also exercises the uncompressed stream encoding).
 pub fn generate(p: &GenParams) -> Result<Trace, GenError> {
     if p.warps == 0 || p.warps as usize > limits::MAX_WARPS {
-        return Err(GenError(format!(
-            "--warps must be 1 to {}",
-            limits::MAX_WARPS
-        )));
+        return Err(GenError::Warps);
     }
     if p.dep_distance == 0 || p.dep_distance > MAX_DEP_DISTANCE {
-        return Err(GenError(format!(
-            "--dep-distance must be 1 to {MAX_DEP_DISTANCE}"
-        )));
+        return Err(GenError::DepDistance);
     }
     let per_warp = p.instructions + PROLOGUE.len() as u64;
     if p.instructions == 0
         || per_warp > limits::MAX_DYNAMIC_PER_WARP
         || p.instructions > limits::MAX_STREAM_OPS as u64
     {
-        return Err(GenError(format!(
-            "--instructions must be 1 to {}",
-            limits::MAX_STREAM_OPS
-        )));
+        return Err(GenError::Instructions);
     }
     if per_warp
         .checked_mul(p.warps.into())
         .is_none_or(|t| t > limits::MAX_DYNAMIC_TOTAL)
     {
-        return Err(GenError(format!(
-            "warps x instructions exceeds {}",
-            limits::MAX_DYNAMIC_TOTAL
-        )));
+        return Err(GenError::Total);
     }
     let pool: Vec<&str> = match p.mix {
         Mix::Video => VIDEO.to_vec(),
@@ -159,7 +164,7 @@ pub fn generate(p: &GenParams) -> Result<Trace, GenError> {
             Some(&i) => i,
             None => {
                 let i = prog.intern_text(text, 0).map_err(|e| {
-                    GenError(format!("internal: generated '{text}' is refused: {e}"))
+                    GenError::Internal(format!("generated '{text}' is refused: {e}"))
                 })?;
                 index.insert(key, i);
                 i
@@ -180,7 +185,7 @@ pub fn generate(p: &GenParams) -> Result<Trace, GenError> {
     }
     let prog = prog.finish();
     let n = prog.insts.len();
-    let stream = Stream::new(b.finish(), n).map_err(|e| GenError(e.to_string()))?;
+    let stream = Stream::new(b.finish(), n).map_err(|e| GenError::Internal(e.to_string()))?;
     let mut trace = Trace::new(p.target, None, prog);
     trace.streams = vec![Arc::new(stream)];
     trace.warps = vec![
@@ -190,6 +195,6 @@ pub fn generate(p: &GenParams) -> Result<Trace, GenError> {
         };
         p.warps as usize
     ];
-    trace.validate().map_err(GenError)?;
+    trace.validate().map_err(GenError::Internal)?;
     Ok(trace)
 }

@@ -5,7 +5,9 @@
 use crate::limits;
 use crate::program::{ProgramBuilder, ProgramError};
 use crate::stream::{Stream, StreamBuilder, StreamError};
-use crate::trace::{check_version, is_ptx_identifier, width_mask, ExpectRec, Lanes, Trace, ValueRec, WarpRec};
+use crate::trace::{
+    check_version, is_ptx_identifier, width_mask, ExpectRec, Lanes, Trace, ValueRec, WarpRec,
+};
 use sim_isa::{ErrorKind, PtxVersion, RegId, Target, Type, WARP_SIZE};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -417,7 +419,11 @@ impl Parser<'_> {
             .get(&name)
             .ok_or_else(|| self.err(t, format!("undeclared register '{name}'")))?
             .0;
-        let ty = self.prog.syms().declared_type(RegId(reg)).unwrap_or(Type::B64);
+        let ty = self
+            .prog
+            .syms()
+            .declared_type(RegId(reg))
+            .unwrap_or(Type::B64);
         self.expect_char('=', "after the register")?;
         self.skip_ws();
         let lanes = if self.peek() == Some('{') {

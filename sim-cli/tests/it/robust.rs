@@ -7,7 +7,8 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-const KERNEL: &str = ".target sm_53\n.warps 8\n.reg .b32 %a, %b;\nmov.u32 %a, %laneid;\nadd.u32 %b, %a, 1;\n";
+const KERNEL: &str =
+    ".target sm_53\n.warps 8\n.reg .b32 %a, %b;\nmov.u32 %a, %laneid;\nadd.u32 %b, %a, 1;\n";
 
 /// A scratch directory holding `k.ptx` (KERNEL).
 fn with_kernel(name: &str) -> (PathBuf, PathBuf) {
@@ -43,7 +44,11 @@ fn assert_refused_unchanged(args: &[&str], file: &Path, before: &[u8]) {
     assert_eq!(c, 2, "{args:?}: {e}");
     assert!(e.contains("is the input"), "{args:?}: {e}");
     assert!(out.is_empty(), "{args:?} printed {out}");
-    assert_eq!(std::fs::read(file).unwrap(), before, "{args:?} changed its input");
+    assert_eq!(
+        std::fs::read(file).unwrap(),
+        before,
+        "{args:?} changed its input"
+    );
 }
 
 #[test]
@@ -76,11 +81,7 @@ fn asm_default_output_is_never_the_input() {
 #[test]
 fn run_refuses_dump_regs_over_its_input() {
     let (_, k) = with_kernel("dumpregs_self");
-    assert_refused_unchanged(
-        &["run", s(&k), "--dump-regs", s(&k)],
-        &k,
-        KERNEL.as_bytes(),
-    );
+    assert_refused_unchanged(&["run", s(&k), "--dump-regs", s(&k)], &k, KERNEL.as_bytes());
 }
 
 #[test]
@@ -127,7 +128,10 @@ fn full_device_is_an_error_and_no_report_is_printed_first() {
     assert!(e.contains("/dev/full"), "{e}");
     let (c, out, e) = parts(&simcli(&["run", s(&k), "--dump-regs", "/dev/full"]));
     assert_eq!(c, 2, "{e}");
-    assert!(out.is_empty(), "report printed before the failing write: {out}");
+    assert!(
+        out.is_empty(),
+        "report printed before the failing write: {out}"
+    );
     for args in [
         vec!["gen", "--instructions", "10", "-o", "/dev/full"],
         vec!["dump", "-", "-o", "/dev/full"],
@@ -159,7 +163,11 @@ fn stdin_and_pipes_keep_every_directive() {
         assert_eq!((c, out.as_str()), (0, want.as_str()), "{name}: {e}");
         // A binary trace through a pipe: same report, no "bad magic".
         let (c, out, e) = simcli_stdin(&["run", name], &binary_of(KERNEL));
-        assert_eq!((c, out.as_str()), (0, want.as_str()), "{name} (binary): {e}");
+        assert_eq!(
+            (c, out.as_str()),
+            (0, want.as_str()),
+            "{name} (binary): {e}"
+        );
     }
     // `-` also for asm and dump.
     let d = scratch("stdin_asm");
@@ -183,7 +191,10 @@ fn kernel_error(name: &str, text: &str, want: &[&str]) {
             assert!(e.contains(w), "{args:?}: '{w}' missing from: {e}");
         }
     }
-    assert!(!k.with_extension("bin").exists(), "asm wrote a refused kernel");
+    assert!(
+        !k.with_extension("bin").exists(),
+        "asm wrote a refused kernel"
+    );
 }
 
 #[test]
@@ -192,7 +203,10 @@ fn register_widths_are_checked_as_ptxas_checks_them() {
     kernel_error(
         "width_pred",
         &format!("{head}add.u32 %a, %p, %b;\n"),
-        &["k.ptx:5:13:", "'%p' is declared .pred but used as a 32-bit operand"],
+        &[
+            "k.ptx:5:13:",
+            "'%p' is declared .pred but used as a 32-bit operand",
+        ],
     );
     kernel_error(
         "width_b16",
@@ -202,13 +216,19 @@ fn register_widths_are_checked_as_ptxas_checks_them() {
     kernel_error(
         "width_guard",
         &format!("{head}@%a add.u32 %a, %b, %b;\n"),
-        &["k.ptx:5:2:", "'%a' is declared .b32 but used as a predicate"],
+        &[
+            "k.ptx:5:2:",
+            "'%a' is declared .b32 but used as a predicate",
+        ],
     );
     // ptxas 11.8 accepts no wider register either: `.b32` in `add.u16`.
     kernel_error(
         "width_wider",
         ".target sm_53\n.reg .b16 %h;\n.reg .b32 %a;\nadd.u16 %h, %a, %h;\n",
-        &["k.ptx:4:13:", "'%a' is declared .b32 but used as a 16-bit operand"],
+        &[
+            "k.ptx:4:13:",
+            "'%a' is declared .b32 but used as a 16-bit operand",
+        ],
     );
 }
 
@@ -240,7 +260,8 @@ fn ptx_versions_that_do_not_exist_are_refused() {
 fn expect_record_limit_is_refused_up_front() {
     // 65,536 warps x 17 registers that differ per warp: 1,114,112 records,
     // over the 2^20 a reader accepts.
-    let mut t = String::from(".target sm_53\n.warps 65536\n.reg .b32 %r<17>;\nmov.u32 %r0, %warpid;\n");
+    let mut t =
+        String::from(".target sm_53\n.warps 65536\n.reg .b32 %r<17>;\nmov.u32 %r0, %warpid;\n");
     for i in 1..17 {
         t.push_str(&format!("add.u32 %r{i}, %r0, {i};\n"));
     }
@@ -250,7 +271,10 @@ fn expect_record_limit_is_refused_up_front() {
     let out = d.join("k.bin");
     let (c, _, e) = parts(&simcli(&["asm", s(&k), "--record-expect", "-o", s(&out)]));
     assert_eq!(c, 2, "{e}");
-    assert!(e.contains("--record-expect") && e.contains("1048576"), "{e}");
+    assert!(
+        e.contains("--record-expect") && e.contains("1048576"),
+        "{e}"
+    );
     assert!(!out.exists());
 }
 
@@ -319,7 +343,11 @@ fn refused_in_bounded_memory(args: &[&str]) {
             assert!(e.contains("larger than"), "{e}");
         }
     }
-    assert!(t0.elapsed().as_secs() < 60, "{args:?} took {:?}", t0.elapsed());
+    assert!(
+        t0.elapsed().as_secs() < 60,
+        "{args:?} took {:?}",
+        t0.elapsed()
+    );
 }
 
 #[test]
@@ -333,10 +361,7 @@ fn endless_input_is_refused_in_bounded_memory() {
 fn huge_sparse_file_is_refused_in_bounded_memory() {
     let d = scratch("sparse");
     let f = d.join("huge.ptx");
-    std::fs::File::create(&f)
-        .unwrap()
-        .set_len(4 << 30)
-        .unwrap();
+    std::fs::File::create(&f).unwrap().set_len(4 << 30).unwrap();
     refused_in_bounded_memory(&["run", s(&f)]);
     std::fs::remove_file(&f).unwrap();
 }
@@ -345,8 +370,19 @@ fn huge_sparse_file_is_refused_in_bounded_memory() {
 fn run_limits_are_flags_with_defaults() {
     let (c, out, _) = parts(&simcli(&["run", "--help"]));
     assert_eq!(c, 0);
-    assert!(out.contains("--max-cycles") && out.contains("1000000000000"), "{out}");
-    assert!(out.contains("--max-instructions") && out.contains("10000000000"), "{out}");
-    let (c, _, e) = parts(&simcli(&["run", "traces/chain_set.ptx", "--max-cycles", "x"]));
+    assert!(
+        out.contains("--max-cycles") && out.contains("1000000000000"),
+        "{out}"
+    );
+    assert!(
+        out.contains("--max-instructions") && out.contains("10000000000"),
+        "{out}"
+    );
+    let (c, _, e) = parts(&simcli(&[
+        "run",
+        "traces/chain_set.ptx",
+        "--max-cycles",
+        "x",
+    ]));
     assert_eq!(c, 2, "{e}");
 }

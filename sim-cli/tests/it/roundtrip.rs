@@ -145,8 +145,8 @@ fn value_records_round_trip() {
 /// instructions, nested repeats) whatever the batch size.
 #[test]
 fn cursor_batches_match_single_steps() {
-    use sim_trace::stream::{Cursor, Stream, StreamBuilder};
     use sim_core::WarpStream;
+    use sim_trace::stream::{Cursor, Stream, StreamBuilder};
     let mut b = StreamBuilder::new();
     for i in [5, 6, 7, 2, 9] {
         b.push(i);

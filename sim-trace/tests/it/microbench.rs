@@ -3,11 +3,11 @@
 //! lowering table's micro-op and dependent-step counts.
 
 use crate::root;
+use sim_core::{lowering, preset, SmConfig, Stats};
+use sim_isa::{Instruction, Op, Target};
 use sim_trace::kernel::parse_kernel;
 use sim_trace::replay::{simulate, RunOptions};
 use sim_trace::trace::Trace;
-use sim_core::{lowering, preset, SmConfig, Stats};
-use sim_isa::{Instruction, Op, Target};
 
 const PRESETS: [&str; 4] = ["sm_13", "sm_30", "sm_53", "sm_90"];
 

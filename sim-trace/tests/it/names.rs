@@ -82,5 +82,8 @@ fn versions_that_do_not_exist_are_refused_in_a_binary_trace() {
         },
     );
     let e = from_bytes(&b).unwrap_err().to_string();
-    assert!(e.contains("chunk 0") && e.contains("99.99 does not exist"), "{e}");
+    assert!(
+        e.contains("chunk 0") && e.contains("99.99 does not exist"),
+        "{e}"
+    );
 }
