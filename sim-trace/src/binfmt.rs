@@ -527,7 +527,8 @@ impl Builder {
                 }
                 self.expects.extend(list);
             }
-            Record::End { .. } => unreachable!("handled by the reader"),
+            // The reader stops at the End record before handing it here.
+            Record::End { .. } => return Err("an end record out of place".into()),
         }
         Ok(())
     }
