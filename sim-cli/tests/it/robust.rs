@@ -386,3 +386,45 @@ fn run_limits_are_flags_with_defaults() {
     ]));
     assert_eq!(c, 2, "{e}");
 }
+
+/// Runs simcli under a file-size limit with SIGXFSZ ignored, so a write past
+/// it fails with EFBIG ("File too large") as a write to a full disk fails.
+fn simcli_size_limited(args: &[&str]) -> (i32, String, String) {
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(r#"trap '' XFSZ; ulimit -f 16 && exec "$0" "$@""#)
+        .arg(env!("CARGO_BIN_EXE_simcli"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    parts(&o)
+}
+
+#[test]
+fn a_write_that_runs_out_of_space_keeps_the_previous_file() {
+    let d = scratch("efbig");
+    let out = d.join("big.bin");
+    std::fs::write(&out, "previous").unwrap();
+    let (c, _, e) = simcli_size_limited(&["gen", "--instructions", "100000", "-o", s(&out)]);
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains("big.bin") && e.contains("too large"), "{e}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "previous");
+    // --dump-regs: the failing write comes before the report, which is not printed.
+    let k = d.join("k.ptx");
+    std::fs::write(&k, KERNEL.replace(".warps 8", ".warps 64")).unwrap();
+    let regs = d.join("regs.json");
+    std::fs::write(&regs, "previous").unwrap();
+    let (c, stdout, e) = simcli_size_limited(&["run", s(&k), "--dump-regs", s(&regs)]);
+    assert_eq!(c, 2, "{e}");
+    assert!(
+        stdout.is_empty(),
+        "report printed before the failing write: {stdout}"
+    );
+    assert_eq!(std::fs::read_to_string(&regs).unwrap(), "previous");
+    let names: Vec<_> = std::fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert_eq!(names.len(), 3, "temporary files left behind: {names:?}");
+}
