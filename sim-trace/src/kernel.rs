@@ -9,6 +9,7 @@ use crate::trace::{
     check_version, is_ptx_identifier, width_mask, ExpectRec, Lanes, Trace, ValueRec, WarpRec,
 };
 use sim_isa::{ErrorKind, PtxVersion, RegId, Target, Type, WARP_SIZE};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -28,17 +29,44 @@ pub struct KernelError {
     pub kind: Option<ErrorKind>,
 }
 
+/// The source: the text as given (for columns) and a copy with comments
+/// blanked to spaces (for parsing). Both are indexed by byte; blanking keeps
+/// every newline and byte offset, so positions hold. Memory is two bytes per
+/// byte of text, whatever its shape.
 struct Src<'a> {
     file: &'a str,
-    chars: Vec<char>,
-    line_starts: Vec<usize>,
+    orig: &'a str,
+    text: String,
+    /// The line at a byte offset, from the last lookup: parsing moves
+    /// forward, so line numbers cost one pass over the text in all.
+    line_at: Cell<(usize, usize)>,
 }
 
 impl Src<'_> {
-    fn pos(&self, i: usize) -> (usize, usize) {
-        let line = self.line_starts.partition_point(|&s| s <= i);
-        (line, i - self.line_starts[line - 1] + 1)
+    /// 1-based line of byte offset `i`.
+    fn line(&self, i: usize) -> usize {
+        let b = self.orig.as_bytes();
+        let i = i.min(b.len());
+        let (at, line) = self.line_at.get();
+        let (from, base) = if i >= at { (at, line) } else { (0, 1) };
+        let line = base + b[from..i].iter().filter(|&&c| c == b'\n').count();
+        self.line_at.set((i, line));
+        line
     }
+
+    /// 1-based line and column (in characters) of byte offset `i`.
+    fn pos(&self, i: usize) -> (usize, usize) {
+        let b = self.orig.as_bytes();
+        let i = i.min(b.len());
+        let start = b[..i]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |p| p + 1);
+        // Characters are the bytes that do not continue a UTF-8 sequence.
+        let col = b[start..i].iter().filter(|&&c| c & 0xc0 != 0x80).count() + 1;
+        (self.line(i), col)
+    }
+
     fn err(&self, i: usize, msg: impl Into<String>) -> KernelError {
         let (line, col) = self.pos(i);
         KernelError {
@@ -51,44 +79,35 @@ impl Src<'_> {
     }
 }
 
-/// Blanks comments (keeping newlines, so positions hold) and records line starts.
-fn strip_comments<'a>(file: &'a str, text: &str) -> Result<Src<'a>, KernelError> {
-    let mut chars: Vec<char> = text.chars().collect();
-    let mut line_starts = vec![0];
-    for (i, &c) in chars.iter().enumerate() {
-        if c == '\n' {
-            line_starts.push(i + 1);
-        }
-    }
+/// Blanks comments to spaces, keeping newlines (so positions hold).
+fn strip_comments<'a>(file: &'a str, text: &'a str) -> Result<Src<'a>, KernelError> {
+    let mut b = text.as_bytes().to_vec();
     let mut i = 0;
-    while i < chars.len() {
-        if chars[i] == '/' && chars.get(i + 1) == Some(&'/') {
-            while i < chars.len() && chars[i] != '\n' {
-                chars[i] = ' ';
+    let mut unterminated = None;
+    while i < b.len() {
+        if b[i] == b'/' && b.get(i + 1) == Some(&b'/') {
+            while i < b.len() && b[i] != b'\n' {
+                b[i] = b' ';
                 i += 1;
             }
-        } else if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+        } else if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
             let start = i;
-            chars[i] = ' ';
-            chars[i + 1] = ' ';
+            b[i] = b' ';
+            b[i + 1] = b' ';
             i += 2;
             loop {
-                if i >= chars.len() {
-                    let src = Src {
-                        file,
-                        chars: Vec::new(),
-                        line_starts,
-                    };
-                    return Err(src.err(start, "unterminated /* comment"));
+                if i >= b.len() {
+                    unterminated = Some(start);
+                    break;
                 }
-                if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
-                    chars[i] = ' ';
-                    chars[i + 1] = ' ';
+                if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                    b[i] = b' ';
+                    b[i + 1] = b' ';
                     i += 2;
                     break;
                 }
-                if chars[i] != '\n' {
-                    chars[i] = ' ';
+                if b[i] != b'\n' {
+                    b[i] = b' ';
                 }
                 i += 1;
             }
@@ -96,11 +115,22 @@ fn strip_comments<'a>(file: &'a str, text: &str) -> Result<Src<'a>, KernelError>
             i += 1;
         }
     }
-    Ok(Src {
+    // Comments start and end at ASCII bytes, so whole characters were
+    // blanked and the copy is still UTF-8.
+    let text_blanked = match String::from_utf8(b) {
+        Ok(t) => t,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    };
+    let src = Src {
         file,
-        chars,
-        line_starts,
-    })
+        orig: text,
+        text: text_blanked,
+        line_at: Cell::new((0, 1)),
+    };
+    match unterminated {
+        Some(start) => Err(src.err(start, "unterminated /* comment")),
+        None => Ok(src),
+    }
 }
 
 fn is_ident(c: char) -> bool {
@@ -172,12 +202,20 @@ pub fn parse_kernel(file: &str, text: &str) -> Result<Trace, KernelError> {
 
 impl Parser<'_> {
     fn peek(&self) -> Option<char> {
-        self.src.chars.get(self.i).copied()
+        match *self.src.text.as_bytes().get(self.i)? {
+            b @ 0..0x80 => Some(b as char),
+            _ => self.src.text.get(self.i..).and_then(|t| t.chars().next()),
+        }
+    }
+
+    /// Steps over the character at the cursor.
+    fn bump(&mut self) {
+        self.i += self.peek().map_or(1, char::len_utf8);
     }
 
     fn skip_ws(&mut self) {
         while self.peek().is_some_and(char::is_whitespace) {
-            self.i += 1;
+            self.bump();
         }
     }
 
@@ -201,7 +239,7 @@ impl Parser<'_> {
         while self.peek().is_some_and(is_ident) {
             self.i += 1;
         }
-        (start, self.src.chars[start..self.i].iter().collect())
+        (start, self.src.text[start..self.i].to_string())
     }
 
     /// Reads a token for a directive argument (up to whitespace, `;`, `{`, `}`, `,`, `=`).
@@ -212,9 +250,9 @@ impl Parser<'_> {
             .peek()
             .is_some_and(|c| !c.is_whitespace() && !matches!(c, ';' | '{' | '}' | ',' | '='))
         {
-            self.i += 1;
+            self.bump();
         }
-        (start, self.src.chars[start..self.i].iter().collect())
+        (start, self.src.text[start..self.i].to_string())
     }
 
     /// Ends a line directive: an optional `;`, then nothing else on the line.
@@ -543,21 +581,15 @@ impl Parser<'_> {
 
     fn instruction(&mut self) -> Result<(), KernelError> {
         let start = self.i;
-        while let Some(c) = self.peek() {
-            if c == ';' {
-                break;
-            }
-            if c == '{' || c == '}' {
-                return Err(self.err(self.i, "missing ';' before this"));
-            }
-            self.i += 1;
+        // The delimiters are ASCII, so a byte search finds them in UTF-8.
+        let rest = &self.src.text.as_bytes()[start..];
+        match rest.iter().position(|c| matches!(c, b';' | b'{' | b'}')) {
+            Some(n) if rest[n] == b';' => self.i = start + n + 1,
+            Some(n) => return Err(self.err(start + n, "missing ';' before this")),
+            None => return Err(self.err(start, "instruction is missing its ';'")),
         }
-        if self.peek() != Some(';') {
-            return Err(self.err(start, "instruction is missing its ';'"));
-        }
-        self.i += 1;
-        let text: String = self.src.chars[start..self.i].iter().collect();
-        let line = self.src.pos(start).0 as u32;
+        let text = self.src.text[start..self.i].to_string();
+        let line = self.src.line(start) as u32;
         let idx = self
             .prog
             .parse(&text)
@@ -585,7 +617,10 @@ impl Parser<'_> {
                 find_token(text, name).unwrap_or(0)
             }
         };
-        let mut k = self.err(start + off.min(len.saturating_sub(1)), e.to_string());
+        // `off` counts characters; the source is indexed by byte.
+        let off = off.min(len.saturating_sub(1));
+        let byte = text.char_indices().nth(off).map_or(0, |(b, _)| b);
+        let mut k = self.err(start + byte, e.to_string());
         if let ProgramError::Parse(p) = &e {
             k.kind = Some(p.kind());
         }
@@ -593,7 +628,7 @@ impl Parser<'_> {
     }
 
     fn finish(mut self) -> Result<Trace, KernelError> {
-        let end = self.src.chars.len();
+        let end = self.src.text.len();
         let target = self
             .target
             .ok_or_else(|| self.err(0, "missing .target directive (e.g. '.target sm_53')"))?;

@@ -109,3 +109,24 @@ fn directives_and_values() {
             .contains("names warp 5")
     );
 }
+
+#[test]
+fn columns_count_characters_not_bytes() {
+    // Multi-byte characters before an error, in a comment and in a token:
+    // the column counts characters, as an editor shows them.
+    let hdr = ".target sm_53\n.reg .b32 %r<4>;\n";
+    assert_eq!(
+        err(&format!("{hdr}/* é—ü */ add.u32 %r1, %x, 1;\n")),
+        "k.ptx:3:24: undeclared register '%x' (declare it with .reg)"
+    );
+    assert_eq!(
+        err(&format!("{hdr}.warps ééé\n")),
+        "k.ptx:3:8: '.warps' needs a count from 1 to 65536, got 'ééé'"
+    );
+    // Unicode whitespace separates tokens as ASCII spaces do.
+    assert!(parse_kernel(
+        "k.ptx",
+        &format!("{hdr}\u{a0}add.u32\u{2003}%r1, %r1, 1;\n")
+    )
+    .is_ok());
+}
