@@ -258,8 +258,9 @@ pub fn to_bytes(trace: &Trace) -> Result<Vec<u8>, TraceError> {
     Ok(v)
 }
 
-/// Reads exactly `buf.len()` bytes; `Ok(false)` on a clean EOF before the first byte.
-fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
+/// Reads up to `buf.len()` bytes, fewer only at the end of input; returns
+/// how many.
+pub(crate) fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut got = 0;
     while got < buf.len() {
         match r.read(&mut buf[got..]) {

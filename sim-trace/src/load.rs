@@ -69,27 +69,13 @@ pub enum Format {
     Text,
 }
 
-/// Reads up to `buf.len()` bytes, fewer only at the end of input.
-fn read_up_to<R: Read>(r: &mut R, buf: &mut [u8]) -> io::Result<usize> {
-    let mut got = 0;
-    while got < buf.len() {
-        match r.read(&mut buf[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(got)
-}
-
 /// Loads a trace from `r`. `name` only names the input in messages; a name
 /// ending in `.bin` selects the binary reader whatever the content (so kernel
 /// text named `.bin` gets "bad magic" rather than being run), otherwise the
 /// content decides: the binary magic, or kernel text.
 pub fn load<R: Read>(name: &str, mut r: R) -> Result<(Trace, Format), LoadError> {
     let mut head = [0u8; MAGIC.len()];
-    let n = read_up_to(&mut r, &mut head).map_err(|source| LoadError::Io {
+    let n = binfmt::read_full(&mut r, &mut head).map_err(|source| LoadError::Io {
         name: name.to_string(),
         source,
     })?;
