@@ -27,6 +27,9 @@ pub struct KernelError {
     pub msg: String,
     /// For instruction errors: sim-isa's classification.
     pub kind: Option<ErrorKind>,
+    /// For instruction errors: the typed reason (parse, undeclared register,
+    /// register width, too many instructions).
+    pub program: Option<Box<ProgramError>>,
 }
 
 /// The source: the text as given (for columns) and a copy with comments
@@ -75,6 +78,7 @@ impl Src<'_> {
             col,
             msg: msg.into(),
             kind: None,
+            program: None,
         }
     }
 }
@@ -178,6 +182,7 @@ pub fn parse_kernel(file: &str, text: &str) -> Result<Trace, KernelError> {
             col: 1,
             msg: format!("kernel text is larger than {} bytes", limits::MAX_TEXT),
             kind: None,
+            program: None,
         });
     }
     let src = strip_comments(file, text)?;
@@ -624,6 +629,7 @@ impl Parser<'_> {
         if let ProgramError::Parse(p) = &e {
             k.kind = Some(p.kind());
         }
+        k.program = Some(Box::new(e));
         k
     }
 

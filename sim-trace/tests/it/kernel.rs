@@ -130,3 +130,22 @@ fn columns_count_characters_not_bytes() {
     )
     .is_ok());
 }
+
+#[test]
+fn instruction_errors_carry_their_typed_reason() {
+    use sim_trace::program::ProgramError;
+    let e = parse_kernel(
+        "k.ptx",
+        ".target sm_53\n.reg .b16 %h;\n.reg .b32 %a;\nadd.u32 %a, %h, %a;\n",
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.program.map(|p| *p),
+        Some(ProgramError::Width {
+            name: "%h".into(),
+            declared: sim_isa::Type::B16,
+            bits: 32
+        })
+    );
+    assert_eq!((e.line, e.col), (4, 13));
+}
