@@ -3,11 +3,10 @@
 //! a mixed `gen` trace, per preset. `cargo bench -p sim-cli --bench replay`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use sim_cli::gen::{generate, GenParams, Mix};
-use sim_cli::replay::{simulate, RunOptions};
-use sim_cli::trace::Trace;
-use sim_core::SchedPolicy;
 use sim_isa::{execute, ExecCtx, Target, WarpRegs};
+use sim_trace::gen::{generate, GenParams, Mix};
+use sim_trace::replay::{simulate, RunOptions};
+use sim_trace::trace::Trace;
 use std::time::Duration;
 
 fn bench_trace(c: &mut Criterion, name: &str, trace: &Trace) {
@@ -19,12 +18,7 @@ fn bench_trace(c: &mut Criterion, name: &str, trace: &Trace) {
         if trace.check_target(target, trace.version).is_err() {
             continue;
         }
-        let opts = RunOptions {
-            target,
-            sms: 1,
-            threads: 1,
-            policy: SchedPolicy::Lrr,
-        };
+        let opts = RunOptions::new(target);
         if simulate(trace, &opts).is_err() {
             continue;
         }
@@ -73,7 +67,7 @@ fn benches(c: &mut Criterion) {
     files.sort();
     for f in files {
         let text = std::fs::read_to_string(&f).unwrap();
-        let t = sim_cli::kernel::parse_kernel(&f.display().to_string(), &text).unwrap();
+        let t = sim_trace::kernel::parse_kernel(&f.display().to_string(), &text).unwrap();
         bench_trace(c, f.file_stem().unwrap().to_str().unwrap(), &t);
     }
     let g = generate(&GenParams {

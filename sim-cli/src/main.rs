@@ -5,12 +5,14 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Parser, Subcommand, ValueEnum};
+use sim_cli::output::{write_file, Inputs};
 use sim_cli::report::{self, RunInfo};
-use sim_cli::trace::{fmt_value, width_mask, Trace};
-use sim_cli::{binfmt, dump, gen, kernel, replay};
 use sim_core::SchedPolicy;
 use sim_isa::{ErrorKind, ExecCtx, RegId, Symbols, Target, WarpRegs};
-use std::io::Write;
+use sim_trace::replay::{self, ReplayError, DEFAULT_MAX_CYCLES, DEFAULT_MAX_INSTRUCTIONS};
+use sim_trace::trace::{fmt_value, width_mask, Trace};
+use sim_trace::{binfmt, dump, gen, load};
+use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -35,7 +37,7 @@ enum Cmd {
     /// instruction the target cannot run is refused before simulating, naming
     /// the first such instruction.
     Run {
-        /// Binary trace (.bin) or kernel text (.ptx).
+        /// Binary trace or kernel text (told apart by content; `-` reads standard input).
         file: PathBuf,
         /// Target to simulate (preset and semantics), e.g. sm_30, sm_53, sm_90.
         #[arg(long, value_name = "sm_XY")]
@@ -52,18 +54,24 @@ enum Cmd {
         /// Report format (schema: docs/report-schema.md).
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
-        /// Also write every warp's final registers as JSON to FILE.
+        /// Also write every warp's final registers as JSON to FILE (before the report is printed).
         #[arg(long, value_name = "FILE.json")]
         dump_regs: Option<PathBuf>,
         /// Compare final registers with the trace's `.expect` records; exit 1 on a mismatch.
         #[arg(long)]
         check: bool,
+        /// Stop (exit 2, printing the statistics so far) when an SM's clock reaches N with work left.
+        #[arg(long, default_value_t = DEFAULT_MAX_CYCLES, value_name = "N")]
+        max_cycles: u64,
+        /// Stop (exit 2, printing the statistics so far) when an SM has issued N warp instructions with work left.
+        #[arg(long, default_value_t = DEFAULT_MAX_INSTRUCTIONS, value_name = "N")]
+        max_instructions: u64,
     },
     /// Assemble kernel text into a binary trace.
     Asm {
-        /// Kernel text.
+        /// Kernel text (`-` reads standard input).
         file: PathBuf,
-        /// Output (default: the input with extension .bin).
+        /// Output (default: the input with extension .bin; required when that is the input itself).
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
         /// Execute the kernel functionally and record every register's final
@@ -73,7 +81,7 @@ enum Cmd {
     },
     /// Print a binary trace as kernel text that re-assembles to the identical binary.
     Dump {
-        /// Binary trace.
+        /// Binary trace (`-` reads standard input).
         file: PathBuf,
         /// Write here instead of standard output.
         #[arg(short, long, value_name = "FILE")]
@@ -198,38 +206,37 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             format,
             dump_regs,
             check,
+            max_cycles,
+            max_instructions,
         } => run(
             &file,
-            arch.as_deref(),
-            sms,
-            threads,
-            scheduler,
-            format,
-            dump_regs.as_deref(),
-            check,
+            &RunArgs {
+                arch,
+                sms,
+                threads,
+                sched: scheduler,
+                format,
+                dump_regs,
+                check,
+                max_cycles,
+                max_instructions,
+            },
         ),
         Cmd::Asm {
             file,
             output,
             record_expect,
-        } => {
-            let mut trace = load_text(&file)?;
-            refuse_unsupported(&file, &trace, trace.target)?;
-            if record_expect {
-                let finals = trace.functional_run(trace.target);
-                trace.record_expects(&finals);
-            }
-            let out = output.unwrap_or_else(|| file.with_extension("bin"));
-            write_bin(&trace, &out)?;
-            Ok(ExitCode::SUCCESS)
-        }
+        } => asm(&file, output, record_expect),
         Cmd::Dump { file, output } => {
-            let trace = load_bin(&file)?;
+            let mut inputs = Inputs::new();
+            let (name, r) = open_input(&file, &mut inputs)?;
+            if let Some(o) = &output {
+                inputs.check(o)?;
+            }
+            let trace = load::load_binary(&name, r)?;
             let text = dump::dump(&trace)?;
             match output {
-                Some(p) => {
-                    std::fs::write(&p, text).with_context(|| format!("writing {}", p.display()))?
-                }
+                Some(p) => write_file(&p, &inputs, |w| w.write_all(text.as_bytes()))?,
                 None => print_out(&text)?,
             }
             Ok(ExitCode::SUCCESS)
@@ -258,12 +265,12 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
                 dep_distance,
                 seed,
             })?;
-            refuse_unsupported(&output, &trace, target)?;
+            refuse_unsupported(&output.display().to_string(), &trace, target)?;
             if output.extension().is_some_and(|e| e == "ptx") {
-                std::fs::write(&output, dump::dump(&trace)?)
-                    .with_context(|| format!("writing {}", output.display()))?;
+                let text = dump::dump(&trace)?;
+                write_file(&output, &Inputs::new(), |w| w.write_all(text.as_bytes()))?;
             } else {
-                write_bin(&trace, &output)?;
+                write_bin(&trace, &output, &Inputs::new())?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -333,46 +340,61 @@ fn parse_target(s: &str) -> Result<Target> {
     Target::parse(s).map_err(|e| anyhow!("{e}"))
 }
 
-fn load_text(path: &Path) -> Result<Trace> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        anyhow!(
-            "{}: kernel text is not UTF-8 (byte {})",
-            path.display(),
-            e.utf8_error().valid_up_to()
-        )
-    })?;
-    Ok(kernel::parse_kernel(&path.display().to_string(), &text)?)
-}
-
-fn load_bin(path: &Path) -> Result<Trace> {
-    let f = std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
-    binfmt::read_trace(std::io::BufReader::new(f)).with_context(|| format!("{}", path.display()))
-}
-
-/// A binary trace if the file starts with the magic or is named `.bin`, else kernel text.
-fn load_any(path: &Path) -> Result<Trace> {
-    let mut head = [0u8; 8];
-    let n = {
-        use std::io::Read;
-        let mut f =
-            std::fs::File::open(path).with_context(|| format!("opening {}", path.display()))?;
-        f.read(&mut head)
-            .with_context(|| format!("reading {}", path.display()))?
-    };
-    if binfmt::looks_binary(&head[..n]) || path.extension().is_some_and(|e| e == "bin") {
-        load_bin(path)
-    } else {
-        load_text(path)
+/// Opens an input once, as a stream: standard input for `-`, else the file.
+/// Returns the name messages use and the reader; records it in `inputs`.
+fn open_input(path: &Path, inputs: &mut Inputs) -> Result<(String, Box<dyn Read>)> {
+    if path == Path::new("-") {
+        inputs.add_stdin();
+        return Ok((
+            "<stdin>".to_string(),
+            Box::new(BufReader::new(std::io::stdin().lock())),
+        ));
     }
+    let name = path.display().to_string();
+    let f = std::fs::File::open(path).with_context(|| format!("opening {name}"))?;
+    inputs.add_file(&name, &f);
+    Ok((name, Box::new(BufReader::new(f))))
 }
 
-fn write_bin(trace: &Trace, out: &Path) -> Result<()> {
-    let bytes = binfmt::to_bytes(trace)?;
-    std::fs::write(out, bytes).with_context(|| format!("writing {}", out.display()))
+fn asm(file: &Path, output: Option<PathBuf>, record_expect: bool) -> Result<ExitCode> {
+    let out = match output {
+        Some(o) => o,
+        None if file == Path::new("-") => bail!("asm: reading standard input needs -o FILE"),
+        None => {
+            let d = file.with_extension("bin");
+            if d == file {
+                bail!(
+                    "{}: the default output (the input with extension .bin) is the input itself; name the output with -o",
+                    file.display()
+                );
+            }
+            d
+        }
+    };
+    let mut inputs = Inputs::new();
+    let (name, r) = open_input(file, &mut inputs)?;
+    inputs.check(&out)?;
+    let mut trace = load::load_text(&name, r)?;
+    refuse_unsupported(&name, &trace, trace.target)?;
+    if record_expect {
+        let finals = trace.functional_run(trace.target);
+        trace
+            .record_expects(&finals)
+            .map_err(|m| anyhow!("{name}: --record-expect: {m}"))?;
+    }
+    write_bin(&trace, &out, &inputs)?;
+    Ok(ExitCode::SUCCESS)
 }
 
-fn refuse_unsupported(file: &Path, trace: &Trace, target: Target) -> Result<()> {
+/// Encodes first (so a trace the reader would refuse is refused before any
+/// file is touched), then writes.
+fn write_bin(trace: &Trace, out: &Path, inputs: &Inputs) -> Result<()> {
+    let bytes =
+        binfmt::to_bytes(trace).with_context(|| format!("refusing to write {}", out.display()))?;
+    Ok(write_file(out, inputs, |w| w.write_all(&bytes))?)
+}
+
+fn refuse_unsupported(name: &str, trace: &Trace, target: Target) -> Result<()> {
     if let Err(r) = trace.check_target(target, trace.version) {
         let at = if r.line > 0 {
             format!("{}", r.line)
@@ -380,8 +402,7 @@ fn refuse_unsupported(file: &Path, trace: &Trace, target: Target) -> Result<()> 
             format!(" instruction {}", r.index)
         };
         bail!(
-            "{}:{at}: '{}': {} (target is {target}); refusing to simulate",
-            file.display(),
+            "{name}:{at}: '{}': {} (target is {target}); refusing to simulate",
             r.text,
             r.error
         );
@@ -389,80 +410,103 @@ fn refuse_unsupported(file: &Path, trace: &Trace, target: Target) -> Result<()> 
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run(
-    file: &Path,
-    arch: Option<&str>,
+/// `run`'s options.
+struct RunArgs {
+    arch: Option<String>,
     sms: usize,
     threads: usize,
     sched: Sched,
     format: Format,
-    dump_regs: Option<&Path>,
+    dump_regs: Option<PathBuf>,
     check: bool,
-) -> Result<ExitCode> {
-    if sms == 0 || sms > 4096 {
+    max_cycles: u64,
+    max_instructions: u64,
+}
+
+fn run(file: &Path, a: &RunArgs) -> Result<ExitCode> {
+    if a.sms == 0 || a.sms > 4096 {
         bail!("--sms must be 1 to 4096");
     }
-    if threads == 0 || threads > 1024 {
+    if a.threads == 0 || a.threads > 1024 {
         bail!("--threads must be 1 to 1024");
     }
-    let trace = load_any(file)?;
-    let target = match arch {
-        Some(a) => parse_target(a)?,
+    let mut inputs = Inputs::new();
+    let (name, r) = open_input(file, &mut inputs)?;
+    if let Some(p) = &a.dump_regs {
+        inputs.check(p)?;
+    }
+    let (trace, _) = load::load(&name, r)?;
+    let target = match &a.arch {
+        Some(t) => parse_target(t)?,
         None => trace.target,
     };
-    refuse_unsupported(file, &trace, target)?;
-    if check && trace.expects.is_empty() {
-        bail!(
-            "{}: --check: the trace records no expected values (.expect)",
-            file.display()
-        );
+    refuse_unsupported(&name, &trace, target)?;
+    if a.check && trace.expects.is_empty() {
+        bail!("{name}: --check: the trace records no expected values (.expect)");
     }
-    let policy = match sched {
+    let policy = match a.sched {
         Sched::Lrr => SchedPolicy::Lrr,
         Sched::Gto => SchedPolicy::Gto,
         Sched::Oldest => SchedPolicy::Oldest,
     };
     let opts = replay::RunOptions {
         target,
-        sms,
-        threads,
+        sms: a.sms,
+        threads: a.threads,
         policy,
+        max_cycles: a.max_cycles,
+        max_instructions: a.max_instructions,
     };
-    let (rep, finals) = replay::simulate(&trace, &opts)
-        .with_context(|| format!("simulating {}", file.display()))?;
     let info = RunInfo {
         target,
         warps: trace.warps.len(),
     };
-    let text = match format {
-        Format::Text => report::text(&info, &rep),
-        Format::Json => format!(
-            "{}\n",
-            serde_json::to_string_pretty(&report::json(&info, &rep))?
-        ),
-        Format::Csv => report::csv(&info, &rep),
-    };
-    print_out(&text)?;
-    if let Some(p) = dump_regs {
-        std::fs::write(p, report::dump_regs(&trace, &finals))
-            .with_context(|| format!("writing {}", p.display()))?;
-    }
-    if check {
-        let bad = trace.check(&|w| finals.get(w as usize).cloned());
-        if !bad.is_empty() {
-            for m in bad.iter().take(20) {
-                eprintln!("check failed: {m}");
-            }
-            if bad.len() > 20 {
-                eprintln!("... and {} more mismatches", bad.len() - 20);
-            }
-            eprintln!("check: {} mismatching lane values", bad.len());
-            return Ok(ExitCode::from(1));
+    let (rep, finals) = match replay::simulate(&trace, &opts) {
+        Ok(r) => r,
+        Err(ReplayError::Limit { message, partial }) => {
+            print_out(&report_text(a.format, &info, &partial)?)?;
+            bail!("{name}: {message}; the statistics above are partial");
         }
-        eprintln!("check: all {} recorded values match", trace.expects.len());
+        Err(e) => return Err(e).with_context(|| format!("simulating {name}")),
+    };
+    // The file first: a failing write must not follow a printed report.
+    if let Some(p) = &a.dump_regs {
+        let regs = report::dump_regs(&trace, &finals);
+        write_file(p, &inputs, |w| w.write_all(regs.as_bytes()))?;
+    }
+    print_out(&report_text(a.format, &info, &rep)?)?;
+    if a.check {
+        return Ok(check_finals(&trace, &finals));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn report_text(format: Format, info: &RunInfo, rep: &sim_core::Report) -> Result<String> {
+    Ok(match format {
+        Format::Text => report::text(info, rep),
+        Format::Json => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&report::json(info, rep))?
+        ),
+        Format::Csv => report::csv(info, rep),
+    })
+}
+
+/// `--check`: 1 on any mismatch, listing the first 20.
+fn check_finals(trace: &Trace, finals: &[WarpRegs]) -> ExitCode {
+    let bad = trace.check(&|w| finals.get(w as usize).cloned());
+    if !bad.is_empty() {
+        for m in bad.iter().take(20) {
+            eprintln!("check failed: {m}");
+        }
+        if bad.len() > 20 {
+            eprintln!("... and {} more mismatches", bad.len() - 20);
+        }
+        eprintln!("check: {} mismatching lane values", bad.len());
+        return ExitCode::from(1);
+    }
+    eprintln!("check: all {} recorded values match", trace.expects.len());
+    ExitCode::SUCCESS
 }
 
 fn kind_name(k: ErrorKind) -> &'static str {

@@ -1,9 +1,9 @@
 //! Report formats: aligned text for people, JSON and CSV for tools
 //! (schema in `docs/report-schema.md`), and the `--dump-regs` JSON.
 
-use crate::trace::{fmt_value, Trace};
 use sim_core::{Report, Stats};
 use sim_isa::{RegId, Target, WarpRegs};
+use sim_trace::trace::{fmt_value, width_mask, Trace};
 use std::fmt::Write;
 
 /// Version of the JSON/CSV report schema.
@@ -188,7 +188,7 @@ pub fn dump_regs(trace: &Trace, finals: &[WarpRegs]) -> String {
             let vals: Vec<String> = lanes
                 .iter()
                 .map(|&v| {
-                    let t = fmt_value(v & crate::trace::width_mask(bits), bits);
+                    let t = fmt_value(v & width_mask(bits), bits);
                     if bits == 1 {
                         t
                     } else {

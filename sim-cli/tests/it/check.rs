@@ -1,7 +1,7 @@
 //! `run --check` against the values recorded in the samples.
 
 use crate::{parts, root, s, samples, scratch, simcli};
-use sim_cli::trace::Lanes;
+use sim_trace::trace::Lanes;
 
 #[test]
 fn samples_pass_check_on_their_target() {
@@ -16,7 +16,7 @@ fn samples_pass_check_on_their_target() {
 fn altered_value_fails_naming_warp_lane_register() {
     let dir = scratch("check_alter");
     let text = std::fs::read_to_string(root().join("traces/sad16x16.ptx")).unwrap();
-    let mut t = sim_cli::kernel::parse_kernel("sad16x16.ptx", &text).unwrap();
+    let mut t = sim_trace::kernel::parse_kernel("sad16x16.ptx", &text).unwrap();
     // The recorded %sad of warp 3: alter lane 7 by one.
     let e = t
         .expects
@@ -30,7 +30,7 @@ fn altered_value_fails_naming_warp_lane_register() {
     assert_eq!(a[7], 30848 - 256 * 10);
     a[7] += 1;
     let bin = dir.join("altered.bin");
-    std::fs::write(&bin, sim_cli::binfmt::to_bytes(&t).unwrap()).unwrap();
+    std::fs::write(&bin, sim_trace::binfmt::to_bytes(&t).unwrap()).unwrap();
     let (c, _, e) = parts(&simcli(&["run", s(&bin), "--check"]));
     assert_eq!(c, 1, "{e}");
     assert!(
@@ -53,7 +53,7 @@ fn record_expect_captures_final_values() {
         s(&bin),
     ]));
     assert_eq!(c, 0, "{e}");
-    let t = sim_cli::binfmt::from_bytes(&std::fs::read(&bin).unwrap()).unwrap();
+    let t = sim_trace::binfmt::from_bytes(&std::fs::read(&bin).unwrap()).unwrap();
     assert_eq!(
         t.expects.len(),
         t.nregs(),

@@ -1,11 +1,11 @@
 //! Damaged traces: a clear error and exit 2, never a panic.
 
 use crate::{parts, root, s, scratch, simcli};
-use sim_cli::binfmt::{from_bytes, to_bytes, TraceError};
+use sim_trace::binfmt::{from_bytes, to_bytes, TraceError};
 
 fn sample_bytes() -> Vec<u8> {
     let text = std::fs::read_to_string(root().join("traces/threshold.ptx")).unwrap();
-    to_bytes(&sim_cli::kernel::parse_kernel("threshold.ptx", &text).unwrap()).unwrap()
+    to_bytes(&sim_trace::kernel::parse_kernel("threshold.ptx", &text).unwrap()).unwrap()
 }
 
 fn run_bytes(name: &str, bytes: &[u8]) -> (i32, String) {

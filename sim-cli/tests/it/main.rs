@@ -1,15 +1,13 @@
 //! sim-cli integration tests: golden reports, round trips, --check, corrupt
-//! traces, CLI exit codes, conformance runs, kernel-text errors, and
-//! trace-reader fuzzing.
+//! traces, CLI exit codes, conformance runs, and the robustness of inputs
+//! and outputs.
 
 mod check;
 mod cli;
 mod conform;
 mod corrupt;
-mod fuzz;
 mod golden;
-mod kernel;
-mod microbench;
+mod robust;
 mod roundtrip;
 
 use std::path::{Path, PathBuf};

@@ -91,11 +91,11 @@ fn gen_trace_round_trips_and_is_deterministic() {
 fn repeat_stays_compressed() {
     let text = ".target sm_30\n.warps 64\n.reg .b32 %r<4>;\n.repeat 1000000 {\n set.lt.u32.u32 %r0, %r1, %r2;\n \
                 add.u32 %r1, %r1, 1;\n xor.b32 %r2, %r2, %r1;\n selp.b32 %r3, %r1, %r2, 1;\n}\n";
-    let t = sim_cli::kernel::parse_kernel("big.ptx", text).unwrap();
+    let t = sim_trace::kernel::parse_kernel("big.ptx", text).unwrap();
     assert_eq!(t.dynamic_total(), 64 * 4_000_000);
-    let bytes = sim_cli::binfmt::to_bytes(&t).unwrap();
+    let bytes = sim_trace::binfmt::to_bytes(&t).unwrap();
     assert!(bytes.len() < 1024, "{} bytes", bytes.len());
-    let back = sim_cli::binfmt::from_bytes(&bytes).unwrap();
+    let back = sim_trace::binfmt::from_bytes(&bytes).unwrap();
     let mut c = back.cursor(63);
     let mut n = 0u64;
     let mut last = 0;
@@ -121,13 +121,13 @@ fn value_records_round_trip() {
          mov.u32 %r0, %laneid;\n.repeat 3 {{ add.u32 %r1, %r1, %r0; .repeat 2 {{ setp.lt.u32 %p, %r1, 40; }} }}\n\
          .value w1 4 %r1 = {lanes};\n.value w0 0 %r0 = 0x5;\n.expect w1 %p = true;\n.expect %h = 0xffff;\n.expect %r0 = {lanes};\n"
     );
-    let t = sim_cli::kernel::parse_kernel("v.ptx", &text).unwrap();
+    let t = sim_trace::kernel::parse_kernel("v.ptx", &text).unwrap();
     assert_eq!(t.values.len(), 2);
     assert_eq!(t.values[0].lanes.get(31), 93);
-    let b1 = sim_cli::binfmt::to_bytes(&t).unwrap();
-    let d = sim_cli::dump::dump(&sim_cli::binfmt::from_bytes(&b1).unwrap()).unwrap();
-    let t2 = sim_cli::kernel::parse_kernel("v2.ptx", &d).unwrap();
-    assert_eq!(sim_cli::binfmt::to_bytes(&t2).unwrap(), b1, "{d}");
+    let b1 = sim_trace::binfmt::to_bytes(&t).unwrap();
+    let d = sim_trace::dump::dump(&sim_trace::binfmt::from_bytes(&b1).unwrap()).unwrap();
+    let t2 = sim_trace::kernel::parse_kernel("v2.ptx", &d).unwrap();
+    assert_eq!(sim_trace::binfmt::to_bytes(&t2).unwrap(), b1, "{d}");
     assert!(
         d.contains(".value w1 4 %r1 = {0x00000000, 0x00000003,"),
         "{d}"
@@ -135,7 +135,7 @@ fn value_records_round_trip() {
     assert!(d.contains(".expect w1 %p = true;"), "{d}");
     // A .value past the stream's end is refused.
     let bad = text.replace(".value w1 4", ".value w1 99");
-    let e = sim_cli::kernel::parse_kernel("v.ptx", &bad)
+    let e = sim_trace::kernel::parse_kernel("v.ptx", &bad)
         .unwrap_err()
         .to_string();
     assert!(e.contains("past the stream's end"), "{e}");
@@ -145,8 +145,8 @@ fn value_records_round_trip() {
 /// instructions, nested repeats) whatever the batch size.
 #[test]
 fn cursor_batches_match_single_steps() {
-    use sim_cli::stream::{Cursor, Stream, StreamBuilder};
     use sim_core::WarpStream;
+    use sim_trace::stream::{Cursor, Stream, StreamBuilder};
     let mut b = StreamBuilder::new();
     for i in [5, 6, 7, 2, 9] {
         b.push(i);

@@ -1,6 +1,6 @@
 //! Kernel-text errors name file, line and column.
 
-use sim_cli::kernel::parse_kernel;
+use sim_trace::kernel::parse_kernel;
 
 fn err(text: &str) -> String {
     parse_kernel("k.ptx", text).unwrap_err().to_string()
@@ -108,4 +108,44 @@ fn directives_and_values() {
         err(".target sm_53\n.reg .b32 %r;\nmov.u32 %r, 1;\n.expect w5 %r = 1;\n")
             .contains("names warp 5")
     );
+}
+
+#[test]
+fn columns_count_characters_not_bytes() {
+    // Multi-byte characters before an error, in a comment and in a token:
+    // the column counts characters, as an editor shows them.
+    let hdr = ".target sm_53\n.reg .b32 %r<4>;\n";
+    assert_eq!(
+        err(&format!("{hdr}/* é—ü */ add.u32 %r1, %x, 1;\n")),
+        "k.ptx:3:24: undeclared register '%x' (declare it with .reg)"
+    );
+    assert_eq!(
+        err(&format!("{hdr}.warps ééé\n")),
+        "k.ptx:3:8: '.warps' needs a count from 1 to 65536, got 'ééé'"
+    );
+    // Unicode whitespace separates tokens as ASCII spaces do.
+    assert!(parse_kernel(
+        "k.ptx",
+        &format!("{hdr}\u{a0}add.u32\u{2003}%r1, %r1, 1;\n")
+    )
+    .is_ok());
+}
+
+#[test]
+fn instruction_errors_carry_their_typed_reason() {
+    use sim_trace::program::ProgramError;
+    let e = parse_kernel(
+        "k.ptx",
+        ".target sm_53\n.reg .b16 %h;\n.reg .b32 %a;\nadd.u32 %a, %h, %a;\n",
+    )
+    .unwrap_err();
+    assert_eq!(
+        e.program.map(|p| *p),
+        Some(ProgramError::Width {
+            name: "%h".into(),
+            declared: sim_isa::Type::B16,
+            bits: 32
+        })
+    );
+    assert_eq!((e.line, e.col), (4, 13));
 }

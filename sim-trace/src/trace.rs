@@ -2,6 +2,7 @@
 //! and what `run` replays.
 
 use crate::limits;
+use crate::program::ProgramParts;
 use crate::stream::{Cursor, Stream};
 use serde::{Deserialize, Serialize};
 use sim_isa::{
@@ -160,6 +161,49 @@ pub fn fmt_value(v: u64, bits: u32) -> String {
     }
 }
 
+/// PTX ISA versions that exist (ptxas refuses others): 1.0-1.5, 2.0-2.3,
+/// 3.0-3.2, 4.0-4.3, 5.0, 6.0-6.5, 7.0-7.8, 8.0-8.8, 9.0.
+const PTX_VERSIONS: &[(u8, u8)] = &[
+    (1, 5),
+    (2, 3),
+    (3, 2),
+    (4, 3),
+    (5, 0),
+    (6, 5),
+    (7, 8),
+    (8, 8),
+    (9, 0),
+];
+
+/// Whether `v` is a PTX ISA version NVIDIA has published.
+pub fn check_version(v: PtxVersion) -> Result<(), String> {
+    let known = PTX_VERSIONS
+        .iter()
+        .any(|&(major, last)| v.major == major && v.minor <= last);
+    if known {
+        Ok(())
+    } else {
+        Err(format!(
+            "PTX ISA version {v} does not exist (known: 1.0 to 9.0)"
+        ))
+    }
+}
+
+/// Whether `name` is a PTX identifier: a letter followed by letters, digits,
+/// `_` or `$`, or one of `_ $ %` followed by at least one of those.
+pub fn is_ptx_identifier(name: &str) -> bool {
+    let mut c = name.chars();
+    let rest_ok = |r: std::str::Chars| {
+        r.clone()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+    };
+    match c.next() {
+        Some(f) if f.is_ascii_alphabetic() => rest_ok(c),
+        Some('_' | '$' | '%') => c.clone().next().is_some() && rest_ok(c),
+        _ => false,
+    }
+}
+
 /// Mask of the low `bits` bits.
 pub fn width_mask(bits: u32) -> u64 {
     if bits >= 64 {
@@ -170,6 +214,22 @@ pub fn width_mask(bits: u32) -> u64 {
 }
 
 impl Trace {
+    /// A trace of `prog` with nothing launched yet (no streams, warps or records).
+    pub fn new(target: Target, version: Option<PtxVersion>, prog: ProgramParts) -> Trace {
+        Trace {
+            target,
+            version,
+            syms: prog.syms,
+            insts: prog.insts,
+            texts: prog.texts,
+            lines: prog.lines,
+            streams: Vec::new(),
+            warps: Vec::new(),
+            values: Vec::new(),
+            expects: Vec::new(),
+        }
+    }
+
     /// Declared type of register `r`.
     pub fn reg_type(&self, r: u32) -> Type {
         self.syms.declared_type(RegId(r)).unwrap_or(Type::B64)
@@ -235,7 +295,25 @@ impl Trace {
 
     /// Replaces the expectations with every register's final value from `finals`
     /// (one `.expect` per register when all warps agree, else one per warp).
-    pub fn record_expects(&mut self, finals: &[WarpRegs]) {
+    /// Refused, leaving the trace as it was, when the records would exceed
+    /// [`limits::MAX_VALUE_RECORDS`] (no reader would accept the result).
+    pub fn record_expects(&mut self, finals: &[WarpRegs]) -> Result<(), String> {
+        let mut records = 0usize;
+        for r in 0..self.nregs() as u32 {
+            let mut per_warp = finals.iter().map(|f| f.get(RegId(r)));
+            let first = per_warp.next();
+            records += if per_warp.all(|l| Some(l) == first) {
+                1
+            } else {
+                finals.len()
+            };
+        }
+        if records + self.values.len() > limits::MAX_VALUE_RECORDS {
+            return Err(format!(
+                "recording {records} .expect records would exceed the limit of {} value records",
+                limits::MAX_VALUE_RECORDS
+            ));
+        }
         self.expects.clear();
         for r in 0..self.nregs() as u32 {
             let per_warp: Vec<Lanes> = finals
@@ -260,6 +338,7 @@ impl Trace {
                 }
             }
         }
+        Ok(())
     }
 
     /// Compares final register files with the `.expect` records; returns every
@@ -321,6 +400,12 @@ impl Trace {
                 self.nregs(),
                 limits::MAX_WARP_REGS
             ));
+        }
+        for r in 0..self.nregs() as u32 {
+            let n = self.reg_name(r);
+            if n.len() > limits::MAX_NAME || !is_ptx_identifier(n) {
+                return Err(format!("register name {n:?} is not a PTX identifier"));
+            }
         }
         let mut total: u64 = 0;
         for (i, w) in self.warps.iter().enumerate() {

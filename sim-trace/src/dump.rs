@@ -1,26 +1,35 @@
 //! Trace -> kernel text that re-assembles to the identical trace.
 
+use crate::limits;
 use crate::stream::StreamOp;
 use crate::trace::{fmt_value, Lanes, Trace};
 use std::fmt::Write;
 
 /// Why a trace has no kernel-text form.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("cannot print this trace as kernel text: {0}")]
-pub struct DumpError(pub String);
+#[non_exhaustive]
+pub enum DumpError {
+    /// No warps at all.
+    #[error("cannot print this trace as kernel text: no warps")]
+    NoWarps,
+    /// Kernel text launches every warp with one stream and one mask.
+    #[error("cannot print this trace as kernel text: its warps have different streams or masks")]
+    MixedWarps,
+    /// The text would exceed [`limits::MAX_TEXT`] and not assemble again.
+    #[error("cannot print this trace as kernel text: it is longer than the {} bytes kernel text may have", limits::MAX_TEXT)]
+    TooLong,
+}
 
 /// Prints `trace` as kernel text. Kernel text launches every warp with one
-/// stream and one mask, so traces with per-warp streams or masks are refused.
+/// stream and one mask, so traces with per-warp streams or masks are refused;
+/// so is text longer than kernel text may be ([`limits::MAX_TEXT`]), as soon
+/// as it gets there, since it would not assemble again.
 pub fn dump(trace: &Trace) -> Result<String, DumpError> {
-    let w0 = trace
-        .warps
-        .first()
-        .ok_or_else(|| DumpError("no warps".into()))?;
+    let w0 = trace.warps.first().ok_or(DumpError::NoWarps)?;
     if trace.warps.iter().any(|w| w != w0) || trace.streams.len() != 1 {
-        return Err(DumpError(
-            "its warps have different streams or masks".into(),
-        ));
+        return Err(DumpError::MixedWarps);
     }
+    check_len_at_least(trace)?;
     let mut s = String::new();
     if let Some(v) = trace.version {
         let _ = writeln!(s, ".version {v}");
@@ -34,6 +43,7 @@ pub fn dump(trace: &Trace) -> Result<String, DumpError> {
     // Closing positions of open repeats.
     let mut ends: Vec<usize> = Vec::new();
     for (pc, op) in ops.iter().enumerate() {
+        check_len(&s)?;
         while ends.last() == Some(&pc) {
             ends.pop();
             let _ = writeln!(s, "{}}}", "    ".repeat(ends.len()));
@@ -61,6 +71,7 @@ pub fn dump(trace: &Trace) -> Result<String, DumpError> {
         let _ = writeln!(s);
     }
     for v in &trace.values {
+        check_len(&s)?;
         let _ = writeln!(
             s,
             ".value w{} {} {} = {};",
@@ -71,6 +82,7 @@ pub fn dump(trace: &Trace) -> Result<String, DumpError> {
         );
     }
     for e in &trace.expects {
+        check_len(&s)?;
         let w = e.warp.map(|w| format!("w{w} ")).unwrap_or_default();
         let _ = writeln!(
             s,
@@ -79,7 +91,33 @@ pub fn dump(trace: &Trace) -> Result<String, DumpError> {
             lanes_text(&e.lanes, trace.reg_type(e.reg).bits())
         );
     }
+    check_len(&s)?;
     Ok(s)
+}
+
+/// Refuses up front a trace whose instruction lines alone exceed the limit.
+fn check_len_at_least(trace: &Trace) -> Result<(), DumpError> {
+    let line = |i: u32| trace.texts[i as usize].len() as u64 + 1;
+    let mut n: u64 = 0;
+    for op in trace.streams[0].ops() {
+        n += match *op {
+            StreamOp::Inst(i) => line(i),
+            StreamOp::Run { start, len } => (start..start + len).map(line).sum(),
+            StreamOp::Repeat { .. } => 0,
+        };
+    }
+    check_len_n(n)
+}
+
+fn check_len(s: &str) -> Result<(), DumpError> {
+    check_len_n(s.len() as u64)
+}
+
+fn check_len_n(n: u64) -> Result<(), DumpError> {
+    if n > limits::MAX_TEXT as u64 {
+        return Err(DumpError::TooLong);
+    }
+    Ok(())
 }
 
 fn lanes_text(l: &Lanes, bits: u32) -> String {

@@ -3,9 +3,13 @@
 //! assembled into a [`Trace`]. Errors name the file, line and column.
 
 use crate::limits;
+use crate::program::{ProgramBuilder, ProgramError};
 use crate::stream::{Stream, StreamBuilder, StreamError};
-use crate::trace::{width_mask, ExpectRec, Lanes, Trace, ValueRec, WarpRec};
-use sim_isa::{ErrorKind, Instruction, PtxVersion, RegId, Symbols, Target, Type, WARP_SIZE};
+use crate::trace::{
+    check_version, is_ptx_identifier, width_mask, ExpectRec, Lanes, Trace, ValueRec, WarpRec,
+};
+use sim_isa::{ErrorKind, PtxVersion, RegId, Target, Type, WARP_SIZE};
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -23,19 +27,49 @@ pub struct KernelError {
     pub msg: String,
     /// For instruction errors: sim-isa's classification.
     pub kind: Option<ErrorKind>,
+    /// For instruction errors: the typed reason (parse, undeclared register,
+    /// register width, too many instructions).
+    pub program: Option<Box<ProgramError>>,
 }
 
+/// The source: the text as given (for columns) and a copy with comments
+/// blanked to spaces (for parsing). Both are indexed by byte; blanking keeps
+/// every newline and byte offset, so positions hold. Memory is two bytes per
+/// byte of text, whatever its shape.
 struct Src<'a> {
     file: &'a str,
-    chars: Vec<char>,
-    line_starts: Vec<usize>,
+    orig: &'a str,
+    text: String,
+    /// The line at a byte offset, from the last lookup: parsing moves
+    /// forward, so line numbers cost one pass over the text in all.
+    line_at: Cell<(usize, usize)>,
 }
 
 impl Src<'_> {
-    fn pos(&self, i: usize) -> (usize, usize) {
-        let line = self.line_starts.partition_point(|&s| s <= i);
-        (line, i - self.line_starts[line - 1] + 1)
+    /// 1-based line of byte offset `i`.
+    fn line(&self, i: usize) -> usize {
+        let b = self.orig.as_bytes();
+        let i = i.min(b.len());
+        let (at, line) = self.line_at.get();
+        let (from, base) = if i >= at { (at, line) } else { (0, 1) };
+        let line = base + b[from..i].iter().filter(|&&c| c == b'\n').count();
+        self.line_at.set((i, line));
+        line
     }
+
+    /// 1-based line and column (in characters) of byte offset `i`.
+    fn pos(&self, i: usize) -> (usize, usize) {
+        let b = self.orig.as_bytes();
+        let i = i.min(b.len());
+        let start = b[..i]
+            .iter()
+            .rposition(|&c| c == b'\n')
+            .map_or(0, |p| p + 1);
+        // Characters are the bytes that do not continue a UTF-8 sequence.
+        let col = b[start..i].iter().filter(|&&c| c & 0xc0 != 0x80).count() + 1;
+        (self.line(i), col)
+    }
+
     fn err(&self, i: usize, msg: impl Into<String>) -> KernelError {
         let (line, col) = self.pos(i);
         KernelError {
@@ -44,48 +78,40 @@ impl Src<'_> {
             col,
             msg: msg.into(),
             kind: None,
+            program: None,
         }
     }
 }
 
-/// Blanks comments (keeping newlines, so positions hold) and records line starts.
-fn strip_comments<'a>(file: &'a str, text: &str) -> Result<Src<'a>, KernelError> {
-    let mut chars: Vec<char> = text.chars().collect();
-    let mut line_starts = vec![0];
-    for (i, &c) in chars.iter().enumerate() {
-        if c == '\n' {
-            line_starts.push(i + 1);
-        }
-    }
+/// Blanks comments to spaces, keeping newlines (so positions hold).
+fn strip_comments<'a>(file: &'a str, text: &'a str) -> Result<Src<'a>, KernelError> {
+    let mut b = text.as_bytes().to_vec();
     let mut i = 0;
-    while i < chars.len() {
-        if chars[i] == '/' && chars.get(i + 1) == Some(&'/') {
-            while i < chars.len() && chars[i] != '\n' {
-                chars[i] = ' ';
+    let mut unterminated = None;
+    while i < b.len() {
+        if b[i] == b'/' && b.get(i + 1) == Some(&b'/') {
+            while i < b.len() && b[i] != b'\n' {
+                b[i] = b' ';
                 i += 1;
             }
-        } else if chars[i] == '/' && chars.get(i + 1) == Some(&'*') {
+        } else if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
             let start = i;
-            chars[i] = ' ';
-            chars[i + 1] = ' ';
+            b[i] = b' ';
+            b[i + 1] = b' ';
             i += 2;
             loop {
-                if i >= chars.len() {
-                    let src = Src {
-                        file,
-                        chars: Vec::new(),
-                        line_starts,
-                    };
-                    return Err(src.err(start, "unterminated /* comment"));
+                if i >= b.len() {
+                    unterminated = Some(start);
+                    break;
                 }
-                if chars[i] == '*' && chars.get(i + 1) == Some(&'/') {
-                    chars[i] = ' ';
-                    chars[i + 1] = ' ';
+                if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                    b[i] = b' ';
+                    b[i + 1] = b' ';
                     i += 2;
                     break;
                 }
-                if chars[i] != '\n' {
-                    chars[i] = ' ';
+                if b[i] != b'\n' {
+                    b[i] = b' ';
                 }
                 i += 1;
             }
@@ -93,11 +119,22 @@ fn strip_comments<'a>(file: &'a str, text: &str) -> Result<Src<'a>, KernelError>
             i += 1;
         }
     }
-    Ok(Src {
+    // Comments start and end at ASCII bytes, so whole characters were
+    // blanked and the copy is still UTF-8.
+    let text_blanked = match String::from_utf8(b) {
+        Ok(t) => t,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    };
+    let src = Src {
         file,
-        chars,
-        line_starts,
-    })
+        orig: text,
+        text: text_blanked,
+        line_at: Cell::new((0, 1)),
+    };
+    match unterminated {
+        Some(start) => Err(src.err(start, "unterminated /* comment")),
+        None => Ok(src),
+    }
 }
 
 fn is_ident(c: char) -> bool {
@@ -121,11 +158,7 @@ fn parse_uint(s: &str) -> Option<u64> {
 struct Parser<'a> {
     src: Src<'a>,
     i: usize,
-    syms: Symbols,
-    insts: Vec<Instruction>,
-    texts: Vec<String>,
-    lines: Vec<u32>,
-    index: HashMap<Instruction, u32>,
+    prog: ProgramBuilder,
     builder: StreamBuilder,
     // Op index of each repeat -> its text position, for error messages.
     repeat_at: HashMap<usize, usize>,
@@ -149,17 +182,14 @@ pub fn parse_kernel(file: &str, text: &str) -> Result<Trace, KernelError> {
             col: 1,
             msg: format!("kernel text is larger than {} bytes", limits::MAX_TEXT),
             kind: None,
+            program: None,
         });
     }
     let src = strip_comments(file, text)?;
     let mut p = Parser {
         src,
         i: 0,
-        syms: Symbols::new(),
-        insts: Vec::new(),
-        texts: Vec::new(),
-        lines: Vec::new(),
-        index: HashMap::new(),
+        prog: ProgramBuilder::new(),
         builder: StreamBuilder::new(),
         repeat_at: HashMap::new(),
         open: Vec::new(),
@@ -177,12 +207,20 @@ pub fn parse_kernel(file: &str, text: &str) -> Result<Trace, KernelError> {
 
 impl Parser<'_> {
     fn peek(&self) -> Option<char> {
-        self.src.chars.get(self.i).copied()
+        match *self.src.text.as_bytes().get(self.i)? {
+            b @ 0..0x80 => Some(b as char),
+            _ => self.src.text.get(self.i..).and_then(|t| t.chars().next()),
+        }
+    }
+
+    /// Steps over the character at the cursor.
+    fn bump(&mut self) {
+        self.i += self.peek().map_or(1, char::len_utf8);
     }
 
     fn skip_ws(&mut self) {
         while self.peek().is_some_and(char::is_whitespace) {
-            self.i += 1;
+            self.bump();
         }
     }
 
@@ -206,7 +244,7 @@ impl Parser<'_> {
         while self.peek().is_some_and(is_ident) {
             self.i += 1;
         }
-        (start, self.src.chars[start..self.i].iter().collect())
+        (start, self.src.text[start..self.i].to_string())
     }
 
     /// Reads a token for a directive argument (up to whitespace, `;`, `{`, `}`, `,`, `=`).
@@ -217,9 +255,9 @@ impl Parser<'_> {
             .peek()
             .is_some_and(|c| !c.is_whitespace() && !matches!(c, ';' | '{' | '}' | ',' | '='))
         {
-            self.i += 1;
+            self.bump();
         }
-        (start, self.src.chars[start..self.i].iter().collect())
+        (start, self.src.text[start..self.i].to_string())
     }
 
     /// Ends a line directive: an optional `;`, then nothing else on the line.
@@ -289,6 +327,7 @@ impl Parser<'_> {
                 let v = PtxVersion::parse(&tok).ok_or_else(|| {
                     self.err(t, format!("invalid PTX version '{tok}', expected X.Y"))
                 })?;
+                check_version(v).map_err(|m| self.err(t, m))?;
                 if self.version.replace(v).is_some() {
                     return Err(self.err(at, "duplicate .version"));
                 }
@@ -418,11 +457,16 @@ impl Parser<'_> {
     fn assignment(&mut self) -> Result<(u32, Lanes), KernelError> {
         let (t, name) = self.token();
         let reg = self
-            .syms
+            .prog
+            .syms()
             .get(&name)
             .ok_or_else(|| self.err(t, format!("undeclared register '{name}'")))?
             .0;
-        let ty = self.syms.declared_type(RegId(reg)).unwrap_or(Type::B64);
+        let ty = self
+            .prog
+            .syms()
+            .declared_type(RegId(reg))
+            .unwrap_or(Type::B64);
         self.expect_char('=', "after the register")?;
         self.skip_ws();
         let lanes = if self.peek() == Some('{') {
@@ -524,13 +568,17 @@ impl Parser<'_> {
         if name.len() > limits::MAX_NAME {
             return Err(self.err(at, "register name too long"));
         }
-        if self.syms.len() >= limits::MAX_REGS {
+        if !is_ptx_identifier(name) {
+            return Err(self.err(at, format!("'{name}' is not a PTX identifier")));
+        }
+        if self.prog.syms().len() >= limits::MAX_REGS {
             return Err(self.err(
                 at,
                 format!("more than {} registers declared", limits::MAX_REGS),
             ));
         }
-        self.syms
+        self.prog
+            .syms_mut()
             .declare(name, ty)
             .map(|_| ())
             .ok_or_else(|| self.err(at, format!("register '{name}' declared twice")))
@@ -538,59 +586,21 @@ impl Parser<'_> {
 
     fn instruction(&mut self) -> Result<(), KernelError> {
         let start = self.i;
-        while let Some(c) = self.peek() {
-            if c == ';' {
-                break;
-            }
-            if c == '{' || c == '}' {
-                return Err(self.err(self.i, "missing ';' before this"));
-            }
-            self.i += 1;
+        // The delimiters are ASCII, so a byte search finds them in UTF-8.
+        let rest = &self.src.text.as_bytes()[start..];
+        match rest.iter().position(|c| matches!(c, b';' | b'{' | b'}')) {
+            Some(n) if rest[n] == b';' => self.i = start + n + 1,
+            Some(n) => return Err(self.err(start + n, "missing ';' before this")),
+            None => return Err(self.err(start, "instruction is missing its ';'")),
         }
-        if self.peek() != Some(';') {
-            return Err(self.err(start, "instruction is missing its ';'"));
-        }
-        self.i += 1;
-        let text: String = self.src.chars[start..self.i].iter().collect();
-        let before = self.syms.len();
-        let inst = sim_isa::parse::parse_instruction(&text, &mut self.syms).map_err(|e| {
-            let col = match &e {
-                sim_isa::IsaError::Invalid { col, .. } => *col,
-                _ => 1,
-            };
-            let mut k = self.err(
-                start + col.saturating_sub(1).min(self.i - start - 1),
-                e.to_string(),
-            );
-            k.kind = Some(e.kind());
-            k
-        })?;
-        if self.syms.len() > before {
-            let name = self.syms.name(RegId(before as u32)).to_string();
-            let off = find_token(&text, &name).unwrap_or(0);
-            return Err(self.err(
-                start + off,
-                format!("undeclared register '{name}' (declare it with .reg)"),
-            ));
-        }
+        let text = self.src.text[start..self.i].to_string();
+        let line = self.src.line(start) as u32;
+        let idx = self
+            .prog
+            .parse(&text)
+            .and_then(|inst| self.prog.intern(inst, line))
+            .map_err(|e| self.program_error(start, &text, e))?;
         self.seen_inst = true;
-        let idx = match self.index.get(&inst) {
-            Some(&i) => i,
-            None => {
-                if self.insts.len() >= limits::MAX_INSTS {
-                    return Err(self.err(
-                        start,
-                        format!("more than {} distinct instructions", limits::MAX_INSTS),
-                    ));
-                }
-                let i = self.insts.len() as u32;
-                self.index.insert(inst, i);
-                self.texts.push(inst.display(&self.syms).to_string());
-                self.insts.push(inst);
-                self.lines.push(self.src.pos(start).0 as u32);
-                i
-            }
-        };
         if self.builder.len() >= limits::MAX_STREAM_OPS {
             return Err(self.err(
                 start,
@@ -601,12 +611,34 @@ impl Parser<'_> {
         Ok(())
     }
 
+    /// Places a program error at the token it concerns, within the
+    /// instruction starting at `start`.
+    fn program_error(&self, start: usize, text: &str, e: ProgramError) -> KernelError {
+        let len = text.chars().count();
+        let off = match &e {
+            ProgramError::Parse(sim_isa::IsaError::Invalid { col, .. }) => col.saturating_sub(1),
+            ProgramError::Parse(_) | ProgramError::TooMany => 0,
+            ProgramError::Undeclared { name } | ProgramError::Width { name, .. } => {
+                find_token(text, name).unwrap_or(0)
+            }
+        };
+        // `off` counts characters; the source is indexed by byte.
+        let off = off.min(len.saturating_sub(1));
+        let byte = text.char_indices().nth(off).map_or(0, |(b, _)| b);
+        let mut k = self.err(start + byte, e.to_string());
+        if let ProgramError::Parse(p) = &e {
+            k.kind = Some(p.kind());
+        }
+        k.program = Some(Box::new(e));
+        k
+    }
+
     fn finish(mut self) -> Result<Trace, KernelError> {
-        let end = self.src.chars.len();
+        let end = self.src.text.len();
         let target = self
             .target
             .ok_or_else(|| self.err(0, "missing .target directive (e.g. '.target sm_53')"))?;
-        let ninsts = self.insts.len();
+        let ninsts = self.prog.len();
         if ninsts == 0 {
             return Err(self.err(end, "the kernel has no instructions"));
         }
@@ -636,18 +668,12 @@ impl Parser<'_> {
             ));
         }
         let mask = self.mask.unwrap_or(u32::MAX);
-        let trace = Trace {
-            target,
-            version: self.version,
-            syms: self.syms.clone(),
-            insts: self.insts.clone(),
-            texts: self.texts.clone(),
-            lines: self.lines.clone(),
-            streams: vec![Arc::new(stream)],
-            warps: vec![WarpRec { mask, stream: 0 }; nwarps as usize],
-            values: self.values.iter().map(|(_, v)| v.clone()).collect(),
-            expects: self.expects.iter().map(|(_, e)| e.clone()).collect(),
-        };
+        let prog = std::mem::take(&mut self.prog).finish();
+        let mut trace = Trace::new(target, self.version, prog);
+        trace.streams = vec![Arc::new(stream)];
+        trace.warps = vec![WarpRec { mask, stream: 0 }; nwarps as usize];
+        trace.values = self.values.iter().map(|(_, v)| v.clone()).collect();
+        trace.expects = self.expects.iter().map(|(_, e)| e.clone()).collect();
         // Point record errors at their directive.
         for (at, e) in &self.expects {
             if let Some(w) = e.warp {

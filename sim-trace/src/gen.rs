@@ -1,9 +1,10 @@
 //! `simcli gen`: deterministic synthetic traces for scaling studies.
 
 use crate::limits;
+use crate::program::ProgramBuilder;
 use crate::stream::{Stream, StreamBuilder};
 use crate::trace::{Trace, WarpRec};
-use sim_isa::{Symbols, Target, Type};
+use sim_isa::{Target, Type};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -37,10 +38,26 @@ pub struct GenParams {
     pub seed: u64,
 }
 
-/// Bad `gen` parameters.
+/// Bad `gen` parameters, or a generated trace that fails validation.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct GenError(pub String);
+#[non_exhaustive]
+pub enum GenError {
+    /// `warps` outside 1 to [`limits::MAX_WARPS`].
+    #[error("--warps must be 1 to {}", limits::MAX_WARPS)]
+    Warps,
+    /// `dep_distance` outside 1 to [`MAX_DEP_DISTANCE`].
+    #[error("--dep-distance must be 1 to {MAX_DEP_DISTANCE}")]
+    DepDistance,
+    /// `instructions` outside 1 to [`limits::MAX_STREAM_OPS`].
+    #[error("--instructions must be 1 to {}", limits::MAX_STREAM_OPS)]
+    Instructions,
+    /// The launch would exceed [`limits::MAX_DYNAMIC_TOTAL`].
+    #[error("warps x instructions exceeds {}", limits::MAX_DYNAMIC_TOTAL)]
+    Total,
+    /// A generated instruction or trace was refused: a defect of the generator.
+    #[error("internal: {0}")]
+    Internal(String),
+}
 
 /// Largest `--dep-distance`.
 pub const MAX_DEP_DISTANCE: u32 = 1024;
@@ -104,34 +121,23 @@ impl Rng {
 /// also exercises the uncompressed stream encoding).
 pub fn generate(p: &GenParams) -> Result<Trace, GenError> {
     if p.warps == 0 || p.warps as usize > limits::MAX_WARPS {
-        return Err(GenError(format!(
-            "--warps must be 1 to {}",
-            limits::MAX_WARPS
-        )));
+        return Err(GenError::Warps);
     }
     if p.dep_distance == 0 || p.dep_distance > MAX_DEP_DISTANCE {
-        return Err(GenError(format!(
-            "--dep-distance must be 1 to {MAX_DEP_DISTANCE}"
-        )));
+        return Err(GenError::DepDistance);
     }
     let per_warp = p.instructions + PROLOGUE.len() as u64;
     if p.instructions == 0
         || per_warp > limits::MAX_DYNAMIC_PER_WARP
         || p.instructions > limits::MAX_STREAM_OPS as u64
     {
-        return Err(GenError(format!(
-            "--instructions must be 1 to {}",
-            limits::MAX_STREAM_OPS
-        )));
+        return Err(GenError::Instructions);
     }
     if per_warp
         .checked_mul(p.warps.into())
         .is_none_or(|t| t > limits::MAX_DYNAMIC_TOTAL)
     {
-        return Err(GenError(format!(
-            "warps x instructions exceeds {}",
-            limits::MAX_DYNAMIC_TOTAL
-        )));
+        return Err(GenError::Total);
     }
     let pool: Vec<&str> = match p.mix {
         Mix::Video => VIDEO.to_vec(),
@@ -140,7 +146,8 @@ pub fn generate(p: &GenParams) -> Result<Trace, GenError> {
         Mix::Mixed => [VIDEO, COMPARE, HALF, ALU].concat(),
     };
     let d = p.dep_distance;
-    let mut syms = Symbols::new();
+    let mut prog = ProgramBuilder::new();
+    let syms = prog.syms_mut();
     for s in 0..d {
         syms.declare(&format!("%r{s}"), Type::B32);
     }
@@ -148,24 +155,17 @@ pub fn generate(p: &GenParams) -> Result<Trace, GenError> {
     syms.declare("%k1", Type::B32);
     syms.declare("%q", Type::Pred);
 
-    let mut insts = Vec::new();
-    let mut texts = Vec::new();
+    // (pool entry, register slot) -> instruction index, so each distinct
+    // text is parsed once however many times it is drawn.
     let mut index: HashMap<(usize, u32), u32> = HashMap::new();
     let mut b = StreamBuilder::new();
-    let mut add = |key: (usize, u32),
-                   text: &str,
-                   syms: &mut Symbols,
-                   b: &mut StreamBuilder|
-     -> Result<(), GenError> {
+    let mut add = |key: (usize, u32), text: &str, b: &mut StreamBuilder| -> Result<(), GenError> {
         let i = match index.get(&key) {
             Some(&i) => i,
             None => {
-                let inst = sim_isa::parse::parse_instruction(text, syms).map_err(|e| {
-                    GenError(format!("internal: generated '{text}' does not parse: {e}"))
+                let i = prog.intern_text(text, 0).map_err(|e| {
+                    GenError::Internal(format!("generated '{text}' is refused: {e}"))
                 })?;
-                let i = insts.len() as u32;
-                texts.push(inst.display(syms).to_string());
-                insts.push(inst);
                 index.insert(key, i);
                 i
             }
@@ -174,35 +174,27 @@ pub fn generate(p: &GenParams) -> Result<Trace, GenError> {
         Ok(())
     };
     for (k, t) in PROLOGUE.iter().enumerate() {
-        add((usize::MAX - k, 0), t, &mut syms, &mut b)?;
+        add((usize::MAX - k, 0), t, &mut b)?;
     }
     let mut rng = Rng::new(p.seed);
     for i in 0..p.instructions {
         let v = rng.below(pool.len() as u32) as usize;
         let slot = (i % u64::from(d)) as u32;
         let text = pool[v].replace("{d}", &format!("%r{slot}"));
-        add((v, slot), &text, &mut syms, &mut b)?;
+        add((v, slot), &text, &mut b)?;
     }
-    let n = insts.len();
-    let stream = Stream::new(b.finish(), n).map_err(|e| GenError(e.to_string()))?;
-    let trace = Trace {
-        target: p.target,
-        version: None,
-        syms,
-        lines: vec![0; n],
-        insts,
-        texts,
-        streams: vec![Arc::new(stream)],
-        warps: vec![
-            WarpRec {
-                mask: u32::MAX,
-                stream: 0
-            };
-            p.warps as usize
-        ],
-        values: Vec::new(),
-        expects: Vec::new(),
-    };
-    trace.validate().map_err(GenError)?;
+    let prog = prog.finish();
+    let n = prog.insts.len();
+    let stream = Stream::new(b.finish(), n).map_err(|e| GenError::Internal(e.to_string()))?;
+    let mut trace = Trace::new(p.target, None, prog);
+    trace.streams = vec![Arc::new(stream)];
+    trace.warps = vec![
+        WarpRec {
+            mask: u32::MAX,
+            stream: 0
+        };
+        p.warps as usize
+    ];
+    trace.validate().map_err(GenError::Internal)?;
     Ok(trace)
 }

@@ -3,11 +3,11 @@
 //! lowering table's micro-op and dependent-step counts.
 
 use crate::root;
-use sim_cli::kernel::parse_kernel;
-use sim_cli::replay::{simulate, RunOptions};
-use sim_cli::trace::Trace;
-use sim_core::{lowering, preset, SchedPolicy, SmConfig, Stats};
+use sim_core::{lowering, preset, SmConfig, Stats};
 use sim_isa::{Instruction, Op, Target};
+use sim_trace::kernel::parse_kernel;
+use sim_trace::replay::{simulate, RunOptions};
+use sim_trace::trace::Trace;
 
 const PRESETS: [&str; 4] = ["sm_13", "sm_30", "sm_53", "sm_90"];
 
@@ -21,12 +21,7 @@ fn load(name: &str) -> Trace {
 fn run(trace: &Trace, arch: &str) -> Stats {
     let target = Target::parse(arch).unwrap();
     trace.check_target(target, trace.version).unwrap();
-    let opts = RunOptions {
-        target,
-        sms: 1,
-        threads: 1,
-        policy: SchedPolicy::Lrr,
-    };
+    let opts = RunOptions::new(target);
     simulate(trace, &opts).unwrap().0.stats
 }
 

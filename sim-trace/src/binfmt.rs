@@ -3,10 +3,11 @@
 //! See `docs/trace-format.md` for the layout.
 
 use crate::limits::{self, MAX_CHUNK};
+use crate::program::ProgramBuilder;
 use crate::stream::{Stream, StreamOp};
-use crate::trace::{ExpectRec, Trace, ValueRec, WarpRec};
+use crate::trace::{check_version, is_ptx_identifier, ExpectRec, Trace, ValueRec, WarpRec};
 use serde::{Deserialize, Serialize};
-use sim_isa::{PtxVersion, Symbols, Target, Type};
+use sim_isa::{PtxVersion, Target, Type};
 use std::io::{Read, Write};
 use std::sync::Arc;
 
@@ -63,6 +64,19 @@ pub enum Record {
 }
 
 impl Record {
+    /// A list record with no items.
+    fn is_empty_list(&self) -> bool {
+        match self {
+            Record::Regs(l) => l.is_empty(),
+            Record::Insts(l) => l.is_empty(),
+            Record::Stream { ops, .. } => ops.is_empty(),
+            Record::Launch(l) => l.is_empty(),
+            Record::Values(l) => l.is_empty(),
+            Record::Expects(l) => l.is_empty(),
+            Record::Header { .. } | Record::End { .. } => false,
+        }
+    }
+
     fn phase(&self) -> u8 {
         match self {
             Record::Header { .. } => 0,
@@ -148,8 +162,10 @@ const OPS_PER_CHUNK: usize = 16384; // <= 21 bytes each
 const WARPS_PER_CHUNK: usize = 16384; // <= 10 bytes each
 const VALUES_PER_CHUNK: usize = 512; // <= 32 * 10 + 30 bytes each
 
-/// Writes `trace` in the binary format.
+/// Writes `trace` in the binary format. A trace the reader would refuse
+/// ([`Trace::validate`]) is refused before anything is written.
 pub fn write_trace<W: Write>(trace: &Trace, mut w: W) -> Result<(), TraceError> {
+    trace.validate().map_err(TraceError::Write)?;
     w.write_all(&MAGIC)?;
     w.write_all(&FORMAT_VERSION.to_le_bytes())?;
     let mut chunks: u64 = 0;
@@ -242,8 +258,9 @@ pub fn to_bytes(trace: &Trace) -> Result<Vec<u8>, TraceError> {
     Ok(v)
 }
 
-/// Reads exactly `buf.len()` bytes; `Ok(false)` on a clean EOF before the first byte.
-fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
+/// Reads up to `buf.len()` bytes, fewer only at the end of input; returns
+/// how many.
+pub(crate) fn read_full<R: Read>(r: &mut R, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut got = 0;
     while got < buf.len() {
         match r.read(&mut buf[got..]) {
@@ -385,9 +402,7 @@ struct Builder {
     target: Option<Target>,
     version: Option<PtxVersion>,
     want: [u32; 4], // regs, insts, streams, warps
-    syms: Symbols,
-    insts: Vec<sim_isa::Instruction>,
-    texts: Vec<String>,
+    prog: ProgramBuilder,
     streams: Vec<Vec<StreamOp>>,
     ops_total: usize,
     warps: Vec<WarpRec>,
@@ -408,12 +423,17 @@ impl Builder {
         if ph < self.phase {
             return Err("records out of order".into());
         }
-        if ph > 1 && self.phase <= 1 && self.syms.len() != self.want[0] as usize {
+        if ph > 1 && self.phase <= 1 && self.prog.syms().len() != self.want[0] as usize {
             return Err(format!(
                 "header declares {} registers but {} were given",
                 self.want[0],
-                self.syms.len()
+                self.prog.syms().len()
             ));
+        }
+        if rec.is_empty_list() {
+            // The writer never emits one; refusing them bounds the number of
+            // chunks by the item limits.
+            return Err("empty record".into());
         }
         self.phase = ph;
         match rec {
@@ -427,10 +447,12 @@ impl Builder {
             } => {
                 self.target = Some(Target::parse(&target).map_err(|e| e.to_string())?);
                 self.version = match version {
-                    Some(v) => Some(
-                        PtxVersion::parse(&v)
-                            .ok_or_else(|| format!("invalid PTX version '{v}'"))?,
-                    ),
+                    Some(v) => {
+                        let p = PtxVersion::parse(&v)
+                            .ok_or_else(|| format!("invalid PTX version '{v}'"))?;
+                        check_version(p)?;
+                        Some(p)
+                    }
                     None => None,
                 };
                 for (n, max, what) in [
@@ -447,40 +469,30 @@ impl Builder {
             }
             Record::Regs(list) => {
                 for (name, ty) in list {
-                    if self.syms.len() >= self.want[0] as usize {
+                    if self.prog.syms().len() >= self.want[0] as usize {
                         return Err("more registers than the header declares".into());
                     }
                     let t = Type::from_name(&ty)
                         .ok_or_else(|| format!("unknown register type '{ty}'"))?;
-                    if name.is_empty() || name.len() > limits::MAX_NAME {
-                        return Err("invalid register name".into());
+                    if name.len() > limits::MAX_NAME || !is_ptx_identifier(&name) {
+                        return Err(format!("register name {name:?} is not a PTX identifier"));
                     }
-                    self.syms
+                    self.prog
+                        .syms_mut()
                         .declare(&name, t)
                         .ok_or_else(|| format!("register '{name}' declared twice"))?;
                 }
             }
             Record::Insts(list) => {
                 for text in list {
-                    if self.insts.len() >= self.want[1] as usize {
+                    let n = self.prog.len();
+                    if n >= self.want[1] as usize {
                         return Err("more instructions than the header declares".into());
                     }
-                    let before = self.syms.len();
-                    let inst =
-                        sim_isa::parse::parse_instruction(&text, &mut self.syms).map_err(|e| {
-                            format!(
-                                "instruction {} '{text}' does not parse: {e}",
-                                self.insts.len()
-                            )
-                        })?;
-                    if self.syms.len() != before {
-                        return Err(format!(
-                            "instruction {} '{text}' uses an undeclared register",
-                            self.insts.len()
-                        ));
-                    }
-                    self.insts.push(inst);
-                    self.texts.push(text);
+                    self.prog
+                        .parse(&text)
+                        .and_then(|inst| self.prog.append(inst, 0))
+                        .map_err(|e| format!("instruction {n} '{text}': {e}"))?;
                 }
             }
             Record::Stream { id, ops } => {
@@ -516,16 +528,18 @@ impl Builder {
                 }
                 self.expects.extend(list);
             }
-            Record::End { .. } => unreachable!("handled by the reader"),
+            // The reader stops at the End record before handing it here.
+            Record::End { .. } => return Err("an end record out of place".into()),
         }
         Ok(())
     }
 
     fn finish(self) -> Result<Trace, String> {
         let target = self.target.ok_or("no header record")?;
+        let prog = self.prog.finish();
         let counts = [
-            self.syms.len(),
-            self.insts.len(),
+            prog.syms.len(),
+            prog.insts.len(),
             self.streams.len(),
             self.warps.len(),
         ];
@@ -541,7 +555,7 @@ impl Builder {
                 ));
             }
         }
-        let n = self.insts.len();
+        let n = prog.insts.len();
         let streams = self
             .streams
             .into_iter()
@@ -552,19 +566,11 @@ impl Builder {
                     .map_err(|e| format!("stream {i}: {e}"))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let lines = vec![0; n];
-        let trace = Trace {
-            target,
-            version: self.version,
-            syms: self.syms,
-            insts: self.insts,
-            texts: self.texts,
-            lines,
-            streams,
-            warps: self.warps,
-            values: self.values,
-            expects: self.expects,
-        };
+        let mut trace = Trace::new(target, self.version, prog);
+        trace.streams = streams;
+        trace.warps = self.warps;
+        trace.values = self.values;
+        trace.expects = self.expects;
         trace.validate()?;
         Ok(trace)
     }

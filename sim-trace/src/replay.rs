@@ -1,0 +1,95 @@
+//! Replays a [`Trace`] through sim-core.
+
+use crate::trace::Trace;
+use sim_core::{preset, Limits, Program, Report, SchedPolicy, SimError, Simulation, WarpLaunch};
+use sim_isa::{Target, WarpRegs};
+use std::sync::Arc;
+
+/// Default `max_cycles`: sim-core's, far beyond real kernels (see `docs/robustness.md`).
+pub const DEFAULT_MAX_CYCLES: u64 = Limits::DEFAULT.max_cycles;
+/// Default `max_instructions` (warp instructions per SM): sim-core's.
+pub const DEFAULT_MAX_INSTRUCTIONS: u64 = Limits::DEFAULT.max_instructions;
+
+/// How to run.
+#[derive(Clone, Copy, Debug)]
+pub struct RunOptions {
+    /// Target (preset and semantics).
+    pub target: Target,
+    /// SMs.
+    pub sms: usize,
+    /// Worker threads.
+    pub threads: usize,
+    /// Scheduler policy.
+    pub policy: SchedPolicy,
+    /// The clock an SM may reach with work left.
+    pub max_cycles: u64,
+    /// Warp instructions an SM may issue with work left.
+    pub max_instructions: u64,
+}
+
+impl RunOptions {
+    /// One SM, one thread, loose round-robin, the default limits.
+    pub fn new(target: Target) -> Self {
+        RunOptions {
+            target,
+            sms: 1,
+            threads: 1,
+            policy: SchedPolicy::Lrr,
+            max_cycles: DEFAULT_MAX_CYCLES,
+            max_instructions: DEFAULT_MAX_INSTRUCTIONS,
+        }
+    }
+}
+
+/// Why a replay did not complete.
+#[derive(Clone, Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// The SM model refused the program or the launch.
+    #[error(transparent)]
+    Sim(#[from] SimError),
+    /// A run limit stopped the simulation; `partial` holds the statistics so far.
+    #[error("{message}")]
+    Limit {
+        /// Which limit, in words.
+        message: String,
+        /// The statistics of the stopped run.
+        partial: Box<Report>,
+    },
+}
+
+/// Simulates `trace`; returns the report and every warp's final registers.
+/// Callers check the target first ([`Trace::check_target`]).
+pub fn simulate(trace: &Trace, opts: &RunOptions) -> Result<(Report, Vec<WarpRegs>), ReplayError> {
+    let program = Arc::new(Program {
+        target: opts.target,
+        insts: trace.insts.clone(),
+        nregs: trace.nregs(),
+    });
+    let mut config = preset(opts.target);
+    config.limits = Limits {
+        max_cycles: opts.max_cycles,
+        max_instructions: opts.max_instructions,
+    };
+    let mut sim = Simulation::new(config, program, opts.policy, opts.sms)?;
+    for (w, rec) in trace.warps.iter().enumerate() {
+        sim.add_warp(WarpLaunch {
+            warp_id: w as u32,
+            active: rec.mask,
+            stream: Box::new(trace.cursor(w)),
+        })?;
+    }
+    let report = match sim.run(opts.threads) {
+        Ok(r) => r,
+        Err(e) => {
+            let message = e.to_string();
+            return Err(match e {
+                SimError::LimitExceeded { partial, .. } => ReplayError::Limit { message, partial },
+                e => ReplayError::Sim(e),
+            });
+        }
+    };
+    let regs = (0..trace.warps.len() as u32)
+        .map(|w| sim.warp_regs(w).cloned().unwrap_or_default())
+        .collect();
+    Ok((report, regs))
+}
