@@ -516,7 +516,8 @@ fn lowering_table_matches_research_listings() {
             lowering::rows_for(a)
         );
     }
-    // shared/research/lowering-sm90.txt (n= per listing).
+    // Counts read off ptxas 11.8 + nvdisasm listings of these kernels for sm_90
+    // (the machine code between the loads and the store), independently of derive.py.
     assert_eq!(get("sm_90", "vadd4.uuu.plain.def").map(|x| x.0), Some(5));
     assert_eq!(get("sm_90", "vadd4.uuu.add.def").map(|x| x.0), Some(14));
     assert_eq!(get("sm_90", "vadd2.uuu.plain.def").map(|x| x.0), Some(4));
