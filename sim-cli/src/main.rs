@@ -443,7 +443,8 @@ fn run(
 fn kind_name(k: ErrorKind) -> &'static str {
     match k {
         ErrorKind::Invalid => "error invalid",
-        ErrorKind::Arch => "error arch",
+        ErrorKind::Unsupported => "error arch",
+        ErrorKind::Unimplemented => "error unimplemented",
     }
 }
 

@@ -293,7 +293,7 @@ fn parse_line(line: usize, text: &str) -> Result<Vector, (String, VectorError)> 
         (Some(out), None) => Expect::Out(parse_regs("out", Some(out)).map_err(with_ptx)?),
         (None, Some(Json::String(e))) => Expect::Error(match e.as_str() {
             "invalid" => ErrorKind::Invalid,
-            "arch" => ErrorKind::Arch,
+            "arch" => ErrorKind::Unsupported,
             other => {
                 return Err(with_ptx(field_err(
                     "error",
@@ -369,7 +369,8 @@ where
 fn kind_name(k: ErrorKind) -> &'static str {
     match k {
         ErrorKind::Invalid => "error invalid",
-        ErrorKind::Arch => "error arch",
+        ErrorKind::Unsupported => "error arch",
+        ErrorKind::Unimplemented => "error unimplemented",
     }
 }
 

@@ -129,6 +129,28 @@ impl Type {
     pub fn from_name(s: &str) -> Option<Type> {
         Type::ALL.into_iter().find(|t| t.name() == s)
     }
+
+    /// The integer type of twice the width and the same class (`.wide` results).
+    pub const fn doubled(self) -> Option<Type> {
+        match self {
+            Type::U16 => Some(Type::U32),
+            Type::U32 => Some(Type::U64),
+            Type::S16 => Some(Type::S32),
+            Type::S32 => Some(Type::S64),
+            Type::B16 => Some(Type::B32),
+            Type::B32 => Some(Type::B64),
+            Type::B64
+            | Type::U64
+            | Type::S64
+            | Type::F16
+            | Type::F16x2
+            | Type::Bf16
+            | Type::Bf16x2
+            | Type::F32
+            | Type::F64
+            | Type::Pred => None,
+        }
+    }
 }
 
 /// Comparison operator of `set`/`setp` (and, restricted, `vset2/4`).
@@ -458,17 +480,11 @@ pub struct Slct {
     pub c: Operand,
 }
 
-/// Supporting integer instructions of kernel text (`mov add sub mul.lo and or xor shl shr`).
+/// Supporting move, logic and shift instructions of kernel text (`mov and or xor shl shr`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AluOp {
     /// `mov`
     Mov,
-    /// `add`
-    Add,
-    /// `sub`
-    Sub,
-    /// `mul.lo`
-    MulLo,
     /// `and`
     And,
     /// `or`
@@ -496,6 +512,81 @@ pub struct Alu {
     pub b: Option<Operand>,
 }
 
+/// Which part of the product `mul`/`mad` keep (9.7.1.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MulMode {
+    /// `.lo`: the low `n` bits.
+    Lo,
+    /// `.hi`: the high `n` bits.
+    Hi,
+    /// `.wide`: all `2n` bits (16- and 32-bit types only).
+    Wide,
+}
+
+impl MulMode {
+    /// PTX spelling without the dot.
+    pub const fn name(self) -> &'static str {
+        match self {
+            MulMode::Lo => "lo",
+            MulMode::Hi => "hi",
+            MulMode::Wide => "wide",
+        }
+    }
+}
+
+/// Operation of the integer arithmetic family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IntOp {
+    /// `add`
+    Add,
+    /// `sub`
+    Sub,
+    /// `mul.mode`
+    Mul(MulMode),
+    /// `mad.mode`: `a * b + c`.
+    Mad(MulMode),
+}
+
+/// `add/sub/mul/mad` over the integer types (9.7.1): `add{.sat}.type`,
+/// `mul.mode.type`, `mad.mode.type`, `mad.hi.sat.s32`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct IntArith {
+    /// Operation.
+    pub op: IntOp,
+    /// `.sat` (`.s32` only: `add`, `sub`, `mad.hi`).
+    pub sat: bool,
+    /// Source type.
+    pub ty: Type,
+    /// Destination: twice `ty`'s width for `.wide`.
+    pub d: RegId,
+    /// First source.
+    pub a: Operand,
+    /// Second source.
+    pub b: Operand,
+    /// Addend of `mad` (at `d`'s width); `None` for the others.
+    pub c: Option<Operand>,
+}
+
+impl IntArith {
+    /// Width of `d` (and of `mad`'s `c`): twice the type's for `.wide`.
+    pub const fn d_bits(&self) -> u32 {
+        match self.op {
+            IntOp::Mul(MulMode::Wide) | IntOp::Mad(MulMode::Wide) => 2 * self.ty.bits(),
+            IntOp::Add | IntOp::Sub | IntOp::Mul(_) | IntOp::Mad(_) => self.ty.bits(),
+        }
+    }
+}
+
+impl Alu {
+    /// Width of the second source: shift amounts are 32-bit whatever the type.
+    pub const fn b_bits(&self) -> u32 {
+        match self.op {
+            AluOp::Shl | AluOp::Shr => 32,
+            AluOp::Mov | AluOp::And | AluOp::Or | AluOp::Xor => self.ty.bits(),
+        }
+    }
+}
+
 /// One instruction body, by family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
@@ -509,8 +600,10 @@ pub enum Op {
     Selp(Selp),
     /// `slct`
     Slct(Slct),
-    /// `mov add sub mul.lo and or xor shl shr`
+    /// `mov and or xor shl shr`
     Alu(Alu),
+    /// `add sub mul mad` over integer types
+    Int(IntArith),
 }
 
 /// A decoded PTX instruction with its optional guard.
@@ -675,12 +768,19 @@ impl Instruction {
                 });
                 src(&mut u, a.a, a.ty.bits());
                 if let Some(b) = a.b {
-                    let bits = if matches!(a.op, AluOp::Shl | AluOp::Shr) {
-                        32
-                    } else {
-                        a.ty.bits()
-                    };
-                    src(&mut u, b, bits);
+                    src(&mut u, b, a.b_bits());
+                }
+            }
+            Op::Int(x) => {
+                u.push(RegUse {
+                    reg: x.d,
+                    bits: x.d_bits(),
+                    write: true,
+                });
+                src(&mut u, x.a, x.ty.bits());
+                src(&mut u, x.b, x.ty.bits());
+                if let Some(c) = x.c {
+                    src(&mut u, c, x.d_bits());
                 }
             }
         }

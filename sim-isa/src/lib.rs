@@ -7,6 +7,7 @@
 //! [`exec::execute`]. This crate knows nothing of cycles.
 
 pub mod conform;
+pub mod db;
 pub mod error;
 pub mod exec;
 pub mod inst;
@@ -14,7 +15,7 @@ pub mod parse;
 pub mod symbols;
 pub mod target;
 
-pub use error::{ErrorKind, IsaError, Requirement};
+pub use error::{ErrorKind, InvalidReason, IsaError, Requirement};
 pub use exec::{execute, ExecCtx, WarpRegs, WARP_SIZE};
 pub use inst::*;
 pub use symbols::Symbols;

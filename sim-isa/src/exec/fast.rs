@@ -13,9 +13,7 @@
 // step, several arrays in step) and vectorise without bounds checks.
 #![allow(clippy::needless_range_loop)]
 
-use super::{
-    alu_lane, read_operand, set_true_value, width_mask, ExecCtx, Lanes, WarpRegs, WARP_SIZE,
-};
+use super::{read_operand, set_true_value, width_mask, ExecCtx, Lanes, WarpRegs, WARP_SIZE};
 use crate::inst::{
     AluOp, BoolOp, CmpOp, Operand, PredSrc, Set, Setp, Slct, Type, TypeKind, Video, VideoOp,
 };
@@ -1161,20 +1159,9 @@ pub(super) fn alu(
     };
     src!(a, a, ctx, regs);
     src!(b, b, ctx, regs);
-    let float = matches!(ty.kind(), TypeKind::Float | TypeKind::BFloat);
-    if float && matches!(op, AluOp::Add | AluOp::Sub) {
-        let mut o = [0u64; WARP_SIZE];
-        for l in 0..WARP_SIZE {
-            o[l] = alu_lane(op, ty, a[l] & m, b[l] & mb);
-        }
-        return o;
-    }
     let wide = u64::from(bits);
     match op {
         AluOp::Mov => alu_loop(|x, _| x, m, mb, a, b),
-        AluOp::Add => alu_loop(|x, y| x.wrapping_add(y), m, mb, a, b),
-        AluOp::Sub => alu_loop(|x, y| x.wrapping_sub(y), m, mb, a, b),
-        AluOp::MulLo => alu_loop(|x, y| x.wrapping_mul(y), m, mb, a, b),
         AluOp::And => alu_loop(|x, y| x & y, m, mb, a, b),
         AluOp::Or => alu_loop(|x, y| x | y, m, mb, a, b),
         AluOp::Xor => alu_loop(|x, y| x ^ y, m, mb, a, b),

@@ -6,12 +6,14 @@
 mod alu;
 mod cmp;
 mod fast;
+mod int;
 mod video;
 
 pub use alu::alu_lane;
 pub use cmp::{
     compare, flush_subnormal, selp_lane, set_lane, set_true_value, setp_lane, slct_lane,
 };
+pub use int::int_lane;
 pub use video::video_lane;
 
 use crate::inst::{Instruction, Op, Operand, PredSrc, RegId, SpecialReg};
@@ -204,6 +206,10 @@ pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
             let out = fast::alu(x.op, x.ty, x.a, x.b, alu_b_bits(x.op, x.ty), ctx, regs);
             fast::blend(regs.get_mut(x.d), exec, &out);
         }
+        Op::Int(x) => {
+            let (a, b, c) = int_sources(x, ctx, regs);
+            fast::blend(regs.get_mut(x.d), exec, &int::int_warp(x, &a, &b, &c));
+        }
     }
 }
 
@@ -235,6 +241,7 @@ fn regs_needed(inst: &Instruction) -> usize {
         Op::Selp(s) => d(s.d).max(r(s.a)).max(r(s.b)).max(p(s.c)),
         Op::Slct(s) => d(s.d).max(r(s.a)).max(r(s.b)).max(r(s.c)),
         Op::Alu(x) => d(x.d).max(r(x.a)).max(x.b.map_or(0, r)),
+        Op::Int(x) => d(x.d).max(r(x.a)).max(r(x.b)).max(x.c.map_or(0, r)),
     };
     m.max(g)
 }
@@ -338,5 +345,24 @@ pub fn execute_scalar(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
             }
             write_lanes(regs, x.d, exec, &out);
         }
+        Op::Int(x) => {
+            let (a, b, c) = int_sources(&x, ctx, regs);
+            for l in 0..WARP_SIZE {
+                out[l] = int_lane(&x, a[l], b[l], c[l]);
+            }
+            write_lanes(regs, x.d, exec, &out);
+        }
     }
+}
+
+/// The integer family's sources at their widths (`c` at `d`'s; 0 without `mad`).
+fn int_sources(x: &crate::inst::IntArith, ctx: &ExecCtx, regs: &WarpRegs) -> (Lanes, Lanes, Lanes) {
+    let bits = x.ty.bits();
+    let c =
+        x.c.map_or([0; WARP_SIZE], |c| read_operand(c, x.d_bits(), ctx, regs));
+    (
+        read_operand(x.a, bits, ctx, regs),
+        read_operand(x.b, bits, ctx, regs),
+        c,
+    )
 }

@@ -1,7 +1,6 @@
 //! `Instruction` -> PTX text that re-parses to an equal instruction.
 
-use super::default_sels;
-use super::table::opcode_name;
+use crate::db::{default_sels, opcode_name};
 use crate::inst::*;
 use crate::symbols::Symbols;
 use std::fmt::{self, Write};
@@ -157,6 +156,36 @@ impl DisplayInst<'_> {
     }
 }
 
+impl DisplayInst<'_> {
+    /// `.mode{.sat}.type d, a, b{, c}`; `c` at `d`'s type.
+    fn int(&self, f: &mut fmt::Formatter<'_>, x: &IntArith) -> fmt::Result {
+        match x.op {
+            IntOp::Mul(m) | IntOp::Mad(m) => write!(f, ".{}", m.name())?,
+            IntOp::Add | IntOp::Sub => {}
+        }
+        if x.sat {
+            f.write_str(".sat")?;
+        }
+        write!(f, ".{} ", x.ty.name())?;
+        self.reg(f, x.d)?;
+        f.write_str(", ")?;
+        self.opnd(f, x.a, x.ty)?;
+        f.write_str(", ")?;
+        self.opnd(f, x.b, x.ty)?;
+        if let Some(c) = x.c {
+            f.write_str(", ")?;
+            // `d_bits` is the type's or twice it; the signedness is the type's.
+            let cty = if x.d_bits() == x.ty.bits() {
+                x.ty
+            } else {
+                x.ty.doubled().unwrap_or(x.ty)
+            };
+            self.opnd(f, c, cty)?;
+        }
+        Ok(())
+    }
+}
+
 impl fmt::Display for DisplayInst<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let i = self.inst;
@@ -219,23 +248,20 @@ impl fmt::Display for DisplayInst<'_> {
                 self.opnd(f, s.c, s.ctype)?;
             }
             Op::Alu(a) => {
-                if a.op == AluOp::MulLo {
-                    f.write_str(".lo")?;
-                }
                 write!(f, ".{} ", a.ty.name())?;
                 self.reg(f, a.d)?;
                 f.write_str(", ")?;
                 self.opnd(f, a.a, a.ty)?;
                 if let Some(b) = a.b {
                     f.write_str(", ")?;
-                    let bt = if matches!(a.op, AluOp::Shl | AluOp::Shr) {
-                        Type::U32
-                    } else {
-                        a.ty
+                    let bt = match a.op {
+                        AluOp::Shl | AluOp::Shr => Type::U32,
+                        AluOp::Mov | AluOp::And | AluOp::Or | AluOp::Xor => a.ty,
                     };
                     self.opnd(f, b, bt)?;
                 }
             }
+            Op::Int(x) => self.int(f, x)?,
         }
         f.write_char(';')
     }

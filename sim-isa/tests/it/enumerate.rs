@@ -118,9 +118,9 @@ fn expect_invalid(text: &str, fails: &mut Failures) {
     let mut syms = Symbols::new();
     match parse_instruction(text, &mut syms) {
         Err(e) if e.kind() == ErrorKind::Invalid => {
-            if let IsaError::Invalid { col, token, msg } = &e {
+            if let IsaError::Invalid { col, token, reason } = &e {
                 if *col == 0
-                    || msg.is_empty()
+                    || reason.to_string().is_empty()
                     || !text
                         .get(col - 1..)
                         .is_some_and(|t| t.starts_with(token.as_str()))

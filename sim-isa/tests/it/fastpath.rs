@@ -243,9 +243,6 @@ fn op() -> impl Strategy<Value = Op> {
         });
     let alu_op = prop::sample::select(vec![
         AluOp::Mov,
-        AluOp::Add,
-        AluOp::Sub,
-        AluOp::MulLo,
         AluOp::And,
         AluOp::Or,
         AluOp::Xor,

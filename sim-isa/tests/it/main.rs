@@ -6,6 +6,7 @@ mod examples;
 mod exec;
 mod fastpath;
 mod fuzz;
+mod int_arith;
 mod model;
 mod parse;
 mod props;

@@ -21,7 +21,8 @@ fn ok(text: &str) -> Instruction {
 fn bad(text: &str, msg: &str) -> (usize, String) {
     let mut syms = Symbols::new();
     match parse_instruction(text, &mut syms) {
-        Err(IsaError::Invalid { col, token, msg: m }) => {
+        Err(IsaError::Invalid { col, token, reason }) => {
+            let m = reason.to_string();
             assert!(m.contains(msg), "{text}: got '{m}', want '{msg}'");
             (col, token)
         }
@@ -983,18 +984,18 @@ fn alu_types() {
         panic!()
     };
     assert_eq!(a.a, Operand::Imm(0xFFFF));
-    let Op::Alu(a) = ok("add.u32 %r1, 5, 6;").op else {
+    let Op::Int(a) = ok("add.u32 %r1, 5, 6;").op else {
         panic!()
     };
-    assert_eq!((a.a, a.b), (Operand::Imm(5), Some(Operand::Imm(6))));
+    assert_eq!((a.a, a.b), (Operand::Imm(5), Operand::Imm(6)));
     let Op::Alu(a) = ok("shl.b64 %rd1, %rd2, 40;").op else {
         panic!()
     };
     assert_eq!(a.b, Some(Operand::Imm(40)));
-    let Op::Alu(a) = ok("mul.lo.s32 %r1, %r2, %r3;").op else {
+    let Op::Int(a) = ok("mul.lo.s32 %r1, %r2, %r3;").op else {
         panic!()
     };
-    assert_eq!(a.op, AluOp::MulLo);
+    assert_eq!(a.op, IntOp::Mul(MulMode::Lo));
     // ptxas: "Unexpected instruction types specified for 'mul'".
     bad(
         "mul.u32 %r1, %r2, %r3;",
@@ -1030,9 +1031,9 @@ fn registers_guards_comments() {
         i.guard.map(|g| (syms.name(g.reg), g.negate)),
         Some(("%g1", true))
     );
-    let Op::Alu(a) = i.op else { panic!() };
+    let Op::Int(a) = i.op else { panic!() };
     assert_eq!(syms.name(a.d), "r1");
-    assert_eq!(a.b, Some(Operand::Reg(syms.get("$x_1").unwrap())));
+    assert_eq!(a.b, Operand::Reg(syms.get("$x_1").unwrap()));
     // ptxas accepts spaces after '@' and '!'.
     assert_eq!(
         ok("@ %g1 add.u32 %r1, %r2, %r3;").guard.map(|g| g.negate),
@@ -1204,7 +1205,7 @@ fn gating() {
     let e =
         parse_for_target("set.lt.u32.bf16 %d, %a, %b;", &mut syms, sm("sm_53"), None).unwrap_err();
     assert_eq!(e.to_string(), "set with a bf16 source needs sm_90");
-    assert_eq!(e.kind(), ErrorKind::Arch);
+    assert_eq!(e.kind(), ErrorKind::Unsupported);
     // Target is checked before version.
     assert_eq!(
         unsupported("set.lt.u32.bf16 %d, %a, %b;", sm("sm_53"), v(6, 0)).1,

@@ -1,13 +1,35 @@
-//! The instruction set as data: opcodes, per-family modifier/type/operand
-//! rules and target gates. Parser, validator, `Display` and `check_target`
-//! all read these tables; nothing here is repeated per variant.
+//! The instruction database: every family declared once, as data, in the
+//! manual's notation (opcode words, modifiers, types, operand shapes, target
+//! and PTX-version gates), with the facts other layers need about a decoded
+//! instruction (`facts.rs`: opcode word, the report's mnemonic, default video
+//! selectors, the lowering key, the native unit class) and the enumeration
+//! of every form the database accepts (`forms.rs`). The parser, validator,
+//! `Display` and `check_target` read these tables; every match over
+//! instruction kinds here is exhaustive, so a new family does not compile
+//! until each fact is given.
+//!
+//! Adding a family: its struct in `inst.rs` and its [`Op`] variant, its
+//! opcode words in [`OPCODES`], its shape in [`spec`], its type rule in
+//! [`types_ok`], the facts in `facts.rs`, its forms in `forms.rs`, its
+//! scalar semantics under `exec/`, and tests.
 
-use crate::inst::{AluOp, CmpOp, Instruction, Op, Simd, Type, TypeKind, VideoOp};
+mod facts;
+mod forms;
+mod ptx_names;
+
+pub(crate) use facts::int_name;
+pub use facts::{
+    default_sels, lowering_key, mnemonic, opcode_name, type_class, unit_class, UnitClass,
+};
+pub use forms::{forms, Form};
+pub(crate) use ptx_names::is_ptx_opcode;
+
+use crate::inst::{AluOp, CmpOp, Instruction, MulMode, Op, Simd, Type, TypeKind, VideoOp};
 use crate::target::Feature;
 
 /// Instruction families; each has one [`FamilySpec`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Family {
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
     /// vadd2 ... vmax4
     VideoArith,
     /// vset2 / vset4
@@ -20,48 +42,71 @@ pub(crate) enum Family {
     Selp,
     /// slct
     Slct,
-    /// mov add sub mul and or xor shl shr
+    /// mov and or xor shl shr
     Alu,
+    /// add sub mul mad over integer types
+    Int,
+}
+
+/// The integer arithmetic opcode words (`mul`/`mad` take their mode as the
+/// first modifier, which ptxas reads as part of the opcode).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IntWord {
+    Add,
+    Sub,
+    Mul,
+    Mad,
 }
 
 /// What an opcode word decodes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OpKind {
+    Video(VideoOp, Simd),
+    Set,
+    Setp,
+    Selp,
+    Slct,
+    Alu(AluOp),
+    Int(IntWord),
+}
+
+impl OpKind {
+    pub(crate) const fn family(self) -> Family {
+        match self {
+            OpKind::Video(VideoOp::Set(_), _) => Family::VideoSet,
+            OpKind::Video(_, _) => Family::VideoArith,
+            OpKind::Set => Family::Set,
+            OpKind::Setp => Family::Setp,
+            OpKind::Selp => Family::Selp,
+            OpKind::Slct => Family::Slct,
+            OpKind::Alu(_) => Family::Alu,
+            OpKind::Int(_) => Family::Int,
+        }
+    }
+}
+
+/// One opcode word.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct OpcodeDef {
     pub name: &'static str,
-    pub family: Family,
-    /// Video op (`Set` carries a placeholder compare, replaced by the modifier).
-    pub video: Option<(VideoOp, Simd)>,
-    pub alu: Option<AluOp>,
+    /// Video `Set` carries a placeholder compare, replaced by the modifier.
+    pub kind: OpKind,
 }
 
 const fn v(name: &'static str, op: VideoOp, s: Simd) -> OpcodeDef {
-    let family = if matches!(op, VideoOp::Set(_)) {
-        Family::VideoSet
-    } else {
-        Family::VideoArith
-    };
     OpcodeDef {
         name,
-        family,
-        video: Some((op, s)),
-        alu: None,
+        kind: OpKind::Video(op, s),
     }
 }
 const fn a(name: &'static str, op: AluOp) -> OpcodeDef {
     OpcodeDef {
         name,
-        family: Family::Alu,
-        video: None,
-        alu: Some(op),
+        kind: OpKind::Alu(op),
     }
 }
-const fn f(name: &'static str, family: Family) -> OpcodeDef {
-    OpcodeDef {
-        name,
-        family,
-        video: None,
-        alu: None,
-    }
+const fn f(name: &'static str, kind: OpKind) -> OpcodeDef {
+    OpcodeDef { name, kind }
 }
 
 /// Every opcode word.
@@ -80,41 +125,25 @@ pub(crate) const OPCODES: &[OpcodeDef] = &[
     v("vmin4", VideoOp::Min, Simd::X4),
     v("vmax4", VideoOp::Max, Simd::X4),
     v("vset4", VideoOp::Set(CmpOp::Eq), Simd::X4),
-    f("set", Family::Set),
-    f("setp", Family::Setp),
-    f("selp", Family::Selp),
-    f("slct", Family::Slct),
+    f("set", OpKind::Set),
+    f("setp", OpKind::Setp),
+    f("selp", OpKind::Selp),
+    f("slct", OpKind::Slct),
     a("mov", AluOp::Mov),
-    a("add", AluOp::Add),
-    a("sub", AluOp::Sub),
-    a("mul", AluOp::MulLo),
     a("and", AluOp::And),
     a("or", AluOp::Or),
     a("xor", AluOp::Xor),
     a("shl", AluOp::Shl),
     a("shr", AluOp::Shr),
+    f("add", OpKind::Int(IntWord::Add)),
+    f("sub", OpKind::Int(IntWord::Sub)),
+    f("mul", OpKind::Int(IntWord::Mul)),
+    f("mad", OpKind::Int(IntWord::Mad)),
 ];
 
-/// Opcode word of a decoded instruction (inverse of [`OPCODES`]).
-pub(crate) fn opcode_name(op: &Op) -> &'static str {
-    OPCODES
-        .iter()
-        .find(|d| match op {
-            Op::Video(x) => d.video == Some((normalize(x.op), x.simd)),
-            Op::Set(_) => d.family == Family::Set,
-            Op::Setp(_) => d.family == Family::Setp,
-            Op::Selp(_) => d.family == Family::Selp,
-            Op::Slct(_) => d.family == Family::Slct,
-            Op::Alu(x) => d.alu == Some(x.op),
-        })
-        .map_or("?", |d| d.name)
-}
-
-fn normalize(op: VideoOp) -> VideoOp {
-    match op {
-        VideoOp::Set(_) => VideoOp::Set(CmpOp::Eq),
-        o => o,
-    }
+/// The opcode word `name`, if simcli implements it.
+pub(crate) fn opcode(name: &str) -> Option<&'static OpcodeDef> {
+    OPCODES.iter().find(|d| d.name == name)
 }
 
 /// Modifier classes a family may carry (bit set).
@@ -124,7 +153,6 @@ pub(crate) mod m {
     pub const FTZ: u8 = 4;
     pub const SAT: u8 = 8;
     pub const ADD: u8 = 16;
-    pub const LO: u8 = 32;
 }
 
 /// How one operand position is read.
@@ -140,8 +168,9 @@ pub(crate) enum OperandKind {
     VC,
     /// `p`, `p|q`, `_`, `_|q`, `p|_`.
     PredPair,
-    /// Register or immediate of type slot 0 / 1 (index into the type list
-    /// as the family defines it; see [`value_type`]).
+    /// Register or immediate of type slot 0 / 1 (index into the operand
+    /// type list the family defines: its type modifiers, and for the
+    /// integer family `[type, destination type]`).
     Value(u8),
     /// Register, immediate or `%laneid`/`%warpid` (mov).
     ValueOrSpecial,
@@ -153,77 +182,44 @@ pub(crate) enum OperandKind {
 
 /// One family's shape.
 pub(crate) struct FamilySpec {
-    pub family: Family,
     /// Exact number of type modifiers.
     pub ntypes: usize,
     /// Modifier classes allowed (besides types).
     pub allow: u8,
-    /// Operands, without the optional BoolOp predicate.
-    pub operands: &'static [OperandKind],
+}
+
+/// The spec of `fam`.
+pub(crate) const fn spec(fam: Family) -> FamilySpec {
+    let (ntypes, allow) = match fam {
+        Family::VideoArith => (3, m::SAT | m::ADD),
+        Family::VideoSet => (2, m::CMP | m::ADD),
+        Family::Set => (2, m::CMP | m::BOOL | m::FTZ),
+        Family::Setp => (1, m::CMP | m::BOOL | m::FTZ),
+        Family::Selp => (1, 0),
+        Family::Slct => (2, m::FTZ),
+        Family::Alu => (1, 0),
+        Family::Int => (1, m::SAT),
+    };
+    FamilySpec { ntypes, allow }
 }
 
 use OperandKind as K;
 
-/// The family table.
-pub(crate) const FAMILIES: &[FamilySpec] = &[
-    FamilySpec {
-        family: Family::VideoArith,
-        ntypes: 3,
-        allow: m::SAT | m::ADD,
-        operands: &[K::VDst, K::VSrc, K::VSrc, K::VC],
-    },
-    FamilySpec {
-        family: Family::VideoSet,
-        ntypes: 2,
-        allow: m::CMP | m::ADD,
-        operands: &[K::VDst, K::VSrc, K::VSrc, K::VC],
-    },
-    FamilySpec {
-        family: Family::Set,
-        ntypes: 2,
-        allow: m::CMP | m::BOOL | m::FTZ,
-        operands: &[K::Dst, K::Value(1), K::Value(1)],
-    },
-    FamilySpec {
-        family: Family::Setp,
-        ntypes: 1,
-        allow: m::CMP | m::BOOL | m::FTZ,
-        operands: &[K::PredPair, K::Value(0), K::Value(0)],
-    },
-    FamilySpec {
-        family: Family::Selp,
-        ntypes: 1,
-        allow: 0,
-        operands: &[K::Dst, K::Value(0), K::Value(0), K::Pred],
-    },
-    FamilySpec {
-        family: Family::Slct,
-        ntypes: 2,
-        allow: m::FTZ,
-        operands: &[K::Dst, K::Value(0), K::Value(0), K::Value(1)],
-    },
-    FamilySpec {
-        family: Family::Alu,
-        ntypes: 1,
-        allow: m::LO,
-        operands: &[],
-    },
-];
-
-/// The spec of `fam`.
-pub(crate) fn family(fam: Family) -> &'static FamilySpec {
-    FAMILIES
-        .iter()
-        .find(|s| s.family == fam)
-        .unwrap_or(&FAMILIES[0])
-}
-
-/// ALU operand lists (they differ per operation).
-pub(crate) fn alu_operands(op: AluOp) -> &'static [OperandKind] {
-    match op {
-        AluOp::Mov => &[K::Dst, K::ValueOrSpecial],
-        AluOp::Shl | AluOp::Shr => &[K::Dst, K::Value(0), K::Shift],
-        _ => &[K::Dst, K::Value(0), K::Value(0)],
+/// Operands of an opcode, without the optional BoolOp predicate.
+pub(crate) const fn operands(kind: OpKind) -> &'static [OperandKind] {
+    match kind {
+        OpKind::Video(_, _) => &[K::VDst, K::VSrc, K::VSrc, K::VC],
+        OpKind::Set => &[K::Dst, K::Value(1), K::Value(1)],
+        OpKind::Setp => &[K::PredPair, K::Value(0), K::Value(0)],
+        OpKind::Selp => &[K::Dst, K::Value(0), K::Value(0), K::Pred],
+        OpKind::Slct => &[K::Dst, K::Value(0), K::Value(0), K::Value(1)],
+        OpKind::Alu(AluOp::Mov) => &[K::Dst, K::ValueOrSpecial],
+        OpKind::Alu(AluOp::Shl | AluOp::Shr) => &[K::Dst, K::Value(0), K::Shift],
+        OpKind::Alu(AluOp::And | AluOp::Or | AluOp::Xor) => &[K::Dst, K::Value(0), K::Value(0)],
+        OpKind::Int(IntWord::Add | IntWord::Sub | IntWord::Mul) => {
+            &[K::Dst, K::Value(0), K::Value(0)]
+        }
+        OpKind::Int(IntWord::Mad) => &[K::Dst, K::Value(0), K::Value(0), K::Value(1)],
     }
 }
 
@@ -256,6 +252,7 @@ const INT_BITS: &[Type] = &[
     T::S64,
 ];
 const INT_US: &[Type] = &[T::U16, T::U32, T::U64, T::S16, T::S32, T::S64];
+const INT_WIDE: &[Type] = &[T::U16, T::U32, T::S16, T::S32];
 const BITS: &[Type] = &[T::B16, T::B32, T::B64];
 const SHR: &[Type] = INT_BITS;
 const SC_F16: &[Type] = &[
@@ -300,29 +297,45 @@ pub(crate) const SET_PAIRS: &[(&[Type], &[Type])] = &[
     (&[T::Bf16x2], &[T::Bf16x2]),
 ];
 
-/// Whether the type list `tys` is legal for the family / opcode.
-pub(crate) fn types_ok(fam: Family, alu: Option<AluOp>, tys: &[Type]) -> bool {
+/// Whether the type list `tys` is legal for the opcode (`mode`: the
+/// integer family's `.lo/.hi/.wide`).
+pub(crate) fn types_ok(kind: OpKind, mode: Option<MulMode>, tys: &[Type]) -> bool {
     let one = |set: &[Type]| tys.len() == 1 && set.contains(&tys[0]);
-    match fam {
-        Family::VideoArith | Family::VideoSet => tys.iter().all(|t| VIDEO_TYPES.contains(t)),
-        Family::Set => {
+    match kind {
+        OpKind::Video(_, _) => tys.iter().all(|t| VIDEO_TYPES.contains(t)),
+        OpKind::Set => {
             tys.len() == 2
                 && SET_PAIRS
                     .iter()
                     .any(|(d, s)| d.contains(&tys[0]) && s.contains(&tys[1]))
         }
-        Family::Setp => one(SCALAR) || one(&[T::F16, T::F16x2, T::Bf16, T::Bf16x2]),
-        Family::Selp => one(SCALAR),
-        Family::Slct => {
+        OpKind::Setp => one(SCALAR) || one(&[T::F16, T::F16x2, T::Bf16, T::Bf16x2]),
+        OpKind::Selp => one(SCALAR),
+        OpKind::Slct => {
             tys.len() == 2 && SCALAR.contains(&tys[0]) && matches!(tys[1], T::S32 | T::F32)
         }
-        Family::Alu => match alu {
-            Some(AluOp::Mov) => one(INT_BITS) || one(&[T::F32, T::F64]),
-            Some(AluOp::Add | AluOp::Sub | AluOp::MulLo) => one(INT_US),
-            Some(AluOp::And | AluOp::Or | AluOp::Xor | AluOp::Shl) => one(BITS),
-            Some(AluOp::Shr) => one(SHR),
-            None => false,
+        OpKind::Alu(AluOp::Mov) => one(INT_BITS) || one(&[T::F32, T::F64]),
+        OpKind::Alu(AluOp::And | AluOp::Or | AluOp::Xor | AluOp::Shl) => one(BITS),
+        OpKind::Alu(AluOp::Shr) => one(SHR),
+        OpKind::Int(_) => match mode {
+            Some(MulMode::Wide) => one(INT_WIDE),
+            Some(MulMode::Lo | MulMode::Hi) | None => one(INT_US),
         },
+    }
+}
+
+/// Whether `.sat` is legal on the integer family's type (`.s32` only).
+pub(crate) fn int_sat_type_ok(t: Type) -> bool {
+    t == T::S32
+}
+
+/// Whether the integer family's opcode takes `.sat` at all (`add`, `sub`,
+/// `mad.hi`; ptxas: "Illegal modifier '.sat' for instruction 'mad.lo'").
+pub(crate) fn int_sat_ok(w: IntWord, mode: Option<MulMode>) -> bool {
+    match w {
+        IntWord::Add | IntWord::Sub => true,
+        IntWord::Mad => mode == Some(MulMode::Hi),
+        IntWord::Mul => false,
     }
 }
 
@@ -360,7 +373,10 @@ pub(crate) fn ftz_ok(fam: Family, tys: &[Type]) -> bool {
         }
         (Family::Setp, [t]) => matches!(t, T::F32 | T::F16 | T::F16x2),
         (Family::Slct, [_, c]) => *c == T::F32,
-        _ => false,
+        (Family::Set | Family::Setp | Family::Slct, _) => false,
+        (Family::VideoArith | Family::VideoSet | Family::Selp | Family::Alu | Family::Int, _) => {
+            false
+        }
     }
 }
 
