@@ -2,6 +2,7 @@
 
 mod conform;
 mod enumerate;
+mod enumerate_set;
 mod examples;
 mod exec;
 mod fastpath;
@@ -9,4 +10,6 @@ mod fuzz;
 mod int_arith;
 mod model;
 mod parse;
+mod parse_errors;
+mod parse_video;
 mod props;
