@@ -13,37 +13,47 @@ use std::fmt::Write as _;
 /// `set`, `mul`; `mul`/`mad` print their mode as the first modifier).
 pub fn opcode_name(op: &Op) -> &'static str {
     match op {
+        Op::Int(x) => match x.op {
+            IntOp::Mul(_) => "mul",
+            IntOp::Mad(_) => "mad",
+            IntOp::Add | IntOp::Sub => int_name(x.op),
+        },
+        Op::Video(_) | Op::Set(_) | Op::Setp(_) | Op::Selp(_) | Op::Slct(_) | Op::Alu(_) => {
+            name(op)
+        }
+    }
+}
+
+/// The report's mnemonic of `inst` (`vadd4`, `set`, `mul.lo`, `mad.wide`).
+pub fn mnemonic(inst: &Instruction) -> &'static str {
+    name(&inst.op)
+}
+
+fn name(op: &Op) -> &'static str {
+    match op {
         Op::Video(v) => video_name(v.op, v.simd),
         Op::Set(_) => "set",
         Op::Setp(_) => "setp",
         Op::Selp(_) => "selp",
         Op::Slct(_) => "slct",
         Op::Alu(a) => alu_name(a.op),
-        Op::Int(x) => match x.op {
-            IntOp::Add => "add",
-            IntOp::Sub => "sub",
-            IntOp::Mul(_) => "mul",
-            IntOp::Mad(_) => "mad",
-        },
+        Op::Int(x) => int_name(x.op),
     }
 }
 
 fn video_name(op: VideoOp, simd: Simd) -> &'static str {
-    match (op, simd) {
-        (VideoOp::Add, Simd::X2) => "vadd2",
-        (VideoOp::Sub, Simd::X2) => "vsub2",
-        (VideoOp::Avrg, Simd::X2) => "vavrg2",
-        (VideoOp::Absdiff, Simd::X2) => "vabsdiff2",
-        (VideoOp::Min, Simd::X2) => "vmin2",
-        (VideoOp::Max, Simd::X2) => "vmax2",
-        (VideoOp::Set(_), Simd::X2) => "vset2",
-        (VideoOp::Add, Simd::X4) => "vadd4",
-        (VideoOp::Sub, Simd::X4) => "vsub4",
-        (VideoOp::Avrg, Simd::X4) => "vavrg4",
-        (VideoOp::Absdiff, Simd::X4) => "vabsdiff4",
-        (VideoOp::Min, Simd::X4) => "vmin4",
-        (VideoOp::Max, Simd::X4) => "vmax4",
-        (VideoOp::Set(_), Simd::X4) => "vset4",
+    let (x2, x4) = match op {
+        VideoOp::Add => ("vadd2", "vadd4"),
+        VideoOp::Sub => ("vsub2", "vsub4"),
+        VideoOp::Avrg => ("vavrg2", "vavrg4"),
+        VideoOp::Absdiff => ("vabsdiff2", "vabsdiff4"),
+        VideoOp::Min => ("vmin2", "vmin4"),
+        VideoOp::Max => ("vmax2", "vmax4"),
+        VideoOp::Set(_) => ("vset2", "vset4"),
+    };
+    match simd {
+        Simd::X2 => x2,
+        Simd::X4 => x4,
     }
 }
 
@@ -70,19 +80,6 @@ pub(crate) const fn int_name(op: IntOp) -> &'static str {
         IntOp::Mad(MulMode::Lo) => "mad.lo",
         IntOp::Mad(MulMode::Hi) => "mad.hi",
         IntOp::Mad(MulMode::Wide) => "mad.wide",
-    }
-}
-
-/// The report's mnemonic of `inst` (`vadd4`, `set`, `mul.lo`, `mad.wide`).
-pub fn mnemonic(inst: &Instruction) -> &'static str {
-    match &inst.op {
-        Op::Video(v) => video_name(v.op, v.simd),
-        Op::Set(_) => "set",
-        Op::Setp(_) => "setp",
-        Op::Selp(_) => "selp",
-        Op::Slct(_) => "slct",
-        Op::Alu(a) => alu_name(a.op),
-        Op::Int(x) => int_name(x.op),
     }
 }
 

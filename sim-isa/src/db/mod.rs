@@ -225,65 +225,48 @@ pub(crate) const fn operands(kind: OpKind) -> &'static [OperandKind] {
 
 use Type as T;
 
+/// The nine integer types.
+const INT_BITS_ARR: [Type; 9] = [
+    T::B16,
+    T::B32,
+    T::B64,
+    T::U16,
+    T::U32,
+    T::U64,
+    T::S16,
+    T::S32,
+    T::S64,
+];
+const INT_BITS: &[Type] = &INT_BITS_ARR;
+
+/// `base` followed by `extra` (`N` = their lengths together).
+const fn join<const N: usize>(base: &[Type], extra: &[Type]) -> [Type; N] {
+    let mut out = [T::Pred; N];
+    let mut i = 0;
+    while i < base.len() {
+        out[i] = base[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < extra.len() {
+        out[i + j] = extra[j];
+        j += 1;
+    }
+    out
+}
+
+const SCALAR_ARR: [Type; 11] = join(INT_BITS, &[T::F32, T::F64]);
 /// The eleven scalar types of `set`/`setp`/`selp`/`slct` (9.7.6).
-pub(crate) const SCALAR: &[Type] = &[
-    T::B16,
-    T::B32,
-    T::B64,
-    T::U16,
-    T::U32,
-    T::U64,
-    T::S16,
-    T::S32,
-    T::S64,
-    T::F32,
-    T::F64,
-];
+pub(crate) const SCALAR: &[Type] = &SCALAR_ARR;
 const VIDEO_TYPES: &[Type] = &[T::U32, T::S32];
-const INT_BITS: &[Type] = &[
-    T::B16,
-    T::B32,
-    T::B64,
-    T::U16,
-    T::U32,
-    T::U64,
-    T::S16,
-    T::S32,
-    T::S64,
-];
 const INT_US: &[Type] = &[T::U16, T::U32, T::U64, T::S16, T::S32, T::S64];
 const INT_WIDE: &[Type] = &[T::U16, T::U32, T::S16, T::S32];
 const BITS: &[Type] = &[T::B16, T::B32, T::B64];
 const SHR: &[Type] = INT_BITS;
-const SC_F16: &[Type] = &[
-    T::B16,
-    T::B32,
-    T::B64,
-    T::U16,
-    T::U32,
-    T::U64,
-    T::S16,
-    T::S32,
-    T::S64,
-    T::F32,
-    T::F64,
-    T::F16,
-];
-const SC_F16_BF16: &[Type] = &[
-    T::B16,
-    T::B32,
-    T::B64,
-    T::U16,
-    T::U32,
-    T::U64,
-    T::S16,
-    T::S32,
-    T::S64,
-    T::F32,
-    T::F64,
-    T::F16,
-    T::Bf16,
-];
+const SC_F16_ARR: [Type; 12] = join(SCALAR, &[T::F16]);
+const SC_F16: &[Type] = &SC_F16_ARR;
+const SC_F16_BF16_ARR: [Type; 13] = join(SCALAR, &[T::F16, T::Bf16]);
+const SC_F16_BF16: &[Type] = &SC_F16_BF16_ARR;
 
 /// `set` dtype/stype pairs ptxas 11.8 accepts (sm_90, PTX 7.8), found by
 /// assembling every pair of the 15 types: groups of (dtypes, stypes).
@@ -393,9 +376,10 @@ pub(crate) struct Gate {
 }
 
 fn set_types(i: &Instruction) -> Option<(Type, Type)> {
-    match i.op {
-        Op::Set(s) => Some((s.dtype, s.stype)),
-        _ => None,
+    if let Op::Set(s) = i.op {
+        Some((s.dtype, s.stype))
+    } else {
+        None
     }
 }
 fn is_f16(t: Type) -> bool {

@@ -114,7 +114,12 @@ impl DisplayInst<'_> {
         }
         match v.op {
             VideoOp::Set(c) => write!(f, "{}{}.{}", sign(v.asigned), sign(v.bsigned), c.name())?,
-            _ => write!(
+            VideoOp::Add
+            | VideoOp::Sub
+            | VideoOp::Avrg
+            | VideoOp::Absdiff
+            | VideoOp::Min
+            | VideoOp::Max => write!(
                 f,
                 "{}{}{}",
                 sign(v.dsigned),

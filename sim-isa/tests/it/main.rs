@@ -13,3 +13,4 @@ mod parse;
 mod parse_errors;
 mod parse_video;
 mod props;
+mod target;
