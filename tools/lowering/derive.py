@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Derive sim-core's machine-code expansion table (sim-core/data/lowering.tsv).
 
-For every variant key (see sim-core/src/lowering.rs) this script writes a tiny
+For every variant key (sim_isa::db::lowering_key; sim-core's database test
+checks that every form a table architecture can run has a row) this script writes a tiny
 kernel that loads the inputs from global memory with their own width, runs the
 PTX instruction, and stores the result, then assembles it with ptxas for sm_35,
 sm_53 and sm_90:
@@ -18,6 +19,9 @@ sm_53 and sm_90:
   Kepler/Maxwell listings cannot be decoded here, so their steps are estimated:
   sm_35 min(uops, 2) (selector PRMTs in parallel, then the native op); sm_53
   round(steps_90 * uops / uops_90), clamped to 1..uops (uops <= 2: steps = uops).
+
+`mov` rows are fixed at 1/1 (see main). Re-running reproduces the committed
+rows exactly (checked when the integer family's rows were added).
 
 Usage: python3 tools/lowering/derive.py [-o sim-core/data/lowering.tsv] [-j 2]
 Needs PTXAS and NVDISASM (env vars or the default paths below).

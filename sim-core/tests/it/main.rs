@@ -2,3 +2,4 @@
 //! scoreboard and scheduler unit tests, and thread-count determinism.
 
 mod core_model;
+mod database;
