@@ -568,22 +568,34 @@ pub struct IntArith {
 }
 
 impl IntArith {
-    /// Width of `d` (and of `mad`'s `c`): twice the type's for `.wide`.
-    pub const fn d_bits(&self) -> u32 {
-        match self.op {
-            IntOp::Mul(MulMode::Wide) | IntOp::Mad(MulMode::Wide) => 2 * self.ty.bits(),
-            IntOp::Add | IntOp::Sub | IntOp::Mul(_) | IntOp::Mad(_) => self.ty.bits(),
+    /// Type of `d` (and of `mad`'s `c`): twice the width for `.wide` (which
+    /// the validator allows only on 16- and 32-bit types).
+    pub const fn d_type(&self) -> Type {
+        match (self.op, self.ty.doubled()) {
+            (IntOp::Mul(MulMode::Wide) | IntOp::Mad(MulMode::Wide), Some(t)) => t,
+            (IntOp::Mul(MulMode::Wide) | IntOp::Mad(MulMode::Wide), None)
+            | (IntOp::Add | IntOp::Sub | IntOp::Mul(_) | IntOp::Mad(_), _) => self.ty,
         }
+    }
+
+    /// Width of `d` (and of `mad`'s `c`).
+    pub const fn d_bits(&self) -> u32 {
+        self.d_type().bits()
     }
 }
 
 impl Alu {
-    /// Width of the second source: shift amounts are 32-bit whatever the type.
-    pub const fn b_bits(&self) -> u32 {
+    /// Type of the second source: shift amounts are `.u32` whatever the type.
+    pub const fn b_type(&self) -> Type {
         match self.op {
-            AluOp::Shl | AluOp::Shr => 32,
-            AluOp::Mov | AluOp::And | AluOp::Or | AluOp::Xor => self.ty.bits(),
+            AluOp::Shl | AluOp::Shr => Type::U32,
+            AluOp::Mov | AluOp::And | AluOp::Or | AluOp::Xor => self.ty,
         }
+    }
+
+    /// Width of the second source ([`Alu::b_type`]'s).
+    pub const fn b_bits(&self) -> u32 {
+        self.b_type().bits()
     }
 }
 

@@ -179,13 +179,7 @@ impl DisplayInst<'_> {
         self.opnd(f, x.b, x.ty)?;
         if let Some(c) = x.c {
             f.write_str(", ")?;
-            // `d_bits` is the type's or twice it; the signedness is the type's.
-            let cty = if x.d_bits() == x.ty.bits() {
-                x.ty
-            } else {
-                x.ty.doubled().unwrap_or(x.ty)
-            };
-            self.opnd(f, c, cty)?;
+            self.opnd(f, c, x.d_type())?;
         }
         Ok(())
     }
@@ -259,11 +253,7 @@ impl fmt::Display for DisplayInst<'_> {
                 self.opnd(f, a.a, a.ty)?;
                 if let Some(b) = a.b {
                     f.write_str(", ")?;
-                    let bt = match a.op {
-                        AluOp::Shl | AluOp::Shr => Type::U32,
-                        AluOp::Mov | AluOp::And | AluOp::Or | AluOp::Xor => a.ty,
-                    };
-                    self.opnd(f, b, bt)?;
+                    self.opnd(f, b, a.b_type())?;
                 }
             }
             Op::Int(x) => self.int(f, x)?,
