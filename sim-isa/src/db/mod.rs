@@ -188,6 +188,33 @@ pub(crate) struct FamilySpec {
     pub allow: u8,
 }
 
+/// The family's syntax block in the manual's notation (PTX ISA 9.7): what
+/// [`spec`], [`operands`], [`types_ok`] and the modifier rules encode.
+pub const fn syntax(fam: Family) -> &'static str {
+    match fam {
+        Family::VideoArith => {
+            "vop2.dtype.atype.btype{.sat}{.add} d{.mask}, a{.asel}, b{.bsel}, c;  \
+             vop4 likewise; vop = vadd vsub vavrg vabsdiff vmin vmax; \
+             .dtype .atype .btype = { .u32, .s32 }"
+        }
+        Family::VideoSet => {
+            "vset2.atype.btype.cmp{.add} d{.mask}, a{.asel}, b{.bsel}, c;  vset4 likewise; \
+             .cmp = { .eq, .ne, .lt, .le, .gt, .ge }"
+        }
+        Family::Set => "set.CmpOp{.ftz}.dtype.stype d, a, b;  set.CmpOp.BoolOp{.ftz}.dtype.stype d, a, b, {!}c;",
+        Family::Setp => "setp.CmpOp{.ftz}.type p[|q], a, b;  setp.CmpOp.BoolOp{.ftz}.type p[|q], a, b, {!}c;",
+        Family::Selp => "selp.type d, a, b, c;",
+        Family::Slct => "slct.dtype.s32 d, a, b, c;  slct{.ftz}.dtype.f32 d, a, b, c;",
+        Family::Alu => "mov.type d, a;  and/or/xor.type d, a, b;  shl.type d, a, b;  shr.type d, a, b;",
+        Family::Int => {
+            "add{.sat}.type d, a, b;  sub{.sat}.type d, a, b;  mul.mode.type d, a, b;  \
+             mad.mode.type d, a, b, c;  mad.hi.sat.s32 d, a, b, c;  \
+             .mode = { .hi, .lo, .wide }; .type = { .u16, .u32, .u64, .s16, .s32, .s64 }; \
+             .sat only on .s32; .wide only on 16/32-bit types, d (and c) twice as wide"
+        }
+    }
+}
+
 /// The spec of `fam`.
 pub(crate) const fn spec(fam: Family) -> FamilySpec {
     let (ntypes, allow) = match fam {
