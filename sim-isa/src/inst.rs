@@ -647,9 +647,27 @@ pub struct RegUses {
 }
 
 impl RegUses {
-    fn push(&mut self, u: RegUse) {
-        self.items[self.len] = Some(u);
+    fn reg(&mut self, reg: RegId, bits: u32, write: bool) {
+        self.items[self.len] = Some(RegUse { reg, bits, write });
         self.len += 1;
+    }
+    /// A source operand, if it is a register.
+    fn src(&mut self, o: Operand, bits: u32) {
+        if let Operand::Reg(r) = o {
+            self.reg(r, bits, false);
+        }
+    }
+    /// A predicate source, if it is a register.
+    fn pred(&mut self, p: PredSrc) {
+        if let PredSrc::Reg { reg, .. } = p {
+            self.reg(reg, 1, false);
+        }
+    }
+    /// A BoolOp's predicate `c`, if any.
+    fn bool_pred(&mut self, b: Option<(BoolOp, PredSrc)>) {
+        if let Some((_, p)) = b {
+            self.pred(p);
+        }
     }
     /// Iterates in operand order: guard, destinations, sources.
     pub fn iter(&self) -> impl Iterator<Item = RegUse> + '_ {
@@ -678,121 +696,57 @@ impl Instruction {
     pub fn reg_uses(&self) -> RegUses {
         let mut u = RegUses::default();
         if let Some(g) = self.guard {
-            u.push(RegUse {
-                reg: g.reg,
-                bits: 1,
-                write: false,
-            });
+            u.reg(g.reg, 1, false);
         }
-        let src = |u: &mut RegUses, o: Operand, bits: u32| {
-            if let Operand::Reg(reg) = o {
-                u.push(RegUse {
-                    reg,
-                    bits,
-                    write: false,
-                });
-            }
-        };
-        let pred = |u: &mut RegUses, p: Option<(BoolOp, PredSrc)>| {
-            if let Some((_, PredSrc::Reg { reg, .. })) = p {
-                u.push(RegUse {
-                    reg,
-                    bits: 1,
-                    write: false,
-                });
-            }
-        };
         match self.op {
             Op::Video(v) => {
-                u.push(RegUse {
-                    reg: v.d,
-                    bits: 32,
-                    write: true,
-                });
+                u.reg(v.d, 32, true);
                 for r in [v.a, v.b, v.c] {
-                    u.push(RegUse {
-                        reg: r,
-                        bits: 32,
-                        write: false,
-                    });
+                    u.reg(r, 32, false);
                 }
             }
             Op::Set(s) => {
-                u.push(RegUse {
-                    reg: s.d,
-                    bits: s.dtype.bits(),
-                    write: true,
-                });
-                src(&mut u, s.a, s.stype.bits());
-                src(&mut u, s.b, s.stype.bits());
-                pred(&mut u, s.bool_op);
+                u.reg(s.d, s.dtype.bits(), true);
+                u.src(s.a, s.stype.bits());
+                u.src(s.b, s.stype.bits());
+                u.bool_pred(s.bool_op);
             }
             Op::Setp(s) => {
                 if let Some(p) = s.p {
-                    u.push(RegUse {
-                        reg: p,
-                        bits: 1,
-                        write: true,
-                    });
+                    u.reg(p, 1, true);
                 }
                 if let Some(Some(q)) = s.q {
-                    u.push(RegUse {
-                        reg: q,
-                        bits: 1,
-                        write: true,
-                    });
+                    u.reg(q, 1, true);
                 }
-                src(&mut u, s.a, s.ty.bits());
-                src(&mut u, s.b, s.ty.bits());
-                pred(&mut u, s.bool_op);
+                u.src(s.a, s.ty.bits());
+                u.src(s.b, s.ty.bits());
+                u.bool_pred(s.bool_op);
             }
             Op::Selp(s) => {
-                u.push(RegUse {
-                    reg: s.d,
-                    bits: s.ty.bits(),
-                    write: true,
-                });
-                src(&mut u, s.a, s.ty.bits());
-                src(&mut u, s.b, s.ty.bits());
-                if let PredSrc::Reg { reg, .. } = s.c {
-                    u.push(RegUse {
-                        reg,
-                        bits: 1,
-                        write: false,
-                    });
-                }
+                u.reg(s.d, s.ty.bits(), true);
+                u.src(s.a, s.ty.bits());
+                u.src(s.b, s.ty.bits());
+                u.pred(s.c);
             }
             Op::Slct(s) => {
-                u.push(RegUse {
-                    reg: s.d,
-                    bits: s.dtype.bits(),
-                    write: true,
-                });
-                src(&mut u, s.a, s.dtype.bits());
-                src(&mut u, s.b, s.dtype.bits());
-                src(&mut u, s.c, 32);
+                u.reg(s.d, s.dtype.bits(), true);
+                u.src(s.a, s.dtype.bits());
+                u.src(s.b, s.dtype.bits());
+                u.src(s.c, 32);
             }
             Op::Alu(a) => {
-                u.push(RegUse {
-                    reg: a.d,
-                    bits: a.ty.bits(),
-                    write: true,
-                });
-                src(&mut u, a.a, a.ty.bits());
+                u.reg(a.d, a.ty.bits(), true);
+                u.src(a.a, a.ty.bits());
                 if let Some(b) = a.b {
-                    src(&mut u, b, a.b_bits());
+                    u.src(b, a.b_bits());
                 }
             }
             Op::Int(x) => {
-                u.push(RegUse {
-                    reg: x.d,
-                    bits: x.d_bits(),
-                    write: true,
-                });
-                src(&mut u, x.a, x.ty.bits());
-                src(&mut u, x.b, x.ty.bits());
+                u.reg(x.d, x.d_bits(), true);
+                u.src(x.a, x.ty.bits());
+                u.src(x.b, x.ty.bits());
                 if let Some(c) = x.c {
-                    src(&mut u, c, x.d_bits());
+                    u.src(c, x.d_bits());
                 }
             }
         }

@@ -5,26 +5,43 @@ use super::lex::invalid;
 use super::operand::{Cx, Val};
 use super::syntax::Raw;
 use super::validate::Checked;
-use crate::db::{self, default_sels, Family, IntWord, OpKind};
+use crate::db::{self, default_sels, IntWord, OpKind};
 use crate::error::{InvalidReason as R, IsaError};
 use crate::inst::*;
 use crate::symbols::Symbols;
 
 /// The operation `raw` (already [`super::validate::check`]ed) describes.
 pub(super) fn build(raw: &Raw<'_>, c: &Checked<'_>, syms: &mut Symbols) -> Result<Op, IsaError> {
-    let kind = raw.def.kind;
-    let fam = kind.family();
-    let name = c.name;
-    let op_tok = raw.op_tok;
-    let mods = &c.mods;
-    let tys = &c.tys;
-    let mismatch = || invalid(op_tok.col, op_tok.text, R::ArgumentsMismatch { inst: name });
+    let (vals, bool_op) = read_operands(raw, c, syms)?;
+    assemble(raw, c, &vals, bool_op)
+}
 
+/// "Arguments mismatch" at the opcode.
+fn arguments_mismatch(raw: &Raw<'_>, c: &Checked<'_>) -> IsaError {
+    let t = raw.op_tok;
+    invalid(t.col, t.text, R::ArgumentsMismatch { inst: c.name })
+}
+
+/// A BoolOp with its predicate operand.
+type BoolPred = Option<(BoolOp, PredSrc)>;
+
+/// The operands read as the database's operand kinds say, and the BoolOp
+/// predicate after them.
+fn read_operands(
+    raw: &Raw<'_>,
+    c: &Checked<'_>,
+    syms: &mut Symbols,
+) -> Result<([Val; 5], BoolPred), IsaError> {
+    let (kind, name, op_tok) = (raw.def.kind, c.name, raw.op_tok);
+    let (mods, tys) = (&c.mods, &c.tys);
+    let mismatch = || arguments_mismatch(raw, c);
     let kinds = db::operands(kind);
     let n = kinds.len() + usize::from(mods.bool_op.is_some());
     let ops = &raw.operands;
     if ops.len() != n {
-        if mods.bool_op.is_none() && ops.len() == n + 1 && matches!(fam, Family::Set | Family::Setp)
+        if mods.bool_op.is_none()
+            && ops.len() == n + 1
+            && matches!(kind, OpKind::Set | OpKind::Setp)
         {
             return Err(invalid(
                 op_tok.col,
@@ -89,10 +106,22 @@ pub(super) fn build(raw: &Raw<'_>, c: &Checked<'_>, syms: &mut Symbols) -> Resul
         }
         _ => None,
     };
+    Ok((vals, bool_op))
+}
+
+/// The family's instruction from its operand values.
+fn assemble(
+    raw: &Raw<'_>,
+    c: &Checked<'_>,
+    vals: &[Val; 5],
+    bool_op: BoolPred,
+) -> Result<Op, IsaError> {
+    let (mods, tys) = (&c.mods, &c.tys);
+    let mismatch = || arguments_mismatch(raw, c);
     let reg = |i: usize| vals[i].reg().ok_or_else(mismatch);
     let opnd = |i: usize| vals[i].opnd().ok_or_else(mismatch);
 
-    let op = match kind {
+    let op = match raw.def.kind {
         OpKind::Video(vop, simd) => {
             let (Val::VDst(d, mask), Val::VSrc(a, asel), Val::VSrc(b, bsel), Val::Reg(c)) =
                 (vals[0], vals[1], vals[2], vals[3])
@@ -101,7 +130,7 @@ pub(super) fn build(raw: &Raw<'_>, c: &Checked<'_>, syms: &mut Symbols) -> Resul
             };
             let full = (1u8 << simd.lanes()) - 1;
             let (dasel, dbsel) = default_sels(simd);
-            let set = fam == Family::VideoSet;
+            let set = matches!(vop, VideoOp::Set(_));
             let sat = mods.sat.is_some();
             Op::Video(Video {
                 op: match (vop, mods.cmp) {
