@@ -8,10 +8,15 @@
 //! instruction kinds here is exhaustive, so a new family does not compile
 //! until each fact is given.
 //!
-//! Adding a family: its struct in `inst.rs` and its [`Op`] variant, its
-//! opcode words in [`OPCODES`], its shape in [`spec`], its type rule in
-//! [`types_ok`], the facts in `facts.rs`, its forms in `forms.rs`, its
-//! scalar semantics under `exec/`, and tests.
+//! Adding a family (the integer `add/sub/mul/mad` family was added this
+//! way): its struct and `Op` variant in `inst.rs` (with `reg_uses`), its
+//! opcode words in `OPCODES` with an `OpKind`, then every exhaustive
+//! match the compiler points at: `spec`, `operands`, `types_ok`,
+//! [`syntax`], `facts.rs` (name, lowering key, unit class), `forms.rs`, the
+//! parser's `build.rs` and `display.rs`, and the dispatch arms in `exec/`;
+//! its scalar semantics in a file of its own under `exec/`; its tests. The
+//! sim-core database test then fails until `tools/lowering/derive.py` gives
+//! its lowering keys rows for every architecture that can run it.
 
 mod facts;
 mod forms;
@@ -27,7 +32,7 @@ pub(crate) use ptx_names::is_ptx_opcode;
 use crate::inst::{AluOp, CmpOp, Instruction, MulMode, Op, Simd, Type, TypeKind, VideoOp};
 use crate::target::Feature;
 
-/// Instruction families; each has one [`FamilySpec`].
+/// Instruction families: each has one shape (modifier classes, type count) and one syntax block ([`syntax`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Family {
     /// vadd2 ... vmax4
@@ -189,7 +194,7 @@ pub(crate) struct FamilySpec {
 }
 
 /// The family's syntax block in the manual's notation (PTX ISA 9.7): what
-/// [`spec`], [`operands`], [`types_ok`] and the modifier rules encode.
+/// `spec`, `operands`, `types_ok` and the modifier rules encode.
 pub const fn syntax(fam: Family) -> &'static str {
     match fam {
         Family::VideoArith => {
