@@ -512,7 +512,8 @@ fn check_finals(trace: &Trace, finals: &[WarpRegs]) -> ExitCode {
 fn kind_name(k: ErrorKind) -> &'static str {
     match k {
         ErrorKind::Invalid => "error invalid",
-        ErrorKind::Arch => "error arch",
+        ErrorKind::Unsupported => "error arch",
+        ErrorKind::Unimplemented => "error unimplemented",
     }
 }
 

@@ -6,24 +6,13 @@
 //! ptxas + nvdisasm output (see ARCHITECTURE.md, "Lowering table"). It is embedded
 //! with `include_str!` and parsed once per process.
 //!
-//! # Variant key
-//! The key keeps exactly what changes the machine-code length:
-//! - video: `v{op}{2|4}.{signs}.{mode}.{shape}` with `op` in
-//!   `add sub avrg absdiff min max`, `signs` = d/a/b signedness (`uuu` ... `sss`;
-//!   the dtype matters even without `.sat`: `vabsdiff4.u32.s32.s32` is one
-//!   `VABSDIFF4` on sm_90, `vabsdiff4.s32.s32.s32` about 34 instructions),
-//!   `mode` in `plain add sat`, `shape` = `def` (default mask and selectors),
-//!   `mask` (a partial destination mask), `sel` (a non-default selector);
-//!   `vset{2|4}.{eq|ord}.{ab signs}.{plain|add}.{shape}` (`eq` = `eq`/`ne`,
-//!   which need no sign extension; `ord` = the four orderings).
-//! - `set.{dclass}.{sclass}.{bool|nobool}`, `setp.{sclass}.{bool|nobool}`,
-//!   `selp.b{bits}`, `slct.{s32|f32}.{ftz|noftz}`, `alu.{op}.b{bits}`, where a
-//!   class is `i16 i32 i64 f16 bf16 f16x2 bf16x2 f32 f64`.
+//! The variant key of an instruction is sim-isa's classification,
+//! [`sim_isa::db::lowering_key`] (documented there); this module only
+//! attaches the table's counts to it.
 
 use crate::config::LoweringArch;
-use sim_isa::{AluOp, Instruction, Op, Type, TypeKind, Video, VideoOp};
+use sim_isa::{Instruction, Target};
 use std::collections::{BTreeMap, HashMap};
-use std::fmt::Write as _;
 use std::sync::OnceLock;
 
 /// The committed expansion table.
@@ -38,6 +27,10 @@ pub struct Cost {
     pub steps: u16,
     /// Whether the row came from the table (false: assumed native, 1/1).
     pub from_table: bool,
+    /// The architecture has a table but no row for this key: the cost fell
+    /// back to 1/1. The database test makes this impossible for every form
+    /// a table architecture's target can run.
+    pub missing: bool,
 }
 
 impl Cost {
@@ -46,7 +39,61 @@ impl Cost {
         uops: 1,
         steps: 1,
         from_table: false,
+        missing: false,
     };
+}
+
+/// The architectures the table covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TableArch {
+    /// Kepler, from `sm_35` listings.
+    Sm35,
+    /// Maxwell, from `sm_53` counts.
+    Sm53,
+    /// Hopper, from `sm_90` listings.
+    Sm90,
+}
+
+impl TableArch {
+    /// All three, in the order of the per-arch maps.
+    pub const ALL: [TableArch; 3] = [TableArch::Sm35, TableArch::Sm53, TableArch::Sm90];
+
+    /// The table's architecture column.
+    pub const fn name(self) -> &'static str {
+        match self {
+            TableArch::Sm35 => "sm_35",
+            TableArch::Sm53 => "sm_53",
+            TableArch::Sm90 => "sm_90",
+        }
+    }
+
+    /// The target whose machine code the rows count.
+    pub const fn target(self) -> Target {
+        let sm = match self {
+            TableArch::Sm35 => 35,
+            TableArch::Sm53 => 53,
+            TableArch::Sm90 => 90,
+        };
+        Target { sm, suffix: None }
+    }
+
+    /// The table an SM of `arch` reads, `None` for [`LoweringArch::Native`].
+    pub const fn of(arch: LoweringArch) -> Option<TableArch> {
+        match arch {
+            LoweringArch::Native => None,
+            LoweringArch::Kepler => Some(TableArch::Sm35),
+            LoweringArch::Maxwell => Some(TableArch::Sm53),
+            LoweringArch::Hopper => Some(TableArch::Sm90),
+        }
+    }
+
+    const fn index(self) -> usize {
+        match self {
+            TableArch::Sm35 => 0,
+            TableArch::Sm53 => 1,
+            TableArch::Sm90 => 2,
+        }
+    }
 }
 
 type Table = BTreeMap<(String, String), (u16, u16)>;
@@ -55,28 +102,24 @@ type Table = BTreeMap<(String, String), (u16, u16)>;
 /// embedded text, hashed, so startup does no per-row allocation.
 type Lookup = HashMap<&'static str, (u16, u16)>;
 
-/// Architectures the table covers, in the order of the per-arch maps.
-const TABLE_ARCHS: [&str; 3] = ["sm_35", "sm_53", "sm_90"];
-
-/// The committed rows of `arch` (`None` if the table has no such arch). Built
-/// per arch on first use: a run parses only the rows it can look up.
-fn table(arch: &str) -> Option<&'static Lookup> {
+/// The committed rows of `arch`. Built per arch on first use: a run parses
+/// only the rows it can look up.
+fn table(arch: TableArch) -> &'static Lookup {
     static T: [OnceLock<Lookup>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
-    let i = TABLE_ARCHS.iter().position(|&a| a == arch)?;
-    let arch = TABLE_ARCHS[i];
-    Some(T[i].get_or_init(|| {
+    let name = arch.name();
+    T[arch.index()].get_or_init(|| {
         // Lines average ~55 bytes: room for an arch's share of the rows, so building never rehashes.
-        let mut m = Lookup::with_capacity(TABLE_TSV.len() / 40 / TABLE_ARCHS.len());
+        let mut m = Lookup::with_capacity(TABLE_TSV.len() / 40 / TableArch::ALL.len());
         m.extend(
             TABLE_TSV
                 .lines()
                 // Cheap prefix test first: most lines belong to other archs.
-                .filter(|l| l.strip_prefix(arch).is_some_and(|r| r.starts_with('\t')))
+                .filter(|l| l.strip_prefix(name).is_some_and(|r| r.starts_with('\t')))
                 .filter_map(row)
                 .map(|(_, k, n, d)| (k, (n, d))),
         );
         m
-    }))
+    })
 }
 
 /// The well-formed rows of the TSV (`arch key uops steps ...`, `#`
@@ -109,133 +152,37 @@ pub fn parse_table(text: &str) -> Table {
         .collect()
 }
 
-/// Number of rows for `arch` (`sm_35`, `sm_53`, `sm_90`).
-pub fn rows_for(arch: &str) -> usize {
-    table(arch).map_or(0, |t| t.len())
+/// Number of rows for `arch`.
+pub fn rows_for(arch: TableArch) -> usize {
+    table(arch).len()
+}
+
+/// Whether `arch`'s table has a row for `key`.
+pub fn has_row(arch: TableArch, key: &str) -> bool {
+    table(arch).contains_key(key)
 }
 
 /// The cost of `inst` under `arch`'s table.
 pub fn cost(arch: LoweringArch, inst: &Instruction) -> Cost {
-    let Some(a) = arch.table_arch() else {
+    let Some(a) = TableArch::of(arch) else {
         return Cost::NATIVE;
     };
     let k = key(inst);
-    match table(a).and_then(|t| t.get(k.as_str())) {
+    match table(a).get(k.as_str()) {
         Some(&(uops, steps)) => Cost {
             uops,
             steps,
             from_table: true,
+            missing: false,
         },
-        None => Cost::NATIVE,
+        None => Cost {
+            missing: true,
+            ..Cost::NATIVE
+        },
     }
 }
 
-fn sign(b: bool) -> char {
-    if b {
-        's'
-    } else {
-        'u'
-    }
-}
-
-/// Operand class of a type for the set-family keys.
-pub fn type_class(t: Type) -> &'static str {
-    match (t.kind(), t.bits()) {
-        (TypeKind::Float, _) | (TypeKind::BFloat, _) | (TypeKind::Pred, _) => t.name(),
-        (_, 16) => "i16",
-        (_, 64) => "i64",
-        _ => "i32",
-    }
-}
-
-fn video_key(v: &Video, out: &mut String) {
-    let x = if v.simd == sim_isa::Simd::X2 { 2 } else { 4 };
-    let full: u8 = if x == 2 { 0b11 } else { 0b1111 };
-    let def_a: [u8; 4] = if x == 2 { [0, 1, 0, 0] } else { [0, 1, 2, 3] };
-    let def_b: [u8; 4] = if x == 2 { [2, 3, 0, 0] } else { [4, 5, 6, 7] };
-    let n = x as usize;
-    let shape = if v.asel[..n] != def_a[..n] || v.bsel[..n] != def_b[..n] {
-        "sel"
-    } else if v.mask != full {
-        "mask"
-    } else {
-        "def"
-    };
-    let (a, b) = (sign(v.asigned), sign(v.bsigned));
-    match v.op {
-        VideoOp::Set(c) => {
-            let cls = if matches!(c, sim_isa::CmpOp::Eq | sim_isa::CmpOp::Ne) {
-                "eq"
-            } else {
-                "ord"
-            };
-            let mode = if v.add { "add" } else { "plain" };
-            let _ = write!(out, "vset{x}.{cls}.{a}{b}.{mode}.{shape}");
-        }
-        op => {
-            let name = match op {
-                VideoOp::Add => "add",
-                VideoOp::Sub => "sub",
-                VideoOp::Avrg => "avrg",
-                VideoOp::Absdiff => "absdiff",
-                VideoOp::Min => "min",
-                _ => "max",
-            };
-            let mode = if v.sat {
-                "sat"
-            } else if v.add {
-                "add"
-            } else {
-                "plain"
-            };
-            let _ = write!(out, "v{name}{x}.{}{a}{b}.{mode}.{shape}", sign(v.dsigned));
-        }
-    }
-}
-
-/// The variant key of `inst` (see the module documentation).
+/// The variant key of `inst` ([`sim_isa::db::lowering_key`]).
 pub fn key(inst: &Instruction) -> String {
-    let mut s = String::new();
-    let b = |bo: bool| if bo { "bool" } else { "nobool" };
-    match &inst.op {
-        Op::Video(v) => video_key(v, &mut s),
-        Op::Set(x) => {
-            let _ = write!(
-                s,
-                "set.{}.{}.{}",
-                type_class(x.dtype),
-                type_class(x.stype),
-                b(x.bool_op.is_some())
-            );
-        }
-        Op::Setp(x) => {
-            let _ = write!(s, "setp.{}.{}", type_class(x.ty), b(x.bool_op.is_some()));
-        }
-        Op::Selp(x) => {
-            let _ = write!(s, "selp.b{}", x.ty.bits());
-        }
-        Op::Slct(x) => {
-            let c = if x.ctype == Type::F32 { "f32" } else { "s32" };
-            let _ = write!(s, "slct.{c}.{}", if x.ftz { "ftz" } else { "noftz" });
-        }
-        Op::Alu(a) => {
-            let _ = write!(s, "alu.{}.b{}", alu_name(a.op), a.ty.bits());
-        }
-    }
-    s
-}
-
-/// Mnemonic of a supporting ALU op (`mul.lo` for [`AluOp::MulLo`]).
-pub const fn alu_name(op: AluOp) -> &'static str {
-    match op {
-        AluOp::Mov => "mov",
-        AluOp::Add => "add",
-        AluOp::Sub => "sub",
-        AluOp::MulLo => "mul.lo",
-        AluOp::And => "and",
-        AluOp::Or => "or",
-        AluOp::Xor => "xor",
-        AluOp::Shl => "shl",
-        AluOp::Shr => "shr",
-    }
+    sim_isa::db::lowering_key(inst)
 }

@@ -361,7 +361,7 @@ fn parse_line(line: usize, text: &str) -> Result<Vector, (String, VectorError)> 
         }
         (None, Some(Json::String(e))) => Expect::Error(match e.as_str() {
             "invalid" => ErrorKind::Invalid,
-            "arch" => ErrorKind::Arch,
+            "arch" => ErrorKind::Unsupported,
             other => {
                 return Err(with_ptx(field_err(
                     "error",
@@ -500,7 +500,8 @@ fn skipped(line: usize, e: VectorError) -> VectorResult {
 fn kind_name(k: ErrorKind) -> &'static str {
     match k {
         ErrorKind::Invalid => "error invalid",
-        ErrorKind::Arch => "error arch",
+        ErrorKind::Unsupported => "error arch",
+        ErrorKind::Unimplemented => "error unimplemented",
     }
 }
 

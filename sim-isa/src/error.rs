@@ -1,16 +1,21 @@
 //! Errors with positions and real messages.
 
+use crate::inst::Type;
 use crate::target::PtxVersion;
 use std::fmt;
 
-/// The three-way outcome callers distinguish: accepted (no error), invalid
-/// everywhere, or valid but unsupported on the chosen target / PTX version.
+/// The outcome classes callers distinguish besides acceptance: invalid
+/// everywhere, valid but unsupported on the chosen target / PTX version, or
+/// valid PTX that this simulator does not implement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ErrorKind {
     /// No target accepts this text (syntax, modifiers, types, operands).
     Invalid,
     /// Valid PTX that the given target or `.version` does not support.
-    Arch,
+    /// Conformance files spell it `"error":"arch"`.
+    Unsupported,
+    /// Valid PTX that simcli does not implement (`fma`, `bra`, `ld.global`, ...).
+    Unimplemented,
 }
 
 /// What an unsupported instruction needs.
@@ -31,18 +36,191 @@ impl fmt::Display for Requirement {
     }
 }
 
+/// Why a text is invalid PTX. `Display` is ptxas's wording where ptxas has
+/// one (`inst` fields name the instruction as ptxas does: `mul.lo`, `set`).
+#[non_exhaustive]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum InvalidReason {
+    /// A token that does not fit the grammar here.
+    Syntax {
+        /// The token as written.
+        near: String,
+    },
+    /// The statement ended early.
+    UnexpectedEnd {
+        /// What was expected ("an operand").
+        expected: &'static str,
+    },
+    /// `/*` without `*/`.
+    UnterminatedComment,
+    /// An opcode that is no PTX instruction.
+    UnknownInstruction(String),
+    /// A type list the instruction does not take.
+    UnexpectedTypes {
+        /// The instruction.
+        inst: &'static str,
+    },
+    /// A compare on an instruction without one.
+    CompareNotAllowed {
+        /// The instruction.
+        inst: &'static str,
+    },
+    /// A second compare.
+    MultipleCompares,
+    /// A second BoolOp or `.add`.
+    MultiplePostOps,
+    /// A second `.ftz`.
+    DuplicateFtz,
+    /// `.min`/`.max` on a video instruction.
+    IllegalSecondaryOp {
+        /// The instruction.
+        inst: &'static str,
+    },
+    /// A modifier ptxas does not know.
+    UnknownModifier(String),
+    /// A known modifier this instruction does not take.
+    IllegalModifier {
+        /// The modifier as written (`.sat`).
+        modifier: String,
+        /// The instruction.
+        inst: &'static str,
+    },
+    /// `set`/`setp`/`vset` without a compare.
+    CompareRequired {
+        /// The instruction.
+        inst: &'static str,
+    },
+    /// `slct` with an unsigned `c` type.
+    SlctSignedOnly,
+    /// Both `.sat` and `.add` (video).
+    SatWithAdd,
+    /// `.sat` on a type that has no saturating form (`add.sat.u32`).
+    SatNotForType(Type),
+    /// A compare the source type does not order that way.
+    CompareTypeMismatch,
+    /// A `c` operand without a BoolOp.
+    BoolOpRequired {
+        /// The instruction.
+        inst: &'static str,
+    },
+    /// Wrong operand count or an operand of the wrong kind.
+    ArgumentsMismatch {
+        /// The instruction.
+        inst: &'static str,
+    },
+    /// `-%r` where only a register fits.
+    NegationNotAllowed {
+        /// The instruction.
+        inst: &'static str,
+    },
+    /// `%laneid` where it does not fit.
+    SpecialRegNotAllowed {
+        /// The instruction.
+        inst: &'static str,
+    },
+    /// A special register without a value in this simulator.
+    SpecialRegNotSimulated(String),
+    /// A video selector on a non-video operand.
+    SelectorNotAllowed {
+        /// The instruction.
+        inst: &'static str,
+    },
+    /// A float literal under `!` or `~`.
+    IntegerExpressionExpected,
+    /// A selector (or immediate) that does not fit video operand `operand`.
+    IncorrectVideoSelector {
+        /// 0-based operand index.
+        operand: usize,
+    },
+    /// A word that is no video selector.
+    UnknownVideoSelector(String),
+    /// A selector on video operand `c`.
+    SelectorOnSourceC,
+}
+
+impl fmt::Display for InvalidReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use InvalidReason as R;
+        match self {
+            R::Syntax { near } => write!(f, "Parsing error near '{near}': syntax error"),
+            R::UnexpectedEnd { expected } => write!(
+                f,
+                "Parsing error: unexpected end of statement, expected {expected}"
+            ),
+            R::UnterminatedComment => f.write_str("Unterminated comment"),
+            R::UnknownInstruction(s) => write!(f, "Not a name of any known instruction: '{s}'"),
+            R::UnexpectedTypes { inst } => {
+                write!(f, "Unexpected instruction types specified for '{inst}'")
+            }
+            R::CompareNotAllowed { inst } => write!(
+                f,
+                "Comparison qualifier is not allowed for instruction '{inst}'"
+            ),
+            R::MultipleCompares => f.write_str("Multiple comparisons set"),
+            R::MultiplePostOps => f.write_str("Multiple instruction post-operation flags set"),
+            R::DuplicateFtz => f.write_str("Duplicate .ftz modifier"),
+            R::IllegalSecondaryOp { inst } => write!(
+                f,
+                "Illegal secondary operation for video instruction '{inst}'"
+            ),
+            R::UnknownModifier(m) => write!(f, "Unknown modifier '{m}'"),
+            R::IllegalModifier { modifier, inst } => {
+                write!(f, "Illegal modifier '{modifier}' for instruction '{inst}'")
+            }
+            R::CompareRequired { inst } => {
+                write!(f, "Comparison modifier required for instruction '{inst}'")
+            }
+            R::SlctSignedOnly => {
+                f.write_str("Instruction 'slct' applies only to signed numeric types")
+            }
+            R::SatWithAdd => f.write_str("Illegal combination of .sat and .add modifiers"),
+            R::SatNotForType(t) => {
+                write!(f, "Modifier '.sat' does not apply to '.{}' type", t.name())
+            }
+            R::CompareTypeMismatch => {
+                f.write_str("Mismatch between instruction type and comparison qualifier")
+            }
+            R::BoolOpRequired { inst } => {
+                write!(f, "Boolean operation is required for instruction '{inst}'")
+            }
+            R::ArgumentsMismatch { inst } => {
+                write!(f, "Arguments mismatch for instruction '{inst}'")
+            }
+            R::NegationNotAllowed { inst } => {
+                write!(f, "Operand negation not allowed for instruction '{inst}'")
+            }
+            R::SpecialRegNotAllowed { inst } => write!(
+                f,
+                "Special register argument not allowed for instruction '{inst}'"
+            ),
+            R::SpecialRegNotSimulated(r) => write!(f, "Special register '{r}' is not simulated"),
+            R::SelectorNotAllowed { inst } => {
+                write!(f, "Video selector is not allowed on operand of '{inst}'")
+            }
+            R::IntegerExpressionExpected => f.write_str("Integer constant expression expected"),
+            R::IncorrectVideoSelector { operand } => {
+                write!(f, "Incorrect video selector for operand {operand}")
+            }
+            R::UnknownVideoSelector(s) => write!(f, "Unknown video selector: '{s}'"),
+            R::SelectorOnSourceC => {
+                f.write_str("Video selector is not allowed on 'source C' operand")
+            }
+        }
+    }
+}
+
 /// An instruction the parser or validator refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum IsaError {
     /// Invalid on every target.
-    #[error("column {col}: {msg} (at '{token}')")]
+    #[error("column {col}: {reason} (at '{token}')")]
     Invalid {
         /// 1-based column (in characters) of the offending token in the text given to the parser.
         col: usize,
         /// The offending token.
         token: String,
         /// What is wrong, in ptxas's words where it has them.
-        msg: String,
+        reason: InvalidReason,
     },
     /// Valid, but not on this target / PTX version, e.g.
     /// "set with a bf16 source needs sm_90".
@@ -53,14 +231,31 @@ pub enum IsaError {
         /// The minimum that would accept it.
         need: Requirement,
     },
+    /// Valid PTX that simcli does not implement, e.g. "unsupported by simcli: fma".
+    #[error("unsupported by simcli: {what}")]
+    Unimplemented {
+        /// 1-based column of the opcode or modifier that is not implemented.
+        col: usize,
+        /// The opcode, or opcode and type (`add.f32`), as written.
+        what: String,
+    },
 }
 
 impl IsaError {
-    /// Which of the two rejection kinds this is.
+    /// Which rejection kind this is.
     pub fn kind(&self) -> ErrorKind {
         match self {
             IsaError::Invalid { .. } => ErrorKind::Invalid,
-            IsaError::Unsupported { .. } => ErrorKind::Arch,
+            IsaError::Unsupported { .. } => ErrorKind::Unsupported,
+            IsaError::Unimplemented { .. } => ErrorKind::Unimplemented,
+        }
+    }
+
+    /// The 1-based column the error points at, where it has one.
+    pub fn col(&self) -> Option<usize> {
+        match self {
+            IsaError::Invalid { col, .. } | IsaError::Unimplemented { col, .. } => Some(*col),
+            IsaError::Unsupported { .. } => None,
         }
     }
 }

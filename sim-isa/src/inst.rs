@@ -129,6 +129,28 @@ impl Type {
     pub fn from_name(s: &str) -> Option<Type> {
         Type::ALL.into_iter().find(|t| t.name() == s)
     }
+
+    /// The integer type of twice the width and the same class (`.wide` results).
+    pub const fn doubled(self) -> Option<Type> {
+        match self {
+            Type::U16 => Some(Type::U32),
+            Type::U32 => Some(Type::U64),
+            Type::S16 => Some(Type::S32),
+            Type::S32 => Some(Type::S64),
+            Type::B16 => Some(Type::B32),
+            Type::B32 => Some(Type::B64),
+            Type::B64
+            | Type::U64
+            | Type::S64
+            | Type::F16
+            | Type::F16x2
+            | Type::Bf16
+            | Type::Bf16x2
+            | Type::F32
+            | Type::F64
+            | Type::Pred => None,
+        }
+    }
 }
 
 /// Comparison operator of `set`/`setp` (and, restricted, `vset2/4`).
@@ -458,17 +480,11 @@ pub struct Slct {
     pub c: Operand,
 }
 
-/// Supporting integer instructions of kernel text (`mov add sub mul.lo and or xor shl shr`).
+/// Supporting move, logic and shift instructions of kernel text (`mov and or xor shl shr`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AluOp {
     /// `mov`
     Mov,
-    /// `add`
-    Add,
-    /// `sub`
-    Sub,
-    /// `mul.lo`
-    MulLo,
     /// `and`
     And,
     /// `or`
@@ -496,6 +512,93 @@ pub struct Alu {
     pub b: Option<Operand>,
 }
 
+/// Which part of the product `mul`/`mad` keep (9.7.1.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MulMode {
+    /// `.lo`: the low `n` bits.
+    Lo,
+    /// `.hi`: the high `n` bits.
+    Hi,
+    /// `.wide`: all `2n` bits (16- and 32-bit types only).
+    Wide,
+}
+
+impl MulMode {
+    /// PTX spelling without the dot.
+    pub const fn name(self) -> &'static str {
+        match self {
+            MulMode::Lo => "lo",
+            MulMode::Hi => "hi",
+            MulMode::Wide => "wide",
+        }
+    }
+}
+
+/// Operation of the integer arithmetic family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IntOp {
+    /// `add`
+    Add,
+    /// `sub`
+    Sub,
+    /// `mul.mode`
+    Mul(MulMode),
+    /// `mad.mode`: `a * b + c`.
+    Mad(MulMode),
+}
+
+/// `add/sub/mul/mad` over the integer types (9.7.1): `add{.sat}.type`,
+/// `mul.mode.type`, `mad.mode.type`, `mad.hi.sat.s32`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct IntArith {
+    /// Operation.
+    pub op: IntOp,
+    /// `.sat` (`.s32` only: `add`, `sub`, `mad.hi`).
+    pub sat: bool,
+    /// Source type.
+    pub ty: Type,
+    /// Destination: twice `ty`'s width for `.wide`.
+    pub d: RegId,
+    /// First source.
+    pub a: Operand,
+    /// Second source.
+    pub b: Operand,
+    /// Addend of `mad` (at `d`'s width); `None` for the others.
+    pub c: Option<Operand>,
+}
+
+impl IntArith {
+    /// Type of `d` (and of `mad`'s `c`): twice the width for `.wide` (which
+    /// the validator allows only on 16- and 32-bit types).
+    pub const fn d_type(&self) -> Type {
+        match (self.op, self.ty.doubled()) {
+            (IntOp::Mul(MulMode::Wide) | IntOp::Mad(MulMode::Wide), Some(t)) => t,
+            (IntOp::Mul(MulMode::Wide) | IntOp::Mad(MulMode::Wide), None)
+            | (IntOp::Add | IntOp::Sub | IntOp::Mul(_) | IntOp::Mad(_), _) => self.ty,
+        }
+    }
+
+    /// Width of `d` (and of `mad`'s `c`).
+    pub const fn d_bits(&self) -> u32 {
+        self.d_type().bits()
+    }
+}
+
+impl Alu {
+    /// Type of the second source: shift amounts are `.u32` whatever the type.
+    pub const fn b_type(&self) -> Type {
+        match self.op {
+            AluOp::Shl | AluOp::Shr => Type::U32,
+            AluOp::Mov | AluOp::And | AluOp::Or | AluOp::Xor => self.ty,
+        }
+    }
+
+    /// Width of the second source ([`Alu::b_type`]'s).
+    pub const fn b_bits(&self) -> u32 {
+        self.b_type().bits()
+    }
+}
+
 /// One instruction body, by family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
@@ -509,8 +612,10 @@ pub enum Op {
     Selp(Selp),
     /// `slct`
     Slct(Slct),
-    /// `mov add sub mul.lo and or xor shl shr`
+    /// `mov and or xor shl shr`
     Alu(Alu),
+    /// `add sub mul mad` over integer types
+    Int(IntArith),
 }
 
 /// A decoded PTX instruction with its optional guard.
@@ -542,9 +647,27 @@ pub struct RegUses {
 }
 
 impl RegUses {
-    fn push(&mut self, u: RegUse) {
-        self.items[self.len] = Some(u);
+    fn reg(&mut self, reg: RegId, bits: u32, write: bool) {
+        self.items[self.len] = Some(RegUse { reg, bits, write });
         self.len += 1;
+    }
+    /// A source operand, if it is a register.
+    fn src(&mut self, o: Operand, bits: u32) {
+        if let Operand::Reg(r) = o {
+            self.reg(r, bits, false);
+        }
+    }
+    /// A predicate source, if it is a register.
+    fn pred(&mut self, p: PredSrc) {
+        if let PredSrc::Reg { reg, .. } = p {
+            self.reg(reg, 1, false);
+        }
+    }
+    /// A BoolOp's predicate `c`, if any.
+    fn bool_pred(&mut self, b: Option<(BoolOp, PredSrc)>) {
+        if let Some((_, p)) = b {
+            self.pred(p);
+        }
     }
     /// Iterates in operand order: guard, destinations, sources.
     pub fn iter(&self) -> impl Iterator<Item = RegUse> + '_ {
@@ -573,114 +696,57 @@ impl Instruction {
     pub fn reg_uses(&self) -> RegUses {
         let mut u = RegUses::default();
         if let Some(g) = self.guard {
-            u.push(RegUse {
-                reg: g.reg,
-                bits: 1,
-                write: false,
-            });
+            u.reg(g.reg, 1, false);
         }
-        let src = |u: &mut RegUses, o: Operand, bits: u32| {
-            if let Operand::Reg(reg) = o {
-                u.push(RegUse {
-                    reg,
-                    bits,
-                    write: false,
-                });
-            }
-        };
-        let pred = |u: &mut RegUses, p: Option<(BoolOp, PredSrc)>| {
-            if let Some((_, PredSrc::Reg { reg, .. })) = p {
-                u.push(RegUse {
-                    reg,
-                    bits: 1,
-                    write: false,
-                });
-            }
-        };
         match self.op {
             Op::Video(v) => {
-                u.push(RegUse {
-                    reg: v.d,
-                    bits: 32,
-                    write: true,
-                });
+                u.reg(v.d, 32, true);
                 for r in [v.a, v.b, v.c] {
-                    u.push(RegUse {
-                        reg: r,
-                        bits: 32,
-                        write: false,
-                    });
+                    u.reg(r, 32, false);
                 }
             }
             Op::Set(s) => {
-                u.push(RegUse {
-                    reg: s.d,
-                    bits: s.dtype.bits(),
-                    write: true,
-                });
-                src(&mut u, s.a, s.stype.bits());
-                src(&mut u, s.b, s.stype.bits());
-                pred(&mut u, s.bool_op);
+                u.reg(s.d, s.dtype.bits(), true);
+                u.src(s.a, s.stype.bits());
+                u.src(s.b, s.stype.bits());
+                u.bool_pred(s.bool_op);
             }
             Op::Setp(s) => {
                 if let Some(p) = s.p {
-                    u.push(RegUse {
-                        reg: p,
-                        bits: 1,
-                        write: true,
-                    });
+                    u.reg(p, 1, true);
                 }
                 if let Some(Some(q)) = s.q {
-                    u.push(RegUse {
-                        reg: q,
-                        bits: 1,
-                        write: true,
-                    });
+                    u.reg(q, 1, true);
                 }
-                src(&mut u, s.a, s.ty.bits());
-                src(&mut u, s.b, s.ty.bits());
-                pred(&mut u, s.bool_op);
+                u.src(s.a, s.ty.bits());
+                u.src(s.b, s.ty.bits());
+                u.bool_pred(s.bool_op);
             }
             Op::Selp(s) => {
-                u.push(RegUse {
-                    reg: s.d,
-                    bits: s.ty.bits(),
-                    write: true,
-                });
-                src(&mut u, s.a, s.ty.bits());
-                src(&mut u, s.b, s.ty.bits());
-                if let PredSrc::Reg { reg, .. } = s.c {
-                    u.push(RegUse {
-                        reg,
-                        bits: 1,
-                        write: false,
-                    });
-                }
+                u.reg(s.d, s.ty.bits(), true);
+                u.src(s.a, s.ty.bits());
+                u.src(s.b, s.ty.bits());
+                u.pred(s.c);
             }
             Op::Slct(s) => {
-                u.push(RegUse {
-                    reg: s.d,
-                    bits: s.dtype.bits(),
-                    write: true,
-                });
-                src(&mut u, s.a, s.dtype.bits());
-                src(&mut u, s.b, s.dtype.bits());
-                src(&mut u, s.c, 32);
+                u.reg(s.d, s.dtype.bits(), true);
+                u.src(s.a, s.dtype.bits());
+                u.src(s.b, s.dtype.bits());
+                u.src(s.c, 32);
             }
             Op::Alu(a) => {
-                u.push(RegUse {
-                    reg: a.d,
-                    bits: a.ty.bits(),
-                    write: true,
-                });
-                src(&mut u, a.a, a.ty.bits());
+                u.reg(a.d, a.ty.bits(), true);
+                u.src(a.a, a.ty.bits());
                 if let Some(b) = a.b {
-                    let bits = if matches!(a.op, AluOp::Shl | AluOp::Shr) {
-                        32
-                    } else {
-                        a.ty.bits()
-                    };
-                    src(&mut u, b, bits);
+                    u.src(b, a.b_bits());
+                }
+            }
+            Op::Int(x) => {
+                u.reg(x.d, x.d_bits(), true);
+                u.src(x.a, x.ty.bits());
+                u.src(x.b, x.ty.bits());
+                if let Some(c) = x.c {
+                    u.src(c, x.d_bits());
                 }
             }
         }

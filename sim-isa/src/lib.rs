@@ -1,12 +1,17 @@
 //! sim-isa: bit-exact PTX semantics for the SIMD video instructions
-//! (`vadd2` ... `vset4`), `set`/`setp`/`selp`/`slct` and half-precision `set`.
+//! (`vadd2` ... `vset4`), `set`/`setp`/`selp`/`slct`, half-precision `set`,
+//! and the integer `add`/`sub`/`mul`/`mad` family.
 //!
-//! Text goes in through [`parse::parse_instruction`], is gated per target by
+//! Every instruction family is declared once, as data, in [`db`]; text goes
+//! in through [`parse::parse_instruction`], is gated per target by
 //! [`parse::check_target`], prints back through `Display`
 //! ([`Instruction::display`]), and runs per lane over a 32-lane warp with
-//! [`exec::execute`]. This crate knows nothing of cycles.
+//! [`exec::execute`]. This crate knows nothing of cycles: it classifies an
+//! instruction for a timing model ([`db::lowering_key`], [`db::unit_class`])
+//! without costing it.
 
 pub mod conform;
+pub mod db;
 pub mod error;
 pub mod exec;
 pub mod inst;
@@ -14,7 +19,7 @@ pub mod parse;
 pub mod symbols;
 pub mod target;
 
-pub use error::{ErrorKind, IsaError, Requirement};
+pub use error::{ErrorKind, InvalidReason, IsaError, Requirement};
 pub use exec::{execute, ExecCtx, WarpRegs, WARP_SIZE};
 pub use inst::*;
 pub use symbols::Symbols;

@@ -4,7 +4,7 @@ use std::fmt;
 
 /// A compilation target such as `sm_53` or `sm_90a`.
 ///
-/// Any `sm_XY` parses; what a target can run is a queryable fact
+/// Only real targets parse ([`Target::KNOWN`]); what a target can run is a queryable fact
 /// ([`Target::supports`]), never a guess from its name at the call site.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Target {
@@ -61,25 +61,35 @@ impl Target {
         suffix: None,
     };
 
-    /// Parses `sm_XY`, `sm_XYa`, `sm_XYf` (also `sm_100`-style three digits).
+    /// Parses a real target name: one of [`Target::KNOWN`] (`sm_53`,
+    /// `sm_90a`, `sm_100f`, ...). Names of the right shape that no target
+    /// has (`sm_45`, `sm_999`, `sm_53a`, `sm_010`) are refused too.
     pub fn parse(s: &str) -> Result<Target, TargetError> {
         let bad = || TargetError {
             text: s.to_string(),
         };
+        if !Target::KNOWN.contains(&s) {
+            return Err(bad());
+        }
         let rest = s.strip_prefix("sm_").ok_or_else(bad)?;
         let (digits, suffix) = match rest.chars().last() {
             Some(c @ ('a' | 'f')) => (&rest[..rest.len() - 1], Some(c)),
             _ => (rest, None),
         };
-        if digits.len() < 2 || digits.len() > 3 || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(bad());
-        }
         let sm: u32 = digits.parse().map_err(|_| bad())?;
-        if sm < 10 {
-            return Err(bad());
-        }
         Ok(Target { sm, suffix })
     }
+
+    /// Every target name [`Target::parse`] accepts: the `sm_XY` of PTX ISA
+    /// 9.0 through `sm_90a`, and the `sm_100` family with the `a` and `f`
+    /// variants ptxas 13.0 knows.
+    pub const KNOWN: &'static [&'static str] = &[
+        "sm_10", "sm_11", "sm_12", "sm_13", "sm_20", "sm_21", "sm_30", "sm_32", "sm_35", "sm_37",
+        "sm_50", "sm_52", "sm_53", "sm_60", "sm_61", "sm_62", "sm_70", "sm_72", "sm_75", "sm_80",
+        "sm_86", "sm_87", "sm_89", "sm_90", "sm_90a", "sm_100", "sm_100a", "sm_100f", "sm_103",
+        "sm_103a", "sm_103f", "sm_110", "sm_110a", "sm_110f", "sm_120", "sm_120a", "sm_120f",
+        "sm_121", "sm_121a", "sm_121f",
+    ];
 
     /// Whether this target has `f`.
     pub const fn supports(self, f: Feature) -> bool {
@@ -114,9 +124,9 @@ impl std::str::FromStr for Target {
     }
 }
 
-/// A target name that is not of the form `sm_XY[a|f]`.
+/// A target name that names no real target.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("invalid target '{text}': expected sm_XY, e.g. sm_53 or sm_90a")]
+#[error("invalid target '{text}': expected one of {}", Target::KNOWN.join(" "))]
 pub struct TargetError {
     /// The text that failed to parse.
     pub text: String,
@@ -137,7 +147,65 @@ impl PtxVersion {
         PtxVersion { major, minor }
     }
 
-    /// Parses `X.Y`.
+    /// Every PTX ISA version that exists, through 9.0.
+    pub const KNOWN: &'static [(u8, u8)] = &[
+        (1, 0),
+        (1, 1),
+        (1, 2),
+        (1, 3),
+        (1, 4),
+        (2, 0),
+        (2, 1),
+        (2, 2),
+        (2, 3),
+        (3, 0),
+        (3, 1),
+        (3, 2),
+        (4, 0),
+        (4, 1),
+        (4, 2),
+        (4, 3),
+        (5, 0),
+        (6, 0),
+        (6, 1),
+        (6, 2),
+        (6, 3),
+        (6, 4),
+        (6, 5),
+        (7, 0),
+        (7, 1),
+        (7, 2),
+        (7, 3),
+        (7, 4),
+        (7, 5),
+        (7, 6),
+        (7, 7),
+        (7, 8),
+        (8, 0),
+        (8, 1),
+        (8, 2),
+        (8, 3),
+        (8, 4),
+        (8, 5),
+        (8, 6),
+        (8, 7),
+        (8, 8),
+        (9, 0),
+    ];
+
+    /// Whether this version exists (kernel-text and trace readers refuse
+    /// `.version 99.99`; [`PtxVersion::parse`] only reads the shape).
+    pub fn is_known(self) -> bool {
+        PtxVersion::KNOWN.contains(&(self.major, self.minor))
+    }
+
+    /// [`PtxVersion::parse`], then [`PtxVersion::is_known`]: `None` for text
+    /// that is not `X.Y` or names no PTX ISA version.
+    pub fn parse_known(s: &str) -> Option<PtxVersion> {
+        PtxVersion::parse(s).filter(|v| v.is_known())
+    }
+
+    /// Parses `X.Y` (any digits; see [`PtxVersion::parse_known`]).
     pub fn parse(s: &str) -> Option<PtxVersion> {
         let (a, b) = s.split_once('.')?;
         if a.is_empty() || b.is_empty() || a.len() > 2 || b.len() > 2 {

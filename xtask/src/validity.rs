@@ -114,7 +114,7 @@ fn sim_outcome(text: &str, arch: &str) -> Result<(), ErrorKind> {
 fn verdict_kind(v: &Verdict) -> Option<Result<(), ErrorKind>> {
     match v {
         Verdict::Accept => Some(Ok(())),
-        Verdict::Arch(_) => Some(Err(ErrorKind::Arch)),
+        Verdict::Arch(_) => Some(Err(ErrorKind::Unsupported)),
         Verdict::Invalid(_) => Some(Err(ErrorKind::Invalid)),
         Verdict::NoAnswer(_) => None,
     }
@@ -124,7 +124,8 @@ fn show(o: &Result<(), ErrorKind>) -> &'static str {
     match o {
         Ok(()) => "accept",
         Err(ErrorKind::Invalid) => "invalid",
-        Err(ErrorKind::Arch) => "arch",
+        Err(ErrorKind::Unsupported) => "arch",
+        Err(ErrorKind::Unimplemented) => "unimplemented",
     }
 }
 

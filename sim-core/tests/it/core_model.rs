@@ -509,10 +509,10 @@ fn lowering_table_matches_research_listings() {
     use sim_core::lowering::parse_table;
     let t = parse_table(lowering::TABLE_TSV);
     let get = |a: &str, k: &str| t.get(&(a.to_string(), k.to_string())).copied();
-    for a in ["sm_35", "sm_53", "sm_90"] {
+    for a in lowering::TableArch::ALL {
         assert!(
             lowering::rows_for(a) > 900,
-            "{a}: {} rows",
+            "{a:?}: {} rows",
             lowering::rows_for(a)
         );
     }

@@ -14,6 +14,7 @@
 mod alu;
 mod cmp;
 mod cmp_warp;
+mod int;
 mod lanes;
 mod select;
 mod video;
@@ -21,14 +22,15 @@ mod video_warp;
 
 pub use alu::alu_lane;
 pub use cmp::{compare, flush_subnormal, set_lane, set_true_value, setp_lane};
+pub use int::int_lane;
 pub use lanes::WarpRegs;
 pub use select::{selp_lane, slct_lane};
 pub use video::video_lane;
 
-use crate::inst::{AluOp, Instruction, Op, Operand, PredSrc, RegId, Type};
+use crate::inst::{Instruction, IntArith, Op, Operand, PredSrc, RegId};
 use crate::target::Target;
 pub(crate) use lanes::width_mask;
-use lanes::{blend, blend32, exec_mask, pred_src_bits, read_operand, write_lanes};
+use lanes::{blend, blend32, exec_mask, pred_src_bits, read_operand, write_lanes, Lanes};
 
 /// Lanes per warp.
 pub const WARP_SIZE: usize = 32;
@@ -92,8 +94,12 @@ pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
             blend(regs.get_mut(s.d), exec, &out);
         }
         Op::Alu(x) => {
-            let out = alu::alu(x.op, x.ty, x.a, x.b, alu_b_bits(x.op, x.ty), ctx, regs);
+            let out = alu::alu(x.op, x.ty, x.a, x.b, x.b_bits(), ctx, regs);
             blend(regs.get_mut(x.d), exec, &out);
+        }
+        Op::Int(x) => {
+            let (a, b, c) = int_sources(x, ctx, regs);
+            blend(regs.get_mut(x.d), exec, &int::int_warp(x, &a, &b, &c));
         }
     }
 }
@@ -126,18 +132,9 @@ fn regs_needed(inst: &Instruction) -> usize {
         Op::Selp(s) => d(s.d).max(r(s.a)).max(r(s.b)).max(p(s.c)),
         Op::Slct(s) => d(s.d).max(r(s.a)).max(r(s.b)).max(r(s.c)),
         Op::Alu(x) => d(x.d).max(r(x.a)).max(x.b.map_or(0, r)),
+        Op::Int(x) => d(x.d).max(r(x.a)).max(r(x.b)).max(x.c.map_or(0, r)),
     };
     m.max(g)
-}
-
-/// Width `execute` reads an ALU instruction's second source at: shift
-/// amounts are 32-bit whatever the type.
-fn alu_b_bits(op: AluOp, ty: Type) -> u32 {
-    if matches!(op, AluOp::Shl | AluOp::Shr) {
-        32
-    } else {
-        ty.bits()
-    }
 }
 
 /// The reference executor: [`execute`]'s semantics, written as the scalar
@@ -217,7 +214,7 @@ pub fn execute_scalar(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
             let bits = x.ty.bits();
             let a = read_operand(x.a, bits, ctx, regs);
             let b = match x.b {
-                Some(b) => read_operand(b, alu_b_bits(x.op, x.ty), ctx, regs),
+                Some(b) => read_operand(b, x.b_bits(), ctx, regs),
                 None => [0; WARP_SIZE],
             };
             for l in 0..WARP_SIZE {
@@ -225,5 +222,24 @@ pub fn execute_scalar(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
             }
             write_lanes(regs, x.d, exec, &out);
         }
+        Op::Int(x) => {
+            let (a, b, c) = int_sources(&x, ctx, regs);
+            for l in 0..WARP_SIZE {
+                out[l] = int_lane(&x, a[l], b[l], c[l]);
+            }
+            write_lanes(regs, x.d, exec, &out);
+        }
     }
+}
+
+/// The integer family's sources at their widths (`c` at `d`'s; 0 without `mad`).
+fn int_sources(x: &IntArith, ctx: &ExecCtx, regs: &WarpRegs) -> (Lanes, Lanes, Lanes) {
+    let bits = x.ty.bits();
+    let c =
+        x.c.map_or([0; WARP_SIZE], |c| read_operand(c, x.d_bits(), ctx, regs));
+    (
+        read_operand(x.a, bits, ctx, regs),
+        read_operand(x.b, bits, ctx, regs),
+        c,
+    )
 }

@@ -1,7 +1,6 @@
 //! `Instruction` -> PTX text that re-parses to an equal instruction.
 
-use super::default_sels;
-use super::table::opcode_name;
+use crate::db::{default_sels, opcode_name};
 use crate::inst::*;
 use crate::symbols::Symbols;
 use std::fmt::{self, Write};
@@ -115,7 +114,12 @@ impl DisplayInst<'_> {
         }
         match v.op {
             VideoOp::Set(c) => write!(f, "{}{}.{}", sign(v.asigned), sign(v.bsigned), c.name())?,
-            _ => write!(
+            VideoOp::Add
+            | VideoOp::Sub
+            | VideoOp::Avrg
+            | VideoOp::Absdiff
+            | VideoOp::Min
+            | VideoOp::Max => write!(
                 f,
                 "{}{}{}",
                 sign(v.dsigned),
@@ -154,6 +158,30 @@ impl DisplayInst<'_> {
         }
         f.write_str(", ")?;
         self.reg(f, v.c)
+    }
+}
+
+impl DisplayInst<'_> {
+    /// `.mode{.sat}.type d, a, b{, c}`; `c` at `d`'s type.
+    fn int(&self, f: &mut fmt::Formatter<'_>, x: &IntArith) -> fmt::Result {
+        match x.op {
+            IntOp::Mul(m) | IntOp::Mad(m) => write!(f, ".{}", m.name())?,
+            IntOp::Add | IntOp::Sub => {}
+        }
+        if x.sat {
+            f.write_str(".sat")?;
+        }
+        write!(f, ".{} ", x.ty.name())?;
+        self.reg(f, x.d)?;
+        f.write_str(", ")?;
+        self.opnd(f, x.a, x.ty)?;
+        f.write_str(", ")?;
+        self.opnd(f, x.b, x.ty)?;
+        if let Some(c) = x.c {
+            f.write_str(", ")?;
+            self.opnd(f, c, x.d_type())?;
+        }
+        Ok(())
     }
 }
 
@@ -219,23 +247,16 @@ impl fmt::Display for DisplayInst<'_> {
                 self.opnd(f, s.c, s.ctype)?;
             }
             Op::Alu(a) => {
-                if a.op == AluOp::MulLo {
-                    f.write_str(".lo")?;
-                }
                 write!(f, ".{} ", a.ty.name())?;
                 self.reg(f, a.d)?;
                 f.write_str(", ")?;
                 self.opnd(f, a.a, a.ty)?;
                 if let Some(b) = a.b {
                     f.write_str(", ")?;
-                    let bt = if matches!(a.op, AluOp::Shl | AluOp::Shr) {
-                        Type::U32
-                    } else {
-                        a.ty
-                    };
-                    self.opnd(f, b, bt)?;
+                    self.opnd(f, b, a.b_type())?;
                 }
             }
+            Op::Int(x) => self.int(f, x)?,
         }
         f.write_char(';')
     }

@@ -1,6 +1,6 @@
 //! Tokens of one PTX statement, with 1-based character columns.
 
-use crate::error::IsaError;
+use crate::error::{InvalidReason, IsaError};
 
 /// Token classes; the parser only needs these few.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,11 +23,12 @@ pub(crate) struct Token<'a> {
     pub col: usize,
 }
 
-pub(crate) fn invalid(col: usize, token: &str, msg: impl Into<String>) -> IsaError {
+/// An [`IsaError::Invalid`] at `col`, naming `token`.
+pub(crate) fn invalid(col: usize, token: &str, reason: InvalidReason) -> IsaError {
     IsaError::Invalid {
         col,
         token: token.to_string(),
-        msg: msg.into(),
+        reason,
     }
 }
 
@@ -64,7 +65,7 @@ pub(crate) fn lex(text: &str) -> Result<Vec<Token<'_>>, IsaError> {
             let mut j = i + 2;
             loop {
                 if j + 1 >= chars.len() {
-                    return Err(invalid(col, "/*", "Unterminated comment"));
+                    return Err(invalid(col, "/*", InvalidReason::UnterminatedComment));
                 }
                 if chars[j].1 == '*' && chars[j + 1].1 == '/' {
                     break;
@@ -87,7 +88,11 @@ pub(crate) fn lex(text: &str) -> Result<Vec<Token<'_>>, IsaError> {
                 i += 1;
             }
             if i == start + 1 {
-                return Err(invalid(col, ".", "Parsing error near '.': syntax error"));
+                return Err(invalid(
+                    col,
+                    ".",
+                    InvalidReason::Syntax { near: ".".into() },
+                ));
             }
             Tok::Mod
         } else if c.is_ascii_digit() || c == '.' {
@@ -117,11 +122,7 @@ pub(crate) fn lex(text: &str) -> Result<Vec<Token<'_>>, IsaError> {
             Tok::Punct(c)
         } else {
             let t = &text[b..end_of(i + 1)];
-            return Err(invalid(
-                col,
-                t,
-                format!("Parsing error near '{t}': syntax error"),
-            ));
+            return Err(invalid(col, t, InvalidReason::Syntax { near: t.into() }));
         };
         out.push(Token {
             kind,

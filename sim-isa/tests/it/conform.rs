@@ -16,7 +16,7 @@ fn tiny_parse(ptx: &str, s: &mut Symbols, t: Target) -> Result<Instruction, IsaE
             return Err(IsaError::Invalid {
                 col: 1,
                 token: ptx.into(),
-                msg: "unknown".into(),
+                reason: InvalidReason::UnknownInstruction(ptx.into()),
             })
         }
     };

@@ -3,7 +3,9 @@
 //! independent models are in `lane_model.rs`; a public sample run with
 //! hand-built instructions in `public_sample.rs`.
 
-use sim_isa::exec::{alu_lane, compare, selp_lane, set_lane, setp_lane, slct_lane, video_lane};
+use sim_isa::exec::{
+    alu_lane, compare, int_lane, selp_lane, set_lane, setp_lane, slct_lane, video_lane,
+};
 use sim_isa::*;
 
 pub const R1: RegId = RegId(0);
@@ -384,10 +386,24 @@ fn errata_15_slct_sign_of_c() {
 
 #[test]
 fn alu_wraps_and_shifts_at_width() {
-    assert_eq!(alu_lane(AluOp::Add, Type::U16, 0xFFFF, 1), 0);
-    assert_eq!(alu_lane(AluOp::Sub, Type::S32, 0, 1), 0xFFFF_FFFF);
+    let int = |op, ty| IntArith {
+        op,
+        sat: false,
+        ty,
+        d: R1,
+        a: Operand::Reg(R2),
+        b: Operand::Reg(R3),
+        c: None,
+    };
+    assert_eq!(int_lane(&int(IntOp::Add, Type::U16), 0xFFFF, 1, 0), 0);
+    assert_eq!(int_lane(&int(IntOp::Sub, Type::S32), 0, 1, 0), 0xFFFF_FFFF);
     assert_eq!(
-        alu_lane(AluOp::MulLo, Type::U32, 0x1_0001, 0x1_0001),
+        int_lane(
+            &int(IntOp::Mul(MulMode::Lo), Type::U32),
+            0x1_0001,
+            0x1_0001,
+            0
+        ),
         0x0002_0001
     );
     assert_eq!(alu_lane(AluOp::Shl, Type::B32, 1, 31), 0x8000_0000);
@@ -421,19 +437,21 @@ fn execute_respects_active_mask_and_guard() {
         regs.set_lane(R1, l, 0xDEAD);
         regs.set_lane(g, l, (l % 2) as u64);
     }
-    let add = Alu {
-        op: AluOp::Add,
+    let add = IntArith {
+        op: IntOp::Add,
+        sat: false,
         ty: Type::U32,
         d: R1,
         a: Operand::Reg(R2),
-        b: Some(Operand::Reg(R3)),
+        b: Operand::Reg(R3),
+        c: None,
     };
     let inst = Instruction {
         guard: Some(Guard {
             reg: g,
             negate: true,
         }),
-        op: Op::Alu(add),
+        op: Op::Int(add),
     };
     execute(&inst, &ctx(), &mut regs, 0x0000_FFFF);
     for l in 0..WARP_SIZE {

@@ -182,9 +182,6 @@ fn op() -> impl Strategy<Value = Op> {
         });
     let alu_op = prop::sample::select(vec![
         AluOp::Mov,
-        AluOp::Add,
-        AluOp::Sub,
-        AluOp::MulLo,
         AluOp::And,
         AluOp::Or,
         AluOp::Xor,
@@ -193,6 +190,42 @@ fn op() -> impl Strategy<Value = Op> {
     ]);
     let alu = (alu_op, ty(), reg(), operand(), prop::option::of(operand()))
         .prop_map(|(op, ty, d, a, b)| Op::Alu(Alu { op, ty, d, a, b }));
+    let mode = prop::sample::select(vec![MulMode::Lo, MulMode::Hi, MulMode::Wide]);
+    let int_op = prop_oneof![
+        Just(IntOp::Add),
+        Just(IntOp::Sub),
+        mode.clone().prop_map(IntOp::Mul),
+        mode.prop_map(IntOp::Mad),
+    ];
+    let int_ty = prop::sample::select(vec![
+        Type::U16,
+        Type::U32,
+        Type::U64,
+        Type::S16,
+        Type::S32,
+        Type::S64,
+    ]);
+    let int = (
+        int_op,
+        any::<bool>(),
+        int_ty,
+        reg(),
+        operand(),
+        operand(),
+        operand(),
+    )
+        .prop_map(|(op, sat, ty, d, a, b, c)| {
+            let c = matches!(op, IntOp::Mad(_)).then_some(c);
+            Op::Int(IntArith {
+                op,
+                sat,
+                ty,
+                d,
+                a,
+                b,
+                c,
+            })
+        });
     prop_oneof![
         3 => video().prop_map(Op::Video),
         3 => set,
@@ -200,6 +233,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => selp,
         1 => slct,
         2 => alu,
+        2 => int,
     ]
 }
 

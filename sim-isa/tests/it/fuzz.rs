@@ -247,7 +247,7 @@ fn mutate(seed: &str, edits: &[Edit]) -> String {
 fn parser_holds(text: &str) -> Result<(), TestCaseError> {
     let mut syms = Symbols::new();
     match parse_instruction(text, &mut syms) {
-        Err(IsaError::Invalid { col, .. }) => {
+        Err(IsaError::Invalid { col, .. } | IsaError::Unimplemented { col, .. }) => {
             let n = text.chars().count();
             prop_assert!(
                 col >= 1 && col <= n + 1,

@@ -2,14 +2,19 @@
 
 mod conform;
 mod enumerate;
+mod enumerate_set;
 mod examples;
 mod exec;
 mod fastpath;
 mod fuzz;
+mod int_arith;
 mod lane_model;
 mod model;
 mod parse;
+mod parse_errors;
+mod parse_video;
 mod props;
 mod public_sample;
 mod strategies;
+mod target;
 mod vectors;

@@ -502,7 +502,7 @@ fn sample_parse(ptx: &str, s: &mut Symbols, t: Target) -> Result<Instruction, Is
     let inst = sample_instruction(ptx, s).ok_or_else(|| IsaError::Invalid {
         col: 1,
         token: ptx.into(),
-        msg: "not in the sample table".into(),
+        reason: InvalidReason::UnknownInstruction(ptx.into()),
     })?;
     if matches!(inst.op, Op::Video(_)) && !t.supports(Feature::Video) {
         return Err(IsaError::Unsupported {

@@ -14,7 +14,7 @@ fn outcome(text: &str, arch: &str) -> &'static str {
         Some(PtxVersion::new(7, 8)),
     ) {
         Ok(_) => "accept",
-        Err(e) if e.kind() == ErrorKind::Arch => "arch",
+        Err(e) if e.kind() == ErrorKind::Unsupported => "arch",
         Err(_) => "invalid",
     }
 }

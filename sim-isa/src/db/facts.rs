@@ -1,0 +1,284 @@
+//! Facts about a decoded instruction, one exhaustive match each: the opcode
+//! word `Display` prints, the report's mnemonic, default video selectors,
+//! the lowering (timing) key and the unit class of the native machine
+//! instruction. sim-isa knows nothing of cycles: the key and the class are
+//! classification; sim-core attaches costs and rates to them.
+
+use crate::inst::{
+    AluOp, CmpOp, Instruction, IntArith, IntOp, MulMode, Op, Simd, Type, TypeKind, Video, VideoOp,
+};
+use std::fmt::Write as _;
+
+/// Opcode word of a decoded instruction as `Display` prints it (`vadd2`,
+/// `set`, `mul`; `mul`/`mad` print their mode as the first modifier).
+pub fn opcode_name(op: &Op) -> &'static str {
+    match op {
+        Op::Int(x) => match x.op {
+            IntOp::Mul(_) => "mul",
+            IntOp::Mad(_) => "mad",
+            IntOp::Add | IntOp::Sub => int_name(x.op),
+        },
+        Op::Video(_) | Op::Set(_) | Op::Setp(_) | Op::Selp(_) | Op::Slct(_) | Op::Alu(_) => {
+            name(op)
+        }
+    }
+}
+
+/// The report's mnemonic of `inst` (`vadd4`, `set`, `mul.lo`, `mad.wide`).
+pub fn mnemonic(inst: &Instruction) -> &'static str {
+    name(&inst.op)
+}
+
+fn name(op: &Op) -> &'static str {
+    match op {
+        Op::Video(v) => video_name(v.op, v.simd),
+        Op::Set(_) => "set",
+        Op::Setp(_) => "setp",
+        Op::Selp(_) => "selp",
+        Op::Slct(_) => "slct",
+        Op::Alu(a) => alu_name(a.op),
+        Op::Int(x) => int_name(x.op),
+    }
+}
+
+fn video_name(op: VideoOp, simd: Simd) -> &'static str {
+    let (x2, x4) = match op {
+        VideoOp::Add => ("vadd2", "vadd4"),
+        VideoOp::Sub => ("vsub2", "vsub4"),
+        VideoOp::Avrg => ("vavrg2", "vavrg4"),
+        VideoOp::Absdiff => ("vabsdiff2", "vabsdiff4"),
+        VideoOp::Min => ("vmin2", "vmin4"),
+        VideoOp::Max => ("vmax2", "vmax4"),
+        VideoOp::Set(_) => ("vset2", "vset4"),
+    };
+    match simd {
+        Simd::X2 => x2,
+        Simd::X4 => x4,
+    }
+}
+
+const fn alu_name(op: AluOp) -> &'static str {
+    match op {
+        AluOp::Mov => "mov",
+        AluOp::And => "and",
+        AluOp::Or => "or",
+        AluOp::Xor => "xor",
+        AluOp::Shl => "shl",
+        AluOp::Shr => "shr",
+    }
+}
+
+/// Name of an integer operation with its mode (`add`, `mul.lo`, `mad.wide`):
+/// the report's mnemonic and ptxas's name in messages.
+pub(crate) const fn int_name(op: IntOp) -> &'static str {
+    match op {
+        IntOp::Add => "add",
+        IntOp::Sub => "sub",
+        IntOp::Mul(MulMode::Lo) => "mul.lo",
+        IntOp::Mul(MulMode::Hi) => "mul.hi",
+        IntOp::Mul(MulMode::Wide) => "mul.wide",
+        IntOp::Mad(MulMode::Lo) => "mad.lo",
+        IntOp::Mad(MulMode::Hi) => "mad.hi",
+        IntOp::Mad(MulMode::Wide) => "mad.wide",
+    }
+}
+
+/// Default `asel`/`bsel` (9.7.18.2: `.h10`/`.h32`, `.b3210`/`.b7654`).
+pub const fn default_sels(simd: Simd) -> ([u8; 4], [u8; 4]) {
+    match simd {
+        Simd::X2 => ([0, 1, 0, 0], [2, 3, 0, 0]),
+        Simd::X4 => ([0, 1, 2, 3], [4, 5, 6, 7]),
+    }
+}
+
+/// Unit class of an instruction's native (first) machine instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnitClass {
+    /// Integer add/logic/shift/select.
+    IntAlu,
+    /// Integer compare, min/max.
+    IntCmp,
+    /// f32.
+    Fp32,
+    /// f16/bf16 (HSET2).
+    Fp16,
+    /// f64.
+    Fp64,
+    /// SIMD video.
+    Video,
+    /// `vabsdiff2/4`.
+    VideoAbsdiff,
+}
+
+/// The unit class of `inst`'s native (first) machine instruction.
+pub fn unit_class(inst: &Instruction) -> UnitClass {
+    let cmp_class = |t: Type| match t {
+        Type::F64 => UnitClass::Fp64,
+        Type::F32 => UnitClass::Fp32,
+        Type::F16 | Type::F16x2 | Type::Bf16 | Type::Bf16x2 => UnitClass::Fp16,
+        Type::B16
+        | Type::B32
+        | Type::B64
+        | Type::U16
+        | Type::U32
+        | Type::U64
+        | Type::S16
+        | Type::S32
+        | Type::S64
+        | Type::Pred => UnitClass::IntCmp,
+    };
+    match &inst.op {
+        Op::Video(v) => match v.op {
+            VideoOp::Absdiff => UnitClass::VideoAbsdiff,
+            VideoOp::Add
+            | VideoOp::Sub
+            | VideoOp::Avrg
+            | VideoOp::Min
+            | VideoOp::Max
+            | VideoOp::Set(_) => UnitClass::Video,
+        },
+        Op::Set(s) => cmp_class(s.stype),
+        Op::Setp(s) => cmp_class(s.ty),
+        Op::Slct(s) if s.ctype == Type::F32 => UnitClass::Fp32,
+        Op::Slct(_) => UnitClass::IntCmp,
+        Op::Selp(_) | Op::Alu(_) | Op::Int(_) => UnitClass::IntAlu,
+    }
+}
+
+/// Operand class of a type in the set-family keys.
+pub fn type_class(t: Type) -> &'static str {
+    match (t.kind(), t.bits()) {
+        (TypeKind::Float | TypeKind::BFloat | TypeKind::Pred, _) => t.name(),
+        (TypeKind::Bits | TypeKind::Unsigned | TypeKind::Signed, 16) => "i16",
+        (TypeKind::Bits | TypeKind::Unsigned | TypeKind::Signed, 64) => "i64",
+        (TypeKind::Bits | TypeKind::Unsigned | TypeKind::Signed, _) => "i32",
+    }
+}
+
+fn sign(b: bool) -> char {
+    if b {
+        's'
+    } else {
+        'u'
+    }
+}
+
+fn video_key(v: &Video, out: &mut String) {
+    let n = v.simd.lanes();
+    let full = (1u8 << n) - 1;
+    let (def_a, def_b) = default_sels(v.simd);
+    let shape = if v.asel[..n] != def_a[..n] || v.bsel[..n] != def_b[..n] {
+        "sel"
+    } else if v.mask != full {
+        "mask"
+    } else {
+        "def"
+    };
+    let (a, b) = (sign(v.asigned), sign(v.bsigned));
+    let name = match v.op {
+        VideoOp::Set(c) => {
+            let cls = match c {
+                CmpOp::Eq | CmpOp::Ne => "eq",
+                CmpOp::Lt
+                | CmpOp::Le
+                | CmpOp::Gt
+                | CmpOp::Ge
+                | CmpOp::Lo
+                | CmpOp::Ls
+                | CmpOp::Hi
+                | CmpOp::Hs
+                | CmpOp::Equ
+                | CmpOp::Neu
+                | CmpOp::Ltu
+                | CmpOp::Leu
+                | CmpOp::Gtu
+                | CmpOp::Geu
+                | CmpOp::Num
+                | CmpOp::Nan => "ord",
+            };
+            let mode = if v.add { "add" } else { "plain" };
+            let _ = write!(out, "vset{n}.{cls}.{a}{b}.{mode}.{shape}");
+            return;
+        }
+        VideoOp::Add => "add",
+        VideoOp::Sub => "sub",
+        VideoOp::Avrg => "avrg",
+        VideoOp::Absdiff => "absdiff",
+        VideoOp::Min => "min",
+        VideoOp::Max => "max",
+    };
+    let mode = if v.sat {
+        "sat"
+    } else if v.add {
+        "add"
+    } else {
+        "plain"
+    };
+    let _ = write!(out, "v{name}{n}.{}{a}{b}.{mode}.{shape}", sign(v.dsigned));
+}
+
+/// `alu.add.b32` / `alu.mul.lo.b64` as before the family existed (their
+/// cost does not depend on the signedness); the forms added with it keep
+/// the type, whose signedness changes the machine code
+/// (`alu.mul.hi.s64`, `alu.mad.hi.sat.s32`, `alu.add.sat.s32`).
+fn int_key(x: &IntArith, out: &mut String) {
+    let bits = x.ty.bits();
+    let _ = match (x.op, x.sat) {
+        (IntOp::Add | IntOp::Sub | IntOp::Mul(MulMode::Lo), false) => {
+            write!(out, "alu.{}.b{bits}", int_name(x.op))
+        }
+        (IntOp::Add | IntOp::Sub | IntOp::Mad(_), true) => {
+            write!(out, "alu.{}.sat.{}", int_name(x.op), x.ty.name())
+        }
+        (IntOp::Mul(_), true)
+        | (IntOp::Mul(MulMode::Hi | MulMode::Wide) | IntOp::Mad(_), false) => {
+            write!(out, "alu.{}.{}", int_name(x.op), x.ty.name())
+        }
+    };
+}
+
+/// The lowering (machine-code expansion) key of `inst`, the row name in
+/// sim-core's lowering table. It keeps exactly what changes the
+/// machine-code length:
+/// - video: `v{op}{2|4}.{signs}.{mode}.{shape}` with `op` in
+///   `add sub avrg absdiff min max`, `signs` = d/a/b signedness (`uuu` ...
+///   `sss`; the dtype matters even without `.sat`: `vabsdiff4.u32.s32.s32`
+///   is one `VABSDIFF4` on sm_90, `vabsdiff4.s32.s32.s32` about 34
+///   instructions), `mode` in `plain add sat`, `shape` = `def` (default mask
+///   and selectors), `mask` (a partial destination mask), `sel` (a
+///   non-default selector); `vset{2|4}.{eq|ord}.{ab signs}.{plain|add}.{shape}`
+///   (`eq` = `eq`/`ne`, which need no sign extension; `ord` = the orderings).
+/// - `set.{dclass}.{sclass}.{bool|nobool}`, `setp.{sclass}.{bool|nobool}`,
+///   `selp.b{bits}`, `slct.{s32|f32}.{ftz|noftz}`, `alu.{op}.b{bits}`, where
+///   a class is `i16 i32 i64 f16 bf16 f16x2 bf16x2 f32 f64`.
+/// - integer arithmetic: `alu.{add|sub|mul.lo}.b{bits}`, and with the type
+///   for the rest: `alu.add.sat.s32`, `alu.mul.hi.u64`, `alu.mad.wide.s16`.
+pub fn lowering_key(inst: &Instruction) -> String {
+    let mut s = String::new();
+    let b = |bo: bool| if bo { "bool" } else { "nobool" };
+    let _ = match &inst.op {
+        Op::Video(v) => {
+            video_key(v, &mut s);
+            Ok(())
+        }
+        Op::Set(x) => write!(
+            s,
+            "set.{}.{}.{}",
+            type_class(x.dtype),
+            type_class(x.stype),
+            b(x.bool_op.is_some())
+        ),
+        Op::Setp(x) => write!(s, "setp.{}.{}", type_class(x.ty), b(x.bool_op.is_some())),
+        Op::Selp(x) => write!(s, "selp.b{}", x.ty.bits()),
+        Op::Slct(x) => {
+            let c = if x.ctype == Type::F32 { "f32" } else { "s32" };
+            write!(s, "slct.{c}.{}", if x.ftz { "ftz" } else { "noftz" })
+        }
+        Op::Alu(a) => write!(s, "alu.{}.b{}", alu_name(a.op), a.ty.bits()),
+        Op::Int(x) => {
+            int_key(x, &mut s);
+            Ok(())
+        }
+    };
+    s
+}

@@ -1,0 +1,237 @@
+//! Every instruction form the database accepts, as canonical text (what
+//! `Display` prints), derived from the same tables the validator reads:
+//! each opcode word with every legal type list, every modifier the family
+//! allows, and for video every destination/selector shape the lowering
+//! key tells apart. Tests walk it to prove that each form parses, prints
+//! back, has a lowering row wherever a target can run it, and executes.
+
+use super::{
+    cmp_ok, ftz_ok, int_sat_ok, int_sat_type_ok, m, operands, spec, types_ok, vset_cmp_ok, Family,
+    IntWord, OpKind, OperandKind, OPCODES,
+};
+use crate::inst::{BoolOp, CmpOp, MulMode, Simd, Type};
+
+/// One instruction form: canonical text with registers named by position
+/// (`%d, %a, %b, %c`; `%p` for a predicate destination, `%q` for a BoolOp
+/// predicate).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Form {
+    /// The family it belongs to.
+    pub family: Family,
+    /// The text, as `Display` prints it.
+    pub text: String,
+}
+
+/// Video destination/selector shapes the lowering key tells apart.
+#[derive(Clone, Copy)]
+enum Shape {
+    Def,
+    Mask,
+    Sel,
+}
+
+/// Every form, in table order.
+pub fn forms() -> Vec<Form> {
+    let mut out = Vec::new();
+    for def in OPCODES {
+        let fam = def.kind.family();
+        let mut push = |head: String, tail: String| {
+            out.push(Form {
+                family: fam,
+                text: format!("{}{head} {tail};", def.name),
+            })
+        };
+        let modes: &[Option<MulMode>] = match def.kind {
+            OpKind::Int(IntWord::Mul | IntWord::Mad) => {
+                &[Some(MulMode::Lo), Some(MulMode::Hi), Some(MulMode::Wide)]
+            }
+            OpKind::Video(..)
+            | OpKind::Set
+            | OpKind::Setp
+            | OpKind::Selp
+            | OpKind::Slct
+            | OpKind::Alu(_)
+            | OpKind::Int(IntWord::Add | IntWord::Sub) => &[None],
+        };
+        for &mode in modes {
+            for tys in type_lists(def.kind, mode) {
+                for (mods, pred) in modifier_sets(def.kind, fam, mode, &tys) {
+                    let head = head(def.kind, mode, &mods, &tys);
+                    for &shape in shapes(def.kind) {
+                        push(head.clone(), tail(def.kind, shape, pred));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Type lists of `spec(fam).ntypes` entries that `types_ok` accepts.
+fn type_lists(kind: OpKind, mode: Option<MulMode>) -> Vec<Vec<Type>> {
+    let n = spec(kind.family()).ntypes;
+    let mut lists: Vec<Vec<Type>> = vec![vec![]];
+    for _ in 0..n {
+        lists = lists
+            .into_iter()
+            .flat_map(|l| {
+                Type::ALL.into_iter().map(move |t| {
+                    let mut l = l.clone();
+                    l.push(t);
+                    l
+                })
+            })
+            .collect();
+    }
+    lists.retain(|l| types_ok(kind, mode, l));
+    lists
+}
+
+/// Modifier words (besides types and mode) with whether a BoolOp
+/// predicate operand follows.
+fn modifier_sets(
+    kind: OpKind,
+    fam: Family,
+    mode: Option<MulMode>,
+    tys: &[Type],
+) -> Vec<(Vec<&'static str>, bool)> {
+    let allow = spec(fam).allow;
+    let mut sets: Vec<(Vec<&'static str>, bool)> = vec![(vec![], false)];
+    let extend = |sets: &mut Vec<(Vec<&'static str>, bool)>, opts: &[(&'static str, bool)]| {
+        *sets = sets
+            .iter()
+            .flat_map(|(s, p)| {
+                opts.iter().map(move |&(w, q)| {
+                    let mut s = s.clone();
+                    if !w.is_empty() {
+                        s.push(w);
+                    }
+                    (s, *p || q)
+                })
+            })
+            .collect();
+    };
+    if allow & m::CMP != 0 {
+        let cmps: Vec<(&'static str, bool)> = CmpOp::ALL
+            .into_iter()
+            .filter(|&c| match (fam, tys) {
+                (Family::VideoSet, _) => vset_cmp_ok(c),
+                (Family::Set, [_, s]) => cmp_ok(s.kind(), c),
+                (Family::Setp, [t]) => cmp_ok(t.kind(), c),
+                (Family::Set | Family::Setp, _) => false,
+                (
+                    Family::VideoArith | Family::Selp | Family::Slct | Family::Alu | Family::Int,
+                    _,
+                ) => false,
+            })
+            .map(|c| (c.name(), false))
+            .collect();
+        extend(&mut sets, &cmps);
+    }
+    if allow & m::BOOL != 0 {
+        let mut opts = vec![("", false)];
+        opts.extend(BoolOp::ALL.into_iter().map(|b| (b.name(), true)));
+        extend(&mut sets, &opts);
+    }
+    if allow & m::FTZ != 0 && ftz_ok(fam, tys) {
+        extend(&mut sets, &[("", false), ("ftz", false)]);
+    }
+    let sat = match kind {
+        OpKind::Int(w) => int_sat_ok(w, mode) && tys.iter().all(|&t| int_sat_type_ok(t)),
+        OpKind::Video(..)
+        | OpKind::Set
+        | OpKind::Setp
+        | OpKind::Selp
+        | OpKind::Slct
+        | OpKind::Alu(_) => allow & m::SAT != 0,
+    };
+    match (sat, allow & m::ADD != 0) {
+        (true, true) => extend(&mut sets, &[("", false), ("sat", false), ("add", false)]),
+        (true, false) => extend(&mut sets, &[("", false), ("sat", false)]),
+        (false, true) => extend(&mut sets, &[("", false), ("add", false)]),
+        (false, false) => {}
+    }
+    sets
+}
+
+/// Modifiers in `Display`'s order: mode, compare/BoolOp/ftz, types, then
+/// `.sat`/`.add` for video; `.sat` before the type elsewhere.
+fn head(kind: OpKind, mode: Option<MulMode>, mods: &[&str], tys: &[Type]) -> String {
+    let mut h = String::new();
+    if let Some(md) = mode {
+        h.push('.');
+        h.push_str(md.name());
+    }
+    let types = |h: &mut String| {
+        for t in tys {
+            h.push('.');
+            h.push_str(t.name());
+        }
+    };
+    let words = |h: &mut String, ws: &mut dyn Iterator<Item = &&str>| {
+        for w in ws {
+            h.push('.');
+            h.push_str(w);
+        }
+    };
+    match kind {
+        OpKind::Video(..) => {
+            types(&mut h);
+            words(&mut h, &mut mods.iter());
+        }
+        OpKind::Set
+        | OpKind::Setp
+        | OpKind::Selp
+        | OpKind::Slct
+        | OpKind::Alu(_)
+        | OpKind::Int(_) => {
+            words(&mut h, &mut mods.iter());
+            types(&mut h);
+        }
+    }
+    h
+}
+
+fn shapes(kind: OpKind) -> &'static [Shape] {
+    match kind {
+        OpKind::Video(..) => &[Shape::Def, Shape::Mask, Shape::Sel],
+        OpKind::Set
+        | OpKind::Setp
+        | OpKind::Selp
+        | OpKind::Slct
+        | OpKind::Alu(_)
+        | OpKind::Int(_) => &[Shape::Def],
+    }
+}
+
+/// Operands named by position, with the video shape and the BoolOp predicate.
+fn tail(kind: OpKind, shape: Shape, pred: bool) -> String {
+    const NAMES: [&str; 4] = ["%d", "%a", "%b", "%c"];
+    let (mask, sel) = match (kind, shape) {
+        (OpKind::Video(_, Simd::X2), Shape::Mask) => (".h0", ""),
+        (OpKind::Video(_, Simd::X4), Shape::Mask) => (".b10", ""),
+        (OpKind::Video(_, Simd::X2), Shape::Sel) => ("", ".h01"),
+        (OpKind::Video(_, Simd::X4), Shape::Sel) => ("", ".b0123"),
+        (_, Shape::Def | Shape::Mask | Shape::Sel) => ("", ""),
+    };
+    let mut parts: Vec<String> = operands(kind)
+        .iter()
+        .enumerate()
+        .map(|(i, k)| match k {
+            OperandKind::PredPair => "%p".to_string(),
+            OperandKind::VDst => format!("{}{mask}", NAMES[i]),
+            OperandKind::VSrc if i == 1 => format!("{}{sel}", NAMES[i]),
+            OperandKind::Dst
+            | OperandKind::VSrc
+            | OperandKind::VC
+            | OperandKind::Value(_)
+            | OperandKind::ValueOrSpecial
+            | OperandKind::Shift
+            | OperandKind::Pred => NAMES[i].to_string(),
+        })
+        .collect();
+    if pred {
+        parts.push("%q".into());
+    }
+    parts.join(", ")
+}

@@ -1,0 +1,502 @@
+//! The instruction database: every family declared once, as data, in the
+//! manual's notation (opcode words, modifiers, types, operand shapes, target
+//! and PTX-version gates), with the facts other layers need about a decoded
+//! instruction (`facts.rs`: opcode word, the report's mnemonic, default video
+//! selectors, the lowering key, the native unit class) and the enumeration
+//! of every form the database accepts (`forms.rs`). The parser, validator,
+//! `Display` and `check_target` read these tables; every match over
+//! instruction kinds here is exhaustive, so a new family does not compile
+//! until each fact is given.
+//!
+//! Adding a family (the integer `add/sub/mul/mad` family was added this
+//! way): its struct and `Op` variant in `inst.rs` (with `reg_uses`), its
+//! opcode words in `OPCODES` with an `OpKind`, then every exhaustive
+//! match the compiler points at: `spec`, `operands`, `types_ok`,
+//! [`syntax`], `facts.rs` (name, lowering key, unit class), `forms.rs`, the
+//! parser's `build.rs` and `display.rs`, and the dispatch arms in `exec/`;
+//! its scalar semantics in a file of its own under `exec/`; its tests. The
+//! sim-core database test then fails until `tools/lowering/derive.py` gives
+//! its lowering keys rows for every architecture that can run it.
+
+mod facts;
+mod forms;
+mod ptx_names;
+
+pub(crate) use facts::int_name;
+pub use facts::{
+    default_sels, lowering_key, mnemonic, opcode_name, type_class, unit_class, UnitClass,
+};
+pub use forms::{forms, Form};
+pub(crate) use ptx_names::is_ptx_opcode;
+
+use crate::inst::{AluOp, CmpOp, Instruction, MulMode, Op, Simd, Type, TypeKind, VideoOp};
+use crate::target::Feature;
+
+/// Instruction families: each has one shape (modifier classes, type count) and one syntax block ([`syntax`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// vadd2 ... vmax4
+    VideoArith,
+    /// vset2 / vset4
+    VideoSet,
+    /// set (incl. half precision)
+    Set,
+    /// setp
+    Setp,
+    /// selp
+    Selp,
+    /// slct
+    Slct,
+    /// mov and or xor shl shr
+    Alu,
+    /// add sub mul mad over integer types
+    Int,
+}
+
+/// The integer arithmetic opcode words (`mul`/`mad` take their mode as the
+/// first modifier, which ptxas reads as part of the opcode).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum IntWord {
+    Add,
+    Sub,
+    Mul,
+    Mad,
+}
+
+/// What an opcode word decodes to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OpKind {
+    Video(VideoOp, Simd),
+    Set,
+    Setp,
+    Selp,
+    Slct,
+    Alu(AluOp),
+    Int(IntWord),
+}
+
+impl OpKind {
+    pub(crate) const fn family(self) -> Family {
+        match self {
+            OpKind::Video(VideoOp::Set(_), _) => Family::VideoSet,
+            OpKind::Video(_, _) => Family::VideoArith,
+            OpKind::Set => Family::Set,
+            OpKind::Setp => Family::Setp,
+            OpKind::Selp => Family::Selp,
+            OpKind::Slct => Family::Slct,
+            OpKind::Alu(_) => Family::Alu,
+            OpKind::Int(_) => Family::Int,
+        }
+    }
+}
+
+/// One opcode word.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct OpcodeDef {
+    pub name: &'static str,
+    /// Video `Set` carries a placeholder compare, replaced by the modifier.
+    pub kind: OpKind,
+}
+
+const fn v(name: &'static str, op: VideoOp, s: Simd) -> OpcodeDef {
+    OpcodeDef {
+        name,
+        kind: OpKind::Video(op, s),
+    }
+}
+const fn a(name: &'static str, op: AluOp) -> OpcodeDef {
+    OpcodeDef {
+        name,
+        kind: OpKind::Alu(op),
+    }
+}
+const fn f(name: &'static str, kind: OpKind) -> OpcodeDef {
+    OpcodeDef { name, kind }
+}
+
+/// Every opcode word.
+pub(crate) const OPCODES: &[OpcodeDef] = &[
+    v("vadd2", VideoOp::Add, Simd::X2),
+    v("vsub2", VideoOp::Sub, Simd::X2),
+    v("vavrg2", VideoOp::Avrg, Simd::X2),
+    v("vabsdiff2", VideoOp::Absdiff, Simd::X2),
+    v("vmin2", VideoOp::Min, Simd::X2),
+    v("vmax2", VideoOp::Max, Simd::X2),
+    v("vset2", VideoOp::Set(CmpOp::Eq), Simd::X2),
+    v("vadd4", VideoOp::Add, Simd::X4),
+    v("vsub4", VideoOp::Sub, Simd::X4),
+    v("vavrg4", VideoOp::Avrg, Simd::X4),
+    v("vabsdiff4", VideoOp::Absdiff, Simd::X4),
+    v("vmin4", VideoOp::Min, Simd::X4),
+    v("vmax4", VideoOp::Max, Simd::X4),
+    v("vset4", VideoOp::Set(CmpOp::Eq), Simd::X4),
+    f("set", OpKind::Set),
+    f("setp", OpKind::Setp),
+    f("selp", OpKind::Selp),
+    f("slct", OpKind::Slct),
+    a("mov", AluOp::Mov),
+    a("and", AluOp::And),
+    a("or", AluOp::Or),
+    a("xor", AluOp::Xor),
+    a("shl", AluOp::Shl),
+    a("shr", AluOp::Shr),
+    f("add", OpKind::Int(IntWord::Add)),
+    f("sub", OpKind::Int(IntWord::Sub)),
+    f("mul", OpKind::Int(IntWord::Mul)),
+    f("mad", OpKind::Int(IntWord::Mad)),
+];
+
+/// The opcode word `name`, if simcli implements it.
+pub(crate) fn opcode(name: &str) -> Option<&'static OpcodeDef> {
+    OPCODES.iter().find(|d| d.name == name)
+}
+
+/// Modifier classes a family may carry (bit set).
+pub(crate) mod m {
+    pub const CMP: u8 = 1;
+    pub const BOOL: u8 = 2;
+    pub const FTZ: u8 = 4;
+    pub const SAT: u8 = 8;
+    pub const ADD: u8 = 16;
+}
+
+/// How one operand position is read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OperandKind {
+    /// Register destination of the instruction's (first) type.
+    Dst,
+    /// Video destination with optional mask.
+    VDst,
+    /// Video source a/b with optional selector.
+    VSrc,
+    /// Video source c: register, no selector.
+    VC,
+    /// `p`, `p|q`, `_`, `_|q`, `p|_`.
+    PredPair,
+    /// Register or immediate of type slot 0 / 1 (index into the operand
+    /// type list the family defines: its type modifiers, and for the
+    /// integer family `[type, destination type]`).
+    Value(u8),
+    /// Register, immediate or `%laneid`/`%warpid` (mov).
+    ValueOrSpecial,
+    /// Shift amount: 32-bit register or immediate.
+    Shift,
+    /// `{!}c` predicate or 0/1 immediate.
+    Pred,
+}
+
+/// One family's shape.
+pub(crate) struct FamilySpec {
+    /// Exact number of type modifiers.
+    pub ntypes: usize,
+    /// Modifier classes allowed (besides types).
+    pub allow: u8,
+}
+
+/// The family's syntax block in the manual's notation (PTX ISA 9.7): what
+/// `spec`, `operands`, `types_ok` and the modifier rules encode.
+pub const fn syntax(fam: Family) -> &'static str {
+    match fam {
+        Family::VideoArith => {
+            "vop2.dtype.atype.btype{.sat}{.add} d{.mask}, a{.asel}, b{.bsel}, c;  \
+             vop4 likewise; vop = vadd vsub vavrg vabsdiff vmin vmax; \
+             .dtype .atype .btype = { .u32, .s32 }"
+        }
+        Family::VideoSet => {
+            "vset2.atype.btype.cmp{.add} d{.mask}, a{.asel}, b{.bsel}, c;  vset4 likewise; \
+             .cmp = { .eq, .ne, .lt, .le, .gt, .ge }"
+        }
+        Family::Set => "set.CmpOp{.ftz}.dtype.stype d, a, b;  set.CmpOp.BoolOp{.ftz}.dtype.stype d, a, b, {!}c;",
+        Family::Setp => "setp.CmpOp{.ftz}.type p[|q], a, b;  setp.CmpOp.BoolOp{.ftz}.type p[|q], a, b, {!}c;",
+        Family::Selp => "selp.type d, a, b, c;",
+        Family::Slct => "slct.dtype.s32 d, a, b, c;  slct{.ftz}.dtype.f32 d, a, b, c;",
+        Family::Alu => "mov.type d, a;  and/or/xor.type d, a, b;  shl.type d, a, b;  shr.type d, a, b;",
+        Family::Int => {
+            "add{.sat}.type d, a, b;  sub{.sat}.type d, a, b;  mul.mode.type d, a, b;  \
+             mad.mode.type d, a, b, c;  mad.hi.sat.s32 d, a, b, c;  \
+             .mode = { .hi, .lo, .wide }; .type = { .u16, .u32, .u64, .s16, .s32, .s64 }; \
+             .sat only on .s32; .wide only on 16/32-bit types, d (and c) twice as wide"
+        }
+    }
+}
+
+/// The spec of `fam`.
+pub(crate) const fn spec(fam: Family) -> FamilySpec {
+    let (ntypes, allow) = match fam {
+        Family::VideoArith => (3, m::SAT | m::ADD),
+        Family::VideoSet => (2, m::CMP | m::ADD),
+        Family::Set => (2, m::CMP | m::BOOL | m::FTZ),
+        Family::Setp => (1, m::CMP | m::BOOL | m::FTZ),
+        Family::Selp => (1, 0),
+        Family::Slct => (2, m::FTZ),
+        Family::Alu => (1, 0),
+        Family::Int => (1, m::SAT),
+    };
+    FamilySpec { ntypes, allow }
+}
+
+use OperandKind as K;
+
+/// Operands of an opcode, without the optional BoolOp predicate.
+pub(crate) const fn operands(kind: OpKind) -> &'static [OperandKind] {
+    match kind {
+        OpKind::Video(_, _) => &[K::VDst, K::VSrc, K::VSrc, K::VC],
+        OpKind::Set => &[K::Dst, K::Value(1), K::Value(1)],
+        OpKind::Setp => &[K::PredPair, K::Value(0), K::Value(0)],
+        OpKind::Selp => &[K::Dst, K::Value(0), K::Value(0), K::Pred],
+        OpKind::Slct => &[K::Dst, K::Value(0), K::Value(0), K::Value(1)],
+        OpKind::Alu(AluOp::Mov) => &[K::Dst, K::ValueOrSpecial],
+        OpKind::Alu(AluOp::Shl | AluOp::Shr) => &[K::Dst, K::Value(0), K::Shift],
+        OpKind::Alu(AluOp::And | AluOp::Or | AluOp::Xor) => &[K::Dst, K::Value(0), K::Value(0)],
+        OpKind::Int(IntWord::Add | IntWord::Sub | IntWord::Mul) => {
+            &[K::Dst, K::Value(0), K::Value(0)]
+        }
+        OpKind::Int(IntWord::Mad) => &[K::Dst, K::Value(0), K::Value(0), K::Value(1)],
+    }
+}
+
+use Type as T;
+
+/// The nine integer types.
+const INT_BITS_ARR: [Type; 9] = [
+    T::B16,
+    T::B32,
+    T::B64,
+    T::U16,
+    T::U32,
+    T::U64,
+    T::S16,
+    T::S32,
+    T::S64,
+];
+const INT_BITS: &[Type] = &INT_BITS_ARR;
+
+/// `base` followed by `extra` (`N` = their lengths together).
+const fn join<const N: usize>(base: &[Type], extra: &[Type]) -> [Type; N] {
+    let mut out = [T::Pred; N];
+    let mut i = 0;
+    while i < base.len() {
+        out[i] = base[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < extra.len() {
+        out[i + j] = extra[j];
+        j += 1;
+    }
+    out
+}
+
+const SCALAR_ARR: [Type; 11] = join(INT_BITS, &[T::F32, T::F64]);
+/// The eleven scalar types of `set`/`setp`/`selp`/`slct` (9.7.6).
+pub(crate) const SCALAR: &[Type] = &SCALAR_ARR;
+const VIDEO_TYPES: &[Type] = &[T::U32, T::S32];
+const INT_US: &[Type] = &[T::U16, T::U32, T::U64, T::S16, T::S32, T::S64];
+const INT_WIDE: &[Type] = &[T::U16, T::U32, T::S16, T::S32];
+const BITS: &[Type] = &[T::B16, T::B32, T::B64];
+const SHR: &[Type] = INT_BITS;
+const SC_F16_ARR: [Type; 12] = join(SCALAR, &[T::F16]);
+const SC_F16: &[Type] = &SC_F16_ARR;
+const SC_F16_BF16_ARR: [Type; 13] = join(SCALAR, &[T::F16, T::Bf16]);
+const SC_F16_BF16: &[Type] = &SC_F16_BF16_ARR;
+
+/// `set` dtype/stype pairs ptxas 11.8 accepts (sm_90, PTX 7.8), found by
+/// assembling every pair of the 15 types: groups of (dtypes, stypes).
+pub(crate) const SET_PAIRS: &[(&[Type], &[Type])] = &[
+    (&[T::U32, T::S32, T::F32], SCALAR),
+    (&[T::U32, T::S32], &[T::F16, T::F16x2, T::Bf16, T::Bf16x2]),
+    (&[T::U16, T::S16], &[T::F16, T::Bf16]),
+    (&[T::F16], SC_F16),
+    (&[T::Bf16], SC_F16_BF16),
+    (&[T::F16x2], &[T::F16x2]),
+    (&[T::Bf16x2], &[T::Bf16x2]),
+];
+
+/// Whether the type list `tys` is legal for the opcode (`mode`: the
+/// integer family's `.lo/.hi/.wide`).
+pub(crate) fn types_ok(kind: OpKind, mode: Option<MulMode>, tys: &[Type]) -> bool {
+    let one = |set: &[Type]| tys.len() == 1 && set.contains(&tys[0]);
+    match kind {
+        OpKind::Video(_, _) => tys.iter().all(|t| VIDEO_TYPES.contains(t)),
+        OpKind::Set => {
+            tys.len() == 2
+                && SET_PAIRS
+                    .iter()
+                    .any(|(d, s)| d.contains(&tys[0]) && s.contains(&tys[1]))
+        }
+        OpKind::Setp => one(SCALAR) || one(&[T::F16, T::F16x2, T::Bf16, T::Bf16x2]),
+        OpKind::Selp => one(SCALAR),
+        OpKind::Slct => {
+            tys.len() == 2 && SCALAR.contains(&tys[0]) && matches!(tys[1], T::S32 | T::F32)
+        }
+        OpKind::Alu(AluOp::Mov) => one(INT_BITS) || one(&[T::F32, T::F64]),
+        OpKind::Alu(AluOp::And | AluOp::Or | AluOp::Xor | AluOp::Shl) => one(BITS),
+        OpKind::Alu(AluOp::Shr) => one(SHR),
+        OpKind::Int(_) => match mode {
+            Some(MulMode::Wide) => one(INT_WIDE),
+            Some(MulMode::Lo | MulMode::Hi) | None => one(INT_US),
+        },
+    }
+}
+
+/// Whether `.sat` is legal on the integer family's type (`.s32` only).
+pub(crate) fn int_sat_type_ok(t: Type) -> bool {
+    t == T::S32
+}
+
+/// Whether the integer family's opcode takes `.sat` at all (`add`, `sub`,
+/// `mad.hi`; ptxas: "Illegal modifier '.sat' for instruction 'mad.lo'").
+pub(crate) fn int_sat_ok(w: IntWord, mode: Option<MulMode>) -> bool {
+    match w {
+        IntWord::Add | IntWord::Sub => true,
+        IntWord::Mad => mode == Some(MulMode::Hi),
+        IntWord::Mul => false,
+    }
+}
+
+/// Comparison operators allowed per source type class (errata 13, confirmed
+/// with ptxas over every CmpOp x type of `setp`).
+pub(crate) fn cmp_ok(kind: TypeKind, c: CmpOp) -> bool {
+    use CmpOp::*;
+    let ordered = matches!(c, Eq | Ne | Lt | Le | Gt | Ge);
+    match kind {
+        TypeKind::Bits => matches!(c, Eq | Ne),
+        TypeKind::Signed => ordered,
+        TypeKind::Unsigned => ordered || matches!(c, Lo | Ls | Hi | Hs),
+        TypeKind::Float | TypeKind::BFloat => {
+            ordered || matches!(c, Equ | Neu | Ltu | Leu | Gtu | Geu | Num | Nan)
+        }
+        TypeKind::Pred => false,
+    }
+}
+
+/// Compares `vset2/4` accept (9.7.18.2.2).
+pub(crate) fn vset_cmp_ok(c: CmpOp) -> bool {
+    matches!(
+        c,
+        CmpOp::Eq | CmpOp::Ne | CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge
+    )
+}
+
+/// `.ftz` legality (errata 18; ptxas: `set` accepts it for f32/f16/f16x2
+/// sources unless the destination is bf16/bf16x2; `setp` for f32, f16 and
+/// f16x2; `slct` for an f32 `c`).
+pub(crate) fn ftz_ok(fam: Family, tys: &[Type]) -> bool {
+    match (fam, tys) {
+        (Family::Set, [d, s]) => {
+            matches!(s, T::F32 | T::F16 | T::F16x2) && !matches!(d, T::Bf16 | T::Bf16x2)
+        }
+        (Family::Setp, [t]) => matches!(t, T::F32 | T::F16 | T::F16x2),
+        (Family::Slct, [_, c]) => *c == T::F32,
+        (Family::Set | Family::Setp | Family::Slct, _) => false,
+        (Family::VideoArith | Family::VideoSet | Family::Selp | Family::Alu | Family::Int, _) => {
+            false
+        }
+    }
+}
+
+/// A target / PTX-version requirement of some instructions.
+pub(crate) struct Gate {
+    /// The feature in words, for the error.
+    pub what: &'static str,
+    /// Minimum target feature.
+    pub feature: Option<Feature>,
+    /// Minimum PTX ISA version (major, minor).
+    pub ptx: (u8, u8),
+    /// Whether `inst` needs this.
+    pub applies: fn(&Instruction) -> bool,
+}
+
+fn set_types(i: &Instruction) -> Option<(Type, Type)> {
+    if let Op::Set(s) = i.op {
+        Some((s.dtype, s.stype))
+    } else {
+        None
+    }
+}
+fn is_f16(t: Type) -> bool {
+    matches!(t, T::F16 | T::F16x2)
+}
+fn is_bf16(t: Type) -> bool {
+    matches!(t, T::Bf16 | T::Bf16x2)
+}
+
+/// Every gate. `check_target` tests all target gates first, then all version
+/// gates, so an instruction failing both reports the target.
+pub(crate) const GATES: &[Gate] = &[
+    Gate {
+        what: "SIMD video instruction",
+        feature: Some(Feature::Video),
+        ptx: (3, 0),
+        applies: |i| matches!(i.op, Op::Video(_)),
+    },
+    Gate {
+        what: "set with an f64 source",
+        feature: Some(Feature::F64),
+        ptx: (1, 0),
+        applies: |i| set_types(i).is_some_and(|(_, s)| s == T::F64),
+    },
+    Gate {
+        what: "setp with an f64 source",
+        feature: Some(Feature::F64),
+        ptx: (1, 0),
+        applies: |i| matches!(i.op, Op::Setp(s) if s.ty == T::F64),
+    },
+    Gate {
+        what: "selp.f64",
+        feature: Some(Feature::F64),
+        ptx: (1, 0),
+        applies: |i| matches!(i.op, Op::Selp(s) if s.ty == T::F64),
+    },
+    Gate {
+        what: "slct.f64",
+        feature: Some(Feature::F64),
+        ptx: (1, 0),
+        applies: |i| matches!(i.op, Op::Slct(s) if s.dtype == T::F64),
+    },
+    Gate {
+        what: "set with an f16 source",
+        feature: Some(Feature::F16Set),
+        ptx: (4, 2),
+        applies: |i| set_types(i).is_some_and(|(_, s)| is_f16(s)),
+    },
+    Gate {
+        what: "set with an f16 destination",
+        feature: Some(Feature::F16Set),
+        ptx: (4, 2),
+        applies: |i| set_types(i).is_some_and(|(d, _)| is_f16(d)),
+    },
+    Gate {
+        what: "set with an integer destination from an f16 source",
+        feature: Some(Feature::F16Set),
+        ptx: (6, 5),
+        applies: |i| {
+            set_types(i)
+                .is_some_and(|(d, s)| is_f16(s) && matches!(d, T::U16 | T::S16 | T::U32 | T::S32))
+        },
+    },
+    Gate {
+        what: "setp with an f16 source",
+        feature: Some(Feature::F16Set),
+        ptx: (4, 2),
+        applies: |i| matches!(i.op, Op::Setp(s) if is_f16(s.ty)),
+    },
+    Gate {
+        what: "setp with a bf16 source",
+        feature: Some(Feature::Bf16),
+        ptx: (7, 8),
+        applies: |i| matches!(i.op, Op::Setp(s) if is_bf16(s.ty)),
+    },
+    Gate {
+        what: "set with a bf16 source",
+        feature: Some(Feature::Bf16),
+        ptx: (7, 8),
+        applies: |i| set_types(i).is_some_and(|(_, s)| is_bf16(s)),
+    },
+    Gate {
+        what: "set with a bf16 destination",
+        feature: Some(Feature::Bf16),
+        ptx: (7, 8),
+        applies: |i| set_types(i).is_some_and(|(d, _)| is_bf16(d)),
+    },
+];

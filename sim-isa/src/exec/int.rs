@@ -1,0 +1,96 @@
+//! Integer arithmetic (`add sub mul mad` over `.u16 .u32 .u64 .s16 .s32
+//! .s64`, PTX ISA 9.7.1): one scalar lane function, the reference, and its
+//! warp form.
+
+use super::lanes::{width_mask, Lanes};
+use super::WARP_SIZE;
+use crate::inst::{IntArith, IntOp, MulMode, Type, TypeKind};
+
+/// `x` (its low `bits` bits) as a signed or unsigned value.
+fn ext(x: u64, bits: u32, signed: bool) -> i128 {
+    let x = x & width_mask(bits);
+    if signed {
+        let sh = 64 - bits;
+        i128::from(((x << sh) as i64) >> sh)
+    } else {
+        i128::from(x)
+    }
+}
+
+/// `v` clamped to `.s32`'s range, as its 32 bits (`.sat`: MININT..MAXINT).
+fn sat32(v: i128) -> u64 {
+    u64::from(v.clamp(i128::from(i32::MIN), i128::from(i32::MAX)) as i32 as u32)
+}
+
+/// The full `2n`-bit product `a * b`, as two's complement bits.
+fn product(ty: Type, a: u64, b: u64) -> u128 {
+    let (bits, signed) = (ty.bits(), ty.kind() == TypeKind::Signed);
+    if signed {
+        // |a|, |b| <= 2^63: the product fits in i128.
+        (ext(a, bits, true) * ext(b, bits, true)) as u128
+    } else {
+        u128::from(a & width_mask(bits)) * u128::from(b & width_mask(bits))
+    }
+}
+
+/// One lane of `x`'s operation: `a`, `b` at the type's width, `c` (mad's
+/// addend) at the destination's. The result is zero-extended at the
+/// destination's width (twice the type's for `.wide`).
+///
+/// - `add`/`sub` wrap; `.sat` (`.s32` only) clamps to MININT..MAXINT.
+/// - `mul.lo`/`.hi` keep the low/high `n` bits of the `2n`-bit product,
+///   `mul.wide` all of it.
+/// - `mad.lo`/`.hi` add `c` to those `n` bits, wrapping; `mad.hi.sat.s32`
+///   clamps the sum; `mad.wide` adds `c` to the `2n`-bit product.
+pub fn int_lane(x: &IntArith, a: u64, b: u64, c: u64) -> u64 {
+    let n = x.ty.bits();
+    let signed = x.ty.kind() == TypeKind::Signed;
+    let m = width_mask(n);
+    let hi = |t: u128| ((t >> n) as u64) & m;
+    match (x.op, x.sat) {
+        (IntOp::Add, false) => a.wrapping_add(b) & m,
+        (IntOp::Sub, false) => a.wrapping_sub(b) & m,
+        (IntOp::Add, true) => sat32(ext(a, n, signed) + ext(b, n, signed)),
+        (IntOp::Sub, true) => sat32(ext(a, n, signed) - ext(b, n, signed)),
+        (IntOp::Mul(MulMode::Lo), _) => a.wrapping_mul(b) & m,
+        (IntOp::Mul(MulMode::Hi), _) => hi(product(x.ty, a, b)),
+        (IntOp::Mul(MulMode::Wide), _) => product(x.ty, a, b) as u64 & width_mask(2 * n),
+        (IntOp::Mad(MulMode::Lo), _) => a.wrapping_mul(b).wrapping_add(c) & m,
+        (IntOp::Mad(MulMode::Hi), false) => hi(product(x.ty, a, b)).wrapping_add(c) & m,
+        (IntOp::Mad(MulMode::Hi), true) => {
+            sat32(ext(hi(product(x.ty, a, b)), n, signed) + ext(c, n, signed))
+        }
+        (IntOp::Mad(MulMode::Wide), _) => {
+            (product(x.ty, a, b) as u64).wrapping_add(c) & width_mask(2 * n)
+        }
+    }
+}
+
+#[inline(always)]
+fn each(f: impl Fn(u64, u64) -> u64, a: &Lanes, b: &Lanes) -> Lanes {
+    let mut o = [0u64; WARP_SIZE];
+    for l in 0..WARP_SIZE {
+        o[l] = f(a[l], b[l]);
+    }
+    o
+}
+
+/// [`int_lane`] over a warp: sources already read at their widths. The
+/// common wrapping forms run as plain loops the compiler vectorises.
+pub(crate) fn int_warp(x: &IntArith, a: &Lanes, b: &Lanes, c: &Lanes) -> Lanes {
+    let m = width_mask(x.ty.bits());
+    match (x.op, x.sat) {
+        (IntOp::Add, false) => each(|p, q| p.wrapping_add(q) & m, a, b),
+        (IntOp::Sub, false) => each(|p, q| p.wrapping_sub(q) & m, a, b),
+        (IntOp::Mul(MulMode::Lo), _) => each(|p, q| p.wrapping_mul(q) & m, a, b),
+        (IntOp::Add | IntOp::Sub, true)
+        | (IntOp::Mul(MulMode::Hi | MulMode::Wide), _)
+        | (IntOp::Mad(_), _) => {
+            let mut o = [0u64; WARP_SIZE];
+            for l in 0..WARP_SIZE {
+                o[l] = int_lane(x, a[l], b[l], c[l]);
+            }
+            o
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! Building the decoded [`Op`] from a checked statement: operands read as
+//! the database's operand kinds say, then assembled per family.
+
+use super::lex::invalid;
+use super::operand::{Cx, Val};
+use super::syntax::Raw;
+use super::validate::Checked;
+use crate::db::{self, default_sels, IntWord, OpKind};
+use crate::error::{InvalidReason as R, IsaError};
+use crate::inst::*;
+use crate::symbols::Symbols;
+
+/// The operation `raw` (already [`super::validate::check`]ed) describes.
+pub(super) fn build(raw: &Raw<'_>, c: &Checked<'_>, syms: &mut Symbols) -> Result<Op, IsaError> {
+    let (vals, bool_op) = read_operands(raw, c, syms)?;
+    assemble(raw, c, &vals, bool_op)
+}
+
+/// "Arguments mismatch" at the opcode.
+fn arguments_mismatch(raw: &Raw<'_>, c: &Checked<'_>) -> IsaError {
+    let t = raw.op_tok;
+    invalid(t.col, t.text, R::ArgumentsMismatch { inst: c.name })
+}
+
+/// A BoolOp with its predicate operand.
+type BoolPred = Option<(BoolOp, PredSrc)>;
+
+/// The operands read as the database's operand kinds say, and the BoolOp
+/// predicate after them.
+fn read_operands(
+    raw: &Raw<'_>,
+    c: &Checked<'_>,
+    syms: &mut Symbols,
+) -> Result<([Val; 5], BoolPred), IsaError> {
+    let (kind, name, op_tok) = (raw.def.kind, c.name, raw.op_tok);
+    let (mods, tys) = (&c.mods, &c.tys);
+    let mismatch = || arguments_mismatch(raw, c);
+    let kinds = db::operands(kind);
+    let n = kinds.len() + usize::from(mods.bool_op.is_some());
+    let ops = &raw.operands;
+    if ops.len() != n {
+        if mods.bool_op.is_none()
+            && ops.len() == n + 1
+            && matches!(kind, OpKind::Set | OpKind::Setp)
+        {
+            return Err(invalid(
+                op_tok.col,
+                op_tok.text,
+                R::BoolOpRequired { inst: name },
+            ));
+        }
+        let t = ops.get(n).map_or(op_tok, |o| o.atom);
+        return Err(invalid(t.col, t.text, R::ArgumentsMismatch { inst: name }));
+    }
+
+    // The integer family's operand slots: the type, then `d`'s (and `c`'s) type.
+    let int_tys;
+    let slot_tys: &[Type] = match (kind, mods.mode) {
+        (OpKind::Int(_), Some(MulMode::Wide)) => {
+            int_tys = [tys[0], tys[0].doubled().ok_or_else(mismatch)?];
+            &int_tys
+        }
+        (OpKind::Int(_), Some(MulMode::Lo | MulMode::Hi) | None) => {
+            int_tys = [tys[0], tys[0]];
+            &int_tys
+        }
+        (
+            OpKind::Video(..)
+            | OpKind::Set
+            | OpKind::Setp
+            | OpKind::Selp
+            | OpKind::Slct
+            | OpKind::Alu(_),
+            _,
+        ) => tys,
+    };
+    let simd = match kind {
+        OpKind::Video(_, s) => s,
+        OpKind::Set
+        | OpKind::Setp
+        | OpKind::Selp
+        | OpKind::Slct
+        | OpKind::Alu(_)
+        | OpKind::Int(_) => Simd::X2,
+    };
+    let cx = Cx {
+        name,
+        tys: slot_tys,
+        simd,
+    };
+    // Operand values in order; a family picks the ones it needs.
+    let mut vals = [Val::None; 5];
+    for (i, (o, k)) in ops.iter().zip(kinds).enumerate() {
+        vals[i] = cx.operand(o, *k, i, syms)?;
+    }
+    let bool_op = match (mods.bool_op, ops.get(kinds.len())) {
+        (Some((b, _)), Some(o)) => {
+            let c = cx.pred(o, syms)?;
+            // ptxas 11.8: "Arguments mismatch for instruction 'set'" for an
+            // immediate `c` whenever a bf16 type is involved (f16 is fine).
+            let bf16 = tys.iter().any(|t| t.kind() == TypeKind::BFloat);
+            if bf16 && matches!(c, PredSrc::Imm(_)) {
+                return Err(cx.mismatch(&o.atom));
+            }
+            Some((b, c))
+        }
+        _ => None,
+    };
+    Ok((vals, bool_op))
+}
+
+/// The family's instruction from its operand values.
+fn assemble(
+    raw: &Raw<'_>,
+    c: &Checked<'_>,
+    vals: &[Val; 5],
+    bool_op: BoolPred,
+) -> Result<Op, IsaError> {
+    let (mods, tys) = (&c.mods, &c.tys);
+    let mismatch = || arguments_mismatch(raw, c);
+    let reg = |i: usize| vals[i].reg().ok_or_else(mismatch);
+    let opnd = |i: usize| vals[i].opnd().ok_or_else(mismatch);
+
+    let op = match raw.def.kind {
+        OpKind::Video(vop, simd) => {
+            let (Val::VDst(d, mask), Val::VSrc(a, asel), Val::VSrc(b, bsel), Val::Reg(c)) =
+                (vals[0], vals[1], vals[2], vals[3])
+            else {
+                return Err(mismatch());
+            };
+            let full = (1u8 << simd.lanes()) - 1;
+            let (dasel, dbsel) = default_sels(simd);
+            let set = matches!(vop, VideoOp::Set(_));
+            let sat = mods.sat.is_some();
+            Op::Video(Video {
+                op: match (vop, mods.cmp) {
+                    (VideoOp::Set(_), Some((c, _))) => VideoOp::Set(c),
+                    (VideoOp::Set(_), None) => return Err(mismatch()),
+                    (o, _) => o,
+                },
+                simd,
+                dsigned: !set && tys[0] == Type::S32,
+                asigned: tys[usize::from(!set)] == Type::S32,
+                bsigned: tys[usize::from(!set) + 1] == Type::S32,
+                sat,
+                add: mods.add.is_some(),
+                mask: mask.unwrap_or(full),
+                mask_explicit: mask.is_some(),
+                asel: asel.unwrap_or(dasel),
+                bsel: bsel.unwrap_or(dbsel),
+                asel_explicit: asel.is_some(),
+                bsel_explicit: bsel.is_some(),
+                sat_first: sat && mods.sat_first,
+                d,
+                a,
+                b,
+                c,
+            })
+        }
+        OpKind::Set => Op::Set(Set {
+            cmp: mods.cmp.ok_or_else(mismatch)?.0,
+            bool_op,
+            ftz: mods.ftz.is_some(),
+            dtype: tys[0],
+            stype: tys[1],
+            d: reg(0)?,
+            a: opnd(1)?,
+            b: opnd(2)?,
+        }),
+        OpKind::Setp => {
+            let Val::PredPair(p, q) = vals[0] else {
+                return Err(mismatch());
+            };
+            Op::Setp(Setp {
+                cmp: mods.cmp.ok_or_else(mismatch)?.0,
+                bool_op,
+                ftz: mods.ftz.is_some(),
+                ty: tys[0],
+                p,
+                q,
+                a: opnd(1)?,
+                b: opnd(2)?,
+            })
+        }
+        OpKind::Selp => {
+            let Val::Pred(c) = vals[3] else {
+                return Err(mismatch());
+            };
+            Op::Selp(Selp {
+                ty: tys[0],
+                d: reg(0)?,
+                a: opnd(1)?,
+                b: opnd(2)?,
+                c,
+            })
+        }
+        OpKind::Slct => Op::Slct(Slct {
+            ftz: mods.ftz.is_some(),
+            dtype: tys[0],
+            ctype: tys[1],
+            d: reg(0)?,
+            a: opnd(1)?,
+            b: opnd(2)?,
+            c: opnd(3)?,
+        }),
+        OpKind::Alu(op) => Op::Alu(Alu {
+            op,
+            ty: tys[0],
+            d: reg(0)?,
+            a: opnd(1)?,
+            b: match op {
+                AluOp::Mov => None,
+                AluOp::And | AluOp::Or | AluOp::Xor | AluOp::Shl | AluOp::Shr => Some(opnd(2)?),
+            },
+        }),
+        OpKind::Int(w) => {
+            let op = match (w, mods.mode) {
+                (IntWord::Add, _) => IntOp::Add,
+                (IntWord::Sub, _) => IntOp::Sub,
+                (IntWord::Mul, Some(m)) => IntOp::Mul(m),
+                (IntWord::Mad, Some(m)) => IntOp::Mad(m),
+                (IntWord::Mul | IntWord::Mad, None) => return Err(mismatch()),
+            };
+            Op::Int(IntArith {
+                op,
+                sat: mods.sat.is_some(),
+                ty: tys[0],
+                d: reg(0)?,
+                a: opnd(1)?,
+                b: opnd(2)?,
+                c: match w {
+                    IntWord::Mad => Some(opnd(3)?),
+                    IntWord::Add | IntWord::Sub | IntWord::Mul => None,
+                },
+            })
+        }
+    };
+    Ok(op)
+}

@@ -1,0 +1,144 @@
+//! Literals, identifiers and special-register names: the lexical facts a
+//! token carries once the statement's shape is known.
+
+use super::lex::Token;
+use crate::inst::SpecialReg;
+
+/// The special register `name` names, if the simulator has a value for it.
+pub(super) fn special(name: &str) -> Option<SpecialReg> {
+    match name {
+        "%laneid" => Some(SpecialReg::LaneId),
+        "%warpid" => Some(SpecialReg::WarpId),
+        _ => None,
+    }
+}
+
+/// A numeric literal's value class.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Lit {
+    /// Integer (any radix), as u64.
+    Int(u64),
+    /// `0f` bit pattern.
+    F32(f32),
+    /// `0d` bit pattern.
+    F64(f64),
+    /// Decimal floating point (`1.5`, `1e3`).
+    Dec(f64),
+}
+
+pub(super) fn literal(s: &str) -> Option<Lit> {
+    let b = s.as_bytes();
+    let hexbits = |digits: &str, n: usize| {
+        (digits.len() == n && digits.bytes().all(|c| c.is_ascii_hexdigit()))
+            .then(|| u64::from_str_radix(digits, 16).ok())
+            .flatten()
+    };
+    if b.len() > 2 && b[0] == b'0' {
+        let rest = s.get(2..)?;
+        match b[1] {
+            b'f' | b'F' => return hexbits(rest, 8).map(|v| Lit::F32(f32::from_bits(v as u32))),
+            b'd' | b'D' => return hexbits(rest, 16).map(|v| Lit::F64(f64::from_bits(v))),
+            b'x' | b'X' => return int_digits(rest, 16).map(Lit::Int),
+            b'b' | b'B' => return int_digits(rest, 2).map(Lit::Int),
+            _ => {}
+        }
+    }
+    if s.contains(['.', 'e', 'E']) {
+        // Rust's float grammar is a superset of the one we allow; refuse "inf"/"nan".
+        if !s
+            .bytes()
+            .all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-'))
+        {
+            return None;
+        }
+        return s.parse::<f64>().ok().map(Lit::Dec);
+    }
+    if b.len() > 1 && b[0] == b'0' && s != "0U" {
+        return int_digits(s.get(1..)?, 8).map(Lit::Int);
+    }
+    int_digits(s, 10).map(Lit::Int)
+}
+
+/// Digits with an optional `U` suffix; `None` on bad digits or overflow.
+fn int_digits(s: &str, radix: u32) -> Option<u64> {
+    let s = s.strip_suffix('U').unwrap_or(s);
+    if s.is_empty() || !s.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    u64::from_str_radix(s, radix).ok()
+}
+
+/// Applies unary `-`, `~`, `!` (innermost last in `prefix`) to an integer.
+pub(super) fn int_prefix(v: u64, prefix: &[Token<'_>]) -> u64 {
+    prefix.iter().rev().fold(v, |v, p| match p.text {
+        "-" => v.wrapping_neg(),
+        "~" => !v,
+        _ => u64::from(v == 0),
+    })
+}
+
+/// PTX identifier: `[a-zA-Z][a-zA-Z0-9_$]*` or `[_$%][a-zA-Z0-9_$]+`.
+pub(super) fn valid_ident(s: &str) -> bool {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) if f.is_ascii_alphabetic() => true,
+        Some('_' | '$' | '%') => c.next().is_some(),
+        _ => false,
+    }
+}
+
+/// PTX special registers other than `%laneid`/`%warpid`: valid PTX, but this
+/// simulator has no value for them.
+pub(super) const OTHER_SPECIALS: &[&str] = &[
+    "%tid",
+    "%ntid",
+    "%ctaid",
+    "%nctaid",
+    "%nwarpid",
+    "%smid",
+    "%nsmid",
+    "%gridid",
+    "%lanemask_eq",
+    "%lanemask_le",
+    "%lanemask_lt",
+    "%lanemask_ge",
+    "%lanemask_gt",
+    "%clock",
+    "%clock_hi",
+    "%clock64",
+    "%globaltimer",
+    "%globaltimer_lo",
+    "%globaltimer_hi",
+    "%total_smem_size",
+    "%aggr_smem_size",
+    "%dynamic_smem_size",
+    "%is_explicit_cluster",
+    "%clusterid",
+    "%nclusterid",
+    "%cluster_ctaid",
+    "%cluster_nctaid",
+    "%cluster_ctarank",
+    "%cluster_nctarank",
+    "%current_graph_exec",
+    "%reserved_smem_offset_begin",
+    "%reserved_smem_offset_end",
+    "%reserved_smem_offset_cap",
+    "%reserved_smem_offset_0",
+    "%reserved_smem_offset_1",
+    "%pm0",
+    "%pm1",
+    "%pm2",
+    "%pm3",
+    "%pm4",
+    "%pm5",
+    "%pm6",
+    "%pm7",
+    "%pm0_64",
+    "%pm1_64",
+    "%pm2_64",
+    "%pm3_64",
+    "%pm4_64",
+    "%pm5_64",
+    "%pm6_64",
+    "%pm7_64",
+];

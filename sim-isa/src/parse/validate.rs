@@ -1,0 +1,235 @@
+//! Modifier and type validation against the database: sorts the modifiers
+//! into classes and applies the family's type, compare, `.ftz` and `.sat`
+//! rules with ptxas's messages.
+
+use super::lex::{invalid, Token};
+use super::syntax::Raw;
+use crate::db::{self, int_name, m, Family, IntWord, OpKind};
+use crate::error::{InvalidReason as R, IsaError};
+use crate::inst::{BoolOp, CmpOp, IntOp, MulMode, Type, TypeKind};
+
+/// Modifiers sorted into classes, each remembering its token.
+#[derive(Default)]
+pub(super) struct Mods<'a> {
+    pub types: Vec<(Type, Token<'a>)>,
+    pub cmp: Option<(CmpOp, Token<'a>)>,
+    pub bool_op: Option<(BoolOp, Token<'a>)>,
+    pub ftz: Option<Token<'a>>,
+    pub sat: Option<Token<'a>>,
+    pub add: Option<Token<'a>>,
+    /// `mul`/`mad`'s `.lo/.hi/.wide`.
+    pub mode: Option<MulMode>,
+    /// `.sat` came before the first type.
+    pub sat_first: bool,
+}
+
+/// A statement whose modifiers and types the database accepts.
+pub(super) struct Checked<'a> {
+    pub mods: Mods<'a>,
+    pub tys: Vec<Type>,
+    /// The instruction as ptxas names it in messages (`mul.lo`, `set`).
+    pub name: &'static str,
+}
+
+/// Sorts and checks the modifiers of `raw`.
+pub(super) fn check<'a>(raw: &Raw<'a>) -> Result<Checked<'a>, IsaError> {
+    unimplemented_form(raw)?;
+    let kind = raw.def.kind;
+    let fam = kind.family();
+    let (mode, name) = mode(raw)?;
+    let mods = classify(raw, fam, mode, name)?;
+    let op_tok = raw.op_tok;
+    let bad_types = || {
+        let t = mods.types.first().map_or(op_tok, |p| p.1);
+        invalid(t.col, t.text, R::UnexpectedTypes { inst: name })
+    };
+    if matches!(fam, Family::Set | Family::Setp | Family::VideoSet) && mods.cmp.is_none() {
+        return Err(invalid(
+            op_tok.col,
+            op_tok.text,
+            R::CompareRequired { inst: name },
+        ));
+    }
+    let tys: Vec<Type> = mods.types.iter().map(|p| p.0).collect();
+    if tys.len() != db::spec(fam).ntypes {
+        return Err(bad_types());
+    }
+    if !db::types_ok(kind, mode, &tys) {
+        // ptxas words the unsigned-`c` case of slct specially.
+        if fam == Family::Slct && tys.len() == 2 && tys[1].kind() == TypeKind::Unsigned {
+            let t = mods.types[1].1;
+            return Err(invalid(t.col, t.text, R::SlctSignedOnly));
+        }
+        return Err(bad_types());
+    }
+    if let (Some(s), Some(a)) = (mods.sat, mods.add) {
+        let t = if s.col > a.col { s } else { a };
+        return Err(invalid(t.col, t.text, R::SatWithAdd));
+    }
+    if let (Some(t), OpKind::Int(_)) = (mods.sat, kind) {
+        if !db::int_sat_type_ok(tys[0]) {
+            return Err(invalid(t.col, t.text, R::SatNotForType(tys[0])));
+        }
+    }
+    if let Some(t) = mods.ftz {
+        if !db::ftz_ok(fam, &tys) {
+            return Err(invalid(
+                t.col,
+                t.text,
+                R::IllegalModifier {
+                    modifier: ".ftz".into(),
+                    inst: name,
+                },
+            ));
+        }
+    }
+    if let Some((c, t)) = mods.cmp {
+        let ok = match fam {
+            Family::VideoSet => db::vset_cmp_ok(c),
+            Family::Set => db::cmp_ok(tys[1].kind(), c),
+            Family::Setp => db::cmp_ok(tys[0].kind(), c),
+            // `spec(fam).allow` refused a compare on the others in `classify`.
+            Family::VideoArith | Family::Selp | Family::Slct | Family::Alu | Family::Int => false,
+        };
+        if !ok {
+            return Err(invalid(t.col, t.text, R::CompareTypeMismatch));
+        }
+    }
+    Ok(Checked { mods, tys, name })
+}
+
+/// `add.f32`, `mul.rn.f64`, `add.cc.u32`: valid PTX of an implemented opcode
+/// word in a form simcli does not implement.
+fn unimplemented_form(raw: &Raw<'_>) -> Result<(), IsaError> {
+    let OpKind::Int(_) = raw.def.kind else {
+        return Ok(());
+    };
+    let float = |w: &str| {
+        Type::from_name(w).is_some_and(|t| matches!(t.kind(), TypeKind::Float | TypeKind::BFloat))
+    };
+    let hit = raw.mods.iter().any(|t| {
+        let w = t.text.get(1..).unwrap_or("");
+        float(w) || w == "cc"
+    });
+    if hit {
+        let mut what = raw.op_tok.text.to_string();
+        for t in &raw.mods {
+            what.push_str(t.text);
+        }
+        return Err(IsaError::Unimplemented {
+            col: raw.op_tok.col,
+            what,
+        });
+    }
+    Ok(())
+}
+
+/// `mul`/`mad`'s mode, which ptxas reads as part of the opcode: it must be
+/// the first modifier. Returns it with the name ptxas uses in messages.
+fn mode(raw: &Raw<'_>) -> Result<(Option<MulMode>, &'static str), IsaError> {
+    let op: fn(MulMode) -> IntOp = match raw.def.kind {
+        OpKind::Int(IntWord::Mul) => IntOp::Mul,
+        OpKind::Int(IntWord::Mad) => IntOp::Mad,
+        OpKind::Int(IntWord::Add | IntWord::Sub)
+        | OpKind::Video(..)
+        | OpKind::Set
+        | OpKind::Setp
+        | OpKind::Selp
+        | OpKind::Slct
+        | OpKind::Alu(_) => return Ok((None, raw.def.name)),
+    };
+    let mode = match raw.mods.first().map(|t| t.text) {
+        Some(".lo") => Some(MulMode::Lo),
+        Some(".hi") => Some(MulMode::Hi),
+        Some(".wide") => Some(MulMode::Wide),
+        Some(_) | None => None,
+    };
+    let Some(mode) = mode else {
+        let t = raw.mods.first().copied().unwrap_or(raw.op_tok);
+        return Err(invalid(
+            t.col,
+            t.text,
+            R::UnexpectedTypes { inst: raw.def.name },
+        ));
+    };
+    Ok((Some(mode), int_name(op(mode))))
+}
+
+/// Sorts the modifiers, rejecting repeats and classes the family lacks with
+/// ptxas's messages (a repeated `.sat` or type is accepted by ptxas; a
+/// repeated compare, BoolOp or `.add` is not, nor is a second `.ftz`).
+fn classify<'a>(
+    raw: &Raw<'a>,
+    fam: Family,
+    mode: Option<MulMode>,
+    name: &'static str,
+) -> Result<Mods<'a>, IsaError> {
+    let allow = db::spec(fam).allow;
+    let mut out = Mods {
+        mode,
+        ..Mods::default()
+    };
+    let skip = usize::from(mode.is_some());
+    for &t in &raw.mods[skip..] {
+        let w = t.text.get(1..).unwrap_or("");
+        let err = |reason: R| Err(invalid(t.col, t.text, reason));
+        let class = if let Some(ty) = Type::from_name(w) {
+            out.types.push((ty, t));
+            continue;
+        } else if let Some(c) = CmpOp::from_name(w) {
+            if allow & m::CMP == 0 {
+                return err(R::CompareNotAllowed { inst: name });
+            }
+            if out.cmp.is_some() {
+                return err(R::MultipleCompares);
+            }
+            out.cmp = Some((c, t));
+            m::CMP
+        } else if let Some(b) = BoolOp::ALL.into_iter().find(|b| b.name() == w) {
+            if out.bool_op.is_some() || out.add.is_some() {
+                return err(R::MultiplePostOps);
+            }
+            out.bool_op = Some((b, t));
+            m::BOOL
+        } else if w == "ftz" {
+            if out.ftz.is_some() {
+                return err(R::DuplicateFtz);
+            }
+            out.ftz = Some(t);
+            m::FTZ
+        } else if w == "sat" {
+            if out.types.is_empty() {
+                out.sat_first = true;
+            }
+            out.sat = Some(t);
+            m::SAT
+        } else if w == "add" {
+            if out.bool_op.is_some() || out.add.is_some() {
+                return err(R::MultiplePostOps);
+            }
+            out.add = Some(t);
+            m::ADD
+        } else if matches!(fam, Family::VideoArith | Family::VideoSet) && matches!(w, "min" | "max")
+        {
+            return err(R::IllegalSecondaryOp { inst: name });
+        } else {
+            return err(R::UnknownModifier(t.text.to_string()));
+        };
+        let sat_here = match raw.def.kind {
+            OpKind::Int(w) => class != m::SAT || db::int_sat_ok(w, mode),
+            OpKind::Video(..)
+            | OpKind::Set
+            | OpKind::Setp
+            | OpKind::Selp
+            | OpKind::Slct
+            | OpKind::Alu(_) => true,
+        };
+        if allow & class == 0 || !sat_here {
+            return err(R::IllegalModifier {
+                modifier: t.text.to_string(),
+                inst: name,
+            });
+        }
+    }
+    Ok(out)
+}

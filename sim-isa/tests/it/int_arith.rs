@@ -1,0 +1,170 @@
+//! The integer arithmetic family (`add sub mul mad`): hardware vectors,
+//! the manual's edge cases, and ptxas's verdicts on its forms.
+
+use sim_isa::conform::run_vectors;
+use sim_isa::exec::int_lane;
+use sim_isa::parse::parse_instruction;
+use sim_isa::*;
+
+/// Every add/sub/mul/mad vector recorded on an H100 (see the file's header).
+#[test]
+fn h100_vectors_pass() {
+    let report = run_vectors(include_str!("../data/h100-int-arith.jsonl"));
+    assert!(report.ok(), "{report}");
+    assert_eq!(report.passed(), 900, "{}", report.summary_line());
+    assert_eq!(report.skipped(), 0, "{}", report.summary_line());
+}
+
+fn int(text: &str) -> IntArith {
+    let mut syms = Symbols::new();
+    match parse_instruction(text, &mut syms) {
+        Ok(Instruction { op: Op::Int(x), .. }) => x,
+        other => panic!("{text}: {other:?}"),
+    }
+}
+
+/// `int_lane` of `text` on `a`, `b`, `c`.
+fn lane(text: &str, a: u64, b: u64, c: u64) -> u64 {
+    int_lane(&int(text), a, b, c)
+}
+
+#[test]
+fn manual_edge_cases() {
+    let t = "%d, %a, %b;";
+    let m = |op: &str| format!("{op} {t}");
+    let mad = |op: &str| format!("{op} %d, %a, %b, %c;");
+    // add/sub wrap; .sat clamps to MININT..MAXINT.
+    assert_eq!(lane(&m("add.u16"), 0xFFFF, 2, 0), 1);
+    assert_eq!(lane(&m("add.s64"), u64::MAX, 1, 0), 0);
+    assert_eq!(lane(&m("add.s32"), 0x7FFF_FFFF, 1, 0), 0x8000_0000);
+    assert_eq!(lane(&m("add.sat.s32"), 0x7FFF_FFFF, 1, 0), 0x7FFF_FFFF);
+    assert_eq!(
+        lane(&m("add.sat.s32"), 0x8000_0000, 0xFFFF_FFFF, 0),
+        0x8000_0000
+    );
+    assert_eq!(lane(&m("sub.sat.s32"), 0x8000_0000, 1, 0), 0x8000_0000);
+    assert_eq!(
+        lane(&m("sub.sat.s32"), 0x7FFF_FFFF, 0xFFFF_FFFF, 0),
+        0x7FFF_FFFF
+    );
+    assert_eq!(lane(&m("sub.u32"), 0, 1, 0), 0xFFFF_FFFF);
+    // mul: low, high and all bits of the 2n-bit product, signed or not.
+    assert_eq!(lane(&m("mul.lo.u16"), 0xFFFF, 0xFFFF, 0), 1);
+    assert_eq!(lane(&m("mul.hi.u16"), 0xFFFF, 0xFFFF, 0), 0xFFFE);
+    assert_eq!(lane(&m("mul.hi.s16"), 0xFFFF, 0xFFFF, 0), 0);
+    assert_eq!(
+        lane(&m("mul.hi.s32"), 0x8000_0000, 0x8000_0000, 0),
+        0x4000_0000
+    );
+    assert_eq!(lane(&m("mul.hi.u64"), u64::MAX, u64::MAX, 0), u64::MAX - 1);
+    assert_eq!(lane(&m("mul.hi.s64"), u64::MAX, 2, 0), u64::MAX);
+    assert_eq!(lane(&m("mul.hi.s64"), 1 << 63, 1 << 63, 0), 1 << 62);
+    assert_eq!(lane(&m("mul.wide.s16"), 0xFFFF, 2, 0), 0xFFFF_FFFE);
+    assert_eq!(lane(&m("mul.wide.u16"), 0xFFFF, 0xFFFF, 0), 0xFFFE_0001);
+    assert_eq!(
+        lane(&m("mul.wide.s32"), 0x8000_0000, 0x8000_0000, 0),
+        0x4000_0000_0000_0000
+    );
+    assert_eq!(lane(&m("mul.wide.s32"), 0xFFFF_FFFF, 1, 0), u64::MAX);
+    // mad: c added to the kept bits (wrapping), to the full product for .wide.
+    assert_eq!(lane(&mad("mad.lo.u32"), 0x10000, 0x10000, 5), 5);
+    assert_eq!(lane(&mad("mad.hi.u32"), 0x10000, 0x10000, 5), 6);
+    assert_eq!(lane(&mad("mad.hi.u32"), 0x10000, 0x10000, 0xFFFF_FFFF), 0);
+    assert_eq!(
+        lane(&mad("mad.wide.u32"), 0xFFFF_FFFF, 0xFFFF_FFFF, 2),
+        0xFFFF_FFFE_0000_0003
+    );
+    assert_eq!(lane(&mad("mad.wide.s16"), 0xFFFF, 1, 1), 0);
+    // mad.hi.sat.s32 clamps the sum of the high half and c.
+    assert_eq!(
+        lane(&mad("mad.hi.sat.s32"), 0x4000_0000, 4, 0x7FFF_FFFF),
+        0x7FFF_FFFF
+    );
+    assert_eq!(
+        lane(&mad("mad.hi.sat.s32"), 0xFFFF_FFFF, 1, 0x8000_0000),
+        0x8000_0000
+    );
+    assert_eq!(
+        lane(&mad("mad.hi.s32"), 0xFFFF_FFFF, 1, 0x8000_0000),
+        0x7FFF_FFFF
+    );
+}
+
+/// Widths the instruction gives its registers (the scoreboard and the
+/// conformance runner read them): `.wide` doubles `d` and `mad`'s `c`.
+#[test]
+fn wide_forms_double_d_and_c() {
+    let mut syms = Symbols::new();
+    let i = parse_instruction("mad.wide.s16 %d, %a, %b, %c;", &mut syms).unwrap();
+    let bits: Vec<(bool, u32)> = i.reg_uses().iter().map(|u| (u.write, u.bits)).collect();
+    assert_eq!(bits, [(true, 32), (false, 16), (false, 16), (false, 32)]);
+    let i = parse_instruction("mul.hi.u64 %d, %a, 7;", &mut syms).unwrap();
+    let bits: Vec<u32> = i.reg_uses().iter().map(|u| u.bits).collect();
+    assert_eq!(bits, [64, 64]);
+    // An immediate `c` is read at d's width.
+    let x = int("mad.wide.u16 %d, %a, %b, 70000;");
+    assert_eq!(x.c, Some(Operand::Imm(70000)));
+}
+
+/// Texts ptxas accepts in forms beyond the canonical one (the rejections
+/// are in `tests/data/parse-errors.txt`).
+#[test]
+fn ptxas_accepted_orders() {
+    // Accepted by ptxas: `.sat` after the type, repeated, on mad.hi.s32.
+    for text in [
+        "add.s32.sat %r1, %r2, %r3;",
+        "add.sat.sat.s32 %r1, %r2, %r3;",
+        "mad.hi.s32.sat %r1, %r2, %r3, %r4;",
+        "mad.hi.sat.sat.s32 %r1, %r2, %r3, %r4;",
+        "mad.lo.u64 %rd1, %rd2, %rd3, 5;",
+        "mad.hi.sat.s32 %r1, %r2, %r3, -4;",
+    ] {
+        let mut syms = Symbols::new();
+        parse_instruction(text, &mut syms).unwrap_or_else(|e| panic!("{text}: {e}"));
+    }
+}
+
+/// Valid PTX that simcli does not implement is neither invalid nor
+/// unsupported by the target.
+#[test]
+fn unimplemented_ptx() {
+    for (text, what) in [
+        ("fma.rn.f32 %f1, %f2, %f3, %f4;", "fma"),
+        ("bra LOOP;", "bra"),
+        ("ld.global.u32 %r1, [%rd1];", "ld"),
+        ("cvt.u32.u16 %r1, %h1;", "cvt"),
+        ("add.f32 %f1, %f2, %f3;", "add.f32"),
+        ("add.rn.f32 %f1, %f2, %f3;", "add.rn.f32"),
+        ("mul.rn.f64 %fd1, %fd2, %fd3;", "mul.rn.f64"),
+        ("add.cc.u32 %r1, %r2, %r3;", "add.cc.u32"),
+        ("vadd.u32.u32.u32 %r1, %r2, %r3;", "vadd"),
+    ] {
+        let mut syms = Symbols::new();
+        let e = parse_instruction(text, &mut syms).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Unimplemented, "{text}: {e}");
+        assert_eq!(e.to_string(), format!("unsupported by simcli: {what}"));
+        assert_eq!(e.col(), Some(1));
+    }
+    let mut syms = Symbols::new();
+    let e = parse_instruction("vfoo2.u32.u32.u32 %r1, %r2, %r3, %r4;", &mut syms).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Invalid);
+}
+
+/// The parser accepts exactly what ptxas accepts over the family's grid.
+#[test]
+fn agrees_with_ptxas_on_the_grid() {
+    let mut wrong = Vec::new();
+    let data = include_str!("../data/int-arith-ptxas.txt");
+    let mut n = 0;
+    for line in data.lines().filter(|l| !l.starts_with('#')) {
+        let (verdict, text) = line.split_once(' ').expect("verdict and text");
+        let mut syms = Symbols::new();
+        let got = parse_instruction(text, &mut syms);
+        if got.is_ok() != (verdict == "accept") {
+            wrong.push(format!("{text}: ptxas {verdict}s, parser: {got:?}"));
+        }
+        n += 1;
+    }
+    assert_eq!(n, 180);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
