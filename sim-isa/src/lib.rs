@@ -20,7 +20,7 @@ pub mod symbols;
 pub mod target;
 
 pub use error::{ErrorKind, InvalidReason, IsaError, Requirement};
-pub use exec::{execute, ExecCtx, WarpRegs, WARP_SIZE};
+pub use exec::{execute, width_mask, ExecCtx, WarpRegs, WARP_SIZE};
 pub use inst::*;
 pub use symbols::Symbols;
 pub use target::{Feature, PtxVersion, Target, TargetError};

@@ -75,3 +75,16 @@ impl Symbols {
         (0..self.names.len() as u32).map(RegId)
     }
 }
+
+/// Whether `name` is a PTX identifier: a letter followed by letters, digits,
+/// `_` or `$`, or one of `_ $ %` followed by at least one of those (PTX ISA
+/// 4.4, "Identifiers").
+pub fn is_ptx_identifier(name: &str) -> bool {
+    let mut c = name.chars();
+    let rest_ok = |r: std::str::Chars| r.clone().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+    match c.next() {
+        Some(f) if f.is_ascii_alphabetic() => rest_ok(c),
+        Some('_' | '$' | '%') => c.clone().next().is_some() && rest_ok(c),
+        _ => false,
+    }
+}

@@ -616,8 +616,8 @@ impl Parser<'_> {
     fn program_error(&self, start: usize, text: &str, e: ProgramError) -> KernelError {
         let len = text.chars().count();
         let off = match &e {
-            ProgramError::Parse(sim_isa::IsaError::Invalid { col, .. }) => col.saturating_sub(1),
-            ProgramError::Parse(_) | ProgramError::TooMany => 0,
+            ProgramError::Parse(e) => e.col().map_or(0, |c| c.saturating_sub(1)),
+            ProgramError::TooMany => 0,
             ProgramError::Undeclared { name } | ProgramError::Width { name, .. } => {
                 find_token(text, name).unwrap_or(0)
             }

@@ -161,26 +161,9 @@ pub fn fmt_value(v: u64, bits: u32) -> String {
     }
 }
 
-/// PTX ISA versions that exist (ptxas refuses others): 1.0-1.5, 2.0-2.3,
-/// 3.0-3.2, 4.0-4.3, 5.0, 6.0-6.5, 7.0-7.8, 8.0-8.8, 9.0.
-const PTX_VERSIONS: &[(u8, u8)] = &[
-    (1, 5),
-    (2, 3),
-    (3, 2),
-    (4, 3),
-    (5, 0),
-    (6, 5),
-    (7, 8),
-    (8, 8),
-    (9, 0),
-];
-
 /// Whether `v` is a PTX ISA version NVIDIA has published.
 pub fn check_version(v: PtxVersion) -> Result<(), String> {
-    let known = PTX_VERSIONS
-        .iter()
-        .any(|&(major, last)| v.major == major && v.minor <= last);
-    if known {
+    if v.is_known() {
         Ok(())
     } else {
         Err(format!(
@@ -189,29 +172,11 @@ pub fn check_version(v: PtxVersion) -> Result<(), String> {
     }
 }
 
-/// Whether `name` is a PTX identifier: a letter followed by letters, digits,
-/// `_` or `$`, or one of `_ $ %` followed by at least one of those.
-pub fn is_ptx_identifier(name: &str) -> bool {
-    let mut c = name.chars();
-    let rest_ok = |r: std::str::Chars| {
-        r.clone()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
-    };
-    match c.next() {
-        Some(f) if f.is_ascii_alphabetic() => rest_ok(c),
-        Some('_' | '$' | '%') => c.clone().next().is_some() && rest_ok(c),
-        _ => false,
-    }
-}
+/// Mask of the low `bits` bits (sim-isa's, re-exported for the readers).
+pub use sim_isa::width_mask;
 
-/// Mask of the low `bits` bits.
-pub fn width_mask(bits: u32) -> u64 {
-    if bits >= 64 {
-        u64::MAX
-    } else {
-        (1u64 << bits) - 1
-    }
-}
+/// Whether `name` is a PTX identifier (sim-isa's rule).
+pub use sim_isa::symbols::is_ptx_identifier;
 
 impl Trace {
     /// A trace of `prog` with nothing launched yet (no streams, warps or records).

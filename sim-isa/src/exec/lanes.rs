@@ -59,7 +59,7 @@ impl WarpRegs {
 }
 
 /// All-ones in the low `bits` bits (`bits` in 1..=64).
-pub(crate) const fn width_mask(bits: u32) -> u64 {
+pub const fn width_mask(bits: u32) -> u64 {
     if bits >= 64 {
         u64::MAX
     } else {

@@ -29,7 +29,7 @@ pub use video::video_lane;
 
 use crate::inst::{Instruction, IntArith, Op, Operand, PredSrc, RegId};
 use crate::target::Target;
-pub(crate) use lanes::width_mask;
+pub use lanes::width_mask;
 use lanes::{blend, blend32, exec_mask, pred_src_bits, read_operand, write_lanes, Lanes};
 
 /// Lanes per warp.

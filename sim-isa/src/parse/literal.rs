@@ -77,14 +77,9 @@ pub(super) fn int_prefix(v: u64, prefix: &[Token<'_>]) -> u64 {
     })
 }
 
-/// PTX identifier: `[a-zA-Z][a-zA-Z0-9_$]*` or `[_$%][a-zA-Z0-9_$]+`.
+/// PTX identifier (the lexer has already limited the characters).
 pub(super) fn valid_ident(s: &str) -> bool {
-    let mut c = s.chars();
-    match c.next() {
-        Some(f) if f.is_ascii_alphabetic() => true,
-        Some('_' | '$' | '%') => c.next().is_some(),
-        _ => false,
-    }
+    crate::symbols::is_ptx_identifier(s)
 }
 
 /// PTX special registers other than `%laneid`/`%warpid`: valid PTX, but this
