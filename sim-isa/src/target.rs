@@ -147,14 +147,15 @@ impl PtxVersion {
         PtxVersion { major, minor }
     }
 
-    /// Every PTX ISA version that exists, through 9.0.
+    /// Every PTX ISA version that exists, through 9.0 (ptxas 13.0's): the
+    /// release history in the PTX ISA manual (there is no 1.5; 1.4 was
+    /// followed by 2.0 with CUDA 3.0).
     pub const KNOWN: &'static [(u8, u8)] = &[
         (1, 0),
         (1, 1),
         (1, 2),
         (1, 3),
         (1, 4),
-        (1, 5),
         (2, 0),
         (2, 1),
         (2, 2),
