@@ -10,6 +10,9 @@
 //! instruction for a timing model ([`db::lowering_key`], [`db::unit_class`])
 //! without costing it.
 
+// Library code states its invariants instead of unwrapping (issue 13).
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 pub mod conform;
 pub mod db;
 pub mod error;

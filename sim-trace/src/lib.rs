@@ -8,6 +8,9 @@
 //! [`stream::Cursor`]. [`load`] reads either format from any byte stream with
 //! the size limits of [`limits`] enforced while reading.
 
+// Library code states its invariants instead of unwrapping (issue 13).
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 pub mod binfmt;
 pub mod dump;
 pub mod gen;
