@@ -81,7 +81,10 @@ impl Symbols {
 /// 4.4, "Identifiers").
 pub fn is_ptx_identifier(name: &str) -> bool {
     let mut c = name.chars();
-    let rest_ok = |r: std::str::Chars| r.clone().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$');
+    let rest_ok = |r: std::str::Chars| {
+        r.clone()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+    };
     match c.next() {
         Some(f) if f.is_ascii_alphabetic() => rest_ok(c),
         Some('_' | '$' | '%') => c.clone().next().is_some() && rest_ok(c),
