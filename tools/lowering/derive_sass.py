@@ -221,7 +221,7 @@ def split_ops(rest):
 
 def regs(op):
     """Registers an operand names (RZ/PT are constants)."""
-    return [r for r in re.findall(r"\b(U?R\d+|U?P\d+)\b", op)]
+    return re.findall(r"\b(U?R\d+|U?P\d+)\b", op)
 
 
 def pair(r):
@@ -247,7 +247,7 @@ def decode(inst):
     wide_dest = wide_src = False
     wide_srcs = set()
     if base in WIDE_ALL:
-        wide_dest, wide_src = base != "DSETP", True
+        wide_dest, wide_src = base not in ("DSETP", "DSET"), True
     elif base in CVT:
         ts = [p for p in parts[1:] if TYPES.match(p)]
         wide_dest = bool(ts) and ts[0].endswith("64")
