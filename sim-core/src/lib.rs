@@ -40,6 +40,7 @@ mod error;
 mod facts;
 pub mod lowering;
 mod program;
+pub mod sass_table;
 mod sim;
 mod sm;
 pub mod stats;

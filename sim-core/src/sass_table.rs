@@ -1,0 +1,403 @@
+//! The machine instructions NVIDIA's compiler emits per lowering key: opcode,
+//! modifiers and, for each instruction, where its inputs come from (an earlier
+//! instruction of the sequence or a PTX source operand), so dependency chains
+//! come from the real code rather than from a `steps` estimate.
+//!
+//! The table `data/lowering-sass.tsv` is derived by
+//! `tools/lowering/derive_sass.py` (ptxas 11.8 for `sm_35`, 12.4 for `sm_53`,
+//! 13.0 for `sm_90`; see `docs/timing-data.md`). Keys are those of
+//! [`crate::lowering::key`]. It is embedded with `include_str!` and indexed per
+//! architecture on first use. Not yet used by the SM model.
+//!
+//! Row format: `arch \t key \t out \t sequence`; `sequence` is space-separated
+//! `OPCODE.MODIFIERS:deps` with deps comma-separated (`-` for none), each an
+//! earlier instruction's index or `a`/`b`/`c`; `out` lists what holds the result.
+
+use crate::config::LoweringArch;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::OnceLock;
+
+/// The committed machine-instruction table.
+pub const SASS_TSV: &str = include_str!("../data/lowering-sass.tsv");
+
+/// Most sources one machine instruction of the table reads.
+pub const MAX_DEPS: usize = 4;
+
+/// Most values a result occupies (a 64-bit result is two registers).
+pub const MAX_OUTS: usize = 2;
+
+/// An architecture the table covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SassArch {
+    /// Kepler, `sm_35` (ptxas 11.8).
+    Sm35,
+    /// Maxwell, `sm_53` (ptxas 12.4).
+    Sm53,
+    /// Hopper, `sm_90` (ptxas 13.0, the H100 measurements' compiler).
+    Sm90,
+}
+
+impl SassArch {
+    /// Every covered architecture, in table order.
+    pub const ALL: [SassArch; 3] = [SassArch::Sm35, SassArch::Sm53, SassArch::Sm90];
+
+    /// The table's architecture column.
+    pub const fn name(self) -> &'static str {
+        match self {
+            SassArch::Sm35 => "sm_35",
+            SassArch::Sm53 => "sm_53",
+            SassArch::Sm90 => "sm_90",
+        }
+    }
+
+    /// The architecture named `s` (`sm_35`, `sm_53`, `sm_90`).
+    pub fn from_name(s: &str) -> Option<SassArch> {
+        SassArch::ALL.into_iter().find(|a| a.name() == s)
+    }
+
+    /// The table an SM with `arch`'s lowering reads (`None` for
+    /// [`LoweringArch::Native`], which expands nothing).
+    pub const fn from_lowering(arch: LoweringArch) -> Option<SassArch> {
+        match arch {
+            LoweringArch::Native => None,
+            LoweringArch::Kepler => Some(SassArch::Sm35),
+            LoweringArch::Maxwell => Some(SassArch::Sm53),
+            LoweringArch::Hopper => Some(SassArch::Sm90),
+        }
+    }
+
+    const fn index(self) -> usize {
+        match self {
+            SassArch::Sm35 => 0,
+            SassArch::Sm53 => 1,
+            SassArch::Sm90 => 2,
+        }
+    }
+}
+
+/// Where a machine instruction reads a value from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Src {
+    /// The result of the sequence's instruction at this index (always earlier).
+    Inst(u8),
+    /// PTX source operand `a`.
+    A,
+    /// PTX source operand `b`.
+    B,
+    /// PTX source operand `c` (also the predicate of selp and of set/setp with a BoolOp).
+    C,
+}
+
+/// A machine opcode without modifiers (`IMAD`, `PRMT`), interned: ids are
+/// indices into the sorted list of the table's opcodes, equal for every arch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Opcode(pub u16);
+
+impl Opcode {
+    /// The opcode's name (`"?"` for an id not from this table).
+    pub fn name(self) -> &'static str {
+        opcodes().get(usize::from(self.0)).copied().unwrap_or("?")
+    }
+
+    /// The id of `name`, if the table has that opcode.
+    pub fn lookup(name: &str) -> Option<Opcode> {
+        let i = opcodes().binary_search(&name).ok()?;
+        u16::try_from(i).ok().map(Opcode)
+    }
+}
+
+/// One machine instruction of a sequence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MachineInst {
+    /// The opcode (`IMAD` of `IMAD.MOV.U32`).
+    pub opcode: Opcode,
+    /// Its modifiers as printed, with the leading dot (`.MOV.U32`; empty if none).
+    /// Comparison modifiers are those of the key's representative form (`lt`).
+    pub modifiers: &'static str,
+    deps: [Option<Src>; MAX_DEPS],
+}
+
+impl MachineInst {
+    /// The sources it reads, each once, in operand order.
+    pub fn deps(&self) -> impl Iterator<Item = Src> + '_ {
+        self.deps.iter().map_while(|d| *d)
+    }
+
+    /// `OPCODE.MODIFIERS` as the disassembler prints it.
+    pub fn mnemonic(&self) -> String {
+        format!("{}{}", self.opcode.name(), self.modifiers)
+    }
+}
+
+/// The machine code of one lowering key on one architecture.
+#[derive(Clone, Copy, Debug)]
+pub struct Sequence {
+    /// The instructions in the compiler's issue order.
+    pub insts: &'static [MachineInst],
+    outs: [Option<Src>; MAX_OUTS],
+}
+
+impl Sequence {
+    /// What holds the result: usually the last instruction, not always (the
+    /// compiler interleaves), two entries for a 64-bit result.
+    pub fn outs(&self) -> impl Iterator<Item = Src> + '_ {
+        self.outs.iter().map_while(|d| *d)
+    }
+}
+
+/// A malformed row of the table, with its 1-based line.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SassTableError {
+    /// Not `arch key out sequence`.
+    #[error("lowering-sass.tsv line {line}: expected 4 tab-separated fields, found {found}")]
+    Fields {
+        /// Line number.
+        line: usize,
+        /// Fields found.
+        found: usize,
+    },
+    /// An architecture the table does not cover.
+    #[error("lowering-sass.tsv line {line}: unknown architecture `{arch}`")]
+    Arch {
+        /// Line number.
+        line: usize,
+        /// The text found.
+        arch: String,
+    },
+    /// A key given twice for one architecture.
+    #[error("lowering-sass.tsv line {line}: duplicate key `{key}`")]
+    Duplicate {
+        /// Line number.
+        line: usize,
+        /// The key.
+        key: String,
+    },
+    /// A row without instructions.
+    #[error("lowering-sass.tsv line {line}: empty sequence")]
+    Empty {
+        /// Line number.
+        line: usize,
+    },
+    /// An instruction not of the form `OPCODE[.MODS]:deps`.
+    #[error("lowering-sass.tsv line {line}, instruction {index}: malformed `{text}`")]
+    Inst {
+        /// Line number.
+        line: usize,
+        /// Instruction index in the row.
+        index: usize,
+        /// The text found.
+        text: String,
+    },
+    /// A source that is not `a`/`b`/`c` or an earlier instruction (this also
+    /// makes every sequence acyclic).
+    #[error("lowering-sass.tsv line {line}, instruction {index}: bad source `{src}` (must be a, b, c or an earlier index)")]
+    Source {
+        /// Line number.
+        line: usize,
+        /// Instruction index in the row (the row's length for the `out` field).
+        index: usize,
+        /// The source text.
+        src: String,
+    },
+    /// More sources than [`MAX_DEPS`] (or results than [`MAX_OUTS`]).
+    #[error("lowering-sass.tsv line {line}, instruction {index}: more than {max} sources")]
+    TooMany {
+        /// Line number.
+        line: usize,
+        /// Instruction index in the row (the row's length for the `out` field).
+        index: usize,
+        /// The limit.
+        max: usize,
+    },
+}
+
+/// One parsed row.
+#[derive(Clone, Debug)]
+pub struct Row {
+    /// Its architecture.
+    pub arch: SassArch,
+    /// The lowering key.
+    pub key: &'static str,
+    /// The sequence (instructions owned by the row).
+    pub insts: Vec<MachineInst>,
+    outs: [Option<Src>; MAX_OUTS],
+}
+
+impl Row {
+    /// What holds the result (see [`Sequence::outs`]).
+    pub fn outs(&self) -> impl Iterator<Item = Src> + '_ {
+        self.outs.iter().map_while(|d| *d)
+    }
+}
+
+/// Every opcode of the committed table, sorted (the interner).
+fn opcodes() -> &'static [&'static str] {
+    static O: OnceLock<Vec<&'static str>> = OnceLock::new();
+    O.get_or_init(|| {
+        let set: BTreeSet<&'static str> = data_lines()
+            .filter_map(|(_, l)| l.split('\t').nth(3))
+            .flat_map(str::split_ascii_whitespace)
+            .filter_map(|i| i.split([':', '.']).next())
+            .collect();
+        set.into_iter().collect()
+    })
+}
+
+fn data_lines() -> impl Iterator<Item = (usize, &'static str)> {
+    SASS_TSV
+        .lines()
+        .enumerate()
+        .map(|(i, l)| (i + 1, l))
+        .filter(|(_, l)| !l.starts_with('#') && !l.trim().is_empty())
+}
+
+fn parse_src(s: &str, before: usize) -> Option<Src> {
+    match s {
+        "a" => Some(Src::A),
+        "b" => Some(Src::B),
+        "c" => Some(Src::C),
+        _ => {
+            let i: usize = s.parse().ok()?;
+            (i < before).then_some(Src::Inst(u8::try_from(i).ok()?))
+        }
+    }
+}
+
+/// Parses a comma-separated source list (`-` for none) into a fixed array.
+fn parse_srcs<const N: usize>(
+    text: &str,
+    before: usize,
+    line: usize,
+    index: usize,
+) -> Result<[Option<Src>; N], SassTableError> {
+    let mut out = [None; N];
+    if text == "-" {
+        return Ok(out);
+    }
+    for (k, s) in text.split(',').enumerate() {
+        let src = parse_src(s, before).ok_or_else(|| SassTableError::Source {
+            line,
+            index,
+            src: s.to_string(),
+        })?;
+        *out.get_mut(k).ok_or(SassTableError::TooMany {
+            line,
+            index,
+            max: N,
+        })? = Some(src);
+    }
+    Ok(out)
+}
+
+/// One data line (1-based `line`) of the committed table.
+fn parse_row(line: usize, text: &'static str) -> Result<Row, SassTableError> {
+    let f: Vec<&'static str> = text.split('\t').collect();
+    let [arch, key, out, seq] = f[..] else {
+        return Err(SassTableError::Fields {
+            line,
+            found: f.len(),
+        });
+    };
+    let arch = SassArch::from_name(arch).ok_or_else(|| SassTableError::Arch {
+        line,
+        arch: arch.to_string(),
+    })?;
+    let mut insts = Vec::new();
+    for (index, inst) in seq.split_ascii_whitespace().enumerate() {
+        let bad = || SassTableError::Inst {
+            line,
+            index,
+            text: inst.to_string(),
+        };
+        let (mnemonic, deps) = inst.split_once(':').ok_or_else(bad)?;
+        let dot = mnemonic.find('.').unwrap_or(mnemonic.len());
+        let (name, modifiers) = mnemonic.split_at(dot);
+        let opcode = Opcode::lookup(name)
+            .filter(|_| !name.is_empty())
+            .ok_or_else(bad)?;
+        let deps = parse_srcs(deps, index, line, index)?;
+        insts.push(MachineInst {
+            opcode,
+            modifiers,
+            deps,
+        });
+    }
+    if insts.is_empty() {
+        return Err(SassTableError::Empty { line });
+    }
+    let outs = parse_srcs(out, insts.len(), line, insts.len())?;
+    Ok(Row {
+        arch,
+        key,
+        insts,
+        outs,
+    })
+}
+
+/// Parses the committed table, stopping at the first malformed row.
+pub fn parse_table() -> Result<Vec<Row>, SassTableError> {
+    let mut seen = std::collections::HashSet::new();
+    data_lines()
+        .map(|(line, text)| {
+            let row = parse_row(line, text)?;
+            if !seen.insert((row.arch, row.key)) {
+                return Err(SassTableError::Duplicate {
+                    line,
+                    key: row.key.to_string(),
+                });
+            }
+            Ok(row)
+        })
+        .collect()
+}
+
+/// One architecture's rows: instructions in one buffer, keys hashed to ranges.
+struct ArchTable {
+    insts: Vec<MachineInst>,
+    index: HashMap<&'static str, (u32, u16, [Option<Src>; MAX_OUTS])>,
+}
+
+fn arch_table(arch: SassArch) -> &'static ArchTable {
+    static T: [OnceLock<ArchTable>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    T[arch.index()].get_or_init(|| {
+        let mut t = ArchTable {
+            insts: Vec::new(),
+            index: HashMap::new(),
+        };
+        // Malformed rows are skipped here; the committed table is checked by a test.
+        let rows = data_lines()
+            .filter(|(_, l)| {
+                l.strip_prefix(arch.name())
+                    .is_some_and(|r| r.starts_with('\t'))
+            })
+            .filter_map(|(n, l)| parse_row(n, l).ok());
+        for row in rows {
+            let (Ok(start), Ok(len)) =
+                (u32::try_from(t.insts.len()), u16::try_from(row.insts.len()))
+            else {
+                continue;
+            };
+            t.insts.extend_from_slice(&row.insts);
+            t.index.entry(row.key).or_insert((start, len, row.outs));
+        }
+        t
+    })
+}
+
+/// The machine code of `key` (see [`crate::lowering::key`]) on `arch`, if the
+/// compiler accepts that form there.
+pub fn sequence(arch: SassArch, key: &str) -> Option<Sequence> {
+    let t = arch_table(arch);
+    let &(start, len, outs) = t.index.get(key)?;
+    let start = start as usize;
+    let insts = t.insts.get(start..start + usize::from(len))?;
+    Some(Sequence { insts, outs })
+}
+
+/// Number of keys the table has for `arch`.
+pub fn keys_for(arch: SassArch) -> usize {
+    arch_table(arch).index.len()
+}
+
+#[cfg(test)]
+mod tests;

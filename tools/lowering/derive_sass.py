@@ -1,0 +1,411 @@
+#!/usr/bin/env python3
+"""Derive sim-core's machine-instruction table (sim-core/data/lowering-sass.tsv).
+
+For every variant key of tools/lowering/derive.py (the keys of
+sim-core/src/lowering.rs), this script assembles derive.py's kernel (load the
+inputs at their width, run the PTX instruction, store the result) and records the
+machine instructions the compiler emitted for the operation, in issue order, with
+each one's sources: an earlier instruction of the sequence (its index) or a PTX
+source operand (`a`, `b`, `c`; `c` is also the predicate operand of
+set/setp with a BoolOp and of selp).
+
+Which compiler and disassembler per architecture (the releases the hardware
+figures or the earlier table came from):
+  sm_35  ptxas 11.8.89 (pip nvidia-cuda-nvcc-cu11), nvdisasm 11.8.89 (Debian
+         bookworm non-free nvidia-cuda-toolkit; no pip package has one)
+  sm_53  ptxas 12.4.99 and nvdisasm 12.4.99, the CUDA 12.4 binaries that the
+         pip package triton==3.0.0 bundles (CUDA 13 no longer targets or
+         decodes Maxwell; no NVIDIA pip package ships a 12.x disassembler)
+  sm_90  ptxas 13.0.88 (pip nvidia-cuda-nvcc), the release the H100 runs used,
+         nvdisasm 13.2.51 (pip nvidia-cuda-nvdisasm; the oldest on PyPI)
+
+What is kept: the backward slice of the stored value, stopping at the loads,
+minus derive.py's helper instructions (the ISETP that turns %r3 into the BoolOp /
+selp predicate: its result reads as operand `c`; the SEL that stores a setp
+result: the instructions it reads are the key's outputs). Loads, stores, address
+arithmetic and control flow are not in the slice.
+
+Table rows (tab-separated): arch, key, out, sequence. `out` lists what holds the
+result (indices, or an operand letter when the result is an input unchanged).
+The sequence is space-separated `OPCODE.MODIFIERS:deps`, deps comma-separated
+(`-` for none), e.g. `PRMT:a,b IMAD.IADD:0,1`.
+
+Usage: python3 tools/lowering/derive_sass.py [-o sim-core/data/lowering-sass.tsv]
+       python3 tools/lowering/derive_sass.py --compare-90   # ptxas 11.8 vs 13.0 on sm_90
+Installs its tools into tools/.cache/sass (git-ignored) on first use; override
+with PTXAS_35/NVDISASM_35, PTXAS_53/NVDISASM_53, PTXAS_90/NVDISASM_90.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import derive  # noqa: E402  (variant lists and kernel text are shared, not copied)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CACHE = os.path.join(ROOT, "tools", ".cache", "sass")
+ARCHS = ["sm_35", "sm_53", "sm_90"]
+
+# tool -> (install dir, how to get it, path inside)
+PIP = {
+    "nvcc11": ("nvidia-cuda-nvcc-cu11==11.8.89", "nvidia/cuda_nvcc/bin/ptxas"),
+    "nvcc13": ("nvidia-cuda-nvcc==13.0.88", "nvidia/cu13/bin/ptxas"),
+    "nvdisasm13": ("nvidia-cuda-nvdisasm==13.2.51", "nvidia/cu13/bin/nvdisasm"),
+}
+TRITON = "triton==3.0.0"
+DEBIAN_TOOLKIT = "nvidia-cuda-toolkit=11.8.89~11.8.0-5~deb12u1"
+VERSIONS = {
+    "sm_35": "ptxas 11.8.89, nvdisasm 11.8.89",
+    "sm_53": "ptxas 12.4.99, nvdisasm 12.4.99",
+    "sm_90": "ptxas 13.0.88, nvdisasm 13.2.51",
+}
+
+
+def run(cmd, **kw):
+    subprocess.run(cmd, check=True, **kw)
+
+
+def pip_tool(name):
+    spec, inner = PIP[name]
+    path = os.path.join(CACHE, name, inner)
+    if not os.path.exists(path):
+        print(f"installing {spec} into {CACHE}/{name}", file=sys.stderr)
+        run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+             "--no-deps", "--target", os.path.join(CACHE, name), spec])
+        os.chmod(path, 0o755)
+    return path
+
+
+def triton_tool(tool):
+    """ptxas/nvdisasm 12.4 as bundled by the triton wheel (only the binaries are unpacked)."""
+    d = os.path.join(CACHE, "cuda12.4")
+    path = os.path.join(d, tool)
+    if not os.path.exists(path):
+        os.makedirs(d, exist_ok=True)
+        print(f"downloading {TRITON} for its CUDA 12.4 binaries", file=sys.stderr)
+        with tempfile.TemporaryDirectory() as tmp:
+            run([sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check",
+                 "--no-deps", "--dest", tmp, TRITON])
+            whl = [f for f in os.listdir(tmp) if f.endswith(".whl")][0]
+            with zipfile.ZipFile(os.path.join(tmp, whl)) as z:
+                for t in ("ptxas", "nvdisasm"):
+                    with open(os.path.join(d, t), "wb") as f:
+                        f.write(z.read(f"triton/backends/nvidia/bin/{t}"))
+                    os.chmod(os.path.join(d, t), 0o755)
+    return path
+
+
+def debian_nvdisasm():
+    """nvdisasm 11.8 from Debian's non-free toolkit package, fetched with apt into the cache."""
+    d = os.path.join(CACHE, "cuda11.8")
+    path = os.path.join(d, "nvdisasm")
+    if not os.path.exists(path):
+        apt = os.path.join(d, "apt")
+        for sub in ("lists/partial", "cache/archives/partial"):
+            os.makedirs(os.path.join(apt, sub), exist_ok=True)
+        src = os.path.join(apt, "sources.list")
+        with open(src, "w") as f:
+            f.write("deb http://deb.debian.org/debian bookworm non-free\n")
+        opts = ["-o", f"Dir::Etc::SourceList={src}", "-o", "Dir::Etc::SourceParts=/dev/null",
+                "-o", f"Dir::State::Lists={apt}/lists", "-o", f"Dir::Cache={apt}/cache"]
+        print(f"downloading {DEBIAN_TOOLKIT} (Debian) for nvdisasm 11.8", file=sys.stderr)
+        run(["apt-get", *opts, "update", "-qq"])
+        run(["apt-get", *opts, "download", DEBIAN_TOOLKIT], cwd=apt)
+        deb = [f for f in os.listdir(apt) if f.endswith(".deb")][0]
+        with tempfile.TemporaryDirectory() as tmp:
+            run(["dpkg-deb", "-x", os.path.join(apt, deb), tmp])
+            os.replace(os.path.join(tmp, "usr/bin/nvdisasm"), path)
+        os.remove(os.path.join(apt, deb))
+    return path
+
+
+def tools(arch, compiler=None):
+    """(ptxas, nvdisasm) for arch; compiler '11.8' forces ptxas 11.8 (for --compare-90)."""
+    env = arch.replace("sm_", "")
+    ptxas, dis = os.environ.get(f"PTXAS_{env}"), os.environ.get(f"NVDISASM_{env}")
+    if compiler == "11.8":
+        return pip_tool("nvcc11"), dis or pip_tool("nvdisasm13")
+    if arch == "sm_35":
+        return ptxas or pip_tool("nvcc11"), dis or debian_nvdisasm()
+    if arch == "sm_53":
+        return ptxas or triton_tool("ptxas"), dis or triton_tool("nvdisasm")
+    return ptxas or pip_tool("nvcc13"), dis or pip_tool("nvdisasm13")
+
+
+# ---------------------------------------------------------------- assembling
+def module(arch, variants):
+    """One PTX module with an entry k<i> per variant (ptxas compiles entries independently).
+
+    selp and slct load their inputs as volatile: otherwise ptxas selects between the two
+    loads' addresses (a predicated load) and no select instruction remains."""
+    head, entries = None, []
+    for i, (key, ins, body, out, _) in enumerate(variants):
+        text = derive.kernel(arch, ins, body, out)
+        if key.startswith(("selp.", "slct.")):
+            text = text.replace("ld.global.", "ld.volatile.global.")
+        lines = text.splitlines()
+        head = lines[:3]
+        entries.append("\n".join(lines[3:]).replace(".entry k(", f".entry k{i}("))
+    return "\n".join(head) + "\n" + "\n".join(entries) + "\n"
+
+
+def assemble_all(arch, variants, ptxas, nvdisasm):
+    """{variant index: [SASS text]} for the variants this arch's ptxas accepts."""
+    live = list(range(len(variants)))
+    with tempfile.TemporaryDirectory() as tmp:
+        src, cub = os.path.join(tmp, "m.ptx"), os.path.join(tmp, "m.cubin")
+        while live:
+            text = module(arch, [variants[i] for i in live])
+            with open(src, "w") as f:
+                f.write(text)
+            r = subprocess.run([ptxas, f"-arch={arch}", src, "-o", cub], capture_output=True, text=True)
+            if r.returncode == 0:
+                break
+            bad = {int(m) for m in re.findall(r"line (\d+);\s*error", r.stderr)}
+            if not bad:
+                raise RuntimeError(f"ptxas failed without a line number:\n{r.stderr[:2000]}")
+            starts = [n + 1 for n, l in enumerate(text.splitlines()) if ".entry k" in l]
+            drop = {max(j for j, s in enumerate(starts) if s <= b) for b in bad}
+            live = [v for j, v in enumerate(live) if j not in drop]
+        if not live:
+            return {}
+        out = subprocess.run([nvdisasm, "-c", cub], capture_output=True, text=True, check=True).stdout
+    return {live[int(k)]: insts for k, insts in functions(out).items()}
+
+
+def functions(listing):
+    """{entry number: [instruction text]} from an nvdisasm listing."""
+    res, cur = {}, None
+    for line in listing.splitlines():
+        m = re.match(r"\s*\.section\s+\.text\.k(\d+),", line)
+        if m:
+            cur = res.setdefault(m.group(1), [])
+            continue
+        m = re.search(r"/\*[0-9a-f]{4,}\*/\s+\{?\s*(.*?)\s*[;}]?\s*$", line)
+        if m and cur is not None and m.group(1):
+            cur.append(m.group(1).rstrip(";").strip())
+    return res
+
+
+# ---------------------------------------------------------------- dataflow
+PRED_DEST = ("ISETP", "FSETP", "DSETP", "HSETP2", "PSETP", "PLOP3")
+WIDE_ALL = ("DADD", "DMUL", "DFMA", "DSETP", "DSET", "DMNMX")
+CVT = ("F2F", "F2I", "I2F", "I2I")
+TYPES = re.compile(r"^(F16|F32|F64|BF16|S8|S16|S32|S64|U8|U16|U32|U64)$")
+LOADS = ("LDG", "LD")
+STORES = ("STG", "ST")
+SKIP = ("EXIT", "RET", "BRA", "NOP", "DEPBAR", "MEMBAR")
+
+
+def split_ops(rest):
+    ops, depth, cur = [], 0, ""
+    for ch in rest:
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        if ch == "," and depth == 0:
+            ops.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        ops.append(cur.strip())
+    return ops
+
+
+def regs(op):
+    """Registers an operand names (RZ/PT are constants)."""
+    return re.findall(r"\b(U?R\d+|U?P\d+)\b", op)
+
+
+def pair(r):
+    return [r, f"R{int(r[1:]) + 1}"] if re.fullmatch(r"R\d+", r) else [r]
+
+
+def decode(inst):
+    """(guard, opcode, dests, srcs) with 64-bit register pairs expanded."""
+    guard = None
+    m = re.match(r"@!?(U?P\d+)\s+(.*)", inst)
+    if m:
+        guard, inst = m.group(1), m.group(2)
+    opcode, _, rest = inst.partition(" ")
+    ops = split_ops(rest)
+    parts = opcode.split(".")
+    base = parts[0]
+    if base in PRED_DEST:
+        nd = 2
+    else:
+        nd = 1
+        while nd < len(ops) and re.fullmatch(r"U?P(\d+|T)", ops[nd]):
+            nd += 1
+    wide_dest = wide_src = False
+    wide_srcs = set()
+    if base in WIDE_ALL:
+        wide_dest, wide_src = base not in ("DSETP", "DSET"), True
+    elif base in CVT:
+        ts = [p for p in parts[1:] if TYPES.match(p)]
+        wide_dest = bool(ts) and ts[0].endswith("64")
+        wide_src = len(ts) > 1 and ts[1].endswith("64")
+    elif base == "IMAD" and "WIDE" in parts:
+        wide_dest = True
+        wide_srcs = {nd + 2}
+    dests, srcs = [], []
+    for i, o in enumerate(ops):
+        for r in regs(o):
+            if i < nd:
+                dests += pair(r) if wide_dest else [r]
+            else:
+                srcs += pair(r) if (wide_src or i in wide_srcs) else [r]
+    if guard:
+        srcs += [guard] + dests  # a predicated write keeps the old value otherwise
+    return base, opcode, dests, srcs, ops
+
+
+def sequence(insts, variant):
+    """(out, [(opcode, deps)]) for one kernel's SASS, or an error string."""
+    key, ins, _, (_, st), helper = variant
+    writer = {}  # register -> ("in", letter) | ("k", instr position)
+    decoded = []
+    store = None
+    for pos, text in enumerate(insts):
+        base, opcode, dests, srcs, ops = decode(text)
+        if base in LOADS:
+            offs = re.search(r"\+(0x[0-9a-f]+)\]", ops[-1])
+            o = int(offs.group(1), 16) if offs else 0
+            width = 4 if "128" in opcode.split(".") else 2 if "64" in opcode.split(".") else 1
+            first = int(dests[0][1:])
+            for k, r in enumerate(f"R{first + k}" for k in range(width)):
+                idx = (o + 4 * k) // 8
+                writer[r] = ("in", "abc"[idx] if idx < 3 else "?")
+            continue
+        if base in STORES:
+            data = regs(ops[-1])
+            store = pair(data[0]) if st in ("b64", "f64") else data[:1]
+            store = [writer.get(r) for r in store]
+            break
+        if base in SKIP:
+            continue
+        deps = [writer.get(s) for s in srcs]
+        decoded.append((opcode, base, [d for d in deps if d is not None], text))
+        for d in dests:
+            writer[d] = ("k", len(decoded) - 1)
+    if store is None:
+        return f"{key}: no store"
+    # Backward slice from the stored value.
+    keep, stack = set(), [w[1] for w in store if w and w[0] == "k"]
+    while stack:
+        p = stack.pop()
+        if p in keep:
+            continue
+        keep.add(p)
+        stack += [d[1] for d in decoded[p][2] if d[0] == "k"]
+    outs = [w for w in store if w]
+    helpers = set()
+    pred_helpers = set()
+    if key.startswith("setp."):
+        # The selp that makes the predicate storable: a SEL, or on Kepler/Maxwell
+        # the AND that ptxas folds it into after an ISET/FSET (which then stands
+        # for the setp).
+        prod = {w[1] for w in outs if w[0] == "k"}
+        if len(prod) == 1:
+            p = min(prod)
+            helpers.add(p)
+            outs = decoded[p][2]
+    if helper - len(helpers) > 0:
+        # The ISETP of %r3 (operand c): every source is the input c.
+        for p in sorted(keep - helpers):
+            ds = decoded[p][2]
+            if decoded[p][1] in ("ISETP", "ICMP", "ISET") and ds and all(d == ("in", "c") for d in ds):
+                pred_helpers.add(p)
+                break
+    kept = sorted(keep - helpers - pred_helpers)
+    index = {p: i for i, p in enumerate(kept)}
+
+    def name(d):
+        if d[0] == "in":
+            return d[1]
+        if d[1] in pred_helpers:
+            return "c"
+        return str(index[d[1]]) if d[1] in index else None
+
+    seq = []
+    for p in kept:
+        ds = []
+        for d in decoded[p][2]:
+            n = name(d)
+            if n is not None and n not in ds:
+                ds.append(n)
+        seq.append((decoded[p][0], ds))
+    out = []
+    for d in outs:
+        n = name(d)
+        if n is not None and n not in out:
+            out.append(n)
+    return out, seq, len(helpers) + len(pred_helpers)
+
+
+def fmt(out, seq):
+    return ",".join(out) or "-", " ".join(f"{op}:{','.join(ds) or '-'}" for op, ds in seq)
+
+
+def derive_arch(arch, variants, compiler=None):
+    ptxas, dis = tools(arch, compiler)
+    sass = assemble_all(arch, variants, ptxas, dis)
+    rows, notes = {}, []
+    for i, insts in sorted(sass.items()):
+        v = variants[i]
+        r = sequence(insts, v)
+        if isinstance(r, str):
+            notes.append(r)
+            continue
+        out, seq, nh = r
+        if nh != v[4]:
+            notes.append(f"{arch} {v[0]}: {nh} helper instructions found, {v[4]} expected")
+        rows[v[0]] = (out, seq)
+    return rows, notes
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("-o", "--out", default=os.path.join(ROOT, "sim-core/data/lowering-sass.tsv"))
+    ap.add_argument("--only", help="only keys containing this text (debugging)")
+    ap.add_argument("--compare-90", action="store_true",
+                    help="print the sm_90 keys whose sequence differs between ptxas 11.8 and 13.0")
+    args = ap.parse_args()
+    variants = derive.video_variants() + derive.set_variants()
+    if args.only:
+        variants = [v for v in variants if args.only in v[0]]
+    if args.compare_90:
+        old, _ = derive_arch("sm_90", variants, "11.8")
+        new, _ = derive_arch("sm_90", variants)
+        for k in sorted(set(old) | set(new)):
+            a, b = old.get(k), new.get(k)
+            if a != b:
+                na, nb = (len(a[1]) if a else None), (len(b[1]) if b else None)
+                print(f"{k}\t11.8 n={na}\t13.0 n={nb}\n  11.8: {fmt(*a)[1] if a else '-'}\n  13.0: {fmt(*b)[1] if b else '-'}")
+        return
+    lines = []
+    for arch in ARCHS:
+        rows, notes = derive_arch(arch, variants)
+        for n in notes:
+            print(n, file=sys.stderr)
+        print(f"{arch}: {len(rows)} of {len(variants)} variants", file=sys.stderr)
+        for k in sorted(rows):
+            out, seq = fmt(*rows[k])
+            lines.append(f"{arch}\t{k}\t{out}\t{seq}")
+    with open(args.out, "w") as f:
+        f.write("# arch\tkey\tout\tsequence (OPCODE.MODIFIERS:deps, deps = earlier index or PTX operand a/b/c)\n")
+        f.write("# Generated by tools/lowering/derive_sass.py; do not edit by hand. Tools: "
+                + "; ".join(f"{a} {VERSIONS[a]}" for a in ARCHS) + "\n")
+        f.write("\n".join(lines) + "\n")
+    print(f"wrote {len(lines)} rows to {args.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
