@@ -21,7 +21,7 @@ use toml::Spanned;
 
 /// Why a configuration text was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{origin}:{line}: {key}: {message}")]
+#[error("{}: {key}: {message}", self.place())]
 pub struct ConfigError {
     /// The file name, or `--set` for an override.
     pub origin: String,
@@ -32,6 +32,20 @@ pub struct ConfigError {
     /// What is wrong.
     pub message: String,
 }
+
+impl ConfigError {
+    /// `file:line`, or `--set` for an override (always one line).
+    fn place(&self) -> String {
+        if self.origin == SET {
+            SET.to_string()
+        } else {
+            format!("{}:{}", self.origin, self.line)
+        }
+    }
+}
+
+/// The origin of an override's errors.
+const SET: &str = "--set";
 
 /// One parameter's value, typed as the file holds it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -98,14 +112,13 @@ pub fn to_toml(config: &SmConfig, scheduler: SchedPolicy) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "# SM configuration {} ({}), every parameter with its source.\n\
+        "# SM configuration {}, every parameter with its source.\n\
          # Sources (full references in sim-core/src/config.rs): Guide = CUDA C Programming\n\
          # Guide throughput and compute-capability tables; Tesla/Kepler/Maxwell/Hopper WP =\n\
          # NVIDIA's whitepapers; Volkov 2016 and Jia et al. 2018 for dependent latency;\n\
          # Wong et al. 2010 for GT200 f64. `assumed` marks values without a published figure.\n\
          # Edit any value, or delete keys to keep the preset's; read with `simcli run --config`.",
-        config.name(),
-        config.target
+        config.name()
     );
     if config.target != config.base.target() {
         let _ = writeln!(
@@ -116,7 +129,9 @@ pub fn to_toml(config: &SmConfig, scheduler: SchedPolicy) -> String {
         );
     }
     let b = config.base;
-    for (key, value) in params(config, scheduler) {
+    let own = params(&crate::preset(config.target), scheduler);
+    let gen = params(&crate::preset(b.target()), scheduler);
+    for (i, (key, value)) in params(config, scheduler).into_iter().enumerate() {
         if key == "units.int_alu.lanes_per_sm" {
             o.push_str("\n# Functional units: 32-bit lanes per clock per SM (0 = absent), latency in clocks.\n");
         }
@@ -135,7 +150,22 @@ pub fn to_toml(config: &SmConfig, scheduler: SchedPolicy) -> String {
             ParamValue::Str(s) => format!("{leaf} = \"{s}\""),
             ParamValue::Int(n) => format!("{leaf} = {n}"),
         };
-        match top_source(b, &key) {
+        let differs = |p: &[(String, ParamValue)]| p.get(i).is_some_and(|(_, v)| *v != value);
+        let note = if key == "scheduler" || key == "target" {
+            None
+        } else if differs(&own) {
+            own.get(i)
+                .map(|(_, v)| format!("custom (the {} preset has {v})", config.target))
+        } else if differs(&gen) {
+            Some(format!(
+                "Guide, compute capability {}: differs from {}",
+                config.target,
+                b.target()
+            ))
+        } else {
+            None
+        };
+        match note.or(top_source(b, &key).map(str::to_string)) {
             Some(src) => {
                 let _ = writeln!(o, "{text:<32}# {src}");
             }
@@ -384,7 +414,7 @@ impl ConfigLayer {
     /// `scheduler=gto`); a name needs no quotes.
     pub fn parse_set(assignment: &str) -> Result<ConfigLayer, ConfigError> {
         let err = |key: &str, message: String| ConfigError {
-            origin: "--set".into(),
+            origin: SET.into(),
             line: 1,
             key: key.to_string(),
             message,
@@ -406,7 +436,7 @@ impl ConfigLayer {
         } else {
             format!("{key} = \"{}\"\n", value.replace(['\\', '"'], ""))
         };
-        ConfigLayer::parse(&text, "--set").map_err(|mut e| {
+        ConfigLayer::parse(&text, SET).map_err(|mut e| {
             e.key = key.to_string();
             e
         })

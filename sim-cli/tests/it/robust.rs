@@ -413,7 +413,10 @@ fn endless_kernels_stop_at_a_run_limit_with_partial_statistics() {
     let (c, out, e) = parts(&simcli(&["run", s(&k), "--max-instructions", "1000"]));
     assert_eq!(c, 2, "{e}");
     assert!(out.contains("warp instructions       1000"), "{out}");
-    assert!(e.contains("max_instructions = 1000") && e.contains("partial"), "{e}");
+    assert!(
+        e.contains("max_instructions = 1000") && e.contains("partial"),
+        "{e}"
+    );
     let (c, out, e) = parts(&simcli(&["run", s(&k), "--max-cycles", "5000"]));
     assert_eq!(c, 2, "{e}");
     assert!(out.contains("cycles                  5000"), "{out}");
