@@ -216,11 +216,11 @@ struct ConfigArgs {
     #[arg(long, value_enum)]
     scheduler: Option<Sched>,
     /// Stop (exit 2, printing the statistics so far) when an SM's clock reaches N with work left
-    /// [default: the configuration's, 10^12].
+    /// [default: the configuration's; presets 1000000000000].
     #[arg(long, value_name = "N")]
     max_cycles: Option<u64>,
     /// Stop (exit 2, printing the statistics so far) when an SM has issued N warp instructions
-    /// with work left [default: the configuration's, 10^10].
+    /// with work left [default: the configuration's; presets 10000000000].
     #[arg(long, value_name = "N")]
     max_instructions: Option<u64>,
 }
