@@ -90,6 +90,10 @@ pub fn config(setup: &Setup, output: Option<PathBuf>, inputs: &Inputs) -> Result
     Ok(ExitCode::SUCCESS)
 }
 
+/// The most instruction starts a timeline may record over all SMs (about
+/// 24 bytes each while running, a few hundred in the file).
+const MAX_TIMELINE_ISSUES: usize = 10_000_000;
+
 /// `run`'s options beyond the configuration.
 pub struct RunArgs {
     pub setup: Setup,
@@ -149,6 +153,9 @@ pub fn check_counts(sms: usize, threads: usize) -> Result<()> {
 /// `simcli run`.
 pub fn run(file: &Path, a: &RunArgs, mut inputs: Inputs) -> Result<ExitCode> {
     check_counts(a.sms, a.threads)?;
+    if a.timeline.is_some() && a.timeline_limit.saturating_mul(a.sms) > MAX_TIMELINE_ISSUES {
+        bail!("--timeline-limit x --sms must be at most {MAX_TIMELINE_ISSUES} (the log is held in memory)");
+    }
     let (name, r) = open_input(file, &mut inputs)?;
     for p in [&a.dump_regs, &a.timeline, &a.opcode_csv]
         .into_iter()

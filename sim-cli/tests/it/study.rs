@@ -479,3 +479,44 @@ fn completions_and_man_page() {
     assert_eq!(c, 0);
     assert!(out.starts_with(".ie") && out.contains(".SH NAME"), "{out}");
 }
+
+/// `RUST_LOG` reaches sim-core's tracing events, on standard error only.
+#[test]
+fn rust_log_goes_to_stderr() {
+    let out = Command::new(env!("CARGO_BIN_EXE_simcli"))
+        .args(["run", "traces/chain_set.ptx", "--format", "csv"])
+        .env("RUST_LOG", "sim_core=debug")
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let (c, stdout, stderr) = parts(&out);
+    assert_eq!(c, 0, "{stderr}");
+    assert!(
+        stderr.contains("DEBUG") && stderr.contains("sim_core"),
+        "{stderr}"
+    );
+    assert!(
+        stdout.starts_with("run,input,"),
+        "the report is untouched: {stdout}"
+    );
+    let (_, _, quiet) = parts(&simcli(&["run", "traces/chain_set.ptx"]));
+    assert!(quiet.is_empty(), "{quiet}");
+}
+
+/// The timeline's memory is bounded: an oversized limit is refused up front.
+#[test]
+fn timeline_limit_is_bounded() {
+    let d = scratch("timeline_bound");
+    let (c, _, e) = parts(&simcli(&[
+        "run",
+        "traces/chain_set.ptx",
+        "--sms",
+        "64",
+        "--timeline",
+        s(&d.join("t.json")),
+        "--timeline-limit",
+        "1000000",
+    ]));
+    assert_eq!(c, 2);
+    assert!(e.contains("--timeline-limit"), "{e}");
+}
