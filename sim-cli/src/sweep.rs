@@ -155,6 +155,12 @@ pub fn parse(text: &str, file: &str) -> Result<Sweep, SweepError> {
         }
         axes.push(axis);
     }
+    if let Some(bad_arch) = f.archs.iter().find(|a| sim_isa::Target::parse(a).is_err()) {
+        return Err(bad(
+            1,
+            format!("archs: '{bad_arch}' is not a target (sm_XY)"),
+        ));
+    }
     let archs: Vec<Option<String>> = if f.archs.is_empty() {
         vec![None]
     } else {

@@ -324,7 +324,8 @@ fn json_identifies_the_run() {
     let (c, out, _) = parts(&simcli(&["--version"]));
     assert_eq!(c, 0);
     let commit = v["tool"]["commit"].as_str().unwrap();
-    assert_eq!(out.trim(), format!("simcli 0.1.0 ({commit})"));
+    let version = env!("CARGO_PKG_VERSION");
+    assert_eq!(out.trim(), format!("simcli {version} ({commit})"));
 }
 
 const SWEEP: &str = r#"
@@ -454,6 +455,10 @@ fn sweep_file_errors() {
             "sweep.toml:2: unknown field `archz`",
         ),
         ("traces = []\n", "at least one trace"),
+        (
+            "traces = [\"traces/sad16x16.ptx\"]\narchs = [\"sm90\"]\n",
+            "archs: 'sm90' is not a target",
+        ),
         ("traces = [\"traces/missing.ptx\"]\n", "traces/missing.ptx"),
         (
             "traces = [\"traces/bf16_mask.ptx\"]\narchs = [\"sm_53\"]\n",
