@@ -1,5 +1,13 @@
 //! sim-cli: the pieces behind the `simcli` commands that are not file
-//! formats (those live in sim-trace): reports and safe output files.
+//! formats (those live in sim-trace): reports, timelines, sweeps and safe
+//! output files.
 
 pub mod output;
 pub mod report;
+pub mod sweep;
+pub mod timeline;
+
+/// The crate's version.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The git commit the binary was built from (`unknown` outside a checkout).
+pub const COMMIT: &str = env!("SIMCLI_COMMIT");

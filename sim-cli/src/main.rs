@@ -4,22 +4,27 @@
 //! or usage.
 
 use anyhow::{anyhow, bail, Context, Result};
+use clap::CommandFactory;
 use clap::{Parser, Subcommand, ValueEnum};
+use commands::run::{RunArgs, Setup};
+use commands::sweep::SweepArgs;
 use sim_cli::output::{write_file, Inputs};
-use sim_cli::report::{self, RunInfo};
-use sim_core::SchedPolicy;
 use sim_isa::{ErrorKind, ExecCtx, RegId, Symbols, Target, WarpRegs};
-use sim_trace::replay::{self, ReplayError, DEFAULT_MAX_CYCLES, DEFAULT_MAX_INSTRUCTIONS};
 use sim_trace::trace::{fmt_value, width_mask, Trace};
 use sim_trace::{binfmt, dump, gen, load};
 use std::io::{BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod commands;
+
+/// `--version`: the crate version and the git commit of the build.
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("SIMCLI_COMMIT"), ")");
+
 /// Cycle-approximate simulator of NVIDIA SM warps executing PTX SIMD video,
 /// compare/select and half-precision set instructions, bit-exact per lane.
 #[derive(Parser, Debug)]
-#[command(name = "simcli", version, about, long_about = None)]
+#[command(name = "simcli", version = VERSION, about, long_about = None)]
 #[command(
     after_help = "Exit codes: 0 ok, 1 --check or conformance failure, 2 bad input or usage.\n\
 Example: simcli run traces/sad16x16.ptx --arch sm_53"
@@ -42,15 +47,14 @@ enum Cmd {
         /// Target to simulate (preset and semantics), e.g. sm_30, sm_53, sm_90.
         #[arg(long, value_name = "sm_XY")]
         arch: Option<String>,
+        #[command(flatten)]
+        config: ConfigArgs,
         /// Number of SMs; warp w runs on SM w % N.
         #[arg(long, default_value_t = 1, value_name = "N")]
         sms: usize,
         /// Worker threads simulating SMs (results do not depend on it).
         #[arg(long, default_value_t = 1, value_name = "N")]
         threads: usize,
-        /// Warp scheduling policy.
-        #[arg(long, value_enum, default_value_t = Sched::Lrr)]
-        scheduler: Sched,
         /// Report format (schema: docs/report-schema.md).
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
@@ -60,12 +64,69 @@ enum Cmd {
         /// Compare final registers with the trace's `.expect` records; exit 1 on a mismatch.
         #[arg(long)]
         check: bool,
-        /// Stop (exit 2, printing the statistics so far) when an SM's clock reaches N with work left.
-        #[arg(long, default_value_t = DEFAULT_MAX_CYCLES, value_name = "N")]
-        max_cycles: u64,
-        /// Stop (exit 2, printing the statistics so far) when an SM has issued N warp instructions with work left.
-        #[arg(long, default_value_t = DEFAULT_MAX_INSTRUCTIONS, value_name = "N")]
-        max_instructions: u64,
+        /// Write a Chrome/Perfetto timeline (Trace Event Format JSON) of issues, completions and stalls.
+        #[arg(long, value_name = "FILE.json")]
+        timeline: Option<PathBuf>,
+        /// Instruction starts drawn per SM in the timeline (the rest are left out and counted).
+        #[arg(long, default_value_t = 50_000, value_name = "N")]
+        timeline_limit: usize,
+        /// Write the per-opcode statistics as long-format CSV (one row per opcode).
+        #[arg(long, value_name = "FILE.csv")]
+        opcode_csv: Option<PathBuf>,
+    },
+    /// Print an SM configuration as TOML: every parameter with its source.
+    ///
+    /// Edit it and run with `simcli run --config FILE.toml` (docs/config.md).
+    Config {
+        /// Target whose preset to print.
+        #[arg(long, default_value = "sm_90", value_name = "sm_XY")]
+        arch: String,
+        #[command(flatten)]
+        config: ConfigArgs,
+        /// Write here instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Run the cross product of traces x archs x parameters of a sweep file into one CSV.
+    ///
+    /// See docs/sweeps.md. Rows are numbered; shards of a sweep merge back
+    /// into the unsharded CSV with `simcli merge`.
+    Sweep {
+        /// The sweep file (TOML: traces, archs, [params]).
+        file: PathBuf,
+        /// Write the CSV here instead of standard output.
+        #[arg(short, long, value_name = "FILE.csv")]
+        output: Option<PathBuf>,
+        /// Also write per-opcode rows (long format) here.
+        #[arg(long, value_name = "FILE.csv")]
+        opcode_csv: Option<PathBuf>,
+        /// Run only shard I of N (runs whose number is I mod N). Defaults to
+        /// SLURM_ARRAY_TASK_ID (less SLURM_ARRAY_TASK_MIN) / SLURM_ARRAY_TASK_COUNT when set.
+        #[arg(long, value_name = "I/N")]
+        shard: Option<String>,
+        /// Runs simulated at once, on this many threads.
+        #[arg(long, default_value_t = 1, value_name = "N")]
+        jobs: usize,
+    },
+    /// Join CSV files of runs (sweep shards) into one, ordered by run number.
+    Merge {
+        /// CSV files written by `simcli sweep` or `simcli run --format csv`.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Write here instead of standard output.
+        #[arg(short, long, value_name = "FILE.csv")]
+        output: Option<PathBuf>,
+    },
+    /// Print a shell completion script (e.g. `simcli completions bash > /etc/bash_completion.d/simcli`).
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff; `simcli man | man -l -`).
+    Man {
+        /// Write here instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
     },
     /// Assemble kernel text into a binary trace.
     Asm {
@@ -142,6 +203,43 @@ enum Cmd {
     },
 }
 
+/// Where the SM's parameters come from, over the target's preset.
+#[derive(clap::Args, Debug)]
+struct ConfigArgs {
+    /// Configuration file (TOML, as `simcli config` prints; keys it omits keep the preset's).
+    #[arg(long, value_name = "FILE.toml")]
+    config: Option<PathBuf>,
+    /// Override one parameter, a dotted key of the configuration file (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    sets: Vec<String>,
+    /// Warp scheduling policy (default: the configuration's, else lrr).
+    #[arg(long, value_enum)]
+    scheduler: Option<Sched>,
+    /// Stop (exit 2, printing the statistics so far) when an SM's clock reaches N with work left
+    /// [default: the configuration's; presets 1000000000000].
+    #[arg(long, value_name = "N")]
+    max_cycles: Option<u64>,
+    /// Stop (exit 2, printing the statistics so far) when an SM has issued N warp instructions
+    /// with work left [default: the configuration's; presets 10000000000].
+    #[arg(long, value_name = "N")]
+    max_instructions: Option<u64>,
+}
+
+impl ConfigArgs {
+    /// The configuration layers, reading the file (recorded in `inputs`).
+    fn setup(&self, arch: Option<String>, inputs: &mut Inputs) -> Result<Setup> {
+        let mut s = Setup {
+            arch,
+            scheduler: self.scheduler,
+            max_cycles: self.max_cycles,
+            max_instructions: self.max_instructions,
+            ..Setup::default()
+        };
+        s.load(self.config.as_deref(), &self.sets, inputs)?;
+        Ok(s)
+    }
+}
+
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum Sched {
     /// Loose round-robin.
@@ -175,6 +273,7 @@ enum MixArg {
 }
 
 fn main() -> ExitCode {
+    commands::progress::init_logging();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -200,28 +299,69 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
         Cmd::Run {
             file,
             arch,
+            config,
             sms,
             threads,
-            scheduler,
             format,
             dump_regs,
             check,
-            max_cycles,
-            max_instructions,
-        } => run(
-            &file,
-            &RunArgs {
-                arch,
+            timeline,
+            timeline_limit,
+            opcode_csv,
+        } => {
+            let mut inputs = Inputs::new();
+            let setup = config.setup(arch, &mut inputs)?;
+            let args = RunArgs {
+                setup,
                 sms,
                 threads,
-                sched: scheduler,
                 format,
                 dump_regs,
                 check,
-                max_cycles,
-                max_instructions,
-            },
-        ),
+                timeline,
+                timeline_limit,
+                opcode_csv,
+            };
+            commands::run::run(&file, &args, inputs)
+        }
+        Cmd::Config {
+            arch,
+            config,
+            output,
+        } => {
+            let mut inputs = Inputs::new();
+            let setup = config.setup(Some(arch), &mut inputs)?;
+            commands::run::config(&setup, output, &inputs)
+        }
+        Cmd::Sweep {
+            file,
+            output,
+            opcode_csv,
+            shard,
+            jobs,
+        } => commands::sweep::sweep(&SweepArgs {
+            file,
+            output,
+            opcode_csv,
+            shard,
+            jobs,
+        }),
+        Cmd::Merge { files, output } => commands::sweep::merge(&files, output.as_deref()),
+        Cmd::Completions { shell } => {
+            let mut buf = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "simcli", &mut buf);
+            print_out(&String::from_utf8_lossy(&buf))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Cmd::Man { output } => {
+            let mut buf = Vec::new();
+            clap_mangen::Man::new(Cli::command()).render(&mut buf)?;
+            match output {
+                Some(p) => write_file(&p, &Inputs::new(), |w| w.write_all(&buf))?,
+                None => print_out(&String::from_utf8_lossy(&buf))?,
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Cmd::Asm {
             file,
             output,
@@ -408,105 +548,6 @@ fn refuse_unsupported(name: &str, trace: &Trace, target: Target) -> Result<()> {
         );
     }
     Ok(())
-}
-
-/// `run`'s options.
-struct RunArgs {
-    arch: Option<String>,
-    sms: usize,
-    threads: usize,
-    sched: Sched,
-    format: Format,
-    dump_regs: Option<PathBuf>,
-    check: bool,
-    max_cycles: u64,
-    max_instructions: u64,
-}
-
-fn run(file: &Path, a: &RunArgs) -> Result<ExitCode> {
-    if a.sms == 0 || a.sms > 4096 {
-        bail!("--sms must be 1 to 4096");
-    }
-    if a.threads == 0 || a.threads > 1024 {
-        bail!("--threads must be 1 to 1024");
-    }
-    let mut inputs = Inputs::new();
-    let (name, r) = open_input(file, &mut inputs)?;
-    if let Some(p) = &a.dump_regs {
-        inputs.check(p)?;
-    }
-    let (trace, _) = load::load(&name, r)?;
-    let target = match &a.arch {
-        Some(t) => parse_target(t)?,
-        None => trace.target,
-    };
-    refuse_unsupported(&name, &trace, target)?;
-    if a.check && trace.expects.is_empty() {
-        bail!("{name}: --check: the trace records no expected values (.expect)");
-    }
-    let policy = match a.sched {
-        Sched::Lrr => SchedPolicy::Lrr,
-        Sched::Gto => SchedPolicy::Gto,
-        Sched::Oldest => SchedPolicy::Oldest,
-    };
-    let opts = replay::RunOptions {
-        target,
-        sms: a.sms,
-        threads: a.threads,
-        policy,
-        max_cycles: a.max_cycles,
-        max_instructions: a.max_instructions,
-    };
-    let info = RunInfo {
-        target,
-        warps: trace.warps.len(),
-    };
-    let (rep, finals) = match replay::simulate(&trace, &opts) {
-        Ok(r) => r,
-        Err(ReplayError::Limit { message, partial }) => {
-            print_out(&report_text(a.format, &info, &partial)?)?;
-            bail!("{name}: {message}; the statistics above are partial");
-        }
-        Err(e) => return Err(e).with_context(|| format!("simulating {name}")),
-    };
-    // The file first: a failing write must not follow a printed report.
-    if let Some(p) = &a.dump_regs {
-        let regs = report::dump_regs(&trace, &finals);
-        write_file(p, &inputs, |w| w.write_all(regs.as_bytes()))?;
-    }
-    print_out(&report_text(a.format, &info, &rep)?)?;
-    if a.check {
-        return Ok(check_finals(&trace, &finals));
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn report_text(format: Format, info: &RunInfo, rep: &sim_core::Report) -> Result<String> {
-    Ok(match format {
-        Format::Text => report::text(info, rep),
-        Format::Json => format!(
-            "{}\n",
-            serde_json::to_string_pretty(&report::json(info, rep))?
-        ),
-        Format::Csv => report::csv(info, rep),
-    })
-}
-
-/// `--check`: 1 on any mismatch, listing the first 20.
-fn check_finals(trace: &Trace, finals: &[WarpRegs]) -> ExitCode {
-    let bad = trace.check(&|w| finals.get(w as usize).cloned());
-    if !bad.is_empty() {
-        for m in bad.iter().take(20) {
-            eprintln!("check failed: {m}");
-        }
-        if bad.len() > 20 {
-            eprintln!("... and {} more mismatches", bad.len() - 20);
-        }
-        eprintln!("check: {} mismatching lane values", bad.len());
-        return ExitCode::from(1);
-    }
-    eprintln!("check: all {} recorded values match", trace.expects.len());
-    ExitCode::SUCCESS
 }
 
 fn kind_name(k: ErrorKind) -> &'static str {

@@ -36,6 +36,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod config;
+pub mod config_file;
 mod error;
 mod facts;
 pub mod lowering;

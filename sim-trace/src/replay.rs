@@ -1,7 +1,10 @@
 //! Replays a [`Trace`] through sim-core.
 
 use crate::trace::Trace;
-use sim_core::{preset, Limits, Program, Report, SchedPolicy, SimError, Simulation, WarpLaunch};
+use sim_core::{
+    preset, IssueEvent, Limits, Program, ProgramTables, Report, SchedPolicy, SimError, Simulation,
+    SmConfig, WarpLaunch,
+};
 use sim_isa::{Target, WarpRegs};
 use std::sync::Arc;
 
@@ -57,20 +60,51 @@ pub enum ReplayError {
     },
 }
 
-/// Simulates `trace`; returns the report and every warp's final registers.
-/// Callers check the target first ([`Trace::check_target`]).
+/// Simulates `trace` on `opts.target`'s preset with `opts`' limits; returns
+/// the report and every warp's final registers. Callers check the target
+/// first ([`Trace::check_target`]).
 pub fn simulate(trace: &Trace, opts: &RunOptions) -> Result<(Report, Vec<WarpRegs>), ReplayError> {
-    let program = Arc::new(Program {
-        target: opts.target,
-        insts: trace.insts.clone(),
-        nregs: trace.nregs(),
-    });
     let mut config = preset(opts.target);
     config.limits = Limits {
         max_cycles: opts.max_cycles,
         max_instructions: opts.max_instructions,
     };
+    let r = replay(trace, config, opts, 0)?;
+    Ok((r.report, r.regs))
+}
+
+/// A finished replay.
+pub struct Replay {
+    /// The statistics.
+    pub report: Report,
+    /// Every warp's final registers, in warp order.
+    pub regs: Vec<WarpRegs>,
+    /// Per SM, its first instruction starts (as many as asked for).
+    pub issues: Vec<Vec<IssueEvent>>,
+    /// The program's tables (per-instruction timing for the issue log).
+    pub tables: Arc<ProgramTables>,
+}
+
+/// Simulates `trace` on `config` (its target gives the semantics, its limits
+/// bound the run; `opts.target` and `opts`' limits are not used), recording
+/// up to `issue_log` instruction starts per SM.
+pub fn replay(
+    trace: &Trace,
+    config: SmConfig,
+    opts: &RunOptions,
+    issue_log: usize,
+) -> Result<Replay, ReplayError> {
+    let program = Arc::new(Program {
+        target: config.target,
+        insts: trace.insts.clone(),
+        nregs: trace.nregs(),
+    });
     let mut sim = Simulation::new(config, program, opts.policy, opts.sms)?;
+    if issue_log > 0 {
+        for sm in sim.sms_mut() {
+            sm.record_issues(issue_log);
+        }
+    }
     for (w, rec) in trace.warps.iter().enumerate() {
         sim.add_warp(WarpLaunch {
             warp_id: w as u32,
@@ -91,5 +125,15 @@ pub fn simulate(trace: &Trace, opts: &RunOptions) -> Result<(Report, Vec<WarpReg
     let regs = (0..trace.warps.len() as u32)
         .map(|w| sim.warp_regs(w).cloned().unwrap_or_default())
         .collect();
-    Ok((report, regs))
+    let issues = sim
+        .sms_mut()
+        .iter()
+        .map(|sm| sm.issue_log().to_vec())
+        .collect();
+    Ok(Replay {
+        report,
+        regs,
+        issues,
+        tables: sim.tables().clone(),
+    })
 }

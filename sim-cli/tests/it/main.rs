@@ -9,6 +9,7 @@ mod corrupt;
 mod golden;
 mod robust;
 mod roundtrip;
+mod study;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -224,3 +224,11 @@ fn inst_info(
     }
     Ok(ii)
 }
+
+impl ProgramTables {
+    /// Program instruction `inst`'s micro-ops and the clocks from its first
+    /// micro-op until its result is ready (timelines draw completions with it).
+    pub fn issue_timing(&self, inst: usize) -> Option<(u32, u64)> {
+        self.info.get(inst).map(|i| (i.uops as u32, i.delay))
+    }
+}

@@ -1,0 +1,7 @@
+//! The larger commands, one file each: `run` and `config` (configuration
+//! layers, replay, report files), `sweep` and `merge`, and the progress
+//! display and logging they share.
+
+pub mod progress;
+pub mod run;
+pub mod sweep;

@@ -1,0 +1,246 @@
+//! `simcli run` and `simcli config`: the configuration layers (preset,
+//! `--config` file, `--set` overrides, flags), the replay, and its outputs.
+
+use super::progress::with_progress;
+use crate::{open_input, parse_target, print_out, refuse_unsupported, Format, Sched};
+use anyhow::{bail, Context, Result};
+use sim_cli::output::{write_file, Inputs};
+use sim_cli::report::{self, RunInfo};
+use sim_cli::timeline::{self, TimelineInput};
+use sim_core::config_file::{self, ConfigLayer};
+use sim_core::{SchedPolicy, SmConfig};
+use sim_isa::{Target, WarpRegs};
+use sim_trace::replay::{self, ReplayError, RunOptions};
+use sim_trace::trace::Trace;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// How the SM is configured: every source of parameters, lowest first.
+#[derive(Clone, Debug, Default)]
+pub struct Setup {
+    /// `--arch`: the target when no layer names one (else the trace's).
+    pub arch: Option<String>,
+    /// The `--config` file and the `--set` overrides, in order.
+    pub layers: Vec<ConfigLayer>,
+    /// `--scheduler`, over every layer.
+    pub scheduler: Option<Sched>,
+    /// `--max-cycles` / `--max-instructions`, over every layer.
+    pub max_cycles: Option<u64>,
+    pub max_instructions: Option<u64>,
+}
+
+fn policy(s: Sched) -> SchedPolicy {
+    match s {
+        Sched::Lrr => SchedPolicy::Lrr,
+        Sched::Gto => SchedPolicy::Gto,
+        Sched::Oldest => SchedPolicy::Oldest,
+    }
+}
+
+impl Setup {
+    /// Reads `--config FILE` (recorded in `inputs`) and `--set` overrides.
+    pub fn load(
+        &mut self,
+        config: Option<&Path>,
+        sets: &[String],
+        inputs: &mut Inputs,
+    ) -> Result<()> {
+        if let Some(p) = config {
+            let (name, mut r) = open_input(p, inputs)?;
+            let mut text = String::new();
+            r.read_to_string(&mut text)
+                .with_context(|| format!("reading {name}"))?;
+            self.layers.push(ConfigLayer::parse(&text, &name)?);
+        }
+        for s in sets {
+            self.layers.push(ConfigLayer::parse_set(s)?);
+        }
+        Ok(())
+    }
+
+    /// The configuration and policy for a trace whose own target is `default`.
+    pub fn resolve(&self, default: Target) -> Result<(SmConfig, SchedPolicy)> {
+        let target = match &self.arch {
+            Some(a) => parse_target(a)?,
+            None => default,
+        };
+        let (mut c, mut p) = config_file::build(&self.layers, target, SchedPolicy::Lrr);
+        if let Some(s) = self.scheduler {
+            p = policy(s);
+        }
+        if let Some(n) = self.max_cycles {
+            c.limits.max_cycles = n;
+        }
+        if let Some(n) = self.max_instructions {
+            c.limits.max_instructions = n;
+        }
+        Ok((c, p))
+    }
+}
+
+/// `simcli config`: the resolved configuration as TOML with its sources.
+pub fn config(setup: &Setup, output: Option<PathBuf>, inputs: &Inputs) -> Result<ExitCode> {
+    let (c, p) = setup.resolve(Target::SM_90)?;
+    let text = config_file::to_toml(&c, p);
+    match output {
+        Some(o) => write_file(&o, inputs, |w| w.write_all(text.as_bytes()))?,
+        None => print_out(&text)?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The most instruction starts a timeline may record over all SMs (about
+/// 24 bytes each while running, a few hundred in the file).
+const MAX_TIMELINE_ISSUES: usize = 10_000_000;
+
+/// `run`'s options beyond the configuration.
+pub struct RunArgs {
+    pub setup: Setup,
+    pub sms: usize,
+    pub threads: usize,
+    pub format: Format,
+    pub dump_regs: Option<PathBuf>,
+    pub check: bool,
+    pub timeline: Option<PathBuf>,
+    pub timeline_limit: usize,
+    pub opcode_csv: Option<PathBuf>,
+}
+
+/// One replay of a loaded trace: its report description and outcome.
+pub struct Outcome {
+    pub info: RunInfo,
+    pub result: Result<replay::Replay, ReplayError>,
+}
+
+/// The configuration `setup` gives `trace` (named `name`); refuses a
+/// target the trace cannot run on.
+pub fn resolve_for(name: &str, trace: &Trace, setup: &Setup) -> Result<(SmConfig, SchedPolicy)> {
+    let (config, policy) = setup.resolve(trace.target)?;
+    refuse_unsupported(name, trace, config.target)?;
+    Ok((config, policy))
+}
+
+/// Replays `trace` (named `name`) on `config`, recording `issue_log`
+/// starts per SM.
+pub fn replay_trace(
+    name: &str,
+    trace: &Trace,
+    (config, policy): (SmConfig, SchedPolicy),
+    sms: usize,
+    threads: usize,
+    issue_log: usize,
+) -> Outcome {
+    let info = RunInfo::new(name, trace.warps.len(), &config, policy);
+    let mut opts = RunOptions::new(config.target);
+    opts.sms = sms;
+    opts.threads = threads;
+    opts.policy = policy;
+    let result = replay::replay(trace, config, &opts, issue_log);
+    Outcome { info, result }
+}
+
+pub fn check_counts(sms: usize, threads: usize) -> Result<()> {
+    if sms == 0 || sms > 4096 {
+        bail!("--sms must be 1 to 4096");
+    }
+    if threads == 0 || threads > 1024 {
+        bail!("--threads must be 1 to 1024");
+    }
+    Ok(())
+}
+
+/// `simcli run`.
+pub fn run(file: &Path, a: &RunArgs, mut inputs: Inputs) -> Result<ExitCode> {
+    check_counts(a.sms, a.threads)?;
+    if a.timeline.is_some() && a.timeline_limit.saturating_mul(a.sms) > MAX_TIMELINE_ISSUES {
+        bail!("--timeline-limit x --sms must be at most {MAX_TIMELINE_ISSUES} (the log is held in memory)");
+    }
+    let (name, r) = open_input(file, &mut inputs)?;
+    for p in [&a.dump_regs, &a.timeline, &a.opcode_csv]
+        .into_iter()
+        .flatten()
+    {
+        inputs.check(p)?;
+    }
+    let (trace, _) = sim_trace::load::load(&name, r)?;
+    let resolved = resolve_for(&name, &trace, &a.setup)?;
+    if a.check && trace.expects.is_empty() {
+        bail!("{name}: --check: the trace records no expected values (.expect)");
+    }
+    let log = if a.timeline.is_some() {
+        a.timeline_limit
+    } else {
+        0
+    };
+    let out = with_progress(&format!("simulating {name}"), 0, |_| {
+        replay_trace(&name, &trace, resolved, a.sms, a.threads, log)
+    });
+    let rep = match out.result {
+        Ok(r) => r,
+        Err(ReplayError::Limit { message, partial }) => {
+            print_out(&report_text(a.format, &out.info, &partial)?)?;
+            bail!("{name}: {message}; the statistics above are partial");
+        }
+        Err(e) => return Err(e).with_context(|| format!("simulating {name}")),
+    };
+    // The files first: a failing write must not follow a printed report.
+    if let Some(p) = &a.dump_regs {
+        let regs = report::dump_regs(&trace, &rep.regs)?;
+        write_file(p, &inputs, |w| w.write_all(regs.as_bytes()))?;
+    }
+    if let Some(p) = &a.timeline {
+        let doc = timeline::timeline(
+            &TimelineInput {
+                trace: &trace,
+                issues: &rep.issues,
+                tables: &rep.tables,
+                limit: a.timeline_limit,
+                total_issues: rep.report.stats.warp_instructions,
+            },
+            &out.info,
+        );
+        write_file(p, &inputs, |w| {
+            serde_json::to_writer(&mut *w, &doc)?;
+            w.write_all(b"\n")
+        })?;
+    }
+    if let Some(p) = &a.opcode_csv {
+        let bytes = report::opcode_csv(&out.info, &rep.report)?;
+        write_file(p, &inputs, |w| w.write_all(&bytes))?;
+    }
+    print_out(&report_text(a.format, &out.info, &rep.report)?)?;
+    if a.check {
+        return Ok(check_finals(&trace, &rep.regs));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The report in `format`.
+pub fn report_text(format: Format, info: &RunInfo, rep: &sim_core::Report) -> Result<String> {
+    Ok(match format {
+        Format::Text => report::text(info, rep),
+        Format::Json => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&report::json(info, rep))?
+        ),
+        Format::Csv => String::from_utf8(report::csv(info, rep)?)?,
+    })
+}
+
+/// `--check`: 1 on any mismatch, listing the first 20.
+fn check_finals(trace: &Trace, finals: &[WarpRegs]) -> ExitCode {
+    let bad = trace.check(&|w| finals.get(w as usize).cloned());
+    if !bad.is_empty() {
+        for m in bad.iter().take(20) {
+            eprintln!("check failed: {m}");
+        }
+        if bad.len() > 20 {
+            eprintln!("... and {} more mismatches", bad.len() - 20);
+        }
+        eprintln!("check: {} mismatching lane values", bad.len());
+        return ExitCode::from(1);
+    }
+    eprintln!("check: all {} recorded values match", trace.expects.len());
+    ExitCode::SUCCESS
+}

@@ -1,0 +1,314 @@
+//! Parameter sweeps (`simcli sweep`, `docs/sweeps.md`): the sweep file, its
+//! cross product of runs, deterministic shards, and the merge of shard CSVs.
+//!
+//! Runs are numbered in the order traces x archs x parameter values (the
+//! `[params]` keys sorted, the last varying fastest). Shard `I/N` takes the
+//! runs whose number is `I` modulo `N`, so shards get similar mixes; every
+//! CSV row starts with its run number, and [`merge`] puts rows back in run
+//! order, so merged shards equal the unsharded sweep byte for byte.
+
+use serde::Deserialize;
+use sim_core::config_file::{ConfigError, ConfigLayer};
+use std::collections::BTreeMap;
+
+/// Why a sweep file, shard or merge was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum SweepError {
+    /// The sweep file is not valid TOML of the expected shape.
+    #[error("{file}:{line}: {message}")]
+    File {
+        /// The sweep file.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A `[params]` entry is not a valid configuration value.
+    #[error("{file}: [params] {source}")]
+    Param {
+        /// The sweep file.
+        file: String,
+        /// The configuration error (its key).
+        source: ConfigError,
+    },
+    /// `--shard` (or the Slurm variables) is not `I/N` with `I < N`.
+    #[error("shard '{0}': expected I/N with 0 <= I < N (e.g. 0/4)")]
+    Shard(String),
+    /// A CSV to merge could not be read.
+    #[error("{file}: {source}")]
+    Csv {
+        /// The file.
+        file: String,
+        /// The reader's error (with its line).
+        source: csv::Error,
+    },
+    /// The CSVs to merge do not fit together.
+    #[error("{file}: {message}")]
+    Merge {
+        /// The file at fault.
+        file: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// The sweep file as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SweepFile {
+    traces: Vec<String>,
+    #[serde(default)]
+    archs: Vec<String>,
+    #[serde(default = "one")]
+    sms: usize,
+    #[serde(default)]
+    params: toml::Table,
+}
+
+fn one() -> usize {
+    1
+}
+
+/// One run of a sweep.
+#[derive(Clone, Debug)]
+pub struct SweepRun {
+    /// Its number in the whole sweep (the CSV's `run` column).
+    pub index: u64,
+    /// The trace file, as the sweep file names it.
+    pub trace: String,
+    /// The target (`None`: the trace's own).
+    pub arch: Option<String>,
+    /// The overrides, `key=value` as `--set` takes them, in key order.
+    pub sets: Vec<String>,
+    /// The same, checked.
+    pub layers: Vec<ConfigLayer>,
+}
+
+/// A parsed sweep.
+#[derive(Clone, Debug)]
+pub struct Sweep {
+    /// Every run, in run order.
+    pub runs: Vec<SweepRun>,
+    /// SMs per run.
+    pub sms: usize,
+}
+
+/// Flattens `[params]` tables into dotted keys with their value lists.
+fn flatten(prefix: &str, t: &toml::Table, out: &mut BTreeMap<String, Vec<toml::Value>>) {
+    for (k, v) in t {
+        let key = if prefix.is_empty() {
+            k.clone()
+        } else {
+            format!("{prefix}.{k}")
+        };
+        match v {
+            toml::Value::Table(sub) => flatten(&key, sub, out),
+            toml::Value::Array(a) => {
+                out.insert(key, a.clone());
+            }
+            v => {
+                out.insert(key, vec![v.clone()]);
+            }
+        }
+    }
+}
+
+/// Reads a sweep file (`file` names it in errors) and lists its runs.
+pub fn parse(text: &str, file: &str) -> Result<Sweep, SweepError> {
+    let bad = |line: usize, message: String| SweepError::File {
+        file: file.to_string(),
+        line,
+        message,
+    };
+    let f: SweepFile = toml::from_str(text).map_err(|e| {
+        let line = e
+            .span()
+            .map_or(1, |s| 1 + text[..s.start].matches('\n').count());
+        bad(line, e.message().to_string())
+    })?;
+    if f.traces.is_empty() {
+        return Err(bad(1, "traces: at least one trace is needed".into()));
+    }
+    if f.sms == 0 || f.sms > 4096 {
+        return Err(bad(1, "sms: must be 1 to 4096".into()));
+    }
+    let mut params = BTreeMap::new();
+    flatten("", &f.params, &mut params);
+    // Each key's values as `--set` text, checked now so a bad value fails before any run.
+    let mut axes: Vec<Vec<(String, ConfigLayer)>> = Vec::new();
+    for (key, values) in &params {
+        if values.is_empty() {
+            return Err(bad(1, format!("[params] {key}: the list is empty")));
+        }
+        let mut axis = Vec::new();
+        for v in values {
+            let text = match v {
+                toml::Value::String(s) => format!("{key}={s}"),
+                v => format!("{key}={v}"),
+            };
+            let layer = ConfigLayer::parse_set(&text).map_err(|source| SweepError::Param {
+                file: file.to_string(),
+                source,
+            })?;
+            axis.push((text, layer));
+        }
+        axes.push(axis);
+    }
+    if let Some(bad_arch) = f.archs.iter().find(|a| sim_isa::Target::parse(a).is_err()) {
+        return Err(bad(
+            1,
+            format!("archs: '{bad_arch}' is not a target (sm_XY)"),
+        ));
+    }
+    let archs: Vec<Option<String>> = if f.archs.is_empty() {
+        vec![None]
+    } else {
+        f.archs.iter().cloned().map(Some).collect()
+    };
+    let combos: usize = axes.iter().map(Vec::len).product();
+    let mut runs = Vec::new();
+    for trace in &f.traces {
+        for arch in &archs {
+            for c in 0..combos {
+                // Mixed-radix digits of `c`, the last axis fastest.
+                let (mut rest, mut pick) = (c, vec![0; axes.len()]);
+                for (slot, axis) in pick.iter_mut().zip(&axes).rev() {
+                    *slot = rest % axis.len();
+                    rest /= axis.len();
+                }
+                let chosen: Vec<&(String, ConfigLayer)> =
+                    axes.iter().zip(&pick).map(|(a, &p)| &a[p]).collect();
+                runs.push(SweepRun {
+                    index: runs.len() as u64,
+                    trace: trace.clone(),
+                    arch: arch.clone(),
+                    sets: chosen.iter().map(|(s, _)| s.clone()).collect(),
+                    layers: chosen.iter().map(|(_, l)| l.clone()).collect(),
+                });
+            }
+        }
+    }
+    Ok(Sweep { runs, sms: f.sms })
+}
+
+/// A slice of a sweep: shard `index` of `count`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    /// This shard, from 0.
+    pub index: u64,
+    /// Shards in all.
+    pub count: u64,
+}
+
+impl Shard {
+    /// The whole sweep.
+    pub const ALL: Shard = Shard { index: 0, count: 1 };
+
+    /// Parses `I/N`.
+    pub fn parse(s: &str) -> Result<Shard, SweepError> {
+        let bad = || SweepError::Shard(s.to_string());
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let (index, count) = (
+            i.trim().parse().map_err(|_| bad())?,
+            n.trim().parse().map_err(|_| bad())?,
+        );
+        if count == 0 || index >= count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// The Slurm job array's shard, from `SLURM_ARRAY_TASK_ID`,
+    /// `SLURM_ARRAY_TASK_COUNT` and `SLURM_ARRAY_TASK_MIN` (task ids need not
+    /// start at 0), read through `var`; `None` outside an array job.
+    pub fn from_slurm(var: impl Fn(&str) -> Option<String>) -> Result<Option<Shard>, SweepError> {
+        let (Some(id), Some(count)) = (var("SLURM_ARRAY_TASK_ID"), var("SLURM_ARRAY_TASK_COUNT"))
+        else {
+            return Ok(None);
+        };
+        let min = var("SLURM_ARRAY_TASK_MIN").unwrap_or_else(|| "0".into());
+        let text = format!("{id}-{min}/{count}");
+        let bad = || SweepError::Shard(text.clone());
+        let (id, min): (u64, u64) = (
+            id.parse().map_err(|_| bad())?,
+            min.parse().map_err(|_| bad())?,
+        );
+        let index = id.checked_sub(min).ok_or_else(bad)?;
+        Shard::parse(&format!("{index}/{count}")).map(Some)
+    }
+
+    /// Whether run `index` belongs to this shard.
+    pub fn takes(&self, index: u64) -> bool {
+        index % self.count == self.index
+    }
+}
+
+/// Merges CSV files of runs (shards of a sweep, or single runs): one header
+/// (every file's must be the same), then every row ordered by its `run`
+/// column, rows of one run in their file's order. A run found in two files
+/// is refused. `files` are (name, content) pairs.
+pub fn merge(files: &[(String, Vec<u8>)]) -> Result<Vec<u8>, SweepError> {
+    let mut header: Option<(String, csv::StringRecord)> = None;
+    let mut rows: Vec<(u64, usize, csv::StringRecord)> = Vec::new();
+    let mut owner: BTreeMap<u64, usize> = BTreeMap::new();
+    for (fi, (name, bytes)) in files.iter().enumerate() {
+        let csv_err = |source| SweepError::Csv {
+            file: name.clone(),
+            source,
+        };
+        let merge_err = |message: String| SweepError::Merge {
+            file: name.clone(),
+            message,
+        };
+        let mut r = csv::ReaderBuilder::new().from_reader(bytes.as_slice());
+        let h = r.headers().map_err(csv_err)?.clone();
+        if h.get(0) != Some("run") {
+            return Err(merge_err(
+                "the first column is not `run`: not a simcli CSV".into(),
+            ));
+        }
+        match &header {
+            Some((first, want)) if *want != h => {
+                return Err(merge_err(format!("its columns differ from {first}'s")));
+            }
+            Some(_) => {}
+            None => header = Some((name.clone(), h)),
+        }
+        for rec in r.records() {
+            let rec = rec.map_err(csv_err)?;
+            let line = rec.position().map_or(0, |p| p.line());
+            let run: u64 = rec
+                .get(0)
+                .and_then(|s| s.parse().ok())
+                .ok_or_else(|| merge_err(format!("line {line}: `run` is not a number")))?;
+            match owner.insert(run, fi) {
+                Some(other) if other != fi => {
+                    return Err(merge_err(format!(
+                        "run {run} is also in {}",
+                        files[other].0
+                    )));
+                }
+                _ => {}
+            }
+            rows.push((run, rows.len(), rec));
+        }
+    }
+    let Some((_, header)) = header else {
+        return Err(SweepError::Merge {
+            file: "(none)".into(),
+            message: "no files to merge".into(),
+        });
+    };
+    rows.sort_by_key(|&(run, seq, _)| (run, seq));
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let io = |source: csv::Error| SweepError::Csv {
+        file: "(merged output)".into(),
+        source,
+    };
+    w.write_record(&header).map_err(io)?;
+    for (_, _, rec) in &rows {
+        w.write_record(rec).map_err(io)?;
+    }
+    w.into_inner().map_err(|e| io(e.into_error().into()))
+}
