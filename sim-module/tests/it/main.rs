@@ -1,0 +1,4 @@
+//! sim-module integration tests.
+
+mod cfg;
+mod module;
