@@ -59,7 +59,7 @@ impl Cfg {
         let mut block_of = vec![0; n];
         let mut start = 0;
         for i in 1..=n {
-            if leader[i] {
+            if leader[i] || i == n {
                 block_of[start..i].fill(blocks.len());
                 blocks.push(Block {
                     start,
