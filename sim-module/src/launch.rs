@@ -111,7 +111,7 @@ pub struct H100 {
     pub cycles_cold: Option<u64>,
     /// Cycles of a second launch right after the first.
     pub cycles_warm: Option<u64>,
-    /// Warps per block.
+    /// Warps in the whole launch (all blocks).
     pub warps: Option<u32>,
     /// How the figures were taken.
     pub note: Option<String>,
