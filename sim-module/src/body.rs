@@ -85,8 +85,13 @@ fn label(p: &mut Parser<'_>, st: &mut State, t: Token) -> Res<()> {
     let pos = p.pos(t);
     p.i += 2;
     let sc = scope(st);
-    if st.body.labels.iter().any(|l| l.scope == sc && l.name == name) {
-        return Err(p.err_at(pos, K::Duplicate { what: "label", name }));
+    if st
+        .body
+        .labels
+        .iter()
+        .any(|l| l.scope == sc && l.name == name)
+    {
+        return Err(p.duplicate(pos, "label", name));
     }
     st.body.labels.push(Label {
         name,
@@ -141,17 +146,7 @@ fn directive(p: &mut Parser<'_>, st: &mut State, t: Token) -> Res<()> {
                 Linkage::Internal
             };
             let v = p.variable(space, linkage)?;
-            if st.body.variables.iter().any(|x| x.name == v.name) {
-                return Err(p.err_at(
-                    v.pos,
-                    K::Duplicate {
-                        what: "variable",
-                        name: v.name,
-                    },
-                ));
-            }
-            st.body.variables.push(v);
-            Ok(())
+            p.push_variable(&mut st.body.variables, v)
         }
     }
 }
@@ -203,12 +198,14 @@ fn count(p: &Parser<'_>, st: &mut State, n: u64, pos: Pos) -> Res<()> {
 /// outlive its scope); shadowing a visible register is refused.
 fn declare(p: &Parser<'_>, st: &mut State, name: String, ty: PtxType, pos: Pos) -> Res<()> {
     if st.open.last().is_some_and(|s| s.1.contains_key(&name)) {
-        return Err(p.err_at(pos, K::Duplicate { what: "register", name }));
+        return Err(p.duplicate(pos, "register", name));
     }
     if st.open.iter().any(|s| s.1.contains_key(&name)) {
         return Err(p.err_at(
             pos,
-            K::NotSupported(format!("register '{name}' shadowing one of an enclosing scope")),
+            K::NotSupported(format!(
+                "register '{name}' shadowing one of an enclosing scope"
+            )),
         ));
     }
     let earlier = st.body.registers.iter().position(|r| r.name == name);
@@ -217,7 +214,9 @@ fn declare(p: &Parser<'_>, st: &mut State, name: String, ty: PtxType, pos: Pos) 
         Some(_) => {
             return Err(p.err_at(
                 pos,
-                K::NotSupported(format!("register '{name}' declared again with another type")),
+                K::NotSupported(format!(
+                    "register '{name}' declared again with another type"
+                )),
             ))
         }
         None => {
@@ -288,7 +287,11 @@ fn statement(p: &mut Parser<'_>, st: &mut State) -> Res<()> {
         let negate = toks.get(1).is_some_and(|t| t.kind == Tok::Punct(b'!'));
         k = 1 + usize::from(negate);
         let Some(g) = toks.get(k).filter(|t| t.kind == Tok::Ident) else {
-            return Err(at(p, toks.get(k).copied().unwrap_or(semi), "a guard predicate"));
+            return Err(at(
+                p,
+                toks.get(k).copied().unwrap_or(semi),
+                "a guard predicate",
+            ));
         };
         k += 1;
         match visible_register(st, p.text(*g)) {
@@ -300,7 +303,11 @@ fn statement(p: &mut Parser<'_>, st: &mut State) -> Res<()> {
         None
     };
     let Some(op) = toks.get(k).filter(|t| t.kind == Tok::Ident).copied() else {
-        return Err(at(p, toks.get(k).copied().unwrap_or(semi), "an instruction"));
+        return Err(at(
+            p,
+            toks.get(k).copied().unwrap_or(semi),
+            "an instruction",
+        ));
     };
     let word = p.text(op);
     let mut m = k + 1;
@@ -311,13 +318,15 @@ fn statement(p: &mut Parser<'_>, st: &mut State) -> Res<()> {
     let operands = &toks[m..];
     let symbolic = check_identifiers(p, st, operands, word == "bra");
     let kind = match word {
-        "bra" | "ret" | "exit" | "call" => {
-            StatementKind::Control(crate::control::control(p, word, mods, operands, semi, guard)?)
-        }
+        "bra" | "ret" | "exit" | "call" => StatementKind::Control(crate::control::control(
+            p, word, mods, operands, semi, guard,
+        )?),
         _ if !is_ptx_opcode(word) => {
             return Err(p.err_at(p.pos(op), K::UnknownInstruction(word.into())))
         }
-        _ => crate::control::instruction(p, &mut st.body.symbols, &text, start, op, mods, symbolic)?,
+        _ => {
+            crate::control::instruction(p, &mut st.body.symbols, &text, start, op, mods, symbolic)?
+        }
     };
     st.body.statements.push(Statement {
         pos,
@@ -367,13 +376,16 @@ fn resolve_branches(p: &Parser<'_>, st: &mut State) -> Res<()> {
         let mut sc = Some(s.scope);
         let mut found = None;
         while let (Some(c), None) = (sc, found) {
-            found = labels.iter().position(|l| l.scope == c && &l.name == target);
+            found = labels
+                .iter()
+                .position(|l| l.scope == c && &l.name == target);
             sc = scopes[c as usize].parent;
         }
         *label = found.ok_or_else(|| p.err_at(s.pos, K::UnknownLabel(target.clone())))?;
     }
     // Labels used as plain operands (indirect calls, tables) are fine anywhere in the body.
-    st.pending.retain(|(n, _)| !labels.iter().any(|l| &l.name == n));
+    st.pending
+        .retain(|(n, _)| !labels.iter().any(|l| &l.name == n));
     Ok(())
 }
 

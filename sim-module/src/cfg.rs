@@ -215,7 +215,11 @@ fn post_dominators(blocks: &[Block]) -> Vec<Option<Node>> {
                 if idom[s] == UNSEEN {
                     continue;
                 }
-                new = if new == UNSEEN { s } else { intersect(&idom, s, new) };
+                new = if new == UNSEEN {
+                    s
+                } else {
+                    intersect(&idom, s, new)
+                };
             }
             if new != UNSEEN && idom[v] != new {
                 idom[v] = new;

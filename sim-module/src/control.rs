@@ -25,7 +25,12 @@ pub(crate) fn control(
             return Err(p.err_at(p.pos(t), K::UnknownDirective(p.text(t).into())));
         }
     }
-    let mut r = Operands { p, toks: operands, k: 0, semi };
+    let mut r = Operands {
+        p,
+        toks: operands,
+        k: 0,
+        semi,
+    };
     let op = match word {
         "bra" => {
             let target = r.ident("a label")?;
@@ -88,7 +93,9 @@ impl Operands<'_, '_> {
         self.toks.get(self.k).copied().unwrap_or(self.semi)
     }
     fn is(&self, c: u8) -> bool {
-        self.toks.get(self.k).is_some_and(|t| t.kind == Tok::Punct(c))
+        self.toks
+            .get(self.k)
+            .is_some_and(|t| t.kind == Tok::Punct(c))
     }
     fn punct(&mut self, c: u8, what: &'static str) -> Res<()> {
         if !self.is(c) {
@@ -141,7 +148,10 @@ pub(crate) fn instruction(
         opcode.push_str(p.text(m));
     }
     if symbolic {
-        return Ok(StatementKind::Unimplemented(Unimplemented { opcode, isa: None }));
+        return Ok(StatementKind::Unimplemented(Unimplemented {
+            opcode,
+            isa: None,
+        }));
     }
     match sim_isa::parse::parse_instruction(text, syms) {
         Ok(inst) => Ok(StatementKind::Instruction(inst)),

@@ -52,7 +52,8 @@ fn element(p: &mut Parser<'_>, ty: PtxType) -> Res<Init> {
             Ok(Init::Bits(bits))
         }
         Tok::Ident if !neg => {
-            let generic = p.text(t) == "generic" && p.peek_at(1).is_some_and(|u| u.kind == Tok::Punct(b'('));
+            let generic =
+                p.text(t) == "generic" && p.peek_at(1).is_some_and(|u| u.kind == Tok::Punct(b'('));
             let symbol = if generic {
                 p.i += 2;
                 let (s, _) = p.ident("a symbol")?;

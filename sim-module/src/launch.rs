@@ -251,9 +251,7 @@ impl Launch {
             .iter()
             .map(|b| match &b.init {
                 BufferInit::Fill(v) => Ok(vec![*v; b.bytes as usize]),
-                BufferInit::File(p) => {
-                    read_exact(p, b.bytes, &format!("buffers.{}.file", b.name))
-                }
+                BufferInit::File(p) => read_exact(p, b.bytes, &format!("buffers.{}.file", b.name)),
             })
             .collect()
     }
@@ -290,11 +288,17 @@ fn read_exact(path: &Path, bytes: u64, what: &str) -> Result<Vec<u8>, LaunchErro
 /// A file name from the launch file: relative, resolved against `base`.
 fn relative(base: &Path, name: &str, what: &str) -> Result<PathBuf, LaunchError> {
     let p = Path::new(name);
-    let plain = p
-        .components()
-        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir | Component::ParentDir));
+    let plain = p.components().all(|c| {
+        matches!(
+            c,
+            Component::Normal(_) | Component::CurDir | Component::ParentDir
+        )
+    });
     if name.is_empty() || !plain {
-        return Err(field(what, format!("'{name}' must be a relative file name")));
+        return Err(field(
+            what,
+            format!("'{name}' must be a relative file name"),
+        ));
     }
     Ok(base.join(p))
 }
@@ -305,7 +309,10 @@ fn dims(d: [u32; 3], name: &str, max: u64) -> Result<(), LaunchError> {
     }
     let n: u64 = d.iter().map(|&x| u64::from(x)).product();
     if n > max {
-        return Err(field(name, format!("{n} in all, more than the limit of {max}")));
+        return Err(field(
+            name,
+            format!("{n} in all, more than the limit of {max}"),
+        ));
     }
     Ok(())
 }
@@ -329,7 +336,10 @@ fn validate(raw: RawLaunch, base: &Path) -> Result<Launch, LaunchError> {
         }
         total += b.bytes;
         if total > MAX_TOTAL_BYTES {
-            return Err(field(f, format!("buffers exceed {MAX_TOTAL_BYTES} bytes in all")));
+            return Err(field(
+                f,
+                format!("buffers exceed {MAX_TOTAL_BYTES} bytes in all"),
+            ));
         }
         let init = match (b.file, b.fill) {
             (Some(file), None) => BufferInit::File(relative(base, &file, &format!("{f}.file"))?),
@@ -361,7 +371,10 @@ fn validate(raw: RawLaunch, base: &Path) -> Result<Launch, LaunchError> {
     for (k, name) in raw.outputs.iter().enumerate() {
         let i = find(name, format!("outputs[{k}]"))?;
         if outputs.contains(&i) {
-            return Err(field(format!("outputs[{k}]"), format!("'{name}' listed twice")));
+            return Err(field(
+                format!("outputs[{k}]"),
+                format!("'{name}' listed twice"),
+            ));
         }
         outputs.push(i);
     }
@@ -395,7 +408,10 @@ fn param(
 ) -> Result<ParamValue, LaunchError> {
     let mut it = p.iter();
     let (Some((kind, v)), None) = (it.next(), it.next()) else {
-        return Err(field(f, "needs exactly one key: buffer, u32, s32, u64, s64 or f32"));
+        return Err(field(
+            f,
+            "needs exactly one key: buffer, u32, s32, u64, s64 or f32",
+        ));
     };
     let bad = || field(format!("{f}.{kind}"), format!("{v} is not a {kind}"));
     let int = |lo: i128, hi: i128| -> Result<i128, LaunchError> {

@@ -141,8 +141,7 @@ pub(crate) fn lex(src: &str) -> Result<Lexed, (u32, ModuleErrorKind)> {
                 Tok::Ident
             }
             b'{' | b'}' | b'(' | b')' | b'[' | b']' | b';' | b':' | b',' | b'<' | b'>' | b'='
-            | b'+' | b'-' | b'*' | b'/' | b'!' | b'@' | b'|' | b'~' | b'&' | b'^' | b'?'
-            | b'.' => {
+            | b'+' | b'-' | b'*' | b'/' | b'!' | b'@' | b'|' | b'~' | b'&' | b'^' | b'?' | b'.' => {
                 i += 1;
                 Tok::Punct(c)
             }

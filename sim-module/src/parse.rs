@@ -112,6 +112,24 @@ impl<'a> Parser<'a> {
         };
         self.err_at(pos, kind)
     }
+    /// `what 'name' declared twice` at `pos`.
+    pub fn duplicate(&self, pos: Pos, what: &'static str, name: impl Into<String>) -> ModuleError {
+        self.err_at(
+            pos,
+            K::Duplicate {
+                what,
+                name: name.into(),
+            },
+        )
+    }
+    /// Adds `v` to `vars`, refusing a second variable of the same name.
+    pub fn push_variable(&self, vars: &mut Vec<Variable>, v: Variable) -> Res<()> {
+        if vars.iter().any(|x| x.name == v.name) {
+            return Err(self.duplicate(v.pos, "variable", v.name));
+        }
+        vars.push(v);
+        Ok(())
+    }
     pub fn expected(&self, expected: &'static str) -> ModuleError {
         let found = match self.peek() {
             Some(t) => format!("'{}'", self.text(t)),
@@ -299,13 +317,7 @@ impl<'a> Parser<'a> {
         if self.is_dot("entry") || self.is_dot("func") {
             let f = self.function(linkage)?;
             if f.body.is_some() && m.function(&f.name).is_some() {
-                return Err(self.err_at(
-                    f.pos,
-                    K::Duplicate {
-                        what: "function",
-                        name: f.name,
-                    },
-                ));
+                return Err(self.duplicate(f.pos, "function", f.name));
             }
             m.functions.push(f);
             return Ok(());
@@ -319,17 +331,7 @@ impl<'a> Parser<'a> {
         };
         self.i += 1;
         let v = self.variable(space, linkage)?;
-        if m.variables.iter().any(|x| x.name == v.name) {
-            return Err(self.err_at(
-                v.pos,
-                K::Duplicate {
-                    what: "variable",
-                    name: v.name,
-                },
-            ));
-        }
-        m.variables.push(v);
-        Ok(())
+        self.push_variable(&mut m.variables, v)
     }
 
     /// After the state space: `.align N .type name[dims] = init;`.
@@ -375,7 +377,10 @@ impl<'a> Parser<'a> {
         }
         if let Some(vals) = &init {
             if vals.len() as u64 > elems {
-                return Err(self.err_at(pos, K::NotSupported("more initialisers than elements".into())));
+                return Err(self.err_at(
+                    pos,
+                    K::NotSupported("more initialisers than elements".into()),
+                ));
             }
         }
         Ok(Variable {
@@ -407,7 +412,9 @@ impl<'a> Parser<'a> {
             let n = self.number("an array length")?;
             if n > MAX_VARIABLE_BYTES {
                 let s = at.map_or("", |t| self.text(t)).to_string();
-                return Err(self.err_at(at.map_or(Pos::default(), |t| self.pos(t)), K::BadNumber(s)));
+                return Err(
+                    self.err_at(at.map_or(Pos::default(), |t| self.pos(t)), K::BadNumber(s))
+                );
             }
             dims.push(Some(n));
             self.expect_punct(b']', "']'")?;
@@ -434,10 +441,7 @@ impl<'a> Parser<'a> {
             Vec::new()
         };
         let mut directives = Vec::new();
-        loop {
-            let Some(t) = self.peek().filter(|t| t.kind == Tok::Dot) else {
-                break;
-            };
+        while let Some(t) = self.peek().filter(|t| t.kind == Tok::Dot) {
             let w = &self.text(t)[1..];
             if !PERF_DIRECTIVES.contains(&w) {
                 return Err(self.err(K::UnknownDirective(self.text(t).to_string())));
@@ -497,13 +501,7 @@ impl<'a> Parser<'a> {
             p.offset = offset;
             offset += p.size;
             if !p.name.is_empty() && out.iter().any(|q| q.name == p.name) {
-                return Err(self.err_at(
-                    p.pos,
-                    K::Duplicate {
-                        what: "parameter",
-                        name: p.name,
-                    },
-                ));
+                return Err(self.duplicate(p.pos, "parameter", p.name));
             }
             out.push(p);
             if self.eat_punct(b')') {
@@ -517,7 +515,7 @@ impl<'a> Parser<'a> {
         let space = if self.eat_dot("param") {
             StateSpace::Param
         } else if self.eat_dot("reg") {
-            StateSpace::Local
+            StateSpace::Reg
         } else {
             return Err(self.expected("'.param'"));
         };
@@ -580,12 +578,6 @@ impl<'a> Parser<'a> {
                 },
             ));
         }
-        // `.reg` parameters of a `.func` are registers, not memory.
-        let space = if space == StateSpace::Local {
-            StateSpace::Local
-        } else {
-            space
-        };
         Ok(Param {
             name,
             space,
@@ -617,13 +609,7 @@ const PERF_DIRECTIVES: &[&str] = &[
 
 fn once<T>(p: &Parser<'_>, slot: &mut Option<T>, v: T, name: &'static str, pos: Pos) -> Res<()> {
     if slot.is_some() {
-        return Err(p.err_at(
-            pos,
-            K::Duplicate {
-                what: "directive",
-                name: name.to_string(),
-            },
-        ));
+        return Err(p.duplicate(pos, "directive", name.to_string()));
     }
     *slot = Some(v);
     Ok(())

@@ -100,6 +100,8 @@ pub enum StateSpace {
     Shared,
     Local,
     Param,
+    /// `.reg`: only a `.func` parameter lives here.
+    Reg,
 }
 
 impl StateSpace {
@@ -169,7 +171,7 @@ pub struct PtrAttr {
 pub struct Param {
     /// Its name (may be empty in prototypes).
     pub name: String,
-    /// `.param` or `.reg` (only `.func` takes `.reg` parameters).
+    /// [`StateSpace::Param`], or [`StateSpace::Reg`] for a `.func`'s `.reg` parameter.
     pub space: StateSpace,
     /// Element type.
     pub ty: PtxType,

@@ -18,7 +18,11 @@ fn b(i: usize) -> Node {
 fn shape(c: &Cfg) -> Vec<(usize, usize, Vec<Node>)> {
     c.blocks
         .iter()
-        .map(|Block { start, end, succs, .. }| (*start, *end, succs.clone()))
+        .map(
+            |Block {
+                 start, end, succs, ..
+             }| (*start, *end, succs.clone()),
+        )
         .collect()
 }
 
@@ -34,9 +38,17 @@ fn if_else() {
     );
     assert_eq!(
         shape(&c),
-        [(0, 2, vec![b(2), b(1)]), (2, 4, vec![b(3)]), (4, 5, vec![b(3)]), (5, 6, vec![Node::Exit])]
+        [
+            (0, 2, vec![b(2), b(1)]),
+            (2, 4, vec![b(3)]),
+            (4, 5, vec![b(3)]),
+            (5, 6, vec![Node::Exit])
+        ]
     );
-    assert_eq!(ipdoms(&c), [Some(b(3)), Some(b(3)), Some(b(3)), Some(Node::Exit)]);
+    assert_eq!(
+        ipdoms(&c),
+        [Some(b(3)), Some(b(3)), Some(b(3)), Some(Node::Exit)]
+    );
     assert_eq!(c.reconvergence(1), Some(5));
     assert_eq!(c.blocks[3].preds, [1, 2]);
 }
@@ -57,7 +69,16 @@ fn if_without_else_and_early_exit() {
         ]
     );
     // Lanes leaving early meet the others only at the exit.
-    assert_eq!(ipdoms(&c), [Some(Node::Exit), Some(b(3)), Some(b(3)), Some(Node::Exit), Some(Node::Exit)]);
+    assert_eq!(
+        ipdoms(&c),
+        [
+            Some(Node::Exit),
+            Some(b(3)),
+            Some(b(3)),
+            Some(Node::Exit),
+            Some(Node::Exit)
+        ]
+    );
     assert_eq!(c.reconvergence(0), Some(5));
     assert_eq!(c.reconvergence(1), Some(3));
 }
@@ -72,7 +93,12 @@ fn loops_nested_and_divergent_exit() {
     );
     assert_eq!(
         shape(&c),
-        [(0, 1, vec![b(1)]), (1, 4, vec![b(1), b(2)]), (4, 7, vec![b(0), b(3)]), (7, 8, vec![Node::Exit])]
+        [
+            (0, 1, vec![b(1)]),
+            (1, 4, vec![b(1), b(2)]),
+            (4, 7, vec![b(0), b(3)]),
+            (7, 8, vec![Node::Exit])
+        ]
     );
     // The inner back edge reconverges after the inner loop, the outer after the outer.
     assert_eq!(c.reconvergence(3), Some(4));
@@ -94,11 +120,10 @@ fn loop_with_break_reconverges_after_loop() {
 
 #[test]
 fn endless_loop_unreachable_code_and_label_at_end() {
-    let c = cfg_of("SPIN: add.u32 %r1, %r1, 1;\nbra.uni SPIN;\nadd.u32 %r1, %r1, 2;\n@%p1 bra END;\nEND:");
-    assert_eq!(
-        shape(&c),
-        [(0, 2, vec![b(0)]), (2, 4, vec![Node::Exit])]
+    let c = cfg_of(
+        "SPIN: add.u32 %r1, %r1, 1;\nbra.uni SPIN;\nadd.u32 %r1, %r1, 2;\n@%p1 bra END;\nEND:",
     );
+    assert_eq!(shape(&c), [(0, 2, vec![b(0)]), (2, 4, vec![Node::Exit])]);
     assert_eq!(ipdoms(&c), [None, Some(Node::Exit)]);
     assert_eq!(c.reconvergence(1), None);
     assert!(c.blocks[1].preds.is_empty());
@@ -115,7 +140,11 @@ fn branch_reconvergence(f: &Function) -> Vec<(String, String)> {
     let c = Cfg::new(body);
     let mut out = Vec::new();
     for (i, s) in body.statements.iter().enumerate() {
-        let StatementKind::Control(Control { guard: Some(_), op: ControlOp::Bra { target, .. } }) = &s.kind else {
+        let StatementKind::Control(Control {
+            guard: Some(_),
+            op: ControlOp::Bra { target, .. },
+        }) = &s.kind
+        else {
             continue;
         };
         let r = c.reconvergence(i).unwrap();
@@ -124,7 +153,13 @@ fn branch_reconvergence(f: &Function) -> Vec<(String, String)> {
             .iter()
             .find(|l| l.target == r)
             .map(|l| l.name.clone())
-            .unwrap_or_else(|| if r == i + 1 { "+1".into() } else { format!("#{r}") });
+            .unwrap_or_else(|| {
+                if r == i + 1 {
+                    "+1".into()
+                } else {
+                    format!("#{r}")
+                }
+            });
         out.push((target.clone(), name));
     }
     out
@@ -135,8 +170,18 @@ fn public_kernels_reconverge_where_the_source_joins() {
     let m = parse_module(&public_ptx(), "public.ptx").unwrap();
     let expect: &[(&str, &[(&str, &str)])] = &[
         ("sad16", &[("$L__BB0_1", "+1"), ("$L__BB0_4", "$L__BB0_4")]),
-        ("threshold_clamp", &[("$L__BB1_3", "$L__BB1_3"), ("$L__BB1_2", "$L__BB1_3"), ("$L__BB1_5", "$L__BB1_5")]),
-        ("audio_mix", &[("$L__BB2_2", "$L__BB2_2"), ("$L__BB2_4", "$L__BB2_4")]),
+        (
+            "threshold_clamp",
+            &[
+                ("$L__BB1_3", "$L__BB1_3"),
+                ("$L__BB1_2", "$L__BB1_3"),
+                ("$L__BB1_5", "$L__BB1_5"),
+            ],
+        ),
+        (
+            "audio_mix",
+            &[("$L__BB2_2", "$L__BB2_2"), ("$L__BB2_4", "$L__BB2_4")],
+        ),
         (
             "divergent_select",
             &[
@@ -161,7 +206,10 @@ fn public_kernels_reconverge_where_the_source_joins() {
     ];
     for (name, want) in expect {
         let got = branch_reconvergence(m.function(name).unwrap());
-        let want: Vec<(String, String)> = want.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+        let want: Vec<(String, String)> = want
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
         assert_eq!(got, want, "{name}");
     }
 }
