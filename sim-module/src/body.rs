@@ -6,6 +6,7 @@ use crate::names::{is_ptx_opcode, is_special_register};
 use crate::parse::{Parser, Res, MAX_REGISTERS, MAX_SCOPE_DEPTH};
 use crate::types::*;
 use sim_isa::{Guard, Symbols};
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// Parser state while reading one body.
@@ -19,8 +20,9 @@ struct State {
     reg_count: u64,
 }
 
-/// Reads a body after its `{`, up to the matching `}`.
-pub(crate) fn body(p: &mut Parser<'_>) -> Res<Body> {
+/// Reads a body after its `{`, up to the matching `}`. `regs` are a `.func`'s
+/// `.reg` parameters, registers of the body's outer scope.
+pub(crate) fn body(p: &mut Parser<'_>, regs: &[&Param]) -> Res<Body> {
     let open_pos = p.lx.pos(p.src, p.lx.toks[p.i - 1].start);
     let mut st = State {
         body: Body {
@@ -40,6 +42,10 @@ pub(crate) fn body(p: &mut Parser<'_>) -> Res<Body> {
         pending: Vec::new(),
         reg_count: 0,
     };
+    for q in regs {
+        count(p, &mut st, 1, q.pos)?;
+        declare(p, &mut st, q.name.clone(), q.ty, q.pos)?;
+    }
     while !st.open.is_empty() {
         let Some(t) = p.peek() else {
             return Err(p.expected("'}'"));
@@ -195,36 +201,27 @@ fn count(p: &Parser<'_>, st: &mut State, n: u64, pos: Pos) -> Res<()> {
 
 /// Declares one register in the innermost scope. A name used again in a later
 /// sibling scope with the same type shares the register (its value cannot
-/// outlive its scope); shadowing a visible register is refused.
+/// outlive its scope); a name that shadows a visible register, or comes back
+/// with another type, gets a register of its own under a fresh symbol name.
 fn declare(p: &Parser<'_>, st: &mut State, name: String, ty: PtxType, pos: Pos) -> Res<()> {
     if st.open.last().is_some_and(|s| s.1.contains_key(&name)) {
         return Err(p.duplicate(pos, "register", name));
     }
-    if st.open.iter().any(|s| s.1.contains_key(&name)) {
-        return Err(p.err_at(
-            pos,
-            K::NotSupported(format!(
-                "register '{name}' shadowing one of an enclosing scope"
-            )),
-        ));
-    }
-    let earlier = st.body.registers.iter().position(|r| r.name == name);
-    let idx = match earlier {
-        Some(i) if st.body.registers[i].ty == ty => i,
-        Some(_) => {
-            return Err(p.err_at(
-                pos,
-                K::NotSupported(format!(
-                    "register '{name}' declared again with another type"
-                )),
-            ))
-        }
+    let shadowing = st.open.iter().any(|s| s.1.contains_key(&name));
+    let reuse = st
+        .body
+        .registers
+        .iter()
+        .position(|r| !shadowing && r.name == name && r.ty == ty);
+    let idx = match reuse {
+        Some(i) => i,
         None => {
+            let symbol = fresh_symbol(&st.body.symbols, &name);
             let id = match ty.isa_type() {
-                Some(it) => st.body.symbols.declare(&name, it),
+                Some(it) => st.body.symbols.declare(&symbol, it),
                 None => None,
             }
-            .unwrap_or_else(|| st.body.symbols.intern(&name));
+            .unwrap_or_else(|| st.body.symbols.intern(&symbol));
             st.body.registers.push(Register {
                 name: name.clone(),
                 id,
@@ -239,6 +236,40 @@ fn declare(p: &Parser<'_>, st: &mut State, name: String, ty: PtxType, pos: Pos) 
         s.1.insert(name, idx);
     }
     Ok(())
+}
+
+/// `name` if the symbol table does not have it yet, else `name$1`, `name$2`, ...
+fn fresh_symbol(syms: &Symbols, name: &str) -> String {
+    if syms.get(name).is_none() {
+        return name.to_string();
+    }
+    (1u64..)
+        .map(|k| format!("{name}${k}"))
+        .find(|s| syms.get(s).is_none())
+        .unwrap_or_default()
+}
+
+/// `text` (the statement from byte `start`) with every register renamed by
+/// [`fresh_symbol`] written under its symbol name, for sim-isa.
+fn symbol_text<'t>(
+    p: &Parser<'_>,
+    st: &State,
+    toks: &[Token],
+    start: u32,
+    text: &'t str,
+) -> Cow<'t, str> {
+    let mut out = Cow::Borrowed(text);
+    for t in toks.iter().rev().filter(|t| t.kind == Tok::Ident) {
+        let Some(r) = visible_register(st, p.text(*t)) else {
+            continue;
+        };
+        let symbol = st.body.symbols.name(r.id);
+        if symbol != r.name {
+            let a = (t.start - start) as usize;
+            out.to_mut().replace_range(a..a + r.name.len(), symbol);
+        }
+    }
+    out
 }
 
 fn visible_register<'s>(st: &'s State, name: &str) -> Option<&'s Register> {
@@ -325,7 +356,8 @@ fn statement(p: &mut Parser<'_>, st: &mut State) -> Res<()> {
             return Err(p.err_at(p.pos(op), K::UnknownInstruction(word.into())))
         }
         _ => {
-            crate::control::instruction(p, &mut st.body.symbols, &text, start, op, mods, symbolic)?
+            let isa_text = symbol_text(p, st, toks, start, &text);
+            crate::control::instruction(p, &mut st.body.symbols, &isa_text, op, mods, symbolic)?
         }
     };
     st.body.statements.push(Statement {

@@ -138,7 +138,6 @@ pub(crate) fn instruction(
     p: &Parser<'_>,
     syms: &mut Symbols,
     text: &str,
-    _start: u32,
     op: Token,
     mods: &[Token],
     symbolic: bool,

@@ -463,7 +463,12 @@ impl<'a> Parser<'a> {
             None
         } else if self.is_punct(b'{') {
             self.i += 1;
-            Some(crate::body::body(self)?)
+            let regs: Vec<&Param> = returns
+                .iter()
+                .chain(&params)
+                .filter(|q| q.space == StateSpace::Reg && !q.name.is_empty())
+                .collect();
+            Some(crate::body::body(self, &regs)?)
         } else {
             return Err(self.expected("'{' or ';'"));
         };

@@ -255,7 +255,8 @@ pub struct Scope {
 pub struct Register {
     /// Its name as written.
     pub name: String,
-    /// Its id in [`Body::symbols`].
+    /// Its id in [`Body::symbols`], where it is named as written unless that name
+    /// is taken by a register of another scope (then `name$1`, `name$2`, ...).
     pub id: RegId,
     /// Declared type.
     pub ty: PtxType,
@@ -328,7 +329,9 @@ pub enum StatementKind {
 pub struct Unimplemented {
     /// The opcode with its modifiers, as written (`ld.param.u64`).
     pub opcode: String,
-    /// sim-isa's reason for rejecting it (columns relative to [`Statement::text`]).
+    /// sim-isa's reason for rejecting it. Columns count in [`Statement::text`],
+    /// except after a register renamed by scope (see [`Register`]), which sim-isa
+    /// sees under its symbol name.
     pub isa: Option<IsaError>,
 }
 

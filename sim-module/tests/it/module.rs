@@ -139,6 +139,60 @@ fn inline_asm_scopes_share_same_typed_registers_and_scope_labels() {
     assert_eq!((b.labels[*label].scope, b.labels[*label].target), (2, 4));
 }
 
+/// The registers an instruction statement touches, by id.
+fn regs(s: &Statement) -> Vec<sim_isa::RegId> {
+    let StatementKind::Instruction(i) = &s.kind else {
+        panic!("not decoded: {s:?}");
+    };
+    i.reg_uses().iter().map(|u| u.reg).collect()
+}
+
+#[test]
+fn shadowing_and_retyped_registers_get_their_own_symbols() {
+    let m = kernel(
+        "{ .reg .b32 %r1; add.u32 %r1, %r2, 1; }\n\
+         { .reg .b64 x; } { .reg .b32 x; add.u32 x, x, %r1; }\n\
+         add.u32 %r3, %r1, 0;",
+    )
+    .unwrap();
+    let b = body(&m);
+    let reg = |name: &str, scope: u32| {
+        b.registers
+            .iter()
+            .find(|r| r.name == name && r.scope == scope)
+            .unwrap()
+            .id
+    };
+    let (outer, inner) = (reg("%r1", 0), reg("%r1", 1));
+    assert_ne!(outer, inner);
+    assert_eq!(b.symbols.name(inner), "%r1$1");
+    assert_eq!(regs(&b.statements[0]), [inner, reg("%r2", 0)]);
+    let x32 = reg("x", 3);
+    assert_eq!(
+        (b.symbols.name(x32), b.symbols.declared_type(x32)),
+        ("x$1", Some(sim_isa::Type::B32))
+    );
+    assert_eq!(regs(&b.statements[1]), [x32, x32, outer]);
+    assert_eq!(b.statements[1].text, "add.u32 x, x, %r1");
+    assert_eq!(regs(&b.statements[2]), [reg("%r3", 0), outer]);
+}
+
+#[test]
+fn func_reg_parameters_are_registers() {
+    let src = ".version 8.0\n.target sm_90\n.address_size 64\n\
+        .func (.reg .b32 r) inc(.reg .b32 a)\n{\nadd.u32 r, a, 1;\nret;\n}\n";
+    let m = parse_module(src, "f.ptx").unwrap();
+    let f = m.function("inc").unwrap();
+    assert_eq!(f.params[0].space, StateSpace::Reg);
+    let b = f.body.as_ref().unwrap();
+    let names: Vec<&str> = b.registers.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["r", "a"]);
+    assert_eq!(
+        regs(&b.statements[0]),
+        [b.registers[0].id, b.registers[1].id]
+    );
+}
+
 #[test]
 fn variables_functions_and_calls() {
     let src = "// c\n.version 8.0\n.target sm_90, debug\n.address_size 64\n\
@@ -246,14 +300,6 @@ fn errors_name_file_line_column() {
     assert_eq!(
         err("L: ret;\nL: ret;"),
         "k.ptx:8:1: label 'L' declared twice"
-    );
-    assert_eq!(
-        err("{ .reg .b32 %r1; }"),
-        "k.ptx:7:13: not supported by simcli: register '%r1' shadowing one of an enclosing scope"
-    );
-    assert_eq!(
-        err("{ .reg .b32 x; } { .reg .b64 x; }"),
-        "k.ptx:7:30: not supported by simcli: register 'x' declared again with another type"
     );
     assert_eq!(
         err(".reg .b32 %x<2000000>;"),
