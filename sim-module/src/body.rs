@@ -1,0 +1,448 @@
+//! Function bodies: scopes, register declarations, labels and statements.
+
+use crate::error::{ModuleErrorKind as K, Pos};
+use crate::lex::{Tok, Token};
+use crate::names::{is_ptx_opcode, is_special_register};
+use crate::parse::{Parser, Res, MAX_REGISTERS, MAX_SCOPE_DEPTH};
+use crate::types::*;
+use sim_isa::{Guard, Symbols};
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+/// Parser state while reading one body.
+struct State {
+    body: Body,
+    /// Open scopes, innermost last, each with the registers it declares (name -> index).
+    open: Vec<(u32, HashMap<String, usize>)>,
+    /// Names that are neither registers nor body variables when used: labels,
+    /// parameters, module variables or functions, checked once all are known.
+    pending: Vec<(String, Pos)>,
+    reg_count: u64,
+}
+
+/// Reads a body after its `{`, up to the matching `}`. `regs` are a `.func`'s
+/// `.reg` parameters, registers of the body's outer scope.
+pub(crate) fn body(p: &mut Parser<'_>, regs: &[&Param]) -> Res<Body> {
+    let open_pos = p.lx.pos(p.src, p.lx.toks[p.i - 1].start);
+    let mut st = State {
+        body: Body {
+            statements: Vec::new(),
+            labels: Vec::new(),
+            registers: Vec::new(),
+            symbols: Symbols::new(),
+            variables: Vec::new(),
+            scopes: vec![Scope {
+                parent: None,
+                pos: open_pos,
+            }],
+            pragmas: Vec::new(),
+            pending: Vec::new(),
+        },
+        open: vec![(0, HashMap::new())],
+        pending: Vec::new(),
+        reg_count: 0,
+    };
+    for q in regs {
+        count(p, &mut st, 1, q.pos)?;
+        declare(p, &mut st, q.name.clone(), q.ty, q.pos)?;
+    }
+    while !st.open.is_empty() {
+        let Some(t) = p.peek() else {
+            return Err(p.expected("'}'"));
+        };
+        match t.kind {
+            Tok::Punct(b'{') => {
+                if st.open.len() >= MAX_SCOPE_DEPTH {
+                    return Err(p.err(K::NestingTooDeep {
+                        max: MAX_SCOPE_DEPTH,
+                    }));
+                }
+                p.i += 1;
+                let id = st.body.scopes.len() as u32;
+                st.body.scopes.push(Scope {
+                    parent: st.open.last().map(|s| s.0),
+                    pos: p.pos(t),
+                });
+                st.open.push((id, HashMap::new()));
+            }
+            Tok::Punct(b'}') => {
+                p.i += 1;
+                st.open.pop();
+            }
+            Tok::Dot => directive(p, &mut st, t)?,
+            Tok::Ident if p.peek_at(1).is_some_and(|u| u.kind == Tok::Punct(b':')) => {
+                label(p, &mut st, t)?;
+            }
+            Tok::Ident | Tok::Punct(b'@') => statement(p, &mut st)?,
+            _ => return Err(p.expected("a statement, declaration or label")),
+        }
+    }
+    resolve_branches(p, &mut st)?;
+    st.body.pending = st.pending;
+    Ok(st.body)
+}
+
+fn scope(st: &State) -> u32 {
+    st.open.last().map_or(0, |s| s.0)
+}
+
+fn label(p: &mut Parser<'_>, st: &mut State, t: Token) -> Res<()> {
+    let name = p.text(t).to_string();
+    let pos = p.pos(t);
+    p.i += 2;
+    let sc = scope(st);
+    if st
+        .body
+        .labels
+        .iter()
+        .any(|l| l.scope == sc && l.name == name)
+    {
+        return Err(p.duplicate(pos, "label", name));
+    }
+    st.body.labels.push(Label {
+        name,
+        target: st.body.statements.len(),
+        scope: sc,
+        pos,
+    });
+    // `proto: .callprototype ...;` and `tbl: .branchtargets ...;` declare, not execute.
+    if p.is_dot("callprototype") || p.is_dot("branchtargets") {
+        st.body.labels.pop();
+        p.skip_statement();
+    }
+    Ok(())
+}
+
+fn directive(p: &mut Parser<'_>, st: &mut State, t: Token) -> Res<()> {
+    let w = &p.text(t)[1..];
+    match w {
+        "reg" => {
+            p.i += 1;
+            registers(p, st)
+        }
+        "loc" | "file" => {
+            p.skip_line();
+            Ok(())
+        }
+        "pragma" => {
+            p.i += 1;
+            while let Some(s) = p.peek().filter(|s| s.kind == Tok::Str) {
+                let s = p.text(s);
+                st.body.pragmas.push(s[1..s.len() - 1].to_string());
+                p.i += 1;
+                if !p.eat_punct(b',') {
+                    break;
+                }
+            }
+            p.expect_punct(b';', "';'")
+        }
+        _ => {
+            let external = p.eat_dot("extern");
+            let Some(space) = p
+                .peek()
+                .filter(|t| t.kind == Tok::Dot)
+                .and_then(|t| StateSpace::from_name(&p.text(t)[1..]))
+            else {
+                return Err(p.err(K::UnknownDirective(p.text(p.peek().unwrap_or(t)).into())));
+            };
+            p.i += 1;
+            let linkage = if external {
+                Linkage::Extern
+            } else {
+                Linkage::Internal
+            };
+            let v = p.variable(space, linkage)?;
+            p.push_variable(&mut st.body.variables, v)
+        }
+    }
+}
+
+/// `.reg .type a, b<N>, c;` after `.reg`.
+fn registers(p: &mut Parser<'_>, st: &mut State) -> Res<()> {
+    if p.is_dot("v2") || p.is_dot("v4") || p.is_dot("v8") {
+        return Err(p.err(K::NotSupported("vector registers".into())));
+    }
+    let ty = p.ptx_type()?;
+    loop {
+        let (name, pos) = p.ident("a register name")?;
+        if p.eat_punct(b'<') {
+            let at = p.peek();
+            let n = p.number("a register count")?;
+            p.expect_punct(b'>', "'>'")?;
+            count(p, st, n, at.map_or(pos, |t| p.pos(t)))?;
+            for k in 0..n {
+                declare(p, st, format!("{name}{k}"), ty, pos)?;
+            }
+        } else {
+            count(p, st, 1, pos)?;
+            declare(p, st, name, ty, pos)?;
+        }
+        if p.eat_punct(b';') {
+            return Ok(());
+        }
+        p.expect_punct(b',', "',' or ';'")?;
+    }
+}
+
+fn count(p: &Parser<'_>, st: &mut State, n: u64, pos: Pos) -> Res<()> {
+    st.reg_count = st.reg_count.saturating_add(n);
+    if st.reg_count > MAX_REGISTERS {
+        return Err(p.err_at(
+            pos,
+            K::Limit {
+                what: "registers in one function",
+                count: st.reg_count,
+                max: MAX_REGISTERS,
+            },
+        ));
+    }
+    Ok(())
+}
+
+/// Declares one register in the innermost scope. A name used again in a later
+/// sibling scope with the same type shares the register (its value cannot
+/// outlive its scope); a name that shadows a visible register, or comes back
+/// with another type, gets a register of its own under a fresh symbol name.
+fn declare(p: &Parser<'_>, st: &mut State, name: String, ty: PtxType, pos: Pos) -> Res<()> {
+    if st.open.last().is_some_and(|s| s.1.contains_key(&name)) {
+        return Err(p.duplicate(pos, "register", name));
+    }
+    let shadowing = st.open.iter().any(|s| s.1.contains_key(&name));
+    let reuse = st
+        .body
+        .registers
+        .iter()
+        .position(|r| !shadowing && r.name == name && r.ty == ty);
+    let idx = match reuse {
+        Some(i) => i,
+        None => {
+            let symbol = fresh_symbol(&st.body.symbols, &name);
+            let id = match ty.isa_type() {
+                Some(it) => st.body.symbols.declare(&symbol, it),
+                None => None,
+            }
+            .unwrap_or_else(|| st.body.symbols.intern(&symbol));
+            st.body.registers.push(Register {
+                name: name.clone(),
+                id,
+                ty,
+                scope: scope(st),
+                pos,
+            });
+            st.body.registers.len() - 1
+        }
+    };
+    if let Some(s) = st.open.last_mut() {
+        s.1.insert(name, idx);
+    }
+    Ok(())
+}
+
+/// `name` if the symbol table does not have it yet, else `name$1`, `name$2`, ...
+fn fresh_symbol(syms: &Symbols, name: &str) -> String {
+    if syms.get(name).is_none() {
+        return name.to_string();
+    }
+    (1u64..)
+        .map(|k| format!("{name}${k}"))
+        .find(|s| syms.get(s).is_none())
+        .unwrap_or_default()
+}
+
+/// `text` (the statement from byte `start`) with every register renamed by
+/// [`fresh_symbol`] written under its symbol name, for sim-isa.
+fn symbol_text<'t>(
+    p: &Parser<'_>,
+    st: &State,
+    toks: &[Token],
+    start: u32,
+    text: &'t str,
+) -> Cow<'t, str> {
+    let mut out = Cow::Borrowed(text);
+    for t in toks.iter().rev().filter(|t| t.kind == Tok::Ident) {
+        let Some(r) = visible_register(st, p.text(*t)) else {
+            continue;
+        };
+        let symbol = st.body.symbols.name(r.id);
+        if symbol != r.name {
+            let a = (t.start - start) as usize;
+            out.to_mut().replace_range(a..a + r.name.len(), symbol);
+        }
+    }
+    out
+}
+
+fn visible_register<'s>(st: &'s State, name: &str) -> Option<&'s Register> {
+    st.open
+        .iter()
+        .rev()
+        .find_map(|s| s.1.get(name))
+        .map(|&i| &st.body.registers[i])
+}
+
+/// The statement's text from `a` to `b` (bytes) with comments and line breaks blanked.
+fn blanked(p: &Parser<'_>, a: u32, b: u32) -> String {
+    let mut bytes = p.src.as_bytes()[a as usize..b as usize].to_vec();
+    let first = p.lx.comments.partition_point(|c| c.1 <= a);
+    for &(cs, ce) in p.lx.comments[first..].iter().take_while(|c| c.0 < b) {
+        for k in cs.max(a)..ce.min(b) {
+            bytes[(k - a) as usize] = b' ';
+        }
+    }
+    for c in bytes.iter_mut() {
+        if matches!(c, b'\n' | b'\r' | b'\t' | 0x0b | 0x0c) || !c.is_ascii() {
+            *c = b' ';
+        }
+    }
+    String::from_utf8(bytes).unwrap_or_default()
+}
+
+/// An executable statement up to its `;`.
+fn statement(p: &mut Parser<'_>, st: &mut State) -> Res<()> {
+    let first = p.i;
+    while !p.is_punct(b';') {
+        match p.peek() {
+            None => return Err(p.expected("';'")),
+            Some(t) if matches!(t.kind, Tok::Punct(b'{' | b'}')) => return Err(p.expected("';'")),
+            Some(_) => p.i += 1,
+        }
+    }
+    let toks = &p.lx.toks[first..p.i];
+    let semi = p.lx.toks[p.i];
+    p.i += 1;
+    let start = toks[0].start;
+    let pos = p.pos(toks[0]);
+    let text = blanked(p, start, semi.start).trim_end().to_string();
+    let mut k = 0;
+    let guard = if toks[0].kind == Tok::Punct(b'@') {
+        let negate = toks.get(1).is_some_and(|t| t.kind == Tok::Punct(b'!'));
+        k = 1 + usize::from(negate);
+        let Some(g) = toks.get(k).filter(|t| t.kind == Tok::Ident) else {
+            return Err(at(
+                p,
+                toks.get(k).copied().unwrap_or(semi),
+                "a guard predicate",
+            ));
+        };
+        k += 1;
+        match visible_register(st, p.text(*g)) {
+            Some(r) if r.ty == PtxType::Pred => Some(Guard { reg: r.id, negate }),
+            Some(_) => return Err(at(p, *g, "a predicate register")),
+            None => return Err(p.err_at(p.pos(*g), K::Undeclared(p.text(*g).into()))),
+        }
+    } else {
+        None
+    };
+    let Some(op) = toks.get(k).filter(|t| t.kind == Tok::Ident).copied() else {
+        return Err(at(
+            p,
+            toks.get(k).copied().unwrap_or(semi),
+            "an instruction",
+        ));
+    };
+    let word = p.text(op);
+    let mut m = k + 1;
+    while toks.get(m).is_some_and(|t| t.kind == Tok::Dot) {
+        m += 1;
+    }
+    let mods = &toks[k + 1..m];
+    let operands = &toks[m..];
+    let symbolic = check_identifiers(p, st, operands, word == "bra");
+    let kind = match word {
+        "bra" | "ret" | "exit" | "call" => StatementKind::Control(crate::control::control(
+            p, word, mods, operands, semi, guard,
+        )?),
+        _ if !is_ptx_opcode(word) => {
+            return Err(p.err_at(p.pos(op), K::UnknownInstruction(word.into())))
+        }
+        _ => {
+            let isa_text = symbol_text(p, st, toks, start, &text);
+            crate::control::instruction(p, &mut st.body.symbols, &isa_text, op, mods, symbolic)?
+        }
+    };
+    st.body.statements.push(Statement {
+        pos,
+        scope: scope(st),
+        text,
+        kind,
+    });
+    Ok(())
+}
+
+pub(crate) fn at(p: &Parser<'_>, t: Token, expected: &'static str) -> crate::error::ModuleError {
+    let found = format!("'{}'", p.text(t));
+    p.err_at(p.pos(t), K::Expected { expected, found })
+}
+
+/// Every identifier operand must be a visible register, a special register, a
+/// body variable, or (checked later) a label, parameter, module variable or function.
+/// Returns whether any operand names memory or code rather than a register.
+fn check_identifiers(p: &Parser<'_>, st: &mut State, operands: &[Token], bra: bool) -> bool {
+    let mut symbolic = false;
+    for t in operands.iter().filter(|t| t.kind == Tok::Ident) {
+        let name = p.text(*t);
+        if visible_register(st, name).is_some() || is_special_register(name) {
+            continue;
+        }
+        symbolic = true;
+        // Branch targets are checked against the labels.
+        if !bra && !st.body.variables.iter().any(|v| v.name == name) {
+            st.pending.push((name.to_string(), p.pos(*t)));
+        }
+    }
+    symbolic
+}
+
+/// Points every `bra` at its label: the nearest one visible from the branch's scope.
+fn resolve_branches(p: &Parser<'_>, st: &mut State) -> Res<()> {
+    let scopes = &st.body.scopes;
+    let labels = &st.body.labels;
+    for s in st.body.statements.iter_mut() {
+        let StatementKind::Control(Control {
+            op: ControlOp::Bra { target, label, .. },
+            ..
+        }) = &mut s.kind
+        else {
+            continue;
+        };
+        let mut sc = Some(s.scope);
+        let mut found = None;
+        while let (Some(c), None) = (sc, found) {
+            found = labels
+                .iter()
+                .position(|l| l.scope == c && &l.name == target);
+            sc = scopes[c as usize].parent;
+        }
+        *label = found.ok_or_else(|| p.err_at(s.pos, K::UnknownLabel(target.clone())))?;
+    }
+    // Labels used as plain operands (indirect calls, tables) are fine anywhere in the body.
+    st.pending
+        .retain(|(n, _)| !labels.iter().any(|l| &l.name == n));
+    Ok(())
+}
+
+/// Checks the names bodies left open against the whole module.
+pub(crate) fn resolve_module(m: &mut Module, p: &Parser<'_>) -> Res<()> {
+    let globals: Vec<&str> = m
+        .variables
+        .iter()
+        .map(|v| v.name.as_str())
+        .chain(m.functions.iter().map(|f| f.name.as_str()))
+        .collect();
+    for f in &m.functions {
+        let Some(b) = &f.body else { continue };
+        for (name, pos) in &b.pending {
+            let known = globals.contains(&name.as_str())
+                || f.params.iter().chain(&f.returns).any(|q| &q.name == name);
+            if !known {
+                return Err(p.err_at(*pos, K::Undeclared(name.clone())));
+            }
+        }
+    }
+    for f in &mut m.functions {
+        if let Some(b) = &mut f.body {
+            b.pending = Vec::new();
+        }
+    }
+    Ok(())
+}

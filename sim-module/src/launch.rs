@@ -1,0 +1,442 @@
+//! Launch files: which kernel of which module to run, on what grid, with which
+//! buffers and parameters, and what the outputs should be (`docs/launch-format.md`).
+
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Component, Path, PathBuf};
+
+/// Largest launch file accepted, in bytes.
+pub const MAX_LAUNCH_BYTES: usize = 1 << 20;
+/// Largest buffer, in bytes.
+pub const MAX_BUFFER_BYTES: u64 = 1 << 30;
+/// Largest sum of all buffers, in bytes.
+pub const MAX_TOTAL_BYTES: u64 = 4 << 30;
+/// Most buffers, parameters or outputs in one launch.
+pub const MAX_ENTRIES: usize = 1024;
+/// Most threads in one block (CUDA's limit).
+pub const MAX_BLOCK_THREADS: u64 = 1024;
+/// Most blocks in one grid.
+pub const MAX_GRID_BLOCKS: u64 = 1 << 24;
+
+/// A launch file that could not be read or does not hold together.
+#[derive(Debug, thiserror::Error)]
+pub enum LaunchError {
+    /// The file (or a file it names) could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The launch file is larger than [`MAX_LAUNCH_BYTES`].
+    #[error("launch file is {len} bytes, more than the limit of {max}")]
+    TooLarge {
+        /// Its length.
+        len: u64,
+        /// The limit.
+        max: usize,
+    },
+    /// Not JSON of the launch shape (serde names the field, line and column).
+    #[error("line {line}, column {col}: {msg}")]
+    Json {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        col: usize,
+        /// serde's message (names unknown or missing fields).
+        msg: String,
+    },
+    /// A field whose value is out of range or refers to nothing.
+    #[error("{field}: {msg}")]
+    Field {
+        /// Where: `grid[1]`, `buffers.a.file`, `params[4]`.
+        field: String,
+        /// What is wrong.
+        msg: String,
+    },
+}
+
+fn field(field: impl Into<String>, msg: impl Into<String>) -> LaunchError {
+    LaunchError::Field {
+        field: field.into(),
+        msg: msg.into(),
+    }
+}
+
+/// How a buffer starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BufferInit {
+    /// The bytes of a file (resolved against the launch file's folder).
+    File(PathBuf),
+    /// Every byte this value.
+    Fill(u8),
+}
+
+/// A global-memory allocation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Buffer {
+    /// Its name in the launch file.
+    pub name: String,
+    /// Size in bytes.
+    pub bytes: u64,
+    /// Initial contents.
+    pub init: BufferInit,
+}
+
+/// One kernel argument, in `.param` order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamValue {
+    /// The address of buffer number `.0` (an index into [`Launch::buffers`]).
+    Buffer(usize),
+    /// `.u32`.
+    U32(u32),
+    /// `.s32`.
+    S32(i32),
+    /// `.u64`.
+    U64(u64),
+    /// `.s64`.
+    S64(i64),
+    /// `.f32`.
+    F32(f32),
+}
+
+/// What the H100 measured for the launch (informational).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct H100 {
+    /// Cycles of a first launch on fresh buffers (one-block launches).
+    pub cycles_cold: Option<u64>,
+    /// Cycles of a second launch right after the first.
+    pub cycles_warm: Option<u64>,
+    /// Warps in the whole launch (all blocks).
+    pub warps: Option<u32>,
+    /// How the figures were taken.
+    pub note: Option<String>,
+}
+
+/// A validated launch file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Launch {
+    /// The PTX module (resolved against the launch file's folder).
+    pub ptx: PathBuf,
+    /// The `.entry` to launch.
+    pub entry: String,
+    /// Blocks per grid, x/y/z.
+    pub grid: [u32; 3],
+    /// Threads per block, x/y/z.
+    pub block: [u32; 3],
+    /// Buffers in file order (each at its own address).
+    pub buffers: Vec<Buffer>,
+    /// Kernel arguments in `.param` order.
+    pub params: Vec<ParamValue>,
+    /// Indices into `buffers` of the buffers whose final contents matter.
+    pub outputs: Vec<usize>,
+    /// Expected final contents: buffer index and file (resolved).
+    pub expected: Vec<(usize, PathBuf)>,
+    /// The H100's figures, if recorded.
+    pub h100: Option<H100>,
+}
+
+/// A JSON object read in file order, refusing repeated keys.
+struct Ordered<T>(Vec<(String, T)>);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Ordered<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = Ordered<T>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Self::Value, A::Error> {
+                let mut v: Vec<(String, T)> = Vec::new();
+                while let Some(k) = a.next_key::<String>()? {
+                    if v.iter().any(|(n, _)| *n == k) {
+                        return Err(de::Error::custom(format!("duplicate key `{k}`")));
+                    }
+                    if v.len() >= MAX_ENTRIES {
+                        return Err(de::Error::custom("too many entries"));
+                    }
+                    v.push((k, a.next_value()?));
+                }
+                Ok(Ordered(v))
+            }
+        }
+        d.deserialize_map(V(std::marker::PhantomData))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawLaunch {
+    ptx: String,
+    entry: String,
+    grid: [u32; 3],
+    block: [u32; 3],
+    buffers: Ordered<RawBuffer>,
+    params: Vec<BTreeMap<String, serde_json::Value>>,
+    #[serde(default)]
+    outputs: Vec<String>,
+    #[serde(default)]
+    expected: Option<Ordered<String>>,
+    #[serde(default)]
+    h100: Option<H100>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBuffer {
+    bytes: u64,
+    file: Option<String>,
+    fill: Option<u8>,
+}
+
+impl Launch {
+    /// Reads and validates the launch file at `path`; relative file names in it
+    /// are resolved against its folder. Buffer files are not opened here.
+    pub fn read(path: &Path) -> Result<Launch, LaunchError> {
+        let io = |source| LaunchError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let len = std::fs::metadata(path).map_err(io)?.len();
+        if len > MAX_LAUNCH_BYTES as u64 {
+            return Err(LaunchError::TooLarge {
+                len,
+                max: MAX_LAUNCH_BYTES,
+            });
+        }
+        let text = std::fs::read_to_string(path).map_err(io)?;
+        Launch::parse(&text, path.parent().unwrap_or(Path::new("")))
+    }
+
+    /// Parses and validates launch-file text; file names resolve against `base`.
+    pub fn parse(text: &str, base: &Path) -> Result<Launch, LaunchError> {
+        if text.len() > MAX_LAUNCH_BYTES {
+            return Err(LaunchError::TooLarge {
+                len: text.len() as u64,
+                max: MAX_LAUNCH_BYTES,
+            });
+        }
+        let raw: RawLaunch = serde_json::from_str(text).map_err(|e| LaunchError::Json {
+            line: e.line(),
+            col: e.column(),
+            msg: e.to_string(),
+        })?;
+        validate(raw, base)
+    }
+
+    /// The index of buffer `name`.
+    pub fn buffer(&self, name: &str) -> Option<usize> {
+        self.buffers.iter().position(|b| b.name == name)
+    }
+
+    /// Threads per block.
+    pub fn block_threads(&self) -> u64 {
+        self.block.iter().map(|&d| u64::from(d)).product()
+    }
+
+    /// Blocks in the grid.
+    pub fn grid_blocks(&self) -> u64 {
+        self.grid.iter().map(|&d| u64::from(d)).product()
+    }
+
+    /// The initial contents of every buffer, in order; a file must hold exactly
+    /// the buffer's size.
+    pub fn load_buffers(&self) -> Result<Vec<Vec<u8>>, LaunchError> {
+        self.buffers
+            .iter()
+            .map(|b| match &b.init {
+                BufferInit::Fill(v) => Ok(vec![*v; b.bytes as usize]),
+                BufferInit::File(p) => read_exact(p, b.bytes, &format!("buffers.{}.file", b.name)),
+            })
+            .collect()
+    }
+
+    /// The expected contents of each output that has an `expected` file:
+    /// buffer index and bytes (exactly the buffer's size).
+    pub fn load_expected(&self) -> Result<Vec<(usize, Vec<u8>)>, LaunchError> {
+        self.expected
+            .iter()
+            .map(|(i, p)| {
+                let b = &self.buffers[*i];
+                Ok((*i, read_exact(p, b.bytes, &format!("expected.{}", b.name))?))
+            })
+            .collect()
+    }
+}
+
+/// Reads `path`, which must be exactly `bytes` long.
+fn read_exact(path: &Path, bytes: u64, what: &str) -> Result<Vec<u8>, LaunchError> {
+    let io = |source| LaunchError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let len = std::fs::metadata(path).map_err(io)?.len();
+    if len != bytes {
+        return Err(field(
+            what,
+            format!("{} holds {len} bytes, the buffer {bytes}", path.display()),
+        ));
+    }
+    std::fs::read(path).map_err(io)
+}
+
+/// A file name from the launch file: relative, resolved against `base`.
+fn relative(base: &Path, name: &str, what: &str) -> Result<PathBuf, LaunchError> {
+    let p = Path::new(name);
+    let plain = p.components().all(|c| {
+        matches!(
+            c,
+            Component::Normal(_) | Component::CurDir | Component::ParentDir
+        )
+    });
+    if name.is_empty() || !plain {
+        return Err(field(
+            what,
+            format!("'{name}' must be a relative file name"),
+        ));
+    }
+    Ok(base.join(p))
+}
+
+fn dims(d: [u32; 3], name: &str, max: u64) -> Result<(), LaunchError> {
+    if let Some(k) = d.iter().position(|&x| x == 0) {
+        return Err(field(format!("{name}[{k}]"), "must be at least 1"));
+    }
+    let n: u64 = d.iter().map(|&x| u64::from(x)).product();
+    if n > max {
+        return Err(field(
+            name,
+            format!("{n} in all, more than the limit of {max}"),
+        ));
+    }
+    Ok(())
+}
+
+fn validate(raw: RawLaunch, base: &Path) -> Result<Launch, LaunchError> {
+    dims(raw.grid, "grid", MAX_GRID_BLOCKS)?;
+    dims(raw.block, "block", MAX_BLOCK_THREADS)?;
+    if raw.entry.is_empty() {
+        return Err(field("entry", "must name a kernel"));
+    }
+    let ptx = relative(base, &raw.ptx, "ptx")?;
+    let mut buffers = Vec::new();
+    let mut total = 0u64;
+    for (name, b) in raw.buffers.0 {
+        let f = format!("buffers.{name}");
+        if b.bytes > MAX_BUFFER_BYTES {
+            return Err(field(
+                format!("{f}.bytes"),
+                format!("{} is more than the limit of {MAX_BUFFER_BYTES}", b.bytes),
+            ));
+        }
+        total += b.bytes;
+        if total > MAX_TOTAL_BYTES {
+            return Err(field(
+                f,
+                format!("buffers exceed {MAX_TOTAL_BYTES} bytes in all"),
+            ));
+        }
+        let init = match (b.file, b.fill) {
+            (Some(file), None) => BufferInit::File(relative(base, &file, &format!("{f}.file"))?),
+            (None, Some(v)) => BufferInit::Fill(v),
+            (None, None) | (Some(_), Some(_)) => {
+                return Err(field(f, "needs exactly one of `file` and `fill`"))
+            }
+        };
+        buffers.push(Buffer {
+            name,
+            bytes: b.bytes,
+            init,
+        });
+    }
+    let find = |name: &str, what: String| {
+        buffers
+            .iter()
+            .position(|b| b.name == name)
+            .ok_or_else(|| field(what, format!("no buffer named '{name}'")))
+    };
+    if raw.params.len() > MAX_ENTRIES || raw.outputs.len() > MAX_ENTRIES {
+        return Err(field("params", "too many entries"));
+    }
+    let mut params = Vec::new();
+    for (k, p) in raw.params.iter().enumerate() {
+        params.push(param(p, &format!("params[{k}]"), &find)?);
+    }
+    let mut outputs = Vec::new();
+    for (k, name) in raw.outputs.iter().enumerate() {
+        let i = find(name, format!("outputs[{k}]"))?;
+        if outputs.contains(&i) {
+            return Err(field(
+                format!("outputs[{k}]"),
+                format!("'{name}' listed twice"),
+            ));
+        }
+        outputs.push(i);
+    }
+    let mut expected = Vec::new();
+    for (name, file) in raw.expected.map_or(Vec::new(), |o| o.0) {
+        let f = format!("expected.{name}");
+        let i = find(&name, f.clone())?;
+        if !outputs.contains(&i) {
+            return Err(field(f, format!("'{name}' is not in `outputs`")));
+        }
+        expected.push((i, relative(base, &file, &f)?));
+    }
+    Ok(Launch {
+        ptx,
+        entry: raw.entry,
+        grid: raw.grid,
+        block: raw.block,
+        buffers,
+        params,
+        outputs,
+        expected,
+        h100: raw.h100,
+    })
+}
+
+/// One `params` entry: `{"buffer": "a"}` or `{"u32": 5}` (`s32`, `u64`, `s64`, `f32`).
+fn param(
+    p: &BTreeMap<String, serde_json::Value>,
+    f: &str,
+    find: &dyn Fn(&str, String) -> Result<usize, LaunchError>,
+) -> Result<ParamValue, LaunchError> {
+    let mut it = p.iter();
+    let (Some((kind, v)), None) = (it.next(), it.next()) else {
+        return Err(field(
+            f,
+            "needs exactly one key: buffer, u32, s32, u64, s64 or f32",
+        ));
+    };
+    let bad = || field(format!("{f}.{kind}"), format!("{v} is not a {kind}"));
+    let int = |lo: i128, hi: i128| -> Result<i128, LaunchError> {
+        let n = v
+            .as_i64()
+            .map(i128::from)
+            .or_else(|| v.as_u64().map(i128::from))
+            .ok_or_else(bad)?;
+        if n < lo || n > hi {
+            return Err(bad());
+        }
+        Ok(n)
+    };
+    Ok(match kind.as_str() {
+        "buffer" => ParamValue::Buffer(find(v.as_str().ok_or_else(bad)?, format!("{f}.buffer"))?),
+        "u32" => ParamValue::U32(int(0, u32::MAX.into())? as u32),
+        "s32" => ParamValue::S32(int(i32::MIN.into(), i32::MAX.into())? as i32),
+        "u64" => ParamValue::U64(int(0, u64::MAX.into())? as u64),
+        "s64" => ParamValue::S64(int(i64::MIN.into(), i64::MAX.into())? as i64),
+        "f32" => ParamValue::F32(v.as_f64().ok_or_else(bad)? as f32),
+        _ => {
+            return Err(field(
+                f,
+                format!("unknown kind '{kind}' (buffer, u32, s32, u64, s64 or f32)"),
+            ))
+        }
+    })
+}

@@ -1,0 +1,434 @@
+//! The parsed module as plain data: directives, variables, functions, statements.
+
+use crate::error::Pos;
+use sim_isa::{Guard, Instruction, IsaError, PtxVersion, RegId, Symbols};
+
+/// A PTX fundamental type, as registers, parameters and variables declare it.
+#[allow(missing_docs)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PtxType {
+    B8,
+    B16,
+    B32,
+    B64,
+    B128,
+    U8,
+    U16,
+    U32,
+    U64,
+    S8,
+    S16,
+    S32,
+    S64,
+    F16,
+    F16x2,
+    Bf16,
+    Bf16x2,
+    Tf32,
+    F32,
+    F64,
+    Pred,
+}
+
+impl PtxType {
+    /// Every type, for name lookup.
+    pub const ALL: [PtxType; 21] = {
+        use PtxType::*;
+        [
+            B8, B16, B32, B64, B128, U8, U16, U32, U64, S8, S16, S32, S64, F16, F16x2, Bf16,
+            Bf16x2, Tf32, F32, F64, Pred,
+        ]
+    };
+
+    /// The name without the dot (`u32`).
+    pub fn name(self) -> &'static str {
+        use PtxType::*;
+        match self {
+            B8 => "b8",
+            B16 => "b16",
+            B32 => "b32",
+            B64 => "b64",
+            B128 => "b128",
+            U8 => "u8",
+            U16 => "u16",
+            U32 => "u32",
+            U64 => "u64",
+            S8 => "s8",
+            S16 => "s16",
+            S32 => "s32",
+            S64 => "s64",
+            F16 => "f16",
+            F16x2 => "f16x2",
+            Bf16 => "bf16",
+            Bf16x2 => "bf16x2",
+            Tf32 => "tf32",
+            F32 => "f32",
+            F64 => "f64",
+            Pred => "pred",
+        }
+    }
+
+    /// The type named `s` (without the dot).
+    pub fn from_name(s: &str) -> Option<PtxType> {
+        PtxType::ALL.into_iter().find(|t| t.name() == s)
+    }
+
+    /// Size in bytes in memory (`.pred` counts as 1, as ptxas lays it out).
+    pub fn size(self) -> u64 {
+        use PtxType::*;
+        match self {
+            B8 | U8 | S8 | Pred => 1,
+            B16 | U16 | S16 | F16 | Bf16 => 2,
+            B32 | U32 | S32 | F32 | F16x2 | Bf16x2 | Tf32 => 4,
+            B64 | U64 | S64 | F64 => 8,
+            B128 => 16,
+        }
+    }
+
+    /// The sim-isa register type, where sim-isa has one.
+    pub fn isa_type(self) -> Option<sim_isa::Type> {
+        sim_isa::Type::from_name(self.name())
+    }
+}
+
+/// A state space of variables and pointers.
+#[allow(missing_docs)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StateSpace {
+    Global,
+    Const,
+    Shared,
+    Local,
+    Param,
+    /// `.reg`: only a `.func` parameter lives here.
+    Reg,
+}
+
+impl StateSpace {
+    /// The space a directive names (`global`), without the dot.
+    pub fn from_name(s: &str) -> Option<StateSpace> {
+        Some(match s {
+            "global" => StateSpace::Global,
+            "const" => StateSpace::Const,
+            "shared" => StateSpace::Shared,
+            "local" => StateSpace::Local,
+            "param" => StateSpace::Param,
+            _ => return None,
+        })
+    }
+}
+
+/// One initialiser element of a variable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Init {
+    /// A number, as the raw bits of the variable's type (floats as IEEE bits).
+    Bits(u64),
+    /// The address of a variable or function (`name`, `generic(name)`, `name+4`).
+    Address {
+        /// The symbol.
+        symbol: String,
+        /// Byte offset added to it.
+        offset: i64,
+    },
+}
+
+/// A `.global`, `.const`, `.shared`, `.local` or `.param` variable.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Variable {
+    /// Its name.
+    pub name: String,
+    /// Where it lives.
+    pub space: StateSpace,
+    /// Element type.
+    pub ty: PtxType,
+    /// `.align N`, if given.
+    pub align: Option<u32>,
+    /// Array dimensions; `None` for `[]` (sized by the initialiser, or dynamic).
+    pub dims: Vec<Option<u64>>,
+    /// Size in bytes (0 for an `.extern` unsized array: dynamic shared memory).
+    pub size: u64,
+    /// Declared `.extern`.
+    pub external: bool,
+    /// Declared `.visible`.
+    pub visible: bool,
+    /// Initial contents, flattened in element order.
+    pub init: Option<Vec<Init>>,
+    /// Where it is declared.
+    pub pos: Pos,
+}
+
+/// The `.ptr` attributes of a kernel parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PtrAttr {
+    /// The space it points into (`.ptr.global`), if named.
+    pub space: Option<StateSpace>,
+    /// `.ptr ... .align N`, if given.
+    pub align: Option<u32>,
+}
+
+/// A function or kernel parameter (or a `.func` return value).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Param {
+    /// Its name (may be empty in prototypes).
+    pub name: String,
+    /// [`StateSpace::Param`], or [`StateSpace::Reg`] for a `.func`'s `.reg` parameter.
+    pub space: StateSpace,
+    /// Element type.
+    pub ty: PtxType,
+    /// `.align N`, if given.
+    pub align: Option<u32>,
+    /// Element count of an array parameter (`[N]`).
+    pub array: Option<u64>,
+    /// `.ptr` attributes, if given.
+    pub ptr: Option<PtrAttr>,
+    /// Size in bytes.
+    pub size: u64,
+    /// Byte offset in the parameter buffer (each aligned to its `.align` or its type).
+    pub offset: u64,
+    /// Where it is declared.
+    pub pos: Pos,
+}
+
+/// `.entry` (a kernel) or `.func` (a device function).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FunctionKind {
+    /// `.entry`.
+    Entry,
+    /// `.func`.
+    Func,
+}
+
+/// Linkage directive in front of a function or variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Linkage {
+    /// None given: visible in this module only.
+    Internal,
+    /// `.visible`.
+    Visible,
+    /// `.extern` (a declaration).
+    Extern,
+    /// `.weak`.
+    Weak,
+}
+
+/// A performance-tuning directive (`.maxntid 256, 1, 1`, `.minnctapersm 2`, `.noreturn`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PerfDirective {
+    /// The directive without the dot (`maxntid`).
+    pub name: String,
+    /// Its numbers.
+    pub values: Vec<u64>,
+}
+
+/// A function or kernel.
+#[derive(Clone, Debug)]
+pub struct Function {
+    /// Its name.
+    pub name: String,
+    /// `.entry` or `.func`.
+    pub kind: FunctionKind,
+    /// Linkage.
+    pub linkage: Linkage,
+    /// Return parameters of a `.func`.
+    pub returns: Vec<Param>,
+    /// Parameters, in order.
+    pub params: Vec<Param>,
+    /// Performance-tuning directives.
+    pub directives: Vec<PerfDirective>,
+    /// The body; `None` for a declaration (prototype).
+    pub body: Option<Body>,
+    /// Where the name is.
+    pub pos: Pos,
+}
+
+/// A `{ }` scope: the function body is scope 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scope {
+    /// The enclosing scope (`None` for the body).
+    pub parent: Option<u32>,
+    /// Where its `{` is.
+    pub pos: Pos,
+}
+
+/// A declared register.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Register {
+    /// Its name as written.
+    pub name: String,
+    /// Its id in [`Body::symbols`], where it is named as written unless that name
+    /// is taken by a register of another scope (then `name$1`, `name$2`, ...).
+    pub id: RegId,
+    /// Declared type.
+    pub ty: PtxType,
+    /// Declaring scope.
+    pub scope: u32,
+    /// Where it is declared.
+    pub pos: Pos,
+}
+
+/// A label: the statement index it stands before.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Label {
+    /// Its name.
+    pub name: String,
+    /// Index of the statement it labels (`statements.len()` at the end of the body).
+    pub target: usize,
+    /// Declaring scope.
+    pub scope: u32,
+    /// Where it is declared.
+    pub pos: Pos,
+}
+
+/// A function body.
+#[derive(Clone, Debug)]
+pub struct Body {
+    /// Executable statements, in order.
+    pub statements: Vec<Statement>,
+    /// Labels.
+    pub labels: Vec<Label>,
+    /// Declared registers, in declaration order.
+    pub registers: Vec<Register>,
+    /// Register names and sim-isa types, for the instructions' [`RegId`]s.
+    pub symbols: Symbols,
+    /// Variables declared inside the body (`.shared`, `.local`, `.param`, `.const`).
+    pub variables: Vec<Variable>,
+    /// Scopes; index 0 is the body itself.
+    pub scopes: Vec<Scope>,
+    /// `.pragma` strings seen in the body.
+    pub pragmas: Vec<String>,
+    /// Names to check once the whole module is read (empty after parsing).
+    pub(crate) pending: Vec<(String, Pos)>,
+}
+
+/// One executable statement.
+#[derive(Clone, Debug)]
+pub struct Statement {
+    /// Where it starts (the guard or opcode).
+    pub pos: Pos,
+    /// Innermost enclosing scope.
+    pub scope: u32,
+    /// Its text with comments blanked, without the `;`.
+    pub text: String,
+    /// What it is.
+    pub kind: StatementKind,
+}
+
+/// The three kinds of statements.
+#[derive(Clone, Debug)]
+pub enum StatementKind {
+    /// An instruction sim-isa decoded.
+    Instruction(Instruction),
+    /// Control flow, read by this layer: `bra`, `ret`, `exit`, `call`.
+    Control(Control),
+    /// Valid PTX that simcli does not run (yet).
+    Unimplemented(Unimplemented),
+}
+
+/// An instruction simcli does not implement, kept so a later stage can name it.
+#[derive(Clone, Debug)]
+pub struct Unimplemented {
+    /// The opcode with its modifiers, as written (`ld.param.u64`).
+    pub opcode: String,
+    /// sim-isa's reason for rejecting it. Columns count in [`Statement::text`],
+    /// except after a register renamed by scope (see [`Register`]), which sim-isa
+    /// sees under its symbol name.
+    pub isa: Option<IsaError>,
+}
+
+/// A control-flow statement.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Control {
+    /// `@p` / `@!p`, in the body's symbols.
+    pub guard: Option<Guard>,
+    /// The operation.
+    pub op: ControlOp,
+}
+
+/// Control-flow operations.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ControlOp {
+    /// `bra{.uni} label`.
+    Bra {
+        /// The label's name.
+        target: String,
+        /// Index into [`Body::labels`].
+        label: usize,
+        /// `.uni`: the branch is known not to diverge.
+        uni: bool,
+    },
+    /// `ret{.uni}`.
+    Ret {
+        /// `.uni`.
+        uni: bool,
+    },
+    /// `exit`.
+    Exit,
+    /// `call{.uni} (rets), callee, (args){, prototype}`; falls through.
+    Call {
+        /// `.uni`.
+        uni: bool,
+        /// The function (or register holding its address).
+        callee: String,
+        /// Return-value parameters.
+        rets: Vec<String>,
+        /// Argument parameters.
+        args: Vec<String>,
+        /// The prototype label of an indirect call.
+        prototype: Option<String>,
+    },
+}
+
+/// `.target` operands.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TargetDirective {
+    /// The architecture (`sm_90`).
+    pub arch: String,
+    /// Further options (`texmode_independent`, `debug`).
+    pub options: Vec<String>,
+}
+
+/// A parsed PTX module.
+#[derive(Clone, Debug)]
+pub struct Module {
+    /// The file name errors and messages use.
+    pub file: String,
+    /// `.version`.
+    pub version: Option<PtxVersion>,
+    /// `.target`.
+    pub target: Option<TargetDirective>,
+    /// `.address_size` (32 or 64).
+    pub address_size: Option<u32>,
+    /// Module-scope variables.
+    pub variables: Vec<Variable>,
+    /// Functions and kernels, in order (declarations included).
+    pub functions: Vec<Function>,
+}
+
+impl Module {
+    /// The function or kernel named `name` that has a body.
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.functions
+            .iter()
+            .find(|f| f.name == name && f.body.is_some())
+    }
+
+    /// The kernels (`.entry` with a body), in order.
+    pub fn entries(&self) -> impl Iterator<Item = &Function> {
+        self.functions
+            .iter()
+            .filter(|f| f.kind == FunctionKind::Entry && f.body.is_some())
+    }
+}
+
+impl Statement {
+    /// "unsupported by simcli: OPCODE at FILE:LINE:COL" for an unimplemented statement.
+    pub fn unsupported_message(&self, file: &str) -> Option<String> {
+        match &self.kind {
+            StatementKind::Unimplemented(u) => Some(format!(
+                "unsupported by simcli: {} at {file}:{}",
+                u.opcode, self.pos
+            )),
+            StatementKind::Instruction(_) | StatementKind::Control(_) => None,
+        }
+    }
+}

@@ -1,0 +1,226 @@
+//! Launch files: the ten public H100 launches and refused ones.
+
+use crate::data;
+use sim_module::launch::{BufferInit, ParamValue, H100};
+use sim_module::*;
+use std::path::Path;
+
+const PUBLIC: [&str; 10] = [
+    "audio_mix.t",
+    "audio_mix.v",
+    "block_sad_reduce.t",
+    "block_sad_reduce.v",
+    "divergent_select.t",
+    "divergent_select.v",
+    "sad16.t",
+    "sad16.v",
+    "threshold_clamp.t",
+    "threshold_clamp.v",
+];
+
+#[test]
+fn public_launches_read_and_match_their_module() {
+    let ptx = crate::public_ptx();
+    let m = parse_module(&ptx, "public.ptx").unwrap();
+    for name in PUBLIC {
+        let l = Launch::read(&data().join(format!("{name}.json"))).unwrap();
+        assert_eq!(l.ptx, data().join("public.ptx"), "{name}");
+        let k = m
+            .function(&l.entry)
+            .unwrap_or_else(|| panic!("{name}: no kernel {}", l.entry));
+        assert_eq!(k.params.len(), l.params.len(), "{name}");
+        let bufs = l.load_buffers().unwrap();
+        for (b, bytes) in l.buffers.iter().zip(&bufs) {
+            assert_eq!(bytes.len() as u64, b.bytes, "{name}.{}", b.name);
+        }
+        let exp = l.load_expected().unwrap();
+        assert_eq!(exp.len(), l.outputs.len(), "{name}");
+        // One-block launches carry cycles; several-block ones do not.
+        let one_block = l.grid_blocks() == 1;
+        let h = l.h100.as_ref().unwrap();
+        assert_eq!(h.cycles_cold.is_some(), one_block, "{name}");
+        // `warps` counts every warp of the launch.
+        let warps = l.grid_blocks() * l.block_threads().div_ceil(32);
+        assert_eq!(u64::from(h.warps.unwrap()), warps, "{name}");
+    }
+}
+
+#[test]
+fn audio_mix_fields() {
+    let l = Launch::read(&data().join("audio_mix.t.json")).unwrap();
+    assert_eq!(
+        (l.entry.as_str(), l.grid, l.block),
+        ("audio_mix", [1, 1, 1], [256, 1, 1])
+    );
+    let names: Vec<&str> = l.buffers.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["a", "b", "mix", "avg", "clk"]);
+    assert_eq!(
+        l.buffers[0].init,
+        BufferInit::File(data().join("audio_mix.t.a.bin"))
+    );
+    assert_eq!(
+        (l.buffers[4].bytes, &l.buffers[4].init),
+        (128, &BufferInit::Fill(0))
+    );
+    use ParamValue::*;
+    assert_eq!(
+        l.params,
+        [
+            Buffer(0),
+            Buffer(1),
+            Buffer(2),
+            Buffer(3),
+            S32(256),
+            Buffer(4)
+        ]
+    );
+    assert_eq!(l.outputs, [2, 3]);
+    assert_eq!(
+        l.expected[1],
+        (3, data().join("audio_mix.t.avg.expected.bin"))
+    );
+    let h = l.h100.unwrap();
+    assert_eq!(
+        (h.cycles_cold, h.cycles_warm, h.warps),
+        (Some(838), Some(846), Some(8))
+    );
+    assert_eq!(H100::default().cycles_cold, None);
+}
+
+const BASE: &str = r#""ptx": "m.ptx", "entry": "k", "grid": [1, 1, 1], "block": [32, 1, 1]"#;
+
+fn parse(rest: &str) -> Result<Launch, LaunchError> {
+    Launch::parse(&format!("{{{BASE}, {rest}}}"), Path::new("/d"))
+}
+
+fn err(rest: &str) -> String {
+    parse(rest).unwrap_err().to_string()
+}
+
+#[test]
+fn literals_and_minimal_launch() {
+    let l = parse(
+        r#""buffers": {}, "params": [{"u32": 4294967295}, {"s32": -2147483648}, {"u64": 18446744073709551615},
+           {"s64": -1}, {"f32": 1.5}]"#,
+    )
+    .unwrap();
+    use ParamValue::*;
+    assert_eq!(
+        l.params,
+        [
+            U32(u32::MAX),
+            S32(i32::MIN),
+            U64(u64::MAX),
+            S64(-1),
+            F32(1.5)
+        ]
+    );
+    assert!(l.outputs.is_empty() && l.expected.is_empty() && l.h100.is_none());
+    assert_eq!(l.ptx, Path::new("/d/m.ptx"));
+}
+
+#[test]
+fn refused_launches_name_the_field() {
+    let b = r#""buffers": {"a": {"bytes": 4, "fill": 0}}"#;
+    assert_eq!(
+        err(&format!(r#"{b}, "params": [{{"u32": -1}}]"#)),
+        "params[0].u32: -1 is not a u32"
+    );
+    assert_eq!(
+        err(&format!(r#"{b}, "params": [{{"s32": 2147483648}}]"#)),
+        "params[0].s32: 2147483648 is not a s32"
+    );
+    assert_eq!(
+        err(&format!(r#"{b}, "params": [{{"u8": 1}}]"#)),
+        "params[0]: unknown kind 'u8' (buffer, u32, s32, u64, s64 or f32)"
+    );
+    assert_eq!(
+        err(&format!(r#"{b}, "params": [{{}}]"#)),
+        "params[0]: needs exactly one key: buffer, u32, s32, u64, s64 or f32"
+    );
+    assert_eq!(
+        err(&format!(r#"{b}, "params": [{{"buffer": "z"}}]"#)),
+        "params[0].buffer: no buffer named 'z'"
+    );
+    assert_eq!(
+        err(&format!(r#"{b}, "params": [], "outputs": ["a", "a"]"#)),
+        "outputs[1]: 'a' listed twice"
+    );
+    assert_eq!(
+        err(&format!(
+            r#"{b}, "params": [], "expected": {{"a": "x.bin"}}"#
+        )),
+        "expected.a: 'a' is not in `outputs`"
+    );
+    assert_eq!(
+        err(&format!(
+            r#"{b}, "params": [], "outputs": ["a"], "expected": {{"a": "/etc/x"}}"#
+        )),
+        "expected.a: '/etc/x' must be a relative file name"
+    );
+    assert_eq!(
+        err(r#""buffers": {"a": {"bytes": 4}}, "params": []"#),
+        "buffers.a: needs exactly one of `file` and `fill`"
+    );
+    assert_eq!(
+        err(r#""buffers": {"a": {"bytes": 4, "fill": 1, "file": "x"}}, "params": []"#),
+        "buffers.a: needs exactly one of `file` and `fill`"
+    );
+    assert_eq!(
+        err(r#""buffers": {"a": {"bytes": 1073741825, "fill": 0}}, "params": []"#),
+        "buffers.a.bytes: 1073741825 is more than the limit of 1073741824"
+    );
+    assert!(err(r#""buffers": {"a": {"bytes": 4, "fill": 256}}, "params": []"#).contains("line 1"));
+    assert!(err(
+        r#""buffers": {"a": {"bytes": 4, "fill": 0}, "a": {"bytes": 4, "fill": 0}}, "params": []"#
+    )
+    .contains("duplicate key `a`"));
+    assert!(err(r#""buffers": {}, "params": [], "bogus": 1"#).contains("unknown field `bogus`"));
+    assert!(Launch::parse("{}", Path::new(""))
+        .unwrap_err()
+        .to_string()
+        .contains("missing field `ptx`"));
+    let dims = |g: &str, bl: &str| {
+        let t = format!(
+            r#"{{"ptx": "m", "entry": "k", "grid": {g}, "block": {bl}, "buffers": {{}}, "params": []}}"#
+        );
+        Launch::parse(&t, Path::new("")).unwrap_err().to_string()
+    };
+    assert_eq!(
+        dims("[1, 0, 1]", "[1, 1, 1]"),
+        "grid[1]: must be at least 1"
+    );
+    assert_eq!(
+        dims("[1, 1, 1]", "[64, 32, 1]"),
+        "block: 2048 in all, more than the limit of 1024"
+    );
+    assert_eq!(
+        dims("[65536, 65536, 1]", "[1, 1, 1]"),
+        "grid: 4294967296 in all, more than the limit of 16777216"
+    );
+    let big = " ".repeat(launch::MAX_LAUNCH_BYTES + 1);
+    assert!(matches!(
+        Launch::parse(&big, Path::new("")),
+        Err(LaunchError::TooLarge { .. })
+    ));
+}
+
+#[test]
+fn buffer_files_must_hold_the_buffer_size() {
+    let t = format!(
+        r#"{{{BASE}, "buffers": {{"a": {{"bytes": 100, "file": "audio_mix.t.a.bin"}}}}, "params": []}}"#
+    );
+    let l = Launch::parse(&t, &data()).unwrap();
+    let e = l.load_buffers().unwrap_err().to_string();
+    assert!(
+        e.starts_with("buffers.a.file: ")
+            && e.ends_with("audio_mix.t.a.bin holds 1024 bytes, the buffer 100"),
+        "{e}"
+    );
+    let t = t.replace("audio_mix.t.a.bin", "missing.bin");
+    let e = Launch::parse(&t, &data())
+        .unwrap()
+        .load_buffers()
+        .unwrap_err();
+    assert!(matches!(e, LaunchError::Io { .. }), "{e}");
+}
