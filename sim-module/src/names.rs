@@ -1,20 +1,7 @@
 //! Names the PTX ISA reserves: opcode words and special registers.
 
-/// Every PTX opcode word (the part before the first `.`) through PTX ISA 9.0.
-const PTX_OPCODES: &str = "abs activemask add addc alloca and applypriority atom bar barrier \
-    bfe bfi bfind bmsk bra brev brkpt brx call clusterlaunchcontrol clz cnot copysign cos cp \
-    createpolicy cvt cvta discard div dp2a dp4a elect ex2 exit fence fma fns getctarank griddepcontrol \
-    isspacep istypep ld ldmatrix ldu lg2 lop3 mad mad24 madc mapa match max mbarrier membar min \
-    mma mov movmatrix multimem mul mul24 nanosleep neg not or pmevent popc prefetch prefetchu prmt \
-    rcp red redux rem ret rsqrt sad selp set setmaxnreg setp shf shfl shl shr sin slct sqrt st \
-    stackrestore stacksave stmatrix sub subc suld suq sured sust szext tanh tcgen05 tensormap \
-    testp tex tld4 trap txq vabsdiff vabsdiff2 vabsdiff4 vadd vadd2 vadd4 vavrg2 vavrg4 vmad vmax \
-    vmax2 vmax4 vmin vmin2 vmin4 vote vset vset2 vset4 vshl vshr vsub vsub2 vsub4 wgmma wmma xor";
-
-/// Whether `word` is a PTX opcode word.
-pub fn is_ptx_opcode(word: &str) -> bool {
-    PTX_OPCODES.split_ascii_whitespace().any(|w| w == word)
-}
+/// Whether `word` is a PTX opcode word: sim-isa's list, the one home.
+pub use sim_isa::db::is_ptx_opcode;
 
 /// Special registers without a numeric suffix.
 const SPECIALS: &str = "%tid %ntid %laneid %warpid %nwarpid %ctaid %nctaid %smid %nsmid %gridid \

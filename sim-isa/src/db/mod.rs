@@ -27,7 +27,7 @@ pub use facts::{
     default_sels, lowering_key, mnemonic, opcode_name, type_class, unit_class, UnitClass,
 };
 pub use forms::{forms, Form};
-pub(crate) use ptx_names::is_ptx_opcode;
+pub use ptx_names::is_ptx_opcode;
 
 use crate::inst::{AluOp, CmpOp, Instruction, MulMode, Op, Simd, Type, TypeKind, VideoOp};
 use crate::target::Feature;

@@ -141,8 +141,8 @@ const PTX_OPCODES: &[&str] = &[
     "xor",
 ];
 
-/// Whether `word` is a PTX opcode word.
-pub(crate) fn is_ptx_opcode(word: &str) -> bool {
+/// Whether `word` is a PTX opcode word (the part before the first `.`).
+pub fn is_ptx_opcode(word: &str) -> bool {
     PTX_OPCODES.binary_search(&word).is_ok()
 }
 
