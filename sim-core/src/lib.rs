@@ -37,6 +37,7 @@
 
 pub mod config;
 mod error;
+pub mod external;
 mod facts;
 pub mod lowering;
 mod program;
@@ -49,8 +50,9 @@ pub use config::{
     preset, Limits, LoweringArch, Preset, SchedPolicy, SmConfig, UnitClass, UnitConfig, Units,
 };
 pub use error::{Limit, SimError};
+pub use external::{Completion, Deferred, External, ExternalRequest};
 pub use program::{Program, WarpLaunch};
 pub use sim::{Report, Simulation};
-pub use sm::{IssueEvent, ProgramTables, Sm};
+pub use sm::{IssueEvent, ProgramTables, Progress, Sm};
 pub use stats::{OpStats, Stalls, Stats, UnitStats};
 pub use stream::{FnStream, RepeatStream, VecStream, WarpStream};

@@ -3,4 +3,5 @@
 //! bounds (run limits, worker-spawn errors, memory per SM).
 
 mod core_model;
+mod host;
 mod limits;
