@@ -35,6 +35,11 @@ fn toy_memory(req: &ExternalRequest<'_>, requests: &mut u64) -> Option<Completio
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    run(&mut std::io::stdout().lock())
+}
+
+/// Runs the simulation and prints its statistics to `out`.
+pub fn run(out: &mut impl std::io::Write) -> Result<(), Box<dyn std::error::Error>> {
     let (program, syms) = Program::from_ptx(Target::SM_90, &PROGRAM)?;
     let mut sim = Simulation::new(
         preset(Target::SM_90),
@@ -69,12 +74,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             checksum = checksum.wrapping_mul(31).wrapping_add(v);
         }
     }
-    println!("cycles {}", stats.cycles);
-    println!("warp_instructions {}", stats.warp_instructions);
-    println!("thread_instructions {}", stats.thread_instructions);
-    println!("issued {}", stats.stalls.issued);
-    println!("dependency {}", stats.stalls.dependency);
-    println!("external_requests {requests}");
-    println!("checksum {checksum:016x}");
+    writeln!(out, "cycles {}", stats.cycles)?;
+    writeln!(out, "warp_instructions {}", stats.warp_instructions)?;
+    writeln!(out, "thread_instructions {}", stats.thread_instructions)?;
+    writeln!(out, "issued {}", stats.stalls.issued)?;
+    writeln!(out, "dependency {}", stats.stalls.dependency)?;
+    writeln!(out, "external_requests {requests}")?;
+    writeln!(out, "checksum {checksum:016x}")?;
     Ok(())
 }

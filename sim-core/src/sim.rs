@@ -181,7 +181,8 @@ impl Simulation {
     /// Steps ([`Simulation::step`]) until every SM is done
     /// ([`Progress::Done`]), or the clock reaches `max_cycle`, or `max_instructions`
     /// warp instructions have issued in all ([`Progress::Reached`]), or a host warp's queue runs dry
-    /// ([`Progress::Waiting`]; see [`Sm::run_until_idle`]). The configuration's
+    /// or nothing can happen without the host ([`Progress::Waiting`]; see
+    /// [`Sm::run_until_idle`]). The configuration's
     /// [`crate::Limits`] still apply, as in [`Simulation::run`].
     pub fn run_until(
         &mut self,
@@ -207,6 +208,9 @@ impl Simulation {
                 });
             }
             self.step(ext)?;
+            if self.sms.iter().all(|sm| sm.is_done() || sm.waits_for_host()) && !self.is_done() {
+                return Ok(Progress::Waiting);
+            }
         }
     }
 }

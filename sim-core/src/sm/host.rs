@@ -3,6 +3,7 @@
 
 use super::table::NONE;
 use super::warp::{Source, WarpState};
+use super::sched::Outcome;
 use super::Sm;
 use crate::error::SimError;
 use crate::external::{Completion, External, ExternalRequest};
@@ -59,6 +60,21 @@ impl Sm {
     /// empty (the host may have fed it meanwhile).
     pub(crate) fn take_hungry(&mut self) -> bool {
         std::mem::take(&mut self.hungry) && self.hungry_warps().next().is_some()
+    }
+
+    /// Whether, after a step, nothing can happen without the host: the SM is
+    /// not done, no scheduler is busy or had a ready warp, and every pending
+    /// operand waits for an external completion.
+    pub(crate) fn waits_for_host(&self) -> bool {
+        !self.is_done()
+            && self.scheds.iter().all(|s| {
+                s.busy_until <= self.cycle
+                    && match s.last {
+                        Outcome::Empty => true,
+                        Outcome::Dep => s.wake >= PENDING,
+                        Outcome::Unit | Outcome::Issued => false,
+                    }
+            })
     }
 
     /// Sets the SM's index reported in [`ExternalRequest::sm`].
