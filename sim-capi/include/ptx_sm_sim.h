@@ -94,10 +94,16 @@ const char *pss_last_error(void);
 // A simulation of `sms` SMs of preset `arch` (`"sm_53"`, `"sm_90"`, ...)
 // scheduled by `policy` (`"lrr"`, `"gto"`, `"oldest"`); null on failure.
 // Free it with `pss_sim_free`.
+//
+// # Safety
+// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 struct PssSim *pss_sim_new(const char *arch, uint32_t sms, const char *policy);
 
 // A simulation from a configuration file: reserved for the configuration
 // files to come; today it fails, naming the file.
+//
+// # Safety
+// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 struct PssSim *pss_sim_from_config(const char *path);
 
 // Frees a simulation (null is ignored).
@@ -107,59 +113,104 @@ struct PssSim *pss_sim_from_config(const char *path);
 void pss_sim_free(struct PssSim *sim);
 
 // Appends a PTX instruction to the program; returns its index, or -1.
+//
+// # Safety
+// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 int64_t pss_sim_add_inst(struct PssSim *s, const char *ptx);
 
 // The id of register `name` (`"%r1"`, `"%p0"`), or -1.
+//
+// # Safety
+// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 int64_t pss_sim_reg(struct PssSim *s, const char *name);
 
 // Marks program instruction `index` as owned by the host (before the
 // simulation starts); 0 or -1.
+//
+// # Safety
+// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 int32_t pss_sim_mark_external(struct PssSim *s, uint32_t index);
 
 // Sets the callback that receives marked instructions as they issue, with
 // `user` passed back to it; 0 or -1. The callback is called on the thread
 // that steps the simulation. A null `f` leaves every external instruction to
 // `pss_sim_complete`.
+//
+// # Safety
+// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 int32_t pss_sim_set_external(struct PssSim *s, PssExternalFn f, void *user);
 
 // Adds a warp fed by the host, with active lanes `active`; 0 or -1.
+//
+// # Safety
+// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 int32_t pss_sim_add_host_warp(struct PssSim *s, uint32_t warp, uint32_t active);
 
 // Appends program instruction `index` to a host warp; 0 or -1.
+//
+// # Safety
+// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 int32_t pss_sim_push(struct PssSim *s, uint32_t warp, uint32_t index);
 
 // Appends the program instruction `ptx` parses to (it must be one of the
 // program's); returns its index, or -1.
+//
+// # Safety
+// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 int64_t pss_sim_push_ptx(struct PssSim *s, uint32_t warp, const char *ptx);
 
 // Ends a host warp once its queued instructions have issued; 0 or -1.
+//
+// # Safety
+// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 int32_t pss_sim_close_warp(struct PssSim *s, uint32_t warp);
 
 // Writes up to `cap` ids of host warps that want input to `out`; returns
 // how many want it (possibly more than `cap`), or -1.
+//
+// # Safety
+// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 int64_t pss_sim_hungry_warps(struct PssSim *s, uint32_t *out, size_t cap);
 
 // Advances every SM by one clock; 0 or -1.
+//
+// # Safety
+// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 int32_t pss_sim_step(struct PssSim *s);
 
 // Steps until done (`PSS_DONE`), the host is needed (`PSS_WAITING`), or the
 // clock reaches `max_cycle` or `max_instructions` warp instructions have
 // issued (`PSS_REACHED`); -1 on error.
+//
+// # Safety
+// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 int32_t pss_sim_run_until(struct PssSim *s, uint64_t max_cycle, uint64_t max_instructions);
 
 // Completes external instruction `ticket` of SM `sm`; 0 or -1.
+//
+// # Safety
+// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 int32_t pss_sim_complete(struct PssSim *s,
                          uint32_t sm,
                          uint64_t ticket,
                          const struct PssCompletion *c);
 
 // Copies the 32 lanes of register `reg` of `warp` to `out`; 0 or -1.
+//
+// # Safety
+// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 int32_t pss_sim_read_reg(struct PssSim *s, uint32_t warp, uint32_t reg, uint64_t *out);
 
 // Sets the 32 lanes of register `reg` of `warp` from `values`; 0 or -1.
+//
+// # Safety
+// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 int32_t pss_sim_write_reg(struct PssSim *s, uint32_t warp, uint32_t reg, const uint64_t *values);
 
 // Fills `out` with the statistics so far; 0 or -1.
+//
+// # Safety
+// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 int32_t pss_sim_stats(struct PssSim *s, struct PssStats *out);
 
 #ifdef __cplusplus

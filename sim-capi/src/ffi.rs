@@ -48,7 +48,11 @@ pub struct PssCompletion {
 /// complete the instruction now, or return 0 to complete it later with
 /// `pss_sim_complete`. `req` and `out` are valid only during the call.
 pub type PssExternalFn = Option<
-    unsafe extern "C" fn(user: *mut c_void, req: *const PssExtRequest, out: *mut PssCompletion) -> i32,
+    unsafe extern "C" fn(
+        user: *mut c_void,
+        req: *const PssExtRequest,
+        out: *mut PssCompletion,
+    ) -> i32,
 >;
 
 /// Statistics of a simulation (all SMs merged; cycles: the slowest SM).
@@ -140,8 +144,15 @@ pub extern "C" fn pss_last_error() -> *const c_char {
 /// A simulation of `sms` SMs of preset `arch` (`"sm_53"`, `"sm_90"`, ...)
 /// scheduled by `policy` (`"lrr"`, `"gto"`, `"oldest"`); null on failure.
 /// Free it with `pss_sim_free`.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
-pub extern "C" fn pss_sim_new(arch: *const c_char, sms: u32, policy: *const c_char) -> *mut PssSim {
+pub unsafe extern "C" fn pss_sim_new(
+    arch: *const c_char,
+    sms: u32,
+    policy: *const c_char,
+) -> *mut PssSim {
     guard(std::ptr::null_mut(), || {
         let s = PssSim::new(text(arch, "arch")?, sms, text(policy, "policy")?)?;
         Ok(Box::into_raw(Box::new(s)))
@@ -150,11 +161,16 @@ pub extern "C" fn pss_sim_new(arch: *const c_char, sms: u32, policy: *const c_ch
 
 /// A simulation from a configuration file: reserved for the configuration
 /// files to come; today it fails, naming the file.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
-pub extern "C" fn pss_sim_from_config(path: *const c_char) -> *mut PssSim {
+pub unsafe extern "C" fn pss_sim_from_config(path: *const c_char) -> *mut PssSim {
     guard(std::ptr::null_mut(), || {
         let path = text(path, "path")?;
-        Err(format!("{path}: configuration files are not supported yet; use pss_sim_new with a preset"))
+        Err(format!(
+            "{path}: configuration files are not supported yet; use pss_sim_new with a preset"
+        ))
     })
 }
 
@@ -171,21 +187,30 @@ pub unsafe extern "C" fn pss_sim_free(sim: *mut PssSim) {
 }
 
 /// Appends a PTX instruction to the program; returns its index, or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
-pub extern "C" fn pss_sim_add_inst(s: *mut PssSim, ptx: *const c_char) -> i64 {
+pub unsafe extern "C" fn pss_sim_add_inst(s: *mut PssSim, ptx: *const c_char) -> i64 {
     guard(-1, || Ok(sim(s)?.add_inst(text(ptx, "ptx")?)? as i64))
 }
 
 /// The id of register `name` (`"%r1"`, `"%p0"`), or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
-pub extern "C" fn pss_sim_reg(s: *mut PssSim, name: *const c_char) -> i64 {
+pub unsafe extern "C" fn pss_sim_reg(s: *mut PssSim, name: *const c_char) -> i64 {
     guard(-1, || Ok(sim(s)?.reg(text(name, "name")?)?.0 as i64))
 }
 
 /// Marks program instruction `index` as owned by the host (before the
 /// simulation starts); 0 or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
-pub extern "C" fn pss_sim_mark_external(s: *mut PssSim, index: u32) -> i32 {
+pub unsafe extern "C" fn pss_sim_mark_external(s: *mut PssSim, index: u32) -> i32 {
     guard(-1, || sim(s)?.mark_external(index).map(|()| 0))
 }
 
@@ -193,8 +218,15 @@ pub extern "C" fn pss_sim_mark_external(s: *mut PssSim, index: u32) -> i32 {
 /// `user` passed back to it; 0 or -1. The callback is called on the thread
 /// that steps the simulation. A null `f` leaves every external instruction to
 /// `pss_sim_complete`.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
-pub extern "C" fn pss_sim_set_external(s: *mut PssSim, f: PssExternalFn, user: *mut c_void) -> i32 {
+pub unsafe extern "C" fn pss_sim_set_external(
+    s: *mut PssSim,
+    f: PssExternalFn,
+    user: *mut c_void,
+) -> i32 {
     guard(-1, || {
         sim(s)?.set_external(f, user);
         Ok(0)
@@ -202,8 +234,11 @@ pub extern "C" fn pss_sim_set_external(s: *mut PssSim, f: PssExternalFn, user: *
 }
 
 /// Adds a warp fed by the host, with active lanes `active`; 0 or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
-pub extern "C" fn pss_sim_add_host_warp(s: *mut PssSim, warp: u32, active: u32) -> i32 {
+pub unsafe extern "C" fn pss_sim_add_host_warp(s: *mut PssSim, warp: u32, active: u32) -> i32 {
     guard(-1, || {
         let sm = sim(s)?.sim()?.sm_of(warp);
         sm.add_host_warp(warp, active).map_err(|e| e.to_string())?;
@@ -212,31 +247,42 @@ pub extern "C" fn pss_sim_add_host_warp(s: *mut PssSim, warp: u32, active: u32) 
 }
 
 /// Appends program instruction `index` to a host warp; 0 or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
-pub extern "C" fn pss_sim_push(s: *mut PssSim, warp: u32, index: u32) -> i32 {
+pub unsafe extern "C" fn pss_sim_push(s: *mut PssSim, warp: u32, index: u32) -> i32 {
     guard(-1, || {
         let sm = sim(s)?.sim()?.sm_of(warp);
-        sm.push_instruction(warp, index).map_err(|e| e.to_string())?;
+        sm.push_instruction(warp, index)
+            .map_err(|e| e.to_string())?;
         Ok(0)
     })
 }
 
 /// Appends the program instruction `ptx` parses to (it must be one of the
 /// program's); returns its index, or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
-pub extern "C" fn pss_sim_push_ptx(s: *mut PssSim, warp: u32, ptx: *const c_char) -> i64 {
+pub unsafe extern "C" fn pss_sim_push_ptx(s: *mut PssSim, warp: u32, ptx: *const c_char) -> i64 {
     guard(-1, || {
         let h = sim(s)?;
         let index = h.index_of(text(ptx, "ptx")?)?;
         let sm = h.sim()?.sm_of(warp);
-        sm.push_instruction(warp, index).map_err(|e| e.to_string())?;
+        sm.push_instruction(warp, index)
+            .map_err(|e| e.to_string())?;
         Ok(index as i64)
     })
 }
 
 /// Ends a host warp once its queued instructions have issued; 0 or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
-pub extern "C" fn pss_sim_close_warp(s: *mut PssSim, warp: u32) -> i32 {
+pub unsafe extern "C" fn pss_sim_close_warp(s: *mut PssSim, warp: u32) -> i32 {
     guard(-1, || {
         let sm = sim(s)?.sim()?.sm_of(warp);
         sm.close_warp(warp).map_err(|e| e.to_string())?;
@@ -246,8 +292,11 @@ pub extern "C" fn pss_sim_close_warp(s: *mut PssSim, warp: u32) -> i32 {
 
 /// Writes up to `cap` ids of host warps that want input to `out`; returns
 /// how many want it (possibly more than `cap`), or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
-pub extern "C" fn pss_sim_hungry_warps(s: *mut PssSim, out: *mut u32, cap: usize) -> i64 {
+pub unsafe extern "C" fn pss_sim_hungry_warps(s: *mut PssSim, out: *mut u32, cap: usize) -> i64 {
     guard(-1, || {
         let sim = sim(s)?.sim()?;
         if out.is_null() && cap > 0 {
@@ -269,16 +318,26 @@ pub extern "C" fn pss_sim_hungry_warps(s: *mut PssSim, out: *mut u32, cap: usize
 }
 
 /// Advances every SM by one clock; 0 or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
-pub extern "C" fn pss_sim_step(s: *mut PssSim) -> i32 {
+pub unsafe extern "C" fn pss_sim_step(s: *mut PssSim) -> i32 {
     guard(-1, || sim(s)?.step().map(|()| 0))
 }
 
 /// Steps until done (`PSS_DONE`), the host is needed (`PSS_WAITING`), or the
 /// clock reaches `max_cycle` or `max_instructions` warp instructions have
 /// issued (`PSS_REACHED`); -1 on error.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
-pub extern "C" fn pss_sim_run_until(s: *mut PssSim, max_cycle: u64, max_instructions: u64) -> i32 {
+pub unsafe extern "C" fn pss_sim_run_until(
+    s: *mut PssSim,
+    max_cycle: u64,
+    max_instructions: u64,
+) -> i32 {
     guard(-1, || {
         Ok(match sim(s)?.run_until(max_cycle, max_instructions)? {
             Progress::Done => PSS_DONE,
@@ -289,8 +348,16 @@ pub extern "C" fn pss_sim_run_until(s: *mut PssSim, max_cycle: u64, max_instruct
 }
 
 /// Completes external instruction `ticket` of SM `sm`; 0 or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
-pub extern "C" fn pss_sim_complete(s: *mut PssSim, sm: u32, ticket: u64, c: *const PssCompletion) -> i32 {
+pub unsafe extern "C" fn pss_sim_complete(
+    s: *mut PssSim,
+    sm: u32,
+    ticket: u64,
+    c: *const PssCompletion,
+) -> i32 {
     guard(-1, || {
         // SAFETY: the caller passes a readable completion or null.
         let c = unsafe { c.as_ref() }.ok_or("completion is null")?;
@@ -303,14 +370,23 @@ pub extern "C" fn pss_sim_complete(s: *mut PssSim, sm: u32, ticket: u64, c: *con
             cycle: c.cycle,
             values: c.values,
         };
-        sm.complete_external(ticket, &done).map_err(|e| e.to_string())?;
+        sm.complete_external(ticket, &done)
+            .map_err(|e| e.to_string())?;
         Ok(0)
     })
 }
 
 /// Copies the 32 lanes of register `reg` of `warp` to `out`; 0 or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
-pub extern "C" fn pss_sim_read_reg(s: *mut PssSim, warp: u32, reg: u32, out: *mut u64) -> i32 {
+pub unsafe extern "C" fn pss_sim_read_reg(
+    s: *mut PssSim,
+    warp: u32,
+    reg: u32,
+    out: *mut u64,
+) -> i32 {
     guard(-1, || {
         // SAFETY: the caller passes 32 writable u64 or null.
         let out = unsafe { out.cast::<[u64; WARP_SIZE]>().as_mut() }.ok_or("out is null")?;
@@ -321,19 +397,31 @@ pub extern "C" fn pss_sim_read_reg(s: *mut PssSim, warp: u32, reg: u32, out: *mu
 }
 
 /// Sets the 32 lanes of register `reg` of `warp` from `values`; 0 or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
-pub extern "C" fn pss_sim_write_reg(s: *mut PssSim, warp: u32, reg: u32, values: *const u64) -> i32 {
+pub unsafe extern "C" fn pss_sim_write_reg(
+    s: *mut PssSim,
+    warp: u32,
+    reg: u32,
+    values: *const u64,
+) -> i32 {
     guard(-1, || {
         let values = lanes(values, "values")?;
         let sm = sim(s)?.sim()?.sm_of(warp);
-        sm.set_reg(warp, RegId(reg), values).map_err(|e| e.to_string())?;
+        sm.set_reg(warp, RegId(reg), values)
+            .map_err(|e| e.to_string())?;
         Ok(0)
     })
 }
 
 /// Fills `out` with the statistics so far; 0 or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
-pub extern "C" fn pss_sim_stats(s: *mut PssSim, out: *mut PssStats) -> i32 {
+pub unsafe extern "C" fn pss_sim_stats(s: *mut PssSim, out: *mut PssStats) -> i32 {
     guard(-1, || {
         // SAFETY: the caller passes a writable PssStats or null.
         let out = unsafe { out.as_mut() }.ok_or("out is null")?;

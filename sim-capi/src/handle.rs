@@ -60,7 +60,7 @@ impl External for CExternal {
         // (documented on `pss_sim_set_external`) that it may be called with
         // its `user` pointer and pointers valid for the call.
         let done = unsafe { f(self.user, &creq, &mut out) };
-        (done != 0).then(|| Completion {
+        (done != 0).then_some(Completion {
             cycle: out.cycle,
             values: out.values,
         })
@@ -195,7 +195,9 @@ impl PssSim {
         let mut ext = self.ext.take();
         let r = self.sim().and_then(|sim| match &mut ext {
             Some(e) => sim.run_until(max_cycle, max_inst, e).map_err(err),
-            None => sim.run_until(max_cycle, max_inst, &mut Deferred).map_err(err),
+            None => sim
+                .run_until(max_cycle, max_inst, &mut Deferred)
+                .map_err(err),
         });
         self.ext = ext;
         r

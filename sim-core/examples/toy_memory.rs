@@ -28,8 +28,8 @@ fn toy_memory(req: &ExternalRequest<'_>, requests: &mut u64) -> Option<Completio
     *requests += 1;
     let mut done = Completion::at(req.cycle + MEMORY_LATENCY);
     let (_, address) = req.sources().next()?;
-    for lane in 0..WARP_SIZE {
-        done.values[0][lane] = (3 * address[lane] + 1) & 0xffff_ffff;
+    for (value, &a) in done.values[0].iter_mut().zip(address) {
+        *value = (3 * a + 1) & 0xffff_ffff;
     }
     Some(done)
 }

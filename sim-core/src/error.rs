@@ -122,7 +122,9 @@ pub enum SimError {
     #[error("no external instruction with ticket {0} is outstanding")]
     UnknownTicket(u64),
     /// A completion's cycle is before its instruction's issue.
-    #[error("external instruction {ticket} issued at cycle {issued} cannot complete at cycle {cycle}")]
+    #[error(
+        "external instruction {ticket} issued at cycle {issued} cannot complete at cycle {cycle}"
+    )]
     EarlyCompletion {
         /// The request's ticket.
         ticket: u64,

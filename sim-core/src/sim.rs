@@ -153,7 +153,9 @@ impl Simulation {
 
     /// Marks program instruction `index` as external on every SM ([`Sm::mark_external`]).
     pub fn mark_external(&mut self, index: u32) -> Result<(), SimError> {
-        self.sms.iter_mut().try_for_each(|sm| sm.mark_external(index))
+        self.sms
+            .iter_mut()
+            .try_for_each(|sm| sm.mark_external(index))
     }
 
     /// The clock: the furthest any SM has run.
@@ -208,7 +210,12 @@ impl Simulation {
                 });
             }
             self.step(ext)?;
-            if self.sms.iter().all(|sm| sm.is_done() || sm.waits_for_host()) && !self.is_done() {
+            if self
+                .sms
+                .iter()
+                .all(|sm| sm.is_done() || sm.waits_for_host())
+                && !self.is_done()
+            {
                 return Ok(Progress::Waiting);
             }
         }

@@ -1,9 +1,9 @@
 //! Host hooks: external instructions (issue and completion), register access,
 //! and which host warps wait for input.
 
+use super::sched::Outcome;
 use super::table::NONE;
 use super::warp::{Source, WarpState};
-use super::sched::Outcome;
 use super::Sm;
 use crate::error::SimError;
 use crate::external::{Completion, External, ExternalRequest};

@@ -186,8 +186,8 @@ const LOAD_PROGRAM: [&str; 3] = [
 fn toy_load(req: &ExternalRequest<'_>) -> Completion {
     let mut c = Completion::at(req.cycle + 100);
     let (_, addr) = req.sources().next().unwrap();
-    for l in 0..WARP_SIZE {
-        c.values[0][l] = 3 * addr[l] + 1;
+    for (v, &a) in c.values[0].iter_mut().zip(addr) {
+        *v = 3 * a + 1;
     }
     c
 }
