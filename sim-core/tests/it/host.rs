@@ -265,3 +265,45 @@ fn bad_marks_and_programs_are_errors() {
     let e = Program::from_ptx(t, &["add.u32 %r1, %r0, 4;", "frob %r1;"]).unwrap_err();
     assert!(matches!(e, SimError::Ptx { index: 1, .. }), "{e}");
 }
+
+#[test]
+fn lockstep_simulation_waits_for_deferred_completions() {
+    let t = Target::SM_53;
+    let (prog, syms) = Program::from_ptx(t, &LOAD_PROGRAM).unwrap();
+    let mut sim = Simulation::new(preset(t), Arc::new(prog), SchedPolicy::Gto, 2).unwrap();
+    sim.mark_external(1).unwrap();
+    for w in 0..4 {
+        sim.add_warp(WarpLaunch {
+            warp_id: w,
+            active: u32::MAX,
+            stream: Box::new(VecStream::new(vec![0, 1, 2])),
+        })
+        .unwrap();
+    }
+    let mut asked = Vec::new();
+    let mut record = |req: &ExternalRequest<'_>| {
+        asked.push((req.sm, req.ticket, toy_load(req)));
+        None
+    };
+    // Every warp stops at its load; the run hands control back long before
+    // the cycle bound.
+    assert_eq!(
+        sim.run_until(10_000, u64::MAX, &mut record).unwrap(),
+        Progress::Waiting
+    );
+    assert!(sim.cycle() < 100);
+    assert_eq!(asked.len(), 4);
+    for (sm, ticket, c) in asked {
+        sim.sms_mut()[sm as usize]
+            .complete_external(ticket, &c)
+            .unwrap();
+    }
+    assert_eq!(
+        sim.run_until(u64::MAX, u64::MAX, &mut Deferred).unwrap(),
+        Progress::Done
+    );
+    let r3 = syms.get("%r3").unwrap();
+    for w in 0..4 {
+        assert!(sim.sm_of(w).reg(w, r3).unwrap().iter().all(|&v| v == 17));
+    }
+}
