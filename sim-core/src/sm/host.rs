@@ -1,7 +1,7 @@
 //! Host hooks: external instructions (issue and completion), register access,
 //! and which host warps wait for input.
 
-use super::sched::Outcome;
+use super::sched::{guard_lanes, Outcome};
 use super::table::NONE;
 use super::warp::{Source, WarpState};
 use super::Sm;
@@ -94,15 +94,11 @@ impl Sm {
         let w = &self.warps[wi];
         let idx = w.cur;
         let ii = &self.info[idx as usize];
-        let mut lanes = w.active;
-        if ii.guard != NONE {
-            let g = w.regs.get(RegId(ii.guard));
-            let m = g
-                .iter()
-                .enumerate()
-                .fold(0u32, |m, (l, &v)| m | (((v != 0) as u32) << l));
-            lanes &= if ii.guard_neg { !m } else { m };
-        }
+        let lanes = if ii.guard != NONE {
+            guard_lanes(w, ii.guard, ii.guard_neg)
+        } else {
+            w.active
+        };
         let out = Outstanding {
             ticket: self.next_ticket,
             wi,

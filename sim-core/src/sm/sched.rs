@@ -3,6 +3,7 @@
 
 use super::table::NONE;
 use super::units::NCLASS;
+use super::warp::Warp;
 use super::{IssueEvent, Sm};
 use crate::config::SchedPolicy;
 use crate::error::SimError;
@@ -82,6 +83,18 @@ impl Sched {
             None
         }
     }
+}
+
+/// Lanes of `w` that run an instruction guarded by register `guard`
+/// (`neg`: on false).
+#[inline(always)]
+pub(super) fn guard_lanes(w: &Warp, guard: u32, neg: bool) -> u32 {
+    let g = w.regs.get(RegId(guard));
+    let mut m = 0u32;
+    for (l, v) in g.iter().enumerate() {
+        m |= ((*v != 0) as u32) << l;
+    }
+    w.active & if neg { !m } else { m }
 }
 
 /// First position in `from..to` whose warp can issue now: operands ready and
@@ -177,14 +190,7 @@ impl Sm {
         let w = &mut self.warps[wi];
         let mut threads = w.threads;
         if guard != NONE {
-            let mut lanes = w.active;
-            let g = w.regs.get(RegId(guard));
-            let mut m = 0u32;
-            for (l, v) in g.iter().enumerate() {
-                m |= ((*v != 0) as u32) << l;
-            }
-            lanes &= if guard_neg { !m } else { m };
-            threads = lanes.count_ones() as u64;
+            threads = guard_lanes(w, guard, guard_neg).count_ones() as u64;
         }
         if matches!(self.ext_mark.get(idx as usize), Some(true)) {
             self.issue_external(wi, now, ext)?;
