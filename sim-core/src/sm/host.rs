@@ -38,7 +38,9 @@ pub(super) struct Outstanding {
 
 impl Sm {
     /// Marks program instruction `index` as external: warps issuing it hand it
-    /// to the host ([`crate::External`]) instead of executing it.
+    /// to the host ([`crate::External`]) instead of executing it. Calls that
+    /// take no `External` ([`Sm::step`], [`Sm::run_to_completion`],
+    /// [`crate::Simulation::run`]) leave them to [`Sm::complete_external`].
     pub fn mark_external(&mut self, index: u32) -> Result<(), SimError> {
         let len = self.prog.insts.len();
         if index as usize >= len {
@@ -56,8 +58,8 @@ impl Sm {
         self.outstanding.len()
     }
 
-    /// Whether a host warp's queue ran dry since the last call and is still
-    /// empty (the host may have fed it meanwhile).
+    /// Whether a host warp's queue ran low since the last call and still is
+    /// (the host may have fed it meanwhile).
     pub(crate) fn take_hungry(&mut self) -> bool {
         std::mem::take(&mut self.hungry) && self.hungry_warps().next().is_some()
     }
