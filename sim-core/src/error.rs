@@ -91,6 +91,48 @@ pub enum SimError {
         /// The operating system's reason.
         reason: String,
     },
+    /// An instruction of a program built from text does not parse or does
+    /// not run on the target.
+    #[error("instruction {index}: {error}")]
+    Ptx {
+        /// Its index in the program.
+        index: usize,
+        /// What is wrong, with its column.
+        error: sim_isa::IsaError,
+    },
+    /// A host marked an instruction index past the end of the program.
+    #[error("cannot mark instruction {index} as external: the program has {len} instructions")]
+    BadMark {
+        /// The index.
+        index: u32,
+        /// Program length.
+        len: usize,
+    },
+    /// A host read or wrote a register the warp does not have.
+    #[error("warp {warp_id}: register {reg} is outside its {nregs} registers")]
+    NoSuchRegister {
+        /// The warp.
+        warp_id: u32,
+        /// Register id.
+        reg: u32,
+        /// Registers per warp.
+        nregs: usize,
+    },
+    /// A completion named no outstanding external instruction.
+    #[error("no external instruction with ticket {0} is outstanding")]
+    UnknownTicket(u64),
+    /// A completion's cycle is before its instruction's issue.
+    #[error(
+        "external instruction {ticket} issued at cycle {issued} cannot complete at cycle {cycle}"
+    )]
+    EarlyCompletion {
+        /// The request's ticket.
+        ticket: u64,
+        /// Its issue clock.
+        issued: u64,
+        /// The completion's clock.
+        cycle: u64,
+    },
     /// A worker thread panicked.
     #[error("a simulation worker thread panicked")]
     WorkerPanicked,

@@ -14,12 +14,17 @@
 //! # Embedding in a host simulator
 //! A host that produces instructions one at a time registers a warp with
 //! [`Sm::add_host_warp`], feeds it with [`Sm::push_instruction`] (an index into
-//! [`Program::insts`]), advances time with [`Sm::step`] (or
-//! [`Sm::run_to_completion`], which returns as soon as every live warp waits for
-//! input), checks [`Sm::warp_waiting`] to know when to feed more, and ends the
-//! warp with [`Sm::close_warp`]. Any [`WarpStream`] implementation (a channel
-//! receiver, a decoder over a trace) works the same way through
-//! [`Sm::add_warp`], where `None` ends the warp.
+//! [`Program::insts`]; [`Program::from_ptx`] builds a program from text) and
+//! ends it with [`Sm::close_warp`]. [`Sm::run_until_idle`] returns as soon as
+//! a host warp runs low ([`Sm::hungry_warps`]), so a host that feeds it then
+//! gets the cycles of a replayed stream. The host may own instructions
+//! ([`Sm::mark_external`], the [`External`] trait): the SM issues them and
+//! the host completes them with values and a cycle. Registers are read and
+//! written with [`Sm::reg`] and [`Sm::set_reg`]. A [`Simulation`] steps all
+//! its SMs in lockstep on the caller's thread ([`Simulation::step`],
+//! [`Simulation::run_until`]). Any [`WarpStream`] implementation works
+//! through [`Sm::add_warp`], where `None` ends the warp. `docs/embedding.md`
+//! and `examples/toy_memory.rs` show the whole API.
 //!
 //! # Bounds
 //! A program's per-instruction tables ([`ProgramTables`]) are built once and
@@ -29,15 +34,17 @@
 //! [`SimError::LimitExceeded`], which carries the statistics so far.
 //!
 //! # Layout
-//! `program` (what runs), `stream` (how warps are fed), `config` (presets
-//! and limits), `sm/` (one SM: shared tables, warp lifecycle, schedulers,
-//! units, clock loop), `sim` (many SMs on worker threads), `stats`, `error`.
+//! `program` (what runs), `stream` (how warps are fed), `external` (host-owned
+//! instructions), `config` (presets and limits), `sm/` (one SM: shared
+//! tables, warp lifecycle, schedulers, units, clock loop, host hooks), `sim`
+//! (many SMs on worker threads, or in lockstep), `stats`, `error`.
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod config;
 pub mod config_file;
 mod error;
+pub mod external;
 mod facts;
 pub mod lowering;
 mod program;
@@ -51,8 +58,9 @@ pub use config::{
     preset, Limits, LoweringArch, Preset, SchedPolicy, SmConfig, UnitClass, UnitConfig, Units,
 };
 pub use error::{Limit, SimError};
+pub use external::{Completion, Deferred, External, ExternalRequest};
 pub use program::{Program, WarpLaunch};
 pub use sim::{Report, Simulation};
-pub use sm::{IssueEvent, ProgramTables, Sm};
+pub use sm::{IssueEvent, ProgramTables, Progress, Sm};
 pub use stats::{OpStats, Stalls, Stats, UnitStats};
 pub use stream::{FnStream, RepeatStream, VecStream, WarpStream};

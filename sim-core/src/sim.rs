@@ -2,8 +2,9 @@
 
 use crate::config::{SchedPolicy, SmConfig};
 use crate::error::SimError;
+use crate::external::External;
 use crate::program::{Program, WarpLaunch};
-use crate::sm::{ProgramTables, Sm};
+use crate::sm::{ProgramTables, Progress, Sm};
 use crate::stats::Stats;
 use serde::Serialize;
 use sim_isa::WarpRegs;
@@ -51,7 +52,14 @@ impl Simulation {
             return Err(SimError::BadConfig("at least one SM is needed".into()));
         }
         let tables = ProgramTables::new(config, program)?;
-        let sms = (0..sms).map(|_| Sm::from_tables(&tables, policy)).collect();
+        let sms = (0..sms)
+            .map(|i| {
+                let mut sm = Sm::from_tables(&tables, policy);
+                // SM counts fit u32: each SM is hundreds of bytes at least.
+                sm.set_sm_id(i as u32);
+                sm
+            })
+            .collect();
         Ok(Simulation {
             sms,
             policy,
@@ -119,7 +127,7 @@ impl Simulation {
     }
 
     /// Every SM's statistics so far, merged.
-    fn report(&self) -> Report {
+    pub fn report(&self) -> Report {
         let per_sm: Vec<Stats> = self.sms.iter().map(|s| s.stats()).collect();
         let stats = Stats::merge(&per_sm);
         Report {
@@ -134,6 +142,83 @@ impl Simulation {
     /// Final registers of warp `warp_id`.
     pub fn warp_regs(&self, warp_id: u32) -> Option<&WarpRegs> {
         self.sms[warp_id as usize % self.sms.len()].warp_regs(warp_id)
+    }
+
+    /// The SM that runs warp `warp_id`, for its host hooks ([`Sm::add_host_warp`],
+    /// [`Sm::push_instruction`], [`Sm::set_reg`], ...).
+    pub fn sm_of(&mut self, warp_id: u32) -> &mut Sm {
+        let n = self.sms.len();
+        &mut self.sms[warp_id as usize % n]
+    }
+
+    /// Marks program instruction `index` as external on every SM ([`Sm::mark_external`]).
+    pub fn mark_external(&mut self, index: u32) -> Result<(), SimError> {
+        self.sms
+            .iter_mut()
+            .try_for_each(|sm| sm.mark_external(index))
+    }
+
+    /// The clock: the furthest any SM has run.
+    pub fn cycle(&self) -> u64 {
+        self.sms.iter().map(Sm::cycle).max().unwrap_or(0)
+    }
+
+    /// Whether every SM is done ([`Sm::is_done`]).
+    pub fn is_done(&self) -> bool {
+        self.sms.iter().all(Sm::is_done)
+    }
+
+    /// Advances every unfinished SM by one clock, in lockstep on the calling
+    /// thread, handing external instructions to `ext` (one host for all SMs,
+    /// e.g. a shared memory system; [`crate::ExternalRequest::sm`] names the SM).
+    pub fn step(&mut self, ext: &mut dyn External) -> Result<(), SimError> {
+        for sm in &mut self.sms {
+            if !sm.is_done() {
+                sm.step_with(ext)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Steps ([`Simulation::step`]) until every SM is done
+    /// ([`Progress::Done`]), or the clock reaches `max_cycle`, or `max_instructions`
+    /// warp instructions have issued in all ([`Progress::Reached`]), or a host warp's queue runs dry
+    /// or nothing can happen without the host ([`Progress::Waiting`]; see
+    /// [`Sm::run_until_idle`]). The configuration's
+    /// [`crate::Limits`] still apply, as in [`Simulation::run`].
+    pub fn run_until(
+        &mut self,
+        max_cycle: u64,
+        max_instructions: u64,
+        ext: &mut dyn External,
+    ) -> Result<Progress, SimError> {
+        loop {
+            if self.is_done() {
+                return Ok(Progress::Done);
+            }
+            if self.sms.iter_mut().any(Sm::take_hungry) {
+                return Ok(Progress::Waiting);
+            }
+            let issued: u64 = self.sms.iter().map(Sm::instructions_issued).sum();
+            if self.cycle() >= max_cycle || issued >= max_instructions {
+                return Ok(Progress::Reached);
+            }
+            if let Some(limit) = self.sms.iter().find_map(Sm::limit_reached) {
+                return Err(SimError::LimitExceeded {
+                    limit,
+                    partial: Box::new(self.report()),
+                });
+            }
+            self.step(ext)?;
+            if self
+                .sms
+                .iter()
+                .all(|sm| sm.is_done() || sm.waits_for_host())
+                && !self.is_done()
+            {
+                return Ok(Progress::Waiting);
+            }
+        }
     }
 }
 

@@ -1,20 +1,28 @@
 //! The clock loop: stepping one clock, skipping stretches whose issue-slot
 //! outcomes are already known, and the run limits.
 
+use super::host::{Progress, PENDING};
 use super::sched::Outcome;
 use super::Sm;
 use crate::error::{Limit, SimError};
+use crate::external::{Deferred, External};
 
 impl Sm {
     /// Advances one clock. A host stepping by hand owns the run's bounds:
-    /// [`crate::Limits`] are checked by [`Sm::run_to_completion`].
+    /// [`crate::Limits`] are checked by [`Sm::run_to_completion`]. External
+    /// instructions issued here wait for [`Sm::complete_external`].
     pub fn step(&mut self) -> Result<(), SimError> {
+        self.step_with(&mut Deferred)
+    }
+
+    /// Advances one clock, handing external instructions to `ext`.
+    pub fn step_with(&mut self, ext: &mut dyn External) -> Result<(), SimError> {
         let now = self.cycle;
         let iv = self.cfg.issue_interval as u64;
         if iv == 1 || now.is_multiple_of(iv) {
             self.units.set_clock(now);
             for s in 0..self.scheds.len() {
-                self.schedule(s, now)?;
+                self.schedule(s, now, ext)?;
             }
         }
         self.cycle += 1;
@@ -39,8 +47,9 @@ impl Sm {
             let (_, until) = sc.known(self.cycle)?;
             target = target.min(until);
         }
-        // `u64::MAX`: everything waits for the host; `step` records the slot.
-        (target != u64::MAX).then_some(target)
+        // `u64::MAX`, `PENDING`: everything waits for the host; `step`
+        // records the slot.
+        (target < PENDING).then_some(target)
     }
 
     /// Jumps from the current clock to `target` (at most the cycle limit),
@@ -61,7 +70,7 @@ impl Sm {
     }
 
     /// The limit the run has reached with work left, if any.
-    fn limit_reached(&self) -> Option<Limit> {
+    pub(crate) fn limit_reached(&self) -> Option<Limit> {
         let l = self.cfg.limits;
         if self.cycle >= l.max_cycles {
             Some(Limit::Cycles(l.max_cycles))
@@ -73,15 +82,33 @@ impl Sm {
     }
 
     /// Runs until every warp has finished and its results are written, or until
-    /// every live warp waits for host input ([`Sm::push_instruction`]).
+    /// every live warp waits for the host (input to [`Sm::push_instruction`],
+    /// or an external instruction to [`Sm::complete_external`]).
     ///
     /// Clocks in which no scheduler can issue and only dependencies are pending
     /// are skipped in one go; their issue slots are still counted. A run that
     /// reaches one of the configuration's [`crate::Limits`] with work left
     /// stops with [`SimError::LimitExceeded`], carrying this SM's statistics.
     pub fn run_to_completion(&mut self) -> Result<(), SimError> {
+        self.run_loop(&mut Deferred, false).map(|_| ())
+    }
+
+    /// Like [`Sm::run_to_completion`] with external instructions handed to
+    /// `ext`, but also returns [`Progress::Waiting`] before the next clock as
+    /// soon as a host warp's queue runs dry, so the host can feed it before it
+    /// would idle: a host that then pushes the warp's next instruction (or
+    /// closes it) gets the cycles of replaying the same stream. A host with
+    /// nothing to give yet calls it again: the warp then idles until fed.
+    pub fn run_until_idle(&mut self, ext: &mut dyn External) -> Result<Progress, SimError> {
+        self.run_loop(ext, true)
+    }
+
+    fn run_loop(&mut self, ext: &mut dyn External, hungry: bool) -> Result<Progress, SimError> {
         let iv = self.cfg.issue_interval as u64;
         while self.live > 0 {
+            if hungry && self.take_hungry() {
+                return Ok(Progress::Waiting);
+            }
             if let Some(limit) = self.limit_reached() {
                 return Err(SimError::LimitExceeded {
                     limit,
@@ -98,15 +125,19 @@ impl Sm {
                 continue;
             }
             self.min_event = u64::MAX;
-            self.step()?;
+            self.step_with(ext)?;
             let best = self.scheds.iter().map(|s| s.last).max();
             match best {
                 Some(Outcome::Issued | Outcome::Unit) => {}
                 Some(Outcome::Empty) | None if self.live > 0 => {
                     // Everything live waits for the host.
-                    return Ok(());
+                    return Ok(Progress::Waiting);
                 }
                 Some(Outcome::Empty | Outcome::Dep) | None => {
+                    if self.min_event >= PENDING && self.live > 0 {
+                        // Only external instructions are pending.
+                        return Ok(Progress::Waiting);
+                    }
                     // Nothing can issue before the earliest pending operand.
                     if self.min_event != u64::MAX && self.min_event > self.cycle {
                         self.skip_to(self.min_event);
@@ -115,6 +146,10 @@ impl Sm {
             }
         }
         self.cycle = self.cycle.max(self.drain);
-        Ok(())
+        Ok(if self.outstanding.is_empty() {
+            Progress::Done
+        } else {
+            Progress::Waiting
+        })
     }
 }

@@ -6,11 +6,13 @@
 //! run limits). This file holds the SM's state and its statistics.
 
 mod clock;
+mod host;
 mod sched;
 mod table;
 mod units;
 mod warp;
 
+pub use host::Progress;
 pub use table::ProgramTables;
 
 use crate::config::{SchedPolicy, SmConfig, UnitClass};
@@ -18,6 +20,7 @@ use crate::error::SimError;
 use crate::program::Program;
 use crate::sim::Report;
 use crate::stats::{OpStats, Stats, UnitStats};
+use host::Outstanding;
 use sched::Sched;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
@@ -56,6 +59,16 @@ pub struct Sm {
     /// Optional record of instruction starts (tests, debugging); bounded, preallocated.
     log: Vec<IssueEvent>,
     log_cap: usize,
+    /// Index in its [`crate::Simulation`] (reported to [`crate::External`]).
+    sm_id: u32,
+    /// Per program instruction: whether the host owns it; empty until one is marked.
+    ext_mark: Vec<bool>,
+    /// External instructions issued and not yet completed.
+    outstanding: Vec<Outstanding>,
+    next_ticket: u64,
+    /// Set when a host warp's queue runs dry; [`Sm::run_until_idle`] returns
+    /// to the host then and clears it.
+    hungry: bool,
 }
 
 /// One instruction start, as recorded by [`Sm::record_issues`].
@@ -112,6 +125,11 @@ impl Sm {
             min_event: u64::MAX,
             log: Vec::new(),
             log_cap: 0,
+            sm_id: 0,
+            ext_mark: Vec::new(),
+            outstanding: Vec::new(),
+            next_ticket: 0,
+            hungry: false,
         }
     }
 
@@ -137,9 +155,15 @@ impl Sm {
         self.cycle
     }
 
-    /// Whether every warp has finished and its results are written.
+    /// Whether every warp has finished and every external instruction has
+    /// been completed.
     pub fn is_done(&self) -> bool {
-        self.live == 0
+        self.live == 0 && self.outstanding.is_empty()
+    }
+
+    /// Warp instructions issued so far.
+    pub fn instructions_issued(&self) -> u64 {
+        self.issued
     }
 
     /// A warp's registers (resident, pending or finished).
@@ -174,6 +198,8 @@ impl Sm {
             + self.pending.capacity() * std::mem::size_of::<usize>()
             + self.inst_acc.capacity() * std::mem::size_of::<(u64, u64)>()
             + self.log.capacity() * std::mem::size_of::<IssueEvent>()
+            + self.ext_mark.capacity()
+            + self.outstanding.capacity() * std::mem::size_of::<Outstanding>()
     }
 
     /// This SM's statistics as a one-SM report.

@@ -3,9 +3,11 @@
 
 use super::table::NONE;
 use super::units::NCLASS;
+use super::warp::Warp;
 use super::{IssueEvent, Sm};
 use crate::config::SchedPolicy;
 use crate::error::SimError;
+use crate::external::External;
 use crate::stats::Stalls;
 use sim_isa::{ExecCtx, RegId};
 
@@ -83,6 +85,18 @@ impl Sched {
     }
 }
 
+/// Lanes of `w` that run an instruction guarded by register `guard`
+/// (`neg`: on false).
+#[inline(always)]
+pub(super) fn guard_lanes(w: &Warp, guard: u32, neg: bool) -> u32 {
+    let g = w.regs.get(RegId(guard));
+    let mut m = 0u32;
+    for (l, v) in g.iter().enumerate() {
+        m |= ((*v != 0) as u32) << l;
+    }
+    w.active & if neg { !m } else { m }
+}
+
 /// First position in `from..to` whose warp can issue now: operands ready and
 /// both units it needs free (`unit_free[c] < lim[c]`). Units are tested only
 /// for warps whose operands are ready, usually the first one looked at.
@@ -141,7 +155,13 @@ impl Sm {
     /// The caller's scan has checked that the warp has an instruction whose
     /// operands are ready and whose units are free.
     #[inline]
-    fn issue(&mut self, wi: usize, sched: usize, now: u64) -> Result<(), SimError> {
+    fn issue(
+        &mut self,
+        wi: usize,
+        sched: usize,
+        now: u64,
+        ext: &mut dyn External,
+    ) -> Result<(), SimError> {
         let w = &self.warps[wi];
         let idx = w.cur;
         debug_assert!(idx != NONE && w.cur_ready <= now);
@@ -170,26 +190,29 @@ impl Sm {
         let w = &mut self.warps[wi];
         let mut threads = w.threads;
         if guard != NONE {
-            let mut lanes = w.active;
-            let g = w.regs.get(RegId(guard));
-            let mut m = 0u32;
-            for (l, v) in g.iter().enumerate() {
-                m |= ((*v != 0) as u32) << l;
-            }
-            lanes &= if guard_neg { !m } else { m };
-            threads = lanes.count_ones() as u64;
+            threads = guard_lanes(w, guard, guard_neg).count_ones() as u64;
         }
-        let inst = &self.prog.insts[idx as usize];
-        // The tables checked every register against `nregs`, the size of `regs`.
-        sim_isa::exec::execute_fitted(
-            inst,
-            &ExecCtx {
-                target: self.prog.target,
-                warp_id: w.id,
-            },
-            &mut w.regs,
-            w.active,
-        );
+        if matches!(self.ext_mark.get(idx as usize), Some(true)) {
+            self.issue_external(wi, now, ext)?;
+        } else {
+            let inst = &self.prog.insts[idx as usize];
+            // The tables checked every register against `nregs`, the size of `regs`.
+            sim_isa::exec::execute_fitted(
+                inst,
+                &ExecCtx {
+                    target: self.prog.target,
+                    warp_id: w.id,
+                },
+                &mut w.regs,
+                w.active,
+            );
+            let ready = now + delay;
+            for &r in &writes[..nwrites] {
+                w.ready_at[r as usize] = ready;
+            }
+            self.drain = self.drain.max(ready);
+        }
+        let w = &self.warps[wi];
         tracing::trace!(cycle = now, sched, warp = w.id, inst = idx, uops, "issue");
         if self.log.len() < self.log_cap {
             self.log.push(IssueEvent {
@@ -199,11 +222,6 @@ impl Sm {
                 inst: idx,
             });
         }
-        let ready = now + delay;
-        for &r in &writes[..nwrites] {
-            w.ready_at[r as usize] = ready;
-        }
-        self.drain = self.drain.max(ready);
         let acc = &mut self.inst_acc[idx as usize];
         acc.0 += 1;
         acc.1 += threads;
@@ -217,7 +235,12 @@ impl Sm {
     }
 
     /// One issue slot of scheduler `s`: up to `issue_width` micro-ops.
-    pub(super) fn schedule(&mut self, s: usize, now: u64) -> Result<Outcome, SimError> {
+    pub(super) fn schedule(
+        &mut self,
+        s: usize,
+        now: u64,
+        ext: &mut dyn External,
+    ) -> Result<Outcome, SimError> {
         let st = &mut self.scheds[s];
         if let Some((o, until)) = st.known(now) {
             st.account(o, 1);
@@ -273,7 +296,7 @@ impl Sm {
                 break;
             };
             let wi = sc.warps[pos];
-            self.issue(wi, s, now)?;
+            self.issue(wi, s, now, ext)?;
             best = Outcome::Issued;
             let sc = &mut self.scheds[s];
             // The warp may have retired (and been removed) while issuing.

@@ -180,13 +180,9 @@ impl Sm {
 
     /// Whether a host warp has nothing queued (the host should push or close it).
     pub fn warp_waiting(&self, warp_id: u32) -> bool {
-        match self.by_id.get(&warp_id).map(|&i| &self.warps[i]) {
-            Some(w) => {
-                w.state != WarpState::Done
-                    && matches!(&w.source, Source::Host { queue, closed: false } if queue.is_empty())
-            }
-            None => false,
-        }
+        self.by_id
+            .get(&warp_id)
+            .is_some_and(|&i| self.warps[i].is_hungry(1))
     }
 
     /// Makes pending warps resident while slots are free, round-robin over
@@ -243,11 +239,18 @@ impl Sm {
                     Ok(None)
                 }
             }
-            Source::Host { queue, closed } => match queue.pop_front() {
-                Some(i) => Ok(Some(i)),
-                None if *closed => Ok(None),
-                None => Err(()),
-            },
+            Source::Host { queue, closed } => {
+                // Ask the host for more as soon as the queue runs low
+                // (`Sm::run_until_idle`, `Sm::hungry_warps`), before the
+                // warp would idle.
+                let next = queue.pop_front();
+                self.hungry |= queue.len() < self.cfg.issue_width as usize && !*closed;
+                match next {
+                    Some(i) => Ok(Some(i)),
+                    None if *closed => Ok(None),
+                    None => Err(()),
+                }
+            }
         };
         match next {
             Ok(Some(i)) => {
@@ -287,7 +290,7 @@ impl Sm {
 
     /// Recomputes the warp's scan entry (ready clock, units needed) after its state changed.
     #[inline]
-    fn refresh(&mut self, wi: usize) {
+    pub(super) fn refresh(&mut self, wi: usize) {
         let w = &self.warps[wi];
         if w.state != WarpState::Resident {
             return;

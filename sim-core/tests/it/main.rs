@@ -4,4 +4,5 @@
 
 mod core_model;
 mod database;
+mod host;
 mod limits;

@@ -1,0 +1,164 @@
+//! Python bindings (module `ptx_sm_sim._native`; the package `ptx_sm_sim`
+//! wraps it): `simulate_json` runs a kernel-text or binary-trace file,
+//! `Sm` is the host stepping API of one SM, `conform_json` runs conformance
+//! vectors. Reports cross the boundary as JSON; the Python side decodes them.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use sim_trace::load::load;
+use sim_trace::replay::{simulate, RunOptions};
+use sim_core::{preset, Deferred, Program, Progress, SchedPolicy};
+use sim_isa::{RegId, Symbols, Target, WARP_SIZE};
+use std::sync::Arc;
+
+fn err(e: impl std::fmt::Display) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+fn target(arch: &str) -> PyResult<Target> {
+    Target::parse(arch).map_err(err)
+}
+
+fn policy(name: &str) -> PyResult<SchedPolicy> {
+    SchedPolicy::parse(name).ok_or_else(|| {
+        err(format!(
+            "unknown scheduling policy '{name}' (lrr, gto, oldest)"
+        ))
+    })
+}
+
+/// Simulates a kernel-text or binary-trace file; returns the report as JSON.
+#[pyfunction]
+#[pyo3(signature = (path, arch = "sm_90", policy = "lrr", sms = 1, threads = 1))]
+fn simulate_json(
+    path: &str,
+    arch: &str,
+    policy: &str,
+    sms: usize,
+    threads: usize,
+) -> PyResult<String> {
+    // The same reader as `simcli run`: one pass, either format, size limits
+    // enforced while reading.
+    let file = std::fs::File::open(path).map_err(|e| err(format!("reading {path}: {e}")))?;
+    let (trace, _) = load(path, std::io::BufReader::new(file)).map_err(err)?;
+    let target = target(arch)?;
+    if let Err(r) = trace.check_target(target, trace.version) {
+        return Err(err(format!("{path}:{}: {}: {}", r.line, r.text, r.error)));
+    }
+    let opts = RunOptions {
+        sms: sms.max(1),
+        threads,
+        policy: self::policy(policy)?,
+        ..RunOptions::new(target)
+    };
+    let (report, _) = simulate(&trace, &opts).map_err(err)?;
+    serde_json::to_string(&report).map_err(err)
+}
+
+/// Runs a conformance-vector file; returns its summary as JSON.
+#[pyfunction]
+fn conform_json(path: &str) -> PyResult<String> {
+    let text = std::fs::read_to_string(path).map_err(|e| err(format!("reading {path}: {e}")))?;
+    let s = sim_isa::conform::run_vectors(&text).summary();
+    Ok(format!(
+        "{{\"passed\": {}, \"failed\": {}, \"skipped\": {}}}",
+        s.passed, s.failed, s.skipped
+    ))
+}
+
+/// One SM driven by the host: host-fed warps, stepping, registers.
+#[pyclass(unsendable, subclass, module = "ptx_sm_sim._native")]
+struct Sm {
+    sm: sim_core::Sm,
+    syms: Symbols,
+}
+
+impl Sm {
+    fn reg_id(&self, name: &str) -> PyResult<RegId> {
+        self.syms
+            .get(name)
+            .ok_or_else(|| err(format!("no register '{name}' in the program")))
+    }
+}
+
+#[pymethods]
+impl Sm {
+    /// An SM of preset `arch` running `program` (PTX instructions, one per item).
+    #[new]
+    #[pyo3(signature = (program, arch = "sm_90", policy = "lrr"))]
+    fn new(program: Vec<String>, arch: &str, policy: &str) -> PyResult<Self> {
+        let t = target(arch)?;
+        let (prog, syms) = Program::from_ptx(t, &program).map_err(err)?;
+        let sm =
+            sim_core::Sm::new(preset(t), Arc::new(prog), self::policy(policy)?).map_err(err)?;
+        Ok(Sm { sm, syms })
+    }
+
+    /// Adds a host-fed warp with active lanes `active`.
+    #[pyo3(signature = (warp_id, active = u32::MAX))]
+    fn add_warp(&mut self, warp_id: u32, active: u32) -> PyResult<()> {
+        self.sm.add_host_warp(warp_id, active).map_err(err)
+    }
+
+    /// Appends program instruction `index` to a warp.
+    fn push(&mut self, warp_id: u32, index: u32) -> PyResult<()> {
+        self.sm.push_instruction(warp_id, index).map_err(err)
+    }
+
+    /// Ends a warp once its queued instructions have issued.
+    fn close(&mut self, warp_id: u32) -> PyResult<()> {
+        self.sm.close_warp(warp_id).map_err(err)
+    }
+
+    /// Warps that want their next instruction.
+    fn hungry_warps(&self) -> Vec<u32> {
+        self.sm.hungry_warps().collect()
+    }
+
+    /// Advances one clock.
+    fn step(&mut self) -> PyResult<()> {
+        self.sm.step().map_err(err)
+    }
+
+    /// Runs until done (returns True) or the host is needed (False).
+    fn run(&mut self) -> PyResult<bool> {
+        Ok(self.sm.run_until_idle(&mut Deferred).map_err(err)? == Progress::Done)
+    }
+
+    /// The clock.
+    #[getter]
+    fn cycle(&self) -> u64 {
+        self.sm.cycle()
+    }
+
+    /// The 32 lanes of register `name` of a warp.
+    fn reg(&self, warp_id: u32, name: &str) -> PyResult<Vec<u64>> {
+        Ok(self
+            .sm
+            .reg(warp_id, self.reg_id(name)?)
+            .map_err(err)?
+            .to_vec())
+    }
+
+    /// Sets the 32 lanes of register `name` of a warp.
+    fn set_reg(&mut self, warp_id: u32, name: &str, values: Vec<u64>) -> PyResult<()> {
+        let lanes: [u64; WARP_SIZE] = values
+            .try_into()
+            .map_err(|v: Vec<u64>| err(format!("{} values given, 32 needed", v.len())))?;
+        let r = self.reg_id(name)?;
+        self.sm.set_reg(warp_id, r, &lanes).map_err(err)
+    }
+
+    /// The statistics so far, as JSON.
+    fn stats_json(&self) -> PyResult<String> {
+        serde_json::to_string(&self.sm.stats()).map_err(err)
+    }
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(simulate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(conform_json, m)?)?;
+    m.add_class::<Sm>()?;
+    Ok(())
+}

@@ -1,0 +1,442 @@
+//! The exported C functions and types. Each function checks its pointers,
+//! runs its body under `catch_unwind`, and turns failures into a return
+//! value plus the thread's last error.
+
+use crate::handle::{PssSim, Res};
+use sim_core::{Completion, Progress};
+use sim_isa::{RegId, WARP_SIZE};
+use std::cell::RefCell;
+use std::ffi::{c_char, c_void, CStr, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// Most source registers an external request carries.
+pub const PSS_MAX_SOURCES: usize = 4;
+
+/// An external instruction, as handed to the host's callback.
+#[repr(C)]
+pub struct PssExtRequest {
+    /// Names it in `pss_sim_complete`.
+    pub ticket: u64,
+    /// Clock of the issue.
+    pub cycle: u64,
+    /// The SM that issued it.
+    pub sm: u32,
+    /// The issuing warp.
+    pub warp_id: u32,
+    /// Program index of the instruction.
+    pub index: u32,
+    /// Lanes that execute it (active, guard held).
+    pub lanes: u32,
+    /// Source registers filled in `src`.
+    pub nsrc: u32,
+    /// Destination registers (`values` rows the completion fills).
+    pub ndst: u32,
+    /// Per source register in operand order, the 32 lane values.
+    pub src: [[u64; 32]; PSS_MAX_SOURCES],
+}
+
+/// The result of an external instruction.
+#[repr(C)]
+pub struct PssCompletion {
+    /// Clock its results are ready (at least the issue clock).
+    pub cycle: u64,
+    /// Per destination, the 32 lane values (only the request's lanes are written).
+    pub values: [[u64; 32]; 2],
+}
+
+/// The host's external-instruction callback: fill `out` and return 1 to
+/// complete the instruction now, or return 0 to complete it later with
+/// `pss_sim_complete`. `req` and `out` are valid only during the call.
+pub type PssExternalFn = Option<
+    unsafe extern "C" fn(
+        user: *mut c_void,
+        req: *const PssExtRequest,
+        out: *mut PssCompletion,
+    ) -> i32,
+>;
+
+/// Statistics of a simulation (all SMs merged; cycles: the slowest SM).
+#[repr(C)]
+#[derive(Default)]
+pub struct PssStats {
+    /// Clocks until the last result was written.
+    pub cycles: u64,
+    /// Warp instructions issued.
+    pub warp_instructions: u64,
+    /// Thread instructions (active lanes whose guard held).
+    pub thread_instructions: u64,
+    /// Machine instructions (micro-ops) issued.
+    pub micro_ops: u64,
+    /// Issue slots that issued.
+    pub issued: u64,
+    /// Issue slots where a ready warp's unit was busy.
+    pub unit_busy: u64,
+    /// Issue slots where warps waited on the scoreboard.
+    pub dependency: u64,
+    /// Issue slots where no warp had an instruction.
+    pub no_eligible: u64,
+    /// Warp instructions per cycle.
+    pub ipc: f64,
+}
+
+/// `pss_sim_run_until`: every warp finished.
+pub const PSS_DONE: i32 = 0;
+/// `pss_sim_run_until`: the host is needed (a warp to feed, a completion).
+pub const PSS_WAITING: i32 = 1;
+/// `pss_sim_run_until`: the cycle or instruction bound was reached.
+pub const PSS_REACHED: i32 = 2;
+
+thread_local! {
+    static LAST_ERROR: RefCell<Option<CString>> = const { RefCell::new(None) };
+}
+
+fn set_error(msg: String) {
+    // A message with a NUL byte is cut there rather than lost.
+    let msg = msg.split('\0').next().unwrap_or_default().to_string();
+    let c = CString::new(msg).unwrap_or_default();
+    LAST_ERROR.with(|e| *e.borrow_mut() = Some(c));
+}
+
+/// Runs `f`, mapping an error or a panic to `fail` and the thread's last error.
+fn guard<T>(fail: T, f: impl FnOnce() -> Res<T>) -> T {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => v,
+        Ok(Err(msg)) => {
+            set_error(msg);
+            fail
+        }
+        Err(_) => {
+            set_error("internal error: the simulator panicked".into());
+            fail
+        }
+    }
+}
+
+fn sim<'a>(p: *mut PssSim) -> Res<&'a mut PssSim> {
+    // SAFETY: a non-null handle comes from `pss_sim_new` and is not yet
+    // freed (the caller's contract, stated on every function); `as_mut`
+    // checks null.
+    unsafe { p.as_mut() }.ok_or_else(|| "null simulation handle".to_string())
+}
+
+fn text<'a>(p: *const c_char, what: &str) -> Res<&'a str> {
+    if p.is_null() {
+        return Err(format!("{what} is null"));
+    }
+    // SAFETY: non-null, and the caller passes a NUL-terminated string that
+    // outlives the call.
+    let s = unsafe { CStr::from_ptr(p) };
+    s.to_str().map_err(|_| format!("{what} is not UTF-8"))
+}
+
+fn lanes<'a>(p: *const u64, what: &str) -> Res<&'a [u64; WARP_SIZE]> {
+    // SAFETY: the caller passes 32 readable u64 or null; `as_ref` checks null.
+    unsafe { p.cast::<[u64; WARP_SIZE]>().as_ref() }.ok_or_else(|| format!("{what} is null"))
+}
+
+/// The last error on this thread, or null if none. The text stays valid
+/// until the next failing call on this thread.
+#[no_mangle]
+pub extern "C" fn pss_last_error() -> *const c_char {
+    LAST_ERROR.with(|e| e.borrow().as_ref().map_or(std::ptr::null(), |c| c.as_ptr()))
+}
+
+/// A simulation of `sms` SMs of preset `arch` (`"sm_53"`, `"sm_90"`, ...)
+/// scheduled by `policy` (`"lrr"`, `"gto"`, `"oldest"`); null on failure.
+/// Free it with `pss_sim_free`.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
+#[no_mangle]
+pub unsafe extern "C" fn pss_sim_new(
+    arch: *const c_char,
+    sms: u32,
+    policy: *const c_char,
+) -> *mut PssSim {
+    guard(std::ptr::null_mut(), || {
+        let s = PssSim::new(text(arch, "arch")?, sms, text(policy, "policy")?)?;
+        Ok(Box::into_raw(Box::new(s)))
+    })
+}
+
+/// A simulation from a configuration file: reserved for the configuration
+/// files to come; today it fails, naming the file.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
+#[no_mangle]
+pub unsafe extern "C" fn pss_sim_from_config(path: *const c_char) -> *mut PssSim {
+    guard(std::ptr::null_mut(), || {
+        let path = text(path, "path")?;
+        Err(format!(
+            "{path}: configuration files are not supported yet; use pss_sim_new with a preset"
+        ))
+    })
+}
+
+/// Frees a simulation (null is ignored).
+///
+/// # Safety
+/// `sim` is null or a handle from `pss_sim_new` not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn pss_sim_free(sim: *mut PssSim) {
+    if !sim.is_null() {
+        // SAFETY: the caller's contract: a live handle from `Box::into_raw`.
+        drop(unsafe { Box::from_raw(sim) });
+    }
+}
+
+/// Appends a PTX instruction to the program; returns its index, or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
+#[no_mangle]
+pub unsafe extern "C" fn pss_sim_add_inst(s: *mut PssSim, ptx: *const c_char) -> i64 {
+    guard(-1, || Ok(sim(s)?.add_inst(text(ptx, "ptx")?)? as i64))
+}
+
+/// The id of register `name` (`"%r1"`, `"%p0"`), or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
+#[no_mangle]
+pub unsafe extern "C" fn pss_sim_reg(s: *mut PssSim, name: *const c_char) -> i64 {
+    guard(-1, || Ok(sim(s)?.reg(text(name, "name")?)?.0 as i64))
+}
+
+/// Marks program instruction `index` as owned by the host (before the
+/// simulation starts); 0 or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
+#[no_mangle]
+pub unsafe extern "C" fn pss_sim_mark_external(s: *mut PssSim, index: u32) -> i32 {
+    guard(-1, || sim(s)?.mark_external(index).map(|()| 0))
+}
+
+/// Sets the callback that receives marked instructions as they issue, with
+/// `user` passed back to it; 0 or -1. The callback is called on the thread
+/// that steps the simulation. A null `f` leaves every external instruction to
+/// `pss_sim_complete`.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
+#[no_mangle]
+pub unsafe extern "C" fn pss_sim_set_external(
+    s: *mut PssSim,
+    f: PssExternalFn,
+    user: *mut c_void,
+) -> i32 {
+    guard(-1, || {
+        sim(s)?.set_external(f, user);
+        Ok(0)
+    })
+}
+
+/// Adds a warp fed by the host, with active lanes `active`; 0 or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
+#[no_mangle]
+pub unsafe extern "C" fn pss_sim_add_host_warp(s: *mut PssSim, warp: u32, active: u32) -> i32 {
+    guard(-1, || {
+        let sm = sim(s)?.sim()?.sm_of(warp);
+        sm.add_host_warp(warp, active).map_err(|e| e.to_string())?;
+        Ok(0)
+    })
+}
+
+/// Appends program instruction `index` to a host warp; 0 or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
+#[no_mangle]
+pub unsafe extern "C" fn pss_sim_push(s: *mut PssSim, warp: u32, index: u32) -> i32 {
+    guard(-1, || {
+        let sm = sim(s)?.sim()?.sm_of(warp);
+        sm.push_instruction(warp, index)
+            .map_err(|e| e.to_string())?;
+        Ok(0)
+    })
+}
+
+/// Appends the program instruction `ptx` parses to (it must be one of the
+/// program's); returns its index, or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
+#[no_mangle]
+pub unsafe extern "C" fn pss_sim_push_ptx(s: *mut PssSim, warp: u32, ptx: *const c_char) -> i64 {
+    guard(-1, || {
+        let h = sim(s)?;
+        let index = h.index_of(text(ptx, "ptx")?)?;
+        let sm = h.sim()?.sm_of(warp);
+        sm.push_instruction(warp, index)
+            .map_err(|e| e.to_string())?;
+        Ok(index as i64)
+    })
+}
+
+/// Ends a host warp once its queued instructions have issued; 0 or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
+#[no_mangle]
+pub unsafe extern "C" fn pss_sim_close_warp(s: *mut PssSim, warp: u32) -> i32 {
+    guard(-1, || {
+        let sm = sim(s)?.sim()?.sm_of(warp);
+        sm.close_warp(warp).map_err(|e| e.to_string())?;
+        Ok(0)
+    })
+}
+
+/// Writes up to `cap` ids of host warps that want input to `out`; returns
+/// how many want it (possibly more than `cap`), or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
+#[no_mangle]
+pub unsafe extern "C" fn pss_sim_hungry_warps(s: *mut PssSim, out: *mut u32, cap: usize) -> i64 {
+    guard(-1, || {
+        let sim = sim(s)?.sim()?;
+        if out.is_null() && cap > 0 {
+            return Err("out is null".into());
+        }
+        let mut n = 0usize;
+        for sm in sim.sms_mut() {
+            for id in sm.hungry_warps() {
+                if n < cap {
+                    // SAFETY: `out` holds `cap` writable u32 (caller's
+                    // contract), and `n < cap`.
+                    unsafe { out.add(n).write(id) };
+                }
+                n += 1;
+            }
+        }
+        Ok(n as i64)
+    })
+}
+
+/// Advances every SM by one clock; 0 or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
+#[no_mangle]
+pub unsafe extern "C" fn pss_sim_step(s: *mut PssSim) -> i32 {
+    guard(-1, || sim(s)?.step().map(|()| 0))
+}
+
+/// Steps until done (`PSS_DONE`), the host is needed (`PSS_WAITING`), or the
+/// clock reaches `max_cycle` or `max_instructions` warp instructions have
+/// issued (`PSS_REACHED`); -1 on error.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
+#[no_mangle]
+pub unsafe extern "C" fn pss_sim_run_until(
+    s: *mut PssSim,
+    max_cycle: u64,
+    max_instructions: u64,
+) -> i32 {
+    guard(-1, || {
+        Ok(match sim(s)?.run_until(max_cycle, max_instructions)? {
+            Progress::Done => PSS_DONE,
+            Progress::Waiting => PSS_WAITING,
+            Progress::Reached => PSS_REACHED,
+        })
+    })
+}
+
+/// Completes external instruction `ticket` of SM `sm`; 0 or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
+#[no_mangle]
+pub unsafe extern "C" fn pss_sim_complete(
+    s: *mut PssSim,
+    sm: u32,
+    ticket: u64,
+    c: *const PssCompletion,
+) -> i32 {
+    guard(-1, || {
+        // SAFETY: the caller passes a readable completion or null.
+        let c = unsafe { c.as_ref() }.ok_or("completion is null")?;
+        let sim = sim(s)?.sim()?;
+        let sm = sim
+            .sms_mut()
+            .get_mut(sm as usize)
+            .ok_or_else(|| format!("no SM {sm}"))?;
+        let done = Completion {
+            cycle: c.cycle,
+            values: c.values,
+        };
+        sm.complete_external(ticket, &done)
+            .map_err(|e| e.to_string())?;
+        Ok(0)
+    })
+}
+
+/// Copies the 32 lanes of register `reg` of `warp` to `out`; 0 or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
+#[no_mangle]
+pub unsafe extern "C" fn pss_sim_read_reg(
+    s: *mut PssSim,
+    warp: u32,
+    reg: u32,
+    out: *mut u64,
+) -> i32 {
+    guard(-1, || {
+        // SAFETY: the caller passes 32 writable u64 or null.
+        let out = unsafe { out.cast::<[u64; WARP_SIZE]>().as_mut() }.ok_or("out is null")?;
+        let sm = sim(s)?.sim()?.sm_of(warp);
+        *out = *sm.reg(warp, RegId(reg)).map_err(|e| e.to_string())?;
+        Ok(0)
+    })
+}
+
+/// Sets the 32 lanes of register `reg` of `warp` from `values`; 0 or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
+#[no_mangle]
+pub unsafe extern "C" fn pss_sim_write_reg(
+    s: *mut PssSim,
+    warp: u32,
+    reg: u32,
+    values: *const u64,
+) -> i32 {
+    guard(-1, || {
+        let values = lanes(values, "values")?;
+        let sm = sim(s)?.sim()?.sm_of(warp);
+        sm.set_reg(warp, RegId(reg), values)
+            .map_err(|e| e.to_string())?;
+        Ok(0)
+    })
+}
+
+/// Fills `out` with the statistics so far; 0 or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
+#[no_mangle]
+pub unsafe extern "C" fn pss_sim_stats(s: *mut PssSim, out: *mut PssStats) -> i32 {
+    guard(-1, || {
+        // SAFETY: the caller passes a writable PssStats or null.
+        let out = unsafe { out.as_mut() }.ok_or("out is null")?;
+        let st = sim(s)?.sim()?.report().stats;
+        *out = PssStats {
+            cycles: st.cycles,
+            warp_instructions: st.warp_instructions,
+            thread_instructions: st.thread_instructions,
+            micro_ops: st.micro_ops,
+            issued: st.stalls.issued,
+            unit_busy: st.stalls.unit_busy,
+            dependency: st.stalls.dependency,
+            no_eligible: st.stalls.no_eligible,
+            ipc: st.ipc,
+        };
+        Ok(0)
+    })
+}

@@ -1,0 +1,121 @@
+//! The C functions, called from Rust: failures return their failure value
+//! and leave a message; nothing panics; deferred completions work.
+
+use sim_capi::*;
+use std::ffi::{CStr, CString};
+use std::ptr::{null, null_mut};
+
+fn c(s: &str) -> CString {
+    CString::new(s).unwrap()
+}
+
+fn last_error() -> String {
+    let p = pss_last_error();
+    assert!(!p.is_null());
+    // SAFETY: a non-null pointer from pss_last_error is a live C string.
+    unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_string()
+}
+
+fn new_sim(arch: &str) -> *mut PssSim {
+    // SAFETY: valid C strings for the call.
+    unsafe { pss_sim_new(c(arch).as_ptr(), 1, c("gto").as_ptr()) }
+}
+
+fn free(s: *mut PssSim) {
+    // SAFETY: `s` came from pss_sim_new and is freed once.
+    unsafe { pss_sim_free(s) }
+}
+
+#[test]
+fn bad_input_is_an_error_with_a_message() {
+    // SAFETY: every pointer passed is null (checked by the callee) or valid
+    // for the call; `s` is live until freed.
+    unsafe {
+        assert!(new_sim("sm_9x").is_null());
+        assert!(last_error().contains("sm_9x"), "{}", last_error());
+        assert!(pss_sim_new(null(), 1, c("gto").as_ptr()).is_null());
+        assert_eq!(last_error(), "arch is null");
+        assert!(pss_sim_new(c("sm_90").as_ptr(), 1, c("fifo").as_ptr()).is_null());
+        assert!(last_error().contains("fifo"));
+        assert!(pss_sim_from_config(c("my.toml").as_ptr()).is_null());
+        assert!(last_error().contains("my.toml"));
+        assert_eq!(pss_sim_step(null_mut()), -1);
+        assert_eq!(last_error(), "null simulation handle");
+
+        let s = new_sim("sm_90");
+        assert!(!s.is_null());
+        assert_eq!(pss_sim_add_inst(s, c("add.u32 %r1, %r0, 4;").as_ptr()), 0);
+        assert_eq!(pss_sim_add_inst(s, c("frob %r1;").as_ptr()), -1);
+        assert!(
+            last_error().starts_with("instruction 1:"),
+            "{}",
+            last_error()
+        );
+        assert_eq!(pss_sim_reg(s, c("%r9").as_ptr()), -1);
+        assert_eq!(pss_sim_mark_external(s, 5), -1);
+        assert_eq!(pss_sim_add_host_warp(s, 0, u32::MAX), 0);
+        // The program is frozen now.
+        assert_eq!(pss_sim_add_inst(s, c("add.u32 %r1, %r0, 5;").as_ptr()), -1);
+        assert!(last_error().contains("frozen"));
+        assert_eq!(
+            pss_sim_push_ptx(s, 0, c("add.u32 %r1, %r0, 5;").as_ptr()),
+            -1
+        );
+        assert!(last_error().contains("not an instruction of the program"));
+        assert_eq!(pss_sim_push(s, 3, 0), -1);
+        assert_eq!(pss_sim_read_reg(s, 0, 0, null_mut()), -1);
+        assert_eq!(pss_sim_stats(s, null_mut()), -1);
+        free(s);
+    }
+}
+
+#[test]
+fn deferred_completion_and_hungry_warps() {
+    // SAFETY: as above.
+    unsafe {
+        let s = new_sim("sm_53");
+        for text in [
+            "add.u32 %r1, %r0, 4;",
+            "add.u32 %r2, %r1, 0;",
+            "add.u32 %r3, %r2, %r1;",
+        ] {
+            assert!(pss_sim_add_inst(s, c(text).as_ptr()) >= 0);
+        }
+        assert_eq!(pss_sim_mark_external(s, 1), 0);
+        assert_eq!(pss_sim_add_host_warp(s, 0, u32::MAX), 0);
+        let mut ids = [0u32; 4];
+        assert_eq!(pss_sim_hungry_warps(s, ids.as_mut_ptr(), ids.len()), 1);
+        assert_eq!(ids[0], 0);
+        for text in [
+            "add.u32 %r1, %r0, 4;",
+            "add.u32 %r2, %r1, 0;",
+            "add.u32 %r3, %r2, %r1;",
+        ] {
+            assert!(
+                pss_sim_push_ptx(s, 0, c(text).as_ptr()) >= 0,
+                "{}",
+                last_error()
+            );
+        }
+        assert_eq!(pss_sim_close_warp(s, 0), 0);
+        // No callback: the load waits for pss_sim_complete.
+        assert_eq!(pss_sim_run_until(s, 1000, u64::MAX), PSS_WAITING);
+        let done = PssCompletion {
+            cycle: 500,
+            values: [[7; 32]; 2],
+        };
+        assert_eq!(pss_sim_complete(s, 0, 99, &done), -1);
+        assert!(last_error().contains("99"));
+        assert_eq!(pss_sim_complete(s, 0, 0, &done), 0);
+        assert_eq!(pss_sim_run_until(s, u64::MAX, u64::MAX), PSS_DONE);
+        let mut r3 = [0u64; 32];
+        let reg = pss_sim_reg(s, c("%r3").as_ptr());
+        assert_eq!(pss_sim_read_reg(s, 0, reg as u32, r3.as_mut_ptr()), 0);
+        assert!(r3.iter().all(|&v| v == 7 + 4));
+        let mut st = PssStats::default();
+        assert_eq!(pss_sim_stats(s, &mut st), 0);
+        assert_eq!(st.warp_instructions, 3);
+        assert!(st.cycles > 500, "{}", st.cycles);
+        free(s);
+    }
+}

@@ -1,0 +1,243 @@
+//! Host hooks: external instructions (issue and completion), register access,
+//! and which host warps wait for input.
+
+use super::sched::{guard_lanes, Outcome};
+use super::table::NONE;
+use super::warp::{Source, WarpState};
+use super::Sm;
+use crate::error::SimError;
+use crate::external::{Completion, External, ExternalRequest};
+use sim_isa::{RegId, WARP_SIZE};
+
+/// Scoreboard ready clock of a register an external instruction will write:
+/// later than any real clock, below `u64::MAX` ("no instruction").
+pub(super) const PENDING: u64 = u64::MAX - 1;
+
+/// Where a run stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// Every warp finished and every external instruction completed.
+    Done,
+    /// The host is needed: a host warp ran dry ([`Sm::hungry_warps`]), or
+    /// every live warp waits for input or an external completion.
+    Waiting,
+    /// The cycle or instruction bound of [`crate::Simulation::run_until`] was reached.
+    Reached,
+}
+
+/// An external instruction issued and not yet completed.
+#[derive(Clone, Copy)]
+pub(super) struct Outstanding {
+    ticket: u64,
+    wi: usize,
+    cycle: u64,
+    lanes: u32,
+    writes: [u32; 2],
+    nwrites: u8,
+}
+
+impl Sm {
+    /// Marks program instruction `index` as external: warps issuing it hand it
+    /// to the host ([`crate::External`]) instead of executing it. Calls that
+    /// take no `External` ([`Sm::step`], [`Sm::run_to_completion`],
+    /// [`crate::Simulation::run`]) leave them to [`Sm::complete_external`].
+    pub fn mark_external(&mut self, index: u32) -> Result<(), SimError> {
+        let len = self.prog.insts.len();
+        if index as usize >= len {
+            return Err(SimError::BadMark { index, len });
+        }
+        if self.ext_mark.is_empty() {
+            self.ext_mark = vec![false; len];
+        }
+        self.ext_mark[index as usize] = true;
+        Ok(())
+    }
+
+    /// External instructions issued and not yet completed.
+    pub fn pending_externals(&self) -> usize {
+        self.outstanding.len()
+    }
+
+    /// Whether a host warp's queue ran low since the last call and still is
+    /// (the host may have fed it meanwhile).
+    pub(crate) fn take_hungry(&mut self) -> bool {
+        std::mem::take(&mut self.hungry) && self.hungry_warps().next().is_some()
+    }
+
+    /// Whether, after a step, nothing can happen without the host: the SM is
+    /// not done, no scheduler is busy or had a ready warp, and every pending
+    /// operand waits for an external completion.
+    pub(crate) fn waits_for_host(&self) -> bool {
+        !self.is_done()
+            && self.scheds.iter().all(|s| {
+                s.busy_until <= self.cycle
+                    && match s.last {
+                        Outcome::Empty => true,
+                        Outcome::Dep => s.wake >= PENDING,
+                        Outcome::Unit | Outcome::Issued => false,
+                    }
+            })
+    }
+
+    /// Sets the SM's index reported in [`ExternalRequest::sm`].
+    pub(crate) fn set_sm_id(&mut self, id: u32) {
+        self.sm_id = id;
+    }
+
+    /// Issues external instruction `warps[wi].cur` at `now`: asks the host,
+    /// and either writes its completion or leaves its destinations pending.
+    #[cold]
+    pub(super) fn issue_external(
+        &mut self,
+        wi: usize,
+        now: u64,
+        ext: &mut dyn External,
+    ) -> Result<(), SimError> {
+        let w = &self.warps[wi];
+        let idx = w.cur;
+        let ii = &self.info[idx as usize];
+        let lanes = if ii.guard != NONE {
+            guard_lanes(w, ii.guard, ii.guard_neg)
+        } else {
+            w.active
+        };
+        let out = Outstanding {
+            ticket: self.next_ticket,
+            wi,
+            cycle: now,
+            lanes,
+            writes: ii.writes,
+            nwrites: ii.nwrites,
+        };
+        self.next_ticket += 1;
+        let req = ExternalRequest {
+            ticket: out.ticket,
+            sm: self.sm_id,
+            cycle: now,
+            warp_id: w.id,
+            index: idx,
+            inst: &self.prog.insts[idx as usize],
+            lanes,
+            regs: &w.regs,
+        };
+        match ext.issue(&req) {
+            Some(c) => self.complete(out, &c),
+            None => {
+                let w = &mut self.warps[wi];
+                for &r in &out.writes[..out.nwrites as usize] {
+                    w.ready_at[r as usize] = PENDING;
+                }
+                self.outstanding.push(out);
+                Ok(())
+            }
+        }
+    }
+
+    /// Completes the external instruction `ticket` (from its
+    /// [`ExternalRequest`]): writes its values to the request's lanes and
+    /// makes its destinations ready at `c.cycle`.
+    pub fn complete_external(&mut self, ticket: u64, c: &Completion) -> Result<(), SimError> {
+        let Some(k) = self.outstanding.iter().position(|o| o.ticket == ticket) else {
+            return Err(SimError::UnknownTicket(ticket));
+        };
+        self.complete(self.outstanding[k], c)?;
+        let out = self.outstanding.swap_remove(k);
+        // The warp's next instruction may have waited on these registers.
+        let w = &mut self.warps[out.wi];
+        if w.cur != NONE {
+            let mut r = 0;
+            for &u in &self.info[w.cur as usize].uses {
+                r = r.max(w.ready_at[u as usize]);
+            }
+            w.cur_ready = r;
+        }
+        self.refresh(out.wi);
+        Ok(())
+    }
+
+    fn complete(&mut self, out: Outstanding, c: &Completion) -> Result<(), SimError> {
+        if c.cycle < out.cycle {
+            return Err(SimError::EarlyCompletion {
+                ticket: out.ticket,
+                issued: out.cycle,
+                cycle: c.cycle,
+            });
+        }
+        let w = &mut self.warps[out.wi];
+        for (&r, vals) in out.writes[..out.nwrites as usize].iter().zip(&c.values) {
+            let dst = w.regs.get_mut(RegId(r));
+            for (l, (d, &v)) in dst.iter_mut().zip(vals).enumerate() {
+                if out.lanes >> l & 1 != 0 {
+                    *d = v;
+                }
+            }
+            w.ready_at[r as usize] = c.cycle;
+        }
+        self.drain = self.drain.max(c.cycle);
+        Ok(())
+    }
+
+    /// Ids of the host warps, not finished and not closed, with fewer than
+    /// `issue_width` instructions queued beyond the one about to issue: the
+    /// host should push their next instruction or close them. (A warp may
+    /// issue `issue_width` instructions in one slot; with that many queued,
+    /// it never waits for input a replayed stream would have had.)
+    pub fn hungry_warps(&self) -> impl Iterator<Item = u32> + '_ {
+        let ahead = self.cfg.issue_width as usize;
+        self.warps
+            .iter()
+            .filter(move |w| w.is_hungry(ahead))
+            .map(|w| w.id)
+    }
+
+    /// A warp's registers, mutably (the host writes inputs or results). The
+    /// scoreboard is not consulted: writing a register a pending instruction
+    /// will write is the host's affair.
+    pub fn warp_regs_mut(&mut self, warp_id: u32) -> Option<&mut sim_isa::WarpRegs> {
+        self.by_id.get(&warp_id).map(|&i| &mut self.warps[i].regs)
+    }
+
+    /// The 32 lanes of register (or predicate: 0/1 per lane) `reg` of a warp.
+    pub fn reg(&self, warp_id: u32, reg: RegId) -> Result<&[u64; WARP_SIZE], SimError> {
+        let regs = self
+            .warp_regs(warp_id)
+            .ok_or(SimError::UnknownWarp(warp_id))?;
+        if reg.0 as usize >= regs.len() {
+            return Err(bad_reg(warp_id, reg, regs.len()));
+        }
+        Ok(regs.get(reg))
+    }
+
+    /// Sets the 32 lanes of register (or predicate) `reg` of a warp.
+    pub fn set_reg(
+        &mut self,
+        warp_id: u32,
+        reg: RegId,
+        lanes: &[u64; WARP_SIZE],
+    ) -> Result<(), SimError> {
+        let regs = self
+            .warp_regs_mut(warp_id)
+            .ok_or(SimError::UnknownWarp(warp_id))?;
+        if reg.0 as usize >= regs.len() {
+            return Err(bad_reg(warp_id, reg, regs.len()));
+        }
+        *regs.get_mut(reg) = *lanes;
+        Ok(())
+    }
+}
+
+fn bad_reg(warp_id: u32, reg: RegId, nregs: usize) -> SimError {
+    SimError::NoSuchRegister {
+        warp_id,
+        reg: reg.0,
+        nregs,
+    }
+}
+
+impl super::warp::Warp {
+    /// An open host warp, not finished, with fewer than `ahead` instructions queued.
+    pub(super) fn is_hungry(&self, ahead: usize) -> bool {
+        self.state != WarpState::Done
+            && matches!(&self.source, Source::Host { queue, closed: false } if queue.len() < ahead)
+    }
+}
