@@ -20,8 +20,10 @@ use std::sync::OnceLock;
 /// The committed machine-instruction table.
 pub const SASS_TSV: &str = include_str!("../data/lowering-sass.tsv");
 
-/// Most sources one machine instruction of the table reads.
-pub const MAX_DEPS: usize = 4;
+/// Most sources one machine instruction of the table reads: sm_90's
+/// `IMAD.WIDE.U32.X` of 64-bit `mul.hi`/`mad.hi` reads two factors, a
+/// two-register addend and a carry predicate, each from a different producer.
+pub const MAX_DEPS: usize = 5;
 
 /// Most values a result occupies (a 64-bit result is two registers).
 pub const MAX_OUTS: usize = 2;
@@ -132,7 +134,8 @@ impl MachineInst {
 /// The machine code of one lowering key on one architecture.
 #[derive(Clone, Copy, Debug)]
 pub struct Sequence {
-    /// The instructions in the compiler's issue order.
+    /// The instructions in the compiler's issue order (none when the result is
+    /// a PTX operand: ptxas forwards a `mov`'s source to its consumer).
     pub insts: &'static [MachineInst],
     outs: [Option<Src>; MAX_OUTS],
 }
@@ -172,7 +175,7 @@ pub enum SassTableError {
         /// The key.
         key: String,
     },
-    /// A row without instructions.
+    /// A row without instructions whose result is not a PTX operand.
     #[error("lowering-sass.tsv line {line}: empty sequence")]
     Empty {
         /// Line number.
@@ -322,7 +325,10 @@ fn parse_row(line: usize, text: &'static str) -> Result<Row, SassTableError> {
             deps,
         });
     }
-    if insts.is_empty() {
+    // No instructions is a row only when the result is a PTX operand itself:
+    // ptxas folds a lone `mov` into its consumer (`alu.mov.*`: out `a`).
+    // Checked before `out` so that an index there reads as an empty row.
+    if insts.is_empty() && !out.split(',').all(|s| parse_src(s, 0).is_some()) {
         return Err(SassTableError::Empty { line });
     }
     let outs = parse_srcs(out, insts.len(), line, insts.len())?;

@@ -378,7 +378,7 @@ def main():
     ap.add_argument("--compare-90", action="store_true",
                     help="print the sm_90 keys whose sequence differs between ptxas 11.8 and 13.0")
     args = ap.parse_args()
-    variants = derive.video_variants() + derive.set_variants()
+    variants = derive.video_variants() + derive.set_variants() + derive.int_variants()
     if args.only:
         variants = [v for v in variants if args.only in v[0]]
     if args.compare_90:
