@@ -19,11 +19,13 @@ figures or the earlier table came from):
   sm_90  ptxas 13.0.88 (pip nvidia-cuda-nvcc), the release the H100 runs used,
          nvdisasm 13.2.51 (pip nvidia-cuda-nvdisasm; the oldest on PyPI)
 
-What is kept: the backward slice of the stored value, stopping at the loads,
-minus derive.py's helper instructions (the ISETP that turns %r3 into the BoolOp /
-selp predicate: its result reads as operand `c`; the SEL that stores a setp
-result: the instructions it reads are the key's outputs). Loads, stores, address
-arithmetic and control flow are not in the slice.
+What is kept: the backward slice of the stored value, stopping at the loads
+(the condition code CC of Kepler/Maxwell counts as a register: `.CC` writes it,
+`.X` forms and CSETP read it), minus derive.py's helper instructions (the ISETP
+that turns %r3 into the BoolOp / selp predicate: its result reads as operand
+`c`; the SEL that stores a setp result: the instructions it reads are the key's
+outputs). Loads, stores, address arithmetic and control flow are not in the
+slice.
 
 Table rows (tab-separated): arch, key, out, sequence. `out` lists what holds the
 result (indices, or an operand letter when the result is an input unchanged).
@@ -256,6 +258,12 @@ def decode(inst):
         wide_dest = True
         wide_srcs = {nd + 2}
     dests, srcs = [], []
+    # Kepler/Maxwell carry through the condition-code register: `R4.CC`/`RZ.CC`
+    # writes it, `.X` forms and CSETP read it (sm_90 carries in explicit predicates).
+    if any(o.endswith(".CC") for o in ops[:nd]):
+        dests.append("CC")
+    if "X" in parts[1:] or "CC" in ops[nd:]:
+        srcs.append("CC")
     for i, o in enumerate(ops):
         for r in regs(o):
             if i < nd:
