@@ -1,6 +1,6 @@
 //! Errors of the SM model.
 
-use crate::sim::Report;
+use crate::stats::Report;
 use std::fmt;
 
 /// Which run limit stopped a simulation ([`crate::Limits`]), with its value.

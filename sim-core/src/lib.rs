@@ -60,7 +60,7 @@ pub use config::{
 pub use error::{Limit, SimError};
 pub use external::{Completion, Deferred, External, ExternalRequest};
 pub use program::{Program, WarpLaunch};
-pub use sim::{Report, Simulation};
+pub use sim::Simulation;
 pub use sm::{IssueEvent, ProgramTables, Progress, Sm};
-pub use stats::{OpStats, Stalls, Stats, UnitStats};
+pub use stats::{OpStats, Report, Stalls, Stats, UnitStats};
 pub use stream::{FnStream, RepeatStream, VecStream, WarpStream};

@@ -5,25 +5,9 @@ use crate::error::SimError;
 use crate::external::External;
 use crate::program::{Program, WarpLaunch};
 use crate::sm::{ProgramTables, Progress, Sm};
-use crate::stats::Stats;
-use serde::Serialize;
+use crate::stats::{Report, Stats};
 use sim_isa::WarpRegs;
 use std::sync::Arc;
-
-/// The result of a [`Simulation::run`].
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Report {
-    /// The configuration's name ([`SmConfig::name`], `"sm_53 (GM20B)"`), for display.
-    pub config: String,
-    /// The scheduling policy.
-    pub policy: SchedPolicy,
-    /// Number of SMs.
-    pub sms: usize,
-    /// Merged statistics (cycles: the slowest SM).
-    pub stats: Stats,
-    /// Each SM's statistics, in SM order.
-    pub per_sm: Vec<Stats>,
-}
 
 /// Many SMs running one program. Warp `w` runs on SM `w % sms`; SMs share nothing
 /// but the program's immutable tables, so the result does not depend on how

@@ -1,5 +1,6 @@
-//! Statistics of one SM, and their merge over SMs.
+//! Statistics of one SM, their merge over SMs, and the report of a run.
 
+use crate::config::SchedPolicy;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -175,4 +176,19 @@ impl Stats {
         m.finish();
         m
     }
+}
+
+/// The result of a [`crate::Simulation::run`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    /// The configuration's name ([`crate::SmConfig::name`], `"sm_53 (GM20B)"`), for display.
+    pub config: String,
+    /// The scheduling policy.
+    pub policy: SchedPolicy,
+    /// Number of SMs.
+    pub sms: usize,
+    /// Merged statistics (cycles: the slowest SM).
+    pub stats: Stats,
+    /// Each SM's statistics, in SM order.
+    pub per_sm: Vec<Stats>,
 }

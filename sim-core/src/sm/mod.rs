@@ -18,7 +18,7 @@ pub use table::ProgramTables;
 use crate::config::{SchedPolicy, SmConfig, UnitClass};
 use crate::error::SimError;
 use crate::program::Program;
-use crate::sim::Report;
+use crate::stats::Report;
 use crate::stats::{OpStats, Stats, UnitStats};
 use host::Outstanding;
 use sched::Sched;
