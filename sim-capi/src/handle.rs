@@ -1,7 +1,7 @@
 //! The simulation behind the C handle, in safe Rust: the build phase, the
 //! run phase, and the C host's external-instruction callback.
 
-use crate::ffi::{PssCompletion, PssExtRequest, PssExternalFn, PSS_MAX_SOURCES};
+use crate::types::{PssCompletion, PssExtRequest, PssExternalFn, PSS_MAX_SOURCES};
 use sim_core::{
     preset, Completion, Deferred, External, ExternalRequest, Program, Progress, SchedPolicy,
     Simulation,

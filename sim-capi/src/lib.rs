@@ -24,6 +24,8 @@
 
 mod ffi;
 mod handle;
+mod types;
 
 pub use ffi::*;
 pub use handle::PssSim;
+pub use types::*;

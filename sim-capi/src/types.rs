@@ -1,0 +1,82 @@
+//! The C-visible types and constants: what a host's callback receives and
+//! returns, the statistics, and the run outcomes. Shared by the exported
+//! functions (`ffi.rs`) and the handle (`handle.rs`).
+
+use std::ffi::c_void;
+
+/// Most source registers an external request carries.
+pub const PSS_MAX_SOURCES: usize = 4;
+
+/// An external instruction, as handed to the host's callback.
+#[repr(C)]
+pub struct PssExtRequest {
+    /// Names it in `pss_sim_complete`.
+    pub ticket: u64,
+    /// Clock of the issue.
+    pub cycle: u64,
+    /// The SM that issued it.
+    pub sm: u32,
+    /// The issuing warp.
+    pub warp_id: u32,
+    /// Program index of the instruction.
+    pub index: u32,
+    /// Lanes that execute it (active, guard held).
+    pub lanes: u32,
+    /// Source registers filled in `src`.
+    pub nsrc: u32,
+    /// Destination registers (`values` rows the completion fills).
+    pub ndst: u32,
+    /// Per source register in operand order, the 32 lane values.
+    pub src: [[u64; 32]; PSS_MAX_SOURCES],
+}
+
+/// The result of an external instruction.
+#[repr(C)]
+pub struct PssCompletion {
+    /// Clock its results are ready (at least the issue clock).
+    pub cycle: u64,
+    /// Per destination, the 32 lane values (only the request's lanes are written).
+    pub values: [[u64; 32]; 2],
+}
+
+/// The host's external-instruction callback: fill `out` and return 1 to
+/// complete the instruction now, or return 0 to complete it later with
+/// `pss_sim_complete`. `req` and `out` are valid only during the call.
+pub type PssExternalFn = Option<
+    unsafe extern "C" fn(
+        user: *mut c_void,
+        req: *const PssExtRequest,
+        out: *mut PssCompletion,
+    ) -> i32,
+>;
+
+/// Statistics of a simulation (all SMs merged; cycles: the slowest SM).
+#[repr(C)]
+#[derive(Default)]
+pub struct PssStats {
+    /// Clocks until the last result was written.
+    pub cycles: u64,
+    /// Warp instructions issued.
+    pub warp_instructions: u64,
+    /// Thread instructions (active lanes whose guard held).
+    pub thread_instructions: u64,
+    /// Machine instructions (micro-ops) issued.
+    pub micro_ops: u64,
+    /// Issue slots that issued.
+    pub issued: u64,
+    /// Issue slots where a ready warp's unit was busy.
+    pub unit_busy: u64,
+    /// Issue slots where warps waited on the scoreboard.
+    pub dependency: u64,
+    /// Issue slots where no warp had an instruction.
+    pub no_eligible: u64,
+    /// Warp instructions per cycle.
+    pub ipc: f64,
+}
+
+/// `pss_sim_run_until`: every warp finished.
+pub const PSS_DONE: i32 = 0;
+/// `pss_sim_run_until`: the host is needed (a warp to feed, a completion).
+pub const PSS_WAITING: i32 = 1;
+/// `pss_sim_run_until`: the cycle or instruction bound was reached.
+pub const PSS_REACHED: i32 = 2;
