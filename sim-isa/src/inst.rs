@@ -599,6 +599,8 @@ impl Alu {
     }
 }
 
+pub use crate::bit_inst::{Bit, BitOp, PrmtMode};
+
 /// One instruction body, by family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
@@ -616,6 +618,8 @@ pub enum Op {
     Alu(Alu),
     /// `add sub mul mad` over integer types
     Int(IntArith),
+    /// `popc clz brev not cnot bfe bfi prmt lop3 shf`
+    Bit(Bit),
 }
 
 /// A decoded PTX instruction with its optional guard.
@@ -739,6 +743,12 @@ impl Instruction {
                 u.src(a.a, a.ty.bits());
                 if let Some(b) = a.b {
                     u.src(b, a.b_bits());
+                }
+            }
+            Op::Bit(x) => {
+                u.reg(x.d, x.d_type().bits(), true);
+                for (i, &o) in x.srcs().iter().enumerate() {
+                    u.src(o, x.src_type(i).bits());
                 }
             }
             Op::Int(x) => {

@@ -10,6 +10,7 @@
 //! instruction for a timing model ([`db::lowering_key`], [`db::unit_class`])
 //! without costing it.
 
+mod bit_inst;
 pub mod conform;
 pub mod db;
 pub mod error;

@@ -189,6 +189,41 @@ def int_variants():
     return out
 
 
+def bit_variants():
+    """The bit-manipulation family: popc clz brev not cnot bfe bfi prmt (each
+    mode) lop3 shf (each direction and mode), keyed `bit.{word}{.words}.{type}`."""
+    out = []
+    st_of = {16: "b16", 32: "b32", 64: "b64"}
+    one = [("popc", ["b32", "b64"]), ("clz", ["b32", "b64"]), ("brev", ["b32", "b64"]),
+           ("not", ["b16", "b32", "b64"]), ("cnot", ["b16", "b32", "b64"])]
+    for op, tys in one:
+        for ty in tys:
+            st = st_of[int(ty[1:])]
+            dst = "b32" if op in ("popc", "clz") else st
+            a, d = reg(st, 1), reg(dst, 5)
+            out.append((f"bit.{op}.{ty}", [(a, st)], f"{op}.{ty} {d}, {a};", (d, dst), 0))
+    for ty in ["u32", "u64", "s32", "s64"]:
+        st = st_of[int(ty[1:])]
+        a, d = reg(st, 1), reg(st, 5)
+        ins = [(a, st), ("%r2", "b32"), ("%r3", "b32")]
+        out.append((f"bit.bfe.{ty}", ins, f"bfe.{ty} {d}, {a}, %r2, %r3;", (d, st), 0))
+    for ty in ["b32", "b64"]:
+        st = st_of[int(ty[1:])]
+        a, b, d = reg(st, 1), reg(st, 2), reg(st, 5)
+        ins = [(a, st), (b, st), ("%r3", "b32"), ("%r4", "b32")]
+        out.append((f"bit.bfi.{ty}", ins, f"bfi.{ty} {d}, {a}, {b}, %r3, %r4;", (d, st), 0))
+    r3 = [("%r1", "b32"), ("%r2", "b32"), ("%r3", "b32")]
+    for mode in ["", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16"]:
+        m = f".{mode}" if mode else ""
+        out.append((f"bit.prmt{m}.b32", r3, f"prmt.b32{m} %r5, %r1, %r2, %r3;", ("%r5", "b32"), 0))
+    out.append(("bit.lop3.b32", r3, "lop3.b32 %r5, %r1, %r2, %r3, 0x96;", ("%r5", "b32"), 0))
+    for d in ["l", "r"]:
+        for mode in ["wrap", "clamp"]:
+            out.append((f"bit.shf.{d}.{mode}.b32", r3, f"shf.{d}.{mode}.b32 %r5, %r1, %r2, %r3;",
+                        ("%r5", "b32"), 0))
+    return out
+
+
 # ---------------------------------------------------------------- kernels
 def kernel(arch, ins, body, out):
     lines = [
@@ -348,7 +383,7 @@ def main():
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--only", help="only keys containing this text (debugging)")
     args = ap.parse_args()
-    variants = video_variants() + set_variants() + int_variants()
+    variants = video_variants() + set_variants() + int_variants() + bit_variants()
     if args.only:
         variants = [v for v in variants if args.only in v[0]]
     results = {}

@@ -18,10 +18,12 @@
 //! sim-core database test then fails until `tools/lowering/derive.py` gives
 //! its lowering keys rows for every architecture that can run it.
 
+mod bit;
 mod facts;
 mod forms;
 mod ptx_names;
 
+pub(crate) use bit::{bit_op, BitWord, BIT_WORDS};
 pub(crate) use facts::int_name;
 pub use facts::{
     default_sels, lowering_key, mnemonic, opcode_name, type_class, unit_class, UnitClass,
@@ -51,6 +53,8 @@ pub enum Family {
     Alu,
     /// add sub mul mad over integer types
     Int,
+    /// popc clz brev not cnot bfe bfi prmt lop3 shf
+    Bit,
 }
 
 /// The integer arithmetic opcode words (`mul`/`mad` take their mode as the
@@ -73,6 +77,7 @@ pub(crate) enum OpKind {
     Slct,
     Alu(AluOp),
     Int(IntWord),
+    Bit(BitWord),
 }
 
 impl OpKind {
@@ -86,6 +91,7 @@ impl OpKind {
             OpKind::Slct => Family::Slct,
             OpKind::Alu(_) => Family::Alu,
             OpKind::Int(_) => Family::Int,
+            OpKind::Bit(_) => Family::Bit,
         }
     }
 }
@@ -144,6 +150,16 @@ pub(crate) const OPCODES: &[OpcodeDef] = &[
     f("sub", OpKind::Int(IntWord::Sub)),
     f("mul", OpKind::Int(IntWord::Mul)),
     f("mad", OpKind::Int(IntWord::Mad)),
+    f("popc", OpKind::Bit(BitWord::Popc)),
+    f("clz", OpKind::Bit(BitWord::Clz)),
+    f("brev", OpKind::Bit(BitWord::Brev)),
+    f("not", OpKind::Bit(BitWord::Not)),
+    f("cnot", OpKind::Bit(BitWord::Cnot)),
+    f("bfe", OpKind::Bit(BitWord::Bfe)),
+    f("bfi", OpKind::Bit(BitWord::Bfi)),
+    f("prmt", OpKind::Bit(BitWord::Prmt)),
+    f("lop3", OpKind::Bit(BitWord::Lop3)),
+    f("shf", OpKind::Bit(BitWord::Shf)),
 ];
 
 /// The opcode word `name`, if simcli implements it.
@@ -158,6 +174,8 @@ pub(crate) mod m {
     pub const FTZ: u8 = 4;
     pub const SAT: u8 = 8;
     pub const ADD: u8 = 16;
+    /// The bit family's words (`prmt` modes, `shf` direction and mode).
+    pub const BITW: u8 = 32;
 }
 
 /// How one operand position is read.
@@ -183,6 +201,8 @@ pub(crate) enum OperandKind {
     Shift,
     /// `{!}c` predicate or 0/1 immediate.
     Pred,
+    /// An immediate of type slot 0 (`lop3`'s `immLut`).
+    Imm,
 }
 
 /// One family's shape.
@@ -217,6 +237,7 @@ pub const fn syntax(fam: Family) -> &'static str {
              .mode = { .hi, .lo, .wide }; .type = { .u16, .u32, .u64, .s16, .s32, .s64 }; \
              .sat only on .s32; .wide only on 16/32-bit types, d (and c) twice as wide"
         }
+        Family::Bit => bit::SYNTAX,
     }
 }
 
@@ -231,6 +252,7 @@ pub(crate) const fn spec(fam: Family) -> FamilySpec {
         Family::Slct => (2, m::FTZ),
         Family::Alu => (1, 0),
         Family::Int => (1, m::SAT),
+        Family::Bit => (1, m::BITW),
     };
     FamilySpec { ntypes, allow }
 }
@@ -252,6 +274,7 @@ pub(crate) const fn operands(kind: OpKind) -> &'static [OperandKind] {
             &[K::Dst, K::Value(0), K::Value(0)]
         }
         OpKind::Int(IntWord::Mad) => &[K::Dst, K::Value(0), K::Value(0), K::Value(1)],
+        OpKind::Bit(w) => bit::operands(w),
     }
 }
 
@@ -336,6 +359,7 @@ pub(crate) fn types_ok(kind: OpKind, mode: Option<MulMode>, tys: &[Type]) -> boo
             Some(MulMode::Wide) => one(INT_WIDE),
             Some(MulMode::Lo | MulMode::Hi) | None => one(INT_US),
         },
+        OpKind::Bit(w) => one(bit::types(w)),
     }
 }
 
@@ -389,9 +413,15 @@ pub(crate) fn ftz_ok(fam: Family, tys: &[Type]) -> bool {
         (Family::Setp, [t]) => matches!(t, T::F32 | T::F16 | T::F16x2),
         (Family::Slct, [_, c]) => *c == T::F32,
         (Family::Set | Family::Setp | Family::Slct, _) => false,
-        (Family::VideoArith | Family::VideoSet | Family::Selp | Family::Alu | Family::Int, _) => {
-            false
-        }
+        (
+            Family::VideoArith
+            | Family::VideoSet
+            | Family::Selp
+            | Family::Alu
+            | Family::Int
+            | Family::Bit,
+            _,
+        ) => false,
     }
 }
 
@@ -498,5 +528,35 @@ pub(crate) const GATES: &[Gate] = &[
         feature: Some(Feature::Bf16),
         ptx: (7, 8),
         applies: |i| set_types(i).is_some_and(|(d, _)| is_bf16(d)),
+    },
+    Gate {
+        what: "popc, clz, brev, bfe, bfi or prmt",
+        feature: Some(Feature::BitField),
+        ptx: (2, 0),
+        applies: |i| {
+            bit::is_word(
+                i,
+                &[
+                    BitWord::Popc,
+                    BitWord::Clz,
+                    BitWord::Brev,
+                    BitWord::Bfe,
+                    BitWord::Bfi,
+                    BitWord::Prmt,
+                ],
+            )
+        },
+    },
+    Gate {
+        what: "shf",
+        feature: Some(Feature::FunnelShift),
+        ptx: (3, 1),
+        applies: |i| bit::is_word(i, &[BitWord::Shf]),
+    },
+    Gate {
+        what: "lop3",
+        feature: Some(Feature::Lop3),
+        ptx: (4, 3),
+        applies: |i| bit::is_word(i, &[BitWord::Lop3]),
     },
 ];

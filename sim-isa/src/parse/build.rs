@@ -70,7 +70,8 @@ fn read_operands(
             | OpKind::Setp
             | OpKind::Selp
             | OpKind::Slct
-            | OpKind::Alu(_),
+            | OpKind::Alu(_)
+            | OpKind::Bit(_),
             _,
         ) => tys,
     };
@@ -81,7 +82,8 @@ fn read_operands(
         | OpKind::Selp
         | OpKind::Slct
         | OpKind::Alu(_)
-        | OpKind::Int(_) => Simd::X2,
+        | OpKind::Int(_)
+        | OpKind::Bit(_) => Simd::X2,
     };
     let cx = Cx {
         name,
@@ -232,6 +234,19 @@ fn assemble(
                     IntWord::Mad => Some(opnd(3)?),
                     IntWord::Add | IntWord::Sub | IntWord::Mul => None,
                 },
+            })
+        }
+        OpKind::Bit(_) => {
+            let op = c.bit.ok_or_else(mismatch)?;
+            let mut src = [Operand::Imm(0); 4];
+            for (i, s) in src.iter_mut().enumerate().take(op.n_srcs()) {
+                *s = opnd(i + 1)?;
+            }
+            Op::Bit(Bit {
+                op,
+                ty: tys[0],
+                d: reg(0)?,
+                src,
             })
         }
     };

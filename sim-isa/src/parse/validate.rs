@@ -4,9 +4,9 @@
 
 use super::lex::{invalid, Token};
 use super::syntax::Raw;
-use crate::db::{self, int_name, m, Family, IntWord, OpKind};
+use crate::db::{self, int_name, m, BitWord, Family, IntWord, OpKind};
 use crate::error::{InvalidReason as R, IsaError};
-use crate::inst::{BoolOp, CmpOp, IntOp, MulMode, Type, TypeKind};
+use crate::inst::{BitOp, BoolOp, CmpOp, IntOp, MulMode, Type, TypeKind};
 
 /// Modifiers sorted into classes, each remembering its token.
 #[derive(Default)]
@@ -21,6 +21,8 @@ pub(super) struct Mods<'a> {
     pub mode: Option<MulMode>,
     /// `.sat` came before the first type.
     pub sat_first: bool,
+    /// The bit family's words (`prmt` mode, `shf` direction and mode).
+    pub bitw: Vec<Token<'a>>,
 }
 
 /// A statement whose modifiers and types the database accepts.
@@ -29,6 +31,8 @@ pub(super) struct Checked<'a> {
     pub tys: Vec<Type>,
     /// The instruction as ptxas names it in messages (`mul.lo`, `set`).
     pub name: &'static str,
+    /// The bit family's operation, from its opcode word and words.
+    pub bit: Option<BitOp>,
 }
 
 /// Sorts and checks the modifiers of `raw`.
@@ -89,18 +93,72 @@ pub(super) fn check<'a>(raw: &Raw<'a>) -> Result<Checked<'a>, IsaError> {
             Family::Set => db::cmp_ok(tys[1].kind(), c),
             Family::Setp => db::cmp_ok(tys[0].kind(), c),
             // `spec(fam).allow` refused a compare on the others in `classify`.
-            Family::VideoArith | Family::Selp | Family::Slct | Family::Alu | Family::Int => false,
+            Family::VideoArith
+            | Family::Selp
+            | Family::Slct
+            | Family::Alu
+            | Family::Int
+            | Family::Bit => false,
         };
         if !ok {
             return Err(invalid(t.col, t.text, R::CompareTypeMismatch));
         }
     }
-    Ok(Checked { mods, tys, name })
+    // The other families' modifiers were all sorted into classes above.
+    let bit = if let OpKind::Bit(w) = kind {
+        Some(bit_op(w, &mods, raw, name)?)
+    } else {
+        None
+    };
+    Ok(Checked {
+        mods,
+        tys,
+        name,
+        bit,
+    })
+}
+
+/// The bit family's operation, or ptxas's complaint about its words.
+fn bit_op(
+    w: BitWord,
+    mods: &Mods<'_>,
+    raw: &Raw<'_>,
+    name: &'static str,
+) -> Result<BitOp, IsaError> {
+    let words: Vec<&str> = mods
+        .bitw
+        .iter()
+        .map(|t| t.text.get(1..).unwrap_or(""))
+        .collect();
+    db::bit_op(w, &words).map_err(|i| match mods.bitw.get(i) {
+        Some(t) => invalid(
+            t.col,
+            t.text,
+            R::IllegalModifier {
+                modifier: t.text.to_string(),
+                inst: name,
+            },
+        ),
+        None => invalid(
+            raw.op_tok.col,
+            raw.op_tok.text,
+            R::UnexpectedTypes { inst: name },
+        ),
+    })
 }
 
 /// `add.f32`, `mul.rn.f64`, `add.cc.u32`: valid PTX of an implemented opcode
 /// word in a form simcli does not implement.
 fn unimplemented_form(raw: &Raw<'_>) -> Result<(), IsaError> {
+    // `not.pred` is the predicate complement, outside the bit family here.
+    if let OpKind::Bit(BitWord::Not) = raw.def.kind {
+        if raw.mods.iter().any(|t| t.text == ".pred") {
+            return Err(IsaError::Unimplemented {
+                col: raw.op_tok.col,
+                what: "not.pred".into(),
+            });
+        }
+    }
     let OpKind::Int(_) = raw.def.kind else {
         return Ok(());
     };
@@ -136,7 +194,8 @@ fn mode(raw: &Raw<'_>) -> Result<(Option<MulMode>, &'static str), IsaError> {
         | OpKind::Setp
         | OpKind::Selp
         | OpKind::Slct
-        | OpKind::Alu(_) => return Ok((None, raw.def.name)),
+        | OpKind::Alu(_)
+        | OpKind::Bit(_) => return Ok((None, raw.def.name)),
     };
     let mode = match raw.mods.first().map(|t| t.text) {
         Some(".lo") => Some(MulMode::Lo),
@@ -209,6 +268,9 @@ fn classify<'a>(
             }
             out.add = Some(t);
             m::ADD
+        } else if fam == Family::Bit && db::BIT_WORDS.contains(&w) {
+            out.bitw.push(t);
+            m::BITW
         } else if matches!(fam, Family::VideoArith | Family::VideoSet) && matches!(w, "min" | "max")
         {
             return err(R::IllegalSecondaryOp { inst: name });
@@ -222,7 +284,8 @@ fn classify<'a>(
             | OpKind::Setp
             | OpKind::Selp
             | OpKind::Slct
-            | OpKind::Alu(_) => true,
+            | OpKind::Alu(_)
+            | OpKind::Bit(_) => true,
         };
         if allow & class == 0 || !sat_here {
             return err(R::IllegalModifier {

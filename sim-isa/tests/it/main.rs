@@ -1,5 +1,6 @@
 //! sim-isa integration tests: one binary, one submodule per area.
 
+mod bit;
 mod conform;
 mod enumerate;
 mod enumerate_set;
@@ -14,6 +15,7 @@ mod parse;
 mod parse_errors;
 mod parse_video;
 mod props;
+mod ptxas_grid;
 mod public_sample;
 mod strategies;
 mod target;
