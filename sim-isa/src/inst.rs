@@ -600,6 +600,7 @@ impl Alu {
 }
 
 pub use crate::bit_inst::{Bit, BitOp, PrmtMode};
+pub use crate::cvt_inst::{Cvt, CvtType, Rnd};
 
 /// One instruction body, by family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -620,6 +621,8 @@ pub enum Op {
     Int(IntArith),
     /// `popc clz brev not cnot bfe bfi prmt lop3 shf`
     Bit(Bit),
+    /// `cvt`
+    Cvt(Cvt),
 }
 
 /// A decoded PTX instruction with its optional guard.
@@ -749,6 +752,13 @@ impl Instruction {
                 u.reg(x.d, x.d_type().bits(), true);
                 for (i, &o) in x.srcs().iter().enumerate() {
                     u.src(o, x.src_type(i).bits());
+                }
+            }
+            Op::Cvt(x) => {
+                u.reg(x.d, x.dtype.reg_type().bits(), true);
+                u.src(x.a, x.atype.reg_type().bits());
+                if let Some(b) = x.b {
+                    u.src(b, x.atype.reg_type().bits());
                 }
             }
             Op::Int(x) => {

@@ -12,6 +12,7 @@
 
 mod bit_inst;
 pub mod conform;
+mod cvt_inst;
 pub mod db;
 pub mod error;
 pub mod exec;

@@ -31,6 +31,8 @@ pub enum Feature {
     FunnelShift,
     /// `lop3` (`sm_50`).
     Lop3,
+    /// `cvt` to `.f16x2` (`sm_80`).
+    CvtPacked,
 }
 
 impl Feature {
@@ -44,6 +46,7 @@ impl Feature {
             Feature::BitField => 20,
             Feature::FunnelShift => 32,
             Feature::Lop3 => 50,
+            Feature::CvtPacked => 80,
         }
     }
 }

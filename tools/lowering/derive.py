@@ -224,6 +224,34 @@ def bit_variants():
     return out
 
 
+CVT_REG = {"u8": "b16", "s8": "b16", "u16": "b16", "s16": "b16", "f16": "b16", "bf16": "b16",
+           "u32": "b32", "s32": "b32", "f16x2": "b32", "bf16x2": "b32", "u64": "b64", "s64": "b64",
+           "f32": "f32", "f64": "f64"}
+
+
+def cvt_variants():
+    """Every cvt form sim-isa declares (its ptxas 11.8 verdicts, whose accepted
+    lines sim-isa/tests/data/cvt-ptxas.txt lists), keyed by the form's head
+    `cvt{.rnd}{.ftz}{.sat}.dtype.atype`."""
+    path = os.path.join(os.path.dirname(__file__), "../../sim-isa/tests/data/cvt-ptxas.txt")
+    out = []
+    with open(path) as f:
+        for line in f:
+            if not line.startswith("accept "):
+                continue
+            head = line.split()[1]
+            d, a = head.split(".")[-2:]
+            ds, as_ = CVT_REG[d], CVT_REG[a]
+            dst = reg(ds, 5)
+            ins = [(reg(as_, 1), as_)]
+            srcs = reg(as_, 1)
+            if d.endswith("x2"):
+                ins.append((reg(as_, 2), as_))
+                srcs += ", " + reg(as_, 2)
+            out.append((head, ins, f"{head} {dst}, {srcs};", (dst, ds), 0))
+    return out
+
+
 # ---------------------------------------------------------------- kernels
 def kernel(arch, ins, body, out):
     lines = [
@@ -383,7 +411,7 @@ def main():
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--only", help="only keys containing this text (debugging)")
     args = ap.parse_args()
-    variants = video_variants() + set_variants() + int_variants() + bit_variants()
+    variants = video_variants() + set_variants() + int_variants() + bit_variants() + cvt_variants()
     if args.only:
         variants = [v for v in variants if args.only in v[0]]
     results = {}

@@ -35,6 +35,11 @@ enum Shape {
 pub fn forms() -> Vec<Form> {
     let mut out = Vec::new();
     for def in OPCODES {
+        if let OpKind::Cvt = def.kind {
+            // Its types are words of its own: `cvt::forms` walks its table.
+            out.extend(super::cvt::forms());
+            continue;
+        }
         let fam = def.kind.family();
         let mut push = |head: String, tail: String| {
             out.push(Form {
@@ -53,7 +58,8 @@ pub fn forms() -> Vec<Form> {
             | OpKind::Slct
             | OpKind::Alu(_)
             | OpKind::Int(IntWord::Add | IntWord::Sub)
-            | OpKind::Bit(_) => &[None],
+            | OpKind::Bit(_)
+            | OpKind::Cvt => &[None],
         };
         for &mode in modes {
             for tys in type_lists(def.kind, mode) {
@@ -127,7 +133,8 @@ fn modifier_sets(
                     | Family::Slct
                     | Family::Alu
                     | Family::Int
-                    | Family::Bit,
+                    | Family::Bit
+                    | Family::Cvt,
                     _,
                 ) => false,
             })
@@ -151,7 +158,8 @@ fn modifier_sets(
         | OpKind::Selp
         | OpKind::Slct
         | OpKind::Alu(_)
-        | OpKind::Bit(_) => allow & m::SAT != 0,
+        | OpKind::Bit(_)
+        | OpKind::Cvt => allow & m::SAT != 0,
     };
     if let OpKind::Bit(w) = kind {
         let lists = word_lists(w);
@@ -207,7 +215,8 @@ fn head(kind: OpKind, mode: Option<MulMode>, mods: &[&str], tys: &[Type]) -> Str
         | OpKind::Slct
         | OpKind::Alu(_)
         | OpKind::Int(_)
-        | OpKind::Bit(_) => {
+        | OpKind::Bit(_)
+        | OpKind::Cvt => {
             words(&mut h, &mut mods.iter());
             types(&mut h);
         }
@@ -224,7 +233,8 @@ fn shapes(kind: OpKind) -> &'static [Shape] {
         | OpKind::Slct
         | OpKind::Alu(_)
         | OpKind::Int(_)
-        | OpKind::Bit(_) => &[Shape::Def],
+        | OpKind::Bit(_)
+        | OpKind::Cvt => &[Shape::Def],
     }
 }
 

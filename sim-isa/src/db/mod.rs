@@ -19,11 +19,13 @@
 //! its lowering keys rows for every architecture that can run it.
 
 mod bit;
+mod cvt;
 mod facts;
 mod forms;
 mod ptx_names;
 
 pub(crate) use bit::{bit_op, BitWord, BIT_WORDS};
+pub(crate) use cvt::{cvt_head, cvt_operands, cvt_words, CvtWordsError};
 pub(crate) use facts::int_name;
 pub use facts::{
     default_sels, lowering_key, mnemonic, opcode_name, type_class, unit_class, UnitClass,
@@ -31,7 +33,7 @@ pub use facts::{
 pub use forms::{forms, Form};
 pub(crate) use ptx_names::is_ptx_opcode;
 
-use crate::inst::{AluOp, CmpOp, Instruction, MulMode, Op, Simd, Type, TypeKind, VideoOp};
+use crate::inst::{AluOp, CmpOp, CvtType, Instruction, MulMode, Op, Simd, Type, TypeKind, VideoOp};
 use crate::target::Feature;
 
 /// Instruction families: each has one shape (modifier classes, type count) and one syntax block ([`syntax`]).
@@ -55,6 +57,8 @@ pub enum Family {
     Int,
     /// popc clz brev not cnot bfe bfi prmt lop3 shf
     Bit,
+    /// cvt
+    Cvt,
 }
 
 /// The integer arithmetic opcode words (`mul`/`mad` take their mode as the
@@ -78,6 +82,7 @@ pub(crate) enum OpKind {
     Alu(AluOp),
     Int(IntWord),
     Bit(BitWord),
+    Cvt,
 }
 
 impl OpKind {
@@ -92,6 +97,7 @@ impl OpKind {
             OpKind::Alu(_) => Family::Alu,
             OpKind::Int(_) => Family::Int,
             OpKind::Bit(_) => Family::Bit,
+            OpKind::Cvt => Family::Cvt,
         }
     }
 }
@@ -160,6 +166,7 @@ pub(crate) const OPCODES: &[OpcodeDef] = &[
     f("prmt", OpKind::Bit(BitWord::Prmt)),
     f("lop3", OpKind::Bit(BitWord::Lop3)),
     f("shf", OpKind::Bit(BitWord::Shf)),
+    f("cvt", OpKind::Cvt),
 ];
 
 /// The opcode word `name`, if simcli implements it.
@@ -174,8 +181,9 @@ pub(crate) mod m {
     pub const FTZ: u8 = 4;
     pub const SAT: u8 = 8;
     pub const ADD: u8 = 16;
-    /// The bit family's words (`prmt` modes, `shf` direction and mode).
-    pub const BITW: u8 = 32;
+    /// A family's own words (`prmt` modes, `shf` direction and mode;
+    /// every `cvt` modifier, types included).
+    pub const WORDS: u8 = 32;
 }
 
 /// How one operand position is read.
@@ -238,6 +246,7 @@ pub const fn syntax(fam: Family) -> &'static str {
              .sat only on .s32; .wide only on 16/32-bit types, d (and c) twice as wide"
         }
         Family::Bit => bit::SYNTAX,
+        Family::Cvt => cvt::SYNTAX,
     }
 }
 
@@ -252,7 +261,8 @@ pub(crate) const fn spec(fam: Family) -> FamilySpec {
         Family::Slct => (2, m::FTZ),
         Family::Alu => (1, 0),
         Family::Int => (1, m::SAT),
-        Family::Bit => (1, m::BITW),
+        Family::Bit => (1, m::WORDS),
+        Family::Cvt => (0, m::WORDS),
     };
     FamilySpec { ntypes, allow }
 }
@@ -275,6 +285,8 @@ pub(crate) const fn operands(kind: OpKind) -> &'static [OperandKind] {
         }
         OpKind::Int(IntWord::Mad) => &[K::Dst, K::Value(0), K::Value(0), K::Value(1)],
         OpKind::Bit(w) => bit::operands(w),
+        // The packed destinations take two: see `cvt::operands`.
+        OpKind::Cvt => &[K::Dst, K::Value(1)],
     }
 }
 
@@ -360,6 +372,8 @@ pub(crate) fn types_ok(kind: OpKind, mode: Option<MulMode>, tys: &[Type]) -> boo
             Some(MulMode::Lo | MulMode::Hi) | None => one(INT_US),
         },
         OpKind::Bit(w) => one(bit::types(w)),
+        // Its types are its own words (`cvt::cvt_words`).
+        OpKind::Cvt => tys.is_empty(),
     }
 }
 
@@ -419,7 +433,8 @@ pub(crate) fn ftz_ok(fam: Family, tys: &[Type]) -> bool {
             | Family::Selp
             | Family::Alu
             | Family::Int
-            | Family::Bit,
+            | Family::Bit
+            | Family::Cvt,
             _,
         ) => false,
     }
@@ -559,4 +574,36 @@ pub(crate) const GATES: &[Gate] = &[
         ptx: (4, 3),
         applies: |i| bit::is_word(i, &[BitWord::Lop3]),
     },
+    Gate {
+        what: "cvt with an f64 type",
+        feature: Some(Feature::F64),
+        ptx: (1, 0),
+        applies: |i| cvt_types(i).is_some_and(|(d, a)| d == CvtType::F64 || a == CvtType::F64),
+    },
+    Gate {
+        what: "cvt with a bf16 type",
+        feature: Some(Feature::Bf16),
+        ptx: (7, 8),
+        applies: |i| {
+            cvt_types(i).is_some_and(|(d, a)| {
+                [d, a]
+                    .iter()
+                    .any(|t| matches!(t, CvtType::Bf16 | CvtType::Bf16x2))
+            })
+        },
+    },
+    Gate {
+        what: "cvt to f16x2",
+        feature: Some(Feature::CvtPacked),
+        ptx: (7, 0),
+        applies: |i| cvt_types(i).is_some_and(|(d, _)| d == CvtType::F16x2),
+    },
 ];
+
+fn cvt_types(i: &Instruction) -> Option<(CvtType, CvtType)> {
+    if let Op::Cvt(c) = i.op {
+        Some((c.dtype, c.atype))
+    } else {
+        None
+    }
+}

@@ -282,6 +282,16 @@ impl fmt::Display for DisplayInst<'_> {
             }
             Op::Int(x) => self.int(f, x)?,
             Op::Bit(x) => self.bit(f, x)?,
+            Op::Cvt(x) => {
+                write!(f, "{} ", crate::db::cvt_head(x))?;
+                self.reg(f, x.d)?;
+                f.write_str(", ")?;
+                self.opnd(f, x.a, x.atype.reg_type())?;
+                if let Some(b) = x.b {
+                    f.write_str(", ")?;
+                    self.opnd(f, b, x.atype.reg_type())?;
+                }
+            }
         }
         f.write_char(';')
     }

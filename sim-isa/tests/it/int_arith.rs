@@ -132,7 +132,7 @@ fn unimplemented_ptx() {
         ("fma.rn.f32 %f1, %f2, %f3, %f4;", "fma"),
         ("bra LOOP;", "bra"),
         ("ld.global.u32 %r1, [%rd1];", "ld"),
-        ("cvt.u32.u16 %r1, %h1;", "cvt"),
+        ("cvt.rna.tf32.f32 %r1, %f1;", "cvt.rna.tf32.f32"),
         ("add.f32 %f1, %f2, %f3;", "add.f32"),
         ("add.rn.f32 %f1, %f2, %f3;", "add.rn.f32"),
         ("mul.rn.f64 %fd1, %fd2, %fd3;", "mul.rn.f64"),

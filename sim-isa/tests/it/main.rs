@@ -2,6 +2,7 @@
 
 mod bit;
 mod conform;
+mod cvt;
 mod enumerate;
 mod enumerate_set;
 mod examples;
