@@ -81,6 +81,26 @@ impl CvtType {
         CvtType::ALL.into_iter().find(|t| t.name() == w)
     }
 
+    /// The element type of a packed destination (`.f16x2` holds `.f16`s).
+    pub const fn packed(self) -> Option<CvtType> {
+        match self {
+            CvtType::F16x2 => Some(CvtType::F16),
+            CvtType::Bf16x2 => Some(CvtType::Bf16),
+            CvtType::U8
+            | CvtType::U16
+            | CvtType::U32
+            | CvtType::U64
+            | CvtType::S8
+            | CvtType::S16
+            | CvtType::S32
+            | CvtType::S64
+            | CvtType::F16
+            | CvtType::Bf16
+            | CvtType::F32
+            | CvtType::F64 => None,
+        }
+    }
+
     /// The register type that holds it (and reads its immediates): 8-bit
     /// integers live in 16-bit registers.
     pub const fn reg_type(self) -> Type {

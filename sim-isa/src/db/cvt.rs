@@ -15,20 +15,10 @@ pub(super) const SYNTAX: &str =
 
 /// Operands of a `cvt` with destination `d`.
 pub(crate) const fn cvt_operands(d: CvtType) -> &'static [K] {
-    match d {
-        CvtType::F16x2 | CvtType::Bf16x2 => &[K::Dst, K::Value(1), K::Value(1)],
-        CvtType::U8
-        | CvtType::U16
-        | CvtType::U32
-        | CvtType::U64
-        | CvtType::S8
-        | CvtType::S16
-        | CvtType::S32
-        | CvtType::S64
-        | CvtType::F16
-        | CvtType::Bf16
-        | CvtType::F32
-        | CvtType::F64 => &[K::Dst, K::Value(1)],
+    if d.packed().is_some() {
+        &[K::Dst, K::Value(1), K::Value(1)]
+    } else {
+        &[K::Dst, K::Value(1)]
     }
 }
 

@@ -385,24 +385,10 @@ fn convert(x: &Cvt, dtype: CvtType, a: u64) -> u64 {
 /// value; overflow gives infinity or the largest finite value as the
 /// direction says; NaN gives the canonical NaN (all ones but the sign).
 pub fn cvt_lane(x: &Cvt, a: u64, b: u64) -> u64 {
-    match x.dtype {
-        CvtType::F16x2 => convert(x, CvtType::F16, a) << 16 | convert(x, CvtType::F16, b),
-        CvtType::Bf16x2 => convert(x, CvtType::Bf16, a) << 16 | convert(x, CvtType::Bf16, b),
-        CvtType::S8 => {
-            let v = convert(x, x.dtype, a);
-            (v as u8 as i8 as i16 as u16).into()
-        }
-        CvtType::U8
-        | CvtType::U16
-        | CvtType::U32
-        | CvtType::U64
-        | CvtType::S16
-        | CvtType::S32
-        | CvtType::S64
-        | CvtType::F16
-        | CvtType::Bf16
-        | CvtType::F32
-        | CvtType::F64 => convert(x, x.dtype, a),
+    match x.dtype.packed() {
+        Some(e) => convert(x, e, a) << 16 | convert(x, e, b),
+        None if x.dtype == CvtType::S8 => (convert(x, x.dtype, a) as u8 as i8 as i16 as u16).into(),
+        None => convert(x, x.dtype, a),
     }
 }
 
