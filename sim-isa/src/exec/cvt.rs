@@ -157,8 +157,11 @@ fn inf(f: Fmt, neg: bool) -> u64 {
 }
 
 /// The NaN a conversion writes: the H100 gives the standard quiet NaN
-/// (`0x7fc00000`, `0x7ff8000000000000`) when f64 is on either side, else
-/// all ones but the sign (`0x7fffffff`, `0x7fff`; recorded vectors).
+/// (`0x7fc00000`, `0x7ff8000000000000`) converting between f64 and another
+/// format, else all ones but the sign (`0x7fffffff`, `0x7fff`: from f16 and
+/// bf16, into them from f32, rounding f32 to an integral f32; recorded
+/// vectors). Pairs the vectors lack follow the same split by the native
+/// instruction ptxas picks (`F2F` to or from f64, `FRND`, `F2F.F16`).
 fn nan(f: Fmt, quiet: bool) -> u64 {
     if quiet {
         width_mask(f.ebits + 1) << (f.mbits - 1)
@@ -369,7 +372,7 @@ fn convert(x: &Cvt, dtype: CvtType, a: u64) -> u64 {
                 Some(Rnd::Rn | Rnd::Rz | Rnd::Rm | Rnd::Rp) | None => src,
             };
             let v = if x.sat { sat_float(v) } else { v };
-            let quiet = x.atype == CvtType::F64 || dtype == CvtType::F64;
+            let quiet = x.atype != dtype && (x.atype == CvtType::F64 || dtype == CvtType::F64);
             encode_float(f, v, dir, ftz_applies(x, f), quiet)
         }
     }
