@@ -599,6 +599,9 @@ impl Alu {
     }
 }
 
+pub use crate::bit_inst::{Bit, BitOp, PrmtMode};
+pub use crate::cvt_inst::{Cvt, CvtType, Rnd};
+
 /// One instruction body, by family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Op {
@@ -616,6 +619,10 @@ pub enum Op {
     Alu(Alu),
     /// `add sub mul mad` over integer types
     Int(IntArith),
+    /// `popc clz brev not cnot bfe bfi prmt lop3 shf`
+    Bit(Bit),
+    /// `cvt`
+    Cvt(Cvt),
 }
 
 /// A decoded PTX instruction with its optional guard.
@@ -739,6 +746,19 @@ impl Instruction {
                 u.src(a.a, a.ty.bits());
                 if let Some(b) = a.b {
                     u.src(b, a.b_bits());
+                }
+            }
+            Op::Bit(x) => {
+                u.reg(x.d, x.d_type().bits(), true);
+                for (i, &o) in x.srcs().iter().enumerate() {
+                    u.src(o, x.src_type(i).bits());
+                }
+            }
+            Op::Cvt(x) => {
+                u.reg(x.d, x.dtype.reg_type().bits(), true);
+                u.src(x.a, x.atype.reg_type().bits());
+                if let Some(b) = x.b {
+                    u.src(b, x.atype.reg_type().bits());
                 }
             }
             Op::Int(x) => {

@@ -13,7 +13,9 @@
 // Library code states its invariants instead of unwrapping (issue 13).
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+mod bit_inst;
 pub mod conform;
+mod cvt_inst;
 pub mod db;
 pub mod error;
 pub mod exec;

@@ -25,6 +25,14 @@ pub enum Feature {
     F16Set,
     /// Any bf16/bf16x2 form (`sm_90`).
     Bf16,
+    /// `popc clz brev bfe bfi prmt` (`sm_20`).
+    BitField,
+    /// `shf` (`sm_32`).
+    FunnelShift,
+    /// `lop3` (`sm_50`).
+    Lop3,
+    /// `cvt` to `.f16x2` (`sm_80`).
+    CvtPacked,
 }
 
 impl Feature {
@@ -35,6 +43,10 @@ impl Feature {
             Feature::Video => 30,
             Feature::F16Set => 53,
             Feature::Bf16 => 90,
+            Feature::BitField => 20,
+            Feature::FunnelShift => 32,
+            Feature::Lop3 => 50,
+            Feature::CvtPacked => 80,
         }
     }
 }

@@ -189,6 +189,69 @@ def int_variants():
     return out
 
 
+def bit_variants():
+    """The bit-manipulation family: popc clz brev not cnot bfe bfi prmt (each
+    mode) lop3 shf (each direction and mode), keyed `bit.{word}{.words}.{type}`."""
+    out = []
+    st_of = {16: "b16", 32: "b32", 64: "b64"}
+    one = [("popc", ["b32", "b64"]), ("clz", ["b32", "b64"]), ("brev", ["b32", "b64"]),
+           ("not", ["b16", "b32", "b64"]), ("cnot", ["b16", "b32", "b64"])]
+    for op, tys in one:
+        for ty in tys:
+            st = st_of[int(ty[1:])]
+            dst = "b32" if op in ("popc", "clz") else st
+            a, d = reg(st, 1), reg(dst, 5)
+            out.append((f"bit.{op}.{ty}", [(a, st)], f"{op}.{ty} {d}, {a};", (d, dst), 0))
+    for ty in ["u32", "u64", "s32", "s64"]:
+        st = st_of[int(ty[1:])]
+        a, d = reg(st, 1), reg(st, 5)
+        ins = [(a, st), ("%r2", "b32"), ("%r3", "b32")]
+        out.append((f"bit.bfe.{ty}", ins, f"bfe.{ty} {d}, {a}, %r2, %r3;", (d, st), 0))
+    for ty in ["b32", "b64"]:
+        st = st_of[int(ty[1:])]
+        a, b, d = reg(st, 1), reg(st, 2), reg(st, 5)
+        ins = [(a, st), (b, st), ("%r3", "b32"), ("%r4", "b32")]
+        out.append((f"bit.bfi.{ty}", ins, f"bfi.{ty} {d}, {a}, {b}, %r3, %r4;", (d, st), 0))
+    r3 = [("%r1", "b32"), ("%r2", "b32"), ("%r3", "b32")]
+    for mode in ["", "f4e", "b4e", "rc8", "ecl", "ecr", "rc16"]:
+        m = f".{mode}" if mode else ""
+        out.append((f"bit.prmt{m}.b32", r3, f"prmt.b32{m} %r5, %r1, %r2, %r3;", ("%r5", "b32"), 0))
+    out.append(("bit.lop3.b32", r3, "lop3.b32 %r5, %r1, %r2, %r3, 0x96;", ("%r5", "b32"), 0))
+    for d in ["l", "r"]:
+        for mode in ["wrap", "clamp"]:
+            out.append((f"bit.shf.{d}.{mode}.b32", r3, f"shf.{d}.{mode}.b32 %r5, %r1, %r2, %r3;",
+                        ("%r5", "b32"), 0))
+    return out
+
+
+CVT_REG = {"u8": "b16", "s8": "b16", "u16": "b16", "s16": "b16", "f16": "b16", "bf16": "b16",
+           "u32": "b32", "s32": "b32", "f16x2": "b32", "bf16x2": "b32", "u64": "b64", "s64": "b64",
+           "f32": "f32", "f64": "f64"}
+
+
+def cvt_variants():
+    """Every cvt form sim-isa declares (its ptxas 11.8 verdicts, whose accepted
+    lines sim-isa/tests/data/cvt-ptxas.txt lists), keyed by the form's head
+    `cvt{.rnd}{.ftz}{.sat}.dtype.atype`."""
+    path = os.path.join(os.path.dirname(__file__), "../../sim-isa/tests/data/cvt-ptxas.txt")
+    out = []
+    with open(path) as f:
+        for line in f:
+            if not line.startswith("accept "):
+                continue
+            head = line.split()[1]
+            d, a = head.split(".")[-2:]
+            ds, as_ = CVT_REG[d], CVT_REG[a]
+            dst = reg(ds, 5)
+            ins = [(reg(as_, 1), as_)]
+            srcs = reg(as_, 1)
+            if d.endswith("x2"):
+                ins.append((reg(as_, 2), as_))
+                srcs += ", " + reg(as_, 2)
+            out.append((head, ins, f"{head} {dst}, {srcs};", (dst, ds), 0))
+    return out
+
+
 # ---------------------------------------------------------------- kernels
 def kernel(arch, ins, body, out):
     lines = [
@@ -348,7 +411,7 @@ def main():
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--only", help="only keys containing this text (debugging)")
     args = ap.parse_args()
-    variants = video_variants() + set_variants() + int_variants()
+    variants = video_variants() + set_variants() + int_variants() + bit_variants() + cvt_variants()
     if args.only:
         variants = [v for v in variants if args.only in v[0]]
     results = {}

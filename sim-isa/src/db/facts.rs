@@ -4,8 +4,10 @@
 //! instruction. sim-isa knows nothing of cycles: the key and the class are
 //! classification; sim-core attaches costs and rates to them.
 
+use super::cvt_head;
 use crate::inst::{
-    AluOp, CmpOp, Instruction, IntArith, IntOp, MulMode, Op, Simd, Type, TypeKind, Video, VideoOp,
+    AluOp, Bit, CmpOp, Cvt, CvtType, Instruction, IntArith, IntOp, MulMode, Op, Simd, Type,
+    TypeKind, Video, VideoOp,
 };
 use std::fmt::Write as _;
 
@@ -18,9 +20,14 @@ pub fn opcode_name(op: &Op) -> &'static str {
             IntOp::Mad(_) => "mad",
             IntOp::Add | IntOp::Sub => int_name(x.op),
         },
-        Op::Video(_) | Op::Set(_) | Op::Setp(_) | Op::Selp(_) | Op::Slct(_) | Op::Alu(_) => {
-            name(op)
-        }
+        Op::Video(_)
+        | Op::Set(_)
+        | Op::Setp(_)
+        | Op::Selp(_)
+        | Op::Slct(_)
+        | Op::Alu(_)
+        | Op::Bit(_)
+        | Op::Cvt(_) => name(op),
     }
 }
 
@@ -38,6 +45,8 @@ fn name(op: &Op) -> &'static str {
         Op::Slct(_) => "slct",
         Op::Alu(a) => alu_name(a.op),
         Op::Int(x) => int_name(x.op),
+        Op::Bit(x) => x.op.word(),
+        Op::Cvt(_) => "cvt",
     }
 }
 
@@ -141,7 +150,8 @@ pub fn unit_class(inst: &Instruction) -> UnitClass {
         Op::Setp(s) => cmp_class(s.ty),
         Op::Slct(s) if s.ctype == Type::F32 => UnitClass::Fp32,
         Op::Slct(_) => UnitClass::IntCmp,
-        Op::Selp(_) | Op::Alu(_) | Op::Int(_) => UnitClass::IntAlu,
+        Op::Selp(_) | Op::Alu(_) | Op::Int(_) | Op::Bit(_) => UnitClass::IntAlu,
+        Op::Cvt(x) => cvt_class(x),
     }
 }
 
@@ -237,6 +247,31 @@ fn int_key(x: &IntArith, out: &mut String) {
     };
 }
 
+/// A conversion's class: the widest float it touches, else integer.
+fn cvt_class(x: &Cvt) -> UnitClass {
+    let t = [x.dtype, x.atype];
+    let has = |f: &[CvtType]| t.iter().any(|c| f.contains(c));
+    if has(&[CvtType::F64]) {
+        UnitClass::Fp64
+    } else if has(&[CvtType::F32]) {
+        UnitClass::Fp32
+    } else if has(&[CvtType::F16, CvtType::Bf16, CvtType::F16x2, CvtType::Bf16x2]) {
+        UnitClass::Fp16
+    } else {
+        UnitClass::IntAlu
+    }
+}
+
+/// `bit.{word}{.words}.{type}`: `bit.popc.b64`, `bit.prmt.f4e.b32`,
+/// `bit.shf.l.clamp.b32`.
+fn bit_key(x: &Bit, out: &mut String) -> std::fmt::Result {
+    write!(out, "bit.{}", x.op.word())?;
+    for w in x.op.words() {
+        write!(out, ".{w}")?;
+    }
+    write!(out, ".{}", x.ty.name())
+}
+
 /// The lowering (machine-code expansion) key of `inst`, the row name in
 /// sim-core's lowering table. It keeps exactly what changes the
 /// machine-code length:
@@ -253,6 +288,8 @@ fn int_key(x: &IntArith, out: &mut String) {
 ///   a class is `i16 i32 i64 f16 bf16 f16x2 bf16x2 f32 f64`.
 /// - integer arithmetic: `alu.{add|sub|mul.lo}.b{bits}`, and with the type
 ///   for the rest: `alu.add.sat.s32`, `alu.mul.hi.u64`, `alu.mad.wide.s16`.
+/// - bit manipulation: `bit.{word}{.prmt mode | .shf dir.mode}.{type}`.
+/// - conversions: the form's head, `cvt{.rnd}{.ftz}{.sat}.dtype.atype`.
 pub fn lowering_key(inst: &Instruction) -> String {
     let mut s = String::new();
     let b = |bo: bool| if bo { "bool" } else { "nobool" };
@@ -279,6 +316,8 @@ pub fn lowering_key(inst: &Instruction) -> String {
             int_key(x, &mut s);
             Ok(())
         }
+        Op::Bit(x) => bit_key(x, &mut s),
+        Op::Cvt(x) => write!(s, "cvt{}", cvt_head(x)),
     };
     s
 }

@@ -5,6 +5,7 @@
 //! key tells apart. Tests walk it to prove that each form parses, prints
 //! back, has a lowering row wherever a target can run it, and executes.
 
+use super::bit::{word_lists, BitWord};
 use super::{
     cmp_ok, ftz_ok, int_sat_ok, int_sat_type_ok, m, operands, spec, types_ok, vset_cmp_ok, Family,
     IntWord, OpKind, OperandKind, OPCODES,
@@ -12,8 +13,8 @@ use super::{
 use crate::inst::{BoolOp, CmpOp, MulMode, Simd, Type};
 
 /// One instruction form: canonical text with registers named by position
-/// (`%d, %a, %b, %c`; `%p` for a predicate destination, `%q` for a BoolOp
-/// predicate).
+/// (`%d, %a, %b, %c, %e`; `%p` for a predicate destination, `%q` for a
+/// BoolOp predicate; `lop3`'s immLut is `150`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Form {
     /// The family it belongs to.
@@ -34,6 +35,11 @@ enum Shape {
 pub fn forms() -> Vec<Form> {
     let mut out = Vec::new();
     for def in OPCODES {
+        if let OpKind::Cvt = def.kind {
+            // Its types are words of its own: `cvt::forms` walks its table.
+            out.extend(super::cvt::forms());
+            continue;
+        }
         let fam = def.kind.family();
         let mut push = |head: String, tail: String| {
             out.push(Form {
@@ -51,7 +57,9 @@ pub fn forms() -> Vec<Form> {
             | OpKind::Selp
             | OpKind::Slct
             | OpKind::Alu(_)
-            | OpKind::Int(IntWord::Add | IntWord::Sub) => &[None],
+            | OpKind::Int(IntWord::Add | IntWord::Sub)
+            | OpKind::Bit(_)
+            | OpKind::Cvt => &[None],
         };
         for &mode in modes {
             for tys in type_lists(def.kind, mode) {
@@ -120,7 +128,13 @@ fn modifier_sets(
                 (Family::Setp, [t]) => cmp_ok(t.kind(), c),
                 (Family::Set | Family::Setp, _) => false,
                 (
-                    Family::VideoArith | Family::Selp | Family::Slct | Family::Alu | Family::Int,
+                    Family::VideoArith
+                    | Family::Selp
+                    | Family::Slct
+                    | Family::Alu
+                    | Family::Int
+                    | Family::Bit
+                    | Family::Cvt,
                     _,
                 ) => false,
             })
@@ -143,8 +157,23 @@ fn modifier_sets(
         | OpKind::Setp
         | OpKind::Selp
         | OpKind::Slct
-        | OpKind::Alu(_) => allow & m::SAT != 0,
+        | OpKind::Alu(_)
+        | OpKind::Bit(_)
+        | OpKind::Cvt => allow & m::SAT != 0,
     };
+    if let OpKind::Bit(w) = kind {
+        let lists = word_lists(w);
+        sets = sets
+            .iter()
+            .flat_map(|(s, p)| {
+                lists.iter().map(move |l| {
+                    let mut s = s.clone();
+                    s.extend(l);
+                    (s, *p)
+                })
+            })
+            .collect();
+    }
     match (sat, allow & m::ADD != 0) {
         (true, true) => extend(&mut sets, &[("", false), ("sat", false), ("add", false)]),
         (true, false) => extend(&mut sets, &[("", false), ("sat", false)]),
@@ -175,7 +204,8 @@ fn head(kind: OpKind, mode: Option<MulMode>, mods: &[&str], tys: &[Type]) -> Str
         }
     };
     match kind {
-        OpKind::Video(..) => {
+        // `prmt.b32{.mode}`, as the manual writes it.
+        OpKind::Video(..) | OpKind::Bit(BitWord::Prmt) => {
             types(&mut h);
             words(&mut h, &mut mods.iter());
         }
@@ -184,7 +214,9 @@ fn head(kind: OpKind, mode: Option<MulMode>, mods: &[&str], tys: &[Type]) -> Str
         | OpKind::Selp
         | OpKind::Slct
         | OpKind::Alu(_)
-        | OpKind::Int(_) => {
+        | OpKind::Int(_)
+        | OpKind::Bit(_)
+        | OpKind::Cvt => {
             words(&mut h, &mut mods.iter());
             types(&mut h);
         }
@@ -200,13 +232,15 @@ fn shapes(kind: OpKind) -> &'static [Shape] {
         | OpKind::Selp
         | OpKind::Slct
         | OpKind::Alu(_)
-        | OpKind::Int(_) => &[Shape::Def],
+        | OpKind::Int(_)
+        | OpKind::Bit(_)
+        | OpKind::Cvt => &[Shape::Def],
     }
 }
 
 /// Operands named by position, with the video shape and the BoolOp predicate.
 fn tail(kind: OpKind, shape: Shape, pred: bool) -> String {
-    const NAMES: [&str; 4] = ["%d", "%a", "%b", "%c"];
+    const NAMES: [&str; 5] = ["%d", "%a", "%b", "%c", "%e"];
     let (mask, sel) = match (kind, shape) {
         (OpKind::Video(_, Simd::X2), Shape::Mask) => (".h0", ""),
         (OpKind::Video(_, Simd::X4), Shape::Mask) => (".b10", ""),
@@ -219,6 +253,8 @@ fn tail(kind: OpKind, shape: Shape, pred: bool) -> String {
         .enumerate()
         .map(|(i, k)| match k {
             OperandKind::PredPair => "%p".to_string(),
+            // `lop3`'s immLut: a function no two inputs alone decide (a ^ b ^ c).
+            OperandKind::Imm => "150".to_string(),
             OperandKind::VDst => format!("{}{mask}", NAMES[i]),
             OperandKind::VSrc if i == 1 => format!("{}{sel}", NAMES[i]),
             OperandKind::Dst

@@ -18,10 +18,14 @@
 //! sim-core database test then fails until `tools/lowering/derive.py` gives
 //! its lowering keys rows for every architecture that can run it.
 
+mod bit;
+mod cvt;
 mod facts;
 mod forms;
 mod ptx_names;
 
+pub(crate) use bit::{bit_op, BitWord, BIT_WORDS};
+pub(crate) use cvt::{cvt_head, cvt_operands, cvt_words, CvtWordsError};
 pub(crate) use facts::int_name;
 pub use facts::{
     default_sels, lowering_key, mnemonic, opcode_name, type_class, unit_class, UnitClass,
@@ -29,7 +33,7 @@ pub use facts::{
 pub use forms::{forms, Form};
 pub use ptx_names::is_ptx_opcode;
 
-use crate::inst::{AluOp, CmpOp, Instruction, MulMode, Op, Simd, Type, TypeKind, VideoOp};
+use crate::inst::{AluOp, CmpOp, CvtType, Instruction, MulMode, Op, Simd, Type, TypeKind, VideoOp};
 use crate::target::Feature;
 
 /// Instruction families: each has one shape (modifier classes, type count) and one syntax block ([`syntax`]).
@@ -51,6 +55,10 @@ pub enum Family {
     Alu,
     /// add sub mul mad over integer types
     Int,
+    /// popc clz brev not cnot bfe bfi prmt lop3 shf
+    Bit,
+    /// cvt
+    Cvt,
 }
 
 /// The integer arithmetic opcode words (`mul`/`mad` take their mode as the
@@ -73,6 +81,8 @@ pub(crate) enum OpKind {
     Slct,
     Alu(AluOp),
     Int(IntWord),
+    Bit(BitWord),
+    Cvt,
 }
 
 impl OpKind {
@@ -86,6 +96,8 @@ impl OpKind {
             OpKind::Slct => Family::Slct,
             OpKind::Alu(_) => Family::Alu,
             OpKind::Int(_) => Family::Int,
+            OpKind::Bit(_) => Family::Bit,
+            OpKind::Cvt => Family::Cvt,
         }
     }
 }
@@ -144,6 +156,17 @@ pub(crate) const OPCODES: &[OpcodeDef] = &[
     f("sub", OpKind::Int(IntWord::Sub)),
     f("mul", OpKind::Int(IntWord::Mul)),
     f("mad", OpKind::Int(IntWord::Mad)),
+    f("popc", OpKind::Bit(BitWord::Popc)),
+    f("clz", OpKind::Bit(BitWord::Clz)),
+    f("brev", OpKind::Bit(BitWord::Brev)),
+    f("not", OpKind::Bit(BitWord::Not)),
+    f("cnot", OpKind::Bit(BitWord::Cnot)),
+    f("bfe", OpKind::Bit(BitWord::Bfe)),
+    f("bfi", OpKind::Bit(BitWord::Bfi)),
+    f("prmt", OpKind::Bit(BitWord::Prmt)),
+    f("lop3", OpKind::Bit(BitWord::Lop3)),
+    f("shf", OpKind::Bit(BitWord::Shf)),
+    f("cvt", OpKind::Cvt),
 ];
 
 /// The opcode word `name`, if simcli implements it.
@@ -158,6 +181,9 @@ pub(crate) mod m {
     pub const FTZ: u8 = 4;
     pub const SAT: u8 = 8;
     pub const ADD: u8 = 16;
+    /// A family's own words (`prmt` modes, `shf` direction and mode;
+    /// every `cvt` modifier, types included).
+    pub const WORDS: u8 = 32;
 }
 
 /// How one operand position is read.
@@ -183,6 +209,8 @@ pub(crate) enum OperandKind {
     Shift,
     /// `{!}c` predicate or 0/1 immediate.
     Pred,
+    /// An immediate of type slot 0 (`lop3`'s `immLut`).
+    Imm,
 }
 
 /// One family's shape.
@@ -217,6 +245,8 @@ pub const fn syntax(fam: Family) -> &'static str {
              .mode = { .hi, .lo, .wide }; .type = { .u16, .u32, .u64, .s16, .s32, .s64 }; \
              .sat only on .s32; .wide only on 16/32-bit types, d (and c) twice as wide"
         }
+        Family::Bit => bit::SYNTAX,
+        Family::Cvt => cvt::SYNTAX,
     }
 }
 
@@ -231,6 +261,8 @@ pub(crate) const fn spec(fam: Family) -> FamilySpec {
         Family::Slct => (2, m::FTZ),
         Family::Alu => (1, 0),
         Family::Int => (1, m::SAT),
+        Family::Bit => (1, m::WORDS),
+        Family::Cvt => (0, m::WORDS),
     };
     FamilySpec { ntypes, allow }
 }
@@ -252,6 +284,9 @@ pub(crate) const fn operands(kind: OpKind) -> &'static [OperandKind] {
             &[K::Dst, K::Value(0), K::Value(0)]
         }
         OpKind::Int(IntWord::Mad) => &[K::Dst, K::Value(0), K::Value(0), K::Value(1)],
+        OpKind::Bit(w) => bit::operands(w),
+        // The packed destinations take two: see `cvt::operands`.
+        OpKind::Cvt => &[K::Dst, K::Value(1)],
     }
 }
 
@@ -336,6 +371,9 @@ pub(crate) fn types_ok(kind: OpKind, mode: Option<MulMode>, tys: &[Type]) -> boo
             Some(MulMode::Wide) => one(INT_WIDE),
             Some(MulMode::Lo | MulMode::Hi) | None => one(INT_US),
         },
+        OpKind::Bit(w) => one(bit::types(w)),
+        // Its types are its own words (`cvt::cvt_words`).
+        OpKind::Cvt => tys.is_empty(),
     }
 }
 
@@ -389,9 +427,16 @@ pub(crate) fn ftz_ok(fam: Family, tys: &[Type]) -> bool {
         (Family::Setp, [t]) => matches!(t, T::F32 | T::F16 | T::F16x2),
         (Family::Slct, [_, c]) => *c == T::F32,
         (Family::Set | Family::Setp | Family::Slct, _) => false,
-        (Family::VideoArith | Family::VideoSet | Family::Selp | Family::Alu | Family::Int, _) => {
-            false
-        }
+        (
+            Family::VideoArith
+            | Family::VideoSet
+            | Family::Selp
+            | Family::Alu
+            | Family::Int
+            | Family::Bit
+            | Family::Cvt,
+            _,
+        ) => false,
     }
 }
 
@@ -499,4 +544,66 @@ pub(crate) const GATES: &[Gate] = &[
         ptx: (7, 8),
         applies: |i| set_types(i).is_some_and(|(d, _)| is_bf16(d)),
     },
+    Gate {
+        what: "popc, clz, brev, bfe, bfi or prmt",
+        feature: Some(Feature::BitField),
+        ptx: (2, 0),
+        applies: |i| {
+            bit::is_word(
+                i,
+                &[
+                    BitWord::Popc,
+                    BitWord::Clz,
+                    BitWord::Brev,
+                    BitWord::Bfe,
+                    BitWord::Bfi,
+                    BitWord::Prmt,
+                ],
+            )
+        },
+    },
+    Gate {
+        what: "shf",
+        feature: Some(Feature::FunnelShift),
+        ptx: (3, 1),
+        applies: |i| bit::is_word(i, &[BitWord::Shf]),
+    },
+    Gate {
+        what: "lop3",
+        feature: Some(Feature::Lop3),
+        ptx: (4, 3),
+        applies: |i| bit::is_word(i, &[BitWord::Lop3]),
+    },
+    Gate {
+        what: "cvt with an f64 type",
+        feature: Some(Feature::F64),
+        ptx: (1, 0),
+        applies: |i| cvt_types(i).is_some_and(|(d, a)| d == CvtType::F64 || a == CvtType::F64),
+    },
+    Gate {
+        what: "cvt with a bf16 type",
+        feature: Some(Feature::Bf16),
+        ptx: (7, 8),
+        applies: |i| {
+            cvt_types(i).is_some_and(|(d, a)| {
+                [d, a]
+                    .iter()
+                    .any(|t| matches!(t, CvtType::Bf16 | CvtType::Bf16x2))
+            })
+        },
+    },
+    Gate {
+        what: "cvt to f16x2",
+        feature: Some(Feature::CvtPacked),
+        ptx: (7, 0),
+        applies: |i| cvt_types(i).is_some_and(|(d, _)| d == CvtType::F16x2),
+    },
 ];
+
+fn cvt_types(i: &Instruction) -> Option<(CvtType, CvtType)> {
+    if let Op::Cvt(c) = i.op {
+        Some((c.dtype, c.atype))
+    } else {
+        None
+    }
+}

@@ -7,13 +7,15 @@
 //! One file per concern: `lanes.rs` (the register file, operand reads,
 //! masked writes), then per family its scalar definition and its warp form:
 //! `video.rs` + `video_warp.rs`, `cmp.rs` (with the comparison table both
-//! forms read) + `cmp_warp.rs`, `select.rs`, `alu.rs`. [`execute`] runs the
+//! forms read) + `cmp_warp.rs`, `select.rs`, `alu.rs`, `int.rs`, `bit.rs`, `cvt.rs`. [`execute`] runs the
 //! warp forms; [`execute_scalar`] lifts the scalar lane functions literally
 //! and is the reference the property tests hold [`execute`] to.
 
 mod alu;
+mod bit;
 mod cmp;
 mod cmp_warp;
+mod cvt;
 mod int;
 mod lanes;
 mod select;
@@ -21,7 +23,9 @@ mod video;
 mod video_warp;
 
 pub use alu::alu_lane;
+pub use bit::bit_lane;
 pub use cmp::{compare, flush_subnormal, set_lane, set_true_value, setp_lane};
+pub use cvt::cvt_lane;
 pub use int::int_lane;
 pub use lanes::WarpRegs;
 pub use select::{selp_lane, slct_lane};
@@ -101,6 +105,14 @@ pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
             let (a, b, c) = int_sources(x, ctx, regs);
             blend(regs.get_mut(x.d), exec, &int::int_warp(x, &a, &b, &c));
         }
+        Op::Bit(x) => {
+            let s = bit::bit_sources(x, ctx, regs);
+            blend(regs.get_mut(x.d), exec, &bit::bit_warp(x, &s));
+        }
+        Op::Cvt(x) => {
+            let (a, b) = cvt::cvt_sources(x, ctx, regs);
+            blend(regs.get_mut(x.d), exec, &cvt::cvt_warp(x, &a, &b));
+        }
     }
 }
 
@@ -133,6 +145,8 @@ fn regs_needed(inst: &Instruction) -> usize {
         Op::Slct(s) => d(s.d).max(r(s.a)).max(r(s.b)).max(r(s.c)),
         Op::Alu(x) => d(x.d).max(r(x.a)).max(x.b.map_or(0, r)),
         Op::Int(x) => d(x.d).max(r(x.a)).max(r(x.b)).max(x.c.map_or(0, r)),
+        Op::Bit(x) => x.srcs().iter().fold(d(x.d), |m, &o| m.max(r(o))),
+        Op::Cvt(x) => d(x.d).max(r(x.a)).max(x.b.map_or(0, r)),
     };
     m.max(g)
 }
@@ -226,6 +240,20 @@ pub fn execute_scalar(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
             let (a, b, c) = int_sources(&x, ctx, regs);
             for l in 0..WARP_SIZE {
                 out[l] = int_lane(&x, a[l], b[l], c[l]);
+            }
+            write_lanes(regs, x.d, exec, &out);
+        }
+        Op::Bit(x) => {
+            let s = bit::bit_sources(&x, ctx, regs);
+            for l in 0..WARP_SIZE {
+                out[l] = bit_lane(&x, [s[0][l], s[1][l], s[2][l], s[3][l]]);
+            }
+            write_lanes(regs, x.d, exec, &out);
+        }
+        Op::Cvt(x) => {
+            let (a, b) = cvt::cvt_sources(&x, ctx, regs);
+            for l in 0..WARP_SIZE {
+                out[l] = cvt_lane(&x, a[l], b[l]);
             }
             write_lanes(regs, x.d, exec, &out);
         }

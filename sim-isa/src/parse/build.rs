@@ -35,7 +35,10 @@ fn read_operands(
     let (kind, name, op_tok) = (raw.def.kind, c.name, raw.op_tok);
     let (mods, tys) = (&c.mods, &c.tys);
     let mismatch = || arguments_mismatch(raw, c);
-    let kinds = db::operands(kind);
+    let kinds = match &c.cvt {
+        Some(x) => db::cvt_operands(x.dtype),
+        None => db::operands(kind),
+    };
     let n = kinds.len() + usize::from(mods.bool_op.is_some());
     let ops = &raw.operands;
     if ops.len() != n {
@@ -64,13 +67,19 @@ fn read_operands(
             int_tys = [tys[0], tys[0]];
             &int_tys
         }
+        (OpKind::Cvt, _) => {
+            let x = c.cvt.ok_or_else(mismatch)?;
+            int_tys = [x.dtype.reg_type(), x.atype.reg_type()];
+            &int_tys
+        }
         (
             OpKind::Video(..)
             | OpKind::Set
             | OpKind::Setp
             | OpKind::Selp
             | OpKind::Slct
-            | OpKind::Alu(_),
+            | OpKind::Alu(_)
+            | OpKind::Bit(_),
             _,
         ) => tys,
     };
@@ -81,7 +90,9 @@ fn read_operands(
         | OpKind::Selp
         | OpKind::Slct
         | OpKind::Alu(_)
-        | OpKind::Int(_) => Simd::X2,
+        | OpKind::Int(_)
+        | OpKind::Bit(_)
+        | OpKind::Cvt => Simd::X2,
     };
     let cx = Cx {
         name,
@@ -232,6 +243,31 @@ fn assemble(
                     IntWord::Mad => Some(opnd(3)?),
                     IntWord::Add | IntWord::Sub | IntWord::Mul => None,
                 },
+            })
+        }
+        OpKind::Cvt => {
+            let x = c.cvt.ok_or_else(mismatch)?;
+            Op::Cvt(Cvt {
+                d: reg(0)?,
+                a: opnd(1)?,
+                b: match db::cvt_operands(x.dtype).len() {
+                    3 => Some(opnd(2)?),
+                    _ => None,
+                },
+                ..x
+            })
+        }
+        OpKind::Bit(_) => {
+            let op = c.bit.ok_or_else(mismatch)?;
+            let mut src = [Operand::Imm(0); 4];
+            for (i, s) in src.iter_mut().enumerate().take(op.n_srcs()) {
+                *s = opnd(i + 1)?;
+            }
+            Op::Bit(Bit {
+                op,
+                ty: tys[0],
+                d: reg(0)?,
+                src,
             })
         }
     };

@@ -185,6 +185,30 @@ impl DisplayInst<'_> {
     }
 }
 
+impl DisplayInst<'_> {
+    /// `.type{.mode}` (`prmt`, as the manual writes it) or
+    /// `{.dir.mode}.type`, then `d, srcs...`.
+    fn bit(&self, f: &mut fmt::Formatter<'_>, x: &Bit) -> fmt::Result {
+        let prmt = matches!(x.op, BitOp::Prmt(_));
+        if prmt {
+            write!(f, ".{}", x.ty.name())?;
+        }
+        for w in x.op.words() {
+            write!(f, ".{w}")?;
+        }
+        if !prmt {
+            write!(f, ".{}", x.ty.name())?;
+        }
+        f.write_char(' ')?;
+        self.reg(f, x.d)?;
+        for (i, &o) in x.srcs().iter().enumerate() {
+            f.write_str(", ")?;
+            self.opnd(f, o, x.src_type(i))?;
+        }
+        Ok(())
+    }
+}
+
 impl fmt::Display for DisplayInst<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let i = self.inst;
@@ -257,6 +281,17 @@ impl fmt::Display for DisplayInst<'_> {
                 }
             }
             Op::Int(x) => self.int(f, x)?,
+            Op::Bit(x) => self.bit(f, x)?,
+            Op::Cvt(x) => {
+                write!(f, "{} ", crate::db::cvt_head(x))?;
+                self.reg(f, x.d)?;
+                f.write_str(", ")?;
+                self.opnd(f, x.a, x.atype.reg_type())?;
+                if let Some(b) = x.b {
+                    f.write_str(", ")?;
+                    self.opnd(f, b, x.atype.reg_type())?;
+                }
+            }
         }
         f.write_char(';')
     }

@@ -153,6 +153,14 @@ impl Cx<'_> {
                 self.value(o, ty.ok_or_else(|| self.mismatch(&o.atom))?, syms)
             }
             OperandKind::Shift => self.value(o, Type::U32, syms),
+            OperandKind::Imm => {
+                let ty = self.tys.first().copied();
+                if o.atom.kind == Tok::Ident {
+                    return Err(self.mismatch(&o.atom));
+                }
+                let ty = ty.ok_or_else(|| self.mismatch(&o.atom))?;
+                Ok(Val::Opnd(Operand::Imm(self.imm(o, ty)?)))
+            }
             OperandKind::ValueOrSpecial => {
                 if let Some(s) = special(o.atom.text) {
                     // ptxas: 32-bit integer types only; "Arguments mismatch" for

@@ -4,9 +4,9 @@
 
 use super::lex::{invalid, Token};
 use super::syntax::Raw;
-use crate::db::{self, int_name, m, Family, IntWord, OpKind};
+use crate::db::{self, int_name, m, BitWord, CvtWordsError, Family, IntWord, OpKind};
 use crate::error::{InvalidReason as R, IsaError};
-use crate::inst::{BoolOp, CmpOp, IntOp, MulMode, Type, TypeKind};
+use crate::inst::{BitOp, BoolOp, CmpOp, Cvt, IntOp, MulMode, Operand, RegId, Type, TypeKind};
 
 /// Modifiers sorted into classes, each remembering its token.
 #[derive(Default)]
@@ -21,6 +21,9 @@ pub(super) struct Mods<'a> {
     pub mode: Option<MulMode>,
     /// `.sat` came before the first type.
     pub sat_first: bool,
+    /// A family's own words (`prmt` mode, `shf` direction and mode; all
+    /// of `cvt`'s modifiers).
+    pub words: Vec<Token<'a>>,
 }
 
 /// A statement whose modifiers and types the database accepts.
@@ -29,6 +32,10 @@ pub(super) struct Checked<'a> {
     pub tys: Vec<Type>,
     /// The instruction as ptxas names it in messages (`mul.lo`, `set`).
     pub name: &'static str,
+    /// The bit family's operation, from its opcode word and words.
+    pub bit: Option<BitOp>,
+    /// The conversion its words describe (operands not yet read).
+    pub cvt: Option<Cvt>,
 }
 
 /// Sorts and checks the modifiers of `raw`.
@@ -89,18 +96,115 @@ pub(super) fn check<'a>(raw: &Raw<'a>) -> Result<Checked<'a>, IsaError> {
             Family::Set => db::cmp_ok(tys[1].kind(), c),
             Family::Setp => db::cmp_ok(tys[0].kind(), c),
             // `spec(fam).allow` refused a compare on the others in `classify`.
-            Family::VideoArith | Family::Selp | Family::Slct | Family::Alu | Family::Int => false,
+            Family::VideoArith
+            | Family::Selp
+            | Family::Slct
+            | Family::Alu
+            | Family::Int
+            | Family::Bit
+            | Family::Cvt => false,
         };
         if !ok {
             return Err(invalid(t.col, t.text, R::CompareTypeMismatch));
         }
     }
-    Ok(Checked { mods, tys, name })
+    // The other families' modifiers were all sorted into classes above.
+    let bit = if let OpKind::Bit(w) = kind {
+        Some(bit_op(w, &mods, raw, name)?)
+    } else {
+        None
+    };
+    let cvt = if let OpKind::Cvt = kind {
+        Some(cvt(&mods, raw)?)
+    } else {
+        None
+    };
+    Ok(Checked {
+        mods,
+        tys,
+        name,
+        bit,
+        cvt,
+    })
+}
+
+/// The conversion `cvt`'s words describe, or why they do not.
+fn cvt(mods: &Mods<'_>, raw: &Raw<'_>) -> Result<Cvt, IsaError> {
+    let words: Vec<&str> = mods
+        .words
+        .iter()
+        .map(|t| t.text.get(1..).unwrap_or(""))
+        .collect();
+    let op = raw.op_tok;
+    let (rnd, ftz, sat, dtype, atype) = db::cvt_words(&words).map_err(|e| match e {
+        CvtWordsError::Word(i) => {
+            let t = mods.words[i];
+            invalid(t.col, t.text, R::UnknownModifier(t.text.to_string()))
+        }
+        CvtWordsError::Unimplemented(_) => IsaError::Unimplemented {
+            col: op.col,
+            what: mods
+                .words
+                .iter()
+                .fold(op.text.to_string(), |s, t| s + t.text),
+        },
+        CvtWordsError::MissingTypes | CvtWordsError::Illegal => {
+            invalid(op.col, op.text, R::UnexpectedTypes { inst: "cvt" })
+        }
+    })?;
+    Ok(Cvt {
+        rnd,
+        ftz,
+        sat,
+        dtype,
+        atype,
+        d: RegId(0),
+        a: Operand::Imm(0),
+        b: None,
+    })
+}
+
+/// The bit family's operation, or ptxas's complaint about its words.
+fn bit_op(
+    w: BitWord,
+    mods: &Mods<'_>,
+    raw: &Raw<'_>,
+    name: &'static str,
+) -> Result<BitOp, IsaError> {
+    let words: Vec<&str> = mods
+        .words
+        .iter()
+        .map(|t| t.text.get(1..).unwrap_or(""))
+        .collect();
+    db::bit_op(w, &words).map_err(|i| match mods.words.get(i) {
+        Some(t) => invalid(
+            t.col,
+            t.text,
+            R::IllegalModifier {
+                modifier: t.text.to_string(),
+                inst: name,
+            },
+        ),
+        None => invalid(
+            raw.op_tok.col,
+            raw.op_tok.text,
+            R::UnexpectedTypes { inst: name },
+        ),
+    })
 }
 
 /// `add.f32`, `mul.rn.f64`, `add.cc.u32`: valid PTX of an implemented opcode
 /// word in a form simcli does not implement.
 fn unimplemented_form(raw: &Raw<'_>) -> Result<(), IsaError> {
+    // `not.pred` is the predicate complement, outside the bit family here.
+    if let OpKind::Bit(BitWord::Not) = raw.def.kind {
+        if raw.mods.iter().any(|t| t.text == ".pred") {
+            return Err(IsaError::Unimplemented {
+                col: raw.op_tok.col,
+                what: "not.pred".into(),
+            });
+        }
+    }
     let OpKind::Int(_) = raw.def.kind else {
         return Ok(());
     };
@@ -136,7 +240,9 @@ fn mode(raw: &Raw<'_>) -> Result<(Option<MulMode>, &'static str), IsaError> {
         | OpKind::Setp
         | OpKind::Selp
         | OpKind::Slct
-        | OpKind::Alu(_) => return Ok((None, raw.def.name)),
+        | OpKind::Alu(_)
+        | OpKind::Bit(_)
+        | OpKind::Cvt => return Ok((None, raw.def.name)),
     };
     let mode = match raw.mods.first().map(|t| t.text) {
         Some(".lo") => Some(MulMode::Lo),
@@ -172,6 +278,11 @@ fn classify<'a>(
     let skip = usize::from(mode.is_some());
     for &t in &raw.mods[skip..] {
         let w = t.text.get(1..).unwrap_or("");
+        if fam == Family::Cvt {
+            // All of cvt's modifiers, types included, are its own words.
+            out.words.push(t);
+            continue;
+        }
         let err = |reason: R| Err(invalid(t.col, t.text, reason));
         let class = if let Some(ty) = Type::from_name(w) {
             out.types.push((ty, t));
@@ -209,6 +320,9 @@ fn classify<'a>(
             }
             out.add = Some(t);
             m::ADD
+        } else if fam == Family::Bit && db::BIT_WORDS.contains(&w) {
+            out.words.push(t);
+            m::WORDS
         } else if matches!(fam, Family::VideoArith | Family::VideoSet) && matches!(w, "min" | "max")
         {
             return err(R::IllegalSecondaryOp { inst: name });
@@ -222,7 +336,9 @@ fn classify<'a>(
             | OpKind::Setp
             | OpKind::Selp
             | OpKind::Slct
-            | OpKind::Alu(_) => true,
+            | OpKind::Alu(_)
+            | OpKind::Bit(_)
+            | OpKind::Cvt => true,
         };
         if allow & class == 0 || !sat_here {
             return err(R::IllegalModifier {

@@ -296,7 +296,7 @@ proptest! {
 }
 
 /// Runs `op` through both executors on the same registers and compares every register.
-fn check(
+pub(crate) fn check(
     op: Op,
     guard: Option<Guard>,
     contents: &[[u64; WARP_SIZE]],

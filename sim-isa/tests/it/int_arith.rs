@@ -132,7 +132,7 @@ fn unimplemented_ptx() {
         ("fma.rn.f32 %f1, %f2, %f3, %f4;", "fma"),
         ("bra LOOP;", "bra"),
         ("ld.global.u32 %r1, [%rd1];", "ld"),
-        ("cvt.u32.u16 %r1, %h1;", "cvt"),
+        ("cvt.rna.tf32.f32 %r1, %f1;", "cvt.rna.tf32.f32"),
         ("add.f32 %f1, %f2, %f3;", "add.f32"),
         ("add.rn.f32 %f1, %f2, %f3;", "add.rn.f32"),
         ("mul.rn.f64 %fd1, %fd2, %fd3;", "mul.rn.f64"),
@@ -153,18 +153,7 @@ fn unimplemented_ptx() {
 /// The parser accepts exactly what ptxas accepts over the family's grid.
 #[test]
 fn agrees_with_ptxas_on_the_grid() {
-    let mut wrong = Vec::new();
-    let data = include_str!("../data/int-arith-ptxas.txt");
-    let mut n = 0;
-    for line in data.lines().filter(|l| !l.starts_with('#')) {
-        let (verdict, text) = line.split_once(' ').expect("verdict and text");
-        let mut syms = Symbols::new();
-        let got = parse_instruction(text, &mut syms);
-        if got.is_ok() != (verdict == "accept") {
-            wrong.push(format!("{text}: ptxas {verdict}s, parser: {got:?}"));
-        }
-        n += 1;
-    }
+    let (n, wrong) = crate::ptxas_grid::disagreements(include_str!("../data/int-arith-ptxas.txt"));
     assert_eq!(n, 180);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -1,6 +1,8 @@
 //! sim-isa integration tests: one binary, one submodule per area.
 
+mod bit;
 mod conform;
+mod cvt;
 mod enumerate;
 mod enumerate_set;
 mod examples;
@@ -14,6 +16,7 @@ mod parse;
 mod parse_errors;
 mod parse_video;
 mod props;
+mod ptxas_grid;
 mod public_sample;
 mod strategies;
 mod target;

@@ -1,0 +1,188 @@
+//! The bit-manipulation family's decoded form (`popc clz brev not cnot bfe
+//! bfi prmt lop3 shf`, PTX ISA 9.7.8 and 9.7.9), re-exported by `inst`.
+
+use crate::inst::{Operand, RegId, Type};
+
+/// `prmt`'s mode (9.7.9.7); `None` in [`BitOp::Prmt`] is the general form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PrmtMode {
+    /// `.f4e`: forward 4 extract.
+    F4e,
+    /// `.b4e`: backward 4 extract.
+    B4e,
+    /// `.rc8`: replicate byte.
+    Rc8,
+    /// `.ecl`: edge clamp left.
+    Ecl,
+    /// `.ecr`: edge clamp right.
+    Ecr,
+    /// `.rc16`: replicate half-word.
+    Rc16,
+}
+
+impl PrmtMode {
+    /// Every mode, in the manual's order.
+    pub const ALL: [PrmtMode; 6] = [
+        PrmtMode::F4e,
+        PrmtMode::B4e,
+        PrmtMode::Rc8,
+        PrmtMode::Ecl,
+        PrmtMode::Ecr,
+        PrmtMode::Rc16,
+    ];
+
+    /// The modifier without its dot.
+    pub const fn name(self) -> &'static str {
+        match self {
+            PrmtMode::F4e => "f4e",
+            PrmtMode::B4e => "b4e",
+            PrmtMode::Rc8 => "rc8",
+            PrmtMode::Ecl => "ecl",
+            PrmtMode::Ecr => "ecr",
+            PrmtMode::Rc16 => "rc16",
+        }
+    }
+}
+
+/// Operation of the bit-manipulation family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BitOp {
+    /// `popc`: population count (`d` is `.u32`).
+    Popc,
+    /// `clz`: leading zeros (`d` is `.u32`).
+    Clz,
+    /// `brev`: bit reverse.
+    Brev,
+    /// `not`: bitwise complement.
+    Not,
+    /// `cnot`: `a == 0 ? 1 : 0`.
+    Cnot,
+    /// `bfe d, a, pos, len`: bit-field extract.
+    Bfe,
+    /// `bfi d, f, b, pos, len`: bit-field insert of `f` into `b`.
+    Bfi,
+    /// `prmt{.mode}.b32 d, a, b, c`: byte permute.
+    Prmt(Option<PrmtMode>),
+    /// `lop3.b32 d, a, b, c, immLut`: any three-input logic function.
+    Lop3,
+    /// `shf.{l|r}.{clamp|wrap}.b32 d, a, b, c`: funnel shift.
+    Shf {
+        /// `.l` (else `.r`).
+        left: bool,
+        /// `.clamp` (else `.wrap`).
+        clamp: bool,
+    },
+}
+
+impl BitOp {
+    /// The opcode word.
+    pub const fn word(self) -> &'static str {
+        match self {
+            BitOp::Popc => "popc",
+            BitOp::Clz => "clz",
+            BitOp::Brev => "brev",
+            BitOp::Not => "not",
+            BitOp::Cnot => "cnot",
+            BitOp::Bfe => "bfe",
+            BitOp::Bfi => "bfi",
+            BitOp::Prmt(_) => "prmt",
+            BitOp::Lop3 => "lop3",
+            BitOp::Shf { .. } => "shf",
+        }
+    }
+
+    /// Modifier words besides the type, in order (`prmt`'s mode, `shf`'s
+    /// direction and mode).
+    pub const fn words(self) -> &'static [&'static str] {
+        match self {
+            BitOp::Prmt(Some(m)) => match m {
+                PrmtMode::F4e => &["f4e"],
+                PrmtMode::B4e => &["b4e"],
+                PrmtMode::Rc8 => &["rc8"],
+                PrmtMode::Ecl => &["ecl"],
+                PrmtMode::Ecr => &["ecr"],
+                PrmtMode::Rc16 => &["rc16"],
+            },
+            BitOp::Shf { left, clamp } => match (left, clamp) {
+                (true, false) => &["l", "wrap"],
+                (true, true) => &["l", "clamp"],
+                (false, false) => &["r", "wrap"],
+                (false, true) => &["r", "clamp"],
+            },
+            BitOp::Prmt(None)
+            | BitOp::Popc
+            | BitOp::Clz
+            | BitOp::Brev
+            | BitOp::Not
+            | BitOp::Cnot
+            | BitOp::Bfe
+            | BitOp::Bfi
+            | BitOp::Lop3 => &[],
+        }
+    }
+
+    /// Number of sources.
+    pub const fn n_srcs(self) -> usize {
+        match self {
+            BitOp::Popc | BitOp::Clz | BitOp::Brev | BitOp::Not | BitOp::Cnot => 1,
+            BitOp::Bfe | BitOp::Prmt(_) | BitOp::Shf { .. } => 3,
+            BitOp::Bfi | BitOp::Lop3 => 4,
+        }
+    }
+}
+
+/// One bit-manipulation instruction: `op.type d, srcs...` (unused sources
+/// are immediate 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Bit {
+    /// Operation.
+    pub op: BitOp,
+    /// The instruction's type.
+    pub ty: Type,
+    /// Destination.
+    pub d: RegId,
+    /// Sources in operand order; the first [`BitOp::n_srcs`] are used.
+    pub src: [Operand; 4],
+}
+
+impl Bit {
+    /// The used sources.
+    pub fn srcs(&self) -> &[Operand] {
+        &self.src[..self.op.n_srcs()]
+    }
+
+    /// Type of `d`: `.u32` for the counts, else the instruction's type.
+    pub const fn d_type(&self) -> Type {
+        match self.op {
+            BitOp::Popc | BitOp::Clz => Type::U32,
+            BitOp::Brev
+            | BitOp::Not
+            | BitOp::Cnot
+            | BitOp::Bfe
+            | BitOp::Bfi
+            | BitOp::Prmt(_)
+            | BitOp::Lop3
+            | BitOp::Shf { .. } => self.ty,
+        }
+    }
+
+    /// Type of source `i`: positions, lengths and shift counts are `.u32`.
+    pub const fn src_type(&self, i: usize) -> Type {
+        let first_count = match self.op {
+            BitOp::Bfe => 1,
+            BitOp::Bfi | BitOp::Shf { .. } => 2,
+            BitOp::Popc
+            | BitOp::Clz
+            | BitOp::Brev
+            | BitOp::Not
+            | BitOp::Cnot
+            | BitOp::Prmt(_)
+            | BitOp::Lop3 => 4,
+        };
+        if i >= first_count {
+            Type::U32
+        } else {
+            self.ty
+        }
+    }
+}

@@ -1,0 +1,194 @@
+//! The conversion family's decoded form (`cvt`, PTX ISA 9.7.9.21), re-exported
+//! by `inst`: the destination and source types (which include the 8-bit
+//! integers, absent from [`Type`]), the rounding modifier, `.ftz`, `.sat`.
+
+use crate::inst::{Operand, RegId, Type};
+
+/// A `cvt` type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CvtType {
+    /// `.u8`
+    U8,
+    /// `.u16`
+    U16,
+    /// `.u32`
+    U32,
+    /// `.u64`
+    U64,
+    /// `.s8`
+    S8,
+    /// `.s16`
+    S16,
+    /// `.s32`
+    S32,
+    /// `.s64`
+    S64,
+    /// `.f16`
+    F16,
+    /// `.bf16`
+    Bf16,
+    /// `.f32`
+    F32,
+    /// `.f64`
+    F64,
+    /// `.f16x2` (destination only: two f32 sources packed)
+    F16x2,
+    /// `.bf16x2` (destination only: two f32 sources packed)
+    Bf16x2,
+}
+
+impl CvtType {
+    /// Every type, in the manual's order.
+    pub const ALL: [CvtType; 14] = [
+        CvtType::U8,
+        CvtType::U16,
+        CvtType::U32,
+        CvtType::U64,
+        CvtType::S8,
+        CvtType::S16,
+        CvtType::S32,
+        CvtType::S64,
+        CvtType::F16,
+        CvtType::Bf16,
+        CvtType::F32,
+        CvtType::F64,
+        CvtType::F16x2,
+        CvtType::Bf16x2,
+    ];
+
+    /// The modifier without its dot.
+    pub const fn name(self) -> &'static str {
+        match self {
+            CvtType::U8 => "u8",
+            CvtType::U16 => "u16",
+            CvtType::U32 => "u32",
+            CvtType::U64 => "u64",
+            CvtType::S8 => "s8",
+            CvtType::S16 => "s16",
+            CvtType::S32 => "s32",
+            CvtType::S64 => "s64",
+            CvtType::F16 => "f16",
+            CvtType::Bf16 => "bf16",
+            CvtType::F32 => "f32",
+            CvtType::F64 => "f64",
+            CvtType::F16x2 => "f16x2",
+            CvtType::Bf16x2 => "bf16x2",
+        }
+    }
+
+    /// The type named `w` (no dot).
+    pub fn from_name(w: &str) -> Option<CvtType> {
+        CvtType::ALL.into_iter().find(|t| t.name() == w)
+    }
+
+    /// The element type of a packed destination (`.f16x2` holds `.f16`s).
+    pub const fn packed(self) -> Option<CvtType> {
+        match self {
+            CvtType::F16x2 => Some(CvtType::F16),
+            CvtType::Bf16x2 => Some(CvtType::Bf16),
+            CvtType::U8
+            | CvtType::U16
+            | CvtType::U32
+            | CvtType::U64
+            | CvtType::S8
+            | CvtType::S16
+            | CvtType::S32
+            | CvtType::S64
+            | CvtType::F16
+            | CvtType::Bf16
+            | CvtType::F32
+            | CvtType::F64 => None,
+        }
+    }
+
+    /// The register type that holds it (and reads its immediates): 8-bit
+    /// integers live in 16-bit registers.
+    pub const fn reg_type(self) -> Type {
+        match self {
+            CvtType::U8 | CvtType::U16 => Type::U16,
+            CvtType::S8 | CvtType::S16 => Type::S16,
+            CvtType::U32 => Type::U32,
+            CvtType::U64 => Type::U64,
+            CvtType::S32 => Type::S32,
+            CvtType::S64 => Type::S64,
+            CvtType::F16 => Type::F16,
+            CvtType::Bf16 => Type::Bf16,
+            CvtType::F32 => Type::F32,
+            CvtType::F64 => Type::F64,
+            CvtType::F16x2 => Type::F16x2,
+            CvtType::Bf16x2 => Type::Bf16x2,
+        }
+    }
+}
+
+/// `cvt`'s rounding modifier: `.rn .rz .rm .rp` (floating-point results),
+/// `.rni .rzi .rmi .rpi` (to an integral value).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Rnd {
+    /// `.rn`
+    Rn,
+    /// `.rz`
+    Rz,
+    /// `.rm`
+    Rm,
+    /// `.rp`
+    Rp,
+    /// `.rni`
+    Rni,
+    /// `.rzi`
+    Rzi,
+    /// `.rmi`
+    Rmi,
+    /// `.rpi`
+    Rpi,
+}
+
+impl Rnd {
+    /// Every rounding modifier.
+    pub const ALL: [Rnd; 8] = [
+        Rnd::Rn,
+        Rnd::Rz,
+        Rnd::Rm,
+        Rnd::Rp,
+        Rnd::Rni,
+        Rnd::Rzi,
+        Rnd::Rmi,
+        Rnd::Rpi,
+    ];
+
+    /// The modifier without its dot.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Rnd::Rn => "rn",
+            Rnd::Rz => "rz",
+            Rnd::Rm => "rm",
+            Rnd::Rp => "rp",
+            Rnd::Rni => "rni",
+            Rnd::Rzi => "rzi",
+            Rnd::Rmi => "rmi",
+            Rnd::Rpi => "rpi",
+        }
+    }
+}
+
+/// `cvt{.rnd}{.ftz}{.sat}.dtype.atype d, a{, b}` (`b` only for the packed
+/// `.f16x2`/`.bf16x2` destinations: `a` goes to the upper half).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Cvt {
+    /// Rounding modifier.
+    pub rnd: Option<Rnd>,
+    /// `.ftz`: f32 subnormal inputs and results flush to signed zero.
+    pub ftz: bool,
+    /// `.sat`: clamp to the destination's range (`[0.0, 1.0]` for floats).
+    pub sat: bool,
+    /// Destination type.
+    pub dtype: CvtType,
+    /// Source type.
+    pub atype: CvtType,
+    /// Destination.
+    pub d: RegId,
+    /// Source (the upper half for packed destinations).
+    pub a: Operand,
+    /// Second source of a packed destination (its lower half).
+    pub b: Option<Operand>,
+}

@@ -1,0 +1,143 @@
+//! The bit-manipulation family's declarations: opcode words, operand
+//! shapes, types and the modifier words (`prmt` modes, `shf` direction and
+//! mode) in the manual's notation (PTX ISA 9.7.8.x, 9.7.9.7).
+
+use super::OperandKind as K;
+use crate::inst::{BitOp, Instruction, Op, PrmtMode, Type as T};
+
+/// The bit family's opcode words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BitWord {
+    Popc,
+    Clz,
+    Brev,
+    Not,
+    Cnot,
+    Bfe,
+    Bfi,
+    Prmt,
+    Lop3,
+    Shf,
+}
+
+/// The family's syntax block.
+pub(super) const SYNTAX: &str = "popc.type d, a;  clz.type d, a;  .type = { .b32, .b64 }, d is .u32; \
+     brev.type d, a;  .type = { .b32, .b64 }; not.type d, a;  cnot.type d, a;  .type = { .b16, .b32, .b64 }; \
+     bfe.type d, a, b, c;  .type = { .u32, .u64, .s32, .s64 }, b c .u32; \
+     bfi.type f, a, b, c, d;  .type = { .b32, .b64 }, c d .u32; \
+     prmt.b32{.mode} d, a, b, c;  .mode = { .f4e, .b4e, .rc8, .ecl, .ecr, .rc16 }; \
+     lop3.b32 d, a, b, c, immLut; \
+     shf.l.mode.b32 d, a, b, c;  shf.r.mode.b32 d, a, b, c;  .mode = { .clamp, .wrap }, c .u32";
+
+/// Modifier words the family reads besides its type.
+pub(crate) const BIT_WORDS: &[&str] = &[
+    "f4e", "b4e", "rc8", "ecl", "ecr", "rc16", "l", "r", "wrap", "clamp",
+];
+
+/// Operands of `w` (`d` first).
+pub(super) const fn operands(w: BitWord) -> &'static [K] {
+    match w {
+        BitWord::Popc | BitWord::Clz | BitWord::Brev | BitWord::Not | BitWord::Cnot => {
+            &[K::Dst, K::Value(0)]
+        }
+        BitWord::Bfe => &[K::Dst, K::Value(0), K::Shift, K::Shift],
+        BitWord::Bfi => &[K::Dst, K::Value(0), K::Value(0), K::Shift, K::Shift],
+        BitWord::Prmt => &[K::Dst, K::Value(0), K::Value(0), K::Value(0)],
+        BitWord::Lop3 => &[K::Dst, K::Value(0), K::Value(0), K::Value(0), K::Imm],
+        BitWord::Shf => &[K::Dst, K::Value(0), K::Value(0), K::Shift],
+    }
+}
+
+/// Types `w` takes (ptxas 11.8's verdicts: `tests/data/bit-ptxas.txt`).
+pub(super) const fn types(w: BitWord) -> &'static [T] {
+    match w {
+        BitWord::Popc | BitWord::Clz | BitWord::Brev | BitWord::Bfi => &[T::B32, T::B64],
+        BitWord::Not | BitWord::Cnot => &[T::B16, T::B32, T::B64],
+        BitWord::Bfe => &[T::U32, T::U64, T::S32, T::S64],
+        BitWord::Prmt | BitWord::Lop3 | BitWord::Shf => &[T::B32],
+    }
+}
+
+/// Every legal list of modifier words for `w` (without dots, in order).
+pub(crate) fn word_lists(w: BitWord) -> Vec<Vec<&'static str>> {
+    match w {
+        BitWord::Prmt => std::iter::once(vec![])
+            .chain(PrmtMode::ALL.iter().map(|m| vec![m.name()]))
+            .collect(),
+        BitWord::Shf => ["l", "r"]
+            .iter()
+            .flat_map(|d| ["wrap", "clamp"].iter().map(move |m| vec![*d, *m]))
+            .collect(),
+        BitWord::Popc
+        | BitWord::Clz
+        | BitWord::Brev
+        | BitWord::Not
+        | BitWord::Cnot
+        | BitWord::Bfe
+        | BitWord::Bfi
+        | BitWord::Lop3 => vec![vec![]],
+    }
+}
+
+/// The operation `w` with modifier words `words` names, if they are legal
+/// for it: `prmt` takes at most one mode, `shf` exactly `.l|.r` then
+/// `.wrap|.clamp`, the others none. On failure, the index of the first
+/// word that does not fit.
+pub(crate) fn bit_op(w: BitWord, words: &[&str]) -> Result<BitOp, usize> {
+    let none = |op: BitOp| if words.is_empty() { Ok(op) } else { Err(0) };
+    match w {
+        BitWord::Popc => none(BitOp::Popc),
+        BitWord::Clz => none(BitOp::Clz),
+        BitWord::Brev => none(BitOp::Brev),
+        BitWord::Not => none(BitOp::Not),
+        BitWord::Cnot => none(BitOp::Cnot),
+        BitWord::Bfe => none(BitOp::Bfe),
+        BitWord::Bfi => none(BitOp::Bfi),
+        BitWord::Lop3 => none(BitOp::Lop3),
+        BitWord::Prmt => match words {
+            [] => Ok(BitOp::Prmt(None)),
+            [m] => PrmtMode::ALL
+                .into_iter()
+                .find(|x| x.name() == *m)
+                .map(|x| BitOp::Prmt(Some(x)))
+                .ok_or(0),
+            [_, ..] => Err(1),
+        },
+        BitWord::Shf => {
+            let left = match words.first() {
+                Some(&"l") => true,
+                Some(&"r") => false,
+                Some(_) | None => return Err(0),
+            };
+            let clamp = match words.get(1) {
+                Some(&"clamp") => true,
+                Some(&"wrap") => false,
+                Some(_) | None => return Err(1),
+            };
+            if words.len() > 2 {
+                return Err(2);
+            }
+            Ok(BitOp::Shf { left, clamp })
+        }
+    }
+}
+
+/// Whether `i` is a bit-family instruction with one of the words `ws`.
+pub(super) fn is_word(i: &Instruction, ws: &[BitWord]) -> bool {
+    let Op::Bit(b) = i.op else {
+        return false;
+    };
+    let w = match b.op {
+        BitOp::Popc => BitWord::Popc,
+        BitOp::Clz => BitWord::Clz,
+        BitOp::Brev => BitWord::Brev,
+        BitOp::Not => BitWord::Not,
+        BitOp::Cnot => BitWord::Cnot,
+        BitOp::Bfe => BitWord::Bfe,
+        BitOp::Bfi => BitWord::Bfi,
+        BitOp::Prmt(_) => BitWord::Prmt,
+        BitOp::Lop3 => BitWord::Lop3,
+        BitOp::Shf { .. } => BitWord::Shf,
+    };
+    ws.contains(&w)
+}

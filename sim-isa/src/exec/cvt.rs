@@ -1,0 +1,413 @@
+//! Conversions (`cvt`, PTX ISA 9.7.9.21) among the integer types, f16, bf16,
+//! f32 and f64: the source decoded to an exact value (sign, integer
+//! magnitude, power of two), then rounded once into the destination's
+//! format with the instruction's rounding mode. [`cvt_lane`] is the scalar
+//! definition; the warp form runs it per lane with the plan decoded once.
+
+use super::lanes::{read_operand, width_mask, Lanes};
+use super::{ExecCtx, WarpRegs, WARP_SIZE};
+use crate::inst::{Cvt, CvtType, Rnd};
+
+/// A value exactly: NaN, a signed infinity, or `(-1)^neg * m * 2^e`.
+#[derive(Clone, Copy, Debug)]
+enum Exact {
+    Nan,
+    Inf(bool),
+    Fin { neg: bool, m: u128, e: i32 },
+}
+
+/// Rounding direction.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Dir {
+    Nearest,
+    Zero,
+    Down,
+    Up,
+}
+
+/// A binary floating-point format: exponent and stored-mantissa bits.
+#[derive(Clone, Copy)]
+struct Fmt {
+    ebits: u32,
+    mbits: u32,
+}
+
+const F16: Fmt = Fmt {
+    ebits: 5,
+    mbits: 10,
+};
+const BF16: Fmt = Fmt { ebits: 8, mbits: 7 };
+const F32: Fmt = Fmt {
+    ebits: 8,
+    mbits: 23,
+};
+const F64: Fmt = Fmt {
+    ebits: 11,
+    mbits: 52,
+};
+
+/// How a type's bits are read and written.
+#[derive(Clone, Copy)]
+enum Kind {
+    Int { bits: u32, signed: bool },
+    Float(Fmt),
+}
+
+const fn kind(t: CvtType) -> Kind {
+    match t {
+        CvtType::U8 => Kind::Int {
+            bits: 8,
+            signed: false,
+        },
+        CvtType::U16 => Kind::Int {
+            bits: 16,
+            signed: false,
+        },
+        CvtType::U32 => Kind::Int {
+            bits: 32,
+            signed: false,
+        },
+        CvtType::U64 => Kind::Int {
+            bits: 64,
+            signed: false,
+        },
+        CvtType::S8 => Kind::Int {
+            bits: 8,
+            signed: true,
+        },
+        CvtType::S16 => Kind::Int {
+            bits: 16,
+            signed: true,
+        },
+        CvtType::S32 => Kind::Int {
+            bits: 32,
+            signed: true,
+        },
+        CvtType::S64 => Kind::Int {
+            bits: 64,
+            signed: true,
+        },
+        CvtType::F16 | CvtType::F16x2 => Kind::Float(F16),
+        CvtType::Bf16 | CvtType::Bf16x2 => Kind::Float(BF16),
+        CvtType::F32 => Kind::Float(F32),
+        CvtType::F64 => Kind::Float(F64),
+    }
+}
+
+/// `m` shifted right by `s` (left when negative), rounded in direction
+/// `dir` for a value of sign `neg`.
+fn shr_round(m: u128, s: i32, neg: bool, dir: Dir) -> u128 {
+    if s <= 0 {
+        return m << (-s).min(127);
+    }
+    let (q, rem, half) = if s >= 128 {
+        (0, m, None)
+    } else {
+        (m >> s, m & ((1u128 << s) - 1), Some(1u128 << (s - 1)))
+    };
+    if rem == 0 {
+        return q;
+    }
+    let up = match dir {
+        Dir::Zero => false,
+        Dir::Down => neg,
+        Dir::Up => !neg,
+        Dir::Nearest => half.is_some_and(|h| rem > h || (rem == h && q & 1 == 1)),
+    };
+    q + u128::from(up)
+}
+
+/// `bits` (the format's width) read as an exact value; `ftz` flushes
+/// subnormals to signed zero.
+fn decode_float(f: Fmt, bits: u64, ftz: bool) -> Exact {
+    let neg = bits >> (f.ebits + f.mbits) & 1 == 1;
+    let exp = (bits >> f.mbits) & width_mask(f.ebits);
+    let man = bits & width_mask(f.mbits);
+    let bias = (1i32 << (f.ebits - 1)) - 1;
+    if exp == width_mask(f.ebits) {
+        return if man == 0 {
+            Exact::Inf(neg)
+        } else {
+            Exact::Nan
+        };
+    }
+    if exp == 0 {
+        let m = if ftz { 0 } else { u128::from(man) };
+        return Exact::Fin {
+            neg,
+            m,
+            e: 1 - bias - f.mbits as i32,
+        };
+    }
+    Exact::Fin {
+        neg,
+        m: u128::from(man | 1 << f.mbits),
+        e: exp as i32 - bias - f.mbits as i32,
+    }
+}
+
+/// The format's largest finite value's bits (with sign).
+fn max_finite(f: Fmt, neg: bool) -> u64 {
+    let sign = u64::from(neg) << (f.ebits + f.mbits);
+    sign | (width_mask(f.ebits) - 1) << f.mbits | width_mask(f.mbits)
+}
+
+fn inf(f: Fmt, neg: bool) -> u64 {
+    u64::from(neg) << (f.ebits + f.mbits) | width_mask(f.ebits) << f.mbits
+}
+
+/// The NaN a conversion writes: the H100 gives the standard quiet NaN
+/// (`0x7fc00000`, `0x7ff8000000000000`) converting between f64 and another
+/// format, else all ones but the sign (`0x7fffffff`, `0x7fff`: from f16 and
+/// bf16, into them from f32, rounding f32 to an integral f32; recorded
+/// vectors). Pairs the vectors lack follow the same split by the native
+/// instruction ptxas picks (`F2F` to or from f64, `FRND`, `F2F.F16`).
+fn nan(f: Fmt, quiet: bool) -> u64 {
+    if quiet {
+        width_mask(f.ebits + 1) << (f.mbits - 1)
+    } else {
+        width_mask(f.ebits + f.mbits)
+    }
+}
+
+/// `x` rounded into format `f`; `ftz` flushes a subnormal result; `quiet`
+/// picks the NaN ([`nan`]).
+fn encode_float(f: Fmt, x: Exact, dir: Dir, ftz: bool, quiet: bool) -> u64 {
+    let (neg, m, e) = match x {
+        Exact::Nan => return nan(f, quiet),
+        Exact::Inf(neg) => return inf(f, neg),
+        Exact::Fin { neg, m, e } => (neg, m, e),
+    };
+    let sign = u64::from(neg) << (f.ebits + f.mbits);
+    if m == 0 {
+        return sign;
+    }
+    let bias = (1i32 << (f.ebits - 1)) - 1;
+    let (mb, emin) = (f.mbits as i32, 1 - bias);
+    // Exponent of the leading bit, then of the last kept bit.
+    let top = e + (127 - m.leading_zeros() as i32);
+    let mut q = (top - mb).max(emin - mb);
+    let mut n = shr_round(m, q - e, neg, dir);
+    if n >> (f.mbits + 1) != 0 {
+        // Rounding carried into a new leading bit.
+        n >>= 1;
+        q += 1;
+    }
+    if n == 0 {
+        return sign;
+    }
+    if n >> f.mbits == 0 {
+        // Subnormal (q is the minimum).
+        return if ftz { sign } else { sign | n as u64 };
+    }
+    let field = q + mb + bias;
+    if field >= (1 << f.ebits) - 1 {
+        let to_inf = match dir {
+            Dir::Nearest => true,
+            Dir::Zero => false,
+            Dir::Down => neg,
+            Dir::Up => !neg,
+        };
+        return if to_inf {
+            inf(f, neg)
+        } else {
+            max_finite(f, neg)
+        };
+    }
+    sign | (field as u64) << f.mbits | (n as u64 & width_mask(f.mbits))
+}
+
+/// `x` rounded to an integral value in direction `dir` (as an exact value).
+fn integral(x: Exact, dir: Dir) -> Exact {
+    match x {
+        Exact::Fin { neg, m, e } if e < 0 => Exact::Fin {
+            neg,
+            m: shr_round(m, -e, neg, dir),
+            e: 0,
+        },
+        Exact::Fin { .. } | Exact::Nan | Exact::Inf(_) => x,
+    }
+}
+
+/// `x` rounded to an integer and clamped to `bits`-bit (un)signed range;
+/// NaN converts to `nan_bits`.
+fn to_int(x: Exact, dir: Dir, bits: u32, signed: bool, nan_bits: u64) -> u64 {
+    let (lo, hi): (i128, i128) = if signed {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    };
+    let v = match integral(x, dir) {
+        Exact::Nan => return nan_bits,
+        Exact::Inf(neg) => {
+            if neg {
+                lo
+            } else {
+                hi
+            }
+        }
+        Exact::Fin { neg, m, e } => {
+            // `integral` left e >= 0. Anything at or past 2^70 is out of
+            // every range.
+            let len = 128 - m.leading_zeros() as i32;
+            let mag = if m == 0 {
+                0
+            } else if len + e > 70 {
+                1i128 << 70
+            } else {
+                (m << e) as i128
+            };
+            if neg {
+                -mag
+            } else {
+                mag
+            }
+        }
+    };
+    v.clamp(lo, hi) as u64 & width_mask(bits)
+}
+
+/// The integer `v` (its low `bits` bits) as an exact value.
+fn decode_int(v: u64, bits: u32, signed: bool) -> (i128, Exact) {
+    let v = v & width_mask(bits);
+    let i = if signed {
+        let sh = 64 - bits;
+        i128::from(((v << sh) as i64) >> sh)
+    } else {
+        i128::from(v)
+    };
+    (
+        i,
+        Exact::Fin {
+            neg: i < 0,
+            m: i.unsigned_abs(),
+            e: 0,
+        },
+    )
+}
+
+fn dir_of(r: Option<Rnd>) -> Dir {
+    match r {
+        Some(Rnd::Rn | Rnd::Rni) | None => Dir::Nearest,
+        Some(Rnd::Rz | Rnd::Rzi) => Dir::Zero,
+        Some(Rnd::Rm | Rnd::Rmi) => Dir::Down,
+        Some(Rnd::Rp | Rnd::Rpi) => Dir::Up,
+    }
+}
+
+/// Whether `.ftz` applies to values of format `f` (f32 only).
+fn ftz_applies(x: &Cvt, f: Fmt) -> bool {
+    x.ftz && f.mbits == F32.mbits && f.ebits == F32.ebits
+}
+
+/// `.sat` on a float result: `[0.0, 1.0]`, NaN to +0.0.
+fn sat_float(x: Exact) -> Exact {
+    match x {
+        Exact::Nan | Exact::Inf(true) => Exact::Fin {
+            neg: false,
+            m: 0,
+            e: 0,
+        },
+        Exact::Inf(false) => Exact::Fin {
+            neg: false,
+            m: 1,
+            e: 0,
+        },
+        Exact::Fin { neg: true, .. } => Exact::Fin {
+            neg: false,
+            m: 0,
+            e: 0,
+        },
+        Exact::Fin { neg: false, m, e } => {
+            // m * 2^e > 1: for e >= 0 any nonzero m but 1 * 2^0; for e < 0,
+            // m > 2^-e.
+            let above = if e >= 0 {
+                m != 0 && !(m == 1 && e == 0)
+            } else {
+                -e < 128 && m > 1u128 << -e
+            };
+            if above {
+                Exact::Fin {
+                    neg: false,
+                    m: 1,
+                    e: 0,
+                }
+            } else {
+                x
+            }
+        }
+    }
+}
+
+/// One conversion of `a` (the source register's bits) to `dtype`'s bits,
+/// without the packing or register-width extension.
+fn convert(x: &Cvt, dtype: CvtType, a: u64) -> u64 {
+    let dir = dir_of(x.rnd);
+    let (int_src, src) = match kind(x.atype) {
+        Kind::Int { bits, signed } => {
+            let (i, e) = decode_int(a, bits, signed);
+            (Some(i), e)
+        }
+        Kind::Float(f) => (
+            None,
+            decode_float(f, a & width_mask(f.ebits + f.mbits + 1), ftz_applies(x, f)),
+        ),
+    };
+    match kind(dtype) {
+        Kind::Int { bits, signed } => match int_src {
+            // Integer to integer: wrap, or clamp with `.sat`.
+            Some(i) if !x.sat => i as u64 & width_mask(bits),
+            Some(_) | None => {
+                // The manual: NaN converts to 0. The H100 writes 0 from f32
+                // and narrower into 32 bits or fewer, and the sign bit alone
+                // from f64 or into 64 bits (recorded vectors).
+                let wide = bits == 64 || x.atype == CvtType::F64;
+                let nan_bits = if wide { 1 << (bits - 1) } else { 0 };
+                to_int(src, dir, bits, signed, nan_bits)
+            }
+        },
+        Kind::Float(f) => {
+            let v = match x.rnd {
+                Some(Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi) => integral(src, dir),
+                Some(Rnd::Rn | Rnd::Rz | Rnd::Rm | Rnd::Rp) | None => src,
+            };
+            let v = if x.sat { sat_float(v) } else { v };
+            let quiet = x.atype != dtype && (x.atype == CvtType::F64 || dtype == CvtType::F64);
+            encode_float(f, v, dir, ftz_applies(x, f), quiet)
+        }
+    }
+}
+
+/// One lane of `x`: `a` (and `b` for a packed destination) as the source
+/// registers' bits; the result at the destination register's width, an
+/// 8-bit result sign- or zero-extended into it.
+///
+/// Float-to-integer conversions round as the modifier says and always
+/// clamp to the destination's range (NaN gives 0); integer-to-integer
+/// ones wrap unless `.sat`. Float results round once from the exact source
+/// value; overflow gives infinity or the largest finite value as the
+/// direction says; NaN gives the canonical NaN (all ones but the sign).
+pub fn cvt_lane(x: &Cvt, a: u64, b: u64) -> u64 {
+    match x.dtype.packed() {
+        Some(e) => convert(x, e, a) << 16 | convert(x, e, b),
+        None if x.dtype == CvtType::S8 => (convert(x, x.dtype, a) as u8 as i8 as i16 as u16).into(),
+        None => convert(x, x.dtype, a),
+    }
+}
+
+/// `x`'s sources at the source register's width (`b` is 0 unless packed).
+pub(super) fn cvt_sources(x: &Cvt, ctx: &ExecCtx, regs: &WarpRegs) -> (Lanes, Lanes) {
+    let bits = x.atype.reg_type().bits();
+    let b =
+        x.b.map_or([0; WARP_SIZE], |b| read_operand(b, bits, ctx, regs));
+    (read_operand(x.a, bits, ctx, regs), b)
+}
+
+/// [`cvt_lane`] over a warp.
+pub(crate) fn cvt_warp(x: &Cvt, a: &Lanes, b: &Lanes) -> Lanes {
+    let mut o = [0u64; WARP_SIZE];
+    for l in 0..WARP_SIZE {
+        o[l] = cvt_lane(x, a[l], b[l]);
+    }
+    o
+}
