@@ -7,6 +7,7 @@ mod cli;
 mod conform;
 mod corrupt;
 mod golden;
+mod python;
 mod robust;
 mod roundtrip;
 mod study;
