@@ -136,6 +136,11 @@ pub enum InvalidReason {
     UnknownVideoSelector(String),
     /// A selector on video operand `c`.
     SelectorOnSourceC,
+    /// An unsigned type on `abs`/`neg`.
+    SignedOnly {
+        /// The instruction.
+        inst: &'static str,
+    },
 }
 
 impl fmt::Display for InvalidReason {
@@ -204,6 +209,12 @@ impl fmt::Display for InvalidReason {
             R::UnknownVideoSelector(s) => write!(f, "Unknown video selector: '{s}'"),
             R::SelectorOnSourceC => {
                 f.write_str("Video selector is not allowed on 'source C' operand")
+            }
+            R::SignedOnly { inst } => {
+                write!(
+                    f,
+                    "Instruction '{inst}' applies only to signed numeric types"
+                )
             }
         }
     }

@@ -13,11 +13,11 @@ use std::fmt::Write as _;
 /// `set`, `mul`; `mul`/`mad` print their mode as the first modifier).
 pub fn opcode_name(op: &Op) -> &'static str {
     match op {
-        Op::Int(x) => match x.op {
-            IntOp::Mul(_) => "mul",
-            IntOp::Mad(_) => "mad",
-            IntOp::Add | IntOp::Sub => int_name(x.op),
-        },
+        // The word before `int_name`'s mode: `mul.lo` -> `mul`.
+        Op::Int(x) => {
+            let n = int_name(x.op);
+            n.split_once('.').map_or(n, |(w, _)| w)
+        }
         Op::Video(_) | Op::Set(_) | Op::Setp(_) | Op::Selp(_) | Op::Slct(_) | Op::Alu(_) => {
             name(op)
         }
@@ -80,6 +80,12 @@ pub(crate) const fn int_name(op: IntOp) -> &'static str {
         IntOp::Mad(MulMode::Lo) => "mad.lo",
         IntOp::Mad(MulMode::Hi) => "mad.hi",
         IntOp::Mad(MulMode::Wide) => "mad.wide",
+        IntOp::Min => "min",
+        IntOp::Max => "max",
+        IntOp::Div => "div",
+        IntOp::Rem => "rem",
+        IntOp::Abs => "abs",
+        IntOp::Neg => "neg",
     }
 }
 
@@ -141,7 +147,18 @@ pub fn unit_class(inst: &Instruction) -> UnitClass {
         Op::Setp(s) => cmp_class(s.ty),
         Op::Slct(s) if s.ctype == Type::F32 => UnitClass::Fp32,
         Op::Slct(_) => UnitClass::IntCmp,
-        Op::Selp(_) | Op::Alu(_) | Op::Int(_) => UnitClass::IntAlu,
+        Op::Int(x) => match x.op {
+            IntOp::Min | IntOp::Max => UnitClass::IntCmp,
+            IntOp::Add
+            | IntOp::Sub
+            | IntOp::Mul(_)
+            | IntOp::Mad(_)
+            | IntOp::Div
+            | IntOp::Rem
+            | IntOp::Abs
+            | IntOp::Neg => UnitClass::IntAlu,
+        },
+        Op::Selp(_) | Op::Alu(_) => UnitClass::IntAlu,
     }
 }
 
@@ -230,8 +247,17 @@ fn int_key(x: &IntArith, out: &mut String) {
         (IntOp::Add | IntOp::Sub | IntOp::Mad(_), true) => {
             write!(out, "alu.{}.sat.{}", int_name(x.op), x.ty.name())
         }
-        (IntOp::Mul(_), true)
-        | (IntOp::Mul(MulMode::Hi | MulMode::Wide) | IntOp::Mad(_), false) => {
+        (
+            IntOp::Mul(_)
+            | IntOp::Mad(_)
+            | IntOp::Min
+            | IntOp::Max
+            | IntOp::Div
+            | IntOp::Rem
+            | IntOp::Abs
+            | IntOp::Neg,
+            _,
+        ) => {
             write!(out, "alu.{}.{}", int_name(x.op), x.ty.name())
         }
     };
@@ -252,7 +278,8 @@ fn int_key(x: &IntArith, out: &mut String) {
 ///   `selp.b{bits}`, `slct.{s32|f32}.{ftz|noftz}`, `alu.{op}.b{bits}`, where
 ///   a class is `i16 i32 i64 f16 bf16 f16x2 bf16x2 f32 f64`.
 /// - integer arithmetic: `alu.{add|sub|mul.lo}.b{bits}`, and with the type
-///   for the rest: `alu.add.sat.s32`, `alu.mul.hi.u64`, `alu.mad.wide.s16`.
+///   for the rest: `alu.add.sat.s32`, `alu.mul.hi.u64`, `alu.mad.wide.s16`,
+///   `alu.min.u16`, `alu.div.s64`, `alu.neg.s32`.
 pub fn lowering_key(inst: &Instruction) -> String {
     let mut s = String::new();
     let b = |bo: bool| if bo { "bool" } else { "nobool" };

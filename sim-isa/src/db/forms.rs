@@ -7,7 +7,7 @@
 
 use super::{
     cmp_ok, ftz_ok, int_sat_ok, int_sat_type_ok, m, operands, spec, types_ok, vset_cmp_ok, Family,
-    IntWord, OpKind, OperandKind, OPCODES,
+    OpKind, OperandKind, OPCODES,
 };
 use crate::inst::{BoolOp, CmpOp, MulMode, Simd, Type};
 
@@ -42,7 +42,7 @@ pub fn forms() -> Vec<Form> {
             })
         };
         let modes: &[Option<MulMode>] = match def.kind {
-            OpKind::Int(IntWord::Mul | IntWord::Mad) => {
+            OpKind::Int(w) if w.mode_op().is_some() => {
                 &[Some(MulMode::Lo), Some(MulMode::Hi), Some(MulMode::Wide)]
             }
             OpKind::Video(..)
@@ -51,7 +51,7 @@ pub fn forms() -> Vec<Form> {
             | OpKind::Selp
             | OpKind::Slct
             | OpKind::Alu(_)
-            | OpKind::Int(IntWord::Add | IntWord::Sub) => &[None],
+            | OpKind::Int(_) => &[None],
         };
         for &mode in modes {
             for tys in type_lists(def.kind, mode) {

@@ -29,7 +29,7 @@ pub use facts::{
 pub use forms::{forms, Form};
 pub(crate) use ptx_names::is_ptx_opcode;
 
-use crate::inst::{AluOp, CmpOp, Instruction, MulMode, Op, Simd, Type, TypeKind, VideoOp};
+use crate::inst::{AluOp, CmpOp, Instruction, IntOp, MulMode, Op, Simd, Type, TypeKind, VideoOp};
 use crate::target::Feature;
 
 /// Instruction families: each has one shape (modifier classes, type count) and one syntax block ([`syntax`]).
@@ -49,7 +49,7 @@ pub enum Family {
     Slct,
     /// mov and or xor shl shr
     Alu,
-    /// add sub mul mad over integer types
+    /// add sub mul mad min max div rem abs neg over integer types
     Int,
 }
 
@@ -61,6 +61,31 @@ pub(crate) enum IntWord {
     Sub,
     Mul,
     Mad,
+    Min,
+    Max,
+    Div,
+    Rem,
+    Abs,
+    Neg,
+}
+
+impl IntWord {
+    /// For `mul`/`mad`, whose mode (`.lo/.hi/.wide`) ptxas reads as part of
+    /// the opcode: the operation of each mode.
+    pub(crate) const fn mode_op(self) -> Option<fn(MulMode) -> IntOp> {
+        match self {
+            IntWord::Mul => Some(IntOp::Mul),
+            IntWord::Mad => Some(IntOp::Mad),
+            IntWord::Add
+            | IntWord::Sub
+            | IntWord::Min
+            | IntWord::Max
+            | IntWord::Div
+            | IntWord::Rem
+            | IntWord::Abs
+            | IntWord::Neg => None,
+        }
+    }
 }
 
 /// What an opcode word decodes to.
@@ -144,6 +169,12 @@ pub(crate) const OPCODES: &[OpcodeDef] = &[
     f("sub", OpKind::Int(IntWord::Sub)),
     f("mul", OpKind::Int(IntWord::Mul)),
     f("mad", OpKind::Int(IntWord::Mad)),
+    f("min", OpKind::Int(IntWord::Min)),
+    f("max", OpKind::Int(IntWord::Max)),
+    f("div", OpKind::Int(IntWord::Div)),
+    f("rem", OpKind::Int(IntWord::Rem)),
+    f("abs", OpKind::Int(IntWord::Abs)),
+    f("neg", OpKind::Int(IntWord::Neg)),
 ];
 
 /// The opcode word `name`, if simcli implements it.
@@ -215,7 +246,8 @@ pub const fn syntax(fam: Family) -> &'static str {
             "add{.sat}.type d, a, b;  sub{.sat}.type d, a, b;  mul.mode.type d, a, b;  \
              mad.mode.type d, a, b, c;  mad.hi.sat.s32 d, a, b, c;  \
              .mode = { .hi, .lo, .wide }; .type = { .u16, .u32, .u64, .s16, .s32, .s64 }; \
-             .sat only on .s32; .wide only on 16/32-bit types, d (and c) twice as wide"
+             .sat only on .s32; .wide only on 16/32-bit types, d (and c) twice as wide; \
+             min/max/div/rem.type d, a, b;  abs/neg.stype d, a;  .stype = { .s16, .s32, .s64 }"
         }
     }
 }
@@ -248,9 +280,16 @@ pub(crate) const fn operands(kind: OpKind) -> &'static [OperandKind] {
         OpKind::Alu(AluOp::Mov) => &[K::Dst, K::ValueOrSpecial],
         OpKind::Alu(AluOp::Shl | AluOp::Shr) => &[K::Dst, K::Value(0), K::Shift],
         OpKind::Alu(AluOp::And | AluOp::Or | AluOp::Xor) => &[K::Dst, K::Value(0), K::Value(0)],
-        OpKind::Int(IntWord::Add | IntWord::Sub | IntWord::Mul) => {
-            &[K::Dst, K::Value(0), K::Value(0)]
-        }
+        OpKind::Int(
+            IntWord::Add
+            | IntWord::Sub
+            | IntWord::Mul
+            | IntWord::Min
+            | IntWord::Max
+            | IntWord::Div
+            | IntWord::Rem,
+        ) => &[K::Dst, K::Value(0), K::Value(0)],
+        OpKind::Int(IntWord::Abs | IntWord::Neg) => &[K::Dst, K::Value(0)],
         OpKind::Int(IntWord::Mad) => &[K::Dst, K::Value(0), K::Value(0), K::Value(1)],
     }
 }
@@ -292,6 +331,7 @@ const SCALAR_ARR: [Type; 11] = join(INT_BITS, &[T::F32, T::F64]);
 pub(crate) const SCALAR: &[Type] = &SCALAR_ARR;
 const VIDEO_TYPES: &[Type] = &[T::U32, T::S32];
 const INT_US: &[Type] = &[T::U16, T::U32, T::U64, T::S16, T::S32, T::S64];
+const INT_SIGNED: &[Type] = &[T::S16, T::S32, T::S64];
 const INT_WIDE: &[Type] = &[T::U16, T::U32, T::S16, T::S32];
 const BITS: &[Type] = &[T::B16, T::B32, T::B64];
 const SHR: &[Type] = INT_BITS;
@@ -332,6 +372,7 @@ pub(crate) fn types_ok(kind: OpKind, mode: Option<MulMode>, tys: &[Type]) -> boo
         OpKind::Alu(AluOp::Mov) => one(INT_BITS) || one(&[T::F32, T::F64]),
         OpKind::Alu(AluOp::And | AluOp::Or | AluOp::Xor | AluOp::Shl) => one(BITS),
         OpKind::Alu(AluOp::Shr) => one(SHR),
+        OpKind::Int(IntWord::Abs | IntWord::Neg) => one(INT_SIGNED),
         OpKind::Int(_) => match mode {
             Some(MulMode::Wide) => one(INT_WIDE),
             Some(MulMode::Lo | MulMode::Hi) | None => one(INT_US),
@@ -350,7 +391,13 @@ pub(crate) fn int_sat_ok(w: IntWord, mode: Option<MulMode>) -> bool {
     match w {
         IntWord::Add | IntWord::Sub => true,
         IntWord::Mad => mode == Some(MulMode::Hi),
-        IntWord::Mul => false,
+        IntWord::Mul
+        | IntWord::Min
+        | IntWord::Max
+        | IntWord::Div
+        | IntWord::Rem
+        | IntWord::Abs
+        | IntWord::Neg => false,
     }
 }
 

@@ -132,7 +132,10 @@ fn regs_needed(inst: &Instruction) -> usize {
         Op::Selp(s) => d(s.d).max(r(s.a)).max(r(s.b)).max(p(s.c)),
         Op::Slct(s) => d(s.d).max(r(s.a)).max(r(s.b)).max(r(s.c)),
         Op::Alu(x) => d(x.d).max(r(x.a)).max(x.b.map_or(0, r)),
-        Op::Int(x) => d(x.d).max(r(x.a)).max(r(x.b)).max(x.c.map_or(0, r)),
+        Op::Int(x) => d(x.d)
+            .max(r(x.a))
+            .max(x.b.map_or(0, r))
+            .max(x.c.map_or(0, r)),
     };
     m.max(g)
 }
@@ -232,14 +235,13 @@ pub fn execute_scalar(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
     }
 }
 
-/// The integer family's sources at their widths (`c` at `d`'s; 0 without `mad`).
+/// The integer family's sources at their widths (`c` at `d`'s; 0 where
+/// the operation has no `b` or `c`).
 fn int_sources(x: &IntArith, ctx: &ExecCtx, regs: &WarpRegs) -> (Lanes, Lanes, Lanes) {
     let bits = x.ty.bits();
+    let b =
+        x.b.map_or([0; WARP_SIZE], |b| read_operand(b, bits, ctx, regs));
     let c =
         x.c.map_or([0; WARP_SIZE], |c| read_operand(c, x.d_bits(), ctx, regs));
-    (
-        read_operand(x.a, bits, ctx, regs),
-        read_operand(x.b, bits, ctx, regs),
-        c,
-    )
+    (read_operand(x.a, bits, ctx, regs), b, c)
 }

@@ -219,6 +219,12 @@ fn assemble(
                 (IntWord::Sub, _) => IntOp::Sub,
                 (IntWord::Mul, Some(m)) => IntOp::Mul(m),
                 (IntWord::Mad, Some(m)) => IntOp::Mad(m),
+                (IntWord::Min, _) => IntOp::Min,
+                (IntWord::Max, _) => IntOp::Max,
+                (IntWord::Div, _) => IntOp::Div,
+                (IntWord::Rem, _) => IntOp::Rem,
+                (IntWord::Abs, _) => IntOp::Abs,
+                (IntWord::Neg, _) => IntOp::Neg,
                 (IntWord::Mul | IntWord::Mad, None) => return Err(mismatch()),
             };
             Op::Int(IntArith {
@@ -227,11 +233,8 @@ fn assemble(
                 ty: tys[0],
                 d: reg(0)?,
                 a: opnd(1)?,
-                b: opnd(2)?,
-                c: match w {
-                    IntWord::Mad => Some(opnd(3)?),
-                    IntWord::Add | IntWord::Sub | IntWord::Mul => None,
-                },
+                b: if op.has_b() { Some(opnd(2)?) } else { None },
+                c: if op.has_c() { Some(opnd(3)?) } else { None },
             })
         }
     };

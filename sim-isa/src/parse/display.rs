@@ -164,9 +164,8 @@ impl DisplayInst<'_> {
 impl DisplayInst<'_> {
     /// `.mode{.sat}.type d, a, b{, c}`; `c` at `d`'s type.
     fn int(&self, f: &mut fmt::Formatter<'_>, x: &IntArith) -> fmt::Result {
-        match x.op {
-            IntOp::Mul(m) | IntOp::Mad(m) => write!(f, ".{}", m.name())?,
-            IntOp::Add | IntOp::Sub => {}
+        if let Some(m) = x.op.mode() {
+            write!(f, ".{}", m.name())?;
         }
         if x.sat {
             f.write_str(".sat")?;
@@ -175,8 +174,10 @@ impl DisplayInst<'_> {
         self.reg(f, x.d)?;
         f.write_str(", ")?;
         self.opnd(f, x.a, x.ty)?;
-        f.write_str(", ")?;
-        self.opnd(f, x.b, x.ty)?;
+        if let Some(b) = x.b {
+            f.write_str(", ")?;
+            self.opnd(f, b, x.ty)?;
+        }
         if let Some(c) = x.c {
             f.write_str(", ")?;
             self.opnd(f, c, x.d_type())?;

@@ -6,7 +6,7 @@ use super::lex::{invalid, Token};
 use super::syntax::Raw;
 use crate::db::{self, int_name, m, Family, IntWord, OpKind};
 use crate::error::{InvalidReason as R, IsaError};
-use crate::inst::{BoolOp, CmpOp, IntOp, MulMode, Type, TypeKind};
+use crate::inst::{BoolOp, CmpOp, MulMode, Type, TypeKind};
 
 /// Modifiers sorted into classes, each remembering its token.
 #[derive(Default)]
@@ -60,6 +60,11 @@ pub(super) fn check<'a>(raw: &Raw<'a>) -> Result<Checked<'a>, IsaError> {
             let t = mods.types[1].1;
             return Err(invalid(t.col, t.text, R::SlctSignedOnly));
         }
+        if let (OpKind::Int(IntWord::Abs | IntWord::Neg), [(t, tok)]) = (kind, &mods.types[..]) {
+            if t.kind() == TypeKind::Unsigned {
+                return Err(invalid(tok.col, tok.text, R::SignedOnly { inst: name }));
+            }
+        }
         return Err(bad_types());
     }
     if let (Some(s), Some(a)) = (mods.sat, mods.add) {
@@ -98,8 +103,10 @@ pub(super) fn check<'a>(raw: &Raw<'a>) -> Result<Checked<'a>, IsaError> {
     Ok(Checked { mods, tys, name })
 }
 
-/// `add.f32`, `mul.rn.f64`, `add.cc.u32`: valid PTX of an implemented opcode
-/// word in a form simcli does not implement.
+/// `add.f32`, `mul.rn.f64`, `add.cc.u32`, `min.NaN.f32`, `div.full.f32`:
+/// valid PTX of an implemented opcode word in a form simcli does not
+/// implement. The type modifiers choose the family: a float type sends an
+/// integer-family word to the float forms, which simcli does not run yet.
 fn unimplemented_form(raw: &Raw<'_>) -> Result<(), IsaError> {
     let OpKind::Int(_) = raw.def.kind else {
         return Ok(());
@@ -127,16 +134,17 @@ fn unimplemented_form(raw: &Raw<'_>) -> Result<(), IsaError> {
 /// `mul`/`mad`'s mode, which ptxas reads as part of the opcode: it must be
 /// the first modifier. Returns it with the name ptxas uses in messages.
 fn mode(raw: &Raw<'_>) -> Result<(Option<MulMode>, &'static str), IsaError> {
-    let op: fn(MulMode) -> IntOp = match raw.def.kind {
-        OpKind::Int(IntWord::Mul) => IntOp::Mul,
-        OpKind::Int(IntWord::Mad) => IntOp::Mad,
-        OpKind::Int(IntWord::Add | IntWord::Sub)
-        | OpKind::Video(..)
+    let op = match raw.def.kind {
+        OpKind::Int(w) => w.mode_op(),
+        OpKind::Video(..)
         | OpKind::Set
         | OpKind::Setp
         | OpKind::Selp
         | OpKind::Slct
-        | OpKind::Alu(_) => return Ok((None, raw.def.name)),
+        | OpKind::Alu(_) => None,
+    };
+    let Some(op) = op else {
+        return Ok((None, raw.def.name));
     };
     let mode = match raw.mods.first().map(|t| t.text) {
         Some(".lo") => Some(MulMode::Lo),

@@ -196,6 +196,12 @@ fn op() -> impl Strategy<Value = Op> {
         Just(IntOp::Sub),
         mode.clone().prop_map(IntOp::Mul),
         mode.prop_map(IntOp::Mad),
+        Just(IntOp::Min),
+        Just(IntOp::Max),
+        Just(IntOp::Div),
+        Just(IntOp::Rem),
+        Just(IntOp::Abs),
+        Just(IntOp::Neg),
     ];
     let int_ty = prop::sample::select(vec![
         Type::U16,
@@ -216,6 +222,7 @@ fn op() -> impl Strategy<Value = Op> {
     )
         .prop_map(|(op, sat, ty, d, a, b, c)| {
             let c = matches!(op, IntOp::Mad(_)).then_some(c);
+            let b = op.has_b().then_some(b);
             Op::Int(IntArith {
                 op,
                 sat,

@@ -153,8 +153,14 @@ fn unimplemented_ptx() {
 /// The parser accepts exactly what ptxas accepts over the family's grid.
 #[test]
 fn agrees_with_ptxas_on_the_grid() {
+    agrees_with_ptxas(include_str!("../data/int-arith-ptxas.txt"), 180);
+}
+
+/// Checks that the parser accepts exactly the `accept` lines of `data` (a
+/// ptxas verdict file: `accept TEXT` / `reject TEXT`, `#` comments), and that
+/// there are `count` of them in all.
+pub(crate) fn agrees_with_ptxas(data: &str, count: usize) {
     let mut wrong = Vec::new();
-    let data = include_str!("../data/int-arith-ptxas.txt");
     let mut n = 0;
     for line in data.lines().filter(|l| !l.starts_with('#')) {
         let (verdict, text) = line.split_once(' ').expect("verdict and text");
@@ -165,6 +171,6 @@ fn agrees_with_ptxas_on_the_grid() {
         }
         n += 1;
     }
-    assert_eq!(n, 180);
+    assert_eq!(n, count);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -8,6 +8,7 @@ mod exec;
 mod fastpath;
 mod fuzz;
 mod int_arith;
+mod int_more;
 mod lane_model;
 mod model;
 mod parse;
