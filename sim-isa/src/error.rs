@@ -141,6 +141,18 @@ pub enum InvalidReason {
         /// The instruction.
         inst: &'static str,
     },
+    /// `fma` without a rounding modifier.
+    RoundingRequired {
+        /// The instruction.
+        inst: &'static str,
+    },
+    /// A rounding modifier on an instruction without one (`min.rn`).
+    IllegalRounding {
+        /// The instruction.
+        inst: &'static str,
+    },
+    /// A second rounding modifier.
+    MultipleRoundings,
 }
 
 impl fmt::Display for InvalidReason {
@@ -216,6 +228,13 @@ impl fmt::Display for InvalidReason {
                     "Instruction '{inst}' applies only to signed numeric types"
                 )
             }
+            R::RoundingRequired { inst } => {
+                write!(f, "Rounding modifier required for instruction '{inst}'")
+            }
+            R::IllegalRounding { inst } => {
+                write!(f, "Illegal rounding modifier for instruction '{inst}'")
+            }
+            R::MultipleRoundings => f.write_str("Multiple rounding modifiers specified"),
         }
     }
 }

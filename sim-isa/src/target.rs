@@ -25,6 +25,8 @@ pub enum Feature {
     F16Set,
     /// Any bf16/bf16x2 form (`sm_90`).
     Bf16,
+    /// `min`/`max` with `.NaN` (`sm_80`).
+    MinMaxNaN,
 }
 
 impl Feature {
@@ -35,6 +37,7 @@ impl Feature {
             Feature::Video => 30,
             Feature::F16Set => 53,
             Feature::Bf16 => 90,
+            Feature::MinMaxNaN => 80,
         }
     }
 }

@@ -186,7 +186,33 @@ def int_variants():
         out.append((f"alu.{op}.sat.s32", r2, f"{op}.sat.s32 %r5, %r1, %r2;", ("%r5", "b32"), 0))
     out.append(("alu.mad.hi.sat.s32", r2 + [("%r3", "b32")],
                 "mad.hi.sat.s32 %r5, %r1, %r2, %r3;", ("%r5", "b32"), 0))
-    return out + int_more_variants()
+    return out + int_more_variants() + float_variants()
+
+
+def float_variants():
+    """The float family's forms: `fp.` and the form's modifiers
+    (`fp.add.rz.ftz.sat.f32`); ptxas drops the ones it rejects. `.f64` takes
+    round to nearest only (the directed forms are not simulated)."""
+    out = []
+    for op in ("add", "sub", "mul", "fma", "min", "max", "abs", "neg"):
+        n = {"fma": 3, "abs": 1, "neg": 1}.get(op, 2)
+        rnds = ["rn", "rz", "rm", "rp"] if op == "fma" else ["", "rn", "rz", "rm", "rp"]
+        if op in ("min", "max", "abs", "neg"):
+            rnds = [""]
+        for ty, st in (("f32", "b32"), ("f64", "b64")):
+            for rnd in rnds:
+                if ty == "f64" and rnd not in ("", "rn"):
+                    continue
+                for ftz in ("", "ftz"):
+                    for sat in ("", "sat"):
+                        for nan in ("", "NaN"):
+                            mods = "".join(f".{m}" for m in (rnd, ftz, sat, nan) if m)
+                            ins = [(reg(st, i + 1), st) for i in range(n)]
+                            srcs = ", ".join(r for r, _ in ins)
+                            d = reg(st, 5)
+                            out.append((f"fp.{op}{mods}.{ty}", ins,
+                                        f"{op}{mods}.{ty} {d}, {srcs};", (d, st), 0))
+    return out
 
 
 def int_more_variants():

@@ -5,7 +5,8 @@
 //! classification; sim-core attaches costs and rates to them.
 
 use crate::inst::{
-    AluOp, CmpOp, Instruction, IntArith, IntOp, MulMode, Op, Simd, Type, TypeKind, Video, VideoOp,
+    AluOp, CmpOp, FloatOp, Instruction, IntArith, IntOp, MulMode, Op, Simd, Type, TypeKind, Video,
+    VideoOp,
 };
 use std::fmt::Write as _;
 
@@ -18,9 +19,13 @@ pub fn opcode_name(op: &Op) -> &'static str {
             let n = int_name(x.op);
             n.split_once('.').map_or(n, |(w, _)| w)
         }
-        Op::Video(_) | Op::Set(_) | Op::Setp(_) | Op::Selp(_) | Op::Slct(_) | Op::Alu(_) => {
-            name(op)
-        }
+        Op::Video(_)
+        | Op::Set(_)
+        | Op::Setp(_)
+        | Op::Selp(_)
+        | Op::Slct(_)
+        | Op::Alu(_)
+        | Op::Float(_) => name(op),
     }
 }
 
@@ -38,6 +43,21 @@ fn name(op: &Op) -> &'static str {
         Op::Slct(_) => "slct",
         Op::Alu(a) => alu_name(a.op),
         Op::Int(x) => int_name(x.op),
+        Op::Float(x) => float_name(x.op),
+    }
+}
+
+/// The float family's opcode word.
+pub(crate) const fn float_name(op: FloatOp) -> &'static str {
+    match op {
+        FloatOp::Add => "add",
+        FloatOp::Sub => "sub",
+        FloatOp::Mul => "mul",
+        FloatOp::Fma => "fma",
+        FloatOp::Min => "min",
+        FloatOp::Max => "max",
+        FloatOp::Abs => "abs",
+        FloatOp::Neg => "neg",
     }
 }
 
@@ -159,6 +179,7 @@ pub fn unit_class(inst: &Instruction) -> UnitClass {
             | IntOp::Neg => UnitClass::IntAlu,
         },
         Op::Selp(_) | Op::Alu(_) => UnitClass::IntAlu,
+        Op::Float(x) => cmp_class(x.ty),
     }
 }
 
@@ -280,6 +301,8 @@ fn int_key(x: &IntArith, out: &mut String) {
 /// - integer arithmetic: `alu.{add|sub|mul.lo}.b{bits}`, and with the type
 ///   for the rest: `alu.add.sat.s32`, `alu.mul.hi.u64`, `alu.mad.wide.s16`,
 ///   `alu.min.u16`, `alu.div.s64`, `alu.neg.s32`.
+/// - float arithmetic: `fp.` and the form as written, modifiers in the
+///   canonical order (`fp.add.rz.ftz.sat.f32`, `fp.min.NaN.f32`).
 pub fn lowering_key(inst: &Instruction) -> String {
     let mut s = String::new();
     let b = |bo: bool| if bo { "bool" } else { "nobool" };
@@ -305,6 +328,20 @@ pub fn lowering_key(inst: &Instruction) -> String {
         Op::Int(x) => {
             int_key(x, &mut s);
             Ok(())
+        }
+        Op::Float(x) => {
+            s.push_str("fp.");
+            s.push_str(float_name(x.op));
+            if let Some(r) = x.rnd {
+                s.push('.');
+                s.push_str(r.name());
+            }
+            for (on, m) in [(x.ftz, ".ftz"), (x.sat, ".sat"), (x.nan, ".NaN")] {
+                if on {
+                    s.push_str(m);
+                }
+            }
+            write!(s, ".{}", x.ty.name())
         }
     };
     s

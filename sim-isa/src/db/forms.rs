@@ -6,10 +6,10 @@
 //! back, has a lowering row wherever a target can run it, and executes.
 
 use super::{
-    cmp_ok, ftz_ok, int_sat_ok, int_sat_type_ok, m, operands, spec, types_ok, vset_cmp_ok, Family,
-    OpKind, OperandKind, OPCODES,
+    all_opcodes, cmp_ok, float_implemented, float_sat_ok, ftz_ok, int_sat_ok, int_sat_type_ok, m,
+    nan_ok, operands, rnd_ok, spec, types_ok, vset_cmp_ok, Family, OpKind, OperandKind,
 };
-use crate::inst::{BoolOp, CmpOp, MulMode, Simd, Type};
+use crate::inst::{BoolOp, CmpOp, FloatOp, MulMode, Rnd, Simd, Type};
 
 /// One instruction form: canonical text with registers named by position
 /// (`%d, %a, %b, %c`; `%p` for a predicate destination, `%q` for a BoolOp
@@ -33,7 +33,7 @@ enum Shape {
 /// Every form, in table order.
 pub fn forms() -> Vec<Form> {
     let mut out = Vec::new();
-    for def in OPCODES {
+    for def in all_opcodes() {
         let fam = def.kind.family();
         let mut push = |head: String, tail: String| {
             out.push(Form {
@@ -51,7 +51,8 @@ pub fn forms() -> Vec<Form> {
             | OpKind::Selp
             | OpKind::Slct
             | OpKind::Alu(_)
-            | OpKind::Int(_) => &[None],
+            | OpKind::Int(_)
+            | OpKind::Float(_) => &[None],
         };
         for &mode in modes {
             for tys in type_lists(def.kind, mode) {
@@ -95,6 +96,9 @@ fn modifier_sets(
     mode: Option<MulMode>,
     tys: &[Type],
 ) -> Vec<(Vec<&'static str>, bool)> {
+    if let (OpKind::Float(op), [ty]) = (kind, tys) {
+        return float_sets(op, *ty);
+    }
     let allow = spec(fam).allow;
     let mut sets: Vec<(Vec<&'static str>, bool)> = vec![(vec![], false)];
     let extend = |sets: &mut Vec<(Vec<&'static str>, bool)>, opts: &[(&'static str, bool)]| {
@@ -120,7 +124,12 @@ fn modifier_sets(
                 (Family::Setp, [t]) => cmp_ok(t.kind(), c),
                 (Family::Set | Family::Setp, _) => false,
                 (
-                    Family::VideoArith | Family::Selp | Family::Slct | Family::Alu | Family::Int,
+                    Family::VideoArith
+                    | Family::Selp
+                    | Family::Slct
+                    | Family::Alu
+                    | Family::Int
+                    | Family::Float,
                     _,
                 ) => false,
             })
@@ -144,6 +153,8 @@ fn modifier_sets(
         | OpKind::Selp
         | OpKind::Slct
         | OpKind::Alu(_) => allow & m::SAT != 0,
+        // `float_sets` answered above.
+        OpKind::Float(_) => false,
     };
     match (sat, allow & m::ADD != 0) {
         (true, true) => extend(&mut sets, &[("", false), ("sat", false), ("add", false)]),
@@ -152,6 +163,42 @@ fn modifier_sets(
         (false, false) => {}
     }
     sets
+}
+
+/// The float family's implemented modifier sets in `Display`'s order
+/// (rounding, `.ftz`, `.sat`, `.NaN`).
+fn float_sets(op: FloatOp, ty: Type) -> Vec<(Vec<&'static str>, bool)> {
+    let mut rnds: Vec<Option<Rnd>> = Rnd::ALL.into_iter().map(Some).collect();
+    if op != FloatOp::Fma {
+        rnds.insert(0, None);
+    }
+    let mut out = Vec::new();
+    for rnd in rnds {
+        if (rnd.is_some() && !rnd_ok(op)) || !float_implemented(ty, rnd) {
+            continue;
+        }
+        let f32_only = |on: bool| {
+            if on && ty == Type::F32 {
+                vec![false, true]
+            } else {
+                vec![false]
+            }
+        };
+        for ftz in f32_only(true) {
+            for sat in f32_only(float_sat_ok(op, ty)) {
+                for nan in f32_only(nan_ok(op, ty)) {
+                    let mut w: Vec<&'static str> = rnd.map(Rnd::name).into_iter().collect();
+                    for (on, m) in [(ftz, "ftz"), (sat, "sat"), (nan, "NaN")] {
+                        if on {
+                            w.push(m);
+                        }
+                    }
+                    out.push((w, false));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Modifiers in `Display`'s order: mode, compare/BoolOp/ftz, types, then
@@ -184,7 +231,8 @@ fn head(kind: OpKind, mode: Option<MulMode>, mods: &[&str], tys: &[Type]) -> Str
         | OpKind::Selp
         | OpKind::Slct
         | OpKind::Alu(_)
-        | OpKind::Int(_) => {
+        | OpKind::Int(_)
+        | OpKind::Float(_) => {
             words(&mut h, &mut mods.iter());
             types(&mut h);
         }
@@ -200,7 +248,8 @@ fn shapes(kind: OpKind) -> &'static [Shape] {
         | OpKind::Selp
         | OpKind::Slct
         | OpKind::Alu(_)
-        | OpKind::Int(_) => &[Shape::Def],
+        | OpKind::Int(_)
+        | OpKind::Float(_) => &[Shape::Def],
     }
 }
 

@@ -19,6 +19,7 @@
 //! its lowering keys rows for every architecture that can run it.
 
 mod facts;
+mod float;
 mod forms;
 mod ptx_names;
 
@@ -26,10 +27,15 @@ pub(crate) use facts::int_name;
 pub use facts::{
     default_sels, lowering_key, mnemonic, opcode_name, type_class, unit_class, UnitClass,
 };
+pub(crate) use float::{
+    implemented as float_implemented, nan_ok, rnd_from_name, rnd_ok, route, sat_ok as float_sat_ok,
+};
 pub use forms::{forms, Form};
 pub(crate) use ptx_names::is_ptx_opcode;
 
-use crate::inst::{AluOp, CmpOp, Instruction, IntOp, MulMode, Op, Simd, Type, TypeKind, VideoOp};
+use crate::inst::{
+    AluOp, CmpOp, FloatOp, Instruction, IntOp, MulMode, Op, Simd, Type, TypeKind, VideoOp,
+};
 use crate::target::Feature;
 
 /// Instruction families: each has one shape (modifier classes, type count) and one syntax block ([`syntax`]).
@@ -51,6 +57,8 @@ pub enum Family {
     Alu,
     /// add sub mul mad min max div rem abs neg over integer types
     Int,
+    /// add sub mul fma min max abs neg over f32/f64
+    Float,
 }
 
 /// The integer arithmetic opcode words (`mul`/`mad` take their mode as the
@@ -98,6 +106,7 @@ pub(crate) enum OpKind {
     Slct,
     Alu(AluOp),
     Int(IntWord),
+    Float(FloatOp),
 }
 
 impl OpKind {
@@ -111,6 +120,7 @@ impl OpKind {
             OpKind::Slct => Family::Slct,
             OpKind::Alu(_) => Family::Alu,
             OpKind::Int(_) => Family::Int,
+            OpKind::Float(_) => Family::Float,
         }
     }
 }
@@ -177,9 +187,18 @@ pub(crate) const OPCODES: &[OpcodeDef] = &[
     f("neg", OpKind::Int(IntWord::Neg)),
 ];
 
-/// The opcode word `name`, if simcli implements it.
+/// The opcode word `name`, if simcli implements it (a word the integer
+/// and float families share gives the integer one; [`route`] picks by type).
 pub(crate) fn opcode(name: &str) -> Option<&'static OpcodeDef> {
-    OPCODES.iter().find(|d| d.name == name)
+    OPCODES
+        .iter()
+        .chain(float::FLOAT_OPCODES)
+        .find(|d| d.name == name)
+}
+
+/// Every opcode definition: [`OPCODES`], then the float family's.
+pub(crate) fn all_opcodes() -> impl Iterator<Item = &'static OpcodeDef> {
+    OPCODES.iter().chain(float::FLOAT_OPCODES)
 }
 
 /// Modifier classes a family may carry (bit set).
@@ -189,6 +208,8 @@ pub(crate) mod m {
     pub const FTZ: u8 = 4;
     pub const SAT: u8 = 8;
     pub const ADD: u8 = 16;
+    pub const RND: u8 = 32;
+    pub const NAN: u8 = 64;
 }
 
 /// How one operand position is read.
@@ -249,6 +270,12 @@ pub const fn syntax(fam: Family) -> &'static str {
              .sat only on .s32; .wide only on 16/32-bit types, d (and c) twice as wide; \
              min/max/div/rem.type d, a, b;  abs/neg.stype d, a;  .stype = { .s16, .s32, .s64 }"
         }
+        Family::Float => {
+            "add/sub/mul{.rnd}{.ftz}{.sat}.f32 d, a, b;  add/sub/mul{.rnd}.f64 d, a, b;  \
+             fma.rnd{.ftz}{.sat}.f32 d, a, b, c;  fma.rnd.f64 d, a, b, c;  \
+             min/max{.ftz}{.NaN}.f32 d, a, b;  min/max.f64 d, a, b;  \
+             abs/neg{.ftz}.f32 d, a;  abs/neg.f64 d, a;  .rnd = { .rn, .rz, .rm, .rp }"
+        }
     }
 }
 
@@ -263,6 +290,7 @@ pub(crate) const fn spec(fam: Family) -> FamilySpec {
         Family::Slct => (2, m::FTZ),
         Family::Alu => (1, 0),
         Family::Int => (1, m::SAT),
+        Family::Float => (1, m::FTZ | m::SAT | m::RND | m::NAN),
     };
     FamilySpec { ntypes, allow }
 }
@@ -291,6 +319,11 @@ pub(crate) const fn operands(kind: OpKind) -> &'static [OperandKind] {
         ) => &[K::Dst, K::Value(0), K::Value(0)],
         OpKind::Int(IntWord::Abs | IntWord::Neg) => &[K::Dst, K::Value(0)],
         OpKind::Int(IntWord::Mad) => &[K::Dst, K::Value(0), K::Value(0), K::Value(1)],
+        OpKind::Float(FloatOp::Fma) => &[K::Dst, K::Value(0), K::Value(0), K::Value(0)],
+        OpKind::Float(FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Min | FloatOp::Max) => {
+            &[K::Dst, K::Value(0), K::Value(0)]
+        }
+        OpKind::Float(FloatOp::Abs | FloatOp::Neg) => &[K::Dst, K::Value(0)],
     }
 }
 
@@ -373,6 +406,7 @@ pub(crate) fn types_ok(kind: OpKind, mode: Option<MulMode>, tys: &[Type]) -> boo
         OpKind::Alu(AluOp::And | AluOp::Or | AluOp::Xor | AluOp::Shl) => one(BITS),
         OpKind::Alu(AluOp::Shr) => one(SHR),
         OpKind::Int(IntWord::Abs | IntWord::Neg) => one(INT_SIGNED),
+        OpKind::Float(_) => float::types_ok(tys),
         OpKind::Int(_) => match mode {
             Some(MulMode::Wide) => one(INT_WIDE),
             Some(MulMode::Lo | MulMode::Hi) | None => one(INT_US),
@@ -436,6 +470,8 @@ pub(crate) fn ftz_ok(fam: Family, tys: &[Type]) -> bool {
         (Family::Setp, [t]) => matches!(t, T::F32 | T::F16 | T::F16x2),
         (Family::Slct, [_, c]) => *c == T::F32,
         (Family::Set | Family::Setp | Family::Slct, _) => false,
+        (Family::Float, [t]) => *t == T::F32,
+        (Family::Float, _) => false,
         (Family::VideoArith | Family::VideoSet | Family::Selp | Family::Alu | Family::Int, _) => {
             false
         }
@@ -545,5 +581,17 @@ pub(crate) const GATES: &[Gate] = &[
         feature: Some(Feature::Bf16),
         ptx: (7, 8),
         applies: |i| set_types(i).is_some_and(|(d, _)| is_bf16(d)),
+    },
+    Gate {
+        what: "f64 arithmetic",
+        feature: Some(Feature::F64),
+        ptx: (1, 0),
+        applies: |i| matches!(i.op, Op::Float(x) if x.ty == T::F64),
+    },
+    Gate {
+        what: "min/max with .NaN",
+        feature: Some(Feature::MinMaxNaN),
+        ptx: (7, 0),
+        applies: |i| matches!(i.op, Op::Float(x) if x.nan),
     },
 ];

@@ -70,7 +70,8 @@ fn read_operands(
             | OpKind::Setp
             | OpKind::Selp
             | OpKind::Slct
-            | OpKind::Alu(_),
+            | OpKind::Alu(_)
+            | OpKind::Float(_),
             _,
         ) => tys,
     };
@@ -81,7 +82,8 @@ fn read_operands(
         | OpKind::Selp
         | OpKind::Slct
         | OpKind::Alu(_)
-        | OpKind::Int(_) => Simd::X2,
+        | OpKind::Int(_)
+        | OpKind::Float(_) => Simd::X2,
     };
     let cx = Cx {
         name,
@@ -235,6 +237,21 @@ fn assemble(
                 a: opnd(1)?,
                 b: if op.has_b() { Some(opnd(2)?) } else { None },
                 c: if op.has_c() { Some(opnd(3)?) } else { None },
+            })
+        }
+        OpKind::Float(op) => {
+            let has = |n: usize| db::operands(raw.def.kind).len() > n;
+            Op::Float(FloatArith {
+                op,
+                rnd: mods.rnd.map(|(r, _)| r),
+                ftz: mods.ftz.is_some(),
+                sat: mods.sat.is_some(),
+                nan: mods.nan.is_some(),
+                ty: tys[0],
+                d: reg(0)?,
+                a: opnd(1)?,
+                b: if has(2) { Some(opnd(2)?) } else { None },
+                c: if has(3) { Some(opnd(3)?) } else { None },
             })
         }
     };

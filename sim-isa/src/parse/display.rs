@@ -186,6 +186,27 @@ impl DisplayInst<'_> {
     }
 }
 
+impl DisplayInst<'_> {
+    /// `{.rnd}{.ftz}{.sat}{.NaN}.type d, a{, b}{, c}`.
+    fn float(&self, f: &mut fmt::Formatter<'_>, x: &FloatArith) -> fmt::Result {
+        if let Some(r) = x.rnd {
+            write!(f, ".{}", r.name())?;
+        }
+        for (on, m) in [(x.ftz, ".ftz"), (x.sat, ".sat"), (x.nan, ".NaN")] {
+            if on {
+                f.write_str(m)?;
+            }
+        }
+        write!(f, ".{} ", x.ty.name())?;
+        self.reg(f, x.d)?;
+        for o in [Some(x.a), x.b, x.c].into_iter().flatten() {
+            f.write_str(", ")?;
+            self.opnd(f, o, x.ty)?;
+        }
+        Ok(())
+    }
+}
+
 impl fmt::Display for DisplayInst<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let i = self.inst;
@@ -258,6 +279,7 @@ impl fmt::Display for DisplayInst<'_> {
                 }
             }
             Op::Int(x) => self.int(f, x)?,
+            Op::Float(x) => self.float(f, x)?,
         }
         f.write_char(';')
     }

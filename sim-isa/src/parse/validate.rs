@@ -6,7 +6,7 @@ use super::lex::{invalid, Token};
 use super::syntax::Raw;
 use crate::db::{self, int_name, m, Family, IntWord, OpKind};
 use crate::error::{InvalidReason as R, IsaError};
-use crate::inst::{BoolOp, CmpOp, MulMode, Type, TypeKind};
+use crate::inst::{BoolOp, CmpOp, FloatOp, MulMode, Rnd, Type, TypeKind};
 
 /// Modifiers sorted into classes, each remembering its token.
 #[derive(Default)]
@@ -21,6 +21,10 @@ pub(super) struct Mods<'a> {
     pub mode: Option<MulMode>,
     /// `.sat` came before the first type.
     pub sat_first: bool,
+    /// The float family's rounding modifier.
+    pub rnd: Option<(Rnd, Token<'a>)>,
+    /// The float family's `.NaN`.
+    pub nan: Option<Token<'a>>,
 }
 
 /// A statement whose modifiers and types the database accepts.
@@ -94,13 +98,66 @@ pub(super) fn check<'a>(raw: &Raw<'a>) -> Result<Checked<'a>, IsaError> {
             Family::Set => db::cmp_ok(tys[1].kind(), c),
             Family::Setp => db::cmp_ok(tys[0].kind(), c),
             // `spec(fam).allow` refused a compare on the others in `classify`.
-            Family::VideoArith | Family::Selp | Family::Slct | Family::Alu | Family::Int => false,
+            Family::VideoArith
+            | Family::Selp
+            | Family::Slct
+            | Family::Alu
+            | Family::Int
+            | Family::Float => false,
         };
         if !ok {
             return Err(invalid(t.col, t.text, R::CompareTypeMismatch));
         }
     }
+    if let OpKind::Float(op) = kind {
+        float_rules(op, &mods, tys[0], op_tok, &raw.mods, name)?;
+    }
     Ok(Checked { mods, tys, name })
+}
+
+/// The float family's `.sat`, `.NaN` and rounding rules, in ptxas's words.
+fn float_rules(
+    op: FloatOp,
+    mods: &Mods<'_>,
+    ty: Type,
+    op_tok: Token<'_>,
+    raw_mods: &[Token<'_>],
+    name: &'static str,
+) -> Result<(), IsaError> {
+    let illegal = |t: Token<'_>| {
+        Err(invalid(
+            t.col,
+            t.text,
+            R::IllegalModifier {
+                modifier: t.text.to_string(),
+                inst: name,
+            },
+        ))
+    };
+    match (mods.sat, mods.nan) {
+        (Some(t), _) if !db::float_sat_ok(op, ty) => return illegal(t),
+        (_, Some(t)) if !db::nan_ok(op, ty) => return illegal(t),
+        _ => {}
+    }
+    if op == FloatOp::Fma && mods.rnd.is_none() {
+        return Err(invalid(
+            op_tok.col,
+            op_tok.text,
+            R::RoundingRequired { inst: name },
+        ));
+    }
+    // Valid, but simcli rounds `.f64` to nearest only.
+    if !db::float_implemented(ty, mods.rnd.map(|r| r.0)) {
+        let mut what = op_tok.text.to_string();
+        for t in raw_mods {
+            what.push_str(t.text);
+        }
+        return Err(IsaError::Unimplemented {
+            col: op_tok.col,
+            what,
+        });
+    }
+    Ok(())
 }
 
 /// `add.f32`, `mul.rn.f64`, `add.cc.u32`, `min.NaN.f32`, `div.full.f32`:
@@ -108,16 +165,26 @@ pub(super) fn check<'a>(raw: &Raw<'a>) -> Result<Checked<'a>, IsaError> {
 /// implement. The type modifiers choose the family: a float type sends an
 /// integer-family word to the float forms, which simcli does not run yet.
 fn unimplemented_form(raw: &Raw<'_>) -> Result<(), IsaError> {
-    let OpKind::Int(_) = raw.def.kind else {
-        return Ok(());
-    };
     let float = |w: &str| {
         Type::from_name(w).is_some_and(|t| matches!(t.kind(), TypeKind::Float | TypeKind::BFloat))
     };
-    let hit = raw.mods.iter().any(|t| {
-        let w = t.text.get(1..).unwrap_or("");
-        float(w) || w == "cc"
-    });
+    fn word<'t>(t: &Token<'t>) -> &'t str {
+        t.text.get(1..).unwrap_or("")
+    }
+    let hit = match raw.def.kind {
+        OpKind::Int(_) => raw.mods.iter().any(|t| float(word(t)) || word(t) == "cc"),
+        // Half-precision forms (`.f64` with a directed rounding: `float_rules`).
+        OpKind::Float(_) => raw
+            .mods
+            .iter()
+            .any(|t| float(word(t)) && !matches!(word(t), "f32" | "f64") || word(t) == "relu"),
+        OpKind::Video(..)
+        | OpKind::Set
+        | OpKind::Setp
+        | OpKind::Selp
+        | OpKind::Slct
+        | OpKind::Alu(_) => false,
+    };
     if hit {
         let mut what = raw.op_tok.text.to_string();
         for t in &raw.mods {
@@ -141,7 +208,8 @@ fn mode(raw: &Raw<'_>) -> Result<(Option<MulMode>, &'static str), IsaError> {
         | OpKind::Setp
         | OpKind::Selp
         | OpKind::Slct
-        | OpKind::Alu(_) => None,
+        | OpKind::Alu(_)
+        | OpKind::Float(_) => None,
     };
     let Some(op) = op else {
         return Ok((None, raw.def.name));
@@ -217,6 +285,20 @@ fn classify<'a>(
             }
             out.add = Some(t);
             m::ADD
+        } else if let (Family::Float, Some(r)) = (fam, db::rnd_from_name(w)) {
+            if out.rnd.is_some() {
+                return err(R::MultipleRoundings);
+            }
+            if let OpKind::Float(op) = raw.def.kind {
+                if !db::rnd_ok(op) {
+                    return err(R::IllegalRounding { inst: name });
+                }
+            }
+            out.rnd = Some((r, t));
+            m::RND
+        } else if fam == Family::Float && w == "NaN" {
+            out.nan = Some(t);
+            m::NAN
         } else if matches!(fam, Family::VideoArith | Family::VideoSet) && matches!(w, "min" | "max")
         {
             return err(R::IllegalSecondaryOp { inst: name });
@@ -230,7 +312,8 @@ fn classify<'a>(
             | OpKind::Setp
             | OpKind::Selp
             | OpKind::Slct
-            | OpKind::Alu(_) => true,
+            | OpKind::Alu(_)
+            | OpKind::Float(_) => true,
         };
         if allow & class == 0 || !sat_here {
             return err(R::IllegalModifier {

@@ -233,6 +233,40 @@ fn op() -> impl Strategy<Value = Op> {
                 c,
             })
         });
+    let float_op = prop::sample::select(vec![
+        FloatOp::Add,
+        FloatOp::Sub,
+        FloatOp::Mul,
+        FloatOp::Fma,
+        FloatOp::Min,
+        FloatOp::Max,
+        FloatOp::Abs,
+        FloatOp::Neg,
+    ]);
+    let float = (
+        (
+            float_op,
+            prop::option::of(prop::sample::select(Rnd::ALL.to_vec())),
+        ),
+        (any::<bool>(), any::<bool>(), any::<bool>()),
+        prop::sample::select(vec![Type::F32, Type::F64]),
+        (reg(), operand(), operand(), operand()),
+    )
+        .prop_map(|((op, rnd), (ftz, sat, nan), ty, (d, a, b, c))| {
+            let two = !matches!(op, FloatOp::Abs | FloatOp::Neg);
+            Op::Float(FloatArith {
+                op,
+                rnd,
+                ftz,
+                sat,
+                nan,
+                ty,
+                d,
+                a,
+                b: two.then_some(b),
+                c: (op == FloatOp::Fma).then_some(c),
+            })
+        });
     prop_oneof![
         3 => video().prop_map(Op::Video),
         3 => set,
@@ -241,6 +275,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => slct,
         2 => alu,
         2 => int,
+        2 => float,
     ]
 }
 

@@ -129,13 +129,13 @@ fn ptxas_accepted_orders() {
 #[test]
 fn unimplemented_ptx() {
     for (text, what) in [
-        ("fma.rn.f32 %f1, %f2, %f3, %f4;", "fma"),
+        ("fma.rn.f16 %h1, %h2, %h3, %h4;", "fma.rn.f16"),
         ("bra LOOP;", "bra"),
         ("ld.global.u32 %r1, [%rd1];", "ld"),
         ("cvt.u32.u16 %r1, %h1;", "cvt"),
-        ("add.f32 %f1, %f2, %f3;", "add.f32"),
-        ("add.rn.f32 %f1, %f2, %f3;", "add.rn.f32"),
-        ("mul.rn.f64 %fd1, %fd2, %fd3;", "mul.rn.f64"),
+        ("add.f16 %h1, %h2, %h3;", "add.f16"),
+        ("add.rz.f64 %fd1, %fd2, %fd3;", "add.rz.f64"),
+        ("mul.rm.f64 %fd1, %fd2, %fd3;", "mul.rm.f64"),
         ("add.cc.u32 %r1, %r2, %r3;", "add.cc.u32"),
         ("vadd.u32.u32.u32 %r1, %r2, %r3;", "vadd"),
     ] {

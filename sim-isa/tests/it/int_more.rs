@@ -1,7 +1,6 @@
 //! The integer family's `min max div rem abs neg`: hardware vectors, the
 //! manual's edge cases (and the H100's division by zero), ptxas's verdicts
-//! and messages, and the float forms of the same opcode words, which the
-//! type modifiers send to forms simcli does not run.
+//! and messages.
 
 use sim_isa::conform::run_vectors;
 use sim_isa::exec::int_lane;
@@ -162,32 +161,5 @@ fn ptxas_messages() {
             other => format!("{other:?}"),
         };
         assert_eq!(got, want, "{text}");
-    }
-}
-
-/// The float forms of these words (and `add`/`sub`/`mul`/`fma` ones) are
-/// valid PTX that simcli does not run: the float type picks them.
-#[test]
-fn float_forms_are_unimplemented() {
-    for text in [
-        "min.f32 %f1, %f2, %f3;",
-        "max.NaN.f32 %f1, %f2, %f3;",
-        "min.ftz.f32 %f1, %f2, %f3;",
-        "max.f64 %fd1, %fd2, %fd3;",
-        "abs.ftz.f32 %f1, %f2;",
-        "neg.f64 %fd1, %fd2;",
-        "abs.f16 %h1, %h2;",
-        "div.rn.f32 %f1, %f2, %f3;",
-        "div.full.f32 %f1, %f2, %f3;",
-        "div.approx.ftz.f32 %f1, %f2, %f3;",
-        "div.rn.f64 %fd1, %fd2, %fd3;",
-        "rcp.rn.f32 %f1, %f2;",
-        "sqrt.approx.f32 %f1, %f2;",
-        "ex2.approx.f32 %f1, %f2;",
-    ] {
-        let mut syms = Symbols::new();
-        let e = parse_instruction(text, &mut syms).unwrap_err();
-        assert_eq!(e.kind(), ErrorKind::Unimplemented, "{text}: {e}");
-        assert_eq!(e.col(), Some(1), "{text}");
     }
 }

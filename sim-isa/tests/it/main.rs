@@ -6,6 +6,7 @@ mod enumerate_set;
 mod examples;
 mod exec;
 mod fastpath;
+mod float_arith;
 mod fuzz;
 mod int_arith;
 mod int_more;
