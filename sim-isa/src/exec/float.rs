@@ -205,13 +205,23 @@ fn lane32(x: &FloatArith, a: u64, b: u64, c: u64) -> u32 {
     }
 }
 
+/// The quiet bit if `v` is a NaN.
+fn quiet(v: f64) -> u64 {
+    if v.is_nan() {
+        QUIET64
+    } else {
+        0
+    }
+}
+
 /// One `.f64` lane (round to nearest).
 fn lane64(x: &FloatArith, a: u64, b: u64, c: u64) -> u64 {
     let (a, b, c) = (f64::from_bits(a), f64::from_bits(b), f64::from_bits(c));
     let r = match x.op {
-        FloatOp::Abs | FloatOp::Neg if a.is_nan() => return NAN64,
-        FloatOp::Abs => return a.abs().to_bits(),
-        FloatOp::Neg => return (-a).to_bits(),
+        // `DADD -0, |a|` / `DADD -0, -a` on the H100: a NaN comes back
+        // quieted, its sign as the modifier leaves it.
+        FloatOp::Abs => return a.abs().to_bits() | quiet(a),
+        FloatOp::Neg => return (-a).to_bits() | quiet(a),
         FloatOp::Min | FloatOp::Max => {
             return min_max(x, a, b, f64::is_nan, |p, q| p < q, f64::is_sign_negative)
                 .map_or(NAN64, f64::to_bits);
@@ -245,7 +255,8 @@ fn lane64(x: &FloatArith, a: u64, b: u64, c: u64) -> u64 {
 /// - `min`/`max` return the non-NaN source when one is NaN (`.NaN`: the
 ///   canonical NaN), and order -0 below +0.
 /// - `abs`/`neg` change the sign bit (after `.ftz`); a NaN source gives the
-///   canonical NaN.
+///   canonical NaN for `.f32` (the H100 computes them with FADD), the
+///   source quieted with its sign changed for `.f64` (DADD).
 pub fn float_lane(x: &FloatArith, a: u64, b: u64, c: u64) -> u64 {
     match x.ty {
         Type::F64 => lane64(x, a, b, c),
