@@ -312,4 +312,14 @@ fn manual_edge_cases() {
         lane("add.f64 %d, %a, %b;", 0x3FF0_0000_0000_0000, snan, 0),
         snan | 1 << 51
     );
+    // abs/neg.f64 are DADD -0, |a| / -a: the NaN quieted, its sign changed.
+    assert_eq!(
+        lane("neg.f64 %d, %a;", snan, 0, 0),
+        snan | 1 << 51 | 1 << 63
+    );
+    assert_eq!(
+        lane("abs.f64 %d, %a;", snan | 1 << 63, 0, 0),
+        snan | 1 << 51
+    );
+    assert_eq!(lane("neg.f64 %d, %a;", 0, 0, 0), 1 << 63);
 }
