@@ -153,6 +153,11 @@ pub enum InvalidReason {
     },
     /// A second rounding modifier.
     MultipleRoundings,
+    /// `div/rcp/sqrt.f32` without a rounding modifier or `.approx` (or with both).
+    RoundingOrApproxRequired {
+        /// The instruction.
+        inst: &'static str,
+    },
 }
 
 impl fmt::Display for InvalidReason {
@@ -235,6 +240,10 @@ impl fmt::Display for InvalidReason {
                 write!(f, "Illegal rounding modifier for instruction '{inst}'")
             }
             R::MultipleRoundings => f.write_str("Multiple rounding modifiers specified"),
+            R::RoundingOrApproxRequired { inst } => write!(
+                f,
+                "Rounding modifier or '.approx' modifier required for instruction '{inst}'"
+            ),
         }
     }
 }

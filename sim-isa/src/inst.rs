@@ -657,6 +657,12 @@ pub enum FloatOp {
     Abs,
     /// `neg` (one source)
     Neg,
+    /// `div`
+    Div,
+    /// `rcp`: `1 / a` (one source)
+    Rcp,
+    /// `sqrt` (one source)
+    Sqrt,
 }
 
 /// A float rounding modifier.
@@ -689,12 +695,14 @@ impl Rnd {
 
 /// `add sub mul fma min max abs neg` over `.f32`/`.f64` (9.7.3):
 /// `add{.rnd}{.ftz}{.sat}.f32`, `fma.rnd{.ftz}{.sat}.f32`,
-/// `min{.ftz}{.NaN}.f32`, `abs{.ftz}.f32` and their `.f64` forms.
+/// `min{.ftz}{.NaN}.f32`, `abs{.ftz}.f32`, `div/rcp/sqrt.rnd{.ftz}.f32`
+/// and their `.f64` forms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct FloatArith {
     /// Operation.
     pub op: FloatOp,
-    /// Rounding modifier as written (`add`/`sub`/`mul` default to `.rn`).
+    /// Rounding modifier as written (`add`/`sub`/`mul` default to `.rn`;
+    /// `fma div rcp sqrt` always have one).
     pub rnd: Option<Rnd>,
     /// `.ftz` (`.f32` only).
     pub ftz: bool,
@@ -708,7 +716,7 @@ pub struct FloatArith {
     pub d: RegId,
     /// First source.
     pub a: Operand,
-    /// Second source; `None` for `abs`/`neg`.
+    /// Second source; `None` for `abs`/`neg`/`rcp`/`sqrt`.
     pub b: Option<Operand>,
     /// Addend of `fma`.
     pub c: Option<Operand>,

@@ -192,18 +192,18 @@ def int_variants():
 def float_variants():
     """The float family's forms: `fp.` and the form's modifiers
     (`fp.add.rz.ftz.sat.f32`); ptxas drops the ones it rejects. `.f64` takes
-    round to nearest only (the directed forms are not simulated)."""
+    round to nearest only, without `.ftz` (the other forms are not simulated)."""
     out = []
-    for op in ("add", "sub", "mul", "fma", "min", "max", "abs", "neg"):
-        n = {"fma": 3, "abs": 1, "neg": 1}.get(op, 2)
-        rnds = ["rn", "rz", "rm", "rp"] if op == "fma" else ["", "rn", "rz", "rm", "rp"]
+    for op in ("add", "sub", "mul", "fma", "min", "max", "abs", "neg", "div", "rcp", "sqrt"):
+        n = {"fma": 3, "abs": 1, "neg": 1, "rcp": 1, "sqrt": 1}.get(op, 2)
+        rnds = ["rn", "rz", "rm", "rp"] if op in ("fma", "div", "rcp", "sqrt") else ["", "rn", "rz", "rm", "rp"]
         if op in ("min", "max", "abs", "neg"):
             rnds = [""]
         for ty, st in (("f32", "b32"), ("f64", "b64")):
             for rnd in rnds:
                 if ty == "f64" and rnd not in ("", "rn"):
                     continue
-                for ftz in ("", "ftz"):
+                for ftz in ("", "ftz") if ty == "f32" else ("",):
                     for sat in ("", "sat"):
                         for nan in ("", "NaN"):
                             mods = "".join(f".{m}" for m in (rnd, ftz, sat, nan) if m)

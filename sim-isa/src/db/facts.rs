@@ -58,6 +58,9 @@ pub(crate) const fn float_name(op: FloatOp) -> &'static str {
         FloatOp::Max => "max",
         FloatOp::Abs => "abs",
         FloatOp::Neg => "neg",
+        FloatOp::Div => "div",
+        FloatOp::Rcp => "rcp",
+        FloatOp::Sqrt => "sqrt",
     }
 }
 

@@ -18,6 +18,9 @@ pub(crate) const FLOAT_OPCODES: &[OpcodeDef] = &[
     fl("max", FloatOp::Max),
     fl("abs", FloatOp::Abs),
     fl("neg", FloatOp::Neg),
+    fl("div", FloatOp::Div),
+    fl("rcp", FloatOp::Rcp),
+    fl("sqrt", FloatOp::Sqrt),
 ];
 
 const fn fl(name: &'static str, op: FloatOp) -> OpcodeDef {
@@ -48,18 +51,53 @@ pub(crate) fn types_ok(tys: &[Type]) -> bool {
     matches!(tys, [Type::F32 | Type::F64])
 }
 
-/// Whether `op` takes a rounding modifier (`add sub mul` optionally, `fma`
-/// always).
+/// Whether `op` takes a rounding modifier (`add sub mul` optionally, `fma
+/// div rcp sqrt` always: [`rnd_required`]).
 pub(crate) const fn rnd_ok(op: FloatOp) -> bool {
     match op {
-        FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Fma => true,
+        FloatOp::Add
+        | FloatOp::Sub
+        | FloatOp::Mul
+        | FloatOp::Fma
+        | FloatOp::Div
+        | FloatOp::Rcp
+        | FloatOp::Sqrt => true,
         FloatOp::Min | FloatOp::Max | FloatOp::Abs | FloatOp::Neg => false,
     }
 }
 
+/// Whether `op` needs a rounding modifier (`div rcp sqrt` take `.approx`
+/// or `.full` instead on `.f32`, forms simcli does not run).
+pub(crate) const fn rnd_required(op: FloatOp) -> bool {
+    matches!(
+        op,
+        FloatOp::Fma | FloatOp::Div | FloatOp::Rcp | FloatOp::Sqrt
+    )
+}
+
 /// Whether `.sat` is legal (`.f32` add/sub/mul/fma).
 pub(crate) fn sat_ok(op: FloatOp, ty: Type) -> bool {
-    ty == Type::F32 && rnd_ok(op)
+    ty == Type::F32
+        && matches!(
+            op,
+            FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Fma
+        )
+}
+
+/// Whether `.approx` (or, for `div`, `.full`) is legal: `div/rcp/sqrt.f32`,
+/// and `rcp.approx.ftz.f64`. ptxas 11.8's grid.
+pub(crate) fn approx_ok(op: FloatOp, ty: Type, full: bool, ftz: bool) -> bool {
+    match (op, ty) {
+        (FloatOp::Div, Type::F32) => true,
+        (FloatOp::Rcp | FloatOp::Sqrt, Type::F32) => !full,
+        (FloatOp::Rcp, Type::F64) => !full && ftz,
+        _ => false,
+    }
+}
+
+/// Whether `.ftz` is legal: `.f32`, and `rcp.f64`.
+pub(crate) fn ftz_ok(op: FloatOp, ty: Type) -> bool {
+    ty == Type::F32 || op == FloatOp::Rcp
 }
 
 /// Whether `.NaN` is legal (`min`/`max.f32`).
@@ -70,8 +108,8 @@ pub(crate) fn nan_ok(op: FloatOp, ty: Type) -> bool {
 /// Whether simcli runs the form: every rounding on `.f32`, round to
 /// nearest only on `.f64` (the directed `.f64` forms are valid PTX it does
 /// not run).
-pub(crate) fn implemented(ty: Type, rnd: Option<Rnd>) -> bool {
-    ty == Type::F32 || matches!(rnd, None | Some(Rnd::Rn))
+pub(crate) fn implemented(ty: Type, rnd: Option<Rnd>, ftz: bool) -> bool {
+    ty == Type::F32 || (matches!(rnd, None | Some(Rnd::Rn)) && !ftz)
 }
 
 /// The word of a rounding modifier (without its dot).

@@ -6,8 +6,9 @@
 //! back, has a lowering row wherever a target can run it, and executes.
 
 use super::{
-    all_opcodes, cmp_ok, float_implemented, float_sat_ok, ftz_ok, int_sat_ok, int_sat_type_ok, m,
-    nan_ok, operands, rnd_ok, spec, types_ok, vset_cmp_ok, Family, OpKind, OperandKind,
+    all_opcodes, cmp_ok, float_ftz_ok, float_implemented, float_sat_ok, ftz_ok, int_sat_ok,
+    int_sat_type_ok, m, nan_ok, operands, rnd_ok, rnd_required, spec, types_ok, vset_cmp_ok,
+    Family, OpKind, OperandKind,
 };
 use crate::inst::{BoolOp, CmpOp, FloatOp, MulMode, Rnd, Simd, Type};
 
@@ -169,22 +170,21 @@ fn modifier_sets(
 /// (rounding, `.ftz`, `.sat`, `.NaN`).
 fn float_sets(op: FloatOp, ty: Type) -> Vec<(Vec<&'static str>, bool)> {
     let mut rnds: Vec<Option<Rnd>> = Rnd::ALL.into_iter().map(Some).collect();
-    if op != FloatOp::Fma {
+    if !rnd_required(op) {
         rnds.insert(0, None);
     }
+    // `.ftz` on f32 (and rcp.f64); `.sat`/`.NaN` on f32 only.
+    let opt = |on: bool| if on { vec![false, true] } else { vec![false] };
+    let f32_only = |on: bool| opt(on && ty == Type::F32);
     let mut out = Vec::new();
     for rnd in rnds {
-        if (rnd.is_some() && !rnd_ok(op)) || !float_implemented(ty, rnd) {
+        if rnd.is_some() && !rnd_ok(op) {
             continue;
         }
-        let f32_only = |on: bool| {
-            if on && ty == Type::F32 {
-                vec![false, true]
-            } else {
-                vec![false]
+        for ftz in opt(float_ftz_ok(op, ty)) {
+            if !float_implemented(ty, rnd, ftz) {
+                continue;
             }
-        };
-        for ftz in f32_only(true) {
             for sat in f32_only(float_sat_ok(op, ty)) {
                 for nan in f32_only(nan_ok(op, ty)) {
                     let mut w: Vec<&'static str> = rnd.map(Rnd::name).into_iter().collect();

@@ -28,7 +28,8 @@ pub use facts::{
     default_sels, lowering_key, mnemonic, opcode_name, type_class, unit_class, UnitClass,
 };
 pub(crate) use float::{
-    implemented as float_implemented, nan_ok, rnd_from_name, rnd_ok, route, sat_ok as float_sat_ok,
+    approx_ok, ftz_ok as float_ftz_ok, implemented as float_implemented, nan_ok, rnd_from_name,
+    rnd_ok, rnd_required, route, sat_ok as float_sat_ok,
 };
 pub use forms::{forms, Form};
 pub(crate) use ptx_names::is_ptx_opcode;
@@ -210,6 +211,7 @@ pub(crate) mod m {
     pub const ADD: u8 = 16;
     pub const RND: u8 = 32;
     pub const NAN: u8 = 64;
+    pub const APPROX: u8 = 128;
 }
 
 /// How one operand position is read.
@@ -274,7 +276,10 @@ pub const fn syntax(fam: Family) -> &'static str {
             "add/sub/mul{.rnd}{.ftz}{.sat}.f32 d, a, b;  add/sub/mul{.rnd}.f64 d, a, b;  \
              fma.rnd{.ftz}{.sat}.f32 d, a, b, c;  fma.rnd.f64 d, a, b, c;  \
              min/max{.ftz}{.NaN}.f32 d, a, b;  min/max.f64 d, a, b;  \
-             abs/neg{.ftz}.f32 d, a;  abs/neg.f64 d, a;  .rnd = { .rn, .rz, .rm, .rp }"
+             abs/neg{.ftz}.f32 d, a;  abs/neg.f64 d, a;  div.rnd{.ftz}.f32 d, a, b;  \
+             div.rnd.f64 d, a, b;  rcp/sqrt.rnd{.ftz}.f32 d, a;  rcp.rnd{.ftz}.f64 d, a;  \
+             sqrt.rnd.f64 d, a;  .rnd = { .rn, .rz, .rm, .rp } \
+             (and .approx/.full forms, valid but not simulated)"
         }
     }
 }
@@ -290,7 +295,7 @@ pub(crate) const fn spec(fam: Family) -> FamilySpec {
         Family::Slct => (2, m::FTZ),
         Family::Alu => (1, 0),
         Family::Int => (1, m::SAT),
-        Family::Float => (1, m::FTZ | m::SAT | m::RND | m::NAN),
+        Family::Float => (1, m::FTZ | m::SAT | m::RND | m::NAN | m::APPROX),
     };
     FamilySpec { ntypes, allow }
 }
@@ -323,7 +328,10 @@ pub(crate) const fn operands(kind: OpKind) -> &'static [OperandKind] {
         OpKind::Float(FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Min | FloatOp::Max) => {
             &[K::Dst, K::Value(0), K::Value(0)]
         }
-        OpKind::Float(FloatOp::Abs | FloatOp::Neg) => &[K::Dst, K::Value(0)],
+        OpKind::Float(FloatOp::Div) => &[K::Dst, K::Value(0), K::Value(0)],
+        OpKind::Float(FloatOp::Abs | FloatOp::Neg | FloatOp::Rcp | FloatOp::Sqrt) => {
+            &[K::Dst, K::Value(0)]
+        }
     }
 }
 
@@ -470,7 +478,8 @@ pub(crate) fn ftz_ok(fam: Family, tys: &[Type]) -> bool {
         (Family::Setp, [t]) => matches!(t, T::F32 | T::F16 | T::F16x2),
         (Family::Slct, [_, c]) => *c == T::F32,
         (Family::Set | Family::Setp | Family::Slct, _) => false,
-        (Family::Float, [t]) => *t == T::F32,
+        // Per operation (`rcp.f64` takes it): `float_rules`.
+        (Family::Float, [_]) => true,
         (Family::Float, _) => false,
         (Family::VideoArith | Family::VideoSet | Family::Selp | Family::Alu | Family::Int, _) => {
             false

@@ -1,13 +1,14 @@
-//! Float arithmetic (`add sub mul fma min max abs neg` over `.f32`/`.f64`,
-//! PTX ISA 9.7.3): one scalar lane function, the reference, and its warp
+//! Float arithmetic (`add sub mul fma min max abs neg div rcp sqrt` over
+//! `.f32`/`.f64`, PTX ISA 9.7.3): one scalar lane function, the reference, and its warp
 //! form.
 //!
 //! Rust's float operations round to nearest only. The `.f32` forms are
 //! therefore computed exactly in `f64` (a product of two `f32` is exact
 //! there; a sum is exact as the pair `hi + lo` of `two_sum`), and the exact
 //! value is rounded once to `f32` in the instruction's mode
-//! ([`round_f32`]). The `.f64` forms run in round-to-nearest, which is all
-//! the database admits for them.
+//! ([`round_f32`]); a quotient or root, from the f64 result and the sign
+//! of its exact remainder. The `.f64` forms run in round-to-nearest, which
+//! is all the database admits for them.
 
 use super::lanes::Lanes;
 use super::WARP_SIZE;
@@ -18,6 +19,8 @@ const NAN32: u32 = 0x7FFF_FFFF;
 /// The NaN a `.f64` operation returns for a NaN result without a NaN
 /// source (a NaN source propagates, quieted: [`lane64`]).
 const NAN64: u64 = 0x7FFF_FFFF_FFFF_FFFF;
+/// The NaN `div`/`rcp`/`sqrt.rn.f64` return for an invalid operation.
+const NAN64_SUBROUTINE: u64 = 0xFFF8_0000_0000_0000;
 /// The quiet bit of an `f64` NaN.
 const QUIET64: u64 = 1 << 51;
 
@@ -127,6 +130,33 @@ fn sum32(p: f64, q: f64, mode: Rnd) -> f32 {
     round_f32(hi, lo, mode)
 }
 
+/// `a / b` (f32 values) rounded once in `mode`: the f64 quotient and the
+/// sign of the exact remainder `a - q*b` (exact in f64) fix the rounding.
+fn quotient32(a: f64, b: f64, mode: Rnd) -> f32 {
+    let q = a / b;
+    let res = if q.is_finite() {
+        (-q).mul_add(b, a)
+    } else {
+        0.0
+    };
+    round_rest(q, if b < 0.0 { -res } else { res }, mode)
+}
+
+/// `hi` rounded to f32 in `mode`, where the exact value differs from `hi`
+/// by a tiny amount of the sign of `res` (0: `hi` is exact).
+fn round_rest(hi: f64, res: f64, mode: Rnd) -> f32 {
+    if !hi.is_finite() || hi == 0.0 {
+        return hi as f32;
+    }
+    // Far below half an f64 ulp of hi, so only its sign counts.
+    let lo = if res == 0.0 {
+        0.0
+    } else {
+        hi.abs() * f64::EPSILON * 0.125 * res.signum()
+    };
+    round_f32(hi, lo, mode)
+}
+
 /// `min`/`max` of `a`, `b` (by `lt`, -0 below +0): `None` for the
 /// canonical NaN (both NaN, or one with `.NaN`), else the non-NaN source.
 fn min_max<F: PartialEq + Copy>(
@@ -186,6 +216,19 @@ fn lane32(x: &FloatArith, a: u64, b: u64, c: u64) -> u32 {
             }
         }
         FloatOp::Fma => sum32(f64::from(a) * f64::from(b), f64::from(c), mode),
+        FloatOp::Div | FloatOp::Rcp | FloatOp::Sqrt if any_nan => f32::NAN,
+        FloatOp::Div => quotient32(f64::from(a), f64::from(b), mode),
+        FloatOp::Rcp => quotient32(1.0, f64::from(a), mode),
+        FloatOp::Sqrt => {
+            let (a, s) = (f64::from(a), f64::from(a).sqrt());
+            // a - s*s is exact: the exact root lies on its side of s.
+            let res = if s.is_finite() {
+                (-s).mul_add(s, a)
+            } else {
+                0.0
+            };
+            round_rest(s, res, mode)
+        }
     };
     let r = ftz32(r, x.ftz);
     let r = if x.sat {
@@ -227,7 +270,13 @@ fn lane64(x: &FloatArith, a: u64, b: u64, c: u64) -> u64 {
                 .map_or(NAN64, f64::to_bits);
         }
         // The first NaN source, quieted (as the H100's DADD/DMUL/DFMA).
-        FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Fma
+        FloatOp::Add
+        | FloatOp::Sub
+        | FloatOp::Mul
+        | FloatOp::Fma
+        | FloatOp::Div
+        | FloatOp::Rcp
+        | FloatOp::Sqrt
             if a.is_nan() || b.is_nan() || c.is_nan() =>
         {
             let first = [a, b, c].into_iter().find(|v| v.is_nan()).unwrap_or(a);
@@ -237,11 +286,26 @@ fn lane64(x: &FloatArith, a: u64, b: u64, c: u64) -> u64 {
         FloatOp::Sub => a - b,
         FloatOp::Mul => a * b,
         FloatOp::Fma => a.mul_add(b, c),
+        FloatOp::Div => a / b,
+        FloatOp::Rcp => 1.0 / a,
+        FloatOp::Sqrt => a.sqrt(),
     };
-    if r.is_nan() {
-        NAN64
-    } else {
-        r.to_bits()
+    match (r.is_nan(), x.op) {
+        (false, _) => r.to_bits(),
+        // The H100's div/rcp/sqrt.rn.f64 subroutines return this NaN for
+        // an invalid operation (0/0, inf/inf, sqrt of a negative).
+        (true, FloatOp::Div | FloatOp::Rcp | FloatOp::Sqrt) => NAN64_SUBROUTINE,
+        (
+            true,
+            FloatOp::Add
+            | FloatOp::Sub
+            | FloatOp::Mul
+            | FloatOp::Fma
+            | FloatOp::Min
+            | FloatOp::Max
+            | FloatOp::Abs
+            | FloatOp::Neg,
+        ) => NAN64,
     }
 }
 

@@ -25,6 +25,8 @@ pub(super) struct Mods<'a> {
     pub rnd: Option<(Rnd, Token<'a>)>,
     /// The float family's `.NaN`.
     pub nan: Option<Token<'a>>,
+    /// The float family's `.approx` or `.full`.
+    pub approx: Option<Token<'a>>,
 }
 
 /// A statement whose modifiers and types the database accepts.
@@ -115,7 +117,9 @@ pub(super) fn check<'a>(raw: &Raw<'a>) -> Result<Checked<'a>, IsaError> {
     Ok(Checked { mods, tys, name })
 }
 
-/// The float family's `.sat`, `.NaN` and rounding rules, in ptxas's words.
+/// The float family's `.ftz`, `.sat`, `.NaN`, `.approx` and rounding
+/// rules, in ptxas's words; valid forms simcli does not run are
+/// [`IsaError::Unimplemented`].
 fn float_rules(
     op: FloatOp,
     mods: &Mods<'_>,
@@ -134,20 +138,31 @@ fn float_rules(
             },
         ))
     };
-    match (mods.sat, mods.nan) {
-        (Some(t), _) if !db::float_sat_ok(op, ty) => return illegal(t),
-        (_, Some(t)) if !db::nan_ok(op, ty) => return illegal(t),
+    let at_op = |reason: R| Err(invalid(op_tok.col, op_tok.text, reason));
+    match (mods.sat, mods.nan, mods.ftz) {
+        (Some(t), _, _) if !db::float_sat_ok(op, ty) => return illegal(t),
+        (_, Some(t), _) if !db::nan_ok(op, ty) => return illegal(t),
+        (_, _, Some(t)) if !db::float_ftz_ok(op, ty) => return illegal(t),
         _ => {}
     }
-    if op == FloatOp::Fma && mods.rnd.is_none() {
-        return Err(invalid(
-            op_tok.col,
-            op_tok.text,
-            R::RoundingRequired { inst: name },
-        ));
+    let either = R::RoundingOrApproxRequired { inst: name };
+    let approximate = ty == Type::F32 && matches!(op, FloatOp::Div | FloatOp::Rcp | FloatOp::Sqrt);
+    match (mods.rnd, mods.approx) {
+        (Some(_), Some(_)) => return at_op(either),
+        (None, Some(t)) => {
+            let full = t.text == ".full";
+            if !db::approx_ok(op, ty, full, mods.ftz.is_some()) {
+                return illegal(t);
+            }
+        }
+        (None, None) if db::rnd_required(op) && approximate => return at_op(either),
+        (None, None) if db::rnd_required(op) => return at_op(R::RoundingRequired { inst: name }),
+        (Some(_) | None, None) => {}
     }
-    // Valid, but simcli rounds `.f64` to nearest only.
-    if !db::float_implemented(ty, mods.rnd.map(|r| r.0)) {
+    // Valid, but simcli runs neither `.approx`/`.full` nor `.f64` beyond
+    // round to nearest.
+    let rnd = mods.rnd.map(|r| r.0);
+    if mods.approx.is_some() || !db::float_implemented(ty, rnd, mods.ftz.is_some()) {
         let mut what = op_tok.text.to_string();
         for t in raw_mods {
             what.push_str(t.text);
@@ -296,6 +311,9 @@ fn classify<'a>(
             }
             out.rnd = Some((r, t));
             m::RND
+        } else if fam == Family::Float && matches!(w, "approx" | "full") {
+            out.approx = Some(t);
+            m::APPROX
         } else if fam == Family::Float && w == "NaN" {
             out.nan = Some(t);
             m::NAN

@@ -242,6 +242,9 @@ fn op() -> impl Strategy<Value = Op> {
         FloatOp::Max,
         FloatOp::Abs,
         FloatOp::Neg,
+        FloatOp::Div,
+        FloatOp::Rcp,
+        FloatOp::Sqrt,
     ]);
     let float = (
         (
@@ -253,7 +256,10 @@ fn op() -> impl Strategy<Value = Op> {
         (reg(), operand(), operand(), operand()),
     )
         .prop_map(|((op, rnd), (ftz, sat, nan), ty, (d, a, b, c))| {
-            let two = !matches!(op, FloatOp::Abs | FloatOp::Neg);
+            let two = !matches!(
+                op,
+                FloatOp::Abs | FloatOp::Neg | FloatOp::Rcp | FloatOp::Sqrt
+            );
             Op::Float(FloatArith {
                 op,
                 rnd,

@@ -1,6 +1,6 @@
-//! The float arithmetic family (`add sub mul fma min max abs neg` over
-//! `.f32`/`.f64`): hardware vectors, directed rounding against an exact
-//! reference, and ptxas's verdicts on its forms.
+//! The float arithmetic family (`add sub mul fma min max abs neg div rcp
+//! sqrt` over `.f32`/`.f64`): hardware vectors, directed rounding against
+//! exact references, and ptxas's verdicts and messages on its forms.
 
 use sim_isa::conform::run_vectors;
 use sim_isa::exec::float_lane;
@@ -12,7 +12,7 @@ use sim_isa::*;
 fn h100_vectors_pass() {
     let report = run_vectors(include_str!("../data/h100-float-arith.jsonl"));
     assert!(report.ok(), "{report}");
-    assert_eq!(report.passed(), 960, "{}", report.summary_line());
+    assert_eq!(report.passed(), 1140, "{}", report.summary_line());
     assert_eq!(report.skipped(), 0, "{}", report.summary_line());
 }
 
@@ -65,12 +65,13 @@ fn unimplemented_float_forms() {
         "fma.rn.f16 %h1, %h2, %h3, %h4;",
         "add.f16x2 %r1, %r2, %r3;",
         "mad.rn.f32 %f1, %f2, %f3, %f4;",
-        "div.rn.f32 %f1, %f2, %f3;",
         "div.full.f32 %f1, %f2, %f3;",
         "div.approx.ftz.f32 %f1, %f2, %f3;",
-        "div.rn.f64 %fd1, %fd2, %fd3;",
-        "rcp.rn.f32 %f1, %f2;",
         "sqrt.approx.f32 %f1, %f2;",
+        "rcp.approx.ftz.f64 %fd1, %fd2;",
+        "rcp.rn.ftz.f64 %fd1, %fd2;",
+        "div.rz.f64 %fd1, %fd2, %fd3;",
+        "sqrt.rp.f64 %fd1, %fd2;",
         "ex2.approx.f32 %f1, %f2;",
     ] {
         let e = parse(text).unwrap_err();
@@ -95,7 +96,7 @@ fn agrees_with_ptxas_on_the_grid() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-    assert_eq!((runs, unimpl), (99, 12));
+    assert_eq!((runs, unimpl), (126, 34));
 }
 
 /// Rejections in ptxas 11.8's words (each recorded from ptxas on the text).
@@ -150,6 +151,26 @@ fn ptxas_messages() {
         (
             "min.sat.f32 %f5, %f1, %f2;",
             "Illegal modifier '.sat' for instruction 'min'",
+        ),
+        (
+            "div.f32 %f5, %f1, %f2;",
+            "Rounding modifier or '.approx' modifier required for instruction 'div'",
+        ),
+        (
+            "rcp.f32 %f5, %f1;",
+            "Rounding modifier or '.approx' modifier required for instruction 'rcp'",
+        ),
+        (
+            "div.rn.approx.f32 %f5, %f1, %f2;",
+            "Rounding modifier or '.approx' modifier required for instruction 'div'",
+        ),
+        (
+            "div.rn.sat.f32 %f5, %f1, %f2;",
+            "Illegal modifier '.sat' for instruction 'div'",
+        ),
+        (
+            "div.f64 %fd5, %fd1, %fd2;",
+            "Rounding modifier required for instruction 'div'",
         ),
     ] {
         match parse(text) {
@@ -322,4 +343,61 @@ fn manual_edge_cases() {
         snan | 1 << 51
     );
     assert_eq!(lane("neg.f64 %d, %a;", 0, 0, 0), 1 << 63);
+}
+
+/// Where the exact value lies relative to the f32 `r`, from `cmp`: the
+/// ordering of a candidate against the exact value, computed exactly.
+fn brackets(r: f32, mode: Rnd, cmp: impl Fn(f32) -> std::cmp::Ordering) -> bool {
+    use std::cmp::Ordering::*;
+    let (here, up, down) = (cmp(r), cmp(r.next_up()), cmp(r.next_down()));
+    match mode {
+        // r <= x < next_up(r)
+        Rnd::Rm => here != Greater && up == Greater,
+        // next_down(r) < x <= r
+        Rnd::Rp => here != Less && down == Less,
+        Rnd::Rz if r > 0.0 => here != Greater && up == Greater,
+        Rnd::Rz => here != Less && down == Less,
+        // Checked against the f64 result instead.
+        Rnd::Rn => true,
+    }
+}
+
+proptest::proptest! {
+    /// div/rcp/sqrt.f32 in every mode: the result brackets the exact
+    /// quotient or root as the mode asks (`r*b` against `a`, `r*r` against
+    /// `a`, exact in f64); round to nearest equals the f64 result rounded
+    /// once more (harmless double rounding: 53 >= 2*24 + 2).
+    #[test]
+    fn quotients_and_roots_round_as_asked(
+        a in proptest::num::u32::ANY,
+        b in proptest::num::u32::ANY,
+        op in 0usize..3,
+        mode in proptest::sample::select(Rnd::ALL.to_vec()),
+    ) {
+        let (fa, fb) = (f32::from_bits(a), f32::from_bits(b));
+        let (word, x) = [("div", fa), ("rcp", 1.0), ("sqrt", fa)][op];
+        let y = if word == "rcp" { fa } else { fb };
+        let text = match word {
+            "div" => format!("div.{}.f32 %d, %a, %b;", mode.name()),
+            w => format!("{w}.{}.f32 %d, %a;", mode.name()),
+        };
+        let r = f32::from_bits(lane(&text, u64::from(a), u64::from(b), 0) as u32);
+        let exact = match word {
+            "sqrt" => f64::from(fa).sqrt(),
+            _ => f64::from(x) / f64::from(y),
+        };
+        proptest::prop_assume!(exact.is_finite() && exact != 0.0 && r.is_finite());
+        proptest::prop_assume!(r.abs() < f32::MAX && r.abs() >= f32::MIN_POSITIVE);
+        let cmp = |c: f32| match word {
+            "sqrt" => (f64::from(c) * f64::from(c)).partial_cmp(&f64::from(fa)).unwrap(),
+            _ => {
+                let o = (f64::from(c) * f64::from(y)).partial_cmp(&f64::from(x)).unwrap();
+                if y < 0.0 { o.reverse() } else { o }
+            }
+        };
+        proptest::prop_assert!(brackets(r, mode, cmp), "{} {:?} {:?} -> {:?}", text, fa, fb, r);
+        if mode == Rnd::Rn {
+            proptest::prop_assert_eq!(r, exact as f32);
+        }
+    }
 }
