@@ -17,6 +17,15 @@
 //! its scalar semantics in a file of its own under `exec/`; its tests. The
 //! sim-core database test then fails until `tools/lowering/derive.py` gives
 //! its lowering keys rows for every architecture that can run it.
+//!
+//! One opcode word, two families: `add sub mul min max abs neg div` name
+//! both integer and float forms. `OPCODES` gives such a word its integer
+//! definition; `float.rs` holds the float family's definitions and rules,
+//! and its `route` sends a statement whose type modifier is `.f32`/`.f64`
+//! to the float definition before validation (other float types, such as
+//! `.f16`, stay with the integer word and are reported as valid PTX that
+//! simcli does not run). A family sharing words this way adds its own
+//! table and a case to `route`.
 
 mod facts;
 mod float;
