@@ -192,7 +192,8 @@ def int_variants():
 def float_variants():
     """The float family's forms: `fp.` and the form's modifiers
     (`fp.add.rz.ftz.sat.f32`); ptxas drops the ones it rejects. `.f64` takes
-    round to nearest only, without `.ftz` (the other forms are not simulated)."""
+    every rounding on add/sub, round to nearest on the others, and no `.ftz`
+    (the other forms are not simulated)."""
     out = []
     for op in ("add", "sub", "mul", "fma", "min", "max", "abs", "neg", "div", "rcp", "sqrt"):
         n = {"fma": 3, "abs": 1, "neg": 1, "rcp": 1, "sqrt": 1}.get(op, 2)
@@ -201,7 +202,7 @@ def float_variants():
             rnds = [""]
         for ty, st in (("f32", "b32"), ("f64", "b64")):
             for rnd in rnds:
-                if ty == "f64" and rnd not in ("", "rn"):
+                if ty == "f64" and rnd not in ("", "rn") and op not in ("add", "sub"):
                     continue
                 for ftz in ("", "ftz") if ty == "f32" else ("",):
                     for sat in ("", "sat"):

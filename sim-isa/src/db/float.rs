@@ -105,11 +105,13 @@ pub(crate) fn nan_ok(op: FloatOp, ty: Type) -> bool {
     ty == Type::F32 && matches!(op, FloatOp::Min | FloatOp::Max)
 }
 
-/// Whether simcli runs the form: every rounding on `.f32`, round to
-/// nearest only on `.f64` (the directed `.f64` forms are valid PTX it does
-/// not run).
-pub(crate) fn implemented(ty: Type, rnd: Option<Rnd>, ftz: bool) -> bool {
-    ty == Type::F32 || (matches!(rnd, None | Some(Rnd::Rn)) && !ftz)
+/// Whether simcli runs the form: every rounding on `.f32`; on `.f64`,
+/// every rounding for `add`/`sub` and round to nearest for the others (the
+/// remaining directed `.f64` forms, and `rcp.ftz.f64`, are valid PTX it
+/// does not run).
+pub(crate) fn implemented(op: FloatOp, ty: Type, rnd: Option<Rnd>, ftz: bool) -> bool {
+    let directed_ok = matches!(op, FloatOp::Add | FloatOp::Sub);
+    ty == Type::F32 || (!ftz && (directed_ok || matches!(rnd, None | Some(Rnd::Rn))))
 }
 
 /// The word of a rounding modifier (without its dot).

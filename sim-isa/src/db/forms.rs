@@ -182,7 +182,7 @@ fn float_sets(op: FloatOp, ty: Type) -> Vec<(Vec<&'static str>, bool)> {
             continue;
         }
         for ftz in opt(float_ftz_ok(op, ty)) {
-            if !float_implemented(ty, rnd, ftz) {
+            if !float_implemented(op, ty, rnd, ftz) {
                 continue;
             }
             for sat in f32_only(float_sat_ok(op, ty)) {

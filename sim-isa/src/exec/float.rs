@@ -7,8 +7,9 @@
 //! there; a sum is exact as the pair `hi + lo` of `two_sum`), and the exact
 //! value is rounded once to `f32` in the instruction's mode
 //! ([`round_f32`]); a quotient or root, from the f64 result and the sign
-//! of its exact remainder. The `.f64` forms run in round-to-nearest, which
-//! is all the database admits for them.
+//! of its exact remainder. `.f64` sums round from the f64 sum and its exact
+//! error; the other `.f64` forms round to nearest, all the database admits
+//! for them.
 
 use super::lanes::Lanes;
 use super::WARP_SIZE;
@@ -248,6 +249,48 @@ fn lane32(x: &FloatArith, a: u64, b: u64, c: u64) -> u32 {
     }
 }
 
+/// `p + q` (f64) rounded in `mode`: the round-to-nearest sum and its
+/// exact error (`two_sum`; sums are exact when the result is subnormal)
+/// decide the directed roundings.
+fn sum64(p: f64, q: f64, mode: Rnd) -> f64 {
+    let (s, e) = two_sum(p, q);
+    if s.is_infinite() && p.is_finite() && q.is_finite() {
+        // Overflow: the directed modes stop at the largest finite value.
+        let pos = s > 0.0;
+        return match (mode, pos) {
+            (Rnd::Rn, _) | (Rnd::Rp, true) | (Rnd::Rm, false) => s,
+            (Rnd::Rz | Rnd::Rm, true) => f64::MAX,
+            (Rnd::Rz | Rnd::Rp, false) => -f64::MAX,
+        };
+    }
+    if !s.is_finite() {
+        return s;
+    }
+    if s == 0.0 && e == 0.0 {
+        // As in `sum32`: +0, or -0 toward minus infinity, unless both
+        // addends are zeros of one sign.
+        let same_zero = p == 0.0 && q == 0.0 && p.is_sign_negative() == q.is_sign_negative();
+        return match (mode, same_zero) {
+            (_, true) => p,
+            (Rnd::Rm, false) => -0.0,
+            (Rnd::Rn | Rnd::Rz | Rnd::Rp, false) => 0.0,
+        };
+    }
+    match mode {
+        Rnd::Rn => s,
+        Rnd::Rz if e != 0.0 && (e > 0.0) != (s > 0.0) => {
+            if s > 0.0 {
+                s.next_down()
+            } else {
+                s.next_up()
+            }
+        }
+        Rnd::Rm if e < 0.0 => s.next_down(),
+        Rnd::Rp if e > 0.0 => s.next_up(),
+        Rnd::Rz | Rnd::Rm | Rnd::Rp => s,
+    }
+}
+
 /// The quiet bit if `v` is a NaN.
 fn quiet(v: f64) -> u64 {
     if v.is_nan() {
@@ -282,8 +325,8 @@ fn lane64(x: &FloatArith, a: u64, b: u64, c: u64) -> u64 {
             let first = [a, b, c].into_iter().find(|v| v.is_nan()).unwrap_or(a);
             return first.to_bits() | QUIET64;
         }
-        FloatOp::Add => a + b,
-        FloatOp::Sub => a - b,
+        FloatOp::Add => sum64(a, b, x.rnd.unwrap_or(Rnd::Rn)),
+        FloatOp::Sub => sum64(a, -b, x.rnd.unwrap_or(Rnd::Rn)),
         FloatOp::Mul => a * b,
         FloatOp::Fma => a.mul_add(b, c),
         FloatOp::Div => a / b,

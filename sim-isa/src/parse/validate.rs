@@ -162,7 +162,7 @@ fn float_rules(
     // Valid, but simcli runs neither `.approx`/`.full` nor `.f64` beyond
     // round to nearest.
     let rnd = mods.rnd.map(|r| r.0);
-    if mods.approx.is_some() || !db::float_implemented(ty, rnd, mods.ftz.is_some()) {
+    if mods.approx.is_some() || !db::float_implemented(op, ty, rnd, mods.ftz.is_some()) {
         let mut what = op_tok.text.to_string();
         for t in raw_mods {
             what.push_str(t.text);

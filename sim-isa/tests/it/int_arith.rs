@@ -134,7 +134,7 @@ fn unimplemented_ptx() {
         ("ld.global.u32 %r1, [%rd1];", "ld"),
         ("cvt.u32.u16 %r1, %h1;", "cvt"),
         ("add.f16 %h1, %h2, %h3;", "add.f16"),
-        ("add.rz.f64 %fd1, %fd2, %fd3;", "add.rz.f64"),
+        ("fma.rz.f64 %fd1, %fd2, %fd3, %fd4;", "fma.rz.f64"),
         ("mul.rm.f64 %fd1, %fd2, %fd3;", "mul.rm.f64"),
         ("add.cc.u32 %r1, %r2, %r3;", "add.cc.u32"),
         ("vadd.u32.u32.u32 %r1, %r2, %r3;", "vadd"),
