@@ -124,7 +124,7 @@ impl CvtType {
 /// `cvt`'s rounding modifier: `.rn .rz .rm .rp` (floating-point results),
 /// `.rni .rzi .rmi .rpi` (to an integral value).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Rnd {
+pub enum CvtRnd {
     /// `.rn`
     Rn,
     /// `.rz`
@@ -143,30 +143,30 @@ pub enum Rnd {
     Rpi,
 }
 
-impl Rnd {
+impl CvtRnd {
     /// Every rounding modifier.
-    pub const ALL: [Rnd; 8] = [
-        Rnd::Rn,
-        Rnd::Rz,
-        Rnd::Rm,
-        Rnd::Rp,
-        Rnd::Rni,
-        Rnd::Rzi,
-        Rnd::Rmi,
-        Rnd::Rpi,
+    pub const ALL: [CvtRnd; 8] = [
+        CvtRnd::Rn,
+        CvtRnd::Rz,
+        CvtRnd::Rm,
+        CvtRnd::Rp,
+        CvtRnd::Rni,
+        CvtRnd::Rzi,
+        CvtRnd::Rmi,
+        CvtRnd::Rpi,
     ];
 
     /// The modifier without its dot.
     pub const fn name(self) -> &'static str {
         match self {
-            Rnd::Rn => "rn",
-            Rnd::Rz => "rz",
-            Rnd::Rm => "rm",
-            Rnd::Rp => "rp",
-            Rnd::Rni => "rni",
-            Rnd::Rzi => "rzi",
-            Rnd::Rmi => "rmi",
-            Rnd::Rpi => "rpi",
+            CvtRnd::Rn => "rn",
+            CvtRnd::Rz => "rz",
+            CvtRnd::Rm => "rm",
+            CvtRnd::Rp => "rp",
+            CvtRnd::Rni => "rni",
+            CvtRnd::Rzi => "rzi",
+            CvtRnd::Rmi => "rmi",
+            CvtRnd::Rpi => "rpi",
         }
     }
 }
@@ -176,7 +176,7 @@ impl Rnd {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Cvt {
     /// Rounding modifier.
-    pub rnd: Option<Rnd>,
+    pub rnd: Option<CvtRnd>,
     /// `.ftz`: f32 subnormal inputs and results flush to signed zero.
     pub ftz: bool,
     /// `.sat`: clamp to the destination's range (`[0.0, 1.0]` for floats).

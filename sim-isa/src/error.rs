@@ -136,6 +136,28 @@ pub enum InvalidReason {
     UnknownVideoSelector(String),
     /// A selector on video operand `c`.
     SelectorOnSourceC,
+    /// An unsigned type on `abs`/`neg`.
+    SignedOnly {
+        /// The instruction.
+        inst: &'static str,
+    },
+    /// `fma` without a rounding modifier.
+    RoundingRequired {
+        /// The instruction.
+        inst: &'static str,
+    },
+    /// A rounding modifier on an instruction without one (`min.rn`).
+    IllegalRounding {
+        /// The instruction.
+        inst: &'static str,
+    },
+    /// A second rounding modifier.
+    MultipleRoundings,
+    /// `div/rcp/sqrt.f32` without a rounding modifier or `.approx` (or with both).
+    RoundingOrApproxRequired {
+        /// The instruction.
+        inst: &'static str,
+    },
 }
 
 impl fmt::Display for InvalidReason {
@@ -205,6 +227,23 @@ impl fmt::Display for InvalidReason {
             R::SelectorOnSourceC => {
                 f.write_str("Video selector is not allowed on 'source C' operand")
             }
+            R::SignedOnly { inst } => {
+                write!(
+                    f,
+                    "Instruction '{inst}' applies only to signed numeric types"
+                )
+            }
+            R::RoundingRequired { inst } => {
+                write!(f, "Rounding modifier required for instruction '{inst}'")
+            }
+            R::IllegalRounding { inst } => {
+                write!(f, "Illegal rounding modifier for instruction '{inst}'")
+            }
+            R::MultipleRoundings => f.write_str("Multiple rounding modifiers specified"),
+            R::RoundingOrApproxRequired { inst } => write!(
+                f,
+                "Rounding modifier or '.approx' modifier required for instruction '{inst}'"
+            ),
         }
     }
 }

@@ -2,6 +2,9 @@
 //! `Display` prints and the executor runs. Plain data, no behaviour beyond
 //! operand enumeration.
 
+mod float;
+pub use float::{FloatArith, FloatOp, Rnd};
+
 /// Index of a register in a [`crate::Symbols`] table and in a warp register file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RegId(pub u32);
@@ -545,10 +548,50 @@ pub enum IntOp {
     Mul(MulMode),
     /// `mad.mode`: `a * b + c`.
     Mad(MulMode),
+    /// `min`: the smaller of `a`, `b` in the type's order.
+    Min,
+    /// `max`: the larger of `a`, `b`.
+    Max,
+    /// `div`: the quotient rounded toward zero.
+    Div,
+    /// `rem`: the remainder, with `a`'s sign.
+    Rem,
+    /// `abs` (signed types; one source).
+    Abs,
+    /// `neg` (signed types; one source).
+    Neg,
 }
 
-/// `add/sub/mul/mad` over the integer types (9.7.1): `add{.sat}.type`,
-/// `mul.mode.type`, `mad.mode.type`, `mad.hi.sat.s32`.
+impl IntOp {
+    /// `mul`/`mad`'s `.lo/.hi/.wide`; `None` for the others.
+    pub const fn mode(self) -> Option<MulMode> {
+        match self {
+            IntOp::Mul(m) | IntOp::Mad(m) => Some(m),
+            IntOp::Add
+            | IntOp::Sub
+            | IntOp::Min
+            | IntOp::Max
+            | IntOp::Div
+            | IntOp::Rem
+            | IntOp::Abs
+            | IntOp::Neg => None,
+        }
+    }
+
+    /// Whether the operation reads a second source `b` (`abs`/`neg` do not).
+    pub const fn has_b(self) -> bool {
+        !matches!(self, IntOp::Abs | IntOp::Neg)
+    }
+
+    /// Whether the operation reads an addend `c` (`mad` only).
+    pub const fn has_c(self) -> bool {
+        matches!(self, IntOp::Mad(_))
+    }
+}
+
+/// Arithmetic over the integer types (9.7.1): `add{.sat}.type`,
+/// `mul.mode.type`, `mad.mode.type`, `mad.hi.sat.s32`, `min max div rem`
+/// `.type`, `abs neg .stype`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct IntArith {
     /// Operation.
@@ -561,8 +604,8 @@ pub struct IntArith {
     pub d: RegId,
     /// First source.
     pub a: Operand,
-    /// Second source.
-    pub b: Operand,
+    /// Second source; `None` for `abs`/`neg`.
+    pub b: Option<Operand>,
     /// Addend of `mad` (at `d`'s width); `None` for the others.
     pub c: Option<Operand>,
 }
@@ -571,10 +614,9 @@ impl IntArith {
     /// Type of `d` (and of `mad`'s `c`): twice the width for `.wide` (which
     /// the validator allows only on 16- and 32-bit types).
     pub const fn d_type(&self) -> Type {
-        match (self.op, self.ty.doubled()) {
-            (IntOp::Mul(MulMode::Wide) | IntOp::Mad(MulMode::Wide), Some(t)) => t,
-            (IntOp::Mul(MulMode::Wide) | IntOp::Mad(MulMode::Wide), None)
-            | (IntOp::Add | IntOp::Sub | IntOp::Mul(_) | IntOp::Mad(_), _) => self.ty,
+        match (self.op.mode(), self.ty.doubled()) {
+            (Some(MulMode::Wide), Some(t)) => t,
+            (Some(MulMode::Wide), None) | (Some(MulMode::Lo | MulMode::Hi) | None, _) => self.ty,
         }
     }
 
@@ -600,7 +642,7 @@ impl Alu {
 }
 
 pub use crate::bit_inst::{Bit, BitOp, PrmtMode};
-pub use crate::cvt_inst::{Cvt, CvtType, Rnd};
+pub use crate::cvt_inst::{Cvt, CvtRnd, CvtType};
 
 /// One instruction body, by family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -617,12 +659,14 @@ pub enum Op {
     Slct(Slct),
     /// `mov and or xor shl shr`
     Alu(Alu),
-    /// `add sub mul mad` over integer types
+    /// `add sub mul mad min max div rem abs neg` over integer types
     Int(IntArith),
     /// `popc clz brev not cnot bfe bfi prmt lop3 shf`
     Bit(Bit),
     /// `cvt`
     Cvt(Cvt),
+    /// `add sub mul fma min max abs neg` over `.f32`/`.f64`
+    Float(FloatArith),
 }
 
 /// A decoded PTX instruction with its optional guard.
@@ -764,9 +808,17 @@ impl Instruction {
             Op::Int(x) => {
                 u.reg(x.d, x.d_bits(), true);
                 u.src(x.a, x.ty.bits());
-                u.src(x.b, x.ty.bits());
+                if let Some(b) = x.b {
+                    u.src(b, x.ty.bits());
+                }
                 if let Some(c) = x.c {
                     u.src(c, x.d_bits());
+                }
+            }
+            Op::Float(x) => {
+                u.reg(x.d, x.ty.bits(), true);
+                for o in [Some(x.a), x.b, x.c].into_iter().flatten() {
+                    u.src(o, x.ty.bits());
                 }
             }
         }

@@ -33,6 +33,8 @@ pub enum Feature {
     Lop3,
     /// `cvt` to `.f16x2` (`sm_80`).
     CvtPacked,
+    /// `min`/`max` with `.NaN` (`sm_80`).
+    MinMaxNaN,
 }
 
 impl Feature {
@@ -47,6 +49,7 @@ impl Feature {
             Feature::FunnelShift => 32,
             Feature::Lop3 => 50,
             Feature::CvtPacked => 80,
+            Feature::MinMaxNaN => 80,
         }
     }
 }

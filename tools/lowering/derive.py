@@ -186,6 +186,50 @@ def int_variants():
         out.append((f"alu.{op}.sat.s32", r2, f"{op}.sat.s32 %r5, %r1, %r2;", ("%r5", "b32"), 0))
     out.append(("alu.mad.hi.sat.s32", r2 + [("%r3", "b32")],
                 "mad.hi.sat.s32 %r5, %r1, %r2, %r3;", ("%r5", "b32"), 0))
+    return out + int_more_variants() + float_variants()
+
+
+def float_variants():
+    """The float family's forms: `fp.` and the form's modifiers
+    (`fp.add.rz.ftz.sat.f32`); ptxas drops the ones it rejects. `.f64` takes
+    every rounding on add/sub, round to nearest on the others, and no `.ftz`
+    (the other forms are not simulated)."""
+    out = []
+    for op in ("add", "sub", "mul", "fma", "min", "max", "abs", "neg", "div", "rcp", "sqrt"):
+        n = {"fma": 3, "abs": 1, "neg": 1, "rcp": 1, "sqrt": 1}.get(op, 2)
+        rnds = ["rn", "rz", "rm", "rp"] if op in ("fma", "div", "rcp", "sqrt") else ["", "rn", "rz", "rm", "rp"]
+        if op in ("min", "max", "abs", "neg"):
+            rnds = [""]
+        for ty, st in (("f32", "b32"), ("f64", "b64")):
+            for rnd in rnds:
+                if ty == "f64" and rnd not in ("", "rn") and op not in ("add", "sub"):
+                    continue
+                for ftz in ("", "ftz") if ty == "f32" else ("",):
+                    for sat in ("", "sat"):
+                        for nan in ("", "NaN"):
+                            mods = "".join(f".{m}" for m in (rnd, ftz, sat, nan) if m)
+                            ins = [(reg(st, i + 1), st) for i in range(n)]
+                            srcs = ", ".join(r for r, _ in ins)
+                            d = reg(st, 5)
+                            out.append((f"fp.{op}{mods}.{ty}", ins,
+                                        f"{op}{mods}.{ty} {d}, {srcs};", (d, st), 0))
+    return out
+
+
+def int_more_variants():
+    """min/max/div/rem over the six integer types and abs/neg over the
+    signed ones: `alu.{op}.{type}` (div/rem of 16 and 64 bits call a
+    subroutine whose instructions the kernel's text includes)."""
+    out = []
+    st_of = {16: "b16", 32: "b32", 64: "b64"}
+    types = ["u16", "u32", "u64", "s16", "s32", "s64"]
+    for op in ("min", "max", "div", "rem", "abs", "neg"):
+        for ty in types if op not in ("abs", "neg") else [t for t in types if t[0] == "s"]:
+            st = st_of[int(ty[1:])]
+            a, b, d = reg(st, 1), reg(st, 2), reg(st, 5)
+            ins = [(a, st)] if op in ("abs", "neg") else [(a, st), (b, st)]
+            srcs = ", ".join(r for r, _ in ins)
+            out.append((f"alu.{op}.{ty}", ins, f"{op}.{ty} {d}, {srcs};", (d, st), 0))
     return out
 
 
@@ -310,12 +354,38 @@ def sass(cubin, tmp):
     with open(path, "wb") as f:
         f.write(cubin)
     r = subprocess.run([NVDISASM, "-c", path], capture_output=True, text=True, check=True)
-    insts = []
+    insts, labels = [], {}
     for line in r.stdout.splitlines():
         m = re.search(r"/\*[0-9a-f]{4,}\*/\s+(.*?)\s*;", line)
         if m:
             insts.append(m.group(1).strip())
-    return [i for i in insts if not re.match(r"(NOP|BRA)\b", i)]
+            continue
+        m = re.match(r"\s*(\S+):\s*$", line)
+        if m:
+            labels[m.group(1)] = len(insts)
+    kept = [i for i in insts if not re.match(r"(NOP|BRA)\b", i)]
+    return kept, inline_calls(kept, labels, insts)
+
+
+def inline_calls(kept, labels, insts):
+    """`kept` (for the dataflow depth only: the instruction count keeps the
+    listing as it is) with each `CALL` of a subroutine in the listing (ptxas calls
+    `__cuda_sm20_div_s64` and the like for 16- and 64-bit div/rem) replaced
+    by the subroutine's instructions up to its RET, so that the dataflow
+    depth follows the value through it. Listings without calls are
+    returned as they are."""
+    out = []
+    for i in kept:
+        m = re.match(r"CALL\S*\s+`\((\S+)\)", i)
+        if not m or m.group(1) not in labels:
+            out.append(i)
+            continue
+        for j in insts[labels[m.group(1)]:]:
+            if re.match(r"RET\b", j):
+                break
+            if not re.match(r"(NOP|BRA)\b", j):
+                out.append(j)
+    return out
 
 
 PRED_DEST = ("ISETP", "FSETP", "DSETP", "HSETP2", "PSETP", "PLOP3")
@@ -393,14 +463,14 @@ def measure(arch, variant):
             return None
         ref = reference(arch)
         if arch == "sm_90":
-            si = sass(k, tmp)
+            si, si_inlined = sass(k, tmp)
             if "sm_90" not in _REF_SASS:
-                _REF_SASS["sm_90"] = sass(ref, tmp)
+                _REF_SASS["sm_90"] = sass(ref, tmp)[0]
             sr = _REF_SASS["sm_90"]
             body_k = [i for i in si if not i.startswith("LDG")]
             body_r = [i for i in sr if not i.startswith("LDG")]
             n = len(body_k) - len(body_r) - helper
-            d = depth_of_store(si) - (1 if key.startswith("setp.") else 0)
+            d = depth_of_store(si_inlined) - (1 if key.startswith("setp.") else 0)
             return key, n, d
         return key, words(arch, text_section(k)), words(arch, text_section(ref)), helper
 
@@ -409,11 +479,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("-o", "--out", default="sim-core/data/lowering.tsv")
     ap.add_argument("-j", "--jobs", type=int, default=2)
-    ap.add_argument("--only", help="only keys containing this text (debugging)")
+    ap.add_argument("--only", help="only keys containing one of these comma-separated texts "
+                    "(debugging, and deriving a new family's rows)")
     args = ap.parse_args()
     variants = video_variants() + set_variants() + int_variants() + bit_variants() + cvt_variants()
     if args.only:
-        variants = [v for v in variants if args.only in v[0]]
+        variants = [v for v in variants if any(o in v[0] for o in args.only.split(","))]
     results = {}
     for arch in ARCHS:
         reference(arch)

@@ -4,7 +4,7 @@
 //! `tests/data/cvt-ptxas.txt`), and the forms they make.
 
 use super::{Family, Form, OperandKind as K};
-use crate::inst::{Cvt, CvtType, Rnd};
+use crate::inst::{Cvt, CvtRnd, CvtType};
 
 /// The family's syntax block.
 pub(super) const SYNTAX: &str =
@@ -54,10 +54,10 @@ pub(crate) enum CvtWordsError {
 /// operands are filled in by the parser.
 pub(crate) fn cvt_words(
     words: &[&str],
-) -> Result<(Option<Rnd>, bool, bool, CvtType, CvtType), CvtWordsError> {
+) -> Result<(Option<CvtRnd>, bool, bool, CvtType, CvtType), CvtWordsError> {
     let (mut rnd, mut ftz, mut sat, mut tys) = (None, false, false, Vec::with_capacity(2));
     for (i, &w) in words.iter().enumerate() {
-        if let Some(r) = Rnd::ALL.into_iter().find(|r| r.name() == w) {
+        if let Some(r) = CvtRnd::ALL.into_iter().find(|r| r.name() == w) {
             if rnd.replace(r).is_some() {
                 return Err(CvtWordsError::Word(i));
             }
@@ -83,23 +83,23 @@ pub(crate) fn cvt_words(
 }
 
 /// Bit of a modifier combination in a [`LEGAL`] mask.
-const fn combo(rnd: Option<Rnd>, ftz: bool, sat: bool) -> u32 {
+const fn combo(rnd: Option<CvtRnd>, ftz: bool, sat: bool) -> u32 {
     let r = match rnd {
         None => 0,
-        Some(Rnd::Rn) => 1,
-        Some(Rnd::Rz) => 2,
-        Some(Rnd::Rm) => 3,
-        Some(Rnd::Rp) => 4,
-        Some(Rnd::Rni) => 5,
-        Some(Rnd::Rzi) => 6,
-        Some(Rnd::Rmi) => 7,
-        Some(Rnd::Rpi) => 8,
+        Some(CvtRnd::Rn) => 1,
+        Some(CvtRnd::Rz) => 2,
+        Some(CvtRnd::Rm) => 3,
+        Some(CvtRnd::Rp) => 4,
+        Some(CvtRnd::Rni) => 5,
+        Some(CvtRnd::Rzi) => 6,
+        Some(CvtRnd::Rmi) => 7,
+        Some(CvtRnd::Rpi) => 8,
     };
     r * 4 + (ftz as u32) * 2 + sat as u32
 }
 
 /// Whether ptxas 11.8 accepts `cvt` with these modifiers and types.
-pub(crate) fn legal(d: CvtType, a: CvtType, rnd: Option<Rnd>, ftz: bool, sat: bool) -> bool {
+pub(crate) fn legal(d: CvtType, a: CvtType, rnd: Option<CvtRnd>, ftz: bool, sat: bool) -> bool {
     LEGAL
         .iter()
         .any(|&(ld, la, mask)| ld == d && la == a && mask >> combo(rnd, ftz, sat) & 1 == 1)
@@ -108,7 +108,7 @@ pub(crate) fn legal(d: CvtType, a: CvtType, rnd: Option<Rnd>, ftz: bool, sat: bo
 /// Every legal `cvt` form, as `Display` prints it.
 pub(super) fn forms() -> Vec<Form> {
     let mut out = Vec::new();
-    let rnds = std::iter::once(None).chain(Rnd::ALL.into_iter().map(Some));
+    let rnds = std::iter::once(None).chain(CvtRnd::ALL.into_iter().map(Some));
     for rnd in rnds {
         for ftz in [false, true] {
             for sat in [false, true] {

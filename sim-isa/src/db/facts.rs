@@ -6,8 +6,8 @@
 
 use super::cvt_head;
 use crate::inst::{
-    AluOp, Bit, CmpOp, Cvt, CvtType, Instruction, IntArith, IntOp, MulMode, Op, Simd, Type,
-    TypeKind, Video, VideoOp,
+    AluOp, Bit, CmpOp, Cvt, CvtType, FloatOp, Instruction, IntArith, IntOp, MulMode, Op, Simd,
+    Type, TypeKind, Video, VideoOp,
 };
 use std::fmt::Write as _;
 
@@ -15,11 +15,11 @@ use std::fmt::Write as _;
 /// `set`, `mul`; `mul`/`mad` print their mode as the first modifier).
 pub fn opcode_name(op: &Op) -> &'static str {
     match op {
-        Op::Int(x) => match x.op {
-            IntOp::Mul(_) => "mul",
-            IntOp::Mad(_) => "mad",
-            IntOp::Add | IntOp::Sub => int_name(x.op),
-        },
+        // The word before `int_name`'s mode: `mul.lo` -> `mul`.
+        Op::Int(x) => {
+            let n = int_name(x.op);
+            n.split_once('.').map_or(n, |(w, _)| w)
+        }
         Op::Video(_)
         | Op::Set(_)
         | Op::Setp(_)
@@ -27,7 +27,8 @@ pub fn opcode_name(op: &Op) -> &'static str {
         | Op::Slct(_)
         | Op::Alu(_)
         | Op::Bit(_)
-        | Op::Cvt(_) => name(op),
+        | Op::Cvt(_)
+        | Op::Float(_) => name(op),
     }
 }
 
@@ -47,6 +48,7 @@ fn name(op: &Op) -> &'static str {
         Op::Int(x) => int_name(x.op),
         Op::Bit(x) => x.op.word(),
         Op::Cvt(_) => "cvt",
+        Op::Float(x) => float_name(x.op),
     }
 }
 
@@ -77,6 +79,23 @@ const fn alu_name(op: AluOp) -> &'static str {
     }
 }
 
+/// The float family's opcode word.
+pub(crate) const fn float_name(op: FloatOp) -> &'static str {
+    match op {
+        FloatOp::Add => "add",
+        FloatOp::Sub => "sub",
+        FloatOp::Mul => "mul",
+        FloatOp::Fma => "fma",
+        FloatOp::Min => "min",
+        FloatOp::Max => "max",
+        FloatOp::Abs => "abs",
+        FloatOp::Neg => "neg",
+        FloatOp::Div => "div",
+        FloatOp::Rcp => "rcp",
+        FloatOp::Sqrt => "sqrt",
+    }
+}
+
 /// Name of an integer operation with its mode (`add`, `mul.lo`, `mad.wide`):
 /// the report's mnemonic and ptxas's name in messages.
 pub(crate) const fn int_name(op: IntOp) -> &'static str {
@@ -89,6 +108,12 @@ pub(crate) const fn int_name(op: IntOp) -> &'static str {
         IntOp::Mad(MulMode::Lo) => "mad.lo",
         IntOp::Mad(MulMode::Hi) => "mad.hi",
         IntOp::Mad(MulMode::Wide) => "mad.wide",
+        IntOp::Min => "min",
+        IntOp::Max => "max",
+        IntOp::Div => "div",
+        IntOp::Rem => "rem",
+        IntOp::Abs => "abs",
+        IntOp::Neg => "neg",
     }
 }
 
@@ -150,7 +175,19 @@ pub fn unit_class(inst: &Instruction) -> UnitClass {
         Op::Setp(s) => cmp_class(s.ty),
         Op::Slct(s) if s.ctype == Type::F32 => UnitClass::Fp32,
         Op::Slct(_) => UnitClass::IntCmp,
-        Op::Selp(_) | Op::Alu(_) | Op::Int(_) | Op::Bit(_) => UnitClass::IntAlu,
+        Op::Int(x) => match x.op {
+            IntOp::Min | IntOp::Max => UnitClass::IntCmp,
+            IntOp::Add
+            | IntOp::Sub
+            | IntOp::Mul(_)
+            | IntOp::Mad(_)
+            | IntOp::Div
+            | IntOp::Rem
+            | IntOp::Abs
+            | IntOp::Neg => UnitClass::IntAlu,
+        },
+        Op::Selp(_) | Op::Alu(_) | Op::Bit(_) => UnitClass::IntAlu,
+        Op::Float(x) => cmp_class(x.ty),
         Op::Cvt(x) => cvt_class(x),
     }
 }
@@ -240,8 +277,17 @@ fn int_key(x: &IntArith, out: &mut String) {
         (IntOp::Add | IntOp::Sub | IntOp::Mad(_), true) => {
             write!(out, "alu.{}.sat.{}", int_name(x.op), x.ty.name())
         }
-        (IntOp::Mul(_), true)
-        | (IntOp::Mul(MulMode::Hi | MulMode::Wide) | IntOp::Mad(_), false) => {
+        (
+            IntOp::Mul(_)
+            | IntOp::Mad(_)
+            | IntOp::Min
+            | IntOp::Max
+            | IntOp::Div
+            | IntOp::Rem
+            | IntOp::Abs
+            | IntOp::Neg,
+            _,
+        ) => {
             write!(out, "alu.{}.{}", int_name(x.op), x.ty.name())
         }
     };
@@ -287,7 +333,10 @@ fn bit_key(x: &Bit, out: &mut String) -> std::fmt::Result {
 ///   `selp.b{bits}`, `slct.{s32|f32}.{ftz|noftz}`, `alu.{op}.b{bits}`, where
 ///   a class is `i16 i32 i64 f16 bf16 f16x2 bf16x2 f32 f64`.
 /// - integer arithmetic: `alu.{add|sub|mul.lo}.b{bits}`, and with the type
-///   for the rest: `alu.add.sat.s32`, `alu.mul.hi.u64`, `alu.mad.wide.s16`.
+///   for the rest: `alu.add.sat.s32`, `alu.mul.hi.u64`, `alu.mad.wide.s16`,
+///   `alu.min.u16`, `alu.div.s64`, `alu.neg.s32`.
+/// - float arithmetic: `fp.` and the form as written, modifiers in the
+///   canonical order (`fp.add.rz.ftz.sat.f32`, `fp.min.NaN.f32`).
 /// - bit manipulation: `bit.{word}{.prmt mode | .shf dir.mode}.{type}`.
 /// - conversions: the form's head, `cvt{.rnd}{.ftz}{.sat}.dtype.atype`.
 pub fn lowering_key(inst: &Instruction) -> String {
@@ -318,6 +367,20 @@ pub fn lowering_key(inst: &Instruction) -> String {
         }
         Op::Bit(x) => bit_key(x, &mut s),
         Op::Cvt(x) => write!(s, "cvt{}", cvt_head(x)),
+        Op::Float(x) => {
+            s.push_str("fp.");
+            s.push_str(float_name(x.op));
+            if let Some(r) = x.rnd {
+                s.push('.');
+                s.push_str(r.name());
+            }
+            for (on, m) in [(x.ftz, ".ftz"), (x.sat, ".sat"), (x.nan, ".NaN")] {
+                if on {
+                    s.push_str(m);
+                }
+            }
+            write!(s, ".{}", x.ty.name())
+        }
     };
     s
 }

@@ -7,10 +7,11 @@
 
 use super::bit::{word_lists, BitWord};
 use super::{
-    cmp_ok, ftz_ok, int_sat_ok, int_sat_type_ok, m, operands, spec, types_ok, vset_cmp_ok, Family,
-    IntWord, OpKind, OperandKind, OPCODES,
+    all_opcodes, cmp_ok, float_ftz_ok, float_implemented, float_sat_ok, ftz_ok, int_sat_ok,
+    int_sat_type_ok, m, nan_ok, operands, rnd_ok, rnd_required, spec, types_ok, vset_cmp_ok,
+    Family, OpKind, OperandKind,
 };
-use crate::inst::{BoolOp, CmpOp, MulMode, Simd, Type};
+use crate::inst::{BoolOp, CmpOp, FloatOp, MulMode, Rnd, Simd, Type};
 
 /// One instruction form: canonical text with registers named by position
 /// (`%d, %a, %b, %c, %e`; `%p` for a predicate destination, `%q` for a
@@ -34,7 +35,7 @@ enum Shape {
 /// Every form, in table order.
 pub fn forms() -> Vec<Form> {
     let mut out = Vec::new();
-    for def in OPCODES {
+    for def in all_opcodes() {
         if let OpKind::Cvt = def.kind {
             // Its types are words of its own: `cvt::forms` walks its table.
             out.extend(super::cvt::forms());
@@ -48,7 +49,7 @@ pub fn forms() -> Vec<Form> {
             })
         };
         let modes: &[Option<MulMode>] = match def.kind {
-            OpKind::Int(IntWord::Mul | IntWord::Mad) => {
+            OpKind::Int(w) if w.mode_op().is_some() => {
                 &[Some(MulMode::Lo), Some(MulMode::Hi), Some(MulMode::Wide)]
             }
             OpKind::Video(..)
@@ -57,9 +58,10 @@ pub fn forms() -> Vec<Form> {
             | OpKind::Selp
             | OpKind::Slct
             | OpKind::Alu(_)
-            | OpKind::Int(IntWord::Add | IntWord::Sub)
+            | OpKind::Int(_)
             | OpKind::Bit(_)
-            | OpKind::Cvt => &[None],
+            | OpKind::Cvt
+            | OpKind::Float(_) => &[None],
         };
         for &mode in modes {
             for tys in type_lists(def.kind, mode) {
@@ -103,6 +105,9 @@ fn modifier_sets(
     mode: Option<MulMode>,
     tys: &[Type],
 ) -> Vec<(Vec<&'static str>, bool)> {
+    if let (OpKind::Float(op), [ty]) = (kind, tys) {
+        return float_sets(op, *ty);
+    }
     let allow = spec(fam).allow;
     let mut sets: Vec<(Vec<&'static str>, bool)> = vec![(vec![], false)];
     let extend = |sets: &mut Vec<(Vec<&'static str>, bool)>, opts: &[(&'static str, bool)]| {
@@ -134,7 +139,8 @@ fn modifier_sets(
                     | Family::Alu
                     | Family::Int
                     | Family::Bit
-                    | Family::Cvt,
+                    | Family::Cvt
+                    | Family::Float,
                     _,
                 ) => false,
             })
@@ -160,6 +166,8 @@ fn modifier_sets(
         | OpKind::Alu(_)
         | OpKind::Bit(_)
         | OpKind::Cvt => allow & m::SAT != 0,
+        // `float_sets` answered above.
+        OpKind::Float(_) => false,
     };
     if let OpKind::Bit(w) = kind {
         let lists = word_lists(w);
@@ -181,6 +189,41 @@ fn modifier_sets(
         (false, false) => {}
     }
     sets
+}
+
+/// The float family's implemented modifier sets in `Display`'s order
+/// (rounding, `.ftz`, `.sat`, `.NaN`).
+fn float_sets(op: FloatOp, ty: Type) -> Vec<(Vec<&'static str>, bool)> {
+    let mut rnds: Vec<Option<Rnd>> = Rnd::ALL.into_iter().map(Some).collect();
+    if !rnd_required(op) {
+        rnds.insert(0, None);
+    }
+    // `.ftz` on f32 (and rcp.f64); `.sat`/`.NaN` on f32 only.
+    let opt = |on: bool| if on { vec![false, true] } else { vec![false] };
+    let f32_only = |on: bool| opt(on && ty == Type::F32);
+    let mut out = Vec::new();
+    for rnd in rnds {
+        if rnd.is_some() && !rnd_ok(op) {
+            continue;
+        }
+        for ftz in opt(float_ftz_ok(op, ty)) {
+            if !float_implemented(op, ty, rnd, ftz) {
+                continue;
+            }
+            for sat in f32_only(float_sat_ok(op, ty)) {
+                for nan in f32_only(nan_ok(op, ty)) {
+                    let mut w: Vec<&'static str> = rnd.map(Rnd::name).into_iter().collect();
+                    for (on, m) in [(ftz, "ftz"), (sat, "sat"), (nan, "NaN")] {
+                        if on {
+                            w.push(m);
+                        }
+                    }
+                    out.push((w, false));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Modifiers in `Display`'s order: mode, compare/BoolOp/ftz, types, then
@@ -216,7 +259,8 @@ fn head(kind: OpKind, mode: Option<MulMode>, mods: &[&str], tys: &[Type]) -> Str
         | OpKind::Alu(_)
         | OpKind::Int(_)
         | OpKind::Bit(_)
-        | OpKind::Cvt => {
+        | OpKind::Cvt
+        | OpKind::Float(_) => {
             words(&mut h, &mut mods.iter());
             types(&mut h);
         }
@@ -234,7 +278,8 @@ fn shapes(kind: OpKind) -> &'static [Shape] {
         | OpKind::Alu(_)
         | OpKind::Int(_)
         | OpKind::Bit(_)
-        | OpKind::Cvt => &[Shape::Def],
+        | OpKind::Cvt
+        | OpKind::Float(_) => &[Shape::Def],
     }
 }
 

@@ -17,10 +17,20 @@
 //! its scalar semantics in a file of its own under `exec/`; its tests. The
 //! sim-core database test then fails until `tools/lowering/derive.py` gives
 //! its lowering keys rows for every architecture that can run it.
+//!
+//! One opcode word, two families: `add sub mul min max abs neg div` name
+//! both integer and float forms. `OPCODES` gives such a word its integer
+//! definition; `float.rs` holds the float family's definitions and rules,
+//! and its `route` sends a statement whose type modifier is `.f32`/`.f64`
+//! to the float definition before validation (other float types, such as
+//! `.f16`, stay with the integer word and are reported as valid PTX that
+//! simcli does not run). A family sharing words this way adds its own
+//! table and a case to `route`.
 
 mod bit;
 mod cvt;
 mod facts;
+mod float;
 mod forms;
 mod ptx_names;
 
@@ -30,10 +40,16 @@ pub(crate) use facts::int_name;
 pub use facts::{
     default_sels, lowering_key, mnemonic, opcode_name, type_class, unit_class, UnitClass,
 };
+pub(crate) use float::{
+    approx_ok, ftz_ok as float_ftz_ok, implemented as float_implemented, nan_ok, rnd_from_name,
+    rnd_ok, rnd_required, route, sat_ok as float_sat_ok,
+};
 pub use forms::{forms, Form};
 pub use ptx_names::is_ptx_opcode;
 
-use crate::inst::{AluOp, CmpOp, CvtType, Instruction, MulMode, Op, Simd, Type, TypeKind, VideoOp};
+use crate::inst::{
+    AluOp, CmpOp, CvtType, FloatOp, Instruction, IntOp, MulMode, Op, Simd, Type, TypeKind, VideoOp,
+};
 use crate::target::Feature;
 
 /// Instruction families: each has one shape (modifier classes, type count) and one syntax block ([`syntax`]).
@@ -53,12 +69,14 @@ pub enum Family {
     Slct,
     /// mov and or xor shl shr
     Alu,
-    /// add sub mul mad over integer types
+    /// add sub mul mad min max div rem abs neg over integer types
     Int,
     /// popc clz brev not cnot bfe bfi prmt lop3 shf
     Bit,
     /// cvt
     Cvt,
+    /// add sub mul fma min max abs neg div rcp sqrt over f32/f64
+    Float,
 }
 
 /// The integer arithmetic opcode words (`mul`/`mad` take their mode as the
@@ -69,6 +87,31 @@ pub(crate) enum IntWord {
     Sub,
     Mul,
     Mad,
+    Min,
+    Max,
+    Div,
+    Rem,
+    Abs,
+    Neg,
+}
+
+impl IntWord {
+    /// For `mul`/`mad`, whose mode (`.lo/.hi/.wide`) ptxas reads as part of
+    /// the opcode: the operation of each mode.
+    pub(crate) const fn mode_op(self) -> Option<fn(MulMode) -> IntOp> {
+        match self {
+            IntWord::Mul => Some(IntOp::Mul),
+            IntWord::Mad => Some(IntOp::Mad),
+            IntWord::Add
+            | IntWord::Sub
+            | IntWord::Min
+            | IntWord::Max
+            | IntWord::Div
+            | IntWord::Rem
+            | IntWord::Abs
+            | IntWord::Neg => None,
+        }
+    }
 }
 
 /// What an opcode word decodes to.
@@ -83,6 +126,7 @@ pub(crate) enum OpKind {
     Int(IntWord),
     Bit(BitWord),
     Cvt,
+    Float(FloatOp),
 }
 
 impl OpKind {
@@ -98,6 +142,7 @@ impl OpKind {
             OpKind::Int(_) => Family::Int,
             OpKind::Bit(_) => Family::Bit,
             OpKind::Cvt => Family::Cvt,
+            OpKind::Float(_) => Family::Float,
         }
     }
 }
@@ -156,6 +201,12 @@ pub(crate) const OPCODES: &[OpcodeDef] = &[
     f("sub", OpKind::Int(IntWord::Sub)),
     f("mul", OpKind::Int(IntWord::Mul)),
     f("mad", OpKind::Int(IntWord::Mad)),
+    f("min", OpKind::Int(IntWord::Min)),
+    f("max", OpKind::Int(IntWord::Max)),
+    f("div", OpKind::Int(IntWord::Div)),
+    f("rem", OpKind::Int(IntWord::Rem)),
+    f("abs", OpKind::Int(IntWord::Abs)),
+    f("neg", OpKind::Int(IntWord::Neg)),
     f("popc", OpKind::Bit(BitWord::Popc)),
     f("clz", OpKind::Bit(BitWord::Clz)),
     f("brev", OpKind::Bit(BitWord::Brev)),
@@ -169,21 +220,30 @@ pub(crate) const OPCODES: &[OpcodeDef] = &[
     f("cvt", OpKind::Cvt),
 ];
 
-/// The opcode word `name`, if simcli implements it.
+/// The opcode word `name`, if simcli implements it (a word the integer
+/// and float families share gives the integer one; [`route`] picks by type).
 pub(crate) fn opcode(name: &str) -> Option<&'static OpcodeDef> {
-    OPCODES.iter().find(|d| d.name == name)
+    all_opcodes().find(|d| d.name == name)
+}
+
+/// Every opcode definition: [`OPCODES`], then the float family's.
+pub(crate) fn all_opcodes() -> impl Iterator<Item = &'static OpcodeDef> {
+    OPCODES.iter().chain(float::FLOAT_OPCODES)
 }
 
 /// Modifier classes a family may carry (bit set).
 pub(crate) mod m {
-    pub const CMP: u8 = 1;
-    pub const BOOL: u8 = 2;
-    pub const FTZ: u8 = 4;
-    pub const SAT: u8 = 8;
-    pub const ADD: u8 = 16;
+    pub const CMP: u16 = 1;
+    pub const BOOL: u16 = 2;
+    pub const FTZ: u16 = 4;
+    pub const SAT: u16 = 8;
+    pub const ADD: u16 = 16;
     /// A family's own words (`prmt` modes, `shf` direction and mode;
     /// every `cvt` modifier, types included).
-    pub const WORDS: u8 = 32;
+    pub const WORDS: u16 = 32;
+    pub const RND: u16 = 64;
+    pub const NAN: u16 = 128;
+    pub const APPROX: u16 = 256;
 }
 
 /// How one operand position is read.
@@ -218,7 +278,7 @@ pub(crate) struct FamilySpec {
     /// Exact number of type modifiers.
     pub ntypes: usize,
     /// Modifier classes allowed (besides types).
-    pub allow: u8,
+    pub allow: u16,
 }
 
 /// The family's syntax block in the manual's notation (PTX ISA 9.7): what
@@ -243,7 +303,17 @@ pub const fn syntax(fam: Family) -> &'static str {
             "add{.sat}.type d, a, b;  sub{.sat}.type d, a, b;  mul.mode.type d, a, b;  \
              mad.mode.type d, a, b, c;  mad.hi.sat.s32 d, a, b, c;  \
              .mode = { .hi, .lo, .wide }; .type = { .u16, .u32, .u64, .s16, .s32, .s64 }; \
-             .sat only on .s32; .wide only on 16/32-bit types, d (and c) twice as wide"
+             .sat only on .s32; .wide only on 16/32-bit types, d (and c) twice as wide; \
+             min/max/div/rem.type d, a, b;  abs/neg.stype d, a;  .stype = { .s16, .s32, .s64 }"
+        }
+        Family::Float => {
+            "add/sub/mul{.rnd}{.ftz}{.sat}.f32 d, a, b;  add/sub/mul{.rnd}.f64 d, a, b;  \
+             fma.rnd{.ftz}{.sat}.f32 d, a, b, c;  fma.rnd.f64 d, a, b, c;  \
+             min/max{.ftz}{.NaN}.f32 d, a, b;  min/max.f64 d, a, b;  \
+             abs/neg{.ftz}.f32 d, a;  abs/neg.f64 d, a;  div.rnd{.ftz}.f32 d, a, b;  \
+             div.rnd.f64 d, a, b;  rcp/sqrt.rnd{.ftz}.f32 d, a;  rcp.rnd{.ftz}.f64 d, a;  \
+             sqrt.rnd.f64 d, a;  .rnd = { .rn, .rz, .rm, .rp } \
+             (and .approx/.full forms, valid but not simulated)"
         }
         Family::Bit => bit::SYNTAX,
         Family::Cvt => cvt::SYNTAX,
@@ -263,6 +333,7 @@ pub(crate) const fn spec(fam: Family) -> FamilySpec {
         Family::Int => (1, m::SAT),
         Family::Bit => (1, m::WORDS),
         Family::Cvt => (0, m::WORDS),
+        Family::Float => (1, m::FTZ | m::SAT | m::RND | m::NAN | m::APPROX),
     };
     FamilySpec { ntypes, allow }
 }
@@ -280,10 +351,24 @@ pub(crate) const fn operands(kind: OpKind) -> &'static [OperandKind] {
         OpKind::Alu(AluOp::Mov) => &[K::Dst, K::ValueOrSpecial],
         OpKind::Alu(AluOp::Shl | AluOp::Shr) => &[K::Dst, K::Value(0), K::Shift],
         OpKind::Alu(AluOp::And | AluOp::Or | AluOp::Xor) => &[K::Dst, K::Value(0), K::Value(0)],
-        OpKind::Int(IntWord::Add | IntWord::Sub | IntWord::Mul) => {
-            &[K::Dst, K::Value(0), K::Value(0)]
-        }
+        OpKind::Int(
+            IntWord::Add
+            | IntWord::Sub
+            | IntWord::Mul
+            | IntWord::Min
+            | IntWord::Max
+            | IntWord::Div
+            | IntWord::Rem,
+        ) => &[K::Dst, K::Value(0), K::Value(0)],
+        OpKind::Int(IntWord::Abs | IntWord::Neg) => &[K::Dst, K::Value(0)],
         OpKind::Int(IntWord::Mad) => &[K::Dst, K::Value(0), K::Value(0), K::Value(1)],
+        OpKind::Float(FloatOp::Fma) => &[K::Dst, K::Value(0), K::Value(0), K::Value(0)],
+        OpKind::Float(
+            FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Min | FloatOp::Max | FloatOp::Div,
+        ) => &[K::Dst, K::Value(0), K::Value(0)],
+        OpKind::Float(FloatOp::Abs | FloatOp::Neg | FloatOp::Rcp | FloatOp::Sqrt) => {
+            &[K::Dst, K::Value(0)]
+        }
         OpKind::Bit(w) => bit::operands(w),
         // The packed destinations take two: see `cvt::operands`.
         OpKind::Cvt => &[K::Dst, K::Value(1)],
@@ -327,6 +412,7 @@ const SCALAR_ARR: [Type; 11] = join(INT_BITS, &[T::F32, T::F64]);
 pub(crate) const SCALAR: &[Type] = &SCALAR_ARR;
 const VIDEO_TYPES: &[Type] = &[T::U32, T::S32];
 const INT_US: &[Type] = &[T::U16, T::U32, T::U64, T::S16, T::S32, T::S64];
+const INT_SIGNED: &[Type] = &[T::S16, T::S32, T::S64];
 const INT_WIDE: &[Type] = &[T::U16, T::U32, T::S16, T::S32];
 const BITS: &[Type] = &[T::B16, T::B32, T::B64];
 const SHR: &[Type] = INT_BITS;
@@ -367,6 +453,8 @@ pub(crate) fn types_ok(kind: OpKind, mode: Option<MulMode>, tys: &[Type]) -> boo
         OpKind::Alu(AluOp::Mov) => one(INT_BITS) || one(&[T::F32, T::F64]),
         OpKind::Alu(AluOp::And | AluOp::Or | AluOp::Xor | AluOp::Shl) => one(BITS),
         OpKind::Alu(AluOp::Shr) => one(SHR),
+        OpKind::Int(IntWord::Abs | IntWord::Neg) => one(INT_SIGNED),
+        OpKind::Float(_) => float::types_ok(tys),
         OpKind::Int(_) => match mode {
             Some(MulMode::Wide) => one(INT_WIDE),
             Some(MulMode::Lo | MulMode::Hi) | None => one(INT_US),
@@ -388,7 +476,13 @@ pub(crate) fn int_sat_ok(w: IntWord, mode: Option<MulMode>) -> bool {
     match w {
         IntWord::Add | IntWord::Sub => true,
         IntWord::Mad => mode == Some(MulMode::Hi),
-        IntWord::Mul => false,
+        IntWord::Mul
+        | IntWord::Min
+        | IntWord::Max
+        | IntWord::Div
+        | IntWord::Rem
+        | IntWord::Abs
+        | IntWord::Neg => false,
     }
 }
 
@@ -427,6 +521,9 @@ pub(crate) fn ftz_ok(fam: Family, tys: &[Type]) -> bool {
         (Family::Setp, [t]) => matches!(t, T::F32 | T::F16 | T::F16x2),
         (Family::Slct, [_, c]) => *c == T::F32,
         (Family::Set | Family::Setp | Family::Slct, _) => false,
+        // Per operation (`rcp.f64` takes it): `float_rules`.
+        (Family::Float, [_]) => true,
+        (Family::Float, _) => false,
         (
             Family::VideoArith
             | Family::VideoSet
@@ -597,6 +694,18 @@ pub(crate) const GATES: &[Gate] = &[
         feature: Some(Feature::CvtPacked),
         ptx: (7, 0),
         applies: |i| cvt_types(i).is_some_and(|(d, _)| d == CvtType::F16x2),
+    },
+    Gate {
+        what: "f64 arithmetic",
+        feature: Some(Feature::F64),
+        ptx: (1, 0),
+        applies: |i| matches!(i.op, Op::Float(x) if x.ty == T::F64),
+    },
+    Gate {
+        what: "min/max with .NaN",
+        feature: Some(Feature::MinMaxNaN),
+        ptx: (7, 0),
+        applies: |i| matches!(i.op, Op::Float(x) if x.nan),
     },
 ];
 

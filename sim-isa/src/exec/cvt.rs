@@ -6,7 +6,7 @@
 
 use super::lanes::{read_operand, width_mask, Lanes};
 use super::{ExecCtx, WarpRegs, WARP_SIZE};
-use crate::inst::{Cvt, CvtType, Rnd};
+use crate::inst::{Cvt, CvtRnd, CvtType};
 
 /// A value exactly: NaN, a signed infinity, or `(-1)^neg * m * 2^e`.
 #[derive(Clone, Copy, Debug)]
@@ -286,12 +286,12 @@ fn decode_int(v: u64, bits: u32, signed: bool) -> (i128, Exact) {
     )
 }
 
-fn dir_of(r: Option<Rnd>) -> Dir {
+fn dir_of(r: Option<CvtRnd>) -> Dir {
     match r {
-        Some(Rnd::Rn | Rnd::Rni) | None => Dir::Nearest,
-        Some(Rnd::Rz | Rnd::Rzi) => Dir::Zero,
-        Some(Rnd::Rm | Rnd::Rmi) => Dir::Down,
-        Some(Rnd::Rp | Rnd::Rpi) => Dir::Up,
+        Some(CvtRnd::Rn | CvtRnd::Rni) | None => Dir::Nearest,
+        Some(CvtRnd::Rz | CvtRnd::Rzi) => Dir::Zero,
+        Some(CvtRnd::Rm | CvtRnd::Rmi) => Dir::Down,
+        Some(CvtRnd::Rp | CvtRnd::Rpi) => Dir::Up,
     }
 }
 
@@ -368,8 +368,8 @@ fn convert(x: &Cvt, dtype: CvtType, a: u64) -> u64 {
         },
         Kind::Float(f) => {
             let v = match x.rnd {
-                Some(Rnd::Rni | Rnd::Rzi | Rnd::Rmi | Rnd::Rpi) => integral(src, dir),
-                Some(Rnd::Rn | Rnd::Rz | Rnd::Rm | Rnd::Rp) | None => src,
+                Some(CvtRnd::Rni | CvtRnd::Rzi | CvtRnd::Rmi | CvtRnd::Rpi) => integral(src, dir),
+                Some(CvtRnd::Rn | CvtRnd::Rz | CvtRnd::Rm | CvtRnd::Rp) | None => src,
             };
             let v = if x.sat { sat_float(v) } else { v };
             let quiet = x.atype != dtype && (x.atype == CvtType::F64 || dtype == CvtType::F64);

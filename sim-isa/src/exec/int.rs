@@ -1,6 +1,6 @@
-//! Integer arithmetic (`add sub mul mad` over `.u16 .u32 .u64 .s16 .s32
-//! .s64`, PTX ISA 9.7.1): one scalar lane function, the reference, and its
-//! warp form.
+//! Integer arithmetic (`add sub mul mad min max div rem` over `.u16 .u32
+//! .u64 .s16 .s32 .s64`, `abs neg` over the signed ones, PTX ISA 9.7.1):
+//! one scalar lane function, the reference, and its warp form.
 
 use super::lanes::{width_mask, Lanes};
 use super::WARP_SIZE;
@@ -42,6 +42,13 @@ fn product(ty: Type, a: u64, b: u64) -> u128 {
 ///   `mul.wide` all of it.
 /// - `mad.lo`/`.hi` add `c` to those `n` bits, wrapping; `mad.hi.sat.s32`
 ///   clamps the sum; `mad.wide` adds `c` to the `2n`-bit product.
+/// - `min`/`max` compare in the type's order; `abs`/`neg` wrap (the most
+///   negative value is its own absolute value and negation).
+/// - `div` rounds toward zero and `rem` takes `a`'s sign (the manual's C
+///   semantics); the most negative value divided by -1 wraps to itself,
+///   remainder 0. Division by zero, which the manual leaves undefined, gives
+///   all ones for both, as the H100's code does (its `div`/`rem` sequences
+///   end by selecting `~0` when `b` is zero, whatever the signs).
 pub fn int_lane(x: &IntArith, a: u64, b: u64, c: u64) -> u64 {
     let n = x.ty.bits();
     let signed = x.ty.kind() == TypeKind::Signed;
@@ -63,6 +70,24 @@ pub fn int_lane(x: &IntArith, a: u64, b: u64, c: u64) -> u64 {
         (IntOp::Mad(MulMode::Wide), _) => {
             (product(x.ty, a, b) as u64).wrapping_add(c) & width_mask(2 * n)
         }
+        (IntOp::Min, _) => pick(ext(a, n, signed) <= ext(b, n, signed), a, b) & m,
+        (IntOp::Max, _) => pick(ext(a, n, signed) >= ext(b, n, signed), a, b) & m,
+        (IntOp::Div | IntOp::Rem, _) if b & m == 0 => m,
+        // In i128 neither overflows (MIN / -1 = 2^(n-1), wrapped by the mask).
+        (IntOp::Div, _) => (ext(a, n, signed) / ext(b, n, signed)) as u64 & m,
+        (IntOp::Rem, _) => (ext(a, n, signed) % ext(b, n, signed)) as u64 & m,
+        (IntOp::Abs, _) => ext(a, n, signed).unsigned_abs() as u64 & m,
+        (IntOp::Neg, _) => a.wrapping_neg() & m,
+    }
+}
+
+/// `a` if `first`, else `b`.
+#[inline(always)]
+fn pick(first: bool, a: u64, b: u64) -> u64 {
+    if first {
+        a
+    } else {
+        b
     }
 }
 
@@ -85,7 +110,8 @@ pub(crate) fn int_warp(x: &IntArith, a: &Lanes, b: &Lanes, c: &Lanes) -> Lanes {
         (IntOp::Mul(MulMode::Lo), _) => each(|p, q| p.wrapping_mul(q) & m, a, b),
         (IntOp::Add | IntOp::Sub, true)
         | (IntOp::Mul(MulMode::Hi | MulMode::Wide), _)
-        | (IntOp::Mad(_), _) => {
+        | (IntOp::Mad(_), _)
+        | (IntOp::Min | IntOp::Max | IntOp::Div | IntOp::Rem | IntOp::Abs | IntOp::Neg, _) => {
             let mut o = [0u64; WARP_SIZE];
             for l in 0..WARP_SIZE {
                 o[l] = int_lane(x, a[l], b[l], c[l]);

@@ -16,6 +16,7 @@ mod bit;
 mod cmp;
 mod cmp_warp;
 mod cvt;
+mod float;
 mod int;
 mod lanes;
 mod select;
@@ -26,12 +27,13 @@ pub use alu::alu_lane;
 pub use bit::bit_lane;
 pub use cmp::{compare, flush_subnormal, set_lane, set_true_value, setp_lane};
 pub use cvt::cvt_lane;
+pub use float::float_lane;
 pub use int::int_lane;
 pub use lanes::WarpRegs;
 pub use select::{selp_lane, slct_lane};
 pub use video::video_lane;
 
-use crate::inst::{Instruction, IntArith, Op, Operand, PredSrc, RegId};
+use crate::inst::{FloatArith, Instruction, IntArith, Op, Operand, PredSrc, RegId};
 use crate::target::Target;
 pub use lanes::width_mask;
 use lanes::{blend, blend32, exec_mask, pred_src_bits, read_operand, write_lanes, Lanes};
@@ -113,6 +115,10 @@ pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
             let (a, b) = cvt::cvt_sources(x, ctx, regs);
             blend(regs.get_mut(x.d), exec, &cvt::cvt_warp(x, &a, &b));
         }
+        Op::Float(x) => {
+            let (a, b, c) = float_sources(x, ctx, regs);
+            blend(regs.get_mut(x.d), exec, &float::float_warp(x, &a, &b, &c));
+        }
     }
 }
 
@@ -144,9 +150,16 @@ fn regs_needed(inst: &Instruction) -> usize {
         Op::Selp(s) => d(s.d).max(r(s.a)).max(r(s.b)).max(p(s.c)),
         Op::Slct(s) => d(s.d).max(r(s.a)).max(r(s.b)).max(r(s.c)),
         Op::Alu(x) => d(x.d).max(r(x.a)).max(x.b.map_or(0, r)),
-        Op::Int(x) => d(x.d).max(r(x.a)).max(r(x.b)).max(x.c.map_or(0, r)),
+        Op::Int(x) => d(x.d)
+            .max(r(x.a))
+            .max(x.b.map_or(0, r))
+            .max(x.c.map_or(0, r)),
         Op::Bit(x) => x.srcs().iter().fold(d(x.d), |m, &o| m.max(r(o))),
         Op::Cvt(x) => d(x.d).max(r(x.a)).max(x.b.map_or(0, r)),
+        Op::Float(x) => d(x.d)
+            .max(r(x.a))
+            .max(x.b.map_or(0, r))
+            .max(x.c.map_or(0, r)),
     };
     m.max(g)
 }
@@ -257,17 +270,31 @@ pub fn execute_scalar(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
             }
             write_lanes(regs, x.d, exec, &out);
         }
+        Op::Float(x) => {
+            let (a, b, c) = float_sources(&x, ctx, regs);
+            for l in 0..WARP_SIZE {
+                out[l] = float_lane(&x, a[l], b[l], c[l]);
+            }
+            write_lanes(regs, x.d, exec, &out);
+        }
     }
 }
 
-/// The integer family's sources at their widths (`c` at `d`'s; 0 without `mad`).
+/// The integer family's sources at their widths (`c` at `d`'s; 0 where
+/// the operation has no `b` or `c`).
 fn int_sources(x: &IntArith, ctx: &ExecCtx, regs: &WarpRegs) -> (Lanes, Lanes, Lanes) {
     let bits = x.ty.bits();
+    let b =
+        x.b.map_or([0; WARP_SIZE], |b| read_operand(b, bits, ctx, regs));
     let c =
         x.c.map_or([0; WARP_SIZE], |c| read_operand(c, x.d_bits(), ctx, regs));
-    (
-        read_operand(x.a, bits, ctx, regs),
-        read_operand(x.b, bits, ctx, regs),
-        c,
-    )
+    (read_operand(x.a, bits, ctx, regs), b, c)
+}
+
+/// The float family's sources at the type's width (0 where the operation
+/// has no `b` or `c`).
+fn float_sources(x: &FloatArith, ctx: &ExecCtx, regs: &WarpRegs) -> (Lanes, Lanes, Lanes) {
+    let bits = x.ty.bits();
+    let read = |o: Option<Operand>| o.map_or([0; WARP_SIZE], |o| read_operand(o, bits, ctx, regs));
+    (read(Some(x.a)), read(x.b), read(x.c))
 }

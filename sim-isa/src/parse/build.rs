@@ -79,7 +79,8 @@ fn read_operands(
             | OpKind::Selp
             | OpKind::Slct
             | OpKind::Alu(_)
-            | OpKind::Bit(_),
+            | OpKind::Bit(_)
+            | OpKind::Float(_),
             _,
         ) => tys,
     };
@@ -92,7 +93,8 @@ fn read_operands(
         | OpKind::Alu(_)
         | OpKind::Int(_)
         | OpKind::Bit(_)
-        | OpKind::Cvt => Simd::X2,
+        | OpKind::Cvt
+        | OpKind::Float(_) => Simd::X2,
     };
     let cx = Cx {
         name,
@@ -230,6 +232,12 @@ fn assemble(
                 (IntWord::Sub, _) => IntOp::Sub,
                 (IntWord::Mul, Some(m)) => IntOp::Mul(m),
                 (IntWord::Mad, Some(m)) => IntOp::Mad(m),
+                (IntWord::Min, _) => IntOp::Min,
+                (IntWord::Max, _) => IntOp::Max,
+                (IntWord::Div, _) => IntOp::Div,
+                (IntWord::Rem, _) => IntOp::Rem,
+                (IntWord::Abs, _) => IntOp::Abs,
+                (IntWord::Neg, _) => IntOp::Neg,
                 (IntWord::Mul | IntWord::Mad, None) => return Err(mismatch()),
             };
             Op::Int(IntArith {
@@ -238,11 +246,23 @@ fn assemble(
                 ty: tys[0],
                 d: reg(0)?,
                 a: opnd(1)?,
-                b: opnd(2)?,
-                c: match w {
-                    IntWord::Mad => Some(opnd(3)?),
-                    IntWord::Add | IntWord::Sub | IntWord::Mul => None,
-                },
+                b: if op.has_b() { Some(opnd(2)?) } else { None },
+                c: if op.has_c() { Some(opnd(3)?) } else { None },
+            })
+        }
+        OpKind::Float(op) => {
+            let has = |n: usize| db::operands(raw.def.kind).len() > n;
+            Op::Float(FloatArith {
+                op,
+                rnd: mods.rnd.map(|(r, _)| r),
+                ftz: mods.ftz.is_some(),
+                sat: mods.sat.is_some(),
+                nan: mods.nan.is_some(),
+                ty: tys[0],
+                d: reg(0)?,
+                a: opnd(1)?,
+                b: if has(2) { Some(opnd(2)?) } else { None },
+                c: if has(3) { Some(opnd(3)?) } else { None },
             })
         }
         OpKind::Cvt => {

@@ -164,9 +164,8 @@ impl DisplayInst<'_> {
 impl DisplayInst<'_> {
     /// `.mode{.sat}.type d, a, b{, c}`; `c` at `d`'s type.
     fn int(&self, f: &mut fmt::Formatter<'_>, x: &IntArith) -> fmt::Result {
-        match x.op {
-            IntOp::Mul(m) | IntOp::Mad(m) => write!(f, ".{}", m.name())?,
-            IntOp::Add | IntOp::Sub => {}
+        if let Some(m) = x.op.mode() {
+            write!(f, ".{}", m.name())?;
         }
         if x.sat {
             f.write_str(".sat")?;
@@ -175,8 +174,10 @@ impl DisplayInst<'_> {
         self.reg(f, x.d)?;
         f.write_str(", ")?;
         self.opnd(f, x.a, x.ty)?;
-        f.write_str(", ")?;
-        self.opnd(f, x.b, x.ty)?;
+        if let Some(b) = x.b {
+            f.write_str(", ")?;
+            self.opnd(f, b, x.ty)?;
+        }
         if let Some(c) = x.c {
             f.write_str(", ")?;
             self.opnd(f, c, x.d_type())?;
@@ -204,6 +205,25 @@ impl DisplayInst<'_> {
         for (i, &o) in x.srcs().iter().enumerate() {
             f.write_str(", ")?;
             self.opnd(f, o, x.src_type(i))?;
+        }
+        Ok(())
+    }
+
+    /// `{.rnd}{.ftz}{.sat}{.NaN}.type d, a{, b}{, c}`.
+    fn float(&self, f: &mut fmt::Formatter<'_>, x: &FloatArith) -> fmt::Result {
+        if let Some(r) = x.rnd {
+            write!(f, ".{}", r.name())?;
+        }
+        for (on, m) in [(x.ftz, ".ftz"), (x.sat, ".sat"), (x.nan, ".NaN")] {
+            if on {
+                f.write_str(m)?;
+            }
+        }
+        write!(f, ".{} ", x.ty.name())?;
+        self.reg(f, x.d)?;
+        for o in [Some(x.a), x.b, x.c].into_iter().flatten() {
+            f.write_str(", ")?;
+            self.opnd(f, o, x.ty)?;
         }
         Ok(())
     }
@@ -292,6 +312,7 @@ impl fmt::Display for DisplayInst<'_> {
                     self.opnd(f, b, x.atype.reg_type())?;
                 }
             }
+            Op::Float(x) => self.float(f, x)?,
         }
         f.write_char(';')
     }

@@ -76,6 +76,8 @@ pub(super) fn statement<'a>(toks: &[Token<'a>], end_col: usize) -> Result<Raw<'a
         mods.push(t);
         p.pos += 1;
     }
+    // The type modifiers pick the family of a word two families share.
+    let def = db::route(def, mods.iter().map(|t| t.text));
     let operands = p.operands()?;
     Ok(Raw {
         guard,

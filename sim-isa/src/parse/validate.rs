@@ -6,7 +6,9 @@ use super::lex::{invalid, Token};
 use super::syntax::Raw;
 use crate::db::{self, int_name, m, BitWord, CvtWordsError, Family, IntWord, OpKind};
 use crate::error::{InvalidReason as R, IsaError};
-use crate::inst::{BitOp, BoolOp, CmpOp, Cvt, IntOp, MulMode, Operand, RegId, Type, TypeKind};
+use crate::inst::{
+    BitOp, BoolOp, CmpOp, Cvt, FloatOp, MulMode, Operand, RegId, Rnd, Type, TypeKind,
+};
 
 /// Modifiers sorted into classes, each remembering its token.
 #[derive(Default)]
@@ -24,6 +26,12 @@ pub(super) struct Mods<'a> {
     /// A family's own words (`prmt` mode, `shf` direction and mode; all
     /// of `cvt`'s modifiers).
     pub words: Vec<Token<'a>>,
+    /// The float family's rounding modifier.
+    pub rnd: Option<(Rnd, Token<'a>)>,
+    /// The float family's `.NaN`.
+    pub nan: Option<Token<'a>>,
+    /// The float family's `.approx` or `.full`.
+    pub approx: Option<Token<'a>>,
 }
 
 /// A statement whose modifiers and types the database accepts.
@@ -67,6 +75,11 @@ pub(super) fn check<'a>(raw: &Raw<'a>) -> Result<Checked<'a>, IsaError> {
             let t = mods.types[1].1;
             return Err(invalid(t.col, t.text, R::SlctSignedOnly));
         }
+        if let (OpKind::Int(IntWord::Abs | IntWord::Neg), [(t, tok)]) = (kind, &mods.types[..]) {
+            if t.kind() == TypeKind::Unsigned {
+                return Err(invalid(tok.col, tok.text, R::SignedOnly { inst: name }));
+            }
+        }
         return Err(bad_types());
     }
     if let (Some(s), Some(a)) = (mods.sat, mods.add) {
@@ -102,11 +115,15 @@ pub(super) fn check<'a>(raw: &Raw<'a>) -> Result<Checked<'a>, IsaError> {
             | Family::Alu
             | Family::Int
             | Family::Bit
-            | Family::Cvt => false,
+            | Family::Cvt
+            | Family::Float => false,
         };
         if !ok {
             return Err(invalid(t.col, t.text, R::CompareTypeMismatch));
         }
+    }
+    if let OpKind::Float(op) = kind {
+        float_rules(op, &mods, tys[0], op_tok, &raw.mods, name)?;
     }
     // The other families' modifiers were all sorted into classes above.
     let bit = if let OpKind::Bit(w) = kind {
@@ -126,6 +143,64 @@ pub(super) fn check<'a>(raw: &Raw<'a>) -> Result<Checked<'a>, IsaError> {
         bit,
         cvt,
     })
+}
+
+/// The float family's `.ftz`, `.sat`, `.NaN`, `.approx` and rounding
+/// rules, in ptxas's words; valid forms simcli does not run are
+/// [`IsaError::Unimplemented`].
+fn float_rules(
+    op: FloatOp,
+    mods: &Mods<'_>,
+    ty: Type,
+    op_tok: Token<'_>,
+    raw_mods: &[Token<'_>],
+    name: &'static str,
+) -> Result<(), IsaError> {
+    let illegal = |t: Token<'_>| {
+        Err(invalid(
+            t.col,
+            t.text,
+            R::IllegalModifier {
+                modifier: t.text.to_string(),
+                inst: name,
+            },
+        ))
+    };
+    let at_op = |reason: R| Err(invalid(op_tok.col, op_tok.text, reason));
+    match (mods.sat, mods.nan, mods.ftz) {
+        (Some(t), _, _) if !db::float_sat_ok(op, ty) => return illegal(t),
+        (_, Some(t), _) if !db::nan_ok(op, ty) => return illegal(t),
+        (_, _, Some(t)) if !db::float_ftz_ok(op, ty) => return illegal(t),
+        _ => {}
+    }
+    let either = R::RoundingOrApproxRequired { inst: name };
+    let approximate = ty == Type::F32 && matches!(op, FloatOp::Div | FloatOp::Rcp | FloatOp::Sqrt);
+    match (mods.rnd, mods.approx) {
+        (Some(_), Some(_)) => return at_op(either),
+        (None, Some(t)) => {
+            let full = t.text == ".full";
+            if !db::approx_ok(op, ty, full, mods.ftz.is_some()) {
+                return illegal(t);
+            }
+        }
+        (None, None) if db::rnd_required(op) && approximate => return at_op(either),
+        (None, None) if db::rnd_required(op) => return at_op(R::RoundingRequired { inst: name }),
+        (Some(_) | None, None) => {}
+    }
+    // Valid, but simcli runs neither `.approx`/`.full` nor `.f64` beyond
+    // round to nearest.
+    let rnd = mods.rnd.map(|r| r.0);
+    if mods.approx.is_some() || !db::float_implemented(op, ty, rnd, mods.ftz.is_some()) {
+        let mut what = op_tok.text.to_string();
+        for t in raw_mods {
+            what.push_str(t.text);
+        }
+        return Err(IsaError::Unimplemented {
+            col: op_tok.col,
+            what,
+        });
+    }
+    Ok(())
 }
 
 /// The conversion `cvt`'s words describe, or why they do not.
@@ -193,8 +268,10 @@ fn bit_op(
     })
 }
 
-/// `add.f32`, `mul.rn.f64`, `add.cc.u32`: valid PTX of an implemented opcode
-/// word in a form simcli does not implement.
+/// `add.f32`, `mul.rn.f64`, `add.cc.u32`, `min.NaN.f32`, `div.full.f32`:
+/// valid PTX of an implemented opcode word in a form simcli does not
+/// implement. The type modifiers choose the family: a float type sends an
+/// integer-family word to the float forms, which simcli does not run yet.
 fn unimplemented_form(raw: &Raw<'_>) -> Result<(), IsaError> {
     // `not.pred` is the predicate complement, outside the bit family here.
     if let OpKind::Bit(BitWord::Not) = raw.def.kind {
@@ -205,16 +282,28 @@ fn unimplemented_form(raw: &Raw<'_>) -> Result<(), IsaError> {
             });
         }
     }
-    let OpKind::Int(_) = raw.def.kind else {
-        return Ok(());
-    };
     let float = |w: &str| {
         Type::from_name(w).is_some_and(|t| matches!(t.kind(), TypeKind::Float | TypeKind::BFloat))
     };
-    let hit = raw.mods.iter().any(|t| {
-        let w = t.text.get(1..).unwrap_or("");
-        float(w) || w == "cc"
-    });
+    fn word<'t>(t: &Token<'t>) -> &'t str {
+        t.text.get(1..).unwrap_or("")
+    }
+    let hit = match raw.def.kind {
+        OpKind::Int(_) => raw.mods.iter().any(|t| float(word(t)) || word(t) == "cc"),
+        // Half-precision forms (`.f64` with a directed rounding: `float_rules`).
+        OpKind::Float(_) => raw
+            .mods
+            .iter()
+            .any(|t| float(word(t)) && !matches!(word(t), "f32" | "f64") || word(t) == "relu"),
+        OpKind::Video(..)
+        | OpKind::Set
+        | OpKind::Setp
+        | OpKind::Selp
+        | OpKind::Slct
+        | OpKind::Alu(_)
+        | OpKind::Bit(_)
+        | OpKind::Cvt => false,
+    };
     if hit {
         let mut what = raw.op_tok.text.to_string();
         for t in &raw.mods {
@@ -231,18 +320,20 @@ fn unimplemented_form(raw: &Raw<'_>) -> Result<(), IsaError> {
 /// `mul`/`mad`'s mode, which ptxas reads as part of the opcode: it must be
 /// the first modifier. Returns it with the name ptxas uses in messages.
 fn mode(raw: &Raw<'_>) -> Result<(Option<MulMode>, &'static str), IsaError> {
-    let op: fn(MulMode) -> IntOp = match raw.def.kind {
-        OpKind::Int(IntWord::Mul) => IntOp::Mul,
-        OpKind::Int(IntWord::Mad) => IntOp::Mad,
-        OpKind::Int(IntWord::Add | IntWord::Sub)
-        | OpKind::Video(..)
+    let op = match raw.def.kind {
+        OpKind::Int(w) => w.mode_op(),
+        OpKind::Video(..)
         | OpKind::Set
         | OpKind::Setp
         | OpKind::Selp
         | OpKind::Slct
         | OpKind::Alu(_)
         | OpKind::Bit(_)
-        | OpKind::Cvt => return Ok((None, raw.def.name)),
+        | OpKind::Cvt
+        | OpKind::Float(_) => None,
+    };
+    let Some(op) = op else {
+        return Ok((None, raw.def.name));
     };
     let mode = match raw.mods.first().map(|t| t.text) {
         Some(".lo") => Some(MulMode::Lo),
@@ -323,6 +414,23 @@ fn classify<'a>(
         } else if fam == Family::Bit && db::BIT_WORDS.contains(&w) {
             out.words.push(t);
             m::WORDS
+        } else if let (Family::Float, Some(r)) = (fam, db::rnd_from_name(w)) {
+            if out.rnd.is_some() {
+                return err(R::MultipleRoundings);
+            }
+            if let OpKind::Float(op) = raw.def.kind {
+                if !db::rnd_ok(op) {
+                    return err(R::IllegalRounding { inst: name });
+                }
+            }
+            out.rnd = Some((r, t));
+            m::RND
+        } else if fam == Family::Float && matches!(w, "approx" | "full") {
+            out.approx = Some(t);
+            m::APPROX
+        } else if fam == Family::Float && w == "NaN" {
+            out.nan = Some(t);
+            m::NAN
         } else if matches!(fam, Family::VideoArith | Family::VideoSet) && matches!(w, "min" | "max")
         {
             return err(R::IllegalSecondaryOp { inst: name });
@@ -338,7 +446,8 @@ fn classify<'a>(
             | OpKind::Slct
             | OpKind::Alu(_)
             | OpKind::Bit(_)
-            | OpKind::Cvt => true,
+            | OpKind::Cvt
+            | OpKind::Float(_) => true,
         };
         if allow & class == 0 || !sat_here {
             return err(R::IllegalModifier {

@@ -392,7 +392,7 @@ fn alu_wraps_and_shifts_at_width() {
         ty,
         d: R1,
         a: Operand::Reg(R2),
-        b: Operand::Reg(R3),
+        b: Some(Operand::Reg(R3)),
         c: None,
     };
     assert_eq!(int_lane(&int(IntOp::Add, Type::U16), 0xFFFF, 1, 0), 0);
@@ -443,7 +443,7 @@ fn execute_respects_active_mask_and_guard() {
         ty: Type::U32,
         d: R1,
         a: Operand::Reg(R2),
-        b: Operand::Reg(R3),
+        b: Some(Operand::Reg(R3)),
         c: None,
     };
     let inst = Instruction {

@@ -196,6 +196,12 @@ fn op() -> impl Strategy<Value = Op> {
         Just(IntOp::Sub),
         mode.clone().prop_map(IntOp::Mul),
         mode.prop_map(IntOp::Mad),
+        Just(IntOp::Min),
+        Just(IntOp::Max),
+        Just(IntOp::Div),
+        Just(IntOp::Rem),
+        Just(IntOp::Abs),
+        Just(IntOp::Neg),
     ];
     let int_ty = prop::sample::select(vec![
         Type::U16,
@@ -216,6 +222,7 @@ fn op() -> impl Strategy<Value = Op> {
     )
         .prop_map(|(op, sat, ty, d, a, b, c)| {
             let c = matches!(op, IntOp::Mad(_)).then_some(c);
+            let b = op.has_b().then_some(b);
             Op::Int(IntArith {
                 op,
                 sat,
@@ -226,6 +233,46 @@ fn op() -> impl Strategy<Value = Op> {
                 c,
             })
         });
+    let float_op = prop::sample::select(vec![
+        FloatOp::Add,
+        FloatOp::Sub,
+        FloatOp::Mul,
+        FloatOp::Fma,
+        FloatOp::Min,
+        FloatOp::Max,
+        FloatOp::Abs,
+        FloatOp::Neg,
+        FloatOp::Div,
+        FloatOp::Rcp,
+        FloatOp::Sqrt,
+    ]);
+    let float = (
+        (
+            float_op,
+            prop::option::of(prop::sample::select(Rnd::ALL.to_vec())),
+        ),
+        (any::<bool>(), any::<bool>(), any::<bool>()),
+        prop::sample::select(vec![Type::F32, Type::F64]),
+        (reg(), operand(), operand(), operand()),
+    )
+        .prop_map(|((op, rnd), (ftz, sat, nan), ty, (d, a, b, c))| {
+            let two = !matches!(
+                op,
+                FloatOp::Abs | FloatOp::Neg | FloatOp::Rcp | FloatOp::Sqrt
+            );
+            Op::Float(FloatArith {
+                op,
+                rnd,
+                ftz,
+                sat,
+                nan,
+                ty,
+                d,
+                a,
+                b: two.then_some(b),
+                c: (op == FloatOp::Fma).then_some(c),
+            })
+        });
     prop_oneof![
         3 => video().prop_map(Op::Video),
         3 => set,
@@ -234,6 +281,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => slct,
         2 => alu,
         2 => int,
+        2 => float,
     ]
 }
 

@@ -129,13 +129,13 @@ fn ptxas_accepted_orders() {
 #[test]
 fn unimplemented_ptx() {
     for (text, what) in [
-        ("fma.rn.f32 %f1, %f2, %f3, %f4;", "fma"),
+        ("fma.rn.f16 %h1, %h2, %h3, %h4;", "fma.rn.f16"),
         ("bra LOOP;", "bra"),
         ("ld.global.u32 %r1, [%rd1];", "ld"),
         ("cvt.rna.tf32.f32 %r1, %f1;", "cvt.rna.tf32.f32"),
-        ("add.f32 %f1, %f2, %f3;", "add.f32"),
-        ("add.rn.f32 %f1, %f2, %f3;", "add.rn.f32"),
-        ("mul.rn.f64 %fd1, %fd2, %fd3;", "mul.rn.f64"),
+        ("add.f16 %h1, %h2, %h3;", "add.f16"),
+        ("fma.rz.f64 %fd1, %fd2, %fd3, %fd4;", "fma.rz.f64"),
+        ("mul.rm.f64 %fd1, %fd2, %fd3;", "mul.rm.f64"),
         ("add.cc.u32 %r1, %r2, %r3;", "add.cc.u32"),
         ("vadd.u32.u32.u32 %r1, %r2, %r3;", "vadd"),
     ] {
@@ -153,7 +153,14 @@ fn unimplemented_ptx() {
 /// The parser accepts exactly what ptxas accepts over the family's grid.
 #[test]
 fn agrees_with_ptxas_on_the_grid() {
-    let (n, wrong) = crate::ptxas_grid::disagreements(include_str!("../data/int-arith-ptxas.txt"));
-    assert_eq!(n, 180);
+    agrees_with_ptxas(include_str!("../data/int-arith-ptxas.txt"), 180);
+}
+
+/// Checks that the parser accepts exactly the `accept` lines of `data` (a
+/// ptxas verdict file, `tests/it/ptxas_grid.rs`), and that there are `count`
+/// of them in all.
+pub(crate) fn agrees_with_ptxas(data: &str, count: usize) {
+    let (n, wrong) = crate::ptxas_grid::disagreements(data);
+    assert_eq!(n, count);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -505,7 +505,7 @@ fn alu_types() {
     let Op::Int(a) = ok("add.u32 %r1, 5, 6;").op else {
         panic!()
     };
-    assert_eq!((a.a, a.b), (Operand::Imm(5), Operand::Imm(6)));
+    assert_eq!((a.a, a.b), (Operand::Imm(5), Some(Operand::Imm(6))));
     let Op::Alu(a) = ok("shl.b64 %rd1, %rd2, 40;").op else {
         panic!()
     };
@@ -529,7 +529,7 @@ fn registers_guards_comments() {
     );
     let Op::Int(a) = i.op else { panic!() };
     assert_eq!(syms.name(a.d), "r1");
-    assert_eq!(a.b, Operand::Reg(syms.get("$x_1").unwrap()));
+    assert_eq!(a.b, Some(Operand::Reg(syms.get("$x_1").unwrap())));
     // ptxas accepts spaces after '@' and '!'.
     assert_eq!(
         ok("@ %g1 add.u32 %r1, %r2, %r3;").guard.map(|g| g.negate),
