@@ -311,6 +311,8 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
         } => {
             let mut inputs = Inputs::new();
             let setup = config.setup(arch, &mut inputs)?;
+            // The same field names as the pattern above: clap's variant
+            // holds the flags, `RunArgs` the resolved setup beside them.
             let args = RunArgs {
                 setup,
                 sms,

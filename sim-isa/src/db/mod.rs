@@ -18,6 +18,13 @@
 //! sim-core database test then fails until `tools/lowering/derive.py` gives
 //! its lowering keys rows for every architecture that can run it.
 //!
+//! Repeated variant lists: every match over `Op`, `OpKind` or `Family`
+//! names each kind it does not single out, instead of a `_ =>` arm, so a new
+//! kind cannot compile until each match has decided about it. The
+//! `duplicates` tool reports those arm lists (here, in `forms.rs`,
+//! `facts.rs`, `parse/` and `exec/`) as repeated lines; they are that rule,
+//! not copied logic.
+//!
 //! One opcode word, two families: `add sub mul min max abs neg div` name
 //! both integer and float forms. `OPCODES` gives such a word its integer
 //! definition; `float.rs` holds the float family's definitions and rules,
