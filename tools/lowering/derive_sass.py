@@ -6,8 +6,8 @@ sim-core/src/lowering.rs), this script assembles derive.py's kernel (load the
 inputs at their width, run the PTX instruction, store the result) and records the
 machine instructions the compiler emitted for the operation, in issue order, with
 each one's sources: an earlier instruction of the sequence (its index) or a PTX
-source operand (`a`, `b`, `c`; `c` is also the predicate operand of
-set/setp with a BoolOp and of selp).
+source operand (`a`, `b`, `c`, `d`; `c` is also the predicate operand of
+set/setp with a BoolOp and of selp, `d` is bfi's fourth source).
 
 Which compiler and disassembler per architecture (the releases the hardware
 figures or the earlier table came from):
@@ -25,7 +25,10 @@ What is kept: the backward slice of the stored value, stopping at the loads
 that turns %r3 into the BoolOp / selp predicate: its result reads as operand
 `c`; the SEL that stores a setp result: the instructions it reads are the key's
 outputs). Loads, stores, address arithmetic and control flow are not in the
-slice.
+slice. Code with calls or branches (16/64-bit div/rem, f32/f64 div, rcp, sqrt)
+is read along the path one thread runs for ordinary operands (see `walk`).
+A 64-bit operand is a register pair (also a uniform one, and the addend of
+sm_90's IMAD.HI); conversions print only the types they do not default.
 
 Table rows (tab-separated): arch, key, out, sequence. `out` lists what holds the
 result (indices, or an operand letter when the result is an input unchanged).
