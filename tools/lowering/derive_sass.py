@@ -208,10 +208,11 @@ def walk(insts):
     directed roundings of f32 div), up to its unconditional `RET`; a conditional
     forward branch over a call, a return or a branch out of the region it skips
     is taken (that region is a slow path or a special case: FCHK or a range
-    test found ordinary operands);
-    any other conditional branch or `RET` is not
+    test found ordinary operands); any other conditional branch or `RET` is not
     (special operands: zero, infinity, NaN, denormals); an unconditional branch
-    is followed. Listings without control flow come back as they are."""
+    is followed. Listings without control flow come back as they are. Each
+    returned step returns True once the store is reached (stop), False at a
+    subroutine's RET (continue after the call)."""
     labels = {t[:-1]: i for i, t in enumerate(insts) if t.endswith(":")}
     path = []
 
@@ -230,7 +231,7 @@ def walk(insts):
                 to = target(text)
                 cond = cond or "," in m.group(3)  # `BRA !P2, target`, `BRA CC.EQ, target`
                 leaves = to is not None and any(
-                    re.match(r"(J?CALL?|RET|EXIT)\b", t.split()[-1] if t.startswith("@") else t)
+                    re.match(r"(@!?U?P\d+\s+)?(J?CALL?|RET|EXIT)\b", t)
                     or (" BRA " in f" {t} " and (target(t) or 0) > to)
                     for t in insts[pc + 1:to])
                 if to is not None and to > pc and (not cond or leaves):
