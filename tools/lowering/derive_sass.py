@@ -210,9 +210,9 @@ def walk(insts):
     is taken (that region is a slow path or a special case: FCHK or a range
     test found ordinary operands); any other conditional branch or `RET` is not
     (special operands: zero, infinity, NaN, denormals); an unconditional branch
-    is followed. Listings without control flow come back as they are. Each
-    returned step returns True once the store is reached (stop), False at a
-    subroutine's RET (continue after the call)."""
+    is followed. Listings without control flow come back as they are. `run`
+    returns True once the store is reached (stop), False at a subroutine's RET
+    (go on after the call)."""
     labels = {t[:-1]: i for i, t in enumerate(insts) if t.endswith(":")}
     path = []
 
