@@ -11,7 +11,7 @@
 //!
 //! Row format: `arch \t key \t out \t sequence`; `sequence` is space-separated
 //! `OPCODE.MODIFIERS:deps` with deps comma-separated (`-` for none), each an
-//! earlier instruction's index or `a`/`b`/`c`; `out` lists what holds the result.
+//! earlier instruction's index or `a`/`b`/`c`/`d`; `out` lists what holds the result.
 
 use crate::config::LoweringArch;
 use std::collections::{BTreeSet, HashMap};
@@ -88,6 +88,8 @@ pub enum Src {
     B,
     /// PTX source operand `c` (also the predicate of selp and of set/setp with a BoolOp).
     C,
+    /// PTX source operand `d` (`bfi`'s length, its fourth source).
+    D,
 }
 
 /// A machine opcode without modifiers (`IMAD`, `PRMT`), interned: ids are
@@ -191,9 +193,9 @@ pub enum SassTableError {
         /// The text found.
         text: String,
     },
-    /// A source that is not `a`/`b`/`c` or an earlier instruction (this also
+    /// A source that is not `a`/`b`/`c`/`d` or an earlier instruction (this also
     /// makes every sequence acyclic).
-    #[error("lowering-sass.tsv line {line}, instruction {index}: bad source `{src}` (must be a, b, c or an earlier index)")]
+    #[error("lowering-sass.tsv line {line}, instruction {index}: bad source `{src}` (must be a, b, c, d or an earlier index)")]
     Source {
         /// Line number.
         line: usize,
@@ -259,6 +261,7 @@ fn parse_src(s: &str, before: usize) -> Option<Src> {
         "a" => Some(Src::A),
         "b" => Some(Src::B),
         "c" => Some(Src::C),
+        "d" => Some(Src::D),
         _ => {
             let i: usize = s.parse().ok()?;
             (i < before).then_some(Src::Inst(u8::try_from(i).ok()?))

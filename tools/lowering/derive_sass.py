@@ -6,8 +6,8 @@ sim-core/src/lowering.rs), this script assembles derive.py's kernel (load the
 inputs at their width, run the PTX instruction, store the result) and records the
 machine instructions the compiler emitted for the operation, in issue order, with
 each one's sources: an earlier instruction of the sequence (its index) or a PTX
-source operand (`a`, `b`, `c`; `c` is also the predicate operand of
-set/setp with a BoolOp and of selp).
+source operand (`a`, `b`, `c`, `d`; `c` is also the predicate operand of
+set/setp with a BoolOp and of selp, `d` is bfi's fourth source).
 
 Which compiler and disassembler per architecture (the releases the hardware
 figures or the earlier table came from):
@@ -25,7 +25,10 @@ What is kept: the backward slice of the stored value, stopping at the loads
 that turns %r3 into the BoolOp / selp predicate: its result reads as operand
 `c`; the SEL that stores a setp result: the instructions it reads are the key's
 outputs). Loads, stores, address arithmetic and control flow are not in the
-slice.
+slice. Code with calls or branches (16/64-bit div/rem, f32/f64 div, rcp, sqrt)
+is read along the path one thread runs for ordinary operands (see `walk`).
+A 64-bit operand is a register pair (also a uniform one, and the addend of
+sm_90's IMAD.HI); conversions print only the types they do not default.
 
 Table rows (tab-separated): arch, key, out, sequence. `out` lists what holds the
 result (indices, or an operand letter when the result is an input unchanged).
@@ -191,7 +194,67 @@ def functions(listing):
         m = re.search(r"/\*[0-9a-f]{4,}\*/\s+\{?\s*(.*?)\s*[;}]?\s*$", line)
         if m and cur is not None and m.group(1):
             cur.append(m.group(1).rstrip(";").strip())
+            continue
+        m = re.match(r"(\S+):\s*$", line)  # a branch or call target (kept as `name:`)
+        if m and cur is not None:
+            cur.append(m.group(0).strip())
     return res
+
+
+def walk(insts):
+    """The instructions one thread executes from the entry to the store, on the
+    fast path: a `CAL`/`CALL` runs its subroutine (ptxas calls
+    `__cuda_sm20_div_s64` and the like for 16- and 64-bit div/rem and the
+    directed roundings of f32 div), up to its unconditional `RET`; a conditional
+    forward branch over a call, a return or a branch out of the region it skips
+    is taken (that region is a slow path or a special case: FCHK or a range
+    test found ordinary operands); any other conditional branch or `RET` is not
+    (special operands: zero, infinity, NaN, denormals); an unconditional branch
+    is followed. Listings without control flow come back as they are. `run`
+    returns True once the store is reached (stop), False at a subroutine's RET
+    (go on after the call)."""
+    labels = {t[:-1]: i for i, t in enumerate(insts) if t.endswith(":")}
+    path = []
+
+    def target(body):
+        m = re.search(r"`\((\S+)\)", body)
+        return labels.get(m.group(1)) if m else None
+
+    def run(pc, depth):
+        while pc < len(insts) and len(path) < 10000:
+            text = insts[pc]
+            m = re.match(r"(@!?U?P\d+)?\s*(\S+)(.*)", text)
+            cond, base = m.group(1) or "", m.group(2).split(".")[0]
+            if text.endswith(":"):
+                pass
+            elif base == "BRA":
+                to = target(text)
+                cond = cond or "," in m.group(3)  # `BRA !P2, target`, `BRA CC.EQ, target`
+                leaves = to is not None and any(
+                    re.match(r"(@!?U?P\d+\s+)?(J?CALL?|RET|EXIT)\b", t)
+                    or (" BRA " in f" {t} " and (target(t) or 0) > to)
+                    for t in insts[pc + 1:to])
+                if to is not None and to > pc and (not cond or leaves):
+                    pc = to
+                    continue
+                if not cond:
+                    return True  # an unconditional backward branch: a trailing self-loop
+            elif base in ("CAL", "CALL", "JCAL"):
+                to = target(text)
+                if not cond and to is not None and depth < 4 and run(to, depth + 1):
+                    return True
+            elif base in ("RET", "EXIT"):
+                if not cond:
+                    return False
+            else:
+                path.append(text)
+                if base in STORES:
+                    return True
+            pc += 1
+        return True
+
+    run(0, 0)
+    return path
 
 
 # ---------------------------------------------------------------- dataflow
@@ -201,6 +264,7 @@ CVT = ("F2F", "F2I", "I2F", "I2I")
 TYPES = re.compile(r"^(F16|F32|F64|BF16|S8|S16|S32|S64|U8|U16|U32|U64)$")
 LOADS = ("LDG", "LD")
 STORES = ("STG", "ST")
+OPERANDS = "abcd"  # the PTX source operands, loaded 8 bytes apart (bfi has four)
 SKIP = ("EXIT", "RET", "BRA", "NOP", "DEPBAR", "MEMBAR")
 
 
@@ -227,10 +291,27 @@ def regs(op):
 
 
 def pair(r):
-    return [r, f"R{int(r[1:]) + 1}"] if re.fullmatch(r"R\d+", r) else [r]
+    """A 64-bit operand's registers: `R4` is R4:R5, uniform `UR6` is UR6:UR7."""
+    m = re.fullmatch(r"(U?R)(\d+)", r)
+    return [r, f"{m.group(1)}{int(m.group(2)) + 1}"] if m else [r]
 
 
-def decode(inst):
+def cvt_widths(base, parts):
+    """(64-bit destination, 64-bit source) of a conversion. The listing prints
+    the types it does not default: F2I's integer type is the destination (S32
+    if absent) and its float type the source (F32), I2F the other way round
+    (`I2F.S64` converts a 64-bit integer to F32, `F2I.F64` an F64 to S32);
+    F2F and I2I print both, destination first."""
+    ts = [p for p in parts[1:] if TYPES.match(p)]
+    if base in ("F2I", "I2F"):
+        floats = [t for t in ts if t.startswith(("F", "BF"))]
+        ints = [t for t in ts if not t.startswith(("F", "BF"))]
+        dest, src = (ints, floats) if base == "F2I" else (floats, ints)
+        return any(t.endswith("64") for t in dest), any(t.endswith("64") for t in src)
+    return bool(ts) and ts[0].endswith("64"), len(ts) > 1 and ts[1].endswith("64")
+
+
+def decode(inst, arch):
     """(guard, opcode, dests, srcs) with 64-bit register pairs expanded."""
     guard = None
     m = re.match(r"@!?(U?P\d+)\s+(.*)", inst)
@@ -251,11 +332,16 @@ def decode(inst):
     if base in WIDE_ALL:
         wide_dest, wide_src = base not in ("DSETP", "DSET"), True
     elif base in CVT:
-        ts = [p for p in parts[1:] if TYPES.match(p)]
-        wide_dest = bool(ts) and ts[0].endswith("64")
-        wide_src = len(ts) > 1 and ts[1].endswith("64")
+        wide_dest, wide_src = cvt_widths(base, parts)
+    elif base == "FRND" and "F64" in parts:
+        wide_dest = wide_src = True
     elif base == "IMAD" and "WIDE" in parts:
         wide_dest = True
+        wide_srcs = {nd + 2}
+    elif base == "IMAD" and "HI" in parts and arch == "sm_90":
+        # Volta and later add a register pair: hi(a * b + (c_hi:c_lo)), which is
+        # how ptxas adds a 32-bit c to the high half (c_lo = 0) and how the
+        # division sequence adds the estimate itself (IMAD.HI.U32 R3, R3, R5, R2).
         wide_srcs = {nd + 2}
     dests, srcs = [], []
     # Kepler/Maxwell carry through the condition-code register: `R4.CC`/`RZ.CC`
@@ -275,14 +361,14 @@ def decode(inst):
     return base, opcode, dests, srcs, ops
 
 
-def sequence(insts, variant):
+def sequence(insts, variant, arch):
     """(out, [(opcode, deps)]) for one kernel's SASS, or an error string."""
     key, ins, _, (_, st), helper = variant
     writer = {}  # register -> ("in", letter) | ("k", instr position)
     decoded = []
     store = None
-    for pos, text in enumerate(insts):
-        base, opcode, dests, srcs, ops = decode(text)
+    for pos, text in enumerate(walk(insts)):
+        base, opcode, dests, srcs, ops = decode(text, arch)
         if base in LOADS:
             offs = re.search(r"\+(0x[0-9a-f]+)\]", ops[-1])
             o = int(offs.group(1), 16) if offs else 0
@@ -290,7 +376,7 @@ def sequence(insts, variant):
             first = int(dests[0][1:])
             for k, r in enumerate(f"R{first + k}" for k in range(width)):
                 idx = (o + 4 * k) // 8
-                writer[r] = ("in", "abc"[idx] if idx < 3 else "?")
+                writer[r] = ("in", OPERANDS[idx])
             continue
         if base in STORES:
             data = regs(ops[-1])
@@ -368,7 +454,7 @@ def derive_arch(arch, variants, compiler=None):
     rows, notes = {}, []
     for i, insts in sorted(sass.items()):
         v = variants[i]
-        r = sequence(insts, v)
+        r = sequence(insts, v, arch)
         if isinstance(r, str):
             notes.append(r)
             continue
@@ -386,7 +472,8 @@ def main():
     ap.add_argument("--compare-90", action="store_true",
                     help="print the sm_90 keys whose sequence differs between ptxas 11.8 and 13.0")
     args = ap.parse_args()
-    variants = derive.video_variants() + derive.set_variants() + derive.int_variants()
+    variants = (derive.video_variants() + derive.set_variants() + derive.int_variants()
+                + derive.bit_variants() + derive.cvt_variants())
     if args.only:
         variants = [v for v in variants if args.only in v[0]]
     if args.compare_90:

@@ -97,6 +97,7 @@ fn split(key: &str, chained: &str) -> (BTreeMap<String, u64>, BTreeMap<String, u
             Src::A => chained.contains('a'),
             Src::B => chained.contains('b'),
             Src::C => chained.contains('c'),
+            Src::D => chained.contains('d'),
         });
         dep.push(d);
         *(if d { &mut on } else { &mut inv })
