@@ -31,6 +31,10 @@ use serde::Serialize;
 use sim_isa::Target;
 
 /// A functional-unit class. Each scheduler partition has one unit per class.
+/// Its first variants repeat `sim_isa::db::UnitClass` (the class of an
+/// instruction's native machine instruction, mapped in `facts.rs`) and add
+/// `Expansion`, the unit an emulated sequence's remaining instructions use:
+/// a unit is a timing fact, so it lives here, and the mapping is exhaustive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum UnitClass {
     /// Integer add/logic/move/select (and the machine instructions of emulated sequences).

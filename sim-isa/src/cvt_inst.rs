@@ -4,7 +4,8 @@
 
 use crate::inst::{Operand, RegId, Type};
 
-/// A `cvt` type.
+/// A `cvt` type: [`Type`]'s integer and float names plus `.u8`/`.s8`, which
+/// only `cvt` takes (a variant list like `Type`'s, on purpose).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CvtType {
     /// `.u8`

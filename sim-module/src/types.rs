@@ -4,6 +4,9 @@ use crate::error::Pos;
 use sim_isa::{Guard, Instruction, IsaError, PtxVersion, RegId, Symbols};
 
 /// A PTX fundamental type, as registers, parameters and variables declare it.
+/// Wider than `sim_isa::Type` (which lists the types instructions here take):
+/// declarations also use `.b8`, `.b128`, `.u8`, `.s8` and `.pred`. The shared
+/// names repeat on purpose; they are two sets.
 #[allow(missing_docs)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PtxType {
