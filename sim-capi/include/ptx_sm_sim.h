@@ -99,12 +99,14 @@ const char *pss_last_error(void);
 // Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 struct PssSim *pss_sim_new(const char *arch, uint32_t sms, const char *policy);
 
-// A simulation from a configuration file: reserved for the configuration
-// files to come; today it fails, naming the file.
+// A simulation of `sms` SMs configured by the TOML file at `path`, as
+// `simcli config` prints it and `simcli run --config` reads it (target,
+// every parameter, scheduler); null on failure, with the file, line and key
+// in `pss_last_error`. Free it with `pss_sim_free`.
 //
 // # Safety
 // Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
-struct PssSim *pss_sim_from_config(const char *path);
+struct PssSim *pss_sim_from_config(const char *path, uint32_t sms);
 
 // Frees a simulation (null is ignored).
 //

@@ -83,18 +83,18 @@ pub unsafe extern "C" fn pss_sim_new(
     })
 }
 
-/// A simulation from a configuration file: reserved for the configuration
-/// files to come; today it fails, naming the file.
+/// A simulation of `sms` SMs configured by the TOML file at `path`, as
+/// `simcli config` prints it and `simcli run --config` reads it (target,
+/// every parameter, scheduler); null on failure, with the file, line and key
+/// in `pss_last_error`. Free it with `pss_sim_free`.
 ///
 /// # Safety
 /// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
-pub unsafe extern "C" fn pss_sim_from_config(path: *const c_char) -> *mut PssSim {
+pub unsafe extern "C" fn pss_sim_from_config(path: *const c_char, sms: u32) -> *mut PssSim {
     guard(std::ptr::null_mut(), || {
-        let path = text(path, "path")?;
-        Err(format!(
-            "{path}: configuration files are not supported yet; use pss_sim_new with a preset"
-        ))
+        let s = PssSim::from_config(text(path, "path")?, sms)?;
+        Ok(Box::into_raw(Box::new(s)))
     })
 }
 

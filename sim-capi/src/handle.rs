@@ -2,9 +2,10 @@
 //! run phase, and the C host's external-instruction callback.
 
 use crate::types::{PssCompletion, PssExtRequest, PssExternalFn, PSS_MAX_SOURCES};
+use sim_core::config_file::{self, ConfigLayer};
 use sim_core::{
     preset, Completion, Deferred, External, ExternalRequest, Program, Progress, SchedPolicy,
-    Simulation,
+    Simulation, SmConfig,
 };
 use sim_isa::{Instruction, RegId, Symbols, Target};
 use std::ffi::c_void;
@@ -13,6 +14,7 @@ use std::sync::Arc;
 /// A simulation handle (opaque to C).
 pub struct PssSim {
     target: Target,
+    config: SmConfig,
     policy: SchedPolicy,
     sms: usize,
     syms: Symbols,
@@ -80,11 +82,40 @@ impl PssSim {
         let target = Target::parse(arch).map_err(err)?;
         let policy = SchedPolicy::parse(policy)
             .ok_or_else(|| format!("unknown scheduling policy '{policy}' (lrr, gto, oldest)"))?;
+        PssSim::with_config(preset(target), policy, sms)
+    }
+
+    /// A handle over the configuration file at `path` (`simcli config`'s
+    /// TOML: its `target`, parameters and scheduler), `sms` SMs.
+    pub(crate) fn from_config(path: &str, sms: u32) -> Res<PssSim> {
+        // The largest sensible configuration is a few KiB; refuse more
+        // rather than read an arbitrary file whole.
+        const MAX_CONFIG_BYTES: u64 = 1 << 20;
+        let file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+        let mut text = String::new();
+        std::io::Read::read_to_string(
+            &mut std::io::Read::take(file, MAX_CONFIG_BYTES + 1),
+            &mut text,
+        )
+        .map_err(|e| format!("{path}: {e}"))?;
+        if text.len() as u64 > MAX_CONFIG_BYTES {
+            return Err(format!("{path}: larger than {MAX_CONFIG_BYTES} bytes"));
+        }
+        let layer = ConfigLayer::parse(&text, path).map_err(err)?;
+        let target = layer
+            .target()
+            .ok_or_else(|| format!("{path}: no `target` (e.g. target = \"sm_90\")"))?;
+        let (config, policy) = config_file::build(&[layer], target, SchedPolicy::Lrr);
+        PssSim::with_config(config, policy, sms)
+    }
+
+    fn with_config(config: SmConfig, policy: SchedPolicy, sms: u32) -> Res<PssSim> {
         if sms == 0 {
             return Err("at least one SM is needed".into());
         }
         Ok(PssSim {
-            target,
+            target: config.target,
+            config,
             policy,
             sms: sms as usize,
             syms: Symbols::new(),
@@ -153,7 +184,7 @@ impl PssSim {
             };
             let marks = std::mem::take(marks);
             let mut sim =
-                Simulation::new(preset(self.target), Arc::new(prog), self.policy, self.sms)
+                Simulation::new(self.config.clone(), Arc::new(prog), self.policy, self.sms)
                     .map_err(err)?;
             for m in marks {
                 sim.mark_external(m).map_err(err)?;

@@ -37,7 +37,7 @@ fn bad_input_is_an_error_with_a_message() {
         assert_eq!(last_error(), "arch is null");
         assert!(pss_sim_new(c("sm_90").as_ptr(), 1, c("fifo").as_ptr()).is_null());
         assert!(last_error().contains("fifo"));
-        assert!(pss_sim_from_config(c("my.toml").as_ptr()).is_null());
+        assert!(pss_sim_from_config(c("my.toml").as_ptr(), 1).is_null());
         assert!(last_error().contains("my.toml"));
         assert_eq!(pss_sim_step(null_mut()), -1);
         assert_eq!(last_error(), "null simulation handle");
@@ -117,5 +117,69 @@ fn deferred_completion_and_hungry_warps() {
         assert_eq!(st.warp_instructions, 3);
         assert!(st.cycles > 500, "{}", st.cycles);
         free(s);
+    }
+}
+
+/// A three-instruction dependent chain on one host warp; its statistics.
+///
+/// # Safety
+/// `s` is a live handle.
+unsafe fn chain_stats(s: *mut PssSim) -> PssStats {
+    // SAFETY: the caller's contract; the strings are valid for each call.
+    unsafe {
+        for text in [
+            "add.u32 %r1, %r0, 4;",
+            "add.u32 %r2, %r1, 1;",
+            "add.u32 %r3, %r2, %r1;",
+        ] {
+            assert!(pss_sim_add_inst(s, c(text).as_ptr()) >= 0);
+        }
+        assert_eq!(pss_sim_add_host_warp(s, 0, u32::MAX), 0);
+        for i in 0..3 {
+            assert_eq!(pss_sim_push(s, 0, i), 0);
+        }
+        assert_eq!(pss_sim_close_warp(s, 0), 0);
+        assert_eq!(pss_sim_run_until(s, u64::MAX, u64::MAX), PSS_DONE);
+        let mut st = PssStats::default();
+        assert_eq!(pss_sim_stats(s, &mut st), 0);
+        st
+    }
+}
+
+#[test]
+fn configuration_files_drive_the_simulation() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let target = sim_isa::Target::SM_53;
+    let mut config = sim_core::preset(target);
+    let printed = sim_core::config_file::to_toml(&config, sim_core::SchedPolicy::Gto);
+    let same = dir.join("capi-sm53.toml");
+    std::fs::write(&same, &printed).unwrap();
+    // A slower integer unit: the dependent chain takes longer.
+    config.units.int_alu.latency += 10;
+    let slow = dir.join("capi-sm53-slow.toml");
+    std::fs::write(
+        &slow,
+        sim_core::config_file::to_toml(&config, sim_core::SchedPolicy::Gto),
+    )
+    .unwrap();
+    let bad = dir.join("capi-bad.toml");
+    std::fs::write(&bad, "target = \"sm_53\"\n[units.int_alu]\nlatency = -1\n").unwrap();
+    let path = |p: &std::path::Path| c(p.to_str().unwrap());
+    // SAFETY: valid C strings; each handle is live until freed.
+    unsafe {
+        let preset = new_sim("sm_53");
+        let from_file = pss_sim_from_config(path(&same).as_ptr(), 1);
+        assert!(!from_file.is_null(), "{}", last_error());
+        let (a, b) = (chain_stats(preset), chain_stats(from_file));
+        assert_eq!((a.cycles, a.issued, a.dependency), (b.cycles, b.issued, b.dependency));
+        let slower = pss_sim_from_config(path(&slow).as_ptr(), 1);
+        assert!(!slower.is_null(), "{}", last_error());
+        assert_eq!(chain_stats(slower).cycles, a.cycles + 30, "three dependent adds");
+        assert!(pss_sim_from_config(path(&bad).as_ptr(), 1).is_null());
+        let e = last_error();
+        assert!(e.contains("capi-bad.toml:3") && e.contains("latency"), "{e}");
+        for s in [preset, from_file, slower] {
+            free(s);
+        }
     }
 }
