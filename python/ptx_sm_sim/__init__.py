@@ -18,13 +18,32 @@ from . import _native
 __all__ = ["simulate", "conform", "Sm"]
 
 
-def simulate(path, arch="sm_90", **params):
+_RUN = ("policy", "sms", "threads")
+
+
+def _toml_value(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, (int, float)):
+        return repr(v)
+    return json.dumps(str(v))
+
+
+def simulate(path, arch="sm_90", config=None, **params):
     """Simulates the kernel text or binary trace at ``path`` on preset ``arch``.
 
-    ``params``: ``policy`` ("lrr", "gto", "oldest"), ``sms``, ``threads``.
+    ``config``: a TOML configuration file (``simcli config`` prints one).
+    ``params``: ``policy`` ("lrr", "gto", "oldest"), ``sms``, ``threads``, and
+    any configuration key, as ``simcli run --set`` takes it; dotted keys go
+    through a dict: ``simulate(p, **{"units.int_alu.latency": 6})``.
     Returns the report as a dict (``stats``, ``per_sm``, ``config``, ...).
     """
-    return json.loads(_native.simulate_json(os.fspath(path), arch, **params))
+    run = {k: v for k, v in params.items() if k in _RUN}
+    sets = [f"{k}={_toml_value(v)}" for k, v in params.items() if k not in _RUN]
+    cfg = None if config is None else os.fspath(config)
+    return json.loads(
+        _native.simulate_json(os.fspath(path), arch, config=cfg, sets=sets, **run)
+    )
 
 
 def conform(path):

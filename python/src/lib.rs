@@ -6,7 +6,8 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use sim_trace::load::load;
-use sim_trace::replay::{simulate, RunOptions};
+use sim_core::config_file::{self, ConfigLayer};
+use sim_trace::replay::{replay, RunOptions};
 use sim_core::{preset, Deferred, Program, Progress, SchedPolicy};
 use sim_isa::{RegId, Symbols, Target, WARP_SIZE};
 use std::sync::Arc;
@@ -28,14 +29,18 @@ fn policy(name: &str) -> PyResult<SchedPolicy> {
 }
 
 /// Simulates a kernel-text or binary-trace file; returns the report as JSON.
+/// The SM is `arch`'s preset, then the TOML file `config` (as `simcli
+/// config` prints it), then each `KEY=VALUE` of `sets` (`simcli run --set`).
 #[pyfunction]
-#[pyo3(signature = (path, arch = "sm_90", policy = "lrr", sms = 1, threads = 1))]
+#[pyo3(signature = (path, arch = "sm_90", policy = "lrr", sms = 1, threads = 1, config = None, sets = Vec::new()))]
 fn simulate_json(
     path: &str,
     arch: &str,
     policy: &str,
     sms: usize,
     threads: usize,
+    config: Option<&str>,
+    sets: Vec<String>,
 ) -> PyResult<String> {
     // The same reader as `simcli run`: one pass, either format, size limits
     // enforced while reading.
@@ -45,14 +50,23 @@ fn simulate_json(
     if let Err(r) = trace.check_target(target, trace.version) {
         return Err(err(format!("{path}:{}: {}: {}", r.line, r.text, r.error)));
     }
+    let mut layers = Vec::new();
+    if let Some(c) = config {
+        let text = std::fs::read_to_string(c).map_err(|e| err(format!("reading {c}: {e}")))?;
+        layers.push(ConfigLayer::parse(&text, c).map_err(err)?);
+    }
+    for s in &sets {
+        layers.push(ConfigLayer::parse_set(s).map_err(err)?);
+    }
+    let (sm, sched) = config_file::build(&layers, target, self::policy(policy)?);
     let opts = RunOptions {
         sms: sms.max(1),
         threads,
-        policy: self::policy(policy)?,
-        ..RunOptions::new(target)
+        policy: sched,
+        ..RunOptions::new(sm.target)
     };
-    let (report, _) = simulate(&trace, &opts).map_err(err)?;
-    serde_json::to_string(&report).map_err(err)
+    let run = replay(&trace, sm, &opts, 0).map_err(err)?;
+    serde_json::to_string(&run.report).map_err(err)
 }
 
 /// Runs a conformance-vector file; returns its summary as JSON.

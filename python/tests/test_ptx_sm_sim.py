@@ -69,3 +69,20 @@ def test_host_fed_warp_asks_for_input():
 def test_conform_counts():
     counts = ptx_sm_sim.conform(ROOT / "sim-isa" / "tests" / "data" / "public.jsonl")
     assert counts == {"passed": 623, "failed": 0, "skipped": 0}
+
+
+def test_simulate_takes_configuration_keys():
+    base = ptx_sm_sim.simulate(SAD, arch="sm_53")["stats"]["cycles"]
+    slower = ptx_sm_sim.simulate(SAD, arch="sm_53", **{"units.int_alu.latency": 60})
+    assert slower["stats"]["cycles"] > base
+    with pytest.raises(ValueError, match="units.alu.latency"):
+        ptx_sm_sim.simulate(SAD, arch="sm_53", **{"units.alu.latency": 6})
+
+
+def test_simulate_reads_a_configuration_file(tmp_path):
+    # The same preset written as TOML gives the same report.
+    toml = tmp_path / "sm53.toml"
+    toml.write_text('target = "sm_53"\n')
+    a = ptx_sm_sim.simulate(SAD, arch="sm_53")["stats"]
+    b = ptx_sm_sim.simulate(SAD, arch="sm_90", config=toml)["stats"]
+    assert a == b
