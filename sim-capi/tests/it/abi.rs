@@ -171,13 +171,23 @@ fn configuration_files_drive_the_simulation() {
         let from_file = pss_sim_from_config(path(&same).as_ptr(), 1);
         assert!(!from_file.is_null(), "{}", last_error());
         let (a, b) = (chain_stats(preset), chain_stats(from_file));
-        assert_eq!((a.cycles, a.issued, a.dependency), (b.cycles, b.issued, b.dependency));
+        assert_eq!(
+            (a.cycles, a.issued, a.dependency),
+            (b.cycles, b.issued, b.dependency)
+        );
         let slower = pss_sim_from_config(path(&slow).as_ptr(), 1);
         assert!(!slower.is_null(), "{}", last_error());
-        assert_eq!(chain_stats(slower).cycles, a.cycles + 30, "three dependent adds");
+        assert_eq!(
+            chain_stats(slower).cycles,
+            a.cycles + 30,
+            "three dependent adds"
+        );
         assert!(pss_sim_from_config(path(&bad).as_ptr(), 1).is_null());
         let e = last_error();
-        assert!(e.contains("capi-bad.toml:3") && e.contains("latency"), "{e}");
+        assert!(
+            e.contains("capi-bad.toml:3") && e.contains("latency"),
+            "{e}"
+        );
         for s in [preset, from_file, slower] {
             free(s);
         }

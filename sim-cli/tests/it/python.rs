@@ -22,6 +22,15 @@ fn run(what: &str, cmd: &mut Command) {
     print!("{}", String::from_utf8_lossy(&out.stdout));
 }
 
+/// `PATH` with `dir` first.
+fn path_with(dir: &Path) -> std::ffi::OsString {
+    let mut paths = vec![dir.to_path_buf()];
+    paths.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    std::env::join_paths(paths).expect("venv path has no separator")
+}
+
 #[test]
 fn python_package_passes_pytest() {
     let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-venv");
@@ -51,8 +60,12 @@ fn python_package_passes_pytest() {
                 "--disable-pip-version-check",
                 "--force-reinstall",
                 "--no-deps",
+                // maturin is in the venv already: no second download.
+                "--no-build-isolation",
                 "./python",
             ])
+            // The build backend runs `maturin` from the venv.
+            .env("PATH", path_with(&bin))
             .current_dir(root()),
     );
     run(
