@@ -4,7 +4,7 @@
 use super::lex::invalid;
 use super::operand::{Cx, Val};
 use super::syntax::Raw;
-use super::validate::Checked;
+use super::validate::{Checked, Mods};
 use crate::db::{self, default_sels, IntWord, OpKind};
 use crate::error::{InvalidReason as R, IsaError};
 use crate::inst::*;
@@ -135,41 +135,7 @@ fn assemble(
     let opnd = |i: usize| vals[i].opnd().ok_or_else(mismatch);
 
     let op = match raw.def.kind {
-        OpKind::Video(vop, simd) => {
-            let (Val::VDst(d, mask), Val::VSrc(a, asel), Val::VSrc(b, bsel), Val::Reg(c)) =
-                (vals[0], vals[1], vals[2], vals[3])
-            else {
-                return Err(mismatch());
-            };
-            let full = (1u8 << simd.lanes()) - 1;
-            let (dasel, dbsel) = default_sels(simd);
-            let set = matches!(vop, VideoOp::Set(_));
-            let sat = mods.sat.is_some();
-            Op::Video(Video {
-                op: match (vop, mods.cmp) {
-                    (VideoOp::Set(_), Some((c, _))) => VideoOp::Set(c),
-                    (VideoOp::Set(_), None) => return Err(mismatch()),
-                    (o, _) => o,
-                },
-                simd,
-                dsigned: !set && tys[0] == Type::S32,
-                asigned: tys[usize::from(!set)] == Type::S32,
-                bsigned: tys[usize::from(!set) + 1] == Type::S32,
-                sat,
-                add: mods.add.is_some(),
-                mask: mask.unwrap_or(full),
-                mask_explicit: mask.is_some(),
-                asel: asel.unwrap_or(dasel),
-                bsel: bsel.unwrap_or(dbsel),
-                asel_explicit: asel.is_some(),
-                bsel_explicit: bsel.is_some(),
-                sat_first: sat && mods.sat_first,
-                d,
-                a,
-                b,
-                c,
-            })
-        }
+        OpKind::Video(vop, simd) => video(vop, simd, mods, tys, vals).ok_or_else(mismatch)?,
         OpKind::Set => Op::Set(Set {
             cmp: mods.cmp.ok_or_else(mismatch)?.0,
             bool_op,
@@ -227,19 +193,7 @@ fn assemble(
             },
         }),
         OpKind::Int(w) => {
-            let op = match (w, mods.mode) {
-                (IntWord::Add, _) => IntOp::Add,
-                (IntWord::Sub, _) => IntOp::Sub,
-                (IntWord::Mul, Some(m)) => IntOp::Mul(m),
-                (IntWord::Mad, Some(m)) => IntOp::Mad(m),
-                (IntWord::Min, _) => IntOp::Min,
-                (IntWord::Max, _) => IntOp::Max,
-                (IntWord::Div, _) => IntOp::Div,
-                (IntWord::Rem, _) => IntOp::Rem,
-                (IntWord::Abs, _) => IntOp::Abs,
-                (IntWord::Neg, _) => IntOp::Neg,
-                (IntWord::Mul | IntWord::Mad, None) => return Err(mismatch()),
-            };
+            let op = int_op(w, mods.mode).ok_or_else(mismatch)?;
             Op::Int(IntArith {
                 op,
                 sat: mods.sat.is_some(),
@@ -292,4 +246,61 @@ fn assemble(
         }
     };
     Ok(op)
+}
+
+/// A video instruction from its operands: selectors and masks resolved to
+/// their defaults where not written (`None` when an operand has the wrong
+/// shape, which the caller reports as ptxas's "Arguments mismatch").
+fn video(vop: VideoOp, simd: Simd, mods: &Mods<'_>, tys: &[Type], vals: &[Val; 5]) -> Option<Op> {
+    let (Val::VDst(d, mask), Val::VSrc(a, asel), Val::VSrc(b, bsel), Val::Reg(c)) =
+        (vals[0], vals[1], vals[2], vals[3])
+    else {
+        return None;
+    };
+    let full = (1u8 << simd.lanes()) - 1;
+    let (dasel, dbsel) = default_sels(simd);
+    let set = matches!(vop, VideoOp::Set(_));
+    let sat = mods.sat.is_some();
+    Some(Op::Video(Video {
+        op: match (vop, mods.cmp) {
+            (VideoOp::Set(_), Some((c, _))) => VideoOp::Set(c),
+            (VideoOp::Set(_), None) => return None,
+            (o, _) => o,
+        },
+        simd,
+        dsigned: !set && tys[0] == Type::S32,
+        asigned: tys[usize::from(!set)] == Type::S32,
+        bsigned: tys[usize::from(!set) + 1] == Type::S32,
+        sat,
+        add: mods.add.is_some(),
+        mask: mask.unwrap_or(full),
+        mask_explicit: mask.is_some(),
+        asel: asel.unwrap_or(dasel),
+        bsel: bsel.unwrap_or(dbsel),
+        asel_explicit: asel.is_some(),
+        bsel_explicit: bsel.is_some(),
+        sat_first: sat && mods.sat_first,
+        d,
+        a,
+        b,
+        c,
+    }))
+}
+
+/// The integer operation of an opcode word and its mode (`mul`/`mad`
+/// without a mode: `None`).
+fn int_op(w: IntWord, mode: Option<MulMode>) -> Option<IntOp> {
+    Some(match (w, mode) {
+        (IntWord::Add, _) => IntOp::Add,
+        (IntWord::Sub, _) => IntOp::Sub,
+        (IntWord::Mul, Some(m)) => IntOp::Mul(m),
+        (IntWord::Mad, Some(m)) => IntOp::Mad(m),
+        (IntWord::Min, _) => IntOp::Min,
+        (IntWord::Max, _) => IntOp::Max,
+        (IntWord::Div, _) => IntOp::Div,
+        (IntWord::Rem, _) => IntOp::Rem,
+        (IntWord::Abs, _) => IntOp::Abs,
+        (IntWord::Neg, _) => IntOp::Neg,
+        (IntWord::Mul | IntWord::Mad, None) => return None,
+    })
 }
