@@ -2,7 +2,7 @@
 //! predicates, predicate pairs and video selectors.
 
 use super::lex::{invalid, Tok, Token};
-use super::literal::{int_prefix, literal, special, valid_ident, Lit, OTHER_SPECIALS};
+use super::literal::{int_prefix, literal, other_special, special, valid_ident, Lit};
 use super::syntax::{syntax, RawOperand};
 use crate::db::OperandKind;
 use crate::error::{InvalidReason as R, IsaError};
@@ -95,7 +95,7 @@ impl Cx<'_> {
                 R::SpecialRegNotAllowed { inst: self.name },
             ));
         }
-        if OTHER_SPECIALS.contains(&t.text) {
+        if other_special(t.text) {
             return Err(invalid(
                 t.col,
                 t.text,

@@ -2,7 +2,7 @@
 //! operands, before any family gives them meaning.
 
 use super::lex::{invalid, Tok, Token};
-use super::literal::{special, valid_ident, OTHER_SPECIALS};
+use super::literal::{other_special, special, valid_ident};
 use crate::db::{self, OpcodeDef};
 use crate::error::{InvalidReason as R, IsaError};
 
@@ -127,7 +127,7 @@ impl<'a> Parser<'_, 'a> {
             || t.text == "_"
             || !valid_ident(t.text)
             || special(t.text).is_some()
-            || OTHER_SPECIALS.contains(&t.text)
+            || other_special(t.text)
         {
             return Err(syntax(&t));
         }
