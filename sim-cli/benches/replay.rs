@@ -40,10 +40,7 @@ fn bench_execute_only(c: &mut Criterion, name: &str, trace: &Trace) {
                 let mut last = WarpRegs::new(0);
                 for (w, rec) in trace.warps.iter().enumerate() {
                     let mut regs = WarpRegs::new(trace.nregs());
-                    let ctx = ExecCtx {
-                        target,
-                        warp_id: w as u32,
-                    };
+                    let ctx = ExecCtx::new(target, w as u32);
                     let mut cur = trace.cursor(w);
                     while let Some(i) = cur.next_index() {
                         execute(&trace.insts[i as usize], &ctx, &mut regs, rec.mask);

@@ -593,7 +593,7 @@ fn eval(arch: &str, text: &str, inputs: &[String]) -> Result<ExitCode> {
         regs.set_lane(r, 0, v);
     }
     let before = regs.clone();
-    sim_isa::execute(&inst, &ExecCtx { target, warp_id: 0 }, &mut regs, 1);
+    sim_isa::execute(&inst, &ExecCtx::new(target, 0), &mut regs, 1);
     let mut out = String::new();
     for u in uses.writes() {
         let v = regs.lane(u.reg, 0);

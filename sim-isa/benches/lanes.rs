@@ -52,10 +52,7 @@ const CASES: &[(&str, &str)] = &[
 fn lanes(c: &mut Criterion) {
     let mut group = c.benchmark_group("warp");
     group.throughput(Throughput::Elements(1));
-    let ctx = ExecCtx {
-        target: Target::SM_90,
-        warp_id: 0,
-    };
+    let ctx = ExecCtx::new(Target::SM_90, 0);
     for (name, text) in CASES {
         let mut syms = Symbols::new();
         let inst = parse_for_target(text, &mut syms, Target::SM_90, None)

@@ -623,7 +623,7 @@ where
     for (id, _, val) in &loaded {
         regs.set_lane(*id, 0, val.raw());
     }
-    let ctx = ExecCtx { target, warp_id: 0 };
+    let ctx = ExecCtx::new(target, 0);
     execute(&inst, &ctx, &mut regs, 1);
 
     let mut expected = Vec::new();

@@ -274,13 +274,101 @@ impl BoolOp {
     }
 }
 
-/// Special registers readable by `mov` in kernel text.
+/// Special registers readable by `mov` (values from [`crate::exec::ExecCtx`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SpecialReg {
     /// `%laneid`: 0..31.
     LaneId,
     /// `%warpid`: the warp's index in the launch.
     WarpId,
+    /// `%tid.{x,y,z}` (component 0..2)
+    Tid(u8),
+    /// `%ntid.{x,y,z}`
+    Ntid(u8),
+    /// `%ctaid.{x,y,z}`
+    Ctaid(u8),
+    /// `%nctaid.{x,y,z}`
+    Nctaid(u8),
+    /// `%smid`
+    SmId,
+    /// `%nsmid`
+    NsmId,
+    /// `%nwarpid`
+    NwarpId,
+    /// `%gridid` (64-bit)
+    GridId,
+    /// `%clock`: low 32 bits of the cycle counter.
+    Clock,
+    /// `%clock_hi`: high 32 bits.
+    ClockHi,
+    /// `%clock64` (64-bit)
+    Clock64,
+    /// `%lanemask_eq`
+    LanemaskEq,
+    /// `%lanemask_le`
+    LanemaskLe,
+    /// `%lanemask_lt`
+    LanemaskLt,
+    /// `%lanemask_ge`
+    LanemaskGe,
+    /// `%lanemask_gt`
+    LanemaskGt,
+    /// `%dynamic_smem_size`
+    DynamicSmemSize,
+    /// `%total_smem_size`
+    TotalSmemSize,
+}
+
+impl SpecialReg {
+    /// Every special register with a value here, by name.
+    pub const NAMED: [(&'static str, SpecialReg); 29] = [
+        ("%laneid", SpecialReg::LaneId),
+        ("%warpid", SpecialReg::WarpId),
+        ("%tid.x", SpecialReg::Tid(0)),
+        ("%tid.y", SpecialReg::Tid(1)),
+        ("%tid.z", SpecialReg::Tid(2)),
+        ("%ntid.x", SpecialReg::Ntid(0)),
+        ("%ntid.y", SpecialReg::Ntid(1)),
+        ("%ntid.z", SpecialReg::Ntid(2)),
+        ("%ctaid.x", SpecialReg::Ctaid(0)),
+        ("%ctaid.y", SpecialReg::Ctaid(1)),
+        ("%ctaid.z", SpecialReg::Ctaid(2)),
+        ("%nctaid.x", SpecialReg::Nctaid(0)),
+        ("%nctaid.y", SpecialReg::Nctaid(1)),
+        ("%nctaid.z", SpecialReg::Nctaid(2)),
+        ("%smid", SpecialReg::SmId),
+        ("%nsmid", SpecialReg::NsmId),
+        ("%nwarpid", SpecialReg::NwarpId),
+        ("%gridid", SpecialReg::GridId),
+        ("%clock", SpecialReg::Clock),
+        ("%clock_hi", SpecialReg::ClockHi),
+        ("%clock64", SpecialReg::Clock64),
+        ("%lanemask_eq", SpecialReg::LanemaskEq),
+        ("%lanemask_le", SpecialReg::LanemaskLe),
+        ("%lanemask_lt", SpecialReg::LanemaskLt),
+        ("%lanemask_ge", SpecialReg::LanemaskGe),
+        ("%lanemask_gt", SpecialReg::LanemaskGt),
+        ("%dynamic_smem_size", SpecialReg::DynamicSmemSize),
+        ("%total_smem_size", SpecialReg::TotalSmemSize),
+        ("%warpid", SpecialReg::WarpId),
+    ];
+
+    /// The register's name as written (`%tid.x`).
+    pub fn name(self) -> &'static str {
+        SpecialReg::NAMED
+            .iter()
+            .find(|n| n.1 == self)
+            .map_or("%laneid", |n| n.0)
+    }
+
+    /// Width in bits: 64 for `%clock64` and `%gridid`, else 32.
+    pub fn bits(self) -> u32 {
+        if matches!(self, SpecialReg::Clock64 | SpecialReg::GridId) {
+            64
+        } else {
+            32
+        }
+    }
 }
 
 /// A source operand.
@@ -643,6 +731,10 @@ impl Alu {
 
 pub use crate::bit_inst::{Bit, BitOp, PrmtMode};
 pub use crate::cvt_inst::{Cvt, CvtRnd, CvtType};
+pub use crate::mem_inst::{
+    AddrBase, Address, AtomOp, Mem, MemOp, MemType, Quals, ShflMode, Space, VoteMode, WarpInst,
+    WarpOp, QUAL_WORDS, WARP_WORDS,
+};
 
 /// One instruction body, by family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -667,6 +759,10 @@ pub enum Op {
     Cvt(Cvt),
     /// `add sub mul fma min max abs neg` over `.f32`/`.f64`
     Float(FloatArith),
+    /// `ld ldu st atom red cvta`, `mov` of an address
+    Mem(Mem),
+    /// `bar barrier membar fence shfl.sync vote.sync activemask`
+    Warp(WarpInst),
 }
 
 /// A decoded PTX instruction with its optional guard.
@@ -689,11 +785,11 @@ pub struct RegUse {
     pub write: bool,
 }
 
-/// Registers an instruction touches, without allocating (at most 6: guard, two
-/// destinations, three sources).
+/// Registers an instruction touches, without allocating (at most 8: guard, up
+/// to four destinations or sources, `shfl`'s `a`, `b`, `c` and mask).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RegUses {
-    items: [Option<RegUse>; 6],
+    items: [Option<RegUse>; 8],
     len: usize,
 }
 
@@ -820,6 +916,28 @@ impl Instruction {
                 for o in [Some(x.a), x.b, x.c].into_iter().flatten() {
                     u.src(o, x.ty.bits());
                 }
+            }
+            Op::Mem(m) => {
+                let bits = m.ty.bits().max(16);
+                for &d in &m.d[..m.dests()] {
+                    u.reg(d, if m.dests() == 1 { m.addr_bits().max(bits) } else { bits }, true);
+                }
+                if let AddrBase::Reg(r) = m.addr.base {
+                    u.reg(r, m.space.addr_bits(), false);
+                }
+                for &v in &m.vals[..m.sources()] {
+                    u.src(v, bits);
+                }
+            }
+            Op::Warp(w) => {
+                for d in [w.d, w.p].into_iter().flatten() {
+                    u.reg(d, if Some(d) == w.p || matches!(w.op, WarpOp::Vote(v) if v != VoteMode::Ballot) { 1 } else { 32 }, true);
+                }
+                for &s in &w.srcs[..w.nsrc_values()] {
+                    u.src(s, 32);
+                }
+                u.pred(w.pred);
+                u.src(w.mask, 32);
             }
         }
         u

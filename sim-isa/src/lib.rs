@@ -20,12 +20,13 @@ pub mod db;
 pub mod error;
 pub mod exec;
 pub mod inst;
+mod mem_inst;
 pub mod parse;
 pub mod symbols;
 pub mod target;
 
 pub use error::{ErrorKind, InvalidReason, IsaError, Requirement};
-pub use exec::{execute, width_mask, ExecCtx, WarpRegs, WARP_SIZE};
+pub use exec::{execute, width_mask, ExecCtx, ThreadCtx, WarpRegs, WARP_SIZE};
 pub use inst::*;
 pub use symbols::Symbols;
 pub use target::{Feature, PtxVersion, Target, TargetError};

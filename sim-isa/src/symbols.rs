@@ -10,6 +10,8 @@ pub struct Symbols {
     names: Vec<String>,
     types: Vec<Option<Type>>,
     index: HashMap<String, RegId>,
+    /// Variable and parameter names used as addresses, in first-use order.
+    vars: Vec<String>,
 }
 
 impl Symbols {
@@ -68,6 +70,26 @@ impl Symbols {
     /// No registers.
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
+    }
+
+    /// The id of variable (or parameter) `name`, used as an address, adding
+    /// it if new. Variables are a table of their own, apart from registers.
+    pub fn intern_var(&mut self, name: &str) -> u32 {
+        if let Some(i) = self.vars.iter().position(|v| v == name) {
+            return i as u32;
+        }
+        self.vars.push(name.to_string());
+        (self.vars.len() - 1) as u32
+    }
+
+    /// The name of variable `id` (see [`Symbols::intern_var`]).
+    pub fn var_name(&self, id: u32) -> Option<&str> {
+        self.vars.get(id as usize).map(String::as_str)
+    }
+
+    /// Variables named so far.
+    pub fn vars(&self) -> &[String] {
+        &self.vars
     }
 
     /// All ids in creation order.

@@ -146,13 +146,13 @@ pub(crate) fn instruction(
     for &m in mods {
         opcode.push_str(p.text(m));
     }
-    if symbolic {
-        return Ok(StatementKind::Unimplemented(Unimplemented {
-            opcode,
-            isa: None,
-        }));
-    }
     match sim_isa::parse::parse_instruction(text, syms) {
+        // A name that is no register must have become a memory operand:
+        // the memory family's parser reads variables; any other family
+        // would have taken it for a register.
+        Ok(inst) if symbolic && !matches!(inst.op, sim_isa::Op::Mem(_)) => {
+            Ok(StatementKind::Unimplemented(Unimplemented { opcode, isa: None }))
+        }
         Ok(inst) => Ok(StatementKind::Instruction(inst)),
         Err(e) => Ok(StatementKind::Unimplemented(Unimplemented {
             opcode,

@@ -245,10 +245,7 @@ impl Trace {
         (0..self.warps.len())
             .map(|w| {
                 let mut regs = WarpRegs::new(self.nregs());
-                let ctx = ExecCtx {
-                    target,
-                    warp_id: w as u32,
-                };
+                let ctx = ExecCtx::new(target, w as u32);
                 let mut cur = self.cursor(w);
                 while let Some(i) = cur.next_index() {
                     sim_isa::execute(&self.insts[i as usize], &ctx, &mut regs, self.warps[w].mask);

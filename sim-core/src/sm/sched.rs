@@ -199,10 +199,7 @@ impl Sm {
             // The tables checked every register against `nregs`, the size of `regs`.
             sim_isa::exec::execute_fitted(
                 inst,
-                &ExecCtx {
-                    target: self.prog.target,
-                    warp_id: w.id,
-                },
+                &ExecCtx::new(self.prog.target, w.id),
                 &mut w.regs,
                 w.active,
             );

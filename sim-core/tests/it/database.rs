@@ -48,10 +48,7 @@ fn every_form_parses_prints_has_a_row_and_executes() {
                         regs.set_lane(sim_isa::RegId(r as u32), l, (l as u64) * 0x9E37 + r as u64);
                     }
                 }
-                let ctx = ExecCtx {
-                    target: arch.target(),
-                    warp_id: 3,
-                };
+                let ctx = ExecCtx::new(arch.target(), 3);
                 let before = regs.clone();
                 execute(&inst, &ctx, &mut regs, u32::MAX);
                 let written = inst.reg_uses().writes().count();

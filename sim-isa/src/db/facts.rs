@@ -6,8 +6,8 @@
 
 use super::cvt_head;
 use crate::inst::{
-    AluOp, Bit, CmpOp, Cvt, CvtType, FloatOp, Instruction, IntArith, IntOp, MulMode, Op, Simd,
-    Type, TypeKind, Video, VideoOp,
+    AluOp, Bit, CmpOp, Cvt, CvtType, FloatOp, Instruction, IntArith, IntOp, MemOp, MulMode, Op,
+    Simd, Space, Type, TypeKind, Video, VideoOp,
 };
 use std::fmt::Write as _;
 
@@ -28,7 +28,9 @@ pub fn opcode_name(op: &Op) -> &'static str {
         | Op::Alu(_)
         | Op::Bit(_)
         | Op::Cvt(_)
-        | Op::Float(_) => name(op),
+        | Op::Float(_)
+        | Op::Mem(_) => name(op),
+        Op::Warp(w) => w.word().split('.').next().unwrap_or("bar"),
     }
 }
 
@@ -49,6 +51,16 @@ fn name(op: &Op) -> &'static str {
         Op::Bit(x) => x.op.word(),
         Op::Cvt(_) => "cvt",
         Op::Float(x) => float_name(x.op),
+        Op::Mem(m) => match m.op {
+            MemOp::Ld => "ld",
+            MemOp::Ldu => "ldu",
+            MemOp::St => "st",
+            MemOp::Atom(_) => "atom",
+            MemOp::Red(_) => "red",
+            MemOp::Cvta { .. } => "cvta",
+            MemOp::MovAddr => "mov",
+        },
+        Op::Warp(w) => w.word(),
     }
 }
 
@@ -189,6 +201,10 @@ pub fn unit_class(inst: &Instruction) -> UnitClass {
         Op::Selp(_) | Op::Alu(_) | Op::Bit(_) => UnitClass::IntAlu,
         Op::Float(x) => cmp_class(x.ty),
         Op::Cvt(x) => cvt_class(x),
+        // Address arithmetic and warp-wide operations take an integer issue
+        // slot; a memory access's latency is the memory model's (the SM
+        // runs these as external instructions).
+        Op::Mem(_) | Op::Warp(_) => UnitClass::IntAlu,
     }
 }
 
@@ -381,6 +397,12 @@ pub fn lowering_key(inst: &Instruction) -> String {
             }
             write!(s, ".{}", x.ty.name())
         }
+        Op::Mem(m) => {
+            let v = if m.vec > 1 { format!(".v{}", m.vec) } else { String::new() };
+            let space = if m.space == Space::Generic { "generic" } else { m.space.name() };
+            write!(s, "mem.{}.{space}{v}.b{}", name(&inst.op), m.ty.bits())
+        }
+        Op::Warp(w) => write!(s, "warp.{}", w.word()),
     };
     s
 }

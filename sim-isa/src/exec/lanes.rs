@@ -10,7 +10,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::{ExecCtx, WARP_SIZE};
-use crate::inst::{Operand, PredSrc, RegId, SpecialReg};
+use crate::inst::{Operand, PredSrc, RegId};
 
 /// A warp's registers: one 32-lane array per [`RegId`]. Values are stored
 /// zero-extended to 64 bits at the width last written; predicates are 0/1.
@@ -82,12 +82,11 @@ pub(super) fn read_operand(op: Operand, bits: u32, ctx: &ExecCtx, regs: &WarpReg
             }
         }
         Operand::Imm(v) => out = [v & m; WARP_SIZE],
-        Operand::Special(SpecialReg::LaneId) => {
+        Operand::Special(s) => {
             for (l, o) in out.iter_mut().enumerate() {
-                *o = l as u64 & m;
+                *o = ctx.thread.special(s, l as u32, ctx.warp_id) & m;
             }
         }
-        Operand::Special(SpecialReg::WarpId) => out = [u64::from(ctx.warp_id) & m; WARP_SIZE],
     }
     out
 }

@@ -19,9 +19,11 @@ mod cvt;
 mod float;
 mod int;
 mod lanes;
+mod mem;
 mod select;
 mod video;
 mod video_warp;
+mod warp_ops;
 
 pub use alu::alu_lane;
 pub use bit::bit_lane;
@@ -32,6 +34,8 @@ pub use int::int_lane;
 pub use lanes::WarpRegs;
 pub use select::{selp_lane, slct_lane};
 pub use video::video_lane;
+pub use mem::{atom_lane, execute_mem, Accesses, FaultKind, MemFault, Memory};
+pub use warp_ops::shfl_lane;
 
 use crate::inst::{FloatArith, Instruction, IntArith, Op, Operand, PredSrc, RegId};
 use crate::target::Target;
@@ -48,6 +52,101 @@ pub struct ExecCtx {
     pub target: Target,
     /// The warp's index, for `%warpid`.
     pub warp_id: u32,
+    /// Where the warp's threads sit in the launch, for `%tid`, `%ctaid`, ...
+    pub thread: ThreadCtx,
+}
+
+impl ExecCtx {
+    /// A warp `warp_id` of a lone 32-thread block ([`ThreadCtx::default`]).
+    pub fn new(target: Target, warp_id: u32) -> Self {
+        ExecCtx {
+            target,
+            warp_id,
+            thread: ThreadCtx::default(),
+        }
+    }
+}
+
+/// A warp's place in its launch: the values of the special registers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ThreadCtx {
+    /// Linear index in its block of the warp's lane 0 (`%tid` of lane `l` is
+    /// `first_thread + l` unfolded over `ntid`).
+    pub first_thread: u32,
+    /// `%ntid`: block dimensions.
+    pub ntid: [u32; 3],
+    /// `%ctaid`: the block's index.
+    pub ctaid: [u32; 3],
+    /// `%nctaid`: grid dimensions.
+    pub nctaid: [u32; 3],
+    /// `%smid`, `%nsmid`, `%nwarpid`.
+    pub smid: u32,
+    /// `%nsmid`
+    pub nsmid: u32,
+    /// `%nwarpid`
+    pub nwarpid: u32,
+    /// `%gridid`
+    pub gridid: u64,
+    /// The cycle counter (`%clock`, `%clock_hi`, `%clock64`).
+    pub clock: u64,
+    /// `%dynamic_smem_size` and `%total_smem_size` in bytes.
+    pub smem: [u32; 2],
+}
+
+impl Default for ThreadCtx {
+    fn default() -> Self {
+        ThreadCtx {
+            first_thread: 0,
+            ntid: [32, 1, 1],
+            ctaid: [0; 3],
+            nctaid: [1, 1, 1],
+            smid: 0,
+            nsmid: 1,
+            nwarpid: 64,
+            gridid: 0,
+            clock: 0,
+            smem: [0; 2],
+        }
+    }
+}
+
+impl ThreadCtx {
+    /// The value of special register `s` for `lane`.
+    pub fn special(&self, s: crate::inst::SpecialReg, lane: u32, warp_id: u32) -> u64 {
+        use crate::inst::SpecialReg as S;
+        let dim = |v: [u32; 3], k: u8| u64::from(v[usize::from(k).min(2)]);
+        let below = (1u64 << lane) - 1;
+        match s {
+            S::LaneId => u64::from(lane),
+            S::WarpId => u64::from(warp_id),
+            S::Tid(k) => {
+                let t = self.first_thread + lane;
+                let [x, y, _] = self.ntid.map(|n| n.max(1));
+                u64::from(match k {
+                    0 => t % x,
+                    1 => t / x % y,
+                    _ => t / (x * y),
+                })
+            }
+            S::Ntid(k) => dim(self.ntid, k),
+            S::Ctaid(k) => dim(self.ctaid, k),
+            S::Nctaid(k) => dim(self.nctaid, k),
+            S::SmId => u64::from(self.smid),
+            S::NsmId => u64::from(self.nsmid),
+            S::NwarpId => u64::from(self.nwarpid),
+            S::GridId => self.gridid,
+            S::Clock => self.clock & 0xffff_ffff,
+            S::ClockHi => self.clock >> 32,
+            S::Clock64 => self.clock,
+            S::LanemaskEq => 1 << lane,
+            S::LanemaskLe => below | 1 << lane,
+            S::LanemaskLt => below,
+            S::LanemaskGe => !below & 0xffff_ffff,
+            S::LanemaskGt => !(below | 1 << lane) & 0xffff_ffff,
+            S::DynamicSmemSize => u64::from(self.smem[0]),
+            S::TotalSmemSize => u64::from(self.smem[1]),
+        }
+    }
 }
 
 /// Executes `inst` on every lane set in `active` whose guard holds.
@@ -119,13 +218,16 @@ pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
             let (a, b, c) = float_sources(x, ctx, regs);
             blend(regs.get_mut(x.d), exec, &float::float_warp(x, &a, &b, &c));
         }
+        // Memory instructions need a memory: `execute_mem` runs them.
+        Op::Mem(_) => {}
+        Op::Warp(w) => warp_ops::warp_op(w, ctx, regs, exec),
     }
 }
 
 /// Registers `inst` needs the file to hold: one past the highest index it
 /// names, 0 when it names none (as [`Instruction::reg_uses`], without
 /// building the list).
-fn regs_needed(inst: &Instruction) -> usize {
+pub(crate) fn regs_needed(inst: &Instruction) -> usize {
     let d = |r: RegId| r.0 as usize + 1;
     let r = |o: Operand| match o {
         Operand::Reg(x) => d(x),
@@ -160,6 +262,7 @@ fn regs_needed(inst: &Instruction) -> usize {
             .max(r(x.a))
             .max(x.b.map_or(0, r))
             .max(x.c.map_or(0, r)),
+        Op::Mem(_) | Op::Warp(_) => inst.reg_uses().iter().map(|u| d(u.reg)).max().unwrap_or(0),
     };
     m.max(g)
 }
@@ -277,6 +380,8 @@ pub fn execute_scalar(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
             }
             write_lanes(regs, x.d, exec, &out);
         }
+        // Warp-wide and memory operations have no per-lane scalar form.
+        Op::Mem(_) | Op::Warp(_) => execute_fitted(&inst, ctx, regs, active),
     }
 }
 

@@ -41,8 +41,7 @@ impl DisplayInst<'_> {
     fn opnd(&self, f: &mut fmt::Formatter<'_>, o: Operand, ty: Type) -> fmt::Result {
         match o {
             Operand::Reg(r) => self.reg(f, r),
-            Operand::Special(SpecialReg::LaneId) => f.write_str("%laneid"),
-            Operand::Special(SpecialReg::WarpId) => f.write_str("%warpid"),
+            Operand::Special(s) => f.write_str(s.name()),
             Operand::Imm(v) => match ty {
                 Type::F32 => write!(f, "0f{:08X}", v as u32),
                 Type::F64 => write!(f, "0d{v:016X}"),
@@ -313,7 +312,134 @@ impl fmt::Display for DisplayInst<'_> {
                 }
             }
             Op::Float(x) => self.float(f, x)?,
+            Op::Mem(m) => self.mem(f, m)?,
+            Op::Warp(w) => self.warp(f, w)?,
         }
         f.write_char(';')
+    }
+}
+
+impl DisplayInst<'_> {
+    fn addr(&self, f: &mut fmt::Formatter<'_>, a: &Address, brackets: bool) -> fmt::Result {
+        if brackets {
+            f.write_char('[')?;
+        }
+        match a.base {
+            AddrBase::Reg(r) => self.reg(f, r)?,
+            AddrBase::Var(v) => f.write_str(self.syms.var_name(v).unwrap_or("__var"))?,
+            AddrBase::Abs => write!(f, "{}", a.offset)?,
+        }
+        if a.base != AddrBase::Abs && a.offset != 0 {
+            write!(f, "{:+}", a.offset)?;
+        }
+        if brackets {
+            f.write_char(']')?;
+        }
+        Ok(())
+    }
+
+    /// A register list: `%r1` or `{%r1, %r2}`.
+    fn list(&self, f: &mut fmt::Formatter<'_>, items: &[Operand]) -> fmt::Result {
+        if items.len() > 1 {
+            f.write_char('{')?;
+        }
+        for (k, &o) in items.iter().enumerate() {
+            if k > 0 {
+                f.write_str(", ")?;
+            }
+            self.opnd(f, o, Type::B64)?;
+        }
+        if items.len() > 1 {
+            f.write_char('}')?;
+        }
+        Ok(())
+    }
+
+    /// The modifiers after the opcode word, then the operands.
+    fn mem(&self, f: &mut fmt::Formatter<'_>, m: &Mem) -> fmt::Result {
+        for &q in m.quals.iter().filter(|&&q| q != 0) {
+            write!(f, ".{}", QUAL_WORDS.get(usize::from(q)).copied().unwrap_or("weak"))?;
+        }
+        if let MemOp::Cvta { to: true } = m.op {
+            f.write_str(".to")?;
+        }
+        if m.space != Space::Generic {
+            write!(f, ".{}", m.space.name())?;
+        }
+        if let MemOp::Atom(a) | MemOp::Red(a) = m.op {
+            write!(f, ".{}", a.name())?;
+        }
+        if m.vec > 1 {
+            write!(f, ".v{}", m.vec)?;
+        }
+        write!(f, ".{} ", m.ty.name())?;
+        let dests: Vec<Operand> = m.d[..m.dests()].iter().map(|&r| Operand::Reg(r)).collect();
+        let vals = &m.vals[..m.sources()];
+        match m.op {
+            MemOp::Ld | MemOp::Ldu => {
+                self.list(f, &dests)?;
+                f.write_str(", ")?;
+                self.addr(f, &m.addr, true)
+            }
+            MemOp::St => {
+                self.addr(f, &m.addr, true)?;
+                f.write_str(", ")?;
+                self.list(f, vals)
+            }
+            MemOp::Atom(_) | MemOp::Red(_) => {
+                if let Some(&d) = dests.first() {
+                    self.list(f, &[d])?;
+                    f.write_str(", ")?;
+                }
+                self.addr(f, &m.addr, true)?;
+                for &v in vals {
+                    f.write_str(", ")?;
+                    self.opnd(f, v, Type::B64)?;
+                }
+                Ok(())
+            }
+            MemOp::Cvta { .. } | MemOp::MovAddr => {
+                self.list(f, &dests)?;
+                f.write_str(", ")?;
+                match vals.first() {
+                    Some(&v) => self.opnd(f, v, Type::B64),
+                    None => self.addr(f, &m.addr, false),
+                }
+            }
+        }
+    }
+
+    fn warp(&self, f: &mut fmt::Formatter<'_>, w: &WarpInst) -> fmt::Result {
+        // `Display` printed the first word; the rest of the opcode follows.
+        if let Some((_, rest)) = w.word().split_once('.') {
+            write!(f, ".{rest}")?;
+        }
+        let mut first = true;
+        let mut sep = |f: &mut fmt::Formatter<'_>| -> fmt::Result {
+            let s = if first { " " } else { ", " };
+            first = false;
+            f.write_str(s)
+        };
+        if let Some(d) = w.d {
+            sep(f)?;
+            self.reg(f, d)?;
+            if let Some(p) = w.p {
+                f.write_char('|')?;
+                self.reg(f, p)?;
+            }
+        }
+        if let WarpOp::Vote(_) = w.op {
+            sep(f)?;
+            self.pred(f, w.pred)?;
+        }
+        for &s in &w.srcs[..w.nsrc_values()] {
+            sep(f)?;
+            self.opnd(f, s, Type::S32)?;
+        }
+        if let WarpOp::Shfl(_) | WarpOp::Vote(_) = w.op {
+            sep(f)?;
+            self.opnd(f, w.mask, Type::S32)?;
+        }
+        Ok(())
     }
 }

@@ -6,11 +6,10 @@ use crate::inst::SpecialReg;
 
 /// The special register `name` names, if the simulator has a value for it.
 pub(super) fn special(name: &str) -> Option<SpecialReg> {
-    match name {
-        "%laneid" => Some(SpecialReg::LaneId),
-        "%warpid" => Some(SpecialReg::WarpId),
-        _ => None,
-    }
+    SpecialReg::NAMED
+        .iter()
+        .find(|n| n.0 == name)
+        .map(|n| n.1)
 }
 
 /// A numeric literal's value class.
@@ -85,5 +84,13 @@ pub(super) fn valid_ident(s: &str) -> bool {
 /// PTX special registers other than `%laneid`/`%warpid`: valid PTX, but this
 /// simulator has no value for them.
 pub(super) fn other_special(name: &str) -> bool {
-    crate::symbols::is_special_register(name) && special(name).is_none()
+    crate::symbols::is_special_register(name) && !simulated_special(name)
+}
+
+/// Whether `name` (without a component) is a special register with a value
+/// here: `%tid` for `%tid.x`.
+pub(super) fn simulated_special(name: &str) -> bool {
+    SpecialReg::NAMED
+        .iter()
+        .any(|n| n.0.split('.').next() == Some(name))
 }

@@ -32,6 +32,7 @@ mod build;
 mod display;
 mod lex;
 mod literal;
+mod mem;
 mod operand;
 mod syntax;
 mod validate;
@@ -47,6 +48,9 @@ use crate::target::{PtxVersion, Target};
 /// offending token and its 1-based column (relative to `text`), or
 /// [`IsaError::Unimplemented`] for valid PTX that simcli does not run.
 pub fn parse_instruction(text: &str, syms: &mut Symbols) -> Result<Instruction, IsaError> {
+    if mem::is_family(text, syms) {
+        return mem::parse(text, syms);
+    }
     // Operands of instructions simcli does not implement may hold tokens
     // its lexer does not know (`[%rd1]`, `(%r1)`): the opcode decides first.
     let toks = lex::lex(text).map_err(|e| syntax::unimplemented_opcode(text).unwrap_or(e))?;

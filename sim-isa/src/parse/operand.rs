@@ -2,7 +2,9 @@
 //! predicates, predicate pairs and video selectors.
 
 use super::lex::{invalid, Tok, Token};
-use super::literal::{int_prefix, literal, other_special, special, valid_ident, Lit};
+use super::literal::{
+    int_prefix, literal, other_special, simulated_special, special, valid_ident, Lit,
+};
 use super::syntax::{syntax, RawOperand};
 use crate::db::OperandKind;
 use crate::error::{InvalidReason as R, IsaError};
@@ -88,7 +90,7 @@ impl Cx<'_> {
         if !valid_ident(t.text) {
             return Err(syntax(&t));
         }
-        if special(t.text).is_some() {
+        if simulated_special(t.text) {
             return Err(invalid(
                 t.col,
                 t.text,
@@ -109,7 +111,8 @@ impl Cx<'_> {
         if let Some(t) = o.pipe {
             return Err(syntax(&t));
         }
-        if let Some(t) = o.sel {
+        // `%tid.x`: the component is part of the special register's name.
+        if let Some(t) = o.sel.filter(|t| special(&format!("{}{}", o.atom.text, t.text)).is_none()) {
             return Err(invalid(
                 t.col,
                 t.text,
@@ -162,16 +165,21 @@ impl Cx<'_> {
                 Ok(Val::Opnd(Operand::Imm(self.imm(o, ty)?)))
             }
             OperandKind::ValueOrSpecial => {
-                if let Some(s) = special(o.atom.text) {
-                    // ptxas: 32-bit integer types only; "Arguments mismatch" for
-                    // other widths, "Special register argument not allowed" for f32.
+                let full = match o.sel {
+                    Some(sel) => format!("{}{}", o.atom.text, sel.text),
+                    None => o.atom.text.to_string(),
+                };
+                if let Some(s) = special(&full) {
+                    // ptxas: integer types of the register's width only;
+                    // "Arguments mismatch" for other widths, "Special register
+                    // argument not allowed" for floats.
                     return match self.tys.first() {
-                        Some(&Type::F32) => Err(invalid(
+                        Some(&(Type::F32 | Type::F64)) => Err(invalid(
                             o.atom.col,
                             o.atom.text,
                             R::SpecialRegNotAllowed { inst: self.name },
                         )),
-                        Some(t) if t.bits() == 32 => Ok(Val::Opnd(Operand::Special(s))),
+                        Some(t) if t.bits() == s.bits() => Ok(Val::Opnd(Operand::Special(s))),
                         _ => Err(self.mismatch(&o.atom)),
                     };
                 }

@@ -2,7 +2,7 @@
 //! operands, before any family gives them meaning.
 
 use super::lex::{invalid, Tok, Token};
-use super::literal::{other_special, special, valid_ident};
+use super::literal::{other_special, simulated_special, valid_ident};
 use crate::db::{self, OpcodeDef};
 use crate::error::{InvalidReason as R, IsaError};
 
@@ -126,7 +126,7 @@ impl<'a> Parser<'_, 'a> {
         if t.kind != Tok::Ident
             || t.text == "_"
             || !valid_ident(t.text)
-            || special(t.text).is_some()
+            || simulated_special(t.text)
             || other_special(t.text)
         {
             return Err(syntax(&t));

@@ -107,10 +107,7 @@ pub(super) fn roundtrip(
     let before = regs.clone();
     execute(
         &inst,
-        &ExecCtx {
-            target: Target::SM_90,
-            warp_id: 0,
-        },
+        &ExecCtx::new(Target::SM_90, 0),
         &mut regs,
         u32::MAX,
     );

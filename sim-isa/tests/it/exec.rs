@@ -421,10 +421,7 @@ fn alu_wraps_and_shifts_at_width() {
 // ---------------------------------------------------------------- warp lifting
 
 pub fn ctx() -> ExecCtx {
-    ExecCtx {
-        target: Target::SM_90,
-        warp_id: 7,
-    }
+    ExecCtx::new(Target::SM_90, 7)
 }
 
 #[test]
@@ -634,10 +631,7 @@ fn half_precision_setp_end_to_end() {
         let (ra, rb) = (syms.get("%a").unwrap(), syms.get("%b").unwrap());
         regs.set_lane(ra, 0, a);
         regs.set_lane(rb, 0, b);
-        let ctx = ExecCtx {
-            target: Target::SM_90,
-            warp_id: 0,
-        };
+        let ctx = ExecCtx::new(Target::SM_90, 0);
         execute(&inst, &ctx, &mut regs, 1);
         let p = syms.get("%p").is_some_and(|r| regs.lane(r, 0) == 1);
         let q = syms.get("%q").is_some_and(|r| regs.lane(r, 0) == 1);

@@ -353,7 +353,7 @@ pub(crate) fn check(
     warp_id: u32,
 ) -> Result<(), TestCaseError> {
     let inst = Instruction { guard, op };
-    let ctx = ExecCtx { target, warp_id };
+    let ctx = ExecCtx::new(target, warp_id);
     let mut fast = WarpRegs::new(NREGS as usize);
     for (i, lanes) in contents.iter().enumerate() {
         *fast.get_mut(RegId(i as u32)) = *lanes;

@@ -298,10 +298,7 @@ fn parser_holds(text: &str) -> Result<(), TestCaseError> {
             }
             execute(
                 &inst,
-                &ExecCtx {
-                    target: Target::SM_90,
-                    warp_id: 0,
-                },
+                &ExecCtx::new(Target::SM_90, 0),
                 &mut regs,
                 0xA5A5_A5A5,
             );

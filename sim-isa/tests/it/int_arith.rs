@@ -131,7 +131,7 @@ fn unimplemented_ptx() {
     for (text, what) in [
         ("fma.rn.f16 %h1, %h2, %h3, %h4;", "fma.rn.f16"),
         ("bra LOOP;", "bra"),
-        ("ld.global.u32 %r1, [%rd1];", "ld"),
+        ("isspacep.global %p1, %rd1;", "isspacep"),
         ("cvt.rna.tf32.f32 %r1, %f1;", "cvt.rna.tf32.f32"),
         ("add.f16 %h1, %h2, %h3;", "add.f16"),
         ("fma.rz.f64 %fd1, %fd2, %fd3, %fd4;", "fma.rz.f64"),

@@ -62,7 +62,7 @@ impl Lanes {
 
 fn run(inst: &Instruction, regs: &mut WarpRegs, target: Target, lanes: &Lanes) {
     lanes.fill(regs);
-    execute(inst, &ExecCtx { target, warp_id: 3 }, regs, lanes.active);
+    execute(inst, &ExecCtx::new(target, 3), regs, lanes.active);
 }
 
 fn pred_strategy() -> impl Strategy<Value = Option<(BoolOp, PredSrc)>> {

@@ -1,0 +1,424 @@
+//! The memory and warp families: `ld`/`ldu`/`st`/`atom`/`red`/`cvta` and
+//! `mov` of a variable's address (one [`Mem`] shape), and the warp-wide
+//! operations `bar`/`barrier`/`membar`/`fence`/`shfl.sync`/`vote.sync`/
+//! `activemask` ([`WarpInst`]). Declared as data in [`MEM_WORDS`] and
+//! [`WARP_WORDS`]; parsed by `parse/mem.rs`, run by `exec/mem.rs` (memory
+//! through the caller's [`crate::exec::Memory`]) and `exec/warp_ops.rs`.
+
+use crate::inst::{Operand, PredSrc, RegId};
+
+/// A state space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Space {
+    /// No space modifier: a generic address.
+    Generic,
+    /// `.global`
+    Global,
+    /// `.shared` (and `.shared::cta`)
+    Shared,
+    /// `.local`
+    Local,
+    /// `.param` (kernel parameters)
+    Param,
+    /// `.const`
+    Const,
+}
+
+impl Space {
+    /// Every space with a modifier word, and the word.
+    pub const WORDS: [(Space, &'static str); 5] = [
+        (Space::Global, "global"),
+        (Space::Shared, "shared"),
+        (Space::Local, "local"),
+        (Space::Param, "param"),
+        (Space::Const, "const"),
+    ];
+
+    /// Width of an address register in this space: 32 bits for the
+    /// windows that fit in 32 (shared, local, param, const), 64 otherwise.
+    pub fn addr_bits(self) -> u32 {
+        match self {
+            Space::Generic | Space::Global => 64,
+            Space::Shared | Space::Local | Space::Param | Space::Const => 32,
+        }
+    }
+
+    /// The modifier word (`""` for generic).
+    pub fn name(self) -> &'static str {
+        match self {
+            Space::Generic => "",
+            Space::Global => "global",
+            Space::Shared => "shared",
+            Space::Local => "local",
+            Space::Param => "param",
+            Space::Const => "const",
+        }
+    }
+}
+
+/// The value type of a memory access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MemType {
+    /// Raw bits of a width (`.b8` ... `.b128` is not supported).
+    B(u8),
+    /// Unsigned of a width.
+    U(u8),
+    /// Signed of a width: loads sign-extend.
+    S(u8),
+    /// `.f16`
+    F16,
+    /// `.f16x2`
+    F16x2,
+    /// `.f32`
+    F32,
+    /// `.f64`
+    F64,
+}
+
+impl MemType {
+    /// Every type word and its meaning.
+    pub const WORDS: [(&'static str, MemType); 17] = [
+        ("b8", MemType::B(8)),
+        ("b16", MemType::B(16)),
+        ("b32", MemType::B(32)),
+        ("b64", MemType::B(64)),
+        ("u8", MemType::U(8)),
+        ("u16", MemType::U(16)),
+        ("u32", MemType::U(32)),
+        ("u64", MemType::U(64)),
+        ("s8", MemType::S(8)),
+        ("s16", MemType::S(16)),
+        ("s32", MemType::S(32)),
+        ("s64", MemType::S(64)),
+        ("f16", MemType::F16),
+        ("f16x2", MemType::F16x2),
+        ("f32", MemType::F32),
+        ("f64", MemType::F64),
+        ("pred", MemType::B(1)),
+    ];
+
+    /// Width in bits.
+    pub fn bits(self) -> u32 {
+        match self {
+            MemType::B(b) | MemType::U(b) | MemType::S(b) => u32::from(b),
+            MemType::F16 => 16,
+            MemType::F16x2 | MemType::F32 => 32,
+            MemType::F64 => 64,
+        }
+    }
+
+    /// Bytes one element occupies in memory.
+    pub fn bytes(self) -> u32 {
+        self.bits().div_ceil(8)
+    }
+
+    /// The type word.
+    pub fn name(self) -> &'static str {
+        MemType::WORDS
+            .iter()
+            .find(|w| w.1 == self)
+            .map_or("b32", |w| w.0)
+    }
+}
+
+/// Where an address comes from: `[%rd1+8]`, `[name+4]`, `[64]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AddrBase {
+    /// A register holding the address.
+    Reg(RegId),
+    /// A variable or parameter, by its index in [`crate::Symbols::var_name`].
+    Var(u32),
+    /// An absolute address: the offset alone.
+    Abs,
+}
+
+/// A memory operand: base plus a byte offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Address {
+    /// The base.
+    pub base: AddrBase,
+    /// Byte offset added to the base.
+    pub offset: i64,
+}
+
+/// An atomic operation (`atom`/`red`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomOp {
+    /// `.add`
+    Add,
+    /// `.min`
+    Min,
+    /// `.max`
+    Max,
+    /// `.exch`
+    Exch,
+    /// `.cas` (compare `b`, swap in `c`)
+    Cas,
+    /// `.and`
+    And,
+    /// `.or`
+    Or,
+    /// `.xor`
+    Xor,
+    /// `.inc` (wraps to 0 past `b`)
+    Inc,
+    /// `.dec` (wraps to `b` at 0 or above `b`)
+    Dec,
+}
+
+impl AtomOp {
+    /// Every operation and its word.
+    pub const WORDS: [(&'static str, AtomOp); 10] = [
+        ("add", AtomOp::Add),
+        ("min", AtomOp::Min),
+        ("max", AtomOp::Max),
+        ("exch", AtomOp::Exch),
+        ("cas", AtomOp::Cas),
+        ("and", AtomOp::And),
+        ("or", AtomOp::Or),
+        ("xor", AtomOp::Xor),
+        ("inc", AtomOp::Inc),
+        ("dec", AtomOp::Dec),
+    ];
+
+    /// The word.
+    pub fn name(self) -> &'static str {
+        AtomOp::WORDS
+            .iter()
+            .find(|w| w.1 == self)
+            .map_or("add", |w| w.0)
+    }
+}
+
+/// What a [`Mem`] instruction does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MemOp {
+    /// `ld`
+    Ld,
+    /// `ldu`
+    Ldu,
+    /// `st`
+    St,
+    /// `atom` (returns the old value in `d[0]`)
+    Atom(AtomOp),
+    /// `red` (no result)
+    Red(AtomOp),
+    /// `cvta.space` (`to: false`, space address to generic) or
+    /// `cvta.to.space` (`to: true`); the source is `vals[0]` or a variable in `addr`
+    Cvta {
+        /// `.to`
+        to: bool,
+    },
+    /// `mov.u32/u64 d, name`: the address of a variable in its own space.
+    MovAddr,
+}
+
+/// Modifier words a memory instruction keeps only to print them back
+/// (cache operators, `.volatile`, memory-order and scope words, `.nc`):
+/// they do not change values here. Up to four, as indices into [`QUAL_WORDS`].
+pub type Quals = [u8; 4];
+
+/// Accepted qualifier words, in the order they print (index 0 is "none").
+pub const QUAL_WORDS: [&str; 24] = [
+    "",
+    "volatile",
+    "relaxed",
+    "acquire",
+    "release",
+    "acq_rel",
+    "weak",
+    "cta",
+    "gpu",
+    "sys",
+    "nc",
+    "ca",
+    "cg",
+    "cs",
+    "lu",
+    "cv",
+    "wb",
+    "wt",
+    "L1::evict_normal",
+    "L1::evict_last",
+    "L1::evict_first",
+    "L1::no_allocate",
+    "L2::evict_normal",
+    "L2::evict_last",
+];
+
+/// A memory instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Mem {
+    /// The operation.
+    pub op: MemOp,
+    /// The state space (for `cvta`, the space converted to or from).
+    pub space: Space,
+    /// Element type.
+    pub ty: MemType,
+    /// Elements per access: 1, 2 or 4 (`.v2`, `.v4`).
+    pub vec: u8,
+    /// Destinations: `ld`/`ldu` (`vec` of them), `atom`, `cvta`, `mov` (`d[0]`).
+    pub d: [RegId; 4],
+    /// Sources: `st` values (`vec` of them); `atom`/`red` `b` (and `c` for
+    /// `cas`) in `vals[0..2]`; `cvta`'s register source in `vals[0]`.
+    pub vals: [Operand; 4],
+    /// The memory operand (`cvta`/`mov`: the variable, or `Abs` when the
+    /// source is a register).
+    pub addr: Address,
+    /// Words kept for printing.
+    pub quals: Quals,
+}
+
+impl Mem {
+    /// Number of destination registers.
+    pub fn dests(&self) -> usize {
+        match self.op {
+            MemOp::Ld | MemOp::Ldu => usize::from(self.vec),
+            MemOp::Atom(_) | MemOp::Cvta { .. } | MemOp::MovAddr => 1,
+            MemOp::St | MemOp::Red(_) => 0,
+        }
+    }
+
+    /// Number of source values in `vals`.
+    pub fn sources(&self) -> usize {
+        match self.op {
+            MemOp::St => usize::from(self.vec),
+            MemOp::Atom(AtomOp::Cas) | MemOp::Red(AtomOp::Cas) => 2,
+            MemOp::Atom(_) | MemOp::Red(_) => 1,
+            MemOp::Cvta { .. } => usize::from(self.addr.base == AddrBase::Abs),
+            MemOp::Ld | MemOp::Ldu | MemOp::MovAddr => 0,
+        }
+    }
+
+    /// Whether the instruction reads or writes memory (not `cvta`/`mov`).
+    pub fn accesses_memory(&self) -> bool {
+        !matches!(self.op, MemOp::Cvta { .. } | MemOp::MovAddr)
+    }
+
+    /// Width in bits of the address register (`cvta`/`mov`: of the result).
+    pub fn addr_bits(&self) -> u32 {
+        match self.op {
+            MemOp::Cvta { .. } | MemOp::MovAddr => self.ty.bits(),
+            _ => 64,
+        }
+    }
+}
+
+/// `shfl.sync` modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShflMode {
+    /// `.up`
+    Up,
+    /// `.down`
+    Down,
+    /// `.bfly`
+    Bfly,
+    /// `.idx`
+    Idx,
+}
+
+/// `vote.sync` modes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VoteMode {
+    /// `.all.pred`
+    All,
+    /// `.any.pred`
+    Any,
+    /// `.uni.pred`
+    Uni,
+    /// `.ballot.b32`
+    Ballot,
+}
+
+/// What a [`WarpInst`] does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WarpOp {
+    /// `bar.sync a{, b}` / `barrier.sync{.aligned} a{, b}` / `bar.cta.sync`:
+    /// wait until the CTA's threads (or `b` of them) arrive at barrier `a`.
+    BarSync,
+    /// `bar.arrive a, b` / `barrier.arrive`: arrive without waiting.
+    BarArrive,
+    /// `membar.{cta,gl,sys}` / `fence.{sc,acq_rel}.{cta,gpu,sys}`: orders
+    /// memory; a functional simulation has nothing to order.
+    Fence,
+    /// `shfl.sync.mode.b32 d{|p}, a, b, c, membermask`
+    Shfl(ShflMode),
+    /// `vote.sync.mode d, {!}a, membermask`
+    Vote(VoteMode),
+    /// `activemask.b32 d`
+    Activemask,
+}
+
+/// A warp-wide instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct WarpInst {
+    /// The operation.
+    pub op: WarpOp,
+    /// The opcode with its modifiers as written (`bar.sync`, `barrier.sync.aligned`,
+    /// `membar.gl`, `fence.acq_rel.gpu`), as an index into [`WARP_WORDS`].
+    pub word: u8,
+    /// Destination (`shfl`, `vote`, `activemask`).
+    pub d: Option<RegId>,
+    /// `shfl`'s optional predicate destination.
+    pub p: Option<RegId>,
+    /// `shfl`: `a, b, c`; `bar`: barrier id and thread count in `a, b`.
+    pub srcs: [Operand; 3],
+    /// `vote`'s predicate source.
+    pub pred: PredSrc,
+    /// Member mask (`shfl`, `vote`); all ones when absent.
+    pub mask: Operand,
+    /// Number of operands written (to print `bar.sync 0` vs `bar.sync 0, 64`).
+    pub nsrc: u8,
+}
+
+/// Warp-family opcodes as written, with their operation.
+pub const WARP_WORDS: [(&str, WarpOp); 32] = [
+    ("bar.sync", WarpOp::BarSync),
+    ("bar.cta.sync", WarpOp::BarSync),
+    ("barrier.sync", WarpOp::BarSync),
+    ("barrier.sync.aligned", WarpOp::BarSync),
+    ("barrier.cta.sync", WarpOp::BarSync),
+    ("barrier.cta.sync.aligned", WarpOp::BarSync),
+    ("bar.arrive", WarpOp::BarArrive),
+    ("bar.cta.arrive", WarpOp::BarArrive),
+    ("barrier.arrive", WarpOp::BarArrive),
+    ("barrier.arrive.aligned", WarpOp::BarArrive),
+    ("membar.cta", WarpOp::Fence),
+    ("membar.gl", WarpOp::Fence),
+    ("membar.sys", WarpOp::Fence),
+    ("fence.sc.cta", WarpOp::Fence),
+    ("fence.sc.gpu", WarpOp::Fence),
+    ("fence.sc.sys", WarpOp::Fence),
+    ("fence.acq_rel.cta", WarpOp::Fence),
+    ("fence.acq_rel.gpu", WarpOp::Fence),
+    ("fence.acq_rel.sys", WarpOp::Fence),
+    ("shfl.sync.up.b32", WarpOp::Shfl(ShflMode::Up)),
+    ("shfl.sync.down.b32", WarpOp::Shfl(ShflMode::Down)),
+    ("shfl.sync.bfly.b32", WarpOp::Shfl(ShflMode::Bfly)),
+    ("shfl.sync.idx.b32", WarpOp::Shfl(ShflMode::Idx)),
+    ("vote.sync.all.pred", WarpOp::Vote(VoteMode::All)),
+    ("vote.sync.any.pred", WarpOp::Vote(VoteMode::Any)),
+    ("vote.sync.uni.pred", WarpOp::Vote(VoteMode::Uni)),
+    ("vote.sync.ballot.b32", WarpOp::Vote(VoteMode::Ballot)),
+    ("activemask.b32", WarpOp::Activemask),
+    ("fence.proxy.async", WarpOp::Fence),
+    ("fence.cta", WarpOp::Fence),
+    ("fence.gpu", WarpOp::Fence),
+    ("fence.sys", WarpOp::Fence),
+];
+
+impl WarpInst {
+    /// How many of `srcs` are operands: `bar`'s id and count, `shfl`'s `a, b, c`.
+    pub fn nsrc_values(&self) -> usize {
+        match self.op {
+            WarpOp::BarSync | WarpOp::BarArrive => usize::from(self.nsrc).min(2),
+            WarpOp::Shfl(_) => 3,
+            WarpOp::Fence | WarpOp::Vote(_) | WarpOp::Activemask => 0,
+        }
+    }
+
+    /// The opcode as written.
+    pub fn word(&self) -> &'static str {
+        WARP_WORDS.get(usize::from(self.word)).map_or("bar.sync", |w| w.0)
+    }
+}

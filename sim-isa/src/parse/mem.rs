@@ -1,0 +1,462 @@
+//! The memory and warp families' statements (`ld`, `st`, `atom`, `cvta`,
+//! `mov` of an address, `bar`, `shfl.sync`, ...), read from text with their
+//! own small scanner: their operands (`[%rd1+8]`, `{%r1, %r2}`, `%r1|%p1`)
+//! are outside the shared lexer's grammar. The words come from the tables
+//! in [`crate::mem_inst`].
+//!
+//! Names: an operand starting with `%`, or already in the symbol table, is
+//! a register; any other identifier inside `[ ]` (or as `mov`/`cvta`'s
+//! source) is a variable or parameter, interned with
+//! [`Symbols::intern_var`] for the caller to resolve.
+
+use super::lex::invalid;
+use super::literal::{literal, special, Lit};
+use crate::error::{InvalidReason as R, IsaError};
+use crate::inst::{Guard, Instruction, Op, Operand, PredSrc, RegId};
+use crate::mem_inst::*;
+use crate::symbols::{is_ptx_identifier, Symbols};
+
+/// Opcode words this module reads.
+pub(crate) const WORDS: [&str; 13] = [
+    "ld",
+    "ldu",
+    "st",
+    "atom",
+    "red",
+    "cvta",
+    "bar",
+    "barrier",
+    "membar",
+    "fence",
+    "shfl",
+    "vote",
+    "activemask",
+];
+
+/// Whether `text` is a statement of the memory or warp family.
+pub(crate) fn is_family(text: &str, syms: &Symbols) -> bool {
+    let Some((op, _)) = split_head(text) else {
+        return false;
+    };
+    let word = op.1.split('.').next().unwrap_or("");
+    WORDS.contains(&word) || (word == "mov" && is_mov_addr(text, syms))
+}
+
+/// Whether `mov`'s source operand `src` names a variable (so the statement
+/// is a [`MemOp::MovAddr`]): an identifier without `%` that is no register.
+pub(crate) fn is_mov_addr(text: &str, syms: &Symbols) -> bool {
+    let Some((head, rest)) = split_head(text) else {
+        return false;
+    };
+    if !head.1.starts_with("mov.") {
+        return false;
+    }
+    let ops = operands(rest.1);
+    ops.len() == 2 && {
+        let s = base_name(ops[1].1.trim());
+        is_var_name(s, syms)
+    }
+}
+
+fn is_var_name(s: &str, syms: &Symbols) -> bool {
+    !s.starts_with('%') && is_ptx_identifier(s) && syms.get(s).is_none()
+}
+
+/// `name` of `name+4` / `name`.
+fn base_name(s: &str) -> &str {
+    s.split(['+', '-']).next().unwrap_or(s).trim()
+}
+
+/// A piece of the text with its byte offset.
+type Piece<'a> = (usize, &'a str);
+
+/// Splits off an optional guard and the opcode: `(guard, opcode, rest)`.
+fn split_head(text: &str) -> Option<(Piece<'_>, Piece<'_>)> {
+    let t = text.trim_end().trim_end_matches(';');
+    let mut off = t.len() - t.trim_start().len();
+    if t[off..].starts_with('@') {
+        let end = t[off..].find(char::is_whitespace)? + off;
+        off = end + (t[end..].len() - t[end..].trim_start().len());
+    }
+    let rest = &t[off..];
+    let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+    Some(((off, &rest[..end]), (off + end, &rest[end..])))
+}
+
+/// Top-level comma-separated operands with their byte offsets in `s`.
+fn operands(s: &str) -> Vec<Piece<'_>> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '[' | '{' => depth += 1,
+            ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push((start, &s[start..i]));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !s[start..].trim().is_empty() || !out.is_empty() {
+        out.push((start, &s[start..]));
+    }
+    out.into_iter()
+        .map(|(o, p)| (o + (p.len() - p.trim_start().len()), p.trim()))
+        .collect()
+}
+
+struct Cx<'a, 's> {
+    text: &'a str,
+    syms: &'s mut Symbols,
+    inst: &'static str,
+}
+
+impl Cx<'_, '_> {
+    fn col(&self, off: usize) -> usize {
+        self.text[..off.min(self.text.len())].chars().count() + 1
+    }
+    fn syntax(&self, off: usize, tok: &str) -> IsaError {
+        invalid(
+            self.col(off),
+            tok,
+            R::Syntax {
+                near: tok.to_string(),
+            },
+        )
+    }
+    fn args(&self, off: usize, tok: &str) -> IsaError {
+        invalid(self.col(off), tok, R::ArgumentsMismatch { inst: self.inst })
+    }
+    fn reg(&mut self, p: Piece<'_>) -> Result<RegId, IsaError> {
+        if is_ptx_identifier(p.1) && special(p.1).is_none() {
+            Ok(self.syms.intern(p.1))
+        } else {
+            Err(self.args(p.0, p.1))
+        }
+    }
+    /// A register, immediate or special-register source.
+    fn value(&mut self, p: Piece<'_>) -> Result<Operand, IsaError> {
+        if let Some(s) = special(p.1) {
+            return Ok(Operand::Special(s));
+        }
+        if is_ptx_identifier(p.1) {
+            return Ok(Operand::Reg(self.syms.intern(p.1)));
+        }
+        imm(p.1)
+            .map(Operand::Imm)
+            .ok_or_else(|| self.syntax(p.0, p.1))
+    }
+    fn pred(&mut self, p: Piece<'_>) -> Result<PredSrc, IsaError> {
+        let (negate, name) = match p.1.strip_prefix('!') {
+            Some(n) => (true, n.trim()),
+            None => (false, p.1),
+        };
+        match imm(name) {
+            Some(v) if !negate && v <= 1 => Ok(PredSrc::Imm(v == 1)),
+            _ => {
+                let reg = self.reg((p.0, name))?;
+                Ok(PredSrc::Reg { reg, negate })
+            }
+        }
+    }
+    /// `[base]`, `[base+off]`, `[off]`; or, with `bare`, `name{+off}`.
+    fn address(&mut self, p: Piece<'_>, bare: bool) -> Result<Address, IsaError> {
+        let inner = match p.1.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
+            Some(s) => s.trim(),
+            None if bare => p.1,
+            None => return Err(self.args(p.0, p.1)),
+        };
+        let (base, offset) = match inner.find(['+', '-']).filter(|&i| i > 0) {
+            Some(i) => {
+                let o = inner[i + 1..].trim();
+                let v = imm(o).ok_or_else(|| self.syntax(p.0, o))? as i64;
+                (inner[..i].trim(), if &inner[i..=i] == "-" { -v } else { v })
+            }
+            None => (inner, 0),
+        };
+        if let Some(v) = imm(base) {
+            return Ok(Address {
+                base: AddrBase::Abs,
+                offset: (v as i64).wrapping_add(offset),
+            });
+        }
+        if !is_ptx_identifier(base) || special(base).is_some() {
+            return Err(self.syntax(p.0, base));
+        }
+        let b = if base.starts_with('%') || self.syms.get(base).is_some() {
+            AddrBase::Reg(self.syms.intern(base))
+        } else {
+            AddrBase::Var(self.syms.intern_var(base))
+        };
+        Ok(Address { base: b, offset })
+    }
+}
+
+/// An integer literal (with unary `-`), as raw bits.
+fn imm(s: &str) -> Option<u64> {
+    let (neg, body) = match s.strip_prefix('-') {
+        Some(b) => (true, b.trim()),
+        None => (false, s),
+    };
+    let v = match literal(body)? {
+        Lit::Int(v) => v,
+        Lit::F32(f) => u64::from(f.to_bits()),
+        Lit::F64(f) => f.to_bits(),
+        Lit::Dec(_) => return None,
+    };
+    Some(if neg { v.wrapping_neg() } else { v })
+}
+
+/// Parses a statement of the memory or warp family.
+pub(crate) fn parse(text: &str, syms: &mut Symbols) -> Result<Instruction, IsaError> {
+    let end = text.trim_end().trim_end_matches(';').len();
+    let Some((op, rest)) = split_head(text) else {
+        return Err(invalid(1, text, R::UnexpectedEnd { expected: "an instruction" }));
+    };
+    let guard = guard(text, op.0, syms)?;
+    let words: Vec<&str> = op.1.split('.').collect();
+    let mut cx = Cx {
+        text,
+        syms,
+        inst: "",
+    };
+    let ops: Vec<Piece<'_>> = operands(rest.1)
+        .into_iter()
+        .map(|(o, s)| (o + rest.0, s))
+        .collect();
+    if let Some(&(o, "")) = ops.iter().find(|p| p.1.is_empty()) {
+        return Err(cx.syntax(o, ","));
+    }
+    let op_body = match words[0] {
+        "bar" | "barrier" | "membar" | "fence" | "shfl" | "vote" | "activemask" => {
+            Op::Warp(warp(&mut cx, op, &ops, end)?)
+        }
+        _ => Op::Mem(mem(&mut cx, op, &words, &ops, end)?),
+    };
+    Ok(Instruction {
+        guard,
+        op: op_body,
+    })
+}
+
+fn guard(text: &str, op_off: usize, syms: &mut Symbols) -> Result<Option<Guard>, IsaError> {
+    let head = text[..op_off].trim();
+    let Some(g) = head.strip_prefix('@') else {
+        return Ok(None);
+    };
+    let (negate, name) = match g.trim().strip_prefix('!') {
+        Some(n) => (true, n.trim()),
+        None => (false, g.trim()),
+    };
+    if !is_ptx_identifier(name) {
+        return Err(invalid(1, head, R::Syntax { near: head.into() }));
+    }
+    Ok(Some(Guard {
+        reg: syms.intern(name),
+        negate,
+    }))
+}
+
+fn warp(cx: &mut Cx<'_, '_>, op: Piece<'_>, ops: &[Piece<'_>], end: usize) -> Result<WarpInst, IsaError> {
+    let Some(word) = WARP_WORDS.iter().position(|w| w.0 == op.1) else {
+        return Err(invalid(cx.col(op.0), op.1, R::UnknownModifier(op.1.into())));
+    };
+    let kind = WARP_WORDS[word].1;
+    cx.inst = WARP_WORDS[word].0;
+    let none = Operand::Imm(0);
+    let mut w = WarpInst {
+        op: kind,
+        word: word as u8,
+        d: None,
+        p: None,
+        srcs: [none; 3],
+        pred: PredSrc::Imm(true),
+        mask: Operand::Imm(u64::from(u32::MAX)),
+        nsrc: ops.len() as u8,
+    };
+    let count = |lo: usize, hi: usize| -> Result<(), IsaError> {
+        if ops.len() < lo || ops.len() > hi {
+            let at = ops.get(hi).map_or((end, ";"), |p| *p);
+            return Err(cx.args(at.0, at.1));
+        }
+        Ok(())
+    };
+    match kind {
+        WarpOp::BarSync | WarpOp::BarArrive => {
+            count(if kind == WarpOp::BarArrive { 2 } else { 1 }, 2)?;
+            for (k, p) in ops.iter().enumerate() {
+                w.srcs[k] = cx.value(*p)?;
+            }
+        }
+        WarpOp::Fence => count(0, 0)?,
+        WarpOp::Activemask => {
+            count(1, 1)?;
+            w.d = Some(cx.reg(ops[0])?);
+        }
+        WarpOp::Shfl(_) => {
+            count(5, 5)?;
+            let (d, p) = match ops[0].1.split_once('|') {
+                Some((d, p)) => (d.trim(), Some(p.trim())),
+                None => (ops[0].1, None),
+            };
+            w.d = Some(cx.reg((ops[0].0, d))?);
+            w.p = p.map(|p| cx.reg((ops[0].0, p))).transpose()?;
+            for k in 0..3 {
+                w.srcs[k] = cx.value(ops[k + 1])?;
+            }
+            w.mask = cx.value(ops[4])?;
+        }
+        WarpOp::Vote(_) => {
+            count(3, 3)?;
+            w.d = Some(cx.reg(ops[0])?);
+            w.pred = cx.pred(ops[1])?;
+            w.mask = cx.value(ops[2])?;
+        }
+    }
+    Ok(w)
+}
+
+fn mem(
+    cx: &mut Cx<'_, '_>,
+    op: Piece<'_>,
+    words: &[&str],
+    ops: &[Piece<'_>],
+    end: usize,
+) -> Result<Mem, IsaError> {
+    let col = cx.col(op.0);
+    let bad = |w: &str| invalid(col, op.1, R::UnknownModifier(format!(".{w}")));
+    let mut m = Mem {
+        op: MemOp::Ld,
+        space: Space::Generic,
+        ty: MemType::B(32),
+        vec: 1,
+        d: [RegId(0); 4],
+        vals: [Operand::Imm(0); 4],
+        addr: Address {
+            base: AddrBase::Abs,
+            offset: 0,
+        },
+        quals: [0; 4],
+    };
+    let (mut ty, mut to, mut nq) = (None, false, 0);
+    for &w in &words[1..] {
+        if let Some(s) = Space::WORDS.iter().find(|s| s.1 == w || (w == "shared::cta" && s.1 == "shared")) {
+            m.space = s.0;
+        } else if let Some(t) = MemType::WORDS.iter().find(|t| t.0 == w) {
+            if ty.replace(t.1).is_some() {
+                return Err(bad(w));
+            }
+        } else if let Some(a) = AtomOp::WORDS.iter().find(|a| a.0 == w) {
+            m.op = MemOp::Atom(a.1);
+        } else if w == "v2" || w == "v4" {
+            m.vec = if w == "v2" { 2 } else { 4 };
+        } else if w == "to" {
+            to = true;
+        } else if let Some(q) = QUAL_WORDS.iter().position(|q| *q == w && !q.is_empty()) {
+            if nq == 4 {
+                return Err(bad(w));
+            }
+            m.quals[nq] = q as u8;
+            nq += 1;
+        } else {
+            return Err(bad(w));
+        }
+    }
+    m.ty = ty.ok_or_else(|| invalid(cx.col(op.0), op.1, R::UnexpectedTypes { inst: "ld" }))?;
+    let atom = match m.op {
+        MemOp::Atom(a) => Some(a),
+        _ => None,
+    };
+    m.op = match (words[0], atom) {
+        ("ld", None) => MemOp::Ld,
+        ("ldu", None) => MemOp::Ldu,
+        ("st", None) => MemOp::St,
+        ("atom", Some(a)) => MemOp::Atom(a),
+        ("red", Some(a)) => MemOp::Red(a),
+        ("cvta", None) if m.space != Space::Generic => MemOp::Cvta { to },
+        ("mov", None) => MemOp::MovAddr,
+        _ => return Err(invalid(cx.col(op.0), op.1, R::UnknownInstruction(op.1.into()))),
+    };
+    cx.inst = match m.op {
+        MemOp::Ld => "ld",
+        MemOp::Ldu => "ldu",
+        MemOp::St => "st",
+        MemOp::Atom(_) => "atom",
+        MemOp::Red(_) => "red",
+        MemOp::Cvta { .. } => "cvta",
+        MemOp::MovAddr => "mov",
+    };
+    if (to && !matches!(m.op, MemOp::Cvta { .. })) || (m.vec > 1 && !matches!(m.op, MemOp::Ld | MemOp::Ldu | MemOp::St)) {
+        return Err(bad(if to { "to" } else { "v2" }));
+    }
+    let want = match m.op {
+        MemOp::Ld | MemOp::Ldu | MemOp::St | MemOp::Cvta { .. } | MemOp::MovAddr => 2,
+        MemOp::Atom(_) | MemOp::Red(_) => m.dests() + 1 + m.sources(),
+    };
+    if ops.len() != want {
+        let at = ops.get(want).map_or((end, ";"), |p| *p);
+        return Err(cx.args(at.0, at.1));
+    }
+    operands_into(cx, &mut m, ops)?;
+    Ok(m)
+}
+
+/// Fills `m`'s registers, values and address from its operands.
+fn operands_into(cx: &mut Cx<'_, '_>, m: &mut Mem, ops: &[Piece<'_>]) -> Result<(), IsaError> {
+    let list = |cx: &Cx<'_, '_>, p: Piece<'_>, n: u8| -> Result<Vec<(usize, String)>, IsaError> {
+        if n == 1 {
+            return Ok(vec![(p.0, p.1.to_string())]);
+        }
+        let inner = p
+            .1
+            .strip_prefix('{')
+            .and_then(|s| s.strip_suffix('}'))
+            .ok_or_else(|| cx.args(p.0, p.1))?;
+        let items: Vec<(usize, String)> = operands(inner)
+            .into_iter()
+            .map(|(o, s)| (p.0 + 1 + o, s.to_string()))
+            .collect();
+        if items.len() != usize::from(n) {
+            return Err(cx.args(p.0, p.1));
+        }
+        Ok(items)
+    };
+    match m.op {
+        MemOp::Ld | MemOp::Ldu => {
+            for (k, (o, s)) in list(cx, ops[0], m.vec)?.into_iter().enumerate() {
+                m.d[k] = cx.reg((o, &s))?;
+            }
+            m.addr = cx.address(ops[1], false)?;
+        }
+        MemOp::St => {
+            m.addr = cx.address(ops[0], false)?;
+            for (k, (o, s)) in list(cx, ops[1], m.vec)?.into_iter().enumerate() {
+                m.vals[k] = cx.value((o, &s))?;
+            }
+        }
+        MemOp::Atom(_) | MemOp::Red(_) => {
+            let mut k = 0;
+            if m.dests() == 1 {
+                m.d[0] = cx.reg(ops[0])?;
+                k = 1;
+            }
+            m.addr = cx.address(ops[k], false)?;
+            for (j, p) in ops[k + 1..].iter().enumerate() {
+                m.vals[j] = cx.value(*p)?;
+            }
+        }
+        MemOp::Cvta { .. } | MemOp::MovAddr => {
+            m.d[0] = cx.reg(ops[0])?;
+            let src = ops[1];
+            if is_var_name(base_name(src.1), cx.syms) {
+                m.addr = cx.address(src, true)?;
+            } else if m.op == MemOp::MovAddr {
+                return Err(cx.args(src.0, src.1));
+            } else {
+                m.vals[0] = cx.value(src)?;
+            }
+        }
+    }
+    Ok(())
+}
