@@ -1,0 +1,91 @@
+//! What can stop a launch.
+
+use sim_isa::exec::MemFault;
+use sim_module::Pos;
+
+/// A launch that could not run to its end.
+#[derive(Debug, thiserror::Error)]
+pub enum KernelError {
+    /// The module has no kernel of that name.
+    #[error("{file}: no .entry named '{entry}' (kernels: {kernels})")]
+    NoEntry {
+        /// The module.
+        file: String,
+        /// The name asked for.
+        entry: String,
+        /// The kernels it has, comma-separated.
+        kernels: String,
+    },
+    /// The launch gives the wrong number of arguments.
+    #[error("{entry} takes {want} parameters, the launch gives {got}")]
+    ParamCount {
+        /// The kernel.
+        entry: String,
+        /// Its parameter count.
+        want: usize,
+        /// The launch's.
+        got: usize,
+    },
+    /// An argument does not fit its parameter.
+    #[error("parameter {index} of {entry} is {size} bytes; the launch's value is {got} bytes")]
+    ParamSize {
+        /// The kernel.
+        entry: String,
+        /// 0-based parameter index.
+        index: usize,
+        /// The parameter's size.
+        size: u64,
+        /// The value's size.
+        got: u64,
+    },
+    /// A statement the simulator does not run.
+    #[error("unsupported by simcli: {what} at {file}:{pos}")]
+    Unsupported {
+        /// The instruction as written.
+        what: String,
+        /// The module.
+        file: String,
+        /// Where.
+        pos: Pos,
+    },
+    /// A memory access outside every allocation, or misaligned.
+    #[error("{fault} in block {cta:?} warp {warp} (thread {thread}): `{text}` at {file}:{pos}")]
+    Fault {
+        /// What and where in memory.
+        fault: MemFault,
+        /// The block index.
+        cta: [u32; 3],
+        /// The warp in the block.
+        warp: u32,
+        /// The thread's linear index in the block.
+        thread: u32,
+        /// The instruction.
+        text: String,
+        /// The module.
+        file: String,
+        /// Where.
+        pos: Pos,
+    },
+    /// Warps wait at a barrier that the block's other live warps never reach.
+    #[error("block {cta:?}: warps {waiting:?} wait at a barrier that warps {running:?} never reach (they exited or wait elsewhere)")]
+    Deadlock {
+        /// The block index.
+        cta: [u32; 3],
+        /// Warps (in the block) waiting.
+        waiting: Vec<u32>,
+        /// Live warps that are not waiting there.
+        running: Vec<u32>,
+    },
+    /// More warp-instructions than the limit: a kernel that loops forever ends here.
+    #[error("the launch executed more than {limit} warp-instructions (raise --max-instructions if the kernel is meant to run that long)")]
+    InstructionLimit {
+        /// The limit.
+        limit: u64,
+    },
+    /// Limits on the launch's shape or memory.
+    #[error("{0}")]
+    Limit(String),
+    /// The timing model refused the program or configuration.
+    #[error("timing: {0}")]
+    Timing(#[from] sim_core::SimError),
+}

@@ -1,0 +1,64 @@
+//! sim-kernel: runs a real PTX kernel (as `nvcc -ptx` emits it) from a launch
+//! file. Values come from functional SIMT execution ([`exec`]): per-lane
+//! predication, divergence with stack-based reconvergence at the immediate
+//! post-dominator, blocks with their own shared memory, barriers, and a
+//! launch memory ([`memory`]) where every out-of-bounds or misaligned access
+//! is a clear error. Cycles come from replaying what each warp executed on
+//! sim-core's SM model, with memory latencies from a cache model
+//! ([`timing`]).
+
+// Library code states its invariants instead of unwrapping.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
+mod error;
+pub mod exec;
+pub mod memory;
+mod prepare;
+
+pub use error::KernelError;
+pub use exec::{execute, ExecOptions, Executed, Step, WarpTrace};
+pub use prepare::{Prepared, MAX_SPACE_BYTES};
+
+/// Where a buffer's final bytes first differ from the expected ones.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    /// The buffer.
+    pub buffer: String,
+    /// Byte offset of the first difference (or the shorter length).
+    pub offset: usize,
+    /// The expected byte there (`None` past its end).
+    pub expected: Option<u8>,
+    /// The simulated byte there.
+    pub got: Option<u8>,
+    /// How many bytes differ in all.
+    pub count: usize,
+}
+
+impl std::fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let b = |v: Option<u8>| v.map_or("(none)".to_string(), |x| format!("0x{x:02x}"));
+        write!(
+            f,
+            "buffer '{}' differs at byte {}: expected {}, got {} ({} bytes differ)",
+            self.buffer,
+            self.offset,
+            b(self.expected),
+            b(self.got),
+            self.count
+        )
+    }
+}
+
+/// Compares `got` with `want`: the first difference, if any.
+pub fn compare(buffer: &str, got: &[u8], want: &[u8]) -> Option<Mismatch> {
+    let n = got.len().max(want.len());
+    let diff = (0..n).filter(|&i| got.get(i) != want.get(i));
+    let count = diff.clone().count();
+    diff.clone().next().map(|offset| Mismatch {
+        buffer: buffer.to_string(),
+        offset,
+        expected: want.get(offset).copied(),
+        got: got.get(offset).copied(),
+        count,
+    })
+}

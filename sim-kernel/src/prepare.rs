@@ -1,0 +1,206 @@
+//! A launch made ready to run: the kernel found, its parameters packed,
+//! every variable placed, and the reconvergence point of every branch.
+
+use crate::error::KernelError;
+use crate::memory::{initial_bytes, layout, space_of, Global};
+use sim_isa::Space;
+use sim_module::launch::ParamValue;
+use sim_module::{Body, Cfg, Function, Launch, Module, StateSpace, Variable};
+
+/// Most bytes of shared or local memory one block or thread may declare.
+pub const MAX_SPACE_BYTES: u64 = 1 << 28;
+
+/// The kernel of a launch, with its memory laid out.
+pub struct Prepared<'m> {
+    /// The module.
+    pub module: &'m Module,
+    /// The kernel.
+    pub func: &'m Function,
+    /// Its body.
+    pub body: &'m Body,
+    /// Per statement: for a branch, where its paths reconverge
+    /// (`statements.len()` for the exit).
+    pub reconv: Vec<usize>,
+    /// Per variable id of the body's symbols: space and address.
+    pub vars: Vec<Option<(Space, u64)>>,
+    /// The parameter buffer.
+    pub params: Vec<u8>,
+    /// `.const` bytes.
+    pub consts: Vec<u8>,
+    /// Bytes of shared memory per block.
+    pub shared: u64,
+    /// Initial shared contents (initialisers of `.shared` variables).
+    pub shared_init: Vec<u8>,
+    /// Bytes of local memory per thread.
+    pub local: u64,
+    /// The global space at launch (buffers, then `.global` variables).
+    pub global: Global,
+    /// Address of each launch buffer.
+    pub buffers: Vec<u64>,
+}
+
+fn too_big(what: &str, n: u64) -> KernelError {
+    KernelError::Limit(format!(
+        "{what} needs {n} bytes, more than the limit of {MAX_SPACE_BYTES}"
+    ))
+}
+
+impl<'m> Prepared<'m> {
+    /// Finds `launch.entry` in `module`, packs the arguments (`data`: each
+    /// buffer's initial bytes) and places every variable.
+    pub fn new(
+        module: &'m Module,
+        launch: &Launch,
+        data: Vec<Vec<u8>>,
+    ) -> Result<Prepared<'m>, KernelError> {
+        let func = module.function(&launch.entry).ok_or_else(|| KernelError::NoEntry {
+            file: module.file.clone(),
+            entry: launch.entry.clone(),
+            kernels: module
+                .entries()
+                .map(|f| f.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        })?;
+        let body = func.body.as_ref().ok_or_else(|| KernelError::NoEntry {
+            file: module.file.clone(),
+            entry: launch.entry.clone(),
+            kernels: String::new(),
+        })?;
+        let mut global = Global::default();
+        let buffers: Vec<u64> = launch
+            .buffers
+            .iter()
+            .zip(data)
+            .map(|(b, d)| global.alloc(&b.name, d))
+            .collect();
+        let params = pack_params(func, launch, &buffers)?;
+        let in_space = |s: StateSpace| -> Vec<&Variable> {
+            module
+                .variables
+                .iter()
+                .chain(&body.variables)
+                .filter(|v| v.space == s)
+                .collect()
+        };
+        let mut addr: Vec<(String, Space, u64)> = Vec::new();
+        // Globals: addresses known before their initialisers, which may name each other.
+        let globals = in_space(StateSpace::Global);
+        let (g_offs, _) = layout(&globals, 0);
+        let g_base = global
+            .regions
+            .last()
+            .map_or(crate::memory::GLOBAL_BASE, |r| {
+                (r.base + r.bytes.len() as u64 + 256).next_multiple_of(256)
+            });
+        for (v, o) in globals.iter().zip(&g_offs) {
+            addr.push((v.name.clone(), Space::Global, g_base + o));
+        }
+        let mut spaces = [(StateSpace::Const, 0u64); 3];
+        for (k, s) in [StateSpace::Const, StateSpace::Shared, StateSpace::Local]
+            .into_iter()
+            .enumerate()
+        {
+            let vars = in_space(s);
+            let (offs, end) = layout(&vars, 0);
+            for (v, o) in vars.iter().zip(offs) {
+                addr.push((v.name.clone(), space_of(s), o));
+            }
+            spaces[k] = (s, end);
+        }
+        let lookup = |n: &str| addr.iter().find(|a| a.0 == n).map(|a| a.2);
+        if !globals.is_empty() {
+            let (_, end) = layout(&globals, 0);
+            let mut bytes = vec![0u8; end as usize];
+            for (v, o) in globals.iter().zip(&g_offs) {
+                let init = initial_bytes(v, &lookup);
+                bytes[*o as usize..*o as usize + init.len()].copy_from_slice(&init);
+            }
+            global.alloc("(.global variables)", bytes);
+        }
+        let fill = |s: StateSpace, size: u64| -> Vec<u8> {
+            let mut b = vec![0u8; size as usize];
+            for v in in_space(s) {
+                if let Some(o) = lookup(&v.name) {
+                    let init = initial_bytes(v, &lookup);
+                    b[o as usize..o as usize + init.len()].copy_from_slice(&init);
+                }
+            }
+            b
+        };
+        let (shared, local) = (spaces[1].1, spaces[2].1);
+        if shared > MAX_SPACE_BYTES {
+            return Err(too_big("shared memory", shared));
+        }
+        if local > MAX_SPACE_BYTES {
+            return Err(too_big("local memory", local));
+        }
+        let consts = fill(StateSpace::Const, spaces[0].1.min(MAX_SPACE_BYTES));
+        let shared_init = fill(StateSpace::Shared, shared);
+        for p in &func.params {
+            addr.push((p.name.clone(), Space::Param, p.offset));
+        }
+        let vars = body
+            .symbols
+            .vars()
+            .iter()
+            .map(|n| {
+                addr.iter()
+                    .find(|a| &a.0 == n)
+                    .map(|a| (a.1, a.2))
+            })
+            .collect();
+        let cfg = Cfg::new(body);
+        let n = body.statements.len();
+        let reconv = (0..n).map(|i| cfg.reconvergence(i).unwrap_or(n)).collect();
+        Ok(Prepared {
+            module,
+            func,
+            body,
+            reconv,
+            vars,
+            params,
+            consts,
+            shared,
+            shared_init,
+            local,
+            global,
+            buffers,
+        })
+    }
+}
+
+/// The parameter buffer: each argument at its parameter's offset.
+fn pack_params(func: &Function, launch: &Launch, buffers: &[u64]) -> Result<Vec<u8>, KernelError> {
+    if func.params.len() != launch.params.len() {
+        return Err(KernelError::ParamCount {
+            entry: func.name.clone(),
+            want: func.params.len(),
+            got: launch.params.len(),
+        });
+    }
+    let size = func.params.iter().map(|p| p.offset + p.size).max().unwrap_or(0);
+    let mut out = vec![0u8; size as usize];
+    for (index, (p, v)) in func.params.iter().zip(&launch.params).enumerate() {
+        let (bits, n): (u64, u64) = match *v {
+            ParamValue::Buffer(b) => (buffers.get(b).copied().unwrap_or(0), 8),
+            ParamValue::U32(x) => (u64::from(x), 4),
+            ParamValue::S32(x) => (u64::from(x as u32), 4),
+            ParamValue::U64(x) => (x, 8),
+            ParamValue::S64(x) => (x as u64, 8),
+            ParamValue::F32(x) => (u64::from(x.to_bits()), 4),
+        };
+        if n != p.size {
+            return Err(KernelError::ParamSize {
+                entry: func.name.clone(),
+                index,
+                size: p.size,
+                got: n,
+            });
+        }
+        for k in 0..n {
+            out[(p.offset + k) as usize] = (bits >> (8 * k)) as u8;
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,3 @@
+//! sim-kernel: the H100 launches, values byte for byte.
+
+mod launches;
