@@ -347,6 +347,10 @@ pub enum WarpOp {
     Vote(VoteMode),
     /// `activemask.b32 d`
     Activemask,
+    /// `bra`, `ret`, `exit` as a timing model sees them: an issue slot and
+    /// no register effect. Control flow itself is the caller's (sim-module
+    /// reads these statements); the parser never produces this.
+    Control,
 }
 
 /// A warp-wide instruction.
@@ -372,7 +376,7 @@ pub struct WarpInst {
 }
 
 /// Warp-family opcodes as written, with their operation.
-pub const WARP_WORDS: [(&str, WarpOp); 32] = [
+pub const WARP_WORDS: [(&str, WarpOp); 35] = [
     ("bar.sync", WarpOp::BarSync),
     ("bar.cta.sync", WarpOp::BarSync),
     ("barrier.sync", WarpOp::BarSync),
@@ -405,6 +409,9 @@ pub const WARP_WORDS: [(&str, WarpOp); 32] = [
     ("fence.cta", WarpOp::Fence),
     ("fence.gpu", WarpOp::Fence),
     ("fence.sys", WarpOp::Fence),
+    ("bra", WarpOp::Control),
+    ("ret", WarpOp::Control),
+    ("exit", WarpOp::Control),
 ];
 
 impl WarpInst {
@@ -413,8 +420,26 @@ impl WarpInst {
         match self.op {
             WarpOp::BarSync | WarpOp::BarArrive => usize::from(self.nsrc).min(2),
             WarpOp::Shfl(_) => 3,
-            WarpOp::Fence | WarpOp::Vote(_) | WarpOp::Activemask => 0,
+            WarpOp::Fence | WarpOp::Vote(_) | WarpOp::Activemask | WarpOp::Control => 0,
         }
+    }
+
+    /// The stand-in a timing model issues for control statement `word`
+    /// (`bra`, `ret` or `exit`).
+    pub fn control(word: &str) -> Option<WarpInst> {
+        let i = WARP_WORDS
+            .iter()
+            .position(|w| w.0 == word && w.1 == WarpOp::Control)?;
+        Some(WarpInst {
+            op: WarpOp::Control,
+            word: i as u8,
+            d: None,
+            p: None,
+            srcs: [Operand::Imm(0); 3],
+            pred: PredSrc::Imm(true),
+            mask: Operand::Imm(0),
+            nsrc: 0,
+        })
     }
 
     /// The opcode as written.

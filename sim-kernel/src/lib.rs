@@ -13,11 +13,17 @@
 mod error;
 pub mod exec;
 pub mod memory;
+pub mod memtime;
 mod prepare;
+mod run;
+pub mod timing;
 
 pub use error::KernelError;
 pub use exec::{execute, ExecOptions, Executed, Step, WarpTrace};
+pub use memtime::{CacheModel, MemConfig, MemTiming};
 pub use prepare::{Prepared, MAX_SPACE_BYTES};
+pub use run::{run_launch, LaunchRun, RunError, RunOptions};
+pub use timing::{time, Timed};
 
 /// Where a buffer's final bytes first differ from the expected ones.
 #[derive(Clone, Debug, PartialEq, Eq)]

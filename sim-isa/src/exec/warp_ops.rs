@@ -45,7 +45,7 @@ pub fn shfl_lane(mode: ShflMode, lane: u32, b: u32, c: u32) -> (u32, bool) {
 pub(super) fn warp_op(w: &WarpInst, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
     let mut out: Lanes = [0; WARP_SIZE];
     match w.op {
-        WarpOp::BarSync | WarpOp::BarArrive | WarpOp::Fence => return,
+        WarpOp::BarSync | WarpOp::BarArrive | WarpOp::Fence | WarpOp::Control => return,
         WarpOp::Activemask => out = [u64::from(exec); WARP_SIZE],
         WarpOp::Vote(mode) => {
             let mask = read_operand(w.mask, 32, ctx, regs)[0] as u32;

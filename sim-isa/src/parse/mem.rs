@@ -290,6 +290,7 @@ fn warp(cx: &mut Cx<'_, '_>, op: Piece<'_>, ops: &[Piece<'_>], end: usize) -> Re
             }
         }
         WarpOp::Fence => count(0, 0)?,
+        WarpOp::Control => return Err(invalid(cx.col(op.0), op.1, R::UnknownModifier(op.1.into()))),
         WarpOp::Activemask => {
             count(1, 1)?;
             w.d = Some(cx.reg(ops[0])?);

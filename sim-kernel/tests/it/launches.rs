@@ -51,3 +51,29 @@ fn public_launches_match_the_h100_byte_for_byte() {
     // Every output buffer of the ten launches was compared.
     assert_eq!(compared, 16);
 }
+
+/// Simulated cycles of the one-block launches against the H100's
+/// (`h100.cycles_cold`: max(end) - min(start) of the warps' `%clock64`
+/// reads, the same window the simulated clock reads give).
+#[test]
+fn one_block_launch_cycles_against_the_h100() {
+    let mut rows = Vec::new();
+    for name in LAUNCHES.iter().filter(|n| n.ends_with(".t")) {
+        let path = data().join(format!("{name}.json"));
+        let cfg = sim_core::preset(sim_isa::Target::SM_90);
+        let opts = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 1);
+        let run = run_launch(&path, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(run.mismatches.is_empty(), "{name}: {:?}", run.mismatches);
+        let sim = run.timed.clock_window().unwrap();
+        let hw = run.launch.h100.as_ref().unwrap().cycles_cold.unwrap();
+        rows.push((name.to_string(), sim, hw));
+    }
+    let mut log = 0.0f64;
+    for (name, sim, hw) in &rows {
+        let f = *sim as f64 / *hw as f64;
+        log += f.max(1.0 / f).ln();
+        println!("{name:22} simulated {sim:6}  H100 {hw:6}  ratio {f:.3}");
+    }
+    let geo = (log / rows.len() as f64).exp();
+    println!("geometric-mean error factor {geo:.3}");
+}

@@ -1,0 +1,210 @@
+//! Memory timing: when a warp's memory instruction completes, from the
+//! addresses it touched. Behind the [`MemTiming`] trait, so a host
+//! simulator can answer instead; [`CacheModel`] is the built-in answer.
+//!
+//! The built-in model, per SM: global and local accesses coalesce into
+//! 32-byte sectors of 128-byte lines; an L1 (per SM, cold at launch, filled
+//! on every load miss) and one L2 shared by all SMs (holding the launch's
+//! buffers at launch: the host wrote them through it) give the latency of
+//! the slowest sector; a sector still being filled completes when its fill
+//! does. The SM's load/store pipeline handles one 128-byte line (global) or
+//! one bank-conflict-free wavefront (shared) per clock, so wide or
+//! conflicting accesses queue behind each other.
+
+use sim_isa::exec::Accesses;
+use sim_isa::{Space, Target, WARP_SIZE};
+use std::collections::{HashMap, HashSet};
+
+/// Latencies and sizes of the memory hierarchy, each with its source.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemConfig {
+    /// Dependent-load latency of an L1 hit, cycles.
+    pub l1_hit: u64,
+    /// Of an L2 hit.
+    pub l2_hit: u64,
+    /// Of a DRAM access.
+    pub dram: u64,
+    /// Of a conflict-free shared-memory load.
+    pub shared: u64,
+    /// L1 capacity per SM, bytes (lines beyond it are evicted oldest first).
+    pub l1_bytes: u64,
+    /// L2 capacity, bytes.
+    pub l2_bytes: u64,
+    /// Where the figures come from.
+    pub source: &'static str,
+}
+
+impl MemConfig {
+    /// The figures for `target`.
+    pub fn preset(target: Target) -> MemConfig {
+        let _ = target;
+        // Measured on the H100 (sim-core/data/calibration/h100/memory.json):
+        // pointer chasing, one thread, one 128-byte line per hop. ld.global.ca
+        // over 4 KiB, second launch: 41.7 cycles (L1 hit); ld.global.cg: 290.6
+        // to 293.9 (L2 hit, also on a first launch over a buffer the host just
+        // wrote); 256 MiB first touch: about 670 (DRAM); dependent ld.shared:
+        // about 29. Capacities: H100 SXM5, 256 KiB L1/shared per SM (up to
+        // 228 KiB shared, the rest L1) and 50 MiB L2 (NVIDIA H100 Tensor Core
+        // GPU Architecture whitepaper, 2022).
+        MemConfig {
+            l1_hit: 42,
+            l2_hit: 291,
+            dram: 670,
+            shared: 29,
+            l1_bytes: 256 * 1024,
+            l2_bytes: 50 * 1024 * 1024,
+            source: "H100 measurements (calibration/h100/memory.json); H100 whitepaper \
+                     capacities. Other targets use the same figures until measured.",
+        }
+    }
+}
+
+/// Answers when memory instructions complete: the memory side of the
+/// timing model, replaceable by a host simulator's.
+pub trait MemTiming {
+    /// Warp-instruction `acc` issued on SM `sm` at `cycle`; `load` if it
+    /// returns data. Returns the cycle its data are ready (stores: the cycle
+    /// the SM may consider it done).
+    fn access(&mut self, sm: u32, cycle: u64, acc: &Accesses, load: bool) -> u64;
+}
+
+const SECTOR: u64 = 32;
+const LINE: u64 = 128;
+
+/// The built-in cache model (see the module docs).
+pub struct CacheModel {
+    cfg: MemConfig,
+    /// Per SM: sector -> cycle its data are in L1.
+    l1: Vec<HashMap<u64, u64>>,
+    /// Per SM: lines in L1, oldest first, and their count.
+    l1_order: Vec<std::collections::VecDeque<u64>>,
+    /// Sectors in L2.
+    l2: HashSet<u64>,
+    /// Per SM: cycle the load/store pipeline is free.
+    lsu_free: Vec<u64>,
+}
+
+impl CacheModel {
+    /// A model for `sms` SMs whose L2 already holds `resident` (address
+    /// ranges the host wrote before the launch), up to its capacity.
+    pub fn new(cfg: MemConfig, sms: u32, resident: &[(u64, u64)]) -> CacheModel {
+        let mut l2 = HashSet::new();
+        let mut budget = cfg.l2_bytes / SECTOR;
+        'fill: for &(base, len) in resident {
+            let mut s = base / SECTOR;
+            while s * SECTOR < base + len {
+                if budget == 0 {
+                    break 'fill;
+                }
+                l2.insert(s);
+                budget -= 1;
+                s += 1;
+            }
+        }
+        let n = sms.max(1) as usize;
+        CacheModel {
+            cfg,
+            l1: vec![HashMap::new(); n],
+            l1_order: vec![Default::default(); n],
+            l2,
+            lsu_free: vec![0; n],
+        }
+    }
+
+    fn global(&mut self, sm: usize, start: u64, acc: &Accesses, load: bool) -> u64 {
+        let mut sectors = [0u64; 2 * WARP_SIZE * 4];
+        let mut n = 0;
+        for l in 0..WARP_SIZE {
+            if acc.lanes >> l & 1 == 0 {
+                continue;
+            }
+            let a = acc.addrs[l];
+            let (first, last) = (a / SECTOR, (a + u64::from(acc.bytes).max(1) - 1) / SECTOR);
+            for s in first..=last.min(first + 3) {
+                if !sectors[..n].contains(&s) && n < sectors.len() {
+                    sectors[n] = s;
+                    n += 1;
+                }
+            }
+        }
+        let mut lines: Vec<u64> = sectors[..n].iter().map(|s| s * SECTOR / LINE).collect();
+        lines.sort_unstable();
+        lines.dedup();
+        // One line per clock through the pipeline.
+        let issue = start.max(self.lsu_free[sm]);
+        self.lsu_free[sm] = issue + lines.len() as u64;
+        let mut ready = issue + 1;
+        for &s in &sectors[..n] {
+            let t = if !load {
+                // Stores write through to L2; the warp does not wait.
+                self.l2.insert(s);
+                issue + 1
+            } else if let Some(&at) = self.l1[sm].get(&s) {
+                (issue + self.cfg.l1_hit).max(at)
+            } else {
+                let lat = if self.l2.insert(s) {
+                    self.cfg.dram
+                } else {
+                    self.cfg.l2_hit
+                };
+                let at = issue + lat;
+                self.fill(sm, s, at);
+                at
+            };
+            ready = ready.max(t);
+        }
+        ready + lines.len() as u64 - 1
+    }
+
+    /// Puts sector `s` in SM `sm`'s L1 (ready at `at`), evicting the oldest lines.
+    fn fill(&mut self, sm: usize, s: u64, at: u64) {
+        let line = s * SECTOR / LINE;
+        if !self.l1_order[sm].contains(&line) {
+            self.l1_order[sm].push_back(line);
+            while self.l1_order[sm].len() as u64 * LINE > self.cfg.l1_bytes {
+                if let Some(old) = self.l1_order[sm].pop_front() {
+                    let first = old * LINE / SECTOR;
+                    for k in first..first + LINE / SECTOR {
+                        self.l1[sm].remove(&k);
+                    }
+                }
+            }
+        }
+        self.l1[sm].insert(s, at);
+    }
+
+    /// Shared memory: 32 banks of 4 bytes; lanes reading one word share it.
+    fn shared(&mut self, sm: usize, start: u64, acc: &Accesses) -> u64 {
+        let mut words: [Vec<u64>; 32] = Default::default();
+        for l in 0..WARP_SIZE {
+            if acc.lanes >> l & 1 == 0 {
+                continue;
+            }
+            let a = acc.addrs[l];
+            for w in (a / 4)..(a + u64::from(acc.bytes).max(1)).div_ceil(4) {
+                let bank = &mut words[(w % 32) as usize];
+                if !bank.contains(&w) {
+                    bank.push(w);
+                }
+            }
+        }
+        let waves = words.iter().map(Vec::len).max().unwrap_or(1).max(1) as u64;
+        let issue = start.max(self.lsu_free[sm]);
+        self.lsu_free[sm] = issue + waves;
+        issue + self.cfg.shared + waves - 1
+    }
+}
+
+impl MemTiming for CacheModel {
+    fn access(&mut self, sm: u32, cycle: u64, acc: &Accesses, load: bool) -> u64 {
+        let sm = (sm as usize).min(self.l1.len() - 1);
+        let first = acc.addrs[acc.lanes.trailing_zeros().min(31) as usize];
+        let window = crate::memory::SHARED_WINDOW..crate::memory::LOCAL_WINDOW;
+        match acc.space {
+            Space::Generic if window.contains(&first) => self.shared(sm, cycle, acc),
+            Space::Shared => self.shared(sm, cycle, acc),
+            Space::Param | Space::Const => cycle + self.cfg.l1_hit,
+            Space::Global | Space::Local | Space::Generic => self.global(sm, cycle, acc, load),
+        }
+    }
+}

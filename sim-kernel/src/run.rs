@@ -1,0 +1,147 @@
+//! A whole launch: read the launch file and its module, execute, time,
+//! and compare the outputs with the expected bytes.
+
+use crate::error::KernelError;
+use crate::exec::{execute, ExecOptions, Executed};
+use crate::memtime::{CacheModel, MemConfig};
+use crate::prepare::Prepared;
+use crate::timing::{time, Timed};
+use crate::{compare, Mismatch};
+use sim_core::{SchedPolicy, SmConfig};
+use sim_module::{parse_module, Launch, LaunchError, ModuleError};
+use std::path::Path;
+
+/// Why a launch could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The launch file.
+    #[error("{path}: {source}")]
+    Launch {
+        /// The launch file.
+        path: String,
+        /// What is wrong.
+        source: LaunchError,
+    },
+    /// The module could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The module file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The module does not parse.
+    #[error(transparent)]
+    Module(#[from] ModuleError),
+    /// Execution or timing stopped.
+    #[error(transparent)]
+    Kernel(#[from] KernelError),
+}
+
+/// How to run a launch.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// The SM configuration (its target is the execution target).
+    pub config: SmConfig,
+    /// Warp scheduling policy.
+    pub policy: SchedPolicy,
+    /// SMs the blocks are dealt to.
+    pub sms: u32,
+    /// Most warp-instructions the launch may execute.
+    pub max_instructions: u64,
+    /// The memory hierarchy's figures.
+    pub memory: MemConfig,
+}
+
+impl RunOptions {
+    /// `config` with its own limits and the memory preset of its target.
+    pub fn new(config: SmConfig, policy: SchedPolicy, sms: u32) -> RunOptions {
+        RunOptions {
+            max_instructions: config.limits.max_instructions,
+            memory: MemConfig::preset(config.target),
+            config,
+            policy,
+            sms,
+        }
+    }
+}
+
+/// A finished launch.
+pub struct LaunchRun {
+    /// The launch file.
+    pub launch: Launch,
+    /// The kernel's final buffers, in launch-file order.
+    pub buffers: Vec<Vec<u8>>,
+    /// The executed warps' record.
+    pub executed: Executed,
+    /// Cycles.
+    pub timed: Timed,
+    /// Output buffers that differ from their expected bytes.
+    pub mismatches: Vec<Mismatch>,
+    /// The module file name as errors name it.
+    pub module_name: String,
+}
+
+/// Runs the launch file at `path`.
+pub fn run_launch(path: &Path, opts: &RunOptions) -> Result<LaunchRun, RunError> {
+    let lerr = |source| RunError::Launch {
+        path: path.display().to_string(),
+        source,
+    };
+    let launch = Launch::read(path).map_err(lerr)?;
+    let module_name = launch.ptx.display().to_string();
+    let src = std::fs::read(&launch.ptx).map_err(|source| RunError::Io {
+        path: module_name.clone(),
+        source,
+    })?;
+    let src = String::from_utf8_lossy(&src);
+    let module = parse_module(&src, &module_name)?;
+    let data = launch.load_buffers().map_err(lerr)?;
+    let prep = Prepared::new(&module, &launch, data)?;
+    let eo = ExecOptions {
+        target: opts.config.target,
+        max_instructions: opts.max_instructions,
+        sms: opts.sms,
+    };
+    let first = execute(&prep, &launch, &eo, &[])?;
+    let resident: Vec<(u64, u64)> = prep
+        .global
+        .regions
+        .iter()
+        .map(|r| (r.base, r.bytes.len() as u64))
+        .collect();
+    let mut mem = CacheModel::new(opts.memory.clone(), opts.sms, &resident);
+    let timed = time(&prep, &first, &opts.config, opts.policy, opts.sms, &mut mem)?;
+    // Clock reads now have their cycles: run again so the kernel stores them.
+    let executed = if timed.clocks.iter().any(|c| !c.is_empty()) {
+        execute(&prep, &launch, &eo, &timed.clocks)?
+    } else {
+        first
+    };
+    let buffers: Vec<Vec<u8>> = prep
+        .buffers
+        .iter()
+        .map(|&base| {
+            executed
+                .global
+                .regions
+                .iter()
+                .find(|r| r.base == base)
+                .map(|r| r.bytes.clone())
+                .unwrap_or_default()
+        })
+        .collect();
+    let expected = launch.load_expected().map_err(lerr)?;
+    let mismatches = expected
+        .iter()
+        .filter_map(|(b, want)| compare(&launch.buffers[*b].name, &buffers[*b], want))
+        .collect();
+    Ok(LaunchRun {
+        launch,
+        buffers,
+        executed,
+        timed,
+        mismatches,
+        module_name,
+    })
+}
