@@ -15,6 +15,7 @@ pub mod exec;
 pub mod memory;
 pub mod memtime;
 mod prepare;
+mod reorder;
 mod run;
 pub mod timing;
 

@@ -4,10 +4,13 @@
 //!
 //! The built-in model, per SM: global and local accesses coalesce into
 //! 32-byte sectors of 128-byte lines; an L1 (per SM, cold at launch, filled
-//! on every load miss) and one L2 shared by all SMs (holding the launch's
-//! buffers at launch: the host wrote them through it) give the latency of
-//! the slowest sector; a sector still being filled completes when its fill
-//! does. The SM's load/store pipeline handles one 128-byte line (global) or
+//! on every load miss) and one L2 shared by all SMs give the latency of the
+//! slowest sector; a sector still being filled completes when its fill
+//! does. The launch's buffers start in DRAM, not L2: the H100's one-block
+//! launches (sim-module/tests/data/h100, `h100.cycles_cold` and `_warm`
+//! alike) spend a DRAM latency on each first touch, e.g. `audio_mix.t`'s one
+//! round of dependent loads takes 838 cycles where an L2 hit would give
+//! about 480. The SM's load/store pipeline handles one 128-byte line (global) or
 //! one bank-conflict-free wavefront (shared) per clock, so wide or
 //! conflicting accesses queue behind each other.
 
@@ -86,7 +89,7 @@ pub struct CacheModel {
 
 impl CacheModel {
     /// A model for `sms` SMs whose L2 already holds `resident` (address
-    /// ranges the host wrote before the launch), up to its capacity.
+    /// ranges known to be there, up to its capacity; a launch passes none).
     pub fn new(cfg: MemConfig, sms: u32, resident: &[(u64, u64)]) -> CacheModel {
         let mut l2 = HashSet::new();
         let mut budget = cfg.l2_bytes / SECTOR;

@@ -104,13 +104,8 @@ pub fn run_launch(path: &Path, opts: &RunOptions) -> Result<LaunchRun, RunError>
         sms: opts.sms,
     };
     let first = execute(&prep, &launch, &eo, &[])?;
-    let resident: Vec<(u64, u64)> = prep
-        .global
-        .regions
-        .iter()
-        .map(|r| (r.base, r.bytes.len() as u64))
-        .collect();
-    let mut mem = CacheModel::new(opts.memory.clone(), opts.sms, &resident);
+    // Launch buffers start in DRAM, not L2: see `CacheModel::new`.
+    let mut mem = CacheModel::new(opts.memory.clone(), opts.sms, &[]);
     let timed = time(&prep, &first, &opts.config, opts.policy, opts.sms, &mut mem)?;
     // Clock reads now have their cycles: run again so the kernel stores them.
     let executed = if timed.clocks.iter().any(|c| !c.is_empty()) {

@@ -109,6 +109,8 @@ fn ext_kind(i: &Instruction) -> Option<bool> {
 
 struct Host<'a> {
     run: &'a Executed,
+    /// Per warp: its steps in issue order.
+    order: Vec<Vec<crate::exec::Step>>,
     mem: &'a mut dyn MemTiming,
     sm: u32,
     /// Per warp: external instructions fed and not yet issued.
@@ -188,8 +190,14 @@ pub fn time(
             *x += 1;
         }
     }
+    let deps = crate::reorder::deps(prep.body);
     let mut host = Host {
         run,
+        order: run
+            .warps
+            .iter()
+            .map(|t| crate::reorder::reorder(&deps, &t.steps))
+            .collect(),
         mem,
         sm: 0,
         queue: vec![VecDeque::new(); nw],
@@ -290,7 +298,7 @@ fn feed(
     prep: &Prepared<'_>,
     ext: &[Option<bool>],
 ) -> Result<bool, KernelError> {
-    let steps = &host.run.warps[w].steps;
+    let steps = &host.order[w];
     let start = host.pos[w];
     if start == usize::MAX {
         return Ok(false);
@@ -303,7 +311,7 @@ fn feed(
         host.pos[w] = usize::MAX;
         return Ok(true);
     }
-    for s in &steps[start..] {
+    for s in &host.order[w][start..] {
         host.pos[w] += 1;
         sm.push_instruction(w as u32, s.stmt)?;
         if let Some(load) = ext[s.stmt as usize] {
