@@ -36,13 +36,16 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Cmd {
-    /// Simulate a kernel (binary trace or kernel text) and print a timing report.
+    /// Simulate a kernel (binary trace, kernel text, launch file or kernel recording) and print a timing report.
     ///
-    /// The target defaults to the file's `.target`. A trace containing an
-    /// instruction the target cannot run is refused before simulating, naming
-    /// the first such instruction.
+    /// The target defaults to the file's `.target` (sm_90 for a launch file).
+    /// A trace containing an instruction the target cannot run is refused
+    /// before simulating, naming the first such instruction. A launch file
+    /// (docs/launch-format.md) runs a PTX kernel from nvcc; a recording
+    /// (`simcli record`, docs/kernel-trace.md) replays one without its memory.
     Run {
-        /// Binary trace or kernel text (told apart by content; `-` reads standard input).
+        /// Binary trace, kernel text, launch file (a JSON object) or kernel
+        /// recording, told apart by content (`-` reads standard input).
         file: PathBuf,
         /// Target to simulate (preset and semantics), e.g. sm_30, sm_53, sm_90.
         #[arg(long, value_name = "sm_XY")]
@@ -61,9 +64,14 @@ enum Cmd {
         /// Also write every warp's final registers as JSON to FILE (before the report is printed).
         #[arg(long, value_name = "FILE.json")]
         dump_regs: Option<PathBuf>,
-        /// Compare final registers with the trace's `.expect` records; exit 1 on a mismatch.
+        /// Compare final registers with the trace's `.expect` records (a launch file's
+        /// outputs with its `expected` files; a recording's with its recorded bytes); exit 1 on a mismatch.
         #[arg(long)]
         check: bool,
+        /// Launch files and recordings: write each buffer's final bytes as DIR/<buffer>.bin
+        /// (a recording's output buffers only).
+        #[arg(long, value_name = "DIR")]
+        dump_buffers: Option<PathBuf>,
         /// Write a Chrome/Perfetto timeline (Trace Event Format JSON) of issues, completions and stalls.
         #[arg(long, value_name = "FILE.json")]
         timeline: Option<PathBuf>,
@@ -73,6 +81,27 @@ enum Cmd {
         /// Write the per-opcode statistics as long-format CSV (one row per opcode).
         #[arg(long, value_name = "FILE.csv")]
         opcode_csv: Option<PathBuf>,
+    },
+    /// Run a launch file and write what it executed as a kernel recording (docs/kernel-trace.md).
+    ///
+    /// The recording holds the module, each warp's steps, every memory
+    /// instruction's addresses, the values loads returned, the clock values
+    /// read and the output buffers' bytes: `simcli run FILE` replays it
+    /// without the launch's memory, with identical cycles and outputs.
+    Record {
+        /// The launch file (docs/launch-format.md).
+        file: PathBuf,
+        /// The recording to write.
+        #[arg(short, long, value_name = "FILE")]
+        output: PathBuf,
+        /// Target to simulate (default sm_90).
+        #[arg(long, value_name = "sm_XY")]
+        arch: Option<String>,
+        #[command(flatten)]
+        config: ConfigArgs,
+        /// Number of SMs the blocks are dealt to (round-robin).
+        #[arg(long, default_value_t = 1, value_name = "N")]
+        sms: usize,
     },
     /// Print an SM configuration as TOML: every parameter with its source.
     ///
@@ -305,6 +334,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             format,
             dump_regs,
             check,
+            dump_buffers,
             timeline,
             timeline_limit,
             opcode_csv,
@@ -323,8 +353,20 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
                 timeline,
                 timeline_limit,
                 opcode_csv,
+                dump_buffers,
             };
             commands::run::run(&file, &args, inputs)
+        }
+        Cmd::Record {
+            file,
+            output,
+            arch,
+            config,
+            sms,
+        } => {
+            let mut inputs = Inputs::new();
+            let setup = config.setup(arch, &mut inputs)?;
+            commands::kernel::record(&file, &output, &setup, sms, inputs)
         }
         Cmd::Config {
             arch,

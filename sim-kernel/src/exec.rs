@@ -53,6 +53,8 @@ pub struct WarpTrace {
     pub steps: Vec<Step>,
     /// Memory accesses of the memory steps, in order.
     pub accesses: Vec<Accesses>,
+    /// Every value a load returned (per lane and element), in order.
+    pub loads: Vec<u64>,
 }
 
 /// The result of a functional run.
@@ -233,7 +235,11 @@ fn run_warp(
                 }
                 match &inst.op {
                     Op::Mem(_) => {
-                        let acc = execute_mem(inst, &ctx, &mut warp.regs, top.mask, mem).map_err(
+                        let mut logged = crate::record::LogLoads {
+                            mem: &mut *mem,
+                            loads: &mut warp.trace.loads,
+                        };
+                        let acc = execute_mem(inst, &ctx, &mut warp.regs, top.mask, &mut logged).map_err(
                             |fault| KernelError::Fault {
                                 fault,
                                 cta,

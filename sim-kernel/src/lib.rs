@@ -15,6 +15,7 @@ pub mod exec;
 pub mod memory;
 pub mod memtime;
 mod prepare;
+pub mod record;
 mod reorder;
 mod run;
 pub mod timing;
@@ -23,6 +24,7 @@ pub use error::KernelError;
 pub use exec::{execute, ExecOptions, Executed, Step, WarpTrace};
 pub use memtime::{CacheModel, MemConfig, MemTiming};
 pub use prepare::{Prepared, MAX_SPACE_BYTES};
+pub use record::{replay, RecordError, Recording};
 pub use run::{run_launch, LaunchRun, RunError, RunOptions};
 pub use timing::{time, Timed};
 

@@ -1,6 +1,7 @@
 //! `simcli run` and `simcli config`: the configuration layers (preset,
 //! `--config` file, `--set` overrides, flags), the replay, and its outputs.
 
+use super::kernel::{self, Kind};
 use super::progress::with_progress;
 use crate::{open_input, parse_target, print_out, refuse_unsupported, Format, Sched};
 use anyhow::{bail, Context, Result};
@@ -12,7 +13,7 @@ use sim_core::{SchedPolicy, SmConfig};
 use sim_isa::{Target, WarpRegs};
 use sim_trace::replay::{self, ReplayError, RunOptions};
 use sim_trace::trace::Trace;
-use std::io::Read;
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -105,6 +106,8 @@ pub struct RunArgs {
     pub timeline: Option<PathBuf>,
     pub timeline_limit: usize,
     pub opcode_csv: Option<PathBuf>,
+    /// `--dump-buffers DIR` (launch files and kernel recordings).
+    pub dump_buffers: Option<PathBuf>,
 }
 
 /// One replay of a loaded trace: its report description and outcome.
@@ -162,6 +165,16 @@ pub fn run(file: &Path, a: &RunArgs, mut inputs: Inputs) -> Result<ExitCode> {
         .flatten()
     {
         inputs.check(p)?;
+    }
+    let mut r = BufReader::new(r);
+    let head = r.fill_buf().with_context(|| format!("reading {name}"))?;
+    match kernel::detect(head) {
+        Some(Kind::Launch) => return kernel::run_launch(file, &name, a, inputs),
+        Some(Kind::Recording) => return kernel::run_recording(&name, r, a, inputs),
+        None => {}
+    }
+    if a.dump_buffers.is_some() {
+        bail!("{name}: --dump-buffers applies to launch files and kernel recordings");
     }
     let (trace, _) = sim_trace::load::load(&name, r)?;
     let resolved = resolve_for(&name, &trace, &a.setup)?;

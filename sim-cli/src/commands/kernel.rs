@@ -1,0 +1,331 @@
+//! Real kernels: `simcli run` on a launch file (docs/launch-format.md) or a
+//! kernel recording (docs/kernel-trace.md), and `simcli record`.
+
+use super::progress::with_progress;
+use super::run::{check_counts, report_text, RunArgs, Setup};
+use crate::Format;
+use anyhow::{bail, Context, Result};
+use sim_cli::output::{write_file, Inputs};
+use sim_cli::report::{self, RunInfo};
+use sim_core::{Report, SmConfig};
+use sim_isa::Target;
+use sim_kernel::{LaunchRun, Recording, RunOptions};
+use sim_module::launch::BufferInit;
+use sim_module::Launch;
+use std::io::Read;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// What a `run` input is, from its first bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A launch file: a JSON object.
+    Launch,
+    /// A kernel recording (its magic).
+    Recording,
+}
+
+/// Tells launch files and recordings from traces and kernel text.
+pub fn detect(head: &[u8]) -> Option<Kind> {
+    if sim_kernel::record::is_recording(head) {
+        return Some(Kind::Recording);
+    }
+    let first = head.iter().find(|b| !b.is_ascii_whitespace());
+    (first == Some(&b'{')).then_some(Kind::Launch)
+}
+
+/// The target of a launch file when `--arch` names none.
+const LAUNCH_TARGET: Target = Target::SM_90;
+
+/// Flags of `run` that only traces and kernel text have.
+fn refuse_trace_flags(name: &str, a: &RunArgs) -> Result<()> {
+    for (set, flag) in [
+        (a.dump_regs.is_some(), "--dump-regs"),
+        (a.timeline.is_some(), "--timeline"),
+        (a.threads != 1, "--threads"),
+    ] {
+        if set {
+            bail!("{name}: {flag} applies to traces and kernel text, not to launch files or kernel recordings");
+        }
+    }
+    Ok(())
+}
+
+/// Records every file a launch reads, so no output lands on one.
+fn add_launch_inputs(launch: &Launch, inputs: &mut Inputs) {
+    let files = std::iter::once(&launch.ptx)
+        .chain(launch.buffers.iter().filter_map(|b| match &b.init {
+            BufferInit::File(p) => Some(p),
+            BufferInit::Fill(_) => None,
+        }))
+        .chain(launch.expected.iter().map(|(_, p)| p));
+    for p in files {
+        if let Ok(f) = std::fs::File::open(p) {
+            inputs.add_file(&p.display().to_string(), &f);
+        }
+    }
+}
+
+/// Reads the launch file `file` (named `name`), refusing standard input.
+fn read_launch(file: &Path, name: &str, inputs: &mut Inputs) -> Result<Launch> {
+    if file == Path::new("-") {
+        bail!("{name}: a launch file must be a file (its buffers are named relative to its folder), not standard input");
+    }
+    let launch = Launch::read(file).with_context(|| name.to_string())?;
+    add_launch_inputs(&launch, inputs);
+    Ok(launch)
+}
+
+fn options(setup: &Setup, default: Target, sms: usize) -> Result<RunOptions> {
+    let (config, policy) = setup.resolve(default)?;
+    Ok(RunOptions::new(config, policy, sms as u32))
+}
+
+/// `simcli run LAUNCH.json`.
+pub fn run_launch(file: &Path, name: &str, a: &RunArgs, mut inputs: Inputs) -> Result<ExitCode> {
+    refuse_trace_flags(name, a)?;
+    check_counts(a.sms, a.threads)?;
+    let launch = read_launch(file, name, &mut inputs)?;
+    if a.check && launch.expected.is_empty() {
+        bail!("{name}: --check: the launch file names no expected outputs (`expected`)");
+    }
+    let opts = options(&a.setup, LAUNCH_TARGET, a.sms)?;
+    let run = with_progress(&format!("running {name}"), 0, |_| {
+        sim_kernel::run_launch(file, &opts)
+    })
+    .with_context(|| format!("running {name}"))?;
+    let show: Vec<usize> = (0..run.buffers.len()).collect();
+    finish(name, &run, &opts, a, &inputs, &show, None)?;
+    Ok(check_result(a.check, &run, launch.expected.len(), "expected"))
+}
+
+/// `simcli run kernel.bin` (a recording), read from `r`.
+pub fn run_recording(name: &str, r: impl Read, a: &RunArgs, inputs: Inputs) -> Result<ExitCode> {
+    refuse_trace_flags(name, a)?;
+    check_counts(a.sms, a.threads)?;
+    let rec = Recording::read(name, r)?;
+    let outputs: Vec<usize> = (0..rec.buffers.len())
+        .filter(|&i| rec.buffers[i].output.is_some())
+        .collect();
+    if a.check && outputs.is_empty() {
+        bail!("{name}: --check: the recording holds no output buffers");
+    }
+    let target = Target::parse(&rec.target).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let opts = options(&a.setup, target, a.sms)?;
+    let run = with_progress(&format!("replaying {name}"), 0, |_| {
+        sim_kernel::replay(name, &rec, &opts)
+    })
+    .with_context(|| format!("replaying {name}"))?;
+    finish(name, &run, &opts, a, &inputs, &outputs, Some(rec.cycles))?;
+    Ok(check_result(a.check, &run, outputs.len(), "recorded"))
+}
+
+/// Writes the files, then prints the report.
+fn finish(
+    name: &str,
+    run: &LaunchRun,
+    opts: &RunOptions,
+    a: &RunArgs,
+    inputs: &Inputs,
+    dump: &[usize],
+    recorded: Option<u64>,
+) -> Result<()> {
+    let info = RunInfo::new(name, run.executed.warps.len(), &opts.config, opts.policy);
+    let rep = report_of(&opts.config, opts, a.sms, run);
+    // The files first: a failing write must not follow a printed report.
+    if let Some(dir) = &a.dump_buffers {
+        dump_buffers(dir, &run.launch, &run.buffers, dump, inputs)?;
+    }
+    if let Some(p) = &a.opcode_csv {
+        let bytes = report::opcode_csv(&info, &rep)?;
+        write_file(p, inputs, |w| w.write_all(&bytes))?;
+    }
+    let summary = summary(run, recorded);
+    let text = match a.format {
+        Format::Json => {
+            let mut v = report::json(&info, &rep);
+            if let serde_json::Value::Object(o) = &mut v {
+                o.insert("launch".into(), summary.json());
+            }
+            format!("{}\n", serde_json::to_string_pretty(&v)?)
+        }
+        Format::Text => format!("{}{}", report::text(&info, &rep), summary.text()),
+        Format::Csv => report_text(a.format, &info, &rep)?,
+    };
+    crate::print_out(&text)
+}
+
+fn report_of(config: &SmConfig, opts: &RunOptions, sms: usize, run: &LaunchRun) -> Report {
+    Report {
+        config: config.name(),
+        policy: opts.policy,
+        sms,
+        stats: run.timed.stats.clone(),
+        per_sm: Vec::new(),
+    }
+}
+
+/// `--check`: 1 naming each differing buffer, else 0 saying how many matched.
+fn check_result(check: bool, run: &LaunchRun, compared: usize, what: &str) -> ExitCode {
+    if !check {
+        return ExitCode::SUCCESS;
+    }
+    if !run.mismatches.is_empty() {
+        for m in &run.mismatches {
+            eprintln!("check failed: {m}");
+        }
+        eprintln!(
+            "check: {} of {compared} output buffers differ from their {what} bytes",
+            run.mismatches.len()
+        );
+        return ExitCode::from(1);
+    }
+    eprintln!("check: all {compared} output buffers match their {what} bytes");
+    ExitCode::SUCCESS
+}
+
+/// Whether `name` is safe as a file name inside the dump folder.
+fn safe_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 200
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+/// `--dump-buffers DIR`: buffers `which` as `DIR/<name>.bin`.
+fn dump_buffers(dir: &Path, launch: &Launch, buffers: &[Vec<u8>], which: &[usize], inputs: &Inputs) -> Result<()> {
+    for &i in which {
+        let n = &launch.buffers[i].name;
+        if !safe_name(n) {
+            bail!(
+                "--dump-buffers: buffer name '{n}' cannot be a file name in {} (letters, digits, '_', '-', '.'; not starting with '.')",
+                dir.display()
+            );
+        }
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("--dump-buffers: creating {}", dir.display()))?;
+    for &i in which {
+        let p = dir.join(format!("{}.bin", launch.buffers[i].name));
+        write_file(&p, inputs, |w| w.write_all(&buffers[i]))?;
+    }
+    Ok(())
+}
+
+/// The launch lines of a report.
+struct Summary {
+    entry: String,
+    module: String,
+    grid: [u32; 3],
+    block: [u32; 3],
+    warps: usize,
+    executed: u64,
+    sms_used: u32,
+    clock_window: Option<u64>,
+    h100: Option<u64>,
+    recorded: Option<u64>,
+    cycles: u64,
+}
+
+fn summary(run: &LaunchRun, recorded: Option<u64>) -> Summary {
+    Summary {
+        entry: run.launch.entry.clone(),
+        module: run.module_name.clone(),
+        grid: run.launch.grid,
+        block: run.launch.block,
+        warps: run.executed.warps.len(),
+        executed: run.executed.instructions,
+        sms_used: run.timed.sms_used,
+        clock_window: run.timed.clock_window(),
+        h100: run.launch.h100.as_ref().and_then(|h| h.cycles_cold),
+        recorded,
+        cycles: run.timed.cycles,
+    }
+}
+
+fn dims(d: [u32; 3]) -> String {
+    format!("{}x{}x{}", d[0], d[1], d[2])
+}
+
+impl Summary {
+    /// Simulated clock window over the H100's `cycles_cold`.
+    fn ratio(&self) -> Option<f64> {
+        match (self.clock_window, self.h100) {
+            (Some(s), Some(h)) if h > 0 => Some(s as f64 / h as f64),
+            _ => None,
+        }
+    }
+
+    fn text(&self) -> String {
+        let mut o = String::from("\nlaunch\n");
+        let mut kv = |k: &str, v: String| o.push_str(&format!("  {k:<22}{v}\n"));
+        kv("entry", format!("{} ({})", self.entry, self.module));
+        kv("grid x block", format!("{} x {}", dims(self.grid), dims(self.block)));
+        kv("warps", self.warps.to_string());
+        kv("warp-instr executed", self.executed.to_string());
+        kv("SMs used", self.sms_used.to_string());
+        match self.clock_window {
+            Some(c) => kv("clock window", format!("{c} cycles (last %clock read - first)")),
+            None => kv("clock window", "(the kernel reads no %clock)".into()),
+        }
+        if let Some(h) = self.h100 {
+            let r = self.ratio().map_or(String::new(), |r| format!(" (simulated/H100 {r:.3})"));
+            kv("H100 cycles_cold", format!("{h}{r}"));
+        }
+        if let Some(c) = self.recorded {
+            let same = if c == self.cycles { "same as this replay" } else { "differs: other configuration?" };
+            kv("recorded cycles", format!("{c} ({same})"));
+        }
+        o
+    }
+
+    fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "entry": self.entry,
+            "module": self.module,
+            "grid": self.grid,
+            "block": self.block,
+            "warps": self.warps,
+            "warp_instructions_executed": self.executed,
+            "sms_used": self.sms_used,
+            "clock_window": self.clock_window,
+            "h100_cycles_cold": self.h100,
+            "h100_ratio": self.ratio(),
+            "recorded_cycles": self.recorded,
+        })
+    }
+}
+
+/// `simcli record LAUNCH.json -o FILE`.
+pub fn record(file: &Path, output: &Path, setup: &Setup, sms: usize, mut inputs: Inputs) -> Result<ExitCode> {
+    check_counts(sms, 1)?;
+    let name = file.display().to_string();
+    if let Ok(f) = std::fs::File::open(file) {
+        inputs.add_file(&name, &f);
+    }
+    read_launch(file, &name, &mut inputs)?;
+    inputs.check(output)?;
+    let opts = options(setup, LAUNCH_TARGET, sms)?;
+    let run = with_progress(&format!("running {name}"), 0, |_| {
+        sim_kernel::run_launch(file, &opts)
+    })
+    .with_context(|| format!("running {name}"))?;
+    let rec = Recording::new(&run, &opts).with_context(|| format!("recording {name}"))?;
+    let bytes = rec.to_bytes()?;
+    write_file(output, &inputs, |w| w.write_all(&bytes))?;
+    for m in &run.mismatches {
+        eprintln!("warning: {m}");
+    }
+    let loads: usize = rec.warps.iter().map(|w| w.loads.len()).sum();
+    eprintln!(
+        "recorded {} warps, {} warp-instructions, {} load values, {} cycles into {} ({} bytes)",
+        rec.warps.len(),
+        run.executed.instructions,
+        loads,
+        run.timed.cycles,
+        output.display(),
+        bytes.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
