@@ -7,6 +7,7 @@ mod cli;
 mod conform;
 mod corrupt;
 mod golden;
+mod kernel;
 mod python;
 mod robust;
 mod roundtrip;
