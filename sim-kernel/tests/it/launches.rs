@@ -57,16 +57,29 @@ fn public_launches_match_the_h100_byte_for_byte() {
 /// reads, the same window the simulated clock reads give).
 #[test]
 fn one_block_launch_cycles_against_the_h100() {
+    let extra = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/h100-extra");
+    let mut paths: Vec<PathBuf> = LAUNCHES
+        .iter()
+        .filter(|n| n.ends_with(".t"))
+        .map(|n| data().join(format!("{n}.json")))
+        .collect();
+    let mut more: Vec<PathBuf> = std::fs::read_dir(&extra)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".t.json"))
+        .collect();
+    more.sort();
+    paths.extend(more);
     let mut rows = Vec::new();
-    for name in LAUNCHES.iter().filter(|n| n.ends_with(".t")) {
-        let path = data().join(format!("{name}.json"));
+    for path in &paths {
+        let name = path.file_name().unwrap().to_string_lossy().trim_end_matches(".json").to_string();
         let cfg = sim_core::preset(sim_isa::Target::SM_90);
         let opts = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 1);
-        let run = run_launch(&path, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let run = run_launch(path, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(run.mismatches.is_empty(), "{name}: {:?}", run.mismatches);
         let sim = run.timed.clock_window().unwrap();
         let hw = run.launch.h100.as_ref().unwrap().cycles_cold.unwrap();
-        rows.push((name.to_string(), sim, hw));
+        rows.push((name, sim, hw));
     }
     let mut log = 0.0f64;
     for (name, sim, hw) in &rows {
@@ -82,4 +95,34 @@ fn one_block_launch_cycles_against_the_h100() {
         assert!((0.75..=1.25).contains(&f), "{name}: {sim} vs H100 {hw}");
     }
     assert!(geo <= 1.15, "geometric-mean error {geo:.3}");
+}
+
+/// The extra kernels (tests/data/h100-extra: tools/gpu/kernels/extra.cu,
+/// nvcc 13.0.88 -O3 for sm_90; outputs and cycles observed on an H100 through
+/// tools/gpu/launch.py) leave exactly the H100's bytes.
+#[test]
+fn extra_launches_match_the_h100_byte_for_byte() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/h100-extra");
+    let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 20);
+    let mut failed = Vec::new();
+    let mut compared = 0;
+    for path in &names {
+        let cfg = sim_core::preset(sim_isa::Target::SM_90);
+        let opts = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 4);
+        match run_launch(path, &opts) {
+            Ok(run) => {
+                compared += run.launch.expected.len();
+                failed.extend(run.mismatches.iter().map(|m| format!("{}: {m}", path.display())));
+            }
+            Err(e) => failed.push(format!("{}: {e}", path.display())),
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+    assert!(compared >= 30, "{compared} buffers compared");
 }
