@@ -21,7 +21,7 @@ pub mod timing;
 
 pub use error::KernelError;
 pub use exec::{execute, ExecOptions, Executed, Step, WarpTrace};
-pub use memtime::{CacheModel, MemConfig, MemTiming};
+pub use memtime::{CacheModel, Kind, MemConfig, MemTiming};
 pub use prepare::{Prepared, MAX_SPACE_BYTES};
 pub use run::{run_launch, LaunchRun, RunError, RunOptions};
 pub use timing::{time, Timed};

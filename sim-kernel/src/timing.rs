@@ -8,7 +8,7 @@
 
 use crate::error::KernelError;
 use crate::exec::{reads_clock, Executed};
-use crate::memtime::MemTiming;
+use crate::memtime::{Kind, MemTiming};
 use crate::prepare::Prepared;
 use sim_core::{
     Completion, External, ExternalRequest, Program, ProgramTables, SchedPolicy, Sm, SmConfig,
@@ -45,7 +45,7 @@ impl Timed {
 /// What the host does when a warp issues an external instruction.
 #[derive(Clone, Copy, Debug)]
 enum Ext {
-    Mem { access: u32, load: bool },
+    Mem { access: u32, kind: Kind },
     Barrier,
     Clock,
 }
@@ -95,14 +95,16 @@ fn unreachable_control() -> WarpInst {
     })
 }
 
-/// Whether statement `i` is external, and how.
-fn ext_kind(i: &Instruction) -> Option<bool> {
+/// Whether statement `i` is external, and the memory kind of a memory one.
+fn ext_kind(i: &Instruction) -> Option<Kind> {
     match &i.op {
-        Op::Mem(m) if m.accesses_memory() && m.space != Space::Param => {
-            Some(matches!(m.op, MemOp::Ld | MemOp::Ldu | MemOp::Atom(_)))
-        }
-        Op::Warp(w) if w.op == WarpOp::BarSync => Some(false),
-        _ if reads_clock(i) => Some(false),
+        Op::Mem(m) if m.accesses_memory() && m.space != Space::Param => Some(match m.op {
+            MemOp::Ld | MemOp::Ldu => Kind::Load,
+            MemOp::St => Kind::Store,
+            MemOp::Atom(_) | MemOp::Red(_) | MemOp::Cvta { .. } | MemOp::MovAddr => Kind::Atomic,
+        }),
+        Op::Warp(w) if w.op == WarpOp::BarSync => Some(Kind::Store),
+        _ if reads_clock(i) => Some(Kind::Store),
         _ => None,
     }
 }
@@ -134,9 +136,9 @@ impl External for Host<'_> {
         let w = req.warp_id as usize;
         let e = self.queue.get_mut(w)?.pop_front()?;
         let at = match e {
-            Ext::Mem { access, load } => {
+            Ext::Mem { access, kind } => {
                 let acc = &self.run.warps[w].accesses[access as usize];
-                self.mem.access(self.sm, req.cycle, acc, load)
+                self.mem.access(self.sm, req.cycle, acc, kind)
             }
             Ext::Clock => {
                 self.clocks[w].push(req.cycle);
@@ -171,7 +173,7 @@ pub fn time(
     mem: &mut dyn MemTiming,
 ) -> Result<Timed, KernelError> {
     let prog = Arc::new(program(prep, cfg.target));
-    let ext: Vec<Option<bool>> = prog.insts.iter().map(ext_kind).collect();
+    let ext: Vec<Option<Kind>> = prog.insts.iter().map(ext_kind).collect();
     let tables = ProgramTables::new(cfg.clone(), prog)?;
     let nw = run.warps.len();
     let nblocks = run.warps.iter().map(|w| w.cta as usize + 1).max().unwrap_or(0);
@@ -251,7 +253,7 @@ fn drive(
     host: &mut Host<'_>,
     mine: &[usize],
     prep: &Prepared<'_>,
-    ext: &[Option<bool>],
+    ext: &[Option<Kind>],
 ) -> Result<(), KernelError> {
     loop {
         for c in std::mem::take(&mut host.released) {
@@ -296,7 +298,7 @@ fn feed(
     host: &mut Host<'_>,
     w: usize,
     prep: &Prepared<'_>,
-    ext: &[Option<bool>],
+    ext: &[Option<Kind>],
 ) -> Result<bool, KernelError> {
     let steps = &host.order[w];
     let start = host.pos[w];
@@ -314,11 +316,11 @@ fn feed(
     for s in &host.order[w][start..] {
         host.pos[w] += 1;
         sm.push_instruction(w as u32, s.stmt)?;
-        if let Some(load) = ext[s.stmt as usize] {
+        if let Some(kind) = ext[s.stmt as usize] {
             let e = if is_barrier(prep, s.stmt) {
                 Ext::Barrier
             } else if let Some(access) = s.access {
-                Ext::Mem { access, load }
+                Ext::Mem { access, kind }
             } else {
                 Ext::Clock
             };

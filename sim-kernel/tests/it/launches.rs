@@ -81,20 +81,32 @@ fn one_block_launch_cycles_against_the_h100() {
         let hw = run.launch.h100.as_ref().unwrap().cycles_cold.unwrap();
         rows.push((name, sim, hw));
     }
-    let mut log = 0.0f64;
+    let geo = |rows: &[(String, u64, u64)]| {
+        let log: f64 = rows
+            .iter()
+            .map(|(_, s, h)| (*s as f64 / *h as f64).ln().abs())
+            .sum();
+        (log / rows.len() as f64).exp()
+    };
     for (name, sim, hw) in &rows {
         let f = *sim as f64 / *hw as f64;
-        log += f.max(1.0 / f).ln();
         println!("{name:22} simulated {sim:6}  H100 {hw:6}  ratio {f:.3}");
     }
-    let geo = (log / rows.len() as f64).exp();
-    println!("geometric-mean error factor {geo:.3}");
-    // Issue 11's goal: each within 25%, geometric-mean error at most 1.15.
-    for (name, sim, hw) in &rows {
+    let (public, extra) = rows.split_at(5);
+    let (gp, ge) = (geo(public), geo(extra));
+    println!("geometric-mean error factor: public {gp:.3}, extra {ge:.3}");
+    // Issue 11's goal for the public launches: each within 25%,
+    // geometric-mean error at most 1.15.
+    for (name, sim, hw) in public {
         let f = *sim as f64 / *hw as f64;
         assert!((0.75..=1.25).contains(&f), "{name}: {sim} vs H100 {hw}");
     }
-    assert!(geo <= 1.15, "geometric-mean error {geo:.3}");
+    assert!(gp <= 1.15, "geometric-mean error {gp:.3}");
+    // The extra kernels were measured after the model was fitted, to see
+    // how it generalises (docs/validation.md lists where it does not:
+    // global atomics, constant-memory gathers, integer division, and
+    // streaming first touches). A regression guard at today's figure.
+    assert!(ge <= 1.40, "extra kernels: geometric-mean error {ge:.3}");
 }
 
 /// The extra kernels (tests/data/h100-extra: tools/gpu/kernels/extra.cu,
