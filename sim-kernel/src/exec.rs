@@ -29,6 +29,10 @@ pub struct ExecOptions {
     pub sms: u32,
 }
 
+/// Most memory instructions a launch may record (each keeps 32 addresses
+/// for the timing pass: about 1.1 GB at this bound).
+pub const MAX_ACCESSES: usize = 4_000_000;
+
 /// One executed statement of a warp.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Step {
@@ -127,6 +131,7 @@ pub fn execute(
         let base = out.len();
         loop {
             let mut ran = false;
+            let mut failed = None;
             for (w, warp) in warps.iter_mut().enumerate() {
                 if warp.stack.is_empty() || warp.at_barrier {
                     continue;
@@ -156,7 +161,22 @@ pub fn execute(
                     thread,
                 };
                 let clk = clocks.get(base + w).map_or(&[][..], |c| &c[..]);
-                run_warp(prep, warp, ctx, &mut mem, clk, &mut count, opts.max_instructions, ctaid)?;
+                let r = run_warp(prep, warp, ctx, &mut mem, clk, &mut count, opts.max_instructions, ctaid);
+                if let Err(e) = r {
+                    failed = Some(e);
+                    break;
+                }
+            }
+            if let Some(e) = failed {
+                return Err(match e {
+                    KernelError::InstructionLimit { limit, .. } => KernelError::InstructionLimit {
+                        limit,
+                        waiting: (0..warps.len() as u32)
+                            .filter(|&k| warps[k as usize].at_barrier)
+                            .collect(),
+                    },
+                    e => e,
+                });
             }
             let live: Vec<usize> = (0..warps.len()).filter(|&w| !warps[w].stack.is_empty()).collect();
             if live.is_empty() {
@@ -216,7 +236,10 @@ fn run_warp(
         }
         *count += 1;
         if *count > limit {
-            return Err(KernelError::InstructionLimit { limit });
+            return Err(KernelError::InstructionLimit {
+                limit,
+                waiting: Vec::new(),
+            });
         }
         let s = &stmts[top.pc];
         let mut step = sim_isa_step(top.pc, 0);
@@ -245,6 +268,12 @@ fn run_warp(
                             },
                         )?;
                         if let Some(a) = acc {
+                            if warp.trace.accesses.len() >= MAX_ACCESSES {
+                                return Err(KernelError::Limit(format!(
+                                    "a warp executed more than {MAX_ACCESSES} memory instructions; \
+                                     the record of their addresses would not fit in memory"
+                                )));
+                            }
                             step.access = Some(warp.trace.accesses.len() as u32);
                             warp.trace.accesses.push(a);
                         }

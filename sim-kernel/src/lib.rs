@@ -23,7 +23,7 @@ pub use error::KernelError;
 pub use exec::{execute, ExecOptions, Executed, Step, WarpTrace};
 pub use memtime::{CacheModel, Kind, MemConfig, MemTiming};
 pub use prepare::{Prepared, MAX_SPACE_BYTES};
-pub use run::{run_launch, LaunchRun, RunError, RunOptions};
+pub use run::{run_launch, LaunchRun, RunError, RunOptions, DEFAULT_MAX_INSTRUCTIONS};
 pub use timing::{time, Timed};
 
 /// Where a buffer's final bytes first differ from the expected ones.

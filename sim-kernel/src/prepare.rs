@@ -132,8 +132,11 @@ impl<'m> Prepared<'m> {
         if shared > MAX_SPACE_BYTES {
             return Err(too_big("shared memory", shared));
         }
-        if local > MAX_SPACE_BYTES {
-            return Err(too_big("local memory", local));
+        if local.saturating_mul(launch.block_threads()) > MAX_SPACE_BYTES {
+            return Err(too_big(
+                "local memory of one block",
+                local.saturating_mul(launch.block_threads()),
+            ));
         }
         let consts = fill(StateSpace::Const, spaces[0].1.min(MAX_SPACE_BYTES));
         let shared_init = fill(StateSpace::Shared, shared);

@@ -414,17 +414,3 @@ fn public_module_decodes_every_statement() {
     }
 }
 
-#[test]
-#[ignore]
-fn list_unimplemented_in_file() {
-    let path = std::env::var("PTX").unwrap();
-    let src = std::fs::read_to_string(&path).unwrap();
-    let m = parse_module(&src, &path).unwrap();
-    for f in m.entries() {
-        for s in &f.body.as_ref().unwrap().statements {
-            if let StatementKind::Unimplemented(u) = &s.kind {
-                println!("UNIMPL {} {} {:?}", f.name, s.text, u.isa.as_ref().map(|e| e.to_string()));
-            }
-        }
-    }
-}
