@@ -161,7 +161,16 @@ pub fn execute(
                     thread,
                 };
                 let clk = clocks.get(base + w).map_or(&[][..], |c| &c[..]);
-                let r = run_warp(prep, warp, ctx, &mut mem, clk, &mut count, opts.max_instructions, ctaid);
+                let r = run_warp(
+                    prep,
+                    warp,
+                    ctx,
+                    &mut mem,
+                    clk,
+                    &mut count,
+                    opts.max_instructions,
+                    ctaid,
+                );
                 if let Err(e) = r {
                     failed = Some(e);
                     break;
@@ -178,7 +187,9 @@ pub fn execute(
                     e => e,
                 });
             }
-            let live: Vec<usize> = (0..warps.len()).filter(|&w| !warps[w].stack.is_empty()).collect();
+            let live: Vec<usize> = (0..warps.len())
+                .filter(|&w| !warps[w].stack.is_empty())
+                .collect();
             if live.is_empty() {
                 break;
             }
@@ -189,8 +200,16 @@ pub fn execute(
             } else if !ran {
                 return Err(KernelError::Deadlock {
                     cta: ctaid,
-                    waiting: live.iter().filter(|&&w| warps[w].at_barrier).map(|&w| w as u32).collect(),
-                    running: live.iter().filter(|&&w| !warps[w].at_barrier).map(|&w| w as u32).collect(),
+                    waiting: live
+                        .iter()
+                        .filter(|&&w| warps[w].at_barrier)
+                        .map(|&w| w as u32)
+                        .collect(),
+                    running: live
+                        .iter()
+                        .filter(|&&w| !warps[w].at_barrier)
+                        .map(|&w| w as u32)
+                        .collect(),
                 });
             }
         }
@@ -252,7 +271,10 @@ fn run_warp(
                 if reads_clock(inst) {
                     let i = warp.clock_reads;
                     warp.clock_reads += 1;
-                    ctx.thread.clock = clocks.get(i).copied().unwrap_or(warp.trace.steps.len() as u64);
+                    ctx.thread.clock = clocks
+                        .get(i)
+                        .copied()
+                        .unwrap_or(warp.trace.steps.len() as u64);
                 }
                 match &inst.op {
                     Op::Mem(_) => {
@@ -352,10 +374,7 @@ fn sim_isa_step(pc: usize, lanes: u32) -> Step {
 pub fn reads_clock(inst: &sim_isa::Instruction) -> bool {
     use sim_isa::{Operand, SpecialReg as S};
     match &inst.op {
-        Op::Alu(a) => matches!(
-            a.a,
-            Operand::Special(S::Clock | S::ClockHi | S::Clock64)
-        ),
+        Op::Alu(a) => matches!(a.a, Operand::Special(S::Clock | S::ClockHi | S::Clock64)),
         _ => false,
     }
 }

@@ -165,7 +165,11 @@ impl CacheModel {
                 issue + 1
             } else if kind == Kind::Atomic {
                 // Atomics run at L2, never in L1.
-                let lat = if self.l2.insert(s) { self.cfg.dram } else { self.cfg.l2_hit };
+                let lat = if self.l2.insert(s) {
+                    self.cfg.dram
+                } else {
+                    self.cfg.l2_hit
+                };
                 issue + lat
             } else if let Some(&at) = self.l1[sm].get(&s) {
                 (issue + self.cfg.l1_hit).max(at)

@@ -57,7 +57,11 @@ fn inst_deps(i: &Instruction) -> Deps {
     };
     match &i.op {
         Op::Mem(m) if m.accesses_memory() => {
-            d.mem = if matches!(m.op, MemOp::Ld | MemOp::Ldu) { 1 } else { 2 };
+            d.mem = if matches!(m.op, MemOp::Ld | MemOp::Ldu) {
+                1
+            } else {
+                2
+            };
             d.spaces = match m.space {
                 Space::Global => 1,
                 Space::Shared => 2,

@@ -11,8 +11,7 @@ use crate::exec::{reads_clock, Executed};
 use crate::memtime::{Kind, MemTiming};
 use crate::prepare::Prepared;
 use sim_core::{
-    Completion, External, ExternalRequest, Program, ProgramTables, SchedPolicy, Sm, SmConfig,
-    Stats,
+    Completion, External, ExternalRequest, Program, ProgramTables, SchedPolicy, Sm, SmConfig, Stats,
 };
 use sim_isa::{Instruction, MemOp, Op, Space, WarpInst, WarpOp};
 use sim_module::{ControlOp, StatementKind};
@@ -176,7 +175,12 @@ pub fn time(
     let ext: Vec<Option<Kind>> = prog.insts.iter().map(ext_kind).collect();
     let tables = ProgramTables::new(cfg.clone(), prog)?;
     let nw = run.warps.len();
-    let nblocks = run.warps.iter().map(|w| w.cta as usize + 1).max().unwrap_or(0);
+    let nblocks = run
+        .warps
+        .iter()
+        .map(|w| w.cta as usize + 1)
+        .max()
+        .unwrap_or(0);
     let mut expected = vec![Vec::new(); nblocks];
     for t in &run.warps {
         let bars = t
@@ -221,9 +225,7 @@ pub fn time(
                 sm.mark_external(i as u32)?;
             }
         }
-        let mine: Vec<usize> = (0..nw)
-            .filter(|&w| run.warps[w].cta % used == s)
-            .collect();
+        let mine: Vec<usize> = (0..nw).filter(|&w| run.warps[w].cta % used == s).collect();
         for &w in &mine {
             sm.add_host_warp(w as u32, run.warps[w].lanes)?;
         }
@@ -279,7 +281,11 @@ fn drive(
                 // Stuck: nothing fed, issued or released, and no time passed.
                 let still = (sm.cycle(), sm.instructions_issued()) == before;
                 if still && !fed && host.released.is_empty() && sm.pending_externals() == 0 {
-                    let waiting: Vec<u32> = mine.iter().filter(|&&w| host.blocked[w]).map(|&w| w as u32).collect();
+                    let waiting: Vec<u32> = mine
+                        .iter()
+                        .filter(|&&w| host.blocked[w])
+                        .map(|&w| w as u32)
+                        .collect();
                     return Err(KernelError::Deadlock {
                         cta: [0; 3],
                         waiting,

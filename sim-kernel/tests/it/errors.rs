@@ -35,19 +35,43 @@ fn run(body: &str, threads: u32, limit: u64) -> Result<Executed, KernelError> {
 #[test]
 fn out_of_bounds_store_names_lane_and_address() {
     // Lane 16 stores at byte 64: one past the buffer.
-    let e = run("mul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.u32 [%rd4], %r1;", 32, 1000)
-        .err()
-        .unwrap();
+    let e = run(
+        "mul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.u32 [%rd4], %r1;",
+        32,
+        1000,
+    )
+    .err()
+    .unwrap();
     let msg = e.to_string();
-    assert!(matches!(e, KernelError::Fault { warp: 0, thread: 16, .. }), "{msg}");
-    assert!(msg.contains("out-of-bounds 4-byte global access at 0x7f0000000040 by lane 16"), "{msg}");
-    assert!(msg.contains("st.global.u32 [%rd4], %r1") && msg.contains("k.ptx:12:1"), "{msg}");
+    assert!(
+        matches!(
+            e,
+            KernelError::Fault {
+                warp: 0,
+                thread: 16,
+                ..
+            }
+        ),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("out-of-bounds 4-byte global access at 0x7f0000000040 by lane 16"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("st.global.u32 [%rd4], %r1") && msg.contains("k.ptx:12:1"),
+        "{msg}"
+    );
 }
 
 #[test]
 fn misaligned_load_is_an_error() {
     let e = run("ld.global.u32 %r2, [%rd2+2];", 1, 1000).err().unwrap();
-    assert!(e.to_string().contains("misaligned 4-byte global access at 0x7f0000000002 by lane 0"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("misaligned 4-byte global access at 0x7f0000000002 by lane 0"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -64,13 +88,21 @@ fn barrier_that_a_warp_never_reaches_ends_at_the_limit_naming_the_waiters() {
         "{e}"
     );
     let msg = e.to_string();
-    assert!(msg.contains("--max-instructions") && msg.contains("warps [0] wait at a barrier"), "{msg}");
+    assert!(
+        msg.contains("--max-instructions") && msg.contains("warps [0] wait at a barrier"),
+        "{msg}"
+    );
 }
 
 #[test]
 fn infinite_loop_stops_at_the_instruction_limit() {
-    let e = run("L: add.u32 %r2, %r2, 1;\nbra L;", 32, 5000).err().unwrap();
-    assert!(matches!(e, KernelError::InstructionLimit { limit: 5000, .. }));
+    let e = run("L: add.u32 %r2, %r2, 1;\nbra L;", 32, 5000)
+        .err()
+        .unwrap();
+    assert!(matches!(
+        e,
+        KernelError::InstructionLimit { limit: 5000, .. }
+    ));
 }
 
 #[test]
@@ -88,7 +120,10 @@ fn divergent_lanes_reconverge_and_each_computes_its_own_value() {
     let stores = run.warps[0]
         .steps
         .iter()
-        .filter(|s| s.access.is_some_and(|a| run.warps[0].accesses[a as usize].space == sim_isa::Space::Global))
+        .filter(|s| {
+            s.access
+                .is_some_and(|a| run.warps[0].accesses[a as usize].space == sim_isa::Space::Global)
+        })
         .filter(|s| s.lanes == 0xffff)
         .count();
     assert_eq!(stores, 1);

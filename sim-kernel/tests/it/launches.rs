@@ -12,8 +12,15 @@ fn data() -> PathBuf {
 }
 
 const LAUNCHES: [&str; 10] = [
-    "sad16.t", "sad16.v", "threshold_clamp.t", "threshold_clamp.v", "audio_mix.t",
-    "audio_mix.v", "divergent_select.t", "divergent_select.v", "block_sad_reduce.t",
+    "sad16.t",
+    "sad16.v",
+    "threshold_clamp.t",
+    "threshold_clamp.v",
+    "audio_mix.t",
+    "audio_mix.v",
+    "divergent_select.t",
+    "divergent_select.v",
+    "block_sad_reduce.t",
     "block_sad_reduce.v",
 ];
 
@@ -39,9 +46,17 @@ fn public_launches_match_the_h100_byte_for_byte() {
             }
         };
         for (b, want) in launch.load_expected().unwrap() {
-            let region = run.global.regions.iter().find(|r| r.base == prep.buffers[b]).unwrap();
+            let region = run
+                .global
+                .regions
+                .iter()
+                .find(|r| r.base == prep.buffers[b])
+                .unwrap();
             compared += 1;
-            assert!(want.iter().any(|&b| b != 0), "{name}: expected bytes all zero");
+            assert!(
+                want.iter().any(|&b| b != 0),
+                "{name}: expected bytes all zero"
+            );
             if let Some(m) = compare(&launch.buffers[b].name, &region.bytes, &want) {
                 failed.push(format!("{name}: {m}"));
             }
@@ -72,7 +87,12 @@ fn one_block_launch_cycles_against_the_h100() {
     paths.extend(more);
     let mut rows = Vec::new();
     for path in &paths {
-        let name = path.file_name().unwrap().to_string_lossy().trim_end_matches(".json").to_string();
+        let name = path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .trim_end_matches(".json")
+            .to_string();
         let cfg = sim_core::preset(sim_isa::Target::SM_90);
         let opts = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 1);
         let run = run_launch(path, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -130,7 +150,11 @@ fn extra_launches_match_the_h100_byte_for_byte() {
         match run_launch(path, &opts) {
             Ok(run) => {
                 compared += run.launch.expected.len();
-                failed.extend(run.mismatches.iter().map(|m| format!("{}: {m}", path.display())));
+                failed.extend(
+                    run.mismatches
+                        .iter()
+                        .map(|m| format!("{}: {m}", path.display())),
+                );
             }
             Err(e) => failed.push(format!("{}: {e}", path.display())),
         }

@@ -413,4 +413,3 @@ fn public_module_decodes_every_statement() {
         }
     }
 }
-
