@@ -249,7 +249,9 @@ struct ConfigArgs {
     #[arg(long, value_name = "N")]
     max_cycles: Option<u64>,
     /// Stop (exit 2, printing the statistics so far) when an SM has issued N warp instructions
-    /// with work left [default: the configuration's; presets 10000000000].
+    /// with work left [default: the configuration's; presets 10000000000]. A launch file or
+    /// recording stops with an error past N warp-instructions in all [default: 50000000, or the
+    /// configuration's if lower].
     #[arg(long, value_name = "N")]
     max_instructions: Option<u64>,
 }

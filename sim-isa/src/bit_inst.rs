@@ -65,6 +65,13 @@ pub enum BitOp {
     Prmt(Option<PrmtMode>),
     /// `lop3.b32 d, a, b, c, immLut`: any three-input logic function.
     Lop3,
+    /// `bfind{.shiftamt}.type d, a`: the position of the most significant
+    /// non-sign bit (`.shiftamt`: the left shift that brings it to the top),
+    /// `0xffffffff` when there is none (`d` is `.u32`).
+    Bfind {
+        /// `.shiftamt`.
+        shiftamt: bool,
+    },
     /// `shf.{l|r}.{clamp|wrap}.b32 d, a, b, c`: funnel shift.
     Shf {
         /// `.l` (else `.r`).
@@ -88,6 +95,7 @@ impl BitOp {
             BitOp::Prmt(_) => "prmt",
             BitOp::Lop3 => "lop3",
             BitOp::Shf { .. } => "shf",
+            BitOp::Bfind { .. } => "bfind",
         }
     }
 
@@ -109,7 +117,9 @@ impl BitOp {
                 (false, false) => &["r", "wrap"],
                 (false, true) => &["r", "clamp"],
             },
+            BitOp::Bfind { shiftamt: true } => &["shiftamt"],
             BitOp::Prmt(None)
+            | BitOp::Bfind { shiftamt: false }
             | BitOp::Popc
             | BitOp::Clz
             | BitOp::Brev
@@ -124,7 +134,12 @@ impl BitOp {
     /// Number of sources.
     pub const fn n_srcs(self) -> usize {
         match self {
-            BitOp::Popc | BitOp::Clz | BitOp::Brev | BitOp::Not | BitOp::Cnot => 1,
+            BitOp::Popc
+            | BitOp::Clz
+            | BitOp::Brev
+            | BitOp::Not
+            | BitOp::Cnot
+            | BitOp::Bfind { .. } => 1,
             BitOp::Bfe | BitOp::Prmt(_) | BitOp::Shf { .. } => 3,
             BitOp::Bfi | BitOp::Lop3 => 4,
         }
@@ -154,7 +169,7 @@ impl Bit {
     /// Type of `d`: `.u32` for the counts, else the instruction's type.
     pub const fn d_type(&self) -> Type {
         match self.op {
-            BitOp::Popc | BitOp::Clz => Type::U32,
+            BitOp::Popc | BitOp::Clz | BitOp::Bfind { .. } => Type::U32,
             BitOp::Brev
             | BitOp::Not
             | BitOp::Cnot
@@ -176,6 +191,7 @@ impl Bit {
             | BitOp::Brev
             | BitOp::Not
             | BitOp::Cnot
+            | BitOp::Bfind { .. }
             | BitOp::Prmt(_)
             | BitOp::Lop3 => 4,
         };

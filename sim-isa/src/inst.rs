@@ -920,7 +920,15 @@ impl Instruction {
             Op::Mem(m) => {
                 let bits = m.ty.bits().max(16);
                 for &d in &m.d[..m.dests()] {
-                    u.reg(d, if m.dests() == 1 { m.addr_bits().max(bits) } else { bits }, true);
+                    u.reg(
+                        d,
+                        if m.dests() == 1 {
+                            m.addr_bits().max(bits)
+                        } else {
+                            bits
+                        },
+                        true,
+                    );
                 }
                 if let AddrBase::Reg(r) = m.addr.base {
                     u.reg(r, m.space.addr_bits(), false);
@@ -931,7 +939,17 @@ impl Instruction {
             }
             Op::Warp(w) => {
                 for d in [w.d, w.p].into_iter().flatten() {
-                    u.reg(d, if Some(d) == w.p || matches!(w.op, WarpOp::Vote(v) if v != VoteMode::Ballot) { 1 } else { 32 }, true);
+                    u.reg(
+                        d,
+                        if Some(d) == w.p
+                            || matches!(w.op, WarpOp::Vote(v) if v != VoteMode::Ballot)
+                        {
+                            1
+                        } else {
+                            32
+                        },
+                        true,
+                    );
                 }
                 for &s in &w.srcs[..w.nsrc_values()] {
                     u.src(s, 32);

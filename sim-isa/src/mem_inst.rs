@@ -444,6 +444,8 @@ impl WarpInst {
 
     /// The opcode as written.
     pub fn word(&self) -> &'static str {
-        WARP_WORDS.get(usize::from(self.word)).map_or("bar.sync", |w| w.0)
+        WARP_WORDS
+            .get(usize::from(self.word))
+            .map_or("bar.sync", |w| w.0)
     }
 }

@@ -76,11 +76,14 @@ pub enum KernelError {
         /// Live warps that are not waiting there.
         running: Vec<u32>,
     },
-    /// More warp-instructions than the limit: a kernel that loops forever ends here.
-    #[error("the launch executed more than {limit} warp-instructions (raise --max-instructions if the kernel is meant to run that long)")]
+    /// More warp-instructions than the limit: a kernel that loops forever
+    /// (or whose warps wait at a barrier a looping warp never reaches) ends here.
+    #[error("the launch executed more than {limit} warp-instructions{} (raise --max-instructions if the kernel is meant to run that long)", waiting_note(.waiting))]
     InstructionLimit {
         /// The limit.
         limit: u64,
+        /// Warps of the running block that were waiting at a barrier.
+        waiting: Vec<u32>,
     },
     /// Limits on the launch's shape or memory.
     #[error("{0}")]
@@ -88,4 +91,12 @@ pub enum KernelError {
     /// The timing model refused the program or configuration.
     #[error("timing: {0}")]
     Timing(#[from] sim_core::SimError),
+}
+
+fn waiting_note(w: &[u32]) -> String {
+    if w.is_empty() {
+        String::new()
+    } else {
+        format!("; warps {w:?} wait at a barrier the others never reached")
+    }
 }

@@ -29,6 +29,10 @@ pub struct ExecOptions {
     pub sms: u32,
 }
 
+/// Most memory instructions a launch may record (each keeps 32 addresses
+/// for the timing pass: about 1.1 GB at this bound).
+pub const MAX_ACCESSES: usize = 4_000_000;
+
 /// One executed statement of a warp.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Step {
@@ -129,6 +133,7 @@ pub fn execute(
         let base = out.len();
         loop {
             let mut ran = false;
+            let mut failed = None;
             for (w, warp) in warps.iter_mut().enumerate() {
                 if warp.stack.is_empty() || warp.at_barrier {
                     continue;
@@ -158,9 +163,35 @@ pub fn execute(
                     thread,
                 };
                 let clk = clocks.get(base + w).map_or(&[][..], |c| &c[..]);
-                run_warp(prep, warp, ctx, &mut mem, clk, &mut count, opts.max_instructions, ctaid)?;
+                let r = run_warp(
+                    prep,
+                    warp,
+                    ctx,
+                    &mut mem,
+                    clk,
+                    &mut count,
+                    opts.max_instructions,
+                    ctaid,
+                );
+                if let Err(e) = r {
+                    failed = Some(e);
+                    break;
+                }
             }
-            let live: Vec<usize> = (0..warps.len()).filter(|&w| !warps[w].stack.is_empty()).collect();
+            if let Some(e) = failed {
+                return Err(match e {
+                    KernelError::InstructionLimit { limit, .. } => KernelError::InstructionLimit {
+                        limit,
+                        waiting: (0..warps.len() as u32)
+                            .filter(|&k| warps[k as usize].at_barrier)
+                            .collect(),
+                    },
+                    e => e,
+                });
+            }
+            let live: Vec<usize> = (0..warps.len())
+                .filter(|&w| !warps[w].stack.is_empty())
+                .collect();
             if live.is_empty() {
                 break;
             }
@@ -171,8 +202,16 @@ pub fn execute(
             } else if !ran {
                 return Err(KernelError::Deadlock {
                     cta: ctaid,
-                    waiting: live.iter().filter(|&&w| warps[w].at_barrier).map(|&w| w as u32).collect(),
-                    running: live.iter().filter(|&&w| !warps[w].at_barrier).map(|&w| w as u32).collect(),
+                    waiting: live
+                        .iter()
+                        .filter(|&&w| warps[w].at_barrier)
+                        .map(|&w| w as u32)
+                        .collect(),
+                    running: live
+                        .iter()
+                        .filter(|&&w| !warps[w].at_barrier)
+                        .map(|&w| w as u32)
+                        .collect(),
                 });
             }
         }
@@ -218,7 +257,10 @@ fn run_warp(
         }
         *count += 1;
         if *count > limit {
-            return Err(KernelError::InstructionLimit { limit });
+            return Err(KernelError::InstructionLimit {
+                limit,
+                waiting: Vec::new(),
+            });
         }
         let s = &stmts[top.pc];
         let mut step = sim_isa_step(top.pc, 0);
@@ -231,7 +273,10 @@ fn run_warp(
                 if reads_clock(inst) {
                     let i = warp.clock_reads;
                     warp.clock_reads += 1;
-                    ctx.thread.clock = clocks.get(i).copied().unwrap_or(warp.trace.steps.len() as u64);
+                    ctx.thread.clock = clocks
+                        .get(i)
+                        .copied()
+                        .unwrap_or(warp.trace.steps.len() as u64);
                 }
                 match &inst.op {
                     Op::Mem(_) => {
@@ -251,6 +296,12 @@ fn run_warp(
                             },
                         )?;
                         if let Some(a) = acc {
+                            if warp.trace.accesses.len() >= MAX_ACCESSES {
+                                return Err(KernelError::Limit(format!(
+                                    "a warp executed more than {MAX_ACCESSES} memory instructions; \
+                                     the record of their addresses would not fit in memory"
+                                )));
+                            }
                             step.access = Some(warp.trace.accesses.len() as u32);
                             warp.trace.accesses.push(a);
                         }
@@ -329,10 +380,7 @@ fn sim_isa_step(pc: usize, lanes: u32) -> Step {
 pub fn reads_clock(inst: &sim_isa::Instruction) -> bool {
     use sim_isa::{Operand, SpecialReg as S};
     match &inst.op {
-        Op::Alu(a) => matches!(
-            a.a,
-            Operand::Special(S::Clock | S::ClockHi | S::Clock64)
-        ),
+        Op::Alu(a) => matches!(a.a, Operand::Special(S::Clock | S::ClockHi | S::Clock64)),
         _ => false,
     }
 }

@@ -22,10 +22,10 @@ pub mod timing;
 
 pub use error::KernelError;
 pub use exec::{execute, ExecOptions, Executed, Step, WarpTrace};
-pub use memtime::{CacheModel, MemConfig, MemTiming};
+pub use memtime::{CacheModel, Kind, MemConfig, MemTiming};
 pub use prepare::{Prepared, MAX_SPACE_BYTES};
 pub use record::{replay, RecordError, Recording};
-pub use run::{run_launch, LaunchRun, RunError, RunOptions};
+pub use run::{run_launch, LaunchRun, RunError, RunOptions, DEFAULT_MAX_INSTRUCTIONS};
 pub use timing::{time, Timed};
 
 /// Where a buffer's final bytes first differ from the expected ones.

@@ -72,9 +72,7 @@ impl Global {
 
 /// Reads `n` bytes little-endian at `off` of `b` (bounds checked by the caller).
 fn get(b: &[u8], off: usize, n: u32) -> Result<u64, FaultKind> {
-    let s = b
-        .get(off..off + n as usize)
-        .ok_or(FaultKind::OutOfBounds)?;
+    let s = b.get(off..off + n as usize).ok_or(FaultKind::OutOfBounds)?;
     Ok(s.iter().rev().fold(0, |v, &x| v << 8 | u64::from(x)))
 }
 
@@ -90,7 +88,10 @@ fn put(b: &mut [u8], off: usize, n: u32, v: u64) -> Result<(), FaultKind> {
 
 /// Byte offset of `off` in a window-sized space, if it fits `len`.
 fn offset(addr: u64, n: u32, len: usize) -> Result<usize, FaultKind> {
-    if addr.checked_add(u64::from(n)).is_none_or(|e| e > len as u64) {
+    if addr
+        .checked_add(u64::from(n))
+        .is_none_or(|e| e > len as u64)
+    {
         return Err(FaultKind::OutOfBounds);
     }
     Ok(addr as usize)
@@ -197,7 +198,14 @@ impl Memory for WarpMem<'_> {
         }
     }
 
-    fn store(&mut self, space: Space, lane: u32, addr: u64, n: u32, v: u64) -> Result<(), FaultKind> {
+    fn store(
+        &mut self,
+        space: Space,
+        lane: u32,
+        addr: u64,
+        n: u32,
+        v: u64,
+    ) -> Result<(), FaultKind> {
         let (space, addr) = Self::resolve(space, addr);
         match space {
             Space::Global | Space::Generic => {

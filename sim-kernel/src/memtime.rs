@@ -62,16 +62,29 @@ impl MemConfig {
     }
 }
 
+/// What a memory instruction does, for its timing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `ld`/`ldu`.
+    Load,
+    /// `st`.
+    Store,
+    /// `atom` (returns the old value) or `red`.
+    Atomic,
+}
+
 /// Answers when memory instructions complete: the memory side of the
 /// timing model, replaceable by a host simulator's.
 pub trait MemTiming {
-    /// Warp-instruction `acc` issued on SM `sm` at `cycle`; `load` if it
-    /// returns data. Returns the cycle its data are ready (stores: the cycle
-    /// the SM may consider it done).
-    fn access(&mut self, sm: u32, cycle: u64, acc: &Accesses, load: bool) -> u64;
+    /// Warp-instruction `acc` of `kind` issued on SM `sm` at `cycle`.
+    /// Returns the cycle its data are ready (stores: the cycle the SM may
+    /// consider it done).
+    fn access(&mut self, sm: u32, cycle: u64, acc: &Accesses, kind: Kind) -> u64;
 }
 
 const SECTOR: u64 = 32;
+/// Offset that keeps `.const` offsets apart from global addresses.
+const CONST_TAG: u64 = 0x7e00_0000_0000;
 const LINE: u64 = 128;
 
 /// The built-in cache model (see the module docs).
@@ -85,6 +98,8 @@ pub struct CacheModel {
     l2: HashSet<u64>,
     /// Per SM: cycle the load/store pipeline is free.
     lsu_free: Vec<u64>,
+    /// Per 4-byte word: cycle L2's atomic unit is free for it.
+    atom_free: HashMap<u64, u64>,
 }
 
 impl CacheModel {
@@ -111,10 +126,11 @@ impl CacheModel {
             l1_order: vec![Default::default(); n],
             l2,
             lsu_free: vec![0; n],
+            atom_free: HashMap::new(),
         }
     }
 
-    fn global(&mut self, sm: usize, start: u64, acc: &Accesses, load: bool) -> u64 {
+    fn global(&mut self, sm: usize, start: u64, acc: &Accesses, kind: Kind) -> u64 {
         let mut sectors = [0u64; 2 * WARP_SIZE * 4];
         let mut n = 0;
         for l in 0..WARP_SIZE {
@@ -137,11 +153,24 @@ impl CacheModel {
         let issue = start.max(self.lsu_free[sm]);
         self.lsu_free[sm] = issue + lines.len() as u64;
         let mut ready = issue + 1;
+        let local = acc.space == Space::Local;
         for &s in &sectors[..n] {
-            let t = if !load {
-                // Stores write through to L2; the warp does not wait.
+            let t = if kind == Kind::Store {
+                // Global stores write through to L2; local ones stay in L1
+                // (write-back). The warp does not wait for either.
                 self.l2.insert(s);
+                if local {
+                    self.fill(sm, s, issue + 1);
+                }
                 issue + 1
+            } else if kind == Kind::Atomic {
+                // Atomics run at L2, never in L1.
+                let lat = if self.l2.insert(s) {
+                    self.cfg.dram
+                } else {
+                    self.cfg.l2_hit
+                };
+                issue + lat
             } else if let Some(&at) = self.l1[sm].get(&s) {
                 (issue + self.cfg.l1_hit).max(at)
             } else {
@@ -156,7 +185,36 @@ impl CacheModel {
             };
             ready = ready.max(t);
         }
+        if kind == Kind::Atomic {
+            ready = ready.max(self.serialize_atomics(ready, acc));
+        }
         ready + lines.len() as u64 - 1
+    }
+
+    /// L2 applies atomics to one address one lane at a time: lanes of
+    /// this and earlier instructions on the same word queue behind each
+    /// other. Returns when this instruction's last lane is done.
+    fn serialize_atomics(&mut self, arrive: u64, acc: &Accesses) -> u64 {
+        let mut done = arrive;
+        let mut seen: [u64; WARP_SIZE] = [u64::MAX; WARP_SIZE];
+        for l in 0..WARP_SIZE {
+            if acc.lanes >> l & 1 == 0 {
+                continue;
+            }
+            let w = acc.addrs[l] / 4;
+            if seen.contains(&w) {
+                continue;
+            }
+            seen[l] = w;
+            let lanes = (0..WARP_SIZE)
+                .filter(|&k| acc.lanes >> k & 1 == 1 && acc.addrs[k] / 4 == w)
+                .count() as u64;
+            let free = self.atom_free.entry(w).or_insert(0);
+            let start = arrive.max(*free);
+            *free = start + lanes;
+            done = done.max(start + lanes - 1);
+        }
+        done
     }
 
     /// Puts sector `s` in SM `sm`'s L1 (ready at `at`), evicting the oldest lines.
@@ -174,6 +232,25 @@ impl CacheModel {
             }
         }
         self.l1[sm].insert(s, at);
+    }
+
+    /// Constant memory: the constant cache serves one address per clock,
+    /// so a warp reading k distinct addresses takes k passes; a line not
+    /// yet cached comes from memory like a global load.
+    fn constant(&mut self, sm: usize, start: u64, acc: &Accesses) -> u64 {
+        let mut distinct: Vec<u64> = (0..WARP_SIZE)
+            .filter(|&l| acc.lanes >> l & 1 == 1)
+            .map(|l| acc.addrs[l])
+            .collect();
+        distinct.sort_unstable();
+        distinct.dedup();
+        // Constant offsets live apart from global addresses in the caches.
+        let mut shifted = *acc;
+        for a in shifted.addrs.iter_mut() {
+            *a = a.wrapping_add(CONST_TAG);
+        }
+        let t = self.global(sm, start, &shifted, Kind::Load);
+        t + distinct.len().max(1) as u64 - 1
     }
 
     /// Shared memory: 32 banks of 4 bytes; lanes reading one word share it.
@@ -199,15 +276,15 @@ impl CacheModel {
 }
 
 impl MemTiming for CacheModel {
-    fn access(&mut self, sm: u32, cycle: u64, acc: &Accesses, load: bool) -> u64 {
+    fn access(&mut self, sm: u32, cycle: u64, acc: &Accesses, kind: Kind) -> u64 {
         let sm = (sm as usize).min(self.l1.len() - 1);
         let first = acc.addrs[acc.lanes.trailing_zeros().min(31) as usize];
         let window = crate::memory::SHARED_WINDOW..crate::memory::LOCAL_WINDOW;
         match acc.space {
             Space::Generic if window.contains(&first) => self.shared(sm, cycle, acc),
             Space::Shared => self.shared(sm, cycle, acc),
-            Space::Param | Space::Const => cycle + self.cfg.l1_hit,
-            Space::Global | Space::Local | Space::Generic => self.global(sm, cycle, acc, load),
+            Space::Param | Space::Const => self.constant(sm, cycle, acc),
+            Space::Global | Space::Local | Space::Generic => self.global(sm, cycle, acc, kind),
         }
     }
 }

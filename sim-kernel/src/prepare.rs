@@ -53,15 +53,17 @@ impl<'m> Prepared<'m> {
         launch: &Launch,
         data: Vec<Vec<u8>>,
     ) -> Result<Prepared<'m>, KernelError> {
-        let func = module.function(&launch.entry).ok_or_else(|| KernelError::NoEntry {
-            file: module.file.clone(),
-            entry: launch.entry.clone(),
-            kernels: module
-                .entries()
-                .map(|f| f.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-        })?;
+        let func = module
+            .function(&launch.entry)
+            .ok_or_else(|| KernelError::NoEntry {
+                file: module.file.clone(),
+                entry: launch.entry.clone(),
+                kernels: module
+                    .entries()
+                    .map(|f| f.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })?;
         let body = func.body.as_ref().ok_or_else(|| KernelError::NoEntry {
             file: module.file.clone(),
             entry: launch.entry.clone(),
@@ -132,8 +134,11 @@ impl<'m> Prepared<'m> {
         if shared > MAX_SPACE_BYTES {
             return Err(too_big("shared memory", shared));
         }
-        if local > MAX_SPACE_BYTES {
-            return Err(too_big("local memory", local));
+        if local.saturating_mul(launch.block_threads()) > MAX_SPACE_BYTES {
+            return Err(too_big(
+                "local memory of one block",
+                local.saturating_mul(launch.block_threads()),
+            ));
         }
         let consts = fill(StateSpace::Const, spaces[0].1.min(MAX_SPACE_BYTES));
         let shared_init = fill(StateSpace::Shared, shared);
@@ -144,11 +149,7 @@ impl<'m> Prepared<'m> {
             .symbols
             .vars()
             .iter()
-            .map(|n| {
-                addr.iter()
-                    .find(|a| &a.0 == n)
-                    .map(|a| (a.1, a.2))
-            })
+            .map(|n| addr.iter().find(|a| &a.0 == n).map(|a| (a.1, a.2)))
             .collect();
         let cfg = Cfg::new(body);
         let n = body.statements.len();
@@ -179,7 +180,12 @@ fn pack_params(func: &Function, launch: &Launch, buffers: &[u64]) -> Result<Vec<
             got: launch.params.len(),
         });
     }
-    let size = func.params.iter().map(|p| p.offset + p.size).max().unwrap_or(0);
+    let size = func
+        .params
+        .iter()
+        .map(|p| p.offset + p.size)
+        .max()
+        .unwrap_or(0);
     let mut out = vec![0u8; size as usize];
     for (index, (p, v)) in func.params.iter().zip(&launch.params).enumerate() {
         let (bits, n): (u64, u64) = match *v {

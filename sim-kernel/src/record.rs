@@ -581,6 +581,9 @@ fn validate_warp(i: u64, w: &RecWarp, per_block: u64, threads: u64) -> Result<()
     if w.lanes != lanes {
         return Err(format!("warps[{i}]: lanes {:#x}, expected {lanes:#x}", w.lanes));
     }
+    if w.accesses.len() > crate::exec::MAX_ACCESSES {
+        return Err(format!("warps[{i}]: more than {} memory instructions", crate::exec::MAX_ACCESSES));
+    }
     let mut last = None;
     for (k, a) in w.accesses.iter().enumerate() {
         let at = format!("warps[{i}].accesses[{k}]");

@@ -9,11 +9,12 @@
 //! Within a stretch (consecutive steps with one lane mask, no control
 //! statement, barrier or clock read), a step may move above another only
 //! if neither writes a register the other reads or writes, and not both
-//! touch memory unless both are loads. Among the steps whose predecessors
+//! may touch the same memory unless both are loads (global, shared and
+//! local memory are apart; a generic address may be any of them). Among the steps whose predecessors
 //! are placed, the first load goes first, else the first step.
 
 use crate::exec::{reads_clock, Step};
-use sim_isa::{Instruction, MemOp, Op, WarpOp};
+use sim_isa::{Instruction, MemOp, Op, Space, WarpOp};
 use sim_module::{Body, StatementKind};
 
 /// Longest stretch reordered as one (bounds the quadratic search).
@@ -26,6 +27,9 @@ pub(crate) struct Deps {
     writes: Vec<u32>,
     /// 0: no memory; 1: load; 2: store or atomic.
     mem: u8,
+    /// The memory it may touch: one bit per space class (global, shared,
+    /// local, read-only); a generic address may be any writable one.
+    spaces: u8,
     /// Control, barrier, clock read: nothing moves across it.
     fence: bool,
 }
@@ -53,7 +57,18 @@ fn inst_deps(i: &Instruction) -> Deps {
     };
     match &i.op {
         Op::Mem(m) if m.accesses_memory() => {
-            d.mem = if matches!(m.op, MemOp::Ld | MemOp::Ldu) { 1 } else { 2 };
+            d.mem = if matches!(m.op, MemOp::Ld | MemOp::Ldu) {
+                1
+            } else {
+                2
+            };
+            d.spaces = match m.space {
+                Space::Global => 1,
+                Space::Shared => 2,
+                Space::Local => 4,
+                Space::Param | Space::Const => 8,
+                Space::Generic => 7,
+            };
         }
         Op::Warp(w) => d.fence = !matches!(w.op, WarpOp::Activemask),
         _ => d.fence = reads_clock(i),
@@ -66,7 +81,7 @@ fn conflict(a: &Deps, b: &Deps) -> bool {
     hits(&a.writes, &b.reads)
         || hits(&a.writes, &b.writes)
         || hits(&b.writes, &a.reads)
-        || (a.mem != 0 && b.mem != 0 && (a.mem == 2 || b.mem == 2))
+        || (a.spaces & b.spaces != 0 && (a.mem == 2 || b.mem == 2))
 }
 
 /// `steps` in issue order (see the module docs).

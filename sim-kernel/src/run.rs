@@ -53,11 +53,17 @@ pub struct RunOptions {
     pub memory: MemConfig,
 }
 
+/// Default bound on a launch's warp-instructions: each is recorded for the
+/// timing pass (12 bytes, plus about 270 per memory instruction).
+pub const DEFAULT_MAX_INSTRUCTIONS: u64 = 50_000_000;
+
 impl RunOptions {
-    /// `config` with its own limits and the memory preset of its target.
+    /// `config` with the memory preset of its target; at most
+    /// [`DEFAULT_MAX_INSTRUCTIONS`] warp-instructions, or the
+    /// configuration's limit if lower.
     pub fn new(config: SmConfig, policy: SchedPolicy, sms: u32) -> RunOptions {
         RunOptions {
-            max_instructions: config.limits.max_instructions,
+            max_instructions: config.limits.max_instructions.min(DEFAULT_MAX_INSTRUCTIONS),
             memory: MemConfig::preset(config.target),
             config,
             policy,

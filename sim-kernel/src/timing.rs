@@ -8,11 +8,10 @@
 
 use crate::error::KernelError;
 use crate::exec::{reads_clock, Executed};
-use crate::memtime::MemTiming;
+use crate::memtime::{Kind, MemTiming};
 use crate::prepare::Prepared;
 use sim_core::{
-    Completion, External, ExternalRequest, Program, ProgramTables, SchedPolicy, Sm, SmConfig,
-    Stats,
+    Completion, External, ExternalRequest, Program, ProgramTables, SchedPolicy, Sm, SmConfig, Stats,
 };
 use sim_isa::{Instruction, MemOp, Op, Space, WarpInst, WarpOp};
 use sim_module::{ControlOp, StatementKind};
@@ -45,7 +44,7 @@ impl Timed {
 /// What the host does when a warp issues an external instruction.
 #[derive(Clone, Copy, Debug)]
 enum Ext {
-    Mem { access: u32, load: bool },
+    Mem { access: u32, kind: Kind },
     Barrier,
     Clock,
 }
@@ -95,14 +94,16 @@ fn unreachable_control() -> WarpInst {
     })
 }
 
-/// Whether statement `i` is external, and how.
-fn ext_kind(i: &Instruction) -> Option<bool> {
+/// Whether statement `i` is external, and the memory kind of a memory one.
+fn ext_kind(i: &Instruction) -> Option<Kind> {
     match &i.op {
-        Op::Mem(m) if m.accesses_memory() && m.space != Space::Param => {
-            Some(matches!(m.op, MemOp::Ld | MemOp::Ldu | MemOp::Atom(_)))
-        }
-        Op::Warp(w) if w.op == WarpOp::BarSync => Some(false),
-        _ if reads_clock(i) => Some(false),
+        Op::Mem(m) if m.accesses_memory() && m.space != Space::Param => Some(match m.op {
+            MemOp::Ld | MemOp::Ldu => Kind::Load,
+            MemOp::St => Kind::Store,
+            MemOp::Atom(_) | MemOp::Red(_) | MemOp::Cvta { .. } | MemOp::MovAddr => Kind::Atomic,
+        }),
+        Op::Warp(w) if w.op == WarpOp::BarSync => Some(Kind::Store),
+        _ if reads_clock(i) => Some(Kind::Store),
         _ => None,
     }
 }
@@ -134,9 +135,9 @@ impl External for Host<'_> {
         let w = req.warp_id as usize;
         let e = self.queue.get_mut(w)?.pop_front()?;
         let at = match e {
-            Ext::Mem { access, load } => {
+            Ext::Mem { access, kind } => {
                 let acc = &self.run.warps[w].accesses[access as usize];
-                self.mem.access(self.sm, req.cycle, acc, load)
+                self.mem.access(self.sm, req.cycle, acc, kind)
             }
             Ext::Clock => {
                 self.clocks[w].push(req.cycle);
@@ -171,10 +172,15 @@ pub fn time(
     mem: &mut dyn MemTiming,
 ) -> Result<Timed, KernelError> {
     let prog = Arc::new(program(prep, cfg.target));
-    let ext: Vec<Option<bool>> = prog.insts.iter().map(ext_kind).collect();
+    let ext: Vec<Option<Kind>> = prog.insts.iter().map(ext_kind).collect();
     let tables = ProgramTables::new(cfg.clone(), prog)?;
     let nw = run.warps.len();
-    let nblocks = run.warps.iter().map(|w| w.cta as usize + 1).max().unwrap_or(0);
+    let nblocks = run
+        .warps
+        .iter()
+        .map(|w| w.cta as usize + 1)
+        .max()
+        .unwrap_or(0);
     let mut expected = vec![Vec::new(); nblocks];
     for t in &run.warps {
         let bars = t
@@ -219,9 +225,7 @@ pub fn time(
                 sm.mark_external(i as u32)?;
             }
         }
-        let mine: Vec<usize> = (0..nw)
-            .filter(|&w| run.warps[w].cta % used == s)
-            .collect();
+        let mine: Vec<usize> = (0..nw).filter(|&w| run.warps[w].cta % used == s).collect();
         for &w in &mine {
             sm.add_host_warp(w as u32, run.warps[w].lanes)?;
         }
@@ -251,7 +255,7 @@ fn drive(
     host: &mut Host<'_>,
     mine: &[usize],
     prep: &Prepared<'_>,
-    ext: &[Option<bool>],
+    ext: &[Option<Kind>],
 ) -> Result<(), KernelError> {
     loop {
         for c in std::mem::take(&mut host.released) {
@@ -277,7 +281,11 @@ fn drive(
                 // Stuck: nothing fed, issued or released, and no time passed.
                 let still = (sm.cycle(), sm.instructions_issued()) == before;
                 if still && !fed && host.released.is_empty() && sm.pending_externals() == 0 {
-                    let waiting: Vec<u32> = mine.iter().filter(|&&w| host.blocked[w]).map(|&w| w as u32).collect();
+                    let waiting: Vec<u32> = mine
+                        .iter()
+                        .filter(|&&w| host.blocked[w])
+                        .map(|&w| w as u32)
+                        .collect();
                     return Err(KernelError::Deadlock {
                         cta: [0; 3],
                         waiting,
@@ -296,7 +304,7 @@ fn feed(
     host: &mut Host<'_>,
     w: usize,
     prep: &Prepared<'_>,
-    ext: &[Option<bool>],
+    ext: &[Option<Kind>],
 ) -> Result<bool, KernelError> {
     let steps = &host.order[w];
     let start = host.pos[w];
@@ -314,11 +322,11 @@ fn feed(
     for s in &host.order[w][start..] {
         host.pos[w] += 1;
         sm.push_instruction(w as u32, s.stmt)?;
-        if let Some(load) = ext[s.stmt as usize] {
+        if let Some(kind) = ext[s.stmt as usize] {
             let e = if is_barrier(prep, s.stmt) {
                 Ext::Barrier
             } else if let Some(access) = s.access {
-                Ext::Mem { access, load }
+                Ext::Mem { access, kind }
             } else {
                 Ext::Clock
             };

@@ -151,7 +151,10 @@ pub(crate) fn instruction(
         // the memory family's parser reads variables; any other family
         // would have taken it for a register.
         Ok(inst) if symbolic && !matches!(inst.op, sim_isa::Op::Mem(_)) => {
-            Ok(StatementKind::Unimplemented(Unimplemented { opcode, isa: None }))
+            Ok(StatementKind::Unimplemented(Unimplemented {
+                opcode,
+                isa: None,
+            }))
         }
         Ok(inst) => Ok(StatementKind::Instruction(inst)),
         Err(e) => Ok(StatementKind::Unimplemented(Unimplemented {

@@ -261,6 +261,20 @@ def bit_variants():
         m = f".{mode}" if mode else ""
         out.append((f"bit.prmt{m}.b32", r3, f"prmt.b32{m} %r5, %r1, %r2, %r3;", ("%r5", "b32"), 0))
     out.append(("bit.lop3.b32", r3, "lop3.b32 %r5, %r1, %r2, %r3, 0x96;", ("%r5", "b32"), 0))
+    for ty in ["u32", "u64", "s32", "s64"]:
+        st = st_of[int(ty[1:])]
+        a = reg(st, 1)
+        for m in ["", ".shiftamt"]:
+            out.append((f"bit.bfind{m}.{ty}", [(a, st)], f"bfind{m}.{ty} %r5, {a};", ("%r5", "b32"), 0))
+    # Predicate logic: the inputs become predicates (one ISETP each) and the
+    # result a storable value (one SEL): helpers, not the operation.
+    p2 = [("%r1", "b32"), ("%r2", "b32")]
+    pre = "setp.ne.u32 %p1, %r1, 0; setp.ne.u32 %p2, %r2, 0; "
+    for op in ["and", "or", "xor"]:
+        out.append((f"alu.{op}.b1", p2, pre + f"{op}.pred %p3, %p1, %p2; selp.u32 %r5, 1, 0, %p3;",
+                    ("%r5", "b32"), 3))
+    out.append(("alu.mov.b1", p2, pre + "mov.pred %p3, %p1; selp.u32 %r5, 1, 0, %p3;", ("%r5", "b32"), 2))
+    out.append(("bit.not.pred", p2, pre + "not.pred %p3, %p1; selp.u32 %r5, 1, 0, %p3;", ("%r5", "b32"), 2))
     for d in ["l", "r"]:
         for mode in ["wrap", "clamp"]:
             out.append((f"bit.shf.{d}.{mode}.b32", r3, f"shf.{d}.{mode}.b32 %r5, %r1, %r2, %r3;",

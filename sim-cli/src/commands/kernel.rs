@@ -76,9 +76,16 @@ fn read_launch(file: &Path, name: &str, inputs: &mut Inputs) -> Result<Launch> {
     Ok(launch)
 }
 
+/// The run's options: `--max-instructions` bounds the launch's
+/// warp-instructions (default [`sim_kernel::DEFAULT_MAX_INSTRUCTIONS`], or a
+/// configuration file's lower `limits.max_instructions`).
 fn options(setup: &Setup, default: Target, sms: usize) -> Result<RunOptions> {
     let (config, policy) = setup.resolve(default)?;
-    Ok(RunOptions::new(config, policy, sms as u32))
+    let mut opts = RunOptions::new(config, policy, sms as u32);
+    if let Some(n) = setup.max_instructions {
+        opts.max_instructions = n;
+    }
+    Ok(opts)
 }
 
 /// `simcli run LAUNCH.json`.

@@ -357,6 +357,17 @@ fn lengths_match_the_uops_table_where_the_compiler_is_the_same() {
     let mut sm35_differ = 0;
     for ((arch, key), &(uops, _)) in &old {
         let a = SassArch::from_name(arch).expect("lowering.tsv arch");
+        // Predicate logic (`and.pred`, `not.pred`, ...) fuses into the
+        // compare that makes its input (ISETP.NE.U32.AND with a predicate
+        // operand): the listing cannot tell it from derive.py's helpers.
+        // 64-bit `bfind` selects between the two words' FLOs; derive_sass's
+        // dataflow from the stored value keeps only part of that selection.
+        if key.ends_with(".b1")
+            || key == "bit.not.pred"
+            || key.starts_with("bit.bfind") && key.ends_with("64")
+        {
+            continue;
+        }
         // lowering.tsv counts a mov as one instruction by assumption (derive.py),
         // and a forwarded cvt as one because derive.py counts at least one; in an
         // isolated kernel ptxas forwards the source and emits none.

@@ -18,6 +18,7 @@ pub(crate) enum BitWord {
     Prmt,
     Lop3,
     Shf,
+    Bfind,
 }
 
 /// The family's syntax block.
@@ -27,19 +28,23 @@ pub(super) const SYNTAX: &str = "popc.type d, a;  clz.type d, a;  .type = { .b32
      bfi.type f, a, b, c, d;  .type = { .b32, .b64 }, c d .u32; \
      prmt.b32{.mode} d, a, b, c;  .mode = { .f4e, .b4e, .rc8, .ecl, .ecr, .rc16 }; \
      lop3.b32 d, a, b, c, immLut; \
-     shf.l.mode.b32 d, a, b, c;  shf.r.mode.b32 d, a, b, c;  .mode = { .clamp, .wrap }, c .u32";
+     shf.l.mode.b32 d, a, b, c;  shf.r.mode.b32 d, a, b, c;  .mode = { .clamp, .wrap }, c .u32; \
+     bfind{.shiftamt}.type d, a;  .type = { .u32, .u64, .s32, .s64 }, d is .u32";
 
 /// Modifier words the family reads besides its type.
 pub(crate) const BIT_WORDS: &[&str] = &[
-    "f4e", "b4e", "rc8", "ecl", "ecr", "rc16", "l", "r", "wrap", "clamp",
+    "f4e", "b4e", "rc8", "ecl", "ecr", "rc16", "l", "r", "wrap", "clamp", "shiftamt",
 ];
 
 /// Operands of `w` (`d` first).
 pub(super) const fn operands(w: BitWord) -> &'static [K] {
     match w {
-        BitWord::Popc | BitWord::Clz | BitWord::Brev | BitWord::Not | BitWord::Cnot => {
-            &[K::Dst, K::Value(0)]
-        }
+        BitWord::Popc
+        | BitWord::Clz
+        | BitWord::Brev
+        | BitWord::Not
+        | BitWord::Cnot
+        | BitWord::Bfind => &[K::Dst, K::Value(0)],
         BitWord::Bfe => &[K::Dst, K::Value(0), K::Shift, K::Shift],
         BitWord::Bfi => &[K::Dst, K::Value(0), K::Value(0), K::Shift, K::Shift],
         BitWord::Prmt => &[K::Dst, K::Value(0), K::Value(0), K::Value(0)],
@@ -52,8 +57,10 @@ pub(super) const fn operands(w: BitWord) -> &'static [K] {
 pub(super) const fn types(w: BitWord) -> &'static [T] {
     match w {
         BitWord::Popc | BitWord::Clz | BitWord::Brev | BitWord::Bfi => &[T::B32, T::B64],
-        BitWord::Not | BitWord::Cnot => &[T::B16, T::B32, T::B64],
-        BitWord::Bfe => &[T::U32, T::U64, T::S32, T::S64],
+        // `not.pred` is the predicate complement (PTX ISA 9.7.10.x).
+        BitWord::Not => &[T::B16, T::B32, T::B64, T::Pred],
+        BitWord::Cnot => &[T::B16, T::B32, T::B64],
+        BitWord::Bfe | BitWord::Bfind => &[T::U32, T::U64, T::S32, T::S64],
         BitWord::Prmt | BitWord::Lop3 | BitWord::Shf => &[T::B32],
     }
 }
@@ -68,6 +75,7 @@ pub(crate) fn word_lists(w: BitWord) -> Vec<Vec<&'static str>> {
             .iter()
             .flat_map(|d| ["wrap", "clamp"].iter().map(move |m| vec![*d, *m]))
             .collect(),
+        BitWord::Bfind => vec![vec![], vec!["shiftamt"]],
         BitWord::Popc
         | BitWord::Clz
         | BitWord::Brev
@@ -94,6 +102,12 @@ pub(crate) fn bit_op(w: BitWord, words: &[&str]) -> Result<BitOp, usize> {
         BitWord::Bfe => none(BitOp::Bfe),
         BitWord::Bfi => none(BitOp::Bfi),
         BitWord::Lop3 => none(BitOp::Lop3),
+        BitWord::Bfind => match words {
+            [] => Ok(BitOp::Bfind { shiftamt: false }),
+            ["shiftamt"] => Ok(BitOp::Bfind { shiftamt: true }),
+            [_] => Err(0),
+            [_, ..] => Err(1),
+        },
         BitWord::Prmt => match words {
             [] => Ok(BitOp::Prmt(None)),
             [m] => PrmtMode::ALL
@@ -138,6 +152,7 @@ pub(super) fn is_word(i: &Instruction, ws: &[BitWord]) -> bool {
         BitOp::Prmt(_) => BitWord::Prmt,
         BitOp::Lop3 => BitWord::Lop3,
         BitOp::Shf { .. } => BitWord::Shf,
+        BitOp::Bfind { .. } => BitWord::Bfind,
     };
     ws.contains(&w)
 }

@@ -398,8 +398,16 @@ pub fn lowering_key(inst: &Instruction) -> String {
             write!(s, ".{}", x.ty.name())
         }
         Op::Mem(m) => {
-            let v = if m.vec > 1 { format!(".v{}", m.vec) } else { String::new() };
-            let space = if m.space == Space::Generic { "generic" } else { m.space.name() };
+            let v = if m.vec > 1 {
+                format!(".v{}", m.vec)
+            } else {
+                String::new()
+            };
+            let space = if m.space == Space::Generic {
+                "generic"
+            } else {
+                m.space.name()
+            };
             write!(s, "mem.{}.{space}{v}.b{}", name(&inst.op), m.ty.bits())
         }
         Op::Warp(w) => write!(s, "warp.{}", w.word()),

@@ -219,6 +219,7 @@ pub(crate) const OPCODES: &[OpcodeDef] = &[
     f("brev", OpKind::Bit(BitWord::Brev)),
     f("not", OpKind::Bit(BitWord::Not)),
     f("cnot", OpKind::Bit(BitWord::Cnot)),
+    f("bfind", OpKind::Bit(BitWord::Bfind)),
     f("bfe", OpKind::Bit(BitWord::Bfe)),
     f("bfi", OpKind::Bit(BitWord::Bfi)),
     f("prmt", OpKind::Bit(BitWord::Prmt)),
@@ -457,8 +458,10 @@ pub(crate) fn types_ok(kind: OpKind, mode: Option<MulMode>, tys: &[Type]) -> boo
         OpKind::Slct => {
             tys.len() == 2 && SCALAR.contains(&tys[0]) && matches!(tys[1], T::S32 | T::F32)
         }
-        OpKind::Alu(AluOp::Mov) => one(INT_BITS) || one(&[T::F32, T::F64]),
-        OpKind::Alu(AluOp::And | AluOp::Or | AluOp::Xor | AluOp::Shl) => one(BITS),
+        // `.pred` moves and logic (PTX ISA 9.7.10): predicates as 0/1.
+        OpKind::Alu(AluOp::Mov) => one(INT_BITS) || one(&[T::F32, T::F64, T::Pred]),
+        OpKind::Alu(AluOp::And | AluOp::Or | AluOp::Xor) => one(BITS) || one(&[T::Pred]),
+        OpKind::Alu(AluOp::Shl) => one(BITS),
         OpKind::Alu(AluOp::Shr) => one(SHR),
         OpKind::Int(IntWord::Abs | IntWord::Neg) => one(INT_SIGNED),
         OpKind::Float(_) => float::types_ok(tys),

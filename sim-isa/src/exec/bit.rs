@@ -158,6 +158,24 @@ pub fn bit_lane(x: &Bit, s: [u64; 4]) -> u64 {
         BitOp::Prmt(m) => prmt(m, a, b, c),
         BitOp::Lop3 => lop3(a, b, c, e),
         BitOp::Shf { left, clamp } => shf(left, clamp, a, b, c),
+        BitOp::Bfind { shiftamt } => bfind(a, bits, x.ty.kind() == TypeKind::Signed, shiftamt),
+    }
+}
+
+/// `bfind` (PTX ISA 9.7.8.x): for a signed value, the highest bit that
+/// differs from the sign bit; for an unsigned one, the highest set bit.
+fn bfind(a: u64, bits: u32, signed: bool, shiftamt: bool) -> u64 {
+    let a = a & width_mask(bits);
+    let neg = signed && (a >> (bits - 1)) & 1 == 1;
+    let v = if neg { !a & width_mask(bits) } else { a };
+    if v == 0 {
+        return 0xffff_ffff;
+    }
+    let pos = 63 - u64::from(v.leading_zeros());
+    if shiftamt {
+        u64::from(bits - 1) - pos
+    } else {
+        pos
     }
 }
 
@@ -196,5 +214,6 @@ pub(crate) fn bit_warp(x: &Bit, s: &[Lanes; 4]) -> Lanes {
         BitOp::Prmt(md) => each(s, |a, b, c, _| prmt(md, a, b, c)),
         BitOp::Lop3 => each(s, lop3),
         BitOp::Shf { left, clamp } => each(s, |a, b, c, _| shf(left, clamp, a, b, c)),
+        BitOp::Bfind { shiftamt } => each(s, |a, _, _, _| bfind(a, bits, signed, shiftamt)),
     }
 }

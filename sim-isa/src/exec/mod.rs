@@ -32,9 +32,9 @@ pub use cvt::cvt_lane;
 pub use float::float_lane;
 pub use int::int_lane;
 pub use lanes::WarpRegs;
+pub use mem::{atom_lane, execute_mem, Accesses, FaultKind, MemFault, Memory};
 pub use select::{selp_lane, slct_lane};
 pub use video::video_lane;
-pub use mem::{atom_lane, execute_mem, Accesses, FaultKind, MemFault, Memory};
 pub use warp_ops::shfl_lane;
 
 use crate::inst::{FloatArith, Instruction, IntArith, Op, Operand, PredSrc, RegId};

@@ -358,7 +358,11 @@ impl DisplayInst<'_> {
     /// The modifiers after the opcode word, then the operands.
     fn mem(&self, f: &mut fmt::Formatter<'_>, m: &Mem) -> fmt::Result {
         for &q in m.quals.iter().filter(|&&q| q != 0) {
-            write!(f, ".{}", QUAL_WORDS.get(usize::from(q)).copied().unwrap_or("weak"))?;
+            write!(
+                f,
+                ".{}",
+                QUAL_WORDS.get(usize::from(q)).copied().unwrap_or("weak")
+            )?;
         }
         if let MemOp::Cvta { to: true } = m.op {
             f.write_str(".to")?;

@@ -6,10 +6,7 @@ use crate::inst::SpecialReg;
 
 /// The special register `name` names, if the simulator has a value for it.
 pub(super) fn special(name: &str) -> Option<SpecialReg> {
-    SpecialReg::NAMED
-        .iter()
-        .find(|n| n.0 == name)
-        .map(|n| n.1)
+    SpecialReg::NAMED.iter().find(|n| n.0 == name).map(|n| n.1)
 }
 
 /// A numeric literal's value class.

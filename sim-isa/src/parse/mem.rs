@@ -212,7 +212,13 @@ fn imm(s: &str) -> Option<u64> {
 pub(crate) fn parse(text: &str, syms: &mut Symbols) -> Result<Instruction, IsaError> {
     let end = text.trim_end().trim_end_matches(';').len();
     let Some((op, rest)) = split_head(text) else {
-        return Err(invalid(1, text, R::UnexpectedEnd { expected: "an instruction" }));
+        return Err(invalid(
+            1,
+            text,
+            R::UnexpectedEnd {
+                expected: "an instruction",
+            },
+        ));
     };
     let guard = guard(text, op.0, syms)?;
     let words: Vec<&str> = op.1.split('.').collect();
@@ -234,10 +240,7 @@ pub(crate) fn parse(text: &str, syms: &mut Symbols) -> Result<Instruction, IsaEr
         }
         _ => Op::Mem(mem(&mut cx, op, &words, &ops, end)?),
     };
-    Ok(Instruction {
-        guard,
-        op: op_body,
-    })
+    Ok(Instruction { guard, op: op_body })
 }
 
 fn guard(text: &str, op_off: usize, syms: &mut Symbols) -> Result<Option<Guard>, IsaError> {
@@ -258,7 +261,12 @@ fn guard(text: &str, op_off: usize, syms: &mut Symbols) -> Result<Option<Guard>,
     }))
 }
 
-fn warp(cx: &mut Cx<'_, '_>, op: Piece<'_>, ops: &[Piece<'_>], end: usize) -> Result<WarpInst, IsaError> {
+fn warp(
+    cx: &mut Cx<'_, '_>,
+    op: Piece<'_>,
+    ops: &[Piece<'_>],
+    end: usize,
+) -> Result<WarpInst, IsaError> {
     let Some(word) = WARP_WORDS.iter().position(|w| w.0 == op.1) else {
         return Err(invalid(cx.col(op.0), op.1, R::UnknownModifier(op.1.into())));
     };
@@ -290,7 +298,9 @@ fn warp(cx: &mut Cx<'_, '_>, op: Piece<'_>, ops: &[Piece<'_>], end: usize) -> Re
             }
         }
         WarpOp::Fence => count(0, 0)?,
-        WarpOp::Control => return Err(invalid(cx.col(op.0), op.1, R::UnknownModifier(op.1.into()))),
+        WarpOp::Control => {
+            return Err(invalid(cx.col(op.0), op.1, R::UnknownModifier(op.1.into())))
+        }
         WarpOp::Activemask => {
             count(1, 1)?;
             w.d = Some(cx.reg(ops[0])?);
@@ -342,7 +352,10 @@ fn mem(
     };
     let (mut ty, mut to, mut nq) = (None, false, 0);
     for &w in &words[1..] {
-        if let Some(s) = Space::WORDS.iter().find(|s| s.1 == w || (w == "shared::cta" && s.1 == "shared")) {
+        if let Some(s) = Space::WORDS
+            .iter()
+            .find(|s| s.1 == w || (w == "shared::cta" && s.1 == "shared"))
+        {
             m.space = s.0;
         } else if let Some(t) = MemType::WORDS.iter().find(|t| t.0 == w) {
             if ty.replace(t.1).is_some() {
@@ -377,7 +390,13 @@ fn mem(
         ("red", Some(a)) => MemOp::Red(a),
         ("cvta", None) if m.space != Space::Generic => MemOp::Cvta { to },
         ("mov", None) => MemOp::MovAddr,
-        _ => return Err(invalid(cx.col(op.0), op.1, R::UnknownInstruction(op.1.into()))),
+        _ => {
+            return Err(invalid(
+                cx.col(op.0),
+                op.1,
+                R::UnknownInstruction(op.1.into()),
+            ))
+        }
     };
     cx.inst = match m.op {
         MemOp::Ld => "ld",
@@ -388,7 +407,9 @@ fn mem(
         MemOp::Cvta { .. } => "cvta",
         MemOp::MovAddr => "mov",
     };
-    if (to && !matches!(m.op, MemOp::Cvta { .. })) || (m.vec > 1 && !matches!(m.op, MemOp::Ld | MemOp::Ldu | MemOp::St)) {
+    if (to && !matches!(m.op, MemOp::Cvta { .. }))
+        || (m.vec > 1 && !matches!(m.op, MemOp::Ld | MemOp::Ldu | MemOp::St))
+    {
         return Err(bad(if to { "to" } else { "v2" }));
     }
     let want = match m.op {
@@ -409,11 +430,10 @@ fn operands_into(cx: &mut Cx<'_, '_>, m: &mut Mem, ops: &[Piece<'_>]) -> Result<
         if n == 1 {
             return Ok(vec![(p.0, p.1.to_string())]);
         }
-        let inner = p
-            .1
-            .strip_prefix('{')
-            .and_then(|s| s.strip_suffix('}'))
-            .ok_or_else(|| cx.args(p.0, p.1))?;
+        let inner =
+            p.1.strip_prefix('{')
+                .and_then(|s| s.strip_suffix('}'))
+                .ok_or_else(|| cx.args(p.0, p.1))?;
         let items: Vec<(usize, String)> = operands(inner)
             .into_iter()
             .map(|(o, s)| (p.0 + 1 + o, s.to_string()))

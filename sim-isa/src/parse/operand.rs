@@ -112,7 +112,10 @@ impl Cx<'_> {
             return Err(syntax(&t));
         }
         // `%tid.x`: the component is part of the special register's name.
-        if let Some(t) = o.sel.filter(|t| special(&format!("{}{}", o.atom.text, t.text)).is_none()) {
+        if let Some(t) = o
+            .sel
+            .filter(|t| special(&format!("{}{}", o.atom.text, t.text)).is_none())
+        {
             return Err(invalid(
                 t.col,
                 t.text,

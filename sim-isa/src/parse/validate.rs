@@ -273,15 +273,6 @@ fn bit_op(
 /// implement. The type modifiers choose the family: a float type sends an
 /// integer-family word to the float forms, which simcli does not run yet.
 fn unimplemented_form(raw: &Raw<'_>) -> Result<(), IsaError> {
-    // `not.pred` is the predicate complement, outside the bit family here.
-    if let OpKind::Bit(BitWord::Not) = raw.def.kind {
-        if raw.mods.iter().any(|t| t.text == ".pred") {
-            return Err(IsaError::Unimplemented {
-                col: raw.op_tok.col,
-                what: "not.pred".into(),
-            });
-        }
-    }
     let float = |w: &str| {
         Type::from_name(w).is_some_and(|t| matches!(t.kind(), TypeKind::Float | TypeKind::BFloat))
     };

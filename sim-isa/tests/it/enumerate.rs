@@ -105,12 +105,7 @@ pub(super) fn roundtrip(
         }
     }
     let before = regs.clone();
-    execute(
-        &inst,
-        &ExecCtx::new(Target::SM_90, 0),
-        &mut regs,
-        u32::MAX,
-    );
+    execute(&inst, &ExecCtx::new(Target::SM_90, 0), &mut regs, u32::MAX);
     Some((inst, syms, before, regs))
 }
 

@@ -44,6 +44,7 @@ pub fn replay(name: &str, rec: &Recording, opts: &RunOptions) -> Result<LaunchRu
     if instructions > opts.max_instructions {
         return Err(KernelError::InstructionLimit {
             limit: opts.max_instructions,
+            waiting: Vec::new(),
         }
         .into());
     }

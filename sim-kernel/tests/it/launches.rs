@@ -12,8 +12,15 @@ fn data() -> PathBuf {
 }
 
 const LAUNCHES: [&str; 10] = [
-    "sad16.t", "sad16.v", "threshold_clamp.t", "threshold_clamp.v", "audio_mix.t",
-    "audio_mix.v", "divergent_select.t", "divergent_select.v", "block_sad_reduce.t",
+    "sad16.t",
+    "sad16.v",
+    "threshold_clamp.t",
+    "threshold_clamp.v",
+    "audio_mix.t",
+    "audio_mix.v",
+    "divergent_select.t",
+    "divergent_select.v",
+    "block_sad_reduce.t",
     "block_sad_reduce.v",
 ];
 
@@ -39,9 +46,17 @@ fn public_launches_match_the_h100_byte_for_byte() {
             }
         };
         for (b, want) in launch.load_expected().unwrap() {
-            let region = run.global.regions.iter().find(|r| r.base == prep.buffers[b]).unwrap();
+            let region = run
+                .global
+                .regions
+                .iter()
+                .find(|r| r.base == prep.buffers[b])
+                .unwrap();
             compared += 1;
-            assert!(want.iter().any(|&b| b != 0), "{name}: expected bytes all zero");
+            assert!(
+                want.iter().any(|&b| b != 0),
+                "{name}: expected bytes all zero"
+            );
             if let Some(m) = compare(&launch.buffers[b].name, &region.bytes, &want) {
                 failed.push(format!("{name}: {m}"));
             }
@@ -57,29 +72,93 @@ fn public_launches_match_the_h100_byte_for_byte() {
 /// reads, the same window the simulated clock reads give).
 #[test]
 fn one_block_launch_cycles_against_the_h100() {
+    let extra = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/h100-extra");
+    let mut paths: Vec<PathBuf> = LAUNCHES
+        .iter()
+        .filter(|n| n.ends_with(".t"))
+        .map(|n| data().join(format!("{n}.json")))
+        .collect();
+    let mut more: Vec<PathBuf> = std::fs::read_dir(&extra)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".t.json"))
+        .collect();
+    more.sort();
+    paths.extend(more);
     let mut rows = Vec::new();
-    for name in LAUNCHES.iter().filter(|n| n.ends_with(".t")) {
-        let path = data().join(format!("{name}.json"));
+    for path in &paths {
+        let name = path
+            .file_name()
+            .unwrap()
+            .to_string_lossy()
+            .trim_end_matches(".json")
+            .to_string();
         let cfg = sim_core::preset(sim_isa::Target::SM_90);
         let opts = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 1);
-        let run = run_launch(&path, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let run = run_launch(path, &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(run.mismatches.is_empty(), "{name}: {:?}", run.mismatches);
         let sim = run.timed.clock_window().unwrap();
         let hw = run.launch.h100.as_ref().unwrap().cycles_cold.unwrap();
-        rows.push((name.to_string(), sim, hw));
+        rows.push((name, sim, hw));
     }
-    let mut log = 0.0f64;
+    let geo = |rows: &[(String, u64, u64)]| {
+        let log: f64 = rows
+            .iter()
+            .map(|(_, s, h)| (*s as f64 / *h as f64).ln().abs())
+            .sum();
+        (log / rows.len() as f64).exp()
+    };
     for (name, sim, hw) in &rows {
         let f = *sim as f64 / *hw as f64;
-        log += f.max(1.0 / f).ln();
         println!("{name:22} simulated {sim:6}  H100 {hw:6}  ratio {f:.3}");
     }
-    let geo = (log / rows.len() as f64).exp();
-    println!("geometric-mean error factor {geo:.3}");
-    // Issue 11's goal: each within 25%, geometric-mean error at most 1.15.
-    for (name, sim, hw) in &rows {
+    let (public, extra) = rows.split_at(5);
+    let (gp, ge) = (geo(public), geo(extra));
+    println!("geometric-mean error factor: public {gp:.3}, extra {ge:.3}");
+    // Issue 11's goal for the public launches: each within 25%,
+    // geometric-mean error at most 1.15.
+    for (name, sim, hw) in public {
         let f = *sim as f64 / *hw as f64;
         assert!((0.75..=1.25).contains(&f), "{name}: {sim} vs H100 {hw}");
     }
-    assert!(geo <= 1.15, "geometric-mean error {geo:.3}");
+    assert!(gp <= 1.15, "geometric-mean error {gp:.3}");
+    // The extra kernels were measured after the model was fitted, to see
+    // how it generalises (docs/validation.md lists where it does not:
+    // global atomics, constant-memory gathers, integer division, and
+    // streaming first touches). A regression guard at today's figure.
+    assert!(ge <= 1.40, "extra kernels: geometric-mean error {ge:.3}");
+}
+
+/// The extra kernels (tests/data/h100-extra: tools/gpu/kernels/extra.cu,
+/// nvcc 13.0.88 -O3 for sm_90; outputs and cycles observed on an H100 through
+/// tools/gpu/launch.py) leave exactly the H100's bytes.
+#[test]
+fn extra_launches_match_the_h100_byte_for_byte() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/h100-extra");
+    let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    names.sort();
+    assert_eq!(names.len(), 20);
+    let mut failed = Vec::new();
+    let mut compared = 0;
+    for path in &names {
+        let cfg = sim_core::preset(sim_isa::Target::SM_90);
+        let opts = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 4);
+        match run_launch(path, &opts) {
+            Ok(run) => {
+                compared += run.launch.expected.len();
+                failed.extend(
+                    run.mismatches
+                        .iter()
+                        .map(|m| format!("{}: {m}", path.display())),
+                );
+            }
+            Err(e) => failed.push(format!("{}: {e}", path.display())),
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+    assert!(compared >= 30, "{compared} buffers compared");
 }
