@@ -280,9 +280,9 @@ fn run_warp(
                 }
                 match &inst.op {
                     Op::Mem(_) => {
-                        let mut logged = crate::record::LogLoads {
+                        let mut logged = crate::record::LoadTap {
                             mem: &mut *mem,
-                            loads: &mut warp.trace.loads,
+                            loads: crate::record::Loads::Log(&mut warp.trace.loads),
                         };
                         let acc = execute_mem(inst, &ctx, &mut warp.regs, top.mask, &mut logged).map_err(
                             |fault| KernelError::Fault {

@@ -21,7 +21,6 @@
 
 use crate::error::KernelError;
 use crate::exec::WarpTrace;
-use crate::memory::WarpMem;
 use crate::run::{LaunchRun, RunOptions};
 use crate::Mismatch;
 use serde::{Deserialize, Serialize};
@@ -289,19 +288,43 @@ impl RecAccess {
     }
 }
 
-/// A [`Memory`] that logs every value a load returns.
-pub(crate) struct LogLoads<'a, M: Memory + ?Sized> {
-    /// The memory answering.
-    pub mem: &'a mut M,
-    /// Where the values go.
-    pub loads: &'a mut Vec<u64>,
+/// What a [`LoadTap`] does with loads.
+pub(crate) enum Loads<'a> {
+    /// Answers from the memory and logs each value.
+    Log(&'a mut Vec<u64>),
+    /// Answers each load with the next recorded value.
+    Answer {
+        /// The recorded values.
+        values: &'a [u64],
+        /// The next one.
+        next: &'a mut usize,
+    },
 }
 
-impl<M: Memory + ?Sized> Memory for LogLoads<'_, M> {
+/// A [`Memory`] whose loads are logged or answered from a record; stores,
+/// variables and address windows go to `mem`.
+pub(crate) struct LoadTap<'a, M: Memory + ?Sized> {
+    /// The memory.
+    pub mem: &'a mut M,
+    /// What loads do.
+    pub loads: Loads<'a>,
+}
+
+impl<M: Memory + ?Sized> Memory for LoadTap<'_, M> {
     fn load(&mut self, space: Space, lane: u32, addr: u64, bytes: u32) -> Result<u64, FaultKind> {
-        let v = self.mem.load(space, lane, addr, bytes)?;
-        self.loads.push(v);
-        Ok(v)
+        match &mut self.loads {
+            Loads::Log(log) => {
+                let v = self.mem.load(space, lane, addr, bytes)?;
+                log.push(v);
+                Ok(v)
+            }
+            Loads::Answer { values, next } => {
+                let v = values.get(**next).copied();
+                **next += 1;
+                // Past the record: the recording does not match its module.
+                v.ok_or(FaultKind::OutOfBounds)
+            }
+        }
     }
     fn store(&mut self, space: Space, lane: u32, addr: u64, bytes: u32, v: u64) -> Result<(), FaultKind> {
         self.mem.store(space, lane, addr, bytes, v)
@@ -422,7 +445,10 @@ impl Recording {
         };
         let found = u32::from_le_bytes([v[0], v[1], v[2], v[3]]);
         if found != VERSION {
-            return Err(RecordError::Version { name: name_s(), found });
+            return Err(RecordError::Version {
+                name: name_s(),
+                found,
+            });
         }
         let body = &bytes[12..];
         let (rec, used): (Recording, usize) = bincode::serde::decode_from_slice(body, config())
@@ -436,7 +462,10 @@ impl Recording {
                 msg: format!("{} bytes after the recording's end", body.len() - used),
             });
         }
-        rec.validate().map_err(|msg| RecordError::Invalid { name: name_s(), msg })?;
+        rec.validate().map_err(|msg| RecordError::Invalid {
+            name: name_s(),
+            msg,
+        })?;
         Ok(rec)
     }
 
@@ -452,10 +481,16 @@ impl Recording {
         let blocks: u64 = self.grid.iter().map(|&d| u64::from(d)).product();
         let threads: u64 = self.block.iter().map(|&d| u64::from(d)).product();
         if self.grid.contains(&0) || blocks > MAX_GRID_BLOCKS {
-            return Err(format!("grid {:?}: each at least 1, at most {MAX_GRID_BLOCKS} blocks", self.grid));
+            return Err(format!(
+                "grid {:?}: each at least 1, at most {MAX_GRID_BLOCKS} blocks",
+                self.grid
+            ));
         }
         if self.block.contains(&0) || threads > MAX_BLOCK_THREADS {
-            return Err(format!("block {:?}: each at least 1, at most {MAX_BLOCK_THREADS} threads", self.block));
+            return Err(format!(
+                "block {:?}: each at least 1, at most {MAX_BLOCK_THREADS} threads",
+                self.block
+            ));
         }
         if self.buffers.len() > MAX_ENTRIES || self.params.len() > MAX_ENTRIES {
             return Err(format!("more than {MAX_ENTRIES} buffers or parameters"));
@@ -463,7 +498,10 @@ impl Recording {
         let mut total = 0u64;
         for b in &self.buffers {
             if b.bytes > MAX_BUFFER_BYTES {
-                return Err(format!("buffer '{}': {} bytes, more than {MAX_BUFFER_BYTES}", b.name, b.bytes));
+                return Err(format!(
+                    "buffer '{}': {} bytes, more than {MAX_BUFFER_BYTES}",
+                    b.name, b.bytes
+                ));
             }
             total += b.bytes;
             if let Some((i, f)) = &b.output {
@@ -579,10 +617,16 @@ fn validate_warp(i: u64, w: &RecWarp, per_block: u64, threads: u64) -> Result<()
     let n = (threads - warp * 32).min(32) as u32;
     let lanes = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
     if w.lanes != lanes {
-        return Err(format!("warps[{i}]: lanes {:#x}, expected {lanes:#x}", w.lanes));
+        return Err(format!(
+            "warps[{i}]: lanes {:#x}, expected {lanes:#x}",
+            w.lanes
+        ));
     }
     if w.accesses.len() > crate::exec::MAX_ACCESSES {
-        return Err(format!("warps[{i}]: more than {} memory instructions", crate::exec::MAX_ACCESSES));
+        return Err(format!(
+            "warps[{i}]: more than {} memory instructions",
+            crate::exec::MAX_ACCESSES
+        ));
     }
     let mut last = None;
     for (k, a) in w.accesses.iter().enumerate() {
@@ -592,43 +636,26 @@ fn validate_warp(i: u64, w: &RecWarp, per_block: u64, threads: u64) -> Result<()
         }
         last = Some(a.step);
         let Some(&(_, lanes)) = w.steps.get(a.step as usize) else {
-            return Err(format!("{at}: step {} past the warp's {} steps", a.step, w.steps.len()));
+            return Err(format!(
+                "{at}: step {} past the warp's {} steps",
+                a.step,
+                w.steps.len()
+            ));
         };
         if a.lanes & !lanes != 0 || a.addrs.len() != a.lanes.count_ones() as usize {
-            return Err(format!("{at}: lanes {:#x} and {} addresses do not fit step lanes {lanes:#x}", a.lanes, a.addrs.len()));
+            return Err(format!(
+                "{at}: lanes {:#x} and {} addresses do not fit step lanes {lanes:#x}",
+                a.lanes,
+                a.addrs.len()
+            ));
         }
     }
     if let Some((k, _)) = w.steps.iter().enumerate().find(|(_, s)| s.1 & !lanes != 0) {
-        return Err(format!("warps[{i}].steps[{k}]: lanes outside the warp's {lanes:#x}"));
+        return Err(format!(
+            "warps[{i}].steps[{k}]: lanes outside the warp's {lanes:#x}"
+        ));
     }
     Ok(())
-}
-
-/// Loads answered from a record; everything else from the launch memory.
-struct ReplayMem<'a, 'm> {
-    mem: &'a mut WarpMem<'m>,
-    loads: &'a [u64],
-    next: &'a mut usize,
-}
-
-impl Memory for ReplayMem<'_, '_> {
-    fn load(&mut self, _: Space, _: u32, _: u64, _: u32) -> Result<u64, FaultKind> {
-        let v = self.loads.get(*self.next).copied();
-        *self.next += 1;
-        v.ok_or(FaultKind::OutOfBounds)
-    }
-    fn store(&mut self, space: Space, lane: u32, addr: u64, bytes: u32, v: u64) -> Result<(), FaultKind> {
-        self.mem.store(space, lane, addr, bytes, v)
-    }
-    fn var(&self, id: u32) -> Result<(Space, u64), FaultKind> {
-        self.mem.var(id)
-    }
-    fn to_generic(&self, space: Space, addr: u64) -> u64 {
-        self.mem.to_generic(space, addr)
-    }
-    fn from_generic(&self, space: Space, addr: u64) -> u64 {
-        self.mem.from_generic(space, addr)
-    }
 }
 
 mod replay;

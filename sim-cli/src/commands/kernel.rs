@@ -103,7 +103,12 @@ pub fn run_launch(file: &Path, name: &str, a: &RunArgs, mut inputs: Inputs) -> R
     .with_context(|| format!("running {name}"))?;
     let show: Vec<usize> = (0..run.buffers.len()).collect();
     finish(name, &run, &opts, a, &inputs, &show, None)?;
-    Ok(check_result(a.check, &run, launch.expected.len(), "expected"))
+    Ok(check_result(
+        a.check,
+        &run,
+        launch.expected.len(),
+        "expected",
+    ))
 }
 
 /// `simcli run kernel.bin` (a recording), read from `r`.
@@ -202,7 +207,13 @@ fn safe_name(name: &str) -> bool {
 }
 
 /// `--dump-buffers DIR`: buffers `which` as `DIR/<name>.bin`.
-fn dump_buffers(dir: &Path, launch: &Launch, buffers: &[Vec<u8>], which: &[usize], inputs: &Inputs) -> Result<()> {
+fn dump_buffers(
+    dir: &Path,
+    launch: &Launch,
+    buffers: &[Vec<u8>],
+    which: &[usize],
+    inputs: &Inputs,
+) -> Result<()> {
     for &i in which {
         let n = &launch.buffers[i].name;
         if !safe_name(n) {
@@ -212,7 +223,8 @@ fn dump_buffers(dir: &Path, launch: &Launch, buffers: &[Vec<u8>], which: &[usize
             );
         }
     }
-    std::fs::create_dir_all(dir).with_context(|| format!("--dump-buffers: creating {}", dir.display()))?;
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("--dump-buffers: creating {}", dir.display()))?;
     for &i in which {
         let p = dir.join(format!("{}.bin", launch.buffers[i].name));
         write_file(&p, inputs, |w| w.write_all(&buffers[i]))?;
@@ -268,20 +280,32 @@ impl Summary {
         let mut o = String::from("\nlaunch\n");
         let mut kv = |k: &str, v: String| o.push_str(&format!("  {k:<22}{v}\n"));
         kv("entry", format!("{} ({})", self.entry, self.module));
-        kv("grid x block", format!("{} x {}", dims(self.grid), dims(self.block)));
+        kv(
+            "grid x block",
+            format!("{} x {}", dims(self.grid), dims(self.block)),
+        );
         kv("warps", self.warps.to_string());
         kv("warp-instr executed", self.executed.to_string());
         kv("SMs used", self.sms_used.to_string());
         match self.clock_window {
-            Some(c) => kv("clock window", format!("{c} cycles (last %clock read - first)")),
+            Some(c) => kv(
+                "clock window",
+                format!("{c} cycles (last %clock read - first)"),
+            ),
             None => kv("clock window", "(the kernel reads no %clock)".into()),
         }
         if let Some(h) = self.h100 {
-            let r = self.ratio().map_or(String::new(), |r| format!(" (simulated/H100 {r:.3})"));
+            let r = self
+                .ratio()
+                .map_or(String::new(), |r| format!(" (simulated/H100 {r:.3})"));
             kv("H100 cycles_cold", format!("{h}{r}"));
         }
         if let Some(c) = self.recorded {
-            let same = if c == self.cycles { "same as this replay" } else { "differs: other configuration?" };
+            let same = if c == self.cycles {
+                "same as this replay"
+            } else {
+                "differs: other configuration?"
+            };
             kv("recorded cycles", format!("{c} ({same})"));
         }
         o
@@ -305,7 +329,13 @@ impl Summary {
 }
 
 /// `simcli record LAUNCH.json -o FILE`.
-pub fn record(file: &Path, output: &Path, setup: &Setup, sms: usize, mut inputs: Inputs) -> Result<ExitCode> {
+pub fn record(
+    file: &Path,
+    output: &Path,
+    setup: &Setup,
+    sms: usize,
+    mut inputs: Inputs,
+) -> Result<ExitCode> {
     check_counts(sms, 1)?;
     let name = file.display().to_string();
     if let Ok(f) = std::fs::File::open(file) {

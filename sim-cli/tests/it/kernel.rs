@@ -1,7 +1,8 @@
 //! Real kernels through simcli (issue 11): the ten public H100 launches
 //! (sim-module/tests/data/h100) with `--check`, `--dump-buffers`, the JSON
 //! report's launch fields, and `simcli record` then `simcli run` of the
-//! recording, which must give the direct run's cycles and outputs.
+//! recording, which must give the direct run's cycles and outputs (also on
+//! the twenty launches of sim-kernel/tests/data/h100-extra).
 
 use crate::{parts, root, s, scratch, simcli};
 use sim_kernel::Recording;
@@ -27,6 +28,18 @@ fn data() -> PathBuf {
 
 fn launch(name: &str) -> PathBuf {
     data().join(format!("{name}.json"))
+}
+
+/// The twenty further launches measured on the H100 (sim-kernel's test data).
+fn extra() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root().join("sim-kernel/tests/data/h100-extra"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .collect();
+    v.sort();
+    assert_eq!(v.len(), 20);
+    v
 }
 
 /// A copy of the public launches' folder, to corrupt.
@@ -60,19 +73,38 @@ fn outputs(path: &Path) -> Vec<String> {
 fn all_public_launches_pass_check() {
     let mut buffers = 0;
     for name in LAUNCHES {
-        let (c, out, e) = parts(&simcli(&["run", s(&launch(name)), "--arch", "sm_90", "--check"]));
+        let (c, out, e) = parts(&simcli(&[
+            "run",
+            s(&launch(name)),
+            "--arch",
+            "sm_90",
+            "--check",
+        ]));
         assert_eq!(c, 0, "{name}: {e}");
         let n = outputs(&launch(name)).len();
         assert!(
-            e.contains(&format!("check: all {n} output buffers match their expected bytes")),
+            e.contains(&format!(
+                "check: all {n} output buffers match their expected bytes"
+            )),
             "{name}: {e}"
         );
         buffers += n;
         assert!(out.contains("launch\n"), "{name}: {out}");
-        assert!(out.contains(&format!("entry                 {}", name.split('.').next().unwrap())));
+        assert!(out.contains(&format!(
+            "entry                 {}",
+            name.split('.').next().unwrap()
+        )));
     }
     // Every output of the ten launches was compared.
     assert_eq!(buffers, 16);
+    for l in extra() {
+        let (c, _, e) = parts(&simcli(&["run", s(&l), "--check"]));
+        assert_eq!(c, 0, "{}: {e}", l.display());
+        assert!(
+            e.contains("output buffers match their expected bytes"),
+            "{e}"
+        );
+    }
 }
 
 #[test]
@@ -105,7 +137,10 @@ fn check_needs_expected_files() {
     std::fs::write(&l, serde_json::to_vec(&v).unwrap()).unwrap();
     let (c, out, e) = parts(&simcli(&["run", s(&l), "--check"]));
     assert_eq!(c, 2, "{e}");
-    assert!(e.contains("--check: the launch file names no expected outputs"), "{e}");
+    assert!(
+        e.contains("--check: the launch file names no expected outputs"),
+        "{e}"
+    );
     assert!(out.is_empty());
     // Without --check it runs.
     assert_eq!(parts(&simcli(&["run", s(&l)])).0, 0);
@@ -119,12 +154,16 @@ fn dump_buffers_writes_the_final_bytes() {
     assert_eq!(c, 0, "{e}");
     for o in outputs(&l) {
         let got = std::fs::read(dir.join(format!("{o}.bin"))).unwrap();
-        let want = std::fs::read(data().join(format!("threshold_clamp.v.{o}.expected.bin"))).unwrap();
+        let want =
+            std::fs::read(data().join(format!("threshold_clamp.v.{o}.expected.bin"))).unwrap();
         assert_eq!(got, want, "{o}");
     }
     // The input buffer is unchanged by the kernel; the clock buffer is written.
     let px = std::fs::read(dir.join("px.bin")).unwrap();
-    assert_eq!(px, std::fs::read(data().join("threshold_clamp.v.px.bin")).unwrap());
+    assert_eq!(
+        px,
+        std::fs::read(data().join("threshold_clamp.v.px.bin")).unwrap()
+    );
     let clk = std::fs::read(dir.join("clk.bin")).unwrap();
     assert_eq!(clk.len(), 96);
     assert!(clk.iter().any(|&b| b != 0));
@@ -133,7 +172,10 @@ fn dump_buffers_writes_the_final_bytes() {
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
     names.sort();
-    assert_eq!(names, ["clamped.bin", "clk.bin", "count.bin", "mask.bin", "px.bin"]);
+    assert_eq!(
+        names,
+        ["clamped.bin", "clk.bin", "count.bin", "mask.bin", "px.bin"]
+    );
 }
 
 #[test]
@@ -146,7 +188,10 @@ fn dump_buffers_never_escapes_its_folder_or_overwrites_an_input() {
     let out = d.join("dump");
     let (c, o, e) = parts(&simcli(&["run", s(&evil), "--dump-buffers", s(&out)]));
     assert_eq!(c, 2, "{e}");
-    assert!(e.contains("buffer name '../mix' cannot be a file name"), "{e}");
+    assert!(
+        e.contains("buffer name '../mix' cannot be a file name"),
+        "{e}"
+    );
     assert!(o.is_empty());
     assert!(!d.join("mix.bin").exists() && !out.exists());
     // Dumping into the data folder would replace the input buffer `a`
@@ -164,7 +209,14 @@ fn dump_buffers_never_escapes_its_folder_or_overwrites_an_input() {
 
 #[test]
 fn json_report_has_cycles_and_the_launch() {
-    let v = json(&["run", s(&launch("sad16.t")), "--arch", "sm_90", "--format", "json"]);
+    let v = json(&[
+        "run",
+        s(&launch("sad16.t")),
+        "--arch",
+        "sm_90",
+        "--format",
+        "json",
+    ]);
     let cycles = v["cycles"].as_u64().unwrap();
     assert!(cycles > 1000, "{v}");
     let l = &v["launch"];
@@ -186,28 +238,66 @@ fn json_report_has_cycles_and_the_launch() {
     // CSV keeps its fixed columns.
     let (c, out, _) = parts(&simcli(&["run", s(&launch("sad16.t")), "--format", "csv"]));
     assert_eq!(c, 0);
-    assert!(out.starts_with("run,input,arch,scheduler,sms,warps,overrides,cycles,"), "{out}");
+    assert!(
+        out.starts_with("run,input,arch,scheduler,sms,warps,overrides,cycles,"),
+        "{out}"
+    );
     assert!(out.contains(&format!(",{cycles},")), "{out}");
 }
 
 #[test]
 fn record_then_run_reproduces_values_and_cycles() {
     let d = scratch("kernel_record");
-    for name in LAUNCHES {
-        let l = launch(name);
+    let all = LAUNCHES.iter().map(|n| launch(n)).chain(extra());
+    for l in all {
+        let name = l.file_stem().unwrap().to_str().unwrap().to_string();
+        let name = name.as_str();
         let direct_dump = d.join(format!("{name}.direct"));
-        let direct = json(&["run", s(&l), "--format", "json", "--sms", "4", "--dump-buffers", s(&direct_dump)]);
+        let direct = json(&[
+            "run",
+            s(&l),
+            "--format",
+            "json",
+            "--sms",
+            "4",
+            "--dump-buffers",
+            s(&direct_dump),
+        ]);
         let rec = d.join(format!("{name}.bin"));
         let (c, _, e) = parts(&simcli(&["record", s(&l), "-o", s(&rec), "--sms", "4"]));
         assert_eq!(c, 0, "{name}: {e}");
         assert!(e.contains("recorded"), "{e}");
         let replay_dump = d.join(format!("{name}.replay"));
-        let replay = json(&["run", s(&rec), "--format", "json", "--sms", "4", "--dump-buffers", s(&replay_dump)]);
-        for k in ["cycles", "warp_instructions", "thread_instructions", "micro_ops", "stalls"] {
+        let replay = json(&[
+            "run",
+            s(&rec),
+            "--format",
+            "json",
+            "--sms",
+            "4",
+            "--dump-buffers",
+            s(&replay_dump),
+        ]);
+        for k in [
+            "cycles",
+            "warp_instructions",
+            "thread_instructions",
+            "micro_ops",
+            "stalls",
+        ] {
             assert_eq!(direct[k], replay[k], "{name}: {k}");
         }
-        for k in ["clock_window", "warp_instructions_executed", "warps", "entry", "sms_used"] {
-            assert_eq!(direct["launch"][k], replay["launch"][k], "{name}: launch.{k}");
+        for k in [
+            "clock_window",
+            "warp_instructions_executed",
+            "warps",
+            "entry",
+            "sms_used",
+        ] {
+            assert_eq!(
+                direct["launch"][k], replay["launch"][k],
+                "{name}: launch.{k}"
+            );
         }
         assert_eq!(replay["launch"]["recorded_cycles"], direct["cycles"]);
         for o in outputs(&l) {
@@ -232,7 +322,16 @@ fn edit(rec: &Path, out: &Path, f: impl FnOnce(&mut Recording)) {
 fn a_replay_computes_its_outputs_from_the_recorded_loads() {
     let d = scratch("kernel_replay_loads");
     let rec = d.join("mix.bin");
-    assert_eq!(parts(&simcli(&["record", s(&launch("audio_mix.t")), "-o", s(&rec)])).0, 0);
+    assert_eq!(
+        parts(&simcli(&[
+            "record",
+            s(&launch("audio_mix.t")),
+            "-o",
+            s(&rec)
+        ]))
+        .0,
+        0
+    );
     // Another value for the last sample warp 0 loaded: its output changes.
     let bad = d.join("bad.bin");
     edit(&rec, &bad, |r| {
@@ -249,21 +348,46 @@ fn a_replay_computes_its_outputs_from_the_recorded_loads() {
 fn bad_recordings_are_refused_clearly() {
     let d = scratch("kernel_bad_rec");
     let rec = d.join("k.bin");
-    assert_eq!(parts(&simcli(&["record", s(&launch("block_sad_reduce.t")), "-o", s(&rec)])).0, 0);
+    assert_eq!(
+        parts(&simcli(&[
+            "record",
+            s(&launch("block_sad_reduce.t")),
+            "-o",
+            s(&rec)
+        ]))
+        .0,
+        0
+    );
     let bytes = std::fs::read(&rec).unwrap();
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
-        ("truncated", bytes[..bytes.len() / 2].to_vec(), "corrupt or truncated kernel recording"),
-        ("header only", bytes[..10].to_vec(), "the version is cut off"),
-        ("version", {
-            let mut b = bytes.clone();
-            b[8] = 9;
-            b
-        }, "kernel recording version 9; this simcli reads version 1"),
-        ("trailing", {
-            let mut b = bytes.clone();
-            b.extend_from_slice(b"xx");
-            b
-        }, "2 bytes after the recording's end"),
+        (
+            "truncated",
+            bytes[..bytes.len() / 2].to_vec(),
+            "corrupt or truncated kernel recording",
+        ),
+        (
+            "header only",
+            bytes[..10].to_vec(),
+            "the version is cut off",
+        ),
+        (
+            "version",
+            {
+                let mut b = bytes.clone();
+                b[8] = 9;
+                b
+            },
+            "kernel recording version 9; this simcli reads version 1",
+        ),
+        (
+            "trailing",
+            {
+                let mut b = bytes.clone();
+                b.extend_from_slice(b"xx");
+                b
+            },
+            "2 bytes after the recording's end",
+        ),
     ];
     for (what, b, msg) in cases {
         let p = d.join(format!("{}.bin", what.replace(' ', "_")));
@@ -273,12 +397,37 @@ fn bad_recordings_are_refused_clearly() {
         assert!(e.contains(msg) && e.contains(s(&p)), "{what}: {e}");
         assert!(out.is_empty(), "{what}");
     }
-    let edits: Vec<(&str, Box<dyn FnOnce(&mut Recording)>, &str)> = vec![
-        ("stmt", Box::new(|r| r.warps[1].steps[3].0 = 99_999), "warps[1].steps[3]: statement 99999 is past the kernel's"),
-        ("warps", Box::new(|r| { r.warps.pop(); }), "warps, but a grid of 1 blocks of 256 threads has 8"),
-        ("loads", Box::new(|r| { r.warps[0].loads.pop(); }), "load values or addresses do not match the module"),
-        ("buffer", Box::new(|r| r.params[0] = sim_kernel::record::RecParam::Buffer(7)), "params[0]: buffer 7 does not exist"),
-        ("access", Box::new(|r| r.warps[0].accesses[0].addrs.push(1)), "warps[0].accesses[0]: lanes"),
+    type Edit = Box<dyn FnOnce(&mut Recording)>;
+    let edits: Vec<(&str, Edit, &str)> = vec![
+        (
+            "stmt",
+            Box::new(|r| r.warps[1].steps[3].0 = 99_999),
+            "warps[1].steps[3]: statement 99999 is past the kernel's",
+        ),
+        (
+            "warps",
+            Box::new(|r| {
+                r.warps.pop();
+            }),
+            "warps, but a grid of 1 blocks of 256 threads has 8",
+        ),
+        (
+            "loads",
+            Box::new(|r| {
+                r.warps[0].loads.pop();
+            }),
+            "load values or addresses do not match the module",
+        ),
+        (
+            "buffer",
+            Box::new(|r| r.params[0] = sim_kernel::record::RecParam::Buffer(7)),
+            "params[0]: buffer 7 does not exist",
+        ),
+        (
+            "access",
+            Box::new(|r| r.warps[0].accesses[0].addrs.push(1)),
+            "warps[0].accesses[0]: lanes",
+        ),
     ];
     for (what, f, msg) in edits {
         let p = d.join(format!("{what}.bin"));
@@ -296,11 +445,28 @@ fn bad_launch_files_are_refused_clearly() {
     let text = std::fs::read_to_string(d.join("sad16.t.json")).unwrap();
     let cases = [
         ("syntax", text.replacen('{', "{,", 1), "line 1 column 2"),
-        ("field", text.replace("\"entry\"", "\"entri\""), "unknown field `entri`"),
-        ("entry", text.replace("\"sad16\"", "\"nope\""), "no .entry named 'nope'"),
-        ("buffer file", text.replace("sad16.t.cur.bin", "missing.bin"), "missing.bin"),
+        (
+            "field",
+            text.replace("\"entry\"", "\"entri\""),
+            "unknown field `entri`",
+        ),
+        (
+            "entry",
+            text.replace("\"sad16\"", "\"nope\""),
+            "no .entry named 'nope'",
+        ),
+        (
+            "buffer file",
+            text.replace("sad16.t.cur.bin", "missing.bin"),
+            "missing.bin",
+        ),
         ("ptx", text.replace("public.ptx", "none.ptx"), "none.ptx"),
-        ("params", text.replace("{\"s32\":", "{\"s64\":").replace("{\n   \"s32\":", "{\n   \"s64\":"), "parameter"),
+        (
+            "params",
+            text.replace("{\"s32\":", "{\"s64\":")
+                .replace("{\n   \"s32\":", "{\n   \"s64\":"),
+            "parameter",
+        ),
     ];
     for (what, t, msg) in cases {
         let p = d.join(format!("{}.json", what.replace(' ', "_")));
@@ -311,11 +477,21 @@ fn bad_launch_files_are_refused_clearly() {
         assert!(out.is_empty(), "{what}: {out}");
     }
     // A kernel that runs too long stops at --max-instructions.
-    let (c, _, e) = parts(&simcli(&["run", s(&d.join("sad16.t.json")), "--max-instructions", "100"]));
+    let (c, _, e) = parts(&simcli(&[
+        "run",
+        s(&d.join("sad16.t.json")),
+        "--max-instructions",
+        "100",
+    ]));
     assert_eq!(c, 2);
     assert!(e.contains("more than 100 warp-instructions"), "{e}");
     // Trace-only flags are refused.
-    let (c, _, e) = parts(&simcli(&["run", s(&d.join("sad16.t.json")), "--timeline", "t.json"]));
+    let (c, _, e) = parts(&simcli(&[
+        "run",
+        s(&d.join("sad16.t.json")),
+        "--timeline",
+        "t.json",
+    ]));
     assert_eq!(c, 2);
     assert!(e.contains("--timeline applies to traces"), "{e}");
 }

@@ -2,7 +2,7 @@
 //! values from re-executing each warp along its recorded steps with its
 //! loads answered from the record.
 
-use super::{compare_outputs, RecWarp, RecordError, Recording, ReplayMem};
+use super::{compare_outputs, LoadTap, Loads, RecWarp, RecordError, Recording};
 use crate::exec::{reads_clock, Executed, Step, WarpTrace};
 use crate::memory::{Global, WarpMem};
 use crate::memtime::CacheModel;
@@ -89,7 +89,9 @@ fn warp_trace(w: &RecWarp, n: usize) -> Result<WarpTrace, String> {
     let mut steps = Vec::with_capacity(w.steps.len());
     for (k, &(stmt, lanes)) in w.steps.iter().enumerate() {
         if stmt as usize >= n {
-            return Err(format!("steps[{k}]: statement {stmt} is past the kernel's {n} statements"));
+            return Err(format!(
+                "steps[{k}]: statement {stmt} is past the kernel's {n} statements"
+            ));
         }
         steps.push(Step {
             stmt,
@@ -239,15 +241,25 @@ fn segment(
                 }
                 match &inst.op {
                     Op::Mem(_) => {
-                        let mut m = ReplayMem {
+                        let mut m = LoadTap {
                             mem: &mut *mem,
-                            loads: &rw.loads,
-                            next: &mut st.load,
+                            loads: Loads::Answer {
+                                values: &rw.loads,
+                                next: &mut st.load,
+                            },
                         };
-                        let got = execute_mem(inst, &st.ctx, &mut st.regs, lanes, &mut m).map_err(|f| {
-                            Diverged::Record(format!("`{}`: {f} (load values or addresses do not match the module)", s.text))
-                        })?;
-                        let want = rw.accesses.get(st.access).filter(|a| a.step as usize == st.pos);
+                        let got = execute_mem(inst, &st.ctx, &mut st.regs, lanes, &mut m).map_err(
+                            |f| {
+                                Diverged::Record(format!(
+                                    "`{}`: {f} (load values or addresses do not match the module)",
+                                    s.text
+                                ))
+                            },
+                        )?;
+                        let want = rw
+                            .accesses
+                            .get(st.access)
+                            .filter(|a| a.step as usize == st.pos);
                         match (got, want) {
                             (Some(g), Some(w)) if g == w.accesses() => st.access += 1,
                             (None, None) => {}
