@@ -53,7 +53,7 @@ enum Ext {
 fn program(prep: &Prepared<'_>, target: sim_isa::Target) -> Program {
     let stand_in = |w: &str| Instruction {
         guard: None,
-        op: Op::Warp(WarpInst::control(w).unwrap_or_else(|| unreachable_control())),
+        op: Op::Warp(WarpInst::control(w).unwrap_or_else(unreachable_control)),
     };
     let insts = prep
         .body

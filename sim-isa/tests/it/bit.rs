@@ -125,7 +125,12 @@ fn forms_print_back_and_bad_words_are_refused() {
     for l in 0..32 {
         regs.set_lane(q, l, (l % 3 == 0) as u64);
     }
-    sim_isa::execute(&i, &sim_isa::ExecCtx::new(sim_isa::Target::SM_90, 0), &mut regs, u32::MAX);
+    sim_isa::execute(
+        &i,
+        &sim_isa::ExecCtx::new(sim_isa::Target::SM_90, 0),
+        &mut regs,
+        u32::MAX,
+    );
     let p = syms.get("%p").unwrap();
     for l in 0..32 {
         assert_eq!(regs.lane(p, l), (l % 3 != 0) as u64, "lane {l}");
@@ -145,7 +150,12 @@ fn forms_print_back_and_bad_words_are_refused() {
         let i = parse_instruction(t, &mut syms).unwrap();
         let mut regs = sim_isa::WarpRegs::new(syms.len());
         regs.set_lane(syms.get("%a").unwrap(), 0, a);
-        sim_isa::execute(&i, &sim_isa::ExecCtx::new(sim_isa::Target::SM_90, 0), &mut regs, 1);
+        sim_isa::execute(
+            &i,
+            &sim_isa::ExecCtx::new(sim_isa::Target::SM_90, 0),
+            &mut regs,
+            1,
+        );
         assert_eq!(regs.lane(syms.get("%d").unwrap(), 0), want, "{t} {a:#x}");
     }
 }
