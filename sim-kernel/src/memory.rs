@@ -237,7 +237,7 @@ impl Memory for WarpMem<'_> {
         }
     }
 
-    fn from_generic(&self, space: Space, addr: u64) -> u64 {
+    fn generic_to_space(&self, space: Space, addr: u64) -> u64 {
         match space {
             Space::Shared => addr.wrapping_sub(SHARED_WINDOW) & (WINDOW - 1),
             Space::Local => addr.wrapping_sub(LOCAL_WINDOW) & (WINDOW - 1),

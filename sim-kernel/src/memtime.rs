@@ -33,6 +33,10 @@ pub struct MemConfig {
     pub l1_bytes: u64,
     /// L2 capacity, bytes.
     pub l2_bytes: u64,
+    /// Shared memory one SM can give its resident blocks, bytes.
+    pub smem_per_sm: u64,
+    /// Most blocks resident on one SM.
+    pub blocks_per_sm: u32,
     /// Where the figures come from.
     pub source: &'static str,
 }
@@ -49,6 +53,9 @@ impl MemConfig {
         // about 29. Capacities: H100 SXM5, 256 KiB L1/shared per SM (up to
         // 228 KiB shared, the rest L1) and 50 MiB L2 (NVIDIA H100 Tensor Core
         // GPU Architecture whitepaper, 2022).
+        // Resident-block limits (warps, shared memory, blocks) follow the
+        // same sources; registers per thread are not known from PTX (ptxas
+        // allocates them), so they do not limit residency here.
         MemConfig {
             l1_hit: 42,
             l2_hit: 291,
@@ -56,6 +63,10 @@ impl MemConfig {
             shared: 29,
             l1_bytes: 256 * 1024,
             l2_bytes: 50 * 1024 * 1024,
+            // H100 whitepaper (2022), compute capability 9.0: up to 228 KiB
+            // of shared memory per SM, at most 32 resident blocks per SM.
+            smem_per_sm: 228 * 1024,
+            blocks_per_sm: 32,
             source: "H100 measurements (calibration/h100/memory.json); H100 whitepaper \
                      capacities. Other targets use the same figures until measured.",
         }
@@ -80,6 +91,8 @@ pub trait MemTiming {
     /// Returns the cycle its data are ready (stores: the cycle the SM may
     /// consider it done).
     fn access(&mut self, sm: u32, cycle: u64, acc: &Accesses, kind: Kind) -> u64;
+    /// The figures it works with (capacities bound block residency).
+    fn limits(&self) -> &MemConfig;
 }
 
 const SECTOR: u64 = 32;
@@ -276,6 +289,10 @@ impl CacheModel {
 }
 
 impl MemTiming for CacheModel {
+    fn limits(&self) -> &MemConfig {
+        &self.cfg
+    }
+
     fn access(&mut self, sm: u32, cycle: u64, acc: &Accesses, kind: Kind) -> u64 {
         let sm = (sm as usize).min(self.l1.len() - 1);
         let first = acc.addrs[acc.lanes.trailing_zeros().min(31) as usize];

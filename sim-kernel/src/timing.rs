@@ -8,7 +8,7 @@
 
 use crate::error::KernelError;
 use crate::exec::{reads_clock, Executed};
-use crate::memtime::{Kind, MemTiming};
+use crate::memtime::{Kind, MemConfig, MemTiming};
 use crate::prepare::Prepared;
 use sim_core::{
     Completion, External, ExternalRequest, Program, ProgramTables, SchedPolicy, Sm, SmConfig, Stats,
@@ -53,7 +53,7 @@ enum Ext {
 fn program(prep: &Prepared<'_>, target: sim_isa::Target) -> Program {
     let stand_in = |w: &str| Instruction {
         guard: None,
-        op: Op::Warp(WarpInst::control(w).unwrap_or_else(|| unreachable_control())),
+        op: Op::Warp(WarpInst::control(w).unwrap_or_else(unreachable_control)),
     };
     let insts = prep
         .body
@@ -161,8 +161,21 @@ impl External for Host<'_> {
     }
 }
 
+/// Blocks one SM holds at once: its warp slots, its shared memory and its
+/// block limit, as far as this block's needs go.
+pub fn blocks_per_sm(cfg: &SmConfig, limits: &MemConfig, warps_per_block: u32, smem: u64) -> u32 {
+    let by_warps = cfg.resident_warps / warps_per_block.max(1);
+    let by_smem = if smem == 0 {
+        u32::MAX
+    } else {
+        u32::try_from(limits.smem_per_sm / smem).unwrap_or(u32::MAX)
+    };
+    by_warps.min(by_smem).min(limits.blocks_per_sm).max(1)
+}
+
 /// Replays `run` on `sms` SMs of `cfg` (blocks dealt round-robin), with
-/// memory latencies from `mem`.
+/// memory latencies from `mem`. An SM admits warps as earlier ones finish,
+/// up to [`blocks_per_sm`] blocks' worth.
 pub fn time(
     prep: &Prepared<'_>,
     run: &Executed,
@@ -172,6 +185,11 @@ pub fn time(
     mem: &mut dyn MemTiming,
 ) -> Result<Timed, KernelError> {
     let prog = Arc::new(program(prep, cfg.target));
+    let warps_per_block = run.warps.iter().map(|w| w.warp + 1).max().unwrap_or(1);
+    let mut cfg = cfg.clone();
+    let blocks = blocks_per_sm(&cfg, mem.limits(), warps_per_block, prep.shared);
+    cfg.resident_warps = cfg.resident_warps.min(blocks * warps_per_block).max(1);
+    let cfg = &cfg;
     let ext: Vec<Option<Kind>> = prog.insts.iter().map(ext_kind).collect();
     let tables = ProgramTables::new(cfg.clone(), prog)?;
     let nw = run.warps.len();

@@ -79,7 +79,7 @@ pub trait Memory {
     /// `cvta.space`: an address in `space` as a generic address.
     fn to_generic(&self, space: Space, addr: u64) -> u64;
     /// `cvta.to.space`: a generic address as an address in `space`.
-    fn from_generic(&self, space: Space, addr: u64) -> u64;
+    fn generic_to_space(&self, space: Space, addr: u64) -> u64;
 }
 
 /// The per-lane addresses one memory instruction touched, for a timing
@@ -241,7 +241,7 @@ fn cvta(
             continue;
         }
         let v = match m.op {
-            MemOp::Cvta { to: true } => mem.from_generic(m.space, src[l]),
+            MemOp::Cvta { to: true } => mem.generic_to_space(m.space, src[l]),
             MemOp::Cvta { to: false } => mem.to_generic(m.space, src[l]),
             // `mov` of a variable: its address in its own space.
             MemOp::MovAddr
@@ -277,7 +277,7 @@ fn access(
         let a = addr(l);
         out.addrs[l] = a;
         let lane = l as u32;
-        if a % u64::from(eb * u32::from(m.vec)) != 0 {
+        if !a.is_multiple_of(u64::from(eb * u32::from(m.vec))) {
             return Err((FaultKind::Misaligned, a, lane));
         }
         for k in 0..usize::from(m.vec) {
@@ -298,11 +298,11 @@ fn access(
             }
         }
     }
-    for k in 0..m.dests() {
-        let d = regs.get_mut(m.d[k]);
-        for l in 0..WARP_SIZE {
+    for (&r, vals) in m.d[..m.dests()].iter().zip(&loaded) {
+        let d = regs.get_mut(r);
+        for (l, v) in d.iter_mut().enumerate() {
             if exec >> l & 1 == 1 {
-                d[l] = loaded[k][l];
+                *v = vals[l];
             }
         }
     }

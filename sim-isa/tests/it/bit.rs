@@ -117,8 +117,47 @@ fn forms_print_back_and_bad_words_are_refused() {
         let e = parse_instruction(bad, &mut syms).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Invalid, "{bad}: {e}");
     }
-    let e = parse_instruction("not.pred %p, %q;", &mut syms).unwrap_err();
-    assert_eq!(e.kind(), ErrorKind::Unimplemented, "{e}");
+    // `not.pred` is the predicate complement (PTX ISA 9.7.10.x).
+    let i = parse_instruction("not.pred %p, %q;", &mut syms).unwrap();
+    assert_eq!(i.display(&syms).to_string(), "not.pred %p, %q;");
+    let mut regs = sim_isa::WarpRegs::new(syms.len());
+    let q = syms.get("%q").unwrap();
+    for l in 0..32 {
+        regs.set_lane(q, l, (l % 3 == 0) as u64);
+    }
+    sim_isa::execute(
+        &i,
+        &sim_isa::ExecCtx::new(sim_isa::Target::SM_90, 0),
+        &mut regs,
+        u32::MAX,
+    );
+    let p = syms.get("%p").unwrap();
+    for l in 0..32 {
+        assert_eq!(regs.lane(p, l), (l % 3 != 0) as u64, "lane {l}");
+    }
+    // bfind: the highest non-sign bit; .shiftamt counts from the top;
+    // 0xffffffff when there is none (PTX ISA 9.7.8.x).
+    for (t, a, want) in [
+        ("bfind.u32 %d, %a;", 0x0001_0000u64, 16u64),
+        ("bfind.shiftamt.u32 %d, %a;", 0x0001_0000, 15),
+        ("bfind.u32 %d, %a;", 0, 0xffff_ffff),
+        ("bfind.s32 %d, %a;", 0xffff_fff0, 3),
+        ("bfind.s32 %d, %a;", 0xffff_ffff, 0xffff_ffff),
+        ("bfind.u64 %d, %a;", 1 << 40, 40),
+        ("bfind.shiftamt.s64 %d, %a;", 1 << 40, 23),
+    ] {
+        let mut syms = Symbols::new();
+        let i = parse_instruction(t, &mut syms).unwrap();
+        let mut regs = sim_isa::WarpRegs::new(syms.len());
+        regs.set_lane(syms.get("%a").unwrap(), 0, a);
+        sim_isa::execute(
+            &i,
+            &sim_isa::ExecCtx::new(sim_isa::Target::SM_90, 0),
+            &mut regs,
+            1,
+        );
+        assert_eq!(regs.lane(syms.get("%d").unwrap(), 0), want, "{t} {a:#x}");
+    }
 }
 
 /// The parser accepts exactly what ptxas 11.8 accepts over the family's

@@ -162,3 +162,19 @@ fn extra_launches_match_the_h100_byte_for_byte() {
     assert!(failed.is_empty(), "{}", failed.join("\n"));
     assert!(compared >= 30, "{compared} buffers compared");
 }
+
+/// Resident blocks per SM on the sm_90 preset: warp slots (64), shared
+/// memory (228 KiB) and the block limit (32), whichever binds first.
+#[test]
+fn blocks_per_sm_follow_the_binding_limit() {
+    let cfg = sim_core::preset(sim_isa::Target::SM_90);
+    let mem = MemConfig::preset(sim_isa::Target::SM_90);
+    use sim_kernel::timing::blocks_per_sm;
+    assert_eq!(cfg.resident_warps, 64);
+    assert_eq!(blocks_per_sm(&cfg, &mem, 8, 0), 8);
+    assert_eq!(blocks_per_sm(&cfg, &mem, 8, 100 * 1024), 2);
+    assert_eq!(blocks_per_sm(&cfg, &mem, 1, 0), 32);
+    assert_eq!(blocks_per_sm(&cfg, &mem, 64, 0), 1);
+    // A block larger than the SM still runs, alone.
+    assert_eq!(blocks_per_sm(&cfg, &mem, 8, 300 * 1024), 1);
+}
