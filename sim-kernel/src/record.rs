@@ -335,8 +335,8 @@ impl<M: Memory + ?Sized> Memory for LoadTap<'_, M> {
     fn to_generic(&self, space: Space, addr: u64) -> u64 {
         self.mem.to_generic(space, addr)
     }
-    fn from_generic(&self, space: Space, addr: u64) -> u64 {
-        self.mem.from_generic(space, addr)
+    fn generic_to_space(&self, space: Space, addr: u64) -> u64 {
+        self.mem.generic_to_space(space, addr)
     }
 }
 
