@@ -27,6 +27,8 @@ pub struct ExecOptions {
     pub max_instructions: u64,
     /// SMs the blocks are dealt to (for `%smid`).
     pub sms: u32,
+    /// Keep every value loads return ([`WarpTrace::loads`]), for a recording.
+    pub log_loads: bool,
 }
 
 /// Most memory instructions a launch may record (each keeps 32 addresses
@@ -163,16 +165,7 @@ pub fn execute(
                     thread,
                 };
                 let clk = clocks.get(base + w).map_or(&[][..], |c| &c[..]);
-                let r = run_warp(
-                    prep,
-                    warp,
-                    ctx,
-                    &mut mem,
-                    clk,
-                    &mut count,
-                    opts.max_instructions,
-                    ctaid,
-                );
+                let r = run_warp(prep, warp, ctx, &mut mem, clk, &mut count, opts, ctaid);
                 if let Err(e) = r {
                     failed = Some(e);
                     break;
@@ -244,9 +237,10 @@ fn run_warp(
     mem: &mut WarpMem<'_>,
     clocks: &[u64],
     count: &mut u64,
-    limit: u64,
+    opts: &ExecOptions,
     cta: [u32; 3],
 ) -> Result<(), KernelError> {
+    let (limit, log_loads) = (opts.max_instructions, opts.log_loads);
     let stmts = &prep.body.statements;
     let n = stmts.len();
     while let Some(&top) = warp.stack.last() {
@@ -280,11 +274,17 @@ fn run_warp(
                 }
                 match &inst.op {
                     Op::Mem(_) => {
-                        let mut logged = crate::record::LoadTap {
-                            mem: &mut *mem,
-                            loads: crate::record::Loads::Log(&mut warp.trace.loads),
+                        let mut logged;
+                        let m: &mut dyn sim_isa::exec::Memory = if log_loads {
+                            logged = crate::record::LoadTap {
+                                mem: &mut *mem,
+                                loads: crate::record::Loads::Log(&mut warp.trace.loads),
+                            };
+                            &mut logged
+                        } else {
+                            &mut *mem
                         };
-                        let acc = execute_mem(inst, &ctx, &mut warp.regs, top.mask, &mut logged).map_err(
+                        let acc = execute_mem(inst, &ctx, &mut warp.regs, top.mask, m).map_err(
                             |fault| KernelError::Fault {
                                 fault,
                                 cta,

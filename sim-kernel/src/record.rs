@@ -326,7 +326,14 @@ impl<M: Memory + ?Sized> Memory for LoadTap<'_, M> {
             }
         }
     }
-    fn store(&mut self, space: Space, lane: u32, addr: u64, bytes: u32, v: u64) -> Result<(), FaultKind> {
+    fn store(
+        &mut self,
+        space: Space,
+        lane: u32,
+        addr: u64,
+        bytes: u32,
+        v: u64,
+    ) -> Result<(), FaultKind> {
         self.mem.store(space, lane, addr, bytes, v)
     }
     fn var(&self, id: u32) -> Result<(Space, u64), FaultKind> {

@@ -51,6 +51,9 @@ pub struct RunOptions {
     pub max_instructions: u64,
     /// The memory hierarchy's figures.
     pub memory: MemConfig,
+    /// Keep the values loads return (a recording needs them; each is 8
+    /// bytes per lane beyond the bound's figure below).
+    pub log_loads: bool,
 }
 
 /// Default bound on a launch's warp-instructions: each is recorded for the
@@ -68,6 +71,7 @@ impl RunOptions {
             config,
             policy,
             sms,
+            log_loads: false,
         }
     }
 }
@@ -108,6 +112,7 @@ pub fn run_launch(path: &Path, opts: &RunOptions) -> Result<LaunchRun, RunError>
         target: opts.config.target,
         max_instructions: opts.max_instructions,
         sms: opts.sms,
+        log_loads: opts.log_loads,
     };
     let first = execute(&prep, &launch, &eo, &[])?;
     // Launch buffers start in DRAM, not L2: see `CacheModel::new`.

@@ -165,11 +165,10 @@ impl External for Host<'_> {
 /// block limit, as far as this block's needs go.
 pub fn blocks_per_sm(cfg: &SmConfig, limits: &MemConfig, warps_per_block: u32, smem: u64) -> u32 {
     let by_warps = cfg.resident_warps / warps_per_block.max(1);
-    let by_smem = if smem == 0 {
-        u32::MAX
-    } else {
-        u32::try_from(limits.smem_per_sm / smem).unwrap_or(u32::MAX)
-    };
+    let by_smem = limits
+        .smem_per_sm
+        .checked_div(smem)
+        .map_or(u32::MAX, |n| u32::try_from(n).unwrap_or(u32::MAX));
     by_warps.min(by_smem).min(limits.blocks_per_sm).max(1)
 }
 

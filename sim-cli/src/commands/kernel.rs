@@ -343,7 +343,8 @@ pub fn record(
     }
     read_launch(file, &name, &mut inputs)?;
     inputs.check(output)?;
-    let opts = options(setup, LAUNCH_TARGET, sms)?;
+    let mut opts = options(setup, LAUNCH_TARGET, sms)?;
+    opts.log_loads = true;
     let run = with_progress(&format!("running {name}"), 0, |_| {
         sim_kernel::run_launch(file, &opts)
     })

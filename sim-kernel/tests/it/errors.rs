@@ -28,6 +28,7 @@ fn run(body: &str, threads: u32, limit: u64) -> Result<Executed, KernelError> {
         target: sim_isa::Target::SM_90,
         max_instructions: limit,
         sms: 1,
+        log_loads: false,
     };
     execute(&prep, &launch, &opts, &[])
 }

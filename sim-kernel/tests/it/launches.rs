@@ -37,6 +37,7 @@ fn public_launches_match_the_h100_byte_for_byte() {
             target: sim_isa::Target::SM_90,
             max_instructions: 100_000_000,
             sms: 132,
+            log_loads: false,
         };
         let run = match execute(&prep, &launch, &opts, &[]) {
             Ok(r) => r,
