@@ -285,6 +285,15 @@ fn canonical_warp_word(op: &str) -> String {
     }
 }
 
+/// A `.b32` operand's immediate at 32 bits, so `-1` and `0xffffffff` are one
+/// value (and print back as one).
+fn b32(o: Operand) -> Operand {
+    match o {
+        Operand::Imm(v) => Operand::Imm(v & 0xffff_ffff),
+        other => other,
+    }
+}
+
 fn warp(cx: &mut Cx<'_, '_>, op: Piece<'_>, ops: &[Piece<'_>], end: usize) -> Result<WarpInst, IsaError> {
     let canon = canonical_warp_word(op.1);
     let Some(word) = WARP_WORDS.iter().position(|w| w.0 == canon) else {
@@ -321,7 +330,7 @@ fn warp(cx: &mut Cx<'_, '_>, op: Piece<'_>, ops: &[Piece<'_>], end: usize) -> Re
         WarpOp::BarSync | WarpOp::BarArrive => {
             count(if kind == WarpOp::BarArrive { 2 } else { 1 }, 2)?;
             for (k, p) in ops.iter().enumerate() {
-                w.srcs[k] = cx.value(*p)?;
+                w.srcs[k] = b32(cx.value(*p)?);
                 // ptxas 13.0 checks immediate operands: barrier 0..15, a
                 // thread count that is a multiple of the warp size, and
                 // non-zero for `arrive` (`tests/data/mem-ptxas.txt`).
@@ -349,15 +358,15 @@ fn warp(cx: &mut Cx<'_, '_>, op: Piece<'_>, ops: &[Piece<'_>], end: usize) -> Re
             w.d = Some(cx.reg((ops[0].0, d))?);
             w.p = p.map(|p| cx.reg((ops[0].0, p))).transpose()?;
             for k in 0..3 {
-                w.srcs[k] = cx.value(ops[k + 1])?;
+                w.srcs[k] = b32(cx.value(ops[k + 1])?);
             }
-            w.mask = cx.value(ops[4])?;
+            w.mask = b32(cx.value(ops[4])?);
         }
         WarpOp::Vote(_) => {
             count(3, 3)?;
             w.d = Some(cx.reg(ops[0])?);
             w.pred = cx.pred(ops[1])?;
-            w.mask = cx.value(ops[2])?;
+            w.mask = b32(cx.value(ops[2])?);
         }
     }
     Ok(w)

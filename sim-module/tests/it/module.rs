@@ -413,3 +413,26 @@ fn public_module_decodes_every_statement() {
         }
     }
 }
+
+/// Vector operands (`{%r1, %r2}`) inside a statement are no scope (found by
+/// the fuzz seed with the memory family); braces must balance within it.
+#[test]
+fn vector_operands_inside_statements() {
+    let m = kernel(
+        "ld.global.v2.u32 {%r1, %r2}, [%rd1+8];\nst.global.v4.u32 [%rd1], {%r1, %r2, %r3, 7};\n\
+         { add.u32 %r1, %r1, 1; }",
+    )
+    .unwrap();
+    let b = m.functions[0].body.as_ref().unwrap();
+    assert_eq!(b.statements.len(), 3);
+    assert!(matches!(b.statements[0].kind, StatementKind::Instruction(_)));
+    for bad in [
+        "ld.global.v2.u32 {%r1, %r2, [%rd1];",
+        "ld.global.v2.u32 {%r1; %r2}, [%rd1];",
+        "ld.global.v2.u32 %r1}, [%rd1];",
+        "ld.global.v2.u32 {{%r1, %r2}}, [%rd1];",
+    ] {
+        let e = kernel(bad).unwrap_err();
+        assert_eq!(e.pos.line, 7, "{bad}: {e}");
+    }
+}
