@@ -455,6 +455,21 @@ def grid():
         "shfl.sync.idx.b32 %r1, %r2, %r3, 0x1f1f, 0;",
         "shfl.sync.idx.b32 %r1, %rd2, 1, 31, -1;",
     ]
+    # Variables where a register belongs (found by the module fuzz target:
+    # `bar.sync %rd3, tab` interned the variable `tab` as a register).
+    g += [
+        "bar.sync %r1, gvar;",
+        "bar.sync gvar;",
+        "st.global.u64 [%rd1], gvar;",
+        "st.global.v2.u32 [%rd1], {%r1, svar};",
+        "shfl.sync.bfly.b32 %r1, gvar, 1, 31, -1;",
+        "vote.sync.any.pred %p1, %p2, gvar;",
+        "vote.sync.any.pred %p1, gvar, -1;",
+        "atom.global.add.u64 %rd1, [%rd2], gvar;",
+        "ld.global.u32 gvar, [%rd1];",
+        "activemask.b32 gvar;",
+        "cvta.to.global.u64 gvar, %rd1;",
+    ]
     # Guards on the memory family.
     g += [
         "@%p1 ld.global.u32 %r1, [%rd1];",

@@ -128,8 +128,15 @@ impl Cx<'_, '_> {
     fn args(&self, off: usize, tok: &str) -> IsaError {
         invalid(self.col(off), tok, R::ArgumentsMismatch { inst: self.inst })
     }
+    /// Whether `name` is a register: `%name`, or a name the symbol table
+    /// already holds. Any other identifier is a variable (see the module
+    /// doc), which ptxas takes in no register operand ("must be register",
+    /// "Arguments mismatch": `bar.sync %r1, gvar`, `st.global.u64 [%rd1], gvar`).
+    fn is_register(&self, name: &str) -> bool {
+        name.starts_with('%') || self.syms.get(name).is_some()
+    }
     fn reg(&mut self, p: Piece<'_>) -> Result<RegId, IsaError> {
-        if is_ptx_identifier(p.1) && special(p.1).is_none() {
+        if is_ptx_identifier(p.1) && special(p.1).is_none() && self.is_register(p.1) {
             Ok(self.syms.intern(p.1))
         } else {
             Err(self.args(p.0, p.1))
@@ -141,6 +148,9 @@ impl Cx<'_, '_> {
             return Ok(Operand::Special(s));
         }
         if is_ptx_identifier(p.1) {
+            if !self.is_register(p.1) {
+                return Err(self.args(p.0, p.1));
+            }
             return Ok(Operand::Reg(self.syms.intern(p.1)));
         }
         imm(p.1)
