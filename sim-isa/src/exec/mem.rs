@@ -79,6 +79,9 @@ pub trait Memory {
     /// `cvta.space`: an address in `space` as a generic address.
     fn to_generic(&self, space: Space, addr: u64) -> u64;
     /// `cvta.to.space`: a generic address as an address in `space`.
+    // Named after `cvta.to`'s direction, as `to_generic` is; it reads the
+    // memory's windows, hence `&self`.
+    #[allow(clippy::wrong_self_convention)]
     fn from_generic(&self, space: Space, addr: u64) -> u64;
 }
 
@@ -277,7 +280,7 @@ fn access(
         let a = addr(l);
         out.addrs[l] = a;
         let lane = l as u32;
-        if a % u64::from(eb * u32::from(m.vec)) != 0 {
+        if !a.is_multiple_of(u64::from(eb * u32::from(m.vec))) {
             return Err((FaultKind::Misaligned, a, lane));
         }
         for k in 0..usize::from(m.vec) {
@@ -298,11 +301,11 @@ fn access(
             }
         }
     }
-    for k in 0..m.dests() {
-        let d = regs.get_mut(m.d[k]);
-        for l in 0..WARP_SIZE {
+    for (&r, vals) in m.d[..m.dests()].iter().zip(&loaded) {
+        let d = regs.get_mut(r);
+        for (l, (d, &v)) in d.iter_mut().zip(vals).enumerate() {
             if exec >> l & 1 == 1 {
-                d[l] = loaded[k][l];
+                *d = v;
             }
         }
     }

@@ -381,7 +381,7 @@ pub fn execute_scalar(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
             write_lanes(regs, x.d, exec, &out);
         }
         // Warp-wide and memory operations have no per-lane scalar form.
-        Op::Mem(_) | Op::Warp(_) => execute_fitted(&inst, ctx, regs, active),
+        Op::Mem(_) | Op::Warp(_) => execute_fitted(inst, ctx, regs, active),
     }
 }
 

@@ -421,9 +421,9 @@ proptest! {
 fn launch_seeds_hold() {
     let files = launch_files();
     assert_eq!(files.len(), 10);
-    for k in 0..files.len() {
+    for (k, name) in files.iter().enumerate() {
         let t = launch_text(k);
-        assert!(Launch::parse(&t, &crate::data()).is_ok(), "{}", files[k]);
+        assert!(Launch::parse(&t, &crate::data()).is_ok(), "{name}");
         launch_holds(&t);
     }
 }
