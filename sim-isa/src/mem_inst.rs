@@ -219,7 +219,9 @@ pub enum MemOp {
 pub type Quals = [u8; 4];
 
 /// Accepted qualifier words, in the order they print (index 0 is "none").
-pub const QUAL_WORDS: [&str; 24] = [
+/// Which combinations an instruction takes is `parse/mem.rs`'s `check_quals`
+/// (ptxas 13.0's verdicts, `tests/data/mem-ptxas.txt`).
+pub const QUAL_WORDS: [&str; 28] = [
     "",
     "volatile",
     "relaxed",
@@ -242,8 +244,12 @@ pub const QUAL_WORDS: [&str; 24] = [
     "L1::evict_last",
     "L1::evict_first",
     "L1::no_allocate",
-    "L2::evict_normal",
-    "L2::evict_last",
+    "cluster",
+    "mmio",
+    "noftz",
+    "L2::64B",
+    "L2::128B",
+    "L2::256B",
 ];
 
 /// A memory instruction.
@@ -375,8 +381,10 @@ pub struct WarpInst {
     pub nsrc: u8,
 }
 
-/// Warp-family opcodes as written, with their operation.
-pub const WARP_WORDS: [(&str, WarpOp); 35] = [
+/// Warp-family opcodes with their modifiers in the order they print, with
+/// their operation. The parser also takes the orders ptxas takes
+/// (`fence.gpu.acq_rel`, `barrier.aligned.sync`) and prints them as here.
+pub const WARP_WORDS: [(&str, WarpOp); 53] = [
     ("bar.sync", WarpOp::BarSync),
     ("bar.cta.sync", WarpOp::BarSync),
     ("barrier.sync", WarpOp::BarSync),
@@ -409,6 +417,24 @@ pub const WARP_WORDS: [(&str, WarpOp); 35] = [
     ("fence.cta", WarpOp::Fence),
     ("fence.gpu", WarpOp::Fence),
     ("fence.sys", WarpOp::Fence),
+    ("barrier.cta.arrive", WarpOp::BarArrive),
+    ("barrier.cta.arrive.aligned", WarpOp::BarArrive),
+    ("membar.proxy.alias", WarpOp::Fence),
+    ("fence.cluster", WarpOp::Fence),
+    ("fence.sc.cluster", WarpOp::Fence),
+    ("fence.acq_rel.cluster", WarpOp::Fence),
+    ("fence.acquire.cta", WarpOp::Fence),
+    ("fence.acquire.gpu", WarpOp::Fence),
+    ("fence.acquire.sys", WarpOp::Fence),
+    ("fence.acquire.cluster", WarpOp::Fence),
+    ("fence.release.cta", WarpOp::Fence),
+    ("fence.release.gpu", WarpOp::Fence),
+    ("fence.release.sys", WarpOp::Fence),
+    ("fence.release.cluster", WarpOp::Fence),
+    ("fence.proxy.alias", WarpOp::Fence),
+    ("fence.proxy.async.global", WarpOp::Fence),
+    ("fence.proxy.async.shared::cta", WarpOp::Fence),
+    ("fence.proxy.async.shared::cluster", WarpOp::Fence),
     ("bra", WarpOp::Control),
     ("ret", WarpOp::Control),
     ("exit", WarpOp::Control),

@@ -300,21 +300,22 @@ fn blanked(p: &Parser<'_>, a: u32, b: u32) -> String {
 /// An executable statement up to its `;`.
 fn statement(p: &mut Parser<'_>, st: &mut State) -> Res<()> {
     let first = p.i;
-    // Braces inside a statement enclose a vector operand (`{%r1, %r2}`),
-    // which opens after a `,` or the opcode and closes before `,` or `;`.
-    let mut depth = 0u32;
-    while !p.is_punct(b';') {
+    // Braces inside a statement hold a vector operand (`{%r1, %r2}`), one
+    // level deep; a `;` inside them, or a `}` without its `{`, is an error.
+    let mut open = false;
+    while open || !p.is_punct(b';') {
         match p.peek() {
-            None => return Err(p.expected("';'")),
-            Some(t) if t.kind == Tok::Punct(b'{') && depth == 0 && p.i > first => {
-                depth = 1;
+            None => return Err(p.expected(if open { "'}'" } else { "';'" })),
+            Some(t) if t.kind == Tok::Punct(b'{') && !open && p.i > first => {
+                open = true;
                 p.i += 1;
             }
-            Some(t) if t.kind == Tok::Punct(b'}') && depth == 1 => {
-                depth = 0;
+            Some(t) if t.kind == Tok::Punct(b'}') && open => {
+                open = false;
                 p.i += 1;
             }
             Some(t) if matches!(t.kind, Tok::Punct(b'{' | b'}')) => return Err(p.expected("';'")),
+            Some(t) if open && t.kind == Tok::Punct(b';') => return Err(p.expected("'}'")),
             Some(_) => p.i += 1,
         }
     }

@@ -146,7 +146,16 @@ pub(crate) fn instruction(
     for &m in mods {
         opcode.push_str(p.text(m));
     }
-    match sim_isa::parse::parse_instruction(text, syms) {
+    // A statement naming something other than a register is parsed on a
+    // copy of the names: a family that took a variable for a register must
+    // not leave it in the body's table, where later statements (and their
+    // printed forms) would read it as one (found by `fuzz_module_mutated`).
+    let mut scratch = symbolic.then(|| syms.clone());
+    let table = match scratch.as_mut() {
+        Some(s) => s,
+        None => &mut *syms,
+    };
+    match sim_isa::parse::parse_instruction(text, table) {
         // A name that is no register must have become a memory operand:
         // the memory family's parser reads variables; any other family
         // would have taken it for a register.
@@ -156,7 +165,12 @@ pub(crate) fn instruction(
                 isa: None,
             }))
         }
-        Ok(inst) => Ok(StatementKind::Instruction(inst)),
+        Ok(inst) => {
+            if let Some(s) = scratch {
+                *syms = s;
+            }
+            Ok(StatementKind::Instruction(inst))
+        }
         Err(e) => Ok(StatementKind::Unimplemented(Unimplemented {
             opcode,
             isa: Some(e),

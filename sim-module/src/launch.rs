@@ -59,6 +59,24 @@ pub enum LaunchError {
     },
 }
 
+/// serde_json's error position as a place in `text` (1-based line and
+/// column in characters). serde counts columns in bytes, and a line break
+/// as the start of the next line at column 0 (an error on the break itself,
+/// or in empty text): that is the end of the line before.
+fn json_pos(text: &str, line: usize, col: usize) -> (usize, usize) {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let (line, col) = match (line, col) {
+        (l, 0) if l > 1 => (l - 1, lines.get(l - 2).map_or(1, |t| t.len() + 1)),
+        (l, c) => (l.max(1), c.max(1)),
+    };
+    let l = lines.get(line - 1).copied().unwrap_or("");
+    let mut b = (col - 1).min(l.len());
+    while !l.is_char_boundary(b) {
+        b -= 1;
+    }
+    (line, l[..b].chars().count() + 1)
+}
+
 fn field(field: impl Into<String>, msg: impl Into<String>) -> LaunchError {
     LaunchError::Field {
         field: field.into(),
@@ -221,10 +239,13 @@ impl Launch {
                 max: MAX_LAUNCH_BYTES,
             });
         }
-        let raw: RawLaunch = serde_json::from_str(text).map_err(|e| LaunchError::Json {
-            line: e.line(),
-            col: e.column(),
-            msg: e.to_string(),
+        let raw: RawLaunch = serde_json::from_str(text).map_err(|e| {
+            let (line, col) = json_pos(text, e.line(), e.column());
+            LaunchError::Json {
+                line,
+                col,
+                msg: e.to_string(),
+            }
         })?;
         validate(raw, base)
     }

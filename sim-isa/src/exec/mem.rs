@@ -300,9 +300,9 @@ fn access(
     }
     for (&r, vals) in m.d[..m.dests()].iter().zip(&loaded) {
         let d = regs.get_mut(r);
-        for (l, v) in d.iter_mut().enumerate() {
+        for (l, (d, &v)) in d.iter_mut().zip(vals).enumerate() {
             if exec >> l & 1 == 1 {
-                *v = vals[l];
+                *d = v;
             }
         }
     }

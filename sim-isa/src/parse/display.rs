@@ -330,7 +330,8 @@ impl DisplayInst<'_> {
             AddrBase::Abs => write!(f, "{}", a.offset)?,
         }
         if a.base != AddrBase::Abs && a.offset != 0 {
-            write!(f, "{:+}", a.offset)?;
+            // `+-8`: ptxas 13.0 rejects `[%rd1-8]` (tests/data/mem-ptxas.txt).
+            write!(f, "+{}", a.offset)?;
         }
         if brackets {
             f.write_char(']')?;

@@ -128,8 +128,15 @@ impl Cx<'_, '_> {
     fn args(&self, off: usize, tok: &str) -> IsaError {
         invalid(self.col(off), tok, R::ArgumentsMismatch { inst: self.inst })
     }
+    /// Whether `name` is a register: `%name`, or a name the symbol table
+    /// already holds. Any other identifier is a variable (see the module
+    /// doc), which ptxas takes in no register operand ("must be register",
+    /// "Arguments mismatch": `bar.sync %r1, gvar`, `st.global.u64 [%rd1], gvar`).
+    fn is_register(&self, name: &str) -> bool {
+        name.starts_with('%') || self.syms.get(name).is_some()
+    }
     fn reg(&mut self, p: Piece<'_>) -> Result<RegId, IsaError> {
-        if is_ptx_identifier(p.1) && special(p.1).is_none() {
+        if is_ptx_identifier(p.1) && special(p.1).is_none() && self.is_register(p.1) {
             Ok(self.syms.intern(p.1))
         } else {
             Err(self.args(p.0, p.1))
@@ -141,6 +148,9 @@ impl Cx<'_, '_> {
             return Ok(Operand::Special(s));
         }
         if is_ptx_identifier(p.1) {
+            if !self.is_register(p.1) {
+                return Err(self.args(p.0, p.1));
+            }
             return Ok(Operand::Reg(self.syms.intern(p.1)));
         }
         imm(p.1)
@@ -167,11 +177,13 @@ impl Cx<'_, '_> {
             None if bare => p.1,
             None => return Err(self.args(p.0, p.1)),
         };
-        let (base, offset) = match inner.find(['+', '-']).filter(|&i| i > 0) {
+        // `base+off` only: ptxas 13.0 takes `[%rd1+-8]` but not `[%rd1-8]`
+        // ("syntax error near '-'"), nor `name-8`.
+        let (base, offset) = match inner.find('+').filter(|&i| i > 0) {
             Some(i) => {
                 let o = inner[i + 1..].trim();
                 let v = imm(o).ok_or_else(|| self.syntax(p.0, o))? as i64;
-                (inner[..i].trim(), if &inner[i..=i] == "-" { -v } else { v })
+                (inner[..i].trim(), v)
             }
             None => (inner, 0),
         };
@@ -261,13 +273,58 @@ fn guard(text: &str, op_off: usize, syms: &mut Symbols) -> Result<Option<Guard>,
     }))
 }
 
+/// The warp-family opcode `op` in [`WARP_WORDS`]' spelling: ptxas 13.0
+/// takes `fence`'s order and scope words in either order (`fence.gpu.acq_rel`)
+/// and `barrier`'s `.aligned` before or after the mode (`barrier.aligned.sync`);
+/// `tests/data/mem-ptxas.txt`. Other words must be as in the table.
+fn canonical_warp_word(op: &str) -> String {
+    let words: Vec<&str> = op.split('.').collect();
+    let is = |set: &[&str], w: &&str| set.contains(w);
+    const SEMS: [&str; 4] = ["sc", "acq_rel", "acquire", "release"];
+    const SCOPES: [&str; 4] = ["cta", "gpu", "sys", "cluster"];
+    match words.as_slice() {
+        ["fence", a, b] if is(&SCOPES, a) && is(&SEMS, b) => format!("fence.{b}.{a}"),
+        ["barrier", rest @ ..] => {
+            let (cta, rest) = match rest {
+                ["cta", r @ ..] => (".cta", r),
+                r => ("", r),
+            };
+            match rest {
+                ["aligned", mode] => format!("barrier{cta}.{mode}.aligned"),
+                _ => op.to_string(),
+            }
+        }
+        _ => op.to_string(),
+    }
+}
+
+/// A `.b32` operand's immediate at 32 bits, so `-1` and `0xffffffff` are one
+/// value (and print back as one).
+fn b32(o: Operand) -> Operand {
+    match o {
+        Operand::Imm(v) => Operand::Imm(v & 0xffff_ffff),
+        other => other,
+    }
+}
+
 fn warp(
     cx: &mut Cx<'_, '_>,
     op: Piece<'_>,
     ops: &[Piece<'_>],
     end: usize,
 ) -> Result<WarpInst, IsaError> {
-    let Some(word) = WARP_WORDS.iter().position(|w| w.0 == op.1) else {
+    let canon = canonical_warp_word(op.1);
+    let Some(word) = WARP_WORDS.iter().position(|w| w.0 == canon) else {
+        // Valid PTX this simulator does not run: `bar.warp.sync`, `bar.red`.
+        if op.1 == "bar.warp.sync"
+            || op.1.starts_with("bar.red.")
+            || op.1.starts_with("barrier.red.")
+        {
+            return Err(IsaError::Unimplemented {
+                col: cx.col(op.0),
+                what: op.1.to_string(),
+            });
+        }
         return Err(invalid(cx.col(op.0), op.1, R::UnknownModifier(op.1.into())));
     };
     let kind = WARP_WORDS[word].1;
@@ -294,10 +351,22 @@ fn warp(
         WarpOp::BarSync | WarpOp::BarArrive => {
             count(if kind == WarpOp::BarArrive { 2 } else { 1 }, 2)?;
             for (k, p) in ops.iter().enumerate() {
-                w.srcs[k] = cx.value(*p)?;
+                w.srcs[k] = b32(cx.value(*p)?);
+                // ptxas 13.0 checks immediate operands: barrier 0..15, a
+                // thread count that is a multiple of the warp size, and
+                // non-zero for `arrive` (`tests/data/mem-ptxas.txt`).
+                let bad = match (k, w.srcs[k]) {
+                    (0, Operand::Imm(v)) => v > 15,
+                    (1, Operand::Imm(v)) => v % 32 != 0 || (kind == WarpOp::BarArrive && v == 0),
+                    _ => false,
+                };
+                if bad {
+                    return Err(cx.args(p.0, p.1));
+                }
             }
         }
         WarpOp::Fence => count(0, 0)?,
+        // The timing stand-in for `bra`/`ret`/`exit` has no text of its own.
         WarpOp::Control => {
             return Err(invalid(cx.col(op.0), op.1, R::UnknownModifier(op.1.into())))
         }
@@ -314,15 +383,15 @@ fn warp(
             w.d = Some(cx.reg((ops[0].0, d))?);
             w.p = p.map(|p| cx.reg((ops[0].0, p))).transpose()?;
             for k in 0..3 {
-                w.srcs[k] = cx.value(ops[k + 1])?;
+                w.srcs[k] = b32(cx.value(ops[k + 1])?);
             }
-            w.mask = cx.value(ops[4])?;
+            w.mask = b32(cx.value(ops[4])?);
         }
         WarpOp::Vote(_) => {
             count(3, 3)?;
             w.d = Some(cx.reg(ops[0])?);
             w.pred = cx.pred(ops[1])?;
-            w.mask = cx.value(ops[2])?;
+            w.mask = b32(cx.value(ops[2])?);
         }
     }
     Ok(w)
@@ -337,6 +406,10 @@ fn mem(
 ) -> Result<Mem, IsaError> {
     let col = cx.col(op.0);
     let bad = |w: &str| invalid(col, op.1, R::UnknownModifier(format!(".{w}")));
+    let unimplemented = || IsaError::Unimplemented {
+        col,
+        what: op.1.to_string(),
+    };
     let mut m = Mem {
         op: MemOp::Ld,
         space: Space::Generic,
@@ -351,22 +424,48 @@ fn mem(
         quals: [0; 4],
     };
     let (mut ty, mut to, mut nq) = (None, false, 0);
-    for &w in &words[1..] {
+    let (mut space, mut atom, mut vec) = (None, None, None);
+    // Valid words this simulator does not model: `.b128`, `.shared::cluster`,
+    // the L2 eviction priorities (ptxas 13.0 takes them only on 256-bit
+    // accesses, which are sm_100's).
+    let (mut b128, mut cluster, mut l2_evict) = (false, false, false);
+    for (k, &w) in words[1..].iter().enumerate() {
         if let Some(s) = Space::WORDS
             .iter()
             .find(|s| s.1 == w || (w == "shared::cta" && s.1 == "shared"))
         {
-            m.space = s.0;
+            // One state space (ptxas: "Unexpected number of state spaces").
+            if space.replace(s.0).is_some() {
+                return Err(bad(w));
+            }
+        } else if w == "shared::cluster" {
+            if space.replace(Space::Shared).is_some() {
+                return Err(bad(w));
+            }
+            cluster = true;
         } else if let Some(t) = MemType::WORDS.iter().find(|t| t.0 == w) {
             if ty.replace(t.1).is_some() {
                 return Err(bad(w));
             }
+        } else if w == "b128" {
+            if ty.replace(MemType::B(64)).is_some() {
+                return Err(bad(w));
+            }
+            b128 = true;
         } else if let Some(a) = AtomOp::WORDS.iter().find(|a| a.0 == w) {
-            m.op = MemOp::Atom(a.1);
-        } else if w == "v2" || w == "v4" {
-            m.vec = if w == "v2" { 2 } else { 4 };
-        } else if w == "to" {
+            // One operation ("Multiple instruction post-operation flags").
+            if atom.replace(a.1).is_some() {
+                return Err(bad(w));
+            }
+        } else if w == "v2" || w == "v4" || w == "v8" {
+            if vec.replace(w[1..].parse::<u8>().unwrap_or(1)).is_some() {
+                return Err(bad(w));
+            }
+        } else if w == "to" && k == 0 {
+            // `cvta.to.space` only: ptxas does not know `cvta.global.to`.
             to = true;
+        } else if w.starts_with("L2::evict_") {
+            l2_evict = true;
         } else if let Some(q) = QUAL_WORDS.iter().position(|q| *q == w && !q.is_empty()) {
             if nq == 4 {
                 return Err(bad(w));
@@ -377,11 +476,9 @@ fn mem(
             return Err(bad(w));
         }
     }
+    m.space = space.unwrap_or(Space::Generic);
+    m.vec = vec.unwrap_or(1);
     m.ty = ty.ok_or_else(|| invalid(cx.col(op.0), op.1, R::UnexpectedTypes { inst: "ld" }))?;
-    let atom = match m.op {
-        MemOp::Atom(a) => Some(a),
-        _ => None,
-    };
     m.op = match (words[0], atom) {
         ("ld", None) => MemOp::Ld,
         ("ldu", None) => MemOp::Ldu,
@@ -407,10 +504,29 @@ fn mem(
         MemOp::Cvta { .. } => "cvta",
         MemOp::MovAddr => "mov",
     };
-    if (to && !matches!(m.op, MemOp::Cvta { .. }))
-        || (m.vec > 1 && !matches!(m.op, MemOp::Ld | MemOp::Ldu | MemOp::St))
-    {
-        return Err(bad(if to { "to" } else { "v2" }));
+    if to && !matches!(m.op, MemOp::Cvta { .. }) {
+        return Err(bad("to"));
+    }
+    let quals: Vec<&str> = m.quals[..nq]
+        .iter()
+        .map(|&q| QUAL_WORDS[usize::from(q)])
+        .collect();
+    let types = || invalid(col, op.1, R::UnexpectedTypes { inst: cx.inst });
+    match check(&m, &quals, b128, l2_evict) {
+        Check::Ok if cluster => return Err(unimplemented()),
+        Check::Ok => {}
+        Check::Unimplemented => return Err(unimplemented()),
+        Check::Types => return Err(types()),
+        Check::Modifier(w) => {
+            return Err(invalid(
+                col,
+                op.1,
+                R::IllegalModifier {
+                    modifier: format!(".{w}"),
+                    inst: cx.inst,
+                },
+            ))
+        }
     }
     let want = match m.op {
         MemOp::Ld | MemOp::Ldu | MemOp::St | MemOp::Cvta { .. } | MemOp::MovAddr => 2,
@@ -421,7 +537,234 @@ fn mem(
         return Err(cx.args(at.0, at.1));
     }
     operands_into(cx, &mut m, ops)?;
+    // ptxas 13.0: "Immediate addresses allowed only for .local state space".
+    if m.accesses_memory() && m.addr.base == AddrBase::Abs && m.space != Space::Local {
+        let p = if m.op == MemOp::St {
+            ops[0]
+        } else {
+            ops[ops.len() - 1 - m.sources()]
+        };
+        return Err(cx.args(p.0, p.1));
+    }
     Ok(m)
+}
+
+/// What [`check`] found.
+enum Check {
+    /// A form the simulator runs.
+    Ok,
+    /// Valid PTX it does not run.
+    Unimplemented,
+    /// A type the instruction does not take.
+    Types,
+    /// A modifier the instruction does not take (or not in this company).
+    Modifier(&'static str),
+}
+
+/// The types, vector widths, spaces and qualifier words `m` may carry: the
+/// PTX ISA's `ld`/`st`/`ldu`/`atom`/`red`/`cvta`/`mov` sections as ptxas 13.0
+/// applies them (`tests/data/mem-ptxas.txt` holds its verdicts; where it is
+/// stricter than the manual's syntax tables, as for `atom.add.b32` or
+/// `ld.relaxed` without a scope, ptxas decides).
+fn check(m: &Mem, quals: &[&'static str], b128: bool, l2_evict: bool) -> Check {
+    use MemType::{F16x2, B, F16, F32, F64, S, U};
+    let has = |w: &str| quals.contains(&w);
+    let count = |set: &[&str]| quals.iter().filter(|q| set.contains(q)).count();
+    const CACHE: [&str; 7] = ["ca", "cg", "cs", "lu", "cv", "wb", "wt"];
+    const SEMS: [&str; 5] = ["weak", "relaxed", "acquire", "release", "acq_rel"];
+    const SCOPES: [&str; 4] = ["cta", "gpu", "sys", "cluster"];
+    const L1: [&str; 4] = [
+        "L1::evict_normal",
+        "L1::evict_last",
+        "L1::evict_first",
+        "L1::no_allocate",
+    ];
+    const L2: [&str; 3] = ["L2::64B", "L2::128B", "L2::256B"];
+    let first_of = |set: &[&str]| {
+        quals
+            .iter()
+            .copied()
+            .find(|q| set.contains(q))
+            .unwrap_or("")
+    };
+    // Words no instruction of the family takes twice, nor two of a kind.
+    for set in [&CACHE[..], &SEMS[..], &SCOPES[..], &L1[..], &L2[..]] {
+        if count(set) > 1 {
+            return Check::Modifier(first_of(set));
+        }
+    }
+    for q in quals {
+        if quals.iter().filter(|p| *p == q).count() > 1 {
+            return Check::Modifier(q);
+        }
+    }
+    let sem = first_of(&SEMS);
+    let scope = !first_of(&SCOPES).is_empty();
+    let bits = m.ty.bits();
+    match m.op {
+        MemOp::Ld | MemOp::Ldu | MemOp::St => {
+            if matches!(m.ty, F16 | F16x2 | B(1)) {
+                return Check::Types;
+            }
+            let allowed: &[&str] = match m.op {
+                MemOp::Ld => &[
+                    "ca", "cg", "cs", "lu", "cv", "nc", "volatile", "weak", "relaxed", "acquire",
+                    "mmio",
+                ],
+                MemOp::St => &[
+                    "wb", "cg", "cs", "wt", "volatile", "weak", "relaxed", "release", "mmio",
+                ],
+                _ => &[],
+            };
+            let is_l1 = |q: &&str| L1.contains(q);
+            let is_l2 = |q: &&str| L2.contains(q);
+            if let Some(q) = quals.iter().find(|q| {
+                !(allowed.contains(q)
+                    || SCOPES.contains(q)
+                    || (m.op != MemOp::Ldu && is_l1(q))
+                    || (m.op == MemOp::Ld && is_l2(q)))
+            }) {
+                return Check::Modifier(q);
+            }
+            if m.op == MemOp::Ldu && !matches!(m.space, Space::Global | Space::Generic) {
+                return Check::Modifier(m.space.name());
+            }
+            if m.op == MemOp::St && m.space == Space::Const {
+                return Check::Modifier("const");
+            }
+            let cache = !first_of(&CACHE).is_empty();
+            // Memory order and scope go together (".relaxed requires scope",
+            // ".sys requires memory order"); `.weak` takes none.
+            if (!sem.is_empty() && sem != "weak") != scope {
+                return Check::Modifier(if scope { first_of(&SCOPES) } else { sem });
+            }
+            let ordered = !sem.is_empty() && sem != "weak";
+            let volatile = has("volatile");
+            if volatile && (ordered || cache || has("nc")) {
+                return Check::Modifier("volatile");
+            }
+            if ordered && (cache || has("nc")) {
+                return Check::Modifier(sem);
+            }
+            if (volatile || ordered)
+                && matches!(m.space, Space::Local | Space::Const | Space::Param)
+            {
+                // ptxas takes `.relaxed` on `.param`? Not measured: only
+                // `.local`/`.const` are, and `.volatile` on `.param`.
+                if volatile || m.space != Space::Param {
+                    return Check::Modifier(if volatile { "volatile" } else { sem });
+                }
+            }
+            if has("mmio")
+                && !(sem == "relaxed"
+                    && has("sys")
+                    && matches!(m.space, Space::Global | Space::Generic))
+            {
+                return Check::Modifier("mmio");
+            }
+            if has("nc") && m.space != Space::Global {
+                return Check::Modifier("nc");
+            }
+            if cache && quals.iter().any(is_l1) {
+                return Check::Modifier(first_of(&L1));
+            }
+            let total = bits * u32::from(m.vec) * if b128 { 2 } else { 1 };
+            if b128 && m.vec > 1 || total > 256 {
+                return Check::Types;
+            }
+            if total == 256 {
+                // sm_100's 256-bit loads and stores (`.v8.b32`, `.v4.b64`).
+                return Check::Unimplemented;
+            }
+            if l2_evict {
+                return Check::Types;
+            }
+            if b128 {
+                return Check::Unimplemented;
+            }
+            Check::Ok
+        }
+        MemOp::Atom(op) | MemOp::Red(op) => {
+            let red = matches!(m.op, MemOp::Red(_));
+            let sems: &[&str] = if red {
+                &["relaxed", "release"]
+            } else {
+                &["relaxed", "acquire", "release", "acq_rel"]
+            };
+            let noftz = has("noftz");
+            if let Some(q) = quals
+                .iter()
+                .find(|q| !(sems.contains(q) || SCOPES.contains(q) || **q == "noftz"))
+            {
+                return Check::Modifier(q);
+            }
+            if l2_evict {
+                return Check::Modifier("L2::evict_last");
+            }
+            if !matches!(m.space, Space::Global | Space::Shared | Space::Generic) {
+                return Check::Modifier(m.space.name());
+            }
+            // Half-precision adds (`.noftz` required) and sm_90's vector
+            // `atom.global.v2/v4.f32.add` are valid PTX not modelled here.
+            if matches!(m.ty, F16 | F16x2) {
+                return if noftz && op == AtomOp::Add {
+                    Check::Unimplemented
+                } else {
+                    Check::Types
+                };
+            }
+            if noftz {
+                return Check::Modifier("noftz");
+            }
+            if m.vec > 1 {
+                let ok = m.vec <= 4 && m.ty == F32 && op == AtomOp::Add && m.space == Space::Global;
+                return if ok {
+                    Check::Unimplemented
+                } else {
+                    Check::Types
+                };
+            }
+            if b128 {
+                return if matches!(op, AtomOp::Exch | AtomOp::Cas) && !red {
+                    Check::Unimplemented
+                } else {
+                    Check::Types
+                };
+            }
+            let ok = match op {
+                AtomOp::Add => matches!(m.ty, U(32) | S(32) | U(64) | F32 | F64),
+                AtomOp::Min | AtomOp::Max => matches!(m.ty, U(32) | S(32) | U(64) | S(64)),
+                AtomOp::Exch => !red && matches!(m.ty, B(32) | B(64)),
+                AtomOp::Cas => !red && matches!(m.ty, B(16) | B(32) | B(64)),
+                AtomOp::And | AtomOp::Or | AtomOp::Xor => matches!(m.ty, B(32) | B(64)),
+                AtomOp::Inc | AtomOp::Dec => m.ty == U(32),
+            };
+            if !ok {
+                return Check::Types;
+            }
+            Check::Ok
+        }
+        MemOp::Cvta { .. } | MemOp::MovAddr => {
+            if let Some(q) = quals.first() {
+                return Check::Modifier(q);
+            }
+            if l2_evict || b128 || m.vec > 1 {
+                return Check::Types;
+            }
+            let ok = match m.op {
+                MemOp::Cvta { .. } => matches!(m.ty, U(32) | U(64)),
+                // ptxas 13.0 takes the 16-bit forms too (`mov.u16 %h1, gvar`).
+                _ => {
+                    m.space == Space::Generic
+                        && matches!(m.ty, B(16..=64) | U(16..=64) | S(16..=64))
+                }
+            };
+            if !ok {
+                return Check::Types;
+            }
+            Check::Ok
+        }
+    }
 }
 
 /// Fills `m`'s registers, values and address from its operands.
@@ -471,6 +814,11 @@ fn operands_into(cx: &mut Cx<'_, '_>, m: &mut Mem, ops: &[Piece<'_>]) -> Result<
             m.d[0] = cx.reg(ops[0])?;
             let src = ops[1];
             if is_var_name(base_name(src.1), cx.syms) {
+                // `cvta.to` converts a generic address in a register; ptxas:
+                // "Argument 1 of instruction 'cvta.to': must be register".
+                if m.op == (MemOp::Cvta { to: true }) {
+                    return Err(cx.args(src.0, src.1));
+                }
                 m.addr = cx.address(src, true)?;
             } else if m.op == MemOp::MovAddr {
                 return Err(cx.args(src.0, src.1));

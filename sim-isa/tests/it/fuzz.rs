@@ -54,6 +54,26 @@ const SEEDS: &[&str] = &[
     "selp.b16 %h1, -32768, 0x7fff, !%p1; // comment",
     "slct.s64.f32 %rd1, %rd2, -1, 0f80000001;",
     "set.lt.ftz.f16.f32 %h1, %f2, %f3;",
+    // The memory and warp families (ptxas 13.0 accepts each: tests/data/mem-ptxas.txt).
+    "ld.global.v4.u32 {%r1, %r2, %r3, %r4}, [%rd1+16];",
+    "@!%p1 st.shared.v2.f32 [svar+8], {%f1, 0f3F800000};",
+    "ld.volatile.shared.u32 %r1, [svar];",
+    "ld.global.nc.L1::evict_last.s8 %r1, [%rd1+-8];",
+    "st.release.cta.shared.u32 [%r1], %r2;",
+    "ldu.global.v2.f32 {%f1, %f2}, [gvar];",
+    "atom.acq_rel.sys.global.exch.b32 %r1, [%rd1], %r2;",
+    "atom.shared.cas.b64 %rd1, [%r1], %rd2, %rd3;",
+    "red.relaxed.gpu.global.add.f32 [%rd1], %f2;",
+    "cvta.to.global.u64 %rd1, %rd2;",
+    "cvta.shared.u64 %rd1, svar;",
+    "mov.u64 %rd1, gvar+8;",
+    "barrier.sync.aligned 0, 64;",
+    "bar.arrive 1, 32;",
+    "fence.acq_rel.gpu;",
+    "membar.gl;",
+    "shfl.sync.bfly.b32 %r1|%p1, %r2, 1, 0x1f, 0xffffffff;",
+    "vote.sync.ballot.b32 %r1, !%p1, %r2;",
+    "@%p1 activemask.b32 %r1;",
 ];
 
 /// Pieces of PTX: enough to reach deep parser paths by chance.

@@ -13,6 +13,7 @@ mod fuzz;
 mod int_arith;
 mod int_more;
 mod lane_model;
+mod mem;
 mod model;
 mod parse;
 mod parse_errors;

@@ -224,3 +224,23 @@ fn buffer_files_must_hold_the_buffer_size() {
         .unwrap_err();
     assert!(matches!(e, LaunchError::Io { .. }), "{e}");
 }
+
+/// JSON errors point inside the text, in characters (found by
+/// `fuzz_launch_arbitrary`/`fuzz_launch_mutated`: serde_json reports an error
+/// on a line break, or in empty text, at column 0, and counts bytes).
+#[test]
+fn json_error_positions_lie_in_the_text() {
+    let pos = |t: &str| match Launch::parse(t, Path::new("")) {
+        Err(LaunchError::Json { line, col, .. }) => (line, col),
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(pos(""), (1, 1));
+    // A raw line break inside a string: the error is on it, after line 2's 10 characters.
+    assert_eq!(pos("{\n \"ptx\": \"a\nb\"}"), (2, 11));
+    // "é" is one character (two bytes) before the bad `x`, character 23.
+    assert_eq!(pos("{\"ptx\": \"é\", \"entry\": x}"), (1, 23));
+    for t in ["", "{", "{\n", "[\n\n", "{\"ptx\": \"\u{1}\"}"] {
+        let (l, c) = pos(t);
+        assert!(crate::fuzz::inside(t, l, c), "{t:?}: {l}:{c}");
+    }
+}
