@@ -211,6 +211,12 @@ pub enum MemOp {
     },
     /// `mov.u32/u64 d, name`: the address of a variable in its own space.
     MovAddr,
+    /// `mov.b32/b64 d, {a, b}` (or four elements): register packing, element
+    /// 0 in the low bits. Not a memory access; it shares this family's
+    /// vector-operand syntax.
+    Pack,
+    /// `mov.b32/b64 {d0, d1}, a`: the reverse of [`MemOp::Pack`].
+    Unpack,
 }
 
 /// Modifier words a memory instruction keeps only to print them back
@@ -279,8 +285,8 @@ impl Mem {
     /// Number of destination registers.
     pub fn dests(&self) -> usize {
         match self.op {
-            MemOp::Ld | MemOp::Ldu => usize::from(self.vec),
-            MemOp::Atom(_) | MemOp::Cvta { .. } | MemOp::MovAddr => 1,
+            MemOp::Ld | MemOp::Ldu | MemOp::Unpack => usize::from(self.vec),
+            MemOp::Atom(_) | MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack => 1,
             MemOp::St | MemOp::Red(_) => 0,
         }
     }
@@ -288,7 +294,8 @@ impl Mem {
     /// Number of source values in `vals`.
     pub fn sources(&self) -> usize {
         match self.op {
-            MemOp::St => usize::from(self.vec),
+            MemOp::St | MemOp::Pack => usize::from(self.vec),
+            MemOp::Unpack => 1,
             MemOp::Atom(AtomOp::Cas) | MemOp::Red(AtomOp::Cas) => 2,
             MemOp::Atom(_) | MemOp::Red(_) => 1,
             MemOp::Cvta { .. } => usize::from(self.addr.base == AddrBase::Abs),
@@ -298,13 +305,21 @@ impl Mem {
 
     /// Whether the instruction reads or writes memory (not `cvta`/`mov`).
     pub fn accesses_memory(&self) -> bool {
-        !matches!(self.op, MemOp::Cvta { .. } | MemOp::MovAddr)
+        !matches!(
+            self.op,
+            MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack
+        )
+    }
+
+    /// Width in bits of one element of a pack or unpack.
+    pub fn element_bits(&self) -> u32 {
+        self.ty.bits() / u32::from(self.vec.max(1))
     }
 
     /// Width in bits of the address register (`cvta`/`mov`: of the result).
     pub fn addr_bits(&self) -> u32 {
         match self.op {
-            MemOp::Cvta { .. } | MemOp::MovAddr => self.ty.bits(),
+            MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => self.ty.bits(),
             _ => 64,
         }
     }

@@ -100,7 +100,9 @@ fn ext_kind(i: &Instruction) -> Option<Kind> {
         Op::Mem(m) if m.accesses_memory() && m.space != Space::Param => Some(match m.op {
             MemOp::Ld | MemOp::Ldu => Kind::Load,
             MemOp::St => Kind::Store,
-            MemOp::Atom(_) | MemOp::Red(_) | MemOp::Cvta { .. } | MemOp::MovAddr => Kind::Atomic,
+            MemOp::Atom(_) | MemOp::Red(_) => Kind::Atomic,
+            // `accesses_memory` is false for these: never reached.
+            MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => Kind::Load,
         }),
         Op::Warp(w) if w.op == WarpOp::BarSync => Some(Kind::Store),
         _ if reads_clock(i) => Some(Kind::Store),

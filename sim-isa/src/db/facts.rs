@@ -58,7 +58,7 @@ fn name(op: &Op) -> &'static str {
             MemOp::Atom(_) => "atom",
             MemOp::Red(_) => "red",
             MemOp::Cvta { .. } => "cvta",
-            MemOp::MovAddr => "mov",
+            MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => "mov",
         },
         Op::Warp(w) => w.word(),
     }

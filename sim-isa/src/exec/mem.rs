@@ -207,6 +207,10 @@ pub fn execute_mem(
             cvta(m, ctx, regs, exec, mem, &addr);
             Ok(None)
         }
+        MemOp::Pack | MemOp::Unpack => {
+            pack(m, ctx, regs, exec);
+            Ok(None)
+        }
         MemOp::Ld | MemOp::Ldu | MemOp::St | MemOp::Atom(_) | MemOp::Red(_) => {
             let mut out = Accesses {
                 lanes: exec,
@@ -245,6 +249,8 @@ fn cvta(
             MemOp::Cvta { to: false } => mem.to_generic(m.space, src[l]),
             // `mov` of a variable: its address in its own space.
             MemOp::MovAddr
+            | MemOp::Pack
+            | MemOp::Unpack
             | MemOp::Ld
             | MemOp::Ldu
             | MemOp::St
@@ -252,6 +258,33 @@ fn cvta(
             | MemOp::Red(_) => src[l],
         };
         d[l] = v & super::width_mask(bits);
+    }
+}
+
+/// `mov` with a brace list: element `k` is bits `k * e .. (k + 1) * e` of
+/// the whole register (`e` the element width).
+fn pack(m: &Mem, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    let e = m.element_bits();
+    let n = usize::from(m.vec);
+    if m.op == MemOp::Pack {
+        let parts: [[u64; WARP_SIZE]; 4] =
+            std::array::from_fn(|k| read_operand(m.vals[k], e, ctx, regs));
+        let d = regs.get_mut(m.d[0]);
+        for (l, v) in d.iter_mut().enumerate() {
+            if exec >> l & 1 == 1 {
+                *v = (0..n).fold(0, |acc, k| acc | parts[k][l] << (e * k as u32));
+            }
+        }
+    } else {
+        let whole = read_operand(m.vals[0], m.ty.bits(), ctx, regs);
+        for k in 0..n {
+            let d = regs.get_mut(m.d[k]);
+            for (l, v) in d.iter_mut().enumerate() {
+                if exec >> l & 1 == 1 {
+                    *v = whole[l] >> (e * k as u32) & super::width_mask(e);
+                }
+            }
+        }
     }
 }
 
@@ -294,7 +327,7 @@ fn access(
                     mem.store(m.space, lane, ak, eb, new).map_err(err)?;
                     loaded[0][l] = extend(m.ty, old);
                 }
-                MemOp::Cvta { .. } | MemOp::MovAddr => {}
+                MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => {}
             }
         }
     }

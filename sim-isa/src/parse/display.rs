@@ -358,6 +358,14 @@ impl DisplayInst<'_> {
 
     /// The modifiers after the opcode word, then the operands.
     fn mem(&self, f: &mut fmt::Formatter<'_>, m: &Mem) -> fmt::Result {
+        if let MemOp::Pack | MemOp::Unpack = m.op {
+            write!(f, ".{} ", m.ty.name())?;
+            let regs: Vec<Operand> = m.d[..m.dests()].iter().map(|&r| Operand::Reg(r)).collect();
+            let (dst, src) = (&regs[..], &m.vals[..m.sources()]);
+            self.list(f, dst)?;
+            f.write_str(", ")?;
+            return self.list(f, src);
+        }
         for &q in m.quals.iter().filter(|&&q| q != 0) {
             write!(
                 f,
@@ -403,7 +411,7 @@ impl DisplayInst<'_> {
                 }
                 Ok(())
             }
-            MemOp::Cvta { .. } | MemOp::MovAddr => {
+            MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => {
                 self.list(f, &dests)?;
                 f.write_str(", ")?;
                 match vals.first() {

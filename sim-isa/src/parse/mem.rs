@@ -39,7 +39,7 @@ pub(crate) fn is_family(text: &str, syms: &Symbols) -> bool {
         return false;
     };
     let word = op.1.split('.').next().unwrap_or("");
-    WORDS.contains(&word) || (word == "mov" && is_mov_addr(text, syms))
+    WORDS.contains(&word) || (word == "mov" && (is_mov_addr(text, syms) || text.contains('{')))
 }
 
 /// Whether `mov`'s source operand `src` names a variable (so the statement
@@ -486,6 +486,9 @@ fn mem(
         ("atom", Some(a)) => MemOp::Atom(a),
         ("red", Some(a)) => MemOp::Red(a),
         ("cvta", None) if m.space != Space::Generic => MemOp::Cvta { to },
+        // A brace list on either side: register packing.
+        ("mov", None) if ops.first().is_some_and(|p| p.1.starts_with('{')) => MemOp::Unpack,
+        ("mov", None) if ops.get(1).is_some_and(|p| p.1.starts_with('{')) => MemOp::Pack,
         ("mov", None) => MemOp::MovAddr,
         _ => {
             return Err(invalid(
@@ -495,7 +498,13 @@ fn mem(
             ))
         }
     };
+    if let MemOp::Pack | MemOp::Unpack = m.op {
+        let list = ops[usize::from(m.op == MemOp::Pack)].1;
+        let inner = list.trim_start_matches('{').trim_end_matches('}');
+        m.vec = u8::try_from(operands(inner).len()).unwrap_or(0);
+    }
     cx.inst = match m.op {
+        MemOp::Pack | MemOp::Unpack => "mov",
         MemOp::Ld => "ld",
         MemOp::Ldu => "ldu",
         MemOp::St => "st",
@@ -529,7 +538,13 @@ fn mem(
         }
     }
     let want = match m.op {
-        MemOp::Ld | MemOp::Ldu | MemOp::St | MemOp::Cvta { .. } | MemOp::MovAddr => 2,
+        MemOp::Ld
+        | MemOp::Ldu
+        | MemOp::St
+        | MemOp::Cvta { .. }
+        | MemOp::MovAddr
+        | MemOp::Pack
+        | MemOp::Unpack => 2,
         MemOp::Atom(_) | MemOp::Red(_) => m.dests() + 1 + m.sources(),
     };
     if ops.len() != want {
@@ -744,6 +759,22 @@ fn check(m: &Mem, quals: &[&'static str], b128: bool, l2_evict: bool) -> Check {
             }
             Check::Ok
         }
+        // `mov.b64 %rd, {%r1, %r2}`: two or four elements of at least 8
+        // bits filling a 16- to 64-bit register (PTX ISA 9.7.9.x, `mov`).
+        MemOp::Pack | MemOp::Unpack => {
+            if let Some(q) = quals.first() {
+                return Check::Modifier(q);
+            }
+            let ok = m.space == Space::Generic
+                && matches!(m.ty, B(16) | B(32) | B(64))
+                && matches!(m.vec, 2 | 4)
+                && m.element_bits() >= 8;
+            if ok {
+                Check::Ok
+            } else {
+                Check::Types
+            }
+        }
         MemOp::Cvta { .. } | MemOp::MovAddr => {
             if let Some(q) = quals.first() {
                 return Check::Modifier(q);
@@ -825,6 +856,18 @@ fn operands_into(cx: &mut Cx<'_, '_>, m: &mut Mem, ops: &[Piece<'_>]) -> Result<
             } else {
                 m.vals[0] = cx.value(src)?;
             }
+        }
+        MemOp::Pack => {
+            m.d[0] = cx.reg(ops[0])?;
+            for (k, (o, s)) in list(cx, ops[1], m.vec)?.into_iter().enumerate() {
+                m.vals[k] = Operand::Reg(cx.reg((o, &s))?);
+            }
+        }
+        MemOp::Unpack => {
+            for (k, (o, s)) in list(cx, ops[0], m.vec)?.into_iter().enumerate() {
+                m.d[k] = cx.reg((o, &s))?;
+            }
+            m.vals[0] = Operand::Reg(cx.reg(ops[1])?);
         }
     }
     Ok(())

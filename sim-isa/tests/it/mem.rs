@@ -849,3 +849,75 @@ mod semantics {
         assert_eq!(r.get("%r2", 9), 0x1ff);
     }
 }
+
+/// `mov` with a brace list packs registers (element 0 in the low bits) or
+/// unpacks one (PTX ISA, `mov`: "d = a.x | (a.y << 32)" for `.b64` from two
+/// `.b32`), as nvcc emits around 64-bit shuffles and half pairs.
+#[test]
+fn mov_packs_and_unpacks_registers() {
+    use sim_isa::Space;
+    let mut syms = Symbols::new();
+    let pack = parse_instruction("mov.b64 %rd1, {%r1, %r2};", &mut syms).unwrap();
+    let unpack = parse_instruction("mov.b64 {%r3, %r4}, %rd1;", &mut syms).unwrap();
+    let pack4 = parse_instruction("mov.b32 %r5, {%h1, %h2};", &mut syms).unwrap();
+    for (i, t) in [
+        (&pack, "mov.b64 %rd1, {%r1, %r2};"),
+        (&unpack, "mov.b64 {%r3, %r4}, %rd1;"),
+        (&pack4, "mov.b32 %r5, {%h1, %h2};"),
+    ] {
+        assert_eq!(i.display(&syms).to_string(), t);
+    }
+    for bad in [
+        "mov.b64 %rd1, {%r1, %r2, %r3};",
+        "mov.f32 %f1, {%h1, %h2};",
+        "mov.b16 %h1, {%r1, %r2, %r3, %r4};",
+    ] {
+        let e = parse_instruction(bad, &mut syms).unwrap_err();
+        assert_eq!(e.kind(), sim_isa::ErrorKind::Invalid, "{bad}: {e}");
+    }
+    let mut regs = sim_isa::WarpRegs::new(syms.len());
+    let r = |n: &str| syms.get(n).unwrap();
+    regs.set_lane(r("%r1"), 0, 0x1111_2222);
+    regs.set_lane(r("%r2"), 0, 0xaaaa_bbbb);
+    regs.set_lane(r("%h1"), 0, 0x1234);
+    regs.set_lane(r("%h2"), 0, 0xabcd);
+    struct NoMem;
+    impl sim_isa::exec::Memory for NoMem {
+        fn load(
+            &mut self,
+            _: Space,
+            _: u32,
+            _: u64,
+            _: u32,
+        ) -> Result<u64, sim_isa::exec::FaultKind> {
+            unreachable!()
+        }
+        fn store(
+            &mut self,
+            _: Space,
+            _: u32,
+            _: u64,
+            _: u32,
+            _: u64,
+        ) -> Result<(), sim_isa::exec::FaultKind> {
+            unreachable!()
+        }
+        fn var(&self, _: u32) -> Result<(Space, u64), sim_isa::exec::FaultKind> {
+            unreachable!()
+        }
+        fn to_generic(&self, _: Space, a: u64) -> u64 {
+            a
+        }
+        fn generic_to_space(&self, _: Space, a: u64) -> u64 {
+            a
+        }
+    }
+    let ctx = sim_isa::ExecCtx::new(sim_isa::Target::SM_90, 0);
+    for i in [&pack, &unpack, &pack4] {
+        sim_isa::exec::execute_mem(i, &ctx, &mut regs, 1, &mut NoMem).unwrap();
+    }
+    assert_eq!(regs.lane(r("%rd1"), 0), 0xaaaa_bbbb_1111_2222);
+    assert_eq!(regs.lane(r("%r3"), 0), 0x1111_2222);
+    assert_eq!(regs.lane(r("%r4"), 0), 0xaaaa_bbbb);
+    assert_eq!(regs.lane(r("%r5"), 0), 0xabcd_1234);
+}
