@@ -47,6 +47,7 @@ mod error;
 pub mod external;
 mod facts;
 pub mod lowering;
+pub mod pipes;
 mod program;
 pub mod sass_table;
 mod sim;

@@ -7,14 +7,15 @@
 //! `tools/lowering/derive_sass.py` (ptxas 11.8 for `sm_35`, 12.4 for `sm_53`,
 //! 13.0 for `sm_90`; see `docs/timing-data.md`). Keys are those of
 //! [`crate::lowering::key`]. It is embedded with `include_str!` and indexed per
-//! architecture on first use. Not yet used by the SM model.
+//! architecture on first use. The SM model reads the rows its program needs
+//! ([`rows_for_keys`]) and times them with [`crate::pipes`].
 //!
 //! Row format: `arch \t key \t out \t sequence`; `sequence` is space-separated
 //! `OPCODE.MODIFIERS:deps` with deps comma-separated (`-` for none), each an
 //! earlier instruction's index or `a`/`b`/`c`/`d`; `out` lists what holds the result.
 
 use crate::config::LoweringArch;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// The committed machine-instruction table.
@@ -235,17 +236,21 @@ impl Row {
     }
 }
 
-/// Every opcode of the committed table, sorted (the interner).
+/// Every opcode of the committed table, sorted: the interner (ids are indices).
+/// A constant, so that looking one up does not scan the table; a test holds it
+/// equal to the table's opcodes.
+pub const OPCODES: [&str; 72] = [
+    "BFE", "BFI", "BMSK", "BREV", "CSETP", "DADD", "DFMA", "DMNMX", "DMUL", "DSET", "DSETP",
+    "F2F", "F2FP", "F2I", "F2IP", "FADD", "FCMP", "FFMA", "FLO", "FMNMX", "FMUL", "FRND",
+    "FSEL", "FSET", "FSETP", "HADD2", "HFMA2", "HSET2", "HSETP2", "I2F", "I2FP", "I2I", "IABS",
+    "IADD", "IADD3", "IADD32I", "ICMP", "IDP", "IMAD", "IMNMX", "IMUL", "ISCADD", "ISET",
+    "ISETP", "ISUB", "LEA", "LOP", "LOP3", "LOP32I", "MOV", "MOV32I", "MUFU", "PLOP3", "POPC",
+    "PRMT", "SEL", "SGXT", "SHF", "SHL", "SHR", "UMOV", "VABSDIFF2", "VABSDIFF4", "VADD2",
+    "VADD4", "VIADD", "VIMNMX", "VMNMX2", "VMNMX4", "VSET2", "VSET4", "XMAD",
+];
+
 fn opcodes() -> &'static [&'static str] {
-    static O: OnceLock<Vec<&'static str>> = OnceLock::new();
-    O.get_or_init(|| {
-        let set: BTreeSet<&'static str> = data_lines()
-            .filter_map(|(_, l)| l.split('\t').nth(3))
-            .flat_map(str::split_ascii_whitespace)
-            .filter_map(|i| i.split([':', '.']).next())
-            .collect();
-        set.into_iter().collect()
-    })
+    &OPCODES
 }
 
 fn data_lines() -> impl Iterator<Item = (usize, &'static str)> {
@@ -401,6 +406,48 @@ pub fn sequence(arch: SassArch, key: &str) -> Option<Sequence> {
     let start = start as usize;
     let insts = t.insts.get(start..start + usize::from(len))?;
     Some(Sequence { insts, outs })
+}
+
+/// The rows of `keys` on `arch`, in the order of `keys` (`None` where the table
+/// has no row), from one pass over the table that parses only those rows: a
+/// program needs a few dozen of the ~2,000 rows of an arch, so this avoids
+/// indexing the rest.
+pub fn rows_for_keys(arch: SassArch, keys: &[&str]) -> Vec<Option<Row>> {
+    let mut want: HashMap<&str, usize> = HashMap::with_capacity(keys.len());
+    for (i, k) in keys.iter().enumerate() {
+        want.entry(k).or_insert(i);
+    }
+    let mut out: Vec<Option<Row>> = vec![None; keys.len()];
+    let mut left = want.len();
+    for (n, l) in data_lines() {
+        if left == 0 {
+            break;
+        }
+        let Some(rest) = l
+            .strip_prefix(arch.name())
+            .and_then(|r| r.strip_prefix('\t'))
+        else {
+            continue;
+        };
+        let key = rest.split('\t').next().unwrap_or_default();
+        let Some(&i) = want.get(key) else {
+            continue;
+        };
+        // Malformed rows are skipped here; the committed table is checked by a test.
+        if out[i].is_none() {
+            out[i] = parse_row(n, l).ok();
+            left -= 1;
+        }
+    }
+    // Repeated keys share the first one's row.
+    for (i, k) in keys.iter().enumerate() {
+        if let Some(&first) = want.get(k) {
+            if first != i {
+                out[i] = out[first].clone();
+            }
+        }
+    }
+    out
 }
 
 /// Number of keys the table has for `arch`.

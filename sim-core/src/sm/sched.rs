@@ -144,14 +144,13 @@ fn classify(ready: &[u64], now: u64) -> (Outcome, u64) {
 impl Sm {
     /// Tries to start warp `wi`'s next instruction on scheduler `sched`.
     ///
-    /// An instruction of `uops` machine instructions and `steps` dependent steps
-    /// takes `uops` consecutive issue slots of its scheduler (the scheduler is
-    /// busy meanwhile) and its result is ready `max((steps-1) x latency,
-    /// uops-1) + latency` clocks after the first: the critical chain, or the
-    /// last micro-op when the others do not fit between the chain's steps.
+    /// An instruction of `uops` machine instructions takes `uops` consecutive
+    /// issue slots of its scheduler (the scheduler is busy meanwhile), occupies
+    /// each pipe its machine instructions use for their ticks together, and
+    /// its result is ready `delay` clocks after the first: the schedule of
+    /// its machine code for one warp alone (`pipes::sequence_delay`).
     /// Handling the sequence as one decision keeps the cost per PTX instruction
-    /// constant; throughput and latency are those of issuing the micro-ops
-    /// one by one.
+    /// constant.
     /// The caller's scan has checked that the warp has an instruction whose
     /// operands are ready and whose units are free.
     #[inline]
@@ -168,23 +167,17 @@ impl Sm {
         // Fields read by name, not the entry copied: a copy goes through the
         // stack, and reading back part of it stalls store forwarding.
         let ii = &self.info[idx as usize];
-        let (first, rest, uops) = (
-            ii.first_class as usize,
-            ii.rest_class as usize,
-            ii.uops as u64,
-        );
+        let uops = ii.uops as u64;
         let (guard, guard_neg, delay, busy) = (ii.guard, ii.guard_neg, ii.delay, ii.busy);
         let (writes, nwrites) = (ii.writes, ii.nwrites as usize);
-        let (first_ticks, rest_ticks) = (ii.first_ticks, ii.rest_ticks);
-        debug_assert!(
-            self.units.is_free(sched, first, now)
-                && (uops == 1 || self.units.is_free(sched, rest, now))
-        );
-        self.units.take(sched, first, 1, first_ticks);
-        // Unconditional (taking 0 micro-ops leaves the unit as free as it
-        // was): whether an instruction expands varies from one to the next,
-        // so a branch here mispredicts.
-        self.units.take(sched, rest, uops - 1, rest_ticks);
+        let (pipe, ticks) = (ii.pipe, ii.ticks);
+        debug_assert!(ii.need.iter().all(|&c| self.units.is_free(sched, c as usize, now)));
+        // Unconditional (an unused entry takes 0 ticks, leaving its pipe as
+        // free as it was): how many pipes an instruction uses varies from one
+        // to the next, so a branch here mispredicts.
+        for (&c, &t) in pipe.iter().zip(&ticks) {
+            self.units.take(sched, c as usize, t);
+        }
         // Execute functionally now; the guard is read before the instruction
         // can overwrite it.
         let w = &mut self.warps[wi];
