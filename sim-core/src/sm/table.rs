@@ -495,4 +495,23 @@ impl ProgramTables {
     pub fn issue_timing(&self, inst: usize) -> Option<(u32, u64)> {
         self.info.get(inst).map(|i| (i.uops as u32, i.delay))
     }
+
+    /// Clocks program instruction `inst` occupies its busiest pipe in its
+    /// sub-partition: with its machine instructions, the bound on how often
+    /// a scheduler can start it.
+    pub fn pipe_clocks(&self, inst: usize) -> Option<f64> {
+        let i = self.info.get(inst)?;
+        let scale = |c: u8| {
+            UnitClass::ALL
+                .get(usize::from(c))
+                .map_or(1, |&c| self.cfg.units.get(c).lanes_per_sm.max(1))
+        };
+        Some(
+            i.pipe
+                .iter()
+                .zip(&i.ticks)
+                .map(|(&c, &t)| t as f64 / f64::from(scale(c)))
+                .fold(0.0, f64::max),
+        )
+    }
 }
