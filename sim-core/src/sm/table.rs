@@ -32,9 +32,9 @@ pub(super) struct InstInfo {
     pub ticks: [u64; MAX_PIPES],
     /// Machine instructions (issue slots).
     pub uops: u16,
-    /// Pipes the instruction needs free to start: its first machine
-    /// instruction's and its busiest.
-    pub need: [u8; 2],
+    /// Pipes the instruction needs free to start, one bit per class: its
+    /// first machine instruction's and its busiest.
+    pub need: u8,
     /// Clocks from the first micro-op until the result is ready (see `Sm::issue`).
     pub delay: u64,
     /// Clocks the scheduler spends issuing the micro-ops (0 unless expanded).
@@ -99,7 +99,7 @@ struct KeyTiming {
     pipe: [u8; MAX_PIPES],
     ticks: [u64; MAX_PIPES],
     uops: u16,
-    need: [u8; 2],
+    need: u8,
     delay: u64,
     lowered: Lowered,
 }
@@ -302,7 +302,7 @@ fn native_timing(config: &SmConfig, inst: &Instruction, index: usize) -> Result<
         pipe: [class as u8; MAX_PIPES],
         ticks: [op.ticks, 0, 0],
         uops: 1,
-        need: [class as u8; 2],
+        need: 1 << class.index(),
         delay: op.latency,
         lowered,
     })
@@ -403,7 +403,7 @@ fn lowered_timing(
         pipe,
         ticks,
         uops,
-        need: [first, pipe[0]],
+        need: (1 << first) | (1 << pipe[0]),
         delay: sched.delay,
         lowered,
     })
