@@ -38,6 +38,8 @@ pub(super) struct Sched {
     /// operand, no busy pipe frees before its clock, and any change to the
     /// scheduler's warps resets it to 0.
     pub wake: u64,
+    /// The outcome of the slots before `wake` (`Dep`, `Empty` or `Unit`).
+    pub sleep: Outcome,
 }
 
 /// What an issue slot did; ordered so that the best of several is the max.
@@ -77,9 +79,9 @@ impl Sched {
         if now < self.busy_until {
             Some((Outcome::Issued, self.busy_until))
         } else if now < self.wake {
-            // `wake` is set only by a slot that issued nothing, and any issue
-            // clears it: `last` is `Dep`, `Empty` or `Unit`.
-            Some((self.last, self.wake))
+            // `wake` is set by a slot that issued nothing, or predicted by one
+            // that issued (`Sm::predict`); any change to the warps clears it.
+            Some((self.sleep, self.wake))
         } else {
             None
         }
@@ -338,6 +340,41 @@ impl Sm {
         let st = &mut self.scheds[s];
         st.account(best, 1);
         st.wake = wake;
+        st.sleep = best;
+        if best == Outcome::Issued {
+            self.predict(s, now);
+        }
         Ok(best)
+    }
+
+    /// After scheduler `s` issued at `now`: what its next slot will find, so
+    /// that it need not look then. Nothing changes its warps or its pipes
+    /// before that slot unless a warp is fetched, admitted or retired (which
+    /// clears `wake`), so the scan can be done now; if no warp can issue at
+    /// that slot, the outcome and the clock until which it holds are set
+    /// (`wake`, `sleep`) exactly as that slot would set them.
+    fn predict(&mut self, s: usize, now: u64) {
+        let iv = u64::from(self.cfg.issue_interval);
+        let sc = &self.scheds[s];
+        let t0 = sc.busy_until.max(now + iv);
+        let (row, scale) = (&self.units.free[s], &self.units.scale);
+        let mut free = 0u8;
+        for (c, (&f, &k)) in row.iter().zip(scale).enumerate() {
+            free |= u8::from(f < (t0 + 1) * k) << c;
+        }
+        let mut seen = Seen {
+            blocked: 0,
+            first: u64::MAX,
+        };
+        let n = sc.warps.len();
+        if first_ok(&sc.ready, &sc.need, 0, n, t0, free, &mut seen).is_some() {
+            return;
+        }
+        let (o, until) = seen.outcome(t0, row, scale);
+        if until > t0 {
+            let sc = &mut self.scheds[s];
+            sc.wake = until;
+            sc.sleep = o;
+        }
     }
 }
