@@ -362,15 +362,20 @@ impl Sm {
         for (c, (&f, &k)) in row.iter().zip(scale).enumerate() {
             free |= u8::from(f < (t0 + 1) * k) << c;
         }
-        let mut seen = Seen {
-            blocked: 0,
-            first: u64::MAX,
-        };
-        let n = sc.warps.len();
-        if first_ok(&sc.ready, &sc.need, 0, n, t0, free, &mut seen).is_some() {
+        // One branch-free pass (it vectorises): whether some warp can issue
+        // at `t0`, and what a slot that cannot sees.
+        let (mut ok, mut blocked, mut first) = (0u8, 0u8, u64::MAX);
+        for (&r, &m) in sc.ready.iter().zip(&sc.need) {
+            let rdy = r <= t0;
+            let m = if rdy { m } else { 0 };
+            ok |= u8::from(m != 0 && m & !free == 0);
+            blocked |= m;
+            first = first.min(if rdy { u64::MAX } else { r });
+        }
+        if ok != 0 {
             return;
         }
-        let (o, until) = seen.outcome(t0, row, scale);
+        let (o, until) = Seen { blocked, first }.outcome(t0, row, scale);
         if until > t0 {
             let sc = &mut self.scheds[s];
             sc.wake = until;
