@@ -405,3 +405,61 @@ pub fn schedule(
         .max(1);
     Schedule { runs, delay }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::preset;
+
+    const MICROBENCH: &str = include_str!("../data/calibration/h100/microbench.json");
+
+    /// The sm_90 rules against the H100 rows that time one opcode alone
+    /// (`sass:` rows without a partner): dependent latency per instance less
+    /// the loop's share (0.37 cycles: 377 cycles per 1024 instances, the
+    /// single-opcode rows' common excess over 4), and warp-instructions per
+    /// clock per SM at 32 warps x 4 chains.
+    #[test]
+    fn hopper_rules_reproduce_the_single_opcode_rows() {
+        let json: serde_json::Value = serde_json::from_str(MICROBENCH).expect("json");
+        let cfg = preset(sim_isa::Target::SM_90);
+        let cases = [
+            ("b28", "PRMT", ""),
+            ("b29", "LOP3", ""),
+            ("b30", "IMAD", ""),
+            ("b31", "SHF", ""),
+            ("b38", "FFMA", ""),
+            ("b39", "FADD", ""),
+            ("b40", "FMUL", ""),
+            ("b43", "DADD", ""),
+            ("b44", "DFMA", ""),
+            ("b45", "MUFU", ".EX2"),
+        ];
+        let rows = json["results"].as_array().expect("rows");
+        let cycles = |name: &str| {
+            rows.iter()
+                .find(|r| r["name"] == name)
+                .and_then(|r| r["h100_cycles"].as_f64())
+                .expect("row")
+        };
+        for (b, op, mods) in cases {
+            let rule = HOPPER
+                .iter()
+                .find(|r| r.opcode == op && mods.starts_with(r.modifiers))
+                .expect("rule");
+            let t = OpTiming::of(rule, &cfg).expect("pipe");
+            let lat = cycles(&format!("{b}_lat")) / 1024.0 - 0.37;
+            assert!(
+                (lat - t.latency as f64).abs() <= 0.1 * lat,
+                "{op}: H100 {lat:.2} cycles, rule {}",
+                t.latency
+            );
+            let per_clock = 32.0 * 4.0 * 1024.0 / cycles(&format!("{b}_tput"));
+            let lanes = f64::from(cfg.units.get(rule.pipe).lanes_per_sm);
+            let rule_rate = lanes / t.ticks as f64 * f64::from(cfg.schedulers);
+            assert!(
+                (per_clock - rule_rate).abs() <= 0.1 * per_clock,
+                "{op}: H100 {per_clock:.3} per clock, rule {rule_rate:.3}"
+            );
+        }
+    }
+}

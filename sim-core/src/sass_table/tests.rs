@@ -395,3 +395,45 @@ fn lengths_match_the_uops_table_where_the_compiler_is_the_same() {
 }
 
 mod microbench;
+
+#[test]
+fn the_opcode_list_is_the_tables_opcodes() {
+    let set: std::collections::BTreeSet<&str> = rows()
+        .iter()
+        .flat_map(|r| r.insts.iter().map(|i| i.opcode.name()))
+        .collect();
+    assert_eq!(set.into_iter().collect::<Vec<_>>(), OPCODES.to_vec());
+    assert!(OPCODES.windows(2).all(|w| w[0] < w[1]), "sorted");
+}
+
+#[test]
+fn rows_for_keys_reads_only_the_keys_asked_for() {
+    let keys = ["vadd4.uuu.sat.def", "no.such.key", "alu.add.b32", "vadd4.uuu.sat.def"];
+    let got = rows_for_keys(SassArch::Sm90, &keys);
+    assert_eq!(got.len(), 4);
+    for (k, r) in keys.iter().zip(&got) {
+        match sequence(SassArch::Sm90, k) {
+            Some(s) => {
+                let r = r.as_ref().expect("row");
+                assert_eq!(r.key, *k);
+                assert_eq!(&r.insts[..], s.insts);
+            }
+            None => assert!(r.is_none(), "{k}"),
+        }
+    }
+}
+
+#[test]
+fn every_opcode_has_a_pipe_rule_on_its_arch() {
+    for r in rows() {
+        for i in &r.insts {
+            assert!(
+                crate::pipes::rule(r.arch, i).is_some(),
+                "{} {}: no pipe rule for {}",
+                r.arch.name(),
+                r.key,
+                i.mnemonic()
+            );
+        }
+    }
+}
