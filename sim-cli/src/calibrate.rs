@@ -150,8 +150,8 @@ pub fn render(rows: &[Row], target: Target, tolerance: f64) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "{:<9} {:<4} {:>10} {:>10} {:>7}  {}",
-        "kernel", "mode", "measured", "simulated", "sim/hw", "PTX"
+        "{:<9} {:<4} {:>10} {:>10} {:>7}  PTX",
+        "kernel", "mode", "measured", "simulated", "sim/hw"
     );
     for r in rows {
         let flag = if r.error() > 1.0 + tolerance { " *" } else { "" };
