@@ -122,60 +122,26 @@ pub const KEPLER: &[Rule] = &[
     r("VSET4", Video),
 ];
 
-/// Maxwell (`sm_53` listings, the `sm_53` preset). Guide, compute capability
+/// Maxwell (`sm_53` listings, the `sm_53` preset): Kepler's rules ([`KEPLER`])
+/// with these differences, which come first. Guide, compute capability
 /// 5.x/5.3: add/logic 128 (`int_alu`), compare/min/max 64 (`int_cmp`), shifts
-/// 64, f32 and `XMAD` (16-bit multiply-add, how Maxwell multiplies) 128, half
-/// precision 256 results = 128 lanes of `HADD2`/`HSET2` (`fp16`), f64 4, `popc`,
-/// `clz`, conversions and MUFU 32 (`xu`). `VABSDIFF4`: no published rate, the
-/// compare rate (64) assumed. Latencies: the unit's (Volkov: 6).
+/// and bit-field 64, f32 and `XMAD` (16-bit multiply-add, how Maxwell
+/// multiplies) 128, half precision 256 results = 128 lanes of `HADD2`/`HSET2`
+/// (`fp16`), f64 4, `popc`, `clz`, all conversions and MUFU 32 (`xu`).
+/// `VABSDIFF4`: no published rate, the compare rate (64) assumed. Latencies:
+/// the unit's (Volkov: 6).
 pub const MAXWELL: &[Rule] = &[
     rate(r("BFE", IntAlu), 64),
     rate(r("BFI", IntAlu), 64),
-    r("CSETP", IntCmp),
-    r("DADD", Fp64),
-    r("DFMA", Fp64),
-    r("DMNMX", Fp64),
-    r("DMUL", Fp64),
-    r("DSET", Fp64),
-    r("DSETP", Fp64),
-    r("F2F", Xu),
-    r("F2I", Xu),
-    r("FADD", Fp32),
-    r("FCMP", Fp32),
-    r("FFMA", Fp32),
-    r("FLO", Xu),
-    r("FMNMX", Fp32),
-    r("FMUL", Fp32),
-    r("FSET", Fp32),
-    r("FSETP", Fp32),
     r("HADD2", Fp16),
     r("HSET2", Fp16),
     r("HSETP2", Fp16),
-    r("I2F", Xu),
     r("I2I", Xu),
-    r("IADD", IntAlu),
     r("IADD3", IntAlu),
-    r("IADD32I", IntAlu),
-    r("ICMP", IntCmp),
     r("IMAD", Fp32),
-    r("IMNMX", IntCmp),
     r("ISCADD", IntAlu),
-    r("ISET", IntCmp),
-    r("ISETP", IntCmp),
     r("LEA", IntAlu),
-    r("LOP", IntAlu),
     r("LOP3", IntAlu),
-    r("LOP32I", IntAlu),
-    r("MOV", IntAlu),
-    r("MOV32I", IntAlu),
-    r("MUFU", Xu),
-    r("POPC", Xu),
-    r("PRMT", IntAlu),
-    r("SEL", IntAlu),
-    rate(r("SHF", IntAlu), 64),
-    rate(r("SHL", IntAlu), 64),
-    rate(r("SHR", IntAlu), 64),
-    r("VABSDIFF4", VideoAbsdiff),
     r("XMAD", Fp32),
 ];
 
@@ -246,30 +212,29 @@ pub const HOPPER: &[Rule] = &[
     r("VIMNMX", IntAlu),
 ];
 
-/// The rule table of `arch`.
-pub const fn rules(arch: SassArch) -> &'static [Rule] {
-    match arch {
-        SassArch::Sm35 => KEPLER,
-        SassArch::Sm53 => MAXWELL,
-        SassArch::Sm90 => HOPPER,
-    }
+/// The rules of `arch`, in the order they are tried: an arch's differences
+/// before the rules it inherits (Maxwell = Kepler + differences; Hopper's
+/// pipes are its own).
+pub fn rules(arch: SassArch) -> impl Iterator<Item = &'static Rule> {
+    let (own, inherited): (&[Rule], &[Rule]) = match arch {
+        SassArch::Sm35 => (KEPLER, &[]),
+        SassArch::Sm53 => (MAXWELL, KEPLER),
+        SassArch::Sm90 => (HOPPER, &[]),
+    };
+    own.iter().chain(inherited)
 }
 
 /// The rule for `inst` on `arch`: the first whose opcode matches and whose
 /// modifier prefix starts the instruction's modifiers.
 pub fn rule(arch: SassArch, inst: &MachineInst) -> Option<&'static Rule> {
     let name = inst.opcode.name();
-    rules(arch)
-        .iter()
-        .find(|r| r.opcode == name && inst.modifiers.starts_with(r.modifiers))
+    rules(arch).find(|r| r.opcode == name && inst.modifiers.starts_with(r.modifiers))
 }
 
 /// The rule an integer add takes when ptxas moves it to the FMA pipe
 /// (`IMAD.IADD`), where the arch has one.
 pub fn fma_add(arch: SassArch) -> Option<&'static Rule> {
-    rules(arch)
-        .iter()
-        .find(|r| r.opcode == "IMAD" && r.modifiers == ".IADD")
+    rules(arch).find(|r| r.opcode == "IMAD" && r.modifiers == ".IADD")
 }
 
 /// Whether ptxas packs two independent instances of lowering key `key` into
