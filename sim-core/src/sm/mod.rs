@@ -186,7 +186,7 @@ impl Sm {
             std::mem::size_of::<Sched>()
                 + s.warps.capacity() * std::mem::size_of::<usize>()
                 + s.ready.capacity() * std::mem::size_of::<u64>()
-                + s.need.capacity() * std::mem::size_of::<u8>()
+                + s.need.capacity() * std::mem::size_of::<u64>()
         };
         std::mem::size_of::<Sm>()
             + self.scheds.iter().map(sched).sum::<usize>()

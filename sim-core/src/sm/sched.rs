@@ -21,7 +21,8 @@ pub(super) struct Sched {
     pub ready: Vec<u64>,
     /// Per position: the pipes its next instruction needs, one bit per class
     /// (see `InstInfo::need`).
-    pub need: Vec<u8>,
+    /// (A mask in a u64, the width of `ready`, so the scans vectorise.)
+    pub need: Vec<u64>,
     /// LRR: position to start the next scan at.
     pub rr_next: usize,
     /// GTO: position of the greedy warp.
@@ -107,19 +108,20 @@ pub(super) fn guard_lanes(w: &Warp, guard: u32, neg: bool) -> u32 {
 #[inline]
 fn first_ok(
     ready: &[u64],
-    need: &[u8],
+    need: &[u64],
     from: usize,
     to: usize,
     now: u64,
     free: u8,
     seen: &mut Seen,
 ) -> Option<usize> {
+    let free = u64::from(free);
     for (k, (&r, &m)) in ready[from..to].iter().zip(&need[from..to]).enumerate() {
         if r <= now {
             if m & !free == 0 {
                 return Some(from + k);
             }
-            seen.blocked |= m;
+            seen.blocked |= m as u8;
         } else {
             seen.first = seen.first.min(r);
         }
@@ -364,14 +366,18 @@ impl Sm {
         }
         // One branch-free pass (it vectorises): whether some warp can issue
         // at `t0`, and what a slot that cannot sees.
-        let (mut ok, mut blocked, mut first) = (0u8, 0u8, u64::MAX);
-        for (&r, &m) in sc.ready.iter().zip(&sc.need) {
+        let (mut ok, mut blocked, mut first) = (0u64, 0u64, u64::MAX);
+        let free = u64::from(free);
+        let n = sc.ready.len().min(sc.need.len());
+        for (&r, &m) in sc.ready[..n].iter().zip(&sc.need[..n]) {
             let rdy = r <= t0;
             let m = if rdy { m } else { 0 };
-            ok |= u8::from(m != 0 && m & !free == 0);
+            // A ready warp whose pipes are all free (every entry needs one).
+            ok |= u64::from(m != 0) & u64::from(m & !free == 0);
             blocked |= m;
             first = first.min(if rdy { u64::MAX } else { r });
         }
+        let blocked = blocked as u8;
         if ok != 0 {
             return;
         }

@@ -273,7 +273,7 @@ impl Sm {
                 if w.state == WarpState::Resident {
                     let sc = &mut self.scheds[w.sched as usize];
                     sc.ready[w.pos as usize] = r;
-                    sc.need[w.pos as usize] = ii.need;
+                    sc.need[w.pos as usize] = u64::from(ii.need);
                     sc.wake = 0;
                 }
                 return Ok(());
@@ -303,7 +303,7 @@ impl Sm {
         };
         let sc = &mut self.scheds[w.sched as usize];
         sc.ready[w.pos as usize] = r;
-        sc.need[w.pos as usize] = n;
+        sc.need[w.pos as usize] = u64::from(n);
         sc.wake = 0;
     }
 
