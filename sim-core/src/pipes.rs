@@ -145,7 +145,10 @@ pub const MAXWELL: &[Rule] = &[
     r("XMAD", Fp32),
 ];
 
-/// Hopper (`sm_90` listings, the `sm_90` preset), fitted to the H100
+/// Hopper (`sm_90` listings, the `sm_90` preset): Maxwell's rules with these
+/// differences, which come first (what Hopper runs as Maxwell did: FFMA, FADD,
+/// FMUL on the FMA pipe; DADD, DFMA, DMUL on FP64; PRMT, SEL, LOP3, IADD3, LEA,
+/// MOV on the ALU; MUFU, POPC, FLO, F2I, I2F, F2F on XU). Fitted to the H100
 /// microbenchmarks (`data/calibration/h100/microbench.json`, the `sass:` rows
 /// isolate one opcode each; "H100" below). ALU pipe (`int_alu`, 64 lanes: one
 /// warp instruction per 2 clocks per sub-partition, H100: PRMT, LOP3, SHF, SEL,
@@ -165,19 +168,10 @@ pub const MAXWELL: &[Rule] = &[
 pub const HOPPER: &[Rule] = &[
     r("BMSK", IntAlu),
     r("BREV", Xu),
-    r("DADD", Fp64),
-    r("DFMA", Fp64),
-    r("DMUL", Fp64),
     lat(r("DSETP", Fp64), 2),
-    r("F2F", Xu),
     r("F2FP", IntAlu),
-    r("F2I", Xu),
     r("F2IP", IntAlu),
-    r("FADD", Fp32),
-    r("FFMA", Fp32),
-    r("FLO", Xu),
     r("FMNMX", IntAlu),
-    r("FMUL", Fp32),
     r("FRND", Xu),
     r("FSEL", IntAlu),
     r("FSET", IntAlu),
@@ -186,24 +180,16 @@ pub const HOPPER: &[Rule] = &[
     lat(r("HFMA2", Fp32), 4),
     r("HSET2", IntAlu),
     lat(r("HSETP2", IntAlu), 2),
-    r("I2F", Xu),
     r("I2FP", IntAlu),
     r("I2I", IntAlu),
     r("IABS", IntAlu),
-    r("IADD3", IntAlu),
     rate(r("IDP", Fp32), 64),
     lat(rate(with(r("IMAD", Fp32), ".IADD"), 64), 2),
     lat(rate(with(r("IMAD", Fp32), ".MOV"), 64), 2),
     rate(r("IMAD", Fp32), 64),
     r("ISETP", IntAlu),
-    r("LEA", IntAlu),
-    r("LOP3", IntAlu),
-    r("MOV", IntAlu),
     lat(r("MUFU", Xu), -2),
     r("PLOP3", IntAlu),
-    r("POPC", Xu),
-    r("PRMT", IntAlu),
-    r("SEL", IntAlu),
     r("SGXT", IntAlu),
     r("SHF", IntAlu),
     r("UMOV", IntAlu),
@@ -213,15 +199,15 @@ pub const HOPPER: &[Rule] = &[
 ];
 
 /// The rules of `arch`, in the order they are tried: an arch's differences
-/// before the rules it inherits (Maxwell = Kepler + differences; Hopper's
-/// pipes are its own).
+/// before the rules it inherits, as the presets derive (Maxwell = Kepler +
+/// differences, Hopper = Maxwell + differences).
 pub fn rules(arch: SassArch) -> impl Iterator<Item = &'static Rule> {
-    let (own, inherited): (&[Rule], &[Rule]) = match arch {
-        SassArch::Sm35 => (KEPLER, &[]),
-        SassArch::Sm53 => (MAXWELL, KEPLER),
-        SassArch::Sm90 => (HOPPER, &[]),
+    let chain: [&'static [Rule]; 3] = match arch {
+        SassArch::Sm35 => [KEPLER, &[], &[]],
+        SassArch::Sm53 => [MAXWELL, KEPLER, &[]],
+        SassArch::Sm90 => [HOPPER, MAXWELL, KEPLER],
     };
-    own.iter().chain(inherited)
+    chain.into_iter().flatten()
 }
 
 /// The rule for `inst` on `arch`: the first whose opcode matches and whose
@@ -407,8 +393,7 @@ mod tests {
                 .expect("row")
         };
         for (b, op, mods) in cases {
-            let rule = HOPPER
-                .iter()
+            let rule = rules(SassArch::Sm90)
                 .find(|r| r.opcode == op && mods.starts_with(r.modifiers))
                 .expect("rule");
             let t = OpTiming::of(rule, &cfg).expect("pipe");
