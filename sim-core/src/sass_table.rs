@@ -408,46 +408,61 @@ pub fn sequence(arch: SassArch, key: &str) -> Option<Sequence> {
     Some(Sequence { insts, outs })
 }
 
+/// The start of the first line at or after byte `at` of `text`.
+fn line_start(text: &[u8], at: usize) -> usize {
+    if at == 0 || text.get(at - 1) == Some(&b'\n') {
+        return at.min(text.len());
+    }
+    text.get(at..)
+        .and_then(|t| t.iter().position(|&b| b == b'\n'))
+        .map_or(text.len(), |p| at + p + 1)
+}
+
+/// The committed row of `key` on `arch`, found by binary search: the table's
+/// rows are grouped by architecture (in `SassArch::ALL` order) and sorted by
+/// key within one (a test holds it so; comments come first), so a lookup
+/// reads a few dozen lines, not the table.
+fn find_line(arch: SassArch, key: &str) -> Option<&'static str> {
+    let text = SASS_TSV.as_bytes();
+    let target = (arch.name(), key);
+    let line_at = |s: usize| {
+        let end = text[s..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(text.len(), |p| s + p);
+        SASS_TSV.get(s..end).unwrap_or_default()
+    };
+    let fields = |l: &'static str| {
+        let mut f = l.split('\t');
+        (f.next().unwrap_or_default(), f.next().unwrap_or_default())
+    };
+    let (mut lo, mut hi, mut best) = (0, text.len(), None);
+    while lo < hi {
+        let s = line_start(text, lo + (hi - lo) / 2);
+        if s >= hi {
+            hi = lo + (hi - lo) / 2;
+            continue;
+        }
+        let line = line_at(s);
+        if fields(line) < target {
+            lo = line_start(text, s + 1);
+        } else {
+            best = Some(line);
+            hi = s;
+        }
+    }
+    best.filter(|l| fields(l) == target)
+}
+
 /// The rows of `keys` on `arch`, in the order of `keys` (`None` where the table
-/// has no row), from one pass over the table that parses only those rows: a
-/// program needs a few dozen of the ~2,000 rows of an arch, so this avoids
-/// indexing the rest.
+/// has no row), each found by binary search (`find_line`) and parsed alone: a
+/// program needs a few dozen of the ~2,000 rows of an arch, so this neither
+/// reads nor indexes the rest.
 pub fn rows_for_keys(arch: SassArch, keys: &[&str]) -> Vec<Option<Row>> {
-    let mut want: HashMap<&str, usize> = HashMap::with_capacity(keys.len());
-    for (i, k) in keys.iter().enumerate() {
-        want.entry(k).or_insert(i);
-    }
-    let mut out: Vec<Option<Row>> = vec![None; keys.len()];
-    let mut left = want.len();
-    for (n, l) in data_lines() {
-        if left == 0 {
-            break;
-        }
-        let Some(rest) = l
-            .strip_prefix(arch.name())
-            .and_then(|r| r.strip_prefix('\t'))
-        else {
-            continue;
-        };
-        let key = rest.split('\t').next().unwrap_or_default();
-        let Some(&i) = want.get(key) else {
-            continue;
-        };
-        // Malformed rows are skipped here; the committed table is checked by a test.
-        if out[i].is_none() {
-            out[i] = parse_row(n, l).ok();
-            left -= 1;
-        }
-    }
-    // Repeated keys share the first one's row.
-    for (i, k) in keys.iter().enumerate() {
-        if let Some(&first) = want.get(k) {
-            if first != i {
-                out[i] = out[first].clone();
-            }
-        }
-    }
-    out
+    // Malformed rows read as missing here; the committed table is checked by a test.
+    keys.iter()
+        .map(|k| find_line(arch, k).and_then(|l| parse_row(0, l).ok()))
+        .collect()
 }
 
 /// Number of keys the table has for `arch`.

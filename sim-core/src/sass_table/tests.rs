@@ -437,3 +437,24 @@ fn every_opcode_has_a_pipe_rule_on_its_arch() {
         }
     }
 }
+
+#[test]
+fn rows_are_grouped_by_arch_and_sorted_by_key() {
+    // `find_line` relies on it: a re-derived table must keep this order.
+    let keys: Vec<(usize, &str)> = data_lines()
+        .map(|(_, l)| {
+            let mut f = l.split('\t');
+            let arch = SassArch::from_name(f.next().unwrap()).unwrap();
+            let i = SassArch::ALL.iter().position(|&a| a == arch).unwrap();
+            (i, f.next().unwrap())
+        })
+        .collect();
+    assert!(keys.windows(2).all(|w| w[0] < w[1]), "order");
+    assert!(SASS_TSV
+        .lines()
+        .skip_while(|l| l.starts_with('#'))
+        .all(|l| !l.starts_with('#')), "comments come first");
+    for r in rows() {
+        assert!(find_line(r.arch, r.key).is_some(), "{} {}", r.arch.name(), r.key);
+    }
+}
