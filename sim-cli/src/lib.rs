@@ -2,6 +2,7 @@
 //! formats (those live in sim-trace): reports, timelines, sweeps and safe
 //! output files.
 
+pub mod calibrate;
 pub mod output;
 pub mod report;
 pub mod sweep;

@@ -116,6 +116,24 @@ enum Cmd {
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
+    /// Replay measured microbenchmarks and compare the simulated cycles with the hardware's.
+    ///
+    /// FILE is a calibration set as in sim-core/data/calibration/h100/microbench.json
+    /// (each kernel with a `kernel_text` is replayed; paths relative to FILE). Prints
+    /// measured vs simulated cycles per kernel and the geometric-mean error factor;
+    /// exits 1 when a kernel is off by more than --tolerance.
+    Calibrate {
+        /// The calibration file (JSON).
+        file: PathBuf,
+        /// Target to simulate.
+        #[arg(long, default_value = "sm_90", value_name = "sm_XY")]
+        arch: String,
+        #[command(flatten)]
+        config: ConfigArgs,
+        /// Largest accepted relative error per kernel.
+        #[arg(long, default_value_t = 0.10, value_name = "F")]
+        tolerance: f64,
+    },
     /// Run the cross product of traces x archs x parameters of a sweep file into one CSV.
     ///
     /// See docs/sweeps.md. Rows are numbered; shards of a sweep merge back
@@ -378,6 +396,27 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             let mut inputs = Inputs::new();
             let setup = config.setup(Some(arch), &mut inputs)?;
             commands::run::config(&setup, output, &inputs)
+        }
+        Cmd::Calibrate {
+            file,
+            arch,
+            config,
+            tolerance,
+        } => {
+            let mut inputs = Inputs::new();
+            let setup = config.setup(Some(arch), &mut inputs)?;
+            let (cfg, _) = setup.resolve(parse_target("sm_90")?)?;
+            let rows = sim_cli::calibrate::calibrate(&file, &cfg)?;
+            print!(
+                "{}",
+                sim_cli::calibrate::render(&rows, cfg.target, tolerance)
+            );
+            let all = rows.iter().all(|r| r.error() <= 1.0 + tolerance);
+            Ok(if all {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
         }
         Cmd::Sweep {
             file,

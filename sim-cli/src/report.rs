@@ -13,7 +13,7 @@ use sim_trace::trace::{fmt_value, width_mask, Trace};
 use std::fmt::Write;
 
 /// Version of the JSON/CSV report schema.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// What a report is about, beyond sim-core's statistics.
 #[derive(Clone, Debug)]
@@ -90,7 +90,7 @@ pub fn text(info: &RunInfo, r: &Report) -> String {
     for (name, n) in [
         ("issued", st.issued),
         ("waiting on dependency", st.dependency),
-        ("unit busy", st.unit_busy),
+        ("pipe busy", st.unit_busy),
         ("no eligible warp", st.no_eligible),
     ] {
         let _ = writeln!(o, "  {name:<22}{n:>12}{:>8.2}%", pct(n, total));
@@ -100,7 +100,7 @@ pub fn text(info: &RunInfo, r: &Report) -> String {
         let _ = writeln!(
             o,
             "\n{:<24}{:>10}{:>12}{:>12}",
-            "unit", "ops", "lanes/SM", "utilisation"
+            "pipe", "ops", "lanes/SM", "utilisation"
         );
         for (name, u) in &s.units {
             if u.ops > 0 {
@@ -130,6 +130,12 @@ pub fn text(info: &RunInfo, r: &Report) -> String {
             p.latency_min,
             p.latency_max
         );
+    }
+    if !s.per_machine_opcode.is_empty() {
+        let _ = writeln!(o, "\n{:<24}{:>10}", "machine opcode", "warp-instr");
+        for (name, n) in &s.per_machine_opcode {
+            let _ = writeln!(o, "  {name:<22}{n:>10}");
+        }
     }
     o
 }
@@ -207,6 +213,7 @@ fn stats_json(s: &Stats) -> serde_json::Value {
         "scheduler_issues": s.scheduler_issues,
         "units": s.units,
         "per_opcode": per_opcode_json(s),
+        "per_machine_opcode": s.per_machine_opcode,
     })
 }
 

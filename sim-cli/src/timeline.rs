@@ -100,7 +100,8 @@ pub fn timeline(input: &TimelineInput<'_>, info: &RunInfo) -> Value {
             let (uops, delay) = input.tables.issue_timing(i).unwrap_or((1, 1));
             let text = input.trace.texts.get(i).map_or("", String::as_str);
             let name = opcode(text);
-            let busy = (uops as u64).div_ceil(width) * interval;
+            // A forwarded `mov` has no machine instructions but still takes its slot.
+            let busy = (uops.max(1) as u64).div_ceil(width) * interval;
             let wtid = WARP_TID_BASE + e.warp_id as u64;
             let w = warps.entry(e.warp_id).or_insert_with(|| {
                 events.push(meta(

@@ -30,11 +30,12 @@
 use serde::Serialize;
 use sim_isa::Target;
 
-/// A functional-unit class. Each scheduler partition has one unit per class.
-/// Its first variants repeat `sim_isa::db::UnitClass` (the class of an
-/// instruction's native machine instruction, mapped in `facts.rs`) and add
-/// `Expansion`, the unit an emulated sequence's remaining instructions use:
-/// a unit is a timing fact, so it lives here, and the mapping is exhaustive.
+/// A functional unit (pipe) class. Each scheduler partition (sub-partition)
+/// has one pipe per class. Its first variants repeat `sim_isa::db::UnitClass`
+/// (the class of an instruction's native machine instruction, used where there
+/// is no machine-code table, mapped in `facts.rs`) and add `Xu`, the
+/// multi-function/conversion pipe. Where a machine-code table exists, each
+/// machine opcode maps to one of these pipes ([`crate::pipes`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub enum UnitClass {
     /// Integer add/logic/move/select (and the machine instructions of emulated sequences).
@@ -51,10 +52,8 @@ pub enum UnitClass {
     Video,
     /// Native `vabsdiff2/4` (Kepler at int rate, `VABSDIFF4` from Maxwell on).
     VideoAbsdiff,
-    /// The machine instructions of an expansion after its first: ptxas mixes
-    /// ALU-pipe (LOP3, PRMT) and FMA-pipe (IMAD.IADD, IMAD.MOV) instructions so a
-    /// sequence sustains about one per clock per partition.
-    Expansion,
+    /// The multi-function and conversion pipe (MUFU, POPC, FLO, F2I, I2F...).
+    Xu,
 }
 
 impl UnitClass {
@@ -69,7 +68,7 @@ impl UnitClass {
         UnitClass::Fp64,
         UnitClass::Video,
         UnitClass::VideoAbsdiff,
-        UnitClass::Expansion,
+        UnitClass::Xu,
     ];
     /// Dense index.
     pub const fn index(self) -> usize {
@@ -85,7 +84,7 @@ impl UnitClass {
             UnitClass::Fp64 => "fp64",
             UnitClass::Video => "video",
             UnitClass::VideoAbsdiff => "video_absdiff",
-            UnitClass::Expansion => "expansion",
+            UnitClass::Xu => "xu",
         }
     }
 }
@@ -132,8 +131,8 @@ pub struct Units {
     pub video: UnitConfig,
     /// [`UnitClass::VideoAbsdiff`]
     pub video_absdiff: UnitConfig,
-    /// [`UnitClass::Expansion`]
-    pub expansion: UnitConfig,
+    /// [`UnitClass::Xu`]
+    pub xu: UnitConfig,
 }
 
 impl Units {
@@ -147,7 +146,7 @@ impl Units {
             UnitClass::Fp64 => self.fp64,
             UnitClass::Video => self.video,
             UnitClass::VideoAbsdiff => self.video_absdiff,
-            UnitClass::Expansion => self.expansion,
+            UnitClass::Xu => self.xu,
         }
     }
 }
@@ -326,8 +325,10 @@ fn sm_13() -> SmConfig {
             // No SIMD video instructions before sm_30 (PTX ISA).
             video: UnitConfig::NONE,
             video_absdiff: UnitConfig::NONE,
-            // Every instruction is native here; kept at the ALU's rate.
-            expansion: UnitConfig::new(8, LAT_GT200),
+            // No machine-code table here (every instruction native on its class):
+            // no PTX form the simulator runs uses this pipe; kept at the ALU's
+            // rate and latency.
+            xu: UnitConfig::new(8, LAT_GT200),
         },
         lowering: LoweringArch::Native,
         limits: Limits::DEFAULT,
@@ -357,8 +358,9 @@ fn sm_30() -> SmConfig {
             // Guide 3.0: SIMD video 32 per clock, vabsdiff2/4 160.
             video: UnitConfig::new(32, LAT_KEPLER),
             video_absdiff: UnitConfig::new(160, LAT_KEPLER),
-            // Selector PRMTs run on the integer ALU (Guide 3.0: 160).
-            expansion: UnitConfig::new(160, LAT_KEPLER),
+            // Guide 3.0: MUFU and most conversions 32 per clock; latency
+            // assumed equal to the ALU's (no published per-opcode figure).
+            xu: UnitConfig::new(32, LAT_KEPLER),
             ..base.units
         },
         // research: on sm_35 every video variant is one machine instruction.
@@ -390,11 +392,11 @@ fn sm_53() -> SmConfig {
             video: UnitConfig::NONE,
             // Native VABSDIFF4; no published rate: assumed the compare/min/max rate (64).
             video_absdiff: UnitConfig::new(64, LAT_MAXWELL),
-            // Expansions issue at one machine instruction per clock per partition
-            // (4 x 32 lanes; Maxwell WP: 32 lanes per processing block).
-            expansion: UnitConfig::new(128, LAT_MAXWELL),
+            // Guide 5.x: MUFU, popc, clz and conversions 32 per clock; latency
+            // assumed equal to the ALU's (no published per-opcode figure).
+            xu: UnitConfig::new(32, LAT_MAXWELL),
         },
-        // sm_53 expansion counts (derived by tools/lowering/derive.py).
+        // sm_53 machine code (ptxas 12.4, tools/lowering/derive_sass.py).
         lowering: LoweringArch::Maxwell,
         ..base
     }
@@ -411,18 +413,18 @@ fn sm_90() -> SmConfig {
             int_alu: UnitConfig::new(64, LAT_VOLTA_ON),
             // Guide 9.0: compare/min/max 64.
             int_cmp: UnitConfig::new(64, LAT_VOLTA_ON),
-            // Guide 9.0: f32 128.
+            // Guide 9.0: f32 128 (the FMA pipe); H100: FFMA/FADD/FMUL 4 cycles.
             fp32: UnitConfig::new(128, LAT_VOLTA_ON),
             // Guide 9.0: half2 256 results = 128 lanes of HSET2.
             fp16: UnitConfig::new(256 / 2, LAT_VOLTA_ON),
-            // Guide 9.0: f64 64 per clock; latency assumed equal to the ALU's.
-            fp64: UnitConfig::new(64, LAT_VOLTA_ON),
+            // Guide 9.0: f64 64 per clock; H100: DADD/DFMA 8 cycles, 2 per clock.
+            fp64: UnitConfig::new(64, 8),
             // Native VABSDIFF4 at the integer rate 64 (issue 3 table).
             video_absdiff: UnitConfig::new(64, LAT_VOLTA_ON),
-            // One machine instruction per clock per partition: ptxas balances the
-            // 16-lane INT32 pipe and the 32-lane FMA pipe (IMAD.IADD/IMAD.MOV) in
-            // its expansions (research listings), Hopper WP: 4 partitions.
-            expansion: UnitConfig::new(128, LAT_VOLTA_ON),
+            // Guide 9.0: MUFU and conversions 16 per clock; H100: MUFU.EX2,
+            // POPC, FLO, BREV, F2I 0.5 warp-instructions per clock, POPC/BREV/F2I
+            // 19 cycles (23.3 with a dependent LOP3).
+            xu: UnitConfig::new(16, 19),
             ..base.units
         },
         lowering: LoweringArch::Hopper,
@@ -446,7 +448,7 @@ pub fn preset(target: Target) -> SmConfig {
             c.issue_width = 1;
             c.units = Units {
                 int_alu: UnitConfig::new(32, LAT_FERMI),
-                expansion: UnitConfig::new(32, LAT_FERMI),
+                xu: UnitConfig::new(32, LAT_FERMI),
                 int_cmp: UnitConfig::new(32, LAT_FERMI),
                 fp32: UnitConfig::new(32, LAT_FERMI),
                 fp64: UnitConfig::new(16, LAT_FERMI),

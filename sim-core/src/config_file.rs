@@ -194,7 +194,7 @@ fn top_source(b: Preset, key: &str) -> Option<&'static str> {
         ("issue_width", _) => "micro-ops per scheduler per issue slot",
         ("issue_interval", Gt200) => "Tesla: a warp instruction issues over 4 clocks to 8 SPs",
         ("issue_interval", _) => "clocks between a scheduler's issue slots",
-        ("lowering", _) => "expansion table (native, kepler, maxwell, hopper): ptxas listings",
+        ("lowering", _) => "machine-code table (native, kepler, maxwell, hopper): ptxas listings, timed by the pipe rules",
         _ => return None,
     })
 }
@@ -207,20 +207,22 @@ fn unit_source(b: Preset, class: &str) -> &'static str {
         ("int_alu", Gk104) => "Guide 3.0: int add 160/clk; Volkov: 9 clocks",
         ("int_alu", Gm20b) => "Guide 5.x: int add 128/clk; Volkov: 6 clocks",
         ("int_alu", Gh100) => {
-            "Guide 9.0: int add 64/clk (Hopper WP: 16 INT32 lanes per partition); Jia: 4 clocks"
+            "ALU pipe. Guide 9.0: int add 64/clk (Hopper WP: 16 INT32 lanes per partition); H100: PRMT, LOP3, SEL, ISETP... 2/clk, 4 clocks"
         }
         ("int_cmp", Gt200) => "Guide 1.x: compare/min/max 8/clk",
         ("int_cmp", Gk104) => "Guide 3.0: compare/min/max 160/clk",
-        ("int_cmp", _) => "Guide 5.x/9.0: compare/min/max 64/clk",
+        ("int_cmp", Gm20b) => "Guide 5.x: compare/min/max 64/clk",
+        ("int_cmp", _) => "Guide 9.0: compare/min/max 64/clk (H100: compares run on the ALU pipe; no opcode maps here)",
         ("fp32", Gt200) => "Guide 1.x: f32 8/clk",
         ("fp32", Gk104) => "Guide 3.0: f32 192/clk; latency assumed the ALU's",
-        ("fp32", _) => "Guide 5.x/9.0: f32 128/clk; latency assumed the ALU's",
+        ("fp32", Gm20b) => "Guide 5.x: f32 128/clk; latency assumed the ALU's",
+        ("fp32", _) => "FMA pipe. Guide 9.0: f32 128/clk; H100: FFMA 3.9/clk, 4 clocks",
         ("fp16", Gt200 | Gk104) => "no half precision before sm_53 (PTX ISA)",
         ("fp16", _) => "Guide 5.3/9.0: half2 256 results/clk = 128 lanes of HSET2",
         ("fp64", Gt200) => "Guide 1.3: f64 1/clk; Wong: about twice the f32 latency",
         ("fp64", Gk104) => "Guide 3.0: f64 8/clk (GK104); latency assumed the ALU's",
         ("fp64", Gm20b) => "Guide 5.3: f64 4/clk; latency assumed the ALU's",
-        ("fp64", Gh100) => "Guide 9.0: f64 64/clk; latency assumed the ALU's",
+        ("fp64", Gh100) => "Guide 9.0: f64 64/clk; H100: DADD/DFMA 8 clocks",
         ("video", Gt200) => "no SIMD video before sm_30 (PTX ISA)",
         ("video", Gk104) => "Guide 3.0: SIMD video 32/clk",
         ("video", _) => "Guide 5.x on: video is multiple instructions (emulated, lowering table)",
@@ -228,11 +230,10 @@ fn unit_source(b: Preset, class: &str) -> &'static str {
         ("video_absdiff", Gk104) => "Guide 3.0: vabsdiff2/4 160/clk",
         ("video_absdiff", Gm20b) => "native VABSDIFF4; rate assumed the compare rate (64)",
         ("video_absdiff", _) => "native VABSDIFF4 at the integer rate 64 (issue 3 table)",
-        ("expansion", Gt200) => "every instruction native here; kept at the ALU's rate",
-        ("expansion", Gk104) => "selector PRMTs on the integer ALU (Guide 3.0: 160/clk)",
-        ("expansion", _) => {
-            "one machine instruction per clock per partition (ptxas mixes ALU and FMA pipes)"
-        }
+        ("xu", Gt200) => "no machine-code table here; kept at the ALU's rate",
+        ("xu", Gk104) => "Guide 3.0: MUFU, conversions 32/clk; latency assumed the ALU's",
+        ("xu", Gm20b) => "Guide 5.x: MUFU, popc, conversions 32/clk; latency assumed the ALU's",
+        ("xu", _) => "Guide 9.0: MUFU 16/clk; H100: MUFU/POPC/FLO/BREV/F2I 0.5 warp-instr/clk, 19 clocks",
         _ => "assumed",
     }
 }
@@ -282,7 +283,7 @@ struct UnitsLayer {
     fp64: Option<UnitLayer>,
     video: Option<UnitLayer>,
     video_absdiff: Option<UnitLayer>,
-    expansion: Option<UnitLayer>,
+    xu: Option<UnitLayer>,
 }
 
 impl UnitsLayer {
@@ -295,7 +296,7 @@ impl UnitsLayer {
             UnitClass::Fp64 => self.fp64.as_ref(),
             UnitClass::Video => self.video.as_ref(),
             UnitClass::VideoAbsdiff => self.video_absdiff.as_ref(),
-            UnitClass::Expansion => self.expansion.as_ref(),
+            UnitClass::Xu => self.xu.as_ref(),
         }
     }
 }
@@ -309,7 +310,7 @@ fn unit_mut(u: &mut crate::config::Units, c: UnitClass) -> &mut UnitConfig {
         UnitClass::Fp64 => &mut u.fp64,
         UnitClass::Video => &mut u.video,
         UnitClass::VideoAbsdiff => &mut u.video_absdiff,
-        UnitClass::Expansion => &mut u.expansion,
+        UnitClass::Xu => &mut u.xu,
     }
 }
 

@@ -2,9 +2,9 @@
 //!
 //! An [`Sm`] holds resident warps, each with its own registers, active mask and
 //! instruction stream ([`WarpStream`]). Every clock each scheduler picks warps by
-//! its [`SchedPolicy`], checks the scoreboard and its functional unit, and issues
-//! the instruction's machine instructions (micro-ops, from the [`lowering`]
-//! table). Instructions execute functionally (through [`sim_isa::execute`]) when
+//! its [`SchedPolicy`], checks the scoreboard and the pipes it needs, and issues
+//! the instruction's machine instructions (micro-ops: the compiler's code from
+//! [`sass_table`], timed on per-architecture pipes by [`pipes`]). Instructions execute functionally (through [`sim_isa::execute`]) when
 //! their first micro-op issues. [`Simulation`] spreads warps over several SMs and
 //! runs them on worker threads with bit-identical results for any thread count.
 //!
@@ -47,6 +47,7 @@ mod error;
 pub mod external;
 mod facts;
 pub mod lowering;
+pub mod pipes;
 mod program;
 pub mod sass_table;
 mod sim;

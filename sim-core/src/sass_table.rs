@@ -7,14 +7,15 @@
 //! `tools/lowering/derive_sass.py` (ptxas 11.8 for `sm_35`, 12.4 for `sm_53`,
 //! 13.0 for `sm_90`; see `docs/timing-data.md`). Keys are those of
 //! [`crate::lowering::key`]. It is embedded with `include_str!` and indexed per
-//! architecture on first use. Not yet used by the SM model.
+//! architecture on first use. The SM model reads the rows its program needs
+//! ([`rows_for_keys`]) and times them with [`crate::pipes`].
 //!
 //! Row format: `arch \t key \t out \t sequence`; `sequence` is space-separated
 //! `OPCODE.MODIFIERS:deps` with deps comma-separated (`-` for none), each an
 //! earlier instruction's index or `a`/`b`/`c`/`d`; `out` lists what holds the result.
 
 use crate::config::LoweringArch;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 /// The committed machine-instruction table.
@@ -235,17 +236,86 @@ impl Row {
     }
 }
 
-/// Every opcode of the committed table, sorted (the interner).
+/// Every opcode of the committed table, sorted: the interner (ids are indices).
+/// A constant, so that looking one up does not scan the table; a test holds it
+/// equal to the table's opcodes.
+pub const OPCODES: [&str; 72] = [
+    "BFE",
+    "BFI",
+    "BMSK",
+    "BREV",
+    "CSETP",
+    "DADD",
+    "DFMA",
+    "DMNMX",
+    "DMUL",
+    "DSET",
+    "DSETP",
+    "F2F",
+    "F2FP",
+    "F2I",
+    "F2IP",
+    "FADD",
+    "FCMP",
+    "FFMA",
+    "FLO",
+    "FMNMX",
+    "FMUL",
+    "FRND",
+    "FSEL",
+    "FSET",
+    "FSETP",
+    "HADD2",
+    "HFMA2",
+    "HSET2",
+    "HSETP2",
+    "I2F",
+    "I2FP",
+    "I2I",
+    "IABS",
+    "IADD",
+    "IADD3",
+    "IADD32I",
+    "ICMP",
+    "IDP",
+    "IMAD",
+    "IMNMX",
+    "IMUL",
+    "ISCADD",
+    "ISET",
+    "ISETP",
+    "ISUB",
+    "LEA",
+    "LOP",
+    "LOP3",
+    "LOP32I",
+    "MOV",
+    "MOV32I",
+    "MUFU",
+    "PLOP3",
+    "POPC",
+    "PRMT",
+    "SEL",
+    "SGXT",
+    "SHF",
+    "SHL",
+    "SHR",
+    "UMOV",
+    "VABSDIFF2",
+    "VABSDIFF4",
+    "VADD2",
+    "VADD4",
+    "VIADD",
+    "VIMNMX",
+    "VMNMX2",
+    "VMNMX4",
+    "VSET2",
+    "VSET4",
+    "XMAD",
+];
+
 fn opcodes() -> &'static [&'static str] {
-    static O: OnceLock<Vec<&'static str>> = OnceLock::new();
-    O.get_or_init(|| {
-        let set: BTreeSet<&'static str> = data_lines()
-            .filter_map(|(_, l)| l.split('\t').nth(3))
-            .flat_map(str::split_ascii_whitespace)
-            .filter_map(|i| i.split([':', '.']).next())
-            .collect();
-        set.into_iter().collect()
-    })
+    &OPCODES
 }
 
 fn data_lines() -> impl Iterator<Item = (usize, &'static str)> {
@@ -401,6 +471,63 @@ pub fn sequence(arch: SassArch, key: &str) -> Option<Sequence> {
     let start = start as usize;
     let insts = t.insts.get(start..start + usize::from(len))?;
     Some(Sequence { insts, outs })
+}
+
+/// The start of the first line at or after byte `at` of `text`.
+fn line_start(text: &[u8], at: usize) -> usize {
+    if at == 0 || text.get(at - 1) == Some(&b'\n') {
+        return at.min(text.len());
+    }
+    text.get(at..)
+        .and_then(|t| t.iter().position(|&b| b == b'\n'))
+        .map_or(text.len(), |p| at + p + 1)
+}
+
+/// The committed row of `key` on `arch`, found by binary search: the table's
+/// rows are grouped by architecture (in `SassArch::ALL` order) and sorted by
+/// key within one (a test holds it so; comments come first), so a lookup
+/// reads a few dozen lines, not the table.
+fn find_line(arch: SassArch, key: &str) -> Option<&'static str> {
+    let text = SASS_TSV.as_bytes();
+    let target = (arch.name(), key);
+    let line_at = |s: usize| {
+        let end = text[s..]
+            .iter()
+            .position(|&b| b == b'\n')
+            .map_or(text.len(), |p| s + p);
+        SASS_TSV.get(s..end).unwrap_or_default()
+    };
+    let fields = |l: &'static str| {
+        let mut f = l.split('\t');
+        (f.next().unwrap_or_default(), f.next().unwrap_or_default())
+    };
+    let (mut lo, mut hi, mut best) = (0, text.len(), None);
+    while lo < hi {
+        let s = line_start(text, lo + (hi - lo) / 2);
+        if s >= hi {
+            hi = lo + (hi - lo) / 2;
+            continue;
+        }
+        let line = line_at(s);
+        if fields(line) < target {
+            lo = line_start(text, s + 1);
+        } else {
+            best = Some(line);
+            hi = s;
+        }
+    }
+    best.filter(|l| fields(l) == target)
+}
+
+/// The rows of `keys` on `arch`, in the order of `keys` (`None` where the table
+/// has no row), each found by binary search (`find_line`) and parsed alone: a
+/// program needs a few dozen of the ~2,000 rows of an arch, so this neither
+/// reads nor indexes the rest.
+pub fn rows_for_keys(arch: SassArch, keys: &[&str]) -> Vec<Option<Row>> {
+    // Malformed rows read as missing here; the committed table is checked by a test.
+    keys.iter()
+        .map(|k| find_line(arch, k).and_then(|l| parse_row(0, l).ok()))
+        .collect()
 }
 
 /// Number of keys the table has for `arch`.

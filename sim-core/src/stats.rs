@@ -11,7 +11,7 @@ pub struct Stalls {
     pub no_eligible: u64,
     /// Warps had instructions but each waited on a register or predicate (or its own micro-op chain).
     pub dependency: u64,
-    /// A warp was ready but its functional unit was busy.
+    /// A warp was ready but a pipe it needs was busy.
     pub unit_busy: u64,
     /// At least one micro-op issued.
     pub issued: u64,
@@ -31,10 +31,10 @@ impl Stalls {
     }
 }
 
-/// One functional-unit class.
+/// One pipe (functional-unit class).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct UnitStats {
-    /// Warp micro-ops executed on this class.
+    /// Warp machine instructions executed on this pipe.
     pub ops: u64,
     /// Capacity: 32-bit lanes per clock per SM.
     pub lanes_per_sm: u32,
@@ -121,6 +121,10 @@ pub struct Stats {
     pub units: BTreeMap<String, UnitStats>,
     /// Per PTX opcode, by mnemonic.
     pub per_opcode: BTreeMap<String, OpStats>,
+    /// Warp machine instructions per machine opcode (`IMAD.IADD`, `PRMT`: the
+    /// opcode with the modifiers that change its pipe or latency). Empty where
+    /// there is no machine-code table (sm_1x).
+    pub per_machine_opcode: BTreeMap<String, u64>,
 }
 
 impl Stats {
@@ -171,6 +175,9 @@ impl Stats {
             }
             for (k, o) in &s.per_opcode {
                 m.per_opcode.entry(k.clone()).or_default().merge(o);
+            }
+            for (k, n) in &s.per_machine_opcode {
+                *m.per_machine_opcode.entry(k.clone()).or_default() += n;
             }
         }
         m.finish();

@@ -2,6 +2,7 @@
 //! traces, CLI exit codes, conformance runs, and the robustness of inputs
 //! and outputs.
 
+mod calibrate;
 mod check;
 mod cli;
 mod conform;

@@ -308,7 +308,7 @@ fn json_identifies_the_run() {
         "--format",
         "json",
     ]);
-    assert_eq!(v["schema"], 2);
+    assert_eq!(v["schema"], 3);
     assert_eq!(v["tool"]["name"], "simcli");
     assert!(v["tool"]["commit"].as_str().is_some_and(|c| !c.is_empty()));
     assert_eq!(v["input"], "traces/indep_cmp.ptx");

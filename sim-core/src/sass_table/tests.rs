@@ -406,3 +406,79 @@ fn lengths_match_the_uops_table_where_the_compiler_is_the_same() {
 }
 
 mod microbench;
+
+#[test]
+fn the_opcode_list_is_the_tables_opcodes() {
+    let set: std::collections::BTreeSet<&str> = rows()
+        .iter()
+        .flat_map(|r| r.insts.iter().map(|i| i.opcode.name()))
+        .collect();
+    assert_eq!(set.into_iter().collect::<Vec<_>>(), OPCODES.to_vec());
+    assert!(OPCODES.windows(2).all(|w| w[0] < w[1]), "sorted");
+}
+
+#[test]
+fn rows_for_keys_reads_only_the_keys_asked_for() {
+    let keys = [
+        "vadd4.uuu.sat.def",
+        "no.such.key",
+        "alu.add.b32",
+        "vadd4.uuu.sat.def",
+    ];
+    let got = rows_for_keys(SassArch::Sm90, &keys);
+    assert_eq!(got.len(), 4);
+    for (k, r) in keys.iter().zip(&got) {
+        match sequence(SassArch::Sm90, k) {
+            Some(s) => {
+                let r = r.as_ref().expect("row");
+                assert_eq!(r.key, *k);
+                assert_eq!(&r.insts[..], s.insts);
+            }
+            None => assert!(r.is_none(), "{k}"),
+        }
+    }
+}
+
+#[test]
+fn every_opcode_has_a_pipe_rule_on_its_arch() {
+    for r in rows() {
+        for i in &r.insts {
+            assert!(
+                crate::pipes::rule(r.arch, i).is_some(),
+                "{} {}: no pipe rule for {}",
+                r.arch.name(),
+                r.key,
+                i.mnemonic()
+            );
+        }
+    }
+}
+
+#[test]
+fn rows_are_grouped_by_arch_and_sorted_by_key() {
+    // `find_line` relies on it: a re-derived table must keep this order.
+    let keys: Vec<(usize, &str)> = data_lines()
+        .map(|(_, l)| {
+            let mut f = l.split('\t');
+            let arch = SassArch::from_name(f.next().unwrap()).unwrap();
+            let i = SassArch::ALL.iter().position(|&a| a == arch).unwrap();
+            (i, f.next().unwrap())
+        })
+        .collect();
+    assert!(keys.windows(2).all(|w| w[0] < w[1]), "order");
+    assert!(
+        SASS_TSV
+            .lines()
+            .skip_while(|l| l.starts_with('#'))
+            .all(|l| !l.starts_with('#')),
+        "comments come first"
+    );
+    for r in rows() {
+        assert!(
+            find_line(r.arch, r.key).is_some(),
+            "{} {}",
+            r.arch.name(),
+            r.key
+        );
+    }
+}

@@ -53,17 +53,14 @@ impl Sm {
     }
 
     /// Jumps from the current clock to `target` (at most the cycle limit),
-    /// counting the skipped slots as stepping would: a busy scheduler as
-    /// issuing, any other with its last outcome.
+    /// counting the skipped slots as stepping would: each scheduler with its
+    /// known outcome (busy: issuing; sleeping: its predicted outcome).
     fn skip_to(&mut self, target: u64) {
         let (now, target) = (self.cycle, target.min(self.cfg.limits.max_cycles));
         let slots = self.slots_between(now, target);
         for sc in &mut self.scheds {
-            let o = if now < sc.busy_until {
-                Outcome::Issued
-            } else {
-                sc.last
-            };
+            // Skipping happens only while every scheduler's outcome is known.
+            let o = sc.known(now).map_or(sc.last, |(o, _)| o);
             sc.account(o, slots);
         }
         self.cycle = self.cycle.max(target);

@@ -36,6 +36,8 @@ pub struct Sm {
     /// Shared with every SM built from the same [`ProgramTables`].
     info: Arc<[InstInfo]>,
     op_names: Arc<[String]>,
+    /// The tables themselves, for the statistics (machine code per instruction).
+    tables: Arc<ProgramTables>,
     warps: Vec<Warp>,
     by_id: BTreeMap<u32, usize>,
     pending: VecDeque<usize>,
@@ -112,6 +114,7 @@ impl Sm {
             policy,
             info: tables.info.clone(),
             op_names: tables.op_names.clone(),
+            tables: tables.clone(),
             warps: Vec::new(),
             by_id: BTreeMap::new(),
             pending: VecDeque::new(),
@@ -183,7 +186,7 @@ impl Sm {
             std::mem::size_of::<Sched>()
                 + s.warps.capacity() * std::mem::size_of::<usize>()
                 + s.ready.capacity() * std::mem::size_of::<u64>()
-                + s.need.capacity() * std::mem::size_of::<[u8; 2]>()
+                + s.need.capacity() * std::mem::size_of::<u64>()
         };
         std::mem::size_of::<Sm>()
             + self.scheds.iter().map(sched).sum::<usize>()
@@ -238,17 +241,36 @@ impl Sm {
         for s in &self.scheds {
             st.stalls.add(&s.stalls);
         }
+        // Machine instructions per pipe and per opcode: each program
+        // instruction's (static) machine code times its issue count.
+        let mut pipe_ops = [0u64; UnitClass::COUNT];
+        let mut mach_ops = vec![0u64; self.tables.mach_names.len()];
+        for (l, &(n, _)) in self.tables.mach.iter().zip(&self.inst_acc) {
+            for (acc, &k) in pipe_ops.iter_mut().zip(&l.pipe_ops) {
+                *acc += n * u64::from(k);
+            }
+            for &(id, k) in &l.opcodes {
+                if let Some(acc) = mach_ops.get_mut(usize::from(id)) {
+                    *acc += n * u64::from(k);
+                }
+            }
+        }
         for c in UnitClass::ALL {
             let lanes = self.cfg.units.get(c).lanes_per_sm;
             if lanes > 0 {
                 st.units.insert(
                     c.name().to_string(),
                     UnitStats {
-                        ops: self.units.ops[c.index()],
+                        ops: pipe_ops[c.index()],
                         lanes_per_sm: lanes,
                         utilisation: 0.0,
                     },
                 );
+            }
+        }
+        for (name, &n) in self.tables.mach_names.iter().zip(&mach_ops) {
+            if n > 0 {
+                st.per_machine_opcode.insert(name.clone(), n);
             }
         }
         for (name, acc) in self.op_names.iter().zip(&op_acc) {

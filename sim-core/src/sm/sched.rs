@@ -19,9 +19,10 @@ pub(super) struct Sched {
     /// Per position: earliest clock the warp could issue (`u64::MAX`: nothing
     /// to issue). Contiguous so the scan skips stalled warps with one load.
     pub ready: Vec<u64>,
-    /// Per position: the two unit classes its next instruction needs (see
-    /// `InstInfo::need`).
-    pub need: Vec<[u8; 2]>,
+    /// Per position: the pipes its next instruction needs, one bit per class
+    /// (see `InstInfo::need`).
+    /// (A mask in a u64, the width of `ready`, so the scans vectorise.)
+    pub need: Vec<u64>,
     /// LRR: position to start the next scan at.
     pub rr_next: usize,
     /// GTO: position of the greedy warp.
@@ -33,10 +34,13 @@ pub(super) struct Sched {
     pub last: Outcome,
     /// Clock until which the scheduler issues the rest of an expansion.
     pub busy_until: u64,
-    /// While `now < wake`, a slot repeats `last` (`Dep` or `Empty`) without a
-    /// scan: nothing can become ready before the earliest pending operand, and
-    /// any change to the scheduler's warps resets it to 0.
+    /// While `now < wake`, a slot repeats `last` (`Dep`, `Empty` or `Unit`)
+    /// without a scan: nothing can become ready before the earliest pending
+    /// operand, no busy pipe frees before its clock, and any change to the
+    /// scheduler's warps resets it to 0.
     pub wake: u64,
+    /// The outcome of the slots before `wake` (`Dep`, `Empty` or `Unit`).
+    pub sleep: Outcome,
 }
 
 /// What an issue slot did; ordered so that the best of several is the max.
@@ -76,9 +80,9 @@ impl Sched {
         if now < self.busy_until {
             Some((Outcome::Issued, self.busy_until))
         } else if now < self.wake {
-            // `wake` is set only by a slot that issued nothing and found no
-            // ready warp, and any issue clears it: `last` is `Dep` or `Empty`.
-            Some((self.last, self.wake))
+            // `wake` is set by a slot that issued nothing, or predicted by one
+            // that issued (`Sm::predict`); any change to the warps clears it.
+            Some((self.sleep, self.wake))
         } else {
             None
         }
@@ -98,60 +102,80 @@ pub(super) fn guard_lanes(w: &Warp, guard: u32, neg: bool) -> u32 {
 }
 
 /// First position in `from..to` whose warp can issue now: operands ready and
-/// both units it needs free (`unit_free[c] < lim[c]`). Units are tested only
-/// for warps whose operands are ready, usually the first one looked at.
+/// every pipe it needs free (`free` has a bit per pipe free this clock). On
+/// the way, `seen` gathers what a slot that issues nothing needs: the pipes
+/// that ready warps wait for, and the earliest pending operand.
 #[inline]
 fn first_ok(
     ready: &[u64],
-    need: &[[u8; 2]],
+    need: &[u64],
     from: usize,
     to: usize,
     now: u64,
-    unit_free: &[u64; NCLASS],
-    lim: &[u64; NCLASS],
+    free: u8,
+    seen: &mut Seen,
 ) -> Option<usize> {
-    let free = |c: u8| {
-        // Classes are below NCLASS: the modulo only drops the bounds checks.
-        let c = c as usize % NCLASS;
-        unit_free[c] < lim[c]
-    };
-    ready[from..to]
-        .iter()
-        .zip(&need[from..to])
-        .position(|(&r, &[c1, c2])| r <= now && free(c1) && free(c2))
-        .map(|p| from + p)
-}
-
-/// The outcome of a slot in which no warp could issue, from the warps' ready
-/// clocks, and the earliest pending operand (`u64::MAX` if none).
-#[inline]
-fn classify(ready: &[u64], now: u64) -> (Outcome, u64) {
-    let mut o = Outcome::Empty;
-    let mut first = u64::MAX;
-    for &r in ready {
+    let free = u64::from(free);
+    for (k, (&r, &m)) in ready[from..to].iter().zip(&need[from..to]).enumerate() {
         if r <= now {
-            o = Outcome::Unit;
-        } else if r != u64::MAX {
-            if o == Outcome::Empty {
-                o = Outcome::Dep;
+            if m & !free == 0 {
+                return Some(from + k);
             }
-            first = first.min(r);
+            seen.blocked |= m as u8;
+        } else {
+            seen.first = seen.first.min(r);
         }
     }
-    (o, first)
+    None
+}
+
+/// What a scan that found no warp to issue saw.
+#[derive(Clone, Copy)]
+struct Seen {
+    /// Pipes that ready warps wait for, one bit per class.
+    blocked: u8,
+    /// The earliest pending operand (`u64::MAX`: none; a warp with nothing
+    /// to issue reads as `u64::MAX` too).
+    first: u64,
+}
+
+impl Seen {
+    /// The slot's outcome and the clock until which it holds at least: the
+    /// earliest pending operand or, with warps ready but their pipes busy,
+    /// the earliest one of those pipes frees (a pipe accepts during clock `t`
+    /// once `free < (t + 1) * scale`; for a warp needing two, possibly before
+    /// it can issue: the slot then just looks again). `u64::MAX` if nothing
+    /// is pending.
+    #[inline]
+    fn outcome(self, now: u64, unit_free: &[u64; NCLASS], scale: &[u64; NCLASS]) -> (Outcome, u64) {
+        if self.blocked == 0 {
+            let o = if self.first == u64::MAX {
+                Outcome::Empty
+            } else {
+                Outcome::Dep
+            };
+            return (o, self.first);
+        }
+        let (mut m, mut until) = (self.blocked, self.first);
+        while m != 0 {
+            let c = m.trailing_zeros() as usize % NCLASS;
+            until = until.min((unit_free[c] / scale[c].max(1)).max(now + 1));
+            m &= m - 1;
+        }
+        (Outcome::Unit, until)
+    }
 }
 
 impl Sm {
     /// Tries to start warp `wi`'s next instruction on scheduler `sched`.
     ///
-    /// An instruction of `uops` machine instructions and `steps` dependent steps
-    /// takes `uops` consecutive issue slots of its scheduler (the scheduler is
-    /// busy meanwhile) and its result is ready `max((steps-1) x latency,
-    /// uops-1) + latency` clocks after the first: the critical chain, or the
-    /// last micro-op when the others do not fit between the chain's steps.
+    /// An instruction of `uops` machine instructions takes `uops` consecutive
+    /// issue slots of its scheduler (the scheduler is busy meanwhile), occupies
+    /// each pipe its machine instructions use for their ticks together, and
+    /// its result is ready `delay` clocks after the first: the schedule of
+    /// its machine code for one warp alone (`pipes::sequence_delay`).
     /// Handling the sequence as one decision keeps the cost per PTX instruction
-    /// constant; throughput and latency are those of issuing the micro-ops
-    /// one by one.
+    /// constant.
     /// The caller's scan has checked that the warp has an instruction whose
     /// operands are ready and whose units are free.
     #[inline]
@@ -168,23 +192,19 @@ impl Sm {
         // Fields read by name, not the entry copied: a copy goes through the
         // stack, and reading back part of it stalls store forwarding.
         let ii = &self.info[idx as usize];
-        let (first, rest, uops) = (
-            ii.first_class as usize,
-            ii.rest_class as usize,
-            ii.uops as u64,
-        );
+        let uops = ii.uops as u64;
         let (guard, guard_neg, delay, busy) = (ii.guard, ii.guard_neg, ii.delay, ii.busy);
         let (writes, nwrites) = (ii.writes, ii.nwrites as usize);
-        let (first_ticks, rest_ticks) = (ii.first_ticks, ii.rest_ticks);
+        let (pipe, ticks) = (ii.pipe, ii.ticks);
         debug_assert!(
-            self.units.is_free(sched, first, now)
-                && (uops == 1 || self.units.is_free(sched, rest, now))
+            (0..NCLASS).all(|c| ii.need & (1 << c) == 0 || self.units.is_free(sched, c, now))
         );
-        self.units.take(sched, first, 1, first_ticks);
-        // Unconditional (taking 0 micro-ops leaves the unit as free as it
-        // was): whether an instruction expands varies from one to the next,
-        // so a branch here mispredicts.
-        self.units.take(sched, rest, uops - 1, rest_ticks);
+        // Unconditional (an unused entry takes 0 ticks, leaving its pipe as
+        // free as it was): how many pipes an instruction uses varies from one
+        // to the next, so a branch here mispredicts.
+        for (&c, &t) in pipe.iter().zip(&ticks) {
+            self.units.take(sched, c as usize, t);
+        }
         // Execute functionally now; the guard is read before the instruction
         // can overwrite it.
         let w = &mut self.warps[wi];
@@ -261,8 +281,17 @@ impl Sm {
             }
             let sc = &self.scheds[s];
             let (row, lim) = (&self.units.free[s], &self.units.lim);
-            let first_ok =
-                |from: usize, to: usize| first_ok(&sc.ready, &sc.need, from, to, now, row, lim);
+            let mut free = 0u8;
+            for (c, (&f, &l)) in row.iter().zip(lim).enumerate() {
+                free |= u8::from(f < l) << c;
+            }
+            let mut seen = Seen {
+                blocked: 0,
+                first: u64::MAX,
+            };
+            let mut first_ok = |from: usize, to: usize| {
+                first_ok(&sc.ready, &sc.need, from, to, now, free, &mut seen)
+            };
             // Scan order: GTO tries its greedy warp first, then oldest-first;
             // LRR starts after the warp that issued last; oldest from the front.
             let pick = match self.policy {
@@ -282,12 +311,16 @@ impl Sm {
                 }
             };
             let Some(pos) = pick else {
-                let (o, first) = classify(&sc.ready, now);
-                self.min_event = self.min_event.min(first);
-                if best == Outcome::Empty && o != Outcome::Unit {
-                    // Nothing issued and nothing ready: the outcome holds until
-                    // the first pending operand is ready (never, when empty).
-                    wake = first;
+                let (o, until) = seen.outcome(now, row, &self.units.scale);
+                if o != Outcome::Unit {
+                    self.min_event = self.min_event.min(until);
+                }
+                if best == Outcome::Empty {
+                    // Nothing issued: the outcome holds until the first
+                    // pending operand is ready (never, when empty) or, with
+                    // warps ready but their pipes busy, until one of those
+                    // frees (only this scheduler's issues occupy its pipes).
+                    wake = until;
                 }
                 best = best.max(o);
                 break;
@@ -307,6 +340,50 @@ impl Sm {
         let st = &mut self.scheds[s];
         st.account(best, 1);
         st.wake = wake;
+        st.sleep = best;
+        if best == Outcome::Issued {
+            self.predict(s, now);
+        }
         Ok(best)
+    }
+
+    /// After scheduler `s` issued at `now`: what its next slot will find, so
+    /// that it need not look then. Nothing changes its warps or its pipes
+    /// before that slot unless a warp is fetched, admitted or retired (which
+    /// clears `wake`), so the scan can be done now; if no warp can issue at
+    /// that slot, the outcome and the clock until which it holds are set
+    /// (`wake`, `sleep`) exactly as that slot would set them.
+    fn predict(&mut self, s: usize, now: u64) {
+        let iv = u64::from(self.cfg.issue_interval);
+        let sc = &self.scheds[s];
+        let t0 = sc.busy_until.max(now + iv);
+        let (row, scale) = (&self.units.free[s], &self.units.scale);
+        let mut free = 0u8;
+        for (c, (&f, &k)) in row.iter().zip(scale).enumerate() {
+            free |= u8::from(f < (t0 + 1) * k) << c;
+        }
+        // One branch-free pass (it vectorises): whether some warp can issue
+        // at `t0`, and what a slot that cannot sees.
+        let (mut ok, mut blocked, mut first) = (0u64, 0u64, u64::MAX);
+        let free = u64::from(free);
+        let n = sc.ready.len().min(sc.need.len());
+        for (&r, &m) in sc.ready[..n].iter().zip(&sc.need[..n]) {
+            let rdy = r <= t0;
+            let m = if rdy { m } else { 0 };
+            // A ready warp whose pipes are all free (every entry needs one).
+            ok |= u64::from(m != 0) & u64::from(m & !free == 0);
+            blocked |= m;
+            first = first.min(if rdy { u64::MAX } else { r });
+        }
+        let blocked = blocked as u8;
+        if ok != 0 {
+            return;
+        }
+        let (o, until) = Seen { blocked, first }.outcome(t0, row, scale);
+        if until > t0 {
+            let sc = &mut self.scheds[s];
+            sc.wake = until;
+            sc.sleep = o;
+        }
     }
 }

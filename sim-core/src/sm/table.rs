@@ -4,11 +4,13 @@
 
 use crate::config::{SmConfig, UnitClass};
 use crate::error::SimError;
-use crate::facts::{is_video, mnemonic, native_class};
+use crate::facts::{invariant_registers, mnemonic, native_class, sources, SrcOperand};
 use crate::lowering;
+use crate::pipes::{self, OpTiming};
 use crate::program::Program;
-use sim_isa::WARP_SIZE;
-use std::collections::BTreeMap;
+use crate::sass_table::{self, Row, SassArch, Src};
+use sim_isa::Instruction;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 /// Marks "no register" / "no instruction".
@@ -17,20 +19,22 @@ pub(super) const NONE: u32 = u32::MAX;
 /// Most registers one instruction names (guard, `p|q`, `a`, `b`, `c`).
 pub(super) const MAX_USES: usize = 6;
 
+/// Most pipes one instruction's machine code occupies (more are folded into
+/// the busiest: `lowering_pipes_fit` in the tests counts where that happens).
+pub(super) const MAX_PIPES: usize = 3;
+
 /// Everything the hot loop needs about one program instruction, computed once.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct InstInfo {
-    /// Unit of the first micro-op (the native operation).
-    pub first_class: u8,
-    /// Unit of the remaining micro-ops of an expansion.
-    pub rest_class: u8,
+    /// Pipes its machine instructions occupy, and for how many ticks in all
+    /// (unused entries: 0 ticks, a no-op).
+    pub pipe: [u8; MAX_PIPES],
+    pub ticks: [u64; MAX_PIPES],
+    /// Machine instructions (issue slots).
     pub uops: u16,
-    /// Unit ticks the first micro-op, and the rest together, occupy their units.
-    pub first_ticks: u64,
-    pub rest_ticks: u64,
-    /// Unit classes the instruction needs: the first micro-op's, and the
-    /// rest's (the first's again when there is no rest).
-    pub need: [u8; 2],
+    /// Pipes the instruction needs free to start, one bit per class: its
+    /// first machine instruction's and its busiest.
+    pub need: u8,
     /// Clocks from the first micro-op until the result is ready (see `Sm::issue`).
     pub delay: u64,
     /// Clocks the scheduler spends issuing the micro-ops (0 unless expanded).
@@ -57,6 +61,47 @@ pub struct ProgramTables {
     pub(super) info: Arc<[InstInfo]>,
     /// Report mnemonics, indexed by `InstInfo::op_id`.
     pub(super) op_names: Arc<[String]>,
+    /// Per program instruction: its machine instructions as (index into
+    /// `mach_names`, count), and per pipe how many (for the statistics only).
+    pub(super) mach: Vec<Lowered>,
+    /// Machine opcode names (`IMAD.IADD`, `PRMT`), as the pipe rules name them.
+    pub(super) mach_names: Vec<String>,
+}
+
+/// One instruction's machine code, summarised for the statistics.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Lowered {
+    pub opcodes: Vec<(u16, u16)>,
+    pub pipe_ops: [u16; UnitClass::COUNT],
+    /// Machine instructions hoisted out (they read only fixed operands).
+    pub hoisted: u16,
+}
+
+/// How a lowering row is timed in its program.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Variant {
+    /// PTX sources `a`..`d` that are fixed (hoisted work, `pipes::schedule`).
+    fixed: [bool; 4],
+    /// Two-input IADD3s run as IMAD.IADD on the FMA pipe.
+    to_fma: bool,
+    /// ptxas packs two of these into one machine instruction (`pipes::pairs`).
+    paired: bool,
+}
+
+/// The timing of one lowering key (or one native instruction).
+#[derive(Clone, Debug)]
+struct KeyTiming {
+    /// Ticks per pipe, in the pipe's own ticks (for `balance`).
+    pipe_ticks: [u64; UnitClass::COUNT],
+    /// Two-input IADD3s that could move to the FMA pipe: their ALU ticks,
+    /// and the FMA ticks they would take there.
+    movable: (u64, u64),
+    pipe: [u8; MAX_PIPES],
+    ticks: [u64; MAX_PIPES],
+    uops: u16,
+    need: u8,
+    delay: u64,
+    lowered: Lowered,
 }
 
 impl ProgramTables {
@@ -72,30 +117,78 @@ impl ProgramTables {
                 program.nregs
             )));
         }
+        let arch = SassArch::from_lowering(config.lowering);
+        let keys: Vec<String> = match arch {
+            Some(_) => program.insts.iter().map(lowering::key).collect(),
+            None => Vec::new(),
+        };
+        let rows = match arch {
+            Some(a) => {
+                let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+                sass_table::rows_for_keys(a, &refs)
+            }
+            None => Vec::new(),
+        };
+        let fixed = fixed_sources(&program);
         let mut names: BTreeMap<String, u16> = BTreeMap::new();
         let mut op_names = Vec::new();
-        let mut info = Vec::with_capacity(program.insts.len());
-        for (index, inst) in program.insts.iter().enumerate() {
-            let name = mnemonic(inst);
-            let op_id = match names.get(&name) {
-                Some(&id) => id,
-                None => {
-                    // Mnemonics are a short fixed list, far below u16::MAX.
-                    let id = u16::try_from(op_names.len()).map_err(|_| {
-                        SimError::BadConfig("more than 65535 distinct mnemonics".into())
-                    })?;
-                    names.insert(name.clone(), id);
-                    op_names.push(name);
-                    id
+        let mut mach_names = Vec::new();
+        let mut by_key: HashMap<(&str, Variant), KeyTiming> = HashMap::new();
+        let mut timings = Vec::with_capacity(program.insts.len());
+        let mut op_ids = Vec::with_capacity(program.insts.len());
+        // Two passes: the machine code as tabled, then with two-input IADD3s
+        // moved to the FMA pipe while the program's ALU pipe is the busier
+        // one (`pipes::balance`).
+        let mut to_fma = vec![false; program.insts.len()];
+        for pass in 0..2 {
+            timings.clear();
+            for (index, inst) in program.insts.iter().enumerate() {
+                if pass == 0 {
+                    op_ids.push(intern(&mut names, &mut op_names, mnemonic(inst))?);
                 }
-            };
-            info.push(inst_info(&config, &program, index, op_id)?);
+                let row = rows.get(index).and_then(Option::as_ref);
+                let timing = match (arch, row, keys.get(index)) {
+                    (Some(a), Some(row), Some(k)) => {
+                        let v = Variant {
+                            fixed: fixed[index],
+                            to_fma: to_fma[index],
+                            paired: pipes::pairs(k),
+                        };
+                        match by_key.get(&(k.as_str(), v)) {
+                            Some(t) => t.clone(),
+                            None => {
+                                let t = lowered_timing(&config, a, row, v, index, &mut mach_names)?;
+                                by_key.insert((k.as_str(), v), t.clone());
+                                t
+                            }
+                        }
+                    }
+                    // No table (GT200), or a key the table lacks (the database
+                    // test makes that impossible for every declared form): one
+                    // native machine instruction on the instruction's class.
+                    _ => native_timing(&config, inst, index)?,
+                };
+                timings.push(timing);
+            }
+            if pass == 0 && !balance(&config, &timings, &mut to_fma) {
+                break;
+            }
         }
+        let mut info = Vec::with_capacity(program.insts.len());
+        let mut mach = Vec::with_capacity(program.insts.len());
+        for (index, (t, &op_id)) in timings.into_iter().zip(&op_ids).enumerate() {
+            info.push(inst_info(&program, index, op_id, &config, &t)?);
+            mach.push(t.lowered);
+        }
+        // Only names some instruction uses are reported; unused ones (from a
+        // pass whose timing was replaced) have no counts.
         Ok(Arc::new(ProgramTables {
             cfg: config,
             prog: program,
             info: info.into(),
             op_names: op_names.into(),
+            mach,
+            mach_names,
         }))
     }
 
@@ -111,14 +204,66 @@ impl ProgramTables {
 
     /// Approximate bytes the tables occupy (not counting the program itself).
     pub fn heap_bytes(&self) -> usize {
-        std::mem::size_of::<Self>()
-            + std::mem::size_of_val(&*self.info)
-            + self
-                .op_names
-                .iter()
+        let strings = |v: &[String]| {
+            v.iter()
                 .map(|n| std::mem::size_of::<String>() + n.capacity())
                 .sum::<usize>()
+        };
+        std::mem::size_of::<Self>()
+            + std::mem::size_of_val(&*self.info)
+            + strings(&self.op_names)
+            + strings(&self.mach_names)
+            + self
+                .mach
+                .iter()
+                .map(|l| std::mem::size_of::<Lowered>() + l.opcodes.capacity() * 4)
+                .sum::<usize>()
     }
+}
+
+/// Per instruction, which of its PTX sources `a`..`d` are fixed: an
+/// immediate, a special register, or a register the program never changes
+/// once set (`facts::invariant_registers`). An instruction with no other
+/// source keeps everything (nothing of it is hoisted).
+fn fixed_sources(program: &Program) -> Vec<[bool; 4]> {
+    let inv = invariant_registers(&program.insts, program.nregs);
+    program
+        .insts
+        .iter()
+        .map(|inst| {
+            let src = sources(inst);
+            let fixed = src.map(|s| match s {
+                SrcOperand::Absent | SrcOperand::Fixed => true,
+                SrcOperand::Reg(r) => inv.get(r.0 as usize).copied().unwrap_or(false),
+            });
+            let varies = src
+                .iter()
+                .zip(&fixed)
+                .any(|(s, f)| matches!(s, SrcOperand::Reg(_)) && !f);
+            if varies {
+                fixed
+            } else {
+                [false; 4]
+            }
+        })
+        .collect()
+}
+
+/// The id of `name` in `names`/`list`, adding it if new.
+fn intern(
+    names: &mut BTreeMap<String, u16>,
+    list: &mut Vec<String>,
+    name: String,
+) -> Result<u16, SimError> {
+    if let Some(&id) = names.get(&name) {
+        return Ok(id);
+    }
+    // Mnemonics are a short fixed list, far below u16::MAX.
+    let id = u16::try_from(list.len())
+        .map_err(|_| SimError::BadConfig("more than 65535 distinct mnemonics".into()))?;
+    names.insert(name.clone(), id);
+    list.push(name);
+    Ok(id)
 }
 
 fn check_config(config: &SmConfig) -> Result<(), SimError> {
@@ -135,59 +280,188 @@ fn check_config(config: &SmConfig) -> Result<(), SimError> {
     Ok(())
 }
 
-/// Unit ticks one warp micro-op occupies its partition's unit: time runs in
-/// ticks of 1/`lanes_per_sm` clock, and a partition gets `lanes / schedulers`
-/// lanes per clock, so a 32-lane warp op takes `32 * schedulers` ticks.
-pub(super) fn unit_occupancy(config: &SmConfig) -> u64 {
-    WARP_SIZE as u64 * config.schedulers as u64
+fn missing(index: usize, pipe: UnitClass, config: &SmConfig) -> SimError {
+    SimError::MissingUnit {
+        index,
+        unit: pipe.name(),
+        config: config.name(),
+    }
+}
+
+/// One native machine instruction on `inst`'s class.
+fn native_timing(
+    config: &SmConfig,
+    inst: &Instruction,
+    index: usize,
+) -> Result<KeyTiming, SimError> {
+    let class = native_class(inst);
+    let op = OpTiming::native(class, config).ok_or_else(|| missing(index, class, config))?;
+    let mut lowered = Lowered::default();
+    lowered.pipe_ops[class.index()] = 1;
+    let mut pipe_ticks = [0; UnitClass::COUNT];
+    pipe_ticks[class.index()] = op.ticks;
+    Ok(KeyTiming {
+        pipe_ticks,
+        movable: (0, 0),
+        pipe: [class as u8; MAX_PIPES],
+        ticks: [op.ticks, 0, 0],
+        uops: 1,
+        need: 1 << class.index(),
+        delay: op.latency,
+        lowered,
+    })
+}
+
+/// The timing of a lowering row: its machine instructions on their pipes.
+fn lowered_timing(
+    config: &SmConfig,
+    arch: SassArch,
+    row: &Row,
+    v: Variant,
+    index: usize,
+    mach_names: &mut Vec<String>,
+) -> Result<KeyTiming, SimError> {
+    let mut ops = Vec::with_capacity(row.insts.len());
+    let mut rules = Vec::with_capacity(row.insts.len());
+    let mut movable = (0, 0);
+    for inst in &row.insts {
+        // Every opcode of the table has a rule (tested); an unknown one
+        // would run on the ALU pipe.
+        let two_input_add =
+            inst.opcode.name() == "IADD3" && inst.modifiers.is_empty() && inst.deps().count() == 2;
+        let rule = match pipes::fma_add(arch) {
+            Some(r) if v.to_fma && two_input_add => Some(r),
+            _ => pipes::rule(arch, inst),
+        };
+        let pipe = rule.map_or(UnitClass::IntAlu, |r| r.pipe);
+        let mut op = match rule {
+            Some(r) => OpTiming::of(r, config),
+            None => OpTiming::native(pipe, config),
+        }
+        .ok_or_else(|| missing(index, pipe, config))?;
+        if v.paired {
+            op.ticks = op.ticks.div_ceil(2);
+        }
+        if let Some(r) = pipes::fma_add(arch).filter(|_| two_input_add && !v.to_fma) {
+            if let Some(f) = OpTiming::of(r, config) {
+                movable.0 += op.ticks;
+                movable.1 += f.ticks;
+            }
+        }
+        rules.push(rule);
+        ops.push(op);
+    }
+    let outs: Vec<Src> = row.outs().collect();
+    let sched = pipes::schedule(&row.insts, &ops, &outs, config, v.fixed);
+    let mut lowered = Lowered::default();
+    let mut pipe_ticks = [0u64; UnitClass::COUNT];
+    let mut uops = 0u16;
+    for (((inst, op), rule), &runs) in row.insts.iter().zip(&ops).zip(&rules).zip(&sched.runs) {
+        // `schedule` marks hoisted instructions; they cost nothing here.
+        if !runs {
+            lowered.hoisted += 1;
+            continue;
+        }
+        uops += 1;
+        let name = match rule {
+            Some(r) => format!("{}{}", r.opcode, r.modifiers),
+            None => inst.opcode.name().to_string(),
+        };
+        let id = match mach_names.iter().position(|n| *n == name) {
+            Some(i) => i,
+            None => {
+                mach_names.push(name);
+                mach_names.len() - 1
+            }
+        } as u16;
+        match lowered.opcodes.iter_mut().find(|(i, _)| *i == id) {
+            Some(e) => e.1 += 1,
+            None => lowered.opcodes.push((id, 1)),
+        }
+        lowered.pipe_ops[op.pipe.index()] += 1;
+        pipe_ticks[op.pipe.index()] += op.ticks;
+    }
+    // The busiest pipes, busiest first; the rest fold into the busiest.
+    let mut order: Vec<usize> = (0..UnitClass::COUNT)
+        .filter(|&c| pipe_ticks[c] > 0)
+        .collect();
+    order.sort_by_key(|&c| std::cmp::Reverse(pipe_ticks[c]));
+    let mut pipe = [UnitClass::IntAlu as u8; MAX_PIPES];
+    let mut ticks = [0u64; MAX_PIPES];
+    for (k, &c) in order.iter().enumerate() {
+        if k < MAX_PIPES {
+            pipe[k] = c as u8;
+            ticks[k] += pipe_ticks[c];
+        } else {
+            ticks[0] += pipe_ticks[c];
+        }
+    }
+    let first = sched
+        .runs
+        .iter()
+        .zip(&ops)
+        .find(|(r, _)| **r)
+        .map_or(UnitClass::IntAlu, |(_, o)| o.pipe) as u8;
+    Ok(KeyTiming {
+        pipe_ticks,
+        movable,
+        pipe,
+        ticks,
+        uops,
+        need: (1 << first) | (1 << pipe[0]),
+        delay: sched.delay,
+        lowered,
+    })
+}
+
+/// Marks the instructions whose two-input IADD3s move to the FMA pipe:
+/// ptxas emits an integer add as `IMAD.IADD` (FMA pipe) instead of `IADD3`
+/// (ALU pipe) where the ALU pipe is the busier (H100: `add.u32` beside `xor`
+/// in `b0` runs as IMAD.IADD, while the three-input IADD3s of `vabsdiff2`
+/// stay). The program's static load per pipe (each instruction counted once)
+/// decides; instructions move in program order while that reduces the
+/// difference. Returns whether any moved.
+fn balance(config: &SmConfig, timings: &[KeyTiming], to_fma: &mut [bool]) -> bool {
+    let clocks = |c: UnitClass, ticks: u64| {
+        ticks as f64 / f64::from(config.units.get(c).lanes_per_sm.max(1))
+    };
+    let (alu, fma) = (UnitClass::IntAlu, UnitClass::Fp32);
+    let load = |c: UnitClass| -> f64 {
+        timings
+            .iter()
+            .map(|t| clocks(c, t.pipe_ticks[c.index()]))
+            .sum()
+    };
+    let (mut a, mut f) = (load(alu), load(fma));
+    let mut moved = false;
+    for (t, m) in timings.iter().zip(to_fma.iter_mut()) {
+        let (da, df) = (clocks(alu, t.movable.0), clocks(fma, t.movable.1));
+        if da > 0.0 && (a - da - (f + df)).abs() < (a - f).abs() {
+            a -= da;
+            f += df;
+            *m = true;
+            moved = true;
+        }
+    }
+    moved
 }
 
 fn inst_info(
-    config: &SmConfig,
     program: &Program,
     index: usize,
     op_id: u16,
+    config: &SmConfig,
+    t: &KeyTiming,
 ) -> Result<InstInfo, SimError> {
     let inst = &program.insts[index];
-    let cost = lowering::cost(config.lowering, inst);
-    let emulated_video = is_video(inst) && cost.uops > 1;
-    let first = if emulated_video {
-        UnitClass::Expansion
-    } else {
-        native_class(inst)
-    };
-    let rest = UnitClass::Expansion;
-    for c in [first, rest] {
-        if config.units.get(c).lanes_per_sm == 0 {
-            return Err(SimError::MissingUnit {
-                index,
-                unit: c.name(),
-                config: config.name(),
-            });
-        }
-    }
-    let latency = if cost.uops == 1 {
-        config.units.get(first).latency
-    } else {
-        config.units.get(rest).latency
-    };
-    let occ = unit_occupancy(config);
-    // A table entry always has at least one micro-op and one step; the
-    // `max(1)` keeps a malformed one from underflowing.
-    let (uops, steps) = (cost.uops.max(1), cost.steps.max(1));
     let mut ii = InstInfo {
-        first_class: first as u8,
-        rest_class: rest as u8,
-        uops,
-        first_ticks: occ,
-        rest_ticks: (uops as u64 - 1) * occ,
-        need: [first as u8, if uops > 1 { rest } else { first } as u8],
-        delay: {
-            let (lat, uops) = (latency.max(1) as u64, uops as u64);
-            ((steps as u64 - 1) * lat).max(uops - 1) + lat
-        },
-        busy: if uops > 1 {
-            (uops as u64).div_ceil(config.issue_width as u64) * config.issue_interval as u64
+        pipe: t.pipe,
+        ticks: t.ticks,
+        uops: t.uops,
+        need: t.need,
+        delay: t.delay,
+        busy: if t.uops > 1 {
+            (t.uops as u64).div_ceil(config.issue_width as u64) * config.issue_interval as u64
         } else {
             0
         },
@@ -230,5 +504,24 @@ impl ProgramTables {
     /// micro-op until its result is ready (timelines draw completions with it).
     pub fn issue_timing(&self, inst: usize) -> Option<(u32, u64)> {
         self.info.get(inst).map(|i| (i.uops as u32, i.delay))
+    }
+
+    /// Clocks program instruction `inst` occupies its busiest pipe in its
+    /// sub-partition: with its machine instructions, the bound on how often
+    /// a scheduler can start it.
+    pub fn pipe_clocks(&self, inst: usize) -> Option<f64> {
+        let i = self.info.get(inst)?;
+        let scale = |c: u8| {
+            UnitClass::ALL
+                .get(usize::from(c))
+                .map_or(1, |&c| self.cfg.units.get(c).lanes_per_sm.max(1))
+        };
+        Some(
+            i.pipe
+                .iter()
+                .zip(&i.ticks)
+                .map(|(&c, &t)| t as f64 / f64::from(scale(c)))
+                .fold(0.0, f64::max),
+        )
     }
 }

@@ -19,8 +19,6 @@ pub(super) struct UnitState {
     pub lim: [u64; NCLASS],
     /// Per class: `cycle * scale`, the tick this clock starts at.
     pub now: [u64; NCLASS],
-    /// Per class: micro-ops issued.
-    pub ops: [u64; NCLASS],
 }
 
 impl UnitState {
@@ -35,7 +33,6 @@ impl UnitState {
             scale,
             lim: [0; NCLASS],
             now: [0; NCLASS],
-            ops: [0; NCLASS],
         }
     }
 
@@ -56,14 +53,14 @@ impl UnitState {
         self.free[sched][class] < (now + 1) * self.scale[class]
     }
 
-    /// Occupies the unit with `n` micro-ops (`ticks` of it) issued from this clock on.
+    /// Occupies the unit for `ticks` from this clock on (micro-ops per class
+    /// are counted from the tables when statistics are asked for).
     #[inline]
-    pub fn take(&mut self, sched: usize, class: usize, n: u64, ticks: u64) {
+    pub fn take(&mut self, sched: usize, class: usize, ticks: u64) {
         // Classes are below NCLASS: the modulo only drops the bounds checks.
         let class = class % NCLASS;
         let slot = &mut self.free[sched][class];
         *slot = (*slot).max(self.now[class]) + ticks;
-        self.ops[class] += n;
     }
 
     /// Heap bytes held.

@@ -201,7 +201,7 @@ impl Sm {
             self.warps[wi].pos = sc.warps.len() as u32;
             sc.warps.push(wi);
             sc.ready.push(u64::MAX);
-            sc.need.push([0; 2]);
+            sc.need.push(0);
             sc.wake = 0;
             tracing::debug!(
                 cycle = self.cycle,
@@ -273,7 +273,7 @@ impl Sm {
                 if w.state == WarpState::Resident {
                     let sc = &mut self.scheds[w.sched as usize];
                     sc.ready[w.pos as usize] = r;
-                    sc.need[w.pos as usize] = ii.need;
+                    sc.need[w.pos as usize] = u64::from(ii.need);
                     sc.wake = 0;
                 }
                 return Ok(());
@@ -299,11 +299,11 @@ impl Sm {
             let ii = &self.info[w.cur as usize];
             (w.cur_ready, ii.need)
         } else {
-            (u64::MAX, [0; 2])
+            (u64::MAX, 0)
         };
         let sc = &mut self.scheds[w.sched as usize];
         sc.ready[w.pos as usize] = r;
-        sc.need[w.pos as usize] = n;
+        sc.need[w.pos as usize] = u64::from(n);
         sc.wake = 0;
     }
 

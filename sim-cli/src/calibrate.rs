@@ -1,0 +1,190 @@
+//! `simcli calibrate`: replays the microbenchmarks of a calibration file
+//! (`sim-core/data/calibration/h100/microbench.json`, its format in the README
+//! beside it) on a preset and compares the simulated cycles with the measured
+//! ones, kernel by kernel, with the geometric-mean error.
+
+use serde::Deserialize;
+use sim_core::SmConfig;
+use sim_isa::Target;
+use sim_trace::{load, replay};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// What can go wrong reading or replaying a calibration set.
+#[derive(Debug, thiserror::Error)]
+pub enum CalibrateError {
+    /// The calibration file is not the expected JSON.
+    #[error("{file}: {source}")]
+    Json {
+        /// The file.
+        file: String,
+        /// The parser's error.
+        source: serde_json::Error,
+    },
+    /// A kernel text could not be read.
+    #[error("{file}: {source}")]
+    Read {
+        /// The kernel file.
+        file: String,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// A kernel text did not parse.
+    #[error("{0}")]
+    Load(#[from] load::LoadError),
+    /// The simulation refused or stopped.
+    #[error("{kernel}: {source}")]
+    Replay {
+        /// The kernel's name.
+        kernel: String,
+        /// The replay's error.
+        source: replay::ReplayError,
+    },
+    /// The file has no kernel with a kernel text.
+    #[error("{0}: no kernel has a kernel text")]
+    Empty(String),
+}
+
+#[derive(Deserialize)]
+struct File {
+    results: Vec<Entry>,
+}
+
+#[derive(Deserialize)]
+struct Entry {
+    name: String,
+    #[serde(default)]
+    op: String,
+    mode: String,
+    h100_cycles: u64,
+    #[serde(default)]
+    kernel_text: Option<String>,
+}
+
+/// One kernel's comparison.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Row {
+    /// The kernel's name (`b3_lat`).
+    pub name: String,
+    /// The PTX form it times (`vsub4.s32.s32.s32.sat`).
+    pub op: String,
+    /// `lat` (one dependent chain) or `tput` (32 warps x 4 chains).
+    pub mode: String,
+    /// Measured cycles.
+    pub measured: u64,
+    /// Simulated cycles.
+    pub simulated: u64,
+}
+
+impl Row {
+    /// Simulated over measured.
+    pub fn ratio(&self) -> f64 {
+        self.simulated as f64 / self.measured as f64
+    }
+    /// The error factor, at least 1: `max(ratio, 1/ratio)`.
+    pub fn error(&self) -> f64 {
+        let r = self.ratio();
+        r.max(1.0 / r)
+    }
+}
+
+/// Replays every kernel of `file` that has a kernel text (paths relative to
+/// the file's directory) on `config`, one SM, loose round-robin.
+pub fn calibrate(file: &Path, config: &SmConfig) -> Result<Vec<Row>, CalibrateError> {
+    let name = file.display().to_string();
+    let text = std::fs::read_to_string(file).map_err(|source| CalibrateError::Read {
+        file: name.clone(),
+        source,
+    })?;
+    let parsed: File = serde_json::from_str(&text).map_err(|source| CalibrateError::Json {
+        file: name.clone(),
+        source,
+    })?;
+    let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut rows = Vec::new();
+    for e in parsed.results {
+        let Some(k) = e.kernel_text else { continue };
+        let path: PathBuf = dir.join(&k);
+        let kname = path.display().to_string();
+        let src = std::fs::read(&path).map_err(|source| CalibrateError::Read {
+            file: kname.clone(),
+            source,
+        })?;
+        let trace = load::load_text(&kname, &src[..])?;
+        let simulated = simulate(&trace, config).map_err(|source| CalibrateError::Replay {
+            kernel: e.name.clone(),
+            source,
+        })?;
+        rows.push(Row {
+            name: e.name,
+            op: e.op,
+            mode: e.mode,
+            measured: e.h100_cycles,
+            simulated,
+        });
+    }
+    if rows.is_empty() {
+        return Err(CalibrateError::Empty(name));
+    }
+    Ok(rows)
+}
+
+fn simulate(
+    trace: &sim_trace::trace::Trace,
+    config: &SmConfig,
+) -> Result<u64, replay::ReplayError> {
+    let mut opts = replay::RunOptions::new(config.target);
+    opts.max_cycles = config.limits.max_cycles;
+    opts.max_instructions = config.limits.max_instructions;
+    let r = replay::replay(trace, config.clone(), &opts, 0)?;
+    Ok(r.report.stats.cycles)
+}
+
+/// The geometric mean of the rows' error factors.
+pub fn geomean_error(rows: &[Row]) -> f64 {
+    if rows.is_empty() {
+        return 1.0;
+    }
+    (rows.iter().map(|r| r.error().ln()).sum::<f64>() / rows.len() as f64).exp()
+}
+
+/// The table `simcli calibrate` prints: one line per kernel, then the summary.
+pub fn render(rows: &[Row], target: Target, tolerance: f64) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "{:<9} {:<4} {:>10} {:>10} {:>7}  PTX",
+        "kernel", "mode", "measured", "simulated", "sim/hw"
+    );
+    for r in rows {
+        let flag = if r.error() > 1.0 + tolerance {
+            " *"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            o,
+            "{:<9} {:<4} {:>10} {:>10} {:>7.3}  {}{flag}",
+            r.name,
+            r.mode,
+            r.measured,
+            r.simulated,
+            r.ratio(),
+            r.op
+        );
+    }
+    let within = rows.iter().filter(|r| r.error() <= 1.0 + tolerance).count();
+    let worst = rows
+        .iter()
+        .max_by(|a, b| a.error().total_cmp(&b.error()))
+        .map(|r| format!("{} ({:.3})", r.name, r.ratio()))
+        .unwrap_or_default();
+    let _ = writeln!(
+        o,
+        "{target}: {within} of {} kernels within {:.0}% (* outside); geometric-mean error factor {:.4}; worst {worst}",
+        rows.len(),
+        tolerance * 100.0,
+        geomean_error(rows),
+    );
+    o
+}

@@ -1,0 +1,87 @@
+//! Issue 10, acceptance 1: the 56 H100 microbenchmarks with a kernel text
+//! (`sim-core/data/calibration/h100/microbench.json`, measured on an H100 with
+//! `%clock64`, one block on one SM; the README there gives the method),
+//! replayed on the sm_90 preset, against the measured cycles.
+
+use crate::{root, simcli};
+use sim_cli::calibrate::{calibrate, geomean_error, Row};
+use sim_core::preset;
+use sim_isa::Target;
+
+const FILE: &str = "sim-core/data/calibration/h100/microbench.json";
+
+/// Kernels the pipe model does not bring within 10%, with the band their
+/// simulated/measured ratio is held to (so that a change in either direction
+/// shows), and why:
+/// - `b3_lat` (`vsub4.s32.s32.s32.sat`, 96 cycles per instance): the model
+///   gives 73. Run on the machine code the H100 actually executed (from its
+///   disassembly) it gives 78: the missing time is in the real code, not in
+///   the lowering, and no per-pipe or per-opcode figure that keeps the other
+///   kernels explains it.
+/// - `b13_lat`/`b13_tput` (`vabsdiff2 .add`): in the chain the H100 code drops
+///   the table's `IMAD.MOV` copy (26 instead of 22 cycles per instance); at
+///   throughput, with 64 registers per thread, ptxas recomputes the byte
+///   extraction of the loop-invariant operand in every instance instead of
+///   hoisting it (9 ALU instructions per instance instead of 8).
+const KNOWN_MISSES: [(&str, f64, f64); 3] = [
+    ("b3_lat", 0.74, 0.78),
+    ("b13_lat", 1.13, 1.17),
+    ("b13_tput", 0.87, 0.91),
+];
+
+fn rows() -> Vec<Row> {
+    calibrate(&root().join(FILE), &preset(Target::SM_90)).unwrap()
+}
+
+#[test]
+fn h100_microbenchmarks_within_ten_percent() {
+    let rows = rows();
+    assert_eq!(rows.len(), 56, "kernels with a kernel text");
+    assert_eq!(
+        rows.iter().filter(|r| r.mode == "lat").count(),
+        28,
+        "latency and throughput alike"
+    );
+    let mut off = Vec::new();
+    for r in &rows {
+        match KNOWN_MISSES.iter().find(|k| k.0 == r.name) {
+            Some(&(_, lo, hi)) => assert!(
+                (lo..=hi).contains(&r.ratio()),
+                "{}: {} simulated for {} measured ({:.3}), held to {lo}..{hi}",
+                r.name,
+                r.simulated,
+                r.measured,
+                r.ratio()
+            ),
+            None if r.error() > 1.10 => off.push(format!(
+                "{} {}: {} simulated for {} measured ({:.3})",
+                r.name,
+                r.op,
+                r.simulated,
+                r.measured,
+                r.ratio()
+            )),
+            None => {}
+        }
+    }
+    assert!(off.is_empty(), "more than 10% off:\n{}", off.join("\n"));
+    let g = geomean_error(&rows);
+    assert!(g <= 1.035, "geometric-mean error factor {g:.4}");
+}
+
+#[test]
+fn calibrate_command_prints_every_kernel_and_the_geomean() {
+    let out = simcli(&["calibrate", FILE, "--arch", "sm_90"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    // Exit 1: the known misses are outside the default 10%.
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert_eq!(text.lines().filter(|l| l.starts_with('b')).count(), 56);
+    assert!(text.contains("b16_tput  tput     131730"), "{text}");
+    assert!(
+        text.contains("sm_90: 53 of 56 kernels within 10%"),
+        "{text}"
+    );
+    assert!(text.contains("geometric-mean error factor 1.0"), "{text}");
+    let out = simcli(&["calibrate", FILE, "--tolerance", "0.35"]);
+    assert_eq!(out.status.code(), Some(0));
+}

@@ -1,0 +1,415 @@
+//! The pipe model: which pipe of a sub-partition each machine opcode runs on,
+//! at what rate, and how long a dependent instruction waits for its result;
+//! and the timing of a whole machine-code sequence (one PTX instruction's
+//! lowering, [`crate::sass_table`]) derived from it.
+//!
+//! Pipes are the configuration's units ([`UnitClass`]): `int_alu` is the
+//! integer/ALU pipe, `fp32` the FMA pipe, `fp64` the double-precision pipe,
+//! `xu` the multi-function/conversion pipe, `video` Kepler's SIMD video unit,
+//! `video_absdiff` the `VABSDIFF` datapath, `int_cmp` and `fp16` Maxwell's
+//! separately rated compare and half-precision paths. A unit's `lanes_per_sm`
+//! gives its issue interval per sub-partition (`32 x schedulers / lanes`
+//! clocks per warp instruction) and its `latency` the default dependent-issue
+//! latency. An opcode rule may run an opcode at a lower rate on its pipe
+//! (sm_90 `IMAD` on the FMA pipe: 64 lanes of its 128) and adjust its latency
+//! (sm_90 `HSETP2`: 2 more than the ALU's 4). Every figure is cited in the
+//! rule tables below; ARCHITECTURE.md ("The pipe model") summarises them.
+
+use crate::config::{SmConfig, UnitClass};
+use crate::sass_table::{MachineInst, SassArch, Src};
+use sim_isa::WARP_SIZE;
+
+/// How one machine opcode (with the modifiers that matter) runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// The opcode (`IMAD`).
+    pub opcode: &'static str,
+    /// A modifier prefix that must follow it (`.IADD`), or `""` for any.
+    pub modifiers: &'static str,
+    /// The pipe.
+    pub pipe: UnitClass,
+    /// Lanes per clock per SM at which this opcode issues on its pipe (0: the
+    /// pipe's own `lanes_per_sm`). Must divide `32 x schedulers x` the pipe's lanes.
+    pub lanes_per_sm: u32,
+    /// Clocks added to the pipe's latency (negative: fewer).
+    pub extra_latency: i32,
+}
+
+const fn r(opcode: &'static str, pipe: UnitClass) -> Rule {
+    Rule {
+        opcode,
+        modifiers: "",
+        pipe,
+        lanes_per_sm: 0,
+        extra_latency: 0,
+    }
+}
+
+const fn rate(mut rule: Rule, lanes_per_sm: u32) -> Rule {
+    rule.lanes_per_sm = lanes_per_sm;
+    rule
+}
+
+const fn lat(mut rule: Rule, extra: i32) -> Rule {
+    rule.extra_latency = extra;
+    rule
+}
+
+const fn with(mut rule: Rule, modifiers: &'static str) -> Rule {
+    rule.modifiers = modifiers;
+    rule
+}
+
+use UnitClass::{Fp16, Fp32, Fp64, IntAlu, IntCmp, Video, VideoAbsdiff, Xu};
+
+/// Kepler (`sm_35` listings, the `sm_30` preset). Rates from the CUDA C
+/// Programming Guide's throughput table, compute capability 3.0 (results per
+/// clock per SM): add/logic/compare/min/max 160 (the `int_alu`/`int_cmp`
+/// pipes), shifts 64, 32-bit multiply/multiply-add 32, f32 192, f64 8 (3.5: 64),
+/// SIMD video 32 but `vabsdiff2/4` 160, `popc` and `clz` 32, conversions from
+/// 8/16-bit to 32-bit 128, other conversions and MUFU 32 (the `xu` pipe).
+/// Latencies: the unit's (Volkov's 9 for all Kepler arithmetic); no published
+/// per-opcode figure is used.
+pub const KEPLER: &[Rule] = &[
+    r("BFE", IntAlu),
+    r("BFI", IntAlu),
+    r("CSETP", IntCmp),
+    r("DADD", Fp64),
+    r("DFMA", Fp64),
+    r("DMNMX", Fp64),
+    r("DMUL", Fp64),
+    r("DSET", Fp64),
+    r("DSETP", Fp64),
+    r("F2F", Xu),
+    r("F2I", Xu),
+    r("FADD", Fp32),
+    r("FCMP", Fp32),
+    r("FFMA", Fp32),
+    r("FLO", Xu),
+    r("FMNMX", Fp32),
+    r("FMUL", Fp32),
+    r("FSET", Fp32),
+    r("FSETP", Fp32),
+    r("I2F", Xu),
+    rate(r("I2I", Xu), 128),
+    r("IADD", IntAlu),
+    r("IADD32I", IntAlu),
+    r("ICMP", IntCmp),
+    rate(r("IMAD", IntAlu), 32),
+    r("IMNMX", IntCmp),
+    rate(r("IMUL", IntAlu), 32),
+    r("ISET", IntCmp),
+    r("ISETP", IntCmp),
+    r("ISUB", IntAlu),
+    r("LOP", IntAlu),
+    r("LOP32I", IntAlu),
+    r("MOV", IntAlu),
+    r("MOV32I", IntAlu),
+    r("MUFU", Xu),
+    r("POPC", Xu),
+    r("PRMT", IntAlu),
+    r("SEL", IntAlu),
+    rate(r("SHF", IntAlu), 64),
+    rate(r("SHL", IntAlu), 64),
+    rate(r("SHR", IntAlu), 64),
+    r("VABSDIFF2", VideoAbsdiff),
+    r("VABSDIFF4", VideoAbsdiff),
+    r("VADD2", Video),
+    r("VADD4", Video),
+    r("VMNMX2", Video),
+    r("VMNMX4", Video),
+    r("VSET2", Video),
+    r("VSET4", Video),
+];
+
+/// Maxwell (`sm_53` listings, the `sm_53` preset): Kepler's rules ([`KEPLER`])
+/// with these differences, which come first. Guide, compute capability
+/// 5.x/5.3: add/logic 128 (`int_alu`), compare/min/max 64 (`int_cmp`), shifts
+/// and bit-field 64, f32 and `XMAD` (16-bit multiply-add, how Maxwell
+/// multiplies) 128, half precision 256 results = 128 lanes of `HADD2`/`HSET2`
+/// (`fp16`), f64 4, `popc`, `clz`, all conversions and MUFU 32 (`xu`).
+/// `VABSDIFF4`: no published rate, the compare rate (64) assumed. Latencies:
+/// the unit's (Volkov: 6).
+pub const MAXWELL: &[Rule] = &[
+    rate(r("BFE", IntAlu), 64),
+    rate(r("BFI", IntAlu), 64),
+    r("HADD2", Fp16),
+    r("HSET2", Fp16),
+    r("HSETP2", Fp16),
+    r("I2I", Xu),
+    r("IADD3", IntAlu),
+    r("IMAD", Fp32),
+    r("ISCADD", IntAlu),
+    r("LEA", IntAlu),
+    r("LOP3", IntAlu),
+    r("XMAD", Fp32),
+];
+
+/// Hopper (`sm_90` listings, the `sm_90` preset): Maxwell's rules with these
+/// differences, which come first (what Hopper runs as Maxwell did: FFMA, FADD,
+/// FMUL on the FMA pipe; DADD, DFMA, DMUL on FP64; PRMT, SEL, LOP3, IADD3, LEA,
+/// MOV on the ALU; MUFU, POPC, FLO, F2I, I2F, F2F on XU). Fitted to the H100
+/// microbenchmarks (`data/calibration/h100/microbench.json`, the `sass:` rows
+/// isolate one opcode each; "H100" below). ALU pipe (`int_alu`, 64 lanes: one
+/// warp instruction per 2 clocks per sub-partition, H100: PRMT, LOP3, SHF, SEL,
+/// ISETP, FSET, HSET2, VIMNMX, IABS, I2I, I2FP each 2 per clock per SM, and
+/// pairs of them share the rate), latency 4 (H100: 4.37 cycles per instance
+/// including the loop). FMA pipe (`fp32`, 128 lanes, latency 4; H100 FFMA,
+/// FADD, FMUL 3.9 per clock): IMAD and its forms (H100: IMAD 2 per clock,
+/// overlapping LOP3: `IMAD.IADD`+`LOP3` 3.8 per clock) and `VIADD` (H100:
+/// not on the ALU pipe, `vavrg4` ALU-bound) at 64 lanes. FP64 (`fp64`, 64
+/// lanes, latency 8: H100 DADD/DFMA 8.3 cycles, 2 per clock). XU (`xu`, 16
+/// lanes, latency 19: H100 MUFU.EX2, POPC, FLO, BREV, F2I 0.5 per clock,
+/// POPC/BREV/F2I+LOP3 23.3 cycles). Per-opcode latencies: `HSETP2` 6
+/// (`HSETP2`+`SEL` 10.3), `DSETP` 10 (`setp.f64`+`selp.f64` 14.3), `MUFU`
+/// 17 (17.25), `IMAD.IADD` 6 (`add`+`xor` 10.3 where `mad.lo` chains in 4.4),
+/// `HADD2`/`HFMA2` 8 (8.3). `VABSDIFF4` on the ALU pipe (H100: 2 per clock,
+/// 4 cycles).
+pub const HOPPER: &[Rule] = &[
+    r("BMSK", IntAlu),
+    r("BREV", Xu),
+    lat(r("DSETP", Fp64), 2),
+    r("F2FP", IntAlu),
+    r("F2IP", IntAlu),
+    r("FMNMX", IntAlu),
+    r("FRND", Xu),
+    r("FSEL", IntAlu),
+    r("FSET", IntAlu),
+    r("FSETP", IntAlu),
+    lat(r("HADD2", Fp32), 4),
+    lat(r("HFMA2", Fp32), 4),
+    r("HSET2", IntAlu),
+    lat(r("HSETP2", IntAlu), 2),
+    r("I2FP", IntAlu),
+    r("I2I", IntAlu),
+    r("IABS", IntAlu),
+    rate(r("IDP", Fp32), 64),
+    lat(rate(with(r("IMAD", Fp32), ".IADD"), 64), 2),
+    lat(rate(with(r("IMAD", Fp32), ".MOV"), 64), 2),
+    rate(r("IMAD", Fp32), 64),
+    r("ISETP", IntAlu),
+    lat(r("MUFU", Xu), -2),
+    r("PLOP3", IntAlu),
+    r("SGXT", IntAlu),
+    r("SHF", IntAlu),
+    r("UMOV", IntAlu),
+    r("VABSDIFF4", IntAlu),
+    rate(r("VIADD", Fp32), 64),
+    r("VIMNMX", IntAlu),
+];
+
+/// The rules of `arch`, in the order they are tried: an arch's differences
+/// before the rules it inherits, as the presets derive (Maxwell = Kepler +
+/// differences, Hopper = Maxwell + differences).
+pub fn rules(arch: SassArch) -> impl Iterator<Item = &'static Rule> {
+    let chain: [&'static [Rule]; 3] = match arch {
+        SassArch::Sm35 => [KEPLER, &[], &[]],
+        SassArch::Sm53 => [MAXWELL, KEPLER, &[]],
+        SassArch::Sm90 => [HOPPER, MAXWELL, KEPLER],
+    };
+    chain.into_iter().flatten()
+}
+
+/// The rule for `inst` on `arch`: the first whose opcode matches and whose
+/// modifier prefix starts the instruction's modifiers.
+pub fn rule(arch: SassArch, inst: &MachineInst) -> Option<&'static Rule> {
+    let name = inst.opcode.name();
+    rules(arch).find(|r| r.opcode == name && inst.modifiers.starts_with(r.modifiers))
+}
+
+/// The rule an integer add takes when ptxas moves it to the FMA pipe
+/// (`IMAD.IADD`), where the arch has one.
+pub fn fma_add(arch: SassArch) -> Option<&'static Rule> {
+    rules(arch).find(|r| r.opcode == "IMAD" && r.modifiers == ".IADD")
+}
+
+/// Whether ptxas packs two independent instances of lowering key `key` into
+/// one machine instruction, so that each costs half of it on its pipe: the
+/// scalar half-precision compares, which it runs as one packed `HSET2` (H100
+/// `b25_tput`: 128 HSET2 per 256 `set.f16.f16`; each instance alone is one
+/// HSET2, so a dependent chain gains nothing).
+pub fn pairs(key: &str) -> bool {
+    ["set.f16.f16.", "set.bf16.bf16.", "setp.f16.", "setp.bf16."]
+        .iter()
+        .any(|p| key.starts_with(p))
+}
+
+/// One machine instruction's timing on a configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpTiming {
+    /// The pipe.
+    pub pipe: UnitClass,
+    /// Ticks of the pipe (1/`lanes_per_sm` clock each) one warp instruction
+    /// occupies it in its sub-partition.
+    pub ticks: u64,
+    /// Clocks until a dependent instruction may issue (at least 1).
+    pub latency: u64,
+}
+
+impl OpTiming {
+    /// `rule` on `config`; `None` when the configuration lacks the pipe.
+    pub fn of(rule: &Rule, config: &SmConfig) -> Option<OpTiming> {
+        let unit = config.units.get(rule.pipe);
+        if unit.lanes_per_sm == 0 {
+            return None;
+        }
+        let lanes = if rule.lanes_per_sm == 0 {
+            unit.lanes_per_sm
+        } else {
+            rule.lanes_per_sm
+        };
+        let ticks = (WARP_SIZE as u64 * config.schedulers as u64 * unit.lanes_per_sm as u64)
+            .div_ceil(lanes as u64);
+        let latency = (i64::from(unit.latency) + i64::from(rule.extra_latency)).max(1) as u64;
+        Some(OpTiming {
+            pipe: rule.pipe,
+            ticks,
+            latency,
+        })
+    }
+
+    /// One native instruction on `pipe`, at the pipe's rate and latency.
+    pub fn native(pipe: UnitClass, config: &SmConfig) -> Option<OpTiming> {
+        OpTiming::of(&r("", pipe), config)
+    }
+}
+
+/// Which machine instructions of a sequence run, and when its result is ready.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    /// Per machine instruction: whether it runs with the instruction (false:
+    /// hoisted, it reads only fixed operands).
+    pub runs: Vec<bool>,
+    /// Clocks from the first machine instruction until the result is ready.
+    pub delay: u64,
+}
+
+/// The schedule of a sequence for one warp alone: instructions issue in
+/// order, `issue_width` per clock at most, each once its sources are ready and
+/// its pipe accepts it (the pipe is busy for the instruction's ticks, as in
+/// the SM); the PTX operands are ready at the start. `fixed[k]` marks PTX
+/// source `a`+k as fixed (an immediate, or a register the program never
+/// changes once set): instructions that read only fixed operands are hoisted,
+/// as ptxas hoists loop-invariant work and shares it between instructions.
+/// The result is ready when the first of its registers is (a register pair's
+/// high half follows its low half, and its consumer reads the low half first).
+pub fn schedule(
+    insts: &[MachineInst],
+    ops: &[OpTiming],
+    outs: &[Src],
+    config: &SmConfig,
+    fixed: [bool; 4],
+) -> Schedule {
+    let n = insts.len();
+    let mut runs = vec![false; n];
+    let mut ready = vec![0u64; n];
+    let mut pipe_free = [0u64; UnitClass::COUNT];
+    let (mut slot, mut used) = (0u64, 0u32);
+    let letter = |s: Src| match s {
+        Src::A => 0,
+        Src::B => 1,
+        Src::C => 2,
+        Src::D => 3,
+        Src::Inst(_) => 0,
+    };
+    for (i, (inst, op)) in insts.iter().zip(ops).enumerate() {
+        let mut t = 0;
+        let mut live = false;
+        for d in inst.deps() {
+            match d {
+                Src::Inst(j) => {
+                    let j = usize::from(j);
+                    if runs[j] {
+                        live = true;
+                        t = t.max(ready[j]);
+                    }
+                }
+                s => live |= !fixed[letter(s)],
+            }
+        }
+        if !live {
+            continue;
+        }
+        runs[i] = true;
+        let c = op.pipe.index();
+        let scale = u64::from(config.units.get(op.pipe).lanes_per_sm.max(1));
+        // The pipe accepts an instruction in a clock it is free during.
+        t = t.max(pipe_free[c] / scale).max(slot);
+        if t == slot && used >= config.issue_width {
+            t += 1;
+        }
+        if t > slot {
+            (slot, used) = (t, 0);
+        }
+        used += 1;
+        pipe_free[c] = pipe_free[c].max(t * scale) + op.ticks;
+        ready[i] = t + op.latency;
+    }
+    let delay = outs
+        .iter()
+        .filter_map(|o| match o {
+            Src::Inst(k) if runs[usize::from(*k)] => Some(ready[usize::from(*k)]),
+            _ => None,
+        })
+        .min()
+        .unwrap_or(0)
+        .max(1);
+    Schedule { runs, delay }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::preset;
+
+    const MICROBENCH: &str = include_str!("../data/calibration/h100/microbench.json");
+
+    /// The sm_90 rules against the H100 rows that time one opcode alone
+    /// (`sass:` rows without a partner): dependent latency per instance less
+    /// the loop's share (0.37 cycles: 377 cycles per 1024 instances, the
+    /// single-opcode rows' common excess over 4), and warp-instructions per
+    /// clock per SM at 32 warps x 4 chains.
+    #[test]
+    fn hopper_rules_reproduce_the_single_opcode_rows() {
+        let json: serde_json::Value = serde_json::from_str(MICROBENCH).expect("json");
+        let cfg = preset(sim_isa::Target::SM_90);
+        let cases = [
+            ("b28", "PRMT", ""),
+            ("b29", "LOP3", ""),
+            ("b30", "IMAD", ""),
+            ("b31", "SHF", ""),
+            ("b38", "FFMA", ""),
+            ("b39", "FADD", ""),
+            ("b40", "FMUL", ""),
+            ("b43", "DADD", ""),
+            ("b44", "DFMA", ""),
+            ("b45", "MUFU", ".EX2"),
+        ];
+        let rows = json["results"].as_array().expect("rows");
+        let cycles = |name: &str| {
+            rows.iter()
+                .find(|r| r["name"] == name)
+                .and_then(|r| r["h100_cycles"].as_f64())
+                .expect("row")
+        };
+        for (b, op, mods) in cases {
+            let rule = rules(SassArch::Sm90)
+                .find(|r| r.opcode == op && mods.starts_with(r.modifiers))
+                .expect("rule");
+            let t = OpTiming::of(rule, &cfg).expect("pipe");
+            let lat = cycles(&format!("{b}_lat")) / 1024.0 - 0.37;
+            assert!(
+                (lat - t.latency as f64).abs() <= 0.1 * lat,
+                "{op}: H100 {lat:.2} cycles, rule {}",
+                t.latency
+            );
+            let per_clock = 32.0 * 4.0 * 1024.0 / cycles(&format!("{b}_tput"));
+            let lanes = f64::from(cfg.units.get(rule.pipe).lanes_per_sm);
+            let rule_rate = lanes / t.ticks as f64 * f64::from(cfg.schedulers);
+            assert!(
+                (per_clock - rule_rate).abs() <= 0.1 * per_clock,
+                "{op}: H100 {per_clock:.3} per clock, rule {rule_rate:.3}"
+            );
+        }
+    }
+}
