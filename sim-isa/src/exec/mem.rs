@@ -263,7 +263,7 @@ fn cvta(
 
 /// `mov` with a brace list: element `k` is bits `k * e .. (k + 1) * e` of
 /// the whole register (`e` the element width).
-fn pack(m: &Mem, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+pub(super) fn pack(m: &Mem, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
     let e = m.element_bits();
     let n = usize::from(m.vec);
     if m.op == MemOp::Pack {
