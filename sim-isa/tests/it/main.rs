@@ -14,6 +14,7 @@ mod int_arith;
 mod int_more;
 mod lane_model;
 mod model;
+mod mufu;
 mod parse;
 mod parse_errors;
 mod parse_video;

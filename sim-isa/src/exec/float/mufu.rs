@@ -267,7 +267,7 @@ fn abs(x: u32) -> f32 {
 
 /// `FSETP.GEU |x|, 2^-126`: true for NaN.
 fn not_tiny(x: u32) -> bool {
-    !(abs(x) < MIN_NORMAL)
+    abs(x) >= MIN_NORMAL || abs(x).is_nan()
 }
 
 /// One lane of an approximate `.f32` form: `a`, `b` the sources' bits.
@@ -298,7 +298,8 @@ pub(super) fn approx_lane(x: &FloatArith, a: u32, b: u32) -> u32 {
         }
         FloatOp::Ex2 => {
             // Below -126: 2^(a/2), squared.
-            if ftz || !(f32::from_bits(a) < -126.0) {
+            let a_f = f32::from_bits(a);
+            if ftz || a_f >= -126.0 || a_f.is_nan() {
                 ex2(a)
             } else {
                 let r = ex2(fmul(a, c(0.5), false));

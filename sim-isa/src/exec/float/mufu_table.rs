@@ -32,22 +32,29 @@ pub(super) struct Table {
     slope: Vec<i64>,
 }
 
+fn le32(b: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
+}
+
+fn le64(b: &[u8], at: usize) -> Option<i64> {
+    Some(i64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
+}
+
 impl Table {
-    /// Decodes a committed file. Panics on a malformed one: the files are
-    /// part of the crate, and the tests decode every one.
-    fn decode(z: &[u8]) -> Table {
-        let raw = miniz_oxide::inflate::decompress_to_vec_zlib(z).expect("MUFU table inflates");
-        let word = |at: usize| u32::from_le_bytes(raw[at..at + 4].try_into().expect("4 bytes"));
-        assert_eq!(&raw[..4], b"MUFU", "MUFU table magic");
-        let (n, n_esc) = (word(4) as usize, word(8) as usize);
-        let stream = &raw[12..12 + n];
-        let list = &raw[12 + n..];
-        assert_eq!(list.len(), n_esc * 12, "MUFU table escape list");
-        let mut escapes = (0..n_esc).map(|k| {
-            let at = u32::from_le_bytes(list[12 * k..12 * k + 4].try_into().expect("4 bytes"));
-            let v = i64::from_le_bytes(list[12 * k + 4..12 * k + 12].try_into().expect("8 bytes"));
-            (at, v)
-        });
+    /// Decodes a committed file (`None` if malformed: the tests decode
+    /// every one).
+    fn decode(z: &[u8]) -> Option<Table> {
+        let raw = miniz_oxide::inflate::decompress_to_vec_zlib(z).ok()?;
+        if raw.get(..4)? != b"MUFU" {
+            return None;
+        }
+        let (n, n_esc) = (le32(&raw, 4)? as usize, le32(&raw, 8)? as usize);
+        let stream = raw.get(12..12 + n)?;
+        let list = raw.get(12 + n..)?;
+        if list.len() != n_esc * 12 {
+            return None;
+        }
+        let mut escapes = (0..n_esc).map(|k| (le32(list, 12 * k), le64(list, 12 * k + 4)));
         let mut t = Table {
             codes: vec![0; n.div_ceil(32)],
             esc_at: Vec::new(),
@@ -55,15 +62,15 @@ impl Table {
             base: Vec::with_capacity(n.div_ceil(BLOCK)),
             slope: Vec::with_capacity(n.div_ceil(BLOCK)),
         };
-        let mut next_esc = escapes.next();
         let (mut v, mut d1) = (0i64, 0i64);
         for (i, &b) in stream.iter().enumerate() {
             let mut d2 = i64::from(b as i8);
             if d2 == -128 {
-                let (at, val) = next_esc.expect("escape listed");
-                assert_eq!(at as usize, i, "escapes in order");
-                d2 = val;
-                next_esc = escapes.next();
+                let (at, val) = escapes.next()?;
+                if at? as usize != i {
+                    return None;
+                }
+                d2 = val?;
             }
             d1 += d2;
             v += d1;
@@ -83,25 +90,37 @@ impl Table {
                 t.slope.push(d1);
             }
         }
-        t
+        Some(t)
     }
 
-    /// Entry `i` (in range).
+    /// A table with no entries (a malformed file): every lookup gives the
+    /// canonical NaN.
+    fn empty() -> Table {
+        Table {
+            codes: Vec::new(),
+            esc_at: Vec::new(),
+            esc_val: Vec::new(),
+            base: Vec::new(),
+            slope: Vec::new(),
+        }
+    }
+
+    /// Entry `i` (the canonical NaN beyond the table).
     pub(super) fn get(&self, i: usize) -> u32 {
         let b = i / BLOCK;
-        let (mut v, mut d1) = (i64::from(self.base[b]), self.slope[b]);
+        let (Some(&base), Some(&slope)) = (self.base.get(b), self.slope.get(b)) else {
+            return super::NAN32;
+        };
+        let (mut v, mut d1) = (i64::from(base), slope);
         for j in b * BLOCK + 1..=i {
             let d2 = match (self.codes[j / 32] >> (2 * (j % 32))) & 3 {
                 0 => 0,
                 1 => 1,
                 2 => -1,
-                _ => {
-                    let k = self
-                        .esc_at
-                        .binary_search(&(j as u32))
-                        .expect("escaped entry listed");
-                    self.esc_val[k]
-                }
+                _ => self
+                    .esc_at
+                    .binary_search(&(j as u32))
+                    .map_or(0, |k| self.esc_val[k]),
             };
             d1 += d2;
             v += d1;
@@ -115,7 +134,10 @@ macro_rules! table {
         $(#[$doc])*
         pub(super) fn $name() -> &'static Table {
             static T: OnceLock<Table> = OnceLock::new();
-            T.get_or_init(|| Table::decode(include_bytes!(concat!("../../../data/mufu/", $file))))
+            T.get_or_init(|| {
+                Table::decode(include_bytes!(concat!("../../../data/mufu/", $file)))
+                    .unwrap_or_else(Table::empty)
+            })
         }
     };
 }
@@ -161,6 +183,9 @@ mod tests {
     /// Every table decodes; spot values the dumps show.
     #[test]
     fn tables_decode() {
+        for t in [rcp(), rsq(), sqrt(), ex2_pos(), ex2_neg(), lg2_one(), lg2_half(), sin_quarter()] {
+            assert!(!t.base.is_empty());
+        }
         assert_eq!(rcp().get(0), 0x3f80_0000);
         assert_eq!(lg2_one().get(0), 0);
         assert_eq!(lg2_half().get(0), 0xbf7f_fffe);
