@@ -8,10 +8,11 @@
 //! v[i-2]` of the results `v` as integers (`v[-1] = v[-2] = 0`), `-128`
 //! marking an escape whose value the list holds.
 //!
-//! In memory each entry's difference is two bits (0, +1, -1, or "escaped":
-//! a sorted list holds the rest), and every [`BLOCK`]th entry keeps its value
-//! and first difference, so a lookup sums at most `BLOCK - 1` differences and
-//! never allocates. Half a byte per entry (42 MB if every table is used).
+//! In memory each block of [`BLOCK`] entries keeps its first value and first
+//! difference, and three bit masks saying which entries' second differences
+//! are +1, -1, or escaped (a sorted list holds those); the rest are 0. A
+//! lookup sums the block's differences up to the entry by population counts
+//! and never allocates. 0.625 bytes per entry (52 MB if every table is used).
 
 use std::sync::OnceLock;
 
@@ -20,17 +21,36 @@ const BLOCK: usize = 32;
 
 /// One decoded table.
 pub(super) struct Table {
-    /// Two bits per entry: 0 -> 0, 1 -> +1, 2 -> -1, 3 -> escaped.
-    codes: Vec<u64>,
+    /// Per block: the entries (bit `t` for the block's entry `t`) whose
+    /// second difference is +1.
+    pos: Vec<u32>,
+    /// ... is -1.
+    neg: Vec<u32>,
+    /// ... is escaped.
+    esc: Vec<u32>,
     /// Indices of the escaped second differences, ascending.
     esc_at: Vec<u32>,
     /// Their values.
     esc_val: Vec<i64>,
-    /// The value at each checkpoint.
+    /// The value at each block's first entry.
     base: Vec<u32>,
-    /// The first difference `v[i] - v[i-1]` at each checkpoint (modulo
-    /// 2^32, as all the sums: the results are 32-bit).
+    /// The first difference `v[i] - v[i-1]` there (modulo 2^32, as all the
+    /// sums: the results are 32-bit).
     slope: Vec<u32>,
+}
+
+/// Bit `k` of the position: the masks whose population counts weighted by
+/// `2^k` sum the positions of a mask's set bits.
+const POS_BITS: [u32; 5] = [0xAAAA_AAAA, 0xCCCC_CCCC, 0xF0F0_F0F0, 0xFF00_FF00, 0xFFFF_0000];
+
+/// The number and the position sum of `m`'s set bits.
+fn count_and_sum(m: u32) -> (u32, u32) {
+    let sum = POS_BITS
+        .iter()
+        .enumerate()
+        .map(|(k, &b)| (m & b).count_ones() << k)
+        .sum();
+    (m.count_ones(), sum)
 }
 
 fn le32(b: &[u8], at: usize) -> Option<u32> {
@@ -56,12 +76,15 @@ impl Table {
             return None;
         }
         let mut escapes = (0..n_esc).map(|k| (le32(list, 12 * k), le64(list, 12 * k + 4)));
+        let blocks = n.div_ceil(BLOCK);
         let mut t = Table {
-            codes: vec![0; n.div_ceil(32)],
+            pos: vec![0; blocks],
+            neg: vec![0; blocks],
+            esc: vec![0; blocks],
             esc_at: Vec::new(),
             esc_val: Vec::new(),
-            base: Vec::with_capacity(n.div_ceil(BLOCK)),
-            slope: Vec::with_capacity(n.div_ceil(BLOCK)),
+            base: Vec::with_capacity(blocks),
+            slope: Vec::with_capacity(blocks),
         };
         let (mut v, mut d1) = (0i64, 0i64);
         for (i, &b) in stream.iter().enumerate() {
@@ -75,17 +98,17 @@ impl Table {
             }
             d1 += d2;
             v += d1;
-            let code: u64 = match d2 {
-                0 => 0,
-                1 => 1,
-                -1 => 2,
+            let bit = 1u32 << (i % BLOCK);
+            match d2 {
+                0 => {}
+                1 => t.pos[i / BLOCK] |= bit,
+                -1 => t.neg[i / BLOCK] |= bit,
                 _ => {
+                    t.esc[i / BLOCK] |= bit;
                     t.esc_at.push(i as u32);
                     t.esc_val.push(d2);
-                    3
                 }
-            };
-            t.codes[i / 32] |= code << (2 * (i % 32));
+            }
             if i % BLOCK == 0 {
                 t.base.push(v as u32);
                 t.slope.push(d1 as u32);
@@ -98,7 +121,9 @@ impl Table {
     /// canonical NaN.
     fn empty() -> Table {
         Table {
-            codes: Vec::new(),
+            pos: Vec::new(),
+            neg: Vec::new(),
+            esc: Vec::new(),
             esc_at: Vec::new(),
             esc_val: Vec::new(),
             base: Vec::new(),
@@ -106,25 +131,31 @@ impl Table {
         }
     }
 
-    /// Entry `i` (the canonical NaN beyond the table).
+    /// Entry `i` (the canonical NaN beyond the table): with `r = i - s`
+    /// past the block's first entry `s`, `v[i] = v[s] + r d1[s] + sum over
+    /// t in 1..=r of (r + 1 - t) d2[s + t]`.
     pub(super) fn get(&self, i: usize) -> u32 {
         let b = i / BLOCK;
         let (Some(&base), Some(&slope)) = (self.base.get(b), self.slope.get(b)) else {
             return super::NAN32;
         };
-        let (mut v, mut d1) = (base, slope);
-        for j in b * BLOCK + 1..=i {
-            let d2 = match (self.codes[j / 32] >> (2 * (j % 32))) & 3 {
-                0 => 0,
-                1 => 1,
-                2 => u32::MAX,
-                _ => self
-                    .esc_at
-                    .binary_search(&(j as u32))
-                    .map_or(0, |k| self.esc_val[k] as u32),
-            };
-            d1 = d1.wrapping_add(d2);
-            v = v.wrapping_add(d1);
+        let r = (i % BLOCK) as u32;
+        // Entries 1..=r of the block.
+        let upto = ((1u64 << (r + 1)) - 2) as u32;
+        let (np, sp) = count_and_sum(self.pos[b] & upto);
+        let (nn, sn) = count_and_sum(self.neg[b] & upto);
+        let mut v = base
+            .wrapping_add(r.wrapping_mul(slope))
+            .wrapping_add((r + 1).wrapping_mul(np.wrapping_sub(nn)))
+            .wrapping_sub(sp.wrapping_sub(sn));
+        let mut e = self.esc[b] & upto;
+        while e != 0 {
+            let t = e.trailing_zeros();
+            e &= e - 1;
+            let at = (b * BLOCK) as u32 + t;
+            if let Ok(k) = self.esc_at.binary_search(&at) {
+                v = v.wrapping_add((r + 1 - t).wrapping_mul(self.esc_val[k] as u32));
+            }
         }
         v
     }
@@ -196,23 +227,29 @@ mod tests {
         assert_eq!(ex2_neg().get(0), 0x3f80_0000);
         assert_eq!(rsq().get(0), 0x3f80_0000);
         assert_eq!(sqrt().get(0), 0x3f80_0000);
-        // Random access agrees with a sequential walk's checkpoints.
-        let t = ex2_pos();
-        assert_eq!(t.get(BLOCK * 7 + 5), {
-            let b = 7;
-            let mut v = i64::from(t.base[b]);
-            let mut d1 = i64::from(t.slope[b] as i32);
-            for j in b * BLOCK + 1..=b * BLOCK + 5 {
-                d1 += match (t.codes[j / 32] >> (2 * (j % 32))) & 3 {
-                    0 => 0,
-                    1 => 1,
-                    2 => -1,
-                    _ => t.esc_val[t.esc_at.binary_search(&(j as u32)).unwrap()],
-                };
-                v += d1;
+        // Random access agrees with a sequential walk over whole blocks.
+        for t in [ex2_pos(), lg2_one(), lg2_half(), sin_quarter()] {
+            for b in [0, 1, 7, 1000, (1 << 18) - 1] {
+                let (mut v, mut d1) = (t.base[b], t.slope[b]);
+                assert_eq!(t.get(b * BLOCK), v);
+                for r in 1..BLOCK as u32 {
+                    let bit = 1u32 << r;
+                    let j = (b * BLOCK) as u32 + r;
+                    let d2 = if t.pos[b] & bit != 0 {
+                        1
+                    } else if t.neg[b] & bit != 0 {
+                        u32::MAX
+                    } else if t.esc[b] & bit != 0 {
+                        t.esc_val[t.esc_at.binary_search(&j).unwrap()] as u32
+                    } else {
+                        0
+                    };
+                    d1 = d1.wrapping_add(d2);
+                    v = v.wrapping_add(d1);
+                    assert_eq!(t.get(j as usize), v, "entry {j}");
+                }
             }
-            v as u32
-        });
+        }
         // The first entries of the negative-logarithm table (a first
         // difference beyond i32 at entry 0).
         assert_eq!(lg2_half().get(1), 0xbf7f_fffb);
