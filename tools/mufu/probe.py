@@ -1,3 +1,9 @@
+"""H100 run 1 (see README.md): 2^17 random inputs per approximate form (splitmix64
+streams, replayed by vectors.py) -> $OUT/vec.pkl, and whole-domain dumps of each MUFU op
+through its .approx.ftz.f32 form ([1,2) for RCP, [1,4) for RSQ/SQRT, [0.5,2) and [-1,-0.5)
+for EX2, [0.5,4) for LG2, two binades for SIN/COS), second-difference coded and lzma'd,
+-> $OUT/{rcp,rsq,sqrt,ex2,lg2,sin,cos}.pkl. Kept minified: it travelled gzip+base64 inside
+the device command (2,000 characters at most). Needs cupy and an NVIDIA GPU."""
 import numpy as np,lzma,pickle,os,cupy as cp
 U=np.uint64;I=np.uint32;O=os.environ['OUT']+'/'
 def sm(s):

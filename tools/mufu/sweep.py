@@ -1,3 +1,7 @@
+"""Exhaustive check, GPU side (see README.md): per one-source form, the hash of every
+chunk of 2^20 consecutive sources -> $OUT/gpu.npy (14 x 4096); with
+tools/mufu/bin/mufu_sweep present, the model's hashes too, compared there.
+Minified for the device command, as probe.py."""
 import numpy as np,os,cupy as cp,subprocess as sp,time
 O=os.environ['OUT']+'/';K={};N=int(os.environ.get('NCH','4096'))
 def F(f,a):

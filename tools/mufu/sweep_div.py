@@ -1,3 +1,6 @@
+"""Division forms, GPU side of the hashed check (see README.md): 3 streams x 2^26 source
+pairs per form -> $OUT/div.npy (12 x 64 chunk hashes), to compare with
+`mufu_sweep FORM STREAM`. Minified for the device command, as probe.py."""
 import numpy as np,os,cupy as cp
 O=os.environ['OUT']+'/';U=cp.uint64;K={}
 def F(f,a,b):
