@@ -3,7 +3,7 @@
 //! operand enumeration.
 
 mod float;
-pub use float::{FloatArith, FloatOp, Rnd};
+pub use float::{Approx, FloatArith, FloatOp, Rnd};
 
 /// Index of a register in a [`crate::Symbols`] table and in a warp register file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

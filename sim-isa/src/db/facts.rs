@@ -105,6 +105,11 @@ pub(crate) const fn float_name(op: FloatOp) -> &'static str {
         FloatOp::Div => "div",
         FloatOp::Rcp => "rcp",
         FloatOp::Sqrt => "sqrt",
+        FloatOp::Rsqrt => "rsqrt",
+        FloatOp::Ex2 => "ex2",
+        FloatOp::Lg2 => "lg2",
+        FloatOp::Sin => "sin",
+        FloatOp::Cos => "cos",
     }
 }
 
@@ -389,6 +394,10 @@ pub fn lowering_key(inst: &Instruction) -> String {
             if let Some(r) = x.rnd {
                 s.push('.');
                 s.push_str(r.name());
+            }
+            if let Some(a) = x.approx {
+                s.push('.');
+                s.push_str(a.name());
             }
             for (on, m) in [(x.ftz, ".ftz"), (x.sat, ".sat"), (x.nan, ".NaN")] {
                 if on {

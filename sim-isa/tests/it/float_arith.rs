@@ -65,14 +65,11 @@ fn unimplemented_float_forms() {
         "fma.rn.f16 %h1, %h2, %h3, %h4;",
         "add.f16x2 %r1, %r2, %r3;",
         "mad.rn.f32 %f1, %f2, %f3, %f4;",
-        "div.full.f32 %f1, %f2, %f3;",
-        "div.approx.ftz.f32 %f1, %f2, %f3;",
-        "sqrt.approx.f32 %f1, %f2;",
         "rcp.approx.ftz.f64 %fd1, %fd2;",
+        "rsqrt.approx.f64 %fd1, %fd2;",
         "rcp.rn.ftz.f64 %fd1, %fd2;",
         "div.rz.f64 %fd1, %fd2, %fd3;",
         "sqrt.rp.f64 %fd1, %fd2;",
-        "ex2.approx.f32 %f1, %f2;",
     ] {
         let e = parse(text).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Unimplemented, "{text}: {e}");
@@ -96,7 +93,8 @@ fn agrees_with_ptxas_on_the_grid() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-    assert_eq!((runs, unimpl), (132, 28));
+    // Unimplemented: the directed `.f64` forms and `rcp.approx.ftz.f64`.
+    assert_eq!((runs, unimpl), (140, 20));
 }
 
 /// Rejections in ptxas 11.8's words (each recorded from ptxas on the text).
