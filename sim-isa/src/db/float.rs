@@ -15,6 +15,11 @@ pub(crate) const FLOAT_OPCODES: &[OpcodeDef] = &[
     fl("sub", FloatOp::Sub),
     fl("mul", FloatOp::Mul),
     fl("fma", FloatOp::Fma),
+    // `mad.rnd{.ftz}{.sat}.f32` / `mad.rnd.f64`: on sm_20 and later the PTX
+    // ISA defines it as `fma` with the same modifiers (ptxas 13.0 requires
+    // the rounding, as for fma, and emits the same FFMA/DFMA); it decodes to
+    // `fma` and prints as such.
+    fl("mad", FloatOp::Fma),
     fl("min", FloatOp::Min),
     fl("max", FloatOp::Max),
     fl("abs", FloatOp::Abs),

@@ -445,3 +445,27 @@ proptest::proptest! {
         proptest::prop_assert!(ok, "{} {:e} {:e} -> {:e}", text, a, b, r);
     }
 }
+
+/// `mad.rnd.f32`/`.f64` is `fma.rnd` (PTX ISA, `mad`: "for .target sm_20 and
+/// higher, mad.f32 is the same as fma.f32"; ptxas 13.0 requires the rounding
+/// modifier and emits FFMA/DFMA).
+#[test]
+fn mad_float_is_fma() {
+    let mut syms = sim_isa::Symbols::new();
+    for (mad, fma) in [
+        ("mad.rn.f32 %d, %a, %b, %c;", "fma.rn.f32 %d, %a, %b, %c;"),
+        (
+            "mad.rz.ftz.sat.f32 %d, %a, %b, %c;",
+            "fma.rz.ftz.sat.f32 %d, %a, %b, %c;",
+        ),
+        ("mad.rn.f64 %d, %a, %b, %c;", "fma.rn.f64 %d, %a, %b, %c;"),
+    ] {
+        let m = sim_isa::parse::parse_instruction(mad, &mut syms).unwrap();
+        let f = sim_isa::parse::parse_instruction(fma, &mut syms).unwrap();
+        assert_eq!(m, f, "{mad}");
+    }
+    for bad in ["mad.f32 %d, %a, %b, %c;", "mad.f64 %d, %a, %b, %c;"] {
+        let e = sim_isa::parse::parse_instruction(bad, &mut syms).unwrap_err();
+        assert_eq!(e.kind(), sim_isa::ErrorKind::Invalid, "{bad}: {e}");
+    }
+}
