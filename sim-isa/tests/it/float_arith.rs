@@ -64,7 +64,7 @@ fn unimplemented_float_forms() {
         "abs.f16 %h1, %h2;",
         "fma.rn.f16 %h1, %h2, %h3, %h4;",
         "add.f16x2 %r1, %r2, %r3;",
-        "mad.rn.f32 %f1, %f2, %f3, %f4;",
+        "mad.rp.f64 %fd1, %fd2, %fd3, %fd4;",
         "rcp.approx.ftz.f64 %fd1, %fd2;",
         "rsqrt.approx.f64 %fd1, %fd2;",
         "rcp.rn.ftz.f64 %fd1, %fd2;",
