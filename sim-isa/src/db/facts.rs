@@ -6,8 +6,8 @@
 
 use super::cvt_head;
 use crate::inst::{
-    AluOp, Bit, CmpOp, Cvt, CvtType, FloatOp, Instruction, IntArith, IntOp, MemOp, MulMode, Op,
-    Simd, Space, Type, TypeKind, Video, VideoOp,
+    AluOp, Bit, CmpOp, Cvt, CvtType, FloatOp, Instruction, IntArith, IntOp, MulMode, Op, Simd,
+    Space, Type, TypeKind, Video, VideoOp,
 };
 use std::fmt::Write as _;
 
@@ -51,15 +51,7 @@ fn name(op: &Op) -> &'static str {
         Op::Bit(x) => x.op.word(),
         Op::Cvt(_) => "cvt",
         Op::Float(x) => float_name(x.op),
-        Op::Mem(m) => match m.op {
-            MemOp::Ld => "ld",
-            MemOp::Ldu => "ldu",
-            MemOp::St => "st",
-            MemOp::Atom(_) => "atom",
-            MemOp::Red(_) => "red",
-            MemOp::Cvta { .. } => "cvta",
-            MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => "mov",
-        },
+        Op::Mem(m) => m.op.word(),
         Op::Warp(w) => w.word(),
     }
 }
