@@ -184,16 +184,20 @@ fn encode_float(f: Fmt, x: Exact, dir: Dir, ftz: bool, quiet: bool) -> u64 {
     }
     let bias = (1i32 << (f.ebits - 1)) - 1;
     let (mb, emin) = (f.mbits as i32, 1 - bias);
-    // Exponent of the leading bit, then of the last kept bit.
+    // Exponent of the leading bit, then of the last kept bit. With `.ftz`
+    // the H100 rounds to full precision as if the exponent were unbounded
+    // and flushes what is then below the normal range (a value just under
+    // 2^-126 that would round up to it at subnormal precision becomes 0:
+    // observed, sim-isa/tests/data/h100-ftz-boundary.jsonl).
     let top = e + (127 - m.leading_zeros() as i32);
-    let mut q = (top - mb).max(emin - mb);
+    let mut q = if ftz { top - mb } else { (top - mb).max(emin - mb) };
     let mut n = shr_round(m, q - e, neg, dir);
     if n >> (f.mbits + 1) != 0 {
         // Rounding carried into a new leading bit.
         n >>= 1;
         q += 1;
     }
-    if n == 0 {
+    if n == 0 || (ftz && q + mb < emin) {
         return sign;
     }
     if n >> f.mbits == 0 {
