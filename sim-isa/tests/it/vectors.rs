@@ -73,6 +73,11 @@ fn h100_cvt_boundary() {
 }
 
 #[test]
+fn h100_f64_boundary() {
+    assert_eq!(run_file("h100-f64-boundary.jsonl").passed, 600);
+}
+
+#[test]
 fn format_doc_examples() {
     // The examples in docs/conformance-format.md are vectors too.
     let doc = include_str!("../../../docs/conformance-format.md");
