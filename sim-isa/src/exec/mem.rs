@@ -99,7 +99,8 @@ pub struct Accesses {
 /// `atom`/`red`'s operation on one value: the new memory value from the
 /// old one, `b` and (for `cas`) `c`, at `ty`'s width. f32/f64 `add` rounds
 /// to nearest even; the f32 form flushes subnormal inputs and results to
-/// sign-preserving zero, as the PTX ISA states for `atom.add.f32`.
+/// sign-preserving zero, as the PTX ISA states for `atom.add.f32`; NaN
+/// results follow the H100 (see the arms).
 pub fn atom_lane(op: AtomOp, ty: MemType, old: u64, b: u64, c: u64) -> u64 {
     let bits = ty.bits();
     let m = super::width_mask(bits);
@@ -108,12 +109,36 @@ pub fn atom_lane(op: AtomOp, ty: MemType, old: u64, b: u64, c: u64) -> u64 {
     let signed = matches!(ty, MemType::S(_));
     let r = match op {
         AtomOp::Add => match ty {
+            // Observed on the H100 (sim-kernel/tests/data/h100-atomics):
+            // subnormal inputs and results flush to signed zero, and a NaN
+            // result is 0x7fffffff.
             MemType::F32 => {
                 let fl = |v: u64| super::flush_subnormal(crate::inst::Type::F32, v);
                 let f = |v: u64| f32::from_bits(fl(v) as u32);
-                fl(u64::from((f(old) + f(b)).to_bits()))
+                let r = f(old) + f(b);
+                if r.is_nan() {
+                    0x7fff_ffff
+                } else {
+                    fl(u64::from(r.to_bits()))
+                }
             }
-            MemType::F64 => (f64::from_bits(old) + f64::from_bits(b)).to_bits(),
+            // A NaN operand comes through unchanged, `b`'s first; an invalid
+            // sum (inf - inf) gives DADD's 0x7fffffffffffffff.
+            MemType::F64 => {
+                let nan = |v: u64| f64::from_bits(v).is_nan();
+                if nan(b) {
+                    b
+                } else if nan(old) {
+                    old
+                } else {
+                    let r = f64::from_bits(old) + f64::from_bits(b);
+                    if r.is_nan() {
+                        u64::MAX >> 1
+                    } else {
+                        r.to_bits()
+                    }
+                }
+            }
             MemType::B(_) | MemType::U(_) | MemType::S(_) | MemType::F16 | MemType::F16x2 => {
                 old.wrapping_add(b)
             }

@@ -227,3 +227,17 @@ fn mixed_loops_values_and_cycles_against_the_h100() {
     println!("geometric-mean error factor {geo:.3}");
     assert!(geo <= 1.10, "{geo}");
 }
+
+/// Float atomics on boundary values (tests/data/h100-atomics:
+/// tools/gpu/kernels/atomf.cu, each thread adding to its own slots, run on
+/// the H100 by tools/gpu/launch.py): `atom`/`red.global.add.f32` flush
+/// subnormals and give 0x7fffffff for NaN; `.f64` passes a NaN operand through.
+#[test]
+fn float_atomics_match_the_h100() {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/h100-atomics/atom_float.json");
+    let cfg = sim_core::preset(sim_isa::Target::SM_90);
+    let run = run_launch(&path, &RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 2)).unwrap();
+    assert_eq!(run.launch.expected.len(), 3);
+    assert!(run.mismatches.is_empty(), "{:?}", run.mismatches);
+}
