@@ -99,9 +99,10 @@ pub struct Accesses {
 /// `atom`/`red`'s operation on one value: the new memory value from the
 /// old one, `b` and (for `cas`) `c`, at `ty`'s width. f32/f64 `add` rounds
 /// to nearest even; the f32 form flushes subnormal inputs and results to
-/// sign-preserving zero, as the PTX ISA states for `atom.add.f32`; NaN
-/// results follow the H100 (see the arms).
-pub fn atom_lane(op: AtomOp, ty: MemType, old: u64, b: u64, c: u64) -> u64 {
+/// sign-preserving zero in global memory, as the PTX ISA states for
+/// `atom.add.f32` (not in shared memory, on the H100); NaN results follow
+/// the H100 (see the arms).
+pub fn atom_lane(op: AtomOp, ty: MemType, space: Space, old: u64, b: u64, c: u64) -> u64 {
     let bits = ty.bits();
     let m = super::width_mask(bits);
     let (old, b, c) = (old & m, b & m, c & m);
@@ -109,11 +110,19 @@ pub fn atom_lane(op: AtomOp, ty: MemType, old: u64, b: u64, c: u64) -> u64 {
     let signed = matches!(ty, MemType::S(_));
     let r = match op {
         AtomOp::Add => match ty {
-            // Observed on the H100 (sim-kernel/tests/data/h100-atomics):
-            // subnormal inputs and results flush to signed zero, and a NaN
-            // result is 0x7fffffff.
+            // Observed on the H100 (sim-kernel/tests/data/h100-atomics): a
+            // NaN result is 0x7fffffff; in global memory (and through a
+            // generic address, taken as global here) subnormal inputs and
+            // results flush to signed zero, in shared memory they do not.
             MemType::F32 => {
-                let fl = |v: u64| super::flush_subnormal(crate::inst::Type::F32, v);
+                let flush = space != Space::Shared;
+                let fl = |v: u64| {
+                    if flush {
+                        super::flush_subnormal(crate::inst::Type::F32, v)
+                    } else {
+                        v
+                    }
+                };
                 let f = |v: u64| f32::from_bits(fl(v) as u32);
                 let r = f(old) + f(b);
                 if r.is_nan() {
@@ -348,7 +357,7 @@ fn access(
                 MemOp::St => mem.store(m.space, lane, ak, eb, vals[k][l]).map_err(err)?,
                 MemOp::Atom(op) | MemOp::Red(op) => {
                     let old = mem.load(m.space, lane, ak, eb).map_err(err)?;
-                    let new = atom_lane(op, m.ty, old, vals[0][l], vals[1][l]);
+                    let new = atom_lane(op, m.ty, m.space, old, vals[0][l], vals[1][l]);
                     mem.store(m.space, lane, ak, eb, new).map_err(err)?;
                     loaded[0][l] = extend(m.ty, old);
                 }
