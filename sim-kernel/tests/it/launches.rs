@@ -229,15 +229,19 @@ fn mixed_loops_values_and_cycles_against_the_h100() {
 }
 
 /// Float atomics on boundary values (tests/data/h100-atomics:
-/// tools/gpu/kernels/atomf.cu, each thread adding to its own slots, run on
-/// the H100 by tools/gpu/launch.py): `atom`/`red.global.add.f32` flush
-/// subnormals and give 0x7fffffff for NaN; `.f64` passes a NaN operand through.
+/// tools/gpu/kernels/atomf.cu and atom2.cu, each thread on its own slots,
+/// run on the H100 by tools/gpu/launch.py): `atom`/`red.global.add.f32`
+/// flush subnormals and give 0x7fffffff for NaN; `.f64` passes a NaN operand
+/// through; `atom.shared.add.f32` keeps subnormals; every 64-bit integer
+/// atomic.
 #[test]
 fn float_atomics_match_the_h100() {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/h100-atomics/atom_float.json");
-    let cfg = sim_core::preset(sim_isa::Target::SM_90);
-    let run = run_launch(&path, &RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 2)).unwrap();
-    assert_eq!(run.launch.expected.len(), 3);
-    assert!(run.mismatches.is_empty(), "{:?}", run.mismatches);
+    for name in ["atom_float", "atom_more"] {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("tests/data/h100-atomics/{name}.json"));
+        let cfg = sim_core::preset(sim_isa::Target::SM_90);
+        let run = run_launch(&path, &RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 2)).unwrap();
+        assert_eq!(run.launch.expected.len(), 3);
+        assert!(run.mismatches.is_empty(), "{name}: {:?}", run.mismatches);
+    }
 }
