@@ -245,3 +245,17 @@ fn float_atomics_match_the_h100() {
         assert!(run.mismatches.is_empty(), "{name}: {:?}", run.mismatches);
     }
 }
+
+/// Segmented shuffles (widths 4, 8, 16, every mode, with the in-range
+/// predicate), and `vote.sync` uni/ballot/all/any with `activemask` inside a
+/// divergent branch (tests/data/h100-warp: tools/gpu/kernels/shfl.cu, run on
+/// the H100 by tools/gpu/launch.py). The first run caught the member mask
+/// read from lane 0, which was on the other side of the branch.
+#[test]
+fn shuffles_and_votes_match_the_h100() {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/h100-warp/shfl_seg.json");
+    let cfg = sim_core::preset(sim_isa::Target::SM_90);
+    let run = run_launch(&path, &RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 2)).unwrap();
+    assert_eq!(run.launch.expected.len(), 1);
+    assert!(run.mismatches.is_empty(), "{:?}", run.mismatches);
+}
