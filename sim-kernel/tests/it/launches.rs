@@ -259,3 +259,18 @@ fn shuffles_and_votes_match_the_h100() {
     assert_eq!(run.launch.expected.len(), 1);
     assert!(run.mismatches.is_empty(), "{:?}", run.mismatches);
 }
+
+/// Control flow as CUDA code writes it: nested data-dependent branches,
+/// loops with per-lane trip counts, `break`/`continue`, early returns, a
+/// switch, byte/half/double stores (tests/data/h100-control:
+/// tools/gpu/kernels/ctl.cu, three blocks of 100 threads, run on the H100 by
+/// tools/gpu/launch.py).
+#[test]
+fn control_flow_matches_the_h100() {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/h100-control/control.json");
+    let cfg = sim_core::preset(sim_isa::Target::SM_90);
+    let run = run_launch(&path, &RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 3)).unwrap();
+    assert_eq!(run.launch.expected.len(), 4);
+    assert!(run.mismatches.is_empty(), "{:?}", run.mismatches);
+}
