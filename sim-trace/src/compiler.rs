@@ -971,3 +971,117 @@ mod tests {
         assert_eq!(d.srcs, ["R3", "R5"]);
     }
 }
+
+#[cfg(test)]
+mod region_tests {
+    use super::*;
+
+    const KERNEL: &str =
+        ".version 7.8\n.target sm_90\n.warps 1\n.reg .b32 %a, %b, %c, %d;\n.reg .pred %p;\n\
+        mov.u32 %a, %laneid;\n.repeat 4 {\n add.u32 %b, %a, %c;\n mul.lo.u32 %c, %b, %b;\n\
+        setp.lt.u32 %p, %c, %a;\n selp.b32 %d, %b, %c, %p;\n}\n";
+
+    /// What nvdisasm 13.2 prints for the loop body's kernel assembled by
+    /// ptxas 13.0.88 for sm_90 (the NOP padding left out).
+    const LISTING: &str = "
+        /*0000*/                   LDC R1, c[0x0][0x28] ;
+        /*0010*/                   LDC.64 R2, c[0x0][0x210] ;
+        /*0020*/                   ULDC.64 UR4, c[0x0][0x208] ;
+        /*0030*/                   LDG.E.STRONG.SYS R0, desc[UR4][R2.64] ;
+        /*0040*/                   LDG.E.STRONG.SYS R5, desc[UR4][R2.64+0x8] ;
+        /*0050*/                   IMAD.IADD R5, R0, 0x1, R5 ;
+        /*0060*/                   IMAD R7, R5, R5, RZ ;
+        /*0070*/                   STG.E desc[UR4][R2.64+0x10], R5 ;
+        /*0080*/                   ISETP.GE.U32.AND P0, PT, R7, R0, PT ;
+        /*0090*/                   STG.E desc[UR4][R2.64+0x18], R7 ;
+        /*00a0*/                   SEL R9, RZ, 0x1, P0 ;
+        /*00b0*/                   SEL R11, R5, R7, !P0 ;
+        /*00c0*/                   STG.E desc[UR4][R2.64+0x20], R9 ;
+        /*00d0*/                   STG.E desc[UR4][R2.64+0x28], R11 ;
+        /*00e0*/                   EXIT ;
+.L_x_0:
+        /*00f0*/                   BRA `(.L_x_0);
+";
+
+    fn text(row: &Row) -> String {
+        let insts: Vec<String> = row
+            .insts
+            .iter()
+            .map(|m| {
+                let d: Vec<String> = m
+                    .deps()
+                    .map(|s| match s {
+                        Src::Inst(j) => j.to_string(),
+                        s => format!("{s:?}").to_lowercase(),
+                    })
+                    .collect();
+                format!("{}:{}", m.mnemonic(), d.join(","))
+            })
+            .collect();
+        let outs: Vec<String> = row.outs().map(|s| format!("{s:?}")).collect();
+        format!("{} -> {}", insts.join(" "), outs.join(","))
+    }
+
+    #[test]
+    fn regions_kernel_and_attribution() {
+        let t = crate::kernel::parse_kernel("k.ptx", KERNEL).unwrap();
+        let r = regions(&t);
+        assert_eq!(
+            r,
+            [
+                Region { insts: vec![0] },
+                Region {
+                    insts: vec![1, 2, 3, 4]
+                }
+            ]
+        );
+        let k = region_kernel(&t, &r[1], SassArch::Sm90);
+        let names: Vec<&str> = k.inputs.iter().map(|&x| t.syms.name(x)).collect();
+        assert_eq!(names, ["%a", "%c"]);
+        assert_eq!(k.outputs.len(), 4);
+        assert!(k
+            .text
+            .contains("ld.volatile.global.b32 %c, [%simcli_base+8];"));
+        assert!(k.text.contains("selp.u32 %simcli_word, 1, 0, %p;"));
+        let rows = attribute(&t, &r[1], &k, LISTING, SassArch::Sm90).unwrap();
+        let got: Vec<(u32, String)> = rows.iter().map(|(i, r)| (*i, text(r))).collect();
+        assert_eq!(
+            got,
+            [
+                (1, "IMAD.IADD:a,b -> Inst(0)".to_string()),
+                (2, "IMAD:a -> Inst(0)".to_string()),
+                // The SEL that stores the predicate is the kernel's, not setp's.
+                (3, "ISETP.GE.U32.AND:a,b -> Inst(0)".to_string()),
+                (4, "SEL:a,b,c -> Inst(0)".to_string()),
+            ]
+        );
+        assert_eq!(
+            attribute(&t, &r[1], &k, "", SassArch::Sm90).err(),
+            Some(ListingError::NoStores)
+        );
+    }
+
+    /// An assembler that refuses: the error names the region.
+    struct Refuses;
+    #[derive(Debug, thiserror::Error)]
+    #[error("rejected")]
+    struct No;
+    impl Assembler for Refuses {
+        type Error = No;
+        fn assemble(&mut self, _: &str, _: &str) -> Result<String, No> {
+            Err(No)
+        }
+    }
+
+    #[test]
+    fn tool_errors_name_the_region() {
+        let t = crate::kernel::parse_kernel("k.ptx", KERNEL).unwrap();
+        let e = lower(&t, Some(SassArch::Sm90), "sm_90", &mut Refuses).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "--lowering compiler: region of 1 instructions from line 6 (`mov.u32 %a, %laneid;`): rejected"
+        );
+        let e = lower(&t, None, "sm_13 (GT200)", &mut Refuses).unwrap_err();
+        assert!(e.to_string().contains("no machine-code model"));
+    }
+}
