@@ -94,7 +94,8 @@ pub enum Src {
 }
 
 /// A machine opcode without modifiers (`IMAD`, `PRMT`), interned: ids are
-/// indices into the sorted list of the table's opcodes, equal for every arch.
+/// indices into the sorted list of the table's opcodes, equal for every arch;
+/// ids past it name opcodes interned at run time ([`Opcode::intern`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Opcode(pub u16);
 

@@ -40,10 +40,19 @@ fn without_tools(args: &[&str]) -> std::process::Output {
 fn assert_needs_ptxas(out: &std::process::Output, sample: &str) {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{sample}: {err}");
-    assert!(out.stdout.is_empty(), "{sample}: no report without the tool");
-    assert!(err.contains("--lowering compiler needs NVIDIA's ptxas"), "{sample}: {err}");
+    assert!(
+        out.stdout.is_empty(),
+        "{sample}: no report without the tool"
+    );
+    assert!(
+        err.contains("--lowering compiler needs NVIDIA's ptxas"),
+        "{sample}: {err}"
+    );
     assert!(err.contains("PTXAS"), "{sample}: {err}");
-    assert!(err.contains("pip install nvidia-cuda-nvcc==13.0.88"), "{sample}: {err}");
+    assert!(
+        err.contains("pip install nvidia-cuda-nvcc==13.0.88"),
+        "{sample}: {err}"
+    );
 }
 
 /// Without the tools, the one sentence that says what is needed (always
@@ -56,7 +65,11 @@ fn compiler_lowering_without_ptxas_says_so() {
     }
     // The default needs nothing.
     let out = without_tools(&["run", "traces/chain_set.ptx", "--arch", "sm_90"]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Every sample with the compiler's machine code when the tools are here
@@ -89,7 +102,11 @@ fn compiler_lowering_runs_every_sample() {
             continue;
         };
         let table = simcli(&args);
-        assert!(table.status.success(), "{s}: {}", String::from_utf8_lossy(&table.stderr));
+        assert!(
+            table.status.success(),
+            "{s}: {}",
+            String::from_utf8_lossy(&table.stderr)
+        );
         let out = simcli(&[&args[..], &["--lowering", "compiler", "--check"]].concat());
         assert!(
             out.status.success(),

@@ -587,9 +587,8 @@ fn machine_code_given_per_instruction() {
     assert_eq!(row.insts[1].mnemonic(), "SIMCLI_TEST_OP.X");
     // A result read from a later instruction is refused.
     assert!(Row::compiled(SassArch::Sm90, "x", vec![], &[Src::Inst(0)]).is_none());
-    let given =
-        ProgramTables::with_machine_code(cfg.clone(), p.clone(), vec![Some(row.clone())])
-            .expect("tables");
+    let given = ProgramTables::with_machine_code(cfg.clone(), p.clone(), vec![Some(row.clone())])
+        .expect("tables");
     assert_eq!(given.issue_timing(0), Some((2, 8)));
     // Past the given code's end, the table's.
     assert_eq!(given.issue_timing(1), table.issue_timing(1));
