@@ -34,6 +34,11 @@ pub(crate) const FLOAT_OPCODES: &[OpcodeDef] = &[
     fl("cos", FloatOp::Cos),
 ];
 
+/// Whether `def` is a second word for an operation (`mad` for `fma`).
+pub(crate) fn is_alias(def: &OpcodeDef) -> bool {
+    def.name == "mad" && matches!(def.kind, OpKind::Float(FloatOp::Fma))
+}
+
 const fn fl(name: &'static str, op: FloatOp) -> OpcodeDef {
     OpcodeDef {
         name,
