@@ -84,6 +84,10 @@ pub fn text(info: &RunInfo, r: &Report) -> String {
     );
     kv(&mut o, "micro-ops", s.micro_ops.to_string());
     kv(&mut o, "IPC (warp-instr/cycle)", format!("{:.4}", s.ipc()));
+    if s.icache_misses > 0 {
+        // Only where the code is larger than the instruction cache.
+        kv(&mut o, "icache misses", s.icache_misses.to_string());
+    }
     let st = &s.stalls;
     let total = st.total();
     let _ = writeln!(o, "\n{:<24}{:>12}{:>9}", "issue slots", "slots", "share");
@@ -214,6 +218,7 @@ fn stats_json(s: &Stats) -> serde_json::Value {
         "units": s.units,
         "per_opcode": per_opcode_json(s),
         "per_machine_opcode": s.per_machine_opcode,
+        "icache_misses": s.icache_misses,
     })
 }
 

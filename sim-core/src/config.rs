@@ -272,8 +272,44 @@ pub struct SmConfig {
     pub units: Units,
     /// Expansion table for instructions without a native machine instruction.
     pub lowering: LoweringArch,
+    /// Instruction cache ([`ICache::NONE`]: not modelled, every fetch hits).
+    pub icache: ICache,
     /// Bounds on a run ([`Limits::DEFAULT`] in every preset).
     pub limits: Limits,
+}
+
+/// The instruction cache, as it matters to a warm kernel: the microbenchmarks
+/// are timed as the fastest of several runs, so machine code that fits stays
+/// resident from run to run and only a program larger than the cache pays
+/// for fetching. Lines are resident in the order first fetched until the
+/// cache is full; a line fetched after that is not resident, and the warp
+/// that fetches it loses `miss_cycles` (one loop pass over code larger than
+/// the cache then misses on exactly the lines that do not fit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ICache {
+    /// Bytes of machine code the cache holds (0: not modelled).
+    pub bytes: u32,
+    /// Bytes per line.
+    pub line_bytes: u32,
+    /// Bytes per machine instruction.
+    pub inst_bytes: u32,
+    /// Clocks a warp loses per line it fetches that is not resident.
+    pub miss_cycles: u32,
+}
+
+impl ICache {
+    /// Not modelled: every fetch hits.
+    pub const NONE: ICache = ICache {
+        bytes: 0,
+        line_bytes: 128,
+        inst_bytes: 16,
+        miss_cycles: 0,
+    };
+
+    /// Whether the cache is modelled.
+    pub const fn modelled(&self) -> bool {
+        self.bytes != 0
+    }
 }
 
 fn target_name<S: serde::Serializer>(t: &Target, s: S) -> Result<S::Ok, S::Error> {
@@ -331,6 +367,8 @@ fn sm_13() -> SmConfig {
             xu: UnitConfig::new(8, LAT_GT200),
         },
         lowering: LoweringArch::Native,
+        // No instruction-cache measurement before sm_90: not modelled.
+        icache: ICache::NONE,
         limits: Limits::DEFAULT,
     }
 }
@@ -428,6 +466,17 @@ fn sm_90() -> SmConfig {
             ..base.units
         },
         lowering: LoweringArch::Hopper,
+        // H100 (microbench.json, machine code in its kernel texts): loops of
+        // 31.8 KiB (b8_lat) run at their static schedule, one of 44 KiB
+        // (b3_lat) loses 1,506 clocks per pass over the 88 lines of 128 B
+        // beyond 32 KiB: 17 each. 16-byte instructions from Volta on (Jia
+        // et al. 2018); 128-byte lines assumed.
+        icache: ICache {
+            bytes: 32 * 1024,
+            line_bytes: 128,
+            inst_bytes: 16,
+            miss_cycles: 17,
+        },
         ..base
     }
 }

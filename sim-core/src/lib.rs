@@ -56,7 +56,8 @@ pub mod stats;
 pub mod stream;
 
 pub use config::{
-    preset, Limits, LoweringArch, Preset, SchedPolicy, SmConfig, UnitClass, UnitConfig, Units,
+    preset, ICache, Limits, LoweringArch, Preset, SchedPolicy, SmConfig, UnitClass, UnitConfig,
+    Units,
 };
 pub use error::{Limit, SimError};
 pub use external::{Completion, Deferred, External, ExternalRequest};

@@ -125,6 +125,15 @@ pub struct Stats {
     /// opcode with the modifiers that change its pipe or latency). Empty where
     /// there is no machine-code table (sm_1x).
     pub per_machine_opcode: BTreeMap<String, u64>,
+    /// Instruction-cache lines fetched that were not resident
+    /// ([`crate::ICache`]); 0, and left out of JSON, where the program fits
+    /// the cache or none is modelled.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub icache_misses: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Stats {
@@ -166,6 +175,7 @@ impl Stats {
                 *a += b;
             }
             m.stalls.add(&s.stalls);
+            m.icache_misses += s.icache_misses;
             for (k, u) in &s.units {
                 let e = m.units.entry(k.clone()).or_insert(UnitStats {
                     lanes_per_sm: u.lanes_per_sm,

@@ -24,6 +24,19 @@ pub trait WarpStream: Send {
             None => 0,
         }
     }
+
+    /// As [`WarpStream::next_batch`], also giving each instruction's place
+    /// in the program's machine-code layout ([`crate::ProgramTables::with_layout`]),
+    /// which the instruction cache follows. The default places each
+    /// instruction at its own index (the program in order, each instruction
+    /// once): a stream over a layout that repeats instructions overrides it.
+    fn next_batch_at(&mut self, out: &mut [u32], at: &mut [u32]) -> usize {
+        let n = self.next_batch(out);
+        for (a, &i) in at.iter_mut().zip(&out[..n]) {
+            *a = i;
+        }
+        n
+    }
 }
 
 /// Replays a fixed list of instruction indices.

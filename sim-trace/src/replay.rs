@@ -1,5 +1,6 @@
 //! Replays a [`Trace`] through sim-core.
 
+use crate::stream::PlacedCursor;
 use crate::trace::Trace;
 use sim_core::{
     preset, IssueEvent, Limits, Program, ProgramTables, Report, SchedPolicy, SimError, Simulation,
@@ -112,7 +113,15 @@ pub fn replay_with_code(
         insts: trace.insts.clone(),
         nregs: trace.nregs(),
     });
-    let tables = ProgramTables::with_machine_code(config, program, code)?;
+    let layout: Arc<[u32]> = trace.layout().into();
+    let tables = ProgramTables::with_layout(config, program, code, &layout)?;
+    // Where the code is larger than the instruction cache, warps say where
+    // each instruction lies; elsewhere the plain walk is enough.
+    let placed = if tables.exceeds_icache() {
+        trace.placed_streams()
+    } else {
+        Vec::new()
+    };
     let mut sim = Simulation::from_tables(tables, opts.policy, opts.sms)?;
     if issue_log > 0 {
         for sm in sim.sms_mut() {
@@ -120,10 +129,14 @@ pub fn replay_with_code(
         }
     }
     for (w, rec) in trace.warps.iter().enumerate() {
+        let stream: Box<dyn sim_core::WarpStream> = match placed.get(rec.stream as usize) {
+            Some(p) => Box::new(PlacedCursor::new(p.clone(), layout.clone())),
+            None => Box::new(trace.cursor(w)),
+        };
         sim.add_warp(WarpLaunch {
             warp_id: w as u32,
             active: rec.mask,
-            stream: Box::new(trace.cursor(w)),
+            stream,
         })?;
     }
     let report = match sim.run(opts.threads) {

@@ -71,6 +71,48 @@ pub struct Stream {
 }
 
 impl Stream {
+    /// The static code the stream walks, in order: each `Inst` once and each
+    /// `Run`'s indices (a repeat loops over its body, it does not copy it).
+    /// This is the stream's machine-code layout for the instruction cache.
+    pub fn layout(&self) -> impl Iterator<Item = u32> + '_ {
+        self.ops.iter().flat_map(|op| match *op {
+            StreamOp::Inst(i) => i..i + 1,
+            StreamOp::Run { start, len } => start..start + len,
+            StreamOp::Repeat { .. } => 0..0,
+        })
+    }
+
+    /// The same walk over places in a layout instead of instruction indices:
+    /// the stream's code placed from `base` on, each instruction replaced by
+    /// its place (so a cursor over it yields, step for step, where the
+    /// instruction a cursor over `self` yields lies). Places past `u32::MAX`
+    /// saturate.
+    pub fn places(&self, base: u32) -> Stream {
+        let mut at = base;
+        let ops = self
+            .ops
+            .iter()
+            .map(|op| match *op {
+                StreamOp::Inst(_) => {
+                    let p = StreamOp::Inst(at);
+                    at = at.saturating_add(1);
+                    p
+                }
+                StreamOp::Run { len, .. } => {
+                    let p = StreamOp::Run { start: at, len };
+                    at = at.saturating_add(len);
+                    p
+                }
+                r @ StreamOp::Repeat { .. } => r,
+            })
+            .collect();
+        Stream {
+            ops,
+            dynamic_len: self.dynamic_len,
+            depth: self.depth,
+        }
+    }
+
     /// Validates `ops` against a program of `ninsts` instructions.
     pub fn new(ops: Vec<StreamOp>, ninsts: usize) -> Result<Stream, StreamError> {
         let (dynamic_len, depth) = analyse(&ops, ninsts)?;
@@ -353,6 +395,51 @@ impl StreamBuilder {
     /// The ops (callers validate with [`Stream::new`]).
     pub fn finish(self) -> Vec<StreamOp> {
         self.ops
+    }
+}
+
+/// A cursor that also says where each instruction lies in the code layout:
+/// it walks the stream's places ([`Stream::places`]) and reads each place's
+/// instruction from the layout.
+#[derive(Clone, Debug)]
+pub struct PlacedCursor {
+    place: Cursor,
+    layout: std::sync::Arc<[u32]>,
+}
+
+impl PlacedCursor {
+    /// Walks `places` (from [`Stream::places`]) over `layout` (the trace's,
+    /// [`crate::Trace::layout`]: instruction index per place).
+    pub fn new(places: std::sync::Arc<Stream>, layout: std::sync::Arc<[u32]>) -> PlacedCursor {
+        PlacedCursor {
+            place: Cursor::new(places),
+            layout,
+        }
+    }
+}
+
+impl sim_core::WarpStream for PlacedCursor {
+    fn next_index(&mut self) -> Option<u32> {
+        let p = self.place.next_index()?;
+        self.layout.get(p as usize).copied()
+    }
+
+    fn next_batch(&mut self, out: &mut [u32]) -> usize {
+        let n = sim_core::WarpStream::next_batch(&mut self.place, out);
+        for o in &mut out[..n] {
+            // Places come from `Stream::places` over this layout: in range.
+            *o = self.layout.get(*o as usize).copied().unwrap_or(0);
+        }
+        n
+    }
+
+    fn next_batch_at(&mut self, out: &mut [u32], at: &mut [u32]) -> usize {
+        let k = out.len().min(at.len());
+        let n = sim_core::WarpStream::next_batch(&mut self.place, &mut at[..k]);
+        for (o, &p) in out[..n].iter_mut().zip(&at[..n]) {
+            *o = self.layout.get(p as usize).copied().unwrap_or(0);
+        }
+        n
     }
 }
 

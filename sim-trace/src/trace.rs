@@ -215,6 +215,25 @@ impl Trace {
         Cursor::new(self.streams[self.warps[w].stream as usize].clone())
     }
 
+    /// The machine-code layout of the trace: each stream's static code
+    /// ([`Stream::layout`]), one after the other in stream order.
+    pub fn layout(&self) -> Vec<u32> {
+        self.streams.iter().flat_map(|s| s.layout()).collect()
+    }
+
+    /// Per stream, the same stream over its places in [`Trace::layout`].
+    pub fn placed_streams(&self) -> Vec<std::sync::Arc<Stream>> {
+        let mut base = 0u32;
+        self.streams
+            .iter()
+            .map(|s| {
+                let p = s.places(base);
+                base = base.saturating_add(u32::try_from(s.layout().count()).unwrap_or(u32::MAX));
+                std::sync::Arc::new(p)
+            })
+            .collect()
+    }
+
     /// Dynamic warp-instructions over the launch (bounded by validation).
     pub fn dynamic_total(&self) -> u64 {
         self.warps

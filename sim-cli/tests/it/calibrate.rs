@@ -13,21 +13,43 @@ const FILE: &str = "sim-core/data/calibration/h100/microbench.json";
 /// Kernels the pipe model does not bring within 10%, with the band their
 /// simulated/measured ratio is held to (so that a change in either direction
 /// shows), and why:
-/// - `b3_lat` (`vsub4.s32.s32.s32.sat`, 96 cycles per instance): the model
-///   gives 73. Run on the machine code the H100 actually executed (from its
-///   disassembly) it gives 78: the missing time is in the real code, not in
-///   the lowering, and no per-pipe or per-opcode figure that keeps the other
-///   kernels explains it.
 /// - `b13_lat`/`b13_tput` (`vabsdiff2 .add`): in the chain the H100 code drops
 ///   the table's `IMAD.MOV` copy (26 instead of 22 cycles per instance); at
 ///   throughput, with 64 registers per thread, ptxas recomputes the byte
 ///   extraction of the loop-invariant operand in every instance instead of
 ///   hoisting it (9 ALU instructions per instance instead of 8).
-const KNOWN_MISSES: [(&str, f64, f64); 3] = [
-    ("b3_lat", 0.74, 0.78),
-    ("b13_lat", 1.13, 1.17),
-    ("b13_tput", 0.87, 0.91),
-];
+///
+/// (`b3_lat`, `vsub4.s32.s32.s32.sat`, was one until the instruction cache:
+/// its 44 KiB loop is the only one larger than 32 KiB; it ran at 0.76.)
+const KNOWN_MISSES: [(&str, f64, f64); 2] = [("b13_lat", 1.13, 1.17), ("b13_tput", 0.87, 0.91)];
+
+/// The kernel whose loop does not fit the instruction cache (44 KiB of
+/// machine code): it runs within 10% only because fetching its lines beyond
+/// 32 KiB costs time.
+#[test]
+fn b3_lat_needs_the_instruction_cache() {
+    let rows = rows();
+    let b3 = rows.iter().find(|r| r.name == "b3_lat").unwrap();
+    assert!(b3.error() <= 1.10, "b3_lat at {:.3}", b3.ratio());
+    let mut no_cache = preset(Target::SM_90);
+    no_cache.icache = sim_core::ICache::NONE;
+    let rows = calibrate(&root().join(FILE), &no_cache).unwrap();
+    let b3 = rows.iter().find(|r| r.name == "b3_lat").unwrap();
+    assert!(
+        b3.ratio() < 0.80,
+        "without the cache b3_lat is at {:.3}",
+        b3.ratio()
+    );
+    // Every other latency loop fits: the cache changes nothing there (the
+    // four-chain throughput loops do not fit, but their other warps issue
+    // while one fetches).
+    let with = self::rows();
+    for (a, b) in with.iter().zip(&rows) {
+        if a.name != "b3_lat" && a.mode == "lat" {
+            assert_eq!(a.simulated, b.simulated, "{}", a.name);
+        }
+    }
+}
 
 fn rows() -> Vec<Row> {
     calibrate(&root().join(FILE), &preset(Target::SM_90)).unwrap()
@@ -66,7 +88,7 @@ fn h100_microbenchmarks_within_ten_percent() {
     }
     assert!(off.is_empty(), "more than 10% off:\n{}", off.join("\n"));
     let g = geomean_error(&rows);
-    assert!(g <= 1.035, "geometric-mean error factor {g:.4}");
+    assert!(g <= 1.03, "geometric-mean error factor {g:.4}");
 }
 
 #[test]
@@ -78,7 +100,7 @@ fn calibrate_command_prints_every_kernel_and_the_geomean() {
     assert_eq!(text.lines().filter(|l| l.starts_with('b')).count(), 56);
     assert!(text.contains("b16_tput  tput     131730"), "{text}");
     assert!(
-        text.contains("sm_90: 53 of 56 kernels within 10%"),
+        text.contains("sm_90: 54 of 56 kernels within 10%"),
         "{text}"
     );
     assert!(text.contains("geometric-mean error factor 1.0"), "{text}");

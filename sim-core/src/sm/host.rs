@@ -145,7 +145,7 @@ impl Sm {
         // The warp's next instruction may have waited on these registers.
         let w = &mut self.warps[out.wi];
         if w.cur != NONE {
-            let mut r = 0;
+            let mut r = w.fetch_stall;
             for &u in &self.info[w.cur as usize].uses {
                 r = r.max(w.ready_at[u as usize]);
             }

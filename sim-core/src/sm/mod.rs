@@ -7,6 +7,7 @@
 
 mod clock;
 mod host;
+mod icache;
 mod sched;
 mod table;
 mod units;
@@ -71,6 +72,8 @@ pub struct Sm {
     /// Set when a host warp's queue runs dry; [`Sm::run_until_idle`] returns
     /// to the host then and clears it.
     hungry: bool,
+    /// Resident instruction-cache lines (sized when the first warp is added).
+    icache: icache::ICacheState,
 }
 
 /// One instruction start, as recorded by [`Sm::record_issues`].
@@ -133,6 +136,7 @@ impl Sm {
             outstanding: Vec::new(),
             next_ticket: 0,
             hungry: false,
+            icache: icache::ICacheState::default(),
         }
     }
 
@@ -236,6 +240,7 @@ impl Sm {
             thread_instructions: op_acc.iter().map(|o| o.thread_instructions).sum(),
             micro_ops: op_acc.iter().map(|o| o.micro_ops).sum(),
             scheduler_issues: self.scheds.iter().map(|s| s.issues).collect(),
+            icache_misses: self.icache.misses,
             ..Default::default()
         };
         for s in &self.scheds {

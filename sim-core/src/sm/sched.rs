@@ -223,11 +223,24 @@ impl Sm {
                 &mut w.regs,
                 w.active,
             );
-            let ready = now + delay;
+            // Machine code fetched from beyond the instruction cache stalls
+            // the warp mid-sequence: its result and its next instruction wait.
+            let stall = if self.icache.active() {
+                let span = self.tables.code_lines.get(w.cur_at as usize).copied();
+                let held = &mut w.line;
+                span.map_or(0, |s| self.icache.fetch(s, held))
+                    * u64::from(self.cfg.icache.miss_cycles)
+            } else {
+                0
+            };
+            let ready = now + delay + stall;
             for &r in &writes[..nwrites] {
                 w.ready_at[r as usize] = ready;
             }
             self.drain = self.drain.max(ready);
+            if stall != 0 {
+                w.fetch_stall = now + busy + stall;
+            }
         }
         let w = &self.warps[wi];
         tracing::trace!(cycle = now, sched, warp = w.id, inst = idx, uops, "issue");

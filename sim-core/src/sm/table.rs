@@ -66,6 +66,9 @@ pub struct ProgramTables {
     pub(super) mach: Vec<Lowered>,
     /// Machine opcode names (`IMAD.IADD`, `PRMT`), as the pipe rules name them.
     pub(super) mach_names: Vec<String>,
+    /// Per program instruction, the instruction-cache lines of its machine
+    /// code; empty when the program fits the cache (`icache::code_lines`).
+    pub(super) code_lines: Arc<[(u32, u32)]>,
 }
 
 /// One instruction's machine code, summarised for the statistics.
@@ -109,7 +112,7 @@ impl ProgramTables {
     /// if the configuration is unusable, or an instruction uses a register at
     /// or above [`Program::nregs`] or a unit the configuration lacks.
     pub fn new(config: SmConfig, program: Arc<Program>) -> Result<Arc<Self>, SimError> {
-        Self::build(config, program, Vec::new())
+        Self::build(config, program, Vec::new(), None)
     }
 
     /// As [`ProgramTables::new`], but program instruction `i` runs the
@@ -127,19 +130,58 @@ impl ProgramTables {
         program: Arc<Program>,
         code: Vec<Option<Row>>,
     ) -> Result<Arc<Self>, SimError> {
+        Self::with_machine_code_at(config, program, code, None)
+    }
+
+    /// As [`ProgramTables::with_machine_code`], with the machine code laid
+    /// out in memory as `layout` says: program instruction indices in code
+    /// order, an instruction once per place it occupies (kernel text names
+    /// equal instructions once, however often they appear). Streams then
+    /// give each instruction's place ([`crate::WarpStream::next_batch_at`]),
+    /// and the instruction cache ([`crate::ICache`]) follows it. Without a
+    /// layout the program is laid out in order. Fails as `with_machine_code`
+    /// does, or if `layout` names an instruction the program lacks.
+    pub fn with_layout(
+        config: SmConfig,
+        program: Arc<Program>,
+        code: Vec<Option<Row>>,
+        layout: &[u32],
+    ) -> Result<Arc<Self>, SimError> {
+        let len = program.insts.len();
+        if let Some(&bad) = layout.iter().find(|&&i| i as usize >= len) {
+            return Err(SimError::BadConfig(format!(
+                "code layout names instruction {bad} of a program of {len}"
+            )));
+        }
+        Self::with_machine_code_at(config, program, code, Some(layout))
+    }
+
+    fn with_machine_code_at(
+        config: SmConfig,
+        program: Arc<Program>,
+        code: Vec<Option<Row>>,
+        layout: Option<&[u32]>,
+    ) -> Result<Arc<Self>, SimError> {
         if SassArch::from_lowering(config.lowering).is_none() && code.iter().any(Option::is_some) {
             return Err(SimError::BadConfig(format!(
                 "{} runs native instructions: it has no machine code to replace",
                 config.name()
             )));
         }
-        Self::build(config, program, code)
+        Self::build(config, program, code, layout)
+    }
+
+    /// Whether the program's machine code, laid out as given, is larger than
+    /// the instruction cache, so that fetching it can miss.
+    pub fn exceeds_icache(&self) -> bool {
+        !self.code_lines.is_empty()
     }
 
     fn build(
         config: SmConfig,
         program: Arc<Program>,
         code: Vec<Option<Row>>,
+        layout: Option<&[u32]>,
     ) -> Result<Arc<Self>, SimError> {
         check_config(&config)?;
         if program.nregs >= NONE as usize {
@@ -225,7 +267,10 @@ impl ProgramTables {
         }
         // Only names some instruction uses are reported; unused ones (from a
         // pass whose timing was replaced) have no counts.
+        let uops: Vec<u16> = info.iter().map(|i| i.uops).collect();
+        let code_lines = super::icache::code_lines(&config.icache, &uops, layout).into();
         Ok(Arc::new(ProgramTables {
+            code_lines,
             cfg: config,
             prog: program,
             info: info.into(),
@@ -318,6 +363,12 @@ fn check_config(config: &SmConfig) -> Result<(), SimError> {
     if config.resident_warps == 0 {
         return Err(SimError::BadConfig(
             "resident_warps must be at least 1".into(),
+        ));
+    }
+    let ic = config.icache;
+    if ic.modelled() && (ic.line_bytes == 0 || ic.inst_bytes == 0 || ic.bytes < ic.line_bytes) {
+        return Err(SimError::BadConfig(
+            "icache: line_bytes and inst_bytes must be at least 1, and bytes at least one line (or 0: not modelled)".into(),
         ));
     }
     Ok(())

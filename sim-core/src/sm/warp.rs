@@ -19,6 +19,8 @@ pub(super) enum Source {
     Stream {
         stream: Box<dyn WarpStream>,
         buf: [u32; BATCH],
+        /// Each buffered instruction's place in the code layout.
+        at: [u32; BATCH],
         pos: u8,
         len: u8,
     },
@@ -52,6 +54,13 @@ pub(super) struct Warp {
     /// Cycle `cur`'s operands are all ready (scoreboard, precomputed at fetch:
     /// only the warp's own issues change its registers).
     pub cur_ready: u64,
+    /// Clock before which the warp issues nothing: it is fetching machine
+    /// code that the instruction cache did not hold.
+    pub fetch_stall: u64,
+    /// `cur`'s place in the code layout (the instruction cache's address).
+    pub cur_at: u32,
+    /// The instruction-cache line the warp fetched last (it still holds it).
+    pub line: u32,
 }
 
 impl Warp {
@@ -76,6 +85,8 @@ impl Sm {
             // Per-instruction counters only for SMs that run something: an
             // SM with no warps costs nothing per program instruction.
             self.inst_acc = vec![(0, 0); self.info.len()];
+            self.icache =
+                super::icache::ICacheState::new(&self.cfg.icache, &self.tables.code_lines);
         }
         let n = self.prog.nregs;
         let idx = self.warps.len();
@@ -92,6 +103,9 @@ impl Sm {
             pos: 0,
             cur: NONE,
             cur_ready: 0,
+            fetch_stall: 0,
+            cur_at: 0,
+            line: u32::MAX,
         });
         self.by_id.insert(warp_id, idx);
         self.live += 1;
@@ -108,6 +122,7 @@ impl Sm {
             Source::Stream {
                 stream: launch.stream,
                 buf: [0; BATCH],
+                at: [0; BATCH],
                 pos: 0,
                 len: 0,
             },
@@ -224,15 +239,17 @@ impl Sm {
             Source::Stream {
                 stream,
                 buf,
+                at,
                 pos,
                 len,
             } => {
                 if *pos == *len {
-                    *len = stream.next_batch(buf).min(BATCH) as u8;
+                    *len = stream.next_batch_at(buf, at).min(BATCH) as u8;
                     *pos = 0;
                 }
                 if *pos < *len {
                     let i = buf[*pos as usize];
+                    w.cur_at = at[*pos as usize];
                     *pos += 1;
                     Ok(Some(i))
                 } else {
@@ -244,6 +261,8 @@ impl Sm {
                 // (`Sm::run_until_idle`, `Sm::hungry_warps`), before the
                 // warp would idle.
                 let next = queue.pop_front();
+                // Host-fed code is laid out in program order.
+                w.cur_at = next.unwrap_or(0);
                 self.hungry |= queue.len() < self.cfg.issue_width as usize && !*closed;
                 match next {
                     Some(i) => Ok(Some(i)),
@@ -263,7 +282,7 @@ impl Sm {
                         len,
                     });
                 };
-                let mut r = 0;
+                let mut r = w.fetch_stall;
                 for &u in &ii.uses {
                     r = r.max(w.ready_at[u as usize]);
                 }

@@ -173,3 +173,26 @@ fn memory_and_barriers_need_a_launch() {
         panic!("{e}");
     }
 }
+
+/// The instruction cache's view of kernel text: equal instructions are one
+/// program instruction, but each copy has its own place in the code, and a
+/// `.repeat` body is laid out once however often it runs.
+#[test]
+fn layout_places_every_copy_once() {
+    use sim_core::WarpStream;
+    let text = ".target sm_90\n.warps 2\n.reg .b32 %r<4>;\nmov.u32 %r1, 1;\n\
+                .repeat 3 {\n add.u32 %r1, %r1, 1;\n add.u32 %r1, %r1, 1;\n xor.b32 %r2, %r1, %r1;\n}\n";
+    let t = parse_kernel("k.ptx", text).unwrap();
+    assert_eq!(t.insts.len(), 3, "equal instructions interned");
+    let layout = t.layout();
+    assert_eq!(layout, vec![0, 1, 1, 2]);
+    let places = t.placed_streams();
+    let mut placed = sim_trace::stream::PlacedCursor::new(places[0].clone(), layout.into());
+    let mut plain = t.cursor(0);
+    let (mut idx, mut at) = ([0u32; 16], [0u32; 16]);
+    let n = placed.next_batch_at(&mut idx, &mut at);
+    let mut expect = [0u32; 16];
+    let m = plain.next_batch(&mut expect);
+    assert_eq!(&idx[..n], &expect[..m], "the same instructions");
+    assert_eq!(&at[..n], &[0, 1, 2, 3, 1, 2, 3, 1, 2, 3]);
+}
