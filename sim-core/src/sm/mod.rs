@@ -7,6 +7,7 @@
 
 mod clock;
 mod host;
+mod masks;
 mod sched;
 mod table;
 mod units;

@@ -1,6 +1,7 @@
 //! Warp schedulers: picking a warp by policy, issuing its instruction, and
 //! accounting every issue slot's outcome.
 
+use super::masks::{first_from, Masks};
 use super::table::NONE;
 use super::units::NCLASS;
 use super::warp::Warp;
@@ -41,6 +42,8 @@ pub(super) struct Sched {
     pub wake: u64,
     /// The outcome of the slots before `wake` (`Dep`, `Empty` or `Unit`).
     pub sleep: Outcome,
+    /// `ready` and `need` as bitmasks, kept in step with them.
+    pub masks: Masks,
 }
 
 /// What an issue slot did; ordered so that the best of several is the max.
@@ -70,6 +73,18 @@ impl Sched {
             Outcome::Empty => st.no_eligible += slots,
         }
         self.last = o;
+    }
+
+    /// Sets the scan entry at position `p`: ready clock `r` (`u64::MAX`:
+    /// nothing to issue) and pipes `need`; the warps changed, so the next
+    /// slot looks.
+    #[inline(always)]
+    pub fn set_entry(&mut self, p: usize, r: u64, need: u8) {
+        let old = self.need[p] as u8;
+        self.ready[p] = r;
+        self.need[p] = u64::from(need);
+        self.masks.set(p, r, old, need);
+        self.wake = 0;
     }
 
     /// The outcome a slot at `now` has without a scan, if known: issuing an
@@ -129,6 +144,70 @@ fn first_ok(
     None
 }
 
+/// Without the masks: the position `policy` picks among the warps of `sc`
+/// that can issue at `now`, scanning in its order (GTO tries its greedy warp
+/// first, then oldest-first; LRR starts after the warp that issued last;
+/// oldest from the front), or what a slot that issues nothing sees.
+fn pick_scan(sc: &Sched, policy: SchedPolicy, now: u64, free: u8) -> Result<usize, Seen> {
+    let n = sc.warps.len();
+    let mut seen = Seen {
+        blocked: 0,
+        first: u64::MAX,
+    };
+    let mut first_ok =
+        |from: usize, to: usize| first_ok(&sc.ready, &sc.need, from, to, now, free, &mut seen);
+    let pick = match policy {
+        SchedPolicy::Gto => match sc.greedy {
+            Some(g) if g < n && first_ok(g, g + 1).is_some() => Some(g),
+            _ => first_ok(0, n),
+        },
+        SchedPolicy::Oldest => first_ok(0, n),
+        SchedPolicy::Lrr => {
+            // rr_next <= n always; avoid a division in the common case.
+            let start = if sc.rr_next < n {
+                sc.rr_next
+            } else {
+                sc.rr_next % n
+            };
+            first_ok(start, n).or_else(|| first_ok(0, start))
+        }
+    };
+    pick.ok_or(seen)
+}
+
+/// Without the masks: `None` if some warp can issue at `t0` (operands ready,
+/// every pipe it needs in `free`), else what a slot then sees. One
+/// branch-free pass (it vectorises).
+fn scan_at(ready: &[u64], need: &[u64], t0: u64, free: u8) -> Option<Seen> {
+    let (mut ok, mut blocked, mut first) = (0u64, 0u64, u64::MAX);
+    let free = u64::from(free);
+    let n = ready.len().min(need.len());
+    for (&r, &m) in ready[..n].iter().zip(&need[..n]) {
+        let rdy = r <= t0;
+        let m = if rdy { m } else { 0 };
+        // A ready warp whose pipes are all free (every entry needs one).
+        ok |= u64::from(m != 0) & u64::from(m & !free == 0);
+        blocked |= m;
+        first = first.min(if rdy { u64::MAX } else { r });
+    }
+    (ok == 0).then_some(Seen {
+        blocked: blocked as u8,
+        first,
+    })
+}
+
+/// The classes of `classes` (a bit per class) for which `busy` holds.
+#[inline(always)]
+fn busy_among(classes: u8, busy: impl Fn(usize) -> bool) -> u8 {
+    let (mut m, mut b) = (classes, 0u8);
+    while m != 0 {
+        let c = m.trailing_zeros() as usize % NCLASS;
+        b |= u8::from(busy(c)) << c;
+        m &= m - 1;
+    }
+    b
+}
+
 /// What a scan that found no warp to issue saw.
 #[derive(Clone, Copy)]
 struct Seen {
@@ -164,6 +243,37 @@ impl Seen {
         }
         (Outcome::Unit, until)
     }
+}
+
+/// With the masks: the position `policy` picks among the warps of `sc` that
+/// can issue at `now` (`busy`: a bit per pipe busy, for the pipes some warp
+/// needs), or what a slot that issues nothing sees. The same choice and the same `Seen` as the scans of
+/// `first_ok` (every instruction needs a pipe, so a ready warp issues exactly
+/// when no pipe it needs is busy).
+#[inline(always)]
+fn pick_masked(sc: &mut Sched, policy: SchedPolicy, now: u64, busy: u8) -> Result<usize, Seen> {
+    let n = sc.warps.len();
+    let ready = sc.masks.advance(now, &sc.ready, &sc.need);
+    let cand = ready & !sc.masks.needing(busy);
+    let pick = match policy {
+        SchedPolicy::Gto => match sc.greedy {
+            Some(g) if g < n && cand & (1 << (g % 64)) != 0 => Some(g),
+            _ => first_from(cand, 0),
+        },
+        SchedPolicy::Oldest => first_from(cand, 0),
+        SchedPolicy::Lrr => {
+            let start = if sc.rr_next < n {
+                sc.rr_next
+            } else {
+                sc.rr_next % n
+            };
+            first_from(cand, start)
+        }
+    };
+    pick.ok_or_else(|| Seen {
+        blocked: sc.masks.classes(ready),
+        first: sc.masks.first_pending(),
+    })
 }
 
 impl Sm {
@@ -279,51 +389,36 @@ impl Sm {
                 }
                 break;
             }
-            let sc = &self.scheds[s];
             let (row, lim) = (&self.units.free[s], &self.units.lim);
-            let mut free = 0u8;
-            for (c, (&f, &l)) in row.iter().zip(lim).enumerate() {
-                free |= u8::from(f < l) << c;
-            }
-            let mut seen = Seen {
-                blocked: 0,
-                first: u64::MAX,
-            };
-            let mut first_ok = |from: usize, to: usize| {
-                first_ok(&sc.ready, &sc.need, from, to, now, free, &mut seen)
-            };
-            // Scan order: GTO tries its greedy warp first, then oldest-first;
-            // LRR starts after the warp that issued last; oldest from the front.
-            let pick = match self.policy {
-                SchedPolicy::Gto => match sc.greedy {
-                    Some(g) if g < n && first_ok(g, g + 1).is_some() => Some(g),
-                    _ => first_ok(0, n),
-                },
-                SchedPolicy::Oldest => first_ok(0, n),
-                SchedPolicy::Lrr => {
-                    // rr_next <= n always; avoid a division in the common case.
-                    let start = if sc.rr_next < n {
-                        sc.rr_next
-                    } else {
-                        sc.rr_next % n
-                    };
-                    first_ok(start, n).or_else(|| first_ok(0, start))
+            let sc = &mut self.scheds[s];
+            let pick = if sc.masks.on {
+                // Only the pipes some warp needs matter.
+                let busy = busy_among(sc.masks.live(), |c| row[c] >= lim[c]);
+                pick_masked(sc, self.policy, now, busy)
+            } else {
+                let mut free = 0u8;
+                for (c, (&f, &l)) in row.iter().zip(lim).enumerate() {
+                    free |= u8::from(f < l) << c;
                 }
+                pick_scan(sc, self.policy, now, free)
             };
-            let Some(pos) = pick else {
-                let (o, until) = seen.outcome(now, row, &self.units.scale);
-                if o != Outcome::Unit {
-                    self.min_event = self.min_event.min(until);
+            let pos = match pick {
+                Ok(pos) => pos,
+                Err(seen) => {
+                    let (o, until) = seen.outcome(now, row, &self.units.scale);
+                    if o != Outcome::Unit {
+                        self.min_event = self.min_event.min(until);
+                    }
+                    if best == Outcome::Empty {
+                        // Nothing issued: the outcome holds until the first
+                        // pending operand is ready (never, when empty) or, with
+                        // warps ready but their pipes busy, until one of those
+                        // frees (only this scheduler's issues occupy its pipes).
+                        wake = until;
+                    }
+                    best = best.max(o);
+                    break;
                 }
-                if best == Outcome::Empty {
-                    // Nothing issued: the outcome holds until the first
-                    // pending operand is ready (never, when empty) or, with
-                    // warps ready but their pipes busy, until one of those
-                    // frees (only this scheduler's issues occupy its pipes).
-                    wake = until;
-                }
-                best = best.max(o);
-                break;
             };
             let wi = sc.warps[pos];
             self.issue(wi, s, now, ext)?;
@@ -355,30 +450,29 @@ impl Sm {
     /// (`wake`, `sleep`) exactly as that slot would set them.
     fn predict(&mut self, s: usize, now: u64) {
         let iv = u64::from(self.cfg.issue_interval);
-        let sc = &self.scheds[s];
+        let sc = &mut self.scheds[s];
         let t0 = sc.busy_until.max(now + iv);
         let (row, scale) = (&self.units.free[s], &self.units.scale);
-        let mut free = 0u8;
-        for (c, (&f, &k)) in row.iter().zip(scale).enumerate() {
-            free |= u8::from(f < (t0 + 1) * k) << c;
-        }
-        // One branch-free pass (it vectorises): whether some warp can issue
-        // at `t0`, and what a slot that cannot sees.
-        let (mut ok, mut blocked, mut first) = (0u64, 0u64, u64::MAX);
-        let free = u64::from(free);
-        let n = sc.ready.len().min(sc.need.len());
-        for (&r, &m) in sc.ready[..n].iter().zip(&sc.need[..n]) {
-            let rdy = r <= t0;
-            let m = if rdy { m } else { 0 };
-            // A ready warp whose pipes are all free (every entry needs one).
-            ok |= u64::from(m != 0) & u64::from(m & !free == 0);
-            blocked |= m;
-            first = first.min(if rdy { u64::MAX } else { r });
-        }
-        let blocked = blocked as u8;
-        if ok != 0 {
-            return;
-        }
+        // Pipe `c` accepts during clock `t0`.
+        let accepts = |c: usize| row[c] < (t0 + 1) * scale[c];
+        let (blocked, first) = if sc.masks.on {
+            // Whether some warp ready at `t0` needs no busy pipe.
+            let busy = busy_among(sc.masks.live(), |c| !accepts(c));
+            let ready = sc.masks.advance(t0, &sc.ready, &sc.need);
+            if ready & !sc.masks.needing(busy) != 0 {
+                return;
+            }
+            (sc.masks.classes(ready), sc.masks.first_pending())
+        } else {
+            let mut free = 0u8;
+            for c in 0..NCLASS {
+                free |= u8::from(accepts(c)) << c;
+            }
+            match scan_at(&sc.ready, &sc.need, t0, free) {
+                Some(seen) => (seen.blocked, seen.first),
+                None => return,
+            }
+        };
         let (o, until) = Seen { blocked, first }.outcome(t0, row, scale);
         if until > t0 {
             let sc = &mut self.scheds[s];

@@ -202,6 +202,7 @@ impl Sm {
             sc.warps.push(wi);
             sc.ready.push(u64::MAX);
             sc.need.push(0);
+            sc.masks.rebuild(&sc.ready, &sc.need);
             sc.wake = 0;
             tracing::debug!(
                 cycle = self.cycle,
@@ -271,10 +272,7 @@ impl Sm {
                 w.cur_ready = r;
                 // `refresh`, with the entry already at hand.
                 if w.state == WarpState::Resident {
-                    let sc = &mut self.scheds[w.sched as usize];
-                    sc.ready[w.pos as usize] = r;
-                    sc.need[w.pos as usize] = u64::from(ii.need);
-                    sc.wake = 0;
+                    self.scheds[w.sched as usize].set_entry(w.pos as usize, r, ii.need);
                 }
                 return Ok(());
             }
@@ -301,10 +299,7 @@ impl Sm {
         } else {
             (u64::MAX, 0)
         };
-        let sc = &mut self.scheds[w.sched as usize];
-        sc.ready[w.pos as usize] = r;
-        sc.need[w.pos as usize] = u64::from(n);
-        sc.wake = 0;
+        self.scheds[w.sched as usize].set_entry(w.pos as usize, r, n);
     }
 
     fn retire(&mut self, wi: usize) -> Result<(), SimError> {
@@ -321,6 +316,7 @@ impl Sm {
         s.warps.remove(p);
         s.ready.remove(p);
         s.need.remove(p);
+        s.masks.rebuild(&s.ready, &s.need);
         s.wake = 0;
         for &later in &s.warps[p..] {
             self.warps[later].pos -= 1;
