@@ -107,9 +107,15 @@ impl Sm {
     /// only its schedulers' and units' state, whatever the program's size.
     pub fn from_tables(tables: &Arc<ProgramTables>, policy: SchedPolicy) -> Sm {
         let cfg = tables.cfg.clone();
+        let units = UnitState::new(&cfg);
         Sm {
-            units: UnitState::new(&cfg),
-            scheds: (0..cfg.schedulers).map(|_| Sched::default()).collect(),
+            scheds: (0..cfg.schedulers)
+                .map(|_| Sched {
+                    pipes: units.pipes(),
+                    ..Sched::default()
+                })
+                .collect(),
+            units,
             cfg,
             prog: tables.prog.clone(),
             policy,
@@ -191,7 +197,6 @@ impl Sm {
         };
         std::mem::size_of::<Sm>()
             + self.scheds.iter().map(sched).sum::<usize>()
-            + self.units.heap_bytes()
             + self
                 .warps
                 .iter()

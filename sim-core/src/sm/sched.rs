@@ -3,7 +3,7 @@
 
 use super::masks::{first_from, Masks};
 use super::table::NONE;
-use super::units::NCLASS;
+use super::units::{Pipes, NCLASS};
 use super::warp::Warp;
 use super::{IssueEvent, Sm};
 use crate::config::SchedPolicy;
@@ -44,6 +44,8 @@ pub(super) struct Sched {
     pub sleep: Outcome,
     /// `ready` and `need` as bitmasks, kept in step with them.
     pub masks: Masks,
+    /// The partition's units.
+    pub pipes: Pipes,
 }
 
 /// What an issue slot did; ordered so that the best of several is the max.
@@ -226,7 +228,7 @@ impl Seen {
     /// it can issue: the slot then just looks again). `u64::MAX` if nothing
     /// is pending.
     #[inline]
-    fn outcome(self, now: u64, unit_free: &[u64; NCLASS], scale: &[u64; NCLASS]) -> (Outcome, u64) {
+    fn outcome(self, now: u64, pipes: &Pipes, scale: &[u64; NCLASS]) -> (Outcome, u64) {
         if self.blocked == 0 {
             let o = if self.first == u64::MAX {
                 Outcome::Empty
@@ -238,7 +240,14 @@ impl Seen {
         let (mut m, mut until) = (self.blocked, self.first);
         while m != 0 {
             let c = m.trailing_zeros() as usize % NCLASS;
-            until = until.min((unit_free[c] / scale[c].max(1)).max(now + 1));
+            // `free / scale`, as `accept` holds it (a class the configuration
+            // lacks, which no instruction needs, has a scale of 0).
+            let t = if scale[c] == 0 {
+                pipes.free[c]
+            } else {
+                pipes.accept[c]
+            };
+            until = until.min(t.max(now + 1));
             m &= m - 1;
         }
         (Outcome::Unit, until)
@@ -307,13 +316,14 @@ impl Sm {
         let (writes, nwrites) = (ii.writes, ii.nwrites as usize);
         let (pipe, ticks) = (ii.pipe, ii.ticks);
         debug_assert!(
-            (0..NCLASS).all(|c| ii.need & (1 << c) == 0 || self.units.is_free(sched, c, now))
+            (0..NCLASS).all(|c| ii.need & (1 << c) == 0 || self.scheds[sched].pipes.is_free(c, now))
         );
         // Unconditional (an unused entry takes 0 ticks, leaving its pipe as
         // free as it was): how many pipes an instruction uses varies from one
         // to the next, so a branch here mispredicts.
+        let pipes = &mut self.scheds[sched].pipes;
         for (&c, &t) in pipe.iter().zip(&ticks) {
-            self.units.take(sched, c as usize, t);
+            self.units.take(pipes, c as usize, t);
         }
         // Execute functionally now; the guard is read before the instruction
         // can overwrite it.
@@ -389,23 +399,23 @@ impl Sm {
                 }
                 break;
             }
-            let (row, lim) = (&self.units.free[s], &self.units.lim);
             let sc = &mut self.scheds[s];
+            let accept = sc.pipes.accept;
             let pick = if sc.masks.on {
                 // Only the pipes some warp needs matter.
-                let busy = busy_among(sc.masks.live(), |c| row[c] >= lim[c]);
+                let busy = busy_among(sc.masks.live(), |c| accept[c] > now);
                 pick_masked(sc, self.policy, now, busy)
             } else {
                 let mut free = 0u8;
-                for (c, (&f, &l)) in row.iter().zip(lim).enumerate() {
-                    free |= u8::from(f < l) << c;
+                for (c, &a) in accept.iter().enumerate() {
+                    free |= u8::from(a <= now) << c;
                 }
                 pick_scan(sc, self.policy, now, free)
             };
             let pos = match pick {
                 Ok(pos) => pos,
                 Err(seen) => {
-                    let (o, until) = seen.outcome(now, row, &self.units.scale);
+                    let (o, until) = seen.outcome(now, &sc.pipes, &self.units.scale);
                     if o != Outcome::Unit {
                         self.min_event = self.min_event.min(until);
                     }
@@ -452,9 +462,10 @@ impl Sm {
         let iv = u64::from(self.cfg.issue_interval);
         let sc = &mut self.scheds[s];
         let t0 = sc.busy_until.max(now + iv);
-        let (row, scale) = (&self.units.free[s], &self.units.scale);
+        let scale = &self.units.scale;
+        let accept = sc.pipes.accept;
         // Pipe `c` accepts during clock `t0`.
-        let accepts = |c: usize| row[c] < (t0 + 1) * scale[c];
+        let accepts = |c: usize| accept[c] <= t0;
         let (blocked, first) = if sc.masks.on {
             // Whether some warp ready at `t0` needs no busy pipe.
             let busy = busy_among(sc.masks.live(), |c| !accepts(c));
@@ -473,7 +484,7 @@ impl Sm {
                 None => return,
             }
         };
-        let (o, until) = Seen { blocked, first }.outcome(t0, row, scale);
+        let (o, until) = Seen { blocked, first }.outcome(t0, &sc.pipes, scale);
         if until > t0 {
             let sc = &mut self.scheds[s];
             sc.wake = until;
