@@ -72,6 +72,26 @@ impl Masks {
             return;
         }
         let bit = 1u64 << (p % MAX_WARPS);
+        if old != need {
+            self.set_classes(bit, old, need);
+        }
+        if self.pending & bit != 0 {
+            // It may have been the earliest: let `advance` find the next.
+            self.pending &= !bit;
+            self.next = 0;
+        }
+        self.ready &= !bit;
+        if r <= self.as_of {
+            self.ready |= bit;
+        } else if r != u64::MAX {
+            self.pending |= bit;
+            self.next = self.next.min(r);
+        }
+    }
+
+    /// Moves warp `bit` from the classes of `old` to those of `need`.
+    #[inline(always)]
+    fn set_classes(&mut self, bit: u64, old: u8, need: u8) {
         let mut m = old;
         while m != 0 {
             let c = m.trailing_zeros() as usize % NCLASS;
@@ -88,18 +108,6 @@ impl Masks {
             m &= m - 1;
         }
         self.live |= need;
-        if self.pending & bit != 0 {
-            // It may have been the earliest: let `advance` find the next.
-            self.pending &= !bit;
-            self.next = 0;
-        }
-        self.ready &= !bit;
-        if r <= self.as_of {
-            self.ready |= bit;
-        } else if r != u64::MAX {
-            self.pending |= bit;
-            self.next = self.next.min(r);
-        }
     }
 
     /// Brings `ready` and `pending` to clock `t` and returns the warps ready

@@ -10,7 +10,7 @@ use crate::config::SchedPolicy;
 use crate::error::SimError;
 use crate::external::External;
 use crate::stats::Stalls;
-use sim_isa::{ExecCtx, RegId};
+use sim_isa::RegId;
 
 /// One scheduler (partition) and the warps assigned to it.
 #[derive(Default)]
@@ -339,7 +339,7 @@ impl Sm {
             // The tables checked every register against `nregs`, the size of `regs`.
             sim_isa::exec::execute_fitted(
                 inst,
-                &ExecCtx::new(self.prog.target, w.id),
+                &w.ctx,
                 &mut w.regs,
                 w.active,
             );

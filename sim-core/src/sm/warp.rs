@@ -7,7 +7,7 @@ use super::Sm;
 use crate::error::SimError;
 use crate::program::WarpLaunch;
 use crate::stream::WarpStream;
-use sim_isa::WarpRegs;
+use sim_isa::{ExecCtx, WarpRegs};
 use std::collections::VecDeque;
 
 /// Indices a stream hands over per [`WarpStream::next_batch`] call.
@@ -40,6 +40,8 @@ pub(super) struct Warp {
     /// (baseline x86-64 has no popcount instruction).
     pub threads: u64,
     pub source: Source,
+    /// What execution needs to know of the warp (built once, not per issue).
+    pub ctx: ExecCtx,
     pub regs: WarpRegs,
     /// Per register: cycle its pending write completes.
     pub ready_at: Vec<u64>,
@@ -84,6 +86,7 @@ impl Sm {
             active,
             threads: active.count_ones() as u64,
             source,
+            ctx: ExecCtx::new(self.prog.target, warp_id),
             regs: WarpRegs::new(n),
             // One more than `nregs`: the sentinel of `InstInfo::uses`.
             ready_at: vec![0; n + 1],
