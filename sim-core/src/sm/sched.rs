@@ -318,11 +318,12 @@ impl Sm {
         debug_assert!(
             (0..NCLASS).all(|c| ii.need & (1 << c) == 0 || self.scheds[sched].pipes.is_free(c, now))
         );
-        // Unconditional (an unused entry takes 0 ticks, leaving its pipe as
-        // free as it was): how many pipes an instruction uses varies from one
-        // to the next, so a branch here mispredicts.
+        // Entries are busiest first; unused ones (0 ticks) end the list.
         let pipes = &mut self.scheds[sched].pipes;
         for (&c, &t) in pipe.iter().zip(&ticks) {
+            if t == 0 {
+                break;
+            }
             self.units.take(pipes, c as usize, t);
         }
         // Execute functionally now; the guard is read before the instruction
