@@ -35,6 +35,10 @@ impl Sm {
         if to <= from {
             return 0;
         }
+        if iv == 1 {
+            // Every clock a slot (all presets but GT200): no division.
+            return to - from;
+        }
         (to - 1) / iv + 1 - from.div_ceil(iv)
     }
 
