@@ -3,6 +3,7 @@
 //! output files.
 
 pub mod calibrate;
+pub mod compiler;
 pub mod output;
 pub mod report;
 pub mod sweep;

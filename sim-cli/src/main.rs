@@ -81,6 +81,12 @@ enum Cmd {
         /// Write the per-opcode statistics as long-format CSV (one row per opcode).
         #[arg(long, value_name = "FILE.csv")]
         opcode_csv: Option<PathBuf>,
+        /// Machine code each PTX instruction runs: `table`, the committed per-instruction
+        /// sequences (no tool needed), or `compiler`, each straight-line region assembled by
+        /// ptxas ($PTXAS or on PATH, with $NVDISASM, nvdisasm or cuobjdump) and the machine
+        /// instructions it emitted timed (docs/lowering.md). Kernel text and traces only.
+        #[arg(long, value_enum, default_value_t = Lowering::Table)]
+        lowering: Lowering,
     },
     /// Run a launch file and write what it executed as a kernel recording (docs/kernel-trace.md).
     ///
@@ -299,6 +305,15 @@ enum Sched {
     Oldest,
 }
 
+/// `run --lowering`: where the machine code comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Lowering {
+    /// The committed per-instruction table (sim-core/data/lowering-sass.tsv).
+    Table,
+    /// ptxas on each straight-line region of the program.
+    Compiler,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Format {
     /// Aligned text for people.
@@ -358,6 +373,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             timeline,
             timeline_limit,
             opcode_csv,
+            lowering,
         } => {
             let mut inputs = Inputs::new();
             let setup = config.setup(arch, &mut inputs)?;
@@ -374,6 +390,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
                 timeline_limit,
                 opcode_csv,
                 dump_buffers,
+                compiler: lowering == Lowering::Compiler,
             };
             commands::run::run(&file, &args, inputs)
         }

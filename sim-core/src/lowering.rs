@@ -186,3 +186,15 @@ pub fn cost(arch: LoweringArch, inst: &Instruction) -> Cost {
 pub fn key(inst: &Instruction) -> String {
     sim_isa::db::lowering_key(inst)
 }
+
+/// `inst`'s PTX sources `a`..`d` as the machine-code table names them
+/// (`c` is also the BoolOp/selp predicate, `d` bfi's length): the register
+/// each reads, `None` for an immediate, a special register or no operand. A
+/// front end that reads machine code from the compiler names what a machine
+/// instruction reads with it ([`crate::sass_table::Src`]).
+pub fn source_registers(inst: &Instruction) -> [Option<sim_isa::RegId>; 4] {
+    crate::facts::sources(inst).map(|s| match s {
+        crate::facts::SrcOperand::Reg(r) => Some(r),
+        crate::facts::SrcOperand::Absent | crate::facts::SrcOperand::Fixed => None,
+    })
+}

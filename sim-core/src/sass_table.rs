@@ -94,14 +94,38 @@ pub enum Src {
 }
 
 /// A machine opcode without modifiers (`IMAD`, `PRMT`), interned: ids are
-/// indices into the sorted list of the table's opcodes, equal for every arch.
+/// indices into the sorted list of the table's opcodes, equal for every arch;
+/// ids past it name opcodes interned at run time ([`Opcode::intern`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Opcode(pub u16);
 
 impl Opcode {
-    /// The opcode's name (`"?"` for an id not from this table).
+    /// The opcode's name (`"?"` for an id neither from this table nor
+    /// interned by [`Opcode::intern`]).
     pub fn name(self) -> &'static str {
-        opcodes().get(usize::from(self.0)).copied().unwrap_or("?")
+        let i = usize::from(self.0);
+        match opcodes().get(i) {
+            Some(n) => n,
+            None => interned(|names| names.get(i - OPCODES.len()).copied()).unwrap_or("?"),
+        }
+    }
+
+    /// The id of `name`: the table's own, or one interned for the rest of the
+    /// process (machine code read from the compiler, `--lowering compiler`,
+    /// names opcodes the table lacks: `S2R`, `VIADDMNMX`). SASS has a few
+    /// hundred opcodes, so what this keeps is bounded. `None` past `u16` ids.
+    pub fn intern(name: &str) -> Option<Opcode> {
+        if let Some(op) = Opcode::lookup(name) {
+            return Some(op);
+        }
+        let i = interned(|names| match names.iter().position(|n| *n == name) {
+            Some(i) => Some(i),
+            None => {
+                names.push(leak(name));
+                Some(names.len() - 1)
+            }
+        })?;
+        u16::try_from(OPCODES.len() + i).ok().map(Opcode)
     }
 
     /// The id of `name`, if the table has that opcode.
@@ -123,6 +147,30 @@ pub struct MachineInst {
 }
 
 impl MachineInst {
+    /// A machine instruction read from the compiler's output (`--lowering
+    /// compiler`): `opcode` (`IMAD`) and `modifiers` (`.MOV.U32`, or empty)
+    /// are interned for the process ([`Opcode::intern`]); `deps` are its
+    /// sources, each once (at most [`MAX_DEPS`]; `None` past that or for an
+    /// empty opcode).
+    pub fn new(opcode: &str, modifiers: &str, deps: &[Src]) -> Option<MachineInst> {
+        if opcode.is_empty() || deps.len() > MAX_DEPS {
+            return None;
+        }
+        let mut d = [None; MAX_DEPS];
+        for (slot, src) in d.iter_mut().zip(deps) {
+            *slot = Some(*src);
+        }
+        let modifiers = match modifiers {
+            "" => "",
+            m => interned_modifiers(m),
+        };
+        Some(MachineInst {
+            opcode: Opcode::intern(opcode)?,
+            modifiers,
+            deps: d,
+        })
+    }
+
     /// The sources it reads, each once, in operand order.
     pub fn deps(&self) -> impl Iterator<Item = Src> + '_ {
         self.deps.iter().map_while(|d| *d)
@@ -230,6 +278,41 @@ pub struct Row {
 }
 
 impl Row {
+    /// A row not from the table: machine code read from the compiler for one
+    /// program instruction (`--lowering compiler`), keyed `key`. `outs` says
+    /// what holds the result (at most [`MAX_OUTS`]; `None` past that, or for
+    /// an `Inst` index not in `insts`, or an instruction reading a later one).
+    pub fn compiled(
+        arch: SassArch,
+        key: &'static str,
+        insts: Vec<MachineInst>,
+        outs: &[Src],
+    ) -> Option<Row> {
+        let earlier = |s: Src, before: usize| match s {
+            Src::Inst(j) => usize::from(j) < before,
+            _ => true,
+        };
+        if outs.len() > MAX_OUTS
+            || !outs.iter().all(|&s| earlier(s, insts.len()))
+            || !insts
+                .iter()
+                .enumerate()
+                .all(|(i, m)| m.deps().all(|s| earlier(s, i)))
+        {
+            return None;
+        }
+        let mut o = [None; MAX_OUTS];
+        for (slot, src) in o.iter_mut().zip(outs) {
+            *slot = Some(*src);
+        }
+        Some(Row {
+            arch,
+            key,
+            insts,
+            outs: o,
+        })
+    }
+
     /// What holds the result (see [`Sequence::outs`]).
     pub fn outs(&self) -> impl Iterator<Item = Src> + '_ {
         self.outs.iter().map_while(|d| *d)
@@ -316,6 +399,30 @@ pub const OPCODES: [&str; 72] = [
 
 fn opcodes() -> &'static [&'static str] {
     &OPCODES
+}
+
+/// A string kept for the rest of the process (interned names only).
+fn leak(s: &str) -> &'static str {
+    Box::leak(s.to_string().into_boxed_str())
+}
+
+/// Runs `f` over the opcodes interned beyond the table's.
+fn interned<T>(f: impl FnOnce(&mut Vec<&'static str>) -> Option<T>) -> Option<T> {
+    static NAMES: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+    let mut names = NAMES.lock().unwrap_or_else(|e| e.into_inner());
+    f(&mut names)
+}
+
+/// `m` as a string kept for the process, one copy per distinct text.
+fn interned_modifiers(m: &str) -> &'static str {
+    static MODS: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+    let mut mods = MODS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(k) = mods.iter().find(|k| **k == m) {
+        return k;
+    }
+    let k = leak(m);
+    mods.push(k);
+    k
 }
 
 fn data_lines() -> impl Iterator<Item = (usize, &'static str)> {

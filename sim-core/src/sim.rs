@@ -32,10 +32,19 @@ impl Simulation {
         policy: SchedPolicy,
         sms: usize,
     ) -> Result<Self, SimError> {
+        Simulation::from_tables(ProgramTables::new(config, program)?, policy, sms)
+    }
+
+    /// `sms` SMs (at least 1) sharing tables built already (for example by
+    /// [`ProgramTables::with_machine_code`], machine code from the compiler).
+    pub fn from_tables(
+        tables: Arc<ProgramTables>,
+        policy: SchedPolicy,
+        sms: usize,
+    ) -> Result<Self, SimError> {
         if sms == 0 {
             return Err(SimError::BadConfig("at least one SM is needed".into()));
         }
-        let tables = ProgramTables::new(config, program)?;
         let sms = (0..sms)
             .map(|i| {
                 let mut sm = Sm::from_tables(&tables, policy);

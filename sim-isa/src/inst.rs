@@ -3,7 +3,7 @@
 //! operand enumeration.
 
 mod float;
-pub use float::{FloatArith, FloatOp, Rnd};
+pub use float::{Approx, FloatArith, FloatOp, Rnd};
 
 /// Index of a register in a [`crate::Symbols`] table and in a warp register file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -918,23 +918,26 @@ impl Instruction {
                 }
             }
             Op::Mem(m) => {
+                // Loaded and stored values at the type's width (8-bit types
+                // live in 16-bit or wider registers); an address result at
+                // its type's; a pack's whole and its elements.
                 let bits = m.ty.bits().max(16);
+                let (d_bits, v_bits) = match m.op {
+                    MemOp::Cvta { .. } | MemOp::MovAddr => (m.ty.bits(), bits),
+                    MemOp::Pack => (m.ty.bits(), m.element_bits()),
+                    MemOp::Unpack => (m.element_bits(), m.ty.bits()),
+                    MemOp::Ld | MemOp::Ldu | MemOp::St | MemOp::Atom(_) | MemOp::Red(_) => {
+                        (bits, bits)
+                    }
+                };
                 for &d in &m.d[..m.dests()] {
-                    u.reg(
-                        d,
-                        if m.dests() == 1 {
-                            m.addr_bits().max(bits)
-                        } else {
-                            bits
-                        },
-                        true,
-                    );
+                    u.reg(d, d_bits, true);
                 }
                 if let AddrBase::Reg(r) = m.addr.base {
                     u.reg(r, m.space.addr_bits(), false);
                 }
                 for &v in &m.vals[..m.sources()] {
-                    u.src(v, bits);
+                    u.src(v, v_bits);
                 }
             }
             Op::Warp(w) => {

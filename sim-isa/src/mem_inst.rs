@@ -219,6 +219,21 @@ pub enum MemOp {
     Unpack,
 }
 
+impl MemOp {
+    /// The opcode word (`ld`, `atom`, `mov` for an address or a pack).
+    pub fn word(self) -> &'static str {
+        match self {
+            MemOp::Ld => "ld",
+            MemOp::Ldu => "ldu",
+            MemOp::St => "st",
+            MemOp::Atom(_) => "atom",
+            MemOp::Red(_) => "red",
+            MemOp::Cvta { .. } => "cvta",
+            MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => "mov",
+        }
+    }
+}
+
 /// Modifier words a memory instruction keeps only to print them back
 /// (cache operators, `.volatile`, memory-order and scope words, `.nc`):
 /// they do not change values here. Up to four, as indices into [`QUAL_WORDS`].

@@ -105,9 +105,8 @@ pub fn execute(
     let nwarps = threads.div_ceil(WARP_SIZE as u64) as u32;
     let mut out = Vec::new();
     let mut count = 0u64;
-    let [gx, gy, _] = launch.grid;
     for cta in 0..launch.grid_blocks() as u32 {
-        let ctaid = [cta % gx, cta / gx % gy, cta / (gx * gy)];
+        let ctaid = thread_ctx(prep, launch, cta, 0, 1).ctaid;
         let mut shared = prep.shared_init.clone();
         let mut warps: Vec<Warp> = (0..nwarps)
             .map(|w| {
@@ -141,16 +140,7 @@ pub fn execute(
                     continue;
                 }
                 ran = true;
-                let thread = ThreadCtx {
-                    first_thread: w as u32 * 32,
-                    ntid: launch.block,
-                    ctaid,
-                    nctaid: launch.grid,
-                    smid: cta % opts.sms.max(1),
-                    nsmid: opts.sms.max(1),
-                    smem: [0, prep.shared as u32],
-                    ..ThreadCtx::default()
-                };
+                let thread = thread_ctx(prep, launch, cta, w as u32, opts.sms);
                 let mut mem = WarpMem {
                     global: &mut global,
                     consts: &prep.consts,
@@ -215,6 +205,45 @@ pub fn execute(
         warps: out,
         instructions: count,
     })
+}
+
+/// Special-register values of warp `w` of block `cta` (linear), its block
+/// dealt to SM `cta % sms`.
+pub(crate) fn thread_ctx(
+    prep: &Prepared<'_>,
+    launch: &Launch,
+    cta: u32,
+    w: u32,
+    sms: u32,
+) -> ThreadCtx {
+    let [gx, gy, _] = launch.grid;
+    ThreadCtx {
+        first_thread: w * 32,
+        ntid: launch.block,
+        ctaid: [cta % gx, cta / gx % gy, cta / (gx * gy)],
+        nctaid: launch.grid,
+        smid: cta % sms.max(1),
+        nsmid: sms.max(1),
+        smem: [0, prep.shared as u32],
+        ..ThreadCtx::default()
+    }
+}
+
+impl Executed {
+    /// The final bytes of the allocations at `bases` (a launch's buffers).
+    pub fn buffer_bytes(&self, bases: &[u64]) -> Vec<Vec<u8>> {
+        bases
+            .iter()
+            .map(|&base| {
+                self.global
+                    .regions
+                    .iter()
+                    .find(|r| r.base == base)
+                    .map(|r| r.bytes.clone())
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
 }
 
 /// Lanes of `mask` whose guard (if any) holds.

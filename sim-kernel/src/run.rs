@@ -124,19 +124,7 @@ pub fn run_launch(path: &Path, opts: &RunOptions) -> Result<LaunchRun, RunError>
     } else {
         first
     };
-    let buffers: Vec<Vec<u8>> = prep
-        .buffers
-        .iter()
-        .map(|&base| {
-            executed
-                .global
-                .regions
-                .iter()
-                .find(|r| r.base == base)
-                .map(|r| r.bytes.clone())
-                .unwrap_or_default()
-        })
-        .collect();
+    let buffers = executed.buffer_bytes(&prep.buffers);
     let expected = launch.load_expected().map_err(lerr)?;
     let mismatches = expected
         .iter()

@@ -257,12 +257,16 @@ impl Launch {
 
     /// Threads per block.
     pub fn block_threads(&self) -> u64 {
-        self.block.iter().map(|&d| u64::from(d)).product()
+        self.block
+            .iter()
+            .fold(1u64, |n, &d| n.saturating_mul(u64::from(d)))
     }
 
     /// Blocks in the grid.
     pub fn grid_blocks(&self) -> u64 {
-        self.grid.iter().map(|&d| u64::from(d)).product()
+        self.grid
+            .iter()
+            .fold(1u64, |n, &d| n.saturating_mul(u64::from(d)))
     }
 
     /// The initial contents of every buffer, in order; a file must hold exactly
@@ -328,7 +332,8 @@ fn dims(d: [u32; 3], name: &str, max: u64) -> Result<(), LaunchError> {
     if let Some(k) = d.iter().position(|&x| x == 0) {
         return Err(field(format!("{name}[{k}]"), "must be at least 1"));
     }
-    let n: u64 = d.iter().map(|&x| u64::from(x)).product();
+    // Three u32 can overflow a u64: saturate (anything that large is refused).
+    let n: u64 = d.iter().fold(1u64, |n, &x| n.saturating_mul(u64::from(x)));
     if n > max {
         return Err(field(
             name,

@@ -12,6 +12,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod binfmt;
+pub mod compiler;
 pub mod dump;
 pub mod gen;
 pub mod kernel;

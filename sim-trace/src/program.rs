@@ -107,6 +107,15 @@ impl ProgramBuilder {
         if let Some(name) = undeclared {
             return Err(ProgramError::Undeclared { name });
         }
+        if let Some(what) = needs_a_launch(&inst) {
+            return Err(ProgramError::Parse(sim_isa::IsaError::Unimplemented {
+                col: text.len() - text.trim_start().len() + 1,
+                what: format!(
+                    "{what} in kernel text or a trace, which have no memory and no thread \
+                     blocks (run a PTX module from a launch file: docs/launch-format.md)"
+                ),
+            }));
+        }
         check_widths(&inst, &self.parts.syms)?;
         Ok(inst)
     }
@@ -163,6 +172,19 @@ impl ProgramBuilder {
 /// its type, so the operand is taken as the bit type of that width (a
 /// predicate for 1 bit): this checks sizes and predicates. Given the
 /// operand's type, the same call checks the type classes too.
+/// The opcode of an instruction only a launch can run: memory accesses and
+/// addresses need the launch's memory, barriers its thread blocks.
+fn needs_a_launch(inst: &Instruction) -> Option<&'static str> {
+    use sim_isa::{MemOp, Op, WarpOp};
+    match &inst.op {
+        Op::Mem(m) if !matches!(m.op, MemOp::Pack | MemOp::Unpack) => {
+            Some(sim_isa::db::mnemonic(inst))
+        }
+        Op::Warp(w) if matches!(w.op, WarpOp::BarSync | WarpOp::BarArrive) => Some(w.word()),
+        _ => None,
+    }
+}
+
 fn check_widths(inst: &Instruction, syms: &Symbols) -> Result<(), ProgramError> {
     for u in inst.reg_uses().iter() {
         let Some(declared) = syms.declared_type(u.reg) else {

@@ -94,12 +94,26 @@ pub fn replay(
     opts: &RunOptions,
     issue_log: usize,
 ) -> Result<Replay, ReplayError> {
+    replay_with_code(trace, config, opts, issue_log, Vec::new())
+}
+
+/// As [`replay`], with machine code given per static instruction (`None`:
+/// the table's), as [`crate::compiler::lower`] reads it from the compiler
+/// ([`ProgramTables::with_machine_code`]).
+pub fn replay_with_code(
+    trace: &Trace,
+    config: SmConfig,
+    opts: &RunOptions,
+    issue_log: usize,
+    code: Vec<Option<sim_core::sass_table::Row>>,
+) -> Result<Replay, ReplayError> {
     let program = Arc::new(Program {
         target: config.target,
         insts: trace.insts.clone(),
         nregs: trace.nregs(),
     });
-    let mut sim = Simulation::new(config, program, opts.policy, opts.sms)?;
+    let tables = ProgramTables::with_machine_code(config, program, code)?;
+    let mut sim = Simulation::from_tables(tables, opts.policy, opts.sms)?;
     if issue_log > 0 {
         for sm in sim.sms_mut() {
             sm.record_issues(issue_log);

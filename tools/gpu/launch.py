@@ -81,6 +81,8 @@ def main():
     mods = {}
     for path in paths:
         doc = json.load(open(path))
+        if "entry" not in doc:
+            continue  # not a launch file (a manifest beside them)
         first = run_once(cu, mods, path, doc)
         second = run_once(cu, mods, path, doc)
         base = os.path.dirname(path)

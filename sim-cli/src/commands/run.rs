@@ -108,6 +108,8 @@ pub struct RunArgs {
     pub opcode_csv: Option<PathBuf>,
     /// `--dump-buffers DIR` (launch files and kernel recordings).
     pub dump_buffers: Option<PathBuf>,
+    /// `--lowering compiler`: machine code from ptxas, region by region.
+    pub compiler: bool,
 }
 
 /// One replay of a loaded trace: its report description and outcome.
@@ -129,18 +131,44 @@ pub fn resolve_for(name: &str, trace: &Trace, setup: &Setup) -> Result<(SmConfig
 pub fn replay_trace(
     name: &str,
     trace: &Trace,
-    (config, policy): (SmConfig, SchedPolicy),
+    resolved: (SmConfig, SchedPolicy),
     sms: usize,
     threads: usize,
     issue_log: usize,
+) -> Outcome {
+    replay_trace_with(name, trace, resolved, (sms, threads, issue_log), Vec::new())
+}
+
+/// As [`replay_trace`], with machine code per static instruction
+/// (`--lowering compiler`; `None` entries keep the table's).
+pub fn replay_trace_with(
+    name: &str,
+    trace: &Trace,
+    (config, policy): (SmConfig, SchedPolicy),
+    (sms, threads, issue_log): (usize, usize, usize),
+    code: Vec<Option<sim_core::sass_table::Row>>,
 ) -> Outcome {
     let info = RunInfo::new(name, trace.warps.len(), &config, policy);
     let mut opts = RunOptions::new(config.target);
     opts.sms = sms;
     opts.threads = threads;
     opts.policy = policy;
-    let result = replay::replay(trace, config, &opts, issue_log);
+    let result = replay::replay_with_code(trace, config, &opts, issue_log, code);
     Outcome { info, result }
+}
+
+/// `--lowering compiler`: the machine code ptxas emits for each
+/// straight-line region of `trace` on `config`'s architecture.
+pub fn compiled_code(
+    name: &str,
+    trace: &Trace,
+    config: &SmConfig,
+) -> Result<Vec<Option<sim_core::sass_table::Row>>> {
+    let mut tools = sim_cli::compiler::Toolchain::from_env().with_context(|| name.to_string())?;
+    let arch = sim_core::sass_table::SassArch::from_lowering(config.lowering);
+    let code = sim_trace::compiler::lower(trace, arch, &config.name(), &mut tools)
+        .with_context(|| name.to_string())?;
+    Ok(code)
 }
 
 pub fn check_counts(sms: usize, threads: usize) -> Result<()> {
@@ -168,6 +196,9 @@ pub fn run(file: &Path, a: &RunArgs, mut inputs: Inputs) -> Result<ExitCode> {
     }
     let mut r = BufReader::new(r);
     let head = r.fill_buf().with_context(|| format!("reading {name}"))?;
+    if a.compiler && kernel::detect(head).is_some() {
+        bail!("{name}: --lowering compiler applies to kernel text and traces, not launch files or kernel recordings");
+    }
     match kernel::detect(head) {
         Some(Kind::Launch) => return kernel::run_launch(file, &name, a, inputs),
         Some(Kind::Recording) => return kernel::run_recording(&name, r, a, inputs),
@@ -186,8 +217,13 @@ pub fn run(file: &Path, a: &RunArgs, mut inputs: Inputs) -> Result<ExitCode> {
     } else {
         0
     };
+    let code = if a.compiler {
+        compiled_code(&name, &trace, &resolved.0)?
+    } else {
+        Vec::new()
+    };
     let out = with_progress(&format!("simulating {name}"), 0, |_| {
-        replay_trace(&name, &trace, resolved, a.sms, a.threads, log)
+        replay_trace_with(&name, &trace, resolved, (a.sms, a.threads, log), code)
     });
     let rep = match out.result {
         Ok(r) => r,

@@ -9,6 +9,7 @@ mod conform;
 mod corrupt;
 mod golden;
 mod kernel;
+mod lowering;
 mod python;
 mod robust;
 mod roundtrip;

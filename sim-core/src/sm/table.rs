@@ -109,6 +109,38 @@ impl ProgramTables {
     /// if the configuration is unusable, or an instruction uses a register at
     /// or above [`Program::nregs`] or a unit the configuration lacks.
     pub fn new(config: SmConfig, program: Arc<Program>) -> Result<Arc<Self>, SimError> {
+        Self::build(config, program, Vec::new())
+    }
+
+    /// As [`ProgramTables::new`], but program instruction `i` runs the
+    /// machine code `code[i]` where that is `Some` (read from the compiler
+    /// by a front end: `simcli run --lowering compiler`) instead of its
+    /// table row; the rest (and every instruction past `code`'s end) keep the
+    /// table's. Given code is timed as it is: ptxas already chose `IMAD.IADD`
+    /// or `IADD3` and packed what it packs, so neither the ALU/FMA balance
+    /// nor the pairing of half compares is applied to it; loop-invariant
+    /// hoisting is (the compiler saw one straight-line region, not the loop).
+    /// Fails as `new` does, or if the configuration has no lowering table
+    /// (GT200 runs native instructions) while some code is given.
+    pub fn with_machine_code(
+        config: SmConfig,
+        program: Arc<Program>,
+        code: Vec<Option<Row>>,
+    ) -> Result<Arc<Self>, SimError> {
+        if SassArch::from_lowering(config.lowering).is_none() && code.iter().any(Option::is_some) {
+            return Err(SimError::BadConfig(format!(
+                "{} runs native instructions: it has no machine code to replace",
+                config.name()
+            )));
+        }
+        Self::build(config, program, code)
+    }
+
+    fn build(
+        config: SmConfig,
+        program: Arc<Program>,
+        code: Vec<Option<Row>>,
+    ) -> Result<Arc<Self>, SimError> {
         check_config(&config)?;
         if program.nregs >= NONE as usize {
             // `nregs` is the scoreboard's sentinel register, a u32.
@@ -146,9 +178,20 @@ impl ProgramTables {
                 if pass == 0 {
                     op_ids.push(intern(&mut names, &mut op_names, mnemonic(inst))?);
                 }
+                let given = code.get(index).and_then(Option::as_ref);
                 let row = rows.get(index).and_then(Option::as_ref);
-                let timing = match (arch, row, keys.get(index)) {
-                    (Some(a), Some(row), Some(k)) => {
+                let timing = match (arch, given, row, keys.get(index)) {
+                    (Some(a), Some(row), _, _) => {
+                        let v = Variant {
+                            fixed: fixed[index],
+                            to_fma: false,
+                            paired: false,
+                        };
+                        let mut t = lowered_timing(&config, a, row, v, index, &mut mach_names)?;
+                        t.movable = (0, 0);
+                        t
+                    }
+                    (Some(a), None, Some(row), Some(k)) => {
                         let v = Variant {
                             fixed: fixed[index],
                             to_fma: to_fma[index],

@@ -557,3 +557,46 @@ fn lowering_table_matches_research_listings() {
         }
     }
 }
+
+/// Machine code given per instruction (`simcli run --lowering compiler`)
+/// replaces the table's row and is timed by the same pipe rules.
+#[test]
+fn machine_code_given_per_instruction() {
+    use sim_core::sass_table::{MachineInst, Row, SassArch, Src};
+    let (p, _) = Program::from_ptx(
+        Target::SM_90,
+        &["add.u32 %r1, %r2, %r3;", "add.u32 %r4, %r1, %r3;"],
+    )
+    .expect("program");
+    let p = Arc::new(p);
+    let cfg = preset(Target::SM_90);
+    let table = ProgramTables::new(cfg.clone(), p.clone()).expect("tables");
+    assert_eq!(table.issue_timing(0).map(|x| x.0), Some(1), "one IADD3");
+    // Two dependent IMADs (FMA pipe at 64 lanes, latency 4), one of them an
+    // opcode the table does not know (it runs on the ALU pipe).
+    let row = Row::compiled(
+        SassArch::Sm90,
+        "compiler",
+        vec![
+            MachineInst::new("IMAD", "", &[Src::A, Src::B]).expect("inst"),
+            MachineInst::new("SIMCLI_TEST_OP", ".X", &[Src::Inst(0)]).expect("inst"),
+        ],
+        &[Src::Inst(1)],
+    )
+    .expect("row");
+    assert_eq!(row.insts[1].mnemonic(), "SIMCLI_TEST_OP.X");
+    // A result read from a later instruction is refused.
+    assert!(Row::compiled(SassArch::Sm90, "x", vec![], &[Src::Inst(0)]).is_none());
+    let given = ProgramTables::with_machine_code(cfg.clone(), p.clone(), vec![Some(row.clone())])
+        .expect("tables");
+    assert_eq!(given.issue_timing(0), Some((2, 8)));
+    // Past the given code's end, the table's.
+    assert_eq!(given.issue_timing(1), table.issue_timing(1));
+    // A result forwarded from an operand: no machine instruction.
+    let fwd = Row::compiled(SassArch::Sm90, "compiler", vec![], &[Src::A]).expect("row");
+    let t = ProgramTables::with_machine_code(cfg, p.clone(), vec![None, Some(fwd)]).expect("t");
+    assert_eq!(t.issue_timing(1).map(|x| x.0), Some(0));
+    // GT200 has no machine code to replace.
+    let gt200 = ProgramTables::with_machine_code(preset(Target::SM_13), p, vec![Some(row)]);
+    assert!(matches!(gt200, Err(SimError::BadConfig(_))));
+}

@@ -6,8 +6,8 @@
 
 use super::cvt_head;
 use crate::inst::{
-    AluOp, Bit, CmpOp, Cvt, CvtType, FloatOp, Instruction, IntArith, IntOp, MemOp, MulMode, Op,
-    Simd, Space, Type, TypeKind, Video, VideoOp,
+    AluOp, Bit, CmpOp, Cvt, CvtType, FloatOp, Instruction, IntArith, IntOp, MulMode, Op, Simd,
+    Space, Type, TypeKind, Video, VideoOp,
 };
 use std::fmt::Write as _;
 
@@ -51,15 +51,7 @@ fn name(op: &Op) -> &'static str {
         Op::Bit(x) => x.op.word(),
         Op::Cvt(_) => "cvt",
         Op::Float(x) => float_name(x.op),
-        Op::Mem(m) => match m.op {
-            MemOp::Ld => "ld",
-            MemOp::Ldu => "ldu",
-            MemOp::St => "st",
-            MemOp::Atom(_) => "atom",
-            MemOp::Red(_) => "red",
-            MemOp::Cvta { .. } => "cvta",
-            MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => "mov",
-        },
+        Op::Mem(m) => m.op.word(),
         Op::Warp(w) => w.word(),
     }
 }
@@ -105,6 +97,11 @@ pub(crate) const fn float_name(op: FloatOp) -> &'static str {
         FloatOp::Div => "div",
         FloatOp::Rcp => "rcp",
         FloatOp::Sqrt => "sqrt",
+        FloatOp::Rsqrt => "rsqrt",
+        FloatOp::Ex2 => "ex2",
+        FloatOp::Lg2 => "lg2",
+        FloatOp::Sin => "sin",
+        FloatOp::Cos => "cos",
     }
 }
 
@@ -389,6 +386,10 @@ pub fn lowering_key(inst: &Instruction) -> String {
             if let Some(r) = x.rnd {
                 s.push('.');
                 s.push_str(r.name());
+            }
+            if let Some(a) = x.approx {
+                s.push('.');
+                s.push_str(a.name());
             }
             for (on, m) in [(x.ftz, ".ftz"), (x.sat, ".sat"), (x.nan, ".NaN")] {
                 if on {

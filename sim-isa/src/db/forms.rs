@@ -36,6 +36,11 @@ enum Shape {
 pub fn forms() -> Vec<Form> {
     let mut out = Vec::new();
     for def in all_opcodes() {
+        // An alias word (float `mad`, which is `fma`) has no forms of its
+        // own: its forms are the word it names.
+        if super::float::is_alias(def) {
+            continue;
+        }
         if let OpKind::Cvt = def.kind {
             // Its types are words of its own: `cvt::forms` walks its table.
             out.extend(super::cvt::forms());

@@ -48,8 +48,9 @@ pub use facts::{
     default_sels, lowering_key, mnemonic, opcode_name, type_class, unit_class, UnitClass,
 };
 pub(crate) use float::{
-    approx_ok, ftz_ok as float_ftz_ok, implemented as float_implemented, nan_ok, rnd_from_name,
-    rnd_ok, rnd_required, route, sat_ok as float_sat_ok,
+    approx_implemented, approx_instead, approx_ok, ftz_ok as float_ftz_ok,
+    implemented as float_implemented, nan_ok, rnd_from_name, rnd_ok, rnd_required, route,
+    sat_ok as float_sat_ok,
 };
 pub use forms::{forms, Form};
 pub use ptx_names::is_ptx_opcode;
@@ -320,8 +321,9 @@ pub const fn syntax(fam: Family) -> &'static str {
              min/max{.ftz}{.NaN}.f32 d, a, b;  min/max.f64 d, a, b;  \
              abs/neg{.ftz}.f32 d, a;  abs/neg.f64 d, a;  div.rnd{.ftz}.f32 d, a, b;  \
              div.rnd.f64 d, a, b;  rcp/sqrt.rnd{.ftz}.f32 d, a;  rcp.rnd{.ftz}.f64 d, a;  \
-             sqrt.rnd.f64 d, a;  .rnd = { .rn, .rz, .rm, .rp } \
-             (and .approx/.full forms, valid but not simulated)"
+             sqrt.rnd.f64 d, a;  .rnd = { .rn, .rz, .rm, .rp };  \
+             div.approx{.ftz}.f32 d, a, b;  div.full{.ftz}.f32 d, a, b;  \
+             rcp/sqrt/rsqrt/ex2/lg2/sin/cos.approx{.ftz}.f32 d, a"
         }
         Family::Bit => bit::SYNTAX,
         Family::Cvt => cvt::SYNTAX,
@@ -374,9 +376,17 @@ pub(crate) const fn operands(kind: OpKind) -> &'static [OperandKind] {
         OpKind::Float(
             FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Min | FloatOp::Max | FloatOp::Div,
         ) => &[K::Dst, K::Value(0), K::Value(0)],
-        OpKind::Float(FloatOp::Abs | FloatOp::Neg | FloatOp::Rcp | FloatOp::Sqrt) => {
-            &[K::Dst, K::Value(0)]
-        }
+        OpKind::Float(
+            FloatOp::Abs
+            | FloatOp::Neg
+            | FloatOp::Rcp
+            | FloatOp::Sqrt
+            | FloatOp::Rsqrt
+            | FloatOp::Ex2
+            | FloatOp::Lg2
+            | FloatOp::Sin
+            | FloatOp::Cos,
+        ) => &[K::Dst, K::Value(0)],
         OpKind::Bit(w) => bit::operands(w),
         // The packed destinations take two: see `cvt::operands`.
         OpKind::Cvt => &[K::Dst, K::Value(1)],
@@ -464,7 +474,7 @@ pub(crate) fn types_ok(kind: OpKind, mode: Option<MulMode>, tys: &[Type]) -> boo
         OpKind::Alu(AluOp::Shl) => one(BITS),
         OpKind::Alu(AluOp::Shr) => one(SHR),
         OpKind::Int(IntWord::Abs | IntWord::Neg) => one(INT_SIGNED),
-        OpKind::Float(_) => float::types_ok(tys),
+        OpKind::Float(op) => float::types_ok(op, tys),
         OpKind::Int(_) => match mode {
             Some(MulMode::Wide) => one(INT_WIDE),
             Some(MulMode::Lo | MulMode::Hi) | None => one(INT_US),

@@ -1,6 +1,8 @@
 //! Float arithmetic (`add sub mul fma min max abs neg div rcp sqrt` over
-//! `.f32`/`.f64`, PTX ISA 9.7.3): one scalar lane function, the reference, and its warp
-//! form.
+//! `.f32`/`.f64`, PTX ISA 9.7.3, and the approximate `.f32` forms `rcp rsqrt
+//! sqrt ex2 lg2 sin cos .approx`, `div.approx`, `div.full` of 9.7.3-4, which
+//! `float/mufu.rs` models as the H100 runs them): one scalar lane function,
+//! the reference, and its warp form.
 //!
 //! Rust's float operations round to nearest only. The `.f32` forms are
 //! therefore computed exactly in `f64` (a product of two `f32` is exact
@@ -10,6 +12,9 @@
 //! of its exact remainder. `.f64` sums round from the f64 sum and its exact
 //! error; the other `.f64` forms round to nearest, all the database admits
 //! for them.
+
+mod mufu;
+mod mufu_table;
 
 use super::lanes::Lanes;
 use super::WARP_SIZE;
@@ -187,6 +192,10 @@ fn min_max<F: PartialEq + Copy>(
 
 /// One `.f32` lane (bits in the low 32 bits of each source).
 fn lane32(x: &FloatArith, a: u64, b: u64, c: u64) -> u32 {
+    if x.approx.is_some() {
+        // The H100's machine code for the approximate forms (`mufu.rs`).
+        return mufu::approx_lane(x, a as u32, b as u32);
+    }
     let f = |v: u64| ftz32(f32::from_bits(v as u32), x.ftz);
     let (a, b, c) = (f(a), f(b), f(c));
     let mode = x.rnd.unwrap_or(Rnd::Rn);
@@ -219,6 +228,8 @@ fn lane32(x: &FloatArith, a: u64, b: u64, c: u64) -> u32 {
         FloatOp::Fma => sum32(f64::from(a) * f64::from(b), f64::from(c), mode),
         FloatOp::Div | FloatOp::Rcp | FloatOp::Sqrt if any_nan => f32::NAN,
         FloatOp::Div => quotient32(f64::from(a), f64::from(b), mode),
+        // Only `.approx` forms (above); the parser admits no other.
+        FloatOp::Rsqrt | FloatOp::Ex2 | FloatOp::Lg2 | FloatOp::Sin | FloatOp::Cos => f32::NAN,
         FloatOp::Rcp => quotient32(1.0, f64::from(a), mode),
         FloatOp::Sqrt => {
             let (a, s) = (f64::from(a), f64::from(a).sqrt());
@@ -332,6 +343,9 @@ fn lane64(x: &FloatArith, a: u64, b: u64, c: u64) -> u64 {
         FloatOp::Div => a / b,
         FloatOp::Rcp => 1.0 / a,
         FloatOp::Sqrt => a.sqrt(),
+        // `rsqrt.approx.f64` is not run (the parser rejects it as
+        // unimplemented); the others have no `.f64` form.
+        FloatOp::Rsqrt | FloatOp::Ex2 | FloatOp::Lg2 | FloatOp::Sin | FloatOp::Cos => f64::NAN,
     };
     match (r.is_nan(), x.op) {
         (false, _) => r.to_bits(),
@@ -340,7 +354,12 @@ fn lane64(x: &FloatArith, a: u64, b: u64, c: u64) -> u64 {
         (true, FloatOp::Div | FloatOp::Rcp | FloatOp::Sqrt) => NAN64_SUBROUTINE,
         (
             true,
-            FloatOp::Add
+            FloatOp::Rsqrt
+            | FloatOp::Ex2
+            | FloatOp::Lg2
+            | FloatOp::Sin
+            | FloatOp::Cos
+            | FloatOp::Add
             | FloatOp::Sub
             | FloatOp::Mul
             | FloatOp::Fma

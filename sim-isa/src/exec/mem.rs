@@ -99,8 +99,10 @@ pub struct Accesses {
 /// `atom`/`red`'s operation on one value: the new memory value from the
 /// old one, `b` and (for `cas`) `c`, at `ty`'s width. f32/f64 `add` rounds
 /// to nearest even; the f32 form flushes subnormal inputs and results to
-/// sign-preserving zero, as the PTX ISA states for `atom.add.f32`.
-pub fn atom_lane(op: AtomOp, ty: MemType, old: u64, b: u64, c: u64) -> u64 {
+/// sign-preserving zero in global memory, as the PTX ISA states for
+/// `atom.add.f32` (not in shared memory, on the H100); NaN results follow
+/// the H100 (see the arms).
+pub fn atom_lane(op: AtomOp, ty: MemType, space: Space, old: u64, b: u64, c: u64) -> u64 {
     let bits = ty.bits();
     let m = super::width_mask(bits);
     let (old, b, c) = (old & m, b & m, c & m);
@@ -108,12 +110,44 @@ pub fn atom_lane(op: AtomOp, ty: MemType, old: u64, b: u64, c: u64) -> u64 {
     let signed = matches!(ty, MemType::S(_));
     let r = match op {
         AtomOp::Add => match ty {
+            // Observed on the H100 (sim-kernel/tests/data/h100-atomics): a
+            // NaN result is 0x7fffffff; in global memory (and through a
+            // generic address, taken as global here) subnormal inputs and
+            // results flush to signed zero, in shared memory they do not.
             MemType::F32 => {
-                let fl = |v: u64| super::flush_subnormal(crate::inst::Type::F32, v);
+                let flush = space != Space::Shared;
+                let fl = |v: u64| {
+                    if flush {
+                        super::flush_subnormal(crate::inst::Type::F32, v)
+                    } else {
+                        v
+                    }
+                };
                 let f = |v: u64| f32::from_bits(fl(v) as u32);
-                fl(u64::from((f(old) + f(b)).to_bits()))
+                let r = f(old) + f(b);
+                if r.is_nan() {
+                    0x7fff_ffff
+                } else {
+                    fl(u64::from(r.to_bits()))
+                }
             }
-            MemType::F64 => (f64::from_bits(old) + f64::from_bits(b)).to_bits(),
+            // A NaN operand comes through unchanged, `b`'s first; an invalid
+            // sum (inf - inf) gives DADD's 0x7fffffffffffffff.
+            MemType::F64 => {
+                let nan = |v: u64| f64::from_bits(v).is_nan();
+                if nan(b) {
+                    b
+                } else if nan(old) {
+                    old
+                } else {
+                    let r = f64::from_bits(old) + f64::from_bits(b);
+                    if r.is_nan() {
+                        u64::MAX >> 1
+                    } else {
+                        r.to_bits()
+                    }
+                }
+            }
             MemType::B(_) | MemType::U(_) | MemType::S(_) | MemType::F16 | MemType::F16x2 => {
                 old.wrapping_add(b)
             }
@@ -263,7 +297,7 @@ fn cvta(
 
 /// `mov` with a brace list: element `k` is bits `k * e .. (k + 1) * e` of
 /// the whole register (`e` the element width).
-fn pack(m: &Mem, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+pub(super) fn pack(m: &Mem, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
     let e = m.element_bits();
     let n = usize::from(m.vec);
     if m.op == MemOp::Pack {
@@ -323,7 +357,7 @@ fn access(
                 MemOp::St => mem.store(m.space, lane, ak, eb, vals[k][l]).map_err(err)?,
                 MemOp::Atom(op) | MemOp::Red(op) => {
                     let old = mem.load(m.space, lane, ak, eb).map_err(err)?;
-                    let new = atom_lane(op, m.ty, old, vals[0][l], vals[1][l]);
+                    let new = atom_lane(op, m.ty, m.space, old, vals[0][l], vals[1][l]);
                     mem.store(m.space, lane, ak, eb, new).map_err(err)?;
                     loaded[0][l] = extend(m.ty, old);
                 }

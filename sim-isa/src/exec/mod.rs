@@ -219,6 +219,10 @@ pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
             blend(regs.get_mut(x.d), exec, &float::float_warp(x, &a, &b, &c));
         }
         // Memory instructions need a memory: `execute_mem` runs them.
+        // Register packing needs no memory; the rest run in `execute_mem`.
+        Op::Mem(m) if matches!(m.op, crate::inst::MemOp::Pack | crate::inst::MemOp::Unpack) => {
+            mem::pack(m, ctx, regs, exec)
+        }
         Op::Mem(_) => {}
         Op::Warp(w) => warp_ops::warp_op(w, ctx, regs, exec),
     }

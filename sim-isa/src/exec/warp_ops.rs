@@ -48,7 +48,10 @@ pub(super) fn warp_op(w: &WarpInst, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u3
         WarpOp::BarSync | WarpOp::BarArrive | WarpOp::Fence | WarpOp::Control => return,
         WarpOp::Activemask => out = [u64::from(exec); WARP_SIZE],
         WarpOp::Vote(mode) => {
-            let mask = read_operand(w.mask, 32, ctx, regs)[0] as u32;
+            // The member mask as an executing lane holds it (lane 0 may be
+            // on the other side of a branch, its register stale).
+            let first = exec.trailing_zeros().min(31) as usize;
+            let mask = read_operand(w.mask, 32, ctx, regs)[first] as u32;
             let members = exec & mask;
             let p = pred_src_bits(w.pred, regs) & members;
             let v = match mode {

@@ -28,6 +28,62 @@ pub enum FloatOp {
     Rcp,
     /// `sqrt` (one source)
     Sqrt,
+    /// `rsqrt.approx`: `1 / sqrt(a)` (one source)
+    Rsqrt,
+    /// `ex2.approx`: `2^a` (one source)
+    Ex2,
+    /// `lg2.approx`: `log2(a)` (one source)
+    Lg2,
+    /// `sin.approx` of `a` radians (one source)
+    Sin,
+    /// `cos.approx` of `a` radians (one source)
+    Cos,
+}
+
+impl FloatOp {
+    /// Whether the operation has only the `.approx` form (`rsqrt ex2 lg2
+    /// sin cos`).
+    pub const fn approx_only(self) -> bool {
+        matches!(
+            self,
+            FloatOp::Rsqrt | FloatOp::Ex2 | FloatOp::Lg2 | FloatOp::Sin | FloatOp::Cos
+        )
+    }
+
+    /// Whether the operation has one source.
+    pub const fn unary(self) -> bool {
+        matches!(
+            self,
+            FloatOp::Abs
+                | FloatOp::Neg
+                | FloatOp::Rcp
+                | FloatOp::Sqrt
+                | FloatOp::Rsqrt
+                | FloatOp::Ex2
+                | FloatOp::Lg2
+                | FloatOp::Sin
+                | FloatOp::Cos
+        )
+    }
+}
+
+/// The approximate forms' modifier, in place of a rounding modifier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Approx {
+    /// `.approx`
+    Approx,
+    /// `.full` (`div.full.f32`)
+    Full,
+}
+
+impl Approx {
+    /// PTX spelling without the dot.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Approx::Approx => "approx",
+            Approx::Full => "full",
+        }
+    }
 }
 
 /// A float rounding modifier.
@@ -69,6 +125,8 @@ pub struct FloatArith {
     /// Rounding modifier as written (`add`/`sub`/`mul` default to `.rn`;
     /// `fma div rcp sqrt` always have one).
     pub rnd: Option<Rnd>,
+    /// `.approx` or `.full` (then `rnd` is `None`).
+    pub approx: Option<Approx>,
     /// `.ftz` (`.f32` only).
     pub ftz: bool,
     /// `.sat` (`.f32` add/sub/mul/fma only).
@@ -81,7 +139,7 @@ pub struct FloatArith {
     pub d: RegId,
     /// First source.
     pub a: Operand,
-    /// Second source; `None` for `abs`/`neg`/`rcp`/`sqrt`.
+    /// Second source; `None` for the one-source operations.
     pub b: Option<Operand>,
     /// Addend of `fma`.
     pub c: Option<Operand>,

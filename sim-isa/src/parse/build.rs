@@ -209,6 +209,13 @@ fn assemble(
             Op::Float(FloatArith {
                 op,
                 rnd: mods.rnd.map(|(r, _)| r),
+                approx: mods.approx.map(|t| {
+                    if t.text == ".full" {
+                        Approx::Full
+                    } else {
+                        Approx::Approx
+                    }
+                }),
                 ftz: mods.ftz.is_some(),
                 sat: mods.sat.is_some(),
                 nan: mods.nan.is_some(),

@@ -208,10 +208,13 @@ impl DisplayInst<'_> {
         Ok(())
     }
 
-    /// `{.rnd}{.ftz}{.sat}{.NaN}.type d, a{, b}{, c}`.
+    /// `{.rnd|.approx|.full}{.ftz}{.sat}{.NaN}.type d, a{, b}{, c}`.
     fn float(&self, f: &mut fmt::Formatter<'_>, x: &FloatArith) -> fmt::Result {
         if let Some(r) = x.rnd {
             write!(f, ".{}", r.name())?;
+        }
+        if let Some(a) = x.approx {
+            write!(f, ".{}", a.name())?;
         }
         for (on, m) in [(x.ftz, ".ftz"), (x.sat, ".sat"), (x.nan, ".NaN")] {
             if on {

@@ -503,16 +503,7 @@ fn mem(
         let inner = list.trim_start_matches('{').trim_end_matches('}');
         m.vec = u8::try_from(operands(inner).len()).unwrap_or(0);
     }
-    cx.inst = match m.op {
-        MemOp::Pack | MemOp::Unpack => "mov",
-        MemOp::Ld => "ld",
-        MemOp::Ldu => "ldu",
-        MemOp::St => "st",
-        MemOp::Atom(_) => "atom",
-        MemOp::Red(_) => "red",
-        MemOp::Cvta { .. } => "cvta",
-        MemOp::MovAddr => "mov",
-    };
+    cx.inst = m.op.word();
     if to && !matches!(m.op, MemOp::Cvta { .. }) {
         return Err(bad("to"));
     }

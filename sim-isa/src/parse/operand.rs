@@ -226,6 +226,9 @@ impl Cx<'_> {
         );
         match lit {
             Lit::Int(v) if is_int => Ok(int_prefix(v, &o.prefix) & mask),
+            // `mov.pred %p, 0` (nvcc emits it): nonzero is true, as for
+            // predicate sources.
+            Lit::Int(v) if ty == Type::Pred => Ok(u64::from(int_prefix(v, &o.prefix) != 0)),
             Lit::Int(_) => Err(self.mismatch(&t)),
             Lit::F32(_) if !o.prefix.is_empty() => Err(syntax(&t)),
             Lit::Dec(_) | Lit::F64(_) if o.prefix.iter().any(|p| p.text != "-") => {

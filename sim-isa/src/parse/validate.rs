@@ -174,7 +174,7 @@ fn float_rules(
         _ => {}
     }
     let either = R::RoundingOrApproxRequired { inst: name };
-    let approximate = ty == Type::F32 && matches!(op, FloatOp::Div | FloatOp::Rcp | FloatOp::Sqrt);
+    let approximate = db::approx_instead(op, ty);
     match (mods.rnd, mods.approx) {
         (Some(_), Some(_)) => return at_op(either),
         (None, Some(t)) => {
@@ -187,10 +187,14 @@ fn float_rules(
         (None, None) if db::rnd_required(op) => return at_op(R::RoundingRequired { inst: name }),
         (Some(_) | None, None) => {}
     }
-    // Valid, but simcli runs neither `.approx`/`.full` nor `.f64` beyond
-    // round to nearest.
+    // Valid, but simcli runs neither `.f64` beyond round to nearest nor the
+    // `.f64` approximations.
     let rnd = mods.rnd.map(|r| r.0);
-    if mods.approx.is_some() || !db::float_implemented(op, ty, rnd, mods.ftz.is_some()) {
+    let runs = match mods.approx {
+        Some(_) => db::approx_implemented(ty),
+        None => db::float_implemented(op, ty, rnd, mods.ftz.is_some()),
+    };
+    if !runs {
         let mut what = op_tok.text.to_string();
         for t in raw_mods {
             what.push_str(t.text);

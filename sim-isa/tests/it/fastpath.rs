@@ -263,6 +263,7 @@ fn op() -> impl Strategy<Value = Op> {
             Op::Float(FloatArith {
                 op,
                 rnd,
+                approx: None,
                 ftz,
                 sat,
                 nan,

@@ -15,6 +15,7 @@ mod int_more;
 mod lane_model;
 mod mem;
 mod model;
+mod mufu;
 mod parse;
 mod parse_errors;
 mod parse_video;

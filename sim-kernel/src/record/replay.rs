@@ -11,7 +11,7 @@ use crate::run::{LaunchRun, RunOptions};
 use crate::timing::time;
 use crate::KernelError;
 use sim_isa::exec::execute_mem;
-use sim_isa::{ExecCtx, Op, Target, ThreadCtx, WarpOp, WarpRegs, WARP_SIZE};
+use sim_isa::{ExecCtx, Op, Target, WarpOp, WarpRegs, WARP_SIZE};
 use sim_module::{parse_module, Launch, StatementKind};
 
 /// Replays `rec` (read from the file `name`) with `opts`: times the
@@ -60,18 +60,7 @@ pub fn replay(name: &str, rec: &Recording, opts: &RunOptions) -> Result<LaunchRu
         Diverged::Record(m) => invalid(m),
         Diverged::Kernel(k) => RecordError::Kernel(k),
     })?;
-    let buffers: Vec<Vec<u8>> = prep
-        .buffers
-        .iter()
-        .map(|&base| {
-            exe.global
-                .regions
-                .iter()
-                .find(|r| r.base == base)
-                .map(|r| r.bytes.clone())
-                .unwrap_or_default()
-        })
-        .collect();
+    let buffers = exe.buffer_bytes(&prep.buffers);
     let mismatches = compare_outputs(rec, &buffers);
     Ok(LaunchRun {
         launch,
@@ -147,10 +136,8 @@ fn reexecute(
 ) -> Result<Global, Diverged> {
     let mut global = prep.global.clone();
     let nwarps = launch.block_threads().div_ceil(WARP_SIZE as u64) as usize;
-    let [gx, gy, _] = launch.grid;
     for (cta, ws) in rec.warps.chunks(nwarps.max(1)).enumerate() {
         let c = cta as u32;
-        let ctaid = [c % gx, c / gx % gy, c / (gx * gy)];
         let mut shared = prep.shared_init.clone();
         let mut local: Vec<Vec<u8>> = vec![vec![0u8; prep.local as usize]; 32 * ws.len()];
         let mut states: Vec<State> = (0..ws.len())
@@ -163,16 +150,7 @@ fn reexecute(
                 ctx: ExecCtx {
                     target,
                     warp_id: w as u32,
-                    thread: ThreadCtx {
-                        first_thread: w as u32 * 32,
-                        ntid: launch.block,
-                        ctaid,
-                        nctaid: launch.grid,
-                        smid: c % rec.sms.max(1),
-                        nsmid: rec.sms.max(1),
-                        smem: [0, prep.shared as u32],
-                        ..ThreadCtx::default()
-                    },
+                    thread: crate::exec::thread_ctx(&prep, &launch, c, w as u32, rec.sms),
                 },
             })
             .collect();

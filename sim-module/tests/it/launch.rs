@@ -244,3 +244,13 @@ fn json_error_positions_lie_in_the_text() {
         assert!(crate::fuzz::inside(t, l, c), "{t:?}: {l}:{c}");
     }
 }
+
+/// A grid whose block count overflows 64 bits is refused, not a panic
+/// (found by `fuzz_launch_structured`).
+#[test]
+fn huge_grid_is_refused() {
+    let text = r#"{"ptx": "public.ptx", "entry": "audio_mix", "grid": [29449126, 1355830305, 462],
+                   "block": [1, 1, 1], "buffers": {}, "params": [], "outputs": []}"#;
+    let e = sim_module::Launch::parse(text, std::path::Path::new(".")).unwrap_err();
+    assert!(e.to_string().contains("grid"), "{e}");
+}

@@ -149,3 +149,27 @@ fn instruction_errors_carry_their_typed_reason() {
     );
     assert_eq!((e.line, e.col), (4, 13));
 }
+
+/// Memory instructions and barriers need a launch (memory, thread blocks):
+/// kernel text refuses them as unsupported, naming the way in; warp
+/// shuffles run (a brace operand, `mov.b64 %rd, {%r1, %r2}`, is not kernel
+/// text: `{` opens a block there).
+#[test]
+fn memory_and_barriers_need_a_launch() {
+    let head = ".target sm_90\n.warps 1\n.reg .b32 %r1, %r2;\n.reg .b64 %rd1;\n";
+    let e = err(&format!("{head}ld.global.u32 %r1, [%rd1];\n"));
+    assert!(
+        e.contains(":5:1: unsupported by simcli: ld in kernel text"),
+        "{e}"
+    );
+    assert!(e.contains("launch file"), "{e}");
+    let e = err(&format!("{head}bar.sync 0;\n"));
+    assert!(
+        e.contains("unsupported by simcli: bar.sync in kernel text"),
+        "{e}"
+    );
+    let ok = format!("{head}shfl.sync.bfly.b32 %r1, %r2, 1, 31, -1;\n");
+    if let Err(e) = parse_kernel("k.ptx", &ok) {
+        panic!("{e}");
+    }
+}
