@@ -20,7 +20,6 @@ impl Sm {
         let now = self.cycle;
         let iv = self.cfg.issue_interval as u64;
         if iv == 1 || now.is_multiple_of(iv) {
-            self.units.set_clock(now);
             for s in 0..self.scheds.len() {
                 self.schedule(s, now, ext)?;
             }

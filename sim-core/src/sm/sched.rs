@@ -324,7 +324,7 @@ impl Sm {
             if t == 0 {
                 break;
             }
-            self.units.take(pipes, c as usize, t);
+            self.units.take(pipes, c as usize, t, now);
         }
         // Execute functionally now; the guard is read before the instruction
         // can overwrite it.

@@ -6,15 +6,12 @@ use crate::config::{SmConfig, UnitClass};
 /// Number of unit classes.
 pub(super) const NCLASS: usize = UnitClass::COUNT;
 
-/// What the SM's units share: the tick rate of each class and the current
-/// clock in ticks. Time runs in ticks of 1/`lanes_per_sm` clock per class,
-/// so fractional rates (Kepler's 40 lanes per partition) stay exact.
+/// What the SM's units share: the tick rate of each class. Time runs in
+/// ticks of 1/`lanes_per_sm` clock per class, so fractional rates (Kepler's
+/// 40 lanes per partition) stay exact.
 pub(super) struct UnitState {
     /// Per class: ticks per clock (`lanes_per_sm`).
     pub scale: [u64; NCLASS],
-    /// Per class: `cycle * scale`, the tick this clock starts at (set by
-    /// `set_clock`).
-    pub now: [u64; NCLASS],
 }
 
 /// The units of one scheduler partition (kept in its `Sched`, beside its
@@ -38,10 +35,7 @@ impl UnitState {
         for c in UnitClass::ALL {
             scale[c.index()] = config.units.get(c).lanes_per_sm as u64;
         }
-        UnitState {
-            scale,
-            now: [0; NCLASS],
-        }
+        UnitState { scale }
     }
 
     /// A partition's units, all free.
@@ -58,24 +52,16 @@ impl UnitState {
         }
     }
 
-    /// Sets the clock that `take` refers to.
-    #[inline]
-    pub fn set_clock(&mut self, now: u64) {
-        for c in 0..NCLASS {
-            self.now[c] = now * self.scale[c];
-        }
-    }
-
-    /// Occupies unit `class` of `pipes` for `ticks` from this clock on
+    /// Occupies unit `class` of `pipes` for `ticks` from clock `now` on
     /// (micro-ops per class are counted from the tables when statistics are
     /// asked for).
     #[inline]
-    pub fn take(&self, pipes: &mut Pipes, class: usize, ticks: u64) {
+    pub fn take(&self, pipes: &mut Pipes, class: usize, ticks: u64, now: u64) {
         // Classes are below NCLASS: the modulo only drops the bounds checks.
         let class = class % NCLASS;
-        let slot = &mut pipes.free[class];
-        *slot = (*slot).max(self.now[class]) + ticks;
         let k = self.scale[class];
+        let slot = &mut pipes.free[class];
+        *slot = (*slot).max(now * k) + ticks;
         if k != 0 {
             pipes.accept[class] = *slot / k;
         }
