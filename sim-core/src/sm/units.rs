@@ -21,8 +21,8 @@ pub(super) struct Pipes {
     /// Per class: tick at which the unit is free.
     pub free: [u64; NCLASS],
     /// Per class: the first clock during which the unit accepts a micro-op,
-    /// `free / scale` (a unit accepts during clock `t` once `free < (t + 1)
-    /// * scale`, that is once `t >= free / scale`); `u64::MAX` for a class
+    /// `free / scale` (a unit accepts during clock `t` once
+    /// `free < (t + 1) * scale`, that is once `t >= free / scale`); `u64::MAX` for a class
     /// the configuration lacks. Kept so that a slot compares clocks instead
     /// of multiplying.
     pub accept: [u64; NCLASS],
@@ -62,8 +62,8 @@ impl UnitState {
         let k = self.scale[class];
         let slot = &mut pipes.free[class];
         *slot = (*slot).max(now * k) + ticks;
-        if k != 0 {
-            pipes.accept[class] = *slot / k;
+        if let Some(a) = slot.checked_div(k) {
+            pipes.accept[class] = a;
         }
     }
 }

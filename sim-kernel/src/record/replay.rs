@@ -150,7 +150,7 @@ fn reexecute(
                 ctx: ExecCtx {
                     target,
                     warp_id: w as u32,
-                    thread: crate::exec::thread_ctx(&prep, &launch, c, w as u32, rec.sms),
+                    thread: crate::exec::thread_ctx(prep, launch, c, w as u32, rec.sms),
                 },
             })
             .collect();
