@@ -245,7 +245,7 @@ impl Sm {
             ..Default::default()
         };
         for s in &self.scheds {
-            st.stalls.add(&s.stalls);
+            st.stalls.add(&s.stalls());
         }
         // Machine instructions per pipe and per opcode: each program
         // instruction's (static) machine code times its issue count.

@@ -4,7 +4,7 @@
 use super::masks::{first_from, Masks};
 use super::table::NONE;
 use super::units::{Pipes, NCLASS};
-use super::warp::Warp;
+use super::warp::{Next, Warp, WarpState};
 use super::{IssueEvent, Sm};
 use crate::config::SchedPolicy;
 use crate::error::SimError;
@@ -30,7 +30,9 @@ pub(super) struct Sched {
     pub greedy: Option<usize>,
     /// Micro-ops issued.
     pub issues: u64,
-    pub stalls: Stalls,
+    /// Issue slots per outcome, indexed by `Outcome as usize` (an array, so
+    /// that accounting a slot is an add, not a branch per outcome).
+    pub slots: [u64; 4],
     /// Outcome of the last slot (for idle-cycle skipping).
     pub last: Outcome,
     /// Clock until which the scheduler issues the rest of an expansion.
@@ -50,6 +52,7 @@ pub(super) struct Sched {
 
 /// What an issue slot did; ordered so that the best of several is the max.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug, Default)]
+/// (The order also indexes `Sched::slots`.)
 pub(super) enum Outcome {
     /// No warp had an instruction.
     #[default]
@@ -67,14 +70,19 @@ impl Sched {
     /// accounted, whether stepped one by one or skipped in a stretch.
     #[inline]
     pub fn account(&mut self, o: Outcome, slots: u64) {
-        let st = &mut self.stalls;
-        match o {
-            Outcome::Issued => st.issued += slots,
-            Outcome::Unit => st.unit_busy += slots,
-            Outcome::Dep => st.dependency += slots,
-            Outcome::Empty => st.no_eligible += slots,
-        }
+        self.slots[o as usize % 4] += slots;
         self.last = o;
+    }
+
+    /// The slots accounted so far, by outcome.
+    pub fn stalls(&self) -> Stalls {
+        let [no_eligible, dependency, unit_busy, issued] = self.slots;
+        Stalls {
+            no_eligible,
+            dependency,
+            unit_busy,
+            issued,
+        }
     }
 
     /// Sets the scan entry at position `p`: ready clock `r` (`u64::MAX`:
@@ -305,20 +313,98 @@ impl Sm {
         now: u64,
         ext: &mut dyn External,
     ) -> Result<(), SimError> {
+        let idx = self.warps[wi].cur;
+        if matches!(self.ext_mark.get(idx as usize), Some(true)) {
+            return self.issue_marked(wi, sched, now, ext);
+        }
+        // The SM's parts borrowed apart, so that the warp, its scheduler and
+        // the instruction's entry are each looked up once, not again after
+        // every write through another part.
+        let Sm {
+            warps,
+            info,
+            scheds,
+            units,
+            prog,
+            log,
+            log_cap,
+            inst_acc,
+            drain,
+            issued,
+            hungry,
+            cfg,
+            ..
+        } = self;
+        let w = &mut warps[wi];
+        let sc = &mut scheds[sched];
+        let ii = &info[idx as usize];
+        debug_assert!(idx != NONE && w.cur_ready <= now);
+        debug_assert!((0..NCLASS).all(|c| ii.need & (1 << c) == 0 || sc.pipes.is_free(c, now)));
+        // Entries are busiest first; unused ones (0 ticks) end the list.
+        for (&c, &t) in ii.pipe.iter().zip(&ii.ticks) {
+            if t == 0 {
+                break;
+            }
+            units.take(&mut sc.pipes, c as usize, t, now);
+        }
+        // Execute functionally now; the guard is read before the instruction
+        // can overwrite it.
+        let mut threads = w.threads;
+        if ii.guard != NONE {
+            threads = guard_lanes(w, ii.guard, ii.guard_neg).count_ones() as u64;
+        }
+        let inst = &prog.insts[idx as usize];
+        // The tables checked every register against `nregs`, the size of `regs`.
+        sim_isa::exec::execute_fitted(inst, &w.ctx, &mut w.regs, w.active);
+        let ready = now + ii.delay;
+        for &r in &ii.writes[..ii.nwrites as usize] {
+            w.ready_at[r as usize] = ready;
+        }
+        *drain = (*drain).max(ready);
+        tracing::trace!(cycle = now, sched, warp = w.id, inst = idx, uops = ii.uops, "issue");
+        if log.len() < *log_cap {
+            log.push(IssueEvent {
+                cycle: now,
+                sched: sched as u32,
+                warp_id: w.id,
+                inst: idx,
+            });
+        }
+        let acc = &mut inst_acc[idx as usize];
+        acc.0 += 1;
+        acc.1 += threads;
+        *issued += 1;
+        sc.issues += u64::from(ii.uops);
+        // The rest of an expansion occupies the following issue slots (`busy`
+        // is 0 for one micro-op: a no-op, written without a branch).
+        sc.busy_until = sc.busy_until.max(now + ii.busy);
+        // The warp is resident on `sc`: its next instruction goes straight
+        // into its entry there.
+        match w.next(info, hungry, cfg.issue_width) {
+            Next::Loaded(need) => {
+                debug_assert!(w.state == WarpState::Resident && w.sched as usize == sched);
+                sc.set_entry(w.pos as usize, w.cur_ready, need);
+                Ok(())
+            }
+            other => self.fetched(wi, other),
+        }
+    }
+
+    /// [`Sm::issue`] for an instruction the host owns (rare: kept apart so
+    /// the common path holds no borrow of the whole SM).
+    #[cold]
+    fn issue_marked(
+        &mut self,
+        wi: usize,
+        sched: usize,
+        now: u64,
+        ext: &mut dyn External,
+    ) -> Result<(), SimError> {
         let w = &self.warps[wi];
         let idx = w.cur;
-        debug_assert!(idx != NONE && w.cur_ready <= now);
-        // Fields read by name, not the entry copied: a copy goes through the
-        // stack, and reading back part of it stalls store forwarding.
         let ii = &self.info[idx as usize];
-        let uops = ii.uops as u64;
-        let (guard, guard_neg, delay, busy) = (ii.guard, ii.guard_neg, ii.delay, ii.busy);
-        let (writes, nwrites) = (ii.writes, ii.nwrites as usize);
+        let (uops, busy, guard, guard_neg) = (ii.uops, ii.busy, ii.guard, ii.guard_neg);
         let (pipe, ticks) = (ii.pipe, ii.ticks);
-        debug_assert!(
-            (0..NCLASS).all(|c| ii.need & (1 << c) == 0 || self.scheds[sched].pipes.is_free(c, now))
-        );
-        // Entries are busiest first; unused ones (0 ticks) end the list.
         let pipes = &mut self.scheds[sched].pipes;
         for (&c, &t) in pipe.iter().zip(&ticks) {
             if t == 0 {
@@ -326,30 +412,11 @@ impl Sm {
             }
             self.units.take(pipes, c as usize, t, now);
         }
-        // Execute functionally now; the guard is read before the instruction
-        // can overwrite it.
-        let w = &mut self.warps[wi];
         let mut threads = w.threads;
         if guard != NONE {
             threads = guard_lanes(w, guard, guard_neg).count_ones() as u64;
         }
-        if matches!(self.ext_mark.get(idx as usize), Some(true)) {
-            self.issue_external(wi, now, ext)?;
-        } else {
-            let inst = &self.prog.insts[idx as usize];
-            // The tables checked every register against `nregs`, the size of `regs`.
-            sim_isa::exec::execute_fitted(
-                inst,
-                &w.ctx,
-                &mut w.regs,
-                w.active,
-            );
-            let ready = now + delay;
-            for &r in &writes[..nwrites] {
-                w.ready_at[r as usize] = ready;
-            }
-            self.drain = self.drain.max(ready);
-        }
+        self.issue_external(wi, now, ext)?;
         let w = &self.warps[wi];
         tracing::trace!(cycle = now, sched, warp = w.id, inst = idx, uops, "issue");
         if self.log.len() < self.log_cap {
@@ -365,9 +432,7 @@ impl Sm {
         acc.1 += threads;
         self.issued += 1;
         let sc = &mut self.scheds[sched];
-        sc.issues += uops;
-        // The rest of an expansion occupies the following issue slots (`busy`
-        // is 0 for one micro-op: a no-op, written without a branch).
+        sc.issues += u64::from(uops);
         sc.busy_until = sc.busy_until.max(now + busy);
         self.fetch(wi)
     }
@@ -401,7 +466,7 @@ impl Sm {
                 break;
             }
             let sc = &mut self.scheds[s];
-            let accept = sc.pipes.accept;
+            let accept = &sc.pipes.accept;
             let pick = if sc.masks.on {
                 // Only the pipes some warp needs matter.
                 let busy = busy_among(sc.masks.live(), |c| accept[c] > now);
@@ -464,7 +529,7 @@ impl Sm {
         let sc = &mut self.scheds[s];
         let t0 = sc.busy_until.max(now + iv);
         let scale = &self.units.scale;
-        let accept = sc.pipes.accept;
+        let accept = &sc.pipes.accept;
         // Pipe `c` accepts during clock `t0`.
         let accepts = |c: usize| accept[c] <= t0;
         let (blocked, first) = if sc.masks.on {

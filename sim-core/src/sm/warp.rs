@@ -2,7 +2,7 @@
 //! scheduler, fetching the next instruction with its scoreboard-ready clock,
 //! and retirement.
 
-use super::table::NONE;
+use super::table::{InstInfo, NONE};
 use super::Sm;
 use crate::error::SimError;
 use crate::program::WarpLaunch;
@@ -56,7 +56,78 @@ pub(super) struct Warp {
     pub cur_ready: u64,
 }
 
+/// What [`Warp::next`] found.
+pub(super) enum Next {
+    /// `cur` and `cur_ready` hold the next instruction; it needs these pipes.
+    Loaded(u8),
+    /// An index past the program's end (`cur` is `NONE`).
+    Bad(u32),
+    /// The stream ended, or the host closed the warp (`cur` is `NONE`).
+    End,
+    /// A host warp with nothing queued yet (`cur` is `NONE`).
+    Starved,
+}
+
 impl Warp {
+    /// Takes the warp's next instruction from its source into `cur`, with
+    /// the clock its operands are ready (`cur_ready`, from the scoreboard:
+    /// only the warp's own issues change its registers). Sets `hungry` when
+    /// a host warp's queue runs low (fewer than `width` left).
+    #[inline(always)]
+    pub fn next(&mut self, info: &[InstInfo], hungry: &mut bool, width: u32) -> Next {
+        let next = match &mut self.source {
+            Source::Stream {
+                stream,
+                buf,
+                pos,
+                len,
+            } => {
+                if *pos == *len {
+                    *len = stream.next_batch(buf).min(BATCH) as u8;
+                    *pos = 0;
+                }
+                if *pos < *len {
+                    let i = buf[*pos as usize];
+                    *pos += 1;
+                    Some(i)
+                } else {
+                    None
+                }
+            }
+            Source::Host { queue, closed } => {
+                // Ask the host for more as soon as the queue runs low
+                // (`Sm::run_until_idle`, `Sm::hungry_warps`), before the
+                // warp would idle.
+                let next = queue.pop_front();
+                *hungry |= queue.len() < width as usize && !*closed;
+                match next {
+                    Some(i) => Some(i),
+                    None if *closed => None,
+                    None => {
+                        self.cur = NONE;
+                        return Next::Starved;
+                    }
+                }
+            }
+        };
+        let Some(i) = next else {
+            self.cur = NONE;
+            return Next::End;
+        };
+        // `info` has one entry per program instruction.
+        let Some(ii) = info.get(i as usize) else {
+            self.cur = NONE;
+            return Next::Bad(i);
+        };
+        let mut r = 0;
+        for &u in &ii.uses {
+            r = r.max(self.ready_at[u as usize]);
+        }
+        self.cur = i;
+        self.cur_ready = r;
+        Next::Loaded(ii.need)
+    }
+
     /// Heap bytes held (registers, scoreboard, host queue).
     pub fn heap_bytes(&self) -> usize {
         let queue = match &self.source {
@@ -222,68 +293,34 @@ impl Sm {
     /// retires the warp when its stream ends.
     #[inline(always)]
     pub(super) fn fetch(&mut self, wi: usize) -> Result<(), SimError> {
-        let len = self.prog.insts.len();
         let w = &mut self.warps[wi];
-        let next = match &mut w.source {
-            Source::Stream {
-                stream,
-                buf,
-                pos,
-                len,
-            } => {
-                if *pos == *len {
-                    *len = stream.next_batch(buf).min(BATCH) as u8;
-                    *pos = 0;
-                }
-                if *pos < *len {
-                    let i = buf[*pos as usize];
-                    *pos += 1;
-                    Ok(Some(i))
-                } else {
-                    Ok(None)
-                }
-            }
-            Source::Host { queue, closed } => {
-                // Ask the host for more as soon as the queue runs low
-                // (`Sm::run_until_idle`, `Sm::hungry_warps`), before the
-                // warp would idle.
-                let next = queue.pop_front();
-                self.hungry |= queue.len() < self.cfg.issue_width as usize && !*closed;
-                match next {
-                    Some(i) => Ok(Some(i)),
-                    None if *closed => Ok(None),
-                    None => Err(()),
-                }
-            }
-        };
-        match next {
-            Ok(Some(i)) => {
-                // `info` has one entry per program instruction.
-                let Some(ii) = self.info.get(i as usize) else {
-                    w.cur = NONE;
-                    return Err(SimError::BadIndex {
-                        warp_id: w.id,
-                        index: i,
-                        len,
-                    });
-                };
-                let mut r = 0;
-                for &u in &ii.uses {
-                    r = r.max(w.ready_at[u as usize]);
-                }
-                w.cur = i;
-                w.cur_ready = r;
+        match w.next(&self.info, &mut self.hungry, self.cfg.issue_width) {
+            Next::Loaded(need) => {
                 // `refresh`, with the entry already at hand.
                 if w.state == WarpState::Resident {
-                    self.scheds[w.sched as usize].set_entry(w.pos as usize, r, ii.need);
+                    self.scheds[w.sched as usize].set_entry(w.pos as usize, w.cur_ready, need);
                 }
-                return Ok(());
+                Ok(())
             }
-            Ok(None) => {
-                w.cur = NONE;
-                self.retire(wi)?;
+            other => self.fetched(wi, other),
+        }
+    }
+
+    /// The rest of [`Sm::fetch`] when no instruction was loaded: a bad
+    /// index, the stream's end (the warp retires) or a host warp's empty queue.
+    #[cold]
+    pub(super) fn fetched(&mut self, wi: usize, next: Next) -> Result<(), SimError> {
+        match next {
+            Next::Loaded(_) => return Ok(()),
+            Next::Bad(index) => {
+                return Err(SimError::BadIndex {
+                    warp_id: self.warps[wi].id,
+                    index,
+                    len: self.prog.insts.len(),
+                })
             }
-            Err(()) => w.cur = NONE,
+            Next::End => self.retire(wi)?,
+            Next::Starved => {}
         }
         self.refresh(wi);
         Ok(())
