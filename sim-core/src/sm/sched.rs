@@ -114,6 +114,19 @@ impl Sched {
     }
 }
 
+/// Executes `inst` for the warp: a call of its own, so that the lane code
+/// of every operation (inlined there) does not crowd the slot's registers
+/// and stack frame.
+#[inline(never)]
+fn execute(
+    inst: &sim_isa::Instruction,
+    ctx: &sim_isa::ExecCtx,
+    regs: &mut sim_isa::WarpRegs,
+    active: u32,
+) {
+    sim_isa::exec::execute_fitted(inst, ctx, regs, active);
+}
+
 /// Lanes of `w` that run an instruction guarded by register `guard`
 /// (`neg`: on false).
 #[inline(always)]
@@ -355,13 +368,20 @@ impl Sm {
         }
         let inst = &prog.insts[idx as usize];
         // The tables checked every register against `nregs`, the size of `regs`.
-        sim_isa::exec::execute_fitted(inst, &w.ctx, &mut w.regs, w.active);
+        execute(inst, &w.ctx, &mut w.regs, w.active);
         let ready = now + ii.delay;
         for &r in &ii.writes[..ii.nwrites as usize] {
             w.ready_at[r as usize] = ready;
         }
         *drain = (*drain).max(ready);
-        tracing::trace!(cycle = now, sched, warp = w.id, inst = idx, uops = ii.uops, "issue");
+        tracing::trace!(
+            cycle = now,
+            sched,
+            warp = w.id,
+            inst = idx,
+            uops = ii.uops,
+            "issue"
+        );
         if log.len() < *log_cap {
             log.push(IssueEvent {
                 cycle: now,

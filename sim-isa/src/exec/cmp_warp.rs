@@ -13,9 +13,7 @@ use super::cmp::{
     float_cmp_kind, float_fields, flushes, half_true_value, int_cmp_kind, is_unsigned_op, is_x2,
     set_true_value, with_base,
 };
-use super::lanes::{
-    blend, halves, pred01, pred01_halves, src, width_mask, Lanes, U32s, WarpRegs,
-};
+use super::lanes::{blend, halves, pred01, pred01_halves, src, width_mask, Lanes, U32s, WarpRegs};
 use super::{ExecCtx, WARP_SIZE};
 use crate::inst::{BoolOp, CmpOp, Set, Setp, Type, TypeKind};
 
