@@ -20,7 +20,6 @@ impl Sm {
         let now = self.cycle;
         let iv = self.cfg.issue_interval as u64;
         if iv == 1 || now.is_multiple_of(iv) {
-            self.units.set_clock(now);
             for s in 0..self.scheds.len() {
                 self.schedule(s, now, ext)?;
             }
@@ -34,6 +33,10 @@ impl Sm {
         let iv = self.cfg.issue_interval as u64;
         if to <= from {
             return 0;
+        }
+        if iv == 1 {
+            // Every clock a slot (all presets but GT200): no division.
+            return to - from;
         }
         (to - 1) / iv + 1 - from.div_ceil(iv)
     }

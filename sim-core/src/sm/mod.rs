@@ -8,6 +8,7 @@
 mod clock;
 mod host;
 mod icache;
+mod masks;
 mod sched;
 mod table;
 mod units;
@@ -109,9 +110,15 @@ impl Sm {
     /// only its schedulers' and units' state, whatever the program's size.
     pub fn from_tables(tables: &Arc<ProgramTables>, policy: SchedPolicy) -> Sm {
         let cfg = tables.cfg.clone();
+        let units = UnitState::new(&cfg);
         Sm {
-            units: UnitState::new(&cfg),
-            scheds: (0..cfg.schedulers).map(|_| Sched::default()).collect(),
+            scheds: (0..cfg.schedulers)
+                .map(|_| Sched {
+                    pipes: units.pipes(),
+                    ..Sched::default()
+                })
+                .collect(),
+            units,
             cfg,
             prog: tables.prog.clone(),
             policy,
@@ -194,7 +201,6 @@ impl Sm {
         };
         std::mem::size_of::<Sm>()
             + self.scheds.iter().map(sched).sum::<usize>()
-            + self.units.heap_bytes()
             + self
                 .warps
                 .iter()
@@ -244,7 +250,7 @@ impl Sm {
             ..Default::default()
         };
         for s in &self.scheds {
-            st.stalls.add(&s.stalls);
+            st.stalls.add(&s.stalls());
         }
         // Machine instructions per pipe and per opcode: each program
         // instruction's (static) machine code times its issue count.

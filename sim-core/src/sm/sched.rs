@@ -1,15 +1,16 @@
 //! Warp schedulers: picking a warp by policy, issuing its instruction, and
 //! accounting every issue slot's outcome.
 
+use super::masks::{first_from, Masks};
 use super::table::NONE;
-use super::units::NCLASS;
-use super::warp::Warp;
+use super::units::{Pipes, NCLASS};
+use super::warp::{Next, Warp, WarpState};
 use super::{IssueEvent, Sm};
 use crate::config::SchedPolicy;
 use crate::error::SimError;
 use crate::external::External;
 use crate::stats::Stalls;
-use sim_isa::{ExecCtx, RegId};
+use sim_isa::RegId;
 
 /// One scheduler (partition) and the warps assigned to it.
 #[derive(Default)]
@@ -29,7 +30,9 @@ pub(super) struct Sched {
     pub greedy: Option<usize>,
     /// Micro-ops issued.
     pub issues: u64,
-    pub stalls: Stalls,
+    /// Issue slots per outcome, indexed by `Outcome as usize` (an array, so
+    /// that accounting a slot is an add, not a branch per outcome).
+    pub slots: [u64; 4],
     /// Outcome of the last slot (for idle-cycle skipping).
     pub last: Outcome,
     /// Clock until which the scheduler issues the rest of an expansion.
@@ -41,10 +44,15 @@ pub(super) struct Sched {
     pub wake: u64,
     /// The outcome of the slots before `wake` (`Dep`, `Empty` or `Unit`).
     pub sleep: Outcome,
+    /// `ready` and `need` as bitmasks, kept in step with them.
+    pub masks: Masks,
+    /// The partition's units.
+    pub pipes: Pipes,
 }
 
 /// What an issue slot did; ordered so that the best of several is the max.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug, Default)]
+/// (The order also indexes `Sched::slots`.)
 pub(super) enum Outcome {
     /// No warp had an instruction.
     #[default]
@@ -62,14 +70,31 @@ impl Sched {
     /// accounted, whether stepped one by one or skipped in a stretch.
     #[inline]
     pub fn account(&mut self, o: Outcome, slots: u64) {
-        let st = &mut self.stalls;
-        match o {
-            Outcome::Issued => st.issued += slots,
-            Outcome::Unit => st.unit_busy += slots,
-            Outcome::Dep => st.dependency += slots,
-            Outcome::Empty => st.no_eligible += slots,
-        }
+        self.slots[o as usize % 4] += slots;
         self.last = o;
+    }
+
+    /// The slots accounted so far, by outcome.
+    pub fn stalls(&self) -> Stalls {
+        let [no_eligible, dependency, unit_busy, issued] = self.slots;
+        Stalls {
+            no_eligible,
+            dependency,
+            unit_busy,
+            issued,
+        }
+    }
+
+    /// Sets the scan entry at position `p`: ready clock `r` (`u64::MAX`:
+    /// nothing to issue) and pipes `need`; the warps changed, so the next
+    /// slot looks.
+    #[inline(always)]
+    pub fn set_entry(&mut self, p: usize, r: u64, need: u8) {
+        let old = self.need[p] as u8;
+        self.ready[p] = r;
+        self.need[p] = u64::from(need);
+        self.masks.set(p, r, old, need);
+        self.wake = 0;
     }
 
     /// The outcome a slot at `now` has without a scan, if known: issuing an
@@ -87,6 +112,19 @@ impl Sched {
             None
         }
     }
+}
+
+/// Executes `inst` for the warp: a call of its own, so that the lane code
+/// of every operation (inlined there) does not crowd the slot's registers
+/// and stack frame.
+#[inline(never)]
+fn execute(
+    inst: &sim_isa::Instruction,
+    ctx: &sim_isa::ExecCtx,
+    regs: &mut sim_isa::WarpRegs,
+    active: u32,
+) {
+    sim_isa::exec::execute_fitted(inst, ctx, regs, active);
 }
 
 /// Lanes of `w` that run an instruction guarded by register `guard`
@@ -129,6 +167,70 @@ fn first_ok(
     None
 }
 
+/// Without the masks: the position `policy` picks among the warps of `sc`
+/// that can issue at `now`, scanning in its order (GTO tries its greedy warp
+/// first, then oldest-first; LRR starts after the warp that issued last;
+/// oldest from the front), or what a slot that issues nothing sees.
+fn pick_scan(sc: &Sched, policy: SchedPolicy, now: u64, free: u8) -> Result<usize, Seen> {
+    let n = sc.warps.len();
+    let mut seen = Seen {
+        blocked: 0,
+        first: u64::MAX,
+    };
+    let mut first_ok =
+        |from: usize, to: usize| first_ok(&sc.ready, &sc.need, from, to, now, free, &mut seen);
+    let pick = match policy {
+        SchedPolicy::Gto => match sc.greedy {
+            Some(g) if g < n && first_ok(g, g + 1).is_some() => Some(g),
+            _ => first_ok(0, n),
+        },
+        SchedPolicy::Oldest => first_ok(0, n),
+        SchedPolicy::Lrr => {
+            // rr_next <= n always; avoid a division in the common case.
+            let start = if sc.rr_next < n {
+                sc.rr_next
+            } else {
+                sc.rr_next % n
+            };
+            first_ok(start, n).or_else(|| first_ok(0, start))
+        }
+    };
+    pick.ok_or(seen)
+}
+
+/// Without the masks: `None` if some warp can issue at `t0` (operands ready,
+/// every pipe it needs in `free`), else what a slot then sees. One
+/// branch-free pass (it vectorises).
+fn scan_at(ready: &[u64], need: &[u64], t0: u64, free: u8) -> Option<Seen> {
+    let (mut ok, mut blocked, mut first) = (0u64, 0u64, u64::MAX);
+    let free = u64::from(free);
+    let n = ready.len().min(need.len());
+    for (&r, &m) in ready[..n].iter().zip(&need[..n]) {
+        let rdy = r <= t0;
+        let m = if rdy { m } else { 0 };
+        // A ready warp whose pipes are all free (every entry needs one).
+        ok |= u64::from(m != 0) & u64::from(m & !free == 0);
+        blocked |= m;
+        first = first.min(if rdy { u64::MAX } else { r });
+    }
+    (ok == 0).then_some(Seen {
+        blocked: blocked as u8,
+        first,
+    })
+}
+
+/// The classes of `classes` (a bit per class) for which `busy` holds.
+#[inline(always)]
+fn busy_among(classes: u8, busy: impl Fn(usize) -> bool) -> u8 {
+    let (mut m, mut b) = (classes, 0u8);
+    while m != 0 {
+        let c = m.trailing_zeros() as usize % NCLASS;
+        b |= u8::from(busy(c)) << c;
+        m &= m - 1;
+    }
+    b
+}
+
 /// What a scan that found no warp to issue saw.
 #[derive(Clone, Copy)]
 struct Seen {
@@ -147,7 +249,7 @@ impl Seen {
     /// it can issue: the slot then just looks again). `u64::MAX` if nothing
     /// is pending.
     #[inline]
-    fn outcome(self, now: u64, unit_free: &[u64; NCLASS], scale: &[u64; NCLASS]) -> (Outcome, u64) {
+    fn outcome(self, now: u64, pipes: &Pipes, scale: &[u64; NCLASS]) -> (Outcome, u64) {
         if self.blocked == 0 {
             let o = if self.first == u64::MAX {
                 Outcome::Empty
@@ -159,11 +261,49 @@ impl Seen {
         let (mut m, mut until) = (self.blocked, self.first);
         while m != 0 {
             let c = m.trailing_zeros() as usize % NCLASS;
-            until = until.min((unit_free[c] / scale[c].max(1)).max(now + 1));
+            // `free / scale`, as `accept` holds it (a class the configuration
+            // lacks, which no instruction needs, has a scale of 0).
+            let t = if scale[c] == 0 {
+                pipes.free[c]
+            } else {
+                pipes.accept[c]
+            };
+            until = until.min(t.max(now + 1));
             m &= m - 1;
         }
         (Outcome::Unit, until)
     }
+}
+
+/// With the masks: the position `policy` picks among the warps of `sc` that
+/// can issue at `now` (`busy`: a bit per pipe busy, for the pipes some warp
+/// needs), or what a slot that issues nothing sees. The same choice and the same `Seen` as the scans of
+/// `first_ok` (every instruction needs a pipe, so a ready warp issues exactly
+/// when no pipe it needs is busy).
+#[inline(always)]
+fn pick_masked(sc: &mut Sched, policy: SchedPolicy, now: u64, busy: u8) -> Result<usize, Seen> {
+    let n = sc.warps.len();
+    let ready = sc.masks.advance(now, &sc.ready, &sc.need);
+    let cand = ready & !sc.masks.needing(busy);
+    let pick = match policy {
+        SchedPolicy::Gto => match sc.greedy {
+            Some(g) if g < n && cand & (1 << (g % 64)) != 0 => Some(g),
+            _ => first_from(cand, 0),
+        },
+        SchedPolicy::Oldest => first_from(cand, 0),
+        SchedPolicy::Lrr => {
+            let start = if sc.rr_next < n {
+                sc.rr_next
+            } else {
+                sc.rr_next % n
+            };
+            first_from(cand, start)
+        }
+    };
+    pick.ok_or_else(|| Seen {
+        blocked: sc.masks.classes(ready),
+        first: sc.masks.first_pending(),
+    })
 }
 
 impl Sm {
@@ -186,62 +326,130 @@ impl Sm {
         now: u64,
         ext: &mut dyn External,
     ) -> Result<(), SimError> {
-        let w = &self.warps[wi];
-        let idx = w.cur;
+        let idx = self.warps[wi].cur;
+        if matches!(self.ext_mark.get(idx as usize), Some(true)) {
+            return self.issue_marked(wi, sched, now, ext);
+        }
+        // The SM's parts borrowed apart, so that the warp, its scheduler and
+        // the instruction's entry are each looked up once, not again after
+        // every write through another part.
+        let Sm {
+            warps,
+            info,
+            scheds,
+            units,
+            prog,
+            log,
+            log_cap,
+            inst_acc,
+            drain,
+            issued,
+            hungry,
+            cfg,
+            icache,
+            tables,
+            ..
+        } = self;
+        let w = &mut warps[wi];
+        let sc = &mut scheds[sched];
+        let ii = &info[idx as usize];
         debug_assert!(idx != NONE && w.cur_ready <= now);
-        // Fields read by name, not the entry copied: a copy goes through the
-        // stack, and reading back part of it stalls store forwarding.
-        let ii = &self.info[idx as usize];
-        let uops = ii.uops as u64;
-        let (guard, guard_neg, delay, busy) = (ii.guard, ii.guard_neg, ii.delay, ii.busy);
-        let (writes, nwrites) = (ii.writes, ii.nwrites as usize);
-        let (pipe, ticks) = (ii.pipe, ii.ticks);
-        debug_assert!(
-            (0..NCLASS).all(|c| ii.need & (1 << c) == 0 || self.units.is_free(sched, c, now))
-        );
-        // Unconditional (an unused entry takes 0 ticks, leaving its pipe as
-        // free as it was): how many pipes an instruction uses varies from one
-        // to the next, so a branch here mispredicts.
-        for (&c, &t) in pipe.iter().zip(&ticks) {
-            self.units.take(sched, c as usize, t);
+        debug_assert!((0..NCLASS).all(|c| ii.need & (1 << c) == 0 || sc.pipes.is_free(c, now)));
+        // Entries are busiest first; unused ones (0 ticks) end the list.
+        for (&c, &t) in ii.pipe.iter().zip(&ii.ticks) {
+            if t == 0 {
+                break;
+            }
+            units.take(&mut sc.pipes, c as usize, t, now);
         }
         // Execute functionally now; the guard is read before the instruction
         // can overwrite it.
-        let w = &mut self.warps[wi];
+        let mut threads = w.threads;
+        if ii.guard != NONE {
+            threads = guard_lanes(w, ii.guard, ii.guard_neg).count_ones() as u64;
+        }
+        let inst = &prog.insts[idx as usize];
+        // The tables checked every register against `nregs`, the size of `regs`.
+        execute(inst, &w.ctx, &mut w.regs, w.active);
+        // Machine code fetched from beyond the instruction cache stalls the
+        // warp mid-sequence: its result and its next instruction wait.
+        let stall = if icache.active() {
+            let span = tables.code_lines.get(w.cur_at as usize).copied();
+            span.map_or(0, |s| icache.fetch(s, &mut w.line)) * u64::from(cfg.icache.miss_cycles)
+        } else {
+            0
+        };
+        let ready = now + ii.delay + stall;
+        for &r in &ii.writes[..ii.nwrites as usize] {
+            w.ready_at[r as usize] = ready;
+        }
+        *drain = (*drain).max(ready);
+        if stall != 0 {
+            w.fetch_stall = now + ii.busy + stall;
+        }
+        tracing::trace!(
+            cycle = now,
+            sched,
+            warp = w.id,
+            inst = idx,
+            uops = ii.uops,
+            "issue"
+        );
+        if log.len() < *log_cap {
+            log.push(IssueEvent {
+                cycle: now,
+                sched: sched as u32,
+                warp_id: w.id,
+                inst: idx,
+            });
+        }
+        let acc = &mut inst_acc[idx as usize];
+        acc.0 += 1;
+        acc.1 += threads;
+        *issued += 1;
+        sc.issues += u64::from(ii.uops);
+        // The rest of an expansion occupies the following issue slots (`busy`
+        // is 0 for one micro-op: a no-op, written without a branch).
+        sc.busy_until = sc.busy_until.max(now + ii.busy);
+        // The warp is resident on `sc`: its next instruction goes straight
+        // into its entry there.
+        match w.next(info, hungry, cfg.issue_width) {
+            Next::Loaded(need) => {
+                debug_assert!(w.state == WarpState::Resident && w.sched as usize == sched);
+                sc.set_entry(w.pos as usize, w.cur_ready, need);
+                Ok(())
+            }
+            other => self.fetched(wi, other),
+        }
+    }
+
+    /// [`Sm::issue`] for an instruction the host owns (rare: kept apart so
+    /// the common path holds no borrow of the whole SM).
+    #[cold]
+    fn issue_marked(
+        &mut self,
+        wi: usize,
+        sched: usize,
+        now: u64,
+        ext: &mut dyn External,
+    ) -> Result<(), SimError> {
+        let w = &self.warps[wi];
+        let idx = w.cur;
+        let ii = &self.info[idx as usize];
+        let (uops, busy, guard, guard_neg) = (ii.uops, ii.busy, ii.guard, ii.guard_neg);
+        let (pipe, ticks) = (ii.pipe, ii.ticks);
+        let pipes = &mut self.scheds[sched].pipes;
+        for (&c, &t) in pipe.iter().zip(&ticks) {
+            if t == 0 {
+                break;
+            }
+            self.units.take(pipes, c as usize, t, now);
+        }
         let mut threads = w.threads;
         if guard != NONE {
             threads = guard_lanes(w, guard, guard_neg).count_ones() as u64;
         }
-        if matches!(self.ext_mark.get(idx as usize), Some(true)) {
-            self.issue_external(wi, now, ext)?;
-        } else {
-            let inst = &self.prog.insts[idx as usize];
-            // The tables checked every register against `nregs`, the size of `regs`.
-            sim_isa::exec::execute_fitted(
-                inst,
-                &ExecCtx::new(self.prog.target, w.id),
-                &mut w.regs,
-                w.active,
-            );
-            // Machine code fetched from beyond the instruction cache stalls
-            // the warp mid-sequence: its result and its next instruction wait.
-            let stall = if self.icache.active() {
-                let span = self.tables.code_lines.get(w.cur_at as usize).copied();
-                let held = &mut w.line;
-                span.map_or(0, |s| self.icache.fetch(s, held))
-                    * u64::from(self.cfg.icache.miss_cycles)
-            } else {
-                0
-            };
-            let ready = now + delay + stall;
-            for &r in &writes[..nwrites] {
-                w.ready_at[r as usize] = ready;
-            }
-            self.drain = self.drain.max(ready);
-            if stall != 0 {
-                w.fetch_stall = now + busy + stall;
-            }
-        }
+        self.issue_external(wi, now, ext)?;
         let w = &self.warps[wi];
         tracing::trace!(cycle = now, sched, warp = w.id, inst = idx, uops, "issue");
         if self.log.len() < self.log_cap {
@@ -257,9 +465,7 @@ impl Sm {
         acc.1 += threads;
         self.issued += 1;
         let sc = &mut self.scheds[sched];
-        sc.issues += uops;
-        // The rest of an expansion occupies the following issue slots (`busy`
-        // is 0 for one micro-op: a no-op, written without a branch).
+        sc.issues += u64::from(uops);
         sc.busy_until = sc.busy_until.max(now + busy);
         self.fetch(wi)
     }
@@ -292,51 +498,36 @@ impl Sm {
                 }
                 break;
             }
-            let sc = &self.scheds[s];
-            let (row, lim) = (&self.units.free[s], &self.units.lim);
-            let mut free = 0u8;
-            for (c, (&f, &l)) in row.iter().zip(lim).enumerate() {
-                free |= u8::from(f < l) << c;
-            }
-            let mut seen = Seen {
-                blocked: 0,
-                first: u64::MAX,
-            };
-            let mut first_ok = |from: usize, to: usize| {
-                first_ok(&sc.ready, &sc.need, from, to, now, free, &mut seen)
-            };
-            // Scan order: GTO tries its greedy warp first, then oldest-first;
-            // LRR starts after the warp that issued last; oldest from the front.
-            let pick = match self.policy {
-                SchedPolicy::Gto => match sc.greedy {
-                    Some(g) if g < n && first_ok(g, g + 1).is_some() => Some(g),
-                    _ => first_ok(0, n),
-                },
-                SchedPolicy::Oldest => first_ok(0, n),
-                SchedPolicy::Lrr => {
-                    // rr_next <= n always; avoid a division in the common case.
-                    let start = if sc.rr_next < n {
-                        sc.rr_next
-                    } else {
-                        sc.rr_next % n
-                    };
-                    first_ok(start, n).or_else(|| first_ok(0, start))
+            let sc = &mut self.scheds[s];
+            let accept = &sc.pipes.accept;
+            let pick = if sc.masks.on {
+                // Only the pipes some warp needs matter.
+                let busy = busy_among(sc.masks.live(), |c| accept[c] > now);
+                pick_masked(sc, self.policy, now, busy)
+            } else {
+                let mut free = 0u8;
+                for (c, &a) in accept.iter().enumerate() {
+                    free |= u8::from(a <= now) << c;
                 }
+                pick_scan(sc, self.policy, now, free)
             };
-            let Some(pos) = pick else {
-                let (o, until) = seen.outcome(now, row, &self.units.scale);
-                if o != Outcome::Unit {
-                    self.min_event = self.min_event.min(until);
+            let pos = match pick {
+                Ok(pos) => pos,
+                Err(seen) => {
+                    let (o, until) = seen.outcome(now, &sc.pipes, &self.units.scale);
+                    if o != Outcome::Unit {
+                        self.min_event = self.min_event.min(until);
+                    }
+                    if best == Outcome::Empty {
+                        // Nothing issued: the outcome holds until the first
+                        // pending operand is ready (never, when empty) or, with
+                        // warps ready but their pipes busy, until one of those
+                        // frees (only this scheduler's issues occupy its pipes).
+                        wake = until;
+                    }
+                    best = best.max(o);
+                    break;
                 }
-                if best == Outcome::Empty {
-                    // Nothing issued: the outcome holds until the first
-                    // pending operand is ready (never, when empty) or, with
-                    // warps ready but their pipes busy, until one of those
-                    // frees (only this scheduler's issues occupy its pipes).
-                    wake = until;
-                }
-                best = best.max(o);
-                break;
             };
             let wi = sc.warps[pos];
             self.issue(wi, s, now, ext)?;
@@ -368,31 +559,31 @@ impl Sm {
     /// (`wake`, `sleep`) exactly as that slot would set them.
     fn predict(&mut self, s: usize, now: u64) {
         let iv = u64::from(self.cfg.issue_interval);
-        let sc = &self.scheds[s];
+        let sc = &mut self.scheds[s];
         let t0 = sc.busy_until.max(now + iv);
-        let (row, scale) = (&self.units.free[s], &self.units.scale);
-        let mut free = 0u8;
-        for (c, (&f, &k)) in row.iter().zip(scale).enumerate() {
-            free |= u8::from(f < (t0 + 1) * k) << c;
-        }
-        // One branch-free pass (it vectorises): whether some warp can issue
-        // at `t0`, and what a slot that cannot sees.
-        let (mut ok, mut blocked, mut first) = (0u64, 0u64, u64::MAX);
-        let free = u64::from(free);
-        let n = sc.ready.len().min(sc.need.len());
-        for (&r, &m) in sc.ready[..n].iter().zip(&sc.need[..n]) {
-            let rdy = r <= t0;
-            let m = if rdy { m } else { 0 };
-            // A ready warp whose pipes are all free (every entry needs one).
-            ok |= u64::from(m != 0) & u64::from(m & !free == 0);
-            blocked |= m;
-            first = first.min(if rdy { u64::MAX } else { r });
-        }
-        let blocked = blocked as u8;
-        if ok != 0 {
-            return;
-        }
-        let (o, until) = Seen { blocked, first }.outcome(t0, row, scale);
+        let scale = &self.units.scale;
+        let accept = &sc.pipes.accept;
+        // Pipe `c` accepts during clock `t0`.
+        let accepts = |c: usize| accept[c] <= t0;
+        let (blocked, first) = if sc.masks.on {
+            // Whether some warp ready at `t0` needs no busy pipe.
+            let busy = busy_among(sc.masks.live(), |c| !accepts(c));
+            let ready = sc.masks.advance(t0, &sc.ready, &sc.need);
+            if ready & !sc.masks.needing(busy) != 0 {
+                return;
+            }
+            (sc.masks.classes(ready), sc.masks.first_pending())
+        } else {
+            let mut free = 0u8;
+            for c in 0..NCLASS {
+                free |= u8::from(accepts(c)) << c;
+            }
+            match scan_at(&sc.ready, &sc.need, t0, free) {
+                Some(seen) => (seen.blocked, seen.first),
+                None => return,
+            }
+        };
+        let (o, until) = Seen { blocked, first }.outcome(t0, &sc.pipes, scale);
         if until > t0 {
             let sc = &mut self.scheds[s];
             sc.wake = until;

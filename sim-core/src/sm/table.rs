@@ -27,7 +27,7 @@ pub(super) const MAX_PIPES: usize = 3;
 #[derive(Clone, Copy, Debug)]
 pub(super) struct InstInfo {
     /// Pipes its machine instructions occupy, and for how many ticks in all
-    /// (unused entries: 0 ticks, a no-op).
+    /// (busiest first; unused entries: 0 ticks, after the used ones).
     pub pipe: [u8; MAX_PIPES],
     pub ticks: [u64; MAX_PIPES],
     /// Machine instructions (issue slots).

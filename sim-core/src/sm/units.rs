@@ -6,19 +6,26 @@ use crate::config::{SmConfig, UnitClass};
 /// Number of unit classes.
 pub(super) const NCLASS: usize = UnitClass::COUNT;
 
-/// Occupancy of every unit of an SM. Time runs in ticks of 1/`lanes_per_sm`
-/// clock per class, so fractional rates (Kepler's 40 lanes per partition)
-/// stay exact.
+/// What the SM's units share: the tick rate of each class. Time runs in
+/// ticks of 1/`lanes_per_sm` clock per class, so fractional rates (Kepler's
+/// 40 lanes per partition) stay exact.
 pub(super) struct UnitState {
-    /// Per (scheduler, class): tick at which the unit is free.
-    pub free: Vec<[u64; NCLASS]>,
     /// Per class: ticks per clock (`lanes_per_sm`).
     pub scale: [u64; NCLASS],
-    /// Per class: `(cycle + 1) * scale`, the tick a unit must be free
-    /// before to accept a micro-op this clock (set by `set_clock`).
-    pub lim: [u64; NCLASS],
-    /// Per class: `cycle * scale`, the tick this clock starts at.
-    pub now: [u64; NCLASS],
+}
+
+/// The units of one scheduler partition (kept in its `Sched`, beside its
+/// warps, so a slot finds both behind one index).
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Pipes {
+    /// Per class: tick at which the unit is free.
+    pub free: [u64; NCLASS],
+    /// Per class: the first clock during which the unit accepts a micro-op,
+    /// `free / scale` (a unit accepts during clock `t` once
+    /// `free < (t + 1) * scale`, that is once `t >= free / scale`); `u64::MAX` for a class
+    /// the configuration lacks. Kept so that a slot compares clocks instead
+    /// of multiplying.
+    pub accept: [u64; NCLASS],
 }
 
 impl UnitState {
@@ -28,43 +35,45 @@ impl UnitState {
         for c in UnitClass::ALL {
             scale[c.index()] = config.units.get(c).lanes_per_sm as u64;
         }
-        UnitState {
-            free: vec![[0; NCLASS]; config.schedulers as usize],
-            scale,
-            lim: [0; NCLASS],
-            now: [0; NCLASS],
+        UnitState { scale }
+    }
+
+    /// A partition's units, all free.
+    pub fn pipes(&self) -> Pipes {
+        let mut accept = [0u64; NCLASS];
+        for (a, &k) in accept.iter_mut().zip(&self.scale) {
+            if k == 0 {
+                *a = u64::MAX;
+            }
+        }
+        Pipes {
+            free: [0; NCLASS],
+            accept,
         }
     }
 
-    /// Sets the clock that `take` and the schedulers' scans refer to.
+    /// Occupies unit `class` of `pipes` for `ticks` from clock `now` on
+    /// (micro-ops per class are counted from the tables when statistics are
+    /// asked for).
     #[inline]
-    pub fn set_clock(&mut self, now: u64) {
-        for c in 0..NCLASS {
-            self.now[c] = now * self.scale[c];
-            self.lim[c] = self.now[c] + self.scale[c];
-        }
-    }
-
-    /// Whether the unit can accept a micro-op during clock `now`: free at
-    /// some point during it, which lets fractional rates (40 lanes per
-    /// partition = 1.25 ops/clock) come out exact on average.
-    #[inline]
-    pub fn is_free(&self, sched: usize, class: usize, now: u64) -> bool {
-        self.free[sched][class] < (now + 1) * self.scale[class]
-    }
-
-    /// Occupies the unit for `ticks` from this clock on (micro-ops per class
-    /// are counted from the tables when statistics are asked for).
-    #[inline]
-    pub fn take(&mut self, sched: usize, class: usize, ticks: u64) {
+    pub fn take(&self, pipes: &mut Pipes, class: usize, ticks: u64, now: u64) {
         // Classes are below NCLASS: the modulo only drops the bounds checks.
         let class = class % NCLASS;
-        let slot = &mut self.free[sched][class];
-        *slot = (*slot).max(self.now[class]) + ticks;
+        let k = self.scale[class];
+        let slot = &mut pipes.free[class];
+        *slot = (*slot).max(now * k) + ticks;
+        if let Some(a) = slot.checked_div(k) {
+            pipes.accept[class] = a;
+        }
     }
+}
 
-    /// Heap bytes held.
-    pub fn heap_bytes(&self) -> usize {
-        self.free.capacity() * std::mem::size_of::<[u64; NCLASS]>()
+impl Pipes {
+    /// Whether unit `class` can accept a micro-op during clock `now`: free
+    /// at some point during it, which lets fractional rates (40 lanes per
+    /// partition = 1.25 ops/clock) come out exact on average.
+    #[inline]
+    pub fn is_free(&self, class: usize, now: u64) -> bool {
+        self.accept[class % NCLASS] <= now
     }
 }

@@ -2,12 +2,12 @@
 //! scheduler, fetching the next instruction with its scoreboard-ready clock,
 //! and retirement.
 
-use super::table::NONE;
+use super::table::{InstInfo, NONE};
 use super::Sm;
 use crate::error::SimError;
 use crate::program::WarpLaunch;
 use crate::stream::WarpStream;
-use sim_isa::WarpRegs;
+use sim_isa::{ExecCtx, WarpRegs};
 use std::collections::VecDeque;
 
 /// Indices a stream hands over per [`WarpStream::next_batch`] call.
@@ -42,6 +42,8 @@ pub(super) struct Warp {
     /// (baseline x86-64 has no popcount instruction).
     pub threads: u64,
     pub source: Source,
+    /// What execution needs to know of the warp (built once, not per issue).
+    pub ctx: ExecCtx,
     pub regs: WarpRegs,
     /// Per register: cycle its pending write completes.
     pub ready_at: Vec<u64>,
@@ -63,7 +65,82 @@ pub(super) struct Warp {
     pub line: u32,
 }
 
+/// What [`Warp::next`] found.
+pub(super) enum Next {
+    /// `cur` and `cur_ready` hold the next instruction; it needs these pipes.
+    Loaded(u8),
+    /// An index past the program's end (`cur` is `NONE`).
+    Bad(u32),
+    /// The stream ended, or the host closed the warp (`cur` is `NONE`).
+    End,
+    /// A host warp with nothing queued yet (`cur` is `NONE`).
+    Starved,
+}
+
 impl Warp {
+    /// Takes the warp's next instruction from its source into `cur`, with
+    /// the clock its operands are ready (`cur_ready`, from the scoreboard:
+    /// only the warp's own issues change its registers). Sets `hungry` when
+    /// a host warp's queue runs low (fewer than `width` left).
+    #[inline(always)]
+    pub fn next(&mut self, info: &[InstInfo], hungry: &mut bool, width: u32) -> Next {
+        let next = match &mut self.source {
+            Source::Stream {
+                stream,
+                buf,
+                at,
+                pos,
+                len,
+            } => {
+                if *pos == *len {
+                    *len = stream.next_batch_at(buf, at).min(BATCH) as u8;
+                    *pos = 0;
+                }
+                if *pos < *len {
+                    let i = buf[*pos as usize];
+                    self.cur_at = at[*pos as usize];
+                    *pos += 1;
+                    Some(i)
+                } else {
+                    None
+                }
+            }
+            Source::Host { queue, closed } => {
+                // Ask the host for more as soon as the queue runs low
+                // (`Sm::run_until_idle`, `Sm::hungry_warps`), before the
+                // warp would idle.
+                let next = queue.pop_front();
+                // Host-fed code is laid out in program order.
+                self.cur_at = next.unwrap_or(0);
+                *hungry |= queue.len() < width as usize && !*closed;
+                match next {
+                    Some(i) => Some(i),
+                    None if *closed => None,
+                    None => {
+                        self.cur = NONE;
+                        return Next::Starved;
+                    }
+                }
+            }
+        };
+        let Some(i) = next else {
+            self.cur = NONE;
+            return Next::End;
+        };
+        // `info` has one entry per program instruction.
+        let Some(ii) = info.get(i as usize) else {
+            self.cur = NONE;
+            return Next::Bad(i);
+        };
+        let mut r = self.fetch_stall;
+        for &u in &ii.uses {
+            r = r.max(self.ready_at[u as usize]);
+        }
+        self.cur = i;
+        self.cur_ready = r;
+        Next::Loaded(ii.need)
+    }
+
     /// Heap bytes held (registers, scoreboard, host queue).
     pub fn heap_bytes(&self) -> usize {
         let queue = match &self.source {
@@ -95,6 +172,7 @@ impl Sm {
             active,
             threads: active.count_ones() as u64,
             source,
+            ctx: ExecCtx::new(self.prog.target, warp_id),
             regs: WarpRegs::new(n),
             // One more than `nregs`: the sentinel of `InstInfo::uses`.
             ready_at: vec![0; n + 1],
@@ -217,6 +295,7 @@ impl Sm {
             sc.warps.push(wi);
             sc.ready.push(u64::MAX);
             sc.need.push(0);
+            sc.masks.rebuild(&sc.ready, &sc.need);
             sc.wake = 0;
             tracing::debug!(
                 cycle = self.cycle,
@@ -233,75 +312,34 @@ impl Sm {
     /// retires the warp when its stream ends.
     #[inline(always)]
     pub(super) fn fetch(&mut self, wi: usize) -> Result<(), SimError> {
-        let len = self.prog.insts.len();
         let w = &mut self.warps[wi];
-        let next = match &mut w.source {
-            Source::Stream {
-                stream,
-                buf,
-                at,
-                pos,
-                len,
-            } => {
-                if *pos == *len {
-                    *len = stream.next_batch_at(buf, at).min(BATCH) as u8;
-                    *pos = 0;
-                }
-                if *pos < *len {
-                    let i = buf[*pos as usize];
-                    w.cur_at = at[*pos as usize];
-                    *pos += 1;
-                    Ok(Some(i))
-                } else {
-                    Ok(None)
-                }
-            }
-            Source::Host { queue, closed } => {
-                // Ask the host for more as soon as the queue runs low
-                // (`Sm::run_until_idle`, `Sm::hungry_warps`), before the
-                // warp would idle.
-                let next = queue.pop_front();
-                // Host-fed code is laid out in program order.
-                w.cur_at = next.unwrap_or(0);
-                self.hungry |= queue.len() < self.cfg.issue_width as usize && !*closed;
-                match next {
-                    Some(i) => Ok(Some(i)),
-                    None if *closed => Ok(None),
-                    None => Err(()),
-                }
-            }
-        };
-        match next {
-            Ok(Some(i)) => {
-                // `info` has one entry per program instruction.
-                let Some(ii) = self.info.get(i as usize) else {
-                    w.cur = NONE;
-                    return Err(SimError::BadIndex {
-                        warp_id: w.id,
-                        index: i,
-                        len,
-                    });
-                };
-                let mut r = w.fetch_stall;
-                for &u in &ii.uses {
-                    r = r.max(w.ready_at[u as usize]);
-                }
-                w.cur = i;
-                w.cur_ready = r;
+        match w.next(&self.info, &mut self.hungry, self.cfg.issue_width) {
+            Next::Loaded(need) => {
                 // `refresh`, with the entry already at hand.
                 if w.state == WarpState::Resident {
-                    let sc = &mut self.scheds[w.sched as usize];
-                    sc.ready[w.pos as usize] = r;
-                    sc.need[w.pos as usize] = u64::from(ii.need);
-                    sc.wake = 0;
+                    self.scheds[w.sched as usize].set_entry(w.pos as usize, w.cur_ready, need);
                 }
-                return Ok(());
+                Ok(())
             }
-            Ok(None) => {
-                w.cur = NONE;
-                self.retire(wi)?;
+            other => self.fetched(wi, other),
+        }
+    }
+
+    /// The rest of [`Sm::fetch`] when no instruction was loaded: a bad
+    /// index, the stream's end (the warp retires) or a host warp's empty queue.
+    #[cold]
+    pub(super) fn fetched(&mut self, wi: usize, next: Next) -> Result<(), SimError> {
+        match next {
+            Next::Loaded(_) => return Ok(()),
+            Next::Bad(index) => {
+                return Err(SimError::BadIndex {
+                    warp_id: self.warps[wi].id,
+                    index,
+                    len: self.prog.insts.len(),
+                })
             }
-            Err(()) => w.cur = NONE,
+            Next::End => self.retire(wi)?,
+            Next::Starved => {}
         }
         self.refresh(wi);
         Ok(())
@@ -320,10 +358,7 @@ impl Sm {
         } else {
             (u64::MAX, 0)
         };
-        let sc = &mut self.scheds[w.sched as usize];
-        sc.ready[w.pos as usize] = r;
-        sc.need[w.pos as usize] = u64::from(n);
-        sc.wake = 0;
+        self.scheds[w.sched as usize].set_entry(w.pos as usize, r, n);
     }
 
     fn retire(&mut self, wi: usize) -> Result<(), SimError> {
@@ -340,6 +375,7 @@ impl Sm {
         s.warps.remove(p);
         s.ready.remove(p);
         s.need.remove(p);
+        s.masks.rebuild(&s.ready, &s.need);
         s.wake = 0;
         for &later in &s.warps[p..] {
             self.warps[later].pos -= 1;

@@ -13,9 +13,7 @@ use super::cmp::{
     float_cmp_kind, float_fields, flushes, half_true_value, int_cmp_kind, is_unsigned_op, is_x2,
     set_true_value, with_base,
 };
-use super::lanes::{
-    blend_with, halves, pred01, pred01_halves, src, width_mask, Lanes, U32s, WarpRegs,
-};
+use super::lanes::{blend, halves, pred01, pred01_halves, src, width_mask, Lanes, U32s, WarpRegs};
 use super::{ExecCtx, WARP_SIZE};
 use crate::inst::{BoolOp, CmpOp, Set, Setp, Type, TypeKind};
 
@@ -255,13 +253,20 @@ pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
         t.iter_mut().for_each(|x| *x = 0u32.wrapping_sub(*x));
         (t, set_true_value(s.dtype) & dm)
     };
-    let d = regs.get_mut(s.d);
+    // The lanes' values in an array of their own, then one blend: written
+    // per lane into the register, the loop stays scalar.
+    let mut vals = [0u64; WARP_SIZE];
     if is_x2(s.stype) {
-        blend_with(d, exec, |l| u64::from(word[l]) & tv);
+        for l in 0..WARP_SIZE {
+            vals[l] = u64::from(word[l]) & tv;
+        }
     } else {
         // Sign-extended, the all-ones words keep a 64-bit true value whole.
-        blend_with(d, exec, |l| (word[l] as i32 as u64) & tv);
+        for l in 0..WARP_SIZE {
+            vals[l] = (word[l] as i32 as u64) & tv;
+        }
     }
+    blend(regs.get_mut(s.d), exec, &vals);
 }
 
 /// `setp` over a warp: `(p, q)` as 0/1 lanes.

@@ -168,22 +168,6 @@ pub(super) fn blend(dst: &mut Lanes, exec: u32, vals: &Lanes) {
     }
 }
 
-/// As [`blend`] with lane `l`'s value computed by `val(l)`, so results go
-/// straight into the register with no intermediate array.
-#[inline(always)]
-pub(super) fn blend_with(dst: &mut Lanes, exec: u32, val: impl Fn(usize) -> u64) {
-    if exec == u32::MAX {
-        for l in 0..WARP_SIZE {
-            dst[l] = val(l);
-        }
-        return;
-    }
-    for l in 0..WARP_SIZE {
-        let m = 0u64.wrapping_sub(u64::from(exec & BIT[l] != 0));
-        dst[l] = (dst[l] & !m) | (val(l) & m);
-    }
-}
-
 /// As [`blend`] for 32-bit results, zero-extended.
 #[inline(always)]
 pub(super) fn blend32(dst: &mut Lanes, exec: u32, vals: &U32s) {
