@@ -148,6 +148,17 @@ fn config_errors_name_key_and_line() {
     ]));
     assert_eq!(c, 2, "{e}");
     assert!(e.starts_with("error: "), "{e}");
+    // An instruction cache that would need unbounded state is refused.
+    let (c, _, e) = parts(&simcli(&[
+        "run",
+        "traces/chain_set.ptx",
+        "--arch",
+        "sm_90",
+        "--set",
+        "icache.line_bytes=1",
+    ]));
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains("icache: inst_bytes must be 1..=64"), "{e}");
 }
 
 /// `--timeline`: valid Trace Event Format; every issue the report counts is

@@ -8,10 +8,15 @@ use crate::config::ICache;
 /// machine code (`(1, 0)`, no line, for an instruction without machine
 /// code). Empty when no cache is modelled or the whole code fits, so that
 /// the hot loop skips the check. Indices are below `info.len()`.
-/// `uops` is each program instruction's machine instructions.
-pub(super) fn code_lines(ic: &ICache, uops: &[u16], layout: Option<&[u32]>) -> Vec<(u32, u32)> {
+/// `uops` is each program instruction's machine instructions. Fails (with
+/// the code's size) when the code spans more than [`MAX_LINES`] lines.
+pub(super) fn code_lines(
+    ic: &ICache,
+    uops: &[u16],
+    layout: Option<&[u32]>,
+) -> Result<Vec<(u32, u32)>, u64> {
     if !ic.modelled() {
-        return Vec::new();
+        return Ok(Vec::new());
     }
     let (line, size) = (u64::from(ic.line_bytes), u64::from(ic.inst_bytes));
     let n = uops.len();
@@ -34,11 +39,20 @@ pub(super) fn code_lines(ic: &ICache, uops: &[u16], layout: Option<&[u32]>) -> V
         spans.push(span);
         at += len;
     }
-    if at.div_ceil(line) <= u64::from(ic.bytes) / line {
-        return Vec::new();
+    let lines = at.div_ceil(line);
+    if lines > MAX_LINES {
+        return Err(at);
     }
-    spans
+    if lines <= u64::from(ic.bytes) / line {
+        return Ok(Vec::new());
+    }
+    Ok(spans)
 }
+
+/// Most instruction-cache lines a program's code may span: an SM's resident
+/// set is a bit per line (2^26 lines: 8 MiB), so a configuration with tiny
+/// lines or huge instructions cannot make it unbounded.
+pub(super) const MAX_LINES: u64 = 1 << 26;
 
 /// One SM's resident lines.
 #[derive(Debug, Default)]
@@ -129,21 +143,29 @@ mod tests {
 
     #[test]
     fn code_that_fits_is_never_checked() {
-        assert!(code_lines(&SMALL, &[4, 4], None).is_empty());
-        assert!(code_lines(&ICache::NONE, &[400], None).is_empty());
+        assert!(code_lines(&SMALL, &[4, 4], None).unwrap().is_empty());
+        assert!(code_lines(&ICache::NONE, &[400], None).unwrap().is_empty());
+        // Bounded: one-byte lines of 4 GB instructions are refused.
+        let huge = ICache {
+            bytes: 1,
+            line_bytes: 1,
+            inst_bytes: u32::MAX,
+            miss_cycles: 1,
+        };
+        assert!(code_lines(&huge, &[40], None).is_err());
     }
 
     #[test]
     fn a_layout_places_each_copy() {
         // Instruction 0 (3 machine instructions, 48 bytes) four times, then 1
         // (none): 192 bytes, lines 0..=2.
-        let spans = code_lines(&SMALL, &[3, 0], Some(&[0, 0, 0, 0, 1]));
+        let spans = code_lines(&SMALL, &[3, 0], Some(&[0, 0, 0, 0, 1])).unwrap();
         assert_eq!(spans, vec![(0, 0), (0, 1), (1, 2), (2, 2), (1, 0)]);
     }
 
     #[test]
     fn lines_beyond_the_cache_miss_on_every_pass() {
-        let spans = code_lines(&SMALL, &[3], Some(&[0, 0, 0, 0]));
+        let spans = code_lines(&SMALL, &[3], Some(&[0, 0, 0, 0])).unwrap();
         let mut c = ICacheState::new(&SMALL, &spans);
         for pass in 0..3 {
             let mut held = u32::MAX;

@@ -268,7 +268,15 @@ impl ProgramTables {
         // Only names some instruction uses are reported; unused ones (from a
         // pass whose timing was replaced) have no counts.
         let uops: Vec<u16> = info.iter().map(|i| i.uops).collect();
-        let code_lines = super::icache::code_lines(&config.icache, &uops, layout).into();
+        let code_lines = super::icache::code_lines(&config.icache, &uops, layout)
+            .map_err(|bytes| {
+                SimError::BadConfig(format!(
+                    "icache: {bytes} bytes of machine code in lines of {} bytes is more than {} lines",
+                    config.icache.line_bytes,
+                    super::icache::MAX_LINES
+                ))
+            })?
+            .into();
         Ok(Arc::new(ProgramTables {
             code_lines,
             cfg: config,
@@ -366,10 +374,16 @@ fn check_config(config: &SmConfig) -> Result<(), SimError> {
         ));
     }
     let ic = config.icache;
-    if ic.modelled() && (ic.line_bytes == 0 || ic.inst_bytes == 0 || ic.bytes < ic.line_bytes) {
-        return Err(SimError::BadConfig(
-            "icache: line_bytes and inst_bytes must be at least 1, and bytes at least one line (or 0: not modelled)".into(),
-        ));
+    // Machine instructions are 8 or 16 bytes and lines tens to hundreds:
+    // bounds well beyond those keep the per-fetch line walk short.
+    let sizes_ok = (1..=64).contains(&ic.inst_bytes)
+        && (16..=65536).contains(&ic.line_bytes)
+        && ic.bytes >= ic.line_bytes;
+    if ic.modelled() && !sizes_ok {
+        return Err(SimError::BadConfig(format!(
+            "icache: inst_bytes must be 1..=64 (got {}), line_bytes 16..=65536 (got {}), and bytes at least one line (got {}; 0: not modelled)",
+            ic.inst_bytes, ic.line_bytes, ic.bytes
+        )));
     }
     Ok(())
 }
