@@ -108,6 +108,9 @@ pub const KEPLER: &[Rule] = &[
     r("MUFU", Xu),
     r("POPC", Xu),
     r("PRMT", IntAlu),
+    // Range reduction ahead of MUFU.SIN/COS/EX2: the multi-function unit's
+    // path (the Guide counts the pair as one transcendental, 32 per clock).
+    r("RRO", Xu),
     r("SEL", IntAlu),
     rate(r("SHF", IntAlu), 64),
     rate(r("SHL", IntAlu), 64),

@@ -322,7 +322,7 @@ impl Row {
 /// Every opcode of the committed table, sorted: the interner (ids are indices).
 /// A constant, so that looking one up does not scan the table; a test holds it
 /// equal to the table's opcodes.
-pub const OPCODES: [&str; 72] = [
+pub const OPCODES: [&str; 73] = [
     "BFE",
     "BFI",
     "BMSK",
@@ -378,6 +378,7 @@ pub const OPCODES: [&str; 72] = [
     "PLOP3",
     "POPC",
     "PRMT",
+    "RRO",
     "SEL",
     "SGXT",
     "SHF",

@@ -213,6 +213,17 @@ def float_variants():
                             d = reg(st, 5)
                             out.append((f"fp.{op}{mods}.{ty}", ins,
                                         f"{op}{mods}.{ty} {d}, {srcs};", (d, st), 0))
+    # The .approx forms (and div.full) on .f32, which simcli runs (sim-isa
+    # float/mufu.rs): the multi-function unit's operations.
+    for op in ("div", "rcp", "sqrt", "rsqrt", "ex2", "lg2", "sin", "cos"):
+        n = 2 if op == "div" else 1
+        for word in ("approx", "full") if op == "div" else ("approx",):
+            for ftz in ("", ".ftz"):
+                mods = f".{word}{ftz}"
+                ins = [(reg("b32", i + 1), "b32") for i in range(n)]
+                srcs = ", ".join(r for r, _ in ins)
+                d = reg("b32", 5)
+                out.append((f"fp.{op}{mods}.f32", ins, f"{op}{mods}.f32 {d}, {srcs};", (d, "b32"), 0))
     return out
 
 

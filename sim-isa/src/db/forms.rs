@@ -7,9 +7,9 @@
 
 use super::bit::{word_lists, BitWord};
 use super::{
-    all_opcodes, cmp_ok, float_ftz_ok, float_implemented, float_sat_ok, ftz_ok, int_sat_ok,
-    int_sat_type_ok, m, nan_ok, operands, rnd_ok, rnd_required, spec, types_ok, vset_cmp_ok,
-    Family, OpKind, OperandKind,
+    all_opcodes, approx_implemented, approx_ok, cmp_ok, float_ftz_ok, float_implemented,
+    float_sat_ok, ftz_ok, int_sat_ok, int_sat_type_ok, m, nan_ok, operands, rnd_ok, rnd_required,
+    spec, types_ok, vset_cmp_ok, Family, OpKind, OperandKind,
 };
 use crate::inst::{BoolOp, CmpOp, FloatOp, MulMode, Rnd, Simd, Type};
 
@@ -222,6 +222,21 @@ fn float_sets(op: FloatOp, ty: Type) -> Vec<(Vec<&'static str>, bool)> {
                         if on {
                             w.push(m);
                         }
+                    }
+                    out.push((w, false));
+                }
+            }
+        }
+    }
+    // The `.approx` forms (and `div.full`) simcli runs: the H100's MUFU
+    // tables (`float/mufu.rs`).
+    if approx_implemented(ty) {
+        for full in [false, true] {
+            for ftz in opt(float_ftz_ok(op, ty)) {
+                if approx_ok(op, ty, full, ftz) {
+                    let mut w = vec![if full { "full" } else { "approx" }];
+                    if ftz {
+                        w.push("ftz");
                     }
                     out.push((w, false));
                 }
