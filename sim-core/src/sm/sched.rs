@@ -170,7 +170,11 @@ fn first_ok(
 /// Without the masks: the position `policy` picks among the warps of `sc`
 /// that can issue at `now`, scanning in its order (GTO tries its greedy warp
 /// first, then oldest-first; LRR starts after the warp that issued last;
-/// oldest from the front), or what a slot that issues nothing sees.
+/// oldest from the front), or what a slot that issues nothing sees. A call
+/// of its own, out of line: its vector code would otherwise set up
+/// registers in every step of the usual (masked) path.
+#[cold]
+#[inline(never)]
 fn pick_scan(sc: &Sched, policy: SchedPolicy, now: u64, free: u8) -> Result<usize, Seen> {
     let n = sc.warps.len();
     let mut seen = Seen {
@@ -200,7 +204,9 @@ fn pick_scan(sc: &Sched, policy: SchedPolicy, now: u64, free: u8) -> Result<usiz
 
 /// Without the masks: `None` if some warp can issue at `t0` (operands ready,
 /// every pipe it needs in `free`), else what a slot then sees. One
-/// branch-free pass (it vectorises).
+/// branch-free pass (it vectorises); out of line, as `pick_scan`.
+#[cold]
+#[inline(never)]
 fn scan_at(ready: &[u64], need: &[u64], t0: u64, free: u8) -> Option<Seen> {
     let (mut ok, mut blocked, mut first) = (0u64, 0u64, u64::MAX);
     let free = u64::from(free);
@@ -249,7 +255,7 @@ impl Seen {
     /// it can issue: the slot then just looks again). `u64::MAX` if nothing
     /// is pending.
     #[inline]
-    fn outcome(self, now: u64, pipes: &Pipes, scale: &[u64; NCLASS]) -> (Outcome, u64) {
+    fn outcome(self, now: u64, pipes: &Pipes) -> (Outcome, u64) {
         if self.blocked == 0 {
             let o = if self.first == u64::MAX {
                 Outcome::Empty
@@ -261,14 +267,10 @@ impl Seen {
         let (mut m, mut until) = (self.blocked, self.first);
         while m != 0 {
             let c = m.trailing_zeros() as usize % NCLASS;
-            // `free / scale`, as `accept` holds it (a class the configuration
-            // lacks, which no instruction needs, has a scale of 0).
-            let t = if scale[c] == 0 {
-                pipes.free[c]
-            } else {
-                pipes.accept[c]
-            };
-            until = until.min(t.max(now + 1));
+            // `free / scale`, as `accept` holds it (`blocked` names only
+            // pipes some instruction needs, which the tables checked the
+            // configuration has: no scale of 0).
+            until = until.min(pipes.accept[c].max(now + 1));
             m &= m - 1;
         }
         (Outcome::Unit, until)
@@ -514,7 +516,7 @@ impl Sm {
             let pos = match pick {
                 Ok(pos) => pos,
                 Err(seen) => {
-                    let (o, until) = seen.outcome(now, &sc.pipes, &self.units.scale);
+                    let (o, until) = seen.outcome(now, &sc.pipes);
                     if o != Outcome::Unit {
                         self.min_event = self.min_event.min(until);
                     }
@@ -561,7 +563,6 @@ impl Sm {
         let iv = u64::from(self.cfg.issue_interval);
         let sc = &mut self.scheds[s];
         let t0 = sc.busy_until.max(now + iv);
-        let scale = &self.units.scale;
         let accept = &sc.pipes.accept;
         // Pipe `c` accepts during clock `t0`.
         let accepts = |c: usize| accept[c] <= t0;
@@ -583,7 +584,7 @@ impl Sm {
                 None => return,
             }
         };
-        let (o, until) = Seen { blocked, first }.outcome(t0, &sc.pipes, scale);
+        let (o, until) = Seen { blocked, first }.outcome(t0, &sc.pipes);
         if until > t0 {
             let sc = &mut self.scheds[s];
             sc.wake = until;
