@@ -94,21 +94,25 @@ impl ICacheState {
             return 0;
         }
         *held = last;
-        let mut misses = 0;
-        for line in first..=last {
+        let (mut misses, mut line) = (0, first);
+        // `first..=last` by hand: the inclusive range's end flag costs each
+        // line (usually one or two per instruction) a few instructions.
+        loop {
             let (w, bit) = ((line / 64) as usize, 1u64 << (line % 64));
-            let Some(word) = self.resident.get_mut(w) else {
-                continue;
-            };
-            if *word & bit != 0 {
-                continue;
+            if let Some(word) = self.resident.get_mut(w) {
+                if *word & bit == 0 {
+                    if self.free > 0 {
+                        self.free -= 1;
+                        *word |= bit;
+                    } else {
+                        misses += 1;
+                    }
+                }
             }
-            if self.free > 0 {
-                self.free -= 1;
-                *word |= bit;
-            } else {
-                misses += 1;
+            if line >= last {
+                break;
             }
+            line += 1;
         }
         self.misses += misses;
         misses

@@ -145,33 +145,29 @@ impl Masks {
         self.next
     }
 
-    /// Classes some warp needs (a bit per class).
+    /// What a slot at clock `t` finds among the warps `ready` (pipe `c`
+    /// accepts from clock `accept[c]` on), in one pass over the pipes some
+    /// warp needs (usually two or three of the eight): the warps that need
+    /// no busy pipe, the pipes the ready warps need (a bit per class), and
+    /// the first clock after `t` at which one of those accepts (`u64::MAX`:
+    /// none; `t + 1` where one is free already). One loop instead of a pass
+    /// for the busy pipes, their warps, and the pipes of the ready warps.
     #[inline(always)]
-    pub fn live(&self) -> u8 {
-        self.live
-    }
-
-    /// Warps that need a pipe of `busy` (one bit per class).
-    #[inline(always)]
-    pub fn needing(&self, busy: u8) -> u64 {
-        let (mut m, mut w) = (busy & self.live, 0);
+    pub fn eligible(&self, ready: u64, accept: &[u64; NCLASS], t: u64) -> (u64, u8, u64) {
+        let (mut m, mut excluded, mut blocked, mut until) = (self.live, 0u64, 0u8, u64::MAX);
         while m != 0 {
-            w |= self.by_class[m.trailing_zeros() as usize % NCLASS];
+            let c = m.trailing_zeros() as usize % NCLASS;
+            let (w, a) = (self.by_class[c], accept[c]);
+            if a > t {
+                excluded |= w;
+            }
+            if w & ready != 0 {
+                blocked |= 1 << c;
+                until = until.min(a.max(t + 1));
+            }
             m &= m - 1;
         }
-        w
-    }
-
-    /// The pipes the warps in `warps` need, one bit per class.
-    #[inline(always)]
-    pub fn classes(&self, warps: u64) -> u8 {
-        let (mut m, mut c) = (self.live, 0u8);
-        while m != 0 {
-            let k = m.trailing_zeros() as usize % NCLASS;
-            c |= u8::from(self.by_class[k] & warps != 0) << k;
-            m &= m - 1;
-        }
-        c
+        (ready & !excluded, blocked, until)
     }
 }
 

@@ -180,6 +180,7 @@ fn pick_scan(sc: &Sched, policy: SchedPolicy, now: u64, free: u8) -> Result<usiz
     let mut seen = Seen {
         blocked: 0,
         first: u64::MAX,
+        pipes: None,
     };
     let mut first_ok =
         |from: usize, to: usize| first_ok(&sc.ready, &sc.need, from, to, now, free, &mut seen);
@@ -222,19 +223,8 @@ fn scan_at(ready: &[u64], need: &[u64], t0: u64, free: u8) -> Option<Seen> {
     (ok == 0).then_some(Seen {
         blocked: blocked as u8,
         first,
+        pipes: None,
     })
-}
-
-/// The classes of `classes` (a bit per class) for which `busy` holds.
-#[inline(always)]
-fn busy_among(classes: u8, busy: impl Fn(usize) -> bool) -> u8 {
-    let (mut m, mut b) = (classes, 0u8);
-    while m != 0 {
-        let c = m.trailing_zeros() as usize % NCLASS;
-        b |= u8::from(busy(c)) << c;
-        m &= m - 1;
-    }
-    b
 }
 
 /// What a scan that found no warp to issue saw.
@@ -245,6 +235,10 @@ struct Seen {
     /// The earliest pending operand (`u64::MAX`: none; a warp with nothing
     /// to issue reads as `u64::MAX` too).
     first: u64,
+    /// The first clock after the slot's at which one of the `blocked` pipes
+    /// accepts, if known (`Masks::eligible` finds it on the way); `None`
+    /// after a scan, which leaves it to `outcome`.
+    pipes: Option<u64>,
 }
 
 impl Seen {
@@ -264,6 +258,9 @@ impl Seen {
             };
             return (o, self.first);
         }
+        if let Some(p) = self.pipes {
+            return (Outcome::Unit, self.first.min(p));
+        }
         let (mut m, mut until) = (self.blocked, self.first);
         while m != 0 {
             let c = m.trailing_zeros() as usize % NCLASS;
@@ -278,15 +275,15 @@ impl Seen {
 }
 
 /// With the masks: the position `policy` picks among the warps of `sc` that
-/// can issue at `now` (`busy`: a bit per pipe busy, for the pipes some warp
-/// needs), or what a slot that issues nothing sees. The same choice and the same `Seen` as the scans of
-/// `first_ok` (every instruction needs a pipe, so a ready warp issues exactly
-/// when no pipe it needs is busy).
+/// can issue at `now`, or what a slot that issues nothing sees. The same
+/// choice and the same `Seen` as the scans of `first_ok` (every instruction
+/// needs a pipe, so a ready warp issues exactly when no pipe it needs is
+/// busy).
 #[inline(always)]
-fn pick_masked(sc: &mut Sched, policy: SchedPolicy, now: u64, busy: u8) -> Result<usize, Seen> {
+fn pick_masked(sc: &mut Sched, policy: SchedPolicy, now: u64) -> Result<usize, Seen> {
     let n = sc.warps.len();
     let ready = sc.masks.advance(now, &sc.ready, &sc.need);
-    let cand = ready & !sc.masks.needing(busy);
+    let (cand, blocked, pipes) = sc.masks.eligible(ready, &sc.pipes.accept, now);
     let pick = match policy {
         SchedPolicy::Gto => match sc.greedy {
             Some(g) if g < n && cand & (1 << (g % 64)) != 0 => Some(g),
@@ -303,8 +300,9 @@ fn pick_masked(sc: &mut Sched, policy: SchedPolicy, now: u64, busy: u8) -> Resul
         }
     };
     pick.ok_or_else(|| Seen {
-        blocked: sc.masks.classes(ready),
+        blocked,
         first: sc.masks.first_pending(),
+        pipes: Some(pipes),
     })
 }
 
@@ -501,14 +499,11 @@ impl Sm {
                 break;
             }
             let sc = &mut self.scheds[s];
-            let accept = &sc.pipes.accept;
             let pick = if sc.masks.on {
-                // Only the pipes some warp needs matter.
-                let busy = busy_among(sc.masks.live(), |c| accept[c] > now);
-                pick_masked(sc, self.policy, now, busy)
+                pick_masked(sc, self.policy, now)
             } else {
                 let mut free = 0u8;
-                for (c, &a) in accept.iter().enumerate() {
+                for (c, &a) in sc.pipes.accept.iter().enumerate() {
                     free |= u8::from(a <= now) << c;
                 }
                 pick_scan(sc, self.policy, now, free)
@@ -566,25 +561,29 @@ impl Sm {
         let accept = &sc.pipes.accept;
         // Pipe `c` accepts during clock `t0`.
         let accepts = |c: usize| accept[c] <= t0;
-        let (blocked, first) = if sc.masks.on {
+        let seen = if sc.masks.on {
             // Whether some warp ready at `t0` needs no busy pipe.
-            let busy = busy_among(sc.masks.live(), |c| !accepts(c));
             let ready = sc.masks.advance(t0, &sc.ready, &sc.need);
-            if ready & !sc.masks.needing(busy) != 0 {
+            let (cand, blocked, pipes) = sc.masks.eligible(ready, accept, t0);
+            if cand != 0 {
                 return;
             }
-            (sc.masks.classes(ready), sc.masks.first_pending())
+            Seen {
+                blocked,
+                first: sc.masks.first_pending(),
+                pipes: Some(pipes),
+            }
         } else {
             let mut free = 0u8;
             for c in 0..NCLASS {
                 free |= u8::from(accepts(c)) << c;
             }
             match scan_at(&sc.ready, &sc.need, t0, free) {
-                Some(seen) => (seen.blocked, seen.first),
+                Some(seen) => seen,
                 None => return,
             }
         };
-        let (o, until) = Seen { blocked, first }.outcome(t0, &sc.pipes);
+        let (o, until) = seen.outcome(t0, &sc.pipes);
         if until > t0 {
             let sc = &mut self.scheds[s];
             sc.wake = until;
