@@ -1,6 +1,7 @@
 //! Warp schedulers: picking a warp by policy, issuing its instruction, and
 //! accounting every issue slot's outcome.
 
+use super::host::PENDING;
 use super::masks::{first_from, Masks};
 use super::table::NONE;
 use super::units::{Pipes, NCLASS};
@@ -95,6 +96,28 @@ impl Sched {
         self.need[p] = u64::from(need);
         self.masks.set(p, r, old, need);
         self.wake = 0;
+    }
+
+    /// The clock until which the slots from `now` on have outcomes known
+    /// without a scan (see `known`): past the end of an expansion when the
+    /// slots after it know theirs too (`wake`, set by `Sm::predict`), so
+    /// that one skip (`Sm::skip_to`) covers both stretches. A wake that
+    /// waits for the host is not looked past (as before: the run then
+    /// steps at the expansion's end).
+    #[inline]
+    pub fn known_span(&self, now: u64) -> Option<u64> {
+        if now < self.busy_until {
+            let w = self.wake;
+            Some(if w > self.busy_until && w < PENDING {
+                w
+            } else {
+                self.busy_until
+            })
+        } else if now < self.wake {
+            Some(self.wake)
+        } else {
+            None
+        }
     }
 
     /// The outcome a slot at `now` has without a scan, if known: issuing an
