@@ -340,7 +340,8 @@ impl Sm {
     /// Handling the sequence as one decision keeps the cost per PTX instruction
     /// constant.
     /// The caller's scan has checked that the warp has an instruction whose
-    /// operands are ready and whose units are free.
+    /// operands are ready and whose units are free. Returns whether the
+    /// warp is still at its position (it is unless it ended and was removed).
     #[inline]
     fn issue(
         &mut self,
@@ -348,7 +349,7 @@ impl Sm {
         sched: usize,
         now: u64,
         ext: &mut dyn External,
-    ) -> Result<(), SimError> {
+    ) -> Result<bool, SimError> {
         let idx = self.warps[wi].cur;
         if matches!(self.ext_mark.get(idx as usize), Some(true)) {
             return self.issue_marked(wi, sched, now, ext);
@@ -440,9 +441,13 @@ impl Sm {
             Next::Loaded(need) => {
                 debug_assert!(w.state == WarpState::Resident && w.sched as usize == sched);
                 sc.set_entry(w.pos as usize, w.cur_ready, need);
-                Ok(())
+                Ok(true)
             }
-            other => self.fetched(wi, other),
+            other => {
+                let pos = w.pos as usize;
+                self.fetched(wi, other)?;
+                Ok(self.still_at(wi, sched, pos))
+            }
         }
     }
 
@@ -455,7 +460,7 @@ impl Sm {
         sched: usize,
         now: u64,
         ext: &mut dyn External,
-    ) -> Result<(), SimError> {
+    ) -> Result<bool, SimError> {
         let w = &self.warps[wi];
         let idx = w.cur;
         let ii = &self.info[idx as usize];
@@ -490,7 +495,15 @@ impl Sm {
         let sc = &mut self.scheds[sched];
         sc.issues += u64::from(uops);
         sc.busy_until = sc.busy_until.max(now + busy);
-        self.fetch(wi)
+        let pos = self.warps[wi].pos as usize;
+        self.fetch(wi)?;
+        Ok(self.still_at(wi, sched, pos))
+    }
+
+    /// Whether warp `wi` is still at position `pos` of scheduler `sched`
+    /// after its fetch (a warp that ended was removed).
+    fn still_at(&self, wi: usize, sched: usize, pos: usize) -> bool {
+        self.scheds[sched].warps.get(pos) == Some(&wi)
     }
 
     /// One issue slot of scheduler `s`: up to `issue_width` micro-ops.
@@ -550,11 +563,11 @@ impl Sm {
                 }
             };
             let wi = sc.warps[pos];
-            self.issue(wi, s, now, ext)?;
+            // Whether the warp is still at `pos` (it may have retired, and
+            // been removed, while issuing).
+            let still = self.issue(wi, s, now, ext)?;
             best = Outcome::Issued;
             let sc = &mut self.scheds[s];
-            // The warp may have retired (and been removed) while issuing.
-            let still = sc.warps.get(pos) == Some(&wi);
             match self.policy {
                 SchedPolicy::Lrr => sc.rr_next = if still { pos + 1 } else { pos },
                 SchedPolicy::Gto => sc.greedy = if still { Some(pos) } else { None },
