@@ -523,10 +523,10 @@ impl Sm {
         }
         let mut best = Outcome::Empty;
         let mut wake = 0;
-        for _ in 0..self.cfg.issue_width {
-            if now < self.scheds[s].busy_until {
-                break;
-            }
+        // Not busy at `now` (`known` said so); issue up to `issue_width`
+        // (at least 1, the tables checked) micro-ops while that holds.
+        let mut left = self.cfg.issue_width;
+        loop {
             let n = self.scheds[s].warps.len();
             if n == 0 {
                 if best == Outcome::Empty {
@@ -572,6 +572,10 @@ impl Sm {
                 SchedPolicy::Lrr => sc.rr_next = if still { pos + 1 } else { pos },
                 SchedPolicy::Gto => sc.greedy = if still { Some(pos) } else { None },
                 SchedPolicy::Oldest => {}
+            }
+            left = left.saturating_sub(1);
+            if left == 0 || now < sc.busy_until {
+                break;
             }
         }
         let st = &mut self.scheds[s];
