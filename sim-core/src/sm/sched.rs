@@ -404,8 +404,12 @@ impl Sm {
             0
         };
         let ready = now + ii.delay + stall;
-        for &r in &ii.writes[..ii.nwrites as usize] {
-            w.ready_at[r as usize] = ready;
+        // At most two destinations: unrolled (a slice and a loop cost more).
+        if ii.nwrites > 0 {
+            w.ready_at[ii.writes[0] as usize] = ready;
+            if ii.nwrites > 1 {
+                w.ready_at[ii.writes[1] as usize] = ready;
+            }
         }
         *drain = (*drain).max(ready);
         if stall != 0 {
@@ -527,14 +531,13 @@ impl Sm {
         // (at least 1, the tables checked) micro-ops while that holds.
         let mut left = self.cfg.issue_width;
         loop {
-            let n = self.scheds[s].warps.len();
-            if n == 0 {
+            let sc = &mut self.scheds[s];
+            if sc.warps.is_empty() {
                 if best == Outcome::Empty {
                     wake = u64::MAX;
                 }
                 break;
             }
-            let sc = &mut self.scheds[s];
             let pick = if sc.masks.on {
                 pick_masked(sc, self.policy, now)
             } else {
