@@ -198,7 +198,8 @@ fn first_ok(
 /// registers in every step of the usual (masked) path.
 #[cold]
 #[inline(never)]
-fn pick_scan(sc: &Sched, policy: SchedPolicy, now: u64, free: u8) -> Result<usize, Seen> {
+fn pick_scan(sc: &Sched, policy: SchedPolicy, now: u64) -> Result<usize, Seen> {
+    let free = free_at(&sc.pipes.accept, now);
     let n = sc.warps.len();
     let mut seen = Seen {
         blocked: 0,
@@ -227,13 +228,13 @@ fn pick_scan(sc: &Sched, policy: SchedPolicy, now: u64, free: u8) -> Result<usiz
 }
 
 /// Without the masks: `None` if some warp can issue at `t0` (operands ready,
-/// every pipe it needs in `free`), else what a slot then sees. One
+/// every pipe it needs accepting then, by `accept`), else what a slot then sees. One
 /// branch-free pass (it vectorises); out of line, as `pick_scan`.
 #[cold]
 #[inline(never)]
-fn scan_at(ready: &[u64], need: &[u64], t0: u64, free: u8) -> Option<Seen> {
+fn scan_at(ready: &[u64], need: &[u64], t0: u64, accept: &[u64; NCLASS]) -> Option<Seen> {
     let (mut ok, mut blocked, mut first) = (0u64, 0u64, u64::MAX);
-    let free = u64::from(free);
+    let free = u64::from(free_at(accept, t0));
     let n = ready.len().min(need.len());
     for (&r, &m) in ready[..n].iter().zip(&need[..n]) {
         let rdy = r <= t0;
@@ -248,6 +249,16 @@ fn scan_at(ready: &[u64], need: &[u64], t0: u64, free: u8) -> Option<Seen> {
         first,
         pipes: None,
     })
+}
+
+/// The pipes that accept during clock `t`, a bit per class (for the scans).
+#[inline]
+fn free_at(accept: &[u64; NCLASS], t: u64) -> u8 {
+    let mut free = 0u8;
+    for (c, &a) in accept.iter().enumerate() {
+        free |= u8::from(a <= t) << c;
+    }
+    free
 }
 
 /// What a scan that found no warp to issue saw.
@@ -541,11 +552,7 @@ impl Sm {
             let pick = if sc.masks.on {
                 pick_masked(sc, self.policy, now)
             } else {
-                let mut free = 0u8;
-                for (c, &a) in sc.pipes.accept.iter().enumerate() {
-                    free |= u8::from(a <= now) << c;
-                }
-                pick_scan(sc, self.policy, now, free)
+                pick_scan(sc, self.policy, now)
             };
             let pos = match pick {
                 Ok(pos) => pos,
@@ -602,8 +609,6 @@ impl Sm {
         let sc = &mut self.scheds[s];
         let t0 = sc.busy_until.max(now + iv);
         let accept = &sc.pipes.accept;
-        // Pipe `c` accepts during clock `t0`.
-        let accepts = |c: usize| accept[c] <= t0;
         let seen = if sc.masks.on {
             // Whether some warp ready at `t0` needs no busy pipe.
             let ready = sc.masks.advance(t0, &sc.ready, &sc.need);
@@ -617,11 +622,7 @@ impl Sm {
                 pipes: Some(pipes),
             }
         } else {
-            let mut free = 0u8;
-            for c in 0..NCLASS {
-                free |= u8::from(accepts(c)) << c;
-            }
-            match scan_at(&sc.ready, &sc.need, t0, free) {
+            match scan_at(&sc.ready, &sc.need, t0, accept) {
                 Some(seen) => seen,
                 None => return,
             }
