@@ -145,6 +145,22 @@ impl Masks {
         self.next
     }
 
+    /// The warps of `ready` that need no pipe busy at clock `t` (pipe `c`
+    /// accepts from `accept[c]` on): `eligible`'s first part alone, for a
+    /// slot that usually finds one (what it waits for is then not needed).
+    #[inline(always)]
+    pub fn candidates(&self, ready: u64, accept: &[u64; NCLASS], t: u64) -> u64 {
+        let (mut m, mut excluded) = (self.live, 0u64);
+        while m != 0 {
+            let c = m.trailing_zeros() as usize % NCLASS;
+            if accept[c] > t {
+                excluded |= self.by_class[c];
+            }
+            m &= m - 1;
+        }
+        ready & !excluded
+    }
+
     /// What a slot at clock `t` finds among the warps `ready` (pipe `c`
     /// accepts from clock `accept[c]` on), in one pass over the pipes some
     /// warp needs (usually two or three of the eight): the warps that need

@@ -317,7 +317,7 @@ impl Seen {
 fn pick_masked(sc: &mut Sched, policy: SchedPolicy, now: u64) -> Result<usize, Seen> {
     let n = sc.warps.len();
     let ready = sc.masks.advance(now, &sc.ready, &sc.need);
-    let (cand, blocked, pipes) = sc.masks.eligible(ready, &sc.pipes.accept, now);
+    let cand = sc.masks.candidates(ready, &sc.pipes.accept, now);
     let pick = match policy {
         SchedPolicy::Gto => match sc.greedy {
             Some(g) if g < n && cand & (1 << (g % 64)) != 0 => Some(g),
@@ -333,10 +333,15 @@ fn pick_masked(sc: &mut Sched, policy: SchedPolicy, now: u64) -> Result<usize, S
             first_from(cand, start)
         }
     };
-    pick.ok_or_else(|| Seen {
-        blocked,
-        first: sc.masks.first_pending(),
-        pipes: Some(pipes),
+    pick.ok_or_else(|| {
+        // Rare (a slot follows a prediction that it can issue, or a wake
+        // when something may): the rest of `eligible` only now.
+        let (_, blocked, pipes) = sc.masks.eligible(ready, &sc.pipes.accept, now);
+        Seen {
+            blocked,
+            first: sc.masks.first_pending(),
+            pipes: Some(pipes),
+        }
     })
 }
 
