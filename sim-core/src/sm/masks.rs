@@ -120,18 +120,20 @@ impl Masks {
             self.rebuild(ready, need);
         } else if t >= self.next {
             self.as_of = t;
-            let (mut m, mut next) = (self.pending, u64::MAX);
+            // The newly ready gathered in a local, moved once at the end.
+            let (mut m, mut next, mut now_ready) = (self.pending, u64::MAX, 0u64);
             while m != 0 {
                 let p = m.trailing_zeros() as usize;
                 let r = ready.get(p).copied().unwrap_or(u64::MAX);
                 if r <= t {
-                    self.ready |= 1 << p;
-                    self.pending &= !(1 << p);
+                    now_ready |= 1 << p;
                 } else {
                     next = next.min(r);
                 }
                 m &= m - 1;
             }
+            self.ready |= now_ready;
+            self.pending &= !now_ready;
             self.next = next;
         }
         self.as_of = t;

@@ -598,20 +598,24 @@ impl Sm {
         st.wake = wake;
         st.sleep = best;
         if best == Outcome::Issued {
-            self.predict(s, now);
+            st.predict(now, u64::from(self.cfg.issue_interval));
         }
         Ok(best)
     }
+}
 
-    /// After scheduler `s` issued at `now`: what its next slot will find, so
-    /// that it need not look then. Nothing changes its warps or its pipes
-    /// before that slot unless a warp is fetched, admitted or retired (which
-    /// clears `wake`), so the scan can be done now; if no warp can issue at
-    /// that slot, the outcome and the clock until which it holds are set
-    /// (`wake`, `sleep`) exactly as that slot would set them.
-    fn predict(&mut self, s: usize, now: u64) {
-        let iv = u64::from(self.cfg.issue_interval);
-        let sc = &mut self.scheds[s];
+impl Sched {
+    /// After this scheduler issued at `now`: what its next slot will find,
+    /// so that it need not look then. Nothing changes its warps or its
+    /// pipes before that slot unless a warp is fetched, admitted or retired
+    /// (which clears `wake`), so the scan can be done now; if no warp can
+    /// issue at that slot, the outcome and the clock until which it holds
+    /// are set (`wake`, `sleep`) exactly as that slot would set them. `iv`
+    /// is the issue interval. (A method of the scheduler, so that the slot
+    /// that issued hands over the scheduler it already holds.)
+    #[inline(always)]
+    fn predict(&mut self, now: u64, iv: u64) {
+        let sc = self;
         let t0 = sc.busy_until.max(now + iv);
         let accept = &sc.pipes.accept;
         let seen = if sc.masks.on {
@@ -634,7 +638,6 @@ impl Sm {
         };
         let (o, until) = seen.outcome(t0, &sc.pipes);
         if until > t0 {
-            let sc = &mut self.scheds[s];
             sc.wake = until;
             sc.sleep = o;
         }
