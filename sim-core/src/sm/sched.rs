@@ -100,7 +100,7 @@ impl Sched {
 
     /// The clock until which the slots from `now` on have outcomes known
     /// without a scan (see `known`): past the end of an expansion when the
-    /// slots after it know theirs too (`wake`, set by `Sm::predict`), so
+    /// slots after it know theirs too (`wake`, set by `Sched::predict`), so
     /// that one skip (`Sm::skip_to`) covers both stretches. A wake that
     /// waits for the host is not looked past (as before: the run then
     /// steps at the expansion's end).
@@ -129,7 +129,7 @@ impl Sched {
             Some((Outcome::Issued, self.busy_until))
         } else if now < self.wake {
             // `wake` is set by a slot that issued nothing, or predicted by one
-            // that issued (`Sm::predict`); any change to the warps clears it.
+            // that issued (`Sched::predict`); any change to the warps clears it.
             Some((self.sleep, self.wake))
         } else {
             None
