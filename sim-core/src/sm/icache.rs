@@ -43,6 +43,10 @@ pub(super) fn code_lines(ic: &ICache, uops: &[u16], layout: Option<&[u32]>) -> V
 /// One SM's resident lines.
 #[derive(Debug, Default)]
 pub(super) struct ICacheState {
+    /// The program's line spans per place ([`code_lines`]; empty when not
+    /// modelled), shared with the tables and held here so that an issue
+    /// reaches them without going through the tables.
+    lines: std::sync::Arc<[(u32, u32)]>,
     /// A bit per line of the program (empty: not modelled for this program,
     /// or no warp added yet).
     resident: Vec<u64>,
@@ -55,8 +59,8 @@ pub(super) struct ICacheState {
 impl ICacheState {
     /// Sized for a program whose instructions span `lines` (from
     /// [`code_lines`]); nothing when that is empty.
-    pub fn new(ic: &ICache, lines: &[(u32, u32)]) -> Self {
-        let n = lines
+    pub fn new(ic: &ICache, spans: &std::sync::Arc<[(u32, u32)]>) -> Self {
+        let n = spans
             .iter()
             .map(|&(_, l)| u64::from(l) + 1)
             .max()
@@ -65,16 +69,21 @@ impl ICacheState {
             return ICacheState::default();
         }
         ICacheState {
+            lines: spans.clone(),
             resident: vec![0; n.div_ceil(64) as usize],
             free: u64::from(ic.bytes / ic.line_bytes.max(1)),
             misses: 0,
         }
     }
 
-    /// Whether the program is larger than the cache (the check is needed).
+    /// Fetches the lines of the instruction at place `at` (see `fetch`);
+    /// nothing when the cache is not modelled for this program.
     #[inline(always)]
-    pub fn active(&self) -> bool {
-        !self.resident.is_empty()
+    pub fn fetch_at(&mut self, at: u32, held: &mut u32) -> u64 {
+        match self.lines.get(at as usize) {
+            Some(&span) => self.fetch(span, held),
+            None => 0,
+        }
     }
 
     /// Fetches the lines `first..=last` for a warp whose last fetched line
@@ -148,7 +157,7 @@ mod tests {
     #[test]
     fn lines_beyond_the_cache_miss_on_every_pass() {
         let spans = code_lines(&SMALL, &[3], Some(&[0, 0, 0, 0]));
-        let mut c = ICacheState::new(&SMALL, &spans);
+        let mut c = ICacheState::new(&SMALL, &spans.clone().into());
         for pass in 0..3 {
             let mut held = u32::MAX;
             let misses: u64 = spans.iter().map(|&s| c.fetch(s, &mut held)).sum();

@@ -387,7 +387,6 @@ impl Sm {
             hungry,
             cfg,
             icache,
-            tables,
             ..
         } = self;
         let w = &mut warps[wi];
@@ -413,12 +412,7 @@ impl Sm {
         execute(inst, &w.ctx, &mut w.regs, w.active);
         // Machine code fetched from beyond the instruction cache stalls the
         // warp mid-sequence: its result and its next instruction wait.
-        let stall = if icache.active() {
-            let span = tables.code_lines.get(w.cur_at as usize).copied();
-            span.map_or(0, |s| icache.fetch(s, &mut w.line)) * u64::from(cfg.icache.miss_cycles)
-        } else {
-            0
-        };
+        let stall = icache.fetch_at(w.cur_at, &mut w.line) * u64::from(cfg.icache.miss_cycles);
         let ready = now + ii.delay + stall;
         // At most two destinations: unrolled (a slice and a loop cost more).
         if ii.nwrites > 0 {
