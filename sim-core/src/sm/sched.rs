@@ -582,7 +582,8 @@ impl Sm {
                 SchedPolicy::Gto => sc.greedy = if still { Some(pos) } else { None },
                 SchedPolicy::Oldest => {}
             }
-            left = left.saturating_sub(1);
+            // `left` starts at 1 or more and the loop ends at 0: no wrap.
+            left -= 1;
             if left == 0 || now < sc.busy_until {
                 break;
             }
