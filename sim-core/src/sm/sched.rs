@@ -324,13 +324,11 @@ fn pick_masked(sc: &mut Sched, policy: SchedPolicy, now: u64) -> Result<usize, S
             _ => first_from(cand, 0),
         },
         SchedPolicy::Oldest => first_from(cand, 0),
+        // `rr_next <= n`: at `n` no candidate lies at or after it, so
+        // `first_from` wraps to the lowest, as a start of 0 would.
         SchedPolicy::Lrr => {
-            let start = if sc.rr_next < n {
-                sc.rr_next
-            } else {
-                sc.rr_next % n
-            };
-            first_from(cand, start)
+            debug_assert!(sc.rr_next <= n);
+            first_from(cand, sc.rr_next)
         }
     };
     pick.ok_or_else(|| {
