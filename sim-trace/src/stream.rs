@@ -466,16 +466,19 @@ impl sim_core::WarpStream for Cursor {
             // Then single instructions up to the end of the current block.
             let ops = &self.stream.ops;
             let end = self.stack.last().map_or(ops.len(), |f| f.end as usize);
-            let mut pc = self.pc;
-            while n < out.len() && pc < end {
-                let StreamOp::Inst(i) = ops[pc] else {
+            // Over zipped slices of the stretch that fits: one bound per
+            // step instead of two, and no index checks.
+            let from = self.pc;
+            let mut k = 0;
+            for (o, op) in out[n..].iter_mut().zip(ops.get(from..end).unwrap_or(&[])) {
+                let StreamOp::Inst(i) = *op else {
                     break;
                 };
-                out[n] = i;
-                n += 1;
-                pc += 1;
+                *o = i;
+                k += 1;
             }
-            self.pc = pc;
+            n += k;
+            self.pc = from + k;
             if n == out.len() {
                 break;
             }

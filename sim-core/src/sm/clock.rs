@@ -28,27 +28,14 @@ impl Sm {
         Ok(())
     }
 
-    /// Number of issue slots in clocks `[from, to)`.
-    fn slots_between(&self, from: u64, to: u64) -> u64 {
-        let iv = self.cfg.issue_interval as u64;
-        if to <= from {
-            return 0;
-        }
-        if iv == 1 {
-            // Every clock a slot (all presets but GT200): no division.
-            return to - from;
-        }
-        (to - 1) / iv + 1 - from.div_ceil(iv)
-    }
-
     /// The clock until which every scheduler's slot outcome is known from
-    /// the current one (busy with an expansion, or waiting with its wake
-    /// clock in the future), if every one's is and some scheduler's ends.
+    /// the current one (busy with an expansion, waiting with its wake clock
+    /// in the future, or both in turn: `Sched::known_span`), if every one's
+    /// is and some scheduler's ends.
     fn known_until(&self) -> Option<u64> {
         let mut target = u64::MAX;
         for sc in &self.scheds {
-            let (_, until) = sc.known(self.cycle)?;
-            target = target.min(until);
+            target = target.min(sc.known_span(self.cycle)?);
         }
         // `u64::MAX`, `PENDING`: everything waits for the host; `step`
         // records the slot.
@@ -57,14 +44,26 @@ impl Sm {
 
     /// Jumps from the current clock to `target` (at most the cycle limit),
     /// counting the skipped slots as stepping would: each scheduler with its
-    /// known outcome (busy: issuing; sleeping: its predicted outcome).
+    /// known outcome (busy: issuing, then, where the stretch goes on past
+    /// the expansion, its predicted outcome; sleeping: that outcome).
+    #[inline(always)]
     fn skip_to(&mut self, target: u64) {
         let (now, target) = (self.cycle, target.min(self.cfg.limits.max_cycles));
-        let slots = self.slots_between(now, target);
+        let iv = self.cfg.issue_interval as u64;
+        let slots = slots_between(iv, now, target);
         for sc in &mut self.scheds {
-            // Skipping happens only while every scheduler's outcome is known.
-            let o = sc.known(now).map_or(sc.last, |(o, _)| o);
-            sc.account(o, slots);
+            // Skipping happens only while every scheduler's outcome is known
+            // (`known_until`): past `busy_until` the slots sleep until `wake`.
+            if now < sc.busy_until {
+                let mid = sc.busy_until.min(target);
+                sc.account(Outcome::Issued, slots_between(iv, now, mid));
+                if target > mid {
+                    sc.account(sc.sleep, slots_between(iv, mid, target));
+                }
+            } else {
+                let o = if now < sc.wake { sc.sleep } else { sc.last };
+                sc.account(o, slots);
+            }
         }
         self.cycle = self.cycle.max(target);
     }
@@ -152,4 +151,17 @@ impl Sm {
             Progress::Waiting
         })
     }
+}
+
+/// Number of issue slots in clocks `[from, to)`, one every `iv` clocks.
+#[inline]
+fn slots_between(iv: u64, from: u64, to: u64) -> u64 {
+    if to <= from {
+        return 0;
+    }
+    if iv == 1 {
+        // Every clock a slot (all presets but GT200): no division.
+        return to - from;
+    }
+    (to - 1) / iv + 1 - from.div_ceil(iv)
 }

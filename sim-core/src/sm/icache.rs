@@ -57,6 +57,10 @@ pub(super) const MAX_LINES: u64 = 1 << 26;
 /// One SM's resident lines.
 #[derive(Debug, Default)]
 pub(super) struct ICacheState {
+    /// The program's line spans per place ([`code_lines`]; empty when not
+    /// modelled), shared with the tables and held here so that an issue
+    /// reaches them without going through the tables.
+    lines: std::sync::Arc<[(u32, u32)]>,
     /// A bit per line of the program (empty: not modelled for this program,
     /// or no warp added yet).
     resident: Vec<u64>,
@@ -69,8 +73,8 @@ pub(super) struct ICacheState {
 impl ICacheState {
     /// Sized for a program whose instructions span `lines` (from
     /// [`code_lines`]); nothing when that is empty.
-    pub fn new(ic: &ICache, lines: &[(u32, u32)]) -> Self {
-        let n = lines
+    pub fn new(ic: &ICache, spans: &std::sync::Arc<[(u32, u32)]>) -> Self {
+        let n = spans
             .iter()
             .map(|&(_, l)| u64::from(l) + 1)
             .max()
@@ -79,16 +83,21 @@ impl ICacheState {
             return ICacheState::default();
         }
         ICacheState {
+            lines: spans.clone(),
             resident: vec![0; n.div_ceil(64) as usize],
             free: u64::from(ic.bytes / ic.line_bytes.max(1)),
             misses: 0,
         }
     }
 
-    /// Whether the program is larger than the cache (the check is needed).
+    /// Fetches the lines of the instruction at place `at` (see `fetch`);
+    /// nothing when the cache is not modelled for this program.
     #[inline(always)]
-    pub fn active(&self) -> bool {
-        !self.resident.is_empty()
+    pub fn fetch_at(&mut self, at: u32, held: &mut u32) -> u64 {
+        match self.lines.get(at as usize) {
+            Some(&span) => self.fetch(span, held),
+            None => 0,
+        }
     }
 
     /// Fetches the lines `first..=last` for a warp whose last fetched line
@@ -108,21 +117,25 @@ impl ICacheState {
             return 0;
         }
         *held = last;
-        let mut misses = 0;
-        for line in first..=last {
+        let (mut misses, mut line) = (0, first);
+        // `first..=last` by hand: the inclusive range's end flag costs each
+        // line (usually one or two per instruction) a few instructions.
+        loop {
             let (w, bit) = ((line / 64) as usize, 1u64 << (line % 64));
-            let Some(word) = self.resident.get_mut(w) else {
-                continue;
-            };
-            if *word & bit != 0 {
-                continue;
+            if let Some(word) = self.resident.get_mut(w) {
+                if *word & bit == 0 {
+                    if self.free > 0 {
+                        self.free -= 1;
+                        *word |= bit;
+                    } else {
+                        misses += 1;
+                    }
+                }
             }
-            if self.free > 0 {
-                self.free -= 1;
-                *word |= bit;
-            } else {
-                misses += 1;
+            if line >= last {
+                break;
             }
+            line += 1;
         }
         self.misses += misses;
         misses
@@ -166,7 +179,7 @@ mod tests {
     #[test]
     fn lines_beyond_the_cache_miss_on_every_pass() {
         let spans = code_lines(&SMALL, &[3], Some(&[0, 0, 0, 0])).unwrap();
-        let mut c = ICacheState::new(&SMALL, &spans);
+        let mut c = ICacheState::new(&SMALL, &spans.clone().into());
         for pass in 0..3 {
             let mut held = u32::MAX;
             let misses: u64 = spans.iter().map(|&s| c.fetch(s, &mut held)).sum();

@@ -120,18 +120,20 @@ impl Masks {
             self.rebuild(ready, need);
         } else if t >= self.next {
             self.as_of = t;
-            let (mut m, mut next) = (self.pending, u64::MAX);
+            // The newly ready gathered in a local, moved once at the end.
+            let (mut m, mut next, mut now_ready) = (self.pending, u64::MAX, 0u64);
             while m != 0 {
                 let p = m.trailing_zeros() as usize;
                 let r = ready.get(p).copied().unwrap_or(u64::MAX);
                 if r <= t {
-                    self.ready |= 1 << p;
-                    self.pending &= !(1 << p);
+                    now_ready |= 1 << p;
                 } else {
                     next = next.min(r);
                 }
                 m &= m - 1;
             }
+            self.ready |= now_ready;
+            self.pending &= !now_ready;
             self.next = next;
         }
         self.as_of = t;
@@ -145,33 +147,45 @@ impl Masks {
         self.next
     }
 
-    /// Classes some warp needs (a bit per class).
+    /// The warps of `ready` that need no pipe busy at clock `t` (pipe `c`
+    /// accepts from `accept[c]` on): `eligible`'s first part alone, for a
+    /// slot that usually finds one (what it waits for is then not needed).
     #[inline(always)]
-    pub fn live(&self) -> u8 {
-        self.live
-    }
-
-    /// Warps that need a pipe of `busy` (one bit per class).
-    #[inline(always)]
-    pub fn needing(&self, busy: u8) -> u64 {
-        let (mut m, mut w) = (busy & self.live, 0);
+    pub fn candidates(&self, ready: u64, accept: &[u64; NCLASS], t: u64) -> u64 {
+        let (mut m, mut excluded) = (self.live, 0u64);
         while m != 0 {
-            w |= self.by_class[m.trailing_zeros() as usize % NCLASS];
+            let c = m.trailing_zeros() as usize % NCLASS;
+            if accept[c] > t {
+                excluded |= self.by_class[c];
+            }
             m &= m - 1;
         }
-        w
+        ready & !excluded
     }
 
-    /// The pipes the warps in `warps` need, one bit per class.
+    /// What a slot at clock `t` finds among the warps `ready` (pipe `c`
+    /// accepts from clock `accept[c]` on), in one pass over the pipes some
+    /// warp needs (usually two or three of the eight): the warps that need
+    /// no busy pipe, the pipes the ready warps need (a bit per class), and
+    /// the first clock after `t` at which one of those accepts (`u64::MAX`:
+    /// none; `t + 1` where one is free already). One loop instead of a pass
+    /// for the busy pipes, their warps, and the pipes of the ready warps.
     #[inline(always)]
-    pub fn classes(&self, warps: u64) -> u8 {
-        let (mut m, mut c) = (self.live, 0u8);
+    pub fn eligible(&self, ready: u64, accept: &[u64; NCLASS], t: u64) -> (u64, u8, u64) {
+        let (mut m, mut excluded, mut blocked, mut until) = (self.live, 0u64, 0u8, u64::MAX);
         while m != 0 {
-            let k = m.trailing_zeros() as usize % NCLASS;
-            c |= u8::from(self.by_class[k] & warps != 0) << k;
+            let c = m.trailing_zeros() as usize % NCLASS;
+            let (w, a) = (self.by_class[c], accept[c]);
+            if a > t {
+                excluded |= w;
+            }
+            if w & ready != 0 {
+                blocked |= 1 << c;
+                until = until.min(a.max(t + 1));
+            }
             m &= m - 1;
         }
-        c
+        (ready & !excluded, blocked, until)
     }
 }
 

@@ -1,6 +1,7 @@
 //! Warp schedulers: picking a warp by policy, issuing its instruction, and
 //! accounting every issue slot's outcome.
 
+use super::host::PENDING;
 use super::masks::{first_from, Masks};
 use super::table::NONE;
 use super::units::{Pipes, NCLASS};
@@ -97,6 +98,28 @@ impl Sched {
         self.wake = 0;
     }
 
+    /// The clock until which the slots from `now` on have outcomes known
+    /// without a scan (see `known`): past the end of an expansion when the
+    /// slots after it know theirs too (`wake`, set by `Sched::predict`), so
+    /// that one skip (`Sm::skip_to`) covers both stretches. A wake that
+    /// waits for the host is not looked past (as before: the run then
+    /// steps at the expansion's end).
+    #[inline]
+    pub fn known_span(&self, now: u64) -> Option<u64> {
+        if now < self.busy_until {
+            let w = self.wake;
+            Some(if w > self.busy_until && w < PENDING {
+                w
+            } else {
+                self.busy_until
+            })
+        } else if now < self.wake {
+            Some(self.wake)
+        } else {
+            None
+        }
+    }
+
     /// The outcome a slot at `now` has without a scan, if known: issuing an
     /// expansion until `busy_until`, repeating `last` until `wake`. Also
     /// returns the clock until which it holds.
@@ -106,7 +129,7 @@ impl Sched {
             Some((Outcome::Issued, self.busy_until))
         } else if now < self.wake {
             // `wake` is set by a slot that issued nothing, or predicted by one
-            // that issued (`Sm::predict`); any change to the warps clears it.
+            // that issued (`Sched::predict`); any change to the warps clears it.
             Some((self.sleep, self.wake))
         } else {
             None
@@ -170,12 +193,18 @@ fn first_ok(
 /// Without the masks: the position `policy` picks among the warps of `sc`
 /// that can issue at `now`, scanning in its order (GTO tries its greedy warp
 /// first, then oldest-first; LRR starts after the warp that issued last;
-/// oldest from the front), or what a slot that issues nothing sees.
-fn pick_scan(sc: &Sched, policy: SchedPolicy, now: u64, free: u8) -> Result<usize, Seen> {
+/// oldest from the front), or what a slot that issues nothing sees. A call
+/// of its own, out of line: its vector code would otherwise set up
+/// registers in every step of the usual (masked) path.
+#[cold]
+#[inline(never)]
+fn pick_scan(sc: &Sched, policy: SchedPolicy, now: u64) -> Result<usize, Seen> {
+    let free = free_at(&sc.pipes.accept, now);
     let n = sc.warps.len();
     let mut seen = Seen {
         blocked: 0,
         first: u64::MAX,
+        pipes: None,
     };
     let mut first_ok =
         |from: usize, to: usize| first_ok(&sc.ready, &sc.need, from, to, now, free, &mut seen);
@@ -199,11 +228,13 @@ fn pick_scan(sc: &Sched, policy: SchedPolicy, now: u64, free: u8) -> Result<usiz
 }
 
 /// Without the masks: `None` if some warp can issue at `t0` (operands ready,
-/// every pipe it needs in `free`), else what a slot then sees. One
-/// branch-free pass (it vectorises).
-fn scan_at(ready: &[u64], need: &[u64], t0: u64, free: u8) -> Option<Seen> {
+/// every pipe it needs accepting then, by `accept`), else what a slot then sees. One
+/// branch-free pass (it vectorises); out of line, as `pick_scan`.
+#[cold]
+#[inline(never)]
+fn scan_at(ready: &[u64], need: &[u64], t0: u64, accept: &[u64; NCLASS]) -> Option<Seen> {
     let (mut ok, mut blocked, mut first) = (0u64, 0u64, u64::MAX);
-    let free = u64::from(free);
+    let free = u64::from(free_at(accept, t0));
     let n = ready.len().min(need.len());
     for (&r, &m) in ready[..n].iter().zip(&need[..n]) {
         let rdy = r <= t0;
@@ -216,19 +247,18 @@ fn scan_at(ready: &[u64], need: &[u64], t0: u64, free: u8) -> Option<Seen> {
     (ok == 0).then_some(Seen {
         blocked: blocked as u8,
         first,
+        pipes: None,
     })
 }
 
-/// The classes of `classes` (a bit per class) for which `busy` holds.
-#[inline(always)]
-fn busy_among(classes: u8, busy: impl Fn(usize) -> bool) -> u8 {
-    let (mut m, mut b) = (classes, 0u8);
-    while m != 0 {
-        let c = m.trailing_zeros() as usize % NCLASS;
-        b |= u8::from(busy(c)) << c;
-        m &= m - 1;
+/// The pipes that accept during clock `t`, a bit per class (for the scans).
+#[inline]
+fn free_at(accept: &[u64; NCLASS], t: u64) -> u8 {
+    let mut free = 0u8;
+    for (c, &a) in accept.iter().enumerate() {
+        free |= u8::from(a <= t) << c;
     }
-    b
+    free
 }
 
 /// What a scan that found no warp to issue saw.
@@ -239,6 +269,10 @@ struct Seen {
     /// The earliest pending operand (`u64::MAX`: none; a warp with nothing
     /// to issue reads as `u64::MAX` too).
     first: u64,
+    /// The first clock after the slot's at which one of the `blocked` pipes
+    /// accepts, if known (`Masks::eligible` finds it on the way); `None`
+    /// after a scan, which leaves it to `outcome`.
+    pipes: Option<u64>,
 }
 
 impl Seen {
@@ -249,7 +283,7 @@ impl Seen {
     /// it can issue: the slot then just looks again). `u64::MAX` if nothing
     /// is pending.
     #[inline]
-    fn outcome(self, now: u64, pipes: &Pipes, scale: &[u64; NCLASS]) -> (Outcome, u64) {
+    fn outcome(self, now: u64, pipes: &Pipes) -> (Outcome, u64) {
         if self.blocked == 0 {
             let o = if self.first == u64::MAX {
                 Outcome::Empty
@@ -258,17 +292,16 @@ impl Seen {
             };
             return (o, self.first);
         }
+        if let Some(p) = self.pipes {
+            return (Outcome::Unit, self.first.min(p));
+        }
         let (mut m, mut until) = (self.blocked, self.first);
         while m != 0 {
             let c = m.trailing_zeros() as usize % NCLASS;
-            // `free / scale`, as `accept` holds it (a class the configuration
-            // lacks, which no instruction needs, has a scale of 0).
-            let t = if scale[c] == 0 {
-                pipes.free[c]
-            } else {
-                pipes.accept[c]
-            };
-            until = until.min(t.max(now + 1));
+            // `free / scale`, as `accept` holds it (`blocked` names only
+            // pipes some instruction needs, which the tables checked the
+            // configuration has: no scale of 0).
+            until = until.min(pipes.accept[c].max(now + 1));
             m &= m - 1;
         }
         (Outcome::Unit, until)
@@ -276,33 +309,37 @@ impl Seen {
 }
 
 /// With the masks: the position `policy` picks among the warps of `sc` that
-/// can issue at `now` (`busy`: a bit per pipe busy, for the pipes some warp
-/// needs), or what a slot that issues nothing sees. The same choice and the same `Seen` as the scans of
-/// `first_ok` (every instruction needs a pipe, so a ready warp issues exactly
-/// when no pipe it needs is busy).
+/// can issue at `now`, or what a slot that issues nothing sees. The same
+/// choice and the same `Seen` as the scans of `first_ok` (every instruction
+/// needs a pipe, so a ready warp issues exactly when no pipe it needs is
+/// busy).
 #[inline(always)]
-fn pick_masked(sc: &mut Sched, policy: SchedPolicy, now: u64, busy: u8) -> Result<usize, Seen> {
+fn pick_masked(sc: &mut Sched, policy: SchedPolicy, now: u64) -> Result<usize, Seen> {
     let n = sc.warps.len();
     let ready = sc.masks.advance(now, &sc.ready, &sc.need);
-    let cand = ready & !sc.masks.needing(busy);
+    let cand = sc.masks.candidates(ready, &sc.pipes.accept, now);
     let pick = match policy {
         SchedPolicy::Gto => match sc.greedy {
             Some(g) if g < n && cand & (1 << (g % 64)) != 0 => Some(g),
             _ => first_from(cand, 0),
         },
         SchedPolicy::Oldest => first_from(cand, 0),
+        // `rr_next <= n`: at `n` no candidate lies at or after it, so
+        // `first_from` wraps to the lowest, as a start of 0 would.
         SchedPolicy::Lrr => {
-            let start = if sc.rr_next < n {
-                sc.rr_next
-            } else {
-                sc.rr_next % n
-            };
-            first_from(cand, start)
+            debug_assert!(sc.rr_next <= n);
+            first_from(cand, sc.rr_next)
         }
     };
-    pick.ok_or_else(|| Seen {
-        blocked: sc.masks.classes(ready),
-        first: sc.masks.first_pending(),
+    pick.ok_or_else(|| {
+        // Rare (a slot follows a prediction that it can issue, or a wake
+        // when something may): the rest of `eligible` only now.
+        let (_, blocked, pipes) = sc.masks.eligible(ready, &sc.pipes.accept, now);
+        Seen {
+            blocked,
+            first: sc.masks.first_pending(),
+            pipes: Some(pipes),
+        }
     })
 }
 
@@ -317,7 +354,8 @@ impl Sm {
     /// Handling the sequence as one decision keeps the cost per PTX instruction
     /// constant.
     /// The caller's scan has checked that the warp has an instruction whose
-    /// operands are ready and whose units are free.
+    /// operands are ready and whose units are free. Returns whether the
+    /// warp is still at its position (it is unless it ended and was removed).
     #[inline]
     fn issue(
         &mut self,
@@ -325,7 +363,7 @@ impl Sm {
         sched: usize,
         now: u64,
         ext: &mut dyn External,
-    ) -> Result<(), SimError> {
+    ) -> Result<bool, SimError> {
         let idx = self.warps[wi].cur;
         if matches!(self.ext_mark.get(idx as usize), Some(true)) {
             return self.issue_marked(wi, sched, now, ext);
@@ -347,7 +385,6 @@ impl Sm {
             hungry,
             cfg,
             icache,
-            tables,
             ..
         } = self;
         let w = &mut warps[wi];
@@ -373,15 +410,14 @@ impl Sm {
         execute(inst, &w.ctx, &mut w.regs, w.active);
         // Machine code fetched from beyond the instruction cache stalls the
         // warp mid-sequence: its result and its next instruction wait.
-        let stall = if icache.active() {
-            let span = tables.code_lines.get(w.cur_at as usize).copied();
-            span.map_or(0, |s| icache.fetch(s, &mut w.line)) * u64::from(cfg.icache.miss_cycles)
-        } else {
-            0
-        };
+        let stall = icache.fetch_at(w.cur_at, &mut w.line) * u64::from(cfg.icache.miss_cycles);
         let ready = now + ii.delay + stall;
-        for &r in &ii.writes[..ii.nwrites as usize] {
-            w.ready_at[r as usize] = ready;
+        // At most two destinations: unrolled (a slice and a loop cost more).
+        if ii.nwrites > 0 {
+            w.ready_at[ii.writes[0] as usize] = ready;
+            if ii.nwrites > 1 {
+                w.ready_at[ii.writes[1] as usize] = ready;
+            }
         }
         *drain = (*drain).max(ready);
         if stall != 0 {
@@ -417,9 +453,13 @@ impl Sm {
             Next::Loaded(need) => {
                 debug_assert!(w.state == WarpState::Resident && w.sched as usize == sched);
                 sc.set_entry(w.pos as usize, w.cur_ready, need);
-                Ok(())
+                Ok(true)
             }
-            other => self.fetched(wi, other),
+            other => {
+                let pos = w.pos as usize;
+                self.fetched(wi, other)?;
+                Ok(self.still_at(wi, sched, pos))
+            }
         }
     }
 
@@ -432,7 +472,7 @@ impl Sm {
         sched: usize,
         now: u64,
         ext: &mut dyn External,
-    ) -> Result<(), SimError> {
+    ) -> Result<bool, SimError> {
         let w = &self.warps[wi];
         let idx = w.cur;
         let ii = &self.info[idx as usize];
@@ -467,7 +507,15 @@ impl Sm {
         let sc = &mut self.scheds[sched];
         sc.issues += u64::from(uops);
         sc.busy_until = sc.busy_until.max(now + busy);
-        self.fetch(wi)
+        let pos = self.warps[wi].pos as usize;
+        self.fetch(wi)?;
+        Ok(self.still_at(wi, sched, pos))
+    }
+
+    /// Whether warp `wi` is still at position `pos` of scheduler `sched`
+    /// after its fetch (a warp that ended was removed).
+    fn still_at(&self, wi: usize, sched: usize, pos: usize) -> bool {
+        self.scheds[sched].warps.get(pos) == Some(&wi)
     }
 
     /// One issue slot of scheduler `s`: up to `issue_width` micro-ops.
@@ -487,34 +535,26 @@ impl Sm {
         }
         let mut best = Outcome::Empty;
         let mut wake = 0;
-        for _ in 0..self.cfg.issue_width {
-            if now < self.scheds[s].busy_until {
-                break;
-            }
-            let n = self.scheds[s].warps.len();
-            if n == 0 {
+        // Not busy at `now` (`known` said so); issue up to `issue_width`
+        // (at least 1, the tables checked) micro-ops while that holds.
+        let mut left = self.cfg.issue_width;
+        loop {
+            let sc = &mut self.scheds[s];
+            if sc.warps.is_empty() {
                 if best == Outcome::Empty {
                     wake = u64::MAX;
                 }
                 break;
             }
-            let sc = &mut self.scheds[s];
-            let accept = &sc.pipes.accept;
             let pick = if sc.masks.on {
-                // Only the pipes some warp needs matter.
-                let busy = busy_among(sc.masks.live(), |c| accept[c] > now);
-                pick_masked(sc, self.policy, now, busy)
+                pick_masked(sc, self.policy, now)
             } else {
-                let mut free = 0u8;
-                for (c, &a) in accept.iter().enumerate() {
-                    free |= u8::from(a <= now) << c;
-                }
-                pick_scan(sc, self.policy, now, free)
+                pick_scan(sc, self.policy, now)
             };
             let pos = match pick {
                 Ok(pos) => pos,
                 Err(seen) => {
-                    let (o, until) = seen.outcome(now, &sc.pipes, &self.units.scale);
+                    let (o, until) = seen.outcome(now, &sc.pipes);
                     if o != Outcome::Unit {
                         self.min_event = self.min_event.min(until);
                     }
@@ -530,15 +570,20 @@ impl Sm {
                 }
             };
             let wi = sc.warps[pos];
-            self.issue(wi, s, now, ext)?;
+            // Whether the warp is still at `pos` (it may have retired, and
+            // been removed, while issuing).
+            let still = self.issue(wi, s, now, ext)?;
             best = Outcome::Issued;
             let sc = &mut self.scheds[s];
-            // The warp may have retired (and been removed) while issuing.
-            let still = sc.warps.get(pos) == Some(&wi);
             match self.policy {
                 SchedPolicy::Lrr => sc.rr_next = if still { pos + 1 } else { pos },
                 SchedPolicy::Gto => sc.greedy = if still { Some(pos) } else { None },
                 SchedPolicy::Oldest => {}
+            }
+            // `left` starts at 1 or more and the loop ends at 0: no wrap.
+            left -= 1;
+            if left == 0 || now < sc.busy_until {
+                break;
             }
         }
         let st = &mut self.scheds[s];
@@ -546,46 +591,46 @@ impl Sm {
         st.wake = wake;
         st.sleep = best;
         if best == Outcome::Issued {
-            self.predict(s, now);
+            st.predict(now, u64::from(self.cfg.issue_interval));
         }
         Ok(best)
     }
+}
 
-    /// After scheduler `s` issued at `now`: what its next slot will find, so
-    /// that it need not look then. Nothing changes its warps or its pipes
-    /// before that slot unless a warp is fetched, admitted or retired (which
-    /// clears `wake`), so the scan can be done now; if no warp can issue at
-    /// that slot, the outcome and the clock until which it holds are set
-    /// (`wake`, `sleep`) exactly as that slot would set them.
-    fn predict(&mut self, s: usize, now: u64) {
-        let iv = u64::from(self.cfg.issue_interval);
-        let sc = &mut self.scheds[s];
+impl Sched {
+    /// After this scheduler issued at `now`: what its next slot will find,
+    /// so that it need not look then. Nothing changes its warps or its
+    /// pipes before that slot unless a warp is fetched, admitted or retired
+    /// (which clears `wake`), so the scan can be done now; if no warp can
+    /// issue at that slot, the outcome and the clock until which it holds
+    /// are set (`wake`, `sleep`) exactly as that slot would set them. `iv`
+    /// is the issue interval. (A method of the scheduler, so that the slot
+    /// that issued hands over the scheduler it already holds.)
+    #[inline(always)]
+    fn predict(&mut self, now: u64, iv: u64) {
+        let sc = self;
         let t0 = sc.busy_until.max(now + iv);
-        let scale = &self.units.scale;
         let accept = &sc.pipes.accept;
-        // Pipe `c` accepts during clock `t0`.
-        let accepts = |c: usize| accept[c] <= t0;
-        let (blocked, first) = if sc.masks.on {
+        let seen = if sc.masks.on {
             // Whether some warp ready at `t0` needs no busy pipe.
-            let busy = busy_among(sc.masks.live(), |c| !accepts(c));
             let ready = sc.masks.advance(t0, &sc.ready, &sc.need);
-            if ready & !sc.masks.needing(busy) != 0 {
+            let (cand, blocked, pipes) = sc.masks.eligible(ready, accept, t0);
+            if cand != 0 {
                 return;
             }
-            (sc.masks.classes(ready), sc.masks.first_pending())
-        } else {
-            let mut free = 0u8;
-            for c in 0..NCLASS {
-                free |= u8::from(accepts(c)) << c;
+            Seen {
+                blocked,
+                first: sc.masks.first_pending(),
+                pipes: Some(pipes),
             }
-            match scan_at(&sc.ready, &sc.need, t0, free) {
-                Some(seen) => (seen.blocked, seen.first),
+        } else {
+            match scan_at(&sc.ready, &sc.need, t0, accept) {
+                Some(seen) => seen,
                 None => return,
             }
         };
-        let (o, until) = Seen { blocked, first }.outcome(t0, &sc.pipes, scale);
+        let (o, until) = seen.outcome(t0, &sc.pipes);
         if until > t0 {
-            let sc = &mut self.scheds[s];
             sc.wake = until;
             sc.sleep = o;
         }

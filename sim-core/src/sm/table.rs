@@ -41,9 +41,12 @@ pub(super) struct InstInfo {
     pub busy: u64,
     pub op_id: u16,
     /// Registers read or written (the scoreboard checks both), padded with
-    /// the sentinel `nregs`, whose `ready_at` entry stays 0: the fetch takes
-    /// a fixed-length, branch-free maximum.
+    /// the sentinel `nregs`, whose `ready_at` entry stays 0 (a fixed-length
+    /// maximum over them is exact, as the host path takes it).
     pub uses: [u32; MAX_USES],
+    /// How many of `uses` are registers: the fetch's maximum stops there
+    /// (fewer loads than the padded six, usually three).
+    pub nuses: u8,
     pub writes: [u32; 2],
     pub nwrites: u8,
     /// Guard register and negation; `NONE` when unguarded.
@@ -575,6 +578,7 @@ fn inst_info(
         },
         op_id,
         uses: [program.nregs as u32; MAX_USES],
+        nuses: 0,
         writes: [0; 2],
         nwrites: 0,
         guard: NONE,
@@ -595,6 +599,7 @@ fn inst_info(
             )));
         };
         *slot = u.reg.0;
+        ii.nuses += 1;
         if u.write && (ii.nwrites as usize) < 2 {
             ii.writes[ii.nwrites as usize] = u.reg.0;
             ii.nwrites += 1;

@@ -2,7 +2,7 @@
 //! scheduler, fetching the next instruction with its scoreboard-ready clock,
 //! and retirement.
 
-use super::table::{InstInfo, NONE};
+use super::table::{InstInfo, MAX_USES, NONE};
 use super::Sm;
 use crate::error::SimError;
 use crate::program::WarpLaunch;
@@ -133,7 +133,7 @@ impl Warp {
             return Next::Bad(i);
         };
         let mut r = self.fetch_stall;
-        for &u in &ii.uses {
+        for &u in &ii.uses[..usize::from(ii.nuses).min(MAX_USES)] {
             r = r.max(self.ready_at[u as usize]);
         }
         self.cur = i;
