@@ -392,13 +392,7 @@ impl Sm {
         let ii = &info[idx as usize];
         debug_assert!(idx != NONE && w.cur_ready <= now);
         debug_assert!((0..NCLASS).all(|c| ii.need & (1 << c) == 0 || sc.pipes.is_free(c, now)));
-        // Entries are busiest first; unused ones (0 ticks) end the list.
-        for (&c, &t) in ii.pipe.iter().zip(&ii.ticks) {
-            if t == 0 {
-                break;
-            }
-            units.take(&mut sc.pipes, c as usize, t, now);
-        }
+        units.occupy(&mut sc.pipes, &ii.pipe, &ii.ticks, now);
         // Execute functionally now; the guard is read before the instruction
         // can overwrite it.
         let mut threads = w.threads;
@@ -478,13 +472,8 @@ impl Sm {
         let ii = &self.info[idx as usize];
         let (uops, busy, guard, guard_neg) = (ii.uops, ii.busy, ii.guard, ii.guard_neg);
         let (pipe, ticks) = (ii.pipe, ii.ticks);
-        let pipes = &mut self.scheds[sched].pipes;
-        for (&c, &t) in pipe.iter().zip(&ticks) {
-            if t == 0 {
-                break;
-            }
-            self.units.take(pipes, c as usize, t, now);
-        }
+        self.units
+            .occupy(&mut self.scheds[sched].pipes, &pipe, &ticks, now);
         let mut threads = w.threads;
         if guard != NONE {
             threads = guard_lanes(w, guard, guard_neg).count_ones() as u64;

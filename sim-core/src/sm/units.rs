@@ -68,6 +68,20 @@ impl UnitState {
     }
 }
 
+impl UnitState {
+    /// Occupies the pipes of one instruction: `pipe[i]` for `ticks[i]`,
+    /// busiest first, the first unused entry (0 ticks) ending the list.
+    #[inline(always)]
+    pub fn occupy(&self, pipes: &mut Pipes, pipe: &[u8], ticks: &[u64], now: u64) {
+        for (&c, &t) in pipe.iter().zip(ticks) {
+            if t == 0 {
+                break;
+            }
+            self.take(pipes, c as usize, t, now);
+        }
+    }
+}
+
 impl Pipes {
     /// Whether unit `class` can accept a micro-op during clock `now`: free
     /// at some point during it, which lets fractional rates (40 lanes per
