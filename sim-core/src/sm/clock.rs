@@ -17,15 +17,24 @@ impl Sm {
 
     /// Advances one clock, handing external instructions to `ext`.
     pub fn step_with(&mut self, ext: &mut dyn External) -> Result<(), SimError> {
+        self.slot(ext).map(|_| ())
+    }
+
+    /// [`Sm::step_with`], returning the best outcome of the clock's slots
+    /// (`None`: no slot this clock, or no scheduler). Out of line, with the
+    /// schedulers' slots inlined into it.
+    #[inline(never)]
+    fn slot(&mut self, ext: &mut dyn External) -> Result<Option<Outcome>, SimError> {
         let now = self.cycle;
         let iv = self.cfg.issue_interval as u64;
+        let mut best = None;
         if iv == 1 || now.is_multiple_of(iv) {
             for s in 0..self.scheds.len() {
-                self.schedule(s, now, ext)?;
+                best = best.max(Some(self.schedule(s, now, ext)?));
             }
         }
         self.cycle += 1;
-        Ok(())
+        Ok(best)
     }
 
     /// The clock until which every scheduler's slot outcome is known from
@@ -124,9 +133,7 @@ impl Sm {
                 continue;
             }
             self.min_event = u64::MAX;
-            self.step_with(ext)?;
-            let best = self.scheds.iter().map(|s| s.last).max();
-            match best {
+            match self.slot(ext)? {
                 Some(Outcome::Issued | Outcome::Unit) => {}
                 Some(Outcome::Empty) | None if self.live > 0 => {
                     // Everything live waits for the host.

@@ -117,6 +117,16 @@ impl ICacheState {
             return 0;
         }
         *held = last;
+        let (w, lo, hi) = ((first / 64) as usize, first % 64, last % 64);
+        if self.free == 0 && last / 64 == first / 64 {
+            // The usual case once the cache is full: lines of one word,
+            // each not resident a miss.
+            let span = (u64::MAX >> (63 - hi)) & (u64::MAX << lo);
+            let resident = self.resident.get(w).copied().unwrap_or(u64::MAX);
+            let misses = u64::from((span & !resident).count_ones());
+            self.misses += misses;
+            return misses;
+        }
         let (mut misses, mut line) = (0, first);
         // `first..=last` by hand: the inclusive range's end flag costs each
         // line (usually one or two per instruction) a few instructions.

@@ -296,7 +296,7 @@ impl Sm {
             sc.ready.push(u64::MAX);
             sc.need.push(0);
             sc.masks.rebuild(&sc.ready, &sc.need);
-            sc.wake = 0;
+            sc.changed();
             tracing::debug!(
                 cycle = self.cycle,
                 warp = self.warps[wi].id,
@@ -376,7 +376,7 @@ impl Sm {
         s.ready.remove(p);
         s.need.remove(p);
         s.masks.rebuild(&s.ready, &s.need);
-        s.wake = 0;
+        s.changed();
         for &later in &s.warps[p..] {
             self.warps[later].pos -= 1;
         }
