@@ -2,9 +2,9 @@
 //! .u64 .s16 .s32 .s64`, `abs neg` over the signed ones, PTX ISA 9.7.1):
 //! one scalar lane function, the reference, and its warp form.
 
-use super::lanes::{width_mask, Lanes};
-use super::WARP_SIZE;
-use crate::inst::{IntArith, IntOp, MulMode, Type, TypeKind};
+use super::lanes::{src, width_mask, Lanes, WarpRegs};
+use super::{ExecCtx, WARP_SIZE};
+use crate::inst::{IntArith, IntOp, MulMode, Operand, Type, TypeKind};
 
 /// `x` (its low `bits` bits) as a signed or unsigned value.
 fn ext(x: u64, bits: u32, signed: bool) -> i128 {
@@ -98,6 +98,28 @@ fn each(f: impl Fn(u64, u64) -> u64, a: &Lanes, b: &Lanes) -> Lanes {
         o[l] = f(a[l], b[l]);
     }
     o
+}
+
+/// [`int_lane`] over a warp, reading its own sources. The wrapping forms
+/// (`add`, `sub`, `mul.lo` without `.sat`) take the registers unmasked, as
+/// they are: the low `n` bits of a wrapping sum, difference or product
+/// depend only on the sources' low `n` bits, so masking the result alone is
+/// exact, and the three 32-lane source copies `int_sources` makes are saved.
+pub(crate) fn int_exec(x: &IntArith, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
+    let m = width_mask(x.ty.bits());
+    if !x.sat {
+        if let IntOp::Add | IntOp::Sub | IntOp::Mul(MulMode::Lo) = x.op {
+            src!(a, x.a, ctx, regs);
+            src!(b, x.b.unwrap_or(Operand::Imm(0)), ctx, regs);
+            return match x.op {
+                IntOp::Add => each(|p, q| p.wrapping_add(q) & m, a, b),
+                IntOp::Sub => each(|p, q| p.wrapping_sub(q) & m, a, b),
+                _ => each(|p, q| p.wrapping_mul(q) & m, a, b),
+            };
+        }
+    }
+    let (a, b, c) = super::int_sources(x, ctx, regs);
+    int_warp(x, &a, &b, &c)
 }
 
 /// [`int_lane`] over a warp: sources already read at their widths. The

@@ -203,8 +203,8 @@ pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
             blend(regs.get_mut(x.d), exec, &out);
         }
         Op::Int(x) => {
-            let (a, b, c) = int_sources(x, ctx, regs);
-            blend(regs.get_mut(x.d), exec, &int::int_warp(x, &a, &b, &c));
+            let out = int::int_exec(x, ctx, regs);
+            blend(regs.get_mut(x.d), exec, &out);
         }
         Op::Bit(x) => {
             let s = bit::bit_sources(x, ctx, regs);
