@@ -55,19 +55,19 @@ impl Fmt32 {
 }
 
 #[inline(always)]
-fn float_loop32(
+fn float_loop32<O>(
     f: impl Fn(i32, i32) -> bool,
     u: u32,
     fmt: &Fmt32,
     a: &Lanes,
     b: &Lanes,
-    out: &mut U32s,
+    (g, out): (impl Fn(u32) -> O, &mut [O; WARP_SIZE]),
 ) {
     let fmt = *fmt;
     for l in 0..WARP_SIZE {
         let (ka, na) = fmt.key(a[l] as u32);
         let (kb, nb) = fmt.key(b[l] as u32);
-        out[l] = if na | nb { u } else { u32::from(f(ka, kb)) };
+        out[l] = g(if na | nb { u } else { u32::from(f(ka, kb)) });
     }
 }
 
@@ -105,13 +105,13 @@ fn float_loop16<const FLUSH: bool>(
     fmt: &Fmt16,
     a: &[u16; 2 * WARP_SIZE],
     b: &[u16; 2 * WARP_SIZE],
-    out: &mut [u16; 2 * WARP_SIZE],
+    (g, out): (impl Fn(u16) -> u16, &mut [u16; 2 * WARP_SIZE]),
 ) {
     let fmt = *fmt;
     for h in 0..2 * WARP_SIZE {
         let (ka, na) = fmt.key::<FLUSH>(a[h]);
         let (kb, nb) = fmt.key::<FLUSH>(b[h]);
-        out[h] = if na | nb { u } else { u16::from(f(ka, kb)) };
+        out[h] = g(if na | nb { u } else { u16::from(f(ka, kb)) });
     }
 }
 
@@ -124,18 +124,18 @@ fn f64_key(v: u64, zlim: u64) -> (i64, bool) {
 }
 
 #[inline(always)]
-fn float_loop64(
+fn float_loop64<O>(
     f: impl Fn(i64, i64) -> bool,
     u: u32,
     zlim: u64,
     a: &Lanes,
     b: &Lanes,
-    out: &mut U32s,
+    (g, out): (impl Fn(u32) -> O, &mut [O; WARP_SIZE]),
 ) {
     for l in 0..WARP_SIZE {
         let (ka, na) = f64_key(a[l], zlim);
         let (kb, nb) = f64_key(b[l], zlim);
-        out[l] = if na | nb { u } else { u32::from(f(ka, kb)) };
+        out[l] = g(if na | nb { u } else { u32::from(f(ka, kb)) });
     }
 }
 
@@ -143,65 +143,97 @@ fn float_loop64(
 /// sign-extends signed values (`r = top`) or biases unsigned ones
 /// (`r = 0`, `flip = i32::MIN`) so one signed compare orders both.
 #[inline(always)]
-fn int_loop32(
+fn int_loop32<O>(
     f: impl Fn(i32, i32) -> bool,
     top: u32,
     r: u32,
     flip: i32,
     a: &Lanes,
     b: &Lanes,
-    out: &mut U32s,
+    (g, out): (impl Fn(u32) -> O, &mut [O; WARP_SIZE]),
 ) {
     for l in 0..WARP_SIZE {
         let ka = (((a[l] as u32) << top) as i32 >> r) ^ flip;
         let kb = (((b[l] as u32) << top) as i32 >> r) ^ flip;
-        out[l] = u32::from(f(ka, kb));
+        out[l] = g(u32::from(f(ka, kb)));
     }
 }
 
 #[inline(always)]
-fn int_loop64(f: impl Fn(i64, i64) -> bool, flip: i64, a: &Lanes, b: &Lanes, out: &mut U32s) {
+fn int_loop64<O>(
+    f: impl Fn(i64, i64) -> bool,
+    flip: i64,
+    a: &Lanes,
+    b: &Lanes,
+    (g, out): (impl Fn(u32) -> O, &mut [O; WARP_SIZE]),
+) {
     for l in 0..WARP_SIZE {
-        out[l] = u32::from(f(a[l] as i64 ^ flip, b[l] as i64 ^ flip));
+        out[l] = g(u32::from(f(a[l] as i64 ^ flip, b[l] as i64 ^ flip)));
     }
 }
 
-/// 0/1 compare results per 16-bit half (low half of lane `l` at `2l`) for
-/// an x2 type.
+/// Compare results per 16-bit half (low half of lane `l` at `2l`) for an
+/// x2 type, each mapped by `g` (0/1, or straight to what `set` writes).
 // Inlined: the result array then stays in registers instead of going
 // through memory in pieces that a wide reload cannot forward.
 #[inline(always)]
-fn compare_halves(cmp: CmpOp, ty: Type, flush: bool, a: &Lanes, b: &Lanes) -> [u16; 2 * WARP_SIZE] {
+fn compare_halves(
+    cmp: CmpOp,
+    ty: Type,
+    flush: bool,
+    a: &Lanes,
+    b: &Lanes,
+    g: impl Fn(u16) -> u16 + Copy,
+) -> [u16; 2 * WARP_SIZE] {
     let (base, u) = float_cmp_kind(cmp);
     let (a, b) = (&halves(a), &halves(b));
     let fmt = Fmt16::new(ty, flush);
     let mut r = [0u16; 2 * WARP_SIZE];
     let u = u16::from(u);
     if flush {
-        with_base!(base, i16, float_loop16::<true>, (u, &fmt, a, b, &mut r));
+        with_base!(
+            base,
+            i16,
+            float_loop16::<true>,
+            (u, &fmt, a, b, (g, &mut r))
+        );
     } else {
-        with_base!(base, i16, float_loop16::<false>, (u, &fmt, a, b, &mut r));
+        with_base!(
+            base,
+            i16,
+            float_loop16::<false>,
+            (u, &fmt, a, b, (g, &mut r))
+        );
     }
     r
 }
 
-/// 0/1 compare results per lane for a type that is not x2.
+/// Compare results per lane for a type that is not x2, each mapped by `g`
+/// (0/1, or straight to what `set` writes, so one loop does it all).
 // Inlined: the result array then stays in registers instead of going
 // through memory in pieces that a wide reload cannot forward.
 #[inline(always)]
-fn compare_lanes(cmp: CmpOp, ty: Type, flush: bool, a: &Lanes, b: &Lanes) -> U32s {
+fn compare_lanes<O: Copy + Default>(
+    cmp: CmpOp,
+    ty: Type,
+    flush: bool,
+    a: &Lanes,
+    b: &Lanes,
+    g: impl Fn(u32) -> O + Copy,
+) -> [O; WARP_SIZE] {
     let bits = ty.bits();
-    let mut t = [0u32; WARP_SIZE];
+    let mut t = [O::default(); WARP_SIZE];
+    let out = (g, &mut t);
     match ty.kind() {
         TypeKind::Float | TypeKind::BFloat => {
             let (base, u) = float_cmp_kind(cmp);
             let u = u32::from(u);
             if bits == 64 {
                 let zlim = if flush { 1u64 << 52 } else { 1 };
-                with_base!(base, i64, float_loop64, (u, zlim, a, b, &mut t));
+                with_base!(base, i64, float_loop64, (u, zlim, a, b, out));
             } else {
                 let fmt = Fmt32::new(ty, flush);
-                with_base!(base, i32, float_loop32, (u, &fmt, a, b, &mut t));
+                with_base!(base, i32, float_loop32, (u, &fmt, a, b, out));
             }
         }
         kind => {
@@ -209,63 +241,70 @@ fn compare_lanes(cmp: CmpOp, ty: Type, flush: bool, a: &Lanes, b: &Lanes) -> U32
             let signed = kind == TypeKind::Signed && !is_unsigned_op(cmp);
             if bits == 64 {
                 let flip = if signed { 0 } else { i64::MIN };
-                with_base!(base, i64, int_loop64, (flip, a, b, &mut t));
+                with_base!(base, i64, int_loop64, (flip, a, b, out));
             } else {
                 let top = 32 - bits;
                 let (r, flip) = if signed { (top, 0) } else { (0, i32::MIN) };
-                with_base!(base, i32, int_loop32, (top, r, flip, a, b, &mut t));
+                with_base!(base, i32, int_loop32, (top, r, flip, a, b, out));
             }
         }
     }
     t
 }
-/// `set` over a warp, written straight into `d`'s lanes selected by `exec`
-/// (no result array to copy).
+
+/// `set` over a warp, written into `d`'s lanes selected by `exec`. Without
+/// a `BoolOp` each compare maps straight to the lane's value inside the
+/// compare loop (one pass, no 0/1 array); with one, the 0/1 results are
+/// combined with the predicate first.
 pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
     let flush = flushes(s.ftz, s.stype, ctx.target);
     let dm = width_mask(s.dtype.bits());
     src!(a, s.a, ctx, regs);
     src!(b, s.b, ctx, regs);
-    // x2: each lane's 32-bit result word; otherwise 0/1 per lane.
-    let (word, tv) = if is_x2(s.stype) {
-        let mut r = compare_halves(s.cmp, s.stype, flush, a, b);
-        if let Some((op, p)) = s.bool_op {
-            combine01(op, &mut r, &pred01_halves(p, regs));
-        }
+    let vals = if is_x2(s.stype) {
         // Each half's true value (at most 16 bits), in its half.
         let half_true = half_true_value(s.dtype);
-        for h in r.iter_mut() {
-            *h = half_true & 0u16.wrapping_sub(*h);
-        }
+        let r = match s.bool_op {
+            None => compare_halves(s.cmp, s.stype, flush, a, b, |t| {
+                half_true & 0u16.wrapping_sub(t)
+            }),
+            Some((op, p)) => {
+                let mut r = compare_halves(s.cmp, s.stype, flush, a, b, |t| t);
+                combine01(op, &mut r, &pred01_halves(p, regs));
+                r.iter_mut()
+                    .for_each(|h| *h = half_true & 0u16.wrapping_sub(*h));
+                r
+            }
+        };
         // Halves back into words (as `halves` split them): a cast.
         let mut w: U32s = bytemuck::cast(r);
         if cfg!(target_endian = "big") {
             w.iter_mut().for_each(|x| *x = x.rotate_left(16));
         }
-        // The word's bits at the destination width.
-        (w, dm)
-    } else {
-        let mut t = compare_lanes(s.cmp, s.stype, flush, a, b);
-        if let Some((op, p)) = s.bool_op {
-            combine01(op, &mut t, &pred01(p, regs));
+        // The word's bits at the destination width (a loop: `array::map`
+        // is not inlined).
+        let mut vals = [0u64; WARP_SIZE];
+        for l in 0..WARP_SIZE {
+            vals[l] = u64::from(w[l]) & dm;
         }
+        vals
+    } else {
         // All ones where true, then the true value's bits.
-        t.iter_mut().for_each(|x| *x = 0u32.wrapping_sub(*x));
-        (t, set_true_value(s.dtype) & dm)
+        let tv = set_true_value(s.dtype) & dm;
+        let value = move |t: u32| 0u64.wrapping_sub(t.into()) & tv;
+        match s.bool_op {
+            None => compare_lanes(s.cmp, s.stype, flush, a, b, value),
+            Some((op, p)) => {
+                let mut t = compare_lanes(s.cmp, s.stype, flush, a, b, |t| t);
+                combine01(op, &mut t, &pred01(p, regs));
+                let mut vals = [0u64; WARP_SIZE];
+                for l in 0..WARP_SIZE {
+                    vals[l] = value(t[l]);
+                }
+                vals
+            }
+        }
     };
-    // The lanes' values in an array of their own, then one blend: written
-    // per lane into the register, the loop stays scalar.
-    let mut vals = [0u64; WARP_SIZE];
-    if is_x2(s.stype) {
-        for l in 0..WARP_SIZE {
-            vals[l] = u64::from(word[l]) & tv;
-        }
-    } else {
-        // Sign-extended, the all-ones words keep a 64-bit true value whole.
-        for l in 0..WARP_SIZE {
-            vals[l] = (word[l] as i32 as u64) & tv;
-        }
-    }
     blend(regs.get_mut(s.d), exec, &vals);
 }
 
@@ -276,14 +315,14 @@ pub(super) fn setp(s: &Setp, ctx: &ExecCtx, regs: &WarpRegs) -> (U32s, U32s) {
     src!(b, s.b, ctx, regs);
     let (mut p, mut q);
     if is_x2(s.ty) {
-        let r = compare_halves(s.cmp, s.ty, flush, a, b);
+        let r = compare_halves(s.cmp, s.ty, flush, a, b, |t| t);
         (p, q) = ([0u32; WARP_SIZE], [0u32; WARP_SIZE]);
         for l in 0..WARP_SIZE {
             p[l] = r[2 * l].into();
             q[l] = r[2 * l + 1].into();
         }
     } else {
-        p = compare_lanes(s.cmp, s.ty, flush, a, b);
+        p = compare_lanes(s.cmp, s.ty, flush, a, b, |t| t);
         q = p;
         q.iter_mut().for_each(|x| *x ^= 1);
     }
