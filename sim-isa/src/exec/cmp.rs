@@ -86,6 +86,8 @@ pub(super) fn is_unsigned_op(cmp: CmpOp) -> bool {
 /// Integer (and `vset`) reading of a comparison operator: the unordered
 /// forms act as the ordered ones, `num` is true, `nan` false. `lo ls hi hs`
 /// compare unsigned ([`is_unsigned_op`]).
+// Always inlined: a call from a vector loop's dispatch spills its registers.
+#[inline(always)]
 pub(super) fn int_cmp_kind(cmp: CmpOp) -> Base {
     match cmp {
         CmpOp::Eq | CmpOp::Equ => Base::Eq,
@@ -100,6 +102,7 @@ pub(super) fn int_cmp_kind(cmp: CmpOp) -> Base {
 }
 
 /// A float comparison as `unordered ? U : base(key_a, key_b)`.
+#[inline]
 pub(super) fn float_cmp_kind(cmp: CmpOp) -> (Base, bool) {
     match cmp {
         CmpOp::Eq => (Base::Eq, false),

@@ -402,10 +402,18 @@ macro_rules! narrow_video {
             }
             let mut out: U32s = bytemuck::cast(o);
             if v.add {
-                // c plus the element values, sign-extended where signed.
+                // c plus the element values, sign-extended where signed:
+                // one loop per signedness (tested per lane, the loop does
+                // not vectorise).
                 let c = regs.get(v.c);
-                for l in 0..WARP_SIZE {
-                    out[l] = (c[l] as u32).wrapping_add($sum(out[l], sval));
+                if sval {
+                    for l in 0..WARP_SIZE {
+                        out[l] = (c[l] as u32).wrapping_add($sum(out[l], true));
+                    }
+                } else {
+                    for l in 0..WARP_SIZE {
+                        out[l] = (c[l] as u32).wrapping_add($sum(out[l], false));
+                    }
                 }
             }
             // Written here, while `out` is still in registers.
