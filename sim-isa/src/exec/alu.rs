@@ -55,6 +55,7 @@ fn alu_loop(f: impl Fn(u64, u64) -> u64, ma: u64, mb: u64, a: &Lanes, b: &Lanes)
 
 /// Integer ALU over a warp (`a` at the type width, `b` at `b_bits`, the
 /// width `execute` reads it at).
+#[inline]
 pub(super) fn alu(
     op: AluOp,
     ty: Type,

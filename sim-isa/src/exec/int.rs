@@ -105,6 +105,7 @@ fn each(f: impl Fn(u64, u64) -> u64, a: &Lanes, b: &Lanes) -> Lanes {
 /// they are: the low `n` bits of a wrapping sum, difference or product
 /// depend only on the sources' low `n` bits, so masking the result alone is
 /// exact, and the three 32-lane source copies `int_sources` makes are saved.
+#[inline]
 pub(crate) fn int_exec(x: &IntArith, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
     let m = width_mask(x.ty.bits());
     if !x.sat {

@@ -45,6 +45,7 @@ pub fn slct_lane(s: &Slct, target: Target, a: u64, b: u64, c: u32) -> u64 {
 }
 
 /// `selp` over a warp: `c ? a : b` at the type width.
+#[inline]
 pub(super) fn selp(
     ty: Type,
     a: Operand,
@@ -66,6 +67,7 @@ pub(super) fn selp(
 }
 
 /// `slct` over a warp: `c >= 0 ? a : b` at the destination width.
+#[inline]
 pub(super) fn slct(s: &Slct, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
     let m = width_mask(s.dtype.bits());
     src!(a, s.a, ctx, regs);
