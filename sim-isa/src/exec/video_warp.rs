@@ -12,7 +12,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::cmp::{int_cmp_kind, Base};
-use super::lanes::{blend32, halves, low32, U32s, WarpRegs};
+use super::lanes::{blend, blend32, blend_low32, halves, low32, Lanes, U32s, WarpRegs};
 use super::WARP_SIZE;
 use crate::inst::{Simd, Video, VideoOp};
 
@@ -333,30 +333,29 @@ fn sum_halves(w: u32, signed: bool) -> u32 {
 }
 
 /// Plain `vop4`/`vop2` whose every element result fits the element width
-/// (see `narrow_form`), computed at that width: the low words viewed as u8
-/// or u16 elements (a cast, no copy), with the machine's own saturating,
-/// averaging and min/max instructions, 16 or 8 elements per vector step.
-/// Element order within a word does not matter: the operation is
-/// element-wise and `.add` sums them. Writes `d` and returns true, or
-/// returns false (writing nothing) where an element can leave the width.
+/// (see `narrow_form`), computed at that width: the registers' 64-bit lanes
+/// viewed as u8 or u16 elements (no copy, no packing of low words), with
+/// the machine's own saturating, averaging and min/max instructions, 32 or
+/// 16 elements per vector step. The high words' elements, whatever the
+/// registers hold there, are computed too and then dropped: the operation
+/// is element-wise, so they never touch the low words' results. Element
+/// order within a word does not matter: `.add` sums them. Writes `d` and
+/// returns true, or returns false (writing nothing) where an element can
+/// leave the width.
 macro_rules! narrow_video {
     ($name:ident, $u:ty, $s:ty, $sum:ident) => {
         #[inline(always)]
         fn $name(v: &Video, regs: &mut WarpRegs, exec: u32) -> bool {
-            const LEN: usize = (32 / <$u>::BITS) as usize * WARP_SIZE;
+            const LEN: usize = (64 / <$u>::BITS) as usize * WARP_SIZE;
             let Some(sval) = narrow_form(v) else {
                 return false;
             };
-            let a: [$u; LEN] = bytemuck::cast(low32(regs.get(v.a)));
-            let b: [$u; LEN] = if v.b == v.a {
-                a
-            } else {
-                bytemuck::cast(low32(regs.get(v.b)))
-            };
+            let a: &[$u; LEN] = bytemuck::cast_ref(regs.get(v.a));
+            let b: &[$u; LEN] = bytemuck::cast_ref(regs.get(v.b));
             let mut o = [0 as $u; LEN];
             macro_rules! run {
                 ($f:expr) => {
-                    narrow_loop($f, &a, &b, &mut o)
+                    narrow_loop($f, a, b, &mut o)
                 };
             }
             macro_rules! cmp {
@@ -400,24 +399,30 @@ macro_rules! narrow_video {
                     (Base::False, _) => run!(|_: $u, _: $u| 0),
                 },
             }
-            let mut out: U32s = bytemuck::cast(o);
+            let o: Lanes = bytemuck::cast(o);
             if v.add {
                 // c plus the element values, sign-extended where signed:
                 // one loop per signedness (tested per lane, the loop does
                 // not vectorise).
                 let c = regs.get(v.c);
+                let mut out = [0u64; WARP_SIZE];
                 if sval {
                     for l in 0..WARP_SIZE {
-                        out[l] = (c[l] as u32).wrapping_add($sum(out[l], true));
+                        let w = (c[l] as u32).wrapping_add($sum(o[l] as u32, true));
+                        out[l] = u64::from(w);
                     }
                 } else {
                     for l in 0..WARP_SIZE {
-                        out[l] = (c[l] as u32).wrapping_add($sum(out[l], false));
+                        let w = (c[l] as u32).wrapping_add($sum(o[l] as u32, false));
+                        out[l] = u64::from(w);
                     }
                 }
+                blend(regs.get_mut(v.d), exec, &out);
+            } else {
+                // The low words' results, zero-extended as they are
+                // written (a pass over `o` first sent it through memory).
+                blend_low32(regs.get_mut(v.d), exec, &o);
             }
-            // Written here, while `out` is still in registers.
-            blend32(regs.get_mut(v.d), exec, &out);
             true
         }
     };
