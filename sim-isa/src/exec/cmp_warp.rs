@@ -111,7 +111,12 @@ fn float_loop16<const FLUSH: bool>(
     for h in 0..2 * WARP_SIZE {
         let (ka, na) = fmt.key::<FLUSH>(a[h]);
         let (kb, nb) = fmt.key::<FLUSH>(b[h]);
-        out[h] = g(if na | nb { u } else { u16::from(f(ka, kb)) });
+        // As masks (all ones for true): what the vector compare gives.
+        out[h] = g(if na | nb {
+            u
+        } else {
+            0u16.wrapping_sub(f(ka, kb).into())
+        });
     }
 }
 
@@ -173,7 +178,8 @@ fn int_loop64<O>(
 }
 
 /// Compare results per 16-bit half (low half of lane `l` at `2l`) for an
-/// x2 type, each mapped by `g` (0/1, or straight to what `set` writes).
+/// x2 type, as masks (all ones for true) each mapped by `g` (to 0/1, or
+/// straight to what `set` writes).
 // Inlined: the result array then stays in registers instead of going
 // through memory in pieces that a wide reload cannot forward.
 #[inline(always)]
@@ -189,7 +195,7 @@ fn compare_halves(
     let (a, b) = (&halves(a), &halves(b));
     let fmt = Fmt16::new(ty, flush);
     let mut r = [0u16; 2 * WARP_SIZE];
-    let u = u16::from(u);
+    let u = 0u16.wrapping_sub(u.into());
     if flush {
         with_base!(
             base,
@@ -270,11 +276,9 @@ pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
         // Each half's true value (at most 16 bits), in its half.
         let half_true = half_true_value(s.dtype);
         let r = match s.bool_op {
-            None => compare_halves(s.cmp, s.stype, flush, a, b, |t| {
-                half_true & 0u16.wrapping_sub(t)
-            }),
+            None => compare_halves(s.cmp, s.stype, flush, a, b, |m| m & half_true),
             Some((op, p)) => {
-                let mut r = compare_halves(s.cmp, s.stype, flush, a, b, |t| t);
+                let mut r = compare_halves(s.cmp, s.stype, flush, a, b, |m| m & 1);
                 combine01(op, &mut r, &pred01_halves(p, regs));
                 r.iter_mut()
                     .for_each(|h| *h = half_true & 0u16.wrapping_sub(*h));
@@ -320,7 +324,7 @@ pub(super) fn setp(s: &Setp, ctx: &ExecCtx, regs: &WarpRegs) -> (U32s, U32s) {
     src!(b, s.b, ctx, regs);
     let (mut p, mut q);
     if is_x2(s.ty) {
-        let r = compare_halves(s.cmp, s.ty, flush, a, b, |t| t);
+        let r = compare_halves(s.cmp, s.ty, flush, a, b, |m| m & 1);
         (p, q) = ([0u32; WARP_SIZE], [0u32; WARP_SIZE]);
         for l in 0..WARP_SIZE {
             p[l] = r[2 * l].into();
