@@ -11,11 +11,96 @@
 
 use super::cmp::{
     float_cmp_kind, float_fields, flushes, half_true_value, int_cmp_kind, is_unsigned_op, is_x2,
-    set_true_value, with_base,
+    set_true_value, with_base, Base,
 };
 use super::lanes::{blend, halves, pred01, pred01_halves, src, width_mask, Lanes, U32s, WarpRegs};
 use super::{ExecCtx, WARP_SIZE};
 use crate::inst::{BoolOp, CmpOp, Set, Setp, Type, TypeKind};
+
+/// What the warp paths read of a type, by type: one table load where
+/// matching on the type for each property cost a jump table apiece per
+/// instruction. Built from the same functions the scalar reference calls.
+#[derive(Clone, Copy)]
+struct TypeInfo {
+    bits: u32,
+    kind: TypeKind,
+    x2: bool,
+    /// As `set`'s destination: its width mask, the value for true at that
+    /// width ([`set_true_value`]) and each half's from x2 sources.
+    dm: u64,
+    tv: u64,
+    half_true: u16,
+}
+
+const TYPES: [TypeInfo; Type::ALL.len()] = {
+    let none = TypeInfo {
+        bits: 0,
+        kind: TypeKind::Pred,
+        x2: false,
+        dm: 0,
+        tv: 0,
+        half_true: 0,
+    };
+    let mut t = [none; Type::ALL.len()];
+    let mut i = 0;
+    while i < Type::ALL.len() {
+        let ty = Type::ALL[i];
+        let dm = width_mask(ty.bits());
+        t[ty as usize] = TypeInfo {
+            bits: ty.bits(),
+            kind: ty.kind(),
+            x2: is_x2(ty),
+            dm,
+            tv: set_true_value(ty) & dm,
+            half_true: half_true_value(ty),
+        };
+        i += 1;
+    }
+    t
+};
+
+#[inline(always)]
+fn info(ty: Type) -> TypeInfo {
+    TYPES[ty as usize]
+}
+
+/// A comparison operator's readings ([`int_cmp_kind`] with
+/// [`is_unsigned_op`], [`float_cmp_kind`]), by operator, as [`TYPES`].
+#[derive(Clone, Copy)]
+struct CmpInfo {
+    int: Base,
+    unsigned: bool,
+    float: Base,
+    unordered: bool,
+}
+
+const CMPS: [CmpInfo; CmpOp::ALL.len()] = {
+    let none = CmpInfo {
+        int: Base::False,
+        unsigned: false,
+        float: Base::False,
+        unordered: false,
+    };
+    let mut t = [none; CmpOp::ALL.len()];
+    let mut i = 0;
+    while i < CmpOp::ALL.len() {
+        let c = CmpOp::ALL[i];
+        let (float, unordered) = float_cmp_kind(c);
+        t[c as usize] = CmpInfo {
+            int: int_cmp_kind(c),
+            unsigned: is_unsigned_op(c),
+            float,
+            unordered,
+        };
+        i += 1;
+    }
+    t
+};
+
+#[inline(always)]
+fn cmp_info(cmp: CmpOp) -> CmpInfo {
+    CMPS[cmp as usize]
+}
 
 /// A float format of at most 32 bits, decoded for key building.
 #[derive(Clone, Copy)]
@@ -191,7 +276,11 @@ fn compare_halves(
     b: &Lanes,
     g: impl Fn(u16) -> u16 + Copy,
 ) -> [u16; 2 * WARP_SIZE] {
-    let (base, u) = float_cmp_kind(cmp);
+    let CmpInfo {
+        float: base,
+        unordered: u,
+        ..
+    } = cmp_info(cmp);
     let (a, b) = (&halves(a), &halves(b));
     let fmt = Fmt16::new(ty, flush);
     let mut r = [0u16; 2 * WARP_SIZE];
@@ -227,13 +316,13 @@ fn compare_lanes<O: Copy + Default>(
     b: &Lanes,
     g: impl Fn(u32) -> O + Copy,
 ) -> [O; WARP_SIZE] {
-    let bits = ty.bits();
+    let TypeInfo { bits, kind, .. } = info(ty);
+    let c = cmp_info(cmp);
     let mut t = [O::default(); WARP_SIZE];
     let out = (g, &mut t);
-    match ty.kind() {
+    match kind {
         TypeKind::Float | TypeKind::BFloat => {
-            let (base, u) = float_cmp_kind(cmp);
-            let u = u32::from(u);
+            let (base, u) = (c.float, u32::from(c.unordered));
             if bits == 64 {
                 let zlim = if flush { 1u64 << 52 } else { 1 };
                 with_base!(base, i64, float_loop64, (u, zlim, a, b, out));
@@ -243,8 +332,8 @@ fn compare_lanes<O: Copy + Default>(
             }
         }
         kind => {
-            let base = int_cmp_kind(cmp);
-            let signed = kind == TypeKind::Signed && !is_unsigned_op(cmp);
+            let base = c.int;
+            let signed = kind == TypeKind::Signed && !c.unsigned;
             if bits == 64 {
                 let flip = if signed { 0 } else { i64::MIN };
                 with_base!(base, i64, int_loop64, (flip, a, b, out));
@@ -269,12 +358,13 @@ fn compare_lanes<O: Copy + Default>(
 /// combined with the predicate first.
 pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
     let flush = flushes(s.ftz, s.stype, ctx.target);
-    let dm = width_mask(s.dtype.bits());
+    let TypeInfo {
+        dm, tv, half_true, ..
+    } = info(s.dtype);
     src!(a, s.a, ctx, regs);
     src!(b, s.b, ctx, regs);
-    let vals = if is_x2(s.stype) {
+    let vals = if info(s.stype).x2 {
         // Each half's true value (at most 16 bits), in its half.
-        let half_true = half_true_value(s.dtype);
         let r = match s.bool_op {
             None => compare_halves(s.cmp, s.stype, flush, a, b, |m| m & half_true),
             Some((op, p)) => {
@@ -299,7 +389,6 @@ pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
         vals
     } else {
         // All ones where true, then the true value's bits.
-        let tv = set_true_value(s.dtype) & dm;
         let value = move |t: u32| 0u64.wrapping_sub(t.into()) & tv;
         match s.bool_op {
             None => compare_lanes(s.cmp, s.stype, flush, a, b, value),
