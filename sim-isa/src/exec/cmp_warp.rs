@@ -229,36 +229,25 @@ fn float_loop64<O>(
     }
 }
 
-/// Integers of at most 32 bits: `key = ((v << top) as i32 >> r) ^ flip`
-/// sign-extends signed values (`r = top`) or biases unsigned ones
-/// (`r = 0`, `flip = i32::MIN`) so one signed compare orders both.
+/// Integers: `key = ((v << sh) as i64) ^ flip` with `sh = 64 - bits`. The
+/// shift drops whatever lies above the type's bits and puts its sign at
+/// bit 63, so signed values keep their order as keys; `flip = i64::MIN`
+/// biases unsigned ones, so one signed compare orders both. Keys are built
+/// on the 64-bit lanes as they are: no packing to 32 bits, and the compare
+/// gives masks of the lanes' own width.
 #[inline(always)]
-fn int_loop32<O>(
-    f: impl Fn(i32, i32) -> bool,
-    top: u32,
-    r: u32,
-    flip: i32,
-    a: &Lanes,
-    b: &Lanes,
-    (g, out): (impl Fn(u32) -> O, &mut [O; WARP_SIZE]),
-) {
-    for l in 0..WARP_SIZE {
-        let ka = (((a[l] as u32) << top) as i32 >> r) ^ flip;
-        let kb = (((b[l] as u32) << top) as i32 >> r) ^ flip;
-        out[l] = g(u32::from(f(ka, kb)));
-    }
-}
-
-#[inline(always)]
-fn int_loop64<O>(
+fn int_loop<O>(
     f: impl Fn(i64, i64) -> bool,
+    sh: u32,
     flip: i64,
     a: &Lanes,
     b: &Lanes,
     (g, out): (impl Fn(u32) -> O, &mut [O; WARP_SIZE]),
 ) {
     for l in 0..WARP_SIZE {
-        out[l] = g(u32::from(f(a[l] as i64 ^ flip, b[l] as i64 ^ flip)));
+        let ka = ((a[l] << sh) as i64) ^ flip;
+        let kb = ((b[l] << sh) as i64) ^ flip;
+        out[l] = g(u32::from(f(ka, kb)));
     }
 }
 
@@ -334,18 +323,13 @@ fn compare_lanes<O: Copy + Default>(
         kind => {
             let base = c.int;
             let signed = kind == TypeKind::Signed && !c.unsigned;
-            if bits == 64 {
-                let flip = if signed { 0 } else { i64::MIN };
-                with_base!(base, i64, int_loop64, (flip, a, b, out));
-            } else if bits == 32 {
-                // The common width on its own: shifts by a constant 0 fold
-                // away, where variable ones cost two per key.
-                let flip = if signed { 0 } else { i32::MIN };
-                with_base!(base, i32, int_loop32, (0, 0, flip, a, b, out));
-            } else {
-                let top = 32 - bits;
-                let (r, flip) = if signed { (top, 0) } else { (0, i32::MIN) };
-                with_base!(base, i32, int_loop32, (top, r, flip, a, b, out));
+            let flip = if signed { 0 } else { i64::MIN };
+            // The common widths on their own: shifts by a constant fold
+            // into the loads' instructions.
+            match bits {
+                32 => with_base!(base, i64, int_loop, (32, flip, a, b, out)),
+                64 => with_base!(base, i64, int_loop, (0, flip, a, b, out)),
+                _ => with_base!(base, i64, int_loop, (64 - bits, flip, a, b, out)),
             }
         }
     }
