@@ -300,7 +300,8 @@ fn compare_halves(
 fn compare_lanes<O: Copy + Default>(
     cmp: CmpOp,
     ty: Type,
-    flush: bool,
+    // Whether float inputs flush: asked only by the float forms.
+    flush: impl Fn() -> bool,
     a: &Lanes,
     b: &Lanes,
     g: impl Fn(u32) -> O + Copy,
@@ -313,10 +314,10 @@ fn compare_lanes<O: Copy + Default>(
         TypeKind::Float | TypeKind::BFloat => {
             let (base, u) = (c.float, u32::from(c.unordered));
             if bits == 64 {
-                let zlim = if flush { 1u64 << 52 } else { 1 };
+                let zlim = if flush() { 1u64 << 52 } else { 1 };
                 with_base!(base, i64, float_loop64, (u, zlim, a, b, out));
             } else {
-                let fmt = Fmt32::new(ty, flush);
+                let fmt = Fmt32::new(ty, flush());
                 with_base!(base, i32, float_loop32, (u, &fmt, a, b, out));
             }
         }
@@ -341,7 +342,7 @@ fn compare_lanes<O: Copy + Default>(
 /// compare loop (one pass, no 0/1 array); with one, the 0/1 results are
 /// combined with the predicate first.
 pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    let flush = flushes(s.ftz, s.stype, ctx.target);
+    let flush = || flushes(s.ftz, s.stype, ctx.target);
     let TypeInfo {
         dm, tv, half_true, ..
     } = info(s.dtype);
@@ -350,9 +351,9 @@ pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
     let vals = if info(s.stype).x2 {
         // Each half's true value (at most 16 bits), in its half.
         let r = match s.bool_op {
-            None => compare_halves(s.cmp, s.stype, flush, a, b, |m| m & half_true),
+            None => compare_halves(s.cmp, s.stype, flush(), a, b, |m| m & half_true),
             Some((op, p)) => {
-                let mut r = compare_halves(s.cmp, s.stype, flush, a, b, |m| m & 1);
+                let mut r = compare_halves(s.cmp, s.stype, flush(), a, b, |m| m & 1);
                 combine01(op, &mut r, &pred01_halves(p, regs));
                 r.iter_mut()
                     .for_each(|h| *h = half_true & 0u16.wrapping_sub(*h));
@@ -392,12 +393,12 @@ pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
 
 /// `setp` over a warp: `(p, q)` as 0/1 lanes.
 pub(super) fn setp(s: &Setp, ctx: &ExecCtx, regs: &WarpRegs) -> (U32s, U32s) {
-    let flush = flushes(s.ftz, s.ty, ctx.target);
+    let flush = || flushes(s.ftz, s.ty, ctx.target);
     src!(a, s.a, ctx, regs);
     src!(b, s.b, ctx, regs);
     let (mut p, mut q);
     if is_x2(s.ty) {
-        let r = compare_halves(s.cmp, s.ty, flush, a, b, |m| m & 1);
+        let r = compare_halves(s.cmp, s.ty, flush(), a, b, |m| m & 1);
         (p, q) = ([0u32; WARP_SIZE], [0u32; WARP_SIZE]);
         for l in 0..WARP_SIZE {
             p[l] = r[2 * l].into();
