@@ -30,6 +30,8 @@ struct TypeInfo {
     dm: u64,
     tv: u64,
     half_true: u16,
+    /// As an x2 source: its halves' format, without and with flushing.
+    halves: [Fmt16; 2],
 }
 
 const TYPES: [TypeInfo; Type::ALL.len()] = {
@@ -40,6 +42,7 @@ const TYPES: [TypeInfo; Type::ALL.len()] = {
         dm: 0,
         tv: 0,
         half_true: 0,
+        halves: [Fmt16 { inf: 0, zlim: 0 }; 2],
     };
     let mut t = [none; Type::ALL.len()];
     let mut i = 0;
@@ -53,6 +56,7 @@ const TYPES: [TypeInfo; Type::ALL.len()] = {
             dm,
             tv: set_true_value(ty) & dm,
             half_true: half_true_value(ty),
+            halves: [Fmt16::new(ty, false), Fmt16::new(ty, true)],
         };
         i += 1;
     }
@@ -165,8 +169,12 @@ struct Fmt16 {
 }
 
 impl Fmt16 {
-    fn new(ty: Type, flush: bool) -> Self {
-        let m = float_fields(ty).map_or(10, |(_, m)| m);
+    /// For `ty`'s halves, as [`TYPES`] holds it.
+    const fn new(ty: Type, flush: bool) -> Self {
+        let m = match float_fields(ty) {
+            Some((_, m)) => m,
+            None => 10,
+        };
         Fmt16 {
             inf: (0x7FFF >> m) << m,
             zlim: if flush { 1 << m } else { 1 },
@@ -271,7 +279,7 @@ fn compare_halves(
         ..
     } = cmp_info(cmp);
     let (a, b) = (&halves(a), &halves(b));
-    let fmt = Fmt16::new(ty, flush);
+    let fmt = info(ty).halves[usize::from(flush)];
     let mut r = [0u16; 2 * WARP_SIZE];
     let u = 0u16.wrapping_sub(u.into());
     if flush {
