@@ -308,27 +308,31 @@ fn narrow_loop<T: Copy, const L: usize>(
     }
 }
 
-/// Sum of a word's four bytes, unsigned (`signed`: as i8).
+/// Sum of the four bytes of a lane's low word, unsigned (`signed`: as i8),
+/// modulo 2^32 (the bits above are left over). On the 64-bit lane as it
+/// is: no packing to 32 bits and back.
 #[inline(always)]
-fn sum_bytes(w: u32, signed: bool) -> u32 {
+fn sum_bytes(w: u64, signed: bool) -> u64 {
     let t = (w & 0x00FF_00FF) + ((w >> 8) & 0x00FF_00FF);
     let u = (t & 0xFFFF) + (t >> 16);
     if signed {
-        // Each negative byte counted 256 too high.
-        let negs = (((w >> 7) & 0x0101_0101).wrapping_mul(0x0101_0101)) >> 24;
+        // Each negative byte counted 256 too high: their count is the top
+        // byte of the low word of this product.
+        let negs = ((((w >> 7) & 0x0101_0101) * 0x0101_0101) >> 24) & 0xFF;
         u.wrapping_sub(negs << 8)
     } else {
         u
     }
 }
 
-/// Sum of a word's two halves, unsigned (`signed`: as i16).
+/// Sum of the two halves of a lane's low word, unsigned (`signed`: as
+/// i16), modulo 2^32 as [`sum_bytes`].
 #[inline(always)]
-fn sum_halves(w: u32, signed: bool) -> u32 {
+fn sum_halves(w: u64, signed: bool) -> u64 {
     if signed {
-        (i32::from(w as u16 as i16) + ((w as i32) >> 16)) as u32
+        (i64::from(w as u16 as i16) + i64::from((w as u32 as i32) >> 16)) as u64
     } else {
-        (w & 0xFFFF) + (w >> 16)
+        (w & 0xFFFF) + ((w >> 16) & 0xFFFF)
     }
 }
 
@@ -408,13 +412,11 @@ macro_rules! narrow_video {
                 let mut out = [0u64; WARP_SIZE];
                 if sval {
                     for l in 0..WARP_SIZE {
-                        let w = (c[l] as u32).wrapping_add($sum(o[l] as u32, true));
-                        out[l] = u64::from(w);
+                        out[l] = c[l].wrapping_add($sum(o[l], true)) & 0xFFFF_FFFF;
                     }
                 } else {
                     for l in 0..WARP_SIZE {
-                        let w = (c[l] as u32).wrapping_add($sum(o[l] as u32, false));
-                        out[l] = u64::from(w);
+                        out[l] = c[l].wrapping_add($sum(o[l], false)) & 0xFFFF_FFFF;
                     }
                 }
                 blend(regs.get_mut(v.d), exec, &out);
