@@ -232,8 +232,7 @@ fn alu_into(x: &crate::inst::Alu, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32)
 
 #[inline(never)]
 fn int_into(x: &IntArith, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    let out = int::int_exec(x, ctx, regs);
-    blend(regs.get_mut(x.d), exec, &out);
+    int::int_into(x, ctx, regs, exec);
 }
 
 #[inline(never)]
