@@ -44,6 +44,17 @@ pub fn alu_lane(op: AluOp, ty: Type, a: u64, b: u64) -> u64 {
     r & m
 }
 
+/// Bitwise operations: masking the result alone is exact (each result
+/// bit depends on its own bits of `a` and `b` only).
+#[inline(always)]
+fn bitwise_loop(f: impl Fn(u64, u64) -> u64, m: u64, a: &Lanes, b: &Lanes) -> Lanes {
+    let mut o = [0u64; WARP_SIZE];
+    for l in 0..WARP_SIZE {
+        o[l] = f(a[l], b[l]) & m;
+    }
+    o
+}
+
 #[inline(always)]
 fn alu_loop(f: impl Fn(u64, u64) -> u64, ma: u64, mb: u64, a: &Lanes, b: &Lanes) -> Lanes {
     let mut o = [0u64; WARP_SIZE];
@@ -78,10 +89,10 @@ pub(super) fn alu(
     src!(b, b, ctx, regs);
     let wide = u64::from(bits);
     match op {
-        AluOp::Mov => alu_loop(|x, _| x, m, mb, a, b),
-        AluOp::And => alu_loop(|x, y| x & y, m, mb, a, b),
-        AluOp::Or => alu_loop(|x, y| x | y, m, mb, a, b),
-        AluOp::Xor => alu_loop(|x, y| x ^ y, m, mb, a, b),
+        AluOp::Mov => bitwise_loop(|x, _| x, m, a, b),
+        AluOp::And => bitwise_loop(|x, y| x & y, m, a, b),
+        AluOp::Or => bitwise_loop(|x, y| x | y, m, a, b),
+        AluOp::Xor => bitwise_loop(|x, y| x ^ y, m, a, b),
         AluOp::Shl => alu_loop(
             |x, y| if y >= wide { 0 } else { x << (y & 63) },
             m,
