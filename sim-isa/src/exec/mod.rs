@@ -226,7 +226,7 @@ fn slct_into(s: &crate::inst::Slct, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u3
 
 #[inline(never)]
 fn alu_into(x: &crate::inst::Alu, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    let out = alu::alu(x.op, x.ty, x.a, x.b, x.b_bits(), ctx, regs);
+    let out = alu::alu(x, ctx, regs);
     blend(regs.get_mut(x.d), exec, &out);
 }
 
