@@ -209,7 +209,10 @@ macro_rules! video4_run {
     }};
 }
 
-/// [`video4_loop`] for `v`, which must be a plain `vop4`.
+/// [`video4_loop`] for `v`, which must be a plain `vop4`. Not inlined
+/// (nor `video2_plain`, `video_n`): in `video` their frames and registers
+/// were set up for the narrow forms too.
+#[inline(never)]
 fn video4_plain(v: &Video, regs: &WarpRegs) -> U32s {
     type T = i16;
     let a = halves(regs.get(v.a));
@@ -270,6 +273,7 @@ macro_rules! video2_run {
 }
 
 /// [`video2_loop`] for `v`, which must be a plain `vop2`.
+#[inline(never)]
 fn video2_plain(v: &Video, regs: &WarpRegs) -> U32s {
     type T = i32;
     let a = halves(regs.get(v.a));
@@ -500,6 +504,7 @@ pub(super) fn video(v: &Video, regs: &mut WarpRegs, exec: u32) {
     blend32(regs.get_mut(v.d), exec, &out);
 }
 
+#[inline(never)]
 fn video_n<const N: usize>(v: &Video, regs: &WarpRegs) -> U32s {
     let n = N as u32;
     let w = 32 / n;
