@@ -3,7 +3,7 @@
 
 use super::lanes::{src, width_mask, Lanes, WarpRegs};
 use super::{ExecCtx, WARP_SIZE};
-use crate::inst::{AluOp, Operand, Type, TypeKind};
+use crate::inst::{Alu, AluOp, Operand, Type, TypeKind};
 
 /// One lane of an ALU instruction on type `ty`: `a` at the type's width, `b`
 /// the second source (a 32-bit unsigned amount for shifts; ignored by `mov`).
@@ -44,6 +44,17 @@ pub fn alu_lane(op: AluOp, ty: Type, a: u64, b: u64) -> u64 {
     r & m
 }
 
+/// Bitwise operations: masking the result alone is exact (each result
+/// bit depends on its own bits of `a` and `b` only).
+#[inline(always)]
+fn bitwise_loop(f: impl Fn(u64, u64) -> u64, m: u64, a: &Lanes, b: &Lanes) -> Lanes {
+    let mut o = [0u64; WARP_SIZE];
+    for l in 0..WARP_SIZE {
+        o[l] = f(a[l], b[l]) & m;
+    }
+    o
+}
+
 #[inline(always)]
 fn alu_loop(f: impl Fn(u64, u64) -> u64, ma: u64, mb: u64, a: &Lanes, b: &Lanes) -> Lanes {
     let mut o = [0u64; WARP_SIZE];
@@ -53,41 +64,39 @@ fn alu_loop(f: impl Fn(u64, u64) -> u64, ma: u64, mb: u64, a: &Lanes, b: &Lanes)
     o
 }
 
-/// Integer ALU over a warp (`a` at the type width, `b` at `b_bits`, the
-/// width `execute` reads it at).
-pub(super) fn alu(
-    op: AluOp,
-    ty: Type,
-    a: Operand,
-    b: Option<Operand>,
-    b_bits: u32,
-    ctx: &ExecCtx,
-    regs: &WarpRegs,
-) -> Lanes {
+/// Integer ALU over a warp (`a` at the type width, `b` at `x.b_bits()`,
+/// the width `execute` reads it at).
+#[inline]
+pub(super) fn alu(x: &Alu, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
+    let (op, ty) = (x.op, x.ty);
+    let m = width_mask(ty.bits());
+    // Without b (`mov`, which ignores it) read a again rather than fill zeros.
+    let b = match (x.b, op) {
+        (Some(b), _) => b,
+        (None, AluOp::Mov) => x.a,
+        (None, _) => Operand::Imm(0),
+    };
+    src!(a, x.a, ctx, regs);
+    src!(b, b, ctx, regs);
+    match op {
+        AluOp::Mov => bitwise_loop(|x, _| x, m, a, b),
+        AluOp::And => bitwise_loop(|x, y| x & y, m, a, b),
+        AluOp::Or => bitwise_loop(|x, y| x | y, m, a, b),
+        AluOp::Xor => bitwise_loop(|x, y| x ^ y, m, a, b),
+        AluOp::Shl | AluOp::Shr => shift(op, ty, x.b_bits(), a, b),
+    }
+}
+
+/// The shifts of [`alu`]: a function of their own, so that what they
+/// decode (the amount's width, the sign fill) is not computed ahead of the
+/// match for every ALU instruction.
+#[inline(never)]
+fn shift(op: AluOp, ty: Type, b_bits: u32, a: &Lanes, b: &Lanes) -> Lanes {
     let bits = ty.bits();
     let m = width_mask(bits);
     let mb = width_mask(b_bits);
-    // Without b (`mov`, which ignores it) read a again rather than fill zeros.
-    let b = match (b, op) {
-        (Some(b), _) => b,
-        (None, AluOp::Mov) => a,
-        (None, _) => Operand::Imm(0),
-    };
-    src!(a, a, ctx, regs);
-    src!(b, b, ctx, regs);
     let wide = u64::from(bits);
     match op {
-        AluOp::Mov => alu_loop(|x, _| x, m, mb, a, b),
-        AluOp::And => alu_loop(|x, y| x & y, m, mb, a, b),
-        AluOp::Or => alu_loop(|x, y| x | y, m, mb, a, b),
-        AluOp::Xor => alu_loop(|x, y| x ^ y, m, mb, a, b),
-        AluOp::Shl => alu_loop(
-            |x, y| if y >= wide { 0 } else { x << (y & 63) },
-            m,
-            mb,
-            a,
-            b,
-        ),
         AluOp::Shr if ty.kind() == TypeKind::Signed => {
             let sh = 64 - bits;
             alu_loop(
@@ -100,6 +109,13 @@ pub(super) fn alu(
         }
         AluOp::Shr => alu_loop(
             |x, y| if y >= wide { 0 } else { x >> (y & 63) },
+            m,
+            mb,
+            a,
+            b,
+        ),
+        _ => alu_loop(
+            |x, y| if y >= wide { 0 } else { x << (y & 63) },
             m,
             mb,
             a,

@@ -79,14 +79,16 @@ impl Base {
 }
 
 /// `lo ls hi hs`: unsigned on every integer type; the rest follow the type.
-pub(super) fn is_unsigned_op(cmp: CmpOp) -> bool {
+pub(super) const fn is_unsigned_op(cmp: CmpOp) -> bool {
     matches!(cmp, CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs)
 }
 
 /// Integer (and `vset`) reading of a comparison operator: the unordered
 /// forms act as the ordered ones, `num` is true, `nan` false. `lo ls hi hs`
 /// compare unsigned ([`is_unsigned_op`]).
-pub(super) fn int_cmp_kind(cmp: CmpOp) -> Base {
+// Always inlined: a call from a vector loop's dispatch spills its registers.
+#[inline(always)]
+pub(super) const fn int_cmp_kind(cmp: CmpOp) -> Base {
     match cmp {
         CmpOp::Eq | CmpOp::Equ => Base::Eq,
         CmpOp::Ne | CmpOp::Neu => Base::Ne,
@@ -100,7 +102,8 @@ pub(super) fn int_cmp_kind(cmp: CmpOp) -> Base {
 }
 
 /// A float comparison as `unordered ? U : base(key_a, key_b)`.
-pub(super) fn float_cmp_kind(cmp: CmpOp) -> (Base, bool) {
+#[inline]
+pub(super) const fn float_cmp_kind(cmp: CmpOp) -> (Base, bool) {
     match cmp {
         CmpOp::Eq => (Base::Eq, false),
         CmpOp::Ne => (Base::Ne, false),
@@ -173,7 +176,7 @@ pub fn compare(cmp: CmpOp, ty: Type, a: u64, b: u64, flush: bool) -> bool {
 }
 
 /// Whether `ty` packs two 16-bit floats, compared half by half.
-pub(super) fn is_x2(ty: Type) -> bool {
+pub(super) const fn is_x2(ty: Type) -> bool {
     matches!(ty, Type::F16x2 | Type::Bf16x2)
 }
 

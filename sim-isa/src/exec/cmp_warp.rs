@@ -11,11 +11,100 @@
 
 use super::cmp::{
     float_cmp_kind, float_fields, flushes, half_true_value, int_cmp_kind, is_unsigned_op, is_x2,
-    set_true_value, with_base,
+    set_true_value, with_base, Base,
 };
 use super::lanes::{blend, halves, pred01, pred01_halves, src, width_mask, Lanes, U32s, WarpRegs};
 use super::{ExecCtx, WARP_SIZE};
 use crate::inst::{BoolOp, CmpOp, Set, Setp, Type, TypeKind};
+
+/// What the warp paths read of a type, by type: one table load where
+/// matching on the type for each property cost a jump table apiece per
+/// instruction. Built from the same functions the scalar reference calls.
+#[derive(Clone, Copy)]
+struct TypeInfo {
+    bits: u32,
+    kind: TypeKind,
+    x2: bool,
+    /// As `set`'s destination: its width mask, the value for true at that
+    /// width ([`set_true_value`]) and each half's from x2 sources.
+    dm: u64,
+    tv: u64,
+    half_true: u16,
+    /// As an x2 source: its halves' format, without and with flushing.
+    halves: [Fmt16; 2],
+}
+
+const TYPES: [TypeInfo; Type::ALL.len()] = {
+    let none = TypeInfo {
+        bits: 0,
+        kind: TypeKind::Pred,
+        x2: false,
+        dm: 0,
+        tv: 0,
+        half_true: 0,
+        halves: [Fmt16 { inf: 0, zlim: 0 }; 2],
+    };
+    let mut t = [none; Type::ALL.len()];
+    let mut i = 0;
+    while i < Type::ALL.len() {
+        let ty = Type::ALL[i];
+        let dm = width_mask(ty.bits());
+        t[ty as usize] = TypeInfo {
+            bits: ty.bits(),
+            kind: ty.kind(),
+            x2: is_x2(ty),
+            dm,
+            tv: set_true_value(ty) & dm,
+            half_true: half_true_value(ty),
+            halves: [Fmt16::new(ty, false), Fmt16::new(ty, true)],
+        };
+        i += 1;
+    }
+    t
+};
+
+#[inline(always)]
+fn info(ty: Type) -> TypeInfo {
+    TYPES[ty as usize]
+}
+
+/// A comparison operator's readings ([`int_cmp_kind`] with
+/// [`is_unsigned_op`], [`float_cmp_kind`]), by operator, as [`TYPES`].
+#[derive(Clone, Copy)]
+struct CmpInfo {
+    int: Base,
+    unsigned: bool,
+    float: Base,
+    unordered: bool,
+}
+
+const CMPS: [CmpInfo; CmpOp::ALL.len()] = {
+    let none = CmpInfo {
+        int: Base::False,
+        unsigned: false,
+        float: Base::False,
+        unordered: false,
+    };
+    let mut t = [none; CmpOp::ALL.len()];
+    let mut i = 0;
+    while i < CmpOp::ALL.len() {
+        let c = CmpOp::ALL[i];
+        let (float, unordered) = float_cmp_kind(c);
+        t[c as usize] = CmpInfo {
+            int: int_cmp_kind(c),
+            unsigned: is_unsigned_op(c),
+            float,
+            unordered,
+        };
+        i += 1;
+    }
+    t
+};
+
+#[inline(always)]
+fn cmp_info(cmp: CmpOp) -> CmpInfo {
+    CMPS[cmp as usize]
+}
 
 /// A float format of at most 32 bits, decoded for key building.
 #[derive(Clone, Copy)]
@@ -55,19 +144,19 @@ impl Fmt32 {
 }
 
 #[inline(always)]
-fn float_loop32(
+fn float_loop32<O>(
     f: impl Fn(i32, i32) -> bool,
     u: u32,
     fmt: &Fmt32,
     a: &Lanes,
     b: &Lanes,
-    out: &mut U32s,
+    (g, out): (impl Fn(u32) -> O, &mut [O; WARP_SIZE]),
 ) {
     let fmt = *fmt;
     for l in 0..WARP_SIZE {
         let (ka, na) = fmt.key(a[l] as u32);
         let (kb, nb) = fmt.key(b[l] as u32);
-        out[l] = if na | nb { u } else { u32::from(f(ka, kb)) };
+        out[l] = g(if na | nb { u } else { u32::from(f(ka, kb)) });
     }
 }
 
@@ -80,8 +169,12 @@ struct Fmt16 {
 }
 
 impl Fmt16 {
-    fn new(ty: Type, flush: bool) -> Self {
-        let m = float_fields(ty).map_or(10, |(_, m)| m);
+    /// For `ty`'s halves, as [`TYPES`] holds it.
+    const fn new(ty: Type, flush: bool) -> Self {
+        let m = match float_fields(ty) {
+            Some((_, m)) => m,
+            None => 10,
+        };
         Fmt16 {
             inf: (0x7FFF >> m) << m,
             zlim: if flush { 1 << m } else { 1 },
@@ -105,13 +198,18 @@ fn float_loop16<const FLUSH: bool>(
     fmt: &Fmt16,
     a: &[u16; 2 * WARP_SIZE],
     b: &[u16; 2 * WARP_SIZE],
-    out: &mut [u16; 2 * WARP_SIZE],
+    (g, out): (impl Fn(u16) -> u16, &mut [u16; 2 * WARP_SIZE]),
 ) {
     let fmt = *fmt;
     for h in 0..2 * WARP_SIZE {
         let (ka, na) = fmt.key::<FLUSH>(a[h]);
         let (kb, nb) = fmt.key::<FLUSH>(b[h]);
-        out[h] = if na | nb { u } else { u16::from(f(ka, kb)) };
+        // As masks (all ones for true): what the vector compare gives.
+        out[h] = g(if na | nb {
+            u
+        } else {
+            0u16.wrapping_sub(f(ka, kb).into())
+        });
     }
 }
 
@@ -124,166 +222,198 @@ fn f64_key(v: u64, zlim: u64) -> (i64, bool) {
 }
 
 #[inline(always)]
-fn float_loop64(
+fn float_loop64<O>(
     f: impl Fn(i64, i64) -> bool,
     u: u32,
     zlim: u64,
     a: &Lanes,
     b: &Lanes,
-    out: &mut U32s,
+    (g, out): (impl Fn(u32) -> O, &mut [O; WARP_SIZE]),
 ) {
     for l in 0..WARP_SIZE {
         let (ka, na) = f64_key(a[l], zlim);
         let (kb, nb) = f64_key(b[l], zlim);
-        out[l] = if na | nb { u } else { u32::from(f(ka, kb)) };
+        out[l] = g(if na | nb { u } else { u32::from(f(ka, kb)) });
     }
 }
 
-/// Integers of at most 32 bits: `key = ((v << top) as i32 >> r) ^ flip`
-/// sign-extends signed values (`r = top`) or biases unsigned ones
-/// (`r = 0`, `flip = i32::MIN`) so one signed compare orders both.
+/// Integers: `key = ((v << sh) as i64) ^ flip` with `sh = 64 - bits`. The
+/// shift drops whatever lies above the type's bits and puts its sign at
+/// bit 63, so signed values keep their order as keys; `flip = i64::MIN`
+/// biases unsigned ones, so one signed compare orders both. Keys are built
+/// on the 64-bit lanes as they are: no packing to 32 bits, and the compare
+/// gives masks of the lanes' own width.
 #[inline(always)]
-fn int_loop32(
-    f: impl Fn(i32, i32) -> bool,
-    top: u32,
-    r: u32,
-    flip: i32,
+fn int_loop<O>(
+    f: impl Fn(i64, i64) -> bool,
+    sh: u32,
+    flip: i64,
     a: &Lanes,
     b: &Lanes,
-    out: &mut U32s,
+    (g, out): (impl Fn(u32) -> O, &mut [O; WARP_SIZE]),
 ) {
     for l in 0..WARP_SIZE {
-        let ka = (((a[l] as u32) << top) as i32 >> r) ^ flip;
-        let kb = (((b[l] as u32) << top) as i32 >> r) ^ flip;
-        out[l] = u32::from(f(ka, kb));
+        let ka = ((a[l] << sh) as i64) ^ flip;
+        let kb = ((b[l] << sh) as i64) ^ flip;
+        out[l] = g(u32::from(f(ka, kb)));
     }
 }
 
-#[inline(always)]
-fn int_loop64(f: impl Fn(i64, i64) -> bool, flip: i64, a: &Lanes, b: &Lanes, out: &mut U32s) {
-    for l in 0..WARP_SIZE {
-        out[l] = u32::from(f(a[l] as i64 ^ flip, b[l] as i64 ^ flip));
-    }
-}
-
-/// 0/1 compare results per 16-bit half (low half of lane `l` at `2l`) for
-/// an x2 type.
+/// Compare results per 16-bit half (low half of lane `l` at `2l`) for an
+/// x2 type, as masks (all ones for true) each mapped by `g` (to 0/1, or
+/// straight to what `set` writes).
 // Inlined: the result array then stays in registers instead of going
 // through memory in pieces that a wide reload cannot forward.
 #[inline(always)]
-fn compare_halves(cmp: CmpOp, ty: Type, flush: bool, a: &Lanes, b: &Lanes) -> [u16; 2 * WARP_SIZE] {
-    let (base, u) = float_cmp_kind(cmp);
+fn compare_halves(
+    cmp: CmpOp,
+    ty: Type,
+    flush: bool,
+    a: &Lanes,
+    b: &Lanes,
+    g: impl Fn(u16) -> u16 + Copy,
+) -> [u16; 2 * WARP_SIZE] {
+    let CmpInfo {
+        float: base,
+        unordered: u,
+        ..
+    } = cmp_info(cmp);
     let (a, b) = (&halves(a), &halves(b));
-    let fmt = Fmt16::new(ty, flush);
+    let fmt = info(ty).halves[usize::from(flush)];
     let mut r = [0u16; 2 * WARP_SIZE];
-    let u = u16::from(u);
+    let u = 0u16.wrapping_sub(u.into());
     if flush {
-        with_base!(base, i16, float_loop16::<true>, (u, &fmt, a, b, &mut r));
+        with_base!(
+            base,
+            i16,
+            float_loop16::<true>,
+            (u, &fmt, a, b, (g, &mut r))
+        );
     } else {
-        with_base!(base, i16, float_loop16::<false>, (u, &fmt, a, b, &mut r));
+        with_base!(
+            base,
+            i16,
+            float_loop16::<false>,
+            (u, &fmt, a, b, (g, &mut r))
+        );
     }
     r
 }
 
-/// 0/1 compare results per lane for a type that is not x2.
+/// Compare results per lane for a type that is not x2, each mapped by `g`
+/// (0/1, or straight to what `set` writes, so one loop does it all).
 // Inlined: the result array then stays in registers instead of going
 // through memory in pieces that a wide reload cannot forward.
 #[inline(always)]
-fn compare_lanes(cmp: CmpOp, ty: Type, flush: bool, a: &Lanes, b: &Lanes) -> U32s {
-    let bits = ty.bits();
-    let mut t = [0u32; WARP_SIZE];
-    match ty.kind() {
+fn compare_lanes<O: Copy + Default>(
+    cmp: CmpOp,
+    ty: Type,
+    // Whether float inputs flush: asked only by the float forms.
+    flush: impl Fn() -> bool,
+    a: &Lanes,
+    b: &Lanes,
+    g: impl Fn(u32) -> O + Copy,
+) -> [O; WARP_SIZE] {
+    let TypeInfo { bits, kind, .. } = info(ty);
+    let c = cmp_info(cmp);
+    let mut t = [O::default(); WARP_SIZE];
+    let out = (g, &mut t);
+    match kind {
         TypeKind::Float | TypeKind::BFloat => {
-            let (base, u) = float_cmp_kind(cmp);
-            let u = u32::from(u);
+            let (base, u) = (c.float, u32::from(c.unordered));
             if bits == 64 {
-                let zlim = if flush { 1u64 << 52 } else { 1 };
-                with_base!(base, i64, float_loop64, (u, zlim, a, b, &mut t));
+                let zlim = if flush() { 1u64 << 52 } else { 1 };
+                with_base!(base, i64, float_loop64, (u, zlim, a, b, out));
             } else {
-                let fmt = Fmt32::new(ty, flush);
-                with_base!(base, i32, float_loop32, (u, &fmt, a, b, &mut t));
+                let fmt = Fmt32::new(ty, flush());
+                with_base!(base, i32, float_loop32, (u, &fmt, a, b, out));
             }
         }
         kind => {
-            let base = int_cmp_kind(cmp);
-            let signed = kind == TypeKind::Signed && !is_unsigned_op(cmp);
-            if bits == 64 {
-                let flip = if signed { 0 } else { i64::MIN };
-                with_base!(base, i64, int_loop64, (flip, a, b, &mut t));
-            } else {
-                let top = 32 - bits;
-                let (r, flip) = if signed { (top, 0) } else { (0, i32::MIN) };
-                with_base!(base, i32, int_loop32, (top, r, flip, a, b, &mut t));
+            let base = c.int;
+            let signed = kind == TypeKind::Signed && !c.unsigned;
+            let flip = if signed { 0 } else { i64::MIN };
+            // The common widths on their own: shifts by a constant fold
+            // into the loads' instructions.
+            match bits {
+                32 => with_base!(base, i64, int_loop, (32, flip, a, b, out)),
+                64 => with_base!(base, i64, int_loop, (0, flip, a, b, out)),
+                _ => with_base!(base, i64, int_loop, (64 - bits, flip, a, b, out)),
             }
         }
     }
     t
 }
-/// `set` over a warp, written straight into `d`'s lanes selected by `exec`
-/// (no result array to copy).
+
+/// `set` over a warp, written into `d`'s lanes selected by `exec`. Without
+/// a `BoolOp` each compare maps straight to the lane's value inside the
+/// compare loop (one pass, no 0/1 array); with one, the 0/1 results are
+/// combined with the predicate first.
 pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    let flush = flushes(s.ftz, s.stype, ctx.target);
-    let dm = width_mask(s.dtype.bits());
+    let flush = || flushes(s.ftz, s.stype, ctx.target);
+    let TypeInfo {
+        dm, tv, half_true, ..
+    } = info(s.dtype);
     src!(a, s.a, ctx, regs);
     src!(b, s.b, ctx, regs);
-    // x2: each lane's 32-bit result word; otherwise 0/1 per lane.
-    let (word, tv) = if is_x2(s.stype) {
-        let mut r = compare_halves(s.cmp, s.stype, flush, a, b);
-        if let Some((op, p)) = s.bool_op {
-            combine01(op, &mut r, &pred01_halves(p, regs));
-        }
+    let vals = if info(s.stype).x2 {
         // Each half's true value (at most 16 bits), in its half.
-        let half_true = half_true_value(s.dtype);
-        for h in r.iter_mut() {
-            *h = half_true & 0u16.wrapping_sub(*h);
-        }
+        let r = match s.bool_op {
+            None => compare_halves(s.cmp, s.stype, flush(), a, b, |m| m & half_true),
+            Some((op, p)) => {
+                let mut r = compare_halves(s.cmp, s.stype, flush(), a, b, |m| m & 1);
+                combine01(op, &mut r, &pred01_halves(p, regs));
+                r.iter_mut()
+                    .for_each(|h| *h = half_true & 0u16.wrapping_sub(*h));
+                r
+            }
+        };
         // Halves back into words (as `halves` split them): a cast.
         let mut w: U32s = bytemuck::cast(r);
         if cfg!(target_endian = "big") {
             w.iter_mut().for_each(|x| *x = x.rotate_left(16));
         }
-        // The word's bits at the destination width.
-        (w, dm)
-    } else {
-        let mut t = compare_lanes(s.cmp, s.stype, flush, a, b);
-        if let Some((op, p)) = s.bool_op {
-            combine01(op, &mut t, &pred01(p, regs));
+        // The word's bits at the destination width (a loop: `array::map`
+        // is not inlined).
+        let mut vals = [0u64; WARP_SIZE];
+        for l in 0..WARP_SIZE {
+            vals[l] = u64::from(w[l]) & dm;
         }
+        vals
+    } else {
         // All ones where true, then the true value's bits.
-        t.iter_mut().for_each(|x| *x = 0u32.wrapping_sub(*x));
-        (t, set_true_value(s.dtype) & dm)
+        let value = move |t: u32| 0u64.wrapping_sub(t.into()) & tv;
+        match s.bool_op {
+            None => compare_lanes(s.cmp, s.stype, flush, a, b, value),
+            Some((op, p)) => {
+                let mut t = compare_lanes(s.cmp, s.stype, flush, a, b, |t| t);
+                combine01(op, &mut t, &pred01(p, regs));
+                let mut vals = [0u64; WARP_SIZE];
+                for l in 0..WARP_SIZE {
+                    vals[l] = value(t[l]);
+                }
+                vals
+            }
+        }
     };
-    // The lanes' values in an array of their own, then one blend: written
-    // per lane into the register, the loop stays scalar.
-    let mut vals = [0u64; WARP_SIZE];
-    if is_x2(s.stype) {
-        for l in 0..WARP_SIZE {
-            vals[l] = u64::from(word[l]) & tv;
-        }
-    } else {
-        // Sign-extended, the all-ones words keep a 64-bit true value whole.
-        for l in 0..WARP_SIZE {
-            vals[l] = (word[l] as i32 as u64) & tv;
-        }
-    }
     blend(regs.get_mut(s.d), exec, &vals);
 }
 
 /// `setp` over a warp: `(p, q)` as 0/1 lanes.
 pub(super) fn setp(s: &Setp, ctx: &ExecCtx, regs: &WarpRegs) -> (U32s, U32s) {
-    let flush = flushes(s.ftz, s.ty, ctx.target);
+    let flush = || flushes(s.ftz, s.ty, ctx.target);
     src!(a, s.a, ctx, regs);
     src!(b, s.b, ctx, regs);
     let (mut p, mut q);
     if is_x2(s.ty) {
-        let r = compare_halves(s.cmp, s.ty, flush, a, b);
+        let r = compare_halves(s.cmp, s.ty, flush(), a, b, |m| m & 1);
         (p, q) = ([0u32; WARP_SIZE], [0u32; WARP_SIZE]);
         for l in 0..WARP_SIZE {
             p[l] = r[2 * l].into();
             q[l] = r[2 * l + 1].into();
         }
     } else {
-        p = compare_lanes(s.cmp, s.ty, flush, a, b);
+        p = compare_lanes(s.cmp, s.ty, flush, a, b, |t| t);
         q = p;
         q.iter_mut().for_each(|x| *x ^= 1);
     }

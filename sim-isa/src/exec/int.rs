@@ -2,9 +2,9 @@
 //! .u64 .s16 .s32 .s64`, `abs neg` over the signed ones, PTX ISA 9.7.1):
 //! one scalar lane function, the reference, and its warp form.
 
-use super::lanes::{width_mask, Lanes};
-use super::WARP_SIZE;
-use crate::inst::{IntArith, IntOp, MulMode, Type, TypeKind};
+use super::lanes::{blend, src, width_mask, Lanes, WarpRegs};
+use super::{ExecCtx, WARP_SIZE};
+use crate::inst::{IntArith, IntOp, MulMode, Operand, Type, TypeKind};
 
 /// `x` (its low `bits` bits) as a signed or unsigned value.
 fn ext(x: u64, bits: u32, signed: bool) -> i128 {
@@ -98,6 +98,38 @@ fn each(f: impl Fn(u64, u64) -> u64, a: &Lanes, b: &Lanes) -> Lanes {
         o[l] = f(a[l], b[l]);
     }
     o
+}
+
+/// [`int_lane`] over a warp, reading its own sources and writing the lanes
+/// of `d` selected by `exec`. The wrapping forms (`add`, `sub`, `mul.lo`
+/// without `.sat`) take the registers unmasked, as they are: the low `n`
+/// bits of a wrapping sum, difference or product depend only on the
+/// sources' low `n` bits, so masking the result alone is exact, and the
+/// three 32-lane source copies `int_sources` makes are saved.
+#[inline]
+pub(crate) fn int_into(x: &IntArith, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    if x.sat || !matches!(x.op, IntOp::Add | IntOp::Sub | IntOp::Mul(MulMode::Lo)) {
+        // Elsewhere: its arrays would merge with these and go through memory.
+        return int_general_into(x, ctx, regs, exec);
+    }
+    let m = width_mask(x.ty.bits());
+    let out = {
+        src!(a, x.a, ctx, regs);
+        src!(b, x.b.unwrap_or(Operand::Imm(0)), ctx, regs);
+        match x.op {
+            IntOp::Add => each(|p, q| p.wrapping_add(q) & m, a, b),
+            IntOp::Sub => each(|p, q| p.wrapping_sub(q) & m, a, b),
+            _ => each(|p, q| p.wrapping_mul(q) & m, a, b),
+        }
+    };
+    blend(regs.get_mut(x.d), exec, &out);
+}
+
+/// [`int_into`] for the forms that read their sources at their widths.
+#[inline(never)]
+fn int_general_into(x: &IntArith, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    let (a, b, c) = super::int_sources(x, ctx, regs);
+    blend(regs.get_mut(x.d), exec, &int_warp(x, &a, &b, &c));
 }
 
 /// [`int_lane`] over a warp: sources already read at their widths. The

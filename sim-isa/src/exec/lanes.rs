@@ -168,6 +168,21 @@ pub(super) fn blend(dst: &mut Lanes, exec: u32, vals: &Lanes) {
     }
 }
 
+/// As [`blend`] for the low words of `vals`, zero-extended.
+#[inline(always)]
+pub(super) fn blend_low32(dst: &mut Lanes, exec: u32, vals: &Lanes) {
+    if exec == u32::MAX {
+        for l in 0..WARP_SIZE {
+            dst[l] = vals[l] & 0xFFFF_FFFF;
+        }
+        return;
+    }
+    for l in 0..WARP_SIZE {
+        let m = 0u64.wrapping_sub(u64::from(exec & BIT[l] != 0));
+        dst[l] = (dst[l] & !m) | (vals[l] & 0xFFFF_FFFF & m);
+    }
+}
+
 /// As [`blend`] for 32-bit results, zero-extended.
 #[inline(always)]
 pub(super) fn blend32(dst: &mut Lanes, exec: u32, vals: &U32s) {

@@ -174,50 +174,18 @@ pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
         return;
     }
     // By reference: matching by value copies the operand struct first.
+    // Every arm is one call (a tail call): the dispatch needs no frame.
     match &inst.op {
-        Op::Video(v) => {
-            video_warp::video(v, regs, exec);
-        }
-        Op::Set(s) => {
-            cmp_warp::set(s, ctx, regs, exec);
-        }
-        Op::Setp(s) => {
-            let (p, q) = cmp_warp::setp(s, ctx, regs);
-            if let Some(pr) = s.p {
-                blend32(regs.get_mut(pr), exec, &p);
-            }
-            if let Some(Some(qr)) = s.q {
-                blend32(regs.get_mut(qr), exec, &q);
-            }
-        }
-        Op::Selp(s) => {
-            let out = select::selp(s.ty, s.a, s.b, s.c, ctx, regs);
-            blend(regs.get_mut(s.d), exec, &out);
-        }
-        Op::Slct(s) => {
-            let out = select::slct(s, ctx, regs);
-            blend(regs.get_mut(s.d), exec, &out);
-        }
-        Op::Alu(x) => {
-            let out = alu::alu(x.op, x.ty, x.a, x.b, x.b_bits(), ctx, regs);
-            blend(regs.get_mut(x.d), exec, &out);
-        }
-        Op::Int(x) => {
-            let (a, b, c) = int_sources(x, ctx, regs);
-            blend(regs.get_mut(x.d), exec, &int::int_warp(x, &a, &b, &c));
-        }
-        Op::Bit(x) => {
-            let s = bit::bit_sources(x, ctx, regs);
-            blend(regs.get_mut(x.d), exec, &bit::bit_warp(x, &s));
-        }
-        Op::Cvt(x) => {
-            let (a, b) = cvt::cvt_sources(x, ctx, regs);
-            blend(regs.get_mut(x.d), exec, &cvt::cvt_warp(x, &a, &b));
-        }
-        Op::Float(x) => {
-            let (a, b, c) = float_sources(x, ctx, regs);
-            blend(regs.get_mut(x.d), exec, &float::float_warp(x, &a, &b, &c));
-        }
+        Op::Video(v) => video_warp::video(v, regs, exec),
+        Op::Set(s) => cmp_warp::set(s, ctx, regs, exec),
+        Op::Setp(s) => setp_into(s, ctx, regs, exec),
+        Op::Selp(s) => selp_into(s, ctx, regs, exec),
+        Op::Slct(s) => slct_into(s, ctx, regs, exec),
+        Op::Alu(x) => alu_into(x, ctx, regs, exec),
+        Op::Int(x) => int_into(x, ctx, regs, exec),
+        Op::Bit(x) => bit_into(x, ctx, regs, exec),
+        Op::Cvt(x) => cvt_into(x, ctx, regs, exec),
+        Op::Float(x) => float_into(x, ctx, regs, exec),
         // Memory instructions need a memory: `execute_mem` runs them.
         // Register packing needs no memory; the rest run in `execute_mem`.
         Op::Mem(m) if matches!(m.op, crate::inst::MemOp::Pack | crate::inst::MemOp::Unpack) => {
@@ -226,6 +194,63 @@ pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
         Op::Mem(_) => {}
         Op::Warp(w) => warp_ops::warp_op(w, ctx, regs, exec),
     }
+}
+
+// The families' warp forms written into their destinations, each a
+// function of its own so that `execute_fitted` (inlined into its caller)
+// stays a dispatcher: inlined there, their result arrays gave the dispatch
+// a large frame that every instruction paid to set up.
+
+#[inline(never)]
+fn setp_into(s: &crate::inst::Setp, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    let (p, q) = cmp_warp::setp(s, ctx, regs);
+    if let Some(pr) = s.p {
+        blend32(regs.get_mut(pr), exec, &p);
+    }
+    if let Some(Some(qr)) = s.q {
+        blend32(regs.get_mut(qr), exec, &q);
+    }
+}
+
+#[inline(never)]
+fn selp_into(s: &crate::inst::Selp, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    let out = select::selp(s.ty, s.a, s.b, s.c, ctx, regs);
+    blend(regs.get_mut(s.d), exec, &out);
+}
+
+#[inline(never)]
+fn slct_into(s: &crate::inst::Slct, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    let out = select::slct(s, ctx, regs);
+    blend(regs.get_mut(s.d), exec, &out);
+}
+
+#[inline(never)]
+fn alu_into(x: &crate::inst::Alu, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    let out = alu::alu(x, ctx, regs);
+    blend(regs.get_mut(x.d), exec, &out);
+}
+
+#[inline(never)]
+fn int_into(x: &IntArith, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    int::int_into(x, ctx, regs, exec);
+}
+
+#[inline(never)]
+fn bit_into(x: &crate::inst::Bit, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    let s = bit::bit_sources(x, ctx, regs);
+    blend(regs.get_mut(x.d), exec, &bit::bit_warp(x, &s));
+}
+
+#[inline(never)]
+fn cvt_into(x: &crate::inst::Cvt, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    let (a, b) = cvt::cvt_sources(x, ctx, regs);
+    blend(regs.get_mut(x.d), exec, &cvt::cvt_warp(x, &a, &b));
+}
+
+#[inline(never)]
+fn float_into(x: &FloatArith, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    let (a, b, c) = float_sources(x, ctx, regs);
+    blend(regs.get_mut(x.d), exec, &float::float_warp(x, &a, &b, &c));
 }
 
 /// Registers `inst` needs the file to hold: one past the highest index it

@@ -7,7 +7,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::cmp::{flush_subnormal, flushes};
-use super::lanes::{low32, pred01, src, width_mask, Lanes, WarpRegs};
+use super::lanes::{low32, src, width_mask, Lanes, WarpRegs};
 use super::{ExecCtx, WARP_SIZE};
 use crate::inst::{Operand, PredSrc, Slct, Type};
 use crate::target::Target;
@@ -45,6 +45,7 @@ pub fn slct_lane(s: &Slct, target: Target, a: u64, b: u64, c: u32) -> u64 {
 }
 
 /// `selp` over a warp: `c ? a : b` at the type width.
+#[inline]
 pub(super) fn selp(
     ty: Type,
     a: Operand,
@@ -56,25 +57,33 @@ pub(super) fn selp(
     let m = width_mask(ty.bits());
     src!(a, a, ctx, regs);
     src!(b, b, ctx, regs);
-    let c = pred01(c, regs);
+    // The predicate's bit 0 per lane, `!` applied as `n`: read as 64-bit
+    // lanes straight from its register (no packing to 32 bits and back).
+    const ONES: Lanes = [1; WARP_SIZE];
+    let (c, n) = match c {
+        PredSrc::Reg { reg, negate } => (regs.get(reg), u64::from(negate)),
+        PredSrc::Imm(v) => (&ONES, u64::from(!v)),
+    };
     let mut o = [0u64; WARP_SIZE];
     for l in 0..WARP_SIZE {
-        let s = 0u64.wrapping_sub(c[l].into());
+        let s = 0u64.wrapping_sub((c[l] & 1) ^ n);
         o[l] = ((a[l] & s) | (b[l] & !s)) & m;
     }
     o
 }
 
 /// `slct` over a warp: `c >= 0 ? a : b` at the destination width.
+#[inline]
 pub(super) fn slct(s: &Slct, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
     let m = width_mask(s.dtype.bits());
     src!(a, s.a, ctx, regs);
     src!(b, s.b, ctx, regs);
     src!(c, s.c, ctx, regs);
-    let c = low32(c);
-    // All ones where b is taken: computed on 32-bit lanes, then widened.
-    let mut take_b = [0u32; WARP_SIZE];
+    let mut o = [0u64; WARP_SIZE];
     if s.ctype == Type::F32 {
+        // All ones where b is taken: computed on 32-bit lanes, then widened.
+        let c = low32(c);
+        let mut take_b = [0u32; WARP_SIZE];
         // c >= 0.0: not NaN, and not negative unless it is (or flushes to) zero.
         let lim: i32 = if flushes(s.ftz, Type::F32, ctx.target) {
             0x0080_0000
@@ -86,15 +95,17 @@ pub(super) fn slct(s: &Slct, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
             let neg = (c[l] as i32) < 0;
             take_b[l] = 0u32.wrapping_sub(u32::from((abs > 0x7F80_0000) | (neg & (abs >= lim))));
         }
-    } else {
         for l in 0..WARP_SIZE {
-            take_b[l] = ((c[l] as i32) >> 31) as u32;
+            let s = take_b[l] as i32 as i64 as u64;
+            o[l] = ((a[l] & !s) | (b[l] & s)) & m;
         }
-    }
-    let mut o = [0u64; WARP_SIZE];
-    for l in 0..WARP_SIZE {
-        let s = take_b[l] as i32 as i64 as u64;
-        o[l] = ((a[l] & !s) | (b[l] & s)) & m;
+    } else {
+        // c < 0 as s32 (its bit 31) spread over the lane: computed on the
+        // 64-bit lanes as they are (no packing to 32 bits and back).
+        for l in 0..WARP_SIZE {
+            let s = ((c[l] << 32) as i64 >> 63) as u64;
+            o[l] = ((a[l] & !s) | (b[l] & s)) & m;
+        }
     }
     o
 }

@@ -12,7 +12,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::cmp::{int_cmp_kind, Base};
-use super::lanes::{blend32, halves, low32, U32s, WarpRegs};
+use super::lanes::{blend, blend32, blend_low32, halves, low32, Lanes, U32s, WarpRegs};
 use super::WARP_SIZE;
 use crate::inst::{Simd, Video, VideoOp};
 
@@ -209,7 +209,10 @@ macro_rules! video4_run {
     }};
 }
 
-/// [`video4_loop`] for `v`, which must be a plain `vop4`.
+/// [`video4_loop`] for `v`, which must be a plain `vop4`. Not inlined
+/// (nor `video2_plain`, `video_n`): in `video` their frames and registers
+/// were set up for the narrow forms too.
+#[inline(never)]
 fn video4_plain(v: &Video, regs: &WarpRegs) -> U32s {
     type T = i16;
     let a = halves(regs.get(v.a));
@@ -270,6 +273,7 @@ macro_rules! video2_run {
 }
 
 /// [`video2_loop`] for `v`, which must be a plain `vop2`.
+#[inline(never)]
 fn video2_plain(v: &Video, regs: &WarpRegs) -> U32s {
     type T = i32;
     let a = halves(regs.get(v.a));
@@ -308,55 +312,58 @@ fn narrow_loop<T: Copy, const L: usize>(
     }
 }
 
-/// Sum of a word's four bytes, unsigned (`signed`: as i8).
+/// Sum of the four bytes of a lane's low word, unsigned (`signed`: as i8),
+/// modulo 2^32 (the bits above are left over). On the 64-bit lane as it
+/// is: no packing to 32 bits and back.
 #[inline(always)]
-fn sum_bytes(w: u32, signed: bool) -> u32 {
+fn sum_bytes(w: u64, signed: bool) -> u64 {
     let t = (w & 0x00FF_00FF) + ((w >> 8) & 0x00FF_00FF);
     let u = (t & 0xFFFF) + (t >> 16);
     if signed {
-        // Each negative byte counted 256 too high.
-        let negs = (((w >> 7) & 0x0101_0101).wrapping_mul(0x0101_0101)) >> 24;
+        // Each negative byte counted 256 too high: their count is the top
+        // byte of the low word of this product.
+        let negs = ((((w >> 7) & 0x0101_0101) * 0x0101_0101) >> 24) & 0xFF;
         u.wrapping_sub(negs << 8)
     } else {
         u
     }
 }
 
-/// Sum of a word's two halves, unsigned (`signed`: as i16).
+/// Sum of the two halves of a lane's low word, unsigned (`signed`: as
+/// i16), modulo 2^32 as [`sum_bytes`].
 #[inline(always)]
-fn sum_halves(w: u32, signed: bool) -> u32 {
+fn sum_halves(w: u64, signed: bool) -> u64 {
     if signed {
-        (i32::from(w as u16 as i16) + ((w as i32) >> 16)) as u32
+        (i64::from(w as u16 as i16) + i64::from((w as u32 as i32) >> 16)) as u64
     } else {
-        (w & 0xFFFF) + (w >> 16)
+        (w & 0xFFFF) + ((w >> 16) & 0xFFFF)
     }
 }
 
 /// Plain `vop4`/`vop2` whose every element result fits the element width
-/// (see `narrow_form`), computed at that width: the low words viewed as u8
-/// or u16 elements (a cast, no copy), with the machine's own saturating,
-/// averaging and min/max instructions, 16 or 8 elements per vector step.
-/// Element order within a word does not matter: the operation is
-/// element-wise and `.add` sums them. Writes `d` and returns true, or
-/// returns false (writing nothing) where an element can leave the width.
+/// (see `narrow_form`), computed at that width: the registers' 64-bit lanes
+/// viewed as u8 or u16 elements (no copy, no packing of low words), with
+/// the machine's own saturating, averaging and min/max instructions, 32 or
+/// 16 elements per vector step. The high words' elements, whatever the
+/// registers hold there, are computed too and then dropped: the operation
+/// is element-wise, so they never touch the low words' results. Element
+/// order within a word does not matter: `.add` sums them. Writes `d` and
+/// returns true, or returns false (writing nothing) where an element can
+/// leave the width.
 macro_rules! narrow_video {
     ($name:ident, $u:ty, $s:ty, $sum:ident) => {
         #[inline(always)]
         fn $name(v: &Video, regs: &mut WarpRegs, exec: u32) -> bool {
-            const LEN: usize = (32 / <$u>::BITS) as usize * WARP_SIZE;
+            const LEN: usize = (64 / <$u>::BITS) as usize * WARP_SIZE;
             let Some(sval) = narrow_form(v) else {
                 return false;
             };
-            let a: [$u; LEN] = bytemuck::cast(low32(regs.get(v.a)));
-            let b: [$u; LEN] = if v.b == v.a {
-                a
-            } else {
-                bytemuck::cast(low32(regs.get(v.b)))
-            };
+            let a: &[$u; LEN] = bytemuck::cast_ref(regs.get(v.a));
+            let b: &[$u; LEN] = bytemuck::cast_ref(regs.get(v.b));
             let mut o = [0 as $u; LEN];
             macro_rules! run {
                 ($f:expr) => {
-                    narrow_loop($f, &a, &b, &mut o)
+                    narrow_loop($f, a, b, &mut o)
                 };
             }
             macro_rules! cmp {
@@ -400,16 +407,28 @@ macro_rules! narrow_video {
                     (Base::False, _) => run!(|_: $u, _: $u| 0),
                 },
             }
-            let mut out: U32s = bytemuck::cast(o);
+            let o: Lanes = bytemuck::cast(o);
             if v.add {
-                // c plus the element values, sign-extended where signed.
+                // c plus the element values, sign-extended where signed:
+                // one loop per signedness (tested per lane, the loop does
+                // not vectorise).
                 let c = regs.get(v.c);
-                for l in 0..WARP_SIZE {
-                    out[l] = (c[l] as u32).wrapping_add($sum(out[l], sval));
+                let mut out = [0u64; WARP_SIZE];
+                if sval {
+                    for l in 0..WARP_SIZE {
+                        out[l] = c[l].wrapping_add($sum(o[l], true)) & 0xFFFF_FFFF;
+                    }
+                } else {
+                    for l in 0..WARP_SIZE {
+                        out[l] = c[l].wrapping_add($sum(o[l], false)) & 0xFFFF_FFFF;
+                    }
                 }
+                blend(regs.get_mut(v.d), exec, &out);
+            } else {
+                // The low words' results, zero-extended as they are
+                // written (a pass over `o` first sent it through memory).
+                blend_low32(regs.get_mut(v.d), exec, &o);
             }
-            // Written here, while `out` is still in registers.
-            blend32(regs.get_mut(v.d), exec, &out);
             true
         }
     };
@@ -485,6 +504,7 @@ pub(super) fn video(v: &Video, regs: &mut WarpRegs, exec: u32) {
     blend32(regs.get_mut(v.d), exec, &out);
 }
 
+#[inline(never)]
 fn video_n<const N: usize>(v: &Video, regs: &WarpRegs) -> U32s {
     let n = N as u32;
     let w = 32 / n;

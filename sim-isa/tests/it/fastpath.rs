@@ -370,7 +370,9 @@ pub(crate) fn check(
 /// `execute` computes at element width when the results fit: each op, lane
 /// count, signedness of d/a/b, `.sat` and `.add`, on registers whose elements
 /// sit on the width's edges (0, 1, 0x7F/0x80/0xFF and the 16-bit ones), so
-/// every saturation, sign and wrap boundary meets every other.
+/// every saturation, sign and wrap boundary meets every other; their high
+/// words clear and holding stale bits (the narrow paths compute over whole
+/// 64-bit lanes and must drop what the high words give).
 #[test]
 fn plain_video_variants_match_scalar_reference() {
     let elems8: [u64; 8] = [0x00, 0x01, 0x7E, 0x7F, 0x80, 0x81, 0xFE, 0xFF];
@@ -379,12 +381,13 @@ fn plain_video_variants_match_scalar_reference() {
     ];
     // Register r, lane l: elements drawn from the edge list by (r, l, position),
     // so a and b pair up differently in every lane.
-    let contents = |x4: bool| -> Vec<[u64; WARP_SIZE]> {
+    let contents = |x4: bool, stale: u64| -> Vec<[u64; WARP_SIZE]> {
         (0..NREGS as u64)
             .map(|r| {
                 std::array::from_fn(|l| {
                     let l = l as u64;
-                    if x4 {
+                    let high = stale.rotate_left((r * 7 + l) as u32) << 32;
+                    high | if x4 {
                         (0..4).fold(0, |w, i| {
                             w | elems8[((l + r * 3 + i * 5 + (l >> 3) * i) % 8) as usize] << (8 * i)
                         })
@@ -410,8 +413,11 @@ fn plain_video_variants_match_scalar_reference() {
     .chain(vset_cmps().into_iter().map(VideoOp::Set));
     let mut n = 0;
     for op in ops {
-        for x4 in [false, true] {
-            let regs = contents(x4);
+        for (x4, stale) in [false, true]
+            .into_iter()
+            .flat_map(|x4| [(x4, 0), (x4, 0xA5C3_0F96)])
+        {
+            let regs = contents(x4, stale);
             for bits in 0..32u8 {
                 let f = |k: u8| bits >> k & 1 == 1;
                 let v = Video {
@@ -441,5 +447,5 @@ fn plain_video_variants_match_scalar_reference() {
             }
         }
     }
-    assert_eq!(n, 12 * 2 * 32 * 2);
+    assert_eq!(n, 12 * 2 * 2 * 32 * 2);
 }
