@@ -113,6 +113,9 @@ impl Sm {
 
     fn run_loop(&mut self, ext: &mut dyn External, hungry: bool) -> Result<Progress, SimError> {
         let iv = self.cfg.issue_interval as u64;
+        // Whether the last slot's skip ended where a scheduler must look, so
+        // that `known_until` need not be asked again at this clock.
+        let mut looked = false;
         while self.live > 0 {
             if hungry && self.take_hungry() {
                 return Ok(Progress::Waiting);
@@ -126,15 +129,29 @@ impl Sm {
             let now = self.cycle;
             if iv != 1 && !now.is_multiple_of(iv) {
                 self.cycle = now.next_multiple_of(iv).min(self.cfg.limits.max_cycles);
+                looked = false;
                 continue;
             }
-            if let Some(target) = self.known_until() {
-                self.skip_to(target);
-                continue;
+            if !std::mem::take(&mut looked) {
+                if let Some(target) = self.known_until() {
+                    self.skip_to(target);
+                    continue;
+                }
             }
             self.min_event = u64::MAX;
             match self.slot(ext)? {
-                Some(Outcome::Issued | Outcome::Unit) => {}
+                Some(Outcome::Issued | Outcome::Unit) => {
+                    // What the next pass would do first: skip to where some
+                    // scheduler must look (not past a host's turn, nor past
+                    // the instruction limit, which the next pass reports at
+                    // this clock).
+                    if !hungry && self.live > 0 && self.issued < self.cfg.limits.max_instructions {
+                        if let Some(target) = self.known_until() {
+                            self.skip_to(target);
+                        }
+                        looked = true;
+                    }
+                }
                 Some(Outcome::Empty) | None if self.live > 0 => {
                     // Everything live waits for the host.
                     return Ok(Progress::Waiting);

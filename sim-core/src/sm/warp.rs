@@ -11,7 +11,7 @@ use sim_isa::{ExecCtx, WarpRegs};
 use std::collections::VecDeque;
 
 /// Indices a stream hands over per [`WarpStream::next_batch`] call.
-const BATCH: usize = 16;
+const BATCH: usize = 64;
 
 /// Where a warp's instructions come from.
 pub(super) enum Source {

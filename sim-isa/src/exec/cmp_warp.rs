@@ -171,9 +171,12 @@ struct Fmt16 {
 impl Fmt16 {
     /// For `ty`'s halves, as [`TYPES`] holds it.
     const fn new(ty: Type, flush: bool) -> Self {
+        // Only the x2 types' halves (10 or 7 mantissa bits) are read; the
+        // wider formats' entries stay in range (an i16 shift by 23 or 52
+        // would overflow the table's evaluation).
         let m = match float_fields(ty) {
-            Some((_, m)) => m,
-            None => 10,
+            Some((_, m)) if m < 15 => m,
+            _ => 10,
         };
         Fmt16 {
             inf: (0x7FFF >> m) << m,
