@@ -115,7 +115,6 @@ impl Sm {
             scheds: (0..cfg.schedulers)
                 .map(|_| Sched {
                     pipes: units.pipes(),
-                    plan_at: u64::MAX,
                     ..Sched::default()
                 })
                 .collect(),

@@ -45,13 +45,6 @@ pub(super) struct Sched {
     pub wake: u64,
     /// The outcome of the slots before `wake` (`Dep`, `Empty` or `Unit`).
     pub sleep: Outcome,
-    /// The clock for which `Sched::predict` found the warps in `plan_cand`
-    /// able to issue (`u64::MAX`: none), so that the slot then picks among
-    /// them without looking again. Any change to the warps clears it, as
-    /// it clears `wake`.
-    pub plan_at: u64,
-    /// The candidates `Sched::predict` found for `plan_at`.
-    pub plan_cand: u64,
     /// `ready` and `need` as bitmasks, kept in step with them.
     pub masks: Masks,
     /// The partition's units.
@@ -106,11 +99,10 @@ impl Sched {
     }
 
     /// The scheduler's warps changed: what was known of its next slots
-    /// (`wake`, `plan_at`) no longer holds.
+    /// (`wake`) no longer holds.
     #[inline(always)]
     pub fn changed(&mut self) {
         self.wake = 0;
-        self.plan_at = u64::MAX;
     }
 
     /// The clock until which the slots from `now` on have outcomes known
@@ -331,24 +323,18 @@ impl Seen {
 #[inline(always)]
 fn pick_masked(sc: &mut Sched, policy: SchedPolicy, now: u64) -> Result<usize, Seen> {
     let n = sc.warps.len();
-    let cand = if sc.plan_at == now {
-        // `predict` looked at this slot already, and nothing changed since.
-        sc.plan_cand
-    } else {
-        let ready = sc.masks.advance(now, &sc.ready, &sc.need);
-        let cand = sc.masks.candidates(ready, &sc.pipes.accept, now);
-        if cand == 0 {
-            // Rare (a slot follows a prediction that it can issue, or a
-            // wake when something may): the rest of `eligible` only now.
-            let (_, blocked, pipes) = sc.masks.eligible(ready, &sc.pipes.accept, now);
-            return Err(Seen {
-                blocked,
-                first: sc.masks.first_pending(),
-                pipes: Some(pipes),
-            });
-        }
-        cand
-    };
+    let ready = sc.masks.advance(now, &sc.ready, &sc.need);
+    let cand = sc.masks.candidates(ready, &sc.pipes.accept, now);
+    if cand == 0 {
+        // Rare (a slot follows a prediction that it can issue, or a wake
+        // when something may): the rest of `eligible` only now.
+        let (_, blocked, pipes) = sc.masks.eligible(ready, &sc.pipes.accept, now);
+        return Err(Seen {
+            blocked,
+            first: sc.masks.first_pending(),
+            pipes: Some(pipes),
+        });
+    }
     let pick = match policy {
         SchedPolicy::Gto => match sc.greedy {
             Some(g) if g < n && cand & (1 << (g % 64)) != 0 => Some(g),
@@ -633,8 +619,6 @@ impl Sched {
             let ready = sc.masks.advance(t0, &sc.ready, &sc.need);
             let (cand, blocked, pipes) = sc.masks.eligible(ready, accept, t0);
             if cand != 0 {
-                sc.plan_at = t0;
-                sc.plan_cand = cand;
                 return;
             }
             Seen {
