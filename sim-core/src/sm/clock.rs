@@ -2,7 +2,7 @@
 //! outcomes are already known, and the run limits.
 
 use super::host::{Progress, PENDING};
-use super::sched::Outcome;
+use super::sched::{Outcome, Sched};
 use super::Sm;
 use crate::error::{Limit, SimError};
 use crate::external::{Deferred, External};
@@ -58,23 +58,21 @@ impl Sm {
     #[inline(always)]
     fn skip_to(&mut self, target: u64) {
         let (now, target) = (self.cycle, target.min(self.cfg.limits.max_cycles));
+        if target <= now {
+            return;
+        }
         let iv = self.cfg.issue_interval as u64;
-        let slots = slots_between(iv, now, target);
-        for sc in &mut self.scheds {
-            // Skipping happens only while every scheduler's outcome is known
-            // (`known_until`): past `busy_until` the slots sleep until `wake`.
-            if now < sc.busy_until {
-                let mid = sc.busy_until.min(target);
-                sc.account(Outcome::Issued, slots_between(iv, now, mid));
-                if target > mid {
-                    sc.account(sc.sleep, slots_between(iv, mid, target));
-                }
-            } else {
-                let o = if now < sc.wake { sc.sleep } else { sc.last };
-                sc.account(o, slots);
+        if iv == 1 {
+            // Every clock a slot (all presets but GT200): counts are spans.
+            for sc in &mut self.scheds {
+                skip_sched(sc, now, target, |a, b| b - a);
+            }
+        } else {
+            for sc in &mut self.scheds {
+                skip_sched(sc, now, target, |a, b| slots_between(iv, a, b));
             }
         }
-        self.cycle = self.cycle.max(target);
+        self.cycle = target;
     }
 
     /// The limit the run has reached with work left, if any.
@@ -174,6 +172,24 @@ impl Sm {
         } else {
             Progress::Waiting
         })
+    }
+}
+
+/// Counts scheduler `sc`'s slots in clocks `[now, target)` (`now < target`)
+/// with their known outcomes (`slots(a, b)`: the slots in `[a, b)`, where
+/// `a <= b`). Skipping happens only while every scheduler's outcome is known
+/// (`known_until`): past `busy_until` the slots sleep until `wake`.
+#[inline(always)]
+fn skip_sched(sc: &mut Sched, now: u64, target: u64, slots: impl Fn(u64, u64) -> u64) {
+    if now < sc.busy_until {
+        let mid = sc.busy_until.min(target);
+        sc.account(Outcome::Issued, slots(now, mid));
+        if target > mid {
+            sc.account(sc.sleep, slots(mid, target));
+        }
+    } else {
+        let o = if now < sc.wake { sc.sleep } else { sc.last };
+        sc.account(o, slots(now, target));
     }
 }
 
