@@ -68,22 +68,41 @@ fn alu_loop(f: impl Fn(u64, u64) -> u64, ma: u64, mb: u64, a: &Lanes, b: &Lanes)
 /// the width `execute` reads it at).
 #[inline]
 pub(super) fn alu(x: &Alu, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
-    let (op, ty) = (x.op, x.ty);
-    let m = width_mask(ty.bits());
-    // Without b (`mov`, which ignores it) read a again rather than fill zeros.
-    let b = match (x.b, op) {
+    alu_with(x.op, x.ty, x.b_bits(), x.a, alu_b(x), ctx, regs)
+}
+
+/// The operand [`alu`] reads as `b`: without one (`mov`, which ignores it)
+/// `a` again rather than zeros filled.
+#[inline(always)]
+pub(super) fn alu_b(x: &Alu) -> Operand {
+    match (x.b, x.op) {
         (Some(b), _) => b,
         (None, AluOp::Mov) => x.a,
         (None, _) => Operand::Imm(0),
-    };
-    src!(a, x.a, ctx, regs);
+    }
+}
+
+/// [`alu`] with `b` resolved by [`alu_b`] and its width `b_bits`
+/// ([`Alu::b_bits`], read by shifts only).
+#[inline(always)]
+pub(super) fn alu_with(
+    op: AluOp,
+    ty: Type,
+    b_bits: u32,
+    a: Operand,
+    b: Operand,
+    ctx: &ExecCtx,
+    regs: &WarpRegs,
+) -> Lanes {
+    let m = width_mask(ty.bits());
+    src!(a, a, ctx, regs);
     src!(b, b, ctx, regs);
     match op {
         AluOp::Mov => bitwise_loop(|x, _| x, m, a, b),
         AluOp::And => bitwise_loop(|x, y| x & y, m, a, b),
         AluOp::Or => bitwise_loop(|x, y| x | y, m, a, b),
         AluOp::Xor => bitwise_loop(|x, y| x ^ y, m, a, b),
-        AluOp::Shl | AluOp::Shr => shift(op, ty, x.b_bits(), a, b),
+        AluOp::Shl | AluOp::Shr => shift(op, ty, b_bits, a, b),
     }
 }
 

@@ -107,7 +107,7 @@ fn cmp_info(cmp: CmpOp) -> CmpInfo {
 }
 
 /// A float format of at most 32 bits, decoded for key building.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 struct Fmt32 {
     /// `32 - bits`: shifting a value to the top puts its sign at bit 31.
     top: u32,
@@ -162,7 +162,7 @@ fn float_loop32<O>(
 
 /// [`Fmt32`] for the halves of x2 types, on 16-bit lanes (twice as many
 /// per vector step): keys fit i16 since magnitudes are 15 bits.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 struct Fmt16 {
     inf: i16,
     zlim: i16,
@@ -262,29 +262,89 @@ fn int_loop<O>(
     }
 }
 
+/// A comparison decoded for its lane loops: the ordering test, the key
+/// format and the value for unordered inputs, everything [`compare_halves`]
+/// and [`compare_lanes`] looked up by type and operator, so a prepared
+/// instruction ([`SetPlan`]) resolves it once.
+#[derive(Clone, Copy, Debug)]
+enum CmpForm {
+    /// An x2 type's halves; `u` all ones where unordered is true.
+    Halves {
+        base: Base,
+        u: u16,
+        fmt: Fmt16,
+        flush: bool,
+    },
+    /// f64: magnitudes below `zlim` are zero.
+    F64 { base: Base, u: u32, zlim: u64 },
+    /// Floats of at most 32 bits.
+    F32 { base: Base, u: u32, fmt: Fmt32 },
+    /// Integers: keys `((v << sh) as i64) ^ flip` (see [`int_loop`]).
+    Int { base: Base, sh: u32, flip: i64 },
+}
+
+impl CmpForm {
+    /// `cmp` on `ty`; `flush` asked only by the float forms.
+    #[inline(always)]
+    fn new(cmp: CmpOp, ty: Type, flush: impl Fn() -> bool) -> Self {
+        let TypeInfo { bits, kind, x2, .. } = info(ty);
+        let c = cmp_info(cmp);
+        if x2 {
+            let flush = flush();
+            return CmpForm::Halves {
+                base: c.float,
+                u: 0u16.wrapping_sub(c.unordered.into()),
+                fmt: info(ty).halves[usize::from(flush)],
+                flush,
+            };
+        }
+        match kind {
+            TypeKind::Float | TypeKind::BFloat => {
+                let (base, u) = (c.float, u32::from(c.unordered));
+                if bits == 64 {
+                    let zlim = if flush() { 1u64 << 52 } else { 1 };
+                    CmpForm::F64 { base, u, zlim }
+                } else {
+                    let fmt = Fmt32::new(ty, flush());
+                    CmpForm::F32 { base, u, fmt }
+                }
+            }
+            kind => {
+                let signed = kind == TypeKind::Signed && !c.unsigned;
+                CmpForm::Int {
+                    base: c.int,
+                    sh: 64 - bits,
+                    flip: if signed { 0 } else { i64::MIN },
+                }
+            }
+        }
+    }
+}
+
 /// Compare results per 16-bit half (low half of lane `l` at `2l`) for an
-/// x2 type, as masks (all ones for true) each mapped by `g` (to 0/1, or
-/// straight to what `set` writes).
+/// x2 form ([`CmpForm::Halves`]), as masks (all ones for true) each mapped
+/// by `g` (to 0/1, or straight to what `set` writes).
 // Inlined: the result array then stays in registers instead of going
 // through memory in pieces that a wide reload cannot forward.
 #[inline(always)]
 fn compare_halves(
-    cmp: CmpOp,
-    ty: Type,
-    flush: bool,
+    form: &CmpForm,
     a: &Lanes,
     b: &Lanes,
     g: impl Fn(u16) -> u16 + Copy,
 ) -> [u16; 2 * WARP_SIZE] {
-    let CmpInfo {
-        float: base,
-        unordered: u,
-        ..
-    } = cmp_info(cmp);
-    let (a, b) = (&halves(a), &halves(b));
-    let fmt = info(ty).halves[usize::from(flush)];
     let mut r = [0u16; 2 * WARP_SIZE];
-    let u = 0u16.wrapping_sub(u.into());
+    // Only x2 forms come here.
+    let CmpForm::Halves {
+        base,
+        u,
+        fmt,
+        flush,
+    } = *form
+    else {
+        return r;
+    };
+    let (a, b) = (&halves(a), &halves(b));
     if flush {
         with_base!(
             base,
@@ -303,69 +363,99 @@ fn compare_halves(
     r
 }
 
-/// Compare results per lane for a type that is not x2, each mapped by `g`
+/// Compare results per lane for a form that is not x2, each mapped by `g`
 /// (0/1, or straight to what `set` writes, so one loop does it all).
 // Inlined: the result array then stays in registers instead of going
 // through memory in pieces that a wide reload cannot forward.
 #[inline(always)]
 fn compare_lanes<O: Copy + Default>(
-    cmp: CmpOp,
-    ty: Type,
-    // Whether float inputs flush: asked only by the float forms.
-    flush: impl Fn() -> bool,
+    form: &CmpForm,
     a: &Lanes,
     b: &Lanes,
     g: impl Fn(u32) -> O + Copy,
 ) -> [O; WARP_SIZE] {
-    let TypeInfo { bits, kind, .. } = info(ty);
-    let c = cmp_info(cmp);
     let mut t = [O::default(); WARP_SIZE];
     let out = (g, &mut t);
-    match kind {
-        TypeKind::Float | TypeKind::BFloat => {
-            let (base, u) = (c.float, u32::from(c.unordered));
-            if bits == 64 {
-                let zlim = if flush() { 1u64 << 52 } else { 1 };
-                with_base!(base, i64, float_loop64, (u, zlim, a, b, out));
-            } else {
-                let fmt = Fmt32::new(ty, flush());
-                with_base!(base, i32, float_loop32, (u, &fmt, a, b, out));
-            }
+    match *form {
+        CmpForm::F64 { base, u, zlim } => {
+            with_base!(base, i64, float_loop64, (u, zlim, a, b, out))
         }
-        kind => {
-            let base = c.int;
-            let signed = kind == TypeKind::Signed && !c.unsigned;
-            let flip = if signed { 0 } else { i64::MIN };
+        CmpForm::F32 { base, u, fmt } => {
+            with_base!(base, i32, float_loop32, (u, &fmt, a, b, out))
+        }
+        CmpForm::Int { base, sh, flip } => {
             // The common widths on their own: shifts by a constant fold
             // into the loads' instructions.
-            match bits {
+            match sh {
                 32 => with_base!(base, i64, int_loop, (32, flip, a, b, out)),
-                64 => with_base!(base, i64, int_loop, (0, flip, a, b, out)),
-                _ => with_base!(base, i64, int_loop, (64 - bits, flip, a, b, out)),
+                0 => with_base!(base, i64, int_loop, (0, flip, a, b, out)),
+                _ => with_base!(base, i64, int_loop, (sh, flip, a, b, out)),
             }
         }
+        // Only forms that are not x2 come here.
+        CmpForm::Halves { .. } => {}
     }
     t
 }
 
-/// `set` over a warp, written into `d`'s lanes selected by `exec`. Without
-/// a `BoolOp` each compare maps straight to the lane's value inside the
-/// compare loop (one pass, no 0/1 array); with one, the 0/1 results are
-/// combined with the predicate first.
+/// A `set` decoded once: its comparison ([`CmpForm`], with the flush
+/// decision for the target), its operands and the destination's true
+/// value and width. [`set`] builds one per call; a prepared instruction
+/// keeps one.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SetPlan {
+    form: CmpForm,
+    bool_op: Option<(BoolOp, crate::inst::PredSrc)>,
+    d: crate::inst::RegId,
+    a: crate::inst::Operand,
+    b: crate::inst::Operand,
+    dm: u64,
+    tv: u64,
+    half_true: u16,
+}
+
+impl SetPlan {
+    /// `s` on `target` (which decides flushing).
+    #[inline(always)]
+    pub(super) fn new(s: &Set, target: crate::target::Target) -> Self {
+        let TypeInfo {
+            dm, tv, half_true, ..
+        } = info(s.dtype);
+        SetPlan {
+            form: CmpForm::new(s.cmp, s.stype, || flushes(s.ftz, s.stype, target)),
+            bool_op: s.bool_op,
+            d: s.d,
+            a: s.a,
+            b: s.b,
+            dm,
+            tv,
+            half_true,
+        }
+    }
+}
+
+/// `set` over a warp, written into `d`'s lanes selected by `exec`.
 pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    let flush = || flushes(s.ftz, s.stype, ctx.target);
-    let TypeInfo {
+    set_run(&SetPlan::new(s, ctx.target), ctx, regs, exec);
+}
+
+/// A decoded `set` over a warp. Without a `BoolOp` each compare maps
+/// straight to the lane's value inside the compare loop (one pass, no 0/1
+/// array); with one, the 0/1 results are combined with the predicate first.
+#[inline(always)]
+pub(super) fn set_run(p: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    let SetPlan {
         dm, tv, half_true, ..
-    } = info(s.dtype);
-    src!(a, s.a, ctx, regs);
-    src!(b, s.b, ctx, regs);
-    let vals = if info(s.stype).x2 {
+    } = *p;
+    src!(a, p.a, ctx, regs);
+    src!(b, p.b, ctx, regs);
+    let vals = if let CmpForm::Halves { .. } = p.form {
         // Each half's true value (at most 16 bits), in its half.
-        let r = match s.bool_op {
-            None => compare_halves(s.cmp, s.stype, flush(), a, b, |m| m & half_true),
-            Some((op, p)) => {
-                let mut r = compare_halves(s.cmp, s.stype, flush(), a, b, |m| m & 1);
-                combine01(op, &mut r, &pred01_halves(p, regs));
+        let r = match p.bool_op {
+            None => compare_halves(&p.form, a, b, |m| m & half_true),
+            Some((op, c)) => {
+                let mut r = compare_halves(&p.form, a, b, |m| m & 1);
+                combine01(op, &mut r, &pred01_halves(c, regs));
                 r.iter_mut()
                     .for_each(|h| *h = half_true & 0u16.wrapping_sub(*h));
                 r
@@ -386,11 +476,11 @@ pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
     } else {
         // All ones where true, then the true value's bits.
         let value = move |t: u32| 0u64.wrapping_sub(t.into()) & tv;
-        match s.bool_op {
-            None => compare_lanes(s.cmp, s.stype, flush, a, b, value),
-            Some((op, p)) => {
-                let mut t = compare_lanes(s.cmp, s.stype, flush, a, b, |t| t);
-                combine01(op, &mut t, &pred01(p, regs));
+        match p.bool_op {
+            None => compare_lanes(&p.form, a, b, value),
+            Some((op, c)) => {
+                let mut t = compare_lanes(&p.form, a, b, |t| t);
+                combine01(op, &mut t, &pred01(c, regs));
                 let mut vals = [0u64; WARP_SIZE];
                 for l in 0..WARP_SIZE {
                     vals[l] = value(t[l]);
@@ -399,7 +489,7 @@ pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
             }
         }
     };
-    blend(regs.get_mut(s.d), exec, &vals);
+    blend(regs.get_mut(p.d), exec, &vals);
 }
 
 /// `setp` over a warp: `(p, q)` as 0/1 lanes.
@@ -408,15 +498,16 @@ pub(super) fn setp(s: &Setp, ctx: &ExecCtx, regs: &WarpRegs) -> (U32s, U32s) {
     src!(a, s.a, ctx, regs);
     src!(b, s.b, ctx, regs);
     let (mut p, mut q);
-    if is_x2(s.ty) {
-        let r = compare_halves(s.cmp, s.ty, flush(), a, b, |m| m & 1);
+    let form = CmpForm::new(s.cmp, s.ty, flush);
+    if let CmpForm::Halves { .. } = form {
+        let r = compare_halves(&form, a, b, |m| m & 1);
         (p, q) = ([0u32; WARP_SIZE], [0u32; WARP_SIZE]);
         for l in 0..WARP_SIZE {
             p[l] = r[2 * l].into();
             q[l] = r[2 * l + 1].into();
         }
     } else {
-        p = compare_lanes(s.cmp, s.ty, flush, a, b, |t| t);
+        p = compare_lanes(&form, a, b, |t| t);
         q = p;
         q.iter_mut().for_each(|x| *x ^= 1);
     }

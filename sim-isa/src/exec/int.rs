@@ -108,21 +108,49 @@ fn each(f: impl Fn(u64, u64) -> u64, a: &Lanes, b: &Lanes) -> Lanes {
 /// three 32-lane source copies `int_sources` makes are saved.
 #[inline]
 pub(crate) fn int_into(x: &IntArith, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    if x.sat || !matches!(x.op, IntOp::Add | IntOp::Sub | IntOp::Mul(MulMode::Lo)) {
+    if !is_wrapping(x) {
         // Elsewhere: its arrays would merge with these and go through memory.
         return int_general_into(x, ctx, regs, exec);
     }
-    let m = width_mask(x.ty.bits());
+    let b = x.b.unwrap_or(Operand::Imm(0));
+    int_wrap_into(
+        x.op,
+        width_mask(x.ty.bits()),
+        (x.a, b),
+        ctx,
+        regs,
+        (x.d, exec),
+    );
+}
+
+/// Whether `x` is one of the wrapping forms [`int_wrap_into`] runs.
+#[inline(always)]
+pub(crate) fn is_wrapping(x: &IntArith) -> bool {
+    !x.sat && matches!(x.op, IntOp::Add | IntOp::Sub | IntOp::Mul(MulMode::Lo))
+}
+
+/// A wrapping form ([`is_wrapping`]) decoded: `op`, the type's width mask
+/// `m`, the sources (`b` as [`int_into`] resolves it), written into the
+/// lanes of `d` selected by `exec`.
+#[inline(always)]
+pub(crate) fn int_wrap_into(
+    op: IntOp,
+    m: u64,
+    (a, b): (Operand, Operand),
+    ctx: &ExecCtx,
+    regs: &mut WarpRegs,
+    (d, exec): (crate::inst::RegId, u32),
+) {
     let out = {
-        src!(a, x.a, ctx, regs);
-        src!(b, x.b.unwrap_or(Operand::Imm(0)), ctx, regs);
-        match x.op {
+        src!(a, a, ctx, regs);
+        src!(b, b, ctx, regs);
+        match op {
             IntOp::Add => each(|p, q| p.wrapping_add(q) & m, a, b),
             IntOp::Sub => each(|p, q| p.wrapping_sub(q) & m, a, b),
             _ => each(|p, q| p.wrapping_mul(q) & m, a, b),
         }
     };
-    blend(regs.get_mut(x.d), exec, &out);
+    blend(regs.get_mut(d), exec, &out);
 }
 
 /// [`int_into`] for the forms that read their sources at their widths.

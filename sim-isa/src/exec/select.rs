@@ -54,7 +54,19 @@ pub(super) fn selp(
     ctx: &ExecCtx,
     regs: &WarpRegs,
 ) -> Lanes {
-    let m = width_mask(ty.bits());
+    selp_masked(width_mask(ty.bits()), a, b, c, ctx, regs)
+}
+
+/// [`selp`] with the type's width mask `m` resolved.
+#[inline(always)]
+pub(super) fn selp_masked(
+    m: u64,
+    a: Operand,
+    b: Operand,
+    c: PredSrc,
+    ctx: &ExecCtx,
+    regs: &WarpRegs,
+) -> Lanes {
     src!(a, a, ctx, regs);
     src!(b, b, ctx, regs);
     // The predicate's bit 0 per lane, `!` applied as `n`: read as 64-bit
@@ -75,21 +87,56 @@ pub(super) fn selp(
 /// `slct` over a warp: `c >= 0 ? a : b` at the destination width.
 #[inline]
 pub(super) fn slct(s: &Slct, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
-    let m = width_mask(s.dtype.bits());
-    src!(a, s.a, ctx, regs);
-    src!(b, s.b, ctx, regs);
-    src!(c, s.c, ctx, regs);
+    slct_run(&SlctPlan::new(s, ctx.target), ctx, regs)
+}
+
+/// A `slct` decoded once: the destination's width mask and, for an f32
+/// `c`, the magnitude from which a negative `c` counts (the flush decision
+/// for the target). [`slct`] builds one per call; a prepared instruction
+/// keeps one.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SlctPlan {
+    m: u64,
+    f32_lim: Option<i32>,
+    a: Operand,
+    b: Operand,
+    c: Operand,
+}
+
+impl SlctPlan {
+    /// `s` on `target`.
+    #[inline(always)]
+    pub(super) fn new(s: &Slct, target: Target) -> Self {
+        // c >= 0.0: not NaN, and not negative unless it is (or flushes to) zero.
+        let f32_lim = (s.ctype == Type::F32).then(|| {
+            if flushes(s.ftz, Type::F32, target) {
+                0x0080_0000
+            } else {
+                1
+            }
+        });
+        SlctPlan {
+            m: width_mask(s.dtype.bits()),
+            f32_lim,
+            a: s.a,
+            b: s.b,
+            c: s.c,
+        }
+    }
+}
+
+/// A decoded `slct` over a warp.
+#[inline(always)]
+pub(super) fn slct_run(p: &SlctPlan, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
+    let m = p.m;
+    src!(a, p.a, ctx, regs);
+    src!(b, p.b, ctx, regs);
+    src!(c, p.c, ctx, regs);
     let mut o = [0u64; WARP_SIZE];
-    if s.ctype == Type::F32 {
+    if let Some(lim) = p.f32_lim {
         // All ones where b is taken: computed on 32-bit lanes, then widened.
         let c = low32(c);
         let mut take_b = [0u32; WARP_SIZE];
-        // c >= 0.0: not NaN, and not negative unless it is (or flushes to) zero.
-        let lim: i32 = if flushes(s.ftz, Type::F32, ctx.target) {
-            0x0080_0000
-        } else {
-            1
-        };
         for l in 0..WARP_SIZE {
             let abs = (c[l] & 0x7FFF_FFFF) as i32;
             let neg = (c[l] as i32) < 0;

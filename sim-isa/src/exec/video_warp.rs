@@ -353,11 +353,8 @@ fn sum_halves(w: u64, signed: bool) -> u64 {
 macro_rules! narrow_video {
     ($name:ident, $u:ty, $s:ty, $sum:ident) => {
         #[inline(always)]
-        fn $name(v: &Video, regs: &mut WarpRegs, exec: u32) -> bool {
+        fn $name(v: &Video, sval: bool, regs: &mut WarpRegs, exec: u32) {
             const LEN: usize = (64 / <$u>::BITS) as usize * WARP_SIZE;
-            let Some(sval) = narrow_form(v) else {
-                return false;
-            };
             let a: &[$u; LEN] = bytemuck::cast_ref(regs.get(v.a));
             let b: &[$u; LEN] = bytemuck::cast_ref(regs.get(v.b));
             let mut o = [0 as $u; LEN];
@@ -429,7 +426,6 @@ macro_rules! narrow_video {
                 // written (a pass over `o` first sent it through memory).
                 blend_low32(regs.get_mut(v.d), exec, &o);
             }
-            true
         }
     };
 }
@@ -469,37 +465,64 @@ fn narrow_form(v: &Video) -> Option<bool> {
     ok.then_some(sval)
 }
 
-/// `vop2`/`vop4` over a warp: one fused loop over lanes doing every element
-/// position, specialised for the operation, `.sat` and `.add` (the
-/// arithmetic of [`super::video::VideoPlan::lane`]: exact i32 elements,
-/// clamp, then merge into `c` or accumulate onto it), written into the
-/// lanes of `d` selected by `exec`.
+/// Which warp form runs a video instruction, decided by its fields alone
+/// (so a prepared instruction decides it once): the narrow forms (with
+/// [`narrow_form`]'s `sval`), the other plain ones, or the general loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum VideoForm {
+    Narrow4 { sval: bool },
+    Narrow2 { sval: bool },
+    Plain4,
+    Plain2,
+    N4,
+    N2,
+}
+
+impl VideoForm {
+    /// The form for `v`.
+    pub(super) fn new(v: &Video) -> Self {
+        // Selector bytes, lane 0 lowest, tested for the defaults all at once
+        // (only the bits below the pool size count, as in `video_n`).
+        match v.simd {
+            Simd::X2
+                if v.mask & 3 == 3
+                    && u32::from_le_bytes(v.asel) & 0x0303 == 0x0100
+                    && u32::from_le_bytes(v.bsel) & 0x0303 == 0x0302 =>
+            {
+                narrow_form(v).map_or(VideoForm::Plain2, |sval| VideoForm::Narrow2 { sval })
+            }
+            Simd::X2 => VideoForm::N2,
+            Simd::X4
+                if v.mask & 0xF == 0xF
+                    && u32::from_le_bytes(v.asel) & 0x0707_0707 == 0x0302_0100
+                    && u32::from_le_bytes(v.bsel) & 0x0707_0707 == 0x0706_0504 =>
+            {
+                narrow_form(v).map_or(VideoForm::Plain4, |sval| VideoForm::Narrow4 { sval })
+            }
+            Simd::X4 => VideoForm::N4,
+        }
+    }
+}
+
+/// `vop2`/`vop4` over a warp, written into the lanes of `d` selected by
+/// `exec`: the narrow and plain forms above, or one fused loop per lane
+/// doing every element position, specialised for the operation, `.sat` and
+/// `.add` (the arithmetic of [`super::video::VideoPlan::lane`]: exact i32
+/// elements, clamp, then merge into `c` or accumulate onto it).
 pub(super) fn video(v: &Video, regs: &mut WarpRegs, exec: u32) {
-    // Selector bytes, lane 0 lowest, tested for the defaults all at once
-    // (only the bits below the pool size count, as in `video_n`).
-    let out = match v.simd {
-        Simd::X2
-            if v.mask & 3 == 3
-                && u32::from_le_bytes(v.asel) & 0x0303 == 0x0100
-                && u32::from_le_bytes(v.bsel) & 0x0303 == 0x0302 =>
-        {
-            if video2_narrow(v, regs, exec) {
-                return;
-            }
-            video2_plain(v, regs)
-        }
-        Simd::X2 => video_n::<2>(v, regs),
-        Simd::X4
-            if v.mask & 0xF == 0xF
-                && u32::from_le_bytes(v.asel) & 0x0707_0707 == 0x0302_0100
-                && u32::from_le_bytes(v.bsel) & 0x0707_0707 == 0x0706_0504 =>
-        {
-            if video4_narrow(v, regs, exec) {
-                return;
-            }
-            video4_plain(v, regs)
-        }
-        Simd::X4 => video_n::<4>(v, regs),
+    video_run(v, VideoForm::new(v), regs, exec);
+}
+
+/// [`video`] with its form decided (`form` must be `VideoForm::new(v)`).
+#[inline(always)]
+pub(super) fn video_run(v: &Video, form: VideoForm, regs: &mut WarpRegs, exec: u32) {
+    let out = match form {
+        VideoForm::Narrow4 { sval } => return video4_narrow(v, sval, regs, exec),
+        VideoForm::Narrow2 { sval } => return video2_narrow(v, sval, regs, exec),
+        VideoForm::Plain4 => video4_plain(v, regs),
+        VideoForm::Plain2 => video2_plain(v, regs),
+        VideoForm::N4 => video_n::<4>(v, regs),
+        VideoForm::N2 => video_n::<2>(v, regs),
     };
     blend32(regs.get_mut(v.d), exec, &out);
 }
