@@ -68,41 +68,57 @@ fn alu_loop(f: impl Fn(u64, u64) -> u64, ma: u64, mb: u64, a: &Lanes, b: &Lanes)
 /// the width `execute` reads it at).
 #[inline]
 pub(super) fn alu(x: &Alu, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
-    alu_with(x.op, x.ty, x.b_bits(), x.a, alu_b(x), ctx, regs)
+    alu_run(&AluPlan::new(x), ctx, regs)
 }
 
-/// The operand [`alu`] reads as `b`: without one (`mov`, which ignores it)
-/// `a` again rather than zeros filled.
-#[inline(always)]
-pub(super) fn alu_b(x: &Alu) -> Operand {
-    match (x.b, x.op) {
-        (Some(b), _) => b,
-        (None, AluOp::Mov) => x.a,
-        (None, _) => Operand::Imm(0),
+/// An ALU instruction decoded once: the type's width mask, the second
+/// source resolved (without one, `mov`, which ignores it, reads `a` again
+/// rather than zeros filled) and its width. [`alu`] builds one per call; a
+/// prepared instruction keeps one.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct AluPlan {
+    op: AluOp,
+    ty: Type,
+    m: u64,
+    b_bits: u32,
+    pub(super) d: crate::inst::RegId,
+    a: Operand,
+    b: Operand,
+}
+
+impl AluPlan {
+    /// `x`, decoded.
+    #[inline(always)]
+    pub(super) fn new(x: &Alu) -> Self {
+        let b = match (x.b, x.op) {
+            (Some(b), _) => b,
+            (None, AluOp::Mov) => x.a,
+            (None, _) => Operand::Imm(0),
+        };
+        AluPlan {
+            op: x.op,
+            ty: x.ty,
+            m: width_mask(x.ty.bits()),
+            b_bits: x.b_bits(),
+            d: x.d,
+            a: x.a,
+            b,
+        }
     }
 }
 
-/// [`alu`] with `b` resolved by [`alu_b`] and its width `b_bits`
-/// ([`Alu::b_bits`], read by shifts only).
+/// A decoded ALU instruction over a warp.
 #[inline(always)]
-pub(super) fn alu_with(
-    op: AluOp,
-    ty: Type,
-    b_bits: u32,
-    a: Operand,
-    b: Operand,
-    ctx: &ExecCtx,
-    regs: &WarpRegs,
-) -> Lanes {
-    let m = width_mask(ty.bits());
-    src!(a, a, ctx, regs);
-    src!(b, b, ctx, regs);
-    match op {
+pub(super) fn alu_run(p: &AluPlan, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
+    let m = p.m;
+    src!(a, p.a, ctx, regs);
+    src!(b, p.b, ctx, regs);
+    match p.op {
         AluOp::Mov => bitwise_loop(|x, _| x, m, a, b),
         AluOp::And => bitwise_loop(|x, y| x & y, m, a, b),
         AluOp::Or => bitwise_loop(|x, y| x | y, m, a, b),
         AluOp::Xor => bitwise_loop(|x, y| x ^ y, m, a, b),
-        AluOp::Shl | AluOp::Shr => shift(op, ty, b_bits, a, b),
+        AluOp::Shl | AluOp::Shr => shift(p.op, p.ty, p.b_bits, a, b),
     }
 }
 

@@ -398,17 +398,15 @@ fn compare_lanes<O: Copy + Default>(
     t
 }
 
-/// A `set` decoded once: its comparison ([`CmpForm`], with the flush
-/// decision for the target), its operands and the destination's true
-/// value and width. [`set`] builds one per call; a prepared instruction
-/// keeps one.
+/// What a `set` decodes beyond its fields: its comparison ([`CmpForm`],
+/// with the flush decision for the target) and the destination's width
+/// mask and true values. [`set`] builds one per call; a prepared
+/// instruction keeps one with the instruction. The operands are read from
+/// the instruction itself: copying them into a plan cost the per-call
+/// path more than it saved.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct SetPlan {
     form: CmpForm,
-    bool_op: Option<(BoolOp, crate::inst::PredSrc)>,
-    d: crate::inst::RegId,
-    a: crate::inst::Operand,
-    b: crate::inst::Operand,
     dm: u64,
     tv: u64,
     half_true: u16,
@@ -423,10 +421,6 @@ impl SetPlan {
         } = info(s.dtype);
         SetPlan {
             form: CmpForm::new(s.cmp, s.stype, || flushes(s.ftz, s.stype, target)),
-            bool_op: s.bool_op,
-            d: s.d,
-            a: s.a,
-            b: s.b,
             dm,
             tv,
             half_true,
@@ -436,22 +430,23 @@ impl SetPlan {
 
 /// `set` over a warp, written into `d`'s lanes selected by `exec`.
 pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    set_run(&SetPlan::new(s, ctx.target), ctx, regs, exec);
+    set_run(s, &SetPlan::new(s, ctx.target), ctx, regs, exec);
 }
 
-/// A decoded `set` over a warp. Without a `BoolOp` each compare maps
-/// straight to the lane's value inside the compare loop (one pass, no 0/1
-/// array); with one, the 0/1 results are combined with the predicate first.
+/// `s` over a warp with its decoding `p` (`SetPlan::new(s, ctx.target)`).
+/// Without a `BoolOp` each compare maps straight to the lane's value
+/// inside the compare loop (one pass, no 0/1 array); with one, the 0/1
+/// results are combined with the predicate first.
 #[inline(always)]
-pub(super) fn set_run(p: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+pub(super) fn set_run(s: &Set, p: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
     let SetPlan {
         dm, tv, half_true, ..
     } = *p;
-    src!(a, p.a, ctx, regs);
-    src!(b, p.b, ctx, regs);
+    src!(a, s.a, ctx, regs);
+    src!(b, s.b, ctx, regs);
     let vals = if let CmpForm::Halves { .. } = p.form {
         // Each half's true value (at most 16 bits), in its half.
-        let r = match p.bool_op {
+        let r = match s.bool_op {
             None => compare_halves(&p.form, a, b, |m| m & half_true),
             Some((op, c)) => {
                 let mut r = compare_halves(&p.form, a, b, |m| m & 1);
@@ -476,7 +471,7 @@ pub(super) fn set_run(p: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32
     } else {
         // All ones where true, then the true value's bits.
         let value = move |t: u32| 0u64.wrapping_sub(t.into()) & tv;
-        match p.bool_op {
+        match s.bool_op {
             None => compare_lanes(&p.form, a, b, value),
             Some((op, c)) => {
                 let mut t = compare_lanes(&p.form, a, b, |t| t);
@@ -489,7 +484,7 @@ pub(super) fn set_run(p: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32
             }
         }
     };
-    blend(regs.get_mut(p.d), exec, &vals);
+    blend(regs.get_mut(s.d), exec, &vals);
 }
 
 /// `setp` over a warp: `(p, q)` as 0/1 lanes.

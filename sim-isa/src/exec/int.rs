@@ -112,15 +112,7 @@ pub(crate) fn int_into(x: &IntArith, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u
         // Elsewhere: its arrays would merge with these and go through memory.
         return int_general_into(x, ctx, regs, exec);
     }
-    let b = x.b.unwrap_or(Operand::Imm(0));
-    int_wrap_into(
-        x.op,
-        width_mask(x.ty.bits()),
-        (x.a, b),
-        ctx,
-        regs,
-        (x.d, exec),
-    );
+    int_wrap_into(&IntWrapPlan::new(x), ctx, regs, exec);
 }
 
 /// Whether `x` is one of the wrapping forms [`int_wrap_into`] runs.
@@ -129,28 +121,46 @@ pub(crate) fn is_wrapping(x: &IntArith) -> bool {
     !x.sat && matches!(x.op, IntOp::Add | IntOp::Sub | IntOp::Mul(MulMode::Lo))
 }
 
-/// A wrapping form ([`is_wrapping`]) decoded: `op`, the type's width mask
-/// `m`, the sources (`b` as [`int_into`] resolves it), written into the
-/// lanes of `d` selected by `exec`.
-#[inline(always)]
-pub(crate) fn int_wrap_into(
+/// A wrapping form ([`is_wrapping`]) decoded once: the operation, the
+/// type's width mask, the operands (a missing `b` as 0).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct IntWrapPlan {
     op: IntOp,
     m: u64,
-    (a, b): (Operand, Operand),
-    ctx: &ExecCtx,
-    regs: &mut WarpRegs,
-    (d, exec): (crate::inst::RegId, u32),
-) {
+    d: crate::inst::RegId,
+    a: Operand,
+    b: Operand,
+}
+
+impl IntWrapPlan {
+    /// `x`, which must be a wrapping form ([`is_wrapping`]).
+    #[inline(always)]
+    pub(crate) fn new(x: &IntArith) -> Self {
+        IntWrapPlan {
+            op: x.op,
+            m: width_mask(x.ty.bits()),
+            d: x.d,
+            a: x.a,
+            b: x.b.unwrap_or(Operand::Imm(0)),
+        }
+    }
+}
+
+/// A decoded wrapping form over a warp, written into the lanes of `d`
+/// selected by `exec`.
+#[inline(always)]
+pub(crate) fn int_wrap_into(p: &IntWrapPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    let m = p.m;
     let out = {
-        src!(a, a, ctx, regs);
-        src!(b, b, ctx, regs);
-        match op {
+        src!(a, p.a, ctx, regs);
+        src!(b, p.b, ctx, regs);
+        match p.op {
             IntOp::Add => each(|p, q| p.wrapping_add(q) & m, a, b),
             IntOp::Sub => each(|p, q| p.wrapping_sub(q) & m, a, b),
             _ => each(|p, q| p.wrapping_mul(q) & m, a, b),
         }
     };
-    blend(regs.get_mut(d), exec, &out);
+    blend(regs.get_mut(p.d), exec, &out);
 }
 
 /// [`int_into`] for the forms that read their sources at their widths.

@@ -216,7 +216,7 @@ fn setp_into(s: &crate::inst::Setp, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u3
 
 #[inline(never)]
 fn selp_into(s: &crate::inst::Selp, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    let out = select::selp(s.ty, s.a, s.b, s.c, ctx, regs);
+    let out = select::selp(s, ctx, regs);
     blend(regs.get_mut(s.d), exec, &out);
 }
 

@@ -6,14 +6,14 @@
 //! the semantics stay those of the warp forms (and of the scalar
 //! reference they are tested against), bit for bit.
 
-use super::alu::{alu_b, alu_with};
+use super::alu::{alu_run, AluPlan};
 use super::cmp_warp::{set_run, SetPlan};
-use super::int::{int_wrap_into, is_wrapping};
+use super::int::{int_wrap_into, is_wrapping, IntWrapPlan};
 use super::lanes::{blend, exec_mask};
-use super::select::{selp_masked, slct_run, SlctPlan};
+use super::select::{selp_run, slct_run, SelpPlan, SlctPlan};
 use super::video_warp::{video_run, VideoForm};
-use super::{execute_fitted, width_mask, ExecCtx, WarpRegs};
-use crate::inst::{AluOp, Guard, Instruction, IntOp, Op, Operand, PredSrc, RegId, Type, Video};
+use super::{execute_fitted, ExecCtx, WarpRegs};
+use crate::inst::{Guard, Instruction, Op, Set, Video};
 use crate::target::Target;
 
 /// An instruction decoded for [`execute_prepared`]: built once per static
@@ -27,35 +27,19 @@ pub struct Prepared {
 }
 
 /// The decoded body: one variant per specialised form, its constants
-/// resolved; anything else runs through [`execute_fitted`].
+/// resolved; anything else runs through [`execute_fitted`]. A plain tag
+/// (`repr(u8)`): with the fields' niches the compiler encoded the variant
+/// in them, and dispatching first decoded it with several compares.
 #[derive(Clone, Debug)]
+#[repr(u8)]
 enum Kernel {
-    Set(SetPlan),
+    Set(Set, SetPlan),
     Video(Video, VideoForm),
-    Selp {
-        m: u64,
-        d: RegId,
-        a: Operand,
-        b: Operand,
-        c: PredSrc,
-    },
-    Slct(RegId, SlctPlan),
-    Alu {
-        op: AluOp,
-        ty: Type,
-        b_bits: u32,
-        d: RegId,
-        a: Operand,
-        b: Operand,
-    },
+    Selp(SelpPlan),
+    Slct(SlctPlan),
+    Alu(AluPlan),
     /// `add`, `sub`, `mul.lo` without `.sat`.
-    IntWrap {
-        op: IntOp,
-        m: u64,
-        d: RegId,
-        a: Operand,
-        b: Operand,
-    },
+    IntWrap(IntWrapPlan),
     Other(Box<Instruction>),
 }
 
@@ -65,32 +49,12 @@ impl Prepared {
     /// per-warp parts are read at execution).
     pub fn new(inst: &Instruction, target: Target) -> Self {
         let kernel = match &inst.op {
-            Op::Set(s) => Kernel::Set(SetPlan::new(s, target)),
+            Op::Set(s) => Kernel::Set(*s, SetPlan::new(s, target)),
             Op::Video(v) => Kernel::Video(*v, VideoForm::new(v)),
-            Op::Selp(s) => Kernel::Selp {
-                m: width_mask(s.ty.bits()),
-                d: s.d,
-                a: s.a,
-                b: s.b,
-                c: s.c,
-            },
-            Op::Slct(s) => Kernel::Slct(s.d, SlctPlan::new(s, target)),
-            Op::Alu(x) => Kernel::Alu {
-                op: x.op,
-                ty: x.ty,
-                b_bits: x.b_bits(),
-                d: x.d,
-                a: x.a,
-                b: alu_b(x),
-            },
-            Op::Int(x) if is_wrapping(x) => Kernel::IntWrap {
-                op: x.op,
-                m: width_mask(x.ty.bits()),
-                d: x.d,
-                // As `int_into` reads it.
-                a: x.a,
-                b: x.b.unwrap_or(Operand::Imm(0)),
-            },
+            Op::Selp(s) => Kernel::Selp(SelpPlan::new(s)),
+            Op::Slct(s) => Kernel::Slct(SlctPlan::new(s, target)),
+            Op::Alu(x) => Kernel::Alu(AluPlan::new(x)),
+            Op::Int(x) if is_wrapping(x) => Kernel::IntWrap(IntWrapPlan::new(x)),
             _ => {
                 return Prepared {
                     guard: None,
@@ -123,21 +87,12 @@ pub fn execute_prepared(p: &Prepared, ctx: &ExecCtx, regs: &mut WarpRegs, active
     }
     // Every arm is one call (a tail call): the dispatch needs no frame.
     match &p.kernel {
-        Kernel::Set(s) => run_set(s, ctx, regs, exec),
+        Kernel::Set(s, k) => run_set(s, k, ctx, regs, exec),
         Kernel::Video(v, f) => run_video(v, *f, regs, exec),
-        Kernel::Selp { m, d, a, b, c } => run_selp(*m, (*d, *a, *b, *c), ctx, regs, exec),
-        Kernel::Slct(d, s) => run_slct(*d, s, ctx, regs, exec),
-        Kernel::Alu {
-            op,
-            ty,
-            b_bits,
-            d,
-            a,
-            b,
-        } => run_alu((*op, *ty, *b_bits), (*d, *a, *b), ctx, regs, exec),
-        Kernel::IntWrap { op, m, d, a, b } => {
-            run_int_wrap((*op, *m), (*d, *a, *b), ctx, regs, exec)
-        }
+        Kernel::Selp(s) => run_selp(s, ctx, regs, exec),
+        Kernel::Slct(s) => run_slct(s, ctx, regs, exec),
+        Kernel::Alu(x) => run_alu(x, ctx, regs, exec),
+        Kernel::IntWrap(x) => run_int_wrap(x, ctx, regs, exec),
         // `exec` is `active` here (no guard taken): the instruction's own
         // guard applies inside.
         Kernel::Other(inst) => run_other(inst, ctx, regs, exec),
@@ -156,8 +111,8 @@ fn run_other(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) 
 // (inlined into its caller) stays a dispatcher.
 
 #[inline(never)]
-fn run_set(s: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    set_run(s, ctx, regs, exec);
+fn run_set(s: &Set, k: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    set_run(s, k, ctx, regs, exec);
 }
 
 #[inline(never)]
@@ -166,42 +121,24 @@ fn run_video(v: &Video, form: VideoForm, regs: &mut WarpRegs, exec: u32) {
 }
 
 #[inline(never)]
-fn run_selp(
-    m: u64,
-    (d, a, b, c): (RegId, Operand, Operand, PredSrc),
-    ctx: &ExecCtx,
-    regs: &mut WarpRegs,
-    exec: u32,
-) {
-    let out = selp_masked(m, a, b, c, ctx, regs);
-    blend(regs.get_mut(d), exec, &out);
+fn run_selp(s: &SelpPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    let out = selp_run(s, ctx, regs);
+    blend(regs.get_mut(s.d), exec, &out);
 }
 
 #[inline(never)]
-fn run_slct(d: RegId, s: &SlctPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+fn run_slct(s: &SlctPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
     let out = slct_run(s, ctx, regs);
-    blend(regs.get_mut(d), exec, &out);
+    blend(regs.get_mut(s.d), exec, &out);
 }
 
 #[inline(never)]
-fn run_alu(
-    (op, ty, b_bits): (AluOp, Type, u32),
-    (d, a, b): (RegId, Operand, Operand),
-    ctx: &ExecCtx,
-    regs: &mut WarpRegs,
-    exec: u32,
-) {
-    let out = alu_with(op, ty, b_bits, a, b, ctx, regs);
-    blend(regs.get_mut(d), exec, &out);
+fn run_alu(x: &AluPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    let out = alu_run(x, ctx, regs);
+    blend(regs.get_mut(x.d), exec, &out);
 }
 
 #[inline(never)]
-fn run_int_wrap(
-    (op, m): (IntOp, u64),
-    (d, a, b): (RegId, Operand, Operand),
-    ctx: &ExecCtx,
-    regs: &mut WarpRegs,
-    exec: u32,
-) {
-    int_wrap_into(op, m, (a, b), ctx, regs, (d, exec));
+fn run_int_wrap(x: &IntWrapPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    int_wrap_into(x, ctx, regs, exec);
 }

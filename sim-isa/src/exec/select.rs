@@ -9,7 +9,7 @@
 use super::cmp::{flush_subnormal, flushes};
 use super::lanes::{low32, src, width_mask, Lanes, WarpRegs};
 use super::{ExecCtx, WARP_SIZE};
-use crate::inst::{Operand, PredSrc, Slct, Type};
+use crate::inst::{Operand, PredSrc, RegId, Selp, Slct, Type};
 use crate::target::Target;
 
 /// One lane of `selp`: `c ? a : b`, bits unchanged (errata 16).
@@ -46,29 +46,41 @@ pub fn slct_lane(s: &Slct, target: Target, a: u64, b: u64, c: u32) -> u64 {
 
 /// `selp` over a warp: `c ? a : b` at the type width.
 #[inline]
-pub(super) fn selp(
-    ty: Type,
-    a: Operand,
-    b: Operand,
-    c: PredSrc,
-    ctx: &ExecCtx,
-    regs: &WarpRegs,
-) -> Lanes {
-    selp_masked(width_mask(ty.bits()), a, b, c, ctx, regs)
+pub(super) fn selp(s: &Selp, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
+    selp_run(&SelpPlan::new(s), ctx, regs)
 }
 
-/// [`selp`] with the type's width mask `m` resolved.
-#[inline(always)]
-pub(super) fn selp_masked(
+/// A `selp` decoded once: the type's width mask and the operands.
+/// [`selp`] builds one per call; a prepared instruction keeps one.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SelpPlan {
     m: u64,
+    pub(super) d: RegId,
     a: Operand,
     b: Operand,
     c: PredSrc,
-    ctx: &ExecCtx,
-    regs: &WarpRegs,
-) -> Lanes {
-    src!(a, a, ctx, regs);
-    src!(b, b, ctx, regs);
+}
+
+impl SelpPlan {
+    /// `s`, decoded.
+    #[inline(always)]
+    pub(super) fn new(s: &Selp) -> Self {
+        SelpPlan {
+            m: width_mask(s.ty.bits()),
+            d: s.d,
+            a: s.a,
+            b: s.b,
+            c: s.c,
+        }
+    }
+}
+
+/// A decoded `selp` over a warp.
+#[inline(always)]
+pub(super) fn selp_run(p: &SelpPlan, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
+    let (m, c) = (p.m, p.c);
+    src!(a, p.a, ctx, regs);
+    src!(b, p.b, ctx, regs);
     // The predicate's bit 0 per lane, `!` applied as `n`: read as 64-bit
     // lanes straight from its register (no packing to 32 bits and back).
     const ONES: Lanes = [1; WARP_SIZE];
@@ -97,6 +109,7 @@ pub(super) fn slct(s: &Slct, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct SlctPlan {
     m: u64,
+    pub(super) d: RegId,
     f32_lim: Option<i32>,
     a: Operand,
     b: Operand,
@@ -117,6 +130,7 @@ impl SlctPlan {
         });
         SlctPlan {
             m: width_mask(s.dtype.bits()),
+            d: s.d,
             f32_lim,
             a: s.a,
             b: s.b,

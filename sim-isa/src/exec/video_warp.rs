@@ -479,7 +479,8 @@ pub(super) enum VideoForm {
 }
 
 impl VideoForm {
-    /// The form for `v`.
+    /// The form for `v`. Inlined: [`video`] decides it per call.
+    #[inline(always)]
     pub(super) fn new(v: &Video) -> Self {
         // Selector bytes, lane 0 lowest, tested for the defaults all at once
         // (only the bits below the pool size count, as in `video_n`).
