@@ -11,7 +11,7 @@
 
 use super::cmp::{
     float_cmp_kind, float_fields, flushes, half_true_value, int_cmp_kind, is_unsigned_op, is_x2,
-    set_true_value, with_base, Base,
+    set_true_value, with_base, with_base_type, Base, BaseTest,
 };
 use super::lanes::{blend, halves, pred01, pred01_halves, src, width_mask, Lanes, U32s, WarpRegs};
 use super::{ExecCtx, WARP_SIZE};
@@ -430,15 +430,153 @@ impl SetPlan {
 
 /// `set` over a warp, written into `d`'s lanes selected by `exec`.
 pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    set_run(s, &SetPlan::new(s, ctx.target), ctx, regs, exec);
+    set_run::<Decoded>(s, &SetPlan::new(s, ctx.target), ctx, regs, exec);
 }
 
-/// `s` over a warp with its decoding `p` (`SetPlan::new(s, ctx.target)`).
-/// Without a `BoolOp` each compare maps straight to the lane's value
-/// inside the compare loop (one pass, no 0/1 array); with one, the 0/1
-/// results are combined with the predicate first.
+/// A `set` kernel: [`set_run`] for one [`Compare`], called with the
+/// instruction and its plan.
+pub(super) type SetKernel = fn(&Set, &SetPlan, &ExecCtx, &mut WarpRegs, u32);
+
+impl SetPlan {
+    /// The kernel for this plan: compiled for its ordering test and key
+    /// width where it is an integer form of 32 or 64 bits or an x2 form,
+    /// so its compare loop runs with no dispatch; else the decoding one.
+    pub(super) fn kernel(&self) -> SetKernel {
+        match self.form {
+            CmpForm::Int { base, sh: 32, .. } => {
+                with_base_type!(base, B => set_kernel::<IntKeys<B, 32>> as SetKernel)
+            }
+            CmpForm::Int { base, sh: 0, .. } => {
+                with_base_type!(base, B => set_kernel::<IntKeys<B, 0>> as SetKernel)
+            }
+            CmpForm::Halves {
+                base, flush: true, ..
+            } => with_base_type!(base, B => set_kernel::<HalfKeys<B, true>> as SetKernel),
+            CmpForm::Halves {
+                base, flush: false, ..
+            } => with_base_type!(base, B => set_kernel::<HalfKeys<B, false>> as SetKernel),
+            _ => set_kernel::<Decoded>,
+        }
+    }
+}
+
+#[inline(never)]
+fn set_kernel<C: Compare>(s: &Set, p: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    set_run::<C>(s, p, ctx, regs, exec);
+}
+
+/// How [`set_run`] runs its compares: [`Decoded`] reads the test and
+/// format from the plan's [`CmpForm`] per call; [`IntKeys`] and
+/// [`HalfKeys`] have them (but the form's constants) fixed by type. All
+/// run the same lane loops.
+trait Compare {
+    /// [`compare_lanes`].
+    fn lanes<O: Copy + Default>(
+        form: &CmpForm,
+        a: &Lanes,
+        b: &Lanes,
+        g: impl Fn(u32) -> O + Copy,
+    ) -> [O; WARP_SIZE];
+    /// [`compare_halves`].
+    fn halves(
+        form: &CmpForm,
+        a: &Lanes,
+        b: &Lanes,
+        g: impl Fn(u16) -> u16 + Copy,
+    ) -> [u16; 2 * WARP_SIZE];
+}
+
+/// Compares decoded from the form per call.
+struct Decoded;
+
+impl Compare for Decoded {
+    #[inline(always)]
+    fn lanes<O: Copy + Default>(
+        form: &CmpForm,
+        a: &Lanes,
+        b: &Lanes,
+        g: impl Fn(u32) -> O + Copy,
+    ) -> [O; WARP_SIZE] {
+        compare_lanes(form, a, b, g)
+    }
+    #[inline(always)]
+    fn halves(
+        form: &CmpForm,
+        a: &Lanes,
+        b: &Lanes,
+        g: impl Fn(u16) -> u16 + Copy,
+    ) -> [u16; 2 * WARP_SIZE] {
+        compare_halves(form, a, b, g)
+    }
+}
+
+/// Integer keys shifted by `SH`, test `B` ([`CmpForm::Int`]).
+struct IntKeys<B, const SH: u32>(B);
+
+impl<B: BaseTest, const SH: u32> Compare for IntKeys<B, SH> {
+    #[inline(always)]
+    fn lanes<O: Copy + Default>(
+        form: &CmpForm,
+        a: &Lanes,
+        b: &Lanes,
+        g: impl Fn(u32) -> O + Copy,
+    ) -> [O; WARP_SIZE] {
+        // Chosen for integer forms only ([`SetPlan::kernel`]).
+        let CmpForm::Int { flip, .. } = *form else {
+            return compare_lanes(form, a, b, g);
+        };
+        let mut t = [O::default(); WARP_SIZE];
+        int_loop(B::holds::<i64>, SH, flip, a, b, (g, &mut t));
+        t
+    }
+    #[inline(always)]
+    fn halves(
+        form: &CmpForm,
+        a: &Lanes,
+        b: &Lanes,
+        g: impl Fn(u16) -> u16 + Copy,
+    ) -> [u16; 2 * WARP_SIZE] {
+        compare_halves(form, a, b, g)
+    }
+}
+
+/// x2 halves, test `B`, flushing or not ([`CmpForm::Halves`]).
+struct HalfKeys<B, const FLUSH: bool>(B);
+
+impl<B: BaseTest, const FLUSH: bool> Compare for HalfKeys<B, FLUSH> {
+    #[inline(always)]
+    fn lanes<O: Copy + Default>(
+        form: &CmpForm,
+        a: &Lanes,
+        b: &Lanes,
+        g: impl Fn(u32) -> O + Copy,
+    ) -> [O; WARP_SIZE] {
+        compare_lanes(form, a, b, g)
+    }
+    #[inline(always)]
+    fn halves(
+        form: &CmpForm,
+        a: &Lanes,
+        b: &Lanes,
+        g: impl Fn(u16) -> u16 + Copy,
+    ) -> [u16; 2 * WARP_SIZE] {
+        // Chosen for x2 forms only ([`SetPlan::kernel`]).
+        let CmpForm::Halves { u, fmt, .. } = *form else {
+            return compare_halves(form, a, b, g);
+        };
+        let (a, b) = (&halves(a), &halves(b));
+        let mut r = [0u16; 2 * WARP_SIZE];
+        float_loop16::<FLUSH>(B::holds::<i16>, u, &fmt, a, b, (g, &mut r));
+        r
+    }
+}
+
+/// `s` over a warp with its decoding `p` (`SetPlan::new(s, ctx.target)`),
+/// compares run by `C`. Without a `BoolOp` each compare maps straight to
+/// the lane's value inside the compare loop (one pass, no 0/1 array); with
+/// one, the 0/1 results are combined with the predicate first.
 #[inline(always)]
-pub(super) fn set_run(s: &Set, p: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+fn set_run<C: Compare>(s: &Set, p: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
     let SetPlan {
         dm, tv, half_true, ..
     } = *p;
@@ -447,9 +585,9 @@ pub(super) fn set_run(s: &Set, p: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRegs, 
     let vals = if let CmpForm::Halves { .. } = p.form {
         // Each half's true value (at most 16 bits), in its half.
         let r = match s.bool_op {
-            None => compare_halves(&p.form, a, b, |m| m & half_true),
+            None => C::halves(&p.form, a, b, |m| m & half_true),
             Some((op, c)) => {
-                let mut r = compare_halves(&p.form, a, b, |m| m & 1);
+                let mut r = C::halves(&p.form, a, b, |m| m & 1);
                 combine01(op, &mut r, &pred01_halves(c, regs));
                 r.iter_mut()
                     .for_each(|h| *h = half_true & 0u16.wrapping_sub(*h));
@@ -472,9 +610,9 @@ pub(super) fn set_run(s: &Set, p: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRegs, 
         // All ones where true, then the true value's bits.
         let value = move |t: u32| 0u64.wrapping_sub(t.into()) & tv;
         match s.bool_op {
-            None => compare_lanes(&p.form, a, b, value),
+            None => C::lanes(&p.form, a, b, value),
             Some((op, c)) => {
-                let mut t = compare_lanes(&p.form, a, b, |t| t);
+                let mut t = C::lanes(&p.form, a, b, |t| t);
                 combine01(op, &mut t, &pred01(c, regs));
                 let mut vals = [0u64; WARP_SIZE];
                 for l in 0..WARP_SIZE {

@@ -7,7 +7,7 @@
 //! reference they are tested against), bit for bit.
 
 use super::alu::{alu_run, AluPlan};
-use super::cmp_warp::{set_run, SetPlan};
+use super::cmp_warp::{SetKernel, SetPlan};
 use super::int::{int_wrap_into, is_wrapping, IntWrapPlan};
 use super::lanes::{blend, exec_mask};
 use super::select::{selp_run, slct_run, SelpPlan, SlctPlan};
@@ -33,7 +33,8 @@ pub struct Prepared {
 #[derive(Clone, Debug)]
 #[repr(u8)]
 enum Kernel {
-    Set(Set, SetPlan),
+    /// With the kernel compiled for its comparison.
+    Set(Set, SetPlan, SetKernel),
     Video(Video, VideoForm),
     Selp(SelpPlan),
     Slct(SlctPlan),
@@ -49,7 +50,10 @@ impl Prepared {
     /// per-warp parts are read at execution).
     pub fn new(inst: &Instruction, target: Target) -> Self {
         let kernel = match &inst.op {
-            Op::Set(s) => Kernel::Set(*s, SetPlan::new(s, target)),
+            Op::Set(s) => {
+                let plan = SetPlan::new(s, target);
+                Kernel::Set(*s, plan, plan.kernel())
+            }
             Op::Video(v) => Kernel::Video(*v, VideoForm::new(v)),
             Op::Selp(s) => Kernel::Selp(SelpPlan::new(s)),
             Op::Slct(s) => Kernel::Slct(SlctPlan::new(s, target)),
@@ -87,7 +91,7 @@ pub fn execute_prepared(p: &Prepared, ctx: &ExecCtx, regs: &mut WarpRegs, active
     }
     // Every arm is one call (a tail call): the dispatch needs no frame.
     match &p.kernel {
-        Kernel::Set(s, k) => run_set(s, k, ctx, regs, exec),
+        Kernel::Set(s, p, k) => k(s, p, ctx, regs, exec),
         Kernel::Video(v, f) => run_video(v, *f, regs, exec),
         Kernel::Selp(s) => run_selp(s, ctx, regs, exec),
         Kernel::Slct(s) => run_slct(s, ctx, regs, exec),
@@ -109,11 +113,6 @@ fn run_other(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) 
 
 // The kernels, each a function of its own so that `execute_prepared`
 // (inlined into its caller) stays a dispatcher.
-
-#[inline(never)]
-fn run_set(s: &Set, k: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    set_run(s, k, ctx, regs, exec);
-}
 
 #[inline(never)]
 fn run_video(v: &Video, form: VideoForm, regs: &mut WarpRegs, exec: u32) {
