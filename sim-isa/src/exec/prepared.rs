@@ -11,7 +11,7 @@ use super::cmp_warp::{SetKernel, SetPlan};
 use super::int::{int_wrap_into, is_wrapping, IntWrapPlan};
 use super::lanes::{blend, exec_mask};
 use super::select::{selp_run, slct_run, SelpPlan, SlctPlan};
-use super::video_warp::{video_run, VideoForm};
+use super::video_warp::{video_run, NarrowKernel, VideoForm};
 use super::{execute_fitted, ExecCtx, WarpRegs};
 use crate::inst::{Guard, Instruction, Op, Set, Video};
 use crate::target::Target;
@@ -35,6 +35,8 @@ pub struct Prepared {
 enum Kernel {
     /// With the kernel compiled for its comparison.
     Set(Set, SetPlan, SetKernel),
+    /// The narrow forms: a kernel compiled for the operation, with `sval`.
+    VideoNarrow(Video, NarrowKernel, bool),
     Video(Video, VideoForm),
     Selp(SelpPlan),
     Slct(SlctPlan),
@@ -54,7 +56,13 @@ impl Prepared {
                 let plan = SetPlan::new(s, target);
                 Kernel::Set(*s, plan, plan.kernel())
             }
-            Op::Video(v) => Kernel::Video(*v, VideoForm::new(v)),
+            Op::Video(v) => {
+                let form = VideoForm::new(v);
+                match form.narrow_kernel() {
+                    Some((k, sval)) => Kernel::VideoNarrow(*v, k, sval),
+                    None => Kernel::Video(*v, form),
+                }
+            }
             Op::Selp(s) => Kernel::Selp(SelpPlan::new(s)),
             Op::Slct(s) => Kernel::Slct(SlctPlan::new(s, target)),
             Op::Alu(x) => Kernel::Alu(AluPlan::new(x)),
@@ -92,6 +100,7 @@ pub fn execute_prepared(p: &Prepared, ctx: &ExecCtx, regs: &mut WarpRegs, active
     // Every arm is one call (a tail call): the dispatch needs no frame.
     match &p.kernel {
         Kernel::Set(s, p, k) => k(s, p, ctx, regs, exec),
+        Kernel::VideoNarrow(v, k, sval) => k(v, *sval, regs, exec),
         Kernel::Video(v, f) => run_video(v, *f, regs, exec),
         Kernel::Selp(s) => run_selp(s, ctx, regs, exec),
         Kernel::Slct(s) => run_slct(s, ctx, regs, exec),

@@ -103,3 +103,65 @@ fn trace_families_are_specialised() {
     }
     assert!(std::mem::size_of::<Prepared>() <= 192);
 }
+
+/// Every plain video variant (each op, vset comparison, lane count,
+/// signedness of d/a/b, `.sat` and `.add`): the narrow ones run kernels
+/// compiled per operation, each of which must meet registers whose
+/// elements sit on the 8- and 16-bit edges, high words holding stale bits.
+#[test]
+fn prepared_plain_video_variants_match_fitted() {
+    const EDGES: [u64; 8] = [0x00, 0x01, 0x7E, 0x7F, 0x80, 0x81, 0xFE, 0xFF];
+    let mut x = 0x2545_F491_4F6C_DD1Du64;
+    let contents: Vec<[u64; WARP_SIZE]> = (0..NREGS)
+        .map(|_| {
+            std::array::from_fn(|_| {
+                (0..8).fold(0u64, |w, i| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    w | EDGES[(x >> 61) as usize] << (8 * i)
+                })
+            })
+        })
+        .collect();
+    let ops = [
+        VideoOp::Add,
+        VideoOp::Sub,
+        VideoOp::Avrg,
+        VideoOp::Absdiff,
+        VideoOp::Min,
+        VideoOp::Max,
+    ]
+    .into_iter()
+    .chain(CmpOp::ALL.into_iter().map(VideoOp::Set));
+    for op in ops {
+        for x4 in [false, true] {
+            for bits in 0..32u8 {
+                let f = |k: u8| bits >> k & 1 == 1;
+                let v = Video {
+                    op,
+                    simd: if x4 { Simd::X4 } else { Simd::X2 },
+                    dsigned: f(0),
+                    asigned: f(1),
+                    bsigned: f(2),
+                    sat: f(3),
+                    add: f(4),
+                    mask: 0xF,
+                    mask_explicit: false,
+                    asel: [0, 1, 2, 3],
+                    bsel: if x4 { [4, 5, 6, 7] } else { [2, 3, 0, 1] },
+                    asel_explicit: false,
+                    bsel_explicit: false,
+                    sat_first: false,
+                    d: RegId(0),
+                    a: RegId(1),
+                    b: RegId(2),
+                    c: RegId(3),
+                };
+                for active in [u32::MAX, 0x5A5A_A5A5] {
+                    check(Op::Video(v), None, &contents, active, Target::SM_90, 0).unwrap();
+                }
+            }
+        }
+    }
+}
