@@ -438,10 +438,14 @@ pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
 pub(super) type SetKernel = fn(&Set, &SetPlan, &ExecCtx, &mut WarpRegs, u32);
 
 impl SetPlan {
-    /// The kernel for this plan: compiled for its ordering test and key
-    /// width where it is an integer form of 32 or 64 bits or an x2 form,
-    /// so its compare loop runs with no dispatch; else the decoding one.
-    pub(super) fn kernel(&self) -> SetKernel {
+    /// The kernel for this plan of `s`: without a `BoolOp`, compiled for
+    /// its ordering test and key width where it is an integer form of 32
+    /// or 64 bits or an x2 form, so its compare loop runs with no dispatch
+    /// (and holds no code for the other forms); else the decoding one.
+    pub(super) fn kernel(&self, s: &Set) -> SetKernel {
+        if s.bool_op.is_some() {
+            return set_kernel::<Decoded>;
+        }
         match self.form {
             CmpForm::Int { base, sh: 32, .. } => {
                 with_base_type!(base, B => set_kernel::<IntKeys<B, 32>> as SetKernel)
@@ -470,6 +474,10 @@ fn set_kernel<C: Compare>(s: &Set, p: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRe
 /// [`HalfKeys`] have them (but the form's constants) fixed by type. All
 /// run the same lane loops.
 trait Compare {
+    /// Known to run without a `BoolOp`.
+    const PLAIN: bool;
+    /// Known to run an x2 form (`Some(true)`) or one that is not.
+    const X2: Option<bool>;
     /// [`compare_lanes`].
     fn lanes<O: Copy + Default>(
         form: &CmpForm,
@@ -490,6 +498,8 @@ trait Compare {
 struct Decoded;
 
 impl Compare for Decoded {
+    const PLAIN: bool = false;
+    const X2: Option<bool> = None;
     #[inline(always)]
     fn lanes<O: Copy + Default>(
         form: &CmpForm,
@@ -514,6 +524,8 @@ impl Compare for Decoded {
 struct IntKeys<B, const SH: u32>(B);
 
 impl<B: BaseTest, const SH: u32> Compare for IntKeys<B, SH> {
+    const PLAIN: bool = true;
+    const X2: Option<bool> = Some(false);
     #[inline(always)]
     fn lanes<O: Copy + Default>(
         form: &CmpForm,
@@ -544,6 +556,8 @@ impl<B: BaseTest, const SH: u32> Compare for IntKeys<B, SH> {
 struct HalfKeys<B, const FLUSH: bool>(B);
 
 impl<B: BaseTest, const FLUSH: bool> Compare for HalfKeys<B, FLUSH> {
+    const PLAIN: bool = true;
+    const X2: Option<bool> = Some(true);
     #[inline(always)]
     fn lanes<O: Copy + Default>(
         form: &CmpForm,
@@ -582,9 +596,12 @@ fn set_run<C: Compare>(s: &Set, p: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRegs,
     } = *p;
     src!(a, s.a, ctx, regs);
     src!(b, s.b, ctx, regs);
-    let vals = if let CmpForm::Halves { .. } = p.form {
+    // What the kernel knows, as constants: the other paths compile away.
+    let bool_op = if C::PLAIN { None } else { s.bool_op };
+    let x2 = C::X2.unwrap_or(matches!(p.form, CmpForm::Halves { .. }));
+    let vals = if x2 {
         // Each half's true value (at most 16 bits), in its half.
-        let r = match s.bool_op {
+        let r = match bool_op {
             None => C::halves(&p.form, a, b, |m| m & half_true),
             Some((op, c)) => {
                 let mut r = C::halves(&p.form, a, b, |m| m & 1);
@@ -609,7 +626,7 @@ fn set_run<C: Compare>(s: &Set, p: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRegs,
     } else {
         // All ones where true, then the true value's bits.
         let value = move |t: u32| 0u64.wrapping_sub(t.into()) & tv;
-        match s.bool_op {
+        match bool_op {
             None => C::lanes(&p.form, a, b, value),
             Some((op, c)) => {
                 let mut t = C::lanes(&p.form, a, b, |t| t);

@@ -54,7 +54,7 @@ impl Prepared {
         let kernel = match &inst.op {
             Op::Set(s) => {
                 let plan = SetPlan::new(s, target);
-                Kernel::Set(*s, plan, plan.kernel())
+                Kernel::Set(*s, plan, plan.kernel(s))
             }
             Op::Video(v) => {
                 let form = VideoForm::new(v);
