@@ -110,16 +110,57 @@ impl AluPlan {
 /// A decoded ALU instruction over a warp.
 #[inline(always)]
 pub(super) fn alu_run(p: &AluPlan, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
+    alu_run_op(p.op, p, ctx, regs)
+}
+
+/// [`alu_run`] with the operation `op` (the plan's) given apart, so that a
+/// kernel can fix it as a constant ([`AluPlan::kernel`]).
+#[inline(always)]
+fn alu_run_op(op: AluOp, p: &AluPlan, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
     let m = p.m;
     src!(a, p.a, ctx, regs);
     src!(b, p.b, ctx, regs);
-    match p.op {
+    match op {
         AluOp::Mov => bitwise_loop(|x, _| x, m, a, b),
         AluOp::And => bitwise_loop(|x, y| x & y, m, a, b),
         AluOp::Or => bitwise_loop(|x, y| x | y, m, a, b),
         AluOp::Xor => bitwise_loop(|x, y| x ^ y, m, a, b),
-        AluOp::Shl | AluOp::Shr => shift(p.op, p.ty, p.b_bits, a, b),
+        AluOp::Shl | AluOp::Shr => shift(op, p.ty, p.b_bits, a, b),
     }
+}
+
+/// An ALU kernel: a decoded instruction run over a warp and written into
+/// the lanes of its destination selected by `exec`.
+pub(super) type AluKernel = fn(&AluPlan, &ExecCtx, &mut WarpRegs, u32);
+
+/// The operations the kernels fix, by kernel index; `None`: read from the
+/// plan (the shifts, whose own dispatch is in [`shift`]).
+const KERNEL_OPS: [Option<AluOp>; 5] = [
+    Some(AluOp::Mov),
+    Some(AluOp::And),
+    Some(AluOp::Or),
+    Some(AluOp::Xor),
+    None,
+];
+
+impl AluPlan {
+    /// The kernel for this plan, compiled for its operation.
+    pub(super) fn kernel(&self) -> AluKernel {
+        match self.op {
+            AluOp::Mov => alu_kernel::<0>,
+            AluOp::And => alu_kernel::<1>,
+            AluOp::Or => alu_kernel::<2>,
+            AluOp::Xor => alu_kernel::<3>,
+            AluOp::Shl | AluOp::Shr => alu_kernel::<4>,
+        }
+    }
+}
+
+#[inline(never)]
+fn alu_kernel<const K: usize>(p: &AluPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    let op = KERNEL_OPS[K].unwrap_or(p.op);
+    let out = alu_run_op(op, p, ctx, regs);
+    super::lanes::blend(regs.get_mut(p.d), exec, &out);
 }
 
 /// The shifts of [`alu`]: a function of their own, so that what they

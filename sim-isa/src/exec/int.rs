@@ -150,17 +150,47 @@ impl IntWrapPlan {
 /// selected by `exec`.
 #[inline(always)]
 pub(crate) fn int_wrap_into(p: &IntWrapPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    int_wrap_op(p.op, p, ctx, regs, exec);
+}
+
+/// [`int_wrap_into`] with the operation `op` (the plan's) given apart, so
+/// that a kernel can fix it as a constant ([`IntWrapPlan::kernel`]).
+#[inline(always)]
+fn int_wrap_op(op: IntOp, p: &IntWrapPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
     let m = p.m;
     let out = {
         src!(a, p.a, ctx, regs);
         src!(b, p.b, ctx, regs);
-        match p.op {
+        match op {
             IntOp::Add => each(|p, q| p.wrapping_add(q) & m, a, b),
             IntOp::Sub => each(|p, q| p.wrapping_sub(q) & m, a, b),
             _ => each(|p, q| p.wrapping_mul(q) & m, a, b),
         }
     };
     blend(regs.get_mut(p.d), exec, &out);
+}
+
+/// A wrapping form's kernel: [`int_wrap_into`] with the operation fixed.
+pub(crate) type IntWrapKernel = fn(&IntWrapPlan, &ExecCtx, &mut WarpRegs, u32);
+
+/// The operations the kernels fix, by kernel index.
+const WRAP_OPS: [IntOp; 3] = [IntOp::Add, IntOp::Sub, IntOp::Mul(MulMode::Lo)];
+
+impl IntWrapPlan {
+    /// The kernel for this plan, compiled for its operation.
+    pub(crate) fn kernel(&self) -> IntWrapKernel {
+        match self.op {
+            IntOp::Add => int_wrap_kernel::<0>,
+            IntOp::Sub => int_wrap_kernel::<1>,
+            // `mul.lo`, the one other wrapping form (`is_wrapping`).
+            _ => int_wrap_kernel::<2>,
+        }
+    }
+}
+
+#[inline(never)]
+fn int_wrap_kernel<const K: usize>(p: &IntWrapPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    int_wrap_op(WRAP_OPS[K], p, ctx, regs, exec);
 }
 
 /// [`int_into`] for the forms that read their sources at their widths.

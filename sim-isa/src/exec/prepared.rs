@@ -6,9 +6,9 @@
 //! the semantics stay those of the warp forms (and of the scalar
 //! reference they are tested against), bit for bit.
 
-use super::alu::{alu_run, AluPlan};
+use super::alu::{AluKernel, AluPlan};
 use super::cmp_warp::{SetKernel, SetPlan};
-use super::int::{int_wrap_into, is_wrapping, IntWrapPlan};
+use super::int::{is_wrapping, IntWrapKernel, IntWrapPlan};
 use super::lanes::{blend, exec_mask};
 use super::select::{selp_run, slct_run, SelpPlan, SlctPlan};
 use super::video_warp::{video_run, NarrowKernel, VideoForm};
@@ -40,9 +40,10 @@ enum Kernel {
     Video(Video, VideoForm),
     Selp(SelpPlan),
     Slct(SlctPlan),
-    Alu(AluPlan),
+    /// With the kernel compiled for its operation (as `IntWrap`).
+    Alu(AluPlan, AluKernel),
     /// `add`, `sub`, `mul.lo` without `.sat`.
-    IntWrap(IntWrapPlan),
+    IntWrap(IntWrapPlan, IntWrapKernel),
     Other(Box<Instruction>),
 }
 
@@ -65,8 +66,14 @@ impl Prepared {
             }
             Op::Selp(s) => Kernel::Selp(SelpPlan::new(s)),
             Op::Slct(s) => Kernel::Slct(SlctPlan::new(s, target)),
-            Op::Alu(x) => Kernel::Alu(AluPlan::new(x)),
-            Op::Int(x) if is_wrapping(x) => Kernel::IntWrap(IntWrapPlan::new(x)),
+            Op::Alu(x) => {
+                let plan = AluPlan::new(x);
+                Kernel::Alu(plan, plan.kernel())
+            }
+            Op::Int(x) if is_wrapping(x) => {
+                let plan = IntWrapPlan::new(x);
+                Kernel::IntWrap(plan, plan.kernel())
+            }
             _ => {
                 return Prepared {
                     guard: None,
@@ -104,8 +111,8 @@ pub fn execute_prepared(p: &Prepared, ctx: &ExecCtx, regs: &mut WarpRegs, active
         Kernel::Video(v, f) => run_video(v, *f, regs, exec),
         Kernel::Selp(s) => run_selp(s, ctx, regs, exec),
         Kernel::Slct(s) => run_slct(s, ctx, regs, exec),
-        Kernel::Alu(x) => run_alu(x, ctx, regs, exec),
-        Kernel::IntWrap(x) => run_int_wrap(x, ctx, regs, exec),
+        Kernel::Alu(x, k) => k(x, ctx, regs, exec),
+        Kernel::IntWrap(x, k) => k(x, ctx, regs, exec),
         // `exec` is `active` here (no guard taken): the instruction's own
         // guard applies inside.
         Kernel::Other(inst) => run_other(inst, ctx, regs, exec),
@@ -138,15 +145,4 @@ fn run_selp(s: &SelpPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
 fn run_slct(s: &SlctPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
     let out = slct_run(s, ctx, regs);
     blend(regs.get_mut(s.d), exec, &out);
-}
-
-#[inline(never)]
-fn run_alu(x: &AluPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    let out = alu_run(x, ctx, regs);
-    blend(regs.get_mut(x.d), exec, &out);
-}
-
-#[inline(never)]
-fn run_int_wrap(x: &IntWrapPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    int_wrap_into(x, ctx, regs, exec);
 }
