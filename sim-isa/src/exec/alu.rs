@@ -68,7 +68,35 @@ fn alu_loop(f: impl Fn(u64, u64) -> u64, ma: u64, mb: u64, a: &Lanes, b: &Lanes)
 /// the width `execute` reads it at).
 #[inline]
 pub(super) fn alu(x: &Alu, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
-    alu_run(&AluPlan::new(x), ctx, regs)
+    // From the instruction's fields: building an `AluPlan` per call cost
+    // more than these reads.
+    src!(a, x.a, ctx, regs);
+    src!(b, alu_b(x), ctx, regs);
+    alu_lanes(x.op, x.ty, width_mask(x.ty.bits()), x.b_bits(), a, b)
+}
+
+/// The second source [`alu`] reads: without one, `mov` (which ignores it)
+/// reads `a` again rather than zeros filled.
+#[inline(always)]
+fn alu_b(x: &Alu) -> Operand {
+    match (x.b, x.op) {
+        (Some(b), _) => b,
+        (None, AluOp::Mov) => x.a,
+        (None, _) => Operand::Imm(0),
+    }
+}
+
+/// The operation on the sources' lanes (`m`: the type's width mask;
+/// `b_bits`: `b`'s width, which shifts read).
+#[inline(always)]
+fn alu_lanes(op: AluOp, ty: Type, m: u64, b_bits: u32, a: &Lanes, b: &Lanes) -> Lanes {
+    match op {
+        AluOp::Mov => bitwise_loop(|x, _| x, m, a, b),
+        AluOp::And => bitwise_loop(|x, y| x & y, m, a, b),
+        AluOp::Or => bitwise_loop(|x, y| x | y, m, a, b),
+        AluOp::Xor => bitwise_loop(|x, y| x ^ y, m, a, b),
+        AluOp::Shl | AluOp::Shr => shift(op, ty, b_bits, a, b),
+    }
 }
 
 /// An ALU instruction decoded once: the type's width mask, the second
@@ -90,11 +118,7 @@ impl AluPlan {
     /// `x`, decoded.
     #[inline(always)]
     pub(super) fn new(x: &Alu) -> Self {
-        let b = match (x.b, x.op) {
-            (Some(b), _) => b,
-            (None, AluOp::Mov) => x.a,
-            (None, _) => Operand::Imm(0),
-        };
+        let b = alu_b(x);
         AluPlan {
             op: x.op,
             ty: x.ty,
@@ -107,26 +131,14 @@ impl AluPlan {
     }
 }
 
-/// A decoded ALU instruction over a warp.
-#[inline(always)]
-pub(super) fn alu_run(p: &AluPlan, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
-    alu_run_op(p.op, p, ctx, regs)
-}
-
-/// [`alu_run`] with the operation `op` (the plan's) given apart, so that a
-/// kernel can fix it as a constant ([`AluPlan::kernel`]).
+/// A decoded ALU instruction over a warp, the operation `op` (the plan's)
+/// given apart so that a kernel can fix it as a constant
+/// ([`AluPlan::kernel`]).
 #[inline(always)]
 fn alu_run_op(op: AluOp, p: &AluPlan, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
-    let m = p.m;
     src!(a, p.a, ctx, regs);
     src!(b, p.b, ctx, regs);
-    match op {
-        AluOp::Mov => bitwise_loop(|x, _| x, m, a, b),
-        AluOp::And => bitwise_loop(|x, y| x & y, m, a, b),
-        AluOp::Or => bitwise_loop(|x, y| x | y, m, a, b),
-        AluOp::Xor => bitwise_loop(|x, y| x ^ y, m, a, b),
-        AluOp::Shl | AluOp::Shr => shift(op, p.ty, p.b_bits, a, b),
-    }
+    alu_lanes(op, p.ty, p.m, p.b_bits, a, b)
 }
 
 /// An ALU kernel: a decoded instruction run over a warp and written into

@@ -112,10 +112,29 @@ pub(crate) fn int_into(x: &IntArith, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u
         // Elsewhere: its arrays would merge with these and go through memory.
         return int_general_into(x, ctx, regs, exec);
     }
-    int_wrap_into(&IntWrapPlan::new(x), ctx, regs, exec);
+    // From the instruction's fields: building an `IntWrapPlan` per call
+    // cost more than these reads.
+    let out = {
+        src!(a, x.a, ctx, regs);
+        src!(b, x.b.unwrap_or(Operand::Imm(0)), ctx, regs);
+        wrap_lanes(x.op, width_mask(x.ty.bits()), a, b)
+    };
+    blend(regs.get_mut(x.d), exec, &out);
 }
 
-/// Whether `x` is one of the wrapping forms [`int_wrap_into`] runs.
+/// A wrapping form's operation on the sources' lanes, masked by `m` (the
+/// type's width mask).
+#[inline(always)]
+fn wrap_lanes(op: IntOp, m: u64, a: &Lanes, b: &Lanes) -> Lanes {
+    match op {
+        IntOp::Add => each(|p, q| p.wrapping_add(q) & m, a, b),
+        IntOp::Sub => each(|p, q| p.wrapping_sub(q) & m, a, b),
+        _ => each(|p, q| p.wrapping_mul(q) & m, a, b),
+    }
+}
+
+/// Whether `x` is one of the wrapping forms (`add`, `sub`, `mul.lo`
+/// without `.sat`).
 #[inline(always)]
 pub(crate) fn is_wrapping(x: &IntArith) -> bool {
     !x.sat && matches!(x.op, IntOp::Add | IntOp::Sub | IntOp::Mul(MulMode::Lo))
@@ -147,30 +166,19 @@ impl IntWrapPlan {
 }
 
 /// A decoded wrapping form over a warp, written into the lanes of `d`
-/// selected by `exec`.
-#[inline(always)]
-pub(crate) fn int_wrap_into(p: &IntWrapPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    int_wrap_op(p.op, p, ctx, regs, exec);
-}
-
-/// [`int_wrap_into`] with the operation `op` (the plan's) given apart, so
+/// selected by `exec`; the operation `op` (the plan's) given apart, so
 /// that a kernel can fix it as a constant ([`IntWrapPlan::kernel`]).
 #[inline(always)]
 fn int_wrap_op(op: IntOp, p: &IntWrapPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    let m = p.m;
     let out = {
         src!(a, p.a, ctx, regs);
         src!(b, p.b, ctx, regs);
-        match op {
-            IntOp::Add => each(|p, q| p.wrapping_add(q) & m, a, b),
-            IntOp::Sub => each(|p, q| p.wrapping_sub(q) & m, a, b),
-            _ => each(|p, q| p.wrapping_mul(q) & m, a, b),
-        }
+        wrap_lanes(op, p.m, a, b)
     };
     blend(regs.get_mut(p.d), exec, &out);
 }
 
-/// A wrapping form's kernel: [`int_wrap_into`] with the operation fixed.
+/// A wrapping form's kernel: [`int_wrap_op`] with the operation fixed.
 pub(crate) type IntWrapKernel = fn(&IntWrapPlan, &ExecCtx, &mut WarpRegs, u32);
 
 /// The operations the kernels fix, by kernel index.

@@ -47,7 +47,11 @@ pub fn slct_lane(s: &Slct, target: Target, a: u64, b: u64, c: u32) -> u64 {
 /// `selp` over a warp: `c ? a : b` at the type width.
 #[inline]
 pub(super) fn selp(s: &Selp, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
-    selp_run(&SelpPlan::new(s), ctx, regs)
+    // From the instruction's fields: building a `SelpPlan` per call cost
+    // more than these reads.
+    src!(a, s.a, ctx, regs);
+    src!(b, s.b, ctx, regs);
+    selp_lanes(width_mask(s.ty.bits()), a, b, s.c, regs)
 }
 
 /// A `selp` decoded once: the type's width mask and the operands.
@@ -78,9 +82,14 @@ impl SelpPlan {
 /// A decoded `selp` over a warp.
 #[inline(always)]
 pub(super) fn selp_run(p: &SelpPlan, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
-    let (m, c) = (p.m, p.c);
     src!(a, p.a, ctx, regs);
     src!(b, p.b, ctx, regs);
+    selp_lanes(p.m, a, b, p.c, regs)
+}
+
+/// `c ? a : b` per lane, masked by `m` (the type's width mask).
+#[inline(always)]
+fn selp_lanes(m: u64, a: &Lanes, b: &Lanes, c: PredSrc, regs: &WarpRegs) -> Lanes {
     // The predicate's bit 0 per lane, `!` applied as `n`: read as 64-bit
     // lanes straight from its register (no packing to 32 bits and back).
     const ONES: Lanes = [1; WARP_SIZE];
@@ -99,7 +108,27 @@ pub(super) fn selp_run(p: &SelpPlan, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
 /// `slct` over a warp: `c >= 0 ? a : b` at the destination width.
 #[inline]
 pub(super) fn slct(s: &Slct, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
-    slct_run(&SlctPlan::new(s, ctx.target), ctx, regs)
+    // From the instruction's fields: building a `SlctPlan` per call cost
+    // more than these reads.
+    src!(a, s.a, ctx, regs);
+    src!(b, s.b, ctx, regs);
+    src!(c, s.c, ctx, regs);
+    let m = width_mask(s.dtype.bits());
+    slct_lanes(m, f32_lim(s, ctx.target), a, b, c)
+}
+
+/// For an f32 `c`, the magnitude from which a negative `c` counts (`c >=
+/// 0.0`: not NaN, and not negative unless it is, or flushes to, zero);
+/// `None` for an s32 `c`.
+#[inline(always)]
+fn f32_lim(s: &Slct, target: Target) -> Option<i32> {
+    (s.ctype == Type::F32).then(|| {
+        if flushes(s.ftz, Type::F32, target) {
+            0x0080_0000
+        } else {
+            1
+        }
+    })
 }
 
 /// A `slct` decoded once: the destination's width mask and, for an f32
@@ -120,18 +149,10 @@ impl SlctPlan {
     /// `s` on `target`.
     #[inline(always)]
     pub(super) fn new(s: &Slct, target: Target) -> Self {
-        // c >= 0.0: not NaN, and not negative unless it is (or flushes to) zero.
-        let f32_lim = (s.ctype == Type::F32).then(|| {
-            if flushes(s.ftz, Type::F32, target) {
-                0x0080_0000
-            } else {
-                1
-            }
-        });
         SlctPlan {
             m: width_mask(s.dtype.bits()),
             d: s.d,
-            f32_lim,
+            f32_lim: f32_lim(s, target),
             a: s.a,
             b: s.b,
             c: s.c,
@@ -142,12 +163,18 @@ impl SlctPlan {
 /// A decoded `slct` over a warp.
 #[inline(always)]
 pub(super) fn slct_run(p: &SlctPlan, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
-    let m = p.m;
     src!(a, p.a, ctx, regs);
     src!(b, p.b, ctx, regs);
     src!(c, p.c, ctx, regs);
+    slct_lanes(p.m, p.f32_lim, a, b, c)
+}
+
+/// `c >= 0 ? a : b` per lane, masked by `m` (the destination's width
+/// mask); `f32_lim` as [`f32_lim`] gives it.
+#[inline(always)]
+fn slct_lanes(m: u64, f32_lim: Option<i32>, a: &Lanes, b: &Lanes, c: &Lanes) -> Lanes {
     let mut o = [0u64; WARP_SIZE];
-    if let Some(lim) = p.f32_lim {
+    if let Some(lim) = f32_lim {
         // All ones where b is taken: computed on 32-bit lanes, then widened.
         let c = low32(c);
         let mut take_b = [0u32; WARP_SIZE];
