@@ -38,6 +38,10 @@ fn main() {
         for (i, c) in CASES.iter().enumerate() {
             println!("{i} {c}");
         }
+        println!(
+            "size_of::<Prepared>() = {}",
+            std::mem::size_of::<Prepared>()
+        );
         return;
     }
     let mode = args.get(1).cloned().unwrap_or_default();

@@ -10,6 +10,9 @@
 //! forms read) + `cmp_warp.rs`, `select.rs`, `alu.rs`, `int.rs`, `bit.rs`, `cvt.rs`. [`execute`] runs the
 //! warp forms; [`execute_scalar`] lifts the scalar lane functions literally
 //! and is the reference the property tests hold [`execute`] to.
+//! [`execute_prepared`] runs an instruction decoded once ([`Prepared`],
+//! `prepared.rs`) through the same warp code, for callers that execute one
+//! static instruction many times.
 
 mod alu;
 mod bit;

@@ -17,7 +17,14 @@ use crate::inst::{Guard, Instruction, Op, Set, Video};
 use crate::target::Target;
 
 /// An instruction decoded for [`execute_prepared`]: built once per static
-/// instruction by [`Prepared::new`] and reused for every execution.
+/// instruction by [`Prepared::new`] and reused for every execution (on
+/// any warp of a program for the target it was built for). Specialised:
+/// `set` (kernels compiled per ordering test and key width for the
+/// integer and x2 forms without a `BoolOp`), video (the form decided; the
+/// narrow forms with kernels compiled per operation), `selp`, `slct`,
+/// `mov and or xor shl shr` (kernels per operation but for the shifts),
+/// wrapping `add sub mul.lo` (kernels per operation). Everything else
+/// keeps the instruction and runs it through [`execute_fitted`].
 #[derive(Clone, Debug)]
 pub struct Prepared {
     /// The guard, applied before the kernel (`None` for
@@ -106,7 +113,7 @@ pub fn execute_prepared(p: &Prepared, ctx: &ExecCtx, regs: &mut WarpRegs, active
     }
     // Every arm is one call (a tail call): the dispatch needs no frame.
     match &p.kernel {
-        Kernel::Set(s, p, k) => k(s, p, ctx, regs, exec),
+        Kernel::Set(s, plan, k) => k(s, plan, ctx, regs, exec),
         Kernel::VideoNarrow(v, k, sval) => k(v, *sval, regs, exec),
         Kernel::Video(v, f) => run_video(v, *f, regs, exec),
         Kernel::Selp(s) => run_selp(s, ctx, regs, exec),
