@@ -11,7 +11,7 @@
 
 use super::cmp::{
     float_cmp_kind, float_fields, flushes, half_true_value, int_cmp_kind, is_unsigned_op, is_x2,
-    set_true_value, with_base, with_base_type, Base, BaseTest,
+    set_true_value, with_base, Base,
 };
 use super::lanes::{blend, halves, pred01, pred01_halves, src, width_mask, Lanes, U32s, WarpRegs};
 use super::{ExecCtx, WARP_SIZE};
@@ -21,17 +21,17 @@ use crate::inst::{BoolOp, CmpOp, Set, Setp, Type, TypeKind};
 /// matching on the type for each property cost a jump table apiece per
 /// instruction. Built from the same functions the scalar reference calls.
 #[derive(Clone, Copy)]
-struct TypeInfo {
-    bits: u32,
-    kind: TypeKind,
-    x2: bool,
+pub(super) struct TypeInfo {
+    pub(super) bits: u32,
+    pub(super) kind: TypeKind,
+    pub(super) x2: bool,
     /// As `set`'s destination: its width mask, the value for true at that
     /// width ([`set_true_value`]) and each half's from x2 sources.
-    dm: u64,
-    tv: u64,
-    half_true: u16,
+    pub(super) dm: u64,
+    pub(super) tv: u64,
+    pub(super) half_true: u16,
     /// As an x2 source: its halves' format, without and with flushing.
-    halves: [Fmt16; 2],
+    pub(super) halves: [Fmt16; 2],
 }
 
 const TYPES: [TypeInfo; Type::ALL.len()] = {
@@ -64,18 +64,18 @@ const TYPES: [TypeInfo; Type::ALL.len()] = {
 };
 
 #[inline(always)]
-fn info(ty: Type) -> TypeInfo {
+pub(super) fn info(ty: Type) -> TypeInfo {
     TYPES[ty as usize]
 }
 
 /// A comparison operator's readings ([`int_cmp_kind`] with
 /// [`is_unsigned_op`], [`float_cmp_kind`]), by operator, as [`TYPES`].
 #[derive(Clone, Copy)]
-struct CmpInfo {
-    int: Base,
-    unsigned: bool,
-    float: Base,
-    unordered: bool,
+pub(super) struct CmpInfo {
+    pub(super) int: Base,
+    pub(super) unsigned: bool,
+    pub(super) float: Base,
+    pub(super) unordered: bool,
 }
 
 const CMPS: [CmpInfo; CmpOp::ALL.len()] = {
@@ -102,13 +102,13 @@ const CMPS: [CmpInfo; CmpOp::ALL.len()] = {
 };
 
 #[inline(always)]
-fn cmp_info(cmp: CmpOp) -> CmpInfo {
+pub(super) fn cmp_info(cmp: CmpOp) -> CmpInfo {
     CMPS[cmp as usize]
 }
 
 /// A float format of at most 32 bits, decoded for key building.
 #[derive(Clone, Copy, Debug)]
-struct Fmt32 {
+pub(super) struct Fmt32 {
     /// `32 - bits`: shifting a value to the top puts its sign at bit 31.
     top: u32,
     /// All bits but the sign.
@@ -120,7 +120,7 @@ struct Fmt32 {
 }
 
 impl Fmt32 {
-    fn new(ty: Type, flush: bool) -> Self {
+    pub(super) fn new(ty: Type, flush: bool) -> Self {
         // Only formats of at most 32 bits come here; f32's fields otherwise.
         let (e, m) = float_fields(ty).unwrap_or((8, 23));
         Fmt32 {
@@ -144,7 +144,7 @@ impl Fmt32 {
 }
 
 #[inline(always)]
-fn float_loop32<O>(
+pub(super) fn float_loop32<O>(
     f: impl Fn(i32, i32) -> bool,
     u: u32,
     fmt: &Fmt32,
@@ -163,7 +163,7 @@ fn float_loop32<O>(
 /// [`Fmt32`] for the halves of x2 types, on 16-bit lanes (twice as many
 /// per vector step): keys fit i16 since magnitudes are 15 bits.
 #[derive(Clone, Copy, Debug)]
-struct Fmt16 {
+pub(super) struct Fmt16 {
     inf: i16,
     zlim: i16,
 }
@@ -195,7 +195,7 @@ impl Fmt16 {
 }
 
 #[inline(always)]
-fn float_loop16<const FLUSH: bool>(
+pub(super) fn float_loop16<const FLUSH: bool>(
     f: impl Fn(i16, i16) -> bool,
     u: u16,
     fmt: &Fmt16,
@@ -225,7 +225,7 @@ fn f64_key(v: u64, zlim: u64) -> (i64, bool) {
 }
 
 #[inline(always)]
-fn float_loop64<O>(
+pub(super) fn float_loop64<O>(
     f: impl Fn(i64, i64) -> bool,
     u: u32,
     zlim: u64,
@@ -247,7 +247,7 @@ fn float_loop64<O>(
 /// on the 64-bit lanes as they are: no packing to 32 bits, and the compare
 /// gives masks of the lanes' own width.
 #[inline(always)]
-fn int_loop<O>(
+pub(super) fn int_loop<O>(
     f: impl Fn(i64, i64) -> bool,
     sh: u32,
     flip: i64,
@@ -262,89 +262,29 @@ fn int_loop<O>(
     }
 }
 
-/// A comparison decoded for its lane loops: the ordering test, the key
-/// format and the value for unordered inputs, everything [`compare_halves`]
-/// and [`compare_lanes`] looked up by type and operator, so a prepared
-/// instruction ([`SetPlan`]) resolves it once.
-#[derive(Clone, Copy, Debug)]
-enum CmpForm {
-    /// An x2 type's halves; `u` all ones where unordered is true.
-    Halves {
-        base: Base,
-        u: u16,
-        fmt: Fmt16,
-        flush: bool,
-    },
-    /// f64: magnitudes below `zlim` are zero.
-    F64 { base: Base, u: u32, zlim: u64 },
-    /// Floats of at most 32 bits.
-    F32 { base: Base, u: u32, fmt: Fmt32 },
-    /// Integers: keys `((v << sh) as i64) ^ flip` (see [`int_loop`]).
-    Int { base: Base, sh: u32, flip: i64 },
-}
-
-impl CmpForm {
-    /// `cmp` on `ty`; `flush` asked only by the float forms.
-    #[inline(always)]
-    fn new(cmp: CmpOp, ty: Type, flush: impl Fn() -> bool) -> Self {
-        let TypeInfo { bits, kind, x2, .. } = info(ty);
-        let c = cmp_info(cmp);
-        if x2 {
-            let flush = flush();
-            return CmpForm::Halves {
-                base: c.float,
-                u: 0u16.wrapping_sub(c.unordered.into()),
-                fmt: info(ty).halves[usize::from(flush)],
-                flush,
-            };
-        }
-        match kind {
-            TypeKind::Float | TypeKind::BFloat => {
-                let (base, u) = (c.float, u32::from(c.unordered));
-                if bits == 64 {
-                    let zlim = if flush() { 1u64 << 52 } else { 1 };
-                    CmpForm::F64 { base, u, zlim }
-                } else {
-                    let fmt = Fmt32::new(ty, flush());
-                    CmpForm::F32 { base, u, fmt }
-                }
-            }
-            kind => {
-                let signed = kind == TypeKind::Signed && !c.unsigned;
-                CmpForm::Int {
-                    base: c.int,
-                    sh: 64 - bits,
-                    flip: if signed { 0 } else { i64::MIN },
-                }
-            }
-        }
-    }
-}
-
 /// Compare results per 16-bit half (low half of lane `l` at `2l`) for an
-/// x2 form ([`CmpForm::Halves`]), as masks (all ones for true) each mapped
-/// by `g` (to 0/1, or straight to what `set` writes).
+/// x2 type, as masks (all ones for true) each mapped by `g` (to 0/1, or
+/// straight to what `set` writes).
 // Inlined: the result array then stays in registers instead of going
 // through memory in pieces that a wide reload cannot forward.
 #[inline(always)]
 fn compare_halves(
-    form: &CmpForm,
+    cmp: CmpOp,
+    ty: Type,
+    flush: bool,
     a: &Lanes,
     b: &Lanes,
     g: impl Fn(u16) -> u16 + Copy,
 ) -> [u16; 2 * WARP_SIZE] {
-    let mut r = [0u16; 2 * WARP_SIZE];
-    // Only x2 forms come here.
-    let CmpForm::Halves {
-        base,
-        u,
-        fmt,
-        flush,
-    } = *form
-    else {
-        return r;
-    };
+    let CmpInfo {
+        float: base,
+        unordered: u,
+        ..
+    } = cmp_info(cmp);
     let (a, b) = (&halves(a), &halves(b));
+    let fmt = info(ty).halves[usize::from(flush)];
+    let mut r = [0u16; 2 * WARP_SIZE];
+    let u = 0u16.wrapping_sub(u.into());
     if flush {
         with_base!(
             base,
@@ -363,249 +303,69 @@ fn compare_halves(
     r
 }
 
-/// Compare results per lane for a form that is not x2, each mapped by `g`
+/// Compare results per lane for a type that is not x2, each mapped by `g`
 /// (0/1, or straight to what `set` writes, so one loop does it all).
 // Inlined: the result array then stays in registers instead of going
 // through memory in pieces that a wide reload cannot forward.
 #[inline(always)]
 fn compare_lanes<O: Copy + Default>(
-    form: &CmpForm,
+    cmp: CmpOp,
+    ty: Type,
+    // Whether float inputs flush: asked only by the float forms.
+    flush: impl Fn() -> bool,
     a: &Lanes,
     b: &Lanes,
     g: impl Fn(u32) -> O + Copy,
 ) -> [O; WARP_SIZE] {
+    let TypeInfo { bits, kind, .. } = info(ty);
+    let c = cmp_info(cmp);
     let mut t = [O::default(); WARP_SIZE];
     let out = (g, &mut t);
-    match *form {
-        CmpForm::F64 { base, u, zlim } => {
-            with_base!(base, i64, float_loop64, (u, zlim, a, b, out))
-        }
-        CmpForm::F32 { base, u, fmt } => {
-            with_base!(base, i32, float_loop32, (u, &fmt, a, b, out))
-        }
-        CmpForm::Int { base, sh, flip } => {
-            // The common widths on their own: shifts by a constant fold
-            // into the loads' instructions.
-            match sh {
-                32 => with_base!(base, i64, int_loop, (32, flip, a, b, out)),
-                0 => with_base!(base, i64, int_loop, (0, flip, a, b, out)),
-                _ => with_base!(base, i64, int_loop, (sh, flip, a, b, out)),
+    match kind {
+        TypeKind::Float | TypeKind::BFloat => {
+            let (base, u) = (c.float, u32::from(c.unordered));
+            if bits == 64 {
+                let zlim = if flush() { 1u64 << 52 } else { 1 };
+                with_base!(base, i64, float_loop64, (u, zlim, a, b, out));
+            } else {
+                let fmt = Fmt32::new(ty, flush());
+                with_base!(base, i32, float_loop32, (u, &fmt, a, b, out));
             }
         }
-        // Only forms that are not x2 come here.
-        CmpForm::Halves { .. } => {}
+        kind => {
+            let base = c.int;
+            let signed = kind == TypeKind::Signed && !c.unsigned;
+            let flip = if signed { 0 } else { i64::MIN };
+            // The common widths on their own: shifts by a constant fold
+            // into the loads' instructions.
+            match bits {
+                32 => with_base!(base, i64, int_loop, (32, flip, a, b, out)),
+                64 => with_base!(base, i64, int_loop, (0, flip, a, b, out)),
+                _ => with_base!(base, i64, int_loop, (64 - bits, flip, a, b, out)),
+            }
+        }
     }
     t
 }
 
-/// What a `set` decodes beyond its fields: its comparison ([`CmpForm`],
-/// with the flush decision for the target) and the destination's width
-/// mask and true values. [`set`] builds one per call; a prepared
-/// instruction keeps one with the instruction. The operands are read from
-/// the instruction itself: copying them into a plan cost the per-call
-/// path more than it saved.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct SetPlan {
-    form: CmpForm,
-    dm: u64,
-    tv: u64,
-    half_true: u16,
-}
-
-impl SetPlan {
-    /// `s` on `target` (which decides flushing).
-    #[inline(always)]
-    pub(super) fn new(s: &Set, target: crate::target::Target) -> Self {
-        let TypeInfo {
-            dm, tv, half_true, ..
-        } = info(s.dtype);
-        SetPlan {
-            form: CmpForm::new(s.cmp, s.stype, || flushes(s.ftz, s.stype, target)),
-            dm,
-            tv,
-            half_true,
-        }
-    }
-}
-
-/// `set` over a warp, written into `d`'s lanes selected by `exec`.
+/// `set` over a warp, written into `d`'s lanes selected by `exec`. Without
+/// a `BoolOp` each compare maps straight to the lane's value inside the
+/// compare loop (one pass, no 0/1 array); with one, the 0/1 results are
+/// combined with the predicate first.
 pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    set_run::<Decoded>(s, &SetPlan::new(s, ctx.target), ctx, regs, exec);
-}
-
-/// A `set` kernel: [`set_run`] for one [`Compare`], called with the
-/// instruction and its plan.
-pub(super) type SetKernel = fn(&Set, &SetPlan, &ExecCtx, &mut WarpRegs, u32);
-
-impl SetPlan {
-    /// The kernel for this plan of `s`: without a `BoolOp`, compiled for
-    /// its ordering test and key width where it is an integer form of 32
-    /// or 64 bits or an x2 form, so its compare loop runs with no dispatch
-    /// (and holds no code for the other forms); else the decoding one.
-    pub(super) fn kernel(&self, s: &Set) -> SetKernel {
-        if s.bool_op.is_some() {
-            return set_kernel::<Decoded>;
-        }
-        match self.form {
-            CmpForm::Int { base, sh: 32, .. } => {
-                with_base_type!(base, B => set_kernel::<IntKeys<B, 32>> as SetKernel)
-            }
-            CmpForm::Int { base, sh: 0, .. } => {
-                with_base_type!(base, B => set_kernel::<IntKeys<B, 0>> as SetKernel)
-            }
-            CmpForm::Halves {
-                base, flush: true, ..
-            } => with_base_type!(base, B => set_kernel::<HalfKeys<B, true>> as SetKernel),
-            CmpForm::Halves {
-                base, flush: false, ..
-            } => with_base_type!(base, B => set_kernel::<HalfKeys<B, false>> as SetKernel),
-            _ => set_kernel::<Decoded>,
-        }
-    }
-}
-
-#[inline(never)]
-fn set_kernel<C: Compare>(s: &Set, p: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    set_run::<C>(s, p, ctx, regs, exec);
-}
-
-/// How [`set_run`] runs its compares: [`Decoded`] reads the test and
-/// format from the plan's [`CmpForm`] per call; [`IntKeys`] and
-/// [`HalfKeys`] have them (but the form's constants) fixed by type. All
-/// run the same lane loops.
-trait Compare {
-    /// Known to run without a `BoolOp`.
-    const PLAIN: bool;
-    /// Known to run an x2 form (`Some(true)`) or one that is not.
-    const X2: Option<bool>;
-    /// [`compare_lanes`].
-    fn lanes<O: Copy + Default>(
-        form: &CmpForm,
-        a: &Lanes,
-        b: &Lanes,
-        g: impl Fn(u32) -> O + Copy,
-    ) -> [O; WARP_SIZE];
-    /// [`compare_halves`].
-    fn halves(
-        form: &CmpForm,
-        a: &Lanes,
-        b: &Lanes,
-        g: impl Fn(u16) -> u16 + Copy,
-    ) -> [u16; 2 * WARP_SIZE];
-}
-
-/// Compares decoded from the form per call.
-struct Decoded;
-
-impl Compare for Decoded {
-    const PLAIN: bool = false;
-    const X2: Option<bool> = None;
-    #[inline(always)]
-    fn lanes<O: Copy + Default>(
-        form: &CmpForm,
-        a: &Lanes,
-        b: &Lanes,
-        g: impl Fn(u32) -> O + Copy,
-    ) -> [O; WARP_SIZE] {
-        compare_lanes(form, a, b, g)
-    }
-    #[inline(always)]
-    fn halves(
-        form: &CmpForm,
-        a: &Lanes,
-        b: &Lanes,
-        g: impl Fn(u16) -> u16 + Copy,
-    ) -> [u16; 2 * WARP_SIZE] {
-        compare_halves(form, a, b, g)
-    }
-}
-
-/// Integer keys shifted by `SH`, test `B` ([`CmpForm::Int`]).
-struct IntKeys<B, const SH: u32>(B);
-
-impl<B: BaseTest, const SH: u32> Compare for IntKeys<B, SH> {
-    const PLAIN: bool = true;
-    const X2: Option<bool> = Some(false);
-    #[inline(always)]
-    fn lanes<O: Copy + Default>(
-        form: &CmpForm,
-        a: &Lanes,
-        b: &Lanes,
-        g: impl Fn(u32) -> O + Copy,
-    ) -> [O; WARP_SIZE] {
-        // Chosen for integer forms only ([`SetPlan::kernel`]).
-        let CmpForm::Int { flip, .. } = *form else {
-            return compare_lanes(form, a, b, g);
-        };
-        let mut t = [O::default(); WARP_SIZE];
-        int_loop(B::holds::<i64>, SH, flip, a, b, (g, &mut t));
-        t
-    }
-    #[inline(always)]
-    fn halves(
-        form: &CmpForm,
-        a: &Lanes,
-        b: &Lanes,
-        g: impl Fn(u16) -> u16 + Copy,
-    ) -> [u16; 2 * WARP_SIZE] {
-        compare_halves(form, a, b, g)
-    }
-}
-
-/// x2 halves, test `B`, flushing or not ([`CmpForm::Halves`]).
-struct HalfKeys<B, const FLUSH: bool>(B);
-
-impl<B: BaseTest, const FLUSH: bool> Compare for HalfKeys<B, FLUSH> {
-    const PLAIN: bool = true;
-    const X2: Option<bool> = Some(true);
-    #[inline(always)]
-    fn lanes<O: Copy + Default>(
-        form: &CmpForm,
-        a: &Lanes,
-        b: &Lanes,
-        g: impl Fn(u32) -> O + Copy,
-    ) -> [O; WARP_SIZE] {
-        compare_lanes(form, a, b, g)
-    }
-    #[inline(always)]
-    fn halves(
-        form: &CmpForm,
-        a: &Lanes,
-        b: &Lanes,
-        g: impl Fn(u16) -> u16 + Copy,
-    ) -> [u16; 2 * WARP_SIZE] {
-        // Chosen for x2 forms only ([`SetPlan::kernel`]).
-        let CmpForm::Halves { u, fmt, .. } = *form else {
-            return compare_halves(form, a, b, g);
-        };
-        let (a, b) = (&halves(a), &halves(b));
-        let mut r = [0u16; 2 * WARP_SIZE];
-        float_loop16::<FLUSH>(B::holds::<i16>, u, &fmt, a, b, (g, &mut r));
-        r
-    }
-}
-
-/// `s` over a warp with its decoding `p` (`SetPlan::new(s, ctx.target)`),
-/// compares run by `C`. Without a `BoolOp` each compare maps straight to
-/// the lane's value inside the compare loop (one pass, no 0/1 array); with
-/// one, the 0/1 results are combined with the predicate first.
-#[inline(always)]
-fn set_run<C: Compare>(s: &Set, p: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    let SetPlan {
+    let flush = || flushes(s.ftz, s.stype, ctx.target);
+    let TypeInfo {
         dm, tv, half_true, ..
-    } = *p;
+    } = info(s.dtype);
     src!(a, s.a, ctx, regs);
     src!(b, s.b, ctx, regs);
-    // What the kernel knows, as constants: the other paths compile away.
-    let bool_op = if C::PLAIN { None } else { s.bool_op };
-    let x2 = C::X2.unwrap_or(matches!(p.form, CmpForm::Halves { .. }));
-    let vals = if x2 {
+    let vals = if info(s.stype).x2 {
         // Each half's true value (at most 16 bits), in its half.
-        let r = match bool_op {
-            None => C::halves(&p.form, a, b, |m| m & half_true),
-            Some((op, c)) => {
-                let mut r = C::halves(&p.form, a, b, |m| m & 1);
-                combine01(op, &mut r, &pred01_halves(c, regs));
+        let r = match s.bool_op {
+            None => compare_halves(s.cmp, s.stype, flush(), a, b, |m| m & half_true),
+            Some((op, p)) => {
+                let mut r = compare_halves(s.cmp, s.stype, flush(), a, b, |m| m & 1);
+                combine01(op, &mut r, &pred01_halves(p, regs));
                 r.iter_mut()
                     .for_each(|h| *h = half_true & 0u16.wrapping_sub(*h));
                 r
@@ -626,11 +386,11 @@ fn set_run<C: Compare>(s: &Set, p: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRegs,
     } else {
         // All ones where true, then the true value's bits.
         let value = move |t: u32| 0u64.wrapping_sub(t.into()) & tv;
-        match bool_op {
-            None => C::lanes(&p.form, a, b, value),
-            Some((op, c)) => {
-                let mut t = C::lanes(&p.form, a, b, |t| t);
-                combine01(op, &mut t, &pred01(c, regs));
+        match s.bool_op {
+            None => compare_lanes(s.cmp, s.stype, flush, a, b, value),
+            Some((op, p)) => {
+                let mut t = compare_lanes(s.cmp, s.stype, flush, a, b, |t| t);
+                combine01(op, &mut t, &pred01(p, regs));
                 let mut vals = [0u64; WARP_SIZE];
                 for l in 0..WARP_SIZE {
                     vals[l] = value(t[l]);
@@ -648,16 +408,15 @@ pub(super) fn setp(s: &Setp, ctx: &ExecCtx, regs: &WarpRegs) -> (U32s, U32s) {
     src!(a, s.a, ctx, regs);
     src!(b, s.b, ctx, regs);
     let (mut p, mut q);
-    let form = CmpForm::new(s.cmp, s.ty, flush);
-    if let CmpForm::Halves { .. } = form {
-        let r = compare_halves(&form, a, b, |m| m & 1);
+    if is_x2(s.ty) {
+        let r = compare_halves(s.cmp, s.ty, flush(), a, b, |m| m & 1);
         (p, q) = ([0u32; WARP_SIZE], [0u32; WARP_SIZE]);
         for l in 0..WARP_SIZE {
             p[l] = r[2 * l].into();
             q[l] = r[2 * l + 1].into();
         }
     } else {
-        p = compare_lanes(&form, a, b, |t| t);
+        p = compare_lanes(s.cmp, s.ty, flush, a, b, |t| t);
         q = p;
         q.iter_mut().for_each(|x| *x ^= 1);
     }
@@ -671,7 +430,7 @@ pub(super) fn setp(s: &Setp, ctx: &ExecCtx, regs: &WarpRegs) -> (U32s, U32s) {
 
 /// `BoolOp(t, c)` per lane on 0/1 arrays (lanes or halves), in place.
 #[inline]
-fn combine01<T>(op: BoolOp, t: &mut [T], c: &[T])
+pub(super) fn combine01<T>(op: BoolOp, t: &mut [T], c: &[T])
 where
     T: Copy + std::ops::BitAndAssign + std::ops::BitOrAssign + std::ops::BitXorAssign,
 {

@@ -17,6 +17,7 @@
 mod alu;
 mod bit;
 mod cmp;
+mod cmp_prepared;
 mod cmp_warp;
 mod cvt;
 mod float;

@@ -7,7 +7,7 @@
 //! reference they are tested against), bit for bit.
 
 use super::alu::{AluKernel, AluPlan};
-use super::cmp_warp::{SetKernel, SetPlan};
+use super::cmp_prepared::{SetKernel, SetPlan};
 use super::int::{is_wrapping, IntWrapKernel, IntWrapPlan};
 use super::lanes::{blend, exec_mask};
 use super::select::{selp_run, slct_run, SelpPlan, SlctPlan};
