@@ -68,23 +68,111 @@ fn alu_loop(f: impl Fn(u64, u64) -> u64, ma: u64, mb: u64, a: &Lanes, b: &Lanes)
 /// the width `execute` reads it at).
 #[inline]
 pub(super) fn alu(x: &Alu, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
-    let (op, ty) = (x.op, x.ty);
-    let m = width_mask(ty.bits());
-    // Without b (`mov`, which ignores it) read a again rather than fill zeros.
-    let b = match (x.b, op) {
+    // From the instruction's fields: building an `AluPlan` per call cost
+    // more than these reads.
+    src!(a, x.a, ctx, regs);
+    src!(b, alu_b(x), ctx, regs);
+    alu_lanes(x.op, x.ty, width_mask(x.ty.bits()), x.b_bits(), a, b)
+}
+
+/// The second source [`alu`] reads: without one, `mov` (which ignores it)
+/// reads `a` again rather than zeros filled.
+#[inline(always)]
+fn alu_b(x: &Alu) -> Operand {
+    match (x.b, x.op) {
         (Some(b), _) => b,
         (None, AluOp::Mov) => x.a,
         (None, _) => Operand::Imm(0),
-    };
-    src!(a, x.a, ctx, regs);
-    src!(b, b, ctx, regs);
+    }
+}
+
+/// The operation on the sources' lanes (`m`: the type's width mask;
+/// `b_bits`: `b`'s width, which shifts read).
+#[inline(always)]
+fn alu_lanes(op: AluOp, ty: Type, m: u64, b_bits: u32, a: &Lanes, b: &Lanes) -> Lanes {
     match op {
         AluOp::Mov => bitwise_loop(|x, _| x, m, a, b),
         AluOp::And => bitwise_loop(|x, y| x & y, m, a, b),
         AluOp::Or => bitwise_loop(|x, y| x | y, m, a, b),
         AluOp::Xor => bitwise_loop(|x, y| x ^ y, m, a, b),
-        AluOp::Shl | AluOp::Shr => shift(op, ty, x.b_bits(), a, b),
+        AluOp::Shl | AluOp::Shr => shift(op, ty, b_bits, a, b),
     }
+}
+
+/// An ALU instruction decoded once: the type's width mask, the second
+/// source resolved (without one, `mov`, which ignores it, reads `a` again
+/// rather than zeros filled) and its width. [`alu`] builds one per call; a
+/// prepared instruction keeps one.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct AluPlan {
+    op: AluOp,
+    ty: Type,
+    m: u64,
+    b_bits: u32,
+    pub(super) d: crate::inst::RegId,
+    a: Operand,
+    b: Operand,
+}
+
+impl AluPlan {
+    /// `x`, decoded.
+    #[inline(always)]
+    pub(super) fn new(x: &Alu) -> Self {
+        let b = alu_b(x);
+        AluPlan {
+            op: x.op,
+            ty: x.ty,
+            m: width_mask(x.ty.bits()),
+            b_bits: x.b_bits(),
+            d: x.d,
+            a: x.a,
+            b,
+        }
+    }
+}
+
+/// A decoded ALU instruction over a warp, the operation `op` (the plan's)
+/// given apart so that a kernel can fix it as a constant
+/// ([`AluPlan::kernel`]).
+#[inline(always)]
+fn alu_run_op(op: AluOp, p: &AluPlan, ctx: &ExecCtx, regs: &WarpRegs) -> Lanes {
+    src!(a, p.a, ctx, regs);
+    src!(b, p.b, ctx, regs);
+    alu_lanes(op, p.ty, p.m, p.b_bits, a, b)
+}
+
+/// An ALU kernel: a decoded instruction run over a warp and written into
+/// the lanes of its destination selected by `exec`.
+pub(super) type AluKernel = fn(&AluPlan, &ExecCtx, &mut WarpRegs, u32);
+
+/// The operations the kernels fix, by kernel index; `None`: read from the
+/// plan (the shifts, whose own dispatch is in [`shift`]).
+const KERNEL_OPS: [Option<AluOp>; 5] = [
+    Some(AluOp::Mov),
+    Some(AluOp::And),
+    Some(AluOp::Or),
+    Some(AluOp::Xor),
+    None,
+];
+
+impl AluPlan {
+    /// The kernel for this plan, compiled for its operation.
+    pub(super) fn kernel(&self) -> AluKernel {
+        match self.op {
+            AluOp::Mov => alu_kernel::<0>,
+            AluOp::And => alu_kernel::<1>,
+            AluOp::Or => alu_kernel::<2>,
+            AluOp::Xor => alu_kernel::<3>,
+            AluOp::Shl | AluOp::Shr => alu_kernel::<4>,
+        }
+    }
+}
+
+#[inline(never)]
+fn alu_kernel<const K: usize>(p: &AluPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    let op = KERNEL_OPS[K].unwrap_or(p.op);
+    let out = alu_run_op(op, p, ctx, regs);
+    super::lanes::blend(regs.get_mut(p.d), exec, &out);
 }
 
 /// The shifts of [`alu`]: a function of their own, so that what they

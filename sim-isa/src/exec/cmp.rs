@@ -122,19 +122,84 @@ pub(super) const fn float_cmp_kind(cmp: CmpOp) -> (Base, bool) {
     }
 }
 
-/// Calls `$run` with a closure for `$base` over keys of type `$t`.
+/// An ordering test as a type ([`Base`]'s values, one type each), so that
+/// a kernel can be compiled for one test and chosen once, by function
+/// pointer, when an instruction is prepared ([`with_base_type`] maps the
+/// values to the types; [`with_base`] calls through it).
+pub(super) trait BaseTest: Copy + Default + 'static {
+    /// Whether `x` and `y` pass the test.
+    fn holds<T: PartialOrd>(x: T, y: T) -> bool;
+}
+
+macro_rules! base_test {
+    ($name:ident, |$x:ident, $y:ident| $e:expr) => {
+        #[derive(Clone, Copy, Default)]
+        pub(super) struct $name;
+        impl BaseTest for $name {
+            #[inline(always)]
+            fn holds<T: PartialOrd>($x: T, $y: T) -> bool {
+                $e
+            }
+        }
+    };
+}
+base_test!(TestEq, |x, y| x == y);
+base_test!(TestNe, |x, y| x != y);
+base_test!(TestLt, |x, y| x < y);
+base_test!(TestLe, |x, y| x <= y);
+base_test!(TestGt, |x, y| x > y);
+base_test!(TestGe, |x, y| x >= y);
+base_test!(TestTrue, |_x, _y| true);
+base_test!(TestFalse, |_x, _y| false);
+
+/// Evaluates `$e` with the type alias `$b` naming `$base`'s [`BaseTest`].
+macro_rules! with_base_type {
+    ($base:expr, $b:ident => $e:expr) => {
+        match $base {
+            $crate::exec::cmp::Base::Eq => {
+                type $b = $crate::exec::cmp::TestEq;
+                $e
+            }
+            $crate::exec::cmp::Base::Ne => {
+                type $b = $crate::exec::cmp::TestNe;
+                $e
+            }
+            $crate::exec::cmp::Base::Lt => {
+                type $b = $crate::exec::cmp::TestLt;
+                $e
+            }
+            $crate::exec::cmp::Base::Le => {
+                type $b = $crate::exec::cmp::TestLe;
+                $e
+            }
+            $crate::exec::cmp::Base::Gt => {
+                type $b = $crate::exec::cmp::TestGt;
+                $e
+            }
+            $crate::exec::cmp::Base::Ge => {
+                type $b = $crate::exec::cmp::TestGe;
+                $e
+            }
+            $crate::exec::cmp::Base::True => {
+                type $b = $crate::exec::cmp::TestTrue;
+                $e
+            }
+            $crate::exec::cmp::Base::False => {
+                type $b = $crate::exec::cmp::TestFalse;
+                $e
+            }
+        }
+    };
+}
+pub(super) use with_base_type;
+
+/// Calls `$run` with the test `$base` over keys of type `$t`.
 macro_rules! with_base {
     ($base:expr, $t:ty, $run:path, ( $($arg:expr),* )) => {
-        match $base {
-            $crate::exec::cmp::Base::Eq => $run(|x: $t, y: $t| x == y, $($arg),*),
-            $crate::exec::cmp::Base::Ne => $run(|x: $t, y: $t| x != y, $($arg),*),
-            $crate::exec::cmp::Base::Lt => $run(|x: $t, y: $t| x < y, $($arg),*),
-            $crate::exec::cmp::Base::Le => $run(|x: $t, y: $t| x <= y, $($arg),*),
-            $crate::exec::cmp::Base::Gt => $run(|x: $t, y: $t| x > y, $($arg),*),
-            $crate::exec::cmp::Base::Ge => $run(|x: $t, y: $t| x >= y, $($arg),*),
-            $crate::exec::cmp::Base::True => $run(|_: $t, _: $t| true, $($arg),*),
-            $crate::exec::cmp::Base::False => $run(|_: $t, _: $t| false, $($arg),*),
-        }
+        $crate::exec::cmp::with_base_type!($base, B => $run(
+            <B as $crate::exec::cmp::BaseTest>::holds::<$t>,
+            $($arg),*
+        ))
     };
 }
 pub(super) use with_base;

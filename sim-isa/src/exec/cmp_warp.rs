@@ -21,17 +21,17 @@ use crate::inst::{BoolOp, CmpOp, Set, Setp, Type, TypeKind};
 /// matching on the type for each property cost a jump table apiece per
 /// instruction. Built from the same functions the scalar reference calls.
 #[derive(Clone, Copy)]
-struct TypeInfo {
-    bits: u32,
-    kind: TypeKind,
-    x2: bool,
+pub(super) struct TypeInfo {
+    pub(super) bits: u32,
+    pub(super) kind: TypeKind,
+    pub(super) x2: bool,
     /// As `set`'s destination: its width mask, the value for true at that
     /// width ([`set_true_value`]) and each half's from x2 sources.
-    dm: u64,
-    tv: u64,
-    half_true: u16,
+    pub(super) dm: u64,
+    pub(super) tv: u64,
+    pub(super) half_true: u16,
     /// As an x2 source: its halves' format, without and with flushing.
-    halves: [Fmt16; 2],
+    pub(super) halves: [Fmt16; 2],
 }
 
 const TYPES: [TypeInfo; Type::ALL.len()] = {
@@ -64,18 +64,18 @@ const TYPES: [TypeInfo; Type::ALL.len()] = {
 };
 
 #[inline(always)]
-fn info(ty: Type) -> TypeInfo {
+pub(super) fn info(ty: Type) -> TypeInfo {
     TYPES[ty as usize]
 }
 
 /// A comparison operator's readings ([`int_cmp_kind`] with
 /// [`is_unsigned_op`], [`float_cmp_kind`]), by operator, as [`TYPES`].
 #[derive(Clone, Copy)]
-struct CmpInfo {
-    int: Base,
-    unsigned: bool,
-    float: Base,
-    unordered: bool,
+pub(super) struct CmpInfo {
+    pub(super) int: Base,
+    pub(super) unsigned: bool,
+    pub(super) float: Base,
+    pub(super) unordered: bool,
 }
 
 const CMPS: [CmpInfo; CmpOp::ALL.len()] = {
@@ -102,13 +102,13 @@ const CMPS: [CmpInfo; CmpOp::ALL.len()] = {
 };
 
 #[inline(always)]
-fn cmp_info(cmp: CmpOp) -> CmpInfo {
+pub(super) fn cmp_info(cmp: CmpOp) -> CmpInfo {
     CMPS[cmp as usize]
 }
 
 /// A float format of at most 32 bits, decoded for key building.
-#[derive(Clone, Copy)]
-struct Fmt32 {
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Fmt32 {
     /// `32 - bits`: shifting a value to the top puts its sign at bit 31.
     top: u32,
     /// All bits but the sign.
@@ -120,7 +120,7 @@ struct Fmt32 {
 }
 
 impl Fmt32 {
-    fn new(ty: Type, flush: bool) -> Self {
+    pub(super) fn new(ty: Type, flush: bool) -> Self {
         // Only formats of at most 32 bits come here; f32's fields otherwise.
         let (e, m) = float_fields(ty).unwrap_or((8, 23));
         Fmt32 {
@@ -144,7 +144,7 @@ impl Fmt32 {
 }
 
 #[inline(always)]
-fn float_loop32<O>(
+pub(super) fn float_loop32<O>(
     f: impl Fn(i32, i32) -> bool,
     u: u32,
     fmt: &Fmt32,
@@ -162,8 +162,8 @@ fn float_loop32<O>(
 
 /// [`Fmt32`] for the halves of x2 types, on 16-bit lanes (twice as many
 /// per vector step): keys fit i16 since magnitudes are 15 bits.
-#[derive(Clone, Copy)]
-struct Fmt16 {
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Fmt16 {
     inf: i16,
     zlim: i16,
 }
@@ -195,7 +195,7 @@ impl Fmt16 {
 }
 
 #[inline(always)]
-fn float_loop16<const FLUSH: bool>(
+pub(super) fn float_loop16<const FLUSH: bool>(
     f: impl Fn(i16, i16) -> bool,
     u: u16,
     fmt: &Fmt16,
@@ -225,7 +225,7 @@ fn f64_key(v: u64, zlim: u64) -> (i64, bool) {
 }
 
 #[inline(always)]
-fn float_loop64<O>(
+pub(super) fn float_loop64<O>(
     f: impl Fn(i64, i64) -> bool,
     u: u32,
     zlim: u64,
@@ -247,7 +247,7 @@ fn float_loop64<O>(
 /// on the 64-bit lanes as they are: no packing to 32 bits, and the compare
 /// gives masks of the lanes' own width.
 #[inline(always)]
-fn int_loop<O>(
+pub(super) fn int_loop<O>(
     f: impl Fn(i64, i64) -> bool,
     sh: u32,
     flip: i64,
@@ -430,7 +430,7 @@ pub(super) fn setp(s: &Setp, ctx: &ExecCtx, regs: &WarpRegs) -> (U32s, U32s) {
 
 /// `BoolOp(t, c)` per lane on 0/1 arrays (lanes or halves), in place.
 #[inline]
-fn combine01<T>(op: BoolOp, t: &mut [T], c: &[T])
+pub(super) fn combine01<T>(op: BoolOp, t: &mut [T], c: &[T])
 where
     T: Copy + std::ops::BitAndAssign + std::ops::BitOrAssign + std::ops::BitXorAssign,
 {

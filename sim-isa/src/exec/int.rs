@@ -108,21 +108,97 @@ fn each(f: impl Fn(u64, u64) -> u64, a: &Lanes, b: &Lanes) -> Lanes {
 /// three 32-lane source copies `int_sources` makes are saved.
 #[inline]
 pub(crate) fn int_into(x: &IntArith, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    if x.sat || !matches!(x.op, IntOp::Add | IntOp::Sub | IntOp::Mul(MulMode::Lo)) {
+    if !is_wrapping(x) {
         // Elsewhere: its arrays would merge with these and go through memory.
         return int_general_into(x, ctx, regs, exec);
     }
-    let m = width_mask(x.ty.bits());
+    // From the instruction's fields: building an `IntWrapPlan` per call
+    // cost more than these reads.
     let out = {
         src!(a, x.a, ctx, regs);
         src!(b, x.b.unwrap_or(Operand::Imm(0)), ctx, regs);
-        match x.op {
-            IntOp::Add => each(|p, q| p.wrapping_add(q) & m, a, b),
-            IntOp::Sub => each(|p, q| p.wrapping_sub(q) & m, a, b),
-            _ => each(|p, q| p.wrapping_mul(q) & m, a, b),
-        }
+        wrap_lanes(x.op, width_mask(x.ty.bits()), a, b)
     };
     blend(regs.get_mut(x.d), exec, &out);
+}
+
+/// A wrapping form's operation on the sources' lanes, masked by `m` (the
+/// type's width mask).
+#[inline(always)]
+fn wrap_lanes(op: IntOp, m: u64, a: &Lanes, b: &Lanes) -> Lanes {
+    match op {
+        IntOp::Add => each(|p, q| p.wrapping_add(q) & m, a, b),
+        IntOp::Sub => each(|p, q| p.wrapping_sub(q) & m, a, b),
+        _ => each(|p, q| p.wrapping_mul(q) & m, a, b),
+    }
+}
+
+/// Whether `x` is one of the wrapping forms (`add`, `sub`, `mul.lo`
+/// without `.sat`).
+#[inline(always)]
+pub(crate) fn is_wrapping(x: &IntArith) -> bool {
+    !x.sat && matches!(x.op, IntOp::Add | IntOp::Sub | IntOp::Mul(MulMode::Lo))
+}
+
+/// A wrapping form ([`is_wrapping`]) decoded once: the operation, the
+/// type's width mask, the operands (a missing `b` as 0).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct IntWrapPlan {
+    op: IntOp,
+    m: u64,
+    d: crate::inst::RegId,
+    a: Operand,
+    b: Operand,
+}
+
+impl IntWrapPlan {
+    /// `x`, which must be a wrapping form ([`is_wrapping`]).
+    #[inline(always)]
+    pub(crate) fn new(x: &IntArith) -> Self {
+        IntWrapPlan {
+            op: x.op,
+            m: width_mask(x.ty.bits()),
+            d: x.d,
+            a: x.a,
+            b: x.b.unwrap_or(Operand::Imm(0)),
+        }
+    }
+}
+
+/// A decoded wrapping form over a warp, written into the lanes of `d`
+/// selected by `exec`; the operation `op` (the plan's) given apart, so
+/// that a kernel can fix it as a constant ([`IntWrapPlan::kernel`]).
+#[inline(always)]
+fn int_wrap_op(op: IntOp, p: &IntWrapPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    let out = {
+        src!(a, p.a, ctx, regs);
+        src!(b, p.b, ctx, regs);
+        wrap_lanes(op, p.m, a, b)
+    };
+    blend(regs.get_mut(p.d), exec, &out);
+}
+
+/// A wrapping form's kernel: [`int_wrap_op`] with the operation fixed.
+pub(crate) type IntWrapKernel = fn(&IntWrapPlan, &ExecCtx, &mut WarpRegs, u32);
+
+/// The operations the kernels fix, by kernel index.
+const WRAP_OPS: [IntOp; 3] = [IntOp::Add, IntOp::Sub, IntOp::Mul(MulMode::Lo)];
+
+impl IntWrapPlan {
+    /// The kernel for this plan, compiled for its operation.
+    pub(crate) fn kernel(&self) -> IntWrapKernel {
+        match self.op {
+            IntOp::Add => int_wrap_kernel::<0>,
+            IntOp::Sub => int_wrap_kernel::<1>,
+            // `mul.lo`, the one other wrapping form (`is_wrapping`).
+            _ => int_wrap_kernel::<2>,
+        }
+    }
+}
+
+#[inline(never)]
+fn int_wrap_kernel<const K: usize>(p: &IntWrapPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    int_wrap_op(WRAP_OPS[K], p, ctx, regs, exec);
 }
 
 /// [`int_into`] for the forms that read their sources at their widths.

@@ -117,8 +117,9 @@ pub(super) fn pred_src_bits(p: PredSrc, regs: &WarpRegs) -> u32 {
     }
 }
 
-/// Lanes where the guard lets `active` lanes execute.
-#[inline]
+/// Lanes where the guard lets `active` lanes execute. Always inlined: with
+/// two executors calling it, a hint alone left it a call in each.
+#[inline(always)]
 pub(super) fn exec_mask(guard: Option<crate::inst::Guard>, regs: &WarpRegs, active: u32) -> u32 {
     active
         & match guard {

@@ -10,16 +10,21 @@
 //! forms read) + `cmp_warp.rs`, `select.rs`, `alu.rs`, `int.rs`, `bit.rs`, `cvt.rs`. [`execute`] runs the
 //! warp forms; [`execute_scalar`] lifts the scalar lane functions literally
 //! and is the reference the property tests hold [`execute`] to.
+//! [`execute_prepared`] runs an instruction decoded once ([`Prepared`],
+//! `prepared.rs`) through the same warp code, for callers that execute one
+//! static instruction many times.
 
 mod alu;
 mod bit;
 mod cmp;
+mod cmp_prepared;
 mod cmp_warp;
 mod cvt;
 mod float;
 mod int;
 mod lanes;
 mod mem;
+mod prepared;
 mod select;
 mod video;
 mod video_warp;
@@ -33,6 +38,7 @@ pub use float::float_lane;
 pub use int::int_lane;
 pub use lanes::WarpRegs;
 pub use mem::{atom_lane, execute_mem, Accesses, FaultKind, MemFault, Memory};
+pub use prepared::{execute_prepared, Prepared};
 pub use select::{selp_lane, slct_lane};
 pub use video::video_lane;
 pub use warp_ops::shfl_lane;
@@ -214,7 +220,7 @@ fn setp_into(s: &crate::inst::Setp, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u3
 
 #[inline(never)]
 fn selp_into(s: &crate::inst::Selp, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    let out = select::selp(s.ty, s.a, s.b, s.c, ctx, regs);
+    let out = select::selp(s, ctx, regs);
     blend(regs.get_mut(s.d), exec, &out);
 }
 

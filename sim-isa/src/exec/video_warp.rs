@@ -300,6 +300,92 @@ fn video2_plain(v: &Video, regs: &WarpRegs) -> U32s {
     out
 }
 
+macro_rules! narrow_ops {
+    ($($op:ident),* $(,)?) => {
+        /// A narrow form's element operation with its signedness and
+        /// saturation resolved ([`NarrowOp::new`]): one value to dispatch
+        /// on, or to compile a kernel for ([`NarrowOp::kernel4`]).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[repr(u8)]
+        pub(super) enum NarrowOp {
+            $($op),*
+        }
+
+        impl NarrowOp {
+            const ALL: [NarrowOp; [$(NarrowOp::$op),*].len()] = [$(NarrowOp::$op),*];
+
+            /// The kernel for this operation on 8-bit elements.
+            pub(super) fn kernel4(self) -> NarrowKernel {
+                match self {
+                    $(NarrowOp::$op => narrow4_kernel::<{ NarrowOp::$op as u8 }>),*
+                }
+            }
+
+            /// The kernel for this operation on 16-bit elements.
+            pub(super) fn kernel2(self) -> NarrowKernel {
+                match self {
+                    $(NarrowOp::$op => narrow2_kernel::<{ NarrowOp::$op as u8 }>),*
+                }
+            }
+        }
+    };
+}
+narrow_ops!(
+    AddWrap, AddSatU, AddSatS, SubWrap, SubSatU, SubSatS, MinU, MinS, MaxU, MaxS, AbsdiffU,
+    AbsdiffS, Avrg, Eq, Ne, LtU, LtS, LeU, LeS, GtU, GtS, GeU, GeS, True, False,
+);
+
+impl NarrowOp {
+    /// The operation of `v`, a narrow form ([`narrow_form`]).
+    #[inline(always)]
+    fn new(v: &Video) -> Self {
+        use NarrowOp as N;
+        match (v.op, v.asigned, v.sat) {
+            (VideoOp::Add, _, false) => N::AddWrap,
+            (VideoOp::Add, false, true) => N::AddSatU,
+            (VideoOp::Add, true, true) => N::AddSatS,
+            (VideoOp::Sub, _, false) => N::SubWrap,
+            (VideoOp::Sub, false, true) => N::SubSatU,
+            (VideoOp::Sub, true, true) => N::SubSatS,
+            (VideoOp::Min, false, _) => N::MinU,
+            (VideoOp::Min, true, _) => N::MinS,
+            (VideoOp::Max, false, _) => N::MaxU,
+            (VideoOp::Max, true, _) => N::MaxS,
+            (VideoOp::Absdiff, false, _) => N::AbsdiffU,
+            (VideoOp::Absdiff, true, _) => N::AbsdiffS,
+            (VideoOp::Avrg, _, _) => N::Avrg,
+            (VideoOp::Set(c), signed, _) => match (int_cmp_kind(c), signed) {
+                (Base::Eq, _) => N::Eq,
+                (Base::Ne, _) => N::Ne,
+                (Base::Lt, false) => N::LtU,
+                (Base::Lt, true) => N::LtS,
+                (Base::Le, false) => N::LeU,
+                (Base::Le, true) => N::LeS,
+                (Base::Gt, false) => N::GtU,
+                (Base::Gt, true) => N::GtS,
+                (Base::Ge, false) => N::GeU,
+                (Base::Ge, true) => N::GeS,
+                (Base::True, _) => N::True,
+                (Base::False, _) => N::False,
+            },
+        }
+    }
+}
+
+/// A narrow form compiled for one operation: the instruction, its `sval`
+/// ([`narrow_form`]), the registers and the lanes to write.
+pub(super) type NarrowKernel = fn(&Video, bool, &mut WarpRegs, u32);
+
+#[inline(never)]
+fn narrow4_kernel<const OP: u8>(v: &Video, sval: bool, regs: &mut WarpRegs, exec: u32) {
+    video4_narrow(v, NarrowOp::ALL[OP as usize], sval, regs, exec);
+}
+
+#[inline(never)]
+fn narrow2_kernel<const OP: u8>(v: &Video, sval: bool, regs: &mut WarpRegs, exec: u32) {
+    video2_narrow(v, NarrowOp::ALL[OP as usize], sval, regs, exec);
+}
+
 #[inline(always)]
 fn narrow_loop<T: Copy, const L: usize>(
     f: impl Fn(T, T) -> T,
@@ -353,11 +439,8 @@ fn sum_halves(w: u64, signed: bool) -> u64 {
 macro_rules! narrow_video {
     ($name:ident, $u:ty, $s:ty, $sum:ident) => {
         #[inline(always)]
-        fn $name(v: &Video, regs: &mut WarpRegs, exec: u32) -> bool {
+        fn $name(v: &Video, op: NarrowOp, sval: bool, regs: &mut WarpRegs, exec: u32) {
             const LEN: usize = (64 / <$u>::BITS) as usize * WARP_SIZE;
-            let Some(sval) = narrow_form(v) else {
-                return false;
-            };
             let a: &[$u; LEN] = bytemuck::cast_ref(regs.get(v.a));
             let b: &[$u; LEN] = bytemuck::cast_ref(regs.get(v.b));
             let mut o = [0 as $u; LEN];
@@ -371,41 +454,35 @@ macro_rules! narrow_video {
                     run!(|x: $u, y: $u| <$u>::from((x as $t) $c (y as $t)))
                 };
             }
-            match (v.op, v.asigned, v.sat) {
-                (VideoOp::Add, _, false) => run!(|x: $u, y: $u| x.wrapping_add(y)),
-                (VideoOp::Add, false, true) => run!(|x: $u, y: $u| x.saturating_add(y)),
-                (VideoOp::Add, true, true) => {
-                    run!(|x: $u, y: $u| (x as $s).saturating_add(y as $s) as $u)
-                }
-                (VideoOp::Sub, _, false) => run!(|x: $u, y: $u| x.wrapping_sub(y)),
-                (VideoOp::Sub, false, true) => run!(|x: $u, y: $u| x.saturating_sub(y)),
-                (VideoOp::Sub, true, true) => {
-                    run!(|x: $u, y: $u| (x as $s).saturating_sub(y as $s) as $u)
-                }
-                (VideoOp::Min, false, _) => run!(|x: $u, y: $u| x.min(y)),
-                (VideoOp::Min, true, _) => run!(|x: $u, y: $u| (x as $s).min(y as $s) as $u),
-                (VideoOp::Max, false, _) => run!(|x: $u, y: $u| x.max(y)),
-                (VideoOp::Max, true, _) => run!(|x: $u, y: $u| (x as $s).max(y as $s) as $u),
-                (VideoOp::Absdiff, false, _) => run!(|x: $u, y: $u| x.abs_diff(y)),
-                (VideoOp::Absdiff, true, _) => run!(|x: $u, y: $u| (x as $s).abs_diff(y as $s)),
+            match op {
+                NarrowOp::AddWrap => run!(|x: $u, y: $u| x.wrapping_add(y)),
+                NarrowOp::AddSatU => run!(|x: $u, y: $u| x.saturating_add(y)),
+                NarrowOp::AddSatS => run!(|x: $u, y: $u| (x as $s).saturating_add(y as $s) as $u),
+                NarrowOp::SubWrap => run!(|x: $u, y: $u| x.wrapping_sub(y)),
+                NarrowOp::SubSatU => run!(|x: $u, y: $u| x.saturating_sub(y)),
+                NarrowOp::SubSatS => run!(|x: $u, y: $u| (x as $s).saturating_sub(y as $s) as $u),
+                NarrowOp::MinU => run!(|x: $u, y: $u| x.min(y)),
+                NarrowOp::MinS => run!(|x: $u, y: $u| (x as $s).min(y as $s) as $u),
+                NarrowOp::MaxU => run!(|x: $u, y: $u| x.max(y)),
+                NarrowOp::MaxS => run!(|x: $u, y: $u| (x as $s).max(y as $s) as $u),
+                NarrowOp::AbsdiffU => run!(|x: $u, y: $u| x.abs_diff(y)),
+                NarrowOp::AbsdiffS => run!(|x: $u, y: $u| (x as $s).abs_diff(y as $s)),
                 // Unsigned only (`narrow_form`): half away from zero is half up.
-                (VideoOp::Avrg, _, _) => {
+                NarrowOp::Avrg => {
                     run!(|x: $u, y: $u| ((u32::from(x) + u32::from(y) + 1) >> 1) as $u)
                 }
-                (VideoOp::Set(c), signed, _) => match (int_cmp_kind(c), signed) {
-                    (Base::Eq, _) => cmp!($u, ==),
-                    (Base::Ne, _) => cmp!($u, !=),
-                    (Base::Lt, false) => cmp!($u, <),
-                    (Base::Lt, true) => cmp!($s, <),
-                    (Base::Le, false) => cmp!($u, <=),
-                    (Base::Le, true) => cmp!($s, <=),
-                    (Base::Gt, false) => cmp!($u, >),
-                    (Base::Gt, true) => cmp!($s, >),
-                    (Base::Ge, false) => cmp!($u, >=),
-                    (Base::Ge, true) => cmp!($s, >=),
-                    (Base::True, _) => run!(|_: $u, _: $u| 1),
-                    (Base::False, _) => run!(|_: $u, _: $u| 0),
-                },
+                NarrowOp::Eq => cmp!($u, ==),
+                NarrowOp::Ne => cmp!($u, !=),
+                NarrowOp::LtU => cmp!($u, <),
+                NarrowOp::LtS => cmp!($s, <),
+                NarrowOp::LeU => cmp!($u, <=),
+                NarrowOp::LeS => cmp!($s, <=),
+                NarrowOp::GtU => cmp!($u, >),
+                NarrowOp::GtS => cmp!($s, >),
+                NarrowOp::GeU => cmp!($u, >=),
+                NarrowOp::GeS => cmp!($s, >=),
+                NarrowOp::True => run!(|_: $u, _: $u| 1),
+                NarrowOp::False => run!(|_: $u, _: $u| 0),
             }
             let o: Lanes = bytemuck::cast(o);
             if v.add {
@@ -429,7 +506,6 @@ macro_rules! narrow_video {
                 // written (a pass over `o` first sent it through memory).
                 blend_low32(regs.get_mut(v.d), exec, &o);
             }
-            true
         }
     };
 }
@@ -469,37 +545,83 @@ fn narrow_form(v: &Video) -> Option<bool> {
     ok.then_some(sval)
 }
 
-/// `vop2`/`vop4` over a warp: one fused loop over lanes doing every element
-/// position, specialised for the operation, `.sat` and `.add` (the
-/// arithmetic of [`super::video::VideoPlan::lane`]: exact i32 elements,
-/// clamp, then merge into `c` or accumulate onto it), written into the
-/// lanes of `d` selected by `exec`.
+/// Which warp form runs a video instruction, decided by its fields alone
+/// (so a prepared instruction decides it once): the narrow forms (with
+/// [`narrow_form`]'s `sval`), the other plain ones, or the general loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum VideoForm {
+    Narrow4 { sval: bool, op: NarrowOp },
+    Narrow2 { sval: bool, op: NarrowOp },
+    Plain4,
+    Plain2,
+    N4,
+    N2,
+}
+
+impl VideoForm {
+    /// The form for `v`. Inlined: [`video`] decides it per call.
+    #[inline(always)]
+    pub(super) fn new(v: &Video) -> Self {
+        // Selector bytes, lane 0 lowest, tested for the defaults all at once
+        // (only the bits below the pool size count, as in `video_n`).
+        match v.simd {
+            Simd::X2
+                if v.mask & 3 == 3
+                    && u32::from_le_bytes(v.asel) & 0x0303 == 0x0100
+                    && u32::from_le_bytes(v.bsel) & 0x0303 == 0x0302 =>
+            {
+                narrow_form(v).map_or(VideoForm::Plain2, |sval| VideoForm::Narrow2 {
+                    sval,
+                    op: NarrowOp::new(v),
+                })
+            }
+            Simd::X2 => VideoForm::N2,
+            Simd::X4
+                if v.mask & 0xF == 0xF
+                    && u32::from_le_bytes(v.asel) & 0x0707_0707 == 0x0302_0100
+                    && u32::from_le_bytes(v.bsel) & 0x0707_0707 == 0x0706_0504 =>
+            {
+                narrow_form(v).map_or(VideoForm::Plain4, |sval| VideoForm::Narrow4 {
+                    sval,
+                    op: NarrowOp::new(v),
+                })
+            }
+            Simd::X4 => VideoForm::N4,
+        }
+    }
+}
+
+impl VideoForm {
+    /// For a narrow form, its kernel compiled for the operation and its
+    /// `sval` ([`narrow_form`]).
+    pub(super) fn narrow_kernel(self) -> Option<(NarrowKernel, bool)> {
+        match self {
+            VideoForm::Narrow4 { sval, op } => Some((op.kernel4(), sval)),
+            VideoForm::Narrow2 { sval, op } => Some((op.kernel2(), sval)),
+            _ => None,
+        }
+    }
+}
+
+/// `vop2`/`vop4` over a warp, written into the lanes of `d` selected by
+/// `exec`: the narrow and plain forms above, or one fused loop per lane
+/// doing every element position, specialised for the operation, `.sat` and
+/// `.add` (the arithmetic of [`super::video::VideoPlan::lane`]: exact i32
+/// elements, clamp, then merge into `c` or accumulate onto it).
 pub(super) fn video(v: &Video, regs: &mut WarpRegs, exec: u32) {
-    // Selector bytes, lane 0 lowest, tested for the defaults all at once
-    // (only the bits below the pool size count, as in `video_n`).
-    let out = match v.simd {
-        Simd::X2
-            if v.mask & 3 == 3
-                && u32::from_le_bytes(v.asel) & 0x0303 == 0x0100
-                && u32::from_le_bytes(v.bsel) & 0x0303 == 0x0302 =>
-        {
-            if video2_narrow(v, regs, exec) {
-                return;
-            }
-            video2_plain(v, regs)
-        }
-        Simd::X2 => video_n::<2>(v, regs),
-        Simd::X4
-            if v.mask & 0xF == 0xF
-                && u32::from_le_bytes(v.asel) & 0x0707_0707 == 0x0302_0100
-                && u32::from_le_bytes(v.bsel) & 0x0707_0707 == 0x0706_0504 =>
-        {
-            if video4_narrow(v, regs, exec) {
-                return;
-            }
-            video4_plain(v, regs)
-        }
-        Simd::X4 => video_n::<4>(v, regs),
+    video_run(v, VideoForm::new(v), regs, exec);
+}
+
+/// [`video`] with its form decided (`form` must be `VideoForm::new(v)`).
+#[inline(always)]
+pub(super) fn video_run(v: &Video, form: VideoForm, regs: &mut WarpRegs, exec: u32) {
+    let out = match form {
+        VideoForm::Narrow4 { sval, op } => return video4_narrow(v, op, sval, regs, exec),
+        VideoForm::Narrow2 { sval, op } => return video2_narrow(v, op, sval, regs, exec),
+        VideoForm::Plain4 => video4_plain(v, regs),
+        VideoForm::Plain2 => video2_plain(v, regs),
+        VideoForm::N4 => video_n::<4>(v, regs),
+        VideoForm::N2 => video_n::<2>(v, regs),
     };
     blend32(regs.get_mut(v.d), exec, &out);
 }

@@ -8,9 +8,9 @@ use proptest::prelude::*;
 use sim_isa::exec::execute_scalar;
 use sim_isa::*;
 
-const NREGS: u32 = 8;
+pub(crate) const NREGS: u32 = 8;
 
-fn reg() -> impl Strategy<Value = RegId> {
+pub(crate) fn reg() -> impl Strategy<Value = RegId> {
     (0..NREGS).prop_map(RegId)
 }
 
@@ -42,7 +42,7 @@ fn bool_op() -> impl Strategy<Value = Option<(BoolOp, PredSrc)>> {
     prop::option::of((prop::sample::select(BoolOp::ALL.to_vec()), pred_src()))
 }
 
-fn video() -> impl Strategy<Value = Video> {
+pub(crate) fn video() -> impl Strategy<Value = Video> {
     let ops = prop_oneof![
         Just(VideoOp::Add),
         Just(VideoOp::Sub),
@@ -113,7 +113,7 @@ fn video() -> impl Strategy<Value = Video> {
         )
 }
 
-fn op() -> impl Strategy<Value = Op> {
+pub(crate) fn op() -> impl Strategy<Value = Op> {
     let set = (
         cmp(),
         bool_op(),
@@ -286,7 +286,7 @@ fn op() -> impl Strategy<Value = Op> {
     ]
 }
 
-fn target() -> impl Strategy<Value = Target> {
+pub(crate) fn target() -> impl Strategy<Value = Target> {
     prop::sample::select(vec![
         Target {
             sm: 13,
@@ -303,7 +303,7 @@ fn target() -> impl Strategy<Value = Target> {
 
 /// Register contents: random per lane, sometimes one value for every lane, and
 /// sometimes a copy of another register so equal operands come up often.
-fn registers() -> impl Strategy<Value = Vec<[u64; WARP_SIZE]>> {
+pub(crate) fn registers() -> impl Strategy<Value = Vec<[u64; WARP_SIZE]>> {
     let one = prop_oneof![
         3 => prop::array::uniform32(any_width_value()),
         1 => any_width_value().prop_map(|v| [v; WARP_SIZE]),

@@ -19,6 +19,7 @@ mod mufu;
 mod parse;
 mod parse_errors;
 mod parse_video;
+mod prepared;
 mod props;
 mod ptxas_grid;
 mod public_sample;

@@ -1,0 +1,393 @@
+//! `set` decoded once, for prepared instructions ([`super::Prepared`]): the
+//! comparison resolved to a [`CmpForm`] (key format, ordering test, flush
+//! decision for the target), and kernels compiled per ordering test and key
+//! width, chosen by function pointer ([`SetPlan::kernel`]). They run
+//! `cmp_warp`'s lane loops; the per-call `set` and `setp` there decide the
+//! same per call, and the property tests hold the two to each other and
+//! to the scalar reference.
+
+// Index loops over fixed 32-lane arrays read as what they are (one lane per
+// step, several arrays in step) and vectorise without bounds checks.
+#![allow(clippy::needless_range_loop)]
+
+use super::cmp::{flushes, with_base, with_base_type, Base, BaseTest};
+use super::cmp_warp::{
+    cmp_info, combine01, float_loop16, float_loop32, float_loop64, info, int_loop, Fmt16, Fmt32,
+    TypeInfo,
+};
+use super::lanes::{blend, halves, pred01, pred01_halves, src, Lanes, U32s, WarpRegs};
+use super::{ExecCtx, WARP_SIZE};
+use crate::inst::{CmpOp, Set, Type, TypeKind};
+
+/// A comparison decoded for its lane loops: the ordering test, the key
+/// format and the value for unordered inputs, everything `cmp_warp`'s
+/// `compare_halves` and `compare_lanes` look up by type and operator per
+/// call (the same decisions, from the same tables), resolved once.
+#[derive(Clone, Copy, Debug)]
+enum CmpForm {
+    /// An x2 type's halves; `u` all ones where unordered is true.
+    Halves {
+        base: Base,
+        u: u16,
+        fmt: Fmt16,
+        flush: bool,
+    },
+    /// f64: magnitudes below `zlim` are zero.
+    F64 { base: Base, u: u32, zlim: u64 },
+    /// Floats of at most 32 bits.
+    F32 { base: Base, u: u32, fmt: Fmt32 },
+    /// Integers: keys `((v << sh) as i64) ^ flip` (see [`int_loop`]).
+    Int { base: Base, sh: u32, flip: i64 },
+}
+
+impl CmpForm {
+    /// `cmp` on `ty`; `flush` asked only by the float forms.
+    #[inline(always)]
+    fn new(cmp: CmpOp, ty: Type, flush: impl Fn() -> bool) -> Self {
+        let TypeInfo { bits, kind, x2, .. } = info(ty);
+        let c = cmp_info(cmp);
+        if x2 {
+            let flush = flush();
+            return CmpForm::Halves {
+                base: c.float,
+                u: 0u16.wrapping_sub(c.unordered.into()),
+                fmt: info(ty).halves[usize::from(flush)],
+                flush,
+            };
+        }
+        match kind {
+            TypeKind::Float | TypeKind::BFloat => {
+                let (base, u) = (c.float, u32::from(c.unordered));
+                if bits == 64 {
+                    let zlim = if flush() { 1u64 << 52 } else { 1 };
+                    CmpForm::F64 { base, u, zlim }
+                } else {
+                    let fmt = Fmt32::new(ty, flush());
+                    CmpForm::F32 { base, u, fmt }
+                }
+            }
+            kind => {
+                let signed = kind == TypeKind::Signed && !c.unsigned;
+                CmpForm::Int {
+                    base: c.int,
+                    sh: 64 - bits,
+                    flip: if signed { 0 } else { i64::MIN },
+                }
+            }
+        }
+    }
+}
+
+/// Compare results per 16-bit half (low half of lane `l` at `2l`) for an
+/// x2 form ([`CmpForm::Halves`]), as masks (all ones for true) each mapped
+/// by `g` (to 0/1, or straight to what `set` writes).
+// Inlined: the result array then stays in registers instead of going
+// through memory in pieces that a wide reload cannot forward.
+#[inline(always)]
+fn form_halves(
+    form: &CmpForm,
+    a: &Lanes,
+    b: &Lanes,
+    g: impl Fn(u16) -> u16 + Copy,
+) -> [u16; 2 * WARP_SIZE] {
+    let mut r = [0u16; 2 * WARP_SIZE];
+    // Only x2 forms come here.
+    let CmpForm::Halves {
+        base,
+        u,
+        fmt,
+        flush,
+    } = *form
+    else {
+        return r;
+    };
+    let (a, b) = (&halves(a), &halves(b));
+    if flush {
+        with_base!(
+            base,
+            i16,
+            float_loop16::<true>,
+            (u, &fmt, a, b, (g, &mut r))
+        );
+    } else {
+        with_base!(
+            base,
+            i16,
+            float_loop16::<false>,
+            (u, &fmt, a, b, (g, &mut r))
+        );
+    }
+    r
+}
+
+/// Compare results per lane for a form that is not x2, each mapped by `g`
+/// (0/1, or straight to what `set` writes, so one loop does it all).
+// Inlined: the result array then stays in registers instead of going
+// through memory in pieces that a wide reload cannot forward.
+#[inline(always)]
+fn form_lanes<O: Copy + Default>(
+    form: &CmpForm,
+    a: &Lanes,
+    b: &Lanes,
+    g: impl Fn(u32) -> O + Copy,
+) -> [O; WARP_SIZE] {
+    let mut t = [O::default(); WARP_SIZE];
+    let out = (g, &mut t);
+    match *form {
+        CmpForm::F64 { base, u, zlim } => {
+            with_base!(base, i64, float_loop64, (u, zlim, a, b, out))
+        }
+        CmpForm::F32 { base, u, fmt } => {
+            with_base!(base, i32, float_loop32, (u, &fmt, a, b, out))
+        }
+        CmpForm::Int { base, sh, flip } => {
+            // The common widths on their own: shifts by a constant fold
+            // into the loads' instructions.
+            match sh {
+                32 => with_base!(base, i64, int_loop, (32, flip, a, b, out)),
+                0 => with_base!(base, i64, int_loop, (0, flip, a, b, out)),
+                _ => with_base!(base, i64, int_loop, (sh, flip, a, b, out)),
+            }
+        }
+        // Only forms that are not x2 come here.
+        CmpForm::Halves { .. } => {}
+    }
+    t
+}
+
+/// What a `set` decodes beyond its fields: its comparison ([`CmpForm`],
+/// with the flush decision for the target) and the destination's width
+/// mask and true values, kept by a prepared instruction with the
+/// instruction (whose operands are read from it).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SetPlan {
+    form: CmpForm,
+    dm: u64,
+    tv: u64,
+    half_true: u16,
+}
+
+impl SetPlan {
+    /// `s` on `target` (which decides flushing).
+    #[inline(always)]
+    pub(super) fn new(s: &Set, target: crate::target::Target) -> Self {
+        let TypeInfo {
+            dm, tv, half_true, ..
+        } = info(s.dtype);
+        SetPlan {
+            form: CmpForm::new(s.cmp, s.stype, || flushes(s.ftz, s.stype, target)),
+            dm,
+            tv,
+            half_true,
+        }
+    }
+}
+
+/// A `set` kernel: [`set_run`] for one [`Compare`], called with the
+/// instruction and its plan.
+pub(super) type SetKernel = fn(&Set, &SetPlan, &ExecCtx, &mut WarpRegs, u32);
+
+impl SetPlan {
+    /// The kernel for this plan of `s`: without a `BoolOp`, compiled for
+    /// its ordering test and key width where it is an integer form of 32
+    /// or 64 bits or an x2 form, so its compare loop runs with no dispatch
+    /// (and holds no code for the other forms); else the decoding one.
+    pub(super) fn kernel(&self, s: &Set) -> SetKernel {
+        if s.bool_op.is_some() {
+            return set_kernel::<Decoded>;
+        }
+        match self.form {
+            CmpForm::Int { base, sh: 32, .. } => {
+                with_base_type!(base, B => set_kernel::<IntKeys<B, 32>> as SetKernel)
+            }
+            CmpForm::Int { base, sh: 0, .. } => {
+                with_base_type!(base, B => set_kernel::<IntKeys<B, 0>> as SetKernel)
+            }
+            CmpForm::Halves {
+                base, flush: true, ..
+            } => with_base_type!(base, B => set_kernel::<HalfKeys<B, true>> as SetKernel),
+            CmpForm::Halves {
+                base, flush: false, ..
+            } => with_base_type!(base, B => set_kernel::<HalfKeys<B, false>> as SetKernel),
+            _ => set_kernel::<Decoded>,
+        }
+    }
+}
+
+#[inline(never)]
+fn set_kernel<C: Compare>(s: &Set, p: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    set_run::<C>(s, p, ctx, regs, exec);
+}
+
+/// How [`set_run`] runs its compares: [`Decoded`] reads the test and
+/// format from the plan's [`CmpForm`] per call; [`IntKeys`] and
+/// [`HalfKeys`] have them (but the form's constants) fixed by type. All
+/// run the same lane loops.
+trait Compare {
+    /// Known to run without a `BoolOp`.
+    const PLAIN: bool;
+    /// Known to run an x2 form (`Some(true)`) or one that is not.
+    const X2: Option<bool>;
+    /// [`form_lanes`].
+    fn lanes<O: Copy + Default>(
+        form: &CmpForm,
+        a: &Lanes,
+        b: &Lanes,
+        g: impl Fn(u32) -> O + Copy,
+    ) -> [O; WARP_SIZE];
+    /// [`form_halves`].
+    fn halves(
+        form: &CmpForm,
+        a: &Lanes,
+        b: &Lanes,
+        g: impl Fn(u16) -> u16 + Copy,
+    ) -> [u16; 2 * WARP_SIZE];
+}
+
+/// Compares decoded from the form per call.
+struct Decoded;
+
+impl Compare for Decoded {
+    const PLAIN: bool = false;
+    const X2: Option<bool> = None;
+    #[inline(always)]
+    fn lanes<O: Copy + Default>(
+        form: &CmpForm,
+        a: &Lanes,
+        b: &Lanes,
+        g: impl Fn(u32) -> O + Copy,
+    ) -> [O; WARP_SIZE] {
+        form_lanes(form, a, b, g)
+    }
+    #[inline(always)]
+    fn halves(
+        form: &CmpForm,
+        a: &Lanes,
+        b: &Lanes,
+        g: impl Fn(u16) -> u16 + Copy,
+    ) -> [u16; 2 * WARP_SIZE] {
+        form_halves(form, a, b, g)
+    }
+}
+
+/// Integer keys shifted by `SH`, test `B` ([`CmpForm::Int`]).
+struct IntKeys<B, const SH: u32>(B);
+
+impl<B: BaseTest, const SH: u32> Compare for IntKeys<B, SH> {
+    const PLAIN: bool = true;
+    const X2: Option<bool> = Some(false);
+    #[inline(always)]
+    fn lanes<O: Copy + Default>(
+        form: &CmpForm,
+        a: &Lanes,
+        b: &Lanes,
+        g: impl Fn(u32) -> O + Copy,
+    ) -> [O; WARP_SIZE] {
+        // Chosen for integer forms only ([`SetPlan::kernel`]).
+        let CmpForm::Int { flip, .. } = *form else {
+            return form_lanes(form, a, b, g);
+        };
+        let mut t = [O::default(); WARP_SIZE];
+        int_loop(B::holds::<i64>, SH, flip, a, b, (g, &mut t));
+        t
+    }
+    #[inline(always)]
+    fn halves(
+        form: &CmpForm,
+        a: &Lanes,
+        b: &Lanes,
+        g: impl Fn(u16) -> u16 + Copy,
+    ) -> [u16; 2 * WARP_SIZE] {
+        form_halves(form, a, b, g)
+    }
+}
+
+/// x2 halves, test `B`, flushing or not ([`CmpForm::Halves`]).
+struct HalfKeys<B, const FLUSH: bool>(B);
+
+impl<B: BaseTest, const FLUSH: bool> Compare for HalfKeys<B, FLUSH> {
+    const PLAIN: bool = true;
+    const X2: Option<bool> = Some(true);
+    #[inline(always)]
+    fn lanes<O: Copy + Default>(
+        form: &CmpForm,
+        a: &Lanes,
+        b: &Lanes,
+        g: impl Fn(u32) -> O + Copy,
+    ) -> [O; WARP_SIZE] {
+        form_lanes(form, a, b, g)
+    }
+    #[inline(always)]
+    fn halves(
+        form: &CmpForm,
+        a: &Lanes,
+        b: &Lanes,
+        g: impl Fn(u16) -> u16 + Copy,
+    ) -> [u16; 2 * WARP_SIZE] {
+        // Chosen for x2 forms only ([`SetPlan::kernel`]).
+        let CmpForm::Halves { u, fmt, .. } = *form else {
+            return form_halves(form, a, b, g);
+        };
+        let (a, b) = (&halves(a), &halves(b));
+        let mut r = [0u16; 2 * WARP_SIZE];
+        float_loop16::<FLUSH>(B::holds::<i16>, u, &fmt, a, b, (g, &mut r));
+        r
+    }
+}
+
+/// `s` over a warp with its decoding `p` (`SetPlan::new(s, ctx.target)`),
+/// compares run by `C`. Without a `BoolOp` each compare maps straight to
+/// the lane's value inside the compare loop (one pass, no 0/1 array); with
+/// one, the 0/1 results are combined with the predicate first.
+#[inline(always)]
+fn set_run<C: Compare>(s: &Set, p: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    let SetPlan {
+        dm, tv, half_true, ..
+    } = *p;
+    src!(a, s.a, ctx, regs);
+    src!(b, s.b, ctx, regs);
+    // What the kernel knows, as constants: the other paths compile away.
+    let bool_op = if C::PLAIN { None } else { s.bool_op };
+    let x2 = C::X2.unwrap_or(matches!(p.form, CmpForm::Halves { .. }));
+    let vals = if x2 {
+        // Each half's true value (at most 16 bits), in its half.
+        let r = match bool_op {
+            None => C::halves(&p.form, a, b, |m| m & half_true),
+            Some((op, c)) => {
+                let mut r = C::halves(&p.form, a, b, |m| m & 1);
+                combine01(op, &mut r, &pred01_halves(c, regs));
+                r.iter_mut()
+                    .for_each(|h| *h = half_true & 0u16.wrapping_sub(*h));
+                r
+            }
+        };
+        // Halves back into words (as `halves` split them): a cast.
+        let mut w: U32s = bytemuck::cast(r);
+        if cfg!(target_endian = "big") {
+            w.iter_mut().for_each(|x| *x = x.rotate_left(16));
+        }
+        // The word's bits at the destination width (a loop: `array::map`
+        // is not inlined).
+        let mut vals = [0u64; WARP_SIZE];
+        for l in 0..WARP_SIZE {
+            vals[l] = u64::from(w[l]) & dm;
+        }
+        vals
+    } else {
+        // All ones where true, then the true value's bits.
+        let value = move |t: u32| 0u64.wrapping_sub(t.into()) & tv;
+        match bool_op {
+            None => C::lanes(&p.form, a, b, value),
+            Some((op, c)) => {
+                let mut t = C::lanes(&p.form, a, b, |t| t);
+                combine01(op, &mut t, &pred01(c, regs));
+                let mut vals = [0u64; WARP_SIZE];
+                for l in 0..WARP_SIZE {
+                    vals[l] = value(t[l]);
+                }
+                vals
+            }
+        }
+    };
+    blend(regs.get_mut(s.d), exec, &vals);
+}
