@@ -25,6 +25,52 @@ pub enum StreamOp {
     },
 }
 
+/// `ops` with consecutive places merged into runs (a cursor copies a run
+/// without decoding each op), unless a repeat counts ops (then they stay
+/// as they are). Places saturate at `u32::MAX`: a merge needs the next place
+/// to be one past the run's end.
+fn coalesce(ops: Vec<StreamOp>) -> Vec<StreamOp> {
+    if ops.iter().any(|op| matches!(op, StreamOp::Repeat { .. })) {
+        return ops;
+    }
+    let mut out: Vec<StreamOp> = Vec::with_capacity(ops.len().min(1024));
+    for op in ops {
+        let (start, len) = match op {
+            StreamOp::Inst(i) => (i, 1),
+            StreamOp::Run { start, len } => (start, len),
+            StreamOp::Repeat { .. } => {
+                out.push(op);
+                continue;
+            }
+        };
+        let merged = match out.last_mut() {
+            // The merged run ends within `u32` (a cursor adds its length).
+            Some(StreamOp::Inst(p))
+                if p.checked_add(1) == Some(start) && start.checked_add(len).is_some() =>
+            {
+                Some(StreamOp::Run {
+                    start: *p,
+                    len: 1 + len,
+                })
+            }
+            Some(StreamOp::Run { start: s, len: l })
+                if s.checked_add(*l) == Some(start) && start.checked_add(len).is_some() =>
+            {
+                Some(StreamOp::Run {
+                    start: *s,
+                    len: *l + len,
+                })
+            }
+            _ => None,
+        };
+        match (merged, out.last_mut()) {
+            (Some(m), Some(last)) => *last = m,
+            _ => out.push(op),
+        }
+    }
+    out
+}
+
 /// Why a stream is malformed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum StreamError {
@@ -107,7 +153,7 @@ impl Stream {
             })
             .collect();
         Stream {
-            ops,
+            ops: coalesce(ops),
             dynamic_len: self.dynamic_len,
             depth: self.depth,
         }
@@ -491,5 +537,57 @@ impl sim_core::WarpStream for Cursor {
             }
         }
         n
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn walk(s: Stream) -> Vec<u32> {
+        let mut c = Cursor::new(std::sync::Arc::new(s));
+        std::iter::from_fn(|| c.next_index()).collect()
+    }
+
+    #[test]
+    fn straight_line_places_become_one_run() {
+        let s = Stream::new(
+            vec![
+                StreamOp::Inst(5),
+                StreamOp::Inst(9),
+                StreamOp::Run { start: 2, len: 3 },
+                StreamOp::Inst(0),
+            ],
+            10,
+        )
+        .unwrap();
+        let p = s.places(10);
+        assert_eq!(p.ops(), &[StreamOp::Run { start: 10, len: 6 }]);
+        assert_eq!(walk(p), (10..16).collect::<Vec<_>>());
+        // A run never grows past `u32::MAX`.
+        let s = Stream::new(vec![StreamOp::Inst(0), StreamOp::Inst(1)], 2).unwrap();
+        let p = s.places(u32::MAX - 1);
+        assert_eq!(
+            p.ops(),
+            &[StreamOp::Inst(u32::MAX - 1), StreamOp::Inst(u32::MAX)]
+        );
+        assert_eq!(walk(p), vec![u32::MAX - 1, u32::MAX]);
+    }
+
+    #[test]
+    fn places_under_a_repeat_keep_their_ops() {
+        // The repeat counts ops: merging would change what it repeats.
+        let ops = vec![
+            StreamOp::Repeat {
+                count: 2,
+                body_len: 2,
+            },
+            StreamOp::Inst(1),
+            StreamOp::Inst(2),
+        ];
+        let s = Stream::new(ops, 4).unwrap();
+        let p = s.places(0);
+        assert_eq!(p.ops().len(), 3);
+        assert_eq!(walk(p), vec![0, 1, 0, 1]);
     }
 }

@@ -37,6 +37,8 @@ pub struct Sm {
     policy: SchedPolicy,
     /// Shared with every SM built from the same [`ProgramTables`].
     info: Arc<[InstInfo]>,
+    /// Per program instruction, decoded for execution (shared).
+    prepared: Arc<[sim_isa::exec::Prepared]>,
     op_names: Arc<[String]>,
     /// The tables themselves, for the statistics (machine code per instruction).
     tables: Arc<ProgramTables>,
@@ -123,6 +125,7 @@ impl Sm {
             prog: tables.prog.clone(),
             policy,
             info: tables.info.clone(),
+            prepared: tables.prepared.clone(),
             op_names: tables.op_names.clone(),
             tables: tables.clone(),
             warps: Vec::new(),

@@ -149,12 +149,12 @@ impl Sched {
 /// and stack frame.
 #[inline(never)]
 fn execute(
-    inst: &sim_isa::Instruction,
+    inst: &sim_isa::exec::Prepared,
     ctx: &sim_isa::ExecCtx,
     regs: &mut sim_isa::WarpRegs,
     active: u32,
 ) {
-    sim_isa::exec::execute_fitted(inst, ctx, regs, active);
+    sim_isa::exec::execute_prepared(inst, ctx, regs, active);
 }
 
 /// Lanes of `w` that run an instruction guarded by register `guard`
@@ -389,7 +389,7 @@ impl Sm {
             info,
             scheds,
             units,
-            prog,
+            prepared,
             log,
             log_cap,
             inst_acc,
@@ -412,7 +412,7 @@ impl Sm {
         if ii.guard != NONE {
             threads = guard_lanes(w, ii.guard, ii.guard_neg).count_ones() as u64;
         }
-        let inst = &prog.insts[idx as usize];
+        let inst = &prepared[idx as usize];
         // The tables checked every register against `nregs`, the size of `regs`.
         execute(inst, &w.ctx, &mut w.regs, w.active);
         // Machine code fetched from beyond the instruction cache stalls the

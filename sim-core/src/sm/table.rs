@@ -62,6 +62,9 @@ pub struct ProgramTables {
     pub(super) cfg: SmConfig,
     pub(super) prog: Arc<Program>,
     pub(super) info: Arc<[InstInfo]>,
+    /// Per program instruction, decoded once for execution
+    /// (`sim_isa::exec::execute_prepared`).
+    pub(super) prepared: Arc<[sim_isa::exec::Prepared]>,
     /// Report mnemonics, indexed by `InstInfo::op_id`.
     pub(super) op_names: Arc<[String]>,
     /// Per program instruction: its machine instructions as (index into
@@ -280,8 +283,14 @@ impl ProgramTables {
                 ))
             })?
             .into();
+        let prepared = program
+            .insts
+            .iter()
+            .map(|i| sim_isa::exec::Prepared::new(i, program.target))
+            .collect();
         Ok(Arc::new(ProgramTables {
             code_lines,
+            prepared,
             cfg: config,
             prog: program,
             info: info.into(),
