@@ -317,8 +317,11 @@ impl ProgramTables {
                 .map(|n| std::mem::size_of::<String>() + n.capacity())
                 .sum::<usize>()
         };
+        // (`Prepared` instructions that fall back to the plain form hold
+        // a boxed copy, not counted.)
         std::mem::size_of::<Self>()
             + std::mem::size_of_val(&*self.info)
+            + std::mem::size_of_val(&*self.prepared)
             + strings(&self.op_names)
             + strings(&self.mach_names)
             + self
