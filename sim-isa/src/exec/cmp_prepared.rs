@@ -1,159 +1,21 @@
-//! `set` decoded once, for prepared instructions ([`super::Prepared`]): the
-//! comparison resolved to a [`CmpForm`] (key format, ordering test, flush
-//! decision for the target), and kernels compiled per ordering test and key
-//! width, chosen by function pointer ([`SetPlan::kernel`]). They run
-//! `cmp_warp`'s lane loops; the per-call `set` and `setp` there decide the
-//! same per call, and the property tests hold the two to each other and
-//! to the scalar reference.
+//! `set` over a warp: the comparison resolved to a [`CmpForm`] (key
+//! format, ordering test, flush decision for the target), once for a
+//! prepared instruction ([`super::Prepared`], with kernels compiled per
+//! ordering test and key width, chosen by function pointer:
+//! [`SetPlan::kernel`]) or per call (`set`). All run `cmp_warp`'s lane
+//! loops; the property tests hold them to the scalar reference.
 
 // Index loops over fixed 32-lane arrays read as what they are (one lane per
 // step, several arrays in step) and vectorise without bounds checks.
 #![allow(clippy::needless_range_loop)]
 
-use super::cmp::{flushes, with_base, with_base_type, Base, BaseTest};
+use super::cmp::{flushes, with_base_type, BaseTest};
 use super::cmp_warp::{
-    cmp_info, combine01, float_loop16, float_loop32, float_loop64, info, int_loop, Fmt16, Fmt32,
-    TypeInfo,
+    combine01, float_loop16, form_halves, form_lanes, info, int_loop, CmpForm, TypeInfo,
 };
 use super::lanes::{blend, halves, pred01, pred01_halves, src, Lanes, U32s, WarpRegs};
 use super::{ExecCtx, WARP_SIZE};
-use crate::inst::{CmpOp, Set, Type, TypeKind};
-
-/// A comparison decoded for its lane loops: the ordering test, the key
-/// format and the value for unordered inputs, everything `cmp_warp`'s
-/// `compare_halves` and `compare_lanes` look up by type and operator per
-/// call (the same decisions, from the same tables), resolved once.
-#[derive(Clone, Copy, Debug)]
-enum CmpForm {
-    /// An x2 type's halves; `u` all ones where unordered is true.
-    Halves {
-        base: Base,
-        u: u16,
-        fmt: Fmt16,
-        flush: bool,
-    },
-    /// f64: magnitudes below `zlim` are zero.
-    F64 { base: Base, u: u32, zlim: u64 },
-    /// Floats of at most 32 bits.
-    F32 { base: Base, u: u32, fmt: Fmt32 },
-    /// Integers: keys `((v << sh) as i64) ^ flip` (see [`int_loop`]).
-    Int { base: Base, sh: u32, flip: i64 },
-}
-
-impl CmpForm {
-    /// `cmp` on `ty`; `flush` asked only by the float forms.
-    #[inline(always)]
-    fn new(cmp: CmpOp, ty: Type, flush: impl Fn() -> bool) -> Self {
-        let TypeInfo { bits, kind, x2, .. } = info(ty);
-        let c = cmp_info(cmp);
-        if x2 {
-            let flush = flush();
-            return CmpForm::Halves {
-                base: c.float,
-                u: 0u16.wrapping_sub(c.unordered.into()),
-                fmt: info(ty).halves[usize::from(flush)],
-                flush,
-            };
-        }
-        match kind {
-            TypeKind::Float | TypeKind::BFloat => {
-                let (base, u) = (c.float, u32::from(c.unordered));
-                if bits == 64 {
-                    let zlim = if flush() { 1u64 << 52 } else { 1 };
-                    CmpForm::F64 { base, u, zlim }
-                } else {
-                    let fmt = Fmt32::new(ty, flush());
-                    CmpForm::F32 { base, u, fmt }
-                }
-            }
-            kind => {
-                let signed = kind == TypeKind::Signed && !c.unsigned;
-                CmpForm::Int {
-                    base: c.int,
-                    sh: 64 - bits,
-                    flip: if signed { 0 } else { i64::MIN },
-                }
-            }
-        }
-    }
-}
-
-/// Compare results per 16-bit half (low half of lane `l` at `2l`) for an
-/// x2 form ([`CmpForm::Halves`]), as masks (all ones for true) each mapped
-/// by `g` (to 0/1, or straight to what `set` writes).
-// Inlined: the result array then stays in registers instead of going
-// through memory in pieces that a wide reload cannot forward.
-#[inline(always)]
-fn form_halves(
-    form: &CmpForm,
-    a: &Lanes,
-    b: &Lanes,
-    g: impl Fn(u16) -> u16 + Copy,
-) -> [u16; 2 * WARP_SIZE] {
-    let mut r = [0u16; 2 * WARP_SIZE];
-    // Only x2 forms come here.
-    let CmpForm::Halves {
-        base,
-        u,
-        fmt,
-        flush,
-    } = *form
-    else {
-        return r;
-    };
-    let (a, b) = (&halves(a), &halves(b));
-    if flush {
-        with_base!(
-            base,
-            i16,
-            float_loop16::<true>,
-            (u, &fmt, a, b, (g, &mut r))
-        );
-    } else {
-        with_base!(
-            base,
-            i16,
-            float_loop16::<false>,
-            (u, &fmt, a, b, (g, &mut r))
-        );
-    }
-    r
-}
-
-/// Compare results per lane for a form that is not x2, each mapped by `g`
-/// (0/1, or straight to what `set` writes, so one loop does it all).
-// Inlined: the result array then stays in registers instead of going
-// through memory in pieces that a wide reload cannot forward.
-#[inline(always)]
-fn form_lanes<O: Copy + Default>(
-    form: &CmpForm,
-    a: &Lanes,
-    b: &Lanes,
-    g: impl Fn(u32) -> O + Copy,
-) -> [O; WARP_SIZE] {
-    let mut t = [O::default(); WARP_SIZE];
-    let out = (g, &mut t);
-    match *form {
-        CmpForm::F64 { base, u, zlim } => {
-            with_base!(base, i64, float_loop64, (u, zlim, a, b, out))
-        }
-        CmpForm::F32 { base, u, fmt } => {
-            with_base!(base, i32, float_loop32, (u, &fmt, a, b, out))
-        }
-        CmpForm::Int { base, sh, flip } => {
-            // The common widths on their own: shifts by a constant fold
-            // into the loads' instructions.
-            match sh {
-                32 => with_base!(base, i64, int_loop, (32, flip, a, b, out)),
-                0 => with_base!(base, i64, int_loop, (0, flip, a, b, out)),
-                _ => with_base!(base, i64, int_loop, (sh, flip, a, b, out)),
-            }
-        }
-        // Only forms that are not x2 come here.
-        CmpForm::Halves { .. } => {}
-    }
-    t
-}
+use crate::inst::Set;
 
 /// What a `set` decodes beyond its fields: its comparison ([`CmpForm`],
 /// with the flush decision for the target) and the destination's width
@@ -214,6 +76,12 @@ impl SetPlan {
     }
 }
 
+/// `set` over a warp, decoded per call (`execute_fitted`): the kernel a
+/// prepared `set` falls back to, with its plan made now.
+pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    set_run::<Decoded>(s, &SetPlan::new(s, ctx.target), ctx, regs, exec);
+}
+
 #[inline(never)]
 fn set_kernel<C: Compare>(s: &Set, p: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
     set_run::<C>(s, p, ctx, regs, exec);
@@ -228,28 +96,7 @@ trait Compare {
     const PLAIN: bool;
     /// Known to run an x2 form (`Some(true)`) or one that is not.
     const X2: Option<bool>;
-    /// [`form_lanes`].
-    fn lanes<O: Copy + Default>(
-        form: &CmpForm,
-        a: &Lanes,
-        b: &Lanes,
-        g: impl Fn(u32) -> O + Copy,
-    ) -> [O; WARP_SIZE];
-    /// [`form_halves`].
-    fn halves(
-        form: &CmpForm,
-        a: &Lanes,
-        b: &Lanes,
-        g: impl Fn(u16) -> u16 + Copy,
-    ) -> [u16; 2 * WARP_SIZE];
-}
-
-/// Compares decoded from the form per call.
-struct Decoded;
-
-impl Compare for Decoded {
-    const PLAIN: bool = false;
-    const X2: Option<bool> = None;
+    /// [`form_lanes`], unless a kernel knows better.
     #[inline(always)]
     fn lanes<O: Copy + Default>(
         form: &CmpForm,
@@ -259,6 +106,7 @@ impl Compare for Decoded {
     ) -> [O; WARP_SIZE] {
         form_lanes(form, a, b, g)
     }
+    /// [`form_halves`], unless a kernel knows better.
     #[inline(always)]
     fn halves(
         form: &CmpForm,
@@ -268,6 +116,14 @@ impl Compare for Decoded {
     ) -> [u16; 2 * WARP_SIZE] {
         form_halves(form, a, b, g)
     }
+}
+
+/// Compares decoded from the form per call.
+struct Decoded;
+
+impl Compare for Decoded {
+    const PLAIN: bool = false;
+    const X2: Option<bool> = None;
 }
 
 /// Integer keys shifted by `SH`, test `B` ([`CmpForm::Int`]).
@@ -291,15 +147,6 @@ impl<B: BaseTest, const SH: u32> Compare for IntKeys<B, SH> {
         int_loop(B::holds::<i64>, SH, flip, a, b, (g, &mut t));
         t
     }
-    #[inline(always)]
-    fn halves(
-        form: &CmpForm,
-        a: &Lanes,
-        b: &Lanes,
-        g: impl Fn(u16) -> u16 + Copy,
-    ) -> [u16; 2 * WARP_SIZE] {
-        form_halves(form, a, b, g)
-    }
 }
 
 /// x2 halves, test `B`, flushing or not ([`CmpForm::Halves`]).
@@ -308,15 +155,6 @@ struct HalfKeys<B, const FLUSH: bool>(B);
 impl<B: BaseTest, const FLUSH: bool> Compare for HalfKeys<B, FLUSH> {
     const PLAIN: bool = true;
     const X2: Option<bool> = Some(true);
-    #[inline(always)]
-    fn lanes<O: Copy + Default>(
-        form: &CmpForm,
-        a: &Lanes,
-        b: &Lanes,
-        g: impl Fn(u32) -> O + Copy,
-    ) -> [O; WARP_SIZE] {
-        form_lanes(form, a, b, g)
-    }
     #[inline(always)]
     fn halves(
         form: &CmpForm,

@@ -1,9 +1,10 @@
-//! `set` and `setp` over a warp. Each comparison becomes an ordering test
-//! (`Base`, from the comparison table in `cmp.rs` that the scalar
-//! reference reads too) on integer keys whose order is the values': floats
-//! map sign and magnitude to a signed key (NaN flagged, subnormals zeroed
-//! when flushing), integers sign-extend or bias, so one signed compare per
-//! lane serves every type and the loops vectorise.
+//! Comparisons over a warp, and `setp` (`set` runs them from
+//! `cmp_prepared`, which decodes it once or per call). Each comparison
+//! becomes an ordering test (`Base`, from the comparison table in `cmp.rs`
+//! that the scalar reference reads too) on integer keys whose order is the
+//! values': floats map sign and magnitude to a signed key (NaN flagged,
+//! subnormals zeroed when flushing), integers sign-extend or bias, so one
+//! signed compare per lane serves every type and the loops vectorise.
 
 // Index loops over fixed 32-lane arrays read as what they are (one lane per
 // step, several arrays in step) and vectorise without bounds checks.
@@ -13,9 +14,9 @@ use super::cmp::{
     float_cmp_kind, float_fields, flushes, half_true_value, int_cmp_kind, is_unsigned_op, is_x2,
     set_true_value, with_base, Base,
 };
-use super::lanes::{blend, halves, pred01, pred01_halves, src, width_mask, Lanes, U32s, WarpRegs};
+use super::lanes::{halves, pred01, src, width_mask, Lanes, U32s, WarpRegs};
 use super::{ExecCtx, WARP_SIZE};
-use crate::inst::{BoolOp, CmpOp, Set, Setp, Type, TypeKind};
+use crate::inst::{BoolOp, CmpOp, Setp, Type, TypeKind};
 
 /// What the warp paths read of a type, by type: one table load where
 /// matching on the type for each property cost a jump table apiece per
@@ -262,29 +263,88 @@ pub(super) fn int_loop<O>(
     }
 }
 
+/// A comparison decoded for its lane loops: the ordering test, the key
+/// format and the value for unordered inputs, looked up by type and
+/// operator (per call by `set` and `setp` here, once by a prepared `set`).
+#[derive(Clone, Copy, Debug)]
+pub(super) enum CmpForm {
+    /// An x2 type's halves; `u` all ones where unordered is true.
+    Halves {
+        base: Base,
+        u: u16,
+        fmt: Fmt16,
+        flush: bool,
+    },
+    /// f64: magnitudes below `zlim` are zero.
+    F64 { base: Base, u: u32, zlim: u64 },
+    /// Floats of at most 32 bits.
+    F32 { base: Base, u: u32, fmt: Fmt32 },
+    /// Integers: keys `((v << sh) as i64) ^ flip` (see [`int_loop`]).
+    Int { base: Base, sh: u32, flip: i64 },
+}
+
+impl CmpForm {
+    /// `cmp` on `ty`; `flush` asked only by the float forms.
+    #[inline(always)]
+    pub(super) fn new(cmp: CmpOp, ty: Type, flush: impl Fn() -> bool) -> Self {
+        let TypeInfo { bits, kind, x2, .. } = info(ty);
+        let c = cmp_info(cmp);
+        if x2 {
+            let flush = flush();
+            return CmpForm::Halves {
+                base: c.float,
+                u: 0u16.wrapping_sub(c.unordered.into()),
+                fmt: info(ty).halves[usize::from(flush)],
+                flush,
+            };
+        }
+        match kind {
+            TypeKind::Float | TypeKind::BFloat => {
+                let (base, u) = (c.float, u32::from(c.unordered));
+                if bits == 64 {
+                    let zlim = if flush() { 1u64 << 52 } else { 1 };
+                    CmpForm::F64 { base, u, zlim }
+                } else {
+                    let fmt = Fmt32::new(ty, flush());
+                    CmpForm::F32 { base, u, fmt }
+                }
+            }
+            kind => {
+                let signed = kind == TypeKind::Signed && !c.unsigned;
+                CmpForm::Int {
+                    base: c.int,
+                    sh: 64 - bits,
+                    flip: if signed { 0 } else { i64::MIN },
+                }
+            }
+        }
+    }
+}
+
 /// Compare results per 16-bit half (low half of lane `l` at `2l`) for an
-/// x2 type, as masks (all ones for true) each mapped by `g` (to 0/1, or
-/// straight to what `set` writes).
+/// x2 form ([`CmpForm::Halves`]), as masks (all ones for true) each mapped
+/// by `g` (to 0/1, or straight to what `set` writes).
 // Inlined: the result array then stays in registers instead of going
 // through memory in pieces that a wide reload cannot forward.
 #[inline(always)]
-fn compare_halves(
-    cmp: CmpOp,
-    ty: Type,
-    flush: bool,
+pub(super) fn form_halves(
+    form: &CmpForm,
     a: &Lanes,
     b: &Lanes,
     g: impl Fn(u16) -> u16 + Copy,
 ) -> [u16; 2 * WARP_SIZE] {
-    let CmpInfo {
-        float: base,
-        unordered: u,
-        ..
-    } = cmp_info(cmp);
-    let (a, b) = (&halves(a), &halves(b));
-    let fmt = info(ty).halves[usize::from(flush)];
     let mut r = [0u16; 2 * WARP_SIZE];
-    let u = 0u16.wrapping_sub(u.into());
+    // Only x2 forms come here.
+    let CmpForm::Halves {
+        base,
+        u,
+        fmt,
+        flush,
+    } = *form
+    else {
+        return r;
+    };
+    let (a, b) = (&halves(a), &halves(b));
     if flush {
         with_base!(
             base,
@@ -303,103 +363,39 @@ fn compare_halves(
     r
 }
 
-/// Compare results per lane for a type that is not x2, each mapped by `g`
+/// Compare results per lane for a form that is not x2, each mapped by `g`
 /// (0/1, or straight to what `set` writes, so one loop does it all).
 // Inlined: the result array then stays in registers instead of going
 // through memory in pieces that a wide reload cannot forward.
 #[inline(always)]
-fn compare_lanes<O: Copy + Default>(
-    cmp: CmpOp,
-    ty: Type,
-    // Whether float inputs flush: asked only by the float forms.
-    flush: impl Fn() -> bool,
+pub(super) fn form_lanes<O: Copy + Default>(
+    form: &CmpForm,
     a: &Lanes,
     b: &Lanes,
     g: impl Fn(u32) -> O + Copy,
 ) -> [O; WARP_SIZE] {
-    let TypeInfo { bits, kind, .. } = info(ty);
-    let c = cmp_info(cmp);
     let mut t = [O::default(); WARP_SIZE];
     let out = (g, &mut t);
-    match kind {
-        TypeKind::Float | TypeKind::BFloat => {
-            let (base, u) = (c.float, u32::from(c.unordered));
-            if bits == 64 {
-                let zlim = if flush() { 1u64 << 52 } else { 1 };
-                with_base!(base, i64, float_loop64, (u, zlim, a, b, out));
-            } else {
-                let fmt = Fmt32::new(ty, flush());
-                with_base!(base, i32, float_loop32, (u, &fmt, a, b, out));
-            }
+    match *form {
+        CmpForm::F64 { base, u, zlim } => {
+            with_base!(base, i64, float_loop64, (u, zlim, a, b, out))
         }
-        kind => {
-            let base = c.int;
-            let signed = kind == TypeKind::Signed && !c.unsigned;
-            let flip = if signed { 0 } else { i64::MIN };
+        CmpForm::F32 { base, u, fmt } => {
+            with_base!(base, i32, float_loop32, (u, &fmt, a, b, out))
+        }
+        CmpForm::Int { base, sh, flip } => {
             // The common widths on their own: shifts by a constant fold
             // into the loads' instructions.
-            match bits {
+            match sh {
                 32 => with_base!(base, i64, int_loop, (32, flip, a, b, out)),
-                64 => with_base!(base, i64, int_loop, (0, flip, a, b, out)),
-                _ => with_base!(base, i64, int_loop, (64 - bits, flip, a, b, out)),
+                0 => with_base!(base, i64, int_loop, (0, flip, a, b, out)),
+                _ => with_base!(base, i64, int_loop, (sh, flip, a, b, out)),
             }
         }
+        // Only forms that are not x2 come here.
+        CmpForm::Halves { .. } => {}
     }
     t
-}
-
-/// `set` over a warp, written into `d`'s lanes selected by `exec`. Without
-/// a `BoolOp` each compare maps straight to the lane's value inside the
-/// compare loop (one pass, no 0/1 array); with one, the 0/1 results are
-/// combined with the predicate first.
-pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    let flush = || flushes(s.ftz, s.stype, ctx.target);
-    let TypeInfo {
-        dm, tv, half_true, ..
-    } = info(s.dtype);
-    src!(a, s.a, ctx, regs);
-    src!(b, s.b, ctx, regs);
-    let vals = if info(s.stype).x2 {
-        // Each half's true value (at most 16 bits), in its half.
-        let r = match s.bool_op {
-            None => compare_halves(s.cmp, s.stype, flush(), a, b, |m| m & half_true),
-            Some((op, p)) => {
-                let mut r = compare_halves(s.cmp, s.stype, flush(), a, b, |m| m & 1);
-                combine01(op, &mut r, &pred01_halves(p, regs));
-                r.iter_mut()
-                    .for_each(|h| *h = half_true & 0u16.wrapping_sub(*h));
-                r
-            }
-        };
-        // Halves back into words (as `halves` split them): a cast.
-        let mut w: U32s = bytemuck::cast(r);
-        if cfg!(target_endian = "big") {
-            w.iter_mut().for_each(|x| *x = x.rotate_left(16));
-        }
-        // The word's bits at the destination width (a loop: `array::map`
-        // is not inlined).
-        let mut vals = [0u64; WARP_SIZE];
-        for l in 0..WARP_SIZE {
-            vals[l] = u64::from(w[l]) & dm;
-        }
-        vals
-    } else {
-        // All ones where true, then the true value's bits.
-        let value = move |t: u32| 0u64.wrapping_sub(t.into()) & tv;
-        match s.bool_op {
-            None => compare_lanes(s.cmp, s.stype, flush, a, b, value),
-            Some((op, p)) => {
-                let mut t = compare_lanes(s.cmp, s.stype, flush, a, b, |t| t);
-                combine01(op, &mut t, &pred01(p, regs));
-                let mut vals = [0u64; WARP_SIZE];
-                for l in 0..WARP_SIZE {
-                    vals[l] = value(t[l]);
-                }
-                vals
-            }
-        }
-    };
-    blend(regs.get_mut(s.d), exec, &vals);
 }
 
 /// `setp` over a warp: `(p, q)` as 0/1 lanes.
@@ -408,15 +404,16 @@ pub(super) fn setp(s: &Setp, ctx: &ExecCtx, regs: &WarpRegs) -> (U32s, U32s) {
     src!(a, s.a, ctx, regs);
     src!(b, s.b, ctx, regs);
     let (mut p, mut q);
+    let form = CmpForm::new(s.cmp, s.ty, flush);
     if is_x2(s.ty) {
-        let r = compare_halves(s.cmp, s.ty, flush(), a, b, |m| m & 1);
+        let r = form_halves(&form, a, b, |m| m & 1);
         (p, q) = ([0u32; WARP_SIZE], [0u32; WARP_SIZE]);
         for l in 0..WARP_SIZE {
             p[l] = r[2 * l].into();
             q[l] = r[2 * l + 1].into();
         }
     } else {
-        p = compare_lanes(s.cmp, s.ty, flush, a, b, |t| t);
+        p = form_lanes(&form, a, b, |t| t);
         q = p;
         q.iter_mut().for_each(|x| *x ^= 1);
     }

@@ -183,7 +183,7 @@ pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
     // Every arm is one call (a tail call): the dispatch needs no frame.
     match &inst.op {
         Op::Video(v) => video_warp::video(v, regs, exec),
-        Op::Set(s) => cmp_warp::set(s, ctx, regs, exec),
+        Op::Set(s) => cmp_prepared::set(s, ctx, regs, exec),
         Op::Setp(s) => setp_into(s, ctx, regs, exec),
         Op::Selp(s) => selp_into(s, ctx, regs, exec),
         Op::Slct(s) => slct_into(s, ctx, regs, exec),

@@ -419,27 +419,7 @@ fn plain_video_variants_match_scalar_reference() {
         {
             let regs = contents(x4, stale);
             for bits in 0..32u8 {
-                let f = |k: u8| bits >> k & 1 == 1;
-                let v = Video {
-                    op,
-                    simd: if x4 { Simd::X4 } else { Simd::X2 },
-                    dsigned: f(0),
-                    asigned: f(1),
-                    bsigned: f(2),
-                    sat: f(3),
-                    add: f(4),
-                    mask: 0xF,
-                    mask_explicit: false,
-                    asel: [0, 1, 2, 3],
-                    bsel: if x4 { [4, 5, 6, 7] } else { [2, 3, 0, 1] },
-                    asel_explicit: false,
-                    bsel_explicit: false,
-                    sat_first: false,
-                    d: RegId(0),
-                    a: RegId(1),
-                    b: RegId(2),
-                    c: RegId(3),
-                };
+                let v = plain_video(op, x4, bits);
                 for active in [u32::MAX, 0x5A5A_A5A5] {
                     check(Op::Video(v), None, &regs, active, Target::SM_90, 0).unwrap();
                     n += 1;
@@ -448,4 +428,31 @@ fn plain_video_variants_match_scalar_reference() {
         }
     }
     assert_eq!(n, 12 * 2 * 2 * 32 * 2);
+}
+
+/// A plain video instruction (default selectors, every element on) of
+/// operation `op`, x4 or x2, with its five flags (`dsigned`, `asigned`,
+/// `bsigned`, `sat`, `add`) from bits 0..5 of `bits`.
+pub(crate) fn plain_video(op: VideoOp, x4: bool, bits: u8) -> Video {
+    let f = |k: u8| bits >> k & 1 == 1;
+    Video {
+        op,
+        simd: if x4 { Simd::X4 } else { Simd::X2 },
+        dsigned: f(0),
+        asigned: f(1),
+        bsigned: f(2),
+        sat: f(3),
+        add: f(4),
+        mask: 0xF,
+        mask_explicit: false,
+        asel: [0, 1, 2, 3],
+        bsel: if x4 { [4, 5, 6, 7] } else { [2, 3, 0, 1] },
+        asel_explicit: false,
+        bsel_explicit: false,
+        sat_first: false,
+        d: RegId(0),
+        a: RegId(1),
+        b: RegId(2),
+        c: RegId(3),
+    }
 }

@@ -4,7 +4,7 @@
 //! that fall back), random register contents, guards, active masks,
 //! targets and warps. Every register must come out bit-identical.
 
-use super::fastpath::{op, reg, registers, target, video, NREGS};
+use super::fastpath::{op, plain_video, reg, registers, target, video, NREGS};
 use proptest::prelude::*;
 use sim_isa::exec::{execute_fitted, execute_prepared, Prepared};
 use sim_isa::*;
@@ -137,27 +137,7 @@ fn prepared_plain_video_variants_match_fitted() {
     for op in ops {
         for x4 in [false, true] {
             for bits in 0..32u8 {
-                let f = |k: u8| bits >> k & 1 == 1;
-                let v = Video {
-                    op,
-                    simd: if x4 { Simd::X4 } else { Simd::X2 },
-                    dsigned: f(0),
-                    asigned: f(1),
-                    bsigned: f(2),
-                    sat: f(3),
-                    add: f(4),
-                    mask: 0xF,
-                    mask_explicit: false,
-                    asel: [0, 1, 2, 3],
-                    bsel: if x4 { [4, 5, 6, 7] } else { [2, 3, 0, 1] },
-                    asel_explicit: false,
-                    bsel_explicit: false,
-                    sat_first: false,
-                    d: RegId(0),
-                    a: RegId(1),
-                    b: RegId(2),
-                    c: RegId(3),
-                };
+                let v = plain_video(op, x4, bits);
                 for active in [u32::MAX, 0x5A5A_A5A5] {
                     check(Op::Video(v), None, &contents, active, Target::SM_90, 0).unwrap();
                 }
