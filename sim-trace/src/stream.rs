@@ -481,6 +481,22 @@ impl sim_core::WarpStream for PlacedCursor {
 
     fn next_batch_at(&mut self, out: &mut [u32], at: &mut [u32]) -> usize {
         let k = out.len().min(at.len());
+        // Places from a run (a straight-line stream is one): their
+        // instructions are one stretch of the layout, copied whole instead
+        // of looked up place by place. The batch then ends with the run.
+        let c = &mut self.place;
+        if c.run_next != c.run_end {
+            let n = ((c.run_end - c.run_next) as usize).min(k);
+            let first = c.run_next as usize;
+            if let Some(code) = self.layout.get(first..first + n) {
+                out[..n].copy_from_slice(code);
+                for (a, p) in at[..n].iter_mut().zip(c.run_next..) {
+                    *a = p;
+                }
+                c.run_next += n as u32;
+                return n;
+            }
+        }
         let n = sim_core::WarpStream::next_batch(&mut self.place, &mut at[..k]);
         for (o, &p) in out[..n].iter_mut().zip(&at[..n]) {
             *o = self.layout.get(p as usize).copied().unwrap_or(0);
