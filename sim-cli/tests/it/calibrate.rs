@@ -15,9 +15,21 @@ const FILE: &str = "sim-core/data/calibration/h100/microbench.json";
 /// shows), and why:
 /// - `b13_lat`/`b13_tput` (`vabsdiff2 .add`): in the chain the H100 code drops
 ///   the table's `IMAD.MOV` copy (26 instead of 22 cycles per instance); at
-///   throughput, with 64 registers per thread, ptxas recomputes the byte
-///   extraction of the loop-invariant operand in every instance instead of
-///   hoisting it (9 ALU instructions per instance instead of 8).
+///   throughput ptxas recomputes the extraction of the loop-invariant operand
+///   (`PRMT RZ, 0x54, z`) in every instance instead of hoisting it (9 ALU
+///   instructions per instance instead of 8; the loop is then ALU-bound to
+///   within 0.2%).
+///
+///   Neither follows a rule the other kernels bear out
+///   (`microbench-sm90.sass.gz`), so neither is modelled. The H100 loops keep
+///   their pure copies (`IMAD.MOV.U32 Rd, RZ, RZ, Rs`) elsewhere: as many as
+///   the table or more in the chains of `b3`, `b7`, `b11` and `b14`, 87-97%
+///   of them in their throughput loops (`b3_tput` more), all in `b13_tput`;
+///   forwarding every copy would put `b3_lat` at 0.83 and `b14_lat` at 0.87.
+///   The same extraction stays hoisted in `b13_lat` and is recomputed in only
+///   68 of `b15_tput`'s 256 instances, and `b13_tput`'s code uses R0-R23 of
+///   the 64 registers a thread may have, so register pressure does not
+///   explain it.
 ///
 /// (`b3_lat`, `vsub4.s32.s32.s32.sat`, was one until the instruction cache:
 /// its 44 KiB loop is the only one larger than 32 KiB; it ran at 0.76.)
