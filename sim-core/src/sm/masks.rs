@@ -147,6 +147,36 @@ impl Masks {
         self.next
     }
 
+    /// Whether no warp can issue at clock `t` because every warp with an
+    /// instruction, ready or not, needs a pipe busy then (pipe `c` accepts
+    /// from `accept[c]` on), known without bringing the masks to `t`: then
+    /// whether one is ready (all of `ready` is by `t`, and no pending warp
+    /// is before `next`) and the clock until which that holds at least (the
+    /// first busy pipe's, or the first pending warp's when none is ready).
+    /// `None` when that takes `advance` and `eligible` to tell.
+    #[inline(always)]
+    pub fn all_blocked(&self, t: u64, accept: &[u64; NCLASS]) -> Option<(bool, u64)> {
+        let (mut m, mut excluded, mut frees) = (self.live, 0u64, u64::MAX);
+        while m != 0 {
+            let c = m.trailing_zeros() as usize % NCLASS;
+            let a = accept[c];
+            if a > t {
+                excluded |= self.by_class[c];
+                frees = frees.min(a);
+            }
+            m &= m - 1;
+        }
+        if (self.ready | self.pending) & !excluded != 0 {
+            None
+        } else if self.ready != 0 {
+            Some((true, frees))
+        } else if self.next > t {
+            Some((false, self.next))
+        } else {
+            None
+        }
+    }
+
     /// The warps of `ready` that need no pipe busy at clock `t` (pipe `c`
     /// accepts from `accept[c]` on): `eligible`'s first part alone, for a
     /// slot that usually finds one (what it waits for is then not needed).

@@ -614,6 +614,23 @@ impl Sched {
         let sc = self;
         let t0 = sc.busy_until.max(now + iv);
         let accept = &sc.pipes.accept;
+        if sc.masks.on {
+            // The usual case after an issue: the pipes every warp needs are
+            // busy at `t0`. Until the first frees the slots are `Unit` (some
+            // warp ready) or, with none ready, `Dep` until the first is
+            // (`Empty` if none ever will be): nothing can issue before.
+            if let Some((any_ready, until)) = sc.masks.all_blocked(t0, accept) {
+                if until > t0 {
+                    sc.wake = until;
+                    sc.sleep = match (any_ready, until) {
+                        (true, _) => Outcome::Unit,
+                        (false, u64::MAX) => Outcome::Empty,
+                        (false, _) => Outcome::Dep,
+                    };
+                }
+                return;
+            }
+        }
         let seen = if sc.masks.on {
             // Whether some warp ready at `t0` needs no busy pipe.
             let ready = sc.masks.advance(t0, &sc.ready, &sc.need);
