@@ -117,20 +117,24 @@ pub fn is_ptx_identifier(name: &str) -> bool {
 /// PTX special registers without a numeric suffix (PTX ISA "Special
 /// Registers"); `%pm0`..`%pm7` (and `_64`) and `%envreg0`..`%envreg31` are
 /// numbered.
-const SPECIALS: &str =
-    "%laneid %warpid %tid %ntid %nwarpid %ctaid %nctaid %smid %nsmid %gridid %lanemask_eq \
-    %lanemask_le %lanemask_lt %lanemask_ge %lanemask_gt %clock %clock_hi %clock64 \
-    %globaltimer %globaltimer_lo %globaltimer_hi %total_smem_size %aggr_smem_size \
-    %dynamic_smem_size %is_explicit_cluster %clusterid %nclusterid %cluster_ctaid \
-    %cluster_nctaid %cluster_ctarank %cluster_nctarank %current_graph_exec \
-    %reserved_smem_offset_begin %reserved_smem_offset_end %reserved_smem_offset_cap \
-    %reserved_smem_offset_0 %reserved_smem_offset_1";
+const SPECIALS: [&str; 37] = [
+    "%laneid", "%warpid", "%tid", "%ntid", "%nwarpid", "%ctaid", "%nctaid", "%smid", "%nsmid",
+    "%gridid", "%lanemask_eq", "%lanemask_le", "%lanemask_lt", "%lanemask_ge", "%lanemask_gt",
+    "%clock", "%clock_hi", "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi",
+    "%total_smem_size", "%aggr_smem_size", "%dynamic_smem_size", "%is_explicit_cluster",
+    "%clusterid", "%nclusterid", "%cluster_ctaid", "%cluster_nctaid", "%cluster_ctarank",
+    "%cluster_nctarank", "%current_graph_exec", "%reserved_smem_offset_begin",
+    "%reserved_smem_offset_end", "%reserved_smem_offset_cap", "%reserved_smem_offset_0",
+    "%reserved_smem_offset_1",
+];
 
 /// Whether `name` is a PTX special register (`%tid`, `%clock64`, `%pm3_64`,
 /// `%envreg7`, ...). The one list: the instruction parser and sim-module's
 /// declarations both read it.
 pub fn is_special_register(name: &str) -> bool {
-    if SPECIALS.split_ascii_whitespace().any(|w| w == name) {
+    // An array, not a string split on every call: the parser asks for
+    // every operand.
+    if SPECIALS.contains(&name) {
         return true;
     }
     let numbered = |prefix: &str, max: u32| {

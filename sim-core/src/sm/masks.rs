@@ -30,6 +30,9 @@ pub(super) struct Masks {
     /// Classes with a warp in `by_class` (a bit per class): the only pipes
     /// whose state matters to a pick, usually two or three of the eight.
     live: u8,
+    /// Per position: the ready clock of `set` (`Sched::ready`'s, kept here
+    /// too so that `advance` reads it without a bounds check).
+    clock: [u64; MAX_WARPS],
 }
 
 impl Default for Masks {
@@ -42,6 +45,7 @@ impl Default for Masks {
             next: u64::MAX,
             by_class: [0; NCLASS],
             live: 0,
+            clock: [u64::MAX; MAX_WARPS],
         }
     }
 }
@@ -72,6 +76,7 @@ impl Masks {
             return;
         }
         let bit = 1u64 << (p % MAX_WARPS);
+        self.clock[p % MAX_WARPS] = r;
         if old != need {
             self.set_classes(bit, old, need);
         }
@@ -124,7 +129,7 @@ impl Masks {
             let (mut m, mut next, mut now_ready) = (self.pending, u64::MAX, 0u64);
             while m != 0 {
                 let p = m.trailing_zeros() as usize;
-                let r = ready.get(p).copied().unwrap_or(u64::MAX);
+                let r = self.clock[p % MAX_WARPS];
                 if r <= t {
                     now_ready |= 1 << p;
                 } else {
