@@ -10,6 +10,9 @@ use crate::stream::WarpStream;
 use sim_isa::{ExecCtx, WarpRegs};
 use std::collections::VecDeque;
 
+/// `Warp::next` reads the first four registers of `InstInfo::uses` unconditionally.
+const _: () = assert!(MAX_USES >= 4);
+
 /// Indices a stream hands over per [`WarpStream::next_batch`] call.
 const BATCH: usize = 64;
 
@@ -136,8 +139,18 @@ impl Warp {
             return Next::Bad(i);
         };
         let mut r = self.fetch_stall;
-        for &u in &ii.uses[..usize::from(ii.nuses).min(MAX_USES)] {
-            r = r.max(self.ready_at[u as usize]);
+        let ready_at = &self.ready_at[..];
+        // The first four unconditionally (the padding reads the sentinel,
+        // whose clock is 0): no branch per register for the usual one to
+        // four; the rest only when named.
+        let (head, tail) = ii.uses.split_at(4);
+        for &u in head {
+            r = r.max(ready_at.get(u as usize).copied().unwrap_or(0));
+        }
+        if ii.nuses > 4 {
+            for &u in tail {
+                r = r.max(ready_at.get(u as usize).copied().unwrap_or(0));
+            }
         }
         self.cur = i;
         self.cur_ready = r;
