@@ -239,3 +239,194 @@ pub(super) fn first_from(m: u64, start: usize) -> Option<usize> {
     let m = if hi != 0 { hi } else { m };
     Some(m.trailing_zeros() as usize)
 }
+
+#[cfg(test)]
+mod tests {
+    //! `Masks` against the lists it summarises: random runs of `set`,
+    //! `advance` (now and then back in time) and `rebuild`, each query
+    //! checked against a pass over the lists.
+
+    use super::*;
+    use proptest::prelude::*;
+
+    const NEVER: u64 = u64::MAX;
+
+    /// Per class, a pipe's first accepting clock as an offset from the clock
+    /// asked about (`None`: the configuration lacks the pipe).
+    type Accept = [Option<i64>; NCLASS];
+
+    /// One step of a run. Clocks are offsets from the last `advance`'s, so
+    /// that ready clocks and busy pipes fall on both sides of the clocks
+    /// asked about.
+    #[derive(Clone, Debug)]
+    enum Op {
+        /// Warp `p % n` gets ready clock `r` (`None`: nothing to issue).
+        Set { p: usize, r: Option<i64>, need: u8 },
+        /// `advance` by `dt` (below 0: back in time), then the queries a
+        /// slot makes there.
+        Advance { dt: i64, accept: Accept },
+        /// Warps added or removed: the lists become `len` long.
+        Rebuild { len: usize },
+        /// `all_blocked` `dt` after the last `advance`, without advancing (as
+        /// the scheduler predicts its next slot after issuing).
+        Blocked { dt: u64, accept: Accept },
+    }
+
+    fn clock() -> impl Strategy<Value = Option<i64>> {
+        prop_oneof![4 => (-4i64..8).prop_map(Some), 1 => Just(None)]
+    }
+
+    /// One or two pipe classes, as an instruction needs.
+    fn need() -> impl Strategy<Value = u8> {
+        (0..NCLASS, 0..NCLASS).prop_map(|(a, b)| (1 << a | 1 << b) as u8)
+    }
+
+    fn accept() -> impl Strategy<Value = Accept> {
+        [(); NCLASS].map(|_| prop_oneof![8 => (-3i64..6).prop_map(Some), 1 => Just(None)])
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            6 => (0..MAX_WARPS, clock(), need()).prop_map(|(p, r, need)| Op::Set { p, r, need }),
+            4 => (0i64..4, accept()).prop_map(|(dt, accept)| Op::Advance { dt, accept }),
+            1 => (-4i64..0, accept()).prop_map(|(dt, accept)| Op::Advance { dt, accept }),
+            1 => (1..=MAX_WARPS).prop_map(|len| Op::Rebuild { len }),
+            4 => (0u64..6, accept()).prop_map(|(dt, accept)| Op::Blocked { dt, accept }),
+        ]
+    }
+
+    fn at(t: u64, off: Option<i64>) -> u64 {
+        off.map_or(NEVER, |d| t.saturating_add_signed(d))
+    }
+
+    fn accept_at(t: u64, accept: &Accept) -> [u64; NCLASS] {
+        accept.map(|a| at(t, a))
+    }
+
+    /// The positions for which `f` holds, as a mask.
+    fn mask_of(n: usize, f: impl Fn(usize) -> bool) -> u64 {
+        (0..n).filter(|&p| f(p)).fold(0, |m, p| m | 1 << p)
+    }
+
+    /// The first clock warp `p` can issue: once it is ready and every pipe it
+    /// needs accepts (`NEVER`: not at all).
+    fn first_issue(ready: &[u64], need: &[u64], p: usize, accept: &[u64; NCLASS]) -> u64 {
+        (0..NCLASS)
+            .filter(|&c| need[p] >> c & 1 != 0)
+            .fold(ready[p], |t, c| t.max(accept[c]))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1024))]
+
+        #[test]
+        fn masks_match_the_lists(
+            // Few warps often, so that every warp being blocked is common.
+            n in prop_oneof![1..=4usize, 1..=MAX_WARPS],
+            // Entries for the first lists and for warps added later.
+            pool in proptest::collection::vec((clock(), need()), MAX_WARPS),
+            ops in proptest::collection::vec(op(), 1..64),
+        ) {
+            let entry = |k: usize, t: u64| (at(t, pool[k].0), u64::from(pool[k].1));
+            let (mut ready, mut need): (Vec<u64>, Vec<u64>) = (0..n).map(|k| entry(k, 0)).unzip();
+            let mut m = Masks::default();
+            m.rebuild(&ready, &need);
+            let mut as_of = 0u64;
+            for op in ops {
+                let n = ready.len();
+                match op {
+                    Op::Set { p, r, need: nd } => {
+                        let p = p % n;
+                        let r = at(as_of, r);
+                        m.set(p, r, need[p] as u8, nd);
+                        (ready[p], need[p]) = (r, u64::from(nd));
+                    }
+                    Op::Rebuild { len } => {
+                        ready.truncate(len);
+                        need.truncate(len);
+                        for k in n..len {
+                            let (r, nd) = entry(k, as_of);
+                            ready.push(r);
+                            need.push(nd);
+                        }
+                        m.rebuild(&ready, &need);
+                    }
+                    Op::Advance { dt, accept } => {
+                        let t = as_of.saturating_add_signed(dt);
+                        as_of = t;
+                        let got = m.advance(t, &ready, &need);
+                        prop_assert_eq!(got, mask_of(n, |p| ready[p] <= t), "ready at {}", t);
+                        let pending = ready.iter().filter(|&&r| t < r && r < NEVER);
+                        prop_assert_eq!(m.first_pending(), pending.copied().min().unwrap_or(NEVER));
+
+                        let acc = accept_at(t, &accept);
+                        let free = mask_of(n, |p| first_issue(&ready, &need, p, &acc) <= t);
+                        let cand = got & free;
+                        let blocked = (0..n).filter(|&p| got >> p & 1 != 0).fold(0, |b, p| b | need[p]);
+                        let until = (0..NCLASS)
+                            .filter(|&c| blocked >> c & 1 != 0)
+                            .map(|c| acc[c].max(t + 1))
+                            .min()
+                            .unwrap_or(NEVER);
+                        prop_assert_eq!(m.candidates(got, &acc, t), cand);
+                        prop_assert_eq!(m.eligible(got, &acc, t), (cand, blocked as u8, until));
+                    }
+                    Op::Blocked { dt, accept } => {
+                        let t0 = as_of + dt;
+                        let acc = accept_at(t0, &accept);
+                        // A claim is made only for a later clock: the
+                        // scheduler ignores the rest.
+                        if let Some((any_ready, until)) = m.all_blocked(t0, &acc).filter(|b| b.1 > t0) {
+                            prop_assert_eq!(any_ready, ready.iter().any(|&r| r <= t0), "at {}", t0);
+                            // No warp issues in [t0, until): each can first
+                            // at `until` or later.
+                            for p in 0..n {
+                                let first = first_issue(&ready, &need, p, &acc);
+                                prop_assert!(first >= until, "warp {} issues at {} < {} (t0 {})", p, first, until, t0);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn first_from_is_round_robin(m in any::<u64>(), start in 0..=MAX_WARPS) {
+            let want = (start..MAX_WARPS).chain(0..MAX_WARPS).find(|&p| m >> p & 1 != 0);
+            prop_assert_eq!(first_from(m, start), want);
+        }
+    }
+
+    #[test]
+    fn first_from_edges() {
+        assert_eq!(first_from(0, 0), None);
+        assert_eq!(first_from(0, MAX_WARPS), None);
+        assert_eq!(first_from(0b1010, 0), Some(1));
+        assert_eq!(first_from(1 << 63 | 1 << 5, 63), Some(63));
+        // Past the last set bit, and past the last position: wraps around.
+        assert_eq!(first_from(0b1010, 63), Some(1));
+        assert_eq!(first_from(1 << 63 | 1 << 5, MAX_WARPS), Some(5));
+    }
+
+    /// The two claims `all_blocked` makes, in plain cases (so that the
+    /// property above does not hold only because it returns `None`).
+    #[test]
+    fn all_blocked_claims() {
+        let mut accept = [0u64; NCLASS];
+        (accept[0], accept[1]) = (10, 12);
+        // Warp 0 ready needing pipe 0, warp 1 ready at 7 needing pipe 1:
+        // pipe-busy until pipe 0 accepts.
+        let (ready, need) = ([0, 7], [0b01, 0b10]);
+        let mut m = Masks::default();
+        m.rebuild(&ready, &need);
+        m.advance(2, &ready, &need);
+        assert_eq!(m.all_blocked(5, &accept), Some((true, 10)));
+        // Nothing ready, warp 1's pipe busy: waiting on warp 1 until 7 (at
+        // least; its pipe is busy longer).
+        m.set(0, u64::MAX, 0b01, 0b01);
+        assert_eq!(m.all_blocked(5, &accept), Some((false, 7)));
+        // Some warp ready needing only free pipes: not blocked.
+        m.set(0, 1, 0b01, 0b100);
+        assert_eq!(m.all_blocked(5, &accept), None);
+    }
+}
