@@ -17,7 +17,7 @@ mod warp;
 pub use host::Progress;
 pub use table::ProgramTables;
 
-use crate::config::{SchedPolicy, SmConfig, UnitClass};
+use crate::config::{Limits, SchedPolicy, SmConfig, UnitClass};
 use crate::error::SimError;
 use crate::program::Program;
 use crate::stats::Report;
@@ -32,7 +32,9 @@ use warp::Warp;
 
 /// A cycle-approximate SM. See the crate documentation for the model.
 pub struct Sm {
-    cfg: SmConfig,
+    /// What the clock loop reads of the configuration (the whole of it is in
+    /// `tables`, shared: an idle SM stays small).
+    cfg: Hot,
     prog: Arc<Program>,
     policy: SchedPolicy,
     /// Shared with every SM built from the same [`ProgramTables`].
@@ -79,6 +81,29 @@ pub struct Sm {
     icache: icache::ICacheState,
 }
 
+/// The figures of an SM's configuration that its slots and clock loop read.
+#[derive(Clone, Copy, Debug)]
+struct Hot {
+    resident_warps: u32,
+    issue_width: u32,
+    issue_interval: u32,
+    /// `ICache::miss_cycles`.
+    miss_cycles: u32,
+    limits: Limits,
+}
+
+impl Hot {
+    fn of(cfg: &SmConfig) -> Hot {
+        Hot {
+            resident_warps: cfg.resident_warps,
+            issue_width: cfg.issue_width,
+            issue_interval: cfg.issue_interval,
+            miss_cycles: cfg.icache.miss_cycles,
+            limits: cfg.limits,
+        }
+    }
+}
+
 /// One instruction start, as recorded by [`Sm::record_issues`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IssueEvent {
@@ -111,8 +136,8 @@ impl Sm {
     /// An SM with no warps over shared tables. Until warps are added it holds
     /// only its schedulers' and units' state, whatever the program's size.
     pub fn from_tables(tables: &Arc<ProgramTables>, policy: SchedPolicy) -> Sm {
-        let cfg = tables.cfg.clone();
-        let units = UnitState::new(&cfg);
+        let cfg = &tables.cfg;
+        let units = UnitState::new(cfg);
         Sm {
             scheds: (0..cfg.schedulers)
                 .map(|_| Sched {
@@ -121,7 +146,7 @@ impl Sm {
                 })
                 .collect(),
             units,
-            cfg,
+            cfg: Hot::of(cfg),
             prog: tables.prog.clone(),
             policy,
             info: tables.info.clone(),
@@ -164,7 +189,7 @@ impl Sm {
 
     /// The configuration.
     pub fn config(&self) -> &SmConfig {
-        &self.cfg
+        &self.tables.cfg
     }
 
     /// Current clock.
@@ -222,7 +247,7 @@ impl Sm {
     pub(crate) fn report(&self) -> Report {
         let stats = self.stats();
         Report {
-            config: self.cfg.name(),
+            config: self.tables.cfg.name(),
             policy: self.policy,
             sms: 1,
             per_sm: vec![stats.clone()],
@@ -270,7 +295,7 @@ impl Sm {
             }
         }
         for c in UnitClass::ALL {
-            let lanes = self.cfg.units.get(c).lanes_per_sm;
+            let lanes = self.tables.cfg.units.get(c).lanes_per_sm;
             if lanes > 0 {
                 st.units.insert(
                     c.name().to_string(),

@@ -26,9 +26,10 @@ pub(super) struct Sched {
     /// (A mask in a u64, the width of `ready`, so the scans vectorise.)
     pub need: Vec<u64>,
     /// LRR: position to start the next scan at.
-    pub rr_next: usize,
+    /// (Positions are u32, as `Warp::pos`: an idle SM's schedulers stay small.)
+    pub rr_next: u32,
     /// GTO: position of the greedy warp.
-    pub greedy: Option<usize>,
+    pub greedy: Option<u32>,
     /// Micro-ops issued.
     pub issues: u64,
     /// Issue slots per outcome, indexed by `Outcome as usize` (an array, so
@@ -216,18 +217,15 @@ fn pick_scan(sc: &Sched, policy: SchedPolicy, now: u64) -> Result<usize, Seen> {
     let mut first_ok =
         |from: usize, to: usize| first_ok(&sc.ready, &sc.need, from, to, now, free, &mut seen);
     let pick = match policy {
-        SchedPolicy::Gto => match sc.greedy {
+        SchedPolicy::Gto => match sc.greedy.map(|g| g as usize) {
             Some(g) if g < n && first_ok(g, g + 1).is_some() => Some(g),
             _ => first_ok(0, n),
         },
         SchedPolicy::Oldest => first_ok(0, n),
         SchedPolicy::Lrr => {
             // rr_next <= n always; avoid a division in the common case.
-            let start = if sc.rr_next < n {
-                sc.rr_next
-            } else {
-                sc.rr_next % n
-            };
+            let rr = sc.rr_next as usize;
+            let start = if rr < n { rr } else { rr % n };
             first_ok(start, n).or_else(|| first_ok(0, start))
         }
     };
@@ -336,7 +334,7 @@ fn pick_masked(sc: &mut Sched, policy: SchedPolicy, now: u64) -> Result<usize, S
         });
     }
     let pick = match policy {
-        SchedPolicy::Gto => match sc.greedy {
+        SchedPolicy::Gto => match sc.greedy.map(|g| g as usize) {
             Some(g) if g < n && cand & (1 << (g % 64)) != 0 => Some(g),
             _ => first_from(cand, 0),
         },
@@ -344,8 +342,8 @@ fn pick_masked(sc: &mut Sched, policy: SchedPolicy, now: u64) -> Result<usize, S
         // `rr_next <= n`: at `n` no candidate lies at or after it, so
         // `first_from` wraps to the lowest, as a start of 0 would.
         SchedPolicy::Lrr => {
-            debug_assert!(sc.rr_next <= n);
-            first_from(cand, sc.rr_next)
+            debug_assert!(sc.rr_next as usize <= n);
+            first_from(cand, sc.rr_next as usize)
         }
     };
     // `cand` is not empty, so every policy finds a warp.
@@ -417,7 +415,7 @@ impl Sm {
         execute(inst, &w.ctx, &mut w.regs, w.active);
         // Machine code fetched from beyond the instruction cache stalls the
         // warp mid-sequence: its result and its next instruction wait.
-        let stall = icache.fetch_at(w.cur_at, &mut w.line) * u64::from(cfg.icache.miss_cycles);
+        let stall = icache.fetch_at(w.cur_at, &mut w.line) * u64::from(cfg.miss_cycles);
         let ready = now + ii.delay + stall;
         // At most two destinations: unrolled (a slice and a loop cost more).
         if ii.nwrites > 0 {
@@ -579,8 +577,8 @@ impl Sm {
             best = Outcome::Issued;
             let sc = &mut self.scheds[s];
             match self.policy {
-                SchedPolicy::Lrr => sc.rr_next = if still { pos + 1 } else { pos },
-                SchedPolicy::Gto => sc.greedy = if still { Some(pos) } else { None },
+                SchedPolicy::Lrr => sc.rr_next = (if still { pos + 1 } else { pos }) as u32,
+                SchedPolicy::Gto => sc.greedy = still.then_some(pos as u32),
                 SchedPolicy::Oldest => {}
             }
             // `left` starts at 1 or more and the loop ends at 0: no wrap.

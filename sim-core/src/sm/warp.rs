@@ -179,7 +179,7 @@ impl Sm {
             // SM with no warps costs nothing per program instruction.
             self.inst_acc = vec![(0, 0); self.info.len()];
             self.icache =
-                super::icache::ICacheState::new(&self.cfg.icache, &self.tables.code_lines);
+                super::icache::ICacheState::new(&self.tables.cfg.icache, &self.tables.code_lines);
         }
         let n = self.prog.nregs;
         let idx = self.warps.len();
@@ -396,6 +396,7 @@ impl Sm {
         for &later in &s.warps[p..] {
             self.warps[later].pos -= 1;
         }
+        let p = p as u32;
         if s.rr_next > p {
             s.rr_next -= 1;
         }
