@@ -165,9 +165,10 @@ pub const MAXWELL: &[Rule] = &[
 /// lanes, latency 19: H100 MUFU.EX2, POPC, FLO, BREV, F2I 0.5 per clock,
 /// POPC/BREV/F2I+LOP3 23.3 cycles). Per-opcode latencies: `HSETP2` 6
 /// (`HSETP2`+`SEL` 10.3), `DSETP` 10 (`setp.f64`+`selp.f64` 14.3), `MUFU`
-/// 17 (17.25), `IMAD.IADD` 6 (`add`+`xor` 10.3 where `mad.lo` chains in 4.4),
-/// `HADD2`/`HFMA2` 8 (8.3). `VABSDIFF4` on the ALU pipe (H100: 2 per clock,
-/// 4 cycles).
+/// 17 (17.25), `HADD2`/`HFMA2` 8 (8.3). `VABSDIFF4` on the ALU pipe (H100: 2
+/// per clock, 4 cycles). A result crossing between the ALU and FMA pipes
+/// takes one clock more ([`crossing`]): `add`+`xor` (`IMAD.IADD`+`LOP3`)
+/// chains in 10.3 where `mad.lo` (`IMAD` alone) chains in 4.4.
 pub const HOPPER: &[Rule] = &[
     r("BMSK", IntAlu),
     r("BREV", Xu),
@@ -187,8 +188,8 @@ pub const HOPPER: &[Rule] = &[
     r("I2I", IntAlu),
     r("IABS", IntAlu),
     rate(r("IDP", Fp32), 64),
-    lat(rate(with(r("IMAD", Fp32), ".IADD"), 64), 2),
-    lat(rate(with(r("IMAD", Fp32), ".MOV"), 64), 2),
+    rate(with(r("IMAD", Fp32), ".IADD"), 64),
+    rate(with(r("IMAD", Fp32), ".MOV"), 64),
     rate(r("IMAD", Fp32), 64),
     r("ISETP", IntAlu),
     lat(r("MUFU", Xu), -2),
@@ -224,6 +225,24 @@ pub fn rule(arch: SassArch, inst: &MachineInst) -> Option<&'static Rule> {
 /// (`IMAD.IADD`), where the arch has one.
 pub fn fma_add(arch: SassArch) -> Option<&'static Rule> {
     rules(arch).find(|r| r.opcode == "IMAD" && r.modifiers == ".IADD")
+}
+
+/// Clocks a result produced on pipe `from` takes beyond its latency to reach
+/// a consumer on pipe `to` on `arch`. Hopper: 1 between the ALU and FMA
+/// pipes, either way, else 0. ptxas schedules these fixed-latency pipes by
+/// the stall counts of each instruction's control bits, and in the H100
+/// microbenchmarks' latency loops (`microbench-sm90.sass.gz`, ptxas
+/// 13.0.88) a consumer waits 4 clocks for a producer on its own pipe (ALU
+/// after ALU; IMAD after IMAD, as `b30`'s IMAD chain runs in 4.4 cycles per
+/// instance) and 5 across (IMAD.IADD after PRMT, 1,411 cases, and after LOP3
+/// or SHF; LOP3, ISETP, I2I, IABS after IMAD.IADD; PRMT, VIMNMX after
+/// IMAD.MOV; ISETP, SHF after VIADD). Maxwell and Kepler: not measured, 0.
+pub fn crossing(arch: SassArch, from: UnitClass, to: UnitClass) -> u64 {
+    use UnitClass::{Fp32, IntAlu};
+    match arch {
+        SassArch::Sm90 => u64::from(matches!((from, to), (IntAlu, Fp32) | (Fp32, IntAlu))),
+        SassArch::Sm35 | SassArch::Sm53 => 0,
+    }
 }
 
 /// Whether ptxas packs two independent instances of lowering key `key` into
@@ -283,8 +302,16 @@ pub struct Schedule {
     /// Per machine instruction: whether it runs with the instruction (false:
     /// hoisted, it reads only fixed operands).
     pub runs: Vec<bool>,
-    /// Clocks from the first machine instruction until the result is ready.
+    /// Clocks from the first machine instruction until the result is ready
+    /// for a consumer on the pipe that produced it (`out_pipe`).
     pub delay: u64,
+    /// The pipe of the machine instruction that produces the result (`None`:
+    /// the result is an operand unchanged, or nothing runs).
+    pub out_pipe: Option<UnitClass>,
+    /// The pipe of the first machine instruction that reads an operand that
+    /// is not fixed (`None`: none does): where the sequence receives the
+    /// results it waits for.
+    pub in_pipe: Option<UnitClass>,
 }
 
 /// The schedule of a sequence for one warp alone: instructions issue in
@@ -296,16 +323,19 @@ pub struct Schedule {
 /// as ptxas hoists loop-invariant work and shares it between instructions.
 /// The result is ready when the first of its registers is (a register pair's
 /// high half follows its low half, and its consumer reads the low half first).
+/// An instruction waits one `crossing` more for a source from another pipe.
 pub fn schedule(
     insts: &[MachineInst],
     ops: &[OpTiming],
     outs: &[Src],
     config: &SmConfig,
     fixed: [bool; 4],
+    arch: SassArch,
 ) -> Schedule {
     let n = insts.len();
     let mut runs = vec![false; n];
     let mut ready = vec![0u64; n];
+    let mut in_pipe = None;
     let mut pipe_free = [0u64; UnitClass::COUNT];
     let (mut slot, mut used) = (0u64, 0u32);
     let letter = |s: Src| match s {
@@ -317,21 +347,25 @@ pub fn schedule(
     };
     for (i, (inst, op)) in insts.iter().zip(ops).enumerate() {
         let mut t = 0;
-        let mut live = false;
+        let (mut live, mut reads_operand) = (false, false);
         for d in inst.deps() {
             match d {
                 Src::Inst(j) => {
                     let j = usize::from(j);
                     if runs[j] {
                         live = true;
-                        t = t.max(ready[j]);
+                        t = t.max(ready[j] + crossing(arch, ops[j].pipe, op.pipe));
                     }
                 }
-                s => live |= !fixed[letter(s)],
+                s => reads_operand |= !fixed[letter(s)],
             }
         }
+        live |= reads_operand;
         if !live {
             continue;
+        }
+        if reads_operand && in_pipe.is_none() {
+            in_pipe = Some(op.pipe);
         }
         runs[i] = true;
         let c = op.pipe.index();
@@ -348,16 +382,19 @@ pub fn schedule(
         pipe_free[c] = pipe_free[c].max(t * scale) + op.ticks;
         ready[i] = t + op.latency;
     }
-    let delay = outs
+    let out = outs
         .iter()
         .filter_map(|o| match o {
-            Src::Inst(k) if runs[usize::from(*k)] => Some(ready[usize::from(*k)]),
+            Src::Inst(k) if runs[usize::from(*k)] => Some(usize::from(*k)),
             _ => None,
         })
-        .min()
-        .unwrap_or(0)
-        .max(1);
-    Schedule { runs, delay }
+        .min_by_key(|&k| ready[k]);
+    Schedule {
+        delay: out.map_or(0, |k| ready[k]).max(1),
+        out_pipe: out.map(|k| ops[k].pipe),
+        in_pipe,
+        runs,
+    }
 }
 
 #[cfg(test)]
@@ -366,6 +403,52 @@ mod tests {
     use crate::config::preset;
 
     const MICROBENCH: &str = include_str!("../data/calibration/h100/microbench.json");
+
+    /// The delay of a machine-code chain on sm_90, each instruction reading
+    /// the one before: 4 clocks per link on one pipe, 5 across the ALU and
+    /// FMA pipes, as ptxas's stall counts in the H100 microbenchmarks' chains
+    /// give them (IMAD after IMAD 4; IMAD.IADD after PRMT, LOP3 or SHF 5;
+    /// LOP3 after IMAD.IADD 5).
+    fn chain_delay(ops: &[(&str, &str)]) -> u64 {
+        let cfg = preset(sim_isa::Target::SM_90);
+        let insts: Vec<MachineInst> = ops
+            .iter()
+            .enumerate()
+            .map(|(i, (op, mods))| {
+                let src = if i == 0 {
+                    Src::A
+                } else {
+                    Src::Inst(i as u8 - 1)
+                };
+                MachineInst::new(op, mods, &[src]).expect("inst")
+            })
+            .collect();
+        let timings: Vec<OpTiming> = insts
+            .iter()
+            .map(|i| OpTiming::of(rule(SassArch::Sm90, i).expect("rule"), &cfg).expect("pipe"))
+            .collect();
+        let outs = [Src::Inst(ops.len() as u8 - 1)];
+        schedule(&insts, &timings, &outs, &cfg, [false; 4], SassArch::Sm90).delay
+    }
+
+    #[test]
+    fn results_crossing_between_alu_and_fma_take_a_clock_more() {
+        assert_eq!(chain_delay(&[("IMAD", ""), ("IMAD", "")]), 8);
+        assert_eq!(chain_delay(&[("IMAD", ".MOV.U32"), ("IMAD", ".IADD")]), 8);
+        assert_eq!(chain_delay(&[("PRMT", ""), ("LOP3", ".LUT")]), 8);
+        assert_eq!(chain_delay(&[("PRMT", ""), ("IMAD", ".IADD")]), 9);
+        assert_eq!(chain_delay(&[("IMAD", ".IADD"), ("LOP3", ".LUT")]), 9);
+        assert_eq!(
+            chain_delay(&[("LOP3", ".LUT"), ("IMAD", ".IADD"), ("LOP3", ".LUT")]),
+            14
+        );
+        // Not measured elsewhere: no crossing on Maxwell, none to other pipes.
+        assert_eq!(
+            crossing(SassArch::Sm53, UnitClass::IntAlu, UnitClass::Fp32),
+            0
+        );
+        assert_eq!(crossing(SassArch::Sm90, UnitClass::Fp32, UnitClass::Xu), 0);
+    }
 
     /// The sm_90 rules against the H100 rows that time one opcode alone
     /// (`sass:` rows without a partner): dependent latency per instance less

@@ -1,7 +1,7 @@
 //! Host hooks: external instructions (issue and completion), register access,
 //! and which host warps wait for input.
 
-use super::sched::{guard_lanes, Outcome};
+use super::sched::{guard_lanes, set_ready, Outcome};
 use super::table::NONE;
 use super::warp::{Source, WarpState};
 use super::Sm;
@@ -125,7 +125,7 @@ impl Sm {
             None => {
                 let w = &mut self.warps[wi];
                 for &r in &out.writes[..out.nwrites as usize] {
-                    w.ready_at[r as usize] = PENDING;
+                    set_ready(&mut w.ready_at, r, [PENDING; 2]);
                 }
                 self.outstanding.push(out);
                 Ok(())
@@ -171,7 +171,7 @@ impl Sm {
                     *d = v;
                 }
             }
-            w.ready_at[r as usize] = c.cycle;
+            set_ready(&mut w.ready_at, r, [c.cycle; 2]);
         }
         self.drain = self.drain.max(c.cycle);
         Ok(())

@@ -158,6 +158,16 @@ fn execute(
     sim_isa::exec::execute_prepared(inst, ctx, regs, active);
 }
 
+/// Makes register `r`'s scoreboard row ready at `ready_to` (a clock per
+/// consumer side).
+#[inline(always)]
+pub(super) fn set_ready(ready_at: &mut [u64], r: u32, ready_to: [u64; 2]) {
+    let row = 2 * r as usize;
+    if let Some(e) = ready_at.get_mut(row..row + 2) {
+        e.copy_from_slice(&ready_to);
+    }
+}
+
 /// Lanes of `w` that run an instruction guarded by register `guard`
 /// (`neg`: on false).
 #[inline(always)]
@@ -417,11 +427,13 @@ impl Sm {
         // warp mid-sequence: its result and its next instruction wait.
         let stall = icache.fetch_at(w.cur_at, &mut w.line) * u64::from(cfg.miss_cycles);
         let ready = now + ii.delay + stall;
-        // At most two destinations: unrolled (a slice and a loop cost more).
+        // At most two destinations: unrolled (a slice and a loop cost more);
+        // each ready at one clock per consumer side.
+        let ready_to = [now + ii.delay_to[0] + stall, now + ii.delay_to[1] + stall];
         if ii.nwrites > 0 {
-            w.ready_at[ii.writes[0] as usize] = ready;
+            set_ready(&mut w.ready_at, ii.writes[0], ready_to);
             if ii.nwrites > 1 {
-                w.ready_at[ii.writes[1] as usize] = ready;
+                set_ready(&mut w.ready_at, ii.writes[1], ready_to);
             }
         }
         *drain = (*drain).max(ready);
@@ -612,7 +624,7 @@ impl Sched {
         let sc = self;
         let t0 = sc.busy_until.max(now + iv);
         let accept = &sc.pipes.accept;
-        if sc.masks.on {
+        let seen = if sc.masks.on {
             // The usual case after an issue: the pipes every warp needs are
             // busy at `t0`. Until the first frees the slots are `Unit` (some
             // warp ready) or, with none ready, `Dep` until the first is
@@ -628,8 +640,6 @@ impl Sched {
                 }
                 return;
             }
-        }
-        let seen = if sc.masks.on {
             // Whether some warp ready at `t0` needs no busy pipe.
             let ready = sc.masks.advance(t0, &sc.ready, &sc.need);
             let (cand, blocked, pipes) = sc.masks.eligible(ready, accept, t0);

@@ -19,6 +19,17 @@ pub(super) const NONE: u32 = u32::MAX;
 /// Most registers one instruction names (guard, `p|q`, `a`, `b`, `c`).
 pub(super) const MAX_USES: usize = 6;
 
+/// The consumer sides of the scoreboard: a result is ready at one clock for
+/// consumers on the FMA pipe (side 1) and at another for the rest (side 0,
+/// timed as consumers on the ALU pipe), as `pipes::crossing` charges a
+/// result that crosses between the two.
+pub(super) const SIDES: [UnitClass; 2] = [UnitClass::IntAlu, UnitClass::Fp32];
+
+/// The scoreboard side of a consumer on `pipe`.
+fn side_of(pipe: Option<UnitClass>) -> u8 {
+    u8::from(pipe == Some(SIDES[1]))
+}
+
 /// Most pipes one instruction's machine code occupies (more are folded into
 /// the busiest: `lowering_pipes_fit` in the tests counts where that happens).
 pub(super) const MAX_PIPES: usize = 3;
@@ -37,15 +48,23 @@ pub(super) struct InstInfo {
     pub need: u8,
     /// Clocks from the first micro-op until the result is ready (see `Sm::issue`).
     pub delay: u64,
+    /// Per consumer side ([`SIDES`]): clocks from the first micro-op until
+    /// the result is ready for a consumer there (`delay` plus the pipe
+    /// crossing, `pipes::crossing`).
+    pub delay_to: [u64; 2],
+    /// The side of the pipe that receives the instruction's operands (its
+    /// first machine instruction reading one); `uses` names its column.
+    pub side: u8,
     /// Clocks the scheduler spends issuing the micro-ops (0 unless expanded).
     pub busy: u64,
     pub op_id: u16,
-    /// Registers read or written (the scoreboard checks both), padded with
-    /// the sentinel `nregs`, whose `ready_at` entry stays 0 (a fixed-length
-    /// maximum over them is exact, as the host path takes it).
+    /// Registers read or written (the scoreboard checks both), as entries of
+    /// `Warp::ready_at` (`2 x` the register `+ side`: a column per consumer
+    /// side), padded with the sentinel `nregs`'s, whose entries stay 0 (a
+    /// fixed-length maximum over them is exact, as the host path takes it).
     pub uses: [u32; MAX_USES],
-    /// How many of `uses` are registers: the fetch's maximum stops there
-    /// (fewer loads than the padded six, usually three).
+    /// How many of `uses` are registers: the fetch reads past the first
+    /// four only when there are more (usually there are one to four).
     pub nuses: u8,
     pub writes: [u32; 2],
     pub nwrites: u8,
@@ -110,6 +129,10 @@ struct KeyTiming {
     uops: u16,
     need: u8,
     delay: u64,
+    delay_to: [u64; 2],
+    /// The side of the pipe that receives the operands (the first machine
+    /// instruction reading one): the scoreboard column `InstInfo::uses` names.
+    side: u8,
     lowered: Lowered,
 }
 
@@ -190,8 +213,9 @@ impl ProgramTables {
         layout: Option<&[u32]>,
     ) -> Result<Arc<Self>, SimError> {
         check_config(&config)?;
-        if program.nregs >= NONE as usize {
-            // `nregs` is the scoreboard's sentinel register, a u32.
+        if program.nregs >= NONE as usize / 2 {
+            // `nregs` is the scoreboard's sentinel register, and its row
+            // (`2 x nregs`) a u32.
             return Err(SimError::BadConfig(format!(
                 "{} registers per warp is too many",
                 program.nregs
@@ -431,6 +455,9 @@ fn native_timing(
         uops: 1,
         need: 1 << class.index(),
         delay: op.latency,
+        // Native instructions (GT200) cross no pipes that cost.
+        delay_to: [op.latency; 2],
+        side: side_of(Some(class)),
         lowered,
     })
 }
@@ -475,7 +502,7 @@ fn lowered_timing(
         ops.push(op);
     }
     let outs: Vec<Src> = row.outs().collect();
-    let sched = pipes::schedule(&row.insts, &ops, &outs, config, v.fixed);
+    let sched = pipes::schedule(&row.insts, &ops, &outs, config, v.fixed, arch);
     let mut lowered = Lowered::default();
     let mut pipe_ticks = [0u64; UnitClass::COUNT];
     let mut uops = 0u16;
@@ -533,6 +560,13 @@ fn lowered_timing(
         uops,
         need: (1 << first) | (1 << pipe[0]),
         delay: sched.delay,
+        delay_to: SIDES.map(|to| {
+            sched.delay
+                + sched
+                    .out_pipe
+                    .map_or(0, |from| pipes::crossing(arch, from, to))
+        }),
+        side: side_of(sched.in_pipe),
         lowered,
     })
 }
@@ -583,13 +617,15 @@ fn inst_info(
         uops: t.uops,
         need: t.need,
         delay: t.delay,
+        delay_to: t.delay_to,
+        side: t.side,
         busy: if t.uops > 1 {
             (t.uops as u64).div_ceil(config.issue_width as u64) * config.issue_interval as u64
         } else {
             0
         },
         op_id,
-        uses: [program.nregs as u32; MAX_USES],
+        uses: [2 * program.nregs as u32 + u32::from(t.side); MAX_USES],
         nuses: 0,
         writes: [0; 2],
         nwrites: 0,
@@ -610,7 +646,7 @@ fn inst_info(
                 "instruction {index} names more than {MAX_USES} registers"
             )));
         };
-        *slot = u.reg.0;
+        *slot = 2 * u.reg.0 + u32::from(t.side);
         ii.nuses += 1;
         if u.write && (ii.nwrites as usize) < 2 {
             ii.writes[ii.nwrites as usize] = u.reg.0;
@@ -629,6 +665,20 @@ impl ProgramTables {
     /// micro-op until its result is ready (timelines draw completions with it).
     pub fn issue_timing(&self, inst: usize) -> Option<(u32, u64)> {
         self.info.get(inst).map(|i| (i.uops as u32, i.delay))
+    }
+
+    /// Clocks from program instruction `producer`'s first micro-op until its
+    /// result is ready for program instruction `consumer`: the issue timing's
+    /// delay, one clock more where the result crosses between the ALU and FMA
+    /// pipes (`pipes::crossing`; consumers on other pipes are timed as on
+    /// the ALU pipe).
+    pub fn result_ready(&self, producer: usize, consumer: usize) -> Option<u64> {
+        let side = self.info.get(consumer)?.side;
+        self.info
+            .get(producer)?
+            .delay_to
+            .get(usize::from(side))
+            .copied()
     }
 
     /// Clocks program instruction `inst` occupies its busiest pipe in its

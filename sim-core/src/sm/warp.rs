@@ -51,7 +51,8 @@ pub(super) struct Warp {
     /// What execution needs to know of the warp (built once, not per issue).
     pub ctx: ExecCtx,
     pub regs: WarpRegs,
-    /// Per register: cycle its pending write completes.
+    /// Per register, two entries (row `2 x` the register): the cycle its
+    /// pending write is ready for a consumer on each side (`table::SIDES`).
     pub ready_at: Vec<u64>,
     pub state: WarpState,
     /// Scheduler and position in its lists while resident.
@@ -190,8 +191,9 @@ impl Sm {
             source,
             ctx: ExecCtx::new(self.prog.target, warp_id),
             regs: WarpRegs::new(n),
-            // One more than `nregs`: the sentinel of `InstInfo::uses`.
-            ready_at: vec![0; n + 1],
+            // Two columns; one row more than `nregs`: the sentinel of
+            // `InstInfo::uses`.
+            ready_at: vec![0; 2 * (n + 1)],
             state: WarpState::Pending,
             sched: 0,
             pos: 0,

@@ -572,8 +572,10 @@ fn machine_code_given_per_instruction() {
     let cfg = preset(Target::SM_90);
     let table = ProgramTables::new(cfg.clone(), p.clone()).expect("tables");
     assert_eq!(table.issue_timing(0).map(|x| x.0), Some(1), "one IADD3");
-    // Two dependent IMADs (FMA pipe at 64 lanes, latency 4), one of them an
-    // opcode the table does not know (it runs on the ALU pipe).
+    // Two dependent machine instructions: an IMAD (FMA pipe at 64 lanes,
+    // latency 4) and an opcode the table does not know (it runs on the ALU
+    // pipe, latency 4), which receives the IMAD's result a clock late
+    // (`pipes::crossing`).
     let row = Row::compiled(
         SassArch::Sm90,
         "compiler",
@@ -589,7 +591,11 @@ fn machine_code_given_per_instruction() {
     assert!(Row::compiled(SassArch::Sm90, "x", vec![], &[Src::Inst(0)]).is_none());
     let given = ProgramTables::with_machine_code(cfg.clone(), p.clone(), vec![Some(row.clone())])
         .expect("tables");
-    assert_eq!(given.issue_timing(0), Some((2, 8)));
+    assert_eq!(given.issue_timing(0), Some((2, 9)));
+    // Its result, from the ALU pipe, reaches its own IMAD (the FMA pipe) in
+    // a later instance a clock later still: the scoreboard keeps a ready
+    // clock per side.
+    assert_eq!(given.result_ready(0, 0), Some(10));
     // Past the given code's end, the table's.
     assert_eq!(given.issue_timing(1), table.issue_timing(1));
     // A result forwarded from an operand: no machine instruction.
