@@ -448,6 +448,19 @@ mod tests {
             0
         );
         assert_eq!(crossing(SassArch::Sm90, UnitClass::Fp32, UnitClass::Xu), 0);
+        // The scoreboard keeps one column for every consumer pipe but the ALU
+        // and FMA pipes (`sm::table::SIDES`): `crossing` must treat them alike.
+        use UnitClass::{Fp32, IntAlu, Xu};
+        for arch in [SassArch::Sm35, SassArch::Sm53, SassArch::Sm90] {
+            for from in UnitClass::ALL {
+                for to in UnitClass::ALL {
+                    if to != IntAlu && to != Fp32 {
+                        let (c, x) = (crossing(arch, from, to), crossing(arch, from, Xu));
+                        assert_eq!(c, x, "{from:?} -> {to:?}");
+                    }
+                }
+            }
+        }
     }
 
     /// The sm_90 rules against the H100 rows that time one opcode alone

@@ -2,7 +2,7 @@
 //! and which host warps wait for input.
 
 use super::sched::{guard_lanes, set_ready, Outcome};
-use super::table::NONE;
+use super::table::{NONE, ROW};
 use super::warp::{Source, WarpState};
 use super::Sm;
 use crate::error::SimError;
@@ -125,7 +125,7 @@ impl Sm {
             None => {
                 let w = &mut self.warps[wi];
                 for &r in &out.writes[..out.nwrites as usize] {
-                    set_ready(&mut w.ready_at, r, [PENDING; 2]);
+                    set_ready(&mut w.ready_at, r, [PENDING; ROW]);
                 }
                 self.outstanding.push(out);
                 Ok(())
@@ -171,7 +171,7 @@ impl Sm {
                     *d = v;
                 }
             }
-            set_ready(&mut w.ready_at, r, [c.cycle; 2]);
+            set_ready(&mut w.ready_at, r, [c.cycle; ROW]);
         }
         self.drain = self.drain.max(c.cycle);
         Ok(())

@@ -161,6 +161,8 @@ impl Masks {
     /// `None` when that takes `advance` and `eligible` to tell.
     #[inline(always)]
     pub fn all_blocked(&self, t: u64, accept: &[u64; NCLASS]) -> Option<(bool, u64)> {
+        // `ready` holds as of `as_of`; every warp in it is ready by `t` too.
+        debug_assert!(t >= self.as_of);
         let (mut m, mut excluded, mut frees) = (self.live, 0u64, u64::MAX);
         while m != 0 {
             let c = m.trailing_zeros() as usize % NCLASS;
@@ -383,6 +385,13 @@ mod tests {
                             for p in 0..n {
                                 let first = first_issue(&ready, &need, p, &acc);
                                 prop_assert!(first >= until, "warp {} issues at {} < {} (t0 {})", p, first, until, t0);
+                                // With none ready the slots wait on
+                                // dependencies until `until` (none ready
+                                // before it; empty for good when it is
+                                // NEVER): the outcome holds throughout.
+                                if !any_ready {
+                                    prop_assert!(ready[p] >= until, "warp {} ready at {} < {}", p, ready[p], until);
+                                }
                             }
                         }
                     }

@@ -3,7 +3,7 @@
 
 use super::host::PENDING;
 use super::masks::{first_from, Masks};
-use super::table::NONE;
+use super::table::{NONE, ROW};
 use super::units::{Pipes, NCLASS};
 use super::warp::{Next, Warp, WarpState};
 use super::{IssueEvent, Sm};
@@ -161,9 +161,9 @@ fn execute(
 /// Makes register `r`'s scoreboard row ready at `ready_to` (a clock per
 /// consumer side).
 #[inline(always)]
-pub(super) fn set_ready(ready_at: &mut [u64], r: u32, ready_to: [u64; 2]) {
-    let row = 2 * r as usize;
-    if let Some(e) = ready_at.get_mut(row..row + 2) {
+pub(super) fn set_ready(ready_at: &mut [u64], r: u32, ready_to: [u64; ROW]) {
+    let row = ROW * r as usize;
+    if let Some(e) = ready_at.get_mut(row..row + ROW) {
         e.copy_from_slice(&ready_to);
     }
 }
@@ -429,7 +429,7 @@ impl Sm {
         let ready = now + ii.delay + stall;
         // At most two destinations: unrolled (a slice and a loop cost more);
         // each ready at one clock per consumer side.
-        let ready_to = [now + ii.delay_to[0] + stall, now + ii.delay_to[1] + stall];
+        let ready_to = ii.delay_to.map(|d| now + d + stall);
         if ii.nwrites > 0 {
             set_ready(&mut w.ready_at, ii.writes[0], ready_to);
             if ii.nwrites > 1 {
@@ -630,14 +630,14 @@ impl Sched {
             // warp ready) or, with none ready, `Dep` until the first is
             // (`Empty` if none ever will be): nothing can issue before.
             if let Some((any_ready, until)) = sc.masks.all_blocked(t0, accept) {
-                if until > t0 {
-                    sc.wake = until;
-                    sc.sleep = match (any_ready, until) {
-                        (true, _) => Outcome::Unit,
-                        (false, u64::MAX) => Outcome::Empty,
-                        (false, _) => Outcome::Dep,
-                    };
-                }
+                // A busy pipe's clock, or the first pending one: after `t0`.
+                debug_assert!(until > t0);
+                sc.wake = until;
+                sc.sleep = match (any_ready, until) {
+                    (true, _) => Outcome::Unit,
+                    (false, u64::MAX) => Outcome::Empty,
+                    (false, _) => Outcome::Dep,
+                };
                 return;
             }
             // Whether some warp ready at `t0` needs no busy pipe.

@@ -19,15 +19,26 @@ pub(super) const NONE: u32 = u32::MAX;
 /// Most registers one instruction names (guard, `p|q`, `a`, `b`, `c`).
 pub(super) const MAX_USES: usize = 6;
 
-/// The consumer sides of the scoreboard: a result is ready at one clock for
-/// consumers on the FMA pipe (side 1) and at another for the rest (side 0,
-/// timed as consumers on the ALU pipe), as `pipes::crossing` charges a
-/// result that crosses between the two.
-pub(super) const SIDES: [UnitClass; 2] = [UnitClass::IntAlu, UnitClass::Fp32];
+/// Consumer sides of the scoreboard: the pipes `pipes::crossing` tells
+/// apart as consumers. A result is ready at one clock for consumers on the
+/// ALU pipe (side 0), one for the FMA pipe (side 1) and one for every other
+/// pipe (side 2, which `crossing` treats alike; `SIDES[2]` stands for them).
+pub(super) const SIDES: [UnitClass; 3] = [UnitClass::IntAlu, UnitClass::Fp32, UnitClass::Xu];
 
-/// The scoreboard side of a consumer on `pipe`.
+/// Entries per register in the scoreboard (`Warp::ready_at`): a column per
+/// side and a spare, so that a row is a power of two long and writing one
+/// is a single vector store (with three, the benchmark of `tools/callgrind.sh`
+/// took 8 more host instructions per warp-instruction).
+pub(super) const ROW: usize = 4;
+
+/// The scoreboard side of a consumer on `pipe` (`None`: it reads no operand
+/// that a result can be pending on, so any side).
 fn side_of(pipe: Option<UnitClass>) -> u8 {
-    u8::from(pipe == Some(SIDES[1]))
+    match pipe {
+        None | Some(UnitClass::IntAlu) => 0,
+        Some(UnitClass::Fp32) => 1,
+        Some(_) => 2,
+    }
 }
 
 /// Most pipes one instruction's machine code occupies (more are folded into
@@ -46,21 +57,25 @@ pub(super) struct InstInfo {
     /// Pipes the instruction needs free to start, one bit per class: its
     /// first machine instruction's and its busiest.
     pub need: u8,
-    /// Clocks from the first micro-op until the result is ready (see `Sm::issue`).
+    /// Clocks from the first micro-op until the result is ready for a
+    /// consumer on the pipe that produced it, and written (see `Sm::issue`).
     pub delay: u64,
-    /// Per consumer side ([`SIDES`]): clocks from the first micro-op until
+    /// Per scoreboard column (a side of [`SIDES`], then the spare, which
+    /// repeats the last side): clocks from the first micro-op until
     /// the result is ready for a consumer there (`delay` plus the pipe
     /// crossing, `pipes::crossing`).
-    pub delay_to: [u64; 2],
+    pub delay_to: [u64; ROW],
     /// The side of the pipe that receives the instruction's operands (its
-    /// first machine instruction reading one); `uses` names its column.
+    /// first machine instruction reading one); `uses` names its column, for
+    /// every register the instruction names (an approximation where its
+    /// machine code reads operands on more than one pipe).
     pub side: u8,
     /// Clocks the scheduler spends issuing the micro-ops (0 unless expanded).
     pub busy: u64,
     pub op_id: u16,
     /// Registers read or written (the scoreboard checks both), as entries of
-    /// `Warp::ready_at` (`2 x` the register `+ side`: a column per consumer
-    /// side), padded with the sentinel `nregs`'s, whose entries stay 0 (a
+    /// `Warp::ready_at` (`ROW x` the register `+ side`: a column per
+    /// consumer side), padded with the sentinel `nregs`'s, whose entries stay 0 (a
     /// fixed-length maximum over them is exact, as the host path takes it).
     pub uses: [u32; MAX_USES],
     /// How many of `uses` are registers: the fetch reads past the first
@@ -129,7 +144,7 @@ struct KeyTiming {
     uops: u16,
     need: u8,
     delay: u64,
-    delay_to: [u64; 2],
+    delay_to: [u64; ROW],
     /// The side of the pipe that receives the operands (the first machine
     /// instruction reading one): the scoreboard column `InstInfo::uses` names.
     side: u8,
@@ -213,9 +228,9 @@ impl ProgramTables {
         layout: Option<&[u32]>,
     ) -> Result<Arc<Self>, SimError> {
         check_config(&config)?;
-        if program.nregs >= NONE as usize / 2 {
+        if program.nregs >= NONE as usize / ROW {
             // `nregs` is the scoreboard's sentinel register, and its row
-            // (`2 x nregs`) a u32.
+            // (`ROW x nregs`) a u32.
             return Err(SimError::BadConfig(format!(
                 "{} registers per warp is too many",
                 program.nregs
@@ -455,8 +470,9 @@ fn native_timing(
         uops: 1,
         need: 1 << class.index(),
         delay: op.latency,
-        // Native instructions (GT200) cross no pipes that cost.
-        delay_to: [op.latency; 2],
+        // Native instructions (GT200, or a key the table lacks) cross no
+        // pipes that cost.
+        delay_to: [op.latency; ROW],
         side: side_of(Some(class)),
         lowered,
     })
@@ -560,7 +576,8 @@ fn lowered_timing(
         uops,
         need: (1 << first) | (1 << pipe[0]),
         delay: sched.delay,
-        delay_to: SIDES.map(|to| {
+        delay_to: std::array::from_fn(|col| {
+            let to = SIDES[col.min(SIDES.len() - 1)];
             sched.delay
                 + sched
                     .out_pipe
@@ -625,7 +642,7 @@ fn inst_info(
             0
         },
         op_id,
-        uses: [2 * program.nregs as u32 + u32::from(t.side); MAX_USES],
+        uses: [ROW as u32 * program.nregs as u32 + u32::from(t.side); MAX_USES],
         nuses: 0,
         writes: [0; 2],
         nwrites: 0,
@@ -646,7 +663,7 @@ fn inst_info(
                 "instruction {index} names more than {MAX_USES} registers"
             )));
         };
-        *slot = 2 * u.reg.0 + u32::from(t.side);
+        *slot = ROW as u32 * u.reg.0 + u32::from(t.side);
         ii.nuses += 1;
         if u.write && (ii.nwrites as usize) < 2 {
             ii.writes[ii.nwrites as usize] = u.reg.0;
@@ -670,8 +687,7 @@ impl ProgramTables {
     /// Clocks from program instruction `producer`'s first micro-op until its
     /// result is ready for program instruction `consumer`: the issue timing's
     /// delay, one clock more where the result crosses between the ALU and FMA
-    /// pipes (`pipes::crossing`; consumers on other pipes are timed as on
-    /// the ALU pipe).
+    /// pipes (`pipes::crossing`).
     pub fn result_ready(&self, producer: usize, consumer: usize) -> Option<u64> {
         let side = self.info.get(consumer)?.side;
         self.info

@@ -2,7 +2,7 @@
 //! scheduler, fetching the next instruction with its scoreboard-ready clock,
 //! and retirement.
 
-use super::table::{InstInfo, MAX_USES, NONE};
+use super::table::{InstInfo, MAX_USES, NONE, ROW};
 use super::Sm;
 use crate::error::SimError;
 use crate::program::WarpLaunch;
@@ -51,8 +51,8 @@ pub(super) struct Warp {
     /// What execution needs to know of the warp (built once, not per issue).
     pub ctx: ExecCtx,
     pub regs: WarpRegs,
-    /// Per register, two entries (row `2 x` the register): the cycle its
-    /// pending write is ready for a consumer on each side (`table::SIDES`).
+    /// Per register, a row of `ROW` entries: the cycle its pending write
+    /// is ready for a consumer on each side (`table::SIDES`).
     pub ready_at: Vec<u64>,
     pub state: WarpState,
     /// Scheduler and position in its lists while resident.
@@ -191,9 +191,9 @@ impl Sm {
             source,
             ctx: ExecCtx::new(self.prog.target, warp_id),
             regs: WarpRegs::new(n),
-            // Two columns; one row more than `nregs`: the sentinel of
+            // A column per side; one row more than `nregs`: the sentinel of
             // `InstInfo::uses`.
-            ready_at: vec![0; 2 * (n + 1)],
+            ready_at: vec![0; ROW * (n + 1)],
             state: WarpState::Pending,
             sched: 0,
             pos: 0,

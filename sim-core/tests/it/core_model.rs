@@ -598,6 +598,30 @@ fn machine_code_given_per_instruction() {
     assert_eq!(given.result_ready(0, 0), Some(10));
     // Past the given code's end, the table's.
     assert_eq!(given.issue_timing(1), table.issue_timing(1));
+    // An IMAD's result (FMA pipe) reaches an IMAD at once, a LOP3 (ALU pipe)
+    // a clock later and a POPC (XU pipe) at once: each side has its column.
+    let one = |op: &str| {
+        Row::compiled(
+            SassArch::Sm90,
+            "compiler",
+            vec![MachineInst::new(op, "", &[Src::A]).expect("inst")],
+            &[Src::Inst(0)],
+        )
+    };
+    for (consumer, extra) in [("IMAD", 0), ("LOP3", 1), ("POPC", 0)] {
+        let t = ProgramTables::with_machine_code(
+            cfg.clone(),
+            p.clone(),
+            vec![one("IMAD"), one(consumer)],
+        )
+        .expect("tables");
+        let own = t.issue_timing(0).expect("timing").1;
+        assert_eq!(
+            t.result_ready(0, 1),
+            Some(own + extra),
+            "IMAD -> {consumer}"
+        );
+    }
     // A result forwarded from an operand: no machine instruction.
     let fwd = Row::compiled(SassArch::Sm90, "compiler", vec![], &[Src::A]).expect("row");
     let t = ProgramTables::with_machine_code(cfg, p.clone(), vec![None, Some(fwd)]).expect("t");
