@@ -590,6 +590,47 @@ mod tests {
         assert_eq!(walk(p), vec![u32::MAX - 1, u32::MAX]);
     }
 
+    /// A placed cursor hands out a run's places and their instructions a
+    /// stretch at a time, batches ending mid-run and at its end alike, as
+    /// the one-at-a-time walk does.
+    #[test]
+    fn placed_batches_follow_the_walk() {
+        use sim_core::WarpStream;
+        // Places 0..100 in one run, then a repeat that keeps its ops.
+        let mut ops = vec![StreamOp::Run { start: 0, len: 100 }];
+        ops.extend([
+            StreamOp::Repeat {
+                count: 3,
+                body_len: 2,
+            },
+            StreamOp::Inst(100),
+            StreamOp::Inst(101),
+        ]);
+        let places = std::sync::Arc::new(Stream::new(ops, 102).unwrap());
+        let layout: std::sync::Arc<[u32]> = (0..102u32).map(|p| p * 7 % 13).collect();
+        let mut one = PlacedCursor::new(places.clone(), layout.clone());
+        let want: Vec<u32> = std::iter::from_fn(|| one.next_index()).collect();
+        assert_eq!(want.len(), 106);
+        for batch in [1, 7, 64, 200] {
+            let mut c = PlacedCursor::new(places.clone(), layout.clone());
+            let (mut got, mut got_at) = (Vec::new(), Vec::new());
+            let (mut out, mut at) = (vec![0; batch], vec![0; batch]);
+            loop {
+                let n = c.next_batch_at(&mut out, &mut at);
+                if n == 0 {
+                    break;
+                }
+                got.extend_from_slice(&out[..n]);
+                got_at.extend_from_slice(&at[..n]);
+            }
+            assert_eq!(got, want, "batch {batch}");
+            assert!(got
+                .iter()
+                .zip(&got_at)
+                .all(|(&i, &p)| layout[p as usize] == i));
+        }
+    }
+
     #[test]
     fn places_under_a_repeat_keep_their_ops() {
         // The repeat counts ops: merging would change what it repeats.
