@@ -460,9 +460,10 @@ fn sm_90() -> SmConfig {
             // Native VABSDIFF4 at the integer rate 64 (issue 3 table).
             video_absdiff: UnitConfig::new(64, LAT_VOLTA_ON),
             // Guide 9.0: MUFU and conversions 16 per clock; H100: MUFU.EX2,
-            // POPC, FLO, BREV, F2I 0.5 warp-instructions per clock, POPC/BREV/F2I
-            // 19 cycles (23.3 with a dependent LOP3).
-            xu: UnitConfig::new(16, 19),
+            // POPC, FLO, BREV, F2I 0.5 warp-instructions per clock, MUFU.EX2
+            // 17.25 cycles after MUFU.EX2 (POPC/BREV/F2I 23.3 with a dependent
+            // LOP3: 4, 2 into the XU, `pipes::crossing`, and 17).
+            xu: UnitConfig::new(16, 17),
             ..base.units
         },
         lowering: LoweringArch::Hopper,

@@ -21,14 +21,18 @@ pub(super) const MAX_USES: usize = 6;
 
 /// Consumer sides of the scoreboard: the pipes `pipes::crossing` tells
 /// apart as consumers. A result is ready at one clock for consumers on the
-/// ALU pipe (side 0), one for the FMA pipe (side 1) and one for every other
-/// pipe (side 2, which `crossing` treats alike; `SIDES[2]` stands for them).
-pub(super) const SIDES: [UnitClass; 3] = [UnitClass::IntAlu, UnitClass::Fp32, UnitClass::Xu];
+/// ALU pipe (side 0), one for the FMA pipe (side 1), one for the XU and
+/// every other pipe (side 2, which `crossing` treats alike; `SIDES[2]`
+/// stands for them) and one for the FP64 pipe (side 3).
+pub(super) const SIDES: [UnitClass; ROW] = [
+    UnitClass::IntAlu,
+    UnitClass::Fp32,
+    UnitClass::Xu,
+    UnitClass::Fp64,
+];
 
 /// Entries per register in the scoreboard (`Warp::ready_at`): a column per
-/// side and a spare, so that a row is a power of two long and writing one
-/// is a single vector store (with three, the benchmark of `tools/callgrind.sh`
-/// took 8 more host instructions per warp-instruction).
+/// side, a power of two so that writing a row is a single vector store.
 pub(super) const ROW: usize = 4;
 
 /// The scoreboard side of a consumer on `pipe` (`None`: it reads no operand
@@ -37,6 +41,7 @@ fn side_of(pipe: Option<UnitClass>) -> u8 {
     match pipe {
         None | Some(UnitClass::IntAlu) => 0,
         Some(UnitClass::Fp32) => 1,
+        Some(UnitClass::Fp64) => 3,
         Some(_) => 2,
     }
 }
@@ -60,10 +65,9 @@ pub(super) struct InstInfo {
     /// Clocks from the first micro-op until the result is ready for a
     /// consumer on the pipe that produced it, and written (see `Sm::issue`).
     pub delay: u64,
-    /// Per scoreboard column (a side of [`SIDES`], then the spare, which
-    /// repeats the last side): clocks from the first micro-op until
-    /// the result is ready for a consumer there (`delay` plus the pipe
-    /// crossing, `pipes::crossing`).
+    /// Per scoreboard column (a side of [`SIDES`]): clocks from the first
+    /// micro-op until the result is ready for a consumer there (`delay` plus
+    /// the pipe crossing, `pipes::crossing`).
     pub delay_to: [u64; ROW],
     /// The side of the pipe that receives the instruction's operands (its
     /// first machine instruction reading one); `uses` names its column, for
@@ -296,7 +300,7 @@ impl ProgramTables {
                     // No table (GT200), or a key the table lacks (the database
                     // test makes that impossible for every declared form): one
                     // native machine instruction on the instruction's class.
-                    _ => native_timing(&config, inst, index)?,
+                    _ => native_timing(&config, arch, inst, index)?,
                 };
                 timings.push(timing);
             }
@@ -453,6 +457,7 @@ fn missing(index: usize, pipe: UnitClass, config: &SmConfig) -> SimError {
 /// One native machine instruction on `inst`'s class.
 fn native_timing(
     config: &SmConfig,
+    arch: Option<SassArch>,
     inst: &Instruction,
     index: usize,
 ) -> Result<KeyTiming, SimError> {
@@ -470,9 +475,9 @@ fn native_timing(
         uops: 1,
         need: 1 << class.index(),
         delay: op.latency,
-        // Native instructions (GT200, or a key the table lacks) cross no
-        // pipes that cost.
-        delay_to: [op.latency; ROW],
+        delay_to: std::array::from_fn(|col| {
+            op.latency + arch.map_or(0, |a| pipes::crossing(a, class, SIDES[col]))
+        }),
         side: side_of(Some(class)),
         lowered,
     })
@@ -577,11 +582,13 @@ fn lowered_timing(
         need: (1 << first) | (1 << pipe[0]),
         delay: sched.delay,
         delay_to: std::array::from_fn(|col| {
-            let to = SIDES[col.min(SIDES.len() - 1)];
-            sched.delay
-                + sched
-                    .out_pipe
-                    .map_or(0, |from| pipes::crossing(arch, from, to))
+            let to = SIDES[col];
+            // FP64 reads a register pair at once; the others its low half first.
+            let (ready, from) = match to {
+                UnitClass::Fp64 => (sched.pair, sched.pair_pipe),
+                _ => (sched.delay, sched.out_pipe),
+            };
+            ready + from.map_or(0, |from| pipes::crossing(arch, from, to))
         }),
         side: side_of(sched.in_pipe),
         lowered,
