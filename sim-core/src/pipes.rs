@@ -12,7 +12,8 @@
 //! clocks per warp instruction) and its `latency` the default dependent-issue
 //! latency. An opcode rule may run an opcode at a lower rate on its pipe
 //! (sm_90 `IMAD` on the FMA pipe: 64 lanes of its 128) and adjust its latency
-//! (sm_90 `HSETP2`: 2 more than the ALU's 4). Every figure is cited in the
+//! (sm_90 `DSETP`: 4 less than FP64's 8), and has a side between which and
+//! others a result takes longer ([`crossing`]). Every figure is cited in the
 //! rule tables below; ARCHITECTURE.md ("The pipe model") summarises them.
 
 use crate::config::{SmConfig, UnitClass};
@@ -33,6 +34,54 @@ pub struct Rule {
     pub lanes_per_sm: u32,
     /// Clocks added to the pipe's latency (negative: fewer).
     pub extra_latency: i32,
+    /// Where its results come from and its operands arrive, for [`crossing`]
+    /// (the pipe's side unless the rule says otherwise).
+    pub side: Side,
+}
+
+/// Where a machine instruction receives its operands and delivers its
+/// result, as far as the clocks a result takes to pass from one to another
+/// go ([`crossing`]): a pipe's, or, for the half-precision compares, a side
+/// of their own on the ALU pipe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Side {
+    /// The integer/ALU pipe.
+    Alu,
+    /// The FMA pipe.
+    Fma,
+    /// The XU, and the pipes without a side of their own (which only run
+    /// where no crossing costs: Kepler's and Maxwell's video, compare and
+    /// half-precision pipes).
+    Xu,
+    /// The FP64 pipe.
+    Fp64,
+    /// `HSET2` and `HSETP2` (sm_90).
+    HalfCompare,
+}
+
+impl Side {
+    /// Every side, in the order of the scoreboard's columns.
+    pub const ALL: [Side; 5] = [
+        Side::Alu,
+        Side::Fma,
+        Side::Xu,
+        Side::Fp64,
+        Side::HalfCompare,
+    ];
+
+    /// The side of a pipe.
+    pub const fn of(pipe: UnitClass) -> Side {
+        match pipe {
+            UnitClass::IntAlu => Side::Alu,
+            UnitClass::Fp32 => Side::Fma,
+            UnitClass::Fp64 => Side::Fp64,
+            UnitClass::Xu
+            | UnitClass::IntCmp
+            | UnitClass::Fp16
+            | UnitClass::Video
+            | UnitClass::VideoAbsdiff => Side::Xu,
+        }
+    }
 }
 
 const fn r(opcode: &'static str, pipe: UnitClass) -> Rule {
@@ -42,7 +91,13 @@ const fn r(opcode: &'static str, pipe: UnitClass) -> Rule {
         pipe,
         lanes_per_sm: 0,
         extra_latency: 0,
+        side: Side::of(pipe),
     }
+}
+
+const fn half_compare(mut rule: Rule) -> Rule {
+    rule.side = Side::HalfCompare;
+    rule
 }
 
 const fn rate(mut rule: Rule, lanes_per_sm: u32) -> Rule {
@@ -164,7 +219,8 @@ pub const MAXWELL: &[Rule] = &[
 /// lanes, latency 8: H100 DADD/DFMA 8.3 cycles, 2 per clock). XU (`xu`, 16
 /// lanes, latency 17: H100 MUFU.EX2, POPC, FLO, BREV, F2I 0.5 per clock,
 /// MUFU.EX2 17.25 cycles, POPC/BREV/F2I+LOP3 23.3 with the crossing into the
-/// XU). Per-opcode latencies: `HSETP2` 6 (`HSETP2`+`SEL` 10.3), `DSETP` 4
+/// XU). `HSET2` and `HSETP2` forward on a side of their own (`HSETP2`+`SEL`
+/// 10.3: 5 each way, [`crossing`]). Per-opcode latencies: `DSETP` 4
 /// (ptxas waits 6 before a SEL reads its predicate, 4 and the crossing out
 /// of FP64; `setp.f64`+`selp.f64` 14.3: DSETP, two FSELs a pipe interval
 /// apart, and the crossing back), `HADD2`/`HFMA2` 8 (8.3). `VABSDIFF4` on
@@ -184,8 +240,8 @@ pub const HOPPER: &[Rule] = &[
     r("FSETP", IntAlu),
     lat(r("HADD2", Fp32), 4),
     lat(r("HFMA2", Fp32), 4),
-    r("HSET2", IntAlu),
-    lat(r("HSETP2", IntAlu), 2),
+    half_compare(r("HSET2", IntAlu)),
+    half_compare(r("HSETP2", IntAlu)),
     r("I2FP", IntAlu),
     r("I2I", IntAlu),
     r("IABS", IntAlu),
@@ -228,47 +284,40 @@ pub fn fma_add(arch: SassArch) -> Option<&'static Rule> {
     rules(arch).find(|r| r.opcode == "IMAD" && r.modifiers == ".IADD")
 }
 
-/// Clocks a result produced on pipe `from` takes beyond its latency to reach
-/// a consumer on pipe `to` on `arch`. ptxas schedules the fixed-latency pipes
+/// Clocks a result produced on side `from` takes beyond its latency to reach
+/// a consumer on side `to` on `arch`. ptxas schedules the fixed-latency pipes
 /// of Volta and later by the stall count in each instruction's control bits,
 /// so the distance it leaves from a producer to its consumer in a dependent
 /// chain is its own figure for that latency: `data/forwarding-sm90.tsv`
 /// (ptxas 13.0.88, `tools/lowering/derive_forwarding.py`; 557 opcode pairs)
 /// and the H100 microbenchmarks' latency loops (`microbench-sm90.sass.gz`)
 /// agree. Hopper:
-/// - 4 clocks on the consumer's own pipe (ALU after ALU, IMAD after FFMA),
-///   5 across the ALU and FMA pipes either way (IMAD.IADD after PRMT, 1,411
-///   cases in the H100 loops; LOP3, ISETP, I2I, IABS after IMAD.IADD): 1;
+/// - 4 clocks on the consumer's own side (ALU after ALU, IMAD after FFMA,
+///   HSETP2 after HSET2), 5 between the ALU, the FMA pipe and the half
+///   compares either way (IMAD.IADD after PRMT, 1,411 cases in the H100
+///   loops; LOP3, ISETP, I2I, IABS after IMAD.IADD; HSET2 after LOP3 or
+///   FFMA and before them; SEL after HSETP2): 1;
 /// - 6 into the XU (MUFU, POPC, FLO, BREV, F2I after LOP3, SEL, FFMA, IMAD;
 ///   the H100 loops: LOP3 before F2I, BREV, FLO, POPC, 63 each) and into
 ///   FP64 (DADD, DFMA, DSETP after an ALU or FMA instruction): 2 from any
-///   other pipe;
-/// - 10 from FP64 to any other pipe where DADD feeds DADD in 8 (H100 `b43`,
+///   other side;
+/// - 10 from FP64 to any other side where DADD feeds DADD in 8 (H100 `b43`,
 ///   8.3 cycles per instance): 2;
 /// - nothing out of the XU: its results are waited for on a scoreboard
 ///   barrier, and the H100's `b45` (MUFU after MUFU, 17.25 cycles) and `b47`
 ///   (LOP3, POPC, LOP3: 23.3 = 6 + 17 and the loop) agree on 17 and no more.
 ///
-/// Not modelled: the half-precision compares (HSET2, HSETP2: 5 clocks from
-/// and to every other pipe, 4 between themselves; `HSETP2`'s fitted latency
-/// of 6 gives its chain with SEL the same 10), and HFMA2.MMA's 6 in and 10
-/// out, which only the compiler's own code (`--lowering compiler`) contains.
-/// Maxwell and Kepler: not measured, 0.
-pub fn crossing(arch: SassArch, from: UnitClass, to: UnitClass) -> u64 {
-    use UnitClass::{Fp32, Fp64, IntAlu};
+/// Not modelled: HFMA2.MMA's 6 in and 10 out, which only the compiler's own
+/// code (`--lowering compiler`) contains. Maxwell and Kepler: not measured, 0.
+pub fn crossing(arch: SassArch, from: Side, to: Side) -> u64 {
+    use Side::{Alu, Fma, Fp64, HalfCompare, Xu};
     match arch {
-        SassArch::Sm90 => {
-            // The pipes without a scoreboard column of their own (none runs
-            // on sm_90) count as the XU, as `sm::table::SIDES` takes them.
-            let near = |c: UnitClass| matches!(c, IntAlu | Fp32);
-            match (from, to) {
-                _ if from == to => 0,
-                (IntAlu, Fp32) | (Fp32, IntAlu) => 1,
-                (Fp64, _) => 2,
-                (_, to) if !near(to) => 2,
-                _ => 0,
-            }
-        }
+        SassArch::Sm90 => match (from, to) {
+            _ if from == to => 0,
+            (Fp64, _) | (_, Xu | Fp64) => 2,
+            (Alu | Fma | HalfCompare, Alu | Fma | HalfCompare) => 1,
+            (Xu, _) => 0,
+        },
         SassArch::Sm35 | SassArch::Sm53 => 0,
     }
 }
@@ -294,6 +343,8 @@ pub struct OpTiming {
     pub ticks: u64,
     /// Clocks until a dependent instruction may issue (at least 1).
     pub latency: u64,
+    /// Its side, for [`crossing`].
+    pub side: Side,
 }
 
 impl OpTiming {
@@ -315,6 +366,7 @@ impl OpTiming {
             pipe: rule.pipe,
             ticks,
             latency,
+            side: rule.side,
         })
     }
 
@@ -331,22 +383,22 @@ pub struct Schedule {
     /// hoisted, it reads only fixed operands).
     pub runs: Vec<bool>,
     /// Clocks from the first machine instruction until the result is ready
-    /// for a consumer on the pipe that produced it (`out_pipe`).
+    /// for a consumer on the side that produced it (`out_side`).
     pub delay: u64,
-    /// The pipe of the machine instruction that produces the result (`None`:
-    /// the result is an operand unchanged, or nothing runs).
-    pub out_pipe: Option<UnitClass>,
+    /// The side of the machine instruction that produces the result
+    /// (`None`: the result is an operand unchanged, or nothing runs).
+    pub out_side: Option<Side>,
     /// Clocks until every register of the result is ready (a pair's high
     /// half too), for a consumer that reads them at once (FP64: ptxas waits
     /// for the high half's MOV before a DADD).
     pub pair: u64,
-    /// The pipe that writes the result's last register (`None` as for
-    /// `out_pipe`).
-    pub pair_pipe: Option<UnitClass>,
-    /// The pipe of the first machine instruction that reads an operand that
+    /// The side that writes the result's last register (`None` as for
+    /// `out_side`).
+    pub pair_side: Option<Side>,
+    /// The side of the first machine instruction that reads an operand that
     /// is not fixed (`None`: none does): where the sequence receives the
     /// results it waits for.
-    pub in_pipe: Option<UnitClass>,
+    pub in_side: Option<Side>,
 }
 
 /// The schedule of a sequence for one warp alone: instructions issue in
@@ -370,7 +422,7 @@ pub fn schedule(
     let n = insts.len();
     let mut runs = vec![false; n];
     let mut ready = vec![0u64; n];
-    let mut in_pipe = None;
+    let mut in_side = None;
     let mut pipe_free = [0u64; UnitClass::COUNT];
     let (mut slot, mut used) = (0u64, 0u32);
     let letter = |s: Src| match s {
@@ -389,7 +441,7 @@ pub fn schedule(
                     let j = usize::from(j);
                     if runs[j] {
                         live = true;
-                        t = t.max(ready[j] + crossing(arch, ops[j].pipe, op.pipe));
+                        t = t.max(ready[j] + crossing(arch, ops[j].side, op.side));
                     }
                 }
                 s => reads_operand |= !fixed[letter(s)],
@@ -399,8 +451,8 @@ pub fn schedule(
         if !live {
             continue;
         }
-        if reads_operand && in_pipe.is_none() {
-            in_pipe = Some(op.pipe);
+        if reads_operand && in_side.is_none() {
+            in_side = Some(op.side);
         }
         runs[i] = true;
         let c = op.pipe.index();
@@ -424,21 +476,21 @@ pub fn schedule(
             _ => None,
         })
         .min_by_key(|&k| ready[k]);
-    let (mut pair, mut pair_pipe) = (0, None);
+    let (mut pair, mut pair_side) = (0, None);
     for o in outs {
         if let Src::Inst(k) = *o {
             let k = usize::from(k);
             if runs[k] && ready[k] >= pair {
-                (pair, pair_pipe) = (ready[k], Some(ops[k].pipe));
+                (pair, pair_side) = (ready[k], Some(ops[k].side));
             }
         }
     }
     Schedule {
         delay: out.map_or(0, |k| ready[k]).max(1),
-        out_pipe: out.map(|k| ops[k].pipe),
+        out_side: out.map(|k| ops[k].side),
         pair: pair.max(1),
-        pair_pipe,
-        in_pipe,
+        pair_side,
+        in_side,
         runs,
     }
 }
@@ -489,35 +541,44 @@ mod tests {
             14
         );
         // Into the XU and FP64, and out of FP64: 2 (ptxas: LOP3 before POPC
-        // 6, FFMA before DADD 6, DADD before LOP3 10); out of the XU: none.
-        use UnitClass::{Fp32, Fp64, IntAlu, Xu};
+        // 6, FFMA before DADD 6, DADD before LOP3 10); out of the XU: none;
+        // to and from the half compares: 1 (ptxas: SEL after HSETP2 5, HSET2
+        // after LOP3 5, HSETP2 after HSET2 4).
         assert_eq!(chain_delay(&[("LOP3", ".LUT"), ("POPC", "")]), 4 + 2 + 17);
         assert_eq!(chain_delay(&[("MUFU", ".EX2"), ("MUFU", ".EX2")]), 34);
         assert_eq!(chain_delay(&[("POPC", ""), ("LOP3", ".LUT")]), 17 + 4);
         assert_eq!(chain_delay(&[("DADD", ""), ("LOP3", ".LUT")]), 8 + 2 + 4);
         assert_eq!(chain_delay(&[("FFMA", ""), ("DADD", "")]), 4 + 2 + 8);
-        assert_eq!(crossing(SassArch::Sm90, Fp64, Xu), 2);
+        assert_eq!(
+            chain_delay(&[("HSETP2", ""), ("SEL", ""), ("HSETP2", "")]),
+            14
+        );
+        assert_eq!(
+            chain_delay(&[("LOP3", ".LUT"), ("HSET2", ""), ("HSET2", "")]),
+            13
+        );
+        assert_eq!(crossing(SassArch::Sm90, Side::Fp64, Side::Xu), 2);
         // Not measured elsewhere: no crossing on Maxwell or Kepler.
         for arch in [SassArch::Sm35, SassArch::Sm53] {
-            for from in UnitClass::ALL {
-                for to in UnitClass::ALL {
+            for from in Side::ALL {
+                for to in Side::ALL {
                     assert_eq!(crossing(arch, from, to), 0, "{arch:?} {from:?} -> {to:?}");
                 }
             }
         }
-        // The scoreboard keeps one column for the XU and every pipe that has
-        // none of its own (`sm::table::SIDES`): `crossing` must treat them
-        // alike.
-        for arch in [SassArch::Sm35, SassArch::Sm53, SassArch::Sm90] {
-            for from in UnitClass::ALL {
-                for to in UnitClass::ALL {
-                    // (A result stays on its own pipe at no cost, which the
-                    // XU column gives only for the XU.)
-                    if ![IntAlu, Fp32, Fp64].contains(&to) && from != to && from != Xu {
-                        let (c, x) = (crossing(arch, from, to), crossing(arch, from, Xu));
-                        assert_eq!(c, x, "{from:?} -> {to:?}");
-                    }
-                }
+        // The pipes without a side of their own share the XU's: none runs on
+        // sm_90, where crossings cost.
+        let table = crate::sass_table::parse_table().expect("table");
+        for row in table.iter().filter(|r| r.arch == SassArch::Sm90) {
+            for inst in &row.insts {
+                let rule = rule(SassArch::Sm90, inst).expect("rule");
+                assert!(
+                    rule.side != Side::Xu || rule.pipe == UnitClass::Xu,
+                    "{} ({}) runs on {:?} without a side of its own",
+                    inst.mnemonic(),
+                    row.key,
+                    rule.pipe
+                );
             }
         }
     }
@@ -538,15 +599,12 @@ mod tests {
             let inst = MachineInst::new(op, mods, &[Src::A])?;
             OpTiming::of(rule(SassArch::Sm90, &inst)?, &cfg)
         };
-        // Fitted, not ptxas's split (`HOPPER`): HSETP2's 6 stands for 5 out
-        // and 5 in (its chain with SEL, 10, is the same); HSET2 takes 5 from
-        // and gives 5 to every other pipe, 4 among the half compares; HADD2
-        // and HFMA2 chain in 8 on the H100 because ptxas alternates them
-        // with HFMA2.MMA (5, 6 into it, 10 out of it: `b41`, `b42`);
+        // Fitted, not ptxas's split (`HOPPER`): HADD2 and HFMA2 chain in 8
+        // on the H100 because ptxas alternates them with HFMA2.MMA (5, 6
+        // into it, 10 out of it: `b41`, `b42`), which a table row cannot;
         // IMAD.HI waits 6 for IMAD.HI (4 after any other FMA producer).
         let fitted = |p: &str, c: &str| {
-            let half =
-                |o: &str| o.starts_with("HSET") || o.starts_with("HADD2") || o.starts_with("HFMA2");
+            let half = |o: &str| o.starts_with("HADD2") || o.starts_with("HFMA2");
             half(p) || half(c) || (p.starts_with("IMAD.HI") && c.starts_with("IMAD.HI"))
         };
         let (mut checked, mut odd) = (0, Vec::new());
@@ -561,7 +619,7 @@ mod tests {
                 continue;
             }
             checked += 1;
-            let model = tp.latency + crossing(SassArch::Sm90, tp.pipe, tc.pipe);
+            let model = tp.latency + crossing(SassArch::Sm90, tp.side, tc.side);
             // A MOV that makes a pair's high half before DADD/DFMA is placed
             // while the other half is still on its way, so only the least
             // distance (6) is its latency.

@@ -6,7 +6,7 @@ use crate::config::{SmConfig, UnitClass};
 use crate::error::SimError;
 use crate::facts::{invariant_registers, mnemonic, native_class, sources, SrcOperand};
 use crate::lowering;
-use crate::pipes::{self, OpTiming};
+use crate::pipes::{self, OpTiming, Side};
 use crate::program::Program;
 use crate::sass_table::{self, Row, SassArch, Src};
 use sim_isa::Instruction;
@@ -19,31 +19,32 @@ pub(super) const NONE: u32 = u32::MAX;
 /// Most registers one instruction names (guard, `p|q`, `a`, `b`, `c`).
 pub(super) const MAX_USES: usize = 6;
 
-/// Consumer sides of the scoreboard: the pipes `pipes::crossing` tells
-/// apart as consumers. A result is ready at one clock for consumers on the
-/// ALU pipe (side 0), one for the FMA pipe (side 1), one for the XU and
-/// every other pipe (side 2, which `crossing` treats alike; `SIDES[2]`
-/// stands for them) and one for the FP64 pipe (side 3).
-pub(super) const SIDES: [UnitClass; ROW] = [
-    UnitClass::IntAlu,
-    UnitClass::Fp32,
-    UnitClass::Xu,
-    UnitClass::Fp64,
-];
-
 /// Entries per register in the scoreboard (`Warp::ready_at`): a column per
-/// side, a power of two so that writing a row is a single vector store.
-pub(super) const ROW: usize = 4;
+/// consumer side (`pipes::Side::ALL`, in that order: a result is ready at
+/// one clock for each, `pipes::crossing`) and spares up to a power of two,
+/// so that writing a row is whole vector stores.
+pub(super) const ROW: usize = 8;
 
-/// The scoreboard side of a consumer on `pipe` (`None`: it reads no operand
-/// that a result can be pending on, so any side).
-fn side_of(pipe: Option<UnitClass>) -> u8 {
-    match pipe {
-        None | Some(UnitClass::IntAlu) => 0,
-        Some(UnitClass::Fp32) => 1,
-        Some(UnitClass::Fp64) => 3,
-        Some(_) => 2,
-    }
+/// The scoreboard column of a consumer on side `side` (`None`: it reads no
+/// operand that a result can be pending on, so any column).
+fn column(side: Option<Side>) -> u8 {
+    side.map_or(0, |s| {
+        Side::ALL.iter().position(|&x| x == s).unwrap_or(0) as u8
+    })
+}
+
+/// A row of the scoreboard: per column, `ready` plus the crossing from
+/// `from` to the column's side (the spares repeat the first column).
+fn ready_row(arch: Option<SassArch>, ready: impl Fn(Side) -> (u64, Option<Side>)) -> [u64; ROW] {
+    std::array::from_fn(|col| {
+        let to = Side::ALL.get(col).copied().unwrap_or(Side::ALL[0]);
+        let (ready, from) = ready(to);
+        ready
+            + match (arch, from) {
+                (Some(a), Some(from)) => pipes::crossing(a, from, to),
+                _ => 0,
+            }
+    })
 }
 
 /// Most pipes one instruction's machine code occupies (more are folded into
@@ -65,9 +66,9 @@ pub(super) struct InstInfo {
     /// Clocks from the first micro-op until the result is ready for a
     /// consumer on the pipe that produced it, and written (see `Sm::issue`).
     pub delay: u64,
-    /// Per scoreboard column (a side of [`SIDES`]): clocks from the first
-    /// micro-op until the result is ready for a consumer there (`delay` plus
-    /// the pipe crossing, `pipes::crossing`).
+    /// Per scoreboard column (a side of `pipes::Side::ALL`, then spares):
+    /// clocks from the first micro-op until the result is ready for a
+    /// consumer there (`delay` plus the crossing, `pipes::crossing`).
     pub delay_to: [u64; ROW],
     /// The side of the pipe that receives the instruction's operands (its
     /// first machine instruction reading one); `uses` names its column, for
@@ -475,10 +476,8 @@ fn native_timing(
         uops: 1,
         need: 1 << class.index(),
         delay: op.latency,
-        delay_to: std::array::from_fn(|col| {
-            op.latency + arch.map_or(0, |a| pipes::crossing(a, class, SIDES[col]))
-        }),
-        side: side_of(Some(class)),
+        delay_to: ready_row(arch, |_| (op.latency, Some(op.side))),
+        side: column(Some(op.side)),
         lowered,
     })
 }
@@ -581,16 +580,12 @@ fn lowered_timing(
         uops,
         need: (1 << first) | (1 << pipe[0]),
         delay: sched.delay,
-        delay_to: std::array::from_fn(|col| {
-            let to = SIDES[col];
-            // FP64 reads a register pair at once; the others its low half first.
-            let (ready, from) = match to {
-                UnitClass::Fp64 => (sched.pair, sched.pair_pipe),
-                _ => (sched.delay, sched.out_pipe),
-            };
-            ready + from.map_or(0, |from| pipes::crossing(arch, from, to))
+        // FP64 reads a register pair at once; the others its low half first.
+        delay_to: ready_row(Some(arch), |to| match to {
+            Side::Fp64 => (sched.pair, sched.pair_side),
+            _ => (sched.delay, sched.out_side),
         }),
-        side: side_of(sched.in_pipe),
+        side: column(sched.in_side),
         lowered,
     })
 }

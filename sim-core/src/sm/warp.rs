@@ -52,7 +52,7 @@ pub(super) struct Warp {
     pub ctx: ExecCtx,
     pub regs: WarpRegs,
     /// Per register, a row of `ROW` entries: the cycle its pending write
-    /// is ready for a consumer on each side (`table::SIDES`).
+    /// is ready for a consumer on each side (`pipes::Side::ALL`).
     pub ready_at: Vec<u64>,
     pub state: WarpState,
     /// Scheduler and position in its lists while resident.
