@@ -184,6 +184,23 @@ pub unsafe extern "C" fn pss_sim_push(s: *mut PssSim, warp: u32, index: u32) -> 
     })
 }
 
+/// Appends program instruction `index` to a host warp as the target of a
+/// branch the warp takes: it issues no earlier than the configuration's
+/// `taken_branch_cycles` after the warp's previous instruction, the branch
+/// (sm_90: 22); 0 or -1.
+///
+/// # Safety
+/// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
+#[no_mangle]
+pub unsafe extern "C" fn pss_sim_push_branch_target(s: *mut PssSim, warp: u32, index: u32) -> i32 {
+    guard(-1, || {
+        let sm = sim(s)?.sim()?.sm_of(warp);
+        sm.push_branch_target(warp, index)
+            .map_err(|e| e.to_string())?;
+        Ok(0)
+    })
+}
+
 /// Appends the program instruction `ptx` parses to (it must be one of the
 /// program's); returns its index, or -1.
 ///

@@ -274,6 +274,10 @@ pub struct SmConfig {
     pub lowering: LoweringArch,
     /// Instruction cache ([`ICache::NONE`]: not modelled, every fetch hits).
     pub icache: ICache,
+    /// Clocks from a taken branch's issue until the warp may issue its
+    /// target (the fetch redirect; a dependency wait overlaps it), for the
+    /// branches a host marks ([`crate::Sm::push_branch_target`]). 0: free.
+    pub taken_branch_cycles: u32,
     /// Bounds on a run ([`Limits::DEFAULT`] in every preset).
     pub limits: Limits,
 }
@@ -369,6 +373,8 @@ fn sm_13() -> SmConfig {
         lowering: LoweringArch::Native,
         // No instruction-cache measurement before sm_90: not modelled.
         icache: ICache::NONE,
+        // No branch measurement before sm_90: free.
+        taken_branch_cycles: 0,
         limits: Limits::DEFAULT,
     }
 }
@@ -478,6 +484,14 @@ fn sm_90() -> SmConfig {
             inst_bytes: 16,
             miss_cycles: 17,
         },
+        // H100: the loops of the microbenchmarks' single-opcode chains (FSET,
+        // HSET2, VABSDIFF4: `b4`, `b5`, `b17`, `b23`, `b24`) take 18.2-18.8
+        // cycles per iteration beyond their 64 links of 4, where ptxas's own
+        // schedule (stall counts, `microbench-sm90.sass.gz`) adds 3: the
+        // last link, then `@!P0 BRA` with a stall of 6, and the next link 7
+        // clocks after the last. So the target issues 6 + 15.8, about 22
+        // clocks after the branch.
+        taken_branch_cycles: 22,
         ..base
     }
 }

@@ -9,10 +9,11 @@
 //! the ones it changes.
 //!
 //! Keys: `target`, `base`, `scheduler`, `resident_warps`, `schedulers`,
-//! `issue_width`, `issue_interval`, `lowering`, `units.<class>.lanes_per_sm`,
-//! `units.<class>.latency` (classes as [`UnitClass::name`]), `icache.bytes`,
-//! `icache.line_bytes`, `icache.inst_bytes`, `icache.miss_cycles`,
-//! `limits.max_cycles`, `limits.max_instructions`.
+//! `issue_width`, `issue_interval`, `lowering`, `taken_branch_cycles`,
+//! `units.<class>.lanes_per_sm`, `units.<class>.latency` (classes as
+//! [`UnitClass::name`]), `icache.bytes`, `icache.line_bytes`,
+//! `icache.inst_bytes`, `icache.miss_cycles`, `limits.max_cycles`,
+//! `limits.max_instructions`.
 
 use crate::config::{Limits, LoweringArch, Preset, SchedPolicy, SmConfig, UnitClass, UnitConfig};
 use serde::Deserialize;
@@ -86,6 +87,8 @@ pub fn params(config: &SmConfig, scheduler: SchedPolicy) -> Vec<(String, ParamVa
         ("issue_width".into(), n(config.issue_width)),
         ("issue_interval".into(), n(config.issue_interval)),
         ("lowering".into(), s(lowering_name(config.lowering))),
+        // Top-level keys before the first table.
+        ("taken_branch_cycles".into(), n(config.taken_branch_cycles)),
     ];
     for c in UnitClass::ALL {
         let u = config.units.get(c);
@@ -208,6 +211,8 @@ fn top_source(b: Preset, key: &str) -> Option<&'static str> {
         ("issue_interval", Gt200) => "Tesla: a warp instruction issues over 4 clocks to 8 SPs",
         ("issue_interval", _) => "clocks between a scheduler's issue slots",
         ("lowering", _) => "machine-code table (native, kepler, maxwell, hopper): ptxas listings, timed by the pipe rules",
+        ("taken_branch_cycles", Gh100) => "H100: a loop's branch costs a chain 18.5 cycles beyond ptxas's schedule: its target issues about 22 clocks after it",
+        ("taken_branch_cycles", _) => "clocks from a taken loop branch to its target's issue: not measured for this generation, 0",
         _ => return None,
     })
 }
@@ -367,6 +372,7 @@ struct Doc {
     issue_width: Option<u32>,
     issue_interval: Option<u32>,
     lowering: Option<Spanned<String>>,
+    taken_branch_cycles: Option<u32>,
     units: Option<UnitsLayer>,
     icache: Option<ICacheLayer>,
     limits: Option<LimitsLayer>,
@@ -384,6 +390,7 @@ pub struct ConfigLayer {
     issue_width: Option<u32>,
     issue_interval: Option<u32>,
     lowering: Option<LoweringArch>,
+    taken_branch_cycles: Option<u32>,
     units: UnitsLayer,
     icache: ICacheLayer,
     limits: LimitsLayer,
@@ -443,6 +450,7 @@ impl ConfigLayer {
         l.issue_interval = doc.issue_interval;
         l.units = doc.units.unwrap_or_default();
         l.icache = doc.icache.unwrap_or_default();
+        l.taken_branch_cycles = doc.taken_branch_cycles;
         l.limits = doc.limits.unwrap_or_default();
         Ok(l)
     }
@@ -498,7 +506,8 @@ impl ConfigLayer {
             schedulers,
             issue_width,
             issue_interval,
-            lowering
+            lowering,
+            taken_branch_cycles
         );
         if let Some(s) = self.scheduler {
             *scheduler = s;

@@ -4,7 +4,8 @@
 //! [`MemTiming`] says; a barrier holds its warps' next instructions until
 //! every warp of the block that reaches it (as execution found) has issued
 //! it; a clock read records the cycle it issued, which a second functional
-//! pass writes into the kernel's `%clock` values.
+//! pass writes into the kernel's `%clock` values. A taken loop back-edge's
+//! target is pushed as a branch target (`Sm::push_branch_target`).
 
 use crate::error::KernelError;
 use crate::exec::{reads_clock, Executed};
@@ -268,6 +269,26 @@ fn is_barrier(prep: &Prepared<'_>, stmt: u32) -> bool {
     )
 }
 
+/// Whether statement `stmt` is a loop's back-edge: a branch to a label at or
+/// before it. ptxas keeps these as branches (every PTX back-edge of the
+/// public and extra kernels is a backward BRA in ptxas 13.0.88's code),
+/// while it turns many forward branches into predicated code (`local_sort`:
+/// 30 in the PTX, 1 in the machine code), so only back-edges cost a taken
+/// branch's redirect (`SmConfig::taken_branch_cycles`).
+fn is_back_edge(prep: &Prepared<'_>, stmt: u32) -> bool {
+    match &prep.body.statements[stmt as usize].kind {
+        StatementKind::Control(c) => match c.op {
+            ControlOp::Bra { label, .. } => prep
+                .body
+                .labels
+                .get(label)
+                .is_some_and(|l| l.target <= stmt as usize),
+            ControlOp::Call { .. } | ControlOp::Ret { .. } | ControlOp::Exit => false,
+        },
+        StatementKind::Instruction(_) | StatementKind::Unimplemented(_) => false,
+    }
+}
+
 /// Feeds `mine` until the SM is done.
 fn drive(
     sm: &mut Sm,
@@ -338,9 +359,17 @@ fn feed(
         host.pos[w] = usize::MAX;
         return Ok(true);
     }
+    let mut prev = start.checked_sub(1).map(|k| steps[k].stmt);
     for s in &host.order[w][start..] {
         host.pos[w] += 1;
-        sm.push_instruction(w as u32, s.stmt)?;
+        // A loop's back-edge taken: the next step is not the statement after it.
+        match prev {
+            Some(b) if s.stmt != b + 1 && is_back_edge(prep, b) => {
+                sm.push_branch_target(w as u32, s.stmt)?
+            }
+            _ => sm.push_instruction(w as u32, s.stmt)?,
+        }
+        prev = Some(s.stmt);
         if let Some(kind) = ext[s.stmt as usize] {
             let e = if is_barrier(prep, s.stmt) {
                 Ext::Barrier

@@ -193,3 +193,35 @@ fn configuration_files_drive_the_simulation() {
         }
     }
 }
+
+/// A branch target pushed as one waits the configuration's
+/// `taken_branch_cycles` (sm_90: 22) after the branch, and only that one.
+#[test]
+fn branch_targets_wait_for_the_redirect() {
+    let cycles = |branch: bool| {
+        // SAFETY: a fresh handle, valid strings, freed at the end.
+        unsafe {
+            let s = new_sim("sm_90");
+            for text in ["add.u32 %r1, %r0, 4;", "add.u32 %r2, %r0, 5;"] {
+                assert!(pss_sim_add_inst(s, c(text).as_ptr()) >= 0);
+            }
+            assert_eq!(pss_sim_add_host_warp(s, 0, u32::MAX), 0);
+            assert_eq!(pss_sim_push(s, 0, 0), 0);
+            let pushed = if branch {
+                pss_sim_push_branch_target(s, 0, 1)
+            } else {
+                pss_sim_push(s, 0, 1)
+            };
+            assert_eq!(pushed, 0);
+            assert_eq!(pss_sim_push_branch_target(s, 0, 7), -1);
+            assert!(last_error().contains('7'), "{}", last_error());
+            assert_eq!(pss_sim_close_warp(s, 0), 0);
+            assert_eq!(pss_sim_run_until(s, u64::MAX, u64::MAX), PSS_DONE);
+            let mut st = PssStats::default();
+            assert_eq!(pss_sim_stats(s, &mut st), 0);
+            free(s);
+            st.cycles
+        }
+    };
+    assert_eq!(cycles(true) - cycles(false), 22 - 1);
+}

@@ -238,6 +238,6 @@ impl super::warp::Warp {
     /// An open host warp, not finished, with fewer than `ahead` instructions queued.
     pub(super) fn is_hungry(&self, ahead: usize) -> bool {
         self.state != WarpState::Done
-            && matches!(&self.source, Source::Host { queue, closed: false } if queue.len() < ahead)
+            && matches!(&self.source, Source::Host { queue, closed: false, .. } if queue.len() < ahead)
     }
 }

@@ -414,6 +414,7 @@ impl Sm {
         debug_assert!(idx != NONE && w.cur_ready <= now);
         debug_assert!((0..NCLASS).all(|c| ii.need & (1 << c) == 0 || sc.pipes.is_free(c, now)));
         units.occupy(&mut sc.pipes, &ii.pipe, &ii.ticks, now);
+        w.issued_at = now;
         // Execute functionally now; the guard is read before the instruction
         // can overwrite it.
         let mut threads = w.threads;
@@ -502,6 +503,7 @@ impl Sm {
             threads = guard_lanes(w, guard, guard_neg).count_ones() as u64;
         }
         self.issue_external(wi, now, ext)?;
+        self.warps[wi].issued_at = now;
         let w = &self.warps[wi];
         tracing::trace!(cycle = now, sched, warp = w.id, inst = idx, uops, "issue");
         if self.log.len() < self.log_cap {

@@ -30,9 +30,20 @@ pub(super) enum Source {
         pos: u8,
         len: u8,
     },
-    /// Pushed by the host; `closed` once it said no more will come.
-    Host { queue: VecDeque<u32>, closed: bool },
+    /// Pushed by the host; `closed` once it said no more will come. An entry
+    /// with [`AFTER_BRANCH`] set is a taken branch's target: it issues no
+    /// earlier than `taken_branch` (`SmConfig::taken_branch_cycles`) clocks
+    /// after the warp's last issue, the branch.
+    Host {
+        queue: VecDeque<u32>,
+        closed: bool,
+        taken_branch: u64,
+    },
 }
+
+/// Marks a host queue entry that a taken branch leads to
+/// ([`Sm::push_branch_target`]); program indices stay below it.
+pub(super) const AFTER_BRANCH: u32 = 1 << 31;
 
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum WarpState {
@@ -70,6 +81,8 @@ pub(super) struct Warp {
     pub cur_at: u32,
     /// The instruction-cache line the warp fetched last (it still holds it).
     pub line: u32,
+    /// Clock of the warp's last issue.
+    pub issued_at: u64,
 }
 
 /// What [`Warp::next`] found.
@@ -112,16 +125,27 @@ impl Warp {
                     None
                 }
             }
-            Source::Host { queue, closed } => {
+            Source::Host {
+                queue,
+                closed,
+                taken_branch,
+            } => {
                 // Ask the host for more as soon as the queue runs low
                 // (`Sm::run_until_idle`, `Sm::hungry_warps`), before the
                 // warp would idle.
                 let next = queue.pop_front();
-                // Host-fed code is laid out in program order.
-                self.cur_at = next.unwrap_or(0);
                 *hungry |= queue.len() < width as usize && !*closed;
                 match next {
-                    Some(i) => Some(i),
+                    Some(i) => {
+                        if i & AFTER_BRANCH != 0 {
+                            let after = self.issued_at.saturating_add(*taken_branch);
+                            self.fetch_stall = self.fetch_stall.max(after);
+                        }
+                        let i = i & !AFTER_BRANCH;
+                        // Host-fed code is laid out in program order.
+                        self.cur_at = i;
+                        Some(i)
+                    }
                     None if *closed => None,
                     None => {
                         self.cur = NONE;
@@ -202,6 +226,7 @@ impl Sm {
             fetch_stall: 0,
             cur_at: 0,
             line: u32::MAX,
+            issued_at: 0,
         });
         self.by_id.insert(warp_id, idx);
         self.live += 1;
@@ -234,6 +259,7 @@ impl Sm {
             Source::Host {
                 queue: VecDeque::new(),
                 closed: false,
+                taken_branch: u64::from(self.tables.cfg.taken_branch_cycles),
             },
         )
     }
@@ -258,6 +284,19 @@ impl Sm {
 
     /// Appends one dynamic instruction (index into [`crate::Program::insts`]) to a host warp.
     pub fn push_instruction(&mut self, warp_id: u32, index: u32) -> Result<(), SimError> {
+        self.push_entry(warp_id, index, 0)
+    }
+
+    /// [`Sm::push_instruction`] for the target of a branch the warp takes:
+    /// it issues no earlier than `SmConfig::taken_branch_cycles` after the
+    /// warp's previous instruction, the branch (the fetch redirect; a wait
+    /// for its operands overlaps it). The host decides which branches the
+    /// machine code keeps (sim-kernel: loop back-edges).
+    pub fn push_branch_target(&mut self, warp_id: u32, index: u32) -> Result<(), SimError> {
+        self.push_entry(warp_id, index, AFTER_BRANCH)
+    }
+
+    fn push_entry(&mut self, warp_id: u32, index: u32, flag: u32) -> Result<(), SimError> {
         let len = self.prog.insts.len();
         let (wi, w) = self.warp_by_id(warp_id)?;
         if index as usize >= len {
@@ -271,7 +310,8 @@ impl Sm {
             Source::Host {
                 queue,
                 closed: false,
-            } => queue.push_back(index),
+                ..
+            } => queue.push_back(index | flag),
             Source::Host { closed: true, .. } | Source::Stream { .. } => {
                 return Err(SimError::NotHostWarp(warp_id))
             }

@@ -327,3 +327,61 @@ fn lockstep_simulation_waits_for_deferred_completions() {
         assert!(sim.sm_of(w).reg(w, r3).unwrap().iter().all(|&v| v == 17));
     }
 }
+
+/// Issue cycles of a host warp fed `feed` (index, whether a taken branch
+/// leads to it) on `cfg`.
+fn branch_issues(cfg: SmConfig, feed: &[(u32, bool)]) -> Vec<u64> {
+    let t = cfg.target;
+    let (prog, _) = Program::from_ptx(
+        t,
+        &[
+            "add.u32 %r1, %r1, 1;",
+            "add.u32 %r2, %r2, 1;",
+            "add.u32 %r1, %r1, 1;",
+        ],
+    )
+    .unwrap();
+    let mut sm = Sm::new(cfg, Arc::new(prog), SchedPolicy::Gto).unwrap();
+    sm.record_issues(16);
+    sm.add_host_warp(0, u32::MAX).unwrap();
+    for &(i, branch) in feed {
+        if branch {
+            sm.push_branch_target(0, i).unwrap();
+        } else {
+            sm.push_instruction(0, i).unwrap();
+        }
+    }
+    sm.close_warp(0).unwrap();
+    assert_eq!(sm.run_until_idle(&mut Deferred).unwrap(), Progress::Done);
+    sm.issue_log().iter().map(|e| e.cycle).collect()
+}
+
+/// A taken branch's target issues `taken_branch_cycles` after the branch
+/// (the warp's previous issue; sm_90: 22), and a wait for its operands
+/// overlaps that instead of adding to it; without the mark, or on a preset
+/// with no figure (0), it issues as operands allow.
+#[test]
+fn a_taken_branch_delays_its_target() {
+    let sm90 = preset(Target::SM_90);
+    assert_eq!(sm90.taken_branch_cycles, 22);
+    // Independent: the next slot, or 22 clocks on.
+    let plain = branch_issues(sm90.clone(), &[(0, false), (1, false)]);
+    let taken = branch_issues(sm90.clone(), &[(0, false), (1, true)]);
+    assert_eq!(plain[1] - plain[0], 1);
+    assert_eq!(taken[1] - taken[0], 22);
+    // Dependent on the branch's predecessor (ready 4 later): still 22.
+    let dep = branch_issues(sm90.clone(), &[(0, false), (2, true)]);
+    assert_eq!(dep[1] - dep[0], 22);
+    // Only the marked instruction waits: the one after it follows at once.
+    let after = branch_issues(sm90.clone(), &[(0, false), (1, true), (0, false)]);
+    assert_eq!(after[2] - after[1], 1);
+    // A configuration's own figure, and none on Maxwell.
+    let mut five = sm90;
+    five.taken_branch_cycles = 5;
+    let t5 = branch_issues(five, &[(0, false), (1, true)]);
+    assert_eq!(t5[1] - t5[0], 5);
+    let sm53 = preset(Target::parse("sm_53").unwrap());
+    assert_eq!(sm53.taken_branch_cycles, 0);
+    let m = branch_issues(sm53, &[(0, false), (1, true)]);
+    assert_eq!(m[1] - m[0], 1);
+}
