@@ -193,7 +193,7 @@ pub fn time(
     cfg.resident_warps = cfg.resident_warps.min(blocks * warps_per_block).max(1);
     let cfg = &cfg;
     let ext: Vec<Option<Kind>> = prog.insts.iter().map(ext_kind).collect();
-    let tables = ProgramTables::new(cfg.clone(), prog)?;
+    let tables = ProgramTables::with_loops(cfg.clone(), prog, &loops(prep))?;
     let nw = run.warps.len();
     let nblocks = run
         .warps
@@ -287,6 +287,25 @@ fn is_back_edge(prep: &Prepared<'_>, stmt: u32) -> bool {
         },
         StatementKind::Instruction(_) | StatementKind::Unimplemented(_) => false,
     }
+}
+
+/// The loops of the kernel: per back-edge (a branch to a label at or before
+/// it), the statements from its target to it. The work a loop repeats on
+/// values set before it is what ptxas hoists (`ProgramTables::with_loops`).
+fn loops(prep: &Prepared<'_>) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    for (b, s) in prep.body.statements.iter().enumerate() {
+        if let StatementKind::Control(c) = &s.kind {
+            if let ControlOp::Bra { label, .. } = c.op {
+                if let Some(t) = prep.body.labels.get(label).map(|l| l.target) {
+                    if t <= b {
+                        out.push((t as u32, b as u32));
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Feeds `mine` until the SM is done.

@@ -161,7 +161,29 @@ impl ProgramTables {
     /// if the configuration is unusable, or an instruction uses a register at
     /// or above [`Program::nregs`] or a unit the configuration lacks.
     pub fn new(config: SmConfig, program: Arc<Program>) -> Result<Arc<Self>, SimError> {
-        Self::build(config, program, Vec::new(), None)
+        Self::build(config, program, Vec::new(), None, None)
+    }
+
+    /// As [`ProgramTables::new`], for a program with loops (a host's, from
+    /// its control flow): each `(first, last)` names the program
+    /// instructions of one loop, whose back-edge is at `last`. An
+    /// instruction's operands are then fixed, and the work on them hoisted as
+    /// ptxas hoists loop-invariant work, where no instruction of its
+    /// innermost loop writes them (sim-kernel: operands loaded before the
+    /// loop); outside loops nothing is hoisted. Fails as `new` does, or if a
+    /// loop names an instruction the program lacks.
+    pub fn with_loops(
+        config: SmConfig,
+        program: Arc<Program>,
+        loops: &[(u32, u32)],
+    ) -> Result<Arc<Self>, SimError> {
+        let len = program.insts.len();
+        if let Some(&(a, b)) = loops.iter().find(|&&(a, b)| a > b || b as usize >= len) {
+            return Err(SimError::BadConfig(format!(
+                "loop {a}..={b} is not a range of the program's {len} instructions"
+            )));
+        }
+        Self::build(config, program, Vec::new(), None, Some(loops))
     }
 
     /// As [`ProgramTables::new`], but program instruction `i` runs the
@@ -217,7 +239,7 @@ impl ProgramTables {
                 config.name()
             )));
         }
-        Self::build(config, program, code, layout)
+        Self::build(config, program, code, layout, None)
     }
 
     /// Whether the program's machine code, laid out as given, is larger than
@@ -231,6 +253,7 @@ impl ProgramTables {
         program: Arc<Program>,
         code: Vec<Option<Row>>,
         layout: Option<&[u32]>,
+        loops: Option<&[(u32, u32)]>,
     ) -> Result<Arc<Self>, SimError> {
         check_config(&config)?;
         if program.nregs >= NONE as usize / ROW {
@@ -253,7 +276,10 @@ impl ProgramTables {
             }
             None => Vec::new(),
         };
-        let fixed = fixed_sources(&program);
+        let fixed = match loops {
+            Some(l) => loop_fixed_sources(&program, l),
+            None => fixed_sources(&program),
+        };
         let mut names: BTreeMap<String, u16> = BTreeMap::new();
         let mut op_names = Vec::new();
         let mut mach_names = Vec::new();
@@ -390,6 +416,58 @@ fn fixed_sources(program: &Program) -> Vec<[bool; 4]> {
             let fixed = src.map(|s| match s {
                 SrcOperand::Absent | SrcOperand::Fixed => true,
                 SrcOperand::Reg(r) => inv.get(r.0 as usize).copied().unwrap_or(false),
+            });
+            let varies = src
+                .iter()
+                .zip(&fixed)
+                .any(|(s, f)| matches!(s, SrcOperand::Reg(_)) && !f);
+            if varies {
+                fixed
+            } else {
+                [false; 4]
+            }
+        })
+        .collect()
+}
+
+/// [`fixed_sources`] for a program with loops (`ProgramTables::with_loops`):
+/// a register operand is fixed where no instruction of the innermost loop
+/// holding the instruction writes it; outside loops, and for an instruction
+/// with no other source, nothing is.
+fn loop_fixed_sources(program: &Program, loops: &[(u32, u32)]) -> Vec<[bool; 4]> {
+    // Per loop, the registers its instructions write.
+    let written: Vec<Vec<bool>> = loops
+        .iter()
+        .map(|&(a, b)| {
+            let mut w = vec![false; program.nregs];
+            for inst in &program.insts[a as usize..=b as usize] {
+                for u in inst.reg_uses().writes() {
+                    if let Some(x) = w.get_mut(u.reg.0 as usize) {
+                        *x = true;
+                    }
+                }
+            }
+            w
+        })
+        .collect();
+    program
+        .insts
+        .iter()
+        .enumerate()
+        .map(|(i, inst)| {
+            let i = i as u32;
+            let innermost = loops
+                .iter()
+                .enumerate()
+                .filter(|(_, &(a, b))| a <= i && i <= b)
+                .min_by_key(|(_, &(a, b))| b - a);
+            let Some((k, _)) = innermost else {
+                return [false; 4];
+            };
+            let src = sources(inst);
+            let fixed = src.map(|s| match s {
+                SrcOperand::Absent | SrcOperand::Fixed => true,
+                SrcOperand::Reg(r) => !written[k].get(r.0 as usize).copied().unwrap_or(true),
             });
             let varies = src
                 .iter()
