@@ -444,6 +444,128 @@ def sequence(insts, variant, arch):
     return out, seq, len(helpers) + len(pred_helpers)
 
 
+# ------------------------------------------------------------ chained variants
+# The accumulating video forms with `c` the same register as `a`
+# (`vabsdiff2.u32.u32.u32.add %x, %x, %z, %x`: H100 `b13`), timed where they
+# matter: in a dependent chain. ptxas's code for one such instruction alone
+# keeps an IMAD.MOV copy that its code for a chain of them does not (H100
+# `b13_lat`: 9 machine instructions per link, none a copy; the isolated kernel
+# has 10). Key: the plain key with `.ca`. Derived on sm_90 only.
+CHAIN = 3
+
+
+def chain_variants():
+    """(key, PTX opcode) of the video `.add` forms, full-register operands."""
+    out = []
+    for v in derive.video_variants():
+        key = v[0]
+        parts = key.split(".")
+        if parts[-1] != "def" or parts[-2] != "add":
+            continue
+        ins = v[2].split()[0]
+        out.append((key + ".ca", ins))
+    return out
+
+
+def chain_kernel(arch, i, ins):
+    lines = [
+        f".visible .entry k{i}(.param .u64 p) {{",
+        " .reg .b32 %r<16>; .reg .b64 %rd<8>;",
+        " ld.param.u64 %rd6, [p];",
+        " cvta.to.global.u64 %rd7, %rd6;",
+        " ld.global.b32 %r1, [%rd7+0];",
+        " ld.global.b32 %r2, [%rd7+8];",
+    ]
+    prev = "%r1"
+    for k in range(CHAIN):
+        cur = f"%r{4 + k}"
+        lines.append(f" {ins} {cur}, {prev}, %r2, {prev};")
+        prev = cur
+    lines += [f" st.global.b32 [%rd7+64], {prev};", " ret; }"]
+    return "\n".join(lines)
+
+
+def chain_sequence(insts, arch):
+    """(out, [(opcode, deps)]) of the middle link of a chain kernel, or an error.
+
+    Each machine instruction belongs to the link of its chain depth (the
+    longest path from `a`'s load, in links of the total over `CHAIN`); those
+    that read only `b` are shared, hoisted work and come first, reading `b`.
+    The middle link's reads of the link before are `a` (which `c` is)."""
+    writer, dec, store = {}, [], None
+    for text in walk(insts):
+        base, opcode, dests, srcs, ops = decode(text, arch)
+        if base in LOADS:
+            offs = re.search(r"\+(0x[0-9a-f]+)\]", ops[-1])
+            letter = "b" if offs and int(offs.group(1), 16) else "a"
+            for r in dests:
+                writer[r] = ("in", letter)
+            continue
+        if base in STORES:
+            store = writer.get(regs(ops[-1])[0])
+            break
+        if base in SKIP:
+            continue
+        deps = [writer.get(x) for x in srcs]
+        dec.append((opcode, [d for d in deps if d is not None]))
+        for d in dests:
+            writer[d] = ("k", len(dec) - 1)
+    if not store or store[0] != "k":
+        return "no stored chain"
+    keep, stack = set(), [store[1]]
+    while stack:
+        q = stack.pop()
+        if q not in keep:
+            keep.add(q)
+            stack += [d[1] for d in dec[q][1] if d[0] == "k"]
+    depth = {}
+    for q in sorted(keep):
+        chain = [depth[d[1]] for d in dec[q][1] if d[0] == "k" and depth[d[1]] > 0]
+        reads_a = ("in", "a") in dec[q][1]
+        depth[q] = 1 + max(chain) if chain else (1 if reads_a else 0)
+    total = depth[store[1]]
+    if total % CHAIN:
+        return f"chain depth {total} is not {CHAIN} links"
+    link = {q: -(-depth[q] // (total // CHAIN)) for q in keep}
+    shared = sorted(q for q in keep if link[q] == 0 and any(link.get(u) == 2 for u in keep if ("k", q) in dec[u][1]))
+    mid = sorted(q for q in keep if link[q] == 2)
+    outs = [q for q in mid if any(("k", q) in dec[u][1] for u in keep if link[u] == 3)]
+    if len(outs) != 1:
+        return f"{len(outs)} results of the middle link"
+    index = {q: i for i, q in enumerate(shared + mid)}
+    seq = []
+    for q in shared + mid:
+        ds = []
+        for d in dec[q][1]:
+            n = d[1] if d[0] == "in" else ("a" if link[d[1]] == 1 else str(index[d[1]]))
+            if n not in ds:
+                ds.append(n)
+        seq.append((dec[q][0], ds))
+    return [str(index[outs[0]])], seq
+
+
+def derive_chains(arch, compiler=None):
+    ptxas, dis = tools(arch, compiler)
+    variants = chain_variants()
+    head = [".version 7.8", f".target {arch}", ".address_size 64"]
+    text = "\n".join(head + [chain_kernel(arch, i, ins) for i, (_, ins) in enumerate(variants)]) + "\n"
+    with tempfile.TemporaryDirectory() as tmp:
+        src, cub = os.path.join(tmp, "c.ptx"), os.path.join(tmp, "c.cubin")
+        with open(src, "w") as f:
+            f.write(text)
+        run([ptxas, f"-arch={arch}", src, "-o", cub])
+        listing = subprocess.run([dis, "-c", cub], capture_output=True, text=True, check=True).stdout
+    rows, notes = {}, []
+    for k, insts in functions(listing).items():
+        key = variants[int(k)][0]
+        r = chain_sequence(insts, arch)
+        if isinstance(r, str):
+            notes.append(f"{arch} {key}: {r}")
+        else:
+            rows[key] = r
+    return rows, notes
+
+
 def fmt(out, seq):
     return ",".join(out) or "-", " ".join(f"{op}:{','.join(ds) or '-'}" for op, ds in seq)
 
@@ -488,6 +610,10 @@ def main():
     lines = []
     for arch in ARCHS:
         rows, notes = derive_arch(arch, variants)
+        if arch == "sm_90" and not args.only:
+            chained, more = derive_chains(arch)
+            rows.update(chained)
+            notes += more
         for n in notes:
             print(n, file=sys.stderr)
         print(f"{arch}: {len(rows)} of {len(variants)} variants", file=sys.stderr)

@@ -265,16 +265,9 @@ impl ProgramTables {
             )));
         }
         let arch = SassArch::from_lowering(config.lowering);
-        let keys: Vec<String> = match arch {
-            Some(_) => program.insts.iter().map(lowering::key).collect(),
-            None => Vec::new(),
-        };
-        let rows = match arch {
-            Some(a) => {
-                let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
-                sass_table::rows_for_keys(a, &refs)
-            }
-            None => Vec::new(),
+        let (keys, rows) = match arch {
+            Some(a) => table_rows(a, &program),
+            None => (Vec::new(), Vec::new()),
         };
         let fixed = match loops {
             Some(l) => loop_fixed_sources(&program, l),
@@ -428,6 +421,41 @@ fn fixed_sources(program: &Program) -> Vec<[bool; 4]> {
             }
         })
         .collect()
+}
+
+/// Each instruction's lowering key and table row. An instruction whose `c`
+/// is the register `a` is (`vabsdiff2.u32.u32.u32.add %x, %x, %z, %x`) takes
+/// the row keyed `.ca` where the table has one: ptxas's code for it in a
+/// dependent chain, which the copies of the instruction's code alone lack
+/// (`tools/lowering/derive_sass.py`, H100 `b13_lat`).
+fn table_rows(arch: SassArch, program: &Program) -> (Vec<String>, Vec<Option<Row>>) {
+    let plain: Vec<String> = program.insts.iter().map(lowering::key).collect();
+    let aliased: Vec<String> = program
+        .insts
+        .iter()
+        .zip(&plain)
+        .map(|(inst, k)| {
+            let src = lowering::source_registers(inst);
+            match (src[0], src[2]) {
+                (Some(a), Some(c)) if a == c => format!("{k}.ca"),
+                _ => String::new(),
+            }
+        })
+        .collect();
+    let refs = |ks: &[String]| -> Vec<Option<Row>> {
+        let r: Vec<&str> = ks.iter().map(String::as_str).collect();
+        sass_table::rows_for_keys(arch, &r)
+    };
+    let (plain_rows, aliased_rows) = (refs(&plain), refs(&aliased));
+    plain
+        .into_iter()
+        .zip(aliased)
+        .zip(plain_rows.into_iter().zip(aliased_rows))
+        .map(|((k, ka), (row, row_a))| match row_a {
+            Some(r) => (ka, Some(r)),
+            None => (k, row),
+        })
+        .unzip()
 }
 
 /// [`fixed_sources`] for a program with loops (`ProgramTables::with_loops`):
