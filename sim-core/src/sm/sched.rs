@@ -414,7 +414,6 @@ impl Sm {
         debug_assert!(idx != NONE && w.cur_ready <= now);
         debug_assert!((0..NCLASS).all(|c| ii.need & (1 << c) == 0 || sc.pipes.is_free(c, now)));
         units.occupy(&mut sc.pipes, &ii.pipe, &ii.ticks, now);
-        w.issued_at = now;
         // Execute functionally now; the guard is read before the instruction
         // can overwrite it.
         let mut threads = w.threads;
@@ -467,7 +466,7 @@ impl Sm {
         sc.busy_until = sc.busy_until.max(now + ii.busy);
         // The warp is resident on `sc`: its next instruction goes straight
         // into its entry there.
-        match w.next(info, hungry, cfg.issue_width) {
+        match w.next(info, hungry, cfg.issue_width, Some(now)) {
             Next::Loaded(need) => {
                 debug_assert!(w.state == WarpState::Resident && w.sched as usize == sched);
                 sc.set_entry(w.pos as usize, w.cur_ready, need);
@@ -503,7 +502,6 @@ impl Sm {
             threads = guard_lanes(w, guard, guard_neg).count_ones() as u64;
         }
         self.issue_external(wi, now, ext)?;
-        self.warps[wi].issued_at = now;
         let w = &self.warps[wi];
         tracing::trace!(cycle = now, sched, warp = w.id, inst = idx, uops, "issue");
         if self.log.len() < self.log_cap {
@@ -522,7 +520,7 @@ impl Sm {
         sc.issues += u64::from(uops);
         sc.busy_until = sc.busy_until.max(now + busy);
         let pos = self.warps[wi].pos as usize;
-        self.fetch(wi)?;
+        self.fetch(wi, Some(now))?;
         Ok(self.still_at(wi, sched, pos))
     }
 

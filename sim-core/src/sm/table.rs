@@ -429,33 +429,27 @@ fn fixed_sources(program: &Program) -> Vec<[bool; 4]> {
 /// dependent chain, which the copies of the instruction's code alone lack
 /// (`tools/lowering/derive_sass.py`, H100 `b13_lat`).
 fn table_rows(arch: SassArch, program: &Program) -> (Vec<String>, Vec<Option<Row>>) {
-    let plain: Vec<String> = program.insts.iter().map(lowering::key).collect();
-    let aliased: Vec<String> = program
+    let mut keys: Vec<String> = program.insts.iter().map(lowering::key).collect();
+    let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
+    let mut rows = sass_table::rows_for_keys(arch, &refs);
+    // Only the few instructions whose `c` is their `a` look further.
+    let aliased: Vec<(usize, String)> = program
         .insts
         .iter()
-        .zip(&plain)
-        .map(|(inst, k)| {
+        .enumerate()
+        .filter_map(|(i, inst)| {
             let src = lowering::source_registers(inst);
-            match (src[0], src[2]) {
-                (Some(a), Some(c)) if a == c => format!("{k}.ca"),
-                _ => String::new(),
-            }
+            (src[0].is_some() && src[0] == src[2]).then(|| (i, format!("{}.ca", keys[i])))
         })
         .collect();
-    let refs = |ks: &[String]| -> Vec<Option<Row>> {
-        let r: Vec<&str> = ks.iter().map(String::as_str).collect();
-        sass_table::rows_for_keys(arch, &r)
-    };
-    let (plain_rows, aliased_rows) = (refs(&plain), refs(&aliased));
-    plain
-        .into_iter()
-        .zip(aliased)
-        .zip(plain_rows.into_iter().zip(aliased_rows))
-        .map(|((k, ka), (row, row_a))| match row_a {
-            Some(r) => (ka, Some(r)),
-            None => (k, row),
-        })
-        .unzip()
+    let refs: Vec<&str> = aliased.iter().map(|(_, k)| k.as_str()).collect();
+    for ((i, k), row) in aliased.iter().zip(sass_table::rows_for_keys(arch, &refs)) {
+        if let Some(r) = row {
+            keys[*i] = k.clone();
+            rows[*i] = Some(r);
+        }
+    }
+    (keys, rows)
 }
 
 /// [`fixed_sources`] for a program with loops (`ProgramTables::with_loops`):

@@ -81,7 +81,8 @@ pub(super) struct Warp {
     pub cur_at: u32,
     /// The instruction-cache line the warp fetched last (it still holds it).
     pub line: u32,
-    /// Clock of the warp's last issue.
+    /// Clock of the warp's last issue, as its last fetch after an issue was
+    /// told (host warps only: a taken branch's target waits from it).
     pub issued_at: u64,
 }
 
@@ -101,9 +102,17 @@ impl Warp {
     /// Takes the warp's next instruction from its source into `cur`, with
     /// the clock its operands are ready (`cur_ready`, from the scoreboard:
     /// only the warp's own issues change its registers). Sets `hungry` when
-    /// a host warp's queue runs low (fewer than `width` left).
+    /// a host warp's queue runs low (fewer than `width` left). `issued`: the
+    /// clock of the issue this fetch follows (`None`: it follows none, or
+    /// the warp waited for input since).
     #[inline(always)]
-    pub fn next(&mut self, info: &[InstInfo], hungry: &mut bool, width: u32) -> Next {
+    pub fn next(
+        &mut self,
+        info: &[InstInfo],
+        hungry: &mut bool,
+        width: u32,
+        issued: Option<u64>,
+    ) -> Next {
         let next = match &mut self.source {
             Source::Stream {
                 stream,
@@ -135,6 +144,9 @@ impl Warp {
                 // warp would idle.
                 let next = queue.pop_front();
                 *hungry |= queue.len() < width as usize && !*closed;
+                if let Some(t) = issued {
+                    self.issued_at = t;
+                }
                 match next {
                     Some(i) => {
                         if i & AFTER_BRANCH != 0 {
@@ -277,7 +289,7 @@ impl Sm {
     fn wake_host_warp(&mut self, wi: usize) -> Result<(), SimError> {
         let w = &self.warps[wi];
         if w.state == WarpState::Resident && w.cur == NONE {
-            self.fetch(wi)?;
+            self.fetch(wi, None)?;
         }
         Ok(())
     }
@@ -361,17 +373,17 @@ impl Sm {
                 sched = s,
                 "warp admitted"
             );
-            self.fetch(wi)?;
+            self.fetch(wi, None)?;
         }
         Ok(())
     }
 
     /// Loads the warp's next instruction and its scoreboard-ready cycle, or
-    /// retires the warp when its stream ends.
+    /// retires the warp when its stream ends (`issued`: as for [`Warp::next`]).
     #[inline(always)]
-    pub(super) fn fetch(&mut self, wi: usize) -> Result<(), SimError> {
+    pub(super) fn fetch(&mut self, wi: usize, issued: Option<u64>) -> Result<(), SimError> {
         let w = &mut self.warps[wi];
-        match w.next(&self.info, &mut self.hungry, self.cfg.issue_width) {
+        match w.next(&self.info, &mut self.hungry, self.cfg.issue_width, issued) {
             Next::Loaded(need) => {
                 // `refresh`, with the entry already at hand.
                 if w.state == WarpState::Resident {
