@@ -18,7 +18,7 @@ seeded), assembles them with ptxas 13.0.88 (the H100 runs' release), and
 compares `simcli run` on each with that stand-in.
 
 Usage: python3 tools/gpu/ptxas_schedule.py [--count N] [--seed S] [--simcli PATH]
-                                           [--check GEO,WORST]
+                                           [--check GEO,WORST] [--keep DIR]
 --check: exit 1 unless the geometric-mean error factor is at most GEO and no
 mix is off by more than a factor WORST (issue 10's bound for unseen mixes:
 1.10, 1.25), or the stand-in misses a measured loop by more than 1%.
@@ -104,10 +104,13 @@ def main():
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--simcli", default=os.path.join(ROOT, "target", "release", "simcli"))
     ap.add_argument("--check", help="GEO,WORST")
+    ap.add_argument("--keep", help="write the mixes' PTX and launch files to this directory")
     args = ap.parse_args()
     ptxas, nvdisasm = derive_sass.tools("sm_90")
     ok = True
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as scratch:
+        tmp = args.keep or scratch
+        os.makedirs(tmp, exist_ok=True)
         print("== the stand-in on the loops measured on the H100")
         sums = assemble(os.path.join(MEASURED, "mixed.ptx"), tmp, ptxas, nvdisasm)
         for name in sorted(n for n in sums if n.endswith("_lat")):
@@ -150,6 +153,9 @@ def main():
         print(f"== {args.count} unseen one-chain mixes (seed {args.seed}): simcli against the stand-in")
         logs = []
         for name, chosen in mixes.items():
+            if name not in sums:
+                print(f"{name:8s} skipped: no loop in the machine code")
+                continue
             s, var = sums[name]
             if var:
                 print(f"{name:8s} skipped: variable-latency machine code")

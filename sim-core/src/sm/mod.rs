@@ -6,6 +6,7 @@
 //! run limits). This file holds the SM's state and its statistics.
 
 mod clock;
+mod facts;
 mod host;
 mod icache;
 mod masks;

@@ -2,13 +2,13 @@
 //! instruction, computed once per program and configuration and shared,
 //! immutable, by every SM that runs them.
 
+use super::facts;
 use crate::config::{SmConfig, UnitClass};
 use crate::error::SimError;
-use crate::facts::{invariant_registers, mnemonic, native_class, sources, SrcOperand};
-use crate::lowering;
+use crate::facts::{mnemonic, native_class};
 use crate::pipes::{self, OpTiming, Side};
 use crate::program::Program;
-use crate::sass_table::{self, Row, SassArch, Src};
+use crate::sass_table::{Row, SassArch, Src};
 use sim_isa::Instruction;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -266,12 +266,19 @@ impl ProgramTables {
         }
         let arch = SassArch::from_lowering(config.lowering);
         let (keys, rows) = match arch {
-            Some(a) => table_rows(a, &program),
+            Some(a) => facts::table_rows(a, &program),
             None => (Vec::new(), Vec::new()),
         };
+        // The table's rows, with the pairs ptxas fuses across instructions
+        // given as their fused code; code read from the compiler is ptxas's
+        // own and stays as it is.
+        let code = match arch {
+            Some(a) if code.is_empty() => facts::fused_rows(a, &program, &keys, &rows),
+            _ => code,
+        };
         let fixed = match loops {
-            Some(l) => loop_fixed_sources(&program, l),
-            None => fixed_sources(&program),
+            Some(l) => facts::loop_fixed_sources(&program, l),
+            None => facts::fixed_sources(&program),
         };
         let mut names: BTreeMap<String, u16> = BTreeMap::new();
         let mut op_names = Vec::new();
@@ -393,115 +400,6 @@ impl ProgramTables {
                 .map(|l| std::mem::size_of::<Lowered>() + l.opcodes.capacity() * 4)
                 .sum::<usize>()
     }
-}
-
-/// Per instruction, which of its PTX sources `a`..`d` are fixed: an
-/// immediate, a special register, or a register the program never changes
-/// once set (`facts::invariant_registers`). An instruction with no other
-/// source keeps everything (nothing of it is hoisted).
-fn fixed_sources(program: &Program) -> Vec<[bool; 4]> {
-    let inv = invariant_registers(&program.insts, program.nregs);
-    program
-        .insts
-        .iter()
-        .map(|inst| {
-            let src = sources(inst);
-            let fixed = src.map(|s| match s {
-                SrcOperand::Absent | SrcOperand::Fixed => true,
-                SrcOperand::Reg(r) => inv.get(r.0 as usize).copied().unwrap_or(false),
-            });
-            let varies = src
-                .iter()
-                .zip(&fixed)
-                .any(|(s, f)| matches!(s, SrcOperand::Reg(_)) && !f);
-            if varies {
-                fixed
-            } else {
-                [false; 4]
-            }
-        })
-        .collect()
-}
-
-/// Each instruction's lowering key and table row. An instruction whose `c`
-/// is the register `a` is (`vabsdiff2.u32.u32.u32.add %x, %x, %z, %x`) takes
-/// the row keyed `.ca` where the table has one: ptxas's code for it in a
-/// dependent chain, which the copies of the instruction's code alone lack
-/// (`tools/lowering/derive_sass.py`, H100 `b13_lat`).
-fn table_rows(arch: SassArch, program: &Program) -> (Vec<String>, Vec<Option<Row>>) {
-    let mut keys: Vec<String> = program.insts.iter().map(lowering::key).collect();
-    let refs: Vec<&str> = keys.iter().map(String::as_str).collect();
-    let mut rows = sass_table::rows_for_keys(arch, &refs);
-    // Only the few instructions whose `c` is their `a` look further.
-    let aliased: Vec<(usize, String)> = program
-        .insts
-        .iter()
-        .enumerate()
-        .filter_map(|(i, inst)| {
-            let src = lowering::source_registers(inst);
-            (src[0].is_some() && src[0] == src[2]).then(|| (i, format!("{}.ca", keys[i])))
-        })
-        .collect();
-    let refs: Vec<&str> = aliased.iter().map(|(_, k)| k.as_str()).collect();
-    for ((i, k), row) in aliased.iter().zip(sass_table::rows_for_keys(arch, &refs)) {
-        if let Some(r) = row {
-            keys[*i] = k.clone();
-            rows[*i] = Some(r);
-        }
-    }
-    (keys, rows)
-}
-
-/// [`fixed_sources`] for a program with loops (`ProgramTables::with_loops`):
-/// a register operand is fixed where no instruction of the innermost loop
-/// holding the instruction writes it; outside loops, and for an instruction
-/// with no other source, nothing is.
-fn loop_fixed_sources(program: &Program, loops: &[(u32, u32)]) -> Vec<[bool; 4]> {
-    // Per loop, the registers its instructions write.
-    let written: Vec<Vec<bool>> = loops
-        .iter()
-        .map(|&(a, b)| {
-            let mut w = vec![false; program.nregs];
-            for inst in &program.insts[a as usize..=b as usize] {
-                for u in inst.reg_uses().writes() {
-                    if let Some(x) = w.get_mut(u.reg.0 as usize) {
-                        *x = true;
-                    }
-                }
-            }
-            w
-        })
-        .collect();
-    program
-        .insts
-        .iter()
-        .enumerate()
-        .map(|(i, inst)| {
-            let i = i as u32;
-            let innermost = loops
-                .iter()
-                .enumerate()
-                .filter(|(_, &(a, b))| a <= i && i <= b)
-                .min_by_key(|(_, &(a, b))| b - a);
-            let Some((k, _)) = innermost else {
-                return [false; 4];
-            };
-            let src = sources(inst);
-            let fixed = src.map(|s| match s {
-                SrcOperand::Absent | SrcOperand::Fixed => true,
-                SrcOperand::Reg(r) => !written[k].get(r.0 as usize).copied().unwrap_or(true),
-            });
-            let varies = src
-                .iter()
-                .zip(&fixed)
-                .any(|(s, f)| matches!(s, SrcOperand::Reg(_)) && !f);
-            if varies {
-                fixed
-            } else {
-                [false; 4]
-            }
-        })
-        .collect()
 }
 
 /// The id of `name` in `names`/`list`, adding it if new.

@@ -696,3 +696,42 @@ fn an_accumulator_that_is_the_first_operand_takes_the_chained_code() {
     assert_eq!(aliased.1, 22);
     assert_eq!(plain.1, 26);
 }
+
+/// A `set` with an integer result that a `slct` then tests and overwrites
+/// runs as ptxas fuses it: the compare, and one `SEL` of its predicate
+/// (4 + 4 clocks instead of 8 + 8; `tools/gpu/ptxas_schedule.py` found mixes
+/// of `set.u32.u32` and `slct` 30% slow without it). Not where the mask
+/// lives on, nor where a float `set` (1.0 or 0) feeds the select.
+#[test]
+fn a_set_then_slct_of_its_mask_is_one_compare_and_one_select() {
+    let t = Target::SM_90;
+    let timing = |insts: &[&str]| {
+        let (prog, _) = Program::from_ptx(t, insts).unwrap();
+        let tables = ProgramTables::new(preset(t), Arc::new(prog)).unwrap();
+        (
+            tables.issue_timing(0).unwrap(),
+            tables.issue_timing(1).unwrap(),
+        )
+    };
+    let fused = timing(&[
+        "set.lt.u32.u32 %r1, %r1, %r2;",
+        "slct.s32.s32 %r1, %r2, %r3, %r1;",
+    ]);
+    assert_eq!(fused, ((1, 4), (1, 4)));
+    let gtu = timing(&[
+        "set.gtu.s32.f32 %r1, %r1, %r2;",
+        "slct.s32.s32 %r1, %r2, %r3, %r1;",
+    ]);
+    assert_eq!(gtu, ((1, 4), (1, 4)));
+    // The mask is read again later (the select writes elsewhere): both whole.
+    let kept = timing(&[
+        "set.lt.u32.u32 %r1, %r1, %r2;",
+        "slct.s32.s32 %r4, %r2, %r3, %r1;",
+    ]);
+    assert_eq!(kept, ((2, 8), (2, 8)));
+    let float = timing(&[
+        "set.lt.f32.f32 %r1, %r1, %r2;",
+        "slct.s32.s32 %r1, %r2, %r3, %r1;",
+    ]);
+    assert_eq!(float.1, (2, 8));
+}
