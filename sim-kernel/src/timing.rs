@@ -193,7 +193,8 @@ pub fn time(
     cfg.resident_warps = cfg.resident_warps.min(blocks * warps_per_block).max(1);
     let cfg = &cfg;
     let ext: Vec<Option<Kind>> = prog.insts.iter().map(ext_kind).collect();
-    let tables = ProgramTables::with_loops(cfg.clone(), prog, &loops(prep))?;
+    let (loops, targets) = control(prep);
+    let tables = ProgramTables::with_loops(cfg.clone(), prog, &loops, &targets)?;
     let nw = run.warps.len();
     let nblocks = run
         .warps
@@ -289,23 +290,28 @@ fn is_back_edge(prep: &Prepared<'_>, stmt: u32) -> bool {
     }
 }
 
-/// The loops of the kernel: per back-edge (a branch to a label at or before
-/// it), the statements from its target to it. The work a loop repeats on
-/// values set before it is what ptxas hoists (`ProgramTables::with_loops`).
-fn loops(prep: &Prepared<'_>) -> Vec<(u32, u32)> {
-    let mut out = Vec::new();
+/// The kernel's loops (per back-edge, a branch to a label at or before it,
+/// the statements from its target to it) and the statements branches lead
+/// to. The work a loop repeats on values set before it is what ptxas hoists
+/// (`ProgramTables::with_loops`).
+fn control(prep: &Prepared<'_>) -> (Vec<(u32, u32)>, Vec<u32>) {
+    let n = prep.body.statements.len();
+    let (mut loops, mut targets) = (Vec::new(), Vec::new());
     for (b, s) in prep.body.statements.iter().enumerate() {
         if let StatementKind::Control(c) = &s.kind {
             if let ControlOp::Bra { label, .. } = c.op {
                 if let Some(t) = prep.body.labels.get(label).map(|l| l.target) {
+                    if t < n {
+                        targets.push(t as u32);
+                    }
                     if t <= b {
-                        out.push((t as u32, b as u32));
+                        loops.push((t as u32, b as u32));
                     }
                 }
             }
         }
     }
-    out
+    (loops, targets)
 }
 
 /// Feeds `mine` until the SM is done.
@@ -381,9 +387,10 @@ fn feed(
     let mut prev = start.checked_sub(1).map(|k| steps[k].stmt);
     for s in &host.order[w][start..] {
         host.pos[w] += 1;
-        // A loop's back-edge taken: the next step is not the statement after it.
+        // A loop's back-edge taken: the next step is at or before it (its
+        // exit goes on after it, though loads moved up there come first).
         match prev {
-            Some(b) if s.stmt != b + 1 && is_back_edge(prep, b) => {
+            Some(b) if s.stmt <= b && is_back_edge(prep, b) => {
                 sm.push_branch_target(w as u32, s.stmt)?
             }
             _ => sm.push_instruction(w as u32, s.stmt)?,

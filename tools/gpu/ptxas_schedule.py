@@ -72,8 +72,9 @@ def stall_sums(cubin, nvdisasm):
             if lab:
                 labels[lab.group(1)] = len(insts)
             m = re.search(r"/\*[0-9a-f]{4}\*/\s+(.*?)\s*;\s*/\* 0x[0-9a-f]{16} \*/", line)
-            if m:
-                hi = int(re.search(r"0x([0-9a-f]{16})", lines[k + 1]).group(1), 16)
+            word = re.search(r"0x([0-9a-f]{16})", lines[k + 1]) if m and k + 1 < len(lines) else None
+            if word:
+                hi = int(word.group(1), 16)
                 insts.append((m.group(1), (hi >> 41) & 0xF, (hi >> 46) & 7))
         for i, (t, _, _) in enumerate(insts):
             target = re.search(r"BRA\s+`?\(?(\.L_x_\d+)", t)
@@ -164,6 +165,9 @@ def main():
             f = sim / stand_in(s)
             logs.append(abs(math.log(f)))
             print(f"{name:8s} simulated {sim:6d}  stand-in {stand_in(s):6d}  ratio {f:.3f}  {', '.join(chosen)}")
+    if not logs:
+        print("no mix to compare")
+        sys.exit(1 if args.check else 0)
     geo, worst = math.exp(sum(logs) / len(logs)), math.exp(max(logs))
     print(f"geometric-mean error factor {geo:.3f}, worst {worst:.3f} ({len(logs)} mixes)")
     if args.check:

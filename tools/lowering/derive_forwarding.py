@@ -117,10 +117,13 @@ def functions(text):
         lines, insts = sec.splitlines(), []
         for k, line in enumerate(lines):
             m = re.search(r"/\*[0-9a-f]{4}\*/\s+(.*?)\s*;\s*/\* 0x[0-9a-f]{16} \*/", line)
-            if m:
-                hi = int(re.search(r"0x([0-9a-f]{16})", lines[k + 1]).group(1), 16)
+            word = re.search(r"0x([0-9a-f]{16})", lines[k + 1]) if m and k + 1 < len(lines) else None
+            if word:
+                hi = int(word.group(1), 16)
                 insts.append((m.group(1), (hi >> 41) & 0xF, (hi >> 46) & 7, (hi >> 52) & 0x3F))
-        yield [i for i in insts if not i[0].startswith(("NOP", "BRA", "EXIT"))]
+        # The chains end before the first NOP, BRA or EXIT (the kernel's tail).
+        end = next((i for i, x in enumerate(insts) if x[0].startswith(("NOP", "BRA", "EXIT"))), len(insts))
+        yield insts[:end]
 
 
 def regs(operand):

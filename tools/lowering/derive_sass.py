@@ -502,7 +502,8 @@ def chain_sequence(insts, arch):
                 writer[r] = ("in", letter)
             continue
         if base in STORES:
-            store = writer.get(regs(ops[-1])[0])
+            data = regs(ops[-1])
+            store = writer.get(data[0]) if data else None
             break
         if base in SKIP:
             continue
@@ -524,7 +525,7 @@ def chain_sequence(insts, arch):
         reads_a = ("in", "a") in dec[q][1]
         depth[q] = 1 + max(chain) if chain else (1 if reads_a else 0)
     total = depth[store[1]]
-    if total % CHAIN:
+    if total == 0 or total % CHAIN:
         return f"chain depth {total} is not {CHAIN} links"
     link = {q: -(-depth[q] // (total // CHAIN)) for q in keep}
     shared = sorted(q for q in keep if link[q] == 0 and any(link.get(u) == 2 for u in keep if ("k", q) in dec[u][1]))

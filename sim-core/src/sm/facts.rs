@@ -7,6 +7,7 @@ use crate::facts::{invariant_registers, sources, SrcOperand};
 use crate::lowering;
 use crate::program::Program;
 use crate::sass_table::{self, MachineInst, Row, SassArch, Src};
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Per instruction, which of its PTX sources `a`..`d` are fixed: an
 /// immediate, a special register, or a register the program never changes
@@ -65,6 +66,28 @@ pub(super) fn table_rows(arch: SassArch, program: &Program) -> (Vec<String>, Vec
     (keys, rows)
 }
 
+/// A host program's control flow (`ProgramTables::with_loops`): its loops,
+/// one per first instruction (the largest range given for it), and the
+/// instructions branches lead to.
+pub(super) struct Control {
+    pub loops: Vec<(u32, u32)>,
+    pub targets: BTreeSet<u32>,
+}
+
+impl Control {
+    pub fn new(loops: &[(u32, u32)], targets: &[u32]) -> Control {
+        let mut by_head: BTreeMap<u32, u32> = BTreeMap::new();
+        for &(a, b) in loops {
+            let e = by_head.entry(a).or_insert(b);
+            *e = (*e).max(b);
+        }
+        Control {
+            loops: by_head.into_iter().collect(),
+            targets: targets.iter().copied().collect(),
+        }
+    }
+}
+
 /// [`fixed_sources`] for a program with loops (`ProgramTables::with_loops`):
 /// a register operand is fixed where no instruction of the innermost loop
 /// holding the instruction writes it; outside loops, and for an instruction
@@ -120,7 +143,8 @@ pub(super) fn loop_fixed_sources(program: &Program, loops: &[(u32, u32)]) -> Vec
 /// Machine code for the compare-select pairs ptxas fuses across PTX
 /// instructions, by instruction (`None`: the table's row): a `set` with an
 /// integer result (all ones or zero, its row a compare and a `SEL` of it)
-/// followed at once by a `slct.s32` that tests that result (`c >= 0`, its
+/// followed at once (no branch leads to it: `targets`) by a `slct.s32` that
+/// tests that result (`c >= 0`, its
 /// row an `ISETP.GE` and a `SEL`) and overwrites it. ptxas selects on the
 /// compare's predicate itself: the pair is the compare and one `SEL`, not
 /// four instructions (`set.lt.u32.u32 %x, %x, %y; slct.s32.s32 %x, %y, %z,
@@ -130,6 +154,7 @@ pub(super) fn fused_rows(
     program: &Program,
     keys: &[String],
     rows: &[Option<Row>],
+    targets: &BTreeSet<u32>,
 ) -> Vec<Option<Row>> {
     let mut out: Vec<Option<Row>> = vec![None; program.insts.len()];
     for i in 1..program.insts.len() {
@@ -142,6 +167,7 @@ pub(super) fn fused_rows(
             || set.guard.is_some()
             || slct.guard.is_some()
             || out[i - 1].is_some()
+            || targets.contains(&(i as u32))
         {
             continue;
         }

@@ -64,7 +64,7 @@ pub(super) struct InstInfo {
     /// first machine instruction's and its busiest.
     pub need: u8,
     /// Clocks from the first micro-op until the result is ready for a
-    /// consumer on the pipe that produced it, and written (see `Sm::issue`).
+    /// consumer on the side that produced it, and written (see `Sm::issue`).
     pub delay: u64,
     /// Per scoreboard column (a side of `pipes::Side::ALL`, then spares):
     /// clocks from the first micro-op until the result is ready for a
@@ -150,8 +150,8 @@ struct KeyTiming {
     need: u8,
     delay: u64,
     delay_to: [u64; ROW],
-    /// The side of the pipe that receives the operands (the first machine
-    /// instruction reading one): the scoreboard column `InstInfo::uses` names.
+    /// The side that receives the operands (of the first machine instruction
+    /// reading one): the scoreboard column `InstInfo::uses` names.
     side: u8,
     lowered: Lowered,
 }
@@ -164,18 +164,23 @@ impl ProgramTables {
         Self::build(config, program, Vec::new(), None, None)
     }
 
-    /// As [`ProgramTables::new`], for a program with loops (a host's, from
-    /// its control flow): each `(first, last)` names the program
-    /// instructions of one loop, whose back-edge is at `last`. An
+    /// As [`ProgramTables::new`], for a program with control flow (a
+    /// host's): each `(first, last)` of `loops` names the program
+    /// instructions of one loop, whose back-edge is at `last` (ranges with
+    /// one first instruction, a loop with several back-edges, count as the
+    /// largest); `targets` are the instructions a branch leads to. An
     /// instruction's operands are then fixed, and the work on them hoisted as
     /// ptxas hoists loop-invariant work, where no instruction of its
     /// innermost loop writes them (sim-kernel: operands loaded before the
-    /// loop); outside loops nothing is hoisted. Fails as `new` does, or if a
-    /// loop names an instruction the program lacks.
+    /// loop); outside loops nothing is hoisted. A compare-select pair is not
+    /// fused where the select is a target (control may reach it from
+    /// elsewhere). Fails as `new` does, or if a loop or target names an
+    /// instruction the program lacks.
     pub fn with_loops(
         config: SmConfig,
         program: Arc<Program>,
         loops: &[(u32, u32)],
+        targets: &[u32],
     ) -> Result<Arc<Self>, SimError> {
         let len = program.insts.len();
         if let Some(&(a, b)) = loops.iter().find(|&&(a, b)| a > b || b as usize >= len) {
@@ -183,7 +188,13 @@ impl ProgramTables {
                 "loop {a}..={b} is not a range of the program's {len} instructions"
             )));
         }
-        Self::build(config, program, Vec::new(), None, Some(loops))
+        if let Some(&t) = targets.iter().find(|&&t| t as usize >= len) {
+            return Err(SimError::BadConfig(format!(
+                "branch target {t} is not one of the program's {len} instructions"
+            )));
+        }
+        let control = facts::Control::new(loops, targets);
+        Self::build(config, program, Vec::new(), None, Some(&control))
     }
 
     /// As [`ProgramTables::new`], but program instruction `i` runs the
@@ -253,7 +264,7 @@ impl ProgramTables {
         program: Arc<Program>,
         code: Vec<Option<Row>>,
         layout: Option<&[u32]>,
-        loops: Option<&[(u32, u32)]>,
+        control: Option<&facts::Control>,
     ) -> Result<Arc<Self>, SimError> {
         check_config(&config)?;
         if program.nregs >= NONE as usize / ROW {
@@ -273,11 +284,15 @@ impl ProgramTables {
         // given as their fused code; code read from the compiler is ptxas's
         // own and stays as it is.
         let code = match arch {
-            Some(a) if code.is_empty() => facts::fused_rows(a, &program, &keys, &rows),
+            Some(a) if code.is_empty() => {
+                let none = Default::default();
+                let targets = control.map_or(&none, |c| &c.targets);
+                facts::fused_rows(a, &program, &keys, &rows, targets)
+            }
             _ => code,
         };
-        let fixed = match loops {
-            Some(l) => facts::loop_fixed_sources(&program, l),
+        let fixed = match control {
+            Some(c) => facts::loop_fixed_sources(&program, &c.loops),
             None => facts::fixed_sources(&program),
         };
         let mut names: BTreeMap<String, u16> = BTreeMap::new();
@@ -474,6 +489,9 @@ fn native_timing(
         uops: 1,
         need: 1 << class.index(),
         delay: op.latency,
+        // On sm_90 the pipe's side crosses as a table row's would (a pipe
+        // with no side of its own, which no sm_90 rule uses, counts as the
+        // XU's).
         delay_to: ready_row(arch, |_| (op.latency, Some(op.side))),
         side: column(Some(op.side)),
         lowered,
@@ -686,8 +704,8 @@ impl ProgramTables {
 
     /// Clocks from program instruction `producer`'s first micro-op until its
     /// result is ready for program instruction `consumer`: the issue timing's
-    /// delay, one clock more where the result crosses between the ALU and FMA
-    /// pipes (`pipes::crossing`).
+    /// delay, and the clocks the result takes to cross from the producer's
+    /// side to the consumer's (`pipes::crossing`: 0 to 2 on sm_90).
     pub fn result_ready(&self, producer: usize, consumer: usize) -> Option<u64> {
         let side = self.info.get(consumer)?.side;
         self.info

@@ -311,7 +311,8 @@ impl Sm {
     fn push_entry(&mut self, warp_id: u32, index: u32, flag: u32) -> Result<(), SimError> {
         let len = self.prog.insts.len();
         let (wi, w) = self.warp_by_id(warp_id)?;
-        if index as usize >= len {
+        // The queue's flag bit is never an index's (no program is that long).
+        if index as usize >= len || index & AFTER_BRANCH != 0 {
             return Err(SimError::BadIndex {
                 warp_id,
                 index,

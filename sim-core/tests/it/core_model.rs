@@ -654,7 +654,7 @@ fn loops_hoist_work_on_what_they_do_not_write() {
     let prog = Arc::new(prog);
     let cfg = preset(t);
     let plain = ProgramTables::new(cfg.clone(), prog.clone()).unwrap();
-    let looped = ProgramTables::with_loops(cfg.clone(), prog.clone(), &[(1, 2)]).unwrap();
+    let looped = ProgramTables::with_loops(cfg.clone(), prog.clone(), &[(1, 2)], &[1]).unwrap();
     let uops = |t: &ProgramTables, i| t.issue_timing(i).unwrap().0;
     // Instruction 1: `%r2` varies (a clock read) for the program-wide
     // analysis; the loop does not write it.
@@ -667,12 +667,33 @@ fn loops_hoist_work_on_what_they_do_not_write() {
     // Instruction 2: `%r5`, `%r6` are never written: fixed either way.
     assert_eq!(uops(&looped, 2), uops(&plain, 2));
     // Outside loops nothing is hoisted: the same vmin2 keeps all its code.
-    let outside = ProgramTables::with_loops(cfg.clone(), prog.clone(), &[]).unwrap();
+    let outside = ProgramTables::with_loops(cfg.clone(), prog.clone(), &[], &[]).unwrap();
     assert!(uops(&outside, 2) > uops(&plain, 2));
-    // A loop must be a range of the program.
+    // A second back-edge to the same first instruction (a `continue`) makes
+    // one loop, the largest: `%r4`, written in it, is not fixed in its first
+    // part.
+    let both =
+        ProgramTables::with_loops(cfg.clone(), prog.clone(), &[(1, 1), (1, 2)], &[1]).unwrap();
+    assert_eq!(uops(&both, 1), uops(&looped, 1));
+    let (prog2, _) = Program::from_ptx(
+        t,
+        &[
+            "mov.u32 %r2, %clock;",
+            "vmin2.s32.s32.s32 %r1, %r1, %r4, %r3;",
+            "add.u32 %r4, %r4, 1;",
+        ],
+    )
+    .unwrap();
+    let prog2 = Arc::new(prog2);
+    let short = ProgramTables::with_loops(cfg.clone(), prog2.clone(), &[(1, 1)], &[1]).unwrap();
+    let whole =
+        ProgramTables::with_loops(cfg.clone(), prog2.clone(), &[(1, 1), (1, 2)], &[1]).unwrap();
+    assert!(uops(&whole, 1) > uops(&short, 1));
+    // A loop must be a range of the program, a target one of its instructions.
     for bad in [(2, 1), (1, 3)] {
-        assert!(ProgramTables::with_loops(cfg.clone(), prog.clone(), &[bad]).is_err());
+        assert!(ProgramTables::with_loops(cfg.clone(), prog.clone(), &[bad], &[]).is_err());
     }
+    assert!(ProgramTables::with_loops(cfg.clone(), prog.clone(), &[], &[3]).is_err());
 }
 
 /// An instruction whose `c` is its `a` takes ptxas's code for it in a chain

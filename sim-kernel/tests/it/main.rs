@@ -1,4 +1,5 @@
 //! sim-kernel: the H100 launches, values byte for byte.
 
+mod branches;
 mod errors;
 mod launches;
