@@ -16,12 +16,16 @@ const FILE: &str = "sim-core/data/calibration/h100/microbench.json";
 /// - `b13_tput` (`vabsdiff2 .add`, four interleaved chains): ptxas recomputes
 ///   the extraction of the loop-invariant operand (`PRMT RZ, 0x54, z`) in
 ///   every instance instead of hoisting it (9 ALU instructions per instance
-///   instead of 8; the loop is then ALU-bound to within 0.2%). No rule the
-///   other kernels bear out says when (`microbench-sm90.sass.gz`): the same
-///   extraction is computed once per iteration in `b13_lat`, and recomputed
-///   in only 68 of `b15_tput`'s 256 instances; `b13_tput`'s code uses R0-R23
-///   of the 64 registers a thread may have, so register pressure does not
-///   explain it.
+///   instead of 8; the loop is then ALU-bound to within 0.2%). Compiling
+///   the same loop with 1, 2, 3, 4, 6 and 8 interleaved chains (ptxas
+///   13.0.88; 16 to 128 links per chain) shows the cause: with one chain
+///   ptxas computes the extraction once, with two or more it recomputes it
+///   at 0.4 to 1.0 of the links (1.0 at four), with as many IMAD.MOV copies.
+///   The other kernels do not bear that out as a rule (`microbench-sm90.sass.gz`):
+///   `vmin2`'s sign-extended operand stays hoisted in `b14_tput`'s four
+///   chains, and `vset2`'s zero-extended one is recomputed in only 68 of
+///   `b15_tput`'s 256 instances; `b13_tput`'s code uses R0-R23 of the 64
+///   registers a thread may have, so register pressure does not explain it.
 ///
 /// (`b13_lat` was one, at 1.15, until forms whose `c` is their `a` took the
 /// machine code ptxas emits for them in a chain, without the isolated
