@@ -7,6 +7,7 @@ use crate::facts::{invariant_registers, sources, SrcOperand};
 use crate::lowering;
 use crate::program::Program;
 use crate::sass_table::{self, MachineInst, Row, SassArch, Src};
+use sim_isa::Instruction;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Per instruction, which of its PTX sources `a`..`d` are fixed: an
@@ -18,23 +19,28 @@ pub(super) fn fixed_sources(program: &Program) -> Vec<[bool; 4]> {
     program
         .insts
         .iter()
-        .map(|inst| {
-            let src = sources(inst);
-            let fixed = src.map(|s| match s {
-                SrcOperand::Absent | SrcOperand::Fixed => true,
-                SrcOperand::Reg(r) => inv.get(r.0 as usize).copied().unwrap_or(false),
-            });
-            let varies = src
-                .iter()
-                .zip(&fixed)
-                .any(|(s, f)| matches!(s, SrcOperand::Reg(_)) && !f);
-            if varies {
-                fixed
-            } else {
-                [false; 4]
-            }
-        })
+        .map(|inst| fixed_operands(inst, |r| inv.get(r).copied().unwrap_or(false)))
         .collect()
+}
+
+/// Which of `inst`'s sources are fixed: immediates, special registers and
+/// the registers `fixed_reg` names. An instruction with no other source
+/// keeps everything (nothing of it is hoisted).
+fn fixed_operands(inst: &Instruction, fixed_reg: impl Fn(usize) -> bool) -> [bool; 4] {
+    let src = sources(inst);
+    let fixed = src.map(|s| match s {
+        SrcOperand::Absent | SrcOperand::Fixed => true,
+        SrcOperand::Reg(r) => fixed_reg(r.0 as usize),
+    });
+    let varies = src
+        .iter()
+        .zip(&fixed)
+        .any(|(s, f)| matches!(s, SrcOperand::Reg(_)) && !f);
+    if varies {
+        fixed
+    } else {
+        [false; 4]
+    }
 }
 
 /// Each instruction's lowering key and table row. An instruction whose `c`
@@ -122,20 +128,7 @@ pub(super) fn loop_fixed_sources(program: &Program, loops: &[(u32, u32)]) -> Vec
             let Some((k, _)) = innermost else {
                 return [false; 4];
             };
-            let src = sources(inst);
-            let fixed = src.map(|s| match s {
-                SrcOperand::Absent | SrcOperand::Fixed => true,
-                SrcOperand::Reg(r) => !written[k].get(r.0 as usize).copied().unwrap_or(true),
-            });
-            let varies = src
-                .iter()
-                .zip(&fixed)
-                .any(|(s, f)| matches!(s, SrcOperand::Reg(_)) && !f);
-            if varies {
-                fixed
-            } else {
-                [false; 4]
-            }
+            fixed_operands(inst, |r| !written[k].get(r).copied().unwrap_or(true))
         })
         .collect()
 }

@@ -92,6 +92,11 @@ fn program(target: Target, insts: Vec<Instruction>) -> Arc<Program> {
 }
 
 /// Runs `warps` warps, each replaying `body` `times` times, on one SM.
+/// The sm_90 program of kernel-text `lines`.
+fn sm90_program(lines: &[&str]) -> Arc<Program> {
+    Arc::new(Program::from_ptx(Target::SM_90, lines).expect("program").0)
+}
+
 fn run(
     cfg: SmConfig,
     prog: Arc<Program>,
@@ -642,16 +647,11 @@ fn machine_code_given_per_instruction() {
 #[test]
 fn loops_hoist_work_on_what_they_do_not_write() {
     let t = Target::SM_90;
-    let (prog, _) = Program::from_ptx(
-        t,
-        &[
-            "mov.u32 %r2, %clock;",
-            "vmin2.s32.s32.s32 %r1, %r1, %r2, %r3;",
-            "vmin2.s32.s32.s32 %r4, %r4, %r5, %r6;",
-        ],
-    )
-    .unwrap();
-    let prog = Arc::new(prog);
+    let prog = sm90_program(&[
+        "mov.u32 %r2, %clock;",
+        "vmin2.s32.s32.s32 %r1, %r1, %r2, %r3;",
+        "vmin2.s32.s32.s32 %r4, %r4, %r5, %r6;",
+    ]);
     let cfg = preset(t);
     let plain = ProgramTables::new(cfg.clone(), prog.clone()).unwrap();
     let looped = ProgramTables::with_loops(cfg.clone(), prog.clone(), &[(1, 2)], &[1]).unwrap();
@@ -675,16 +675,11 @@ fn loops_hoist_work_on_what_they_do_not_write() {
     let both =
         ProgramTables::with_loops(cfg.clone(), prog.clone(), &[(1, 1), (1, 2)], &[1]).unwrap();
     assert_eq!(uops(&both, 1), uops(&looped, 1));
-    let (prog2, _) = Program::from_ptx(
-        t,
-        &[
-            "mov.u32 %r2, %clock;",
-            "vmin2.s32.s32.s32 %r1, %r1, %r4, %r3;",
-            "add.u32 %r4, %r4, 1;",
-        ],
-    )
-    .unwrap();
-    let prog2 = Arc::new(prog2);
+    let prog2 = sm90_program(&[
+        "mov.u32 %r2, %clock;",
+        "vmin2.s32.s32.s32 %r1, %r1, %r4, %r3;",
+        "add.u32 %r4, %r4, 1;",
+    ]);
     let short = ProgramTables::with_loops(cfg.clone(), prog2.clone(), &[(1, 1)], &[1]).unwrap();
     let whole =
         ProgramTables::with_loops(cfg.clone(), prog2.clone(), &[(1, 1), (1, 2)], &[1]).unwrap();
@@ -704,8 +699,7 @@ fn loops_hoist_work_on_what_they_do_not_write() {
 fn an_accumulator_that_is_the_first_operand_takes_the_chained_code() {
     let t = Target::SM_90;
     let timing = |text: &str| {
-        let (prog, _) = Program::from_ptx(t, &[text]).unwrap();
-        let tables = ProgramTables::new(preset(t), Arc::new(prog)).unwrap();
+        let tables = ProgramTables::new(preset(t), sm90_program(&[text])).unwrap();
         tables.issue_timing(0).unwrap()
     };
     let aliased = timing("vabsdiff2.u32.u32.u32.add %r1, %r1, %r2, %r1;");
@@ -727,8 +721,7 @@ fn an_accumulator_that_is_the_first_operand_takes_the_chained_code() {
 fn a_set_then_slct_of_its_mask_is_one_compare_and_one_select() {
     let t = Target::SM_90;
     let timing = |insts: &[&str]| {
-        let (prog, _) = Program::from_ptx(t, insts).unwrap();
-        let tables = ProgramTables::new(preset(t), Arc::new(prog)).unwrap();
+        let tables = ProgramTables::new(preset(t), sm90_program(insts)).unwrap();
         (
             tables.issue_timing(0).unwrap(),
             tables.issue_timing(1).unwrap(),
@@ -755,4 +748,14 @@ fn a_set_then_slct_of_its_mask_is_one_compare_and_one_select() {
         "slct.s32.s32 %r1, %r2, %r3, %r1;",
     ]);
     assert_eq!(float.1, (2, 8));
+    // Not where a branch leads to the select: control may come from
+    // elsewhere, with another mask.
+    let prog = sm90_program(&[
+        "set.lt.u32.u32 %r1, %r1, %r2;",
+        "slct.s32.s32 %r1, %r2, %r3, %r1;",
+    ]);
+    let at_target = ProgramTables::with_loops(preset(t), prog.clone(), &[(1, 1)], &[1]).unwrap();
+    assert_eq!(at_target.issue_timing(1), Some((2, 8)));
+    let elsewhere = ProgramTables::with_loops(preset(t), prog, &[], &[0]).unwrap();
+    assert_eq!(elsewhere.issue_timing(1), Some((1, 4)));
 }

@@ -384,4 +384,11 @@ fn a_taken_branch_delays_its_target() {
     assert_eq!(sm53.taken_branch_cycles, 0);
     let m = branch_issues(sm53, &[(0, false), (1, true)]);
     assert_eq!(m[1] - m[0], 1);
+    // An index with the queue's flag bit is refused like any past the end.
+    let (prog, _) = Program::from_ptx(Target::SM_90, &["add.u32 %r1, %r1, 1;"]).unwrap();
+    let mut sm = Sm::new(preset(Target::SM_90), Arc::new(prog), SchedPolicy::Gto).unwrap();
+    sm.add_host_warp(0, u32::MAX).unwrap();
+    assert!(sm.push_instruction(0, 1 << 31).is_err());
+    assert!(sm.push_branch_target(0, 1 << 31).is_err());
+    assert!(sm.push_branch_target(0, 0).is_ok());
 }

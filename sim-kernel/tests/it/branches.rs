@@ -2,24 +2,11 @@
 //! a loop's back-edge each time it is taken, and nothing else.
 
 use sim_kernel::*;
-use sim_module::{parse_module, Launch};
-use std::path::Path;
 
 /// Cycles of a one-warp kernel running `body` over a 64-byte buffer, with a
 /// redirect of `taken` clocks.
 fn cycles(body: &str, taken: u32) -> u64 {
-    let src = format!(
-        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\
-         .reg .pred %p<4>; .reg .b32 %r<8>; .reg .b64 %rd<8>;\n\
-         ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n{body}\nret;\n}}\n"
-    );
-    let module = parse_module(&src, "k.ptx").unwrap();
-    let launch = Launch::parse(
-        r#"{"ptx": "k.ptx", "entry": "k", "grid": [1,1,1], "block": [32,1,1],
-           "buffers": {"b": {"bytes": 64, "fill": 0}}, "params": [{"buffer": "b"}]}"#,
-        Path::new("."),
-    )
-    .unwrap();
+    let (module, launch) = crate::kernel(body, 32);
     let prep = Prepared::new(&module, &launch, launch.load_buffers().unwrap()).unwrap();
     let target = sim_isa::Target::SM_90;
     let opts = ExecOptions {

@@ -3,3 +3,27 @@
 mod branches;
 mod errors;
 mod launches;
+
+use sim_module::{parse_module, Launch, Module};
+use std::path::Path;
+
+/// `body` as kernel `k(.param .u64 p)` over a 64-byte buffer (`%rd2` points
+/// at it, `%r1` is the thread's index) with `threads` threads: its module and
+/// launch.
+fn kernel(body: &str, threads: u32) -> (Module, Launch) {
+    let src = format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\
+         .reg .pred %p<4>; .reg .b32 %r<8>; .reg .b64 %rd<8>;\n\
+         ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n{body}\nret;\n}}\n"
+    );
+    let module = parse_module(&src, "k.ptx").unwrap();
+    let launch = Launch::parse(
+        &format!(
+            r#"{{"ptx": "k.ptx", "entry": "k", "grid": [1,1,1], "block": [{threads},1,1],
+               "buffers": {{"b": {{"bytes": 64, "fill": 0}}}}, "params": [{{"buffer": "b"}}]}}"#
+        ),
+        Path::new("."),
+    )
+    .unwrap();
+    (module, launch)
+}
