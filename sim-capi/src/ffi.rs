@@ -187,7 +187,7 @@ pub unsafe extern "C" fn pss_sim_push(s: *mut PssSim, warp: u32, index: u32) -> 
 /// Appends program instruction `index` to a host warp as the target of a
 /// branch the warp takes: it issues no earlier than the configuration's
 /// `taken_branch_cycles` after the warp's previous instruction, the branch
-/// (sm_90: 22); 0 or -1.
+/// (0 in every preset: a configuration file sets it); 0 or -1.
 ///
 /// # Safety
 /// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).

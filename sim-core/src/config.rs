@@ -484,14 +484,17 @@ fn sm_90() -> SmConfig {
             inst_bytes: 16,
             miss_cycles: 17,
         },
-        // H100: the loops of the microbenchmarks' single-opcode chains (FSET,
-        // HSET2, VABSDIFF4: `b4`, `b5`, `b17`, `b23`, `b24`) take 18.2-18.8
-        // cycles per iteration beyond their 64 links of 4, where ptxas's own
-        // schedule (stall counts, `microbench-sm90.sass.gz`) adds 3: the
-        // last link, then `@!P0 BRA` with a stall of 6, and the next link 7
-        // clocks after the last. So the target issues 6 + 15.8, about 22
-        // clocks after the branch.
-        taken_branch_cycles: 22,
+        // H100: no fetch redirect to add. `b21` (`selp`) and `b25`
+        // (`set.f16`) are the latency loops whose window holds the loop alone
+        // (ptxas waits for their loaded inputs before the first clock read,
+        // `microbench-sm90.sass.gz`: ISETP or PRMT on the load's barrier
+        // ahead of the CS2R): 7.2-7.4 cycles per iteration beyond their 64
+        // links of 4, which the loop's own VIADD, ISETP and BRA already take
+        // in the model (a launch of the same loop: 8.25 with 0 here, `b21`
+        // within 0.3%). The 16 cycles more per iteration of `b4`, `b5`,
+        // `b17`, `b23`, `b24` are one wait of about 260 for their inputs,
+        // which their first link reads after the clock read.
+        taken_branch_cycles: 0,
         ..base
     }
 }

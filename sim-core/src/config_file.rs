@@ -211,7 +211,7 @@ fn top_source(b: Preset, key: &str) -> Option<&'static str> {
         ("issue_interval", Gt200) => "Tesla: a warp instruction issues over 4 clocks to 8 SPs",
         ("issue_interval", _) => "clocks between a scheduler's issue slots",
         ("lowering", _) => "machine-code table (native, kepler, maxwell, hopper): ptxas listings, timed by the pipe rules",
-        ("taken_branch_cycles", Gh100) => "H100: a loop's branch costs a chain 18.5 cycles beyond ptxas's schedule: its target issues about 22 clocks after it",
+        ("taken_branch_cycles", Gh100) => "H100: none beyond the loop's own instructions (b21, b25: 7.3 cycles per iteration, which the model's VIADD, ISETP and BRA take), 0",
         ("taken_branch_cycles", _) => "clocks from a taken loop branch to its target's issue: not measured for this generation, 0",
         _ => return None,
     })

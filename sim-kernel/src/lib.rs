@@ -10,6 +10,7 @@
 // Library code states its invariants instead of unwrapping.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+mod dead;
 mod error;
 pub mod exec;
 pub mod memory;

@@ -218,12 +218,18 @@ pub fn time(
         }
     }
     let deps = crate::reorder::deps(prep.body);
+    // ptxas removes dead instructions: they issue nothing (see `dead`).
+    let dead = crate::dead::dead_statements(prep.body);
+    let live = |s: &&crate::exec::Step| !dead.get(s.stmt as usize).copied().unwrap_or(false);
     let mut host = Host {
         run,
         order: run
             .warps
             .iter()
-            .map(|t| crate::reorder::reorder(&deps, &t.steps))
+            .map(|t| {
+                let steps: Vec<_> = t.steps.iter().filter(live).copied().collect();
+                crate::reorder::reorder(&deps, &steps)
+            })
             .collect(),
         mem,
         sm: 0,
@@ -275,7 +281,7 @@ fn is_barrier(prep: &Prepared<'_>, stmt: u32) -> bool {
 /// public and extra kernels is a backward BRA in ptxas 13.0.88's code),
 /// while it turns many forward branches into predicated code (`local_sort`:
 /// 30 in the PTX, 1 in the machine code), so only back-edges cost a taken
-/// branch's redirect (`SmConfig::taken_branch_cycles`).
+/// branch's redirect (`SmConfig::taken_branch_cycles`; 0 in the presets).
 fn is_back_edge(prep: &Prepared<'_>, stmt: u32) -> bool {
     match &prep.body.statements[stmt as usize].kind {
         StatementKind::Control(c) => match c.op {

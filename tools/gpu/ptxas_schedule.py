@@ -6,7 +6,8 @@ instruction's control bits. For a one-chain loop of the microbenchmarks'
 shape (tools/gpu/make_mixed.py: 16 iterations, a 64-instruction body, one
 warp) whose machine code has no variable-latency instruction, the H100's
 cycles are the loop body's stall counts plus 28 cycles per iteration (the
-branch's redirect and the loop's own instructions): on the five such loops
+wait for the loop's inputs, about 290 cycles once, and what the loop's own
+instructions take beyond their stall counts): on the five such loops
 measured on the H100 (sim-kernel/tests/data/h100-mixed, `*_lat`) this
 predicts every one within 0.5%. So it stands in for the H100 on loops nobody
 measured.

@@ -185,7 +185,10 @@ fn blocks_per_sm_follow_the_binding_limit() {
 /// kernel; run on the H100 by tools/gpu/launch.py after the sm_90 pipe model
 /// was fitted, to see how it generalises): values byte for byte, and cycles
 /// within issue 10's bound for unseen mixes (geometric-mean error at most
-/// 1.10, none off by more than 25%; measured: each within 6%, 1.022).
+/// 1.10, none off by more than 25%; measured: each within 6%, 1.015). The
+/// throughput loops hold within 3% (0.983-1.001), once their windows hold
+/// the wait for the inputs as the H100's do (the dead `setp` and its load
+/// issue nothing); they were 3-5% fast before (0.946 at worst).
 #[test]
 fn mixed_loops_values_and_cycles_against_the_h100() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/h100-mixed");
@@ -221,6 +224,13 @@ fn mixed_loops_values_and_cycles_against_the_h100() {
             "{}: {sim} vs {hw}",
             path.display()
         );
+        if path.to_string_lossy().ends_with("_tput.json") {
+            assert!(
+                (0.97..=1.03).contains(&(sim / hw)),
+                "{}: {sim} vs {hw}",
+                path.display()
+            );
+        }
         log += (sim / hw).ln().abs();
     }
     let geo = (log / paths.len() as f64).exp();
@@ -228,12 +238,13 @@ fn mixed_loops_values_and_cycles_against_the_h100() {
     assert!(geo <= 1.10, "{geo}");
 }
 
-/// Only a loop's taken back-edges wait for the fetch redirect: `mix0_lat`
-/// (16 iterations, so 15 taken back-edges, and no other branch in its loop)
-/// runs 15 x 20 cycles longer than with `taken_branch_cycles` 0 (each
-/// target would otherwise issue 2 clocks after the branch, for its operand).
+/// Only a loop's taken back-edges wait for a configured fetch redirect:
+/// `mix0_lat` (16 iterations, so 15 taken back-edges, and no other branch
+/// in its loop) runs 15 x 20 cycles longer with `taken_branch_cycles` 22
+/// than with the preset's 0 (each target would otherwise issue 2 clocks
+/// after the branch, for its operand).
 #[test]
-fn loop_back_edges_cost_the_redirect() {
+fn loop_back_edges_cost_a_configured_redirect() {
     let path =
         PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/h100-mixed/mix0_lat.json");
     let cycles = |taken: u32| {
@@ -244,7 +255,7 @@ fn loop_back_edges_cost_the_redirect() {
     };
     assert_eq!(
         sim_core::preset(sim_isa::Target::SM_90).taken_branch_cycles,
-        22
+        0
     );
     assert_eq!(cycles(22) - cycles(0), 15 * 20);
     assert_eq!(cycles(30) - cycles(0), 15 * 28);

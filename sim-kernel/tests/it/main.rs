@@ -1,9 +1,11 @@
 //! sim-kernel: the H100 launches, values byte for byte.
 
 mod branches;
+mod dead;
 mod errors;
 mod launches;
 
+use sim_kernel::{execute, timing, CacheModel, ExecOptions, MemConfig, Prepared};
 use sim_module::{parse_module, Launch, Module};
 use std::path::Path;
 
@@ -26,4 +28,29 @@ fn kernel(body: &str, threads: u32) -> (Module, Launch) {
     )
     .unwrap();
     (module, launch)
+}
+
+/// Cycles of a one-warp kernel running `body` over a 64-byte buffer, with a
+/// redirect of `taken` clocks.
+fn cycles(body: &str, taken: u32) -> u64 {
+    timed(body, taken).cycles
+}
+
+/// The timing of a one-warp kernel running `body` over a 64-byte buffer,
+/// with a redirect of `taken` clocks.
+fn timed(body: &str, taken: u32) -> timing::Timed {
+    let (module, launch) = kernel(body, 32);
+    let prep = Prepared::new(&module, &launch, launch.load_buffers().unwrap()).unwrap();
+    let target = sim_isa::Target::SM_90;
+    let opts = ExecOptions {
+        target,
+        max_instructions: 100_000,
+        sms: 1,
+        log_loads: false,
+    };
+    let run = execute(&prep, &launch, &opts, &[]).unwrap();
+    let mut cfg = sim_core::preset(target);
+    cfg.taken_branch_cycles = taken;
+    let mut mem = CacheModel::new(MemConfig::preset(target), 1, &[]);
+    timing::time(&prep, &run, &cfg, sim_core::SchedPolicy::Lrr, 1, &mut mem).unwrap()
 }
