@@ -2,6 +2,11 @@
 //! (`sim-core/data/calibration/h100/microbench.json`, its format in the README
 //! beside it) on a preset and compares the simulated cycles with the measured
 //! ones, kernel by kernel, with the geometric-mean error.
+//!
+//! A kernel text gives its inputs as `mov`s of immediates; the kernels that
+//! ran loaded them from global memory just before their first clock read,
+//! so the measured window also holds what is left of that load when the
+//! loop first reads an input ([`input_wait`]).
 
 use serde::Deserialize;
 use sim_core::SmConfig;
@@ -72,8 +77,11 @@ pub struct Row {
     pub mode: String,
     /// Measured cycles.
     pub measured: u64,
-    /// Simulated cycles.
+    /// Simulated cycles: the kernel text's replay plus `input_wait`.
     pub simulated: u64,
+    /// Cycles of the window spent waiting for the loaded inputs
+    /// ([`input_wait`]).
+    pub input_wait: u64,
 }
 
 impl Row {
@@ -111,22 +119,90 @@ pub fn calibrate(file: &Path, config: &SmConfig) -> Result<Vec<Row>, CalibrateEr
             source,
         })?;
         let trace = load::load_text(&kname, &src[..])?;
-        let simulated = simulate(&trace, config).map_err(|source| CalibrateError::Replay {
+        let replayed = simulate(&trace, config).map_err(|source| CalibrateError::Replay {
             kernel: e.name.clone(),
             source,
         })?;
+        let wait = input_wait(&trace, &String::from_utf8_lossy(&src));
         rows.push(Row {
             name: e.name,
             op: e.op,
             mode: e.mode,
             measured: e.h100_cycles,
-            simulated,
+            simulated: replayed + wait,
+            input_wait: wait,
         });
     }
     if rows.is_empty() {
         return Err(CalibrateError::Empty(name));
     }
     Ok(rows)
+}
+
+/// Cycles the H100's window spends waiting for the inputs, loaded just
+/// before its first clock read: `b21_lat` (4215) and `b25_lat` (4211), whose
+/// code waits for its inputs before that read, and `b4`, `b5`, `b17`,
+/// `b23`, `b24` (4473 each), whose first link waits for them after it, run
+/// the same loop of 64 four-clock links (`microbench-sm90.sass.gz`: the
+/// loads, then CS2R, then the first link on the loads' barrier). The 258
+/// cycles between them are an L2 hit (291, `memory.json`) less the 30-odd
+/// clocks ptxas's prologue takes from the loads to the clock read.
+pub const INPUT_WAIT: u64 = 258;
+
+/// [`INPUT_WAIT`] when the kernel text's loop (its first `.repeat`) reads an
+/// input, else 0. Inputs are the registers the prologue sets by a `mov` of
+/// an immediate and the loop never writes. A prologue instruction whose
+/// result the loop reads and that reads an input (`b19`, `b21`: the `setp`
+/// of the predicate) waits for it before the clock read: then 0. ptxas
+/// drops the others (an unused `setp`), so they wait for nothing.
+pub fn input_wait(trace: &sim_trace::trace::Trace, src: &str) -> u64 {
+    use sim_isa::{AluOp, Op, Operand};
+    let Some(repeat) = src
+        .lines()
+        .position(|l| l.trim_start().starts_with(".repeat"))
+    else {
+        return 0;
+    };
+    let repeat = repeat as u32 + 1;
+    let regs = |i: usize, write: bool| -> Vec<u32> {
+        let u = trace.insts[i].reg_uses();
+        let it: Vec<_> = if write {
+            u.writes().collect()
+        } else {
+            u.reads().collect()
+        };
+        it.iter().map(|r| r.reg.0).collect()
+    };
+    let (mut prologue, mut body) = (Vec::new(), Vec::new());
+    for (i, &line) in trace.lines.iter().enumerate() {
+        if line > 0 && line < repeat {
+            prologue.push(i);
+        } else if line > repeat {
+            body.push(i);
+        }
+    }
+    let written: Vec<u32> = body.iter().flat_map(|&i| regs(i, true)).collect();
+    let read: Vec<u32> = body.iter().flat_map(|&i| regs(i, false)).collect();
+    let is_input_mov = |i: usize| matches!(trace.insts[i].op, Op::Alu(a) if a.op == AluOp::Mov && matches!(a.a, Operand::Imm(_)));
+    let inputs: Vec<u32> = prologue
+        .iter()
+        .filter(|&&i| is_input_mov(i))
+        .flat_map(|&i| regs(i, true))
+        .filter(|r| !written.contains(r))
+        .collect();
+    if !read.iter().any(|r| inputs.contains(r)) {
+        return 0;
+    }
+    let waits_before = prologue.iter().any(|&i| {
+        !is_input_mov(i)
+            && regs(i, false).iter().any(|r| inputs.contains(r))
+            && regs(i, true).iter().any(|r| read.contains(r))
+    });
+    if waits_before {
+        0
+    } else {
+        INPUT_WAIT
+    }
 }
 
 fn simulate(
@@ -148,13 +224,14 @@ pub fn geomean_error(rows: &[Row]) -> f64 {
     (rows.iter().map(|r| r.error().ln()).sum::<f64>() / rows.len() as f64).exp()
 }
 
-/// The table `simcli calibrate` prints: one line per kernel, then the summary.
+/// The table `simcli calibrate` prints: one line per kernel (`inputs`: the
+/// part of `simulated` that is [`input_wait`]), then the summary.
 pub fn render(rows: &[Row], target: Target, tolerance: f64) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,
-        "{:<9} {:<4} {:>10} {:>10} {:>7}  PTX",
-        "kernel", "mode", "measured", "simulated", "sim/hw"
+        "{:<9} {:<4} {:>10} {:>10} {:>7} {:>7}  PTX",
+        "kernel", "mode", "measured", "simulated", "inputs", "sim/hw"
     );
     for r in rows {
         let flag = if r.error() > 1.0 + tolerance {
@@ -164,11 +241,12 @@ pub fn render(rows: &[Row], target: Target, tolerance: f64) -> String {
         };
         let _ = writeln!(
             o,
-            "{:<9} {:<4} {:>10} {:>10} {:>7.3}  {}{flag}",
+            "{:<9} {:<4} {:>10} {:>10} {:>7} {:>7.3}  {}{flag}",
             r.name,
             r.mode,
             r.measured,
             r.simulated,
+            r.input_wait,
             r.ratio(),
             r.op
         );

@@ -4,7 +4,7 @@
 //! replayed on the sm_90 preset, against the measured cycles.
 
 use crate::{root, simcli};
-use sim_cli::calibrate::{calibrate, geomean_error, Row};
+use sim_cli::calibrate::{calibrate, geomean_error, Row, INPUT_WAIT};
 use sim_core::preset;
 use sim_isa::Target;
 
@@ -99,7 +99,38 @@ fn h100_microbenchmarks_within_ten_percent() {
     }
     assert!(off.is_empty(), "more than 10% off:\n{}", off.join("\n"));
     let g = geomean_error(&rows);
-    assert!(g <= 1.03, "geometric-mean error factor {g:.4}");
+    assert!(g <= 1.02, "geometric-mean error factor {g:.4}");
+}
+
+/// The window of a latency kernel holds the wait for its loaded inputs when
+/// its first link reads them after the clock read, as in `b17_lat`; where a
+/// prologue instruction the loop needs reads them first (`b21_lat`'s
+/// `setp`), the wait falls before the read. Same loop, 64 links of 4
+/// clocks: the H100 measured the difference, and the replay of the kernel
+/// texts alone (no loads) sees none.
+#[test]
+fn the_window_holds_the_input_load_where_the_loop_reads_it_first() {
+    let rows = rows();
+    let row = |n: &str| rows.iter().find(|r| r.name == n).unwrap().clone();
+    let (b17, b21, b19) = (row("b17_lat"), row("b21_lat"), row("b19_lat"));
+    assert_eq!(b17.measured - b21.measured, INPUT_WAIT);
+    assert_eq!(
+        b17.simulated - b17.input_wait,
+        b21.simulated - b21.input_wait
+    );
+    assert_eq!(
+        (b17.input_wait, b21.input_wait, b19.input_wait),
+        (INPUT_WAIT, 0, 0)
+    );
+    for r in [&b17, &b21] {
+        assert!(r.error() <= 1.011, "{} at {:.3}", r.name, r.ratio());
+    }
+    // `b25_lat` measured like `b21_lat` (4211): ptxas reads its 16-bit
+    // inputs as one 32-bit load and splits them before the clock read, which
+    // the kernel text does not show; counted here, it is 5% over.
+    let b25 = row("b25_lat");
+    assert_eq!(b25.input_wait, INPUT_WAIT);
+    assert!((1.04..=1.06).contains(&b25.ratio()), "{:.3}", b25.ratio());
 }
 
 #[test]
@@ -110,6 +141,10 @@ fn calibrate_command_prints_every_kernel_and_the_geomean() {
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert_eq!(text.lines().filter(|l| l.starts_with('b')).count(), 56);
     assert!(text.contains("b16_tput  tput     131730"), "{text}");
+    assert!(
+        text.contains("b17_lat   lat        4473       4430     258"),
+        "{text}"
+    );
     assert!(
         text.contains("sm_90: 55 of 56 kernels within 10%"),
         "{text}"
