@@ -157,7 +157,7 @@ int32_t pss_sim_push(struct PssSim *s, uint32_t warp, uint32_t index);
 // Appends program instruction `index` to a host warp as the target of a
 // branch the warp takes: it issues no earlier than the configuration's
 // `taken_branch_cycles` after the warp's previous instruction, the branch
-// (sm_90: 22); 0 or -1.
+// (0 in every preset: a configuration file sets it); 0 or -1.
 //
 // # Safety
 // Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).

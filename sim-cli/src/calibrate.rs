@@ -123,7 +123,7 @@ pub fn calibrate(file: &Path, config: &SmConfig) -> Result<Vec<Row>, CalibrateEr
             kernel: e.name.clone(),
             source,
         })?;
-        let wait = input_wait(&trace, &String::from_utf8_lossy(&src));
+        let wait = input_wait(&trace);
         rows.push(Row {
             name: e.name,
             op: e.op,
@@ -142,45 +142,69 @@ pub fn calibrate(file: &Path, config: &SmConfig) -> Result<Vec<Row>, CalibrateEr
 /// Cycles the H100's window spends waiting for the inputs, loaded just
 /// before its first clock read: `b21_lat` (4215) and `b25_lat` (4211), whose
 /// code waits for its inputs before that read, and `b4`, `b5`, `b17`,
-/// `b23`, `b24` (4473 each), whose first link waits for them after it, run
+/// `b23`, `b24` (4463-4473), whose first link waits for them after it, run
 /// the same loop of 64 four-clock links (`microbench-sm90.sass.gz`: the
 /// loads, then CS2R, then the first link on the loads' barrier). The 258
 /// cycles between them are an L2 hit (291, `memory.json`) less the 30-odd
 /// clocks ptxas's prologue takes from the loads to the clock read.
 pub const INPUT_WAIT: u64 = 258;
 
-/// [`INPUT_WAIT`] when the kernel text's loop (its first `.repeat`) reads an
-/// input, else 0. Inputs are the registers the prologue sets by a `mov` of
-/// an immediate and the loop never writes. A prologue instruction whose
-/// result the loop reads and that reads an input (`b19`, `b21`: the `setp`
-/// of the predicate) waits for it before the clock read: then 0. ptxas
-/// drops the others (an unused `setp`), so they wait for nothing.
-pub fn input_wait(trace: &sim_trace::trace::Trace, src: &str) -> u64 {
+/// [`INPUT_WAIT`] when the kernel text's loop (the first `.repeat` of its
+/// first warp's stream) reads an input, else 0. Inputs are the registers the
+/// code before the loop sets by a `mov` of an immediate and the loop never
+/// writes. An instruction before the loop whose result the loop reads and
+/// that reads an input (`b19`, `b21`: the `setp` of the predicate) waits for
+/// it before the clock read: then 0. ptxas drops the others (an unused
+/// `setp`), so they wait for nothing. (`b25` is the exception the kernel
+/// text cannot show: ptxas loads its 16-bit inputs as one word and splits
+/// them before the clock read, which this counts as a wait in the window.)
+pub fn input_wait(trace: &sim_trace::trace::Trace) -> u64 {
     use sim_isa::{AluOp, Op, Operand};
-    let Some(repeat) = src
-        .lines()
-        .position(|l| l.trim_start().starts_with(".repeat"))
+    use sim_trace::stream::StreamOp;
+    let Some(stream) = trace
+        .warps
+        .first()
+        .and_then(|w| trace.streams.get(w.stream as usize))
     else {
         return 0;
     };
-    let repeat = repeat as u32 + 1;
+    // Static instructions before the first repeat, and in its body.
+    let (mut prologue, mut body) = (Vec::new(), Vec::new());
+    let mut in_body: Option<u32> = None;
+    for op in stream.ops() {
+        let statics = match *op {
+            StreamOp::Inst(i) => i..i + 1,
+            StreamOp::Run { start, len } => start..start.saturating_add(len),
+            StreamOp::Repeat { body_len, .. } => {
+                match in_body.as_mut() {
+                    // A nested repeat is one op of the body.
+                    Some(left) => *left = left.saturating_sub(1),
+                    None => in_body = Some(body_len),
+                }
+                continue;
+            }
+        };
+        let statics = statics
+            .map(|i| i as usize)
+            .filter(|&i| i < trace.insts.len());
+        match in_body.as_mut() {
+            None => prologue.extend(statics),
+            Some(0) => break,
+            Some(left) => {
+                body.extend(statics);
+                *left -= 1;
+            }
+        }
+    }
     let regs = |i: usize, write: bool| -> Vec<u32> {
         let u = trace.insts[i].reg_uses();
-        let it: Vec<_> = if write {
+        let all: Vec<_> = if write {
             u.writes().collect()
         } else {
             u.reads().collect()
         };
-        it.iter().map(|r| r.reg.0).collect()
+        all.iter().map(|r| r.reg.0).collect()
     };
-    let (mut prologue, mut body) = (Vec::new(), Vec::new());
-    for (i, &line) in trace.lines.iter().enumerate() {
-        if line > 0 && line < repeat {
-            prologue.push(i);
-        } else if line > repeat {
-            body.push(i);
-        }
-    }
     let written: Vec<u32> = body.iter().flat_map(|&i| regs(i, true)).collect();
     let read: Vec<u32> = body.iter().flat_map(|&i| regs(i, false)).collect();
     let is_input_mov = |i: usize| matches!(trace.insts[i].op, Op::Alu(a) if a.op == AluOp::Mov && matches!(a.a, Operand::Imm(_)));

@@ -11,17 +11,25 @@
 //! so the window between the clock reads loses the load's latency, which
 //! the H100's includes.
 //!
-//! The analysis is "faint" liveness over the body's control-flow graph: a
-//! register is live where some path reads it before writing it, counting
-//! only the reads of instructions that are themselves live, so a chain of
-//! dead instructions (a load feeding only a dead test) goes at once.
+//! The analysis marks what is needed, as an aggressive dead-code pass does:
+//! everything with an effect (memory writes, atomics, ordered or volatile
+//! loads, warp operations and barriers, clock reads, control flow), then,
+//! from each needed instruction's reads backwards over the control-flow
+//! graph, every instruction that may write what it reads. The rest is dead,
+//! chains of it included (a load read only by an unused test; an
+//! accumulator that only feeds itself around a loop).
 
-use sim_isa::{MemOp, Op};
+use sim_isa::{MemOp, Op, QUAL_WORDS};
 use sim_module::{Body, ControlOp, StatementKind};
+
+/// Most bits the per-register "already live here" sets may take (32 MiB);
+/// a larger body keeps every instruction.
+const MAX_BITS: usize = 1 << 28;
 
 /// Per statement of `body`: whether it is dead (never issued). Empty when
 /// the body has a statement the analysis cannot see through (`call`, an
-/// unimplemented instruction), so that nothing is removed there.
+/// unimplemented instruction) or is too large for it, so that nothing is
+/// removed there.
 pub(crate) fn dead_statements(body: &Body) -> Vec<bool> {
     let n = body.statements.len();
     if body.statements.iter().any(|s| {
@@ -30,86 +38,88 @@ pub(crate) fn dead_statements(body: &Body) -> Vec<bool> {
     }) {
         return Vec::new();
     }
-    let words = body.symbols.len().div_ceil(64).max(1);
-    let succ: Vec<[Option<usize>; 2]> = (0..n).map(|i| successors(body, i)).collect();
-    let mut dead = vec![false; n];
-    // Each pass either marks another statement dead or ends: at most n + 1.
-    loop {
-        let live_out = liveness(body, &succ, &dead, words);
-        let mut changed = false;
-        for (i, s) in body.statements.iter().enumerate() {
-            let StatementKind::Instruction(inst) = &s.kind else {
+    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for i in 0..n {
+        for s in successors(body, i).into_iter().flatten() {
+            if s < n {
+                preds[s].push(i as u32);
+            }
+        }
+    }
+    // Per statement: registers read, registers written, whether the write is
+    // guarded (it may leave the old value: the search goes on past it).
+    let uses: Vec<(Vec<u32>, Vec<u32>, bool)> = body
+        .statements
+        .iter()
+        .map(|s| match &s.kind {
+            StatementKind::Instruction(inst) => {
+                let u = inst.reg_uses();
+                (
+                    u.reads().map(|r| r.reg.0).collect(),
+                    u.writes().map(|r| r.reg.0).collect(),
+                    inst.guard.is_some(),
+                )
+            }
+            StatementKind::Control(c) => (
+                c.guard.map(|g| g.reg.0).into_iter().collect(),
+                Vec::new(),
+                false,
+            ),
+            StatementKind::Unimplemented(_) => (Vec::new(), Vec::new(), false),
+        })
+        .collect();
+    let mut needed: Vec<bool> = body
+        .statements
+        .iter()
+        .map(|s| match &s.kind {
+            StatementKind::Instruction(inst) => has_effect(inst),
+            _ => true,
+        })
+        .collect();
+    let words = n.div_ceil(64).max(1);
+    let mut seen: Vec<Option<Vec<u64>>> = vec![None; body.symbols.len()];
+    let mut bits = 0usize;
+    let mut work: Vec<usize> = (0..n).filter(|&i| needed[i]).collect();
+    let mut stack: Vec<u32> = Vec::new();
+    while let Some(i) = work.pop() {
+        for &r in &uses[i].0 {
+            let Some(slot) = seen.get_mut(r as usize) else {
                 continue;
             };
-            if dead[i] || has_effect(inst) {
-                continue;
-            }
-            let out = &live_out[i * words..(i + 1) * words];
-            let u = inst.reg_uses();
-            if !u.writes().any(|w| bit(out, w.reg.0 as usize)) {
-                dead[i] = true;
-                changed = true;
-            }
-        }
-        if !changed {
-            return dead;
-        }
-    }
-}
-
-/// Registers live after each statement (`words` 64-bit words per
-/// statement), reads of `dead` statements not counted.
-fn liveness(body: &Body, succ: &[[Option<usize>; 2]], dead: &[bool], words: usize) -> Vec<u64> {
-    let n = body.statements.len();
-    let mut live_in = vec![0u64; (n + 1) * words];
-    let mut live_out = vec![0u64; n * words];
-    let mut changed = true;
-    let mut row = vec![0u64; words];
-    while changed {
-        changed = false;
-        for i in (0..n).rev() {
-            row.fill(0);
-            for s in succ[i].iter().flatten() {
-                for (r, x) in row.iter_mut().zip(&live_in[s * words..(s + 1) * words]) {
-                    *r |= x;
+            let set = match slot {
+                Some(set) => set,
+                None => {
+                    bits += words * 64;
+                    if bits > MAX_BITS {
+                        return Vec::new();
+                    }
+                    slot.insert(vec![0u64; words])
                 }
-            }
-            live_out[i * words..(i + 1) * words].copy_from_slice(&row);
-            if !dead[i] {
-                transfer(&body.statements[i].kind, &mut row);
-            }
-            let slot = &mut live_in[i * words..(i + 1) * words];
-            if slot != row.as_slice() {
-                slot.copy_from_slice(&row);
-                changed = true;
-            }
-        }
-    }
-    live_out
-}
-
-/// `row` (live after) becomes live before the statement.
-fn transfer(kind: &StatementKind, row: &mut [u64]) {
-    match kind {
-        StatementKind::Instruction(inst) => {
-            let u = inst.reg_uses();
-            // A guarded write may leave the old value in place: it kills nothing.
-            if inst.guard.is_none() {
-                for w in u.writes() {
-                    set(row, w.reg.0 as usize, false);
+            };
+            // `set`: statements after which `r` is already known needed.
+            stack.clear();
+            stack.extend_from_slice(&preds[i]);
+            while let Some(p) = stack.pop() {
+                let p = p as usize;
+                if set[p / 64] >> (p % 64) & 1 == 1 {
+                    continue;
                 }
-            }
-            for r in u.reads() {
-                set(row, r.reg.0 as usize, true);
+                set[p / 64] |= 1 << (p % 64);
+                let (_, writes, guarded) = &uses[p];
+                if writes.contains(&r) {
+                    if !needed[p] {
+                        needed[p] = true;
+                        work.push(p);
+                    }
+                    if !guarded {
+                        continue;
+                    }
+                }
+                stack.extend_from_slice(&preds[p]);
             }
         }
-        StatementKind::Control(c) => {
-            if let Some(g) = c.guard {
-                set(row, g.reg.0 as usize, true);
-            }
-        }
-        StatementKind::Unimplemented(_) => {}
     }
+    needed.iter().map(|&x| !x).collect()
 }
 
 /// Where control goes after statement `i` (`n`: the body's end, which has
@@ -134,26 +144,24 @@ fn successors(body: &Body, i: usize) -> [Option<usize>; 2] {
 }
 
 /// Whether the instruction does more than write its registers: memory
-/// writes and atomics, warp-wide operations and barriers, clock reads.
+/// writes and atomics, loads with a memory order or `.volatile` (ptxas
+/// keeps them), warp-wide operations and barriers, clock reads.
 fn has_effect(inst: &sim_isa::Instruction) -> bool {
+    const ORDERED: [&str; 6] = [
+        "volatile", "relaxed", "acquire", "release", "acq_rel", "mmio",
+    ];
     match &inst.op {
-        Op::Mem(m) => matches!(m.op, MemOp::St | MemOp::Atom(_) | MemOp::Red(_)),
+        Op::Mem(m) => match m.op {
+            MemOp::St | MemOp::Atom(_) | MemOp::Red(_) => true,
+            MemOp::Ld | MemOp::Ldu => m.quals.iter().any(|&q| {
+                QUAL_WORDS
+                    .get(q as usize)
+                    .is_some_and(|w| ORDERED.contains(w))
+            }),
+            MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => false,
+        },
         Op::Warp(_) => true,
         _ => crate::exec::reads_clock(inst),
-    }
-}
-
-fn bit(row: &[u64], r: usize) -> bool {
-    row.get(r / 64).is_some_and(|w| w >> (r % 64) & 1 == 1)
-}
-
-fn set(row: &mut [u64], r: usize, on: bool) {
-    if let Some(w) = row.get_mut(r / 64) {
-        if on {
-            *w |= 1 << (r % 64);
-        } else {
-            *w &= !(1 << (r % 64));
-        }
     }
 }
 
@@ -211,6 +219,33 @@ mod tests {
             "add.u32 %r3, %r1, 1;\nsetp.eq.u32 %p1, %r1, 3;\n@%p1 mov.u32 %r3, 7;\nst.global.u32 [%rd2], %r3;",
         );
         assert!(d.is_empty(), "{d:?}");
+        // An accumulator that only feeds itself around the loop is dead; the
+        // counter the branch tests is not.
+        let d = dead(
+            "mov.u32 %r2, 0;\nmov.u32 %r4, 0;\nLOOP:\nadd.u32 %r4, %r4, %r1;\nadd.u32 %r2, %r2, 1;\n\
+             setp.lt.u32 %p1, %r2, 16;\n@%p1 bra LOOP;",
+        );
+        assert_eq!(
+            &d[3..],
+            ["mov.u32 %r4, 0", "add.u32 %r4, %r4, %r1"],
+            "{d:?}"
+        );
+        // (Nothing stored: the prelude's parameter load and index are dead too.)
+        assert_eq!(
+            d[..3],
+            [
+                "ld.param.u64 %rd1, [p]",
+                "cvta.to.global.u64 %rd2, %rd1",
+                "mov.u32 %r1, %tid.x"
+            ]
+        );
+        // Past a guarded return, and before it, what the store reads is needed;
+        // an unused volatile load is kept, a plain one is not.
+        let d = dead(
+            "add.u32 %r3, %r1, 1;\nsetp.eq.u32 %p1, %r1, 3;\n@%p1 ret;\n\
+             ld.volatile.global.u32 %r5, [%rd2];\nld.global.u32 %r6, [%rd2+4];\nst.global.u32 [%rd2], %r3;",
+        );
+        assert_eq!(d, ["ld.global.u32 %r6, [%rd2+4]"]);
         let d = dead(
             "add.u32 %r3, %r1, 1;\nmul.lo.u32 %r4, %r3, 3;\nxor.b32 %r5, %r4, %r3;\n\
              atom.global.add.u32 %r6, [%rd2], 1;\nbar.sync 0;\nmov.u32 %r7, %clock;",

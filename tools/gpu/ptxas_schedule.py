@@ -81,11 +81,19 @@ def stall_sums(cubin, nvdisasm):
             if word:
                 hi = int(word.group(1), 16)
                 insts.append((m.group(1), (hi >> 41) & 0xF, (hi >> 46) & 7, (hi >> 52) & 0x3F))
-        # The loads' scoreboard barriers, and whether anything before the
-        # first clock read waits on one (then the window lacks the load).
-        bars = {b for t, _, b, _ in insts if t.startswith("LDG") and b != 7}
+        # Whether anything before the first clock read waits on a barrier a
+        # load set (then the window lacks the load's wait).
         clock = next((i for i, (t, *_) in enumerate(insts) if "SR_CLOCKLO" in t), 0)
-        early = any(w >> b & 1 for _, _, _, w in insts[:clock] for b in bars)
+        early, loads = False, set()
+        for t, _, bar, wait in insts[:clock]:
+            if any(wait >> b & 1 for b in loads):
+                early = True
+                break
+            if bar != 7:
+                if t.startswith("LDG"):
+                    loads.add(bar)
+                else:
+                    loads.discard(bar)
         for i, (t, *_) in enumerate(insts):
             target = re.search(r"BRA\s+`?\(?(\.L_x_\d+)", t)
             if target and labels.get(target.group(1), i + 1) < i:
