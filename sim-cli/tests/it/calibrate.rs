@@ -12,27 +12,19 @@ const FILE: &str = "sim-core/data/calibration/h100/microbench.json";
 
 /// Kernels the pipe model does not bring within 10%, with the band their
 /// simulated/measured ratio is held to (so that a change in either direction
-/// shows), and why:
-/// - `b13_tput` (`vabsdiff2 .add`, four interleaved chains): ptxas recomputes
-///   the extraction of the loop-invariant operand (`PRMT RZ, 0x54, z`) in
-///   every instance instead of hoisting it (9 ALU instructions per instance
-///   instead of 8; the loop is then ALU-bound to within 0.2%). Compiling
-///   the same loop with 1, 2, 3, 4, 6 and 8 interleaved chains (ptxas
-///   13.0.88; 16 to 128 links per chain) shows the cause: with one chain
-///   ptxas computes the extraction once, with two or more it recomputes it
-///   at 0.4 to 1.0 of the links (1.0 at four), with as many IMAD.MOV copies.
-///   The other kernels do not bear that out as a rule (`microbench-sm90.sass.gz`):
-///   `vmin2`'s sign-extended operand stays hoisted in `b14_tput`'s four
-///   chains, and `vset2`'s zero-extended one is recomputed in only 68 of
-///   `b15_tput`'s 256 instances; `b13_tput`'s code uses R0-R23 of the 64
-///   registers a thread may have, so register pressure does not explain it.
-///
-/// (`b13_lat` was one, at 1.15, until forms whose `c` is their `a` took the
-/// machine code ptxas emits for them in a chain, without the isolated
-/// lowering's `IMAD.MOV` copy: the `.ca` rows of `lowering-sass.tsv`.
-/// `b3_lat`, `vsub4.s32.s32.s32.sat`, was one until the instruction cache:
-/// its 44 KiB loop is the only one larger than 32 KiB; it ran at 0.76.)
-const KNOWN_MISSES: [(&str, f64, f64); 1] = [("b13_tput", 0.87, 0.91)];
+/// shows), and why. None since 2026-11-25. History:
+/// - `b13_tput` (`vabsdiff2 .add`, four interleaved chains) ran at 0.89
+///   until interleaved `.ca` instructions kept their fixed operand's
+///   extraction (`facts::unhoist_interleaved`): ptxas recomputes it in every
+///   instance there (11 machine instructions per instance on the H100, 9 in
+///   `b13_lat`'s one chain), and compiling `vabsdiff2`, `vadd2`, `vavrg2` and
+///   `vmin2 .add` in one, two and four chains shows the same for each.
+/// - `b13_lat` ran at 1.15 until forms whose `c` is their `a` took the
+///   machine code ptxas emits for them in a chain, without the isolated
+///   lowering's `IMAD.MOV` copy: the `.ca` rows of `lowering-sass.tsv`.
+/// - `b3_lat`, `vsub4.s32.s32.s32.sat`, until the instruction cache: its 44
+///   KiB loop is the only one larger than 32 KiB; it ran at 0.76.
+const KNOWN_MISSES: [(&str, f64, f64); 0] = [];
 
 /// The kernel whose loop does not fit the instruction cache (44 KiB of
 /// machine code): it runs within 10% only because fetching its lines beyond
@@ -99,7 +91,7 @@ fn h100_microbenchmarks_within_ten_percent() {
     }
     assert!(off.is_empty(), "more than 10% off:\n{}", off.join("\n"));
     let g = geomean_error(&rows);
-    assert!(g <= 1.02, "geometric-mean error factor {g:.4}");
+    assert!(g <= 1.015, "geometric-mean error factor {g:.4}");
 }
 
 /// The window of a latency kernel holds the wait for its loaded inputs when
@@ -150,8 +142,8 @@ fn the_window_holds_the_input_load_where_the_loop_reads_it_first() {
 fn calibrate_command_prints_every_kernel_and_the_geomean() {
     let out = simcli(&["calibrate", FILE, "--arch", "sm_90"]);
     let text = String::from_utf8(out.stdout).unwrap();
-    // Exit 1: the known misses are outside the default 10%.
-    assert_eq!(out.status.code(), Some(1), "{text}");
+    // Exit 0: every kernel within the default 10%.
+    assert_eq!(out.status.code(), Some(0), "{text}");
     assert_eq!(text.lines().filter(|l| l.starts_with('b')).count(), 56);
     assert!(text.contains("b16_tput  tput     131730"), "{text}");
     assert!(
@@ -159,10 +151,13 @@ fn calibrate_command_prints_every_kernel_and_the_geomean() {
         "{text}"
     );
     assert!(
-        text.contains("sm_90: 55 of 56 kernels within 10%"),
+        text.contains("sm_90: 56 of 56 kernels within 10%"),
         "{text}"
     );
     assert!(text.contains("geometric-mean error factor 1.0"), "{text}");
-    let out = simcli(&["calibrate", FILE, "--tolerance", "0.35"]);
-    assert_eq!(out.status.code(), Some(0));
+    // Exit 1 with a kernel outside a tighter tolerance, marked.
+    let out = simcli(&["calibrate", FILE, "--tolerance", "0.05"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("0.911  setp+selp.f64 *"), "{text}");
 }

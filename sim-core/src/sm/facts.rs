@@ -1,7 +1,8 @@
 //! Program-level facts of ptxas's code that the lowering table's
 //! per-instruction sequences cannot show: which operands are loop-invariant
-//! (their work hoisted), which rows apply to an instruction whose `c` is its
-//! `a` (`.ca`), and compare-select pairs ptxas fuses across PTX instructions.
+//! (their work hoisted, except where ptxas recomputes it in interleaved
+//! chains), which rows apply to an instruction whose `c` is its `a` (`.ca`),
+//! and compare-select pairs ptxas fuses across PTX instructions.
 
 use crate::facts::{invariant_registers, sources, SrcOperand};
 use crate::lowering;
@@ -70,6 +71,47 @@ pub(super) fn table_rows(arch: SassArch, program: &Program) -> (Vec<String>, Vec
         }
     }
     (keys, rows)
+}
+
+/// ptxas recomputes what a `.ca` instruction (one whose `c` is its `a`)
+/// takes from its fixed operand when the instruction is interleaved with an
+/// independent instance of itself (another chain): in such code nothing of
+/// it is hoisted. Compiled by ptxas 13.0.88 as loops of 64 instances per
+/// chain (`tools/lowering/interleaved_ca.py`), `vabsdiff2`, `vadd2`,
+/// `vavrg2`, `vmin2` with `.add` (the `.ca`
+/// rows with an operation on `b` alone, which are all two-lane forms) take
+/// 9, 7, 12, 8 machine instructions per instance with one chain (the `.ca`
+/// row with that operation hoisted) and 10.3-11, 7.9-8, 12.5-13, 8.5-8.8
+/// with two or four interleaved chains (the row in full: 10, 8, 13, 9); the
+/// H100's `b13_tput` (four chains of `vabsdiff2 .add`) runs 11. Unchanged
+/// for every other form the H100 ran in four chains (`b11`, `b12`, `b14`,
+/// `b15` keep their hoisting). An instance is interleaved when the
+/// instruction before or after it is the same form (`keys`) writing another
+/// register, neither reading what the other writes.
+pub(super) fn unhoist_interleaved(program: &Program, keys: &[String], fixed: &mut [[bool; 4]]) {
+    let dest = |i: usize| program.insts[i].reg_uses().writes().next().map(|u| u.reg);
+    let reads = |i: usize, r| {
+        program.insts[i]
+            .reg_uses()
+            .reads()
+            .any(|u| Some(u.reg) == r)
+    };
+    let n = program.insts.len().min(keys.len()).min(fixed.len());
+    for i in 0..n {
+        if !keys[i].ends_with(".ca") {
+            continue;
+        }
+        let twin = |j: usize| {
+            j < n
+                && keys[j] == keys[i]
+                && dest(j) != dest(i)
+                && !reads(j, dest(i))
+                && !reads(i, dest(j))
+        };
+        if (i > 0 && twin(i - 1)) || twin(i + 1) {
+            fixed[i] = [false; 4];
+        }
+    }
 }
 
 /// A host program's control flow (`ProgramTables::with_loops`): its loops,

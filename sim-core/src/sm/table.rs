@@ -291,10 +291,11 @@ impl ProgramTables {
             }
             _ => code,
         };
-        let fixed = match control {
+        let mut fixed = match control {
             Some(c) => facts::loop_fixed_sources(&program, &c.loops),
             None => facts::fixed_sources(&program),
         };
+        facts::unhoist_interleaved(&program, &keys, &mut fixed);
         let mut names: BTreeMap<String, u16> = BTreeMap::new();
         let mut op_names = Vec::new();
         let mut mach_names = Vec::new();

@@ -712,6 +712,32 @@ fn an_accumulator_that_is_the_first_operand_takes_the_chained_code() {
     assert_eq!(plain.1, 26);
 }
 
+/// Interleaved with an independent instance of itself (another chain), a
+/// `.ca` instruction keeps its fixed operand's extraction: ptxas recomputes
+/// it there (`vabsdiff2 .add` in two or four interleaved chains: 10.3-11
+/// machine instructions per instance against 9 in one chain; the H100's
+/// `b13_tput` runs 11, all ALU but the IMAD.IADD and a copy). One chain, a
+/// neighbour of another form, or one that continues this chain: hoisted.
+#[test]
+fn an_accumulator_interleaved_with_another_chain_keeps_its_extraction() {
+    let counts = |insts: &[&str]| {
+        let tables = ProgramTables::new(preset(Target::SM_90), sm90_program(insts)).unwrap();
+        (0..insts.len())
+            .map(|i| tables.issue_timing(i).unwrap().0)
+            .collect::<Vec<_>>()
+    };
+    let x1 = "vabsdiff2.u32.u32.u32.add %r1, %r1, %r2, %r1;";
+    let x3 = "vabsdiff2.u32.u32.u32.add %r3, %r3, %r2, %r3;";
+    assert_eq!(counts(&[x1, x3]), [10, 10]);
+    assert_eq!(counts(&[x1, x1]), [9, 9]);
+    assert_eq!(counts(&[x1, "add.u32 %r3, %r3, %r2;", x3]), [9, 1, 9]);
+    // Reading the other chain's result makes it one chain.
+    assert_eq!(
+        counts(&[x1, "vabsdiff2.u32.u32.u32.add %r3, %r3, %r1, %r3;"])[0],
+        9
+    );
+}
+
 /// A `set` with an integer result that a `slct` then tests and overwrites
 /// runs as ptxas fuses it: the compare, and one `SEL` of its predicate
 /// (4 + 4 clocks instead of 8 + 8; `tools/gpu/ptxas_schedule.py` found mixes

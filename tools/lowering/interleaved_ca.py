@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Machine instructions per instance of `.ca` forms in one, two and four
+interleaved chains (the evidence behind sim-core's `facts::unhoist_interleaved`).
+
+A `.ca` form is a video instruction whose `c` is its `a`
+(`vabsdiff2.u32.u32.u32.add %x, %x, %z, %x`). Each kernel is a loop of the
+H100 microbenchmarks' shape (tools/gpu/make_mixed.py: 64 instances per chain,
+16 iterations, inputs loaded from memory), with the chains interleaved as
+the throughput kernels interleave theirs. ptxas 13.0.88 assembles them; the
+script prints, per form and chain count, the machine instructions of the loop
+body per instance (the loop's counter, compare and branch left out).
+
+    python3 tools/lowering/interleaved_ca.py
+
+Output of 2026-11-25 (ptxas 13.0.88):
+    vabsdiff2.u32.u32.u32.add   1: 9.02   2: 10.26  4: 11.00
+    vadd2.u32.u32.u32.add       1: 7.03   2: 7.90   4: 8.00
+    vavrg2.u32.u32.u32.add      1: 12.02  2: 13.00  4: 12.51
+    vmin2.u32.u32.u32.add       1: 8.02   2: 8.76   4: 8.51
+    vset2.u32.u32.lt.add        1: 12.03  2: 12.52  4: 12.51
+    vadd4.u32.u32.u32.add       1: 2.00   2: 2.02   4: 2.01
+One chain: the `.ca` row with its fixed operand's extraction hoisted; two or
+four: that extraction recomputed in half to all of the instances (the
+four-lane forms have none to hoist).
+Installs ptxas/nvdisasm as tools/lowering/derive_sass.py does
+(tools/.cache/sass; PTXAS_90/NVDISASM_90 override).
+"""
+
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "gpu"))
+import derive_sass  # noqa: E402  (tool installation is shared)
+import make_mixed  # noqa: E402  (the loops' shape is shared)
+
+FORMS = [
+    "vabsdiff2.u32.u32.u32.add",
+    "vadd2.u32.u32.u32.add",
+    "vavrg2.u32.u32.u32.add",
+    "vmin2.u32.u32.u32.add",
+    "vset2.u32.u32.lt.add",
+    "vadd4.u32.u32.u32.add",
+]
+CHAINS = [1, 2, 4]
+
+
+def loop_length(sass, kernel):
+    """Machine instructions from the loop's label to its backward branch."""
+    sec = re.split(r"\n\s*\.section\s+\.text\.", sass)
+    body = next((s for s in sec if s.startswith(kernel + ",")), "")
+    insts, labels = [], {}
+    for line in body.splitlines():
+        lab = re.match(r"\s*(\.L_x_\d+):", line)
+        if lab:
+            labels[lab.group(1)] = len(insts)
+        m = re.search(r"/\*[0-9a-f]{4}\*/\s+(.*?)\s*;", line)
+        if m:
+            insts.append(m.group(1))
+    for i, t in enumerate(insts):
+        target = re.search(r"BRA\s+`?\(?(\.L_x_\d+)", t)
+        if target and labels.get(target.group(1), i + 1) < i:
+            return i + 1 - labels[target.group(1)]
+    return None
+
+
+def main():
+    ptxas, nvdisasm = derive_sass.tools("sm_90")
+    kernels = []
+    for f, form in enumerate(FORMS):
+        for chains in CHAINS:
+            lines = [
+                f"  {form} %x{c}, %x{c}, %z, %x{c};" for _ in range(64) for c in range(chains)
+            ]
+            kernels.append(make_mixed.kernel(f"k{f}_{chains}", chains, lines))
+    with tempfile.TemporaryDirectory() as tmp:
+        ptx = os.path.join(tmp, "ca.ptx")
+        with open(ptx, "w") as out:
+            out.write(".version 7.8\n.target sm_90\n.address_size 64\n\n" + "\n".join(kernels))
+        cubin = os.path.join(tmp, "ca.cubin")
+        subprocess.run([ptxas, "-arch=sm_90", ptx, "-o", cubin], check=True)
+        sass = subprocess.run([nvdisasm, "-c", cubin], capture_output=True, text=True, check=True).stdout
+    for f, form in enumerate(FORMS):
+        cells = []
+        for chains in CHAINS:
+            n = loop_length(sass, f"k{f}_{chains}")
+            # The loop's own counter, compare and branch.
+            cells.append(f"{chains}: {(n - 3) / (64 * chains):.2f}" if n else f"{chains}: no loop")
+        print(f"{form:27s} " + "  ".join(f"{c:8s}" for c in cells))
+
+
+if __name__ == "__main__":
+    main()
