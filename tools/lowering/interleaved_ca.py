@@ -14,14 +14,23 @@ body per instance (the loop's counter, compare and branch left out).
 
 Output of 2026-11-25 (ptxas 13.0.88):
     vabsdiff2.u32.u32.u32.add   1: 9.02   2: 10.26  4: 11.00
+    vabsdiff2.s32.s32.u32.add   1: 15.00  2: 15.47  4: 14.75
     vadd2.u32.u32.u32.add       1: 7.03   2: 7.90   4: 8.00
+    vsub2.u32.u32.u32.add       1: 7.03   2: 7.90   4: 8.00
+    vsub2.s32.u32.u32.add       1: 7.03   2: 7.90   4: 8.00
     vavrg2.u32.u32.u32.add      1: 12.02  2: 13.00  4: 12.51
     vmin2.u32.u32.u32.add       1: 8.02   2: 8.76   4: 8.51
+    vmax2.s32.s32.u32.add       1: 12.00  2: 11.52  4: 11.74
     vset2.u32.u32.lt.add        1: 12.03  2: 12.52  4: 12.51
     vadd4.u32.u32.u32.add       1: 2.00   2: 2.02   4: 2.01
-One chain: the `.ca` row with its fixed operand's extraction hoisted; two or
-four: that extraction recomputed in half to all of the instances (the
-four-lane forms have none to hoist).
+    vsub4.u32.u32.u32.add       1: 2.00   2: 2.02   4: 2.01
+The two-lane forms with unsigned sources: with one chain, the `.ca` row with
+its fixed operand's extraction hoisted; with two or four, that extraction
+recomputed in half to all of the instances. Those with a signed `a` hoist
+nothing even in one chain (`vabsdiff2.s32.s32.u32` 15, `vmax2.s32.s32.u32`
+12: the full row). The four-lane forms
+keep their hoisting (`vadd4`, `vsub4`: 2 per instance, the row's `IDP.4A` of
+`b` hoisted).
 Installs ptxas/nvdisasm as tools/lowering/derive_sass.py does
 (tools/.cache/sass; PTXAS_90/NVDISASM_90 override).
 """
@@ -40,11 +49,16 @@ import make_mixed  # noqa: E402  (the loops' shape is shared)
 
 FORMS = [
     "vabsdiff2.u32.u32.u32.add",
+    "vabsdiff2.s32.s32.u32.add",
     "vadd2.u32.u32.u32.add",
+    "vsub2.u32.u32.u32.add",
+    "vsub2.s32.u32.u32.add",
     "vavrg2.u32.u32.u32.add",
     "vmin2.u32.u32.u32.add",
+    "vmax2.s32.s32.u32.add",
     "vset2.u32.u32.lt.add",
     "vadd4.u32.u32.u32.add",
+    "vsub4.u32.u32.u32.add",
 ]
 CHAINS = [1, 2, 4]
 

@@ -73,21 +73,28 @@ pub(super) fn table_rows(arch: SassArch, program: &Program) -> (Vec<String>, Vec
     (keys, rows)
 }
 
-/// ptxas recomputes what a `.ca` instruction (one whose `c` is its `a`)
-/// takes from its fixed operand when the instruction is interleaved with an
-/// independent instance of itself (another chain): in such code nothing of
-/// it is hoisted. Compiled by ptxas 13.0.88 as loops of 64 instances per
-/// chain (`tools/lowering/interleaved_ca.py`), `vabsdiff2`, `vadd2`,
-/// `vavrg2`, `vmin2` with `.add` (the `.ca`
-/// rows with an operation on `b` alone, which are all two-lane forms) take
-/// 9, 7, 12, 8 machine instructions per instance with one chain (the `.ca`
-/// row with that operation hoisted) and 10.3-11, 7.9-8, 12.5-13, 8.5-8.8
-/// with two or four interleaved chains (the row in full: 10, 8, 13, 9); the
-/// H100's `b13_tput` (four chains of `vabsdiff2 .add`) runs 11. Unchanged
-/// for every other form the H100 ran in four chains (`b11`, `b12`, `b14`,
-/// `b15` keep their hoisting). An instance is interleaved when the
-/// instruction before or after it is the same form (`keys`) writing another
-/// register, neither reading what the other writes.
+/// ptxas recomputes what a two-lane `.ca` instruction (one whose `c` is its
+/// `a`, `vabsdiff2 .add`) takes from its fixed operand when the instruction
+/// is interleaved with an independent instance of itself (another chain):
+/// in such code nothing of it is hoisted. Compiled by ptxas 13.0.88 as loops
+/// of 64 instances per chain (`tools/lowering/interleaved_ca.py`), the
+/// `vabsdiff2`, `vadd2`, `vsub2`, `vavrg2`, `vmin2`, `vset2` with `.add` and
+/// unsigned sources take the `.ca` row with that work hoisted in one chain (9, 7, 7,
+/// 12, 8, 12 machine instructions per instance) and about the full row with
+/// two or four (10.3-11, 7.9-8, 7.9-8, 12.5-13, 8.5-8.8, 12.5; the rows: 10,
+/// 8, 8, 13, 9, 13); the H100's `b13_tput` (four chains of `vabsdiff2 .add`)
+/// runs 11. With a signed `a` the one-chain code hoists nothing
+/// (`vabsdiff2.s32.s32.u32`: 15, `vmax2.s32.s32.u32`: 12, so the model's 14
+/// and 11 there are one short), and the interleaved code is the full row
+/// within half an instruction. The four-lane forms keep theirs hoisted when interleaved
+/// (`vadd4`, `vsub4 .add`: 2 per instance), and so do the forms whose `c`
+/// is another register in the H100's four-chain loops (`b11`, `b12`, `b14`;
+/// `b15` recomputes 68 of 256). An instance is interleaved when the
+/// instruction before or after it in the program is the same form (`keys`)
+/// writing another register, neither reading what the other writes. In a
+/// kernel text the program lists each distinct instruction once, so two
+/// one-chain loops of one form on different registers, one after the other,
+/// count as interleaved too.
 pub(super) fn unhoist_interleaved(program: &Program, keys: &[String], fixed: &mut [[bool; 4]]) {
     let dest = |i: usize| program.insts[i].reg_uses().writes().next().map(|u| u.reg);
     let reads = |i: usize, r| {
@@ -98,7 +105,8 @@ pub(super) fn unhoist_interleaved(program: &Program, keys: &[String], fixed: &mu
     };
     let n = program.insts.len().min(keys.len()).min(fixed.len());
     for i in 0..n {
-        if !keys[i].ends_with(".ca") {
+        let form = keys[i].split('.').next().unwrap_or_default();
+        if !keys[i].ends_with(".ca") || !form.ends_with('2') {
             continue;
         }
         let twin = |j: usize| {

@@ -731,10 +731,21 @@ fn an_accumulator_interleaved_with_another_chain_keeps_its_extraction() {
     assert_eq!(counts(&[x1, x3]), [10, 10]);
     assert_eq!(counts(&[x1, x1]), [9, 9]);
     assert_eq!(counts(&[x1, "add.u32 %r3, %r3, %r2;", x3]), [9, 1, 9]);
+    // A four-lane form keeps its hoisting, as ptxas does (`vadd4 .add`: 2
+    // per instance in one, two and four chains).
+    let v1 = "vadd4.u32.u32.u32.add %r1, %r1, %r2, %r1;";
+    let v3 = "vadd4.u32.u32.u32.add %r3, %r3, %r2, %r3;";
+    assert_eq!(counts(&[v1, v3]), [2, 2]);
     // Reading the other chain's result makes it one chain.
     assert_eq!(
         counts(&[x1, "vabsdiff2.u32.u32.u32.add %r3, %r3, %r1, %r3;"])[0],
         9
+    );
+    // (The first reads the second's register as its `b`: nothing of it is
+    // fixed, so nothing hoisted in any case.)
+    assert_eq!(
+        counts(&["vabsdiff2.u32.u32.u32.add %r1, %r1, %r3, %r1;", x3]),
+        [10, 9]
     );
 }
 
