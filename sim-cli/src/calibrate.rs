@@ -198,12 +198,10 @@ pub fn input_wait(trace: &sim_trace::trace::Trace) -> u64 {
     }
     let regs = |i: usize, write: bool| -> Vec<u32> {
         let u = trace.insts[i].reg_uses();
-        let all: Vec<_> = if write {
-            u.writes().collect()
-        } else {
-            u.reads().collect()
-        };
-        all.iter().map(|r| r.reg.0).collect()
+        u.iter()
+            .filter(|r| r.write == write)
+            .map(|r| r.reg.0)
+            .collect()
     };
     let written: Vec<u32> = body.iter().flat_map(|&i| regs(i, true)).collect();
     let read: Vec<u32> = body.iter().flat_map(|&i| regs(i, false)).collect();

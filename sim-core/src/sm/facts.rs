@@ -8,7 +8,7 @@ use crate::facts::{invariant_registers, sources, SrcOperand};
 use crate::lowering;
 use crate::program::Program;
 use crate::sass_table::{self, MachineInst, Row, SassArch, Src};
-use sim_isa::Instruction;
+use sim_isa::{Instruction, Op, Simd};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Per instruction, which of its PTX sources `a`..`d` are fixed: an
@@ -105,8 +105,8 @@ pub(super) fn unhoist_interleaved(program: &Program, keys: &[String], fixed: &mu
     };
     let n = program.insts.len().min(keys.len()).min(fixed.len());
     for i in 0..n {
-        let form = keys[i].split('.').next().unwrap_or_default();
-        if !keys[i].ends_with(".ca") || !form.ends_with('2') {
+        let two_lane = matches!(program.insts[i].op, Op::Video(v) if v.simd == Simd::X2);
+        if !two_lane || !keys[i].ends_with(".ca") {
             continue;
         }
         let twin = |j: usize| {
