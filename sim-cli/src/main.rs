@@ -52,9 +52,11 @@ enum Cmd {
         arch: Option<String>,
         #[command(flatten)]
         config: ConfigArgs,
-        /// Number of SMs; warp w runs on SM w % N.
-        #[arg(long, default_value_t = 1, value_name = "N")]
-        sms: usize,
+        /// Number of SMs. Traces and kernel text: default 1, warp w runs on SM w % N.
+        /// Launch files and recordings: default the target's whole GPU (sm_90: the
+        /// H100 SXM's 132), blocks resident as SMs have room.
+        #[arg(long, value_name = "N")]
+        sms: Option<usize>,
         /// Worker threads simulating SMs (results do not depend on it).
         #[arg(long, default_value_t = 1, value_name = "N")]
         threads: usize,
@@ -105,9 +107,9 @@ enum Cmd {
         arch: Option<String>,
         #[command(flatten)]
         config: ConfigArgs,
-        /// Number of SMs the blocks are dealt to (round-robin).
-        #[arg(long, default_value_t = 1, value_name = "N")]
-        sms: usize,
+        /// Number of SMs the blocks run on (default: the target's whole GPU).
+        #[arg(long, value_name = "N")]
+        sms: Option<usize>,
     },
     /// Print an SM configuration as TOML: every parameter with its source.
     ///

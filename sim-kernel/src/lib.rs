@@ -3,14 +3,16 @@
 //! predication, divergence with stack-based reconvergence at the immediate
 //! post-dominator, blocks with their own shared memory, barriers, and a
 //! launch memory ([`memory`]) where every out-of-bounds or misaligned access
-//! is a clear error. Cycles come from replaying what each warp executed on
-//! sim-core's SM model, with memory latencies from a cache model
-//! ([`timing`]).
+//! is a clear error. Cycles come from sim-core's SM model, which times each
+//! warp's executed statements as they are produced ([`engine`]), with memory
+//! latencies from a cache model ([`memtime`]); blocks become resident on the
+//! GPU's SMs as they have room.
 
 // Library code states its invariants instead of unwrapping.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 mod dead;
+mod engine;
 mod error;
 pub mod exec;
 pub mod memory;
@@ -19,15 +21,17 @@ mod prepare;
 pub mod record;
 mod reorder;
 mod run;
+mod tap;
 pub mod timing;
 
 pub use error::KernelError;
-pub use exec::{execute, ExecOptions, Executed, Step, WarpTrace};
+pub use engine::EPOCH;
+pub use exec::Step;
 pub use memtime::{CacheModel, Kind, MemConfig, MemTiming};
 pub use prepare::{Prepared, MAX_SPACE_BYTES};
 pub use record::{replay, RecordError, Recording};
-pub use run::{run_launch, LaunchRun, RunError, RunOptions, DEFAULT_MAX_INSTRUCTIONS};
-pub use timing::{time, Timed};
+pub use run::{run_grid, run_launch, GridRun, LaunchRun, RunError, RunOptions};
+pub use timing::Timed;
 
 /// Where a buffer's final bytes first differ from the expected ones.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -55,6 +55,20 @@ impl Global {
         base
     }
 
+    /// The final bytes of the allocations at `bases` (a launch's buffers).
+    pub fn buffer_bytes(&self, bases: &[u64]) -> Vec<Vec<u8>> {
+        bases
+            .iter()
+            .map(|&base| {
+                self.regions
+                    .iter()
+                    .find(|r| r.base == base)
+                    .map(|r| r.bytes.clone())
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+
     /// The allocation holding `[addr, addr + n)` and the offset in it.
     fn find(&mut self, addr: u64, n: u64) -> Result<(&mut Vec<u8>, usize), FaultKind> {
         let i = self.regions.partition_point(|r| r.base <= addr);

@@ -16,7 +16,8 @@
 
 use sim_isa::exec::Accesses;
 use sim_isa::{Space, Target, WARP_SIZE};
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use std::collections::VecDeque;
 
 /// Latencies and sizes of the memory hierarchy, each with its source.
 #[derive(Clone, Debug, PartialEq)]
@@ -37,6 +38,8 @@ pub struct MemConfig {
     pub smem_per_sm: u64,
     /// Most blocks resident on one SM.
     pub blocks_per_sm: u32,
+    /// SMs of the whole GPU (a launch's default).
+    pub sms: u32,
     /// Where the figures come from.
     pub source: &'static str,
 }
@@ -44,7 +47,6 @@ pub struct MemConfig {
 impl MemConfig {
     /// The figures for `target`.
     pub fn preset(target: Target) -> MemConfig {
-        let _ = target;
         // Measured on the H100 (sim-core/data/calibration/h100/memory.json):
         // pointer chasing, one thread, one 128-byte line per hop. ld.global.ca
         // over 4 KiB, second launch: 41.7 cycles (L1 hit); ld.global.cg: 290.6
@@ -67,9 +69,29 @@ impl MemConfig {
             // of shared memory per SM, at most 32 resident blocks per SM.
             smem_per_sm: 228 * 1024,
             blocks_per_sm: 32,
+            sms: gpu_sms(target),
             source: "H100 measurements (calibration/h100/memory.json); H100 whitepaper \
                      capacities. Other targets use the same figures until measured.",
         }
+    }
+}
+
+/// SMs of the GPU each target's preset stands for: sm_90, the H100 SXM5
+/// (132 SMs, NVIDIA H100 Tensor Core GPU Architecture whitepaper, 2022, the
+/// GPU of every measurement here); sm_53, the Jetson TX1's Tegra X1 (2
+/// SMMs, NVIDIA Tegra X1 whitepaper, 2015); sm_35, the Tesla K40 (15 SMX,
+/// Tesla K40 board specification, 2013); sm_30, the GeForce GTX 680 (8 SMX,
+/// GTX 680 whitepaper, 2012); sm_13, the GeForce GTX 280 (30 SMs, NVIDIA
+/// GT200 technical brief, 2008). A target between presets takes the
+/// nearest earlier preset's (the SM presets are sm_13, sm_30, sm_35, sm_53
+/// and sm_90).
+pub fn gpu_sms(target: Target) -> u32 {
+    match target.sm {
+        90.. => 132,
+        53..=89 => 2,
+        35..=52 => 15,
+        30..=34 => 8,
+        _ => 30,
     }
 }
 
@@ -106,20 +128,25 @@ pub struct CacheModel {
     /// Per SM: sector -> cycle its data are in L1.
     l1: Vec<HashMap<u64, u64>>,
     /// Per SM: lines in L1, oldest first, and their count.
-    l1_order: Vec<std::collections::VecDeque<u64>>,
+    l1_order: Vec<VecDeque<u64>>,
+    /// Per SM: the lines in `l1_order` (membership in one lookup).
+    l1_lines: Vec<HashSet<u64>>,
     /// Sectors in L2.
     l2: HashSet<u64>,
     /// Per SM: cycle the load/store pipeline is free.
     lsu_free: Vec<u64>,
     /// Per 4-byte word: cycle L2's atomic unit is free for it.
     atom_free: HashMap<u64, u64>,
+    /// Scratch of `shared`: per bank, the distinct words a warp touches
+    /// (each lane touches a bank at most once per access, so at most 32).
+    banks: Box<[[u64; WARP_SIZE]; 32]>,
 }
 
 impl CacheModel {
     /// A model for `sms` SMs whose L2 already holds `resident` (address
     /// ranges known to be there, up to its capacity; a launch passes none).
     pub fn new(cfg: MemConfig, sms: u32, resident: &[(u64, u64)]) -> CacheModel {
-        let mut l2 = HashSet::new();
+        let mut l2 = HashSet::default();
         let mut budget = cfg.l2_bytes / SECTOR;
         'fill: for &(base, len) in resident {
             let mut s = base / SECTOR;
@@ -135,11 +162,13 @@ impl CacheModel {
         let n = sms.max(1) as usize;
         CacheModel {
             cfg,
-            l1: vec![HashMap::new(); n],
-            l1_order: vec![Default::default(); n],
+            l1: vec![HashMap::default(); n],
+            l1_order: vec![VecDeque::new(); n],
+            l1_lines: vec![HashSet::default(); n],
             l2,
             lsu_free: vec![0; n],
-            atom_free: HashMap::new(),
+            atom_free: HashMap::default(),
+            banks: Box::new([[0; WARP_SIZE]; 32]),
         }
     }
 
@@ -159,12 +188,19 @@ impl CacheModel {
                 }
             }
         }
-        let mut lines: Vec<u64> = sectors[..n].iter().map(|s| s * SECTOR / LINE).collect();
-        lines.sort_unstable();
-        lines.dedup();
+        let mut lines = [0u64; 2 * WARP_SIZE * 4];
+        let mut nl = 0;
+        for s in &sectors[..n] {
+            let l = s * SECTOR / LINE;
+            if !lines[..nl].contains(&l) {
+                lines[nl] = l;
+                nl += 1;
+            }
+        }
+        let nlines = nl as u64;
         // One line per clock through the pipeline.
         let issue = start.max(self.lsu_free[sm]);
-        self.lsu_free[sm] = issue + lines.len() as u64;
+        self.lsu_free[sm] = issue + nlines;
         let mut ready = issue + 1;
         let local = acc.space == Space::Local;
         for &s in &sectors[..n] {
@@ -201,7 +237,7 @@ impl CacheModel {
         if kind == Kind::Atomic {
             ready = ready.max(self.serialize_atomics(ready, acc));
         }
-        ready + lines.len() as u64 - 1
+        ready + nlines - 1
     }
 
     /// L2 applies atomics to one address one lane at a time: lanes of
@@ -233,10 +269,11 @@ impl CacheModel {
     /// Puts sector `s` in SM `sm`'s L1 (ready at `at`), evicting the oldest lines.
     fn fill(&mut self, sm: usize, s: u64, at: u64) {
         let line = s * SECTOR / LINE;
-        if !self.l1_order[sm].contains(&line) {
+        if self.l1_lines[sm].insert(line) {
             self.l1_order[sm].push_back(line);
             while self.l1_order[sm].len() as u64 * LINE > self.cfg.l1_bytes {
                 if let Some(old) = self.l1_order[sm].pop_front() {
+                    self.l1_lines[sm].remove(&old);
                     let first = old * LINE / SECTOR;
                     for k in first..first + LINE / SECTOR {
                         self.l1[sm].remove(&k);
@@ -251,37 +288,45 @@ impl CacheModel {
     /// so a warp reading k distinct addresses takes k passes; a line not
     /// yet cached comes from memory like a global load.
     fn constant(&mut self, sm: usize, start: u64, acc: &Accesses) -> u64 {
-        let mut distinct: Vec<u64> = (0..WARP_SIZE)
-            .filter(|&l| acc.lanes >> l & 1 == 1)
-            .map(|l| acc.addrs[l])
-            .collect();
-        distinct.sort_unstable();
-        distinct.dedup();
+        let mut distinct = [0u64; WARP_SIZE];
+        let mut nd = 0;
+        for l in 0..WARP_SIZE {
+            if acc.lanes >> l & 1 == 1 && !distinct[..nd].contains(&acc.addrs[l]) {
+                distinct[nd] = acc.addrs[l];
+                nd += 1;
+            }
+        }
         // Constant offsets live apart from global addresses in the caches.
         let mut shifted = *acc;
         for a in shifted.addrs.iter_mut() {
             *a = a.wrapping_add(CONST_TAG);
         }
         let t = self.global(sm, start, &shifted, Kind::Load);
-        t + distinct.len().max(1) as u64 - 1
+        t + nd.max(1) as u64 - 1
     }
 
     /// Shared memory: 32 banks of 4 bytes; lanes reading one word share it.
     fn shared(&mut self, sm: usize, start: u64, acc: &Accesses) -> u64 {
-        let mut words: [Vec<u64>; 32] = Default::default();
+        let mut count = [0u8; 32];
+        let banks = &mut self.banks;
         for l in 0..WARP_SIZE {
             if acc.lanes >> l & 1 == 0 {
                 continue;
             }
             let a = acc.addrs[l];
-            for w in (a / 4)..(a + u64::from(acc.bytes).max(1)).div_ceil(4) {
-                let bank = &mut words[(w % 32) as usize];
-                if !bank.contains(&w) {
-                    bank.push(w);
+            // At most 32 words a lane (the widest access is 32 bytes, and
+            // a lane's words sit in consecutive banks).
+            let end = (a + u64::from(acc.bytes).max(1)).div_ceil(4).min(a / 4 + 32);
+            for w in (a / 4)..end {
+                let b = (w % 32) as usize;
+                let n = count[b] as usize;
+                if !banks[b][..n].contains(&w) && n < WARP_SIZE {
+                    banks[b][n] = w;
+                    count[b] += 1;
                 }
             }
         }
-        let waves = words.iter().map(Vec::len).max().unwrap_or(1).max(1) as u64;
+        let waves = u64::from(count.iter().copied().max().unwrap_or(1).max(1));
         let issue = start.max(self.lsu_free[sm]);
         self.lsu_free[sm] = issue + waves;
         issue + self.cfg.shared + waves - 1

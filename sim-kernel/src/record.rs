@@ -6,10 +6,11 @@
 //! loads returned, the clock values it read, and the initial and final bytes
 //! of the output buffers.
 //!
-//! [`replay`] re-times a recording with [`crate::time`] (the addresses are
-//! all the memory model needs) and re-executes each warp along its recorded
-//! steps, in the order [`crate::execute`] ran them, with every load answered
-//! from the record: the outputs are computed again, not copied.
+//! [`replay`] runs a recording on the engine ([`crate::engine`]) as a
+//! launch runs: each warp follows its recorded steps, with every load
+//! answered from the record (the outputs are computed again, not copied),
+//! and the addresses checked against the recorded ones; the timing is the
+//! direct run's.
 //!
 //! File layout: [`MAGIC`], the format version as a little-endian `u32`
 //! ([`VERSION`]), then one [`Recording`] encoded with bincode 2 (standard
@@ -20,11 +21,10 @@
 //! the file and the part.
 
 use crate::error::KernelError;
-use crate::exec::WarpTrace;
 use crate::run::{LaunchRun, RunOptions};
 use crate::Mismatch;
 use serde::{Deserialize, Serialize};
-use sim_isa::exec::{Accesses, FaultKind, Memory};
+use sim_isa::exec::Accesses;
 use sim_isa::{Space, Target, WARP_SIZE};
 use sim_module::launch::{
     Buffer, BufferInit, ParamValue, H100, MAX_BLOCK_THREADS, MAX_BUFFER_BYTES, MAX_ENTRIES,
@@ -288,65 +288,6 @@ impl RecAccess {
     }
 }
 
-/// What a [`LoadTap`] does with loads.
-pub(crate) enum Loads<'a> {
-    /// Answers from the memory and logs each value.
-    Log(&'a mut Vec<u64>),
-    /// Answers each load with the next recorded value.
-    Answer {
-        /// The recorded values.
-        values: &'a [u64],
-        /// The next one.
-        next: &'a mut usize,
-    },
-}
-
-/// A [`Memory`] whose loads are logged or answered from a record; stores,
-/// variables and address windows go to `mem`.
-pub(crate) struct LoadTap<'a, M: Memory + ?Sized> {
-    /// The memory.
-    pub mem: &'a mut M,
-    /// What loads do.
-    pub loads: Loads<'a>,
-}
-
-impl<M: Memory + ?Sized> Memory for LoadTap<'_, M> {
-    fn load(&mut self, space: Space, lane: u32, addr: u64, bytes: u32) -> Result<u64, FaultKind> {
-        match &mut self.loads {
-            Loads::Log(log) => {
-                let v = self.mem.load(space, lane, addr, bytes)?;
-                log.push(v);
-                Ok(v)
-            }
-            Loads::Answer { values, next } => {
-                let v = values.get(**next).copied();
-                **next += 1;
-                // Past the record: the recording does not match its module.
-                v.ok_or(FaultKind::OutOfBounds)
-            }
-        }
-    }
-    fn store(
-        &mut self,
-        space: Space,
-        lane: u32,
-        addr: u64,
-        bytes: u32,
-        v: u64,
-    ) -> Result<(), FaultKind> {
-        self.mem.store(space, lane, addr, bytes, v)
-    }
-    fn var(&self, id: u32) -> Result<(Space, u64), FaultKind> {
-        self.mem.var(id)
-    }
-    fn to_generic(&self, space: Space, addr: u64) -> u64 {
-        self.mem.to_generic(space, addr)
-    }
-    fn generic_to_space(&self, space: Space, addr: u64) -> u64 {
-        self.mem.generic_to_space(space, addr)
-    }
-}
-
 impl Recording {
     /// The recording of `run` (executed with `opts`). Reads the module and
     /// the output buffers' initial bytes again from the launch's files.
@@ -382,13 +323,7 @@ impl Recording {
                 ParamValue::F32(x) => RecParam::F32(x.to_bits()),
             })
             .collect();
-        let warps = run
-            .executed
-            .warps
-            .iter()
-            .enumerate()
-            .map(|(w, t)| rec_warp(t, run.timed.clocks.get(w)))
-            .collect();
+        let warps = run.recorded.clone();
         Ok(Recording {
             module_name: run.module_name.clone(),
             module: String::from_utf8_lossy(&module).into_owned(),
@@ -595,21 +530,20 @@ pub fn is_recording(bytes: &[u8]) -> bool {
     bytes.starts_with(&MAGIC)
 }
 
-fn rec_warp(t: &WarpTrace, clocks: Option<&Vec<u64>>) -> RecWarp {
-    let mut accesses = Vec::with_capacity(t.accesses.len());
-    for (k, s) in t.steps.iter().enumerate() {
-        if let Some(a) = s.access.and_then(|a| t.accesses.get(a as usize)) {
-            accesses.push(RecAccess::new(k as u32, a));
-        }
-    }
+/// The recorded form of what one warp executed.
+pub(crate) fn rec_warp(cta: u32, warp: u32, lanes: u32, l: crate::engine::Log) -> RecWarp {
     RecWarp {
-        cta: t.cta,
-        warp: t.warp,
-        lanes: t.lanes,
-        steps: t.steps.iter().map(|s| (s.stmt, s.lanes)).collect(),
-        accesses,
-        loads: t.loads.clone(),
-        clocks: clocks.cloned().unwrap_or_default(),
+        cta,
+        warp,
+        lanes,
+        accesses: l
+            .accesses
+            .iter()
+            .map(|(k, a)| RecAccess::new(*k, a))
+            .collect(),
+        steps: l.steps,
+        loads: l.loads,
+        clocks: l.clocks,
     }
 }
 

@@ -18,7 +18,7 @@ use sim_isa::{Instruction, MemOp, Op, Space, WarpOp};
 use sim_module::{Body, StatementKind};
 
 /// Longest stretch reordered as one (bounds the quadratic search).
-const WINDOW: usize = 96;
+pub(crate) const WINDOW: usize = 96;
 
 /// What reordering needs to know about a statement.
 #[derive(Clone, Debug, Default)]
@@ -76,6 +76,7 @@ fn inst_deps(i: &Instruction) -> Deps {
     d
 }
 
+#[cfg(test)]
 fn conflict(a: &Deps, b: &Deps) -> bool {
     let hits = |x: &[u32], y: &[u32]| x.iter().any(|r| y.contains(r));
     hits(&a.writes, &b.reads)
@@ -84,14 +85,17 @@ fn conflict(a: &Deps, b: &Deps) -> bool {
         || (a.spaces & b.spaces != 0 && (a.mem == 2 || b.mem == 2))
 }
 
-/// `steps` in issue order (see the module docs).
+/// `steps` in issue order (see the module docs): the whole record at once,
+/// stretch by stretch (tests compare the engine's streaming order with it).
+#[cfg(test)]
 pub(crate) fn reorder(deps: &[Deps], steps: &[Step]) -> Vec<Step> {
-    let mut out = Vec::with_capacity(steps.len());
+    let mut out = std::collections::VecDeque::with_capacity(steps.len());
+    let mut sched = Scheduler::default();
     let mut i = 0;
     while i < steps.len() {
         let d = &deps[steps[i].stmt as usize];
         if d.fence {
-            out.push(steps[i]);
+            out.push_back(steps[i]);
             i += 1;
             continue;
         }
@@ -103,38 +107,243 @@ pub(crate) fn reorder(deps: &[Deps], steps: &[Step]) -> Vec<Step> {
         {
             j += 1;
         }
-        schedule(deps, &steps[i..j], &mut out);
+        sched.schedule_into(deps, &steps[i..j], &mut out);
         i = j;
     }
-    out
+    out.into()
 }
 
-/// List-schedules one stretch into `out`.
-fn schedule(deps: &[Deps], run: &[Step], out: &mut Vec<Step>) {
-    let n = run.len();
-    let d = |k: usize| &deps[run[k].stmt as usize];
-    // preds[k]: earlier steps k must follow.
-    let preds: Vec<Vec<usize>> = (0..n)
-        .map(|k| (0..k).filter(|&e| conflict(d(e), d(k))).collect())
-        .collect();
-    // Loads, and what computes their addresses, go first.
-    let mut urgent: Vec<bool> = (0..n).map(|k| d(k).mem == 1).collect();
-    for k in (0..n).rev() {
-        if urgent[k] {
-            for &p in &preds[k] {
-                urgent[p] = true;
+impl Deps {
+    /// Nothing moves across it.
+    pub(crate) fn is_fence(&self) -> bool {
+        self.fence
+    }
+}
+
+/// Scratch for [`Scheduler::schedule_into`], kept between stretches so that
+/// scheduling allocates nothing once warmed up.
+#[derive(Default)]
+pub(crate) struct Scheduler {
+    /// Per register: the stamp of the stretch that last touched it, its
+    /// last writer there (bit index) and its readers since that write.
+    regs: Vec<(u32, u8, u128)>,
+    stamp: u32,
+}
+
+const NO_WRITER: u8 = u8::MAX;
+
+impl Scheduler {
+    /// List-schedules one stretch (at most [`WINDOW`] steps) onto `out`.
+    ///
+    /// A step must follow every earlier step it conflicts with ([`conflict`]).
+    /// It is enough to know the nearest ones: the register's last writer
+    /// and (for a write) its readers since, the last store to a space and
+    /// (for a store) the loads since; the rest are ordered before those
+    /// already, so readiness and the set of steps that loads wait for are
+    /// those of the full relation.
+    pub(crate) fn schedule_into(
+        &mut self,
+        deps: &[Deps],
+        run: &[Step],
+        out: &mut std::collections::VecDeque<Step>,
+    ) {
+        let n = run.len().min(WINDOW);
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.regs.iter_mut().for_each(|r| r.0 = 0);
+            self.stamp = 1;
+        }
+        let stamp = self.stamp;
+        let mut preds = [0u128; WINDOW];
+        // Per space class: last store, loads since.
+        let mut store = [NO_WRITER; 4];
+        let mut loads = [0u128; 4];
+        for k in 0..n {
+            let d = &deps[run[k].stmt as usize];
+            let mut p = 0u128;
+            for &r in &d.reads {
+                let e = self.entry(r, stamp);
+                if e.1 != NO_WRITER {
+                    p |= 1 << e.1;
+                }
+            }
+            for &r in &d.writes {
+                let e = self.entry(r, stamp);
+                if e.1 != NO_WRITER {
+                    p |= 1 << e.1;
+                }
+                p |= e.2;
+            }
+            for c in 0..4 {
+                if d.spaces >> c & 1 == 0 || d.mem == 0 {
+                    continue;
+                }
+                if store[c] != NO_WRITER {
+                    p |= 1 << store[c];
+                }
+                if d.mem == 2 {
+                    p |= loads[c];
+                }
+            }
+            p &= !(1u128 << k);
+            preds[k] = p;
+            // Reads first: an instruction reading and writing a register
+            // is its own writer, not a reader since.
+            for &r in &d.reads {
+                let e = self.entry(r, stamp);
+                e.2 |= 1 << k;
+            }
+            for &r in &d.writes {
+                let e = self.entry(r, stamp);
+                e.1 = k as u8;
+                e.2 = 0;
+            }
+            for (c, (s, l)) in store.iter_mut().zip(&mut loads).enumerate() {
+                if d.spaces >> c & 1 == 0 || d.mem == 0 {
+                    continue;
+                }
+                if d.mem == 2 {
+                    *s = k as u8;
+                    *l = 0;
+                } else {
+                    *l |= 1 << k;
+                }
             }
         }
+        // Loads, and what computes their addresses, go first.
+        let mut urgent = 0u128;
+        for k in (0..n).rev() {
+            if deps[run[k].stmt as usize].mem == 1 {
+                urgent |= 1 << k;
+            }
+            if urgent >> k & 1 == 1 {
+                urgent |= preds[k];
+            }
+        }
+        let all = if n == 128 { u128::MAX } else { (1u128 << n) - 1 };
+        let mut placed = 0u128;
+        while placed != all {
+            let ready = |k: usize| preds[k] & !placed == 0;
+            let first = |mut m: u128| -> Option<usize> {
+                while m != 0 {
+                    let k = m.trailing_zeros() as usize;
+                    if ready(k) {
+                        return Some(k);
+                    }
+                    m &= m - 1;
+                }
+                None
+            };
+            let left = all & !placed;
+            let Some(k) = first(left & urgent).or_else(|| first(left)) else {
+                break;
+            };
+            placed |= 1 << k;
+            out.push_back(run[k]);
+        }
     }
-    let mut placed = vec![false; n];
-    for _ in 0..n {
-        let ready = |k: &usize| !placed[*k] && preds[*k].iter().all(|&p| placed[p]);
-        let pick = (0..n)
-            .filter(ready)
-            .find(|&k| urgent[k])
-            .or_else(|| (0..n).find(ready));
-        let Some(k) = pick else { break };
-        placed[k] = true;
-        out.push(run[k]);
+
+    /// Register `r`'s entry for this stretch (reset if from an older one).
+    fn entry(&mut self, r: u32, stamp: u32) -> &mut (u32, u8, u128) {
+        let i = r as usize;
+        if i >= self.regs.len() {
+            self.regs.resize(i + 1, (0, NO_WRITER, 0));
+        }
+        let e = &mut self.regs[i];
+        if e.0 != stamp {
+            *e = (stamp, NO_WRITER, 0);
+        }
+        e
+    }
+}
+
+/// The full conflict relation, for the tests that check the scheduler's
+/// nearest-conflict shortcut against it.
+#[cfg(test)]
+pub(crate) fn conflicts(a: &Deps, b: &Deps) -> bool {
+    conflict(a, b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The list scheduler over the full conflict relation (the definition).
+    fn reference(deps: &[Deps], run: &[Step]) -> Vec<Step> {
+        let n = run.len();
+        let d = |k: usize| &deps[run[k].stmt as usize];
+        let preds: Vec<Vec<usize>> = (0..n)
+            .map(|k| (0..k).filter(|&e| conflicts(d(e), d(k))).collect())
+            .collect();
+        let mut urgent: Vec<bool> = (0..n).map(|k| d(k).mem == 1).collect();
+        for k in (0..n).rev() {
+            if urgent[k] {
+                for &p in &preds[k] {
+                    urgent[p] = true;
+                }
+            }
+        }
+        let mut placed = vec![false; n];
+        let mut out = Vec::new();
+        for _ in 0..n {
+            let ready = |k: &usize| !placed[*k] && preds[*k].iter().all(|&p| placed[p]);
+            let pick = (0..n)
+                .filter(ready)
+                .find(|&k| urgent[k])
+                .or_else(|| (0..n).find(ready));
+            let Some(k) = pick else { break };
+            placed[k] = true;
+            out.push(run[k]);
+        }
+        out
+    }
+
+    fn dep(reads: &[u32], writes: &[u32], mem: u8, spaces: u8) -> Deps {
+        Deps {
+            reads: reads.to_vec(),
+            writes: writes.to_vec(),
+            mem,
+            spaces,
+            fence: false,
+        }
+    }
+
+    /// Random stretches over a small register file and every memory kind:
+    /// the nearest-conflict scheduler orders them as the full relation does.
+    #[test]
+    fn nearest_conflicts_schedule_as_the_full_relation() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut rnd = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        let spaces = [1u8, 2, 4, 8, 7];
+        let mut sched = Scheduler::default();
+        for round in 0..400 {
+            let kinds = 24;
+            let deps: Vec<Deps> = (0..kinds)
+                .map(|_| {
+                    let r: Vec<u32> = (0..rnd(3)).map(|_| rnd(6) as u32).collect();
+                    let w: Vec<u32> = (0..rnd(3)).map(|_| rnd(6) as u32).collect();
+                    let mem = rnd(3) as u8;
+                    let sp = if mem == 0 { 0 } else { spaces[rnd(5) as usize] };
+                    dep(&r, &w, mem, sp)
+                })
+                .collect();
+            let n = 1 + rnd(WINDOW as u64) as usize;
+            let run: Vec<Step> = (0..n)
+                .map(|_| Step {
+                    stmt: rnd(kinds as u64) as u32,
+                    lanes: u32::MAX,
+                    access: None,
+                })
+                .collect();
+            let mut got = std::collections::VecDeque::new();
+            sched.schedule_into(&deps, &run, &mut got);
+            let got: Vec<Step> = got.into();
+            assert_eq!(got, reference(&deps, &run), "round {round}");
+        }
     }
 }

@@ -1,11 +1,12 @@
-//! A whole launch: read the launch file and its module, execute, time,
-//! and compare the outputs with the expected bytes.
+//! A whole launch: read the launch file and its module, run the grid on
+//! the engine, and compare the outputs with the expected bytes.
 
+use crate::engine::{self, Finished};
 use crate::error::KernelError;
-use crate::exec::{execute, ExecOptions, Executed};
 use crate::memtime::{CacheModel, MemConfig};
 use crate::prepare::Prepared;
-use crate::timing::{time, Timed};
+use crate::record::RecWarp;
+use crate::timing::Timed;
 use crate::{compare, Mismatch};
 use sim_core::{SchedPolicy, SmConfig};
 use sim_module::{parse_module, Launch, LaunchError, ModuleError};
@@ -51,22 +52,17 @@ pub struct RunOptions {
     pub max_instructions: u64,
     /// The memory hierarchy's figures.
     pub memory: MemConfig,
-    /// Keep the values loads return (a recording needs them; each is 8
-    /// bytes per lane beyond the bound's figure below).
+    /// Keep what every warp executed and the values its loads returned (a
+    /// recording needs them; memory then grows with the launch).
     pub log_loads: bool,
 }
 
-/// Default bound on a launch's warp-instructions: each is recorded for the
-/// timing pass (12 bytes, plus about 270 per memory instruction).
-pub const DEFAULT_MAX_INSTRUCTIONS: u64 = 50_000_000;
-
 impl RunOptions {
-    /// `config` with the memory preset of its target; at most
-    /// [`DEFAULT_MAX_INSTRUCTIONS`] warp-instructions, or the
-    /// configuration's limit if lower.
+    /// `config` with the memory preset of its target, at most the
+    /// configuration's `limits.max_instructions` warp-instructions.
     pub fn new(config: SmConfig, policy: SchedPolicy, sms: u32) -> RunOptions {
         RunOptions {
-            max_instructions: config.limits.max_instructions.min(DEFAULT_MAX_INSTRUCTIONS),
+            max_instructions: config.limits.max_instructions,
             memory: MemConfig::preset(config.target),
             config,
             policy,
@@ -76,20 +72,83 @@ impl RunOptions {
     }
 }
 
+/// A grid that ran.
+pub struct GridRun {
+    /// The final global memory.
+    pub global: crate::memory::Global,
+    /// Warps in the grid.
+    pub warps: u64,
+    /// Warp-instructions executed (dead ones included).
+    pub instructions: u64,
+    /// Cycles.
+    pub timed: Timed,
+    /// What each warp executed, in grid order (with `log_loads`).
+    pub recorded: Vec<RecWarp>,
+}
+
 /// A finished launch.
 pub struct LaunchRun {
     /// The launch file.
     pub launch: Launch,
     /// The kernel's final buffers, in launch-file order.
     pub buffers: Vec<Vec<u8>>,
-    /// The executed warps' record.
-    pub executed: Executed,
+    /// Warps in the grid.
+    pub warps: u64,
+    /// Warp-instructions executed.
+    pub instructions: u64,
     /// Cycles.
     pub timed: Timed,
     /// Output buffers that differ from their expected bytes.
     pub mismatches: Vec<Mismatch>,
     /// The module file name as errors name it.
     pub module_name: String,
+    /// What each warp executed (with `log_loads`), for a recording.
+    pub recorded: Vec<RecWarp>,
+}
+
+/// Runs `launch` on `prep`: every block on the engine ([`crate::engine`]).
+pub fn run_grid(
+    prep: &Prepared<'_>,
+    launch: &Launch,
+    opts: &RunOptions,
+) -> Result<GridRun, KernelError> {
+    run_engine(prep, launch, opts, None)
+}
+
+pub(crate) fn run_engine(
+    prep: &Prepared<'_>,
+    launch: &Launch,
+    opts: &RunOptions,
+    follow: Option<(std::sync::Arc<[RecWarp]>, std::sync::Arc<str>)>,
+) -> Result<GridRun, KernelError> {
+    // Launch buffers start in DRAM, not L2: see `CacheModel::new`.
+    let mut mem = CacheModel::new(opts.memory.clone(), opts.sms, &[]);
+    let eo = engine::Options {
+        target: opts.config.target,
+        config: &opts.config,
+        policy: opts.policy,
+        sms: opts.sms,
+        max_instructions: opts.max_instructions,
+        log: opts.log_loads && follow.is_none(),
+        follow,
+    };
+    let f: Finished = engine::run(prep, launch, &eo, &mut mem)?;
+    Ok(GridRun {
+        warps: f.warps,
+        instructions: f.instructions,
+        timed: Timed {
+            cycles: f.stats.cycles,
+            clock_span: f.clock_span,
+            stats: f.stats,
+            sms_used: f.sms_used,
+        },
+        recorded: f
+            .logs
+            .into_iter()
+            .map(|(cta, warp, lanes, l)| crate::record::rec_warp(cta, warp, lanes, l))
+            .collect(),
+        global: f.global,
+    })
 }
 
 /// Runs the launch file at `path`.
@@ -108,23 +167,8 @@ pub fn run_launch(path: &Path, opts: &RunOptions) -> Result<LaunchRun, RunError>
     let module = parse_module(&src, &module_name)?;
     let data = launch.load_buffers().map_err(lerr)?;
     let prep = Prepared::new(&module, &launch, data)?;
-    let eo = ExecOptions {
-        target: opts.config.target,
-        max_instructions: opts.max_instructions,
-        sms: opts.sms,
-        log_loads: opts.log_loads,
-    };
-    let first = execute(&prep, &launch, &eo, &[])?;
-    // Launch buffers start in DRAM, not L2: see `CacheModel::new`.
-    let mut mem = CacheModel::new(opts.memory.clone(), opts.sms, &[]);
-    let timed = time(&prep, &first, &opts.config, opts.policy, opts.sms, &mut mem)?;
-    // Clock reads now have their cycles: run again so the kernel stores them.
-    let executed = if timed.clocks.iter().any(|c| !c.is_empty()) {
-        execute(&prep, &launch, &eo, &timed.clocks)?
-    } else {
-        first
-    };
-    let buffers = executed.buffer_bytes(&prep.buffers);
+    let grid = run_grid(&prep, &launch, opts)?;
+    let buffers = grid.global.buffer_bytes(&prep.buffers);
     let expected = launch.load_expected().map_err(lerr)?;
     let mismatches = expected
         .iter()
@@ -133,9 +177,11 @@ pub fn run_launch(path: &Path, opts: &RunOptions) -> Result<LaunchRun, RunError>
     Ok(LaunchRun {
         launch,
         buffers,
-        executed,
-        timed,
+        warps: grid.warps,
+        instructions: grid.instructions,
+        timed: grid.timed,
         mismatches,
         module_name,
+        recorded: grid.recorded,
     })
 }

@@ -77,11 +77,13 @@ fn read_launch(file: &Path, name: &str, inputs: &mut Inputs) -> Result<Launch> {
 }
 
 /// The run's options: `--max-instructions` bounds the launch's
-/// warp-instructions (default [`sim_kernel::DEFAULT_MAX_INSTRUCTIONS`], or a
-/// configuration file's lower `limits.max_instructions`).
-fn options(setup: &Setup, default: Target, sms: usize) -> Result<RunOptions> {
+/// warp-instructions (default: the configuration's
+/// `limits.max_instructions`, as for traces); `--sms` defaults to the
+/// target's whole GPU (`MemConfig::sms`).
+fn options(setup: &Setup, default: Target, sms: Option<usize>) -> Result<RunOptions> {
     let (config, policy) = setup.resolve(default)?;
-    let mut opts = RunOptions::new(config, policy, sms as u32);
+    let whole = sim_kernel::MemConfig::preset(config.target).sms;
+    let mut opts = RunOptions::new(config, policy, sms.map_or(whole, |n| n as u32));
     if let Some(n) = setup.max_instructions {
         opts.max_instructions = n;
     }
@@ -91,7 +93,7 @@ fn options(setup: &Setup, default: Target, sms: usize) -> Result<RunOptions> {
 /// `simcli run LAUNCH.json`.
 pub fn run_launch(file: &Path, name: &str, a: &RunArgs, mut inputs: Inputs) -> Result<ExitCode> {
     refuse_trace_flags(name, a)?;
-    check_counts(a.sms, a.threads)?;
+    check_counts(a.sms.unwrap_or(1), a.threads)?;
     let launch = read_launch(file, name, &mut inputs)?;
     if a.check && launch.expected.is_empty() {
         bail!("{name}: --check: the launch file names no expected outputs (`expected`)");
@@ -114,7 +116,7 @@ pub fn run_launch(file: &Path, name: &str, a: &RunArgs, mut inputs: Inputs) -> R
 /// `simcli run kernel.bin` (a recording), read from `r`.
 pub fn run_recording(name: &str, r: impl Read, a: &RunArgs, inputs: Inputs) -> Result<ExitCode> {
     refuse_trace_flags(name, a)?;
-    check_counts(a.sms, a.threads)?;
+    check_counts(a.sms.unwrap_or(1), a.threads)?;
     let rec = Recording::read(name, r)?;
     let outputs: Vec<usize> = (0..rec.buffers.len())
         .filter(|&i| rec.buffers[i].output.is_some())
@@ -142,8 +144,8 @@ fn finish(
     dump: &[usize],
     recorded: Option<u64>,
 ) -> Result<()> {
-    let info = RunInfo::new(name, run.executed.warps.len(), &opts.config, opts.policy);
-    let rep = report_of(&opts.config, opts, a.sms, run);
+    let info = RunInfo::new(name, run.warps as usize, &opts.config, opts.policy);
+    let rep = report_of(&opts.config, opts, opts.sms as usize, run);
     // The files first: a failing write must not follow a printed report.
     if let Some(dir) = &a.dump_buffers {
         dump_buffers(dir, &run.launch, &run.buffers, dump, inputs)?;
@@ -238,7 +240,7 @@ struct Summary {
     module: String,
     grid: [u32; 3],
     block: [u32; 3],
-    warps: usize,
+    warps: u64,
     executed: u64,
     sms_used: u32,
     clock_window: Option<u64>,
@@ -253,8 +255,8 @@ fn summary(run: &LaunchRun, recorded: Option<u64>) -> Summary {
         module: run.module_name.clone(),
         grid: run.launch.grid,
         block: run.launch.block,
-        warps: run.executed.warps.len(),
-        executed: run.executed.instructions,
+        warps: run.warps,
+        executed: run.instructions,
         sms_used: run.timed.sms_used,
         clock_window: run.timed.clock_window(),
         h100: run.launch.h100.as_ref().and_then(|h| h.cycles_cold),
@@ -333,10 +335,10 @@ pub fn record(
     file: &Path,
     output: &Path,
     setup: &Setup,
-    sms: usize,
+    sms: Option<usize>,
     mut inputs: Inputs,
 ) -> Result<ExitCode> {
-    check_counts(sms, 1)?;
+    check_counts(sms.unwrap_or(1), 1)?;
     let name = file.display().to_string();
     if let Ok(f) = std::fs::File::open(file) {
         inputs.add_file(&name, &f);
@@ -359,7 +361,7 @@ pub fn record(
     eprintln!(
         "recorded {} warps, {} warp-instructions, {} load values, {} cycles into {} ({} bytes)",
         rec.warps.len(),
-        run.executed.instructions,
+        run.instructions,
         loads,
         run.timed.cycles,
         output.display(),

@@ -98,7 +98,8 @@ const MAX_TIMELINE_ISSUES: usize = 10_000_000;
 /// `run`'s options beyond the configuration.
 pub struct RunArgs {
     pub setup: Setup,
-    pub sms: usize,
+    /// `--sms`: traces default to 1, launches to the target's whole GPU.
+    pub sms: Option<usize>,
     pub threads: usize,
     pub format: Format,
     pub dump_regs: Option<PathBuf>,
@@ -183,8 +184,9 @@ pub fn check_counts(sms: usize, threads: usize) -> Result<()> {
 
 /// `simcli run`.
 pub fn run(file: &Path, a: &RunArgs, mut inputs: Inputs) -> Result<ExitCode> {
-    check_counts(a.sms, a.threads)?;
-    if a.timeline.is_some() && a.timeline_limit.saturating_mul(a.sms) > MAX_TIMELINE_ISSUES {
+    let sms = a.sms.unwrap_or(1);
+    check_counts(sms, a.threads)?;
+    if a.timeline.is_some() && a.timeline_limit.saturating_mul(sms) > MAX_TIMELINE_ISSUES {
         bail!("--timeline-limit x --sms must be at most {MAX_TIMELINE_ISSUES} (the log is held in memory)");
     }
     let (name, r) = open_input(file, &mut inputs)?;
@@ -223,7 +225,7 @@ pub fn run(file: &Path, a: &RunArgs, mut inputs: Inputs) -> Result<ExitCode> {
         Vec::new()
     };
     let out = with_progress(&format!("simulating {name}"), 0, |_| {
-        replay_trace_with(&name, &trace, resolved, (a.sms, a.threads, log), code)
+        replay_trace_with(&name, &trace, resolved, (sms, a.threads, log), code)
     });
     let rep = match out.result {
         Ok(r) => r,

@@ -6,16 +6,15 @@
 use sim_kernel::*;
 
 /// Runs `body` as kernel `k(.param .u64 p)` over a 64-byte buffer with `threads` threads.
-fn run(body: &str, threads: u32, limit: u64) -> Result<Executed, KernelError> {
+fn run(body: &str, threads: u32, limit: u64) -> Result<GridRun, KernelError> {
     let (module, launch) = crate::kernel(body, threads);
     let prep = Prepared::new(&module, &launch, launch.load_buffers().unwrap()).unwrap();
-    let opts = ExecOptions {
-        target: sim_isa::Target::SM_90,
-        max_instructions: limit,
-        sms: 1,
-        log_loads: false,
-    };
-    execute(&prep, &launch, &opts, &[])
+    let cfg = sim_core::preset(sim_isa::Target::SM_90);
+    let mut opts = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 1);
+    opts.max_instructions = limit;
+    // Keep each warp's record (the tests read the steps it took).
+    opts.log_loads = true;
+    run_grid(&prep, &launch, &opts)
 }
 
 #[test]
@@ -103,14 +102,12 @@ fn divergent_lanes_reconverge_and_each_computes_its_own_value() {
         assert_eq!(v, if t % 2 == 1 { t + 100 } else { t + 7 }, "thread {t}");
     }
     // The store ran once for the whole warp: the paths reconverged at J.
-    let stores = run.warps[0]
-        .steps
+    let w = &run.recorded[0];
+    let stores = w
+        .accesses
         .iter()
-        .filter(|s| {
-            s.access
-                .is_some_and(|a| run.warps[0].accesses[a as usize].space == sim_isa::Space::Global)
-        })
-        .filter(|s| s.lanes == 0xffff)
+        .filter(|a| a.space == sim_kernel::record::RecSpace::Global)
+        .filter(|a| w.steps[a.step as usize].1 == 0xffff)
         .count();
     assert_eq!(stores, 1);
 }

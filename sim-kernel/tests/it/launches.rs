@@ -33,13 +33,9 @@ fn public_launches_match_the_h100_byte_for_byte() {
         let src = std::fs::read_to_string(&launch.ptx).unwrap();
         let module = parse_module(&src, "public.ptx").unwrap();
         let prep = Prepared::new(&module, &launch, launch.load_buffers().unwrap()).unwrap();
-        let opts = ExecOptions {
-            target: sim_isa::Target::SM_90,
-            max_instructions: 100_000_000,
-            sms: 132,
-            log_loads: false,
-        };
-        let run = match execute(&prep, &launch, &opts, &[]) {
+        let cfg = sim_core::preset(sim_isa::Target::SM_90);
+        let opts = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 132);
+        let run = match run_grid(&prep, &launch, &opts) {
             Ok(r) => r,
             Err(e) => {
                 failed.push(format!("{name}: {e}"));

@@ -2,10 +2,11 @@
 
 mod branches;
 mod dead;
+mod engine;
 mod errors;
 mod launches;
 
-use sim_kernel::{execute, timing, CacheModel, ExecOptions, MemConfig, Prepared};
+use sim_kernel::{run_grid, timing, Prepared, RunOptions};
 use sim_module::{parse_module, Launch, Module};
 use std::path::Path;
 
@@ -41,16 +42,9 @@ fn cycles(body: &str, taken: u32) -> u64 {
 fn timed(body: &str, taken: u32) -> timing::Timed {
     let (module, launch) = kernel(body, 32);
     let prep = Prepared::new(&module, &launch, launch.load_buffers().unwrap()).unwrap();
-    let target = sim_isa::Target::SM_90;
-    let opts = ExecOptions {
-        target,
-        max_instructions: 100_000,
-        sms: 1,
-        log_loads: false,
-    };
-    let run = execute(&prep, &launch, &opts, &[]).unwrap();
-    let mut cfg = sim_core::preset(target);
+    let mut cfg = sim_core::preset(sim_isa::Target::SM_90);
     cfg.taken_branch_cycles = taken;
-    let mut mem = CacheModel::new(MemConfig::preset(target), 1, &[]);
-    timing::time(&prep, &run, &cfg, sim_core::SchedPolicy::Lrr, 1, &mut mem).unwrap()
+    let mut opts = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 1);
+    opts.max_instructions = 100_000;
+    run_grid(&prep, &launch, &opts).unwrap().timed
 }

@@ -1,0 +1,172 @@
+//! The kernel's statements, decoded once for the engine: each one's lane
+//! kernel, its dependences for reordering, whether it is dead, and what
+//! timing does with it. And [`Follow`], the cursor of a replayed warp.
+
+use crate::error::KernelError;
+use crate::exec::reads_clock;
+use crate::memtime::Kind;
+use crate::prepare::Prepared;
+use crate::record::RecWarp;
+use crate::reorder::{self, Deps};
+use sim_isa::exec::Accesses;
+use sim_isa::{Instruction, Op, Target, WarpOp};
+use sim_module::StatementKind;
+
+/// Per-statement facts of a kernel (index: statement).
+pub(crate) struct Code<'p> {
+    pub prep: &'p Prepared<'p>,
+    /// The lane kernel of an instruction that needs no memory.
+    pub exec: Vec<Option<sim_isa::exec::Prepared>>,
+    pub deps: Vec<Deps>,
+    /// Issues nothing (see `dead`); empty entries count as live.
+    pub dead: Vec<bool>,
+    /// Reads `%clock`/`%clock64`.
+    pub clock: Vec<bool>,
+    /// The host owns it in timing; a memory one's kind.
+    pub ext: Vec<Option<Kind>>,
+    pub barrier: Vec<bool>,
+    /// A loop's back-edge (see `timing::is_back_edge`).
+    pub back_edge: Vec<bool>,
+}
+
+impl<'p> Code<'p> {
+    pub fn new(prep: &'p Prepared<'p>, target: Target, program: &sim_core::Program) -> Code<'p> {
+        let stmts = &prep.body.statements;
+        let n = stmts.len();
+        let inst = |i: usize| match &stmts[i].kind {
+            StatementKind::Instruction(x) => Some(x),
+            StatementKind::Control(_) | StatementKind::Unimplemented(_) => None,
+        };
+        let mut dead = crate::dead::dead_statements(prep.body);
+        dead.resize(n, false);
+        Code {
+            prep,
+            exec: (0..n)
+                .map(|i| {
+                    inst(i)
+                        .filter(|x| !matches!(x.op, Op::Mem(_)))
+                        .map(|x| sim_isa::exec::Prepared::new(x, target))
+                })
+                .collect(),
+            deps: reorder::deps(prep.body),
+            dead,
+            clock: (0..n).map(|i| inst(i).is_some_and(reads_clock)).collect(),
+            ext: program.insts.iter().map(crate::timing::ext_kind).collect(),
+            barrier: (0..n).map(|i| inst(i).is_some_and(is_bar_sync)).collect(),
+            back_edge: (0..n)
+                .map(|i| crate::timing::is_back_edge(prep, i as u32))
+                .collect(),
+        }
+    }
+}
+
+fn is_bar_sync(i: &Instruction) -> bool {
+    matches!(&i.op, Op::Warp(w) if w.op == WarpOp::BarSync)
+}
+
+/// A replayed warp's place in its recording.
+pub(crate) struct Follow {
+    rec: std::sync::Arc<[RecWarp]>,
+    /// Its index in the recording.
+    warp: usize,
+    pos: usize,
+    load: usize,
+    access: usize,
+    /// The recording's name, for errors.
+    name: std::sync::Arc<str>,
+}
+
+impl Follow {
+    pub fn new(rec: std::sync::Arc<[RecWarp]>, warp: usize, name: std::sync::Arc<str>) -> Follow {
+        Follow {
+            rec,
+            warp,
+            pos: 0,
+            load: 0,
+            access: 0,
+            name,
+        }
+    }
+
+    fn me(&self) -> &RecWarp {
+        &self.rec[self.warp]
+    }
+
+    /// The next recorded step, advancing past it.
+    pub fn next_step(&mut self) -> Option<(u32, u32)> {
+        let s = self.me().steps.get(self.pos).copied();
+        if s.is_some() {
+            self.pos += 1;
+        }
+        s
+    }
+
+    /// The step `next_step` gave last.
+    pub fn current(&self) -> (u32, u32) {
+        self.me()
+            .steps
+            .get(self.pos.saturating_sub(1))
+            .copied()
+            .unwrap_or((0, 0))
+    }
+
+    pub fn has_more(&self) -> bool {
+        self.pos < self.me().steps.len()
+    }
+
+    /// The recorded load values and the next one's index.
+    pub fn loads(&mut self) -> (&[u64], &mut usize) {
+        let Follow {
+            rec,
+            warp,
+            load,
+            ..
+        } = self;
+        (&rec[*warp].loads, load)
+    }
+
+    /// Checks a memory step's addresses against the recorded ones.
+    pub fn check_access(&mut self, got: Option<&Accesses>, text: &str) -> Result<(), KernelError> {
+        let step = self.pos - 1;
+        let want = self
+            .me()
+            .accesses
+            .get(self.access)
+            .filter(|a| a.step as usize == step);
+        match (got, want) {
+            (Some(g), Some(w)) if *g == w.accesses() => {
+                self.access += 1;
+                Ok(())
+            }
+            (None, None) => Ok(()),
+            _ => Err(self.diverged(&format!(
+                "`{text}`: its addresses differ from the recorded ones"
+            ))),
+        }
+    }
+
+    /// The error of a recording that does not match its module.
+    pub fn diverged(&self, msg: &str) -> KernelError {
+        KernelError::Limit(format!(
+            "{}: warps[{}].steps[{}]: {msg}",
+            self.name,
+            self.warp,
+            self.pos.saturating_sub(1)
+        ))
+    }
+
+    /// At the warp's end: every recorded load value was used.
+    pub fn check_end(&self) -> Result<(), KernelError> {
+        let w = self.me();
+        if self.load != w.loads.len() {
+            return Err(KernelError::Limit(format!(
+                "{}: warps[{}]: {} load values recorded, {} used",
+                self.name,
+                self.warp,
+                w.loads.len(),
+                self.load
+            )));
+        }
+        Ok(())
+    }
+}

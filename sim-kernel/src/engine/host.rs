@@ -1,0 +1,303 @@
+//! The engine's host side of the SM model: resident blocks and their
+//! warps, feeding executed statements to the SM, and the instructions the
+//! host owns in timing (memory accesses, barriers, clock reads).
+
+use super::code::Code;
+use super::warp::{Ext, State, Warp};
+use crate::error::KernelError;
+use crate::exec::Step;
+use crate::memory::{Global, WarpMem};
+use crate::memtime::MemTiming;
+use sim_core::{Completion, External, ExternalRequest, Sm};
+use std::collections::VecDeque;
+
+/// A resident block.
+pub(crate) struct Block {
+    /// Linear index in the grid.
+    pub cta: u32,
+    pub sm: u32,
+    pub shared: Vec<u8>,
+    pub warps: Vec<Warp>,
+    /// Warps not yet exited (functionally), and of those at the barrier.
+    fn_live: u32,
+    fn_wait: u32,
+    /// Per barrier generation from `tbase`: warps expected (known once it
+    /// opened functionally) and warps whose barrier issued.
+    expected: VecDeque<u32>,
+    arrived: VecDeque<u32>,
+    tbase: u32,
+    /// Warps the SM has retired.
+    pub retired: u32,
+}
+
+impl Block {
+    pub fn new(cta: u32, sm: u32, shared: Vec<u8>, warps: Vec<Warp>) -> Block {
+        Block {
+            cta,
+            sm,
+            shared,
+            fn_live: warps.len() as u32,
+            fn_wait: 0,
+            warps,
+            expected: VecDeque::new(),
+            arrived: VecDeque::new(),
+            tbase: 0,
+            retired: 0,
+        }
+    }
+
+    /// Starts the block afresh as block `cta` on SM `sm` (a slot reused).
+    pub fn reset(&mut self, cta: u32, sm: u32, shared: &[u8]) {
+        self.cta = cta;
+        self.sm = sm;
+        self.shared.clear();
+        self.shared.extend_from_slice(shared);
+        self.fn_live = self.warps.len() as u32;
+        self.fn_wait = 0;
+        self.expected.clear();
+        self.arrived.clear();
+        self.tbase = 0;
+        self.retired = 0;
+    }
+
+    /// After warp states changed: opens the barrier if every live warp
+    /// waits at it.
+    fn check_open(&mut self) {
+        if self.fn_wait > 0 && self.fn_wait == self.fn_live {
+            self.expected.push_back(self.fn_wait);
+            self.fn_wait = 0;
+            for w in &mut self.warps {
+                w.pass_barrier();
+            }
+        }
+    }
+
+    /// Releases (in timing) every barrier whose expected warps all issued
+    /// it; the released warps go to `to_feed`.
+    fn check_release(&mut self, slot: u32, wpb: u32, to_feed: &mut Vec<u32>) {
+        while let (Some(&e), Some(&a)) = (self.expected.front(), self.arrived.front()) {
+            if a < e {
+                break;
+            }
+            self.expected.pop_front();
+            self.arrived.pop_front();
+            self.tbase += 1;
+            for (w, warp) in self.warps.iter_mut().enumerate() {
+                if warp.tblocked && warp.tbar == self.tbase {
+                    warp.tblocked = false;
+                    to_feed.push(slot * wpb + w as u32);
+                }
+            }
+        }
+    }
+}
+
+/// Everything the functional side holds, and the timing host.
+pub(crate) struct Host<'c, 'p> {
+    pub code: &'c Code<'p>,
+    pub global: Global,
+    pub mem: &'c mut dyn MemTiming,
+    /// Resident blocks by slot (a warp's SM id is `slot * wpb + warp`).
+    pub blocks: Vec<Option<Block>>,
+    /// Finished blocks kept for reuse (their allocations).
+    pub spare: Vec<Block>,
+    pub free_slots: Vec<u32>,
+    pub wpb: u32,
+    /// The SM being run.
+    pub sm: u32,
+    pub executed: u64,
+    pub limit: u64,
+    /// Earliest and latest clock read.
+    pub clock_span: Option<(u64, u64)>,
+    /// Warps to feed when the SM returns (released from a barrier).
+    pub to_feed: Vec<u32>,
+    /// The first error met inside a timing callback.
+    pub error: Option<KernelError>,
+    /// Scratch of the reordering of straight-line stretches.
+    pub sched: crate::reorder::Scheduler,
+}
+
+impl Host<'_, '_> {
+    fn split(&self, id: u32) -> (usize, usize) {
+        ((id / self.wpb) as usize, (id % self.wpb) as usize)
+    }
+
+    fn block_mut(&mut self, slot: usize) -> Option<&mut Block> {
+        self.blocks.get_mut(slot).and_then(Option::as_mut)
+    }
+
+    /// Gives warp `id` its next statements: executes it as far as it may
+    /// go, pushes what is ready, closes it at its end. Returns whether it
+    /// pushed or closed anything.
+    pub fn feed(&mut self, sm: &mut Sm, id: u32) -> Result<bool, KernelError> {
+        let (slot, w) = self.split(id);
+        let code = self.code;
+        let Host {
+            blocks,
+            global,
+            executed,
+            limit,
+            sched,
+            ..
+        } = self;
+        let Some(b) = blocks.get_mut(slot).and_then(Option::as_mut) else {
+            return Ok(false);
+        };
+        let Block {
+            shared,
+            warps,
+            fn_live,
+            fn_wait,
+            ..
+        } = b;
+        let Some(warp) = warps.get_mut(w) else {
+            return Ok(false);
+        };
+        if warp.tblocked || warp.closed {
+            return Ok(false);
+        }
+        if warp.state == State::Run && warp.out.len() < super::warp::AHEAD {
+            let before = warp.state;
+            // Lent to the memory while the warp runs (a move, not a copy).
+            let mut local = std::mem::take(&mut warp.local);
+            let mut mem = WarpMem {
+                global,
+                consts: &code.prep.consts,
+                params: &code.prep.params,
+                shared,
+                local: &mut local,
+                vars: &code.prep.vars,
+            };
+            let r = warp.run(code, &mut mem, executed, *limit, sched);
+            warp.local = local;
+            let after = warp.state;
+            if let Err(e) = r {
+                return Err(name_waiters(e, warps));
+            }
+            if before == State::Run {
+                match after {
+                    State::AtBarrier => *fn_wait += 1,
+                    State::Exited => *fn_live -= 1,
+                    State::Run | State::Clock => {}
+                }
+            }
+        }
+        let Some(warp) = warps.get_mut(w) else {
+            return Ok(false);
+        };
+        let mut any = push(sm, id, warp, code)?;
+        if warp.state == State::Exited && warp.out.is_empty() && !warp.tblocked {
+            if let Some(f) = warp.follow.as_ref() {
+                f.check_end()?;
+            }
+            sm.close_warp(id)?;
+            warp.closed = true;
+            any = true;
+        }
+        b.check_open();
+        Ok(any)
+    }
+}
+
+/// The instruction limit names the warps of the block that wait at a
+/// barrier (a looping warp keeps them there).
+fn name_waiters(e: KernelError, warps: &[Warp]) -> KernelError {
+    match e {
+        KernelError::InstructionLimit { limit, .. } => KernelError::InstructionLimit {
+            limit,
+            waiting: (0..warps.len() as u32)
+                .filter(|&k| {
+                    let w = &warps[k as usize];
+                    w.state == State::AtBarrier || w.tblocked
+                })
+                .collect(),
+        },
+        e => e,
+    }
+}
+
+/// Pushes the warp's ready steps to the SM, stopping after a barrier.
+fn push(sm: &mut Sm, id: u32, warp: &mut Warp, code: &Code<'_>) -> Result<bool, KernelError> {
+    let mut any = false;
+    while let Some(s) = warp.out.pop_front() {
+        any = true;
+        let i = s.stmt as usize;
+        let after = warp
+            .prev
+            .is_some_and(|b| s.stmt <= b && code.back_edge[b as usize]);
+        sm.push_executed(id, s.stmt, s.lanes, after)?;
+        warp.prev = Some(s.stmt);
+        if let Some(kind) = code.ext[i] {
+            let e = ext_of(code, &s, kind);
+            warp.exts.push_back(e);
+            if let Ext::Barrier = e {
+                warp.tblocked = true;
+                break;
+            }
+        }
+    }
+    Ok(any)
+}
+
+fn ext_of(code: &Code<'_>, s: &Step, kind: crate::memtime::Kind) -> Ext {
+    let i = s.stmt as usize;
+    if code.barrier[i] {
+        Ext::Barrier
+    } else if code.clock[i] {
+        Ext::Clock
+    } else if let Some(k) = s.access {
+        Ext::Mem(k, kind)
+    } else {
+        Ext::Nothing
+    }
+}
+
+impl External for Host<'_, '_> {
+    fn issue(&mut self, req: &ExternalRequest<'_>) -> Option<Completion> {
+        let (slot, w) = self.split(req.warp_id);
+        let code = self.code;
+        let (sm, wpb) = (self.sm, self.wpb);
+        let mut to_feed = std::mem::take(&mut self.to_feed);
+        let mut span = self.clock_span;
+        let mut access = None;
+        let at = {
+            let b = self.block_mut(slot)?;
+            let warp = b.warps.get_mut(w)?;
+            match warp.exts.pop_front()? {
+                Ext::Mem(k, kind) => {
+                    access = Some((warp.take_access(k), kind));
+                    req.cycle
+                }
+                Ext::Clock => {
+                    warp.read_clock(code, req.cycle);
+                    let (lo, hi) = span.unwrap_or((req.cycle, req.cycle));
+                    span = Some((lo.min(req.cycle), hi.max(req.cycle)));
+                    if warp.state == State::Exited {
+                        b.fn_live -= 1;
+                        b.check_open();
+                    }
+                    to_feed.push(req.warp_id);
+                    req.cycle + 1
+                }
+                Ext::Barrier => {
+                    let k = (warp.tbar - b.tbase) as usize;
+                    warp.tbar += 1;
+                    if b.arrived.len() <= k {
+                        b.arrived.resize(k + 1, 0);
+                    }
+                    b.arrived[k] += 1;
+                    b.check_release(slot as u32, wpb, &mut to_feed);
+                    req.cycle + 1
+                }
+                Ext::Nothing => req.cycle + 1,
+            }
+        };
+        self.to_feed = to_feed;
+        self.clock_span = span;
+        let at = match access {
+            Some((acc, kind)) => self.mem.access(sm, req.cycle, &acc, kind),
+            None => at,
+        };
+        Some(Completion::at(at))
+    }
+}

@@ -1,0 +1,593 @@
+//! One warp's functional execution, a few statements ahead of its timing:
+//! SIMT control flow (a reconvergence stack, as GPGPU-Sim's), values
+//! exact, and the executed statements handed on in the order the machine
+//! code issues them ([`crate::reorder`]).
+//!
+//! Reconvergence policy: each warp keeps a stack of `(pc, reconvergence pc,
+//! lanes)`. A branch whose lanes disagree sets the top entry to continue at
+//! the branch's immediate post-dominator with all its lanes, then pushes
+//! the fall-through lanes and the taken lanes (which run first), both
+//! ending at that post-dominator. An entry whose pc reaches its
+//! reconvergence pc is popped; `ret`/`exit` remove their lanes from every
+//! entry.
+//!
+//! A warp stops executing at a barrier (until its block's live warps have
+//! all reached it) and before a clock read (whose value is the cycle the
+//! timing model issues it: [`Warp::read_clock`]).
+
+use super::code::{Code, Follow};
+use crate::error::KernelError;
+use crate::exec::Step;
+use crate::memory::WarpMem;
+use crate::reorder::{self, Scheduler};
+use crate::tap::{LoadTap, Loads};
+use sim_isa::exec::{execute_mem, execute_prepared, Accesses, Memory};
+use sim_isa::{ExecCtx, Op, WarpOp, WarpRegs};
+use sim_module::{ControlOp, StatementKind};
+use std::collections::VecDeque;
+
+/// Where a warp's functional execution stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum State {
+    /// Executing.
+    Run,
+    /// Executed a barrier that its block has not opened yet.
+    AtBarrier,
+    /// Stopped before a clock read, which runs when it issues.
+    Clock,
+    /// Every lane exited.
+    Exited,
+}
+
+#[derive(Clone, Copy)]
+struct Entry {
+    pc: usize,
+    rpc: usize,
+    mask: u32,
+}
+
+/// What timing does with an instruction the host owns, in issue order.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Ext {
+    /// A memory access: its addresses in the warp's slab, its kind.
+    Mem(u32, crate::memtime::Kind),
+    /// A barrier.
+    Barrier,
+    /// A clock read (executed when it issues).
+    Clock,
+    /// A memory instruction whose lanes were all off: no access.
+    Nothing,
+}
+
+/// A record of what the warp executed, for a recording.
+#[derive(Default)]
+pub(crate) struct Log {
+    pub steps: Vec<(u32, u32)>,
+    pub accesses: Vec<(u32, Accesses)>,
+    pub loads: Vec<u64>,
+    pub clocks: Vec<u64>,
+}
+
+/// One warp of a resident block.
+pub(crate) struct Warp {
+    /// Lanes that exist.
+    pub lanes: u32,
+    stack: Vec<Entry>,
+    pub regs: WarpRegs,
+    /// Local memory of its 32 lanes.
+    pub local: Vec<Vec<u8>>,
+    pub ctx: ExecCtx,
+    pub state: State,
+    /// Fed up to a barrier that timing has not released.
+    pub tblocked: bool,
+    /// Barriers it has issued.
+    pub tbar: u32,
+    /// The open stretch of straight-line steps (see `reorder`).
+    stretch: Vec<Step>,
+    /// Steps in issue order, not yet given to the SM.
+    pub out: VecDeque<Step>,
+    /// External instructions given to the SM and not yet issued.
+    pub exts: VecDeque<Ext>,
+    /// Addresses of memory steps not yet issued, by slot.
+    slab: Vec<Accesses>,
+    free: Vec<u32>,
+    /// The last statement given to the SM (a back-edge's target follows it).
+    pub prev: Option<u32>,
+    /// The SM was told no more will come.
+    pub closed: bool,
+    /// The recording cursor (replay) or log (record), if any.
+    pub follow: Option<Follow>,
+    pub log: Option<Box<Log>>,
+}
+
+/// Steps a feed aims to have ready before it stops executing.
+pub(crate) const AHEAD: usize = 32;
+
+impl Warp {
+    pub fn new(nregs: usize, local: u64, lanes: u32, ctx: ExecCtx, log: bool) -> Warp {
+        // Lanes are the low bits: only those that exist get local memory.
+        let n = if local == 0 { 0 } else { lanes.count_ones() as usize };
+        Warp {
+            lanes,
+            stack: vec![Entry {
+                pc: 0,
+                rpc: usize::MAX,
+                mask: lanes,
+            }],
+            regs: WarpRegs::new(nregs),
+            local: vec![vec![0u8; local as usize]; n],
+            ctx,
+            state: State::Run,
+            tblocked: false,
+            tbar: 0,
+            stretch: Vec::new(),
+            out: VecDeque::new(),
+            exts: VecDeque::new(),
+            slab: Vec::new(),
+            free: Vec::new(),
+            prev: None,
+            closed: false,
+            follow: None,
+            log: log.then(Box::default),
+        }
+    }
+
+    /// Starts the warp afresh (a block slot reused): as [`Warp::new`], in
+    /// the allocations it has.
+    pub fn reset(&mut self, local: u64, lanes: u32, ctx: ExecCtx, log: bool) {
+        self.lanes = lanes;
+        self.stack.clear();
+        self.stack.push(Entry {
+            pc: 0,
+            rpc: usize::MAX,
+            mask: lanes,
+        });
+        for r in 0..self.regs.len() {
+            *self.regs.get_mut(sim_isa::RegId(r as u32)) = [0; sim_isa::WARP_SIZE];
+        }
+        let n = if local == 0 { 0 } else { lanes.count_ones() as usize };
+        self.local.resize_with(n, Vec::new);
+        for l in &mut self.local {
+            l.clear();
+            l.resize(local as usize, 0);
+        }
+        self.ctx = ctx;
+        self.state = State::Run;
+        self.tblocked = false;
+        self.tbar = 0;
+        self.stretch.clear();
+        self.out.clear();
+        self.exts.clear();
+        self.slab.clear();
+        self.free.clear();
+        self.prev = None;
+        self.closed = false;
+        self.follow = None;
+        self.log = log.then(Box::default);
+    }
+
+    /// Takes the addresses of slot `k` (freeing it).
+    pub fn take_access(&mut self, k: u32) -> Accesses {
+        self.free.push(k);
+        self.slab[k as usize]
+    }
+
+    fn put_access(&mut self, a: Accesses) -> u32 {
+        match self.free.pop() {
+            Some(k) => {
+                self.slab[k as usize] = a;
+                k
+            }
+            None => {
+                self.slab.push(a);
+                (self.slab.len() - 1) as u32
+            }
+        }
+    }
+
+    /// Hands step `s` on: dead steps issue nothing; the rest gather into
+    /// stretches that go out reordered (as `reorder::reorder` would order
+    /// the whole record).
+    fn emit(&mut self, code: &Code<'_>, sc: &mut Scheduler, s: Step) {
+        let i = s.stmt as usize;
+        if code.dead[i] {
+            if let Some(k) = s.access {
+                self.free.push(k);
+            }
+            return;
+        }
+        if code.deps[i].is_fence() {
+            self.flush(code, sc);
+            self.out.push_back(s);
+            return;
+        }
+        if self.stretch.first().is_some_and(|f| f.lanes != s.lanes) {
+            self.flush(code, sc);
+        }
+        self.stretch.push(s);
+        if self.stretch.len() >= reorder::WINDOW {
+            self.flush(code, sc);
+        }
+    }
+
+    fn flush(&mut self, code: &Code<'_>, sc: &mut Scheduler) {
+        if !self.stretch.is_empty() {
+            sc.schedule_into(&code.deps, &self.stretch, &mut self.out);
+            self.stretch.clear();
+        }
+    }
+
+    /// Executes until `AHEAD` steps are ready or it stops (barrier, clock
+    /// read, exit). Counts each statement in `count`, failing past `limit`.
+    pub fn run(
+        &mut self,
+        code: &Code<'_>,
+        mem: &mut WarpMem<'_>,
+        count: &mut u64,
+        limit: u64,
+        sc: &mut Scheduler,
+    ) -> Result<(), KernelError> {
+        while self.state == State::Run && self.out.len() < AHEAD {
+            if self.follow.is_some() {
+                self.follow_step(code, mem, count, limit, sc)?;
+            } else {
+                self.step(code, mem, count, limit, sc)?;
+            }
+        }
+        if self.state != State::Run {
+            self.flush(code, sc);
+        }
+        Ok(())
+    }
+
+    /// One statement, control flow from the stack.
+    fn step(
+        &mut self,
+        code: &Code<'_>,
+        mem: &mut WarpMem<'_>,
+        count: &mut u64,
+        limit: u64,
+        sc: &mut Scheduler,
+    ) -> Result<(), KernelError> {
+        let Some(&top) = self.stack.last() else {
+            self.state = State::Exited;
+            return Ok(());
+        };
+        let stmts = &code.prep.body.statements;
+        if top.pc >= stmts.len() {
+            // Fell off the end: these lanes are done.
+            exit_lanes(&mut self.stack, top.mask);
+            return Ok(());
+        }
+        *count += 1;
+        if *count > limit {
+            return Err(KernelError::InstructionLimit {
+                limit,
+                waiting: Vec::new(),
+            });
+        }
+        let s = &stmts[top.pc];
+        let mut step = Step {
+            stmt: top.pc as u32,
+            lanes: 0,
+            access: None,
+        };
+        let mut next = top.pc + 1;
+        match &s.kind {
+            StatementKind::Instruction(inst) => {
+                step.lanes = guard_lanes(inst.guard, &self.regs, top.mask);
+                if code.clock[top.pc] {
+                    // Runs when it issues (`read_clock`).
+                    self.record(step, None);
+                    self.emit(code, sc, step);
+                    self.state = State::Clock;
+                    return Ok(());
+                }
+                match &inst.op {
+                    Op::Mem(_) => {
+                        let acc = self.exec_mem(code, top.pc, top.mask, mem, None)?;
+                        step.access = acc.map(|a| self.put_access(a));
+                        self.record(step, acc);
+                    }
+                    Op::Warp(w) if w.op == WarpOp::BarSync && step.lanes != 0 => {
+                        self.record(step, None);
+                        self.emit(code, sc, step);
+                        self.advance(next);
+                        self.state = if self.stack.is_empty() {
+                            State::Exited
+                        } else {
+                            State::AtBarrier
+                        };
+                        return Ok(());
+                    }
+                    _ => {
+                        self.record(step, None);
+                        self.exec_alu(code, top.pc, top.mask);
+                    }
+                }
+            }
+            StatementKind::Control(c) => {
+                let lanes = guard_lanes(c.guard, &self.regs, top.mask);
+                step.lanes = lanes;
+                self.record(step, None);
+                match &c.op {
+                    ControlOp::Bra { label, .. } => {
+                        let target = code.prep.body.labels[*label].target;
+                        if lanes == top.mask {
+                            next = target;
+                        } else if lanes != 0 {
+                            let r = code.prep.reconv[top.pc];
+                            diverge(&mut self.stack, top, target, lanes, r);
+                            self.emit(code, sc, step);
+                            pop_done(&mut self.stack);
+                            return Ok(());
+                        }
+                    }
+                    ControlOp::Ret { .. } | ControlOp::Exit => {
+                        self.emit(code, sc, step);
+                        exit_lanes(&mut self.stack, lanes);
+                        if let Some(t) = self.stack.last_mut() {
+                            if t.pc == top.pc {
+                                t.pc = next;
+                            }
+                        }
+                        pop_done(&mut self.stack);
+                        return Ok(());
+                    }
+                    ControlOp::Call { callee, .. } => {
+                        return Err(KernelError::Unsupported {
+                            what: format!("call {callee}"),
+                            file: code.prep.module.file.clone(),
+                            pos: s.pos,
+                        })
+                    }
+                }
+            }
+            StatementKind::Unimplemented(u) => {
+                return Err(KernelError::Unsupported {
+                    what: u.opcode.clone(),
+                    file: code.prep.module.file.clone(),
+                    pos: s.pos,
+                })
+            }
+        }
+        self.emit(code, sc, step);
+        self.advance(next);
+        Ok(())
+    }
+
+    /// One recorded step (a replay): the statement and lanes come from the
+    /// recording, loads are answered from it, addresses checked against it.
+    fn follow_step(
+        &mut self,
+        code: &Code<'_>,
+        mem: &mut WarpMem<'_>,
+        count: &mut u64,
+        limit: u64,
+        sc: &mut Scheduler,
+    ) -> Result<(), KernelError> {
+        let Some(f) = self.follow.as_mut() else {
+            return Ok(());
+        };
+        let Some((stmt, lanes)) = f.next_step() else {
+            self.state = State::Exited;
+            return Ok(());
+        };
+        *count += 1;
+        if *count > limit {
+            return Err(KernelError::InstructionLimit {
+                limit,
+                waiting: Vec::new(),
+            });
+        }
+        let pc = stmt as usize;
+        let s = &code.prep.body.statements[pc];
+        let mut step = Step {
+            stmt,
+            lanes,
+            access: None,
+        };
+        if let StatementKind::Instruction(inst) = &s.kind {
+            if code.clock[pc] {
+                self.emit(code, sc, step);
+                self.state = State::Clock;
+                return Ok(());
+            }
+            match &inst.op {
+                Op::Mem(_) => {
+                    let acc = self.exec_mem(code, pc, lanes, mem, None)?;
+                    if let Some(f) = self.follow.as_mut() {
+                        f.check_access(acc.as_ref(), &s.text)?;
+                    }
+                    step.access = acc.map(|a| self.put_access(a));
+                }
+                Op::Warp(w) if w.op == WarpOp::BarSync && lanes != 0 => {
+                    self.emit(code, sc, step);
+                    let more = self.follow.as_ref().is_some_and(Follow::has_more);
+                    self.state = if more {
+                        State::AtBarrier
+                    } else {
+                        State::Exited
+                    };
+                    return Ok(());
+                }
+                _ => self.exec_alu(code, pc, lanes),
+            }
+        }
+        if let StatementKind::Unimplemented(u) = &s.kind {
+            return Err(KernelError::Unsupported {
+                what: u.opcode.clone(),
+                file: code.prep.module.file.clone(),
+                pos: s.pos,
+            });
+        }
+        self.emit(code, sc, step);
+        Ok(())
+    }
+
+    /// A memory statement: its values now, its addresses for timing.
+    fn exec_mem(
+        &mut self,
+        code: &Code<'_>,
+        pc: usize,
+        mask: u32,
+        mem: &mut WarpMem<'_>,
+        _unused: Option<()>,
+    ) -> Result<Option<Accesses>, KernelError> {
+        let s = &code.prep.body.statements[pc];
+        let StatementKind::Instruction(inst) = &s.kind else {
+            return Ok(None);
+        };
+        let Warp {
+            regs,
+            ctx,
+            follow,
+            log,
+            ..
+        } = self;
+        let mut tap;
+        let m: &mut dyn Memory = match (follow.as_mut(), log.as_mut()) {
+            (Some(f), _) => {
+                let (values, next) = f.loads();
+                tap = LoadTap {
+                    mem: &mut *mem,
+                    loads: Loads::Answer { values, next },
+                };
+                &mut tap
+            }
+            (None, Some(l)) => {
+                tap = LoadTap {
+                    mem: &mut *mem,
+                    loads: Loads::Log(&mut l.loads),
+                };
+                &mut tap
+            }
+            (None, None) => &mut *mem,
+        };
+        execute_mem(inst, ctx, regs, mask, m).map_err(|fault| {
+            if let Some(f) = follow.as_ref() {
+                return f.diverged(&format!(
+                    "`{}`: {fault} (load values or addresses do not match the module)",
+                    s.text
+                ));
+            }
+            KernelError::Fault {
+                fault,
+                cta: ctx.thread.ctaid,
+                warp: ctx.warp_id,
+                thread: ctx.warp_id * 32 + fault.lane,
+                text: s.text.clone(),
+                file: code.prep.module.file.clone(),
+                pos: s.pos,
+            }
+        })
+    }
+
+    fn exec_alu(&mut self, code: &Code<'_>, pc: usize, mask: u32) {
+        if let Some(p) = &code.exec[pc] {
+            execute_prepared(p, &self.ctx, &mut self.regs, mask);
+        }
+    }
+
+    /// Runs the clock read the warp stopped at, reading `cycle`.
+    pub fn read_clock(&mut self, code: &Code<'_>, cycle: u64) {
+        if self.state != State::Clock {
+            return;
+        }
+        self.ctx.thread.clock = cycle;
+        if let Some(l) = self.log.as_mut() {
+            l.clocks.push(cycle);
+        }
+        match self.follow.as_ref().map(Follow::current) {
+            Some((stmt, lanes)) => self.exec_alu(code, stmt as usize, lanes),
+            None => {
+                if let Some(&top) = self.stack.last() {
+                    self.exec_alu(code, top.pc, top.mask);
+                    self.advance(top.pc + 1);
+                }
+            }
+        }
+        self.state = if self.done() {
+            State::Exited
+        } else {
+            State::Run
+        };
+    }
+
+    fn done(&self) -> bool {
+        match &self.follow {
+            Some(f) => !f.has_more(),
+            None => self.stack.is_empty(),
+        }
+    }
+
+    /// Leaves the barrier its block opened.
+    pub fn pass_barrier(&mut self) {
+        if self.state == State::AtBarrier {
+            self.state = State::Run;
+        }
+    }
+
+    fn advance(&mut self, next: usize) {
+        if let Some(t) = self.stack.last_mut() {
+            t.pc = next;
+        }
+        pop_done(&mut self.stack);
+    }
+
+    fn record(&mut self, step: Step, acc: Option<Accesses>) {
+        if let Some(l) = self.log.as_mut() {
+            if let Some(a) = acc {
+                l.accesses.push((l.steps.len() as u32, a));
+            }
+            l.steps.push((step.stmt, step.lanes));
+        }
+    }
+}
+
+/// Lanes of `mask` whose guard (if any) holds.
+fn guard_lanes(g: Option<sim_isa::Guard>, regs: &WarpRegs, mask: u32) -> u32 {
+    let Some(g) = g else { return mask };
+    let v = regs.get(g.reg);
+    let mut m = 0u32;
+    for (l, x) in v.iter().enumerate() {
+        m |= u32::from((*x & 1 == 1) != g.negate) << l;
+    }
+    mask & m
+}
+
+/// Splits the top entry at a divergent branch.
+fn diverge(stack: &mut Vec<Entry>, top: Entry, target: usize, taken: u32, reconv: usize) {
+    if let Some(t) = stack.last_mut() {
+        t.pc = reconv;
+    }
+    stack.push(Entry {
+        pc: top.pc + 1,
+        rpc: reconv,
+        mask: top.mask & !taken,
+    });
+    stack.push(Entry {
+        pc: target,
+        rpc: reconv,
+        mask: taken,
+    });
+}
+
+/// Removes exiting lanes from every entry.
+fn exit_lanes(stack: &mut Vec<Entry>, lanes: u32) {
+    for e in stack.iter_mut() {
+        e.mask &= !lanes;
+    }
+    pop_done(stack);
+}
+
+/// Pops entries that reached their reconvergence point or have no lanes.
+fn pop_done(stack: &mut Vec<Entry>) {
+    while let Some(t) = stack.last() {
+        if t.pc == t.rpc || t.mask == 0 {
+            stack.pop();
+        } else {
+            break;
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! A memory whose loads are logged (for a recording) or answered from a
+//! record (for its replay): the bottom layer that execution and recordings
+//! share.
+
+use sim_isa::exec::{FaultKind, Memory};
+use sim_isa::Space;
+
+/// What a [`LoadTap`] does with loads.
+pub(crate) enum Loads<'a> {
+    /// Answers from the memory and logs each value.
+    Log(&'a mut Vec<u64>),
+    /// Answers each load with the next recorded value.
+    Answer {
+        /// The recorded values.
+        values: &'a [u64],
+        /// The next one.
+        next: &'a mut usize,
+    },
+}
+
+/// A [`Memory`] whose loads are logged or answered from a record; stores,
+/// variables and address windows go to `mem`.
+pub(crate) struct LoadTap<'a, M: Memory + ?Sized> {
+    /// The memory.
+    pub mem: &'a mut M,
+    /// What loads do.
+    pub loads: Loads<'a>,
+}
+
+impl<M: Memory + ?Sized> Memory for LoadTap<'_, M> {
+    fn load(&mut self, space: Space, lane: u32, addr: u64, bytes: u32) -> Result<u64, FaultKind> {
+        match &mut self.loads {
+            Loads::Log(log) => {
+                let v = self.mem.load(space, lane, addr, bytes)?;
+                log.push(v);
+                Ok(v)
+            }
+            Loads::Answer { values, next } => {
+                let v = values.get(**next).copied();
+                **next += 1;
+                // Past the record: the recording does not match its module.
+                v.ok_or(FaultKind::OutOfBounds)
+            }
+        }
+    }
+    fn store(
+        &mut self,
+        space: Space,
+        lane: u32,
+        addr: u64,
+        bytes: u32,
+        v: u64,
+    ) -> Result<(), FaultKind> {
+        self.mem.store(space, lane, addr, bytes, v)
+    }
+    fn var(&self, id: u32) -> Result<(Space, u64), FaultKind> {
+        self.mem.var(id)
+    }
+    fn to_generic(&self, space: Space, addr: u64) -> u64 {
+        self.mem.to_generic(space, addr)
+    }
+    fn generic_to_space(&self, space: Space, addr: u64) -> u64 {
+        self.mem.generic_to_space(space, addr)
+    }
+}

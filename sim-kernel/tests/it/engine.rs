@@ -1,0 +1,90 @@
+//! The streaming engine: blocks resident as SMs have room, on the whole
+//! GPU, communicating through global memory as on a GPU.
+
+use sim_kernel::*;
+use sim_module::{parse_module, Launch};
+use std::path::Path;
+
+/// Block 0 spins until block 1 sets a flag; block 1 sets it. Run one block
+/// after the other, block 0 would never end.
+const SPIN: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
+.visible .entry k(.param .u64 p)\n{\n\
+.reg .pred %p<4>; .reg .b32 %r<8>; .reg .b64 %rd<8>;\n\
+ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %ctaid.x;\n\
+setp.ne.u32 %p1, %r1, 0;\n@%p1 bra SET;\n\
+WAIT: ld.volatile.global.u32 %r2, [%rd2];\nsetp.eq.u32 %p2, %r2, 0;\n@%p2 bra WAIT;\n\
+st.global.u32 [%rd2+4], %r2;\nret;\n\
+SET: mov.u32 %r3, 7;\nst.volatile.global.u32 [%rd2], %r3;\nret;\n}\n";
+
+fn spin_launch(blocks: u32) -> Launch {
+    Launch::parse(
+        &format!(
+            r#"{{"ptx": "k.ptx", "entry": "k", "grid": [{blocks},1,1], "block": [32,1,1],
+               "buffers": {{"b": {{"bytes": 64, "fill": 0}}}}, "params": [{{"buffer": "b"}}]}}"#
+        ),
+        Path::new("."),
+    )
+    .unwrap()
+}
+
+fn run(src: &str, launch: &Launch, sms: u32) -> Result<GridRun, KernelError> {
+    let module = parse_module(src, "k.ptx").unwrap();
+    let prep = Prepared::new(&module, launch, launch.load_buffers().unwrap()).unwrap();
+    let cfg = sim_core::preset(sim_isa::Target::SM_90);
+    let mut opts = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, sms);
+    opts.max_instructions = 1_000_000;
+    run_grid(&prep, launch, &opts)
+}
+
+#[test]
+fn a_block_spinning_on_a_later_blocks_flag_finishes() {
+    for sms in [1, 2, 132] {
+        let r = run(SPIN, &spin_launch(2), sms).unwrap_or_else(|e| panic!("{sms} SMs: {e}"));
+        let b = &r.global.regions[0].bytes;
+        assert_eq!(&b[..8], &[7, 0, 0, 0, 7, 0, 0, 0], "{sms} SMs");
+        assert_eq!(r.timed.sms_used, sms.min(2), "{sms} SMs");
+    }
+}
+
+/// `%smid` reads the SM a block runs on: blocks go breadth-first over the
+/// SMs, one each while they last.
+#[test]
+fn blocks_are_dealt_breadth_first_over_the_sms() {
+    let src = ".version 8.0\n.target sm_90\n.address_size 64\n\
+.visible .entry k(.param .u64 p)\n{\n\
+.reg .b32 %r<8>; .reg .b64 %rd<8>;\n\
+ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %ctaid.x;\n\
+mov.u32 %r2, %smid;\nmul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\n\
+st.global.u32 [%rd4], %r2;\nret;\n}\n";
+    let launch = Launch::parse(
+        r#"{"ptx": "k.ptx", "entry": "k", "grid": [16,1,1], "block": [32,1,1],
+           "buffers": {"b": {"bytes": 64, "fill": 0}}, "params": [{"buffer": "b"}]}"#,
+        Path::new("."),
+    )
+    .unwrap();
+    let r = run(src, &launch, 5).unwrap();
+    let b = &r.global.regions[0].bytes;
+    let smid: Vec<u32> = b
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(smid, (0..16).map(|c| c % 5).collect::<Vec<u32>>());
+    assert_eq!(r.timed.sms_used, 5);
+}
+
+/// A grid far larger than the GPU holds runs in bounded memory and time:
+/// every block ends, and the count of warp-instructions is exact.
+#[test]
+fn a_large_grid_of_short_blocks_runs() {
+    let src = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\nret;\n}\n";
+    let launch = Launch::parse(
+        r#"{"ptx": "k.ptx", "entry": "k", "grid": [64,64,1], "block": [64,1,1],
+           "buffers": {}, "params": []}"#,
+        Path::new("."),
+    )
+    .unwrap();
+    let r = run(src, &launch, 132).unwrap();
+    assert_eq!(r.warps, 64 * 64 * 2);
+    assert_eq!(r.instructions, 64 * 64 * 2);
+    assert_eq!(r.timed.sms_used, 132);
+}
