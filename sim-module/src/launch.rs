@@ -91,6 +91,150 @@ pub enum BufferInit {
     File(PathBuf),
     /// Every byte this value.
     Fill(u8),
+    /// Deterministic pseudo-random values ([`Random::bytes`]).
+    Random(Random),
+}
+
+/// A buffer of pseudo-random values: `Xoshiro256PlusPlus::seed_from_u64(seed)`
+/// draws one `u64` per element, which [`RandomValues`] maps into its range
+/// (the exact rule is in docs/launch-format.md, "Random buffers").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Random {
+    /// The generator's seed.
+    pub seed: u64,
+    /// The element type and range.
+    pub values: RandomValues,
+}
+
+/// The element type of a random buffer and its range.
+#[derive(Clone, Copy, Debug)]
+pub enum RandomValues {
+    /// Uniform in `[min, max)` (every value `min` when they are equal).
+    F32 {
+        /// Least value.
+        min: f32,
+        /// Bound (excluded unless equal to `min`).
+        max: f32,
+    },
+    /// Uniform in `[min, max]`.
+    U32 {
+        /// Least value.
+        min: u32,
+        /// Greatest value.
+        max: u32,
+    },
+    /// Uniform in `[min, max]`.
+    S32 {
+        /// Least value.
+        min: i32,
+        /// Greatest value.
+        max: i32,
+    },
+    /// Uniform in `[min, max]`.
+    U8 {
+        /// Least value.
+        min: u8,
+        /// Greatest value.
+        max: u8,
+    },
+}
+
+/// Compares the bounds' bits, so that `Eq` holds (`-0.0` differs from `0.0`).
+impl PartialEq for RandomValues {
+    fn eq(&self, other: &Self) -> bool {
+        use RandomValues::*;
+        match (*self, *other) {
+            (F32 { min: a, max: b }, F32 { min: c, max: d }) => {
+                (a.to_bits(), b.to_bits()) == (c.to_bits(), d.to_bits())
+            }
+            (U32 { min: a, max: b }, U32 { min: c, max: d }) => (a, b) == (c, d),
+            (S32 { min: a, max: b }, S32 { min: c, max: d }) => (a, b) == (c, d),
+            (U8 { min: a, max: b }, U8 { min: c, max: d }) => (a, b) == (c, d),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for RandomValues {}
+
+impl RandomValues {
+    /// Bytes per element.
+    pub fn size(&self) -> u64 {
+        match self {
+            RandomValues::U8 { .. } => 1,
+            _ => 4,
+        }
+    }
+
+    /// The type's name in launch files.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            RandomValues::F32 { .. } => "f32",
+            RandomValues::U32 { .. } => "u32",
+            RandomValues::S32 { .. } => "s32",
+            RandomValues::U8 { .. } => "u8",
+        }
+    }
+}
+
+/// `((x >> 32) * span) >> 32`: a draw's top 32 bits scaled to `0..span`
+/// (`1 <= span <= 2^32`).
+fn scaled(x: u64, span: u64) -> u64 {
+    ((x >> 32) * span) >> 32
+}
+
+impl Random {
+    /// The buffer's `bytes` bytes (a multiple of the element size): element
+    /// `i` is the `i`-th draw of the generator mapped into the range, stored
+    /// little-endian.
+    pub fn bytes(&self, bytes: u64) -> Vec<u8> {
+        use rand_core::{Rng as _, SeedableRng};
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(self.seed);
+        let n = (bytes / self.values.size()) as usize;
+        let mut out = Vec::with_capacity(bytes as usize);
+        match self.values {
+            RandomValues::F32 { min, max } => {
+                let (lo, hi) = (f64::from(min), f64::from(max));
+                // The largest f32 below `max` (`max > min`, so it is finite).
+                let below = if max > 0.0 {
+                    f32::from_bits(max.to_bits() - 1)
+                } else if max == 0.0 {
+                    -f32::from_bits(1)
+                } else {
+                    f32::from_bits(max.to_bits() + 1)
+                };
+                for _ in 0..n {
+                    let u = (rng.next_u64() >> 40) as f64 * (1.0 / (1u64 << 24) as f64);
+                    let mut v = (lo + (hi - lo) * u) as f32;
+                    if min < max && v >= max {
+                        v = below;
+                    }
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+            RandomValues::U32 { min, max } => {
+                let span = u64::from(max - min) + 1;
+                for _ in 0..n {
+                    let v = min + scaled(rng.next_u64(), span) as u32;
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+            RandomValues::S32 { min, max } => {
+                let span = (i64::from(max) - i64::from(min) + 1) as u64;
+                for _ in 0..n {
+                    let v = (i64::from(min) + scaled(rng.next_u64(), span) as i64) as i32;
+                    out.extend_from_slice(&v.to_le_bytes());
+                }
+            }
+            RandomValues::U8 { min, max } => {
+                let span = u64::from(max - min) + 1;
+                for _ in 0..n {
+                    out.push(min + scaled(rng.next_u64(), span) as u8);
+                }
+            }
+        }
+        out
+    }
 }
 
 /// A global-memory allocation.
@@ -210,6 +354,17 @@ struct RawBuffer {
     bytes: u64,
     file: Option<String>,
     fill: Option<u8>,
+    random: Option<RawRandom>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRandom {
+    seed: u64,
+    #[serde(rename = "type")]
+    ty: String,
+    min: Option<serde_json::Value>,
+    max: Option<serde_json::Value>,
 }
 
 impl Launch {
@@ -277,6 +432,7 @@ impl Launch {
             .map(|b| match &b.init {
                 BufferInit::Fill(v) => Ok(vec![*v; b.bytes as usize]),
                 BufferInit::File(p) => read_exact(p, b.bytes, &format!("buffers.{}.file", b.name)),
+                BufferInit::Random(r) => Ok(r.bytes(b.bytes)),
             })
             .collect()
     }
@@ -367,12 +523,13 @@ fn validate(raw: RawLaunch, base: &Path) -> Result<Launch, LaunchError> {
                 format!("buffers exceed {MAX_TOTAL_BYTES} bytes in all"),
             ));
         }
-        let init = match (b.file, b.fill) {
-            (Some(file), None) => BufferInit::File(relative(base, &file, &format!("{f}.file"))?),
-            (None, Some(v)) => BufferInit::Fill(v),
-            (None, None) | (Some(_), Some(_)) => {
-                return Err(field(f, "needs exactly one of `file` and `fill`"))
+        let init = match (b.file, b.fill, b.random) {
+            (Some(file), None, None) => {
+                BufferInit::File(relative(base, &file, &format!("{f}.file"))?)
             }
+            (None, Some(v), None) => BufferInit::Fill(v),
+            (None, None, Some(r)) => BufferInit::Random(random(&r, b.bytes, &f)?),
+            _ => return Err(field(f, "needs exactly one of `file`, `fill` and `random`")),
         };
         buffers.push(Buffer {
             name,
@@ -426,6 +583,94 @@ fn validate(raw: RawLaunch, base: &Path) -> Result<Launch, LaunchError> {
     })
 }
 
+/// A JSON integer in `lo..=hi`.
+fn int_in(v: &serde_json::Value, lo: i128, hi: i128) -> Option<i128> {
+    let n = v
+        .as_i64()
+        .map(i128::from)
+        .or_else(|| v.as_u64().map(i128::from))?;
+    (lo..=hi).contains(&n).then_some(n)
+}
+
+/// A `random` object of buffer `f` (`buffers.NAME`) of `bytes` bytes.
+fn random(r: &RawRandom, bytes: u64, f: &str) -> Result<Random, LaunchError> {
+    let f = format!("{f}.random");
+    let ty = r.ty.as_str();
+    let bound = |v: &Option<serde_json::Value>, key: &str, lo: i128, hi: i128, dflt: i128| {
+        v.as_ref().map_or(Ok(dflt), |v| {
+            int_in(v, lo, hi)
+                .ok_or_else(|| field(format!("{f}.{key}"), format!("{v} is not a {ty}")))
+        })
+    };
+    let ints = |lo: i128, hi: i128| -> Result<(i128, i128), LaunchError> {
+        let min = bound(&r.min, "min", lo, hi, lo)?;
+        let max = bound(&r.max, "max", lo, hi, hi)?;
+        if min > max {
+            return Err(field(&f, format!("min {min} is more than max {max}")));
+        }
+        Ok((min, max))
+    };
+    let values = match ty {
+        "f32" => {
+            let b = |v: &Option<serde_json::Value>, key: &str, dflt: f32| {
+                let Some(v) = v else { return Ok(dflt) };
+                match v.as_f64().map(|x| x as f32) {
+                    Some(x) if x.is_finite() => Ok(x),
+                    _ => Err(field(
+                        format!("{f}.{key}"),
+                        format!("{v} is not a finite f32"),
+                    )),
+                }
+            };
+            let (min, max) = (b(&r.min, "min", 0.0)?, b(&r.max, "max", 1.0)?);
+            if min > max {
+                return Err(field(&f, format!("min {min} is more than max {max}")));
+            }
+            RandomValues::F32 { min, max }
+        }
+        "u32" => {
+            let (min, max) = ints(0, u32::MAX.into())?;
+            RandomValues::U32 {
+                min: min as u32,
+                max: max as u32,
+            }
+        }
+        "s32" => {
+            let (min, max) = ints(i32::MIN.into(), i32::MAX.into())?;
+            RandomValues::S32 {
+                min: min as i32,
+                max: max as i32,
+            }
+        }
+        "u8" => {
+            let (min, max) = ints(0, u8::MAX.into())?;
+            RandomValues::U8 {
+                min: min as u8,
+                max: max as u8,
+            }
+        }
+        _ => {
+            return Err(field(
+                format!("{f}.type"),
+                format!("unknown type '{ty}' (f32, u32, s32 or u8)"),
+            ))
+        }
+    };
+    if !bytes.is_multiple_of(values.size()) {
+        return Err(field(
+            format!("{f}.type"),
+            format!(
+                "the buffer's {bytes} bytes are not a whole number of {ty} ({} bytes each)",
+                values.size()
+            ),
+        ));
+    }
+    Ok(Random {
+        seed: r.seed,
+        values,
+    })
+}
+
 /// One `params` entry: `{"buffer": "a"}` or `{"u32": 5}` (`s32`, `u64`, `s64`, `f32`).
 fn param(
     p: &BTreeMap<String, serde_json::Value>,
@@ -440,17 +685,7 @@ fn param(
         ));
     };
     let bad = || field(format!("{f}.{kind}"), format!("{v} is not a {kind}"));
-    let int = |lo: i128, hi: i128| -> Result<i128, LaunchError> {
-        let n = v
-            .as_i64()
-            .map(i128::from)
-            .or_else(|| v.as_u64().map(i128::from))
-            .ok_or_else(bad)?;
-        if n < lo || n > hi {
-            return Err(bad());
-        }
-        Ok(n)
-    };
+    let int = |lo: i128, hi: i128| int_in(v, lo, hi).ok_or_else(bad);
     Ok(match kind.as_str() {
         "buffer" => ParamValue::Buffer(find(v.as_str().ok_or_else(bad)?, format!("{f}.buffer"))?),
         "u32" => ParamValue::U32(int(0, u32::MAX.into())? as u32),

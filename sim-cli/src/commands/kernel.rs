@@ -56,7 +56,7 @@ fn add_launch_inputs(launch: &Launch, inputs: &mut Inputs) {
     let files = std::iter::once(&launch.ptx)
         .chain(launch.buffers.iter().filter_map(|b| match &b.init {
             BufferInit::File(p) => Some(p),
-            BufferInit::Fill(_) => None,
+            BufferInit::Fill(_) | BufferInit::Random(_) => None,
         }))
         .chain(launch.expected.iter().map(|(_, p)| p));
     for p in files {

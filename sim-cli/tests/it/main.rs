@@ -14,6 +14,7 @@ mod python;
 mod robust;
 mod roundtrip;
 mod study;
+mod workloads;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

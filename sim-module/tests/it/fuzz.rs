@@ -286,7 +286,10 @@ fn json_value() -> impl Strategy<Value = String> {
             proptest::collection::vec(inner.clone(), 0..4)
                 .prop_map(|v| format!("[{}]", v.join(", "))),
             proptest::collection::vec(
-                ("(bytes|file|fill|buffer|u32|s32|u64|s64|f32|x)", inner),
+                (
+                    "(bytes|file|fill|random|seed|type|min|max|buffer|u32|s32|u64|s64|f32|x)",
+                    inner
+                ),
                 0..3
             )
             .prop_map(|v| format!(
@@ -321,6 +324,16 @@ fn structured_launch() -> impl Strategy<Value = String> {
             ])
         )
             .prop_map(|(b, f)| format!("{{\"bytes\": {b}, \"file\": \"{f}\"}}")),
+        (
+            0u64..5000,
+            any::<u64>(),
+            proptest::sample::select(vec!["f32", "u32", "s32", "u8", "f64"]),
+            json_value(),
+            json_value(),
+        )
+            .prop_map(|(b, seed, t, lo, hi)| format!(
+                "{{\"bytes\": {b}, \"random\": {{\"seed\": {seed}, \"type\": \"{t}\", \"min\": {lo}, \"max\": {hi}}}}}"
+            )),
         json_value(),
     ];
     let param = prop_oneof![

@@ -1,7 +1,7 @@
 //! Launch files: the ten public H100 launches and refused ones.
 
 use crate::data;
-use sim_module::launch::{BufferInit, ParamValue, H100};
+use sim_module::launch::{BufferInit, ParamValue, Random, RandomValues, H100};
 use sim_module::*;
 use std::path::Path;
 
@@ -160,11 +160,11 @@ fn refused_launches_name_the_field() {
     );
     assert_eq!(
         err(r#""buffers": {"a": {"bytes": 4}}, "params": []"#),
-        "buffers.a: needs exactly one of `file` and `fill`"
+        "buffers.a: needs exactly one of `file`, `fill` and `random`"
     );
     assert_eq!(
         err(r#""buffers": {"a": {"bytes": 4, "fill": 1, "file": "x"}}, "params": []"#),
-        "buffers.a: needs exactly one of `file` and `fill`"
+        "buffers.a: needs exactly one of `file`, `fill` and `random`"
     );
     assert_eq!(
         err(r#""buffers": {"a": {"bytes": 1073741825, "fill": 0}}, "params": []"#),
@@ -253,4 +253,225 @@ fn huge_grid_is_refused() {
                    "block": [1, 1, 1], "buffers": {}, "params": [], "outputs": []}"#;
     let e = sim_module::Launch::parse(text, std::path::Path::new(".")).unwrap_err();
     assert!(e.to_string().contains("grid"), "{e}");
+}
+
+/// A launch with one buffer `a` of `bytes` bytes whose `random` object is `r`.
+fn random_launch(bytes: u64, r: &str) -> Result<Launch, LaunchError> {
+    parse(&format!(
+        r#""buffers": {{"a": {{"bytes": {bytes}, "random": {r}}}}}, "params": []"#
+    ))
+}
+
+/// The bytes of `random_launch(bytes, r)`'s buffer.
+fn random_bytes(bytes: u64, r: &str) -> Vec<u8> {
+    let l = random_launch(bytes, r).unwrap();
+    l.load_buffers().unwrap().remove(0)
+}
+
+fn words<T>(b: &[u8], f: impl Fn([u8; 4]) -> T) -> Vec<T> {
+    b.chunks_exact(4)
+        .map(|c| f(c.try_into().unwrap()))
+        .collect()
+}
+
+#[test]
+fn random_buffers_parse_with_defaults() {
+    let init = |bytes, r| random_launch(bytes, r).unwrap().buffers[0].init.clone();
+    let rnd = |seed, values| BufferInit::Random(Random { seed, values });
+    assert_eq!(
+        init(8, r#"{"seed": 7, "type": "f32", "min": -1.0, "max": 1}"#),
+        rnd(
+            7,
+            RandomValues::F32 {
+                min: -1.0,
+                max: 1.0
+            }
+        )
+    );
+    assert_eq!(
+        init(8, r#"{"seed": 18446744073709551615, "type": "f32"}"#),
+        rnd(u64::MAX, RandomValues::F32 { min: 0.0, max: 1.0 })
+    );
+    assert_eq!(
+        init(8, r#"{"seed": 0, "type": "u32"}"#),
+        rnd(
+            0,
+            RandomValues::U32 {
+                min: 0,
+                max: u32::MAX
+            }
+        )
+    );
+    assert_eq!(
+        init(8, r#"{"seed": 0, "type": "s32", "max": 3}"#),
+        rnd(
+            0,
+            RandomValues::S32 {
+                min: i32::MIN,
+                max: 3
+            }
+        )
+    );
+    assert_eq!(
+        init(3, r#"{"seed": 1, "type": "u8", "min": 5}"#),
+        rnd(1, RandomValues::U8 { min: 5, max: 255 })
+    );
+    // Bounds compare by their bits.
+    assert_ne!(
+        RandomValues::F32 { min: 0.0, max: 1.0 },
+        RandomValues::F32 {
+            min: -0.0,
+            max: 1.0
+        }
+    );
+    assert_eq!(RandomValues::U8 { min: 0, max: 1 }.size(), 1);
+    assert_eq!(RandomValues::S32 { min: 0, max: 1 }.type_name(), "s32");
+}
+
+/// The first values of seed 7, computed independently of `rand_xoshiro` by
+/// the rule of docs/launch-format.md (xoshiro256++ from SplitMix64; its
+/// first three outputs are 0x0e2c1a002aae913d, 0x2c0fc8ddfa4e9e14,
+/// 0xb7b311b3b0d45872).
+#[test]
+fn random_values_follow_the_documented_rule() {
+    let f = words(
+        &random_bytes(16, r#"{"seed": 7, "type": "f32", "min": -1, "max": 1}"#),
+        f32::from_le_bytes,
+    );
+    // -1 + (x >> 40) * 2^-23: -0.88927913, -0.65576839, 0.43515217, -0.14558041.
+    let k: Vec<u32> = [928_794u32, 2_887_624, 12_038_929, 7_167_391].into();
+    let want: Vec<f32> = k.iter().map(|&k| -1.0 + k as f32 / 8_388_608.0).collect();
+    assert_eq!(f, want);
+    assert!((f[0] + 0.889_279_1).abs() < 1e-7, "{f:?}");
+    let u = words(
+        &random_bytes(16, r#"{"seed": 7, "type": "u32"}"#),
+        u32::from_le_bytes,
+    );
+    assert_eq!(u, [237771264, 739231965, 3081966003, 1834852202]);
+    let s = words(
+        &random_bytes(16, r#"{"seed": 7, "type": "s32", "min": -5, "max": 5}"#),
+        i32::from_le_bytes,
+    );
+    assert_eq!(s, [-5, -4, 2, -1]);
+    let b = random_bytes(8, r#"{"seed": 7, "type": "u8", "min": 10, "max": 20}"#);
+    assert_eq!(b, [10, 11, 17, 14, 20, 15, 17, 13]);
+    // The full ranges: s32 is u32's draw shifted by 2^31.
+    let s = words(
+        &random_bytes(16, r#"{"seed": 7, "type": "s32"}"#),
+        i32::from_le_bytes,
+    );
+    let shifted: Vec<i32> = u.iter().map(|&x| (x ^ 0x8000_0000) as i32).collect();
+    assert_eq!(s, shifted);
+    // Another seed gives other values; the same seed the same ones.
+    let r = r#"{"seed": 8, "type": "u32"}"#;
+    assert_ne!(
+        random_bytes(16, r),
+        random_bytes(16, r#"{"seed": 7, "type": "u32"}"#)
+    );
+    assert_eq!(random_bytes(16, r), random_bytes(16, r));
+    // A longer buffer starts with the shorter one's values.
+    assert_eq!(random_bytes(64, r)[..16], random_bytes(16, r)[..]);
+}
+
+#[test]
+fn random_values_stay_in_range() {
+    let n = 4096;
+    let f = words(
+        &random_bytes(4 * n, r#"{"seed": 3, "type": "f32", "min": -1, "max": 1}"#),
+        f32::from_le_bytes,
+    );
+    assert!(f.iter().all(|&x| (-1.0..1.0).contains(&x)));
+    // Every value is -1 + k * 2^-23.
+    assert!(f.iter().all(|&x| ((x + 1.0) * 8_388_608.0).fract() == 0.0));
+    assert!(f.iter().any(|&x| x < -0.99) && f.iter().any(|&x| x > 0.99));
+    // A range one single-precision step wide: rounding to `max` gives the
+    // number below it, so every value is `min`.
+    let min = 1000.0f32;
+    let max = f32::from_bits(min.to_bits() + 1);
+    let r = format!(r#"{{"seed": 3, "type": "f32", "min": {min}, "max": {max}}}"#);
+    let f = words(&random_bytes(4 * n, &r), f32::from_le_bytes);
+    assert!(f.iter().all(|&x| x == min), "{:?}", &f[..4]);
+    // A range below zero whose top rounds to `max`: the step below a
+    // negative `max` is towards minus infinity.
+    let max = -1000.0f32;
+    let min = f32::from_bits(max.to_bits() + 1);
+    let r = format!(r#"{{"seed": 3, "type": "f32", "min": {min}, "max": {max}}}"#);
+    let f = words(&random_bytes(4 * n, &r), f32::from_le_bytes);
+    assert!(f.iter().all(|&x| x == min), "{:?}", &f[..4]);
+    // Equal bounds: every value is that bound.
+    let f = words(
+        &random_bytes(16, r#"{"seed": 3, "type": "f32", "min": 2.5, "max": 2.5}"#),
+        f32::from_le_bytes,
+    );
+    assert_eq!(f, [2.5; 4]);
+    let b = random_bytes(n, r#"{"seed": 3, "type": "u8", "min": 250, "max": 255}"#);
+    assert!(b.iter().all(|&x| x >= 250));
+    assert!((250..=255).all(|v| b.contains(&v)));
+    let s = words(
+        &random_bytes(4 * n, r#"{"seed": 3, "type": "s32", "min": -2, "max": 1}"#),
+        i32::from_le_bytes,
+    );
+    assert!((-2..=1).all(|v| s.contains(&v)) && s.iter().all(|v| (-2..=1).contains(v)));
+    let u = words(
+        &random_bytes(16, r#"{"seed": 3, "type": "u32", "min": 9, "max": 9}"#),
+        u32::from_le_bytes,
+    );
+    assert_eq!(u, [9; 4]);
+    assert!(random_bytes(0, r#"{"seed": 3, "type": "u32"}"#).is_empty());
+}
+
+#[test]
+fn refused_random_buffers_name_the_field() {
+    let e = |bytes, r: &str| random_launch(bytes, r).unwrap_err().to_string();
+    assert_eq!(
+        e(8, r#"{"seed": 1, "type": "f32", "min": 1, "max": 0.5}"#),
+        "buffers.a.random: min 1 is more than max 0.5"
+    );
+    assert_eq!(
+        e(8, r#"{"seed": 1, "type": "s32", "min": 2, "max": -1}"#),
+        "buffers.a.random: min 2 is more than max -1"
+    );
+    assert_eq!(
+        e(8, r#"{"seed": 1, "type": "f32", "max": 1e39}"#),
+        "buffers.a.random.max: 1e+39 is not a finite f32"
+    );
+    assert_eq!(
+        e(8, r#"{"seed": 1, "type": "f32", "min": "0"}"#),
+        "buffers.a.random.min: \"0\" is not a finite f32"
+    );
+    assert_eq!(
+        e(6, r#"{"seed": 1, "type": "f32"}"#),
+        "buffers.a.random.type: the buffer's 6 bytes are not a whole number of f32 (4 bytes each)"
+    );
+    assert_eq!(
+        e(8, r#"{"seed": 1, "type": "f64"}"#),
+        "buffers.a.random.type: unknown type 'f64' (f32, u32, s32 or u8)"
+    );
+    assert_eq!(
+        e(8, r#"{"seed": 1, "type": "u8", "max": 256}"#),
+        "buffers.a.random.max: 256 is not a u8"
+    );
+    assert_eq!(
+        e(8, r#"{"seed": 1, "type": "u32", "min": -1}"#),
+        "buffers.a.random.min: -1 is not a u32"
+    );
+    assert_eq!(
+        e(8, r#"{"seed": 1, "type": "u32", "min": 1.0}"#),
+        "buffers.a.random.min: 1.0 is not a u32"
+    );
+    assert_eq!(
+        e(8, r#"{"seed": 1, "type": "s32", "max": 2147483648}"#),
+        "buffers.a.random.max: 2147483648 is not a s32"
+    );
+    // JSON-shape errors: serde names the key, with line and column.
+    assert!(e(8, r#"{"type": "u32"}"#).contains("missing field `seed`"));
+    assert!(e(8, r#"{"seed": -1, "type": "u32"}"#).contains("line 1"));
+    assert!(e(8, r#"{"seed": 1, "type": "u32", "mx": 3}"#).contains("unknown field `mx`"));
+    // Exactly one initialiser.
+    assert_eq!(
+        err(
+            r#""buffers": {"a": {"bytes": 4, "fill": 0, "random": {"seed": 1, "type": "u8"}}}, "params": []"#
+        ),
+        "buffers.a: needs exactly one of `file`, `fill` and `random`"
+    );
 }

@@ -1,0 +1,86 @@
+//! The full-size workloads of `workloads/` (nvcc 13.0 SGEMM, reduction and
+//! histogram with random inputs): `simcli run --check` matches the outputs
+//! the independent C reference computed, bit for bit, and every launch file
+//! there reads and names its module's entry.
+
+use crate::{parts, root, simcli};
+use sim_module::{parse_module, Launch};
+
+/// Runs `workloads/NAME.json --arch sm_90 --check`: success, and the
+/// report's executed warp-instruction count.
+fn check(name: &str, warp_instructions: u64) {
+    let file = format!("workloads/{name}.json");
+    let (code, out, err) = parts(&simcli(&["run", &file, "--arch", "sm_90", "--check"]));
+    assert_eq!(code, 0, "{name}: {err}");
+    assert!(
+        err.contains("check: all 1 output buffers match their expected bytes"),
+        "{name}: {err}"
+    );
+    let executed = out
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("warp-instr executed"))
+        .map(|n| n.trim().parse::<u64>().unwrap());
+    assert_eq!(executed, Some(warp_instructions), "{name}");
+}
+
+#[test]
+fn sgemm_128_matches_the_reference() {
+    check("sgemm_128", 171_520);
+}
+
+#[test]
+fn reduce_matches_the_reference() {
+    check("reduce", 538_624);
+}
+
+#[test]
+fn histogram_matches_the_reference() {
+    check("histogram", 776_192);
+}
+
+/// Every launch file reads, its entry is in its module with as many
+/// parameters as the file gives, and its random inputs need no files.
+#[test]
+fn every_workload_launch_reads() {
+    let dir = root().join("workloads");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".json"))
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "histogram.json",
+            "reduce.json",
+            "sgemm_1024.json",
+            "sgemm_128.json",
+            "sgemm_2048.json",
+            "sgemm_256.json",
+            "sgemm_512.json"
+        ]
+    );
+    for n in &names {
+        let l = Launch::read(&dir.join(n)).unwrap_or_else(|e| panic!("{n}: {e}"));
+        let src = std::fs::read_to_string(&l.ptx).unwrap();
+        let m = parse_module(&src, &l.ptx.display().to_string()).unwrap();
+        let k = m
+            .function(&l.entry)
+            .unwrap_or_else(|| panic!("{n}: no {}", l.entry));
+        assert_eq!(k.params.len(), l.params.len(), "{n}");
+        assert!(
+            l.buffers
+                .iter()
+                .all(|b| !matches!(b.init, sim_module::launch::BufferInit::File(_))),
+            "{n}: inputs are random or filled"
+        );
+        // Expected outputs where the reference made them.
+        let has = !l.expected.is_empty();
+        assert_eq!(
+            has,
+            !n.starts_with("sgemm_") || n == "sgemm_128.json" || n == "sgemm_256.json",
+            "{n}"
+        );
+    }
+}
