@@ -78,7 +78,7 @@ pub enum KernelError {
     },
     /// More warp-instructions than the limit: a kernel that loops forever
     /// (or whose warps wait at a barrier a looping warp never reaches) ends here.
-    #[error("the launch executed more than {limit} warp-instructions{} (raise --max-instructions if the kernel is meant to run that long)", waiting_note(.waiting))]
+    #[error("instruction limit reached: the launch executed more than {limit} warp-instructions{} (raise --max-instructions if the kernel is meant to run that long)", waiting_note(.waiting))]
     InstructionLimit {
         /// The limit.
         limit: u64,
@@ -97,6 +97,8 @@ fn waiting_note(w: &[u32]) -> String {
     if w.is_empty() {
         String::new()
     } else {
-        format!("; warps {w:?} wait at a barrier the others never reached")
+        // Only a fact: a long kernel stopped mid-block has warps at its
+        // barriers too, so this names no culprit.
+        format!("; when it stopped, warps {w:?} of the block were waiting at a barrier")
     }
 }

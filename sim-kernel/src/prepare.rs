@@ -9,6 +9,12 @@ use sim_module::{Body, Cfg, Function, Launch, Module, StateSpace, Variable};
 
 /// Most bytes of shared or local memory one block or thread may declare.
 pub const MAX_SPACE_BYTES: u64 = 1 << 28;
+/// Most bytes of `.const` variables: the PTX ISA manual's "constant memory
+/// is restricted in size, currently limited to 64 KB" (state spaces, `.const`).
+pub const MAX_CONST_BYTES: u64 = 1 << 16;
+/// Most bytes of `.global` variables in all (the launch format's limit for
+/// one buffer).
+pub const MAX_GLOBAL_VARS: u64 = sim_module::launch::MAX_BUFFER_BYTES;
 
 /// The kernel of a launch, with its memory laid out.
 pub struct Prepared<'m> {
@@ -113,6 +119,11 @@ impl<'m> Prepared<'m> {
         let lookup = |n: &str| addr.iter().find(|a| a.0 == n).map(|a| a.2);
         if !globals.is_empty() {
             let (_, end) = layout(&globals, 0);
+            if end > MAX_GLOBAL_VARS {
+                return Err(KernelError::Limit(format!(
+                    ".global variables need {end} bytes, more than the limit of {MAX_GLOBAL_VARS}"
+                )));
+            }
             let mut bytes = vec![0u8; end as usize];
             for (v, o) in globals.iter().zip(&g_offs) {
                 let init = initial_bytes(v, &lookup);
@@ -140,7 +151,13 @@ impl<'m> Prepared<'m> {
                 local.saturating_mul(launch.block_threads()),
             ));
         }
-        let consts = fill(StateSpace::Const, spaces[0].1.min(MAX_SPACE_BYTES));
+        if spaces[0].1 > MAX_CONST_BYTES {
+            return Err(KernelError::Limit(format!(
+                ".const variables need {} bytes, more than the limit of {MAX_CONST_BYTES}",
+                spaces[0].1
+            )));
+        }
+        let consts = fill(StateSpace::Const, spaces[0].1);
         let shared_init = fill(StateSpace::Shared, shared);
         for p in &func.params {
             addr.push((p.name.clone(), Space::Param, p.offset));

@@ -74,7 +74,8 @@ fn barrier_that_a_warp_never_reaches_ends_at_the_limit_naming_the_waiters() {
     );
     let msg = e.to_string();
     assert!(
-        msg.contains("--max-instructions") && msg.contains("warps [0] wait at a barrier"),
+        msg.contains("--max-instructions")
+            && msg.contains("warps [0] of the block were waiting at a barrier"),
         "{msg}"
     );
 }
