@@ -105,8 +105,19 @@ impl Sm {
     /// would idle: a host that then pushes the warp's next instruction (or
     /// closes it) gets the cycles of replaying the same stream. A host with
     /// nothing to give yet calls it again: the warp then idles until fed.
+    /// It returns [`Progress::Waiting`] before the next clock, too, when an
+    /// executed warp ([`Sm::add_executed_warp`]) has finished and others
+    /// are still live ([`Sm::take_retired_into`] names it), so the host can
+    /// give the SM new work at that clock. When the last warp finishes, the
+    /// clock moves on to the last result's (the drain) and the run returns
+    /// [`Progress::Done`] (or `Waiting` while external instructions are
+    /// outstanding).
     pub fn run_until_idle(&mut self, ext: &mut dyn External) -> Result<Progress, SimError> {
-        self.run_loop(ext, true)
+        let r = self.run_loop(ext, true);
+        // Whatever the run returned for, the host has heard of the warps
+        // that finished (`Sm::take_retired_into`).
+        self.hungry.retire = false;
+        r
     }
 
     fn run_loop(&mut self, ext: &mut dyn External, hungry: bool) -> Result<Progress, SimError> {

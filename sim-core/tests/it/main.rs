@@ -1,8 +1,10 @@
 //! sim-core integration tests: the issue-3 microbenchmarks on every preset,
 //! scoreboard and scheduler unit tests, thread-count determinism, and the
-//! bounds (run limits, worker-spawn errors, memory per SM).
+//! bounds (run limits, worker-spawn errors, memory per SM), and
+//! host-executed warps.
 
 mod core_model;
 mod database;
+mod executed;
 mod host;
 mod limits;
