@@ -81,14 +81,30 @@ impl Feeder {
         }
     }
 
-    /// Feeds and runs `sm` to its end.
-    pub(crate) fn run(&mut self, sm: &mut Sm, ext: &mut dyn External) {
+    /// Feeds and runs `sm` to its end, in runs that stop at every multiple
+    /// of `bound` clocks, as lockstep epochs would (`u64::MAX`: unbounded);
+    /// returns how many runs there were and how many of them stopped at
+    /// their bound. Checks that no run goes past its bound unless it ends
+    /// the SM.
+    pub(crate) fn run(&mut self, sm: &mut Sm, ext: &mut dyn External, bound: u64) -> (u64, u64) {
+        let (mut runs, mut reached) = (0, 0);
         loop {
+            runs += 1;
             self.feed(sm);
-            match sm.run_until_idle(ext).unwrap() {
-                Progress::Done => return,
-                Progress::Waiting => {}
-                Progress::Reached => panic!("no bound"),
+            let until = (sm.cycle() / bound + 1).saturating_mul(bound);
+            let p = if bound == u64::MAX {
+                sm.run_until_idle(ext)
+            } else {
+                sm.run_until_idle_before(ext, until)
+            }
+            .unwrap();
+            match p {
+                Progress::Done => return (runs, reached),
+                Progress::Reached => {
+                    assert_eq!(sm.cycle(), until);
+                    reached += 1;
+                }
+                Progress::Waiting => assert!(sm.cycle() <= until),
             }
         }
     }
@@ -144,7 +160,7 @@ fn timed(cfg: SmConfig, policy: SchedPolicy, warps: u32, kind: Kind, take: bool)
         (0..warps).map(active_of).collect(),
     );
     f.add_all(&mut sm);
-    f.run(&mut sm, &mut ext);
+    f.run(&mut sm, &mut ext, u64::MAX);
     (sm.stats(), sm.issue_log().to_vec(), seen)
 }
 
