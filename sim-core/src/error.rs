@@ -44,8 +44,9 @@ pub enum SimError {
     /// An operation named a warp the SM does not have.
     #[error("no warp {0} on this SM")]
     UnknownWarp(u32),
-    /// A host pushed into a warp that is not host-fed or already closed.
-    #[error("warp {0} does not accept pushed instructions (not a host warp, or closed)")]
+    /// A host pushed into a warp that is not host-fed or already closed, or
+    /// pushed an executed instruction to a host-fed warp or the reverse.
+    #[error("warp {0} does not accept this push (not a host warp of that kind, or closed)")]
     NotHostWarp(u32),
     /// An instruction uses a register outside the program's register count.
     #[error("instruction {index}: register {reg} is outside the program's {nregs} registers")]

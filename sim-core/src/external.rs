@@ -29,19 +29,24 @@ pub struct ExternalRequest<'a> {
     pub index: u32,
     /// The instruction.
     pub inst: &'a Instruction,
-    /// Lanes that execute it: active lanes whose guard held.
+    /// Lanes that execute it: active lanes whose guard held (for an
+    /// executed warp, [`crate::Sm::add_executed_warp`], the lanes the host
+    /// pushed with it).
     pub lanes: u32,
     /// The warp's registers at issue (its source operands are read here).
+    /// Empty for an executed warp: the host holds its values.
     pub regs: &'a WarpRegs,
 }
 
 impl ExternalRequest<'_> {
     /// Source registers (the guard excluded) with their 32 lane values, in
-    /// operand order. Allocation-free.
+    /// operand order. Allocation-free. None for an executed warp's request
+    /// (its `regs` are empty).
     pub fn sources(&self) -> impl Iterator<Item = (RegId, &[u64; WARP_SIZE])> + '_ {
         // `reg_uses` lists the guard first.
         let skip = usize::from(self.inst.guard.is_some());
         let (regs, n) = collect(self.inst.reg_uses().reads().skip(skip).map(|u| u.reg));
+        let n = if self.regs.is_empty() { 0 } else { n };
         (0..n).map(move |k| (regs[k], self.regs.get(regs[k])))
     }
 
@@ -69,7 +74,8 @@ pub struct Completion {
     /// Clock its results are ready (at least the issue clock).
     pub cycle: u64,
     /// Per destination ([`ExternalRequest::dests`] order), the 32 lane values;
-    /// only the request's `lanes` are written.
+    /// only the request's `lanes` are written (nothing for an executed warp,
+    /// which has no registers: only `cycle` counts then).
     pub values: [[u64; WARP_SIZE]; 2],
 }
 

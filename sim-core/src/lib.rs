@@ -26,6 +26,19 @@
 //! through [`Sm::add_warp`], where `None` ends the warp. `docs/embedding.md`
 //! and `examples/toy_memory.rs` show the whole API.
 //!
+//! A host that executes warps itself and wants only their timing adds
+//! them with [`Sm::add_executed_warp`] and feeds each instruction with the
+//! lanes that ran it ([`Sm::push_executed`]): the SM keeps no registers for
+//! them and times them exactly as host-fed warps. Once finished (and their
+//! external instructions completed) they are forgotten and their slots
+//! reused, so an SM holds only its resident and pending warps. The host
+//! learns which warps to feed and which finished at a cost proportional to
+//! the news ([`Sm::take_hungry_into`], [`Sm::take_retired_into`]; the run
+//! returns [`Progress::Waiting`] at the clock an executed warp finishes).
+//! [`Sm::run_until_idle_before`] stops at a clock bound, so many SMs can
+//! advance in epochs with exactly the cycles of one run each, and
+//! [`Sm::idle_until`] brings an SM without warps to the global time.
+//!
 //! # Bounds
 //! A program's per-instruction tables ([`ProgramTables`]) are built once and
 //! shared by every SM of a [`Simulation`], so memory grows with the program

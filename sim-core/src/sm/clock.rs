@@ -96,7 +96,7 @@ impl Sm {
     /// reaches one of the configuration's [`crate::Limits`] with work left
     /// stops with [`SimError::LimitExceeded`], carrying this SM's statistics.
     pub fn run_to_completion(&mut self) -> Result<(), SimError> {
-        self.run_loop(&mut Deferred, false).map(|_| ())
+        self.run_loop::<false>(&mut Deferred, u64::MAX).map(|_| ())
     }
 
     /// Like [`Sm::run_to_completion`] with external instructions handed to
@@ -105,18 +105,81 @@ impl Sm {
     /// would idle: a host that then pushes the warp's next instruction (or
     /// closes it) gets the cycles of replaying the same stream. A host with
     /// nothing to give yet calls it again: the warp then idles until fed.
+    /// It returns [`Progress::Waiting`] before the next clock, too, when an
+    /// executed warp ([`Sm::add_executed_warp`]) has finished and others
+    /// are still live ([`Sm::take_retired_into`] names it), so the host can
+    /// give the SM new work at that clock. When the last warp finishes, the
+    /// clock moves on to the last result's (the drain) and the run returns
+    /// [`Progress::Done`] (or `Waiting` while external instructions are
+    /// outstanding).
     pub fn run_until_idle(&mut self, ext: &mut dyn External) -> Result<Progress, SimError> {
-        self.run_loop(ext, true)
+        self.run_until_idle_before(ext, u64::MAX)
     }
 
-    fn run_loop(&mut self, ext: &mut dyn External, hungry: bool) -> Result<Progress, SimError> {
+    /// [`Sm::run_until_idle`] that also stops, with [`Progress::Reached`],
+    /// once the clock reaches `until`: it simulates no clock at or after
+    /// `until` (skipped stretches end there), so a run split into bounded
+    /// pieces gives exactly the cycles and statistics of one unbounded run.
+    /// A host warp's hunger or an executed warp's end is reported
+    /// ([`Progress::Waiting`]) before the bound. The one step past `until`:
+    /// when the last live warp finishes, the clock moves to the drain (the
+    /// clock its last result is written, [`Sm::cycle`] then), as in
+    /// `run_until_idle`; that is the SM's end, the figure a host wants as
+    /// the time its last block ended.
+    pub fn run_until_idle_before(
+        &mut self,
+        ext: &mut dyn External,
+        until: u64,
+    ) -> Result<Progress, SimError> {
+        let r = self.run_loop::<true>(ext, until);
+        // Whatever the run returned for, the host has heard of the warps
+        // that finished (`Sm::take_retired_into`).
+        self.hungry.retire = false;
+        r
+    }
+
+    /// Moves an SM with no live warp on to clock `t` (if later than its
+    /// own), counting the skipped issue slots as `no_eligible`, as stepping
+    /// it would: a block the host gives an idle SM later starts at the
+    /// host's time. Does nothing while a warp is live (resident or pending).
+    pub fn idle_until(&mut self, t: u64) {
+        let now = self.cycle;
+        if self.live > 0 || t <= now {
+            return;
+        }
         let iv = self.cfg.issue_interval as u64;
+        for sc in &mut self.scheds {
+            // An expansion issued by a warp since finished still holds its
+            // scheduler's slots (stepping counts them as issued).
+            let mid = sc.busy_until.clamp(now, t);
+            if mid > now {
+                sc.account(Outcome::Issued, slots_between(iv, now, mid));
+            }
+            sc.account(Outcome::Empty, slots_between(iv, mid, t));
+            sc.changed();
+        }
+        self.cycle = t;
+    }
+
+    /// The clock loop. `HOST`: return to the host when it is needed
+    /// ([`Sm::run_until_idle`]) and stop at `until`; otherwise `until` is
+    /// not read.
+    fn run_loop<const HOST: bool>(
+        &mut self,
+        ext: &mut dyn External,
+        until: u64,
+    ) -> Result<Progress, SimError> {
+        let iv = self.cfg.issue_interval as u64;
+        let until = if HOST { until } else { u64::MAX };
         // Whether the last slot's skip ended where a scheduler must look, so
         // that `known_until` need not be asked again at this clock.
         let mut looked = false;
         while self.live > 0 {
-            if hungry && self.take_hungry() {
+            if HOST && self.take_hungry() {
                 return Ok(Progress::Waiting);
+            }
+            if HOST && self.cycle >= until {
+                return Ok(Progress::Reached);
             }
             if let Some(limit) = self.limit_reached() {
                 return Err(SimError::LimitExceeded {
@@ -126,13 +189,16 @@ impl Sm {
             }
             let now = self.cycle;
             if iv != 1 && !now.is_multiple_of(iv) {
-                self.cycle = now.next_multiple_of(iv).min(self.cfg.limits.max_cycles);
+                self.cycle = now
+                    .next_multiple_of(iv)
+                    .min(self.cfg.limits.max_cycles)
+                    .min(until);
                 looked = false;
                 continue;
             }
             if !std::mem::take(&mut looked) {
                 if let Some(target) = self.known_until() {
-                    self.skip_to(target);
+                    self.skip_to(target.min(until));
                     continue;
                 }
             }
@@ -143,7 +209,7 @@ impl Sm {
                     // scheduler must look (not past a host's turn, nor past
                     // the instruction limit, which the next pass reports at
                     // this clock).
-                    if !hungry && self.live > 0 && self.issued < self.cfg.limits.max_instructions {
+                    if !HOST && self.live > 0 && self.issued < self.cfg.limits.max_instructions {
                         if let Some(target) = self.known_until() {
                             self.skip_to(target);
                         }
@@ -161,7 +227,7 @@ impl Sm {
                     }
                     // Nothing can issue before the earliest pending operand.
                     if self.min_event != u64::MAX && self.min_event > self.cycle {
-                        self.skip_to(self.min_event);
+                        self.skip_to(self.min_event.min(until));
                     }
                 }
             }

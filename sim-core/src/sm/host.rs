@@ -18,11 +18,84 @@ pub(super) const PENDING: u64 = u64::MAX - 1;
 pub enum Progress {
     /// Every warp finished and every external instruction completed.
     Done,
-    /// The host is needed: a host warp ran dry ([`Sm::hungry_warps`]), or
-    /// every live warp waits for input or an external completion.
+    /// The host is needed: a host warp ran dry ([`Sm::hungry_warps`]), an
+    /// executed warp finished ([`Sm::take_retired_into`]), or every live
+    /// warp waits for input or an external completion.
     Waiting,
-    /// The cycle or instruction bound of [`crate::Simulation::run_until`] was reached.
+    /// The cycle or instruction bound of [`crate::Simulation::run_until`],
+    /// or the clock bound of [`Sm::run_until_idle_before`], was reached.
     Reached,
+}
+
+/// What the run loop hands back to the host for, and the host's lists.
+#[derive(Default)]
+pub(super) struct Hungry {
+    /// Set when a host warp's queue runs low; [`Sm::run_until_idle`] returns
+    /// to the host then (if some warp still is) and clears it.
+    pub flag: bool,
+    /// Set when an executed warp finishes; the run returns then too.
+    pub retire: bool,
+    /// Made with the first host warp: an SM of stream-fed warps, or none,
+    /// stays small.
+    lists: Option<Box<Lists>>,
+}
+
+/// The lists of an SM with host warps.
+#[derive(Default)]
+pub(super) struct Lists {
+    /// Slots of host warps that ran low (or were added, or pushed to and
+    /// still hungry) since [`Sm::take_hungry_into`], each once
+    /// (`Warp::listed`).
+    pub cands: Vec<u32>,
+    /// Ids of executed warps that finished since [`Sm::take_retired_into`],
+    /// in order.
+    pub retired: Vec<u32>,
+    /// Slots of finished executed warps, free for reuse.
+    pub free: Vec<u32>,
+}
+
+impl Hungry {
+    /// Host warp `wi` ran low: flag it and list it. Out of line: the issue
+    /// path, where a stream's fetch is inlined, carries none of it.
+    #[inline(never)]
+    pub fn ran_low(&mut self, listed: &mut bool, wi: usize) {
+        self.flag = true;
+        self.list(listed, wi);
+    }
+
+    /// Lists slot `wi` as a hunger candidate unless it is already.
+    #[inline]
+    pub fn list(&mut self, listed: &mut bool, wi: usize) {
+        if !*listed {
+            *listed = true;
+            // Slots fit u32: warps are far fewer.
+            self.lists().cands.push(wi as u32);
+        }
+    }
+
+    /// The lists, made if need be.
+    pub fn lists(&mut self) -> &mut Lists {
+        self.lists.get_or_insert_with(Box::default)
+    }
+
+    /// The hunger candidates (none before the first host warp).
+    pub fn cands(&self) -> &[u32] {
+        self.lists.as_ref().map_or(&[], |l| &l.cands)
+    }
+
+    /// A free slot, if any.
+    pub fn pop_free(&mut self) -> Option<usize> {
+        self.lists.as_mut()?.free.pop().map(|wi| wi as usize)
+    }
+
+    /// Heap bytes held (the lists).
+    pub fn heap_bytes(&self) -> usize {
+        self.lists.as_ref().map_or(0, |l| {
+            std::mem::size_of::<Lists>()
+                + (l.cands.capacity() + l.retired.capacity() + l.free.capacity())
+                    * std::mem::size_of::<u32>()
+        })
+    }
 }
 
 /// An external instruction issued and not yet completed.
@@ -58,10 +131,57 @@ impl Sm {
         self.outstanding.len()
     }
 
-    /// Whether a host warp's queue ran low since the last call and still is
-    /// (the host may have fed it meanwhile).
+    /// Whether an executed warp finished since the last call, or a host
+    /// warp's queue ran low since then and some host warp still is hungry
+    /// (the host may have fed it meanwhile). The warps listed since
+    /// [`Sm::take_hungry_into`] are asked first; all only if none is.
     pub(crate) fn take_hungry(&mut self) -> bool {
-        std::mem::take(&mut self.hungry) && self.hungry_warps().next().is_some()
+        let retired = std::mem::take(&mut self.hungry.retire);
+        if !std::mem::take(&mut self.hungry.flag) {
+            return retired;
+        }
+        let ahead = self.cfg.issue_width as usize;
+        let listed = self.hungry.cands();
+        retired
+            || listed
+                .iter()
+                .any(|&wi| self.warps[wi as usize].is_hungry(ahead))
+            || self.hungry_warps().next().is_some()
+    }
+
+    /// Appends to `out` the ids of the host warps (of either kind) that are
+    /// hungry as [`Sm::hungry_warps`] defines it and ran low, were added, or
+    /// were pushed to and stayed hungry since the last call: each once,
+    /// ascending. Its cost is that of those warps, not of every warp on the
+    /// SM. A host that pushes to (or closes) every warp named is named every
+    /// hungry warp, as [`Sm::hungry_warps`] would. A warp the host leaves
+    /// hungry untouched (say, held at a barrier) is not named again until it
+    /// runs low again, which a warp with nothing queued does not: the host
+    /// must remember it ([`Sm::hungry_warps`] still lists it).
+    pub fn take_hungry_into(&mut self, out: &mut Vec<u32>) {
+        let start = out.len();
+        let ahead = self.cfg.issue_width as usize;
+        let Sm { hungry, warps, .. } = self;
+        let Some(lists) = hungry.lists.as_mut() else {
+            return;
+        };
+        for wi in lists.cands.drain(..) {
+            let w = &mut warps[wi as usize];
+            w.listed = false;
+            if w.is_hungry(ahead) {
+                out.push(w.id);
+            }
+        }
+        out[start..].sort_unstable();
+    }
+
+    /// Appends to `out` the ids of the executed warps
+    /// ([`Sm::add_executed_warp`]) that finished since the last call, in the
+    /// order they finished. (The SM keeps them until taken.)
+    pub fn take_retired_into(&mut self, out: &mut Vec<u32>) {
+        if let Some(lists) = self.hungry.lists.as_mut() {
+            out.append(&mut lists.retired);
+        }
     }
 
     /// Whether, after a step, nothing can happen without the host: the SM is
@@ -96,7 +216,9 @@ impl Sm {
         let w = &self.warps[wi];
         let idx = w.cur;
         let ii = &self.info[idx as usize];
-        let lanes = if ii.guard != NONE {
+        let lanes = if w.executed {
+            w.cur_lanes
+        } else if ii.guard != NONE {
             guard_lanes(w, ii.guard, ii.guard_neg)
         } else {
             w.active
@@ -127,6 +249,7 @@ impl Sm {
                 for &r in &out.writes[..out.nwrites as usize] {
                     set_ready(&mut w.ready_at, r, [PENDING; ROW]);
                 }
+                w.ext_out += 1;
                 self.outstanding.push(out);
                 Ok(())
             }
@@ -134,8 +257,9 @@ impl Sm {
     }
 
     /// Completes the external instruction `ticket` (from its
-    /// [`ExternalRequest`]): writes its values to the request's lanes and
-    /// makes its destinations ready at `c.cycle`.
+    /// [`ExternalRequest`]): writes its values to the request's lanes (an
+    /// executed warp has no registers: only the clock counts) and makes its
+    /// destinations ready at `c.cycle`.
     pub fn complete_external(&mut self, ticket: u64, c: &Completion) -> Result<(), SimError> {
         let Some(k) = self.outstanding.iter().position(|o| o.ticket == ticket) else {
             return Err(SimError::UnknownTicket(ticket));
@@ -144,12 +268,17 @@ impl Sm {
         let out = self.outstanding.swap_remove(k);
         // The warp's next instruction may have waited on these registers.
         let w = &mut self.warps[out.wi];
+        w.ext_out -= 1;
         if w.cur != NONE {
             let mut r = w.fetch_stall;
             for &u in &self.info[w.cur as usize].uses {
                 r = r.max(w.ready_at[u as usize]);
             }
             w.cur_ready = r;
+        }
+        if w.executed && w.state == WarpState::Done && w.ext_out == 0 {
+            // Its last external: the finished warp's slot is free now.
+            self.free_slot(out.wi);
         }
         self.refresh(out.wi);
         Ok(())
@@ -165,10 +294,13 @@ impl Sm {
         }
         let w = &mut self.warps[out.wi];
         for (&r, vals) in out.writes[..out.nwrites as usize].iter().zip(&c.values) {
-            let dst = w.regs.get_mut(RegId(r));
-            for (l, (d, &v)) in dst.iter_mut().zip(vals).enumerate() {
-                if out.lanes >> l & 1 != 0 {
-                    *d = v;
+            // An executed warp has no registers: the host holds its values.
+            if !w.executed {
+                let dst = w.regs.get_mut(RegId(r));
+                for (l, (d, &v)) in dst.iter_mut().zip(vals).enumerate() {
+                    if out.lanes >> l & 1 != 0 {
+                        *d = v;
+                    }
                 }
             }
             set_ready(&mut w.ready_at, r, [c.cycle; ROW]);

@@ -75,9 +75,9 @@ pub struct Sm {
     /// External instructions issued and not yet completed.
     outstanding: Vec<Outstanding>,
     next_ticket: u64,
-    /// Set when a host warp's queue runs dry; [`Sm::run_until_idle`] returns
-    /// to the host then and clears it.
-    hungry: bool,
+    /// Host warps that ran low and executed warps that finished: what
+    /// [`Sm::run_until_idle`] returns to the host for.
+    hungry: host::Hungry,
     /// Resident instruction-cache lines (sized when the first warp is added).
     icache: icache::ICacheState,
 }
@@ -171,7 +171,7 @@ impl Sm {
             ext_mark: Vec::new(),
             outstanding: Vec::new(),
             next_ticket: 0,
-            hungry: false,
+            hungry: host::Hungry::default(),
             icache: icache::ICacheState::default(),
         }
     }
@@ -209,7 +209,8 @@ impl Sm {
         self.issued
     }
 
-    /// A warp's registers (resident, pending or finished).
+    /// A warp's registers (resident, pending or finished; none for an
+    /// executed warp, which has none and is forgotten once finished).
     pub fn warp_regs(&self, warp_id: u32) -> Option<&sim_isa::WarpRegs> {
         self.by_id.get(&warp_id).map(|&i| &self.warps[i].regs)
     }
@@ -242,6 +243,7 @@ impl Sm {
             + self.log.capacity() * std::mem::size_of::<IssueEvent>()
             + self.ext_mark.capacity()
             + self.outstanding.capacity() * std::mem::size_of::<Outstanding>()
+            + self.hungry.heap_bytes()
     }
 
     /// This SM's statistics as a one-SM report.

@@ -158,6 +158,20 @@ fn execute(
     sim_isa::exec::execute_prepared(inst, ctx, regs, active);
 }
 
+/// [`Sm::issue`]'s execution for an instruction with a guard (read before
+/// the instruction can overwrite it) or of a warp the host executed (on the
+/// lanes it pushed with it: nothing to do here). Returns the thread count.
+#[cold]
+#[inline(never)]
+fn guarded_or_executed(w: &mut Warp, guard: u32, neg: bool, inst: &sim_isa::exec::Prepared) -> u64 {
+    if w.executed {
+        return u64::from(w.cur_lanes.count_ones());
+    }
+    let threads = guard_lanes(w, guard, neg).count_ones() as u64;
+    execute(inst, &w.ctx, &mut w.regs, w.active);
+    threads
+}
+
 /// Makes register `r`'s scoreboard row ready at `ready_to` (a clock per
 /// consumer side).
 #[inline(always)]
@@ -414,15 +428,16 @@ impl Sm {
         debug_assert!(idx != NONE && w.cur_ready <= now);
         debug_assert!((0..NCLASS).all(|c| ii.need & (1 << c) == 0 || sc.pipes.is_free(c, now)));
         units.occupy(&mut sc.pipes, &ii.pipe, &ii.ticks, now);
-        // Execute functionally now; the guard is read before the instruction
-        // can overwrite it.
-        let mut threads = w.threads;
-        if ii.guard != NONE {
-            threads = guard_lanes(w, ii.guard, ii.guard_neg).count_ones() as u64;
-        }
         let inst = &prepared[idx as usize];
-        // The tables checked every register against `nregs`, the size of `regs`.
-        execute(inst, &w.ctx, &mut w.regs, w.active);
+        let mut threads = w.threads;
+        // One test for the two rarer cases: a guard to read, or a warp the
+        // host executed (one branch, out of line).
+        if (ii.guard != NONE) | w.executed {
+            threads = guarded_or_executed(w, ii.guard, ii.guard_neg, inst);
+        } else {
+            // The tables checked every register against `nregs`, the size of `regs`.
+            execute(inst, &w.ctx, &mut w.regs, w.active);
+        }
         // Machine code fetched from beyond the instruction cache stalls the
         // warp mid-sequence: its result and its next instruction wait.
         let stall = icache.fetch_at(w.cur_at, &mut w.line) * u64::from(cfg.miss_cycles);
@@ -466,7 +481,7 @@ impl Sm {
         sc.busy_until = sc.busy_until.max(now + ii.busy);
         // The warp is resident on `sc`: its next instruction goes straight
         // into its entry there.
-        match w.next(info, hungry, cfg.issue_width, Some(now)) {
+        match w.next(info, hungry, cfg.issue_width, Some(now), wi) {
             Next::Loaded(need) => {
                 debug_assert!(w.state == WarpState::Resident && w.sched as usize == sched);
                 sc.set_entry(w.pos as usize, w.cur_ready, need);
@@ -498,7 +513,9 @@ impl Sm {
         self.units
             .occupy(&mut self.scheds[sched].pipes, &pipe, &ticks, now);
         let mut threads = w.threads;
-        if guard != NONE {
+        if w.executed {
+            threads = u64::from(w.cur_lanes.count_ones());
+        } else if guard != NONE {
             threads = guard_lanes(w, guard, guard_neg).count_ones() as u64;
         }
         self.issue_external(wi, now, ext)?;

@@ -1,7 +1,9 @@
-//! Warp lifecycle: adding warps (stream-fed or host-fed), admission to a
-//! scheduler, fetching the next instruction with its scoreboard-ready clock,
-//! and retirement.
+//! Warp lifecycle: adding warps (stream-fed, host-fed or host-executed),
+//! admission to a scheduler, fetching the next instruction with its
+//! scoreboard-ready clock, retirement, and reuse of finished executed warps'
+//! slots.
 
+use super::host::Hungry;
 use super::table::{InstInfo, MAX_USES, NONE, ROW};
 use super::Sm;
 use crate::error::SimError;
@@ -31,11 +33,13 @@ pub(super) enum Source {
         len: u8,
     },
     /// Pushed by the host; `closed` once it said no more will come. An entry
-    /// with [`AFTER_BRANCH`] set is a taken branch's target: it issues no
-    /// earlier than `taken_branch` (`SmConfig::taken_branch_cycles`) clocks
-    /// after the warp's last issue, the branch.
+    /// holds the program index in its low 32 bits, with [`AFTER_BRANCH`] set
+    /// for a taken branch's target: it issues no earlier than `taken_branch`
+    /// (`SmConfig::taken_branch_cycles`) clocks after the warp's last issue,
+    /// the branch. Its high 32 bits are the lanes that executed it (executed
+    /// warps; 0 for the others).
     Host {
-        queue: VecDeque<u32>,
+        queue: VecDeque<u64>,
         closed: bool,
         taken_branch: u64,
     },
@@ -55,6 +59,17 @@ pub(super) enum WarpState {
 pub(super) struct Warp {
     pub id: u32,
     pub active: u32,
+    /// A host-executed warp ([`Sm::add_executed_warp`]): never executed
+    /// here, no registers; `cur_lanes` gives each instruction's lanes.
+    pub executed: bool,
+    /// The lanes that executed `cur` (executed warps: set at fetch).
+    pub cur_lanes: u32,
+    /// Whether the slot is in `Hungry::cands` (kept across slot reuse, so
+    /// that the list names each slot once).
+    pub listed: bool,
+    /// External instructions issued and not yet completed: the slot of a
+    /// finished executed warp is freed only once this is 0.
+    pub ext_out: u32,
     /// `active.count_ones()`: the thread count of an unguarded instruction
     /// (baseline x86-64 has no popcount instruction).
     pub threads: u64,
@@ -101,17 +116,18 @@ pub(super) enum Next {
 impl Warp {
     /// Takes the warp's next instruction from its source into `cur`, with
     /// the clock its operands are ready (`cur_ready`, from the scoreboard:
-    /// only the warp's own issues change its registers). Sets `hungry` when
-    /// a host warp's queue runs low (fewer than `width` left). `issued`: the
-    /// clock of the issue this fetch follows (`None`: it follows none, or
-    /// the warp waited for input since).
+    /// only the warp's own issues change its registers). Flags `hungry`, and
+    /// lists the warp's slot `wi` there, when a host warp's queue runs low
+    /// (fewer than `width` left). `issued`: the clock of the issue this fetch
+    /// follows (`None`: it follows none, or the warp waited for input since).
     #[inline(always)]
     pub fn next(
         &mut self,
         info: &[InstInfo],
-        hungry: &mut bool,
+        hungry: &mut Hungry,
         width: u32,
         issued: Option<u64>,
+        wi: usize,
     ) -> Next {
         let next = match &mut self.source {
             Source::Stream {
@@ -143,12 +159,17 @@ impl Warp {
                 // (`Sm::run_until_idle`, `Sm::hungry_warps`), before the
                 // warp would idle.
                 let next = queue.pop_front();
-                *hungry |= queue.len() < width as usize && !*closed;
+                if queue.len() < width as usize && !*closed {
+                    hungry.ran_low(&mut self.listed, wi);
+                }
                 if let Some(t) = issued {
                     self.issued_at = t;
                 }
                 match next {
-                    Some(i) => {
+                    Some(e) => {
+                        // Low half: the index and flag; high half: the lanes.
+                        let i = e as u32;
+                        self.cur_lanes = (e >> 32) as u32;
                         if i & AFTER_BRANCH != 0 {
                             let after = self.issued_at.saturating_add(*taken_branch);
                             self.fetch_stall = self.fetch_stall.max(after);
@@ -198,7 +219,7 @@ impl Warp {
     pub fn heap_bytes(&self) -> usize {
         let queue = match &self.source {
             Source::Stream { .. } => 0,
-            Source::Host { queue, .. } => queue.capacity() * std::mem::size_of::<u32>(),
+            Source::Host { queue, .. } => queue.capacity() * std::mem::size_of::<u64>(),
         };
         self.regs.len() * std::mem::size_of::<[u64; sim_isa::WARP_SIZE]>()
             + self.ready_at.capacity() * std::mem::size_of::<u64>()
@@ -207,7 +228,15 @@ impl Warp {
 }
 
 impl Sm {
-    fn push_warp(&mut self, warp_id: u32, active: u32, source: Source) -> Result<(), SimError> {
+    /// Adds a warp of `source`; `executed`: a host-executed warp (no
+    /// registers). Reuses the slot of a finished executed warp if one is free.
+    fn push_warp(
+        &mut self,
+        warp_id: u32,
+        active: u32,
+        source: Source,
+        executed: bool,
+    ) -> Result<(), SimError> {
         if self.by_id.contains_key(&warp_id) {
             return Err(SimError::DuplicateWarp(warp_id));
         }
@@ -219,14 +248,18 @@ impl Sm {
                 super::icache::ICacheState::new(&self.tables.cfg.icache, &self.tables.code_lines);
         }
         let n = self.prog.nregs;
-        let idx = self.warps.len();
-        self.warps.push(Warp {
+        let host = matches!(source, Source::Host { .. });
+        let warp = Warp {
             id: warp_id,
             active,
+            executed,
+            cur_lanes: 0,
+            listed: false,
+            ext_out: 0,
             threads: active.count_ones() as u64,
             source,
             ctx: ExecCtx::new(self.prog.target, warp_id),
-            regs: WarpRegs::new(n),
+            regs: WarpRegs::new(if executed { 0 } else { n }),
             // A column per side; one row more than `nregs`: the sentinel of
             // `InstInfo::uses`.
             ready_at: vec![0; ROW * (n + 1)],
@@ -239,9 +272,36 @@ impl Sm {
             cur_at: 0,
             line: u32::MAX,
             issued_at: 0,
-        });
+        };
+        let idx = match self.hungry.pop_free() {
+            Some(idx) => {
+                // The slot may still be listed as a hunger candidate: the
+                // new warp inherits the entry (`take_hungry_into` filters).
+                let listed = self.warps[idx].listed;
+                self.warps[idx] = warp;
+                self.warps[idx].listed = listed;
+                idx
+            }
+            None => {
+                self.warps.push(warp);
+                self.warps.len() - 1
+            }
+        };
         self.by_id.insert(warp_id, idx);
         self.live += 1;
+        // Room for every slot in the candidate and free lists and for every
+        // live executed warp's retirement: the run loop does not allocate.
+        if host {
+            let (slots, live) = (self.warps.len(), self.live);
+            let l = self.hungry.lists();
+            l.cands.reserve(slots.saturating_sub(l.cands.len()));
+            l.free.reserve(slots.saturating_sub(l.free.len()));
+            if executed {
+                l.retired.reserve(live);
+            }
+            // An open host warp with nothing queued: hungry from the start.
+            self.hungry.list(&mut self.warps[idx].listed, idx);
+        }
         self.pending.push_back(idx);
         self.admit()
     }
@@ -259,21 +319,35 @@ impl Sm {
                 pos: 0,
                 len: 0,
             },
+            false,
         )
     }
 
     /// Adds a warp fed by the host with [`Sm::push_instruction`] and ended with
     /// [`Sm::close_warp`].
     pub fn add_host_warp(&mut self, warp_id: u32, active: u32) -> Result<(), SimError> {
-        self.push_warp(
-            warp_id,
-            active,
-            Source::Host {
-                queue: VecDeque::new(),
-                closed: false,
-                taken_branch: u64::from(self.tables.cfg.taken_branch_cycles),
-            },
-        )
+        self.push_warp(warp_id, active, self.host_source(), false)
+    }
+
+    /// Adds a warp whose instructions the host has already executed: it is
+    /// fed with [`Sm::push_executed`] (each instruction with the lanes that
+    /// ran it) and ended with [`Sm::close_warp`]. The SM keeps no registers
+    /// for it and never executes or reads them: it only times the stream,
+    /// exactly as a [`Sm::add_host_warp`] warp fed the same indices. Once it
+    /// has finished (and its external instructions are completed) the SM
+    /// forgets it: its slot is reused, [`Sm::warp_regs`] no longer knows
+    /// it, its id may be added again, and [`Sm::take_retired_into`] reports
+    /// it.
+    pub fn add_executed_warp(&mut self, warp_id: u32, active: u32) -> Result<(), SimError> {
+        self.push_warp(warp_id, active, self.host_source(), true)
+    }
+
+    fn host_source(&self) -> Source {
+        Source::Host {
+            queue: VecDeque::new(),
+            closed: false,
+            taken_branch: u64::from(self.tables.cfg.taken_branch_cycles),
+        }
     }
 
     /// Warp `warp_id` and its index.
@@ -296,7 +370,7 @@ impl Sm {
 
     /// Appends one dynamic instruction (index into [`crate::Program::insts`]) to a host warp.
     pub fn push_instruction(&mut self, warp_id: u32, index: u32) -> Result<(), SimError> {
-        self.push_entry(warp_id, index, 0)
+        self.push_entry(warp_id, index, 0, None)
     }
 
     /// [`Sm::push_instruction`] for the target of a branch the warp takes:
@@ -305,10 +379,35 @@ impl Sm {
     /// for its operands overlaps it). The host decides which branches the
     /// machine code keeps (sim-kernel: loop back-edges).
     pub fn push_branch_target(&mut self, warp_id: u32, index: u32) -> Result<(), SimError> {
-        self.push_entry(warp_id, index, AFTER_BRANCH)
+        self.push_entry(warp_id, index, AFTER_BRANCH, None)
     }
 
-    fn push_entry(&mut self, warp_id: u32, index: u32, flag: u32) -> Result<(), SimError> {
+    /// Appends one instruction the host has executed to an executed warp
+    /// ([`Sm::add_executed_warp`]): `index` into [`crate::Program::insts`],
+    /// `lanes` the lanes that ran it (active, guard true: its thread count in
+    /// the statistics, and [`crate::ExternalRequest::lanes`] when it is
+    /// external), `after_branch` as for [`Sm::push_branch_target`] (a taken
+    /// branch leads to it). Timing is that of [`Sm::push_instruction`].
+    pub fn push_executed(
+        &mut self,
+        warp_id: u32,
+        index: u32,
+        lanes: u32,
+        after_branch: bool,
+    ) -> Result<(), SimError> {
+        let flag = if after_branch { AFTER_BRANCH } else { 0 };
+        self.push_entry(warp_id, index, flag, Some(lanes))
+    }
+
+    /// Queues `index` with `flag` for host warp `warp_id`: a host-fed warp
+    /// (`lanes` `None`) or an executed one (`Some`).
+    fn push_entry(
+        &mut self,
+        warp_id: u32,
+        index: u32,
+        flag: u32,
+        lanes: Option<u32>,
+    ) -> Result<(), SimError> {
         let len = self.prog.insts.len();
         let (wi, w) = self.warp_by_id(warp_id)?;
         // The queue's flag bit is never an index's (no program is that long).
@@ -319,17 +418,28 @@ impl Sm {
                 len,
             });
         }
+        if w.executed != lanes.is_some() {
+            return Err(SimError::NotHostWarp(warp_id));
+        }
+        let entry = u64::from(index | flag) | u64::from(lanes.unwrap_or(0)) << 32;
         match &mut w.source {
             Source::Host {
                 queue,
                 closed: false,
                 ..
-            } => queue.push_back(index | flag),
+            } => queue.push_back(entry),
             Source::Host { closed: true, .. } | Source::Stream { .. } => {
                 return Err(SimError::NotHostWarp(warp_id))
             }
         }
-        self.wake_host_warp(wi)
+        self.wake_host_warp(wi)?;
+        // Still short of `issue_width` queued: the host should push more,
+        // so the next `take_hungry_into` names it again.
+        let w = &mut self.warps[wi];
+        if w.is_hungry(self.cfg.issue_width as usize) {
+            self.hungry.list(&mut w.listed, wi);
+        }
+        Ok(())
     }
 
     /// Ends a host warp: it finishes once its queued instructions have issued.
@@ -384,7 +494,13 @@ impl Sm {
     #[inline(always)]
     pub(super) fn fetch(&mut self, wi: usize, issued: Option<u64>) -> Result<(), SimError> {
         let w = &mut self.warps[wi];
-        match w.next(&self.info, &mut self.hungry, self.cfg.issue_width, issued) {
+        match w.next(
+            &self.info,
+            &mut self.hungry,
+            self.cfg.issue_width,
+            issued,
+            wi,
+        ) {
             Next::Loaded(need) => {
                 // `refresh`, with the entry already at hand.
                 if w.state == WarpState::Resident {
@@ -460,6 +576,39 @@ impl Sm {
             Some(g) if g > p => Some(g - 1),
             g => g,
         };
+        if self.warps[wi].executed {
+            self.forget(wi);
+        }
         self.admit()
+    }
+
+    /// An executed warp finished: the host is told
+    /// ([`Sm::take_retired_into`], and the run returns to it), its id is
+    /// forgotten, and its slot freed unless an external instruction of it
+    /// is outstanding (then [`Sm::complete_external`] frees it).
+    fn forget(&mut self, wi: usize) {
+        let id = self.warps[wi].id;
+        self.by_id.remove(&id);
+        self.hungry.lists().retired.push(id);
+        self.hungry.retire = true;
+        if self.warps[wi].ext_out == 0 {
+            self.free_slot(wi);
+        }
+    }
+
+    /// Frees a finished executed warp's slot for reuse, dropping its
+    /// scoreboard and queue. Its state stays `Done`, so nothing treats it as
+    /// a warp until a new one takes the slot.
+    pub(super) fn free_slot(&mut self, wi: usize) {
+        let w = &mut self.warps[wi];
+        debug_assert!(w.executed && w.state == WarpState::Done && w.ext_out == 0);
+        w.ready_at = Vec::new();
+        w.source = Source::Host {
+            queue: VecDeque::new(),
+            closed: true,
+            taken_branch: 0,
+        };
+        // Slots fit u32: warps are far fewer.
+        self.hungry.lists().free.push(wi as u32);
     }
 }

@@ -5,7 +5,7 @@ use sim_core::*;
 use sim_isa::{RegId, Target, WARP_SIZE};
 use std::sync::Arc;
 
-const MIXED: [&str; 7] = [
+pub(crate) const MIXED: [&str; 7] = [
     "setp.lt.u32 %p1, %r10, %r11;",
     "set.lt.u32.u32 %r4, %r4, %r5;",
     "vadd4.u32.u32.u32.sat %r6, %r6, %r7, %r8;",
@@ -15,18 +15,18 @@ const MIXED: [&str; 7] = [
     "setp.lt.and.u32 %p2, %r12, %r4, %p1;",
 ];
 
-fn mixed_program(t: Target) -> Arc<Program> {
+pub(crate) fn mixed_program(t: Target) -> Arc<Program> {
     Arc::new(Program::from_ptx(t, &MIXED).unwrap().0)
 }
 
 /// Warp `w`'s stream: the body rotated by `w`, repeated a warp-dependent
 /// number of times.
-fn stream_of(w: u32) -> Vec<u32> {
+pub(crate) fn stream_of(w: u32) -> Vec<u32> {
     let n = MIXED.len() as u32;
     (0..(20 + w % 7) * n).map(|k| (k + w) % n).collect()
 }
 
-fn replay(t: Target, warps: u32, policy: SchedPolicy) -> Stats {
+pub(crate) fn replay(t: Target, warps: u32, policy: SchedPolicy) -> Stats {
     let mut sm = Sm::new(preset(t), mixed_program(t), policy).unwrap();
     for w in 0..warps {
         sm.add_warp(WarpLaunch {
