@@ -33,7 +33,7 @@ fn benches(c: &mut Criterion) {
         let run = sim_kernel::run_launch(&path, &opts).unwrap();
         assert!(run.mismatches.is_empty(), "{name}: outputs differ");
         let mut g = c.benchmark_group("launch");
-        g.throughput(Throughput::Elements(run.executed.instructions));
+        g.throughput(Throughput::Elements(run.instructions));
         // Flat: one run per sample (linear sampling would run 55).
         g.sampling_mode(SamplingMode::Flat)
             .sample_size(samples)

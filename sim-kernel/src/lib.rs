@@ -24,8 +24,8 @@ mod run;
 mod tap;
 pub mod timing;
 
-pub use error::KernelError;
 pub use engine::EPOCH;
+pub use error::KernelError;
 pub use exec::Step;
 pub use memtime::{CacheModel, Kind, MemConfig, MemTiming};
 pub use prepare::{Prepared, MAX_SPACE_BYTES};

@@ -14,9 +14,9 @@
 //! one bank-conflict-free wavefront (shared) per clock, so wide or
 //! conflicting accesses queue behind each other.
 
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use sim_isa::exec::Accesses;
 use sim_isa::{Space, Target, WARP_SIZE};
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::collections::VecDeque;
 
 /// Latencies and sizes of the memory hierarchy, each with its source.
@@ -316,7 +316,9 @@ impl CacheModel {
             let a = acc.addrs[l];
             // At most 32 words a lane (the widest access is 32 bytes, and
             // a lane's words sit in consecutive banks).
-            let end = (a + u64::from(acc.bytes).max(1)).div_ceil(4).min(a / 4 + 32);
+            let end = (a + u64::from(acc.bytes).max(1))
+                .div_ceil(4)
+                .min(a / 4 + 32);
             for w in (a / 4)..end {
                 let b = (w % 32) as usize;
                 let n = count[b] as usize;

@@ -85,34 +85,6 @@ fn conflict(a: &Deps, b: &Deps) -> bool {
         || (a.spaces & b.spaces != 0 && (a.mem == 2 || b.mem == 2))
 }
 
-/// `steps` in issue order (see the module docs): the whole record at once,
-/// stretch by stretch (tests compare the engine's streaming order with it).
-#[cfg(test)]
-pub(crate) fn reorder(deps: &[Deps], steps: &[Step]) -> Vec<Step> {
-    let mut out = std::collections::VecDeque::with_capacity(steps.len());
-    let mut sched = Scheduler::default();
-    let mut i = 0;
-    while i < steps.len() {
-        let d = &deps[steps[i].stmt as usize];
-        if d.fence {
-            out.push_back(steps[i]);
-            i += 1;
-            continue;
-        }
-        let mut j = i;
-        while j < steps.len()
-            && j - i < WINDOW
-            && !deps[steps[j].stmt as usize].fence
-            && steps[j].lanes == steps[i].lanes
-        {
-            j += 1;
-        }
-        sched.schedule_into(deps, &steps[i..j], &mut out);
-        i = j;
-    }
-    out.into()
-}
-
 impl Deps {
     /// Nothing moves across it.
     pub(crate) fn is_fence(&self) -> bool {
@@ -220,7 +192,11 @@ impl Scheduler {
                 urgent |= preds[k];
             }
         }
-        let all = if n == 128 { u128::MAX } else { (1u128 << n) - 1 };
+        let all = if n == 128 {
+            u128::MAX
+        } else {
+            (1u128 << n) - 1
+        };
         let mut placed = 0u128;
         while placed != all {
             let ready = |k: usize| preds[k] & !placed == 0;

@@ -146,4 +146,3 @@ pub(crate) fn control(prep: &Prepared<'_>) -> (Vec<(u32, u32)>, Vec<u32>) {
     }
     (loops, targets)
 }
-

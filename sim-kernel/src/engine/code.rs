@@ -117,10 +117,7 @@ impl Follow {
     /// The recorded load values and the next one's index.
     pub fn loads(&mut self) -> (&[u64], &mut usize) {
         let Follow {
-            rec,
-            warp,
-            load,
-            ..
+            rec, warp, load, ..
         } = self;
         (&rec[*warp].loads, load)
     }

@@ -300,6 +300,10 @@ fn run_sm(
     logs: &mut Vec<(u32, u32, u32, warp::Log)>,
 ) -> Result<(), KernelError> {
     let (hungry, retired) = scratch;
+    // Returns in a row that changed nothing: a run may return once with
+    // nothing new (a push that refilled a queue can flag it hungry), so
+    // only a few in a row mean no warp can go on.
+    let mut idle = 0;
     loop {
         hungry.clear();
         slot.sm.take_hungry_into(hungry);
@@ -325,15 +329,12 @@ fn run_sm(
             Progress::Waiting => {
                 let still = (slot.sm.cycle(), slot.sm.instructions_issued()) == before;
                 if still && !fed && retired.is_empty() && host.to_feed.is_empty() {
-                    let hungry_now = {
-                        hungry.clear();
-                        slot.sm.take_hungry_into(hungry);
-                        !hungry.is_empty()
-                    };
-                    if !hungry_now {
+                    idle += 1;
+                    if idle > 3 {
                         return Err(stuck(host, slot));
                     }
-                    host.to_feed.append(hungry);
+                } else {
+                    idle = 0;
                 }
             }
         }

@@ -106,7 +106,11 @@ pub(crate) const AHEAD: usize = 32;
 impl Warp {
     pub fn new(nregs: usize, local: u64, lanes: u32, ctx: ExecCtx, log: bool) -> Warp {
         // Lanes are the low bits: only those that exist get local memory.
-        let n = if local == 0 { 0 } else { lanes.count_ones() as usize };
+        let n = if local == 0 {
+            0
+        } else {
+            lanes.count_ones() as usize
+        };
         Warp {
             lanes,
             stack: vec![Entry {
@@ -145,7 +149,11 @@ impl Warp {
         for r in 0..self.regs.len() {
             *self.regs.get_mut(sim_isa::RegId(r as u32)) = [0; sim_isa::WARP_SIZE];
         }
-        let n = if local == 0 { 0 } else { lanes.count_ones() as usize };
+        let n = if local == 0 {
+            0
+        } else {
+            lanes.count_ones() as usize
+        };
         self.local.resize_with(n, Vec::new);
         for l in &mut self.local {
             l.clear();
