@@ -125,7 +125,9 @@ pub fn run_recording(name: &str, r: impl Read, a: &RunArgs, inputs: Inputs) -> R
         bail!("{name}: --check: the recording holds no output buffers");
     }
     let target = Target::parse(&rec.target).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
-    let opts = options(&a.setup, target, a.sms)?;
+    // The recorded run's SM count unless told otherwise: blocks then land
+    // on the same SMs (`%smid`) and the replay repeats the run exactly.
+    let opts = options(&a.setup, target, a.sms.or(Some(rec.sms as usize)))?;
     let run = with_progress(&format!("replaying {name}"), 0, |_| {
         sim_kernel::replay(name, &rec, &opts)
     })

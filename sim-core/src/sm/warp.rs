@@ -399,6 +399,46 @@ impl Sm {
         self.push_entry(warp_id, index, flag, Some(lanes))
     }
 
+    /// [`Sm::push_executed`] for several instructions of one warp, in
+    /// order (`(index, lanes, after_branch)` each): the same as pushing them
+    /// one by one, with the warp looked up and woken once.
+    pub fn push_executed_all(
+        &mut self,
+        warp_id: u32,
+        steps: &[(u32, u32, bool)],
+    ) -> Result<(), SimError> {
+        let len = self.prog.insts.len();
+        let (wi, w) = self.warp_by_id(warp_id)?;
+        let queue = match &mut w.source {
+            Source::Host {
+                queue,
+                closed: false,
+                ..
+            } if w.executed => queue,
+            Source::Host { .. } | Source::Stream { .. } => {
+                return Err(SimError::NotHostWarp(warp_id))
+            }
+        };
+        for &(index, lanes, after) in steps {
+            // The queue's flag bit is never an index's (no program is that long).
+            if index as usize >= len || index & AFTER_BRANCH != 0 {
+                return Err(SimError::BadIndex {
+                    warp_id,
+                    index,
+                    len,
+                });
+            }
+            let flag = if after { AFTER_BRANCH } else { 0 };
+            queue.push_back(u64::from(index | flag) | u64::from(lanes) << 32);
+        }
+        self.wake_host_warp(wi)?;
+        let w = &mut self.warps[wi];
+        if w.is_hungry(self.cfg.issue_width as usize) {
+            self.hungry.list(&mut w.listed, wi);
+        }
+        Ok(())
+    }
+
     /// Queues `index` with `flag` for host warp `warp_id`: a host-fed warp
     /// (`lanes` `None`) or an executed one (`Some`).
     fn push_entry(

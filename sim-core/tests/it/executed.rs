@@ -14,6 +14,9 @@ pub(crate) enum Kind {
     Host,
     /// `add_executed_warp`, `push_executed`.
     Executed,
+    /// `add_executed_warp`, the whole rest of the stream at once with
+    /// `push_executed_all`.
+    ExecutedAll,
 }
 
 /// A test host: per warp, its stream (index, whether a taken branch leads
@@ -51,7 +54,7 @@ impl Feeder {
         for (w, &a) in self.active.iter().enumerate() {
             match self.kind {
                 Kind::Host => sm.add_host_warp(w as u32, a),
-                Kind::Executed => sm.add_executed_warp(w as u32, a),
+                Kind::Executed | Kind::ExecutedAll => sm.add_executed_warp(w as u32, a),
             }
             .unwrap();
         }
@@ -68,11 +71,27 @@ impl Feeder {
         }
         for &w in &self.ids {
             let k = &mut self.next[w as usize];
+            if self.kind == Kind::ExecutedAll {
+                let a = self.active[w as usize];
+                let rest: Vec<(u32, u32, bool)> = self.streams[w as usize][*k..]
+                    .iter()
+                    .map(|&(i, b)| (i, a, b))
+                    .collect();
+                if rest.is_empty() {
+                    sm.close_warp(w).unwrap();
+                } else {
+                    sm.push_executed_all(w, &rest).unwrap();
+                }
+                *k += rest.len().max(1);
+                continue;
+            }
             match self.streams[w as usize].get(*k) {
                 Some(&(i, branch)) => match self.kind {
                     Kind::Host if branch => sm.push_branch_target(w, i),
                     Kind::Host => sm.push_instruction(w, i),
-                    Kind::Executed => sm.push_executed(w, i, self.active[w as usize], branch),
+                    Kind::Executed | Kind::ExecutedAll => {
+                        sm.push_executed(w, i, self.active[w as usize], branch)
+                    }
                 }
                 .unwrap(),
                 None => sm.close_warp(w).unwrap(),
@@ -182,6 +201,7 @@ fn executed_warps_time_like_host_fed_warps() {
                     (Kind::Host, true),
                     (Kind::Executed, false),
                     (Kind::Executed, true),
+                    (Kind::ExecutedAll, true),
                 ] {
                     let what = format!("{t} {policy:?} {warps} warps, {kind:?}, take {take}");
                     let (got, log, ext) = timed(cfg.clone(), policy, warps, kind, take);
@@ -195,7 +215,7 @@ fn executed_warps_time_like_host_fed_warps() {
                         e.iter().map(|&(w, i, l, _)| (w, i, l)).collect()
                     };
                     assert_eq!(strip(&ext), strip(&want_ext), "{what}");
-                    let regs = if kind == Kind::Executed {
+                    let regs = if kind != Kind::Host {
                         0
                     } else {
                         mixed_program(t).nregs

@@ -115,6 +115,8 @@ pub(crate) struct Host<'c, 'p> {
     pub error: Option<KernelError>,
     /// Scratch of the reordering of straight-line stretches.
     pub sched: crate::reorder::Scheduler,
+    /// Scratch of a push to the SM.
+    pub batch: Vec<(u32, u32, bool)>,
 }
 
 impl Host<'_, '_> {
@@ -138,6 +140,9 @@ impl Host<'_, '_> {
             executed,
             limit,
             sched,
+            batch,
+            to_feed,
+            wpb,
             ..
         } = self;
         let Some(b) = blocks.get_mut(slot).and_then(Option::as_mut) else {
@@ -168,7 +173,14 @@ impl Host<'_, '_> {
                 local: &mut local,
                 vars: &code.prep.vars,
             };
-            let r = warp.run(code, &mut mem, executed, *limit, sched);
+            let mut env = super::warp::Env {
+                code,
+                mem: &mut mem,
+                count: executed,
+                limit: *limit,
+                sc: sched,
+            };
+            let r = warp.run(&mut env);
             warp.local = local;
             let after = warp.state;
             if let Err(e) = r {
@@ -185,7 +197,7 @@ impl Host<'_, '_> {
         let Some(warp) = warps.get_mut(w) else {
             return Ok(false);
         };
-        let mut any = push(sm, id, warp, code)?;
+        let mut any = push(sm, id, warp, code, batch)?;
         if warp.state == State::Exited && warp.out.is_empty() && !warp.tblocked {
             if let Some(f) = warp.follow.as_ref() {
                 f.check_end()?;
@@ -194,7 +206,9 @@ impl Host<'_, '_> {
             warp.closed = true;
             any = true;
         }
+        // An exit may complete a barrier the others have all issued.
         b.check_open();
+        b.check_release(slot as u32, *wpb, to_feed);
         Ok(any)
     }
 }
@@ -216,16 +230,22 @@ fn name_waiters(e: KernelError, warps: &[Warp]) -> KernelError {
     }
 }
 
-/// Pushes the warp's ready steps to the SM, stopping after a barrier.
-fn push(sm: &mut Sm, id: u32, warp: &mut Warp, code: &Code<'_>) -> Result<bool, KernelError> {
-    let mut any = false;
+/// Pushes the warp's ready steps to the SM, stopping after a barrier
+/// (`batch`: scratch for one call of `Sm::push_executed_all`).
+fn push(
+    sm: &mut Sm,
+    id: u32,
+    warp: &mut Warp,
+    code: &Code<'_>,
+    batch: &mut Vec<(u32, u32, bool)>,
+) -> Result<bool, KernelError> {
+    batch.clear();
     while let Some(s) = warp.out.pop_front() {
-        any = true;
         let i = s.stmt as usize;
         let after = warp
             .prev
             .is_some_and(|b| s.stmt <= b && code.back_edge[b as usize]);
-        sm.push_executed(id, s.stmt, s.lanes, after)?;
+        batch.push((s.stmt, s.lanes, after));
         warp.prev = Some(s.stmt);
         if let Some(kind) = code.ext[i] {
             let e = ext_of(code, &s, kind);
@@ -236,13 +256,20 @@ fn push(sm: &mut Sm, id: u32, warp: &mut Warp, code: &Code<'_>) -> Result<bool, 
             }
         }
     }
-    Ok(any)
+    if batch.is_empty() {
+        return Ok(false);
+    }
+    sm.push_executed_all(id, batch)?;
+    Ok(true)
 }
 
 fn ext_of(code: &Code<'_>, s: &Step, kind: crate::memtime::Kind) -> Ext {
     let i = s.stmt as usize;
-    if code.barrier[i] {
+    if code.barrier[i] && s.lanes != 0 {
         Ext::Barrier
+    } else if code.barrier[i] {
+        // Guarded off in every lane: no barrier (as execution saw it).
+        Ext::Nothing
     } else if code.clock[i] {
         Ext::Clock
     } else if let Some(k) = s.access {
@@ -275,6 +302,7 @@ impl External for Host<'_, '_> {
                     if warp.state == State::Exited {
                         b.fn_live -= 1;
                         b.check_open();
+                        b.check_release(slot as u32, wpb, &mut to_feed);
                     }
                     to_feed.push(req.warp_id);
                     req.cycle + 1

@@ -71,7 +71,14 @@ struct Slot {
     sm: Sm,
     blocks: u32,
     used: bool,
+    /// Its warps released from a barrier and not yet fed.
+    pending: Vec<u32>,
 }
+
+/// Cycles in which no SM issues, no warp executes and no block starts or
+/// ends before the launch counts as stuck: far longer than any memory
+/// access or queue of atomics takes.
+const STUCK_CYCLES: u64 = 1 << 20;
 
 /// Runs `launch` over `prep` on `opts.sms` SMs.
 pub(crate) fn run(
@@ -102,6 +109,7 @@ pub(crate) fn run(
             sm,
             blocks: 0,
             used: false,
+            pending: Vec::new(),
         });
     }
     let nblocks = launch.grid_blocks();
@@ -120,10 +128,14 @@ pub(crate) fn run(
         to_feed: Vec::new(),
         error: None,
         sched: Default::default(),
+        batch: Vec::new(),
     };
     let mut logs = Vec::new();
     let mut next: u64 = 0;
     let mut now: u64 = 0;
+    // What changed last, and when: a launch where nothing does is stuck.
+    let mut last = (0u64, 0u64, 0u64);
+    let mut since = 0u64;
     let mut scratch = (Vec::new(), Vec::new());
     loop {
         // Deal blocks breadth-first to SMs with room.
@@ -148,10 +160,21 @@ pub(crate) fn run(
         for (s, slot) in slots.iter_mut().enumerate() {
             if slot.blocks > 0 {
                 host.sm = s as u32;
+                host.to_feed.append(&mut slot.pending);
                 run_sm(&mut host, slot, end, &mut scratch, &mut logs)?;
+                slot.pending.append(&mut host.to_feed);
             }
         }
         now = end;
+        let issued: u64 = slots.iter().map(|s| s.sm.instructions_issued()).sum();
+        let seen = (issued, host.executed, next + host.free_slots.len() as u64);
+        if seen != last {
+            (last, since) = (seen, now);
+        } else if now - since > STUCK_CYCLES {
+            let s = slots.iter().position(|s| s.blocks > 0).unwrap_or(0);
+            host.sm = s as u32;
+            return Err(stuck(&host));
+        }
     }
     let all: Vec<Stats> = slots
         .iter()
@@ -331,7 +354,7 @@ fn run_sm(
                 if still && !fed && retired.is_empty() && host.to_feed.is_empty() {
                     idle += 1;
                     if idle > 3 {
-                        return Err(stuck(host, slot));
+                        return Err(stuck(host));
                     }
                 } else {
                     idle = 0;
@@ -371,28 +394,30 @@ fn retire(
 }
 
 /// The error of an SM that can make no progress (a defect: every wait the
-/// engine creates is released by the SM's own issues).
-fn stuck(host: &Host<'_, '_>, slot: &Slot) -> KernelError {
-    let mut waiting = Vec::new();
-    let mut running = Vec::new();
-    let mut cta = [0; 3];
-    for b in host.blocks.iter().flatten() {
-        if b.sm != host.sm {
-            continue;
-        }
+/// engine creates is released by the SM's own issues), naming its first
+/// block that has waiting or running warps.
+fn stuck(host: &Host<'_, '_>) -> KernelError {
+    for b in host.blocks.iter().flatten().filter(|b| b.sm == host.sm) {
+        let mut waiting = Vec::new();
+        let mut running = Vec::new();
         for (w, warp) in b.warps.iter().enumerate() {
-            cta = warp.ctx.thread.ctaid;
             if warp.tblocked {
                 waiting.push(w as u32);
             } else if !warp.closed {
                 running.push(w as u32);
             }
         }
+        if !waiting.is_empty() || !running.is_empty() {
+            return KernelError::Deadlock {
+                cta: b.warps.first().map_or([0; 3], |w| w.ctx.thread.ctaid),
+                waiting,
+                running,
+            };
+        }
     }
-    let _ = slot;
     KernelError::Deadlock {
-        cta,
-        waiting,
-        running,
+        cta: [0; 3],
+        waiting: Vec::new(),
+        running: Vec::new(),
     }
 }

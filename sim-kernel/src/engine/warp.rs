@@ -100,6 +100,39 @@ pub(crate) struct Warp {
     pub log: Option<Box<Log>>,
 }
 
+/// What a warp's execution uses besides the warp: the kernel, its memory,
+/// the launch's instruction count and limit, the reordering scratch.
+pub(crate) struct Env<'e, 'c, 'm> {
+    pub code: &'e Code<'c>,
+    pub mem: &'e mut WarpMem<'m>,
+    pub count: &'e mut u64,
+    pub limit: u64,
+    pub sc: &'e mut Scheduler,
+}
+
+impl Env<'_, '_, '_> {
+    /// Counts one executed statement against the limit.
+    fn tick(&mut self) -> Result<(), KernelError> {
+        *self.count += 1;
+        if *self.count > self.limit {
+            return Err(KernelError::InstructionLimit {
+                limit: self.limit,
+                waiting: Vec::new(),
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The error of a statement simcli does not run.
+fn unsupported(code: &Code<'_>, what: String, pos: sim_module::Pos) -> KernelError {
+    KernelError::Unsupported {
+        what,
+        file: code.prep.module.file.clone(),
+        pos,
+    }
+}
+
 /// Steps a feed aims to have ready before it stops executing.
 pub(crate) const AHEAD: usize = 32;
 
@@ -227,36 +260,23 @@ impl Warp {
 
     /// Executes until `AHEAD` steps are ready or it stops (barrier, clock
     /// read, exit). Counts each statement in `count`, failing past `limit`.
-    pub fn run(
-        &mut self,
-        code: &Code<'_>,
-        mem: &mut WarpMem<'_>,
-        count: &mut u64,
-        limit: u64,
-        sc: &mut Scheduler,
-    ) -> Result<(), KernelError> {
+    pub fn run(&mut self, env: &mut Env<'_, '_, '_>) -> Result<(), KernelError> {
         while self.state == State::Run && self.out.len() < AHEAD {
             if self.follow.is_some() {
-                self.follow_step(code, mem, count, limit, sc)?;
+                self.follow_step(env)?;
             } else {
-                self.step(code, mem, count, limit, sc)?;
+                self.step(env)?;
             }
         }
         if self.state != State::Run {
-            self.flush(code, sc);
+            self.flush(env.code, env.sc);
         }
         Ok(())
     }
 
     /// One statement, control flow from the stack.
-    fn step(
-        &mut self,
-        code: &Code<'_>,
-        mem: &mut WarpMem<'_>,
-        count: &mut u64,
-        limit: u64,
-        sc: &mut Scheduler,
-    ) -> Result<(), KernelError> {
+    fn step(&mut self, env: &mut Env<'_, '_, '_>) -> Result<(), KernelError> {
+        let code = env.code;
         let Some(&top) = self.stack.last() else {
             self.state = State::Exited;
             return Ok(());
@@ -267,13 +287,7 @@ impl Warp {
             exit_lanes(&mut self.stack, top.mask);
             return Ok(());
         }
-        *count += 1;
-        if *count > limit {
-            return Err(KernelError::InstructionLimit {
-                limit,
-                waiting: Vec::new(),
-            });
-        }
+        env.tick()?;
         let s = &stmts[top.pc];
         let mut step = Step {
             stmt: top.pc as u32,
@@ -287,19 +301,23 @@ impl Warp {
                 if code.clock[top.pc] {
                     // Runs when it issues (`read_clock`).
                     self.record(step, None);
-                    self.emit(code, sc, step);
+                    self.emit(code, env.sc, step);
                     self.state = State::Clock;
                     return Ok(());
                 }
                 match &inst.op {
                     Op::Mem(_) => {
-                        let acc = self.exec_mem(code, top.pc, top.mask, mem, None)?;
-                        step.access = acc.map(|a| self.put_access(a));
+                        let acc = self.exec_mem(code, top.pc, top.mask, env.mem)?;
+                        // Addresses kept only for what timing will ask for
+                        // (not `ld.param`, which the SM runs itself).
+                        step.access = acc
+                            .filter(|_| code.ext[top.pc].is_some())
+                            .map(|a| self.put_access(a));
                         self.record(step, acc);
                     }
                     Op::Warp(w) if w.op == WarpOp::BarSync && step.lanes != 0 => {
                         self.record(step, None);
-                        self.emit(code, sc, step);
+                        self.emit(code, env.sc, step);
                         self.advance(next);
                         self.state = if self.stack.is_empty() {
                             State::Exited
@@ -326,13 +344,13 @@ impl Warp {
                         } else if lanes != 0 {
                             let r = code.prep.reconv[top.pc];
                             diverge(&mut self.stack, top, target, lanes, r);
-                            self.emit(code, sc, step);
+                            self.emit(code, env.sc, step);
                             pop_done(&mut self.stack);
                             return Ok(());
                         }
                     }
                     ControlOp::Ret { .. } | ControlOp::Exit => {
-                        self.emit(code, sc, step);
+                        self.emit(code, env.sc, step);
                         exit_lanes(&mut self.stack, lanes);
                         if let Some(t) = self.stack.last_mut() {
                             if t.pc == top.pc {
@@ -343,37 +361,23 @@ impl Warp {
                         return Ok(());
                     }
                     ControlOp::Call { callee, .. } => {
-                        return Err(KernelError::Unsupported {
-                            what: format!("call {callee}"),
-                            file: code.prep.module.file.clone(),
-                            pos: s.pos,
-                        })
+                        return Err(unsupported(code, format!("call {callee}"), s.pos))
                     }
                 }
             }
             StatementKind::Unimplemented(u) => {
-                return Err(KernelError::Unsupported {
-                    what: u.opcode.clone(),
-                    file: code.prep.module.file.clone(),
-                    pos: s.pos,
-                })
+                return Err(unsupported(code, u.opcode.clone(), s.pos))
             }
         }
-        self.emit(code, sc, step);
+        self.emit(code, env.sc, step);
         self.advance(next);
         Ok(())
     }
 
     /// One recorded step (a replay): the statement and lanes come from the
     /// recording, loads are answered from it, addresses checked against it.
-    fn follow_step(
-        &mut self,
-        code: &Code<'_>,
-        mem: &mut WarpMem<'_>,
-        count: &mut u64,
-        limit: u64,
-        sc: &mut Scheduler,
-    ) -> Result<(), KernelError> {
+    fn follow_step(&mut self, env: &mut Env<'_, '_, '_>) -> Result<(), KernelError> {
+        let code = env.code;
         let Some(f) = self.follow.as_mut() else {
             return Ok(());
         };
@@ -381,13 +385,7 @@ impl Warp {
             self.state = State::Exited;
             return Ok(());
         };
-        *count += 1;
-        if *count > limit {
-            return Err(KernelError::InstructionLimit {
-                limit,
-                waiting: Vec::new(),
-            });
-        }
+        env.tick()?;
         let pc = stmt as usize;
         let s = &code.prep.body.statements[pc];
         let mut step = Step {
@@ -397,39 +395,34 @@ impl Warp {
         };
         if let StatementKind::Instruction(inst) = &s.kind {
             if code.clock[pc] {
-                self.emit(code, sc, step);
+                self.emit(code, env.sc, step);
                 self.state = State::Clock;
                 return Ok(());
             }
             match &inst.op {
                 Op::Mem(_) => {
-                    let acc = self.exec_mem(code, pc, lanes, mem, None)?;
+                    let acc = self.exec_mem(code, pc, lanes, env.mem)?;
                     if let Some(f) = self.follow.as_mut() {
                         f.check_access(acc.as_ref(), &s.text)?;
                     }
-                    step.access = acc.map(|a| self.put_access(a));
+                    step.access = acc
+                        .filter(|_| code.ext[pc].is_some())
+                        .map(|a| self.put_access(a));
                 }
                 Op::Warp(w) if w.op == WarpOp::BarSync && lanes != 0 => {
-                    self.emit(code, sc, step);
-                    let more = self.follow.as_ref().is_some_and(Follow::has_more);
-                    self.state = if more {
-                        State::AtBarrier
-                    } else {
-                        State::Exited
-                    };
+                    // At the barrier even when it is the last recorded step
+                    // (as a free-running warp): its block counts it there.
+                    self.emit(code, env.sc, step);
+                    self.state = State::AtBarrier;
                     return Ok(());
                 }
                 _ => self.exec_alu(code, pc, lanes),
             }
         }
         if let StatementKind::Unimplemented(u) = &s.kind {
-            return Err(KernelError::Unsupported {
-                what: u.opcode.clone(),
-                file: code.prep.module.file.clone(),
-                pos: s.pos,
-            });
+            return Err(unsupported(code, u.opcode.clone(), s.pos));
         }
-        self.emit(code, sc, step);
+        self.emit(code, env.sc, step);
         Ok(())
     }
 
@@ -440,7 +433,6 @@ impl Warp {
         pc: usize,
         mask: u32,
         mem: &mut WarpMem<'_>,
-        _unused: Option<()>,
     ) -> Result<Option<Accesses>, KernelError> {
         let s = &code.prep.body.statements[pc];
         let StatementKind::Instruction(inst) = &s.kind else {

@@ -88,3 +88,50 @@ fn a_large_grid_of_short_blocks_runs() {
     assert_eq!(r.instructions, 64 * 64 * 2);
     assert_eq!(r.timed.sms_used, 132);
 }
+
+/// `body` as kernel `k(.param .u64 p)` (`%rd2` the buffer, `%r1` the
+/// thread) on one block of `threads`: its final first word and cycles on
+/// one SM.
+fn one_block(body: &str, threads: u32) -> (u32, u64) {
+    let src = format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\
+         .reg .pred %p<4>; .reg .b32 %r<8>; .reg .b64 %rd<8>;\n\
+         ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n{body}\n}}\n"
+    );
+    let launch = Launch::parse(
+        &format!(
+            r#"{{"ptx": "k.ptx", "entry": "k", "grid": [1,1,1], "block": [{threads},1,1],
+               "buffers": {{"b": {{"bytes": 64, "fill": 0}}}}, "params": [{{"buffer": "b"}}]}}"#
+        ),
+        Path::new("."),
+    )
+    .unwrap();
+    let r = run(&src, &launch, 1).unwrap();
+    let b = &r.global.regions[0].bytes;
+    (
+        u32::from_le_bytes(b[..4].try_into().unwrap()),
+        r.timed.cycles,
+    )
+}
+
+/// Warp 0 waits at a barrier whose other warp exits after a long loop:
+/// the exit opens the barrier, and timing releases it (the old engine:
+/// 2019 cycles).
+#[test]
+fn a_barrier_opened_by_an_exit_is_released() {
+    let body = "setp.lt.u32 %p1, %r1, 32;\n@%p1 bra BAR;\nmov.u32 %r2, 0;\n\
+                LOOP: add.u32 %r2, %r2, 1;\nsetp.lt.u32 %p2, %r2, 200;\n@%p2 bra LOOP;\nret;\n\
+                BAR: bar.sync 0;\nmov.u32 %r3, 7;\nst.global.u32 [%rd2], %r3;\nret;";
+    let (v, cycles) = one_block(body, 64);
+    assert_eq!(v, 7);
+    assert!((1900..2200).contains(&cycles), "{cycles}");
+}
+
+/// A `bar.sync` whose guard is false in every lane is no barrier, in
+/// execution and in timing alike (the old engine: 20 cycles).
+#[test]
+fn a_barrier_guarded_off_in_every_lane_holds_nothing() {
+    let body = "setp.gt.u32 %p1, %r1, 100;\n@%p1 bar.sync 0;\nmov.u32 %r3, 7;\n\
+                st.global.u32 [%rd2], %r3;\nret;";
+    assert_eq!(one_block(body, 32), (7, 20));
+}
