@@ -13,8 +13,11 @@
 //! error; the other `.f64` forms round to nearest, all the database admits
 //! for them.
 
+mod fast;
 mod mufu;
 mod mufu_table;
+
+pub(crate) use fast::{Fast32Kernel, Fast32Plan};
 
 use super::lanes::Lanes;
 use super::WARP_SIZE;
