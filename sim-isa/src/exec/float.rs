@@ -13,8 +13,11 @@
 //! error; the other `.f64` forms round to nearest, all the database admits
 //! for them.
 
+mod fast;
 mod mufu;
 mod mufu_table;
+
+pub(crate) use fast::{Fast32Kernel, Fast32Plan};
 
 use super::lanes::Lanes;
 use super::WARP_SIZE;
@@ -79,8 +82,18 @@ pub(crate) fn round_f32(hi: f64, lo: f64, mode: Rnd) -> f32 {
     let toward = step(r, t > 0.0);
     let picked = match mode {
         Rnd::Rn => {
-            let half = (f64::from(toward) - f64::from(r)) / 2.0;
-            if t.abs() > half.abs() || (t.abs() == half.abs() && r.to_bits() & 1 == 1) {
+            // |exact - r| against half the gap to `toward`, by the sign of
+            // `g`: comparing `|t|` instead lost `lo` when it is far below
+            // an ulp of `hi - r` (an fma's tiny addend against a product
+            // one f64 rounding short of a tie), as in `fma.rn.f32 -3,
+            // 1+2^-23, 2^-149`. `s * (hi - r) - half` is exact (both on
+            // hi's grid, a few f32 ulps at most), or, where its operands
+            // differ by more than 2^53, far larger than `lo`; one rounding
+            // of the sum keeps its sign.
+            let half = ((f64::from(toward) - f64::from(r)) / 2.0).abs();
+            let s = if t > 0.0 { 1.0 } else { -1.0 };
+            let g = (s * (hi - f64::from(r)) - half) + s * lo;
+            if g > 0.0 || (g == 0.0 && r.to_bits() & 1 == 1) {
                 toward
             } else {
                 r

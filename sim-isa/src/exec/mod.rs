@@ -255,6 +255,11 @@ fn cvt_into(x: &crate::inst::Cvt, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32)
 
 #[inline(never)]
 fn float_into(x: &FloatArith, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    // `add sub mul fma .rn.f32` (the common forms) on the host's f32
+    // operations; the rest lane by lane.
+    if let Some(p) = float::Fast32Plan::new(x) {
+        return p.kernel()(&p, ctx, regs, exec);
+    }
     let (a, b, c) = float_sources(x, ctx, regs);
     blend(regs.get_mut(x.d), exec, &float::float_warp(x, &a, &b, &c));
 }

@@ -8,6 +8,7 @@
 
 use super::alu::{AluKernel, AluPlan};
 use super::cmp_prepared::{SetKernel, SetPlan};
+use super::float::{Fast32Kernel, Fast32Plan};
 use super::int::{is_wrapping, IntWrapKernel, IntWrapPlan};
 use super::lanes::{blend, exec_mask};
 use super::select::{selp_run, slct_run, SelpPlan, SlctPlan};
@@ -23,8 +24,10 @@ use crate::target::Target;
 /// integer and x2 forms without a `BoolOp`), video (the form decided; the
 /// narrow forms with kernels compiled per operation), `selp`, `slct`,
 /// `mov and or xor shl shr` (kernels per operation but for the shifts),
-/// wrapping `add sub mul.lo` (kernels per operation). Everything else
-/// keeps the instruction and runs it through [`execute_fitted`].
+/// wrapping `add sub mul.lo` (kernels per operation), `.f32` `add sub mul
+/// fma` rounding to nearest without `.sat` (kernels per operation and
+/// `.ftz`). Everything else keeps the instruction and runs it through
+/// [`execute_fitted`].
 #[derive(Clone, Debug)]
 pub struct Prepared {
     /// The guard, applied before the kernel (`None` for
@@ -51,6 +54,9 @@ enum Kernel {
     Alu(AluPlan, AluKernel),
     /// `add`, `sub`, `mul.lo` without `.sat`.
     IntWrap(IntWrapPlan, IntWrapKernel),
+    /// `.f32` `add sub mul fma`, `.rn` (or none), no `.sat`: a kernel
+    /// compiled for the operation and `.ftz`.
+    Float32(Fast32Plan, Fast32Kernel),
     Other(Box<Instruction>),
 }
 
@@ -81,16 +87,23 @@ impl Prepared {
                 let plan = IntWrapPlan::new(x);
                 Kernel::IntWrap(plan, plan.kernel())
             }
-            _ => {
-                return Prepared {
-                    guard: None,
-                    kernel: Kernel::Other(Box::new(*inst)),
-                }
-            }
+            Op::Float(x) => match Fast32Plan::new(x) {
+                Some(plan) => Kernel::Float32(plan, plan.kernel()),
+                None => return Self::other(inst),
+            },
+            _ => return Self::other(inst),
         };
         Prepared {
             guard: inst.guard,
             kernel,
+        }
+    }
+
+    /// `inst` run through [`execute_fitted`], its own guard applied there.
+    fn other(inst: &Instruction) -> Self {
+        Prepared {
+            guard: None,
+            kernel: Kernel::Other(Box::new(*inst)),
         }
     }
 
@@ -120,6 +133,7 @@ pub fn execute_prepared(p: &Prepared, ctx: &ExecCtx, regs: &mut WarpRegs, active
         Kernel::Slct(s) => run_slct(s, ctx, regs, exec),
         Kernel::Alu(x, k) => k(x, ctx, regs, exec),
         Kernel::IntWrap(x, k) => k(x, ctx, regs, exec),
+        Kernel::Float32(x, k) => k(x, ctx, regs, exec),
         // `exec` is `active` here (no guard taken): the instruction's own
         // guard applies inside.
         Kernel::Other(inst) => run_other(inst, ctx, regs, exec),

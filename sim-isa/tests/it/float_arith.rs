@@ -469,3 +469,31 @@ fn mad_float_is_fma() {
         assert_eq!(e.kind(), sim_isa::ErrorKind::Invalid, "{bad}: {e}");
     }
 }
+
+/// `fma.rn.f32` whose product lies one f64 rounding from a tie of f32 and
+/// whose addend is far below an f64 ulp of it: `-3 * (1 + 2^-23) + 2^-149`
+/// is just above the tie between `0xc0400001` and `0xc0400002`, so rounds
+/// to the first (the scalar path once saw the tie and picked the even
+/// one). Its mirror image and the two-sided neighbours too, each against
+/// the host's fused multiply-add.
+#[test]
+fn fma_rounds_a_tiny_addend_past_a_tie() {
+    let fma = |a: u32, b: u32, c: u32| {
+        let text = "fma.rn.f32 %d, %a, %b, %c;";
+        lane(text, u64::from(a), u64::from(b), u64::from(c)) as u32
+    };
+    assert_eq!(fma(0xC040_0000, 0x3F80_0001, 0x0000_0001), 0xC040_0001);
+    assert_eq!(fma(0x4040_0000, 0x3F80_0001, 0x8000_0001), 0x4040_0001);
+    for (a, b) in [(0xC040_0000u32, 0x3F80_0001u32), (0x3FC0_0000, 0x3F80_0001)] {
+        for c in [
+            0x0000_0001u32,
+            0x8000_0001,
+            0x0080_0000,
+            0x8080_0000,
+            0x2000_0000,
+        ] {
+            let want = f32::from_bits(a).mul_add(f32::from_bits(b), f32::from_bits(c));
+            assert_eq!(fma(a, b, c), want.to_bits(), "{a:#x} {b:#x} {c:#x}");
+        }
+    }
+}

@@ -9,6 +9,7 @@ mod examples;
 mod exec;
 mod fastpath;
 mod float_arith;
+mod float_fast;
 mod fuzz;
 mod int_arith;
 mod int_more;
