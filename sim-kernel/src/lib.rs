@@ -18,6 +18,7 @@ pub mod exec;
 pub mod memory;
 pub mod memtime;
 mod prepare;
+mod rec;
 pub mod record;
 mod reorder;
 mod run;

@@ -5,7 +5,7 @@ use crate::engine::{self, Finished};
 use crate::error::KernelError;
 use crate::memtime::{CacheModel, MemConfig};
 use crate::prepare::Prepared;
-use crate::record::RecWarp;
+use crate::rec::RecWarp;
 use crate::timing::Timed;
 use crate::{compare, Mismatch};
 use sim_core::{SchedPolicy, SmConfig};
@@ -145,7 +145,7 @@ pub(crate) fn run_engine(
         recorded: f
             .logs
             .into_iter()
-            .map(|(cta, warp, lanes, l)| crate::record::rec_warp(cta, warp, lanes, l))
+            .map(|(cta, warp, lanes, l)| crate::rec::rec_warp(cta, warp, lanes, l))
             .collect(),
         global: f.global,
     })

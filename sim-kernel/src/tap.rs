@@ -2,7 +2,7 @@
 //! record (for its replay): the bottom layer that execution and recordings
 //! share.
 
-use sim_isa::exec::{FaultKind, Memory};
+use sim_isa::exec::{Accesses, FaultKind, Memory};
 use sim_isa::Space;
 
 /// What a [`LoadTap`] does with loads.
@@ -62,4 +62,13 @@ impl<M: Memory + ?Sized> Memory for LoadTap<'_, M> {
     fn generic_to_space(&self, space: Space, addr: u64) -> u64 {
         self.mem.generic_to_space(space, addr)
     }
+}
+
+/// A record of what the warp executed, for a recording.
+#[derive(Default)]
+pub(crate) struct Log {
+    pub steps: Vec<(u32, u32)>,
+    pub accesses: Vec<(u32, Accesses)>,
+    pub loads: Vec<u64>,
+    pub clocks: Vec<u64>,
 }

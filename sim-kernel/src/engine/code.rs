@@ -6,7 +6,7 @@ use crate::error::KernelError;
 use crate::exec::reads_clock;
 use crate::memtime::Kind;
 use crate::prepare::Prepared;
-use crate::record::RecWarp;
+use crate::rec::RecWarp;
 use crate::reorder::{self, Deps};
 use sim_isa::exec::Accesses;
 use sim_isa::{Instruction, Op, Target, WarpOp};

@@ -21,7 +21,6 @@ mod host;
 mod warp;
 
 pub(crate) use code::Follow;
-pub(crate) use warp::Log;
 
 use crate::error::KernelError;
 use crate::memtime::MemTiming;
@@ -50,7 +49,7 @@ pub(crate) struct Options<'a> {
     /// Keep what each warp executed (a recording).
     pub log: bool,
     /// Replay these recorded warps instead of executing freely.
-    pub follow: Option<(Arc<[crate::record::RecWarp]>, Arc<str>)>,
+    pub follow: Option<(Arc<[crate::rec::RecWarp]>, Arc<str>)>,
 }
 
 /// What a finished grid gives.
@@ -63,7 +62,7 @@ pub(crate) struct Finished {
     /// Earliest and latest clock read.
     pub clock_span: Option<(u64, u64)>,
     /// Per warp (grid order), when logging.
-    pub logs: Vec<(u32, u32, u32, warp::Log)>,
+    pub logs: Vec<(u32, u32, u32, crate::tap::Log)>,
 }
 
 /// One SM and the blocks it holds.
@@ -181,7 +180,7 @@ pub(crate) fn run(
         .filter(|s| s.used)
         .map(|s| s.sm.stats())
         .collect();
-    logs.sort_by_key(|l: &(u32, u32, u32, warp::Log)| (l.0, l.1));
+    logs.sort_by_key(|l: &(u32, u32, u32, crate::tap::Log)| (l.0, l.1));
     Ok(Finished {
         global: host.global,
         instructions: host.executed,
@@ -320,7 +319,7 @@ fn run_sm(
     slot: &mut Slot,
     end: u64,
     scratch: &mut (Vec<u32>, Vec<u32>),
-    logs: &mut Vec<(u32, u32, u32, warp::Log)>,
+    logs: &mut Vec<(u32, u32, u32, crate::tap::Log)>,
 ) -> Result<(), KernelError> {
     let (hungry, retired) = scratch;
     // Returns in a row that changed nothing: a run may return once with
@@ -369,7 +368,7 @@ fn retire(
     host: &mut Host<'_, '_>,
     slot: &mut Slot,
     id: u32,
-    logs: &mut Vec<(u32, u32, u32, warp::Log)>,
+    logs: &mut Vec<(u32, u32, u32, crate::tap::Log)>,
 ) {
     let (b, w) = ((id / host.wpb) as usize, id % host.wpb);
     let Some(Some(block)) = host.blocks.get_mut(b) else {

@@ -20,7 +20,7 @@ use crate::error::KernelError;
 use crate::exec::Step;
 use crate::memory::WarpMem;
 use crate::reorder::{self, Scheduler};
-use crate::tap::{LoadTap, Loads};
+use crate::tap::{LoadTap, Loads, Log};
 use sim_isa::exec::{execute_mem, execute_prepared, Accesses, Memory};
 use sim_isa::{ExecCtx, Op, WarpOp, WarpRegs};
 use sim_module::{ControlOp, StatementKind};
@@ -57,15 +57,6 @@ pub(crate) enum Ext {
     Clock,
     /// A memory instruction whose lanes were all off: no access.
     Nothing,
-}
-
-/// A record of what the warp executed, for a recording.
-#[derive(Default)]
-pub(crate) struct Log {
-    pub steps: Vec<(u32, u32)>,
-    pub accesses: Vec<(u32, Accesses)>,
-    pub loads: Vec<u64>,
-    pub clocks: Vec<u64>,
 }
 
 /// One warp of a resident block.
