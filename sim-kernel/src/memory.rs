@@ -10,8 +10,8 @@
 //! inside one allocation and be aligned to its size; anything else is a
 //! [`FaultKind`], never a host error.
 
-use sim_isa::exec::{FaultKind, Memory};
-use sim_isa::Space;
+use sim_isa::exec::{load_lanes_each, store_lanes_each, FaultKind, LaneFault, Memory};
+use sim_isa::{Space, WARP_SIZE};
 use sim_module::{Init, StateSpace, Variable};
 
 /// Address of the first global allocation.
@@ -67,6 +67,12 @@ impl Global {
                     .unwrap_or_default()
             })
             .collect()
+    }
+
+    /// The allocation `addr` falls in, if any (by its first byte alone).
+    fn region_at(&mut self, addr: u64) -> Option<&mut Region> {
+        let i = self.regions.partition_point(|r| r.base <= addr);
+        i.checked_sub(1).and_then(|i| self.regions.get_mut(i))
     }
 
     /// The allocation holding `[addr, addr + n)` and the offset in it.
@@ -192,6 +198,240 @@ impl WarpMem<'_> {
             Space::Generic | Space::Global | Space::Param | Space::Const => None,
         }
     }
+
+    /// Where the `total` bytes every lane of `lanes` (not empty) accesses
+    /// from `addrs[lane]` lie when they all lie in one space: that space's
+    /// bytes (a generic address resolved as [`Self::resolve`] resolves each
+    /// of its bytes; global memory: the allocation of the first lane's
+    /// address) and what to subtract from an address for its offset in
+    /// them. `None` when the lanes do not share a space or no allocation
+    /// holds the first lane's address: the caller then goes access by
+    /// access, as it does when an access lies outside the bytes.
+    fn plan(
+        &mut self,
+        space: Space,
+        lanes: u32,
+        addrs: &[u64; WARP_SIZE],
+        total: u64,
+    ) -> Option<(Bytes<'_>, u64)> {
+        let first = *addrs.get(lanes.trailing_zeros() as usize)?;
+        let (space, window) = match space {
+            Space::Generic => {
+                // Each lane's first and last byte in the first lane's window.
+                let class = |a: u64| {
+                    if a.wrapping_sub(SHARED_WINDOW) < WINDOW {
+                        Space::Shared
+                    } else if a.wrapping_sub(LOCAL_WINDOW) < WINDOW {
+                        Space::Local
+                    } else {
+                        Space::Global
+                    }
+                };
+                let c = class(first);
+                let mut same = true;
+                for (l, &a) in addrs.iter().enumerate() {
+                    let last = a.wrapping_add(total - 1);
+                    same &= lanes >> l & 1 == 0 || (last >= a && class(a) == c && class(last) == c);
+                }
+                if !same {
+                    return None;
+                }
+                match c {
+                    Space::Shared => (c, SHARED_WINDOW),
+                    Space::Local => (c, LOCAL_WINDOW),
+                    _ => (c, 0),
+                }
+            }
+            s => (s, 0),
+        };
+        Some(match space {
+            Space::Global | Space::Generic => {
+                let r = self.global.region_at(first - window)?;
+                (Bytes::One(&mut r.bytes), window + r.base)
+            }
+            Space::Shared => (Bytes::One(self.shared), window),
+            Space::Local => (Bytes::PerLane(self.local), window),
+            Space::Param => (Bytes::ReadOnly(self.params), 0),
+            Space::Const => (Bytes::ReadOnly(self.consts), 0),
+        })
+    }
+
+    /// [`Memory::load_lanes`] when the lanes share a space and every
+    /// access lies in its bytes (see [`Self::plan`]); `false` otherwise,
+    /// having changed nothing a caller sees.
+    fn try_load_lanes<const B: usize>(
+        &mut self,
+        space: Space,
+        lanes: u32,
+        addrs: &[u64; WARP_SIZE],
+        n: usize,
+        out: &mut [[u64; WARP_SIZE]; 4],
+    ) -> bool {
+        let Some((bytes, delta)) = self.plan(space, lanes, addrs, (B * n) as u64) else {
+            return false;
+        };
+        let mut ok = true;
+        match bytes {
+            Bytes::One(b) => load_all::<B>(b, delta, lanes, addrs, n, out),
+            Bytes::ReadOnly(b) => load_all::<B>(b, delta, lanes, addrs, n, out),
+            Bytes::PerLane(local) => {
+                for (l, &a) in addrs.iter().enumerate() {
+                    if lanes >> l & 1 == 1 {
+                        ok &= local
+                            .get(l)
+                            .is_some_and(|b| load_lane::<B>(b, a.wrapping_sub(delta), n, l, out));
+                    }
+                }
+                ok
+            }
+        }
+    }
+
+    /// [`Memory::store_lanes`] as [`Self::try_load_lanes`]: every access
+    /// is checked before the first store, so `false` leaves memory as it
+    /// was.
+    fn try_store_lanes<const B: usize>(
+        &mut self,
+        space: Space,
+        lanes: u32,
+        addrs: &[u64; WARP_SIZE],
+        n: usize,
+        vals: &[[u64; WARP_SIZE]; 4],
+    ) -> bool {
+        let total = (B * n) as u64;
+        let Some((bytes, delta)) = self.plan(space, lanes, addrs, total) else {
+            return false;
+        };
+        let runs = |l: usize| lanes >> l & 1 == 1;
+        let off = |l: usize| addrs[l].wrapping_sub(delta);
+        match bytes {
+            Bytes::One(b) => {
+                let len = b.len();
+                if !(0..WARP_SIZE).all(|l| !runs(l) || span(len, off(l), total).is_some()) {
+                    return false;
+                }
+                for l in (0..WARP_SIZE).filter(|&l| runs(l)) {
+                    store_lane::<B>(b, off(l), n, l, vals);
+                }
+                true
+            }
+            // Read-only: the fault is the access-by-access loop's to report.
+            Bytes::ReadOnly(_) => false,
+            Bytes::PerLane(local) => {
+                let fits = |l: usize| {
+                    local
+                        .get(l)
+                        .is_some_and(|b| span(b.len(), off(l), total).is_some())
+                };
+                if !(0..WARP_SIZE).all(|l| !runs(l) || fits(l)) {
+                    return false;
+                }
+                for (l, b) in local.iter_mut().enumerate().take(WARP_SIZE) {
+                    if runs(l) {
+                        store_lane::<B>(b, off(l), n, l, vals);
+                    }
+                }
+                true
+            }
+        }
+    }
+}
+
+/// The bytes one warp-wide access reaches (see [`WarpMem::plan`]).
+enum Bytes<'b> {
+    /// One buffer for every lane.
+    One(&'b mut [u8]),
+    /// One buffer for every lane, which stores may not change.
+    ReadOnly(&'b [u8]),
+    /// Each lane's own (local memory).
+    PerLane(&'b mut [Vec<u8>]),
+}
+
+/// The byte range `[off, off + total)` if it lies in `len` bytes.
+#[inline(always)]
+fn span(len: usize, off: u64, total: u64) -> Option<std::ops::Range<usize>> {
+    let end = off.checked_add(total).filter(|&e| e <= len as u64)?;
+    Some(off as usize..end as usize)
+}
+
+/// A little-endian word of `B` bytes (`c` holds `B`), zero-extended.
+#[inline(always)]
+fn word<const B: usize>(c: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    w[..B].copy_from_slice(&c[..B]);
+    u64::from_le_bytes(w)
+}
+
+/// Lane `l`'s `n` elements of `B` bytes at `off` of `b` into `out[k][l]`;
+/// `false` if they do not all lie in `b`.
+#[inline(always)]
+fn load_lane<const B: usize>(
+    b: &[u8],
+    off: u64,
+    n: usize,
+    l: usize,
+    out: &mut [[u64; WARP_SIZE]; 4],
+) -> bool {
+    let Some(s) = span(b.len(), off, (B * n) as u64).and_then(|r| b.get(r)) else {
+        return false;
+    };
+    for (o, c) in out.iter_mut().zip(s.as_chunks::<B>().0) {
+        o[l] = word::<B>(c);
+    }
+    true
+}
+
+/// [`load_lane`] for every lane of `lanes`, offsets `addrs[l] - delta`.
+#[inline(always)]
+fn load_all<const B: usize>(
+    b: &[u8],
+    delta: u64,
+    lanes: u32,
+    addrs: &[u64; WARP_SIZE],
+    n: usize,
+    out: &mut [[u64; WARP_SIZE]; 4],
+) -> bool {
+    if n == 1 {
+        // One element a lane (the common case): a word each.
+        let Some(last) = (b.len() as u64).checked_sub(B as u64) else {
+            return false;
+        };
+        for (l, &a) in addrs.iter().enumerate() {
+            if lanes >> l & 1 == 1 {
+                let off = a.wrapping_sub(delta);
+                match (off <= last).then(|| b.get(off as usize..off as usize + B)) {
+                    Some(Some(c)) => out[0][l] = word::<B>(c),
+                    _ => return false,
+                }
+            }
+        }
+        return true;
+    }
+    let mut ok = true;
+    for (l, &a) in addrs.iter().enumerate() {
+        if lanes >> l & 1 == 1 {
+            ok &= load_lane::<B>(b, a.wrapping_sub(delta), n, l, out);
+        }
+    }
+    ok
+}
+
+/// Lane `l`'s `n` elements, the low `B` bytes of `vals[k][l]`, at `off` of
+/// `b` (checked to lie in it by the caller; nothing is written otherwise).
+#[inline(always)]
+fn store_lane<const B: usize>(
+    b: &mut [u8],
+    off: u64,
+    n: usize,
+    l: usize,
+    vals: &[[u64; WARP_SIZE]; 4],
+) {
+    let Some(s) = span(b.len(), off, (B * n) as u64).and_then(|r| b.get_mut(r)) else {
+        return;
+    };
+    for (c, v) in s.as_chunks_mut::<B>().0.iter_mut().zip(vals) {
+        c.copy_from_slice(&v[l].to_le_bytes()[..B]);
+    }
 }
 
 impl Memory for WarpMem<'_> {
@@ -235,6 +475,57 @@ impl Memory for WarpMem<'_> {
         }
     }
 
+    /// Lanes sharing one space (after the windows) whose accesses all lie
+    /// in its bytes are read there directly, a word at a time; anything
+    /// else, faults included, goes access by access, as the default does.
+    fn load_lanes(
+        &mut self,
+        space: Space,
+        lanes: u32,
+        addrs: &[u64; WARP_SIZE],
+        bytes: u32,
+        n: usize,
+        out: &mut [[u64; WARP_SIZE]; 4],
+    ) -> Result<(), LaneFault> {
+        let direct = n <= 4
+            && match bytes {
+                4 => self.try_load_lanes::<4>(space, lanes, addrs, n, out),
+                8 => self.try_load_lanes::<8>(space, lanes, addrs, n, out),
+                2 => self.try_load_lanes::<2>(space, lanes, addrs, n, out),
+                1 => self.try_load_lanes::<1>(space, lanes, addrs, n, out),
+                _ => false,
+            };
+        if lanes == 0 || direct {
+            return Ok(());
+        }
+        load_lanes_each(self, space, lanes, addrs, bytes, n, out)
+    }
+
+    /// As [`Memory::load_lanes`] here: the direct path checks every access
+    /// before it stores anything.
+    fn store_lanes(
+        &mut self,
+        space: Space,
+        lanes: u32,
+        addrs: &[u64; WARP_SIZE],
+        bytes: u32,
+        n: usize,
+        vals: &[[u64; WARP_SIZE]; 4],
+    ) -> Result<(), LaneFault> {
+        let direct = n <= 4
+            && match bytes {
+                4 => self.try_store_lanes::<4>(space, lanes, addrs, n, vals),
+                8 => self.try_store_lanes::<8>(space, lanes, addrs, n, vals),
+                2 => self.try_store_lanes::<2>(space, lanes, addrs, n, vals),
+                1 => self.try_store_lanes::<1>(space, lanes, addrs, n, vals),
+                _ => false,
+            };
+        if lanes == 0 || direct {
+            return Ok(());
+        }
+        store_lanes_each(self, space, lanes, addrs, bytes, n, vals)
+    }
+
     fn var(&self, id: u32) -> Result<(Space, u64), FaultKind> {
         self.vars
             .get(id as usize)
@@ -257,5 +548,224 @@ impl Memory for WarpMem<'_> {
             Space::Local => addr.wrapping_sub(LOCAL_WINDOW) & (WINDOW - 1),
             Space::Generic | Space::Global | Space::Param | Space::Const => addr,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! `WarpMem`'s warp-wide loads and stores against the access-by-access
+    //! loops they stand in for (`load_lanes_each`, `store_lanes_each`):
+    //! random spaces, widths, vector sizes, lane masks and addresses in
+    //! and out of every space, across windows and allocations. The same
+    //! result or first fault, the same values loaded, the same memory.
+
+    use super::*;
+
+    /// A launch's spaces, owned, to lend as a `WarpMem`.
+    #[derive(Clone)]
+    struct Backing {
+        global: Global,
+        consts: Vec<u8>,
+        params: Vec<u8>,
+        shared: Vec<u8>,
+        local: Vec<Vec<u8>>,
+    }
+
+    impl Backing {
+        fn new(rng: &mut Rng) -> Self {
+            let mut bytes = |n: usize| (0..n).map(|_| rng.next() as u8).collect::<Vec<u8>>();
+            let mut global = Global::default();
+            for n in [64, 300, 16, 4096] {
+                global.alloc("buf", bytes(n));
+            }
+            Backing {
+                global,
+                consts: bytes(32),
+                params: bytes(64),
+                shared: bytes(2048),
+                // Lanes 20.. have no local memory.
+                local: (0..20).map(|_| bytes(64)).collect(),
+            }
+        }
+        fn mem(&mut self) -> WarpMem<'_> {
+            WarpMem {
+                global: &mut self.global,
+                consts: &self.consts,
+                params: &self.params,
+                shared: &mut self.shared,
+                local: &mut self.local,
+                vars: &[],
+            }
+        }
+        fn same(&self, o: &Backing) -> bool {
+            self.shared == o.shared
+                && self.local == o.local
+                && self.global.regions.len() == o.global.regions.len()
+                && self
+                    .global
+                    .regions
+                    .iter()
+                    .zip(&o.global.regions)
+                    .all(|(a, b)| a.base == b.base && a.bytes == b.bytes)
+        }
+    }
+
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+            xs[(self.next() % xs.len() as u64) as usize]
+        }
+    }
+
+    /// One warp's addresses: a base somewhere interesting, a start, a
+    /// stride, and a few lanes elsewhere.
+    fn addresses(rng: &mut Rng, m: &Backing, space: Space) -> [u64; WARP_SIZE] {
+        let bases: Vec<u64> = m
+            .global
+            .regions
+            .iter()
+            .flat_map(|r| [r.base, r.base + r.bytes.len() as u64 - 16])
+            .chain([
+                0,
+                SHARED_WINDOW,
+                LOCAL_WINDOW,
+                SHARED_WINDOW + 2032,
+                LOCAL_WINDOW + 32,
+                SHARED_WINDOW - 8,
+                LOCAL_WINDOW - 8,
+                LOCAL_WINDOW + WINDOW - 8,
+                u64::MAX - 15,
+            ])
+            .collect();
+        // Most often where the space's bytes are.
+        let regions: Vec<u64> = m.global.regions.iter().map(|r| r.base).collect();
+        let home = match space {
+            Space::Global => regions,
+            Space::Generic => [SHARED_WINDOW, LOCAL_WINDOW]
+                .into_iter()
+                .chain(regions)
+                .collect(),
+            Space::Shared | Space::Local | Space::Param | Space::Const => vec![0],
+        };
+        let base = if rng.next().is_multiple_of(3) {
+            rng.pick(&bases)
+        } else {
+            rng.pick(&home)
+        };
+        let any = rng.next() % 64;
+        let start = rng.pick(&[0u64, 0, 0, 8, 16, 40, 200, any]);
+        let stride = rng.pick(&[0i64, 0, 1, 2, 4, 4, 8, 8, 16, -4, -8]);
+        let mut a: [u64; WARP_SIZE] = std::array::from_fn(|l| {
+            base.wrapping_add(start)
+                .wrapping_add((stride * l as i64) as u64)
+        });
+        for _ in 0..rng.pick(&[0, 0, 0, 1, 2]) {
+            let l = (rng.next() % 32) as usize;
+            a[l] = if rng.next().is_multiple_of(2) {
+                rng.pick(&bases).wrapping_add(rng.next() % 64)
+            } else {
+                rng.next()
+            };
+        }
+        a
+    }
+
+    #[test]
+    fn warp_wide_accesses_match_access_by_access() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let spaces = [
+            Space::Generic,
+            Space::Global,
+            Space::Shared,
+            Space::Local,
+            Space::Param,
+            Space::Const,
+        ];
+        let (mut direct, mut faults) = (0, 0);
+        for _ in 0..100_000 {
+            let mut fast = Backing::new(&mut rng);
+            let mut each = fast.clone();
+            let space = rng.pick(&spaces);
+            let bytes = rng.pick(&[1u32, 2, 4, 4, 8, 8]);
+            let n = rng.pick(&[1usize, 1, 2, 4]);
+            let any = rng.next() as u32;
+            let lanes = rng.pick(&[u32::MAX, u32::MAX, 0, 1 << 31, 0xFFFF, any]);
+            let addrs = addresses(&mut rng, &fast, space);
+            if rng.next().is_multiple_of(2) {
+                let init: [[u64; WARP_SIZE]; 4] =
+                    std::array::from_fn(|_| std::array::from_fn(|_| rng.next()));
+                let (mut got, mut want) = (init, init);
+                let r = fast
+                    .mem()
+                    .load_lanes(space, lanes, &addrs, bytes, n, &mut got);
+                let w = load_lanes_each(&mut each.mem(), space, lanes, &addrs, bytes, n, &mut want);
+                assert_eq!(r, w, "ld {space:?} {bytes}x{n} {lanes:#x} {addrs:x?}");
+                if r.is_ok() {
+                    assert_eq!(got, want, "ld {space:?} {bytes}x{n} {lanes:#x} {addrs:x?}");
+                }
+                faults += usize::from(r.is_err());
+            } else {
+                let vals: [[u64; WARP_SIZE]; 4] =
+                    std::array::from_fn(|_| std::array::from_fn(|_| rng.next()));
+                let r = fast
+                    .mem()
+                    .store_lanes(space, lanes, &addrs, bytes, n, &vals);
+                let w = store_lanes_each(&mut each.mem(), space, lanes, &addrs, bytes, n, &vals);
+                assert_eq!(r, w, "st {space:?} {bytes}x{n} {lanes:#x} {addrs:x?}");
+                assert!(
+                    fast.same(&each),
+                    "st {space:?} {bytes}x{n} {lanes:#x} {addrs:x?}"
+                );
+                faults += usize::from(r.is_err());
+            }
+            direct += 1;
+        }
+        // Both outcomes come up often.
+        assert!(
+            faults > direct / 10 && faults < direct * 9 / 10,
+            "{faults} of {direct}"
+        );
+    }
+
+    /// The fast path's own cases, each checked: a warp reading one
+    /// allocation, shared memory through the window, and a warp whose
+    /// lanes span two allocations (read access by access).
+    #[test]
+    fn common_cases_read_words() {
+        let mut rng = Rng(7);
+        let mut b = Backing::new(&mut rng);
+        let base = b.global.regions[3].base;
+        let addrs: [u64; WARP_SIZE] = std::array::from_fn(|l| base + 4 * l as u64);
+        let mut out = [[0u64; WARP_SIZE]; 4];
+        b.mem()
+            .load_lanes(Space::Global, u32::MAX, &addrs, 4, 1, &mut out)
+            .unwrap();
+        for (l, &v) in out[0].iter().enumerate() {
+            let w = &b.global.regions[3].bytes[4 * l..4 * l + 4];
+            assert_eq!(v, u64::from(u32::from_le_bytes(w.try_into().unwrap())));
+        }
+        let addrs: [u64; WARP_SIZE] = std::array::from_fn(|l| SHARED_WINDOW + 8 * (l as u64 % 16));
+        b.mem()
+            .load_lanes(Space::Generic, u32::MAX, &addrs, 4, 2, &mut out)
+            .unwrap();
+        assert_eq!(
+            out[1][3],
+            u64::from(u32::from_le_bytes(b.shared[28..32].try_into().unwrap()))
+        );
+        let (r1, r3) = (b.global.regions[1].base, b.global.regions[3].base);
+        let addrs: [u64; WARP_SIZE] = std::array::from_fn(|l| if l < 16 { r1 } else { r3 } + 8);
+        b.mem()
+            .load_lanes(Space::Global, u32::MAX, &addrs, 8, 1, &mut out)
+            .unwrap();
+        let want =
+            |r: usize| u64::from_le_bytes(b.global.regions[r].bytes[8..16].try_into().unwrap());
+        assert_eq!((out[0][0], out[0][31]), (want(1), want(3)));
     }
 }

@@ -80,6 +80,106 @@ pub trait Memory {
     fn to_generic(&self, space: Space, addr: u64) -> u64;
     /// `cvta.to.space`: a generic address as an address in `space`.
     fn generic_to_space(&self, space: Space, addr: u64) -> u64;
+
+    /// One `ld` of a warp: for each lane of `lanes` in ascending order,
+    /// `n` elements (1, 2 or 4) of `bytes` each at `addrs[lane]`,
+    /// `addrs[lane] + bytes`, ..., element `k` into `out[k][lane]` (other
+    /// lanes' entries are left as they are). Stops at the first access
+    /// that fails, in that order, and returns it. The default is
+    /// [`load_lanes_each`], [`Memory::load`] access by access; an override
+    /// must give the same values, and on failure the same first
+    /// [`LaneFault`] (`out` need not then hold what that loop left).
+    fn load_lanes(
+        &mut self,
+        space: Space,
+        lanes: u32,
+        addrs: &[u64; WARP_SIZE],
+        bytes: u32,
+        n: usize,
+        out: &mut [[u64; WARP_SIZE]; 4],
+    ) -> Result<(), LaneFault> {
+        load_lanes_each(self, space, lanes, addrs, bytes, n, out)
+    }
+
+    /// One `st` of a warp: as [`Memory::load_lanes`], storing the low
+    /// `bytes` of `vals[k][lane]` as element `k`. The default is
+    /// [`store_lanes_each`]; an override must leave memory as that loop
+    /// does, on failure too (the stores before the failing access done,
+    /// none after), and return the same first [`LaneFault`].
+    fn store_lanes(
+        &mut self,
+        space: Space,
+        lanes: u32,
+        addrs: &[u64; WARP_SIZE],
+        bytes: u32,
+        n: usize,
+        vals: &[[u64; WARP_SIZE]; 4],
+    ) -> Result<(), LaneFault> {
+        store_lanes_each(self, space, lanes, addrs, bytes, n, vals)
+    }
+}
+
+/// The access of a warp-wide [`Memory::load_lanes`] or
+/// [`Memory::store_lanes`] that failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaneFault {
+    /// What went wrong.
+    pub kind: FaultKind,
+    /// The element's address.
+    pub addr: u64,
+    /// The lane.
+    pub lane: u32,
+}
+
+/// [`Memory::load_lanes`] access by access through [`Memory::load`]: lane
+/// by lane in ascending order, each lane's elements in order.
+pub fn load_lanes_each<M: Memory + ?Sized>(
+    mem: &mut M,
+    space: Space,
+    lanes: u32,
+    addrs: &[u64; WARP_SIZE],
+    bytes: u32,
+    n: usize,
+    out: &mut [[u64; WARP_SIZE]; 4],
+) -> Result<(), LaneFault> {
+    for l in 0..WARP_SIZE {
+        if lanes >> l & 1 == 0 {
+            continue;
+        }
+        let lane = l as u32;
+        for (k, out) in out.iter_mut().enumerate().take(n) {
+            let addr = addrs[l].wrapping_add((k as u64) * u64::from(bytes));
+            out[l] = mem
+                .load(space, lane, addr, bytes)
+                .map_err(|kind| LaneFault { kind, addr, lane })?;
+        }
+    }
+    Ok(())
+}
+
+/// [`Memory::store_lanes`] access by access through [`Memory::store`], in
+/// [`load_lanes_each`]'s order.
+pub fn store_lanes_each<M: Memory + ?Sized>(
+    mem: &mut M,
+    space: Space,
+    lanes: u32,
+    addrs: &[u64; WARP_SIZE],
+    bytes: u32,
+    n: usize,
+    vals: &[[u64; WARP_SIZE]; 4],
+) -> Result<(), LaneFault> {
+    for l in 0..WARP_SIZE {
+        if lanes >> l & 1 == 0 {
+            continue;
+        }
+        let lane = l as u32;
+        for (k, vals) in vals.iter().enumerate().take(n) {
+            let addr = addrs[l].wrapping_add((k as u64) * u64::from(bytes));
+            mem.store(space, lane, addr, bytes, vals[l])
+                .map_err(|kind| LaneFault { kind, addr, lane })?;
+        }
+    }
+    Ok(())
 }
 
 /// The per-lane addresses one memory instruction touched, for a timing
@@ -235,10 +335,13 @@ pub fn execute_mem(
         AddrBase::Var(id) => [mem.var(id).map_err(|k| fault(k, 0, 0))?.1; WARP_SIZE],
         AddrBase::Abs => [0; WARP_SIZE],
     };
-    let addr = |l: usize| base[l].wrapping_add(m.addr.offset as u64);
+    let mut addrs = base;
+    for a in &mut addrs {
+        *a = a.wrapping_add(m.addr.offset as u64);
+    }
     match m.op {
         MemOp::Cvta { .. } | MemOp::MovAddr => {
-            cvta(m, ctx, regs, exec, mem, &addr);
+            cvta(m, ctx, regs, exec, mem, &addrs);
             Ok(None)
         }
         MemOp::Pack | MemOp::Unpack => {
@@ -252,7 +355,8 @@ pub fn execute_mem(
                 bytes: ebytes * u32::from(m.vec),
                 space: m.space,
             };
-            access(m, ctx, regs, exec, mem, &addr, &mut out).map_err(|(k, a, l)| fault(k, a, l))?;
+            access(m, ctx, regs, exec, mem, &addrs, &mut out)
+                .map_err(|f| fault(f.kind, f.addr, f.lane))?;
             Ok(Some(out))
         }
     }
@@ -265,13 +369,13 @@ fn cvta(
     regs: &mut WarpRegs,
     exec: u32,
     mem: &dyn Memory,
-    addr: &dyn Fn(usize) -> u64,
+    addrs: &[u64; WARP_SIZE],
 ) {
     let bits = m.ty.bits();
     let src = if m.addr.base == AddrBase::Abs {
         read_operand(m.vals[0], bits, ctx, regs)
     } else {
-        std::array::from_fn(addr)
+        *addrs
     };
     let d = regs.get_mut(m.d[0]);
     for l in 0..WARP_SIZE {
@@ -322,56 +426,101 @@ pub(super) fn pack(m: &Mem, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
     }
 }
 
-/// Loads, stores and atomics, lane by lane in ascending order.
+/// Loads, stores and atomics, lane by lane in ascending order. `ld` and
+/// `st` go to the memory a warp at a time ([`Memory::load_lanes`],
+/// [`Memory::store_lanes`]) for the lanes below the first misaligned one,
+/// whose fault (if none of theirs faults first) is the instruction's:
+/// the accesses and the first fault are those of the lane-by-lane loop.
 fn access(
     m: &Mem,
     ctx: &ExecCtx,
     regs: &mut WarpRegs,
     exec: u32,
     mem: &mut dyn Memory,
-    addr: &dyn Fn(usize) -> u64,
+    addrs: &[u64; WARP_SIZE],
     out: &mut Accesses,
-) -> Result<(), (FaultKind, u64, u32)> {
+) -> Result<(), LaneFault> {
     let eb = m.ty.bytes();
+    let n = usize::from(m.vec);
     let bits = m.ty.bits().max(8);
-    let vals: [[u64; WARP_SIZE]; 4] =
-        std::array::from_fn(|k| read_operand(m.vals[k], bits.max(16), ctx, regs));
+    let read = |k: usize| read_operand(m.vals[k], bits.max(16), ctx, regs);
+    // Lanes whose address is not a multiple of the access size (a power
+    // of two, 1 to 8 bytes times 1, 2 or 4 elements: a mask, no division).
+    let size = u64::from(eb * u32::from(m.vec));
+    let pow2 = size.is_power_of_two();
+    let mut misaligned = 0u32;
+    for (l, (o, &a)) in out.addrs.iter_mut().zip(addrs).enumerate() {
+        let runs = exec >> l & 1 == 1;
+        *o = if runs { a } else { 0 };
+        let off = if pow2 {
+            a & (size - 1) != 0
+        } else {
+            !a.is_multiple_of(size)
+        };
+        misaligned |= u32::from(runs && off) << l;
+    }
+    let first_bad = misaligned.trailing_zeros();
+    let before = exec & 1u32.checked_shl(first_bad).map_or(u32::MAX, |b| b - 1);
+    let misaligned_fault = || LaneFault {
+        kind: FaultKind::Misaligned,
+        addr: addrs[first_bad as usize],
+        lane: first_bad,
+    };
     let mut loaded = [[0u64; WARP_SIZE]; 4];
-    for l in 0..WARP_SIZE {
-        if exec >> l & 1 == 0 {
-            continue;
-        }
-        let a = addr(l);
-        out.addrs[l] = a;
-        let lane = l as u32;
-        if !a.is_multiple_of(u64::from(eb * u32::from(m.vec))) {
-            return Err((FaultKind::Misaligned, a, lane));
-        }
-        for k in 0..usize::from(m.vec) {
-            let ak = a.wrapping_add((k as u64) * u64::from(eb));
-            let err = |e| (e, ak, lane);
-            match m.op {
-                MemOp::Ld | MemOp::Ldu => {
-                    loaded[k][l] = extend(m.ty, mem.load(m.space, lane, ak, eb).map_err(err)?);
+    match m.op {
+        MemOp::Ld | MemOp::Ldu => {
+            mem.load_lanes(m.space, before, addrs, eb, n, &mut loaded)?;
+            if misaligned != 0 {
+                return Err(misaligned_fault());
+            }
+            if !matches!(m.ty, MemType::S(_)) {
+                // Zero extension: the loaded values as they are.
+                write_dests(m, regs, exec, &loaded);
+                return Ok(());
+            }
+            for vals in &mut loaded[..n] {
+                for v in vals.iter_mut() {
+                    *v = extend(m.ty, *v);
                 }
-                MemOp::St => mem.store(m.space, lane, ak, eb, vals[k][l]).map_err(err)?,
-                MemOp::Atom(op) | MemOp::Red(op) => {
-                    let old = mem.load(m.space, lane, ak, eb).map_err(err)?;
-                    let new = atom_lane(op, m.ty, m.space, old, vals[0][l], vals[1][l]);
-                    mem.store(m.space, lane, ak, eb, new).map_err(err)?;
+            }
+        }
+        MemOp::St => {
+            let vals: [[u64; WARP_SIZE]; 4] =
+                std::array::from_fn(|k| if k < n { read(k) } else { [0; WARP_SIZE] });
+            mem.store_lanes(m.space, before, addrs, eb, n, &vals)?;
+            if misaligned != 0 {
+                return Err(misaligned_fault());
+            }
+        }
+        MemOp::Atom(op) | MemOp::Red(op) => {
+            let (b, c) = (read(0), read(1));
+            for l in 0..WARP_SIZE {
+                if exec >> l & 1 == 0 {
+                    continue;
+                }
+                let lane = l as u32;
+                if misaligned >> l & 1 == 1 {
+                    return Err(misaligned_fault());
+                }
+                for k in 0..n {
+                    let addr = addrs[l].wrapping_add((k as u64) * u64::from(eb));
+                    let err = |kind| LaneFault { kind, addr, lane };
+                    let old = mem.load(m.space, lane, addr, eb).map_err(err)?;
+                    let new = atom_lane(op, m.ty, m.space, old, b[l], c[l]);
+                    mem.store(m.space, lane, addr, eb, new).map_err(err)?;
                     loaded[0][l] = extend(m.ty, old);
                 }
-                MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => {}
             }
         }
+        MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => {}
     }
-    for (&r, vals) in m.d[..m.dests()].iter().zip(&loaded) {
-        let d = regs.get_mut(r);
-        for (l, (d, &v)) in d.iter_mut().zip(vals).enumerate() {
-            if exec >> l & 1 == 1 {
-                *d = v;
-            }
-        }
-    }
+    write_dests(m, regs, exec, &loaded);
     Ok(())
+}
+
+/// Writes the lanes of `exec` of each destination from `loaded`.
+fn write_dests(m: &Mem, regs: &mut WarpRegs, exec: u32, loaded: &[[u64; WARP_SIZE]; 4]) {
+    for (&r, vals) in m.d[..m.dests()].iter().zip(loaded) {
+        super::lanes::blend(regs.get_mut(r), exec, vals);
+    }
 }

@@ -37,7 +37,10 @@ pub use cvt::cvt_lane;
 pub use float::float_lane;
 pub use int::int_lane;
 pub use lanes::WarpRegs;
-pub use mem::{atom_lane, execute_mem, Accesses, FaultKind, MemFault, Memory};
+pub use mem::{
+    atom_lane, execute_mem, load_lanes_each, store_lanes_each, Accesses, FaultKind, LaneFault,
+    MemFault, Memory,
+};
 pub use prepared::{execute_prepared, Prepared};
 pub use select::{selp_lane, slct_lane};
 pub use video::video_lane;
@@ -302,7 +305,23 @@ pub(crate) fn regs_needed(inst: &Instruction) -> usize {
             .max(r(x.a))
             .max(x.b.map_or(0, r))
             .max(x.c.map_or(0, r)),
-        Op::Mem(_) | Op::Warp(_) => inst.reg_uses().iter().map(|u| d(u.reg)).max().unwrap_or(0),
+        // As `reg_uses` lists them, without building the list.
+        Op::Mem(m) => {
+            let base = match m.addr.base {
+                crate::inst::AddrBase::Reg(x) => d(x),
+                crate::inst::AddrBase::Var(_) | crate::inst::AddrBase::Abs => 0,
+            };
+            let dests = m.d[..m.dests()].iter().fold(base, |n, &x| n.max(d(x)));
+            let n = m.vals[..m.sources()]
+                .iter()
+                .fold(dests, |n, &o| n.max(r(o)));
+            debug_assert_eq!(
+                n.max(g),
+                inst.reg_uses().iter().map(|u| d(u.reg)).max().unwrap_or(0)
+            );
+            n
+        }
+        Op::Warp(_) => inst.reg_uses().iter().map(|u| d(u.reg)).max().unwrap_or(0),
     };
     m.max(g)
 }

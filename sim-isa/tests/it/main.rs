@@ -15,6 +15,7 @@ mod int_arith;
 mod int_more;
 mod lane_model;
 mod mem;
+mod mem_lanes;
 mod model;
 mod mufu;
 mod parse;
