@@ -57,9 +57,10 @@ enum Cmd {
         /// H100 SXM's 132), blocks resident as SMs have room.
         #[arg(long, value_name = "N")]
         sms: Option<usize>,
-        /// Worker threads simulating SMs (results do not depend on it).
-        #[arg(long, default_value_t = 1, value_name = "N")]
-        threads: usize,
+        /// Host threads simulating SMs; results do not depend on it. Launch files
+        /// and recordings: default the available cores. Traces and kernel text: default 1.
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
         /// Report format (schema: docs/report-schema.md).
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,

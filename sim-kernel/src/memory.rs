@@ -159,11 +159,42 @@ pub fn space_of(s: StateSpace) -> Space {
     }
 }
 
+/// The global space as a warp sees it.
+pub enum GlobalView<'a> {
+    /// The space itself.
+    Direct(&'a mut Global),
+    /// The space as the epoch began, under its SM's own writes (see
+    /// [`crate::overlay`]).
+    Layered(&'a Global, &'a mut crate::overlay::Overlay),
+}
+
+impl GlobalView<'_> {
+    fn load(&mut self, addr: u64, n: u32) -> Result<u64, FaultKind> {
+        match self {
+            GlobalView::Direct(g) => {
+                let (b, off) = g.find(addr, u64::from(n))?;
+                get(b, off, n)
+            }
+            GlobalView::Layered(g, o) => o.load(g, addr, n),
+        }
+    }
+
+    fn store(&mut self, addr: u64, n: u32, v: u64) -> Result<(), FaultKind> {
+        match self {
+            GlobalView::Direct(g) => {
+                let (b, off) = g.find(addr, u64::from(n))?;
+                put(b, off, n, v)
+            }
+            GlobalView::Layered(g, o) => o.store(g, addr, n, v),
+        }
+    }
+}
+
 /// What one warp's instruction sees: the launch-wide spaces, its block's
 /// shared memory and its threads' local memory.
 pub struct WarpMem<'a> {
     /// Global space.
-    pub global: &'a mut Global,
+    pub global: GlobalView<'a>,
     /// `.const` bytes.
     pub consts: &'a [u8],
     /// Kernel parameter bytes.
@@ -245,10 +276,22 @@ impl WarpMem<'_> {
             s => (s, 0),
         };
         Some(match space {
-            Space::Global | Space::Generic => {
-                let r = self.global.region_at(first - window)?;
-                (Bytes::One(&mut r.bytes), window + r.base)
-            }
+            Space::Global | Space::Generic => match &mut self.global {
+                GlobalView::Direct(g) => {
+                    let r = g.region_at(first - window)?;
+                    (Bytes::One(&mut r.bytes), window + r.base)
+                }
+                // Read in place unless the SM wrote there this epoch;
+                // stores go access by access into its overlay.
+                GlobalView::Layered(g, o) => {
+                    if o.touches(lanes, addrs, total) {
+                        return None;
+                    }
+                    let i = g.regions.partition_point(|r| r.base <= first);
+                    let r = g.regions.get(i.checked_sub(1)?)?;
+                    (Bytes::ReadOnly(&r.bytes), window + r.base)
+                }
+            },
             Space::Shared => (Bytes::One(self.shared), window),
             Space::Local => (Bytes::PerLane(self.local), window),
             Space::Param => (Bytes::ReadOnly(self.params), 0),
@@ -438,10 +481,7 @@ impl Memory for WarpMem<'_> {
     fn load(&mut self, space: Space, lane: u32, addr: u64, n: u32) -> Result<u64, FaultKind> {
         let (space, addr) = Self::resolve(space, addr);
         match space {
-            Space::Global | Space::Generic => {
-                let (b, off) = self.global.find(addr, u64::from(n))?;
-                get(b, off, n)
-            }
+            Space::Global | Space::Generic => self.global.load(addr, n),
             Space::Param => get(self.params, offset(addr, n, self.params.len())?, n),
             Space::Const => get(self.consts, offset(addr, n, self.consts.len())?, n),
             Space::Shared | Space::Local => {
@@ -462,10 +502,7 @@ impl Memory for WarpMem<'_> {
     ) -> Result<(), FaultKind> {
         let (space, addr) = Self::resolve(space, addr);
         match space {
-            Space::Global | Space::Generic => {
-                let (b, off) = self.global.find(addr, u64::from(n))?;
-                put(b, off, n, v)
-            }
+            Space::Global | Space::Generic => self.global.store(addr, n, v),
             Space::Param | Space::Const => Err(FaultKind::ReadOnly),
             Space::Shared | Space::Local => {
                 let b = self.bytes(space, lane).ok_or(FaultKind::OutOfBounds)?;
@@ -589,7 +626,7 @@ mod tests {
         }
         fn mem(&mut self) -> WarpMem<'_> {
             WarpMem {
-                global: &mut self.global,
+                global: GlobalView::Direct(&mut self.global),
                 consts: &self.consts,
                 params: &self.params,
                 shared: &mut self.shared,

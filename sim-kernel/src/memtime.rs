@@ -1,6 +1,5 @@
 //! Memory timing: when a warp's memory instruction completes, from the
-//! addresses it touched. Behind the [`MemTiming`] trait, so a host
-//! simulator can answer instead; [`CacheModel`] is the built-in answer.
+//! addresses it touched.
 //!
 //! The built-in model, per SM: global and local accesses coalesce into
 //! 32-byte sectors of 128-byte lines; an L1 (per SM, cold at launch, filled
@@ -106,46 +105,43 @@ pub enum Kind {
     Atomic,
 }
 
-/// Answers when memory instructions complete: the memory side of the
-/// timing model, replaceable by a host simulator's.
-pub trait MemTiming {
-    /// Warp-instruction `acc` of `kind` issued on SM `sm` at `cycle`.
-    /// Returns the cycle its data are ready (stores: the cycle the SM may
-    /// consider it done).
-    fn access(&mut self, sm: u32, cycle: u64, acc: &Accesses, kind: Kind) -> u64;
-    /// The figures it works with (capacities bound block residency).
-    fn limits(&self) -> &MemConfig;
-}
-
+/// Sector and line sizes of the caches.
 const SECTOR: u64 = 32;
-/// Offset that keeps `.const` offsets apart from global addresses.
+/// Constant-space offsets, moved apart from global addresses in the caches.
 const CONST_TAG: u64 = 0x7e00_0000_0000;
 const LINE: u64 = 128;
 
-/// The built-in cache model (see the module docs).
-pub struct CacheModel {
+/// What all SMs share: the L2 (which sectors it holds) and the queues of
+/// atomics at each word. SMs run an epoch each against a frozen copy and
+/// what they add is merged at its end ([`Gpu::merge`]), in SM order, so a
+/// result never depends on which host thread ran which SM.
+pub struct Gpu {
     cfg: MemConfig,
-    /// Per SM: sector -> cycle its data are in L1.
-    l1: Vec<HashMap<u64, u64>>,
-    /// Per SM: lines in L1, oldest first, and their count.
-    l1_order: Vec<VecDeque<u64>>,
-    /// Per SM: the lines in `l1_order` (membership in one lookup).
-    l1_lines: Vec<HashSet<u64>>,
-    /// Sectors in L2.
     l2: HashSet<u64>,
-    /// Per SM: cycle the load/store pipeline is free.
-    lsu_free: Vec<u64>,
-    /// Per 4-byte word: cycle L2's atomic unit is free for it.
+    /// Per 4-byte word: when L2 may start its next atomic there.
     atom_free: HashMap<u64, u64>,
-    /// Scratch of `shared`: per bank, the distinct words a warp touches
-    /// (each lane touches a bank at most once per access, so at most 32).
-    banks: Box<[[u64; WARP_SIZE]; 32]>,
 }
 
-impl CacheModel {
-    /// A model for `sms` SMs whose L2 already holds `resident` (address
-    /// ranges known to be there, up to its capacity; a launch passes none).
-    pub fn new(cfg: MemConfig, sms: u32, resident: &[(u64, u64)]) -> CacheModel {
+/// One SM's memory pipeline and L1, and what it added to the shared state
+/// this epoch.
+#[derive(Default)]
+pub struct SmMem {
+    l1: HashMap<u64, u64>,
+    l1_order: VecDeque<u64>,
+    l1_lines: HashSet<u64>,
+    lsu_free: u64,
+    /// Sectors this SM brought into L2 this epoch.
+    l2_new: HashSet<u64>,
+    /// Words whose atomic queue this SM moved this epoch: (before, after).
+    atom_new: HashMap<u64, (u64, u64)>,
+    /// Per bank: the words a shared access touches (scratch).
+    banks: Vec<[u64; WARP_SIZE]>,
+}
+
+impl Gpu {
+    /// A cold GPU whose L2 holds `resident` (base, length) ranges, as many
+    /// sectors as it has room for.
+    pub fn new(cfg: MemConfig, resident: &[(u64, u64)]) -> Gpu {
         let mut l2 = HashSet::default();
         let mut budget = cfg.l2_bytes / SECTOR;
         'fill: for &(base, len) in resident {
@@ -159,20 +155,51 @@ impl CacheModel {
                 s += 1;
             }
         }
-        let n = sms.max(1) as usize;
-        CacheModel {
+        Gpu {
             cfg,
-            l1: vec![HashMap::default(); n],
-            l1_order: vec![VecDeque::new(); n],
-            l1_lines: vec![HashSet::default(); n],
             l2,
-            lsu_free: vec![0; n],
             atom_free: HashMap::default(),
-            banks: Box::new([[0; WARP_SIZE]; 32]),
         }
     }
 
-    fn global(&mut self, sm: usize, start: u64, acc: &Accesses, kind: Kind) -> u64 {
+    /// The figures in use.
+    pub fn limits(&self) -> &MemConfig {
+        &self.cfg
+    }
+
+    /// Takes in what `sm` added this epoch. Called for each SM in SM order:
+    /// L2 gains its sectors; a word's atomic queue grows by what each SM
+    /// queued there, so atomics from many SMs on one word serialise.
+    pub fn merge(&mut self, sm: &mut SmMem) {
+        self.l2.extend(sm.l2_new.drain());
+        for (w, (before, after)) in sm.atom_new.drain() {
+            let free = self.atom_free.entry(w).or_insert(0);
+            *free = (*free).max(before) + (after - before);
+        }
+    }
+}
+
+impl SmMem {
+    /// When warp-instruction `acc` of `kind`, issued at `cycle`, is done:
+    /// its data ready (stores: when the SM may consider it done).
+    pub fn access(&mut self, gpu: &Gpu, cycle: u64, acc: &Accesses, kind: Kind) -> u64 {
+        let first = acc.addrs[acc.lanes.trailing_zeros().min(31) as usize];
+        let window = crate::memory::SHARED_WINDOW..crate::memory::LOCAL_WINDOW;
+        match acc.space {
+            Space::Generic if window.contains(&first) => self.shared(gpu, cycle, acc),
+            Space::Shared => self.shared(gpu, cycle, acc),
+            Space::Param | Space::Const => self.constant(gpu, cycle, acc),
+            Space::Global | Space::Local | Space::Generic => self.global(gpu, cycle, acc, kind),
+        }
+    }
+
+    /// Whether L2 misses sector `s` (and now holds it).
+    fn l2_insert(&mut self, gpu: &Gpu, s: u64) -> bool {
+        !gpu.l2.contains(&s) && self.l2_new.insert(s)
+    }
+
+    fn global(&mut self, gpu: &Gpu, start: u64, acc: &Accesses, kind: Kind) -> u64 {
+        let cfg = &gpu.cfg;
         let mut sectors = [0u64; 2 * WARP_SIZE * 4];
         let mut n = 0;
         for l in 0..WARP_SIZE {
@@ -182,7 +209,11 @@ impl CacheModel {
             let a = acc.addrs[l];
             let (first, last) = (a / SECTOR, (a + u64::from(acc.bytes).max(1) - 1) / SECTOR);
             for s in first..=last.min(first + 3) {
-                if !sectors[..n].contains(&s) && n < sectors.len() {
+                // Coalesced lanes repeat the last sector: check it first.
+                if (n == 0 || sectors[n - 1] != s)
+                    && !sectors[..n].contains(&s)
+                    && n < sectors.len()
+                {
                     sectors[n] = s;
                     n += 1;
                 }
@@ -199,43 +230,43 @@ impl CacheModel {
         }
         let nlines = nl as u64;
         // One line per clock through the pipeline.
-        let issue = start.max(self.lsu_free[sm]);
-        self.lsu_free[sm] = issue + nlines;
+        let issue = start.max(self.lsu_free);
+        self.lsu_free = issue + nlines;
         let mut ready = issue + 1;
         let local = acc.space == Space::Local;
         for &s in &sectors[..n] {
             let t = if kind == Kind::Store {
                 // Global stores write through to L2; local ones stay in L1
                 // (write-back). The warp does not wait for either.
-                self.l2.insert(s);
+                self.l2_insert(gpu, s);
                 if local {
-                    self.fill(sm, s, issue + 1);
+                    self.fill(cfg, s, issue + 1);
                 }
                 issue + 1
             } else if kind == Kind::Atomic {
                 // Atomics run at L2, never in L1.
-                let lat = if self.l2.insert(s) {
-                    self.cfg.dram
+                let lat = if self.l2_insert(gpu, s) {
+                    cfg.dram
                 } else {
-                    self.cfg.l2_hit
+                    cfg.l2_hit
                 };
                 issue + lat
-            } else if let Some(&at) = self.l1[sm].get(&s) {
-                (issue + self.cfg.l1_hit).max(at)
+            } else if let Some(&at) = self.l1.get(&s) {
+                (issue + cfg.l1_hit).max(at)
             } else {
-                let lat = if self.l2.insert(s) {
-                    self.cfg.dram
+                let lat = if self.l2_insert(gpu, s) {
+                    cfg.dram
                 } else {
-                    self.cfg.l2_hit
+                    cfg.l2_hit
                 };
                 let at = issue + lat;
-                self.fill(sm, s, at);
+                self.fill(cfg, s, at);
                 at
             };
             ready = ready.max(t);
         }
         if kind == Kind::Atomic {
-            ready = ready.max(self.serialize_atomics(ready, acc));
+            ready = ready.max(self.serialize_atomics(gpu, ready, acc));
         }
         ready + nlines - 1
     }
@@ -243,7 +274,7 @@ impl CacheModel {
     /// L2 applies atomics to one address one lane at a time: lanes of
     /// this and earlier instructions on the same word queue behind each
     /// other. Returns when this instruction's last lane is done.
-    fn serialize_atomics(&mut self, arrive: u64, acc: &Accesses) -> u64 {
+    fn serialize_atomics(&mut self, gpu: &Gpu, arrive: u64, acc: &Accesses) -> u64 {
         let mut done = arrive;
         let mut seen: [u64; WARP_SIZE] = [u64::MAX; WARP_SIZE];
         for l in 0..WARP_SIZE {
@@ -258,36 +289,37 @@ impl CacheModel {
             let lanes = (0..WARP_SIZE)
                 .filter(|&k| acc.lanes >> k & 1 == 1 && acc.addrs[k] / 4 == w)
                 .count() as u64;
-            let free = self.atom_free.entry(w).or_insert(0);
-            let start = arrive.max(*free);
-            *free = start + lanes;
+            let base = gpu.atom_free.get(&w).copied().unwrap_or(0);
+            let q = self.atom_new.entry(w).or_insert((base, base));
+            let start = arrive.max(q.1);
+            q.1 = start + lanes;
             done = done.max(start + lanes - 1);
         }
         done
     }
 
-    /// Puts sector `s` in SM `sm`'s L1 (ready at `at`), evicting the oldest lines.
-    fn fill(&mut self, sm: usize, s: u64, at: u64) {
+    /// Puts sector `s` in the L1 (ready at `at`), evicting the oldest lines.
+    fn fill(&mut self, cfg: &MemConfig, s: u64, at: u64) {
         let line = s * SECTOR / LINE;
-        if self.l1_lines[sm].insert(line) {
-            self.l1_order[sm].push_back(line);
-            while self.l1_order[sm].len() as u64 * LINE > self.cfg.l1_bytes {
-                if let Some(old) = self.l1_order[sm].pop_front() {
-                    self.l1_lines[sm].remove(&old);
+        if self.l1_lines.insert(line) {
+            self.l1_order.push_back(line);
+            while self.l1_order.len() as u64 * LINE > cfg.l1_bytes {
+                if let Some(old) = self.l1_order.pop_front() {
+                    self.l1_lines.remove(&old);
                     let first = old * LINE / SECTOR;
                     for k in first..first + LINE / SECTOR {
-                        self.l1[sm].remove(&k);
+                        self.l1.remove(&k);
                     }
                 }
             }
         }
-        self.l1[sm].insert(s, at);
+        self.l1.insert(s, at);
     }
 
     /// Constant memory: the constant cache serves one address per clock,
     /// so a warp reading k distinct addresses takes k passes; a line not
     /// yet cached comes from memory like a global load.
-    fn constant(&mut self, sm: usize, start: u64, acc: &Accesses) -> u64 {
+    fn constant(&mut self, gpu: &Gpu, start: u64, acc: &Accesses) -> u64 {
         let mut distinct = [0u64; WARP_SIZE];
         let mut nd = 0;
         for l in 0..WARP_SIZE {
@@ -296,18 +328,37 @@ impl CacheModel {
                 nd += 1;
             }
         }
-        // Constant offsets live apart from global addresses in the caches.
         let mut shifted = *acc;
         for a in shifted.addrs.iter_mut() {
             *a = a.wrapping_add(CONST_TAG);
         }
-        let t = self.global(sm, start, &shifted, Kind::Load);
+        let t = self.global(gpu, start, &shifted, Kind::Load);
         t + nd.max(1) as u64 - 1
     }
 
     /// Shared memory: 32 banks of 4 bytes; lanes reading one word share it.
-    fn shared(&mut self, sm: usize, start: u64, acc: &Accesses) -> u64 {
+    /// An access takes as many wavefronts as the most distinct words any
+    /// bank holds.
+    fn shared(&mut self, gpu: &Gpu, start: u64, acc: &Accesses) -> u64 {
+        let waves = if acc.bytes <= 4 {
+            match one_word_waves(acc) {
+                Some(w) => w,
+                None => self.bank_waves(acc),
+            }
+        } else {
+            self.bank_waves(acc)
+        };
+        let issue = start.max(self.lsu_free);
+        self.lsu_free = issue + waves;
+        issue + gpu.cfg.shared + waves - 1
+    }
+
+    /// Wavefronts of a shared access, bank by bank.
+    fn bank_waves(&mut self, acc: &Accesses) -> u64 {
         let mut count = [0u8; 32];
+        if self.banks.len() < 32 {
+            self.banks = vec![[0; WARP_SIZE]; 32];
+        }
         let banks = &mut self.banks;
         for l in 0..WARP_SIZE {
             if acc.lanes >> l & 1 == 0 {
@@ -328,27 +379,36 @@ impl CacheModel {
                 }
             }
         }
-        let waves = u64::from(count.iter().copied().max().unwrap_or(1).max(1));
-        let issue = start.max(self.lsu_free[sm]);
-        self.lsu_free[sm] = issue + waves;
-        issue + self.cfg.shared + waves - 1
+        u64::from(count.iter().copied().max().unwrap_or(1).max(1))
     }
 }
 
-impl MemTiming for CacheModel {
-    fn limits(&self) -> &MemConfig {
-        &self.cfg
-    }
-
-    fn access(&mut self, sm: u32, cycle: u64, acc: &Accesses, kind: Kind) -> u64 {
-        let sm = (sm as usize).min(self.l1.len() - 1);
-        let first = acc.addrs[acc.lanes.trailing_zeros().min(31) as usize];
-        let window = crate::memory::SHARED_WINDOW..crate::memory::LOCAL_WINDOW;
-        match acc.space {
-            Space::Generic if window.contains(&first) => self.shared(sm, cycle, acc),
-            Space::Shared => self.shared(sm, cycle, acc),
-            Space::Param | Space::Const => self.constant(sm, cycle, acc),
-            Space::Global | Space::Local | Space::Generic => self.global(sm, cycle, acc, kind),
+/// The common shared accesses of one word a lane, without the bank
+/// walk: every lane in a word of its own bank (or sharing one word) is
+/// one wavefront. `None` when some bank has two words, or an access
+/// straddles words.
+#[inline]
+fn one_word_waves(acc: &Accesses) -> Option<u64> {
+    let mut word = [u64::MAX; WARP_SIZE];
+    let mut used = 0u32;
+    for l in 0..WARP_SIZE {
+        if acc.lanes >> l & 1 == 0 {
+            continue;
+        }
+        let a = acc.addrs[l];
+        let w = a / 4;
+        if (a + u64::from(acc.bytes).max(1) - 1) / 4 != w {
+            return None;
+        }
+        let b = (w % 32) as usize;
+        if used >> b & 1 == 1 {
+            if word[b] != w {
+                return None;
+            }
+        } else {
+            used |= 1 << b;
+            word[b] = w;
         }
     }
+    Some(1)
 }

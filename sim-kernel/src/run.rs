@@ -3,7 +3,7 @@
 
 use crate::engine::{self, Finished};
 use crate::error::KernelError;
-use crate::memtime::{CacheModel, MemConfig};
+use crate::memtime::{Gpu, MemConfig};
 use crate::prepare::Prepared;
 use crate::rec::RecWarp;
 use crate::timing::Timed;
@@ -55,6 +55,8 @@ pub struct RunOptions {
     /// Keep what every warp executed and the values its loads returned (a
     /// recording needs them; memory then grows with the launch).
     pub log_loads: bool,
+    /// Host threads the SMs run on: results are the same for any number.
+    pub threads: usize,
 }
 
 impl RunOptions {
@@ -68,6 +70,7 @@ impl RunOptions {
             policy,
             sms,
             log_loads: false,
+            threads: 1,
         }
     }
 }
@@ -121,18 +124,19 @@ pub(crate) fn run_engine(
     opts: &RunOptions,
     follow: Option<(std::sync::Arc<[RecWarp]>, std::sync::Arc<str>)>,
 ) -> Result<GridRun, KernelError> {
-    // Launch buffers start in DRAM, not L2: see `CacheModel::new`.
-    let mut mem = CacheModel::new(opts.memory.clone(), opts.sms, &[]);
+    // Launch buffers start in DRAM, not L2: see `memtime`.
+    let mut gpu = Gpu::new(opts.memory.clone(), &[]);
     let eo = engine::Options {
         target: opts.config.target,
         config: &opts.config,
         policy: opts.policy,
         sms: opts.sms,
+        threads: opts.threads,
         max_instructions: opts.max_instructions,
         log: opts.log_loads && follow.is_none(),
         follow,
     };
-    let f: Finished = engine::run(prep, launch, &eo, &mut mem)?;
+    let f: Finished = engine::run(prep, launch, &eo, &mut gpu)?;
     Ok(GridRun {
         warps: f.warps,
         instructions: f.instructions,

@@ -42,7 +42,6 @@ fn refuse_trace_flags(name: &str, a: &RunArgs) -> Result<()> {
     for (set, flag) in [
         (a.dump_regs.is_some(), "--dump-regs"),
         (a.timeline.is_some(), "--timeline"),
-        (a.threads != 1, "--threads"),
     ] {
         if set {
             bail!("{name}: {flag} applies to traces and kernel text, not to launch files or kernel recordings");
@@ -90,15 +89,22 @@ fn options(setup: &Setup, default: Target, sms: Option<usize>) -> Result<RunOpti
     Ok(opts)
 }
 
+/// `--threads`, by default the cores this process may use.
+fn host_threads(n: Option<usize>) -> usize {
+    n.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// `simcli run LAUNCH.json`.
 pub fn run_launch(file: &Path, name: &str, a: &RunArgs, mut inputs: Inputs) -> Result<ExitCode> {
     refuse_trace_flags(name, a)?;
-    check_counts(a.sms.unwrap_or(1), a.threads)?;
+    let threads = host_threads(a.threads);
+    check_counts(a.sms.unwrap_or(1), threads)?;
     let launch = read_launch(file, name, &mut inputs)?;
     if a.check && launch.expected.is_empty() {
         bail!("{name}: --check: the launch file names no expected outputs (`expected`)");
     }
-    let opts = options(&a.setup, LAUNCH_TARGET, a.sms)?;
+    let mut opts = options(&a.setup, LAUNCH_TARGET, a.sms)?;
+    opts.threads = threads;
     let run = with_progress(&format!("running {name}"), 0, |_| {
         sim_kernel::run_launch(file, &opts)
     })
@@ -116,7 +122,8 @@ pub fn run_launch(file: &Path, name: &str, a: &RunArgs, mut inputs: Inputs) -> R
 /// `simcli run kernel.bin` (a recording), read from `r`.
 pub fn run_recording(name: &str, r: impl Read, a: &RunArgs, inputs: Inputs) -> Result<ExitCode> {
     refuse_trace_flags(name, a)?;
-    check_counts(a.sms.unwrap_or(1), a.threads)?;
+    let threads = host_threads(a.threads);
+    check_counts(a.sms.unwrap_or(1), threads)?;
     let rec = Recording::read(name, r)?;
     let outputs: Vec<usize> = (0..rec.buffers.len())
         .filter(|&i| rec.buffers[i].output.is_some())
@@ -127,7 +134,8 @@ pub fn run_recording(name: &str, r: impl Read, a: &RunArgs, inputs: Inputs) -> R
     let target = Target::parse(&rec.target).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     // The recorded run's SM count unless told otherwise: blocks then land
     // on the same SMs (`%smid`) and the replay repeats the run exactly.
-    let opts = options(&a.setup, target, a.sms.or(Some(rec.sms as usize)))?;
+    let mut opts = options(&a.setup, target, a.sms.or(Some(rec.sms as usize)))?;
+    opts.threads = threads;
     let run = with_progress(&format!("replaying {name}"), 0, |_| {
         sim_kernel::replay(name, &rec, &opts)
     })

@@ -100,7 +100,7 @@ pub struct RunArgs {
     pub setup: Setup,
     /// `--sms`: traces default to 1, launches to the target's whole GPU.
     pub sms: Option<usize>,
-    pub threads: usize,
+    pub threads: Option<usize>,
     pub format: Format,
     pub dump_regs: Option<PathBuf>,
     pub check: bool,
@@ -185,7 +185,8 @@ pub fn check_counts(sms: usize, threads: usize) -> Result<()> {
 /// `simcli run`.
 pub fn run(file: &Path, a: &RunArgs, mut inputs: Inputs) -> Result<ExitCode> {
     let sms = a.sms.unwrap_or(1);
-    check_counts(sms, a.threads)?;
+    let threads = a.threads.unwrap_or(1);
+    check_counts(sms, threads)?;
     if a.timeline.is_some() && a.timeline_limit.saturating_mul(sms) > MAX_TIMELINE_ISSUES {
         bail!("--timeline-limit x --sms must be at most {MAX_TIMELINE_ISSUES} (the log is held in memory)");
     }
@@ -225,7 +226,7 @@ pub fn run(file: &Path, a: &RunArgs, mut inputs: Inputs) -> Result<ExitCode> {
         Vec::new()
     };
     let out = with_progress(&format!("simulating {name}"), 0, |_| {
-        replay_trace_with(&name, &trace, resolved, (sms, a.threads, log), code)
+        replay_trace_with(&name, &trace, resolved, (sms, threads, log), code)
     });
     let rep = match out.result {
         Ok(r) => r,

@@ -6,8 +6,10 @@ use super::code::Code;
 use super::warp::{Ext, State, Warp};
 use crate::error::KernelError;
 use crate::exec::Step;
-use crate::memory::{Global, WarpMem};
-use crate::memtime::MemTiming;
+use crate::memory::{Global, GlobalView, WarpMem};
+use crate::memtime::{Gpu, SmMem};
+use crate::overlay::Overlay;
+use crate::tap::Log;
 use sim_core::{Completion, External, ExternalRequest, Sm};
 use std::collections::VecDeque;
 
@@ -92,57 +94,91 @@ impl Block {
     }
 }
 
-/// Everything the functional side holds, and the timing host.
-pub(crate) struct Host<'c, 'p> {
+/// What every SM reads during an epoch and none changes.
+pub(crate) struct Shared<'c, 'p> {
     pub code: &'c Code<'p>,
-    pub global: Global,
-    pub mem: &'c mut dyn MemTiming,
-    /// Resident blocks by slot (a warp's SM id is `slot * wpb + warp`).
-    pub blocks: Vec<Option<Block>>,
-    /// Finished blocks kept for reuse (their allocations).
-    pub spare: Vec<Block>,
-    pub free_slots: Vec<u32>,
+    /// The global space as the epoch began.
+    pub global: &'c Global,
+    pub gpu: &'c Gpu,
     pub wpb: u32,
-    /// The SM being run.
-    pub sm: u32,
-    pub executed: u64,
+    /// Statements one SM may execute this epoch before the launch's
+    /// instruction limit.
     pub limit: u64,
+    /// The launch's instruction limit.
+    pub max: u64,
+    /// Global atomics wait for the epoch's end: the launch's blocks may
+    /// run on more than one SM, and an atomic's result may depend on what
+    /// another SM does to its word in the same epoch. Run at the epoch's
+    /// end, in SM order, each sees all that came before it.
+    pub defer: bool,
+}
+
+/// One SM's resident blocks and everything else its epoch changes.
+#[derive(Default)]
+pub(crate) struct SmState {
+    /// Resident blocks by slot (a warp's id on the SM is `slot * wpb + warp`).
+    pub blocks: Vec<Option<Block>>,
+    /// Resident blocks.
+    pub live: u32,
+    /// It ran a block.
+    pub used: bool,
+    /// Finished blocks kept for reuse (their allocations), at most `keep`.
+    pub spare: Vec<Block>,
+    pub keep: usize,
+    pub free_slots: Vec<u32>,
+    pub mem: SmMem,
+    /// Its writes to the global space this epoch.
+    pub overlay: Overlay,
+    /// Statements executed this epoch.
+    pub executed: u64,
     /// Earliest and latest clock read.
     pub clock_span: Option<(u64, u64)>,
     /// Warps to feed when the SM returns (released from a barrier).
     pub to_feed: Vec<u32>,
+    /// Warps released and not yet fed when its epoch ended.
+    pub pending: Vec<u32>,
+    /// Warps stopped at a global atomic, in the order they stopped.
+    pub atomics: Vec<u32>,
     /// The first error met inside a timing callback.
     pub error: Option<KernelError>,
     /// Scratch of the reordering of straight-line stretches.
     pub sched: crate::reorder::Scheduler,
     /// Scratch of a push to the SM.
     pub batch: Vec<(u32, u32, bool)>,
+    /// Recorded warps: (block, warp, lanes, log).
+    pub logs: Vec<(u32, u32, u32, Log)>,
+    /// Blocks that ended this epoch.
+    pub ended: u64,
+    /// Scratch of the SM's hungry and retired warps.
+    pub hungry: Vec<u32>,
+    pub retired: Vec<u32>,
 }
 
-impl Host<'_, '_> {
-    fn split(&self, id: u32) -> (usize, usize) {
-        ((id / self.wpb) as usize, (id % self.wpb) as usize)
-    }
+/// The timing host of one SM for one epoch.
+pub(crate) struct Host<'a, 'c, 'p> {
+    pub sh: &'a Shared<'c, 'p>,
+    pub st: &'a mut SmState,
+}
 
-    fn block_mut(&mut self, slot: usize) -> Option<&mut Block> {
-        self.blocks.get_mut(slot).and_then(Option::as_mut)
+impl SmState {
+    fn split(wpb: u32, id: u32) -> (usize, usize) {
+        ((id / wpb) as usize, (id % wpb) as usize)
     }
 
     /// Gives warp `id` its next statements: executes it as far as it may
     /// go, pushes what is ready, closes it at its end. Returns whether it
     /// pushed or closed anything.
-    pub fn feed(&mut self, sm: &mut Sm, id: u32) -> Result<bool, KernelError> {
-        let (slot, w) = self.split(id);
-        let code = self.code;
-        let Host {
+    pub fn feed(&mut self, sh: &Shared<'_, '_>, sm: &mut Sm, id: u32) -> Result<bool, KernelError> {
+        let (slot, w) = Self::split(sh.wpb, id);
+        let code = sh.code;
+        let SmState {
             blocks,
-            global,
+            overlay,
             executed,
-            limit,
             sched,
             batch,
             to_feed,
-            wpb,
+            atomics,
             ..
         } = self;
         let Some(b) = blocks.get_mut(slot).and_then(Option::as_mut) else {
@@ -166,7 +202,7 @@ impl Host<'_, '_> {
             // Lent to the memory while the warp runs (a move, not a copy).
             let mut local = std::mem::take(&mut warp.local);
             let mut mem = WarpMem {
-                global,
+                global: GlobalView::Layered(sh.global, overlay),
                 consts: &code.prep.consts,
                 params: &code.prep.params,
                 shared,
@@ -177,19 +213,21 @@ impl Host<'_, '_> {
                 code,
                 mem: &mut mem,
                 count: executed,
-                limit: *limit,
+                limit: sh.limit,
                 sc: sched,
+                defer: sh.defer,
             };
             let r = warp.run(&mut env);
             warp.local = local;
             let after = warp.state;
             if let Err(e) = r {
-                return Err(name_waiters(e, warps));
+                return Err(name_waiters(e, sh.max, warps));
             }
             if before == State::Run {
                 match after {
                     State::AtBarrier => *fn_wait += 1,
                     State::Exited => *fn_live -= 1,
+                    State::Atomic => atomics.push(id),
                     State::Run | State::Clock => {}
                 }
             }
@@ -208,17 +246,56 @@ impl Host<'_, '_> {
         }
         // An exit may complete a barrier the others have all issued.
         b.check_open();
-        b.check_release(slot as u32, *wpb, to_feed);
+        b.check_release(slot as u32, sh.wpb, to_feed);
         Ok(any)
+    }
+
+    /// Runs the global atomics its warps stopped at this epoch, in order,
+    /// on the global space itself (every SM's writes of the epoch are in
+    /// it: SMs take their turn in SM order), and lets the warps go on.
+    pub fn run_atomics(
+        &mut self,
+        code: &Code<'_>,
+        global: &mut Global,
+        wpb: u32,
+    ) -> Result<(), KernelError> {
+        for id in std::mem::take(&mut self.atomics) {
+            let (slot, w) = Self::split(wpb, id);
+            let Some(b) = self.blocks.get_mut(slot).and_then(Option::as_mut) else {
+                continue;
+            };
+            let Some(warp) = b.warps.get_mut(w) else {
+                continue;
+            };
+            let mut local = std::mem::take(&mut warp.local);
+            let mut mem = WarpMem {
+                global: GlobalView::Direct(global),
+                consts: &code.prep.consts,
+                params: &code.prep.params,
+                shared: &mut b.shared,
+                local: &mut local,
+                vars: &code.prep.vars,
+            };
+            let r = warp.run_atomic(code, &mut mem);
+            warp.local = local;
+            r?;
+            if warp.state == State::Exited {
+                b.fn_live -= 1;
+                b.check_open();
+                b.check_release(slot as u32, wpb, &mut self.to_feed);
+            }
+            self.pending.push(id);
+        }
+        Ok(())
     }
 }
 
 /// The instruction limit names the warps of the block that wait at a
 /// barrier (a looping warp keeps them there).
-fn name_waiters(e: KernelError, warps: &[Warp]) -> KernelError {
+fn name_waiters(e: KernelError, max: u64, warps: &[Warp]) -> KernelError {
     match e {
-        KernelError::InstructionLimit { limit, .. } => KernelError::InstructionLimit {
-            limit,
+        KernelError::InstructionLimit { .. } => KernelError::InstructionLimit {
+            limit: max,
             waiting: (0..warps.len() as u32)
                 .filter(|&k| {
                     let w = &warps[k as usize];
@@ -279,16 +356,14 @@ fn ext_of(code: &Code<'_>, s: &Step, kind: crate::memtime::Kind) -> Ext {
     }
 }
 
-impl External for Host<'_, '_> {
+impl External for Host<'_, '_, '_> {
     fn issue(&mut self, req: &ExternalRequest<'_>) -> Option<Completion> {
-        let (slot, w) = self.split(req.warp_id);
-        let code = self.code;
-        let (sm, wpb) = (self.sm, self.wpb);
-        let mut to_feed = std::mem::take(&mut self.to_feed);
-        let mut span = self.clock_span;
+        let (sh, st) = (self.sh, &mut *self.st);
+        let (slot, w) = SmState::split(sh.wpb, req.warp_id);
+        let code = sh.code;
         let mut access = None;
         let at = {
-            let b = self.block_mut(slot)?;
+            let b = st.blocks.get_mut(slot).and_then(Option::as_mut)?;
             let warp = b.warps.get_mut(w)?;
             match warp.exts.pop_front()? {
                 Ext::Mem(k, kind) => {
@@ -297,14 +372,14 @@ impl External for Host<'_, '_> {
                 }
                 Ext::Clock => {
                     warp.read_clock(code, req.cycle);
-                    let (lo, hi) = span.unwrap_or((req.cycle, req.cycle));
-                    span = Some((lo.min(req.cycle), hi.max(req.cycle)));
+                    let (lo, hi) = st.clock_span.unwrap_or((req.cycle, req.cycle));
+                    st.clock_span = Some((lo.min(req.cycle), hi.max(req.cycle)));
                     if warp.state == State::Exited {
                         b.fn_live -= 1;
                         b.check_open();
-                        b.check_release(slot as u32, wpb, &mut to_feed);
+                        b.check_release(slot as u32, sh.wpb, &mut st.to_feed);
                     }
-                    to_feed.push(req.warp_id);
+                    st.to_feed.push(req.warp_id);
                     req.cycle + 1
                 }
                 Ext::Barrier => {
@@ -314,16 +389,14 @@ impl External for Host<'_, '_> {
                         b.arrived.resize(k + 1, 0);
                     }
                     b.arrived[k] += 1;
-                    b.check_release(slot as u32, wpb, &mut to_feed);
+                    b.check_release(slot as u32, sh.wpb, &mut st.to_feed);
                     req.cycle + 1
                 }
                 Ext::Nothing => req.cycle + 1,
             }
         };
-        self.to_feed = to_feed;
-        self.clock_span = span;
         let at = match access {
-            Some((acc, kind)) => self.mem.access(sm, req.cycle, &acc, kind),
+            Some((acc, kind)) => st.mem.access(sh.gpu, req.cycle, &acc, kind),
             None => at,
         };
         Some(Completion::at(at))

@@ -23,20 +23,17 @@ mod warp;
 pub(crate) use code::Follow;
 
 use crate::error::KernelError;
-use crate::memtime::MemTiming;
+use crate::memtime::Gpu;
 use crate::prepare::Prepared;
 use crate::timing::{blocks_per_sm, control, program};
 use code::Code;
-use host::{Block, Host};
+use host::{Block, Host, Shared, SmState};
 use sim_core::{ProgramTables, Progress, SchedPolicy, Sm, SmConfig, Stats};
 use sim_isa::{ExecCtx, Target, ThreadCtx, WARP_SIZE};
 use sim_module::Launch;
 use std::sync::Arc;
 
-/// Finished blocks kept for reuse.
-const SPARE_BLOCKS: usize = 64;
-
-/// Cycles each SM runs before the next takes its turn.
+/// Cycles each SM runs before the SMs exchange what they wrote.
 pub const EPOCH: u64 = 256;
 
 /// How to run a grid.
@@ -45,6 +42,8 @@ pub(crate) struct Options<'a> {
     pub config: &'a SmConfig,
     pub policy: SchedPolicy,
     pub sms: u32,
+    /// Host threads the SMs run on (results do not depend on it).
+    pub threads: usize,
     pub max_instructions: u64,
     /// Keep what each warp executed (a recording).
     pub log: bool,
@@ -65,13 +64,10 @@ pub(crate) struct Finished {
     pub logs: Vec<(u32, u32, u32, crate::tap::Log)>,
 }
 
-/// One SM and the blocks it holds.
+/// One SM: its model and what it holds.
 struct Slot {
     sm: Sm,
-    blocks: u32,
-    used: bool,
-    /// Its warps released from a barrier and not yet fed.
-    pending: Vec<u32>,
+    st: SmState,
 }
 
 /// Cycles in which no SM issues, no warp executes and no block starts or
@@ -84,15 +80,15 @@ pub(crate) fn run(
     prep: &Prepared<'_>,
     launch: &Launch,
     opts: &Options<'_>,
-    mem: &mut dyn MemTiming,
+    gpu: &mut Gpu,
 ) -> Result<Finished, KernelError> {
     let prog = Arc::new(program(prep, opts.config.target));
     let code = Code::new(prep, opts.target, &prog);
     let threads = launch.block_threads();
     let wpb = threads.div_ceil(WARP_SIZE as u64).max(1) as u32;
     let cfg = opts.config.clone();
-    let resident = resident_limit(prep, &cfg, mem.limits(), wpb, threads)?;
-    let cap = blocks_per_sm(&cfg, mem.limits(), wpb, prep.shared);
+    let resident = resident_limit(prep, &cfg, gpu.limits(), wpb, threads)?;
+    let cap = blocks_per_sm(&cfg, gpu.limits(), wpb, prep.shared);
     let (loops, targets) = control(prep);
     let tables = ProgramTables::with_loops(cfg, prog, &loops, &targets)?;
     let nsms = opts.sms.max(1);
@@ -104,92 +100,178 @@ pub(crate) fn run(
                 sm.mark_external(i as u32)?;
             }
         }
-        slots.push(Slot {
-            sm,
-            blocks: 0,
-            used: false,
-            pending: Vec::new(),
-        });
+        let st = SmState {
+            // Enough for a wave of new blocks to reuse the allocations
+            // of the wave before.
+            keep: cap.min(8) as usize,
+            ..SmState::default()
+        };
+        slots.push(Slot { sm, st });
     }
     let nblocks = launch.grid_blocks();
-    let mut host = Host {
-        code: &code,
-        global: prep.global.clone(),
-        mem,
-        blocks: Vec::new(),
-        spare: Vec::new(),
-        free_slots: Vec::new(),
-        wpb,
-        sm: 0,
-        executed: 0,
-        limit: opts.max_instructions,
-        clock_span: None,
-        to_feed: Vec::new(),
-        error: None,
-        sched: Default::default(),
-        batch: Vec::new(),
-    };
-    let mut logs = Vec::new();
+    let mut global = prep.global.clone();
+    let mut executed: u64 = 0;
     let mut next: u64 = 0;
     let mut now: u64 = 0;
     // What changed last, and when: a launch where nothing does is stuck.
     let mut last = (0u64, 0u64, 0u64);
     let mut since = 0u64;
-    let mut scratch = (Vec::new(), Vec::new());
+    let mut ended: u64 = 0;
+    // Atomics whose result another SM's may change wait for the epoch's
+    // end when the blocks can run on more than one SM (see `host::Shared`).
+    let defer = nsms > 1 && nblocks > 1 && opts.follow.is_none();
     loop {
         // Deal blocks breadth-first to SMs with room.
-        let mut live_blocks: u64 = slots.iter().map(|s| u64::from(s.blocks)).sum();
+        let mut live_blocks: u64 = slots.iter().map(|s| u64::from(s.st.live)).sum();
         let mut dealt = true;
         while next < nblocks && dealt {
             dealt = false;
             for (s, slot) in slots.iter_mut().enumerate() {
-                if next >= nblocks || slot.blocks >= cap || live_blocks >= resident {
+                if next >= nblocks || slot.st.live >= cap || live_blocks >= resident {
                     continue;
                 }
                 live_blocks += 1;
-                start_block(&mut host, slot, s as u32, next as u32, launch, opts, now)?;
+                let sh = shared(
+                    &code,
+                    &global,
+                    gpu,
+                    wpb,
+                    opts.max_instructions,
+                    executed,
+                    defer,
+                );
+                start_block(&sh, slot, s as u32, next as u32, launch, opts, now)?;
                 next += 1;
                 dealt = true;
             }
         }
-        if slots.iter().all(|s| s.blocks == 0) {
+        let busy = slots.iter().filter(|s| s.st.live > 0).count();
+        if busy == 0 {
             break;
         }
         let end = now + EPOCH;
-        for (s, slot) in slots.iter_mut().enumerate() {
-            if slot.blocks > 0 {
-                host.sm = s as u32;
-                host.to_feed.append(&mut slot.pending);
-                run_sm(&mut host, slot, end, &mut scratch, &mut logs)?;
-                slot.pending.append(&mut host.to_feed);
-            }
+        let sh = shared(
+            &code,
+            &global,
+            gpu,
+            wpb,
+            opts.max_instructions,
+            executed,
+            defer,
+        );
+        run_epoch(&sh, &mut slots, end, opts.threads)?;
+        // What the SMs wrote and added, in SM order.
+        for slot in slots.iter_mut() {
+            slot.st.overlay.merge_into(&mut global);
+            gpu.merge(&mut slot.st.mem);
+            executed += std::mem::take(&mut slot.st.executed);
+            ended += std::mem::take(&mut slot.st.ended);
+        }
+        for slot in slots.iter_mut() {
+            slot.st.run_atomics(&code, &mut global, wpb)?;
+        }
+        if executed > opts.max_instructions {
+            return Err(KernelError::InstructionLimit {
+                limit: opts.max_instructions,
+                waiting: Vec::new(),
+            });
         }
         now = end;
         let issued: u64 = slots.iter().map(|s| s.sm.instructions_issued()).sum();
-        let seen = (issued, host.executed, next + host.free_slots.len() as u64);
+        let seen = (issued, executed, next + ended);
         if seen != last {
             (last, since) = (seen, now);
         } else if now - since > STUCK_CYCLES {
-            let s = slots.iter().position(|s| s.blocks > 0).unwrap_or(0);
-            host.sm = s as u32;
-            return Err(stuck(&host));
+            let s = slots.iter().position(|s| s.st.live > 0).unwrap_or(0);
+            return Err(stuck(&slots[s].st));
         }
     }
     let all: Vec<Stats> = slots
         .iter()
-        .filter(|s| s.used)
+        .filter(|s| s.st.used)
         .map(|s| s.sm.stats())
         .collect();
+    let mut logs: Vec<_> = slots
+        .iter_mut()
+        .flat_map(|s| std::mem::take(&mut s.st.logs))
+        .collect();
     logs.sort_by_key(|l: &(u32, u32, u32, crate::tap::Log)| (l.0, l.1));
+    let clock_span = slots
+        .iter()
+        .filter_map(|s| s.st.clock_span)
+        .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)));
     Ok(Finished {
-        global: host.global,
-        instructions: host.executed,
+        global,
+        instructions: executed,
         warps: nblocks * u64::from(wpb),
         stats: Stats::merge(&all),
-        sms_used: slots.iter().filter(|s| s.used).count() as u32,
-        clock_span: host.clock_span,
+        sms_used: slots.iter().filter(|s| s.st.used).count() as u32,
+        clock_span,
         logs,
     })
+}
+
+/// What the SMs read during an epoch.
+fn shared<'c, 'p>(
+    code: &'c Code<'p>,
+    global: &'c crate::memory::Global,
+    gpu: &'c Gpu,
+    wpb: u32,
+    max: u64,
+    executed: u64,
+    defer: bool,
+) -> Shared<'c, 'p> {
+    Shared {
+        code,
+        global,
+        gpu,
+        wpb,
+        limit: max.saturating_sub(executed),
+        max,
+        defer,
+    }
+}
+
+/// Runs every busy SM to clock `end`, on up to `threads` host threads
+/// (each a run of consecutive SMs). Returns the first error in SM order.
+fn run_epoch(
+    sh: &Shared<'_, '_>,
+    slots: &mut [Slot],
+    end: u64,
+    threads: usize,
+) -> Result<(), KernelError> {
+    let mut busy: Vec<&mut Slot> = slots.iter_mut().filter(|s| s.st.live > 0).collect();
+    let threads = threads.clamp(1, busy.len().max(1));
+    if threads == 1 {
+        return run_slots(sh, &mut busy, end);
+    }
+    let per = busy.len().div_ceil(threads);
+    let results: Vec<Result<(), KernelError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = busy
+            .chunks_mut(per)
+            .map(|chunk| scope.spawn(move || run_slots(sh, chunk, end)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(KernelError::Limit("an SM's host thread panicked".into()))
+                })
+            })
+            .collect()
+    });
+    results.into_iter().collect()
+}
+
+/// Runs the busy SMs of `slots` in turn to clock `end`.
+fn run_slots(sh: &Shared<'_, '_>, slots: &mut [&mut Slot], end: u64) -> Result<(), KernelError> {
+    for slot in slots.iter_mut() {
+        let Slot { sm, st } = &mut **slot;
+        st.to_feed.append(&mut st.pending);
+        run_sm(sh, sm, st, end)?;
+        st.pending.append(&mut st.to_feed);
+    }
+    Ok(())
 }
 
 /// Most bytes of `.local` memory resident blocks may hold in all.
@@ -228,7 +310,7 @@ fn resident_limit(
 
 /// Makes block `cta` resident on SM `s` at clock `now`.
 fn start_block(
-    host: &mut Host<'_, '_>,
+    sh: &Shared<'_, '_>,
     slot: &mut Slot,
     s: u32,
     cta: u32,
@@ -236,9 +318,9 @@ fn start_block(
     opts: &Options<'_>,
     now: u64,
 ) -> Result<(), KernelError> {
-    let prep = host.code.prep;
+    let prep = sh.code.prep;
     let threads = launch.block_threads();
-    let wpb = host.wpb;
+    let wpb = sh.wpb;
     let [gx, gy, _] = launch.grid;
     let thread = ThreadCtx {
         first_thread: 0,
@@ -266,7 +348,8 @@ fn start_block(
             ..thread
         },
     };
-    let mut block = match host.spare.pop() {
+    let st = &mut slot.st;
+    let mut block = match st.spare.pop() {
         Some(mut b) => {
             b.reset(cta, s, &prep.shared_init);
             for (w, wp) in b.warps.iter_mut().enumerate() {
@@ -289,71 +372,83 @@ fn start_block(
             wp.follow = Some(Follow::new(rec.clone(), i, name.clone()));
         }
     }
-    let idx = match host.free_slots.pop() {
+    let idx = match st.free_slots.pop() {
         Some(i) => {
-            host.blocks[i as usize] = Some(block);
+            st.blocks[i as usize] = Some(block);
             i
         }
         None => {
-            host.blocks.push(Some(block));
-            (host.blocks.len() - 1) as u32
+            st.blocks.push(Some(block));
+            (st.blocks.len() - 1) as u32
         }
     };
-    if slot.blocks == 0 {
+    if st.live == 0 {
         slot.sm.idle_until(now);
     }
-    slot.blocks += 1;
-    slot.used = true;
+    st.live += 1;
+    st.used = true;
     for w in 0..wpb {
         slot.sm.add_executed_warp(idx * wpb + w, lanes_of(w))?;
     }
     for w in 0..wpb {
-        host.feed(&mut slot.sm, idx * wpb + w)?;
+        st.feed(sh, &mut slot.sm, idx * wpb + w)?;
     }
     Ok(())
 }
 
 /// Runs one SM until clock `end` (or until its blocks are done).
-fn run_sm(
-    host: &mut Host<'_, '_>,
-    slot: &mut Slot,
+fn run_sm(sh: &Shared<'_, '_>, sm: &mut Sm, st: &mut SmState, end: u64) -> Result<(), KernelError> {
+    let mut hungry = std::mem::take(&mut st.hungry);
+    let mut retired = std::mem::take(&mut st.retired);
+    let r = run_sm_with(sh, sm, st, end, &mut hungry, &mut retired);
+    (st.hungry, st.retired) = (hungry, retired);
+    r
+}
+
+fn run_sm_with(
+    sh: &Shared<'_, '_>,
+    sm: &mut Sm,
+    st: &mut SmState,
     end: u64,
-    scratch: &mut (Vec<u32>, Vec<u32>),
-    logs: &mut Vec<(u32, u32, u32, crate::tap::Log)>,
+    hungry: &mut Vec<u32>,
+    retired: &mut Vec<u32>,
 ) -> Result<(), KernelError> {
-    let (hungry, retired) = scratch;
     // Returns in a row that changed nothing: a run may return once with
     // nothing new (a push that refilled a queue can flag it hungry), so
     // only a few in a row mean no warp can go on.
     let mut idle = 0;
     loop {
         hungry.clear();
-        slot.sm.take_hungry_into(hungry);
-        hungry.append(&mut host.to_feed);
+        sm.take_hungry_into(hungry);
+        hungry.append(&mut st.to_feed);
         hungry.sort_unstable();
         hungry.dedup();
         let mut fed = false;
         for &id in hungry.iter() {
-            fed |= host.feed(&mut slot.sm, id)?;
+            fed |= st.feed(sh, sm, id)?;
         }
-        let before = (slot.sm.cycle(), slot.sm.instructions_issued());
-        let r = slot.sm.run_until_idle_before(host, end)?;
-        if let Some(e) = host.error.take() {
+        let before = (sm.cycle(), sm.instructions_issued());
+        let r = sm.run_until_idle_before(&mut Host { sh, st: &mut *st }, end)?;
+        if let Some(e) = st.error.take() {
             return Err(e);
         }
         retired.clear();
-        slot.sm.take_retired_into(retired);
+        sm.take_retired_into(retired);
         for &id in retired.iter() {
-            retire(host, slot, id, logs);
+            retire(sh.wpb, st, id);
         }
         match r {
             Progress::Done | Progress::Reached => return Ok(()),
             Progress::Waiting => {
-                let still = (slot.sm.cycle(), slot.sm.instructions_issued()) == before;
-                if still && !fed && retired.is_empty() && host.to_feed.is_empty() {
+                let still = (sm.cycle(), sm.instructions_issued()) == before;
+                if still && !fed && retired.is_empty() && st.to_feed.is_empty() {
                     idle += 1;
+                    // Warps stopped at an atomic go on after the epoch.
+                    if idle > 3 && st.atomics.is_empty() {
+                        return Err(stuck(st));
+                    }
                     if idle > 3 {
-                        return Err(stuck(host));
+                        return Ok(());
                     }
                 } else {
                     idle = 0;
@@ -364,39 +459,35 @@ fn run_sm(
 }
 
 /// A warp the SM retired: its block ends with its last warp.
-fn retire(
-    host: &mut Host<'_, '_>,
-    slot: &mut Slot,
-    id: u32,
-    logs: &mut Vec<(u32, u32, u32, crate::tap::Log)>,
-) {
-    let (b, w) = ((id / host.wpb) as usize, id % host.wpb);
-    let Some(Some(block)) = host.blocks.get_mut(b) else {
+fn retire(wpb: u32, st: &mut SmState, id: u32) {
+    let (b, w) = ((id / wpb) as usize, id % wpb);
+    let Some(Some(block)) = st.blocks.get_mut(b) else {
         return;
     };
     block.retired += 1;
     if let Some(x) = block.warps.get_mut(w as usize) {
         if let Some(l) = x.log.take() {
-            logs.push((block.cta, w, x.lanes, *l));
+            st.logs.push((block.cta, w, x.lanes, *l));
         }
     }
     if block.retired as usize == block.warps.len() {
-        if let Some(done) = host.blocks[b].take() {
+        if let Some(done) = st.blocks[b].take() {
             // A few kept: a wave of new blocks reuses their allocations.
-            if host.spare.len() < SPARE_BLOCKS {
-                host.spare.push(done);
+            if st.spare.len() < st.keep {
+                st.spare.push(done);
             }
         }
-        host.free_slots.push(b as u32);
-        slot.blocks -= 1;
+        st.free_slots.push(b as u32);
+        st.live -= 1;
+        st.ended += 1;
     }
 }
 
 /// The error of an SM that can make no progress (a defect: every wait the
 /// engine creates is released by the SM's own issues), naming its first
 /// block that has waiting or running warps.
-fn stuck(host: &Host<'_, '_>) -> KernelError {
-    for b in host.blocks.iter().flatten().filter(|b| b.sm == host.sm) {
+fn stuck(st: &SmState) -> KernelError {
+    for b in st.blocks.iter().flatten() {
         let mut waiting = Vec::new();
         let mut running = Vec::new();
         for (w, warp) in b.warps.iter().enumerate() {

@@ -35,6 +35,9 @@ pub(crate) enum State {
     AtBarrier,
     /// Stopped before a clock read, which runs when it issues.
     Clock,
+    /// Stopped at a global atomic, which runs at the epoch's end
+    /// ([`Warp::run_atomic`]).
+    Atomic,
     /// Every lane exited.
     Exited,
 }
@@ -99,6 +102,8 @@ pub(crate) struct Env<'e, 'c, 'm> {
     pub count: &'e mut u64,
     pub limit: u64,
     pub sc: &'e mut Scheduler,
+    /// Global atomics wait for the epoch's end.
+    pub defer: bool,
 }
 
 impl Env<'_, '_, '_> {
@@ -297,6 +302,22 @@ impl Warp {
                     return Ok(());
                 }
                 match &inst.op {
+                    Op::Mem(_)
+                        if env.defer
+                            && step.lanes != 0
+                            && code.ext[top.pc] == Some(crate::memtime::Kind::Atomic) =>
+                    {
+                        if let Some(acc) = self.defer_atomic(code, top.pc, top.mask, env.mem)? {
+                            step.access = Some(self.put_access(acc));
+                            self.record(step, Some(acc));
+                            self.emit(code, env.sc, step);
+                            self.state = State::Atomic;
+                            return Ok(());
+                        }
+                        let acc = self.exec_mem(code, top.pc, top.mask, env.mem)?;
+                        step.access = acc.map(|a| self.put_access(a));
+                        self.record(step, acc);
+                    }
                     Op::Mem(_) => {
                         let acc = self.exec_mem(code, top.pc, top.mask, env.mem)?;
                         // Addresses kept only for what timing will ask for
@@ -474,6 +495,73 @@ impl Warp {
         })
     }
 
+    /// A global atomic while other SMs run too: what it returns depends
+    /// on theirs, which this SM may not see before the epoch ends. Its
+    /// addresses are taken now (for timing), without touching memory or
+    /// its destinations, and it runs at the epoch's end ([`Self::run_atomic`]).
+    /// `None` when it reaches shared memory, which no other SM sees: it
+    /// runs at once.
+    fn defer_atomic(
+        &mut self,
+        code: &Code<'_>,
+        pc: usize,
+        mask: u32,
+        mem: &mut WarpMem<'_>,
+    ) -> Result<Option<Accesses>, KernelError> {
+        let StatementKind::Instruction(inst) = &code.prep.body.statements[pc].kind else {
+            return Ok(None);
+        };
+        let Op::Mem(m) = &inst.op else {
+            return Ok(None);
+        };
+        let dests = &m.d[..m.dests()];
+        let mut saved = [[0u64; sim_isa::WARP_SIZE]; 4];
+        for (k, &r) in dests.iter().enumerate() {
+            self.regs.ensure(r.0 as usize + 1);
+            saved[k] = *self.regs.get(r);
+        }
+        let mut dry = DryRun { mem };
+        let acc = execute_mem(inst, &self.ctx, &mut self.regs, mask, &mut dry);
+        for (k, &r) in dests.iter().enumerate() {
+            *self.regs.get_mut(r) = saved[k];
+        }
+        // A fault is the real run's to report.
+        let Ok(Some(acc)) = acc else {
+            return Ok(None);
+        };
+        let shared = acc.space == sim_isa::Space::Shared
+            || (acc.space == sim_isa::Space::Generic
+                && acc.addrs.iter().enumerate().all(|(l, &a)| {
+                    acc.lanes >> l & 1 == 0
+                        || (crate::memory::SHARED_WINDOW..crate::memory::LOCAL_WINDOW).contains(&a)
+                }));
+        Ok((!shared).then_some(acc))
+    }
+
+    /// Runs the global atomic the warp stopped at (see
+    /// [`Self::defer_atomic`]) against `mem`, and lets it go on.
+    pub fn run_atomic(
+        &mut self,
+        code: &Code<'_>,
+        mem: &mut WarpMem<'_>,
+    ) -> Result<(), KernelError> {
+        if self.state != State::Atomic {
+            return Ok(());
+        }
+        let Some(&top) = self.stack.last() else {
+            self.state = State::Exited;
+            return Ok(());
+        };
+        self.exec_mem(code, top.pc, top.mask, mem)?;
+        self.advance(top.pc + 1);
+        self.state = if self.stack.is_empty() {
+            State::Exited
+        } else {
+            State::Run
+        };
+        Ok(())
+    }
+
     fn exec_alu(&mut self, code: &Code<'_>, pc: usize, mask: u32) {
         if let Some(p) = &code.exec[pc] {
             execute_prepared(p, &self.ctx, &mut self.regs, mask);
@@ -533,6 +621,42 @@ impl Warp {
             }
             l.steps.push((step.stmt, step.lanes));
         }
+    }
+}
+
+/// The memory of an atomic's address pass: loads read, stores do nothing.
+struct DryRun<'a, 'm> {
+    mem: &'a mut WarpMem<'m>,
+}
+
+impl Memory for DryRun<'_, '_> {
+    fn load(
+        &mut self,
+        space: sim_isa::Space,
+        lane: u32,
+        addr: u64,
+        n: u32,
+    ) -> Result<u64, sim_isa::exec::FaultKind> {
+        self.mem.load(space, lane, addr, n)
+    }
+    fn store(
+        &mut self,
+        _: sim_isa::Space,
+        _: u32,
+        _: u64,
+        _: u32,
+        _: u64,
+    ) -> Result<(), sim_isa::exec::FaultKind> {
+        Ok(())
+    }
+    fn var(&self, id: u32) -> Result<(sim_isa::Space, u64), sim_isa::exec::FaultKind> {
+        self.mem.var(id)
+    }
+    fn to_generic(&self, space: sim_isa::Space, addr: u64) -> u64 {
+        self.mem.to_generic(space, addr)
+    }
+    fn generic_to_space(&self, space: sim_isa::Space, addr: u64) -> u64 {
+        self.mem.generic_to_space(space, addr)
     }
 }
 

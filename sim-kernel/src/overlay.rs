@@ -1,0 +1,218 @@
+//! One SM's view of the global space during an epoch: the space as the
+//! epoch began, with the SM's own writes on top.
+//!
+//! SMs run their epochs side by side (on host threads), so none may see
+//! another's writes before the epoch ends: that would make a result depend
+//! on which host thread got where first. Each SM writes into its
+//! [`Overlay`] (pages copied from the global space on first write, with
+//! which bytes it wrote), reads its own writes back from there, and at the
+//! epoch's end the overlays are written into the global space in SM order
+//! ([`Overlay::merge_into`]). Two SMs writing one byte in one epoch (a
+//! race on the GPU too) leave the higher-numbered SM's value.
+
+use crate::memory::{Global, Region};
+use rustc_hash::FxHashMap;
+use sim_isa::exec::FaultKind;
+use sim_isa::WARP_SIZE;
+
+/// Bytes per overlay page.
+const PAGE: u64 = 4096;
+
+/// A page of the global space an SM wrote this epoch.
+struct Page {
+    bytes: Box<[u8; PAGE as usize]>,
+    /// Which of its bytes the SM wrote, a bit each.
+    written: Box<[u64; (PAGE / 64) as usize]>,
+}
+
+/// One SM's writes to the global space this epoch.
+#[derive(Default)]
+pub struct Overlay {
+    pages: FxHashMap<u64, Page>,
+    /// Pages of earlier epochs, for reuse.
+    spare: Vec<Page>,
+}
+
+impl Overlay {
+    /// No writes this epoch.
+    pub fn is_empty(&self) -> bool {
+        self.pages.is_empty()
+    }
+
+    /// Whether any of `total` bytes from `addrs[l]` of the lanes in
+    /// `lanes` lies in a page written this epoch.
+    pub fn touches(&self, lanes: u32, addrs: &[u64; WARP_SIZE], total: u64) -> bool {
+        if self.pages.is_empty() {
+            return false;
+        }
+        let mut last = u64::MAX;
+        for (l, &a) in addrs.iter().enumerate() {
+            if lanes >> l & 1 == 0 {
+                continue;
+            }
+            let (p, q) = (a / PAGE, a.saturating_add(total.max(1) - 1) / PAGE);
+            for k in p..=q.min(p + 1) {
+                if k != last && self.pages.contains_key(&k) {
+                    return true;
+                }
+                last = k;
+            }
+        }
+        false
+    }
+
+    /// Reads `n` bytes at `addr` (little-endian), the SM's writes first.
+    pub fn load(&self, base: &Global, addr: u64, n: u32) -> Result<u64, FaultKind> {
+        let (r, off) = find(base, addr, n)?;
+        let mut v = 0u64;
+        for k in (0..u64::from(n)).rev() {
+            let a = addr + k;
+            let b = match self.pages.get(&(a / PAGE)) {
+                Some(p) => p.bytes[(a % PAGE) as usize],
+                None => r.bytes[off + k as usize],
+            };
+            v = v << 8 | u64::from(b);
+        }
+        Ok(v)
+    }
+
+    /// Writes `n` bytes of `v` at `addr` (little-endian) into the overlay.
+    pub fn store(&mut self, base: &Global, addr: u64, n: u32, v: u64) -> Result<(), FaultKind> {
+        find(base, addr, n)?;
+        for k in 0..u64::from(n) {
+            let a = addr + k;
+            let p = self.page(base, a / PAGE);
+            let i = (a % PAGE) as usize;
+            p.bytes[i] = (v >> (8 * k)) as u8;
+            p.written[i / 64] |= 1 << (i % 64);
+        }
+        Ok(())
+    }
+
+    /// Page `key`, copied from the global space on first use.
+    fn page(&mut self, base: &Global, key: u64) -> &mut Page {
+        let spare = &mut self.spare;
+        self.pages.entry(key).or_insert_with(|| {
+            let mut p = spare.pop().unwrap_or_else(|| Page {
+                bytes: Box::new([0; PAGE as usize]),
+                written: Box::new([0; (PAGE / 64) as usize]),
+            });
+            p.written.fill(0);
+            let start = key * PAGE;
+            let first = base
+                .regions
+                .partition_point(|r| r.base + r.bytes.len() as u64 <= start);
+            for r in base.regions[first..]
+                .iter()
+                .take_while(|r| r.base < start + PAGE)
+            {
+                let lo = r.base.max(start);
+                let hi = (r.base + r.bytes.len() as u64).min(start + PAGE);
+                if lo < hi {
+                    p.bytes[(lo - start) as usize..(hi - start) as usize]
+                        .copy_from_slice(&r.bytes[(lo - r.base) as usize..(hi - r.base) as usize]);
+                }
+            }
+            p
+        })
+    }
+
+    /// Writes this epoch's bytes into `base` and empties the overlay.
+    pub fn merge_into(&mut self, base: &mut Global) {
+        for (key, p) in self.pages.drain() {
+            let start = key * PAGE;
+            for (w, &bits) in p.written.iter().enumerate() {
+                let mut bits = bits;
+                while bits != 0 {
+                    let i = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    if let Ok((r, off)) = find_mut(base, start + i as u64) {
+                        r.bytes[off] = p.bytes[i];
+                    }
+                }
+            }
+            self.spare.push(p);
+        }
+    }
+}
+
+/// The allocation holding `[addr, addr + n)` and the offset in it.
+fn find(base: &Global, addr: u64, n: u32) -> Result<(&Region, usize), FaultKind> {
+    let i = base.regions.partition_point(|r| r.base <= addr);
+    let r = i
+        .checked_sub(1)
+        .and_then(|i| base.regions.get(i))
+        .ok_or(FaultKind::OutOfBounds)?;
+    let off = addr - r.base;
+    if off
+        .checked_add(u64::from(n))
+        .is_none_or(|e| e > r.bytes.len() as u64)
+    {
+        return Err(FaultKind::OutOfBounds);
+    }
+    Ok((r, off as usize))
+}
+
+fn find_mut(base: &mut Global, addr: u64) -> Result<(&mut Region, usize), FaultKind> {
+    let i = base.regions.partition_point(|r| r.base <= addr);
+    let r = i
+        .checked_sub(1)
+        .and_then(|i| base.regions.get_mut(i))
+        .ok_or(FaultKind::OutOfBounds)?;
+    let off = addr - r.base;
+    if off >= r.bytes.len() as u64 {
+        return Err(FaultKind::OutOfBounds);
+    }
+    Ok((r, off as usize))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn space() -> Global {
+        let mut g = Global::default();
+        g.alloc("a", (0..100u8).collect());
+        g.alloc("b", vec![7; 5000]);
+        g
+    }
+
+    #[test]
+    fn an_sm_reads_its_writes_and_the_space_sees_them_after_the_merge() {
+        let mut g = space();
+        let (a, b) = (g.regions[0].base, g.regions[1].base);
+        let mut o = Overlay::default();
+        o.store(&g, a + 4, 4, 0xdead_beef).unwrap();
+        o.store(&g, b + 4094, 4, 0x0102_0304).unwrap();
+        assert_eq!(o.load(&g, a + 4, 4), Ok(0xdead_beef));
+        assert_eq!(
+            o.load(&g, a + 8, 1),
+            Ok(8),
+            "unwritten bytes read the space"
+        );
+        assert_eq!(o.load(&g, b + 4094, 4), Ok(0x0102_0304), "across a page");
+        assert_eq!(g.regions[0].bytes[4], 4, "the space waits for the merge");
+        assert!(o.touches(1, &[a + 4; WARP_SIZE], 4));
+        assert_eq!(o.store(&g, a + 98, 4, 0), Err(FaultKind::OutOfBounds));
+        o.merge_into(&mut g);
+        assert!(o.is_empty());
+        assert_eq!(&g.regions[0].bytes[4..8], &0xdead_beefu32.to_le_bytes());
+        assert_eq!(
+            &g.regions[1].bytes[4094..4098],
+            &0x0102_0304u32.to_le_bytes()
+        );
+        assert_eq!(g.regions[0].bytes[8], 8);
+    }
+
+    #[test]
+    fn a_merge_writes_only_the_bytes_written() {
+        let mut g = space();
+        let a = g.regions[0].base;
+        let (mut o1, mut o2) = (Overlay::default(), Overlay::default());
+        o1.store(&g, a, 1, 0xaa).unwrap();
+        o2.store(&g, a + 1, 1, 0xbb).unwrap();
+        o1.merge_into(&mut g);
+        o2.merge_into(&mut g);
+        assert_eq!(&g.regions[0].bytes[..3], &[0xaa, 0xbb, 2]);
+    }
+}
