@@ -3,7 +3,7 @@
 //! them form its longest dependent chain (steps).
 //!
 //! The table `data/lowering.tsv` is derived by `tools/lowering/derive.py` from
-//! ptxas + nvdisasm output (see ARCHITECTURE.md, "Lowering table"). It is embedded
+//! ptxas + nvdisasm output (see docs/timing-model.md, "Lowering table"). It is embedded
 //! with `include_str!` and parsed once per process.
 //!
 //! The variant key of an instruction is sim-isa's classification,

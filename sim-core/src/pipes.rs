@@ -14,7 +14,7 @@
 //! (sm_90 `IMAD` on the FMA pipe: 64 lanes of its 128) and adjust its latency
 //! (sm_90 `DSETP`: 4 less than FP64's 8), and has a side between which and
 //! others a result takes longer ([`crossing`]). Every figure is cited in the
-//! rule tables below; ARCHITECTURE.md ("The pipe model") summarises them.
+//! rule tables below; docs/timing-model.md ("The pipe model") summarises them.
 
 use crate::config::{SmConfig, UnitClass};
 use crate::sass_table::{MachineInst, SassArch, Src};

@@ -27,7 +27,7 @@ fn only_taken_back_edges_cost_the_redirect() {
     assert_eq!(extra(&forward), per);
 }
 
-/// The H100's loops show no redirect (ARCHITECTURE.md, "Branches"): `b21`
+/// The H100's loops show no redirect (docs/timing-model.md, "Branches"): `b21`
 /// (`selp.b32`, 16 iterations of 64 links) takes 4215 cycles between its
 /// clock reads, where ptxas has waited for its loaded inputs before the
 /// first read (the ISETP of its predicate). The same loop here, with the
