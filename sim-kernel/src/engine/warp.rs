@@ -411,6 +411,19 @@ impl Warp {
                 self.state = State::Clock;
                 return Ok(());
             }
+            let atomic = code.ext[pc] == Some(crate::memtime::Kind::Atomic);
+            if env.defer && lanes != 0 && atomic {
+                // Stops as the recorded run's warp did (the same timing).
+                if let Some(acc) = self.defer_atomic(code, pc, lanes, env.mem)? {
+                    if let Some(f) = self.follow.as_mut() {
+                        f.check_access(Some(&acc), &s.text)?;
+                    }
+                    step.access = Some(self.put_access(acc));
+                    self.emit(code, env.sc, step);
+                    self.state = State::Atomic;
+                    return Ok(());
+                }
+            }
             match &inst.op {
                 Op::Mem(_) => {
                     let acc = self.exec_mem(code, pc, lanes, env.mem)?;
@@ -548,13 +561,21 @@ impl Warp {
         if self.state != State::Atomic {
             return Ok(());
         }
-        let Some(&top) = self.stack.last() else {
-            self.state = State::Exited;
-            return Ok(());
-        };
-        self.exec_mem(code, top.pc, top.mask, mem)?;
-        self.advance(top.pc + 1);
-        self.state = if self.stack.is_empty() {
+        match self.follow.as_ref().map(Follow::current) {
+            // A replay: the recorded step, its load answered from the record.
+            Some((stmt, lanes)) => {
+                self.exec_mem(code, stmt as usize, lanes, mem)?;
+            }
+            None => {
+                let Some(&top) = self.stack.last() else {
+                    self.state = State::Exited;
+                    return Ok(());
+                };
+                self.exec_mem(code, top.pc, top.mask, mem)?;
+                self.advance(top.pc + 1);
+            }
+        }
+        self.state = if self.done() {
             State::Exited
         } else {
             State::Run
