@@ -61,6 +61,10 @@ enum Cmd {
         /// and recordings: default the available cores. Traces and kernel text: default 1.
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
+        /// Launch files of more than 256 blocks: time one SM in eight and run the
+        /// others functionally (values exact, cycles estimated; docs/sampling.md).
+        #[arg(long)]
+        sample: bool,
         /// Report format (schema: docs/report-schema.md).
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
@@ -369,6 +373,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             config,
             sms,
             threads,
+            sample,
             format,
             dump_regs,
             check,
@@ -386,6 +391,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
                 setup,
                 sms,
                 threads,
+                sample,
                 format,
                 dump_regs,
                 check,

@@ -26,7 +26,7 @@ mod run;
 mod tap;
 pub mod timing;
 
-pub use engine::EPOCH;
+pub use engine::{Sampled, EPOCH, SAMPLE_EVERY, SAMPLE_MIN_BLOCKS};
 pub use error::KernelError;
 pub use exec::Step;
 pub use memtime::{Gpu, Kind, MemConfig, SmMem};

@@ -57,6 +57,10 @@ pub struct RunOptions {
     pub log_loads: bool,
     /// Host threads the SMs run on: results are the same for any number.
     pub threads: usize,
+    /// Time one SM in eight and run the rest functionally (values exact,
+    /// cycles estimated: [`crate::engine::Sampled`]), for launches of more
+    /// than [`crate::engine::SAMPLE_MIN_BLOCKS`] blocks.
+    pub sample: bool,
 }
 
 impl RunOptions {
@@ -71,6 +75,7 @@ impl RunOptions {
             sms,
             log_loads: false,
             threads: 1,
+            sample: false,
         }
     }
 }
@@ -135,6 +140,7 @@ pub(crate) fn run_engine(
         max_instructions: opts.max_instructions,
         log: opts.log_loads && follow.is_none(),
         follow,
+        sample: opts.sample,
     };
     let f: Finished = engine::run(prep, launch, &eo, &mut gpu)?;
     Ok(GridRun {
@@ -145,6 +151,7 @@ pub(crate) fn run_engine(
             clock_span: f.clock_span,
             stats: f.stats,
             sms_used: f.sms_used,
+            sampled: f.sampled,
         },
         recorded: f
             .logs

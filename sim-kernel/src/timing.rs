@@ -21,6 +21,9 @@ pub struct Timed {
     pub stats: Stats,
     /// SMs that ran blocks.
     pub sms_used: u32,
+    /// What `--sample` estimated, when it ran SMs functionally (then
+    /// `cycles` is an estimate and `stats` are the timed SMs').
+    pub sampled: Option<crate::engine::Sampled>,
 }
 
 impl Timed {

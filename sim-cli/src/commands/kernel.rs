@@ -105,6 +105,7 @@ pub fn run_launch(file: &Path, name: &str, a: &RunArgs, mut inputs: Inputs) -> R
     }
     let mut opts = options(&a.setup, LAUNCH_TARGET, a.sms)?;
     opts.threads = threads;
+    opts.sample = a.sample;
     let run = with_progress(&format!("running {name}"), 0, |_| {
         sim_kernel::run_launch(file, &opts)
     })
@@ -122,6 +123,9 @@ pub fn run_launch(file: &Path, name: &str, a: &RunArgs, mut inputs: Inputs) -> R
 /// `simcli run kernel.bin` (a recording), read from `r`.
 pub fn run_recording(name: &str, r: impl Read, a: &RunArgs, inputs: Inputs) -> Result<ExitCode> {
     refuse_trace_flags(name, a)?;
+    if a.sample {
+        bail!("{name}: --sample applies to launch files, not to kernel recordings");
+    }
     let threads = host_threads(a.threads);
     check_counts(a.sms.unwrap_or(1), threads)?;
     let rec = Recording::read(name, r)?;
@@ -257,6 +261,7 @@ struct Summary {
     h100: Option<u64>,
     recorded: Option<u64>,
     cycles: u64,
+    sampled: Option<sim_kernel::Sampled>,
 }
 
 fn summary(run: &LaunchRun, recorded: Option<u64>) -> Summary {
@@ -272,6 +277,7 @@ fn summary(run: &LaunchRun, recorded: Option<u64>) -> Summary {
         h100: run.launch.h100.as_ref().and_then(|h| h.cycles_cold),
         recorded,
         cycles: run.timed.cycles,
+        sampled: run.timed.sampled,
     }
 }
 
@@ -299,6 +305,15 @@ impl Summary {
         kv("warps", self.warps.to_string());
         kv("warp-instr executed", self.executed.to_string());
         kv("SMs used", self.sms_used.to_string());
+        if let Some(x) = &self.sampled {
+            kv(
+                "sampled",
+                format!(
+                    "cycles estimated: {} SMs timed ({} blocks, {:.0} +- {:.0} cycles each, 95%), the rest run functionally",
+                    x.timed_sms, x.timed_blocks, x.block_cycles, x.ci95
+                ),
+            );
+        }
         match self.clock_window {
             Some(c) => kv(
                 "clock window",
@@ -336,6 +351,12 @@ impl Summary {
             "h100_cycles_cold": self.h100,
             "h100_ratio": self.ratio(),
             "recorded_cycles": self.recorded,
+            "sampled": self.sampled.map(|x| serde_json::json!({
+                "timed_sms": x.timed_sms,
+                "timed_blocks": x.timed_blocks,
+                "block_cycles": x.block_cycles,
+                "block_cycles_ci95": if x.ci95.is_finite() { Some(x.ci95) } else { None },
+            })),
         })
     }
 }

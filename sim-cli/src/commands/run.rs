@@ -101,6 +101,8 @@ pub struct RunArgs {
     /// `--sms`: traces default to 1, launches to the target's whole GPU.
     pub sms: Option<usize>,
     pub threads: Option<usize>,
+    /// `--sample` (launch files).
+    pub sample: bool,
     pub format: Format,
     pub dump_regs: Option<PathBuf>,
     pub check: bool,
@@ -209,6 +211,9 @@ pub fn run(file: &Path, a: &RunArgs, mut inputs: Inputs) -> Result<ExitCode> {
     }
     if a.dump_buffers.is_some() {
         bail!("{name}: --dump-buffers applies to launch files and kernel recordings");
+    }
+    if a.sample {
+        bail!("{name}: --sample applies to launch files");
     }
     let (trace, _) = sim_trace::load::load(&name, r)?;
     let resolved = resolve_for(&name, &trace, &a.setup)?;

@@ -30,6 +30,11 @@ pub(crate) struct Block {
     tbase: u32,
     /// Warps the SM has retired.
     pub retired: u32,
+    /// The cycle it became resident.
+    pub start: u64,
+    /// On an SM run functionally (`--sample`): the cycle its residency is
+    /// modelled to end, once it has run.
+    pub done_at: Option<u64>,
 }
 
 impl Block {
@@ -45,6 +50,8 @@ impl Block {
             arrived: VecDeque::new(),
             tbase: 0,
             retired: 0,
+            start: 0,
+            done_at: None,
         }
     }
 
@@ -60,6 +67,12 @@ impl Block {
         self.arrived.clear();
         self.tbase = 0;
         self.retired = 0;
+        self.done_at = None;
+    }
+
+    /// Every warp has exited (functionally).
+    pub fn fn_done(&self) -> bool {
+        self.fn_live == 0
     }
 
     /// After warp states changed: opens the barrier if every live warp
@@ -111,6 +124,10 @@ pub(crate) struct Shared<'c, 'p> {
     /// another SM does to its word in the same epoch. Run at the epoch's
     /// end, in SM order, each sees all that came before it.
     pub defer: bool,
+    /// The epoch's first cycle (a functional SM's clock reads).
+    pub now: u64,
+    /// `--sample`: the mean cycles a timed block was resident, so far.
+    pub block_cycles: Option<u64>,
 }
 
 /// One SM's resident blocks and everything else its epoch changes.
@@ -149,6 +166,12 @@ pub(crate) struct SmState {
     pub logs: Vec<(u32, u32, u32, Log)>,
     /// Blocks that ended this epoch.
     pub ended: u64,
+    /// Timed on the SM model (not run functionally by `--sample`).
+    pub detail: bool,
+    /// Cycles each timed block that ended this epoch was resident.
+    pub durations: Vec<u64>,
+    /// When its last functional block's residency ends.
+    pub last_end: u64,
     /// Scratch of the SM's hungry and retired warps.
     pub hungry: Vec<u32>,
     pub retired: Vec<u32>,
@@ -248,6 +271,80 @@ impl SmState {
         b.check_open();
         b.check_release(slot as u32, sh.wpb, to_feed);
         Ok(any)
+    }
+
+    /// Runs the warps of the block in `slot` functionally (`--sample`), as
+    /// far as they go this epoch: until each exits or waits for a deferred
+    /// atomic. A clock read returns the epoch's first cycle.
+    pub fn run_functional(&mut self, sh: &Shared<'_, '_>, slot: usize) -> Result<(), KernelError> {
+        let code = sh.code;
+        let SmState {
+            blocks,
+            overlay,
+            executed,
+            sched,
+            atomics,
+            ..
+        } = self;
+        let Some(b) = blocks.get_mut(slot).and_then(Option::as_mut) else {
+            return Ok(());
+        };
+        loop {
+            let mut moved = false;
+            for w in 0..b.warps.len() {
+                let Block {
+                    shared,
+                    warps,
+                    fn_live,
+                    fn_wait,
+                    ..
+                } = &mut *b;
+                let warp = &mut warps[w];
+                if warp.state == State::Clock {
+                    warp.read_clock(code, sh.now);
+                    if warp.state == State::Exited {
+                        *fn_live -= 1;
+                    }
+                    moved = true;
+                }
+                if warp.state != State::Run {
+                    continue;
+                }
+                let mut local = std::mem::take(&mut warp.local);
+                let mut mem = WarpMem {
+                    global: GlobalView::Layered(sh.global, overlay),
+                    consts: &code.prep.consts,
+                    params: &code.prep.params,
+                    shared,
+                    local: &mut local,
+                    vars: &code.prep.vars,
+                };
+                let mut env = super::warp::Env {
+                    code,
+                    mem: &mut mem,
+                    count: executed,
+                    limit: sh.limit,
+                    sc: sched,
+                    defer: sh.defer,
+                };
+                let r = warp.run(&mut env);
+                warp.local = local;
+                match warp.state {
+                    State::AtBarrier => *fn_wait += 1,
+                    State::Exited => *fn_live -= 1,
+                    State::Atomic => atomics.push(slot as u32 * sh.wpb + w as u32),
+                    State::Run | State::Clock => {}
+                }
+                if let Err(e) = r {
+                    return Err(name_waiters(e, sh.max, warps));
+                }
+                moved = true;
+                b.check_open();
+            }
+            if !moved {
+                return Ok(());
+            }
+        }
     }
 
     /// Runs the global atomics its warps stopped at this epoch, in order,

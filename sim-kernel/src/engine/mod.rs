@@ -49,6 +49,28 @@ pub(crate) struct Options<'a> {
     pub log: bool,
     /// Replay these recorded warps instead of executing freely.
     pub follow: Option<(Arc<[crate::rec::RecWarp]>, Arc<str>)>,
+    /// `--sample`: time one SM in [`SAMPLE_EVERY`], run the rest functionally.
+    pub sample: bool,
+}
+
+/// `--sample` times SMs 0, 8, 16, ... and runs the others functionally.
+pub const SAMPLE_EVERY: u32 = 8;
+
+/// `--sample` times every block of a launch of at most this many blocks.
+pub const SAMPLE_MIN_BLOCKS: u64 = 256;
+
+/// What `--sample` estimated.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sampled {
+    /// SMs timed on the SM model.
+    pub timed_sms: u32,
+    /// Blocks timed there.
+    pub timed_blocks: u64,
+    /// The mean cycles a timed block was resident, with which the blocks
+    /// of the other SMs are modelled.
+    pub block_cycles: f64,
+    /// Half the width of that mean's 95% confidence interval, cycles.
+    pub ci95: f64,
 }
 
 /// What a finished grid gives.
@@ -62,6 +84,32 @@ pub(crate) struct Finished {
     pub clock_span: Option<(u64, u64)>,
     /// Per warp (grid order), when logging.
     pub logs: Vec<(u32, u32, u32, crate::tap::Log)>,
+    /// What `--sample` estimated, when it ran functional SMs.
+    pub sampled: Option<Sampled>,
+}
+
+/// Running mean and variance of timed blocks' residency (Welford).
+#[derive(Default)]
+struct Durations {
+    n: u64,
+    mean: f64,
+    m2: f64,
+}
+
+impl Durations {
+    fn add(&mut self, x: u64) {
+        self.n += 1;
+        let d = x as f64 - self.mean;
+        self.mean += d / self.n as f64;
+        self.m2 += d * (x as f64 - self.mean);
+    }
+
+    fn ci95(&self) -> f64 {
+        if self.n < 2 {
+            return f64::INFINITY;
+        }
+        1.96 * (self.m2 / (self.n - 1) as f64).sqrt() / (self.n as f64).sqrt()
+    }
 }
 
 /// One SM: its model and what it holds.
@@ -92,8 +140,10 @@ pub(crate) fn run(
     let (loops, targets) = control(prep);
     let tables = ProgramTables::with_loops(cfg, prog, &loops, &targets)?;
     let nsms = opts.sms.max(1);
+    let nblocks = launch.grid_blocks();
+    let sampling = opts.sample && nblocks > SAMPLE_MIN_BLOCKS && nsms >= SAMPLE_EVERY;
     let mut slots = Vec::with_capacity(nsms as usize);
-    for _ in 0..nsms {
+    for s in 0..nsms {
         let mut sm = Sm::from_tables(&tables, opts.policy);
         for (i, e) in code.ext.iter().enumerate() {
             if e.is_some() {
@@ -104,12 +154,13 @@ pub(crate) fn run(
             // Enough for a wave of new blocks to reuse the allocations
             // of the wave before.
             keep: cap.min(8) as usize,
+            detail: !sampling || s % SAMPLE_EVERY == 0,
             ..SmState::default()
         };
         slots.push(Slot { sm, st });
     }
-    let nblocks = launch.grid_blocks();
     let mut global = prep.global.clone();
+    let mut durations = Durations::default();
     let mut executed: u64 = 0;
     let mut next: u64 = 0;
     let mut now: u64 = 0;
@@ -131,7 +182,7 @@ pub(crate) fn run(
                     continue;
                 }
                 live_blocks += 1;
-                let sh = shared(
+                let mut sh = shared(
                     &code,
                     &global,
                     gpu,
@@ -140,6 +191,7 @@ pub(crate) fn run(
                     executed,
                     defer,
                 );
+                sh.now = now;
                 start_block(&sh, slot, s as u32, next as u32, launch, opts, now)?;
                 next += 1;
                 dealt = true;
@@ -150,7 +202,7 @@ pub(crate) fn run(
             break;
         }
         let end = now + EPOCH;
-        let sh = shared(
+        let mut sh = shared(
             &code,
             &global,
             gpu,
@@ -159,6 +211,8 @@ pub(crate) fn run(
             executed,
             defer,
         );
+        sh.now = now;
+        sh.block_cycles = (durations.n > 0).then(|| durations.mean.round() as u64);
         run_epoch(&sh, &mut slots, end, opts.threads)?;
         // What the SMs wrote and added, in SM order.
         for slot in slots.iter_mut() {
@@ -166,6 +220,9 @@ pub(crate) fn run(
             gpu.merge(&mut slot.st.mem);
             executed += std::mem::take(&mut slot.st.executed);
             ended += std::mem::take(&mut slot.st.ended);
+            for d in slot.st.durations.drain(..) {
+                durations.add(d);
+            }
         }
         for slot in slots.iter_mut() {
             slot.st.run_atomics(&code, &mut global, wpb)?;
@@ -188,9 +245,21 @@ pub(crate) fn run(
     }
     let all: Vec<Stats> = slots
         .iter()
-        .filter(|s| s.st.used)
+        .filter(|s| s.st.used && s.st.detail)
         .map(|s| s.sm.stats())
         .collect();
+    let mut stats = Stats::merge(&all);
+    let sampled = sampling.then(|| {
+        // The launch ends when its last SM does, timed or modelled.
+        let last = slots.iter().map(|s| s.st.last_end).max().unwrap_or(0);
+        stats.cycles = stats.cycles.max(last);
+        Sampled {
+            timed_sms: slots.iter().filter(|s| s.st.used && s.st.detail).count() as u32,
+            timed_blocks: durations.n,
+            block_cycles: durations.mean,
+            ci95: durations.ci95(),
+        }
+    });
     let mut logs: Vec<_> = slots
         .iter_mut()
         .flat_map(|s| std::mem::take(&mut s.st.logs))
@@ -204,10 +273,11 @@ pub(crate) fn run(
         global,
         instructions: executed,
         warps: nblocks * u64::from(wpb),
-        stats: Stats::merge(&all),
+        stats,
         sms_used: slots.iter().filter(|s| s.st.used).count() as u32,
         clock_span,
         logs,
+        sampled,
     })
 }
 
@@ -229,6 +299,8 @@ fn shared<'c, 'p>(
         limit: max.saturating_sub(executed),
         max,
         defer,
+        now: 0,
+        block_cycles: None,
     }
 }
 
@@ -267,9 +339,45 @@ fn run_epoch(
 fn run_slots(sh: &Shared<'_, '_>, slots: &mut [&mut Slot], end: u64) -> Result<(), KernelError> {
     for slot in slots.iter_mut() {
         let Slot { sm, st } = &mut **slot;
+        if !st.detail {
+            run_functional(sh, st, end)?;
+            continue;
+        }
         st.to_feed.append(&mut st.pending);
         run_sm(sh, sm, st, end)?;
         st.pending.append(&mut st.to_feed);
+    }
+    Ok(())
+}
+
+/// An SM that `--sample` runs functionally, for one epoch: each block runs
+/// as far as it can; one that has finished stays resident until a timed
+/// block's mean residency has passed since it started (or the epoch it
+/// finished, if later), as if timed like them.
+fn run_functional(sh: &Shared<'_, '_>, st: &mut SmState, end: u64) -> Result<(), KernelError> {
+    st.pending.clear();
+    for slot in 0..st.blocks.len() {
+        st.run_functional(sh, slot)?;
+        let Some(b) = st.blocks[slot].as_mut() else {
+            continue;
+        };
+        if b.fn_done() && b.done_at.is_none() {
+            if let Some(c) = sh.block_cycles {
+                b.done_at = Some((b.start + c).max(sh.now));
+            }
+        }
+        if b.done_at.is_some_and(|t| t < end) {
+            let t = b.done_at.unwrap_or(0);
+            st.last_end = st.last_end.max(t);
+            if let Some(done) = st.blocks[slot].take() {
+                if st.spare.len() < st.keep {
+                    st.spare.push(done);
+                }
+            }
+            st.free_slots.push(slot as u32);
+            st.live -= 1;
+            st.ended += 1;
+        }
     }
     Ok(())
 }
@@ -382,11 +490,20 @@ fn start_block(
             (st.blocks.len() - 1) as u32
         }
     };
-    if st.live == 0 {
-        slot.sm.idle_until(now);
+    if let Some(b) = st.blocks[idx as usize].as_mut() {
+        b.start = now;
+        for wp in &mut b.warps {
+            wp.timed = st.detail;
+        }
     }
     st.live += 1;
     st.used = true;
+    if !st.detail {
+        return Ok(());
+    }
+    if st.live == 1 {
+        slot.sm.idle_until(now);
+    }
     for w in 0..wpb {
         slot.sm.add_executed_warp(idx * wpb + w, lanes_of(w))?;
     }
@@ -435,7 +552,7 @@ fn run_sm_with(
         retired.clear();
         sm.take_retired_into(retired);
         for &id in retired.iter() {
-            retire(sh.wpb, st, id);
+            retire(sh.wpb, st, id, sm.cycle());
         }
         match r {
             Progress::Done | Progress::Reached => return Ok(()),
@@ -459,7 +576,7 @@ fn run_sm_with(
 }
 
 /// A warp the SM retired: its block ends with its last warp.
-fn retire(wpb: u32, st: &mut SmState, id: u32) {
+fn retire(wpb: u32, st: &mut SmState, id: u32, cycle: u64) {
     let (b, w) = ((id / wpb) as usize, id % wpb);
     let Some(Some(block)) = st.blocks.get_mut(b) else {
         return;
@@ -471,6 +588,7 @@ fn retire(wpb: u32, st: &mut SmState, id: u32) {
         }
     }
     if block.retired as usize == block.warps.len() {
+        st.durations.push(cycle.saturating_sub(block.start));
         if let Some(done) = st.blocks[b].take() {
             // A few kept: a wave of new blocks reuses their allocations.
             if st.spare.len() < st.keep {

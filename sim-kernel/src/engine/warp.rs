@@ -89,6 +89,9 @@ pub(crate) struct Warp {
     pub prev: Option<u32>,
     /// The SM was told no more will come.
     pub closed: bool,
+    /// Its steps go to an SM model (not on an SM that `--sample` runs
+    /// functionally).
+    pub timed: bool,
     /// The recording cursor (replay) or log (record), if any.
     pub follow: Option<Follow>,
     pub log: Option<Box<Log>>,
@@ -160,6 +163,7 @@ impl Warp {
             free: Vec::new(),
             prev: None,
             closed: false,
+            timed: true,
             follow: None,
             log: log.then(Box::default),
         }
@@ -199,6 +203,7 @@ impl Warp {
         self.free.clear();
         self.prev = None;
         self.closed = false;
+        self.timed = true;
         self.follow = None;
         self.log = log.then(Box::default);
     }
@@ -227,7 +232,7 @@ impl Warp {
     /// the whole record).
     fn emit(&mut self, code: &Code<'_>, sc: &mut Scheduler, s: Step) {
         let i = s.stmt as usize;
-        if code.dead[i] {
+        if code.dead[i] || !self.timed {
             if let Some(k) = s.access {
                 self.free.push(k);
             }

@@ -202,3 +202,28 @@ fn results_do_not_depend_on_host_threads() {
         }
     }
 }
+
+/// `--sample` on a launch of more than `SAMPLE_MIN_BLOCKS` blocks: the
+/// outputs are exactly the full run's, the cycles an estimate within 3%
+/// of its cycles, and it says what it timed.
+#[test]
+fn a_sampled_launch_keeps_its_values_and_estimates_its_cycles() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../workloads");
+    let run = |sample: bool| {
+        let cfg = sim_core::preset(sim_isa::Target::SM_90);
+        let mut opts = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 132);
+        opts.sample = sample;
+        opts.threads = 2;
+        run_launch(&root.join("reduce.json"), &opts).unwrap()
+    };
+    let (full, sampled) = (run(false), run(true));
+    assert!(full.timed.sampled.is_none());
+    assert!(full.mismatches.is_empty() && sampled.mismatches.is_empty());
+    assert_eq!(sampled.buffers, full.buffers);
+    assert_eq!(sampled.instructions, full.instructions);
+    let s = sampled.timed.sampled.expect("1024 blocks are sampled");
+    assert_eq!(s.timed_sms, 132 / SAMPLE_EVERY + 1);
+    assert!(s.timed_blocks > 100 && s.ci95.is_finite(), "{s:?}");
+    let err = sampled.timed.cycles as f64 / full.timed.cycles as f64 - 1.0;
+    assert!(err.abs() < 0.03, "{} vs {}", sampled.timed.cycles, full.timed.cycles);
+}
