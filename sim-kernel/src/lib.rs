@@ -19,6 +19,7 @@ pub mod memory;
 pub mod memtime;
 mod prepare;
 mod rec;
+mod regalloc;
 pub mod record;
 mod reorder;
 mod run;
