@@ -23,9 +23,7 @@
 //! Only execution is renamed ([`RegMap::inst`], [`RegMap::guard`]): timing,
 //! reordering, dead-code removal and recordings keep the original ids.
 
-use sim_isa::{
-    AddrBase, Guard, Instruction, Op, Operand, PredSrc, RegId, RegUse,
-};
+use sim_isa::{AddrBase, Guard, Instruction, Op, Operand, PredSrc, RegId, RegUse};
 use sim_module::{Body, Cfg, ControlOp, Node, StatementKind};
 
 /// Most registers a body may use for the analysis (its interference
@@ -458,11 +456,12 @@ mod tests {
     fn values_read_together_do_not_share() {
         let (_, s) = alloc(
             "add.u32 %r2, %r1, 1;\nadd.u32 %r3, %r1, 2;\nadd.u32 %r4, %r2, %r3;\n\
-             st.global.u32 [%rd2], %r4;",
+             st.global.u32 [%rd2], %r4;\nst.global.u32 [%rd2+4], %r1;",
         );
         assert_ne!(s("%r1"), s("%r2"));
         assert_ne!(s("%r2"), s("%r3"));
         assert_ne!(s("%r1"), s("%r3"));
+        assert_ne!(s("%r1"), s("%r4"));
     }
 
     #[test]
@@ -496,7 +495,10 @@ mod tests {
         // %r5 is live into both arms, across their temporaries.
         assert_ne!(s("%r5"), s("%r2"));
         assert_ne!(s("%r5"), s("%r4"));
-        assert_ne!(s("%r1"), s("%r2"));
+        // %r1 dies in the first arm and lives through the second: it may
+        // share with the first arm's temporary, not the second's.
+        assert_ne!(s("%r1"), s("%r5"));
+        assert_ne!(s("%r1"), s("%p1"));
     }
 
     #[test]
@@ -579,7 +581,7 @@ mod tests {
         let map = RegMap::new(b);
         // (`new` falls back to one slot per register where renaming loses
         // an operand.)
-        assert!(map.slots() < 6, "{map:?}");
+        assert!(map.slots() < b.symbols.len() / 2, "{map:?}");
         for st in &b.statements {
             if let sim_module::StatementKind::Instruction(i) = &st.kind {
                 assert!(map.renames_exactly(i));
@@ -588,5 +590,166 @@ mod tests {
         }
         let s = |n: &str| map.reg(b.symbols.get(n).unwrap()).0;
         assert_ne!(s("%p1"), s("%p2"));
+    }
+
+    /// An independent check of an allocation, statement by statement: no
+    /// write lands on the slot of another value live after it (per-thread
+    /// liveness over the statements' own successors, guarded writes killing
+    /// nothing), and a value read before any write is alone in its slot.
+    fn check(body: &sim_module::Body, map: &RegMap) -> Result<(), String> {
+        use sim_module::{ControlOp, StatementKind};
+        let stmts = &body.statements;
+        let n = stmts.len();
+        let nsym = body.symbols.len();
+        let mut rw: Vec<(Vec<u32>, Vec<u32>, bool)> = Vec::new();
+        let mut succ: Vec<Vec<usize>> = Vec::new();
+        for (i, s) in stmts.iter().enumerate() {
+            match &s.kind {
+                StatementKind::Instruction(x) => {
+                    let u = x.reg_uses();
+                    rw.push((
+                        u.reads().map(|r| r.reg.0).collect(),
+                        u.writes().map(|r| r.reg.0).collect(),
+                        x.guard.is_none(),
+                    ));
+                    succ.push(vec![i + 1]);
+                }
+                StatementKind::Control(c) => {
+                    rw.push((c.guard.map(|g| g.reg.0).into_iter().collect(), vec![], true));
+                    succ.push(match &c.op {
+                        ControlOp::Bra { label, .. } => {
+                            let t = body.labels[*label].target;
+                            if c.guard.is_some() {
+                                vec![t, i + 1]
+                            } else {
+                                vec![t]
+                            }
+                        }
+                        ControlOp::Ret { .. } | ControlOp::Exit => vec![],
+                        ControlOp::Call { .. } => return Err("call".into()),
+                    });
+                }
+                StatementKind::Unimplemented(_) => return Err("unimplemented".into()),
+            }
+        }
+        let mut live_in = vec![vec![false; nsym]; n + 1];
+        let live_out = |live_in: &Vec<Vec<bool>>, i: usize| {
+            let mut o = vec![false; nsym];
+            for &t in &succ[i] {
+                for (a, b) in o.iter_mut().zip(&live_in[t.min(n)]) {
+                    *a |= b;
+                }
+            }
+            o
+        };
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for i in (0..n).rev() {
+                let mut l = live_out(&live_in, i);
+                let (r, w, kills) = &rw[i];
+                if *kills {
+                    for &x in w {
+                        l[x as usize] = false;
+                    }
+                }
+                for &x in r.iter().chain(if *kills { &[][..] } else { &w[..] }) {
+                    l[x as usize] = true;
+                }
+                if l != live_in[i] {
+                    live_in[i] = l;
+                    changed = true;
+                }
+            }
+        }
+        let slot = |r: u32| map.reg(sim_isa::RegId(r)).0;
+        for i in 0..n {
+            let out = live_out(&live_in, i);
+            for &w in &rw[i].1 {
+                for (x, &l) in out.iter().enumerate() {
+                    if l && x as u32 != w && slot(w) == slot(x as u32) {
+                        return Err(format!(
+                            "`{}` writes {} over {}, live after it (slot {})",
+                            stmts[i].text,
+                            body.symbols.name(sim_isa::RegId(w)),
+                            body.symbols.name(sim_isa::RegId(x as u32)),
+                            slot(w)
+                        ));
+                    }
+                }
+            }
+        }
+        let used: Vec<u32> = rw
+            .iter()
+            .flat_map(|(r, w, _)| r.iter().chain(w))
+            .copied()
+            .collect();
+        for (x, &l) in live_in[0].iter().enumerate() {
+            if l {
+                for &y in &used {
+                    if y != x as u32 && slot(y) == slot(x as u32) {
+                        return Err(format!(
+                            "{} is read before any write and shares slot {} with {}",
+                            body.symbols.name(sim_isa::RegId(x as u32)),
+                            slot(y),
+                            body.symbols.name(sim_isa::RegId(y))
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Every committed kernel: the allocation passes the independent check,
+    /// and the SGEMM's 379 names fit in far fewer slots.
+    #[test]
+    fn every_committed_kernel_allocates_soundly() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let mut files = Vec::new();
+        let mut dirs = vec![
+            root.join("workloads"),
+            root.join("sim-kernel/tests/data"),
+            root.join("sim-module/tests/data"),
+        ];
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "ptx") {
+                    files.push(p);
+                }
+            }
+        }
+        files.sort();
+        let mut kernels = 0;
+        let mut sgemm = None;
+        for f in &files {
+            let Ok(src) = std::fs::read_to_string(f) else {
+                continue;
+            };
+            let Ok(m) = parse_module(&src, &f.display().to_string()) else {
+                continue;
+            };
+            for func in &m.functions {
+                let Some(b) = &func.body else { continue };
+                let map = RegMap::new(b);
+                if map == RegMap::identity(b.symbols.len()) {
+                    continue;
+                }
+                kernels += 1;
+                if let Err(e) = check(b, &map) {
+                    panic!("{}: {}: {e}", f.display(), func.name);
+                }
+                if f.ends_with("workloads/sgemm.ptx") && func.name == "sgemm" {
+                    sgemm = Some((b.symbols.len(), map.slots()));
+                }
+            }
+        }
+        assert!(kernels > 10, "{kernels} kernels allocated");
+        let (names, slots) = sgemm.expect("workloads/sgemm.ptx");
+        eprintln!("sgemm: {names} names, {slots} slots");
+        assert!(slots * 3 < names, "sgemm: {names} names, {slots} slots");
     }
 }

@@ -48,7 +48,8 @@ impl<'p> Code<'p> {
         let mut dead = crate::dead::dead_statements(prep.body);
         dead.resize(n, false);
         let regs = RegMap::new(prep.body);
-        let renamed: Vec<Option<Instruction>> = (0..n).map(|i| inst(i).map(|x| regs.inst(x))).collect();
+        let renamed: Vec<Option<Instruction>> =
+            (0..n).map(|i| inst(i).map(|x| regs.inst(x))).collect();
         Code {
             prep,
             nregs: regs.slots(),
