@@ -21,6 +21,7 @@ pub mod overlay;
 mod prepare;
 mod rec;
 pub mod record;
+mod regalloc;
 mod reorder;
 mod run;
 mod tap;

@@ -7,15 +7,23 @@ use crate::exec::reads_clock;
 use crate::memtime::Kind;
 use crate::prepare::Prepared;
 use crate::rec::RecWarp;
+use crate::regalloc::RegMap;
 use crate::reorder::{self, Deps};
 use sim_isa::exec::Accesses;
-use sim_isa::{Instruction, Op, Target, WarpOp};
+use sim_isa::{Guard, Instruction, Op, Target, WarpOp};
 use sim_module::StatementKind;
 
 /// Per-statement facts of a kernel (index: statement).
 pub(crate) struct Code<'p> {
     pub prep: &'p Prepared<'p>,
-    /// The lane kernel of an instruction that needs no memory.
+    /// Slots of a warp's register file (see [`crate::regalloc`]).
+    pub nregs: usize,
+    /// Each instruction with its registers renamed to their slots: what
+    /// executes. (Everything that times reads the original statements.)
+    pub inst: Vec<Option<Instruction>>,
+    /// Each statement's guard, renamed.
+    pub guard: Vec<Option<Guard>>,
+    /// The lane kernel of an instruction that needs no memory (renamed).
     pub exec: Vec<Option<sim_isa::exec::Prepared>>,
     pub deps: Vec<Deps>,
     /// Issues nothing (see `dead`); empty entries count as live.
@@ -39,15 +47,29 @@ impl<'p> Code<'p> {
         };
         let mut dead = crate::dead::dead_statements(prep.body);
         dead.resize(n, false);
+        let regs = RegMap::new(prep.body);
+        let renamed: Vec<Option<Instruction>> =
+            (0..n).map(|i| inst(i).map(|x| regs.inst(x))).collect();
         Code {
             prep,
-            exec: (0..n)
-                .map(|i| {
-                    inst(i)
+            nregs: regs.slots(),
+            guard: stmts
+                .iter()
+                .map(|s| match &s.kind {
+                    StatementKind::Instruction(x) => regs.guard(x.guard),
+                    StatementKind::Control(c) => regs.guard(c.guard),
+                    StatementKind::Unimplemented(_) => None,
+                })
+                .collect(),
+            exec: renamed
+                .iter()
+                .map(|x| {
+                    x.as_ref()
                         .filter(|x| !matches!(x.op, Op::Mem(_)))
                         .map(|x| sim_isa::exec::Prepared::new(x, target))
                 })
                 .collect(),
+            inst: renamed,
             deps: reorder::deps(prep.body),
             dead,
             clock: (0..n).map(|i| inst(i).is_some_and(reads_clock)).collect(),

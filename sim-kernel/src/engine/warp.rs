@@ -298,7 +298,7 @@ impl Warp {
         let mut next = top.pc + 1;
         match &s.kind {
             StatementKind::Instruction(inst) => {
-                step.lanes = guard_lanes(inst.guard, &self.regs, top.mask);
+                step.lanes = guard_lanes(code.guard[top.pc], &self.regs, top.mask);
                 if code.clock[top.pc] {
                     // Runs when it issues (`read_clock`).
                     self.record(step, None);
@@ -350,7 +350,7 @@ impl Warp {
                 }
             }
             StatementKind::Control(c) => {
-                let lanes = guard_lanes(c.guard, &self.regs, top.mask);
+                let lanes = guard_lanes(code.guard[top.pc], &self.regs, top.mask);
                 step.lanes = lanes;
                 self.record(step, None);
                 match &c.op {
@@ -465,7 +465,7 @@ impl Warp {
         mem: &mut WarpMem<'_>,
     ) -> Result<Option<Accesses>, KernelError> {
         let s = &code.prep.body.statements[pc];
-        let StatementKind::Instruction(inst) = &s.kind else {
+        let Some(inst) = &code.inst[pc] else {
             return Ok(None);
         };
         let Warp {
