@@ -467,7 +467,7 @@ fn start_block(
             b
         }
         None => {
-            let nregs = host.code.nregs;
+            let nregs = sh.code.nregs;
             let warps = (0..wpb)
                 .map(|w| warp::Warp::new(nregs, prep.local, lanes_of(w), ctx_of(w), opts.log))
                 .collect();

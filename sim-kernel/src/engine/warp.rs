@@ -526,7 +526,8 @@ impl Warp {
         mask: u32,
         mem: &mut WarpMem<'_>,
     ) -> Result<Option<Accesses>, KernelError> {
-        let StatementKind::Instruction(inst) = &code.prep.body.statements[pc].kind else {
+        // The renamed instruction (its registers are the warp's slots).
+        let Some(inst) = &code.inst[pc] else {
             return Ok(None);
         };
         let Op::Mem(m) = &inst.op else {
