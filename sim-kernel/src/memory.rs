@@ -392,18 +392,30 @@ fn load_all<const B: usize>(
     out: &mut [[u64; WARP_SIZE]; 4],
 ) -> bool {
     if n == 1 {
-        // One element a lane (the common case): a word each.
+        // One element a lane (the common case): the furthest offset checked
+        // in one branch-free pass (an address below `delta` wraps past any
+        // buffer), then a word each.
         let Some(last) = (b.len() as u64).checked_sub(B as u64) else {
             return false;
         };
+        let mut far = 0u64;
         for (l, &a) in addrs.iter().enumerate() {
-            if lanes >> l & 1 == 1 {
-                let off = a.wrapping_sub(delta);
-                match (off <= last).then(|| b.get(off as usize..off as usize + B)) {
-                    Some(Some(c)) => out[0][l] = word::<B>(c),
-                    _ => return false,
-                }
-            }
+            let on = 0u64.wrapping_sub(u64::from(lanes >> l & 1));
+            far = far.max(a.wrapping_sub(delta) & on);
+        }
+        if far > last {
+            return false;
+        }
+        let mut load = |l: usize| match b.get(addrs[l].wrapping_sub(delta) as usize..) {
+            Some(c) if c.len() >= B => out[0][l] = word::<B>(c),
+            _ => {}
+        };
+        if lanes == u32::MAX {
+            (0..WARP_SIZE).for_each(&mut load);
+        } else {
+            (0..WARP_SIZE)
+                .filter(|&l| lanes >> l & 1 == 1)
+                .for_each(load);
         }
         return true;
     }
