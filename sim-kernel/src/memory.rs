@@ -381,6 +381,33 @@ fn load_lane<const B: usize>(
     true
 }
 
+/// How a warp's addresses lie, for accesses of `B` bytes each.
+enum Pattern {
+    /// All the same.
+    Same,
+    /// Lane `l` at the first lane's plus `l * B`.
+    Consecutive,
+    Other,
+}
+
+/// The [`Pattern`] of `addrs` (one pass of compares, which vectorises).
+#[inline(always)]
+fn pattern<const B: usize>(addrs: &[u64; WARP_SIZE]) -> Pattern {
+    let a0 = addrs[0];
+    let (mut same, mut next) = (true, true);
+    for (l, &a) in addrs.iter().enumerate() {
+        same &= a == a0;
+        next &= a == a0.wrapping_add((l * B) as u64);
+    }
+    if same {
+        Pattern::Same
+    } else if next {
+        Pattern::Consecutive
+    } else {
+        Pattern::Other
+    }
+}
+
 /// [`load_lane`] for every lane of `lanes`, offsets `addrs[l] - delta`.
 #[inline(always)]
 fn load_all<const B: usize>(
@@ -391,31 +418,39 @@ fn load_all<const B: usize>(
     n: usize,
     out: &mut [[u64; WARP_SIZE]; 4],
 ) -> bool {
+    if n == 1 && lanes == u32::MAX {
+        // One element a lane, every lane (the common case): a warp reading
+        // one word, or consecutive words, is read as such.
+        match pattern::<B>(addrs) {
+            Pattern::Same => {
+                let Some(c) = span(b.len(), addrs[0].wrapping_sub(delta), B as u64) else {
+                    return false;
+                };
+                out[0] = [word::<B>(&b[c]); WARP_SIZE];
+                return true;
+            }
+            Pattern::Consecutive => {
+                let whole = (B * WARP_SIZE) as u64;
+                let Some(c) = span(b.len(), addrs[0].wrapping_sub(delta), whole) else {
+                    return false;
+                };
+                for (o, c) in out[0].iter_mut().zip(b[c].as_chunks::<B>().0) {
+                    *o = word::<B>(c);
+                }
+                return true;
+            }
+            Pattern::Other => {}
+        }
+    }
     if n == 1 {
-        // One element a lane (the common case): the furthest offset checked
-        // in one branch-free pass (an address below `delta` wraps past any
-        // buffer), then a word each.
-        let Some(last) = (b.len() as u64).checked_sub(B as u64) else {
-            return false;
-        };
-        let mut far = 0u64;
+        // One element a lane: a word each.
         for (l, &a) in addrs.iter().enumerate() {
-            let on = 0u64.wrapping_sub(u64::from(lanes >> l & 1));
-            far = far.max(a.wrapping_sub(delta) & on);
-        }
-        if far > last {
-            return false;
-        }
-        let mut load = |l: usize| match b.get(addrs[l].wrapping_sub(delta) as usize..) {
-            Some(c) if c.len() >= B => out[0][l] = word::<B>(c),
-            _ => {}
-        };
-        if lanes == u32::MAX {
-            (0..WARP_SIZE).for_each(&mut load);
-        } else {
-            (0..WARP_SIZE)
-                .filter(|&l| lanes >> l & 1 == 1)
-                .for_each(load);
+            if lanes >> l & 1 == 1 {
+                match span(b.len(), a.wrapping_sub(delta), B as u64) {
+                    Some(c) => out[0][l] = word::<B>(&b[c]),
+                    None => return false,
+                }
+            }
         }
         return true;
     }

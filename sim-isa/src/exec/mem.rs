@@ -384,19 +384,18 @@ pub fn execute_mem_into(
 #[inline(always)]
 fn addresses(m: &Mem, var: u64, lanes: u32, regs: &WarpRegs, out: &mut [u64; WARP_SIZE]) {
     let off = m.addr.offset as u64;
-    let on = |l: usize| 0u64.wrapping_sub(u64::from(lanes >> l & 1));
     match m.addr.base {
         AddrBase::Reg(r) => {
             let mask = super::width_mask(m.space.addr_bits());
-            let v = regs.get(r);
-            for l in 0..WARP_SIZE {
-                out[l] = (v[l] & mask).wrapping_add(off) & on(l);
+            for (o, v) in out.iter_mut().zip(regs.get(r)) {
+                *o = (v & mask).wrapping_add(off);
             }
         }
-        AddrBase::Var(_) | AddrBase::Abs => {
-            for l in 0..WARP_SIZE {
-                out[l] = var.wrapping_add(off) & on(l);
-            }
+        AddrBase::Var(_) | AddrBase::Abs => *out = [var.wrapping_add(off); WARP_SIZE],
+    }
+    if lanes != u32::MAX {
+        for (l, o) in out.iter_mut().enumerate() {
+            *o &= 0u64.wrapping_sub(u64::from(lanes >> l & 1));
         }
     }
 }
@@ -488,7 +487,9 @@ fn access(
     let size = u64::from(eb * u32::from(m.vec));
     let mut misaligned = 0u32;
     if size.is_power_of_two() {
-        for (l, &a) in addrs.iter().enumerate() {
+        // Usually none: one OR over the lanes says so.
+        let low = addrs.iter().fold(0, |o, &a| o | a) & (size - 1);
+        for (l, &a) in addrs.iter().enumerate().filter(|_| low != 0) {
             misaligned |= u32::from(a & (size - 1) != 0) << l;
         }
     } else {
