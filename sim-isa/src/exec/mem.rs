@@ -384,20 +384,22 @@ pub fn execute_mem_into(
 #[inline(always)]
 fn addresses(m: &Mem, var: u64, lanes: u32, regs: &WarpRegs, out: &mut [u64; WARP_SIZE]) {
     let off = m.addr.offset as u64;
-    match m.addr.base {
-        AddrBase::Reg(r) => {
-            let mask = super::width_mask(m.space.addr_bits());
-            for (o, v) in out.iter_mut().zip(regs.get(r)) {
-                *o = (v & mask).wrapping_add(off);
-            }
+    // Computed in a local array, then stored whole: written straight into
+    // `out` (which the compiler cannot tell apart from the registers) the
+    // loop stays scalar.
+    let mut a = [var.wrapping_add(off); WARP_SIZE];
+    if let AddrBase::Reg(r) = m.addr.base {
+        let mask = super::width_mask(m.space.addr_bits());
+        for (o, &v) in a.iter_mut().zip(regs.get(r)) {
+            *o = (v & mask).wrapping_add(off);
         }
-        AddrBase::Var(_) | AddrBase::Abs => *out = [var.wrapping_add(off); WARP_SIZE],
     }
     if lanes != u32::MAX {
-        for (l, o) in out.iter_mut().enumerate() {
+        for (l, o) in a.iter_mut().enumerate() {
             *o &= 0u64.wrapping_sub(u64::from(lanes >> l & 1));
         }
     }
+    *out = a;
 }
 
 /// `cvta`/`mov` of an address: no memory is touched.

@@ -198,7 +198,9 @@ impl Warp {
         self.log = log.then(Box::default);
     }
 
-    /// Takes the addresses of slot `k` (freeing it).
+    /// Takes the addresses of slot `k` (freeing it). Inlined, so that the
+    /// caller's copy is the only one.
+    #[inline(always)]
     pub fn take_access(&mut self, k: u32) -> Accesses {
         self.free.push(k);
         self.slab[k as usize]
