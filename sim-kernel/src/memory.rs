@@ -390,18 +390,20 @@ enum Pattern {
     Other,
 }
 
-/// The [`Pattern`] of `addrs` (one pass of compares, which vectorises).
-#[inline(always)]
+/// The [`Pattern`] of `addrs`: one pass gathering the bits in which each
+/// lane differs from either pattern (a call of its own, so that the pass
+/// vectorises).
+#[inline(never)]
 fn pattern<const B: usize>(addrs: &[u64; WARP_SIZE]) -> Pattern {
     let a0 = addrs[0];
-    let (mut same, mut next) = (true, true);
+    let (mut same, mut next) = (0u64, 0u64);
     for (l, &a) in addrs.iter().enumerate() {
-        same &= a == a0;
-        next &= a == a0.wrapping_add((l * B) as u64);
+        same |= a ^ a0;
+        next |= a ^ a0.wrapping_add((l * B) as u64);
     }
-    if same {
+    if same == 0 {
         Pattern::Same
-    } else if next {
+    } else if next == 0 {
         Pattern::Consecutive
     } else {
         Pattern::Other

@@ -380,26 +380,25 @@ pub fn execute_mem_into(
 
 /// Each lane of `lanes`' address (`var`: a variable base's address), the
 /// other lanes' 0: the base register at the space's address width, plus
-/// the offset.
-#[inline(always)]
+/// the offset. A call of its own: inlined, its loop was left scalar (the
+/// compiler could not tell `out` from the registers, nor keep it whole).
+#[inline(never)]
 fn addresses(m: &Mem, var: u64, lanes: u32, regs: &WarpRegs, out: &mut [u64; WARP_SIZE]) {
     let off = m.addr.offset as u64;
-    // Computed in a local array, then stored whole: written straight into
-    // `out` (which the compiler cannot tell apart from the registers) the
-    // loop stays scalar.
-    let mut a = [var.wrapping_add(off); WARP_SIZE];
-    if let AddrBase::Reg(r) = m.addr.base {
-        let mask = super::width_mask(m.space.addr_bits());
-        for (o, &v) in a.iter_mut().zip(regs.get(r)) {
-            *o = (v & mask).wrapping_add(off);
+    match m.addr.base {
+        AddrBase::Reg(r) => {
+            let mask = super::width_mask(m.space.addr_bits());
+            for (o, &v) in out.iter_mut().zip(regs.get(r)) {
+                *o = (v & mask).wrapping_add(off);
+            }
         }
+        AddrBase::Var(_) | AddrBase::Abs => *out = [var.wrapping_add(off); WARP_SIZE],
     }
     if lanes != u32::MAX {
-        for (l, o) in a.iter_mut().enumerate() {
+        for (l, o) in out.iter_mut().enumerate() {
             *o &= 0u64.wrapping_sub(u64::from(lanes >> l & 1));
         }
     }
-    *out = a;
 }
 
 /// `cvta`/`mov` of an address: no memory is touched.
