@@ -635,13 +635,20 @@ fn find_line(arch: SassArch, key: &str) -> Option<&'static str> {
 }
 
 /// The rows of `keys` on `arch`, in the order of `keys` (`None` where the table
-/// has no row), each found by binary search (`find_line`) and parsed alone: a
-/// program needs a few dozen of the ~2,000 rows of an arch, so this neither
-/// reads nor indexes the rest.
+/// has no row), each distinct key found by binary search (`find_line`) and
+/// parsed alone: a program needs a few dozen of the ~2,000 rows of an arch,
+/// so this neither reads nor indexes the rest.
 pub fn rows_for_keys(arch: SassArch, keys: &[&str]) -> Vec<Option<Row>> {
     // Malformed rows read as missing here; the committed table is checked by a test.
+    // A program repeats its keys: each distinct one is looked up once.
+    let mut found: std::collections::HashMap<&str, Option<Row>> = Default::default();
     keys.iter()
-        .map(|k| find_line(arch, k).and_then(|l| parse_row(0, l).ok()))
+        .map(|&k| {
+            found
+                .entry(k)
+                .or_insert_with(|| find_line(arch, k).and_then(|l| parse_row(0, l).ok()))
+                .clone()
+        })
         .collect()
 }
 

@@ -424,6 +424,35 @@ fn load_lane<const B: usize>(
     true
 }
 
+/// How a warp's addresses lie, for accesses of `B` bytes each.
+enum Pattern {
+    /// All the same.
+    Same,
+    /// Lane `l` at the first lane's plus `l * B`.
+    Consecutive,
+    Other,
+}
+
+/// The [`Pattern`] of `addrs`: one pass gathering the bits in which each
+/// lane differs from either pattern (a call of its own, so that the pass
+/// vectorises).
+#[inline(never)]
+fn pattern<const B: usize>(addrs: &[u64; WARP_SIZE]) -> Pattern {
+    let a0 = addrs[0];
+    let (mut same, mut next) = (0u64, 0u64);
+    for (l, &a) in addrs.iter().enumerate() {
+        same |= a ^ a0;
+        next |= a ^ a0.wrapping_add((l * B) as u64);
+    }
+    if same == 0 {
+        Pattern::Same
+    } else if next == 0 {
+        Pattern::Consecutive
+    } else {
+        Pattern::Other
+    }
+}
+
 /// [`load_lane`] for every lane of `lanes`, offsets `addrs[l] - delta`.
 #[inline(always)]
 fn load_all<const B: usize>(
@@ -434,17 +463,37 @@ fn load_all<const B: usize>(
     n: usize,
     out: &mut [[u64; WARP_SIZE]; 4],
 ) -> bool {
+    if n == 1 && lanes == u32::MAX {
+        // One element a lane, every lane (the common case): a warp reading
+        // one word, or consecutive words, is read as such.
+        match pattern::<B>(addrs) {
+            Pattern::Same => {
+                let Some(c) = span(b.len(), addrs[0].wrapping_sub(delta), B as u64) else {
+                    return false;
+                };
+                out[0] = [word::<B>(&b[c]); WARP_SIZE];
+                return true;
+            }
+            Pattern::Consecutive => {
+                let whole = (B * WARP_SIZE) as u64;
+                let Some(c) = span(b.len(), addrs[0].wrapping_sub(delta), whole) else {
+                    return false;
+                };
+                for (o, c) in out[0].iter_mut().zip(b[c].as_chunks::<B>().0) {
+                    *o = word::<B>(c);
+                }
+                return true;
+            }
+            Pattern::Other => {}
+        }
+    }
     if n == 1 {
-        // One element a lane (the common case): a word each.
-        let Some(last) = (b.len() as u64).checked_sub(B as u64) else {
-            return false;
-        };
+        // One element a lane: a word each.
         for (l, &a) in addrs.iter().enumerate() {
             if lanes >> l & 1 == 1 {
-                let off = a.wrapping_sub(delta);
-                match (off <= last).then(|| b.get(off as usize..off as usize + B)) {
-                    Some(Some(c)) => out[0][l] = word::<B>(c),
-                    _ => return false,
+                match span(b.len(), a.wrapping_sub(delta), B as u64) {
+                    Some(c) => out[0][l] = word::<B>(&b[c]),
+                    None => return false,
                 }
             }
         }

@@ -23,6 +23,9 @@ pub(crate) const WINDOW: usize = 96;
 /// What reordering needs to know about a statement.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct Deps {
+    /// The table ([`deps`]) it belongs to: a scheduler's memo of orders
+    /// holds for one table only (see [`Memo`]).
+    table: u64,
     reads: Vec<u32>,
     writes: Vec<u32>,
     /// 0: no memory; 1: load; 2: store or atomic.
@@ -34,18 +37,31 @@ pub(crate) struct Deps {
     fence: bool,
 }
 
-/// Dependence facts of every statement of `body`.
+/// Dependence facts of every statement of `body`, as a table of its own
+/// (a number no other table made in this process has).
 pub(crate) fn deps(body: &Body) -> Vec<Deps> {
+    let table = new_table();
     body.statements
         .iter()
         .map(|s| match &s.kind {
-            StatementKind::Instruction(i) => inst_deps(i),
+            StatementKind::Instruction(i) => Deps {
+                table,
+                ..inst_deps(i)
+            },
             StatementKind::Control(_) | StatementKind::Unimplemented(_) => Deps {
+                table,
                 fence: true,
                 ..Deps::default()
             },
         })
         .collect()
+}
+
+/// A table number not given before (0 is no table's).
+fn new_table() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    NEXT.fetch_add(1, Ordering::Relaxed)
 }
 
 fn inst_deps(i: &Instruction) -> Deps {
@@ -93,19 +109,102 @@ impl Deps {
 }
 
 /// Scratch for [`Scheduler::schedule_into`], kept between stretches so that
-/// scheduling allocates nothing once warmed up.
+/// scheduling allocates nothing once warmed up; and the orders it found.
 #[derive(Default)]
 pub(crate) struct Scheduler {
     /// Per register: the stamp of the stretch that last touched it, its
     /// last writer there (bit index) and its readers since that write.
     regs: Vec<(u32, u8, u128)>,
     stamp: u32,
+    memo: Memo,
 }
 
 const NO_WRITER: u8 = u8::MAX;
 
+/// Orders of stretches scheduled before. A stretch's order depends on
+/// nothing but its statements in their order (their [`Deps`] are static),
+/// so a stretch of the same statements as an earlier one goes out in that
+/// one's order. Entries are found by the first statement and checked
+/// against the whole sequence; they hold for one table of [`Deps`]
+/// (`table`; none for table 0, which no [`deps`] table is).
+#[derive(Default)]
+struct Memo {
+    table: u64,
+    /// Per first statement: its latest stretches, at most [`PER_FIRST`].
+    by_first: Vec<Vec<Order>>,
+}
+
+/// Stretches kept per first statement (a stretch's length varies with its
+/// lanes; a loop body's usually does not).
+const PER_FIRST: usize = 4;
+
+/// One stretch's statements and the order they issue in.
+struct Order {
+    stmts: Box<[u32]>,
+    /// Positions in the stretch, in issue order.
+    order: Box<[u8]>,
+}
+
+impl Memo {
+    /// The order of a stretch of `run`'s statements, if known.
+    fn find(&self, run: &[Step]) -> Option<&[u8]> {
+        let list = self.by_first.get(run.first()?.stmt as usize)?;
+        list.iter()
+            .find(|o| {
+                o.stmts.len() == run.len() && o.stmts.iter().zip(run).all(|(&a, s)| a == s.stmt)
+            })
+            .map(|o| &*o.order)
+    }
+
+    /// Keeps `order` for stretches of `run`'s statements (not empty).
+    fn insert(&mut self, run: &[Step], order: &[u8]) {
+        let first = run[0].stmt as usize;
+        if self.by_first.len() <= first {
+            self.by_first.resize_with(first + 1, Vec::new);
+        }
+        let list = &mut self.by_first[first];
+        if list.len() >= PER_FIRST {
+            list.remove(0);
+        }
+        list.push(Order {
+            stmts: run.iter().map(|s| s.stmt).collect(),
+            order: order.into(),
+        });
+    }
+}
+
 impl Scheduler {
-    /// List-schedules one stretch (at most [`WINDOW`] steps) onto `out`.
+    /// List-schedules one stretch (at most [`WINDOW`] steps) onto `out`:
+    /// in the order [`Scheduler::order`] finds, or found for the same
+    /// statements before (see [`Memo`]).
+    pub(crate) fn schedule_into(
+        &mut self,
+        deps: &[Deps],
+        run: &[Step],
+        out: &mut std::collections::VecDeque<Step>,
+    ) {
+        let run = &run[..run.len().min(WINDOW)];
+        let table = deps.first().map_or(0, |d| d.table);
+        if table != self.memo.table {
+            self.memo.by_first.clear();
+            self.memo.table = table;
+        }
+        if table != 0 {
+            if let Some(order) = self.memo.find(run) {
+                out.extend(order.iter().map(|&k| run[k as usize]));
+                return;
+            }
+        }
+        let mut order = [0u8; WINDOW];
+        let n = self.order(deps, run, &mut order);
+        out.extend(order[..n].iter().map(|&k| run[k as usize]));
+        if table != 0 && !run.is_empty() {
+            self.memo.insert(run, &order[..n]);
+        }
+    }
+
+    /// The issue order of one stretch (at most [`WINDOW`] steps): positions
+    /// in `run`, into `order`; returns how many (all of them).
     ///
     /// A step must follow every earlier step it conflicts with ([`conflict`]).
     /// It is enough to know the nearest ones: the register's last writer
@@ -113,12 +212,7 @@ impl Scheduler {
     /// (for a store) the loads since; the rest are ordered before those
     /// already, so readiness and the set of steps that loads wait for are
     /// those of the full relation.
-    pub(crate) fn schedule_into(
-        &mut self,
-        deps: &[Deps],
-        run: &[Step],
-        out: &mut std::collections::VecDeque<Step>,
-    ) {
+    fn order(&mut self, deps: &[Deps], run: &[Step], order: &mut [u8; WINDOW]) -> usize {
         let n = run.len().min(WINDOW);
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
@@ -198,6 +292,7 @@ impl Scheduler {
             (1u128 << n) - 1
         };
         let mut placed = 0u128;
+        let mut len = 0;
         while placed != all {
             let ready = |k: usize| preds[k] & !placed == 0;
             let first = |mut m: u128| -> Option<usize> {
@@ -215,8 +310,10 @@ impl Scheduler {
                 break;
             };
             placed |= 1 << k;
-            out.push_back(run[k]);
+            order[len] = k as u8;
+            len += 1;
         }
+        len
     }
 
     /// Register `r`'s entry for this stretch (reset if from an older one).
@@ -274,8 +371,9 @@ mod tests {
         out
     }
 
-    fn dep(reads: &[u32], writes: &[u32], mem: u8, spaces: u8) -> Deps {
+    fn dep(table: u64, reads: &[u32], writes: &[u32], mem: u8, spaces: u8) -> Deps {
         Deps {
+            table,
             reads: reads.to_vec(),
             writes: writes.to_vec(),
             mem,
@@ -285,7 +383,9 @@ mod tests {
     }
 
     /// Random stretches over a small register file and every memory kind:
-    /// the nearest-conflict scheduler orders them as the full relation does.
+    /// the nearest-conflict scheduler orders them as the full relation
+    /// does, whether it schedules them afresh or from its memo (each table
+    /// of statements is given several stretches, some again).
     #[test]
     fn nearest_conflicts_schedule_as_the_full_relation() {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
@@ -297,29 +397,52 @@ mod tests {
         };
         let spaces = [1u8, 2, 4, 8, 7];
         let mut sched = Scheduler::default();
+        let mut memo_hits = 0;
         for round in 0..400 {
             let kinds = 24;
+            // Round 0: table 0, which the memo leaves alone.
+            let table = if round == 0 { 0 } else { new_table() };
             let deps: Vec<Deps> = (0..kinds)
                 .map(|_| {
                     let r: Vec<u32> = (0..rnd(3)).map(|_| rnd(6) as u32).collect();
                     let w: Vec<u32> = (0..rnd(3)).map(|_| rnd(6) as u32).collect();
                     let mem = rnd(3) as u8;
                     let sp = if mem == 0 { 0 } else { spaces[rnd(5) as usize] };
-                    dep(&r, &w, mem, sp)
+                    dep(table, &r, &w, mem, sp)
                 })
                 .collect();
-            let n = 1 + rnd(WINDOW as u64) as usize;
-            let run: Vec<Step> = (0..n)
-                .map(|_| Step {
-                    stmt: rnd(kinds as u64) as u32,
-                    lanes: u32::MAX,
-                    access: None,
-                })
-                .collect();
-            let mut got = std::collections::VecDeque::new();
-            sched.schedule_into(&deps, &run, &mut got);
-            let got: Vec<Step> = got.into();
-            assert_eq!(got, reference(&deps, &run), "round {round}");
+            let mut runs: Vec<Vec<Step>> = Vec::new();
+            for _ in 0..4 {
+                let again = !runs.is_empty() && rnd(2) == 0;
+                let run = if again {
+                    runs[rnd(runs.len() as u64) as usize].clone()
+                } else {
+                    let n = 1 + rnd(WINDOW as u64) as usize;
+                    (0..n)
+                        .map(|_| Step {
+                            stmt: rnd(kinds as u64) as u32,
+                            lanes: u32::MAX,
+                            access: Some(rnd(1000) as u32),
+                        })
+                        .collect()
+                };
+                // The same statements with other slots: the order moves
+                // the steps themselves.
+                let run: Vec<Step> = run
+                    .iter()
+                    .map(|s| Step {
+                        access: s.access.map(|a| a + 1),
+                        ..*s
+                    })
+                    .collect();
+                memo_hits += usize::from(table != 0 && sched.memo.find(&run).is_some());
+                let mut got = std::collections::VecDeque::new();
+                sched.schedule_into(&deps, &run, &mut got);
+                let got: Vec<Step> = got.into();
+                assert_eq!(got, reference(&deps, &run), "round {round}");
+                runs.push(run);
+            }
         }
+        assert!(memo_hits > 100, "{memo_hits}");
     }
 }

@@ -293,9 +293,10 @@ impl Sm {
             });
         }
         let w = &mut self.warps[out.wi];
-        for (&r, vals) in out.writes[..out.nwrites as usize].iter().zip(&c.values) {
-            // An executed warp has no registers: the host holds its values.
-            if !w.executed {
+        let writes = &out.writes[..out.nwrites as usize];
+        // An executed warp has no registers: the host holds its values.
+        if !w.executed {
+            for (&r, vals) in writes.iter().zip(&c.values) {
                 let dst = w.regs.get_mut(RegId(r));
                 for (l, (d, &v)) in dst.iter_mut().zip(vals).enumerate() {
                     if out.lanes >> l & 1 != 0 {
@@ -303,6 +304,8 @@ impl Sm {
                     }
                 }
             }
+        }
+        for &r in writes.iter().take(c.values.len()) {
             set_ready(&mut w.ready_at, r, [c.cycle; ROW]);
         }
         self.drain = self.drain.max(c.cycle);

@@ -312,11 +312,34 @@ pub fn execute_mem(
     active: u32,
     mem: &mut dyn Memory,
 ) -> Result<Option<Accesses>, MemFault> {
+    let mut out = Accesses {
+        lanes: 0,
+        addrs: [0; WARP_SIZE],
+        bytes: 0,
+        space: Space::Generic,
+    };
+    let accessed = execute_mem_into(inst, ctx, regs, active, mem, &mut out)?;
+    Ok(accessed.then_some(out))
+}
+
+/// [`execute_mem`] with the addresses written into `out` (a place the
+/// caller keeps: 32 addresses are not copied on the way). Returns whether
+/// the instruction accessed memory: then `out` holds what [`execute_mem`]
+/// returns; otherwise, and after a fault, `out` holds nothing meaningful.
+pub fn execute_mem_into(
+    inst: &Instruction,
+    ctx: &ExecCtx,
+    regs: &mut WarpRegs,
+    active: u32,
+    mem: &mut dyn Memory,
+    out: &mut Accesses,
+) -> Result<bool, MemFault> {
     let Op::Mem(m) = &inst.op else {
         super::execute(inst, ctx, regs, active);
-        return Ok(None);
+        return Ok(false);
     };
-    regs.ensure(super::regs_needed(inst));
+    let guard = inst.guard.map_or(0, |g| g.reg.0 as usize + 1);
+    regs.ensure(super::mem_regs_needed(m).max(guard));
     let exec = exec_mask(inst.guard, regs, active);
     let ebytes = m.ty.bytes();
     let fault = |kind, addr, lane| MemFault {
@@ -326,38 +349,54 @@ pub fn execute_mem(
         bytes: ebytes,
         lane,
     };
-    // Base addresses for every lane (a variable's is the same in all).
-    let base = match m.addr.base {
-        AddrBase::Reg(r) => {
-            let bits = m.space.addr_bits();
-            read_operand(crate::inst::Operand::Reg(r), bits, ctx, regs)
-        }
-        AddrBase::Var(id) => [mem.var(id).map_err(|k| fault(k, 0, 0))?.1; WARP_SIZE],
-        AddrBase::Abs => [0; WARP_SIZE],
+    // A variable's address is the same in every lane.
+    let var = match m.addr.base {
+        AddrBase::Var(id) => mem.var(id).map_err(|k| fault(k, 0, 0))?.1,
+        AddrBase::Reg(_) | AddrBase::Abs => 0,
     };
-    let mut addrs = base;
-    for a in &mut addrs {
-        *a = a.wrapping_add(m.addr.offset as u64);
-    }
     match m.op {
         MemOp::Cvta { .. } | MemOp::MovAddr => {
+            let mut addrs = [0; WARP_SIZE];
+            addresses(m, var, u32::MAX, regs, &mut addrs);
             cvta(m, ctx, regs, exec, mem, &addrs);
-            Ok(None)
+            Ok(false)
         }
         MemOp::Pack | MemOp::Unpack => {
             pack(m, ctx, regs, exec);
-            Ok(None)
+            Ok(false)
         }
         MemOp::Ld | MemOp::Ldu | MemOp::St | MemOp::Atom(_) | MemOp::Red(_) => {
-            let mut out = Accesses {
-                lanes: exec,
-                addrs: [0; WARP_SIZE],
-                bytes: ebytes * u32::from(m.vec),
-                space: m.space,
-            };
-            access(m, ctx, regs, exec, mem, &addrs, &mut out)
+            out.lanes = exec;
+            out.bytes = ebytes * u32::from(m.vec);
+            out.space = m.space;
+            // The lanes that run: their addresses (the others' are 0).
+            addresses(m, var, exec, regs, &mut out.addrs);
+            access(m, ctx, regs, exec, mem, &out.addrs)
                 .map_err(|f| fault(f.kind, f.addr, f.lane))?;
-            Ok(Some(out))
+            Ok(true)
+        }
+    }
+}
+
+/// Each lane of `lanes`' address (`var`: a variable base's address), the
+/// other lanes' 0: the base register at the space's address width, plus
+/// the offset. A call of its own: inlined, its loop was left scalar (the
+/// compiler could not tell `out` from the registers, nor keep it whole).
+#[inline(never)]
+fn addresses(m: &Mem, var: u64, lanes: u32, regs: &WarpRegs, out: &mut [u64; WARP_SIZE]) {
+    let off = m.addr.offset as u64;
+    match m.addr.base {
+        AddrBase::Reg(r) => {
+            let mask = super::width_mask(m.space.addr_bits());
+            for (o, &v) in out.iter_mut().zip(regs.get(r)) {
+                *o = (v & mask).wrapping_add(off);
+            }
+        }
+        AddrBase::Var(_) | AddrBase::Abs => *out = [var.wrapping_add(off); WARP_SIZE],
+    }
+    if lanes != u32::MAX {
+        for (l, o) in out.iter_mut().enumerate() {
+            *o &= 0u64.wrapping_sub(u64::from(lanes >> l & 1));
         }
     }
 }
@@ -431,6 +470,7 @@ pub(super) fn pack(m: &Mem, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
 /// [`Memory::store_lanes`]) for the lanes below the first misaligned one,
 /// whose fault (if none of theirs faults first) is the instruction's:
 /// the accesses and the first fault are those of the lane-by-lane loop.
+/// `addrs`: the lanes of `exec`'s addresses.
 fn access(
     m: &Mem,
     ctx: &ExecCtx,
@@ -438,7 +478,6 @@ fn access(
     exec: u32,
     mem: &mut dyn Memory,
     addrs: &[u64; WARP_SIZE],
-    out: &mut Accesses,
 ) -> Result<(), LaneFault> {
     let eb = m.ty.bytes();
     let n = usize::from(m.vec);
@@ -447,18 +486,19 @@ fn access(
     // Lanes whose address is not a multiple of the access size (a power
     // of two, 1 to 8 bytes times 1, 2 or 4 elements: a mask, no division).
     let size = u64::from(eb * u32::from(m.vec));
-    let pow2 = size.is_power_of_two();
     let mut misaligned = 0u32;
-    for (l, (o, &a)) in out.addrs.iter_mut().zip(addrs).enumerate() {
-        let runs = exec >> l & 1 == 1;
-        *o = if runs { a } else { 0 };
-        let off = if pow2 {
-            a & (size - 1) != 0
-        } else {
-            !a.is_multiple_of(size)
-        };
-        misaligned |= u32::from(runs && off) << l;
+    if size.is_power_of_two() {
+        // Usually none: one OR over the lanes says so.
+        let low = addrs.iter().fold(0, |o, &a| o | a) & (size - 1);
+        for (l, &a) in addrs.iter().enumerate().filter(|_| low != 0) {
+            misaligned |= u32::from(a & (size - 1) != 0) << l;
+        }
+    } else {
+        for (l, &a) in addrs.iter().enumerate() {
+            misaligned |= u32::from(!a.is_multiple_of(size)) << l;
+        }
     }
+    misaligned &= exec;
     let first_bad = misaligned.trailing_zeros();
     let before = exec & 1u32.checked_shl(first_bad).map_or(u32::MAX, |b| b - 1);
     let misaligned_fault = || LaneFault {

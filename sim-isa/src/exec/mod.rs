@@ -38,8 +38,8 @@ pub use float::float_lane;
 pub use int::int_lane;
 pub use lanes::WarpRegs;
 pub use mem::{
-    atom_lane, execute_mem, load_lanes_each, store_lanes_each, Accesses, FaultKind, LaneFault,
-    MemFault, Memory,
+    atom_lane, execute_mem, execute_mem_into, load_lanes_each, store_lanes_each, Accesses,
+    FaultKind, LaneFault, MemFault, Memory,
 };
 pub use prepared::{execute_prepared, Prepared};
 pub use select::{selp_lane, slct_lane};
@@ -305,16 +305,8 @@ pub(crate) fn regs_needed(inst: &Instruction) -> usize {
             .max(r(x.a))
             .max(x.b.map_or(0, r))
             .max(x.c.map_or(0, r)),
-        // As `reg_uses` lists them, without building the list.
         Op::Mem(m) => {
-            let base = match m.addr.base {
-                crate::inst::AddrBase::Reg(x) => d(x),
-                crate::inst::AddrBase::Var(_) | crate::inst::AddrBase::Abs => 0,
-            };
-            let dests = m.d[..m.dests()].iter().fold(base, |n, &x| n.max(d(x)));
-            let n = m.vals[..m.sources()]
-                .iter()
-                .fold(dests, |n, &o| n.max(r(o)));
+            let n = mem_regs_needed(&m);
             debug_assert_eq!(
                 n.max(g),
                 inst.reg_uses().iter().map(|u| d(u.reg)).max().unwrap_or(0)
@@ -324,6 +316,22 @@ pub(crate) fn regs_needed(inst: &Instruction) -> usize {
         Op::Warp(_) => inst.reg_uses().iter().map(|u| d(u.reg)).max().unwrap_or(0),
     };
     m.max(g)
+}
+
+/// [`regs_needed`] of a memory instruction, its guard aside: as
+/// `reg_uses` lists its registers, without building the list.
+#[inline]
+pub(crate) fn mem_regs_needed(m: &crate::inst::Mem) -> usize {
+    let d = |r: RegId| r.0 as usize + 1;
+    let base = match m.addr.base {
+        crate::inst::AddrBase::Reg(x) => d(x),
+        crate::inst::AddrBase::Var(_) | crate::inst::AddrBase::Abs => 0,
+    };
+    let dests = m.d[..m.dests()].iter().fold(base, |n, &x| n.max(d(x)));
+    m.vals[..m.sources()].iter().fold(dests, |n, &o| match o {
+        Operand::Reg(x) => n.max(d(x)),
+        Operand::Imm(_) | Operand::Special(_) => n,
+    })
 }
 
 /// The reference executor: [`execute`]'s semantics, written as the scalar

@@ -21,7 +21,7 @@ use crate::exec::Step;
 use crate::memory::WarpMem;
 use crate::reorder::{self, Scheduler};
 use crate::tap::{LoadTap, Loads, Log};
-use sim_isa::exec::{execute_mem, execute_prepared, Accesses, Memory};
+use sim_isa::exec::{execute_mem_into, execute_prepared, Accesses, Memory};
 use sim_isa::{ExecCtx, Op, WarpOp, WarpRegs};
 use sim_module::{ControlOp, StatementKind};
 use std::collections::VecDeque;
@@ -208,23 +208,37 @@ impl Warp {
         self.log = log.then(Box::default);
     }
 
-    /// Takes the addresses of slot `k` (freeing it).
+    /// Takes the addresses of slot `k` (freeing it). Inlined, so that the
+    /// caller's copy is the only one.
+    #[inline(always)]
     pub fn take_access(&mut self, k: u32) -> Accesses {
         self.free.push(k);
         self.slab[k as usize]
     }
 
-    fn put_access(&mut self, a: Accesses) -> u32 {
-        match self.free.pop() {
-            Some(k) => {
-                self.slab[k as usize] = a;
-                k
-            }
-            None => {
-                self.slab.push(a);
-                (self.slab.len() - 1) as u32
-            }
+    /// A free slot for a memory step's addresses (the slab grows only to
+    /// the most steps in flight at once).
+    fn new_access(&mut self) -> u32 {
+        self.free.pop().unwrap_or_else(|| {
+            self.slab.push(Accesses {
+                lanes: 0,
+                addrs: [0; sim_isa::WARP_SIZE],
+                bytes: 0,
+                space: sim_isa::Space::Generic,
+            });
+            (self.slab.len() - 1) as u32
+        })
+    }
+
+    /// Slot `acc` (if any) kept for timing if statement `pc` is one it
+    /// asks about (not `ld.param`, which the SM runs itself), else freed.
+    fn keep_access(&mut self, code: &Code<'_>, pc: usize, acc: Option<u32>) -> Option<u32> {
+        let k = acc?;
+        if code.ext[pc].is_some() {
+            return Some(k);
         }
+        self.free.push(k);
+        None
     }
 
     /// Hands step `s` on: dead steps issue nothing; the rest gather into
@@ -325,12 +339,8 @@ impl Warp {
                     }
                     Op::Mem(_) => {
                         let acc = self.exec_mem(code, top.pc, top.mask, env.mem)?;
-                        // Addresses kept only for what timing will ask for
-                        // (not `ld.param`, which the SM runs itself).
-                        step.access = acc
-                            .filter(|_| code.ext[top.pc].is_some())
-                            .map(|a| self.put_access(a));
                         self.record(step, acc);
+                        step.access = self.keep_access(code, top.pc, acc);
                     }
                     Op::Warp(w) if w.op == WarpOp::BarSync && step.lanes != 0 => {
                         self.record(step, None);
@@ -433,11 +443,9 @@ impl Warp {
                 Op::Mem(_) => {
                     let acc = self.exec_mem(code, pc, lanes, env.mem)?;
                     if let Some(f) = self.follow.as_mut() {
-                        f.check_access(acc.as_ref(), &s.text)?;
+                        f.check_access(acc.map(|k| &self.slab[k as usize]), &s.text)?;
                     }
-                    step.access = acc
-                        .filter(|_| code.ext[pc].is_some())
-                        .map(|a| self.put_access(a));
+                    step.access = self.keep_access(code, pc, acc);
                 }
                 Op::Warp(w) if w.op == WarpOp::BarSync && lanes != 0 => {
                     // At the barrier even when it is the last recorded step
@@ -456,23 +464,27 @@ impl Warp {
         Ok(())
     }
 
-    /// A memory statement: its values now, its addresses for timing.
+    /// A memory statement: its values now, its addresses for timing (in
+    /// the slot returned, if it accessed memory).
     fn exec_mem(
         &mut self,
         code: &Code<'_>,
         pc: usize,
         mask: u32,
         mem: &mut WarpMem<'_>,
-    ) -> Result<Option<Accesses>, KernelError> {
+    ) -> Result<Option<u32>, KernelError> {
         let s = &code.prep.body.statements[pc];
         let Some(inst) = &code.inst[pc] else {
             return Ok(None);
         };
+        let k = self.new_access();
         let Warp {
             regs,
             ctx,
             follow,
             log,
+            slab,
+            free,
             ..
         } = self;
         let mut tap;
@@ -494,7 +506,11 @@ impl Warp {
             }
             (None, None) => &mut *mem,
         };
-        execute_mem(inst, ctx, regs, mask, m).map_err(|fault| {
+        let r = execute_mem_into(inst, ctx, regs, mask, m, &mut slab[k as usize]);
+        if r != Ok(true) {
+            free.push(k);
+        }
+        r.map(|accessed| accessed.then_some(k)).map_err(|fault| {
             if let Some(f) = follow.as_ref() {
                 return f.diverged(&format!(
                     "`{}`: {fault} (load values or addresses do not match the module)",
@@ -641,10 +657,12 @@ impl Warp {
         pop_done(&mut self.stack);
     }
 
-    fn record(&mut self, step: Step, acc: Option<Accesses>) {
+    /// Logs `step` and the addresses in slot `acc` (if any), recording.
+    fn record(&mut self, step: Step, acc: Option<u32>) {
         if let Some(l) = self.log.as_mut() {
-            if let Some(a) = acc {
-                l.accesses.push((l.steps.len() as u32, a));
+            if let Some(k) = acc {
+                l.accesses
+                    .push((l.steps.len() as u32, self.slab[k as usize]));
             }
             l.steps.push((step.stmt, step.lanes));
         }
