@@ -326,16 +326,16 @@ impl Warp {
                             && step.lanes != 0
                             && code.ext[top.pc] == Some(crate::memtime::Kind::Atomic) =>
                     {
-                        if let Some(acc) = self.defer_atomic(code, top.pc, top.mask, env.mem)? {
-                            step.access = Some(self.put_access(acc));
-                            self.record(step, Some(acc));
+                        if let Some(k) = self.defer_atomic(code, top.pc, top.mask, env.mem)? {
+                            self.record(step, Some(k));
+                            step.access = Some(k);
                             self.emit(code, env.sc, step);
                             self.state = State::Atomic;
                             return Ok(());
                         }
                         let acc = self.exec_mem(code, top.pc, top.mask, env.mem)?;
-                        step.access = acc.map(|a| self.put_access(a));
                         self.record(step, acc);
+                        step.access = self.keep_access(code, top.pc, acc);
                     }
                     Op::Mem(_) => {
                         let acc = self.exec_mem(code, top.pc, top.mask, env.mem)?;
@@ -429,11 +429,11 @@ impl Warp {
             let atomic = code.ext[pc] == Some(crate::memtime::Kind::Atomic);
             if env.defer && lanes != 0 && atomic {
                 // Stops as the recorded run's warp did (the same timing).
-                if let Some(acc) = self.defer_atomic(code, pc, lanes, env.mem)? {
+                if let Some(k) = self.defer_atomic(code, pc, lanes, env.mem)? {
                     if let Some(f) = self.follow.as_mut() {
-                        f.check_access(Some(&acc), &s.text)?;
+                        f.check_access(Some(&self.slab[k as usize]), &s.text)?;
                     }
-                    step.access = Some(self.put_access(acc));
+                    step.access = Some(k);
                     self.emit(code, env.sc, step);
                     self.state = State::Atomic;
                     return Ok(());
@@ -541,7 +541,7 @@ impl Warp {
         pc: usize,
         mask: u32,
         mem: &mut WarpMem<'_>,
-    ) -> Result<Option<Accesses>, KernelError> {
+    ) -> Result<Option<u32>, KernelError> {
         // The renamed instruction (its registers are the warp's slots).
         let Some(inst) = &code.inst[pc] else {
             return Ok(None);
@@ -556,21 +556,26 @@ impl Warp {
             saved[k] = *self.regs.get(r);
         }
         let mut dry = DryRun { mem };
-        let acc = execute_mem(inst, &self.ctx, &mut self.regs, mask, &mut dry);
-        for (k, &r) in dests.iter().enumerate() {
-            *self.regs.get_mut(r) = saved[k];
+        let k = self.new_access();
+        let acc = &mut self.slab[k as usize];
+        let r = execute_mem_into(inst, &self.ctx, &mut self.regs, mask, &mut dry, acc);
+        for (d, &r) in dests.iter().enumerate() {
+            *self.regs.get_mut(r) = saved[d];
         }
+        let acc = &self.slab[k as usize];
         // A fault is the real run's to report.
-        let Ok(Some(acc)) = acc else {
-            return Ok(None);
-        };
-        let shared = acc.space == sim_isa::Space::Shared
+        let shared = r != Ok(true)
+            || acc.space == sim_isa::Space::Shared
             || (acc.space == sim_isa::Space::Generic
                 && acc.addrs.iter().enumerate().all(|(l, &a)| {
                     acc.lanes >> l & 1 == 0
                         || (crate::memory::SHARED_WINDOW..crate::memory::LOCAL_WINDOW).contains(&a)
                 }));
-        Ok((!shared).then_some(acc))
+        if shared {
+            self.free.push(k);
+            return Ok(None);
+        }
+        Ok(Some(k))
     }
 
     /// Runs the global atomic the warp stopped at (see
@@ -586,14 +591,19 @@ impl Warp {
         match self.follow.as_ref().map(Follow::current) {
             // A replay: the recorded step, its load answered from the record.
             Some((stmt, lanes)) => {
-                self.exec_mem(code, stmt as usize, lanes, mem)?;
+                // Its addresses were timed at the address pass.
+                if let Some(k) = self.exec_mem(code, stmt as usize, lanes, mem)? {
+                    self.free.push(k);
+                }
             }
             None => {
                 let Some(&top) = self.stack.last() else {
                     self.state = State::Exited;
                     return Ok(());
                 };
-                self.exec_mem(code, top.pc, top.mask, mem)?;
+                if let Some(k) = self.exec_mem(code, top.pc, top.mask, mem)? {
+                    self.free.push(k);
+                }
                 self.advance(top.pc + 1);
             }
         }
