@@ -25,6 +25,7 @@ pub(crate) use code::Follow;
 use crate::error::KernelError;
 use crate::memtime::Gpu;
 use crate::prepare::Prepared;
+use crate::rec::RecWarp;
 use crate::timing::{blocks_per_sm, control, program};
 use code::Code;
 use host::{Block, Host, Shared, SmState};
@@ -45,10 +46,22 @@ pub(crate) struct Options<'a> {
     /// Host threads the SMs run on (results do not depend on it).
     pub threads: usize,
     pub max_instructions: u64,
-    /// Keep what each warp executed (a recording).
-    pub log: bool,
-    /// Replay these recorded warps instead of executing freely.
-    pub follow: Option<(Arc<[crate::rec::RecWarp]>, Arc<str>)>,
+}
+
+/// Recorded warps: where a recording's go, or where a replay's come from.
+pub(crate) enum Warps<'s> {
+    /// Neither: the warps execute freely, unlogged.
+    None,
+    /// Each warp's log when it retires (in retire order, the SMs' in SM
+    /// order at each epoch's end).
+    Log(&'s mut dyn FnMut(RecWarp) -> Result<(), KernelError>),
+    /// The recorded warps, asked for in grid order as their blocks are
+    /// dealt; each is dropped when it retires. With the recording's name
+    /// (errors name it).
+    Follow(
+        &'s mut dyn FnMut() -> Result<RecWarp, KernelError>,
+        Arc<str>,
+    ),
 }
 
 /// What a finished grid gives.
@@ -60,8 +73,6 @@ pub(crate) struct Finished {
     pub sms_used: u32,
     /// Earliest and latest clock read.
     pub clock_span: Option<(u64, u64)>,
-    /// Per warp (grid order), when logging.
-    pub logs: Vec<(u32, u32, u32, crate::tap::Log)>,
 }
 
 /// One SM: its model and what it holds.
@@ -81,6 +92,7 @@ pub(crate) fn run(
     launch: &Launch,
     opts: &Options<'_>,
     gpu: &mut Gpu,
+    warps: &mut Warps<'_>,
 ) -> Result<Finished, KernelError> {
     let prog = Arc::new(program(prep, opts.config.target));
     let code = Code::new(prep, opts.target, &prog);
@@ -119,7 +131,7 @@ pub(crate) fn run(
     let mut ended: u64 = 0;
     // Atomics whose result another SM's may change wait for the epoch's
     // end when the blocks can run on more than one SM (see `host::Shared`).
-    let defer = nsms > 1 && nblocks > 1 && opts.follow.is_none();
+    let defer = nsms > 1 && nblocks > 1 && !matches!(warps, Warps::Follow(..));
     loop {
         // Deal blocks breadth-first to SMs with room.
         let mut live_blocks: u64 = slots.iter().map(|s| u64::from(s.st.live)).sum();
@@ -140,7 +152,7 @@ pub(crate) fn run(
                     executed,
                     defer,
                 );
-                start_block(&sh, slot, s as u32, next as u32, launch, opts, now)?;
+                start_block(&sh, slot, s as u32, next as u32, launch, opts, warps, now)?;
                 next += 1;
                 dealt = true;
             }
@@ -167,6 +179,7 @@ pub(crate) fn run(
             executed += std::mem::take(&mut slot.st.executed);
             ended += std::mem::take(&mut slot.st.ended);
         }
+        pass_logs(&mut slots, warps)?;
         for slot in slots.iter_mut() {
             slot.st.run_atomics(&code, &mut global, wpb)?;
         }
@@ -191,11 +204,7 @@ pub(crate) fn run(
         .filter(|s| s.st.used)
         .map(|s| s.sm.stats())
         .collect();
-    let mut logs: Vec<_> = slots
-        .iter_mut()
-        .flat_map(|s| std::mem::take(&mut s.st.logs))
-        .collect();
-    logs.sort_by_key(|l: &(u32, u32, u32, crate::tap::Log)| (l.0, l.1));
+    pass_logs(&mut slots, warps)?;
     let clock_span = slots
         .iter()
         .filter_map(|s| s.st.clock_span)
@@ -207,8 +216,19 @@ pub(crate) fn run(
         stats: Stats::merge(&all),
         sms_used: slots.iter().filter(|s| s.st.used).count() as u32,
         clock_span,
-        logs,
     })
+}
+
+/// Hands the warps that retired to the recording's sink, SM by SM.
+fn pass_logs(slots: &mut [Slot], warps: &mut Warps<'_>) -> Result<(), KernelError> {
+    if let Warps::Log(sink) = warps {
+        for slot in slots.iter_mut() {
+            for w in slot.st.logs.drain(..) {
+                sink(w)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// What the SMs read during an epoch.
@@ -308,7 +328,9 @@ fn resident_limit(
     Ok(MAX_RESIDENT_LOCAL.checked_div(local).unwrap_or(u64::MAX))
 }
 
-/// Makes block `cta` resident on SM `s` at clock `now`.
+/// Makes block `cta` resident on SM `s` at clock `now` (its warps
+/// following their records, read now, when replaying).
+#[allow(clippy::too_many_arguments)]
 fn start_block(
     sh: &Shared<'_, '_>,
     slot: &mut Slot,
@@ -316,6 +338,7 @@ fn start_block(
     cta: u32,
     launch: &Launch,
     opts: &Options<'_>,
+    warps: &mut Warps<'_>,
     now: u64,
 ) -> Result<(), KernelError> {
     let prep = sh.code.prep;
@@ -348,28 +371,29 @@ fn start_block(
             ..thread
         },
     };
+    let log = matches!(warps, Warps::Log(_));
     let st = &mut slot.st;
     let mut block = match st.spare.pop() {
         Some(mut b) => {
             b.reset(cta, s, &prep.shared_init);
             for (w, wp) in b.warps.iter_mut().enumerate() {
                 let w = w as u32;
-                wp.reset(prep.local, lanes_of(w), ctx_of(w), opts.log);
+                wp.reset(prep.local, lanes_of(w), ctx_of(w), log);
             }
             b
         }
         None => {
             let nregs = prep.body.symbols.len();
             let warps = (0..wpb)
-                .map(|w| warp::Warp::new(nregs, prep.local, lanes_of(w), ctx_of(w), opts.log))
+                .map(|w| warp::Warp::new(nregs, prep.local, lanes_of(w), ctx_of(w), log))
                 .collect();
             Block::new(cta, s, prep.shared_init.clone(), warps)
         }
     };
-    if let Some((rec, name)) = &opts.follow {
+    if let Warps::Follow(next, name) = warps {
         for (w, wp) in block.warps.iter_mut().enumerate() {
             let i = cta as usize * wpb as usize + w;
-            wp.follow = Some(Follow::new(rec.clone(), i, name.clone()));
+            wp.follow = Some(Follow::new(next()?, i, name.clone()));
         }
     }
     let idx = match st.free_slots.pop() {
@@ -467,8 +491,11 @@ fn retire(wpb: u32, st: &mut SmState, id: u32) {
     block.retired += 1;
     if let Some(x) = block.warps.get_mut(w as usize) {
         if let Some(l) = x.log.take() {
-            st.logs.push((block.cta, w, x.lanes, *l));
+            st.logs
+                .push(crate::rec::rec_warp(block.cta, w, x.lanes, *l));
         }
+        // A replayed warp's record is done with.
+        x.follow = None;
     }
     if block.retired as usize == block.warps.len() {
         if let Some(done) = st.blocks[b].take() {
