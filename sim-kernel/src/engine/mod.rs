@@ -131,7 +131,8 @@ pub(crate) fn run(
     let mut ended: u64 = 0;
     // Atomics whose result another SM's may change wait for the epoch's
     // end when the blocks can run on more than one SM (see `host::Shared`).
-    let defer = nsms > 1 && nblocks > 1 && !matches!(warps, Warps::Follow(..));
+    // A replay does the same, so its atomics land in the same order.
+    let defer = nsms > 1 && nblocks > 1;
     loop {
         // Deal blocks breadth-first to SMs with room.
         let mut live_blocks: u64 = slots.iter().map(|s| u64::from(s.st.live)).sum();

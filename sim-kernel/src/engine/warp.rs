@@ -412,6 +412,28 @@ impl Warp {
                 return Ok(());
             }
             match &inst.op {
+                Op::Mem(_)
+                    if env.defer
+                        && lanes != 0
+                        && code.ext[pc] == Some(crate::memtime::Kind::Atomic) =>
+                {
+                    // As the direct run: at the epoch's end, in SM order
+                    // (`run_atomic`), so the atomics land in the same order.
+                    if let Some(acc) = self.defer_atomic(code, pc, lanes, env.mem)? {
+                        if let Some(f) = self.follow.as_mut() {
+                            f.check_access(Some(&acc), &s.text)?;
+                        }
+                        step.access = Some(self.put_access(acc));
+                        self.emit(code, env.sc, step);
+                        self.state = State::Atomic;
+                        return Ok(());
+                    }
+                    let acc = self.exec_mem(code, pc, lanes, env.mem)?;
+                    if let Some(f) = self.follow.as_mut() {
+                        f.check_access(acc.as_ref(), &s.text)?;
+                    }
+                    step.access = acc.map(|a| self.put_access(a));
+                }
                 Op::Mem(_) => {
                     let acc = self.exec_mem(code, pc, lanes, env.mem)?;
                     if let Some(f) = self.follow.as_mut() {
@@ -546,6 +568,15 @@ impl Warp {
         mem: &mut WarpMem<'_>,
     ) -> Result<(), KernelError> {
         if self.state != State::Atomic {
+            return Ok(());
+        }
+        if let Some((stmt, lanes)) = self.follow.as_ref().map(Follow::current) {
+            self.exec_mem(code, stmt as usize, lanes, mem)?;
+            self.state = if self.done() {
+                State::Exited
+            } else {
+                State::Run
+            };
             return Ok(());
         }
         let Some(&top) = self.stack.last() else {
