@@ -101,6 +101,8 @@ enum Cmd {
     /// instruction's addresses, the values loads returned, the clock values
     /// read and the output buffers' bytes: `simcli run FILE` replays it
     /// without the launch's memory, with identical cycles and outputs.
+    /// Both stream: each warp is written once it and the warps before it
+    /// have finished, and read when its block becomes resident.
     Record {
         /// The launch file (docs/launch-format.md).
         file: PathBuf,

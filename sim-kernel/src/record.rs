@@ -6,23 +6,36 @@
 //! loads returned, the clock values it read, and the initial and final bytes
 //! of the output buffers.
 //!
-//! [`replay`] runs a recording on the engine ([`crate::engine`]) as a
-//! launch runs: each warp follows its recorded steps, with every load
+//! Recordings stream: [`record_launch`] writes each warp as soon as it and
+//! every warp before it in grid order have finished ([`RecordWriter`]), and
+//! [`replay_stream`] reads each warp as the engine makes its block resident
+//! ([`RecordReader`]), so neither holds more than the warps of about the
+//! resident blocks (plus the launch's buffers), however long the launch.
+//! [`Recording`] is the whole file in memory, for tools and tests.
+//!
+//! [`replay_stream`] runs a recording on the engine ([`crate::engine`]) as
+//! a launch runs: each warp follows its recorded steps, with every load
 //! answered from the record (the outputs are computed again, not copied),
 //! and the addresses checked against the recorded ones; the timing is the
 //! direct run's.
 //!
-//! File layout: [`MAGIC`], the format version as a little-endian `u32`
-//! ([`VERSION`]), then one [`Recording`] encoded with bincode 2 (standard
-//! configuration: variable-length integers). Reading refuses files over
-//! [`MAX_RECORDING_BYTES`], other magics and versions, truncated or trailing
-//! bytes, and recordings that do not hold together (checked by
-//! [`Recording::validate`] and during replay), each with a message naming
-//! the file and the part.
+//! File layout (version 2): [`MAGIC`], the format version as a
+//! little-endian `u32` ([`VERSION`]), then records, each a kind byte
+//! (`H`, `W`, `T`), its payload's length as a little-endian `u64` (at most
+//! [`MAX_RECORD_BYTES`]) and the payload encoded with bincode 2 (standard
+//! configuration: variable-length integers): one header ([`RecHeader`]),
+//! one [`RecWarp`] per warp of the grid in grid order (block by block, warps
+//! in block order), one trailer ([`RecTrailer`]), and nothing after it.
+//! Reading refuses other magics and versions, records over the limit,
+//! truncated, corrupt or trailing bytes, and recordings that do not hold
+//! together (checked by [`RecHeader::validate`], per warp as it is read,
+//! and during replay), each with a message naming the file and the part.
+//! Version 1 files (one bincode body) are no longer read.
 
+use crate::engine::Warps;
 use crate::error::KernelError;
 pub use crate::rec::{RecAccess, RecSpace, RecWarp};
-use crate::run::{LaunchRun, RunOptions};
+use crate::run::{LaunchRun, RunError, RunOptions};
 use crate::Mismatch;
 use serde::{Deserialize, Serialize};
 
@@ -32,17 +45,26 @@ use sim_module::launch::{
     MAX_GRID_BLOCKS, MAX_TOTAL_BYTES,
 };
 use sim_module::{Launch, LaunchError, ModuleError};
-use std::io::Read;
-use std::path::PathBuf;
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 
 /// First bytes of a recording.
 pub const MAGIC: [u8; 8] = *b"SIMKREC\n";
 /// Format version this build writes and reads.
-pub const VERSION: u32 = 1;
-/// Largest recording read, in bytes.
-pub const MAX_RECORDING_BYTES: u64 = 1 << 30;
-/// Bincode's decode limit: most bytes the decoded recording may claim.
+pub const VERSION: u32 = 2;
+/// Largest record payload (header, warp or trailer) written or read, in
+/// bytes: a reader never holds more than one record's bytes at a time.
+pub const MAX_RECORD_BYTES: u64 = 1 << 30;
+/// Bincode's decode limit: most bytes a decoded record may claim.
 const DECODE_LIMIT: usize = 8 << 30;
+
+/// The kind byte of the header record.
+const HEADER: u8 = b'H';
+/// The kind byte of a warp record.
+const WARP: u8 = b'W';
+/// The kind byte of the trailer record.
+const TRAILER: u8 = b'T';
 
 fn config() -> impl bincode::config::Config {
     bincode::config::standard().with_limit::<DECODE_LIMIT>()
@@ -51,7 +73,7 @@ fn config() -> impl bincode::config::Config {
 /// A recording that could not be written, read or replayed.
 #[derive(Debug, thiserror::Error)]
 pub enum RecordError {
-    /// The file could not be read.
+    /// The file could not be read or written.
     #[error("{name}: {source}")]
     Io {
         /// The file.
@@ -59,11 +81,15 @@ pub enum RecordError {
         /// Why.
         source: std::io::Error,
     },
-    /// The file is larger than [`MAX_RECORDING_BYTES`].
-    #[error("{name}: more than {MAX_RECORDING_BYTES} bytes; refusing to read it as a recording")]
+    /// A record is longer than [`MAX_RECORD_BYTES`].
+    #[error("{name}: {part}: a record of {bytes} bytes, more than the limit of {MAX_RECORD_BYTES}; refusing to read it")]
     TooLarge {
         /// The file.
         name: String,
+        /// The record (`header`, `warps[N]`, `trailer`).
+        part: String,
+        /// Its length as the file states it.
+        bytes: u64,
     },
     /// The file does not start with [`MAGIC`].
     #[error("{name}: not a kernel recording (no SIMKREC header)")]
@@ -79,12 +105,12 @@ pub enum RecordError {
         /// Its version.
         found: u32,
     },
-    /// The body does not decode (truncated or corrupt).
+    /// A record does not decode (truncated or corrupt).
     #[error("{name}: corrupt or truncated kernel recording: {msg}")]
     Decode {
         /// The file.
         name: String,
-        /// Bincode's message.
+        /// The part and what is wrong (bincode's message).
         msg: String,
     },
     /// The recording decodes but does not hold together.
@@ -106,6 +132,9 @@ pub enum RecordError {
         /// Why.
         source: std::io::Error,
     },
+    /// The launch file could not be read (when recording).
+    #[error(transparent)]
+    Run(#[from] RunError),
     /// The recorded module does not parse.
     #[error(transparent)]
     Parse(#[from] ModuleError),
@@ -117,9 +146,10 @@ pub enum RecordError {
     Encode(String),
 }
 
-/// One recorded launch.
+/// What a recording states before its warps: everything but the warps,
+/// the cycles and the outputs' final bytes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Recording {
+pub struct RecHeader {
     /// The module's file name as errors name it.
     pub module_name: String,
     /// The module text.
@@ -140,21 +170,28 @@ pub struct Recording {
     pub params: Vec<RecParam>,
     /// The launch file's H100 figures, if any.
     pub h100: Option<RecH100>,
-    /// Cycles of the recorded run (informational).
-    pub cycles: u64,
-    /// Every warp, block by block, warps in block order.
-    pub warps: Vec<RecWarp>,
 }
 
-/// A global buffer: its size, and for an output its initial and final bytes.
+/// A global buffer: its size, and for an output its initial bytes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RecBuffer {
     /// Its name in the launch file.
     pub name: String,
     /// Size in bytes.
     pub bytes: u64,
-    /// For an output: the bytes before and after the kernel.
-    pub output: Option<(Vec<u8>, Vec<u8>)>,
+    /// For an output: the bytes before the kernel (its final bytes are in
+    /// the trailer).
+    pub initial: Option<Vec<u8>>,
+}
+
+/// What a recording states after its warps.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RecTrailer {
+    /// Cycles of the recorded run (informational).
+    pub cycles: u64,
+    /// The final bytes of each output buffer (those with initial bytes in
+    /// the header), in buffer order.
+    pub outputs: Vec<Vec<u8>>,
 }
 
 /// A kernel argument.
@@ -185,16 +222,28 @@ pub struct RecH100 {
     pub warps: Option<u32>,
 }
 
-impl Recording {
-    /// The recording of `run` (executed with `opts`). Reads the module and
-    /// the output buffers' initial bytes again from the launch's files.
-    pub fn new(run: &LaunchRun, opts: &RunOptions) -> Result<Recording, RecordError> {
-        let launch = &run.launch;
-        let module = std::fs::read(&launch.ptx).map_err(|source| RecordError::Module {
-            path: run.module_name.clone(),
-            source,
-        })?;
-        let initial = launch.load_buffers()?;
+/// One recorded launch, whole in memory (tools and tests: memory grows
+/// with the launch; [`RecordReader`] and [`RecordWriter`] stream).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recording {
+    /// Everything before the warps.
+    pub header: RecHeader,
+    /// Every warp, block by block, warps in block order.
+    pub warps: Vec<RecWarp>,
+    /// Cycles and the outputs' final bytes.
+    pub trailer: RecTrailer,
+}
+
+impl RecHeader {
+    /// The header of `launch` (its module `module_name` holding `module`,
+    /// its buffers' initial bytes `initial`) run with `opts`.
+    pub fn new(
+        launch: &Launch,
+        module_name: &str,
+        module: &str,
+        initial: &[Vec<u8>],
+        opts: &RunOptions,
+    ) -> RecHeader {
         let buffers = launch
             .buffers
             .iter()
@@ -202,10 +251,10 @@ impl Recording {
             .map(|(i, b)| RecBuffer {
                 name: b.name.clone(),
                 bytes: b.bytes,
-                output: launch
+                initial: launch
                     .outputs
                     .contains(&i)
-                    .then(|| (initial[i].clone(), run.buffers[i].clone())),
+                    .then(|| initial.get(i).cloned().unwrap_or_default()),
             })
             .collect();
         let params = launch
@@ -220,10 +269,9 @@ impl Recording {
                 ParamValue::F32(x) => RecParam::F32(x.to_bits()),
             })
             .collect();
-        let warps = run.recorded.clone();
-        Ok(Recording {
-            module_name: run.module_name.clone(),
-            module: String::from_utf8_lossy(&module).into_owned(),
+        RecHeader {
+            module_name: module_name.to_string(),
+            module: module.to_string(),
             entry: launch.entry.clone(),
             grid: launch.grid,
             block: launch.block,
@@ -236,89 +284,45 @@ impl Recording {
                 cycles_warm: h.cycles_warm,
                 warps: h.warps,
             }),
-            cycles: run.timed.cycles,
-            warps,
-        })
+        }
     }
 
-    /// The file's bytes: magic, version, body.
-    pub fn to_bytes(&self) -> Result<Vec<u8>, RecordError> {
-        let body = bincode::serde::encode_to_vec(self, config())
-            .map_err(|e| RecordError::Encode(e.to_string()))?;
-        let mut out = Vec::with_capacity(body.len() + 12);
-        out.extend_from_slice(&MAGIC);
-        out.extend_from_slice(&VERSION.to_le_bytes());
-        out.extend_from_slice(&body);
-        Ok(out)
+    /// Blocks in the grid.
+    pub fn blocks(&self) -> u64 {
+        self.grid.iter().map(|&d| u64::from(d)).product()
     }
 
-    /// Reads a recording (at most [`MAX_RECORDING_BYTES`]) from `r`, named
-    /// `name` in errors, and validates it.
-    pub fn read(name: &str, r: impl Read) -> Result<Recording, RecordError> {
-        let mut bytes = Vec::new();
-        r.take(MAX_RECORDING_BYTES + 1)
-            .read_to_end(&mut bytes)
-            .map_err(|source| RecordError::Io {
-                name: name.to_string(),
-                source,
-            })?;
-        if bytes.len() as u64 > MAX_RECORDING_BYTES {
-            return Err(RecordError::TooLarge {
-                name: name.to_string(),
-            });
-        }
-        Recording::from_bytes(name, &bytes)
+    /// Threads per block.
+    pub fn threads(&self) -> u64 {
+        self.block.iter().map(|&d| u64::from(d)).product()
     }
 
-    /// Decodes and validates a recording's bytes.
-    pub fn from_bytes(name: &str, bytes: &[u8]) -> Result<Recording, RecordError> {
-        let name_s = || name.to_string();
-        if !is_recording(bytes) {
-            return Err(RecordError::NotRecording { name: name_s() });
-        }
-        let Some(v) = bytes.get(8..12) else {
-            return Err(RecordError::Decode {
-                name: name_s(),
-                msg: "the version is cut off".into(),
-            });
-        };
-        let found = u32::from_le_bytes([v[0], v[1], v[2], v[3]]);
-        if found != VERSION {
-            return Err(RecordError::Version {
-                name: name_s(),
-                found,
-            });
-        }
-        let body = &bytes[12..];
-        let (rec, used): (Recording, usize) = bincode::serde::decode_from_slice(body, config())
-            .map_err(|e| RecordError::Decode {
-                name: name_s(),
-                msg: e.to_string(),
-            })?;
-        if used != body.len() {
-            return Err(RecordError::Decode {
-                name: name_s(),
-                msg: format!("{} bytes after the recording's end", body.len() - used),
-            });
-        }
-        rec.validate().map_err(|msg| RecordError::Invalid {
-            name: name_s(),
-            msg,
-        })?;
-        Ok(rec)
+    /// Warps per block.
+    pub fn warps_per_block(&self) -> u64 {
+        self.threads().div_ceil(WARP_SIZE as u64)
+    }
+
+    /// Warps in the grid: the warp records the file holds.
+    pub fn warps(&self) -> u64 {
+        self.blocks() * self.warps_per_block()
+    }
+
+    /// Indices of the output buffers.
+    pub fn outputs(&self) -> Vec<usize> {
+        (0..self.buffers.len())
+            .filter(|&i| self.buffers[i].initial.is_some())
+            .collect()
     }
 
     /// Checks what can be checked without the module: target, geometry,
-    /// buffers, arguments, and that the warps are the launch's, each with
-    /// consistent accesses. Statement indices are checked against the module
-    /// when replaying.
+    /// buffers and arguments. Warps are checked as they are read
+    /// (statement indices against the module when replaying).
     pub fn validate(&self) -> Result<(), String> {
         Target::parse(&self.target).map_err(|e| format!("target: {e}"))?;
         if self.sms == 0 || self.sms > 4096 {
             return Err(format!("sms: {} is not 1 to 4096", self.sms));
         }
-        let blocks: u64 = self.grid.iter().map(|&d| u64::from(d)).product();
-        let threads: u64 = self.block.iter().map(|&d| u64::from(d)).product();
+        let (blocks, threads) = (self.blocks(), self.threads());
         if self.grid.contains(&0) || blocks > MAX_GRID_BLOCKS {
             return Err(format!(
                 "grid {:?}: each at least 1, at most {MAX_GRID_BLOCKS} blocks",
@@ -343,14 +347,13 @@ impl Recording {
                 ));
             }
             total += b.bytes;
-            if let Some((i, f)) = &b.output {
-                if i.len() as u64 != b.bytes || f.len() as u64 != b.bytes {
+            if let Some(i) = &b.initial {
+                if i.len() as u64 != b.bytes {
                     return Err(format!(
-                        "buffer '{}': {} bytes, but its recorded contents are {} and {} bytes",
+                        "buffer '{}': {} bytes, but its recorded initial contents are {} bytes",
                         b.name,
                         b.bytes,
-                        i.len(),
-                        f.len()
+                        i.len()
                     ));
                 }
             }
@@ -365,16 +368,30 @@ impl Recording {
                 }
             }
         }
-        let per_block = threads.div_ceil(WARP_SIZE as u64);
-        if self.warps.len() as u64 != blocks * per_block {
+        Ok(())
+    }
+
+    /// Checks a trailer against this header: one final content per output
+    /// buffer, each of the buffer's size.
+    pub fn validate_trailer(&self, t: &RecTrailer) -> Result<(), String> {
+        let outs = self.outputs();
+        if t.outputs.len() != outs.len() {
             return Err(format!(
-                "{} warps, but a grid of {blocks} blocks of {threads} threads has {}",
-                self.warps.len(),
-                blocks * per_block
+                "trailer: {} final buffer contents, but the header names {} output buffers",
+                t.outputs.len(),
+                outs.len()
             ));
         }
-        for (i, w) in self.warps.iter().enumerate() {
-            validate_warp(i as u64, w, per_block, threads)?;
+        for (&i, f) in outs.iter().zip(&t.outputs) {
+            let b = &self.buffers[i];
+            if f.len() as u64 != b.bytes {
+                return Err(format!(
+                    "trailer: buffer '{}': {} bytes, but its recorded final contents are {} bytes",
+                    b.name,
+                    b.bytes,
+                    f.len()
+                ));
+            }
         }
         Ok(())
     }
@@ -408,9 +425,7 @@ impl Recording {
                     RecParam::F32(x) => ParamValue::F32(f32::from_bits(x)),
                 })
                 .collect(),
-            outputs: (0..self.buffers.len())
-                .filter(|&i| self.buffers[i].output.is_some())
-                .collect(),
+            outputs: self.outputs(),
             expected: Vec::new(),
             h100: self.h100.as_ref().map(|h| H100 {
                 cycles_cold: h.cycles_cold,
@@ -425,6 +440,586 @@ impl Recording {
 /// Whether `bytes` start like a recording.
 pub fn is_recording(bytes: &[u8]) -> bool {
     bytes.starts_with(&MAGIC)
+}
+
+/// What a [`RecordWriter`] wrote.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WriteStats {
+    /// Warps written.
+    pub warps: u64,
+    /// Load values in them.
+    pub loads: u64,
+    /// Bytes of the file.
+    pub bytes: u64,
+    /// Most warps held at once, waiting for an earlier one to finish.
+    pub max_pending: usize,
+}
+
+/// Writes a recording as the launch runs: the header first, each warp once
+/// it and every warp before it in grid order are done (warps finish in any
+/// order; a finished warp waits, encoded, until the earlier ones come), and
+/// the trailer at the end.
+pub struct RecordWriter<W: Write> {
+    w: W,
+    name: String,
+    total: u64,
+    per_block: u64,
+    threads: u64,
+    /// The next warp (grid order) to write.
+    next: u64,
+    /// Finished warps after `next`, encoded.
+    pending: BTreeMap<u64, Vec<u8>>,
+    stats: WriteStats,
+}
+
+impl<W: Write> RecordWriter<W> {
+    /// Starts the recording `name` on `w`: magic, version and `header`
+    /// (validated first).
+    pub fn new(mut w: W, name: &str, header: &RecHeader) -> Result<RecordWriter<W>, RecordError> {
+        header.validate().map_err(|msg| RecordError::Invalid {
+            name: name.to_string(),
+            msg,
+        })?;
+        let io = |source| RecordError::Io {
+            name: name.to_string(),
+            source,
+        };
+        w.write_all(&MAGIC).map_err(io)?;
+        w.write_all(&VERSION.to_le_bytes()).map_err(io)?;
+        let mut me = RecordWriter {
+            w,
+            name: name.to_string(),
+            total: header.warps(),
+            per_block: header.warps_per_block(),
+            threads: header.threads(),
+            next: 0,
+            pending: BTreeMap::new(),
+            stats: WriteStats {
+                bytes: 12,
+                ..WriteStats::default()
+            },
+        };
+        let body = me.encode("header", header)?;
+        me.write_record(HEADER, &body)?;
+        Ok(me)
+    }
+
+    fn encode(&self, part: &str, v: &impl Serialize) -> Result<Vec<u8>, RecordError> {
+        let b = bincode::serde::encode_to_vec(v, config())
+            .map_err(|e| RecordError::Encode(format!("{}: {part}: {e}", self.name)))?;
+        if b.len() as u64 > MAX_RECORD_BYTES {
+            return Err(RecordError::Encode(format!(
+                "{}: {part}: {} bytes, more than the limit of {MAX_RECORD_BYTES} per record",
+                self.name,
+                b.len()
+            )));
+        }
+        Ok(b)
+    }
+
+    fn write_record(&mut self, kind: u8, body: &[u8]) -> Result<(), RecordError> {
+        let io = |source| RecordError::Io {
+            name: self.name.clone(),
+            source,
+        };
+        self.w.write_all(&[kind]).map_err(io)?;
+        self.w
+            .write_all(&(body.len() as u64).to_le_bytes())
+            .map_err(io)?;
+        self.w.write_all(body).map_err(io)?;
+        self.stats.bytes += 9 + body.len() as u64;
+        Ok(())
+    }
+
+    /// Takes a finished warp (in any order): writes it if every warp before
+    /// it is written, else holds it until they are.
+    pub fn push(&mut self, warp: &RecWarp) -> Result<(), RecordError> {
+        let i = u64::from(warp.cta) * self.per_block + u64::from(warp.warp);
+        let bad = |msg: String| RecordError::Encode(format!("{}: {msg}", self.name));
+        if u64::from(warp.warp) >= self.per_block || i >= self.total {
+            return Err(bad(format!(
+                "block {} warp {} is not a warp of the grid",
+                warp.cta, warp.warp
+            )));
+        }
+        if i < self.next || self.pending.contains_key(&i) {
+            return Err(bad(format!(
+                "block {} warp {} finished twice",
+                warp.cta, warp.warp
+            )));
+        }
+        validate_warp(i, warp, self.per_block, self.threads).map_err(bad)?;
+        let body = self.encode(&format!("warps[{i}]"), warp)?;
+        self.stats.loads += warp.loads.len() as u64;
+        if i != self.next {
+            self.pending.insert(i, body);
+            self.stats.max_pending = self.stats.max_pending.max(self.pending.len());
+            return Ok(());
+        }
+        self.write_record(WARP, &body)?;
+        self.next += 1;
+        while let Some(b) = self.pending.remove(&self.next) {
+            self.write_record(WARP, &b)?;
+            self.next += 1;
+        }
+        self.stats.warps = self.next;
+        Ok(())
+    }
+
+    /// Warps held now, waiting for an earlier one.
+    pub fn pending(&self) -> usize {
+        self.pending.len()
+    }
+
+    /// Writes the trailer once every warp is written; returns the writer
+    /// (flushed) and what was written.
+    pub fn finish(mut self, trailer: &RecTrailer) -> Result<(W, WriteStats), RecordError> {
+        if self.next != self.total {
+            return Err(RecordError::Encode(format!(
+                "{}: {} of the grid's {} warps finished",
+                self.name,
+                self.next + self.pending.len() as u64,
+                self.total
+            )));
+        }
+        let body = self.encode("trailer", trailer)?;
+        self.write_record(TRAILER, &body)?;
+        self.w.flush().map_err(|source| RecordError::Io {
+            name: self.name.clone(),
+            source,
+        })?;
+        Ok((self.w, self.stats))
+    }
+}
+
+/// Reads a recording as a replay runs: the header when opened, then each
+/// warp in grid order when asked, then the trailer. Holds one record's
+/// bytes at a time (at most [`MAX_RECORD_BYTES`]).
+pub struct RecordReader<R: Read> {
+    r: R,
+    name: String,
+    header: RecHeader,
+    total: u64,
+    per_block: u64,
+    threads: u64,
+    /// The next warp to read.
+    next: u64,
+    /// The module's statements, when known: warps' steps are checked
+    /// against them.
+    statements: Option<usize>,
+    /// Bytes read so far.
+    offset: u64,
+}
+
+impl<R: Read> RecordReader<R> {
+    /// Opens the recording `name` on `r`: reads and validates its header.
+    pub fn open(name: &str, mut r: R) -> Result<RecordReader<R>, RecordError> {
+        let name_s = || name.to_string();
+        let mut head = [0u8; 12];
+        let got = read_full(&mut r, &mut head).map_err(|source| RecordError::Io {
+            name: name_s(),
+            source,
+        })?;
+        if !is_recording(&head[..got]) {
+            return Err(RecordError::NotRecording { name: name_s() });
+        }
+        if got < 12 {
+            return Err(RecordError::Decode {
+                name: name_s(),
+                msg: "the version is cut off".into(),
+            });
+        }
+        let found = u32::from_le_bytes([head[8], head[9], head[10], head[11]]);
+        if found != VERSION {
+            return Err(RecordError::Version {
+                name: name_s(),
+                found,
+            });
+        }
+        let mut me = RecordReader {
+            r,
+            name: name_s(),
+            header: placeholder_header(),
+            total: 0,
+            per_block: 1,
+            threads: 1,
+            next: 0,
+            statements: None,
+            offset: 12,
+        };
+        let header: RecHeader = me.read_record("header", HEADER)?;
+        header.validate().map_err(|msg| me.invalid(msg))?;
+        me.total = header.warps();
+        me.per_block = header.warps_per_block();
+        me.threads = header.threads();
+        me.header = header;
+        Ok(me)
+    }
+
+    /// The file's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The header.
+    pub fn header(&self) -> &RecHeader {
+        &self.header
+    }
+
+    /// Each buffer's initial bytes (zeros where not recorded), moved out of
+    /// the header (whose outputs then hold empty initial contents).
+    pub(crate) fn take_initial(&mut self) -> Vec<Vec<u8>> {
+        self.header
+            .buffers
+            .iter_mut()
+            .map(|b| match &mut b.initial {
+                Some(initial) => std::mem::take(initial),
+                None => vec![0u8; b.bytes as usize],
+            })
+            .collect()
+    }
+
+    /// Warps the file holds (the grid's).
+    pub fn warps(&self) -> u64 {
+        self.total
+    }
+
+    /// From now on, checks each warp's statement indices against a kernel
+    /// of `n` statements.
+    pub fn check_statements(&mut self, n: usize) {
+        self.statements = Some(n);
+    }
+
+    fn invalid(&self, msg: String) -> RecordError {
+        RecordError::Invalid {
+            name: self.name.clone(),
+            msg,
+        }
+    }
+
+    fn corrupt(&self, msg: String) -> RecordError {
+        RecordError::Decode {
+            name: self.name.clone(),
+            msg,
+        }
+    }
+
+    fn count_error(&self, found: u64) -> RecordError {
+        self.invalid(format!(
+            "{found} warps, but a grid of {} blocks of {} threads has {}",
+            self.header.blocks(),
+            self.threads,
+            self.total
+        ))
+    }
+
+    /// Reads the kind byte of the next record (`None` at the file's end).
+    fn read_kind(&mut self) -> Result<Option<u8>, RecordError> {
+        let mut k = [0u8; 1];
+        let got = read_full(&mut self.r, &mut k).map_err(|source| RecordError::Io {
+            name: self.name.clone(),
+            source,
+        })?;
+        Ok((got == 1).then_some(k[0]))
+    }
+
+    /// Reads the next record, which must be of kind `want`, and decodes it.
+    fn read_record<T: serde::de::DeserializeOwned>(
+        &mut self,
+        part: &str,
+        want: u8,
+    ) -> Result<T, RecordError> {
+        let at = self.offset;
+        let kind = self.read_kind()?;
+        let Some(kind) = kind else {
+            return Err(self.corrupt(format!(
+                "{part}: the file ends at byte {at}, before the record"
+            )));
+        };
+        self.read_body(part, want, kind, at)
+    }
+
+    fn read_body<T: serde::de::DeserializeOwned>(
+        &mut self,
+        part: &str,
+        want: u8,
+        kind: u8,
+        at: u64,
+    ) -> Result<T, RecordError> {
+        if kind != want {
+            return Err(self.corrupt(format!(
+                "{part}: record kind {} at byte {at}, expected {}",
+                kind_name(kind),
+                kind_name(want)
+            )));
+        }
+        let mut len = [0u8; 8];
+        let io = |source| RecordError::Io {
+            name: self.name.clone(),
+            source,
+        };
+        let got = read_full(&mut self.r, &mut len).map_err(io)?;
+        if got < 8 {
+            return Err(self.corrupt(format!(
+                "{part}: the file ends inside the record's length (byte {})",
+                at + 1 + got as u64
+            )));
+        }
+        let len = u64::from_le_bytes(len);
+        if len > MAX_RECORD_BYTES {
+            return Err(RecordError::TooLarge {
+                name: self.name.clone(),
+                part: format!("{part} (at byte {at})"),
+                bytes: len,
+            });
+        }
+        // Grows as bytes arrive: a corrupt length costs no more than the
+        // bytes the file has.
+        let mut body = Vec::new();
+        (&mut self.r)
+            .take(len)
+            .read_to_end(&mut body)
+            .map_err(|source| RecordError::Io {
+                name: self.name.clone(),
+                source,
+            })?;
+        if (body.len() as u64) < len {
+            return Err(self.corrupt(format!(
+                "{part}: the file ends inside the record at byte {at} ({} of its {len} bytes)",
+                body.len()
+            )));
+        }
+        self.offset = at + 9 + len;
+        let (v, used): (T, usize) = bincode::serde::decode_from_slice(&body, config())
+            .map_err(|e| self.corrupt(format!("{part} (record at byte {at}): {e}")))?;
+        if used as u64 != len {
+            return Err(self.corrupt(format!(
+                "{part} (record at byte {at}): {} bytes after its end inside the record",
+                len - used as u64
+            )));
+        }
+        Ok(v)
+    }
+
+    /// The next warp in grid order, checked.
+    pub fn next_warp(&mut self) -> Result<RecWarp, RecordError> {
+        let i = self.next;
+        let part = format!("warps[{i}]");
+        if i >= self.total {
+            // Asked past the grid (a defect of the caller).
+            return Err(self.count_error(i + 1));
+        }
+        let at = self.offset;
+        let kind = self.read_kind()?;
+        if kind == Some(TRAILER) {
+            // The trailer came early: fewer warps than the grid's.
+            return Err(self.count_error(i));
+        }
+        let Some(kind) = kind else {
+            return Err(self.corrupt(format!(
+                "{part}: the file ends at byte {at}, before the record"
+            )));
+        };
+        let w: RecWarp = self.read_body(&part, WARP, kind, at)?;
+        validate_warp(i, &w, self.per_block, self.threads).map_err(|m| self.invalid(m))?;
+        if let Some(n) = self.statements {
+            check_steps(&w, n).map_err(|m| self.invalid(format!("{part}.{m}")))?;
+        }
+        self.next += 1;
+        Ok(w)
+    }
+
+    /// After the last warp: the trailer, checked, and the file's end.
+    /// Returns the header and the trailer.
+    pub fn finish(mut self) -> Result<(RecHeader, RecTrailer), RecordError> {
+        if self.next != self.total {
+            return Err(self.count_error(self.next));
+        }
+        let at = self.offset;
+        let kind = self.read_kind()?;
+        let t: RecTrailer = match kind {
+            Some(WARP) => {
+                // One warp record more: count them all for the message.
+                let mut extra = 0u64;
+                let mut kind = kind;
+                while kind == Some(WARP) {
+                    let (at, part) = (self.offset, format!("warps[{}]", self.total + extra));
+                    let _: RecWarp = self.read_body(&part, WARP, WARP, at)?;
+                    extra += 1;
+                    kind = self.read_kind()?;
+                }
+                return Err(self.count_error(self.total + extra));
+            }
+            None => {
+                return Err(self.corrupt(format!(
+                    "trailer: the file ends at byte {at}, before the record"
+                )))
+            }
+            Some(k) => self.read_body("trailer", TRAILER, k, at)?,
+        };
+        self.header
+            .validate_trailer(&t)
+            .map_err(|m| self.invalid(m))?;
+        let rest =
+            std::io::copy(&mut self.r, &mut std::io::sink()).map_err(|source| RecordError::Io {
+                name: self.name.clone(),
+                source,
+            })?;
+        if rest > 0 {
+            return Err(self.corrupt(format!("{rest} bytes after the recording's end")));
+        }
+        Ok((self.header, t))
+    }
+}
+
+fn kind_name(k: u8) -> String {
+    match k {
+        HEADER => "H (header)".into(),
+        WARP => "W (warp)".into(),
+        TRAILER => "T (trailer)".into(),
+        k => format!("{k:#04x} (none of H, W, T)"),
+    }
+}
+
+/// A header that holds nothing (before the file's is read).
+fn placeholder_header() -> RecHeader {
+    RecHeader {
+        module_name: String::new(),
+        module: String::new(),
+        entry: String::new(),
+        grid: [1; 3],
+        block: [1; 3],
+        target: String::new(),
+        sms: 1,
+        buffers: Vec::new(),
+        params: Vec::new(),
+        h100: None,
+    }
+}
+
+/// Reads into `buf` until it is full or the input ends; returns the bytes
+/// read.
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(n)
+}
+
+impl Recording {
+    /// The file's bytes, as the recording stands (nothing checked but each
+    /// record's size: tools and tests can write what a reader must refuse).
+    pub fn to_bytes(&self) -> Result<Vec<u8>, RecordError> {
+        let mut out = Vec::new();
+        out.extend_from_slice(&MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        put(&mut out, HEADER, "header", &self.header)?;
+        for (i, w) in self.warps.iter().enumerate() {
+            put(&mut out, WARP, &format!("warps[{i}]"), w)?;
+        }
+        put(&mut out, TRAILER, "trailer", &self.trailer)?;
+        Ok(out)
+    }
+
+    /// Reads a whole recording from `r`, named `name` in errors, checking
+    /// it as [`RecordReader`] does.
+    pub fn read(name: &str, r: impl Read) -> Result<Recording, RecordError> {
+        let mut rd = RecordReader::open(name, r)?;
+        let mut warps = Vec::new();
+        for _ in 0..rd.warps() {
+            warps.push(rd.next_warp()?);
+        }
+        let (header, trailer) = rd.finish()?;
+        Ok(Recording {
+            header,
+            warps,
+            trailer,
+        })
+    }
+
+    /// Decodes and checks a recording's bytes.
+    pub fn from_bytes(name: &str, bytes: &[u8]) -> Result<Recording, RecordError> {
+        Recording::read(name, bytes)
+    }
+}
+
+/// Appends a record to `out`: kind, length, payload.
+fn put(out: &mut Vec<u8>, kind: u8, part: &str, v: &impl Serialize) -> Result<(), RecordError> {
+    let body = bincode::serde::encode_to_vec(v, config())
+        .map_err(|e| RecordError::Encode(format!("{part}: {e}")))?;
+    if body.len() as u64 > MAX_RECORD_BYTES {
+        return Err(RecordError::Encode(format!(
+            "{part}: {} bytes, more than the limit of {MAX_RECORD_BYTES} per record",
+            body.len()
+        )));
+    }
+    out.push(kind);
+    out.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    out.extend_from_slice(&body);
+    Ok(())
+}
+
+/// What [`record_launch`] did.
+pub struct Recorded {
+    /// The run (`recorded` empty: the warps went to the file).
+    pub run: LaunchRun,
+    /// What was written.
+    pub stats: WriteStats,
+}
+
+/// Runs the launch file at `path` with `opts` and writes its recording to
+/// `w` (named `name` in errors) as it runs: each warp once it and the
+/// warps before it have finished, so memory holds the finished warps
+/// waiting for an earlier one, not the launch's.
+pub fn record_launch(
+    path: &Path,
+    opts: &RunOptions,
+    w: impl Write,
+    name: &str,
+) -> Result<Recorded, RecordError> {
+    let l = crate::run::load(path)?;
+    let module = sim_module::parse_module(&l.src, &l.module_name)?;
+    let data = l.launch.load_buffers().map_err(|source| RunError::Launch {
+        path: path.display().to_string(),
+        source,
+    })?;
+    let mut writer = {
+        let header = RecHeader::new(&l.launch, &l.module_name, &l.src, &data, opts);
+        RecordWriter::new(w, name, &header)?
+    };
+    let prep = crate::prepare::Prepared::new(&module, &l.launch, data)?;
+    let mut failed = None;
+    let mut sink = |x: RecWarp| {
+        writer.push(&x).map_err(|e| {
+            let msg = e.to_string();
+            failed = Some(e);
+            KernelError::Limit(msg)
+        })
+    };
+    let grid = crate::run::run_engine(&prep, &l.launch, opts, Warps::Log(&mut sink));
+    let grid = match (grid, failed) {
+        (_, Some(e)) => return Err(e),
+        (g, None) => g?,
+    };
+    let run = crate::run::finish_launch(path, l, &prep, grid)?;
+    let outputs = run
+        .launch
+        .outputs
+        .iter()
+        .map(|&i| run.buffers.get(i).cloned().unwrap_or_default())
+        .collect();
+    let trailer = RecTrailer {
+        cycles: run.timed.cycles,
+        outputs,
+    };
+    let (_, stats) = writer.finish(&trailer)?;
+    Ok(Recorded { run, stats })
 }
 
 fn validate_warp(i: u64, w: &RecWarp, per_block: u64, threads: u64) -> Result<(), String> {
@@ -479,17 +1074,34 @@ fn validate_warp(i: u64, w: &RecWarp, per_block: u64, threads: u64) -> Result<()
     Ok(())
 }
 
+/// Statement indices checked against the kernel's `n` statements.
+fn check_steps(w: &RecWarp, n: usize) -> Result<(), String> {
+    for (k, &(stmt, _)) in w.steps.iter().enumerate() {
+        if stmt as usize >= n {
+            return Err(format!(
+                "steps[{k}]: statement {stmt} is past the kernel's {n} statements"
+            ));
+        }
+    }
+    Ok(())
+}
+
 mod replay;
-pub use self::replay::replay;
+pub use self::replay::{replay, replay_stream, Replayed};
 
 /// Where a replayed output first differs from its recorded final bytes.
-pub fn compare_outputs(rec: &Recording, buffers: &[Vec<u8>]) -> Vec<Mismatch> {
-    rec.buffers
-        .iter()
-        .zip(buffers)
-        .filter_map(|(b, got)| {
-            let (_, want) = b.output.as_ref()?;
-            crate::compare(&b.name, got, want)
+pub fn compare_outputs(
+    header: &RecHeader,
+    trailer: &RecTrailer,
+    buffers: &[Vec<u8>],
+) -> Vec<Mismatch> {
+    header
+        .outputs()
+        .into_iter()
+        .zip(&trailer.outputs)
+        .filter_map(|(i, want)| {
+            let got = buffers.get(i)?;
+            crate::compare(&header.buffers[i].name, got, want)
         })
         .collect()
 }

@@ -1,7 +1,7 @@
 //! A whole launch: read the launch file and its module, run the grid on
 //! the engine, and compare the outputs with the expected bytes.
 
-use crate::engine::{self, Finished};
+use crate::engine::{self, Finished, Warps};
 use crate::error::KernelError;
 use crate::memtime::{Gpu, MemConfig};
 use crate::prepare::Prepared;
@@ -52,8 +52,9 @@ pub struct RunOptions {
     pub max_instructions: u64,
     /// The memory hierarchy's figures.
     pub memory: MemConfig,
-    /// Keep what every warp executed and the values its loads returned (a
-    /// recording needs them; memory then grows with the launch).
+    /// Keep what every warp executed and the values its loads returned in
+    /// `recorded` (memory then grows with the launch;
+    /// [`crate::record::record_launch`] streams them to a file instead).
     pub log_loads: bool,
     /// Host threads the SMs run on: results are the same for any number.
     pub threads: usize,
@@ -115,19 +116,32 @@ pub struct LaunchRun {
 }
 
 /// Runs `launch` on `prep`: every block on the engine ([`crate::engine`]).
+/// With `log_loads`, `recorded` holds every warp (grid order).
 pub fn run_grid(
     prep: &Prepared<'_>,
     launch: &Launch,
     opts: &RunOptions,
 ) -> Result<GridRun, KernelError> {
-    run_engine(prep, launch, opts, None)
+    if !opts.log_loads {
+        return run_engine(prep, launch, opts, Warps::None);
+    }
+    let mut all = Vec::new();
+    let mut keep = |w: RecWarp| {
+        all.push(w);
+        Ok(())
+    };
+    let mut grid = run_engine(prep, launch, opts, Warps::Log(&mut keep))?;
+    all.sort_by_key(|w| (w.cta, w.warp));
+    grid.recorded = all;
+    Ok(grid)
 }
 
+/// Runs the grid on the engine; recorded warps go to or come from `warps`.
 pub(crate) fn run_engine(
     prep: &Prepared<'_>,
     launch: &Launch,
     opts: &RunOptions,
-    follow: Option<(std::sync::Arc<[RecWarp]>, std::sync::Arc<str>)>,
+    mut warps: Warps<'_>,
 ) -> Result<GridRun, KernelError> {
     // Launch buffers start in DRAM, not L2: see `memtime`.
     let mut gpu = Gpu::new(opts.memory.clone(), &[]);
@@ -138,11 +152,9 @@ pub(crate) fn run_engine(
         sms: opts.sms,
         threads: opts.threads,
         max_instructions: opts.max_instructions,
-        log: opts.log_loads && follow.is_none(),
-        follow,
         sample: opts.sample,
     };
-    let f: Finished = engine::run(prep, launch, &eo, &mut gpu)?;
+    let f: Finished = engine::run(prep, launch, &eo, &mut gpu, &mut warps)?;
     Ok(GridRun {
         warps: f.warps,
         instructions: f.instructions,
@@ -153,46 +165,79 @@ pub(crate) fn run_engine(
             sms_used: f.sms_used,
             sampled: f.sampled,
         },
-        recorded: f
-            .logs
-            .into_iter()
-            .map(|(cta, warp, lanes, l)| crate::rec::rec_warp(cta, warp, lanes, l))
-            .collect(),
+        recorded: Vec::new(),
         global: f.global,
     })
 }
 
-/// Runs the launch file at `path`.
-pub fn run_launch(path: &Path, opts: &RunOptions) -> Result<LaunchRun, RunError> {
-    let lerr = |source| RunError::Launch {
+/// A launch file read with its module's text.
+pub(crate) struct Loaded {
+    pub launch: Launch,
+    /// The module file as errors name it.
+    pub module_name: String,
+    pub src: String,
+}
+
+/// Reads the launch file at `path` and its module.
+pub(crate) fn load(path: &Path) -> Result<Loaded, RunError> {
+    let launch = Launch::read(path).map_err(|source| RunError::Launch {
         path: path.display().to_string(),
         source,
-    };
-    let launch = Launch::read(path).map_err(lerr)?;
+    })?;
     let module_name = launch.ptx.display().to_string();
     let src = std::fs::read(&launch.ptx).map_err(|source| RunError::Io {
         path: module_name.clone(),
         source,
     })?;
-    let src = String::from_utf8_lossy(&src);
-    let module = parse_module(&src, &module_name)?;
-    let data = launch.load_buffers().map_err(lerr)?;
-    let prep = Prepared::new(&module, &launch, data)?;
-    let grid = run_grid(&prep, &launch, opts)?;
+    let src = String::from_utf8_lossy(&src).into_owned();
+    Ok(Loaded {
+        launch,
+        module_name,
+        src,
+    })
+}
+
+/// The finished launch of `l` (read from `path`): final buffers, compared
+/// with the expected ones.
+pub(crate) fn finish_launch(
+    path: &Path,
+    l: Loaded,
+    prep: &Prepared<'_>,
+    grid: GridRun,
+) -> Result<LaunchRun, RunError> {
     let buffers = grid.global.buffer_bytes(&prep.buffers);
-    let expected = launch.load_expected().map_err(lerr)?;
+    let expected = l
+        .launch
+        .load_expected()
+        .map_err(|source| RunError::Launch {
+            path: path.display().to_string(),
+            source,
+        })?;
     let mismatches = expected
         .iter()
-        .filter_map(|(b, want)| compare(&launch.buffers[*b].name, &buffers[*b], want))
+        .filter_map(|(b, want)| compare(&l.launch.buffers[*b].name, &buffers[*b], want))
         .collect();
     Ok(LaunchRun {
-        launch,
+        launch: l.launch,
         buffers,
         warps: grid.warps,
         instructions: grid.instructions,
         timed: grid.timed,
         mismatches,
-        module_name,
+        module_name: l.module_name,
         recorded: grid.recorded,
     })
+}
+
+/// Runs the launch file at `path`.
+pub fn run_launch(path: &Path, opts: &RunOptions) -> Result<LaunchRun, RunError> {
+    let l = load(path)?;
+    let module = parse_module(&l.src, &l.module_name)?;
+    let data = l.launch.load_buffers().map_err(|source| RunError::Launch {
+        path: path.display().to_string(),
+        source,
+    })?;
+    let prep = Prepared::new(&module, &l.launch, data)?;
+    let grid = run_grid(&prep, &l.launch, opts)?;
+    finish_launch(path, l, &prep, grid)
 }

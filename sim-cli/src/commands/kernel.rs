@@ -9,7 +9,8 @@ use sim_cli::output::{write_file, Inputs};
 use sim_cli::report::{self, RunInfo};
 use sim_core::{Report, SmConfig};
 use sim_isa::Target;
-use sim_kernel::{LaunchRun, Recording, RunOptions};
+use sim_kernel::record::RecordReader;
+use sim_kernel::{LaunchRun, RunOptions};
 use sim_module::launch::BufferInit;
 use sim_module::Launch;
 use std::io::Read;
@@ -120,7 +121,8 @@ pub fn run_launch(file: &Path, name: &str, a: &RunArgs, mut inputs: Inputs) -> R
     ))
 }
 
-/// `simcli run kernel.bin` (a recording), read from `r`.
+/// `simcli run kernel.bin` (a recording), read from `r` as the replay
+/// runs: each warp when its block becomes resident.
 pub fn run_recording(name: &str, r: impl Read, a: &RunArgs, inputs: Inputs) -> Result<ExitCode> {
     refuse_trace_flags(name, a)?;
     if a.sample {
@@ -128,24 +130,32 @@ pub fn run_recording(name: &str, r: impl Read, a: &RunArgs, inputs: Inputs) -> R
     }
     let threads = host_threads(a.threads);
     check_counts(a.sms.unwrap_or(1), threads)?;
-    let rec = Recording::read(name, r)?;
-    let outputs: Vec<usize> = (0..rec.buffers.len())
-        .filter(|&i| rec.buffers[i].output.is_some())
-        .collect();
+    let rec = RecordReader::open(name, r)?;
+    let h = rec.header();
+    let outputs = h.outputs();
     if a.check && outputs.is_empty() {
         bail!("{name}: --check: the recording holds no output buffers");
     }
-    let target = Target::parse(&rec.target).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
+    let target = Target::parse(&h.target).map_err(|e| anyhow::anyhow!("{name}: {e}"))?;
     // The recorded run's SM count unless told otherwise: blocks then land
     // on the same SMs (`%smid`) and the replay repeats the run exactly.
-    let mut opts = options(&a.setup, target, a.sms.or(Some(rec.sms as usize)))?;
+    let mut opts = options(&a.setup, target, a.sms.or(Some(h.sms as usize)))?;
     opts.threads = threads;
-    let run = with_progress(&format!("replaying {name}"), 0, |_| {
-        sim_kernel::replay(name, &rec, &opts)
+    let done = with_progress(&format!("replaying {name}"), 0, |_| {
+        sim_kernel::record::replay_stream(rec, &opts)
     })
     .with_context(|| format!("replaying {name}"))?;
-    finish(name, &run, &opts, a, &inputs, &outputs, Some(rec.cycles))?;
-    Ok(check_result(a.check, &run, outputs.len(), "recorded"))
+    let run = &done.run;
+    finish(
+        name,
+        run,
+        &opts,
+        a,
+        &inputs,
+        &outputs,
+        Some(done.recorded_cycles),
+    )?;
+    Ok(check_result(a.check, run, outputs.len(), "recorded"))
 }
 
 /// Writes the files, then prints the report.
@@ -376,27 +386,44 @@ pub fn record(
     }
     read_launch(file, &name, &mut inputs)?;
     inputs.check(output)?;
-    let mut opts = options(setup, LAUNCH_TARGET, sms)?;
-    opts.log_loads = true;
-    let run = with_progress(&format!("running {name}"), 0, |_| {
-        sim_kernel::run_launch(file, &opts)
-    })
-    .with_context(|| format!("running {name}"))?;
-    let rec = Recording::new(&run, &opts).with_context(|| format!("recording {name}"))?;
-    let bytes = rec.to_bytes()?;
-    write_file(output, &inputs, |w| w.write_all(&bytes))?;
-    for m in &run.mismatches {
+    let opts = options(setup, LAUNCH_TARGET, sms)?;
+    // Written as the launch runs, to a temporary file renamed into place
+    // at the end: a failed run leaves no recording.
+    let out_name = output.display().to_string();
+    let mut result = None;
+    let written = with_progress(&format!("running {name}"), 0, |_| {
+        write_file(
+            output,
+            &inputs,
+            |w| match sim_kernel::record::record_launch(file, &opts, w, &out_name) {
+                Ok(r) => {
+                    result = Some(Ok(r));
+                    Ok(())
+                }
+                Err(e) => {
+                    result = Some(Err(e));
+                    Err(std::io::Error::other("the recording failed"))
+                }
+            },
+        )
+    });
+    let rec = match (result, written) {
+        (Some(Err(e)), _) => return Err(anyhow::Error::new(e).context(format!("recording {name}"))),
+        (_, Err(e)) => return Err(e.into()),
+        (Some(Ok(r)), Ok(())) => r,
+        (None, Ok(())) => bail!("recording {name}: nothing was written"),
+    };
+    for m in &rec.run.mismatches {
         eprintln!("warning: {m}");
     }
-    let loads: usize = rec.warps.iter().map(|w| w.loads.len()).sum();
     eprintln!(
         "recorded {} warps, {} warp-instructions, {} load values, {} cycles into {} ({} bytes)",
-        rec.warps.len(),
-        run.instructions,
-        loads,
-        run.timed.cycles,
+        rec.stats.warps,
+        rec.run.instructions,
+        rec.stats.loads,
+        rec.run.timed.cycles,
         output.display(),
-        bytes.len()
+        rec.stats.bytes
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -377,7 +377,7 @@ fn bad_recordings_are_refused_clearly() {
                 b[8] = 9;
                 b
             },
-            "kernel recording version 9; this simcli reads version 1",
+            "kernel recording version 9; this simcli reads version 2",
         ),
         (
             "trailing",
@@ -387,6 +387,28 @@ fn bad_recordings_are_refused_clearly() {
                 b
             },
             "2 bytes after the recording's end",
+        ),
+        (
+            "record length",
+            {
+                // The first warp record's length (after the header's).
+                let mut b = bytes.clone();
+                let h = u64::from_le_bytes(b[13..21].try_into().unwrap()) as usize;
+                b[21 + h + 1..21 + h + 9].copy_from_slice(&u64::MAX.to_le_bytes());
+                b
+            },
+            "a record of 18446744073709551615 bytes, more than the limit of 1073741824",
+        ),
+        (
+            "record cut",
+            {
+                // Cut inside the second warp record.
+                let h = u64::from_le_bytes(bytes[13..21].try_into().unwrap()) as usize;
+                let w0 = 21 + h;
+                let l0 = u64::from_le_bytes(bytes[w0 + 1..w0 + 9].try_into().unwrap()) as usize;
+                bytes[..w0 + 9 + l0 + 12].to_vec()
+            },
+            "corrupt or truncated kernel recording: warps[1]: the file ends inside the record",
         ),
     ];
     for (what, b, msg) in cases {
@@ -420,7 +442,7 @@ fn bad_recordings_are_refused_clearly() {
         ),
         (
             "buffer",
-            Box::new(|r| r.params[0] = sim_kernel::record::RecParam::Buffer(7)),
+            Box::new(|r| r.header.params[0] = sim_kernel::record::RecParam::Buffer(7)),
             "params[0]: buffer 7 does not exist",
         ),
         (

@@ -88,7 +88,8 @@ fn is_bar_sync(i: &Instruction) -> bool {
 
 /// A replayed warp's place in its recording.
 pub(crate) struct Follow {
-    rec: std::sync::Arc<[RecWarp]>,
+    /// What the warp executed (its record, read as its block was dealt).
+    rec: Box<RecWarp>,
     /// Its index in the recording.
     warp: usize,
     pos: usize,
@@ -99,9 +100,9 @@ pub(crate) struct Follow {
 }
 
 impl Follow {
-    pub fn new(rec: std::sync::Arc<[RecWarp]>, warp: usize, name: std::sync::Arc<str>) -> Follow {
+    pub fn new(rec: RecWarp, warp: usize, name: std::sync::Arc<str>) -> Follow {
         Follow {
-            rec,
+            rec: Box::new(rec),
             warp,
             pos: 0,
             load: 0,
@@ -111,7 +112,7 @@ impl Follow {
     }
 
     fn me(&self) -> &RecWarp {
-        &self.rec[self.warp]
+        &self.rec
     }
 
     /// The next recorded step, advancing past it.
@@ -138,10 +139,8 @@ impl Follow {
 
     /// The recorded load values and the next one's index.
     pub fn loads(&mut self) -> (&[u64], &mut usize) {
-        let Follow {
-            rec, warp, load, ..
-        } = self;
-        (&rec[*warp].loads, load)
+        let Follow { rec, load, .. } = self;
+        (&rec.loads, load)
     }
 
     /// Checks a memory step's addresses against the recorded ones.

@@ -9,7 +9,6 @@ use crate::exec::Step;
 use crate::memory::{Global, GlobalView, WarpMem};
 use crate::memtime::{Gpu, SmMem};
 use crate::overlay::Overlay;
-use crate::tap::Log;
 use sim_core::{Completion, External, ExternalRequest, Sm};
 use std::collections::VecDeque;
 
@@ -162,8 +161,8 @@ pub(crate) struct SmState {
     pub sched: crate::reorder::Scheduler,
     /// Scratch of a push to the SM.
     pub batch: Vec<(u32, u32, bool)>,
-    /// Recorded warps: (block, warp, lanes, log).
-    pub logs: Vec<(u32, u32, u32, Log)>,
+    /// Warps that retired this epoch, as recorded (when logging).
+    pub logs: Vec<crate::rec::RecWarp>,
     /// Blocks that ended this epoch.
     pub ended: u64,
     /// Timed on the SM model (not run functionally by `--sample`).

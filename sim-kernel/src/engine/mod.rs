@@ -25,6 +25,7 @@ pub(crate) use code::Follow;
 use crate::error::KernelError;
 use crate::memtime::Gpu;
 use crate::prepare::Prepared;
+use crate::rec::RecWarp;
 use crate::timing::{blocks_per_sm, control, program};
 use code::Code;
 use host::{Block, Host, Shared, SmState};
@@ -45,10 +46,6 @@ pub(crate) struct Options<'a> {
     /// Host threads the SMs run on (results do not depend on it).
     pub threads: usize,
     pub max_instructions: u64,
-    /// Keep what each warp executed (a recording).
-    pub log: bool,
-    /// Replay these recorded warps instead of executing freely.
-    pub follow: Option<(Arc<[crate::rec::RecWarp]>, Arc<str>)>,
     /// `--sample`: time one SM in [`SAMPLE_EVERY`], run the rest functionally.
     pub sample: bool,
 }
@@ -73,6 +70,22 @@ pub struct Sampled {
     pub ci95: f64,
 }
 
+/// Recorded warps: where a recording's go, or where a replay's come from.
+pub(crate) enum Warps<'s> {
+    /// Neither: the warps execute freely, unlogged.
+    None,
+    /// Each warp's log when it retires (in retire order, the SMs' in SM
+    /// order at each epoch's end).
+    Log(&'s mut dyn FnMut(RecWarp) -> Result<(), KernelError>),
+    /// The recorded warps, asked for in grid order as their blocks are
+    /// dealt; each is dropped when it retires. With the recording's name
+    /// (errors name it).
+    Follow(
+        &'s mut dyn FnMut() -> Result<RecWarp, KernelError>,
+        Arc<str>,
+    ),
+}
+
 /// What a finished grid gives.
 pub(crate) struct Finished {
     pub global: crate::memory::Global,
@@ -82,8 +95,6 @@ pub(crate) struct Finished {
     pub sms_used: u32,
     /// Earliest and latest clock read.
     pub clock_span: Option<(u64, u64)>,
-    /// Per warp (grid order), when logging.
-    pub logs: Vec<(u32, u32, u32, crate::tap::Log)>,
     /// What `--sample` estimated, when it ran functional SMs.
     pub sampled: Option<Sampled>,
 }
@@ -129,6 +140,7 @@ pub(crate) fn run(
     launch: &Launch,
     opts: &Options<'_>,
     gpu: &mut Gpu,
+    warps: &mut Warps<'_>,
 ) -> Result<Finished, KernelError> {
     let prog = Arc::new(program(prep, opts.config.target));
     let code = Code::new(prep, opts.target, &prog);
@@ -170,6 +182,7 @@ pub(crate) fn run(
     let mut ended: u64 = 0;
     // Atomics whose result another SM's may change wait for the epoch's
     // end when the blocks can run on more than one SM (see `host::Shared`).
+    // A replay does the same, so its atomics land in the same order.
     let defer = nsms > 1 && nblocks > 1;
     loop {
         // Deal blocks breadth-first to SMs with room.
@@ -192,7 +205,7 @@ pub(crate) fn run(
                     defer,
                 );
                 sh.now = now;
-                start_block(&sh, slot, s as u32, next as u32, launch, opts, now)?;
+                start_block(&sh, slot, s as u32, next as u32, launch, opts, warps, now)?;
                 next += 1;
                 dealt = true;
             }
@@ -224,6 +237,7 @@ pub(crate) fn run(
                 durations.add(d);
             }
         }
+        pass_logs(&mut slots, warps)?;
         for slot in slots.iter_mut() {
             slot.st.run_atomics(&code, &mut global, wpb)?;
         }
@@ -260,11 +274,7 @@ pub(crate) fn run(
             ci95: durations.ci95(),
         }
     });
-    let mut logs: Vec<_> = slots
-        .iter_mut()
-        .flat_map(|s| std::mem::take(&mut s.st.logs))
-        .collect();
-    logs.sort_by_key(|l: &(u32, u32, u32, crate::tap::Log)| (l.0, l.1));
+    pass_logs(&mut slots, warps)?;
     let clock_span = slots
         .iter()
         .filter_map(|s| s.st.clock_span)
@@ -276,9 +286,20 @@ pub(crate) fn run(
         stats,
         sms_used: slots.iter().filter(|s| s.st.used).count() as u32,
         clock_span,
-        logs,
         sampled,
     })
+}
+
+/// Hands the warps that retired to the recording's sink, SM by SM.
+fn pass_logs(slots: &mut [Slot], warps: &mut Warps<'_>) -> Result<(), KernelError> {
+    if let Warps::Log(sink) = warps {
+        for slot in slots.iter_mut() {
+            for w in slot.st.logs.drain(..) {
+                sink(w)?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// What the SMs read during an epoch.
@@ -416,7 +437,9 @@ fn resident_limit(
     Ok(MAX_RESIDENT_LOCAL.checked_div(local).unwrap_or(u64::MAX))
 }
 
-/// Makes block `cta` resident on SM `s` at clock `now`.
+/// Makes block `cta` resident on SM `s` at clock `now` (its warps
+/// following their records, read now, when replaying).
+#[allow(clippy::too_many_arguments)]
 fn start_block(
     sh: &Shared<'_, '_>,
     slot: &mut Slot,
@@ -424,6 +447,7 @@ fn start_block(
     cta: u32,
     launch: &Launch,
     opts: &Options<'_>,
+    warps: &mut Warps<'_>,
     now: u64,
 ) -> Result<(), KernelError> {
     let prep = sh.code.prep;
@@ -456,28 +480,29 @@ fn start_block(
             ..thread
         },
     };
+    let log = matches!(warps, Warps::Log(_));
     let st = &mut slot.st;
     let mut block = match st.spare.pop() {
         Some(mut b) => {
             b.reset(cta, s, &prep.shared_init);
             for (w, wp) in b.warps.iter_mut().enumerate() {
                 let w = w as u32;
-                wp.reset(prep.local, lanes_of(w), ctx_of(w), opts.log);
+                wp.reset(prep.local, lanes_of(w), ctx_of(w), log);
             }
             b
         }
         None => {
             let nregs = sh.code.nregs;
             let warps = (0..wpb)
-                .map(|w| warp::Warp::new(nregs, prep.local, lanes_of(w), ctx_of(w), opts.log))
+                .map(|w| warp::Warp::new(nregs, prep.local, lanes_of(w), ctx_of(w), log))
                 .collect();
             Block::new(cta, s, prep.shared_init.clone(), warps)
         }
     };
-    if let Some((rec, name)) = &opts.follow {
+    if let Warps::Follow(next, name) = warps {
         for (w, wp) in block.warps.iter_mut().enumerate() {
             let i = cta as usize * wpb as usize + w;
-            wp.follow = Some(Follow::new(rec.clone(), i, name.clone()));
+            wp.follow = Some(Follow::new(next()?, i, name.clone()));
         }
     }
     let idx = match st.free_slots.pop() {
@@ -584,8 +609,11 @@ fn retire(wpb: u32, st: &mut SmState, id: u32, cycle: u64) {
     block.retired += 1;
     if let Some(x) = block.warps.get_mut(w as usize) {
         if let Some(l) = x.log.take() {
-            st.logs.push((block.cta, w, x.lanes, *l));
+            st.logs
+                .push(crate::rec::rec_warp(block.cta, w, x.lanes, *l));
         }
+        // A replayed warp's record is done with.
+        x.follow = None;
     }
     if block.retired as usize == block.warps.len() {
         st.durations.push(cycle.saturating_sub(block.start));

@@ -225,5 +225,10 @@ fn a_sampled_launch_keeps_its_values_and_estimates_its_cycles() {
     assert_eq!(s.timed_sms, 132 / SAMPLE_EVERY + 1);
     assert!(s.timed_blocks > 100 && s.ci95.is_finite(), "{s:?}");
     let err = sampled.timed.cycles as f64 / full.timed.cycles as f64 - 1.0;
-    assert!(err.abs() < 0.03, "{} vs {}", sampled.timed.cycles, full.timed.cycles);
+    assert!(
+        err.abs() < 0.03,
+        "{} vs {}",
+        sampled.timed.cycles,
+        full.timed.cycles
+    );
 }

@@ -5,6 +5,7 @@ mod dead;
 mod engine;
 mod errors;
 mod launches;
+mod record;
 
 use sim_kernel::{run_grid, timing, Prepared, RunOptions};
 use sim_module::{parse_module, Launch, Module};

@@ -1,0 +1,230 @@
+//! Kernel recordings stream: written as the warps finish, read as their
+//! blocks are dealt, and replayed with the direct run's cycles and outputs;
+//! damaged files are refused with errors naming the file and the part.
+
+use sim_kernel::record::{
+    record_launch, replay_stream, RecHeader, RecTrailer, RecordReader, Recording, MAX_RECORD_BYTES,
+};
+use sim_kernel::{run_grid, run_launch, Prepared, RunOptions};
+use sim_module::{parse_module, Launch};
+use std::path::{Path, PathBuf};
+
+fn opts(sms: u32) -> RunOptions {
+    let cfg = sim_core::preset(sim_isa::Target::SM_90);
+    RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, sms)
+}
+
+fn workload(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../workloads")
+        .join(name)
+}
+
+#[test]
+fn a_multi_block_launch_records_and_replays_with_the_direct_cycles() {
+    record_and_replay("reduce.json");
+}
+
+#[test]
+fn global_atomics_on_several_sms_replay_in_the_direct_order() {
+    // Held to the epoch's end in both runs: the same order, the same sums.
+    record_and_replay("histogram.json");
+}
+
+fn record_and_replay(name: &str) {
+    let path = workload(name);
+    let o = opts(8);
+    let direct = run_launch(&path, &o).unwrap();
+    let mut bytes = Vec::new();
+    let rec = record_launch(&path, &o, &mut bytes, "r.bin").unwrap();
+    assert_eq!(rec.run.timed.cycles, direct.timed.cycles);
+    assert_eq!(rec.run.buffers, direct.buffers);
+    assert!(rec.run.recorded.is_empty(), "the warps went to the file");
+    let total = direct.warps;
+    assert_eq!(rec.stats.warps, total);
+    assert_eq!(rec.stats.bytes, bytes.len() as u64);
+    // What the writer held waiting for an earlier warp: about the resident
+    // warps (8 SMs of 64 warp slots), never the launch's (8192, 2048).
+    let resident = 8 * o.config.resident_warps as usize;
+    assert!(
+        rec.stats.max_pending <= resident,
+        "{} warps pending at most; {resident} resident",
+        rec.stats.max_pending
+    );
+    assert!((rec.stats.max_pending as u64) < total / 2);
+
+    let reader = RecordReader::open("r.bin", &bytes[..]).unwrap();
+    assert_eq!(reader.warps(), total);
+    let rep = replay_stream(reader, &o).unwrap();
+    assert_eq!(rep.recorded_cycles, direct.timed.cycles);
+    assert_eq!(rep.run.timed.cycles, direct.timed.cycles);
+    assert_eq!(rep.run.timed.stats, direct.timed.stats);
+    assert_eq!(rep.run.timed.clock_span, direct.timed.clock_span);
+    assert_eq!(rep.run.instructions, direct.instructions);
+    assert!(rep.run.mismatches.is_empty(), "{:?}", rep.run.mismatches);
+    for &i in &direct.launch.outputs {
+        assert_eq!(rep.run.buffers[i], direct.buffers[i]);
+    }
+    // The whole file in memory says the same, byte for byte.
+    let whole = Recording::from_bytes("r.bin", &bytes).unwrap();
+    assert_eq!(whole.warps.len() as u64, total);
+    assert_eq!(whole.to_bytes().unwrap(), bytes);
+}
+
+/// A launch of 6 blocks of 2 warps, each thread storing a value of its
+/// block and thread: its recording's bytes.
+fn small_recording() -> (Vec<u8>, u64) {
+    let src =
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\
+         .reg .b32 %r<8>; .reg .b64 %rd<8>;\n\
+         ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n\
+         mov.u32 %r2, %ctaid.x;\nmad.lo.u32 %r3, %r2, 64, %r1;\nmul.wide.u32 %rd3, %r3, 4;\n\
+         add.s64 %rd4, %rd2, %rd3;\nld.global.u32 %r4, [%rd4];\nadd.u32 %r5, %r4, %r3;\n\
+         st.global.u32 [%rd4], %r5;\nret;\n}\n";
+    let module = parse_module(src, "k.ptx").unwrap();
+    let launch = Launch::parse(
+        r#"{"ptx": "k.ptx", "entry": "k", "grid": [6,1,1], "block": [64,1,1],
+            "buffers": {"b": {"bytes": 1536, "fill": 1}}, "params": [{"buffer": "b"}],
+            "outputs": ["b"]}"#,
+        Path::new("."),
+    )
+    .unwrap();
+    let data = launch.load_buffers().unwrap();
+    let mut o = opts(2);
+    o.log_loads = true;
+    let header = RecHeader::new(&launch, "k.ptx", src, &data, &o);
+    let prep = Prepared::new(&module, &launch, data).unwrap();
+    let run = run_grid(&prep, &launch, &o).unwrap();
+    let cycles = run.timed.cycles;
+    let outputs = vec![run.global.buffer_bytes(&prep.buffers)[0].clone()];
+    let rec = Recording {
+        header,
+        warps: run.recorded,
+        trailer: RecTrailer { cycles, outputs },
+    };
+    assert_eq!(rec.warps.len(), 12);
+    (rec.to_bytes().unwrap(), cycles)
+}
+
+/// Each record's kind, offset and payload length.
+fn records(b: &[u8]) -> Vec<(u8, usize, u64)> {
+    let mut out = Vec::new();
+    let mut at = 12;
+    while at < b.len() {
+        let len = u64::from_le_bytes(b[at + 1..at + 9].try_into().unwrap());
+        out.push((b[at], at, len));
+        at += 9 + len as usize;
+    }
+    out
+}
+
+/// Reads and replays `b` as far as it goes: the first error's message.
+fn refusal(b: &[u8]) -> String {
+    let r = RecordReader::open("bad.bin", b).and_then(|rd| replay_stream(rd, &opts(2)));
+    match r {
+        Ok(_) => panic!("accepted"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn a_small_recording_replays_with_its_cycles() {
+    let (b, cycles) = small_recording();
+    let rep = replay_stream(RecordReader::open("k.bin", &b[..]).unwrap(), &opts(2)).unwrap();
+    assert_eq!(rep.run.timed.cycles, cycles);
+    assert!(rep.run.mismatches.is_empty());
+    let recs = records(&b);
+    assert_eq!(recs.len(), 14, "header, 12 warps, trailer");
+    assert_eq!(recs[0].0, b'H');
+    assert!(recs[1..13].iter().all(|r| r.0 == b'W'));
+    assert_eq!(recs[13].0, b'T');
+}
+
+#[test]
+fn truncated_and_corrupt_recordings_are_refused_clearly() {
+    let (b, _) = small_recording();
+    let recs = records(&b);
+    // Every cut: refused, never a panic, naming the file.
+    for cut in 0..b.len() {
+        let e = refusal(&b[..cut]);
+        assert!(e.starts_with("bad.bin: "), "cut {cut}: {e}");
+    }
+    // Inside the third warp's record.
+    let (_, at, len) = recs[3];
+    let e = refusal(&b[..at + 9 + len as usize / 2]);
+    assert!(
+        e.contains(
+            "corrupt or truncated kernel recording: warps[2]: the file ends inside the record"
+        ),
+        "{e}"
+    );
+    // Before the trailer.
+    let e = refusal(&b[..recs[13].1]);
+    assert!(e.contains("trailer: the file ends at byte"), "{e}");
+    // A length past the limit, and one past the file's end.
+    let set_len = |rec: usize, len: u64| {
+        let mut x = b.clone();
+        let at = recs[rec].1;
+        x[at + 1..at + 9].copy_from_slice(&len.to_le_bytes());
+        x
+    };
+    let e = refusal(&set_len(4, u64::MAX));
+    assert!(
+        e.contains("warps[3] (at byte")
+            && e.contains(&format!("more than the limit of {MAX_RECORD_BYTES}")),
+        "{e}"
+    );
+    let e = refusal(&set_len(4, MAX_RECORD_BYTES));
+    assert!(
+        e.contains("warps[3]: the file ends inside the record"),
+        "{e}"
+    );
+    // A length one short: the payload does not decode or leaves bytes.
+    let e = refusal(&set_len(4, recs[4].2 - 1));
+    assert!(
+        e.contains("corrupt or truncated kernel recording: warps[3]"),
+        "{e}"
+    );
+    // Another kind byte.
+    let mut x = b.clone();
+    x[recs[5].1] = b'Q';
+    let e = refusal(&x);
+    assert!(
+        e.contains("warps[4]: record kind 0x51 (none of H, W, T)"),
+        "{e}"
+    );
+    // A warp too many, one too few, bytes after the end.
+    let (_, at, len) = recs[12];
+    let mut x = b[..at + 9 + len as usize].to_vec();
+    x.extend_from_slice(&b[at..]);
+    let e = refusal(&x);
+    assert!(
+        e.contains(
+            "invalid kernel recording: 13 warps, but a grid of 6 blocks of 64 threads has 12"
+        ),
+        "{e}"
+    );
+    let mut x = b[..at].to_vec();
+    x.extend_from_slice(&b[recs[13].1..]);
+    let e = refusal(&x);
+    assert!(
+        e.contains(
+            "invalid kernel recording: 11 warps, but a grid of 6 blocks of 64 threads has 12"
+        ),
+        "{e}"
+    );
+    let mut x = b.clone();
+    x.extend_from_slice(b"abc");
+    let e = refusal(&x);
+    assert!(e.contains("3 bytes after the recording's end"), "{e}");
+    // Warps out of order.
+    let mut x = b[..recs[1].1].to_vec();
+    x.extend_from_slice(&b[recs[2].1..recs[3].1]);
+    x.extend_from_slice(&b[recs[1].1..recs[2].1]);
+    x.extend_from_slice(&b[recs[3].1..]);
+    let e = refusal(&x);
+    assert!(
+        e.contains("warps[0] is block 0 warp 1; expected block 0 warp 0"),
+        "{e}"
+    );
+}
