@@ -333,40 +333,61 @@ fn run_epoch(
     end: u64,
     threads: usize,
 ) -> Result<(), KernelError> {
-    let mut busy: Vec<&mut Slot> = slots.iter_mut().filter(|s| s.st.live > 0).collect();
+    let mut busy: Vec<(usize, &mut Slot)> = slots
+        .iter_mut()
+        .enumerate()
+        .filter(|(_, s)| s.st.live > 0)
+        .collect();
     let threads = threads.clamp(1, busy.len().max(1));
     if threads == 1 {
-        return run_slots(sh, &mut busy, end);
+        return run_slots(sh, &mut busy, end).map_err(|(_, e)| e);
     }
-    let per = busy.len().div_ceil(threads);
-    let results: Vec<Result<(), KernelError>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = busy
-            .chunks_mut(per)
-            .map(|chunk| scope.spawn(move || run_slots(sh, chunk, end)))
+    // SMs dealt round-robin to the threads: the first SMs hold a block
+    // more when blocks run out mid-round.
+    let mut parts: Vec<Vec<(usize, &mut Slot)>> = (0..threads).map(|_| Vec::new()).collect();
+    for (i, s) in busy.into_iter().enumerate() {
+        parts[i % threads].push(s);
+    }
+    let results: Vec<Result<(), (usize, KernelError)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = parts
+            .iter_mut()
+            .map(|part| scope.spawn(move || run_slots(sh, part, end)))
             .collect();
         handles
             .into_iter()
             .map(|h| {
                 h.join().unwrap_or_else(|_| {
-                    Err(KernelError::Limit("an SM's host thread panicked".into()))
+                    Err((0, KernelError::Limit("an SM's host thread panicked".into())))
                 })
             })
             .collect()
     });
-    results.into_iter().collect()
+    // Each thread stopped at its first error: the lowest SM's is the one
+    // a single thread would have met first.
+    match results.into_iter().filter_map(Result::err).min_by_key(|(s, _)| *s) {
+        Some((_, e)) => Err(e),
+        None => Ok(()),
+    }
 }
 
-/// Runs the busy SMs of `slots` in turn to clock `end`.
-fn run_slots(sh: &Shared<'_, '_>, slots: &mut [&mut Slot], end: u64) -> Result<(), KernelError> {
-    for slot in slots.iter_mut() {
+/// Runs the busy SMs of `slots` (with their indices) in turn to clock
+/// `end`; stops at the first error, with its SM.
+fn run_slots(
+    sh: &Shared<'_, '_>,
+    slots: &mut [(usize, &mut Slot)],
+    end: u64,
+) -> Result<(), (usize, KernelError)> {
+    for (i, slot) in slots.iter_mut() {
         let Slot { sm, st } = &mut **slot;
-        if !st.detail {
-            run_functional(sh, st, end)?;
-            continue;
-        }
-        st.to_feed.append(&mut st.pending);
-        run_sm(sh, sm, st, end)?;
-        st.pending.append(&mut st.to_feed);
+        let r = if st.detail {
+            st.to_feed.append(&mut st.pending);
+            let r = run_sm(sh, sm, st, end);
+            st.pending.append(&mut st.to_feed);
+            r
+        } else {
+            run_functional(sh, st, end)
+        };
+        r.map_err(|e| (*i, e))?;
     }
     Ok(())
 }
