@@ -15,6 +15,7 @@ mod dead;
 mod engine;
 mod error;
 pub mod exec;
+mod global;
 pub mod memory;
 pub mod memtime;
 pub mod overlay;
@@ -27,14 +28,14 @@ mod run;
 mod tap;
 pub mod timing;
 
-pub use engine::{Sampled, EPOCH, SAMPLE_EVERY, SAMPLE_MIN_BLOCKS};
+pub use engine::{EPOCH, SAMPLE_EVERY, SAMPLE_MIN_BLOCKS};
 pub use error::KernelError;
 pub use exec::Step;
 pub use memtime::{Gpu, Kind, MemConfig, SmMem};
 pub use prepare::{Prepared, MAX_SPACE_BYTES};
 pub use record::{replay, RecordError, Recording};
 pub use run::{run_grid, run_launch, GridRun, LaunchRun, RunError, RunOptions};
-pub use timing::Timed;
+pub use timing::{Sampled, Timed};
 
 /// Where a buffer's final bytes first differ from the expected ones.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -14,81 +14,13 @@ use sim_isa::exec::{load_lanes_each, store_lanes_each, FaultKind, LaneFault, Mem
 use sim_isa::{Space, WARP_SIZE};
 use sim_module::{Init, StateSpace, Variable};
 
-/// Address of the first global allocation.
-pub const GLOBAL_BASE: u64 = 0x7f00_0000_0000;
+pub use crate::global::{Global, Region, GLOBAL_BASE};
 /// Generic address of shared offset 0.
 pub const SHARED_WINDOW: u64 = 0x1_0000_0000;
 /// Generic address of local offset 0.
 pub const LOCAL_WINDOW: u64 = 0x2_0000_0000;
 /// Size of each window.
 const WINDOW: u64 = 1 << 32;
-
-/// One global allocation.
-#[derive(Clone, Debug)]
-pub struct Region {
-    /// Its name (buffer or variable).
-    pub name: String,
-    /// First byte's address.
-    pub base: u64,
-    /// Contents.
-    pub bytes: Vec<u8>,
-}
-
-/// The global space: allocations in increasing address order.
-#[derive(Clone, Debug, Default)]
-pub struct Global {
-    /// The allocations.
-    pub regions: Vec<Region>,
-}
-
-impl Global {
-    /// Adds an allocation after the last one; returns its address.
-    pub fn alloc(&mut self, name: &str, bytes: Vec<u8>) -> u64 {
-        let base = self.regions.last().map_or(GLOBAL_BASE, |r| {
-            (r.base + r.bytes.len() as u64 + 256).next_multiple_of(256)
-        });
-        self.regions.push(Region {
-            name: name.to_string(),
-            base,
-            bytes,
-        });
-        base
-    }
-
-    /// The final bytes of the allocations at `bases` (a launch's buffers).
-    pub fn buffer_bytes(&self, bases: &[u64]) -> Vec<Vec<u8>> {
-        bases
-            .iter()
-            .map(|&base| {
-                self.regions
-                    .iter()
-                    .find(|r| r.base == base)
-                    .map(|r| r.bytes.clone())
-                    .unwrap_or_default()
-            })
-            .collect()
-    }
-
-    /// The allocation `addr` falls in, if any (by its first byte alone).
-    fn region_at(&mut self, addr: u64) -> Option<&mut Region> {
-        let i = self.regions.partition_point(|r| r.base <= addr);
-        i.checked_sub(1).and_then(|i| self.regions.get_mut(i))
-    }
-
-    /// The allocation holding `[addr, addr + n)` and the offset in it.
-    fn find(&mut self, addr: u64, n: u64) -> Result<(&mut Vec<u8>, usize), FaultKind> {
-        let i = self.regions.partition_point(|r| r.base <= addr);
-        let r = i
-            .checked_sub(1)
-            .and_then(|i| self.regions.get_mut(i))
-            .ok_or(FaultKind::OutOfBounds)?;
-        let off = addr - r.base;
-        if off.checked_add(n).is_none_or(|e| e > r.bytes.len() as u64) {
-            return Err(FaultKind::OutOfBounds);
-        }
-        Ok((&mut r.bytes, off as usize))
-    }
-}
 
 /// Reads `n` bytes little-endian at `off` of `b` (bounds checked by the caller).
 fn get(b: &[u8], off: usize, n: u32) -> Result<u64, FaultKind> {

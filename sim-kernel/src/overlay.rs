@@ -10,7 +10,7 @@
 //! ([`Overlay::merge_into`]). Two SMs writing one byte in one epoch (a
 //! race on the GPU too) leave the higher-numbered SM's value.
 
-use crate::memory::{Global, Region};
+use crate::global::{Global, Region};
 use rustc_hash::FxHashMap;
 use sim_isa::exec::FaultKind;
 use sim_isa::WARP_SIZE;

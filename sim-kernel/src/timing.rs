@@ -23,7 +23,7 @@ pub struct Timed {
     pub sms_used: u32,
     /// What `--sample` estimated, when it ran SMs functionally (then
     /// `cycles` is an estimate and `stats` are the timed SMs').
-    pub sampled: Option<crate::engine::Sampled>,
+    pub sampled: Option<Sampled>,
 }
 
 impl Timed {
@@ -148,4 +148,18 @@ pub(crate) fn control(prep: &Prepared<'_>) -> (Vec<(u32, u32)>, Vec<u32>) {
         }
     }
     (loops, targets)
+}
+
+/// What `--sample` estimated.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sampled {
+    /// SMs timed on the SM model.
+    pub timed_sms: u32,
+    /// Blocks timed there.
+    pub timed_blocks: u64,
+    /// The mean cycles a timed block was resident, with which the blocks
+    /// of the other SMs are modelled.
+    pub block_cycles: f64,
+    /// Half the width of that mean's 95% confidence interval, cycles.
+    pub ci95: f64,
 }

@@ -1,7 +1,8 @@
 //! The clock loop: stepping one clock, skipping stretches whose issue-slot
 //! outcomes are already known, and the run limits.
 
-use super::host::{Progress, PENDING};
+use super::host::Progress;
+use super::hunger::PENDING;
 use super::sched::{Outcome, Sched};
 use super::Sm;
 use crate::error::{Limit, SimError};

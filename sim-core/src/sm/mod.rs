@@ -8,6 +8,7 @@
 mod clock;
 mod facts;
 mod host;
+mod hunger;
 mod icache;
 mod masks;
 mod sched;
@@ -77,7 +78,7 @@ pub struct Sm {
     next_ticket: u64,
     /// Host warps that ran low and executed warps that finished: what
     /// [`Sm::run_until_idle`] returns to the host for.
-    hungry: host::Hungry,
+    hungry: hunger::Hungry,
     /// Resident instruction-cache lines (sized when the first warp is added).
     icache: icache::ICacheState,
 }
@@ -171,7 +172,7 @@ impl Sm {
             ext_mark: Vec::new(),
             outstanding: Vec::new(),
             next_ticket: 0,
-            hungry: host::Hungry::default(),
+            hungry: hunger::Hungry::default(),
             icache: icache::ICacheState::default(),
         }
     }

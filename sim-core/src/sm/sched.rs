@@ -1,7 +1,7 @@
 //! Warp schedulers: picking a warp by policy, issuing its instruction, and
 //! accounting every issue slot's outcome.
 
-use super::host::PENDING;
+use super::hunger::PENDING;
 use super::masks::{first_from, Masks};
 use super::table::{NONE, ROW};
 use super::units::{Pipes, NCLASS};

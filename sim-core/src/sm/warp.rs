@@ -3,7 +3,7 @@
 //! scoreboard-ready clock, retirement, and reuse of finished executed warps'
 //! slots.
 
-use super::host::Hungry;
+use super::hunger::Hungry;
 use super::table::{InstInfo, MAX_USES, NONE, ROW};
 use super::Sm;
 use crate::error::SimError;

@@ -26,6 +26,7 @@ use crate::error::KernelError;
 use crate::memtime::Gpu;
 use crate::prepare::Prepared;
 use crate::rec::RecWarp;
+use crate::timing::Sampled;
 use crate::timing::{blocks_per_sm, control, program};
 use code::Code;
 use host::{Block, Host, Shared, SmState};
@@ -55,20 +56,6 @@ pub const SAMPLE_EVERY: u32 = 8;
 
 /// `--sample` times every block of a launch of at most this many blocks.
 pub const SAMPLE_MIN_BLOCKS: u64 = 256;
-
-/// What `--sample` estimated.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Sampled {
-    /// SMs timed on the SM model.
-    pub timed_sms: u32,
-    /// Blocks timed there.
-    pub timed_blocks: u64,
-    /// The mean cycles a timed block was resident, with which the blocks
-    /// of the other SMs are modelled.
-    pub block_cycles: f64,
-    /// Half the width of that mean's 95% confidence interval, cycles.
-    pub ci95: f64,
-}
 
 /// Recorded warps: where a recording's go, or where a replay's come from.
 pub(crate) enum Warps<'s> {
@@ -364,7 +351,11 @@ fn run_epoch(
     });
     // Each thread stopped at its first error: the lowest SM's is the one
     // a single thread would have met first.
-    match results.into_iter().filter_map(Result::err).min_by_key(|(s, _)| *s) {
+    match results
+        .into_iter()
+        .filter_map(Result::err)
+        .min_by_key(|(s, _)| *s)
+    {
         Some((_, e)) => Err(e),
         None => Ok(()),
     }

@@ -1,0 +1,76 @@
+//! The global space: a launch's allocations (its buffers, then the
+//! module's `.global` variables), each at its own address. Below both the
+//! memory a warp sees ([`crate::memory`]) and an SM's writes of an epoch
+//! ([`crate::overlay`]).
+
+use sim_isa::exec::FaultKind;
+
+/// Address of the first global allocation.
+pub const GLOBAL_BASE: u64 = 0x7f00_0000_0000;
+
+/// One global allocation.
+#[derive(Clone, Debug)]
+pub struct Region {
+    /// Its name (buffer or variable).
+    pub name: String,
+    /// First byte's address.
+    pub base: u64,
+    /// Contents.
+    pub bytes: Vec<u8>,
+}
+
+/// The global space: allocations in increasing address order.
+#[derive(Clone, Debug, Default)]
+pub struct Global {
+    /// The allocations.
+    pub regions: Vec<Region>,
+}
+
+impl Global {
+    /// Adds an allocation after the last one; returns its address.
+    pub fn alloc(&mut self, name: &str, bytes: Vec<u8>) -> u64 {
+        let base = self.regions.last().map_or(GLOBAL_BASE, |r| {
+            (r.base + r.bytes.len() as u64 + 256).next_multiple_of(256)
+        });
+        self.regions.push(Region {
+            name: name.to_string(),
+            base,
+            bytes,
+        });
+        base
+    }
+
+    /// The final bytes of the allocations at `bases` (a launch's buffers).
+    pub fn buffer_bytes(&self, bases: &[u64]) -> Vec<Vec<u8>> {
+        bases
+            .iter()
+            .map(|&base| {
+                self.regions
+                    .iter()
+                    .find(|r| r.base == base)
+                    .map(|r| r.bytes.clone())
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+
+    /// The allocation `addr` falls in, if any (by its first byte alone).
+    pub(crate) fn region_at(&mut self, addr: u64) -> Option<&mut Region> {
+        let i = self.regions.partition_point(|r| r.base <= addr);
+        i.checked_sub(1).and_then(|i| self.regions.get_mut(i))
+    }
+
+    /// The allocation holding `[addr, addr + n)` and the offset in it.
+    pub(crate) fn find(&mut self, addr: u64, n: u64) -> Result<(&mut Vec<u8>, usize), FaultKind> {
+        let i = self.regions.partition_point(|r| r.base <= addr);
+        let r = i
+            .checked_sub(1)
+            .and_then(|i| self.regions.get_mut(i))
+            .ok_or(FaultKind::OutOfBounds)?;
+        let off = addr - r.base;
+        if off.checked_add(n).is_none_or(|e| e > r.bytes.len() as u64) {
+            return Err(FaultKind::OutOfBounds);
+        }
+        Ok((&mut r.bytes, off as usize))
+    }
+}
