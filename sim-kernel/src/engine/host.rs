@@ -221,26 +221,7 @@ impl SmState {
         }
         if warp.state == State::Run && warp.out.len() < super::warp::AHEAD {
             let before = warp.state;
-            // Lent to the memory while the warp runs (a move, not a copy).
-            let mut local = std::mem::take(&mut warp.local);
-            let mut mem = WarpMem {
-                global: GlobalView::Layered(sh.global, overlay),
-                consts: &code.prep.consts,
-                params: &code.prep.params,
-                shared,
-                local: &mut local,
-                vars: &code.prep.vars,
-            };
-            let mut env = super::warp::Env {
-                code,
-                mem: &mut mem,
-                count: executed,
-                limit: sh.limit,
-                sc: sched,
-                defer: sh.defer,
-            };
-            let r = warp.run(&mut env);
-            warp.local = local;
+            let r = run_warp(sh, warp, shared, overlay, executed, sched);
             let after = warp.state;
             if let Err(e) = r {
                 return Err(name_waiters(e, sh.max, warps));
@@ -309,25 +290,7 @@ impl SmState {
                 if warp.state != State::Run {
                     continue;
                 }
-                let mut local = std::mem::take(&mut warp.local);
-                let mut mem = WarpMem {
-                    global: GlobalView::Layered(sh.global, overlay),
-                    consts: &code.prep.consts,
-                    params: &code.prep.params,
-                    shared,
-                    local: &mut local,
-                    vars: &code.prep.vars,
-                };
-                let mut env = super::warp::Env {
-                    code,
-                    mem: &mut mem,
-                    count: executed,
-                    limit: sh.limit,
-                    sc: sched,
-                    defer: sh.defer,
-                };
-                let r = warp.run(&mut env);
-                warp.local = local;
+                let r = run_warp(sh, warp, shared, overlay, executed, sched);
                 match warp.state {
                     State::AtBarrier => *fn_wait += 1,
                     State::Exited => *fn_live -= 1,
@@ -384,6 +347,40 @@ impl SmState {
         }
         Ok(())
     }
+}
+
+/// Runs `warp` as far as it may go (`Warp::run`) against its block's
+/// shared memory and the SM's view of the global space.
+fn run_warp(
+    sh: &Shared<'_, '_>,
+    warp: &mut Warp,
+    shared: &mut [u8],
+    overlay: &mut Overlay,
+    executed: &mut u64,
+    sched: &mut crate::reorder::Scheduler,
+) -> Result<(), KernelError> {
+    let code = sh.code;
+    // Lent to the memory while the warp runs (a move, not a copy).
+    let mut local = std::mem::take(&mut warp.local);
+    let mut mem = WarpMem {
+        global: GlobalView::Layered(sh.global, overlay),
+        consts: &code.prep.consts,
+        params: &code.prep.params,
+        shared,
+        local: &mut local,
+        vars: &code.prep.vars,
+    };
+    let mut env = super::warp::Env {
+        code,
+        mem: &mut mem,
+        count: executed,
+        limit: sh.limit,
+        sc: sched,
+        defer: sh.defer,
+    };
+    let r = warp.run(&mut env);
+    warp.local = local;
+    r
 }
 
 /// The instruction limit names the warps of the block that wait at a

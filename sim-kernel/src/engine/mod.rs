@@ -172,6 +172,19 @@ pub(crate) fn run(
     // A replay does the same, so its atomics land in the same order.
     let defer = nsms > 1 && nblocks > 1;
     loop {
+        // What the SMs read this epoch (dealing runs a new block's warps
+        // a stretch ahead too).
+        let sh = Shared {
+            code: &code,
+            global: &global,
+            gpu,
+            wpb,
+            limit: opts.max_instructions.saturating_sub(executed),
+            max: opts.max_instructions,
+            defer,
+            now,
+            block_cycles: (durations.n > 0).then(|| durations.mean.round() as u64),
+        };
         // Deal blocks breadth-first to SMs with room.
         let mut live_blocks: u64 = slots.iter().map(|s| u64::from(s.st.live)).sum();
         let mut dealt = true;
@@ -182,16 +195,6 @@ pub(crate) fn run(
                     continue;
                 }
                 live_blocks += 1;
-                let mut sh = shared(
-                    &code,
-                    &global,
-                    gpu,
-                    wpb,
-                    opts.max_instructions,
-                    executed,
-                    defer,
-                );
-                sh.now = now;
                 start_block(&sh, slot, s as u32, next as u32, launch, opts, warps, now)?;
                 next += 1;
                 dealt = true;
@@ -202,17 +205,6 @@ pub(crate) fn run(
             break;
         }
         let end = now + EPOCH;
-        let mut sh = shared(
-            &code,
-            &global,
-            gpu,
-            wpb,
-            opts.max_instructions,
-            executed,
-            defer,
-        );
-        sh.now = now;
-        sh.block_cycles = (durations.n > 0).then(|| durations.mean.round() as u64);
         run_epoch(&sh, &mut slots, end, opts.threads)?;
         // What the SMs wrote and added, in SM order.
         for slot in slots.iter_mut() {
@@ -287,29 +279,6 @@ fn pass_logs(slots: &mut [Slot], warps: &mut Warps<'_>) -> Result<(), KernelErro
         }
     }
     Ok(())
-}
-
-/// What the SMs read during an epoch.
-fn shared<'c, 'p>(
-    code: &'c Code<'p>,
-    global: &'c crate::memory::Global,
-    gpu: &'c Gpu,
-    wpb: u32,
-    max: u64,
-    executed: u64,
-    defer: bool,
-) -> Shared<'c, 'p> {
-    Shared {
-        code,
-        global,
-        gpu,
-        wpb,
-        limit: max.saturating_sub(executed),
-        max,
-        defer,
-        now: 0,
-        block_cycles: None,
-    }
 }
 
 /// Runs every busy SM to clock `end`, on up to `threads` host threads
