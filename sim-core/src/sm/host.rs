@@ -1,8 +1,9 @@
 //! Host hooks: external instructions (issue and completion), register access,
 //! and which host warps wait for input.
 
-use super::sched::{guard_lanes, set_ready, Outcome};
-use super::table::{NONE, ROW};
+use super::board::FLAT;
+use super::sched::{guard_lanes, Outcome};
+use super::table::NONE;
 use super::warp::{Source, WarpState};
 use super::Sm;
 use crate::error::SimError;
@@ -174,7 +175,7 @@ impl Sm {
             None => {
                 let w = &mut self.warps[wi];
                 for &r in &out.writes[..out.nwrites as usize] {
-                    set_ready(&mut w.ready_at, r, [PENDING; ROW]);
+                    w.board.set(r, PENDING, FLAT);
                 }
                 w.ext_out += 1;
                 self.outstanding.push(out);
@@ -198,8 +199,9 @@ impl Sm {
         w.ext_out -= 1;
         if w.cur != NONE {
             let mut r = w.fetch_stall;
-            for &u in &self.info[w.cur as usize].uses {
-                r = r.max(w.ready_at[u as usize]);
+            let ii = &self.info[w.cur as usize];
+            for &u in &ii.uses {
+                r = r.max(w.board.ready(&self.rows, u, usize::from(ii.side)));
             }
             w.cur_ready = r;
         }
@@ -233,7 +235,7 @@ impl Sm {
             }
         }
         for &r in writes.iter().take(c.values.len()) {
-            set_ready(&mut w.ready_at, r, [c.cycle; ROW]);
+            w.board.set(r, c.cycle, FLAT);
         }
         self.drain = self.drain.max(c.cycle);
         Ok(())

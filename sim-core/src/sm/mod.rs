@@ -5,6 +5,7 @@
 //! slot accounting), `units` (unit occupancy) and `clock` (the clock loop and
 //! run limits). This file holds the SM's state and its statistics.
 
+mod board;
 mod clock;
 mod facts;
 mod host;
@@ -41,6 +42,8 @@ pub struct Sm {
     policy: SchedPolicy,
     /// Shared with every SM built from the same [`ProgramTables`].
     info: Arc<[InstInfo]>,
+    /// The program's distinct result-delay rows (`ProgramTables::rows`).
+    rows: Arc<[[u64; board::ROW]]>,
     /// Per program instruction, decoded for execution (shared).
     prepared: Arc<[sim_isa::exec::Prepared]>,
     op_names: Arc<[String]>,
@@ -152,6 +155,7 @@ impl Sm {
             prog: tables.prog.clone(),
             policy,
             info: tables.info.clone(),
+            rows: tables.rows.clone(),
             prepared: tables.prepared.clone(),
             op_names: tables.op_names.clone(),
             tables: tables.clone(),

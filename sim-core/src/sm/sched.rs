@@ -3,7 +3,7 @@
 
 use super::hunger::PENDING;
 use super::masks::{first_from, Masks};
-use super::table::{NONE, ROW};
+use super::table::NONE;
 use super::units::{Pipes, NCLASS};
 use super::warp::{Next, Warp, WarpState};
 use super::{IssueEvent, Sm};
@@ -172,15 +172,6 @@ fn guarded_or_executed(w: &mut Warp, guard: u32, neg: bool, inst: &sim_isa::exec
     threads
 }
 
-/// Makes register `r`'s scoreboard row ready at `ready_to` (a clock per
-/// consumer side).
-#[inline(always)]
-pub(super) fn set_ready(ready_at: &mut [u64], r: u32, ready_to: [u64; ROW]) {
-    let row = ROW * r as usize;
-    if let Some(e) = ready_at.get_mut(row..row + ROW) {
-        e.copy_from_slice(&ready_to);
-    }
-}
 
 /// Lanes of `w` that run an instruction guarded by register `guard`
 /// (`neg`: on false).
@@ -409,6 +400,7 @@ impl Sm {
         let Sm {
             warps,
             info,
+            rows,
             scheds,
             units,
             prepared,
@@ -443,12 +435,11 @@ impl Sm {
         let stall = icache.fetch_at(w.cur_at, &mut w.line) * u64::from(cfg.miss_cycles);
         let ready = now + ii.delay + stall;
         // At most two destinations: unrolled (a slice and a loop cost more);
-        // each ready at one clock per consumer side.
-        let ready_to = ii.delay_to.map(|d| now + d + stall);
+        // each ready at `now + stall + delay_to[side]` for a consumer on `side`.
         if ii.nwrites > 0 {
-            set_ready(&mut w.ready_at, ii.writes[0], ready_to);
+            w.board.set(ii.writes[0], now + stall, ii.delay_row);
             if ii.nwrites > 1 {
-                set_ready(&mut w.ready_at, ii.writes[1], ready_to);
+                w.board.set(ii.writes[1], now + stall, ii.delay_row);
             }
         }
         *drain = (*drain).max(ready);
@@ -481,7 +472,7 @@ impl Sm {
         sc.busy_until = sc.busy_until.max(now + ii.busy);
         // The warp is resident on `sc`: its next instruction goes straight
         // into its entry there.
-        match w.next(info, hungry, cfg.issue_width, Some(now), wi) {
+        match w.next(info, rows, hungry, cfg.issue_width, Some(now), wi) {
             Next::Loaded(need) => {
                 debug_assert!(w.state == WarpState::Resident && w.sched as usize == sched);
                 sc.set_entry(w.pos as usize, w.cur_ready, need);

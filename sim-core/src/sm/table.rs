@@ -2,6 +2,7 @@
 //! instruction, computed once per program and configuration and shared,
 //! immutable, by every SM that runs them.
 
+use super::board::{self, ROW};
 use super::facts;
 use crate::config::{SmConfig, UnitClass};
 use crate::error::SimError;
@@ -19,11 +20,6 @@ pub(super) const NONE: u32 = u32::MAX;
 /// Most registers one instruction names (guard, `p|q`, `a`, `b`, `c`).
 pub(super) const MAX_USES: usize = 6;
 
-/// Entries per register in the scoreboard (`Warp::ready_at`): a column per
-/// consumer side (`pipes::Side::ALL`, in that order: a result is ready at
-/// one clock for each, `pipes::crossing`) and spares up to a power of two,
-/// so that writing a row is whole vector stores.
-pub(super) const ROW: usize = 8;
 
 /// The scoreboard column of a consumer on side `side` (`None`: it reads no
 /// operand that a result can be pending on, so any column).
@@ -78,11 +74,13 @@ pub(super) struct InstInfo {
     /// Clocks the scheduler spends issuing the micro-ops (0 unless expanded).
     pub busy: u64,
     pub op_id: u16,
-    /// Registers read or written (the scoreboard checks both), as entries of
-    /// `Warp::ready_at` (`ROW x` the register `+ side`: a column per
-    /// consumer side), padded with the sentinel `nregs`'s, whose entries stay 0 (a
+    /// Registers read or written (the scoreboard checks both, in column
+    /// `side`), padded with the sentinel `nregs`, whose entry stays 0 (a
     /// fixed-length maximum over them is exact, as the host path takes it).
     pub uses: [u32; MAX_USES],
+    /// `delay_to`'s index in [`ProgramTables::rows`] (what the scoreboard
+    /// keeps of a write, `board::Board`).
+    pub delay_row: u16,
     /// How many of `uses` are registers: the fetch reads past the first
     /// four only when there are more (usually there are one to four).
     pub nuses: u8,
@@ -101,6 +99,9 @@ pub struct ProgramTables {
     pub(super) cfg: SmConfig,
     pub(super) prog: Arc<Program>,
     pub(super) info: Arc<[InstInfo]>,
+    /// The distinct `InstInfo::delay_to` rows, `board::FLAT` (all zeros)
+    /// first: a write's row in the scoreboard.
+    pub(super) rows: Arc<[[u64; ROW]]>,
     /// Per program instruction, decoded once for execution
     /// (`sim_isa::exec::execute_prepared`).
     pub(super) prepared: Arc<[sim_isa::exec::Prepared]>,
@@ -353,8 +354,23 @@ impl ProgramTables {
         }
         let mut info = Vec::with_capacity(program.insts.len());
         let mut mach = Vec::with_capacity(program.insts.len());
+        // The distinct delay rows, interned (`board::FLAT`, all zeros, first).
+        let mut delays = vec![[0u64; ROW]];
+        let mut delay_ids: HashMap<[u64; ROW], u16> = HashMap::from([([0; ROW], board::FLAT)]);
         for (index, (t, &op_id)) in timings.into_iter().zip(&op_ids).enumerate() {
-            info.push(inst_info(&program, index, op_id, &config, &t)?);
+            let mut ii = inst_info(&program, index, op_id, &config, &t)?;
+            ii.delay_row = match delay_ids.get(&ii.delay_to) {
+                Some(&k) => k,
+                None => {
+                    let k = u16::try_from(delays.len()).map_err(|_| {
+                        SimError::BadConfig("more than 65536 distinct result delays".into())
+                    })?;
+                    delays.push(ii.delay_to);
+                    delay_ids.insert(ii.delay_to, k);
+                    k
+                }
+            };
+            info.push(ii);
             mach.push(t.lowered);
         }
         // Only names some instruction uses are reported; unused ones (from a
@@ -380,6 +396,7 @@ impl ProgramTables {
             cfg: config,
             prog: program,
             info: info.into(),
+            rows: delays.into(),
             op_names: op_names.into(),
             mach,
             mach_names,
@@ -661,7 +678,8 @@ fn inst_info(
             0
         },
         op_id,
-        uses: [ROW as u32 * program.nregs as u32 + u32::from(t.side); MAX_USES],
+        uses: [program.nregs as u32; MAX_USES],
+        delay_row: board::FLAT,
         nuses: 0,
         writes: [0; 2],
         nwrites: 0,
@@ -682,7 +700,7 @@ fn inst_info(
                 "instruction {index} names more than {MAX_USES} registers"
             )));
         };
-        *slot = ROW as u32 * u.reg.0 + u32::from(t.side);
+        *slot = u.reg.0;
         ii.nuses += 1;
         if u.write && (ii.nwrites as usize) < 2 {
             ii.writes[ii.nwrites as usize] = u.reg.0;

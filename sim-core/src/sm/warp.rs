@@ -3,8 +3,9 @@
 //! scoreboard-ready clock, retirement, and reuse of finished executed warps'
 //! slots.
 
+use super::board::{Board, ROW};
 use super::hunger::Hungry;
-use super::table::{InstInfo, MAX_USES, NONE, ROW};
+use super::table::{InstInfo, MAX_USES, NONE};
 use super::Sm;
 use crate::error::SimError;
 use crate::program::WarpLaunch;
@@ -77,9 +78,9 @@ pub(super) struct Warp {
     /// What execution needs to know of the warp (built once, not per issue).
     pub ctx: ExecCtx,
     pub regs: WarpRegs,
-    /// Per register, a row of `ROW` entries: the cycle its pending write
-    /// is ready for a consumer on each side (`pipes::Side::ALL`).
-    pub ready_at: Vec<u64>,
+    /// Per register, when its pending write is ready for a consumer on
+    /// each side (`pipes::Side::ALL`).
+    pub board: Board,
     pub state: WarpState,
     /// Scheduler and position in its lists while resident.
     pub sched: u32,
@@ -124,6 +125,7 @@ impl Warp {
     pub fn next(
         &mut self,
         info: &[InstInfo],
+        rows: &[[u64; ROW]],
         hungry: &mut Hungry,
         width: u32,
         issued: Option<u64>,
@@ -197,17 +199,17 @@ impl Warp {
             return Next::Bad(i);
         };
         let mut r = self.fetch_stall;
-        let ready_at = &self.ready_at[..];
+        let (board, side) = (&self.board, usize::from(ii.side));
         // The first four unconditionally (the padding reads the sentinel,
         // whose clock is 0): no branch per register for the usual one to
         // four; the rest only when named.
         let (head, tail) = ii.uses.split_at(4);
         for &u in head {
-            r = r.max(ready_at.get(u as usize).copied().unwrap_or(0));
+            r = r.max(board.ready(rows, u, side));
         }
         if ii.nuses > 4 {
             for &u in tail {
-                r = r.max(ready_at.get(u as usize).copied().unwrap_or(0));
+                r = r.max(board.ready(rows, u, side));
             }
         }
         self.cur = i;
@@ -222,7 +224,7 @@ impl Warp {
             Source::Host { queue, .. } => queue.capacity() * std::mem::size_of::<u64>(),
         };
         self.regs.len() * std::mem::size_of::<[u64; sim_isa::WARP_SIZE]>()
-            + self.ready_at.capacity() * std::mem::size_of::<u64>()
+            + self.board.heap_bytes()
             + queue
     }
 }
@@ -260,9 +262,8 @@ impl Sm {
             source,
             ctx: ExecCtx::new(self.prog.target, warp_id),
             regs: WarpRegs::new(if executed { 0 } else { n }),
-            // A column per side; one row more than `nregs`: the sentinel of
-            // `InstInfo::uses`.
-            ready_at: vec![0; ROW * (n + 1)],
+            // One register more than `nregs`: the sentinel of `InstInfo::uses`.
+            board: Board::new(n),
             state: WarpState::Pending,
             sched: 0,
             pos: 0,
@@ -536,6 +537,7 @@ impl Sm {
         let w = &mut self.warps[wi];
         match w.next(
             &self.info,
+            &self.rows,
             &mut self.hungry,
             self.cfg.issue_width,
             issued,
@@ -642,7 +644,7 @@ impl Sm {
     pub(super) fn free_slot(&mut self, wi: usize) {
         let w = &mut self.warps[wi];
         debug_assert!(w.executed && w.state == WarpState::Done && w.ext_out == 0);
-        w.ready_at = Vec::new();
+        w.board = Board::default();
         w.source = Source::Host {
             queue: VecDeque::new(),
             closed: true,
