@@ -993,7 +993,8 @@ pub fn record_launch(
         let header = RecHeader::new(&l.launch, &l.module_name, &l.src, &data, opts);
         RecordWriter::new(w, name, &header)?
     };
-    let prep = crate::prepare::Prepared::new(&module, &l.launch, data)?;
+    let mut prep = crate::prepare::Prepared::new(&module, &l.launch, data)?;
+    let global = std::mem::take(&mut prep.global);
     let mut failed = None;
     let mut sink = |x: RecWarp| {
         writer.push(&x).map_err(|e| {
@@ -1002,7 +1003,7 @@ pub fn record_launch(
             KernelError::Limit(msg)
         })
     };
-    let grid = crate::run::run_engine(&prep, &l.launch, opts, Warps::Log(&mut sink));
+    let grid = crate::run::run_engine(&prep, global, &l.launch, opts, Warps::Log(&mut sink));
     let grid = match (grid, failed) {
         (_, Some(e)) => return Err(e),
         (g, None) => g?,

@@ -122,23 +122,39 @@ pub fn run_grid(
     launch: &Launch,
     opts: &RunOptions,
 ) -> Result<GridRun, KernelError> {
+    // `prep` stays as it was (a caller may run it again): the run starts
+    // from a copy of its global space.
+    run_grid_from(prep, prep.global.clone(), launch, opts)
+}
+
+/// [`run_grid`] from the global space `global`.
+fn run_grid_from(
+    prep: &Prepared<'_>,
+    global: crate::memory::Global,
+    launch: &Launch,
+    opts: &RunOptions,
+) -> Result<GridRun, KernelError> {
     if !opts.log_loads {
-        return run_engine(prep, launch, opts, Warps::None);
+        return run_engine(prep, global, launch, opts, Warps::None);
     }
     let mut all = Vec::new();
     let mut keep = |w: RecWarp| {
         all.push(w);
         Ok(())
     };
-    let mut grid = run_engine(prep, launch, opts, Warps::Log(&mut keep))?;
+    let mut grid = run_engine(prep, global, launch, opts, Warps::Log(&mut keep))?;
     all.sort_by_key(|w| (w.cta, w.warp));
     grid.recorded = all;
     Ok(grid)
 }
 
-/// Runs the grid on the engine; recorded warps go to or come from `warps`.
+/// Runs the grid on the engine from the global space `global` (the
+/// launch's, `Prepared::global`, taken rather than copied where the
+/// prepared launch runs once: the buffers are then held once); recorded
+/// warps go to or come from `warps`.
 pub(crate) fn run_engine(
     prep: &Prepared<'_>,
+    global: crate::memory::Global,
     launch: &Launch,
     opts: &RunOptions,
     mut warps: Warps<'_>,
@@ -154,7 +170,7 @@ pub(crate) fn run_engine(
         max_instructions: opts.max_instructions,
         sample: opts.sample,
     };
-    let f: Finished = engine::run(prep, launch, &eo, &mut gpu, &mut warps)?;
+    let f: Finished = engine::run(prep, global, launch, &eo, &mut gpu, &mut warps)?;
     Ok(GridRun {
         warps: f.warps,
         instructions: f.instructions,
@@ -237,7 +253,8 @@ pub fn run_launch(path: &Path, opts: &RunOptions) -> Result<LaunchRun, RunError>
         path: path.display().to_string(),
         source,
     })?;
-    let prep = Prepared::new(&module, &l.launch, data)?;
-    let grid = run_grid(&prep, &l.launch, opts)?;
+    let mut prep = Prepared::new(&module, &l.launch, data)?;
+    let global = std::mem::take(&mut prep.global);
+    let grid = run_grid_from(&prep, global, &l.launch, opts)?;
     finish_launch(path, l, &prep, grid)
 }

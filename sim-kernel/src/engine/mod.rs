@@ -23,6 +23,7 @@ mod warp;
 pub(crate) use code::Follow;
 
 use crate::error::KernelError;
+use crate::global::Global;
 use crate::memtime::Gpu;
 use crate::prepare::Prepared;
 use crate::rec::RecWarp;
@@ -124,6 +125,7 @@ const STUCK_CYCLES: u64 = 1 << 20;
 /// Runs `launch` over `prep` on `opts.sms` SMs.
 pub(crate) fn run(
     prep: &Prepared<'_>,
+    mut global: Global,
     launch: &Launch,
     opts: &Options<'_>,
     gpu: &mut Gpu,
@@ -158,7 +160,6 @@ pub(crate) fn run(
         };
         slots.push(Slot { sm, st });
     }
-    let mut global = prep.global.clone();
     let mut durations = Durations::default();
     let mut executed: u64 = 0;
     let mut next: u64 = 0;

@@ -38,7 +38,8 @@ pub fn replay_stream<R: Read>(
     let launch = h.launch();
     let module_name = h.module_name.clone();
     let data = rec.take_initial();
-    let prep = Prepared::new(&module, &launch, data)?;
+    let mut prep = Prepared::new(&module, &launch, data)?;
+    let global = std::mem::take(&mut prep.global);
     rec.check_statements(prep.body.statements.len());
     let mut failed = None;
     let mut next = || {
@@ -50,6 +51,7 @@ pub fn replay_stream<R: Read>(
     };
     let grid = run_engine(
         &prep,
+        global,
         &launch,
         opts,
         Warps::Follow(&mut next, Arc::from(name.as_str())),
