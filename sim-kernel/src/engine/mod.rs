@@ -18,6 +18,7 @@
 
 mod code;
 mod host;
+mod slab;
 mod warp;
 
 pub(crate) use code::Follow;

@@ -21,6 +21,7 @@ use crate::exec::Step;
 use crate::memory::WarpMem;
 use crate::reorder::{self, Scheduler};
 use crate::tap::{LoadTap, Loads, Log};
+use super::slab::Slab;
 use sim_isa::exec::{execute_mem_into, execute_prepared, Accesses, Memory};
 use sim_isa::{ExecCtx, Op, WarpOp, WarpRegs};
 use sim_module::{ControlOp, StatementKind};
@@ -83,8 +84,7 @@ pub(crate) struct Warp {
     /// External instructions given to the SM and not yet issued.
     pub exts: VecDeque<Ext>,
     /// Addresses of memory steps not yet issued, by slot.
-    slab: Vec<Accesses>,
-    free: Vec<u32>,
+    slab: Slab,
     /// The last statement given to the SM (a back-edge's target follows it).
     pub prev: Option<u32>,
     /// The SM was told no more will come.
@@ -159,8 +159,7 @@ impl Warp {
             stretch: Vec::new(),
             out: VecDeque::new(),
             exts: VecDeque::new(),
-            slab: Vec::new(),
-            free: Vec::new(),
+            slab: Slab::default(),
             prev: None,
             closed: false,
             timed: true,
@@ -200,7 +199,6 @@ impl Warp {
         self.out.clear();
         self.exts.clear();
         self.slab.clear();
-        self.free.clear();
         self.prev = None;
         self.closed = false;
         self.timed = true;
@@ -212,22 +210,7 @@ impl Warp {
     /// caller's copy is the only one.
     #[inline(always)]
     pub fn take_access(&mut self, k: u32) -> Accesses {
-        self.free.push(k);
-        self.slab[k as usize]
-    }
-
-    /// A free slot for a memory step's addresses (the slab grows only to
-    /// the most steps in flight at once).
-    fn new_access(&mut self) -> u32 {
-        self.free.pop().unwrap_or_else(|| {
-            self.slab.push(Accesses {
-                lanes: 0,
-                addrs: [0; sim_isa::WARP_SIZE],
-                bytes: 0,
-                space: sim_isa::Space::Generic,
-            });
-            (self.slab.len() - 1) as u32
-        })
+        self.slab.take(k)
     }
 
     /// Slot `acc` (if any) kept for timing if statement `pc` is one it
@@ -237,7 +220,7 @@ impl Warp {
         if code.ext[pc].is_some() {
             return Some(k);
         }
-        self.free.push(k);
+        self.slab.free(k);
         None
     }
 
@@ -248,7 +231,7 @@ impl Warp {
         let i = s.stmt as usize;
         if code.dead[i] || !self.timed {
             if let Some(k) = s.access {
-                self.free.push(k);
+                self.slab.free(k);
             }
             return;
         }
@@ -431,7 +414,7 @@ impl Warp {
                 // Stops as the recorded run's warp did (the same timing).
                 if let Some(k) = self.defer_atomic(code, pc, lanes, env.mem)? {
                     if let Some(f) = self.follow.as_mut() {
-                        f.check_access(Some(&self.slab[k as usize]), &s.text)?;
+                        f.check_access(Some(&self.slab.scratch), &s.text)?;
                     }
                     step.access = Some(k);
                     self.emit(code, env.sc, step);
@@ -443,7 +426,8 @@ impl Warp {
                 Op::Mem(_) => {
                     let acc = self.exec_mem(code, pc, lanes, env.mem)?;
                     if let Some(f) = self.follow.as_mut() {
-                        f.check_access(acc.map(|k| &self.slab[k as usize]), &s.text)?;
+                        // The slot's addresses are still the scratch's.
+                        f.check_access(acc.map(|_| &self.slab.scratch), &s.text)?;
                     }
                     step.access = self.keep_access(code, pc, acc);
                 }
@@ -477,14 +461,12 @@ impl Warp {
         let Some(inst) = &code.inst[pc] else {
             return Ok(None);
         };
-        let k = self.new_access();
         let Warp {
             regs,
             ctx,
             follow,
             log,
             slab,
-            free,
             ..
         } = self;
         let mut tap;
@@ -506,11 +488,8 @@ impl Warp {
             }
             (None, None) => &mut *mem,
         };
-        let r = execute_mem_into(inst, ctx, regs, mask, m, &mut slab[k as usize]);
-        if r != Ok(true) {
-            free.push(k);
-        }
-        r.map(|accessed| accessed.then_some(k)).map_err(|fault| {
+        let r = execute_mem_into(inst, ctx, regs, mask, m, &mut slab.scratch);
+        r.map(|accessed| accessed.then(|| slab.keep())).map_err(|fault| {
             if let Some(f) = follow.as_ref() {
                 return f.diverged(&format!(
                     "`{}`: {fault} (load values or addresses do not match the module)",
@@ -556,13 +535,12 @@ impl Warp {
             saved[k] = *self.regs.get(r);
         }
         let mut dry = DryRun { mem };
-        let k = self.new_access();
-        let acc = &mut self.slab[k as usize];
+        let acc = &mut self.slab.scratch;
         let r = execute_mem_into(inst, &self.ctx, &mut self.regs, mask, &mut dry, acc);
         for (d, &r) in dests.iter().enumerate() {
             *self.regs.get_mut(r) = saved[d];
         }
-        let acc = &self.slab[k as usize];
+        let acc = &self.slab.scratch;
         // A fault is the real run's to report.
         let shared = r != Ok(true)
             || acc.space == sim_isa::Space::Shared
@@ -572,10 +550,9 @@ impl Warp {
                         || (crate::memory::SHARED_WINDOW..crate::memory::LOCAL_WINDOW).contains(&a)
                 }));
         if shared {
-            self.free.push(k);
             return Ok(None);
         }
-        Ok(Some(k))
+        Ok(Some(self.slab.keep()))
     }
 
     /// Runs the global atomic the warp stopped at (see
@@ -593,7 +570,7 @@ impl Warp {
             Some((stmt, lanes)) => {
                 // Its addresses were timed at the address pass.
                 if let Some(k) = self.exec_mem(code, stmt as usize, lanes, mem)? {
-                    self.free.push(k);
+                    self.slab.free(k);
                 }
             }
             None => {
@@ -602,7 +579,7 @@ impl Warp {
                     return Ok(());
                 };
                 if let Some(k) = self.exec_mem(code, top.pc, top.mask, mem)? {
-                    self.free.push(k);
+                    self.slab.free(k);
                 }
                 self.advance(top.pc + 1);
             }
@@ -672,7 +649,7 @@ impl Warp {
         if let Some(l) = self.log.as_mut() {
             if let Some(k) = acc {
                 l.accesses
-                    .push((l.steps.len() as u32, self.slab[k as usize]));
+                    .push((l.steps.len() as u32, self.slab.get(k)));
             }
             l.steps.push((step.stmt, step.lanes));
         }

@@ -1,0 +1,196 @@
+//! The addresses of a warp's memory steps between execution and timing.
+//!
+//! A step's addresses wait until the SM issues it: up to the reorder
+//! window (`reorder::WINDOW`) plus a feed's steps ahead, dozens per warp,
+//! and a full GPU holds thousands of warps. Each waits packed: the
+//! addresses' shared upper 32 bits once and each lane's lower 32 bits,
+//! 144 bytes instead of `Accesses`' 272. The rare access whose lanes span
+//! more than one 4 GiB window (a generic pointer into two spaces) keeps
+//! its `Accesses` whole in `wide`, under the same slot number.
+
+use sim_isa::exec::Accesses;
+use sim_isa::{Space, WARP_SIZE};
+
+/// One step's addresses, packed.
+#[derive(Clone, Copy)]
+struct Packed {
+    lanes: u32,
+    bytes: u32,
+    /// The upper 32 bits of every accessing lane's address.
+    hi: u32,
+    space: Space,
+    /// Held whole in `Slab::wide` instead.
+    wide: bool,
+    lo: [u32; WARP_SIZE],
+}
+
+/// Slots of packed addresses, reused through a free list.
+pub(crate) struct Slab {
+    packed: Vec<Packed>,
+    /// Whole accesses of the slots marked `wide` (indexed by slot; grown
+    /// only by a warp that has one).
+    wide: Vec<Accesses>,
+    free: Vec<u32>,
+    /// Where an access's addresses are taken (see [`Slab::keep`]).
+    pub scratch: Accesses,
+}
+
+/// An empty access.
+fn blank() -> Accesses {
+    Accesses {
+        lanes: 0,
+        addrs: [0; WARP_SIZE],
+        bytes: 0,
+        space: Space::Generic,
+    }
+}
+
+impl Default for Slab {
+    fn default() -> Slab {
+        Slab {
+            packed: Vec::new(),
+            wide: Vec::new(),
+            free: Vec::new(),
+            scratch: blank(),
+        }
+    }
+}
+
+impl Slab {
+    /// Frees every slot (the allocations stay).
+    pub fn clear(&mut self) {
+        self.packed.clear();
+        self.free.clear();
+    }
+
+    /// Keeps `scratch` in a slot and returns it.
+    pub fn keep(&mut self) -> u32 {
+        let a = &self.scratch;
+        // `Accesses` holds 0 for lanes outside `lanes`: only the accessing
+        // lanes' upper bits must agree.
+        let first = a.addrs[a.lanes.trailing_zeros().min(31) as usize];
+        let hi = (first >> 32) as u32;
+        let mut differ = 0u64;
+        let mut lo = [0u32; WARP_SIZE];
+        for (l, (&x, o)) in a.addrs.iter().zip(lo.iter_mut()).enumerate() {
+            let on = 0u64.wrapping_sub(u64::from(a.lanes >> l & 1));
+            differ |= ((x >> 32) ^ u64::from(hi)) & on;
+            *o = x as u32;
+        }
+        let p = Packed {
+            lanes: a.lanes,
+            bytes: a.bytes,
+            hi,
+            space: a.space,
+            wide: differ != 0,
+            lo,
+        };
+        let k = match self.free.pop() {
+            Some(k) => {
+                self.packed[k as usize] = p;
+                k
+            }
+            None => {
+                // Grown a few slots at a time, not doubled: the most steps
+                // in flight, times every resident warp, is the footprint.
+                if self.packed.len() == self.packed.capacity() {
+                    self.packed.reserve_exact(8);
+                }
+                self.packed.push(p);
+                (self.packed.len() - 1) as u32
+            }
+        };
+        if p.wide {
+            let i = k as usize;
+            if self.wide.len() <= i {
+                self.wide.resize_with(i + 1, blank);
+            }
+            self.wide[i] = self.scratch;
+        }
+        k
+    }
+
+    /// The addresses in slot `k`.
+    #[inline]
+    pub fn get(&self, k: u32) -> Accesses {
+        let Some(p) = self.packed.get(k as usize) else {
+            return blank();
+        };
+        if p.wide {
+            return self.wide.get(k as usize).copied().unwrap_or_else(blank);
+        }
+        let hi = u64::from(p.hi) << 32;
+        let mut addrs = [0u64; WARP_SIZE];
+        for (l, (a, &x)) in addrs.iter_mut().zip(p.lo.iter()).enumerate() {
+            let on = 0u64.wrapping_sub(u64::from(p.lanes >> l & 1));
+            *a = (hi | u64::from(x)) & on;
+        }
+        Accesses {
+            lanes: p.lanes,
+            addrs,
+            bytes: p.bytes,
+            space: p.space,
+        }
+    }
+
+    /// The addresses in slot `k`, freeing it.
+    #[inline]
+    pub fn take(&mut self, k: u32) -> Accesses {
+        self.free.push(k);
+        self.get(k)
+    }
+
+    /// Frees slot `k`.
+    pub fn free(&mut self, k: u32) {
+        self.free.push(k);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn acc(lanes: u32, f: impl Fn(usize) -> u64) -> Accesses {
+        let mut a = blank();
+        a.lanes = lanes;
+        a.bytes = 4;
+        a.space = Space::Global;
+        for l in 0..WARP_SIZE {
+            if lanes >> l & 1 == 1 {
+                a.addrs[l] = f(l);
+            }
+        }
+        a
+    }
+
+    fn round_trip(a: Accesses) {
+        let mut s = Slab::default();
+        s.scratch = a;
+        let k = s.keep();
+        let b = s.take(k);
+        assert_eq!((b.lanes, b.addrs, b.bytes, b.space), (a.lanes, a.addrs, a.bytes, a.space));
+    }
+
+    #[test]
+    fn packed_and_wide_accesses_come_back_whole() {
+        // One 4 GiB window, lanes off.
+        round_trip(acc(0xF0F0_F0F1, |l| 0x7_0000_1000 + 4 * l as u64));
+        // Two windows (a generic pointer into two spaces): kept whole.
+        round_trip(acc(u32::MAX, |l| (l as u64 % 2 + 1) << 32 | 8 * l as u64));
+        // No lanes, and the last lane only.
+        round_trip(acc(0, |_| 0));
+        round_trip(acc(1 << 31, |_| u64::MAX - 3));
+    }
+
+    #[test]
+    fn slots_are_reused() {
+        let mut s = Slab::default();
+        s.scratch = acc(1, |_| 64);
+        let a = s.keep();
+        s.free(a);
+        s.scratch = acc(3, |l| 128 + l as u64);
+        let b = s.keep();
+        assert_eq!(a, b);
+        assert_eq!(s.get(b).addrs[1], 129);
+    }
+}
