@@ -35,7 +35,8 @@ pub struct Prepared<'m> {
     pub consts: Vec<u8>,
     /// Bytes of shared memory per block.
     pub shared: u64,
-    /// Initial shared contents (initialisers of `.shared` variables).
+    /// Initial shared contents (initialisers of `.shared` variables), up to
+    /// the last initialised byte; the rest of `shared` starts zeroed.
     pub shared_init: Vec<u8>,
     /// Bytes of local memory per thread.
     pub local: u64,
@@ -125,7 +126,7 @@ impl<'m> Prepared<'m> {
                 )));
             }
             let mut bytes = vec![0u8; end as usize];
-            for (v, o) in globals.iter().zip(&g_offs) {
+            for (v, o) in globals.iter().zip(&g_offs).filter(|(v, _)| v.init.is_some()) {
                 let init = initial_bytes(v, &lookup);
                 bytes[*o as usize..*o as usize + init.len()].copy_from_slice(&init);
             }
@@ -133,7 +134,8 @@ impl<'m> Prepared<'m> {
         }
         let fill = |s: StateSpace, size: u64| -> Vec<u8> {
             let mut b = vec![0u8; size as usize];
-            for v in in_space(s) {
+            // A variable without an initialiser is zeros, as `b` already is.
+            for v in in_space(s).into_iter().filter(|v| v.init.is_some()) {
                 if let Some(o) = lookup(&v.name) {
                     let init = initial_bytes(v, &lookup);
                     b[o as usize..o as usize + init.len()].copy_from_slice(&init);
@@ -158,7 +160,17 @@ impl<'m> Prepared<'m> {
             )));
         }
         let consts = fill(StateSpace::Const, spaces[0].1);
-        let shared_init = fill(StateSpace::Shared, shared);
+        // Only as far as the last initialised byte (in practice nothing:
+        // ptxas takes no initialiser on `.shared`): a block's shared memory
+        // is zeroed to `shared` bytes when it starts, after the engine has
+        // checked that an SM holds that much.
+        let init_end = in_space(StateSpace::Shared)
+            .iter()
+            .filter(|v| v.init.is_some())
+            .filter_map(|v| lookup(&v.name).map(|o| o + v.size))
+            .max()
+            .unwrap_or(0);
+        let shared_init = fill(StateSpace::Shared, init_end.min(shared));
         for p in &func.params {
             addr.push((p.name.clone(), Space::Param, p.offset));
         }

@@ -464,3 +464,48 @@ fn a_write_that_runs_out_of_space_keeps_the_previous_file() {
         .collect();
     assert_eq!(names.len(), 3, "temporary files left behind: {names:?}");
 }
+
+/// A launch of `decl` (a declaration inside the kernel, or before it with
+/// `module_level`) in a scratch directory; returns the launch file.
+fn launch_with(name: &str, decl: &str, module_level: bool) -> PathBuf {
+    let d = scratch(name);
+    let (outer, inner) = if module_level { (decl, "") } else { ("", decl) };
+    std::fs::write(
+        d.join("k.ptx"),
+        format!(
+            ".version 8.0\n.target sm_90\n.address_size 64\n{outer}\n\
+             .visible .entry k()\n{{\n{inner}\nret;\n}}\n"
+        ),
+    )
+    .unwrap();
+    let l = d.join("k.json");
+    std::fs::write(
+        &l,
+        r#"{"ptx": "k.ptx", "entry": "k", "grid": [1, 1, 1], "block": [32, 1, 1], "buffers": {}, "params": []}"#,
+    )
+    .unwrap();
+    l
+}
+
+/// Huge declarations are refused before anything of their size is
+/// allocated: each refusal peaks far below the bytes declared (a 256 MiB
+/// `.shared` array peaked at 267 MB while its zero image was built, before
+/// the engine found that no SM holds it).
+#[test]
+fn huge_declarations_are_refused_before_allocation() {
+    let cases = [
+        ("decl_shared", ".shared .align 4 .b8 sh[268435456];", false, "shared memory"),
+        ("decl_local", ".local .align 4 .b8 lo[268435456];", false, "local memory"),
+        ("decl_const", ".const .b8 c[300000000] = {1};", true, ".const variables need"),
+        ("decl_global", ".global .b8 g[4294967296];", true, ".global variables need"),
+    ];
+    for (name, decl, module_level, why) in cases {
+        let l = launch_with(name, decl, module_level);
+        let Some((kib, c, e)) = peak_kib(&["run", s(&l), "--arch", "sm_90"]) else {
+            return;
+        };
+        assert_eq!(c, 2, "{decl}: {e}");
+        assert!(e.contains(why), "{decl}: {e}");
+        assert!(kib < 64 << 10, "{decl}: peaked at {kib} KiB");
+    }
+}

@@ -37,7 +37,9 @@ pub(crate) struct Block {
 }
 
 impl Block {
-    pub fn new(cta: u32, sm: u32, shared: Vec<u8>, warps: Vec<Warp>) -> Block {
+    /// `shared`: the initial image, zero-extended to `size` bytes.
+    pub fn new(cta: u32, sm: u32, mut shared: Vec<u8>, size: u64, warps: Vec<Warp>) -> Block {
+        shared.resize(size as usize, 0);
         Block {
             cta,
             sm,
@@ -55,11 +57,12 @@ impl Block {
     }
 
     /// Starts the block afresh as block `cta` on SM `sm` (a slot reused).
-    pub fn reset(&mut self, cta: u32, sm: u32, shared: &[u8]) {
+    pub fn reset(&mut self, cta: u32, sm: u32, shared: &[u8], size: u64) {
         self.cta = cta;
         self.sm = sm;
         self.shared.clear();
         self.shared.extend_from_slice(shared);
+        self.shared.resize(size as usize, 0);
         self.fn_live = self.warps.len() as u32;
         self.fn_wait = 0;
         self.expected.clear();

@@ -467,7 +467,7 @@ fn start_block(
     let st = &mut slot.st;
     let mut block = match st.spare.pop() {
         Some(mut b) => {
-            b.reset(cta, s, &prep.shared_init);
+            b.reset(cta, s, &prep.shared_init, prep.shared);
             for (w, wp) in b.warps.iter_mut().enumerate() {
                 let w = w as u32;
                 wp.reset(prep.local, lanes_of(w), ctx_of(w), log);
@@ -479,7 +479,7 @@ fn start_block(
             let warps = (0..wpb)
                 .map(|w| warp::Warp::new(nregs, prep.local, lanes_of(w), ctx_of(w), log))
                 .collect();
-            Block::new(cta, s, prep.shared_init.clone(), warps)
+            Block::new(cta, s, prep.shared_init.clone(), prep.shared, warps)
         }
     };
     if let Warps::Follow(next, name) = warps {
