@@ -10,6 +10,9 @@
 //! immediate post-dominator, the reconvergence point of a divergent branch.
 //! [`Launch`] reads a launch file (grid, block, buffers, parameters, expected outputs).
 
+// Library code states its invariants instead of unwrapping.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 mod body;
 pub mod cfg;
 mod control;
