@@ -22,6 +22,9 @@
 //! with `pss_sim_set_external` may be called, with its `user` pointer, until
 //! the handle is freed or another callback is set.
 
+// Library code states its invariants instead of unwrapping.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 mod ffi;
 mod handle;
 mod types;

@@ -3,17 +3,14 @@
 //! instruction. Exit codes: 0 ok, 1 check or conformance failure, 2 bad input
 //! or usage.
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::Result;
 use clap::CommandFactory;
 use clap::{Parser, Subcommand, ValueEnum};
-use commands::run::{RunArgs, Setup};
+use commands::common::{parse_target, Format, RunArgs, Sched, Setup};
 use commands::sweep::SweepArgs;
-use sim_cli::output::{write_file, Inputs};
-use sim_isa::{ErrorKind, ExecCtx, RegId, Symbols, Target, WarpRegs};
-use sim_trace::trace::{fmt_value, width_mask, Trace};
-use sim_trace::{binfmt, dump, gen, load};
-use std::io::{BufReader, Read, Write};
-use std::path::{Path, PathBuf};
+use sim_cli::output::Inputs;
+use sim_trace::gen;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod commands;
@@ -304,16 +301,6 @@ impl ConfigArgs {
     }
 }
 
-#[derive(Clone, Copy, Debug, ValueEnum)]
-enum Sched {
-    /// Loose round-robin.
-    Lrr,
-    /// Greedy-then-oldest.
-    Gto,
-    /// Oldest ready warp first.
-    Oldest,
-}
-
 /// `run --lowering`: where the machine code comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Lowering {
@@ -321,16 +308,6 @@ enum Lowering {
     Table,
     /// ptxas on each straight-line region of the program.
     Compiler,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-enum Format {
-    /// Aligned text for people.
-    Text,
-    /// One JSON object.
-    Json,
-    /// Header line and one row.
-    Csv,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -343,6 +320,17 @@ enum MixArg {
     Half,
     /// All of them plus ALU instructions.
     Mixed,
+}
+
+impl From<MixArg> for gen::Mix {
+    fn from(m: MixArg) -> Self {
+        match m {
+            MixArg::Video => gen::Mix::Video,
+            MixArg::Compare => gen::Mix::Compare,
+            MixArg::Half => gen::Mix::Half,
+            MixArg::Mixed => gen::Mix::Mixed,
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -431,20 +419,8 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             config,
             tolerance,
         } => {
-            let mut inputs = Inputs::new();
-            let setup = config.setup(Some(arch), &mut inputs)?;
-            let (cfg, _) = setup.resolve(parse_target("sm_90")?)?;
-            let rows = sim_cli::calibrate::calibrate(&file, &cfg)?;
-            print!(
-                "{}",
-                sim_cli::calibrate::render(&rows, cfg.target, tolerance)
-            );
-            let all = rows.iter().all(|r| r.error() <= 1.0 + tolerance);
-            Ok(if all {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            })
+            let setup = config.setup(Some(arch), &mut Inputs::new())?;
+            commands::calibrate::calibrate(&file, &setup, tolerance)
         }
         Cmd::Sweep {
             file,
@@ -460,40 +436,14 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             jobs,
         }),
         Cmd::Merge { files, output } => commands::sweep::merge(&files, output.as_deref()),
-        Cmd::Completions { shell } => {
-            let mut buf = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "simcli", &mut buf);
-            print_out(&String::from_utf8_lossy(&buf))?;
-            Ok(ExitCode::SUCCESS)
-        }
-        Cmd::Man { output } => {
-            let mut buf = Vec::new();
-            clap_mangen::Man::new(Cli::command()).render(&mut buf)?;
-            match output {
-                Some(p) => write_file(&p, &Inputs::new(), |w| w.write_all(&buf))?,
-                None => print_out(&String::from_utf8_lossy(&buf))?,
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        Cmd::Completions { shell } => commands::manual::completions(shell, Cli::command()),
+        Cmd::Man { output } => commands::manual::man(output, Cli::command()),
         Cmd::Asm {
             file,
             output,
             record_expect,
-        } => asm(&file, output, record_expect),
-        Cmd::Dump { file, output } => {
-            let mut inputs = Inputs::new();
-            let (name, r) = open_input(&file, &mut inputs)?;
-            if let Some(o) = &output {
-                inputs.check(o)?;
-            }
-            let trace = load::load_binary(&name, r)?;
-            let text = dump::dump(&trace)?;
-            match output {
-                Some(p) => write_file(&p, &inputs, |w| w.write_all(text.as_bytes()))?,
-                None => print_out(&text)?,
-            }
-            Ok(ExitCode::SUCCESS)
-        }
+        } => commands::trace::asm(&file, output, record_expect),
+        Cmd::Dump { file, output } => commands::trace::dump(&file, output),
         Cmd::Gen {
             warps,
             instructions,
@@ -503,237 +453,17 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             arch,
             output,
         } => {
-            let target = parse_target(&arch)?;
-            let mix = match mix {
-                MixArg::Video => gen::Mix::Video,
-                MixArg::Compare => gen::Mix::Compare,
-                MixArg::Half => gen::Mix::Half,
-                MixArg::Mixed => gen::Mix::Mixed,
-            };
-            let trace = gen::generate(&gen::GenParams {
-                target,
+            let params = gen::GenParams {
+                target: parse_target(&arch)?,
                 warps,
                 instructions,
-                mix,
+                mix: mix.into(),
                 dep_distance,
                 seed,
-            })?;
-            refuse_unsupported(&output.display().to_string(), &trace, target)?;
-            if output.extension().is_some_and(|e| e == "ptx") {
-                let text = dump::dump(&trace)?;
-                write_file(&output, &Inputs::new(), |w| w.write_all(text.as_bytes()))?;
-            } else {
-                write_bin(&trace, &output, &Inputs::new())?;
-            }
-            Ok(ExitCode::SUCCESS)
+            };
+            commands::trace::gen(&params, &output)
         }
-        Cmd::Conform { files } => conform(&files),
-        Cmd::Eval { arch, inst, inputs } => eval(&arch, &inst, &inputs),
-    }
-}
-
-/// `simcli conform`: streams each file line by line (memory bounded by
-/// `sim_isa::conform::MAX_LINE_BYTES`), printing problems as they come.
-fn conform(files: &[PathBuf]) -> Result<ExitCode> {
-    use sim_isa::conform::{run_reader, Outcome, Summary, VectorResult};
-    let mut total = Summary::default();
-    let mut write_err = None;
-    let mut say = |s: String| {
-        if write_err.is_none() {
-            write_err = print_out(&s).err();
-        }
-    };
-    for f in files {
-        let name = f.display();
-        let each = |r: &VectorResult| {
-            if r.outcome != Outcome::Passed {
-                say(format!("{name}: {r}\n"));
-            }
-        };
-        let sum = if f.as_os_str() == "-" {
-            run_reader(std::io::stdin().lock(), each)
-        } else {
-            std::fs::File::open(f).and_then(|file| run_reader(std::io::BufReader::new(file), each))
-        };
-        // The files before an unreadable one keep their summaries.
-        let sum = sum.with_context(|| format!("reading {name}"))?;
-        if files.len() > 1 {
-            say(format!("{name}: {}\n", sum.line()));
-        }
-        total.merge(sum);
-    }
-    say(format!("{}\n", total.line()));
-    if let Some(e) = write_err {
-        return Err(e);
-    }
-    if total.failed > 0 {
-        return Ok(ExitCode::from(1));
-    }
-    if total.skipped > 0 {
-        eprintln!("error: {} unusable vector line(s)", total.skipped);
-        return Ok(ExitCode::from(2));
-    }
-    if total.ran() == 0 {
-        eprintln!("error: no vectors ran");
-        return Ok(ExitCode::from(2));
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-fn print_out(s: &str) -> Result<()> {
-    let mut o = std::io::stdout().lock();
-    match o.write_all(s.as_bytes()).and_then(|_| o.flush()) {
-        // A closed pipe (`| head`) is not an error of ours.
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
-        r => r.context("writing standard output"),
-    }
-}
-
-fn parse_target(s: &str) -> Result<Target> {
-    Target::parse(s).map_err(|e| anyhow!("{e}"))
-}
-
-/// Opens an input once, as a stream: standard input for `-`, else the file.
-/// Returns the name messages use and the reader; records it in `inputs`.
-fn open_input(path: &Path, inputs: &mut Inputs) -> Result<(String, Box<dyn Read>)> {
-    if path == Path::new("-") {
-        inputs.add_stdin();
-        return Ok((
-            "<stdin>".to_string(),
-            Box::new(BufReader::new(std::io::stdin().lock())),
-        ));
-    }
-    let name = path.display().to_string();
-    let f = std::fs::File::open(path).with_context(|| format!("opening {name}"))?;
-    inputs.add_file(&name, &f);
-    Ok((name, Box::new(BufReader::new(f))))
-}
-
-fn asm(file: &Path, output: Option<PathBuf>, record_expect: bool) -> Result<ExitCode> {
-    let out = match output {
-        Some(o) => o,
-        None if file == Path::new("-") => bail!("asm: reading standard input needs -o FILE"),
-        None => {
-            let d = file.with_extension("bin");
-            if d == file {
-                bail!(
-                    "{}: the default output (the input with extension .bin) is the input itself; name the output with -o",
-                    file.display()
-                );
-            }
-            d
-        }
-    };
-    let mut inputs = Inputs::new();
-    let (name, r) = open_input(file, &mut inputs)?;
-    inputs.check(&out)?;
-    let mut trace = load::load_text(&name, r)?;
-    refuse_unsupported(&name, &trace, trace.target)?;
-    if record_expect {
-        let finals = trace.functional_run(trace.target);
-        trace
-            .record_expects(&finals)
-            .map_err(|m| anyhow!("{name}: --record-expect: {m}"))?;
-    }
-    write_bin(&trace, &out, &inputs)?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Encodes first (so a trace the reader would refuse is refused before any
-/// file is touched), then writes.
-fn write_bin(trace: &Trace, out: &Path, inputs: &Inputs) -> Result<()> {
-    let bytes =
-        binfmt::to_bytes(trace).with_context(|| format!("refusing to write {}", out.display()))?;
-    Ok(write_file(out, inputs, |w| w.write_all(&bytes))?)
-}
-
-fn refuse_unsupported(name: &str, trace: &Trace, target: Target) -> Result<()> {
-    if let Err(r) = trace.check_target(target, trace.version) {
-        let at = if r.line > 0 {
-            format!("{}", r.line)
-        } else {
-            format!(" instruction {}", r.index)
-        };
-        bail!(
-            "{name}:{at}: '{}': {} (target is {target}); refusing to simulate",
-            r.text,
-            r.error
-        );
-    }
-    Ok(())
-}
-
-fn kind_name(k: ErrorKind) -> &'static str {
-    match k {
-        ErrorKind::Invalid => "error invalid",
-        ErrorKind::Unsupported => "error arch",
-        ErrorKind::Unimplemented => "error unimplemented",
-    }
-}
-
-fn eval(arch: &str, text: &str, inputs: &[String]) -> Result<ExitCode> {
-    let target = parse_target(arch)?;
-    let mut syms = Symbols::new();
-    let inst = match sim_isa::parse::parse_for_target(text, &mut syms, target, None) {
-        Ok(i) => i,
-        Err(e) => {
-            eprintln!("{}: {e}", kind_name(e.kind()));
-            return Ok(ExitCode::from(2));
-        }
-    };
-    let uses = inst.reg_uses();
-    let width = |r: RegId| uses.iter().find(|u| u.reg == r).map(|u| u.bits);
-    let mut regs = WarpRegs::new(syms.len());
-    for a in inputs {
-        let (name, val) = a
-            .split_once('=')
-            .ok_or_else(|| anyhow!("input '{a}' is not REG=VALUE"))?;
-        let r = syms
-            .get(name)
-            .ok_or_else(|| anyhow!("input {name}: the instruction has no such register"))?;
-        let bits = width(r).unwrap_or(64);
-        let v = match val {
-            "true" => 1,
-            "false" => 0,
-            _ => parse_u64(val, bits)
-                .ok_or_else(|| anyhow!("input {name}: invalid value '{val}'"))?,
-        };
-        if v & !width_mask(bits) != 0 {
-            bail!("input {name}: value {val} does not fit its {bits}-bit operand");
-        }
-        regs.set_lane(r, 0, v);
-    }
-    let before = regs.clone();
-    sim_isa::execute(&inst, &ExecCtx::new(target, 0), &mut regs, 1);
-    let mut out = String::new();
-    for u in uses.writes() {
-        let v = regs.lane(u.reg, 0);
-        out.push_str(&format!(
-            "{} = {}\n",
-            syms.name(u.reg),
-            fmt_value(v & width_mask(u.bits), u.bits)
-        ));
-    }
-    if let Some(g) = inst.guard {
-        let p = before.lane(g.reg, 0) != 0;
-        if p == g.negate {
-            out.push_str("(guard false: nothing written)\n");
-        }
-    }
-    print_out(&out)?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Hex, decimal, or negative decimal (two's complement at `bits`).
-fn parse_u64(s: &str, bits: u32) -> Option<u64> {
-    if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
-        u64::from_str_radix(h, 16).ok()
-    } else if s.starts_with('-') {
-        let v: i64 = s.parse().ok()?;
-        let m = width_mask(bits);
-        let min = -(((m >> 1) as i64) + 1);
-        (v >= min).then_some(v as u64 & m)
-    } else {
-        s.parse().ok()
+        Cmd::Conform { files } => commands::isa::conform(&files),
+        Cmd::Eval { arch, inst, inputs } => commands::isa::eval(&arch, &inst, &inputs),
     }
 }

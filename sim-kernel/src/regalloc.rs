@@ -302,47 +302,7 @@ fn allocate(body: &Body) -> Option<RegMap> {
         return None;
     }
     let cfg = Cfg::new(body);
-    let nb = cfg.blocks.len();
-    // Per block: registers read before written (gen) and written (kill).
-    let mut gen = vec![Set::new(n); nb];
-    let mut kill = vec![Set::new(n); nb];
-    for (b, blk) in cfg.blocks.iter().enumerate() {
-        for u in uses[blk.start..blk.end].iter().rev() {
-            if u.kills {
-                for &w in &u.writes {
-                    kill[b].insert(w);
-                    gen[b].remove(w);
-                }
-            }
-            for &r in &u.reads {
-                gen[b].insert(r);
-            }
-        }
-    }
-    let mut live_in = vec![Set::new(n); nb];
-    let mut live_out = vec![Set::new(n); nb];
-    let mut changed = true;
-    while changed {
-        changed = false;
-        for b in (0..nb).rev() {
-            let mut out = Set::new(n);
-            for s in &cfg.blocks[b].succs {
-                if let Node::Block(t) = *s {
-                    out.union(&live_in[t]);
-                }
-            }
-            let mut inn = out.clone();
-            for (x, k) in inn.0.iter_mut().zip(&kill[b].0) {
-                *x &= !k;
-            }
-            inn.union(&gen[b]);
-            if inn != live_in[b] {
-                live_in[b] = inn;
-                changed = true;
-            }
-            live_out[b] = out;
-        }
-    }
+    let (live_in, live_out) = liveness(&cfg, &uses, n);
     // Interference: each write against what is live after it.
     let mut adj = vec![Set::new(n); n];
     let mut edge = |a: u32, b: u32| {
@@ -384,7 +344,67 @@ fn allocate(body: &Body) -> Option<RegMap> {
             edge(a, x);
         }
     }
-    // Greedy colouring in order of first appearance.
+    let (colour, slots) = colour(&adj, n);
+    let mut slot = vec![0u32; nsym];
+    for (d, &o) in orig.iter().enumerate() {
+        slot[o as usize] = colour[d];
+    }
+    Some(RegMap {
+        slot,
+        slots: slots as usize,
+    })
+}
+
+/// Per block, the registers live on entry and on exit: a backward dataflow
+/// over `cfg` to a fixed point.
+fn liveness(cfg: &Cfg, uses: &[Uses], n: usize) -> (Vec<Set>, Vec<Set>) {
+    let nb = cfg.blocks.len();
+    // Per block: registers read before written (gen) and written (kill).
+    let mut gen = vec![Set::new(n); nb];
+    let mut kill = vec![Set::new(n); nb];
+    for (b, blk) in cfg.blocks.iter().enumerate() {
+        for u in uses[blk.start..blk.end].iter().rev() {
+            if u.kills {
+                for &w in &u.writes {
+                    kill[b].insert(w);
+                    gen[b].remove(w);
+                }
+            }
+            for &r in &u.reads {
+                gen[b].insert(r);
+            }
+        }
+    }
+    let mut live_in = vec![Set::new(n); nb];
+    let mut live_out = vec![Set::new(n); nb];
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for b in (0..nb).rev() {
+            let mut out = Set::new(n);
+            for s in &cfg.blocks[b].succs {
+                if let Node::Block(t) = *s {
+                    out.union(&live_in[t]);
+                }
+            }
+            let mut inn = out.clone();
+            for (x, k) in inn.0.iter_mut().zip(&kill[b].0) {
+                *x &= !k;
+            }
+            inn.union(&gen[b]);
+            if inn != live_in[b] {
+                live_in[b] = inn;
+                changed = true;
+            }
+            live_out[b] = out;
+        }
+    }
+    (live_in, live_out)
+}
+
+/// Greedy colouring in order of first appearance: each register's slot,
+/// and the slots used.
+fn colour(adj: &[Set], n: usize) -> (Vec<u32>, u32) {
     let mut colour = vec![u32::MAX; n];
     let mut slots = 0u32;
     let mut taken: Vec<bool> = Vec::new();
@@ -401,14 +421,7 @@ fn allocate(body: &Body) -> Option<RegMap> {
         colour[v] = c;
         slots = slots.max(c + 1);
     }
-    let mut slot = vec![0u32; nsym];
-    for (d, &o) in orig.iter().enumerate() {
-        slot[o as usize] = colour[d];
-    }
-    Some(RegMap {
-        slot,
-        slots: slots as usize,
-    })
+    (colour, slots)
 }
 
 #[cfg(test)]

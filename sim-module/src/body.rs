@@ -1,13 +1,18 @@
 //! Function bodies: scopes, register declarations, labels and statements.
 
+use crate::cursor::{at, Parser, Res};
 use crate::error::{ModuleErrorKind as K, Pos};
 use crate::lex::{Tok, Token};
 use crate::names::{is_ptx_opcode, is_special_register};
-use crate::parse::{Parser, Res, MAX_REGISTERS, MAX_SCOPE_DEPTH};
 use crate::types::*;
 use sim_isa::{Guard, Symbols};
 use std::borrow::Cow;
 use std::collections::HashMap;
+
+/// Deepest `{ }` nesting accepted inside a body.
+pub const MAX_SCOPE_DEPTH: usize = 64;
+/// Most registers one function may declare (the sum of its `<N>` ranges and names).
+pub const MAX_REGISTERS: u64 = 1 << 20;
 
 /// Parser state while reading one body.
 struct State {
@@ -379,11 +384,6 @@ fn statement(p: &mut Parser<'_>, st: &mut State) -> Res<()> {
         kind,
     });
     Ok(())
-}
-
-pub(crate) fn at(p: &Parser<'_>, t: Token, expected: &'static str) -> crate::error::ModuleError {
-    let found = format!("'{}'", p.text(t));
-    p.err_at(p.pos(t), K::Expected { expected, found })
 }
 
 /// Every identifier operand must be a visible register, a special register, a

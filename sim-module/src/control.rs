@@ -1,10 +1,9 @@
 //! Statements the module layer reads itself (`bra`, `ret`, `exit`, `call`) and
 //! the hand-over of all others to sim-isa.
 
-use crate::body::at;
+use crate::cursor::{at, Parser, Res};
 use crate::error::ModuleErrorKind as K;
 use crate::lex::{Tok, Token};
-use crate::parse::{Parser, Res};
 use crate::types::*;
 use sim_isa::{Guard, Symbols};
 

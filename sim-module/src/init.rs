@@ -1,8 +1,8 @@
 //! Variable initialisers: `= 5`, `= {1, 2, {3, 4}}`, `= 0f3F800000`, `= {generic(x), y+4}`.
 
+use crate::cursor::{parse_uint, Parser, Res};
 use crate::error::ModuleErrorKind as K;
 use crate::lex::Tok;
-use crate::parse::{parse_uint, Parser, Res};
 use crate::types::{Init, PtxType};
 
 /// Most initialiser elements one variable may have.

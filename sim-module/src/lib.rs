@@ -10,9 +10,13 @@
 //! immediate post-dominator, the reconvergence point of a divergent branch.
 //! [`Launch`] reads a launch file (grid, block, buffers, parameters, expected outputs).
 
+// Library code states its invariants instead of unwrapping.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 mod body;
 pub mod cfg;
 mod control;
+mod cursor;
 mod error;
 mod init;
 pub mod launch;
@@ -20,13 +24,14 @@ mod lex;
 mod names;
 mod parse;
 mod types;
+mod variable;
 
+pub use body::{MAX_REGISTERS, MAX_SCOPE_DEPTH};
 pub use cfg::{BlockId, Cfg, Node};
 pub use error::{ModuleError, ModuleErrorKind, Pos};
 pub use init::MAX_INIT_ELEMENTS;
 pub use launch::{Launch, LaunchError};
 pub use names::{is_ptx_opcode, is_special_register};
-pub use parse::{
-    parse_module, MAX_MODULE_BYTES, MAX_PARAMS, MAX_REGISTERS, MAX_SCOPE_DEPTH, MAX_VARIABLE_BYTES,
-};
+pub use parse::{parse_module, MAX_MODULE_BYTES, MAX_PARAMS};
 pub use types::*;
+pub use variable::MAX_VARIABLE_BYTES;

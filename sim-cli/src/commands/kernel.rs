@@ -1,9 +1,8 @@
 //! Real kernels: `simcli run` on a launch file (docs/launch-format.md) or a
 //! kernel recording (docs/kernel-trace.md), and `simcli record`.
 
+use super::common::{check_counts, print_out, report_text, Format, RunArgs, Setup};
 use super::progress::with_progress;
-use super::run::{check_counts, report_text, RunArgs, Setup};
-use crate::Format;
 use anyhow::{bail, Context, Result};
 use sim_cli::output::{write_file, Inputs};
 use sim_cli::report::{self, RunInfo};
@@ -190,7 +189,7 @@ fn finish(
         Format::Text => format!("{}{}", report::text(&info, &rep), summary.text()),
         Format::Csv => report_text(a.format, &info, &rep)?,
     };
-    crate::print_out(&text)
+    print_out(&text)
 }
 
 fn report_of(config: &SmConfig, opts: &RunOptions, sms: usize, run: &LaunchRun) -> Report {

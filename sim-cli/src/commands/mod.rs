@@ -1,9 +1,16 @@
-//! The larger commands, one file each: `run` and `config` (configuration
-//! layers, replay, report files), `kernel` (launch files, kernel recordings,
-//! `record`), `sweep` and `merge`, and the progress display and logging
-//! they share.
+//! The commands, one file each or a few related ones together: `run` and
+//! `config` (traces and kernel text), `kernel` (launch files, kernel
+//! recordings, `record`), `sweep` and `merge`, `calibrate`, `trace` (asm,
+//! dump, gen), `isa` (conform, eval) and `manual` (man, completions); below
+//! them `common` (configuration, run arguments, input and output) and the
+//! progress display and logging.
 
+pub mod calibrate;
+pub mod common;
+pub mod isa;
 pub mod kernel;
+pub mod manual;
 pub mod progress;
 pub mod run;
 pub mod sweep;
+pub mod trace;

@@ -1,84 +1,23 @@
-//! `simcli run` and `simcli config`: the configuration layers (preset,
-//! `--config` file, `--set` overrides, flags), the replay, and its outputs.
+//! `simcli run` on traces and kernel text (launch files and recordings go
+//! on to `kernel.rs`), `simcli config`, the replay, and its outputs.
 
+use super::common::{
+    check_counts, open_input, print_out, refuse_unsupported, report_text, RunArgs, Setup,
+};
 use super::kernel::{self, Kind};
 use super::progress::with_progress;
-use crate::{open_input, parse_target, print_out, refuse_unsupported, Format, Sched};
 use anyhow::{bail, Context, Result};
 use sim_cli::output::{write_file, Inputs};
 use sim_cli::report::{self, RunInfo};
 use sim_cli::timeline::{self, TimelineInput};
-use sim_core::config_file::{self, ConfigLayer};
+use sim_core::config_file;
 use sim_core::{SchedPolicy, SmConfig};
 use sim_isa::{Target, WarpRegs};
 use sim_trace::replay::{self, ReplayError, RunOptions};
 use sim_trace::trace::Trace;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-
-/// How the SM is configured: every source of parameters, lowest first.
-#[derive(Clone, Debug, Default)]
-pub struct Setup {
-    /// `--arch`: the target when no layer names one (else the trace's).
-    pub arch: Option<String>,
-    /// The `--config` file and the `--set` overrides, in order.
-    pub layers: Vec<ConfigLayer>,
-    /// `--scheduler`, over every layer.
-    pub scheduler: Option<Sched>,
-    /// `--max-cycles` / `--max-instructions`, over every layer.
-    pub max_cycles: Option<u64>,
-    pub max_instructions: Option<u64>,
-}
-
-fn policy(s: Sched) -> SchedPolicy {
-    match s {
-        Sched::Lrr => SchedPolicy::Lrr,
-        Sched::Gto => SchedPolicy::Gto,
-        Sched::Oldest => SchedPolicy::Oldest,
-    }
-}
-
-impl Setup {
-    /// Reads `--config FILE` (recorded in `inputs`) and `--set` overrides.
-    pub fn load(
-        &mut self,
-        config: Option<&Path>,
-        sets: &[String],
-        inputs: &mut Inputs,
-    ) -> Result<()> {
-        if let Some(p) = config {
-            let (name, mut r) = open_input(p, inputs)?;
-            let mut text = String::new();
-            r.read_to_string(&mut text)
-                .with_context(|| format!("reading {name}"))?;
-            self.layers.push(ConfigLayer::parse(&text, &name)?);
-        }
-        for s in sets {
-            self.layers.push(ConfigLayer::parse_set(s)?);
-        }
-        Ok(())
-    }
-
-    /// The configuration and policy for a trace whose own target is `default`.
-    pub fn resolve(&self, default: Target) -> Result<(SmConfig, SchedPolicy)> {
-        let target = match &self.arch {
-            Some(a) => parse_target(a)?,
-            None => default,
-        };
-        let (mut c, mut p) = config_file::build(&self.layers, target, SchedPolicy::Lrr);
-        if let Some(s) = self.scheduler {
-            p = policy(s);
-        }
-        if let Some(n) = self.max_cycles {
-            c.limits.max_cycles = n;
-        }
-        if let Some(n) = self.max_instructions {
-            c.limits.max_instructions = n;
-        }
-        Ok((c, p))
-    }
-}
 
 /// `simcli config`: the resolved configuration as TOML with its sources.
 pub fn config(setup: &Setup, output: Option<PathBuf>, inputs: &Inputs) -> Result<ExitCode> {
@@ -94,26 +33,6 @@ pub fn config(setup: &Setup, output: Option<PathBuf>, inputs: &Inputs) -> Result
 /// The most instruction starts a timeline may record over all SMs (about
 /// 24 bytes each while running, a few hundred in the file).
 const MAX_TIMELINE_ISSUES: usize = 10_000_000;
-
-/// `run`'s options beyond the configuration.
-pub struct RunArgs {
-    pub setup: Setup,
-    /// `--sms`: traces default to 1, launches to the target's whole GPU.
-    pub sms: Option<usize>,
-    pub threads: Option<usize>,
-    /// `--sample` (launch files).
-    pub sample: bool,
-    pub format: Format,
-    pub dump_regs: Option<PathBuf>,
-    pub check: bool,
-    pub timeline: Option<PathBuf>,
-    pub timeline_limit: usize,
-    pub opcode_csv: Option<PathBuf>,
-    /// `--dump-buffers DIR` (launch files and kernel recordings).
-    pub dump_buffers: Option<PathBuf>,
-    /// `--lowering compiler`: machine code from ptxas, region by region.
-    pub compiler: bool,
-}
 
 /// One replay of a loaded trace: its report description and outcome.
 pub struct Outcome {
@@ -172,16 +91,6 @@ pub fn compiled_code(
     let code = sim_trace::compiler::lower(trace, arch, &config.name(), &mut tools)
         .with_context(|| name.to_string())?;
     Ok(code)
-}
-
-pub fn check_counts(sms: usize, threads: usize) -> Result<()> {
-    if sms == 0 || sms > 4096 {
-        bail!("--sms must be 1 to 4096");
-    }
-    if threads == 0 || threads > 1024 {
-        bail!("--threads must be 1 to 1024");
-    }
-    Ok(())
 }
 
 /// `simcli run`.
@@ -271,18 +180,6 @@ pub fn run(file: &Path, a: &RunArgs, mut inputs: Inputs) -> Result<ExitCode> {
         return Ok(check_finals(&trace, &rep.regs));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// The report in `format`.
-pub fn report_text(format: Format, info: &RunInfo, rep: &sim_core::Report) -> Result<String> {
-    Ok(match format {
-        Format::Text => report::text(info, rep),
-        Format::Json => format!(
-            "{}\n",
-            serde_json::to_string_pretty(&report::json(info, rep))?
-        ),
-        Format::Csv => String::from_utf8(report::csv(info, rep)?)?,
-    })
 }
 
 /// `--check`: 1 on any mismatch, listing the first 20.

@@ -1,9 +1,9 @@
 //! `simcli sweep` and `simcli merge`: the runs of a sweep file (or one
 //! shard of them) on `--jobs` threads into one CSV, and shards joined.
 
+use super::common::{open_input, print_out, Sched, Setup};
 use super::progress::with_progress;
-use super::run::{replay_trace, resolve_for, Setup};
-use crate::{print_out, Sched};
+use super::run::{replay_trace, resolve_for};
 use anyhow::{anyhow, Context, Result};
 use sim_cli::output::{write_file, Inputs};
 use sim_cli::report;
@@ -33,7 +33,7 @@ fn load_traces(runs: &[&SweepRun], inputs: &mut Inputs) -> Result<BTreeMap<Strin
     let mut traces = BTreeMap::new();
     for r in runs {
         if !traces.contains_key(&r.trace) {
-            let (name, rd) = crate::open_input(Path::new(&r.trace), inputs)?;
+            let (name, rd) = open_input(Path::new(&r.trace), inputs)?;
             let (t, _) = sim_trace::load::load(&name, rd)?;
             traces.insert(r.trace.clone(), Arc::new(t));
         }

@@ -1,0 +1,187 @@
+//! What the commands share: how the SM is configured (`Setup`, from the
+//! preset, `--config`, `--set` and the flags), `run`'s arguments, reading
+//! inputs, writing standard output and reports. Below every command file.
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::ValueEnum;
+use sim_cli::output::Inputs;
+use sim_cli::report::{self, RunInfo};
+use sim_core::config_file::{self, ConfigLayer};
+use sim_core::{SchedPolicy, SmConfig};
+use sim_isa::Target;
+use sim_trace::trace::Trace;
+use std::io::{BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+
+/// How the SM is configured: every source of parameters, lowest first.
+#[derive(Clone, Debug, Default)]
+pub struct Setup {
+    /// `--arch`: the target when no layer names one (else the trace's).
+    pub arch: Option<String>,
+    /// The `--config` file and the `--set` overrides, in order.
+    pub layers: Vec<ConfigLayer>,
+    /// `--scheduler`, over every layer.
+    pub scheduler: Option<Sched>,
+    /// `--max-cycles` / `--max-instructions`, over every layer.
+    pub max_cycles: Option<u64>,
+    pub max_instructions: Option<u64>,
+}
+
+fn policy(s: Sched) -> SchedPolicy {
+    match s {
+        Sched::Lrr => SchedPolicy::Lrr,
+        Sched::Gto => SchedPolicy::Gto,
+        Sched::Oldest => SchedPolicy::Oldest,
+    }
+}
+
+impl Setup {
+    /// Reads `--config FILE` (recorded in `inputs`) and `--set` overrides.
+    pub fn load(
+        &mut self,
+        config: Option<&Path>,
+        sets: &[String],
+        inputs: &mut Inputs,
+    ) -> Result<()> {
+        if let Some(p) = config {
+            let (name, mut r) = open_input(p, inputs)?;
+            let mut text = String::new();
+            r.read_to_string(&mut text)
+                .with_context(|| format!("reading {name}"))?;
+            self.layers.push(ConfigLayer::parse(&text, &name)?);
+        }
+        for s in sets {
+            self.layers.push(ConfigLayer::parse_set(s)?);
+        }
+        Ok(())
+    }
+
+    /// The configuration and policy for a trace whose own target is `default`.
+    pub fn resolve(&self, default: Target) -> Result<(SmConfig, SchedPolicy)> {
+        let target = match &self.arch {
+            Some(a) => parse_target(a)?,
+            None => default,
+        };
+        let (mut c, mut p) = config_file::build(&self.layers, target, SchedPolicy::Lrr);
+        if let Some(s) = self.scheduler {
+            p = policy(s);
+        }
+        if let Some(n) = self.max_cycles {
+            c.limits.max_cycles = n;
+        }
+        if let Some(n) = self.max_instructions {
+            c.limits.max_instructions = n;
+        }
+        Ok((c, p))
+    }
+}
+
+/// `run`'s options beyond the configuration.
+pub struct RunArgs {
+    pub setup: Setup,
+    /// `--sms`: traces default to 1, launches to the target's whole GPU.
+    pub sms: Option<usize>,
+    pub threads: Option<usize>,
+    /// `--sample` (launch files).
+    pub sample: bool,
+    pub format: Format,
+    pub dump_regs: Option<PathBuf>,
+    pub check: bool,
+    pub timeline: Option<PathBuf>,
+    pub timeline_limit: usize,
+    pub opcode_csv: Option<PathBuf>,
+    /// `--dump-buffers DIR` (launch files and kernel recordings).
+    pub dump_buffers: Option<PathBuf>,
+    /// `--lowering compiler`: machine code from ptxas, region by region.
+    pub compiler: bool,
+}
+
+/// `--sms` and `--threads` within their bounds.
+pub fn check_counts(sms: usize, threads: usize) -> Result<()> {
+    if sms == 0 || sms > 4096 {
+        bail!("--sms must be 1 to 4096");
+    }
+    if threads == 0 || threads > 1024 {
+        bail!("--threads must be 1 to 1024");
+    }
+    Ok(())
+}
+
+/// The report in `format`.
+pub fn report_text(format: Format, info: &RunInfo, rep: &sim_core::Report) -> Result<String> {
+    Ok(match format {
+        Format::Text => report::text(info, rep),
+        Format::Json => format!(
+            "{}\n",
+            serde_json::to_string_pretty(&report::json(info, rep))?
+        ),
+        Format::Csv => String::from_utf8(report::csv(info, rep)?)?,
+    })
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Sched {
+    /// Loose round-robin.
+    Lrr,
+    /// Greedy-then-oldest.
+    Gto,
+    /// Oldest ready warp first.
+    Oldest,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Aligned text for people.
+    Text,
+    /// One JSON object.
+    Json,
+    /// Header line and one row.
+    Csv,
+}
+
+/// Writes `s` to standard output; a closed pipe is not an error.
+pub fn print_out(s: &str) -> Result<()> {
+    let mut o = std::io::stdout().lock();
+    match o.write_all(s.as_bytes()).and_then(|_| o.flush()) {
+        // A closed pipe (`| head`) is not an error of ours.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r.context("writing standard output"),
+    }
+}
+
+pub fn parse_target(s: &str) -> Result<Target> {
+    Target::parse(s).map_err(|e| anyhow!("{e}"))
+}
+
+/// Opens an input once, as a stream: standard input for `-`, else the file.
+/// Returns the name messages use and the reader; records it in `inputs`.
+pub fn open_input(path: &Path, inputs: &mut Inputs) -> Result<(String, Box<dyn Read>)> {
+    if path == Path::new("-") {
+        inputs.add_stdin();
+        return Ok((
+            "<stdin>".to_string(),
+            Box::new(BufReader::new(std::io::stdin().lock())),
+        ));
+    }
+    let name = path.display().to_string();
+    let f = std::fs::File::open(path).with_context(|| format!("opening {name}"))?;
+    inputs.add_file(&name, &f);
+    Ok((name, Box::new(BufReader::new(f))))
+}
+
+/// Refuses a trace with an instruction `target` cannot run, naming the first.
+pub fn refuse_unsupported(name: &str, trace: &Trace, target: Target) -> Result<()> {
+    if let Err(r) = trace.check_target(target, trace.version) {
+        let at = if r.line > 0 {
+            format!("{}", r.line)
+        } else {
+            format!(" instruction {}", r.index)
+        };
+        bail!(
+            "{name}:{at}: '{}': {} (target is {target}); refusing to simulate",
+            r.text,
+            r.error
+        );
+    }
+    Ok(())
+}
