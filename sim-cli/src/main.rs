@@ -349,10 +349,29 @@ fn main() -> ExitCode {
     match dispatch(cli.cmd) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", chain_text(&e));
             ExitCode::from(2)
         }
     }
+}
+
+/// The error and its causes, joined by ": ", leaving out a cause whose
+/// text its parent's message already ends with (a library error that
+/// prints its source, as `KernelError::Timing` does, would otherwise
+/// repeat it).
+fn chain_text(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.ends_with(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
 }
 
 fn dispatch(cmd: Cmd) -> Result<ExitCode> {

@@ -509,3 +509,21 @@ fn huge_declarations_are_refused_before_allocation() {
         assert!(kib < 64 << 10, "{decl}: peaked at {kib} KiB");
     }
 }
+
+/// A launch stopped by a limit says so once: the timing error's text is
+/// not repeated by the error chain (it printed "simulation stopped at cycle
+/// 100: ... was reached: simulation stopped at cycle 100: ... was reached").
+#[test]
+fn a_launch_limit_is_named_once() {
+    let (c, _, e) = parts(&simcli(&[
+        "run",
+        "workloads/sgemm_128.json",
+        "--arch",
+        "sm_90",
+        "--max-cycles",
+        "100",
+    ]));
+    assert_eq!(c, 2, "{e}");
+    assert_eq!(e.matches("max_cycles = 100").count(), 1, "{e}");
+    assert!(e.contains("simulation stopped at cycle 100"), "{e}");
+}
