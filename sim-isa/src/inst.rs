@@ -3,6 +3,7 @@
 //! operand enumeration.
 
 mod float;
+mod rename;
 pub use float::{Approx, FloatArith, FloatOp, Rnd};
 pub use crate::operand::{Operand, PredSrc, RegId, SpecialReg, Type, TypeKind};
 
