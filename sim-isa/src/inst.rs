@@ -4,8 +4,8 @@
 
 mod float;
 mod rename;
-pub use float::{Approx, FloatArith, FloatOp, Rnd};
 pub use crate::operand::{Operand, PredSrc, RegId, SpecialReg, Type, TypeKind};
+pub use float::{Approx, FloatArith, FloatOp, Rnd};
 
 /// Comparison operator of `set`/`setp` (and, restricted, `vset2/4`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -93,7 +93,10 @@ fn wildcard_op_matches(src: &str) -> Vec<usize> {
     while let Some(k) = code[at..].find("match") {
         let start = at + k;
         at = start + 5;
-        let word = |i: usize| b.get(i).is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_');
+        let word = |i: usize| {
+            b.get(i)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        };
         if (start > 0 && word(start - 1)) || word(start + 5) {
             continue;
         }
@@ -183,7 +186,8 @@ fn patterns(body: &str) -> Vec<&str> {
 fn names_op(pat: &str) -> bool {
     ["Op::", "OpKind::"].iter().any(|needle| {
         pat.match_indices(needle).any(|(i, _)| {
-            i == 0 || !pat.as_bytes()[i - 1].is_ascii_alphanumeric() && pat.as_bytes()[i - 1] != b'_'
+            i == 0
+                || !pat.as_bytes()[i - 1].is_ascii_alphanumeric() && pat.as_bytes()[i - 1] != b'_'
         })
     })
 }
@@ -204,7 +208,9 @@ fn blank(src: &str) -> String {
     while i < b.len() {
         let rest = &b[i..];
         let end = if rest.starts_with(b"//") {
-            rest.iter().position(|&c| c == b'\n').map_or(b.len(), |n| i + n)
+            rest.iter()
+                .position(|&c| c == b'\n')
+                .map_or(b.len(), |n| i + n)
         } else if rest.starts_with(b"/*") {
             find(b, i + 2, b"*/").map_or(b.len(), |n| n + 2)
         } else if rest.starts_with(b"r#\"") || rest.starts_with(b"r\"") {
@@ -233,7 +239,11 @@ fn blank(src: &str) -> String {
 /// Length of the char literal at the start of `s` (0: a lifetime or none).
 fn char_literal(s: &[u8]) -> usize {
     if s.get(1) == Some(&b'\\') {
-        return s.iter().skip(2).position(|&c| c == b'\'').map_or(0, |n| n + 3);
+        return s
+            .iter()
+            .skip(2)
+            .position(|&c| c == b'\'')
+            .map_or(0, |n| n + 3);
     }
     // One character, possibly several bytes.
     let len = match s.get(1) {

@@ -223,12 +223,7 @@ pub fn lowering_sources(inst: &Instruction) -> [Source; 4] {
     use Source::Absent;
     let bool_c = |b: Option<(crate::inst::BoolOp, PredSrc)>| b.map_or(Absent, |(_, p)| pred(p));
     match inst.op {
-        Op::Video(v) => [
-            Source::Reg(v.a),
-            Source::Reg(v.b),
-            Source::Reg(v.c),
-            Absent,
-        ],
+        Op::Video(v) => [Source::Reg(v.a), Source::Reg(v.b), Source::Reg(v.c), Absent],
         Op::Set(s) => [operand(s.a), operand(s.b), bool_c(s.bool_op), Absent],
         Op::Setp(s) => [operand(s.a), operand(s.b), bool_c(s.bool_op), Absent],
         Op::Selp(s) => [operand(s.a), operand(s.b), pred(s.c), Absent],
@@ -351,7 +346,11 @@ mod tests {
         ] {
             assert!(reads_clock(&inst(t)), "{t}");
         }
-        for t in ["mov.u32 %r1, %tid.x", "st.global.u32 [%rd2], %r1", "bar.sync 0"] {
+        for t in [
+            "mov.u32 %r1, %tid.x",
+            "st.global.u32 [%rd2], %r1",
+            "bar.sync 0",
+        ] {
             assert!(!reads_clock(&inst(t)), "{t}");
         }
     }

@@ -8,8 +8,8 @@ use crate::prepare::Prepared;
 use crate::rec::RecWarp;
 use crate::regalloc::RegMap;
 use crate::reorder::{self, Deps};
-use sim_isa::exec::Accesses;
 use sim_isa::db::{self, BarrierKind};
+use sim_isa::exec::Accesses;
 use sim_isa::{Guard, Instruction, Target};
 use sim_module::StatementKind;
 
@@ -72,7 +72,9 @@ impl<'p> Code<'p> {
             inst: renamed,
             deps: reorder::deps(prep.body),
             dead,
-            clock: (0..n).map(|i| inst(i).is_some_and(db::reads_clock)).collect(),
+            clock: (0..n)
+                .map(|i| inst(i).is_some_and(db::reads_clock))
+                .collect(),
             ext: program.insts.iter().map(crate::timing::ext_kind).collect(),
             barrier: (0..n).map(|i| inst(i).is_some_and(is_bar_sync)).collect(),
             back_edge: (0..n)
