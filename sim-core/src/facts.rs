@@ -3,7 +3,7 @@
 //! native (first) machine instruction.
 
 use crate::config::UnitClass;
-use sim_isa::{db, Instruction, Op, Operand, PredSrc};
+use sim_isa::{db, Instruction};
 
 /// The report's mnemonic of `inst` (`vadd4`, `set`, `mul.lo`).
 pub(crate) fn mnemonic(inst: &Instruction) -> String {
@@ -23,112 +23,13 @@ pub(crate) fn native_class(inst: &Instruction) -> UnitClass {
     }
 }
 
-/// A PTX source operand as the lowering table names it (`a`..`d`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum SrcOperand {
-    /// The instruction has no such operand.
-    Absent,
-    /// An immediate or a special register: ptxas folds it or reads it once.
-    Fixed,
-    /// A register.
-    Reg(sim_isa::RegId),
-}
+/// A PTX source operand as the lowering table names it (`a`..`d`): the
+/// database's ([`db::lowering_sources`]).
+pub(crate) use sim_isa::db::Source as SrcOperand;
 
-fn operand(o: Operand) -> SrcOperand {
-    match o {
-        Operand::Reg(r) => SrcOperand::Reg(r),
-        Operand::Imm(_) | Operand::Special(_) => SrcOperand::Fixed,
-    }
-}
-
-fn pred(p: PredSrc) -> SrcOperand {
-    match p {
-        PredSrc::Reg { reg, .. } => SrcOperand::Reg(reg),
-        PredSrc::Imm(_) => SrcOperand::Fixed,
-    }
-}
-
-fn opt(o: Option<Operand>) -> SrcOperand {
-    o.map_or(SrcOperand::Absent, operand)
-}
-
-/// `inst`'s sources `a`, `b`, `c`, `d` in the lowering table's sense (`c`
-/// is also the BoolOp/selp predicate, `d` bfi's length).
+/// `inst`'s sources `a`, `b`, `c`, `d` in the lowering table's sense.
 pub(crate) fn sources(inst: &Instruction) -> [SrcOperand; 4] {
-    use SrcOperand::Absent;
-    let bool_c = |b: Option<(sim_isa::BoolOp, PredSrc)>| b.map_or(Absent, |(_, p)| pred(p));
-    match inst.op {
-        Op::Video(v) => [
-            SrcOperand::Reg(v.a),
-            SrcOperand::Reg(v.b),
-            SrcOperand::Reg(v.c),
-            Absent,
-        ],
-        Op::Set(s) => [operand(s.a), operand(s.b), bool_c(s.bool_op), Absent],
-        Op::Setp(s) => [operand(s.a), operand(s.b), bool_c(s.bool_op), Absent],
-        Op::Selp(s) => [operand(s.a), operand(s.b), pred(s.c), Absent],
-        Op::Slct(s) => [operand(s.a), operand(s.b), operand(s.c), Absent],
-        Op::Alu(a) => [operand(a.a), opt(a.b), Absent, Absent],
-        Op::Int(x) => [operand(x.a), opt(x.b), opt(x.c), Absent],
-        Op::Float(x) => [operand(x.a), opt(x.b), opt(x.c), Absent],
-        Op::Cvt(x) => [operand(x.a), opt(x.b), Absent, Absent],
-        Op::Bit(x) => {
-            let s = x.srcs();
-            let at = |i: usize| s.get(i).copied().map_or(Absent, operand);
-            [at(0), at(1), at(2), at(3)]
-        }
-        // The address register, then the values (`st`'s first, `atom`'s b, c).
-        Op::Mem(m) => {
-            let addr = match m.addr.base {
-                sim_isa::AddrBase::Reg(r) => SrcOperand::Reg(r),
-                sim_isa::AddrBase::Var(_) | sim_isa::AddrBase::Abs => SrcOperand::Fixed,
-            };
-            let v = |k: usize| {
-                if k < m.sources() {
-                    operand(m.vals[k])
-                } else {
-                    Absent
-                }
-            };
-            [addr, v(0), v(1), Absent]
-        }
-        Op::Warp(w) => {
-            let v = |k: usize| {
-                if k < w.nsrc_values() {
-                    operand(w.srcs[k])
-                } else {
-                    Absent
-                }
-            };
-            [v(0), v(1), v(2), Absent]
-        }
-    }
-}
-
-/// Whether `inst`'s result can differ between two executions with the same
-/// register inputs: it reads memory, other lanes or the clock.
-fn varies(inst: &Instruction) -> bool {
-    match &inst.op {
-        Op::Mem(m) => m.accesses_memory(),
-        Op::Warp(_) => true,
-        Op::Alu(a) => matches!(
-            a.a,
-            Operand::Special(
-                sim_isa::SpecialReg::Clock
-                    | sim_isa::SpecialReg::ClockHi
-                    | sim_isa::SpecialReg::Clock64
-            )
-        ),
-        Op::Video(_)
-        | Op::Set(_)
-        | Op::Setp(_)
-        | Op::Selp(_)
-        | Op::Slct(_)
-        | Op::Int(_)
-        | Op::Bit(_)
-        | Op::Cvt(_)
-        | Op::Float(_) => false,
-    }
+    db::lowering_sources(inst)
 }
 
 /// Per register (indexed by id, `nregs` long): whether its value is the same
@@ -158,7 +59,7 @@ pub(crate) fn invariant_registers(insts: &[Instruction], nregs: usize) -> Vec<bo
         }
         // A guarded write may keep the old value, and a load or a clock
         // read may return another value each time: never settled.
-        if inst.guard.is_some() || varies(inst) {
+        if inst.guard.is_some() || db::varies(inst) {
             pending[i] += 1;
         }
     }

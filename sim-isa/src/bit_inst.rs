@@ -1,7 +1,7 @@
 //! The bit-manipulation family's decoded form (`popc clz brev not cnot bfe
 //! bfi prmt lop3 shf`, PTX ISA 9.7.8 and 9.7.9), re-exported by `inst`.
 
-use crate::inst::{Operand, RegId, Type};
+use crate::operand::{Operand, RegId, Type};
 
 /// `prmt`'s mode (9.7.9.7); `None` in [`BitOp::Prmt`] is the general form.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

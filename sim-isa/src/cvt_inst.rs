@@ -2,7 +2,7 @@
 //! by `inst`: the destination and source types (which include the 8-bit
 //! integers, absent from [`Type`]), the rounding modifier, `.ftz`, `.sat`.
 
-use crate::inst::{Operand, RegId, Type};
+use crate::operand::{Operand, RegId, Type};
 
 /// A `cvt` type: [`Type`]'s integer and float names plus `.u8`/`.s8`, which
 /// only `cvt` takes (a variant list like `Type`'s, on purpose).

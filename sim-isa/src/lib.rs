@@ -21,6 +21,7 @@ pub mod error;
 pub mod exec;
 pub mod inst;
 mod mem_inst;
+mod operand;
 pub mod parse;
 pub mod symbols;
 pub mod target;

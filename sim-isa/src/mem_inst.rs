@@ -5,7 +5,7 @@
 //! [`WARP_WORDS`]; parsed by `parse/mem.rs`, run by `exec/mem.rs` (memory
 //! through the caller's [`crate::exec::Memory`]) and `exec/warp_ops.rs`.
 
-use crate::inst::{Operand, PredSrc, RegId};
+use crate::operand::{Operand, PredSrc, RegId};
 
 /// A state space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -335,7 +335,7 @@ impl Mem {
     pub fn addr_bits(&self) -> u32 {
         match self.op {
             MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => self.ty.bits(),
-            _ => 64,
+            MemOp::Ld | MemOp::Ldu | MemOp::St | MemOp::Atom(_) | MemOp::Red(_) => 64,
         }
     }
 }

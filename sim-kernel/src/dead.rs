@@ -19,7 +19,6 @@
 //! chains of it included (a load read only by an unused test; an
 //! accumulator that only feeds itself around a loop).
 
-use sim_isa::{MemOp, Op, QUAL_WORDS};
 use sim_module::{Body, ControlOp, StatementKind};
 
 /// Most bits the per-register "already live here" sets may take (32 MiB);
@@ -72,7 +71,7 @@ pub(crate) fn dead_statements(body: &Body) -> Vec<bool> {
         .statements
         .iter()
         .map(|s| match &s.kind {
-            StatementKind::Instruction(inst) => has_effect(inst),
+            StatementKind::Instruction(inst) => sim_isa::db::has_effect(inst),
             _ => true,
         })
         .collect();
@@ -140,28 +139,6 @@ fn successors(body: &Body, i: usize) -> [Option<usize>; 2] {
         }
         StatementKind::Instruction(_) => [next, None],
         StatementKind::Unimplemented(_) => [None, None],
-    }
-}
-
-/// Whether the instruction does more than write its registers: memory
-/// writes and atomics, loads with a memory order or `.volatile` (ptxas
-/// keeps them), warp-wide operations and barriers, clock reads.
-fn has_effect(inst: &sim_isa::Instruction) -> bool {
-    const ORDERED: [&str; 6] = [
-        "volatile", "relaxed", "acquire", "release", "acq_rel", "mmio",
-    ];
-    match &inst.op {
-        Op::Mem(m) => match m.op {
-            MemOp::St | MemOp::Atom(_) | MemOp::Red(_) => true,
-            MemOp::Ld | MemOp::Ldu => m.quals.iter().any(|&q| {
-                QUAL_WORDS
-                    .get(q as usize)
-                    .is_some_and(|w| ORDERED.contains(w))
-            }),
-            MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => false,
-        },
-        Op::Warp(_) => true,
-        _ => crate::exec::reads_clock(inst),
     }
 }
 

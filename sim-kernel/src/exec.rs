@@ -1,7 +1,6 @@
 //! What the engine hands from functional execution to timing: one executed
-//! statement of a warp ([`Step`]); and which instructions read the clock.
-
-use sim_isa::Op;
+//! statement of a warp ([`Step`]). Which instructions read the clock is the
+//! database's (`sim_isa::db::reads_clock`).
 
 /// Most memory instructions one warp of a recording may hold (each keeps
 /// its lanes' addresses).
@@ -16,13 +15,4 @@ pub struct Step {
     pub lanes: u32,
     /// The slot of its addresses, for a memory access.
     pub access: Option<u32>,
-}
-
-/// Whether `inst` reads `%clock`, `%clock_hi` or `%clock64`.
-pub fn reads_clock(inst: &sim_isa::Instruction) -> bool {
-    use sim_isa::{Operand, SpecialReg as S};
-    match &inst.op {
-        Op::Alu(a) => matches!(a.a, Operand::Special(S::Clock | S::ClockHi | S::Clock64)),
-        _ => false,
-    }
 }

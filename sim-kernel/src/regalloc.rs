@@ -23,7 +23,7 @@
 //! Only execution is renamed ([`RegMap::inst`], [`RegMap::guard`]): timing,
 //! reordering, dead-code removal and recordings keep the original ids.
 
-use sim_isa::{AddrBase, Guard, Instruction, Op, Operand, PredSrc, RegId, RegUse};
+use sim_isa::{db, Guard, Instruction, RegId, RegUse};
 use sim_module::{Body, Cfg, ControlOp, Node, StatementKind};
 
 /// Most registers a body may use for the analysis (its interference
@@ -88,101 +88,7 @@ impl RegMap {
 
     /// `i` with every register renamed to its slot.
     pub fn inst(&self, i: &Instruction) -> Instruction {
-        let r = |x: RegId| self.reg(x);
-        let o = |x: Operand| match x {
-            Operand::Reg(x) => Operand::Reg(self.reg(x)),
-            other => other,
-        };
-        let p = |x: PredSrc| match x {
-            PredSrc::Reg { reg, negate } => PredSrc::Reg {
-                reg: self.reg(reg),
-                negate,
-            },
-            other => other,
-        };
-        let mut i = *i;
-        i.guard = self.guard(i.guard);
-        match &mut i.op {
-            Op::Video(v) => {
-                v.d = r(v.d);
-                v.a = r(v.a);
-                v.b = r(v.b);
-                v.c = r(v.c);
-            }
-            Op::Set(s) => {
-                s.d = r(s.d);
-                s.a = o(s.a);
-                s.b = o(s.b);
-                if let Some((_, c)) = &mut s.bool_op {
-                    *c = p(*c);
-                }
-            }
-            Op::Setp(s) => {
-                s.p = s.p.map(r);
-                s.q = s.q.map(|q| q.map(r));
-                s.a = o(s.a);
-                s.b = o(s.b);
-                if let Some((_, c)) = &mut s.bool_op {
-                    *c = p(*c);
-                }
-            }
-            Op::Selp(s) => {
-                s.d = r(s.d);
-                s.a = o(s.a);
-                s.b = o(s.b);
-                s.c = p(s.c);
-            }
-            Op::Slct(s) => {
-                s.d = r(s.d);
-                s.a = o(s.a);
-                s.b = o(s.b);
-                s.c = o(s.c);
-            }
-            Op::Alu(a) => {
-                a.d = r(a.d);
-                a.a = o(a.a);
-                a.b = a.b.map(o);
-            }
-            Op::Int(x) => {
-                x.d = r(x.d);
-                x.a = o(x.a);
-                x.b = x.b.map(o);
-                x.c = x.c.map(o);
-            }
-            Op::Bit(x) => {
-                x.d = r(x.d);
-                x.src = x.src.map(o);
-            }
-            Op::Cvt(x) => {
-                x.d = r(x.d);
-                x.a = o(x.a);
-                x.b = x.b.map(o);
-            }
-            Op::Float(x) => {
-                x.d = r(x.d);
-                x.a = o(x.a);
-                x.b = x.b.map(o);
-                x.c = x.c.map(o);
-            }
-            Op::Mem(m) => {
-                let nd = m.dests();
-                for d in &mut m.d[..nd] {
-                    *d = r(*d);
-                }
-                m.vals = m.vals.map(o);
-                if let AddrBase::Reg(b) = m.addr.base {
-                    m.addr.base = AddrBase::Reg(r(b));
-                }
-            }
-            Op::Warp(w) => {
-                w.d = w.d.map(r);
-                w.p = w.p.map(r);
-                w.srcs = w.srcs.map(o);
-                w.pred = p(w.pred);
-                w.mask = o(w.mask);
-            }
-        }
-        i
+        i.map_regs(|x| self.reg(x))
     }
 
     /// Whether renaming `i` renames exactly the registers it uses, in order.
@@ -283,8 +189,8 @@ fn allocate(body: &Body) -> Option<RegMap> {
                 if !u.kills {
                     u.reads.extend_from_slice(&u.writes);
                 }
-                u.tied = u.writes.len() > 1 || matches!(i.op, Op::Mem(_) | Op::Warp(_));
-                if matches!(i.op, Op::Warp(_)) {
+                u.tied = u.writes.len() > 1 || db::runs_with_memory(i) || db::is_warp_wide(i);
+                if db::is_warp_wide(i) {
                     own.extend(u.reads.iter().chain(&u.writes));
                 }
             }

@@ -13,8 +13,9 @@
 //! local memory are apart; a generic address may be any of them). Among the steps whose predecessors
 //! are placed, the first load goes first, else the first step.
 
-use crate::exec::{reads_clock, Step};
-use sim_isa::{Instruction, MemOp, Op, Space, WarpOp};
+use crate::exec::Step;
+use sim_isa::db::{self, MemKind};
+use sim_isa::{Instruction, Space};
 use sim_module::{Body, StatementKind};
 
 /// Longest stretch reordered as one (bounds the quadratic search).
@@ -71,24 +72,20 @@ fn inst_deps(i: &Instruction) -> Deps {
         writes: u.writes().map(|r| r.reg.0).collect(),
         ..Deps::default()
     };
-    match &i.op {
-        Op::Mem(m) if m.accesses_memory() => {
-            d.mem = if matches!(m.op, MemOp::Ld | MemOp::Ldu) {
-                1
-            } else {
-                2
-            };
-            d.spaces = match m.space {
-                Space::Global => 1,
-                Space::Shared => 2,
-                Space::Local => 4,
-                Space::Param | Space::Const => 8,
-                Space::Generic => 7,
-            };
-        }
-        Op::Warp(w) => d.fence = !matches!(w.op, WarpOp::Activemask),
-        _ => d.fence = reads_clock(i),
+    if let Some(m) = db::memory(i) {
+        d.mem = match m.kind {
+            MemKind::Load => 1,
+            MemKind::Store | MemKind::Atomic => 2,
+        };
+        d.spaces = match m.space {
+            Space::Global => 1,
+            Space::Shared => 2,
+            Space::Local => 4,
+            Space::Param | Space::Const => 8,
+            Space::Generic => 7,
+        };
     }
+    d.fence = db::is_fence(i);
     d
 }
 

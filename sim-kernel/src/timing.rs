@@ -3,11 +3,11 @@
 //! the host owns, the kernel's loops and branch targets, how many blocks an
 //! SM holds, and the result ([`Timed`]).
 
-use crate::exec::reads_clock;
 use crate::memtime::{Kind, MemConfig};
 use crate::prepare::Prepared;
 use sim_core::{Program, SmConfig, Stats};
-use sim_isa::{Instruction, MemOp, Op, Space, WarpInst, WarpOp};
+use sim_isa::db::{self, BarrierKind, MemKind};
+use sim_isa::{Instruction, Op, Space, WarpInst, WarpOp};
 use sim_module::{ControlOp, StatementKind};
 
 /// Cycles of a launch.
@@ -81,18 +81,16 @@ fn unreachable_control() -> WarpInst {
 
 /// Whether statement `i` is external, and the memory kind of a memory one.
 pub(crate) fn ext_kind(i: &Instruction) -> Option<Kind> {
-    match &i.op {
-        Op::Mem(m) if m.accesses_memory() && m.space != Space::Param => Some(match m.op {
-            MemOp::Ld | MemOp::Ldu => Kind::Load,
-            MemOp::St => Kind::Store,
-            MemOp::Atom(_) | MemOp::Red(_) => Kind::Atomic,
-            // `accesses_memory` is false for these: never reached.
-            MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => Kind::Load,
-        }),
-        Op::Warp(w) if w.op == WarpOp::BarSync => Some(Kind::Store),
-        _ if reads_clock(i) => Some(Kind::Store),
-        _ => None,
+    // Kernel parameters are the launch's constants: not the memory model's.
+    if let Some(m) = db::memory(i).filter(|m| m.space != Space::Param) {
+        return Some(match m.kind {
+            MemKind::Load => Kind::Load,
+            MemKind::Store => Kind::Store,
+            MemKind::Atomic => Kind::Atomic,
+        });
     }
+    let sync = db::barrier(i) == Some(BarrierKind::Sync);
+    (sync || db::reads_clock(i)).then_some(Kind::Store)
 }
 
 /// Blocks one SM holds at once: its warp slots, its shared memory and its

@@ -158,7 +158,7 @@ pub(crate) fn instruction(
         // A name that is no register must have become a memory operand:
         // the memory family's parser reads variables; any other family
         // would have taken it for a register.
-        Ok(inst) if symbolic && !matches!(inst.op, sim_isa::Op::Mem(_)) => {
+        Ok(inst) if symbolic && !sim_isa::db::runs_with_memory(&inst) => {
             Ok(StatementKind::Unimplemented(Unimplemented {
                 opcode,
                 isa: None,

@@ -34,7 +34,7 @@ use crate::stream::StreamOp;
 use crate::trace::Trace;
 use sim_core::lowering::source_registers;
 use sim_core::sass_table::{MachineInst, Row, SassArch, Src, MAX_DEPS};
-use sim_isa::{Instruction, Op, PtxVersion, RegId, Type};
+use sim_isa::{Instruction, PtxVersion, RegId, Type};
 use std::collections::{HashMap, HashSet};
 
 mod listing;
@@ -171,7 +171,7 @@ where
 /// Whether the compiler path covers `inst`: register-only arithmetic (memory
 /// and warp instructions keep the table's machine code and end a region).
 fn compilable(inst: &Instruction) -> bool {
-    !matches!(inst.op, Op::Mem(_) | Op::Warp(_))
+    !sim_isa::db::runs_with_memory(inst) && !sim_isa::db::is_warp_wide(inst)
 }
 
 /// The distinct straight-line regions of `trace`, in order of first

@@ -175,14 +175,7 @@ impl ProgramBuilder {
 /// The opcode of an instruction only a launch can run: memory accesses and
 /// addresses need the launch's memory, barriers its thread blocks.
 fn needs_a_launch(inst: &Instruction) -> Option<&'static str> {
-    use sim_isa::{MemOp, Op, WarpOp};
-    match &inst.op {
-        Op::Mem(m) if !matches!(m.op, MemOp::Pack | MemOp::Unpack) => {
-            Some(sim_isa::db::mnemonic(inst))
-        }
-        Op::Warp(w) if matches!(w.op, WarpOp::BarSync | WarpOp::BarArrive) => Some(w.word()),
-        _ => None,
-    }
+    sim_isa::db::needs_launch(inst).then(|| sim_isa::db::mnemonic(inst))
 }
 
 fn check_widths(inst: &Instruction, syms: &Symbols) -> Result<(), ProgramError> {

@@ -9,20 +9,9 @@ use super::bit::{word_lists, BitWord};
 use super::{
     all_opcodes, approx_implemented, approx_ok, cmp_ok, float_ftz_ok, float_implemented,
     float_sat_ok, ftz_ok, int_sat_ok, int_sat_type_ok, m, nan_ok, operands, rnd_ok, rnd_required,
-    spec, types_ok, vset_cmp_ok, Family, OpKind, OperandKind,
+    spec, types_ok, vset_cmp_ok, Family, Form, OpKind, OperandKind,
 };
 use crate::inst::{BoolOp, CmpOp, FloatOp, MulMode, Rnd, Simd, Type};
-
-/// One instruction form: canonical text with registers named by position
-/// (`%d, %a, %b, %c, %e`; `%p` for a predicate destination, `%q` for a
-/// BoolOp predicate; `lop3`'s immLut is `150`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Form {
-    /// The family it belongs to.
-    pub family: Family,
-    /// The text, as `Display` prints it.
-    pub text: String,
-}
 
 /// Video destination/selector shapes the lowering key tells apart.
 #[derive(Clone, Copy)]

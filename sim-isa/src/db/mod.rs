@@ -2,17 +2,20 @@
 //! manual's notation (opcode words, modifiers, types, operand shapes, target
 //! and PTX-version gates), with the facts other layers need about a decoded
 //! instruction (`facts.rs`: opcode word, the report's mnemonic, default video
-//! selectors, the lowering key, the native unit class) and the enumeration
+//! selectors, the lowering key, the native unit class; `effects.rs`: what it
+//! does to the machine, which sim-core and sim-kernel ask) and the enumeration
 //! of every form the database accepts (`forms.rs`). The parser, validator,
 //! `Display` and `check_target` read these tables; every match over
 //! instruction kinds here is exhaustive, so a new family does not compile
 //! until each fact is given.
 //!
 //! Adding a family (the integer `add/sub/mul/mad` family was added this
-//! way): its struct and `Op` variant in `inst.rs` (with `reg_uses`), its
+//! way): its struct and `Op` variant in `inst.rs` (with `reg_uses`, and
+//! `map_regs` in `inst/rename.rs`), its
 //! opcode words in `OPCODES` with an `OpKind`, then every exhaustive
 //! match the compiler points at: `spec`, `operands`, `types_ok`,
-//! [`syntax`], `facts.rs` (name, lowering key, unit class), `forms.rs`, the
+//! [`syntax`], `facts.rs` (name, lowering key, unit class), `effects.rs`
+//! (operands, memory access, barrier, effect, fence), `forms.rs`, the
 //! parser's `build.rs` and `display.rs`, and the dispatch arms in `exec/`;
 //! its scalar semantics in a file of its own under `exec/`; its tests. The
 //! sim-core database test then fails until `tools/lowering/derive.py` gives
@@ -36,6 +39,7 @@
 
 mod bit;
 mod cvt;
+mod effects;
 mod facts;
 mod float;
 mod forms;
@@ -43,6 +47,10 @@ mod ptx_names;
 
 pub(crate) use bit::{bit_op, BitWord, BIT_WORDS};
 pub(crate) use cvt::{cvt_head, cvt_operands, cvt_words, CvtWordsError};
+pub use effects::{
+    barrier, for_each_source, has_effect, is_fence, is_warp_wide, lowering_sources, memory,
+    needs_launch, reads_clock, runs_with_memory, varies, BarrierKind, MemAccess, MemKind, Source,
+};
 pub(crate) use facts::int_name;
 pub use facts::{
     default_sels, lowering_key, mnemonic, opcode_name, type_class, unit_class, UnitClass,
@@ -52,7 +60,19 @@ pub(crate) use float::{
     implemented as float_implemented, nan_ok, rnd_from_name, rnd_ok, rnd_required, route,
     sat_ok as float_sat_ok,
 };
-pub use forms::{forms, Form};
+pub use forms::forms;
+
+/// One instruction form: canonical text with registers named by position
+/// (`%d, %a, %b, %c, %e`; `%p` for a predicate destination, `%q` for a
+/// BoolOp predicate; `lop3`'s immLut is `150`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Form {
+    /// The family it belongs to.
+    pub family: Family,
+    /// The text, as `Display` prints it.
+    pub text: String,
+}
+
 pub use ptx_names::is_ptx_opcode;
 
 use crate::inst::{

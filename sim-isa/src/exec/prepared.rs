@@ -91,7 +91,10 @@ impl Prepared {
                 Some(plan) => Kernel::Float32(plan, plan.kernel()),
                 None => return Self::other(inst),
             },
-            _ => return Self::other(inst),
+            // Through `execute_fitted`: no lane kernel of their own.
+            Op::Setp(_) | Op::Int(_) | Op::Bit(_) | Op::Cvt(_) | Op::Mem(_) | Op::Warp(_) => {
+                return Self::other(inst)
+            }
         };
         Prepared {
             guard: inst.guard,

@@ -1,7 +1,7 @@
 //! The float arithmetic family's decoded form (a file of its own: `inst.rs`
 //! holds the other families).
 
-use super::{Operand, RegId, Type};
+use crate::operand::{Operand, RegId, Type};
 
 /// Operation of the float arithmetic family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

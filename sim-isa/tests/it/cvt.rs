@@ -102,9 +102,12 @@ mod props {
                 .into_iter()
                 .filter_map(|f| {
                     let mut syms = Symbols::new();
-                    match parse_instruction(&f.text, &mut syms) {
-                        Ok(Instruction { op: Op::Cvt(x), .. }) => Some(x),
-                        _ => None,
+                    // The cvt forms alone (a projection, not a fact).
+                    let parsed = parse_instruction(&f.text, &mut syms);
+                    if let Ok(Instruction { op: Op::Cvt(x), .. }) = parsed {
+                        Some(x)
+                    } else {
+                        None
                     }
                 })
                 .collect()

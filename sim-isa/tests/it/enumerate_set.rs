@@ -651,7 +651,15 @@ fn immediates_and_guards_roundtrip() {
                     Op::Set(s) => (imm(s.a), imm(s.b)),
                     Op::Setp(s) => (imm(s.a), imm(s.b)),
                     Op::Selp(s) => (imm(s.a), imm(s.b)),
-                    _ => (None, None),
+                    Op::Video(_)
+                    | Op::Slct(_)
+                    | Op::Alu(_)
+                    | Op::Int(_)
+                    | Op::Bit(_)
+                    | Op::Cvt(_)
+                    | Op::Float(_)
+                    | Op::Mem(_)
+                    | Op::Warp(_) => (None, None),
                 };
                 if got != w {
                     fails.push(format!("`{t}`: immediates decoded as {got:?}, want {w:?}"));

@@ -3,14 +3,14 @@
 //! timing does with it. And [`Follow`], the cursor of a replayed warp.
 
 use crate::error::KernelError;
-use crate::exec::reads_clock;
 use crate::memtime::Kind;
 use crate::prepare::Prepared;
 use crate::rec::RecWarp;
 use crate::regalloc::RegMap;
 use crate::reorder::{self, Deps};
+use sim_isa::db::{self, BarrierKind};
 use sim_isa::exec::Accesses;
-use sim_isa::{Guard, Instruction, Op, Target, WarpOp};
+use sim_isa::{Guard, Instruction, Target};
 use sim_module::StatementKind;
 
 /// Per-statement facts of a kernel (index: statement).
@@ -65,14 +65,16 @@ impl<'p> Code<'p> {
                 .iter()
                 .map(|x| {
                     x.as_ref()
-                        .filter(|x| !matches!(x.op, Op::Mem(_)))
+                        .filter(|x| !db::runs_with_memory(x))
                         .map(|x| sim_isa::exec::Prepared::new(x, target))
                 })
                 .collect(),
             inst: renamed,
             deps: reorder::deps(prep.body),
             dead,
-            clock: (0..n).map(|i| inst(i).is_some_and(reads_clock)).collect(),
+            clock: (0..n)
+                .map(|i| inst(i).is_some_and(db::reads_clock))
+                .collect(),
             ext: program.insts.iter().map(crate::timing::ext_kind).collect(),
             barrier: (0..n).map(|i| inst(i).is_some_and(is_bar_sync)).collect(),
             back_edge: (0..n)
@@ -83,7 +85,7 @@ impl<'p> Code<'p> {
 }
 
 fn is_bar_sync(i: &Instruction) -> bool {
-    matches!(&i.op, Op::Warp(w) if w.op == WarpOp::BarSync)
+    db::barrier(i) == Some(BarrierKind::Sync)
 }
 
 /// A replayed warp's place in its recording.

@@ -23,7 +23,7 @@ use crate::reorder::{self, Scheduler};
 use crate::tap::{LoadTap, Loads, Log};
 use super::slab::Slab;
 use sim_isa::exec::{execute_mem_into, execute_prepared, Accesses, Memory};
-use sim_isa::{ExecCtx, Op, WarpOp, WarpRegs};
+use sim_isa::{db, ExecCtx, Op, WarpRegs};
 use sim_module::{ControlOp, StatementKind};
 use std::collections::VecDeque;
 
@@ -95,6 +95,9 @@ pub(crate) struct Warp {
     /// The recording cursor (replay) or log (record), if any.
     pub follow: Option<Follow>,
     pub log: Option<Box<Log>>,
+    /// The clock read it stopped at has issued and is a memory instruction,
+    /// which runs as the warp next executes (it needs the block's memory).
+    clock_mem: bool,
 }
 
 /// What a warp's execution uses besides the warp: the kernel, its memory,
@@ -164,6 +167,7 @@ impl Warp {
             closed: false,
             timed: true,
             follow: None,
+            clock_mem: false,
             log: log.then(Box::default),
         }
     }
@@ -259,6 +263,10 @@ impl Warp {
     /// Executes until `AHEAD` steps are ready or it stops (barrier, clock
     /// read, exit). Counts each statement in `count`, failing past `limit`.
     pub fn run(&mut self, env: &mut Env<'_, '_, '_>) -> Result<(), KernelError> {
+        if self.clock_mem {
+            self.clock_mem = false;
+            self.run_clock_mem(env)?;
+        }
         while self.state == State::Run && self.out.len() < AHEAD {
             if self.follow.is_some() {
                 self.follow_step(env)?;
@@ -303,12 +311,9 @@ impl Warp {
                     self.state = State::Clock;
                     return Ok(());
                 }
-                match &inst.op {
-                    Op::Mem(_)
-                        if env.defer
-                            && step.lanes != 0
-                            && code.ext[top.pc] == Some(crate::memtime::Kind::Atomic) =>
-                    {
+                if db::runs_with_memory(inst) {
+                    let atomic = code.ext[top.pc] == Some(crate::memtime::Kind::Atomic);
+                    if env.defer && step.lanes != 0 && atomic {
                         if let Some(k) = self.defer_atomic(code, top.pc, top.mask, env.mem)? {
                             self.record(step, Some(k));
                             step.access = Some(k);
@@ -316,30 +321,23 @@ impl Warp {
                             self.state = State::Atomic;
                             return Ok(());
                         }
-                        let acc = self.exec_mem(code, top.pc, top.mask, env.mem)?;
-                        self.record(step, acc);
-                        step.access = self.keep_access(code, top.pc, acc);
                     }
-                    Op::Mem(_) => {
-                        let acc = self.exec_mem(code, top.pc, top.mask, env.mem)?;
-                        self.record(step, acc);
-                        step.access = self.keep_access(code, top.pc, acc);
-                    }
-                    Op::Warp(w) if w.op == WarpOp::BarSync && step.lanes != 0 => {
-                        self.record(step, None);
-                        self.emit(code, env.sc, step);
-                        self.advance(next);
-                        self.state = if self.stack.is_empty() {
-                            State::Exited
-                        } else {
-                            State::AtBarrier
-                        };
-                        return Ok(());
-                    }
-                    _ => {
-                        self.record(step, None);
-                        self.exec_alu(code, top.pc, top.mask);
-                    }
+                    let acc = self.exec_mem(code, top.pc, top.mask, env.mem)?;
+                    self.record(step, acc);
+                    step.access = self.keep_access(code, top.pc, acc);
+                } else if code.barrier[top.pc] && step.lanes != 0 {
+                    self.record(step, None);
+                    self.emit(code, env.sc, step);
+                    self.advance(next);
+                    self.state = if self.stack.is_empty() {
+                        State::Exited
+                    } else {
+                        State::AtBarrier
+                    };
+                    return Ok(());
+                } else {
+                    self.record(step, None);
+                    self.exec_alu(code, top.pc, top.mask);
                 }
             }
             StatementKind::Control(c) => {
@@ -422,23 +420,21 @@ impl Warp {
                     return Ok(());
                 }
             }
-            match &inst.op {
-                Op::Mem(_) => {
-                    let acc = self.exec_mem(code, pc, lanes, env.mem)?;
-                    if let Some(f) = self.follow.as_mut() {
-                        // The slot's addresses are still the scratch's.
-                        f.check_access(acc.map(|_| &self.slab.scratch), &s.text)?;
-                    }
-                    step.access = self.keep_access(code, pc, acc);
+            if db::runs_with_memory(inst) {
+                let acc = self.exec_mem(code, pc, lanes, env.mem)?;
+                if let Some(f) = self.follow.as_mut() {
+                    // The slot's addresses are still the scratch's.
+                    f.check_access(acc.map(|_| &self.slab.scratch), &s.text)?;
                 }
-                Op::Warp(w) if w.op == WarpOp::BarSync && lanes != 0 => {
-                    // At the barrier even when it is the last recorded step
-                    // (as a free-running warp): its block counts it there.
-                    self.emit(code, env.sc, step);
-                    self.state = State::AtBarrier;
-                    return Ok(());
-                }
-                _ => self.exec_alu(code, pc, lanes),
+                step.access = self.keep_access(code, pc, acc);
+            } else if code.barrier[pc] && lanes != 0 {
+                // At the barrier even when it is the last recorded step
+                // (as a free-running warp): its block counts it there.
+                self.emit(code, env.sc, step);
+                self.state = State::AtBarrier;
+                return Ok(());
+            } else {
+                self.exec_alu(code, pc, lanes);
             }
         }
         if let StatementKind::Unimplemented(u) = &s.kind {
@@ -607,6 +603,18 @@ impl Warp {
         if let Some(l) = self.log.as_mut() {
             l.clocks.push(cycle);
         }
+        let pc = match self.follow.as_ref().map(Follow::current) {
+            Some((stmt, _)) => Some(stmt as usize),
+            None => self.stack.last().map(|t| t.pc),
+        };
+        if pc.is_some_and(|pc| code.inst[pc].as_ref().is_some_and(db::runs_with_memory)) {
+            // `st [a], %clock`: the value is this cycle's, the access
+            // waits for the block's memory (`run_clock_mem`). Its issue was
+            // the clock read's, so its addresses are not timed again.
+            self.clock_mem = true;
+            self.state = State::Run;
+            return;
+        }
         match self.follow.as_ref().map(Follow::current) {
             Some((stmt, lanes)) => self.exec_alu(code, stmt as usize, lanes),
             None => {
@@ -621,6 +629,31 @@ impl Warp {
         } else {
             State::Run
         };
+    }
+
+    /// Runs the memory instruction whose clock read issued (see
+    /// [`Self::read_clock`]) with the clock it read, and goes on past it.
+    fn run_clock_mem(&mut self, env: &mut Env<'_, '_, '_>) -> Result<(), KernelError> {
+        let code = env.code;
+        match self.follow.as_ref().map(Follow::current) {
+            Some((stmt, lanes)) => {
+                if let Some(k) = self.exec_mem(code, stmt as usize, lanes, env.mem)? {
+                    self.slab.free(k);
+                }
+            }
+            None => {
+                if let Some(&top) = self.stack.last() {
+                    if let Some(k) = self.exec_mem(code, top.pc, top.mask, env.mem)? {
+                        self.slab.free(k);
+                    }
+                    self.advance(top.pc + 1);
+                }
+            }
+        }
+        if self.done() {
+            self.state = State::Exited;
+        }
+        Ok(())
     }
 
     fn done(&self) -> bool {

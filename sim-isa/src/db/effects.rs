@@ -1,0 +1,395 @@
+//! What a decoded instruction does to the machine besides its lane values:
+//! which operands it reads (and so whether it reads the clock), the memory
+//! it touches and how, barriers, whether dead-code removal may drop it,
+//! whether a scheduler may move work across it, and its sources as the
+//! lowering table names them. Each is one exhaustive match over the family
+//! (or derived from the operands), so every crate downstream asks here and
+//! a new family cannot compile until it has said what it does.
+
+use crate::inst::{
+    AddrBase, Instruction, Mem, MemOp, Op, Operand, PredSrc, RegId, Space, SpecialReg, WarpOp,
+    QUAL_WORDS,
+};
+
+/// How an instruction touches memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MemKind {
+    /// `ld`, `ldu`: reads only.
+    Load,
+    /// `st`: writes only.
+    Store,
+    /// `atom`, `red`: reads and writes in one access.
+    Atomic,
+}
+
+/// The memory access an instruction makes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MemAccess {
+    /// Load, store or atomic.
+    pub kind: MemKind,
+    /// The state space its address is in (`Generic`: any writable one).
+    pub space: Space,
+}
+
+/// A barrier among the threads of a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BarrierKind {
+    /// `bar.sync`, `barrier.sync`: arrive and wait.
+    Sync,
+    /// `bar.arrive`, `barrier.arrive`: arrive without waiting.
+    Arrive,
+}
+
+/// A PTX source operand as the lowering table names it (`a`..`d`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Source {
+    /// The instruction has no such operand.
+    Absent,
+    /// An immediate or a special register: ptxas folds it or reads it once.
+    Fixed,
+    /// A register.
+    Reg(RegId),
+}
+
+/// Calls `f` with every operand `inst` reads, special registers and
+/// immediates included (predicate sources and the guard are registers of
+/// their own: [`Instruction::reg_uses`]).
+pub fn for_each_source(inst: &Instruction, mut f: impl FnMut(Operand)) {
+    let mut each = |ops: &[Option<Operand>]| ops.iter().flatten().for_each(|&o| f(o));
+    match &inst.op {
+        // Registers only.
+        Op::Video(_) => {}
+        Op::Set(s) => each(&[Some(s.a), Some(s.b)]),
+        Op::Setp(s) => each(&[Some(s.a), Some(s.b)]),
+        Op::Selp(s) => each(&[Some(s.a), Some(s.b)]),
+        Op::Slct(s) => each(&[Some(s.a), Some(s.b), Some(s.c)]),
+        Op::Alu(a) => each(&[Some(a.a), a.b]),
+        Op::Int(x) => each(&[Some(x.a), x.b, x.c]),
+        Op::Float(x) => each(&[Some(x.a), x.b, x.c]),
+        Op::Cvt(x) => each(&[Some(x.a), x.b]),
+        Op::Bit(x) => x.srcs().iter().for_each(|&o| f(o)),
+        Op::Mem(m) => m.vals[..m.sources()].iter().for_each(|&o| f(o)),
+        Op::Warp(w) => {
+            w.srcs[..w.nsrc_values()].iter().for_each(|&o| f(o));
+            f(w.mask);
+        }
+    }
+}
+
+/// Whether `inst` reads `%clock`, `%clock_hi` or `%clock64` in any operand:
+/// its value is the cycle it issues at, which only a timing model knows.
+pub fn reads_clock(inst: &Instruction) -> bool {
+    let mut clock = false;
+    for_each_source(inst, |o| {
+        clock |= match o {
+            Operand::Special(s) => is_clock(s),
+            Operand::Reg(_) | Operand::Imm(_) => false,
+        }
+    });
+    clock
+}
+
+/// The cycle counter's registers.
+const fn is_clock(s: SpecialReg) -> bool {
+    matches!(
+        s,
+        SpecialReg::Clock | SpecialReg::ClockHi | SpecialReg::Clock64
+    )
+}
+
+/// The memory access `inst` makes; `None` for an instruction that touches
+/// no memory (`cvta`, `mov` of an address, packing: they only compute).
+pub fn memory(inst: &Instruction) -> Option<MemAccess> {
+    let m = mem_of(&inst.op)?;
+    let kind = match m.op {
+        MemOp::Ld | MemOp::Ldu => MemKind::Load,
+        MemOp::St => MemKind::Store,
+        MemOp::Atom(_) | MemOp::Red(_) => MemKind::Atomic,
+        MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => return None,
+    };
+    Some(MemAccess {
+        kind,
+        space: m.space,
+    })
+}
+
+/// Whether `inst` executes through a memory (`exec::execute_mem`): every
+/// instruction of the memory family, the address computations included
+/// (a generic window or a variable's place is the memory's to say).
+pub fn runs_with_memory(inst: &Instruction) -> bool {
+    mem_of(&inst.op).is_some()
+}
+
+/// Whether only a launch can run `inst`: it accesses memory or computes an
+/// address (a variable's place, a window), or it is a barrier, which needs
+/// the threads of a block.
+pub fn needs_launch(inst: &Instruction) -> bool {
+    let address = mem_of(&inst.op).is_some_and(|m| match m.op {
+        MemOp::Ld
+        | MemOp::Ldu
+        | MemOp::St
+        | MemOp::Atom(_)
+        | MemOp::Red(_)
+        | MemOp::Cvta { .. }
+        | MemOp::MovAddr => true,
+        MemOp::Pack | MemOp::Unpack => false,
+    });
+    address || barrier(inst).is_some()
+}
+
+/// The barrier `inst` is, if any.
+pub fn barrier(inst: &Instruction) -> Option<BarrierKind> {
+    match warp_op(&inst.op)? {
+        WarpOp::BarSync => Some(BarrierKind::Sync),
+        WarpOp::BarArrive => Some(BarrierKind::Arrive),
+        WarpOp::Fence
+        | WarpOp::Shfl(_)
+        | WarpOp::Vote(_)
+        | WarpOp::Activemask
+        | WarpOp::Control => None,
+    }
+}
+
+/// Whether `inst` works across the warp's lanes (shuffles, votes,
+/// barriers, fences, `activemask`): what it reads or writes is not one
+/// lane's alone.
+pub fn is_warp_wide(inst: &Instruction) -> bool {
+    warp_op(&inst.op).is_some()
+}
+
+/// Whether `inst` does more than write its registers, so that removing it
+/// as dead code would change the run: memory writes and atomics, loads with
+/// a memory order or `.volatile` (ptxas keeps them), warp-wide operations
+/// and barriers, clock reads.
+pub fn has_effect(inst: &Instruction) -> bool {
+    const ORDERED: [&str; 6] = [
+        "volatile", "relaxed", "acquire", "release", "acq_rel", "mmio",
+    ];
+    let own = match &inst.op {
+        Op::Mem(m) => match m.op {
+            MemOp::St | MemOp::Atom(_) | MemOp::Red(_) => true,
+            MemOp::Ld | MemOp::Ldu => m.quals.iter().any(|&q| {
+                QUAL_WORDS
+                    .get(q as usize)
+                    .is_some_and(|w| ORDERED.contains(w))
+            }),
+            MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => false,
+        },
+        Op::Warp(_) => true,
+        Op::Video(_)
+        | Op::Set(_)
+        | Op::Setp(_)
+        | Op::Selp(_)
+        | Op::Slct(_)
+        | Op::Alu(_)
+        | Op::Int(_)
+        | Op::Bit(_)
+        | Op::Cvt(_)
+        | Op::Float(_) => false,
+    };
+    own || reads_clock(inst)
+}
+
+/// Whether no instruction may be scheduled across `inst`: barriers, fences
+/// and the other warp-wide operations (their lanes' values meet there),
+/// control stand-ins, clock reads (moving work across one changes what it
+/// measures). `activemask` reads only the warp's own mask.
+pub fn is_fence(inst: &Instruction) -> bool {
+    let own = match warp_op(&inst.op) {
+        Some(WarpOp::Activemask) | None => false,
+        Some(
+            WarpOp::BarSync
+            | WarpOp::BarArrive
+            | WarpOp::Fence
+            | WarpOp::Shfl(_)
+            | WarpOp::Vote(_)
+            | WarpOp::Control,
+        ) => true,
+    };
+    own || reads_clock(inst)
+}
+
+/// Whether `inst`'s result can differ between two executions with the same
+/// register inputs: it reads memory, other lanes or the clock.
+pub fn varies(inst: &Instruction) -> bool {
+    memory(inst).is_some() || is_warp_wide(inst) || reads_clock(inst)
+}
+
+/// `inst`'s sources `a`, `b`, `c`, `d` in the lowering table's sense (`c`
+/// is also the BoolOp/selp predicate, `d` bfi's length; a memory
+/// instruction's address register, then its values: `st`'s first, `atom`'s
+/// `b`, `c`).
+pub fn lowering_sources(inst: &Instruction) -> [Source; 4] {
+    use Source::Absent;
+    let bool_c = |b: Option<(crate::inst::BoolOp, PredSrc)>| b.map_or(Absent, |(_, p)| pred(p));
+    match inst.op {
+        Op::Video(v) => [Source::Reg(v.a), Source::Reg(v.b), Source::Reg(v.c), Absent],
+        Op::Set(s) => [operand(s.a), operand(s.b), bool_c(s.bool_op), Absent],
+        Op::Setp(s) => [operand(s.a), operand(s.b), bool_c(s.bool_op), Absent],
+        Op::Selp(s) => [operand(s.a), operand(s.b), pred(s.c), Absent],
+        Op::Slct(s) => [operand(s.a), operand(s.b), operand(s.c), Absent],
+        Op::Alu(a) => [operand(a.a), opt(a.b), Absent, Absent],
+        Op::Int(x) => [operand(x.a), opt(x.b), opt(x.c), Absent],
+        Op::Float(x) => [operand(x.a), opt(x.b), opt(x.c), Absent],
+        Op::Cvt(x) => [operand(x.a), opt(x.b), Absent, Absent],
+        Op::Bit(x) => {
+            let s = x.srcs();
+            let at = |i: usize| s.get(i).copied().map_or(Absent, operand);
+            [at(0), at(1), at(2), at(3)]
+        }
+        Op::Mem(m) => {
+            let addr = match m.addr.base {
+                AddrBase::Reg(r) => Source::Reg(r),
+                AddrBase::Var(_) | AddrBase::Abs => Source::Fixed,
+            };
+            let v = |k: usize| {
+                if k < m.sources() {
+                    operand(m.vals[k])
+                } else {
+                    Absent
+                }
+            };
+            [addr, v(0), v(1), Absent]
+        }
+        Op::Warp(w) => {
+            let v = |k: usize| {
+                if k < w.nsrc_values() {
+                    operand(w.srcs[k])
+                } else {
+                    Absent
+                }
+            };
+            [v(0), v(1), v(2), Absent]
+        }
+    }
+}
+
+fn operand(o: Operand) -> Source {
+    match o {
+        Operand::Reg(r) => Source::Reg(r),
+        Operand::Imm(_) | Operand::Special(_) => Source::Fixed,
+    }
+}
+
+fn pred(p: PredSrc) -> Source {
+    match p {
+        PredSrc::Reg { reg, .. } => Source::Reg(reg),
+        PredSrc::Imm(_) => Source::Fixed,
+    }
+}
+
+fn opt(o: Option<Operand>) -> Source {
+    o.map_or(Source::Absent, operand)
+}
+
+/// The warp family's operation, if `op` is of that family.
+fn warp_op(op: &Op) -> Option<WarpOp> {
+    match op {
+        Op::Warp(w) => Some(w.op),
+        Op::Video(_)
+        | Op::Set(_)
+        | Op::Setp(_)
+        | Op::Selp(_)
+        | Op::Slct(_)
+        | Op::Alu(_)
+        | Op::Int(_)
+        | Op::Bit(_)
+        | Op::Cvt(_)
+        | Op::Float(_)
+        | Op::Mem(_) => None,
+    }
+}
+
+/// The memory family's instruction, if `op` is of that family.
+fn mem_of(op: &Op) -> Option<&Mem> {
+    match op {
+        Op::Mem(m) => Some(m),
+        Op::Video(_)
+        | Op::Set(_)
+        | Op::Setp(_)
+        | Op::Selp(_)
+        | Op::Slct(_)
+        | Op::Alu(_)
+        | Op::Int(_)
+        | Op::Bit(_)
+        | Op::Cvt(_)
+        | Op::Float(_)
+        | Op::Warp(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parse::parse_instruction;
+    use crate::Symbols;
+
+    fn inst(text: &str) -> Instruction {
+        let mut syms = Symbols::new();
+        match parse_instruction(text, &mut syms) {
+            Ok(i) => i,
+            Err(e) => panic!("{text}: {e}"),
+        }
+    }
+
+    /// Every family reads the clock where an operand is a clock register,
+    /// not only `mov` (a store or a shuffle of `%clock` once kept the last
+    /// value read).
+    #[test]
+    fn a_clock_operand_is_a_clock_read_in_every_family() {
+        for t in [
+            "mov.u32 %r1, %clock",
+            "mov.u64 %rd1, %clock64",
+            "st.global.u32 [%rd2], %clock",
+            "shfl.sync.idx.b32 %r6, %clock, 0, 31, -1",
+            "atom.global.add.u32 %r1, [%rd2], %clock",
+        ] {
+            assert!(reads_clock(&inst(t)), "{t}");
+        }
+        for t in [
+            "mov.u32 %r1, %tid.x",
+            "st.global.u32 [%rd2], %r1",
+            "bar.sync 0",
+        ] {
+            assert!(!reads_clock(&inst(t)), "{t}");
+        }
+    }
+
+    #[test]
+    fn memory_barriers_effects_and_fences() {
+        let ld = inst("ld.shared.u32 %r1, [%rd2]");
+        assert_eq!(
+            memory(&ld),
+            Some(MemAccess {
+                kind: MemKind::Load,
+                space: Space::Shared
+            })
+        );
+        assert!(!has_effect(&ld) && !is_fence(&ld) && varies(&ld));
+        assert!(has_effect(&inst("ld.volatile.global.u32 %r1, [%rd2]")));
+        let atom = inst("atom.global.add.u32 %r1, [%rd2], 1");
+        assert_eq!(memory(&atom).map(|m| m.kind), Some(MemKind::Atomic));
+        assert!(has_effect(&atom) && needs_launch(&atom));
+        let cvta = inst("cvta.to.global.u64 %rd2, %rd1");
+        assert!(memory(&cvta).is_none() && runs_with_memory(&cvta) && needs_launch(&cvta));
+        assert!(!has_effect(&cvta));
+        let bar = inst("bar.sync 0");
+        assert_eq!(barrier(&bar), Some(BarrierKind::Sync));
+        assert!(is_fence(&bar) && has_effect(&bar) && needs_launch(&bar));
+        let am = inst("activemask.b32 %r1");
+        assert!(!is_fence(&am) && is_warp_wide(&am) && barrier(&am).is_none());
+        let add = inst("add.u32 %r1, %r2, 3");
+        assert!(!has_effect(&add) && !is_fence(&add) && !varies(&add) && !needs_launch(&add));
+        let st = inst("st.global.u32 [%rd2], %clock");
+        assert!(is_fence(&st) && varies(&st));
+        assert_eq!(
+            lowering_sources(&inst("atom.global.cas.b32 %r1, [%rd2], %r3, 7")),
+            [
+                Source::Reg(RegId(1)),
+                Source::Reg(RegId(2)),
+                Source::Fixed,
+                Source::Absent
+            ]
+        );
+    }
+}

@@ -1,0 +1,111 @@
+//! Renaming an instruction's registers (a register allocator's slots):
+//! one arm per family, beside `reg_uses`, so that whatever renames
+//! instructions downstream needs no match over the families.
+
+use super::{AddrBase, Guard, Instruction, Op};
+use crate::operand::{Operand, PredSrc, RegId};
+
+impl Instruction {
+    /// `self` with every register (guard, destinations, sources, address
+    /// base) replaced by `f` of it.
+    pub fn map_regs(&self, f: impl Fn(RegId) -> RegId) -> Instruction {
+        let r = &f;
+        let o = |x: Operand| match x {
+            Operand::Reg(x) => Operand::Reg(r(x)),
+            Operand::Imm(_) | Operand::Special(_) => x,
+        };
+        let p = |x: PredSrc| match x {
+            PredSrc::Reg { reg, negate } => PredSrc::Reg {
+                reg: r(reg),
+                negate,
+            },
+            PredSrc::Imm(_) => x,
+        };
+        let mut i = *self;
+        i.guard = i.guard.map(|g| Guard {
+            reg: r(g.reg),
+            negate: g.negate,
+        });
+        match &mut i.op {
+            Op::Video(v) => {
+                v.d = r(v.d);
+                v.a = r(v.a);
+                v.b = r(v.b);
+                v.c = r(v.c);
+            }
+            Op::Set(s) => {
+                s.d = r(s.d);
+                s.a = o(s.a);
+                s.b = o(s.b);
+                if let Some((_, c)) = &mut s.bool_op {
+                    *c = p(*c);
+                }
+            }
+            Op::Setp(s) => {
+                s.p = s.p.map(r);
+                s.q = s.q.map(|q| q.map(r));
+                s.a = o(s.a);
+                s.b = o(s.b);
+                if let Some((_, c)) = &mut s.bool_op {
+                    *c = p(*c);
+                }
+            }
+            Op::Selp(s) => {
+                s.d = r(s.d);
+                s.a = o(s.a);
+                s.b = o(s.b);
+                s.c = p(s.c);
+            }
+            Op::Slct(s) => {
+                s.d = r(s.d);
+                s.a = o(s.a);
+                s.b = o(s.b);
+                s.c = o(s.c);
+            }
+            Op::Alu(a) => {
+                a.d = r(a.d);
+                a.a = o(a.a);
+                a.b = a.b.map(o);
+            }
+            Op::Int(x) => {
+                x.d = r(x.d);
+                x.a = o(x.a);
+                x.b = x.b.map(o);
+                x.c = x.c.map(o);
+            }
+            Op::Bit(x) => {
+                x.d = r(x.d);
+                x.src = x.src.map(o);
+            }
+            Op::Cvt(x) => {
+                x.d = r(x.d);
+                x.a = o(x.a);
+                x.b = x.b.map(o);
+            }
+            Op::Float(x) => {
+                x.d = r(x.d);
+                x.a = o(x.a);
+                x.b = x.b.map(o);
+                x.c = x.c.map(o);
+            }
+            Op::Mem(m) => {
+                let nd = m.dests();
+                for d in &mut m.d[..nd] {
+                    *d = r(*d);
+                }
+                m.vals = m.vals.map(o);
+                if let AddrBase::Reg(b) = m.addr.base {
+                    m.addr.base = AddrBase::Reg(r(b));
+                }
+            }
+            Op::Warp(w) => {
+                w.d = w.d.map(r);
+                w.p = w.p.map(r);
+                w.srcs = w.srcs.map(o);
+                w.pred = p(w.pred);
+                w.mask = o(w.mask);
+            }
+        }
+        i
+    }
+}

@@ -1,0 +1,277 @@
+//! Operands and their types: registers, special registers, immediates,
+//! predicate sources. Below every instruction family (`inst.rs`,
+//! `bit_inst.rs`, `cvt_inst.rs`, `mem_inst.rs`), which all build on it.
+
+/// Index of a register in a [`crate::Symbols`] table and in a warp register file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RegId(pub u32);
+
+/// Scalar and packed data types that appear in instruction type suffixes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    /// `.b16`
+    B16,
+    /// `.b32`
+    B32,
+    /// `.b64`
+    B64,
+    /// `.u16`
+    U16,
+    /// `.u32`
+    U32,
+    /// `.u64`
+    U64,
+    /// `.s16`
+    S16,
+    /// `.s32`
+    S32,
+    /// `.s64`
+    S64,
+    /// `.f16`
+    F16,
+    /// `.f16x2`
+    F16x2,
+    /// `.bf16`
+    Bf16,
+    /// `.bf16x2`
+    Bf16x2,
+    /// `.f32`
+    F32,
+    /// `.f64`
+    F64,
+    /// `.pred`
+    Pred,
+}
+
+/// Broad class of a [`Type`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TypeKind {
+    /// `.bN`
+    Bits,
+    /// `.uN`
+    Unsigned,
+    /// `.sN`
+    Signed,
+    /// `.f16 .f32 .f64` and `.f16x2`
+    Float,
+    /// `.bf16 .bf16x2`
+    BFloat,
+    /// `.pred`
+    Pred,
+}
+
+impl Type {
+    /// Every type, in declaration order.
+    pub const ALL: [Type; 16] = [
+        Type::B16,
+        Type::B32,
+        Type::B64,
+        Type::U16,
+        Type::U32,
+        Type::U64,
+        Type::S16,
+        Type::S32,
+        Type::S64,
+        Type::F16,
+        Type::F16x2,
+        Type::Bf16,
+        Type::Bf16x2,
+        Type::F32,
+        Type::F64,
+        Type::Pred,
+    ];
+
+    /// Register width in bits (1 for predicates).
+    pub const fn bits(self) -> u32 {
+        match self {
+            Type::B16 | Type::U16 | Type::S16 | Type::F16 | Type::Bf16 => 16,
+            Type::B32 | Type::U32 | Type::S32 | Type::F32 | Type::F16x2 | Type::Bf16x2 => 32,
+            Type::B64 | Type::U64 | Type::S64 | Type::F64 => 64,
+            Type::Pred => 1,
+        }
+    }
+
+    /// The type's class.
+    pub const fn kind(self) -> TypeKind {
+        match self {
+            Type::B16 | Type::B32 | Type::B64 => TypeKind::Bits,
+            Type::U16 | Type::U32 | Type::U64 => TypeKind::Unsigned,
+            Type::S16 | Type::S32 | Type::S64 => TypeKind::Signed,
+            Type::F16 | Type::F16x2 | Type::F32 | Type::F64 => TypeKind::Float,
+            Type::Bf16 | Type::Bf16x2 => TypeKind::BFloat,
+            Type::Pred => TypeKind::Pred,
+        }
+    }
+
+    /// PTX spelling without the dot (`"u32"`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Type::B16 => "b16",
+            Type::B32 => "b32",
+            Type::B64 => "b64",
+            Type::U16 => "u16",
+            Type::U32 => "u32",
+            Type::U64 => "u64",
+            Type::S16 => "s16",
+            Type::S32 => "s32",
+            Type::S64 => "s64",
+            Type::F16 => "f16",
+            Type::F16x2 => "f16x2",
+            Type::Bf16 => "bf16",
+            Type::Bf16x2 => "bf16x2",
+            Type::F32 => "f32",
+            Type::F64 => "f64",
+            Type::Pred => "pred",
+        }
+    }
+
+    /// Inverse of [`Type::name`].
+    pub fn from_name(s: &str) -> Option<Type> {
+        Type::ALL.into_iter().find(|t| t.name() == s)
+    }
+
+    /// The integer type of twice the width and the same class (`.wide` results).
+    pub const fn doubled(self) -> Option<Type> {
+        match self {
+            Type::U16 => Some(Type::U32),
+            Type::U32 => Some(Type::U64),
+            Type::S16 => Some(Type::S32),
+            Type::S32 => Some(Type::S64),
+            Type::B16 => Some(Type::B32),
+            Type::B32 => Some(Type::B64),
+            Type::B64
+            | Type::U64
+            | Type::S64
+            | Type::F16
+            | Type::F16x2
+            | Type::Bf16
+            | Type::Bf16x2
+            | Type::F32
+            | Type::F64
+            | Type::Pred => None,
+        }
+    }
+}
+
+/// Special registers readable by `mov` (values from [`crate::exec::ExecCtx`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SpecialReg {
+    /// `%laneid`: 0..31.
+    LaneId,
+    /// `%warpid`: the warp's index in the launch.
+    WarpId,
+    /// `%tid.{x,y,z}` (component 0..2)
+    Tid(u8),
+    /// `%ntid.{x,y,z}`
+    Ntid(u8),
+    /// `%ctaid.{x,y,z}`
+    Ctaid(u8),
+    /// `%nctaid.{x,y,z}`
+    Nctaid(u8),
+    /// `%smid`
+    SmId,
+    /// `%nsmid`
+    NsmId,
+    /// `%nwarpid`
+    NwarpId,
+    /// `%gridid` (64-bit)
+    GridId,
+    /// `%clock`: low 32 bits of the cycle counter.
+    Clock,
+    /// `%clock_hi`: high 32 bits.
+    ClockHi,
+    /// `%clock64` (64-bit)
+    Clock64,
+    /// `%lanemask_eq`
+    LanemaskEq,
+    /// `%lanemask_le`
+    LanemaskLe,
+    /// `%lanemask_lt`
+    LanemaskLt,
+    /// `%lanemask_ge`
+    LanemaskGe,
+    /// `%lanemask_gt`
+    LanemaskGt,
+    /// `%dynamic_smem_size`
+    DynamicSmemSize,
+    /// `%total_smem_size`
+    TotalSmemSize,
+}
+
+impl SpecialReg {
+    /// Every special register with a value here, by name.
+    pub const NAMED: [(&'static str, SpecialReg); 29] = [
+        ("%laneid", SpecialReg::LaneId),
+        ("%warpid", SpecialReg::WarpId),
+        ("%tid.x", SpecialReg::Tid(0)),
+        ("%tid.y", SpecialReg::Tid(1)),
+        ("%tid.z", SpecialReg::Tid(2)),
+        ("%ntid.x", SpecialReg::Ntid(0)),
+        ("%ntid.y", SpecialReg::Ntid(1)),
+        ("%ntid.z", SpecialReg::Ntid(2)),
+        ("%ctaid.x", SpecialReg::Ctaid(0)),
+        ("%ctaid.y", SpecialReg::Ctaid(1)),
+        ("%ctaid.z", SpecialReg::Ctaid(2)),
+        ("%nctaid.x", SpecialReg::Nctaid(0)),
+        ("%nctaid.y", SpecialReg::Nctaid(1)),
+        ("%nctaid.z", SpecialReg::Nctaid(2)),
+        ("%smid", SpecialReg::SmId),
+        ("%nsmid", SpecialReg::NsmId),
+        ("%nwarpid", SpecialReg::NwarpId),
+        ("%gridid", SpecialReg::GridId),
+        ("%clock", SpecialReg::Clock),
+        ("%clock_hi", SpecialReg::ClockHi),
+        ("%clock64", SpecialReg::Clock64),
+        ("%lanemask_eq", SpecialReg::LanemaskEq),
+        ("%lanemask_le", SpecialReg::LanemaskLe),
+        ("%lanemask_lt", SpecialReg::LanemaskLt),
+        ("%lanemask_ge", SpecialReg::LanemaskGe),
+        ("%lanemask_gt", SpecialReg::LanemaskGt),
+        ("%dynamic_smem_size", SpecialReg::DynamicSmemSize),
+        ("%total_smem_size", SpecialReg::TotalSmemSize),
+        ("%warpid", SpecialReg::WarpId),
+    ];
+
+    /// The register's name as written (`%tid.x`).
+    pub fn name(self) -> &'static str {
+        SpecialReg::NAMED
+            .iter()
+            .find(|n| n.1 == self)
+            .map_or("%laneid", |n| n.0)
+    }
+
+    /// Width in bits: 64 for `%clock64` and `%gridid`, else 32.
+    pub fn bits(self) -> u32 {
+        if matches!(self, SpecialReg::Clock64 | SpecialReg::GridId) {
+            64
+        } else {
+            32
+        }
+    }
+}
+
+/// A source operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Operand {
+    /// A register.
+    Reg(RegId),
+    /// An immediate, already as the raw bits of the operand's type
+    /// (`0f3F800000` is stored as `0x3F800000`, `-1` on `.s16` as `0xFFFF`).
+    Imm(u64),
+    /// A special register.
+    Special(SpecialReg),
+}
+
+/// A predicate source: `%p`, `!%p`, or an immediate `0`/`1`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PredSrc {
+    /// A predicate register, optionally negated.
+    Reg {
+        /// The register.
+        reg: RegId,
+        /// `!%p`
+        negate: bool,
+    },
+    /// An immediate truth value.
+    Imm(bool),
+}
