@@ -454,15 +454,11 @@ impl External for Host<'_, '_, '_> {
         let (sh, st) = (self.sh, &mut *self.st);
         let (slot, w) = SmState::split(sh.wpb, req.warp_id);
         let code = sh.code;
-        let mut access = None;
         let at = {
             let b = st.blocks.get_mut(slot).and_then(Option::as_mut)?;
             let warp = b.warps.get_mut(w)?;
             match warp.exts.pop_front()? {
-                Ext::Mem(k, kind) => {
-                    access = Some((warp.take_access(k), kind));
-                    req.cycle
-                }
+                Ext::Mem(k, kind) => st.mem.access(sh.gpu, req.cycle, warp.take_access(k), kind),
                 Ext::Clock => {
                     warp.read_clock(code, req.cycle);
                     let (lo, hi) = st.clock_span.unwrap_or((req.cycle, req.cycle));
@@ -487,10 +483,6 @@ impl External for Host<'_, '_, '_> {
                 }
                 Ext::Nothing => req.cycle + 1,
             }
-        };
-        let at = match access {
-            Some((acc, kind)) => st.mem.access(sh.gpu, req.cycle, &acc, kind),
-            None => at,
         };
         Some(Completion::at(at))
     }

@@ -208,12 +208,13 @@ impl Warp {
         self.log = log.then(Box::default);
     }
 
-    /// Takes the addresses of slot `k` (freeing it). Inlined, so that the
-    /// caller's copy is the only one.
+    /// Frees slot `k` and lends its addresses for one last look (the slot
+    /// is not reused before the borrow ends, and 32 addresses are not
+    /// copied on the way).
     #[inline(always)]
-    pub fn take_access(&mut self, k: u32) -> Accesses {
+    pub fn take_access(&mut self, k: u32) -> &Accesses {
         self.free.push(k);
-        self.slab[k as usize]
+        &self.slab[k as usize]
     }
 
     /// A free slot for a memory step's addresses (the slab grows only to
