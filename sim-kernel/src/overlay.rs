@@ -79,6 +79,17 @@ impl Overlay {
     /// Writes `n` bytes of `v` at `addr` (little-endian) into the overlay.
     pub fn store(&mut self, base: &Global, addr: u64, n: u32, v: u64) -> Result<(), FaultKind> {
         find(base, addr, n)?;
+        let i = (addr % PAGE) as usize;
+        if i + n as usize <= PAGE as usize {
+            // Within one page (every aligned access): one lookup for all
+            // its bytes.
+            let p = self.page(base, addr / PAGE);
+            for (k, b) in p.bytes[i..i + n as usize].iter_mut().enumerate() {
+                *b = (v >> (8 * k)) as u8;
+                p.written[(i + k) / 64] |= 1 << ((i + k) % 64);
+            }
+            return Ok(());
+        }
         for k in 0..u64::from(n) {
             let a = addr + k;
             let p = self.page(base, a / PAGE);
