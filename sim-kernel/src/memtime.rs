@@ -136,6 +136,10 @@ pub struct SmMem {
     atom_new: HashMap<u64, (u64, u64)>,
     /// Per bank: the words a shared access touches (scratch).
     banks: Vec<[u64; WARP_SIZE]>,
+    /// The sectors and lines of a global access (scratch, kept so that
+    /// an access neither allocates nor clears arrays).
+    sectors: Vec<u64>,
+    lines: Vec<u64>,
 }
 
 impl Gpu {
@@ -200,41 +204,37 @@ impl SmMem {
 
     fn global(&mut self, gpu: &Gpu, start: u64, acc: &Accesses, kind: Kind) -> u64 {
         let cfg = &gpu.cfg;
-        let mut sectors = [0u64; 2 * WARP_SIZE * 4];
-        let mut n = 0;
-        for l in 0..WARP_SIZE {
-            if acc.lanes >> l & 1 == 0 {
-                continue;
-            }
-            let a = acc.addrs[l];
-            let (first, last) = (a / SECTOR, (a + u64::from(acc.bytes).max(1) - 1) / SECTOR);
-            for s in first..=last.min(first + 3) {
+        let mut sectors = std::mem::take(&mut self.sectors);
+        let mut lines = std::mem::take(&mut self.lines);
+        sectors.clear();
+        lines.clear();
+        let span = u64::from(acc.bytes).max(1) - 1;
+        let mut on = acc.lanes;
+        while on != 0 {
+            let a = acc.addrs[on.trailing_zeros() as usize];
+            on &= on - 1;
+            let first = a / SECTOR;
+            let last = ((a + span) / SECTOR).min(first + 3);
+            for s in first..last + 1 {
                 // Coalesced lanes repeat the last sector: check it first.
-                if (n == 0 || sectors[n - 1] != s)
-                    && !sectors[..n].contains(&s)
-                    && n < sectors.len()
-                {
-                    sectors[n] = s;
-                    n += 1;
+                if sectors.last() != Some(&s) && !sectors.contains(&s) {
+                    sectors.push(s);
                 }
             }
         }
-        let mut lines = [0u64; 2 * WARP_SIZE * 4];
-        let mut nl = 0;
-        for s in &sectors[..n] {
+        for s in &sectors {
             let l = s * SECTOR / LINE;
-            if !lines[..nl].contains(&l) {
-                lines[nl] = l;
-                nl += 1;
+            if !lines.contains(&l) {
+                lines.push(l);
             }
         }
-        let nlines = nl as u64;
+        let nlines = lines.len() as u64;
         // One line per clock through the pipeline.
         let issue = start.max(self.lsu_free);
         self.lsu_free = issue + nlines;
         let mut ready = issue + 1;
         let local = acc.space == Space::Local;
-        for &s in &sectors[..n] {
+        for &s in &sectors {
             let t = if kind == Kind::Store {
                 // Global stores write through to L2; local ones stay in L1
                 // (write-back). The warp does not wait for either.
@@ -265,6 +265,8 @@ impl SmMem {
             };
             ready = ready.max(t);
         }
+        self.sectors = sectors;
+        self.lines = lines;
         if kind == Kind::Atomic {
             ready = ready.max(self.serialize_atomics(gpu, ready, acc));
         }
