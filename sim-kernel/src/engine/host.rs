@@ -410,22 +410,30 @@ fn push(
     batch: &mut Vec<(u32, u32, bool)>,
 ) -> Result<bool, KernelError> {
     batch.clear();
-    while let Some(s) = warp.out.pop_front() {
-        let i = s.stmt as usize;
-        let after = warp
-            .prev
-            .is_some_and(|b| s.stmt <= b && code.back_edge[b as usize]);
+    let Warp {
+        out,
+        exts,
+        prev,
+        tblocked,
+        ..
+    } = warp;
+    // Walked in place and drained once (not popped step by step).
+    let mut taken = 0;
+    for s in out.iter() {
+        taken += 1;
+        let after = prev.is_some_and(|b| s.stmt <= b && code.back_edge[b as usize]);
         batch.push((s.stmt, s.lanes, after));
-        warp.prev = Some(s.stmt);
-        if let Some(kind) = code.ext[i] {
-            let e = ext_of(code, &s, kind);
-            warp.exts.push_back(e);
+        *prev = Some(s.stmt);
+        if let Some(kind) = code.ext[s.stmt as usize] {
+            let e = ext_of(code, s, kind);
+            exts.push_back(e);
             if let Ext::Barrier = e {
-                warp.tblocked = true;
+                *tblocked = true;
                 break;
             }
         }
     }
+    out.drain(..taken);
     if batch.is_empty() {
         return Ok(false);
     }
