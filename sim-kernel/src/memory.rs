@@ -376,6 +376,10 @@ fn pattern<const B: usize>(addrs: &[u64; WARP_SIZE]) -> Pattern {
         same |= a ^ a0;
         next |= a ^ a0.wrapping_add((l * B) as u64);
     }
+    // Seen as the plain ORs they are, the folds become vector XORs and
+    // ORs; otherwise the compiler compares lane by lane and packs the
+    // results (twice the instructions).
+    let (same, next) = std::hint::black_box((same, next));
     if same == 0 {
         Pattern::Same
     } else if next == 0 {

@@ -136,6 +136,10 @@ pub struct SmMem {
     atom_new: HashMap<u64, (u64, u64)>,
     /// Per bank: the words a shared access touches (scratch).
     banks: Vec<[u64; WARP_SIZE]>,
+    /// The sectors and lines of a global access (scratch, kept so that
+    /// an access neither allocates nor clears arrays).
+    sectors: Vec<u64>,
+    lines: Vec<u64>,
 }
 
 impl Gpu {
@@ -200,41 +204,37 @@ impl SmMem {
 
     fn global(&mut self, gpu: &Gpu, start: u64, acc: &Accesses, kind: Kind) -> u64 {
         let cfg = &gpu.cfg;
-        let mut sectors = [0u64; 2 * WARP_SIZE * 4];
-        let mut n = 0;
-        for l in 0..WARP_SIZE {
-            if acc.lanes >> l & 1 == 0 {
-                continue;
-            }
-            let a = acc.addrs[l];
-            let (first, last) = (a / SECTOR, (a + u64::from(acc.bytes).max(1) - 1) / SECTOR);
-            for s in first..=last.min(first + 3) {
+        let mut sectors = std::mem::take(&mut self.sectors);
+        let mut lines = std::mem::take(&mut self.lines);
+        sectors.clear();
+        lines.clear();
+        let span = u64::from(acc.bytes).max(1) - 1;
+        let mut on = acc.lanes;
+        while on != 0 {
+            let a = acc.addrs[on.trailing_zeros() as usize];
+            on &= on - 1;
+            let first = a / SECTOR;
+            let last = ((a + span) / SECTOR).min(first + 3);
+            for s in first..last + 1 {
                 // Coalesced lanes repeat the last sector: check it first.
-                if (n == 0 || sectors[n - 1] != s)
-                    && !sectors[..n].contains(&s)
-                    && n < sectors.len()
-                {
-                    sectors[n] = s;
-                    n += 1;
+                if sectors.last() != Some(&s) && !sectors.contains(&s) {
+                    sectors.push(s);
                 }
             }
         }
-        let mut lines = [0u64; 2 * WARP_SIZE * 4];
-        let mut nl = 0;
-        for s in &sectors[..n] {
+        for s in &sectors {
             let l = s * SECTOR / LINE;
-            if !lines[..nl].contains(&l) {
-                lines[nl] = l;
-                nl += 1;
+            if !lines.contains(&l) {
+                lines.push(l);
             }
         }
-        let nlines = nl as u64;
+        let nlines = lines.len() as u64;
         // One line per clock through the pipeline.
         let issue = start.max(self.lsu_free);
         self.lsu_free = issue + nlines;
         let mut ready = issue + 1;
         let local = acc.space == Space::Local;
-        for &s in &sectors[..n] {
+        for &s in &sectors {
             let t = if kind == Kind::Store {
                 // Global stores write through to L2; local ones stay in L1
                 // (write-back). The warp does not wait for either.
@@ -265,6 +265,8 @@ impl SmMem {
             };
             ready = ready.max(t);
         }
+        self.sectors = sectors;
+        self.lines = lines;
         if kind == Kind::Atomic {
             ready = ready.max(self.serialize_atomics(gpu, ready, acc));
         }
@@ -389,6 +391,14 @@ impl SmMem {
 /// straddles words.
 #[inline]
 fn one_word_waves(acc: &Accesses) -> Option<u64> {
+    if one_wave_at_a_glance(acc) {
+        return Some(1);
+    }
+    one_word_walk(acc)
+}
+
+/// [`one_word_waves`] lane by lane.
+fn one_word_walk(acc: &Accesses) -> Option<u64> {
     let mut word = [u64::MAX; WARP_SIZE];
     let mut used = 0u32;
     for l in 0..WARP_SIZE {
@@ -411,4 +421,96 @@ fn one_word_waves(acc: &Accesses) -> Option<u64> {
         }
     }
     Some(1)
+}
+
+/// The two shapes almost every one-word shared access has, told without
+/// a branch a lane (the pass vectorises): no lane's bytes straddle a
+/// word, and either every lane reads one word (a broadcast) or lane `l`'s
+/// bank is the first lane's plus `l` (consecutive words, or any stride
+/// that keeps the banks apart). Each is one wavefront, as
+/// [`one_word_waves`]'s walk finds; `false` says only "walk the lanes".
+#[inline]
+fn one_wave_at_a_glance(acc: &Accesses) -> bool {
+    let l0 = acc.lanes.trailing_zeros().min(31) as usize;
+    let w0 = acc.addrs[l0] / 4;
+    let bank0 = w0.wrapping_sub(l0 as u64);
+    let span = u64::from(acc.bytes.max(1)) - 1;
+    let (mut straddle, mut same, mut diagonal) = (0u64, 0u64, 0u64);
+    if acc.lanes == u32::MAX {
+        // Every lane (the common case): no mask to apply.
+        for (l, &a) in acc.addrs.iter().enumerate() {
+            let w = a / 4;
+            straddle |= (a.wrapping_add(span) / 4) ^ w;
+            same |= w ^ w0;
+            diagonal |= (w.wrapping_sub(l as u64) ^ bank0) & 31;
+        }
+    } else {
+        for (l, &a) in acc.addrs.iter().enumerate() {
+            // All ones for a lane that accessed, zero for the others.
+            let on = 0u64.wrapping_sub(u64::from(acc.lanes >> l & 1));
+            let w = a / 4;
+            straddle |= on & ((a.wrapping_add(span) / 4) ^ w);
+            same |= on & (w ^ w0);
+            diagonal |= on & (w.wrapping_sub(l as u64) ^ bank0) & 31;
+        }
+    }
+    // As plain ORs the folds stay vector ORs (see `memory::pattern`).
+    let (straddle, same, diagonal) = std::hint::black_box((straddle, same, diagonal));
+    straddle == 0 && (same == 0 || diagonal == 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator (xorshift), so the test needs no crate.
+    fn next(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
+    /// The glance never says "one wavefront" where the walk says otherwise,
+    /// and it sees the broadcasts and strides that are one.
+    #[test]
+    fn glance_agrees_with_the_walk() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut seen = 0;
+        for i in 0..200_000u64 {
+            let r = next(&mut x);
+            let lanes = match i % 4 {
+                0 => u32::MAX,
+                1 => r as u32,
+                2 => u32::MAX >> (r % 32),
+                _ => 1 << (r % 32),
+            };
+            let bytes = [1, 2, 4, 0][(r >> 40) as usize % 4];
+            let base = (next(&mut x) % 4096) & !(u64::from(bytes.max(1)) - 1);
+            let stride = [0, 4, 8, 12, 128, 132, 1, 2][(r >> 44) as usize % 8];
+            let mut addrs = [0u64; WARP_SIZE];
+            for (l, a) in addrs.iter_mut().enumerate() {
+                *a = base + stride * l as u64;
+                if (r >> 50) % 8 == 0 && l == (r >> 56) as usize % 32 {
+                    *a = next(&mut x) % 4096;
+                }
+                if lanes >> l & 1 == 0 {
+                    *a = 0;
+                }
+            }
+            let acc = Accesses {
+                lanes,
+                addrs,
+                bytes,
+                space: Space::Shared,
+            };
+            let walk = one_word_walk(&acc);
+            if one_wave_at_a_glance(&acc) {
+                seen += 1;
+                assert_eq!(walk, Some(1), "{acc:?}");
+            }
+            assert_eq!(one_word_waves(&acc), walk);
+        }
+        assert!(seen > 50_000, "{seen}");
+    }
 }

@@ -79,6 +79,17 @@ impl Overlay {
     /// Writes `n` bytes of `v` at `addr` (little-endian) into the overlay.
     pub fn store(&mut self, base: &Global, addr: u64, n: u32, v: u64) -> Result<(), FaultKind> {
         find(base, addr, n)?;
+        let i = (addr % PAGE) as usize;
+        if i + n as usize <= PAGE as usize {
+            // Within one page (every aligned access): one lookup for all
+            // its bytes.
+            let p = self.page(base, addr / PAGE);
+            for (k, b) in p.bytes[i..i + n as usize].iter_mut().enumerate() {
+                *b = (v >> (8 * k)) as u8;
+                p.written[(i + k) / 64] |= 1 << ((i + k) % 64);
+            }
+            return Ok(());
+        }
         for k in 0..u64::from(n) {
             let a = addr + k;
             let p = self.page(base, a / PAGE);
@@ -121,18 +132,63 @@ impl Overlay {
     pub fn merge_into(&mut self, base: &mut Global) {
         for (key, p) in self.pages.drain() {
             let start = key * PAGE;
+            // The allocation of the last byte written, while the next bytes
+            // lie in it (one lookup a page, not one a byte, as a rule).
+            let mut held: Option<Held> = None;
             for (w, &bits) in p.written.iter().enumerate() {
                 let mut bits = bits;
                 while bits != 0 {
                     let i = w * 64 + bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    if let Ok((r, off)) = find_mut(base, start + i as u64) {
-                        r.bytes[off] = p.bytes[i];
+                    let a = start + i as u64;
+                    if !held.is_some_and(|h| h.holds(a)) {
+                        held = Held::find(base, a);
+                    }
+                    if let Some(h) = held {
+                        if let Some(b) = base
+                            .regions
+                            .get_mut(h.index)
+                            .and_then(|r| r.bytes.get_mut((a - h.base) as usize))
+                        {
+                            *b = p.bytes[i];
+                        }
                     }
                 }
             }
             self.spare.push(p);
         }
+    }
+}
+
+/// The allocation holding a byte, and the addresses `[base, end)` it
+/// holds for certain (its bytes, below the next allocation's base).
+#[derive(Clone, Copy)]
+struct Held {
+    index: usize,
+    base: u64,
+    end: u64,
+}
+
+impl Held {
+    /// The allocation holding `addr`: the last starting at or below it,
+    /// if `addr` lies in its bytes.
+    fn find(global: &Global, addr: u64) -> Option<Held> {
+        let index = global
+            .regions
+            .partition_point(|r| r.base <= addr)
+            .checked_sub(1)?;
+        let r = global.regions.get(index)?;
+        let next = global.regions.get(index + 1).map_or(u64::MAX, |n| n.base);
+        let end = (r.base + r.bytes.len() as u64).min(next);
+        (addr < end).then_some(Held {
+            index,
+            base: r.base,
+            end,
+        })
+    }
+
+    fn holds(&self, addr: u64) -> bool {
+        (self.base..self.end).contains(&addr)
     }
 }
 
@@ -148,19 +204,6 @@ fn find(base: &Global, addr: u64, n: u32) -> Result<(&Region, usize), FaultKind>
         .checked_add(u64::from(n))
         .is_none_or(|e| e > r.bytes.len() as u64)
     {
-        return Err(FaultKind::OutOfBounds);
-    }
-    Ok((r, off as usize))
-}
-
-fn find_mut(base: &mut Global, addr: u64) -> Result<(&mut Region, usize), FaultKind> {
-    let i = base.regions.partition_point(|r| r.base <= addr);
-    let r = i
-        .checked_sub(1)
-        .and_then(|i| base.regions.get_mut(i))
-        .ok_or(FaultKind::OutOfBounds)?;
-    let off = addr - r.base;
-    if off >= r.bytes.len() as u64 {
         return Err(FaultKind::OutOfBounds);
     }
     Ok((r, off as usize))

@@ -413,22 +413,30 @@ fn push(
     batch: &mut Vec<(u32, u32, bool)>,
 ) -> Result<bool, KernelError> {
     batch.clear();
-    while let Some(s) = warp.out.pop_front() {
-        let i = s.stmt as usize;
-        let after = warp
-            .prev
-            .is_some_and(|b| s.stmt <= b && code.back_edge[b as usize]);
+    let Warp {
+        out,
+        exts,
+        prev,
+        tblocked,
+        ..
+    } = warp;
+    // Walked in place and drained once (not popped step by step).
+    let mut taken = 0;
+    for s in out.iter() {
+        taken += 1;
+        let after = prev.is_some_and(|b| s.stmt <= b && code.back_edge[b as usize]);
         batch.push((s.stmt, s.lanes, after));
-        warp.prev = Some(s.stmt);
-        if let Some(kind) = code.ext[i] {
-            let e = ext_of(code, &s, kind);
-            warp.exts.push_back(e);
+        *prev = Some(s.stmt);
+        if let Some(kind) = code.ext[s.stmt as usize] {
+            let e = ext_of(code, s, kind);
+            exts.push_back(e);
             if let Ext::Barrier = e {
-                warp.tblocked = true;
+                *tblocked = true;
                 break;
             }
         }
     }
+    out.drain(..taken);
     if batch.is_empty() {
         return Ok(false);
     }
@@ -457,15 +465,11 @@ impl External for Host<'_, '_, '_> {
         let (sh, st) = (self.sh, &mut *self.st);
         let (slot, w) = SmState::split(sh.wpb, req.warp_id);
         let code = sh.code;
-        let mut access = None;
         let at = {
             let b = st.blocks.get_mut(slot).and_then(Option::as_mut)?;
             let warp = b.warps.get_mut(w)?;
             match warp.exts.pop_front()? {
-                Ext::Mem(k, kind) => {
-                    access = Some((warp.take_access(k), kind));
-                    req.cycle
-                }
+                Ext::Mem(k, kind) => st.mem.access(sh.gpu, req.cycle, warp.take_access(k), kind),
                 Ext::Clock => {
                     warp.read_clock(code, req.cycle);
                     let (lo, hi) = st.clock_span.unwrap_or((req.cycle, req.cycle));
@@ -490,10 +494,6 @@ impl External for Host<'_, '_, '_> {
                 }
                 Ext::Nothing => req.cycle + 1,
             }
-        };
-        let at = match access {
-            Some((acc, kind)) => st.mem.access(sh.gpu, req.cycle, &acc, kind),
-            None => at,
         };
         Some(Completion::at(at))
     }

@@ -33,6 +33,8 @@ pub(crate) struct Slab {
     free: Vec<u32>,
     /// Where an access's addresses are taken (see [`Slab::keep`]).
     pub scratch: Accesses,
+    /// Where [`Slab::take`] unpacks the slot it lends.
+    lent: Accesses,
 }
 
 /// An empty access.
@@ -52,6 +54,7 @@ impl Default for Slab {
             wide: Vec::new(),
             free: Vec::new(),
             scratch: blank(),
+            lent: blank(),
         }
     }
 }
@@ -111,39 +114,46 @@ impl Slab {
     }
 
     /// The addresses in slot `k`.
-    #[inline]
     pub fn get(&self, k: u32) -> Accesses {
-        let Some(p) = self.packed.get(k as usize) else {
-            return blank();
-        };
-        if p.wide {
-            return self.wide.get(k as usize).copied().unwrap_or_else(blank);
-        }
-        let hi = u64::from(p.hi) << 32;
-        let mut addrs = [0u64; WARP_SIZE];
-        for (l, (a, &x)) in addrs.iter_mut().zip(p.lo.iter()).enumerate() {
-            let on = 0u64.wrapping_sub(u64::from(p.lanes >> l & 1));
-            *a = (hi | u64::from(x)) & on;
-        }
-        Accesses {
-            lanes: p.lanes,
-            addrs,
-            bytes: p.bytes,
-            space: p.space,
-        }
+        let mut a = blank();
+        unpack(&self.packed, &self.wide, k, &mut a);
+        a
     }
 
-    /// The addresses in slot `k`, freeing it.
+    /// Frees slot `k` and lends its addresses (unpacked; the slot is not
+    /// reused before the borrow ends).
     #[inline]
-    pub fn take(&mut self, k: u32) -> Accesses {
+    pub fn take(&mut self, k: u32) -> &Accesses {
         self.free.push(k);
-        self.get(k)
+        unpack(&self.packed, &self.wide, k, &mut self.lent);
+        &self.lent
     }
 
     /// Frees slot `k`.
     pub fn free(&mut self, k: u32) {
         self.free.push(k);
     }
+}
+
+/// Unpacks slot `k` of `packed` (or `wide`) into `a`.
+#[inline]
+fn unpack(packed: &[Packed], wide: &[Accesses], k: u32, a: &mut Accesses) {
+    let Some(p) = packed.get(k as usize) else {
+        *a = blank();
+        return;
+    };
+    if p.wide {
+        *a = wide.get(k as usize).copied().unwrap_or_else(blank);
+        return;
+    }
+    let hi = u64::from(p.hi) << 32;
+    for (l, (x, &lo)) in a.addrs.iter_mut().zip(p.lo.iter()).enumerate() {
+        let on = 0u64.wrapping_sub(u64::from(p.lanes >> l & 1));
+        *x = (hi | u64::from(lo)) & on;
+    }
+    a.lanes = p.lanes;
+    a.bytes = p.bytes;
+    a.space = p.space;
 }
 
 #[cfg(test)]
@@ -167,7 +177,7 @@ mod tests {
         let mut s = Slab::default();
         s.scratch = a;
         let k = s.keep();
-        let b = s.take(k);
+        let b = *s.take(k);
         assert_eq!((b.lanes, b.addrs, b.bytes, b.space), (a.lanes, a.addrs, a.bytes, a.space));
     }
 

@@ -210,10 +210,9 @@ impl Warp {
         self.log = log.then(Box::default);
     }
 
-    /// Takes the addresses of slot `k` (freeing it). Inlined, so that the
-    /// caller's copy is the only one.
+    /// Frees slot `k` and lends its addresses, unpacked, for one last look.
     #[inline(always)]
-    pub fn take_access(&mut self, k: u32) -> Accesses {
+    pub fn take_access(&mut self, k: u32) -> &Accesses {
         self.slab.take(k)
     }
 
