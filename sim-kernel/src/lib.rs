@@ -25,6 +25,7 @@ pub mod record;
 mod regalloc;
 mod reorder;
 mod run;
+mod sectors;
 mod tap;
 pub mod timing;
 

@@ -14,6 +14,7 @@
 //! conflicting accesses queue behind each other.
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use crate::sectors::SectorSet;
 use sim_isa::exec::Accesses;
 use sim_isa::{Space, Target, WARP_SIZE};
 use std::collections::VecDeque;
@@ -117,7 +118,7 @@ const LINE: u64 = 128;
 /// result never depends on which host thread ran which SM.
 pub struct Gpu {
     cfg: MemConfig,
-    l2: HashSet<u64>,
+    l2: SectorSet,
     /// Per 4-byte word: when L2 may start its next atomic there.
     atom_free: HashMap<u64, u64>,
 }
@@ -131,7 +132,7 @@ pub struct SmMem {
     l1_lines: HashSet<u64>,
     lsu_free: u64,
     /// Sectors this SM brought into L2 this epoch.
-    l2_new: HashSet<u64>,
+    l2_new: SectorSet,
     /// Words whose atomic queue this SM moved this epoch: (before, after).
     atom_new: HashMap<u64, (u64, u64)>,
     /// Per bank: the words a shared access touches (scratch).
@@ -146,7 +147,7 @@ impl Gpu {
     /// A cold GPU whose L2 holds `resident` (base, length) ranges, as many
     /// sectors as it has room for.
     pub fn new(cfg: MemConfig, resident: &[(u64, u64)]) -> Gpu {
-        let mut l2 = HashSet::default();
+        let mut l2 = SectorSet::default();
         let mut budget = cfg.l2_bytes / SECTOR;
         'fill: for &(base, len) in resident {
             let mut s = base / SECTOR;
@@ -175,7 +176,7 @@ impl Gpu {
     /// L2 gains its sectors; a word's atomic queue grows by what each SM
     /// queued there, so atomics from many SMs on one word serialise.
     pub fn merge(&mut self, sm: &mut SmMem) {
-        self.l2.extend(sm.l2_new.drain());
+        self.l2.drain_into(&mut sm.l2_new);
         for (w, (before, after)) in sm.atom_new.drain() {
             let free = self.atom_free.entry(w).or_insert(0);
             *free = (*free).max(before) + (after - before);
@@ -199,7 +200,7 @@ impl SmMem {
 
     /// Whether L2 misses sector `s` (and now holds it).
     fn l2_insert(&mut self, gpu: &Gpu, s: u64) -> bool {
-        !gpu.l2.contains(&s) && self.l2_new.insert(s)
+        !gpu.l2.contains(s) && self.l2_new.insert(s)
     }
 
     fn global(&mut self, gpu: &Gpu, start: u64, acc: &Accesses, kind: Kind) -> u64 {

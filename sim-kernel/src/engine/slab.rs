@@ -75,10 +75,18 @@ impl Slab {
         let hi = (first >> 32) as u32;
         let mut differ = 0u64;
         let mut lo = [0u32; WARP_SIZE];
-        for (l, (&x, o)) in a.addrs.iter().zip(lo.iter_mut()).enumerate() {
-            let on = 0u64.wrapping_sub(u64::from(a.lanes >> l & 1));
-            differ |= ((x >> 32) ^ u64::from(hi)) & on;
-            *o = x as u32;
+        if a.lanes == u32::MAX {
+            // Every lane (the usual case): no mask, whole vectors.
+            for (&x, o) in a.addrs.iter().zip(lo.iter_mut()) {
+                differ |= (x >> 32) ^ u64::from(hi);
+                *o = x as u32;
+            }
+        } else {
+            for (l, (&x, o)) in a.addrs.iter().zip(lo.iter_mut()).enumerate() {
+                let on = 0u64.wrapping_sub(u64::from(a.lanes >> l & 1));
+                differ |= ((x >> 32) ^ u64::from(hi)) & on;
+                *o = x as u32;
+            }
         }
         let p = Packed {
             lanes: a.lanes,
@@ -147,9 +155,15 @@ fn unpack(packed: &[Packed], wide: &[Accesses], k: u32, a: &mut Accesses) {
         return;
     }
     let hi = u64::from(p.hi) << 32;
-    for (l, (x, &lo)) in a.addrs.iter_mut().zip(p.lo.iter()).enumerate() {
-        let on = 0u64.wrapping_sub(u64::from(p.lanes >> l & 1));
-        *x = (hi | u64::from(lo)) & on;
+    if p.lanes == u32::MAX {
+        for (x, &lo) in a.addrs.iter_mut().zip(p.lo.iter()) {
+            *x = hi | u64::from(lo);
+        }
+    } else {
+        for (l, (x, &lo)) in a.addrs.iter_mut().zip(p.lo.iter()).enumerate() {
+            let on = 0u64.wrapping_sub(u64::from(p.lanes >> l & 1));
+            *x = (hi | u64::from(lo)) & on;
+        }
     }
     a.lanes = p.lanes;
     a.bytes = p.bytes;
