@@ -40,6 +40,21 @@ impl Global {
         base
     }
 
+    /// [`Self::buffer_bytes`], moving the bytes out rather than copying
+    /// them (a launch's final buffers are not held twice).
+    pub fn into_buffer_bytes(mut self, bases: &[u64]) -> Vec<Vec<u8>> {
+        bases
+            .iter()
+            .map(|&base| {
+                self.regions
+                    .iter_mut()
+                    .find(|r| r.base == base)
+                    .map(|r| std::mem::take(&mut r.bytes))
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+
     /// The final bytes of the allocations at `bases` (a launch's buffers).
     pub fn buffer_bytes(&self, bases: &[u64]) -> Vec<Vec<u8>> {
         bases

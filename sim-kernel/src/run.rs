@@ -221,7 +221,7 @@ pub(crate) fn finish_launch(
     prep: &Prepared<'_>,
     grid: GridRun,
 ) -> Result<LaunchRun, RunError> {
-    let buffers = grid.global.buffer_bytes(&prep.buffers);
+    let buffers = grid.global.into_buffer_bytes(&prep.buffers);
     let expected = l
         .launch
         .load_expected()

@@ -61,7 +61,7 @@ pub fn replay_stream<R: Read>(
         (g, None) => g?,
     };
     let (header, trailer) = rec.finish()?;
-    let buffers = grid.global.buffer_bytes(&prep.buffers);
+    let buffers = grid.global.into_buffer_bytes(&prep.buffers);
     let mismatches = compare_outputs(&header, &trailer, &buffers);
     Ok(Replayed {
         run: LaunchRun {
