@@ -13,8 +13,8 @@
 //! one bank-conflict-free wavefront (shared) per clock, so wide or
 //! conflicting accesses queue behind each other.
 
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use crate::sectors::SectorSet;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use sim_isa::exec::Accesses;
 use sim_isa::{Space, Target, WARP_SIZE};
 use std::collections::VecDeque;

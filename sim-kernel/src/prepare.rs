@@ -126,7 +126,11 @@ impl<'m> Prepared<'m> {
                 )));
             }
             let mut bytes = vec![0u8; end as usize];
-            for (v, o) in globals.iter().zip(&g_offs).filter(|(v, _)| v.init.is_some()) {
+            for (v, o) in globals
+                .iter()
+                .zip(&g_offs)
+                .filter(|(v, _)| v.init.is_some())
+            {
                 let init = initial_bytes(v, &lookup);
                 bytes[*o as usize..*o as usize + init.len()].copy_from_slice(&init);
             }

@@ -55,7 +55,11 @@ impl SectorSet {
 /// Sector `s`'s page, word and bit.
 #[inline]
 fn split(s: u64) -> (u64, usize, u32) {
-    (s / PAGE_SECTORS, (s % PAGE_SECTORS / 64) as usize, (s % 64) as u32)
+    (
+        s / PAGE_SECTORS,
+        (s % PAGE_SECTORS / 64) as usize,
+        (s % 64) as u32,
+    )
 }
 
 #[cfg(test)]

@@ -494,10 +494,30 @@ fn launch_with(name: &str, decl: &str, module_level: bool) -> PathBuf {
 #[test]
 fn huge_declarations_are_refused_before_allocation() {
     let cases = [
-        ("decl_shared", ".shared .align 4 .b8 sh[268435456];", false, "shared memory"),
-        ("decl_local", ".local .align 4 .b8 lo[268435456];", false, "local memory"),
-        ("decl_const", ".const .b8 c[300000000] = {1};", true, ".const variables need"),
-        ("decl_global", ".global .b8 g[4294967296];", true, ".global variables need"),
+        (
+            "decl_shared",
+            ".shared .align 4 .b8 sh[268435456];",
+            false,
+            "shared memory",
+        ),
+        (
+            "decl_local",
+            ".local .align 4 .b8 lo[268435456];",
+            false,
+            "local memory",
+        ),
+        (
+            "decl_const",
+            ".const .b8 c[300000000] = {1};",
+            true,
+            ".const variables need",
+        ),
+        (
+            "decl_global",
+            ".global .b8 g[4294967296];",
+            true,
+            ".global variables need",
+        ),
     ];
     for (name, decl, module_level, why) in cases {
         let l = launch_with(name, decl, module_level);

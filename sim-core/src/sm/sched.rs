@@ -172,7 +172,6 @@ fn guarded_or_executed(w: &mut Warp, guard: u32, neg: bool, inst: &sim_isa::exec
     threads
 }
 
-
 /// Lanes of `w` that run an instruction guarded by register `guard`
 /// (`neg`: on false).
 #[inline(always)]

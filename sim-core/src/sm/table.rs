@@ -20,7 +20,6 @@ pub(super) const NONE: u32 = u32::MAX;
 /// Most registers one instruction names (guard, `p|q`, `a`, `b`, `c`).
 pub(super) const MAX_USES: usize = 6;
 
-
 /// The scoreboard column of a consumer on side `side` (`None`: it reads no
 /// operand that a result can be pending on, so any column).
 fn column(side: Option<Side>) -> u8 {

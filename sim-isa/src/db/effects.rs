@@ -4,7 +4,10 @@
 //! whether a scheduler may move work across it, and its sources as the
 //! lowering table names them. Each is one exhaustive match over the family
 //! (or derived from the operands), so every crate downstream asks here and
-//! a new family cannot compile until it has said what it does.
+//! a new family cannot compile until it has said what it does. The arm
+//! lists that name every other family repeat on purpose (the `duplicates`
+//! tool reports them): a `_ =>` would hand a new family an answer silently,
+//! and the tidy test forbids it.
 
 use crate::inst::{
     AddrBase, Instruction, Mem, MemOp, Op, Operand, PredSrc, RegId, Space, SpecialReg, WarpOp,

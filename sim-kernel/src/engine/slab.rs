@@ -192,7 +192,10 @@ mod tests {
         s.scratch = a;
         let k = s.keep();
         let b = *s.take(k);
-        assert_eq!((b.lanes, b.addrs, b.bytes, b.space), (a.lanes, a.addrs, a.bytes, a.space));
+        assert_eq!(
+            (b.lanes, b.addrs, b.bytes, b.space),
+            (a.lanes, a.addrs, a.bytes, a.space)
+        );
     }
 
     #[test]

@@ -16,12 +16,12 @@
 //! timing model issues it: [`Warp::read_clock`]).
 
 use super::code::{Code, Follow};
+use super::slab::Slab;
 use crate::error::KernelError;
 use crate::exec::Step;
 use crate::memory::WarpMem;
 use crate::reorder::{self, Scheduler};
 use crate::tap::{LoadTap, Loads, Log};
-use super::slab::Slab;
 use sim_isa::exec::{execute_mem_into, execute_prepared, Accesses, Memory};
 use sim_isa::{db, ExecCtx, Op, WarpRegs};
 use sim_module::{ControlOp, StatementKind};
@@ -484,23 +484,24 @@ impl Warp {
             (None, None) => &mut *mem,
         };
         let r = execute_mem_into(inst, ctx, regs, mask, m, &mut slab.scratch);
-        r.map(|accessed| accessed.then(|| slab.keep())).map_err(|fault| {
-            if let Some(f) = follow.as_ref() {
-                return f.diverged(&format!(
-                    "`{}`: {fault} (load values or addresses do not match the module)",
-                    s.text
-                ));
-            }
-            KernelError::Fault {
-                fault,
-                cta: ctx.thread.ctaid,
-                warp: ctx.warp_id,
-                thread: ctx.warp_id * 32 + fault.lane,
-                text: s.text.clone(),
-                file: code.prep.module.file.clone(),
-                pos: s.pos,
-            }
-        })
+        r.map(|accessed| accessed.then(|| slab.keep()))
+            .map_err(|fault| {
+                if let Some(f) = follow.as_ref() {
+                    return f.diverged(&format!(
+                        "`{}`: {fault} (load values or addresses do not match the module)",
+                        s.text
+                    ));
+                }
+                KernelError::Fault {
+                    fault,
+                    cta: ctx.thread.ctaid,
+                    warp: ctx.warp_id,
+                    thread: ctx.warp_id * 32 + fault.lane,
+                    text: s.text.clone(),
+                    file: code.prep.module.file.clone(),
+                    pos: s.pos,
+                }
+            })
     }
 
     /// A global atomic while other SMs run too: what it returns depends
@@ -680,8 +681,7 @@ impl Warp {
     fn record(&mut self, step: Step, acc: Option<u32>) {
         if let Some(l) = self.log.as_mut() {
             if let Some(k) = acc {
-                l.accesses
-                    .push((l.steps.len() as u32, self.slab.get(k)));
+                l.accesses.push((l.steps.len() as u32, self.slab.get(k)));
             }
             l.steps.push((step.stmt, step.lanes));
         }

@@ -187,8 +187,7 @@ fn libraries_deny_unwrap_and_expect() {
 
 /// Circles in code another branch is reworking, each allowed as its files:
 /// a circle passes when all its files are in one entry.
-const CIRCLES_ALLOWED: &[&[&str]] = &[
-];
+const CIRCLES_ALLOWED: &[&[&str]] = &[];
 
 #[test]
 fn no_file_import_circles() {
