@@ -16,6 +16,7 @@ mod engine;
 mod error;
 pub mod exec;
 mod global;
+mod l1;
 pub mod memory;
 pub mod memtime;
 pub mod overlay;

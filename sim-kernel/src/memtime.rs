@@ -13,11 +13,11 @@
 //! one bank-conflict-free wavefront (shared) per clock, so wide or
 //! conflicting accesses queue behind each other.
 
+use crate::l1::L1;
 use crate::sectors::SectorSet;
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashMap as HashMap;
 use sim_isa::exec::Accesses;
 use sim_isa::{Space, Target, WARP_SIZE};
-use std::collections::VecDeque;
 
 /// Latencies and sizes of the memory hierarchy, each with its source.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,7 +30,8 @@ pub struct MemConfig {
     pub dram: u64,
     /// Of a conflict-free shared-memory load.
     pub shared: u64,
-    /// L1 capacity per SM, bytes (lines beyond it are evicted oldest first).
+    /// L1 capacity per SM, bytes (lines beyond it are evicted oldest first;
+    /// less than a line: no L1).
     pub l1_bytes: u64,
     /// L2 capacity, bytes.
     pub l2_bytes: u64,
@@ -111,6 +112,8 @@ const SECTOR: u64 = 32;
 /// Constant-space offsets, moved apart from global addresses in the caches.
 const CONST_TAG: u64 = 0x7e00_0000_0000;
 const LINE: u64 = 128;
+// The L1 keeps four sector clocks a line.
+const _: () = assert!(LINE / SECTOR == 4);
 
 /// What all SMs share: the L2 (which sectors it holds) and the queues of
 /// atomics at each word. SMs run an epoch each against a frozen copy and
@@ -127,9 +130,8 @@ pub struct Gpu {
 /// this epoch.
 #[derive(Default)]
 pub struct SmMem {
-    l1: HashMap<u64, u64>,
-    l1_order: VecDeque<u64>,
-    l1_lines: HashSet<u64>,
+    /// `None` until the SM first fills a line (it knows its size then).
+    l1: Option<L1>,
     lsu_free: u64,
     /// Sectors this SM brought into L2 this epoch.
     l2_new: SectorSet,
@@ -252,7 +254,7 @@ impl SmMem {
                     cfg.l2_hit
                 };
                 issue + lat
-            } else if let Some(&at) = self.l1.get(&s) {
+            } else if let Some(at) = self.l1.as_ref().and_then(|l1| l1.get(s)) {
                 (issue + cfg.l1_hit).max(at)
             } else {
                 let lat = if self.l2_insert(gpu, s) {
@@ -303,20 +305,9 @@ impl SmMem {
 
     /// Puts sector `s` in the L1 (ready at `at`), evicting the oldest lines.
     fn fill(&mut self, cfg: &MemConfig, s: u64, at: u64) {
-        let line = s * SECTOR / LINE;
-        if self.l1_lines.insert(line) {
-            self.l1_order.push_back(line);
-            while self.l1_order.len() as u64 * LINE > cfg.l1_bytes {
-                if let Some(old) = self.l1_order.pop_front() {
-                    self.l1_lines.remove(&old);
-                    let first = old * LINE / SECTOR;
-                    for k in first..first + LINE / SECTOR {
-                        self.l1.remove(&k);
-                    }
-                }
-            }
-        }
-        self.l1.insert(s, at);
+        self.l1
+            .get_or_insert_with(|| L1::new(cfg.l1_bytes, LINE))
+            .fill(s, at);
     }
 
     /// Constant memory: the constant cache serves one address per clock,
