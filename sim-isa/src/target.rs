@@ -31,6 +31,8 @@ pub enum Feature {
     FunnelShift,
     /// `lop3` (`sm_50`).
     Lop3,
+    /// `cvt` between `.f32` and `.bf16`/`.bf16x2` (`sm_80`).
+    Bf16Convert,
     /// `cvt` to `.f16x2` (`sm_80`).
     CvtPacked,
     /// `min`/`max` with `.NaN` (`sm_80`).
@@ -49,6 +51,7 @@ impl Feature {
             Feature::FunnelShift => 32,
             Feature::Lop3 => 50,
             Feature::CvtPacked => 80,
+            Feature::Bf16Convert => 80,
             Feature::MinMaxNaN => 80,
         }
     }

@@ -133,7 +133,7 @@ fn successors(body: &Body, i: usize) -> [Option<usize>; 2] {
                 ControlOp::Bra { label, .. } => {
                     [body.labels.get(label).map(|l| l.target.min(n)), fall]
                 }
-                ControlOp::Ret { .. } | ControlOp::Exit => [fall, None],
+                ControlOp::Ret { .. } | ControlOp::Exit | ControlOp::Trap => [fall, None],
                 ControlOp::Call { .. } => [next, None],
             }
         }

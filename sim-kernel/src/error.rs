@@ -48,6 +48,18 @@ pub enum KernelError {
         /// Where.
         pos: Pos,
     },
+    /// Statements the launch's target cannot run or simcli does not
+    /// implement, found before the launch ran (`gate`): every one, with
+    /// its place, up to [`crate::gate::MAX_LISTED`].
+    #[error("{}", refused_text(*.count, .target, .listed))]
+    Refused {
+        /// How many there are.
+        count: usize,
+        /// The launch's target.
+        target: String,
+        /// The first ones, each a whole message with its place.
+        listed: Vec<String>,
+    },
     /// A memory access outside every allocation, or misaligned.
     #[error("{fault} in block {cta:?} warp {warp} (thread {thread}): `{text}` at {file}:{pos}")]
     Fault {
@@ -60,6 +72,24 @@ pub enum KernelError {
         /// The thread's linear index in the block.
         thread: u32,
         /// The instruction.
+        text: String,
+        /// The module.
+        file: String,
+        /// Where.
+        pos: Pos,
+    },
+    /// A thread ran `trap` (or `brkpt`): the GPU stops the kernel there.
+    #[error(
+        "`{text}` stopped the kernel: block {cta:?} warp {warp} (thread {thread}) at {file}:{pos}"
+    )]
+    Trap {
+        /// The block index.
+        cta: [u32; 3],
+        /// The warp in the block.
+        warp: u32,
+        /// The first trapping thread's linear index in the block.
+        thread: u32,
+        /// The statement.
         text: String,
         /// The module.
         file: String,
@@ -91,6 +121,23 @@ pub enum KernelError {
     /// The timing model refused the program or configuration.
     #[error("timing: {0}")]
     Timing(#[from] sim_core::SimError),
+}
+
+fn refused_text(count: usize, target: &str, listed: &[String]) -> String {
+    if let [one] = listed {
+        if count == 1 {
+            return one.clone();
+        }
+    }
+    let mut t = format!("{count} problems stop this launch on {target}:");
+    for l in listed {
+        t.push_str("\n  ");
+        t.push_str(l);
+    }
+    if count > listed.len() {
+        t.push_str(&format!("\n  ... and {} more", count - listed.len()));
+    }
+    t
 }
 
 fn waiting_note(w: &[u32]) -> String {

@@ -544,7 +544,7 @@ mod tests {
                                 vec![t]
                             }
                         }
-                        ControlOp::Ret { .. } | ControlOp::Exit => vec![],
+                        ControlOp::Ret { .. } | ControlOp::Exit | ControlOp::Trap => vec![],
                         ControlOp::Call { .. } => return Err("call".into()),
                     });
                 }

@@ -159,6 +159,7 @@ pub(crate) fn run_engine(
     opts: &RunOptions,
     mut warps: Warps<'_>,
 ) -> Result<GridRun, KernelError> {
+    crate::gate::check(prep, opts.config.target)?;
     // Launch buffers start in DRAM, not L2: see `memtime`.
     let mut gpu = Gpu::new(opts.memory.clone(), &[]);
     let eo = engine::Options {

@@ -50,7 +50,7 @@ pub(crate) fn program(prep: &Prepared<'_>, target: sim_isa::Target) -> Program {
                 let mut i = stand_in(match c.op {
                     ControlOp::Bra { .. } | ControlOp::Call { .. } => "bra",
                     ControlOp::Ret { .. } => "ret",
-                    ControlOp::Exit => "exit",
+                    ControlOp::Exit | ControlOp::Trap => "exit",
                 });
                 i.guard = c.guard;
                 i
@@ -118,7 +118,9 @@ pub(crate) fn is_back_edge(prep: &Prepared<'_>, stmt: u32) -> bool {
                 .labels
                 .get(label)
                 .is_some_and(|l| l.target <= stmt as usize),
-            ControlOp::Call { .. } | ControlOp::Ret { .. } | ControlOp::Exit => false,
+            ControlOp::Call { .. } | ControlOp::Ret { .. } | ControlOp::Exit | ControlOp::Trap => {
+                false
+            }
         },
         StatementKind::Instruction(_) | StatementKind::Unimplemented(_) => false,
     }

@@ -366,9 +366,9 @@ fn statement(p: &mut Parser<'_>, st: &mut State) -> Res<()> {
     let operands = &toks[m..];
     let symbolic = check_identifiers(p, st, operands, word == "bra");
     let kind = match word {
-        "bra" | "ret" | "exit" | "call" => StatementKind::Control(crate::control::control(
-            p, word, mods, operands, semi, guard,
-        )?),
+        "bra" | "ret" | "exit" | "call" | "trap" | "brkpt" => StatementKind::Control(
+            crate::control::control(p, word, mods, operands, semi, guard)?,
+        ),
         _ if !is_ptx_opcode(word) => {
             return Err(p.err_at(p.pos(op), K::UnknownInstruction(word.into())))
         }

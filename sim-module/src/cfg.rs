@@ -84,7 +84,7 @@ impl Cfg {
                 StatementKind::Control(c) => {
                     let to = match &c.op {
                         ControlOp::Bra { label, .. } => node_at(body.labels[*label].target),
-                        ControlOp::Ret { .. } | ControlOp::Exit => Node::Exit,
+                        ControlOp::Ret { .. } | ControlOp::Exit | ControlOp::Trap => Node::Exit,
                         ControlOp::Call { .. } => fall,
                     };
                     if c.guard.is_some() {
@@ -142,7 +142,9 @@ impl Cfg {
 fn ends_block(k: &StatementKind) -> bool {
     match k {
         StatementKind::Control(c) => match c.op {
-            ControlOp::Bra { .. } | ControlOp::Ret { .. } | ControlOp::Exit => true,
+            ControlOp::Bra { .. } | ControlOp::Ret { .. } | ControlOp::Exit | ControlOp::Trap => {
+                true
+            }
             ControlOp::Call { .. } => false,
         },
         StatementKind::Instruction(_) | StatementKind::Unimplemented(_) => false,

@@ -1,4 +1,5 @@
-//! Statements the module layer reads itself (`bra`, `ret`, `exit`, `call`) and
+//! Statements the module layer reads itself (`bra`, `ret`, `exit`, `call`,
+//! `trap`, `brkpt`) and
 //! the hand-over of all others to sim-isa.
 
 use crate::cursor::{at, Parser, Res};
@@ -18,7 +19,7 @@ pub(crate) fn control(
 ) -> Res<Control> {
     let mut uni = false;
     for &t in mods {
-        if p.text(t) == ".uni" && word != "exit" && !uni {
+        if p.text(t) == ".uni" && matches!(word, "bra" | "ret" | "call") && !uni {
             uni = true;
         } else {
             return Err(p.err_at(p.pos(t), K::UnknownDirective(p.text(t).into())));
@@ -41,6 +42,7 @@ pub(crate) fn control(
         }
         "ret" => ControlOp::Ret { uni },
         "exit" => ControlOp::Exit,
+        "trap" | "brkpt" => ControlOp::Trap,
         _ => {
             let rets = if r.is(b'(') {
                 let v = r.list()?;

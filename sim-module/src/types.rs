@@ -366,6 +366,10 @@ pub enum ControlOp {
     },
     /// `exit`.
     Exit,
+    /// `trap` (`brkpt` too: without a debugger attached it stops the
+    /// kernel as `trap` does): the launch ends with an error naming the
+    /// thread and the line.
+    Trap,
     /// `call{.uni} (rets), callee, (args){, prototype}`; falls through.
     Call {
         /// `.uni`.

@@ -717,15 +717,28 @@ pub(crate) const GATES: &[Gate] = &[
         ptx: (1, 0),
         applies: |i| cvt_types(i).is_some_and(|(d, a)| d == CvtType::F64 || a == CvtType::F64),
     },
+    // ptxas 13.0.88 (tests/data/cvt-bf16-gates.txt): f32 to bf16 from
+    // sm_80 and PTX 7.0, bf16 to f32 from sm_80 and PTX 7.8, bf16 with any
+    // other type from sm_90.
+    Gate {
+        what: "cvt from f32 to bf16",
+        feature: Some(Feature::Bf16Convert),
+        ptx: (7, 0),
+        applies: |i| cvt_types(i).is_some_and(|(d, a)| is_bf16_cvt(d) && a == CvtType::F32),
+    },
+    Gate {
+        what: "cvt from bf16 to f32",
+        feature: Some(Feature::Bf16Convert),
+        ptx: (7, 8),
+        applies: |i| cvt_types(i).is_some_and(|(d, a)| d == CvtType::F32 && is_bf16_cvt(a)),
+    },
     Gate {
         what: "cvt with a bf16 type",
         feature: Some(Feature::Bf16),
         ptx: (7, 8),
         applies: |i| {
             cvt_types(i).is_some_and(|(d, a)| {
-                [d, a]
-                    .iter()
-                    .any(|t| matches!(t, CvtType::Bf16 | CvtType::Bf16x2))
+                (is_bf16_cvt(d) || is_bf16_cvt(a)) && d != CvtType::F32 && a != CvtType::F32
             })
         },
     },
@@ -748,6 +761,10 @@ pub(crate) const GATES: &[Gate] = &[
         applies: |i| matches!(i.op, Op::Float(x) if x.nan),
     },
 ];
+
+fn is_bf16_cvt(t: CvtType) -> bool {
+    matches!(t, CvtType::Bf16 | CvtType::Bf16x2)
+}
 
 fn cvt_types(i: &Instruction) -> Option<(CvtType, CvtType)> {
     if let Op::Cvt(c) = i.op {

@@ -130,3 +130,41 @@ mod props {
         }
     }
 }
+
+/// The bf16 gates as ptxas 13.0.88 decides them per target and `.version`
+/// (tests/data/cvt-bf16-gates.txt): f32 to bf16 from sm_80 and PTX 7.0,
+/// bf16 to f32 from sm_80 and PTX 7.8, bf16 with other types from sm_90.
+#[test]
+fn bf16_gates_agree_with_ptxas_per_target_and_version() {
+    let mut n = 0;
+    for line in include_str!("../data/cvt-bf16-gates.txt").lines() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let mut w = line.splitn(4, ' ');
+        let (v, t, verdict, text) = (
+            w.next().unwrap(),
+            w.next().unwrap(),
+            w.next().unwrap(),
+            w.next().unwrap(),
+        );
+        let version = PtxVersion::parse(v).unwrap();
+        let target = Target::parse(t).unwrap();
+        if target.sm >= 89 && version < PtxVersion::new(7, 8) {
+            // "PTX .version 7.0 does not support .target sm_89": ptxas
+            // refuses the module whatever it holds.
+            assert_eq!(verdict, "reject", "{line}");
+            continue;
+        }
+        let mut syms = Symbols::new();
+        let got = sim_isa::parse::parse_for_target(text, &mut syms, target, Some(version));
+        match (verdict, &got) {
+            ("accept", Ok(_)) => {}
+            // Refused by target or version, as ptxas refuses it.
+            ("reject", Err(IsaError::Unsupported { .. })) => {}
+            _ => panic!("{line}: sim-isa gives {got:?}"),
+        }
+        n += 1;
+    }
+    assert_eq!(n, 56);
+}

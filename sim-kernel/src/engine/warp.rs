@@ -370,6 +370,19 @@ impl Warp {
                     ControlOp::Call { callee, .. } => {
                         return Err(unsupported(code, format!("call {callee}"), s.pos))
                     }
+                    ControlOp::Trap if lanes != 0 => {
+                        let lane = lanes.trailing_zeros();
+                        return Err(KernelError::Trap {
+                            cta: self.ctx.thread.ctaid,
+                            warp: self.ctx.warp_id,
+                            thread: self.ctx.thread.first_thread + lane,
+                            text: s.text.trim().to_string(),
+                            file: code.prep.module.file.clone(),
+                            pos: s.pos,
+                        });
+                    }
+                    // Guarded off in every lane: nothing happens.
+                    ControlOp::Trap => {}
                 }
             }
             StatementKind::Unimplemented(u) => {

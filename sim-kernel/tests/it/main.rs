@@ -5,6 +5,7 @@ mod clock;
 mod dead;
 mod engine;
 mod errors;
+mod gate;
 mod launches;
 mod record;
 

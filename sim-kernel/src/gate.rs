@@ -1,0 +1,67 @@
+//! What a launch's target refuses before anything runs: a module whose
+//! `.target` is newer than the launch's, and every statement of the kernel
+//! that the target cannot run (as ptxas gates it, by target and the
+//! module's `.version`) or that simcli does not implement, all named at
+//! once with their lines, as an assembler lists its errors.
+
+use crate::error::KernelError;
+use crate::prepare::Prepared;
+use sim_isa::Target;
+use sim_module::{ControlOp, StatementKind};
+
+/// Most statements a refusal names one by one (the rest are counted).
+pub const MAX_LISTED: usize = 50;
+
+/// Checks `prep`'s module and kernel against `target`.
+pub(crate) fn check(prep: &Prepared<'_>, target: Target) -> Result<(), KernelError> {
+    let module = prep.module;
+    let file = &module.file;
+    let mut problems: Vec<String> = Vec::new();
+    if let Some(t) = &module.target {
+        // A name ptxas knows but sim-isa does not parse is left to the
+        // statements' own gates.
+        if let Ok(m) = Target::parse(&t.arch) {
+            if m.sm > target.sm {
+                problems.push(format!(
+                    "{file}: the module's .target is {m}, newer than the launch's {target} \
+                     (run it with --arch {m} or later)"
+                ));
+            }
+        }
+    }
+    for s in &prep.body.statements {
+        let problem = match &s.kind {
+            StatementKind::Instruction(inst) => {
+                sim_isa::parse::check_target(inst, target, module.version)
+                    .err()
+                    .map(|e| {
+                        format!(
+                            "{file}:{}: `{}`: {e} (the launch's target is {target})",
+                            s.pos,
+                            s.text.trim()
+                        )
+                    })
+            }
+            StatementKind::Unimplemented(_) => s.unsupported_message(file),
+            StatementKind::Control(c) => match &c.op {
+                ControlOp::Call { callee, .. } => Some(format!(
+                    "unsupported by simcli: call {callee} at {file}:{}",
+                    s.pos
+                )),
+                ControlOp::Bra { .. }
+                | ControlOp::Ret { .. }
+                | ControlOp::Exit
+                | ControlOp::Trap => None,
+            },
+        };
+        problems.extend(problem);
+    }
+    if problems.is_empty() {
+        return Ok(());
+    }
+    Err(KernelError::Refused {
+        count: problems.len(),
+        target: target.to_string(),
+        listed: problems.into_iter().take(MAX_LISTED).collect(),
+    })
+}
