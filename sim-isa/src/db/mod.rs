@@ -43,6 +43,7 @@ mod effects;
 mod facts;
 mod float;
 mod forms;
+mod int;
 mod ptx_names;
 
 pub(crate) use bit::{bit_op, BitWord, BIT_WORDS};
@@ -61,6 +62,7 @@ pub(crate) use float::{
     sat_ok as float_sat_ok,
 };
 pub use forms::forms;
+pub(crate) use int::{int_sat_ok, int_sat_type_ok, relu_ok, IntWord};
 
 /// One instruction form: canonical text with registers named by position
 /// (`%d, %a, %b, %c, %e`; `%p` for a predicate destination, `%q` for a
@@ -76,7 +78,7 @@ pub struct Form {
 pub use ptx_names::is_ptx_opcode;
 
 use crate::inst::{
-    AluOp, CmpOp, CvtType, FloatOp, Instruction, IntOp, MulMode, Op, Simd, Type, TypeKind, VideoOp,
+    AluOp, CmpOp, CvtType, FloatOp, Instruction, MulMode, Op, Simd, Type, TypeKind, VideoOp,
 };
 use crate::target::Feature;
 
@@ -105,47 +107,6 @@ pub enum Family {
     Cvt,
     /// add sub mul fma min max abs neg div rcp sqrt over f32/f64
     Float,
-}
-
-/// The integer arithmetic opcode words (`mul`/`mad` take their mode as the
-/// first modifier, which ptxas reads as part of the opcode).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum IntWord {
-    Add,
-    Sub,
-    Mul,
-    Mad,
-    Min,
-    Max,
-    Div,
-    Rem,
-    Abs,
-    Neg,
-    Dp4a,
-    Dp2a,
-    Sad,
-}
-
-impl IntWord {
-    /// For `mul`/`mad`, whose mode (`.lo/.hi/.wide`) ptxas reads as part of
-    /// the opcode: the operation of each mode.
-    pub(crate) const fn mode_op(self) -> Option<fn(MulMode) -> IntOp> {
-        match self {
-            IntWord::Mul => Some(IntOp::Mul),
-            IntWord::Mad => Some(IntOp::Mad),
-            IntWord::Dp2a => Some(IntOp::Dp2a),
-            IntWord::Dp4a
-            | IntWord::Sad
-            | IntWord::Add
-            | IntWord::Sub
-            | IntWord::Min
-            | IntWord::Max
-            | IntWord::Div
-            | IntWord::Rem
-            | IntWord::Abs
-            | IntWord::Neg => None,
-        }
-    }
 }
 
 /// What an opcode word decodes to.
@@ -533,30 +494,6 @@ pub(crate) fn types_ok(kind: OpKind, mode: Option<MulMode>, tys: &[Type]) -> boo
     }
 }
 
-/// Whether `.sat` is legal on the integer family's type (`.s32` only).
-pub(crate) fn int_sat_type_ok(t: Type) -> bool {
-    t == T::S32
-}
-
-/// Whether the integer family's opcode takes `.sat` at all (`add`, `sub`,
-/// `mad.hi`; ptxas: "Illegal modifier '.sat' for instruction 'mad.lo'").
-pub(crate) fn int_sat_ok(w: IntWord, mode: Option<MulMode>) -> bool {
-    match w {
-        IntWord::Add | IntWord::Sub => true,
-        IntWord::Mad => mode == Some(MulMode::Hi),
-        IntWord::Mul
-        | IntWord::Min
-        | IntWord::Max
-        | IntWord::Div
-        | IntWord::Rem
-        | IntWord::Abs
-        | IntWord::Neg
-        | IntWord::Dp4a
-        | IntWord::Dp2a
-        | IntWord::Sad => false,
-    }
-}
-
 /// The number of type modifiers `kind` takes: two for `dp4a`/`dp2a`
 /// (`atype`, `btype`), else its family's.
 pub(crate) const fn ntypes(kind: OpKind) -> usize {
@@ -573,12 +510,6 @@ pub(crate) const fn ntypes(kind: OpKind) -> usize {
         | OpKind::Cvt
         | OpKind::Float(_) => spec(kind.family()).ntypes,
     }
-}
-
-/// Whether `.relu` is legal: `min`/`max` on `.s32` or `.s16x2` (ptxas 13.0:
-/// "Illegal modifier '.relu' for instruction 'max' with type '.u16x2'").
-pub(crate) fn relu_ok(w: IntWord, t: Type) -> bool {
-    matches!(w, IntWord::Min | IntWord::Max) && matches!(t, T::S32 | T::S16x2)
 }
 
 /// Comparison operators allowed per source type class (errata 13, confirmed

@@ -3,6 +3,7 @@
 //! ptxas's verdicts per target and PTX version, `Display`, the manual's
 //! semantics on hand-worked cases.
 
+use sim_isa::conform::run_vectors;
 use sim_isa::exec::int_lane;
 use sim_isa::parse::{check_target, parse_instruction};
 use sim_isa::*;
@@ -167,4 +168,14 @@ fn manual_semantics() {
         lane("sad.s64 %rd5, %rd1, %rd2, %rd3;", 1 << 63, 1, 0),
         (1 << 63) + 1
     );
+}
+
+/// The SASS oracle's vectors (`sass-int-simd.jsonl`: ptxas 13.0.88's sm_90
+/// code for each form of `int-simd-forms.txt`, run by xtask's interpreter).
+#[test]
+fn sass_oracle_vectors_pass() {
+    let report = run_vectors(include_str!("../data/sass-int-simd.jsonl"));
+    assert!(report.ok(), "{report}");
+    assert_eq!(report.passed(), 1160, "{}", report.summary_line());
+    assert_eq!(report.skipped(), 0, "{}", report.summary_line());
 }
