@@ -376,14 +376,23 @@ pub enum IntOp {
     Abs,
     /// `neg` (signed types; one source).
     Neg,
+    /// `dp4a.atype.btype`: `c` plus the four byte products of `a` and `b`.
+    Dp4a,
+    /// `dp2a.mode.atype.btype` (`.lo`/`.hi`): `c` plus the two products of
+    /// `a`'s halves with bytes 0-1 (`.lo`) or 2-3 (`.hi`) of `b`.
+    Dp2a(MulMode),
+    /// `sad.type`: `c + |a - b|`.
+    Sad,
 }
 
 impl IntOp {
     /// `mul`/`mad`'s `.lo/.hi/.wide`; `None` for the others.
     pub const fn mode(self) -> Option<MulMode> {
         match self {
-            IntOp::Mul(m) | IntOp::Mad(m) => Some(m),
-            IntOp::Add
+            IntOp::Mul(m) | IntOp::Mad(m) | IntOp::Dp2a(m) => Some(m),
+            IntOp::Dp4a
+            | IntOp::Sad
+            | IntOp::Add
             | IntOp::Sub
             | IntOp::Min
             | IntOp::Max
@@ -399,23 +408,36 @@ impl IntOp {
         !matches!(self, IntOp::Abs | IntOp::Neg)
     }
 
-    /// Whether the operation reads an addend `c` (`mad` only).
+    /// Whether the operation reads an addend `c` (`mad`, `dp4a`, `dp2a`, `sad`).
     pub const fn has_c(self) -> bool {
-        matches!(self, IntOp::Mad(_))
+        matches!(
+            self,
+            IntOp::Mad(_) | IntOp::Dp4a | IntOp::Dp2a(_) | IntOp::Sad
+        )
+    }
+
+    /// Whether the operation takes a second type, `b`'s (`dp4a`, `dp2a`).
+    pub const fn is_dot(self) -> bool {
+        matches!(self, IntOp::Dp4a | IntOp::Dp2a(_))
     }
 }
 
 /// Arithmetic over the integer types (9.7.1): `add{.sat}.type`,
 /// `mul.mode.type`, `mad.mode.type`, `mad.hi.sat.s32`, `min max div rem`
-/// `.type`, `abs neg .stype`.
+/// `.type`, `abs neg .stype`; the packed `add min max .u16x2 .s16x2` and
+/// `min/max.relu` (PTX 8.0); `dp4a`, `dp2a`, `sad`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct IntArith {
     /// Operation.
     pub op: IntOp,
     /// `.sat` (`.s32` only: `add`, `sub`, `mad.hi`).
     pub sat: bool,
-    /// Source type.
+    /// `.relu` (`min`/`max` on `.s32`/`.s16x2`): negative results become 0.
+    pub relu: bool,
+    /// Source type (`dp4a`/`dp2a`: `a`'s).
     pub ty: Type,
+    /// `b`'s type: `ty` except for `dp4a`/`dp2a`'s `btype`.
+    pub bty: Type,
     /// Destination: twice `ty`'s width for `.wide`.
     pub d: RegId,
     /// First source.
@@ -430,6 +452,13 @@ impl IntArith {
     /// Type of `d` (and of `mad`'s `c`): twice the width for `.wide` (which
     /// the validator allows only on 16- and 32-bit types).
     pub const fn d_type(&self) -> Type {
+        if self.op.is_dot() {
+            // `.u32` when both sources are unsigned, else `.s32` (9.7.1.23).
+            return match (self.ty, self.bty) {
+                (Type::U32, Type::U32) => Type::U32,
+                _ => Type::S32,
+            };
+        }
         match (self.op.mode(), self.ty.doubled()) {
             (Some(MulMode::Wide), Some(t)) => t,
             (Some(MulMode::Wide), None) | (Some(MulMode::Lo | MulMode::Hi) | None, _) => self.ty,
@@ -633,7 +662,7 @@ impl Instruction {
                 u.reg(x.d, x.d_bits(), true);
                 u.src(x.a, x.ty.bits());
                 if let Some(b) = x.b {
-                    u.src(b, x.ty.bits());
+                    u.src(b, x.bty.bits());
                 }
                 if let Some(c) = x.c {
                     u.src(c, x.d_bits());

@@ -27,6 +27,10 @@ pub enum Type {
     S32,
     /// `.s64`
     S64,
+    /// `.u16x2`: two unsigned 16-bit halves of a 32-bit register (PTX 8.0).
+    U16x2,
+    /// `.s16x2`: two signed 16-bit halves.
+    S16x2,
     /// `.f16`
     F16,
     /// `.f16x2`
@@ -62,7 +66,7 @@ pub enum TypeKind {
 
 impl Type {
     /// Every type, in declaration order.
-    pub const ALL: [Type; 16] = [
+    pub const ALL: [Type; 18] = [
         Type::B16,
         Type::B32,
         Type::B64,
@@ -72,6 +76,8 @@ impl Type {
         Type::S16,
         Type::S32,
         Type::S64,
+        Type::U16x2,
+        Type::S16x2,
         Type::F16,
         Type::F16x2,
         Type::Bf16,
@@ -85,7 +91,14 @@ impl Type {
     pub const fn bits(self) -> u32 {
         match self {
             Type::B16 | Type::U16 | Type::S16 | Type::F16 | Type::Bf16 => 16,
-            Type::B32 | Type::U32 | Type::S32 | Type::F32 | Type::F16x2 | Type::Bf16x2 => 32,
+            Type::B32
+            | Type::U32
+            | Type::S32
+            | Type::U16x2
+            | Type::S16x2
+            | Type::F32
+            | Type::F16x2
+            | Type::Bf16x2 => 32,
             Type::B64 | Type::U64 | Type::S64 | Type::F64 => 64,
             Type::Pred => 1,
         }
@@ -95,8 +108,8 @@ impl Type {
     pub const fn kind(self) -> TypeKind {
         match self {
             Type::B16 | Type::B32 | Type::B64 => TypeKind::Bits,
-            Type::U16 | Type::U32 | Type::U64 => TypeKind::Unsigned,
-            Type::S16 | Type::S32 | Type::S64 => TypeKind::Signed,
+            Type::U16 | Type::U32 | Type::U64 | Type::U16x2 => TypeKind::Unsigned,
+            Type::S16 | Type::S32 | Type::S64 | Type::S16x2 => TypeKind::Signed,
             Type::F16 | Type::F16x2 | Type::F32 | Type::F64 => TypeKind::Float,
             Type::Bf16 | Type::Bf16x2 => TypeKind::BFloat,
             Type::Pred => TypeKind::Pred,
@@ -115,6 +128,8 @@ impl Type {
             Type::S16 => "s16",
             Type::S32 => "s32",
             Type::S64 => "s64",
+            Type::U16x2 => "u16x2",
+            Type::S16x2 => "s16x2",
             Type::F16 => "f16",
             Type::F16x2 => "f16x2",
             Type::Bf16 => "bf16",
@@ -130,6 +145,20 @@ impl Type {
         Type::ALL.into_iter().find(|t| t.name() == s)
     }
 
+    /// `.u16x2`/`.s16x2`: two 16-bit halves (PTX 8.0 packed integers).
+    pub const fn is_packed16(self) -> bool {
+        matches!(self, Type::U16x2 | Type::S16x2)
+    }
+
+    /// The type of one half of a packed type (`.u16x2` -> `.u16`); itself otherwise.
+    pub const fn half(self) -> Type {
+        match self {
+            Type::U16x2 => Type::U16,
+            Type::S16x2 => Type::S16,
+            t => t,
+        }
+    }
+
     /// The integer type of twice the width and the same class (`.wide` results).
     pub const fn doubled(self) -> Option<Type> {
         match self {
@@ -142,6 +171,8 @@ impl Type {
             Type::B64
             | Type::U64
             | Type::S64
+            | Type::U16x2
+            | Type::S16x2
             | Type::F16
             | Type::F16x2
             | Type::Bf16

@@ -37,6 +37,10 @@ pub enum Feature {
     CvtPacked,
     /// `min`/`max` with `.NaN` (`sm_80`).
     MinMaxNaN,
+    /// Packed 16-bit integer `add min max .u16x2 .s16x2` and `min/max.relu` (`sm_90`).
+    IntPacked16,
+    /// `dp4a`, `dp2a` (`sm_61`).
+    IntDot,
 }
 
 impl Feature {
@@ -53,6 +57,8 @@ impl Feature {
             Feature::CvtPacked => 80,
             Feature::Bf16Convert => 80,
             Feature::MinMaxNaN => 80,
+            Feature::IntPacked16 => 90,
+            Feature::IntDot => 61,
         }
     }
 }

@@ -38,6 +38,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 PTXAS = os.environ.get("PTXAS", "/work/tools-cache/py/nvidia/cuda_nvcc/bin/ptxas")
 NVDISASM = os.environ.get("NVDISASM", "/work/tools-cache/py/nvidia/cu13/bin/nvdisasm")
+# PTX 8.0 forms (the packed `.u16x2`/`.s16x2` integers, `min/max.relu`) need
+# a ptxas that reads `.version 8.0` (12.0 or later; the rows were derived
+# with ptxas 13.0.88): $PTXAS80. Without it those variants are left out.
+PTXAS80 = os.environ.get("PTXAS80")
+
+
+def needs_ptx80(body):
+    return "16x2" in body or ".relu" in body
 ARCHS = ["sm_35", "sm_53", "sm_90"]
 
 # ---------------------------------------------------------------- variants
@@ -186,7 +194,7 @@ def int_variants():
         out.append((f"alu.{op}.sat.s32", r2, f"{op}.sat.s32 %r5, %r1, %r2;", ("%r5", "b32"), 0))
     out.append(("alu.mad.hi.sat.s32", r2 + [("%r3", "b32")],
                 "mad.hi.sat.s32 %r5, %r1, %r2, %r3;", ("%r5", "b32"), 0))
-    return out + int_more_variants() + float_variants()
+    return out + int_more_variants() + int_new_variants() + float_variants()
 
 
 def float_variants():
@@ -241,6 +249,38 @@ def int_more_variants():
             ins = [(a, st)] if op in ("abs", "neg") else [(a, st), (b, st)]
             srcs = ", ".join(r for r, _ in ins)
             out.append((f"alu.{op}.{ty}", ins, f"{op}.{ty} {d}, {srcs};", (d, st), 0))
+    return out
+
+
+def int_new_variants():
+    """The integer forms added for issue 23: the packed `add min max .u16x2
+    .s16x2` and `min/max.relu` (PTX 8.0, sm_90), `dp4a.atype.btype`,
+    `dp2a.mode.atype.btype` (sm_61) and `sad` over the six types, keyed as
+    sim-isa's `int_key` (`alu.add.u16x2`, `alu.min.relu.s32`,
+    `alu.dp4a.s32.u32`, `alu.dp2a.lo.u32.s32`, `alu.sad.u64`)."""
+    out = []
+    r2 = [("%r1", "b32"), ("%r2", "b32")]
+    r3 = r2 + [("%r3", "b32")]
+    for op in ("add", "min", "max"):
+        for ty in ("u16x2", "s16x2"):
+            out.append((f"alu.{op}.{ty}", r2, f"{op}.{ty} %r5, %r1, %r2;", ("%r5", "b32"), 0))
+    for op in ("min", "max"):
+        for ty in ("s32", "s16x2"):
+            out.append((f"alu.{op}.relu.{ty}", r2, f"{op}.relu.{ty} %r5, %r1, %r2;",
+                        ("%r5", "b32"), 0))
+    for a in ("u32", "s32"):
+        for b in ("u32", "s32"):
+            out.append((f"alu.dp4a.{a}.{b}", r3, f"dp4a.{a}.{b} %r5, %r1, %r2, %r3;",
+                        ("%r5", "b32"), 0))
+            for mode in ("lo", "hi"):
+                out.append((f"alu.dp2a.{mode}.{a}.{b}", r3,
+                            f"dp2a.{mode}.{a}.{b} %r5, %r1, %r2, %r3;", ("%r5", "b32"), 0))
+    st_of = {16: "b16", 32: "b32", 64: "b64"}
+    for ty in ("u16", "u32", "u64", "s16", "s32", "s64"):
+        st = st_of[int(ty[1:])]
+        a, b, c, d = reg(st, 1), reg(st, 2), reg(st, 3), reg(st, 5)
+        out.append((f"alu.sad.{ty}", [(a, st), (b, st), (c, st)],
+                    f"sad.{ty} {d}, {a}, {b}, {c};", (d, st), 0))
     return out
 
 
@@ -324,7 +364,7 @@ def cvt_variants():
 # ---------------------------------------------------------------- kernels
 def kernel(arch, ins, body, out):
     lines = [
-        ".version 7.8",
+        ".version 8.0" if needs_ptx80(body) else ".version 7.8",
         f".target {arch}",
         ".address_size 64",
         ".visible .entry k(.param .u64 p) {",
@@ -345,7 +385,13 @@ def assemble(arch, ptx, tmp):
     cub = os.path.join(tmp, "k.cubin")
     with open(src, "w") as f:
         f.write(ptx)
-    r = subprocess.run([PTXAS, f"-arch={arch}", src, "-o", cub], capture_output=True)
+    ptxas = PTXAS
+    if ".version 8.0" in ptx:
+        # Only sm_90 of the table's targets runs the PTX 8.0 forms.
+        if PTXAS80 is None or arch != "sm_90":
+            return None
+        ptxas = PTXAS80
+    r = subprocess.run([ptxas, f"-arch={arch}", src, "-o", cub], capture_output=True)
     if r.returncode != 0:
         return None
     with open(cub, "rb") as f:
@@ -464,12 +510,16 @@ _REF = {}
 _REF_SASS = {}
 
 
-def reference(arch):
-    """The kernel that loads one b32 and stores it (cached per arch)."""
-    if arch not in _REF:
+def reference(arch, ptx80=False):
+    """The kernel that loads one b32 and stores it (cached per arch), and for
+    the PTX 8.0 forms the same kernel at `.version 8.0` (assembled, as they
+    are, by $PTXAS80)."""
+    key = (arch, ptx80)
+    if key not in _REF:
+        body = "// .relu" if ptx80 else ""
         with tempfile.TemporaryDirectory() as tmp:
-            _REF[arch] = assemble(arch, kernel(arch, [("%r1", "b32")], "", ("%r1", "b32")), tmp)
-    return _REF[arch]
+            _REF[key] = assemble(arch, kernel(arch, [("%r1", "b32")], body, ("%r1", "b32")), tmp)
+    return _REF[key]
 
 
 def is_load(arch, w):
@@ -486,12 +536,13 @@ def measure(arch, variant):
         k = assemble(arch, kernel(arch, ins, body, out), tmp)
         if k is None:
             return None
-        ref = reference(arch)
+        new = needs_ptx80(body)
+        ref = reference(arch, new)
         if arch == "sm_90":
             si, si_inlined = sass(k, tmp)
-            if "sm_90" not in _REF_SASS:
-                _REF_SASS["sm_90"] = sass(ref, tmp)[0]
-            sr = _REF_SASS["sm_90"]
+            if new not in _REF_SASS:
+                _REF_SASS[new] = sass(ref, tmp)[0]
+            sr = _REF_SASS[new]
             body_k = [i for i in si if not i.startswith("LDG")]
             body_r = [i for i in sr if not i.startswith("LDG")]
             n = len(body_k) - len(body_r) - helper
@@ -559,7 +610,7 @@ def main():
     rows.sort()
     with open(args.out, "w") as f:
         f.write("# arch\tkey\tuops\tsteps\tnote\n")
-        f.write("# Generated by tools/lowering/derive.py (ptxas 11.8, nvdisasm 13); do not edit by hand.\n")
+        f.write("# Generated by tools/lowering/derive.py (ptxas 11.8; the PTX 8.0 forms ptxas 13.0.88 as $PTXAS80; nvdisasm 13); do not edit by hand.\n")
         for r in rows:
             f.write("\t".join(str(x) for x in r) + "\n")
     print(f"wrote {len(rows)} rows to {args.out}", file=sys.stderr)

@@ -27,7 +27,8 @@ USAGE:
   cargo run -p xtask --release -- values [--variants N] [--inputs K] [--seed S] [--jobs J] [--batch B]
         [--write FILE] [--disagreements FILE] [--show N]
       Part 2: sm_90 machine code for each variant, run by a SASS interpreter on
-      random and edge inputs, compared with sim-isa's executor.
+      random and edge inputs, compared with sim-isa's executor. [--texts FILE]: these
+      instruction texts instead (PTX 8.0 kernels; $PTXAS must be ptxas 12 or 13).
   cargo run -p xtask --release -- gpu-kernels VECTORS.jsonl OUTDIR
       Part 3: turn conformance vectors into PTX kernels + a manifest for tools/gpu/run.py
       (assembled with ptxas when available). [--arch sm_90]
@@ -116,8 +117,14 @@ fn real_main() -> Result<bool> {
                 common: a.common(60, 30)?,
                 write: a.opt("--write")?.map(Into::into),
                 disagreements: a.opt("--disagreements")?.map(Into::into),
+                texts: a.opt("--texts")?.map(Into::into),
             };
-            let t = a.tools(&root)?;
+            let t = if o.texts.is_some() {
+                a.done()?;
+                tools::Tools::locate_newer(&root)?
+            } else {
+                a.tools(&root)?
+            };
             Ok(values::run(&t, &o)? == 0)
         }
         "gpu-kernels" => {

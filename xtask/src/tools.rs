@@ -24,6 +24,9 @@ pub struct Tools {
     pub ptxas: PathBuf,
     /// `nvdisasm` (any version that decodes sm_90).
     pub nvdisasm: Option<PathBuf>,
+    /// The `.version` of the kernels part 2 compiles: 7.8 for ptxas 11.8,
+    /// 8.0 for a newer ptxas ([`Tools::locate_newer`]).
+    pub ptx_version: &'static str,
 }
 
 fn first_existing(cands: &[PathBuf]) -> Option<PathBuf> {
@@ -43,7 +46,17 @@ impl Tools {
             None => first_existing(&roots.iter().map(|r| r.join("nvidia/cuda_nvcc/bin/ptxas")).collect::<Vec<_>>())
                 .context("ptxas not found: set $PTXAS or run tools/validate.sh (pip installs nvidia-cuda-nvcc-cu11==11.8.89)")?,
         };
-        let nvdisasm = match std::env::var_os("NVDISASM") {
+        let nvdisasm = Tools::locate_nvdisasm(repo);
+        Self::checked(ptxas, nvdisasm)
+    }
+
+    /// `$NVDISASM`, else the pip installs under `tools/.cache/py` or `/work/tools-cache/py`.
+    fn locate_nvdisasm(repo: &Path) -> Option<PathBuf> {
+        let roots = [
+            repo.join("tools/.cache/py"),
+            PathBuf::from("/work/tools-cache/py"),
+        ];
+        match std::env::var_os("NVDISASM") {
             Some(p) => Some(PathBuf::from(p)),
             None => {
                 let mut c = Vec::new();
@@ -58,12 +71,12 @@ impl Tools {
                 }
                 first_existing(&c)
             }
-        };
-        let out = Command::new(&ptxas)
-            .arg("--version")
-            .output()
-            .with_context(|| format!("running {}", ptxas.display()))?;
-        let v = String::from_utf8_lossy(&out.stdout);
+        }
+    }
+
+    /// ptxas 11.8 at `ptxas`, with `nvdisasm`.
+    fn checked(ptxas: PathBuf, nvdisasm: Option<PathBuf>) -> Result<Tools> {
+        let v = version(&ptxas)?;
         if !v.contains("V11.8") {
             bail!(
                 "{} is not ptxas 11.8 (the pinned reference): {}",
@@ -71,7 +84,29 @@ impl Tools {
                 v.trim()
             );
         }
-        Ok(Tools { ptxas, nvdisasm })
+        Ok(Tools {
+            ptxas,
+            nvdisasm,
+            ptx_version: "7.8",
+        })
+    }
+
+    /// For the PTX 8.0 forms (packed `.u16x2`/`.s16x2` integers, `.relu`),
+    /// which ptxas 11.8 cannot read: `$PTXAS` must name ptxas 12 or 13
+    /// (13.0.88 made the committed vectors), and kernels say `.version 8.0`.
+    pub fn locate_newer(repo: &Path) -> Result<Tools> {
+        let ptxas =
+            PathBuf::from(std::env::var_os("PTXAS").context("set $PTXAS to ptxas 12.0 or later")?);
+        let v = version(&ptxas)?;
+        if !(v.contains("V12.") || v.contains("V13.")) {
+            bail!("{} is not ptxas 12 or 13: {}", ptxas.display(), v.trim());
+        }
+        let nvdisasm = Tools::locate_nvdisasm(repo);
+        Ok(Tools {
+            ptxas,
+            nvdisasm,
+            ptx_version: "8.0",
+        })
     }
 
     /// nvdisasm, or an error saying how to get it.
@@ -80,6 +115,15 @@ impl Tools {
             .as_deref()
             .context("nvdisasm not found: set $NVDISASM or run tools/validate.sh (pip installs nvidia-cuda-nvdisasm)")
     }
+}
+
+/// `ptxas --version`'s output.
+fn version(ptxas: &Path) -> Result<String> {
+    let out = Command::new(ptxas)
+        .arg("--version")
+        .output()
+        .with_context(|| format!("running {}", ptxas.display()))?;
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// The workspace root (xtask's parent).

@@ -123,6 +123,12 @@ pub(crate) const fn int_name(op: IntOp) -> &'static str {
         IntOp::Rem => "rem",
         IntOp::Abs => "abs",
         IntOp::Neg => "neg",
+        IntOp::Dp4a => "dp4a",
+        IntOp::Dp2a(MulMode::Lo) => "dp2a.lo",
+        IntOp::Dp2a(MulMode::Hi) => "dp2a.hi",
+        // Refused by `types_ok`; named for completeness.
+        IntOp::Dp2a(MulMode::Wide) => "dp2a.wide",
+        IntOp::Sad => "sad",
     }
 }
 
@@ -168,6 +174,8 @@ pub fn unit_class(inst: &Instruction) -> UnitClass {
         | Type::S16
         | Type::S32
         | Type::S64
+        | Type::U16x2
+        | Type::S16x2
         | Type::Pred => UnitClass::IntCmp,
     };
     match &inst.op {
@@ -193,7 +201,10 @@ pub fn unit_class(inst: &Instruction) -> UnitClass {
             | IntOp::Div
             | IntOp::Rem
             | IntOp::Abs
-            | IntOp::Neg => UnitClass::IntAlu,
+            | IntOp::Neg
+            | IntOp::Dp4a
+            | IntOp::Dp2a(_)
+            | IntOp::Sad => UnitClass::IntAlu,
         },
         Op::Selp(_) | Op::Alu(_) | Op::Bit(_) => UnitClass::IntAlu,
         Op::Float(x) => cmp_class(x.ty),
@@ -281,9 +292,30 @@ fn video_key(v: &Video, out: &mut String) {
 /// cost does not depend on the signedness); the forms added with it keep
 /// the type, whose signedness changes the machine code
 /// (`alu.mul.hi.s64`, `alu.mad.hi.sat.s32`, `alu.add.sat.s32`).
+///
+/// The forms PTX 8.0 added keep their type too (`alu.add.u16x2`,
+/// `alu.min.relu.s32`), as do `alu.sad.u64` and the dot products with
+/// both types (`alu.dp4a.s32.u32`, `alu.dp2a.lo.u32.s32`).
 fn int_key(x: &IntArith, out: &mut String) {
     let bits = x.ty.bits();
+    if x.op.is_dot() {
+        let _ = write!(
+            out,
+            "alu.{}.{}.{}",
+            int_name(x.op),
+            x.ty.name(),
+            x.bty.name()
+        );
+        return;
+    }
+    if x.relu {
+        let _ = write!(out, "alu.{}.relu.{}", int_name(x.op), x.ty.name());
+        return;
+    }
     let _ = match (x.op, x.sat) {
+        (IntOp::Add, false) if x.ty.is_packed16() => {
+            write!(out, "alu.{}.{}", int_name(x.op), x.ty.name())
+        }
         (IntOp::Add | IntOp::Sub | IntOp::Mul(MulMode::Lo), false) => {
             write!(out, "alu.{}.b{bits}", int_name(x.op))
         }
@@ -298,7 +330,10 @@ fn int_key(x: &IntArith, out: &mut String) {
             | IntOp::Div
             | IntOp::Rem
             | IntOp::Abs
-            | IntOp::Neg,
+            | IntOp::Neg
+            | IntOp::Dp4a
+            | IntOp::Dp2a(_)
+            | IntOp::Sad,
             _,
         ) => {
             write!(out, "alu.{}.{}", int_name(x.op), x.ty.name())

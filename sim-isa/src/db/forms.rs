@@ -8,8 +8,8 @@
 use super::bit::{word_lists, BitWord};
 use super::{
     all_opcodes, approx_implemented, approx_ok, cmp_ok, float_ftz_ok, float_implemented,
-    float_sat_ok, ftz_ok, int_sat_ok, int_sat_type_ok, m, nan_ok, operands, rnd_ok, rnd_required,
-    spec, types_ok, vset_cmp_ok, Family, Form, OpKind, OperandKind,
+    float_sat_ok, ftz_ok, int_sat_ok, int_sat_type_ok, m, nan_ok, ntypes, operands, relu_ok,
+    rnd_ok, rnd_required, spec, types_ok, vset_cmp_ok, Family, Form, OpKind, OperandKind,
 };
 use crate::inst::{BoolOp, CmpOp, FloatOp, MulMode, Rnd, Simd, Type};
 
@@ -73,7 +73,7 @@ pub fn forms() -> Vec<Form> {
 
 /// Type lists of `spec(fam).ntypes` entries that `types_ok` accepts.
 fn type_lists(kind: OpKind, mode: Option<MulMode>) -> Vec<Vec<Type>> {
-    let n = spec(kind.family()).ntypes;
+    let n = ntypes(kind);
     let mut lists: Vec<Vec<Type>> = vec![vec![]];
     for _ in 0..n {
         lists = lists
@@ -146,6 +146,11 @@ fn modifier_sets(
         let mut opts = vec![("", false)];
         opts.extend(BoolOp::ALL.into_iter().map(|b| (b.name(), true)));
         extend(&mut sets, &opts);
+    }
+    if let (OpKind::Int(w), [t]) = (kind, tys) {
+        if allow & m::RELU != 0 && relu_ok(w, *t) {
+            extend(&mut sets, &[("", false), ("relu", false)]);
+        }
     }
     if allow & m::FTZ != 0 && ftz_ok(fam, tys) {
         extend(&mut sets, &[("", false), ("ftz", false)]);

@@ -43,6 +43,7 @@ mod effects;
 mod facts;
 mod float;
 mod forms;
+mod int;
 mod ptx_names;
 
 pub(crate) use bit::{bit_op, BitWord, BIT_WORDS};
@@ -61,6 +62,7 @@ pub(crate) use float::{
     sat_ok as float_sat_ok,
 };
 pub use forms::forms;
+pub(crate) use int::{int_sat_ok, int_sat_type_ok, relu_ok, IntWord};
 
 /// One instruction form: canonical text with registers named by position
 /// (`%d, %a, %b, %c, %e`; `%p` for a predicate destination, `%q` for a
@@ -76,7 +78,7 @@ pub struct Form {
 pub use ptx_names::is_ptx_opcode;
 
 use crate::inst::{
-    AluOp, CmpOp, CvtType, FloatOp, Instruction, IntOp, MulMode, Op, Simd, Type, TypeKind, VideoOp,
+    AluOp, CmpOp, CvtType, FloatOp, Instruction, MulMode, Op, Simd, Type, TypeKind, VideoOp,
 };
 use crate::target::Feature;
 
@@ -105,41 +107,6 @@ pub enum Family {
     Cvt,
     /// add sub mul fma min max abs neg div rcp sqrt over f32/f64
     Float,
-}
-
-/// The integer arithmetic opcode words (`mul`/`mad` take their mode as the
-/// first modifier, which ptxas reads as part of the opcode).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum IntWord {
-    Add,
-    Sub,
-    Mul,
-    Mad,
-    Min,
-    Max,
-    Div,
-    Rem,
-    Abs,
-    Neg,
-}
-
-impl IntWord {
-    /// For `mul`/`mad`, whose mode (`.lo/.hi/.wide`) ptxas reads as part of
-    /// the opcode: the operation of each mode.
-    pub(crate) const fn mode_op(self) -> Option<fn(MulMode) -> IntOp> {
-        match self {
-            IntWord::Mul => Some(IntOp::Mul),
-            IntWord::Mad => Some(IntOp::Mad),
-            IntWord::Add
-            | IntWord::Sub
-            | IntWord::Min
-            | IntWord::Max
-            | IntWord::Div
-            | IntWord::Rem
-            | IntWord::Abs
-            | IntWord::Neg => None,
-        }
-    }
 }
 
 /// What an opcode word decodes to.
@@ -235,6 +202,9 @@ pub(crate) const OPCODES: &[OpcodeDef] = &[
     f("rem", OpKind::Int(IntWord::Rem)),
     f("abs", OpKind::Int(IntWord::Abs)),
     f("neg", OpKind::Int(IntWord::Neg)),
+    f("dp4a", OpKind::Int(IntWord::Dp4a)),
+    f("dp2a", OpKind::Int(IntWord::Dp2a)),
+    f("sad", OpKind::Int(IntWord::Sad)),
     f("popc", OpKind::Bit(BitWord::Popc)),
     f("clz", OpKind::Bit(BitWord::Clz)),
     f("brev", OpKind::Bit(BitWord::Brev)),
@@ -273,6 +243,8 @@ pub(crate) mod m {
     pub const RND: u16 = 64;
     pub const NAN: u16 = 128;
     pub const APPROX: u16 = 256;
+    /// `min`/`max`'s `.relu` (integer family).
+    pub const RELU: u16 = 512;
 }
 
 /// How one operand position is read.
@@ -288,9 +260,9 @@ pub(crate) enum OperandKind {
     VC,
     /// `p`, `p|q`, `_`, `_|q`, `p|_`.
     PredPair,
-    /// Register or immediate of type slot 0 / 1 (index into the operand
+    /// Register or immediate of type slot 0 / 1 / 2 (index into the operand
     /// type list the family defines: its type modifiers, and for the
-    /// integer family `[type, destination type]`).
+    /// integer family `[type, destination type, b's type]`).
     Value(u8),
     /// Register, immediate or `%laneid`/`%warpid` (mov).
     ValueOrSpecial,
@@ -333,7 +305,11 @@ pub const fn syntax(fam: Family) -> &'static str {
              mad.mode.type d, a, b, c;  mad.hi.sat.s32 d, a, b, c;  \
              .mode = { .hi, .lo, .wide }; .type = { .u16, .u32, .u64, .s16, .s32, .s64 }; \
              .sat only on .s32; .wide only on 16/32-bit types, d (and c) twice as wide; \
-             min/max/div/rem.type d, a, b;  abs/neg.stype d, a;  .stype = { .s16, .s32, .s64 }"
+             min/max/div/rem.type d, a, b;  abs/neg.stype d, a;  .stype = { .s16, .s32, .s64 }; \
+             add.ptype d, a, b;  min/max.ptype d, a, b;  min/max.relu.{.s16x2, .s32} d, a, b;  \
+             .ptype = { .u16x2, .s16x2 } (registers only); \
+             dp4a.atype.btype d, a, b, c;  dp2a.mode.atype.btype d, a, b, c;  .mode = { .lo, .hi }; \
+             .atype .btype = { .u32, .s32 };  sad.type d, a, b, c"
         }
         Family::Float => {
             "add/sub/mul{.rnd}{.ftz}{.sat}.f32 d, a, b;  add/sub/mul{.rnd}.f64 d, a, b;  \
@@ -360,7 +336,7 @@ pub(crate) const fn spec(fam: Family) -> FamilySpec {
         Family::Selp => (1, 0),
         Family::Slct => (2, m::FTZ),
         Family::Alu => (1, 0),
-        Family::Int => (1, m::SAT),
+        Family::Int => (1, m::SAT | m::RELU),
         Family::Bit => (1, m::WORDS),
         Family::Cvt => (0, m::WORDS),
         Family::Float => (1, m::FTZ | m::SAT | m::RND | m::NAN | m::APPROX),
@@ -391,7 +367,12 @@ pub(crate) const fn operands(kind: OpKind) -> &'static [OperandKind] {
             | IntWord::Rem,
         ) => &[K::Dst, K::Value(0), K::Value(0)],
         OpKind::Int(IntWord::Abs | IntWord::Neg) => &[K::Dst, K::Value(0)],
-        OpKind::Int(IntWord::Mad) => &[K::Dst, K::Value(0), K::Value(0), K::Value(1)],
+        OpKind::Int(IntWord::Mad | IntWord::Sad) => {
+            &[K::Dst, K::Value(0), K::Value(0), K::Value(1)]
+        }
+        OpKind::Int(IntWord::Dp4a | IntWord::Dp2a) => {
+            &[K::Dst, K::Value(0), K::Value(2), K::Value(1)]
+        }
         OpKind::Float(FloatOp::Fma) => &[K::Dst, K::Value(0), K::Value(0), K::Value(0)],
         OpKind::Float(
             FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Min | FloatOp::Max | FloatOp::Div,
@@ -452,6 +433,10 @@ const VIDEO_TYPES: &[Type] = &[T::U32, T::S32];
 const INT_US: &[Type] = &[T::U16, T::U32, T::U64, T::S16, T::S32, T::S64];
 const INT_SIGNED: &[Type] = &[T::S16, T::S32, T::S64];
 const INT_WIDE: &[Type] = &[T::U16, T::U32, T::S16, T::S32];
+const INT_US_X2_ARR: [Type; 8] = join(INT_US, &[T::U16x2, T::S16x2]);
+/// `add`, `min`, `max`'s types: [`INT_US`] and the packed `.u16x2 .s16x2` (PTX 8.0).
+const INT_US_X2: &[Type] = &INT_US_X2_ARR;
+const DOT: &[Type] = &[T::U32, T::S32];
 const BITS: &[Type] = &[T::B16, T::B32, T::B64];
 const SHR: &[Type] = INT_BITS;
 const SC_F16_ARR: [Type; 12] = join(SCALAR, &[T::F16]);
@@ -494,6 +479,10 @@ pub(crate) fn types_ok(kind: OpKind, mode: Option<MulMode>, tys: &[Type]) -> boo
         OpKind::Alu(AluOp::Shl) => one(BITS),
         OpKind::Alu(AluOp::Shr) => one(SHR),
         OpKind::Int(IntWord::Abs | IntWord::Neg) => one(INT_SIGNED),
+        OpKind::Int(IntWord::Dp4a | IntWord::Dp2a) => {
+            mode != Some(MulMode::Wide) && tys.len() == 2 && tys.iter().all(|t| DOT.contains(t))
+        }
+        OpKind::Int(IntWord::Add | IntWord::Min | IntWord::Max) => one(INT_US_X2),
         OpKind::Float(op) => float::types_ok(op, tys),
         OpKind::Int(_) => match mode {
             Some(MulMode::Wide) => one(INT_WIDE),
@@ -505,24 +494,21 @@ pub(crate) fn types_ok(kind: OpKind, mode: Option<MulMode>, tys: &[Type]) -> boo
     }
 }
 
-/// Whether `.sat` is legal on the integer family's type (`.s32` only).
-pub(crate) fn int_sat_type_ok(t: Type) -> bool {
-    t == T::S32
-}
-
-/// Whether the integer family's opcode takes `.sat` at all (`add`, `sub`,
-/// `mad.hi`; ptxas: "Illegal modifier '.sat' for instruction 'mad.lo'").
-pub(crate) fn int_sat_ok(w: IntWord, mode: Option<MulMode>) -> bool {
-    match w {
-        IntWord::Add | IntWord::Sub => true,
-        IntWord::Mad => mode == Some(MulMode::Hi),
-        IntWord::Mul
-        | IntWord::Min
-        | IntWord::Max
-        | IntWord::Div
-        | IntWord::Rem
-        | IntWord::Abs
-        | IntWord::Neg => false,
+/// The number of type modifiers `kind` takes: two for `dp4a`/`dp2a`
+/// (`atype`, `btype`), else its family's.
+pub(crate) const fn ntypes(kind: OpKind) -> usize {
+    match kind {
+        OpKind::Int(IntWord::Dp4a | IntWord::Dp2a) => 2,
+        OpKind::Video(..)
+        | OpKind::Set
+        | OpKind::Setp
+        | OpKind::Selp
+        | OpKind::Slct
+        | OpKind::Alu(_)
+        | OpKind::Int(_)
+        | OpKind::Bit(_)
+        | OpKind::Cvt
+        | OpKind::Float(_) => spec(kind.family()).ntypes,
     }
 }
 
@@ -753,6 +739,24 @@ pub(crate) const GATES: &[Gate] = &[
         feature: Some(Feature::F64),
         ptx: (1, 0),
         applies: |i| matches!(i.op, Op::Float(x) if x.ty == T::F64),
+    },
+    Gate {
+        what: "packed 16-bit integer arithmetic (.u16x2/.s16x2)",
+        feature: Some(Feature::IntPacked16),
+        ptx: (8, 0),
+        applies: |i| matches!(i.op, Op::Int(x) if x.ty.is_packed16()),
+    },
+    Gate {
+        what: "min/max with .relu",
+        feature: Some(Feature::IntPacked16),
+        ptx: (8, 0),
+        applies: |i| matches!(i.op, Op::Int(x) if x.relu),
+    },
+    Gate {
+        what: "dp4a or dp2a",
+        feature: Some(Feature::IntDot),
+        ptx: (5, 0),
+        applies: |i| matches!(i.op, Op::Int(x) if x.op.is_dot()),
     },
     Gate {
         what: "min/max with .NaN",

@@ -1,5 +1,6 @@
 //! Integer arithmetic (`add sub mul mad min max div rem` over `.u16 .u32
-//! .u64 .s16 .s32 .s64`, `abs neg` over the signed ones, PTX ISA 9.7.1):
+//! .u64 .s16 .s32 .s64`, `abs neg` over the signed ones, the packed `add
+//! min max .u16x2 .s16x2` and `.relu`, `dp4a dp2a sad`, PTX ISA 9.7.1):
 //! one scalar lane function, the reference, and its warp form.
 
 use super::lanes::{blend, src, width_mask, Lanes, WarpRegs};
@@ -49,7 +50,30 @@ fn product(ty: Type, a: u64, b: u64) -> u128 {
 ///   remainder 0. Division by zero, which the manual leaves undefined, gives
 ///   all ones for both, as the H100's code does (its `div`/`rem` sequences
 ///   end by selecting `~0` when `b` is zero, whatever the signs).
+///
+/// The packed types compute each 16-bit half on its own (wrapping, no
+/// carry between halves); `.relu` then makes a negative result (or half) 0.
+/// `dp4a`, `dp2a` and `sad` are [`dot_sad_lane`]'s.
 pub fn int_lane(x: &IntArith, a: u64, b: u64, c: u64) -> u64 {
+    if x.ty.is_packed16() {
+        let h = IntArith {
+            ty: x.ty.half(),
+            bty: x.ty.half(),
+            ..*x
+        };
+        let half = |s: u32| int_lane(&h, (a >> s) & 0xffff, (b >> s) & 0xffff, 0) << s;
+        return half(0) | half(16);
+    }
+    let v = int_lane_scalar(x, a, b, c);
+    if x.relu && ext(v, x.ty.bits(), true) < 0 {
+        0
+    } else {
+        v
+    }
+}
+
+/// `int_lane` of one scalar (or one half's) operation, before `.relu`.
+fn int_lane_scalar(x: &IntArith, a: u64, b: u64, c: u64) -> u64 {
     let n = x.ty.bits();
     let signed = x.ty.kind() == TypeKind::Signed;
     let m = width_mask(n);
@@ -78,7 +102,49 @@ pub fn int_lane(x: &IntArith, a: u64, b: u64, c: u64) -> u64 {
         (IntOp::Rem, _) => (ext(a, n, signed) % ext(b, n, signed)) as u64 & m,
         (IntOp::Abs, _) => ext(a, n, signed).unsigned_abs() as u64 & m,
         (IntOp::Neg, _) => a.wrapping_neg() & m,
+        (IntOp::Dp4a | IntOp::Dp2a(_) | IntOp::Sad, _) => dot_sad_lane(x, a, b, c),
     }
+}
+
+/// `dp4a`, `dp2a` and `sad` (9.7.1.23, 9.7.1.24, 9.7.1.12), wrapping at
+/// the destination's width:
+/// - `dp4a`: `c` plus the products of byte `i` of `a` and of `b`, `i` = 0..3,
+///   each byte extended by its type's signedness;
+/// - `dp2a.lo`/`.hi`: `c` plus the products of `a`'s 16-bit half `i` with
+///   byte `i` (`.lo`) or `i + 2` (`.hi`) of `b`;
+/// - `sad`: `c + |a - b|`, the difference taken in the type's order.
+fn dot_sad_lane(x: &IntArith, a: u64, b: u64, c: u64) -> u64 {
+    let (sa, sb) = (
+        x.ty.kind() == TypeKind::Signed,
+        x.bty.kind() == TypeKind::Signed,
+    );
+    let m = width_mask(x.d_bits());
+    let sum = match x.op {
+        IntOp::Dp4a => (0..4)
+            .map(|i| ext(a >> (8 * i), 8, sa) * ext(b >> (8 * i), 8, sb))
+            .sum::<i128>(),
+        IntOp::Dp2a(mode) => {
+            let base = if mode == MulMode::Hi { 2 } else { 0 };
+            (0..2)
+                .map(|i| ext(a >> (16 * i), 16, sa) * ext(b >> (8 * (base + i)), 8, sb))
+                .sum::<i128>()
+        }
+        IntOp::Sad
+        | IntOp::Add
+        | IntOp::Sub
+        | IntOp::Mul(_)
+        | IntOp::Mad(_)
+        | IntOp::Min
+        | IntOp::Max
+        | IntOp::Div
+        | IntOp::Rem
+        | IntOp::Abs
+        | IntOp::Neg => {
+            let n = x.ty.bits();
+            (ext(a, n, sa) - ext(b, n, sa)).abs()
+        }
+    };
+    (sum as u64).wrapping_add(c) & m
 }
 
 /// `a` if `first`, else `b`.
@@ -137,7 +203,12 @@ fn wrap_lanes(op: IntOp, m: u64, a: &Lanes, b: &Lanes) -> Lanes {
 /// without `.sat`).
 #[inline(always)]
 pub(crate) fn is_wrapping(x: &IntArith) -> bool {
-    !x.sat && matches!(x.op, IntOp::Add | IntOp::Sub | IntOp::Mul(MulMode::Lo))
+    // A packed add does not carry between its halves, and `.relu` clamps:
+    // `int_lane`'s.
+    !x.sat
+        && !x.relu
+        && !x.ty.is_packed16()
+        && matches!(x.op, IntOp::Add | IntOp::Sub | IntOp::Mul(MulMode::Lo))
 }
 
 /// A wrapping form ([`is_wrapping`]) decoded once: the operation, the
@@ -212,6 +283,13 @@ fn int_general_into(x: &IntArith, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32)
 /// common wrapping forms run as plain loops the compiler vectorises.
 pub(crate) fn int_warp(x: &IntArith, a: &Lanes, b: &Lanes, c: &Lanes) -> Lanes {
     let m = width_mask(x.ty.bits());
+    if x.ty.is_packed16() || x.relu {
+        let mut o = [0u64; WARP_SIZE];
+        for l in 0..WARP_SIZE {
+            o[l] = int_lane(x, a[l], b[l], c[l]);
+        }
+        return o;
+    }
     match (x.op, x.sat) {
         (IntOp::Add, false) => each(|p, q| p.wrapping_add(q) & m, a, b),
         (IntOp::Sub, false) => each(|p, q| p.wrapping_sub(q) & m, a, b),
@@ -219,7 +297,8 @@ pub(crate) fn int_warp(x: &IntArith, a: &Lanes, b: &Lanes, c: &Lanes) -> Lanes {
         (IntOp::Add | IntOp::Sub, true)
         | (IntOp::Mul(MulMode::Hi | MulMode::Wide), _)
         | (IntOp::Mad(_), _)
-        | (IntOp::Min | IntOp::Max | IntOp::Div | IntOp::Rem | IntOp::Abs | IntOp::Neg, _) => {
+        | (IntOp::Min | IntOp::Max | IntOp::Div | IntOp::Rem | IntOp::Abs | IntOp::Neg, _)
+        | (IntOp::Dp4a | IntOp::Dp2a(_) | IntOp::Sad, _) => {
             let mut o = [0u64; WARP_SIZE];
             for l in 0..WARP_SIZE {
                 o[l] = int_lane(x, a[l], b[l], c[l]);

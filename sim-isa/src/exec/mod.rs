@@ -457,7 +457,7 @@ pub fn execute_scalar(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
 fn int_sources(x: &IntArith, ctx: &ExecCtx, regs: &WarpRegs) -> (Lanes, Lanes, Lanes) {
     let bits = x.ty.bits();
     let b =
-        x.b.map_or([0; WARP_SIZE], |b| read_operand(b, bits, ctx, regs));
+        x.b.map_or([0; WARP_SIZE], |b| read_operand(b, x.bty.bits(), ctx, regs));
     let c =
         x.c.map_or([0; WARP_SIZE], |c| read_operand(c, x.d_bits(), ctx, regs));
     (read_operand(x.a, bits, ctx, regs), b, c)

@@ -56,20 +56,30 @@ fn read_operands(
         return Err(invalid(t.col, t.text, R::ArgumentsMismatch { inst: name }));
     }
 
-    // The integer family's operand slots: the type, then `d`'s (and `c`'s) type.
+    // The integer family's operand slots: the type, then `d`'s (and `c`'s)
+    // type, then `b`'s (`dp4a`/`dp2a`'s second type).
     let int_tys;
     let slot_tys: &[Type] = match (kind, mods.mode) {
+        (OpKind::Int(IntWord::Dp4a | IntWord::Dp2a), _) => {
+            let d = if tys.iter().all(|&t| t == Type::U32) {
+                Type::U32
+            } else {
+                Type::S32
+            };
+            int_tys = [tys[0], d, tys[1]];
+            &int_tys
+        }
         (OpKind::Int(_), Some(MulMode::Wide)) => {
-            int_tys = [tys[0], tys[0].doubled().ok_or_else(mismatch)?];
+            int_tys = [tys[0], tys[0].doubled().ok_or_else(mismatch)?, tys[0]];
             &int_tys
         }
         (OpKind::Int(_), Some(MulMode::Lo | MulMode::Hi) | None) => {
-            int_tys = [tys[0], tys[0]];
+            int_tys = [tys[0], tys[0], tys[0]];
             &int_tys
         }
         (OpKind::Cvt, _) => {
             let x = c.cvt.ok_or_else(mismatch)?;
-            int_tys = [x.dtype.reg_type(), x.atype.reg_type()];
+            int_tys = [x.dtype.reg_type(), x.atype.reg_type(), x.atype.reg_type()];
             &int_tys
         }
         (
@@ -194,15 +204,26 @@ fn assemble(
         }),
         OpKind::Int(w) => {
             let op = int_op(w, mods.mode).ok_or_else(mismatch)?;
-            Op::Int(IntArith {
+            let x = IntArith {
                 op,
                 sat: mods.sat.is_some(),
+                relu: mods.relu.is_some(),
                 ty: tys[0],
+                bty: tys.get(1).copied().unwrap_or(tys[0]),
                 d: reg(0)?,
                 a: opnd(1)?,
                 b: if op.has_b() { Some(opnd(2)?) } else { None },
                 c: if op.has_c() { Some(opnd(3)?) } else { None },
-            })
+            };
+            // ptxas 13.0: "Arguments mismatch" for an immediate operand of
+            // a packed (`.u16x2`/`.s16x2`) form.
+            let imm = [Some(x.a), x.b, x.c]
+                .into_iter()
+                .any(|o| matches!(o, Some(Operand::Imm(_))));
+            if x.ty.is_packed16() && imm {
+                return Err(mismatch());
+            }
+            Op::Int(x)
         }
         OpKind::Float(op) => {
             let has = |n: usize| db::operands(raw.def.kind).len() > n;
@@ -308,6 +329,9 @@ fn int_op(w: IntWord, mode: Option<MulMode>) -> Option<IntOp> {
         (IntWord::Rem, _) => IntOp::Rem,
         (IntWord::Abs, _) => IntOp::Abs,
         (IntWord::Neg, _) => IntOp::Neg,
-        (IntWord::Mul | IntWord::Mad, None) => return None,
+        (IntWord::Dp4a, _) => IntOp::Dp4a,
+        (IntWord::Sad, _) => IntOp::Sad,
+        (IntWord::Dp2a, Some(m @ (MulMode::Lo | MulMode::Hi))) => IntOp::Dp2a(m),
+        (IntWord::Mul | IntWord::Mad, None) | (IntWord::Dp2a, _) => return None,
     })
 }

@@ -166,16 +166,23 @@ impl DisplayInst<'_> {
         if let Some(m) = x.op.mode() {
             write!(f, ".{}", m.name())?;
         }
+        if x.relu {
+            f.write_str(".relu")?;
+        }
         if x.sat {
             f.write_str(".sat")?;
         }
-        write!(f, ".{} ", x.ty.name())?;
+        write!(f, ".{}", x.ty.name())?;
+        if x.op.is_dot() {
+            write!(f, ".{}", x.bty.name())?;
+        }
+        f.write_str(" ")?;
         self.reg(f, x.d)?;
         f.write_str(", ")?;
         self.opnd(f, x.a, x.ty)?;
         if let Some(b) = x.b {
             f.write_str(", ")?;
-            self.opnd(f, b, x.ty)?;
+            self.opnd(f, b, x.bty)?;
         }
         if let Some(c) = x.c {
             f.write_str(", ")?;

@@ -18,6 +18,8 @@ pub(super) struct Mods<'a> {
     pub bool_op: Option<(BoolOp, Token<'a>)>,
     pub ftz: Option<Token<'a>>,
     pub sat: Option<Token<'a>>,
+    /// The integer family's `.relu` (`min`/`max`).
+    pub relu: Option<Token<'a>>,
     pub add: Option<Token<'a>>,
     /// `mul`/`mad`'s `.lo/.hi/.wide`.
     pub mode: Option<MulMode>,
@@ -66,7 +68,7 @@ pub(super) fn check<'a>(raw: &Raw<'a>) -> Result<Checked<'a>, IsaError> {
         ));
     }
     let tys: Vec<Type> = mods.types.iter().map(|p| p.0).collect();
-    if tys.len() != db::spec(fam).ntypes {
+    if tys.len() != db::ntypes(kind) {
         return Err(bad_types());
     }
     if !db::types_ok(kind, mode, &tys) {
@@ -89,6 +91,18 @@ pub(super) fn check<'a>(raw: &Raw<'a>) -> Result<Checked<'a>, IsaError> {
     if let (Some(t), OpKind::Int(_)) = (mods.sat, kind) {
         if !db::int_sat_type_ok(tys[0]) {
             return Err(invalid(t.col, t.text, R::SatNotForType(tys[0])));
+        }
+    }
+    if let (Some(t), OpKind::Int(w)) = (mods.relu, kind) {
+        if !db::relu_ok(w, tys[0]) {
+            return Err(invalid(
+                t.col,
+                t.text,
+                R::IllegalModifier {
+                    modifier: ".relu".into(),
+                    inst: name,
+                },
+            ));
         }
     }
     if let Some(t) = mods.ftz {
@@ -400,6 +414,9 @@ fn classify<'a>(
             }
             out.sat = Some(t);
             m::SAT
+        } else if w == "relu" && fam == Family::Int {
+            out.relu = Some(t);
+            m::RELU
         } else if w == "add" {
             if out.bool_op.is_some() || out.add.is_some() {
                 return err(R::MultiplePostOps);

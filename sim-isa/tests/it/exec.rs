@@ -389,7 +389,9 @@ fn alu_wraps_and_shifts_at_width() {
     let int = |op, ty| IntArith {
         op,
         sat: false,
+        relu: false,
         ty,
+        bty: ty,
         d: R1,
         a: Operand::Reg(R2),
         b: Some(Operand::Reg(R3)),
@@ -437,7 +439,9 @@ fn execute_respects_active_mask_and_guard() {
     let add = IntArith {
         op: IntOp::Add,
         sat: false,
+        relu: false,
         ty: Type::U32,
+        bty: Type::U32,
         d: R1,
         a: Operand::Reg(R2),
         b: Some(Operand::Reg(R3)),

@@ -202,6 +202,10 @@ pub(crate) fn op() -> impl Strategy<Value = Op> {
         Just(IntOp::Rem),
         Just(IntOp::Abs),
         Just(IntOp::Neg),
+        Just(IntOp::Dp4a),
+        Just(IntOp::Dp2a(MulMode::Lo)),
+        Just(IntOp::Dp2a(MulMode::Hi)),
+        Just(IntOp::Sad),
     ];
     let int_ty = prop::sample::select(vec![
         Type::U16,
@@ -210,23 +214,33 @@ pub(crate) fn op() -> impl Strategy<Value = Op> {
         Type::S16,
         Type::S32,
         Type::S64,
+        Type::U16x2,
+        Type::S16x2,
     ]);
     let int = (
         int_op,
-        any::<bool>(),
+        (any::<bool>(), any::<bool>(), any::<bool>()),
         int_ty,
         reg(),
         operand(),
         operand(),
         operand(),
     )
-        .prop_map(|(op, sat, ty, d, a, b, c)| {
-            let c = matches!(op, IntOp::Mad(_)).then_some(c);
+        .prop_map(|(op, (sat, relu, bsigned), ty, d, a, b, c)| {
+            let c = op.has_c().then_some(c);
             let b = op.has_b().then_some(b);
+            // The dot products' second type is `.u32` or `.s32`.
+            let bty = match (op.is_dot(), bsigned) {
+                (true, true) => Type::S32,
+                (true, false) => Type::U32,
+                (false, _) => ty,
+            };
             Op::Int(IntArith {
                 op,
                 sat,
+                relu,
                 ty,
+                bty,
                 d,
                 a,
                 b,

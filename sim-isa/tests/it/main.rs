@@ -13,6 +13,7 @@ mod float_fast;
 mod fuzz;
 mod int_arith;
 mod int_more;
+mod int_simd;
 mod lane_model;
 mod mem;
 mod mem_lanes;

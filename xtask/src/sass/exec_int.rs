@@ -5,6 +5,16 @@ use super::logic::{boolop, icmp};
 use super::{logic, Machine, PT, RZ};
 use anyhow::{bail, Context, Result};
 
+/// `x` without its negation or inversion.
+fn plain(x: &Opnd) -> Opnd {
+    let mut y = x.clone();
+    if let Opnd::Reg { neg, not, .. } = &mut y {
+        *neg = false;
+        *not = false;
+    }
+    y
+}
+
 impl Machine {
     /// `IMAD.WIDE[.U32]`: a 32x32->64 product plus a 64-bit register pair.
     pub(super) fn imad_wide(&mut self, i: &SInst) -> Result<()> {
@@ -60,16 +70,27 @@ impl Machine {
             .count();
         i.need(4 + preds)?;
         let srcs = [&o[1 + preds], &o[2 + preds], &o[3 + preds]];
-        let (a, b, c) = (self.int(srcs[0])?, self.int(srcs[1])?, self.int(srcs[2])?);
-        let wide = a as u64 + b as u64 + c as u64;
+        // A negated source adds its complement plus one (a carry-in), an
+        // inverted one its complement: the carries out are those of that
+        // 34-bit sum (how `sad.u64`'s borrow reaches its `IADD3.X`).
+        let mut wide = 0u64;
+        for x in srcs {
+            wide += match *x {
+                Opnd::Reg {
+                    neg: true,
+                    not: false,
+                    ..
+                } => u64::from(!self.int(&plain(x))?) + 1,
+                Opnd::Reg {
+                    neg: false,
+                    not: true,
+                    ..
+                } => u64::from(!self.int(&plain(x))?),
+                _ => u64::from(self.int(x)?),
+            };
+        }
         self.set(Self::dst(&o[0])?, wide as u32);
         if preds > 0 {
-            if srcs
-                .iter()
-                .any(|x| matches!(x, Opnd::Reg { neg: true, .. } | Opnd::Reg { not: true, .. }))
-            {
-                bail!("IADD3 carry-out with negated inputs not modelled");
-            }
             self.set_pred(&o[1], (wide >> 32) & 1 != 0)?;
             if preds > 1 {
                 self.set_pred(&o[2], (wide >> 33) & 1 != 0)?;
@@ -209,18 +230,122 @@ impl Machine {
         let o = &i.ops;
         let (a, b) = (self.int(&o[1])?, self.int(&o[2])?);
         let min = self.pred(&o[3])?;
+        let relu = i.has("RELU");
+        // `.U16x2`/`.S16x2`: each 16-bit half on its own (PTX 8.0 packed min/max).
+        if i.has("U16x2") || i.has("S16x2") {
+            let signed = i.has("S16x2");
+            let half = |s: u32| -> u32 {
+                let (x, y) = ((a >> s) & 0xffff, (b >> s) & 0xffff);
+                let v = if signed {
+                    let (x, y) = (x as u16 as i16, y as u16 as i16);
+                    let v = if min { x.min(y) } else { x.max(y) };
+                    (if relu { v.max(0) } else { v }) as u16 as u32
+                } else if min {
+                    x.min(y)
+                } else {
+                    x.max(y)
+                };
+                v << s
+            };
+            self.set(Self::dst(&o[0])?, half(0) | half(16));
+            return Ok(());
+        }
         let v = if i.has("U32") {
             if min {
                 a.min(b)
             } else {
                 a.max(b)
             }
-        } else if min {
-            (a as i32).min(b as i32) as u32
         } else {
-            (a as i32).max(b as i32) as u32
+            let v = if min {
+                (a as i32).min(b as i32)
+            } else {
+                (a as i32).max(b as i32)
+            };
+            // `.RELU` (`min/max.relu.s32`): a negative result is 0.
+            (if relu { v.max(0) } else { v }) as u32
         };
         self.set(Self::dst(&o[0])?, v);
+        Ok(())
+    }
+
+    /// `VIADD Rd, a, b` (32-bit) and `VIADD.16x2` (each half wrapping on its own).
+    pub(super) fn viadd(&mut self, i: &SInst) -> Result<()> {
+        i.need(3)?;
+        let o = &i.ops;
+        if i.has("16x2") {
+            if o[1..3]
+                .iter()
+                .any(|x| matches!(x, Opnd::Reg { neg: true, .. }))
+            {
+                bail!("VIADD.16x2 with a negated source not modelled");
+            }
+            let (a, b) = (self.int(&o[1])?, self.int(&o[2])?);
+            let lo = (a as u16).wrapping_add(b as u16) as u32;
+            let hi = ((a >> 16) as u16).wrapping_add((b >> 16) as u16) as u32;
+            self.set(Self::dst(&o[0])?, lo | hi << 16);
+            return Ok(());
+        }
+        let v = self.int(&o[1])?.wrapping_add(self.int(&o[2])?);
+        self.set(Self::dst(&o[0])?, v);
+        Ok(())
+    }
+
+    /// `IDP.4A.{U8,S8}.{U8,S8} d, a, b, c`: `c` plus the four byte products;
+    /// `IDP.2A.{LO,HI}.{U16,S16}.{U8,S8}`: `c` plus `a`'s halves times `b`'s
+    /// bytes 0-1 (`.LO`) or 2-3 (`.HI`).
+    pub(super) fn idp(&mut self, i: &SInst) -> Result<()> {
+        i.need(4)?;
+        let o = &i.ops;
+        let (a, b, c) = (self.int(&o[1])?, self.int(&o[2])?, self.int(&o[3])?);
+        let field = |x: u32, bits: u32, k: u32, signed: bool| -> i64 {
+            let v = (x >> (bits * k)) & ((1 << bits) - 1);
+            if signed {
+                ((v << (32 - bits)) as i32 >> (32 - bits)) as i64
+            } else {
+                v as i64
+            }
+        };
+        let sum: i64 = if i.has("4A") {
+            let (sa, sb) = match i.mods.get(1..3) {
+                Some([x, y]) => (x == "S8", y == "S8"),
+                _ => bail!("IDP.4A form {:?}", i.mods),
+            };
+            (0..4)
+                .map(|k| field(a, 8, k, sa) * field(b, 8, k, sb))
+                .sum()
+        } else if i.has("2A") {
+            let (base, sa, sb) = match i.mods.get(1..4) {
+                Some([m, x, y]) => (u32::from(m == "HI") * 2, x == "S16", y == "S8"),
+                _ => bail!("IDP.2A form {:?}", i.mods),
+            };
+            (0..2)
+                .map(|k| field(a, 16, k, sa) * field(b, 8, base + k, sb))
+                .sum()
+        } else {
+            bail!("IDP form {:?} not modelled", i.mods)
+        };
+        self.set(Self::dst(&o[0])?, (sum as u32).wrapping_add(c));
+        Ok(())
+    }
+
+    /// `VABSDIFF[.U32] d, a, b, c`: `c + |a - b|`, signed unless `.U32`.
+    pub(super) fn vabsdiff(&mut self, i: &SInst) -> Result<()> {
+        i.need(4)?;
+        if i.mods
+            .iter()
+            .any(|m| !matches!(m.as_str(), "U32" | "reuse"))
+        {
+            bail!("VABSDIFF form {:?} not modelled", i.mods);
+        }
+        let o = &i.ops;
+        let (a, b, c) = (self.int(&o[1])?, self.int(&o[2])?, self.int(&o[3])?);
+        let d = if i.has("U32") {
+            a.abs_diff(b)
+        } else {
+            (a as i32).abs_diff(b as i32)
+        };
+        self.set(Self::dst(&o[0])?, d.wrapping_add(c));
         Ok(())
     }
 

@@ -31,7 +31,10 @@ fn compile_batch(tools: &Tools, texts: &[&str], dir: &Path, id: usize) -> Compil
         if group.is_empty() {
             continue;
         }
-        let mut src = String::from(".version 7.8\n.target sm_90\n.address_size 64\n");
+        let mut src = format!(
+            ".version {}\n.target sm_90\n.address_size 64\n",
+            tools.ptx_version
+        );
         let mut starts = Vec::new();
         for &i in &group {
             starts.push(src.lines().count() + 1);

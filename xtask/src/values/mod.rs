@@ -35,12 +35,18 @@ pub struct Opts {
     pub write: Option<PathBuf>,
     /// Write disagreeing vectors (machine values) here.
     pub disagreements: Option<PathBuf>,
+    /// Instruction texts (one per line, `#` comments) to use instead of
+    /// the generated variants.
+    pub texts: Option<PathBuf>,
 }
 
 /// Runs part 2. Returns the number of failed vectors.
 pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
     tools.nvdisasm()?;
-    let vars = variants(o.common.seed, o.variants);
+    let vars = match &o.texts {
+        Some(p) => text_variants(p)?,
+        None => variants(o.common.seed, o.variants),
+    };
     let texts: Vec<&str> = vars.iter().map(|v| v.kernel.as_str()).collect();
     let progs = compile_all(tools, &texts, o.common.batch, o.common.jobs)?;
     let ran = execute(&vars, progs, o);
@@ -59,6 +65,41 @@ pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
     }
     println!("{}", judged.report.summary_line());
     Ok(judged.report.failed() + judged.report.skipped())
+}
+
+/// `--texts`: each line an instruction text (its opcode word the family).
+fn text_variants(p: &std::path::Path) -> Result<Vec<Variant>> {
+    let body = std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+    Ok(body
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let word = kernel::strip_guard(l)
+                .1
+                .split(['.', ' '])
+                .next()
+                .unwrap_or("");
+            Variant {
+                text: l.to_string(),
+                kernel: l.to_string(),
+                family: family_of(word),
+                arch: "sm_90",
+            }
+        })
+        .collect())
+}
+
+/// A static family name for a `--texts` opcode word (the vectors' `family` key).
+fn family_of(word: &str) -> &'static str {
+    match word {
+        "dp4a" => "dp4a",
+        "dp2a" => "dp2a",
+        "sad" => "sad",
+        "fns" => "fns",
+        "testp" => "testp",
+        _ => "int-simd",
+    }
 }
 
 /// What running the listings gave: vector lines, the variants that could not
@@ -186,11 +227,18 @@ fn write_outputs(o: &Opts, judged: &Judged) -> Result<()> {
         if let Some(d) = p.parent() {
             std::fs::create_dir_all(d)?;
         }
-        let header = format!(
-            "# Values derived from ptxas 11.8.89 sm_90 machine code (nvdisasm, xtask SASS interpreter) and agreed by sim-isa;\n# sm_13 lines: the .ftz form's code gives the sm_1x flush semantics (erratum 22).\n\
-             # Regenerate: cargo run -p xtask --release -- values --variants {} --inputs {} --seed {} --write <this file>\n",
-            o.variants, o.inputs, o.common.seed
-        );
+        let header = match &o.texts {
+            Some(t) => format!(
+                "# Values derived from ptxas 13.0.88 sm_90 machine code (.version 8.0; nvdisasm, xtask SASS interpreter) and agreed by sim-isa.\n\
+                 # Regenerate: PTXAS=<ptxas 13.0.88> cargo run -p xtask --release -- values --texts {} --inputs {} --seed {} --write <this file>\n",
+                t.display(), o.inputs, o.common.seed
+            ),
+            None => format!(
+                "# Values derived from ptxas 11.8.89 sm_90 machine code (nvdisasm, xtask SASS interpreter) and agreed by sim-isa;\n# sm_13 lines: the .ftz form's code gives the sm_1x flush semantics (erratum 22).\n\
+                 # Regenerate: cargo run -p xtask --release -- values --variants {} --inputs {} --seed {} --write <this file>\n",
+                o.variants, o.inputs, o.common.seed
+            ),
+        };
         let body = header + &judged.agreed;
         if p.extension().is_some_and(|e| e == "gz") {
             use std::io::Write as _;
