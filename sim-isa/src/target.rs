@@ -35,6 +35,16 @@ pub enum Feature {
     CvtPacked,
     /// `min`/`max` with `.NaN` (`sm_80`).
     MinMaxNaN,
+    /// `bar.red` (`sm_20`).
+    BarRed,
+    /// `bar.warp.sync` (`sm_30`).
+    WarpSync,
+    /// `match.sync` and `nanosleep` (`sm_70`).
+    Volta,
+    /// `redux.sync` (`sm_80`).
+    Redux,
+    /// `elect.sync` (`sm_90`).
+    Elect,
 }
 
 impl Feature {
@@ -50,6 +60,11 @@ impl Feature {
             Feature::Lop3 => 50,
             Feature::CvtPacked => 80,
             Feature::MinMaxNaN => 80,
+            Feature::BarRed => 20,
+            Feature::WarpSync => 30,
+            Feature::Volta => 70,
+            Feature::Redux => 80,
+            Feature::Elect => 90,
         }
     }
 }

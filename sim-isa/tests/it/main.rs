@@ -28,3 +28,4 @@ mod public_sample;
 mod strategies;
 mod target;
 mod vectors;
+mod warp;

@@ -7,6 +7,7 @@ mod engine;
 mod errors;
 mod launches;
 mod record;
+mod warp_coll;
 
 use sim_kernel::{run_grid, timing, Prepared, RunOptions};
 use sim_module::{parse_module, Launch, Module};
