@@ -60,42 +60,46 @@ pub(super) fn warp_op(w: &WarpInst, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u3
             return bar_red_deliver(w, regs, exec, share);
         }
         WarpOp::Redux(op) => {
-            let members = members(w, ctx, regs, exec);
+            let m = members(w, ctx, regs, exec);
             let a = read_operand(w.srcs[0], 32, ctx, regs);
-            out = [u64::from(redux(op, &a, members)); WARP_SIZE];
+            out = per_group(&m, exec, |mm| u64::from(redux(op, &a, mm)));
         }
         WarpOp::Match { all, wide } => {
-            let members = members(w, ctx, regs, exec);
+            let m = members(w, ctx, regs, exec);
             let a = read_operand(w.srcs[0], if wide { 64 } else { 32 }, ctx, regs);
-            let (d, p) = match_lanes(all, &a, members);
+            let (d, p) = match_lanes(all, &a, &m, exec);
             out = d;
             if let Some(pr) = w.p {
                 blend(regs.get_mut(pr), exec, &p);
             }
         }
         WarpOp::Elect => {
-            let members = members(w, ctx, regs, exec);
-            let leader = elect_leader(members);
+            let m = members(w, ctx, regs, exec);
+            let leader = |mm: u32| elect_leader(mm).map_or(u64::MAX, u64::from);
+            let lead = per_group(&m, exec, leader);
             let mut p: Lanes = [0; WARP_SIZE];
-            if let Some(l) = leader {
-                p[l as usize] = 1;
+            for l in 0..WARP_SIZE {
+                p[l] = u64::from(lead[l] == l as u64);
+                // No member: no leader; the lane number reads 0.
+                out[l] = lead[l] & 31;
             }
-            out = [u64::from(leader.unwrap_or(0)); WARP_SIZE];
             if let Some(pr) = w.p {
                 blend(regs.get_mut(pr), exec, &p);
             }
         }
         WarpOp::Activemask => out = [u64::from(exec); WARP_SIZE],
         WarpOp::Vote(mode) => {
-            let members = members(w, ctx, regs, exec);
-            let p = pred_src_bits(w.pred, regs) & members;
-            let v = match mode {
-                VoteMode::All => u64::from(p == members),
-                VoteMode::Any => u64::from(p != 0),
-                VoteMode::Uni => u64::from(p == 0 || p == members),
-                VoteMode::Ballot => u64::from(p),
-            };
-            out = [v; WARP_SIZE];
+            let m = members(w, ctx, regs, exec);
+            let pb = pred_src_bits(w.pred, regs);
+            out = per_group(&m, exec, |mm| {
+                let p = pb & mm;
+                match mode {
+                    VoteMode::All => u64::from(p == mm),
+                    VoteMode::Any => u64::from(p != 0),
+                    VoteMode::Uni => u64::from(p == 0 || p == mm),
+                    VoteMode::Ballot => u64::from(p),
+                }
+            });
         }
         WarpOp::Shfl(mode) => {
             let a = read_operand(w.srcs[0], 32, ctx, regs);
@@ -117,13 +121,34 @@ pub(super) fn warp_op(w: &WarpInst, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u3
     }
 }
 
-/// The lanes taking part: executing and named by the member mask, as an
-/// executing lane holds it (lane 0 may be on the other side of a branch,
-/// its register stale).
-fn members(w: &WarpInst, ctx: &ExecCtx, regs: &WarpRegs, exec: u32) -> u32 {
-    let first = exec.trailing_zeros().min(31) as usize;
-    let mask = read_operand(w.mask, 32, ctx, regs)[first] as u32;
-    exec & mask
+/// Each lane's members: the lanes executing and named by the member mask
+/// as that lane holds it. Lanes may name different sets (cooperative-groups
+/// tiles pass each tile's own mask); a lane not executing may hold a stale
+/// mask (it is on the other side of a branch), and is not read.
+fn members(w: &WarpInst, ctx: &ExecCtx, regs: &WarpRegs, exec: u32) -> [u32; WARP_SIZE] {
+    let mask = read_operand(w.mask, 32, ctx, regs);
+    let mut m = [0u32; WARP_SIZE];
+    for l in 0..WARP_SIZE {
+        m[l] = exec & mask[l] as u32;
+    }
+    m
+}
+
+/// `f` of each executing lane's members, computed once per run of lanes
+/// with the same members (a tile's lanes are adjacent).
+fn per_group(members: &[u32; WARP_SIZE], exec: u32, mut f: impl FnMut(u32) -> u64) -> Lanes {
+    let mut out: Lanes = [0; WARP_SIZE];
+    let mut last: Option<(u32, u64)> = None;
+    for l in (0..WARP_SIZE).filter(|&l| exec >> l & 1 == 1) {
+        let m = members[l];
+        let v = match last {
+            Some((lm, lv)) if lm == m => lv,
+            Some(_) | None => f(m),
+        };
+        last = Some((m, v));
+        out[l] = v;
+    }
+    out
 }
 
 /// `redux.sync`'s result over the `members` lanes of `a` (32-bit values;
@@ -144,27 +169,32 @@ pub fn redux(op: ReduxOp, a: &[u64; WARP_SIZE], members: u32) -> u32 {
     }
 }
 
-/// `match.{any,all}.sync` over the `members` lanes of `a`: per lane, the
-/// destination and the predicate. `.any`: the members holding the lane's
-/// value. `.all`: every member when all hold one value (predicate true),
-/// else 0 (false).
-pub fn match_lanes(all: bool, a: &[u64; WARP_SIZE], members: u32) -> (Lanes, Lanes) {
+/// `match.{any,all}.sync` for the `exec` lanes of `a`, each over its own
+/// `members`: per lane, the destination and the predicate. `.any`: the
+/// members holding the lane's value. `.all`: every member when all hold one
+/// value (predicate true), else 0 (false).
+pub fn match_lanes(
+    all: bool,
+    a: &[u64; WARP_SIZE],
+    members: &[u32; WARP_SIZE],
+    exec: u32,
+) -> (Lanes, Lanes) {
+    let same = |m: u32, v: u64| {
+        (0..WARP_SIZE)
+            .filter(|&j| m >> j & 1 == 1 && a[j] == v)
+            .fold(0u32, |acc, j| acc | 1 << j)
+    };
     let mut d: Lanes = [0; WARP_SIZE];
     let mut p: Lanes = [0; WARP_SIZE];
-    let same = |v: u64| {
-        (0..WARP_SIZE)
-            .filter(|&j| members >> j & 1 == 1 && a[j] == v)
-            .fold(0u32, |m, j| m | 1 << j)
-    };
-    if all {
-        let first = members.trailing_zeros().min(31) as usize;
-        let uniform = members != 0 && same(a[first]) == members;
-        let v = if uniform { u64::from(members) } else { 0 };
-        d = [v; WARP_SIZE];
-        p = [u64::from(uniform); WARP_SIZE];
-    } else {
-        for l in (0..WARP_SIZE).filter(|&l| members >> l & 1 == 1) {
-            d[l] = u64::from(same(a[l]));
+    for l in (0..WARP_SIZE).filter(|&l| exec >> l & 1 == 1) {
+        let m = members[l];
+        if all {
+            let first = m.trailing_zeros().min(31) as usize;
+            let uniform = m != 0 && same(m, a[first]) == m;
+            d[l] = if uniform { u64::from(m) } else { 0 };
+            p[l] = u64::from(uniform);
+        } else {
+            d[l] = u64::from(same(m, a[l]));
         }
     }
     (d, p)

@@ -310,3 +310,51 @@ fn bar_red_shares_and_results() {
     );
     assert_eq!(regs.lane(syms.get("%p3").unwrap(), 0), 0);
 }
+
+/// Each lane reduces, matches and votes over the members its own mask
+/// names: cooperative-groups tiles pass each tile its own mask.
+#[test]
+fn each_lane_uses_its_own_member_mask() {
+    let mut syms = Symbols::new();
+    let text = [
+        "redux.sync.add.u32 %r1, %r2, %r3",
+        "match.any.sync.b32 %r4, %r5, %r3",
+        "vote.sync.ballot.b32 %r6, %p1, %r3",
+        "elect.sync %r7|%p2, %r3",
+    ];
+    let insts: Vec<Instruction> = text
+        .iter()
+        .map(|t| parse_instruction(t, &mut syms).unwrap())
+        .collect();
+    let mut regs = WarpRegs::new(syms.len());
+    let r = |n: &str| syms.get(n).unwrap();
+    for l in 0..32u32 {
+        let tile = 0xFFu64 << (l & !7);
+        regs.set_lane(r("%r2"), l as usize, u64::from(l));
+        regs.set_lane(r("%r3"), l as usize, tile);
+        regs.set_lane(r("%r5"), l as usize, u64::from(l % 3));
+        regs.set_lane(r("%p1"), l as usize, u64::from(l % 5 == 0));
+    }
+    let exec = 0xFFFF_FFEF; // lane 4 sits out
+    for i in &insts {
+        execute(i, &ExecCtx::new(Target::SM_90, 0), &mut regs, exec);
+    }
+    for l in (0..32u32).filter(|&l| exec >> l & 1 == 1) {
+        let members = exec & (0xFFu32 << (l & !7));
+        let lanes = || (0..32u32).filter(move |j| members >> j & 1 == 1);
+        let lane = |n: &str| regs.lane(r(n), l as usize);
+        assert_eq!(lane("%r1"), u64::from(lanes().sum::<u32>()), "lane {l}");
+        let same = lanes()
+            .filter(|j| j % 3 == l % 3)
+            .fold(0, |m, j| m | 1 << j);
+        assert_eq!(lane("%r4"), same, "lane {l}");
+        let ballot = lanes().filter(|j| j % 5 == 0).fold(0, |m, j| m | 1 << j);
+        assert_eq!(lane("%r6"), ballot, "lane {l}");
+        assert_eq!(lane("%r7"), u64::from(members.trailing_zeros()), "lane {l}");
+        assert_eq!(
+            lane("%p2"),
+            u64::from(members.trailing_zeros() == l),
+            "lane {l}"
+        );
+    }
+}

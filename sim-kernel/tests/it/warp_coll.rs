@@ -14,6 +14,21 @@ fn launch() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/warp-coll/warp_coll.json")
 }
 
+/// Cooperative-groups tiles of 8 (each lane passes its own tile's member
+/// mask to `bar.warp.sync`, `shfl.sync` and `match.any.sync`) and
+/// `elect.sync` (one leader per warp whose odd lanes elect: `warp_tile.cu`),
+/// against `reference.py`.
+#[test]
+fn tiles_and_elect_match_the_reference() {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/warp-coll/warp_tile.json");
+    for sms in [1, 2] {
+        let r = run_launch(&path, &opts(sms, 2)).unwrap();
+        assert_eq!(r.launch.expected.len(), 2);
+        assert!(r.mismatches.is_empty(), "{sms} SMs: {:?}", r.mismatches);
+    }
+}
+
 fn opts(sms: u32, threads: usize) -> RunOptions {
     let cfg = sim_core::preset(sim_isa::Target::SM_90);
     let mut o = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, sms);

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Inputs and expected outputs of warp_coll.cu (sim-kernel/tests/it/warp_coll.rs).
+"""Inputs and expected outputs of warp_coll.cu and warp_tile.cu
+(sim-kernel/tests/it/warp_coll.rs).
 
-Writes warp_coll.in.bin and warp_coll.out.expected.bin. The expected words
+Writes warp_coll.in.bin, warp_coll.out.expected.bin, warp_tile.in.bin,
+warp_tile.out.expected.bin and warp_tile.leaders.expected.bin. The expected words
 follow the CUDA C++ source's meaning (the CUDA Programming Guide's warp
 reduce, match, vote and __syncthreads_* functions), lane by lane in plain
 Python: nothing here reads the PTX or the simulator.
@@ -88,6 +90,42 @@ def expected(v):
     return out
 
 
+TILE_BLOCKS, TILE_THREADS = 2, 72
+
+
+def tile_inputs():
+    rng = random.Random(24)
+    v = [rng.getrandbits(32) for _ in range(TILE_BLOCKS * TILE_THREADS)]
+    # Block 1, warp 1: no odd value, so no leader is elected there.
+    for t in range(72 + 32, 72 + 64):
+        v[t] &= ~1
+    return v
+
+
+def tile_expected(v):
+    out, leaders = [], [0] * (TILE_BLOCKS * 4)
+    for t, x in enumerate(v):
+        b, tid = divmod(t, TILE_THREADS)
+        base = b * TILE_THREADS + (tid & ~7)
+        tile = v[base:base + 8]
+        out += [
+            tile[0],
+            max(s32(y) for y in tile) & 0xFFFFFFFF,
+            sum(tile) & 0xFFFFFFFF,
+            sum(1 << j for j in range(8) if tile[j] & 7 == x & 7),
+        ]
+    for b in range(TILE_BLOCKS):
+        for w in range(0, TILE_THREADS, 32):
+            ts = range(b * TILE_THREADS + w, b * TILE_THREADS + min(w + 32, TILE_THREADS))
+            leaders[b * 4 + w // 32] = int(any(v[t] & 1 for t in ts))
+    return out, leaders
+
+
+def write(name, words):
+    with open(os.path.join(HERE, name), "wb") as f:
+        f.write(struct.pack(f"<{len(words)}I", *words))
+
+
 def main():
     v = inputs()
     with open(os.path.join(HERE, "warp_coll.in.bin"), "wb") as f:
@@ -99,6 +137,12 @@ def main():
            for b in range(BLOCKS)]
     preds = sum(out[t * N_OUT + 8] for t in range(BLOCKS * THREADS))
     print(f"count/and/or per block {per}; match_all true in {preds} threads")
+    tv = tile_inputs()
+    write("warp_tile.in.bin", tv)
+    tout, leaders = tile_expected(tv)
+    write("warp_tile.out.expected.bin", tout)
+    write("warp_tile.leaders.expected.bin", leaders)
+    print(f"leaders per warp {leaders}")
 
 
 if __name__ == "__main__":
