@@ -358,3 +358,72 @@ fn each_lane_uses_its_own_member_mask() {
         );
     }
 }
+
+mod random {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        /// Over random values, executing lanes and per-lane member masks
+        /// (each lane's own, as a tile's), every `redux.sync` form and
+        /// `match.any/all.sync` give each executing lane what a plain fold
+        /// over its members gives; other lanes keep their registers.
+        #[test]
+        fn redux_and_match_fold_over_each_lanes_members(
+            vals in proptest::array::uniform32(prop_oneof![0u32..4, any::<u32>()]),
+            masks in proptest::array::uniform32(prop_oneof![Just(u32::MAX), any::<u32>()]),
+            exec in prop_oneof![Just(u32::MAX), any::<u32>()],
+        ) {
+            let forms = ["add.u32", "min.u32", "max.u32", "min.s32", "max.s32", "and.b32", "or.b32", "xor.b32"];
+            for form in forms {
+                for text in [
+                    format!("redux.sync.{form} %r1, %r2, %r3"),
+                    "match.any.sync.b32 %r1, %r2, %r3".to_string(),
+                    "match.all.sync.b32 %r1|%p1, %r2, %r3".to_string(),
+                ] {
+                    let mut syms = Symbols::new();
+                    let inst = parse_instruction(&text, &mut syms).unwrap();
+                    let mut regs = WarpRegs::new(syms.len());
+                    let r = |n: &str| syms.get(n).unwrap();
+                    for l in 0..32 {
+                        regs.set_lane(r("%r1"), l, 0xDEAD);
+                        regs.set_lane(r("%r2"), l, u64::from(vals[l]));
+                        regs.set_lane(r("%r3"), l, u64::from(masks[l]));
+                    }
+                    execute(&inst, &ExecCtx::new(Target::SM_90, 0), &mut regs, exec);
+                    for l in 0..32 {
+                        let got = regs.lane(r("%r1"), l);
+                        if exec >> l & 1 == 0 {
+                            prop_assert_eq!(got, 0xDEAD);
+                            continue;
+                        }
+                        let m = exec & masks[l];
+                        let ms: Vec<u32> = (0..32).filter(|j| m >> j & 1 == 1).map(|j| vals[j as usize]).collect();
+                        let want: u64 = if text.starts_with("match.any") {
+                            (0..32).filter(|&j| m >> j & 1 == 1 && vals[j as usize] == vals[l]).fold(0, |a, j| a | 1 << j)
+                        } else if text.starts_with("match.all") {
+                            let uniform = !ms.is_empty() && ms.iter().all(|&v| v == ms[0]);
+                            prop_assert_eq!(regs.lane(r("%p1"), l), u64::from(uniform));
+                            if uniform { u64::from(m) } else { 0 }
+                        } else {
+                            let s = |v: u32| v as i32;
+                            u64::from(match form {
+                                "add.u32" => ms.iter().fold(0u32, |a, &v| a.wrapping_add(v)),
+                                "min.u32" => ms.iter().copied().min().unwrap_or(u32::MAX),
+                                "max.u32" => ms.iter().copied().max().unwrap_or(0),
+                                "min.s32" => ms.iter().map(|&v| s(v)).min().unwrap_or(i32::MAX) as u32,
+                                "max.s32" => ms.iter().map(|&v| s(v)).max().unwrap_or(i32::MIN) as u32,
+                                "and.b32" => ms.iter().fold(u32::MAX, |a, &v| a & v),
+                                "or.b32" => ms.iter().fold(0, |a, &v| a | v),
+                                _ => ms.iter().fold(0, |a, &v| a ^ v),
+                            })
+                        };
+                        prop_assert_eq!(got, want, "{} lane {}", text, l);
+                    }
+                }
+            }
+        }
+    }
+}
