@@ -127,3 +127,34 @@ fn a_bar_red_some_warp_never_reaches_is_reported() {
         "{e}"
     );
 }
+
+/// `--sample` runs most SMs' blocks functionally: their `bar.red` results
+/// and collectives are the fully timed run's, byte for byte (300 blocks of
+/// random inputs).
+#[test]
+fn a_sampled_launch_reduces_as_the_full_one() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/warp-coll");
+    let launch = sim_module::Launch::parse(
+        r#"{"ptx": "warp_coll.ptx", "entry": "warp_coll", "grid": [300,1,1], "block": [80,1,1],
+            "buffers": {"in": {"bytes": 96000, "random": {"seed": 5, "type": "u32", "min": 0, "max": 4294967295}},
+                        "out": {"bytes": 1440000, "fill": 0}},
+            "params": [{"buffer": "in"}, {"buffer": "out"}]}"#,
+        &dir,
+    )
+    .unwrap();
+    let src = std::fs::read_to_string(dir.join("warp_coll.ptx")).unwrap();
+    let module = sim_module::parse_module(&src, "warp_coll.ptx").unwrap();
+    let prep = Prepared::new(&module, &launch, launch.load_buffers().unwrap()).unwrap();
+    let run = |sample: bool| {
+        let mut o = opts(132, 2);
+        o.sample = sample;
+        run_grid(&prep, &launch, &o).unwrap()
+    };
+    let (full, sampled) = (run(false), run(true));
+    assert!(sampled.timed.sampled.is_some());
+    let out = |r: &GridRun| r.global.regions[1].bytes.clone();
+    assert_eq!(out(&sampled), out(&full));
+    // Some block's `__syncthreads_count` is non-zero (the reductions ran).
+    let b = out(&full);
+    assert!((0..300).any(|k| b[(k * 80 * 15 + 12) * 4] != 0));
+}
