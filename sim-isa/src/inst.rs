@@ -489,8 +489,8 @@ impl Alu {
 pub use crate::bit_inst::{Bit, BitOp, PrmtMode};
 pub use crate::cvt_inst::{Cvt, CvtRnd, CvtType};
 pub use crate::mem_inst::{
-    AddrBase, Address, AtomOp, Mem, MemOp, MemType, Quals, ShflMode, Space, VoteMode, WarpInst,
-    WarpOp, QUAL_WORDS, WARP_WORDS,
+    AddrBase, Address, AtomOp, BarRedOp, Mem, MemOp, MemType, Quals, ReduxOp, ShflMode, Space,
+    VoteMode, WarpInst, WarpOp, QUAL_WORDS, WARP_WORDS,
 };
 
 /// One instruction body, by family.
@@ -698,21 +698,14 @@ impl Instruction {
                 }
             }
             Op::Warp(w) => {
-                for d in [w.d, w.p].into_iter().flatten() {
-                    u.reg(
-                        d,
-                        if Some(d) == w.p
-                            || matches!(w.op, WarpOp::Vote(v) if v != VoteMode::Ballot)
-                        {
-                            1
-                        } else {
-                            32
-                        },
-                        true,
-                    );
+                if let Some(d) = w.d {
+                    u.reg(d, w.d_bits(), true);
+                }
+                if let Some(p) = w.p {
+                    u.reg(p, 1, true);
                 }
                 for &s in &w.srcs[..w.nsrc_values()] {
-                    u.src(s, 32);
+                    u.src(s, w.src_bits());
                 }
                 u.pred(w.pred);
                 u.src(w.mask, 32);

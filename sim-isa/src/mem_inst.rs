@@ -366,6 +366,39 @@ pub enum VoteMode {
     Ballot,
 }
 
+/// `redux.sync` operations (`.add`, `.min`, `.max` on `.u32`/`.s32`;
+/// `.and`, `.or`, `.xor` on `.b32`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReduxOp {
+    /// `.add` (either type: the 32-bit sum is the same).
+    Add,
+    /// `.min.u32`
+    MinU,
+    /// `.min.s32`
+    MinS,
+    /// `.max.u32`
+    MaxU,
+    /// `.max.s32`
+    MaxS,
+    /// `.and.b32`
+    And,
+    /// `.or.b32`
+    Or,
+    /// `.xor.b32`
+    Xor,
+}
+
+/// `bar.red` / `barrier.red` reductions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BarRedOp {
+    /// `.popc.u32`: how many threads' predicate is true.
+    Popc,
+    /// `.and.pred`: whether every thread's is.
+    And,
+    /// `.or.pred`: whether any thread's is.
+    Or,
+}
+
 /// What a [`WarpInst`] does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum WarpOp {
@@ -383,6 +416,26 @@ pub enum WarpOp {
     Vote(VoteMode),
     /// `activemask.b32 d`
     Activemask,
+    /// `bar.warp.sync membermask`: the named lanes wait for one another. A
+    /// warp executes its lanes together here, so it has no register effect.
+    WarpSync,
+    /// `redux.sync.op.type d, a, membermask`
+    Redux(ReduxOp),
+    /// `match.{any,all}.sync.{b32,b64} d{|p}, a, membermask` (`p`: `.all` only).
+    Match {
+        /// `.all` (else `.any`).
+        all: bool,
+        /// `.b64` (else `.b32`).
+        wide: bool,
+    },
+    /// `bar{.cta}.red.popc.u32 d, a{, b}, {!}c` and `.and/.or.pred`, and
+    /// `barrier{.cta}.red`: a block barrier that reduces `c` over the
+    /// threads arriving; a launch's scheduler delivers the result.
+    BarRed(BarRedOp),
+    /// `nanosleep.u32 t`: sleeps about `t` ns; no register effect.
+    Nanosleep,
+    /// `elect.sync d|p, membermask` (`d` may be the sink `_`).
+    Elect,
     /// `bra`, `ret`, `exit` as a timing model sees them: an issue slot and
     /// no register effect. Control flow itself is the caller's (sim-module
     /// reads these statements); the parser never produces this.
@@ -397,24 +450,28 @@ pub struct WarpInst {
     /// The opcode with its modifiers as written (`bar.sync`, `barrier.sync.aligned`,
     /// `membar.gl`, `fence.acq_rel.gpu`), as an index into [`WARP_WORDS`].
     pub word: u8,
-    /// Destination (`shfl`, `vote`, `activemask`).
+    /// Destination (`shfl`, `vote`, `activemask`, `redux`, `match`,
+    /// `bar.red`, `elect`'s lane; `None` for `elect`'s sink `_`).
     pub d: Option<RegId>,
-    /// `shfl`'s optional predicate destination.
+    /// `shfl`'s, `match.all`'s optional and `elect`'s predicate destination.
     pub p: Option<RegId>,
-    /// `shfl`: `a, b, c`; `bar`: barrier id and thread count in `a, b`.
+    /// `shfl`: `a, b, c`; `bar`, `bar.red`: barrier id and thread count in
+    /// `a, b`; `redux`, `match`, `nanosleep`: `a`.
     pub srcs: [Operand; 3],
-    /// `vote`'s predicate source.
+    /// `vote`'s and `bar.red`'s predicate source.
     pub pred: PredSrc,
-    /// Member mask (`shfl`, `vote`); all ones when absent.
+    /// Member mask (`shfl`, `vote`, `bar.warp.sync`, `redux`, `match`,
+    /// `elect`); all ones when absent.
     pub mask: Operand,
-    /// Number of operands written (to print `bar.sync 0` vs `bar.sync 0, 64`).
+    /// Number of operands written (to print `bar.sync 0` vs `bar.sync 0, 64`);
+    /// `bar.red`: of `a, b` only.
     pub nsrc: u8,
 }
 
 /// Warp-family opcodes with their modifiers in the order they print, with
 /// their operation. The parser also takes the orders ptxas takes
 /// (`fence.gpu.acq_rel`, `barrier.aligned.sync`) and prints them as here.
-pub const WARP_WORDS: [(&str, WarpOp); 53] = [
+pub const WARP_WORDS: [(&str, WarpOp); 87] = [
     ("bar.sync", WarpOp::BarSync),
     ("bar.cta.sync", WarpOp::BarSync),
     ("barrier.sync", WarpOp::BarSync),
@@ -465,6 +522,79 @@ pub const WARP_WORDS: [(&str, WarpOp); 53] = [
     ("fence.proxy.async.global", WarpOp::Fence),
     ("fence.proxy.async.shared::cta", WarpOp::Fence),
     ("fence.proxy.async.shared::cluster", WarpOp::Fence),
+    ("bar.warp.sync", WarpOp::WarpSync),
+    ("redux.sync.add.u32", WarpOp::Redux(ReduxOp::Add)),
+    ("redux.sync.add.s32", WarpOp::Redux(ReduxOp::Add)),
+    ("redux.sync.min.u32", WarpOp::Redux(ReduxOp::MinU)),
+    ("redux.sync.min.s32", WarpOp::Redux(ReduxOp::MinS)),
+    ("redux.sync.max.u32", WarpOp::Redux(ReduxOp::MaxU)),
+    ("redux.sync.max.s32", WarpOp::Redux(ReduxOp::MaxS)),
+    ("redux.sync.and.b32", WarpOp::Redux(ReduxOp::And)),
+    ("redux.sync.or.b32", WarpOp::Redux(ReduxOp::Or)),
+    ("redux.sync.xor.b32", WarpOp::Redux(ReduxOp::Xor)),
+    (
+        "match.any.sync.b32",
+        WarpOp::Match {
+            all: false,
+            wide: false,
+        },
+    ),
+    (
+        "match.any.sync.b64",
+        WarpOp::Match {
+            all: false,
+            wide: true,
+        },
+    ),
+    (
+        "match.all.sync.b32",
+        WarpOp::Match {
+            all: true,
+            wide: false,
+        },
+    ),
+    (
+        "match.all.sync.b64",
+        WarpOp::Match {
+            all: true,
+            wide: true,
+        },
+    ),
+    ("bar.red.popc.u32", WarpOp::BarRed(BarRedOp::Popc)),
+    ("bar.red.and.pred", WarpOp::BarRed(BarRedOp::And)),
+    ("bar.red.or.pred", WarpOp::BarRed(BarRedOp::Or)),
+    ("bar.cta.red.popc.u32", WarpOp::BarRed(BarRedOp::Popc)),
+    ("bar.cta.red.and.pred", WarpOp::BarRed(BarRedOp::And)),
+    ("bar.cta.red.or.pred", WarpOp::BarRed(BarRedOp::Or)),
+    ("barrier.red.popc.u32", WarpOp::BarRed(BarRedOp::Popc)),
+    (
+        "barrier.red.popc.aligned.u32",
+        WarpOp::BarRed(BarRedOp::Popc),
+    ),
+    ("barrier.red.and.pred", WarpOp::BarRed(BarRedOp::And)),
+    (
+        "barrier.red.and.aligned.pred",
+        WarpOp::BarRed(BarRedOp::And),
+    ),
+    ("barrier.red.or.pred", WarpOp::BarRed(BarRedOp::Or)),
+    ("barrier.red.or.aligned.pred", WarpOp::BarRed(BarRedOp::Or)),
+    ("barrier.cta.red.popc.u32", WarpOp::BarRed(BarRedOp::Popc)),
+    (
+        "barrier.cta.red.popc.aligned.u32",
+        WarpOp::BarRed(BarRedOp::Popc),
+    ),
+    ("barrier.cta.red.and.pred", WarpOp::BarRed(BarRedOp::And)),
+    (
+        "barrier.cta.red.and.aligned.pred",
+        WarpOp::BarRed(BarRedOp::And),
+    ),
+    ("barrier.cta.red.or.pred", WarpOp::BarRed(BarRedOp::Or)),
+    (
+        "barrier.cta.red.or.aligned.pred",
+        WarpOp::BarRed(BarRedOp::Or),
+    ),
+    ("nanosleep.u32", WarpOp::Nanosleep),
+    ("elect.sync", WarpOp::Elect),
     ("bra", WarpOp::Control),
     ("ret", WarpOp::Control),
     ("exit", WarpOp::Control),
@@ -474,9 +604,68 @@ impl WarpInst {
     /// How many of `srcs` are operands: `bar`'s id and count, `shfl`'s `a, b, c`.
     pub fn nsrc_values(&self) -> usize {
         match self.op {
-            WarpOp::BarSync | WarpOp::BarArrive => usize::from(self.nsrc).min(2),
+            WarpOp::BarSync | WarpOp::BarArrive | WarpOp::BarRed(_) => {
+                usize::from(self.nsrc).min(2)
+            }
             WarpOp::Shfl(_) => 3,
-            WarpOp::Fence | WarpOp::Vote(_) | WarpOp::Activemask | WarpOp::Control => 0,
+            WarpOp::Redux(_) | WarpOp::Match { .. } | WarpOp::Nanosleep => 1,
+            WarpOp::Fence
+            | WarpOp::Vote(_)
+            | WarpOp::Activemask
+            | WarpOp::Control
+            | WarpOp::WarpSync
+            | WarpOp::Elect => 0,
+        }
+    }
+
+    /// Width in bits of the destination `d` (`p` is always a predicate).
+    pub fn d_bits(&self) -> u32 {
+        match self.op {
+            WarpOp::Vote(v) => {
+                if v == VoteMode::Ballot {
+                    32
+                } else {
+                    1
+                }
+            }
+            WarpOp::BarRed(op) => {
+                if op == BarRedOp::Popc {
+                    32
+                } else {
+                    1
+                }
+            }
+            WarpOp::BarSync
+            | WarpOp::BarArrive
+            | WarpOp::Fence
+            | WarpOp::Shfl(_)
+            | WarpOp::Activemask
+            | WarpOp::Control
+            | WarpOp::WarpSync
+            | WarpOp::Redux(_)
+            | WarpOp::Match { .. }
+            | WarpOp::Nanosleep
+            | WarpOp::Elect => 32,
+        }
+    }
+
+    /// Width in bits of the sources in `srcs` (`match.b64`'s is 64).
+    pub fn src_bits(&self) -> u32 {
+        match self.op {
+            WarpOp::Match { wide: true, .. } => 64,
+            WarpOp::Match { wide: false, .. }
+            | WarpOp::BarSync
+            | WarpOp::BarArrive
+            | WarpOp::Fence
+            | WarpOp::Shfl(_)
+            | WarpOp::Vote(_)
+            | WarpOp::Activemask
+            | WarpOp::Control
+            | WarpOp::WarpSync
+            | WarpOp::Redux(_)
+            | WarpOp::BarRed(_)
+            | WarpOp::Nanosleep
+            | WarpOp::Elect => 32,
         }
     }
 

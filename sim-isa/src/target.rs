@@ -41,6 +41,16 @@ pub enum Feature {
     IntPacked16,
     /// `dp4a`, `dp2a` (`sm_61`).
     IntDot,
+    /// `bar.red` (`sm_20`).
+    BarRed,
+    /// `bar.warp.sync` (`sm_30`).
+    WarpSync,
+    /// `match.sync` and `nanosleep` (`sm_70`).
+    Volta,
+    /// `redux.sync` (`sm_80`).
+    Redux,
+    /// `elect.sync` (`sm_90`).
+    Elect,
 }
 
 impl Feature {
@@ -59,6 +69,11 @@ impl Feature {
             Feature::MinMaxNaN => 80,
             Feature::IntPacked16 => 90,
             Feature::IntDot => 61,
+            Feature::BarRed => 20,
+            Feature::WarpSync => 30,
+            Feature::Volta => 70,
+            Feature::Redux => 80,
+            Feature::Elect => 90,
         }
     }
 }

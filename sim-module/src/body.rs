@@ -386,14 +386,15 @@ fn statement(p: &mut Parser<'_>, st: &mut State) -> Res<()> {
     Ok(())
 }
 
-/// Every identifier operand must be a visible register, a special register, a
-/// body variable, or (checked later) a label, parameter, module variable or function.
+/// Every identifier operand must be a visible register, a special register,
+/// the sink `_`, a body variable, or (checked later) a label, parameter, module variable or function.
 /// Returns whether any operand names memory or code rather than a register.
 fn check_identifiers(p: &Parser<'_>, st: &mut State, operands: &[Token], bra: bool) -> bool {
     let mut symbolic = false;
     for t in operands.iter().filter(|t| t.kind == Tok::Ident) {
         let name = p.text(*t);
-        if visible_register(st, name).is_some() || is_special_register(name) {
+        // `_` is the sink operand (`elect.sync _|%p1, -1`), no name.
+        if name == "_" || visible_register(st, name).is_some() || is_special_register(name) {
             continue;
         }
         symbolic = true;

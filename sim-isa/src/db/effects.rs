@@ -10,8 +10,8 @@
 //! and the tidy test forbids it.
 
 use crate::inst::{
-    AddrBase, Instruction, Mem, MemOp, Op, Operand, PredSrc, RegId, Space, SpecialReg, WarpOp,
-    QUAL_WORDS,
+    AddrBase, BarRedOp, Instruction, Mem, MemOp, Op, Operand, PredSrc, RegId, Space, SpecialReg,
+    WarpOp, QUAL_WORDS,
 };
 
 /// How an instruction touches memory.
@@ -37,7 +37,8 @@ pub struct MemAccess {
 /// A barrier among the threads of a block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BarrierKind {
-    /// `bar.sync`, `barrier.sync`: arrive and wait.
+    /// `bar.sync`, `barrier.sync`, `bar.red`: arrive and wait (`bar.red`
+    /// also reduces a predicate over the block: [`barrier_reduction`]).
     Sync,
     /// `bar.arrive`, `barrier.arrive`: arrive without waiting.
     Arrive,
@@ -140,16 +141,43 @@ pub fn needs_launch(inst: &Instruction) -> bool {
     address || barrier(inst).is_some()
 }
 
-/// The barrier `inst` is, if any.
+/// The block barrier `inst` is, if any. `bar.warp.sync` is none: it waits
+/// for lanes of its own warp only, which execute it together.
 pub fn barrier(inst: &Instruction) -> Option<BarrierKind> {
     match warp_op(&inst.op)? {
-        WarpOp::BarSync => Some(BarrierKind::Sync),
+        WarpOp::BarSync | WarpOp::BarRed(_) => Some(BarrierKind::Sync),
         WarpOp::BarArrive => Some(BarrierKind::Arrive),
         WarpOp::Fence
         | WarpOp::Shfl(_)
         | WarpOp::Vote(_)
         | WarpOp::Activemask
-        | WarpOp::Control => None,
+        | WarpOp::Control
+        | WarpOp::WarpSync
+        | WarpOp::Redux(_)
+        | WarpOp::Match { .. }
+        | WarpOp::Nanosleep
+        | WarpOp::Elect => None,
+    }
+}
+
+/// The reduction a barrier makes over its block's threads (`bar.red`):
+/// its destination is written when the barrier opens, from every arriving
+/// warp's share (`exec::bar_red_share`, `exec::bar_red_deliver`).
+pub fn barrier_reduction(inst: &Instruction) -> Option<BarRedOp> {
+    match warp_op(&inst.op)? {
+        WarpOp::BarRed(op) => Some(op),
+        WarpOp::BarSync
+        | WarpOp::BarArrive
+        | WarpOp::Fence
+        | WarpOp::Shfl(_)
+        | WarpOp::Vote(_)
+        | WarpOp::Activemask
+        | WarpOp::Control
+        | WarpOp::WarpSync
+        | WarpOp::Redux(_)
+        | WarpOp::Match { .. }
+        | WarpOp::Nanosleep
+        | WarpOp::Elect => None,
     }
 }
 
@@ -193,10 +221,12 @@ pub fn has_effect(inst: &Instruction) -> bool {
     own || reads_clock(inst)
 }
 
-/// Whether no instruction may be scheduled across `inst`: barriers, fences
-/// and the other warp-wide operations (their lanes' values meet there),
-/// control stand-ins, clock reads (moving work across one changes what it
-/// measures). `activemask` reads only the warp's own mask.
+/// Whether no instruction may be scheduled across `inst`: barriers (the
+/// warp's `bar.warp.sync` too), fences and the other warp-wide operations
+/// (their lanes' values meet there), control stand-ins, `nanosleep` (a
+/// spin loop's back-off: what follows it is meant to run later), clock
+/// reads (moving work across one changes what it measures). `activemask`
+/// reads only the warp's own mask.
 pub fn is_fence(inst: &Instruction) -> bool {
     let own = match warp_op(&inst.op) {
         Some(WarpOp::Activemask) | None => false,
@@ -206,7 +236,13 @@ pub fn is_fence(inst: &Instruction) -> bool {
             | WarpOp::Fence
             | WarpOp::Shfl(_)
             | WarpOp::Vote(_)
-            | WarpOp::Control,
+            | WarpOp::Control
+            | WarpOp::WarpSync
+            | WarpOp::Redux(_)
+            | WarpOp::Match { .. }
+            | WarpOp::BarRed(_)
+            | WarpOp::Nanosleep
+            | WarpOp::Elect,
         ) => true,
     };
     own || reads_clock(inst)

@@ -49,8 +49,9 @@ mod ptx_names;
 pub(crate) use bit::{bit_op, BitWord, BIT_WORDS};
 pub(crate) use cvt::{cvt_head, cvt_operands, cvt_words, CvtWordsError};
 pub use effects::{
-    barrier, for_each_source, has_effect, is_fence, is_warp_wide, lowering_sources, memory,
-    needs_launch, reads_clock, runs_with_memory, varies, BarrierKind, MemAccess, MemKind, Source,
+    barrier, barrier_reduction, for_each_source, has_effect, is_fence, is_warp_wide,
+    lowering_sources, memory, needs_launch, reads_clock, runs_with_memory, varies, BarrierKind,
+    MemAccess, MemKind, Source,
 };
 pub(crate) use facts::int_name;
 pub use facts::{
@@ -78,7 +79,8 @@ pub struct Form {
 pub use ptx_names::is_ptx_opcode;
 
 use crate::inst::{
-    AluOp, CmpOp, CvtType, FloatOp, Instruction, MulMode, Op, Simd, Type, TypeKind, VideoOp,
+    AluOp, CmpOp, CvtType, FloatOp, Instruction, IntOp, MulMode, Op, Simd, Type, TypeKind, VideoOp,
+    WarpOp,
 };
 use crate::target::Feature;
 
@@ -764,10 +766,78 @@ pub(crate) const GATES: &[Gate] = &[
         ptx: (7, 0),
         applies: |i| matches!(i.op, Op::Float(x) if x.nan),
     },
+    // The warp family: ptxas 13.0.88 and 11.8's verdicts
+    // (`tests/data/warp-ptxas.txt`). `nanosleep` needs PTX 6.2 there, where
+    // the manual says 6.3.
+    Gate {
+        what: "bar.warp.sync",
+        feature: Some(Feature::WarpSync),
+        ptx: (6, 0),
+        applies: |i| warp_is(i, |o| o == WarpOp::WarpSync),
+    },
+    Gate {
+        what: "redux.sync",
+        feature: Some(Feature::Redux),
+        ptx: (7, 0),
+        applies: |i| warp_is(i, |o| matches!(o, WarpOp::Redux(_))),
+    },
+    Gate {
+        what: "match.sync",
+        feature: Some(Feature::Volta),
+        ptx: (6, 0),
+        applies: |i| warp_is(i, |o| matches!(o, WarpOp::Match { .. })),
+    },
+    Gate {
+        what: "nanosleep",
+        feature: Some(Feature::Volta),
+        ptx: (6, 2),
+        applies: |i| warp_is(i, |o| o == WarpOp::Nanosleep),
+    },
+    Gate {
+        what: "elect.sync",
+        feature: Some(Feature::Elect),
+        ptx: (8, 0),
+        applies: |i| warp_is(i, |o| o == WarpOp::Elect),
+    },
+    Gate {
+        what: "bar.red",
+        feature: Some(Feature::BarRed),
+        ptx: (2, 0),
+        applies: |i| warp_is(i, |o| matches!(o, WarpOp::BarRed(_))),
+    },
+    Gate {
+        what: "barrier.red",
+        feature: None,
+        ptx: (6, 0),
+        applies: |i| {
+            warp_is(i, |o| matches!(o, WarpOp::BarRed(_)))
+                && warp_word(i).is_some_and(|w| w.starts_with("barrier."))
+        },
+    },
+    Gate {
+        what: "bar.cta.red",
+        feature: None,
+        ptx: (7, 8),
+        applies: |i| warp_word(i).is_some_and(|w| w.starts_with("bar.cta.red.")),
+    },
 ];
 
 fn is_bf16_cvt(t: CvtType) -> bool {
     matches!(t, CvtType::Bf16 | CvtType::Bf16x2)
+}
+
+/// Whether `i` is of the warp family with an operation `f` accepts.
+fn warp_is(i: &Instruction, f: impl Fn(WarpOp) -> bool) -> bool {
+    matches!(i.op, Op::Warp(w) if f(w.op))
+}
+
+/// The warp family's opcode as written, if `i` is of that family.
+fn warp_word(i: &Instruction) -> Option<&'static str> {
+    if let Op::Warp(w) = i.op {
+        Some(w.word())
+    } else {
+        None
+    }
 }
 
 fn cvt_types(i: &Instruction) -> Option<(CvtType, CvtType)> {

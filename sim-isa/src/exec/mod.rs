@@ -44,7 +44,9 @@ pub use mem::{
 pub use prepared::{execute_prepared, Prepared};
 pub use select::{selp_lane, slct_lane};
 pub use video::video_lane;
-pub use warp_ops::shfl_lane;
+pub use warp_ops::{
+    bar_red_deliver, bar_red_share, elect_leader, match_lanes, redux, shfl_lane, BarRedShare,
+};
 
 use crate::inst::{FloatArith, Instruction, IntArith, Op, Operand, PredSrc, RegId};
 use crate::target::Target;

@@ -443,23 +443,56 @@ impl DisplayInst<'_> {
             first = false;
             f.write_str(s)
         };
-        if let Some(d) = w.d {
-            sep(f)?;
-            self.reg(f, d)?;
-            if let Some(p) = w.p {
-                f.write_char('|')?;
+        match (w.d, w.p) {
+            (Some(d), p) => {
+                sep(f)?;
+                self.reg(f, d)?;
+                if let Some(p) = p {
+                    f.write_char('|')?;
+                    self.reg(f, p)?;
+                }
+            }
+            // `elect.sync`'s sink destination.
+            (None, Some(p)) => {
+                sep(f)?;
+                f.write_str("_|")?;
                 self.reg(f, p)?;
             }
+            (None, None) => {}
         }
         if let WarpOp::Vote(_) = w.op {
             sep(f)?;
             self.pred(f, w.pred)?;
         }
+        let ty = if w.src_bits() == 64 {
+            Type::B64
+        } else {
+            Type::S32
+        };
         for &s in &w.srcs[..w.nsrc_values()] {
             sep(f)?;
-            self.opnd(f, s, Type::S32)?;
+            self.opnd(f, s, ty)?;
         }
-        if let WarpOp::Shfl(_) | WarpOp::Vote(_) = w.op {
+        if let WarpOp::BarRed(_) = w.op {
+            sep(f)?;
+            self.pred(f, w.pred)?;
+        }
+        let masked = match w.op {
+            WarpOp::Shfl(_)
+            | WarpOp::Vote(_)
+            | WarpOp::WarpSync
+            | WarpOp::Redux(_)
+            | WarpOp::Match { .. }
+            | WarpOp::Elect => true,
+            WarpOp::BarSync
+            | WarpOp::BarArrive
+            | WarpOp::Fence
+            | WarpOp::Activemask
+            | WarpOp::Control
+            | WarpOp::BarRed(_)
+            | WarpOp::Nanosleep => false,
+        };
+        if masked {
             sep(f)?;
             self.opnd(f, w.mask, Type::S32)?;
         }

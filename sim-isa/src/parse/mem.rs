@@ -9,15 +9,16 @@
 //! source) is a variable or parameter, interned with
 //! [`Symbols::intern_var`] for the caller to resolve.
 
+use super::cx::{operands, split_head, Cx, Piece};
 use super::lex::invalid;
-use super::literal::{literal, special, Lit};
+use super::warp::warp;
 use crate::error::{InvalidReason as R, IsaError};
-use crate::inst::{Guard, Instruction, Op, Operand, PredSrc, RegId};
+use crate::inst::{Guard, Instruction, Op, Operand, RegId};
 use crate::mem_inst::*;
 use crate::symbols::{is_ptx_identifier, Symbols};
 
 /// Opcode words this module reads.
-pub(crate) const WORDS: [&str; 13] = [
+pub(crate) const WORDS: [&str; 17] = [
     "ld",
     "ldu",
     "st",
@@ -31,6 +32,10 @@ pub(crate) const WORDS: [&str; 13] = [
     "shfl",
     "vote",
     "activemask",
+    "redux",
+    "match",
+    "nanosleep",
+    "elect",
 ];
 
 /// Whether `text` is a statement of the memory or warp family.
@@ -67,159 +72,6 @@ fn base_name(s: &str) -> &str {
     s.split(['+', '-']).next().unwrap_or(s).trim()
 }
 
-/// A piece of the text with its byte offset.
-type Piece<'a> = (usize, &'a str);
-
-/// Splits off an optional guard and the opcode: `(guard, opcode, rest)`.
-fn split_head(text: &str) -> Option<(Piece<'_>, Piece<'_>)> {
-    let t = text.trim_end().trim_end_matches(';');
-    let mut off = t.len() - t.trim_start().len();
-    if t[off..].starts_with('@') {
-        let end = t[off..].find(char::is_whitespace)? + off;
-        off = end + (t[end..].len() - t[end..].trim_start().len());
-    }
-    let rest = &t[off..];
-    let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
-    Some(((off, &rest[..end]), (off + end, &rest[end..])))
-}
-
-/// Top-level comma-separated operands with their byte offsets in `s`.
-fn operands(s: &str) -> Vec<Piece<'_>> {
-    let mut out = Vec::new();
-    let (mut depth, mut start) = (0i32, 0);
-    for (i, c) in s.char_indices() {
-        match c {
-            '[' | '{' => depth += 1,
-            ']' | '}' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push((start, &s[start..i]));
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    if !s[start..].trim().is_empty() || !out.is_empty() {
-        out.push((start, &s[start..]));
-    }
-    out.into_iter()
-        .map(|(o, p)| (o + (p.len() - p.trim_start().len()), p.trim()))
-        .collect()
-}
-
-struct Cx<'a, 's> {
-    text: &'a str,
-    syms: &'s mut Symbols,
-    inst: &'static str,
-}
-
-impl Cx<'_, '_> {
-    fn col(&self, off: usize) -> usize {
-        self.text[..off.min(self.text.len())].chars().count() + 1
-    }
-    fn syntax(&self, off: usize, tok: &str) -> IsaError {
-        invalid(
-            self.col(off),
-            tok,
-            R::Syntax {
-                near: tok.to_string(),
-            },
-        )
-    }
-    fn args(&self, off: usize, tok: &str) -> IsaError {
-        invalid(self.col(off), tok, R::ArgumentsMismatch { inst: self.inst })
-    }
-    /// Whether `name` is a register: `%name`, or a name the symbol table
-    /// already holds. Any other identifier is a variable (see the module
-    /// doc), which ptxas takes in no register operand ("must be register",
-    /// "Arguments mismatch": `bar.sync %r1, gvar`, `st.global.u64 [%rd1], gvar`).
-    fn is_register(&self, name: &str) -> bool {
-        name.starts_with('%') || self.syms.get(name).is_some()
-    }
-    fn reg(&mut self, p: Piece<'_>) -> Result<RegId, IsaError> {
-        if is_ptx_identifier(p.1) && special(p.1).is_none() && self.is_register(p.1) {
-            Ok(self.syms.intern(p.1))
-        } else {
-            Err(self.args(p.0, p.1))
-        }
-    }
-    /// A register, immediate or special-register source.
-    fn value(&mut self, p: Piece<'_>) -> Result<Operand, IsaError> {
-        if let Some(s) = special(p.1) {
-            return Ok(Operand::Special(s));
-        }
-        if is_ptx_identifier(p.1) {
-            if !self.is_register(p.1) {
-                return Err(self.args(p.0, p.1));
-            }
-            return Ok(Operand::Reg(self.syms.intern(p.1)));
-        }
-        imm(p.1)
-            .map(Operand::Imm)
-            .ok_or_else(|| self.syntax(p.0, p.1))
-    }
-    fn pred(&mut self, p: Piece<'_>) -> Result<PredSrc, IsaError> {
-        let (negate, name) = match p.1.strip_prefix('!') {
-            Some(n) => (true, n.trim()),
-            None => (false, p.1),
-        };
-        match imm(name) {
-            Some(v) if !negate && v <= 1 => Ok(PredSrc::Imm(v == 1)),
-            _ => {
-                let reg = self.reg((p.0, name))?;
-                Ok(PredSrc::Reg { reg, negate })
-            }
-        }
-    }
-    /// `[base]`, `[base+off]`, `[off]`; or, with `bare`, `name{+off}`.
-    fn address(&mut self, p: Piece<'_>, bare: bool) -> Result<Address, IsaError> {
-        let inner = match p.1.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
-            Some(s) => s.trim(),
-            None if bare => p.1,
-            None => return Err(self.args(p.0, p.1)),
-        };
-        // `base+off` only: ptxas 13.0 takes `[%rd1+-8]` but not `[%rd1-8]`
-        // ("syntax error near '-'"), nor `name-8`.
-        let (base, offset) = match inner.find('+').filter(|&i| i > 0) {
-            Some(i) => {
-                let o = inner[i + 1..].trim();
-                let v = imm(o).ok_or_else(|| self.syntax(p.0, o))? as i64;
-                (inner[..i].trim(), v)
-            }
-            None => (inner, 0),
-        };
-        if let Some(v) = imm(base) {
-            return Ok(Address {
-                base: AddrBase::Abs,
-                offset: (v as i64).wrapping_add(offset),
-            });
-        }
-        if !is_ptx_identifier(base) || special(base).is_some() {
-            return Err(self.syntax(p.0, base));
-        }
-        let b = if base.starts_with('%') || self.syms.get(base).is_some() {
-            AddrBase::Reg(self.syms.intern(base))
-        } else {
-            AddrBase::Var(self.syms.intern_var(base))
-        };
-        Ok(Address { base: b, offset })
-    }
-}
-
-/// An integer literal (with unary `-`), as raw bits.
-fn imm(s: &str) -> Option<u64> {
-    let (neg, body) = match s.strip_prefix('-') {
-        Some(b) => (true, b.trim()),
-        None => (false, s),
-    };
-    let v = match literal(body)? {
-        Lit::Int(v) => v,
-        Lit::F32(f) => u64::from(f.to_bits()),
-        Lit::F64(f) => f.to_bits(),
-        Lit::Dec(_) => return None,
-    };
-    Some(if neg { v.wrapping_neg() } else { v })
-}
-
 /// Parses a statement of the memory or warp family.
 pub(crate) fn parse(text: &str, syms: &mut Symbols) -> Result<Instruction, IsaError> {
     let end = text.trim_end().trim_end_matches(';').len();
@@ -247,9 +99,8 @@ pub(crate) fn parse(text: &str, syms: &mut Symbols) -> Result<Instruction, IsaEr
         return Err(cx.syntax(o, ","));
     }
     let op_body = match words[0] {
-        "bar" | "barrier" | "membar" | "fence" | "shfl" | "vote" | "activemask" => {
-            Op::Warp(warp(&mut cx, op, &ops, end)?)
-        }
+        "bar" | "barrier" | "membar" | "fence" | "shfl" | "vote" | "activemask" | "redux"
+        | "match" | "nanosleep" | "elect" => Op::Warp(warp(&mut cx, op, &ops, end)?),
         _ => Op::Mem(mem(&mut cx, op, &words, &ops, end)?),
     };
     Ok(Instruction { guard, op: op_body })
@@ -271,130 +122,6 @@ fn guard(text: &str, op_off: usize, syms: &mut Symbols) -> Result<Option<Guard>,
         reg: syms.intern(name),
         negate,
     }))
-}
-
-/// The warp-family opcode `op` in [`WARP_WORDS`]' spelling: ptxas 13.0
-/// takes `fence`'s order and scope words in either order (`fence.gpu.acq_rel`)
-/// and `barrier`'s `.aligned` before or after the mode (`barrier.aligned.sync`);
-/// `tests/data/mem-ptxas.txt`. Other words must be as in the table.
-fn canonical_warp_word(op: &str) -> String {
-    let words: Vec<&str> = op.split('.').collect();
-    let is = |set: &[&str], w: &&str| set.contains(w);
-    const SEMS: [&str; 4] = ["sc", "acq_rel", "acquire", "release"];
-    const SCOPES: [&str; 4] = ["cta", "gpu", "sys", "cluster"];
-    match words.as_slice() {
-        ["fence", a, b] if is(&SCOPES, a) && is(&SEMS, b) => format!("fence.{b}.{a}"),
-        ["barrier", rest @ ..] => {
-            let (cta, rest) = match rest {
-                ["cta", r @ ..] => (".cta", r),
-                r => ("", r),
-            };
-            match rest {
-                ["aligned", mode] => format!("barrier{cta}.{mode}.aligned"),
-                _ => op.to_string(),
-            }
-        }
-        _ => op.to_string(),
-    }
-}
-
-/// A `.b32` operand's immediate at 32 bits, so `-1` and `0xffffffff` are one
-/// value (and print back as one).
-fn b32(o: Operand) -> Operand {
-    match o {
-        Operand::Imm(v) => Operand::Imm(v & 0xffff_ffff),
-        other => other,
-    }
-}
-
-fn warp(
-    cx: &mut Cx<'_, '_>,
-    op: Piece<'_>,
-    ops: &[Piece<'_>],
-    end: usize,
-) -> Result<WarpInst, IsaError> {
-    let canon = canonical_warp_word(op.1);
-    let Some(word) = WARP_WORDS.iter().position(|w| w.0 == canon) else {
-        // Valid PTX this simulator does not run: `bar.warp.sync`, `bar.red`.
-        if op.1 == "bar.warp.sync"
-            || op.1.starts_with("bar.red.")
-            || op.1.starts_with("barrier.red.")
-        {
-            return Err(IsaError::Unimplemented {
-                col: cx.col(op.0),
-                what: op.1.to_string(),
-            });
-        }
-        return Err(invalid(cx.col(op.0), op.1, R::UnknownModifier(op.1.into())));
-    };
-    let kind = WARP_WORDS[word].1;
-    cx.inst = WARP_WORDS[word].0;
-    let none = Operand::Imm(0);
-    let mut w = WarpInst {
-        op: kind,
-        word: word as u8,
-        d: None,
-        p: None,
-        srcs: [none; 3],
-        pred: PredSrc::Imm(true),
-        mask: Operand::Imm(u64::from(u32::MAX)),
-        nsrc: ops.len() as u8,
-    };
-    let count = |lo: usize, hi: usize| -> Result<(), IsaError> {
-        if ops.len() < lo || ops.len() > hi {
-            let at = ops.get(hi).map_or((end, ";"), |p| *p);
-            return Err(cx.args(at.0, at.1));
-        }
-        Ok(())
-    };
-    match kind {
-        WarpOp::BarSync | WarpOp::BarArrive => {
-            count(if kind == WarpOp::BarArrive { 2 } else { 1 }, 2)?;
-            for (k, p) in ops.iter().enumerate() {
-                w.srcs[k] = b32(cx.value(*p)?);
-                // ptxas 13.0 checks immediate operands: barrier 0..15, a
-                // thread count that is a multiple of the warp size, and
-                // non-zero for `arrive` (`tests/data/mem-ptxas.txt`).
-                let bad = match (k, w.srcs[k]) {
-                    (0, Operand::Imm(v)) => v > 15,
-                    (1, Operand::Imm(v)) => v % 32 != 0 || (kind == WarpOp::BarArrive && v == 0),
-                    _ => false,
-                };
-                if bad {
-                    return Err(cx.args(p.0, p.1));
-                }
-            }
-        }
-        WarpOp::Fence => count(0, 0)?,
-        // The timing stand-in for `bra`/`ret`/`exit` has no text of its own.
-        WarpOp::Control => {
-            return Err(invalid(cx.col(op.0), op.1, R::UnknownModifier(op.1.into())))
-        }
-        WarpOp::Activemask => {
-            count(1, 1)?;
-            w.d = Some(cx.reg(ops[0])?);
-        }
-        WarpOp::Shfl(_) => {
-            count(5, 5)?;
-            let (d, p) = match ops[0].1.split_once('|') {
-                Some((d, p)) => (d.trim(), Some(p.trim())),
-                None => (ops[0].1, None),
-            };
-            w.d = Some(cx.reg((ops[0].0, d))?);
-            w.p = p.map(|p| cx.reg((ops[0].0, p))).transpose()?;
-            for k in 0..3 {
-                w.srcs[k] = b32(cx.value(ops[k + 1])?);
-            }
-            w.mask = b32(cx.value(ops[4])?);
-        }
-        WarpOp::Vote(_) => {
-            count(3, 3)?;
-            w.d = Some(cx.reg(ops[0])?);
-            w.pred = cx.pred(ops[1])?;
-            w.mask = b32(cx.value(ops[2])?);
-        }
-    }
-    Ok(w)
 }
 
 fn mem(

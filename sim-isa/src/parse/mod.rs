@@ -29,6 +29,7 @@
 //! callers can compare [`Instruction::reg_uses`] with declared types.
 
 mod build;
+mod cx;
 mod display;
 mod lex;
 mod literal;
@@ -36,6 +37,7 @@ mod mem;
 mod operand;
 mod syntax;
 mod validate;
+mod warp;
 
 use crate::db;
 use crate::error::{IsaError, Requirement};

@@ -29,3 +29,4 @@ mod public_sample;
 mod strategies;
 mod target;
 mod vectors;
+mod warp;

@@ -10,6 +10,7 @@ use crate::memory::{Global, GlobalView, WarpMem};
 use crate::memtime::{Gpu, SmMem};
 use crate::overlay::Overlay;
 use sim_core::{Completion, External, ExternalRequest, Sm};
+use sim_isa::exec::BarRedShare;
 use std::collections::VecDeque;
 
 /// A resident block.
@@ -78,13 +79,20 @@ impl Block {
     }
 
     /// After warp states changed: opens the barrier if every live warp
-    /// waits at it.
-    fn check_open(&mut self) {
+    /// waits at it. A `bar.red`'s result is the sum of the shares of the
+    /// warps waiting (integer counts: exact, and the same in any order).
+    fn check_open(&mut self, code: &Code<'_>) {
         if self.fn_wait > 0 && self.fn_wait == self.fn_live {
             self.expected.push_back(self.fn_wait);
             self.fn_wait = 0;
+            let total = self
+                .warps
+                .iter()
+                .filter(|w| w.state == State::AtBarrier)
+                .filter_map(|w| w.red.map(|r| r.2))
+                .fold(BarRedShare::default(), BarRedShare::add);
             for w in &mut self.warps {
-                w.pass_barrier();
+                w.pass_barrier(code, total);
             }
         }
     }
@@ -251,7 +259,7 @@ impl SmState {
             any = true;
         }
         // An exit may complete a barrier the others have all issued.
-        b.check_open();
+        b.check_open(code);
         b.check_release(slot as u32, sh.wpb, to_feed);
         Ok(any)
     }
@@ -304,7 +312,7 @@ impl SmState {
                     return Err(name_waiters(e, sh.max, warps));
                 }
                 moved = true;
-                b.check_open();
+                b.check_open(code);
             }
             if !moved {
                 return Ok(());
@@ -343,7 +351,7 @@ impl SmState {
             r?;
             if warp.state == State::Exited {
                 b.fn_live -= 1;
-                b.check_open();
+                b.check_open(code);
                 b.check_release(slot as u32, wpb, &mut self.to_feed);
             }
             self.pending.push(id);
@@ -476,7 +484,7 @@ impl External for Host<'_, '_, '_> {
                     st.clock_span = Some((lo.min(req.cycle), hi.max(req.cycle)));
                     if warp.state == State::Exited {
                         b.fn_live -= 1;
-                        b.check_open();
+                        b.check_open(code);
                         b.check_release(slot as u32, sh.wpb, &mut st.to_feed);
                     }
                     st.to_feed.push(req.warp_id);

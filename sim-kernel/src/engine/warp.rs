@@ -22,7 +22,10 @@ use crate::exec::Step;
 use crate::memory::WarpMem;
 use crate::reorder::{self, Scheduler};
 use crate::tap::{LoadTap, Loads, Log};
-use sim_isa::exec::{execute_mem_into, execute_prepared, Accesses, Memory};
+use sim_isa::exec::{
+    bar_red_deliver, bar_red_share, execute_mem_into, execute_prepared, Accesses, BarRedShare,
+    Memory,
+};
 use sim_isa::{db, ExecCtx, Op, WarpRegs};
 use sim_module::{ControlOp, StatementKind};
 use std::collections::VecDeque;
@@ -98,6 +101,9 @@ pub(crate) struct Warp {
     /// The clock read it stopped at has issued and is a memory instruction,
     /// which runs as the warp next executes (it needs the block's memory).
     clock_mem: bool,
+    /// At a `bar.red`: its statement, the lanes that arrived and their
+    /// share of the reduction, delivered when the block opens the barrier.
+    pub red: Option<(usize, u32, BarRedShare)>,
 }
 
 /// What a warp's execution uses besides the warp: the kernel, its memory,
@@ -168,6 +174,7 @@ impl Warp {
             timed: true,
             follow: None,
             clock_mem: false,
+            red: None,
             log: log.then(Box::default),
         }
     }
@@ -197,6 +204,7 @@ impl Warp {
         }
         self.ctx = ctx;
         self.state = State::Run;
+        self.red = None;
         self.tblocked = false;
         self.tbar = 0;
         self.stretch.clear();
@@ -325,6 +333,7 @@ impl Warp {
                     self.record(step, acc);
                     step.access = self.keep_access(code, top.pc, acc);
                 } else if code.barrier[top.pc] && step.lanes != 0 {
+                    self.arrive(code, top.pc, step.lanes);
                     self.record(step, None);
                     self.emit(code, env.sc, step);
                     self.advance(next);
@@ -442,6 +451,7 @@ impl Warp {
             } else if code.barrier[pc] && lanes != 0 {
                 // At the barrier even when it is the last recorded step
                 // (as a free-running warp): its block counts it there.
+                self.arrive(code, pc, lanes);
                 self.emit(code, env.sc, step);
                 self.state = State::AtBarrier;
                 return Ok(());
@@ -676,9 +686,30 @@ impl Warp {
         }
     }
 
-    /// Leaves the barrier its block opened.
-    pub fn pass_barrier(&mut self) {
+    /// Arrives at the barrier `pc` with `lanes`: a `bar.red` keeps their
+    /// share of its reduction for the block to add up.
+    fn arrive(&mut self, code: &Code<'_>, pc: usize, lanes: u32) {
+        let red = code.inst[pc]
+            .as_ref()
+            .filter(|i| db::barrier_reduction(i).is_some());
+        self.red = red.and_then(|i| {
+            let Op::Warp(w) = &i.op else { return None };
+            Some((pc, lanes, bar_red_share(w, &self.regs, lanes)))
+        });
+    }
+
+    /// Leaves the barrier its block opened; a `bar.red` writes `total`,
+    /// the block's reduction, to its destination.
+    pub fn pass_barrier(&mut self, code: &Code<'_>, total: BarRedShare) {
         if self.state == State::AtBarrier {
+            if let Some((pc, lanes, _)) = self.red.take() {
+                if let Some(sim_isa::Instruction {
+                    op: Op::Warp(w), ..
+                }) = &code.inst[pc]
+                {
+                    bar_red_deliver(w, &mut self.regs, lanes, total);
+                }
+            }
             self.state = State::Run;
         }
     }

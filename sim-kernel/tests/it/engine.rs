@@ -169,7 +169,7 @@ fn blocks_on_many_sms_draw_distinct_tickets() {
     }
 }
 
-/// The committed workloads give the same report, cycle for cycle, and the
+/// The committed workloads (and the warp collectives' launch) give the same report, cycle for cycle, and the
 /// same outputs on any number of host threads.
 #[test]
 fn results_do_not_depend_on_host_threads() {
@@ -178,6 +178,8 @@ fn results_do_not_depend_on_host_threads() {
         ("histogram.json", 132),
         ("reduce.json", 132),
         ("sgemm_128.json", 7),
+        // Block reductions (`bar.red`) and warp collectives.
+        ("../sim-kernel/tests/data/warp-coll/warp_coll.json", 3),
     ] {
         let run = |threads: usize| {
             let cfg = sim_core::preset(sim_isa::Target::SM_90);

@@ -8,6 +8,7 @@ mod errors;
 mod gate;
 mod launches;
 mod record;
+mod warp_coll;
 
 use sim_kernel::{run_grid, timing, Prepared, RunOptions};
 use sim_module::{parse_module, Launch, Module};

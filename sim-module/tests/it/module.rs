@@ -480,3 +480,18 @@ fn variables_are_no_register_operands() {
         assert!(matches!(i.op, sim_isa::Op::Mem(_)), "{stmt}: {i:?}");
     }
 }
+
+/// `_` is the sink operand (`elect.sync`'s unwanted lane number), not an
+/// undeclared name; any other undeclared name still is.
+#[test]
+fn the_sink_operand_is_no_identifier() {
+    let m = kernel("elect.sync _|%p1, -1;\nret;").unwrap();
+    assert!(matches!(
+        body(&m).statements[0].kind,
+        StatementKind::Instruction(_)
+    ));
+    assert_eq!(
+        err("elect.sync x|%p1, -1;"),
+        "k.ptx:7:12: undeclared identifier 'x'"
+    );
+}
