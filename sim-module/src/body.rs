@@ -23,6 +23,10 @@ struct State {
     /// parameters, module variables or functions, checked once all are known.
     pending: Vec<(String, Pos)>,
     reg_count: u64,
+    /// The first register of each name and type (what a declaration in a
+    /// later scope reuses): looked up, not scanned, so that a body of n
+    /// declarations reads in O(n).
+    first: HashMap<(String, PtxType), usize>,
 }
 
 /// Reads a body after its `{`, up to the matching `}`. `regs` are a `.func`'s
@@ -46,6 +50,7 @@ pub(crate) fn body(p: &mut Parser<'_>, regs: &[&Param]) -> Res<Body> {
         open: vec![(0, HashMap::new())],
         pending: Vec::new(),
         reg_count: 0,
+        first: HashMap::new(),
     };
     for q in regs {
         count(p, &mut st, 1, q.pos)?;
@@ -213,11 +218,13 @@ fn declare(p: &Parser<'_>, st: &mut State, name: String, ty: PtxType, pos: Pos) 
         return Err(p.duplicate(pos, "register", name));
     }
     let shadowing = st.open.iter().any(|s| s.1.contains_key(&name));
-    let reuse = st
-        .body
-        .registers
-        .iter()
-        .position(|r| !shadowing && r.name == name && r.ty == ty);
+    let key = (name, ty);
+    let reuse = if shadowing {
+        None
+    } else {
+        st.first.get(&key).copied()
+    };
+    let name = key.0;
     let idx = match reuse {
         Some(i) => i,
         None => {
@@ -234,7 +241,9 @@ fn declare(p: &Parser<'_>, st: &mut State, name: String, ty: PtxType, pos: Pos) 
                 scope: scope(st),
                 pos,
             });
-            st.body.registers.len() - 1
+            let idx = st.body.registers.len() - 1;
+            st.first.entry((name.clone(), ty)).or_insert(idx);
+            idx
         }
     };
     if let Some(s) = st.open.last_mut() {
