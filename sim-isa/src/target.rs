@@ -35,6 +35,11 @@ pub enum Feature {
     CvtPacked,
     /// `min`/`max` with `.NaN` (`sm_80`).
     MinMaxNaN,
+    /// `add sub mul fma neg abs` on `.f16`/`.f16x2` (`sm_53`).
+    F16Arith,
+    /// `min`/`max` on the half types and `fma neg abs` on `.bf16`/`.bf16x2`
+    /// (`sm_80`).
+    HalfMinMax,
 }
 
 impl Feature {
@@ -50,6 +55,8 @@ impl Feature {
             Feature::Lop3 => 50,
             Feature::CvtPacked => 80,
             Feature::MinMaxNaN => 80,
+            Feature::F16Arith => 53,
+            Feature::HalfMinMax => 80,
         }
     }
 }

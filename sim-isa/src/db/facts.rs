@@ -102,6 +102,7 @@ pub(crate) const fn float_name(op: FloatOp) -> &'static str {
         FloatOp::Lg2 => "lg2",
         FloatOp::Sin => "sin",
         FloatOp::Cos => "cos",
+        FloatOp::Copysign => "copysign",
     }
 }
 
@@ -196,6 +197,8 @@ pub fn unit_class(inst: &Instruction) -> UnitClass {
             | IntOp::Neg => UnitClass::IntAlu,
         },
         Op::Selp(_) | Op::Alu(_) | Op::Bit(_) => UnitClass::IntAlu,
+        // ptxas emits a LOP3 for `copysign`.
+        Op::Float(x) if x.op == FloatOp::Copysign => UnitClass::IntAlu,
         Op::Float(x) => cmp_class(x.ty),
         Op::Cvt(x) => cvt_class(x),
         // Address arithmetic and warp-wide operations take an integer issue

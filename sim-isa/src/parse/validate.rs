@@ -69,7 +69,10 @@ pub(super) fn check<'a>(raw: &Raw<'a>) -> Result<Checked<'a>, IsaError> {
     if tys.len() != db::spec(fam).ntypes {
         return Err(bad_types());
     }
-    if !db::types_ok(kind, mode, &tys) {
+    // `mad` is `fma` on `.f32`/`.f64` only (ptxas: "Unexpected instruction
+    // types specified for 'mad'" on `mad.rn.f16`).
+    let half_mad = raw.def.name == "mad" && tys.first().is_some_and(|t| db::is_half(*t));
+    if !db::types_ok(kind, mode, &tys) || half_mad {
         // ptxas words the unsigned-`c` case of slct specially.
         if fam == Family::Slct && tys.len() == 2 && tys[1].kind() == TypeKind::Unsigned {
             let t = mods.types[1].1;
@@ -167,6 +170,11 @@ fn float_rules(
         ))
     };
     let at_op = |reason: R| Err(invalid(op_tok.col, op_tok.text, reason));
+    if let Some((r, t)) = mods.rnd {
+        if !db::rnd_type_ok(op, ty, r) {
+            return Err(invalid(t.col, t.text, R::IllegalRounding { inst: name }));
+        }
+    }
     match (mods.sat, mods.nan, mods.ftz) {
         (Some(t), _, _) if !db::float_sat_ok(op, ty) => return illegal(t),
         (_, Some(t), _) if !db::nan_ok(op, ty) => return illegal(t),
@@ -285,11 +293,22 @@ fn unimplemented_form(raw: &Raw<'_>) -> Result<(), IsaError> {
     }
     let hit = match raw.def.kind {
         OpKind::Int(_) => raw.mods.iter().any(|t| float(word(t)) || word(t) == "cc"),
-        // Half-precision forms (`.f64` with a directed rounding: `float_rules`).
-        OpKind::Float(_) => raw
-            .mods
-            .iter()
-            .any(|t| float(word(t)) && !matches!(word(t), "f32" | "f64") || word(t) == "relu"),
+        // `ex2.approx.f16` and `ex2.approx.ftz.bf16` (MUFU.EX2.F16/.BF16,
+        // which no measurement models),
+        // and `fma.relu`, `fma.oob`, `min.xorsign.abs` (`.f64` with a
+        // directed rounding: `float_rules`).
+        OpKind::Float(op) => {
+            let words: Vec<&str> = raw.mods.iter().map(word).collect();
+            let half = words
+                .iter()
+                .any(|w| Type::from_name(w).is_some_and(db::is_half));
+            let bf16 = words.iter().any(|w| matches!(*w, "bf16" | "bf16x2"));
+            // ptxas: `.ftz` is illegal on the f16 forms, required on bf16.
+            let ex2 = half && op == FloatOp::Ex2 && words.contains(&"approx");
+            ex2 && bf16 == words.contains(&"ftz")
+                || words.iter().any(|w| matches!(*w, "oob" | "xorsign"))
+                || words.contains(&"relu") && relu_form(op, &words)
+        }
         OpKind::Video(..)
         | OpKind::Set
         | OpKind::Setp
@@ -310,6 +329,22 @@ fn unimplemented_form(raw: &Raw<'_>) -> Result<(), IsaError> {
         });
     }
     Ok(())
+}
+
+/// Whether `words` (the modifiers, `relu` among them) are a valid
+/// `fma.relu` (ptxas 13.0.88: `tests/data/half-arith-ptxas.txt`): one half
+/// type, `.rn` (or `.rz` on bf16), no `.sat`, `.ftz` on f16 only.
+fn relu_form(op: FloatOp, words: &[&str]) -> bool {
+    let tys: Vec<Type> = words.iter().filter_map(|w| Type::from_name(w)).collect();
+    let [ty] = tys[..] else {
+        return false;
+    };
+    let bf16 = matches!(ty, Type::Bf16 | Type::Bf16x2);
+    op == FloatOp::Fma
+        && db::is_half(ty)
+        && (words.contains(&"rn") || bf16 && words.contains(&"rz"))
+        && !words.contains(&"sat")
+        && !(bf16 && words.contains(&"ftz"))
 }
 
 /// `mul`/`mad`'s mode, which ptxas reads as part of the opcode: it must be
