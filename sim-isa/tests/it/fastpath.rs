@@ -245,6 +245,7 @@ pub(crate) fn op() -> impl Strategy<Value = Op> {
         FloatOp::Div,
         FloatOp::Rcp,
         FloatOp::Sqrt,
+        FloatOp::Copysign,
     ]);
     let float = (
         (
@@ -252,7 +253,15 @@ pub(crate) fn op() -> impl Strategy<Value = Op> {
             prop::option::of(prop::sample::select(Rnd::ALL.to_vec())),
         ),
         (any::<bool>(), any::<bool>(), any::<bool>()),
-        prop::sample::select(vec![Type::F32, Type::F64]),
+        // The half types: packed and scalar lanes through the warp path.
+        prop::sample::select(vec![
+            Type::F32,
+            Type::F64,
+            Type::F16,
+            Type::F16x2,
+            Type::Bf16,
+            Type::Bf16x2,
+        ]),
         (reg(), operand(), operand(), operand()),
     )
         .prop_map(|((op, rnd), (ftz, sat, nan), ty, (d, a, b, c))| {
