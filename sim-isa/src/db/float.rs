@@ -109,8 +109,9 @@ pub(crate) fn types_ok(op: FloatOp, tys: &[Type]) -> bool {
 /// Whether the rounding `r` is legal on `ty` (after [`rnd_ok`]): every
 /// mode on `.f32`/`.f64`; on the half types `.rn` alone, and `.rz` on the
 /// bf16 `fma` (ptxas 13.0.88 accepts `fma.rz.bf16`, which the PTX ISA does
-/// not list; simcli refuses it as unimplemented: its sm_90 code computes an
-/// f32 `FFMA.RZ` and converts that with `F2FP.F16`).
+/// not list; simcli refuses it as unimplemented: ptxas 13.0.88 and 11.8
+/// compile it as an f16 operation, the sources read as f16 by `HADD2.F32`,
+/// an f32 `FFMA.RZ`, the result written as f16 by `F2FP.F16.F32`).
 pub(crate) fn rnd_type_ok(op: FloatOp, ty: Type, r: Rnd) -> bool {
     !is_half(ty) || r == Rnd::Rn || (r == Rnd::Rz && op == FloatOp::Fma && is_bf16(ty))
 }
@@ -252,7 +253,7 @@ pub(crate) const HALF_GATES: &[Gate] = &[
         applies: |i| half_where(i, |op, t| !is_bf16(t) && op == FloatOp::Abs),
     },
     Gate {
-        what: "min/max.f16",
+        what: "min/max.f16/.bf16",
         feature: Some(Feature::HalfMinMax),
         ptx: (7, 0),
         applies: |i| half_where(i, |op, _| matches!(op, FloatOp::Min | FloatOp::Max)),
