@@ -37,8 +37,8 @@ pub enum Feature {
     MinMaxNaN,
     /// `add sub mul fma neg abs` on `.f16`/`.f16x2` (`sm_53`).
     F16Arith,
-    /// `min`/`max` on the half types and `fma neg abs` on `.bf16`/`.bf16x2`
-    /// (`sm_80`).
+    /// `min`/`max` on the half types, `fma neg abs` on `.bf16`/`.bf16x2`
+    /// and `fma.relu` (`sm_80`).
     HalfMinMax,
 }
 

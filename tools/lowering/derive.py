@@ -230,7 +230,7 @@ def float_variants():
 def half_variants():
     """The float family's half forms (`fp.fma.rn.ftz.sat.f16x2`: add sub
     mul fma min max abs neg over f16 f16x2 bf16 bf16x2, round to nearest,
-    `.ftz` and `.sat` on the f16 types, `.NaN` on min/max; ptxas drops what
+    `.ftz` and `.sat` on the f16 types, `.relu` on fma, `.NaN` on min/max; ptxas drops what
     an architecture lacks) and `copysign.f32/.f64` (`fp.copysign.f32`)."""
     out = []
     for ty, st in (("f16", "b16"), ("f16x2", "b32"), ("bf16", "b16"), ("bf16x2", "b32")):
@@ -243,8 +243,9 @@ def half_variants():
             for rnd in rnds:
                 for ftz in ("", "ftz") if f16 else ("",):
                     for sat in sats:
-                        for nan in nans:
-                            mods = "".join(f".{m}" for m in (rnd, ftz, sat, nan) if m)
+                        relus = ["", "relu"] if op == "fma" and not sat else [""]
+                        for relu, nan in ((r, n) for r in relus for n in nans):
+                            mods = "".join(f".{m}" for m in (rnd, ftz, sat, relu, nan) if m)
                             ins = [(reg(st, i + 1), st) for i in range(n)]
                             srcs = ", ".join(r for r, _ in ins)
                             d = reg(st, 5)

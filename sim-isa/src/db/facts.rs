@@ -394,7 +394,12 @@ pub fn lowering_key(inst: &Instruction) -> String {
                 s.push('.');
                 s.push_str(a.name());
             }
-            for (on, m) in [(x.ftz, ".ftz"), (x.sat, ".sat"), (x.nan, ".NaN")] {
+            for (on, m) in [
+                (x.ftz, ".ftz"),
+                (x.sat, ".sat"),
+                (x.relu, ".relu"),
+                (x.nan, ".NaN"),
+            ] {
                 if on {
                     s.push_str(m);
                 }

@@ -194,6 +194,12 @@ pub(crate) fn ftz_ok(op: FloatOp, ty: Type) -> bool {
     }
 }
 
+/// Whether `.relu` is legal: `fma` on the half types, without `.sat`
+/// (ptxas 13.0.88: `tests/data/half-arith-ptxas.txt`).
+pub(crate) fn relu_ok(op: FloatOp, ty: Type, sat: bool) -> bool {
+    op == FloatOp::Fma && is_half(ty) && !sat
+}
+
 /// Whether `.NaN` is legal (`min`/`max` on `.f32` and the half types).
 pub(crate) fn nan_ok(op: FloatOp, ty: Type) -> bool {
     (ty == Type::F32 || is_half(ty)) && matches!(op, FloatOp::Min | FloatOp::Max)
@@ -257,6 +263,12 @@ pub(crate) const HALF_GATES: &[Gate] = &[
         feature: Some(Feature::HalfMinMax),
         ptx: (7, 0),
         applies: |i| half_where(i, |op, _| matches!(op, FloatOp::Min | FloatOp::Max)),
+    },
+    Gate {
+        what: "fma.relu",
+        feature: Some(Feature::HalfMinMax),
+        ptx: (7, 0),
+        applies: |i| matches!(i.op, Op::Float(x) if x.relu),
     },
     Gate {
         what: "fma/neg/abs.bf16",

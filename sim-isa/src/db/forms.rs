@@ -8,8 +8,8 @@
 use super::bit::{word_lists, BitWord};
 use super::{
     all_opcodes, approx_implemented, approx_ok, cmp_ok, float_ftz_ok, float_implemented,
-    float_sat_ok, ftz_ok, int_sat_ok, int_sat_type_ok, m, nan_ok, operands, rnd_ok, rnd_required,
-    rnd_type_ok, spec, types_ok, vset_cmp_ok, Family, Form, OpKind, OperandKind,
+    float_sat_ok, ftz_ok, int_sat_ok, int_sat_type_ok, m, nan_ok, operands, relu_ok, rnd_ok,
+    rnd_required, rnd_type_ok, spec, types_ok, vset_cmp_ok, Family, Form, OpKind, OperandKind,
 };
 use crate::inst::{BoolOp, CmpOp, FloatOp, MulMode, Rnd, Simd, Type};
 
@@ -204,14 +204,16 @@ fn float_sets(op: FloatOp, ty: Type) -> Vec<(Vec<&'static str>, bool)> {
                 continue;
             }
             for sat in opt(float_sat_ok(op, ty)) {
-                for nan in opt(nan_ok(op, ty)) {
-                    let mut w: Vec<&'static str> = rnd.map(Rnd::name).into_iter().collect();
-                    for (on, m) in [(ftz, "ftz"), (sat, "sat"), (nan, "NaN")] {
-                        if on {
-                            w.push(m);
+                for relu in opt(relu_ok(op, ty, sat)) {
+                    for nan in opt(nan_ok(op, ty)) {
+                        let mut w: Vec<&'static str> = rnd.map(Rnd::name).into_iter().collect();
+                        for (on, m) in [(ftz, "ftz"), (sat, "sat"), (relu, "relu"), (nan, "NaN")] {
+                            if on {
+                                w.push(m);
+                            }
                         }
+                        out.push((w, false));
                     }
-                    out.push((w, false));
                 }
             }
         }

@@ -57,8 +57,8 @@ pub use facts::{
 };
 pub(crate) use float::{
     approx_implemented, approx_instead, approx_ok, ftz_ok as float_ftz_ok,
-    implemented as float_implemented, is_half, nan_ok, rnd_from_name, rnd_ok, rnd_required,
-    rnd_type_ok, route, sat_ok as float_sat_ok,
+    implemented as float_implemented, is_half, nan_ok, relu_ok, rnd_from_name, rnd_ok,
+    rnd_required, rnd_type_ok, route, sat_ok as float_sat_ok,
 };
 pub use forms::forms;
 
@@ -273,6 +273,8 @@ pub(crate) mod m {
     pub const RND: u16 = 64;
     pub const NAN: u16 = 128;
     pub const APPROX: u16 = 256;
+    /// The float family's `.relu`.
+    pub const RELU: u16 = 512;
 }
 
 /// How one operand position is read.
@@ -349,7 +351,8 @@ pub const fn syntax(fam: Family) -> &'static str {
              .htype = { .f16, .f16x2 };  add/sub/mul{.rn}.btype d, a, b;  \
              fma.rn.btype d, a, b, c;  .btype = { .bf16, .bf16x2 };  \
              neg/abs{.ftz}.htype d, a;  neg/abs.btype d, a;  \
-             min/max{.ftz}{.NaN}.htype d, a, b;  min/max{.NaN}.btype d, a, b"
+             min/max{.ftz}{.NaN}.htype d, a, b;  min/max{.NaN}.btype d, a, b;  \
+             fma.rn{.ftz}.relu.htype d, a, b, c;  fma.rn.relu.btype d, a, b, c"
         }
         Family::Bit => bit::SYNTAX,
         Family::Cvt => cvt::SYNTAX,
@@ -369,7 +372,7 @@ pub(crate) const fn spec(fam: Family) -> FamilySpec {
         Family::Int => (1, m::SAT),
         Family::Bit => (1, m::WORDS),
         Family::Cvt => (0, m::WORDS),
-        Family::Float => (1, m::FTZ | m::SAT | m::RND | m::NAN | m::APPROX),
+        Family::Float => (1, m::FTZ | m::SAT | m::RND | m::NAN | m::APPROX | m::RELU),
     };
     FamilySpec { ntypes, allow }
 }

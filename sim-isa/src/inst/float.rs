@@ -139,6 +139,9 @@ pub struct FloatArith {
     /// `.NaN` (`min`/`max` on `.f32` and the half types): a NaN source
     /// gives NaN.
     pub nan: bool,
+    /// `.relu` (`fma` on the half types): a negative result (and -0) is
+    /// +0, a NaN the canonical NaN.
+    pub relu: bool,
     /// `.f32`, `.f64`, or a half type.
     pub ty: Type,
     /// Destination.

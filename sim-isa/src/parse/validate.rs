@@ -32,6 +32,8 @@ pub(super) struct Mods<'a> {
     pub nan: Option<Token<'a>>,
     /// The float family's `.approx` or `.full`.
     pub approx: Option<Token<'a>>,
+    /// The float family's `.relu`.
+    pub relu: Option<Token<'a>>,
 }
 
 /// A statement whose modifiers and types the database accepts.
@@ -181,6 +183,11 @@ fn float_rules(
         (_, _, Some(t)) if !db::float_ftz_ok(op, ty) => return illegal(t),
         _ => {}
     }
+    if let Some(t) = mods.relu {
+        if !db::relu_ok(op, ty, mods.sat.is_some()) {
+            return illegal(t);
+        }
+    }
     let either = R::RoundingOrApproxRequired { inst: name };
     let approximate = db::approx_instead(op, ty);
     match (mods.rnd, mods.approx) {
@@ -294,9 +301,8 @@ fn unimplemented_form(raw: &Raw<'_>) -> Result<(), IsaError> {
     let hit = match raw.def.kind {
         OpKind::Int(_) => raw.mods.iter().any(|t| float(word(t)) || word(t) == "cc"),
         // `ex2.approx.f16` and `ex2.approx.ftz.bf16` (MUFU.EX2.F16/.BF16,
-        // which no measurement models),
-        // and `fma.relu`, `fma.oob`, `min.xorsign.abs` (`.f64` with a
-        // directed rounding: `float_rules`).
+        // which no measurement models), `fma.oob`, `min.xorsign.abs` (`.f64`
+        // with a directed rounding, `fma.rz.bf16`: `float_rules`).
         OpKind::Float(op) => {
             let words: Vec<&str> = raw.mods.iter().map(word).collect();
             let half = words
@@ -307,7 +313,6 @@ fn unimplemented_form(raw: &Raw<'_>) -> Result<(), IsaError> {
             let ex2 = half && op == FloatOp::Ex2 && words.contains(&"approx");
             ex2 && bf16 == words.contains(&"ftz")
                 || words.iter().any(|w| matches!(*w, "oob" | "xorsign"))
-                || words.contains(&"relu") && relu_form(op, &words)
         }
         OpKind::Video(..)
         | OpKind::Set
@@ -329,22 +334,6 @@ fn unimplemented_form(raw: &Raw<'_>) -> Result<(), IsaError> {
         });
     }
     Ok(())
-}
-
-/// Whether `words` (the modifiers, `relu` among them) are a valid
-/// `fma.relu` (ptxas 13.0.88: `tests/data/half-arith-ptxas.txt`): one half
-/// type, `.rn` (or `.rz` on bf16), no `.sat`, `.ftz` on f16 only.
-fn relu_form(op: FloatOp, words: &[&str]) -> bool {
-    let tys: Vec<Type> = words.iter().filter_map(|w| Type::from_name(w)).collect();
-    let [ty] = tys[..] else {
-        return false;
-    };
-    let bf16 = matches!(ty, Type::Bf16 | Type::Bf16x2);
-    op == FloatOp::Fma
-        && db::is_half(ty)
-        && (words.contains(&"rn") || bf16 && words.contains(&"rz"))
-        && !words.contains(&"sat")
-        && !(bf16 && words.contains(&"ftz"))
 }
 
 /// `mul`/`mad`'s mode, which ptxas reads as part of the opcode: it must be
@@ -461,6 +450,9 @@ fn classify<'a>(
         } else if fam == Family::Float && w == "NaN" {
             out.nan = Some(t);
             m::NAN
+        } else if fam == Family::Float && w == "relu" {
+            out.relu = Some(t);
+            m::RELU
         } else if matches!(fam, Family::VideoArith | Family::VideoSet) && matches!(w, "min" | "max")
         {
             return err(R::IllegalSecondaryOp { inst: name });

@@ -252,7 +252,7 @@ pub(crate) fn op() -> impl Strategy<Value = Op> {
             float_op,
             prop::option::of(prop::sample::select(Rnd::ALL.to_vec())),
         ),
-        (any::<bool>(), any::<bool>(), any::<bool>()),
+        (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
         // The half types: packed and scalar lanes through the warp path.
         prop::sample::select(vec![
             Type::F32,
@@ -264,7 +264,7 @@ pub(crate) fn op() -> impl Strategy<Value = Op> {
         ]),
         (reg(), operand(), operand(), operand()),
     )
-        .prop_map(|((op, rnd), (ftz, sat, nan), ty, (d, a, b, c))| {
+        .prop_map(|((op, rnd), (ftz, sat, nan, relu), ty, (d, a, b, c))| {
             let two = !matches!(
                 op,
                 FloatOp::Abs | FloatOp::Neg | FloatOp::Rcp | FloatOp::Sqrt
@@ -276,6 +276,7 @@ pub(crate) fn op() -> impl Strategy<Value = Op> {
                 ftz,
                 sat,
                 nan,
+                relu,
                 ty,
                 d,
                 a,

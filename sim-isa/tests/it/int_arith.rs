@@ -129,7 +129,7 @@ fn ptxas_accepted_orders() {
 #[test]
 fn unimplemented_ptx() {
     for (text, what) in [
-        ("fma.rn.relu.f16 %h1, %h2, %h3, %h4;", "fma.rn.relu.f16"),
+        ("fma.rn.oob.f16 %h1, %h2, %h3, %h4;", "fma.rn.oob.f16"),
         ("bra LOOP;", "bra"),
         ("isspacep.global %p1, %rd1;", "isspacep"),
         ("cvt.rna.tf32.f32 %r1, %f1;", "cvt.rna.tf32.f32"),

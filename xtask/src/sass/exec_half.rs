@@ -1,6 +1,6 @@
 //! Packed half arithmetic: `HADD2`, `HMUL2`, `HFMA2` (and `HFMA2.MMA`) and
 //! `HMNMX2`, each on f16 pairs or (`.BF16_V2`) bf16 pairs, with `.FTZ`,
-//! `.SAT` and (`HMNMX2`) `.NAN`.
+//! `.SAT`, `.RELU` (`HFMA2`) and (`HMNMX2`) `.NAN`.
 //!
 //! The arithmetic is exact by construction, independent of sim-isa's f64
 //! route: each half is decoded to a sign, an integer and a power of two;
@@ -17,7 +17,8 @@
 //! H100's f32 opcodes return `0x7fffffff`, its f16 conversions `0x7fff`);
 //! `.FTZ` flushes subnormal sources, and results after rounding at
 //! subnormal precision (as `FADD.FTZ` does); `.SAT` clamps to [+0, 1], NaN
-//! to +0; `HMNMX2` picks the minimum when its predicate is true, orders -0
+//! to +0; `.RELU` makes a negative result and -0 +0 (max(+0, r)), a NaN
+//! kept; `HMNMX2` picks the minimum when its predicate is true, orders -0
 //! below +0, returns the other source when one is NaN, and `0x7fff` when
 //! both are (or, `.NAN`, either).
 
@@ -238,7 +239,10 @@ impl Machine {
     /// `HADD2`, `HMUL2`, `HFMA2` with register sources, `HMNMX2`.
     pub(super) fn half_arith(&mut self, i: &SInst) -> Result<()> {
         for m in &i.mods {
-            if !matches!(m.as_str(), "FTZ" | "SAT" | "MMA" | "BF16_V2" | "NAN") {
+            if !matches!(
+                m.as_str(),
+                "FTZ" | "SAT" | "MMA" | "BF16_V2" | "NAN" | "RELU"
+            ) {
                 bail!("{}.{m} not modelled", i.op);
             }
         }
@@ -267,7 +271,13 @@ impl Machine {
                 other => bail!("{other} is no half arithmetic"),
             };
             let r = f.flush(r, ftz);
-            out[k] = if i.has("SAT") { sat(r) } else { r };
+            out[k] = if i.has("SAT") {
+                sat(r)
+            } else if i.has("RELU") && r & 0x8000 != 0 {
+                0
+            } else {
+                r
+            };
         }
         self.set(
             Self::dst(&o[0])?,

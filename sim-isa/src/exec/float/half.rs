@@ -23,7 +23,8 @@
 //! `.BF16_V2` forms, which ptxas 13.0 emits for every form here, `neg` and
 //! `abs` included): a NaN result is `0x7fff`; `.ftz` flushes subnormal
 //! sources and results (after rounding at subnormal precision, as FADD.FTZ
-//! does on the H100); `.sat` clamps to [+0, 1], NaN to +0.
+//! does on the H100); `.sat` clamps to [+0, 1], NaN to +0; `.relu` makes a
+//! negative result and -0 +0 and keeps the NaN.
 
 use super::super::cvt::{decode_float, encode_float, Dir, Exact, Fmt, BF16, F16, F64};
 use super::{min_max, two_sum};
@@ -141,7 +142,17 @@ fn lane16(x: &FloatArith, f: Fmt, a: u16, b: u16, c: u16) -> u16 {
     } else {
         round(f, hi, 0.0)
     };
-    sat(flush(f, r, x.ftz), x)
+    relu(sat(flush(f, r, x.ftz), x), x)
+}
+
+/// `.relu`: a negative result or -0 to +0, a NaN kept (the SASS oracle's
+/// `.RELU`, modelled as max(+0, r) with -0 below +0).
+fn relu(r: u16, x: &FloatArith) -> u16 {
+    if x.relu && r & 0x8000 != 0 && r != NAN16 {
+        0
+    } else {
+        r
+    }
 }
 
 /// `.sat` (f16 only): NaN and everything at or below zero to +0, above
