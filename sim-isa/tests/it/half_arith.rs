@@ -339,3 +339,35 @@ proptest! {
         check_against_reference(BF16, "bf16", op, a, b, c);
     }
 }
+
+/// Display round trip: every grid statement simcli runs prints back as
+/// ptxas was given it and re-parses to the same instruction, and so does
+/// every half form the database enumerates (`db::forms`).
+#[test]
+fn display_round_trips() {
+    let mut texts: Vec<String> = GRID
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.splitn(5, ' ').collect::<Vec<_>>())
+        .filter(|f| f[..3].iter().any(|v| *v != "reject") && !unimplemented(f[4]))
+        .map(|f| f[4].to_string())
+        .collect();
+    assert_eq!(texts.len(), 114);
+    let half = [".f16 ", ".f16x2 ", ".bf16 ", ".bf16x2 "];
+    let forms: Vec<String> = sim_isa::db::forms()
+        .into_iter()
+        .filter(|f| f.family == sim_isa::db::Family::Float)
+        .filter(|f| half.iter().any(|t| f.text.contains(t)) || f.text.starts_with("copysign"))
+        .map(|f| f.text)
+        .collect();
+    assert_eq!(forms.len(), 114);
+    texts.extend(forms);
+    for text in &texts {
+        let mut syms = Symbols::new();
+        let inst = parse_instruction(text, &mut syms).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let printed = inst.display(&syms).to_string();
+        assert_eq!(&printed, text);
+        let again = parse_instruction(&printed, &mut syms).expect("re-parses");
+        assert_eq!(again, inst, "{text}");
+    }
+}
