@@ -9,6 +9,7 @@
  *   ./reference sgemm 128 1 2 sgemm_128.C.expected.bin
  *   ./reference reduce 1048576 1024 3 reduce.out.expected.bin
  *   ./reference histogram 1048576 256 4 histogram.hist.expected.bin
+ *   ./reference halfops 4000 5 halfops.out.expected.bin
  *
  * -ffp-contract=off keeps a*b+c two roundings; fmaf is used exactly where
  * the PTX has fma.rn.f32. Output is little-endian (x86-64, AArch64).
@@ -155,19 +156,128 @@ static void histogram(uint32_t words, uint32_t blocks, uint64_t seed, const char
     write_out(out, h, sizeof h);
 }
 
+/* ---- halfops.ptx: f16 and bf16 arithmetic. Each result is the exact value
+ * (sign, integer magnitude, power of two, in 128-bit integers) rounded once to
+ * nearest even, as the PTX ISA defines add/fma/mul .rn on f16/bf16 (and cvt.rn
+ * from f32). Inputs in [-2, 2) give finite results: no NaN or infinity. */
+typedef struct { int neg; unsigned __int128 m; int e; } exact;
+
+static exact from_half(uint16_t v, int mb, int eb)
+{
+    int field = (v >> mb) & ((1 << eb) - 1), bias = (1 << (eb - 1)) - 1;
+    exact x = { v >> 15, v & ((1u << mb) - 1), (field ? field : 1) - bias - mb };
+    if (field)
+        x.m |= (unsigned __int128)1 << mb;
+    return x;
+}
+
+static exact from_f32(float f)
+{
+    uint32_t b;
+    memcpy(&b, &f, 4);
+    int field = (b >> 23) & 255;
+    exact x = { b >> 31, b & 0x7fffff, (field ? field : 1) - 150 };
+    if (field)
+        x.m |= 1u << 23;
+    return x;
+}
+
+static uint16_t round_half(exact x, int mb, int eb)
+{
+    uint16_t sign = (uint16_t)(x.neg << 15);
+    if (x.m == 0)
+        return sign;
+    int bias = (1 << (eb - 1)) - 1, top = x.e, q;
+    for (unsigned __int128 t = x.m >> 1; t; t >>= 1)
+        top++;
+    q = top - mb > 1 - bias - mb ? top - mb : 1 - bias - mb;
+    int s = q - x.e;
+    unsigned __int128 n;
+    if (s <= 0)
+        n = x.m << -s;
+    else {
+        unsigned __int128 k = x.m >> s, rem = x.m & (((unsigned __int128)1 << s) - 1),
+                          half = (unsigned __int128)1 << (s - 1);
+        n = k + (rem > half || (rem == half && (k & 1)));
+    }
+    if (n >> (mb + 1)) {
+        n >>= 1;
+        q++;
+    }
+    if (!(n >> mb))
+        return sign | (uint16_t)n;
+    int field = q + mb + bias;
+    if (field >= (1 << eb) - 1)
+        return sign | (uint16_t)(((1 << eb) - 1) << mb);
+    return sign | (uint16_t)(field << mb) | (uint16_t)(n & ((1u << mb) - 1));
+}
+
+static exact ex_mul(exact a, exact b)
+{
+    exact x = { a.neg != b.neg, a.m * b.m, a.e + b.e };
+    return x;
+}
+
+static exact ex_add(exact a, exact b)
+{
+    if (a.m == 0 && b.m == 0) {
+        exact z = { a.neg && b.neg, 0, 0 };
+        return z;
+    }
+    int e = a.e < b.e ? a.e : b.e;
+    __int128 va = (__int128)(a.m << (a.e - e)), vb = (__int128)(b.m << (b.e - e));
+    __int128 v = (a.neg ? -va : va) + (b.neg ? -vb : vb);
+    exact x = { v < 0, (unsigned __int128)(v < 0 ? -v : v), e };
+    return x;
+}
+
+#define F16(v) from_half(v, 10, 5)
+#define BF16(v) from_half(v, 7, 8)
+#define TO_F16(x) round_half(x, 10, 5)
+#define TO_BF16(x) round_half(x, 7, 8)
+
+static void halfops(uint32_t n, uint64_t seed, const char *out)
+{
+    float *in = random_f32(seed, (size_t)n * 4, -2.0f, 2.0f);
+    uint32_t *o = malloc((size_t)n * 3 * sizeof *o);
+    for (uint32_t i = 0; i < n; i++) {
+        float *v = in + 4 * (size_t)i;
+        /* __floats2half2_rn(x, y): x in the low half. */
+        uint16_t a[2] = { TO_F16(from_f32(v[0])), TO_F16(from_f32(v[1])) };
+        uint16_t b[2] = { TO_F16(from_f32(v[2])), TO_F16(from_f32(v[3])) };
+        uint16_t s[2], f[2];
+        for (int k = 0; k < 2; k++) {
+            s[k] = TO_F16(ex_add(F16(a[k]), F16(b[k])));
+            f[k] = TO_F16(ex_add(ex_mul(F16(a[k]), F16(b[k])), F16(s[k])));
+        }
+        uint16_t m = TO_F16(ex_mul(F16(f[0]), F16(s[1])));
+        uint16_t p = TO_BF16(from_f32(v[0])), q = TO_BF16(from_f32(v[2]));
+        uint16_t w = TO_BF16(from_f32(v[3]));
+        uint16_t r = TO_BF16(ex_add(ex_mul(BF16(p), BF16(q)), BF16(w)));
+        uint16_t t = TO_BF16(ex_add(BF16(r), BF16(p)));
+        o[3 * (size_t)i] = s[0] | (uint32_t)s[1] << 16;
+        o[3 * (size_t)i + 1] = f[0] | (uint32_t)f[1] << 16;
+        o[3 * (size_t)i + 2] = m | (uint32_t)t << 16;
+    }
+    write_out(out, o, (size_t)n * 3 * sizeof *o);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 6 && !strcmp(argv[1], "sgemm"))
         sgemm(atoi(argv[2]), strtoull(argv[3], 0, 10), strtoull(argv[4], 0, 10), argv[5]);
     else if (argc == 6 && !strcmp(argv[1], "reduce"))
         reduce(strtoul(argv[2], 0, 10), strtoul(argv[3], 0, 10), strtoull(argv[4], 0, 10), argv[5]);
+    else if (argc == 5 && !strcmp(argv[1], "halfops"))
+        halfops(strtoul(argv[2], 0, 10), strtoull(argv[3], 0, 10), argv[4]);
     else if (argc == 6 && !strcmp(argv[1], "histogram"))
         histogram(strtoul(argv[2], 0, 10), strtoul(argv[3], 0, 10), strtoull(argv[4], 0, 10), argv[5]);
     else {
         fprintf(stderr,
                 "usage: reference sgemm N SEED_A SEED_B OUT\n"
                 "       reference reduce N BLOCKS SEED OUT\n"
-                "       reference histogram WORDS BLOCKS SEED OUT\n");
+                "       reference histogram WORDS BLOCKS SEED OUT\n"
+                "       reference halfops N SEED OUT\n");
         return 2;
     }
     return 0;

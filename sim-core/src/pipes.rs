@@ -185,13 +185,15 @@ pub const KEPLER: &[Rule] = &[
 /// 5.x/5.3: add/logic 128 (`int_alu`), compare/min/max 64 (`int_cmp`), shifts
 /// and bit-field 64, f32 and `XMAD` (16-bit multiply-add, how Maxwell
 /// multiplies) 128, half precision 256 results = 128 lanes of `HADD2`/`HSET2`
-/// (`fp16`), f64 4, `popc`, `clz`, all conversions and MUFU 32 (`xu`).
+/// (and `HMUL2`/`HFMA2`: the guide's rate is for all half arithmetic) (`fp16`), f64 4, `popc`, `clz`, all conversions and MUFU 32 (`xu`).
 /// `VABSDIFF4`: no published rate, the compare rate (64) assumed. Latencies:
 /// the unit's (Volkov: 6).
 pub const MAXWELL: &[Rule] = &[
     rate(r("BFE", IntAlu), 64),
     rate(r("BFI", IntAlu), 64),
     r("HADD2", Fp16),
+    r("HFMA2", Fp16),
+    r("HMUL2", Fp16),
     r("HSET2", Fp16),
     r("HSETP2", Fp16),
     r("I2I", Xu),
@@ -240,6 +242,10 @@ pub const HOPPER: &[Rule] = &[
     r("FSETP", IntAlu),
     lat(r("HADD2", Fp32), 4),
     lat(r("HFMA2", Fp32), 4),
+    // Not measured: HMUL2 as HFMA2 (the same half-precision FMA datapath),
+    // HMNMX2 on the ALU pipe as FMNMX.
+    r("HMNMX2", IntAlu),
+    lat(r("HMUL2", Fp32), 4),
     half_compare(r("HSET2", IntAlu)),
     half_compare(r("HSETP2", IntAlu)),
     r("I2FP", IntAlu),

@@ -322,7 +322,7 @@ impl Row {
 /// Every opcode of the committed table, sorted: the interner (ids are indices).
 /// A constant, so that looking one up does not scan the table; a test holds it
 /// equal to the table's opcodes.
-pub const OPCODES: [&str; 73] = [
+pub const OPCODES: [&str; 75] = [
     "BFE",
     "BFI",
     "BMSK",
@@ -350,6 +350,8 @@ pub const OPCODES: [&str; 73] = [
     "FSETP",
     "HADD2",
     "HFMA2",
+    "HMNMX2",
+    "HMUL2",
     "HSET2",
     "HSETP2",
     "I2F",

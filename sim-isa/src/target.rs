@@ -51,6 +51,11 @@ pub enum Feature {
     Redux,
     /// `elect.sync` (`sm_90`).
     Elect,
+    /// `add sub mul fma neg abs` on `.f16`/`.f16x2` (`sm_53`).
+    F16Arith,
+    /// `min`/`max` on the half types, `fma neg abs` on `.bf16`/`.bf16x2`
+    /// and `fma.relu` (`sm_80`).
+    HalfMinMax,
 }
 
 impl Feature {
@@ -74,6 +79,8 @@ impl Feature {
             Feature::Volta => 70,
             Feature::Redux => 80,
             Feature::Elect => 90,
+            Feature::F16Arith => 53,
+            Feature::HalfMinMax => 80,
         }
     }
 }

@@ -232,6 +232,37 @@ def float_variants():
                 srcs = ", ".join(r for r, _ in ins)
                 d = reg("b32", 5)
                 out.append((f"fp.{op}{mods}.f32", ins, f"{op}{mods}.f32 {d}, {srcs};", (d, "b32"), 0))
+    return out + half_variants()
+
+
+def half_variants():
+    """The float family's half forms (`fp.fma.rn.ftz.sat.f16x2`: add sub
+    mul fma min max abs neg over f16 f16x2 bf16 bf16x2, round to nearest,
+    `.ftz` and `.sat` on the f16 types, `.relu` on fma, `.NaN` on min/max; ptxas drops what
+    an architecture lacks) and `copysign.f32/.f64` (`fp.copysign.f32`)."""
+    out = []
+    for ty, st in (("f16", "b16"), ("f16x2", "b32"), ("bf16", "b16"), ("bf16x2", "b32")):
+        f16 = ty.startswith("f16")
+        for op in ("add", "sub", "mul", "fma", "min", "max", "abs", "neg"):
+            n = {"fma": 3, "abs": 1, "neg": 1}.get(op, 2)
+            rnds = {"fma": ["rn"], "add": ["", "rn"], "sub": ["", "rn"], "mul": ["", "rn"]}.get(op, [""])
+            sats = ["", "sat"] if f16 and op in ("add", "sub", "mul", "fma") else [""]
+            nans = ["", "NaN"] if op in ("min", "max") else [""]
+            for rnd in rnds:
+                for ftz in ("", "ftz") if f16 else ("",):
+                    for sat in sats:
+                        relus = ["", "relu"] if op == "fma" and not sat else [""]
+                        for relu, nan in ((r, n) for r in relus for n in nans):
+                            mods = "".join(f".{m}" for m in (rnd, ftz, sat, relu, nan) if m)
+                            ins = [(reg(st, i + 1), st) for i in range(n)]
+                            srcs = ", ".join(r for r, _ in ins)
+                            d = reg(st, 5)
+                            out.append((f"fp.{op}{mods}.{ty}", ins,
+                                        f"{op}{mods}.{ty} {d}, {srcs};", (d, st), 0))
+    for ty, st in (("f32", "b32"), ("f64", "b64")):
+        ins = [(reg(st, 1), st), (reg(st, 2), st)]
+        d = reg(st, 5)
+        out.append((f"fp.copysign.{ty}", ins, f"copysign.{ty} {d}, {ins[0][0]}, {ins[1][0]};", (d, st), 0))
     return out
 
 

@@ -1,5 +1,5 @@
-//! The full-size workloads of `workloads/` (nvcc 13.0 SGEMM, reduction and
-//! histogram with random inputs): `simcli run --check` matches the outputs
+//! The full-size workloads of `workloads/` (nvcc 13.0 SGEMM, reduction,
+//! histogram and half-precision arithmetic with random inputs): `simcli run --check` matches the outputs
 //! the independent C reference computed, bit for bit, and every launch file
 //! there reads and names its module's entry.
 
@@ -38,6 +38,14 @@ fn histogram_matches_the_reference() {
     check("histogram", 776_192);
 }
 
+/// `__hadd2`, `__hfma2`, `__hmul` and the bf16 `__hfma`/`__hadd` (PTX
+/// `add.f16x2`, `fma.rn.f16x2`, `mul.f16`, `fma.rn.bf16`, `add.bf16`),
+/// against the C reference's exact integer arithmetic rounded once.
+#[test]
+fn halfops_matches_the_reference() {
+    check("halfops", 5_530);
+}
+
 /// Every launch file reads, its entry is in its module with as many
 /// parameters as the file gives, and its random inputs need no files.
 #[test]
@@ -52,6 +60,7 @@ fn every_workload_launch_reads() {
     assert_eq!(
         names,
         [
+            "halfops.json",
             "histogram.json",
             "reduce.json",
             "sgemm_1024.json",

@@ -178,7 +178,7 @@ fn opcodes_are_interned_once_for_every_arch() {
 /// VIMNMX), converts a u8 with LOP3 and I2FP.F32.U32 (11.8: I2F.U8), and folds
 /// `.sat` into a directed-rounding FADD (11.8: FADD.RZ then FADD.SAT).
 /// The integer add/sub/mul/mad keys (`alu.*`) are the same under both.
-const SM90_11_8_VS_13_0: [(&str, u16, usize); 47] = [
+const SM90_11_8_VS_13_0: [(&str, u16, usize); 49] = [
     ("alu.max.s16", 3, 1),
     ("alu.min.s16", 3, 1),
     ("cvt.rn.f32.u8", 1, 2),
@@ -195,6 +195,9 @@ const SM90_11_8_VS_13_0: [(&str, u16, usize); 47] = [
     ("fp.add.rp.sat.f32", 2, 1),
     ("fp.add.rz.ftz.sat.f32", 2, 1),
     ("fp.add.rz.sat.f32", 2, 1),
+    // `copysign`: 11.8 masks with two LOP3s, 13.0 merges with one.
+    ("fp.copysign.f32", 2, 1),
+    ("fp.copysign.f64", 2, 1),
     ("fp.sub.rm.ftz.sat.f32", 2, 1),
     ("fp.sub.rm.sat.f32", 2, 1),
     ("fp.sub.rp.ftz.sat.f32", 2, 1),

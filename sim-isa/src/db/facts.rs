@@ -102,6 +102,7 @@ pub(crate) const fn float_name(op: FloatOp) -> &'static str {
         FloatOp::Lg2 => "lg2",
         FloatOp::Sin => "sin",
         FloatOp::Cos => "cos",
+        FloatOp::Copysign => "copysign",
     }
 }
 
@@ -207,6 +208,8 @@ pub fn unit_class(inst: &Instruction) -> UnitClass {
             | IntOp::Sad => UnitClass::IntAlu,
         },
         Op::Selp(_) | Op::Alu(_) | Op::Bit(_) => UnitClass::IntAlu,
+        // ptxas emits a LOP3 for `copysign`.
+        Op::Float(x) if x.op == FloatOp::Copysign => UnitClass::IntAlu,
         Op::Float(x) => cmp_class(x.ty),
         Op::Cvt(x) => cvt_class(x),
         // Address arithmetic and warp-wide operations take an integer issue
@@ -426,7 +429,12 @@ pub fn lowering_key(inst: &Instruction) -> String {
                 s.push('.');
                 s.push_str(a.name());
             }
-            for (on, m) in [(x.ftz, ".ftz"), (x.sat, ".sat"), (x.nan, ".NaN")] {
+            for (on, m) in [
+                (x.ftz, ".ftz"),
+                (x.sat, ".sat"),
+                (x.relu, ".relu"),
+                (x.nan, ".NaN"),
+            ] {
                 if on {
                     s.push_str(m);
                 }

@@ -1,12 +1,16 @@
 //! The float arithmetic family's rules (`add sub mul fma min max abs neg
-//! div rcp sqrt` over `.f32`/`.f64`, and the `.approx`-only `rsqrt ex2 lg2
-//! sin cos`), as ptxas 11.8 applies them (`tests/data/
-//! float-arith-ptxas.txt` holds its verdicts over the whole grid), and the
-//! routing of an opcode word shared with the integer family to it by the
-//! type modifiers.
+//! div rcp sqrt copysign` over `.f32`/`.f64`, the `.approx`-only `rsqrt ex2
+//! lg2 sin cos`, and `add sub mul fma neg abs min max` over `.f16 .f16x2
+//! .bf16 .bf16x2`), as ptxas applies them (`tests/data/
+//! float-arith-ptxas.txt` holds ptxas 11.8's verdicts over the f32/f64
+//! grid, `tests/data/half-arith-ptxas.txt` ptxas 13.0.88's and 11.8's over
+//! the half grid per target), the half forms' target and PTX-version gates,
+//! and the routing of an opcode word shared with the integer family to it
+//! by the type modifiers.
 
-use super::{OpKind, OpcodeDef};
-use crate::inst::{FloatOp, Rnd, Type};
+use super::{Gate, OpKind, OpcodeDef};
+use crate::inst::{FloatOp, Instruction, Op, Rnd, Type};
+use crate::target::Feature;
 
 /// The float family's opcode words. `add sub mul min max abs neg` also
 /// name integer forms: [`route`] picks this table by the type modifier.
@@ -32,6 +36,7 @@ pub(crate) const FLOAT_OPCODES: &[OpcodeDef] = &[
     fl("lg2", FloatOp::Lg2),
     fl("sin", FloatOp::Sin),
     fl("cos", FloatOp::Cos),
+    fl("copysign", FloatOp::Copysign),
 ];
 
 /// Whether `def` is a second word for an operation (`mad` for `fma`).
@@ -47,13 +52,14 @@ const fn fl(name: &'static str, op: FloatOp) -> OpcodeDef {
 }
 
 /// The definition a statement with opcode word `def` and modifiers `mods`
-/// (each with its dot) reaches: a `.f32`/`.f64` type modifier sends a word
-/// the float family shares to that family; anything else stays with `def`.
+/// (each with its dot) reaches: a float type modifier (`.f32 .f64 .f16
+/// .f16x2 .bf16 .bf16x2`) sends a word the float family shares to that
+/// family; anything else stays with `def`.
 pub(crate) fn route<'m>(
     def: &'static OpcodeDef,
     mut mods: impl Iterator<Item = &'m str>,
 ) -> &'static OpcodeDef {
-    if !mods.any(|m| matches!(m, ".f32" | ".f64")) {
+    if !mods.any(|m| matches!(m, ".f32" | ".f64" | ".f16" | ".f16x2" | ".bf16" | ".bf16x2")) {
         return def;
     }
     FLOAT_OPCODES
@@ -62,14 +68,52 @@ pub(crate) fn route<'m>(
         .unwrap_or(def)
 }
 
+/// Whether `ty` is one of the four half types.
+pub(crate) const fn is_half(ty: Type) -> bool {
+    matches!(ty, Type::F16 | Type::F16x2 | Type::Bf16 | Type::Bf16x2)
+}
+
+/// Whether `ty` is `.bf16` or `.bf16x2`.
+const fn is_bf16(ty: Type) -> bool {
+    matches!(ty, Type::Bf16 | Type::Bf16x2)
+}
+
+/// Whether `op` has half-precision forms (`add sub mul fma neg abs min
+/// max`; the `.approx` half forms, `ex2.approx.f16` and the like, are
+/// unimplemented before this check).
+pub(crate) const fn half_op(op: FloatOp) -> bool {
+    matches!(
+        op,
+        FloatOp::Add
+            | FloatOp::Sub
+            | FloatOp::Mul
+            | FloatOp::Fma
+            | FloatOp::Neg
+            | FloatOp::Abs
+            | FloatOp::Min
+            | FloatOp::Max
+    )
+}
+
 /// Whether the type list is legal: one of `.f32`, `.f64` (`.f32` alone for
-/// `ex2 lg2 sin cos`; their half-precision forms are unimplemented before
-/// this check).
+/// `ex2 lg2 sin cos`), or a half type for [`half_op`]s.
 pub(crate) fn types_ok(op: FloatOp, tys: &[Type]) -> bool {
-    match op {
-        FloatOp::Ex2 | FloatOp::Lg2 | FloatOp::Sin | FloatOp::Cos => matches!(tys, [Type::F32]),
-        _ => matches!(tys, [Type::F32 | Type::F64]),
+    match (op, tys) {
+        (FloatOp::Ex2 | FloatOp::Lg2 | FloatOp::Sin | FloatOp::Cos, [t]) => *t == Type::F32,
+        (_, [Type::F32 | Type::F64]) => true,
+        (_, [t]) => is_half(*t) && half_op(op),
+        _ => false,
     }
+}
+
+/// Whether the rounding `r` is legal on `ty` (after [`rnd_ok`]): every
+/// mode on `.f32`/`.f64`; on the half types `.rn` alone, and `.rz` on the
+/// bf16 `fma` (ptxas 13.0.88 accepts `fma.rz.bf16`, which the PTX ISA does
+/// not list; simcli refuses it as unimplemented: ptxas 13.0.88 and 11.8
+/// compile it as an f16 operation, the sources read as f16 by `HADD2.F32`,
+/// an f32 `FFMA.RZ`, the result written as f16 by `F2FP.F16.F32`).
+pub(crate) fn rnd_type_ok(op: FloatOp, ty: Type, r: Rnd) -> bool {
+    !is_half(ty) || r == Rnd::Rn || (r == Rnd::Rz && op == FloatOp::Fma && is_bf16(ty))
 }
 
 /// Whether `op` takes a rounding modifier (`add sub mul` optionally, `fma
@@ -91,7 +135,8 @@ pub(crate) const fn rnd_ok(op: FloatOp) -> bool {
         | FloatOp::Ex2
         | FloatOp::Lg2
         | FloatOp::Sin
-        | FloatOp::Cos => false,
+        | FloatOp::Cos
+        | FloatOp::Copysign => false,
     }
 }
 
@@ -110,9 +155,9 @@ pub(crate) fn approx_instead(op: FloatOp, ty: Type) -> bool {
     op.approx_only() || ty == Type::F32 && matches!(op, FloatOp::Div | FloatOp::Rcp | FloatOp::Sqrt)
 }
 
-/// Whether `.sat` is legal (`.f32` add/sub/mul/fma).
+/// Whether `.sat` is legal (`.f32`, `.f16` and `.f16x2` add/sub/mul/fma).
 pub(crate) fn sat_ok(op: FloatOp, ty: Type) -> bool {
-    ty == Type::F32
+    matches!(ty, Type::F32 | Type::F16 | Type::F16x2)
         && matches!(
             op,
             FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Fma
@@ -140,25 +185,118 @@ pub(crate) fn approx_implemented(ty: Type) -> bool {
     ty == Type::F32
 }
 
-/// Whether `.ftz` is legal: `.f32`, and `rcp`/`rsqrt.f64`.
+/// Whether `.ftz` is legal: `.f32` (not `copysign`), `rcp`/`rsqrt.f64`,
+/// and `.f16`/`.f16x2` (never bf16).
 pub(crate) fn ftz_ok(op: FloatOp, ty: Type) -> bool {
-    ty == Type::F32 || matches!(op, FloatOp::Rcp | FloatOp::Rsqrt)
+    match ty {
+        Type::F32 | Type::F16 | Type::F16x2 => op != FloatOp::Copysign,
+        _ => matches!(op, FloatOp::Rcp | FloatOp::Rsqrt) && ty == Type::F64,
+    }
 }
 
-/// Whether `.NaN` is legal (`min`/`max.f32`).
+/// Whether `.relu` is legal: `fma` on the half types, without `.sat`
+/// (ptxas 13.0.88: `tests/data/half-arith-ptxas.txt`).
+pub(crate) fn relu_ok(op: FloatOp, ty: Type, sat: bool) -> bool {
+    op == FloatOp::Fma && is_half(ty) && !sat
+}
+
+/// Whether `.NaN` is legal (`min`/`max` on `.f32` and the half types).
 pub(crate) fn nan_ok(op: FloatOp, ty: Type) -> bool {
-    ty == Type::F32 && matches!(op, FloatOp::Min | FloatOp::Max)
+    (ty == Type::F32 || is_half(ty)) && matches!(op, FloatOp::Min | FloatOp::Max)
 }
 
 /// Whether simcli runs the form: every rounding on `.f32`; on `.f64`,
 /// every rounding for `add`/`sub` and round to nearest for the others (the
 /// remaining directed `.f64` forms, and `rcp.ftz.f64`, are valid PTX it
-/// does not run).
+/// does not run). The half forms run in round to nearest (`fma.rz.bf16`
+/// does not: [`rnd_type_ok`]).
 pub(crate) fn implemented(op: FloatOp, ty: Type, rnd: Option<Rnd>, ftz: bool) -> bool {
     let directed_ok = matches!(op, FloatOp::Add | FloatOp::Sub);
+    let rn = matches!(rnd, None | Some(Rnd::Rn));
     !op.approx_only()
-        && (ty == Type::F32 || (!ftz && (directed_ok || matches!(rnd, None | Some(Rnd::Rn)))))
+        && match ty {
+            Type::F32 => true,
+            Type::F64 => !ftz && (directed_ok || rn),
+            _ => rn,
+        }
 }
+
+/// `.ftz` or `.sat`-free forms' type: the half forms whose ops `f` picks.
+fn half_where(i: &Instruction, f: fn(FloatOp, Type) -> bool) -> bool {
+    matches!(i.op, Op::Float(x) if is_half(x.ty) && f(x.op, x.ty))
+}
+
+/// The half forms' gates, as ptxas decides them (`tests/data/
+/// half-arith-ptxas.txt`: the target from ptxas 11.8 on sm_53 and 13.0.88
+/// on sm_80/sm_90; the lowest `.version` from ptxas 11.8 on the lowest
+/// target that accepts each form, which agrees with the PTX ISA's notes),
+/// and `copysign`'s (PTX ISA 4.2, every target).
+pub(crate) const HALF_GATES: &[Gate] = &[
+    Gate {
+        what: "add/sub/mul/fma.f16",
+        feature: Some(Feature::F16Arith),
+        ptx: (4, 2),
+        applies: |i| {
+            half_where(i, |op, t| {
+                !is_bf16(t)
+                    && matches!(
+                        op,
+                        FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Fma
+                    )
+            })
+        },
+    },
+    Gate {
+        what: "neg.f16",
+        feature: Some(Feature::F16Arith),
+        ptx: (6, 0),
+        applies: |i| half_where(i, |op, t| !is_bf16(t) && op == FloatOp::Neg),
+    },
+    Gate {
+        what: "abs.f16",
+        feature: Some(Feature::F16Arith),
+        ptx: (6, 5),
+        applies: |i| half_where(i, |op, t| !is_bf16(t) && op == FloatOp::Abs),
+    },
+    Gate {
+        what: "min/max.f16/.bf16",
+        feature: Some(Feature::HalfMinMax),
+        ptx: (7, 0),
+        applies: |i| half_where(i, |op, _| matches!(op, FloatOp::Min | FloatOp::Max)),
+    },
+    Gate {
+        what: "fma.relu",
+        feature: Some(Feature::HalfMinMax),
+        ptx: (7, 0),
+        applies: |i| matches!(i.op, Op::Float(x) if x.relu),
+    },
+    Gate {
+        what: "fma/neg/abs.bf16",
+        feature: Some(Feature::HalfMinMax),
+        ptx: (7, 0),
+        applies: |i| {
+            half_where(i, |op, t| {
+                is_bf16(t) && matches!(op, FloatOp::Fma | FloatOp::Neg | FloatOp::Abs)
+            })
+        },
+    },
+    Gate {
+        what: "add/sub/mul.bf16",
+        feature: Some(Feature::Bf16),
+        ptx: (7, 8),
+        applies: |i| {
+            half_where(i, |op, t| {
+                is_bf16(t) && matches!(op, FloatOp::Add | FloatOp::Sub | FloatOp::Mul)
+            })
+        },
+    },
+    Gate {
+        what: "copysign",
+        feature: None,
+        ptx: (4, 2),
+        applies: |i| matches!(i.op, Op::Float(x) if x.op == FloatOp::Copysign),
+    },
+];
 
 /// The word of a rounding modifier (without its dot).
 pub(crate) fn rnd_from_name(w: &str) -> Option<Rnd> {

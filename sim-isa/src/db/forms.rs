@@ -8,8 +8,9 @@
 use super::bit::{word_lists, BitWord};
 use super::{
     all_opcodes, approx_implemented, approx_ok, cmp_ok, float_ftz_ok, float_implemented,
-    float_sat_ok, ftz_ok, int_sat_ok, int_sat_type_ok, m, nan_ok, ntypes, operands, relu_ok,
-    rnd_ok, rnd_required, spec, types_ok, vset_cmp_ok, Family, Form, OpKind, OperandKind,
+    float_sat_ok, ftz_ok, int_relu_ok, int_sat_ok, int_sat_type_ok, m, nan_ok, ntypes, operands,
+    relu_ok, rnd_ok, rnd_required, rnd_type_ok, spec, types_ok, vset_cmp_ok, Family, Form, OpKind,
+    OperandKind,
 };
 use crate::inst::{BoolOp, CmpOp, FloatOp, MulMode, Rnd, Simd, Type};
 
@@ -148,7 +149,7 @@ fn modifier_sets(
         extend(&mut sets, &opts);
     }
     if let (OpKind::Int(w), [t]) = (kind, tys) {
-        if allow & m::RELU != 0 && relu_ok(w, *t) {
+        if allow & m::RELU != 0 && int_relu_ok(w, *t) {
             extend(&mut sets, &[("", false), ("relu", false)]);
         }
     }
@@ -197,27 +198,28 @@ fn float_sets(op: FloatOp, ty: Type) -> Vec<(Vec<&'static str>, bool)> {
     if !rnd_required(op) {
         rnds.insert(0, None);
     }
-    // `.ftz` on f32 (and rcp.f64); `.sat`/`.NaN` on f32 only.
+    // `.ftz`, `.sat` and `.NaN` where the type allows them.
     let opt = |on: bool| if on { vec![false, true] } else { vec![false] };
-    let f32_only = |on: bool| opt(on && ty == Type::F32);
     let mut out = Vec::new();
     for rnd in rnds {
-        if rnd.is_some() && !rnd_ok(op) {
+        if rnd.is_some_and(|r| !rnd_ok(op) || !rnd_type_ok(op, ty, r)) {
             continue;
         }
         for ftz in opt(float_ftz_ok(op, ty)) {
             if !float_implemented(op, ty, rnd, ftz) {
                 continue;
             }
-            for sat in f32_only(float_sat_ok(op, ty)) {
-                for nan in f32_only(nan_ok(op, ty)) {
-                    let mut w: Vec<&'static str> = rnd.map(Rnd::name).into_iter().collect();
-                    for (on, m) in [(ftz, "ftz"), (sat, "sat"), (nan, "NaN")] {
-                        if on {
-                            w.push(m);
+            for sat in opt(float_sat_ok(op, ty)) {
+                for relu in opt(relu_ok(op, ty, sat)) {
+                    for nan in opt(nan_ok(op, ty)) {
+                        let mut w: Vec<&'static str> = rnd.map(Rnd::name).into_iter().collect();
+                        for (on, m) in [(ftz, "ftz"), (sat, "sat"), (relu, "relu"), (nan, "NaN")] {
+                            if on {
+                                w.push(m);
+                            }
                         }
+                        out.push((w, false));
                     }
-                    out.push((w, false));
                 }
             }
         }

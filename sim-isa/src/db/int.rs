@@ -70,6 +70,6 @@ pub(crate) fn int_sat_ok(w: IntWord, mode: Option<MulMode>) -> bool {
 
 /// Whether `.relu` is legal: `min`/`max` on `.s32` or `.s16x2` (ptxas 13.0:
 /// "Illegal modifier '.relu' for instruction 'max' with type '.u16x2'").
-pub(crate) fn relu_ok(w: IntWord, t: Type) -> bool {
+pub(crate) fn int_relu_ok(w: IntWord, t: Type) -> bool {
     matches!(w, IntWord::Min | IntWord::Max) && matches!(t, Type::S32 | Type::S16x2)
 }

@@ -59,11 +59,11 @@ pub use facts::{
 };
 pub(crate) use float::{
     approx_implemented, approx_instead, approx_ok, ftz_ok as float_ftz_ok,
-    implemented as float_implemented, nan_ok, rnd_from_name, rnd_ok, rnd_required, route,
-    sat_ok as float_sat_ok,
+    implemented as float_implemented, is_half, nan_ok, relu_ok, rnd_from_name, rnd_ok,
+    rnd_required, rnd_type_ok, route, sat_ok as float_sat_ok,
 };
 pub use forms::forms;
-pub(crate) use int::{int_sat_ok, int_sat_type_ok, relu_ok, IntWord};
+pub(crate) use int::{int_relu_ok, int_sat_ok, int_sat_type_ok, IntWord};
 
 /// One instruction form: canonical text with registers named by position
 /// (`%d, %a, %b, %c, %e`; `%p` for a predicate destination, `%q` for a
@@ -245,7 +245,7 @@ pub(crate) mod m {
     pub const RND: u16 = 64;
     pub const NAN: u16 = 128;
     pub const APPROX: u16 = 256;
-    /// `min`/`max`'s `.relu` (integer family).
+    /// `.relu`: integer `min`/`max` and the float family.
     pub const RELU: u16 = 512;
 }
 
@@ -321,7 +321,14 @@ pub const fn syntax(fam: Family) -> &'static str {
              div.rnd.f64 d, a, b;  rcp/sqrt.rnd{.ftz}.f32 d, a;  rcp.rnd{.ftz}.f64 d, a;  \
              sqrt.rnd.f64 d, a;  .rnd = { .rn, .rz, .rm, .rp };  \
              div.approx{.ftz}.f32 d, a, b;  div.full{.ftz}.f32 d, a, b;  \
-             rcp/sqrt/rsqrt/ex2/lg2/sin/cos.approx{.ftz}.f32 d, a"
+             rcp/sqrt/rsqrt/ex2/lg2/sin/cos.approx{.ftz}.f32 d, a;  \
+             copysign.type d, a, b;  .type = { .f32, .f64 };  \
+             add/sub/mul{.rn}{.ftz}{.sat}.htype d, a, b;  fma.rn{.ftz}{.sat}.htype d, a, b, c;  \
+             .htype = { .f16, .f16x2 };  add/sub/mul{.rn}.btype d, a, b;  \
+             fma.rn.btype d, a, b, c;  .btype = { .bf16, .bf16x2 };  \
+             neg/abs{.ftz}.htype d, a;  neg/abs.btype d, a;  \
+             min/max{.ftz}{.NaN}.htype d, a, b;  min/max{.NaN}.btype d, a, b;  \
+             fma.rn{.ftz}.relu.htype d, a, b, c;  fma.rn.relu.btype d, a, b, c"
         }
         Family::Bit => bit::SYNTAX,
         Family::Cvt => cvt::SYNTAX,
@@ -341,7 +348,7 @@ pub(crate) const fn spec(fam: Family) -> FamilySpec {
         Family::Int => (1, m::SAT | m::RELU),
         Family::Bit => (1, m::WORDS),
         Family::Cvt => (0, m::WORDS),
-        Family::Float => (1, m::FTZ | m::SAT | m::RND | m::NAN | m::APPROX),
+        Family::Float => (1, m::FTZ | m::SAT | m::RND | m::NAN | m::APPROX | m::RELU),
     };
     FamilySpec { ntypes, allow }
 }
@@ -377,7 +384,13 @@ pub(crate) const fn operands(kind: OpKind) -> &'static [OperandKind] {
         }
         OpKind::Float(FloatOp::Fma) => &[K::Dst, K::Value(0), K::Value(0), K::Value(0)],
         OpKind::Float(
-            FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Min | FloatOp::Max | FloatOp::Div,
+            FloatOp::Add
+            | FloatOp::Sub
+            | FloatOp::Mul
+            | FloatOp::Min
+            | FloatOp::Max
+            | FloatOp::Div
+            | FloatOp::Copysign,
         ) => &[K::Dst, K::Value(0), K::Value(0)],
         OpKind::Float(
             FloatOp::Abs
@@ -591,8 +604,14 @@ fn is_bf16(t: Type) -> bool {
     matches!(t, T::Bf16 | T::Bf16x2)
 }
 
-/// Every gate. `check_target` tests all target gates first, then all version
-/// gates, so an instruction failing both reports the target.
+/// Every gate: [`GATES`], then the half forms' ([`float::HALF_GATES`]).
+pub(crate) fn gates() -> impl Iterator<Item = &'static Gate> {
+    GATES.iter().chain(float::HALF_GATES)
+}
+
+/// Every gate but the half forms'. `check_target` tests all target gates
+/// first, then all version gates, so an instruction failing both reports
+/// the target.
 pub(crate) const GATES: &[Gate] = &[
     Gate {
         what: "SIMD video instruction",

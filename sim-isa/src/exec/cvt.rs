@@ -10,7 +10,7 @@ use crate::inst::{Cvt, CvtRnd, CvtType};
 
 /// A value exactly: NaN, a signed infinity, or `(-1)^neg * m * 2^e`.
 #[derive(Clone, Copy, Debug)]
-enum Exact {
+pub(super) enum Exact {
     Nan,
     Inf(bool),
     Fin { neg: bool, m: u128, e: i32 },
@@ -18,7 +18,7 @@ enum Exact {
 
 /// Rounding direction.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Dir {
+pub(super) enum Dir {
     Nearest,
     Zero,
     Down,
@@ -27,21 +27,21 @@ enum Dir {
 
 /// A binary floating-point format: exponent and stored-mantissa bits.
 #[derive(Clone, Copy)]
-struct Fmt {
-    ebits: u32,
-    mbits: u32,
+pub(super) struct Fmt {
+    pub(super) ebits: u32,
+    pub(super) mbits: u32,
 }
 
-const F16: Fmt = Fmt {
+pub(super) const F16: Fmt = Fmt {
     ebits: 5,
     mbits: 10,
 };
-const BF16: Fmt = Fmt { ebits: 8, mbits: 7 };
+pub(super) const BF16: Fmt = Fmt { ebits: 8, mbits: 7 };
 const F32: Fmt = Fmt {
     ebits: 8,
     mbits: 23,
 };
-const F64: Fmt = Fmt {
+pub(super) const F64: Fmt = Fmt {
     ebits: 11,
     mbits: 52,
 };
@@ -119,7 +119,7 @@ fn shr_round(m: u128, s: i32, neg: bool, dir: Dir) -> u128 {
 
 /// `bits` (the format's width) read as an exact value; `ftz` flushes
 /// subnormals to signed zero.
-fn decode_float(f: Fmt, bits: u64, ftz: bool) -> Exact {
+pub(super) fn decode_float(f: Fmt, bits: u64, ftz: bool) -> Exact {
     let neg = bits >> (f.ebits + f.mbits) & 1 == 1;
     let exp = (bits >> f.mbits) & width_mask(f.ebits);
     let man = bits & width_mask(f.mbits);
@@ -172,7 +172,7 @@ fn nan(f: Fmt, quiet: bool) -> u64 {
 
 /// `x` rounded into format `f`; `ftz` flushes a subnormal result; `quiet`
 /// picks the NaN ([`nan`]).
-fn encode_float(f: Fmt, x: Exact, dir: Dir, ftz: bool, quiet: bool) -> u64 {
+pub(super) fn encode_float(f: Fmt, x: Exact, dir: Dir, ftz: bool, quiet: bool) -> u64 {
     let (neg, m, e) = match x {
         Exact::Nan => return nan(f, quiet),
         Exact::Inf(neg) => return inf(f, neg),

@@ -11,9 +11,11 @@
 //! ([`round_f32`]); a quotient or root, from the f64 result and the sign
 //! of its exact remainder. `.f64` sums round from the f64 sum and its exact
 //! error; the other `.f64` forms round to nearest, all the database admits
-//! for them.
+//! for them. The half types are `float/half.rs`'s; `copysign` is a bit
+//! operation.
 
 mod fast;
+mod half;
 mod mufu;
 mod mufu_table;
 
@@ -205,6 +207,10 @@ fn min_max<F: PartialEq + Copy>(
 
 /// One `.f32` lane (bits in the low 32 bits of each source).
 fn lane32(x: &FloatArith, a: u64, b: u64, c: u64) -> u32 {
+    if x.op == FloatOp::Copysign {
+        // `b` with `a`'s sign bit, NaNs untouched (ptxas emits a LOP3).
+        return (b as u32 & 0x7fff_ffff) | (a as u32 & 0x8000_0000);
+    }
     if x.approx.is_some() {
         // The H100's machine code for the approximate forms (`mufu.rs`).
         return mufu::approx_lane(x, a as u32, b as u32);
@@ -242,7 +248,13 @@ fn lane32(x: &FloatArith, a: u64, b: u64, c: u64) -> u32 {
         FloatOp::Div | FloatOp::Rcp | FloatOp::Sqrt if any_nan => f32::NAN,
         FloatOp::Div => quotient32(f64::from(a), f64::from(b), mode),
         // Only `.approx` forms (above); the parser admits no other.
-        FloatOp::Rsqrt | FloatOp::Ex2 | FloatOp::Lg2 | FloatOp::Sin | FloatOp::Cos => f32::NAN,
+        // `copysign` returned above.
+        FloatOp::Rsqrt
+        | FloatOp::Ex2
+        | FloatOp::Lg2
+        | FloatOp::Sin
+        | FloatOp::Cos
+        | FloatOp::Copysign => f32::NAN,
         FloatOp::Rcp => quotient32(1.0, f64::from(a), mode),
         FloatOp::Sqrt => {
             let (a, s) = (f64::from(a), f64::from(a).sqrt());
@@ -326,6 +338,10 @@ fn quiet(v: f64) -> u64 {
 
 /// One `.f64` lane (round to nearest).
 fn lane64(x: &FloatArith, a: u64, b: u64, c: u64) -> u64 {
+    if x.op == FloatOp::Copysign {
+        // As `lane32`: a bit operation on the high words.
+        return (b & !(1 << 63)) | (a & (1 << 63));
+    }
     let (a, b, c) = (f64::from_bits(a), f64::from_bits(b), f64::from_bits(c));
     let r = match x.op {
         // `DADD -0, |a|` / `DADD -0, -a` on the H100: a NaN comes back
@@ -357,8 +373,14 @@ fn lane64(x: &FloatArith, a: u64, b: u64, c: u64) -> u64 {
         FloatOp::Rcp => 1.0 / a,
         FloatOp::Sqrt => a.sqrt(),
         // `rsqrt.approx.f64` is not run (the parser rejects it as
-        // unimplemented); the others have no `.f64` form.
-        FloatOp::Rsqrt | FloatOp::Ex2 | FloatOp::Lg2 | FloatOp::Sin | FloatOp::Cos => f64::NAN,
+        // unimplemented); the others have no `.f64` form (`copysign`
+        // returned above).
+        FloatOp::Rsqrt
+        | FloatOp::Ex2
+        | FloatOp::Lg2
+        | FloatOp::Sin
+        | FloatOp::Cos
+        | FloatOp::Copysign => f64::NAN,
     };
     match (r.is_nan(), x.op) {
         (false, _) => r.to_bits(),
@@ -372,6 +394,7 @@ fn lane64(x: &FloatArith, a: u64, b: u64, c: u64) -> u64 {
             | FloatOp::Lg2
             | FloatOp::Sin
             | FloatOp::Cos
+            | FloatOp::Copysign
             | FloatOp::Add
             | FloatOp::Sub
             | FloatOp::Mul
@@ -396,9 +419,12 @@ fn lane64(x: &FloatArith, a: u64, b: u64, c: u64) -> u64 {
 /// - `abs`/`neg` change the sign bit (after `.ftz`); a NaN source gives the
 ///   canonical NaN for `.f32` (the H100 computes them with FADD), the
 ///   source quieted with its sign changed for `.f64` (DADD).
+/// - The half types: `float/half.rs` ([`half::half_lane`]).
+/// - `copysign`: `b` with the sign bit of `a`.
 pub fn float_lane(x: &FloatArith, a: u64, b: u64, c: u64) -> u64 {
     match x.ty {
         Type::F64 => lane64(x, a, b, c),
+        Type::F16 | Type::F16x2 | Type::Bf16 | Type::Bf16x2 => half::half_lane(x, a, b, c),
         _ => u64::from(lane32(x, a, b, c)),
     }
 }

@@ -38,6 +38,9 @@ pub enum FloatOp {
     Sin,
     /// `cos.approx` of `a` radians (one source)
     Cos,
+    /// `copysign`: `b` with the sign bit of `a` (a bit operation: ptxas
+    /// emits a LOP3 for it).
+    Copysign,
 }
 
 impl FloatOp {
@@ -114,7 +117,9 @@ impl Rnd {
     }
 }
 
-/// `add sub mul fma min max abs neg` over `.f32`/`.f64` (9.7.3):
+/// `add sub mul fma min max abs neg` over `.f32`/`.f64` (9.7.3) and over
+/// `.f16 .f16x2 .bf16 .bf16x2` (9.7.4; a packed operand is one 32-bit
+/// register holding two halves, each computed on its own):
 /// `add{.rnd}{.ftz}{.sat}.f32`, `fma.rnd{.ftz}{.sat}.f32`,
 /// `min{.ftz}{.NaN}.f32`, `abs{.ftz}.f32`, `div/rcp/sqrt.rnd{.ftz}.f32`
 /// and their `.f64` forms.
@@ -127,13 +132,17 @@ pub struct FloatArith {
     pub rnd: Option<Rnd>,
     /// `.approx` or `.full` (then `rnd` is `None`).
     pub approx: Option<Approx>,
-    /// `.ftz` (`.f32` only).
+    /// `.ftz` (`.f32` and `.f16`/`.f16x2`).
     pub ftz: bool,
-    /// `.sat` (`.f32` add/sub/mul/fma only).
+    /// `.sat` (`.f32` and `.f16`/`.f16x2` add/sub/mul/fma only).
     pub sat: bool,
-    /// `.NaN` (`min`/`max.f32`): a NaN source gives NaN.
+    /// `.NaN` (`min`/`max` on `.f32` and the half types): a NaN source
+    /// gives NaN.
     pub nan: bool,
-    /// `.f32` or `.f64`.
+    /// `.relu` (`fma` on the half types): a negative result (and -0) is
+    /// +0, a NaN the canonical NaN.
+    pub relu: bool,
+    /// `.f32`, `.f64`, or a half type.
     pub ty: Type,
     /// Destination.
     pub d: RegId,

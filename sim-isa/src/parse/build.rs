@@ -240,6 +240,7 @@ fn assemble(
                 ftz: mods.ftz.is_some(),
                 sat: mods.sat.is_some(),
                 nan: mods.nan.is_some(),
+                relu: mods.relu.is_some(),
                 ty: tys[0],
                 d: reg(0)?,
                 a: opnd(1)?,

@@ -215,7 +215,7 @@ impl DisplayInst<'_> {
         Ok(())
     }
 
-    /// `{.rnd|.approx|.full}{.ftz}{.sat}{.NaN}.type d, a{, b}{, c}`.
+    /// `{.rnd|.approx|.full}{.ftz}{.sat}{.relu}{.NaN}.type d, a{, b}{, c}`.
     fn float(&self, f: &mut fmt::Formatter<'_>, x: &FloatArith) -> fmt::Result {
         if let Some(r) = x.rnd {
             write!(f, ".{}", r.name())?;
@@ -223,7 +223,12 @@ impl DisplayInst<'_> {
         if let Some(a) = x.approx {
             write!(f, ".{}", a.name())?;
         }
-        for (on, m) in [(x.ftz, ".ftz"), (x.sat, ".sat"), (x.nan, ".NaN")] {
+        for (on, m) in [
+            (x.ftz, ".ftz"),
+            (x.sat, ".sat"),
+            (x.relu, ".relu"),
+            (x.nan, ".NaN"),
+        ] {
             if on {
                 f.write_str(m)?;
             }

@@ -79,7 +79,7 @@ pub fn check_target(
     target: Target,
     version: Option<PtxVersion>,
 ) -> Result<(), IsaError> {
-    let gates = || db::GATES.iter().filter(|g| (g.applies)(inst));
+    let gates = || db::gates().filter(|g| (g.applies)(inst));
     for g in gates() {
         if let Some(f) = g.feature {
             if !target.supports(f) {

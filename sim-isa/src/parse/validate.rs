@@ -18,7 +18,7 @@ pub(super) struct Mods<'a> {
     pub bool_op: Option<(BoolOp, Token<'a>)>,
     pub ftz: Option<Token<'a>>,
     pub sat: Option<Token<'a>>,
-    /// The integer family's `.relu` (`min`/`max`).
+    /// `.relu`: the integer family's (`min`/`max`) or the float family's.
     pub relu: Option<Token<'a>>,
     pub add: Option<Token<'a>>,
     /// `mul`/`mad`'s `.lo/.hi/.wide`.
@@ -71,7 +71,10 @@ pub(super) fn check<'a>(raw: &Raw<'a>) -> Result<Checked<'a>, IsaError> {
     if tys.len() != db::ntypes(kind) {
         return Err(bad_types());
     }
-    if !db::types_ok(kind, mode, &tys) {
+    // `mad` is `fma` on `.f32`/`.f64` only (ptxas: "Unexpected instruction
+    // types specified for 'mad'" on `mad.rn.f16`).
+    let half_mad = raw.def.name == "mad" && tys.first().is_some_and(|t| db::is_half(*t));
+    if !db::types_ok(kind, mode, &tys) || half_mad {
         // ptxas words the unsigned-`c` case of slct specially.
         if fam == Family::Slct && tys.len() == 2 && tys[1].kind() == TypeKind::Unsigned {
             let t = mods.types[1].1;
@@ -94,7 +97,7 @@ pub(super) fn check<'a>(raw: &Raw<'a>) -> Result<Checked<'a>, IsaError> {
         }
     }
     if let (Some(t), OpKind::Int(w)) = (mods.relu, kind) {
-        if !db::relu_ok(w, tys[0]) {
+        if !db::int_relu_ok(w, tys[0]) {
             return Err(invalid(
                 t.col,
                 t.text,
@@ -181,11 +184,21 @@ fn float_rules(
         ))
     };
     let at_op = |reason: R| Err(invalid(op_tok.col, op_tok.text, reason));
+    if let Some((r, t)) = mods.rnd {
+        if !db::rnd_type_ok(op, ty, r) {
+            return Err(invalid(t.col, t.text, R::IllegalRounding { inst: name }));
+        }
+    }
     match (mods.sat, mods.nan, mods.ftz) {
         (Some(t), _, _) if !db::float_sat_ok(op, ty) => return illegal(t),
         (_, Some(t), _) if !db::nan_ok(op, ty) => return illegal(t),
         (_, _, Some(t)) if !db::float_ftz_ok(op, ty) => return illegal(t),
         _ => {}
+    }
+    if let Some(t) = mods.relu {
+        if !db::relu_ok(op, ty, mods.sat.is_some()) {
+            return illegal(t);
+        }
     }
     let either = R::RoundingOrApproxRequired { inst: name };
     let approximate = db::approx_instead(op, ty);
@@ -299,11 +312,20 @@ fn unimplemented_form(raw: &Raw<'_>) -> Result<(), IsaError> {
     }
     let hit = match raw.def.kind {
         OpKind::Int(_) => raw.mods.iter().any(|t| float(word(t)) || word(t) == "cc"),
-        // Half-precision forms (`.f64` with a directed rounding: `float_rules`).
-        OpKind::Float(_) => raw
-            .mods
-            .iter()
-            .any(|t| float(word(t)) && !matches!(word(t), "f32" | "f64") || word(t) == "relu"),
+        // `ex2.approx.f16` and `ex2.approx.ftz.bf16` (MUFU.EX2.F16/.BF16,
+        // which no measurement models), `fma.oob`, `min.xorsign.abs` (`.f64`
+        // with a directed rounding, `fma.rz.bf16`: `float_rules`).
+        OpKind::Float(op) => {
+            let words: Vec<&str> = raw.mods.iter().map(word).collect();
+            let half = words
+                .iter()
+                .any(|w| Type::from_name(w).is_some_and(db::is_half));
+            let bf16 = words.iter().any(|w| matches!(*w, "bf16" | "bf16x2"));
+            // ptxas: `.ftz` is illegal on the f16 forms, required on bf16.
+            let ex2 = half && op == FloatOp::Ex2 && words.contains(&"approx");
+            ex2 && bf16 == words.contains(&"ftz")
+                || words.iter().any(|w| matches!(*w, "oob" | "xorsign"))
+        }
         OpKind::Video(..)
         | OpKind::Set
         | OpKind::Setp
@@ -443,6 +465,9 @@ fn classify<'a>(
         } else if fam == Family::Float && w == "NaN" {
             out.nan = Some(t);
             m::NAN
+        } else if fam == Family::Float && w == "relu" {
+            out.relu = Some(t);
+            m::RELU
         } else if matches!(fam, Family::VideoArith | Family::VideoSet) && matches!(w, "min" | "max")
         {
             return err(R::IllegalSecondaryOp { inst: name });

@@ -259,17 +259,26 @@ pub(crate) fn op() -> impl Strategy<Value = Op> {
         FloatOp::Div,
         FloatOp::Rcp,
         FloatOp::Sqrt,
+        FloatOp::Copysign,
     ]);
     let float = (
         (
             float_op,
             prop::option::of(prop::sample::select(Rnd::ALL.to_vec())),
         ),
-        (any::<bool>(), any::<bool>(), any::<bool>()),
-        prop::sample::select(vec![Type::F32, Type::F64]),
+        (any::<bool>(), any::<bool>(), any::<bool>(), any::<bool>()),
+        // The half types: packed and scalar lanes through the warp path.
+        prop::sample::select(vec![
+            Type::F32,
+            Type::F64,
+            Type::F16,
+            Type::F16x2,
+            Type::Bf16,
+            Type::Bf16x2,
+        ]),
         (reg(), operand(), operand(), operand()),
     )
-        .prop_map(|((op, rnd), (ftz, sat, nan), ty, (d, a, b, c))| {
+        .prop_map(|((op, rnd), (ftz, sat, nan, relu), ty, (d, a, b, c))| {
             let two = !matches!(
                 op,
                 FloatOp::Abs | FloatOp::Neg | FloatOp::Rcp | FloatOp::Sqrt
@@ -281,6 +290,7 @@ pub(crate) fn op() -> impl Strategy<Value = Op> {
                 ftz,
                 sat,
                 nan,
+                relu,
                 ty,
                 d,
                 a,

@@ -61,9 +61,10 @@ fn unimplemented_float_forms() {
     for text in [
         "mul.rz.f64 %fd1, %fd2, %fd3;",
         "fma.rp.f64 %fd1, %fd2, %fd3, %fd4;",
-        "abs.f16 %h1, %h2;",
-        "fma.rn.f16 %h1, %h2, %h3, %h4;",
-        "add.f16x2 %r1, %r2, %r3;",
+        "fma.rz.relu.bf16 %h1, %h2, %h3, %h4;",
+        "ex2.approx.f16x2 %r1, %r2;",
+        "fma.rz.bf16x2 %r1, %r2, %r3, %r4;",
+        "min.xorsign.abs.bf16 %h1, %h2, %h3;",
         "mad.rp.f64 %fd1, %fd2, %fd3, %fd4;",
         "rcp.approx.ftz.f64 %fd1, %fd2;",
         "rsqrt.approx.f64 %fd1, %fd2;",

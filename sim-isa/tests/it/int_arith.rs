@@ -129,11 +129,12 @@ fn ptxas_accepted_orders() {
 #[test]
 fn unimplemented_ptx() {
     for (text, what) in [
-        ("fma.rn.f16 %h1, %h2, %h3, %h4;", "fma.rn.f16"),
+        ("fma.rn.oob.f16 %h1, %h2, %h3, %h4;", "fma.rn.oob.f16"),
         ("bra LOOP;", "bra"),
         ("isspacep.global %p1, %rd1;", "isspacep"),
         ("cvt.rna.tf32.f32 %r1, %f1;", "cvt.rna.tf32.f32"),
-        ("add.f16 %h1, %h2, %h3;", "add.f16"),
+        ("ex2.approx.f16 %h1, %h2;", "ex2.approx.f16"),
+        ("ex2.approx.ftz.bf16x2 %r1, %r2;", "ex2.approx.ftz.bf16x2"),
         ("fma.rz.f64 %fd1, %fd2, %fd3, %fd4;", "fma.rz.f64"),
         ("mul.rm.f64 %fd1, %fd2, %fd3;", "mul.rm.f64"),
         ("add.cc.u32 %r1, %r2, %r3;", "add.cc.u32"),

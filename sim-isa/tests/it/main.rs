@@ -11,6 +11,7 @@ mod fastpath;
 mod float_arith;
 mod float_fast;
 mod fuzz;
+mod half_arith;
 mod int_arith;
 mod int_more;
 mod int_simd;

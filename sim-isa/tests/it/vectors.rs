@@ -78,6 +78,13 @@ fn h100_f64_boundary() {
 }
 
 #[test]
+fn sass_half_arith() {
+    // Every half-precision arithmetic form and copysign, 60 inputs each,
+    // from the sm_90 machine code run by xtask's SASS interpreter.
+    assert_eq!(run_file("sass-half-arith.jsonl").passed, 6_840);
+}
+
+#[test]
 fn format_doc_examples() {
     // The examples in docs/conformance-format.md are vectors too.
     let doc = include_str!("../../../docs/conformance-format.md");

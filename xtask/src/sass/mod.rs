@@ -9,11 +9,13 @@
 //! `decode` reads the listing, `operand` gives the machine's view of each
 //! operand form, `logic` holds the pure bit and comparison helpers, and the
 //! opcode families execute in `exec_mem` (moves, loads, stores), `exec_int`
-//! (integer, logic, permute and integer compares) and `exec_float` (float
-//! compares, conversions, half and video).
+//! (integer, logic, permute and integer compares), `exec_float` (float
+//! compares, conversions, half compares and video) and `exec_half` (packed
+//! half arithmetic).
 
 mod decode;
 mod exec_float;
+mod exec_half;
 mod exec_int;
 mod exec_mem;
 mod logic;
@@ -117,7 +119,8 @@ impl Machine {
             "VABSDIFF" => self.vabsdiff(i),
             "VIADD" => self.viadd(i),
             "IDP" => self.idp(i),
-            "HFMA2" => self.hfma2(i),
+            "HFMA2" => self.hfma2_any(i),
+            "HADD2" | "HMUL2" | "HMNMX2" => self.half_arith(i),
             "?" => bail!("unreadable instruction"),
             other => bail!("opcode {other} not modelled"),
         }

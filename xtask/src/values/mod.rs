@@ -10,7 +10,7 @@ mod variants;
 mod vectors;
 
 pub use kernel::{kernel_with, layout};
-pub use variants::{variants, Variant};
+pub use variants::{half_variants, variants, Variant};
 pub(crate) use vectors::value;
 
 use crate::rng::Rng;
@@ -38,14 +38,19 @@ pub struct Opts {
     /// Instruction texts (one per line, `#` comments) to use instead of
     /// the generated variants.
     pub texts: Option<PathBuf>,
+    /// `half`: every half-precision arithmetic form and `copysign`
+    /// ([`half_variants`]) instead of the sweep and random variants.
+    pub family: Option<String>,
 }
 
 /// Runs part 2. Returns the number of failed vectors.
 pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
     tools.nvdisasm()?;
-    let vars = match &o.texts {
-        Some(p) => text_variants(p)?,
-        None => variants(o.common.seed, o.variants),
+    let vars = match (&o.texts, o.family.as_deref()) {
+        (Some(p), _) => text_variants(p)?,
+        (None, None) => variants(o.common.seed, o.variants),
+        (None, Some("half")) => half_variants(),
+        (None, Some(other)) => anyhow::bail!("unknown --family {other} (known: half)"),
     };
     let texts: Vec<&str> = vars.iter().map(|v| v.kernel.as_str()).collect();
     let progs = compile_all(tools, &texts, o.common.batch, o.common.jobs)?;
@@ -235,8 +240,12 @@ fn write_outputs(o: &Opts, judged: &Judged) -> Result<()> {
             ),
             None => format!(
                 "# Values derived from ptxas 11.8.89 sm_90 machine code (nvdisasm, xtask SASS interpreter) and agreed by sim-isa;\n# sm_13 lines: the .ftz form's code gives the sm_1x flush semantics (erratum 22).\n\
-                 # Regenerate: cargo run -p xtask --release -- values --variants {} --inputs {} --seed {} --write <this file>\n",
-                o.variants, o.inputs, o.common.seed
+                 # Regenerate: cargo run -p xtask --release -- values {} --inputs {} --seed {} --write <this file>\n",
+                o.family
+                    .as_ref()
+                    .map_or(format!("--variants {}", o.variants), |f| format!("--family {f}")),
+                o.inputs,
+                o.common.seed
             ),
         };
         let body = header + &judged.agreed;

@@ -146,3 +146,43 @@ fn bf16_imm_c(text: &str) -> bool {
         .trim();
     bool_op && text.contains("bf16") && !last.trim_start_matches('!').starts_with('%')
 }
+
+/// Every form of the float family on a half type, and `copysign` (the
+/// database's enumeration, `sim_isa::db::forms`), with registers of the
+/// type's width (`%h`, `%r`, `%rd`); every fourth carries a guard.
+pub fn half_variants() -> Vec<Variant> {
+    let mut out = Vec::new();
+    for f in sim_isa::db::forms() {
+        if f.family != sim_isa::db::Family::Float {
+            continue;
+        }
+        let half = [".f16 ", ".f16x2 ", ".bf16 ", ".bf16x2 "]
+            .iter()
+            .any(|t| f.text.contains(t));
+        if !half && !f.text.starts_with("copysign") {
+            continue;
+        }
+        let pool = if f.text.contains("16 ") {
+            "%h"
+        } else if f.text.contains(".f64 ") {
+            "%rd"
+        } else {
+            "%r"
+        };
+        let pool = if f.text.contains("16x2 ") { "%r" } else { pool };
+        let mut text = f.text.clone();
+        for (from, n) in [("%d", 5), ("%a", 1), ("%b", 2), ("%c", 3)] {
+            text = text.replace(from, &format!("{pool}{n}"));
+        }
+        if out.len() % 4 == 3 {
+            text = format!("@%p1 {text}");
+        }
+        out.push(Variant {
+            text: text.clone(),
+            kernel: text,
+            family: "half-arith",
+            arch: "sm_90",
+        });
+    }
+    out
+}

@@ -322,7 +322,8 @@ pub(super) fn approx_lane(x: &FloatArith, a: u32, b: u32) -> u32 {
         | FloatOp::Min
         | FloatOp::Max
         | FloatOp::Abs
-        | FloatOp::Neg => NAN32,
+        | FloatOp::Neg
+        | FloatOp::Copysign => NAN32,
     }
 }
 

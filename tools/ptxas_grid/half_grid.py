@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""ptxas's verdicts on the half-precision arithmetic grid, per target.
+
+Writes sim-isa/tests/data/half-arith-ptxas.txt, read by
+sim-isa/tests/it/half_arith.rs: one line per statement,
+
+    V53 V80 V90 PTX TEXT
+
+where each V is ptxas's verdict on that target (`accept`; `arch` when every
+message is about the target: "requires .target sm_XX or higher"; `reject`
+otherwise), and PTX is the lowest `.version` ptxas accepts the statement at
+(`-` when no target accepts it). sm_53 is judged by ptxas 11.8 at `.version
+7.8` (ptxas 13 no longer assembles for it); sm_80 and sm_90 by ptxas 13.0.88
+at `.version 9.0`. The lowest version is probed with ptxas 11.8 on the
+lowest target that accepts the statement, over the versions that target
+allows (sm_53: 4.2 up; sm_80: 7.0 up; sm_90: 7.8 up, so a statement only
+sm_90 accepts reads 7.8 whatever the manual says below it).
+
+Each statement is assembled alone inside a kernel declaring %h<9> .b16,
+%r<9> .b32 (f16x2/bf16x2 operands) and %f<9> .f32.
+
+    PTXAS13=... PTXAS11=... tools/ptxas_grid/half_grid.py
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
+PTXAS13 = os.environ.get("PTXAS13", "ptxas")
+PTXAS11 = os.environ.get("PTXAS11", os.path.join(ROOT, "tools/.cache/py/nvidia/cuda_nvcc/bin/ptxas"))
+OUT = os.path.join(ROOT, "sim-isa/tests/data/half-arith-ptxas.txt")
+
+TYPES = ["f16", "f16x2", "bf16", "bf16x2"]
+REG = {"f16": "%h", "bf16": "%h", "f16x2": "%r", "bf16x2": "%r", "f32": "%f"}
+
+
+def statements():
+    out = []
+    for ty in TYPES:
+        r = REG[ty]
+        for op in ["add", "sub", "mul"]:
+            for rnd in ["", ".rn", ".rz"]:
+                for ftz in ["", ".ftz"]:
+                    for sat in ["", ".sat"]:
+                        out.append(f"{op}{rnd}{ftz}{sat}.{ty} {r}5, {r}1, {r}2;")
+        for rnd in ["", ".rn", ".rz"]:
+            for ftz in ["", ".ftz"]:
+                for sat in ["", ".sat"]:
+                    for relu in ["", ".relu"]:
+                        out.append(f"fma{rnd}{ftz}{sat}{relu}.{ty} {r}5, {r}1, {r}2, {r}3;")
+        for op in ["neg", "abs"]:
+            for ftz in ["", ".ftz"]:
+                out.append(f"{op}{ftz}.{ty} {r}5, {r}1;")
+        for op in ["min", "max"]:
+            for ftz in ["", ".ftz"]:
+                for nan in ["", ".NaN"]:
+                    out.append(f"{op}{ftz}{nan}.{ty} {r}5, {r}1, {r}2;")
+    for ty in ["f32", "f64"]:
+        r = "%f" if ty == "f32" else "%fd"
+        for ftz in ["", ".ftz"]:
+            out.append(f"copysign{ftz}.{ty} {r}5, {r}1, {r}2;")
+    return out
+
+
+def assemble(ptxas, target, version, text):
+    src = (
+        f".version {version}\n.target {target}\n.address_size 64\n"
+        ".visible .entry k()\n{\n.reg .b16 %h<9>; .reg .b32 %r<9>; .reg .f32 %f<9>; .reg .f64 %fd<9>;\n"
+        f"{text}\nret;\n}}\n"
+    )
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "t.ptx")
+        with open(p, "w") as f:
+            f.write(src)
+        r = subprocess.run([ptxas, f"-arch={target}", p, "-o", os.path.join(d, "t.o")],
+                           capture_output=True, text=True)
+    errs = [l for l in r.stderr.splitlines() if "error   :" in l]
+    if r.returncode == 0:
+        return "accept", errs
+    if errs and all("requires .target" in l for l in errs):
+        return "arch", errs
+    if errs and all("requires PTX ISA .version" in l for l in errs):
+        return "version", errs
+    return "reject", errs
+
+
+def lowest_version(text, target):
+    versions = {"sm_53": ["4.2", "4.3", "5.0", "6.0", "6.4", "6.5", "7.0", "7.8"],
+                "sm_80": ["7.0", "7.1", "7.8"], "sm_90": ["7.8"]}[target]
+    for v in versions:
+        if assemble(PTXAS11, target, v, text)[0] == "accept":
+            return v
+    return "?"
+
+
+def main():
+    lines = [l for l in __doc__.splitlines()]
+    out = ["# " + l if l else "#" for l in lines[1:22]]
+    for text in statements():
+        v53 = assemble(PTXAS11, "sm_53", "7.8", text)
+        v80 = assemble(PTXAS13, "sm_80", "9.0", text)
+        v90 = assemble(PTXAS13, "sm_90", "9.0", text)
+        vs = [v53[0], v80[0], v90[0]]
+        low = "-"
+        for t, v in zip(["sm_53", "sm_80", "sm_90"], vs):
+            if v == "accept":
+                low = lowest_version(text, t)
+                break
+        msgs = {m.split("error   :")[-1].strip() for _, e in [v53, v80, v90] for m in e}
+        for m in sorted(msgs):
+            out.append(f"# ptxas: {m}")
+        out.append(f"{vs[0]} {vs[1]} {vs[2]} {low} {text}")
+    with open(OUT, "w") as f:
+        f.write("\n".join(out) + "\n")
+    print(f"wrote {OUT}: {len(statements())} statements")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
