@@ -96,6 +96,25 @@ pub enum KernelError {
         /// Where.
         pos: Pos,
     },
+    /// A call left in place by the inliner (a recursion deeper than
+    /// `sim_module::MAX_CALL_DEPTH`, or past its statement budget) was reached.
+    #[error("call {callee} at {file}:{pos} is nested deeper than simcli inlines calls ({depth} levels, or {} statements): block {cta:?} warp {warp} (thread {thread})", sim_module::MAX_INLINED_STATEMENTS)]
+    CallDepth {
+        /// The function called.
+        callee: String,
+        /// The depth limit.
+        depth: usize,
+        /// The block index.
+        cta: [u32; 3],
+        /// The warp in the block.
+        warp: u32,
+        /// The first calling thread's linear index in the block.
+        thread: u32,
+        /// The module.
+        file: String,
+        /// Where.
+        pos: Pos,
+    },
     /// Warps wait at a barrier that the block's other live warps never reach.
     #[error("block {cta:?}: warps {waiting:?} wait at a barrier that warps {running:?} never reach (they exited or wait elsewhere)")]
     Deadlock {

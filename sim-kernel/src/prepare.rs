@@ -204,6 +204,13 @@ impl<'m> Prepared<'m> {
     }
 }
 
+/// The module of a launch as it runs: `src` parsed, with every call of
+/// `entry` to a device function inlined (see `sim_module::inline`).
+pub fn load_module(src: &str, name: &str, entry: &str) -> Result<Module, sim_module::ModuleError> {
+    let module = sim_module::parse_module(src, name)?;
+    Ok(sim_module::inline_calls(src, &module, entry)?.unwrap_or(module))
+}
+
 /// The parameter buffer: each argument at its parameter's offset.
 fn pack_params(func: &Function, launch: &Launch, buffers: &[u64]) -> Result<Vec<u8>, KernelError> {
     if func.params.len() != launch.params.len() {

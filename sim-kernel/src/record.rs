@@ -664,7 +664,7 @@ pub fn record_launch(
     name: &str,
 ) -> Result<Recorded, RecordError> {
     let l = crate::run::load(path)?;
-    let module = sim_module::parse_module(&l.src, &l.module_name)?;
+    let module = crate::prepare::load_module(&l.src, &l.module_name, &l.launch.entry)?;
     let data = l.launch.load_buffers().map_err(|source| RunError::Launch {
         path: path.display().to_string(),
         source,

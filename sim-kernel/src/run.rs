@@ -9,7 +9,7 @@ use crate::rec::RecWarp;
 use crate::timing::Timed;
 use crate::{compare, Mismatch};
 use sim_core::{SchedPolicy, SmConfig};
-use sim_module::{parse_module, Launch, LaunchError, ModuleError};
+use sim_module::{Launch, LaunchError, ModuleError};
 use std::path::Path;
 
 /// Why a launch could not run.
@@ -249,7 +249,7 @@ pub(crate) fn finish_launch(
 /// Runs the launch file at `path`.
 pub fn run_launch(path: &Path, opts: &RunOptions) -> Result<LaunchRun, RunError> {
     let l = load(path)?;
-    let module = parse_module(&l.src, &l.module_name)?;
+    let module = crate::prepare::load_module(&l.src, &l.module_name, &l.launch.entry)?;
     let data = l.launch.load_buffers().map_err(|source| RunError::Launch {
         path: path.display().to_string(),
         source,

@@ -32,7 +32,8 @@ struct State {
 /// Reads a body after its `{`, up to the matching `}`. `regs` are a `.func`'s
 /// `.reg` parameters, registers of the body's outer scope.
 pub(crate) fn body(p: &mut Parser<'_>, regs: &[&Param]) -> Res<Body> {
-    let open_pos = p.lx.pos(p.src, p.lx.toks[p.i - 1].start);
+    let open_at = p.lx.toks[p.i - 1].start;
+    let open_pos = p.lx.pos(p.src, open_at);
     let mut st = State {
         body: Body {
             statements: Vec::new(),
@@ -45,6 +46,7 @@ pub(crate) fn body(p: &mut Parser<'_>, regs: &[&Param]) -> Res<Body> {
                 pos: open_pos,
             }],
             pragmas: Vec::new(),
+            span: (open_at, open_at),
             pending: Vec::new(),
         },
         open: vec![(0, HashMap::new())],
@@ -88,6 +90,7 @@ pub(crate) fn body(p: &mut Parser<'_>, regs: &[&Param]) -> Res<Body> {
         }
     }
     resolve_branches(p, &mut st)?;
+    st.body.span.1 = p.lx.toks[p.i - 1].start + 1;
     st.body.pending = st.pending;
     Ok(st.body)
 }
@@ -162,6 +165,14 @@ fn directive(p: &mut Parser<'_>, st: &mut State, t: Token) -> Res<()> {
                 Linkage::Internal
             };
             let v = p.variable(space, linkage)?;
+            // nvcc declares each call's `.param` arguments (`param0`,
+            // `retval0`) again, maybe with another type, in every call's
+            // `{ }`: each is kept (a statement's is the last one declared
+            // before it); calls run only inlined, where they become registers.
+            if space == StateSpace::Param && scope(st) != 0 {
+                st.body.variables.push(v);
+                return Ok(());
+            }
             p.push_variable(&mut st.body.variables, v)
         }
     }
@@ -390,6 +401,7 @@ fn statement(p: &mut Parser<'_>, st: &mut State) -> Res<()> {
         pos,
         scope: scope(st),
         text,
+        span: (start, semi.start + 1),
         kind,
     });
     Ok(())

@@ -299,6 +299,8 @@ pub struct Body {
     pub scopes: Vec<Scope>,
     /// `.pragma` strings seen in the body.
     pub pragmas: Vec<String>,
+    /// Byte range of the body in the module's source, from its `{` to past its `}`.
+    pub span: (u32, u32),
     /// Names to check once the whole module is read (empty after parsing).
     pub(crate) pending: Vec<(String, Pos)>,
 }
@@ -312,6 +314,8 @@ pub struct Statement {
     pub scope: u32,
     /// Its text with comments blanked, without the `;`.
     pub text: String,
+    /// Byte range in the module's source, from its first token to past its `;`.
+    pub span: (u32, u32),
     /// What it is.
     pub kind: StatementKind,
 }

@@ -376,9 +376,18 @@ impl Warp {
                         pop_done(&mut self.stack);
                         return Ok(());
                     }
-                    ControlOp::Call { callee, .. } => {
-                        return Err(unsupported(code, format!("call {callee}"), s.pos))
+                    ControlOp::Call { callee, .. } if lanes != 0 => {
+                        return Err(KernelError::CallDepth {
+                            callee: callee.clone(),
+                            depth: sim_module::MAX_CALL_DEPTH,
+                            cta: self.ctx.thread.ctaid,
+                            warp: self.ctx.warp_id,
+                            thread: self.ctx.thread.first_thread + lanes.trailing_zeros(),
+                            file: code.prep.module.file.clone(),
+                            pos: s.pos,
+                        });
                     }
+                    ControlOp::Call { .. } => {}
                     ControlOp::Trap if lanes != 0 => {
                         let lane = lanes.trailing_zeros();
                         return Err(KernelError::Trap {

@@ -9,7 +9,6 @@ use crate::prepare::Prepared;
 use crate::run::{run_engine, LaunchRun, RunOptions};
 use crate::KernelError;
 use sim_isa::Target;
-use sim_module::parse_module;
 use std::io::Read;
 use std::sync::Arc;
 
@@ -34,8 +33,8 @@ pub fn replay_stream<R: Read>(
         name: name.clone(),
         msg: format!("target: {e}"),
     })?;
-    let module = parse_module(&h.module, &h.module_name)?;
     let launch = h.launch();
+    let module = crate::prepare::load_module(&h.module, &h.module_name, &launch.entry)?;
     let module_name = h.module_name.clone();
     let data = rec.take_initial();
     let mut prep = Prepared::new(&module, &launch, data)?;

@@ -12,7 +12,7 @@ use std::path::Path;
 /// `blocks` blocks of 64 threads.
 fn run(head: &str, body: &str, target: sim_isa::Target, blocks: u32) -> Result<(), KernelError> {
     let src = format!(
-        "{head}\n.address_size 64\n.func f()\n{{\nret;\n}}\n.visible .entry k(.param .u64 p)\n{{\n\
+        "{head}\n.address_size 64\n.extern .func f()\n;\n// (no body: a call of it is refused;\n// one with a body runs inlined)\n.visible .entry k(.param .u64 p)\n{{\n\
          .reg .pred %p<4>; .reg .b32 %r<8>; .reg .b64 %rd<8>; .reg .f32 %f<4>; .reg .b16 %h<4>;\n\
          ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n{body}\nret;\n}}\n"
     );

@@ -1,6 +1,7 @@
 //! sim-kernel: the H100 launches, values byte for byte.
 
 mod branches;
+mod calls;
 mod clock;
 mod dead;
 mod engine;

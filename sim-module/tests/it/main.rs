@@ -2,6 +2,7 @@
 
 mod cfg;
 mod fuzz;
+mod inline;
 mod launch;
 mod module;
 

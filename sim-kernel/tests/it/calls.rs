@@ -1,0 +1,81 @@
+//! Device-function calls in a launch: `tests/data/calls` is CUDA C++
+//! (`calls.cu`: a `__noinline__` function with two arguments and a result,
+//! called uniformly and in a divergent branch; one taking a float and a
+//! 64-bit integer; a recursion nvcc keeps as calls, with a lane-dependent
+//! depth) compiled by nvcc 13.0.88, with expected outputs from
+//! `reference.py`, which follows the source's meaning thread by thread (no
+//! H100 was at hand). Calls run inlined (`sim_module::inline`).
+
+use sim_kernel::*;
+use std::path::PathBuf;
+
+fn data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/calls")
+        .join(name)
+}
+
+fn opts(sms: u32, threads: usize) -> RunOptions {
+    let cfg = sim_core::preset(sim_isa::Target::SM_90);
+    let mut o = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, sms);
+    o.threads = threads;
+    o
+}
+
+/// The reference's bytes on every SM count and host-thread count, and for
+/// one SM count the same cycles and statistics on any number of threads.
+#[test]
+fn calls_match_the_reference_on_any_sms_and_threads() {
+    for sms in [1, 2, 132] {
+        let one = run_launch(&data("calls.json"), &opts(sms, 1)).unwrap();
+        assert_eq!(one.launch.expected.len(), 2);
+        assert!(one.mismatches.is_empty(), "{sms} SMs: {:?}", one.mismatches);
+        for threads in [2, 3] {
+            let r = run_launch(&data("calls.json"), &opts(sms, threads)).unwrap();
+            assert_eq!(r.buffers, one.buffers, "{sms} SMs, {threads} threads");
+            assert_eq!(
+                r.timed.cycles, one.timed.cycles,
+                "{sms} SMs, {threads} threads"
+            );
+            assert_eq!(
+                r.timed.stats, one.timed.stats,
+                "{sms} SMs, {threads} threads"
+            );
+        }
+    }
+}
+
+/// A recording of a launch with calls replays to the same outputs and cycles.
+#[test]
+fn calls_record_and_replay() {
+    use sim_kernel::record::{record_launch, replay_stream, RecordReader};
+    let o = opts(2, 2);
+    let direct = run_launch(&data("calls.json"), &o).unwrap();
+    let mut bytes = Vec::new();
+    let rec = record_launch(&data("calls.json"), &o, &mut bytes, "r.bin").unwrap();
+    assert_eq!(rec.run.buffers, direct.buffers);
+    let rep = replay_stream(RecordReader::open("r.bin", &bytes[..]).unwrap(), &o).unwrap();
+    assert!(rep.run.mismatches.is_empty(), "{:?}", rep.run.mismatches);
+    assert_eq!(rep.run.timed.cycles, direct.timed.cycles);
+}
+
+/// `deep` recurses `threadIdx.x` levels below its own call: thread 12 is
+/// the first to need a 13th nested call, past `MAX_CALL_DEPTH` (12), and the
+/// launch stops naming the recursive call's line and that thread.
+#[test]
+fn recursion_past_the_depth_limit_stops_the_launch() {
+    assert_eq!(sim_module::MAX_CALL_DEPTH, 12);
+    let Err(e) = run_launch(&data("deep.json"), &opts(1, 1)) else {
+        panic!("the deep recursion ran");
+    };
+    let text = e.to_string();
+    assert!(
+        text.contains("calls.ptx:71:2 is nested deeper than simcli inlines calls (12 levels"),
+        "{text}"
+    );
+    assert!(text.starts_with("call _Z4walkPKii at "), "{text}");
+    assert!(
+        text.contains("block [0, 0, 0] warp 0 (thread 12)"),
+        "{text}"
+    );
+}

@@ -1,0 +1,505 @@
+//! Device-function calls, inlined into the launched kernel before it runs.
+//!
+//! Why inlining and not call frames at run time: every later stage (the
+//! gate, dead-statement analysis, register allocation, reordering, the
+//! reconvergence of divergent branches, timing and recordings) works on one
+//! body of statements; a flattened body keeps all of them as they are and
+//! the engine's hot path free of frame stacks and allocations. ptxas
+//! inlines small `__noinline__`-free functions itself and, for the others,
+//! passes scalar arguments and results in registers around `CALL.REL`/`RET`
+//! (sm_90); here the `.param` traffic of a call becomes register moves, so
+//! a call costs a few `mov`s and a `bra` for each `ret`, close to ptxas's
+//! argument `MOV`s and the `CALL`/`RET` pair.
+//!
+//! The rewrite is textual on the module's source, then parsed again, so the
+//! flattened body obeys every rule of a hand-written one:
+//! - a call becomes a `{ }` scope declaring one register per argument and
+//!   result (`__inlN_aK`, `__inlN_rK`), moving the call's `.param`
+//!   variables into them, then the callee's body (its own `{ }`, so its
+//!   registers and labels shadow the caller's), then a label `__inlN_ret`
+//!   that each of the callee's `ret`s branches to, then the moves of the
+//!   results back; a guarded call is skipped by a branch around it;
+//! - a `.param` variable declared in a body becomes a `.reg` of its type,
+//!   and `ld.param`/`st.param` of it (or of the callee's parameters and
+//!   return values) become `mov` (or `cvt`, where the access is narrower);
+//! - a callee's other variables (`.local` stacks) are renamed per copy, so
+//!   each inlined call has its own.
+//!
+//! Recursion is inlined up to [`MAX_CALL_DEPTH`] nested calls and
+//! [`MAX_INLINED_STATEMENTS`] statements; a call beyond either is left in
+//! place and stops the launch with an error naming it if a thread reaches it.
+//! Statements keep the positions of the source they were copied from (a
+//! callee's statements their lines in the callee); the moves and branches
+//! written for a call take the call's position.
+
+use crate::error::{ModuleError, ModuleErrorKind as K, Pos};
+use crate::parse::parse_module;
+use crate::types::*;
+
+/// Deepest chain of nested calls inlined (a recursion deeper than this stops
+/// the launch when a thread makes the call).
+pub const MAX_CALL_DEPTH: usize = 12;
+/// Most statements a flattened kernel may have; calls past it are left in place.
+pub const MAX_INLINED_STATEMENTS: usize = 1 << 15;
+
+/// `entry`'s module with every call to a function with a body inlined into
+/// `entry` (see the module documentation), or `None` when it calls none.
+pub fn inline_calls(
+    src: &str,
+    module: &Module,
+    entry: &str,
+) -> Result<Option<Module>, ModuleError> {
+    let Some(f) = module.function(entry) else {
+        return Ok(None);
+    };
+    let Some(body) = &f.body else {
+        return Ok(None);
+    };
+    let calls = body.statements.iter().any(|s| {
+        matches!(&s.kind, StatementKind::Control(Control { op: ControlOp::Call { callee, .. }, .. })
+            if module.function(callee).is_some())
+    });
+    if !calls {
+        return Ok(None);
+    }
+    let mut g = Gen {
+        src,
+        module,
+        out: String::with_capacity(src.len() * 2),
+        segs: Vec::new(),
+        next: 0,
+        stmts: 0,
+    };
+    g.copy_raw(0, body.span.0 as usize);
+    g.body(body, None, 0).map_err(|mut e| {
+        e.file = module.file.clone();
+        e
+    })?;
+    g.copy_raw(body.span.1 as usize, src.len());
+    let lines = LineIndex::new(src);
+    let new_lines = LineIndex::new(&g.out);
+    let mut m = match parse_module(&g.out, &module.file) {
+        Ok(m) => m,
+        Err(mut e) => {
+            e.pos = lines.pos(src, g.orig(new_lines.offset(&g.out, e.pos)));
+            return Err(e);
+        }
+    };
+    if let Some(b) = m
+        .functions
+        .iter_mut()
+        .find(|x| x.name == entry && x.body.is_some())
+        .and_then(|x| x.body.as_mut())
+    {
+        for s in &mut b.statements {
+            s.pos = lines.pos(src, g.orig(s.span.0 as usize));
+        }
+    }
+    Ok(Some(m))
+}
+
+/// What a callee's body needs to know of its call.
+struct Frame {
+    /// Callee parameter name -> register holding the argument.
+    args: Vec<(String, String, u64)>,
+    /// Callee return name -> register receiving the result.
+    rets: Vec<(String, String, u64)>,
+    /// The label each `ret` branches to.
+    ret_label: String,
+    /// Callee variable -> its name in this copy.
+    renames: Vec<(String, String)>,
+}
+
+struct Gen<'a> {
+    src: &'a str,
+    module: &'a Module,
+    out: String,
+    /// (offset in `out`, offset in `src`) where each copied or written piece starts.
+    segs: Vec<(usize, usize)>,
+    next: usize,
+    stmts: usize,
+}
+
+impl Gen<'_> {
+    fn orig(&self, off: usize) -> usize {
+        let k = self.segs.partition_point(|s| s.0 <= off);
+        match k.checked_sub(1).and_then(|k| self.segs.get(k)) {
+            Some(&(n, o)) => o + (off - n).min(self.src.len().saturating_sub(o)),
+            None => off.min(self.src.len()),
+        }
+    }
+
+    fn mark(&mut self, orig: usize) {
+        self.segs.push((self.out.len(), orig));
+    }
+
+    fn copy_raw(&mut self, a: usize, b: usize) {
+        self.mark(a);
+        self.out.push_str(self.src.get(a..b).unwrap_or(""));
+    }
+
+    /// Text between statements: declarations and labels, with `.param`
+    /// declarations turned into registers and a copy's variables renamed.
+    fn between(&mut self, a: usize, b: usize, frame: Option<&Frame>) {
+        self.mark(a);
+        let text = self.src.get(a..b).unwrap_or("");
+        let text = params_to_regs(text);
+        let text = match frame {
+            Some(f) => rename(&text, &f.renames),
+            None => text,
+        };
+        self.out.push_str(&text);
+    }
+
+    /// Writes `body` (braces included), rewriting calls, `ret`s and `.param` accesses.
+    fn body(
+        &mut self,
+        body: &Body,
+        frame: Option<&Frame>,
+        depth: usize,
+    ) -> Result<(), ModuleError> {
+        for v in body
+            .variables
+            .iter()
+            .filter(|v| v.space == StateSpace::Param)
+        {
+            if !v.dims.is_empty() || !matches!(v.size, 2 | 4 | 8) {
+                return Err(unsupported(
+                    v.pos,
+                    format!(
+                        "call parameter '{}' of {} bytes (an array or structure passed by value)",
+                        v.name, v.size
+                    ),
+                ));
+            }
+        }
+        let mut at = body.span.0 as usize;
+        for s in &body.statements {
+            let (a, b) = (s.span.0 as usize, s.span.1 as usize);
+            self.between(at, a, frame);
+            at = b;
+            self.stmts += 1;
+            let text = self.src.get(a..b).unwrap_or("");
+            let text = match frame {
+                Some(f) => rename(text, &f.renames),
+                None => text.to_string(),
+            };
+            self.mark(a);
+            match &s.kind {
+                StatementKind::Control(c) => match &c.op {
+                    ControlOp::Ret { uni } if frame.is_some() => {
+                        let (guard, _) = split_guard(&text);
+                        let label = frame.map_or("", |f| f.ret_label.as_str());
+                        let uni = if *uni { ".uni" } else { "" };
+                        self.out.push_str(&format!("{guard} bra{uni} {label};"));
+                    }
+                    ControlOp::Call {
+                        callee, rets, args, ..
+                    } => self.call(s, &text, callee, rets, args, body, frame, depth)?,
+                    _ => self.out.push_str(&text),
+                },
+                StatementKind::Instruction(_) | StatementKind::Unimplemented(_) => {
+                    let t = param_access(&text, s.pos, body, frame)
+                        .map_err(|m| unsupported(s.pos, m))?;
+                    self.out.push_str(t.as_deref().unwrap_or(&text));
+                }
+            }
+        }
+        self.between(at, body.span.1 as usize, frame);
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn call(
+        &mut self,
+        s: &Statement,
+        text: &str,
+        callee: &str,
+        rets: &[String],
+        args: &[String],
+        caller: &Body,
+        frame: Option<&Frame>,
+        depth: usize,
+    ) -> Result<(), ModuleError> {
+        let module = self.module;
+        let Some(f) = module
+            .function(callee)
+            .filter(|f| f.kind == FunctionKind::Func)
+        else {
+            self.out.push_str(text);
+            return Ok(());
+        };
+        let Some(fbody) = &f.body else {
+            self.out.push_str(text);
+            return Ok(());
+        };
+        if depth >= MAX_CALL_DEPTH || self.stmts + fbody.statements.len() > MAX_INLINED_STATEMENTS {
+            // Left as a call: reaching it stops the launch (recursion too deep).
+            self.out.push_str(text);
+            return Ok(());
+        }
+        if f.params.len() != args.len() || f.returns.len() != rets.len() {
+            return Err(unsupported(
+                s.pos,
+                format!(
+                    "call {callee} with {} arguments and {} results; it takes {} and returns {}",
+                    args.len(),
+                    rets.len(),
+                    f.params.len(),
+                    f.returns.len()
+                ),
+            ));
+        }
+        let n = self.next;
+        self.next += 1;
+        let mut fr = Frame {
+            args: Vec::new(),
+            rets: Vec::new(),
+            ret_label: format!("__inl{n}_ret"),
+            renames: fbody
+                .variables
+                .iter()
+                .filter(|v| v.space != StateSpace::Param)
+                .map(|v| (v.name.clone(), format!("{}__inl{n}", v.name)))
+                .collect(),
+        };
+        let mut head = String::from("{ ");
+        let mut tail = format!("{}: ", fr.ret_label);
+        for (k, (p, a)) in f.params.iter().zip(args).enumerate() {
+            let size = param_size(p, s.pos)?;
+            let reg = format!("__inl{n}_a{k}");
+            let a = resolve(a, caller, frame);
+            head.push_str(&format!(
+                ".reg .b{b} {reg}; mov.b{b} {reg}, {a}; ",
+                b = size * 8
+            ));
+            fr.args.push((p.name.clone(), reg, size));
+        }
+        for (k, (p, r)) in f.returns.iter().zip(rets).enumerate() {
+            let size = param_size(p, s.pos)?;
+            let reg = format!("__inl{n}_r{k}");
+            let r = resolve(r, caller, frame);
+            head.push_str(&format!(".reg .b{b} {reg}; ", b = size * 8));
+            tail.push_str(&format!("mov.b{b} {r}, {reg}; ", b = size * 8));
+            fr.rets.push((p.name.clone(), reg, size));
+        }
+        let (guard, _) = split_guard(text);
+        let skip = format!("__inl{n}_end");
+        if let Some(g) = guard.strip_prefix('@') {
+            let inverse = match g.strip_prefix('!') {
+                Some(p) => format!("@{p}"),
+                None => format!("@!{g}"),
+            };
+            self.out.push_str(&format!("{inverse} bra {skip}; "));
+        }
+        self.out.push_str(&head);
+        self.body(fbody, Some(&fr), depth + 1)?;
+        self.mark(s.span.0 as usize);
+        self.out.push_str(&format!(" {tail}}}"));
+        if !guard.is_empty() {
+            self.out.push_str(&format!(" {skip}:"));
+        }
+        Ok(())
+    }
+}
+
+/// A name a call passes: a copy's renamed variable, else itself.
+fn resolve(name: &str, _body: &Body, frame: Option<&Frame>) -> String {
+    frame
+        .and_then(|f| f.renames.iter().find(|r| r.0 == name))
+        .map_or_else(|| name.to_string(), |r| r.1.clone())
+}
+
+fn param_size(p: &Param, pos: Pos) -> Result<u64, ModuleError> {
+    if p.space != StateSpace::Param || p.array.is_some() || !matches!(p.size, 2 | 4 | 8) {
+        return Err(unsupported(
+            pos,
+            format!(
+                "parameter '{}' of {} bytes (a `.reg` parameter, or an array or structure passed by value)",
+                p.name, p.size
+            ),
+        ));
+    }
+    Ok(p.size)
+}
+
+fn unsupported(pos: Pos, what: String) -> ModuleError {
+    ModuleError {
+        file: String::new(),
+        pos,
+        kind: K::NotSupported(what),
+    }
+}
+
+/// (`@p` or `@!p` or "", the rest).
+fn split_guard(text: &str) -> (&str, &str) {
+    let t = text.trim_start();
+    if t.starts_with('@') {
+        let end = t.find(char::is_whitespace).unwrap_or(t.len());
+        (&t[..end], t[end..].trim_start())
+    } else {
+        ("", t)
+    }
+}
+
+/// `ld.param`/`st.param` of a call's `.param` variable (or of the current
+/// callee's parameters and results) as a `mov`/`cvt` between registers;
+/// `None` for any other statement.
+fn param_access(
+    text: &str,
+    pos: Pos,
+    body: &Body,
+    frame: Option<&Frame>,
+) -> Result<Option<String>, String> {
+    let (guard, rest) = split_guard(text);
+    let rest = rest.trim_end().trim_end_matches(';');
+    let Some((op, operands)) = rest.split_once(char::is_whitespace) else {
+        return Ok(None);
+    };
+    let load = op.starts_with("ld.param");
+    if !load && !op.starts_with("st.param") {
+        return Ok(None);
+    }
+    let Some((x, y)) = operands.split_once(',') else {
+        return Ok(None);
+    };
+    let (addr, reg) = if load {
+        (y.trim(), x.trim())
+    } else {
+        (x.trim(), y.trim())
+    };
+    let Some(inner) = addr.strip_prefix('[').and_then(|a| a.strip_suffix(']')) else {
+        return Ok(None);
+    };
+    let (name, off) = match inner.split_once('+') {
+        Some((n, o)) => (n.trim(), o.trim()),
+        None => (inner.trim(), "0"),
+    };
+    let target = body
+        .variables
+        .iter()
+        .filter(|v| v.space == StateSpace::Param && v.name == name && v.pos < pos)
+        .last()
+        .map(|v| (name.to_string(), v.size))
+        .or_else(|| {
+            frame.and_then(|f| {
+                f.args
+                    .iter()
+                    .chain(&f.rets)
+                    .find(|a| a.0 == name)
+                    .map(|a| (a.1.clone(), a.2))
+            })
+        });
+    let Some((target, size)) = target else {
+        return Ok(None);
+    };
+    let ty = op.rsplit('.').next().unwrap_or("");
+    let width = match ty.trim_start_matches(['b', 'u', 's', 'f']) {
+        "16" => 2,
+        "32" => 4,
+        "64" => 8,
+        _ => 0,
+    };
+    if off != "0" || width == 0 || width > size || op.contains(".v") {
+        return Err(format!(
+            "`{op}` of call parameter '{name}' at offset {off} (only whole scalars of 2, 4 or 8 bytes)"
+        ));
+    }
+    let (wb, sb) = (width * 8, size * 8);
+    Ok(Some(match (load, width == size) {
+        (true, true) => format!("{guard} mov.b{wb} {reg}, {target};"),
+        (false, true) => format!("{guard} mov.b{wb} {target}, {reg};"),
+        (true, false) => format!("{guard} cvt.u{wb}.u{sb} {reg}, {target};"),
+        (false, false) => format!("{guard} cvt.u{sb}.u{wb} {target}, {reg};"),
+    }))
+}
+
+fn is_ident(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'%')
+}
+
+/// `.param` declarations (a `.param` not preceded by a name) as `.reg`,
+/// padded to the same length.
+fn params_to_regs(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < b.len() {
+        if text[i..].starts_with(".param") && (i == 0 || !is_ident(b[i - 1])) {
+            out.push_str(".reg  ");
+            i += 6;
+        } else {
+            let c = text[i..].chars().next().unwrap_or(' ');
+            out.push(c);
+            i += c.len_utf8();
+        }
+    }
+    out
+}
+
+/// `text` with each whole identifier of `renames` replaced.
+fn rename(text: &str, renames: &[(String, String)]) -> String {
+    if renames.is_empty() {
+        return text.to_string();
+    }
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut i = 0;
+    while i < b.len() {
+        if is_ident(b[i]) && (i == 0 || !(is_ident(b[i - 1]) || b[i - 1] == b'.')) {
+            let mut j = i;
+            while j < b.len() && is_ident(b[j]) {
+                j += 1;
+            }
+            let w = &text[i..j];
+            match renames.iter().find(|r| r.0 == w) {
+                Some(r) => out.push_str(&r.1),
+                None => out.push_str(w),
+            }
+            i = j;
+        } else {
+            let c = text[i..].chars().next().unwrap_or(' ');
+            out.push(c);
+            i += c.len_utf8();
+        }
+    }
+    out
+}
+
+/// Line starts of a text, to turn byte offsets into positions and back.
+struct LineIndex(Vec<usize>);
+
+impl LineIndex {
+    fn new(text: &str) -> LineIndex {
+        let mut v = vec![0];
+        v.extend(
+            text.bytes()
+                .enumerate()
+                .filter(|c| c.1 == b'\n')
+                .map(|c| c.0 + 1),
+        );
+        LineIndex(v)
+    }
+    fn pos(&self, text: &str, off: usize) -> Pos {
+        let line = self.0.partition_point(|&s| s <= off).max(1);
+        let start = self.0[line - 1];
+        let col = text.get(start..off).map_or(1, |s| s.chars().count() + 1);
+        Pos {
+            line: line as u32,
+            col: col as u32,
+        }
+    }
+    fn offset(&self, text: &str, pos: Pos) -> usize {
+        let start = self
+            .0
+            .get((pos.line as usize).saturating_sub(1))
+            .copied()
+            .unwrap_or(text.len());
+        let rest = text.get(start..).unwrap_or("");
+        start
+            + rest
+                .char_indices()
+                .nth((pos.col as usize).saturating_sub(1))
+                .map_or(rest.len(), |c| c.0)
+    }
+}
