@@ -51,6 +51,12 @@ pub enum Feature {
     Redux,
     /// `elect.sync` (`sm_90`).
     Elect,
+    /// `cvt` with `.relu` (`sm_80`).
+    CvtRelu,
+    /// `cvt` to and from `.e4m3x2`/`.e5m2x2` (`sm_89`).
+    Fp8Convert,
+    /// `cvt` with `.satfinite` to f16 or bf16 (`sm_70`).
+    CvtSatfinite,
 }
 
 impl Feature {
@@ -74,6 +80,9 @@ impl Feature {
             Feature::Volta => 70,
             Feature::Redux => 80,
             Feature::Elect => 90,
+            Feature::CvtRelu => 80,
+            Feature::Fp8Convert => 89,
+            Feature::CvtSatfinite => 70,
         }
     }
 }
