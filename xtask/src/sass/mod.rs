@@ -13,6 +13,7 @@
 //! compares, conversions, half and video).
 
 mod decode;
+mod exec_f2fp;
 mod exec_float;
 mod exec_int;
 mod exec_mem;
@@ -118,6 +119,7 @@ impl Machine {
             "VIADD" => self.viadd(i),
             "IDP" => self.idp(i),
             "HFMA2" => self.hfma2(i),
+            "F2FP" => self.f2fp(i),
             "?" => bail!("unreadable instruction"),
             other => bail!("opcode {other} not modelled"),
         }
