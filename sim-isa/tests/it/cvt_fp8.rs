@@ -189,3 +189,14 @@ fn formats_on_hand_worked_cases() {
     assert_eq!(one("cvt.rn.satfinite.bf16.f32", f32::MAX), 0x7f7f);
     assert_eq!(one("cvt.rn.satfinite.relu.bf16.f32", f32::NEG_INFINITY), 0);
 }
+
+/// The SASS oracle's vectors (`sass-cvt-fp8.jsonl`: ptxas 13.0.88's sm_90
+/// `F2FP` for each form of `cvt-fp8-forms.txt`, run by xtask's interpreter,
+/// whose rounding is a nearest-value search, not sim-isa's bit rounding).
+#[test]
+fn sass_oracle_vectors_pass() {
+    let report = sim_isa::conform::run_vectors(include_str!("../data/sass-cvt-fp8.jsonl"));
+    assert!(report.ok(), "{report}");
+    assert_eq!(report.passed(), 240, "{}", report.summary_line());
+    assert_eq!(report.skipped(), 0, "{}", report.summary_line());
+}
