@@ -32,15 +32,21 @@ pub enum CvtType {
     F32,
     /// `.f64`
     F64,
-    /// `.f16x2` (destination only: two f32 sources packed)
+    /// `.f16x2` (two f32 sources packed, or two fp8s widened; the source of
+    /// an fp8 conversion)
     F16x2,
     /// `.bf16x2` (destination only: two f32 sources packed)
     Bf16x2,
+    /// `.e4m3x2`: two fp8 values (4 exponent, 3 mantissa bits, no
+    /// infinities) in 16 bits, the first in the upper byte
+    E4m3x2,
+    /// `.e5m2x2`: two fp8 values (5 exponent, 2 mantissa bits) in 16 bits
+    E5m2x2,
 }
 
 impl CvtType {
     /// Every type, in the manual's order.
-    pub const ALL: [CvtType; 14] = [
+    pub const ALL: [CvtType; 16] = [
         CvtType::U8,
         CvtType::U16,
         CvtType::U32,
@@ -55,6 +61,8 @@ impl CvtType {
         CvtType::F64,
         CvtType::F16x2,
         CvtType::Bf16x2,
+        CvtType::E4m3x2,
+        CvtType::E5m2x2,
     ];
 
     /// The modifier without its dot.
@@ -74,6 +82,8 @@ impl CvtType {
             CvtType::F64 => "f64",
             CvtType::F16x2 => "f16x2",
             CvtType::Bf16x2 => "bf16x2",
+            CvtType::E4m3x2 => "e4m3x2",
+            CvtType::E5m2x2 => "e5m2x2",
         }
     }
 
@@ -82,11 +92,12 @@ impl CvtType {
         CvtType::ALL.into_iter().find(|t| t.name() == w)
     }
 
-    /// The element type of a packed destination (`.f16x2` holds `.f16`s).
-    pub const fn packed(self) -> Option<CvtType> {
+    /// The element width of a packed type (`.f16x2` holds two 16-bit
+    /// `.f16`s, `.e4m3x2` two bytes).
+    pub const fn packed(self) -> Option<u32> {
         match self {
-            CvtType::F16x2 => Some(CvtType::F16),
-            CvtType::Bf16x2 => Some(CvtType::Bf16),
+            CvtType::F16x2 | CvtType::Bf16x2 => Some(16),
+            CvtType::E4m3x2 | CvtType::E5m2x2 => Some(8),
             CvtType::U8
             | CvtType::U16
             | CvtType::U32
@@ -118,6 +129,7 @@ impl CvtType {
             CvtType::F64 => Type::F64,
             CvtType::F16x2 => Type::F16x2,
             CvtType::Bf16x2 => Type::Bf16x2,
+            CvtType::E4m3x2 | CvtType::E5m2x2 => Type::B16,
         }
     }
 }
@@ -172,8 +184,9 @@ impl CvtRnd {
     }
 }
 
-/// `cvt{.rnd}{.ftz}{.sat}.dtype.atype d, a{, b}` (`b` only for the packed
-/// `.f16x2`/`.bf16x2` destinations: `a` goes to the upper half).
+/// `cvt{.rnd}{.ftz}{.sat}{.satfinite}{.relu}.dtype.atype d, a{, b}` (`b`
+/// only for a packed destination from two f32 sources: `a` goes to the
+/// upper half).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Cvt {
     /// Rounding modifier.
@@ -182,6 +195,11 @@ pub struct Cvt {
     pub ftz: bool,
     /// `.sat`: clamp to the destination's range (`[0.0, 1.0]` for floats).
     pub sat: bool,
+    /// `.satfinite`: overflow and infinity give the largest finite value of
+    /// the source's sign; NaN stays NaN.
+    pub satfinite: bool,
+    /// `.relu`: negative results give +0; NaN gives the canonical NaN.
+    pub relu: bool,
     /// Destination type.
     pub dtype: CvtType,
     /// Source type.

@@ -56,6 +56,12 @@ pub enum Feature {
     /// `min`/`max` on the half types, `fma neg abs` on `.bf16`/`.bf16x2`
     /// and `fma.relu` (`sm_80`).
     HalfMinMax,
+    /// `cvt` with `.relu` (`sm_80`).
+    CvtRelu,
+    /// `cvt` to and from `.e4m3x2`/`.e5m2x2` (`sm_89`).
+    Fp8Convert,
+    /// `cvt` with `.satfinite` to f16 or bf16 (`sm_70`).
+    CvtSatfinite,
 }
 
 impl Feature {
@@ -81,6 +87,9 @@ impl Feature {
             Feature::Elect => 90,
             Feature::F16Arith => 53,
             Feature::HalfMinMax => 80,
+            Feature::CvtRelu => 80,
+            Feature::Fp8Convert => 89,
+            Feature::CvtSatfinite => 70,
         }
     }
 }

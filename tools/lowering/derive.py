@@ -45,7 +45,12 @@ PTXAS80 = os.environ.get("PTXAS80")
 
 
 def needs_ptx80(body):
-    return "16x2" in body or ".relu" in body
+    return "16x2" in body or ".relu" in body or needs_ptx81(body)
+
+
+def needs_ptx81(body):
+    """`.satfinite` to f16/bf16 needs PTX 8.1 (and fp8 on sm_89 does)."""
+    return ".satfinite" in body or "m3x2" in body or "m2x2" in body
 ARCHS = ["sm_35", "sm_53", "sm_90"]
 
 # ---------------------------------------------------------------- variants
@@ -366,7 +371,7 @@ def bit_variants():
 
 CVT_REG = {"u8": "b16", "s8": "b16", "u16": "b16", "s16": "b16", "f16": "b16", "bf16": "b16",
            "u32": "b32", "s32": "b32", "f16x2": "b32", "bf16x2": "b32", "u64": "b64", "s64": "b64",
-           "f32": "f32", "f64": "f64"}
+           "f32": "f32", "f64": "f64", "e4m3x2": "b16", "e5m2x2": "b16"}
 
 
 def cvt_variants():
@@ -392,10 +397,40 @@ def cvt_variants():
     return out
 
 
+def cvt_fp8_variants():
+    """The fp8 and .relu/.satfinite cvt forms (ptxas 13.0.88's sm_90 PTX 8.1
+    verdicts, sim-isa/tests/data/cvt-fp8-ptxas.txt), keyed by the head as
+    sim-isa prints it (`.satfinite` before `.relu`)."""
+    path = os.path.join(os.path.dirname(__file__), "../../sim-isa/tests/data/cvt-fp8-ptxas.txt")
+    out, seen = [], set()
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if w[:3] != ["accept", "sm_90", "8.1"]:
+                continue
+            words = w[3].split(".")[1:]
+            mods = [m for m in words[:-2] if m not in ("satfinite", "relu")]
+            mods += [m for m in ("satfinite", "relu") if m in words[:-2]]
+            d, a = words[-2:]
+            head = ".".join(["cvt"] + mods + [d, a])
+            if head in seen or not (set(words) & {"satfinite", "relu", "e4m3x2", "e5m2x2"}):
+                continue
+            seen.add(head)
+            ds, as_ = CVT_REG[d], CVT_REG[a]
+            dst = reg(ds, 5)
+            ins = [(reg(as_, 1), as_)]
+            srcs = reg(as_, 1)
+            if d.endswith("x2") and a == "f32":
+                ins.append((reg(as_, 2), as_))
+                srcs += ", " + reg(as_, 2)
+            out.append((head, ins, f"{head} {dst}, {srcs};", (dst, ds), 0))
+    return out
+
+
 # ---------------------------------------------------------------- kernels
 def kernel(arch, ins, body, out):
     lines = [
-        ".version 8.0" if needs_ptx80(body) else ".version 7.8",
+        ".version 8.1" if needs_ptx81(body) else ".version 8.0" if needs_ptx80(body) else ".version 7.8",
         f".target {arch}",
         ".address_size 64",
         ".visible .entry k(.param .u64 p) {",
@@ -417,7 +452,7 @@ def assemble(arch, ptx, tmp):
     with open(src, "w") as f:
         f.write(ptx)
     ptxas = PTXAS
-    if ".version 8.0" in ptx:
+    if ".version 8.0" in ptx or ".version 8.1" in ptx:
         # Only sm_90 of the table's targets runs the PTX 8.0 forms.
         if PTXAS80 is None or arch != "sm_90":
             return None
@@ -590,6 +625,7 @@ def main():
                     "(debugging, and deriving a new family's rows)")
     args = ap.parse_args()
     variants = video_variants() + set_variants() + int_variants() + bit_variants() + cvt_variants()
+    variants += cvt_fp8_variants()
     if args.only:
         variants = [v for v in variants if any(o in v[0] for o in args.only.split(","))]
     results = {}
@@ -608,6 +644,8 @@ def main():
         rows.append(("sm_90", key, n, d, "nvdisasm"))
     for arch in ("sm_35", "sm_53"):
         rs = results[arch]
+        if not rs:
+            continue  # a --only run of forms newer than the target
         # Padding NOPs (anywhere, not only at the end) are the most common word.
         counts = {}
         for r in rs:

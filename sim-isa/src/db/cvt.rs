@@ -1,7 +1,9 @@
 //! The conversion family's declarations: `cvt`'s modifier words and which
 //! combinations ptxas 11.8 accepts (`LEGAL`, from its verdicts over every
 //! destination x source type x rounding x `.ftz` x `.sat`, recorded in
-//! `tests/data/cvt-ptxas.txt`), and the forms they make.
+//! `tests/data/cvt-ptxas.txt`), the `.relu`/`.satfinite` and fp8
+//! (`.e4m3x2`/`.e5m2x2`) forms ptxas 13.0.88 adds (`narrow_legal`, from
+//! `tests/data/cvt-fp8-ptxas.txt`), and the forms they make.
 
 use super::{Family, Form, OperandKind as K};
 use crate::inst::{Cvt, CvtRnd, CvtType};
@@ -10,12 +12,17 @@ use crate::inst::{Cvt, CvtRnd, CvtType};
 pub(super) const SYNTAX: &str =
     "cvt{.irnd}{.ftz}{.sat}.dtype.atype d, a;  cvt{.frnd}{.ftz}{.sat}.dtype.atype d, a;  \
      cvt.frnd{.sat}.f16x2.f32 d, a, b;  cvt.frnd{.sat}.bf16x2.f32 d, a, b;  \
+     cvt.frnd2{.relu}{.satfinite}.f16.f32 d, a;  cvt.frnd2{.relu}{.satfinite}.f16x2.f32 d, a, b;  \
+     cvt.frnd2{.relu}{.satfinite}.bf16.f32 d, a;  cvt.frnd2{.relu}{.satfinite}.bf16x2.f32 d, a, b;  \
+     cvt.rn.satfinite{.relu}.f8x2type.f32 d, a, b;  cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a;  \
+     cvt.rn{.relu}.f16x2.f8x2type d, a;  .frnd2 = { .rn, .rz }; .f8x2type = { .e4m3x2, .e5m2x2 };  \
      .irnd = { .rni, .rzi, .rmi, .rpi }; .frnd = { .rn, .rz, .rm, .rp }; \
      .dtype .atype = { .u8, .u16, .u32, .u64, .s8, .s16, .s32, .s64, .bf16, .f16, .f32, .f64 }";
 
-/// Operands of a `cvt` with destination `d`.
-pub(crate) const fn cvt_operands(d: CvtType) -> &'static [K] {
-    if d.packed().is_some() {
+/// Operands of a `cvt` with destination `d` and source `a`: two sources
+/// when a packed destination is made from two f32s.
+pub(crate) const fn cvt_operands(d: CvtType, a: CvtType) -> &'static [K] {
+    if d.packed().is_some() && matches!(a, CvtType::F32) {
         &[K::Dst, K::Value(1), K::Value(1)]
     } else {
         &[K::Dst, K::Value(1)]
@@ -23,19 +30,8 @@ pub(crate) const fn cvt_operands(d: CvtType) -> &'static [K] {
 }
 
 /// `cvt` words of valid PTX that simcli does not implement.
-const UNIMPLEMENTED_WORDS: &[&str] = &[
-    "tf32",
-    "e4m3x2",
-    "e5m2x2",
-    "e2m1x2",
-    "e2m3x2",
-    "e3m2x2",
-    "ue8m0x2",
-    "relu",
-    "satfinite",
-    "rna",
-    "rs",
-];
+const UNIMPLEMENTED_WORDS: &[&str] =
+    &["tf32", "e2m1x2", "e2m3x2", "e3m2x2", "ue8m0x2", "rna", "rs"];
 
 /// Why `cvt`'s words do not make a form.
 #[derive(Debug, PartialEq, Eq)]
@@ -52,10 +48,9 @@ pub(crate) enum CvtWordsError {
 
 /// The `cvt` the words (without dots) describe, checked against [`LEGAL`];
 /// operands are filled in by the parser.
-pub(crate) fn cvt_words(
-    words: &[&str],
-) -> Result<(Option<CvtRnd>, bool, bool, CvtType, CvtType), CvtWordsError> {
+pub(crate) fn cvt_words(words: &[&str]) -> Result<Cvt, CvtWordsError> {
     let (mut rnd, mut ftz, mut sat, mut tys) = (None, false, false, Vec::with_capacity(2));
+    let (mut satfinite, mut relu) = (false, false);
     for (i, &w) in words.iter().enumerate() {
         if let Some(r) = CvtRnd::ALL.into_iter().find(|r| r.name() == w) {
             if rnd.replace(r).is_some() {
@@ -65,6 +60,10 @@ pub(crate) fn cvt_words(
             ftz = true;
         } else if w == "sat" && !sat {
             sat = true;
+        } else if w == "satfinite" && !satfinite {
+            satfinite = true;
+        } else if w == "relu" && !relu {
+            relu = true;
         } else if let (Some(t), true) = (CvtType::from_name(w), tys.len() < 2) {
             tys.push(t);
         } else if UNIMPLEMENTED_WORDS.contains(&w) {
@@ -76,10 +75,82 @@ pub(crate) fn cvt_words(
     let [d, a] = tys[..] else {
         return Err(CvtWordsError::MissingTypes);
     };
-    if !legal(d, a, rnd, ftz, sat) {
+    let x = Cvt {
+        rnd,
+        ftz,
+        sat,
+        satfinite,
+        relu,
+        dtype: d,
+        atype: a,
+        d: crate::inst::RegId(0),
+        a: crate::inst::Operand::Imm(0),
+        b: None,
+    };
+    if !legal_cvt(&x) {
         return Err(CvtWordsError::Illegal);
     }
-    Ok((rnd, ftz, sat, d, a))
+    Ok(x)
+}
+
+fn is_fp8(t: CvtType) -> bool {
+    matches!(t, CvtType::E4m3x2 | CvtType::E5m2x2)
+}
+
+/// Whether `x` converts to or from fp8.
+pub(crate) fn is_fp8_cvt(x: &Cvt) -> bool {
+    is_fp8(x.dtype) || is_fp8(x.atype)
+}
+
+/// A PTX version a form needs only on targets below `below_sm` (a gate
+/// whose version depends on the target, which `Gate` cannot say).
+pub(crate) struct LowTargetGate {
+    /// The feature in words, for the error.
+    pub what: &'static str,
+    /// Targets below this compute capability need `ptx`.
+    pub below_sm: u32,
+    /// The PTX ISA version they need.
+    pub ptx: (u8, u8),
+    /// Whether `inst` needs this.
+    pub applies: fn(&crate::inst::Instruction) -> bool,
+}
+
+/// ptxas 13.0.88: "Feature 'cvt with .e4m3x2/.e5m2x2 on sm_89' requires PTX
+/// ISA .version 8.1 or later", while sm_90 takes them from 7.8
+/// (tests/data/cvt-fp8-ptxas.txt).
+pub(crate) const LOW_TARGET_GATES: &[LowTargetGate] = &[LowTargetGate {
+    what: "cvt with .e4m3x2/.e5m2x2 on sm_89",
+    below_sm: 90,
+    ptx: (8, 1),
+    applies: |i| matches!(i.op, crate::inst::Op::Cvt(c) if is_fp8_cvt(&c)),
+}];
+
+/// Whether ptxas accepts `x`'s modifiers and types: [`LEGAL`] for the
+/// forms ptxas 11.8 knew, [`narrow_legal`] for `.relu`, `.satfinite` and fp8.
+pub(crate) fn legal_cvt(x: &Cvt) -> bool {
+    if x.relu || x.satfinite || is_fp8(x.dtype) || is_fp8(x.atype) {
+        narrow_legal(x)
+    } else {
+        legal(x.dtype, x.atype, x.rnd, x.ftz, x.sat)
+    }
+}
+
+/// ptxas 13.0.88's verdicts (tests/data/cvt-fp8-ptxas.txt): `.relu` and
+/// `.satfinite` take `.rn` or `.rz` from f32 to f16, bf16 and their pairs,
+/// never with `.ftz` or `.sat`; to fp8 is `.rn.satfinite` with an optional
+/// `.relu`, from f32 pairs or f16x2; from fp8 is `.rn` to f16x2 with an
+/// optional `.relu`.
+fn narrow_legal(x: &Cvt) -> bool {
+    if x.ftz || x.sat {
+        return false;
+    }
+    let rn = x.rnd == Some(CvtRnd::Rn);
+    match (x.dtype, x.atype) {
+        (C::E4m3x2 | C::E5m2x2, C::F32 | C::F16x2) => rn && x.satfinite,
+        (C::F16x2, C::E4m3x2 | C::E5m2x2) => rn && !x.satfinite,
+        (C::F16 | C::Bf16 | C::F16x2 | C::Bf16x2, C::F32) => rn || x.rnd == Some(CvtRnd::Rz),
+        _ => false,
+    }
 }
 
 /// Bit of a modifier combination in a [`LEGAL`] mask.
@@ -118,22 +189,39 @@ pub(super) fn forms() -> Vec<Form> {
                             rnd,
                             ftz,
                             sat,
+                            satfinite: false,
+                            relu: false,
                             dtype: d,
                             atype: a,
                             d: crate::inst::RegId(0),
                             a: crate::inst::Operand::Imm(0),
                             b: None,
                         };
-                        let srcs = if cvt_operands(d).len() == 3 {
-                            "%a, %b"
-                        } else {
-                            "%a"
-                        };
-                        out.push(Form {
-                            family: Family::Cvt,
-                            text: format!("cvt{} %d, {srcs};", cvt_head(&x)),
-                        });
+                        out.push(form(&x));
                     }
+                }
+            }
+        }
+    }
+    // The `.relu`/`.satfinite` and fp8 forms (`narrow_legal`).
+    for (d, a) in NARROW_PAIRS {
+        for rnd in [CvtRnd::Rn, CvtRnd::Rz] {
+            for (satfinite, relu) in [(false, false), (true, false), (false, true), (true, true)] {
+                let x = Cvt {
+                    rnd: Some(rnd),
+                    ftz: false,
+                    sat: false,
+                    satfinite,
+                    relu,
+                    dtype: d,
+                    atype: a,
+                    d: crate::inst::RegId(0),
+                    a: crate::inst::Operand::Imm(0),
+                    b: None,
+                };
+                // The plain forms are already listed from LEGAL.
+                if (satfinite || relu || is_fp8(d) || is_fp8(a)) && narrow_legal(&x) {
+                    out.push(form(&x));
                 }
             }
         }
@@ -141,7 +229,35 @@ pub(super) fn forms() -> Vec<Form> {
     out
 }
 
-/// `{.rnd}{.ftz}{.sat}.dtype.atype`: the modifiers in `Display`'s order.
+/// The type pairs `narrow_legal` may accept.
+const NARROW_PAIRS: [(CvtType, CvtType); 10] = [
+    (CvtType::F16, CvtType::F32),
+    (CvtType::Bf16, CvtType::F32),
+    (CvtType::F16x2, CvtType::F32),
+    (CvtType::Bf16x2, CvtType::F32),
+    (CvtType::E4m3x2, CvtType::F32),
+    (CvtType::E5m2x2, CvtType::F32),
+    (CvtType::E4m3x2, CvtType::F16x2),
+    (CvtType::E5m2x2, CvtType::F16x2),
+    (CvtType::F16x2, CvtType::E4m3x2),
+    (CvtType::F16x2, CvtType::E5m2x2),
+];
+
+/// `x` as `Display` prints it, with placeholder registers.
+fn form(x: &Cvt) -> Form {
+    let srcs = if cvt_operands(x.dtype, x.atype).len() == 3 {
+        "%a, %b"
+    } else {
+        "%a"
+    };
+    Form {
+        family: Family::Cvt,
+        text: format!("cvt{} %d, {srcs};", cvt_head(x)),
+    }
+}
+
+/// `{.rnd}{.ftz}{.sat}{.satfinite}{.relu}.dtype.atype`: the modifiers in
+/// `Display`'s order (nvcc's for fp8: `cvt.rn.satfinite.relu.e4m3x2.f32`).
 pub(crate) fn cvt_head(x: &Cvt) -> String {
     let mut h = String::new();
     if let Some(r) = x.rnd {
@@ -153,6 +269,12 @@ pub(crate) fn cvt_head(x: &Cvt) -> String {
     }
     if x.sat {
         h.push_str(".sat");
+    }
+    if x.satfinite {
+        h.push_str(".satfinite");
+    }
+    if x.relu {
+        h.push_str(".relu");
     }
     h.push('.');
     h.push_str(x.dtype.name());

@@ -352,7 +352,14 @@ fn cvt_class(x: &Cvt) -> UnitClass {
         UnitClass::Fp64
     } else if has(&[CvtType::F32]) {
         UnitClass::Fp32
-    } else if has(&[CvtType::F16, CvtType::Bf16, CvtType::F16x2, CvtType::Bf16x2]) {
+    } else if has(&[
+        CvtType::F16,
+        CvtType::Bf16,
+        CvtType::F16x2,
+        CvtType::Bf16x2,
+        CvtType::E4m3x2,
+        CvtType::E5m2x2,
+    ]) {
         UnitClass::Fp16
     } else {
         UnitClass::IntAlu

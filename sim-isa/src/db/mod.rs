@@ -47,7 +47,7 @@ mod int;
 mod ptx_names;
 
 pub(crate) use bit::{bit_op, BitWord, BIT_WORDS};
-pub(crate) use cvt::{cvt_head, cvt_operands, cvt_words, CvtWordsError};
+pub(crate) use cvt::{cvt_head, cvt_operands, cvt_words, CvtWordsError, LOW_TARGET_GATES};
 pub use effects::{
     barrier, barrier_reduction, for_each_source, has_effect, is_fence, is_warp_wide,
     lowering_sources, memory, needs_launch, reads_clock, runs_with_memory, varies, BarrierKind,
@@ -753,7 +753,29 @@ pub(crate) const GATES: &[Gate] = &[
         what: "cvt to f16x2",
         feature: Some(Feature::CvtPacked),
         ptx: (7, 0),
-        applies: |i| cvt_types(i).is_some_and(|(d, _)| d == CvtType::F16x2),
+        applies: |i| cvt_types(i).is_some_and(|(d, a)| d == CvtType::F16x2 && a == CvtType::F32),
+    },
+    // ptxas 13.0.88 (tests/data/cvt-fp8-ptxas.txt; sm_89's extra demand
+    // of PTX 8.1 is cvt::LOW_TARGET_GATES).
+    Gate {
+        what: "cvt with .e4m3x2/.e5m2x2",
+        feature: Some(Feature::Fp8Convert),
+        ptx: (7, 8),
+        applies: |i| matches!(i.op, Op::Cvt(c) if cvt::is_fp8_cvt(&c)),
+    },
+    Gate {
+        what: "cvt with .relu",
+        feature: Some(Feature::CvtRelu),
+        ptx: (7, 0),
+        applies: |i| matches!(i.op, Op::Cvt(c) if c.relu),
+    },
+    // ptxas 12.4: "Feature '.satfinite' requires .target sm_70 or higher"
+    // (13.0.88 knows no target below sm_75, where it accepts it).
+    Gate {
+        what: "cvt.satfinite to f16 or bf16",
+        feature: Some(Feature::CvtSatfinite),
+        ptx: (8, 1),
+        applies: |i| matches!(i.op, Op::Cvt(c) if c.satfinite && !cvt::is_fp8_cvt(&c)),
     },
     Gate {
         what: "f64 arithmetic",

@@ -1,5 +1,5 @@
 //! Conversions (`cvt`, PTX ISA 9.7.9.21) among the integer types, f16, bf16,
-//! f32 and f64: the source decoded to an exact value (sign, integer
+//! f32, f64 and the fp8 pairs (`.e4m3x2`, `.e5m2x2`): the source decoded to an exact value (sign, integer
 //! magnitude, power of two), then rounded once into the destination's
 //! format with the instruction's rounding mode. [`cvt_lane`] is the scalar
 //! definition; the warp form runs it per lane with the plan decoded once.
@@ -25,25 +25,45 @@ pub(super) enum Dir {
     Up,
 }
 
-/// A binary floating-point format: exponent and stored-mantissa bits.
+/// A binary floating-point format: exponent and stored-mantissa bits, and
+/// whether it is finite-only (e4m3: no infinities, the all-ones exponent
+/// holds normal values and all ones alone is NaN).
 #[derive(Clone, Copy)]
 pub(super) struct Fmt {
     pub(super) ebits: u32,
     pub(super) mbits: u32,
+    pub(super) finite_only: bool,
 }
 
 pub(super) const F16: Fmt = Fmt {
     ebits: 5,
     mbits: 10,
+    finite_only: false,
 };
-pub(super) const BF16: Fmt = Fmt { ebits: 8, mbits: 7 };
+pub(super) const BF16: Fmt = Fmt {
+    ebits: 8,
+    mbits: 7,
+    finite_only: false,
+};
 const F32: Fmt = Fmt {
     ebits: 8,
     mbits: 23,
+    finite_only: false,
 };
 pub(super) const F64: Fmt = Fmt {
     ebits: 11,
     mbits: 52,
+    finite_only: false,
+};
+const E4M3: Fmt = Fmt {
+    ebits: 4,
+    mbits: 3,
+    finite_only: true,
+};
+const E5M2: Fmt = Fmt {
+    ebits: 5,
+    mbits: 2,
+    finite_only: false,
 };
 
 /// How a type's bits are read and written.
@@ -91,6 +111,8 @@ const fn kind(t: CvtType) -> Kind {
         CvtType::Bf16 | CvtType::Bf16x2 => Kind::Float(BF16),
         CvtType::F32 => Kind::Float(F32),
         CvtType::F64 => Kind::Float(F64),
+        CvtType::E4m3x2 => Kind::Float(E4M3),
+        CvtType::E5m2x2 => Kind::Float(E5M2),
     }
 }
 
@@ -124,8 +146,8 @@ pub(super) fn decode_float(f: Fmt, bits: u64, ftz: bool) -> Exact {
     let exp = (bits >> f.mbits) & width_mask(f.ebits);
     let man = bits & width_mask(f.mbits);
     let bias = (1i32 << (f.ebits - 1)) - 1;
-    if exp == width_mask(f.ebits) {
-        return if man == 0 {
+    if exp == width_mask(f.ebits) && !(f.finite_only && man != width_mask(f.mbits)) {
+        return if man == 0 && !f.finite_only {
             Exact::Inf(neg)
         } else {
             Exact::Nan
@@ -149,7 +171,23 @@ pub(super) fn decode_float(f: Fmt, bits: u64, ftz: bool) -> Exact {
 /// The format's largest finite value's bits (with sign).
 fn max_finite(f: Fmt, neg: bool) -> u64 {
     let sign = u64::from(neg) << (f.ebits + f.mbits);
+    if f.finite_only {
+        // All ones is NaN: the largest value has the mantissa one below.
+        return sign | width_mask(f.ebits) << f.mbits | (width_mask(f.mbits) - 1);
+    }
     sign | (width_mask(f.ebits) - 1) << f.mbits | width_mask(f.mbits)
+}
+
+/// Where a value too large for `f` goes: the largest finite value with
+/// `.satfinite`, else infinity (NaN in a format without one).
+fn overflow(f: Fmt, neg: bool, satfinite: bool) -> u64 {
+    if satfinite {
+        max_finite(f, neg)
+    } else if f.finite_only {
+        nan(f, false)
+    } else {
+        inf(f, neg)
+    }
 }
 
 fn inf(f: Fmt, neg: bool) -> u64 {
@@ -171,11 +209,18 @@ fn nan(f: Fmt, quiet: bool) -> u64 {
 }
 
 /// `x` rounded into format `f`; `ftz` flushes a subnormal result; `quiet`
-/// picks the NaN ([`nan`]).
-pub(super) fn encode_float(f: Fmt, x: Exact, dir: Dir, ftz: bool, quiet: bool) -> u64 {
+/// picks the NaN ([`nan`]); `satfinite` keeps overflow finite.
+pub(super) fn encode_float(
+    f: Fmt,
+    x: Exact,
+    dir: Dir,
+    ftz: bool,
+    quiet: bool,
+    satfinite: bool,
+) -> u64 {
     let (neg, m, e) = match x {
         Exact::Nan => return nan(f, quiet),
-        Exact::Inf(neg) => return inf(f, neg),
+        Exact::Inf(neg) => return overflow(f, neg, satfinite),
         Exact::Fin { neg, m, e } => (neg, m, e),
     };
     let sign = u64::from(neg) << (f.ebits + f.mbits);
@@ -209,7 +254,14 @@ pub(super) fn encode_float(f: Fmt, x: Exact, dir: Dir, ftz: bool, quiet: bool) -
         return if ftz { sign } else { sign | n as u64 };
     }
     let field = q + mb + bias;
-    if field >= (1 << f.ebits) - 1 {
+    let all_ones = (1 << f.ebits) - 1;
+    let too_big = if f.finite_only {
+        field > all_ones
+            || (field == all_ones && n as u64 & width_mask(f.mbits) == width_mask(f.mbits))
+    } else {
+        field >= all_ones
+    };
+    if too_big {
         let to_inf = match dir {
             Dir::Nearest => true,
             Dir::Zero => false,
@@ -217,7 +269,7 @@ pub(super) fn encode_float(f: Fmt, x: Exact, dir: Dir, ftz: bool, quiet: bool) -
             Dir::Up => !neg,
         };
         return if to_inf {
-            inf(f, neg)
+            overflow(f, neg, satfinite)
         } else {
             max_finite(f, neg)
         };
@@ -351,11 +403,25 @@ fn src_is_nan(x: &Exact) -> bool {
     matches!(x, Exact::Nan)
 }
 
-/// One conversion of `a` (the source register's bits) to `dtype`'s bits,
-/// without the packing or register-width extension.
-fn convert(x: &Cvt, dtype: CvtType, a: u64) -> u64 {
+/// `.relu` on a float value: negatives (and -0) to +0; NaN stays NaN (and
+/// is written canonical).
+fn relu(x: Exact) -> Exact {
+    match x {
+        Exact::Inf(true) | Exact::Fin { neg: true, .. } => Exact::Fin {
+            neg: false,
+            m: 0,
+            e: 0,
+        },
+        Exact::Nan | Exact::Inf(false) | Exact::Fin { neg: false, .. } => x,
+    }
+}
+
+/// One conversion of `a` (the bits of one `atype` value or element) to
+/// `dtype`'s bits (one element of a packed type), without the packing or
+/// register-width extension.
+fn convert(x: &Cvt, dtype: CvtType, atype: CvtType, a: u64) -> u64 {
     let dir = dir_of(x.rnd);
-    let (int_src, src) = match kind(x.atype) {
+    let (int_src, src) = match kind(atype) {
         Kind::Int { bits, signed } => {
             let (i, e) = decode_int(a, bits, signed);
             (Some(i), e)
@@ -373,7 +439,7 @@ fn convert(x: &Cvt, dtype: CvtType, a: u64) -> u64 {
                 // The manual: NaN converts to 0. The H100 writes 0 from f32
                 // and narrower into 32 bits or fewer, and the sign bit alone
                 // from f64 or into 64 bits (recorded vectors).
-                let wide = bits == 64 || x.atype == CvtType::F64;
+                let wide = bits == 64 || atype == CvtType::F64;
                 let nan_bits = if wide { 1 << (bits - 1) } else { 0 };
                 to_int(src, dir, bits, signed, nan_bits)
             }
@@ -381,7 +447,7 @@ fn convert(x: &Cvt, dtype: CvtType, a: u64) -> u64 {
         // f16 to f64 keeps a NaN's sign and payload and sets the quiet bit
         // (observed on the H100: 0xfd5c -> 0xfffd700000000000,
         // tests/data/h100-cvt-boundary.jsonl); other NaNs become canonical.
-        Kind::Float(_) if x.atype == CvtType::F16 && dtype == CvtType::F64 && src_is_nan(&src) => {
+        Kind::Float(_) if atype == CvtType::F16 && dtype == CvtType::F64 && src_is_nan(&src) => {
             let h = a & 0xffff;
             (h >> 15) << 63 | 0x7ff << 52 | 1 << 51 | (h & 0x3ff) << 42
         }
@@ -391,8 +457,9 @@ fn convert(x: &Cvt, dtype: CvtType, a: u64) -> u64 {
                 Some(CvtRnd::Rn | CvtRnd::Rz | CvtRnd::Rm | CvtRnd::Rp) | None => src,
             };
             let v = if x.sat { sat_float(v) } else { v };
-            let quiet = x.atype != dtype && (x.atype == CvtType::F64 || dtype == CvtType::F64);
-            encode_float(f, v, dir, ftz_applies(x, f), quiet)
+            let v = if x.relu { relu(v) } else { v };
+            let quiet = atype != dtype && (atype == CvtType::F64 || dtype == CvtType::F64);
+            encode_float(f, v, dir, ftz_applies(x, f), quiet, x.satfinite)
         }
     }
 }
@@ -407,11 +474,24 @@ fn convert(x: &Cvt, dtype: CvtType, a: u64) -> u64 {
 /// value; overflow gives infinity or the largest finite value as the
 /// direction says; NaN gives the canonical NaN (all ones but the sign),
 /// except f16 to f64, which keeps the payload as the H100 does.
+///
+/// fp8 (`.e4m3x2`, `.e5m2x2`): a packed source converts element by element
+/// into the same place of the destination (the upper element from the
+/// upper half); two f32 sources give the upper element from `a`. Rounding
+/// is to nearest even from the exact source; `.satfinite` turns overflow
+/// and infinity into the largest finite value of the sign; NaN gives the
+/// canonical NaN (`0x7f`, `0x7fff`: cuda_fp8.hpp's; not yet checked on an
+/// H100); `.relu` gives +0 for negatives.
 pub fn cvt_lane(x: &Cvt, a: u64, b: u64) -> u64 {
-    match x.dtype.packed() {
-        Some(e) => convert(x, e, a) << 16 | convert(x, e, b),
-        None if x.dtype == CvtType::S8 => (convert(x, x.dtype, a) as u8 as i8 as i16 as u16).into(),
-        None => convert(x, x.dtype, a),
+    let (d, t) = (x.dtype, x.atype);
+    match (d.packed(), t.packed()) {
+        (Some(dw), Some(aw)) => {
+            let hi = convert(x, d, t, a >> aw & width_mask(aw));
+            hi << dw | convert(x, d, t, a & width_mask(aw))
+        }
+        (Some(dw), None) => convert(x, d, t, a) << dw | convert(x, d, t, b),
+        (None, _) if d == CvtType::S8 => (convert(x, d, t, a) as u8 as i8 as i16 as u16).into(),
+        (None, _) => convert(x, d, t, a),
     }
 }
 

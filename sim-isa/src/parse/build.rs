@@ -36,7 +36,7 @@ fn read_operands(
     let (mods, tys) = (&c.mods, &c.tys);
     let mismatch = || arguments_mismatch(raw, c);
     let kinds = match &c.cvt {
-        Some(x) => db::cvt_operands(x.dtype),
+        Some(x) => db::cvt_operands(x.dtype, x.atype),
         None => db::operands(kind),
     };
     let n = kinds.len() + usize::from(mods.bool_op.is_some());
@@ -253,7 +253,7 @@ fn assemble(
             Op::Cvt(Cvt {
                 d: reg(0)?,
                 a: opnd(1)?,
-                b: match db::cvt_operands(x.dtype).len() {
+                b: match db::cvt_operands(x.dtype, x.atype).len() {
                     3 => Some(opnd(2)?),
                     _ => None,
                 },

@@ -100,6 +100,15 @@ pub fn check_target(
                 });
             }
         }
+        for g in db::LOW_TARGET_GATES.iter().filter(|g| (g.applies)(inst)) {
+            let need = PtxVersion::new(g.ptx.0, g.ptx.1);
+            if target.sm < g.below_sm && v < need {
+                return Err(IsaError::Unsupported {
+                    what: g.what.to_string(),
+                    need: Requirement::Ptx(need),
+                });
+            }
+        }
     }
     Ok(())
 }

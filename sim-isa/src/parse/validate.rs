@@ -6,9 +6,7 @@ use super::lex::{invalid, Token};
 use super::syntax::Raw;
 use crate::db::{self, int_name, m, BitWord, CvtWordsError, Family, IntWord, OpKind};
 use crate::error::{InvalidReason as R, IsaError};
-use crate::inst::{
-    BitOp, BoolOp, CmpOp, Cvt, FloatOp, MulMode, Operand, RegId, Rnd, Type, TypeKind,
-};
+use crate::inst::{BitOp, BoolOp, CmpOp, Cvt, FloatOp, MulMode, Rnd, Type, TypeKind};
 
 /// Modifiers sorted into classes, each remembering its token.
 #[derive(Default)]
@@ -242,7 +240,7 @@ fn cvt(mods: &Mods<'_>, raw: &Raw<'_>) -> Result<Cvt, IsaError> {
         .map(|t| t.text.get(1..).unwrap_or(""))
         .collect();
     let op = raw.op_tok;
-    let (rnd, ftz, sat, dtype, atype) = db::cvt_words(&words).map_err(|e| match e {
+    db::cvt_words(&words).map_err(|e| match e {
         CvtWordsError::Word(i) => {
             let t = mods.words[i];
             invalid(t.col, t.text, R::UnknownModifier(t.text.to_string()))
@@ -257,16 +255,6 @@ fn cvt(mods: &Mods<'_>, raw: &Raw<'_>) -> Result<Cvt, IsaError> {
         CvtWordsError::MissingTypes | CvtWordsError::Illegal => {
             invalid(op.col, op.text, R::UnexpectedTypes { inst: "cvt" })
         }
-    })?;
-    Ok(Cvt {
-        rnd,
-        ftz,
-        sat,
-        dtype,
-        atype,
-        d: RegId(0),
-        a: Operand::Imm(0),
-        b: None,
     })
 }
 

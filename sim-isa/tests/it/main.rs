@@ -3,6 +3,7 @@
 mod bit;
 mod conform;
 mod cvt;
+mod cvt_fp8;
 mod enumerate;
 mod enumerate_set;
 mod examples;

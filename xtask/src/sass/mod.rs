@@ -14,6 +14,7 @@
 //! half arithmetic).
 
 mod decode;
+mod exec_f2fp;
 mod exec_float;
 mod exec_half;
 mod exec_int;
@@ -121,6 +122,7 @@ impl Machine {
             "IDP" => self.idp(i),
             "HFMA2" => self.hfma2_any(i),
             "HADD2" | "HMUL2" | "HMNMX2" => self.half_arith(i),
+            "F2FP" => self.f2fp(i),
             "?" => bail!("unreadable instruction"),
             other => bail!("opcode {other} not modelled"),
         }

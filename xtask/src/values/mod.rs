@@ -103,6 +103,7 @@ fn family_of(word: &str) -> &'static str {
         "sad" => "sad",
         "fns" => "fns",
         "testp" => "testp",
+        "cvt" => "cvt",
         _ => "int-simd",
     }
 }

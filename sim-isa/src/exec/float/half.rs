@@ -86,7 +86,7 @@ fn round(f: Fmt, hi: f64, lo: f64) -> u16 {
         hi
     };
     let exact: Exact = decode_float(F64, odd.to_bits(), false);
-    encode_float(f, exact, Dir::Nearest, false, false) as u16
+    encode_float(f, exact, Dir::Nearest, false, false, false) as u16
 }
 
 /// `v` flushed to a zero of its sign if it is subnormal and `on`.
