@@ -45,7 +45,9 @@ PTXAS80 = os.environ.get("PTXAS80")
 
 
 def needs_ptx80(body):
-    return "16x2" in body or ".relu" in body
+    # The integer forms only: `.f16x2`/`.bf16x2` (PTX 4.2/7.0, sm_53/sm_80)
+    # and the float `.relu` (PTX 7.0) assemble at 7.8, and sm_53 runs f16x2.
+    return re.search(r"\.[us]16x2\b|\.relu\.[us]", body) is not None
 ARCHS = ["sm_35", "sm_53", "sm_90"]
 
 # ---------------------------------------------------------------- variants
