@@ -170,6 +170,10 @@ pub const KEPLER: &[Rule] = &[
     rate(r("SHF", IntAlu), 64),
     rate(r("SHL", IntAlu), 64),
     rate(r("SHR", IntAlu), 64),
+    // Not measured: ISAD (`sad`, |a - b| + c in one instruction) as
+    // VABSDIFF2/4, the absolute-difference datapath that accumulates too
+    // (the Guide's `vabsdiff2/4` rate, 160, is also its add/compare rate).
+    r("ISAD", VideoAbsdiff),
     r("VABSDIFF2", VideoAbsdiff),
     r("VABSDIFF4", VideoAbsdiff),
     r("VADD2", Video),
@@ -202,6 +206,9 @@ pub const MAXWELL: &[Rule] = &[
     r("ISCADD", IntAlu),
     r("LEA", IntAlu),
     r("LOP3", IntAlu),
+    // Not measured: the scalar VABSDIFF (`sad.s32/u32`, its `.ACC` adding c)
+    // as VABSDIFF4, the same absolute-difference datapath (Kepler's rule).
+    r("VABSDIFF", VideoAbsdiff),
     r("XMAD", Fp32),
 ];
 
@@ -260,6 +267,9 @@ pub const HOPPER: &[Rule] = &[
     r("SGXT", IntAlu),
     r("SHF", IntAlu),
     r("UMOV", IntAlu),
+    // Not measured: the scalar VABSDIFF (`sad`) on the ALU pipe as the
+    // measured VABSDIFF4 (H100: 2 per clock, 4 cycles), its packed form.
+    r("VABSDIFF", IntAlu),
     r("VABSDIFF4", IntAlu),
     rate(r("VIADD", Fp32), 64),
     r("VIMNMX", IntAlu),

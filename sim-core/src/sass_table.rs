@@ -322,7 +322,7 @@ impl Row {
 /// Every opcode of the committed table, sorted: the interner (ids are indices).
 /// A constant, so that looking one up does not scan the table; a test holds it
 /// equal to the table's opcodes.
-pub const OPCODES: [&str; 75] = [
+pub const OPCODES: [&str; 77] = [
     "BFE",
     "BFI",
     "BMSK",
@@ -366,6 +366,7 @@ pub const OPCODES: [&str; 75] = [
     "IMAD",
     "IMNMX",
     "IMUL",
+    "ISAD",
     "ISCADD",
     "ISET",
     "ISETP",
@@ -387,6 +388,7 @@ pub const OPCODES: [&str; 75] = [
     "SHL",
     "SHR",
     "UMOV",
+    "VABSDIFF",
     "VABSDIFF2",
     "VABSDIFF4",
     "VADD2",

@@ -45,12 +45,16 @@ PTXAS80 = os.environ.get("PTXAS80")
 
 
 def needs_ptx80(body):
-    return "16x2" in body or ".relu" in body or needs_ptx81(body)
+    # The integer forms only: `.f16x2`/`.bf16x2` (PTX 4.2/7.0, sm_53/sm_80)
+    # and the float `.relu` (PTX 7.0) assemble at 7.8, and sm_53 runs f16x2.
+    return re.search(r"\.[us]16x2\b|\.relu\.[us]", body) is not None or needs_ptx81(body)
 
 
 def needs_ptx81(body):
     """`.satfinite` to f16/bf16 needs PTX 8.1 (and fp8 on sm_89 does)."""
     return ".satfinite" in body or "m3x2" in body or "m2x2" in body
+
+
 ARCHS = ["sm_35", "sm_53", "sm_90"]
 
 # ---------------------------------------------------------------- variants

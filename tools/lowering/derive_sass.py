@@ -573,7 +573,18 @@ def fmt(out, seq):
 
 def derive_arch(arch, variants, compiler=None):
     ptxas, dis = tools(arch, compiler)
-    sass = assemble_all(arch, variants, ptxas, dis)
+    # The PTX 8.0 forms (derive.needs_ptx80) run on sm_90 only and need a ptxas
+    # that reads `.version 8.0`: derive.py assembles them with ptxas 13.0.88 as
+    # $PTXAS80, which is sm_90's compiler here too (ptxas 11.8, --compare-90's
+    # old one, reads up to 7.8). A module has one `.version`, so they are
+    # assembled as a module of their own; the others keep their 7.8 module.
+    sass = {}
+    for ptx80 in (False, True):
+        if ptx80 and (arch != "sm_90" or compiler == "11.8"):
+            continue
+        group = [i for i, v in enumerate(variants) if derive.needs_ptx80(v[2]) == ptx80]
+        got = assemble_all(arch, [variants[i] for i in group], ptxas, dis)
+        sass.update({group[j]: insts for j, insts in got.items()})
     rows, notes = {}, []
     for i, insts in sorted(sass.items()):
         v = variants[i]
