@@ -79,8 +79,7 @@ pub struct Form {
 pub use ptx_names::is_ptx_opcode;
 
 use crate::inst::{
-    AluOp, CmpOp, CvtType, FloatOp, Instruction, IntOp, MulMode, Op, Simd, Type, TypeKind, VideoOp,
-    WarpOp,
+    AluOp, CmpOp, CvtType, FloatOp, Instruction, MulMode, Op, Simd, Type, TypeKind, VideoOp, WarpOp,
 };
 use crate::target::Feature;
 

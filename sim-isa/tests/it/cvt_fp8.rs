@@ -16,36 +16,20 @@ fn ver(s: &str) -> PtxVersion {
 #[test]
 fn ptxas_verdicts_per_target_and_version() {
     let data = include_str!("../data/cvt-fp8-ptxas.txt");
-    let mut wrong = Vec::new();
-    let (mut n, mut width) = (0, 0);
-    for line in data.lines().filter(|l| !l.starts_with('#')) {
-        let mut parts = line.splitn(4, ' ');
-        let (verdict, target, version, text) = (
-            parts.next().unwrap(),
-            parts.next().unwrap(),
-            parts.next().unwrap(),
-            parts.next().unwrap(),
-        );
-        let target = Target::parse(target).unwrap();
-        let version = ver(version);
-        if target.sm >= 89 && version < PtxVersion::new(7, 8) {
-            unreachable!("the grid holds no module ptxas refuses whole: {line}");
-        }
-        if text.starts_with("cvt.rn.satfinite.e4m3x2.f32 %r5") {
+    let (n, wrong, width) =
+        crate::ptxas_grid::per_target_disagreements(data, |verdict, target, version, text| {
+            assert!(
+                target.sm < 89 || version >= PtxVersion::new(7, 8),
+                "the grid holds no module ptxas refuses whole: {text}"
+            );
             // ptxas refuses a .b32 register for the .b16 destination: a
             // declaration's width, which the module checks, not the text.
-            assert_eq!(verdict, "reject", "{line}");
-            width += 1;
-            continue;
-        }
-        let mut syms = Symbols::new();
-        let got = parse_instruction(text, &mut syms)
-            .and_then(|i| check_target(&i, target, Some(version)).map(|()| i));
-        if got.is_ok() != (verdict == "accept") {
-            wrong.push(format!("{line}: ours {got:?}"));
-        }
-        n += 1;
-    }
+            let width = text.starts_with("cvt.rn.satfinite.e4m3x2.f32 %r5");
+            if width {
+                assert_eq!(verdict, "reject", "{text}");
+            }
+            width
+        });
     assert_eq!((n, width), (1917, 9), "grid size");
     assert!(
         wrong.is_empty(),

@@ -19,26 +19,7 @@ fn ver(s: &str) -> PtxVersion {
 #[test]
 fn ptxas_verdicts_per_target_and_version() {
     let data = include_str!("../data/int-simd-ptxas.txt");
-    let mut wrong = Vec::new();
-    let mut n = 0;
-    for line in data.lines().filter(|l| !l.starts_with('#')) {
-        let mut parts = line.splitn(4, ' ');
-        let (verdict, target, version, text) = (
-            parts.next().unwrap(),
-            parts.next().unwrap(),
-            parts.next().unwrap(),
-            parts.next().unwrap(),
-        );
-        let target = Target::parse(target).unwrap();
-        let version = ver(version);
-        let mut syms = Symbols::new();
-        let got = parse_instruction(text, &mut syms)
-            .and_then(|i| check_target(&i, target, Some(version)).map(|()| i));
-        if got.is_ok() != (verdict == "accept") {
-            wrong.push(format!("{line}: ours {got:?}"));
-        }
-        n += 1;
-    }
+    let (n, wrong, _) = crate::ptxas_grid::per_target_disagreements(data, |_, _, _, _| false);
     assert_eq!(n, 738, "grid size");
     assert!(
         wrong.is_empty(),
