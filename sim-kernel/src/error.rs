@@ -50,7 +50,7 @@ pub enum KernelError {
     },
     /// Statements the launch's target cannot run or simcli does not
     /// implement, found before the launch ran (`gate`): every one, with
-    /// its place, up to [`crate::gate::MAX_LISTED`].
+    /// its place, up to [`crate::MAX_LISTED`].
     #[error("{}", refused_text(*.count, .target, .listed))]
     Refused {
         /// How many there are.

@@ -16,16 +16,27 @@ pub const MAX_LISTED: usize = 50;
 pub(crate) fn check(prep: &Prepared<'_>, target: Target) -> Result<(), KernelError> {
     let module = prep.module;
     let file = &module.file;
+    // The first `MAX_LISTED` problems, and how many there are: memory for
+    // fifty messages, whatever the module holds.
     let mut problems: Vec<String> = Vec::new();
+    let mut count = 0;
+    let mut note = |p: Option<String>| {
+        if let Some(p) = p {
+            count += 1;
+            if problems.len() < MAX_LISTED {
+                problems.push(p);
+            }
+        }
+    };
     if let Some(t) = &module.target {
         // A name ptxas knows but sim-isa does not parse is left to the
         // statements' own gates.
         if let Ok(m) = Target::parse(&t.arch) {
             if m.sm > target.sm {
-                problems.push(format!(
+                note(Some(format!(
                     "{file}: the module's .target is {m}, newer than the launch's {target} \
                      (run it with --arch {m} or later)"
-                ));
+                )));
             }
         }
     }
@@ -58,14 +69,14 @@ pub(crate) fn check(prep: &Prepared<'_>, target: Target) -> Result<(), KernelErr
                 | ControlOp::Trap => None,
             },
         };
-        problems.extend(problem);
+        note(problem);
     }
-    if problems.is_empty() {
+    if count == 0 {
         return Ok(());
     }
     Err(KernelError::Refused {
-        count: problems.len(),
+        count,
         target: target.to_string(),
-        listed: problems.into_iter().take(MAX_LISTED).collect(),
+        listed: problems,
     })
 }

@@ -128,3 +128,16 @@ fn trap_stops_the_kernel_naming_the_thread_and_the_line() {
     let quiet = "setp.eq.u32 %p1, %r1, 99;\n@%p1 trap;\n@%p1 brkpt;";
     run(SM90, quiet, sim_isa::Target::SM_90, 2).unwrap();
 }
+
+#[test]
+fn past_fifty_problems_the_rest_are_counted() {
+    let body = "prefetch.global.L2 [%rd2];\n".repeat(60);
+    let e = run(SM90, &body, sim_isa::Target::SM_90, 1).unwrap_err();
+    let KernelError::Refused { count, listed, .. } = &e else {
+        panic!("{e:?}");
+    };
+    assert_eq!((*count, listed.len()), (60, sim_kernel::MAX_LISTED));
+    assert!(e.to_string().ends_with("\n  ... and 10 more"), "{e}");
+    // The last one listed is the fiftieth statement (line 14 + 49).
+    assert!(listed[49].ends_with("at k.ptx:63:1"), "{}", listed[49]);
+}
