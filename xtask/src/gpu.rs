@@ -80,6 +80,7 @@ pub fn gen_kernels(
     vectors: &Path,
     outdir: &Path,
     arch: &str,
+    ptx_version: &str,
 ) -> Result<usize> {
     let text = std::fs::read_to_string(vectors)
         .with_context(|| format!("reading {}", vectors.display()))?;
@@ -149,7 +150,7 @@ pub fn gen_kernels(
         count += 1;
     }
     std::fs::create_dir_all(outdir)?;
-    let mut module = String::from(".version 7.8\n.target TARGET\n.address_size 64\n");
+    let mut module = format!(".version {ptx_version}\n.target TARGET\n.address_size 64\n");
     let mut manifest = Vec::new();
     for (k, (orig, (ptext, slots, dsts, vecs))) in kernels.iter().enumerate() {
         let name = format!("k{k}");
@@ -323,7 +324,7 @@ mod tests {
         .unwrap();
         let out = dir.join("out");
         assert_eq!(
-            gen_kernels(None, &vecs, &out, "sm_90").unwrap(),
+            gen_kernels(None, &vecs, &out, "sm_90", "7.8").unwrap(),
             2,
             "sm_1x and error vectors are left out"
         );

@@ -30,7 +30,7 @@ USAGE:
       random and edge inputs, compared with sim-isa's executor. [--texts FILE]: these
       instruction texts instead (PTX 8.0 kernels; $PTXAS must be ptxas 12 or 13).
       `--family half`: every half-precision arithmetic form and copysign instead of the sweep.
-  cargo run -p xtask --release -- gpu-kernels VECTORS.jsonl OUTDIR
+  cargo run -p xtask --release -- gpu-kernels VECTORS.jsonl OUTDIR [--ptx-version 8.0]
       Part 3: turn conformance vectors into PTX kernels + a manifest for tools/gpu/run.py
       (assembled with ptxas when available). [--arch sm_90]
   cargo run -p xtask --release -- gpu-simulate OUTDIR
@@ -131,18 +131,24 @@ fn real_main() -> Result<bool> {
         }
         "gpu-kernels" => {
             let arch = a.flag("--arch", "sm_90".to_string())?;
+            // PTX 7.8 covers the seed families; the packed 16-bit integer
+            // forms (add.u16x2 ...) need 8.0, so the version is a flag.
+            let ptx_version = a.flag("--ptx-version", "7.8".to_string())?;
             if a.0.len() != 2 {
-                bail!("usage: gpu-kernels VECTORS.jsonl OUTDIR [--arch sm_90]");
+                bail!("usage: gpu-kernels VECTORS.jsonl OUTDIR [--arch sm_90] [--ptx-version 7.8]");
             }
             let (vecs, out) = (
                 std::path::PathBuf::from(&a.0[0]),
                 std::path::PathBuf::from(&a.0[1]),
             );
-            let t = tools::Tools::locate(&root).ok();
+            // Kernels of PTX 8.0 forms need ptxas 12 or 13 ($PTXAS).
+            let t = tools::Tools::locate(&root)
+                .or_else(|_| tools::Tools::locate_newer(&root))
+                .ok();
             if t.is_none() {
                 eprintln!("note: ptxas not found; kernels are written but not assembled");
             }
-            gpu::gen_kernels(t.as_ref(), &vecs, &out, &arch)?;
+            gpu::gen_kernels(t.as_ref(), &vecs, &out, &arch, &ptx_version)?;
             Ok(true)
         }
         "gpu-simulate" => {
@@ -150,7 +156,7 @@ fn real_main() -> Result<bool> {
                 bail!("usage: gpu-simulate OUTDIR");
             }
             let dir = std::path::PathBuf::from(&a.0[0]);
-            let t = tools::Tools::locate(&root)?;
+            let t = tools::Tools::locate(&root).or_else(|_| tools::Tools::locate_newer(&root))?;
             Ok(gpu::simulate(&t, &dir)? == 0)
         }
         "help" | "--help" | "-h" => {
