@@ -157,8 +157,14 @@ def main():
     ap.add_argument("--dry-run", action="store_true", help="check and assemble only; no GPU")
     a = ap.parse_args()
     try:
-        with open(os.path.join(a.dir, "manifest.json")) as f:
-            manifest = json.load(f)
+        path = os.path.join(a.dir, "manifest.json")
+        if not os.path.exists(path) and os.path.exists(path + ".gz"):
+            import gzip  # a large manifest travels compressed
+            with gzip.open(path + ".gz", "rt") as f:
+                manifest = json.load(f)
+        else:
+            with open(path) as f:
+                manifest = json.load(f)
         with open(os.path.join(a.dir, "kernels.ptx")) as f:
             ptx = f.read()
     except OSError as e:
