@@ -95,6 +95,10 @@ ROWS = [
      ["or.b32 %w{i}, %x{i}, %m;", "elect.sync %w{i}|%p{i}, %w{i};", "add.u32 %x{i}, %x{i}, %w{i};"]),
     ("u30", "setp+bar.red.popc", "BAR.RED.POPC",
      ["setp.ne.u32 %p{i}, %x{i}, %y;", "bar.red.popc.u32 %x{i}, 0, %p{i};"]),
+    ("u33", "bfe.u32", "SGXT.U32 (in the bfe lowering)",
+     ["bfe.u32 %x{i}, %x{i}, %y, %z;"]),
+    ("u34", "bfi.b32", "BMSK (in the bfi lowering)",
+     ["bfi.b32 %x{i}, %x{i}, %z, %y, %y;"]),
     ("u31", "shfl.sync.idx", "SHFL.IDX",
      ["shfl.sync.idx.b32 %x{i}, %x{i}, %x{i}, 0x1f, 0xffffffff;"]),
 ]
@@ -187,6 +191,55 @@ def input_bytes():
             + struct.pack("<III", 1, 0, 0) + bytes(4))
 
 
+SIMCLI = os.environ.get("SIMCLI", "/work/target-speed-v3/release/simcli")
+
+
+def kernel_text(warps, chains, body):
+    """The row as kernel text for `simcli run` (the loop's bra has no form there)."""
+    import struct
+    dy = struct.unpack("<Q", struct.pack("<d", 1.0000001))[0]
+    lines = [".version 8.0", ".target sm_90", f".warps {warps}",
+             ".reg .b32 %y, %z, %m, %cnt;", ".reg .b16 %hy;", ".reg .b64 %dy, %dz;",
+             ".reg .pred %q, %pz, %pl;"]
+    for t, p in (("b32", "x"), ("b32", "w"), ("b16", "h"), ("b64", "d"), ("pred", "p")):
+        lines.append(f".reg .{t} " + ", ".join(f"%{p}{c}" for c in range(chains)) + ";")
+    lines += ["mov.u32 %y, 0x30201;", "mov.u32 %z, 0x10203040;", "mov.u32 %m, 0xffffffff;",
+              "mov.b16 %hy, 0x4000;", f"mov.b64 %dy, {dy:#x};", "mov.b64 %dz, 0x3fe0000000000000;",
+              "setp.ne.u32 %q, %m, 0;", "setp.eq.u32 %pz, %m, 0;", "mov.u32 %cnt, 0;"]
+    for c in range(chains):
+        x = 0x1234567 + 0x111 * c
+        lines += [f"mov.u32 %x{c}, {x:#x};", f"mov.u32 %w{c}, 0x10203040;",
+                  f"mov.b16 %h{c}, {(x & 0xffff) | 0x4000:#x};", f"mov.b64 %d{c}, {x + (1 << 61):#x};",
+                  f"setp.lt.u32 %p{c}, %x{c}, %z;"]
+    lines.append(f".repeat {ITER} {{")
+    lines += body_lines(body, chains)
+    lines += ["  add.u32 %cnt, %cnt, 1;", f"  setp.lt.u32 %pl, %cnt, {ITER};", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def write_kernel_texts(manifest, rows_by_name):
+    """Keep a kernel text only where simcli accepts every form in it."""
+    kdir = os.path.join(HERE, "kernels")
+    os.makedirs(kdir, exist_ok=True)
+    for f in os.listdir(kdir):
+        if f.endswith(".ptx"):
+            os.remove(os.path.join(kdir, f))
+    have = os.path.exists(SIMCLI)
+    for row in manifest:
+        text = kernel_text(row["warps"], row["chains_per_thread"], row["ptx_body"])
+        path = os.path.join(kdir, row["name"] + ".ptx")
+        with open(path, "w") as f:
+            f.write(text)
+        if not have:
+            continue  # cannot tell here; keep the file, compare.py reports refusals
+        r = subprocess.run([SIMCLI, "run", path, "--arch", "sm_90"], capture_output=True, text=True)
+        if r.returncode == 0:
+            row["kernel_text"] = f"kernels/{row['name']}.ptx"
+        else:
+            os.remove(path)
+            row["simcli_refuses"] = (r.stderr.strip().splitlines() or ["?"])[0][:200]
+
+
 INSN = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_.]*)")
 LABEL = re.compile(r"^\s*(\.L_x_\d+):")
 BRA = re.compile(r"\bBRA\s+(?:`\()?(\.L_x_\d+)")
@@ -259,6 +312,7 @@ def main():
         h = hists.get(row["kernel"])
         row["sass_per_loop_iteration"] = sum(h.values()) if h else None
         row["sass_opcodes_per_loop_iteration"] = h
+    write_kernel_texts(manifest, None)
     doc = {
         "compiler": f"ptxas ({ver}), -arch=sm_90",
         "ptx_version": VERSION,
@@ -274,7 +328,8 @@ def main():
         f.write("\n")
     for row in manifest:
         h = row["sass_opcodes_per_loop_iteration"]
-        print(f"{row['name']:10} {row['op']:45} {json.dumps(h)}")
+        kt = row.get("kernel_text") or ("simcli refuses: " + row.get("simcli_refuses", "?"))
+        print(f"{row['name']:10} {row['op']:45} {json.dumps(h)}  [{kt}]")
 
 
 if __name__ == "__main__":

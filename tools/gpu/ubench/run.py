@@ -63,8 +63,30 @@ class GpuCuda:
         spec = importlib.util.spec_from_file_location("gpu_run", os.path.join(HERE, "..", "run.py"))
         gpu_run = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(gpu_run)
-        self.c = gpu_run.Cuda()  # tools/gpu/run.py: exits 2 when there is no driver
+        try:
+            self.c = gpu_run.Cuda()  # tools/gpu/run.py: exits 2 when there is no driver
+        except (SystemExit, AttributeError) as e:
+            # cuCtxCreate_v2 missing or refused (newer drivers): the primary context.
+            print(f"Cuda() failed ({e}); trying the device's primary context", file=sys.stderr)
+            self.c = self.primary_context(gpu_run.Cuda)
         self.lib = self.c.lib
+
+    @staticmethod
+    def primary_context(cls):
+        c = cls.__new__(cls)
+        c.lib = ctypes.CDLL("libcuda.so.1")
+        rc = c.lib.cuInit(0)
+        if rc != 0:
+            raise RuntimeError(f"cuInit failed: {rc}")
+        c.dev = ctypes.c_int()
+        if c.lib.cuDeviceGet(ctypes.byref(c.dev), 0) != 0:
+            raise RuntimeError("cuDeviceGet failed")
+        c.ctx = ctypes.c_void_p()
+        if c.lib.cuDevicePrimaryCtxRetain(ctypes.byref(c.ctx), c.dev) != 0:
+            raise RuntimeError("cuDevicePrimaryCtxRetain failed")
+        if c.lib.cuCtxSetCurrent(c.ctx) != 0:
+            raise RuntimeError("cuCtxSetCurrent failed")
+        return c
 
     def check(self, rc, what):
         if rc != 0:
@@ -272,6 +294,13 @@ def dry_run():
         h = r.get("sass_opcodes_per_loop_iteration")
         if not h:
             print(f"{r['name']}: no SASS histogram")
+            bad += 1
+        kt = r.get("kernel_text")
+        if kt and not os.path.exists(os.path.join(HERE, kt)):
+            print(f"{r['name']}: kernel text {kt} missing")
+            bad += 1
+        if r["mode"] == "lat" and (r["warps"], r["chains_per_thread"]) != (1, 1):
+            print(f"{r['name']}: lat row must be 1 warp x 1 chain")
             bad += 1
     if len(names) != len(doc["rows"]):
         print("duplicate row names")
