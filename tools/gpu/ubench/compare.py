@@ -57,9 +57,13 @@ def main():
         ss = f"{sim:9d}" if sim else f"{'-':>9}"
         rs = f"{ratio:8.3f}" if ratio else f"{'-':>8}"
         note = r["isolates"] if ratio else (why or r.get("error", ""))
+        if r.get("h100_cycles"):
+            note += f"  [H100 {r['h100_row']}: {r['h100_cycles']}" + (
+                f", this GPU / H100 {meas / r['h100_cycles']:.3f}]" if meas else "]")
         print(f"{r['name']:9} {r['op'][:34]:34} {ms} {ss} {rs}  {note}")
         out.append({"name": r["name"], "op": r["op"], "isolates": r["isolates"], "measured": meas,
-                    "simulated": sim, "sim_over_measured": ratio, "note": why})
+                    "simulated": sim, "sim_over_measured": ratio, "note": why,
+                    "h100_cycles": r.get("h100_cycles")})
     if ratios:
         g = math.exp(sum(math.log(x) for x, _ in ratios) / len(ratios))
         worst = sorted(ratios, key=lambda t: -abs(math.log(t[0])))[:5]

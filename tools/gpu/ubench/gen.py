@@ -103,6 +103,20 @@ ROWS = [
      ["shfl.sync.idx.b32 %x{i}, %x{i}, %x{i}, 0x1f, 0xffffffff;"]),
 ]
 
+# Reference rows: H100 rows (microbench.json) measured again here, so the new
+# rows can be put next to the H100 set (same SM? same cycles?) and partners
+# subtracted with figures from the same GPU.
+REFS = [
+    ("r0", "b0", "add.u32+xor (H100 b0)", "IMAD.IADD+LOP3.LUT"),
+    ("r21", "b21", "selp.b32 (H100 b21)", "SEL"),
+    ("r29", "b29", "lop3.b32 (H100 b29)", "LOP3.LUT"),
+    ("r36", "b36", "setp.lt.f32+selp (H100 b36)", "FSETP+SEL"),
+    ("r38", "b38", "fma.rn.f32 (H100 b38)", "FFMA"),
+    ("r43", "b43", "add.rn.f64 (H100 b43)", "DADD"),
+    ("r52", "b52", "shfl.sync.bfly (H100 b52)", "SHFL.BFLY"),
+]
+H100 = os.path.join(HERE, "..", "..", "..", "sim-core", "data", "calibration", "h100", "microbench.json")
+
 MODES = {"lat": (1, 1), "tput": (32, 4)}
 
 
@@ -287,7 +301,12 @@ def loop_histograms(cubin):
 
 def main():
     kernels, manifest = [], []
-    for name, op, sass, body in ROWS:
+    with open(H100) as f:
+        h100 = {r["name"]: r for r in json.load(f)["results"]}
+    rows = [(n, op, sass, body, None) for n, op, sass, body in ROWS]
+    for n, b, op, sass in REFS:
+        rows.append((n, op, sass, h100[f"{b}_lat"]["ptx_body"], b))
+    for name, op, sass, body, ref in rows:
         for mode, (warps, chains) in MODES.items():
             kname = f"{name}_{mode}"
             kernels.append(kernel(kname, chains, body))
@@ -296,6 +315,10 @@ def main():
                 "chains_per_thread": chains, "ptx_body": body,
                 "ptx_instructions_per_chain": len(body) * COPIES * ITER, "kernel": kname,
             })
+            if ref:
+                hr = h100[f"{ref}_{mode}"]
+                manifest[-1].update({"h100_row": hr["name"], "h100_cycles": hr["h100_cycles"],
+                                     "h100_sass_opcodes_per_loop_iteration": hr["sass_opcodes_per_loop_iteration"]})
     ptx = f".version {VERSION}\n.target sm_90\n.address_size 64\n\n" + "\n".join(kernels)
     with open(os.path.join(HERE, "ubench.ptx"), "w") as f:
         f.write(ptx)
@@ -312,6 +335,11 @@ def main():
         h = hists.get(row["kernel"])
         row["sass_per_loop_iteration"] = sum(h.values()) if h else None
         row["sass_opcodes_per_loop_iteration"] = h
+        if "h100_row" in row:
+            same = h == row["h100_sass_opcodes_per_loop_iteration"]
+            row["same_sass_as_h100_row"] = same
+            if not same:
+                print(f"note: {row['name']} SASS differs from {row['h100_row']}'s", file=sys.stderr)
     write_kernel_texts(manifest, None)
     doc = {
         "compiler": f"ptxas ({ver}), -arch=sm_90",

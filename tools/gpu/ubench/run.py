@@ -274,7 +274,8 @@ def table(out):
         n = r["ptx_instructions_per_chain"] // len(r["ptx_body"])
         per = cyc / n
         tput = r["warps"] * r["chains_per_thread"] * n / cyc
-        print(f"{r['name']:9} {r['op'][:42]:42} {cyc:8d} {per:9.2f} {tput:13.3f}  {r['isolates']}")
+        ref = f"  (H100 {r['h100_row']}: {r['h100_cycles']})" if r.get("h100_cycles") else ""
+        print(f"{r['name']:9} {r['op'][:42]:42} {cyc:8d} {per:9.2f} {tput:13.3f}  {r['isolates']}{ref}")
 
 
 def dry_run():
