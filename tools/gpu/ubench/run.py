@@ -50,6 +50,8 @@ class FakeCuda:
     def launch(self, mod, row, inp):
         if self.mode == "hang" and row["name"] == "u5_lat":
             time.sleep(3600)
+        if self.mode == "crash" and row["name"] == "u7_lat":
+            os._exit(11)
         if self.mode == "fail" and row["name"] == "u3_lat":
             raise RuntimeError("cuLaunchKernel failed: 700 an illegal memory access")
         warps = row["warps"]
@@ -192,14 +194,21 @@ def read_partial(path):
     return out
 
 
-def drive(outdir, row_timeout):
+def drive(outdir, row_timeout, budget):
     """Parent: (re)start workers until every row has a result or an error."""
     rows = load_manifest()["rows"]
     partial = os.path.join(outdir, "partial.jsonl")
     if os.path.exists(partial):
         os.remove(partial)
-    start, restarts = 0, 0
-    while start < len(rows) and restarts <= len(rows):
+    t0 = time.time()
+    start = 0
+    while start < len(rows):
+        if time.time() - t0 > budget:
+            with open(partial, "a") as f:
+                f.write(json.dumps({"fatal": f"time budget of {budget} s spent; rows from "
+                                             f"{rows[start]['name']} on not run"}) + "\n")
+            break
+        nrec = len(read_partial(partial))
         p = subprocess.Popen([sys.executable, os.path.abspath(__file__), outdir, "--worker", str(start)])
         # The first record comes after context creation and module load (slow
         # on a cold driver), hence the longer first allowance.
@@ -215,20 +224,25 @@ def drive(outdir, row_timeout):
                 p.wait()
                 break
         recs = read_partial(partial)
-        if any("fatal" in r for r in recs):
+        mine = recs[nrec:]  # this child's records only
+        if any("fatal" in r for r in mine):
+            break
+        if not any("info" in r for r in mine):
+            with open(partial, "a") as f:
+                f.write(json.dumps({"fatal": f"worker exited ({p.returncode}) or hung before "
+                                             "loading the module"}) + "\n")
             break
         done = {r["done"] for r in recs if "done" in r}
-        started = [r["start"] for r in recs if "start" in r]
-        if p.returncode == 0 and len(done) >= len(rows) - start:
+        started = [r["start"] for r in mine if "start" in r]
+        if p.returncode == 0 and all(i in done for i in range(start, len(rows))):
             break
-        # The row in progress when the child died or hung: record it and go on.
+        # The row in progress when the child failed, died or hung: record it, go on.
         cur = started[-1] if started else start
         if cur not in done:
             with open(partial, "a") as f:
                 f.write(json.dumps({"done": cur, "name": rows[cur]["name"],
                                     "error": f"no result (child exit {p.returncode}; hang or crash)"}) + "\n")
         start = cur + 1
-        restarts += 1
     return read_partial(partial)
 
 
@@ -325,6 +339,7 @@ def main():
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("--worker", type=int, help=argparse.SUPPRESS)
     ap.add_argument("--row-timeout", type=float, default=20.0, help="seconds without progress = hang")
+    ap.add_argument("--budget", type=float, default=240.0, help="start no worker after this many seconds")
     a = ap.parse_args()
     if a.dry_run:
         return dry_run()
@@ -333,7 +348,7 @@ def main():
         return worker(a.outdir, a.worker)
     t = time.time()
     doc = load_manifest()
-    recs = drive(a.outdir, a.row_timeout)
+    recs = drive(a.outdir, a.row_timeout, a.budget)
     out = assemble(doc["rows"], recs, doc)
     out["wall_seconds"] = round(time.time() - t, 1)
     with open(os.path.join(a.outdir, "ubench.json"), "w") as f:
