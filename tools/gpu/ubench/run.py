@@ -162,7 +162,11 @@ def worker(outdir, start):
     except (Exception, SystemExit) as e:  # noqa: BLE001 - recorded, the parent stops
         emit({"fatal": f"module load: {e}"})
         return 4
-    emit({"info": cuda.info(), "module": how})
+    try:
+        info = cuda.info()
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - the figures matter more than the name
+        info = {"gpu": f"? ({e})"}
+    emit({"info": info, "module": how})
     for idx in range(start, len(rows)):
         row = rows[idx]
         emit({"start": idx, "name": row["name"]})
