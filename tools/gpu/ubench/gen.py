@@ -99,6 +99,8 @@ ROWS = [
      ["bfe.u32 %x{i}, %x{i}, %y, %z;"]),
     ("u34", "bfi.b32", "BMSK (in the bfi lowering)",
      ["bfi.b32 %x{i}, %x{i}, %z, %y, %y;"]),
+    ("u35", "xor.pred+and.pred+xor.pred (2 loop-carried preds)", "PLOP3.LUT (+ISETP for %q)",
+     ["xor.pred %p{i}, %p{i}, %pb{i};", "and.pred %pb{i}, %pb{i}, %q;", "xor.pred %pb{i}, %pb{i}, %p{i};"]),
     ("u31", "shfl.sync.idx", "SHFL.IDX",
      ["shfl.sync.idx.b32 %x{i}, %x{i}, %x{i}, 0x1f, 0xffffffff;"]),
 ]
@@ -118,6 +120,9 @@ REFS = [
 H100 = os.path.join(HERE, "..", "..", "..", "sim-core", "data", "calibration", "h100", "microbench.json")
 
 MODES = {"lat": (1, 1), "tput": (32, 4)}
+# Rows whose tput kernel runs one chain per thread: with 4, ptxas runs out of
+# the 7 predicate registers and spills them (P2R), which is not the opcode.
+TPUT_CHAINS = {"u35": 1}
 
 
 def body_lines(body, chains):
@@ -135,7 +140,7 @@ def regs(chains):
     return (f"  .reg .b32 %y, %z, %m, %cnt, %tx, %wid, %t32, {rl('x')}, {rl('w')};\n"
             f"  .reg .b16 %hy, {rl('h')};\n"
             f"  .reg .b64 %dy, %dz, %ra, %rb, %c0, %c1, {rl('d')};\n"
-            f"  .reg .pred %q, %pz, %pl, {rl('p')};\n")
+            f"  .reg .pred %q, %pz, %pl, {rl('p')}, {rl('pb')};\n")
 
 
 def kernel(name, chains, body):
@@ -147,14 +152,17 @@ def kernel(name, chains, body):
                  f"  or.b16 %h{c}, %h{c}, %hy;",
                  f"  cvt.u64.u32 %d{c}, %x{c};",
                  f"  add.u64 %d{c}, %d{c}, %dz;",
-                 f"  setp.lt.u32 %p{c}, %x{c}, %z;"]
+                 f"  setp.lt.u32 %p{c}, %x{c}, %z;",
+                 f"  setp.lt.u32 %pb{c}, %x{c}, %y;"]
     stores = []
     for c in range(chains):
         stores += [f"  st.global.u32 [%rb+{16 * c}], %x{c};",
                    f"  st.global.u16 [%rb+{16 * c + 4}], %h{c};",
                    f"  selp.u32 %t32, 1, 0, %p{c};",
                    f"  add.u32 %t32, %t32, %w{c};",
-                   f"  st.global.u16 [%rb+{16 * c + 6}], %t32;",
+                   f"  st.global.u8 [%rb+{16 * c + 6}], %t32;",
+                   f"  selp.u32 %t32, 1, 0, %pb{c};",
+                   f"  st.global.u8 [%rb+{16 * c + 7}], %t32;",
                    f"  st.global.u64 [%rb+{16 * c + 8}], %d{c};"]
     return f""".visible .entry {name}(.param .u64 pin, .param .u64 pout, .param .u64 pclk)
 {{
@@ -215,7 +223,7 @@ def kernel_text(warps, chains, body):
     lines = [".version 8.0", ".target sm_90", f".warps {warps}",
              ".reg .b32 %y, %z, %m, %cnt;", ".reg .b16 %hy;", ".reg .b64 %dy, %dz;",
              ".reg .pred %q, %pz, %pl;"]
-    for t, p in (("b32", "x"), ("b32", "w"), ("b16", "h"), ("b64", "d"), ("pred", "p")):
+    for t, p in (("b32", "x"), ("b32", "w"), ("b16", "h"), ("b64", "d"), ("pred", "p"), ("pred", "pb")):
         lines.append(f".reg .{t} " + ", ".join(f"%{p}{c}" for c in range(chains)) + ";")
     lines += ["mov.u32 %y, 0x30201;", "mov.u32 %z, 0x10203040;", "mov.u32 %m, 0xffffffff;",
               "mov.b16 %hy, 0x4000;", f"mov.b64 %dy, {dy:#x};", "mov.b64 %dz, 0x3fe0000000000000;",
@@ -224,7 +232,7 @@ def kernel_text(warps, chains, body):
         x = 0x1234567 + 0x111 * c
         lines += [f"mov.u32 %x{c}, {x:#x};", f"mov.u32 %w{c}, 0x10203040;",
                   f"mov.b16 %h{c}, {(x & 0xffff) | 0x4000:#x};", f"mov.b64 %d{c}, {x + (1 << 61):#x};",
-                  f"setp.lt.u32 %p{c}, %x{c}, %z;"]
+                  f"setp.lt.u32 %p{c}, %x{c}, %z;", f"setp.lt.u32 %pb{c}, %x{c}, %y;"]
     lines.append(f".repeat {ITER} {{")
     lines += body_lines(body, chains)
     lines += ["  add.u32 %cnt, %cnt, 1;", f"  setp.lt.u32 %pl, %cnt, {ITER};", "}"]
@@ -308,6 +316,8 @@ def main():
         rows.append((n, op, sass, h100[f"{b}_lat"]["ptx_body"], b))
     for name, op, sass, body, ref in rows:
         for mode, (warps, chains) in MODES.items():
+            if mode == "tput":
+                chains = TPUT_CHAINS.get(name, chains)
             kname = f"{name}_{mode}"
             kernels.append(kernel(kname, chains, body))
             manifest.append({
