@@ -101,6 +101,12 @@ ROWS = [
      ["bfi.b32 %x{i}, %x{i}, %z, %y, %y;"]),
     ("u35", "xor.pred+and.pred+xor.pred (2 loop-carried preds)", "PLOP3.LUT (+ISETP for %q)",
      ["xor.pred %p{i}, %p{i}, %pb{i};", "and.pred %pb{i}, %pb{i}, %q;", "xor.pred %pb{i}, %pb{i}, %p{i};"]),
+    ("u36", "add.s32+min.s32 (fused by ptxas)", "VIADDMNMX",
+     ["add.s32 %x{i}, %x{i}, %y;", "min.s32 %x{i}, %x{i}, %z;"]),
+    ("u37", "max.s32+min.s32", "VIMNMX (no partner)",
+     ["max.s32 %x{i}, %x{i}, %y;", "min.s32 %x{i}, %x{i}, %z;"]),
+    ("u38", "min.NaN.f32+max.NaN.f32", "FMNMX.NAN",
+     ["min.NaN.f32 %x{i}, %x{i}, %y;", "max.NaN.f32 %x{i}, %x{i}, %z;"]),
     ("u31", "shfl.sync.idx", "SHFL.IDX",
      ["shfl.sync.idx.b32 %x{i}, %x{i}, %x{i}, 0x1f, 0xffffffff;"]),
 ]
