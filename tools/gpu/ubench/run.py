@@ -283,17 +283,17 @@ def table(out):
     print(f"module: {out['module']}")
     if out.get("fatal"):
         print(f"FATAL: {out['fatal']}")
-    print(f"{'row':9} {'op':42} {'cycles':>8} {'lat/inst':>9} {'warp-inst/clk':>13}  isolates")
+    print(f"{'row':9} {'op':30} {'cycles':>8} {'cyc/body':>8} {'body/clk':>8}  isolates (H100 row: cycles)")
     for r in out["results"]:
         cyc = r["cycles"]
         if cyc is None:
-            print(f"{r['name']:9} {r['op'][:42]:42} {'ERROR':>8}  {r.get('error', '')[:80]}")
+            print(f"{r['name']:9} {r['op'][:30]:30} {'ERROR':>8}  {r.get('error', '')[:70]}")
             continue
         n = r["ptx_instructions_per_chain"] // len(r["ptx_body"])
         per = cyc / n
         tput = r["warps"] * r["chains_per_thread"] * n / cyc
-        ref = f"  (H100 {r['h100_row']}: {r['h100_cycles']})" if r.get("h100_cycles") else ""
-        print(f"{r['name']:9} {r['op'][:42]:42} {cyc:8d} {per:9.2f} {tput:13.3f}  {r['isolates']}{ref}")
+        ref = f" ({r['h100_row']}: {r['h100_cycles']})" if r.get("h100_cycles") else ""
+        print(f"{r['name']:9} {r['op'][:30]:30} {cyc:8d} {per:8.2f} {tput:8.3f}  {r['isolates'][:24]}{ref}")
 
 
 def dry_run():
