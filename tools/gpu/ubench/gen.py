@@ -1,0 +1,380 @@
+#!/usr/bin/env python3
+"""Microbenchmarks for the sm_90 machine opcodes the H100 set never measured.
+
+    python3 tools/gpu/ubench/gen.py            # writes ubench.ptx, ubench.cubin,
+                                               # manifest.json, kernels/*.ptx here
+
+Same shape as sim-core/data/calibration/h100/microbench.json (see README.md
+here): one block, `lat` = 1 warp x 1 chain, `tput` = 32 warps x 4 chains, loop
+body = the PTX form repeated 64 times, 16 iterations, %clock64 per warp around
+the loop. The module is assembled here by ptxas 13.0.88 (the assembler behind
+the H100 figures) to ubench.cubin, which run.py loads so the GPU runs exactly
+the machine code whose per-iteration opcode histogram manifest.json records;
+ubench.ptx is the fallback (driver JIT) if the driver refuses the cubin.
+Needs $PTXAS (default: /work/venv-nv/.../cu13/bin/ptxas) and $NVDISASM.
+"""
+
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PTXAS = os.environ.get("PTXAS", "/work/venv-nv/lib/python3.11/site-packages/nvidia/cu13/bin/ptxas")
+NVDISASM = os.environ.get("NVDISASM", "/work/main/tools/.cache/sass/nvdisasm13/nvidia/cu13/bin/nvdisasm")
+VERSION = "8.0"  # lowest PTX ISA that has every form below (add.u16x2, elect.sync: 8.0)
+ITER = 16
+COPIES = 64
+
+# name, op (the PTX form or pair), the SASS opcode the row isolates, body lines.
+# Registers per chain: %x{i} .b32, %h{i} .b16, %d{i} .b64, %p{i} .pred; shared
+# inputs loaded from global memory: %y %z %m .b32, %hy .b16, %dy %dz .b64, %q .pred.
+ROWS = [
+    ("u0", "cvt.f32.f16+cvt.rn.f16.f32", "HADD2.F32+F2FP.F16.F32.PACK_AB",
+     ["cvt.rn.f16.f32 %h{i}, %x{i};", "cvt.f32.f16 %x{i}, %h{i};"]),
+    ("u1", "cvt.f64.f32+cvt.rn.f32.f64", "F2F.F64.F32+F2F.F32.F64",
+     ["cvt.f64.f32 %d{i}, %x{i};", "cvt.rn.f32.f64 %x{i}, %d{i};"]),
+    ("u2", "cvt.rn.f16x2.f32", "F2FP.F16",
+     ["cvt.rn.f16x2.f32 %x{i}, %x{i}, %y;"]),
+    ("u3", "cvt.rn.bf16x2.f32", "F2FP.BF16",
+     ["cvt.rn.bf16x2.f32 %x{i}, %x{i}, %y;"]),
+    ("u4", "cvt.rn.satfinite.e4m3x2.f32+cvt.rn.f16x2.e4m3x2", "F2FP.SATFINITE.E4M3+F2FP.F16.E4M3",
+     ["cvt.rn.satfinite.e4m3x2.f32 %h{i}, %x{i}, %y;", "cvt.rn.f16x2.e4m3x2 %x{i}, %h{i};"]),
+    ("u5", "mul.rn.f16x2", "HMUL2",
+     ["mul.rn.f16x2 %x{i}, %x{i}, %y;"]),
+    ("u6", "mul.rn.bf16x2", "HMUL2.BF16",
+     ["mul.rn.bf16x2 %x{i}, %x{i}, %y;"]),
+    ("u7", "min.f16x2+xor", "HMNMX2",
+     ["min.f16x2 %x{i}, %x{i}, %y;", "xor.b32 %x{i}, %x{i}, %z;"]),
+    ("u8", "max.bf16x2+xor", "HMNMX2.BF16",
+     ["max.bf16x2 %x{i}, %x{i}, %y;", "xor.b32 %x{i}, %x{i}, %z;"]),
+    ("u9", "dp4a.u32.u32", "IDP.4A",
+     ["dp4a.u32.u32 %x{i}, %x{i}, %y, %z;"]),
+    ("u10", "dp2a.lo.u32.u32", "IDP.2A",
+     ["dp2a.lo.u32.u32 %x{i}, %x{i}, %y, %z;"]),
+    ("u11", "mul.rn.f64", "DMUL",
+     ["mul.rn.f64 %d{i}, %d{i}, %dy;"]),
+    ("u12", "min.f32+max.f32", "FMNMX",
+     ["min.f32 %x{i}, %x{i}, %y;", "max.f32 %x{i}, %x{i}, %z;"]),
+    ("u32", "cvt.rn.f16.f64+cvt.f64.f16", "F2F.F16.F64+F2F.F64.F16",
+     ["cvt.rn.f16.f64 %h{i}, %d{i};", "cvt.f64.f16 %d{i}, %h{i};"]),
+    ("u13", "cvt.rni.f32.f32+xor", "FRND",
+     ["cvt.rni.f32.f32 %x{i}, %x{i};", "xor.b32 %x{i}, %x{i}, %z;"]),
+    ("u14", "min.f64+xor", "DSETP.MIN+FSEL+SEL (no DMNMX)",
+     ["min.f64 %d{i}, %d{i}, %dy;", "xor.b64 %d{i}, %d{i}, %dz;"]),
+    ("u15", "bmsk.clamp.b32", "BMSK",
+     ["bmsk.clamp.b32 %x{i}, %x{i}, %y;"]),
+    ("u16", "szext.clamp.s32+xor", "SGXT",
+     ["szext.clamp.s32 %x{i}, %x{i}, %y;", "xor.b32 %x{i}, %x{i}, %z;"]),
+    ("u18", "add.u16x2", "VIADD.16",
+     ["add.u16x2 %x{i}, %x{i}, %y;"]),
+    ("u19", "min.u16x2+xor", "VIMNMX.U16",
+     ["min.u16x2 %x{i}, %x{i}, %y;", "xor.b32 %x{i}, %x{i}, %z;"]),
+    ("u20", "max.s16x2+xor", "VIMNMX.S16",
+     ["max.s16x2 %x{i}, %x{i}, %y;", "xor.b32 %x{i}, %x{i}, %z;"]),
+    ("u21", "sad.u32", "VABSDIFF.U32",
+     ["sad.u32 %x{i}, %x{i}, %y, %z;"]),
+    ("u22", "copysign.f32", "LOP3.LUT",
+     ["copysign.f32 %x{i}, %y, %x{i};"]),
+    ("u23", "redux.sync.add.u32", "REDUX.SUM",
+     ["redux.sync.add.u32 %x{i}, %x{i}, 0xffffffff;"]),
+    ("u24", "redux.sync.min.u32+xor", "REDUX.MIN",
+     ["redux.sync.min.u32 %x{i}, %x{i}, 0xffffffff;", "xor.b32 %x{i}, %x{i}, %z;"]),
+    ("u25", "redux.sync.and.b32+xor", "REDUX.AND",
+     ["redux.sync.and.b32 %x{i}, %x{i}, 0xffffffff;", "xor.b32 %x{i}, %x{i}, %z;"]),
+    ("u26", "match.any.sync.b32", "MATCH.ANY",
+     ["match.any.sync.b32 %x{i}, %x{i}, 0xffffffff;"]),
+    ("u27", "match.all.sync.b32+selp", "MATCH.ALL",
+     ["match.all.sync.b32 %x{i}|%p{i}, %x{i}, 0xffffffff;", "selp.b32 %x{i}, %x{i}, %y, %p{i};"]),
+    ("u28", "setp+vote.sync.ballot", "VOTE.ANY",
+     ["setp.ne.u32 %p{i}, %x{i}, %y;", "vote.sync.ballot.b32 %x{i}, %p{i}, 0xffffffff;"]),
+    ("u29", "or+elect.sync(data mask)+add", "ELECT (+REDUX.OR, R2UR, BRA.DIV)",
+     ["or.b32 %w{i}, %x{i}, %m;", "elect.sync %w{i}|%p{i}, %w{i};", "add.u32 %x{i}, %x{i}, %w{i};"]),
+    ("u30", "setp+bar.red.popc", "BAR.RED.POPC",
+     ["setp.ne.u32 %p{i}, %x{i}, %y;", "bar.red.popc.u32 %x{i}, 0, %p{i};"]),
+    ("u33", "bfe.u32", "SGXT.U32 (in the bfe lowering)",
+     ["bfe.u32 %x{i}, %x{i}, %y, %z;"]),
+    ("u34", "bfi.b32", "BMSK (in the bfi lowering)",
+     ["bfi.b32 %x{i}, %x{i}, %z, %y, %y;"]),
+    ("u35", "xor.pred+and.pred+xor.pred (2 loop-carried preds)", "PLOP3.LUT (+ISETP for %q)",
+     ["xor.pred %p{i}, %p{i}, %pb{i};", "and.pred %pb{i}, %pb{i}, %q;", "xor.pred %pb{i}, %pb{i}, %p{i};"]),
+    ("u36", "add.s32+min.s32 (fused by ptxas)", "VIADDMNMX",
+     ["add.s32 %x{i}, %x{i}, %y;", "min.s32 %x{i}, %x{i}, %z;"]),
+    ("u37", "max.s32+min.s32", "VIMNMX (no partner)",
+     ["max.s32 %x{i}, %x{i}, %y;", "min.s32 %x{i}, %x{i}, %z;"]),
+    ("u38", "min.NaN.f32+max.NaN.f32", "FMNMX.NAN",
+     ["min.NaN.f32 %x{i}, %x{i}, %y;", "max.NaN.f32 %x{i}, %x{i}, %z;"]),
+    ("u31", "shfl.sync.idx", "SHFL.IDX",
+     ["shfl.sync.idx.b32 %x{i}, %x{i}, %x{i}, 0x1f, 0xffffffff;"]),
+]
+
+# Reference rows: H100 rows (microbench.json) measured again here, so the new
+# rows can be put next to the H100 set (same SM? same cycles?) and partners
+# subtracted with figures from the same GPU.
+REFS = [
+    ("r0", "b0", "add.u32+xor (H100 b0)", "IMAD.IADD+LOP3.LUT"),
+    ("r21", "b21", "selp.b32 (H100 b21)", "SEL"),
+    ("r29", "b29", "lop3.b32 (H100 b29)", "LOP3.LUT"),
+    ("r36", "b36", "setp.lt.f32+selp (H100 b36)", "FSETP+SEL"),
+    ("r38", "b38", "fma.rn.f32 (H100 b38)", "FFMA"),
+    ("r43", "b43", "add.rn.f64 (H100 b43)", "DADD"),
+    ("r52", "b52", "shfl.sync.bfly (H100 b52)", "SHFL.BFLY"),
+]
+H100 = os.path.join(HERE, "..", "..", "..", "sim-core", "data", "calibration", "h100", "microbench.json")
+
+MODES = {"lat": (1, 1), "tput": (32, 4)}
+# Rows whose tput kernel runs one chain per thread: with 4, ptxas runs out of
+# the 7 predicate registers and spills them (P2R), which is not the opcode.
+TPUT_CHAINS = {"u35": 1}
+
+
+def body_lines(body, chains):
+    out = []
+    for _ in range(COPIES):
+        for line in body:
+            for c in range(chains):
+                out.append("  " + line.replace("{i}", str(c)))
+    return out
+
+
+def regs(chains):
+    def rl(p):
+        return ", ".join(f"%{p}{c}" for c in range(chains))
+    return (f"  .reg .b32 %y, %z, %m, %cnt, %tx, %wid, %t32, {rl('x')}, {rl('w')};\n"
+            f"  .reg .b16 %hy, {rl('h')};\n"
+            f"  .reg .b64 %dy, %dz, %ra, %rb, %c0, %c1, {rl('d')};\n"
+            f"  .reg .pred %q, %pz, %pl, {rl('p')}, {rl('pb')};\n")
+
+
+def kernel(name, chains, body):
+    init = []
+    for c in range(chains):
+        init += [f"  add.u32 %x{c}, %tx, {0x1234567 + 0x111 * c};",
+                 f"  mov.u32 %w{c}, %z;",
+                 f"  cvt.u16.u32 %h{c}, %x{c};",
+                 f"  or.b16 %h{c}, %h{c}, %hy;",
+                 f"  cvt.u64.u32 %d{c}, %x{c};",
+                 f"  add.u64 %d{c}, %d{c}, %dz;",
+                 f"  setp.lt.u32 %p{c}, %x{c}, %z;",
+                 f"  setp.lt.u32 %pb{c}, %x{c}, %y;"]
+    stores = []
+    for c in range(chains):
+        stores += [f"  st.global.u32 [%rb+{16 * c}], %x{c};",
+                   f"  st.global.u16 [%rb+{16 * c + 4}], %h{c};",
+                   f"  selp.u32 %t32, 1, 0, %p{c};",
+                   f"  add.u32 %t32, %t32, %w{c};",
+                   f"  st.global.u8 [%rb+{16 * c + 6}], %t32;",
+                   f"  selp.u32 %t32, 1, 0, %pb{c};",
+                   f"  st.global.u8 [%rb+{16 * c + 7}], %t32;",
+                   f"  st.global.u64 [%rb+{16 * c + 8}], %d{c};"]
+    return f""".visible .entry {name}(.param .u64 pin, .param .u64 pout, .param .u64 pclk)
+{{
+{regs(chains)}  mov.u32 %tx, %tid.x;
+  ld.param.u64 %ra, [pin];
+  cvta.to.global.u64 %ra, %ra;
+  ld.global.u32 %y, [%ra+0];
+  ld.global.u32 %z, [%ra+4];
+  ld.global.u32 %m, [%ra+8];
+  ld.global.u16 %hy, [%ra+12];
+  ld.global.u64 %dy, [%ra+16];
+  ld.global.u64 %dz, [%ra+24];
+  ld.global.u32 %cnt, [%ra+32];
+  setp.ne.u32 %q, %cnt, 0;
+  ld.global.u32 %cnt, [%ra+36];
+  setp.ne.u32 %pz, %cnt, 0;
+  ld.global.u32 %cnt, [%ra+40];
+{chr(10).join(init)}
+  mov.u64 %c0, %clock64;
+LOOP:
+{chr(10).join(body_lines(body, chains))}
+  add.u32 %cnt, %cnt, 1;
+  setp.lt.u32 %pl, %cnt, {ITER};
+  @%pl bra LOOP;
+  mov.u64 %c1, %clock64;
+  ld.param.u64 %rb, [pclk];
+  cvta.to.global.u64 %rb, %rb;
+  shr.u32 %wid, %tx, 5;
+  mul.wide.u32 %ra, %wid, 16;
+  add.u64 %rb, %rb, %ra;
+  st.global.u64 [%rb], %c0;
+  st.global.u64 [%rb+8], %c1;
+  ld.param.u64 %rb, [pout];
+  cvta.to.global.u64 %rb, %rb;
+  mul.wide.u32 %ra, %tx, {16 * chains};
+  add.u64 %rb, %rb, %ra;
+{chr(10).join(stores)}
+  ret;
+}}
+"""
+
+
+# Input buffer (48 bytes): y, z, m, hy(+pad), dy, dz, q-source, pz-source, counter start.
+def input_bytes():
+    import struct
+    return (struct.pack("<IIIHH", 0x30201, 0x10203040, 0xffffffff, 0x4000, 0)
+            + struct.pack("<dd", 1.0000001, 0.5)
+            + struct.pack("<III", 1, 0, 0) + bytes(4))
+
+
+SIMCLI = os.environ.get("SIMCLI", "/work/target-speed-v3/release/simcli")
+
+
+def kernel_text(warps, chains, body):
+    """The row as kernel text for `simcli run` (the loop's bra has no form there)."""
+    import struct
+    dy = struct.unpack("<Q", struct.pack("<d", 1.0000001))[0]
+    lines = [".version 8.0", ".target sm_90", f".warps {warps}",
+             ".reg .b32 %y, %z, %m, %cnt;", ".reg .b16 %hy;", ".reg .b64 %dy, %dz;",
+             ".reg .pred %q, %pz, %pl;"]
+    for t, p in (("b32", "x"), ("b32", "w"), ("b16", "h"), ("b64", "d"), ("pred", "p"), ("pred", "pb")):
+        lines.append(f".reg .{t} " + ", ".join(f"%{p}{c}" for c in range(chains)) + ";")
+    lines += ["mov.u32 %y, 0x30201;", "mov.u32 %z, 0x10203040;", "mov.u32 %m, 0xffffffff;",
+              "mov.b16 %hy, 0x4000;", f"mov.b64 %dy, {dy:#x};", "mov.b64 %dz, 0x3fe0000000000000;",
+              "setp.ne.u32 %q, %m, 0;", "setp.eq.u32 %pz, %m, 0;", "mov.u32 %cnt, 0;"]
+    for c in range(chains):
+        x = 0x1234567 + 0x111 * c
+        lines += [f"mov.u32 %x{c}, {x:#x};", f"mov.u32 %w{c}, 0x10203040;",
+                  f"mov.b16 %h{c}, {(x & 0xffff) | 0x4000:#x};", f"mov.b64 %d{c}, {x + (1 << 61):#x};",
+                  f"setp.lt.u32 %p{c}, %x{c}, %z;", f"setp.lt.u32 %pb{c}, %x{c}, %y;"]
+    lines.append(f".repeat {ITER} {{")
+    lines += body_lines(body, chains)
+    lines += ["  add.u32 %cnt, %cnt, 1;", f"  setp.lt.u32 %pl, %cnt, {ITER};", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def write_kernel_texts(manifest, rows_by_name):
+    """Keep a kernel text only where simcli accepts every form in it."""
+    kdir = os.path.join(HERE, "kernels")
+    os.makedirs(kdir, exist_ok=True)
+    for f in os.listdir(kdir):
+        if f.endswith(".ptx"):
+            os.remove(os.path.join(kdir, f))
+    have = os.path.exists(SIMCLI)
+    for row in manifest:
+        text = kernel_text(row["warps"], row["chains_per_thread"], row["ptx_body"])
+        path = os.path.join(kdir, row["name"] + ".ptx")
+        with open(path, "w") as f:
+            f.write(text)
+        if not have:
+            continue  # cannot tell here; keep the file, compare.py reports refusals
+        r = subprocess.run([SIMCLI, "run", path, "--arch", "sm_90"], capture_output=True, text=True)
+        if r.returncode == 0:
+            row["kernel_text"] = f"kernels/{row['name']}.ptx"
+        else:
+            os.remove(path)
+            row["simcli_refuses"] = (r.stderr.strip().splitlines() or ["?"])[0][:200]
+
+
+INSN = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_.]*)")
+LABEL = re.compile(r"^\s*(\.L_x_\d+):")
+BRA = re.compile(r"\bBRA\s+(?:`\()?(\.L_x_\d+)")
+
+
+def loop_histograms(cubin):
+    """Per kernel: opcode histogram of the loop (backward BRA target .. BRA)."""
+    r = subprocess.run([NVDISASM, "-c", cubin], capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"nvdisasm failed: {r.stderr}")
+    funcs = collections.defaultdict(list)  # name -> [(label|None, opcode|None, line)]
+    cur = None
+    for line in r.stdout.splitlines():
+        m = re.match(r"^\s*\.text\.(\S+):", line) or re.match(r"^\s*\.section\s+\.text\.([^,\s]+)", line)
+        if m:
+            cur = m.group(1)
+            continue
+        if cur is None:
+            continue
+        lm = LABEL.match(line)
+        if lm:
+            funcs[cur].append(("label", lm.group(1), line))
+            continue
+        im = INSN.search(line)
+        if im:
+            funcs[cur].append(("insn", im.group(2), line))
+    hists = {}
+    for name, items in funcs.items():
+        labels = {}
+        loop = None
+        for idx, (kind, val, line) in enumerate(items):
+            if kind == "label":
+                labels[val] = idx
+            elif val == "BRA":
+                b = BRA.search(line)
+                if b and b.group(1) in labels and loop is None:
+                    loop = (labels[b.group(1)], idx)
+        if loop is None:
+            hists[name] = None
+            continue
+        h = collections.Counter(v for k, v, _ in items[loop[0]:loop[1] + 1] if k == "insn")
+        hists[name] = dict(h)
+    return hists
+
+
+def main():
+    kernels, manifest = [], []
+    with open(H100) as f:
+        h100 = {r["name"]: r for r in json.load(f)["results"]}
+    rows = [(n, op, sass, body, None) for n, op, sass, body in ROWS]
+    for n, b, op, sass in REFS:
+        rows.append((n, op, sass, h100[f"{b}_lat"]["ptx_body"], b))
+    for name, op, sass, body, ref in rows:
+        for mode, (warps, chains) in MODES.items():
+            if mode == "tput":
+                chains = TPUT_CHAINS.get(name, chains)
+            kname = f"{name}_{mode}"
+            kernels.append(kernel(kname, chains, body))
+            manifest.append({
+                "name": kname, "op": op, "isolates": sass, "mode": mode, "warps": warps,
+                "chains_per_thread": chains, "ptx_body": body,
+                "ptx_instructions_per_chain": len(body) * COPIES * ITER, "kernel": kname,
+            })
+            if ref:
+                hr = h100[f"{ref}_{mode}"]
+                manifest[-1].update({"h100_row": hr["name"], "h100_cycles": hr["h100_cycles"],
+                                     "h100_sass_opcodes_per_loop_iteration": hr["sass_opcodes_per_loop_iteration"]})
+    ptx = f".version {VERSION}\n.target sm_90\n.address_size 64\n\n" + "\n".join(kernels)
+    with open(os.path.join(HERE, "ubench.ptx"), "w") as f:
+        f.write(ptx)
+    with open(os.path.join(HERE, "ubench.in.bin"), "wb") as f:
+        f.write(input_bytes())
+    cubin = os.path.join(HERE, "ubench.cubin")
+    r = subprocess.run([PTXAS, "-arch=sm_90", os.path.join(HERE, "ubench.ptx"), "-o", cubin],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"ptxas rejected ubench.ptx:\n{r.stderr[:4000]}")
+    ver = subprocess.run([PTXAS, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    hists = loop_histograms(cubin)
+    for row in manifest:
+        h = hists.get(row["kernel"])
+        row["sass_per_loop_iteration"] = sum(h.values()) if h else None
+        row["sass_opcodes_per_loop_iteration"] = h
+        if "h100_row" in row:
+            same = h == row["h100_sass_opcodes_per_loop_iteration"]
+            row["same_sass_as_h100_row"] = same
+            if not same:
+                print(f"note: {row['name']} SASS differs from {row['h100_row']}'s", file=sys.stderr)
+    write_kernel_texts(manifest, None)
+    doc = {
+        "compiler": f"ptxas ({ver}), -arch=sm_90",
+        "ptx_version": VERSION,
+        "loop": {"iterations": ITER, "unrolled_body_copies": COPIES,
+                 "overhead_per_iteration": "add.u32 counter; setp.lt.u32; @p bra"},
+        "input": "ubench.in.bin (48 bytes: y=0x30201 z=0x10203040 m=0xffffffff hy=0x4000 "
+                 "dy=1.0000001 dz=0.5 q=1 pz=0 counter=0)",
+        "out_bytes_per_thread_per_chain": 16,
+        "rows": manifest,
+    }
+    with open(os.path.join(HERE, "manifest.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    for row in manifest:
+        h = row["sass_opcodes_per_loop_iteration"]
+        kt = row.get("kernel_text") or ("simcli refuses: " + row.get("simcli_refuses", "?"))
+        print(f"{row['name']:10} {row['op']:45} {json.dumps(h)}  [{kt}]")
+
+
+if __name__ == "__main__":
+    main()
