@@ -1,0 +1,56 @@
+#!/bin/bash
+# One short session on a lent GPU machine: every measurement tools/gpu
+# prepares, each part under its own time limit, so that one failing part
+# leaves the others' results.
+#
+#   tools/gpu/device_prepare.sh            # here: builds .gpu/ (git-ignored)
+#   tools/gpu/device_run.sh OUTDIR         # there, from the repository root
+#
+# OUTDIR gets results.tar.gz (everything small) and the whole-domain files,
+# which do not compress; log.txt is the run's log.
+set -u
+OUT=${1:?usage: device_run.sh OUTDIR}
+G=.gpu
+# Only 8 files come back from the lent machine: the results are gathered in
+# one archive, and the work folder stays outside OUTDIR.
+W=${GPU_WORK:-/tmp/gpu-work}
+rm -rf "$W"
+mkdir -p "$W" "$OUT"
+exec > >(tee "$OUT/log.txt") 2>&1
+export PYTHONUNBUFFERED=1
+step() { echo "=== [$(date +%T)] $*"; }
+
+step info
+{
+    date -u
+    nvidia-smi
+    nvidia-smi -q | grep -E -i "product name|driver version|cuda version|vbios|clocks|graphics|sm |memory  |max|power limit" | head -60
+    command -v nvcc && nvcc --version
+    python3 --version
+    uname -a
+    cat /proc/driver/nvidia/version
+} > "$W/info.txt" 2>&1
+head -20 "$W/info.txt"
+
+step "microbenchmarks (tools/gpu/ubench)"
+timeout 300 python3 tools/gpu/ubench/run.py "$W/ubench" > "$W/ubench.log" 2>&1
+echo "ubench rc=$?"; tail -5 "$W/ubench.log"
+
+step "vectors (tools/gpu/run.py)"
+for d in "$G"/vectors/*/; do
+    n=$(basename "$d")
+    timeout 120 python3 tools/gpu/run.py "$d" --observed "$W/vectors-$n.observed.jsonl" > "$W/vectors-$n.log" 2>&1
+    echo "$n rc=$? $(tail -1 "$W/vectors-$n.log")"
+done
+
+step "launches (tools/gpu/launch_check.py)"
+mapfile -t L < <(ls workloads/*.json sim-kernel/tests/data/*/*.json sim-module/tests/data/*/*.json \
+    | grep -v -E 'sgemm_2048')
+timeout 240 python3 tools/gpu/launch_check.py "$W/launches" "${L[@]}" --inputs "$G/inputs" --max-random 1048576 \
+    > "$W/launches.log" 2>&1
+echo "launches rc=$? $(tail -1 "$W/launches.log")"
+
+step done
+cp "$OUT/log.txt" "$W/log.txt"
+tar czf "$OUT/results.tar.gz" -C "$(dirname "$W")" "$(basename "$W")"
+ls -la "$OUT"
