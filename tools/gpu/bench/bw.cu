@@ -42,14 +42,20 @@ __global__ void k_triad(T *__restrict__ a, const T *__restrict__ b, const T *__r
 }
 
 // Atomics: every thread does `iters` atomicAdd(+1) on u32 (result unused, so
-// ptxas emits RED for global and ATOMS for shared). Modes: 0 one address for
-// all threads (the whole grid for global, the block for shared); 1 one
-// address per warp (128 bytes apart); 2 one address per thread, coalesced;
-// 3 pseudo-random over 1 MiB (global) or 32 KiB (shared), a per-thread LCG.
+// ptxas emits REDG.E.ADD for global and ATOMS.POPC.INC for shared). Modes:
+// 0 one address for all threads (the whole grid for global, the block for
+// shared), computed as tid & zero with zero = 0 a kernel argument, so the
+// compiler cannot see that it is uniform and every lane issues its own add;
+// 1 one address per warp (128 bytes apart); 2 one address per thread,
+// coalesced; 3 pseudo-random over 1 MiB (global) or 32 KiB (shared), a
+// per-thread LCG; 4 the literal address 0, which nvcc turns into one add of
+// popc(active lanes) per warp (VOTEU.ANY + POPC + one RED; warp-aggregated).
 // Thread 0 of each block records its clocks (BlockRec) for the clock rate.
-template <int MODE> __device__ __forceinline__ unsigned aidx(unsigned gtid, unsigned &x, unsigned mask)
+template <int MODE> __device__ __forceinline__ unsigned aidx(unsigned gtid, unsigned &x, unsigned mask, unsigned zero)
 {
     if (MODE == 0)
+        return gtid & zero;
+    if (MODE == 4)
         return 0;
     if (MODE == 1)
         return (gtid >> 5) * 32u & mask;
@@ -58,19 +64,19 @@ template <int MODE> __device__ __forceinline__ unsigned aidx(unsigned gtid, unsi
     x = x * 1664525u + 1013904223u;
     return (x >> 8) & mask;
 }
-template <int MODE> __global__ void k_atom_global(unsigned *g, int iters, BlockRec *rec)
+template <int MODE> __global__ void k_atom_global(unsigned *g, int iters, BlockRec *rec, unsigned zero)
 {
     long long c0 = clock64();
     unsigned long long t0 = gtimer();
     const unsigned gtid = blockIdx.x * blockDim.x + threadIdx.x;
     unsigned x = gtid * 2654435761u + 1u;
     for (int i = 0; i < iters; ++i)
-        atomicAdd(&g[aidx<MODE>(gtid, x, (1u << 18) - 1)], 1u);
+        atomicAdd(&g[aidx<MODE>(gtid, x, (1u << 18) - 1, zero)], 1u);
     __syncthreads();
     if (threadIdx.x == 0)
         rec[blockIdx.x] = BlockRec{smid(), 0, c0, clock64(), t0, gtimer()};
 }
-template <int MODE> __global__ void k_atom_shared(unsigned *g, int iters, BlockRec *rec)
+template <int MODE> __global__ void k_atom_shared(unsigned *g, int iters, BlockRec *rec, unsigned zero)
 {
     __shared__ unsigned s[8192];
     long long c0 = clock64();
@@ -81,7 +87,7 @@ template <int MODE> __global__ void k_atom_shared(unsigned *g, int iters, BlockR
     const unsigned tid = threadIdx.x;
     unsigned x = (blockIdx.x * blockDim.x + tid) * 2654435761u + 1u;
     for (int i = 0; i < iters; ++i)
-        atomicAdd(&s[aidx<MODE>(tid, x, 8191)], 1u);
+        atomicAdd(&s[aidx<MODE>(tid, x, 8191, zero)], 1u);
     __syncthreads();
     if (tid == 0) {
         g[blockIdx.x] = s[0];
@@ -159,18 +165,30 @@ static double clock_ghz(const std::vector<BlockRec> &r)
     return v[v.size() / 2];
 }
 
-template <int MODE> static void atomics(unsigned *g, BlockRec *rec, int sms, int blocks)
+// One full wave: SMs x the kernel's own occupancy (the shared kernels' 32 KiB
+// of shared memory allows fewer blocks per SM than the global ones).
+template <typename K> static int wave(K kernel, int sms)
+{
+    int per_sm = 0;
+    if (!CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, 256, 0)) || per_sm < 1)
+        per_sm = 1;
+    return sms * per_sm;
+}
+
+template <int MODE> static void atomics(unsigned *g, BlockRec *rec, int sms)
 {
     const int threads = 256;
-    const char *mname[] = {"same_address", "per_warp_address", "distinct_coalesced", "random"};
+    const char *mname[] = {"same_address", "per_warp_address", "distinct_coalesced", "random",
+                           "same_address_warp_aggregated"};
     for (int shared = 0; shared < 2; ++shared) {
         const int iters = shared ? 256 : 64;
+        const int blocks = shared ? wave(k_atom_shared<MODE>, sms) : wave(k_atom_global<MODE>, sms);
         double best = 0, med = 0;
         bool ok;
         if (shared)
-            ok = timeit([&] { k_atom_shared<MODE><<<blocks, threads>>>(g, iters, rec); }, 3, &best, &med);
+            ok = timeit([&] { k_atom_shared<MODE><<<blocks, threads>>>(g, iters, rec, 0u); }, 3, &best, &med);
         else
-            ok = timeit([&] { k_atom_global<MODE><<<blocks, threads>>>(g, iters, rec); }, 3, &best, &med);
+            ok = timeit([&] { k_atom_global<MODE><<<blocks, threads>>>(g, iters, rec, 0u); }, 3, &best, &med);
         if (!ok)
             continue;
         std::vector<BlockRec> r(blocks);
@@ -225,10 +243,11 @@ int main(int argc, char **argv)
     unsigned *g = (unsigned *)B;  // 1 MiB of counters is enough for every mode
     BlockRec *rec = (BlockRec *)C;
     CK(cudaMemset(g, 0, 1 << 20));
-    atomics<0>(g, rec, sms, blocks);
-    atomics<1>(g, rec, sms, blocks);
-    atomics<2>(g, rec, sms, blocks);
-    atomics<3>(g, rec, sms, blocks);
+    atomics<0>(g, rec, sms);
+    atomics<1>(g, rec, sms);
+    atomics<2>(g, rec, sms);
+    atomics<3>(g, rec, sms);
+    atomics<4>(g, rec, sms);
     jsonl("{\"kind\":\"done\",\"prog\":\"bw\",\"errors\":%d}", g_errors);
     return g_errors ? 1 : 0;
 }

@@ -100,21 +100,24 @@ __global__ void clock_overhead(long long *cyc)
 }
 
 // Constant memory: cbuf is all zeros, so v stays 0, but the compiler cannot
-// know: each access depends on the previous one. Lane l reads word
-// (l % k) * 64 + v: k distinct 256-byte-apart words per warp (k = 1 is a
-// broadcast). One warp gives the latency; 32 warps the throughput.
+// know: each access depends on the previous one. Lane l reads the word at
+// byte (l % k) * 256 + v: k distinct 256-byte-apart words per warp (k = 1 is
+// a broadcast). One warp gives the latency (plus one dependent IADD per
+// access); 32 warps the throughput.
 #define CWORDS 16384
 __constant__ uint32_t cbuf[CWORDS];
 __global__ void const_gather(int k, int iters, long long *cyc, uint32_t *sink)
 {
     const unsigned lane = threadIdx.x & 31;
-    const unsigned off = (lane % (unsigned)k) * 64u;
+    // byte offsets, so each access is one IADD and one LDC (v is 0 at run time)
+    const unsigned offb = (lane % (unsigned)k) * 256u;
+    const char *base = (const char *)cbuf;
     uint32_t v = 0;
     __syncthreads();
     long long t0 = clock64();
 #pragma unroll 16
     for (int i = 0; i < iters; ++i)
-        v = cbuf[(off + v) & (CWORDS - 1)];
+        v = *(const uint32_t *)(base + offb + v);
     __syncthreads();
     long long t1 = clock64();
     if (v == 12345u)
