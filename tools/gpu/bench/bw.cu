@@ -215,6 +215,7 @@ int main(int argc, char **argv)
     if (!device_header("bw", &sms))
         return 3;
     CK(cudaEventCreate(&ev0));
+    spin_warmup(sms, 300);
     CK(cudaEventCreate(&ev1));
     const size_t GiB = 1ull << 30;
     char *A = nullptr, *B = nullptr, *C = nullptr;

@@ -114,6 +114,29 @@ struct BlockRec {
     unsigned long long gt0, gt1;
 };
 
+// Keeps every SM busy for `ms` milliseconds (by %globaltimer) so the clocks
+// have left idle (an idle H200 reads 345 MHz) before anything is measured.
+__global__ void spin_kernel(unsigned long long ns, unsigned *sink)
+{
+    const unsigned long long t0 = gtimer();
+    unsigned n = 0;
+    // the cap ends the loop even if %globaltimer were frozen
+    while (gtimer() - t0 < ns && n < 20000000u)
+        ++n;
+    if (n == 0xffffffffu)
+        sink[0] = n;
+}
+static void spin_warmup(int sms, int ms)
+{
+    unsigned *s = nullptr;
+    if (!CK(cudaMalloc(&s, 4)))
+        return;
+    spin_kernel<<<sms * 4, 256>>>((unsigned long long)ms * 1000000ull, s);
+    CK(cudaGetLastError());
+    CK(cudaDeviceSynchronize());
+    CK(cudaFree(s));
+}
+
 // Simple host RNG (xorshift64*), fixed seeds so runs are repeatable.
 struct Rng {
     uint64_t s;

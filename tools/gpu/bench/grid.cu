@@ -449,6 +449,7 @@ int main(int argc, char **argv)
     if (!device_header("grid", &sms))
         return 3;
     CK(cudaEventCreate(&ev0));
+    spin_warmup(sms, 300);
     CK(cudaEventCreate(&ev1));
     rec_cap = 1 << 20;
     if (!CK(cudaMalloc(&d_rec, rec_cap * sizeof(BlockRec))))

@@ -283,6 +283,7 @@ int main(int argc, char **argv)
         return 3;
     if (!CK(cudaMalloc(&d_sink, 64)) || !CK(cudaMalloc(&d_cyc, 64)))
         return 2;
+    spin_warmup(sms, 300);
     {
         long long c = 0;
         clock_overhead<<<1, 1>>>(d_cyc);

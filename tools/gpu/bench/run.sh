@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the GPU benchmarks and collects their results in one flat folder.
-#   tools/gpu/bench/run.sh OUTDIR [--tar] [--bin BINDIR] [--only "grid bw memlat"]
+#   tools/gpu/bench/run.sh OUTDIR [--tar | --tar-to FILE] [--bin BINDIR] [--only "grid bw memlat"]
 # BINDIR (default tools/gpu/bench/bin, or $BENCH_BIN) holds the binaries made
 # by build.sh. A binary that is missing or cannot start (exit 126/127, or a
 # loader error such as a too-old glibc) is rebuilt here with
@@ -9,23 +9,28 @@
 # OUTDIR/clocks.csv (nvidia-smi clocks before and after each program),
 # OUTDIR/status.txt (one line per program), each program's results
 # (NAME.jsonl, grid_*.bin) and NAME.stdout / NAME.stderr. --tar also packs
-# them into OUTDIR/bench.tar.gz. Exit status: 0 when every program ran
+# them into OUTDIR/bench.tar.gz, --tar-to FILE into FILE (e.g. one file in
+# the device tool's $OUT, which takes back at most 8 files). With cuobjdump
+# there, NAME.sass is the machine code that ran. Exit status: 0 when every program ran
 # cleanly, 3 when there is no usable GPU, 1 otherwise.
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
-out=""; tar=0; bindir="${BENCH_BIN:-$here/bin}"; only="grid bw memlat"
+out=""; tar=0; tarfile=""; bindir="${BENCH_BIN:-$here/bin}"; only="grid bw memlat"
 while [ $# -gt 0 ]; do
     case "$1" in
     --tar) tar=1 ;;
+    --tar-to) shift; tar=1; tarfile="$1" ;;
     --bin) shift; bindir="$1" ;;
     --only) shift; only="$1" ;;
     *) out="$1" ;;
     esac
     shift
 done
-if [ -z "$out" ]; then echo "usage: $0 OUTDIR [--tar] [--bin BINDIR] [--only \"grid bw memlat\"]" >&2; exit 2; fi
+if [ -z "$out" ]; then echo "usage: $0 OUTDIR [--tar | --tar-to FILE] [--bin BINDIR] [--only \"grid bw memlat\"]" >&2; exit 2; fi
 mkdir -p "$out" || exit 2
 out="$(cd "$out" && pwd)"
+[ -n "$tarfile" ] || tarfile="$out/bench.tar.gz"
+pack() { tar -C "$out" --exclude bench.tar.gz -czf "$tarfile" . && echo "wrote $tarfile"; }
 # seconds per program (the whole suite normally takes well under two minutes)
 declare -A limit=([grid]=${BENCH_T_GRID:-200} [bw]=${BENCH_T_BW:-120} [memlat]=${BENCH_T_MEMLAT:-200})
 
@@ -77,6 +82,7 @@ run_prog() {  # name binary
     local t1=$(date +%s)
     clocks "after_$p"
     echo "$p rc=$rc seconds=$((t1 - t0)) binary=$bin" >> "$out/status.txt"
+    if command -v cuobjdump >/dev/null 2>&1; then cuobjdump --dump-sass "$bin" > "$out/$p.sass" 2>&1; fi
 }
 
 loader_failed() {  # name: did the binary fail to start?
@@ -113,13 +119,11 @@ for p in $only; do
     0) echo "$p: ok" ;;
     3) echo "$p: no usable CUDA device ($(grep -m1 'no CUDA device' "$out/$p.stderr" 2>/dev/null))" >&2
        echo "no GPU: stopping; $info was written" >&2
-       [ $tar = 1 ] && tar -C "$out" --exclude bench.tar.gz -czf "$out/bench.tar.gz" .
+       [ $tar = 1 ] && pack
        exit 3 ;;
     124|137) echo "$p: timed out after ${limit[$p]} s (results so far kept)" >&2; status=1 ;;
     *) echo "$p: exit $rc (see $p.stderr)" >&2; status=1 ;;
     esac
 done
-if [ $tar = 1 ]; then
-    tar -C "$out" --exclude bench.tar.gz -czf "$out/bench.tar.gz" . && echo "wrote $out/bench.tar.gz"
-fi
+[ $tar = 1 ] && pack
 exit $status
