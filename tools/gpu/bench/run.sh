@@ -32,7 +32,7 @@ out="$(cd "$out" && pwd)"
 [ -n "$tarfile" ] || tarfile="$out/bench.tar.gz"
 pack() { tar -C "$out" --exclude bench.tar.gz -czf "$tarfile" . && echo "wrote $tarfile"; }
 # seconds per program (the whole suite normally takes well under two minutes)
-declare -A limit=([grid]=${BENCH_T_GRID:-200} [bw]=${BENCH_T_BW:-120} [memlat]=${BENCH_T_MEMLAT:-200})
+declare -A limit=([grid]=${BENCH_T_GRID:-150} [bw]=${BENCH_T_BW:-90} [memlat]=${BENCH_T_MEMLAT:-150})
 
 info="$out/info.txt"
 {

@@ -10,6 +10,7 @@ Standard library only.
 """
 import json
 import os
+import re
 import statistics
 import struct
 import sys
@@ -26,6 +27,8 @@ def load(outdir, name):
     with open(path) as f:
         for line in f:
             line = line.strip()
+            # printf writes nan/inf, which JSON lacks
+            line = re.sub(r":(-?)(nan|inf)\b", ":null", line)
             if line:
                 try:
                     rows.append(json.loads(line))
