@@ -7,6 +7,7 @@
 # `nvcc -O3 -arch=sm_90` into /tmp and run from there.
 # Writes OUTDIR/info.txt (GPU, driver, CUDA, clocks, power limit, nvcc),
 # OUTDIR/clocks.csv (nvidia-smi clocks before and after each program),
+# OUTDIR/smi_NAME.csv (nvidia-smi samples every 250 ms while NAME runs),
 # OUTDIR/status.txt (one line per program), each program's results
 # (NAME.jsonl, grid_*.bin) and NAME.stdout / NAME.stderr. --tar also packs
 # them into OUTDIR/bench.tar.gz, --tar-to FILE into FILE (e.g. one file in
@@ -45,7 +46,9 @@ info="$out/info.txt"
         echo "--- nvidia-smi -L"
         nvidia-smi -L 2>&1
         echo "--- nvidia-smi --query-gpu"
-        nvidia-smi --query-gpu=name,pci.bus_id,driver_version,vbios_version,memory.total,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,clocks.applications.graphics,power.limit,power.max_limit,temperature.gpu,persistence_mode,compute_mode,mig.mode.current --format=csv 2>&1
+        # two queries: one unknown field fails a whole query
+        nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,power.limit --format=csv 2>&1
+        nvidia-smi --query-gpu=pci.bus_id,vbios_version,clocks.applications.graphics,power.max_limit,temperature.gpu,persistence_mode,compute_mode,mig.mode.current --format=csv 2>&1
         echo "--- nvidia-smi -q (excerpt)"
         nvidia-smi -q 2>&1 | grep -iE 'Product Name|Product Architecture|Driver Version|CUDA Version|VBIOS|MIG Mode|Current *:|Pending *:|Persistence|Compute Mode|Power Limit|Power Draw|Clocks Event|Throttle|Graphics|SM  |Memory  |Video|Max Clocks|Default Applications|Applications Clocks|GPU Current Temp|Bus Id|Total  ' | head -120
     else
@@ -58,8 +61,10 @@ echo "wrote $info"
 
 clocks() {  # label
     if command -v nvidia-smi >/dev/null 2>&1; then
-        printf '%s,' "$1" >> "$out/clocks.csv"
-        nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active --format=csv,noheader 2>&1 | head -1 >> "$out/clocks.csv"
+        local v r
+        v="$(nvidia-smi --query-gpu=clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv,noheader 2>&1 | head -1)"
+        r="$(nvidia-smi --query-gpu=clocks_event_reasons.active --format=csv,noheader 2>/dev/null | head -1)"
+        echo "$1,$v,$r" >> "$out/clocks.csv"
     fi
 }
 [ -f "$out/clocks.csv" ] || echo "label,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active" > "$out/clocks.csv"
@@ -76,10 +81,17 @@ find_nvcc() {
 run_prog() {  # name binary
     local p="$1" bin="$2"
     clocks "before_$p"
+    # clocks while it runs: nvidia-smi samples every 250 ms into smi_NAME.csv
+    local spid=""
+    if command -v nvidia-smi >/dev/null 2>&1; then
+        nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu --format=csv,noheader -lms 250 > "$out/smi_$p.csv" 2>&1 &
+        spid=$!
+    fi
     local t0=$(date +%s)
     timeout -k 10 "${limit[$p]}" "$bin" "$out" > "$out/$p.stdout" 2> "$out/$p.stderr"
     rc=$?
     local t1=$(date +%s)
+    if [ -n "$spid" ]; then kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; fi
     clocks "after_$p"
     echo "$p rc=$rc seconds=$((t1 - t0)) binary=$bin" >> "$out/status.txt"
     if command -v cuobjdump >/dev/null 2>&1; then cuobjdump --dump-sass "$bin" > "$out/$p.sass" 2>&1; fi
