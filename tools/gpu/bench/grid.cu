@@ -266,11 +266,19 @@ static void run_case(const Case &c, P plain, R rec, B before, C check)
         }
         std::sort(ghz.begin(), ghz.end());
         double g = ghz.empty() ? 0 : ghz[ghz.size() / 2];
+        // per block too, over blocks that lasted >= 2 us of %globaltimer
+        std::vector<double> gb;
+        for (size_t i = 0; i < blocks; ++i)
+            if (r[i].gt1 >= r[i].gt0 + 2000)
+                gb.push_back((double)(r[i].clk1 - r[i].clk0) / (double)(r[i].gt1 - r[i].gt0));
+        std::sort(gb.begin(), gb.end());
+        double g2 = gb.empty() ? 0 : gb[gb.size() / 2];
         char buf[512];
         snprintf(buf, sizeof buf,
                  "{\"sms_used\":%zu,\"blocks_per_sm_min\":%zu,\"blocks_per_sm_max\":%zu,\"cycles_global\":%lld,"
-                 "\"cycles_max_per_sm\":%lld,\"globaltimer_ns\":%llu,\"clock_ghz_median_sm\":%.4f}",
-                 per.size(), bmin, bmax, cmax - cmin, span_max, gmax - gmin, g);
+                 "\"cycles_max_per_sm\":%lld,\"globaltimer_ns\":%llu,\"clock_ghz_median_sm\":%.4f,"
+                 "\"clock_ghz_median_block\":%.4f,\"blocks_for_block_ghz\":%zu}",
+                 per.size(), bmin, bmax, cmax - cmin, span_max, gmax - gmin, g, g2, gb.size());
         sum = buf;
     }
     auto list = [](const std::vector<float> &v) {

@@ -227,9 +227,9 @@ def grid_section(outdir, rows):
         body.append([r["name"], "x".join(map(str, r["grid"])), r["blocks"], fmt(min(r["plain_ms"]) if r["plain_ms"] else None, 4),
                      fmt(min(r["rec_ms"]) if r["rec_ms"] else None, 4), lr.get("cycles_max_per_sm", ""),
                      lr.get("cycles_global", ""), fmt(lr.get("globaltimer_ns", 0) / 1e3, 1) if lr else "",
-                     fmt(lr.get("clock_ghz_median_sm"), 3), r.get("check", "")])
+                     fmt(lr.get("clock_ghz_median_sm"), 3), fmt(lr.get("clock_ghz_median_block"), 3), r.get("check", "")])
     out.append(table(["launch", "grid", "blocks", "plain ms", "rec ms", "cycles (per SM)", "cycles (global)",
-                      "globaltimer us", "GHz", "check"], body))
+                      "globaltimer us", "GHz (SM)", "GHz (block)", "check"], body))
     tl = []
     for r in g:
         t = timeline(os.path.join(outdir, r.get("rec_file", "")), r["blocks"])
@@ -295,7 +295,7 @@ def fake(outdir):
                 '"warmup_ms":[0.5],"plain_ms":[0.2,0.21,0.2],"rec_ms":[0.21,0.2,0.2],"rec_file":"grid_sgemm_1024.bin",'
                 '"rec_runs":3,"rec_bytes":40,"check":"ok","last_run":{"sms_used":4,"blocks_per_sm_min":16,'
                 '"blocks_per_sm_max":16,"cycles_global":400000,"cycles_max_per_sm":396000,"globaltimer_ns":200000,'
-                '"clock_ghz_median_sm":1.98}}\n')
+                '"clock_ghz_median_sm":1.98,"clock_ghz_median_block":1.97,"blocks_for_block_ghz":64}}\n')
         f.write('{"kind":"grid","name":"cut_short"')  # a line a timeout cut: must be skipped
     with open(os.path.join(outdir, "grid_sgemm_1024.bin"), "wb") as f:
         for run in range(runs):
@@ -313,7 +313,7 @@ def selftest():
         fake(d)
         md = summarise(d)
         checks = ["FAKE H200", "| L1 hit | ca, 128 B random, 4-64 KiB | 33.0 |", "| DRAM | cg, 128 B random, 256 MiB-1 GiB | 600.0 |",
-                  "| read | float4 | 8000.0 |", "| sgemm_1024 | 8x8x1 | 64 |", "| sgemm_1024 | 3 | 4 | 16-16 | 8-8 | 49000 |",
+                  "| read | float4 | 8000.0 |", "| sgemm_1024 | 8x8x1 | 64 |", "| 1.980 | 1.970 | ok |", "| sgemm_1024 | 3 | 4 | 16-16 | 8-8 | 49000 |",
                   "| 32 | 256.00 |", "CUDA Version", "| 1 GB | 4000.0 |"]
         bad = [c for c in checks if c not in md]
         print(md)
