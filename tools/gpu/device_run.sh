@@ -6,8 +6,10 @@
 #   tools/gpu/device_prepare.sh            # here: builds .gpu/ (git-ignored)
 #   tools/gpu/device_run.sh OUTDIR         # there, from the repository root
 #
-# OUTDIR gets results.tar.gz (everything small) and the whole-domain files,
-# which do not compress; log.txt is the run's log.
+# OUTDIR gets results.tar.gz (everything small), bench.tar.gz (the memory
+# and whole-grid benchmarks' raw records) and the whole-domain files, which
+# do not compress; log.txt is the run's log. Carry `.gpu` and
+# `tools/gpu/bench/bin` (tools/gpu/bench/build.sh) to the GPU machine.
 set -u
 OUT=${1:?usage: device_run.sh OUTDIR}
 G=.gpu
@@ -19,6 +21,10 @@ mkdir -p "$W" "$OUT"
 exec > >(tee "$OUT/log.txt") 2>&1
 export PYTHONUNBUFFERED=1
 step() { echo "=== [$(date +%T)] $*"; }
+# The whole run ends within BUDGET seconds (the lent machine's per-command
+# limit is 600): each part gets its own limit or what is left, if less.
+BUDGET=${BUDGET:-560}
+lim() { local left=$((BUDGET - SECONDS)); [ "$left" -lt "$1" ] && echo $((left > 5 ? left : 5)) || echo "$1"; }
 
 step info
 {
@@ -33,22 +39,28 @@ step info
 head -20 "$W/info.txt"
 
 step "microbenchmarks (tools/gpu/ubench)"
-timeout 300 python3 tools/gpu/ubench/run.py "$W/ubench" > "$W/ubench.log" 2>&1
+timeout $(lim 120) python3 tools/gpu/ubench/run.py "$W/ubench" > "$W/ubench.log" 2>&1
 echo "ubench rc=$?"; tail -5 "$W/ubench.log"
 
 step "vectors (tools/gpu/run.py)"
 for d in "$G"/vectors/*/; do
     n=$(basename "$d")
-    timeout 120 python3 tools/gpu/run.py "$d" --observed "$W/vectors-$n.observed.jsonl" > "$W/vectors-$n.log" 2>&1
+    timeout $(lim 90) python3 tools/gpu/run.py "$d" --observed "$W/vectors-$n.observed.jsonl" > "$W/vectors-$n.log" 2>&1
     echo "$n rc=$? $(tail -1 "$W/vectors-$n.log")"
 done
 
 step "launches (tools/gpu/launch_check.py)"
 mapfile -t L < <(ls workloads/*.json sim-kernel/tests/data/*/*.json sim-module/tests/data/*/*.json \
     | grep -v -E 'sgemm_2048')
-timeout 240 python3 tools/gpu/launch_check.py "$W/launches" "${L[@]}" --inputs "$G/inputs" --max-random 1048576 \
+timeout $(lim 150) python3 tools/gpu/launch_check.py "$W/launches" "${L[@]}" --inputs "$G/inputs" --max-random 1048576 \
     > "$W/launches.log" 2>&1
 echo "launches rc=$? $(tail -1 "$W/launches.log")"
+
+step "memory and whole-grid benchmarks (tools/gpu/bench)"
+timeout $(lim 420) tools/gpu/bench/run.sh "$W/bench" --tar-to "$OUT/bench.tar.gz" > "$W/bench.log" 2>&1
+echo "bench rc=$?"; tail -5 "$W/bench.log"
+python3 tools/gpu/bench/summarise.py "$W/bench" > "$W/bench-summary.md" 2>&1
+rm -rf "$W/bench"   # in bench.tar.gz already
 
 step done
 cp "$OUT/log.txt" "$W/log.txt"
