@@ -34,6 +34,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 HEADER = ".version 8.1\n.target sm_90\n.address_size 64\n\n"
 BLOCK = 256
+N_BLOCKS_ONE16 = 65536 // BLOCK
 GOLDEN = 0x9E3779B9
 
 
