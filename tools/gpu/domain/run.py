@@ -133,6 +133,19 @@ def load_modules(cu, text, table):
     return mods, errs
 
 
+def recover(cu, text, table):
+    """A fresh context and modules after a failed launch: a fault (e.g. 700,
+    illegal address) leaves the context unusable for every later form."""
+    try:
+        cu.lib.cuCtxDestroy_v2(cu.ctx)
+        cu.ctx = ctypes.c_void_p()
+        cu.check(cu.lib.cuCtxCreate_v2(ctypes.byref(cu.ctx), 0, cu.dev), "cuCtxCreate")
+        return load_modules(cu, text, table)
+    except Exception as e:  # noqa: BLE001  (never abort the other forms)
+        print(f"recovery failed: {e}", flush=True)
+        return {}, {i: f"no context ({e})" for i, *_ in table}
+
+
 class Writer:
     """Records into at most `files` files of at most `limit` bytes each."""
 
@@ -219,6 +232,7 @@ def main():
         print(f"JIT: {time.time() - t0:.1f} s", flush=True)
     w = Writer(a.outdir, a.files, int(a.file_mb * 1e6))
     summary = []
+    recoveries = 0
     for i, t, kind, width, _ in table:
         entry = {"index": i, "form": t, "kind": kind, "width": width}
         s = time.time()
@@ -234,8 +248,13 @@ def main():
             entry["status"] = "ok" if name else "over budget"
             if name:
                 entry["file"] = name
-        except CudaError as e:
+        except Exception as e:  # noqa: BLE001  (a failed form never aborts the others)
             entry["status"] = f"failed: {e}"
+            if not a.fake and i not in errs and recoveries < 3:
+                recoveries += 1
+                print(f"[{i}] failed ({e}); new context, modules reloaded", flush=True)
+                mods, errs2 = recover(cu, text, table)
+                errs.update(errs2)
         summary.append(entry)
         print(f"[{i}] {t} {kind}: {entry['status']} {entry.get('ms', '')} ms", flush=True)
     w.close()
