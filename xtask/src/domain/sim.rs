@@ -215,3 +215,40 @@ impl Form {
         Ok(out)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fmix32_is_murmur3s_finaliser() {
+        // Reference values of murmur3's fmix32 (also what run.py's fake writes).
+        assert_eq!(fmix32(0), 0);
+        assert_eq!(fmix32(1), 0x514e_28b7);
+    }
+
+    #[test]
+    fn checksums_follow_the_readme_definition() {
+        // add.u16 at a = 3, summed here by the definition, b by b.
+        let f = match Form::new("add.u16 %h5, %h1, %h2;") {
+            Ok(f) => f,
+            Err(e) => panic!("{e:#}"),
+        };
+        let want = (0..N as u32).fold(0u32, |s, b| {
+            let r = (3 + b) & 0xffff;
+            s.wrapping_add(fmix32(r ^ b.wrapping_mul(GOLDEN)))
+        });
+        assert_eq!(f.value(&mut f.regs(), 3), want);
+        // not.b32 at high half 0x8001: x = 0x8001_0000 | b.
+        let f = match Form::new("not.b32 %r5, %r1;") {
+            Ok(f) => f,
+            Err(e) => panic!("{e:#}"),
+        };
+        let want = (0..N as u32).fold(0u32, |s, b| {
+            let r = !(0x8001_0000 | b);
+            s.wrapping_add(fmix32(r ^ b.wrapping_mul(GOLDEN)))
+        });
+        assert_eq!(f.value(&mut f.regs(), 0x8001), want);
+        assert_eq!(f.kind, Kind::One32);
+    }
+}
