@@ -39,11 +39,11 @@ USAGE:
       SASS interpreter with run.py's buffer layout (checks the harness end to end).
 
   cargo run -p xtask --release -- domain-check FILE... [--jobs J] [--show N] [--only I,J]
-        [--extract OUT [--samples 64]] [--fake OUT [--forms F] [--samples K] [--tamper]]
+        [--extract OUT [--samples 64] [--tables N]] [--fake OUT [--forms F] [--samples K] [--tamper]]
       Issue 23: tools/gpu/domain's whole-domain GPU files recomputed with sim-isa,
       form by form (equal, or the first N differing a with both checksums).
-      --extract: one16 tables whole, other forms at --samples fixed a (the committed
-      test file). --fake: a file of sim-isa's own values for forms.txt (format tests).
+      --extract: one16 tables whole (or at --tables N fixed a), other forms at
+      --samples fixed a (the committed test file). --fake: a file of sim-isa's own values for forms.txt (format tests).
 
 Each part prints `N passed, M failed` last and exits 1 on any failure.
 Tools: $PTXAS / $NVDISASM, else tools/.cache/py (tools/validate.sh installs them).
@@ -176,6 +176,7 @@ fn real_main() -> Result<bool> {
                     .collect::<Result<_>>()?,
                 extract: a.opt("--extract")?.map(Into::into),
                 samples: a.flag("--samples", 64)?,
+                tables: a.opt("--tables")?.map(|v| v.parse()).transpose()?,
                 fake: a.opt("--fake")?.map(Into::into),
                 forms: a
                     .opt("--forms")?

@@ -20,6 +20,8 @@ pub struct Opts {
     pub extract: Option<PathBuf>,
     /// Keys per two16/one32 form in an extract or fake file.
     pub samples: usize,
+    /// With `extract`: one16 tables cut to this many keys too (whole when None).
+    pub tables: Option<usize>,
     pub fake: Option<PathBuf>,
     /// With `fake`: forms.txt to take the forms from.
     pub forms: PathBuf,
@@ -59,7 +61,7 @@ pub fn run(o: &Opts) -> Result<bool> {
     }
     records.retain(|r| o.only.is_empty() || o.only.contains(&r.index));
     if let Some(out) = &o.extract {
-        return extract(&records, out, o.samples).map(|()| true);
+        return extract(&records, out, o.samples, o.tables).map(|()| true);
     }
     let (mut equal, mut differ, mut unusable) = (0, 0, 0);
     for r in &records {
@@ -137,13 +139,15 @@ fn sampled(r: &Record, keys: &[u32]) -> Record {
     out
 }
 
-fn extract(records: &[Record], out: &Path, samples: usize) -> Result<()> {
+fn extract(records: &[Record], out: &Path, samples: usize, tables: Option<usize>) -> Result<()> {
     let keys = sample_keys(samples);
+    let table_keys = tables.map(sample_keys);
     let cut: Vec<Record> = records
         .iter()
-        .map(|r| match r.kind {
-            Kind::One16 => r.clone(),
-            Kind::Two16 | Kind::One32 => sampled(r, &keys),
+        .map(|r| match (r.kind, &table_keys) {
+            (Kind::One16, None) => r.clone(),
+            (Kind::One16, Some(k)) => sampled(r, k),
+            (Kind::Two16 | Kind::One32, _) => sampled(r, &keys),
         })
         .collect();
     format::write(out, &cut)?;
