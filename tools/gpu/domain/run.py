@@ -116,6 +116,31 @@ def fmix32(h):
     return h ^ (h >> 16)
 
 
+def control_check(index, text, data):
+    """For the integer control forms, a few values recomputed here (pure
+    Python, by the README's definition): a wrong harness shows in the log at
+    once. None when `text` is not a control form."""
+    golden = gen.GOLDEN
+
+    def checksum(f):
+        return sum(fmix32((f(b) ^ (b * golden)) & 0xFFFFFFFF) for b in range(N)) & 0xFFFFFFFF
+
+    if text == "not.b16 %h5, %h1;":
+        want = {a: ~a & 0xFFFF for a in range(N)}
+        fmt = "<H"
+    elif text == "add.u16 %h5, %h1, %h2;":
+        want = {a: checksum(lambda b, a=a: (a + b) & 0xFFFF) for a in (0, 1, 0x8001, 0xFFFF)}
+        fmt = "<I"
+    elif text == "not.b32 %r5, %r1;":
+        want = {a: checksum(lambda b, a=a: ~(a << 16 | b) & 0xFFFFFFFF) for a in (0, 0x8001)}
+        fmt = "<I"
+    else:
+        return None
+    size = struct.calcsize(fmt)
+    bad = [a for a, v in want.items() if struct.unpack_from(fmt, data, a * size)[0] != v]
+    return f"control {index} {text}: " + ("ok" if not bad else f"MISMATCH at a = {[hex(a) for a in bad[:4]]}")
+
+
 def load_modules(cu, text, table):
     """{index: module}: the whole module if the JIT takes it, else each kernel alone."""
     try:
@@ -244,6 +269,11 @@ def main():
             else:
                 data = run_form(cu, mods[i], i, kind, width)
             entry["ms"] = round((time.time() - s) * 1000, 1)
+            if not a.fake:
+                c = control_check(i, t, data)
+                if c:
+                    entry["control"] = c
+                    print(c, flush=True)
             name = w.put(record(i, t, kind, elem_bytes(kind, width), data))
             entry["status"] = "ok" if name else "over budget"
             if name:
