@@ -1,6 +1,7 @@
 //! Project automation: differential validation of sim-isa against NVIDIA's
 //! tools (issue 5). `cargo run -p xtask -- help` lists the commands.
 
+mod domain;
 mod gen;
 mod gpu;
 mod ptxas;
@@ -36,6 +37,13 @@ USAGE:
   cargo run -p xtask --release -- gpu-simulate OUTDIR
       Part 3 without a GPU: run those kernels' sm_90 code, thread by thread, in the
       SASS interpreter with run.py's buffer layout (checks the harness end to end).
+
+  cargo run -p xtask --release -- domain-check FILE... [--jobs J] [--show N] [--only I,J]
+        [--extract OUT [--samples 64] [--tables N]] [--fake OUT [--forms F] [--samples K] [--tamper]]
+      Issue 23: tools/gpu/domain's whole-domain GPU files recomputed with sim-isa,
+      form by form (equal, or the first N differing a with both checksums).
+      --extract: one16 tables whole (or at --tables N fixed a), other forms at
+      --samples fixed a (the committed test file). --fake: a file of sim-isa's own values for forms.txt (format tests).
 
 Each part prints `N passed, M failed` last and exits 1 on any failure.
 Tools: $PTXAS / $NVDISASM, else tools/.cache/py (tools/validate.sh installs them).
@@ -158,6 +166,39 @@ fn real_main() -> Result<bool> {
             let dir = std::path::PathBuf::from(&a.0[0]);
             let t = tools::Tools::locate(&root).or_else(|_| tools::Tools::locate_newer(&root))?;
             Ok(gpu::simulate(&t, &dir)? == 0)
+        }
+        "domain-check" => {
+            let only: String = a.flag("--only", String::new())?;
+            let o = domain::Opts {
+                jobs: a.flag(
+                    "--jobs",
+                    std::thread::available_parallelism().map_or(2, |n| n.get()),
+                )?,
+                show: a.flag("--show", 10)?,
+                only: only
+                    .split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(|s| s.parse().with_context(|| format!("bad index '{s}'")))
+                    .collect::<Result<_>>()?,
+                extract: a.opt("--extract")?.map(Into::into),
+                samples: a.flag("--samples", 64)?,
+                tables: a.opt("--tables")?.map(|v| v.parse()).transpose()?,
+                fake: a.opt("--fake")?.map(Into::into),
+                forms: a
+                    .opt("--forms")?
+                    .map_or_else(|| root.join("tools/gpu/domain/forms.txt"), Into::into),
+                tamper: a.0.iter().any(|x| x == "--tamper"),
+                files: a
+                    .0
+                    .iter()
+                    .filter(|x| *x != "--tamper")
+                    .map(Into::into)
+                    .collect(),
+            };
+            if o.files.is_empty() && o.fake.is_none() {
+                bail!("usage: domain-check FILE... (see help)");
+            }
+            domain::run(&o)
         }
         "help" | "--help" | "-h" => {
             print!("{HELP}");

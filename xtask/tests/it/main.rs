@@ -2,4 +2,5 @@
 //! validation (docs/validation.md), checked without ptxas, nvdisasm or a GPU.
 
 mod compiler_vectors;
+mod domain;
 mod validity_regressions;
