@@ -49,6 +49,12 @@ for d in "$G"/vectors/*/; do
     echo "$n rc=$? $(tail -1 "$W/vectors-$n.log")"
 done
 
+step "whole domains (tools/gpu/domain)"
+mkdir -p "$W/domain"
+timeout $(lim 150) python3 tools/gpu/domain/run.py "$W/domain" --files 3 > "$W/domain.log" 2>&1
+echo "domain rc=$?"; tail -8 "$W/domain.log"
+mv "$W"/domain/domain-*.bin "$OUT/" 2>/dev/null   # they do not compress
+
 step "launches (tools/gpu/launch_check.py)"
 mapfile -t L < <(ls workloads/*.json sim-kernel/tests/data/*/*.json sim-module/tests/data/*/*.json \
     | grep -v -E 'sgemm_2048')
