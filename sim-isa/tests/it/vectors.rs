@@ -85,6 +85,14 @@ fn sass_half_arith() {
 }
 
 #[test]
+fn h200_new_families() {
+    // The half-precision, packed 16-bit integer and fp8 conversion forms on
+    // an H200 (the H100's chip): the SASS-oracle sets' inputs and three
+    // larger ones, every value as the GPU gave it.
+    assert_eq!(run_file("gpu-h200-new-families.jsonl.gz").passed, 89_440);
+}
+
+#[test]
 fn format_doc_examples() {
     // The examples in docs/conformance-format.md are vectors too.
     let doc = include_str!("../../../docs/conformance-format.md");
