@@ -426,9 +426,17 @@ fn convert(x: &Cvt, dtype: CvtType, atype: CvtType, a: u64) -> u64 {
             let (i, e) = decode_int(a, bits, signed);
             (Some(i), e)
         }
+        // Into f16, `.ftz` leaves an f32 source's subnormal as it is: an
+        // H200 gave `cvt.rp.ftz.f16.f32` of a positive f32 subnormal 0x0001
+        // and `.rm` of a negative one 0x8001 (every f32 input, tools/gpu/
+        // domain; xtask/tests/data/domain-h200.bin). Into bf16 it flushes.
         Kind::Float(f) => (
             None,
-            decode_float(f, a & width_mask(f.ebits + f.mbits + 1), ftz_applies(x, f)),
+            decode_float(
+                f,
+                a & width_mask(f.ebits + f.mbits + 1),
+                ftz_applies(x, f) && dtype != CvtType::F16,
+            ),
         ),
     };
     match kind(dtype) {
@@ -450,6 +458,19 @@ fn convert(x: &Cvt, dtype: CvtType, atype: CvtType, a: u64) -> u64 {
         Kind::Float(_) if atype == CvtType::F16 && dtype == CvtType::F64 && src_is_nan(&src) => {
             let h = a & 0xffff;
             (h >> 15) << 63 | 0x7ff << 52 | 1 << 51 | (h & 0x3ff) << 42
+        }
+        // bf16 to f32 without `.ftz` is the bits moved up, a NaN's too (its
+        // payload and quiet bit kept: 0x7f81 -> 0x7f810000 on an H200, every
+        // bf16 input); with `.ftz` a NaN becomes the canonical one.
+        Kind::Float(_)
+            if atype == CvtType::Bf16
+                && dtype == CvtType::F32
+                && !x.ftz
+                && !x.sat
+                && !x.relu
+                && src_is_nan(&src) =>
+        {
+            (a & 0xffff) << 16
         }
         Kind::Float(f) => {
             let v = match x.rnd {

@@ -93,6 +93,14 @@ fn h200_new_families() {
 }
 
 #[test]
+fn h200_domain_edges() {
+    // What the H200's whole-domain run showed sim-isa had wrong: bf16 to
+    // f32 keeps NaN bits, `.ftz` into f16 leaves f32 subnormals, and
+    // `mul.ftz.f16` flushes what is tiny after rounding.
+    assert_eq!(run_file("h200-domain-edges.jsonl").passed, 13);
+}
+
+#[test]
 fn format_doc_examples() {
     // The examples in docs/conformance-format.md are vectors too.
     let doc = include_str!("../../../docs/conformance-format.md");

@@ -15,8 +15,12 @@
 //! What these opcodes do with special values is modelled, not measured (no
 //! H100 has run them for this project): a NaN result is `0x7fff` (the
 //! H100's f32 opcodes return `0x7fffffff`, its f16 conversions `0x7fff`);
-//! `.FTZ` flushes subnormal sources, and results after rounding at
-//! subnormal precision (as `FADD.FTZ` does); `.SAT` clamps to [+0, 1], NaN
+//! `.FTZ` flushes subnormal sources, and results that are tiny after
+//! rounding in IEEE 754's sense (rounded to the format's precision with an
+//! unbounded exponent, below the smallest normal number: an H200 showed it
+//! for `HMUL2.FTZ` over the whole f16 domain, `tools/gpu/domain`;
+//! `HFMA2.FTZ` is taken to do the same, it is the same unit); `.SAT` clamps
+//! to [+0, 1], NaN
 //! to +0; `.RELU` makes a negative result and -0 +0 (max(+0, r)), a NaN
 //! kept; `HMNMX2` picks the minimum when its predicate is true, orders -0
 //! below +0, returns the other source when one is NaN, and `0x7fff` when
@@ -61,6 +65,29 @@ impl Fmt {
         } else {
             v
         }
+    }
+    /// Whether the exact finite nonzero `x` is tiny after rounding: rounded
+    /// to nearest even at the format's precision with an unbounded
+    /// exponent, it is below the smallest normal number in magnitude.
+    fn tiny(self, x: Val) -> bool {
+        let Val::Fin { m, e, .. } = x else {
+            return false;
+        };
+        if m == 0 {
+            return false;
+        }
+        let p = self.mbits + 1;
+        let width = 128 - m.leading_zeros();
+        let (mut n, mut e) = (m, e);
+        if width > p {
+            let s = width - p;
+            let (k, rem, half) = (m >> s, m & ((1u128 << s) - 1), 1u128 << (s - 1));
+            n = k + u128::from(rem > half || (rem == half && k & 1 == 1));
+            e += s as i32;
+        }
+        // |x| rounded = n * 2^e; its top bit's exponent against the smallest normal's.
+        let top = e + 127 - n.leading_zeros() as i32;
+        top < 1 - self.bias()
     }
     fn decode(self, v: u16) -> Val {
         let neg = v & 0x8000 != 0;
@@ -265,12 +292,15 @@ impl Machine {
                     out[k] = minmax(f, a[k], b[k], min, i.has("NAN"));
                     continue;
                 }
-                "HADD2" => f.encode(add(x, y)),
-                "HMUL2" => f.encode(mul(x, y)),
-                "HFMA2" => f.encode(add(mul(x, y), f.decode(src(3)?[k]))),
+                "HADD2" => add(x, y),
+                "HMUL2" => mul(x, y),
+                "HFMA2" => add(mul(x, y), f.decode(src(3)?[k])),
                 other => bail!("{other} is no half arithmetic"),
             };
-            let r = f.flush(r, ftz);
+            let r = match r {
+                Val::Fin { neg, .. } if ftz && f.tiny(r) => u16::from(neg) << 15,
+                r => f.encode(r),
+            };
             out[k] = if i.has("SAT") {
                 sat(r)
             } else if i.has("RELU") && r & 0x8000 != 0 {

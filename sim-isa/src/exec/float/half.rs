@@ -22,9 +22,14 @@
 //! (xtask `sass/exec_half.rs`: HADD2, HMUL2, HFMA2, HMNMX2 and their
 //! `.BF16_V2` forms, which ptxas 13.0 emits for every form here, `neg` and
 //! `abs` included): a NaN result is `0x7fff`; `.ftz` flushes subnormal
-//! sources and results (after rounding at subnormal precision, as FADD.FTZ
-//! does on the H100); `.sat` clamps to [+0, 1], NaN to +0; `.relu` makes a
-//! negative result and -0 +0 and keeps the NaN.
+//! sources, and results that are tiny after rounding in IEEE 754's sense:
+//! the exact value rounded to the format's precision with an unbounded
+//! exponent is below the smallest normal number (an H200 showed it for
+//! `mul.ftz.f16` over the whole domain, `tools/gpu/domain`: a product in
+//! [2^-14 - 2^-25, 2^-14 - 2^-26) is flushed, one closer to 2^-14 rounds
+//! up to it; fma is taken to do the same, it is the same unit, and add and
+//! sub are exact there); `.sat` clamps to [+0, 1], NaN to +0; `.relu`
+//! makes a negative result and -0 +0 and keeps the NaN.
 
 use super::super::cvt::{decode_float, encode_float, Dir, Exact, Fmt, BF16, F16, F64};
 use super::{min_max, two_sum};
@@ -134,7 +139,14 @@ fn lane16(x: &FloatArith, f: Fmt, a: u16, b: u16, c: u16) -> u16 {
         | FloatOp::Cos
         | FloatOp::Copysign => return NAN16,
     };
-    let r = if hi.is_finite() {
+    let r = if hi.is_finite() && x.ftz && tiny(f, hi, lo) {
+        // Flushed before rounding (module comment).
+        if hi.is_sign_negative() {
+            0x8000
+        } else {
+            0
+        }
+    } else if hi.is_finite() {
         round(f, hi, lo)
     } else if hi.is_nan() {
         // inf - inf, 0 * inf.
@@ -143,6 +155,38 @@ fn lane16(x: &FloatArith, f: Fmt, a: u16, b: u16, c: u16) -> u16 {
         round(f, hi, 0.0)
     };
     relu(sat(flush(f, r, x.ftz), x), x)
+}
+
+/// Whether the exact nonzero `hi + lo` (`|lo|` under half an ulp of `hi`)
+/// is tiny after rounding: rounded to nearest at `f`'s precision with an
+/// unbounded exponent, it is below `f`'s smallest normal number in
+/// magnitude. Through round to odd at f64 precision, as [`round`].
+fn tiny(f: Fmt, hi: f64, lo: f64) -> bool {
+    if hi == 0.0 {
+        return false;
+    }
+    let odd = if lo != 0.0 && hi.to_bits() & 1 == 0 {
+        if lo > 0.0 {
+            hi.next_up()
+        } else {
+            hi.next_down()
+        }
+    } else {
+        hi
+    };
+    // Half results are normal f64s: round the 52 stored bits to `mbits`.
+    let shift = 52 - f.mbits;
+    let bits = odd.abs().to_bits();
+    let (low, half) = (bits & ((1u64 << shift) - 1), 1u64 << (shift - 1));
+    let mut kept = bits & !((1u64 << shift) - 1);
+    if low > half || (low == half && (kept >> shift) & 1 == 1) {
+        kept += 1u64 << shift;
+    }
+    let min_normal = match f.ebits {
+        5 => 6.103515625e-5,               // 2^-14
+        _ => f64::from(f32::MIN_POSITIVE), // 2^-126
+    };
+    f64::from_bits(kept) < min_normal
 }
 
 /// `.relu`: a negative result or -0 to +0, a NaN kept (the SASS oracle's
