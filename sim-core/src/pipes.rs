@@ -34,6 +34,9 @@ pub struct Rule {
     pub lanes_per_sm: u32,
     /// Clocks added to the pipe's latency (negative: fewer).
     pub extra_latency: i32,
+    /// How many times longer than `lanes_per_sm` says the opcode holds its
+    /// pipe (1 but for rates below one lane per clock per SM).
+    pub slower: u32,
     /// Where its results come from and its operands arrive, for [`crossing`]
     /// (the pipe's side unless the rule says otherwise).
     pub side: Side,
@@ -91,8 +94,14 @@ const fn r(opcode: &'static str, pipe: UnitClass) -> Rule {
         pipe,
         lanes_per_sm: 0,
         extra_latency: 0,
+        slower: 1,
         side: Side::of(pipe),
     }
+}
+
+const fn slower(mut rule: Rule, k: u32) -> Rule {
+    rule.slower = k;
+    rule
 }
 
 const fn half_compare(mut rule: Rule) -> Rule {
@@ -270,6 +279,20 @@ pub const HOPPER: &[Rule] = &[
     // Not measured: the scalar VABSDIFF (`sad`) on the ALU pipe as the
     // measured VABSDIFF4 (H100: 2 per clock, 4 cycles), its packed form.
     r("VABSDIFF", IntAlu),
+    // The warp-wide opcodes ([`warp_rule`]). The model has no pipe of their
+    // own (the hardware's MIO queue), so they hold the ALU pipe's issue at
+    // their measured rate. Latencies and rates from the H200 run
+    // (`data/calibration/h200/ubench.json`, the H100's SM): SHFL 24.0 cycles
+    // (H100 b52: 24.2), 0.87 per clock per SM (H100: 0.99; modelled 1);
+    // VOTE 13 (`setp`+`vote` 17.1 with ISETP's 4), at the ALU's rate;
+    // REDUX 44 (44.1 with the move out of the uniform register it needs),
+    // 0.5 per clock; MATCH.ALL 24 (`match.all`+`selp` 28.2), 0.5 per clock;
+    // MATCH.ANY 368 (368.7), one per 64 clocks per SM.
+    lat(rate(r("SHFL", IntAlu), 32), 20),
+    lat(r("VOTE", IntAlu), 9),
+    lat(rate(r("REDUX", IntAlu), 16), 40),
+    lat(rate(with(r("MATCH", IntAlu), ".ALL"), 16), 20),
+    slower(lat(rate(with(r("MATCH", IntAlu), ".ANY"), 1), 364), 2),
     r("VABSDIFF4", IntAlu),
     rate(r("VIADD", Fp32), 64),
     r("VIMNMX", IntAlu),
@@ -292,6 +315,13 @@ pub fn rules(arch: SassArch) -> impl Iterator<Item = &'static Rule> {
 pub fn rule(arch: SassArch, inst: &MachineInst) -> Option<&'static Rule> {
     let name = inst.opcode.name();
     rules(arch).find(|r| r.opcode == name && inst.modifiers.starts_with(r.modifiers))
+}
+
+/// The rule for a warp-wide operation that has no lowering row, by the
+/// machine opcode and modifiers the database names for it
+/// (`sim_isa::db::warp_machine_opcode`), on `arch`.
+pub fn warp_rule(arch: SassArch, opcode: &str, modifiers: &str) -> Option<&'static Rule> {
+    rules(arch).find(|r| r.opcode == opcode && modifiers.starts_with(r.modifiers))
 }
 
 /// The rule an integer add takes when ptxas moves it to the FMA pipe
@@ -376,7 +406,8 @@ impl OpTiming {
             rule.lanes_per_sm
         };
         let ticks = (WARP_SIZE as u64 * config.schedulers as u64 * unit.lanes_per_sm as u64)
-            .div_ceil(lanes as u64);
+            .div_ceil(lanes as u64)
+            * u64::from(rule.slower.max(1));
         let latency = (i64::from(unit.latency) + i64::from(rule.extra_latency)).max(1) as u64;
         Some(OpTiming {
             pipe: rule.pipe,
@@ -543,6 +574,51 @@ mod tests {
             .collect();
         let outs = [Src::Inst(ops.len() as u8 - 1)];
         schedule(&insts, &timings, &outs, &cfg, [false; 4], SassArch::Sm90).delay
+    }
+
+    /// The warp-wide opcodes against the H200 run's one-warp chains and
+    /// 32-warp throughput (`data/calibration/h200/ubench.json`, rows r52,
+    /// u23, u26, u27, u28): cycles per instance, loop overhead included.
+    #[test]
+    fn warp_wide_opcodes_take_their_measured_latency_and_rate() {
+        const UBENCH: &str = include_str!("../data/calibration/h200/ubench.json");
+        let cfg = preset(sim_isa::Target::SM_90);
+        let timing = |op: &str, mods: &str| {
+            let r = warp_rule(SassArch::Sm90, op, mods).expect("rule");
+            OpTiming::of(r, &cfg).expect("pipe")
+        };
+        let json: serde_json::Value = serde_json::from_str(UBENCH).expect("json");
+        let measured = |row: &str| -> f64 {
+            json["results"]
+                .as_array()
+                .expect("results")
+                .iter()
+                .find(|r| r["name"] == row)
+                .and_then(|r| r["cycles"].as_f64())
+                .expect("row with cycles")
+        };
+        // lat: 1024 dependent instances; the loop adds about 0.1 a piece.
+        for (row, op, mods, others) in [
+            ("r52_lat", "SHFL", "", 0.0),
+            ("u23_lat", "REDUX", "", 0.0),
+            ("u26_lat", "MATCH", ".ANY", 0.0),
+            ("u27_lat", "MATCH", ".ALL", 4.0), // + selp
+            ("u28_lat", "VOTE", "", 4.0),      // + setp
+        ] {
+            let per = measured(row) / 1024.0 - others;
+            let lat = timing(op, mods).latency as f64;
+            assert!((lat - per).abs() <= 1.0, "{row}: {lat} against {per:.2}");
+        }
+        // tput: 131,072 warp instructions on 4 sub-partitions; a pipe tick
+        // is 1/64 clock (the ALU pipe's 64 lanes).
+        for (row, op, mods) in [("u23_tput", "REDUX", ""), ("u26_tput", "MATCH", ".ANY")] {
+            let per_sm = measured(row) / 131_072.0;
+            let model = timing(op, mods).ticks as f64 / 64.0 / 4.0;
+            assert!(
+                (model / per_sm - 1.0).abs() < 0.02,
+                "{row}: {model} against {per_sm:.3}"
+            );
+        }
     }
 
     #[test]

@@ -493,7 +493,17 @@ fn native_timing(
     index: usize,
 ) -> Result<KeyTiming, SimError> {
     let class = native_class(inst);
-    let op = OpTiming::native(class, config).ok_or_else(|| missing(index, class, config))?;
+    // A warp-wide operation runs as its machine opcode's rule where the
+    // arch has one (sm_90: shuffles, votes, reductions, matches).
+    let warp = arch.and_then(|a| {
+        let (opcode, mods) = sim_isa::db::warp_machine_opcode(inst)?;
+        pipes::warp_rule(a, opcode, mods)
+    });
+    let op = match warp {
+        Some(rule) => OpTiming::of(rule, config),
+        None => OpTiming::native(class, config),
+    }
+    .ok_or_else(|| missing(index, class, config))?;
     let mut lowered = Lowered::default();
     lowered.pipe_ops[class.index()] = 1;
     let mut pipe_ticks = [0; UnitClass::COUNT];

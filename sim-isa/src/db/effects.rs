@@ -181,6 +181,33 @@ pub fn barrier_reduction(inst: &Instruction) -> Option<BarRedOp> {
     }
 }
 
+/// The sm_90 machine opcode (and the modifier that sets its timing) of a
+/// warp-wide operation that the lowering tables have no row for, so that
+/// the SM model can time it as that opcode (sim-core's pipe rules): ptxas
+/// 13.0.88 emits `SHFL.{IDX,UP,DOWN,BFLY}`, `VOTE.{ALL,ANY}` (ballot too),
+/// `REDUX.{SUM,MIN,MAX,AND,OR,XOR}` (+ a move out of the uniform register)
+/// and `MATCH.{ANY,ALL}` (tools/gpu/ubench/manifest.json's histograms).
+/// `None` for the rest: barriers, fences and sleeps are timed as such, and
+/// `activemask`, `bar.warp.sync` and `elect.sync` stay one ALU operation.
+pub fn warp_machine_opcode(inst: &Instruction) -> Option<(&'static str, &'static str)> {
+    match warp_op(&inst.op)? {
+        WarpOp::Shfl(_) => Some(("SHFL", "")),
+        WarpOp::Vote(_) => Some(("VOTE", "")),
+        WarpOp::Redux(_) => Some(("REDUX", "")),
+        WarpOp::Match { all: true, .. } => Some(("MATCH", ".ALL")),
+        WarpOp::Match { all: false, .. } => Some(("MATCH", ".ANY")),
+        WarpOp::BarSync
+        | WarpOp::BarArrive
+        | WarpOp::Fence
+        | WarpOp::Activemask
+        | WarpOp::WarpSync
+        | WarpOp::BarRed(_)
+        | WarpOp::Nanosleep
+        | WarpOp::Elect
+        | WarpOp::Control => None,
+    }
+}
+
 /// Whether `inst` works across the warp's lanes (shuffles, votes,
 /// barriers, fences, `activemask`): what it reads or writes is not one
 /// lane's alone.

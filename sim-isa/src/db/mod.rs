@@ -50,8 +50,8 @@ pub(crate) use bit::{bit_op, BitWord, BIT_WORDS};
 pub(crate) use cvt::{cvt_head, cvt_operands, cvt_words, CvtWordsError, LOW_TARGET_GATES};
 pub use effects::{
     barrier, barrier_reduction, for_each_source, has_effect, is_fence, is_warp_wide,
-    lowering_sources, memory, needs_launch, reads_clock, runs_with_memory, varies, BarrierKind,
-    MemAccess, MemKind, Source,
+    lowering_sources, memory, needs_launch, reads_clock, runs_with_memory, varies,
+    warp_machine_opcode, BarrierKind, MemAccess, MemKind, Source,
 };
 pub(crate) use facts::int_name;
 pub use facts::{
