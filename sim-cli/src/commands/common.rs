@@ -44,10 +44,8 @@ impl Setup {
         inputs: &mut Inputs,
     ) -> Result<()> {
         if let Some(p) = config {
-            let (name, mut r) = open_input(p, inputs)?;
-            let mut text = String::new();
-            r.read_to_string(&mut text)
-                .with_context(|| format!("reading {name}"))?;
+            let (name, r) = open_input(p, inputs)?;
+            let text = read_all(r, &name, config_file::MAX_CONFIG_BYTES)?;
             self.layers.push(ConfigLayer::parse(&text, &name)?);
         }
         for s in sets {
@@ -167,6 +165,16 @@ pub fn open_input(path: &Path, inputs: &mut Inputs) -> Result<(String, Box<dyn R
     let f = std::fs::File::open(path).with_context(|| format!("opening {name}"))?;
     inputs.add_file(&name, &f);
     Ok((name, Box::new(BufReader::new(f))))
+}
+
+/// All of an opened input (named `name`), refused at the first byte past
+/// `limit` ("NAME: more than LIMIT bytes"): the one bounded reader.
+pub fn read_all(r: impl Read, name: &str, limit: u64) -> Result<String> {
+    Ok(sim_isa::bounded::read_limited_string(
+        r,
+        Path::new(name),
+        limit,
+    )?)
 }
 
 /// Refuses a trace with an instruction `target` cannot run, naming the first.
