@@ -119,8 +119,8 @@ fn flatten(prefix: &str, t: &toml::Table, out: &mut BTreeMap<String, Vec<toml::V
 pub const MAX_SWEEP_BYTES: u64 = 1 << 20;
 
 /// The largest CSV file `simcli merge` reads, in bytes, each (a row is a
-/// few hundred bytes: about a million runs with their opcode rows).
-pub const MAX_MERGE_BYTES: u64 = 1 << 30;
+/// few hundred bytes: about a million rows).
+pub const MAX_MERGE_BYTES: u64 = 256 << 20;
 
 /// Reads a sweep file (`file` names it in errors) and lists its runs.
 pub fn parse(text: &str, file: &str) -> Result<Sweep, SweepError> {

@@ -4,7 +4,7 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::ValueEnum;
-use sim_cli::output::Inputs;
+use sim_cli::output::{Inputs, Output};
 use sim_cli::report::{self, RunInfo};
 use sim_core::config_file::{self, ConfigLayer};
 use sim_core::{SchedPolicy, SmConfig};
@@ -92,6 +92,26 @@ pub struct RunArgs {
     pub dump_buffers: Option<PathBuf>,
     /// `--lowering compiler`: machine code from ptxas, region by region.
     pub compiler: bool,
+}
+
+/// `run`'s outputs, for `check_outputs`: its files, the `--dump-buffers`
+/// folder, and the report it prints on standard output.
+pub fn run_outputs(a: &RunArgs) -> Vec<Output<'_>> {
+    let mut v = vec![Output::stdout("the report")];
+    let files = [
+        ("--dump-regs", &a.dump_regs),
+        ("--timeline", &a.timeline),
+        ("--opcode-csv", &a.opcode_csv),
+    ];
+    for (flag, p) in files {
+        if let Some(p) = p {
+            v.push(Output::file(flag, p));
+        }
+    }
+    if let Some(d) = &a.dump_buffers {
+        v.push(Output::folder("--dump-buffers", d));
+    }
+    v
 }
 
 /// `--sms` and `--threads` within their bounds.
