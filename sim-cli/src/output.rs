@@ -65,6 +65,14 @@ pub enum OutputError {
         /// "a FIFO", "a character device", ...
         kind: &'static str,
     },
+    /// A folder output that exists and is not a folder.
+    #[error("{flag} {} is not a folder", .path.display())]
+    NotAFolder {
+        /// The output's flag.
+        flag: String,
+        /// Its path, as given.
+        path: PathBuf,
+    },
     /// The OS refused a step; nothing at the output path changed.
     #[error("writing {}: {source}", .path.display())]
     Io {
@@ -272,6 +280,11 @@ pub fn check_outputs(outputs: &[Output], inputs: &Inputs) -> Result<(), OutputEr
         }
         if !o.folder {
             inputs.check(o.path)?;
+        } else if fs::metadata(o.path).is_ok_and(|m| !m.is_dir()) {
+            return Err(OutputError::NotAFolder {
+                flag: o.flag.to_string(),
+                path: o.path.to_path_buf(),
+            });
         }
     }
     for (i, a) in outputs.iter().enumerate() {

@@ -199,7 +199,10 @@ fn configuration_files_drive_the_simulation() {
             std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
             assert!(pss_sim_from_config(path(&zero).as_ptr(), 1).is_null());
             let e = last_error();
-            assert!(e.ends_with("capi-zero.toml: more than 1048576 bytes"), "{e}");
+            assert!(
+                e.ends_with("capi-zero.toml: more than 1048576 bytes"),
+                "{e}"
+            );
         }
     }
 }

@@ -223,6 +223,13 @@ fn outputs_of_a_run_are_distinct_before_it_runs() {
         "is inside the --dump-buffers folder",
     );
     assert!(!dump.exists(), "the refused run created {}", dump.display());
+    // A dump folder that is a file is refused before the run, not after.
+    let (c, _, e) = capped(&["run", s(&k), "--dump-buffers", s(&k)]);
+    assert_eq!(c, 2, "{e}");
+    assert!(
+        e.contains("--dump-buffers") && e.contains("is not a folder"),
+        "{e}"
+    );
     let r = d.join("r.txt");
     clash(
         &[
