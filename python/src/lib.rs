@@ -52,7 +52,12 @@ fn simulate_json(
     }
     let mut layers = Vec::new();
     if let Some(c) = config {
-        let text = std::fs::read_to_string(c).map_err(|e| err(format!("reading {c}: {e}")))?;
+        // Counted while reading, as simcli and the C API read it.
+        let text = sim_isa::bounded::read_file_string(
+            std::path::Path::new(c),
+            config_file::MAX_CONFIG_BYTES,
+        )
+        .map_err(err)?;
         layers.push(ConfigLayer::parse(&text, c).map_err(err)?);
     }
     for s in &sets {
@@ -72,8 +77,11 @@ fn simulate_json(
 /// Runs a conformance-vector file; returns its summary as JSON.
 #[pyfunction]
 fn conform_json(path: &str) -> PyResult<String> {
-    let text = std::fs::read_to_string(path).map_err(|e| err(format!("reading {path}: {e}")))?;
-    let s = sim_isa::conform::run_vectors(&text).summary();
+    // A stream, line by line, as `simcli conform` reads it: each line is
+    // bounded (`conform::MAX_LINE_BYTES`), so `/dev/zero` stops at the first.
+    let file = std::fs::File::open(path).map_err(|e| err(format!("reading {path}: {e}")))?;
+    let s = sim_isa::conform::run_reader(std::io::BufReader::new(file), |_| {})
+        .map_err(|e| err(format!("reading {path}: {e}")))?;
     Ok(format!(
         "{{\"passed\": {}, \"failed\": {}, \"skipped\": {}}}",
         s.passed, s.failed, s.skipped

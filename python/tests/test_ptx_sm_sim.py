@@ -86,3 +86,14 @@ def test_simulate_reads_a_configuration_file(tmp_path):
     a = ptx_sm_sim.simulate(SAD, arch="sm_53")["stats"]
     b = ptx_sm_sim.simulate(SAD, arch="sm_90", config=toml)["stats"]
     assert a == b
+
+
+def test_configuration_files_are_read_to_their_limit_only(tmp_path):
+    # Issue 28: /dev/zero's size says 0; the reader counts and stops at
+    # 1 MiB + 1 byte instead of reading it whole.
+    if not pathlib.Path("/dev/zero").exists():
+        return
+    zero = tmp_path / "zero.toml"
+    zero.symlink_to("/dev/zero")
+    with pytest.raises(ValueError, match="more than 1048576 bytes"):
+        ptx_sm_sim.simulate(SAD, arch="sm_90", config=zero)

@@ -88,19 +88,11 @@ impl PssSim {
     /// A handle over the configuration file at `path` (`simcli config`'s
     /// TOML: its `target`, parameters and scheduler), `sms` SMs.
     pub(crate) fn from_config(path: &str, sms: u32) -> Res<PssSim> {
-        // The largest sensible configuration is a few KiB; refuse more
-        // rather than read an arbitrary file whole.
-        const MAX_CONFIG_BYTES: u64 = 1 << 20;
-        let file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
-        let mut text = String::new();
-        std::io::Read::read_to_string(
-            &mut std::io::Read::take(file, MAX_CONFIG_BYTES + 1),
-            &mut text,
+        let text = sim_isa::bounded::read_file_string(
+            std::path::Path::new(path),
+            config_file::MAX_CONFIG_BYTES,
         )
-        .map_err(|e| format!("{path}: {e}"))?;
-        if text.len() as u64 > MAX_CONFIG_BYTES {
-            return Err(format!("{path}: larger than {MAX_CONFIG_BYTES} bytes"));
-        }
+        .map_err(err)?;
         let layer = ConfigLayer::parse(&text, path).map_err(err)?;
         let target = layer
             .target()

@@ -26,14 +26,10 @@ pub enum CalibrateError {
         /// The parser's error.
         source: serde_json::Error,
     },
-    /// A kernel text could not be read.
-    #[error("{file}: {source}")]
-    Read {
-        /// The kernel file.
-        file: String,
-        /// The I/O error.
-        source: std::io::Error,
-    },
+    /// The calibration file or a kernel text could not be read, or is past
+    /// its limit ([`MAX_CALIBRATION_BYTES`], the kernel-text limit).
+    #[error(transparent)]
+    Read(#[from] sim_isa::bounded::ReadError),
     /// A kernel text did not parse.
     #[error("{0}")]
     Load(#[from] load::LoadError),
@@ -96,14 +92,15 @@ impl Row {
     }
 }
 
+/// The largest calibration file read, in bytes (the committed one, of
+/// every measured kernel, is tens of KiB).
+pub const MAX_CALIBRATION_BYTES: u64 = 16 << 20;
+
 /// Replays every kernel of `file` that has a kernel text (paths relative to
 /// the file's directory) on `config`, one SM, loose round-robin.
 pub fn calibrate(file: &Path, config: &SmConfig) -> Result<Vec<Row>, CalibrateError> {
     let name = file.display().to_string();
-    let text = std::fs::read_to_string(file).map_err(|source| CalibrateError::Read {
-        file: name.clone(),
-        source,
-    })?;
+    let text = sim_isa::bounded::read_file_string(file, MAX_CALIBRATION_BYTES)?;
     let parsed: File = serde_json::from_str(&text).map_err(|source| CalibrateError::Json {
         file: name.clone(),
         source,
@@ -114,10 +111,7 @@ pub fn calibrate(file: &Path, config: &SmConfig) -> Result<Vec<Row>, CalibrateEr
         let Some(k) = e.kernel_text else { continue };
         let path: PathBuf = dir.join(&k);
         let kname = path.display().to_string();
-        let src = std::fs::read(&path).map_err(|source| CalibrateError::Read {
-            file: kname.clone(),
-            source,
-        })?;
+        let src = sim_isa::bounded::read_file(&path, sim_trace::limits::MAX_TEXT as u64)?;
         let trace = load::load_text(&kname, &src[..])?;
         let replayed = simulate(&trace, config).map_err(|source| CalibrateError::Replay {
             kernel: e.name.clone(),

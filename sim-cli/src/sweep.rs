@@ -114,6 +114,14 @@ fn flatten(prefix: &str, t: &toml::Table, out: &mut BTreeMap<String, Vec<toml::V
     }
 }
 
+/// The largest sweep file read, in bytes (a sweep of thousands of runs is a
+/// few KiB: its axes multiply).
+pub const MAX_SWEEP_BYTES: u64 = 1 << 20;
+
+/// The largest CSV file `simcli merge` reads, in bytes, each (a row is a
+/// few hundred bytes: about a million rows).
+pub const MAX_MERGE_BYTES: u64 = 256 << 20;
+
 /// Reads a sweep file (`file` names it in errors) and lists its runs.
 pub fn parse(text: &str, file: &str) -> Result<Sweep, SweepError> {
     let bad = |line: usize, message: String| SweepError::File {

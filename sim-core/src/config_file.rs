@@ -21,6 +21,11 @@ use sim_isa::Target;
 use std::fmt::Write;
 use toml::Spanned;
 
+/// The largest configuration file read, in bytes: a full one (every key,
+/// with comments) is about 3 KiB. simcli, the C API and Python read config
+/// files through `sim_isa::bounded` with this limit.
+pub const MAX_CONFIG_BYTES: u64 = 1 << 20;
+
 /// Why a configuration text was refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{}: {key}: {message}", self.place())]

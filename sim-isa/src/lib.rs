@@ -14,6 +14,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 mod bit_inst;
+pub mod bounded;
 pub mod conform;
 mod cvt_inst;
 pub mod db;

@@ -23,14 +23,10 @@ pub enum RunError {
         /// What is wrong.
         source: LaunchError,
     },
-    /// The module could not be read.
-    #[error("{path}: {source}")]
-    Io {
-        /// The module file.
-        path: String,
-        /// Why.
-        source: std::io::Error,
-    },
+    /// The module could not be read, or is longer than
+    /// [`sim_module::MAX_MODULE_BYTES`] (counted while reading).
+    #[error(transparent)]
+    Read(#[from] sim_isa::bounded::ReadError),
     /// The module does not parse.
     #[error(transparent)]
     Module(#[from] ModuleError),
@@ -202,10 +198,7 @@ pub(crate) fn load(path: &Path) -> Result<Loaded, RunError> {
         source,
     })?;
     let module_name = launch.ptx.display().to_string();
-    let src = std::fs::read(&launch.ptx).map_err(|source| RunError::Io {
-        path: module_name.clone(),
-        source,
-    })?;
+    let src = sim_isa::bounded::read_file(&launch.ptx, sim_module::MAX_MODULE_BYTES as u64)?;
     let src = String::from_utf8_lossy(&src).into_owned();
     Ok(Loaded {
         launch,

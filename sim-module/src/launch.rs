@@ -3,6 +3,7 @@
 
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::Deserialize;
+use sim_isa::bounded::{self, ReadError};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
@@ -31,7 +32,11 @@ pub enum LaunchError {
         /// Why.
         source: std::io::Error,
     },
-    /// The launch file is larger than [`MAX_LAUNCH_BYTES`].
+    /// The launch file is past its limit or not UTF-8 (read through
+    /// [`sim_isa::bounded`], which names the file and the limit).
+    #[error(transparent)]
+    Read(ReadError),
+    /// The launch text is larger than [`MAX_LAUNCH_BYTES`].
     #[error("launch file is {len} bytes, more than the limit of {max}")]
     TooLarge {
         /// Its length.
@@ -371,18 +376,11 @@ impl Launch {
     /// Reads and validates the launch file at `path`; relative file names in it
     /// are resolved against its folder. Buffer files are not opened here.
     pub fn read(path: &Path) -> Result<Launch, LaunchError> {
-        let io = |source| LaunchError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let len = std::fs::metadata(path).map_err(io)?.len();
-        if len > MAX_LAUNCH_BYTES as u64 {
-            return Err(LaunchError::TooLarge {
-                len,
-                max: MAX_LAUNCH_BYTES,
-            });
-        }
-        let text = std::fs::read_to_string(path).map_err(io)?;
+        let text =
+            bounded::read_file_string(path, MAX_LAUNCH_BYTES as u64).map_err(|e| match e {
+                ReadError::Io { path, source } => LaunchError::Io { path, source },
+                e => LaunchError::Read(e),
+            })?;
         Launch::parse(&text, path.parent().unwrap_or(Path::new("")))
     }
 
@@ -450,20 +448,25 @@ impl Launch {
     }
 }
 
-/// Reads `path`, which must be exactly `bytes` long.
+/// Reads `path`, which must be exactly `bytes` long: counted while reading,
+/// so `/dev/zero` or a FIFO named with `bytes: 0` costs one byte.
 fn read_exact(path: &Path, bytes: u64, what: &str) -> Result<Vec<u8>, LaunchError> {
-    let io = |source| LaunchError::Io {
-        path: path.to_path_buf(),
-        source,
+    let held = match bounded::read_file_exact(path, bytes) {
+        Ok(b) => return Ok(b),
+        Err(ReadError::Io { path, source }) => return Err(LaunchError::Io { path, source }),
+        Err(ReadError::Short { len, .. }) => len.to_string(),
+        // The read stopped a byte past the buffer. The size on disk only
+        // words the message, for a regular file that has one.
+        Err(ReadError::TooLarge { .. }) => match std::fs::metadata(path) {
+            Ok(m) if m.is_file() && m.len() > bytes => m.len().to_string(),
+            _ => format!("more than {bytes}"),
+        },
+        Err(e @ ReadError::NotUtf8 { .. }) => return Err(LaunchError::Read(e)),
     };
-    let len = std::fs::metadata(path).map_err(io)?.len();
-    if len != bytes {
-        return Err(field(
-            what,
-            format!("{} holds {len} bytes, the buffer {bytes}", path.display()),
-        ));
-    }
-    std::fs::read(path).map_err(io)
+    Err(field(
+        what,
+        format!("{} holds {held} bytes, the buffer {bytes}", path.display()),
+    ))
 }
 
 /// A file name from the launch file: relative, resolved against `base`.

@@ -107,22 +107,18 @@ pub fn load_binary<R: Read>(name: &str, r: R) -> Result<Trace, LoadError> {
     })
 }
 
-/// Reads kernel text, refusing it as soon as it passes [`limits::MAX_TEXT`].
+/// Reads kernel text, refusing it as soon as it passes [`limits::MAX_TEXT`]
+/// (through [`sim_isa::bounded`], the project's one bounded reader).
 pub fn read_text<R: Read>(name: &str, r: R) -> Result<String, LoadError> {
-    let mut bytes = Vec::new();
-    r.take(limits::MAX_TEXT as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|source| LoadError::Io {
-            name: name.to_string(),
-            source,
-        })?;
-    if bytes.len() > limits::MAX_TEXT {
-        return Err(LoadError::TooLarge {
-            name: name.to_string(),
-        });
-    }
-    String::from_utf8(bytes).map_err(|e| LoadError::NotUtf8 {
-        name: name.to_string(),
-        at: e.utf8_error().valid_up_to(),
+    use sim_isa::bounded::{read_limited_string, ReadError};
+    let path = std::path::Path::new(name);
+    read_limited_string(r, path, limits::MAX_TEXT as u64).map_err(|e| {
+        let name = name.to_string();
+        match e {
+            ReadError::Io { source, .. } => LoadError::Io { name, source },
+            // `Short` is only for exact reads; kept here for exhaustiveness.
+            ReadError::TooLarge { .. } | ReadError::Short { .. } => LoadError::TooLarge { name },
+            ReadError::NotUtf8 { at, .. } => LoadError::NotUtf8 { name, at },
+        }
     })
 }

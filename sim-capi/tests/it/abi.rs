@@ -191,6 +191,19 @@ fn configuration_files_drive_the_simulation() {
         for s in [preset, from_file, slower] {
             free(s);
         }
+        // Issue 28: a link to /dev/zero (its size says 0) is read to the
+        // configuration limit and one byte more, not whole.
+        if std::path::Path::new("/dev/zero").exists() {
+            let zero = dir.join("capi-zero.toml");
+            let _ = std::fs::remove_file(&zero);
+            std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+            assert!(pss_sim_from_config(path(&zero).as_ptr(), 1).is_null());
+            let e = last_error();
+            assert!(
+                e.ends_with("capi-zero.toml: more than 1048576 bytes"),
+                "{e}"
+            );
+        }
     }
 }
 

@@ -4,7 +4,7 @@
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::ValueEnum;
-use sim_cli::output::Inputs;
+use sim_cli::output::{Inputs, Output};
 use sim_cli::report::{self, RunInfo};
 use sim_core::config_file::{self, ConfigLayer};
 use sim_core::{SchedPolicy, SmConfig};
@@ -44,10 +44,8 @@ impl Setup {
         inputs: &mut Inputs,
     ) -> Result<()> {
         if let Some(p) = config {
-            let (name, mut r) = open_input(p, inputs)?;
-            let mut text = String::new();
-            r.read_to_string(&mut text)
-                .with_context(|| format!("reading {name}"))?;
+            let (name, r) = open_input(p, inputs)?;
+            let text = read_all(r, &name, config_file::MAX_CONFIG_BYTES)?;
             self.layers.push(ConfigLayer::parse(&text, &name)?);
         }
         for s in sets {
@@ -94,6 +92,26 @@ pub struct RunArgs {
     pub dump_buffers: Option<PathBuf>,
     /// `--lowering compiler`: machine code from ptxas, region by region.
     pub compiler: bool,
+}
+
+/// `run`'s outputs, for `check_outputs`: its files, the `--dump-buffers`
+/// folder, and the report it prints on standard output.
+pub fn run_outputs(a: &RunArgs) -> Vec<Output<'_>> {
+    let mut v = vec![Output::stdout("the report")];
+    let files = [
+        ("--dump-regs", &a.dump_regs),
+        ("--timeline", &a.timeline),
+        ("--opcode-csv", &a.opcode_csv),
+    ];
+    for (flag, p) in files {
+        if let Some(p) = p {
+            v.push(Output::file(flag, p));
+        }
+    }
+    if let Some(d) = &a.dump_buffers {
+        v.push(Output::folder("--dump-buffers", d));
+    }
+    v
 }
 
 /// `--sms` and `--threads` within their bounds.
@@ -167,6 +185,16 @@ pub fn open_input(path: &Path, inputs: &mut Inputs) -> Result<(String, Box<dyn R
     let f = std::fs::File::open(path).with_context(|| format!("opening {name}"))?;
     inputs.add_file(&name, &f);
     Ok((name, Box::new(BufReader::new(f))))
+}
+
+/// All of an opened input (named `name`), refused at the first byte past
+/// `limit` ("NAME: more than LIMIT bytes"): the one bounded reader.
+pub fn read_all(r: impl Read, name: &str, limit: u64) -> Result<String> {
+    Ok(sim_isa::bounded::read_limited_string(
+        r,
+        Path::new(name),
+        limit,
+    )?)
 }
 
 /// Refuses a trace with an instruction `target` cannot run, naming the first.

@@ -1,10 +1,10 @@
 //! Real kernels: `simcli run` on a launch file (docs/launch-format.md) or a
 //! kernel recording (docs/kernel-trace.md), and `simcli record`.
 
-use super::common::{check_counts, print_out, report_text, Format, RunArgs, Setup};
+use super::common::{check_counts, print_out, report_text, run_outputs, Format, RunArgs, Setup};
 use super::progress::with_progress;
 use anyhow::{bail, Context, Result};
-use sim_cli::output::{write_file, Inputs};
+use sim_cli::output::{check_outputs, write_file, Inputs, Output};
 use sim_cli::report::{self, RunInfo};
 use sim_core::{Report, SmConfig};
 use sim_isa::Target;
@@ -100,6 +100,13 @@ pub fn run_launch(file: &Path, name: &str, a: &RunArgs, mut inputs: Inputs) -> R
     let threads = host_threads(a.threads);
     check_counts(a.sms.unwrap_or(1), threads)?;
     let launch = read_launch(file, name, &mut inputs)?;
+    // Again, now that the launch's own files are inputs: before it runs.
+    check_outputs(&run_outputs(a), &inputs)?;
+    if let Some(dir) = &a.dump_buffers {
+        for b in launch.buffers.iter().filter(|b| safe_name(&b.name)) {
+            inputs.check(&dir.join(format!("{}.bin", b.name)))?;
+        }
+    }
     if a.check && launch.expected.is_empty() {
         bail!("{name}: --check: the launch file names no expected outputs (`expected`)");
     }
@@ -384,7 +391,7 @@ pub fn record(
         inputs.add_file(&name, &f);
     }
     read_launch(file, &name, &mut inputs)?;
-    inputs.check(output)?;
+    check_outputs(&[Output::file("-o", output)], &inputs)?;
     let opts = options(setup, LAUNCH_TARGET, sms)?;
     // Written as the launch runs, to a temporary file renamed into place
     // at the end: a failed run leaves no recording.

@@ -2,7 +2,7 @@
 
 use super::common::print_out;
 use anyhow::Result;
-use sim_cli::output::{write_file, Inputs};
+use sim_cli::output::{check_outputs, write_file, Inputs, Output};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -16,6 +16,9 @@ pub fn completions(shell: clap_complete::Shell, mut cli: clap::Command) -> Resul
 
 /// `simcli man`: the manual page in roff.
 pub fn man(output: Option<PathBuf>, cli: clap::Command) -> Result<ExitCode> {
+    if let Some(p) = &output {
+        check_outputs(&[Output::file("-o", p)], &Inputs::new())?;
+    }
     let mut buf = Vec::new();
     clap_mangen::Man::new(cli).render(&mut buf)?;
     match output {

@@ -2,12 +2,13 @@
 //! on to `kernel.rs`), `simcli config`, the replay, and its outputs.
 
 use super::common::{
-    check_counts, open_input, print_out, refuse_unsupported, report_text, RunArgs, Setup,
+    check_counts, open_input, print_out, refuse_unsupported, report_text, run_outputs, RunArgs,
+    Setup,
 };
 use super::kernel::{self, Kind};
 use super::progress::with_progress;
 use anyhow::{bail, Context, Result};
-use sim_cli::output::{write_file, Inputs};
+use sim_cli::output::{check_outputs, write_file, Inputs, Output};
 use sim_cli::report::{self, RunInfo};
 use sim_cli::timeline::{self, TimelineInput};
 use sim_core::config_file;
@@ -21,6 +22,9 @@ use std::process::ExitCode;
 
 /// `simcli config`: the resolved configuration as TOML with its sources.
 pub fn config(setup: &Setup, output: Option<PathBuf>, inputs: &Inputs) -> Result<ExitCode> {
+    if let Some(o) = &output {
+        check_outputs(&[Output::file("-o", o)], inputs)?;
+    }
     let (c, p) = setup.resolve(Target::SM_90)?;
     let text = config_file::to_toml(&c, p);
     match output {
@@ -102,12 +106,7 @@ pub fn run(file: &Path, a: &RunArgs, mut inputs: Inputs) -> Result<ExitCode> {
         bail!("--timeline-limit x --sms must be at most {MAX_TIMELINE_ISSUES} (the log is held in memory)");
     }
     let (name, r) = open_input(file, &mut inputs)?;
-    for p in [&a.dump_regs, &a.timeline, &a.opcode_csv]
-        .into_iter()
-        .flatten()
-    {
-        inputs.check(p)?;
-    }
+    check_outputs(&run_outputs(a), &inputs)?;
     let mut r = BufReader::new(r);
     let head = r.fill_buf().with_context(|| format!("reading {name}"))?;
     if a.compiler && kernel::detect(head).is_some() {

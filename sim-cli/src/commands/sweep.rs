@@ -1,11 +1,11 @@
 //! `simcli sweep` and `simcli merge`: the runs of a sweep file (or one
 //! shard of them) on `--jobs` threads into one CSV, and shards joined.
 
-use super::common::{open_input, print_out, Sched, Setup};
+use super::common::{open_input, print_out, read_all, Sched, Setup};
 use super::progress::with_progress;
 use super::run::{replay_trace, resolve_for};
 use anyhow::{anyhow, Context, Result};
-use sim_cli::output::{write_file, Inputs};
+use sim_cli::output::{check_outputs, write_file, Inputs, Output};
 use sim_cli::report;
 use sim_cli::sweep::{self, Shard, SweepRun};
 use sim_trace::replay::ReplayError;
@@ -64,12 +64,9 @@ fn one_run(r: &SweepRun, trace: &Trace, sms: usize) -> Result<Rows> {
 
 /// `simcli sweep`.
 pub fn sweep(a: &SweepArgs) -> Result<ExitCode> {
-    let name = a.file.display().to_string();
-    let text = std::fs::read_to_string(&a.file).with_context(|| format!("reading {name}"))?;
     let mut inputs = Inputs::new();
-    if let Ok(f) = std::fs::File::open(&a.file) {
-        inputs.add_file(&name, &f);
-    }
+    let (name, r) = open_input(&a.file, &mut inputs)?;
+    let text = read_all(r, &name, sweep::MAX_SWEEP_BYTES)?;
     let spec = sweep::parse(&text, &name)?;
     let shard = match &a.shard {
         Some(s) => Shard::parse(s)?,
@@ -77,9 +74,16 @@ pub fn sweep(a: &SweepArgs) -> Result<ExitCode> {
     };
     let mine: Vec<&SweepRun> = spec.runs.iter().filter(|r| shard.takes(r.index)).collect();
     let traces = load_traces(&mine, &mut inputs)?;
-    for p in [&a.output, &a.opcode_csv].into_iter().flatten() {
-        inputs.check(p)?;
-    }
+    let mut outputs = vec![match &a.output {
+        Some(p) => Output::file("-o", p),
+        None => Output::stdout("the CSV"),
+    }];
+    outputs.extend(
+        a.opcode_csv
+            .as_deref()
+            .map(|p| Output::file("--opcode-csv", p)),
+    );
+    check_outputs(&outputs, &inputs)?;
     let jobs = a.jobs.clamp(1, mine.len().max(1));
     let results: Vec<std::sync::Mutex<Option<Result<Rows>>>> =
         mine.iter().map(|_| Default::default()).collect();
@@ -142,11 +146,12 @@ pub fn merge(files: &[PathBuf], output: Option<&Path>) -> Result<ExitCode> {
     let mut inputs = Inputs::new();
     let mut contents = Vec::new();
     for f in files {
-        let name = f.display().to_string();
-        let file = std::fs::File::open(f).with_context(|| format!("opening {name}"))?;
-        inputs.add_file(&name, &file);
-        let bytes = std::fs::read(f).with_context(|| format!("reading {name}"))?;
+        let (name, r) = open_input(f, &mut inputs)?;
+        let bytes = sim_isa::bounded::read_limited(r, Path::new(&name), sweep::MAX_MERGE_BYTES)?;
         contents.push((name, bytes));
+    }
+    if let Some(p) = output {
+        check_outputs(&[Output::file("-o", p)], &inputs)?;
     }
     let merged = sweep::merge(&contents)?;
     emit(output, &inputs, &merged)?;

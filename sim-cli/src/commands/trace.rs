@@ -3,7 +3,7 @@
 
 use super::common::{open_input, print_out, refuse_unsupported};
 use anyhow::{anyhow, bail, Context, Result};
-use sim_cli::output::{write_file, Inputs};
+use sim_cli::output::{check_outputs, write_file, Inputs, Output};
 use sim_trace::trace::Trace;
 use sim_trace::{binfmt, dump, gen, load};
 use std::path::{Path, PathBuf};
@@ -27,7 +27,7 @@ pub fn asm(file: &Path, output: Option<PathBuf>, record_expect: bool) -> Result<
     };
     let mut inputs = Inputs::new();
     let (name, r) = open_input(file, &mut inputs)?;
-    inputs.check(&out)?;
+    check_outputs(&[Output::file("-o", &out)], &inputs)?;
     let mut trace = load::load_text(&name, r)?;
     refuse_unsupported(&name, &trace, trace.target)?;
     if record_expect {
@@ -53,7 +53,7 @@ pub fn dump(file: &Path, output: Option<PathBuf>) -> Result<ExitCode> {
     let mut inputs = Inputs::new();
     let (name, r) = open_input(file, &mut inputs)?;
     if let Some(o) = &output {
-        inputs.check(o)?;
+        check_outputs(&[Output::file("-o", o)], &inputs)?;
     }
     let trace = load::load_binary(&name, r)?;
     let text = dump::dump(&trace)?;
@@ -66,6 +66,7 @@ pub fn dump(file: &Path, output: Option<PathBuf>) -> Result<ExitCode> {
 
 /// `simcli gen`: a synthetic trace, as kernel text when `output` ends in .ptx.
 pub fn gen(params: &gen::GenParams, output: &Path) -> Result<ExitCode> {
+    check_outputs(&[Output::file("-o", output)], &Inputs::new())?;
     let target = params.target;
     let trace = gen::generate(params)?;
     refuse_unsupported(&output.display().to_string(), &trace, target)?;

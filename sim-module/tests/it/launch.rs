@@ -475,3 +475,50 @@ fn refused_random_buffers_name_the_field() {
         "buffers.a: needs exactly one of `file`, `fill` and `random`"
     );
 }
+
+/// Runs `f` on a thread; fails (rather than hangs) if it takes over 30 s.
+fn within_30s<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(30))
+        .expect("an unbounded read: still reading after 30 s")
+}
+
+/// Issue 28: a link to `/dev/zero` (metadata: 0 bytes) as the launch file,
+/// a buffer file of `bytes: 0` and an expected file is refused one byte past
+/// its limit, naming the file and the limit.
+#[test]
+fn endless_files_are_refused_at_their_limit() {
+    if !Path::new("/dev/zero").exists() {
+        return;
+    }
+    let d = std::env::temp_dir().join(format!("sim-module-zero-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    let zero = d.join("zero.lnk");
+    std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+    let z = zero.clone();
+    let e = within_30s(move || Launch::read(&z).map(|_| ()).unwrap_err().to_string());
+    assert_eq!(e, format!("{}: more than 1048576 bytes", zero.display()));
+    let t = format!(
+        r#"{{{BASE}, "buffers": {{"a": {{"bytes": 0, "file": "zero.lnk"}}}}, "params": [], "outputs": ["a"], "expected": {{"a": "zero.lnk"}}}}"#
+    );
+    let l = Launch::parse(&t, &d).unwrap();
+    let l2 = Launch::parse(&t, &d).unwrap();
+    let e = within_30s(move || l.load_buffers().map(|_| ()).unwrap_err().to_string());
+    assert_eq!(
+        e,
+        format!(
+            "buffers.a.file: {} holds more than 0 bytes, the buffer 0",
+            zero.display()
+        )
+    );
+    let e = within_30s(move || l2.load_expected().map(|_| ()).unwrap_err().to_string());
+    assert!(
+        e.starts_with("expected.a: ") && e.ends_with("holds more than 0 bytes, the buffer 0"),
+        "{e}"
+    );
+    std::fs::remove_dir_all(&d).unwrap();
+}

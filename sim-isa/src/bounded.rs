@@ -1,0 +1,177 @@
+//! The one way the project's libraries, simcli, the C API and Python read a
+//! whole file: through `Read::take(limit + 1)`, counting the bytes as they
+//! arrive. A file's metadata is never trusted for its size: it says 0 for
+//! `/dev/zero`, a FIFO or a `/proc` file and the true length of a sparse
+//! file, and either way the reader would go on reading (issue 28). The
+//! limit is checked at the first byte past it, so an endless input costs at
+//! most `limit + 1` bytes of memory and the time to read them.
+//!
+//! This is the lowest crate every reader depends on (ARCHITECTURE.md); it
+//! opens files here and nowhere else in sim-isa.
+
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+/// Why a bounded read failed; every variant names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// The file could not be opened or read.
+    #[error("{}: {source}", .path.display())]
+    Io {
+        /// The file, as given.
+        path: PathBuf,
+        /// The OS's reason.
+        source: io::Error,
+    },
+    /// More bytes arrived than the limit allows (the read stopped there).
+    #[error("{}: more than {limit} bytes", .path.display())]
+    TooLarge {
+        /// The file, as given.
+        path: PathBuf,
+        /// The limit, in bytes.
+        limit: u64,
+    },
+    /// A file that must hold exactly `expected` bytes holds fewer.
+    #[error("{}: holds {len} bytes, not {expected}", .path.display())]
+    Short {
+        /// The file, as given.
+        path: PathBuf,
+        /// What it holds.
+        len: u64,
+        /// What it must hold.
+        expected: u64,
+    },
+    /// Text that is not UTF-8.
+    #[error("{}: not UTF-8 text (byte {at})", .path.display())]
+    NotUtf8 {
+        /// The file, as given.
+        path: PathBuf,
+        /// Offset of the first invalid byte.
+        at: usize,
+    },
+}
+
+impl ReadError {
+    /// The file the error names.
+    pub fn path(&self) -> &Path {
+        match self {
+            ReadError::Io { path, .. }
+            | ReadError::TooLarge { path, .. }
+            | ReadError::Short { path, .. }
+            | ReadError::NotUtf8 { path, .. } => path,
+        }
+    }
+}
+
+/// Reads all of `r` (named `name` in errors), refusing it at the first byte
+/// past `limit`.
+pub fn read_limited(r: impl Read, name: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let mut bytes = Vec::new();
+    r.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|source| ReadError::Io {
+            path: name.to_path_buf(),
+            source,
+        })?;
+    if bytes.len() as u64 > limit {
+        return Err(ReadError::TooLarge {
+            path: name.to_path_buf(),
+            limit,
+        });
+    }
+    Ok(bytes)
+}
+
+/// [`read_limited`] of UTF-8 text.
+pub fn read_limited_string(r: impl Read, name: &Path, limit: u64) -> Result<String, ReadError> {
+    let bytes = read_limited(r, name, limit)?;
+    String::from_utf8(bytes).map_err(|e| ReadError::NotUtf8 {
+        path: name.to_path_buf(),
+        at: e.utf8_error().valid_up_to(),
+    })
+}
+
+fn open(path: &Path) -> Result<std::fs::File, ReadError> {
+    std::fs::File::open(path).map_err(|source| ReadError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+/// The bytes of the file at `path`, at most `limit` of them.
+pub fn read_file(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    read_limited(open(path)?, path, limit)
+}
+
+/// The text of the file at `path`, at most `limit` bytes of UTF-8.
+pub fn read_file_string(path: &Path, limit: u64) -> Result<String, ReadError> {
+    read_limited_string(open(path)?, path, limit)
+}
+
+/// The bytes of the file at `path`, which must hold exactly `bytes` of them
+/// (a buffer's initial or expected contents): more is refused at the first
+/// byte past `bytes`, fewer once the file ends.
+pub fn read_file_exact(path: &Path, bytes: u64) -> Result<Vec<u8>, ReadError> {
+    let got = read_file(path, bytes)?;
+    if (got.len() as u64) < bytes {
+        return Err(ReadError::Short {
+            path: path.to_path_buf(),
+            len: got.len() as u64,
+            expected: bytes,
+        });
+    }
+    Ok(got)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endless_input_stops_one_byte_past_the_limit() {
+        let mut endless = io::repeat(7);
+        let e = read_limited(&mut endless, Path::new("zero"), 1000).unwrap_err();
+        assert_eq!(e.to_string(), "zero: more than 1000 bytes");
+        // Exactly the limit is accepted, with every byte.
+        let got = read_limited(io::repeat(7).take(1000), Path::new("z"), 1000).unwrap();
+        assert_eq!(got, vec![7; 1000]);
+    }
+
+    #[test]
+    fn device_files_are_read_not_measured() {
+        // /dev/zero's metadata says 0 bytes; the reader counts instead.
+        if Path::new("/dev/zero").exists() {
+            let e = read_file(Path::new("/dev/zero"), 4096).unwrap_err();
+            assert!(matches!(e, ReadError::TooLarge { limit: 4096, .. }), "{e}");
+            let e = read_file_exact(Path::new("/dev/zero"), 0).unwrap_err();
+            assert_eq!(e.to_string(), "/dev/zero: more than 0 bytes");
+        }
+    }
+
+    #[test]
+    fn exact_reads_name_short_files_and_text_must_be_utf8() {
+        let f = std::env::temp_dir().join(format!("sim-isa-bounded-{}", std::process::id()));
+        std::fs::write(&f, b"abc").unwrap();
+        assert_eq!(read_file_exact(&f, 3).unwrap(), b"abc");
+        let e = read_file_exact(&f, 4).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                ReadError::Short {
+                    len: 3,
+                    expected: 4,
+                    ..
+                }
+            ),
+            "{e}"
+        );
+        let e = read_file_exact(&f, 2).unwrap_err();
+        assert!(matches!(e, ReadError::TooLarge { limit: 2, .. }), "{e}");
+        std::fs::remove_file(&f).unwrap();
+        let e = read_file_exact(Path::new("/nonexistent/x"), 4).unwrap_err();
+        assert!(matches!(e, ReadError::Io { .. }), "{e}");
+        assert_eq!(e.path(), Path::new("/nonexistent/x"));
+        let e = read_limited_string(&b"ok\xff"[..], Path::new("t"), 10).unwrap_err();
+        assert_eq!(e.to_string(), "t: not UTF-8 text (byte 2)");
+    }
+}
