@@ -231,11 +231,12 @@ def main():
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("--fake", action="store_true", help="stand-in results, no GPU (format tests)")
     ap.add_argument("--only", help="comma-separated form indices (default: all)")
+    ap.add_argument("--forms", help="a forms file instead of forms.txt (forms-approx.txt)")
     ap.add_argument("--files", type=int, default=2)
     ap.add_argument("--file-mb", type=float, default=15.0)
     a = ap.parse_args()
     os.makedirs(a.outdir, exist_ok=True)
-    forms = gen.load_forms()
+    forms = gen.load_forms(a.forms)
     if a.only:
         keep = {int(x) for x in a.only.split(",")}
         forms = [f for f in forms if f[0] in keep]
