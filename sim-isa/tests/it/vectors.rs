@@ -101,6 +101,13 @@ fn h200_domain_edges() {
 }
 
 #[test]
+fn h200_ftz_edges() {
+    // f16 results at the flush-to-zero boundary, fma and packed forms too:
+    // what is tiny after rounding (IEEE 754) is flushed, as mul showed.
+    assert_eq!(run_file("h200-ftz-edges.jsonl.gz").passed, 2_400);
+}
+
+#[test]
 fn format_doc_examples() {
     // The examples in docs/conformance-format.md are vectors too.
     let doc = include_str!("../../../docs/conformance-format.md");
