@@ -81,7 +81,15 @@ fn value(f: Fmt, v: u16) -> f64 {
 /// in round to nearest, through round to odd at f64 precision (module
 /// comment).
 fn round(f: Fmt, hi: f64, lo: f64) -> u16 {
-    let odd = if lo != 0.0 && hi.to_bits() & 1 == 0 {
+    let odd = to_odd(hi, lo);
+    let exact: Exact = decode_float(F64, odd.to_bits(), false);
+    encode_float(f, exact, Dir::Nearest, false, false, false) as u16
+}
+
+/// `hi + lo` rounded to odd at f64 precision: `hi`, stepped one ulp toward
+/// `lo` when `lo` is nonzero and `hi`'s last bit is even.
+fn to_odd(hi: f64, lo: f64) -> f64 {
+    if lo != 0.0 && hi.to_bits() & 1 == 0 {
         if lo > 0.0 {
             hi.next_up()
         } else {
@@ -89,9 +97,7 @@ fn round(f: Fmt, hi: f64, lo: f64) -> u16 {
         }
     } else {
         hi
-    };
-    let exact: Exact = decode_float(F64, odd.to_bits(), false);
-    encode_float(f, exact, Dir::Nearest, false, false, false) as u16
+    }
 }
 
 /// `v` flushed to a zero of its sign if it is subnormal and `on`.
@@ -165,15 +171,7 @@ fn tiny(f: Fmt, hi: f64, lo: f64) -> bool {
     if hi == 0.0 {
         return false;
     }
-    let odd = if lo != 0.0 && hi.to_bits() & 1 == 0 {
-        if lo > 0.0 {
-            hi.next_up()
-        } else {
-            hi.next_down()
-        }
-    } else {
-        hi
-    };
+    let odd = to_odd(hi, lo);
     // Half results are normal f64s: round the 52 stored bits to `mbits`.
     let shift = 52 - f.mbits;
     let bits = odd.abs().to_bits();
