@@ -197,7 +197,7 @@ fn names_op(pat: &str) -> bool {
 fn blank(src: &str) -> String {
     let b = src.as_bytes();
     let mut out = b.to_vec();
-    let mut wipe = |out: &mut Vec<u8>, from: usize, to: usize| {
+    let wipe = |out: &mut Vec<u8>, from: usize, to: usize| {
         for c in &mut out[from..to.min(b.len())] {
             if *c != b'\n' {
                 *c = b' ';
