@@ -108,6 +108,13 @@ fn h200_ftz_edges() {
 }
 
 #[test]
+fn h200_more_forms() {
+    // The fp8 conversions from f32 pairs and `sad.u64/.s64`, which the SASS
+    // oracle has no vectors of, as an H200 computed them.
+    assert_eq!(run_file("h200-more-forms.jsonl.gz").passed, 3_000);
+}
+
+#[test]
 fn format_doc_examples() {
     // The examples in docs/conformance-format.md are vectors too.
     let doc = include_str!("../../../docs/conformance-format.md");
