@@ -33,34 +33,6 @@ pub struct Form {
     pub kind: Kind,
 }
 
-fn reg_names(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let b = text.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%' {
-            let mut j = i + 1;
-            while j < b.len() && b[j].is_ascii_alphanumeric() {
-                j += 1;
-            }
-            out.push(text[i..j].to_string());
-            i = j;
-        } else {
-            i += 1;
-        }
-    }
-    out
-}
-
-fn width_of(name: &str) -> Option<u32> {
-    match name.get(1..2) {
-        Some("h") => Some(16),
-        Some("r") => Some(32),
-        Some("p") => Some(1),
-        _ => None,
-    }
-}
-
 impl Form {
     /// Parses `text` for sm_90 with sim-isa (gen.py's naming: destination
     /// first, then the sources).
@@ -69,9 +41,12 @@ impl Form {
         let mut syms = Symbols::new();
         let inst = sim_isa::parse::parse_for_target(text, &mut syms, target, None)
             .map_err(|e| anyhow::anyhow!("sim-isa rejects it: {e}"))?;
-        let names = reg_names(text);
-        let (dst_name, src_names) = names.split_first().context("no registers")?;
-        let widths: Vec<u32> = src_names.iter().filter_map(|n| width_of(n)).collect();
+        // The registers in order of appearance, as the values kernels read them.
+        let regs = crate::values::kernel::layout(text).0;
+        let (dst_reg, src_regs) = regs.split_first().context("no registers")?;
+        let (dst_name, dst_width) = (dst_reg.name.as_str(), dst_reg.width);
+        let src_names: Vec<&str> = src_regs.iter().map(|r| r.name.as_str()).collect();
+        let widths: Vec<u32> = src_regs.iter().map(|r| r.width).collect();
         let kind = match widths.as_slice() {
             [16] => Kind::One16,
             [16, 16] => Kind::Two16,
@@ -93,7 +68,7 @@ impl Form {
             ctx,
             nregs: regs.len(),
             dst,
-            width: width_of(dst_name).context("destination register")?,
+            width: dst_width,
             srcs,
             kind,
         })

@@ -5,7 +5,7 @@
 //! conformance vectors, are run through sim-isa's own conformance runner.
 
 mod compile;
-mod kernel;
+pub(crate) mod kernel;
 mod variants;
 mod vectors;
 
