@@ -178,35 +178,7 @@ impl WarpMem<'_> {
         total: u64,
     ) -> Option<(Bytes<'_>, u64)> {
         let first = *addrs.get(lanes.trailing_zeros() as usize)?;
-        let (space, window) = match space {
-            Space::Generic => {
-                // Each lane's first and last byte in the first lane's window.
-                let class = |a: u64| {
-                    if a.wrapping_sub(SHARED_WINDOW) < WINDOW {
-                        Space::Shared
-                    } else if a.wrapping_sub(LOCAL_WINDOW) < WINDOW {
-                        Space::Local
-                    } else {
-                        Space::Global
-                    }
-                };
-                let c = class(first);
-                let mut same = true;
-                for (l, &a) in addrs.iter().enumerate() {
-                    let last = a.wrapping_add(total - 1);
-                    same &= lanes >> l & 1 == 0 || (last >= a && class(a) == c && class(last) == c);
-                }
-                if !same {
-                    return None;
-                }
-                match c {
-                    Space::Shared => (c, SHARED_WINDOW),
-                    Space::Local => (c, LOCAL_WINDOW),
-                    _ => (c, 0),
-                }
-            }
-            s => (s, 0),
-        };
+        let (space, window) = one_space(space, lanes, addrs, total)?;
         Some(match space {
             Space::Global | Space::Generic => match &mut self.global {
                 GlobalView::Direct(g) => {
@@ -214,7 +186,7 @@ impl WarpMem<'_> {
                     (Bytes::One(&mut r.bytes), window + r.base)
                 }
                 // Read in place unless the SM wrote there this epoch;
-                // stores go access by access into its overlay.
+                // stores go to its overlay (`Self::try_store_lanes`).
                 GlobalView::Layered(g, o) => {
                     if o.touches(lanes, addrs, total) {
                         return None;
@@ -240,7 +212,7 @@ impl WarpMem<'_> {
         lanes: u32,
         addrs: &[u64; WARP_SIZE],
         n: usize,
-        out: &mut [[u64; WARP_SIZE]; 4],
+        out: &mut [[u64; WARP_SIZE]],
     ) -> bool {
         let Some((bytes, delta)) = self.plan(space, lanes, addrs, (B * n) as u64) else {
             return false;
@@ -271,9 +243,15 @@ impl WarpMem<'_> {
         lanes: u32,
         addrs: &[u64; WARP_SIZE],
         n: usize,
-        vals: &[[u64; WARP_SIZE]; 4],
+        vals: &[[u64; WARP_SIZE]],
     ) -> bool {
         let total = (B * n) as u64;
+        if let GlobalView::Layered(g, o) = &mut self.global {
+            // Global stores during an epoch go to the SM's overlay.
+            if one_space(space, lanes, addrs, total).is_some_and(|(s, _)| s == Space::Global) {
+                return o.store_lanes::<B>(g, lanes, addrs, n, vals);
+            }
+        }
         let Some((bytes, delta)) = self.plan(space, lanes, addrs, total) else {
             return false;
         };
@@ -281,6 +259,20 @@ impl WarpMem<'_> {
         let off = |l: usize| addrs[l].wrapping_sub(delta);
         match bytes {
             Bytes::One(b) => {
+                if n == 1 && lanes == u32::MAX {
+                    // A word a lane, every lane (the common case):
+                    // consecutive words are written as such.
+                    if let Pattern::Consecutive = pattern::<B>(addrs) {
+                        let whole = (B * WARP_SIZE) as u64;
+                        let Some(c) = span(b.len(), off(0), whole) else {
+                            return false;
+                        };
+                        for (o, v) in b[c].as_chunks_mut::<B>().0.iter_mut().zip(&vals[0]) {
+                            o.copy_from_slice(&v.to_le_bytes()[..B]);
+                        }
+                        return true;
+                    }
+                }
                 let len = b.len();
                 if !(0..WARP_SIZE).all(|l| !runs(l) || span(len, off(l), total).is_some()) {
                     return false;
@@ -310,6 +302,48 @@ impl WarpMem<'_> {
             }
         }
     }
+}
+
+/// The one space all `total` bytes each lane of `lanes` (not empty)
+/// accesses from `addrs[lane]` lie in, after the generic windows, and the
+/// window's base (what to subtract for an address in that space); `None`
+/// when the lanes do not share one.
+fn one_space(
+    space: Space,
+    lanes: u32,
+    addrs: &[u64; WARP_SIZE],
+    total: u64,
+) -> Option<(Space, u64)> {
+    let first = *addrs.get(lanes.trailing_zeros() as usize)?;
+    Some(match space {
+        Space::Generic => {
+            // Each lane's first and last byte in the first lane's window.
+            let class = |a: u64| {
+                if a.wrapping_sub(SHARED_WINDOW) < WINDOW {
+                    Space::Shared
+                } else if a.wrapping_sub(LOCAL_WINDOW) < WINDOW {
+                    Space::Local
+                } else {
+                    Space::Global
+                }
+            };
+            let c = class(first);
+            let mut same = true;
+            for (l, &a) in addrs.iter().enumerate() {
+                let last = a.wrapping_add(total - 1);
+                same &= lanes >> l & 1 == 0 || (last >= a && class(a) == c && class(last) == c);
+            }
+            if !same {
+                return None;
+            }
+            match c {
+                Space::Shared => (c, SHARED_WINDOW),
+                Space::Local => (c, LOCAL_WINDOW),
+                _ => (c, 0),
+            }
+        }
+        s => (s, 0),
+    })
 }
 
 /// The bytes one warp-wide access reaches (see [`WarpMem::plan`]).
@@ -345,7 +379,7 @@ fn load_lane<const B: usize>(
     off: u64,
     n: usize,
     l: usize,
-    out: &mut [[u64; WARP_SIZE]; 4],
+    out: &mut [[u64; WARP_SIZE]],
 ) -> bool {
     let Some(s) = span(b.len(), off, (B * n) as u64).and_then(|r| b.get(r)) else {
         return false;
@@ -397,7 +431,7 @@ fn load_all<const B: usize>(
     lanes: u32,
     addrs: &[u64; WARP_SIZE],
     n: usize,
-    out: &mut [[u64; WARP_SIZE]; 4],
+    out: &mut [[u64; WARP_SIZE]],
 ) -> bool {
     if n == 1 && lanes == u32::MAX {
         // One element a lane, every lane (the common case): a warp reading
@@ -452,7 +486,7 @@ fn store_lane<const B: usize>(
     off: u64,
     n: usize,
     l: usize,
-    vals: &[[u64; WARP_SIZE]; 4],
+    vals: &[[u64; WARP_SIZE]],
 ) {
     let Some(s) = span(b.len(), off, (B * n) as u64).and_then(|r| b.get_mut(r)) else {
         return;
@@ -507,7 +541,7 @@ impl Memory for WarpMem<'_> {
         addrs: &[u64; WARP_SIZE],
         bytes: u32,
         n: usize,
-        out: &mut [[u64; WARP_SIZE]; 4],
+        out: &mut [[u64; WARP_SIZE]],
     ) -> Result<(), LaneFault> {
         let direct = n <= 4
             && match bytes {
@@ -532,7 +566,7 @@ impl Memory for WarpMem<'_> {
         addrs: &[u64; WARP_SIZE],
         bytes: u32,
         n: usize,
-        vals: &[[u64; WARP_SIZE]; 4],
+        vals: &[[u64; WARP_SIZE]],
     ) -> Result<(), LaneFault> {
         let direct = n <= 4
             && match bytes {
@@ -584,13 +618,29 @@ mod tests {
     use super::*;
 
     /// A launch's spaces, owned, to lend as a `WarpMem`.
-    #[derive(Clone)]
     struct Backing {
         global: Global,
         consts: Vec<u8>,
         params: Vec<u8>,
         shared: Vec<u8>,
         local: Vec<Vec<u8>>,
+        /// Global writes go to an SM's overlay (an epoch of a launch on
+        /// several SMs), merged before comparing.
+        overlay: Option<crate::overlay::Overlay>,
+    }
+
+    impl Clone for Backing {
+        /// An empty overlay, if any (`same` merges before comparing).
+        fn clone(&self) -> Self {
+            Backing {
+                global: self.global.clone(),
+                consts: self.consts.clone(),
+                params: self.params.clone(),
+                shared: self.shared.clone(),
+                local: self.local.clone(),
+                overlay: self.overlay.as_ref().map(|_| Default::default()),
+            }
+        }
     }
 
     impl Backing {
@@ -607,11 +657,15 @@ mod tests {
                 shared: bytes(2048),
                 // Lanes 20.. have no local memory.
                 local: (0..20).map(|_| bytes(64)).collect(),
+                overlay: rng.next().is_multiple_of(2).then(Default::default),
             }
         }
         fn mem(&mut self) -> WarpMem<'_> {
             WarpMem {
-                global: GlobalView::Direct(&mut self.global),
+                global: match &mut self.overlay {
+                    Some(o) => GlobalView::Layered(&self.global, o),
+                    None => GlobalView::Direct(&mut self.global),
+                },
                 consts: &self.consts,
                 params: &self.params,
                 shared: &mut self.shared,
@@ -619,7 +673,12 @@ mod tests {
                 vars: &[],
             }
         }
-        fn same(&self, o: &Backing) -> bool {
+        fn same(&mut self, o: &mut Backing) -> bool {
+            for b in [&mut *self, &mut *o] {
+                if let Some(ov) = &mut b.overlay {
+                    ov.merge_into(&mut b.global);
+                }
+            }
             self.shared == o.shared
                 && self.local == o.local
                 && self.global.regions.len() == o.global.regions.len()
@@ -714,6 +773,14 @@ mod tests {
         for _ in 0..100_000 {
             let mut fast = Backing::new(&mut rng);
             let mut each = fast.clone();
+            if fast.overlay.is_some() && rng.next().is_multiple_of(2) {
+                // A page the SM wrote earlier in the epoch.
+                let bases: Vec<u64> = fast.global.regions.iter().map(|r| r.base).collect();
+                let (a, v) = (rng.pick(&bases) + 8, rng.next());
+                for b in [&mut fast, &mut each] {
+                    assert_eq!(b.mem().store(Space::Global, 0, a, 8, v), Ok(()));
+                }
+            }
             let space = rng.pick(&spaces);
             let bytes = rng.pick(&[1u32, 2, 4, 4, 8, 8]);
             let n = rng.pick(&[1usize, 1, 2, 4]);
@@ -742,7 +809,7 @@ mod tests {
                 let w = store_lanes_each(&mut each.mem(), space, lanes, &addrs, bytes, n, &vals);
                 assert_eq!(r, w, "st {space:?} {bytes}x{n} {lanes:#x} {addrs:x?}");
                 assert!(
-                    fast.same(&each),
+                    fast.same(&mut each),
                     "st {space:?} {bytes}x{n} {lanes:#x} {addrs:x?}"
                 );
                 faults += usize::from(r.is_err());

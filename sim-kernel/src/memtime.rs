@@ -350,6 +350,18 @@ impl SmMem {
         } else {
             self.bank_waves(acc)
         };
+        self.shared_waves(gpu, start, waves)
+    }
+
+    /// A shared access that [`one_wave_shared`] said takes one wavefront
+    /// (its addresses were not kept): the time [`SmMem::access`] gives it.
+    pub fn shared_one_wave(&mut self, gpu: &Gpu, start: u64) -> u64 {
+        self.shared_waves(gpu, start, 1)
+    }
+
+    /// A shared access of `waves` wavefronts issued at `start` through the
+    /// SM's one shared-memory port.
+    fn shared_waves(&mut self, gpu: &Gpu, start: u64, waves: u64) -> u64 {
         let issue = start.max(self.lsu_free);
         self.lsu_free = issue + waves;
         issue + gpu.cfg.shared + waves - 1
@@ -383,6 +395,20 @@ impl SmMem {
         }
         u64::from(count.iter().copied().max().unwrap_or(1).max(1))
     }
+}
+
+/// Whether [`SmMem::access`] times `acc` as a shared access of one
+/// wavefront (then [`SmMem::shared_one_wave`] gives its time without the
+/// addresses).
+pub(crate) fn one_wave_shared(acc: &Accesses) -> bool {
+    let first = acc.addrs[acc.lanes.trailing_zeros().min(31) as usize];
+    let window = crate::memory::SHARED_WINDOW..crate::memory::LOCAL_WINDOW;
+    let shared = match acc.space {
+        Space::Generic => window.contains(&first),
+        Space::Shared => true,
+        Space::Param | Space::Const | Space::Global | Space::Local => false,
+    };
+    shared && acc.bytes <= 4 && one_wave_at_a_glance(acc)
 }
 
 /// The common shared accesses of one word a lane, without the bank

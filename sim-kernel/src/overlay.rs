@@ -100,6 +100,67 @@ impl Overlay {
         Ok(())
     }
 
+    /// A warp's store of `n` elements of `B` bytes (`vals[k][l]`'s low
+    /// bytes at `addrs[l] + k * B`) for the lanes of `lanes`, when every
+    /// access is aligned to `B` and all lie in one allocation: the
+    /// writes of [`Self::store`] lane by lane, with a page looked up once
+    /// for the lanes that share it. `false`, nothing written, otherwise
+    /// (the caller then goes access by access, faults included).
+    pub fn store_lanes<const B: usize>(
+        &mut self,
+        base: &Global,
+        lanes: u32,
+        addrs: &[u64; WARP_SIZE],
+        n: usize,
+        vals: &[[u64; WARP_SIZE]],
+    ) -> bool {
+        let (mut lo, mut hi, mut low_bits) = (u64::MAX, 0u64, 0u64);
+        for (l, &a) in addrs.iter().enumerate() {
+            if lanes >> l & 1 == 1 {
+                lo = lo.min(a);
+                hi = hi.max(a);
+                low_bits |= a;
+            }
+        }
+        let total = (B * n) as u64;
+        let Some(end) = hi.checked_add(total) else {
+            return false;
+        };
+        if lanes == 0 || low_bits % B as u64 != 0 || vals.len() < n {
+            return false;
+        }
+        let i = base.regions.partition_point(|r| r.base <= lo);
+        match i.checked_sub(1).and_then(|i| base.regions.get(i)) {
+            Some(r) if end <= r.base + r.bytes.len() as u64 => {}
+            _ => return false,
+        }
+        // Aligned to `B` (a power of two up to 8): no element crosses a
+        // page or a 64-bit word of `written`. Accesses in lane order, each
+        // lane's elements in order; a page looked up once per run of
+        // accesses in it.
+        let next = |l: usize, k: usize| -> Option<(usize, usize)> {
+            let (l, k) = if k + 1 < n { (l, k + 1) } else { (l + 1, 0) };
+            let rest = lanes.checked_shr(l as u32).unwrap_or(0);
+            (rest != 0).then(|| (l + rest.trailing_zeros() as usize, k))
+        };
+        let mut at = Some((lanes.trailing_zeros() as usize, 0));
+        while let Some((l0, k0)) = at {
+            let key = (addrs[l0] + (k0 * B) as u64) / PAGE;
+            let p = self.page(base, key);
+            while let Some((l, k)) = at {
+                let a = addrs[l] + (k * B) as u64;
+                if a / PAGE != key {
+                    break;
+                }
+                let i = (a % PAGE) as usize;
+                p.bytes[i..i + B].copy_from_slice(&vals[k][l].to_le_bytes()[..B]);
+                p.written[i / 64] |= (u64::MAX >> (64 - B)) << (i % 64);
+                at = next(l, k);
+            }
+        }
+        true
+    }
+
     /// Page `key`, copied from the global space on first use.
     fn page(&mut self, base: &Global, key: u64) -> &mut Page {
         let spare = &mut self.spare;

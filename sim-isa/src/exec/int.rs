@@ -290,10 +290,48 @@ pub(crate) fn int_warp(x: &IntArith, a: &Lanes, b: &Lanes, c: &Lanes) -> Lanes {
         }
         return o;
     }
+    let n = x.ty.bits();
+    let signed = x.ty.kind() == TypeKind::Signed;
+    // The type's value of a source as an i64 (`n` <= 64 bits; `ext` in
+    // 64-bit arithmetic, which the compiler vectorises).
+    let sh = 64 - n;
+    let val = move |v: u64| -> i64 {
+        if signed {
+            ((v << sh) as i64) >> sh
+        } else {
+            (v & m) as i64
+        }
+    };
     match (x.op, x.sat) {
         (IntOp::Add, false) => each(|p, q| p.wrapping_add(q) & m, a, b),
         (IntOp::Sub, false) => each(|p, q| p.wrapping_sub(q) & m, a, b),
         (IntOp::Mul(MulMode::Lo), _) => each(|p, q| p.wrapping_mul(q) & m, a, b),
+        // `int_lane_scalar`'s arms as plain lane loops: `mad.lo` wraps,
+        // the `.wide` forms' 2n-bit products fit in 64 bits for n <= 32
+        // (signed: two's complement of the i64 product), `min`/`max`
+        // compare in the type's order, for unsigned 64-bit too (as i64
+        // they would not: kept below).
+        (IntOp::Mad(MulMode::Lo), _) => {
+            let mut o = [0u64; WARP_SIZE];
+            for l in 0..WARP_SIZE {
+                o[l] = a[l].wrapping_mul(b[l]).wrapping_add(c[l]) & m;
+            }
+            o
+        }
+        (IntOp::Mul(MulMode::Wide), _) if n <= 32 => {
+            let wm = width_mask(2 * n);
+            each(|p, q| (val(p).wrapping_mul(val(q)) as u64) & wm, a, b)
+        }
+        (IntOp::Mad(MulMode::Wide), _) if n <= 32 => {
+            let wm = width_mask(2 * n);
+            let mut o = [0u64; WARP_SIZE];
+            for l in 0..WARP_SIZE {
+                o[l] = (val(a[l]).wrapping_mul(val(b[l])) as u64).wrapping_add(c[l]) & wm;
+            }
+            o
+        }
+        (IntOp::Min, _) if signed || n < 64 => each(|p, q| pick(val(p) <= val(q), p, q) & m, a, b),
+        (IntOp::Max, _) if signed || n < 64 => each(|p, q| pick(val(p) >= val(q), p, q) & m, a, b),
         (IntOp::Add | IntOp::Sub, true)
         | (IntOp::Mul(MulMode::Hi | MulMode::Wide), _)
         | (IntOp::Mad(_), _)

@@ -84,7 +84,7 @@ pub trait Memory {
     /// One `ld` of a warp: for each lane of `lanes` in ascending order,
     /// `n` elements (1, 2 or 4) of `bytes` each at `addrs[lane]`,
     /// `addrs[lane] + bytes`, ..., element `k` into `out[k][lane]` (other
-    /// lanes' entries are left as they are). Stops at the first access
+    /// lanes' entries are left as they are; `out` holds at least `n` rows). Stops at the first access
     /// that fails, in that order, and returns it. The default is
     /// [`load_lanes_each`], [`Memory::load`] access by access; an override
     /// must give the same values, and on failure the same first
@@ -96,7 +96,7 @@ pub trait Memory {
         addrs: &[u64; WARP_SIZE],
         bytes: u32,
         n: usize,
-        out: &mut [[u64; WARP_SIZE]; 4],
+        out: &mut [[u64; WARP_SIZE]],
     ) -> Result<(), LaneFault> {
         load_lanes_each(self, space, lanes, addrs, bytes, n, out)
     }
@@ -113,7 +113,7 @@ pub trait Memory {
         addrs: &[u64; WARP_SIZE],
         bytes: u32,
         n: usize,
-        vals: &[[u64; WARP_SIZE]; 4],
+        vals: &[[u64; WARP_SIZE]],
     ) -> Result<(), LaneFault> {
         store_lanes_each(self, space, lanes, addrs, bytes, n, vals)
     }
@@ -140,7 +140,7 @@ pub fn load_lanes_each<M: Memory + ?Sized>(
     addrs: &[u64; WARP_SIZE],
     bytes: u32,
     n: usize,
-    out: &mut [[u64; WARP_SIZE]; 4],
+    out: &mut [[u64; WARP_SIZE]],
 ) -> Result<(), LaneFault> {
     for l in 0..WARP_SIZE {
         if lanes >> l & 1 == 0 {
@@ -166,7 +166,7 @@ pub fn store_lanes_each<M: Memory + ?Sized>(
     addrs: &[u64; WARP_SIZE],
     bytes: u32,
     n: usize,
-    vals: &[[u64; WARP_SIZE]; 4],
+    vals: &[[u64; WARP_SIZE]],
 ) -> Result<(), LaneFault> {
     for l in 0..WARP_SIZE {
         if lanes >> l & 1 == 0 {
@@ -506,34 +506,30 @@ fn access(
         addr: addrs[first_bad as usize],
         lane: first_bad,
     };
-    let mut loaded = [[0u64; WARP_SIZE]; 4];
     match m.op {
         MemOp::Ld | MemOp::Ldu => {
-            mem.load_lanes(m.space, before, addrs, eb, n, &mut loaded)?;
-            if misaligned != 0 {
-                return Err(misaligned_fault());
-            }
-            if !matches!(m.ty, MemType::S(_)) {
-                // Zero extension: the loaded values as they are.
-                write_dests(m, regs, exec, &loaded);
-                return Ok(());
-            }
-            for vals in &mut loaded[..n] {
-                for v in vals.iter_mut() {
-                    *v = extend(m.ty, *v);
-                }
+            // Only the rows the load fills: a scalar load's one row is
+            // 256 bytes to clear, not the four rows' 1 KiB.
+            let bad = (misaligned != 0).then(misaligned_fault);
+            match n {
+                1 => load_rows::<1>(m, regs, exec, mem, addrs, bad)?,
+                2 => load_rows::<2>(m, regs, exec, mem, addrs, bad)?,
+                _ => load_rows::<4>(m, regs, exec, mem, addrs, bad)?,
             }
         }
         MemOp::St => {
-            let vals: [[u64; WARP_SIZE]; 4] =
-                std::array::from_fn(|k| if k < n { read(k) } else { [0; WARP_SIZE] });
-            mem.store_lanes(m.space, before, addrs, eb, n, &vals)?;
+            let mut vals = [[0u64; WARP_SIZE]; 4];
+            for (k, v) in vals.iter_mut().enumerate().take(n) {
+                *v = read(k);
+            }
+            mem.store_lanes(m.space, before, addrs, eb, n, &vals[..n])?;
             if misaligned != 0 {
                 return Err(misaligned_fault());
             }
         }
         MemOp::Atom(op) | MemOp::Red(op) => {
             let (b, c) = (read(0), read(1));
+            let mut loaded = [[0u64; WARP_SIZE]; 1];
             for l in 0..WARP_SIZE {
                 if exec >> l & 1 == 0 {
                     continue;
@@ -551,15 +547,49 @@ fn access(
                     loaded[0][l] = extend(m.ty, old);
                 }
             }
+            write_dests(m, regs, exec, &loaded);
         }
         MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => {}
     }
-    write_dests(m, regs, exec, &loaded);
+    Ok(())
+}
+
+/// A load's `R` elements (its vector size, `m.vec`) for the lanes of
+/// `exec`, extended by the type, into the destinations; with a
+/// `misaligned` lane's fault, the lanes below it are loaded (the first
+/// fault of theirs is returned), then that fault, the destinations
+/// untouched. Compiled per vector size: a scalar load clears and copies
+/// one row, not four.
+#[inline(always)]
+fn load_rows<const R: usize>(
+    m: &Mem,
+    regs: &mut WarpRegs,
+    exec: u32,
+    mem: &mut dyn Memory,
+    addrs: &[u64; WARP_SIZE],
+    misaligned: Option<LaneFault>,
+) -> Result<(), LaneFault> {
+    let mut rows = [[0u64; WARP_SIZE]; R];
+    let before = misaligned.map_or(exec, |f| exec & ((1u32 << f.lane) - 1));
+    mem.load_lanes(m.space, before, addrs, m.ty.bytes(), R, &mut rows)?;
+    if let Some(f) = misaligned {
+        return Err(f);
+    }
+    if matches!(m.ty, MemType::S(_)) {
+        for vals in &mut rows {
+            for v in vals.iter_mut() {
+                *v = extend(m.ty, *v);
+            }
+        }
+    }
+    for (&r, vals) in m.d[..R].iter().zip(&rows) {
+        super::lanes::blend(regs.get_mut(r), exec, vals);
+    }
     Ok(())
 }
 
 /// Writes the lanes of `exec` of each destination from `loaded`.
-fn write_dests(m: &Mem, regs: &mut WarpRegs, exec: u32, loaded: &[[u64; WARP_SIZE]; 4]) {
+fn write_dests(m: &Mem, regs: &mut WarpRegs, exec: u32, loaded: &[[u64; WARP_SIZE]]) {
     for (&r, vals) in m.d[..m.dests()].iter().zip(loaded) {
         super::lanes::blend(regs.get_mut(r), exec, vals);
     }

@@ -3,6 +3,7 @@
 //! host owns in timing (memory accesses, barriers, clock reads).
 
 use super::code::Code;
+use super::slab::Lent;
 use super::warp::{Ext, State, Warp};
 use crate::error::KernelError;
 use crate::exec::Step;
@@ -477,7 +478,10 @@ impl External for Host<'_, '_, '_> {
             let b = st.blocks.get_mut(slot).and_then(Option::as_mut)?;
             let warp = b.warps.get_mut(w)?;
             match warp.exts.pop_front()? {
-                Ext::Mem(k, kind) => st.mem.access(sh.gpu, req.cycle, warp.take_access(k), kind),
+                Ext::Mem(k, kind) => match warp.take_access(k) {
+                    Lent::OneWave => st.mem.shared_one_wave(sh.gpu, req.cycle),
+                    Lent::Addrs(acc) => st.mem.access(sh.gpu, req.cycle, acc, kind),
+                },
                 Ext::Clock => {
                     warp.read_clock(code, req.cycle);
                     let (lo, hi) = st.clock_span.unwrap_or((req.cycle, req.cycle));

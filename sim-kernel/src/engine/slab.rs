@@ -21,7 +21,18 @@ struct Packed {
     space: Space,
     /// Held whole in `Slab::wide` instead.
     wide: bool,
+    /// A shared access of one wavefront: timing needs nothing else, so
+    /// `lo` is not written ([`Slab::keep`]).
+    one_wave: bool,
     lo: [u32; WARP_SIZE],
+}
+
+/// What [`Slab::take`] lends.
+pub(crate) enum Lent<'a> {
+    /// A shared access of one wavefront (`memtime::one_wave_shared`).
+    OneWave,
+    /// The addresses.
+    Addrs(&'a Accesses),
 }
 
 /// Slots of packed addresses, reused through a free list.
@@ -66,9 +77,36 @@ impl Slab {
         self.free.clear();
     }
 
-    /// Keeps `scratch` in a slot and returns it.
-    pub fn keep(&mut self) -> u32 {
+    /// Keeps `scratch` in a slot and returns it. With `compact`, a shared
+    /// access of one wavefront keeps only that (most shared accesses: no
+    /// 32 addresses to pack now and unpack at issue); without, the
+    /// addresses are kept whole, for [`Slab::get`].
+    pub fn keep(&mut self, compact: bool) -> u32 {
         let a = &self.scratch;
+        if compact && crate::memtime::one_wave_shared(a) {
+            let (lanes, bytes, space) = (a.lanes, a.bytes, a.space);
+            let mark = |p: &mut Packed| {
+                (p.lanes, p.bytes, p.space, p.wide, p.one_wave) =
+                    (lanes, bytes, space, false, true);
+            };
+            return match self.free.pop() {
+                Some(k) => {
+                    if let Some(p) = self.packed.get_mut(k as usize) {
+                        mark(p);
+                    }
+                    k
+                }
+                None => self.push(Packed {
+                    lanes,
+                    bytes,
+                    hi: 0,
+                    space,
+                    wide: false,
+                    one_wave: true,
+                    lo: [0; WARP_SIZE],
+                }),
+            };
+        }
         // `Accesses` holds 0 for lanes outside `lanes`: only the accessing
         // lanes' upper bits must agree.
         let first = a.addrs[a.lanes.trailing_zeros().min(31) as usize];
@@ -94,6 +132,7 @@ impl Slab {
             hi,
             space: a.space,
             wide: differ != 0,
+            one_wave: false,
             lo,
         };
         let k = match self.free.pop() {
@@ -101,15 +140,7 @@ impl Slab {
                 self.packed[k as usize] = p;
                 k
             }
-            None => {
-                // Grown a few slots at a time, not doubled: the most steps
-                // in flight, times every resident warp, is the footprint.
-                if self.packed.len() == self.packed.capacity() {
-                    self.packed.reserve_exact(8);
-                }
-                self.packed.push(p);
-                (self.packed.len() - 1) as u32
-            }
+            None => self.push(p),
         };
         if p.wide {
             let i = k as usize;
@@ -121,6 +152,17 @@ impl Slab {
         k
     }
 
+    /// A new slot holding `p`.
+    fn push(&mut self, p: Packed) -> u32 {
+        // Grown a few slots at a time, not doubled: the most steps in
+        // flight, times every resident warp, is the footprint.
+        if self.packed.len() == self.packed.capacity() {
+            self.packed.reserve_exact(8);
+        }
+        self.packed.push(p);
+        (self.packed.len() - 1) as u32
+    }
+
     /// The addresses in slot `k`.
     pub fn get(&self, k: u32) -> Accesses {
         let mut a = blank();
@@ -128,13 +170,16 @@ impl Slab {
         a
     }
 
-    /// Frees slot `k` and lends its addresses (unpacked; the slot is not
-    /// reused before the borrow ends).
+    /// Frees slot `k` and lends what it holds (addresses unpacked; the
+    /// slot is not reused before the borrow ends).
     #[inline]
-    pub fn take(&mut self, k: u32) -> &Accesses {
+    pub fn take(&mut self, k: u32) -> Lent<'_> {
         self.free.push(k);
+        if self.packed.get(k as usize).is_some_and(|p| p.one_wave) {
+            return Lent::OneWave;
+        }
         unpack(&self.packed, &self.wide, k, &mut self.lent);
-        &self.lent
+        Lent::Addrs(&self.lent)
     }
 
     /// Frees slot `k`.
@@ -190,8 +235,10 @@ mod tests {
     fn round_trip(a: Accesses) {
         let mut s = Slab::default();
         s.scratch = a;
-        let k = s.keep();
-        let b = *s.take(k);
+        let k = s.keep(false);
+        let Lent::Addrs(&b) = s.take(k) else {
+            panic!("addresses kept whole")
+        };
         assert_eq!(
             (b.lanes, b.addrs, b.bytes, b.space),
             (a.lanes, a.addrs, a.bytes, a.space)
@@ -210,13 +257,32 @@ mod tests {
     }
 
     #[test]
+    fn one_wavefront_shared_accesses_keep_only_that() {
+        let mut s = Slab::default();
+        let mut shared = acc(u32::MAX, |l| 64 + 4 * l as u64);
+        shared.space = Space::Shared;
+        s.scratch = shared;
+        let k = s.keep(true);
+        assert!(matches!(s.take(k), Lent::OneWave));
+        // Two words in one bank: the addresses, for the bank walk.
+        s.scratch = acc(u32::MAX, |l| 128 * l as u64);
+        s.scratch.space = Space::Shared;
+        let k = s.keep(true);
+        assert!(matches!(s.take(k), Lent::Addrs(a) if a.addrs[1] == 128));
+        // Not compact: whole (a recording needs the addresses).
+        s.scratch = shared;
+        let k = s.keep(false);
+        assert!(matches!(s.take(k), Lent::Addrs(a) if a.addrs[1] == 68));
+    }
+
+    #[test]
     fn slots_are_reused() {
         let mut s = Slab::default();
         s.scratch = acc(1, |_| 64);
-        let a = s.keep();
+        let a = s.keep(true);
         s.free(a);
         s.scratch = acc(3, |l| 128 + l as u64);
-        let b = s.keep();
+        let b = s.keep(true);
         assert_eq!(a, b);
         assert_eq!(s.get(b).addrs[1], 129);
     }

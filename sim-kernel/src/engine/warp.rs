@@ -16,15 +16,14 @@
 //! timing model issues it: [`Warp::read_clock`]).
 
 use super::code::{Code, Follow};
-use super::slab::Slab;
+use super::slab::{Lent, Slab};
 use crate::error::KernelError;
 use crate::exec::Step;
 use crate::memory::WarpMem;
 use crate::reorder::{self, Scheduler};
 use crate::tap::{LoadTap, Loads, Log};
 use sim_isa::exec::{
-    bar_red_deliver, bar_red_share, execute_mem_into, execute_prepared, Accesses, BarRedShare,
-    Memory,
+    bar_red_deliver, bar_red_share, execute_mem_into, execute_prepared, BarRedShare, Memory,
 };
 use sim_isa::{db, ExecCtx, Op, WarpRegs};
 use sim_module::{ControlOp, StatementKind};
@@ -220,7 +219,7 @@ impl Warp {
 
     /// Frees slot `k` and lends its addresses, unpacked, for one last look.
     #[inline(always)]
-    pub fn take_access(&mut self, k: u32) -> &Accesses {
+    pub fn take_access(&mut self, k: u32) -> Lent<'_> {
         self.slab.take(k)
     }
 
@@ -516,7 +515,9 @@ impl Warp {
             (None, None) => &mut *mem,
         };
         let r = execute_mem_into(inst, ctx, regs, mask, m, &mut slab.scratch);
-        r.map(|accessed| accessed.then(|| slab.keep()))
+        // A recording keeps every access's addresses (`record`).
+        let compact = log.is_none();
+        r.map(|accessed| accessed.then(|| slab.keep(compact)))
             .map_err(|fault| {
                 if let Some(f) = follow.as_ref() {
                     return f.diverged(&format!(
@@ -580,7 +581,7 @@ impl Warp {
         if shared {
             return Ok(None);
         }
-        Ok(Some(self.slab.keep()))
+        Ok(Some(self.slab.keep(false)))
     }
 
     /// Runs the global atomic the warp stopped at (see
