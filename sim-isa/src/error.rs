@@ -158,6 +158,11 @@ pub enum InvalidReason {
         /// The instruction.
         inst: &'static str,
     },
+    /// `ex2.approx.bf16` without `.ftz`.
+    FtzRequired {
+        /// The instruction with its type (`ex2.bf16`), as ptxas names it.
+        inst: &'static str,
+    },
 }
 
 impl fmt::Display for InvalidReason {
@@ -240,6 +245,9 @@ impl fmt::Display for InvalidReason {
                 write!(f, "Illegal rounding modifier for instruction '{inst}'")
             }
             R::MultipleRoundings => f.write_str("Multiple rounding modifiers specified"),
+            R::FtzRequired { inst } => {
+                write!(f, ".ftz modifier required for instruction '{inst}'")
+            }
             R::RoundingOrApproxRequired { inst } => write!(
                 f,
                 "Rounding modifier or '.approx' modifier required for instruction '{inst}'"

@@ -62,6 +62,8 @@ pub enum Feature {
     Fp8Convert,
     /// `cvt` with `.satfinite` to f16 or bf16 (`sm_70`).
     CvtSatfinite,
+    /// `ex2.approx` on `.f16`/`.f16x2` (`sm_75`: `MUFU.EX2.F16`).
+    HalfMufu,
 }
 
 impl Feature {
@@ -90,6 +92,7 @@ impl Feature {
             Feature::CvtRelu => 80,
             Feature::Fp8Convert => 89,
             Feature::CvtSatfinite => 70,
+            Feature::HalfMufu => 75,
         }
     }
 }

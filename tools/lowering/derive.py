@@ -248,7 +248,8 @@ def half_variants():
     """The float family's half forms (`fp.fma.rn.ftz.sat.f16x2`: add sub
     mul fma min max abs neg over f16 f16x2 bf16 bf16x2, round to nearest,
     `.ftz` and `.sat` on the f16 types, `.relu` on fma, `.NaN` on min/max; ptxas drops what
-    an architecture lacks) and `copysign.f32/.f64` (`fp.copysign.f32`)."""
+    an architecture lacks), `copysign.f32/.f64` (`fp.copysign.f32`) and
+    `ex2.approx` on the half types (`fp.ex2.approx.ftz.bf16x2`)."""
     out = []
     for ty, st in (("f16", "b16"), ("f16x2", "b32"), ("bf16", "b16"), ("bf16x2", "b32")):
         f16 = ty.startswith("f16")
@@ -272,6 +273,12 @@ def half_variants():
         ins = [(reg(st, 1), st), (reg(st, 2), st)]
         d = reg(st, 5)
         out.append((f"fp.copysign.{ty}", ins, f"copysign.{ty} {d}, {ins[0][0]}, {ins[1][0]};", (d, st), 0))
+    # `ex2.approx` on the half types (MUFU.EX2.F16/.BF16; `.ftz` required on
+    # bf16, illegal on f16: sim-isa/tests/data/ex2-half-ptxas.txt).
+    for ty, st in (("f16", "b16"), ("f16x2", "b32"), ("bf16", "b16"), ("bf16x2", "b32")):
+        mods = ".approx.ftz" if ty.startswith("bf16") else ".approx"
+        a, d = reg(st, 1), reg(st, 5)
+        out.append((f"fp.ex2{mods}.{ty}", [(a, st)], f"ex2{mods}.{ty} {d}, {a};", (d, st), 0))
     return out
 
 

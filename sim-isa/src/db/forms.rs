@@ -8,9 +8,9 @@
 use super::bit::{word_lists, BitWord};
 use super::{
     all_opcodes, approx_implemented, approx_ok, cmp_ok, float_ftz_ok, float_implemented,
-    float_sat_ok, ftz_ok, int_relu_ok, int_sat_ok, int_sat_type_ok, m, nan_ok, ntypes, operands,
-    relu_ok, rnd_ok, rnd_required, rnd_type_ok, spec, types_ok, vset_cmp_ok, Family, Form, OpKind,
-    OperandKind,
+    float_sat_ok, ftz_ok, ftz_required, int_relu_ok, int_sat_ok, int_sat_type_ok, m, nan_ok,
+    ntypes, operands, relu_ok, rnd_ok, rnd_required, rnd_type_ok, spec, types_ok, vset_cmp_ok,
+    Family, Form, OpKind, OperandKind,
 };
 use crate::inst::{BoolOp, CmpOp, FloatOp, MulMode, Rnd, Simd, Type};
 
@@ -226,10 +226,10 @@ fn float_sets(op: FloatOp, ty: Type) -> Vec<(Vec<&'static str>, bool)> {
     }
     // The `.approx` forms (and `div.full`) simcli runs: the H100's MUFU
     // tables (`float/mufu.rs`).
-    if approx_implemented(ty) {
+    if approx_implemented(op, ty) {
         for full in [false, true] {
             for ftz in opt(float_ftz_ok(op, ty)) {
-                if approx_ok(op, ty, full, ftz) {
+                if approx_ok(op, ty, full, ftz) && (ftz || !ftz_required(op, ty)) {
                     let mut w = vec![if full { "full" } else { "approx" }];
                     if ftz {
                         w.push("ftz");

@@ -58,7 +58,7 @@ pub use facts::{
     default_sels, lowering_key, mnemonic, opcode_name, type_class, unit_class, UnitClass,
 };
 pub(crate) use float::{
-    approx_implemented, approx_instead, approx_ok, ftz_ok as float_ftz_ok,
+    approx_implemented, approx_instead, approx_ok, ftz_ok as float_ftz_ok, ftz_required,
     implemented as float_implemented, is_half, nan_ok, relu_ok, rnd_from_name, rnd_ok,
     rnd_required, rnd_type_ok, route, sat_ok as float_sat_ok,
 };

@@ -191,6 +191,15 @@ fn float_rules(
         (Some(t), _, _) if !db::float_sat_ok(op, ty) => return illegal(t),
         (_, Some(t), _) if !db::nan_ok(op, ty) => return illegal(t),
         (_, _, Some(t)) if !db::float_ftz_ok(op, ty) => return illegal(t),
+        (_, _, None) if mods.approx.is_some() && db::ftz_required(op, ty) => {
+            return at_op(R::FtzRequired {
+                inst: if ty == Type::Bf16x2 {
+                    "ex2.bf16x2"
+                } else {
+                    "ex2.bf16"
+                },
+            });
+        }
         _ => {}
     }
     if let Some(t) = mods.relu {
@@ -216,7 +225,7 @@ fn float_rules(
     // `.f64` approximations.
     let rnd = mods.rnd.map(|r| r.0);
     let runs = match mods.approx {
-        Some(_) => db::approx_implemented(ty),
+        Some(_) => db::approx_implemented(op, ty),
         None => db::float_implemented(op, ty, rnd, mods.ftz.is_some()),
     };
     if !runs {
@@ -300,20 +309,12 @@ fn unimplemented_form(raw: &Raw<'_>) -> Result<(), IsaError> {
     }
     let hit = match raw.def.kind {
         OpKind::Int(_) => raw.mods.iter().any(|t| float(word(t)) || word(t) == "cc"),
-        // `ex2.approx.f16` and `ex2.approx.ftz.bf16` (MUFU.EX2.F16/.BF16,
-        // which no measurement models), `fma.oob`, `min.xorsign.abs` (`.f64`
-        // with a directed rounding, `fma.rz.bf16`: `float_rules`).
-        OpKind::Float(op) => {
-            let words: Vec<&str> = raw.mods.iter().map(word).collect();
-            let half = words
-                .iter()
-                .any(|w| Type::from_name(w).is_some_and(db::is_half));
-            let bf16 = words.iter().any(|w| matches!(*w, "bf16" | "bf16x2"));
-            // ptxas: `.ftz` is illegal on the f16 forms, required on bf16.
-            let ex2 = half && op == FloatOp::Ex2 && words.contains(&"approx");
-            ex2 && bf16 == words.contains(&"ftz")
-                || words.iter().any(|w| matches!(*w, "oob" | "xorsign"))
-        }
+        // `fma.oob`, `min.xorsign.abs` (`.f64` with a directed rounding,
+        // `fma.rz.bf16`: `float_rules`).
+        OpKind::Float(_) => raw
+            .mods
+            .iter()
+            .any(|t| matches!(word(t), "oob" | "xorsign")),
         OpKind::Video(..)
         | OpKind::Set
         | OpKind::Setp

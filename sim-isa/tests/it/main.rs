@@ -6,6 +6,7 @@ mod cvt;
 mod cvt_fp8;
 mod enumerate;
 mod enumerate_set;
+mod ex2_half;
 mod examples;
 mod exec;
 mod fastpath;

@@ -115,6 +115,20 @@ fn h200_more_forms() {
 }
 
 #[test]
+fn h200_ex2_half() {
+    // `ex2.approx.f16` and `ex2.approx.ftz.bf16` as an H200 computed them
+    // (a sample of its whole tables, the truncation cases included).
+    assert_eq!(run_file("h200-ex2-half.jsonl.gz").passed, 2_473);
+}
+
+#[test]
+fn sass_ex2_half() {
+    // `ex2.approx` on the four half types, 60 inputs each, from the sm_90
+    // machine code (MUFU.EX2.F16/.BF16, PRMT) run by xtask's SASS interpreter.
+    assert_eq!(run_file("sass-ex2-half.jsonl").passed, 240);
+}
+
+#[test]
 fn format_doc_examples() {
     // The examples in docs/conformance-format.md are vectors too.
     let doc = include_str!("../../../docs/conformance-format.md");

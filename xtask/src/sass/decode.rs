@@ -124,6 +124,9 @@ fn parse_reg(s: &str) -> Option<(u8, Option<(u8, u8)>)> {
             "H1_H1" => halves = Some((1, 1)),
             "H1_H0" => halves = Some((1, 0)),
             "H0_H1" => halves = Some((0, 1)),
+            // A 16-bit source (`MUFU.EX2.F16 R5, R0.H1`): that half.
+            "H0" => halves = Some((0, 0)),
+            "H1" => halves = Some((1, 1)),
             "F32" => {}
             _ => return None,
         }

@@ -10,8 +10,8 @@
 //! operand form, `logic` holds the pure bit and comparison helpers, and the
 //! opcode families execute in `exec_mem` (moves, loads, stores), `exec_int`
 //! (integer, logic, permute and integer compares), `exec_float` (float
-//! compares, conversions, half compares and video) and `exec_half` (packed
-//! half arithmetic).
+//! compares, conversions, half compares and video), `exec_half` (packed
+//! half arithmetic) and `exec_mufu` (`MUFU.EX2` and its 16-bit forms).
 
 mod decode;
 mod exec_f2fp;
@@ -19,6 +19,7 @@ mod exec_float;
 mod exec_half;
 mod exec_int;
 mod exec_mem;
+mod exec_mufu;
 mod logic;
 mod operand;
 #[cfg(test)]
@@ -123,6 +124,7 @@ impl Machine {
             "HFMA2" => self.hfma2_any(i),
             "HADD2" | "HMUL2" | "HMNMX2" => self.half_arith(i),
             "F2FP" => self.f2fp(i),
+            "MUFU" => self.mufu(i),
             "?" => bail!("unreadable instruction"),
             other => bail!("opcode {other} not modelled"),
         }

@@ -104,6 +104,7 @@ fn family_of(word: &str) -> &'static str {
         "fns" => "fns",
         "testp" => "testp",
         "cvt" => "cvt",
+        "ex2" => "ex2",
         _ => "int-simd",
     }
 }

@@ -134,12 +134,14 @@ fn lane16(x: &FloatArith, f: Fmt, a: u16, b: u16, c: u16) -> u16 {
         // Exact in f64 (module comment); a zero keeps its sign.
         FloatOp::Mul => (va * vb, 0.0),
         FloatOp::Fma => two_sum(va * vb, vc),
+        // `ex2.approx`: MUFU.EX2.F16/.BF16. `.ftz` (bf16's) flushes no
+        // more than the unit does.
+        FloatOp::Ex2 => return super::mufu::ex2_half(a, f.ebits != 5),
         // No half forms (the parser admits none).
         FloatOp::Div
         | FloatOp::Rcp
         | FloatOp::Sqrt
         | FloatOp::Rsqrt
-        | FloatOp::Ex2
         | FloatOp::Lg2
         | FloatOp::Sin
         | FloatOp::Cos

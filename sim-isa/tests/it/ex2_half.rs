@@ -1,0 +1,152 @@
+//! `ex2.approx` over the half types (`.f16 .f16x2`, and with `.ftz` `.bf16
+//! .bf16x2`): ptxas 13.0.88's verdicts per target and PTX version, and the
+//! lane semantics (`MUFU.EX2.F16`/`.BF16`: the f32 unit, the result
+//! truncated) on values an H200 gave. The GPU's whole tables are compared
+//! in xtask (`h200_approximate_functions_agree_with_sim_isa`); its sample
+//! and the SASS oracle's vectors run in `vectors.rs`.
+
+use sim_isa::exec::float_lane;
+use sim_isa::parse::{check_target, parse_instruction};
+use sim_isa::*;
+
+const GRID: &str = include_str!("../data/ex2-half-ptxas.txt");
+
+fn parse(text: &str) -> Result<Instruction, IsaError> {
+    parse_instruction(text, &mut Symbols::new())
+}
+
+/// `float_lane` of `text` on `a`.
+fn lane(text: &str, a: u64) -> u64 {
+    match parse(text) {
+        Ok(Instruction {
+            op: Op::Float(x), ..
+        }) => float_lane(&x, a, 0, 0),
+        other => panic!("{text}: {other:?}"),
+    }
+}
+
+/// Each line of `tests/data/ex2-half-ptxas.txt` (made by
+/// `tools/ptxas_grid/ex2_half_grid.py`): what ptxas accepts on some target
+/// parses, passes `check_target` exactly where ptxas accepts it, passes at
+/// the lowest `.version` ptxas took and not at the one below; what it
+/// rejects everywhere is invalid.
+#[test]
+fn agrees_with_ptxas_per_target() {
+    let targets = ["sm_75", "sm_80", "sm_90"].map(|t| Target::parse(t).expect("target"));
+    let below = |v: &str| match v {
+        "7.0" => "6.5",
+        "7.8" => "7.7",
+        other => panic!("no version below {other} in the grid"),
+    };
+    let (mut n, mut accepted) = (0, 0);
+    let mut wrong = Vec::new();
+    for line in GRID.lines().filter(|l| !l.starts_with('#')) {
+        let f: Vec<&str> = line.splitn(5, ' ').collect();
+        let (verdicts, ptx, text) = (&f[..3], f[3], f[4]);
+        n += 1;
+        let got = parse(text);
+        if verdicts.iter().all(|v| *v == "reject") {
+            if got.as_ref().err().map(IsaError::kind) != Some(ErrorKind::Invalid) {
+                wrong.push(format!("{text}: ptxas rejects, parser: {got:?}"));
+            }
+            continue;
+        }
+        accepted += 1;
+        let Ok(inst) = got else {
+            wrong.push(format!("{text}: ptxas accepts, parser: {got:?}"));
+            continue;
+        };
+        for (t, v) in targets.iter().zip(verdicts) {
+            if check_target(&inst, *t, None).is_ok() != (*v == "accept") {
+                wrong.push(format!("{text}: on {t:?} ptxas says {v}"));
+            }
+        }
+        let lowest = targets[verdicts.iter().position(|v| *v == "accept").unwrap_or(2)];
+        let at = |v: &str| check_target(&inst, lowest, PtxVersion::parse(v)).is_ok();
+        if !at(ptx) || at(below(ptx)) {
+            wrong.push(format!("{text}: not gated at .version {ptx}"));
+        }
+    }
+    assert_eq!((n, accepted), (64, 4));
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// ptxas's words for the `.ftz` rules, which the grid's comments quote.
+#[test]
+fn ftz_messages() {
+    for (text, msg) in [
+        (
+            "ex2.approx.bf16 %h1, %h2;",
+            ".ftz modifier required for instruction 'ex2.bf16'",
+        ),
+        (
+            "ex2.approx.bf16x2 %r1, %r2;",
+            ".ftz modifier required for instruction 'ex2.bf16x2'",
+        ),
+        (
+            "ex2.approx.ftz.f16 %h1, %h2;",
+            "Illegal modifier '.ftz' for instruction 'ex2'",
+        ),
+    ] {
+        assert!(GRID.contains(msg), "{msg} is not ptxas's");
+        let e = parse(text).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Invalid, "{text}");
+        assert!(e.to_string().contains(msg), "{text}: {e}");
+    }
+}
+
+/// Values of the H200's tables (`xtask/tests/data/domain-h200-approx.bin`),
+/// each with what makes it a case.
+#[test]
+fn lanes_on_the_h200s_values() {
+    let f16 = "ex2.approx.f16 %h1, %h2;";
+    let bf16 = "ex2.approx.ftz.bf16 %h1, %h2;";
+    assert_eq!(lane(f16, 0x3c00), 0x4000); // 2^1
+    assert_eq!(lane(f16, 0x0000), 0x3c00);
+    assert_eq!(lane(f16, 0x8000), 0x3c00);
+    // 0x11c5 (6.9e-4): MUFU.EX2 gives 0x3f801001, 1 + 2^-11 + ...: nearest
+    // would be 1 + 2^-10, the machine truncates to 1.
+    assert_eq!(lane(f16, 0x11c5), 0x3c00);
+    // 16: 2^16 is beyond f16, infinity (not the largest finite, as a
+    // truncating conversion would give); -16: 2^-16, a subnormal.
+    assert_eq!(lane(f16, 0x4c00), 0x7c00);
+    assert_eq!(lane(f16, 0xcc00), 0x0100);
+    // -30: below f16's subnormals, +0.
+    assert_eq!(lane(f16, 0xcf80), 0x0000);
+    assert_eq!(lane(f16, 0xfc00), 0x0000);
+    assert_eq!(lane(f16, 0x7c00), 0x7c00);
+    assert_eq!(lane(f16, 0x7e00), 0x7fff);
+    assert_eq!(lane(bf16, 0x3f80), 0x4000);
+    // 0x3bb9 (5.6e-3): MUFU gives 0x3f80807c, truncated to 1.
+    assert_eq!(lane(bf16, 0x3bb9), 0x3f80);
+    // A subnormal source is a zero (`.ftz`, and MUFU alike): 2^0.
+    assert_eq!(lane(bf16, 0x0001), 0x3f80);
+    assert_eq!(lane(bf16, 0xff80), 0x0000);
+    assert_eq!(lane(bf16, 0x7fc0), 0x7fff);
+}
+
+/// A packed form is its scalar form on each half.
+#[test]
+fn packed_forms_are_two_scalar_lanes() {
+    for (packed, scalar) in [
+        ("ex2.approx.f16x2 %r1, %r2;", "ex2.approx.f16 %h1, %h2;"),
+        (
+            "ex2.approx.ftz.bf16x2 %r1, %r2;",
+            "ex2.approx.ftz.bf16 %h1, %h2;",
+        ),
+    ] {
+        for (lo, hi) in [
+            (0x3c00u64, 0x4c00u64),
+            (0x11c5, 0x7e00),
+            (0xcc00, 0x0001),
+            (0x3bb9, 0xff80),
+        ] {
+            let want = lane(scalar, lo) | lane(scalar, hi) << 16;
+            assert_eq!(
+                lane(packed, lo | hi << 16),
+                want,
+                "{packed} {lo:#x} {hi:#x}"
+            );
+        }
+    }
+}

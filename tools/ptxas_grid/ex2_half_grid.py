@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""ptxas 13.0.88's verdicts on `ex2` over the half types, per target.
+
+Writes sim-isa/tests/data/ex2-half-ptxas.txt, read by
+sim-isa/tests/it/ex2_half.rs: one line per statement,
+
+    V75 V80 V90 PTX TEXT
+
+where each V is ptxas's verdict on that target at `.version 9.0` (`accept`;
+`arch` when every message is about the target: "requires .target sm_XX or
+higher"; `reject` otherwise), and PTX is the lowest `.version` ptxas accepts
+the statement at on the lowest target that accepts it, over the versions
+that target allows (sm_75: 6.3 up; sm_80: 7.0 up; sm_90: 7.8 up, so a
+statement only sm_90 accepts reads 7.8 whatever the manual says below it);
+`-` when no target accepts it. ptxas 13 assembles nothing below sm_75.
+Each `# ptxas:` line above a statement is a message it gave.
+
+Each statement is assembled alone inside a kernel declaring %h<9> .b16 and
+%r<9> .b32 (f16x2/bf16x2 operands).
+
+    PTXAS13=... tools/ptxas_grid/ex2_half_grid.py
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
+PTXAS13 = os.environ.get("PTXAS13", "ptxas")
+OUT = os.path.join(ROOT, "sim-isa/tests/data/ex2-half-ptxas.txt")
+
+TYPES = ["f16", "f16x2", "bf16", "bf16x2"]
+REG = {"f16": "%h", "bf16": "%h", "f16x2": "%r", "bf16x2": "%r"}
+TARGETS = ["sm_75", "sm_80", "sm_90"]
+VERSIONS = {"sm_75": ["6.3", "6.4", "6.5", "7.0", "7.8"], "sm_80": ["7.0", "7.8"], "sm_90": ["7.8"]}
+
+
+def statements():
+    out = []
+    for ty in TYPES:
+        r = REG[ty]
+        for word in ["", ".approx", ".rn", ".full"]:
+            for ftz in ["", ".ftz"]:
+                for sat in ["", ".sat"]:
+                    out.append(f"ex2{word}{ftz}{sat}.{ty} {r}5, {r}1;")
+    return out
+
+
+def assemble(target, version, text):
+    src = (
+        f".version {version}\n.target {target}\n.address_size 64\n"
+        ".visible .entry k()\n{\n.reg .b16 %h<9>; .reg .b32 %r<9>;\n"
+        f"{text}\nret;\n}}\n"
+    )
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "t.ptx")
+        with open(p, "w") as f:
+            f.write(src)
+        r = subprocess.run([PTXAS13, f"-arch={target}", p, "-o", os.path.join(d, "t.o")],
+                           capture_output=True, text=True)
+    errs = [l for l in r.stderr.splitlines() if "error   :" in l]
+    if r.returncode == 0:
+        return "accept", errs
+    if errs and all("requires .target" in l for l in errs):
+        return "arch", errs
+    return "reject", errs
+
+
+def lowest_version(text, target):
+    for v in VERSIONS[target]:
+        if assemble(target, v, text)[0] == "accept":
+            return v
+    return "?"
+
+
+def main():
+    lines = __doc__.splitlines()
+    out = ["# " + l if l else "#" for l in lines[1:22]]
+    for text in statements():
+        res = [assemble(t, "9.0", text) for t in TARGETS]
+        vs = [v for v, _ in res]
+        low = "-"
+        for t, v in zip(TARGETS, vs):
+            if v == "accept":
+                low = lowest_version(text, t)
+                break
+        msgs = {m.split("error   :")[-1].strip() for _, e in res for m in e}
+        for m in sorted(msgs):
+            out.append(f"# ptxas: {m}")
+        out.append(f"{vs[0]} {vs[1]} {vs[2]} {low} {text}")
+    with open(OUT, "w") as f:
+        f.write("\n".join(out) + "\n")
+    print(f"wrote {OUT}: {len(statements())} statements")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
