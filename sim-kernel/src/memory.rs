@@ -137,6 +137,11 @@ pub struct WarpMem<'a> {
     pub local: &'a mut [Vec<u8>],
     /// Per variable id (see `Symbols::intern_var`): space and address.
     pub vars: &'a [Option<(Space, u64)>],
+    /// Set by a load or store of one element in every lane whose lanes
+    /// all read one address, or consecutive 4-byte words (then, in shared
+    /// memory, it is one wavefront: `memtime::one_wave_shared`); the
+    /// caller clears it before an access.
+    pub one_word: bool,
 }
 
 impl WarpMem<'_> {
@@ -214,13 +219,14 @@ impl WarpMem<'_> {
         n: usize,
         out: &mut [[u64; WARP_SIZE]],
     ) -> bool {
+        let shape = self.shape::<B>(lanes, addrs, n);
         let Some((bytes, delta)) = self.plan(space, lanes, addrs, (B * n) as u64) else {
             return false;
         };
         let mut ok = true;
         match bytes {
-            Bytes::One(b) => load_all::<B>(b, delta, lanes, addrs, n, out),
-            Bytes::ReadOnly(b) => load_all::<B>(b, delta, lanes, addrs, n, out),
+            Bytes::One(b) => load_all::<B>(b, delta, lanes, addrs, n, shape, out),
+            Bytes::ReadOnly(b) => load_all::<B>(b, delta, lanes, addrs, n, shape, out),
             Bytes::PerLane(local) => {
                 for (l, &a) in addrs.iter().enumerate() {
                     if lanes >> l & 1 == 1 {
@@ -232,6 +238,23 @@ impl WarpMem<'_> {
                 ok
             }
         }
+    }
+
+    /// The [`Pattern`] of a warp's addresses when every lane accesses one
+    /// element (`None` otherwise), noted in `one_word`.
+    fn shape<const B: usize>(
+        &mut self,
+        lanes: u32,
+        addrs: &[u64; WARP_SIZE],
+        n: usize,
+    ) -> Option<Pattern> {
+        let shape = (n == 1 && lanes == u32::MAX).then(|| pattern::<B>(addrs));
+        self.one_word = match shape {
+            Some(Pattern::Same) => true,
+            Some(Pattern::Consecutive) => B == 4,
+            Some(Pattern::Other) | None => false,
+        };
+        shape
     }
 
     /// [`Memory::store_lanes`] as [`Self::try_load_lanes`]: every access
@@ -246,6 +269,7 @@ impl WarpMem<'_> {
         vals: &[[u64; WARP_SIZE]],
     ) -> bool {
         let total = (B * n) as u64;
+        let shape = self.shape::<B>(lanes, addrs, n);
         if let GlobalView::Layered(g, o) = &mut self.global {
             // Global stores during an epoch go to the SM's overlay.
             if one_space(space, lanes, addrs, total).is_some_and(|(s, _)| s == Space::Global) {
@@ -259,19 +283,17 @@ impl WarpMem<'_> {
         let off = |l: usize| addrs[l].wrapping_sub(delta);
         match bytes {
             Bytes::One(b) => {
-                if n == 1 && lanes == u32::MAX {
-                    // A word a lane, every lane (the common case):
-                    // consecutive words are written as such.
-                    if let Pattern::Consecutive = pattern::<B>(addrs) {
-                        let whole = (B * WARP_SIZE) as u64;
-                        let Some(c) = span(b.len(), off(0), whole) else {
-                            return false;
-                        };
-                        for (o, v) in b[c].as_chunks_mut::<B>().0.iter_mut().zip(&vals[0]) {
-                            o.copy_from_slice(&v.to_le_bytes()[..B]);
-                        }
-                        return true;
+                // A word a lane, every lane (the common case): consecutive
+                // words are written as such.
+                if let Some(Pattern::Consecutive) = shape {
+                    let whole = (B * WARP_SIZE) as u64;
+                    let Some(c) = span(b.len(), off(0), whole) else {
+                        return false;
+                    };
+                    for (o, v) in b[c].as_chunks_mut::<B>().0.iter_mut().zip(&vals[0]) {
+                        o.copy_from_slice(&v.to_le_bytes()[..B]);
                     }
+                    return true;
                 }
                 let len = b.len();
                 if !(0..WARP_SIZE).all(|l| !runs(l) || span(len, off(l), total).is_some()) {
@@ -391,6 +413,7 @@ fn load_lane<const B: usize>(
 }
 
 /// How a warp's addresses lie, for accesses of `B` bytes each.
+#[derive(Clone, Copy)]
 enum Pattern {
     /// All the same.
     Same,
@@ -423,7 +446,8 @@ fn pattern<const B: usize>(addrs: &[u64; WARP_SIZE]) -> Pattern {
     }
 }
 
-/// [`load_lane`] for every lane of `lanes`, offsets `addrs[l] - delta`.
+/// [`load_lane`] for every lane of `lanes`, offsets `addrs[l] - delta`
+/// (`shape`: their [`Pattern`] when every lane loads one element).
 #[inline(always)]
 fn load_all<const B: usize>(
     b: &[u8],
@@ -431,12 +455,13 @@ fn load_all<const B: usize>(
     lanes: u32,
     addrs: &[u64; WARP_SIZE],
     n: usize,
+    shape: Option<Pattern>,
     out: &mut [[u64; WARP_SIZE]],
 ) -> bool {
-    if n == 1 && lanes == u32::MAX {
+    if let Some(shape) = shape {
         // One element a lane, every lane (the common case): a warp reading
         // one word, or consecutive words, is read as such.
-        match pattern::<B>(addrs) {
+        match shape {
             Pattern::Same => {
                 let Some(c) = span(b.len(), addrs[0].wrapping_sub(delta), B as u64) else {
                     return false;
@@ -671,6 +696,7 @@ mod tests {
                 shared: &mut self.shared,
                 local: &mut self.local,
                 vars: &[],
+                one_word: false,
             }
         }
         fn same(&mut self, o: &mut Backing) -> bool {
@@ -758,6 +784,23 @@ mod tests {
         a
     }
 
+    /// `WarpMem::one_word` promises what `memtime` would find: aligned
+    /// lanes of at most 4 bytes in shared memory, one wavefront.
+    fn one_word_is_one_wave(one_word: bool, lanes: u32, addrs: &[u64; WARP_SIZE], bytes: u32) {
+        if one_word && bytes <= 4 && addrs.iter().all(|a| a % u64::from(bytes) == 0) {
+            let acc = sim_isa::exec::Accesses {
+                lanes,
+                addrs: *addrs,
+                bytes,
+                space: Space::Shared,
+            };
+            assert!(
+                crate::memtime::one_wave_shared(&acc, false),
+                "{bytes} {addrs:x?}"
+            );
+        }
+    }
+
     #[test]
     fn warp_wide_accesses_match_access_by_access() {
         let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
@@ -791,9 +834,9 @@ mod tests {
                 let init: [[u64; WARP_SIZE]; 4] =
                     std::array::from_fn(|_| std::array::from_fn(|_| rng.next()));
                 let (mut got, mut want) = (init, init);
-                let r = fast
-                    .mem()
-                    .load_lanes(space, lanes, &addrs, bytes, n, &mut got);
+                let mut m = fast.mem();
+                let r = m.load_lanes(space, lanes, &addrs, bytes, n, &mut got);
+                one_word_is_one_wave(m.one_word, lanes, &addrs, bytes);
                 let w = load_lanes_each(&mut each.mem(), space, lanes, &addrs, bytes, n, &mut want);
                 assert_eq!(r, w, "ld {space:?} {bytes}x{n} {lanes:#x} {addrs:x?}");
                 if r.is_ok() {
@@ -803,9 +846,9 @@ mod tests {
             } else {
                 let vals: [[u64; WARP_SIZE]; 4] =
                     std::array::from_fn(|_| std::array::from_fn(|_| rng.next()));
-                let r = fast
-                    .mem()
-                    .store_lanes(space, lanes, &addrs, bytes, n, &vals);
+                let mut m = fast.mem();
+                let r = m.store_lanes(space, lanes, &addrs, bytes, n, &vals);
+                one_word_is_one_wave(m.one_word, lanes, &addrs, bytes);
                 let w = store_lanes_each(&mut each.mem(), space, lanes, &addrs, bytes, n, &vals);
                 assert_eq!(r, w, "st {space:?} {bytes}x{n} {lanes:#x} {addrs:x?}");
                 assert!(

@@ -400,7 +400,10 @@ impl SmMem {
 /// Whether [`SmMem::access`] times `acc` as a shared access of one
 /// wavefront (then [`SmMem::shared_one_wave`] gives its time without the
 /// addresses).
-pub(crate) fn one_wave_shared(acc: &Accesses) -> bool {
+/// `one_word`: the functional access found the lanes all at one address
+/// or at consecutive 4-byte words (`WarpMem::one_word`), which in shared
+/// memory is one wavefront: the lanes need no second look.
+pub(crate) fn one_wave_shared(acc: &Accesses, one_word: bool) -> bool {
     let first = acc.addrs[acc.lanes.trailing_zeros().min(31) as usize];
     let window = crate::memory::SHARED_WINDOW..crate::memory::LOCAL_WINDOW;
     let shared = match acc.space {
@@ -408,7 +411,7 @@ pub(crate) fn one_wave_shared(acc: &Accesses) -> bool {
         Space::Shared => true,
         Space::Param | Space::Const | Space::Global | Space::Local => false,
     };
-    shared && acc.bytes <= 4 && one_wave_at_a_glance(acc)
+    shared && acc.bytes <= 4 && (one_word || one_wave_at_a_glance(acc))
 }
 
 /// The common shared accesses of one word a lane, without the bank

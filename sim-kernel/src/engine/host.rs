@@ -346,6 +346,7 @@ impl SmState {
                 shared: &mut b.shared,
                 local: &mut local,
                 vars: &code.prep.vars,
+                one_word: false,
             };
             let r = warp.run_atomic(code, &mut mem);
             warp.local = local;
@@ -381,6 +382,7 @@ fn run_warp(
         shared,
         local: &mut local,
         vars: &code.prep.vars,
+        one_word: false,
     };
     let mut env = super::warp::Env {
         code,

@@ -495,6 +495,7 @@ impl Warp {
             slab,
             ..
         } = self;
+        mem.one_word = false;
         let mut tap;
         let m: &mut dyn Memory = match (follow.as_mut(), log.as_mut()) {
             (Some(f), _) => {
@@ -517,7 +518,8 @@ impl Warp {
         let r = execute_mem_into(inst, ctx, regs, mask, m, &mut slab.scratch);
         // A recording keeps every access's addresses (`record`).
         let compact = log.is_none();
-        r.map(|accessed| accessed.then(|| slab.keep(compact)))
+        let one_word = mem.one_word;
+        r.map(|accessed| accessed.then(|| slab.keep(compact, one_word)))
             .map_err(|fault| {
                 if let Some(f) = follow.as_ref() {
                     return f.diverged(&format!(
@@ -581,7 +583,7 @@ impl Warp {
         if shared {
             return Ok(None);
         }
-        Ok(Some(self.slab.keep(false)))
+        Ok(Some(self.slab.keep(false, false)))
     }
 
     /// Runs the global atomic the warp stopped at (see
