@@ -102,9 +102,10 @@ impl PssSim {
     }
 
     fn with_config(config: SmConfig, policy: SchedPolicy, sms: u32) -> Res<PssSim> {
-        if sms == 0 {
-            return Err("at least one SM is needed".into());
-        }
+        // simcli's bounds, before anything is built: a count of billions is
+        // an error code, not an allocation that aborts the host.
+        config_file::check_sms(u64::from(sms))?;
+        config_file::check(&config)?;
         Ok(PssSim {
             target: config.target,
             config,

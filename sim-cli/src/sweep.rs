@@ -138,8 +138,8 @@ pub fn parse(text: &str, file: &str) -> Result<Sweep, SweepError> {
     if f.traces.is_empty() {
         return Err(bad(1, "traces: at least one trace is needed".into()));
     }
-    if f.sms == 0 || f.sms > 4096 {
-        return Err(bad(1, "sms: must be 1 to 4096".into()));
+    if let Err(e) = sim_core::config_file::check_sms(f.sms as u64) {
+        return Err(bad(1, format!("sms: {e}")));
     }
     let mut params = BTreeMap::new();
     flatten("", &f.params, &mut params);

@@ -252,3 +252,33 @@ fn branch_targets_wait_for_the_redirect() {
     };
     assert_eq!(cycles(true) - cycles(false), 22 - 1);
 }
+
+/// Issue 28: counts and configuration values outside their ranges are
+/// errors with a message, not an allocation that aborts the host process.
+#[test]
+fn counts_and_configuration_ranges_are_errors() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let huge = dir.join("capi-huge-schedulers.toml");
+    std::fs::write(&huge, "target = \"sm_90\"\nschedulers = 4294967295\n").unwrap();
+    // SAFETY: valid C strings; each handle is live until freed.
+    unsafe {
+        for sms in [0, 4097, 4_000_000_000] {
+            assert!(pss_sim_new(c("sm_90").as_ptr(), sms, c("lrr").as_ptr()).is_null());
+            assert!(last_error().contains("1 to 4096"), "{}", last_error());
+            let from = pss_sim_from_config(c(huge.to_str().unwrap()).as_ptr(), sms);
+            assert!(from.is_null());
+        }
+        let s = pss_sim_new(c("sm_90").as_ptr(), 4096, c("lrr").as_ptr());
+        assert!(!s.is_null(), "{}", last_error());
+        free(s);
+        let p = c(huge.to_str().unwrap());
+        assert!(pss_sim_from_config(p.as_ptr(), 1).is_null());
+        let e = last_error();
+        assert!(
+            e.contains(
+                "capi-huge-schedulers.toml:2: schedulers: 4294967295 is out of range: 1 to 32"
+            ),
+            "{e}"
+        );
+    }
+}
