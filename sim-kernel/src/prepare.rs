@@ -45,6 +45,41 @@ fn max_static_shared(module: &Module) -> u64 {
     }
 }
 
+/// Every space's variables checked, one by one, before any of them is
+/// allocated: `globals` laid out at `g_offs`, the others by `in_space`.
+fn check_declarations<'a>(
+    module: &Module,
+    globals: &[&Variable],
+    g_offs: &[u64],
+    in_space: &dyn Fn(StateSpace) -> Vec<&'a Variable>,
+) -> Result<(), KernelError> {
+    let file = module.file.as_str();
+    check_space(
+        file,
+        ".global",
+        globals,
+        g_offs,
+        (MAX_GLOBAL_VARS, GLOBAL_WHY),
+    )?;
+    for (s, name, limit) in [
+        (StateSpace::Const, ".const", (MAX_CONST_BYTES, CONST_WHY)),
+        (
+            StateSpace::Shared,
+            ".shared",
+            (max_static_shared(module), SHARED_WHY),
+        ),
+        (
+            StateSpace::Local,
+            ".local",
+            (MAX_LOCAL_PER_THREAD, LOCAL_WHY),
+        ),
+    ] {
+        let vars = in_space(s);
+        check_space(file, name, &vars, &layout(&vars, 0).0, limit)?;
+    }
+    Ok(())
+}
+
 /// Refuses the first of `vars` (laid out at `offs`) that ends past
 /// `limit`: alone or with the variables before it. Only offsets are read,
 /// so nothing of the declared sizes is allocated.
@@ -174,32 +209,7 @@ impl<'m> Prepared<'m> {
             }
             spaces[k] = (s, end);
         }
-        // Every space checked, variable by variable, before any of them
-        // is allocated.
-        let file = module.file.as_str();
-        check_space(
-            file,
-            ".global",
-            &globals,
-            &g_offs,
-            (MAX_GLOBAL_VARS, GLOBAL_WHY),
-        )?;
-        for (s, name, limit) in [
-            (StateSpace::Const, ".const", (MAX_CONST_BYTES, CONST_WHY)),
-            (
-                StateSpace::Shared,
-                ".shared",
-                (max_static_shared(module), SHARED_WHY),
-            ),
-            (
-                StateSpace::Local,
-                ".local",
-                (MAX_LOCAL_PER_THREAD, LOCAL_WHY),
-            ),
-        ] {
-            let vars = in_space(s);
-            check_space(file, name, &vars, &layout(&vars, 0).0, limit)?;
-        }
+        check_declarations(module, &globals, &g_offs, &in_space)?;
         let lookup = |n: &str| addr.iter().find(|a| a.0 == n).map(|a| a.2);
         if !globals.is_empty() {
             let (_, end) = layout(&globals, 0);
