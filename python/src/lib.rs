@@ -64,8 +64,10 @@ fn simulate_json(
         layers.push(ConfigLayer::parse_set(s).map_err(err)?);
     }
     let (sm, sched) = config_file::build(&layers, target, self::policy(policy)?);
+    // simcli's bounds (`--sms`, `--threads`), before anything is allocated.
+    config_file::check_counts(sms as u64, threads as u64).map_err(err)?;
     let opts = RunOptions {
-        sms: sms.max(1),
+        sms,
         threads,
         policy: sched,
         ..RunOptions::new(sm.target)

@@ -97,3 +97,16 @@ def test_configuration_files_are_read_to_their_limit_only(tmp_path):
     zero.symlink_to("/dev/zero")
     with pytest.raises(ValueError, match="more than 1048576 bytes"):
         ptx_sm_sim.simulate(SAD, arch="sm_90", config=zero)
+
+
+def test_counts_and_configuration_ranges_raise():
+    # Issue 28: simcli's bounds (1 to 4096 SMs, 1 to 1024 threads, each
+    # key's range) hold in Python too: an exception, not a killed interpreter.
+    with pytest.raises(ValueError, match="1 to 4096"):
+        ptx_sm_sim.simulate(SAD, arch="sm_90", sms=1000000)
+    with pytest.raises(ValueError, match="1 to 4096"):
+        ptx_sm_sim.simulate(SAD, arch="sm_90", sms=0)
+    with pytest.raises(ValueError, match="1 to 1024"):
+        ptx_sm_sim.simulate(SAD, arch="sm_90", threads=100000)
+    with pytest.raises(ValueError, match="schedulers: 4294967295 is out of range: 1 to 32"):
+        ptx_sm_sim.simulate(SAD, arch="sm_90", schedulers=4294967295)

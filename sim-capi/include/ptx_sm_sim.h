@@ -12,6 +12,25 @@
 // Most source registers an external request carries.
 #define PSS_MAX_SOURCES 4
 
+// Most SMs of a handle (`sms` of `pss_sim_new`, `pss_sim_from_config`),
+// as simcli's `--sms`.
+#define PSS_MAX_SMS 4096
+
+// Most instructions of a program (`pss_sim_add_inst`), and most marks
+// (`pss_sim_mark_external`), as a trace's.
+#define PSS_MAX_INSTS (1 << 20)
+
+// Most distinct registers a program names, as a trace's.
+#define PSS_MAX_REGS 4096
+
+// Most warps a handle is given (`pss_sim_add_host_warp`), as a trace's;
+// and warps x registers at most `PSS_MAX_WARP_REGS` (each warp holds 32
+// lanes of every register: 2^21 registers is 512 MiB).
+#define PSS_MAX_WARPS (1 << 16)
+
+// Most warps x program registers of a handle.
+#define PSS_MAX_WARP_REGS (1 << 21)
+
 // `pss_sim_run_until`: every warp finished.
 #define PSS_DONE 0
 
@@ -22,6 +41,30 @@
 #define PSS_REACHED 2
 
 // A simulation handle (opaque to C).
+//
+// Preconditions the library cannot check, and what it checks instead:
+// - Lifetimes: a handle is valid from `pss_sim_new`/`pss_sim_from_config`
+//   until `pss_sim_free`; using it after that is undefined. Strings are
+//   NUL-terminated and UTF-8 (checked), read during the call only. The
+//   `pss_last_error` text is valid until the next failing call on the same
+//   thread. A callback's `req` and `out` are valid during the callback
+//   only; its `user` pointer must stay valid until the handle is freed or
+//   another callback is set.
+// - Lengths: register lanes are 32 `uint64_t` (`pss_sim_read_reg`,
+//   `pss_sim_write_reg`); `out` of `pss_sim_hungry_warps` holds `cap`
+//   `uint32_t` (at most `cap` are written; the count may be larger).
+// - Counts: SMs 1 to `PSS_MAX_SMS`; at most `PSS_MAX_INSTS` instructions
+//   and marks, `PSS_MAX_REGS` registers, `PSS_MAX_WARPS` warps and
+//   `PSS_MAX_WARP_REGS` warps x registers per handle (checked: -1). The
+//   instructions a host queues with `pss_sim_push` are held until they
+//   issue: their number is the host's to bound.
+// - Re-entrancy and threads: one call at a time per handle. A call made
+//   while another is in progress on the same handle (from inside its
+//   external-instruction callback, or from a second thread) is refused
+//   with the call's failure value, and `pss_sim_free` then frees nothing;
+//   the callback runs on the thread that steps the simulation. Freeing a
+//   handle while another thread may still use it is undefined. Different
+//   handles are independent; `pss_last_error` is per thread.
 typedef struct PssSim PssSim;
 
 // An external instruction, as handed to the host's callback.
@@ -91,15 +134,16 @@ extern "C" {
 // until the next failing call on this thread.
 const char *pss_last_error(void);
 
-// A simulation of `sms` SMs of preset `arch` (`"sm_53"`, `"sm_90"`, ...)
-// scheduled by `policy` (`"lrr"`, `"gto"`, `"oldest"`); null on failure.
-// Free it with `pss_sim_free`.
+// A simulation of `sms` SMs (1 to `PSS_MAX_SMS`) of preset `arch`
+// (`"sm_53"`, `"sm_90"`, ...) scheduled by `policy` (`"lrr"`, `"gto"`,
+// `"oldest"`); null on failure. Free it with `pss_sim_free`.
 //
 // # Safety
 // Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 struct PssSim *pss_sim_new(const char *arch, uint32_t sms, const char *policy);
 
-// A simulation of `sms` SMs configured by the TOML file at `path`, as
+// A simulation of `sms` SMs (1 to `PSS_MAX_SMS`) configured by the TOML
+// file at `path` (every value within its key's range, docs/config.md), as
 // `simcli config` prints it and `simcli run --config` reads it (target,
 // every parameter, scheduler); null on failure, with the file, line and key
 // in `pss_last_error`. Free it with `pss_sim_free`.
@@ -108,10 +152,13 @@ struct PssSim *pss_sim_new(const char *arch, uint32_t sms, const char *policy);
 // Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 struct PssSim *pss_sim_from_config(const char *path, uint32_t sms);
 
-// Frees a simulation (null is ignored).
+// Frees a simulation (null is ignored). While a call on the handle is in
+// progress (from inside its external-instruction callback) nothing is
+// freed and `pss_last_error` says why: the handle stays valid.
 //
 // # Safety
-// `sim` is null or a handle from `pss_sim_new` not yet freed.
+// `sim` is null or a handle from `pss_sim_new` or `pss_sim_from_config`
+// not yet freed, and no other thread uses it during or after the call.
 void pss_sim_free(struct PssSim *sim);
 
 // Appends a PTX instruction to the program; returns its index, or -1.
@@ -135,8 +182,9 @@ int32_t pss_sim_mark_external(struct PssSim *s, uint32_t index);
 
 // Sets the callback that receives marked instructions as they issue, with
 // `user` passed back to it; 0 or -1. The callback is called on the thread
-// that steps the simulation. A null `f` leaves every external instruction to
-// `pss_sim_complete`.
+// that steps the simulation, and may not call back into the same handle:
+// such a call is refused (-1, null, or nothing freed) with a message. A
+// null `f` leaves every external instruction to `pss_sim_complete`.
 //
 // # Safety
 // Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).

@@ -2,7 +2,7 @@
 //! runs its body under `catch_unwind`, and turns failures into a return
 //! value plus the thread's last error.
 
-use crate::handle::{PssSim, Res};
+use crate::handle::{Busy, PssSim, Res, SimState};
 use crate::types::*;
 use sim_core::{Completion, Progress};
 use sim_isa::{RegId, WARP_SIZE};
@@ -36,11 +36,15 @@ fn guard<T>(fail: T, f: impl FnOnce() -> Res<T>) -> T {
     }
 }
 
-fn sim<'a>(p: *mut PssSim) -> Res<&'a mut PssSim> {
+/// The handle's state for this call: refused while another call on the
+/// same handle is in progress (a callback calling back, a second thread).
+fn sim<'a>(p: *mut PssSim) -> Res<Busy<'a>> {
     // SAFETY: a non-null handle comes from `pss_sim_new` and is not yet
-    // freed (the caller's contract, stated on every function); `as_mut`
-    // checks null.
-    unsafe { p.as_mut() }.ok_or_else(|| "null simulation handle".to_string())
+    // freed (the caller's contract, stated on every function); `as_ref`
+    // checks null. Only a shared reference is made here: the state behind
+    // it is reached through the guard `enter` hands out once at a time.
+    let h = unsafe { p.as_ref() }.ok_or_else(|| "null simulation handle".to_string())?;
+    h.enter()
 }
 
 fn text<'a>(p: *const c_char, what: &str) -> Res<&'a str> {
@@ -65,9 +69,9 @@ pub extern "C" fn pss_last_error() -> *const c_char {
     LAST_ERROR.with(|e| e.borrow().as_ref().map_or(std::ptr::null(), |c| c.as_ptr()))
 }
 
-/// A simulation of `sms` SMs of preset `arch` (`"sm_53"`, `"sm_90"`, ...)
-/// scheduled by `policy` (`"lrr"`, `"gto"`, `"oldest"`); null on failure.
-/// Free it with `pss_sim_free`.
+/// A simulation of `sms` SMs (1 to `PSS_MAX_SMS`) of preset `arch`
+/// (`"sm_53"`, `"sm_90"`, ...) scheduled by `policy` (`"lrr"`, `"gto"`,
+/// `"oldest"`); null on failure. Free it with `pss_sim_free`.
 ///
 /// # Safety
 /// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
@@ -78,12 +82,13 @@ pub unsafe extern "C" fn pss_sim_new(
     policy: *const c_char,
 ) -> *mut PssSim {
     guard(std::ptr::null_mut(), || {
-        let s = PssSim::new(text(arch, "arch")?, sms, text(policy, "policy")?)?;
+        let s = SimState::new(text(arch, "arch")?, sms, text(policy, "policy")?)?;
         Ok(Box::into_raw(Box::new(s)))
     })
 }
 
-/// A simulation of `sms` SMs configured by the TOML file at `path`, as
+/// A simulation of `sms` SMs (1 to `PSS_MAX_SMS`) configured by the TOML
+/// file at `path` (every value within its key's range, docs/config.md), as
 /// `simcli config` prints it and `simcli run --config` reads it (target,
 /// every parameter, scheduler); null on failure, with the file, line and key
 /// in `pss_last_error`. Free it with `pss_sim_free`.
@@ -93,20 +98,29 @@ pub unsafe extern "C" fn pss_sim_new(
 #[no_mangle]
 pub unsafe extern "C" fn pss_sim_from_config(path: *const c_char, sms: u32) -> *mut PssSim {
     guard(std::ptr::null_mut(), || {
-        let s = PssSim::from_config(text(path, "path")?, sms)?;
+        let s = SimState::from_config(text(path, "path")?, sms)?;
         Ok(Box::into_raw(Box::new(s)))
     })
 }
 
-/// Frees a simulation (null is ignored).
+/// Frees a simulation (null is ignored). While a call on the handle is in
+/// progress (from inside its external-instruction callback) nothing is
+/// freed and `pss_last_error` says why: the handle stays valid.
 ///
 /// # Safety
-/// `sim` is null or a handle from `pss_sim_new` not yet freed.
+/// `sim` is null or a handle from `pss_sim_new` or `pss_sim_from_config`
+/// not yet freed, and no other thread uses it during or after the call.
 #[no_mangle]
 pub unsafe extern "C" fn pss_sim_free(sim: *mut PssSim) {
-    if !sim.is_null() {
-        // SAFETY: the caller's contract: a live handle from `Box::into_raw`.
-        drop(unsafe { Box::from_raw(sim) });
+    if sim.is_null() {
+        return;
+    }
+    // SAFETY: the caller's contract: a live handle; only shared here.
+    let idle = unsafe { &*sim }.enter().map(drop);
+    match idle {
+        // SAFETY: a live handle from `Box::into_raw` that no call holds.
+        Ok(()) => drop(unsafe { Box::from_raw(sim) }),
+        Err(e) => set_error(format!("pss_sim_free: {e}; nothing was freed")),
     }
 }
 
@@ -140,8 +154,9 @@ pub unsafe extern "C" fn pss_sim_mark_external(s: *mut PssSim, index: u32) -> i3
 
 /// Sets the callback that receives marked instructions as they issue, with
 /// `user` passed back to it; 0 or -1. The callback is called on the thread
-/// that steps the simulation. A null `f` leaves every external instruction to
-/// `pss_sim_complete`.
+/// that steps the simulation, and may not call back into the same handle:
+/// such a call is refused (-1, null, or nothing freed) with a message. A
+/// null `f` leaves every external instruction to `pss_sim_complete`.
 ///
 /// # Safety
 /// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
@@ -163,11 +178,7 @@ pub unsafe extern "C" fn pss_sim_set_external(
 /// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
 pub unsafe extern "C" fn pss_sim_add_host_warp(s: *mut PssSim, warp: u32, active: u32) -> i32 {
-    guard(-1, || {
-        let sm = sim(s)?.sim()?.sm_of(warp);
-        sm.add_host_warp(warp, active).map_err(|e| e.to_string())?;
-        Ok(0)
-    })
+    guard(-1, || sim(s)?.add_host_warp(warp, active).map(|()| 0))
 }
 
 /// Appends program instruction `index` to a host warp; 0 or -1.
@@ -177,7 +188,8 @@ pub unsafe extern "C" fn pss_sim_add_host_warp(s: *mut PssSim, warp: u32, active
 #[no_mangle]
 pub unsafe extern "C" fn pss_sim_push(s: *mut PssSim, warp: u32, index: u32) -> i32 {
     guard(-1, || {
-        let sm = sim(s)?.sim()?.sm_of(warp);
+        let mut h = sim(s)?;
+        let sm = h.sim()?.sm_of(warp);
         sm.push_instruction(warp, index)
             .map_err(|e| e.to_string())?;
         Ok(0)
@@ -194,7 +206,8 @@ pub unsafe extern "C" fn pss_sim_push(s: *mut PssSim, warp: u32, index: u32) -> 
 #[no_mangle]
 pub unsafe extern "C" fn pss_sim_push_branch_target(s: *mut PssSim, warp: u32, index: u32) -> i32 {
     guard(-1, || {
-        let sm = sim(s)?.sim()?.sm_of(warp);
+        let mut h = sim(s)?;
+        let sm = h.sim()?.sm_of(warp);
         sm.push_branch_target(warp, index)
             .map_err(|e| e.to_string())?;
         Ok(0)
@@ -209,7 +222,7 @@ pub unsafe extern "C" fn pss_sim_push_branch_target(s: *mut PssSim, warp: u32, i
 #[no_mangle]
 pub unsafe extern "C" fn pss_sim_push_ptx(s: *mut PssSim, warp: u32, ptx: *const c_char) -> i64 {
     guard(-1, || {
-        let h = sim(s)?;
+        let mut h = sim(s)?;
         let index = h.index_of(text(ptx, "ptx")?)?;
         let sm = h.sim()?.sm_of(warp);
         sm.push_instruction(warp, index)
@@ -225,7 +238,8 @@ pub unsafe extern "C" fn pss_sim_push_ptx(s: *mut PssSim, warp: u32, ptx: *const
 #[no_mangle]
 pub unsafe extern "C" fn pss_sim_close_warp(s: *mut PssSim, warp: u32) -> i32 {
     guard(-1, || {
-        let sm = sim(s)?.sim()?.sm_of(warp);
+        let mut h = sim(s)?;
+        let sm = h.sim()?.sm_of(warp);
         sm.close_warp(warp).map_err(|e| e.to_string())?;
         Ok(0)
     })
@@ -239,7 +253,8 @@ pub unsafe extern "C" fn pss_sim_close_warp(s: *mut PssSim, warp: u32) -> i32 {
 #[no_mangle]
 pub unsafe extern "C" fn pss_sim_hungry_warps(s: *mut PssSim, out: *mut u32, cap: usize) -> i64 {
     guard(-1, || {
-        let sim = sim(s)?.sim()?;
+        let mut h = sim(s)?;
+        let sim = h.sim()?;
         if out.is_null() && cap > 0 {
             return Err("out is null".into());
         }
@@ -302,7 +317,8 @@ pub unsafe extern "C" fn pss_sim_complete(
     guard(-1, || {
         // SAFETY: the caller passes a readable completion or null.
         let c = unsafe { c.as_ref() }.ok_or("completion is null")?;
-        let sim = sim(s)?.sim()?;
+        let mut h = sim(s)?;
+        let sim = h.sim()?;
         let sm = sim
             .sms_mut()
             .get_mut(sm as usize)
@@ -331,7 +347,8 @@ pub unsafe extern "C" fn pss_sim_read_reg(
     guard(-1, || {
         // SAFETY: the caller passes 32 writable u64 or null.
         let out = unsafe { out.cast::<[u64; WARP_SIZE]>().as_mut() }.ok_or("out is null")?;
-        let sm = sim(s)?.sim()?.sm_of(warp);
+        let mut h = sim(s)?;
+        let sm = h.sim()?.sm_of(warp);
         *out = *sm.reg(warp, RegId(reg)).map_err(|e| e.to_string())?;
         Ok(0)
     })
@@ -350,7 +367,8 @@ pub unsafe extern "C" fn pss_sim_write_reg(
 ) -> i32 {
     guard(-1, || {
         let values = lanes(values, "values")?;
-        let sm = sim(s)?.sim()?.sm_of(warp);
+        let mut h = sim(s)?;
+        let sm = h.sim()?.sm_of(warp);
         sm.set_reg(warp, RegId(reg), values)
             .map_err(|e| e.to_string())?;
         Ok(0)
@@ -366,7 +384,8 @@ pub unsafe extern "C" fn pss_sim_stats(s: *mut PssSim, out: *mut PssStats) -> i3
     guard(-1, || {
         // SAFETY: the caller passes a writable PssStats or null.
         let out = unsafe { out.as_mut() }.ok_or("out is null")?;
-        let st = sim(s)?.sim()?.report().stats;
+        let mut h = sim(s)?;
+        let st = h.sim()?.report().stats;
         *out = PssStats {
             cycles: st.cycles,
             warp_instructions: st.warp_instructions,

@@ -1,18 +1,100 @@
 //! The simulation behind the C handle, in safe Rust: the build phase, the
 //! run phase, and the C host's external-instruction callback.
 
-use crate::types::{PssCompletion, PssExtRequest, PssExternalFn, PSS_MAX_SOURCES};
+use crate::types::{
+    PssCompletion, PssExtRequest, PssExternalFn, PSS_MAX_INSTS, PSS_MAX_REGS, PSS_MAX_SOURCES,
+    PSS_MAX_WARPS, PSS_MAX_WARP_REGS,
+};
 use sim_core::config_file::{self, ConfigLayer};
 use sim_core::{
     preset, Completion, Deferred, External, ExternalRequest, Program, Progress, SchedPolicy,
     Simulation, SmConfig,
 };
 use sim_isa::{Instruction, RegId, Symbols, Target};
+use std::cell::UnsafeCell;
 use std::ffi::c_void;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// A simulation handle (opaque to C).
+///
+/// Preconditions the library cannot check, and what it checks instead:
+/// - Lifetimes: a handle is valid from `pss_sim_new`/`pss_sim_from_config`
+///   until `pss_sim_free`; using it after that is undefined. Strings are
+///   NUL-terminated and UTF-8 (checked), read during the call only. The
+///   `pss_last_error` text is valid until the next failing call on the same
+///   thread. A callback's `req` and `out` are valid during the callback
+///   only; its `user` pointer must stay valid until the handle is freed or
+///   another callback is set.
+/// - Lengths: register lanes are 32 `uint64_t` (`pss_sim_read_reg`,
+///   `pss_sim_write_reg`); `out` of `pss_sim_hungry_warps` holds `cap`
+///   `uint32_t` (at most `cap` are written; the count may be larger).
+/// - Counts: SMs 1 to `PSS_MAX_SMS`; at most `PSS_MAX_INSTS` instructions
+///   and marks, `PSS_MAX_REGS` registers, `PSS_MAX_WARPS` warps and
+///   `PSS_MAX_WARP_REGS` warps x registers per handle (checked: -1). The
+///   instructions a host queues with `pss_sim_push` are held until they
+///   issue: their number is the host's to bound.
+/// - Re-entrancy and threads: one call at a time per handle. A call made
+///   while another is in progress on the same handle (from inside its
+///   external-instruction callback, or from a second thread) is refused
+///   with the call's failure value, and `pss_sim_free` then frees nothing;
+///   the callback runs on the thread that steps the simulation. Freeing a
+///   handle while another thread may still use it is undefined. Different
+///   handles are independent; `pss_last_error` is per thread.
 pub struct PssSim {
+    /// Set while a call holds the state ([`PssSim::enter`]).
+    busy: AtomicBool,
+    /// Reached only through [`Busy`], which `busy` makes the only one.
+    state: UnsafeCell<SimState>,
+}
+
+/// Exclusive use of a handle's state for one call; clears the flag when
+/// the call ends (a panic caught at the boundary included).
+pub(crate) struct Busy<'a>(&'a PssSim);
+
+impl PssSim {
+    fn wrap(state: SimState) -> PssSim {
+        PssSim {
+            busy: AtomicBool::new(false),
+            state: UnsafeCell::new(state),
+        }
+    }
+
+    /// The state for one call, or an error when a call is in progress: the
+    /// flag, not the caller's care, keeps two `&mut` from existing at once.
+    pub(crate) fn enter(&self) -> Res<Busy<'_>> {
+        if self.busy.swap(true, Ordering::Acquire) {
+            return Err("the handle is in use: a call on it is in progress (the handle's external-instruction callback may not call back into it, and two threads may not use it at once)".into());
+        }
+        Ok(Busy(self))
+    }
+}
+
+impl Drop for Busy<'_> {
+    fn drop(&mut self) {
+        self.0.busy.store(false, Ordering::Release);
+    }
+}
+
+impl std::ops::Deref for Busy<'_> {
+    type Target = SimState;
+    fn deref(&self) -> &SimState {
+        // SAFETY: `busy` was clear and is now set by this guard alone, so
+        // no other reference to the state exists until it is dropped.
+        unsafe { &*self.0.state.get() }
+    }
+}
+
+impl std::ops::DerefMut for Busy<'_> {
+    fn deref_mut(&mut self) -> &mut SimState {
+        // SAFETY: as for `deref`; `&mut self` makes this the only borrow
+        // through the guard.
+        unsafe { &mut *self.0.state.get() }
+    }
+}
+
+/// The simulation behind a handle.
+pub(crate) struct SimState {
     target: Target,
     config: SmConfig,
     policy: SchedPolicy,
@@ -20,6 +102,8 @@ pub struct PssSim {
     syms: Symbols,
     phase: Phase,
     ext: Option<CExternal>,
+    /// Warps added so far (bounded by `PSS_MAX_WARPS`, `PSS_MAX_WARP_REGS`).
+    warps: u32,
 }
 
 enum Phase {
@@ -76,13 +160,13 @@ fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
 
-impl PssSim {
+impl SimState {
     /// A simulation of `sms` SMs of preset `arch` with scheduling `policy`.
     pub(crate) fn new(arch: &str, sms: u32, policy: &str) -> Res<PssSim> {
         let target = Target::parse(arch).map_err(err)?;
         let policy = SchedPolicy::parse(policy)
             .ok_or_else(|| format!("unknown scheduling policy '{policy}' (lrr, gto, oldest)"))?;
-        PssSim::with_config(preset(target), policy, sms)
+        SimState::with_config(preset(target), policy, sms)
     }
 
     /// A handle over the configuration file at `path` (`simcli config`'s
@@ -98,14 +182,16 @@ impl PssSim {
             .target()
             .ok_or_else(|| format!("{path}: no `target` (e.g. target = \"sm_90\")"))?;
         let (config, policy) = config_file::build(&[layer], target, SchedPolicy::Lrr);
-        PssSim::with_config(config, policy, sms)
+        SimState::with_config(config, policy, sms)
     }
 
     fn with_config(config: SmConfig, policy: SchedPolicy, sms: u32) -> Res<PssSim> {
-        if sms == 0 {
-            return Err("at least one SM is needed".into());
-        }
-        Ok(PssSim {
+        // simcli's bounds, before anything is built: a count of billions is
+        // an error code, not an allocation that aborts the host.
+        // sim_core's bound, which PSS_MAX_SMS states (a test checks they agree).
+        config_file::check_sms(u64::from(sms))?;
+        config_file::check(&config)?;
+        Ok(PssSim::wrap(SimState {
             target: config.target,
             config,
             policy,
@@ -116,7 +202,8 @@ impl PssSim {
                 marks: Vec::new(),
             },
             ext: None,
-        })
+            warps: 0,
+        }))
     }
 
     fn building(&mut self, what: &str) -> Res<(&mut Vec<Instruction>, &mut Vec<u32>)> {
@@ -133,11 +220,23 @@ impl PssSim {
         let target = self.target;
         let mut syms = std::mem::take(&mut self.syms);
         let built = self.building("pss_sim_add_inst").and_then(|(insts, _)| {
+            if insts.len() >= PSS_MAX_INSTS as usize {
+                return Err(format!(
+                    "the program has {} instructions, the most a program may have",
+                    insts.len()
+                ));
+            }
             let inst = Program::parse_one(target, ptx, &mut syms, insts.len()).map_err(err)?;
             insts.push(inst);
             u32::try_from(insts.len() - 1).map_err(err)
         });
         self.syms = syms;
+        if self.syms.len() > PSS_MAX_REGS as usize {
+            return Err(format!(
+                "the program names {} registers, more than the limit of {PSS_MAX_REGS}",
+                self.syms.len()
+            ));
+        }
         built
     }
 
@@ -149,6 +248,9 @@ impl PssSim {
                 "cannot mark instruction {index}: the program has {} instructions",
                 insts.len()
             ));
+        }
+        if marks.len() >= PSS_MAX_INSTS as usize {
+            return Err(format!("more than {PSS_MAX_INSTS} marks"));
         }
         marks.push(index);
         Ok(())
@@ -166,8 +268,30 @@ impl PssSim {
             .ok_or_else(|| format!("no register '{name}' in the program"))
     }
 
+    /// Adds a warp fed by the host, within the handle's warp bounds.
+    pub(crate) fn add_host_warp(&mut self, warp: u32, active: u32) -> Res<()> {
+        let nregs = self.syms.len().max(1) as u64;
+        let n = u64::from(self.warps) + 1;
+        if n > u64::from(PSS_MAX_WARPS) || n * nregs > u64::from(PSS_MAX_WARP_REGS) {
+            return Err(format!(
+                "warp {warp}: a handle holds at most {PSS_MAX_WARPS} warps and {PSS_MAX_WARP_REGS} warps x registers ({} warps of {nregs} registers so far)",
+                self.warps
+            ));
+        }
+        let sm = self.sim()?.sm_of(warp);
+        sm.add_host_warp(warp, active).map_err(err)?;
+        self.warps += 1;
+        Ok(())
+    }
+
     /// The running simulation, starting it if the program is still being built.
     pub(crate) fn sim(&mut self) -> Res<&mut Simulation> {
+        if self.syms.len() > PSS_MAX_REGS as usize {
+            return Err(format!(
+                "the program names {} registers, more than the limit of {PSS_MAX_REGS}",
+                self.syms.len()
+            ));
+        }
         if let Phase::Building { insts, marks } = &mut self.phase {
             let prog = Program {
                 target: self.target,

@@ -15,9 +15,10 @@
 //!
 //! # Pointer contract
 //! Every pointer argument is null (an error, never a crash) or valid for
-//! the call: a handle from `pss_sim_new` not yet freed and not used by two
-//! threads at once, a NUL-terminated string, a 32-element `uint64_t` array
-//! for register lanes, a writable `out` of the named type, `cap` writable
+//! the call: a handle from `pss_sim_new` not yet freed (a call on a handle
+//! while another is in progress on it, from its callback or a second
+//! thread, is refused: a flag on the handle), a NUL-terminated string, a
+//! 32-element `uint64_t` array for register lanes, a writable `out` of the named type, `cap` writable
 //! elements behind `out` for `pss_sim_hungry_warps`. A callback registered
 //! with `pss_sim_set_external` may be called, with its `user` pointer, until
 //! the handle is freed or another callback is set.

@@ -7,6 +7,25 @@ use std::ffi::c_void;
 /// Most source registers an external request carries.
 pub const PSS_MAX_SOURCES: usize = 4;
 
+/// Most SMs of a handle (`sms` of `pss_sim_new`, `pss_sim_from_config`),
+/// as simcli's `--sms`.
+pub const PSS_MAX_SMS: u32 = 4096;
+
+/// Most instructions of a program (`pss_sim_add_inst`), and most marks
+/// (`pss_sim_mark_external`), as a trace's.
+pub const PSS_MAX_INSTS: u32 = 1 << 20;
+
+/// Most distinct registers a program names, as a trace's.
+pub const PSS_MAX_REGS: u32 = 4096;
+
+/// Most warps a handle is given (`pss_sim_add_host_warp`), as a trace's;
+/// and warps x registers at most `PSS_MAX_WARP_REGS` (each warp holds 32
+/// lanes of every register: 2^21 registers is 512 MiB).
+pub const PSS_MAX_WARPS: u32 = 1 << 16;
+
+/// Most warps x program registers of a handle.
+pub const PSS_MAX_WARP_REGS: u32 = 1 << 21;
+
 /// An external instruction, as handed to the host's callback.
 #[repr(C)]
 pub struct PssExtRequest {

@@ -1,5 +1,6 @@
 //! Parameter sweeps (`simcli sweep`, `docs/sweeps.md`): the sweep file, its
-//! cross product of runs, deterministic shards, and the merge of shard CSVs.
+//! runs (generated lazily from its axes), deterministic shards, and the
+//! merge of shard CSVs.
 //!
 //! Runs are numbered in the order traces x archs x parameter values (the
 //! `[params]` keys sorted, the last varying fastest). Shard `I/N` takes the
@@ -85,13 +86,122 @@ pub struct SweepRun {
     pub layers: Vec<ConfigLayer>,
 }
 
-/// A parsed sweep.
+/// A parsed sweep: its axes, each value checked once; runs are generated
+/// from them as they are needed ([`Sweep::runs`]), never all at once, so a
+/// sweep costs its axes' size, not their product's.
 #[derive(Clone, Debug)]
 pub struct Sweep {
-    /// Every run, in run order.
-    pub runs: Vec<SweepRun>,
+    traces: Vec<String>,
+    /// The targets (`None`: each trace's own).
+    archs: Vec<Option<String>>,
+    /// Per `[params]` key, in key order: each value as `--set` text, checked.
+    axes: Vec<Vec<(String, ConfigLayer)>>,
+    /// Runs in all (at most [`MAX_RUNS`]).
+    count: u64,
     /// SMs per run.
     pub sms: usize,
+}
+
+/// The most runs one sweep file may describe. `simcli sweep` holds every
+/// run's CSV rows until it writes them in run order (a few KiB a run with
+/// the per-opcode rows), so this bounds its memory to a few hundred MiB; a
+/// larger study is several sweep files (or one per parameter value).
+pub const MAX_RUNS: u64 = 100_000;
+
+impl Sweep {
+    /// Runs in the whole sweep.
+    pub fn len(&self) -> u64 {
+        self.count
+    }
+
+    /// Whether the sweep has no runs (never: a sweep has a trace).
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// Every trace file the sweep names, in order.
+    pub fn traces(&self) -> &[String] {
+        &self.traces
+    }
+
+    /// How many runs `shard` takes.
+    pub fn shard_len(&self, shard: Shard) -> usize {
+        match self.count.checked_sub(shard.index) {
+            Some(left) if left > 0 => ((left - 1) / shard.count + 1) as usize,
+            _ => 0,
+        }
+    }
+
+    /// The runs of `shard`, in run order, generated one at a time.
+    pub fn runs(&self, shard: Shard) -> Runs<'_> {
+        let mut radices = vec![self.traces.len() as u64, self.archs.len() as u64];
+        radices.extend(self.axes.iter().map(|a| a.len() as u64));
+        let mut r = Runs {
+            sweep: self,
+            digits: vec![0; radices.len()],
+            radices,
+            next: 0,
+            step: shard.count,
+        };
+        r.advance(shard.index);
+        r
+    }
+}
+
+/// An odometer over a sweep's axes (traces, archs, then each `[params]` key,
+/// the last fastest), stepping a shard's stride at a time.
+#[derive(Clone, Debug)]
+pub struct Runs<'a> {
+    sweep: &'a Sweep,
+    radices: Vec<u64>,
+    digits: Vec<u64>,
+    /// The run number `digits` stand for.
+    next: u64,
+    step: u64,
+}
+
+impl Runs<'_> {
+    /// Moves the odometer `n` runs on (mixed-radix addition).
+    fn advance(&mut self, n: u64) {
+        self.next = self.next.saturating_add(n);
+        let mut carry = u128::from(n);
+        for (d, &r) in self.digits.iter_mut().zip(&self.radices).rev() {
+            if carry == 0 {
+                break;
+            }
+            let v = u128::from(*d) + carry;
+            let r = u128::from(r.max(1));
+            *d = (v % r) as u64;
+            carry = v / r;
+        }
+    }
+}
+
+impl Iterator for Runs<'_> {
+    type Item = SweepRun;
+
+    fn next(&mut self) -> Option<SweepRun> {
+        if self.next >= self.sweep.count {
+            return None;
+        }
+        let s = self.sweep;
+        let (t, a) = (self.digits[0] as usize, self.digits[1] as usize);
+        let chosen: Vec<&(String, ConfigLayer)> = s
+            .axes
+            .iter()
+            .zip(&self.digits[2..])
+            .map(|(axis, &p)| &axis[p as usize])
+            .collect();
+        let run = SweepRun {
+            index: self.next,
+            trace: s.traces[t].clone(),
+            arch: s.archs[a].clone(),
+            sets: chosen.iter().map(|(x, _)| x.clone()).collect(),
+            layers: chosen.iter().map(|(_, l)| l.clone()).collect(),
+        };
+        self.advance(self.step);
+        Some(run)
+    }
 }
 
 /// Flattens `[params]` tables into dotted keys with their value lists.
@@ -138,8 +248,8 @@ pub fn parse(text: &str, file: &str) -> Result<Sweep, SweepError> {
     if f.traces.is_empty() {
         return Err(bad(1, "traces: at least one trace is needed".into()));
     }
-    if f.sms == 0 || f.sms > 4096 {
-        return Err(bad(1, "sms: must be 1 to 4096".into()));
+    if let Err(e) = sim_core::config_file::check_sms(f.sms as u64) {
+        return Err(bad(1, format!("sms: {e}")));
     }
     let mut params = BTreeMap::new();
     flatten("", &f.params, &mut params);
@@ -174,30 +284,39 @@ pub fn parse(text: &str, file: &str) -> Result<Sweep, SweepError> {
     } else {
         f.archs.iter().cloned().map(Some).collect()
     };
-    let combos: usize = axes.iter().map(Vec::len).product();
-    let mut runs = Vec::new();
-    for trace in &f.traces {
-        for arch in &archs {
-            for c in 0..combos {
-                // Mixed-radix digits of `c`, the last axis fastest.
-                let (mut rest, mut pick) = (c, vec![0; axes.len()]);
-                for (slot, axis) in pick.iter_mut().zip(&axes).rev() {
-                    *slot = rest % axis.len();
-                    rest /= axis.len();
-                }
-                let chosen: Vec<&(String, ConfigLayer)> =
-                    axes.iter().zip(&pick).map(|(a, &p)| &a[p]).collect();
-                runs.push(SweepRun {
-                    index: runs.len() as u64,
-                    trace: trace.clone(),
-                    arch: arch.clone(),
-                    sets: chosen.iter().map(|(s, _)| s.clone()).collect(),
-                    layers: chosen.iter().map(|(_, l)| l.clone()).collect(),
-                });
-            }
-        }
-    }
-    Ok(Sweep { runs, sms: f.sms })
+    // The count, before any run is made; the message gives each factor.
+    let mut factors = vec![f.traces.len(), archs.len()];
+    factors.extend(axes.iter().map(Vec::len));
+    let count = factors
+        .iter()
+        .try_fold(1u64, |n, &k| n.checked_mul(k as u64))
+        .filter(|&n| n <= MAX_RUNS)
+        .ok_or_else(|| {
+            let values: Vec<String> = factors[2..].iter().map(usize::to_string).collect();
+            let n = factors
+                .iter()
+                .try_fold(1u128, |n, &k| n.checked_mul(k as u128))
+                .map_or_else(|| "more than 2^128".to_string(), |n| n.to_string());
+            let values = if values.is_empty() {
+                String::new()
+            } else {
+                format!(" x {} values", values.join(" x "))
+            };
+            bad(
+                1,
+                format!(
+                    "the sweep has {n} runs ({} traces x {} archs{values}), more than the limit of {MAX_RUNS}",
+                    factors[0], factors[1]
+                ),
+            )
+        })?;
+    Ok(Sweep {
+        traces: f.traces,
+        archs,
+        axes,
+        count,
+        sms: f.sms,
+    })
 }
 
 /// A slice of a sweep: shard `index` of `count`.

@@ -13,13 +13,17 @@
 //! `units.<class>.lanes_per_sm`, `units.<class>.latency` (classes as
 //! [`UnitClass::name`]), `icache.bytes`, `icache.line_bytes`,
 //! `icache.inst_bytes`, `icache.miss_cycles`, `limits.max_cycles`,
-//! `limits.max_instructions`.
+//! `limits.max_instructions`. Each numeric key has a range ([`range`]),
+//! checked where the value is written and again by the model ([`check`]).
 
 use crate::config::{Limits, LoweringArch, Preset, SchedPolicy, SmConfig, UnitClass, UnitConfig};
 use serde::Deserialize;
 use sim_isa::Target;
 use std::fmt::Write;
 use toml::Spanned;
+
+mod ranges;
+pub use ranges::{check, check_counts, check_sms, range, KeyRange, MAX_SMS, MAX_THREADS};
 
 /// The largest configuration file read, in bytes: a full one (every key,
 /// with comments) is about 3 KiB. simcli, the C API and Python read config
@@ -457,7 +461,50 @@ impl ConfigLayer {
         l.icache = doc.icache.unwrap_or_default();
         l.taken_branch_cycles = doc.taken_branch_cycles;
         l.limits = doc.limits.unwrap_or_default();
+        for (key, v) in l.numbers() {
+            if let Some(r) = range(&key).filter(|r| !r.contains(v)) {
+                return Err(ConfigError {
+                    origin: origin.to_string(),
+                    line: line_of_key(text, &key),
+                    message: ranges::out_of_range(v, r),
+                    key,
+                });
+            }
+        }
         Ok(l)
+    }
+
+    /// The numeric keys the layer sets, with their values.
+    fn numbers(&self) -> Vec<(String, u64)> {
+        let mut v = Vec::new();
+        let mut put = |key: &str, x: Option<u64>| {
+            if let Some(x) = x {
+                v.push((key.to_string(), x));
+            }
+        };
+        let w = |x: Option<u32>| x.map(u64::from);
+        put("resident_warps", w(self.resident_warps));
+        put("schedulers", w(self.schedulers));
+        put("issue_width", w(self.issue_width));
+        put("issue_interval", w(self.issue_interval));
+        put("taken_branch_cycles", w(self.taken_branch_cycles));
+        for c in UnitClass::ALL {
+            if let Some(u) = self.units.get(c) {
+                put(
+                    &format!("units.{}.lanes_per_sm", c.name()),
+                    w(u.lanes_per_sm),
+                );
+                put(&format!("units.{}.latency", c.name()), w(u.latency));
+            }
+        }
+        let ic = &self.icache;
+        put("icache.bytes", w(ic.bytes));
+        put("icache.line_bytes", w(ic.line_bytes));
+        put("icache.inst_bytes", w(ic.inst_bytes));
+        put("icache.miss_cycles", w(ic.miss_cycles));
+        put("limits.max_cycles", self.limits.max_cycles);
+        put("limits.max_instructions", self.limits.max_instructions);
+        v
     }
 
     /// Reads one `KEY=VALUE` override (`units.int_alu.latency=6`,
@@ -568,6 +615,30 @@ fn key_at(text: &str, line: usize) -> String {
         }
     }
     "(document)".to_string()
+}
+
+/// The first line whose key ([`key_at`]'s rule) is `key`, in one pass; 1
+/// when none is (a key written as an inline table).
+fn line_of_key(text: &str, key: &str) -> usize {
+    let mut table = String::new();
+    for (i, l) in text.lines().enumerate() {
+        let l = l.split('#').next().unwrap_or("").trim();
+        if let Some(h) = l.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+            table = h.trim().to_string();
+        } else if let Some((k, _)) = l.split_once('=') {
+            let k = k.trim();
+            let full = key.strip_prefix(table.as_str());
+            let here = if table.is_empty() {
+                k == key
+            } else {
+                full.and_then(|r| r.strip_prefix('.')) == Some(k)
+            };
+            if here {
+                return i + 1;
+            }
+        }
+    }
+    1
 }
 
 /// The configuration `layers` describe, in order: the preset of the last

@@ -42,9 +42,8 @@ impl Simulation {
         policy: SchedPolicy,
         sms: usize,
     ) -> Result<Self, SimError> {
-        if sms == 0 {
-            return Err(SimError::BadConfig("at least one SM is needed".into()));
-        }
+        // Bounded before allocating: each SM holds its own state.
+        crate::config_file::check_sms(sms as u64).map_err(SimError::BadConfig)?;
         let sms = (0..sms)
             .map(|i| {
                 let mut sm = Sm::from_tables(&tables, policy);

@@ -137,6 +137,28 @@ pub enum KernelError {
     /// Limits on the launch's shape or memory.
     #[error("{0}")]
     Limit(String),
+    /// A variable's declaration is larger than its state space holds, alone
+    /// or with the variables laid out before it (checked before anything of
+    /// its size is allocated).
+    #[error("{file}:{line}: {space} variable {name} needs {size} bytes{}, more than the limit of {limit}: {why}", in_all(*.size, *.total, .space))]
+    Declaration {
+        /// The module.
+        file: String,
+        /// The declaration's line.
+        line: u32,
+        /// The variable.
+        name: String,
+        /// Its state space (`.const`).
+        space: &'static str,
+        /// Its size.
+        size: u64,
+        /// The space's bytes up to its end (its offset plus its size).
+        total: u64,
+        /// The space's limit, in bytes.
+        limit: u64,
+        /// Where the limit comes from.
+        why: &'static str,
+    },
     /// The timing model refused the program or configuration.
     #[error("timing: {0}")]
     Timing(#[from] sim_core::SimError),
@@ -157,6 +179,14 @@ fn refused_text(count: usize, target: &str, listed: &[String]) -> String {
         t.push_str(&format!("\n  ... and {} more", count - listed.len()));
     }
     t
+}
+
+fn in_all(size: u64, total: u64, space: &str) -> String {
+    if total > size {
+        format!(" ({total} with the {space} variables before it)")
+    } else {
+        String::new()
+    }
 }
 
 fn waiting_note(w: &[u32]) -> String {

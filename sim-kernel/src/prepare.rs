@@ -7,14 +7,106 @@ use sim_isa::Space;
 use sim_module::launch::ParamValue;
 use sim_module::{Body, Cfg, Function, Launch, Module, StateSpace, Variable};
 
-/// Most bytes of shared or local memory one block or thread may declare.
+/// Most bytes of local memory one block may declare (its threads' in all).
 pub const MAX_SPACE_BYTES: u64 = 1 << 28;
 /// Most bytes of `.const` variables: the PTX ISA manual's "constant memory
-/// is restricted in size, currently limited to 64 KB" (state spaces, `.const`).
+/// is restricted in size, currently limited to 64 KB" (state spaces,
+/// `.const`); ptxas 13.0 on sm_90: "File uses too much global constant data
+/// (0x10001 bytes, 0x10000 max)".
 pub const MAX_CONST_BYTES: u64 = 1 << 16;
 /// Most bytes of `.global` variables in all (the launch format's limit for
 /// one buffer).
 pub const MAX_GLOBAL_VARS: u64 = sim_module::launch::MAX_BUFFER_BYTES;
+/// Most bytes of `.local` variables per thread: the CUDA C Programming
+/// Guide's "maximum amount of local memory per thread", 512 KB.
+pub const MAX_LOCAL_PER_THREAD: u64 = 512 << 10;
+/// Most bytes of static `.shared` variables per block from sm_20 on: ptxas
+/// 13.0 on sm_90: "Entry function 'k' uses too much shared data (0xc001
+/// bytes, 0xc000 max)". Before sm_20 a block had 16 KiB.
+pub const MAX_STATIC_SHARED: u64 = 48 << 10;
+
+const CONST_WHY: &str = ".const variables need at most 65536 bytes in all, one constant bank as on the hardware (ptxas: too much global constant data)";
+const SHARED_WHY: &str = "a block's static shared memory is at most 48 KiB from sm_20 on, 16 KiB before (ptxas: too much shared data)";
+const LOCAL_WHY: &str = "local memory is at most 512 KiB per thread (CUDA C Programming Guide, technical specifications)";
+const GLOBAL_WHY: &str =
+    ".global variables need at most 1 GiB in all (the simulator's bound, as for one launch buffer)";
+
+/// The static shared memory a block of `module`'s target may declare.
+fn max_static_shared(module: &Module) -> u64 {
+    let sm = module
+        .target
+        .as_ref()
+        .and_then(|t| sim_isa::Target::parse(&t.arch).ok())
+        .map_or(90, |t| t.sm);
+    if sm < 20 {
+        16 << 10
+    } else {
+        MAX_STATIC_SHARED
+    }
+}
+
+/// Every space's variables checked, one by one, before any of them is
+/// allocated: `globals` laid out at `g_offs`, the others by `in_space`.
+fn check_declarations<'a>(
+    module: &Module,
+    globals: &[&Variable],
+    g_offs: &[u64],
+    in_space: &dyn Fn(StateSpace) -> Vec<&'a Variable>,
+) -> Result<(), KernelError> {
+    let file = module.file.as_str();
+    check_space(
+        file,
+        ".global",
+        globals,
+        g_offs,
+        (MAX_GLOBAL_VARS, GLOBAL_WHY),
+    )?;
+    for (s, name, limit) in [
+        (StateSpace::Const, ".const", (MAX_CONST_BYTES, CONST_WHY)),
+        (
+            StateSpace::Shared,
+            ".shared",
+            (max_static_shared(module), SHARED_WHY),
+        ),
+        (
+            StateSpace::Local,
+            ".local",
+            (MAX_LOCAL_PER_THREAD, LOCAL_WHY),
+        ),
+    ] {
+        let vars = in_space(s);
+        check_space(file, name, &vars, &layout(&vars, 0).0, limit)?;
+    }
+    Ok(())
+}
+
+/// Refuses the first of `vars` (laid out at `offs`) that ends past
+/// `limit`: alone or with the variables before it. Only offsets are read,
+/// so nothing of the declared sizes is allocated.
+fn check_space(
+    file: &str,
+    space: &'static str,
+    vars: &[&Variable],
+    offs: &[u64],
+    (limit, why): (u64, &'static str),
+) -> Result<(), KernelError> {
+    for (v, &o) in vars.iter().zip(offs) {
+        let total = o.saturating_add(v.size);
+        if total > limit {
+            return Err(KernelError::Declaration {
+                file: file.to_string(),
+                line: v.pos.line,
+                name: v.name.clone(),
+                space,
+                size: v.size,
+                total,
+                limit,
+                why,
+            });
+        }
+    }
+    Ok(())
+}
 
 /// The kernel of a launch, with its memory laid out.
 pub struct Prepared<'m> {
@@ -117,14 +209,10 @@ impl<'m> Prepared<'m> {
             }
             spaces[k] = (s, end);
         }
+        check_declarations(module, &globals, &g_offs, &in_space)?;
         let lookup = |n: &str| addr.iter().find(|a| a.0 == n).map(|a| a.2);
         if !globals.is_empty() {
             let (_, end) = layout(&globals, 0);
-            if end > MAX_GLOBAL_VARS {
-                return Err(KernelError::Limit(format!(
-                    ".global variables need {end} bytes, more than the limit of {MAX_GLOBAL_VARS}"
-                )));
-            }
             let mut bytes = vec![0u8; end as usize];
             for (v, o) in globals
                 .iter()
@@ -148,20 +236,13 @@ impl<'m> Prepared<'m> {
             b
         };
         let (shared, local) = (spaces[1].1, spaces[2].1);
-        if shared > MAX_SPACE_BYTES {
-            return Err(too_big("shared memory", shared));
-        }
+        // Per block: every thread's local memory (the engine then bounds
+        // the blocks resident at once, `engine::MAX_RESIDENT_LOCAL`).
         if local.saturating_mul(launch.block_threads()) > MAX_SPACE_BYTES {
             return Err(too_big(
                 "local memory of one block",
                 local.saturating_mul(launch.block_threads()),
             ));
-        }
-        if spaces[0].1 > MAX_CONST_BYTES {
-            return Err(KernelError::Limit(format!(
-                ".const variables need {} bytes, more than the limit of {MAX_CONST_BYTES}",
-                spaces[0].1
-            )));
         }
         let consts = fill(StateSpace::Const, spaces[0].1);
         // Only as far as the last initialised byte (in practice nothing:

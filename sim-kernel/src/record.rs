@@ -19,18 +19,19 @@
 //! and the addresses checked against the recorded ones; the timing is the
 //! direct run's.
 //!
-//! File layout (version 2): [`MAGIC`], the format version as a
+//! File layout (version 3): [`MAGIC`], the format version as a
 //! little-endian `u32` ([`VERSION`]), then records, each a kind byte
 //! (`H`, `W`, `T`), its payload's length as a little-endian `u64` (at most
-//! [`MAX_RECORD_BYTES`]) and the payload encoded with bincode 2 (standard
-//! configuration: variable-length integers): one header ([`RecHeader`]),
+//! [`MAX_RECORD_BYTES`]), the payload encoded with bincode 2 (standard
+//! configuration: variable-length integers) and a checksum of the three (a
+//! little-endian `u64`, `read::checksum`): one header ([`RecHeader`]),
 //! one [`RecWarp`] per warp of the grid in grid order (block by block, warps
 //! in block order), one trailer ([`RecTrailer`]), and nothing after it.
 //! Reading refuses other magics and versions, records over the limit,
 //! truncated, corrupt or trailing bytes, and recordings that do not hold
 //! together (checked by [`RecHeader::validate`], per warp as it is read,
 //! and during replay), each with a message naming the file and the part.
-//! Version 1 files (one bincode body) are no longer read.
+//! Versions 1 (one bincode body) and 2 (no checksums) are no longer read.
 
 use crate::engine::Warps;
 use crate::error::KernelError;
@@ -52,7 +53,7 @@ use std::path::{Path, PathBuf};
 /// First bytes of a recording.
 pub const MAGIC: [u8; 8] = *b"SIMKREC\n";
 /// Format version this build writes and reads.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// Largest record payload (header, warp or trailer) written or read, in
 /// bytes: a reader never holds more than one record's bytes at a time.
 pub const MAX_RECORD_BYTES: u64 = 1 << 30;
@@ -527,7 +528,9 @@ impl<W: Write> RecordWriter<W> {
             .write_all(&(body.len() as u64).to_le_bytes())
             .map_err(io)?;
         self.w.write_all(body).map_err(io)?;
-        self.stats.bytes += 9 + body.len() as u64;
+        let sum = read::checksum(kind, body);
+        self.w.write_all(&sum.to_le_bytes()).map_err(io)?;
+        self.stats.bytes += 17 + body.len() as u64;
         Ok(())
     }
 
@@ -642,6 +645,7 @@ fn put(out: &mut Vec<u8>, kind: u8, part: &str, v: &impl Serialize) -> Result<()
     out.push(kind);
     out.extend_from_slice(&(body.len() as u64).to_le_bytes());
     out.extend_from_slice(&body);
+    out.extend_from_slice(&read::checksum(kind, &body).to_le_bytes());
     Ok(())
 }
 

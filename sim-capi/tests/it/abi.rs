@@ -252,3 +252,169 @@ fn branch_targets_wait_for_the_redirect() {
     };
     assert_eq!(cycles(true) - cycles(false), 22 - 1);
 }
+
+/// Issue 28: counts and configuration values outside their ranges are
+/// errors with a message, not an allocation that aborts the host process.
+#[test]
+fn counts_and_configuration_ranges_are_errors() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let huge = dir.join("capi-huge-schedulers.toml");
+    std::fs::write(&huge, "target = \"sm_90\"\nschedulers = 4294967295\n").unwrap();
+    // SAFETY: valid C strings; each handle is live until freed.
+    unsafe {
+        for sms in [0, 4097, 4_000_000_000] {
+            assert!(pss_sim_new(c("sm_90").as_ptr(), sms, c("lrr").as_ptr()).is_null());
+            assert!(last_error().contains("1 to 4096"), "{}", last_error());
+            let from = pss_sim_from_config(c(huge.to_str().unwrap()).as_ptr(), sms);
+            assert!(from.is_null());
+        }
+        let s = pss_sim_new(c("sm_90").as_ptr(), 4096, c("lrr").as_ptr());
+        assert!(!s.is_null(), "{}", last_error());
+        free(s);
+        let p = c(huge.to_str().unwrap());
+        assert!(pss_sim_from_config(p.as_ptr(), 1).is_null());
+        let e = last_error();
+        assert!(
+            e.contains(
+                "capi-huge-schedulers.toml:2: schedulers: 4294967295 is out of range: 1 to 32"
+            ),
+            "{e}"
+        );
+    }
+}
+
+/// What the re-entrant callback did: its handle, and per call back into it
+/// the return code and `pss_last_error`.
+struct Reentry {
+    handle: *mut PssSim,
+    calls: u32,
+    codes: Vec<i64>,
+    errors: Vec<String>,
+}
+
+/// An external-instruction callback that calls back into its own handle
+/// (every call refused), then completes the instruction with 5.
+unsafe extern "C" fn reenter(
+    user: *mut std::ffi::c_void,
+    _req: *const PssExtRequest,
+    out: *mut PssCompletion,
+) -> i32 {
+    // SAFETY: `user` is the `Reentry` the test registered, live for the run.
+    let r = unsafe { &mut *user.cast::<Reentry>() };
+    r.calls += 1;
+    let s = r.handle;
+    let mut st = PssStats::default();
+    // SAFETY: `s` is live (the call stepping it is in progress); each call
+    // is refused before it touches the handle's state.
+    unsafe {
+        r.codes.push(i64::from(pss_sim_stats(s, &mut st)));
+        r.errors.push(last_error());
+        r.codes.push(i64::from(pss_sim_step(s)));
+        r.codes
+            .push(i64::from(pss_sim_run_until(s, u64::MAX, u64::MAX)));
+        r.codes
+            .push(pss_sim_add_inst(s, c("add.u32 %r1, %r0, 1;").as_ptr()));
+        r.codes.push(i64::from(pss_sim_close_warp(s, 0)));
+        // Refused too: freeing the handle under the call would leave the
+        // simulation running on freed memory.
+        pss_sim_free(s);
+        r.errors.push(last_error());
+        (*out).values = [[5; 32]; 2];
+    }
+    1
+}
+
+/// Issue 28: a call back into the same handle from inside its
+/// external-instruction callback is refused with -1 (null, or nothing for
+/// `pss_sim_free`) and a message, and the handle works on afterwards.
+#[test]
+fn reentrant_calls_from_the_callback_are_refused() {
+    // SAFETY: valid C strings; `s` is live until freed; `r` outlives the run.
+    unsafe {
+        let s = new_sim("sm_90");
+        for text in ["add.u32 %r1, %r0, 4;", "add.u32 %r2, %r1, 0;"] {
+            assert!(pss_sim_add_inst(s, c(text).as_ptr()) >= 0);
+        }
+        assert_eq!(pss_sim_mark_external(s, 1), 0);
+        let mut r = Reentry {
+            handle: s,
+            calls: 0,
+            codes: Vec::new(),
+            errors: Vec::new(),
+        };
+        let user = std::ptr::addr_of_mut!(r).cast::<std::ffi::c_void>();
+        assert_eq!(pss_sim_set_external(s, Some(reenter), user), 0);
+        assert_eq!(pss_sim_add_host_warp(s, 0, u32::MAX), 0);
+        assert_eq!(pss_sim_push(s, 0, 0), 0);
+        assert_eq!(pss_sim_push(s, 0, 1), 0);
+        assert_eq!(pss_sim_close_warp(s, 0), 0);
+        assert_eq!(
+            pss_sim_run_until(s, 100_000, u64::MAX),
+            PSS_DONE,
+            "{}",
+            last_error()
+        );
+        assert_eq!(r.calls, 1);
+        assert_eq!(r.codes, [-1; 5]);
+        for e in &r.errors {
+            assert!(
+                e.contains("the handle is in use") && e.contains("callback"),
+                "{e}"
+            );
+        }
+        // The handle is intact: the callback's value is in %r2.
+        let mut lanes = [0u64; 32];
+        let reg = pss_sim_reg(s, c("%r2").as_ptr());
+        assert_eq!(pss_sim_read_reg(s, 0, reg as u32, lanes.as_mut_ptr()), 0);
+        assert!(lanes.iter().all(|&v| v == 5), "{lanes:?}");
+        let mut st = PssStats::default();
+        assert_eq!(pss_sim_stats(s, &mut st), 0);
+        assert_eq!(st.warp_instructions, 2);
+        free(s);
+    }
+}
+
+/// Issue 28: every count a handle grows by is bounded, with the bounds the
+/// header states; the SM bound is sim_core's (simcli's `--sms`).
+#[test]
+fn program_and_warp_counts_are_bounded() {
+    assert_eq!(PSS_MAX_SMS as usize, sim_core::config_file::MAX_SMS);
+    // SAFETY: valid C strings; `s` is live until freed.
+    unsafe {
+        let s = new_sim("sm_90");
+        // 4095 registers (%r1..%r4095 and %r0), then one more is refused.
+        for i in 1..PSS_MAX_REGS {
+            let text = format!("add.u32 %r{i}, %r0, 1;");
+            assert!(pss_sim_add_inst(s, c(&text).as_ptr()) >= 0, "{i}");
+        }
+        assert_eq!(
+            pss_sim_add_inst(s, c("add.u32 %r4096, %r0, 1;").as_ptr()),
+            -1
+        );
+        assert!(
+            last_error().contains("4097 registers, more than the limit of 4096"),
+            "{}",
+            last_error()
+        );
+        // The program then cannot start (it names too many registers).
+        assert_eq!(pss_sim_add_host_warp(s, 0, u32::MAX), -1);
+        free(s);
+        // Warps x registers: 512 warps of 4096 registers fill 2^21.
+        let s = new_sim("sm_90");
+        for i in 1..PSS_MAX_REGS {
+            let text = format!("add.u32 %r{i}, %r0, 1;");
+            assert!(pss_sim_add_inst(s, c(&text).as_ptr()) >= 0, "{i}");
+        }
+        let fit = PSS_MAX_WARP_REGS / PSS_MAX_REGS;
+        for w in 0..fit {
+            assert_eq!(pss_sim_add_host_warp(s, w, 1), 0, "{}", last_error());
+        }
+        assert_eq!(pss_sim_add_host_warp(s, fit, 1), -1);
+        assert!(
+            last_error().contains("at most 65536 warps and 2097152 warps x registers"),
+            "{}",
+            last_error()
+        );
+        free(s);
+    }
+}

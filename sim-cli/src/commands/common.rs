@@ -114,15 +114,11 @@ pub fn run_outputs(a: &RunArgs) -> Vec<Output<'_>> {
     v
 }
 
-/// `--sms` and `--threads` within their bounds.
+/// `--sms` and `--threads` within their bounds (the same as the C API's
+/// and Python's: `sim_core::config_file::check_counts`).
 pub fn check_counts(sms: usize, threads: usize) -> Result<()> {
-    if sms == 0 || sms > 4096 {
-        bail!("--sms must be 1 to 4096");
-    }
-    if threads == 0 || threads > 1024 {
-        bail!("--threads must be 1 to 1024");
-    }
-    Ok(())
+    config_file::check_sms(sms as u64).map_err(|e| anyhow!("--sms: {e}"))?;
+    config_file::check_counts(1, threads as u64).map_err(|e| anyhow!("--threads: {e}"))
 }
 
 /// The report in `format`.

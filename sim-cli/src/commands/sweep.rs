@@ -13,7 +13,6 @@ use sim_trace::trace::Trace;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 /// `sweep`'s options.
@@ -29,7 +28,10 @@ pub struct SweepArgs {
 type Rows = (Vec<String>, Vec<Vec<String>>);
 
 /// Loads every trace the runs name, once each (recording them as inputs).
-fn load_traces(runs: &[&SweepRun], inputs: &mut Inputs) -> Result<BTreeMap<String, Arc<Trace>>> {
+fn load_traces(
+    runs: impl Iterator<Item = SweepRun>,
+    inputs: &mut Inputs,
+) -> Result<BTreeMap<String, Arc<Trace>>> {
     let mut traces = BTreeMap::new();
     for r in runs {
         if !traces.contains_key(&r.trace) {
@@ -72,8 +74,10 @@ pub fn sweep(a: &SweepArgs) -> Result<ExitCode> {
         Some(s) => Shard::parse(s)?,
         None => Shard::from_slurm(|k| std::env::var(k).ok())?.unwrap_or(Shard::ALL),
     };
-    let mine: Vec<&SweepRun> = spec.runs.iter().filter(|r| shard.takes(r.index)).collect();
-    let traces = load_traces(&mine, &mut inputs)?;
+    // The shard's runs are generated from the axes as the workers take
+    // them; `sweep::parse` bounded their number (`sweep::MAX_RUNS`).
+    let traces = load_traces(spec.runs(shard), &mut inputs)?;
+    let n = spec.shard_len(shard);
     let mut outputs = vec![match &a.output {
         Some(p) => Output::file("-o", p),
         None => Output::stdout("the CSV"),
@@ -84,23 +88,25 @@ pub fn sweep(a: &SweepArgs) -> Result<ExitCode> {
             .map(|p| Output::file("--opcode-csv", p)),
     );
     check_outputs(&outputs, &inputs)?;
-    let jobs = a.jobs.clamp(1, mine.len().max(1));
+    let jobs = a.jobs.clamp(1, n.max(1));
     let results: Vec<std::sync::Mutex<Option<Result<Rows>>>> =
-        mine.iter().map(|_| Default::default()).collect();
-    let next = AtomicUsize::new(0);
+        (0..n).map(|_| Default::default()).collect();
+    // The odometer, shared: each worker takes the next run and its place.
+    let next = std::sync::Mutex::new(spec.runs(shard).enumerate());
     let label = format!("runs of {name} (shard {}/{})", shard.index, shard.count);
-    with_progress(&label, mine.len() as u64, |progress| {
+    with_progress(&label, n as u64, |progress| {
         std::thread::scope(|scope| {
             for _ in 0..jobs {
                 scope.spawn(|| loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(r) = mine.get(i) else { break };
+                    let taken = next.lock().ok().and_then(|mut it| it.next());
+                    let Some((i, r)) = taken else { break };
+                    let Some(slot) = results.get(i) else { break };
                     let out = traces
                         .get(&r.trace)
                         .ok_or_else(|| anyhow!("{}: not loaded", r.trace))
-                        .and_then(|t| one_run(r, t, spec.sms))
-                        .with_context(|| format!("{name}: run {} ({})", r.index, describe(r)));
-                    if let Ok(mut slot) = results[i].lock() {
+                        .and_then(|t| one_run(&r, t, spec.sms))
+                        .with_context(|| format!("{name}: run {} ({})", r.index, describe(&r)));
+                    if let Ok(mut slot) = slot.lock() {
                         *slot = Some(out);
                     }
                     progress.step();

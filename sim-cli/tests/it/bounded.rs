@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 /// Runs simcli with `args` capped in memory and time: exit code, stdout,
 /// stderr. Panics (failing the test) if it is still running after 60 s.
-fn capped(args: &[&str]) -> (i32, String, String) {
+pub(crate) fn capped(args: &[&str]) -> (i32, String, String) {
     static NEXT: AtomicUsize = AtomicUsize::new(0);
     let d = scratch(&format!("capped-{}", NEXT.fetch_add(1, Ordering::Relaxed)));
     let (out, err) = (d.join("out"), d.join("err"));

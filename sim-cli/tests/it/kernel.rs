@@ -377,7 +377,7 @@ fn bad_recordings_are_refused_clearly() {
                 b[8] = 9;
                 b
             },
-            "kernel recording version 9; this simcli reads version 2",
+            "kernel recording version 9; this simcli reads version 3",
         ),
         (
             "trailing",
@@ -391,10 +391,12 @@ fn bad_recordings_are_refused_clearly() {
         (
             "record length",
             {
-                // The first warp record's length (after the header's).
+                // The first warp record's length (after the header's
+                // payload and checksum).
                 let mut b = bytes.clone();
                 let h = u64::from_le_bytes(b[13..21].try_into().unwrap()) as usize;
-                b[21 + h + 1..21 + h + 9].copy_from_slice(&u64::MAX.to_le_bytes());
+                let w0 = 21 + h + 8;
+                b[w0 + 1..w0 + 9].copy_from_slice(&u64::MAX.to_le_bytes());
                 b
             },
             "a record of 18446744073709551615 bytes, more than the limit of 1073741824",
@@ -402,11 +404,13 @@ fn bad_recordings_are_refused_clearly() {
         (
             "record cut",
             {
-                // Cut inside the second warp record.
+                // Cut inside the second warp record's payload (records
+                // end with an 8-byte checksum).
                 let h = u64::from_le_bytes(bytes[13..21].try_into().unwrap()) as usize;
-                let w0 = 21 + h;
+                let w0 = 21 + h + 8;
                 let l0 = u64::from_le_bytes(bytes[w0 + 1..w0 + 9].try_into().unwrap()) as usize;
-                bytes[..w0 + 9 + l0 + 12].to_vec()
+                let w1 = w0 + 17 + l0;
+                bytes[..w1 + 9 + 3].to_vec()
             },
             "corrupt or truncated kernel recording: warps[1]: the file ends inside the record",
         ),

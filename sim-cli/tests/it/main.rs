@@ -12,6 +12,7 @@ mod golden;
 mod kernel;
 mod lowering;
 mod python;
+mod ranges;
 mod robust;
 mod roundtrip;
 mod study;

@@ -452,29 +452,8 @@ fn intern(
 }
 
 fn check_config(config: &SmConfig) -> Result<(), SimError> {
-    if config.schedulers == 0 || config.issue_width == 0 || config.issue_interval == 0 {
-        return Err(SimError::BadConfig(
-            "schedulers, issue_width and issue_interval must be at least 1".into(),
-        ));
-    }
-    if config.resident_warps == 0 {
-        return Err(SimError::BadConfig(
-            "resident_warps must be at least 1".into(),
-        ));
-    }
-    let ic = config.icache;
-    // Machine instructions are 8 or 16 bytes and lines tens to hundreds:
-    // bounds well beyond those keep the per-fetch line walk short.
-    let sizes_ok = (1..=64).contains(&ic.inst_bytes)
-        && (16..=65536).contains(&ic.line_bytes)
-        && ic.bytes >= ic.line_bytes;
-    if ic.modelled() && !sizes_ok {
-        return Err(SimError::BadConfig(format!(
-            "icache: inst_bytes must be 1..=64 (got {}), line_bytes 16..=65536 (got {}), and bytes at least one line (got {}; 0: not modelled)",
-            ic.inst_bytes, ic.line_bytes, ic.bytes
-        )));
-    }
-    Ok(())
+    // Every range and consistency rule lives with the configuration keys.
+    crate::config_file::check(config).map_err(SimError::BadConfig)
 }
 
 fn missing(index: usize, pipe: UnitClass, config: &SmConfig) -> SimError {

@@ -9,3 +9,4 @@ mod database;
 mod executed;
 mod host;
 mod limits;
+mod ranges;

@@ -204,7 +204,24 @@ impl<R: Read> RecordReader<R> {
                 body.len()
             )));
         }
-        self.offset = at + 9 + len;
+        let mut sum = [0u8; 8];
+        let got = read_full(&mut self.r, &mut sum).map_err(|source| RecordError::Io {
+            name: self.name.clone(),
+            source,
+        })?;
+        if got < 8 {
+            return Err(self.corrupt(format!(
+                "{part}: the file ends inside the record's checksum (byte {})",
+                at + 9 + len + got as u64
+            )));
+        }
+        let (found, want) = (u64::from_le_bytes(sum), checksum(kind, &body));
+        if found != want {
+            return Err(self.corrupt(format!(
+                "{part} (record at byte {at}): checksum {found:#018x} where its bytes give {want:#018x}: the record is damaged"
+            )));
+        }
+        self.offset = at + 17 + len;
         let (v, used): (T, usize) = bincode::serde::decode_from_slice(&body, config())
             .map_err(|e| self.corrupt(format!("{part} (record at byte {at}): {e}")))?;
         if used as u64 != len {
@@ -285,6 +302,19 @@ impl<R: Read> RecordReader<R> {
         }
         Ok((self.header, t))
     }
+}
+
+/// A record's checksum: FNV-1a (64-bit) over its kind byte, its length
+/// (little-endian `u64`) and its payload. Each byte's step is a bijection
+/// of the state, so any one damaged byte always changes it; for more,
+/// it differs but for a chance of 2^-64.
+pub(super) fn checksum(kind: u8, body: &[u8]) -> u64 {
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let len = (body.len() as u64).to_le_bytes();
+    let bytes = std::iter::once(&kind).chain(&len).chain(body);
+    bytes.fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(PRIME)
+    })
 }
 
 fn kind_name(k: u8) -> String {

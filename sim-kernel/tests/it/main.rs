@@ -4,6 +4,7 @@ mod branches;
 mod calls;
 mod clock;
 mod dead;
+mod declarations;
 mod engine;
 mod errors;
 mod gate;

@@ -113,7 +113,8 @@ fn records(b: &[u8]) -> Vec<(u8, usize, u64)> {
     while at < b.len() {
         let len = u64::from_le_bytes(b[at + 1..at + 9].try_into().unwrap());
         out.push((b[at], at, len));
-        at += 9 + len as usize;
+        // Kind, length, payload, checksum.
+        at += 17 + len as usize;
     }
     out
 }
@@ -195,7 +196,7 @@ fn truncated_and_corrupt_recordings_are_refused_clearly() {
     );
     // A warp too many, one too few, bytes after the end.
     let (_, at, len) = recs[12];
-    let mut x = b[..at + 9 + len as usize].to_vec();
+    let mut x = b[..at + 17 + len as usize].to_vec();
     x.extend_from_slice(&b[at..]);
     let e = refusal(&x);
     assert!(
@@ -226,5 +227,54 @@ fn truncated_and_corrupt_recordings_are_refused_clearly() {
     assert!(
         e.contains("warps[0] is block 0 warp 1; expected block 0 warp 0"),
         "{e}"
+    );
+}
+
+/// Issue 28: a recording carries a checksum per record, checked on read.
+/// One byte of a recorded load value flipped (the payload still decodes,
+/// and the replay would compute other outputs) is refused, naming the
+/// record; so is a damaged checksum.
+#[test]
+fn a_flipped_load_value_fails_its_records_checksum() {
+    let (b, _) = small_recording();
+    let rec = Recording::from_bytes("k.bin", &b).unwrap();
+    let (i, k) = rec
+        .warps
+        .iter()
+        .enumerate()
+        .find_map(|(i, w)| w.loads.iter().position(|&v| v % 256 < 250).map(|k| (i, k)))
+        .expect("a warp with a load value");
+    let mut edited = rec;
+    edited.warps[i].loads[k] ^= 1;
+    let e = edited.to_bytes().unwrap();
+    assert_eq!(e.len(), b.len(), "the flip keeps every length");
+    let (_, at, len) = records(&b)[1 + i];
+    let payload = at + 9..at + 9 + len as usize;
+    // The edited payload under the original checksum: one byte differs.
+    let mut x = b.clone();
+    x[payload.clone()].copy_from_slice(&e[payload.clone()]);
+    assert_eq!(x.iter().zip(&b).filter(|(p, q)| p != q).count(), 1);
+    let msg = refusal(&x);
+    assert!(
+        msg.contains(&format!(
+            "corrupt or truncated kernel recording: warps[{i}] (record at byte {at}): checksum"
+        )),
+        "{msg}"
+    );
+    // The checksum itself damaged.
+    let mut x = b.clone();
+    x[payload.end + 3] ^= 0x10;
+    let msg = refusal(&x);
+    assert!(
+        msg.contains(&format!("warps[{i}] (record at byte {at}): checksum")),
+        "{msg}"
+    );
+    // Cut inside the checksum.
+    let msg = refusal(&b[..payload.end + 4]);
+    assert!(
+        msg.contains(&format!(
+            "warps[{i}]: the file ends inside the record's checksum"
+        )),
+        "{msg}"
     );
 }
