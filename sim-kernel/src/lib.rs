@@ -30,6 +30,7 @@ mod run;
 mod sectors;
 mod tap;
 pub mod timing;
+mod vectorise;
 
 pub use engine::{EPOCH, SAMPLE_EVERY, SAMPLE_MIN_BLOCKS};
 pub use error::KernelError;

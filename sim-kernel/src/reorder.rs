@@ -38,6 +38,14 @@ pub(crate) struct Deps {
     fence: bool,
 }
 
+impl Deps {
+    /// Also writes `regs` (a merged vector load's other destinations:
+    /// `vectorise`).
+    pub(crate) fn also_writes(&mut self, regs: impl IntoIterator<Item = u32>) {
+        self.writes.extend(regs);
+    }
+}
+
 /// Dependence facts of every statement of `body`, as a table of its own
 /// (a number no other table made in this process has).
 pub(crate) fn deps(body: &Body) -> Vec<Deps> {

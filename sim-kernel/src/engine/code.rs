@@ -35,6 +35,9 @@ pub(crate) struct Code<'p> {
     pub barrier: Vec<bool>,
     /// A loop's back-edge (see `timing::is_back_edge`).
     pub back_edge: Vec<bool>,
+    /// Bytes a lane's access is timed as, where not what it executed: the
+    /// first load of a merged group (`vectorise`); 0 elsewhere.
+    pub widen: Vec<u8>,
 }
 
 impl<'p> Code<'p> {
@@ -80,6 +83,47 @@ impl<'p> Code<'p> {
             back_edge: (0..n)
                 .map(|i| crate::timing::is_back_edge(prep, i as u32))
                 .collect(),
+            widen: vec![0; n],
+        }
+    }
+
+    /// Times each group of shared loads as the one vector load ptxas
+    /// merges it into (`vectorise`): the first issues for all (their
+    /// destinations in `program`, their bytes, their dependences), the
+    /// others issue nothing.
+    pub fn merge_shared_loads(&mut self, program: &mut sim_core::Program) {
+        let vars = &self.prep.vars;
+        let var_align = |v: u32| match vars.get(v as usize) {
+            Some(Some((sim_isa::Space::Shared, a))) => a.trailing_zeros(),
+            _ => 0,
+        };
+        let groups = crate::vectorise::shared_groups(self.prep.body, &self.dead, &var_align);
+        for g in groups {
+            let lead = g.leader as usize;
+            let Some(sim_isa::Instruction {
+                op: sim_isa::Op::Mem(m),
+                ..
+            }) = program.insts.get_mut(lead)
+            else {
+                continue;
+            };
+            let mut dests = Vec::with_capacity(g.members.len());
+            for (k, &s) in g.members.iter().enumerate() {
+                if let Some(StatementKind::Instruction(sim_isa::Instruction {
+                    op: sim_isa::Op::Mem(f),
+                    ..
+                })) = self.prep.body.statements.get(s as usize).map(|x| &x.kind)
+                {
+                    m.d[k] = f.d[0];
+                    dests.push(f.d[0].0);
+                }
+                if s != g.leader {
+                    self.dead[s as usize] = true;
+                }
+            }
+            m.vec = g.members.len() as u8;
+            self.widen[lead] = 4 * m.vec;
+            self.deps[lead].also_writes(dests);
         }
     }
 }

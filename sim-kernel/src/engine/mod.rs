@@ -132,8 +132,10 @@ pub(crate) fn run(
     gpu: &mut Gpu,
     warps: &mut Warps<'_>,
 ) -> Result<Finished, KernelError> {
-    let prog = Arc::new(program(prep, opts.config.target));
-    let code = Code::new(prep, opts.target, &prog);
+    let mut prog = program(prep, opts.config.target);
+    let mut code = Code::new(prep, opts.target, &prog);
+    code.merge_shared_loads(&mut prog);
+    let prog = Arc::new(prog);
     let threads = launch.block_threads();
     let wpb = threads.div_ceil(WARP_SIZE as u64).max(1) as u32;
     let cfg = opts.config.clone();

@@ -519,6 +519,10 @@ impl Warp {
         // A recording keeps every access's addresses (`record`).
         let compact = log.is_none();
         let one_word = mem.one_word;
+        if code.widen[pc] != 0 {
+            // The vector load ptxas merged this group into (`vectorise`).
+            slab.scratch.bytes = u32::from(code.widen[pc]);
+        }
         r.map(|accessed| accessed.then(|| slab.keep(compact, one_word)))
             .map_err(|fault| {
                 if let Some(f) = follow.as_ref() {
