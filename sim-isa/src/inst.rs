@@ -486,7 +486,7 @@ impl Alu {
     }
 }
 
-pub use crate::bit_inst::{Bit, BitOp, PrmtMode};
+pub use crate::bit_inst::{Bit, BitOp, PrmtMode, TestOp};
 pub use crate::cvt_inst::{Cvt, CvtRnd, CvtType};
 pub use crate::mem_inst::{
     AddrBase, Address, AtomOp, BarRedOp, Mem, MemOp, MemType, Quals, ReduxOp, ShflMode, Space,

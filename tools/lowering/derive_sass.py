@@ -402,10 +402,10 @@ def sequence(insts, variant, arch):
     outs = [w for w in store if w]
     helpers = set()
     pred_helpers = set()
-    if key.startswith("setp."):
+    if key.startswith(("setp.", "bit.testp.")):
         # The selp that makes the predicate storable: a SEL, or on Kepler/Maxwell
         # the AND that ptxas folds it into after an ISET/FSET (which then stands
-        # for the setp).
+        # for the setp or testp).
         prod = {w[1] for w in outs if w[0] == "k"}
         if len(prod) == 1:
             p = min(prod)

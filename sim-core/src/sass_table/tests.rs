@@ -315,16 +315,23 @@ const FORWARDED_CVT: [&str; 28] = [
 /// listing: derive.py subtracts the reference kernel's trailing self-branch,
 /// which this kernel's text does not have; `rcp.approx.f32`, whose size
 /// count (7) also misses one of its eight listed instructions (the sm_90
-/// counts agree at 8). (key, uops, length).
-const SM35_SIZE_COUNT_ONE_BELOW: [(&str, u16, usize); 2] =
-    [("alu.rem.u32", 13, 14), ("fp.rcp.approx.f32", 7, 8)];
+/// counts agree at 8); `testp.normal/.subnormal.f32`, whose last compare
+/// feeds the selp helper's SEL (the f32 forms whose Kepler code ends in an
+/// ISET folded with an AND agree). (key, uops, length).
+const SM35_SIZE_COUNT_ONE_BELOW: [(&str, u16, usize); 4] = [
+    ("alu.rem.u32", 13, 14),
+    ("fp.rcp.approx.f32", 7, 8),
+    ("bit.testp.normal.f32", 3, 4),
+    ("bit.testp.subnormal.f32", 2, 3),
+];
 
 /// sm_35 keys with a 16- or 64-bit operand (8-bit for cvt) whose size count
 /// differs from the listing (see the test): 30 of the integer and set families
 /// (21 `alu`, among them `sad.s16`/`sad.u16`: 7 and 4 by size, the listing's
 /// ISAD with three or no BFEs; 4 `set`, 3 `setp`, 2 `selp`), 16-bit min/max
-/// (4), `bit.cnot.b16` and 141 conversions.
-const SM35_NARROW_OR_WIDE_DIFFER: usize = 176;
+/// (4), `bit.cnot.b16`, 141 conversions and `testp.normal/.subnormal.f64`
+/// (one below, as their f32 forms).
+const SM35_NARROW_OR_WIDE_DIFFER: usize = 178;
 
 /// Whether a key's PTX operands are loaded at 16 or 64 bits (an 8-bit cvt
 /// operand lives in a 16-bit register).

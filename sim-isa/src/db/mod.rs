@@ -217,6 +217,7 @@ pub(crate) const OPCODES: &[OpcodeDef] = &[
     f("prmt", OpKind::Bit(BitWord::Prmt)),
     f("lop3", OpKind::Bit(BitWord::Lop3)),
     f("shf", OpKind::Bit(BitWord::Shf)),
+    f("testp", OpKind::Bit(BitWord::Testp)),
     f("cvt", OpKind::Cvt),
 ];
 
@@ -704,6 +705,21 @@ pub(crate) const GATES: &[Gate] = &[
                 ],
             )
         },
+    },
+    // The manual: PTX 2.0, sm_20 (`.f64` also needs double precision);
+    // ptxas 13.0.88 knows no target below sm_75 and ptxas 11.8 none below
+    // sm_35, where both accept it (tests/data/testp-ptxas.txt).
+    Gate {
+        what: "testp",
+        feature: Some(Feature::BitField),
+        ptx: (2, 0),
+        applies: |i| bit::is_word(i, &[BitWord::Testp]),
+    },
+    Gate {
+        what: "testp.f64",
+        feature: Some(Feature::F64),
+        ptx: (1, 0),
+        applies: |i| matches!(i.op, Op::Bit(b) if bit::is_word(i, &[BitWord::Testp]) && b.ty == T::F64),
     },
     Gate {
         what: "shf",

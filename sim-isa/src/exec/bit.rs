@@ -6,7 +6,7 @@
 
 use super::lanes::{read_operand, width_mask, Lanes};
 use super::{ExecCtx, WarpRegs, WARP_SIZE};
-use crate::inst::{Bit, BitOp, PrmtMode, TypeKind};
+use crate::inst::{Bit, BitOp, PrmtMode, TestOp, TypeKind};
 
 /// Population count of the low `bits` bits.
 fn popc(a: u64, bits: u32) -> u64 {
@@ -159,7 +159,28 @@ pub fn bit_lane(x: &Bit, s: [u64; 4]) -> u64 {
         BitOp::Lop3 => lop3(a, b, c, e),
         BitOp::Shf { left, clamp } => shf(left, clamp, a, b, c),
         BitOp::Bfind { shiftamt } => bfind(a, bits, x.ty.kind() == TypeKind::Signed, shiftamt),
+        BitOp::Testp(t) => testp(t, a, bits),
     }
+}
+
+/// `testp` (PTX ISA 9.7.3.x) on the bits of an f32 or f64: 1 when `a` has
+/// the property. Zero counts as normal, as the manual says.
+fn testp(t: TestOp, a: u64, bits: u32) -> u64 {
+    let mant = if bits == 64 { 52 } else { 23 };
+    let exp = (a >> mant) & width_mask(bits - 1 - mant);
+    let max_exp = width_mask(bits - 1 - mant);
+    let frac = a & width_mask(mant);
+    let nan = exp == max_exp && frac != 0;
+    let inf = exp == max_exp && frac == 0;
+    let r = match t {
+        TestOp::Finite => exp != max_exp,
+        TestOp::Infinite => inf,
+        TestOp::Number => !nan,
+        TestOp::Notanumber => nan,
+        TestOp::Normal => exp != max_exp && (exp != 0 || frac == 0),
+        TestOp::Subnormal => exp == 0 && frac != 0,
+    };
+    u64::from(r)
 }
 
 /// `bfind` (PTX ISA 9.7.8.x): for a signed value, the highest bit that
@@ -215,5 +236,6 @@ pub(crate) fn bit_warp(x: &Bit, s: &[Lanes; 4]) -> Lanes {
         BitOp::Lop3 => each(s, lop3),
         BitOp::Shf { left, clamp } => each(s, |a, b, c, _| shf(left, clamp, a, b, c)),
         BitOp::Bfind { shiftamt } => each(s, |a, _, _, _| bfind(a, bits, signed, shiftamt)),
+        BitOp::Testp(t) => each(s, |a, _, _, _| testp(t, a, bits)),
     }
 }

@@ -129,6 +129,14 @@ fn sass_ex2_half() {
 }
 
 #[test]
+fn sass_testp() {
+    // `testp` with each property on f32 and f64, 40 random and edge inputs
+    // each, from the sm_90 machine code (LOP3, ISETP, ISETP.EX) run by
+    // xtask's SASS interpreter.
+    assert_eq!(run_file("sass-testp.jsonl").passed, 480);
+}
+
+#[test]
 fn format_doc_examples() {
     // The examples in docs/conformance-format.md are vectors too.
     let doc = include_str!("../../../docs/conformance-format.md");

@@ -1,0 +1,204 @@
+//! `testp`, `fns` and `cvt.pack`: ptxas's verdicts per target and PTX
+//! version (`tests/data/{testp,fns,cvt-pack}-ptxas.txt`, written by
+//! `tools/ptxas_grid/families_grid.py`), and lane values the manual's
+//! definitions give. The SASS oracle's vectors run in `vectors.rs`.
+
+use sim_isa::exec::bit_lane;
+use sim_isa::parse::{check_target, parse_instruction};
+use sim_isa::*;
+
+fn parse(text: &str) -> Result<Instruction, IsaError> {
+    parse_instruction(text, &mut Symbols::new())
+}
+
+/// The grid's targets, the `.version` each verdict was given at (sm_50 to
+/// sm_72 by ptxas 11.8, the rest by 13.0.88) and the first version each
+/// target allows.
+const TARGETS: [(&str, &str, &str); 6] = [
+    ("sm_50", "7.8", "4.0"),
+    ("sm_70", "7.8", "6.0"),
+    ("sm_72", "7.8", "6.1"),
+    ("sm_75", "9.0", "6.3"),
+    ("sm_80", "9.0", "7.0"),
+    ("sm_90", "9.0", "7.8"),
+];
+
+/// The PTX version before `v` among the known ones.
+fn below(v: PtxVersion) -> PtxVersion {
+    let i = PtxVersion::KNOWN
+        .iter()
+        .position(|&(a, b)| PtxVersion::new(a, b) == v)
+        .expect("a known version");
+    let (a, b) = PtxVersion::KNOWN[i - 1];
+    PtxVersion::new(a, b)
+}
+
+/// Holds a grid against the parser and `check_target`: what ptxas accepts
+/// on some target parses, passes `check_target` exactly where ptxas
+/// accepts it (at the version it was asked at), passes at the lowest
+/// `.version` ptxas took and, unless that is the target's first, not at
+/// the one below; what it rejects everywhere is invalid, or (`unrun`)
+/// valid PTX simcli does not run; `untyped` texts are set aside: ptxas
+/// refuses them for a register's declared type, which a statement parsed
+/// alone does not have. Returns (statements, accepted, wrong).
+fn check_grid(grid: &str, unrun: &[&str], untyped: &[&str]) -> (usize, usize, Vec<String>) {
+    let (mut n, mut accepted) = (0, 0);
+    let mut wrong = Vec::new();
+    for line in grid.lines().filter(|l| !l.starts_with('#')) {
+        let f: Vec<&str> = line.splitn(8, ' ').collect();
+        let (verdicts, ptx, text) = (&f[..6], f[6], f[7]);
+        n += 1;
+        let got = parse(text);
+        if untyped.contains(&text) {
+            assert!(verdicts.iter().all(|v| *v == "reject"), "{text}");
+            continue;
+        }
+        if unrun.contains(&text) {
+            if got.as_ref().err().map(IsaError::kind) != Some(ErrorKind::Unimplemented) {
+                wrong.push(format!("{text}: valid but not run, parser: {got:?}"));
+            }
+            continue;
+        }
+        if verdicts.iter().all(|v| *v == "reject") {
+            if got.as_ref().err().map(IsaError::kind) != Some(ErrorKind::Invalid) {
+                wrong.push(format!("{text}: ptxas rejects, parser: {got:?}"));
+            }
+            continue;
+        }
+        accepted += 1;
+        let Ok(inst) = got else {
+            wrong.push(format!("{text}: ptxas accepts, parser: {got:?}"));
+            continue;
+        };
+        for ((t, at, _), v) in TARGETS.iter().zip(verdicts) {
+            let t = Target::parse(t).expect("target");
+            if check_target(&inst, t, PtxVersion::parse(at)).is_ok() != (*v == "accept") {
+                wrong.push(format!("{text}: on {t} ptxas says {v}"));
+            }
+        }
+        let Some(first) = verdicts.iter().position(|v| *v == "accept") else {
+            continue;
+        };
+        let (t, _, lowest_allowed) = TARGETS[first];
+        let t = Target::parse(t).expect("target");
+        let v = PtxVersion::parse(ptx).expect("a version");
+        if check_target(&inst, t, Some(v)).is_err() {
+            wrong.push(format!("{text}: refused at .version {ptx} on {t}"));
+        }
+        if ptx != lowest_allowed && check_target(&inst, t, Some(below(v))).is_ok() {
+            wrong.push(format!("{text}: accepted below .version {ptx} on {t}"));
+        }
+    }
+    (n, accepted, wrong)
+}
+
+#[test]
+fn testp_agrees_with_ptxas_per_target() {
+    let grid = include_str!("../data/testp-ptxas.txt");
+    let (n, accepted, wrong) = check_grid(
+        grid,
+        &["testp.f32 %p1, %f1;"],
+        &["testp.normal.f32 %r1, %f1;"],
+    );
+    assert_eq!((n, accepted), (19, 12));
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// `testp`'s predicate on the bits `a` of an f32 (`.f64` when `wide`).
+fn testp(op: &str, wide: bool, a: u64) -> bool {
+    let text = if wide {
+        format!("testp.{op}.f64 %p1, %fd1;")
+    } else {
+        format!("testp.{op}.f32 %p1, %f1;")
+    };
+    match parse(&text) {
+        Ok(Instruction { op: Op::Bit(x), .. }) => {
+            assert_eq!(x.d_type(), Type::Pred);
+            match bit_lane(&x, [a, 0, 0, 0]) {
+                0 => false,
+                1 => true,
+                other => panic!("{text}: {other}"),
+            }
+        }
+        other => panic!("{text}: {other:?}"),
+    }
+}
+
+/// The six properties on zero, a subnormal, a normal, infinity and NaN
+/// of both signs (the manual: zeros are normal).
+#[test]
+fn testp_classes() {
+    let ops = [
+        "finite",
+        "infinite",
+        "number",
+        "notanumber",
+        "normal",
+        "subnormal",
+    ];
+    // (f32 bits, f64 bits, the six answers in `ops`' order)
+    let cases: [(u64, u64, [bool; 6]); 10] = [
+        (0, 0, [true, false, true, false, true, false]),
+        (1 << 31, 1 << 63, [true, false, true, false, true, false]),
+        (1, 1, [true, false, true, false, false, true]),
+        (
+            0x807f_ffff,
+            0x800f_ffff_ffff_ffff,
+            [true, false, true, false, false, true],
+        ),
+        (
+            0x0080_0000,
+            0x0010_0000_0000_0000,
+            [true, false, true, false, true, false],
+        ),
+        (
+            0xff7f_ffff,
+            0xffef_ffff_ffff_ffff,
+            [true, false, true, false, true, false],
+        ),
+        (
+            0x7f80_0000,
+            0x7ff0_0000_0000_0000,
+            [false, true, true, false, false, false],
+        ),
+        (
+            0xff80_0000,
+            0xfff0_0000_0000_0000,
+            [false, true, true, false, false, false],
+        ),
+        (
+            0x7fc0_0000,
+            0x7ff8_0000_0000_0000,
+            [false, false, false, true, false, false],
+        ),
+        (
+            0xff80_0001,
+            0xfff0_0000_0000_0001,
+            [false, false, false, true, false, false],
+        ),
+    ];
+    for (f32_bits, f64_bits, want) in cases {
+        for (op, w) in ops.iter().zip(want) {
+            assert_eq!(testp(op, false, f32_bits), w, "{op}.f32 {f32_bits:#x}");
+            assert_eq!(testp(op, true, f64_bits), w, "{op}.f64 {f64_bits:#x}");
+        }
+    }
+}
+
+/// ptxas's words for what `testp` refuses, which the grid's comments quote.
+#[test]
+fn testp_refusals() {
+    let grid = include_str!("../data/testp-ptxas.txt");
+    for text in [
+        "testp.finite.infinite.f32 %p1, %f1;",
+        "testp.normal.ftz.f32 %p1, %f1;",
+        "testp.finite.f16 %p1, %r1;",
+    ] {
+        assert!(grid.contains(&format!("reject - {text}")), "{text}");
+        assert_eq!(
+            parse(text).map_err(|e| e.kind()).err(),
+            Some(ErrorKind::Invalid),
+            "{text}"
+        );
+    }
+}
