@@ -172,6 +172,9 @@ pub const KEPLER: &[Rule] = &[
     r("MUFU", Xu),
     r("POPC", Xu),
     r("PRMT", IntAlu),
+    // Not measured: predicate logic (`fns` sets a constant predicate with
+    // it) as the logic unit's LOP.
+    r("PSETP", IntAlu),
     // Range reduction ahead of MUFU.SIN/COS/EX2: the multi-function unit's
     // path (the Guide counts the pair as one transcendental, 32 per clock).
     r("RRO", Xu),

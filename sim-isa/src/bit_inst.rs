@@ -115,6 +115,11 @@ pub enum BitOp {
         /// `.shiftamt`.
         shiftamt: bool,
     },
+    /// `fns.b32 d, mask, base, offset`: the position of the `offset`-th set
+    /// bit of `mask` counting from bit `base` (upward for a positive
+    /// offset, downward for a negative one; offset 0: `base` itself if
+    /// set), `0xffffffff` when there is none.
+    Fns,
     /// `testp.op.type p, a` (`.f32`/`.f64`): whether `a` has the property
     /// (`p` is `.pred`).
     Testp(TestOp),
@@ -143,6 +148,7 @@ impl BitOp {
             BitOp::Shf { .. } => "shf",
             BitOp::Bfind { .. } => "bfind",
             BitOp::Testp(_) => "testp",
+            BitOp::Fns => "fns",
         }
     }
 
@@ -182,6 +188,7 @@ impl BitOp {
             | BitOp::Cnot
             | BitOp::Bfe
             | BitOp::Bfi
+            | BitOp::Fns
             | BitOp::Lop3 => &[],
         }
     }
@@ -196,7 +203,7 @@ impl BitOp {
             | BitOp::Cnot
             | BitOp::Testp(_)
             | BitOp::Bfind { .. } => 1,
-            BitOp::Bfe | BitOp::Prmt(_) | BitOp::Shf { .. } => 3,
+            BitOp::Bfe | BitOp::Prmt(_) | BitOp::Shf { .. } | BitOp::Fns => 3,
             BitOp::Bfi | BitOp::Lop3 => 4,
         }
     }
@@ -234,6 +241,7 @@ impl Bit {
             | BitOp::Bfi
             | BitOp::Prmt(_)
             | BitOp::Lop3
+            | BitOp::Fns
             | BitOp::Shf { .. } => self.ty,
         }
     }
@@ -250,6 +258,7 @@ impl Bit {
             | BitOp::Cnot
             | BitOp::Bfind { .. }
             | BitOp::Testp(_)
+            | BitOp::Fns
             | BitOp::Prmt(_)
             | BitOp::Lop3 => 4,
         };

@@ -64,6 +64,8 @@ pub enum Feature {
     CvtSatfinite,
     /// `ex2.approx` on `.f16`/`.f16x2` (`sm_75`: `MUFU.EX2.F16`).
     HalfMufu,
+    /// `fns` (`sm_30`).
+    Fns,
 }
 
 impl Feature {
@@ -93,6 +95,7 @@ impl Feature {
             Feature::Fp8Convert => 89,
             Feature::CvtSatfinite => 70,
             Feature::HalfMufu => 75,
+            Feature::Fns => 30,
         }
     }
 }

@@ -232,12 +232,12 @@ const SM90_11_8_VS_13_0: [(&str, u16, usize); 49] = [
 ];
 
 /// Keys whose code calls a subroutine or branches around a slow path (16- and
-/// 64-bit div/rem, f32 div/rcp/sqrt other than `.approx`, f64 div/rcp/sqrt),
-/// the same on every arch: (key, sm_35 uops, sm_35 length, sm_90 uops, sm_90
+/// 64-bit div/rem, f32 div/rcp/sqrt other than `.approx`, f64 div/rcp/sqrt;
+/// `fns`, which branches on its offset's sign), the same on every arch: (key, sm_35 uops, sm_35 length, sm_90 uops, sm_90
 /// length). lowering.tsv counted the whole listing (both sides of every branch,
 /// the out-of-line slow path, the call and its return); the table holds the
 /// instructions one thread runs for ordinary operands (derive_sass.py's `walk`).
-const CALLS_AND_BRANCHES: [(&str, u16, usize, u16, usize); 35] = [
+const CALLS_AND_BRANCHES: [(&str, u16, usize, u16, usize); 36] = [
     ("alu.div.s16", 29, 25, 29, 24),
     ("alu.div.s64", 80, 78, 88, 83),
     ("alu.div.u16", 20, 16, 21, 16),
@@ -273,6 +273,7 @@ const CALLS_AND_BRANCHES: [(&str, u16, usize, u16, usize); 35] = [
     ("fp.sqrt.rp.ftz.f32", 32, 6, 36, 6),
     ("fp.sqrt.rz.f32", 39, 9, 42, 9),
     ("fp.sqrt.rz.ftz.f32", 38, 9, 42, 9),
+    ("bit.fns.b32", 49, 41, 50, 42),
 ];
 
 /// Conversions that leave the register as it is, so ptxas forwards the

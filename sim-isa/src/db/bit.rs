@@ -20,6 +20,7 @@ pub(crate) enum BitWord {
     Shf,
     Bfind,
     Testp,
+    Fns,
 }
 
 /// The family's syntax block.
@@ -32,7 +33,8 @@ pub(super) const SYNTAX: &str = "popc.type d, a;  clz.type d, a;  .type = { .b32
      shf.l.mode.b32 d, a, b, c;  shf.r.mode.b32 d, a, b, c;  .mode = { .clamp, .wrap }, c .u32; \
      bfind{.shiftamt}.type d, a;  .type = { .u32, .u64, .s32, .s64 }, d is .u32; \
      testp.op.type p, a;  .op = { .finite, .infinite, .number, .notanumber, .normal, .subnormal }; \
-     .type = { .f32, .f64 }, p is .pred";
+     .type = { .f32, .f64 }, p is .pred; \
+     fns.b32 d, mask, base, offset";
 
 /// Modifier words the family reads besides its type.
 pub(crate) const BIT_WORDS: &[&str] = &[
@@ -67,7 +69,7 @@ pub(super) const fn operands(w: BitWord) -> &'static [K] {
         | BitWord::Bfind => &[K::Dst, K::Value(0)],
         BitWord::Bfe => &[K::Dst, K::Value(0), K::Shift, K::Shift],
         BitWord::Bfi => &[K::Dst, K::Value(0), K::Value(0), K::Shift, K::Shift],
-        BitWord::Prmt => &[K::Dst, K::Value(0), K::Value(0), K::Value(0)],
+        BitWord::Prmt | BitWord::Fns => &[K::Dst, K::Value(0), K::Value(0), K::Value(0)],
         BitWord::Lop3 => &[K::Dst, K::Value(0), K::Value(0), K::Value(0), K::Imm],
         BitWord::Shf => &[K::Dst, K::Value(0), K::Value(0), K::Shift],
     }
@@ -81,7 +83,7 @@ pub(super) const fn types(w: BitWord) -> &'static [T] {
         BitWord::Not => &[T::B16, T::B32, T::B64, T::Pred],
         BitWord::Cnot => &[T::B16, T::B32, T::B64],
         BitWord::Bfe | BitWord::Bfind => &[T::U32, T::U64, T::S32, T::S64],
-        BitWord::Prmt | BitWord::Lop3 | BitWord::Shf => &[T::B32],
+        BitWord::Prmt | BitWord::Lop3 | BitWord::Shf | BitWord::Fns => &[T::B32],
         BitWord::Testp => &[T::F32, T::F64],
     }
 }
@@ -105,6 +107,7 @@ pub(crate) fn word_lists(w: BitWord) -> Vec<Vec<&'static str>> {
         | BitWord::Cnot
         | BitWord::Bfe
         | BitWord::Bfi
+        | BitWord::Fns
         | BitWord::Lop3 => vec![vec![]],
     }
 }
@@ -124,6 +127,7 @@ pub(crate) fn bit_op(w: BitWord, words: &[&str]) -> Result<BitOp, usize> {
         BitWord::Bfe => none(BitOp::Bfe),
         BitWord::Bfi => none(BitOp::Bfi),
         BitWord::Lop3 => none(BitOp::Lop3),
+        BitWord::Fns => none(BitOp::Fns),
         BitWord::Bfind => match words {
             [] => Ok(BitOp::Bfind { shiftamt: false }),
             ["shiftamt"] => Ok(BitOp::Bfind { shiftamt: true }),
@@ -185,6 +189,7 @@ pub(super) fn is_word(i: &Instruction, ws: &[BitWord]) -> bool {
         BitOp::Shf { .. } => BitWord::Shf,
         BitOp::Bfind { .. } => BitWord::Bfind,
         BitOp::Testp(_) => BitWord::Testp,
+        BitOp::Fns => BitWord::Fns,
     };
     ws.contains(&w)
 }

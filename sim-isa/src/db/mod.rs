@@ -218,6 +218,7 @@ pub(crate) const OPCODES: &[OpcodeDef] = &[
     f("lop3", OpKind::Bit(BitWord::Lop3)),
     f("shf", OpKind::Bit(BitWord::Shf)),
     f("testp", OpKind::Bit(BitWord::Testp)),
+    f("fns", OpKind::Bit(BitWord::Fns)),
     f("cvt", OpKind::Cvt),
 ];
 
@@ -720,6 +721,14 @@ pub(crate) const GATES: &[Gate] = &[
         feature: Some(Feature::F64),
         ptx: (1, 0),
         applies: |i| matches!(i.op, Op::Bit(b) if bit::is_word(i, &[BitWord::Testp]) && b.ty == T::F64),
+    },
+    // The manual: PTX 6.0, sm_30; ptxas 11.8 accepts it on sm_50 from 6.0
+    // and not at 5.0 (tests/data/fns-ptxas.txt).
+    Gate {
+        what: "fns",
+        feature: Some(Feature::Fns),
+        ptx: (6, 0),
+        applies: |i| bit::is_word(i, &[BitWord::Fns]),
     },
     Gate {
         what: "shf",

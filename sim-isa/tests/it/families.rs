@@ -202,3 +202,62 @@ fn testp_refusals() {
         );
     }
 }
+
+#[test]
+fn fns_agrees_with_ptxas_per_target() {
+    let grid = include_str!("../data/fns-ptxas.txt");
+    let (n, accepted, wrong) = check_grid(grid, &[], &[]);
+    assert_eq!((n, accepted), (7, 3));
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // ptxas 11.8 takes `fns` at PTX 6.0 on sm_50 and not before; the
+    // manual's sm_30 is below what either assembler targets.
+    let inst = parse("fns.b32 %r1, %r2, %r3, %r4;").expect("fns");
+    let sm30 = Target::parse("sm_30").expect("target");
+    assert!(check_target(&inst, sm30, PtxVersion::parse("6.0")).is_ok());
+    assert!(check_target(&inst, sm30, PtxVersion::parse("5.0")).is_err());
+    let sm21 = Target::parse("sm_21").expect("target");
+    assert!(check_target(&inst, sm21, PtxVersion::parse("6.0")).is_err());
+}
+
+/// `fns.b32 d, mask, base, offset` on one lane.
+fn fns(mask: u32, base: u32, offset: i32) -> u32 {
+    match parse("fns.b32 %r1, %r2, %r3, %r4;") {
+        Ok(Instruction { op: Op::Bit(x), .. }) => {
+            let d = bit_lane(
+                &x,
+                [u64::from(mask), u64::from(base), offset as u32 as u64, 0],
+            );
+            u32::try_from(d).expect("32 bits")
+        }
+        other => panic!("fns: {other:?}"),
+    }
+}
+
+/// The manual's examples, offset 0, the ends of the mask, not found, and
+/// the machine's answer for an offset of `i32::MIN`.
+#[test]
+fn fns_lanes() {
+    // PTX ISA, `fns`: "fns.b32 d, 0xaaaaaaaa, 3, 1; // d = 3" and so on.
+    assert_eq!(fns(0xaaaa_aaaa, 3, 1), 3);
+    assert_eq!(fns(0xaaaa_aaaa, 3, -1), 3);
+    assert_eq!(fns(0xaaaa_aaaa, 2, 1), 3);
+    assert_eq!(fns(0xaaaa_aaaa, 2, -1), 1);
+    assert_eq!(fns(0xaaaa_aaaa, 3, 0), 3);
+    assert_eq!(fns(0xaaaa_aaaa, 2, 0), 0xffff_ffff);
+    assert_eq!(fns(0xaaaa_aaaa, 0, 16), 31);
+    assert_eq!(fns(0xaaaa_aaaa, 0, 17), 0xffff_ffff);
+    assert_eq!(fns(0xffff_ffff, 31, -32), 0);
+    assert_eq!(fns(0xffff_ffff, 31, -33), 0xffff_ffff);
+    assert_eq!(fns(0x8000_0001, 31, -2), 0);
+    assert_eq!(fns(0x8000_0001, 1, 1), 31);
+    assert_eq!(fns(0, 5, 1), 0xffff_ffff);
+    // A base above 31 (undefined in the manual) finds nothing on the machine.
+    assert_eq!(fns(0xffff_ffff, 32, 1), 0xffff_ffff);
+    assert_eq!(fns(0xffff_ffff, 40, -1), 0xffff_ffff);
+    assert_eq!(fns(0xffff_ffff, 32, 0), 0xffff_ffff);
+    // The manual's loop finds nothing for i32::MAX and i32::MIN alike; the
+    // machine code (sass-fns.jsonl) answers 0 for i32::MIN, any mask, any base.
+    assert_eq!(fns(0xffff_ffff, 3, i32::MAX), 0xffff_ffff);
+    assert_eq!(fns(0xffff_ffff, 3, i32::MIN), 0);
+    assert_eq!(fns(0, 40, i32::MIN), 0);
+}

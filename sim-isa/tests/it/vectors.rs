@@ -137,6 +137,15 @@ fn sass_testp() {
 }
 
 #[test]
+fn sass_fns() {
+    // `fns.b32` with register and immediate bases and offsets, 40 inputs
+    // each, from the sm_90 machine code (branches on the offset, BREV, a
+    // POPC binary search) run by xtask's SASS interpreter; the i32::MIN
+    // offset forms hold the machine's answer (0), not the manual's.
+    assert_eq!(run_file("sass-fns.jsonl").passed, 1_040);
+}
+
+#[test]
 fn format_doc_examples() {
     // The examples in docs/conformance-format.md are vectors too.
     let doc = include_str!("../../../docs/conformance-format.md");

@@ -291,6 +291,38 @@ impl Machine {
         Ok(())
     }
 
+    /// `POPC d, a`: the number of set bits.
+    pub(super) fn popc(&mut self, i: &SInst) -> Result<()> {
+        i.need(2)?;
+        let a = self.int(&i.ops[1])?;
+        self.set(Self::dst(&i.ops[0])?, a.count_ones());
+        Ok(())
+    }
+
+    /// `BREV d, a`: the bits in reverse order.
+    pub(super) fn brev(&mut self, i: &SInst) -> Result<()> {
+        i.need(2)?;
+        let a = self.int(&i.ops[1])?;
+        self.set(Self::dst(&i.ops[0])?, a.reverse_bits());
+        Ok(())
+    }
+
+    /// `SGXT{.U32} d, a, n`: `a`'s low `n` bits (`n` taken mod 32 would
+    /// not matter here: ptxas writes 1..31), sign-extended unless `.U32`;
+    /// `n` = 0 gives 0.
+    pub(super) fn sgxt(&mut self, i: &SInst) -> Result<()> {
+        i.need(3)?;
+        let (a, n) = (self.int(&i.ops[1])?, self.int(&i.ops[2])?);
+        let v = match n {
+            0 => 0,
+            32.. => a,
+            n if i.has("U32") => a & ((1u32 << n) - 1),
+            n => (((a << (32 - n)) as i32) >> (32 - n)) as u32,
+        };
+        self.set(Self::dst(&i.ops[0])?, v);
+        Ok(())
+    }
+
     /// `IDP.4A.{U8,S8}.{U8,S8} d, a, b, c`: `c` plus the four byte products;
     /// `IDP.2A.{LO,HI}.{U16,S16}.{U8,S8}`: `c` plus `a`'s halves times `b`'s
     /// bytes 0-1 (`.LO`) or 2-3 (`.HI`).
