@@ -269,6 +269,9 @@ pub const HOPPER: &[Rule] = &[
     half_compare(r("HSETP2", IntAlu)),
     r("I2FP", IntAlu),
     r("I2I", IntAlu),
+    // Not measured: I2IP (`cvt.pack`, two saturating conversions packed) as
+    // I2I on the ALU pipe.
+    r("I2IP", IntAlu),
     r("IABS", IntAlu),
     rate(r("IDP", Fp32), 64),
     rate(with(r("IMAD", Fp32), ".IADD"), 64),

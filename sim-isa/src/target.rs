@@ -66,6 +66,8 @@ pub enum Feature {
     HalfMufu,
     /// `fns` (`sm_30`).
     Fns,
+    /// `cvt.pack` (`sm_72`).
+    CvtPack,
 }
 
 impl Feature {
@@ -96,6 +98,7 @@ impl Feature {
             Feature::CvtSatfinite => 70,
             Feature::HalfMufu => 75,
             Feature::Fns => 30,
+            Feature::CvtPack => 72,
         }
     }
 }

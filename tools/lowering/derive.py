@@ -415,6 +415,20 @@ def cvt_variants():
     return out
 
 
+def cvt_pack_variants():
+    """`cvt.pack.sat` (sm_72, PTX 6.5; sim-isa/tests/data/cvt-pack-ptxas.txt),
+    keyed by the head as sim-isa prints it (`cvt.pack.sat.u8.s32.b32`)."""
+    out = []
+    r3 = [("%r1", "b32"), ("%r2", "b32"), ("%r3", "b32")]
+    for d in ["u16", "s16"]:
+        head = f"cvt.pack.sat.{d}.s32"
+        out.append((head, r3[:2], f"{head} %r5, %r1, %r2;", ("%r5", "b32"), 0))
+    for d in ["u8", "s8"]:
+        head = f"cvt.pack.sat.{d}.s32.b32"
+        out.append((head, r3, f"{head} %r5, %r1, %r2, %r3;", ("%r5", "b32"), 0))
+    return out
+
+
 def cvt_fp8_variants():
     """The fp8 and .relu/.satfinite cvt forms (ptxas 13.0.88's sm_90 PTX 8.1
     verdicts, sim-isa/tests/data/cvt-fp8-ptxas.txt), keyed by the head as
@@ -643,7 +657,7 @@ def main():
                     "(debugging, and deriving a new family's rows)")
     args = ap.parse_args()
     variants = video_variants() + set_variants() + int_variants() + bit_variants() + cvt_variants()
-    variants += cvt_fp8_variants()
+    variants += cvt_fp8_variants() + cvt_pack_variants()
     if args.only:
         variants = [v for v in variants if any(o in v[0] for o in args.only.split(","))]
     results = {}

@@ -609,7 +609,8 @@ def main():
                     help="print the sm_90 keys whose sequence differs between ptxas 11.8 and 13.0")
     args = ap.parse_args()
     variants = (derive.video_variants() + derive.set_variants() + derive.int_variants()
-                + derive.bit_variants() + derive.cvt_variants() + derive.cvt_fp8_variants())
+                + derive.bit_variants() + derive.cvt_variants() + derive.cvt_fp8_variants()
+                + derive.cvt_pack_variants())
     if args.only:
         variants = [v for v in variants if any(o in v[0] for o in args.only.split(","))]
     if args.compare_90:

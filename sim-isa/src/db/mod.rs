@@ -787,6 +787,14 @@ pub(crate) const GATES: &[Gate] = &[
         ptx: (7, 8),
         applies: |i| matches!(i.op, Op::Cvt(c) if cvt::is_fp8_cvt(&c)),
     },
+    // ptxas 11.8 and 13.0.88: "Feature 'cvt.pack' requires .target sm_72
+    // or higher", PTX 6.5 (tests/data/cvt-pack-ptxas.txt).
+    Gate {
+        what: "cvt.pack",
+        feature: Some(Feature::CvtPack),
+        ptx: (6, 5),
+        applies: |i| matches!(i.op, Op::Cvt(c) if c.pack),
+    },
     Gate {
         what: "cvt with .relu",
         feature: Some(Feature::CvtRelu),

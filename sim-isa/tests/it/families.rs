@@ -261,3 +261,81 @@ fn fns_lanes() {
     assert_eq!(fns(0xffff_ffff, 3, i32::MIN), 0);
     assert_eq!(fns(0, 40, i32::MIN), 0);
 }
+
+#[test]
+fn cvt_pack_agrees_with_ptxas_per_target() {
+    let grid = include_str!("../data/cvt-pack-ptxas.txt");
+    // The sub-byte types (sm_75) are valid PTX simcli does not run.
+    let sub_byte: Vec<&str> = grid
+        .lines()
+        .filter(|l| {
+            l.contains(" 6.5 cvt.pack.sat.") && !l.contains("8.s32") && !l.contains("16.s32")
+        })
+        .map(|l| l.splitn(8, ' ').nth(7).expect("text"))
+        .collect();
+    assert_eq!(sub_byte.len(), 4, "{sub_byte:?}");
+    let (n, accepted, wrong) = check_grid(grid, &sub_byte, &[]);
+    assert_eq!((n, accepted), (24, 4));
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// `cvt.pack.sat.{ty}` on one lane (`c` only for the 8-bit types).
+fn pack(ty: &str, a: i32, b: i32, c: u32) -> u32 {
+    let text = if ty.ends_with('8') {
+        format!("cvt.pack.sat.{ty}.s32.b32 %r1, %r2, %r3, %r4;")
+    } else {
+        format!("cvt.pack.sat.{ty}.s32 %r1, %r2, %r3;")
+    };
+    match parse(&text) {
+        Ok(Instruction { op: Op::Cvt(x), .. }) => {
+            assert_eq!(x.d_type().bits(), 32, "{text}");
+            let r = exec::cvt_lane_c(&x, a as u32 as u64, b as u32 as u64, u64::from(c));
+            u32::try_from(r).expect("32 bits")
+        }
+        other => panic!("{text}: {other:?}"),
+    }
+}
+
+/// Saturation at each type's ends, `b` in the low element, `c`'s low half
+/// above the 8-bit pair (its high half dropped: ptxas loads only the low
+/// half of an immediate `c`).
+#[test]
+fn cvt_pack_lanes() {
+    assert_eq!(pack("u16", -7, 70_000, 0), 0x0000_ffff);
+    assert_eq!(pack("u16", 70_000, 5, 0), 0xffff_0005);
+    assert_eq!(pack("s16", -40_000, 40_000, 0), 0x8000_7fff);
+    assert_eq!(pack("s16", -1, 1, 0), 0xffff_0001);
+    assert_eq!(pack("u8", 300, -5, 0x1234_5678), 0x5678_ff00);
+    assert_eq!(pack("u8", 17, 200, 0), 0x0000_11c8);
+    assert_eq!(pack("s8", -200, 100, 0xab), 0x00ab_8064);
+    assert_eq!(pack("s8", i32::MIN, i32::MAX, 0xffff_ffff), 0xffff_807f);
+}
+
+/// The forms ptxas refuses, and its target and version demands.
+#[test]
+fn cvt_pack_refusals_and_gates() {
+    for text in [
+        "cvt.pack.u8.s32.b32 %r1, %r2, %r3, %r4;",
+        "cvt.pack.sat.u16.s32.b32 %r1, %r2, %r3, %r4;",
+        "cvt.pack.sat.u8.s32 %r1, %r2, %r3;",
+        "cvt.pack.sat.rn.u8.s32.b32 %r1, %r2, %r3, %r4;",
+    ] {
+        assert_eq!(
+            parse(text).map_err(|e| e.kind()).err(),
+            Some(ErrorKind::Invalid),
+            "{text}"
+        );
+    }
+    let inst = parse("cvt.pack.sat.s8.s32.b32 %r1, %r2, %r3, %r4;").expect("cvt.pack");
+    let at =
+        |t: &str, v: &str| check_target(&inst, Target::parse(t).expect("t"), PtxVersion::parse(v));
+    assert!(at("sm_72", "6.5").is_ok());
+    assert!(at("sm_72", "6.4").is_err());
+    assert!(at("sm_70", "7.8").is_err());
+    assert_eq!(
+        parse("cvt.pack.sat.u4.s32.b32 %r1, %r2, %r3, %r4;")
+            .map_err(|e| e.kind())
+            .err(),
+        Some(ErrorKind::Unimplemented)
+    );
+}

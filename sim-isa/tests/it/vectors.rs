@@ -146,6 +146,14 @@ fn sass_fns() {
 }
 
 #[test]
+fn sass_cvt_pack() {
+    // `cvt.pack.sat` to u16, s16, u8, s8 (immediate sources too), 60
+    // inputs each, from the sm_90 machine code (I2IP) run by xtask's SASS
+    // interpreter, whose I2IP is the manual's definition (no GPU asked).
+    assert_eq!(run_file("sass-cvt-pack.jsonl").passed, 360);
+}
+
+#[test]
 fn format_doc_examples() {
     // The examples in docs/conformance-format.md are vectors too.
     let doc = include_str!("../../../docs/conformance-format.md");

@@ -125,6 +125,7 @@ impl Machine {
             "IABS" => self.iabs(i),
             "VIMNMX" | "IMNMX" => self.imnmx(i),
             "I2I" => self.i2i(i),
+            "I2IP" => self.i2ip(i),
             "ISETP" => self.isetp(i),
             "I2F" | "I2FP" => self.i2f(i),
             "FADD" => self.fadd(i),
