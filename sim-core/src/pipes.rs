@@ -172,6 +172,9 @@ pub const KEPLER: &[Rule] = &[
     r("MUFU", Xu),
     r("POPC", Xu),
     r("PRMT", IntAlu),
+    // Not measured: predicate logic (`fns` sets a constant predicate with
+    // it) as the logic unit's LOP.
+    r("PSETP", IntAlu),
     // Range reduction ahead of MUFU.SIN/COS/EX2: the multi-function unit's
     // path (the Guide counts the pair as one transcendental, 32 per clock).
     r("RRO", Xu),
@@ -266,6 +269,9 @@ pub const HOPPER: &[Rule] = &[
     half_compare(r("HSETP2", IntAlu)),
     r("I2FP", IntAlu),
     r("I2I", IntAlu),
+    // Not measured: I2IP (`cvt.pack`, two saturating conversions packed) as
+    // I2I on the ALU pipe.
+    r("I2IP", IntAlu),
     r("IABS", IntAlu),
     rate(r("IDP", Fp32), 64),
     rate(with(r("IMAD", Fp32), ".IADD"), 64),

@@ -322,7 +322,7 @@ impl Row {
 /// Every opcode of the committed table, sorted: the interner (ids are indices).
 /// A constant, so that looking one up does not scan the table; a test holds it
 /// equal to the table's opcodes.
-pub const OPCODES: [&str; 77] = [
+pub const OPCODES: [&str; 79] = [
     "BFE",
     "BFI",
     "BMSK",
@@ -357,6 +357,7 @@ pub const OPCODES: [&str; 77] = [
     "I2F",
     "I2FP",
     "I2I",
+    "I2IP",
     "IABS",
     "IADD",
     "IADD3",
@@ -381,6 +382,7 @@ pub const OPCODES: [&str; 77] = [
     "PLOP3",
     "POPC",
     "PRMT",
+    "PSETP",
     "RRO",
     "SEL",
     "SGXT",

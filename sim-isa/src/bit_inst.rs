@@ -1,5 +1,7 @@
 //! The bit-manipulation family's decoded form (`popc clz brev not cnot bfe
-//! bfi prmt lop3 shf`, PTX ISA 9.7.8 and 9.7.9), re-exported by `inst`.
+//! bfi prmt lop3 shf bfind`, PTX ISA 9.7.8 and 9.7.9; and `testp`, 9.7.3,
+//! which classifies a float by its exponent and mantissa bits: ptxas
+//! emits integer compares and logic for it), re-exported by `inst`.
 
 use crate::operand::{Operand, RegId, Type};
 
@@ -44,6 +46,47 @@ impl PrmtMode {
     }
 }
 
+/// `testp`'s property (9.7.3.x); positive and negative zero are normal.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TestOp {
+    /// `.finite`: not infinite, not NaN.
+    Finite,
+    /// `.infinite`: plus or minus infinity.
+    Infinite,
+    /// `.number`: not NaN.
+    Number,
+    /// `.notanumber`: NaN.
+    Notanumber,
+    /// `.normal`: a normal number or zero.
+    Normal,
+    /// `.subnormal`: a subnormal number.
+    Subnormal,
+}
+
+impl TestOp {
+    /// Every property, in the manual's order.
+    pub const ALL: [TestOp; 6] = [
+        TestOp::Finite,
+        TestOp::Infinite,
+        TestOp::Number,
+        TestOp::Notanumber,
+        TestOp::Normal,
+        TestOp::Subnormal,
+    ];
+
+    /// The modifier without its dot.
+    pub const fn name(self) -> &'static str {
+        match self {
+            TestOp::Finite => "finite",
+            TestOp::Infinite => "infinite",
+            TestOp::Number => "number",
+            TestOp::Notanumber => "notanumber",
+            TestOp::Normal => "normal",
+            TestOp::Subnormal => "subnormal",
+        }
+    }
+}
+
 /// Operation of the bit-manipulation family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BitOp {
@@ -72,6 +115,14 @@ pub enum BitOp {
         /// `.shiftamt`.
         shiftamt: bool,
     },
+    /// `fns.b32 d, mask, base, offset`: the position of the `offset`-th set
+    /// bit of `mask` counting from bit `base` (upward for a positive
+    /// offset, downward for a negative one; offset 0: `base` itself if
+    /// set), `0xffffffff` when there is none.
+    Fns,
+    /// `testp.op.type p, a` (`.f32`/`.f64`): whether `a` has the property
+    /// (`p` is `.pred`).
+    Testp(TestOp),
     /// `shf.{l|r}.{clamp|wrap}.b32 d, a, b, c`: funnel shift.
     Shf {
         /// `.l` (else `.r`).
@@ -96,6 +147,8 @@ impl BitOp {
             BitOp::Lop3 => "lop3",
             BitOp::Shf { .. } => "shf",
             BitOp::Bfind { .. } => "bfind",
+            BitOp::Testp(_) => "testp",
+            BitOp::Fns => "fns",
         }
     }
 
@@ -118,6 +171,14 @@ impl BitOp {
                 (false, true) => &["r", "clamp"],
             },
             BitOp::Bfind { shiftamt: true } => &["shiftamt"],
+            BitOp::Testp(t) => match t {
+                TestOp::Finite => &["finite"],
+                TestOp::Infinite => &["infinite"],
+                TestOp::Number => &["number"],
+                TestOp::Notanumber => &["notanumber"],
+                TestOp::Normal => &["normal"],
+                TestOp::Subnormal => &["subnormal"],
+            },
             BitOp::Prmt(None)
             | BitOp::Bfind { shiftamt: false }
             | BitOp::Popc
@@ -127,6 +188,7 @@ impl BitOp {
             | BitOp::Cnot
             | BitOp::Bfe
             | BitOp::Bfi
+            | BitOp::Fns
             | BitOp::Lop3 => &[],
         }
     }
@@ -139,8 +201,9 @@ impl BitOp {
             | BitOp::Brev
             | BitOp::Not
             | BitOp::Cnot
+            | BitOp::Testp(_)
             | BitOp::Bfind { .. } => 1,
-            BitOp::Bfe | BitOp::Prmt(_) | BitOp::Shf { .. } => 3,
+            BitOp::Bfe | BitOp::Prmt(_) | BitOp::Shf { .. } | BitOp::Fns => 3,
             BitOp::Bfi | BitOp::Lop3 => 4,
         }
     }
@@ -170,6 +233,7 @@ impl Bit {
     pub const fn d_type(&self) -> Type {
         match self.op {
             BitOp::Popc | BitOp::Clz | BitOp::Bfind { .. } => Type::U32,
+            BitOp::Testp(_) => Type::Pred,
             BitOp::Brev
             | BitOp::Not
             | BitOp::Cnot
@@ -177,6 +241,7 @@ impl Bit {
             | BitOp::Bfi
             | BitOp::Prmt(_)
             | BitOp::Lop3
+            | BitOp::Fns
             | BitOp::Shf { .. } => self.ty,
         }
     }
@@ -192,6 +257,8 @@ impl Bit {
             | BitOp::Not
             | BitOp::Cnot
             | BitOp::Bfind { .. }
+            | BitOp::Testp(_)
+            | BitOp::Fns
             | BitOp::Prmt(_)
             | BitOp::Lop3 => 4,
         };

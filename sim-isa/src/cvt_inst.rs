@@ -186,7 +186,10 @@ impl CvtRnd {
 
 /// `cvt{.rnd}{.ftz}{.sat}{.satfinite}{.relu}.dtype.atype d, a{, b}` (`b`
 /// only for a packed destination from two f32 sources: `a` goes to the
-/// upper half).
+/// upper half), and `cvt.pack.sat.{u16,s16}.s32 d, a, b` /
+/// `cvt.pack.sat.{u8,s8}.s32.b32 d, a, b, c` (`pack`: `a` and `b`
+/// saturated to the type and packed, `b` lowest; the 8-bit forms put `c`'s
+/// low half above them).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Cvt {
     /// Rounding modifier.
@@ -210,4 +213,20 @@ pub struct Cvt {
     pub a: Operand,
     /// Second source of a packed destination (its lower half).
     pub b: Option<Operand>,
+    /// `.pack` (with `.sat`; `dtype` is the element type, `atype` `.s32`).
+    pub pack: bool,
+    /// `cvt.pack`'s third source (`.b32`, the 8-bit forms).
+    pub c: Option<Operand>,
+}
+
+impl Cvt {
+    /// The destination register's type: `.b32` for `cvt.pack`, else the
+    /// register that holds `dtype`.
+    pub const fn d_type(&self) -> Type {
+        if self.pack {
+            Type::B32
+        } else {
+            self.dtype.reg_type()
+        }
+    }
 }

@@ -486,7 +486,7 @@ impl Alu {
     }
 }
 
-pub use crate::bit_inst::{Bit, BitOp, PrmtMode};
+pub use crate::bit_inst::{Bit, BitOp, PrmtMode, TestOp};
 pub use crate::cvt_inst::{Cvt, CvtRnd, CvtType};
 pub use crate::mem_inst::{
     AddrBase, Address, AtomOp, BarRedOp, Mem, MemOp, MemType, Quals, ReduxOp, ShflMode, Space,
@@ -652,10 +652,10 @@ impl Instruction {
                 }
             }
             Op::Cvt(x) => {
-                u.reg(x.d, x.dtype.reg_type().bits(), true);
+                u.reg(x.d, x.d_type().bits(), true);
                 u.src(x.a, x.atype.reg_type().bits());
-                if let Some(b) = x.b {
-                    u.src(b, x.atype.reg_type().bits());
+                for o in [x.b, x.c].into_iter().flatten() {
+                    u.src(o, x.atype.reg_type().bits());
                 }
             }
             Op::Int(x) => {

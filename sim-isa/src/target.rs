@@ -64,6 +64,10 @@ pub enum Feature {
     CvtSatfinite,
     /// `ex2.approx` on `.f16`/`.f16x2` (`sm_75`: `MUFU.EX2.F16`).
     HalfMufu,
+    /// `fns` (`sm_30`).
+    Fns,
+    /// `cvt.pack` (`sm_72`).
+    CvtPack,
 }
 
 impl Feature {
@@ -93,6 +97,8 @@ impl Feature {
             Feature::Fp8Convert => 89,
             Feature::CvtSatfinite => 70,
             Feature::HalfMufu => 75,
+            Feature::Fns => 30,
+            Feature::CvtPack => 72,
         }
     }
 }

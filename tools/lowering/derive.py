@@ -377,6 +377,13 @@ def bit_variants():
         for mode in ["wrap", "clamp"]:
             out.append((f"bit.shf.{d}.{mode}.b32", r3, f"shf.{d}.{mode}.b32 %r5, %r1, %r2, %r3;",
                         ("%r5", "b32"), 0))
+    out.append(("bit.fns.b32", r3, "fns.b32 %r5, %r1, %r2, %r3;", ("%r5", "b32"), 0))
+    # testp (a predicate result: the SEL that stores it is a helper).
+    for op in ["finite", "infinite", "number", "notanumber", "normal", "subnormal"]:
+        for ty, st in (("f32", "f32"), ("f64", "f64")):
+            a = reg(st, 1)
+            out.append((f"bit.testp.{op}.{ty}", [(a, st)],
+                        f"testp.{op}.{ty} %p3, {a}; selp.u32 %r5, 1, 0, %p3;", ("%r5", "b32"), 1))
     return out
 
 
@@ -405,6 +412,20 @@ def cvt_variants():
                 ins.append((reg(as_, 2), as_))
                 srcs += ", " + reg(as_, 2)
             out.append((head, ins, f"{head} {dst}, {srcs};", (dst, ds), 0))
+    return out
+
+
+def cvt_pack_variants():
+    """`cvt.pack.sat` (sm_72, PTX 6.5; sim-isa/tests/data/cvt-pack-ptxas.txt),
+    keyed by the head as sim-isa prints it (`cvt.pack.sat.u8.s32.b32`)."""
+    out = []
+    r3 = [("%r1", "b32"), ("%r2", "b32"), ("%r3", "b32")]
+    for d in ["u16", "s16"]:
+        head = f"cvt.pack.sat.{d}.s32"
+        out.append((head, r3[:2], f"{head} %r5, %r1, %r2;", ("%r5", "b32"), 0))
+    for d in ["u8", "s8"]:
+        head = f"cvt.pack.sat.{d}.s32.b32"
+        out.append((head, r3, f"{head} %r5, %r1, %r2, %r3;", ("%r5", "b32"), 0))
     return out
 
 
@@ -636,7 +657,7 @@ def main():
                     "(debugging, and deriving a new family's rows)")
     args = ap.parse_args()
     variants = video_variants() + set_variants() + int_variants() + bit_variants() + cvt_variants()
-    variants += cvt_fp8_variants()
+    variants += cvt_fp8_variants() + cvt_pack_variants()
     if args.only:
         variants = [v for v in variants if any(o in v[0] for o in args.only.split(","))]
     results = {}

@@ -402,10 +402,10 @@ def sequence(insts, variant, arch):
     outs = [w for w in store if w]
     helpers = set()
     pred_helpers = set()
-    if key.startswith("setp."):
+    if key.startswith(("setp.", "bit.testp.")):
         # The selp that makes the predicate storable: a SEL, or on Kepler/Maxwell
         # the AND that ptxas folds it into after an ISET/FSET (which then stands
-        # for the setp).
+        # for the setp or testp).
         prod = {w[1] for w in outs if w[0] == "k"}
         if len(prod) == 1:
             p = min(prod)
@@ -609,7 +609,8 @@ def main():
                     help="print the sm_90 keys whose sequence differs between ptxas 11.8 and 13.0")
     args = ap.parse_args()
     variants = (derive.video_variants() + derive.set_variants() + derive.int_variants()
-                + derive.bit_variants() + derive.cvt_variants() + derive.cvt_fp8_variants())
+                + derive.bit_variants() + derive.cvt_variants() + derive.cvt_fp8_variants()
+                + derive.cvt_pack_variants())
     if args.only:
         variants = [v for v in variants if any(o in v[0] for o in args.only.split(","))]
     if args.compare_90:

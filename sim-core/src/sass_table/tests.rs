@@ -232,12 +232,12 @@ const SM90_11_8_VS_13_0: [(&str, u16, usize); 49] = [
 ];
 
 /// Keys whose code calls a subroutine or branches around a slow path (16- and
-/// 64-bit div/rem, f32 div/rcp/sqrt other than `.approx`, f64 div/rcp/sqrt),
-/// the same on every arch: (key, sm_35 uops, sm_35 length, sm_90 uops, sm_90
+/// 64-bit div/rem, f32 div/rcp/sqrt other than `.approx`, f64 div/rcp/sqrt;
+/// `fns`, which branches on its offset's sign), the same on every arch: (key, sm_35 uops, sm_35 length, sm_90 uops, sm_90
 /// length). lowering.tsv counted the whole listing (both sides of every branch,
 /// the out-of-line slow path, the call and its return); the table holds the
 /// instructions one thread runs for ordinary operands (derive_sass.py's `walk`).
-const CALLS_AND_BRANCHES: [(&str, u16, usize, u16, usize); 35] = [
+const CALLS_AND_BRANCHES: [(&str, u16, usize, u16, usize); 36] = [
     ("alu.div.s16", 29, 25, 29, 24),
     ("alu.div.s64", 80, 78, 88, 83),
     ("alu.div.u16", 20, 16, 21, 16),
@@ -273,6 +273,7 @@ const CALLS_AND_BRANCHES: [(&str, u16, usize, u16, usize); 35] = [
     ("fp.sqrt.rp.ftz.f32", 32, 6, 36, 6),
     ("fp.sqrt.rz.f32", 39, 9, 42, 9),
     ("fp.sqrt.rz.ftz.f32", 38, 9, 42, 9),
+    ("bit.fns.b32", 49, 41, 50, 42),
 ];
 
 /// Conversions that leave the register as it is, so ptxas forwards the
@@ -315,16 +316,23 @@ const FORWARDED_CVT: [&str; 28] = [
 /// listing: derive.py subtracts the reference kernel's trailing self-branch,
 /// which this kernel's text does not have; `rcp.approx.f32`, whose size
 /// count (7) also misses one of its eight listed instructions (the sm_90
-/// counts agree at 8). (key, uops, length).
-const SM35_SIZE_COUNT_ONE_BELOW: [(&str, u16, usize); 2] =
-    [("alu.rem.u32", 13, 14), ("fp.rcp.approx.f32", 7, 8)];
+/// counts agree at 8); `testp.normal/.subnormal.f32`, whose last compare
+/// feeds the selp helper's SEL (the f32 forms whose Kepler code ends in an
+/// ISET folded with an AND agree). (key, uops, length).
+const SM35_SIZE_COUNT_ONE_BELOW: [(&str, u16, usize); 4] = [
+    ("alu.rem.u32", 13, 14),
+    ("fp.rcp.approx.f32", 7, 8),
+    ("bit.testp.normal.f32", 3, 4),
+    ("bit.testp.subnormal.f32", 2, 3),
+];
 
 /// sm_35 keys with a 16- or 64-bit operand (8-bit for cvt) whose size count
 /// differs from the listing (see the test): 30 of the integer and set families
 /// (21 `alu`, among them `sad.s16`/`sad.u16`: 7 and 4 by size, the listing's
 /// ISAD with three or no BFEs; 4 `set`, 3 `setp`, 2 `selp`), 16-bit min/max
-/// (4), `bit.cnot.b16` and 141 conversions.
-const SM35_NARROW_OR_WIDE_DIFFER: usize = 176;
+/// (4), `bit.cnot.b16`, 141 conversions and `testp.normal/.subnormal.f64`
+/// (one below, as their f32 forms).
+const SM35_NARROW_OR_WIDE_DIFFER: usize = 178;
 
 /// Whether a key's PTX operands are loaded at 16 or 64 bits (an 8-bit cvt
 /// operand lives in a 16-bit register).

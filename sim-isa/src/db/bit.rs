@@ -3,7 +3,7 @@
 //! mode) in the manual's notation (PTX ISA 9.7.8.x, 9.7.9.7).
 
 use super::OperandKind as K;
-use crate::inst::{BitOp, Instruction, Op, PrmtMode, Type as T};
+use crate::inst::{BitOp, Instruction, Op, PrmtMode, TestOp, Type as T};
 
 /// The bit family's opcode words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,6 +19,8 @@ pub(crate) enum BitWord {
     Lop3,
     Shf,
     Bfind,
+    Testp,
+    Fns,
 }
 
 /// The family's syntax block.
@@ -29,11 +31,30 @@ pub(super) const SYNTAX: &str = "popc.type d, a;  clz.type d, a;  .type = { .b32
      prmt.b32{.mode} d, a, b, c;  .mode = { .f4e, .b4e, .rc8, .ecl, .ecr, .rc16 }; \
      lop3.b32 d, a, b, c, immLut; \
      shf.l.mode.b32 d, a, b, c;  shf.r.mode.b32 d, a, b, c;  .mode = { .clamp, .wrap }, c .u32; \
-     bfind{.shiftamt}.type d, a;  .type = { .u32, .u64, .s32, .s64 }, d is .u32";
+     bfind{.shiftamt}.type d, a;  .type = { .u32, .u64, .s32, .s64 }, d is .u32; \
+     testp.op.type p, a;  .op = { .finite, .infinite, .number, .notanumber, .normal, .subnormal }; \
+     .type = { .f32, .f64 }, p is .pred; \
+     fns.b32 d, mask, base, offset";
 
 /// Modifier words the family reads besides its type.
 pub(crate) const BIT_WORDS: &[&str] = &[
-    "f4e", "b4e", "rc8", "ecl", "ecr", "rc16", "l", "r", "wrap", "clamp", "shiftamt",
+    "f4e",
+    "b4e",
+    "rc8",
+    "ecl",
+    "ecr",
+    "rc16",
+    "l",
+    "r",
+    "wrap",
+    "clamp",
+    "shiftamt",
+    "finite",
+    "infinite",
+    "number",
+    "notanumber",
+    "normal",
+    "subnormal",
 ];
 
 /// Operands of `w` (`d` first).
@@ -44,10 +65,11 @@ pub(super) const fn operands(w: BitWord) -> &'static [K] {
         | BitWord::Brev
         | BitWord::Not
         | BitWord::Cnot
+        | BitWord::Testp
         | BitWord::Bfind => &[K::Dst, K::Value(0)],
         BitWord::Bfe => &[K::Dst, K::Value(0), K::Shift, K::Shift],
         BitWord::Bfi => &[K::Dst, K::Value(0), K::Value(0), K::Shift, K::Shift],
-        BitWord::Prmt => &[K::Dst, K::Value(0), K::Value(0), K::Value(0)],
+        BitWord::Prmt | BitWord::Fns => &[K::Dst, K::Value(0), K::Value(0), K::Value(0)],
         BitWord::Lop3 => &[K::Dst, K::Value(0), K::Value(0), K::Value(0), K::Imm],
         BitWord::Shf => &[K::Dst, K::Value(0), K::Value(0), K::Shift],
     }
@@ -61,7 +83,8 @@ pub(super) const fn types(w: BitWord) -> &'static [T] {
         BitWord::Not => &[T::B16, T::B32, T::B64, T::Pred],
         BitWord::Cnot => &[T::B16, T::B32, T::B64],
         BitWord::Bfe | BitWord::Bfind => &[T::U32, T::U64, T::S32, T::S64],
-        BitWord::Prmt | BitWord::Lop3 | BitWord::Shf => &[T::B32],
+        BitWord::Prmt | BitWord::Lop3 | BitWord::Shf | BitWord::Fns => &[T::B32],
+        BitWord::Testp => &[T::F32, T::F64],
     }
 }
 
@@ -76,6 +99,7 @@ pub(crate) fn word_lists(w: BitWord) -> Vec<Vec<&'static str>> {
             .flat_map(|d| ["wrap", "clamp"].iter().map(move |m| vec![*d, *m]))
             .collect(),
         BitWord::Bfind => vec![vec![], vec!["shiftamt"]],
+        BitWord::Testp => TestOp::ALL.iter().map(|t| vec![t.name()]).collect(),
         BitWord::Popc
         | BitWord::Clz
         | BitWord::Brev
@@ -83,6 +107,7 @@ pub(crate) fn word_lists(w: BitWord) -> Vec<Vec<&'static str>> {
         | BitWord::Cnot
         | BitWord::Bfe
         | BitWord::Bfi
+        | BitWord::Fns
         | BitWord::Lop3 => vec![vec![]],
     }
 }
@@ -102,10 +127,20 @@ pub(crate) fn bit_op(w: BitWord, words: &[&str]) -> Result<BitOp, usize> {
         BitWord::Bfe => none(BitOp::Bfe),
         BitWord::Bfi => none(BitOp::Bfi),
         BitWord::Lop3 => none(BitOp::Lop3),
+        BitWord::Fns => none(BitOp::Fns),
         BitWord::Bfind => match words {
             [] => Ok(BitOp::Bfind { shiftamt: false }),
             ["shiftamt"] => Ok(BitOp::Bfind { shiftamt: true }),
             [_] => Err(0),
+            [_, ..] => Err(1),
+        },
+        BitWord::Testp => match words {
+            [t] => TestOp::ALL
+                .into_iter()
+                .find(|x| x.name() == *t)
+                .map(BitOp::Testp)
+                .ok_or(0),
+            [] => Err(0),
             [_, ..] => Err(1),
         },
         BitWord::Prmt => match words {
@@ -153,6 +188,8 @@ pub(super) fn is_word(i: &Instruction, ws: &[BitWord]) -> bool {
         BitOp::Lop3 => BitWord::Lop3,
         BitOp::Shf { .. } => BitWord::Shf,
         BitOp::Bfind { .. } => BitWord::Bfind,
+        BitOp::Testp(_) => BitWord::Testp,
+        BitOp::Fns => BitWord::Fns,
     };
     ws.contains(&w)
 }

@@ -17,12 +17,21 @@ pub(super) const SYNTAX: &str =
      cvt.rn.satfinite{.relu}.f8x2type.f32 d, a, b;  cvt.rn.satfinite{.relu}.f8x2type.f16x2 d, a;  \
      cvt.rn{.relu}.f16x2.f8x2type d, a;  .frnd2 = { .rn, .rz }; .f8x2type = { .e4m3x2, .e5m2x2 };  \
      .irnd = { .rni, .rzi, .rmi, .rpi }; .frnd = { .rn, .rz, .rm, .rp }; \
-     .dtype .atype = { .u8, .u16, .u32, .u64, .s8, .s16, .s32, .s64, .bf16, .f16, .f32, .f64 }";
+     .dtype .atype = { .u8, .u16, .u32, .u64, .s8, .s16, .s32, .s64, .bf16, .f16, .f32, .f64 };  \
+     cvt.pack.sat.{ .u16, .s16 }.s32 d, a, b;  cvt.pack.sat.{ .u8, .s8 }.s32.b32 d, a, b, c";
 
 /// Operands of a `cvt` with destination `d` and source `a`: two sources
-/// when a packed destination is made from two f32s.
-pub(crate) const fn cvt_operands(d: CvtType, a: CvtType) -> &'static [K] {
-    if d.packed().is_some() && matches!(a, CvtType::F32) {
+/// when a packed destination is made from two f32s; `cvt.pack`'s two, and
+/// `c` for the 8-bit forms.
+pub(crate) const fn cvt_operands(x: &Cvt) -> &'static [K] {
+    let (d, a) = (x.dtype, x.atype);
+    if x.pack {
+        if matches!(d, CvtType::U8 | CvtType::S8) {
+            &[K::Dst, K::Value(1), K::Value(1), K::Value(1)]
+        } else {
+            &[K::Dst, K::Value(1), K::Value(1)]
+        }
+    } else if d.packed().is_some() && matches!(a, CvtType::F32) {
         &[K::Dst, K::Value(1), K::Value(1)]
     } else {
         &[K::Dst, K::Value(1)]
@@ -32,6 +41,10 @@ pub(crate) const fn cvt_operands(d: CvtType, a: CvtType) -> &'static [K] {
 /// `cvt` words of valid PTX that simcli does not implement.
 const UNIMPLEMENTED_WORDS: &[&str] =
     &["tf32", "e2m1x2", "e2m3x2", "e3m2x2", "ue8m0x2", "rna", "rs"];
+
+/// `cvt.pack`'s sub-byte types (sm_75: tests/data/cvt-pack-ptxas.txt),
+/// valid PTX simcli does not implement.
+const UNIMPLEMENTED_PACK_WORDS: &[&str] = &["u4", "s4", "u2", "s2"];
 
 /// Why `cvt`'s words do not make a form.
 #[derive(Debug, PartialEq, Eq)]
@@ -51,10 +64,25 @@ pub(crate) enum CvtWordsError {
 pub(crate) fn cvt_words(words: &[&str]) -> Result<Cvt, CvtWordsError> {
     let (mut rnd, mut ftz, mut sat, mut tys) = (None, false, false, Vec::with_capacity(2));
     let (mut satfinite, mut relu) = (false, false);
+    let pack = words.first() == Some(&"pack");
+    let (mut b32, words) = (false, if pack { &words[1..] } else { words });
+    // Indexes in errors count the `.pack` word.
+    let at = |i: usize| i + usize::from(pack);
     for (i, &w) in words.iter().enumerate() {
+        if pack && w == "b32" && tys.len() == 2 && !b32 {
+            b32 = true;
+            continue;
+        }
+        if pack && UNIMPLEMENTED_PACK_WORDS.contains(&w) {
+            // Only the form ptxas takes: `.sat`, the type, `.s32.b32`.
+            return Err(match words {
+                ["sat", _, "s32", "b32"] => CvtWordsError::Unimplemented(at(i)),
+                _ => CvtWordsError::Illegal,
+            });
+        }
         if let Some(r) = CvtRnd::ALL.into_iter().find(|r| r.name() == w) {
             if rnd.replace(r).is_some() {
-                return Err(CvtWordsError::Word(i));
+                return Err(CvtWordsError::Word(at(i)));
             }
         } else if w == "ftz" && !ftz {
             ftz = true;
@@ -67,9 +95,9 @@ pub(crate) fn cvt_words(words: &[&str]) -> Result<Cvt, CvtWordsError> {
         } else if let (Some(t), true) = (CvtType::from_name(w), tys.len() < 2) {
             tys.push(t);
         } else if UNIMPLEMENTED_WORDS.contains(&w) {
-            return Err(CvtWordsError::Unimplemented(i));
+            return Err(CvtWordsError::Unimplemented(at(i)));
         } else {
-            return Err(CvtWordsError::Word(i));
+            return Err(CvtWordsError::Word(at(i)));
         }
     }
     let [d, a] = tys[..] else {
@@ -86,11 +114,31 @@ pub(crate) fn cvt_words(words: &[&str]) -> Result<Cvt, CvtWordsError> {
         d: crate::inst::RegId(0),
         a: crate::inst::Operand::Imm(0),
         b: None,
+        pack,
+        c: None,
     };
-    if !legal_cvt(&x) {
+    let legal = if pack {
+        pack_legal(&x, b32)
+    } else {
+        legal_cvt(&x)
+    };
+    if !legal {
         return Err(CvtWordsError::Illegal);
     }
     Ok(x)
+}
+
+/// ptxas 13.0.88's verdicts on `cvt.pack` (tests/data/cvt-pack-ptxas.txt):
+/// `.sat` required, no rounding, `.s32` sources, `.b32` (and `c`) exactly
+/// for the 8-bit types.
+fn pack_legal(x: &Cvt, b32: bool) -> bool {
+    let eight = matches!(x.dtype, C::U8 | C::S8);
+    x.sat
+        && x.rnd.is_none()
+        && !(x.ftz || x.satfinite || x.relu)
+        && x.atype == C::S32
+        && matches!(x.dtype, C::U8 | C::S8 | C::U16 | C::S16)
+        && b32 == eight
 }
 
 fn is_fp8(t: CvtType) -> bool {
@@ -196,6 +244,8 @@ pub(super) fn forms() -> Vec<Form> {
                             d: crate::inst::RegId(0),
                             a: crate::inst::Operand::Imm(0),
                             b: None,
+                            pack: false,
+                            c: None,
                         };
                         out.push(form(&x));
                     }
@@ -218,6 +268,8 @@ pub(super) fn forms() -> Vec<Form> {
                     d: crate::inst::RegId(0),
                     a: crate::inst::Operand::Imm(0),
                     b: None,
+                    pack: false,
+                    c: None,
                 };
                 // The plain forms are already listed from LEGAL.
                 if (satfinite || relu || is_fp8(d) || is_fp8(a)) && narrow_legal(&x) {
@@ -225,6 +277,24 @@ pub(super) fn forms() -> Vec<Form> {
                 }
             }
         }
+    }
+    // `cvt.pack` (`pack_legal`).
+    for d in [C::U16, C::S16, C::U8, C::S8] {
+        let x = Cvt {
+            rnd: None,
+            ftz: false,
+            sat: true,
+            satfinite: false,
+            relu: false,
+            dtype: d,
+            atype: C::S32,
+            d: crate::inst::RegId(0),
+            a: crate::inst::Operand::Imm(0),
+            b: None,
+            pack: true,
+            c: None,
+        };
+        out.push(form(&x));
     }
     out
 }
@@ -245,10 +315,10 @@ const NARROW_PAIRS: [(CvtType, CvtType); 10] = [
 
 /// `x` as `Display` prints it, with placeholder registers.
 fn form(x: &Cvt) -> Form {
-    let srcs = if cvt_operands(x.dtype, x.atype).len() == 3 {
-        "%a, %b"
-    } else {
-        "%a"
+    let srcs = match cvt_operands(x).len() {
+        4 => "%a, %b, %c",
+        3 => "%a, %b",
+        _ => "%a",
     };
     Form {
         family: Family::Cvt,
@@ -259,6 +329,14 @@ fn form(x: &Cvt) -> Form {
 /// `{.rnd}{.ftz}{.sat}{.satfinite}{.relu}.dtype.atype`: the modifiers in
 /// `Display`'s order (nvcc's for fp8: `cvt.rn.satfinite.relu.e4m3x2.f32`).
 pub(crate) fn cvt_head(x: &Cvt) -> String {
+    if x.pack {
+        let c = if cvt_operands(x).len() == 4 {
+            ".b32"
+        } else {
+            ""
+        };
+        return format!(".pack.sat.{}.{}{c}", x.dtype.name(), x.atype.name());
+    }
     let mut h = String::new();
     if let Some(r) = x.rnd {
         h.push('.');

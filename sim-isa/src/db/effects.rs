@@ -70,7 +70,7 @@ pub fn for_each_source(inst: &Instruction, mut f: impl FnMut(Operand)) {
         Op::Alu(a) => each(&[Some(a.a), a.b]),
         Op::Int(x) => each(&[Some(x.a), x.b, x.c]),
         Op::Float(x) => each(&[Some(x.a), x.b, x.c]),
-        Op::Cvt(x) => each(&[Some(x.a), x.b]),
+        Op::Cvt(x) => each(&[Some(x.a), x.b, x.c]),
         Op::Bit(x) => x.srcs().iter().for_each(|&o| f(o)),
         Op::Mem(m) => m.vals[..m.sources()].iter().for_each(|&o| f(o)),
         Op::Warp(w) => {
@@ -297,7 +297,7 @@ pub fn lowering_sources(inst: &Instruction) -> [Source; 4] {
         Op::Alu(a) => [operand(a.a), opt(a.b), Absent, Absent],
         Op::Int(x) => [operand(x.a), opt(x.b), opt(x.c), Absent],
         Op::Float(x) => [operand(x.a), opt(x.b), opt(x.c), Absent],
-        Op::Cvt(x) => [operand(x.a), opt(x.b), Absent, Absent],
+        Op::Cvt(x) => [operand(x.a), opt(x.b), opt(x.c), Absent],
         Op::Bit(x) => {
             let s = x.srcs();
             let at = |i: usize| s.get(i).copied().map_or(Absent, operand);

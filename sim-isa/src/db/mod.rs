@@ -217,6 +217,8 @@ pub(crate) const OPCODES: &[OpcodeDef] = &[
     f("prmt", OpKind::Bit(BitWord::Prmt)),
     f("lop3", OpKind::Bit(BitWord::Lop3)),
     f("shf", OpKind::Bit(BitWord::Shf)),
+    f("testp", OpKind::Bit(BitWord::Testp)),
+    f("fns", OpKind::Bit(BitWord::Fns)),
     f("cvt", OpKind::Cvt),
 ];
 
@@ -705,6 +707,29 @@ pub(crate) const GATES: &[Gate] = &[
             )
         },
     },
+    // The manual: PTX 2.0, sm_20 (`.f64` also needs double precision);
+    // ptxas 13.0.88 knows no target below sm_75 and ptxas 11.8 none below
+    // sm_35, where both accept it (tests/data/testp-ptxas.txt).
+    Gate {
+        what: "testp",
+        feature: Some(Feature::BitField),
+        ptx: (2, 0),
+        applies: |i| bit::is_word(i, &[BitWord::Testp]),
+    },
+    Gate {
+        what: "testp.f64",
+        feature: Some(Feature::F64),
+        ptx: (1, 0),
+        applies: |i| matches!(i.op, Op::Bit(b) if bit::is_word(i, &[BitWord::Testp]) && b.ty == T::F64),
+    },
+    // The manual: PTX 6.0, sm_30; ptxas 11.8 accepts it on sm_50 from 6.0
+    // and not at 5.0 (tests/data/fns-ptxas.txt).
+    Gate {
+        what: "fns",
+        feature: Some(Feature::Fns),
+        ptx: (6, 0),
+        applies: |i| bit::is_word(i, &[BitWord::Fns]),
+    },
     Gate {
         what: "shf",
         feature: Some(Feature::FunnelShift),
@@ -761,6 +786,14 @@ pub(crate) const GATES: &[Gate] = &[
         feature: Some(Feature::Fp8Convert),
         ptx: (7, 8),
         applies: |i| matches!(i.op, Op::Cvt(c) if cvt::is_fp8_cvt(&c)),
+    },
+    // ptxas 11.8 and 13.0.88: "Feature 'cvt.pack' requires .target sm_72
+    // or higher", PTX 6.5 (tests/data/cvt-pack-ptxas.txt).
+    Gate {
+        what: "cvt.pack",
+        feature: Some(Feature::CvtPack),
+        ptx: (6, 5),
+        applies: |i| matches!(i.op, Op::Cvt(c) if c.pack),
     },
     Gate {
         what: "cvt with .relu",

@@ -6,7 +6,7 @@
 
 use super::lanes::{read_operand, width_mask, Lanes};
 use super::{ExecCtx, WarpRegs, WARP_SIZE};
-use crate::inst::{Bit, BitOp, PrmtMode, TypeKind};
+use crate::inst::{Bit, BitOp, PrmtMode, TestOp, TypeKind};
 
 /// Population count of the low `bits` bits.
 fn popc(a: u64, bits: u32) -> u64 {
@@ -159,7 +159,76 @@ pub fn bit_lane(x: &Bit, s: [u64; 4]) -> u64 {
         BitOp::Lop3 => lop3(a, b, c, e),
         BitOp::Shf { left, clamp } => shf(left, clamp, a, b, c),
         BitOp::Bfind { shiftamt } => bfind(a, bits, x.ty.kind() == TypeKind::Signed, shiftamt),
+        BitOp::Testp(t) => testp(t, a, bits),
+        BitOp::Fns => fns(a, b, c),
     }
+}
+
+/// `fns` (PTX ISA 9.7.8.x): from bit `base` of `mask`, the `|offset|`-th set
+/// bit upward (offset > 0) or downward (offset < 0); offset 0 asks whether
+/// bit `base` itself is set. `0xffffffff` when there is no such bit (a
+/// `base` above 31, which the manual leaves undefined, finds none: so does
+/// the machine, whose code shifts the mask by it).
+///
+/// One case where the machine departs from the manual: an offset of
+/// `i32::MIN` gives 0 whatever the mask and base, where the manual's loop
+/// finds nothing (0xffffffff). ptxas's code negates the offset into an
+/// unsigned count (2^31, which no 32-bit mask holds, so its search runs to
+/// bit 31 and, reversed, reports bit 0) and then decides "not found" with a
+/// signed compare of the mask's population against that count, which reads
+/// it as -2^31 (`tests/data/sass-fns.jsonl`).
+fn fns(mask: u64, base: u64, offset: u64) -> u64 {
+    const NONE: u64 = 0xffff_ffff;
+    let (mask, base, offset) = (mask as u32, base as u32, offset as u32 as i32);
+    if offset == i32::MIN {
+        return 0;
+    }
+    if base > 31 {
+        return NONE;
+    }
+    if offset == 0 {
+        return if mask >> base & 1 == 1 {
+            u64::from(base)
+        } else {
+            NONE
+        };
+    }
+    // The bits from `base` on, in search order, lowest first.
+    let (bits, up) = if offset > 0 {
+        (mask >> base, true)
+    } else {
+        (mask.reverse_bits() >> (31 - base), false)
+    };
+    let mut count = offset.unsigned_abs();
+    for i in 0..32 - if up { base } else { 31 - base } {
+        if bits >> i & 1 == 1 {
+            count -= 1;
+            if count == 0 {
+                return u64::from(if up { base + i } else { base - i });
+            }
+        }
+    }
+    NONE
+}
+
+/// `testp` (PTX ISA 9.7.3.x) on the bits of an f32 or f64: 1 when `a` has
+/// the property. Zero counts as normal, as the manual says.
+fn testp(t: TestOp, a: u64, bits: u32) -> u64 {
+    let mant = if bits == 64 { 52 } else { 23 };
+    let exp = (a >> mant) & width_mask(bits - 1 - mant);
+    let max_exp = width_mask(bits - 1 - mant);
+    let frac = a & width_mask(mant);
+    let nan = exp == max_exp && frac != 0;
+    let inf = exp == max_exp && frac == 0;
+    let r = match t {
+        TestOp::Finite => exp != max_exp,
+        TestOp::Infinite => inf,
+        TestOp::Number => !nan,
+        TestOp::Notanumber => nan,
+        TestOp::Normal => exp != max_exp && (exp != 0 || frac == 0),
+        TestOp::Subnormal => exp == 0 && frac != 0,
+    };
+    u64::from(r)
 }
 
 /// `bfind` (PTX ISA 9.7.8.x): for a signed value, the highest bit that
@@ -215,5 +284,7 @@ pub(crate) fn bit_warp(x: &Bit, s: &[Lanes; 4]) -> Lanes {
         BitOp::Lop3 => each(s, lop3),
         BitOp::Shf { left, clamp } => each(s, |a, b, c, _| shf(left, clamp, a, b, c)),
         BitOp::Bfind { shiftamt } => each(s, |a, _, _, _| bfind(a, bits, signed, shiftamt)),
+        BitOp::Testp(t) => each(s, |a, _, _, _| testp(t, a, bits)),
+        BitOp::Fns => each(s, |a, b, c, _| fns(a, b, c)),
     }
 }

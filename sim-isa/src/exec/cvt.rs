@@ -504,7 +504,28 @@ fn convert(x: &Cvt, dtype: CvtType, atype: CvtType, a: u64) -> u64 {
 /// canonical NaN (`0x7f`, `0x7fff`: cuda_fp8.hpp's; not yet checked on an
 /// H100); `.relu` gives +0 for negatives.
 pub fn cvt_lane(x: &Cvt, a: u64, b: u64) -> u64 {
+    cvt_lane_c(x, a, b, 0)
+}
+
+/// [`cvt_lane`] with `cvt.pack`'s third source `c`: `a` and `b` (`.s32`)
+/// clamped to the element type's range and packed, `b` in the low
+/// element, `a` above it, and for the 8-bit types `c`'s low 16 bits above
+/// both (the manual's definition, which ptxas's `I2IP` computes).
+pub fn cvt_lane_c(x: &Cvt, a: u64, b: u64, c: u64) -> u64 {
     let (d, t) = (x.dtype, x.atype);
+    if x.pack {
+        let bits = match d {
+            CvtType::U8 | CvtType::S8 => 8,
+            _ => 16,
+        };
+        let (lo, hi) = match d {
+            CvtType::S8 | CvtType::S16 => (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1),
+            _ => (0, (1i64 << bits) - 1),
+        };
+        let el = |v: u64| (i64::from(v as u32 as i32).clamp(lo, hi) as u64) & width_mask(bits);
+        let packed = el(a) << bits | el(b);
+        return (packed | c << (2 * bits)) & 0xffff_ffff;
+    }
     match (d.packed(), t.packed()) {
         (Some(dw), Some(aw)) => {
             let hi = convert(x, d, t, a >> aw & width_mask(aw));
@@ -516,19 +537,21 @@ pub fn cvt_lane(x: &Cvt, a: u64, b: u64) -> u64 {
     }
 }
 
-/// `x`'s sources at the source register's width (`b` is 0 unless packed).
-pub(super) fn cvt_sources(x: &Cvt, ctx: &ExecCtx, regs: &WarpRegs) -> (Lanes, Lanes) {
+/// `x`'s sources at the source register's width (`b` is 0 unless packed,
+/// `c` unless an 8-bit `cvt.pack`).
+pub(super) fn cvt_sources(x: &Cvt, ctx: &ExecCtx, regs: &WarpRegs) -> (Lanes, Lanes, Lanes) {
     let bits = x.atype.reg_type().bits();
-    let b =
-        x.b.map_or([0; WARP_SIZE], |b| read_operand(b, bits, ctx, regs));
-    (read_operand(x.a, bits, ctx, regs), b)
+    let read = |o: Option<crate::inst::Operand>| {
+        o.map_or([0; WARP_SIZE], |o| read_operand(o, bits, ctx, regs))
+    };
+    (read_operand(x.a, bits, ctx, regs), read(x.b), read(x.c))
 }
 
-/// [`cvt_lane`] over a warp.
-pub(crate) fn cvt_warp(x: &Cvt, a: &Lanes, b: &Lanes) -> Lanes {
+/// [`cvt_lane_c`] over a warp.
+pub(crate) fn cvt_warp(x: &Cvt, a: &Lanes, b: &Lanes, c: &Lanes) -> Lanes {
     let mut o = [0u64; WARP_SIZE];
     for l in 0..WARP_SIZE {
-        o[l] = cvt_lane(x, a[l], b[l]);
+        o[l] = cvt_lane_c(x, a[l], b[l], c[l]);
     }
     o
 }

@@ -33,7 +33,7 @@ mod warp_ops;
 pub use alu::alu_lane;
 pub use bit::bit_lane;
 pub use cmp::{compare, flush_subnormal, set_lane, set_true_value, setp_lane};
-pub use cvt::cvt_lane;
+pub use cvt::{cvt_lane, cvt_lane_c};
 pub use float::float_lane;
 pub use int::int_lane;
 pub use lanes::WarpRegs;
@@ -254,8 +254,8 @@ fn bit_into(x: &crate::inst::Bit, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32)
 
 #[inline(never)]
 fn cvt_into(x: &crate::inst::Cvt, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    let (a, b) = cvt::cvt_sources(x, ctx, regs);
-    blend(regs.get_mut(x.d), exec, &cvt::cvt_warp(x, &a, &b));
+    let (a, b, c) = cvt::cvt_sources(x, ctx, regs);
+    blend(regs.get_mut(x.d), exec, &cvt::cvt_warp(x, &a, &b, &c));
 }
 
 #[inline(never)]
@@ -302,7 +302,10 @@ pub(crate) fn regs_needed(inst: &Instruction) -> usize {
             .max(x.b.map_or(0, r))
             .max(x.c.map_or(0, r)),
         Op::Bit(x) => x.srcs().iter().fold(d(x.d), |m, &o| m.max(r(o))),
-        Op::Cvt(x) => d(x.d).max(r(x.a)).max(x.b.map_or(0, r)),
+        Op::Cvt(x) => d(x.d)
+            .max(r(x.a))
+            .max(x.b.map_or(0, r))
+            .max(x.c.map_or(0, r)),
         Op::Float(x) => d(x.d)
             .max(r(x.a))
             .max(x.b.map_or(0, r))
@@ -436,9 +439,9 @@ pub fn execute_scalar(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
             write_lanes(regs, x.d, exec, &out);
         }
         Op::Cvt(x) => {
-            let (a, b) = cvt::cvt_sources(&x, ctx, regs);
+            let (a, b, c) = cvt::cvt_sources(&x, ctx, regs);
             for l in 0..WARP_SIZE {
-                out[l] = cvt_lane(&x, a[l], b[l]);
+                out[l] = cvt_lane_c(&x, a[l], b[l], c[l]);
             }
             write_lanes(regs, x.d, exec, &out);
         }

@@ -81,6 +81,7 @@ impl Instruction {
                 x.d = r(x.d);
                 x.a = o(x.a);
                 x.b = x.b.map(o);
+                x.c = x.c.map(o);
             }
             Op::Float(x) => {
                 x.d = r(x.d);

@@ -36,7 +36,7 @@ fn read_operands(
     let (mods, tys) = (&c.mods, &c.tys);
     let mismatch = || arguments_mismatch(raw, c);
     let kinds = match &c.cvt {
-        Some(x) => db::cvt_operands(x.dtype, x.atype),
+        Some(x) => db::cvt_operands(x),
         None => db::operands(kind),
     };
     let n = kinds.len() + usize::from(mods.bool_op.is_some());
@@ -250,13 +250,12 @@ fn assemble(
         }
         OpKind::Cvt => {
             let x = c.cvt.ok_or_else(mismatch)?;
+            let n = db::cvt_operands(&x).len();
             Op::Cvt(Cvt {
                 d: reg(0)?,
                 a: opnd(1)?,
-                b: match db::cvt_operands(x.dtype, x.atype).len() {
-                    3 => Some(opnd(2)?),
-                    _ => None,
-                },
+                b: if n >= 3 { Some(opnd(2)?) } else { None },
+                c: if n == 4 { Some(opnd(3)?) } else { None },
                 ..x
             })
         }

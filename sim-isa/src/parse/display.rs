@@ -321,9 +321,9 @@ impl fmt::Display for DisplayInst<'_> {
                 self.reg(f, x.d)?;
                 f.write_str(", ")?;
                 self.opnd(f, x.a, x.atype.reg_type())?;
-                if let Some(b) = x.b {
+                for o in [x.b, x.c].into_iter().flatten() {
                     f.write_str(", ")?;
-                    self.opnd(f, b, x.atype.reg_type())?;
+                    self.opnd(f, o, x.atype.reg_type())?;
                 }
             }
             Op::Float(x) => self.float(f, x)?,

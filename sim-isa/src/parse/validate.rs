@@ -279,6 +279,14 @@ fn bit_op(
         .iter()
         .map(|t| t.text.get(1..).unwrap_or(""))
         .collect();
+    // ptxas accepts `testp.f32 p, a` without a property, and emits no code
+    // for it: the predicate is left undefined (tests/data/testp-ptxas.txt).
+    if w == BitWord::Testp && words.is_empty() {
+        return Err(IsaError::Unimplemented {
+            col: raw.op_tok.col,
+            what: format!("{name} without a property"),
+        });
+    }
     db::bit_op(w, &words).map_err(|i| match mods.words.get(i) {
         Some(t) => invalid(
             t.col,

@@ -9,6 +9,7 @@ mod enumerate_set;
 mod ex2_half;
 mod examples;
 mod exec;
+mod families;
 mod fastpath;
 mod float_arith;
 mod float_fast;

@@ -129,6 +129,31 @@ fn sass_ex2_half() {
 }
 
 #[test]
+fn sass_testp() {
+    // `testp` with each property on f32 and f64, 40 random and edge inputs
+    // each, from the sm_90 machine code (LOP3, ISETP, ISETP.EX) run by
+    // xtask's SASS interpreter.
+    assert_eq!(run_file("sass-testp.jsonl").passed, 480);
+}
+
+#[test]
+fn sass_fns() {
+    // `fns.b32` with register and immediate bases and offsets, 40 inputs
+    // each, from the sm_90 machine code (branches on the offset, BREV, a
+    // POPC binary search) run by xtask's SASS interpreter; the i32::MIN
+    // offset forms hold the machine's answer (0), not the manual's.
+    assert_eq!(run_file("sass-fns.jsonl").passed, 1_040);
+}
+
+#[test]
+fn sass_cvt_pack() {
+    // `cvt.pack.sat` to u16, s16, u8, s8 (immediate sources too), 60
+    // inputs each, from the sm_90 machine code (I2IP) run by xtask's SASS
+    // interpreter, whose I2IP is the manual's definition (no GPU asked).
+    assert_eq!(run_file("sass-cvt-pack.jsonl").passed, 360);
+}
+
+#[test]
 fn format_doc_examples() {
     // The examples in docs/conformance-format.md are vectors too.
     let doc = include_str!("../../../docs/conformance-format.md");

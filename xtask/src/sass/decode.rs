@@ -55,6 +55,12 @@ pub struct SInst {
     pub ops: Vec<Opnd>,
     /// The text, for messages.
     pub text: String,
+    /// A branch's label as written (`.L_x_0`).
+    pub label: Option<String>,
+    /// A branch's target: the index of the instruction after its label in
+    /// the function, which [`parse_listing`] resolves (`None`: a branch
+    /// parsed alone, or a label no instruction follows).
+    pub target: Option<usize>,
 }
 
 impl SInst {
@@ -280,22 +286,44 @@ pub fn parse_line(line: &str) -> Result<Option<SInst>> {
             .collect::<Result<Vec<_>>>()
             .with_context(|| format!("in '{body}'"))?
     };
+    let label = if op == "BRA" {
+        let l = operands
+            .trim()
+            .trim_start_matches('`')
+            .trim_start_matches('(');
+        Some(l.trim_end_matches(')').trim().to_string()).filter(|l| !l.is_empty())
+    } else {
+        None
+    };
     Ok(Some(SInst {
         guard,
         op,
         mods,
         ops,
         text: body.to_string(),
+        label,
+        target: None,
     }))
 }
 
-/// Splits nvdisasm output into `(function name, instructions)`.
+/// Splits nvdisasm output into `(function name, instructions)`, each
+/// branch's target resolved to an instruction index within its function.
 pub fn parse_listing(text: &str) -> Result<Vec<(String, Vec<SInst>)>> {
     let mut out: Vec<(String, Vec<SInst>)> = Vec::new();
+    let mut labels: Vec<std::collections::HashMap<String, usize>> = Vec::new();
     for line in text.lines() {
         let t = line.trim();
         if let Some(name) = t.strip_prefix(".text.").and_then(|n| n.strip_suffix(':')) {
             out.push((name.to_string(), Vec::new()));
+            labels.push(Default::default());
+            continue;
+        }
+        if let (Some(l), Some(last), Some(map)) = (
+            t.strip_suffix(':').filter(|l| l.starts_with(".L")),
+            out.last(),
+            labels.last_mut(),
+        ) {
+            map.insert(l.to_string(), last.1.len());
             continue;
         }
         // An unreadable line fails only its own function, when executed.
@@ -307,10 +335,23 @@ pub fn parse_listing(text: &str) -> Result<Vec<(String, Vec<SInst>)>> {
                 mods: vec![],
                 ops: vec![],
                 text: format!("{t} ({e:#})"),
+                label: None,
+                target: None,
             }),
         };
         if let (Some(i), Some(last)) = (inst, out.last_mut()) {
             last.1.push(i);
+        }
+    }
+    for ((_, insts), map) in out.iter_mut().zip(&labels) {
+        let n = insts.len();
+        for i in insts.iter_mut() {
+            i.target = i
+                .label
+                .as_ref()
+                .and_then(|l| map.get(l))
+                .filter(|&&t| t < n)
+                .copied();
         }
     }
     Ok(out)

@@ -291,6 +291,38 @@ impl Machine {
         Ok(())
     }
 
+    /// `POPC d, a`: the number of set bits.
+    pub(super) fn popc(&mut self, i: &SInst) -> Result<()> {
+        i.need(2)?;
+        let a = self.int(&i.ops[1])?;
+        self.set(Self::dst(&i.ops[0])?, a.count_ones());
+        Ok(())
+    }
+
+    /// `BREV d, a`: the bits in reverse order.
+    pub(super) fn brev(&mut self, i: &SInst) -> Result<()> {
+        i.need(2)?;
+        let a = self.int(&i.ops[1])?;
+        self.set(Self::dst(&i.ops[0])?, a.reverse_bits());
+        Ok(())
+    }
+
+    /// `SGXT{.U32} d, a, n`: `a`'s low `n` bits (`n` taken mod 32 would
+    /// not matter here: ptxas writes 1..31), sign-extended unless `.U32`;
+    /// `n` = 0 gives 0.
+    pub(super) fn sgxt(&mut self, i: &SInst) -> Result<()> {
+        i.need(3)?;
+        let (a, n) = (self.int(&i.ops[1])?, self.int(&i.ops[2])?);
+        let v = match n {
+            0 => 0,
+            32.. => a,
+            n if i.has("U32") => a & ((1u32 << n) - 1),
+            n => (((a << (32 - n)) as i32) >> (32 - n)) as u32,
+        };
+        self.set(Self::dst(&i.ops[0])?, v);
+        Ok(())
+    }
+
     /// `IDP.4A.{U8,S8}.{U8,S8} d, a, b, c`: `c` plus the four byte products;
     /// `IDP.2A.{LO,HI}.{U16,S16}.{U8,S8}`: `c` plus `a`'s halves times `b`'s
     /// bytes 0-1 (`.LO`) or 2-3 (`.HI`).
@@ -412,5 +444,33 @@ impl Machine {
         let (p, q) = (boolop(bop, t, c)?, boolop(bop, !t, c)?);
         self.set_pred(&o[0], p)?;
         self.set_pred(&o[1], q)
+    }
+
+    /// `I2IP.{U8,S8,U16,S16}.S32.SAT d, a, b, c` (`cvt.pack`): `a` and `b`
+    /// clamped to the type and packed, `b` in the low element; for the
+    /// 8-bit types `c`'s low half above them (ptxas loads only that half
+    /// of an immediate `c`). Modelled on the PTX manual's `cvt.pack`: no
+    /// GPU has been asked.
+    pub(super) fn i2ip(&mut self, i: &SInst) -> Result<()> {
+        i.need(4)?;
+        if !(i.has("SAT") && i.has("S32")) {
+            bail!("I2IP without .S32.SAT not modelled");
+        }
+        let (lo, hi, bits): (i64, i64, u32) = match i.mods.first().map(String::as_str) {
+            Some("U8") => (0, 255, 8),
+            Some("S8") => (-128, 127, 8),
+            Some("U16") => (0, 65535, 16),
+            Some("S16") => (-32768, 32767, 16),
+            other => bail!("I2IP to {other:?}"),
+        };
+        let el = |v: u32| (i64::from(v as i32).clamp(lo, hi) as u32) & ((1u32 << bits) - 1);
+        let (a, b, c) = (
+            self.int(&i.ops[1])?,
+            self.int(&i.ops[2])?,
+            self.int(&i.ops[3])?,
+        );
+        let above = if bits == 8 { c << 16 } else { 0 };
+        self.set(Self::dst(&i.ops[0])?, above | el(a) << bits | el(b));
+        Ok(())
     }
 }

@@ -9,9 +9,9 @@
 //! `decode` reads the listing, `operand` gives the machine's view of each
 //! operand form, `logic` holds the pure bit and comparison helpers, and the
 //! opcode families execute in `exec_mem` (moves, loads, stores), `exec_int`
-//! (integer, logic, permute and integer compares), `exec_float` (float
-//! compares, conversions, half compares and video), `exec_half` (packed
-//! half arithmetic) and `exec_mufu` (`MUFU.EX2` and its 16-bit forms).
+//! (integer, logic, permute, bit counts and integer compares), `exec_float`
+//! (float compares, conversions, half compares and video), `exec_half`
+//! (packed half arithmetic) and `exec_mufu` (`MUFU.EX2` and its 16-bit forms).
 
 mod decode;
 mod exec_f2fp;
@@ -35,6 +35,10 @@ pub const IN_BASE: u64 = 0x1000_0000;
 pub const OUT_BASE: u64 = 0x2000_0000;
 const RZ: u8 = 255;
 const PT: u8 = 7;
+/// Instructions one run may execute: the kernels run one PTX instruction,
+/// whose longest machine code (a loop over a division, `fns`'s search) is a
+/// few hundred.
+const MAX_STEPS: usize = 100_000;
 /// The scratch register a uniform-datapath twin computes into.
 const UNIFORM_SCRATCH: u8 = 254;
 
@@ -69,21 +73,31 @@ impl Machine {
         }
     }
 
-    /// Runs `prog` until `EXIT`. Returns the number of instructions executed.
+    /// Runs `prog` until `EXIT`, following branches whose targets
+    /// [`parse_listing`] resolved (a branch without one falls through: the
+    /// self-loop after the last `EXIT`). Returns the number of instructions
+    /// executed; a program that runs [`MAX_STEPS`] is an error, not a hang.
     pub fn run(&mut self, prog: &[SInst]) -> Result<usize> {
-        for (n, i) in prog.iter().enumerate() {
+        let mut pc = 0;
+        for n in 0..MAX_STEPS {
+            let Some(i) = prog.get(pc) else {
+                bail!("program ran off its end without EXIT")
+            };
+            pc += 1;
             if let Some((p, not)) = i.guard {
                 if !((p == PT || self.p[p as usize]) ^ not) {
                     continue;
                 }
             }
-            if i.op == "EXIT" {
-                return Ok(n);
+            match (i.op.as_str(), i.target) {
+                ("EXIT", _) => return Ok(n),
+                ("BRA", Some(t)) => pc = t,
+                _ => self
+                    .step(i)
+                    .with_context(|| format!("executing '{}'", i.text))?,
             }
-            self.step(i)
-                .with_context(|| format!("executing '{}'", i.text))?;
         }
-        bail!("program ran off its end without EXIT")
+        bail!("program ran {MAX_STEPS} instructions without EXIT")
     }
 
     /// Executes one instruction (guard already checked).
@@ -111,6 +125,7 @@ impl Machine {
             "IABS" => self.iabs(i),
             "VIMNMX" | "IMNMX" => self.imnmx(i),
             "I2I" => self.i2i(i),
+            "I2IP" => self.i2ip(i),
             "ISETP" => self.isetp(i),
             "I2F" | "I2FP" => self.i2f(i),
             "FADD" => self.fadd(i),
@@ -121,6 +136,9 @@ impl Machine {
             "VABSDIFF" => self.vabsdiff(i),
             "VIADD" => self.viadd(i),
             "IDP" => self.idp(i),
+            "POPC" => self.popc(i),
+            "BREV" => self.brev(i),
+            "SGXT" => self.sgxt(i),
             "HFMA2" => self.hfma2_any(i),
             "HADD2" | "HMUL2" | "HMNMX2" => self.half_arith(i),
             "F2FP" => self.f2fp(i),

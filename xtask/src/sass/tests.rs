@@ -152,3 +152,40 @@ fn memory_and_listing() {
         5 + 0xfffe
     );
 }
+
+/// Branches go to the instruction after their label; a guarded one falls
+/// through when its predicate is false (the shape of `fns`'s code).
+#[test]
+fn branches_follow_labels() {
+    let text = "\
+.text.k1:
+    /*0000*/                   LDC.64 R2, c[0x0][0x218] ;
+    /*0010*/                   ISETP.EQ.AND P1, PT, R0, RZ, PT ;
+    /*0020*/               @P1 BRA `(.L_x_0) ;
+    /*0030*/                   IMAD.MOV.U32 R5, RZ, RZ, 0x7 ;
+    /*0040*/                   BRA `(.L_x_1) ;
+.L_x_0:
+    /*0050*/                   IMAD.MOV.U32 R5, RZ, RZ, 0x9 ;
+.L_x_1:
+    /*0060*/                   STG.E desc[UR4][R2.64], R5 ;
+    /*0070*/                   EXIT ;
+.L_x_2:
+    /*0080*/                   BRA `(.L_x_2);
+";
+    let prog = &parse_listing(text).unwrap()[0].1;
+    let targets: Vec<_> = prog.iter().map(|i| i.target).collect();
+    assert_eq!(targets[2], Some(5));
+    assert_eq!(targets[4], Some(6));
+    assert_eq!(targets[8], Some(8));
+    for (r0, want) in [(0u32, 9u8), (5, 7)] {
+        let mut m = Machine::new(vec![], 8);
+        m.r[0] = r0;
+        m.run(prog).unwrap();
+        assert_eq!(m.output[0], want, "R0 = {r0}");
+    }
+    // A loop that never exits is an error, not a hang.
+    let spin = ".text.k2:\n.L_x_0:\n /*0000*/ BRA `(.L_x_0) ;\n";
+    let prog = &parse_listing(spin).unwrap()[0].1;
+    let e = Machine::new(vec![], 8).run(prog).unwrap_err();
+    assert!(e.to_string().contains("without EXIT"), "{e}");
+}

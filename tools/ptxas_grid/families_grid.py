@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""ptxas's verdicts on `testp`, `fns` and `cvt.pack`, per target.
+
+Writes sim-isa/tests/data/{testp,fns,cvt-pack}-ptxas.txt, read by
+sim-isa/tests/it/families.rs: one line per statement,
+
+    V50 V70 V72 V75 V80 V90 PTX TEXT
+
+where each V is the verdict on that target (`accept`; `arch` when every
+message is about the target: "requires .target sm_XX or higher"; `reject`
+otherwise): sm_50, sm_70 and sm_72 from ptxas 11.8 at `.version 7.8`, the
+others from ptxas 13.0.88 at `.version 9.0` (13.0.88 assembles nothing
+below sm_75). PTX is the lowest `.version` the assembler of the lowest
+accepting target takes the statement at, over the versions that target
+allows (sm_50: 4.0 up; sm_70: 6.0 up; sm_72: 6.1 up; sm_75: 6.3 up), so a
+statement read at the target's first version may be older still; `-` when
+no target accepts it. Each `# ptxas:` line above a statement is a message.
+
+Each statement is assembled alone inside a kernel declaring %r<9> .b32,
+%rd<9> .b64, %f<9> .f32, %fd<9> .f64 and %p<9> .pred.
+
+    PTXAS13=... PTXAS11=... tools/ptxas_grid/families_grid.py
+"""
+
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
+PTXAS13 = os.environ.get("PTXAS13", "ptxas")
+PTXAS11 = os.environ.get("PTXAS11", "ptxas")
+
+TARGETS = [("sm_50", PTXAS11, "7.8"), ("sm_70", PTXAS11, "7.8"), ("sm_72", PTXAS11, "7.8"),
+           ("sm_75", PTXAS13, "9.0"), ("sm_80", PTXAS13, "9.0"), ("sm_90", PTXAS13, "9.0")]
+ALL_VERSIONS = ["1.0", "1.1", "1.2", "1.3", "1.4", "2.0", "2.1", "2.2", "2.3", "3.0", "3.1",
+                "3.2", "4.0", "4.1", "4.2", "4.3", "5.0", "6.0", "6.1", "6.2", "6.3", "6.4",
+                "6.5", "7.0", "7.1", "7.2", "7.3", "7.4", "7.5", "7.6", "7.7", "7.8", "8.0", "8.1",
+                "8.2", "8.3", "8.4", "8.5", "8.6", "8.7", "8.8", "9.0"]
+FIRST = {"sm_50": "4.0", "sm_70": "6.0", "sm_72": "6.1", "sm_75": "6.3", "sm_80": "7.0",
+         "sm_90": "7.8"}
+TESTP_OPS = ["finite", "infinite", "number", "notanumber", "normal", "subnormal"]
+
+
+def testp():
+    out = []
+    for op in TESTP_OPS:
+        out.append(f"testp.{op}.f32 %p1, %f1;")
+        out.append(f"testp.{op}.f64 %p1, %fd1;")
+    out += [
+        "testp.finite.f16 %p1, %r1;",
+        "testp.normal.b32 %p1, %r1;",
+        "testp.normal.ftz.f32 %p1, %f1;",
+        "testp.f32 %p1, %f1;",
+        "testp.finite.infinite.f32 %p1, %f1;",
+        "testp.nan.f32 %p1, %f1;",
+        "testp.normal.f32 %r1, %f1;",
+    ]
+    return out
+
+
+def fns():
+    return [
+        "fns.b32 %r1, %r2, %r3, %r4;",
+        "fns.b32 %r1, %r2, 3, -1;",
+        "fns.b32 %r1, 0xaaaaaaaa, %r3, 1;",
+        "fns.u32 %r1, %r2, %r3, %r4;",
+        "fns.s32 %r1, %r2, %r3, %r4;",
+        "fns.b64 %rd1, %rd2, %r3, %r4;",
+        "fns.b32 %r1, %r2, %r3;",
+    ]
+
+
+def cvt_pack():
+    out = []
+    for t in ["u16", "s16"]:
+        out.append(f"cvt.pack.sat.{t}.s32 %r1, %r2, %r3;")
+        out.append(f"cvt.pack.sat.{t}.s32.b32 %r1, %r2, %r3, %r4;")
+        out.append(f"cvt.pack.{t}.s32 %r1, %r2, %r3;")
+    for t in ["u8", "s8", "u4", "s4", "u2", "s2"]:
+        out.append(f"cvt.pack.sat.{t}.s32.b32 %r1, %r2, %r3, %r4;")
+        out.append(f"cvt.pack.sat.{t}.s32 %r1, %r2, %r3;")
+    out += [
+        "cvt.pack.u8.s32.b32 %r1, %r2, %r3, %r4;",
+        "cvt.pack.sat.u8.u32.b32 %r1, %r2, %r3, %r4;",
+        "cvt.pack.sat.u16.u32 %r1, %r2, %r3;",
+        "cvt.pack.sat.u32.s32 %r1, %r2, %r3;",
+        "cvt.pack.sat.u8.s32.u32 %r1, %r2, %r3, %r4;",
+        "cvt.pack.sat.rn.u8.s32.b32 %r1, %r2, %r3, %r4;",
+    ]
+    return out
+
+
+FAMILIES = {"testp": testp, "fns": fns, "cvt-pack": cvt_pack}
+
+
+def assemble(target, ptxas, version, text):
+    src = (
+        f".version {version}\n.target {target}\n.address_size 64\n"
+        ".visible .entry k()\n{\n.reg .b32 %r<9>; .reg .b64 %rd<9>; .reg .f32 %f<9>;\n"
+        ".reg .f64 %fd<9>; .reg .pred %p<9>;\n"
+        f"{text}\nret;\n}}\n"
+    )
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "t.ptx")
+        with open(p, "w") as f:
+            f.write(src)
+        r = subprocess.run([ptxas, f"-arch={target}", p, "-o", os.path.join(d, "t.o")],
+                           capture_output=True, text=True)
+    errs = [l for l in r.stderr.splitlines() if "error   :" in l]
+    if r.returncode == 0:
+        return "accept", errs
+    if errs and all("requires .target" in l for l in errs):
+        return "arch", errs
+    return "reject", errs
+
+
+def lowest_version(text, target, ptxas, top):
+    vs = ALL_VERSIONS[ALL_VERSIONS.index(FIRST[target]):ALL_VERSIONS.index(top) + 1]
+    for v in vs:
+        if assemble(target, ptxas, v, text)[0] == "accept":
+            return v
+    return "?"
+
+
+def main():
+    lines = __doc__.splitlines()
+    head = ["# " + l if l else "#" for l in lines[1:25]]
+    which = sys.argv[1:] or list(FAMILIES)
+    for fam in which:
+        out = list(head)
+        stmts = FAMILIES[fam]()
+        for text in stmts:
+            res = [assemble(t, p, v, text) for t, p, v in TARGETS]
+            vs = [v for v, _ in res]
+            low = "-"
+            for (t, p, top), v in zip(TARGETS, vs):
+                if v == "accept":
+                    low = lowest_version(text, t, p, top)
+                    break
+            msgs = {m.split("error   :")[-1].strip() for _, e in res for m in e}
+            for m in sorted(msgs):
+                out.append(f"# ptxas: {m}")
+            out.append(" ".join(vs + [low, text]))
+        path = os.path.join(ROOT, f"sim-isa/tests/data/{fam}-ptxas.txt")
+        with open(path, "w") as f:
+            f.write("\n".join(out) + "\n")
+        print(f"wrote {path}: {len(stmts)} statements")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
