@@ -39,6 +39,10 @@ pub struct MemConfig {
     pub smem_per_sm: u64,
     /// Most blocks resident on one SM.
     pub blocks_per_sm: u32,
+    /// 32-bit registers of one SM's register file.
+    pub regs_per_sm: u32,
+    /// A warp's registers are allocated in units of this many.
+    pub reg_unit: u32,
     /// SMs of the whole GPU (a launch's default).
     pub sms: u32,
     /// Where the figures come from.
@@ -56,9 +60,10 @@ impl MemConfig {
         // about 29. Capacities: H100 SXM5, 256 KiB L1/shared per SM (up to
         // 228 KiB shared, the rest L1) and 50 MiB L2 (NVIDIA H100 Tensor Core
         // GPU Architecture whitepaper, 2022).
-        // Resident-block limits (warps, shared memory, blocks) follow the
-        // same sources; registers per thread are not known from PTX (ptxas
-        // allocates them), so they do not limit residency here.
+        // Resident-block limits (warps, shared memory, blocks, registers)
+        // follow the same sources; registers per thread are not known from
+        // PTX (ptxas allocates them), so they limit residency only where a
+        // launch file states them (`registers`).
         MemConfig {
             l1_hit: 42,
             l2_hit: 291,
@@ -70,6 +75,11 @@ impl MemConfig {
             // of shared memory per SM, at most 32 resident blocks per SM.
             smem_per_sm: 228 * 1024,
             blocks_per_sm: 32,
+            // H100 whitepaper (2022): a 64K x 32-bit register file per SM;
+            // CUDA C++ Programming Guide, occupancy (compute capability
+            // 3.0 to 9.0): registers are allocated per warp, 256 at a time.
+            regs_per_sm: 65536,
+            reg_unit: 256,
             sms: gpu_sms(target),
             source: "H100 measurements (calibration/h100/memory.json); H100 whitepaper \
                      capacities. Other targets use the same figures until measured.",

@@ -169,6 +169,8 @@ pub struct RecHeader {
     pub buffers: Vec<RecBuffer>,
     /// Kernel arguments in `.param` order.
     pub params: Vec<RecParam>,
+    /// Registers a thread, if the launch file stated them.
+    pub registers: Option<u32>,
     /// The launch file's H100 figures, if any.
     pub h100: Option<RecH100>,
 }
@@ -280,6 +282,7 @@ impl RecHeader {
             sms: opts.sms,
             buffers,
             params,
+            registers: launch.registers,
             h100: launch.h100.as_ref().map(|h| RecH100 {
                 cycles_cold: h.cycles_cold,
                 cycles_warm: h.cycles_warm,
@@ -428,6 +431,7 @@ impl RecHeader {
                 .collect(),
             outputs: self.outputs(),
             expected: Vec::new(),
+            registers: self.registers,
             h100: self.h100.as_ref().map(|h| H100 {
                 cycles_cold: h.cycles_cold,
                 cycles_warm: h.cycles_warm,

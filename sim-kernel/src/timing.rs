@@ -95,13 +95,29 @@ pub(crate) fn ext_kind(i: &Instruction) -> Option<Kind> {
 
 /// Blocks one SM holds at once: its warp slots, its shared memory and its
 /// block limit, as far as this block's needs go.
-pub fn blocks_per_sm(cfg: &SmConfig, limits: &MemConfig, warps_per_block: u32, smem: u64) -> u32 {
+pub fn blocks_per_sm(
+    cfg: &SmConfig,
+    limits: &MemConfig,
+    warps_per_block: u32,
+    smem: u64,
+    registers: Option<u32>,
+) -> u32 {
     let by_warps = cfg.resident_warps / warps_per_block.max(1);
     let by_smem = limits
         .smem_per_sm
         .checked_div(smem)
         .map_or(u32::MAX, |n| u32::try_from(n).unwrap_or(u32::MAX));
-    by_warps.min(by_smem).min(limits.blocks_per_sm).max(1)
+    // A warp's registers, rounded up to the allocation unit.
+    let by_regs = registers.map_or(u32::MAX, |r| {
+        let unit = limits.reg_unit.max(1);
+        let per_warp = (r * sim_isa::WARP_SIZE as u32).div_ceil(unit) * unit;
+        limits.regs_per_sm / (per_warp * warps_per_block.max(1)).max(1)
+    });
+    by_warps
+        .min(by_smem)
+        .min(by_regs)
+        .min(limits.blocks_per_sm)
+        .max(1)
 }
 
 /// Whether statement `stmt` is a loop's back-edge: a branch to a label at or

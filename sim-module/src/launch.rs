@@ -20,6 +20,8 @@ pub const MAX_ENTRIES: usize = 1024;
 pub const MAX_BLOCK_THREADS: u64 = 1024;
 /// Most blocks in one grid.
 pub const MAX_GRID_BLOCKS: u64 = 1 << 24;
+/// Most registers a thread may have (`registers`): ptxas's 255.
+pub const MAX_REGISTERS: u32 = 255;
 
 /// A launch file that could not be read or does not hold together.
 #[derive(Debug, thiserror::Error)]
@@ -303,6 +305,10 @@ pub struct Launch {
     pub outputs: Vec<usize>,
     /// Expected final contents: buffer index and file (resolved).
     pub expected: Vec<(usize, PathBuf)>,
+    /// Registers a thread, as ptxas allocated them (`ptxas -v`, `cuobjdump
+    /// --dump-resource-usage`), if stated: the register file then limits
+    /// the blocks an SM holds. PTX does not say it.
+    pub registers: Option<u32>,
     /// The H100's figures, if recorded.
     pub h100: Option<H100>,
 }
@@ -349,6 +355,8 @@ struct RawLaunch {
     outputs: Vec<String>,
     #[serde(default)]
     expected: Option<Ordered<String>>,
+    #[serde(default)]
+    registers: Option<u32>,
     #[serde(default)]
     h100: Option<H100>,
 }
@@ -508,6 +516,15 @@ fn validate(raw: RawLaunch, base: &Path) -> Result<Launch, LaunchError> {
     if raw.entry.is_empty() {
         return Err(field("entry", "must name a kernel"));
     }
+    if raw
+        .registers
+        .is_some_and(|r| !(1..=MAX_REGISTERS).contains(&r))
+    {
+        return Err(field(
+            "registers",
+            format!("a thread has 1 to {MAX_REGISTERS} registers"),
+        ));
+    }
     let ptx = relative(base, &raw.ptx, "ptx")?;
     let mut buffers = Vec::new();
     let mut total = 0u64;
@@ -582,6 +599,7 @@ fn validate(raw: RawLaunch, base: &Path) -> Result<Launch, LaunchError> {
         params,
         outputs,
         expected,
+        registers: raw.registers,
         h100: raw.h100,
     })
 }

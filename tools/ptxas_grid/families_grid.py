@@ -23,9 +23,10 @@ Each statement is assembled alone inside a kernel declaring %r<9> .b32,
 """
 
 import os
-import subprocess
 import sys
-import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import verdict  # noqa: E402
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
 PTXAS13 = os.environ.get("PTXAS13", "ptxas")
@@ -95,24 +96,7 @@ FAMILIES = {"testp": testp, "fns": fns, "cvt-pack": cvt_pack}
 
 
 def assemble(target, ptxas, version, text):
-    src = (
-        f".version {version}\n.target {target}\n.address_size 64\n"
-        ".visible .entry k()\n{\n.reg .b32 %r<9>; .reg .b64 %rd<9>; .reg .f32 %f<9>;\n"
-        ".reg .f64 %fd<9>; .reg .pred %p<9>;\n"
-        f"{text}\nret;\n}}\n"
-    )
-    with tempfile.TemporaryDirectory() as d:
-        p = os.path.join(d, "t.ptx")
-        with open(p, "w") as f:
-            f.write(src)
-        r = subprocess.run([ptxas, f"-arch={target}", p, "-o", os.path.join(d, "t.o")],
-                           capture_output=True, text=True)
-    errs = [l for l in r.stderr.splitlines() if "error   :" in l]
-    if r.returncode == 0:
-        return "accept", errs
-    if errs and all("requires .target" in l for l in errs):
-        return "arch", errs
-    return "reject", errs
+    return verdict.assemble(ptxas, target, version, text)
 
 
 def lowest_version(text, target, ptxas, top):

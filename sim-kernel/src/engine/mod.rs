@@ -139,8 +139,8 @@ pub(crate) fn run(
     let threads = launch.block_threads();
     let wpb = threads.div_ceil(WARP_SIZE as u64).max(1) as u32;
     let cfg = opts.config.clone();
-    let resident = resident_limit(prep, &cfg, gpu.limits(), wpb, threads)?;
-    let cap = blocks_per_sm(&cfg, gpu.limits(), wpb, prep.shared);
+    let resident = resident_limit(prep, &cfg, gpu.limits(), wpb, (threads, launch.registers))?;
+    let cap = blocks_per_sm(&cfg, gpu.limits(), wpb, prep.shared, launch.registers);
     let (loops, targets) = control(prep);
     let tables = ProgramTables::with_loops(cfg, prog, &loops, &targets)?;
     let nsms = opts.sms.max(1);
@@ -399,8 +399,21 @@ fn resident_limit(
     cfg: &SmConfig,
     limits: &crate::memtime::MemConfig,
     wpb: u32,
-    threads: u64,
+    (threads, registers): (u64, Option<u32>),
 ) -> Result<u64, KernelError> {
+    // As the CUDA runtime refuses the launch ("too many resources
+    // requested"): a block whose registers an SM's file cannot hold.
+    let unit = u64::from(limits.reg_unit.max(1));
+    let regs = registers.map_or(0, |r| {
+        (u64::from(r) * sim_isa::WARP_SIZE as u64).div_ceil(unit) * unit * u64::from(wpb)
+    });
+    if regs > u64::from(limits.regs_per_sm) {
+        return Err(KernelError::Limit(format!(
+            "a block of {threads} threads at {} registers a thread needs {regs} registers; an SM has {}",
+            registers.unwrap_or(0),
+            limits.regs_per_sm
+        )));
+    }
     if prep.shared > limits.smem_per_sm {
         return Err(KernelError::Limit(format!(
             "a block needs {} bytes of shared memory; an SM has {}",

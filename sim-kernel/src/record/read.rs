@@ -338,6 +338,7 @@ fn placeholder_header() -> RecHeader {
         sms: 1,
         buffers: Vec::new(),
         params: Vec::new(),
+        registers: None,
         h100: None,
     }
 }

@@ -234,3 +234,37 @@ fn a_sampled_launch_keeps_its_values_and_estimates_its_cycles() {
         full.timed.cycles
     );
 }
+
+/// A block the register file cannot hold is refused, as the CUDA runtime
+/// refuses it: a warp's registers are allocated 256 at a time, so 64 a
+/// thread over 32 warps is exactly the 65,536 and 65 (2,304 a warp) is
+/// more. (How they limit the blocks an SM holds: `launches.rs`.)
+#[test]
+fn registers_limit_residency_and_refuse_a_block_too_large() {
+    let src = ".version 8.0\n.target sm_90\n.address_size 64\n\
+.visible .entry k(.param .u64 p)\n{\n\
+.reg .b32 %r<8>; .reg .b64 %rd<8>;\n\
+ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %ctaid.x;\n\
+ret;\n}\n";
+    let launch = |threads: u32, regs: u32| {
+        Launch::parse(
+            &format!(
+                r#"{{"ptx": "k.ptx", "entry": "k", "grid": [4,1,1], "block": [{threads},1,1],
+                   "buffers": {{"b": {{"bytes": 64, "fill": 0}}}}, "params": [{{"buffer": "b"}}],
+                   "registers": {regs}}}"#
+            ),
+            Path::new("."),
+        )
+        .unwrap()
+    };
+    // 32 warps of 255 registers a thread: 8,192 a warp, four times the file.
+    let e = run(src, &launch(1024, 255), 1).map(|_| ()).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("needs 262144 registers; an SM has 65536"),
+        "{e}"
+    );
+    assert!(run(src, &launch(1024, 64), 1).is_ok());
+    let e = run(src, &launch(1024, 65), 1).map(|_| ()).unwrap_err();
+    assert!(e.to_string().contains("needs 73728 registers"), "{e}");
+}

@@ -116,7 +116,28 @@ fn literals_and_minimal_launch() {
         ]
     );
     assert!(l.outputs.is_empty() && l.expected.is_empty() && l.h100.is_none());
+    assert_eq!(l.registers, None);
     assert_eq!(l.ptx, Path::new("/d/m.ptx"));
+    let l = parse(r#""buffers": {}, "params": [], "registers": 40"#).unwrap();
+    assert_eq!(l.registers, Some(40));
+}
+
+/// `registers` is what ptxas allocates a thread: 1 to 255.
+#[test]
+fn registers_are_what_a_thread_may_have() {
+    for bad in ["0", "256", "-1", "4294967296"] {
+        let e = err(&format!(
+            r#""buffers": {{}}, "params": [], "registers": {bad}"#
+        ));
+        assert!(
+            e.contains("registers") || e.contains("line 1"),
+            "{bad}: {e}"
+        );
+    }
+    assert_eq!(
+        err(r#""buffers": {}, "params": [], "registers": 256"#),
+        "registers: a thread has 1 to 255 registers"
+    );
 }
 
 #[test]
