@@ -88,7 +88,18 @@ fn alignment(body: &Body, var_align: &dyn Fn(u32) -> u32) -> Vec<u32> {
                     }
                     AddrBase::Reg(_) | AddrBase::Abs => None,
                 },
-                _ => None,
+                // What they write has no known low zeros.
+                Op::Int(_)
+                | Op::Mem(_)
+                | Op::Video(_)
+                | Op::Set(_)
+                | Op::Setp(_)
+                | Op::Selp(_)
+                | Op::Slct(_)
+                | Op::Bit(_)
+                | Op::Cvt(_)
+                | Op::Float(_)
+                | Op::Warp(_) => None,
             };
             // A guarded write may leave the old value: the lower of both.
             let writes: Vec<RegId> = i.reg_uses().writes().map(|r| r.reg).collect();
