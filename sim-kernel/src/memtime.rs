@@ -85,6 +85,13 @@ impl MemConfig {
                      capacities. Other targets use the same figures until measured.",
         }
     }
+
+    /// Registers a block of `warps` warps takes at `registers` a thread:
+    /// each warp's rounded up to the allocation unit.
+    pub fn block_registers(&self, registers: u32, warps: u32) -> u64 {
+        let unit = u64::from(self.reg_unit.max(1));
+        (u64::from(registers) * WARP_SIZE as u64).div_ceil(unit) * unit * u64::from(warps)
+    }
 }
 
 /// SMs of the GPU each target's preset stands for: sm_90, the H100 SXM5

@@ -107,11 +107,9 @@ pub fn blocks_per_sm(
         .smem_per_sm
         .checked_div(smem)
         .map_or(u32::MAX, |n| u32::try_from(n).unwrap_or(u32::MAX));
-    // A warp's registers, rounded up to the allocation unit.
     let by_regs = registers.map_or(u32::MAX, |r| {
-        let unit = limits.reg_unit.max(1);
-        let per_warp = (r * sim_isa::WARP_SIZE as u32).div_ceil(unit) * unit;
-        limits.regs_per_sm / (per_warp * warps_per_block.max(1)).max(1)
+        let block = limits.block_registers(r, warps_per_block.max(1)).max(1);
+        u32::try_from(u64::from(limits.regs_per_sm) / block).unwrap_or(u32::MAX)
     });
     by_warps
         .min(by_smem)

@@ -214,7 +214,6 @@ fn collect(
         return None;
     };
     found[0] = candidate(i0).map(|(_, _, d)| (first, d));
-    let mut last = first;
     for (j, s) in body.statements.iter().enumerate().skip(first + 1) {
         if found.iter().all(Option::is_some) {
             break;
@@ -233,7 +232,6 @@ fn collect(
                     return None;
                 }
                 found[k] = Some((j, d));
-                last = j;
                 continue;
             }
         }
@@ -254,7 +252,7 @@ fn collect(
     // may read or write it before the member's own load (nor write the
     // base, checked above).
     for &(at, d) in &members {
-        for j in first + 1..at.min(last + 1) {
+        for j in first + 1..at {
             let StatementKind::Instruction(i) = &body.statements[j].kind else {
                 return None;
             };

@@ -403,10 +403,7 @@ fn resident_limit(
 ) -> Result<u64, KernelError> {
     // As the CUDA runtime refuses the launch ("too many resources
     // requested"): a block whose registers an SM's file cannot hold.
-    let unit = u64::from(limits.reg_unit.max(1));
-    let regs = registers.map_or(0, |r| {
-        (u64::from(r) * sim_isa::WARP_SIZE as u64).div_ceil(unit) * unit * u64::from(wpb)
-    });
+    let regs = registers.map_or(0, |r| limits.block_registers(r, wpb));
     if regs > u64::from(limits.regs_per_sm) {
         return Err(KernelError::Limit(format!(
             "a block of {threads} threads at {} registers a thread needs {regs} registers; an SM has {}",
