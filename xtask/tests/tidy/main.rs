@@ -165,6 +165,7 @@ const LIBRARIES: &[&str] = &[
     "sim-module",
     "sim-trace",
     "sim-capi",
+    "sim-fatbin",
 ];
 const DENY: &str = "#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]";
 
