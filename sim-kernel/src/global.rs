@@ -19,6 +19,13 @@ pub struct Region {
     pub bytes: Vec<u8>,
 }
 
+impl Region {
+    /// One past its last byte.
+    pub fn end(&self) -> u64 {
+        self.base + self.bytes.len() as u64
+    }
+}
+
 /// The global space: allocations in increasing address order.
 #[derive(Clone, Debug, Default)]
 pub struct Global {
@@ -38,6 +45,49 @@ impl Global {
             bytes,
         });
         base
+    }
+
+    /// Adds an allocation at `base`, keeping the order; refused (the bytes
+    /// given back) when `[base, base + max(len, 1))` overlaps one already
+    /// there (a zero-length allocation still owns its address).
+    pub fn insert(&mut self, name: &str, base: u64, bytes: Vec<u8>) -> Result<(), Vec<u8>> {
+        let end = base.saturating_add((bytes.len() as u64).max(1));
+        let i = self.regions.partition_point(|r| r.base < base);
+        let before = i.checked_sub(1).and_then(|k| self.regions.get(k));
+        let clash_before = before.is_some_and(|r| r.end().max(r.base + 1) > base);
+        let clash_after = self.regions.get(i).is_some_and(|r| r.base < end);
+        if clash_before || clash_after {
+            return Err(bytes);
+        }
+        self.regions.insert(
+            i,
+            Region {
+                name: name.to_string(),
+                base,
+                bytes,
+            },
+        );
+        Ok(())
+    }
+
+    /// Removes the allocation whose first byte is `base`.
+    pub fn remove(&mut self, base: u64) -> Option<Region> {
+        let i = self.regions.binary_search_by_key(&base, |r| r.base).ok()?;
+        Some(self.regions.remove(i))
+    }
+
+    /// The allocation holding `addr` (a zero-length one holds its base).
+    pub fn holding(&self, addr: u64) -> Option<&Region> {
+        let i = self.regions.partition_point(|r| r.base <= addr);
+        let r = self.regions.get(i.checked_sub(1)?)?;
+        (addr < r.end().max(r.base + 1)).then_some(r)
+    }
+
+    /// [`Self::holding`], to change its bytes.
+    pub fn holding_mut(&mut self, addr: u64) -> Option<&mut Region> {
+        let i = self.regions.partition_point(|r| r.base <= addr);
+        let r = self.regions.get_mut(i.checked_sub(1)?)?;
+        (addr < r.end().max(r.base + 1)).then_some(r)
     }
 
     /// [`Self::buffer_bytes`], moving the bytes out rather than copying

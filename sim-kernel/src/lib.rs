@@ -12,6 +12,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 mod dead;
+pub mod device;
 mod engine;
 mod error;
 pub mod exec;
@@ -32,6 +33,9 @@ mod tap;
 pub mod timing;
 mod vectorise;
 
+pub use device::{
+    Device, DeviceError, FuncInfo, Launched, ModuleId, ParamSlot, SymbolInfo, SymbolSpace,
+};
 pub use engine::{EPOCH, SAMPLE_EVERY, SAMPLE_MIN_BLOCKS};
 pub use error::KernelError;
 pub use exec::Step;

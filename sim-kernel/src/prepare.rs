@@ -47,7 +47,7 @@ fn max_static_shared(module: &Module) -> u64 {
 
 /// Every space's variables checked, one by one, before any of them is
 /// allocated: `globals` laid out at `g_offs`, the others by `in_space`.
-fn check_declarations<'a>(
+pub(crate) fn check_declarations<'a>(
     module: &Module,
     globals: &[&Variable],
     g_offs: &[u64],
@@ -74,7 +74,7 @@ fn check_declarations<'a>(
             (MAX_LOCAL_PER_THREAD, LOCAL_WHY),
         ),
     ] {
-        let vars = in_space(s);
+        let vars: Vec<&Variable> = in_space(s).into_iter().filter(|v| !is_dynamic(v)).collect();
         check_space(file, name, &vars, &layout(&vars, 0).0, limit)?;
     }
     Ok(())
@@ -144,6 +144,81 @@ fn too_big(what: &str, n: u64) -> KernelError {
     ))
 }
 
+/// A module's `.const` bank: each variable's name and offset, and the bytes.
+pub(crate) type ConstBank = (Vec<(String, u64)>, Vec<u8>);
+
+/// The state a launch starts from, besides its module: the global space,
+/// the parameter buffer, and where the module's `.global` variables (and,
+/// on a [`crate::device::Device`], the `.const` bank) already are.
+pub(crate) struct Start {
+    /// The global space (with every module-level `.global` variable).
+    pub global: Global,
+    /// Address of each launch-file buffer (none on a device).
+    pub buffers: Vec<u64>,
+    /// The parameter buffer.
+    pub params: Vec<u8>,
+    /// Each `.global` variable's name and address.
+    pub globals: Vec<(String, u64)>,
+    /// The module's `.const` bank as it stands (names, offsets, bytes):
+    /// its variables' bytes replace their initialisers.
+    pub consts: Option<ConstBank>,
+    /// Threads per block (local memory is bounded per block).
+    pub block_threads: u64,
+    /// Bytes of dynamic shared memory per block.
+    pub dynamic_shared: u64,
+}
+
+/// The `.entry` named `entry` of `module` and its body.
+pub(crate) fn entry_of<'m>(
+    module: &'m Module,
+    entry: &str,
+) -> Result<(&'m Function, &'m Body), KernelError> {
+    let func = module.function(entry).ok_or_else(|| KernelError::NoEntry {
+        file: module.file.clone(),
+        entry: entry.to_string(),
+        kernels: module
+            .entries()
+            .map(|f| f.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
+    })?;
+    let body = func.body.as_ref().ok_or_else(|| KernelError::NoEntry {
+        file: module.file.clone(),
+        entry: entry.to_string(),
+        kernels: String::new(),
+    })?;
+    Ok((func, body))
+}
+
+/// The variables of `space` a kernel sees: the module's, then its body's.
+pub(crate) fn vars_in<'m>(module: &'m Module, body: &'m Body, s: StateSpace) -> Vec<&'m Variable> {
+    module
+        .variables
+        .iter()
+        .chain(&body.variables)
+        .filter(|v| v.space == s)
+        .collect()
+}
+
+/// An `.extern` unsized `.shared` array: a name for the block's dynamic
+/// shared memory.
+pub(crate) fn is_dynamic(v: &Variable) -> bool {
+    v.space == StateSpace::Shared && v.external && v.size == 0
+}
+
+/// Where dynamic shared memory starts after `end` bytes of static shared
+/// memory: at the larger of 16 and the `.extern` arrays' alignment, as
+/// ptxas 13.0 places it on sm_90 (12 static bytes and `.align 16`, or 4
+/// and `.align 4`: offset 0x10; 40 and `.align 32`: 0x40, in the SASS's
+/// shared addresses).
+pub(crate) fn dynamic_offset(end: u64, dynamic: &[&Variable]) -> u64 {
+    let align = dynamic
+        .iter()
+        .map(|v| u64::from(v.align.unwrap_or(1)))
+        .fold(16, u64::max);
+    end.next_multiple_of(align)
+}
+
 impl<'m> Prepared<'m> {
     /// Finds `launch.entry` in `module`, packs the arguments (`data`: each
     /// buffer's initial bytes) and places every variable.
@@ -152,22 +227,7 @@ impl<'m> Prepared<'m> {
         launch: &Launch,
         data: Vec<Vec<u8>>,
     ) -> Result<Prepared<'m>, KernelError> {
-        let func = module
-            .function(&launch.entry)
-            .ok_or_else(|| KernelError::NoEntry {
-                file: module.file.clone(),
-                entry: launch.entry.clone(),
-                kernels: module
-                    .entries()
-                    .map(|f| f.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })?;
-        let body = func.body.as_ref().ok_or_else(|| KernelError::NoEntry {
-            file: module.file.clone(),
-            entry: launch.entry.clone(),
-            kernels: String::new(),
-        })?;
+        let (func, body) = entry_of(module, &launch.entry)?;
         let mut global = Global::default();
         let buffers: Vec<u64> = launch
             .buffers
@@ -176,58 +236,88 @@ impl<'m> Prepared<'m> {
             .map(|(b, d)| global.alloc(&b.name, d))
             .collect();
         let params = pack_params(func, launch, &buffers)?;
-        let in_space = |s: StateSpace| -> Vec<&Variable> {
-            module
-                .variables
-                .iter()
-                .chain(&body.variables)
-                .filter(|v| v.space == s)
-                .collect()
-        };
-        let mut addr: Vec<(String, Space, u64)> = Vec::new();
         // Globals: addresses known before their initialisers, which may name each other.
-        let globals = in_space(StateSpace::Global);
-        let (g_offs, _) = layout(&globals, 0);
+        let globals = vars_in(module, body, StateSpace::Global);
+        let (g_offs, g_end) = layout(&globals, 0);
         let g_base = global
             .regions
             .last()
             .map_or(crate::memory::GLOBAL_BASE, |r| {
                 (r.base + r.bytes.len() as u64 + 256).next_multiple_of(256)
             });
-        for (v, o) in globals.iter().zip(&g_offs) {
-            addr.push((v.name.clone(), Space::Global, g_base + o));
+        let gaddr: Vec<(String, u64)> = globals
+            .iter()
+            .zip(&g_offs)
+            .map(|(v, o)| (v.name.clone(), g_base + o))
+            .collect();
+        check_declarations(module, &globals, &g_offs, &|s| vars_in(module, body, s))?;
+        if !globals.is_empty() {
+            let lookup = |n: &str| gaddr.iter().find(|a| a.0 == n).map(|a| a.1);
+            global.alloc(
+                "(.global variables)",
+                global_bytes(&globals, &g_offs, g_end, &lookup),
+            );
         }
-        let mut spaces = [(StateSpace::Const, 0u64); 3];
+        let start = Start {
+            global,
+            buffers,
+            params,
+            globals: gaddr,
+            consts: None,
+            block_threads: launch.block_threads(),
+            dynamic_shared: u64::from(launch.dynamic_shared),
+        };
+        Prepared::place(module, func, body, start)
+    }
+
+    /// Places every variable of `func` (whose `.global` variables `start`
+    /// has placed) and finds the reconvergence points.
+    pub(crate) fn place(
+        module: &'m Module,
+        func: &'m Function,
+        body: &'m Body,
+        start: Start,
+    ) -> Result<Prepared<'m>, KernelError> {
+        let in_space = |s: StateSpace| vars_in(module, body, s);
+        let mut addr: Vec<(String, Space, u64)> = start
+            .globals
+            .iter()
+            .map(|(n, a)| (n.clone(), Space::Global, *a))
+            .collect();
+        let statics = |s: StateSpace| -> Vec<&Variable> {
+            in_space(s).into_iter().filter(|v| !is_dynamic(v)).collect()
+        };
+        let mut ends = [0u64; 3];
         for (k, s) in [StateSpace::Const, StateSpace::Shared, StateSpace::Local]
             .into_iter()
             .enumerate()
         {
-            let vars = in_space(s);
+            let vars = statics(s);
             let (offs, end) = layout(&vars, 0);
             for (v, o) in vars.iter().zip(offs) {
                 addr.push((v.name.clone(), space_of(s), o));
             }
-            spaces[k] = (s, end);
+            ends[k] = end;
         }
-        check_declarations(module, &globals, &g_offs, &in_space)?;
-        let lookup = |n: &str| addr.iter().find(|a| a.0 == n).map(|a| a.2);
-        if !globals.is_empty() {
-            let (_, end) = layout(&globals, 0);
-            let mut bytes = vec![0u8; end as usize];
-            for (v, o) in globals
-                .iter()
-                .zip(&g_offs)
-                .filter(|(v, _)| v.init.is_some())
-            {
-                let init = initial_bytes(v, &lookup);
-                bytes[*o as usize..*o as usize + init.len()].copy_from_slice(&init);
+        // Dynamic shared memory: every `.extern` unsized array names it.
+        let dynamic: Vec<&Variable> = in_space(StateSpace::Shared)
+            .into_iter()
+            .filter(|v| is_dynamic(v))
+            .collect();
+        let mut shared = ends[1];
+        if !dynamic.is_empty() || start.dynamic_shared > 0 {
+            let at = dynamic_offset(shared, &dynamic);
+            for v in &dynamic {
+                addr.push((v.name.clone(), Space::Shared, at));
             }
-            global.alloc("(.global variables)", bytes);
+            shared = at.saturating_add(start.dynamic_shared);
         }
+        let local = ends[2];
+        let lookup = |n: &str| addr.iter().find(|a| a.0 == n).map(|a| a.2);
         let fill = |s: StateSpace, size: u64| -> Vec<u8> {
             let mut b = vec![0u8; size as usize];
             // A variable without an initialiser is zeros, as `b` already is.
-            for v in in_space(s).into_iter().filter(|v| v.init.is_some()) {
+            for v in statics(s).into_iter().filter(|v| v.init.is_some()) {
                 if let Some(o) = lookup(&v.name) {
                     let init = initial_bytes(v, &lookup);
                     b[o as usize..o as usize + init.len()].copy_from_slice(&init);
@@ -235,21 +325,31 @@ impl<'m> Prepared<'m> {
             }
             b
         };
-        let (shared, local) = (spaces[1].1, spaces[2].1);
         // Per block: every thread's local memory (the engine then bounds
         // the blocks resident at once, `engine::MAX_RESIDENT_LOCAL`).
-        if local.saturating_mul(launch.block_threads()) > MAX_SPACE_BYTES {
-            return Err(too_big(
-                "local memory of one block",
-                local.saturating_mul(launch.block_threads()),
-            ));
+        let block_local = local.saturating_mul(start.block_threads);
+        if block_local > MAX_SPACE_BYTES {
+            return Err(too_big("local memory of one block", block_local));
         }
-        let consts = fill(StateSpace::Const, spaces[0].1);
+        let mut consts = fill(StateSpace::Const, ends[0]);
+        if let Some((names, bank)) = &start.consts {
+            // The bank as the host last wrote it, over the initialisers.
+            for v in statics(StateSpace::Const) {
+                let (Some(o), Some(b)) = (lookup(&v.name), names.iter().find(|n| n.0 == v.name))
+                else {
+                    continue;
+                };
+                let (o, b, n) = (o as usize, b.1 as usize, v.size as usize);
+                if let (Some(d), Some(s)) = (consts.get_mut(o..o + n), bank.get(b..b + n)) {
+                    d.copy_from_slice(s);
+                }
+            }
+        }
         // Only as far as the last initialised byte (in practice nothing:
         // ptxas takes no initialiser on `.shared`): a block's shared memory
         // is zeroed to `shared` bytes when it starts, after the engine has
         // checked that an SM holds that much.
-        let init_end = in_space(StateSpace::Shared)
+        let init_end = statics(StateSpace::Shared)
             .iter()
             .filter(|v| v.init.is_some())
             .filter_map(|v| lookup(&v.name).map(|o| o + v.size))
@@ -274,15 +374,31 @@ impl<'m> Prepared<'m> {
             body,
             reconv,
             vars,
-            params,
+            params: start.params,
             consts,
             shared,
             shared_init,
             local,
-            global,
-            buffers,
+            global: start.global,
+            buffers: start.buffers,
         })
     }
+}
+
+/// The initial bytes of the `.global` variables `globals`, laid out at
+/// `offs` in `end` bytes; addresses of symbols resolve through `lookup`.
+pub(crate) fn global_bytes(
+    globals: &[&Variable],
+    offs: &[u64],
+    end: u64,
+    lookup: &dyn Fn(&str) -> Option<u64>,
+) -> Vec<u8> {
+    let mut bytes = vec![0u8; end as usize];
+    for (v, o) in globals.iter().zip(offs).filter(|(v, _)| v.init.is_some()) {
+        let init = initial_bytes(v, lookup);
+        bytes[*o as usize..*o as usize + init.len()].copy_from_slice(&init);
+    }
+    bytes
 }
 
 /// The module of a launch as it runs: `src` parsed, with every call of

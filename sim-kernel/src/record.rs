@@ -19,7 +19,7 @@
 //! and the addresses checked against the recorded ones; the timing is the
 //! direct run's.
 //!
-//! File layout (version 3): [`MAGIC`], the format version as a
+//! File layout (version 4): [`MAGIC`], the format version as a
 //! little-endian `u32` ([`VERSION`]), then records, each a kind byte
 //! (`H`, `W`, `T`), its payload's length as a little-endian `u64` (at most
 //! [`MAX_RECORD_BYTES`]), the payload encoded with bincode 2 (standard
@@ -31,7 +31,8 @@
 //! truncated, corrupt or trailing bytes, and recordings that do not hold
 //! together (checked by [`RecHeader::validate`], per warp as it is read,
 //! and during replay), each with a message naming the file and the part.
-//! Versions 1 (one bincode body) and 2 (no checksums) are no longer read.
+//! Versions 1 (one bincode body), 2 (no checksums) and 3 (no dynamic
+//! shared memory, fewer parameter types) are no longer read.
 
 use crate::engine::Warps;
 use crate::error::KernelError;
@@ -53,7 +54,7 @@ use std::path::{Path, PathBuf};
 /// First bytes of a recording.
 pub const MAGIC: [u8; 8] = *b"SIMKREC\n";
 /// Format version this build writes and reads.
-pub const VERSION: u32 = 3;
+pub const VERSION: u32 = 4;
 /// Largest record payload (header, warp or trailer) written or read, in
 /// bytes: a reader never holds more than one record's bytes at a time.
 pub const MAX_RECORD_BYTES: u64 = 1 << 30;
@@ -171,6 +172,8 @@ pub struct RecHeader {
     pub params: Vec<RecParam>,
     /// Registers a thread, if the launch file stated them.
     pub registers: Option<u32>,
+    /// Bytes of dynamic shared memory per block.
+    pub dynamic_shared: u32,
     /// The launch file's H100 figures, if any.
     pub h100: Option<RecH100>,
 }
@@ -283,6 +286,7 @@ impl RecHeader {
             buffers,
             params,
             registers: launch.registers,
+            dynamic_shared: launch.dynamic_shared,
             h100: launch.h100.as_ref().map(|h| RecH100 {
                 cycles_cold: h.cycles_cold,
                 cycles_warm: h.cycles_warm,
@@ -432,6 +436,7 @@ impl RecHeader {
             outputs: self.outputs(),
             expected: Vec::new(),
             registers: self.registers,
+            dynamic_shared: self.dynamic_shared,
             h100: self.h100.as_ref().map(|h| H100 {
                 cycles_cold: h.cycles_cold,
                 cycles_warm: h.cycles_warm,

@@ -309,6 +309,10 @@ pub struct Launch {
     /// --dump-resource-usage`), if stated: the register file then limits
     /// the blocks an SM holds. PTX does not say it.
     pub registers: Option<u32>,
+    /// Bytes of dynamic shared memory per block (`dynamic_shared_bytes`,
+    /// the third `<<<...>>>` argument): what a kernel's `.extern .shared`
+    /// unsized arrays name.
+    pub dynamic_shared: u32,
     /// The H100's figures, if recorded.
     pub h100: Option<H100>,
 }
@@ -357,6 +361,8 @@ struct RawLaunch {
     expected: Option<Ordered<String>>,
     #[serde(default)]
     registers: Option<u32>,
+    #[serde(default)]
+    dynamic_shared_bytes: u32,
     #[serde(default)]
     h100: Option<H100>,
 }
@@ -600,6 +606,7 @@ fn validate(raw: RawLaunch, base: &Path) -> Result<Launch, LaunchError> {
         outputs,
         expected,
         registers: raw.registers,
+        dynamic_shared: raw.dynamic_shared_bytes,
         h100: raw.h100,
     })
 }

@@ -339,6 +339,7 @@ fn placeholder_header() -> RecHeader {
         buffers: Vec::new(),
         params: Vec::new(),
         registers: None,
+        dynamic_shared: 0,
         h100: None,
     }
 }

@@ -5,6 +5,7 @@ mod calls;
 mod clock;
 mod dead;
 mod declarations;
+mod device;
 mod engine;
 mod errors;
 mod gate;
