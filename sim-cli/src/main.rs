@@ -92,6 +92,38 @@ enum Cmd {
         #[arg(long, value_enum, default_value_t = Lowering::Table)]
         lowering: Lowering,
     },
+    /// Run a CUDA program with the simulator's CUDA runtime in place of NVIDIA's, and report each launch.
+    ///
+    /// The program must be built with `nvcc -cudart shared` (its kernels as
+    /// PTX for the target, as `-arch=sm_90` gives). Its standard output,
+    /// standard error and exit code pass through; a summary of its launches
+    /// goes to standard error, and `--report` writes one row per launch
+    /// (docs/exec.md).
+    Exec {
+        /// Target to simulate (default sm_90).
+        #[arg(long, value_name = "sm_XY")]
+        arch: Option<String>,
+        #[command(flatten)]
+        config: ConfigArgs,
+        /// Number of SMs (default: the target's whole GPU).
+        #[arg(long, value_name = "N")]
+        sms: Option<usize>,
+        /// Host threads simulating SMs (default: the available cores).
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+        /// Sample launches of more than 256 blocks (docs/sampling.md).
+        #[arg(long)]
+        sample: bool,
+        /// Write one row per launch: FILE.json or FILE.csv.
+        #[arg(long, value_name = "FILE")]
+        report: Option<PathBuf>,
+        /// The simulator's CUDA runtime library (default: libsim_cudart.so beside simcli).
+        #[arg(long, value_name = "FILE")]
+        runtime: Option<PathBuf>,
+        /// The program and its arguments, after `--`.
+        #[arg(last = true, required = true, value_name = "PROGRAM")]
+        program: Vec<String>,
+    },
     /// Run a launch file and write what it executed as a kernel recording (docs/kernel-trace.md).
     ///
     /// The recording holds the module, each warp's steps, every memory
@@ -411,6 +443,31 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
                 compiler: lowering == Lowering::Compiler,
             };
             commands::run::run(&file, &args, inputs)
+        }
+        Cmd::Exec {
+            arch,
+            config,
+            sms,
+            threads,
+            sample,
+            report,
+            runtime,
+            program,
+        } => {
+            let mut inputs = Inputs::new();
+            let setup = config.setup(arch, &mut inputs)?;
+            commands::exec::exec(&commands::exec::ExecArgs {
+                setup,
+                config: config.config.clone(),
+                sets: config.sets.clone(),
+                sms,
+                threads,
+                sample,
+                report,
+                runtime,
+                program,
+                inputs,
+            })
         }
         Cmd::Record {
             file,

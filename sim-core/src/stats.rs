@@ -1,11 +1,11 @@
 //! Statistics of one SM, their merge over SMs, and the report of a run.
 
 use crate::config::SchedPolicy;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// What each scheduler did in each of its issue slots (GT200: one slot per 4 clocks).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Stalls {
     /// No warp had an instruction to issue (none resident, finished, or waiting for its stream).
     pub no_eligible: u64,
@@ -32,7 +32,7 @@ impl Stalls {
 }
 
 /// One pipe (functional-unit class).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct UnitStats {
     /// Warp machine instructions executed on this pipe.
     pub ops: u64,
@@ -43,7 +43,7 @@ pub struct UnitStats {
 }
 
 /// Per-opcode counters.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OpStats {
     /// Warp instructions issued.
     pub count: u64,
@@ -99,7 +99,7 @@ impl OpStats {
 
 /// Statistics of one SM or, merged, of several. Every map is a `BTreeMap`
 /// so serialised output is ordered and deterministic.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Stats {
     /// SMs merged into this record (1 for one SM).
     pub sms: u64,
@@ -128,7 +128,7 @@ pub struct Stats {
     /// Instruction-cache lines fetched that were not resident
     /// ([`crate::ICache`]); 0, and left out of JSON, where the program fits
     /// the cache or none is modelled.
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero", default)]
     pub icache_misses: u64,
 }
 

@@ -1,12 +1,13 @@
 //! The commands, one file each or a few related ones together: `run` and
 //! `config` (traces and kernel text), `kernel` (launch files, kernel
-//! recordings, `record`), `sweep` and `merge`, `calibrate`, `trace` (asm,
+//! recordings, `record`), `exec` (CUDA programs), `sweep` and `merge`, `calibrate`, `trace` (asm,
 //! dump, gen), `isa` (conform, eval) and `manual` (man, completions); below
 //! them `common` (configuration, run arguments, input and output) and the
 //! progress display and logging.
 
 pub mod calibrate;
 pub mod common;
+pub mod exec;
 pub mod isa;
 pub mod kernel;
 pub mod manual;

@@ -8,6 +8,7 @@ mod check;
 mod cli;
 mod conform;
 mod corrupt;
+mod exec;
 mod golden;
 mod kernel;
 mod lowering;

@@ -1,0 +1,465 @@
+//! The C entry points for the device, errors, streams and events (the
+//! memory and launch ones are in `abi`).
+
+use crate::abi::with;
+use crate::err;
+use crate::gen::layout as l;
+use crate::runtime::{Fail, Res};
+use std::ffi::{c_char, c_float, c_int, c_uint, c_void};
+
+/// Writes `v` through `p`, refusing a null pointer.
+///
+/// # Safety
+/// `p` is null or valid for a write of `T`.
+unsafe fn put<T>(p: *mut T, v: T) -> Res<()> {
+    if p.is_null() {
+        return Err(Fail::code(err::INVALID_VALUE));
+    }
+    // SAFETY: non-null, and valid by the caller's contract.
+    unsafe { p.write_unaligned(v) };
+    Ok(())
+}
+
+/// Writes `bytes` to `p`, refusing a null pointer.
+///
+/// # Safety
+/// `p` is null or valid for `bytes.len()` bytes of writes.
+unsafe fn put_bytes(p: *mut c_void, bytes: &[u8]) -> Res<()> {
+    if p.is_null() {
+        return Err(Fail::code(err::INVALID_VALUE));
+    }
+    // SAFETY: by the caller's contract; the two never overlap.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p.cast::<u8>(), bytes.len()) };
+    Ok(())
+}
+
+// ---- errors ----
+
+/// `cudaGetLastError`.
+#[no_mangle]
+pub extern "C" fn cudaGetLastError() -> c_int {
+    let mut e = err::SUCCESS;
+    with(|rt| {
+        e = rt.take_last_error();
+        Ok(())
+    });
+    e
+}
+
+/// `cudaPeekAtLastError`.
+#[no_mangle]
+pub extern "C" fn cudaPeekAtLastError() -> c_int {
+    let mut e = err::SUCCESS;
+    with(|rt| {
+        e = rt.peek_last_error();
+        Ok(())
+    });
+    e
+}
+
+/// A `'static` NUL-terminated copy of `s` (each distinct string leaked
+/// once: there are only as many as error codes).
+fn c_str(s: &'static str) -> *const c_char {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static STRINGS: Mutex<Option<HashMap<&'static str, &'static [u8]>>> = Mutex::new(None);
+    let mut g = STRINGS.lock().unwrap_or_else(|e| e.into_inner());
+    let m = g.get_or_insert_with(HashMap::new);
+    let b = m.entry(s).or_insert_with(|| {
+        let mut v = s.as_bytes().to_vec();
+        v.push(0);
+        Box::leak(v.into_boxed_slice())
+    });
+    b.as_ptr().cast()
+}
+
+/// `cudaGetErrorString`.
+#[no_mangle]
+pub extern "C" fn cudaGetErrorString(e: c_int) -> *const c_char {
+    c_str(err::describe(e))
+}
+
+/// `cudaGetErrorName`.
+#[no_mangle]
+pub extern "C" fn cudaGetErrorName(e: c_int) -> *const c_char {
+    c_str(err::name(e))
+}
+
+// ---- the device ----
+
+/// `cudaGetDeviceCount`: one simulated device.
+///
+/// # Safety
+/// `n` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cudaGetDeviceCount(n: *mut c_int) -> c_int {
+    // SAFETY: by the caller's contract.
+    with(|_| unsafe { put(n, 1) })
+}
+
+/// `cudaGetDevice`.
+///
+/// # Safety
+/// `d` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cudaGetDevice(d: *mut c_int) -> c_int {
+    // SAFETY: by the caller's contract.
+    with(|_| unsafe { put(d, 0) })
+}
+
+/// `cudaSetDevice`: only device 0 exists.
+#[no_mangle]
+pub extern "C" fn cudaSetDevice(d: c_int) -> c_int {
+    with(|_| match d {
+        0 => Ok(()),
+        _ => Err(Fail::code(err::INVALID_DEVICE)),
+    })
+}
+
+/// `cudaSetDeviceFlags`: accepted, nothing to set.
+#[no_mangle]
+pub extern "C" fn cudaSetDeviceFlags(_flags: c_uint) -> c_int {
+    with(|_| Ok(()))
+}
+
+/// `cudaGetDeviceProperties`.
+///
+/// # Safety
+/// `p` is valid for a `struct cudaDeviceProp`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaGetDeviceProperties(p: *mut c_void, d: c_int) -> c_int {
+    with(|rt| {
+        if d != 0 {
+            return Err(Fail::code(err::INVALID_DEVICE));
+        }
+        let b = rt.facts()?.device_prop();
+        // SAFETY: by the caller's contract, `p` holds `PROP_SIZE` bytes.
+        unsafe { put_bytes(p, &b) }
+    })
+}
+
+/// `cudaDeviceGetAttribute`.
+///
+/// # Safety
+/// `v` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cudaDeviceGetAttribute(v: *mut c_int, attr: c_int, d: c_int) -> c_int {
+    with(|rt| {
+        if d != 0 {
+            return Err(Fail::code(err::INVALID_DEVICE));
+        }
+        let x = rt.facts()?.attribute(attr).ok_or_else(|| {
+            Fail::said(
+                err::INVALID_VALUE,
+                format!("cudaDeviceGetAttribute: attribute {attr} is not modelled"),
+            )
+        })?;
+        // SAFETY: by the caller's contract.
+        unsafe { put(v, x) }
+    })
+}
+
+/// `cudaDriverGetVersion`: CUDA 13.0.
+///
+/// # Safety
+/// `v` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cudaDriverGetVersion(v: *mut c_int) -> c_int {
+    // SAFETY: by the caller's contract.
+    with(|_| unsafe { put(v, 13000) })
+}
+
+/// `cudaRuntimeGetVersion`: CUDA 13.0.
+///
+/// # Safety
+/// `v` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cudaRuntimeGetVersion(v: *mut c_int) -> c_int {
+    // SAFETY: by the caller's contract.
+    with(|_| unsafe { put(v, 13000) })
+}
+
+/// `cudaDeviceSynchronize`: launches already ran; the sticky error, if any.
+#[no_mangle]
+pub extern "C" fn cudaDeviceSynchronize() -> c_int {
+    with(|rt| rt.alive())
+}
+
+/// `cudaDeviceReset`.
+#[no_mangle]
+pub extern "C" fn cudaDeviceReset() -> c_int {
+    with(|rt| {
+        rt.reset();
+        Ok(())
+    })
+}
+
+/// `cudaFuncGetAttributes`.
+///
+/// # Safety
+/// `p` is valid for a `struct cudaFuncAttributes`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaFuncGetAttributes(p: *mut c_void, func: *const c_void) -> c_int {
+    with(|rt| {
+        let f = rt.func_info(func as u64)?;
+        let facts = rt.facts()?;
+        let mut b = vec![0u8; l::FATTR_SIZE];
+        let mut at = |off: usize, v: &[u8]| b[off..off + v.len()].copy_from_slice(v);
+        at(
+            l::FATTR_SHARED_SIZE_BYTES,
+            &(f.static_shared as usize).to_le_bytes(),
+        );
+        at(
+            l::FATTR_CONST_SIZE_BYTES,
+            &(f.const_bytes as usize).to_le_bytes(),
+        );
+        at(
+            l::FATTR_LOCAL_SIZE_BYTES,
+            &(f.local_per_thread as usize).to_le_bytes(),
+        );
+        at(
+            l::FATTR_MAX_THREADS_PER_BLOCK,
+            &(f.max_threads as c_int).to_le_bytes(),
+        );
+        // PTX does not say how many registers ptxas allocates.
+        at(l::FATTR_NUM_REGS, &0i32.to_le_bytes());
+        let version = facts.major * 10 + facts.minor;
+        at(l::FATTR_PTX_VERSION, &version.to_le_bytes());
+        at(l::FATTR_BINARY_VERSION, &version.to_le_bytes());
+        let dynamic = facts.shared_per_block_optin.saturating_sub(f.static_shared);
+        at(
+            l::FATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            &(dynamic as c_int).to_le_bytes(),
+        );
+        // SAFETY: by the caller's contract.
+        unsafe { put_bytes(p, &b) }
+    })
+}
+
+/// `cudaFuncSetAttribute`: accepted (the simulator lets every block use
+/// the SM's shared memory).
+#[no_mangle]
+pub extern "C" fn cudaFuncSetAttribute(_func: *const c_void, _attr: c_int, _value: c_int) -> c_int {
+    with(|_| Ok(()))
+}
+
+/// `cudaFuncSetCacheConfig`: accepted, without effect.
+#[no_mangle]
+pub extern "C" fn cudaFuncSetCacheConfig(_func: *const c_void, _config: c_int) -> c_int {
+    with(|_| Ok(()))
+}
+
+/// `cudaDeviceSetCacheConfig`: accepted, without effect.
+#[no_mangle]
+pub extern "C" fn cudaDeviceSetCacheConfig(_config: c_int) -> c_int {
+    with(|_| Ok(()))
+}
+
+/// Blocks of `threads` threads and `shared` dynamic bytes an SM holds.
+fn occupancy(
+    rt: &mut crate::runtime::Runtime,
+    func: u64,
+    threads: c_int,
+    shared: usize,
+) -> Res<c_int> {
+    let f = rt.func_info(func)?;
+    let facts = rt.facts()?;
+    if threads <= 0 {
+        return Err(Fail::code(err::INVALID_VALUE));
+    }
+    let warps = (threads as i64 + 31) / 32;
+    let by_threads = i64::from(facts.threads_per_sm) / (warps * 32);
+    let per_block = f.static_shared + shared as u64 + crate::props::RESERVED_SHARED_PER_BLOCK;
+    let by_shared = (facts.shared_per_sm / per_block.max(1)) as i64;
+    let n = by_threads
+        .min(by_shared)
+        .min(i64::from(facts.blocks_per_sm));
+    Ok(n.max(0) as c_int)
+}
+
+/// `cudaOccupancyMaxActiveBlocksPerMultiprocessor`.
+///
+/// # Safety
+/// `n` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+    n: *mut c_int,
+    func: *const c_void,
+    threads: c_int,
+    shared: usize,
+) -> c_int {
+    with(|rt| {
+        let v = occupancy(rt, func as u64, threads, shared)?;
+        // SAFETY: by the caller's contract.
+        unsafe { put(n, v) }
+    })
+}
+
+/// `cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags`.
+///
+/// # Safety
+/// `n` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
+    n: *mut c_int,
+    func: *const c_void,
+    threads: c_int,
+    shared: usize,
+    _flags: c_uint,
+) -> c_int {
+    // SAFETY: as the caller's.
+    unsafe { cudaOccupancyMaxActiveBlocksPerMultiprocessor(n, func, threads, shared) }
+}
+
+// ---- streams ----
+
+/// A stream handle into `p`.
+///
+/// # Safety
+/// `p` is valid for a write.
+unsafe fn stream_create(p: *mut *mut c_void) -> c_int {
+    with(|rt| {
+        let h = rt.stream_create();
+        // SAFETY: by the caller's contract.
+        unsafe { put(p, h as *mut c_void) }
+    })
+}
+
+/// `cudaStreamCreate`.
+///
+/// # Safety
+/// `p` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cudaStreamCreate(p: *mut *mut c_void) -> c_int {
+    // SAFETY: as the caller's.
+    unsafe { stream_create(p) }
+}
+
+/// `cudaStreamCreateWithFlags`.
+///
+/// # Safety
+/// `p` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cudaStreamCreateWithFlags(p: *mut *mut c_void, _flags: c_uint) -> c_int {
+    // SAFETY: as the caller's.
+    unsafe { stream_create(p) }
+}
+
+/// `cudaStreamCreateWithPriority`.
+///
+/// # Safety
+/// `p` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cudaStreamCreateWithPriority(
+    p: *mut *mut c_void,
+    _flags: c_uint,
+    _priority: c_int,
+) -> c_int {
+    // SAFETY: as the caller's.
+    unsafe { stream_create(p) }
+}
+
+/// `cudaStreamDestroy`.
+#[no_mangle]
+pub extern "C" fn cudaStreamDestroy(s: *mut c_void) -> c_int {
+    with(|rt| rt.stream_destroy(s as u64))
+}
+
+/// `cudaStreamSynchronize`: its work already ran.
+#[no_mangle]
+pub extern "C" fn cudaStreamSynchronize(_s: *mut c_void) -> c_int {
+    with(|rt| rt.alive())
+}
+
+/// `cudaStreamQuery`: always done.
+#[no_mangle]
+pub extern "C" fn cudaStreamQuery(_s: *mut c_void) -> c_int {
+    with(|rt| rt.alive())
+}
+
+/// `cudaStreamWaitEvent`: the event is already done.
+#[no_mangle]
+pub extern "C" fn cudaStreamWaitEvent(_s: *mut c_void, e: *mut c_void, _flags: c_uint) -> c_int {
+    with(|rt| rt.event_check(e as u64))
+}
+
+// ---- events ----
+
+/// An event handle into `p`.
+///
+/// # Safety
+/// `p` is valid for a write.
+unsafe fn event_create(p: *mut *mut c_void) -> c_int {
+    with(|rt| {
+        let h = rt.event_create();
+        // SAFETY: by the caller's contract.
+        unsafe { put(p, h as *mut c_void) }
+    })
+}
+
+/// `cudaEventCreate`.
+///
+/// # Safety
+/// `p` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cudaEventCreate(p: *mut *mut c_void) -> c_int {
+    // SAFETY: as the caller's.
+    unsafe { event_create(p) }
+}
+
+/// `cudaEventCreateWithFlags`.
+///
+/// # Safety
+/// `p` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cudaEventCreateWithFlags(p: *mut *mut c_void, _flags: c_uint) -> c_int {
+    // SAFETY: as the caller's.
+    unsafe { event_create(p) }
+}
+
+/// `cudaEventDestroy`.
+#[no_mangle]
+pub extern "C" fn cudaEventDestroy(e: *mut c_void) -> c_int {
+    with(|rt| rt.event_destroy(e as u64))
+}
+
+/// `cudaEventRecord`: the simulated time now.
+#[no_mangle]
+pub extern "C" fn cudaEventRecord(e: *mut c_void, _s: *mut c_void) -> c_int {
+    with(|rt| rt.event_record(e as u64))
+}
+
+/// `cudaEventRecordWithFlags`.
+#[no_mangle]
+pub extern "C" fn cudaEventRecordWithFlags(e: *mut c_void, _s: *mut c_void, _f: c_uint) -> c_int {
+    with(|rt| rt.event_record(e as u64))
+}
+
+/// `cudaEventSynchronize`.
+#[no_mangle]
+pub extern "C" fn cudaEventSynchronize(e: *mut c_void) -> c_int {
+    with(|rt| rt.event_check(e as u64))
+}
+
+/// `cudaEventQuery`.
+#[no_mangle]
+pub extern "C" fn cudaEventQuery(e: *mut c_void) -> c_int {
+    with(|rt| rt.event_check(e as u64))
+}
+
+/// `cudaEventElapsedTime`: milliseconds of simulated time.
+///
+/// # Safety
+/// `ms` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cudaEventElapsedTime(
+    ms: *mut c_float,
+    start: *mut c_void,
+    end: *mut c_void,
+) -> c_int {
+    with(|rt| {
+        let t = rt.elapsed_ms(start as u64, end as u64)?;
+        // SAFETY: by the caller's contract.
+        unsafe { put(ms, t) }
+    })
+}

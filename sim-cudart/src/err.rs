@@ -1,0 +1,107 @@
+//! The `cudaError_t` codes the runtime returns (their values: CUDA 13's
+//! `driver_types.h`, which `gen::errors` lists; a test holds each here to
+//! it), and the strings `cudaGetErrorString` gives.
+
+use crate::gen::errors::ERRORS;
+
+/// `cudaSuccess`.
+pub const SUCCESS: i32 = 0;
+/// `cudaErrorInvalidValue`.
+pub const INVALID_VALUE: i32 = 1;
+/// `cudaErrorMemoryAllocation`.
+pub const MEMORY_ALLOCATION: i32 = 2;
+/// `cudaErrorInitializationError`.
+pub const INITIALIZATION: i32 = 3;
+/// `cudaErrorInvalidConfiguration`.
+pub const INVALID_CONFIGURATION: i32 = 9;
+/// `cudaErrorInvalidSymbol`.
+pub const INVALID_SYMBOL: i32 = 13;
+/// `cudaErrorInvalidMemcpyDirection`.
+pub const INVALID_MEMCPY_DIRECTION: i32 = 21;
+/// `cudaErrorInvalidDeviceFunction`.
+pub const INVALID_DEVICE_FUNCTION: i32 = 98;
+/// `cudaErrorInvalidDevice`.
+pub const INVALID_DEVICE: i32 = 101;
+/// `cudaErrorNoKernelImageForDevice`.
+pub const NO_KERNEL_IMAGE: i32 = 209;
+/// `cudaErrorInvalidPtx`.
+pub const INVALID_PTX: i32 = 218;
+/// `cudaErrorInvalidResourceHandle`.
+pub const INVALID_RESOURCE_HANDLE: i32 = 400;
+/// `cudaErrorIllegalAddress`.
+pub const ILLEGAL_ADDRESS: i32 = 700;
+/// `cudaErrorLaunchOutOfResources`.
+pub const LAUNCH_OUT_OF_RESOURCES: i32 = 701;
+/// `cudaErrorLaunchTimeout`.
+pub const LAUNCH_TIMEOUT: i32 = 702;
+/// `cudaErrorLaunchFailure`.
+pub const LAUNCH_FAILURE: i32 = 719;
+/// `cudaErrorNotSupported`.
+pub const NOT_SUPPORTED: i32 = 801;
+/// `cudaErrorUnknown`.
+pub const UNKNOWN: i32 = 999;
+
+/// `cudaGetErrorName`.
+pub fn name(code: i32) -> &'static str {
+    ERRORS
+        .iter()
+        .find(|(c, _)| *c == code)
+        .map_or("cudaErrorUnknown", |(_, n)| n)
+}
+
+/// `cudaGetErrorString`: the description NVIDIA's runtime gives for the
+/// common codes (as CUDA programs print them), else the name.
+pub fn describe(code: i32) -> &'static str {
+    match code {
+        SUCCESS => "no error",
+        INVALID_VALUE => "invalid argument",
+        MEMORY_ALLOCATION => "out of memory",
+        INITIALIZATION => "initialization error",
+        INVALID_CONFIGURATION => "invalid configuration argument",
+        INVALID_SYMBOL => "invalid device symbol",
+        INVALID_MEMCPY_DIRECTION => "invalid copy direction for memcpy",
+        INVALID_DEVICE_FUNCTION => "invalid device function",
+        INVALID_DEVICE => "invalid device ordinal",
+        NO_KERNEL_IMAGE => "no kernel image is available for execution on the device",
+        INVALID_PTX => "a PTX JIT compilation failed",
+        INVALID_RESOURCE_HANDLE => "invalid resource handle",
+        ILLEGAL_ADDRESS => "an illegal memory access was encountered",
+        LAUNCH_OUT_OF_RESOURCES => "too many resources requested for launch",
+        LAUNCH_TIMEOUT => "the launch timed out and was terminated",
+        LAUNCH_FAILURE => "unspecified launch failure",
+        NOT_SUPPORTED => "operation not supported",
+        UNKNOWN => "unknown error",
+        _ => name(code),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_cudas() {
+        for (code, want) in [
+            (SUCCESS, "cudaSuccess"),
+            (INVALID_VALUE, "cudaErrorInvalidValue"),
+            (MEMORY_ALLOCATION, "cudaErrorMemoryAllocation"),
+            (INITIALIZATION, "cudaErrorInitializationError"),
+            (INVALID_CONFIGURATION, "cudaErrorInvalidConfiguration"),
+            (INVALID_SYMBOL, "cudaErrorInvalidSymbol"),
+            (INVALID_MEMCPY_DIRECTION, "cudaErrorInvalidMemcpyDirection"),
+            (INVALID_DEVICE_FUNCTION, "cudaErrorInvalidDeviceFunction"),
+            (INVALID_DEVICE, "cudaErrorInvalidDevice"),
+            (NO_KERNEL_IMAGE, "cudaErrorNoKernelImageForDevice"),
+            (INVALID_PTX, "cudaErrorInvalidPtx"),
+            (INVALID_RESOURCE_HANDLE, "cudaErrorInvalidResourceHandle"),
+            (ILLEGAL_ADDRESS, "cudaErrorIllegalAddress"),
+            (LAUNCH_OUT_OF_RESOURCES, "cudaErrorLaunchOutOfResources"),
+            (LAUNCH_TIMEOUT, "cudaErrorLaunchTimeout"),
+            (LAUNCH_FAILURE, "cudaErrorLaunchFailure"),
+            (NOT_SUPPORTED, "cudaErrorNotSupported"),
+            (UNKNOWN, "cudaErrorUnknown"),
+        ] {
+            assert_eq!(name(code), want, "code {code}");
+        }
+    }
+}

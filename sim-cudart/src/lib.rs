@@ -1,0 +1,31 @@
+//! sim-cudart: a CUDA runtime of our own. Built as `libsim_cudart.so`
+//! with the soname `libcudart.so.13` and every function NVIDIA's
+//! libcudart.so.13 exports under its version tag (`build.rs`), it stands
+//! in for NVIDIA's library when a program built with `nvcc -cudart shared`
+//! runs under `simcli exec`: the program's kernels run on the simulator.
+//!
+//! - `abi`, `abi_device`: the C entry points (the only unsafe code, with
+//!   `host`'s allocations);
+//! - [`runtime`]: the state and each operation, in safe code;
+//! - [`fatbin`]: the PTX of a registered fatbinary (`sim-fatbin`);
+//! - [`props`]: the simulated device's figures;
+//! - [`protocol`]: the settings and report rows `simcli exec` exchanges
+//!   with the runtime.
+//!
+//! Launches are synchronous: each runs to its end on the simulator when the
+//! program makes it. Device memory is the simulator's (`sim_kernel::device`);
+//! host memory from `cudaMallocHost`/`cudaHostAlloc`/`cudaMallocManaged` is
+//! real host memory that kernels reach at the same address.
+
+mod abi;
+mod abi_device;
+mod classify;
+mod err;
+pub mod fatbin;
+mod gen;
+mod host;
+pub mod props;
+pub mod protocol;
+pub mod runtime;
+
+pub use protocol::{LaunchRow, Settings, SETTINGS_ENV};

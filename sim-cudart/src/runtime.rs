@@ -1,0 +1,635 @@
+//! The runtime's state and every operation on it, in safe code: the C entry
+//! points (`abi`) read the program's pointers and call these.
+//!
+//! Everything is synchronous: a launch runs to its end on the simulator
+//! when the program makes it, whatever the stream, so streams only name
+//! themselves and an event records the simulated device time (the cycles
+//! of the launches before it) when it is recorded.
+
+use crate::err;
+use crate::host::HostBlock;
+use crate::props::Facts;
+use crate::protocol::{LaunchRow, Settings};
+use sim_kernel::device::{Device, DeviceError, FuncInfo, ModuleId, ParamSlot};
+use std::collections::HashMap;
+use std::io::Write;
+
+/// A failed call: the CUDA error code, and what to print on standard error
+/// (the precise reason a bare code cannot carry).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fail {
+    /// `cudaError_t`.
+    pub code: i32,
+    /// Printed once, as `ptx-sm-sim: ...`.
+    pub message: Option<String>,
+}
+
+impl Fail {
+    /// A code alone.
+    pub fn code(code: i32) -> Fail {
+        Fail {
+            code,
+            message: None,
+        }
+    }
+
+    /// A code with its reason.
+    pub fn said(code: i32, message: impl Into<String>) -> Fail {
+        Fail {
+            code,
+            message: Some(message.into()),
+        }
+    }
+}
+
+/// What an entry point returns.
+pub type Res<T> = Result<T, Fail>;
+
+/// A registered fatbinary: the PTX for the simulated target, or why there
+/// is none (reported when a kernel of it is first used).
+struct Fatbin {
+    ptx: Result<String, String>,
+    /// Its module on the device, once loaded.
+    module: Option<ModuleId>,
+}
+
+/// A registered kernel or variable: its fatbinary and PTX name.
+#[derive(Clone, Debug)]
+struct Named {
+    fatbin: usize,
+    name: String,
+}
+
+/// `<<<grid, block, shared, stream>>>` between push and pop.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CallConfig {
+    /// Blocks.
+    pub grid: [u32; 3],
+    /// Threads a block.
+    pub block: [u32; 3],
+    /// Dynamic shared memory a block.
+    pub shared: u64,
+    /// The stream, as the program names it.
+    pub stream: u64,
+}
+
+/// Where a pointer points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Place {
+    /// Simulated device memory (`cudaMalloc`, a `__device__` variable).
+    Device,
+    /// One of the runtime's host blocks (`cudaMallocHost`, managed
+    /// memory), which the program reads and writes directly.
+    HostBlock,
+    /// Anything else: the program's own host memory, if the call says so.
+    Other,
+}
+
+/// The simulator's state, created when first needed.
+struct Sim {
+    device: Device,
+    facts: Facts,
+}
+
+/// The runtime.
+pub struct Runtime {
+    settings: Settings,
+    sim: Option<Sim>,
+    fatbins: Vec<Fatbin>,
+    functions: HashMap<u64, Named>,
+    vars: HashMap<u64, Named>,
+    configs: Vec<CallConfig>,
+    last_error: i32,
+    /// A kernel fault: every later call fails with it, as on a GPU.
+    sticky: Option<i32>,
+    /// Simulated device time, cycles.
+    now: u64,
+    events: HashMap<u64, Option<u64>>,
+    streams: Vec<u64>,
+    next_handle: u64,
+    /// Host blocks by address, each also mapped into the device.
+    host: HashMap<u64, HostBlock>,
+    launches: u64,
+    /// Bytes of device memory the program holds.
+    allocated: u64,
+}
+
+impl Runtime {
+    /// A runtime with `settings` (`simcli exec`'s, or the defaults).
+    pub fn new(settings: Settings) -> Runtime {
+        Runtime {
+            settings,
+            sim: None,
+            fatbins: Vec::new(),
+            functions: HashMap::new(),
+            vars: HashMap::new(),
+            configs: Vec::new(),
+            last_error: err::SUCCESS,
+            sticky: None,
+            now: 0,
+            events: HashMap::new(),
+            streams: Vec::new(),
+            next_handle: 0x5100,
+            host: HashMap::new(),
+            launches: 0,
+            allocated: 0,
+        }
+    }
+
+    /// Notes a call's result for `cudaGetLastError` and gives its code.
+    pub fn note(&mut self, r: Res<()>) -> i32 {
+        match r {
+            Ok(()) => err::SUCCESS,
+            Err(f) => {
+                if let Some(m) = &f.message {
+                    eprintln!("ptx-sm-sim: {m}");
+                }
+                if f.code != err::SUCCESS {
+                    self.last_error = f.code;
+                }
+                f.code
+            }
+        }
+    }
+
+    /// `cudaGetLastError`: the last error, reset unless it is sticky.
+    pub fn take_last_error(&mut self) -> i32 {
+        let e = self.last_error;
+        self.last_error = self.sticky.unwrap_or(err::SUCCESS);
+        e
+    }
+
+    /// `cudaPeekAtLastError`.
+    pub fn peek_last_error(&self) -> i32 {
+        self.last_error
+    }
+
+    /// Fails with the sticky error, if a kernel faulted.
+    pub fn alive(&self) -> Res<()> {
+        match self.sticky {
+            Some(c) => Err(Fail::code(c)),
+            None => Ok(()),
+        }
+    }
+
+    fn target_sm(&self) -> u32 {
+        let arch = self.settings.arch.as_deref().unwrap_or("sm_90");
+        sim_isa::Target::parse(arch).map_or(90, |t| t.sm)
+    }
+
+    /// The simulator, created on first use.
+    fn sim(&mut self) -> Res<&mut Sim> {
+        if self.sim.is_none() {
+            let opts = self
+                .settings
+                .run_options()
+                .map_err(|m| Fail::said(err::INITIALIZATION, m))?;
+            let facts = Facts::of(&opts.config, &opts.memory, opts.sms);
+            self.sim = Some(Sim {
+                device: Device::new(opts),
+                facts,
+            });
+        }
+        self.sim
+            .as_mut()
+            .ok_or_else(|| Fail::code(err::INITIALIZATION))
+    }
+
+    /// The simulated device's figures.
+    pub fn facts(&mut self) -> Res<Facts> {
+        Ok(self.sim()?.facts.clone())
+    }
+
+    // ---- registration ----
+
+    /// `__cudaRegisterFatBinary`: `bytes` is the fatbinary (or why it
+    /// could not be read); gives its handle.
+    pub fn register_fatbin(&mut self, bytes: Result<&[u8], String>) -> usize {
+        let sm = self.target_sm();
+        let ptx = bytes.and_then(|b| crate::fatbin::ptx_for(b, sm));
+        self.fatbins.push(Fatbin { ptx, module: None });
+        self.fatbins.len() - 1
+    }
+
+    /// `__cudaRegisterFunction`: the kernel whose host stub is at `stub`.
+    pub fn register_function(&mut self, fatbin: usize, stub: u64, name: String) {
+        self.functions.insert(stub, Named { fatbin, name });
+    }
+
+    /// `__cudaRegisterVar`: the variable whose host shadow is at `shadow`.
+    pub fn register_var(&mut self, fatbin: usize, shadow: u64, name: String) {
+        self.vars.insert(shadow, Named { fatbin, name });
+    }
+
+    /// The module of fatbinary `f`, loaded on first use.
+    fn module(&mut self, f: usize) -> Res<ModuleId> {
+        let fb = self
+            .fatbins
+            .get(f)
+            .ok_or_else(|| Fail::code(err::INVALID_RESOURCE_HANDLE))?;
+        if let Some(m) = fb.module {
+            return Ok(m);
+        }
+        let ptx = fb
+            .ptx
+            .clone()
+            .map_err(|m| Fail::said(err::NO_KERNEL_IMAGE, m))?;
+        let name = format!("fatbinary {f}");
+        let m = self
+            .sim()?
+            .device
+            .load_module(&name, &ptx)
+            .map_err(|e| Fail::said(err::INVALID_PTX, e.to_string()))?;
+        if let Some(fb) = self.fatbins.get_mut(f) {
+            fb.module = Some(m);
+        }
+        Ok(m)
+    }
+
+    fn kernel(&self, stub: u64) -> Res<Named> {
+        self.functions
+            .get(&stub)
+            .cloned()
+            .ok_or_else(|| Fail::code(err::INVALID_DEVICE_FUNCTION))
+    }
+
+    fn var(&self, shadow: u64) -> Res<Named> {
+        self.vars
+            .get(&shadow)
+            .cloned()
+            .ok_or_else(|| Fail::code(err::INVALID_SYMBOL))
+    }
+
+    // ---- launches ----
+
+    /// `__cudaPushCallConfiguration`.
+    pub fn push_config(&mut self, c: CallConfig) {
+        self.configs.push(c);
+    }
+
+    /// `__cudaPopCallConfiguration`.
+    pub fn pop_config(&mut self) -> Res<CallConfig> {
+        self.configs
+            .pop()
+            .ok_or_else(|| Fail::code(err::INVALID_CONFIGURATION))
+    }
+
+    /// The parameters of the kernel whose stub is at `stub`.
+    pub fn params(&mut self, stub: u64) -> Res<Vec<ParamSlot>> {
+        self.alive()?;
+        let k = self.kernel(stub)?;
+        let m = self.module(k.fatbin)?;
+        self.sim()?
+            .device
+            .params(m, &k.name)
+            .map_err(|e| Fail::said(err::INVALID_DEVICE_FUNCTION, e.to_string()))
+    }
+
+    /// What `cudaFuncGetAttributes` reports.
+    pub fn func_info(&mut self, stub: u64) -> Res<FuncInfo> {
+        self.alive()?;
+        let k = self.kernel(stub)?;
+        let m = self.module(k.fatbin)?;
+        self.sim()?
+            .device
+            .func_info(m, &k.name)
+            .map_err(|e| Fail::said(err::INVALID_DEVICE_FUNCTION, e.to_string()))
+    }
+
+    /// Runs the kernel whose stub is at `stub` with the packed parameter
+    /// buffer `params`, to its end.
+    pub fn launch(&mut self, stub: u64, c: &CallConfig, params: &[u8]) -> Res<()> {
+        self.alive()?;
+        let k = self.kernel(stub)?;
+        let m = self.module(k.fatbin)?;
+        let shared = u32::try_from(c.shared).map_err(|_| Fail::code(err::INVALID_CONFIGURATION))?;
+        self.host_to_device()?;
+        let (start, index) = (self.now, self.launches);
+        let sim = self.sim()?;
+        let sms = sim.device.options().sms;
+        let r = sim
+            .device
+            .launch(m, &k.name, c.grid, c.block, shared, params);
+        self.launches += 1;
+        let mut row = LaunchRow {
+            index,
+            kernel: k.name.clone(),
+            grid: c.grid,
+            block: c.block,
+            dynamic_shared: shared,
+            sms,
+            warps: 0,
+            instructions: 0,
+            cycles: 0,
+            start_cycle: start,
+            stats: sim_core::Stats::default(),
+            sampled: None,
+            error: None,
+        };
+        let out = match r {
+            Ok(l) => {
+                self.now += l.timed.cycles;
+                row.warps = l.warps;
+                row.instructions = l.instructions;
+                row.cycles = l.timed.cycles;
+                row.sampled = l.timed.sampled.map(|s| {
+                    serde_json::json!({
+                        "timed_sms": s.timed_sms,
+                        "timed_blocks": s.timed_blocks,
+                        "block_cycles": s.block_cycles,
+                        "ci95": s.ci95,
+                    })
+                });
+                row.stats = l.timed.stats;
+                self.device_to_host()
+            }
+            Err(e) => {
+                let f = launch_failure(&k.name, &e);
+                row.error = f.message.clone();
+                if is_fault(&e) {
+                    self.sticky = Some(f.code);
+                }
+                Err(f)
+            }
+        };
+        self.report(&row)?;
+        out
+    }
+
+    /// Appends `row` to the report file, if one is asked for.
+    fn report(&mut self, row: &LaunchRow) -> Res<()> {
+        let Some(path) = &self.settings.report else {
+            return Ok(());
+        };
+        let line = serde_json::to_string(row)
+            .map_err(|e| Fail::said(err::UNKNOWN, format!("report: {e}")))?;
+        std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+            .and_then(|mut f| writeln!(f, "{line}"))
+            .map_err(|e| Fail::said(err::UNKNOWN, format!("report {}: {e}", path.display())))
+    }
+
+    /// Before a launch: the host blocks' bytes into the device.
+    fn host_to_device(&mut self) -> Res<()> {
+        let Runtime { sim, host, .. } = self;
+        let Some(sim) = sim else { return Ok(()) };
+        for b in host.values() {
+            sim.device.write(b.addr(), b.bytes()).map_err(dev_fail)?;
+        }
+        Ok(())
+    }
+
+    /// After a launch: the host blocks' bytes back from the device.
+    fn device_to_host(&mut self) -> Res<()> {
+        let Runtime { sim, host, .. } = self;
+        let Some(sim) = sim else { return Ok(()) };
+        for b in host.values_mut() {
+            let addr = b.addr();
+            sim.device.read(addr, b.bytes_mut()).map_err(dev_fail)?;
+        }
+        Ok(())
+    }
+
+    // ---- memory ----
+
+    /// `cudaMalloc`.
+    pub fn malloc(&mut self, bytes: u64) -> Res<u64> {
+        self.alive()?;
+        let a = self
+            .sim()?
+            .device
+            .malloc(bytes)
+            .map_err(|e| Fail::said(err::MEMORY_ALLOCATION, e.to_string()))?;
+        self.allocated += bytes;
+        Ok(a)
+    }
+
+    /// `cudaMallocHost`, `cudaHostAlloc`, `cudaMallocManaged`: host memory
+    /// kernels also reach.
+    pub fn malloc_host(&mut self, bytes: u64) -> Res<u64> {
+        self.alive()?;
+        let b = HostBlock::new(bytes).ok_or_else(|| Fail::code(err::MEMORY_ALLOCATION))?;
+        let addr = b.addr();
+        self.sim()?
+            .device
+            .malloc_at(addr, b.len())
+            .map_err(|e| Fail::said(err::MEMORY_ALLOCATION, e.to_string()))?;
+        self.host.insert(addr, b);
+        Ok(addr)
+    }
+
+    /// `cudaFree` / `cudaFreeHost`.
+    pub fn free(&mut self, addr: u64) -> Res<()> {
+        if addr == 0 {
+            return Ok(());
+        }
+        self.alive()?;
+        let host = self.host.remove(&addr);
+        let sim = self.sim()?;
+        let len = sim.device.allocation(addr).map_or(0, |(_, n)| n);
+        sim.device
+            .free(addr)
+            .map_err(|e| Fail::said(err::INVALID_VALUE, format!("cudaFree: {e}")))?;
+        if host.is_none() {
+            self.allocated = self.allocated.saturating_sub(len);
+        }
+        Ok(())
+    }
+
+    /// Where `addr` points.
+    pub fn place(&self, addr: u64) -> Place {
+        if self.host.contains_key(&addr) || self.host_block_of(addr).is_some() {
+            return Place::HostBlock;
+        }
+        match &self.sim {
+            Some(s) if s.device.allocation(addr).is_some() => Place::Device,
+            _ => Place::Other,
+        }
+    }
+
+    fn host_block_of(&self, addr: u64) -> Option<u64> {
+        self.host
+            .values()
+            .find(|b| addr >= b.addr() && addr - b.addr() < b.len())
+            .map(HostBlock::addr)
+    }
+
+    /// Device bytes at `addr` into `out`.
+    pub fn read(&mut self, addr: u64, out: &mut [u8]) -> Res<()> {
+        self.alive()?;
+        self.sim()?.device.read(addr, out).map_err(dev_fail)
+    }
+
+    /// `data` into device memory at `addr`.
+    pub fn write(&mut self, addr: u64, data: &[u8]) -> Res<()> {
+        self.alive()?;
+        self.sim()?.device.write(addr, data).map_err(dev_fail)
+    }
+
+    /// `cudaMemset` on device memory.
+    pub fn fill(&mut self, addr: u64, value: u8, n: u64) -> Res<()> {
+        self.alive()?;
+        self.sim()?.device.fill(addr, value, n).map_err(dev_fail)
+    }
+
+    /// A device-to-device copy.
+    pub fn copy(&mut self, dst: u64, src: u64, n: u64) -> Res<()> {
+        self.alive()?;
+        self.sim()?.device.copy(dst, src, n).map_err(dev_fail)
+    }
+
+    /// Bytes of device memory the program holds.
+    pub fn allocated(&self) -> u64 {
+        self.allocated
+    }
+
+    // ---- symbols ----
+
+    /// `cudaMemcpyToSymbol`.
+    pub fn write_symbol(&mut self, shadow: u64, offset: u64, data: &[u8]) -> Res<()> {
+        self.alive()?;
+        let v = self.var(shadow)?;
+        let m = self.module(v.fatbin)?;
+        self.sim()?
+            .device
+            .write_symbol(m, &v.name, offset, data)
+            .map_err(|e| Fail::said(err::INVALID_VALUE, e.to_string()))
+    }
+
+    /// `cudaMemcpyFromSymbol`.
+    pub fn read_symbol(&mut self, shadow: u64, offset: u64, out: &mut [u8]) -> Res<()> {
+        self.alive()?;
+        let v = self.var(shadow)?;
+        let m = self.module(v.fatbin)?;
+        self.sim()?
+            .device
+            .read_symbol(m, &v.name, offset, out)
+            .map_err(|e| Fail::said(err::INVALID_VALUE, e.to_string()))
+    }
+
+    /// `cudaGetSymbolAddress` / `cudaGetSymbolSize`: a `__device__`
+    /// variable's device address and size.
+    pub fn symbol(&mut self, shadow: u64) -> Res<(u64, u64)> {
+        self.alive()?;
+        let v = self.var(shadow)?;
+        let m = self.module(v.fatbin)?;
+        let s = self
+            .sim()?
+            .device
+            .symbol(m, &v.name)
+            .ok_or_else(|| Fail::code(err::INVALID_SYMBOL))?;
+        match s.space {
+            sim_kernel::device::SymbolSpace::Global => Ok((s.addr, s.size)),
+            // A `__constant__` variable has no generic address here.
+            sim_kernel::device::SymbolSpace::Const => Err(Fail::said(
+                err::NOT_SUPPORTED,
+                format!("the address of __constant__ variable '{}'", v.name),
+            )),
+        }
+    }
+
+    // ---- streams, events, time ----
+
+    fn handle(&mut self) -> u64 {
+        self.next_handle += 0x10;
+        self.next_handle
+    }
+
+    /// `cudaStreamCreate`.
+    pub fn stream_create(&mut self) -> u64 {
+        let h = self.handle();
+        self.streams.push(h);
+        h
+    }
+
+    /// `cudaStreamDestroy`.
+    pub fn stream_destroy(&mut self, h: u64) -> Res<()> {
+        let n = self.streams.len();
+        self.streams.retain(|&s| s != h);
+        if n == self.streams.len() {
+            return Err(Fail::code(err::INVALID_RESOURCE_HANDLE));
+        }
+        Ok(())
+    }
+
+    /// `cudaEventCreate`.
+    pub fn event_create(&mut self) -> u64 {
+        let h = self.handle();
+        self.events.insert(h, None);
+        h
+    }
+
+    /// `cudaEventDestroy`.
+    pub fn event_destroy(&mut self, h: u64) -> Res<()> {
+        self.events
+            .remove(&h)
+            .map(|_| ())
+            .ok_or_else(|| Fail::code(err::INVALID_RESOURCE_HANDLE))
+    }
+
+    /// `cudaEventRecord`: the simulated time now.
+    pub fn event_record(&mut self, h: u64) -> Res<()> {
+        let now = self.now;
+        let e = self
+            .events
+            .get_mut(&h)
+            .ok_or_else(|| Fail::code(err::INVALID_RESOURCE_HANDLE))?;
+        *e = Some(now);
+        Ok(())
+    }
+
+    /// `cudaEventSynchronize` / `cudaEventQuery`: recorded events are done.
+    pub fn event_check(&self, h: u64) -> Res<()> {
+        self.alive()?;
+        match self.events.get(&h) {
+            Some(_) => Ok(()),
+            None => Err(Fail::code(err::INVALID_RESOURCE_HANDLE)),
+        }
+    }
+
+    /// `cudaEventElapsedTime`: milliseconds of simulated time at the
+    /// device's clock.
+    pub fn elapsed_ms(&mut self, start: u64, end: u64) -> Res<f32> {
+        let t = |h: u64| -> Res<u64> {
+            match self.events.get(&h) {
+                Some(Some(t)) => Ok(*t),
+                Some(None) => Err(Fail::code(err::INVALID_RESOURCE_HANDLE)),
+                None => Err(Fail::code(err::INVALID_RESOURCE_HANDLE)),
+            }
+        };
+        let (a, b) = (t(start)?, t(end)?);
+        let khz = f64::from(self.facts()?.clock_khz.max(1));
+        Ok(((b as f64 - a as f64) / khz) as f32)
+    }
+
+    /// `cudaDeviceReset`: every allocation, module and error gone.
+    pub fn reset(&mut self) {
+        self.sim = None;
+        self.host.clear();
+        for f in &mut self.fatbins {
+            f.module = None;
+        }
+        self.sticky = None;
+        self.last_error = err::SUCCESS;
+        self.allocated = 0;
+    }
+}
+
+/// A device error of a memory call.
+fn dev_fail(e: DeviceError) -> Fail {
+    Fail::said(err::INVALID_VALUE, e.to_string())
+}
+
+/// Whether a launch error is the kernel's own fault (sticky), not a
+/// refused launch.
+fn is_fault(e: &DeviceError) -> bool {
+    crate::classify::is_fault(e)
+}
+
+/// The CUDA error of a failed launch of `kernel`.
+fn launch_failure(kernel: &str, e: &DeviceError) -> Fail {
+    let code = crate::classify::launch_code(e);
+    Fail::said(code, format!("kernel {kernel}: {e}"))
+}
