@@ -33,4 +33,6 @@ fatbinary --create=ident_options.fatbin -64 --ident=myident.cu --cmdline="-O2 -v
 rm -rf "$tmp"
 nvcc -arch=sm_90 -cudart shared -L"${CUDART_LIB:?}" -o app.full app.cu
 strip -o app app.full
+nvcc -arch=sm_90 -rdc=true -cudart shared -L"${CUDART_LIB:?}" -o app.full app.cu
+strip -o app_rdc app.full
 rm app.full

@@ -334,3 +334,46 @@ fn arch_and_family_specific_ptx() {
         );
     }
 }
+
+#[test]
+fn with_rdc_the_ptx_is_in_the_relocatable_section() {
+    let app = data("app_rdc");
+    let linked = nv_fatbin_section(&app).unwrap().expect(".nv_fatbin");
+    let fatbins = fatbins_in_section(linked.data).unwrap();
+    assert_eq!(fatbins.len(), 1);
+    let kinds: Vec<_> = fatbins[0]
+        .1
+        .entries()
+        .iter()
+        .map(|e| (e.kind, e.sm))
+        .collect();
+    assert_eq!(kinds, [(EntryKind::Elf, 90)]);
+    let rel = elf_section(&app, "__nv_relfatbin")
+        .unwrap()
+        .expect("__nv_relfatbin");
+    let fatbins = fatbins_in_section(rel.data).unwrap();
+    assert_eq!(fatbins.len(), 1);
+    let fb = &fatbins[0].1;
+    // The relocatable cubin is compressed too (zstd) in the default mode.
+    let e = fb.entries();
+    assert_eq!(
+        (e[0].kind, e[0].compression().unwrap()),
+        (EntryKind::Elf, Compression::Zstd)
+    );
+    let ptx = fb.ptx_for(90).unwrap();
+    assert_eq!(
+        ptx.text,
+        as_stored(&String::from_utf8(data("app.sm_90.ptx")).unwrap())
+    );
+    // The version 1 wrapper points at it, the version 2 one at the linked cubin.
+    let seg = elf_section(&app, ".nvFatBinSegment")
+        .unwrap()
+        .expect("segment");
+    let w: Vec<FatbinWrapper> = seg
+        .data
+        .chunks(WRAPPER_LEN)
+        .map(|c| FatbinWrapper::parse(c).unwrap())
+        .collect();
+    assert_eq!((w[0].version, w[0].data), (2, linked.addr));
+    assert_eq!((w[1].version, w[1].data), (1, rel.addr));
+}
