@@ -31,6 +31,12 @@
 //! first is a `NoPtx` error that a runtime should treat as "no kernels here"
 //! (it registers its functions only against the second).
 //!
+//! A program built with `-rdc=true` differs: `.nv_fatbin` holds only the
+//! device-link step's fatbinary (the linked cubin, version 2 wrapper), and
+//! `app.cu`'s own, with its PTX, sits in the `__nv_relfatbin` section, where
+//! the version 1 wrapper points ([`elf_section`] with that name and
+//! [`fatbins_in_section`] read it).
+//!
 //! # The container
 //!
 //! Little-endian. A 16-byte header, then the entries back to back, each a
