@@ -70,6 +70,35 @@ pub enum EntryKind {
     Other(u16),
 }
 
+/// Which devices an entry's target admits, from its flags (nvcc 13.0.88:
+/// `-arch=sm_90a` sets 0x100000 on its `sm_90a` entries, `compute_100f`
+/// sets 0x200000).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Variant {
+    /// `sm_90`: this compute capability and (PTX) every later one.
+    Generic = 0,
+    /// `sm_100f`: the devices of its family (same major version) at or above it.
+    FamilySpecific = 1,
+    /// `sm_90a`: exactly this compute capability.
+    ArchSpecific = 2,
+}
+
+impl Variant {
+    /// What follows `sm_90` in the target's name: "", "f" or "a".
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Variant::Generic => "",
+            Variant::FamilySpecific => "f",
+            Variant::ArchSpecific => "a",
+        }
+    }
+}
+
+/// The flag of arch-specific (`a`) targets.
+const ARCH_SPECIFIC: u64 = 0x10_0000;
+/// The flag of family-specific (`f`) targets.
+const FAMILY_SPECIFIC: u64 = 0x20_0000;
+
 /// One entry: its header's fields and its stored payload.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry<'a> {
@@ -105,6 +134,28 @@ pub struct Entry<'a> {
 }
 
 impl Entry<'_> {
+    /// Its target's kind (`sm_90`, `sm_90a`, `sm_100f`) from its flags.
+    pub fn variant(&self) -> Variant {
+        if self.flags & ARCH_SPECIFIC != 0 {
+            Variant::ArchSpecific
+        } else if self.flags & FAMILY_SPECIFIC != 0 {
+            Variant::FamilySpecific
+        } else {
+            Variant::Generic
+        }
+    }
+
+    /// Whether a device of compute capability `sm` may use it: for PTX, what
+    /// the driver may JIT (a cubin, by contrast, runs only on its own major
+    /// version; this reader has no use for that).
+    pub fn runs_on(&self, sm: u32) -> bool {
+        match self.variant() {
+            Variant::Generic => self.sm <= sm,
+            Variant::FamilySpecific => self.sm <= sm && self.sm / 10 == sm / 10,
+            Variant::ArchSpecific => self.sm == sm,
+        }
+    }
+
     /// The compression format its flags name.
     pub fn compression(&self) -> Result<Compression> {
         Compression::from_flags(self.flags).ok_or(FatbinError::UnknownCompression {
@@ -152,6 +203,7 @@ impl Entry<'_> {
         Ok(Ptx {
             text: text.to_string(),
             sm: self.sm,
+            variant: self.variant(),
             version: self.version,
             index: self.index,
             options: self
@@ -176,8 +228,10 @@ pub struct Ptx {
     /// comments and indentation removed, so line numbers match but columns
     /// and comments do not).
     pub text: String,
-    /// The target it was built for (90 for `.target sm_90`).
+    /// The target it was built for (90 for `.target sm_90` and `sm_90a`).
     pub sm: u32,
+    /// Whether that target is `sm_90`, `sm_90a` or `sm_100f`-like.
+    pub variant: Variant,
     /// The PTX ISA version (major, minor) from the entry header.
     pub version: (u16, u16),
     /// Which entry it came from.
@@ -235,16 +289,20 @@ impl<'a> Fatbin<'a> {
     }
 
     /// The PTX the CUDA driver would JIT for a device of compute capability
-    /// `sm` (90 for sm_90): of the PTX entries built for `sm` or below, the
-    /// highest (the first of equals). An error names what the fatbinary holds
-    /// when none fits (machine code only, or PTX for higher targets only).
+    /// `sm` (90 for sm_90): of the PTX entries that can run there (generic
+    /// ones built for `sm` or below, `sm_90a`-style ones for exactly `sm`,
+    /// `sm_100f`-style ones for `sm`'s family at or below it), the highest;
+    /// of equals, the most specific (`a`, then `f`, then generic), then the
+    /// first. An error names what the fatbinary holds when none fits
+    /// (machine code only, or PTX for other targets only).
     pub fn ptx_for(&self, sm: u32) -> Result<Ptx> {
+        let rank = |e: &Entry| (e.sm, e.variant() as u8);
         let best = self
             .entries
             .iter()
-            .filter(|e| e.kind == EntryKind::Ptx && e.sm <= sm)
+            .filter(|e| e.kind == EntryKind::Ptx && e.runs_on(sm))
             .fold(None::<&Entry>, |best, e| match best {
-                Some(b) if b.sm >= e.sm => Some(b),
+                Some(b) if rank(b) >= rank(e) => Some(b),
                 _ => Some(e),
             });
         match best {
@@ -265,9 +323,15 @@ impl<'a> Fatbin<'a> {
             .entries
             .iter()
             .map(|e| match e.kind {
-                EntryKind::Ptx => format!("PTX for sm_{}", e.sm),
-                EntryKind::Elf => format!("sm_{} machine code", e.sm),
-                EntryKind::Other(k) => format!("an entry of kind {k} for sm_{}", e.sm),
+                EntryKind::Ptx => format!("PTX for sm_{}{}", e.sm, e.variant().suffix()),
+                EntryKind::Elf => format!("sm_{}{} machine code", e.sm, e.variant().suffix()),
+                EntryKind::Other(k) => {
+                    format!(
+                        "an entry of kind {k} for sm_{}{}",
+                        e.sm,
+                        e.variant().suffix()
+                    )
+                }
             })
             .collect();
         words.join(", ")

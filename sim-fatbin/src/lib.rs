@@ -31,6 +31,12 @@
 //! first is a `NoPtx` error that a runtime should treat as "no kernels here"
 //! (it registers its functions only against the second).
 //!
+//! A program built with `-rdc=true` differs: `.nv_fatbin` holds only the
+//! device-link step's fatbinary (the linked cubin, version 2 wrapper), and
+//! `app.cu`'s own, with its PTX, sits in the `__nv_relfatbin` section, where
+//! the version 1 wrapper points ([`elf_section`] with that name and
+//! [`fatbins_in_section`] read it).
+//!
 //! # The container
 //!
 //! Little-endian. A 16-byte header, then the entries back to back, each a
@@ -59,7 +65,7 @@
 //! | 24 | u16, u16 | minor, major version (PTX ISA version; 1.8 for cubins) |
 //! | 28 | u32 | sm (90) |
 //! | 32 | u32, u32 | name (fatbinary `--ident`): offset in the header, length |
-//! | 40 | u64 | flags: 0x1 64-bit, 0x2 debug, 0x10 Linux, 0x1000/0x2000/0x4000/0x8000 compression |
+//! | 40 | u64 | flags: 0x1 64-bit, 0x2 debug, 0x10 Linux, 0x1000/0x2000/0x4000/0x8000 compression, 0x100000 `sm_90a`-style target, 0x200000 `sm_100f`-style target |
 //! | 48 | u64 | 0 |
 //! | 56 | u64 | uncompressed size (0 when stored as is) |
 //!
@@ -121,7 +127,7 @@ mod wrapper;
 
 pub use compression::Compression;
 pub use container::{
-    fatbin_len, Entry, EntryKind, Fatbin, Ptx, ENTRY_HEADER_MIN, FATBIN_MAGIC, HEADER_LEN,
+    fatbin_len, Entry, EntryKind, Fatbin, Ptx, Variant, ENTRY_HEADER_MIN, FATBIN_MAGIC, HEADER_LEN,
 };
 pub use elf::{elf_section, fatbins_in_section, nv_fatbin_section, Section};
 pub use error::{FatbinError, Result};

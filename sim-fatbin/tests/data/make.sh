@@ -19,6 +19,8 @@ nvcc -arch=sm_90 -fatbin -no-compress -o no_compress.fatbin $K
 nvcc -fatbin -gencode arch=compute_80,code=compute_80 -gencode arch=compute_90,code=compute_90 \
     -gencode arch=compute_120,code=compute_120 -o multi_ptx.fatbin $K
 nvcc -fatbin -gencode arch=compute_90,code=sm_90 -o sass_only.fatbin $K
+nvcc -arch=sm_90a -fatbin -o sm_90a.fatbin $K
+nvcc -fatbin -gencode arch=compute_100f,code=compute_100f -o compute_100f.fatbin $K
 nvcc -fatbin -gencode 'arch=compute_100,code=[sm_100,compute_100]' -o sm_100.fatbin $K
 # fatbinary itself, on the cubin and PTX nvcc -keep leaves.
 tmp=$(mktemp -d)
@@ -31,4 +33,6 @@ fatbinary --create=ident_options.fatbin -64 --ident=myident.cu --cmdline="-O2 -v
 rm -rf "$tmp"
 nvcc -arch=sm_90 -cudart shared -L"${CUDART_LIB:?}" -o app.full app.cu
 strip -o app app.full
+nvcc -arch=sm_90 -rdc=true -cudart shared -L"${CUDART_LIB:?}" -o app.full app.cu
+strip -o app_rdc app.full
 rm app.full

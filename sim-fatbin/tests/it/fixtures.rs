@@ -3,7 +3,7 @@
 
 use sim_fatbin::{
     elf_section, fatbin_len, fatbins_in_section, nv_fatbin_section, Compression, EntryKind, Fatbin,
-    FatbinError, FatbinWrapper, WRAPPER_LEN,
+    FatbinError, FatbinWrapper, Variant, WRAPPER_LEN,
 };
 
 use crate::{as_stored, data};
@@ -28,6 +28,11 @@ const LAYOUTS: &[(&str, &[Layout])] = {
             &[(Ptx, 80, Zstd), (Ptx, 90, Zstd), (Ptx, 120, Zstd)],
         ),
         ("sass_only.fatbin", &[(Elf, 90, None)]),
+        (
+            "sm_90a.fatbin",
+            &[(Ptx, 90, Zstd), (Elf, 90, None), (Ptx, 90, Zstd)],
+        ),
+        ("compute_100f.fatbin", &[(Ptx, 100, Zstd)]),
         ("sm_100.fatbin", &[(Elf, 100, None), (Ptx, 100, Zstd)]),
         ("algo1_zlib.fatbin", &[(Elf, 90, Zlib), (Ptx, 90, Zlib)]),
         (
@@ -82,7 +87,8 @@ fn every_compression_decodes_to_the_uncompressed_build() {
     let mut formats = std::collections::BTreeSet::new();
     for (file, _) in LAYOUTS
         .iter()
-        .filter(|(f, _)| !["multi_ptx.fatbin", "sass_only.fatbin", "sm_100.fatbin"].contains(f))
+        // The builds of k.cu for sm_90 as `-arch=sm_90` makes them: cubin, PTX.
+        .filter(|(_, l)| matches!(l, [(EntryKind::Elf, 90, _), (EntryKind::Ptx, 90, _)]))
     {
         let bytes = data(file);
         let fb = Fatbin::parse(&bytes).unwrap();
@@ -280,4 +286,94 @@ fn files_without_device_code() {
     assert!(elf_section(&cubin, ".text._Z4axpyfPKfPfi")
         .unwrap()
         .is_some());
+}
+
+#[test]
+fn arch_and_family_specific_ptx() {
+    let bytes = data("sm_90a.fatbin");
+    let fb = Fatbin::parse(&bytes).unwrap();
+    let v: Vec<_> = fb.entries().iter().map(|e| e.variant()).collect();
+    assert_eq!(
+        v,
+        [
+            Variant::Generic,
+            Variant::ArchSpecific,
+            Variant::ArchSpecific
+        ]
+    );
+    // On sm_90 the sm_90a PTX (more specific than the generic sm_90 one).
+    let ptx = fb.ptx_for(90).unwrap();
+    assert_eq!((ptx.index, ptx.variant), (2, Variant::ArchSpecific));
+    assert!(
+        ptx.text.contains("\n.target sm_90a\n"),
+        "{}",
+        &ptx.text[..200]
+    );
+    // sm_90a code runs on no other device: sm_100 gets the generic PTX.
+    let ptx = fb.ptx_for(100).unwrap();
+    assert_eq!((ptx.index, ptx.variant), (0, Variant::Generic));
+    assert!(ptx.text.contains("\n.target sm_90\n"));
+    let err = fb.ptx_for(89).unwrap_err().to_string();
+    assert!(
+        err.contains("(it holds: PTX for sm_90, sm_90a machine code, PTX for sm_90a)"),
+        "{err}"
+    );
+
+    let bytes = data("compute_100f.fatbin");
+    let fb = Fatbin::parse(&bytes).unwrap();
+    assert_eq!(fb.entries()[0].variant(), Variant::FamilySpecific);
+    for sm in [100, 103] {
+        let ptx = fb.ptx_for(sm).unwrap();
+        assert!(ptx.text.contains("\n.target sm_100f\n"), "sm_{sm}");
+    }
+    for sm in [90, 110, 120] {
+        let err = fb.ptx_for(sm).unwrap_err().to_string();
+        assert!(
+            err.contains("(it holds: PTX for sm_100f)"),
+            "sm_{sm}: {err}"
+        );
+    }
+}
+
+#[test]
+fn with_rdc_the_ptx_is_in_the_relocatable_section() {
+    let app = data("app_rdc");
+    let linked = nv_fatbin_section(&app).unwrap().expect(".nv_fatbin");
+    let fatbins = fatbins_in_section(linked.data).unwrap();
+    assert_eq!(fatbins.len(), 1);
+    let kinds: Vec<_> = fatbins[0]
+        .1
+        .entries()
+        .iter()
+        .map(|e| (e.kind, e.sm))
+        .collect();
+    assert_eq!(kinds, [(EntryKind::Elf, 90)]);
+    let rel = elf_section(&app, "__nv_relfatbin")
+        .unwrap()
+        .expect("__nv_relfatbin");
+    let fatbins = fatbins_in_section(rel.data).unwrap();
+    assert_eq!(fatbins.len(), 1);
+    let fb = &fatbins[0].1;
+    // The relocatable cubin is compressed too (zstd) in the default mode.
+    let e = fb.entries();
+    assert_eq!(
+        (e[0].kind, e[0].compression().unwrap()),
+        (EntryKind::Elf, Compression::Zstd)
+    );
+    let ptx = fb.ptx_for(90).unwrap();
+    assert_eq!(
+        ptx.text,
+        as_stored(&String::from_utf8(data("app.sm_90.ptx")).unwrap())
+    );
+    // The version 1 wrapper points at it, the version 2 one at the linked cubin.
+    let seg = elf_section(&app, ".nvFatBinSegment")
+        .unwrap()
+        .expect("segment");
+    let w: Vec<FatbinWrapper> = seg
+        .data
+        .chunks(WRAPPER_LEN)
+        .map(|c| FatbinWrapper::parse(c).unwrap())
+        .collect();
+    assert_eq!((w[0].version, w[0].data), (2, linked.addr));
+    assert_eq!((w[1].version, w[1].data), (1, rel.addr));
 }

@@ -38,6 +38,8 @@ pub const FATBINS: &[&str] = &[
     "no_compress.fatbin",
     "multi_ptx.fatbin",
     "sass_only.fatbin",
+    "sm_90a.fatbin",
+    "compute_100f.fatbin",
     "sm_100.fatbin",
     "algo1_zlib.fatbin",
     "algo3_lz4_frame.fatbin",
