@@ -17,6 +17,9 @@
 //! host memory from `cudaMallocHost`/`cudaHostAlloc`/`cudaMallocManaged` is
 //! real host memory that kernels reach at the same address.
 
+// Library code states its invariants instead of unwrapping.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 mod abi;
 mod abi_device;
 mod classify;

@@ -166,6 +166,7 @@ const LIBRARIES: &[&str] = &[
     "sim-trace",
     "sim-capi",
     "sim-fatbin",
+    "sim-cudart",
 ];
 const DENY: &str = "#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]";
 
