@@ -199,13 +199,20 @@ pub enum DeviceError {
         why: String,
     },
     /// The launch (or a module's declarations) refused, or the kernel
-    /// stopped: a fault or trap keeps its precise message.
+    /// stopped: a fault or trap keeps its precise message. Boxed: a
+    /// device call's result stays small.
     #[error(transparent)]
-    Kernel(#[from] KernelError),
+    Kernel(Box<KernelError>),
     /// An earlier kernel stopped with an error: the device takes no more
     /// calls, as a CUDA context after a fault.
     #[error("the device stopped at an earlier kernel error: {0}")]
     Broken(String),
+}
+
+impl From<KernelError> for DeviceError {
+    fn from(e: KernelError) -> DeviceError {
+        DeviceError::Kernel(Box::new(e))
+    }
 }
 
 /// A loaded module.
@@ -599,7 +606,7 @@ impl Device {
             }
             Err(e) => {
                 self.broken = Some(e.to_string());
-                Err(DeviceError::Kernel(e))
+                Err(DeviceError::Kernel(Box::new(e)))
             }
         }
     }

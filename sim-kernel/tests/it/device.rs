@@ -171,7 +171,7 @@ fn dynamic_shared_memory_too_small_faults() {
         .launch(m, "reverse_dyn", [1, 1, 1], [64, 1, 1], 128, &p)
         .unwrap_err();
     assert!(
-        matches!(e, DeviceError::Kernel(KernelError::Fault { .. })),
+        matches!(&e, DeviceError::Kernel(k) if matches!(**k, KernelError::Fault { .. })),
         "{e}"
     );
 }
@@ -186,7 +186,7 @@ fn a_fault_breaks_the_device_for_good() {
         .unwrap_err();
     let first = e.to_string();
     assert!(
-        matches!(e, DeviceError::Kernel(KernelError::Fault { .. })),
+        matches!(&e, DeviceError::Kernel(k) if matches!(**k, KernelError::Fault { .. })),
         "{e}"
     );
     assert!(first.contains("device.ptx:"), "{first}");
@@ -211,7 +211,7 @@ fn a_trap_breaks_the_device() {
         .launch(m, "trapper", [1, 1, 1], [32, 1, 1], 0, &p)
         .unwrap_err();
     assert!(
-        matches!(e, DeviceError::Kernel(KernelError::Trap { .. })),
+        matches!(&e, DeviceError::Kernel(k) if matches!(**k, KernelError::Trap { .. })),
         "{e}"
     );
     assert!(matches!(d.free(a), Err(DeviceError::Broken(_))));
