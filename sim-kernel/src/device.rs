@@ -445,8 +445,8 @@ impl Device {
         }
     }
 
-    /// The kernel `entry` of module `m`, inlined if it calls functions
-    /// (kept for the next call when `keep`).
+    /// Inlines the calls of kernel `entry` of module `m`, if it makes any,
+    /// once: launches use what is kept.
     fn ensure_inlined(&mut self, m: ModuleId, entry: &str) -> Result<(), DeviceError> {
         let l = self
             .modules
@@ -483,10 +483,21 @@ impl Device {
 
     /// What the kernel needs: shared, constant, local and parameter bytes,
     /// and its most threads a block. Its calls are inlined first (their
-    /// variables count).
-    pub fn func_info(&mut self, m: ModuleId, entry: &str) -> Result<FuncInfo, DeviceError> {
-        self.ensure_inlined(m, entry)?;
-        let module = self.loaded(m)?.for_entry(entry);
+    /// variables count; a kernel not launched yet is inlined for the
+    /// question alone).
+    pub fn func_info(&self, m: ModuleId, entry: &str) -> Result<FuncInfo, DeviceError> {
+        let l = self.loaded(m)?;
+        let fresh;
+        let module = match l.inlined.get(entry) {
+            Some(i) => i,
+            None => match sim_module::inline_calls(&l.src, &l.module, entry)? {
+                Some(i) => {
+                    fresh = i;
+                    &fresh
+                }
+                None => &l.module,
+            },
+        };
         let (f, body) = prepare::entry_of(module, entry)?;
         let end = |s: StateSpace| {
             let vars: Vec<_> = prepare::vars_in(module, body, s)
