@@ -199,13 +199,20 @@ pub enum DeviceError {
         why: String,
     },
     /// The launch (or a module's declarations) refused, or the kernel
-    /// stopped: a fault or trap keeps its precise message.
+    /// stopped: a fault or trap keeps its precise message. Boxed: a
+    /// device call's result stays small.
     #[error(transparent)]
-    Kernel(#[from] KernelError),
+    Kernel(Box<KernelError>),
     /// An earlier kernel stopped with an error: the device takes no more
     /// calls, as a CUDA context after a fault.
     #[error("the device stopped at an earlier kernel error: {0}")]
     Broken(String),
+}
+
+impl From<KernelError> for DeviceError {
+    fn from(e: KernelError) -> DeviceError {
+        DeviceError::Kernel(Box::new(e))
+    }
 }
 
 /// A loaded module.
@@ -438,8 +445,8 @@ impl Device {
         }
     }
 
-    /// The kernel `entry` of module `m`, inlined if it calls functions
-    /// (kept for the next call when `keep`).
+    /// Inlines the calls of kernel `entry` of module `m`, if it makes any,
+    /// once: launches use what is kept.
     fn ensure_inlined(&mut self, m: ModuleId, entry: &str) -> Result<(), DeviceError> {
         let l = self
             .modules
@@ -476,10 +483,21 @@ impl Device {
 
     /// What the kernel needs: shared, constant, local and parameter bytes,
     /// and its most threads a block. Its calls are inlined first (their
-    /// variables count).
-    pub fn func_info(&mut self, m: ModuleId, entry: &str) -> Result<FuncInfo, DeviceError> {
-        self.ensure_inlined(m, entry)?;
-        let module = self.loaded(m)?.for_entry(entry);
+    /// variables count; a kernel not launched yet is inlined for the
+    /// question alone).
+    pub fn func_info(&self, m: ModuleId, entry: &str) -> Result<FuncInfo, DeviceError> {
+        let l = self.loaded(m)?;
+        let fresh;
+        let module = match l.inlined.get(entry) {
+            Some(i) => i,
+            None => match sim_module::inline_calls(&l.src, &l.module, entry)? {
+                Some(i) => {
+                    fresh = i;
+                    &fresh
+                }
+                None => &l.module,
+            },
+        };
         let (f, body) = prepare::entry_of(module, entry)?;
         let end = |s: StateSpace| {
             let vars: Vec<_> = prepare::vars_in(module, body, s)
@@ -599,7 +617,7 @@ impl Device {
             }
             Err(e) => {
                 self.broken = Some(e.to_string());
-                Err(DeviceError::Kernel(e))
+                Err(DeviceError::Kernel(Box::new(e)))
             }
         }
     }

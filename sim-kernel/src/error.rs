@@ -26,17 +26,20 @@ pub enum KernelError {
         /// The launch's.
         got: usize,
     },
-    /// An argument does not fit its parameter.
-    #[error("parameter {index} of {entry} is {size} bytes; the launch's value is {got} bytes")]
-    ParamSize {
+    /// An argument that may not bind to its parameter: another size, or a
+    /// kind that does not fit its type (`f32` for an `.s32`, a buffer for
+    /// a `.b8[8]`).
+    #[error("parameter {index} ({name}) of {entry} is {mismatch}")]
+    ParamType {
         /// The kernel.
         entry: String,
         /// 0-based parameter index.
         index: usize,
-        /// The parameter's size.
-        size: u64,
-        /// The value's size.
-        got: u64,
+        /// The parameter's name.
+        name: String,
+        /// Both types and sizes, and why they do not bind: `.s32 (4
+        /// bytes); the launch gives f32 (4 bytes): the types differ`.
+        mismatch: String,
     },
     /// A statement the simulator does not run.
     #[error("unsupported by simcli: {what} at {file}:{pos}")]

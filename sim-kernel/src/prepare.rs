@@ -4,7 +4,6 @@
 use crate::error::KernelError;
 use crate::memory::{initial_bytes, layout, space_of, Global};
 use sim_isa::Space;
-use sim_module::launch::ParamValue;
 use sim_module::{Body, Cfg, Function, Launch, Module, StateSpace, Variable};
 
 /// Most bytes of local memory one block may declare (its threads' in all).
@@ -425,25 +424,23 @@ fn pack_params(func: &Function, launch: &Launch, buffers: &[u64]) -> Result<Vec<
         .unwrap_or(0);
     let mut out = vec![0u8; size as usize];
     for (index, (p, v)) in func.params.iter().zip(&launch.params).enumerate() {
-        let (bits, n): (u64, u64) = match *v {
-            ParamValue::Buffer(b) => (buffers.get(b).copied().unwrap_or(0), 8),
-            ParamValue::U32(x) => (u64::from(x), 4),
-            ParamValue::S32(x) => (u64::from(x as u32), 4),
-            ParamValue::U64(x) => (x, 8),
-            ParamValue::S64(x) => (x as u64, 8),
-            ParamValue::F32(x) => (u64::from(x.to_bits()), 4),
-        };
-        if n != p.size {
-            return Err(KernelError::ParamSize {
+        let bytes = v.bytes(buffers);
+        if let Err(why) = v.binds_to(p) {
+            return Err(KernelError::ParamType {
                 entry: func.name.clone(),
                 index,
-                size: p.size,
-                got: n,
+                name: p.name.clone(),
+                mismatch: format!(
+                    "{} ({} bytes); the launch gives {} ({} bytes): {why}",
+                    sim_module::launch::declared(p),
+                    p.size,
+                    v.kind(),
+                    bytes.len()
+                ),
             });
         }
-        for k in 0..n {
-            out[(p.offset + k) as usize] = (bits >> (8 * k)) as u8;
-        }
+        let at = p.offset as usize;
+        out[at..at + bytes.len()].copy_from_slice(&bytes);
     }
     Ok(out)
 }

@@ -44,7 +44,7 @@ use serde::{Deserialize, Serialize};
 use sim_isa::{Target, WARP_SIZE};
 use sim_module::launch::{
     Buffer, BufferInit, ParamValue, H100, MAX_BLOCK_THREADS, MAX_BUFFER_BYTES, MAX_ENTRIES,
-    MAX_GRID_BLOCKS, MAX_TOTAL_BYTES,
+    MAX_GRID_BLOCKS, MAX_PARAM_BYTES, MAX_TOTAL_BYTES,
 };
 use sim_module::{Launch, LaunchError, ModuleError};
 use std::collections::BTreeMap;
@@ -201,7 +201,7 @@ pub struct RecTrailer {
 }
 
 /// A kernel argument.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RecParam {
     /// The address of buffer `.0`.
     Buffer(u32),
@@ -215,6 +215,20 @@ pub enum RecParam {
     S64(i64),
     /// `.f32`, as its bits.
     F32(u32),
+    /// `.u8`.
+    U8(u8),
+    /// `.s8`.
+    S8(i8),
+    /// `.u16`.
+    U16(u16),
+    /// `.s16`.
+    S16(i16),
+    /// `.f64`, as its bits.
+    F64(u64),
+    /// Untyped bits and their bytes (`b8` ... `b64`).
+    Bits(u64, u8),
+    /// Bytes as they are (a by-value struct).
+    Bytes(Vec<u8>),
 }
 
 /// The H100's figures of the launch file.
@@ -266,13 +280,20 @@ impl RecHeader {
         let params = launch
             .params
             .iter()
-            .map(|p| match *p {
-                ParamValue::Buffer(b) => RecParam::Buffer(b as u32),
-                ParamValue::U32(x) => RecParam::U32(x),
-                ParamValue::S32(x) => RecParam::S32(x),
-                ParamValue::U64(x) => RecParam::U64(x),
-                ParamValue::S64(x) => RecParam::S64(x),
+            .map(|p| match p {
+                ParamValue::Buffer(b) => RecParam::Buffer(*b as u32),
+                ParamValue::U8(x) => RecParam::U8(*x),
+                ParamValue::S8(x) => RecParam::S8(*x),
+                ParamValue::U16(x) => RecParam::U16(*x),
+                ParamValue::S16(x) => RecParam::S16(*x),
+                ParamValue::U32(x) => RecParam::U32(*x),
+                ParamValue::S32(x) => RecParam::S32(*x),
+                ParamValue::U64(x) => RecParam::U64(*x),
+                ParamValue::S64(x) => RecParam::S64(*x),
                 ParamValue::F32(x) => RecParam::F32(x.to_bits()),
+                ParamValue::F64(x) => RecParam::F64(x.to_bits()),
+                ParamValue::Bits(x, n) => RecParam::Bits(*x, *n),
+                ParamValue::Bytes(b) => RecParam::Bytes(b.clone()),
             })
             .collect();
         RecHeader {
@@ -370,10 +391,20 @@ impl RecHeader {
             return Err(format!("buffers exceed {MAX_TOTAL_BYTES} bytes in all"));
         }
         for (k, p) in self.params.iter().enumerate() {
-            if let RecParam::Buffer(b) = p {
-                if *b as usize >= self.buffers.len() {
+            match p {
+                RecParam::Buffer(b) if *b as usize >= self.buffers.len() => {
                     return Err(format!("params[{k}]: buffer {b} does not exist"));
                 }
+                RecParam::Bits(_, n) if ![1, 2, 4, 8].contains(n) => {
+                    return Err(format!("params[{k}]: bits of {n} bytes (1, 2, 4 or 8)"));
+                }
+                RecParam::Bytes(b) if b.is_empty() || b.len() > MAX_PARAM_BYTES => {
+                    return Err(format!(
+                        "params[{k}]: {} bytes (1 to {MAX_PARAM_BYTES})",
+                        b.len()
+                    ));
+                }
+                _ => {}
             }
         }
         Ok(())
@@ -424,13 +455,20 @@ impl RecHeader {
             params: self
                 .params
                 .iter()
-                .map(|p| match *p {
-                    RecParam::Buffer(b) => ParamValue::Buffer(b as usize),
-                    RecParam::U32(x) => ParamValue::U32(x),
-                    RecParam::S32(x) => ParamValue::S32(x),
-                    RecParam::U64(x) => ParamValue::U64(x),
-                    RecParam::S64(x) => ParamValue::S64(x),
-                    RecParam::F32(x) => ParamValue::F32(f32::from_bits(x)),
+                .map(|p| match p {
+                    RecParam::Buffer(b) => ParamValue::Buffer(*b as usize),
+                    RecParam::U8(x) => ParamValue::U8(*x),
+                    RecParam::S8(x) => ParamValue::S8(*x),
+                    RecParam::U16(x) => ParamValue::U16(*x),
+                    RecParam::S16(x) => ParamValue::S16(*x),
+                    RecParam::U32(x) => ParamValue::U32(*x),
+                    RecParam::S32(x) => ParamValue::S32(*x),
+                    RecParam::U64(x) => ParamValue::U64(*x),
+                    RecParam::S64(x) => ParamValue::S64(*x),
+                    RecParam::F32(x) => ParamValue::F32(f32::from_bits(*x)),
+                    RecParam::F64(x) => ParamValue::F64(f64::from_bits(*x)),
+                    RecParam::Bits(x, n) => ParamValue::Bits(*x, *n),
+                    RecParam::Bytes(b) => ParamValue::Bytes(b.clone()),
                 })
                 .collect(),
             outputs: self.outputs(),

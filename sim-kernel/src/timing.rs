@@ -171,9 +171,12 @@ pub struct Sampled {
     pub timed_sms: u32,
     /// Blocks timed there.
     pub timed_blocks: u64,
-    /// The mean cycles a timed block was resident, with which the blocks
-    /// of the other SMs are modelled.
+    /// The mean cycles a timed block was resident.
     pub block_cycles: f64,
     /// Half the width of that mean's 95% confidence interval, cycles.
     pub ci95: f64,
+    /// Blocks of the other SMs modelled with that mean (each of the rest
+    /// is held for the residency of its timed partner's corresponding
+    /// block): those whose partner had no corresponding block.
+    pub modelled_by_mean: u64,
 }

@@ -8,6 +8,11 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
+mod param;
+
+use param::param;
+pub use param::{declared, ParamValue, MAX_PARAM_BYTES};
+
 /// Largest launch file accepted, in bytes.
 pub const MAX_LAUNCH_BYTES: usize = 1 << 20;
 /// Largest buffer, in bytes.
@@ -253,23 +258,6 @@ pub struct Buffer {
     pub bytes: u64,
     /// Initial contents.
     pub init: BufferInit,
-}
-
-/// One kernel argument, in `.param` order.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum ParamValue {
-    /// The address of buffer number `.0` (an index into [`Launch::buffers`]).
-    Buffer(usize),
-    /// `.u32`.
-    U32(u32),
-    /// `.s32`.
-    S32(i32),
-    /// `.u64`.
-    U64(u64),
-    /// `.s64`.
-    S64(i64),
-    /// `.f32`.
-    F32(f32),
 }
 
 /// What the H100 measured for the launch (informational).
@@ -696,36 +684,5 @@ fn random(r: &RawRandom, bytes: u64, f: &str) -> Result<Random, LaunchError> {
     Ok(Random {
         seed: r.seed,
         values,
-    })
-}
-
-/// One `params` entry: `{"buffer": "a"}` or `{"u32": 5}` (`s32`, `u64`, `s64`, `f32`).
-fn param(
-    p: &BTreeMap<String, serde_json::Value>,
-    f: &str,
-    find: &dyn Fn(&str, String) -> Result<usize, LaunchError>,
-) -> Result<ParamValue, LaunchError> {
-    let mut it = p.iter();
-    let (Some((kind, v)), None) = (it.next(), it.next()) else {
-        return Err(field(
-            f,
-            "needs exactly one key: buffer, u32, s32, u64, s64 or f32",
-        ));
-    };
-    let bad = || field(format!("{f}.{kind}"), format!("{v} is not a {kind}"));
-    let int = |lo: i128, hi: i128| int_in(v, lo, hi).ok_or_else(bad);
-    Ok(match kind.as_str() {
-        "buffer" => ParamValue::Buffer(find(v.as_str().ok_or_else(bad)?, format!("{f}.buffer"))?),
-        "u32" => ParamValue::U32(int(0, u32::MAX.into())? as u32),
-        "s32" => ParamValue::S32(int(i32::MIN.into(), i32::MAX.into())? as i32),
-        "u64" => ParamValue::U64(int(0, u64::MAX.into())? as u64),
-        "s64" => ParamValue::S64(int(i64::MIN.into(), i64::MAX.into())? as i64),
-        "f32" => ParamValue::F32(v.as_f64().ok_or_else(bad)? as f32),
-        _ => {
-            return Err(field(
-                f,
-                format!("unknown kind '{kind}' (buffer, u32, s32, u64, s64 or f32)"),
-            ))
-        }
     })
 }

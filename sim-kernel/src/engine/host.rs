@@ -33,8 +33,13 @@ pub(crate) struct Block {
     pub retired: u32,
     /// The cycle it became resident.
     pub start: u64,
-    /// On an SM run functionally (`--sample`): the cycle its residency is
-    /// modelled to end, once it has run.
+    /// Its place in the order blocks were dealt to its SM (`--sample`
+    /// matches an untimed SM's blocks to its timed partner's by it).
+    pub seq: u32,
+    /// On an SM run functionally (`--sample`): the first epoch after
+    /// which it had run to its end, and the cycle its residency is
+    /// modelled to end, once known.
+    pub fn_end: Option<u64>,
     pub done_at: Option<u64>,
 }
 
@@ -54,6 +59,8 @@ impl Block {
             tbase: 0,
             retired: 0,
             start: 0,
+            seq: 0,
+            fn_end: None,
             done_at: None,
         }
     }
@@ -71,6 +78,7 @@ impl Block {
         self.arrived.clear();
         self.tbase = 0;
         self.retired = 0;
+        self.fn_end = None;
         self.done_at = None;
     }
 
@@ -137,8 +145,6 @@ pub(crate) struct Shared<'c, 'p> {
     pub defer: bool,
     /// The epoch's first cycle (a functional SM's clock reads).
     pub now: u64,
-    /// `--sample`: the mean cycles a timed block was resident, so far.
-    pub block_cycles: Option<u64>,
 }
 
 /// One SM's resident blocks and everything else its epoch changes.
@@ -179,8 +185,11 @@ pub(crate) struct SmState {
     pub ended: u64,
     /// Timed on the SM model (not run functionally by `--sample`).
     pub detail: bool,
-    /// Cycles each timed block that ended this epoch was resident.
-    pub durations: Vec<u64>,
+    /// Blocks dealt to it so far.
+    pub dealt: u32,
+    /// Each timed block that ended this epoch: its place in the order of
+    /// dealing ([`Block::seq`]) and the cycles it was resident.
+    pub durations: Vec<(u32, u64)>,
     /// When its last functional block's residency ends.
     pub last_end: u64,
     /// Scratch of the SM's hungry and retired warps.

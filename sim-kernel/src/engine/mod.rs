@@ -18,6 +18,7 @@
 
 mod code;
 mod host;
+mod sample;
 mod slab;
 mod warp;
 
@@ -88,30 +89,6 @@ pub(crate) struct Finished {
     pub sampled: Option<Sampled>,
 }
 
-/// Running mean and variance of timed blocks' residency (Welford).
-#[derive(Default)]
-struct Durations {
-    n: u64,
-    mean: f64,
-    m2: f64,
-}
-
-impl Durations {
-    fn add(&mut self, x: u64) {
-        self.n += 1;
-        let d = x as f64 - self.mean;
-        self.mean += d / self.n as f64;
-        self.m2 += d * (x as f64 - self.mean);
-    }
-
-    fn ci95(&self) -> f64 {
-        if self.n < 2 {
-            return f64::INFINITY;
-        }
-        1.96 * (self.m2 / (self.n - 1) as f64).sqrt() / (self.n as f64).sqrt()
-    }
-}
-
 /// One SM: its model and what it holds.
 struct Slot {
     sm: Sm,
@@ -163,7 +140,7 @@ pub(crate) fn run(
         };
         slots.push(Slot { sm, st });
     }
-    let mut durations = Durations::default();
+    let mut res = sample::Residencies::default();
     let mut executed: u64 = 0;
     let mut next: u64 = 0;
     let mut now: u64 = 0;
@@ -187,7 +164,6 @@ pub(crate) fn run(
             max: opts.max_instructions,
             defer,
             now,
-            block_cycles: (durations.n > 0).then(|| durations.mean.round() as u64),
         };
         // Deal blocks breadth-first to SMs with room.
         let mut live_blocks: u64 = slots.iter().map(|s| u64::from(s.st.live)).sum();
@@ -211,14 +187,17 @@ pub(crate) fn run(
         let end = now + EPOCH;
         run_epoch(&sh, &mut slots, end, opts.threads)?;
         // What the SMs wrote and added, in SM order.
-        for slot in slots.iter_mut() {
+        for (s, slot) in slots.iter_mut().enumerate() {
             slot.st.overlay.merge_into(&mut global);
             gpu.merge(&mut slot.st.mem);
             executed += std::mem::take(&mut slot.st.executed);
             ended += std::mem::take(&mut slot.st.ended);
-            for d in slot.st.durations.drain(..) {
-                durations.add(d);
+            for (seq, d) in slot.st.durations.drain(..) {
+                res.add(s, seq, d);
             }
+        }
+        if sampling {
+            ended += sample::release(&mut slots, &mut res, now, end, next >= nblocks);
         }
         pass_logs(&mut slots, warps)?;
         for slot in slots.iter_mut() {
@@ -250,12 +229,7 @@ pub(crate) fn run(
         // The launch ends when its last SM does, timed or modelled.
         let last = slots.iter().map(|s| s.st.last_end).max().unwrap_or(0);
         stats.cycles = stats.cycles.max(last);
-        Sampled {
-            timed_sms: slots.iter().filter(|s| s.st.used && s.st.detail).count() as u32,
-            timed_blocks: durations.n,
-            block_cycles: durations.mean,
-            ci95: durations.ci95(),
-        }
+        res.report(slots.iter().filter(|s| s.st.used && s.st.detail).count() as u32)
     });
     pass_logs(&mut slots, warps)?;
     let clock_span = slots
@@ -349,41 +323,9 @@ fn run_slots(
             st.pending.append(&mut st.to_feed);
             r
         } else {
-            run_functional(sh, st, end)
+            sample::run(sh, st)
         };
         r.map_err(|e| (*i, e))?;
-    }
-    Ok(())
-}
-
-/// An SM that `--sample` runs functionally, for one epoch: each block runs
-/// as far as it can; one that has finished stays resident until a timed
-/// block's mean residency has passed since it started (or the epoch it
-/// finished, if later), as if timed like them.
-fn run_functional(sh: &Shared<'_, '_>, st: &mut SmState, end: u64) -> Result<(), KernelError> {
-    st.pending.clear();
-    for slot in 0..st.blocks.len() {
-        st.run_functional(sh, slot)?;
-        let Some(b) = st.blocks[slot].as_mut() else {
-            continue;
-        };
-        if b.fn_done() && b.done_at.is_none() {
-            if let Some(c) = sh.block_cycles {
-                b.done_at = Some((b.start + c).max(sh.now));
-            }
-        }
-        if b.done_at.is_some_and(|t| t < end) {
-            let t = b.done_at.unwrap_or(0);
-            st.last_end = st.last_end.max(t);
-            if let Some(done) = st.blocks[slot].take() {
-                if st.spare.len() < st.keep {
-                    st.spare.push(done);
-                }
-            }
-            st.free_slots.push(slot as u32);
-            st.live -= 1;
-            st.ended += 1;
-        }
     }
     Ok(())
 }
@@ -512,11 +454,13 @@ fn start_block(
     };
     if let Some(b) = st.blocks[idx as usize].as_mut() {
         b.start = now;
+        b.seq = st.dealt;
         for wp in &mut b.warps {
             wp.timed = st.detail;
         }
     }
     st.live += 1;
+    st.dealt += 1;
     st.used = true;
     if !st.detail {
         return Ok(());
@@ -611,7 +555,8 @@ fn retire(wpb: u32, st: &mut SmState, id: u32, cycle: u64) {
         x.follow = None;
     }
     if block.retired as usize == block.warps.len() {
-        st.durations.push(cycle.saturating_sub(block.start));
+        st.durations
+            .push((block.seq, cycle.saturating_sub(block.start)));
         if let Some(done) = st.blocks[b].take() {
             // A few kept: a wave of new blocks reuses their allocations.
             if st.spare.len() < st.keep {

@@ -171,7 +171,7 @@ fn dynamic_shared_memory_too_small_faults() {
         .launch(m, "reverse_dyn", [1, 1, 1], [64, 1, 1], 128, &p)
         .unwrap_err();
     assert!(
-        matches!(e, DeviceError::Kernel(KernelError::Fault { .. })),
+        matches!(&e, DeviceError::Kernel(k) if matches!(**k, KernelError::Fault { .. })),
         "{e}"
     );
 }
@@ -186,7 +186,7 @@ fn a_fault_breaks_the_device_for_good() {
         .unwrap_err();
     let first = e.to_string();
     assert!(
-        matches!(e, DeviceError::Kernel(KernelError::Fault { .. })),
+        matches!(&e, DeviceError::Kernel(k) if matches!(**k, KernelError::Fault { .. })),
         "{e}"
     );
     assert!(first.contains("device.ptx:"), "{first}");
@@ -211,7 +211,7 @@ fn a_trap_breaks_the_device() {
         .launch(m, "trapper", [1, 1, 1], [32, 1, 1], 0, &p)
         .unwrap_err();
     assert!(
-        matches!(e, DeviceError::Kernel(KernelError::Trap { .. })),
+        matches!(&e, DeviceError::Kernel(k) if matches!(**k, KernelError::Trap { .. })),
         "{e}"
     );
     assert!(matches!(d.free(a), Err(DeviceError::Broken(_))));
@@ -425,4 +425,98 @@ fn module_globals_are_not_the_hosts_to_free() {
     let mut t = [0u8; 4];
     d.read_symbol(m2, "table", 12, &mut t).unwrap();
     assert_eq!(f32::from_le_bytes(t), 4.0, "initialised");
+}
+
+/// Where the dynamic shared array starts, as ptxas 13.0.88 places it on
+/// sm_90 (`ptxas -arch=sm_90` of these declarations, the offset read from
+/// nvdisasm's `VIADD R, R0, <offset>` off the shared window's base):
+/// static bytes and alignment, the `.extern` arrays' alignments, offset.
+const PTXAS_DYNAMIC_OFFSETS: [(u64, u32, &[u32], u64); 5] = [
+    (12, 4, &[16], 0x10),
+    (4, 4, &[4], 0x10),
+    (40, 4, &[32], 0x40),
+    (13, 1, &[4, 8], 0x10),
+    (0, 4, &[16], 0),
+];
+
+#[test]
+fn dynamic_shared_starts_where_ptxas_puts_it() {
+    for (static_bytes, align, externs, want) in PTXAS_DYNAMIC_OFFSETS {
+        let mut decl = String::new();
+        for (k, a) in externs.iter().enumerate() {
+            decl += &format!(".extern .shared .align {a} .b8 dyn{k}[];\n");
+        }
+        let stat = if static_bytes > 0 {
+            format!(".shared .align {align} .b8 st[{static_bytes}];")
+        } else {
+            String::new()
+        };
+        // Each thread stores the address of one `.extern` array.
+        let mut body = String::new();
+        for k in 0..externs.len() {
+            body += &format!(
+                "mov.u32 %r1, dyn{k};\nst.global.u32 [%rd1+{}], %r1;\n",
+                4 * k
+            );
+        }
+        let ptx = format!(
+            ".version 8.0\n.target sm_90\n.address_size 64\n{decl}\
+             .visible .entry k(.param .u64 p)\n{{\n.reg .b32 %r<4>;\n.reg .b64 %rd<4>;\n{stat}\n\
+             ld.param.u64 %rd1, [p];\n{body}ret;\n}}\n"
+        );
+        let mut d = device();
+        let m = d.load_module("k.ptx", &ptx).unwrap();
+        let out = d.malloc(16).unwrap();
+        d.launch(m, "k", [1, 1, 1], [1, 1, 1], 64, &out.to_le_bytes())
+            .unwrap();
+        let got = ints(&d, out, externs.len());
+        assert!(
+            got.iter().all(|&g| g as u64 == want),
+            "{static_bytes} static bytes, externs {externs:?}: {got:?}, ptxas {want:#x}"
+        );
+        let info = d.func_info(m, "k").unwrap();
+        assert_eq!(info.static_shared, static_bytes);
+    }
+}
+
+/// Allocations and frees in a pseudo-random order never overlap, stay
+/// aligned with their gap, keep their bytes, and count what is held.
+#[test]
+fn allocations_stay_apart_under_churn() {
+    let mut d = device();
+    let mut live: Vec<(u64, u64, u8)> = Vec::new();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    for step in 0..2000u32 {
+        let r = next();
+        if r % 3 == 0 && !live.is_empty() {
+            let (a, n, tag) = live.swap_remove((r / 3) as usize % live.len());
+            let mut b = vec![0u8; n as usize];
+            d.read(a, &mut b).unwrap();
+            assert!(
+                b.iter().all(|&v| v == tag),
+                "step {step}: {a:#x} lost its bytes"
+            );
+            d.free(a).unwrap();
+        } else {
+            let n = r >> 40 & 0x1fff;
+            let a = d.malloc(n).unwrap();
+            let tag = step as u8;
+            d.fill(a, tag, n).unwrap();
+            live.push((a, n, tag));
+        }
+        let held: u64 = live.iter().map(|l| l.1).sum();
+        assert_eq!(d.memory_held(), held, "step {step}");
+    }
+    live.sort();
+    for w in live.windows(2) {
+        let (a, n, _) = w[0];
+        assert_eq!(a % 256, 0);
+        assert!(a + n.max(1) + 256 <= w[1].0, "{w:x?}");
+    }
 }

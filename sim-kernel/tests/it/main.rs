@@ -10,6 +10,7 @@ mod engine;
 mod errors;
 mod gate;
 mod launches;
+mod params;
 mod record;
 mod warp_coll;
 

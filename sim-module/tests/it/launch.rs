@@ -152,12 +152,12 @@ fn refused_launches_name_the_field() {
         "params[0].s32: 2147483648 is not a s32"
     );
     assert_eq!(
-        err(&format!(r#"{b}, "params": [{{"u8": 1}}]"#)),
-        "params[0]: unknown kind 'u8' (buffer, u32, s32, u64, s64 or f32)"
+        err(&format!(r#"{b}, "params": [{{"u128": 1}}]"#)),
+        "params[0]: unknown kind 'u128' (buffer, u8, s8, u16, s16, u32, s32, u64, s64, f32, f64, b8, b16, b32, b64 or bytes)"
     );
     assert_eq!(
         err(&format!(r#"{b}, "params": [{{}}]"#)),
-        "params[0]: needs exactly one key: buffer, u32, s32, u64, s64 or f32"
+        "params[0]: needs exactly one key: buffer, u8, s8, u16, s16, u32, s32, u64, s64, f32, f64, b8, b16, b32, b64 or bytes"
     );
     assert_eq!(
         err(&format!(r#"{b}, "params": [{{"buffer": "z"}}]"#)),

@@ -4,6 +4,7 @@ mod cfg;
 mod fuzz;
 mod inline;
 mod launch;
+mod launch_params;
 mod module;
 
 use sim_module::{parse_module, Module};

@@ -1,0 +1,178 @@
+//! `--sample`: SMs 0, 8, 16, ... are timed; the others run their blocks
+//! functionally and model each block's residency on their timed partner's.
+//!
+//! An untimed SM's partner is the nearest timed SM below it. Blocks are
+//! dealt breadth-first in SM order, so the partner is dealt each of its
+//! blocks no later than the SM is dealt its corresponding one, and an SM
+//! whose blocks end when the partner's do is dealt new ones in the same
+//! epochs as the partner: the two go through the same waves. So the SM's
+//! k-th block is held for the residency of the partner's k-th block, block
+//! by block: a crowded first wave's blocks for a crowded wave's residency,
+//! a thin last wave's for a thin one's. (A mean over all timed blocks
+//! would hold every block for the mean of the waves so far: too long in a
+//! thin last wave.)
+//!
+//! Residencies are matched after each epoch, in SM order, once every timed
+//! SM's blocks of the epoch have ended: an SM's block whose partner's block
+//! ended in the epoch ends in it too, and both SMs are dealt their next
+//! blocks at the same boundary, whatever the host threads. While the
+//! partner's block still runs, its residency is unknown and the SM's block
+//! stays resident: it is, as far as the partner shows, still running.
+
+use super::host::SmState;
+use super::{Slot, SAMPLE_EVERY};
+use crate::error::KernelError;
+use crate::timing::Sampled;
+
+/// The timed SM whose blocks SM `sm`'s follow: the nearest timed one at
+/// or below it (SMs are dealt blocks in SM order, so it is dealt each of
+/// its blocks first).
+fn partner(sm: usize) -> usize {
+    sm - sm % SAMPLE_EVERY as usize
+}
+
+/// Running mean and variance of timed blocks' residency (Welford).
+#[derive(Default)]
+struct Durations {
+    n: u64,
+    mean: f64,
+    m2: f64,
+}
+
+impl Durations {
+    fn add(&mut self, x: u64) {
+        self.n += 1;
+        let d = x as f64 - self.mean;
+        self.mean += d / self.n as f64;
+        self.m2 += d * (x as f64 - self.mean);
+    }
+
+    fn ci95(&self) -> f64 {
+        if self.n < 2 {
+            return f64::INFINITY;
+        }
+        1.96 * (self.m2 / (self.n - 1) as f64).sqrt() / (self.n as f64).sqrt()
+    }
+}
+
+/// The residencies of the timed SMs' blocks.
+#[derive(Default)]
+pub(super) struct Residencies {
+    /// By SM, by the order its blocks were dealt to it: the cycles each
+    /// was resident (`None` while it runs).
+    by_sm: Vec<Vec<Option<u64>>>,
+    all: Durations,
+    /// Blocks of untimed SMs modelled with `all`'s mean, their partner
+    /// having no corresponding block.
+    by_mean: u64,
+}
+
+impl Residencies {
+    /// Timed SM `sm`'s block `seq` (in its dealing order) was resident
+    /// `cycles`.
+    pub fn add(&mut self, sm: usize, seq: u32, cycles: u64) {
+        if self.by_sm.len() <= sm {
+            self.by_sm.resize_with(sm + 1, Vec::new);
+        }
+        let v = &mut self.by_sm[sm];
+        if v.len() <= seq as usize {
+            v.resize(seq as usize + 1, None);
+        }
+        v[seq as usize] = Some(cycles);
+        self.all.add(cycles);
+    }
+
+    /// What the report gives.
+    pub fn report(&self, timed_sms: u32) -> Sampled {
+        Sampled {
+            timed_sms,
+            timed_blocks: self.all.n,
+            block_cycles: self.all.mean,
+            ci95: self.all.ci95(),
+            modelled_by_mean: self.by_mean,
+        }
+    }
+
+    /// The cycles SM `sm`'s block `seq` is resident, if known now:
+    /// its partner's block `seq`'s, once ended. A partner that has no such
+    /// block and will get none (`partner_dealt` blocks, none left to deal)
+    /// gives none to follow: then the mean of the timed blocks so far.
+    fn of(&mut self, sm: usize, seq: u32, partner_dealt: u32, exhausted: bool) -> Option<u64> {
+        let p = partner(sm);
+        if let Some(d) = self
+            .by_sm
+            .get(p)
+            .and_then(|v| v.get(seq as usize).copied().flatten())
+        {
+            return Some(d);
+        }
+        if seq < partner_dealt || !exhausted || self.all.n == 0 {
+            return None;
+        }
+        self.by_mean += 1;
+        Some(self.all.mean.round() as u64)
+    }
+}
+
+/// Runs the blocks of an SM that `--sample` runs functionally, for one
+/// epoch: each as far as it can go (until it ends or waits for a deferred
+/// atomic). Whether it leaves the SM is decided after the epoch
+/// ([`release`]).
+pub(super) fn run(sh: &super::host::Shared<'_, '_>, st: &mut SmState) -> Result<(), KernelError> {
+    st.pending.clear();
+    for slot in 0..st.blocks.len() {
+        st.run_functional(sh, slot)?;
+    }
+    Ok(())
+}
+
+/// After the epoch `[now, end)`, with every timed block that ended in it
+/// added to `res`: each untimed SM's blocks that have run to their end
+/// (functionally) and whose modelled residency ends before `end` leave
+/// their SM. `exhausted`: every block has been dealt. Returns the blocks
+/// that left.
+pub(super) fn release(
+    slots: &mut [Slot],
+    res: &mut Residencies,
+    now: u64,
+    end: u64,
+    exhausted: bool,
+) -> u64 {
+    let mut left = 0;
+    for s in 0..slots.len() {
+        if slots[s].st.detail || slots[s].st.live == 0 {
+            continue;
+        }
+        let partner_dealt = slots[partner(s)].st.dealt;
+        let st = &mut slots[s].st;
+        for slot in 0..st.blocks.len() {
+            let Some(b) = st.blocks[slot].as_mut() else {
+                continue;
+            };
+            if !b.fn_done() {
+                continue;
+            }
+            // It ran to its end in this epoch (or earlier): it cannot have
+            // left before.
+            let ran = *b.fn_end.get_or_insert(now);
+            if b.done_at.is_none() {
+                b.done_at = res
+                    .of(s, b.seq, partner_dealt, exhausted)
+                    .map(|d| (b.start + d).max(ran));
+            }
+            let Some(t) = b.done_at.filter(|&t| t < end) else {
+                continue;
+            };
+            st.last_end = st.last_end.max(t);
+            if let Some(done) = st.blocks[slot].take() {
+                if st.spare.len() < st.keep {
+                    st.spare.push(done);
+                }
+            }
+            st.free_slots.push(slot as u32);
+            st.live -= 1;
+            left += 1;
+        }
+    }
+    left
+}
