@@ -55,12 +55,21 @@ pub(crate) fn check(prep: &Prepared<'_>, target: Target) -> Result<(), KernelErr
             }
             StatementKind::Unimplemented(_) => s.unsupported_message(file),
             StatementKind::Control(c) => match &c.op {
+                // A builtin (`vprintf`) runs in the engine.
+                ControlOp::Call {
+                    builtin: Some(_), ..
+                } => None,
                 // A call to a function with a body is left in place only
                 // past the inlining limit (a deep recursion): it stops the
                 // launch if a thread reaches it.
                 ControlOp::Call { callee, .. } if module.function(callee).is_some() => None,
                 ControlOp::Call { callee, .. } => Some(format!(
-                    "unsupported by simcli: call {callee} at {file}:{}",
+                    "unsupported by simcli: call {callee} (a function without a body{}) at {file}:{}",
+                    if module.functions.iter().any(|f| &f.name == callee) {
+                        ", not one simcli provides"
+                    } else {
+                        ""
+                    },
                     s.pos
                 )),
                 ControlOp::Bra { .. }

@@ -186,6 +186,8 @@ pub(crate) struct SmState {
     /// Scratch of the SM's hungry and retired warps.
     pub hungry: Vec<u32>,
     pub retired: Vec<u32>,
+    /// What its warps printed this epoch (`printf`).
+    pub printf: crate::printf::Sink,
 }
 
 /// The timing host of one SM for one epoch.
@@ -213,6 +215,7 @@ impl SmState {
             batch,
             to_feed,
             atomics,
+            printf,
             ..
         } = self;
         let Some(b) = blocks.get_mut(slot).and_then(Option::as_mut) else {
@@ -233,7 +236,7 @@ impl SmState {
         }
         if warp.state == State::Run && warp.out.len() < super::warp::AHEAD {
             let before = warp.state;
-            let r = run_warp(sh, warp, shared, overlay, executed, sched);
+            let r = run_warp(sh, warp, shared, overlay, executed, sched, printf);
             let after = warp.state;
             if let Err(e) = r {
                 return Err(name_waiters(e, sh.max, warps));
@@ -276,6 +279,7 @@ impl SmState {
             executed,
             sched,
             atomics,
+            printf,
             ..
         } = self;
         let Some(b) = blocks.get_mut(slot).and_then(Option::as_mut) else {
@@ -302,7 +306,7 @@ impl SmState {
                 if warp.state != State::Run {
                     continue;
                 }
-                let r = run_warp(sh, warp, shared, overlay, executed, sched);
+                let r = run_warp(sh, warp, shared, overlay, executed, sched, printf);
                 match warp.state {
                     State::AtBarrier => *fn_wait += 1,
                     State::Exited => *fn_live -= 1,
@@ -371,6 +375,7 @@ fn run_warp(
     overlay: &mut Overlay,
     executed: &mut u64,
     sched: &mut crate::reorder::Scheduler,
+    printf: &mut crate::printf::Sink,
 ) -> Result<(), KernelError> {
     let code = sh.code;
     // Lent to the memory while the warp runs (a move, not a copy).
@@ -391,6 +396,7 @@ fn run_warp(
         limit: sh.limit,
         sc: sched,
         defer: sh.defer,
+        printf,
     };
     let r = warp.run(&mut env);
     warp.local = local;
