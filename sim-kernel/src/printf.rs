@@ -512,7 +512,9 @@ fn hex_float(a: f64, prec: Option<usize>, alt: bool) -> String {
             let rest = frac & ((1u64 << drop) - 1);
             let half = 1u64 << (drop - 1);
             let mut k = keep;
-            if rest > half || (rest == half && keep & 1 == 1) {
+            // Half to even: of the last digit kept (the leading one at `.0`).
+            let last = if p == 0 { lead } else { keep };
+            if rest > half || (rest == half && last & 1 == 1) {
                 k += 1;
             }
             if p == 0 {

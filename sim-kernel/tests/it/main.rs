@@ -9,6 +9,7 @@ mod engine;
 mod errors;
 mod gate;
 mod launches;
+mod printf;
 mod record;
 mod warp_coll;
 
