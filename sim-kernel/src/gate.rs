@@ -63,13 +63,9 @@ pub(crate) fn check(prep: &Prepared<'_>, target: Target) -> Result<(), KernelErr
                 // past the inlining limit (a deep recursion): it stops the
                 // launch if a thread reaches it.
                 ControlOp::Call { callee, .. } if module.function(callee).is_some() => None,
+                // An `.extern` function without a body that is no builtin.
                 ControlOp::Call { callee, .. } => Some(format!(
-                    "unsupported by simcli: call {callee} (a function without a body{}) at {file}:{}",
-                    if module.functions.iter().any(|f| &f.name == callee) {
-                        ", not one simcli provides"
-                    } else {
-                        ""
-                    },
+                    "unsupported by simcli: call {callee} at {file}:{}",
                     s.pos
                 )),
                 ControlOp::Bra { .. }

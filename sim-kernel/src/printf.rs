@@ -124,6 +124,56 @@ impl<M: sim_isa::exec::Memory> Args for LaneArgs<'_, M> {
     }
 }
 
+/// Why a builtin call could not run.
+#[derive(Debug)]
+pub(crate) enum CallError {
+    /// A lane's format, argument or string read faulted.
+    Fault(sim_isa::exec::MemFault),
+    /// Its operands are not registers (a call not inlined).
+    Operands,
+}
+
+/// Runs the builtin call `b` (`vprintf`) in `lanes`, lane by lane in lane
+/// order: each lane's format and argument buffer from its registers, its
+/// text to `sink`, its result to its result register. The registers are
+/// the warp's slots as they are: a body with a call keeps one slot per
+/// register (`regalloc`).
+pub(crate) fn call<M: sim_isa::exec::Memory>(
+    b: &sim_module::Builtin,
+    lanes: u32,
+    regs: &mut sim_isa::WarpRegs,
+    mem: &mut M,
+    sink: &mut Sink,
+) -> Result<(), CallError> {
+    let sim_module::BuiltinKind::Vprintf = b.kind;
+    let (Some(&fa), Some(&aa)) = (b.args.first(), b.args.get(1)) else {
+        return Err(CallError::Operands);
+    };
+    let mut text = Vec::new();
+    for lane in (0..32u32).filter(|l| lanes >> l & 1 == 1) {
+        let l = lane as usize;
+        let (fmt, base) = (regs.get(fa)[l], regs.get(aa)[l]);
+        text.clear();
+        let mut args = LaneArgs {
+            mem: &mut *mem,
+            lane,
+            base,
+        };
+        let n = if fmt == 0 {
+            -1
+        } else {
+            let f = args.format_string(fmt).map_err(CallError::Fault)?;
+            let n = format(&f, &mut args, &mut text).map_err(CallError::Fault)?;
+            sink.push(&text);
+            n
+        };
+        if let Some(&r) = b.rets.first() {
+            regs.get_mut(r)[l] = u64::from(n as u32);
+        }
+    }
+    Ok(())
+}
+
 /// Where a call's argument bytes and strings come from.
 pub trait Args {
     /// A failed read.

@@ -420,9 +420,8 @@ impl Warp {
         Ok(())
     }
 
-    /// A builtin call (`vprintf`) in `lanes`, lane by lane in lane order.
-    /// Its registers are the warp's slots as they are: a body with a call
-    /// keeps one slot per register (`regalloc`).
+    /// A builtin call (`vprintf`) in `lanes` ([`crate::printf::call`]);
+    /// a fault names the thread and the call.
     fn builtin(
         &mut self,
         env: &mut Env<'_, '_, '_>,
@@ -430,50 +429,26 @@ impl Warp {
         lanes: u32,
         s: &sim_module::Statement,
     ) -> Result<(), KernelError> {
-        let sim_module::BuiltinKind::Vprintf = b.kind;
-        let (Some(&fa), Some(&aa)) = (b.args.first(), b.args.get(1)) else {
-            return Err(unsupported(
+        let r = crate::printf::call(b, lanes, &mut self.regs, &mut *env.mem, env.printf);
+        r.map_err(|e| match e {
+            crate::printf::CallError::Fault(fault) => KernelError::Fault {
+                fault,
+                cta: self.ctx.thread.ctaid,
+                warp: self.ctx.warp_id,
+                thread: self.ctx.warp_id * 32 + fault.lane,
+                text: s.text.trim().to_string(),
+                file: env.code.prep.module.file.clone(),
+                pos: s.pos,
+            },
+            crate::printf::CallError::Operands => unsupported(
                 env.code,
                 format!(
                     "call {} with arguments that are not registers",
                     b.kind.name()
                 ),
                 s.pos,
-            ));
-        };
-        let mut text = Vec::new();
-        for lane in (0..32u32).filter(|l| lanes >> l & 1 == 1) {
-            let l = lane as usize;
-            let (fmt, base) = (self.regs.get(fa)[l], self.regs.get(aa)[l]);
-            text.clear();
-            let mut args = crate::printf::LaneArgs {
-                mem: &mut *env.mem,
-                lane,
-                base,
-            };
-            let r = if fmt == 0 {
-                Ok(-1)
-            } else {
-                args.format_string(fmt)
-                    .and_then(|f| crate::printf::format(&f, &mut args, &mut text))
-            };
-            let n = r.map_err(|fault| KernelError::Fault {
-                fault,
-                cta: self.ctx.thread.ctaid,
-                warp: self.ctx.warp_id,
-                thread: self.ctx.warp_id * 32 + lane,
-                text: s.text.trim().to_string(),
-                file: env.code.prep.module.file.clone(),
-                pos: s.pos,
-            })?;
-            if fmt != 0 {
-                env.printf.push(&text);
-            }
-            if let Some(&r) = b.rets.first() {
-                self.regs.get_mut(r)[l] = u64::from(n as u32);
-            }
-        }
-        Ok(())
+            ),
+        })
     }
 
     /// One recorded step (a replay): the statement and lanes come from the
