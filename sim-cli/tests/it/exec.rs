@@ -143,7 +143,9 @@ fn text(b: &[u8]) -> String {
 #[test]
 fn programs_print_what_they_print_on_a_gpu() {
     let Some(cu13) = cuda_root() else { return };
-    for program in ["vadd", "matmul", "reduce", "streams", "managed", "fault"] {
+    for program in [
+        "vadd", "matmul", "reduce", "streams", "managed", "fault", "hello",
+    ] {
         let exe = build(&cu13, program);
         let out = exec(&exe, &[]);
         let want = std::fs::read_to_string(
