@@ -347,6 +347,7 @@ impl Runtime {
                         "timed_blocks": s.timed_blocks,
                         "block_cycles": s.block_cycles,
                         "ci95": s.ci95,
+                        "modelled_by_mean": s.modelled_by_mean,
                     })
                 });
                 row.stats = l.timed.stats;

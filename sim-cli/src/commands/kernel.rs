@@ -356,8 +356,8 @@ impl Summary {
             kv(
                 "sampled",
                 format!(
-                    "cycles estimated: {} SMs timed ({} blocks, {:.0} +- {:.0} cycles each, 95%), the rest run functionally",
-                    x.timed_sms, x.timed_blocks, x.block_cycles, x.ci95
+                    "cycles estimated: {} SMs timed ({} blocks, {:.0} +- {:.0} cycles each, 95%), the rest run functionally, each block held as its timed partner's ({} by the mean)",
+                    x.timed_sms, x.timed_blocks, x.block_cycles, x.ci95, x.modelled_by_mean
                 ),
             );
         }
@@ -403,6 +403,7 @@ impl Summary {
                 "timed_blocks": x.timed_blocks,
                 "block_cycles": x.block_cycles,
                 "block_cycles_ci95": if x.ci95.is_finite() { Some(x.ci95) } else { None },
+                "modelled_by_mean": x.modelled_by_mean,
             })),
         })
     }
