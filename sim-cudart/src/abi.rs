@@ -191,10 +191,43 @@ pub extern "C" fn __cudaRegisterFatBinaryEnd(_handle: *mut *mut c_void) {}
 #[no_mangle]
 pub extern "C" fn __cudaUnregisterFatBinary(_handle: *mut *mut c_void) {}
 
-/// `__cudaInitModule`.
+/// `__cudaInitModule`: nvcc's code calls it before the host first touches a
+/// `__managed__` variable; each one's pointer is set to its host block.
 #[no_mangle]
-pub extern "C" fn __cudaInitModule(_handle: *mut *mut c_void) -> c_char {
-    1
+pub extern "C" fn __cudaInitModule(handle: *mut *mut c_void) -> c_char {
+    let code = with(|rt| {
+        for (pointer, block) in rt.init_module(fatbin_index(handle))? {
+            // SAFETY: `pointer` is the address of the program's own
+            // pointer variable that nvcc registered for this variable.
+            unsafe { put(pointer as *mut u64, block)? };
+        }
+        Ok(())
+    });
+    c_char::from(code == err::SUCCESS)
+}
+
+/// `__cudaRegisterManagedVar`.
+///
+/// # Safety
+/// As nvcc calls it.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn __cudaRegisterManagedVar(
+    handle: *mut *mut c_void,
+    host_var_ptr: *mut *mut c_void,
+    _device_address: *mut c_char,
+    device_name: *const c_char,
+    _ext: c_int,
+    size: usize,
+    _constant: c_int,
+    _global: c_int,
+) {
+    // SAFETY: nvcc passes the variable's PTX name.
+    let name = unsafe { text(device_name) };
+    with(|rt| {
+        rt.register_managed_var(fatbin_index(handle), host_var_ptr as u64, name, size as u64);
+        Ok(())
+    });
 }
 
 /// `__cudaRegisterFunction`.

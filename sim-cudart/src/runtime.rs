@@ -60,6 +60,20 @@ struct Named {
     name: String,
 }
 
+/// A `__managed__` variable: the host reaches it through a pointer nvcc's
+/// code keeps (at `pointer`), which the runtime points at a host block of
+/// its own; its device copy is the module's `.global` variable, brought
+/// level with the block around every launch.
+struct ManagedVar {
+    fatbin: usize,
+    name: String,
+    size: u64,
+    /// The address of the program's pointer to the variable.
+    pointer: u64,
+    /// The host block, once the module is initialised.
+    block: Option<HostBlock>,
+}
+
 /// `<<<grid, block, shared, stream>>>` between push and pop.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CallConfig {
@@ -112,6 +126,8 @@ pub struct Runtime {
     launches: u64,
     /// Bytes of device memory the program holds.
     allocated: u64,
+    /// `__managed__` variables.
+    managed: Vec<ManagedVar>,
     /// What the last launch's device `printf` printed, for the C side to
     /// write to the program's `stdout`.
     printed: Vec<u8>,
@@ -137,6 +153,7 @@ impl Runtime {
             launches: 0,
             allocated: 0,
             printed: Vec::new(),
+            managed: Vec::new(),
         }
     }
 
@@ -228,6 +245,57 @@ impl Runtime {
     /// `__cudaRegisterVar`: the variable whose host shadow is at `shadow`.
     pub fn register_var(&mut self, fatbin: usize, shadow: u64, name: String) {
         self.vars.insert(shadow, Named { fatbin, name });
+    }
+
+    /// `__cudaRegisterManagedVar`: the variable whose host pointer is at
+    /// `pointer`.
+    pub fn register_managed_var(&mut self, fatbin: usize, pointer: u64, name: String, size: u64) {
+        self.managed.push(ManagedVar {
+            fatbin,
+            name,
+            size,
+            pointer,
+            block: None,
+        });
+    }
+
+    /// `__cudaInitModule`: the module of fatbinary `f` loaded, and each of
+    /// its `__managed__` variables given a host block holding its initial
+    /// value; gives (pointer, block address) for the C side to write.
+    pub fn init_module(&mut self, f: usize) -> Res<Vec<(u64, u64)>> {
+        if !self
+            .managed
+            .iter()
+            .any(|v| v.fatbin == f && v.block.is_none())
+        {
+            return Ok(Vec::new());
+        }
+        // A module that does not load still gets its variables' blocks
+        // (zeroed): the program's pointers must never stay null.
+        let m = match self.module(f) {
+            Ok(m) => Some(m),
+            Err(e) => {
+                self.note(Err(e));
+                None
+            }
+        };
+        let mut out = Vec::new();
+        let Runtime { sim, managed, .. } = self;
+        for v in managed
+            .iter_mut()
+            .filter(|v| v.fatbin == f && v.block.is_none())
+        {
+            let mut b = HostBlock::new(v.size).ok_or_else(|| Fail::code(err::MEMORY_ALLOCATION))?;
+            let n = v.size as usize;
+            if let (Some(sim), Some(m)) = (sim.as_mut(), m) {
+                sim.device
+                    .read_symbol(m, &v.name, 0, &mut b.bytes_mut()[..n])
+                    .map_err(|e| Fail::said(err::INVALID_SYMBOL, e.to_string()))?;
+            }
+            out.push((v.pointer, b.addr()));
+            v.block = Some(b);
+        }
+        Ok(out)
     }
 
     /// The module of fatbinary `f`, loaded on first use.
@@ -390,23 +458,56 @@ impl Runtime {
             .map_err(|e| Fail::said(err::UNKNOWN, format!("report {}: {e}", path.display())))
     }
 
-    /// Before a launch: the host blocks' bytes into the device.
+    /// Before a launch: the host blocks' bytes into the device, and each
+    /// initialised `__managed__` variable's into its module's variable.
     fn host_to_device(&mut self) -> Res<()> {
-        let Runtime { sim, host, .. } = self;
+        let Runtime {
+            sim,
+            host,
+            managed,
+            fatbins,
+            ..
+        } = self;
         let Some(sim) = sim else { return Ok(()) };
         for b in host.values() {
             sim.device.write(b.addr(), b.bytes()).map_err(dev_fail)?;
         }
+        for v in managed.iter() {
+            let (Some(b), Some(m)) = (&v.block, fatbins.get(v.fatbin).and_then(|f| f.module))
+            else {
+                continue;
+            };
+            sim.device
+                .write_symbol(m, &v.name, 0, &b.bytes()[..v.size as usize])
+                .map_err(dev_fail)?;
+        }
         Ok(())
     }
 
-    /// After a launch: the host blocks' bytes back from the device.
+    /// After a launch: the host blocks' bytes back from the device, and
+    /// the `__managed__` variables'.
     fn device_to_host(&mut self) -> Res<()> {
-        let Runtime { sim, host, .. } = self;
+        let Runtime {
+            sim,
+            host,
+            managed,
+            fatbins,
+            ..
+        } = self;
         let Some(sim) = sim else { return Ok(()) };
         for b in host.values_mut() {
             let addr = b.addr();
             sim.device.read(addr, b.bytes_mut()).map_err(dev_fail)?;
+        }
+        for v in managed.iter_mut() {
+            let (Some(b), Some(m)) = (&mut v.block, fatbins.get(v.fatbin).and_then(|f| f.module))
+            else {
+                continue;
+            };
+            let n = v.size as usize;
+            sim.device
+                .read_symbol(m, &v.name, 0, &mut b.bytes_mut()[..n])
+                .map_err(dev_fail)?;
         }
         Ok(())
     }
@@ -627,6 +728,8 @@ impl Runtime {
     pub fn reset(&mut self) {
         self.sim = None;
         self.host.clear();
+        // The program's pointers still point at the blocks: keep them,
+        // to be written into the next device's variables.
         for f in &mut self.fatbins {
             f.module = None;
         }

@@ -9,8 +9,17 @@ use crate::types::*;
 pub const MAX_VARIABLE_BYTES: u64 = 1 << 32;
 
 impl Parser<'_> {
-    /// After the state space: `.align N .type name[dims] = init;`.
+    /// After the state space: `.align N .type name[dims] = init;`, a
+    /// `.global` maybe `.attribute(.managed)` first (CUDA's `__managed__`:
+    /// an ordinary global here; the CUDA runtime keeps the host's copy).
     pub fn variable(&mut self, space: StateSpace, linkage: Linkage) -> Res<Variable> {
+        if self.eat_dot("attribute") {
+            self.expect_punct(b'(', "'('")?;
+            if !self.eat_dot("managed") {
+                return Err(self.expected("'.managed' (the one variable attribute supported)"));
+            }
+            self.expect_punct(b')', "')'")?;
+        }
         let mut align = self.align()?;
         if self.is_dot("v2") || self.is_dot("v4") || self.is_dot("v8") {
             return Err(self.err(K::NotSupported("vector variables".into())));

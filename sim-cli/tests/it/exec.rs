@@ -144,7 +144,14 @@ fn text(b: &[u8]) -> String {
 fn programs_print_what_they_print_on_a_gpu() {
     let Some(cu13) = cuda_root() else { return };
     for program in [
-        "vadd", "matmul", "reduce", "streams", "managed", "fault", "hello",
+        "vadd",
+        "matmul",
+        "reduce",
+        "streams",
+        "managed",
+        "fault",
+        "hello",
+        "managed_var",
     ] {
         let exe = build(&cu13, program);
         let out = exec(&exe, &[]);

@@ -496,3 +496,22 @@ fn the_sink_operand_is_no_identifier() {
         "k.ptx:7:12: undeclared identifier 'x'"
     );
 }
+
+/// `__managed__` variables as nvcc 13 declares them
+/// (`.global .attribute(.managed) .align 4 .u32 total = 5;`) parse as
+/// ordinary globals; another attribute is refused by name.
+#[test]
+fn managed_attribute_is_a_global() {
+    let head = ".version 8.0\n.target sm_90\n.address_size 64\n";
+    let src = format!("{head}.global .attribute(.managed) .align 4 .u32 total = 5;\n");
+    let m = parse_module(&src, "m.ptx").unwrap();
+    let v = &m.variables[0];
+    assert_eq!(
+        (v.name.as_str(), v.space, v.size),
+        ("total", StateSpace::Global, 4)
+    );
+    assert_eq!(v.init, Some(vec![Init::Bits(5)]));
+    let bad = format!("{head}.global .attribute(.unified(1, 2)) .u32 x;\n");
+    let e = parse_module(&bad, "m.ptx").unwrap_err().to_string();
+    assert!(e.contains("m.ptx:4:") && e.contains(".managed"), "{e}");
+}
