@@ -311,7 +311,13 @@ impl Runtime {
             .ptx
             .clone()
             .map_err(|m| Fail::said(err::NO_KERNEL_IMAGE, m))?;
-        let name = format!("fatbinary {f}");
+        // Errors name the program and which of its fatbinaries: the PTX
+        // line numbers are those of `nvcc -ptx` on its source.
+        let exe = std::env::current_exe()
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+            .unwrap_or_else(|| "program".into());
+        let name = format!("{exe} (fatbinary {f}, PTX)");
         let m = self
             .sim()?
             .device
