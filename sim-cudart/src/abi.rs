@@ -50,7 +50,7 @@ pub(crate) fn with(f: impl FnOnce(&mut Runtime) -> Res<()>) -> c_int {
 ///
 /// # Safety
 /// `p` is null or valid for a write of `T`.
-unsafe fn put<T>(p: *mut T, v: T) -> Res<()> {
+pub(crate) unsafe fn put<T>(p: *mut T, v: T) -> Res<()> {
     if p.is_null() {
         return Err(Fail::code(err::INVALID_VALUE));
     }
@@ -469,9 +469,9 @@ pub unsafe extern "C" fn cudaMalloc(p: *mut *mut c_void, size: usize) -> c_int {
 ///
 /// # Safety
 /// `p` is valid for a write.
-unsafe fn malloc_host(p: *mut *mut c_void, size: usize) -> c_int {
+unsafe fn malloc_host(p: *mut *mut c_void, size: usize, managed: bool) -> c_int {
     with(|rt| {
-        let a = rt.malloc_host(size as u64)?;
+        let a = rt.malloc_host(size as u64, managed)?;
         // SAFETY: by the caller's contract.
         unsafe { put(p, a as *mut c_void) }
     })
@@ -484,7 +484,7 @@ unsafe fn malloc_host(p: *mut *mut c_void, size: usize) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn cudaMallocHost(p: *mut *mut c_void, size: usize) -> c_int {
     // SAFETY: as the caller's.
-    unsafe { malloc_host(p, size) }
+    unsafe { malloc_host(p, size, false) }
 }
 
 /// `cudaHostAlloc`.
@@ -494,7 +494,7 @@ pub unsafe extern "C" fn cudaMallocHost(p: *mut *mut c_void, size: usize) -> c_i
 #[no_mangle]
 pub unsafe extern "C" fn cudaHostAlloc(p: *mut *mut c_void, size: usize, _flags: c_uint) -> c_int {
     // SAFETY: as the caller's.
-    unsafe { malloc_host(p, size) }
+    unsafe { malloc_host(p, size, false) }
 }
 
 /// `cudaMallocManaged`.
@@ -508,7 +508,7 @@ pub unsafe extern "C" fn cudaMallocManaged(
     _flags: c_uint,
 ) -> c_int {
     // SAFETY: as the caller's.
-    unsafe { malloc_host(p, size) }
+    unsafe { malloc_host(p, size, true) }
 }
 
 /// `cudaHostGetDevicePointer`: the same address (unified addressing).
@@ -578,7 +578,7 @@ fn side(rt: &Runtime, p: u64, device_by_kind: Option<bool>) -> Res<Place> {
 ///
 /// # Safety
 /// Host sides are valid for `n` bytes.
-unsafe fn copy(
+pub(crate) unsafe fn copy(
     rt: &mut Runtime,
     dst: *mut c_void,
     src: *const c_void,
@@ -690,7 +690,7 @@ pub extern "C" fn cudaMemsetAsync(
     with(|rt| memset(rt, p, value, n))
 }
 
-fn memset(rt: &mut Runtime, p: *mut c_void, value: c_int, n: usize) -> Res<()> {
+pub(crate) fn memset(rt: &mut Runtime, p: *mut c_void, value: c_int, n: usize) -> Res<()> {
     rt.alive()?;
     match side(rt, p as u64, Some(true))? {
         Place::Device => rt.fill(p as u64, value as u8, n as u64),

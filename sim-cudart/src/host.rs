@@ -14,6 +14,8 @@ pub const ALIGN: usize = 256;
 pub struct HostBlock {
     ptr: NonNull<u8>,
     layout: Layout,
+    /// `cudaMallocManaged` (else pinned host memory).
+    pub managed: bool,
 }
 
 // SAFETY: the block is plain bytes owned by this value; the runtime only
@@ -23,12 +25,16 @@ unsafe impl Send for HostBlock {}
 impl HostBlock {
     /// `len` zeroed bytes (at least one, so every block has its own
     /// address), or `None` if the allocator refuses.
-    pub fn new(len: u64) -> Option<HostBlock> {
+    pub fn new(len: u64, managed: bool) -> Option<HostBlock> {
         let size = usize::try_from(len.max(1)).ok()?;
         let layout = Layout::from_size_align(size, ALIGN).ok()?;
         // SAFETY: `layout` has a non-zero size.
         let raw = unsafe { std::alloc::alloc_zeroed(layout) };
-        NonNull::new(raw).map(|ptr| HostBlock { ptr, layout })
+        NonNull::new(raw).map(|ptr| HostBlock {
+            ptr,
+            layout,
+            managed,
+        })
     }
 
     /// Its address.

@@ -4,7 +4,7 @@
 //! in for NVIDIA's library when a program built with `nvcc -cudart shared`
 //! runs under `simcli exec`: the program's kernels run on the simulator.
 //!
-//! - `abi`, `abi_device`: the C entry points (the only unsafe code, with
+//! - `abi`, `abi_device`, `abi_more`: the C entry points (the only unsafe code, with
 //!   `host`'s allocations);
 //! - [`runtime`]: the state and each operation, in safe code;
 //! - [`fatbin`]: the PTX of a registered fatbinary (`sim-fatbin`);
@@ -22,6 +22,7 @@
 
 mod abi;
 mod abi_device;
+mod abi_more;
 mod classify;
 mod err;
 pub mod fatbin;

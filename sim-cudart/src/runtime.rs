@@ -285,7 +285,8 @@ impl Runtime {
             .iter_mut()
             .filter(|v| v.fatbin == f && v.block.is_none())
         {
-            let mut b = HostBlock::new(v.size).ok_or_else(|| Fail::code(err::MEMORY_ALLOCATION))?;
+            let mut b =
+                HostBlock::new(v.size, true).ok_or_else(|| Fail::code(err::MEMORY_ALLOCATION))?;
             let n = v.size as usize;
             if let (Some(sim), Some(m)) = (sim.as_mut(), m) {
                 sim.device
@@ -534,9 +535,9 @@ impl Runtime {
 
     /// `cudaMallocHost`, `cudaHostAlloc`, `cudaMallocManaged`: host memory
     /// kernels also reach.
-    pub fn malloc_host(&mut self, bytes: u64) -> Res<u64> {
+    pub fn malloc_host(&mut self, bytes: u64, managed: bool) -> Res<u64> {
         self.alive()?;
-        let b = HostBlock::new(bytes).ok_or_else(|| Fail::code(err::MEMORY_ALLOCATION))?;
+        let b = HostBlock::new(bytes, managed).ok_or_else(|| Fail::code(err::MEMORY_ALLOCATION))?;
         let addr = b.addr();
         self.sim()?
             .device
@@ -572,6 +573,28 @@ impl Runtime {
         match &self.sim {
             Some(s) if s.device.allocation(addr).is_some() => Place::Device,
             _ => Place::Other,
+        }
+    }
+
+    /// `cudaPointerGetAttributes`: the memory type (`enum cudaMemoryType`)
+    /// of `addr` and its device and host addresses (0 where it has none).
+    pub fn pointer_attributes(&self, addr: u64) -> (i32, u64, u64) {
+        use crate::gen::layout as l;
+        match self.place(addr) {
+            Place::Device => (l::cudaMemoryTypeDevice, addr, 0),
+            Place::HostBlock => {
+                let managed = self
+                    .host_block_of(addr)
+                    .and_then(|b| self.host.get(&b))
+                    .is_some_and(|b| b.managed);
+                let t = if managed {
+                    l::cudaMemoryTypeManaged
+                } else {
+                    l::cudaMemoryTypeHost
+                };
+                (t, addr, addr)
+            }
+            Place::Other => (l::cudaMemoryTypeUnregistered, 0, 0),
         }
     }
 

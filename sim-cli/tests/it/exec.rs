@@ -152,6 +152,7 @@ fn programs_print_what_they_print_on_a_gpu() {
         "fault",
         "hello",
         "managed_var",
+        "apis",
     ] {
         let exe = build(&cu13, program);
         let out = exec(&exe, &[]);

@@ -37,6 +37,21 @@ pub const FATTR_NUM_REGS: usize = 28;
 pub const FATTR_PTX_VERSION: usize = 32;
 pub const FATTR_BINARY_VERSION: usize = 36;
 pub const FATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES: usize = 44;
+// Offsets into `struct cudaPointerAttributes`.
+pub const PATTR_SIZE: usize = 88;
+pub const PATTR_TYPE: usize = 0;
+pub const PATTR_DEVICE: usize = 4;
+pub const PATTR_DEVICE_POINTER: usize = 8;
+pub const PATTR_HOST_POINTER: usize = 16;
+// `enum cudaMemoryType` values.
+pub const cudaMemoryTypeUnregistered: i32 = 0;
+pub const cudaMemoryTypeHost: i32 = 1;
+pub const cudaMemoryTypeDevice: i32 = 2;
+pub const cudaMemoryTypeManaged: i32 = 3;
+// `enum cudaLimit` values.
+pub const cudaLimitStackSize: i32 = 0;
+pub const cudaLimitPrintfFifoSize: i32 = 1;
+pub const cudaLimitMallocHeapSize: i32 = 2;
 // `enum cudaDeviceAttr` values.
 pub const cudaDevAttrMaxThreadsPerBlock: i32 = 1;
 pub const cudaDevAttrMaxBlockDimX: i32 = 2;

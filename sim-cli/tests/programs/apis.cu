@@ -1,0 +1,48 @@
+// The runtime calls libraries lean on: stream-ordered and pitched
+// allocation, 2D copies, pointer attributes, limits, prefetch hints and a
+// host callback.
+#include <cstdio>
+#include <cuda_runtime.h>
+
+__global__ void bump(float* m, size_t pitch, int w, int h) {
+    int x = threadIdx.x, y = blockIdx.x;
+    if (x < w && y < h) ((float*)((char*)m + y * pitch))[x] += 1.0f;
+}
+
+static void CUDART_CB done(void* p) { *(int*)p = 42; }
+
+int main() {
+    const int w = 100, h = 8;
+    static float host[h][w];
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) host[y][x] = y * 1000 + x;
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    float* m;
+    size_t pitch = 0;
+    cudaMallocPitch(&m, &pitch, w * sizeof(float), h);
+    cudaMemcpy2DAsync(m, pitch, host, w * sizeof(float), w * sizeof(float), h, cudaMemcpyHostToDevice, s);
+    bump<<<h, 128, 0, s>>>(m, pitch, w, h);
+    cudaMemcpy2D(host, w * sizeof(float), m, pitch, w * sizeof(float), h, cudaMemcpyDeviceToHost);
+    int* a;
+    cudaMallocAsync(&a, 4096, s);
+    int* u;
+    cudaMallocManaged(&u, 64);
+    cudaMemLocation loc = {cudaMemLocationTypeDevice, 0};
+    cudaMemPrefetchAsync(u, 64, loc, 0, s);
+    cudaPointerAttributes pa, pu, ph;
+    int local = 0;
+    cudaPointerGetAttributes(&pa, a);
+    cudaPointerGetAttributes(&pu, u);
+    cudaPointerGetAttributes(&ph, &local);
+    size_t fifo = 0;
+    cudaDeviceGetLimit(&fifo, cudaLimitPrintfFifoSize);
+    int flag = 0;
+    cudaLaunchHostFunc(s, done, &flag);
+    cudaStreamSynchronize(s);
+    cudaFreeAsync(a, s);
+    printf("pitch %zu, host[7][99]=%g host[0][0]=%g\n", pitch, host[7][99], host[0][0]);
+    printf("types: device %d managed %d host memory %d\n", pa.type, pu.type, ph.type);
+    printf("printf fifo %zu, callback %d, error %s\n", fifo, flag, cudaGetErrorName(cudaGetLastError()));
+    return 0;
+}
