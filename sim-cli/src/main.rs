@@ -120,6 +120,10 @@ enum Cmd {
         /// The simulator's CUDA runtime library (default: libsim_cudart.so beside simcli).
         #[arg(long, value_name = "FILE")]
         runtime: Option<PathBuf>,
+        /// Write each launch as a launch file with its buffers into DIR (new or empty),
+        /// for `simcli run DIR/launch-N.json --check`.
+        #[arg(long, value_name = "DIR")]
+        save_launches: Option<PathBuf>,
         /// The program and its arguments, after `--`.
         #[arg(last = true, required = true, value_name = "PROGRAM")]
         program: Vec<String>,
@@ -452,6 +456,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             sample,
             report,
             runtime,
+            save_launches,
             program,
         } => {
             let mut inputs = Inputs::new();
@@ -465,6 +470,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
                 sample,
                 report,
                 runtime,
+                save_launches,
                 program,
                 inputs,
             })

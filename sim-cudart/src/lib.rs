@@ -31,5 +31,6 @@ mod host;
 pub mod props;
 pub mod protocol;
 pub mod runtime;
+mod save;
 
 pub use protocol::{LaunchRow, Settings, SETTINGS_ENV};

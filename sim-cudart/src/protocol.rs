@@ -34,6 +34,9 @@ pub struct Settings {
     pub sample: bool,
     /// Where each launch's [`LaunchRow`] is appended (none: not reported).
     pub report: Option<std::path::PathBuf>,
+    /// `--save-launches DIR`: each launch written as a launch file there.
+    #[serde(default)]
+    pub save_launches: Option<std::path::PathBuf>,
 }
 
 /// One launch as the runtime ran it.

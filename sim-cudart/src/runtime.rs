@@ -128,6 +128,8 @@ pub struct Runtime {
     allocated: u64,
     /// `__managed__` variables.
     managed: Vec<ManagedVar>,
+    /// `--save-launches`: each fatbinary's variables' initial values.
+    initial: HashMap<usize, Vec<(String, Vec<u8>)>>,
     /// What the last launch's device `printf` printed, for the C side to
     /// write to the program's `stdout`.
     printed: Vec<u8>,
@@ -154,6 +156,7 @@ impl Runtime {
             allocated: 0,
             printed: Vec::new(),
             managed: Vec::new(),
+            initial: HashMap::new(),
         }
     }
 
@@ -389,12 +392,21 @@ impl Runtime {
         let shared = u32::try_from(c.shared).map_err(|_| Fail::code(err::INVALID_CONFIGURATION))?;
         self.host_to_device()?;
         let (start, index) = (self.now, self.launches);
+        let saving = self.saving(index, k.fatbin, m, &k.name, c, shared, params)?;
         let sim = self.sim()?;
         let sms = sim.device.options().sms;
         let r = sim
             .device
             .launch(m, &k.name, c.grid, c.block, shared, params);
         self.launches += 1;
+        if let Some(s) = &saving {
+            let after = match &r {
+                Ok(_) => Some(self.buffers_now(&s.buffers)?),
+                Err(_) => None,
+            };
+            s.after(after.as_deref())
+                .map_err(|m| Fail::said(err::UNKNOWN, m))?;
+        }
         let mut row = LaunchRow {
             index,
             kernel: k.name.clone(),
@@ -448,6 +460,121 @@ impl Runtime {
         };
         self.report(&row)?;
         out
+    }
+
+    /// `--save-launches`: the launch about to run, its module and buffers
+    /// written (none if not asked for, or if its buffers pass the launch
+    /// format's limit, which is said).
+    #[allow(clippy::too_many_arguments)]
+    fn saving(
+        &mut self,
+        index: u64,
+        fatbin: usize,
+        m: ModuleId,
+        kernel: &str,
+        c: &CallConfig,
+        shared: u32,
+        params: &[u8],
+    ) -> Res<Option<crate::save::Saving>> {
+        let Some(dir) = self.settings.save_launches.clone() else {
+            return Ok(None);
+        };
+        let ptx = match self.fatbins.get(fatbin).map(|f| &f.ptx) {
+            Some(Ok(p)) => p.clone(),
+            _ => return Ok(None),
+        };
+        let initial = self.initial_values(fatbin, &ptx)?;
+        let sim = self.sim()?;
+        let mut changed = Vec::new();
+        for (name, first) in &initial {
+            let mut now = vec![0u8; first.len()];
+            sim.device
+                .read_symbol(m, name, 0, &mut now)
+                .map_err(dev_fail)?;
+            if &now != first {
+                changed.push((name.clone(), now));
+            }
+        }
+        let (module, ptx) = if changed.is_empty() {
+            (format!("module-{fatbin}.ptx"), ptx)
+        } else {
+            (
+                format!("launch-{index}.ptx"),
+                crate::save::with_values(&ptx, &changed),
+            )
+        };
+        let slots = sim
+            .device
+            .params(m, kernel)
+            .map_err(|e| Fail::said(err::INVALID_DEVICE_FUNCTION, e.to_string()))?;
+        let spans = sim.device.allocations();
+        let total: u64 = spans.iter().map(|s| s.1).sum();
+        if total > crate::save::MAX_SAVED_BYTES {
+            eprintln!(
+                "ptx-sm-sim: --save-launches: launch {index} not saved: its {total} bytes of buffers pass the launch format's limit"
+            );
+            return Ok(None);
+        }
+        let mut buffers = Vec::with_capacity(spans.len());
+        for (base, len) in spans {
+            let mut b = vec![0u8; len as usize];
+            sim.device.read(base, &mut b).map_err(dev_fail)?;
+            buffers.push((base, b));
+        }
+        if index == 0 {
+            std::fs::create_dir_all(&dir)
+                .and_then(|()| std::fs::write(dir.join("README.txt"), crate::save::README))
+                .map_err(|e| Fail::said(err::UNKNOWN, format!("--save-launches: {e}")))?;
+        }
+        let s = crate::save::Saving {
+            dir,
+            index,
+            module,
+            kernel: kernel.to_string(),
+            grid: c.grid,
+            block: c.block,
+            dynamic_shared: shared,
+            slots,
+            params: params.to_vec(),
+            buffers,
+        };
+        s.before(&ptx).map_err(|m| Fail::said(err::UNKNOWN, m))?;
+        Ok(Some(s))
+    }
+
+    /// The values fatbinary `f`'s `.global` and `.const` variables start
+    /// with (its PTX loaded on a device of its own), computed once.
+    fn initial_values(&mut self, f: usize, ptx: &str) -> Res<Vec<(String, Vec<u8>)>> {
+        if let Some(v) = self.initial.get(&f) {
+            return Ok(v.clone());
+        }
+        let opts = self.sim()?.device.options().clone();
+        let mut fresh = Device::new(opts);
+        let m = fresh
+            .load_module("initial values", ptx)
+            .map_err(|e| Fail::said(err::INVALID_PTX, e.to_string()))?;
+        let mut out = Vec::new();
+        for name in fresh.symbols(m) {
+            let size = fresh.symbol(m, &name).map_or(0, |s| s.size);
+            let mut b = vec![0u8; size as usize];
+            fresh.read_symbol(m, &name, 0, &mut b).map_err(dev_fail)?;
+            out.push((name, b));
+        }
+        self.initial.insert(f, out.clone());
+        Ok(out)
+    }
+
+    /// The bytes now at each of `buffers`' bases.
+    fn buffers_now(&mut self, buffers: &[(u64, Vec<u8>)]) -> Res<Vec<Vec<u8>>> {
+        let sim = self.sim()?;
+        buffers
+            .iter()
+            .map(|(base, b)| {
+                let mut out = vec![0u8; b.len()];
+                sim.device.read(*base, &mut out).map_err(dev_fail)?;
+                Ok(out)
+            })
+            .collect()
     }
 
     /// Appends `row` to the report file, if one is asked for.

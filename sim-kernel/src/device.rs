@@ -366,6 +366,17 @@ impl Device {
         })
     }
 
+    /// The names of the module's `.global` and `.const` variables.
+    pub fn symbols(&self, m: ModuleId) -> Vec<String> {
+        self.loaded(m).map_or(Vec::new(), |l| {
+            l.globals
+                .iter()
+                .chain(&l.consts)
+                .map(|s| s.0.clone())
+                .collect()
+        })
+    }
+
     /// The module's `.global` or `.const` variable `name`.
     pub fn symbol(&self, m: ModuleId, name: &str) -> Option<SymbolInfo> {
         let l = self.loaded(m).ok()?;

@@ -35,6 +35,8 @@ pub struct ExecArgs {
     pub report: Option<PathBuf>,
     /// `--runtime FILE`: the runtime library.
     pub runtime: Option<PathBuf>,
+    /// `--save-launches DIR`.
+    pub save_launches: Option<PathBuf>,
     /// The program and its arguments.
     pub program: Vec<String>,
     /// Files read (`--config`): the report must not land on one.
@@ -127,6 +129,17 @@ pub fn exec(a: &ExecArgs) -> Result<ExitCode> {
         report_format(r)?;
         a.inputs.check(r)?;
     }
+    if let Some(d) = &a.save_launches {
+        let busy = std::fs::read_dir(d)
+            .map(|mut e| e.next().is_some())
+            .unwrap_or(false);
+        if busy || d.is_file() {
+            bail!(
+                "--save-launches {}: not an empty folder (saved launches never replace files)",
+                d.display()
+            );
+        }
+    }
     let dir = tempfile::Builder::new()
         .prefix("simcli-exec")
         .tempdir()
@@ -201,6 +214,14 @@ fn settings(a: &ExecArgs, rows: &Path) -> Result<Settings> {
         threads: a.threads,
         sample: a.sample,
         report: Some(rows.to_path_buf()),
+        save_launches: match &a.save_launches {
+            Some(d) => {
+                std::fs::create_dir_all(d)
+                    .with_context(|| format!("--save-launches {}", d.display()))?;
+                Some(d.canonicalize().unwrap_or_else(|_| d.clone()))
+            }
+            None => None,
+        },
     })
 }
 

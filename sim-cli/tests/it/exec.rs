@@ -244,3 +244,41 @@ fn a_static_runtime_program_is_told_to_rebuild() {
         text(&out.stderr)
     );
 }
+
+/// `--save-launches DIR`: every launch of a program as a launch file that
+/// `simcli run --check` reproduces, `__constant__` and `__device__` values
+/// included; a folder with files in it is refused.
+#[test]
+fn saved_launches_reproduce_under_run_check() {
+    let Some(cu13) = cuda_root() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    for program in ["reduce", "vadd"] {
+        let exe = build(&cu13, program);
+        let saved = dir.path().join(program);
+        let out = exec(
+            &exe,
+            &["--sms", "4", "--save-launches", saved.to_str().unwrap()],
+        );
+        assert!(out.status.success(), "{program}: {}", text(&out.stderr));
+        let launches: Vec<PathBuf> = std::fs::read_dir(&saved)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        assert_eq!(launches.len(), if program == "reduce" { 2 } else { 1 });
+        for l in launches {
+            let o = Command::new(env!("CARGO_BIN_EXE_simcli"))
+                .args(["run", l.to_str().unwrap(), "--check", "--sms", "4"])
+                .output()
+                .unwrap();
+            assert!(o.status.success(), "{}: {}", l.display(), text(&o.stderr));
+        }
+        let again = exec(&exe, &["--save-launches", saved.to_str().unwrap()]);
+        assert_eq!(again.status.code(), Some(2));
+        assert!(
+            text(&again.stderr).contains("not an empty folder"),
+            "{}",
+            text(&again.stderr)
+        );
+    }
+}

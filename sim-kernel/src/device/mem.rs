@@ -178,6 +178,17 @@ impl Device {
         Ok(())
     }
 
+    /// Every allocation the host made (`malloc`, `malloc_at`; not the
+    /// modules' variables): base and length, in address order.
+    pub fn allocations(&self) -> Vec<(u64, u64)> {
+        self.global
+            .regions
+            .iter()
+            .filter(|r| !self.mem.modules.contains(&r.base))
+            .map(|r| (r.base, r.bytes.len() as u64))
+            .collect()
+    }
+
     /// The allocation holding `addr`: its base and length.
     pub fn allocation(&self, addr: u64) -> Option<(u64, u64)> {
         self.global
