@@ -495,7 +495,7 @@ impl Warp {
             slab,
             ..
         } = self;
-        mem.one_word = false;
+        (mem.one_word, mem.broadcast) = (false, false);
         let mut tap;
         let m: &mut dyn Memory = match (follow.as_mut(), log.as_mut()) {
             (Some(f), _) => {
@@ -518,12 +518,12 @@ impl Warp {
         let r = execute_mem_into(inst, ctx, regs, mask, m, &mut slab.scratch);
         // A recording keeps every access's addresses (`record`).
         let compact = log.is_none();
-        let one_word = mem.one_word;
+        let (one_word, broadcast) = (mem.one_word, mem.broadcast);
         if code.widen[pc] != 0 {
             // The vector load ptxas merged this group into (`vectorise`).
             slab.scratch.bytes = u32::from(code.widen[pc]);
         }
-        r.map(|accessed| accessed.then(|| slab.keep(compact, one_word)))
+        r.map(|accessed| accessed.then(|| slab.keep(compact, one_word, broadcast)))
             .map_err(|fault| {
                 if let Some(f) = follow.as_ref() {
                     return f.diverged(&format!(
@@ -587,7 +587,7 @@ impl Warp {
         if shared {
             return Ok(None);
         }
-        Ok(Some(self.slab.keep(false, false)))
+        Ok(Some(self.slab.keep(false, false, false)))
     }
 
     /// Runs the global atomic the warp stopped at (see
