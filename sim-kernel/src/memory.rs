@@ -142,6 +142,10 @@ pub struct WarpMem<'a> {
     /// memory, it is one wavefront: `memtime::one_wave_shared`); the
     /// caller clears it before an access.
     pub one_word: bool,
+    /// Set with `one_word` when every lane read one address: in shared
+    /// memory one wavefront at any width (a merged vector load's too:
+    /// `vectorise`).
+    pub broadcast: bool,
 }
 
 impl WarpMem<'_> {
@@ -254,6 +258,7 @@ impl WarpMem<'_> {
             Some(Pattern::Consecutive) => B == 4,
             Some(Pattern::Other) | None => false,
         };
+        self.broadcast = matches!(shape, Some(Pattern::Same));
         shape
     }
 
@@ -697,6 +702,7 @@ mod tests {
                 local: &mut self.local,
                 vars: &[],
                 one_word: false,
+                broadcast: false,
             }
         }
         fn same(&mut self, o: &mut Backing) -> bool {
@@ -795,7 +801,7 @@ mod tests {
                 space: Space::Shared,
             };
             assert!(
-                crate::memtime::one_wave_shared(&acc, false),
+                crate::memtime::one_wave_shared(&acc, false, false),
                 "{bytes} {addrs:x?}"
             );
         }

@@ -420,7 +420,11 @@ impl SmMem {
 /// `one_word`: the functional access found the lanes all at one address
 /// or at consecutive 4-byte words (`WarpMem::one_word`), which in shared
 /// memory is one wavefront: the lanes need no second look.
-pub(crate) fn one_wave_shared(acc: &Accesses, one_word: bool) -> bool {
+/// `broadcast`: every lane at one address (`WarpMem::broadcast`), one
+/// wavefront at any width ([`SmMem::bank_waves`] finds at most nine
+/// consecutive words, each in a bank of its own): the tile rows that a
+/// merged `LDS.128` reads (`vectorise`) are these.
+pub(crate) fn one_wave_shared(acc: &Accesses, one_word: bool, broadcast: bool) -> bool {
     let first = acc.addrs[acc.lanes.trailing_zeros().min(31) as usize];
     let window = crate::memory::SHARED_WINDOW..crate::memory::LOCAL_WINDOW;
     let shared = match acc.space {
@@ -428,7 +432,7 @@ pub(crate) fn one_wave_shared(acc: &Accesses, one_word: bool) -> bool {
         Space::Shared => true,
         Space::Param | Space::Const | Space::Global | Space::Local => false,
     };
-    shared && acc.bytes <= 4 && (one_word || one_wave_at_a_glance(acc))
+    shared && (broadcast || acc.bytes <= 4 && (one_word || one_wave_at_a_glance(acc)))
 }
 
 /// The common shared accesses of one word a lane, without the bank
@@ -558,5 +562,30 @@ mod tests {
             assert_eq!(one_word_waves(&acc), walk);
         }
         assert!(seen > 50_000, "{seen}");
+    }
+
+    /// What `one_wave_shared` takes on trust for a broadcast: the walk
+    /// finds one wavefront at every width and offset, and two lanes apart
+    /// at a 16-byte width take more (the walk does count them).
+    #[test]
+    fn a_broadcast_is_one_wave_at_any_width() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut m = SmMem::default();
+        for i in 0..20_000u64 {
+            let bytes = [1, 2, 4, 8, 16, 32][i as usize % 6];
+            let a = next(&mut x) % 49_152;
+            let mut acc = Accesses {
+                lanes: u32::MAX,
+                addrs: [a; WARP_SIZE],
+                bytes,
+                space: Space::Shared,
+            };
+            assert!(one_wave_shared(&acc, false, true));
+            assert_eq!(m.bank_waves(&acc), 1, "{bytes} {a:#x}");
+            if bytes == 16 {
+                acc.addrs[7] = (a & !15) + 128;
+                assert!(m.bank_waves(&acc) > 1, "{a:#x}");
+            }
+        }
     }
 }

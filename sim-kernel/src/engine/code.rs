@@ -38,6 +38,13 @@ pub(crate) struct Code<'p> {
     /// Bytes a lane's access is timed as, where not what it executed: the
     /// first load of a merged group (`vectorise`); 0 elsewhere.
     pub widen: Vec<u8>,
+    /// Per leader of a merged group: the members read at it
+    /// (`preload`); empty elsewhere (or nothing at all before
+    /// [`Code::merge_shared_loads`]).
+    pub preload: Vec<Vec<super::preload::Member>>,
+    /// Per statement: the leader and the index in its `preload` list of
+    /// a member read at its leader.
+    pub member_of: Vec<Option<(u32, u8)>>,
 }
 
 impl<'p> Code<'p> {
@@ -84,6 +91,8 @@ impl<'p> Code<'p> {
                 .map(|i| crate::timing::is_back_edge(prep, i as u32))
                 .collect(),
             widen: vec![0; n],
+            preload: Vec::new(),
+            member_of: vec![None; n],
         }
     }
 
@@ -124,6 +133,14 @@ impl<'p> Code<'p> {
             m.vec = g.members.len() as u8;
             self.widen[lead] = 4 * m.vec;
             self.deps[lead].also_writes(dests);
+            let pre = super::preload::members(self, g.leader, &g.members);
+            for (k, p) in pre.iter().enumerate() {
+                self.member_of[p.pc as usize] = Some((g.leader, k as u8));
+            }
+            if self.preload.len() <= lead {
+                self.preload.resize(lead + 1, Vec::new());
+            }
+            self.preload[lead] = pre;
         }
     }
 }

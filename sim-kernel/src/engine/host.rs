@@ -360,6 +360,7 @@ impl SmState {
                 local: &mut local,
                 vars: &code.prep.vars,
                 one_word: false,
+                broadcast: false,
             };
             let r = warp.run_atomic(code, &mut mem);
             warp.local = local;
@@ -397,6 +398,7 @@ fn run_warp(
         local: &mut local,
         vars: &code.prep.vars,
         one_word: false,
+        broadcast: false,
     };
     let mut env = super::warp::Env {
         code,

@@ -18,6 +18,7 @@
 
 mod code;
 mod host;
+mod preload;
 mod sample;
 mod slab;
 mod warp;

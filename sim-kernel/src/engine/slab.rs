@@ -79,12 +79,12 @@ impl Slab {
 
     /// Keeps `scratch` in a slot and returns it. With `compact`, a shared
     /// access of one wavefront keeps only that (most shared accesses: no
-    /// 32 addresses to pack now and unpack at issue; `one_word` as
-    /// `memtime::one_wave_shared` takes it); without, the addresses are
+    /// 32 addresses to pack now and unpack at issue; `one_word` and
+    /// `broadcast` as `memtime::one_wave_shared` takes them); without, the addresses are
     /// kept whole, for [`Slab::get`].
-    pub fn keep(&mut self, compact: bool, one_word: bool) -> u32 {
+    pub fn keep(&mut self, compact: bool, one_word: bool, broadcast: bool) -> u32 {
         let a = &self.scratch;
-        if compact && crate::memtime::one_wave_shared(a, one_word) {
+        if compact && crate::memtime::one_wave_shared(a, one_word, broadcast) {
             let (lanes, bytes, space) = (a.lanes, a.bytes, a.space);
             let mark = |p: &mut Packed| {
                 (p.lanes, p.bytes, p.space, p.wide, p.one_wave) =
@@ -236,7 +236,7 @@ mod tests {
     fn round_trip(a: Accesses) {
         let mut s = Slab::default();
         s.scratch = a;
-        let k = s.keep(false, false);
+        let k = s.keep(false, false, false);
         let Lent::Addrs(&b) = s.take(k) else {
             panic!("addresses kept whole")
         };
@@ -263,16 +263,16 @@ mod tests {
         let mut shared = acc(u32::MAX, |l| 64 + 4 * l as u64);
         shared.space = Space::Shared;
         s.scratch = shared;
-        let k = s.keep(true, false);
+        let k = s.keep(true, false, false);
         assert!(matches!(s.take(k), Lent::OneWave));
         // Two words in one bank: the addresses, for the bank walk.
         s.scratch = acc(u32::MAX, |l| 128 * l as u64);
         s.scratch.space = Space::Shared;
-        let k = s.keep(true, false);
+        let k = s.keep(true, false, false);
         assert!(matches!(s.take(k), Lent::Addrs(a) if a.addrs[1] == 128));
         // Not compact: whole (a recording needs the addresses).
         s.scratch = shared;
-        let k = s.keep(false, false);
+        let k = s.keep(false, false, false);
         assert!(matches!(s.take(k), Lent::Addrs(a) if a.addrs[1] == 68));
     }
 
@@ -280,10 +280,10 @@ mod tests {
     fn slots_are_reused() {
         let mut s = Slab::default();
         s.scratch = acc(1, |_| 64);
-        let a = s.keep(true, false);
+        let a = s.keep(true, false, false);
         s.free(a);
         s.scratch = acc(3, |l| 128 + l as u64);
-        let b = s.keep(true, false);
+        let b = s.keep(true, false, false);
         assert_eq!(a, b);
         assert_eq!(s.get(b).addrs[1], 129);
     }

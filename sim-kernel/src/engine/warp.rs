@@ -16,6 +16,7 @@
 //! timing model issues it: [`Warp::read_clock`]).
 
 use super::code::{Code, Follow};
+use super::preload::Preloaded;
 use super::slab::{Lent, Slab};
 use crate::error::KernelError;
 use crate::exec::Step;
@@ -103,6 +104,8 @@ pub(crate) struct Warp {
     /// At a `bar.red`: its statement, the lanes that arrived and their
     /// share of the reduction, delivered when the block opens the barrier.
     pub red: Option<(usize, u32, BarRedShare)>,
+    /// Members of a merged group read at its leader (`preload`).
+    pre: Preloaded,
 }
 
 /// What a warp's execution uses besides the warp: the kernel, its memory,
@@ -175,6 +178,7 @@ impl Warp {
             timed: true,
             follow: None,
             clock_mem: false,
+            pre: Preloaded::default(),
             red: None,
             log: log.then(Box::default),
         }
@@ -330,7 +334,7 @@ impl Warp {
                             return Ok(());
                         }
                     }
-                    let acc = self.exec_mem(code, top.pc, top.mask, env.mem)?;
+                    let acc = self.exec_or_preloaded(code, top.pc, top.mask, env.mem)?;
                     self.record(step, acc);
                     step.access = self.keep_access(code, top.pc, acc);
                 } else if code.barrier[top.pc] && step.lanes != 0 {
@@ -514,6 +518,32 @@ impl Warp {
         Ok(())
     }
 
+    /// [`Self::exec_mem`], unless the statement is a member of a merged
+    /// group that its leader read (`preload`); a leader whose lanes all
+    /// read one word reads its members too.
+    #[inline]
+    fn exec_or_preloaded(
+        &mut self,
+        code: &Code<'_>,
+        pc: usize,
+        mask: u32,
+        mem: &mut WarpMem<'_>,
+    ) -> Result<Option<u32>, KernelError> {
+        if self.pre.take(code, pc, mask, &mut self.regs) {
+            return Ok(None);
+        }
+        let acc = self.exec_mem(code, pc, mask, mem)?;
+        if code.widen[pc] != 0 {
+            // A leader: what an earlier pass read is stale. Recordings log
+            // each load; `broadcast` says every lane read the first lane's
+            // address.
+            let read = (acc.is_some() && mem.broadcast && self.log.is_none())
+                .then(|| (self.slab.scratch.addrs[0], &*mem.shared));
+            self.pre.lead(code, pc, read);
+        }
+        Ok(acc)
+    }
+
     /// A memory statement: its values now, its addresses for timing (in
     /// the slot returned, if it accessed memory).
     fn exec_mem(
@@ -535,7 +565,7 @@ impl Warp {
             slab,
             ..
         } = self;
-        mem.one_word = false;
+        (mem.one_word, mem.broadcast) = (false, false);
         let mut tap;
         let m: &mut dyn Memory = match (follow.as_mut(), log.as_mut()) {
             (Some(f), _) => {
@@ -558,12 +588,12 @@ impl Warp {
         let r = execute_mem_into(inst, ctx, regs, mask, m, &mut slab.scratch);
         // A recording keeps every access's addresses (`record`).
         let compact = log.is_none();
-        let one_word = mem.one_word;
+        let (one_word, broadcast) = (mem.one_word, mem.broadcast);
         if code.widen[pc] != 0 {
             // The vector load ptxas merged this group into (`vectorise`).
             slab.scratch.bytes = u32::from(code.widen[pc]);
         }
-        r.map(|accessed| accessed.then(|| slab.keep(compact, one_word)))
+        r.map(|accessed| accessed.then(|| slab.keep(compact, one_word, broadcast)))
             .map_err(|fault| {
                 if let Some(f) = follow.as_ref() {
                     return f.diverged(&format!(
@@ -627,7 +657,7 @@ impl Warp {
         if shared {
             return Ok(None);
         }
-        Ok(Some(self.slab.keep(false, false)))
+        Ok(Some(self.slab.keep(false, false, false)))
     }
 
     /// Runs the global atomic the warp stopped at (see

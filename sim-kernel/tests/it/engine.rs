@@ -333,3 +333,51 @@ fn a_sampled_launch_of_two_waves_estimates_its_cycles() {
     assert_eq!(one.timed.cycles, sampled.timed.cycles);
     assert_eq!(one.timed.stats, sampled.timed.stats);
 }
+
+/// Two merged groups of broadcast shared loads, interleaved (as an
+/// unrolled tile loop's rows): members read at their leader
+/// (`engine/preload.rs`) give the values their own loads give, while the
+/// loaded registers die on the way and liveness reuses their slots.
+#[test]
+fn members_read_at_their_leader_keep_their_values() {
+    let mut body = String::new();
+    for k in 0..4 {
+        let (a, b) = (16 + 4 * k, 32 + 4 * k);
+        body += &format!(
+            "ld.shared.u32 %r{}, [S+{a}];\nld.shared.u32 %r{}, [S+{b}];\n\
+             mad.lo.u32 %r20, %r20, 3, %r{};\nmad.lo.u32 %r20, %r20, 5, %r{};\n",
+            10 + 2 * k,
+            11 + 2 * k,
+            10 + 2 * k,
+            11 + 2 * k
+        );
+    }
+    let src = format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n\
+         .visible .entry k(.param .u64 p)\n{{\n\
+         .reg .b32 %r<24>; .reg .b64 %rd<8>;\n.shared .align 16 .b32 S[64];\n\
+         ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n\
+         shl.b32 %r2, %r1, 2;\nmov.u32 %r3, S;\nadd.s32 %r4, %r3, %r2;\n\
+         mad.lo.u32 %r5, %r1, 7, 3;\nst.shared.u32 [%r4], %r5;\nst.shared.u32 [%r4+128], %r1;\n\
+         bar.sync 0;\nmov.u32 %r20, %r1;\n{body}\
+         mul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.u32 [%rd4], %r20;\nret;\n}}\n"
+    );
+    let launch = Launch::parse(
+        r#"{"ptx": "k.ptx", "entry": "k", "grid": [1,1,1], "block": [32,1,1],
+           "buffers": {"b": {"bytes": 128, "fill": 0}}, "params": [{"buffer": "b"}]}"#,
+        Path::new("."),
+    )
+    .unwrap();
+    let r = run(&src, &launch, 1).unwrap();
+    let b = &r.global.regions[0].bytes;
+    let s = |i: u32| 7 * i + 3;
+    for t in 0..32u32 {
+        let mut acc = t;
+        for k in 0..4 {
+            acc = acc.wrapping_mul(3).wrapping_add(s(4 + k));
+            acc = acc.wrapping_mul(5).wrapping_add(s(8 + k));
+        }
+        let got = u32::from_le_bytes(b[4 * t as usize..][..4].try_into().unwrap());
+        assert_eq!(got, acc, "thread {t}");
+    }
+}
