@@ -221,12 +221,28 @@ pub fn with_values(ptx: &str, values: &[(String, Vec<u8>)]) -> String {
             }
             ';' if depth == 0 => {
                 let stmt = &ptx[start..i];
-                match redeclare(stmt, values) {
-                    Some(new) => {
-                        // Keep the statement's leading whitespace (its line).
-                        let lead = stmt.len() - stmt.trim_start().len();
-                        out.push_str(&stmt[..lead]);
+                // The declaration starts on the line naming its space;
+                // lines before it (directives without a `;`) stay.
+                let at = stmt
+                    .match_indices('\n')
+                    .map(|(k, _)| k + 1)
+                    .chain([0])
+                    .filter(|&k| {
+                        let line = stmt[k..].lines().next().unwrap_or("");
+                        line.split_whitespace().any(|t| t == ".global" || t == ".const")
+                    })
+                    .min();
+                match at.and_then(|k| redeclare(&stmt[k..], values).map(|new| (k, new))) {
+                    Some((k, new)) => {
+                        out.push_str(&stmt[..k]);
+                        let decl = &stmt[k..];
+                        // Keep the statement's leading whitespace and its
+                        // line count, so later line numbers hold.
+                        let lead = decl.len() - decl.trim_start().len();
+                        out.push_str(&decl[..lead]);
                         out.push_str(&new);
+                        let lines = decl.trim_start().matches('\n').count();
+                        out.push_str(&"\n".repeat(lines));
                     }
                     None => out.push_str(stmt),
                 }
