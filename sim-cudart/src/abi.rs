@@ -339,8 +339,31 @@ unsafe fn launch(
             shared: shared as u64,
             stream: stream as u64,
         };
-        rt.launch(func as u64, &c, &params)
+        let r = rt.launch(func as u64, &c, &params);
+        print_out(&rt.take_printed());
+        r
     })
+}
+
+extern "C" {
+    /// The C library's standard output stream.
+    static mut stdout: *mut c_void;
+    fn fwrite(p: *const c_void, size: usize, n: usize, f: *mut c_void) -> usize;
+}
+
+/// Device `printf` output onto the program's `stdout`, through the C
+/// library's stream so it keeps its place among the host's own output (as
+/// NVIDIA's runtime prints it at the launch's end).
+fn print_out(bytes: &[u8]) {
+    if bytes.is_empty() {
+        return;
+    }
+    // SAFETY: `stdout` is the C library's stream, initialised before any
+    // constructor runs; `bytes` is valid for its length.
+    unsafe {
+        let f = std::ptr::addr_of!(stdout).read();
+        fwrite(bytes.as_ptr().cast(), 1, bytes.len(), f);
+    }
 }
 
 /// `__cudaLaunchKernel`.

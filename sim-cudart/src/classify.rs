@@ -9,7 +9,7 @@ use sim_kernel::KernelError;
 /// The kernel error inside a device error, if it is one.
 fn kernel(e: &DeviceError) -> Option<&KernelError> {
     match e {
-        DeviceError::Kernel(k) => Some(k),
+        DeviceError::Kernel(k) => Some(k.as_ref()),
         _ => None,
     }
 }
@@ -31,7 +31,7 @@ pub fn launch_code(e: &DeviceError) -> i32 {
         | KernelError::Timing(_) => err::LAUNCH_FAILURE,
         KernelError::InstructionLimit { .. } => err::LAUNCH_TIMEOUT,
         KernelError::NoEntry { .. } => err::INVALID_DEVICE_FUNCTION,
-        KernelError::ParamCount { .. } | KernelError::ParamSize { .. } => err::INVALID_VALUE,
+        KernelError::ParamCount { .. } | KernelError::ParamType { .. } => err::INVALID_VALUE,
         KernelError::Unsupported { .. } | KernelError::Refused { .. } => err::NOT_SUPPORTED,
         KernelError::Limit(_) | KernelError::Declaration { .. } => err::LAUNCH_OUT_OF_RESOURCES,
     }

@@ -112,6 +112,9 @@ pub struct Runtime {
     launches: u64,
     /// Bytes of device memory the program holds.
     allocated: u64,
+    /// What the last launch's device `printf` printed, for the C side to
+    /// write to the program's `stdout`.
+    printed: Vec<u8>,
 }
 
 impl Runtime {
@@ -133,6 +136,7 @@ impl Runtime {
             host: HashMap::new(),
             launches: 0,
             allocated: 0,
+            printed: Vec::new(),
         }
     }
 
@@ -150,6 +154,11 @@ impl Runtime {
                 f.code
             }
         }
+    }
+
+    /// The last launch's device `printf` output, taken.
+    pub fn take_printed(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.printed)
     }
 
     /// `cudaGetLastError`: the last error, reset unless it is sticky.
@@ -338,9 +347,19 @@ impl Runtime {
                         "timed_blocks": s.timed_blocks,
                         "block_cycles": s.block_cycles,
                         "ci95": s.ci95,
+                        "modelled_by_mean": s.modelled_by_mean,
                     })
                 });
                 row.stats = l.timed.stats;
+                if l.printf_dropped > 0 {
+                    eprintln!(
+                        "ptx-sm-sim: kernel {}: {} printf calls dropped past the {}-byte buffer",
+                        k.name,
+                        l.printf_dropped,
+                        sim_kernel::printf::FIFO_BYTES
+                    );
+                }
+                self.printed = l.printf;
                 self.device_to_host()
             }
             Err(e) => {

@@ -103,6 +103,10 @@ pub struct Launched {
     pub instructions: u64,
     /// Cycles and the statistics of the run.
     pub timed: Timed,
+    /// What device `printf` printed ([`crate::printf`]).
+    pub printf: Vec<u8>,
+    /// `printf` calls dropped past [`crate::printf::FIFO_BYTES`].
+    pub printf_dropped: u64,
 }
 
 /// Why a device call failed.
@@ -613,6 +617,8 @@ impl Device {
                         sms_used: f.sms_used,
                         sampled: f.sampled,
                     },
+                    printf: f.printf,
+                    printf_dropped: f.printf_dropped,
                 })
             }
             Err(e) => {

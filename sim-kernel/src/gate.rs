@@ -55,10 +55,15 @@ pub(crate) fn check(prep: &Prepared<'_>, target: Target) -> Result<(), KernelErr
             }
             StatementKind::Unimplemented(_) => s.unsupported_message(file),
             StatementKind::Control(c) => match &c.op {
+                // A builtin (`vprintf`) runs in the engine.
+                ControlOp::Call {
+                    builtin: Some(_), ..
+                } => None,
                 // A call to a function with a body is left in place only
                 // past the inlining limit (a deep recursion): it stops the
                 // launch if a thread reaches it.
                 ControlOp::Call { callee, .. } if module.function(callee).is_some() => None,
+                // An `.extern` function without a body that is no builtin.
                 ControlOp::Call { callee, .. } => Some(format!(
                     "unsupported by simcli: call {callee} at {file}:{}",
                     s.pos

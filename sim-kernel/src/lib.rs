@@ -23,6 +23,7 @@ pub mod memory;
 pub mod memtime;
 pub mod overlay;
 mod prepare;
+pub mod printf;
 mod rec;
 pub mod record;
 mod regalloc;

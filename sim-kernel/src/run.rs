@@ -89,6 +89,10 @@ pub struct GridRun {
     pub timed: Timed,
     /// What each warp executed, in grid order (with `log_loads`).
     pub recorded: Vec<RecWarp>,
+    /// What device `printf` printed ([`crate::printf`]).
+    pub printf: Vec<u8>,
+    /// `printf` calls dropped past [`crate::printf::FIFO_BYTES`].
+    pub printf_dropped: u64,
 }
 
 /// A finished launch.
@@ -109,6 +113,10 @@ pub struct LaunchRun {
     pub module_name: String,
     /// What each warp executed (with `log_loads`), for a recording.
     pub recorded: Vec<RecWarp>,
+    /// What device `printf` printed ([`crate::printf`]).
+    pub printf: Vec<u8>,
+    /// `printf` calls dropped past [`crate::printf::FIFO_BYTES`].
+    pub printf_dropped: u64,
 }
 
 /// Runs `launch` on `prep`: every block on the engine ([`crate::engine`]).
@@ -180,6 +188,8 @@ pub(crate) fn run_engine(
         },
         recorded: Vec::new(),
         global: f.global,
+        printf: f.printf,
+        printf_dropped: f.printf_dropped,
     })
 }
 
@@ -236,6 +246,8 @@ pub(crate) fn finish_launch(
         mismatches,
         module_name: l.module_name,
         recorded: grid.recorded,
+        printf: grid.printf,
+        printf_dropped: grid.printf_dropped,
     })
 }
 

@@ -386,9 +386,11 @@ fn statement(p: &mut Parser<'_>, st: &mut State) -> Res<()> {
     let operands = &toks[m..];
     let symbolic = check_identifiers(p, st, operands, word == "bra");
     let kind = match word {
-        "bra" | "ret" | "exit" | "call" | "trap" | "brkpt" => StatementKind::Control(
-            crate::control::control(p, word, mods, operands, semi, guard)?,
-        ),
+        "bra" | "ret" | "exit" | "call" | "trap" | "brkpt" => {
+            let mut c = crate::control::control(p, word, mods, operands, semi, guard)?;
+            builtin_registers(st, &mut c);
+            StatementKind::Control(c)
+        }
         _ if !is_ptx_opcode(word) => {
             return Err(p.err_at(p.pos(op), K::UnknownInstruction(word.into())))
         }
@@ -405,6 +407,30 @@ fn statement(p: &mut Parser<'_>, st: &mut State) -> Res<()> {
         kind,
     });
     Ok(())
+}
+
+/// A builtin call's registers, when all its operands are registers (see
+/// [`Builtin`]).
+fn builtin_registers(st: &State, c: &mut Control) {
+    let ControlOp::Call {
+        rets,
+        args,
+        builtin: Some(b),
+        ..
+    } = &mut c.op
+    else {
+        return;
+    };
+    let regs = |names: &[String]| -> Option<Vec<sim_isa::RegId>> {
+        names
+            .iter()
+            .map(|n| visible_register(st, n).map(|r| r.id))
+            .collect()
+    };
+    if let (Some(a), Some(r)) = (regs(args), regs(rets)) {
+        b.args = a;
+        b.rets = r;
+    }
 }
 
 /// Every identifier operand must be a visible register, a special register,
@@ -473,9 +499,31 @@ pub(crate) fn resolve_module(m: &mut Module, p: &Parser<'_>) -> Res<()> {
             }
         }
     }
+    // A call is a builtin's only where the module declares it (a module
+    // may define a function of the same name: then it is that one).
+    let declared: Vec<BuiltinKind> = m
+        .functions
+        .iter()
+        .filter_map(|f| BuiltinKind::from_name(&f.name).filter(|k| k.declared_by(f)))
+        .filter(|k| m.function(k.name()).is_none())
+        .collect();
     for f in &mut m.functions {
         if let Some(b) = &mut f.body {
             b.pending = Vec::new();
+            for s in &mut b.statements {
+                if let StatementKind::Control(Control {
+                    op: ControlOp::Call { builtin, .. },
+                    ..
+                }) = &mut s.kind
+                {
+                    if builtin
+                        .as_ref()
+                        .is_some_and(|x| !declared.contains(&x.kind))
+                    {
+                        *builtin = None;
+                    }
+                }
+            }
         }
     }
     Ok(())

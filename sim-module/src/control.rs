@@ -66,12 +66,20 @@ pub(crate) fn control(
                     prototype = Some(r.ident("'(' or a prototype")?);
                 }
             }
+            // Named as a builtin: `body` resolves its registers and
+            // `resolve_module` keeps it only where the module declares it.
+            let builtin = BuiltinKind::from_name(&callee).map(|kind| Builtin {
+                kind,
+                args: Vec::new(),
+                rets: Vec::new(),
+            });
             ControlOp::Call {
                 uni,
                 callee,
                 rets,
                 args,
                 prototype,
+                builtin,
             }
         }
     };

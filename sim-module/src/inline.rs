@@ -55,9 +55,11 @@ pub fn inline_calls(
     let Some(body) = &f.body else {
         return Ok(None);
     };
+    // A builtin's call is not inlined, but its `.param` variables become
+    // registers as an inlined call's do.
     let calls = body.statements.iter().any(|s| {
-        matches!(&s.kind, StatementKind::Control(Control { op: ControlOp::Call { callee, .. }, .. })
-            if module.function(callee).is_some())
+        matches!(&s.kind, StatementKind::Control(Control { op: ControlOp::Call { callee, builtin, .. }, .. })
+            if builtin.is_some() || module.function(callee).is_some())
     });
     if !calls {
         return Ok(None);

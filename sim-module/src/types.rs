@@ -386,7 +386,69 @@ pub enum ControlOp {
         args: Vec<String>,
         /// The prototype label of an indirect call.
         prototype: Option<String>,
+        /// A function simcli runs itself ([`Builtin`]), when the callee is one.
+        builtin: Option<Builtin>,
     },
+}
+
+/// A function the simulator provides instead of a body: the module
+/// declares it `.extern .func` (as nvcc declares `vprintf` for `printf`)
+/// and calls it; the call stays a call, run by the launch engine.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Builtin {
+    /// Which one.
+    pub kind: BuiltinKind,
+    /// The registers of its arguments, then of its results: resolved once
+    /// the call's operands are registers (after inlining, where a call's
+    /// `.param` variables become registers); empty before.
+    pub args: Vec<RegId>,
+    /// See `args`.
+    pub rets: Vec<RegId>,
+}
+
+/// The functions the simulator provides, with their signatures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuiltinKind {
+    /// `int vprintf(const char *format, void *args)`: CUDA's device
+    /// `printf`, as nvcc compiles it (a generic format address and a
+    /// generic address of the argument buffer; the result `.b32`).
+    Vprintf,
+}
+
+/// Each builtin: its name, its parameters' and results' sizes in bytes.
+const BUILTINS: &[(BuiltinKind, &str, &[u64], &[u64])] =
+    &[(BuiltinKind::Vprintf, "vprintf", &[8, 8], &[4])];
+
+impl BuiltinKind {
+    /// The builtin named `name`, if any.
+    pub fn from_name(name: &str) -> Option<BuiltinKind> {
+        BUILTINS.iter().find(|b| b.1 == name).map(|b| b.0)
+    }
+
+    fn row(self) -> (&'static str, &'static [u64], &'static [u64]) {
+        BUILTINS
+            .iter()
+            .find(|b| b.0 == self)
+            .map_or(("", &[][..], &[][..]), |b| (b.1, b.2, b.3))
+    }
+
+    /// Its name in PTX.
+    pub fn name(self) -> &'static str {
+        self.row().0
+    }
+
+    /// Whether `f` declares it: `.extern`, no body, its parameters and
+    /// results of its sizes.
+    pub fn declared_by(self, f: &Function) -> bool {
+        let (name, params, rets) = self.row();
+        let sizes = |v: &[Param]| v.iter().map(|p| p.size).collect::<Vec<_>>();
+        f.name == name
+            && f.kind == FunctionKind::Func
+            && f.linkage == Linkage::Extern
+            && f.body.is_none()
+            && sizes(&f.params) == params
+            && sizes(&f.returns) == rets
+    }
 }
 
 /// `.target` operands.

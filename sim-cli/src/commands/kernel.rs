@@ -12,7 +12,7 @@ use sim_kernel::record::RecordReader;
 use sim_kernel::{LaunchRun, RunOptions};
 use sim_module::launch::BufferInit;
 use sim_module::Launch;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -164,6 +164,36 @@ pub fn run_recording(name: &str, r: impl Read, a: &RunArgs, inputs: Inputs) -> R
     Ok(check_result(a.check, run, outputs.len(), "recorded"))
 }
 
+/// The kernel's `printf` output, before the report, as a CUDA program's
+/// comes before what it prints after the launch: on standard output with
+/// the text report, on standard error with a JSON or CSV one (which stays
+/// machine-readable on standard output).
+fn print_device_output(run: &LaunchRun, format: Format) -> Result<()> {
+    if run.printf_dropped > 0 {
+        eprintln!(
+            "warning: printf: {} calls dropped past the {}-byte printf buffer (cudaLimitPrintfFifoSize's default)",
+            run.printf_dropped,
+            sim_kernel::printf::FIFO_BYTES
+        );
+    }
+    if run.printf.is_empty() {
+        return Ok(());
+    }
+    // The bytes as printed (not necessarily UTF-8).
+    let r = if matches!(format, Format::Text) {
+        let mut o = std::io::stdout().lock();
+        o.write_all(&run.printf).and_then(|_| o.flush())
+    } else {
+        let mut e = std::io::stderr().lock();
+        e.write_all(&run.printf).and_then(|_| e.flush())
+    };
+    match r {
+        // A closed pipe (`| head`) is not an error of ours.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        r => r.context("writing the kernel's printf output"),
+    }
+}
+
 /// Writes the files, then prints the report.
 fn finish(
     name: &str,
@@ -184,6 +214,7 @@ fn finish(
         let bytes = report::opcode_csv(&info, &rep)?;
         write_file(p, inputs, |w| w.write_all(&bytes))?;
     }
+    print_device_output(run, a.format)?;
     let summary = summary(run, recorded);
     let text = match a.format {
         Format::Json => {
@@ -325,8 +356,8 @@ impl Summary {
             kv(
                 "sampled",
                 format!(
-                    "cycles estimated: {} SMs timed ({} blocks, {:.0} +- {:.0} cycles each, 95%), the rest run functionally",
-                    x.timed_sms, x.timed_blocks, x.block_cycles, x.ci95
+                    "cycles estimated: {} SMs timed ({} blocks, {:.0} +- {:.0} cycles each, 95%), the rest run functionally, each block held as its timed partner's ({} by the mean)",
+                    x.timed_sms, x.timed_blocks, x.block_cycles, x.ci95, x.modelled_by_mean
                 ),
             );
         }
@@ -372,6 +403,7 @@ impl Summary {
                 "timed_blocks": x.timed_blocks,
                 "block_cycles": x.block_cycles,
                 "block_cycles_ci95": if x.ci95.is_finite() { Some(x.ci95) } else { None },
+                "modelled_by_mean": x.modelled_by_mean,
             })),
         })
     }

@@ -16,12 +16,24 @@
 use crate::root;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::{Mutex, OnceLock};
 
 /// The pinned wheels.
-const WHEELS: [&str; 2] = ["nvidia-cuda-nvcc==13.0.88", "nvidia-cuda-runtime==13.0.96"];
+const WHEELS: [&str; 4] = [
+    "nvidia-cuda-nvcc==13.0.88",
+    "nvidia-cuda-crt==13.0.88",
+    "nvidia-nvvm==13.0.88",
+    "nvidia-cuda-runtime==13.0.96",
+];
+
+/// The wheels' `nvidia/cu13` folder, installed once for all the tests.
+fn cuda_root() -> Option<PathBuf> {
+    static ROOT: OnceLock<Option<PathBuf>> = OnceLock::new();
+    ROOT.get_or_init(install).clone()
+}
 
 /// The wheels' `nvidia/cu13` folder, installing it if need be.
-fn cuda_root() -> Option<PathBuf> {
+fn install() -> Option<PathBuf> {
     if let Some(r) = std::env::var_os("CUDA13_ROOT") {
         return Some(PathBuf::from(r));
     }
@@ -73,7 +85,10 @@ fn runtime_lib() -> PathBuf {
 }
 
 /// Builds `program.cu` with nvcc as a user would; the executable's path.
+/// One build at a time: tests share the output folder.
 fn build(cu13: &Path, program: &str) -> PathBuf {
+    static BUILDING: Mutex<()> = Mutex::new(());
+    let _one = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("exec-programs");
     let lib = out.join("lib");
     std::fs::create_dir_all(&lib).unwrap();
@@ -128,7 +143,9 @@ fn text(b: &[u8]) -> String {
 #[test]
 fn programs_print_what_they_print_on_a_gpu() {
     let Some(cu13) = cuda_root() else { return };
-    for program in ["vadd", "matmul", "reduce", "streams", "managed", "fault"] {
+    for program in [
+        "vadd", "matmul", "reduce", "streams", "managed", "fault", "hello",
+    ] {
         let exe = build(&cu13, program);
         let out = exec(&exe, &[]);
         let want = std::fs::read_to_string(

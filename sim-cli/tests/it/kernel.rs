@@ -377,7 +377,7 @@ fn bad_recordings_are_refused_clearly() {
                 b[8] = 9;
                 b
             },
-            "kernel recording version 9; this simcli reads version 3",
+            "kernel recording version 9; this simcli reads version 4",
         ),
         (
             "trailing",

@@ -195,6 +195,8 @@ pub(crate) struct SmState {
     /// Scratch of the SM's hungry and retired warps.
     pub hungry: Vec<u32>,
     pub retired: Vec<u32>,
+    /// What its warps printed this epoch (`printf`).
+    pub printf: crate::printf::Sink,
 }
 
 /// The timing host of one SM for one epoch.
@@ -222,6 +224,7 @@ impl SmState {
             batch,
             to_feed,
             atomics,
+            printf,
             ..
         } = self;
         let Some(b) = blocks.get_mut(slot).and_then(Option::as_mut) else {
@@ -242,7 +245,7 @@ impl SmState {
         }
         if warp.state == State::Run && warp.out.len() < super::warp::AHEAD {
             let before = warp.state;
-            let r = run_warp(sh, warp, shared, overlay, executed, sched);
+            let r = run_warp(sh, warp, shared, overlay, executed, sched, printf);
             let after = warp.state;
             if let Err(e) = r {
                 return Err(name_waiters(e, sh.max, warps));
@@ -285,6 +288,7 @@ impl SmState {
             executed,
             sched,
             atomics,
+            printf,
             ..
         } = self;
         let Some(b) = blocks.get_mut(slot).and_then(Option::as_mut) else {
@@ -311,7 +315,7 @@ impl SmState {
                 if warp.state != State::Run {
                     continue;
                 }
-                let r = run_warp(sh, warp, shared, overlay, executed, sched);
+                let r = run_warp(sh, warp, shared, overlay, executed, sched, printf);
                 match warp.state {
                     State::AtBarrier => *fn_wait += 1,
                     State::Exited => *fn_live -= 1,
@@ -380,6 +384,7 @@ fn run_warp(
     overlay: &mut Overlay,
     executed: &mut u64,
     sched: &mut crate::reorder::Scheduler,
+    printf: &mut crate::printf::Sink,
 ) -> Result<(), KernelError> {
     let code = sh.code;
     // Lent to the memory while the warp runs (a move, not a copy).
@@ -400,6 +405,7 @@ fn run_warp(
         limit: sh.limit,
         sc: sched,
         defer: sh.defer,
+        printf,
     };
     let r = warp.run(&mut env);
     warp.local = local;

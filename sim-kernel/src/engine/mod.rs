@@ -87,6 +87,10 @@ pub(crate) struct Finished {
     pub clock_span: Option<(u64, u64)>,
     /// What `--sample` estimated, when it ran functional SMs.
     pub sampled: Option<Sampled>,
+    /// What device `printf` printed (see [`crate::printf`]), and the calls
+    /// dropped past its bound.
+    pub printf: Vec<u8>,
+    pub printf_dropped: u64,
 }
 
 /// One SM: its model and what it holds.
@@ -152,6 +156,7 @@ pub(crate) fn run(
     // end when the blocks can run on more than one SM (see `host::Shared`).
     // A replay does the same, so its atomics land in the same order.
     let defer = nsms > 1 && nblocks > 1;
+    let mut printed = crate::printf::Sink::default();
     loop {
         // What the SMs read this epoch (dealing runs a new block's warps
         // a stretch ahead too).
@@ -190,6 +195,7 @@ pub(crate) fn run(
         for (s, slot) in slots.iter_mut().enumerate() {
             slot.st.overlay.merge_into(&mut global);
             gpu.merge(&mut slot.st.mem);
+            slot.st.printf.drain_into(&mut printed);
             executed += std::mem::take(&mut slot.st.executed);
             ended += std::mem::take(&mut slot.st.ended);
             for (seq, d) in slot.st.durations.drain(..) {
@@ -236,7 +242,10 @@ pub(crate) fn run(
         .iter()
         .filter_map(|s| s.st.clock_span)
         .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)));
+    let (printf, printf_dropped) = printed.into_parts();
     Ok(Finished {
+        printf,
+        printf_dropped,
         global,
         instructions: executed,
         warps: nblocks * u64::from(wpb),

@@ -115,6 +115,8 @@ pub(crate) struct Env<'e, 'c, 'm> {
     pub sc: &'e mut Scheduler,
     /// Global atomics wait for the epoch's end.
     pub defer: bool,
+    /// Where `printf` output goes (the SM's, for the epoch).
+    pub printf: &'e mut crate::printf::Sink,
 }
 
 impl Env<'_, '_, '_> {
@@ -375,6 +377,13 @@ impl Warp {
                         pop_done(&mut self.stack);
                         return Ok(());
                     }
+                    ControlOp::Call {
+                        builtin: Some(b), ..
+                    } => {
+                        if lanes != 0 {
+                            self.builtin(env, b, lanes, s)?;
+                        }
+                    }
                     ControlOp::Call { callee, .. } if lanes != 0 => {
                         return Err(KernelError::CallDepth {
                             callee: callee.clone(),
@@ -409,6 +418,37 @@ impl Warp {
         self.emit(code, env.sc, step);
         self.advance(next);
         Ok(())
+    }
+
+    /// A builtin call (`vprintf`) in `lanes` ([`crate::printf::call`]);
+    /// a fault names the thread and the call.
+    fn builtin(
+        &mut self,
+        env: &mut Env<'_, '_, '_>,
+        b: &sim_module::Builtin,
+        lanes: u32,
+        s: &sim_module::Statement,
+    ) -> Result<(), KernelError> {
+        let r = crate::printf::call(b, lanes, &mut self.regs, &mut *env.mem, env.printf);
+        r.map_err(|e| match e {
+            crate::printf::CallError::Fault(fault) => KernelError::Fault {
+                fault,
+                cta: self.ctx.thread.ctaid,
+                warp: self.ctx.warp_id,
+                thread: self.ctx.warp_id * 32 + fault.lane,
+                text: s.text.trim().to_string(),
+                file: env.code.prep.module.file.clone(),
+                pos: s.pos,
+            },
+            crate::printf::CallError::Operands => unsupported(
+                env.code,
+                format!(
+                    "call {} with arguments that are not registers",
+                    b.kind.name()
+                ),
+                s.pos,
+            ),
+        })
     }
 
     /// One recorded step (a replay): the statement and lanes come from the

@@ -72,6 +72,9 @@ pub fn replay_stream<R: Read>(
             mismatches,
             module_name,
             recorded: Vec::new(),
+            // A replay does not run `printf` (its loads come from the recording).
+            printf: grid.printf,
+            printf_dropped: grid.printf_dropped,
         },
         recorded_cycles: trailer.cycles,
     })

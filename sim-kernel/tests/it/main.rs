@@ -11,6 +11,7 @@ mod errors;
 mod gate;
 mod launches;
 mod params;
+mod printf;
 mod record;
 mod warp_coll;
 

@@ -282,7 +282,8 @@ fn variables_functions_and_calls() {
             callee: "add1".into(),
             rets: vec!["r0".into()],
             args: vec!["p0".into()],
-            prototype: None
+            prototype: None,
+            builtin: None
         })
     );
 }
