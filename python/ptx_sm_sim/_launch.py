@@ -43,11 +43,12 @@ class LaunchReport:
     ``arch``, ``clock_span``, ``sampled`` (``None`` unless sampled) and
     ``stats``: the statistics as a dict (``sim_core::Stats``: cycles,
     warp and thread instructions, stalls, units, per-opcode counts, ...).
-    ``printf`` is the kernel's device ``printf`` output (``None`` until the
-    engine carries it on device launches).
+    ``printf`` is what the kernel's device ``printf`` printed (a str;
+    ``printf_bytes`` the bytes as printed), ``printf_dropped`` the calls
+    dropped past the device's printf buffer.
     """
 
-    def __init__(self, d):
+    def __init__(self, d, printf=b""):
         self._d = d
         self.arch = d["arch"]
         self.cycles = d["cycles"]
@@ -58,9 +59,9 @@ class LaunchReport:
         self.clock_span = d["clock_span"]
         self.sampled = d["sampled"]
         self.stats = d["stats"]
-        # TODO(lead): the device's launch result gains printf output in the
-        # printf branch; fill this from it once merged.
-        self.printf = d.get("printf")
+        self.printf_bytes = printf
+        self.printf = printf.decode("utf-8", "replace")
+        self.printf_dropped = d["printf_dropped"]
 
     def as_dict(self):
         """The report as a dict."""
@@ -234,14 +235,14 @@ class Module:
             n, arr = _arg(i, a)
             native.append(n)
             back.append(arr)
-        report, outs = self._m.launch(
+        report, outs, printf = self._m.launch(
             entry, grid, block, native, int(dynamic_shared), arch,
             _config(config), sms, threads,
         )
         for arr, data in zip(back, outs):
             if arr is not None and data is not None and arr.nbytes:
                 arr.reshape(-1).view(_np.uint8)[:] = _np.frombuffer(data, _np.uint8)
-        return LaunchReport(json.loads(report))
+        return LaunchReport(json.loads(report), printf)
 
 
 def read_launch(path):

@@ -248,6 +248,7 @@ fn report_json(l: &sim_kernel::device::Launched, opts: &RunOptions) -> PyResult<
             "ci95": s.ci95,
         })),
         "stats": serde_json::to_value(&t.stats).map_err(err)?,
+        "printf_dropped": l.printf_dropped,
     });
     serde_json::to_string(&v).map_err(err)
 }
@@ -298,8 +299,9 @@ impl Module {
             .map_err(err)
     }
 
-    /// Runs kernel `entry`; returns the report as JSON and, per argument,
-    /// the bytes to copy back (None for scalars and `In` arrays).
+    /// Runs kernel `entry`; returns the report as JSON, per argument the
+    /// bytes to copy back (None for scalars and `In` arrays), and what the
+    /// kernel's device `printf` printed.
     #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (entry, grid, block, args, dynamic_shared, arch, config, sms, threads))]
     fn launch<'py>(
@@ -314,7 +316,11 @@ impl Module {
         config: Option<(String, String)>,
         sms: Option<u32>,
         threads: Option<usize>,
-    ) -> PyResult<(String, Vec<Option<Bound<'py, PyBytes>>>)> {
+    ) -> PyResult<(
+        String,
+        Vec<Option<Bound<'py, PyBytes>>>,
+        Bound<'py, PyBytes>,
+    )> {
         let opts = run_options(arch, config, sms, threads)?;
         let mut arrays = Vec::new();
         let mut slots = Vec::new();
@@ -337,13 +343,13 @@ impl Module {
                         None
                     });
                 }
-                Ok((report_json(&l, &opts)?, back))
+                Ok((report_json(&l, &opts)?, back, l.printf))
             });
         // Freed whatever happened (a broken device refuses: it is dead).
         for &(addr, _, _) in &arrays {
             let _ = self.device.free(addr);
         }
-        let (json, mut back) = result?;
+        let (json, mut back, printf) = result?;
         let out = slots
             .iter()
             .map(|s| {
@@ -351,6 +357,6 @@ impl Module {
                     .map(|b| PyBytes::new(py, &b))
             })
             .collect();
-        Ok((json, out))
+        Ok((json, out, PyBytes::new(py, &printf)))
     }
 }

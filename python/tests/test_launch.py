@@ -209,6 +209,28 @@ def test_report_and_options():
         m.launch("bump", 1, 1, args=[out], config=ROOT / "no-such.toml")
 
 
+def _warp_lines(text, want):
+    """The lines of ``text`` split as warp 0's and warp 1's (the expected
+    text prints warp 1's six lines last; the warps interleave as the engine
+    runs them, each warp's lines in program and lane order)."""
+    w1 = want.splitlines()[-6:]
+    lines = text.splitlines()
+    return [l for l in lines if l not in w1], [l for l in lines if l in w1]
+
+
+def test_device_printf_output():
+    # nvcc 13.0.88's PTX of printf.cu; the expected text is what the host C
+    # library prints for the same calls (sim-kernel/tests/data/printf).
+    data = ROOT / "sim-kernel" / "tests" / "data" / "printf"
+    want = (data / "printf.expected.txt").read_text()
+    d = ptx_sm_sim.read_launch(data / "printf.json")
+    r = _launch(d, d["args"])
+    assert len(r.printf_bytes) == len(want.encode())
+    assert _warp_lines(r.printf, want) == (want.splitlines()[:-6], want.splitlines()[-6:])
+    assert r.printf_dropped == 0
+    assert Module(KERNELS).launch("bump", 1, 1, args=[np.zeros(1, np.uint32)]).printf == ""
+
+
 def test_a_faulting_kernel_stops_its_module():
     m = Module(KERNELS)
     with pytest.raises(ValueError):
