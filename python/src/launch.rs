@@ -230,6 +230,14 @@ impl Module {
     }
 }
 
+/// What a launch hands back to Python: the report as JSON, per argument
+/// the bytes to copy back, and the device `printf` output.
+type LaunchOut<'py> = (
+    String,
+    Vec<Option<Bound<'py, PyBytes>>>,
+    Bound<'py, PyBytes>,
+);
+
 /// The report of a launch as JSON.
 fn report_json(l: &sim_kernel::device::Launched, opts: &RunOptions) -> PyResult<String> {
     let t = &l.timed;
@@ -316,11 +324,7 @@ impl Module {
         config: Option<(String, String)>,
         sms: Option<u32>,
         threads: Option<usize>,
-    ) -> PyResult<(
-        String,
-        Vec<Option<Bound<'py, PyBytes>>>,
-        Bound<'py, PyBytes>,
-    )> {
+    ) -> PyResult<LaunchOut<'py>> {
         let opts = run_options(arch, config, sms, threads)?;
         let mut arrays = Vec::new();
         let mut slots = Vec::new();

@@ -84,7 +84,12 @@ fn python_package_passes_pytest() {
     let cu13 = std::env::var_os("CUDA13_ROOT")
         .map(std::path::PathBuf::from)
         .unwrap_or_else(|| root().join("tools/.cache/cuda13/nvidia/cu13"));
-    if std::env::var_os("NVCC").is_none() && cu13.join("bin/nvcc").is_file() {
+    // Every wheel's part, as `exec.rs` installs them (a half-finished
+    // install by a concurrent exec test lacks one and is not used).
+    let complete = ["bin/nvcc", "nvvm/bin/cicc", "include/cuda_runtime.h"]
+        .iter()
+        .all(|f| cu13.join(f).is_file());
+    if std::env::var_os("NVCC").is_none() && complete {
         pytest.env("NVCC", cu13.join("bin/nvcc"));
     }
     run("pytest python/tests", &mut pytest);
