@@ -8,14 +8,24 @@
 (the JSON report of ``simcli run --format json``) as a dict. ``Sm`` drives one
 SM from Python: host-fed warps, stepping, registers. ``conform`` runs a
 conformance-vector file.
+
+``Module`` launches a PTX module's kernels with numpy arrays and scalars::
+
+    m = ptx_sm_sim.Module("k.ptx")
+    r = m.launch("vadd", 4, 256, args=[ptx_sm_sim.In(a), ptx_sm_sim.In(b), ptx_sm_sim.Out(c), np.int32(n)])
+    print(r.cycles)
+
+``compile`` turns CUDA C++ into PTX with nvcc; ``read_launch`` reads a launch
+file.
 """
 
 import json
 import os
 
 from . import _native
+from ._launch import In, LaunchReport, Module, Out, compile, read_launch
 
-__all__ = ["simulate", "conform", "Sm"]
+__all__ = ["simulate", "conform", "Sm", "Module", "In", "Out", "LaunchReport", "compile", "read_launch"]
 
 
 _RUN = ("policy", "sms", "threads")

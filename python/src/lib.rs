@@ -1,22 +1,27 @@
 //! Python bindings (module `ptx_sm_sim._native`; the package `ptx_sm_sim`
 //! wraps it): `simulate_json` runs a kernel-text or binary-trace file,
 //! `Sm` is the host stepping API of one SM, `conform_json` runs conformance
-//! vectors. Reports cross the boundary as JSON; the Python side decodes them.
+//! vectors, `Module` launches a PTX module's kernels on a device of its own
+//! (`launch.rs`), `read_launch` reads a launch file (`launchfile.rs`). Reports cross the boundary as JSON; the Python side
+//! decodes them.
+
+mod launch;
+mod launchfile;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use sim_trace::load::load;
 use sim_core::config_file::{self, ConfigLayer};
-use sim_trace::replay::{replay, RunOptions};
 use sim_core::{preset, Deferred, Program, Progress, SchedPolicy};
 use sim_isa::{RegId, Symbols, Target, WARP_SIZE};
+use sim_trace::load::load;
+use sim_trace::replay::{replay, RunOptions};
 use std::sync::Arc;
 
-fn err(e: impl std::fmt::Display) -> PyErr {
+pub(crate) fn err(e: impl std::fmt::Display) -> PyErr {
     PyValueError::new_err(e.to_string())
 }
 
-fn target(arch: &str) -> PyResult<Target> {
+pub(crate) fn target(arch: &str) -> PyResult<Target> {
     Target::parse(arch).map_err(err)
 }
 
@@ -184,5 +189,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate_json, m)?)?;
     m.add_function(wrap_pyfunction!(conform_json, m)?)?;
     m.add_class::<Sm>()?;
+    m.add_class::<launch::Module>()?;
+    m.add_function(wrap_pyfunction!(launchfile::read_launch, m)?)?;
     Ok(())
 }

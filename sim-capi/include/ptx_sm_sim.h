@@ -40,6 +40,15 @@
 // `pss_sim_run_until`: the cycle or instruction bound was reached.
 #define PSS_REACHED 2
 
+// A simulated GPU (opaque to C): memory and modules that persist across
+// launches.
+//
+// Preconditions as for `PssSim`: a handle is valid from `pss_device_new`
+// or `pss_device_from_config` until `pss_device_free`; one call at a time
+// (a second, from another thread, is refused with its failure value);
+// buffers passed are valid for the lengths given.
+typedef struct PssDevice PssDevice;
+
 // A simulation handle (opaque to C).
 //
 // Preconditions the library cannot check, and what it checks instead:
@@ -66,6 +75,57 @@
 //   handle while another thread may still use it is undefined. Different
 //   handles are independent; `pss_last_error` is per thread.
 typedef struct PssSim PssSim;
+
+// Where a kernel parameter goes in the packed parameter buffer
+// (`pss_device_param`).
+typedef struct PssParam {
+  // Byte offset in the buffer.
+  uint64_t offset;
+  // Bytes.
+  uint64_t size;
+  // Alignment (its `.align`, else its type's size).
+  uint64_t align;
+} PssParam;
+
+// Statistics of a simulation (all SMs merged; cycles: the slowest SM).
+typedef struct PssStats {
+  // Clocks until the last result was written.
+  uint64_t cycles;
+  // Warp instructions issued.
+  uint64_t warp_instructions;
+  // Thread instructions (active lanes whose guard held).
+  uint64_t thread_instructions;
+  // Machine instructions (micro-ops) issued.
+  uint64_t micro_ops;
+  // Issue slots that issued.
+  uint64_t issued;
+  // Issue slots where a ready warp's unit was busy.
+  uint64_t unit_busy;
+  // Issue slots where warps waited on the scoreboard.
+  uint64_t dependency;
+  // Issue slots where no warp had an instruction.
+  uint64_t no_eligible;
+  // Warp instructions per cycle.
+  double ipc;
+} PssStats;
+
+// What a device launch reports (`pss_device_launch`).
+typedef struct PssLaunchReport {
+  // Cycles of the launch (the slowest SM).
+  uint64_t cycles;
+  // Warps in the grid.
+  uint64_t warps;
+  // Warp instructions executed.
+  uint64_t instructions;
+  // SMs that ran blocks.
+  uint32_t sms_used;
+  // Bytes the kernel's device `printf` printed (`pss_device_printf`).
+  uint64_t printf_bytes;
+  // `printf` calls dropped past the device's printf buffer.
+  uint64_t printf_dropped;
+  // The statistics (all SMs merged).
+  struct PssStats stats;
+} PssLaunchReport;
 
 // An external instruction, as handed to the host's callback.
 typedef struct PssExtRequest {
@@ -104,31 +164,140 @@ typedef int32_t (*PssExternalFn)(void *user,
                                  const struct PssExtRequest *req,
                                  struct PssCompletion *out);
 
-// Statistics of a simulation (all SMs merged; cycles: the slowest SM).
-typedef struct PssStats {
-  // Clocks until the last result was written.
-  uint64_t cycles;
-  // Warp instructions issued.
-  uint64_t warp_instructions;
-  // Thread instructions (active lanes whose guard held).
-  uint64_t thread_instructions;
-  // Machine instructions (micro-ops) issued.
-  uint64_t micro_ops;
-  // Issue slots that issued.
-  uint64_t issued;
-  // Issue slots where a ready warp's unit was busy.
-  uint64_t unit_busy;
-  // Issue slots where warps waited on the scoreboard.
-  uint64_t dependency;
-  // Issue slots where no warp had an instruction.
-  uint64_t no_eligible;
-  // Warp instructions per cycle.
-  double ipc;
-} PssStats;
-
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+// A device of preset `arch` (`"sm_90"`, ...) dealing blocks to `sms` SMs
+// (0: the preset's whole GPU, 132 for sm_90; at most `PSS_MAX_SMS`); null
+// on failure. Free it with `pss_device_free`.
+//
+// # Safety
+// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
+struct PssDevice *pss_device_new(const char *arch, uint32_t sms);
+
+// A device configured by the TOML file at `path` (as `simcli run
+// --config` reads it: its `target`, parameters and scheduler), `sms` SMs
+// as for `pss_device_new`; null on failure.
+//
+// # Safety
+// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
+struct PssDevice *pss_device_from_config(const char *path, uint32_t sms);
+
+// Frees a device, its memory and modules (null is ignored). While another
+// call on it is in progress nothing is freed and `pss_last_error` says why.
+//
+// # Safety
+// `d` is null or a live handle from `pss_device_new` or
+// `pss_device_from_config`, and no other thread uses it after the call.
+void pss_device_free(struct PssDevice *d);
+
+// Allocates `bytes` of zeroed device memory (256-byte aligned, as
+// `cudaMalloc`); writes its device address to `out`; 0 or -1.
+//
+// # Safety
+// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
+int32_t pss_device_malloc(struct PssDevice *d, uint64_t bytes, uint64_t *out);
+
+// Frees the allocation at device address `addr`; 0 or -1.
+//
+// # Safety
+// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
+int32_t pss_device_mem_free(struct PssDevice *d, uint64_t addr);
+
+// Copies `n` bytes from host `data` to device address `addr` (within one
+// allocation); 0 or -1.
+//
+// # Safety
+// Pointers are null or valid for the call; `data` holds `n` readable bytes.
+int32_t pss_device_write(struct PssDevice *d, uint64_t addr, const void *data, size_t n);
+
+// Copies `n` bytes at device address `addr` (within one allocation) to
+// host `out`; 0 or -1.
+//
+// # Safety
+// Pointers are null or valid for the call; `out` holds `n` writable bytes.
+int32_t pss_device_read(struct PssDevice *d, uint64_t addr, void *out, size_t n);
+
+// Loads the PTX module `ptx` (named `name` in errors): parses it and
+// places its `.global` variables (initialised). Returns its id for the
+// other calls, or -1.
+//
+// # Safety
+// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
+int64_t pss_device_load_module(struct PssDevice *d, const char *name, const char *ptx);
+
+// The number of parameters of kernel `entry` of module `module`, or -1.
+//
+// # Safety
+// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
+int64_t pss_device_param_count(struct PssDevice *d, uint32_t module, const char *entry);
+
+// Where parameter `index` of kernel `entry` goes in the packed parameter
+// buffer `pss_device_launch` takes (offset, size, alignment); 0 or -1.
+//
+// # Safety
+// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
+int32_t pss_device_param(struct PssDevice *d,
+                         uint32_t module,
+                         const char *entry,
+                         uint32_t index,
+                         struct PssParam *out);
+
+// Copies `n` bytes from `data` to `offset` of module `module`'s `.global`
+// or `.const` variable `name` (`cudaMemcpyToSymbol`); 0 or -1.
+//
+// # Safety
+// Pointers are null or valid for the call; `data` holds `n` readable bytes.
+int32_t pss_device_write_symbol(struct PssDevice *d,
+                                uint32_t module,
+                                const char *name,
+                                uint64_t offset,
+                                const void *data,
+                                size_t n);
+
+// Copies `n` bytes at `offset` of module `module`'s `.global` or `.const`
+// variable `name` to `out` (`cudaMemcpyFromSymbol`); 0 or -1.
+//
+// # Safety
+// Pointers are null or valid for the call; `out` holds `n` writable bytes.
+int32_t pss_device_read_symbol(struct PssDevice *d,
+                               uint32_t module,
+                               const char *name,
+                               uint64_t offset,
+                               void *out,
+                               size_t n);
+
+// Runs kernel `entry` of module `module` on `grid` x `block` (3
+// `uint32_t` each) with `dynamic_shared` bytes of dynamic shared memory a
+// block and the packed parameter buffer `params` of `params_len` bytes
+// (exactly the kernel's: each parameter at its `pss_device_param` offset;
+// a pointer parameter holds a `pss_device_malloc` address). Its writes stay
+// in device memory for the next launch. Fills `out` (null: not wanted);
+// 0 or -1. A kernel that faults fails, and the device then refuses every
+// later call with that error, as a CUDA context after a fault.
+//
+// # Safety
+// Pointers are null or valid for the call; `params` holds `params_len`
+// readable bytes.
+int32_t pss_device_launch(struct PssDevice *d,
+                          uint32_t module,
+                          const char *entry,
+                          const uint32_t *grid,
+                          const uint32_t *block,
+                          uint32_t dynamic_shared,
+                          const void *params,
+                          size_t params_len,
+                          struct PssLaunchReport *out);
+
+// Copies up to `cap` bytes of what the last launch's device `printf`
+// printed to `out` (not NUL-terminated); returns its length in bytes
+// (possibly more than `cap`), or -1.
+//
+// # Safety
+// Pointers are null or valid for the call; `out` holds `cap` writable
+// bytes.
+int64_t pss_device_printf(struct PssDevice *d, char *out, size_t cap);
 
 // The last error on this thread, or null if none. The text stays valid
 // until the next failing call on this thread.

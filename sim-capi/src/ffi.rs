@@ -14,7 +14,7 @@ thread_local! {
     static LAST_ERROR: RefCell<Option<CString>> = const { RefCell::new(None) };
 }
 
-fn set_error(msg: String) {
+pub(crate) fn set_error(msg: String) {
     // A message with a NUL byte is cut there rather than lost.
     let msg = msg.split('\0').next().unwrap_or_default().to_string();
     let c = CString::new(msg).unwrap_or_default();
@@ -22,7 +22,7 @@ fn set_error(msg: String) {
 }
 
 /// Runs `f`, mapping an error or a panic to `fail` and the thread's last error.
-fn guard<T>(fail: T, f: impl FnOnce() -> Res<T>) -> T {
+pub(crate) fn guard<T>(fail: T, f: impl FnOnce() -> Res<T>) -> T {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(v)) => v,
         Ok(Err(msg)) => {
@@ -47,7 +47,7 @@ fn sim<'a>(p: *mut PssSim) -> Res<Busy<'a>> {
     h.enter()
 }
 
-fn text<'a>(p: *const c_char, what: &str) -> Res<&'a str> {
+pub(crate) fn text<'a>(p: *const c_char, what: &str) -> Res<&'a str> {
     if p.is_null() {
         return Err(format!("{what} is null"));
     }

@@ -9,27 +9,38 @@
 //! (`pss_sim_push`) or by text naming one of the program's instructions
 //! (`pss_sim_push_ptx`). A single SM is a simulation of one SM.
 //!
+//! A `PssDevice` (`pss_device_*`) is a simulated GPU whose memory and
+//! modules persist across launches (`sim_kernel::Device`): allocate and
+//! copy memory, load PTX modules, launch kernels with a packed parameter
+//! buffer, read `.global` variables (docs/embedding.md, "Launching kernels").
+//!
 //! Every function returns a failure value (null, -1) with the reason in
 //! `pss_last_error()` (per thread); none panics across the boundary, and
 //! every pointer argument is checked for null.
 //!
 //! # Pointer contract
 //! Every pointer argument is null (an error, never a crash) or valid for
-//! the call: a handle from `pss_sim_new` not yet freed (a call on a handle
+//! the call: a handle from `pss_sim_new` or `pss_device_new` not yet freed (a call on a handle
 //! while another is in progress on it, from its callback or a second
 //! thread, is refused: a flag on the handle), a NUL-terminated string, a
 //! 32-element `uint64_t` array for register lanes, a writable `out` of the named type, `cap` writable
-//! elements behind `out` for `pss_sim_hungry_warps`. A callback registered
+//! elements behind `out` for `pss_sim_hungry_warps` and `pss_device_printf`,
+//! `n` bytes behind a device call's `data` or `out`, three `uint32_t`
+//! behind `grid` and `block`. A callback registered
 //! with `pss_sim_set_external` may be called, with its `user` pointer, until
 //! the handle is freed or another callback is set.
 
 // Library code states its invariants instead of unwrapping.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+mod device;
+mod device_ffi;
 mod ffi;
 mod handle;
 mod types;
 
+pub use device::PssDevice;
+pub use device_ffi::*;
 pub use ffi::*;
 pub use handle::PssSim;
 pub use types::*;

@@ -93,6 +93,39 @@ pub struct PssStats {
     pub ipc: f64,
 }
 
+/// Where a kernel parameter goes in the packed parameter buffer
+/// (`pss_device_param`).
+#[repr(C)]
+#[derive(Default)]
+pub struct PssParam {
+    /// Byte offset in the buffer.
+    pub offset: u64,
+    /// Bytes.
+    pub size: u64,
+    /// Alignment (its `.align`, else its type's size).
+    pub align: u64,
+}
+
+/// What a device launch reports (`pss_device_launch`).
+#[repr(C)]
+#[derive(Default)]
+pub struct PssLaunchReport {
+    /// Cycles of the launch (the slowest SM).
+    pub cycles: u64,
+    /// Warps in the grid.
+    pub warps: u64,
+    /// Warp instructions executed.
+    pub instructions: u64,
+    /// SMs that ran blocks.
+    pub sms_used: u32,
+    /// Bytes the kernel's device `printf` printed (`pss_device_printf`).
+    pub printf_bytes: u64,
+    /// `printf` calls dropped past the device's printf buffer.
+    pub printf_dropped: u64,
+    /// The statistics (all SMs merged).
+    pub stats: PssStats,
+}
+
 /// `pss_sim_run_until`: every warp finished.
 pub const PSS_DONE: i32 = 0;
 /// `pss_sim_run_until`: the host is needed (a warp to feed, a completion).

@@ -1,4 +1,5 @@
-//! The Rust, C and C++ toy-memory examples print the same statistics.
+//! The Rust, C and C++ toy-memory examples print the same statistics; the
+//! C device example launches as `sim_kernel::Device` does.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -25,8 +26,14 @@ fn static_lib() -> PathBuf {
 /// Compiles `source` with `compiler` against the static library, runs it,
 /// and returns its standard output.
 fn build_and_run(compiler: &str, std: &str, source: &str) -> String {
+    build_and_run_with(compiler, std, source, &[])
+}
+
+/// [`build_and_run`] with arguments for the program.
+fn build_and_run_with(compiler: &str, std: &str, source: &str, args: &[&Path]) -> String {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("toy_memory_{compiler}"));
+    let stem = source.split('.').next().unwrap();
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{stem}_{compiler}"));
     let status = Command::new(compiler)
         .args([std, "-Wall", "-Wextra", "-Werror", "-O1", "-I"])
         .arg(dir.join("include"))
@@ -37,7 +44,7 @@ fn build_and_run(compiler: &str, std: &str, source: &str) -> String {
         .status()
         .unwrap_or_else(|e| panic!("cannot run {compiler}: {e}"));
     assert!(status.success(), "{compiler} failed on {source}");
-    let run = Command::new(&out).output().unwrap();
+    let run = Command::new(&out).args(args).output().unwrap();
     assert!(
         run.status.success(),
         "{source}: {}",
@@ -57,4 +64,18 @@ fn c_cpp_and_rust_examples_agree() {
     assert_eq!(c, rust, "C example");
     let cpp = build_and_run("c++", "-std=c++17", "toy_memory.cpp");
     assert_eq!(cpp, rust, "C++ example");
+}
+
+#[test]
+fn c_device_example_launches_as_the_device_does() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let ptx = dir.join("examples/saxpy.ptx");
+    let c = build_and_run_with("cc", "-std=c99", "device_saxpy.c", &[&ptx]);
+    let mut want = String::new();
+    for (k, (cycles, warps, instructions)) in crate::device::direct_reports().iter().enumerate() {
+        want += &format!("launch {k}: cycles {cycles} warps {warps} instructions {instructions}\n");
+    }
+    // The example checks y against the host's fmaf bit for bit itself.
+    want += "launches 2\nmismatches 0\n";
+    assert_eq!(c, want);
 }

@@ -1,7 +1,10 @@
 //! The Python package (`python/`, PyO3 built by maturin) under pytest, so the
 //! README's one test command covers it too. The virtual environment with
-//! maturin and pytest (from PyPI) is kept in cargo's test scratch directory;
-//! the package itself is rebuilt from this checkout on every run.
+//! maturin, pytest and numpy (from PyPI) is kept in cargo's test scratch
+//! directory; the package itself is rebuilt from this checkout on every run.
+//! `ptx_sm_sim.compile` is tested with the nvcc the `exec` tests install
+//! (`tools/.cache/cuda13`, or `$CUDA13_ROOT`) when it is there; without
+//! it that test skips.
 
 use crate::root;
 use std::path::Path;
@@ -35,19 +38,27 @@ fn path_with(dir: &Path) -> std::ffi::OsString {
 fn python_package_passes_pytest() {
     let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-venv");
     let bin = venv.join("bin");
-    if !bin.join("pytest").exists() {
+    // A venv made before numpy was needed gets it too.
+    let has_numpy = || {
+        Command::new(bin.join("python"))
+            .args(["-c", "import numpy"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !bin.join("pytest").exists() || !has_numpy() {
         run(
             "python3 -m venv",
             Command::new("python3").args(["-m", "venv"]).arg(&venv),
         );
         run(
-            "pip install maturin pytest",
+            "pip install maturin pytest numpy",
             Command::new(bin.join("pip")).args([
                 "install",
                 "--quiet",
                 "--disable-pip-version-check",
                 "maturin>=1.5,<2",
                 "pytest",
+                "numpy",
             ]),
         );
     }
@@ -68,10 +79,18 @@ fn python_package_passes_pytest() {
             .env("PATH", path_with(&bin))
             .current_dir(root()),
     );
-    run(
-        "pytest python/tests",
-        Command::new(bin.join("pytest"))
-            .args(["-q", "python/tests"])
-            .current_dir(root()),
-    );
+    let mut pytest = Command::new(bin.join("pytest"));
+    pytest.args(["-q", "python/tests"]).current_dir(root());
+    let cu13 = std::env::var_os("CUDA13_ROOT")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| root().join("tools/.cache/cuda13/nvidia/cu13"));
+    // Every wheel's part, as `exec.rs` installs them (a half-finished
+    // install by a concurrent exec test lacks one and is not used).
+    let complete = ["bin/nvcc", "nvvm/bin/cicc", "include/cuda_runtime.h"]
+        .iter()
+        .all(|f| cu13.join(f).is_file());
+    if std::env::var_os("NVCC").is_none() && complete {
+        pytest.env("NVCC", cu13.join("bin/nvcc"));
+    }
+    run("pytest python/tests", &mut pytest);
 }

@@ -1,0 +1,142 @@
+//! The device behind a `PssDevice` handle, in safe Rust: a
+//! `sim_kernel::Device` (memory and modules that persist across launches)
+//! with the handle's one-call-at-a-time flag, and the launch report.
+
+use crate::handle::Res;
+use crate::types::{PssLaunchReport, PssStats};
+use sim_core::config_file::{self, ConfigLayer};
+use sim_core::{SchedPolicy, SmConfig};
+use sim_kernel::{Device, Launched, ModuleId, RunOptions};
+use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// A simulated GPU (opaque to C): memory and modules that persist across
+/// launches.
+///
+/// Preconditions as for `PssSim`: a handle is valid from `pss_device_new`
+/// or `pss_device_from_config` until `pss_device_free`; one call at a time
+/// (a second, from another thread, is refused with its failure value);
+/// buffers passed are valid for the lengths given.
+pub struct PssDevice {
+    busy: AtomicBool,
+    state: UnsafeCell<DeviceState>,
+}
+
+/// The device and what its last launch printed.
+pub(crate) struct DeviceState {
+    /// The simulated GPU.
+    pub device: Device,
+    /// The last launch's device `printf` output.
+    pub printf: Vec<u8>,
+}
+
+/// Exclusive use of a device for one call; clears the flag when dropped.
+pub(crate) struct DeviceBusy<'a>(&'a PssDevice);
+
+impl PssDevice {
+    /// The device for one call, or an error while another is in progress.
+    pub(crate) fn enter(&self) -> Res<DeviceBusy<'_>> {
+        if self.busy.swap(true, Ordering::Acquire) {
+            return Err(
+                "the device is in use: a call on it is in progress (two threads may not use it at once)"
+                    .into(),
+            );
+        }
+        Ok(DeviceBusy(self))
+    }
+}
+
+impl Drop for DeviceBusy<'_> {
+    fn drop(&mut self) {
+        self.0.busy.store(false, Ordering::Release);
+    }
+}
+
+impl std::ops::Deref for DeviceBusy<'_> {
+    type Target = DeviceState;
+    fn deref(&self) -> &DeviceState {
+        // SAFETY: `busy` was clear and is now set by this guard alone, so
+        // no other reference to the state exists until it is dropped.
+        unsafe { &*self.0.state.get() }
+    }
+}
+
+impl std::ops::DerefMut for DeviceBusy<'_> {
+    fn deref_mut(&mut self) -> &mut DeviceState {
+        // SAFETY: as for `deref`; `&mut self` makes this the only borrow
+        // through the guard.
+        unsafe { &mut *self.0.state.get() }
+    }
+}
+
+/// A device of `config` with `sms` SMs (0: the target's whole GPU, as
+/// `simcli run` runs a launch file) on every host core.
+fn device(config: SmConfig, policy: SchedPolicy, sms: u32) -> Res<PssDevice> {
+    config_file::check(&config)?;
+    let sms = match sms {
+        0 => sim_kernel::MemConfig::preset(config.target).sms,
+        n => n,
+    };
+    config_file::check_sms(u64::from(sms))?;
+    let mut opts = RunOptions::new(config, policy, sms);
+    // Results are the same for any number of host threads.
+    opts.threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    Ok(PssDevice {
+        busy: AtomicBool::new(false),
+        state: UnsafeCell::new(DeviceState {
+            device: Device::new(opts),
+            printf: Vec::new(),
+        }),
+    })
+}
+
+/// A device of preset `arch`.
+pub(crate) fn new(arch: &str, sms: u32) -> Res<PssDevice> {
+    let target = sim_isa::Target::parse(arch).map_err(|e| e.to_string())?;
+    device(sim_core::preset(target), SchedPolicy::Lrr, sms)
+}
+
+/// A device configured by the TOML file at `path` (its `target`,
+/// parameters and scheduler).
+pub(crate) fn from_config(path: &str, sms: u32) -> Res<PssDevice> {
+    let text = sim_isa::bounded::read_file_string(
+        std::path::Path::new(path),
+        config_file::MAX_CONFIG_BYTES,
+    )
+    .map_err(|e| e.to_string())?;
+    let layer = ConfigLayer::parse(&text, path).map_err(|e| e.to_string())?;
+    let target = layer
+        .target()
+        .ok_or_else(|| format!("{path}: no `target` (e.g. target = \"sm_90\")"))?;
+    let (config, policy) = config_file::build(&[layer], target, SchedPolicy::Lrr);
+    device(config, policy, sms)
+}
+
+/// A module id from C.
+pub(crate) fn module(m: u32) -> ModuleId {
+    ModuleId(m as usize)
+}
+
+/// The report of a launch as C sees it.
+pub(crate) fn report(l: &Launched) -> PssLaunchReport {
+    let st = &l.timed.stats;
+    PssLaunchReport {
+        cycles: l.timed.cycles,
+        warps: l.warps,
+        instructions: l.instructions,
+        sms_used: l.timed.sms_used,
+        printf_bytes: l.printf.len() as u64,
+        printf_dropped: l.printf_dropped,
+        stats: PssStats {
+            cycles: st.cycles,
+            warp_instructions: st.warp_instructions,
+            thread_instructions: st.thread_instructions,
+            micro_ops: st.micro_ops,
+            issued: st.stalls.issued,
+            unit_busy: st.stalls.unit_busy,
+            dependency: st.stalls.dependency,
+            no_eligible: st.stalls.no_eligible,
+            ipc: st.ipc(),
+        },
+    }
+}
