@@ -120,6 +120,11 @@ pub enum BitOp {
     /// offset, downward for a negative one; offset 0: `base` itself if
     /// set), `0xffffffff` when there is none.
     Fns,
+    /// `bmsk.{clamp|wrap}.b32 d, a, b`: a mask of `b` bits from bit `a`.
+    Bmsk {
+        /// `.clamp` (else `.wrap`).
+        clamp: bool,
+    },
     /// `testp.op.type p, a` (`.f32`/`.f64`): whether `a` has the property
     /// (`p` is `.pred`).
     Testp(TestOp),
@@ -149,6 +154,7 @@ impl BitOp {
             BitOp::Bfind { .. } => "bfind",
             BitOp::Testp(_) => "testp",
             BitOp::Fns => "fns",
+            BitOp::Bmsk { .. } => "bmsk",
         }
     }
 
@@ -171,6 +177,8 @@ impl BitOp {
                 (false, true) => &["r", "clamp"],
             },
             BitOp::Bfind { shiftamt: true } => &["shiftamt"],
+            BitOp::Bmsk { clamp: true } => &["clamp"],
+            BitOp::Bmsk { clamp: false } => &["wrap"],
             BitOp::Testp(t) => match t {
                 TestOp::Finite => &["finite"],
                 TestOp::Infinite => &["infinite"],
@@ -203,6 +211,7 @@ impl BitOp {
             | BitOp::Cnot
             | BitOp::Testp(_)
             | BitOp::Bfind { .. } => 1,
+            BitOp::Bmsk { .. } => 2,
             BitOp::Bfe | BitOp::Prmt(_) | BitOp::Shf { .. } | BitOp::Fns => 3,
             BitOp::Bfi | BitOp::Lop3 => 4,
         }
@@ -242,6 +251,7 @@ impl Bit {
             | BitOp::Prmt(_)
             | BitOp::Lop3
             | BitOp::Fns
+            | BitOp::Bmsk { .. }
             | BitOp::Shf { .. } => self.ty,
         }
     }
@@ -259,6 +269,7 @@ impl Bit {
             | BitOp::Bfind { .. }
             | BitOp::Testp(_)
             | BitOp::Fns
+            | BitOp::Bmsk { .. }
             | BitOp::Prmt(_)
             | BitOp::Lop3 => 4,
         };

@@ -68,6 +68,8 @@ pub enum Feature {
     Fns,
     /// `cvt.pack` (`sm_72`).
     CvtPack,
+    /// `bmsk` (`sm_70`).
+    Bmsk,
 }
 
 impl Feature {
@@ -99,6 +101,7 @@ impl Feature {
             Feature::HalfMufu => 75,
             Feature::Fns => 30,
             Feature::CvtPack => 72,
+            Feature::Bmsk => 70,
         }
     }
 }

@@ -378,6 +378,9 @@ def bit_variants():
             out.append((f"bit.shf.{d}.{mode}.b32", r3, f"shf.{d}.{mode}.b32 %r5, %r1, %r2, %r3;",
                         ("%r5", "b32"), 0))
     out.append(("bit.fns.b32", r3, "fns.b32 %r5, %r1, %r2, %r3;", ("%r5", "b32"), 0))
+    # bmsk (PTX 7.6, sm_70: only sm_90 of the table's targets runs it).
+    for mode in ["clamp", "wrap"]:
+        out.append((f"bit.bmsk.{mode}.b32", r3[:2], f"bmsk.{mode}.b32 %r5, %r1, %r2;", ("%r5", "b32"), 0))
     # testp (a predicate result: the SEL that stores it is a helper).
     for op in ["finite", "infinite", "number", "notanumber", "normal", "subnormal"]:
         for ty, st in (("f32", "f32"), ("f64", "f64")):

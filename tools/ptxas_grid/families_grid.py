@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""ptxas's verdicts on `testp`, `fns` and `cvt.pack`, per target.
+"""ptxas's verdicts on `testp`, `fns`, `cvt.pack` and `bmsk`, per target.
 
-Writes sim-isa/tests/data/{testp,fns,cvt-pack}-ptxas.txt, read by
+Writes sim-isa/tests/data/{testp,fns,cvt-pack,bmsk}-ptxas.txt, read by
 sim-isa/tests/it/families.rs: one line per statement,
 
     V50 V70 V72 V75 V80 V90 PTX TEXT
@@ -92,7 +92,27 @@ def cvt_pack():
     return out
 
 
-FAMILIES = {"testp": testp, "fns": fns, "cvt-pack": cvt_pack}
+def bmsk():
+    out = []
+    for mode in ["clamp", "wrap"]:
+        out.append(f"bmsk.{mode}.b32 %r1, %r2, %r3;")
+        out.append(f"bmsk.{mode}.b32 %r1, 1, 2;")
+        out.append(f"bmsk.{mode}.b32 %r1, %r2, 40;")
+    out += [
+        "bmsk.b32 %r1, %r2, %r3;",
+        "bmsk.clamp.u32 %r1, %r2, %r3;",
+        "bmsk.wrap.s32 %r1, %r2, %r3;",
+        "bmsk.clamp.b64 %rd1, %rd2, %rd3;",
+        "bmsk.clamp.wrap.b32 %r1, %r2, %r3;",
+        "bmsk.clamp.b32 %r1, %r2;",
+        "bmsk.clamp.b32 %r1, %r2, %r3, %r4;",
+        "bmsk.clamp.b32 %rd1, %r2, %r3;",
+        "bmsk.wrap.b32 %r1, %rd2, %r3;",
+    ]
+    return out
+
+
+FAMILIES = {"testp": testp, "fns": fns, "cvt-pack": cvt_pack, "bmsk": bmsk}
 
 
 def assemble(target, ptxas, version, text):

@@ -21,6 +21,7 @@ pub(crate) enum BitWord {
     Bfind,
     Testp,
     Fns,
+    Bmsk,
 }
 
 /// The family's syntax block.
@@ -34,7 +35,8 @@ pub(super) const SYNTAX: &str = "popc.type d, a;  clz.type d, a;  .type = { .b32
      bfind{.shiftamt}.type d, a;  .type = { .u32, .u64, .s32, .s64 }, d is .u32; \
      testp.op.type p, a;  .op = { .finite, .infinite, .number, .notanumber, .normal, .subnormal }; \
      .type = { .f32, .f64 }, p is .pred; \
-     fns.b32 d, mask, base, offset";
+     fns.b32 d, mask, base, offset; \
+     bmsk.mode.b32 d, a, b;  .mode = { .clamp, .wrap }";
 
 /// Modifier words the family reads besides its type.
 pub(crate) const BIT_WORDS: &[&str] = &[
@@ -70,6 +72,7 @@ pub(super) const fn operands(w: BitWord) -> &'static [K] {
         BitWord::Bfe => &[K::Dst, K::Value(0), K::Shift, K::Shift],
         BitWord::Bfi => &[K::Dst, K::Value(0), K::Value(0), K::Shift, K::Shift],
         BitWord::Prmt | BitWord::Fns => &[K::Dst, K::Value(0), K::Value(0), K::Value(0)],
+        BitWord::Bmsk => &[K::Dst, K::Value(0), K::Value(0)],
         BitWord::Lop3 => &[K::Dst, K::Value(0), K::Value(0), K::Value(0), K::Imm],
         BitWord::Shf => &[K::Dst, K::Value(0), K::Value(0), K::Shift],
     }
@@ -83,7 +86,7 @@ pub(super) const fn types(w: BitWord) -> &'static [T] {
         BitWord::Not => &[T::B16, T::B32, T::B64, T::Pred],
         BitWord::Cnot => &[T::B16, T::B32, T::B64],
         BitWord::Bfe | BitWord::Bfind => &[T::U32, T::U64, T::S32, T::S64],
-        BitWord::Prmt | BitWord::Lop3 | BitWord::Shf | BitWord::Fns => &[T::B32],
+        BitWord::Prmt | BitWord::Lop3 | BitWord::Shf | BitWord::Fns | BitWord::Bmsk => &[T::B32],
         BitWord::Testp => &[T::F32, T::F64],
     }
 }
@@ -99,6 +102,7 @@ pub(crate) fn word_lists(w: BitWord) -> Vec<Vec<&'static str>> {
             .flat_map(|d| ["wrap", "clamp"].iter().map(move |m| vec![*d, *m]))
             .collect(),
         BitWord::Bfind => vec![vec![], vec!["shiftamt"]],
+        BitWord::Bmsk => vec![vec!["clamp"], vec!["wrap"]],
         BitWord::Testp => TestOp::ALL.iter().map(|t| vec![t.name()]).collect(),
         BitWord::Popc
         | BitWord::Clz
@@ -133,6 +137,13 @@ pub(crate) fn bit_op(w: BitWord, words: &[&str]) -> Result<BitOp, usize> {
             ["shiftamt"] => Ok(BitOp::Bfind { shiftamt: true }),
             [_] => Err(0),
             [_, ..] => Err(1),
+        },
+        // ptxas: "Clamp modifier required for instruction 'bmsk'", and
+        // "Multiple clamp modifiers specified" for two.
+        BitWord::Bmsk => match words {
+            ["clamp"] => Ok(BitOp::Bmsk { clamp: true }),
+            ["wrap"] => Ok(BitOp::Bmsk { clamp: false }),
+            [_, ..] | [] => Err(0),
         },
         BitWord::Testp => match words {
             [t] => TestOp::ALL
@@ -190,6 +201,7 @@ pub(super) fn is_word(i: &Instruction, ws: &[BitWord]) -> bool {
         BitOp::Bfind { .. } => BitWord::Bfind,
         BitOp::Testp(_) => BitWord::Testp,
         BitOp::Fns => BitWord::Fns,
+        BitOp::Bmsk { .. } => BitWord::Bmsk,
     };
     ws.contains(&w)
 }

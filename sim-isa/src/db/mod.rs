@@ -219,6 +219,7 @@ pub(crate) const OPCODES: &[OpcodeDef] = &[
     f("shf", OpKind::Bit(BitWord::Shf)),
     f("testp", OpKind::Bit(BitWord::Testp)),
     f("fns", OpKind::Bit(BitWord::Fns)),
+    f("bmsk", OpKind::Bit(BitWord::Bmsk)),
     f("cvt", OpKind::Cvt),
 ];
 
@@ -729,6 +730,14 @@ pub(crate) const GATES: &[Gate] = &[
         feature: Some(Feature::Fns),
         ptx: (6, 0),
         applies: |i| bit::is_word(i, &[BitWord::Fns]),
+    },
+    // The manual: PTX 7.6, sm_70; ptxas 11.8 refuses it on sm_50 and takes
+    // it on sm_70 from 7.6, not at 7.5 (tests/data/bmsk-ptxas.txt).
+    Gate {
+        what: "bmsk",
+        feature: Some(Feature::Bmsk),
+        ptx: (7, 6),
+        applies: |i| bit::is_word(i, &[BitWord::Bmsk]),
     },
     Gate {
         what: "shf",

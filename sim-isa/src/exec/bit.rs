@@ -1,4 +1,4 @@
-//! Bit manipulation (`popc clz brev not cnot bfe bfi prmt lop3 shf`, PTX ISA
+//! Bit manipulation (`popc clz brev not cnot bfe bfi prmt lop3 shf bmsk`, PTX ISA
 //! 9.7.8.x and 9.7.9.7): each operation's scalar definition once, the lane
 //! function [`bit_lane`] (the reference) and its warp form, which decodes
 //! the operation once per warp instruction and runs the same definition in
@@ -161,6 +161,7 @@ pub fn bit_lane(x: &Bit, s: [u64; 4]) -> u64 {
         BitOp::Bfind { shiftamt } => bfind(a, bits, x.ty.kind() == TypeKind::Signed, shiftamt),
         BitOp::Testp(t) => testp(t, a, bits),
         BitOp::Fns => fns(a, b, c),
+        BitOp::Bmsk { clamp } => bmsk(clamp, a, b),
     }
 }
 
@@ -209,6 +210,25 @@ fn fns(mask: u64, base: u64, offset: u64) -> u64 {
         }
     }
     NONE
+}
+
+/// `bmsk` (PTX ISA 9.7.8.x): a 32-bit mask of `b` ones from bit `a`.
+/// Both read their low five bits (`.wrap`); with `.clamp` a position of 32
+/// or more gives 0 and a width of 32 or more every bit from the position up.
+/// A mask reaching past bit 31 stops there, and a width of 0 is no bits.
+/// (The manual's `b1 == 0` case, `mask1 = ~0`, gives the same 0 as the
+/// general formula, `mask0 & !(~0 << a1)`, so it needs no branch.)
+fn bmsk(clamp: bool, a: u64, b: u64) -> u64 {
+    let (a, b) = (a as u32, b as u32);
+    let (a1, b1) = (a & 0x1f, b & 0x1f);
+    let mask0 = if clamp && a >= 32 { 0 } else { u32::MAX << a1 };
+    let sum = a1 + b1;
+    let mask1 = if sum >= 32 || (clamp && (a >= 32 || b >= 32)) {
+        0
+    } else {
+        u32::MAX << sum
+    };
+    u64::from(mask0 & !mask1)
 }
 
 /// `testp` (PTX ISA 9.7.3.x) on the bits of an f32 or f64: 1 when `a` has
@@ -286,5 +306,6 @@ pub(crate) fn bit_warp(x: &Bit, s: &[Lanes; 4]) -> Lanes {
         BitOp::Bfind { shiftamt } => each(s, |a, _, _, _| bfind(a, bits, signed, shiftamt)),
         BitOp::Testp(t) => each(s, |a, _, _, _| testp(t, a, bits)),
         BitOp::Fns => each(s, |a, b, c, _| fns(a, b, c)),
+        BitOp::Bmsk { clamp } => each(s, |a, b, _, _| bmsk(clamp, a, b)),
     }
 }

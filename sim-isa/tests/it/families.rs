@@ -1,5 +1,5 @@
-//! `testp`, `fns` and `cvt.pack`: ptxas's verdicts per target and PTX
-//! version (`tests/data/{testp,fns,cvt-pack}-ptxas.txt`, written by
+//! `testp`, `fns`, `cvt.pack` and `bmsk`: ptxas's verdicts per target and PTX
+//! version (`tests/data/{testp,fns,cvt-pack,bmsk}-ptxas.txt`, written by
 //! `tools/ptxas_grid/families_grid.py`), and lane values the manual's
 //! definitions give. The SASS oracle's vectors run in `vectors.rs`.
 
@@ -338,4 +338,89 @@ fn cvt_pack_refusals_and_gates() {
             .err(),
         Some(ErrorKind::Unimplemented)
     );
+}
+
+#[test]
+fn bmsk_agrees_with_ptxas_per_target() {
+    let grid = include_str!("../data/bmsk-ptxas.txt");
+    let (n, accepted, wrong) = check_grid(
+        grid,
+        &[],
+        &[
+            "bmsk.clamp.b32 %rd1, %r2, %r3;",
+            "bmsk.wrap.b32 %r1, %rd2, %r3;",
+        ],
+    );
+    assert_eq!((n, accepted), (15, 6));
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // The manual's sm_70 and PTX 7.6, which ptxas 11.8 confirms on sm_70.
+    let inst = parse("bmsk.wrap.b32 %r1, %r2, %r3;").expect("bmsk");
+    let sm70 = Target::parse("sm_70").expect("target");
+    assert!(check_target(&inst, sm70, PtxVersion::parse("7.6")).is_ok());
+    assert!(check_target(&inst, sm70, PtxVersion::parse("7.5")).is_err());
+    let sm61 = Target::parse("sm_61").expect("target");
+    assert!(check_target(&inst, sm61, PtxVersion::parse("7.6")).is_err());
+}
+
+/// Both modes print back as written and keep their mode.
+#[test]
+fn bmsk_round_trips() {
+    for text in [
+        "bmsk.clamp.b32 %r1, %r2, %r3;",
+        "bmsk.wrap.b32 %r1, 1, 2;",
+        "bmsk.wrap.b32 %r1, %r2, 40;",
+    ] {
+        let mut syms = Symbols::new();
+        let inst = parse_instruction(text, &mut syms).expect(text);
+        assert_eq!(inst.display(&syms).to_string(), text);
+        let Op::Bit(x) = inst.op else {
+            panic!("{text}: {inst:?}")
+        };
+        assert_eq!(
+            x.op,
+            BitOp::Bmsk {
+                clamp: text.contains("clamp")
+            }
+        );
+        assert_eq!(x.d_type(), Type::B32);
+    }
+}
+
+/// `bmsk.{clamp|wrap}.b32 d, a, b` on one lane.
+fn bmsk(clamp: bool, a: u32, b: u32) -> u32 {
+    let mode = if clamp { "clamp" } else { "wrap" };
+    match parse(&format!("bmsk.{mode}.b32 %r1, %r2, %r3;")) {
+        Ok(Instruction { op: Op::Bit(x), .. }) => {
+            let d = bit_lane(&x, [u64::from(a), u64::from(b), 0, 0]);
+            u32::try_from(d).expect("32 bits")
+        }
+        other => panic!("bmsk: {other:?}"),
+    }
+}
+
+/// The manual's example and each of its clamp and wrap rules.
+#[test]
+fn bmsk_lanes() {
+    // PTX ISA, `bmsk`: "bmsk.wrap.b32 rd, 1, 2; // Creates a bitmask of 0x00000006."
+    assert_eq!(bmsk(false, 1, 2), 0x6);
+    assert_eq!(bmsk(true, 1, 2), 0x6);
+    assert_eq!(bmsk(true, 0, 31), 0x7fff_ffff);
+    assert_eq!(bmsk(true, 0, 32), 0xffff_ffff);
+    // A mask running past bit 31 stops there (sum-overflow).
+    assert_eq!(bmsk(true, 28, 8), 0xf000_0000);
+    assert_eq!(bmsk(false, 28, 8), 0xf000_0000);
+    // A width of 0 is no bits, in both modes.
+    assert_eq!(bmsk(true, 4, 0), 0);
+    assert_eq!(bmsk(false, 4, 0), 0);
+    // .clamp: a position of 32 or more gives 0; a width of 32 or more
+    // reaches the top.
+    assert_eq!(bmsk(true, 32, 1), 0);
+    assert_eq!(bmsk(true, u32::MAX, 5), 0);
+    assert_eq!(bmsk(true, 4, 40), 0xffff_fff0);
+    assert_eq!(bmsk(true, 4, u32::MAX), 0xffff_fff0);
+    // .wrap: both are read modulo 32 (a width of 32 is 0).
+    assert_eq!(bmsk(false, 33, 2), 0x6);
+    assert_eq!(bmsk(false, 4, 32), 0);
+    assert_eq!(bmsk(false, 4, 40), 0xff0);
+    assert_eq!(bmsk(false, 0xffff_ffe0, 0xffff_ffe3), 0x7);
 }

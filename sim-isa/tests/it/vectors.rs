@@ -146,6 +146,15 @@ fn sass_fns() {
 }
 
 #[test]
+fn sass_bmsk() {
+    // `bmsk.{clamp,wrap}.b32` with register and immediate positions and
+    // widths, 40 inputs each: ptxas emits one BMSK (BMSK.W for .wrap), which
+    // xtask's interpreter runs as a per-bit range test written apart from
+    // sim-isa's shifted masks. Both read the manual: no machine measured.
+    assert_eq!(run_file("sass-bmsk.jsonl").passed, 1_680);
+}
+
+#[test]
 fn sass_cvt_pack() {
     // `cvt.pack.sat` to u16, s16, u8, s8 (immediate sources too), 60
     // inputs each, from the sm_90 machine code (I2IP) run by xtask's SASS

@@ -307,6 +307,31 @@ impl Machine {
         Ok(())
     }
 
+    /// `BMSK{.W} d, pos, width`: ones in bits `pos .. pos + width` (stopping
+    /// at bit 31). `.W` reads both modulo 32; without it (`bmsk.clamp`) they
+    /// are taken whole, so a position of 32 or more sets nothing and a
+    /// width of 32 or more reaches the top. Written as a range test per
+    /// bit, apart from sim-isa's shifted masks, so the two do not share
+    /// a mistake. ptxas emits one `BMSK` per `bmsk`: these vectors hold
+    /// sim-isa to this reading of the manual, not to a measured machine.
+    pub(super) fn bmsk(&mut self, i: &SInst) -> Result<()> {
+        i.need(3)?;
+        let (a, b) = (self.int(&i.ops[1])?, self.int(&i.ops[2])?);
+        let (pos, width) = if i.has("W") {
+            (u64::from(a & 31), u64::from(b & 31))
+        } else {
+            (u64::from(a), u64::from(b))
+        };
+        let mut v = 0u32;
+        for bit in 0..32u64 {
+            if bit >= pos && bit < pos + width {
+                v |= 1 << bit;
+            }
+        }
+        self.set(Self::dst(&i.ops[0])?, v);
+        Ok(())
+    }
+
     /// `SGXT{.U32} d, a, n`: `a`'s low `n` bits (`n` taken mod 32 would
     /// not matter here: ptxas writes 1..31), sign-extended unless `.U32`;
     /// `n` = 0 gives 0.

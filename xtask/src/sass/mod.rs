@@ -9,7 +9,7 @@
 //! `decode` reads the listing, `operand` gives the machine's view of each
 //! operand form, `logic` holds the pure bit and comparison helpers, and the
 //! opcode families execute in `exec_mem` (moves, loads, stores), `exec_int`
-//! (integer, logic, permute, bit counts and integer compares), `exec_float`
+//! (integer, logic, permute, bit counts, bit masks and integer compares), `exec_float`
 //! (float compares, conversions, half compares and video), `exec_half`
 //! (packed half arithmetic) and `exec_mufu` (`MUFU.EX2` and its 16-bit forms).
 
@@ -139,6 +139,7 @@ impl Machine {
             "POPC" => self.popc(i),
             "BREV" => self.brev(i),
             "SGXT" => self.sgxt(i),
+            "BMSK" => self.bmsk(i),
             "HFMA2" => self.hfma2_any(i),
             "HADD2" | "HMUL2" | "HMNMX2" => self.half_arith(i),
             "F2FP" => self.f2fp(i),

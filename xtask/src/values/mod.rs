@@ -102,6 +102,7 @@ fn family_of(word: &str) -> &'static str {
         "dp2a" => "dp2a",
         "sad" => "sad",
         "fns" => "fns",
+        "bmsk" => "bmsk",
         "testp" => "testp",
         "cvt" => "cvt",
         "ex2" => "ex2",
