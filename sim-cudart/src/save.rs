@@ -229,7 +229,8 @@ pub fn with_values(ptx: &str, values: &[(String, Vec<u8>)]) -> String {
                     .chain([0])
                     .filter(|&k| {
                         let line = stmt[k..].lines().next().unwrap_or("");
-                        line.split_whitespace().any(|t| t == ".global" || t == ".const")
+                        line.split_whitespace()
+                            .any(|t| t == ".global" || t == ".const")
                     })
                     .min();
                 match at.and_then(|k| redeclare(&stmt[k..], values).map(|new| (k, new))) {

@@ -12,7 +12,10 @@ use crate::mem_inst::{WarpInst, WarpOp, WARP_WORDS};
 /// The warp-family opcode `op` in [`WARP_WORDS`]' spelling: ptxas 13.0
 /// takes `fence`'s order and scope words in either order (`fence.gpu.acq_rel`)
 /// and `barrier`'s `.aligned` before or after the mode (`barrier.aligned.sync`);
-/// `tests/data/mem-ptxas.txt`. Other words must be as in the table.
+/// `tests/data/mem-ptxas.txt`. It also takes `vote`'s mode before `.sync`
+/// (`vote.ballot.sync.b32`, which CUB's radix sort writes in inline
+/// assembly; ptxas 13.0.88 accepts all four modes so on sm_90 at PTX 8.0).
+/// Other words must be as in the table.
 fn canonical_warp_word(op: &str) -> String {
     let words: Vec<&str> = op.split('.').collect();
     let is = |set: &[&str], w: &&str| set.contains(w);
@@ -20,6 +23,9 @@ fn canonical_warp_word(op: &str) -> String {
     const SCOPES: [&str; 4] = ["cta", "gpu", "sys", "cluster"];
     match words.as_slice() {
         ["fence", a, b] if is(&SCOPES, a) && is(&SEMS, b) => format!("fence.{b}.{a}"),
+        ["vote", mode, "sync", ty] if is(&["all", "any", "uni", "ballot"], mode) => {
+            format!("vote.sync.{mode}.{ty}")
+        }
         ["barrier", rest @ ..] => {
             let (cta, rest) = match rest {
                 ["cta", r @ ..] => (".cta", r),

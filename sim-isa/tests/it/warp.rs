@@ -427,3 +427,37 @@ mod random {
         }
     }
 }
+
+/// `vote` with its mode before `.sync` (`vote.ballot.sync.b32`, as CUB's
+/// radix sort writes it; ptxas 13.0.88 accepts every mode so on sm_90 at
+/// PTX 8.0) is the same instruction as the manual's order, and prints in
+/// it; a mode ptxas does not know stays invalid.
+#[test]
+fn vote_takes_its_mode_before_sync() {
+    let parse = |t: &str| parse_instruction(t, &mut Symbols::new());
+    for (cub, manual) in [
+        (
+            "vote.ballot.sync.b32 %r1, %p1, 0xffffffff;",
+            "vote.sync.ballot.b32 %r1, %p1, 0xffffffff;",
+        ),
+        (
+            "vote.all.sync.pred %p2, %p1, 0xffffffff;",
+            "vote.sync.all.pred %p2, %p1, 0xffffffff;",
+        ),
+        (
+            "vote.any.sync.pred %p2, %p1, 0xffffffff;",
+            "vote.sync.any.pred %p2, %p1, 0xffffffff;",
+        ),
+        (
+            "vote.uni.sync.pred %p2, %p1, 0xffffffff;",
+            "vote.sync.uni.pred %p2, %p1, 0xffffffff;",
+        ),
+    ] {
+        let a = parse(cub).unwrap_or_else(|e| panic!("{cub}: {e}"));
+        let b = parse(manual).unwrap();
+        assert_eq!(a, b, "{cub}");
+        assert_eq!(a.to_string(), b.to_string());
+    }
+    let bad = parse("vote.most.sync.pred %p2, %p1, 0xffffffff;").unwrap_err();
+    assert_eq!(bad.kind(), ErrorKind::Invalid, "{bad}");
+}
