@@ -94,6 +94,16 @@ pub trait External {
     /// Called when a warp issues a marked instruction. Return the completion
     /// now, or `None` to complete it later with [`crate::Sm::complete_external`].
     fn issue(&mut self, req: &ExternalRequest<'_>) -> Option<Completion>;
+
+    /// [`External::issue`] for an executed warp's request
+    /// ([`crate::Sm::add_executed_warp`]): it has no registers, so only the
+    /// completion's clock counts. Returns that clock now, or `None` to
+    /// complete it later. A host that completes such requests at once may
+    /// override this to skip building (and the SM reading) a [`Completion`]
+    /// of 64 lane values per issue; it must then answer as `issue` would.
+    fn issue_at(&mut self, req: &ExternalRequest<'_>) -> Option<u64> {
+        self.issue(req).map(|c| c.cycle)
+    }
 }
 
 /// An [`External`] that completes nothing itself: every marked instruction

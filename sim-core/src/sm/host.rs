@@ -2,7 +2,7 @@
 //! and which host warps wait for input.
 
 use super::board::FLAT;
-use super::sched::{guard_lanes, Outcome};
+use super::sched::Outcome;
 use super::table::NONE;
 use super::warp::{Source, WarpState};
 use super::Sm;
@@ -132,25 +132,21 @@ impl Sm {
         self.sm_id = id;
     }
 
-    /// Issues external instruction `warps[wi].cur` at `now`: asks the host,
-    /// and either writes its completion or leaves its destinations pending.
-    #[cold]
+    /// Issues external instruction `warps[wi].cur` at `now` on `lanes`: asks
+    /// the host, and either writes its completion or leaves its destinations
+    /// pending. An executed warp's request asks only for the clock
+    /// ([`External::issue_at`]): it has no registers to write.
+    #[inline]
     pub(super) fn issue_external(
         &mut self,
         wi: usize,
         now: u64,
+        lanes: u32,
         ext: &mut dyn External,
     ) -> Result<(), SimError> {
         let w = &self.warps[wi];
         let idx = w.cur;
         let ii = &self.info[idx as usize];
-        let lanes = if w.executed {
-            w.cur_lanes
-        } else if ii.guard != NONE {
-            guard_lanes(w, ii.guard, ii.guard_neg)
-        } else {
-            w.active
-        };
         let out = Outstanding {
             ticket: self.next_ticket,
             wi,
@@ -170,7 +166,15 @@ impl Sm {
             lanes,
             regs: &w.regs,
         };
-        match ext.issue(&req) {
+        let done = if w.executed {
+            match ext.issue_at(&req) {
+                Some(cycle) => return self.complete_at(&out, cycle),
+                None => None,
+            }
+        } else {
+            ext.issue(&req)
+        };
+        match done {
             Some(c) => self.complete(out, &c),
             None => {
                 let w = &mut self.warps[wi];
@@ -214,17 +218,11 @@ impl Sm {
     }
 
     fn complete(&mut self, out: Outstanding, c: &Completion) -> Result<(), SimError> {
-        if c.cycle < out.cycle {
-            return Err(SimError::EarlyCompletion {
-                ticket: out.ticket,
-                issued: out.cycle,
-                cycle: c.cycle,
-            });
-        }
         let w = &mut self.warps[out.wi];
-        let writes = &out.writes[..out.nwrites as usize];
         // An executed warp has no registers: the host holds its values.
-        if !w.executed {
+        // (An early completion writes nothing: `complete_at` refuses it.)
+        if !w.executed && c.cycle >= out.cycle {
+            let writes = &out.writes[..out.nwrites as usize];
             for (&r, vals) in writes.iter().zip(&c.values) {
                 let dst = w.regs.get_mut(RegId(r));
                 for (l, (d, &v)) in dst.iter_mut().zip(vals).enumerate() {
@@ -234,10 +232,25 @@ impl Sm {
                 }
             }
         }
-        for &r in writes.iter().take(c.values.len()) {
-            w.board.set(r, c.cycle, FLAT);
+        self.complete_at(&out, c.cycle)
+    }
+
+    /// Makes the destinations of `out` ready at `cycle` (the clock part of
+    /// a completion; at most two destinations, as `Completion::values`).
+    #[inline]
+    fn complete_at(&mut self, out: &Outstanding, cycle: u64) -> Result<(), SimError> {
+        if cycle < out.cycle {
+            return Err(SimError::EarlyCompletion {
+                ticket: out.ticket,
+                issued: out.cycle,
+                cycle,
+            });
         }
-        self.drain = self.drain.max(c.cycle);
+        let w = &mut self.warps[out.wi];
+        for &r in &out.writes[..out.nwrites as usize] {
+            w.board.set(r, cycle, FLAT);
+        }
+        self.drain = self.drain.max(cycle);
         Ok(())
     }
 

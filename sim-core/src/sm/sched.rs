@@ -485,9 +485,10 @@ impl Sm {
         }
     }
 
-    /// [`Sm::issue`] for an instruction the host owns (rare: kept apart so
-    /// the common path holds no borrow of the whole SM).
-    #[cold]
+    /// [`Sm::issue`] for an instruction the host owns (kept apart so the
+    /// common path holds no borrow of the whole SM; not cold: a host-fed
+    /// warp's memory accesses and barriers all come here).
+    #[inline(never)]
     fn issue_marked(
         &mut self,
         wi: usize,
@@ -502,13 +503,16 @@ impl Sm {
         let (pipe, ticks) = (ii.pipe, ii.ticks);
         self.units
             .occupy(&mut self.scheds[sched].pipes, &pipe, &ticks, now);
-        let mut threads = w.threads;
-        if w.executed {
-            threads = u64::from(w.cur_lanes.count_ones());
+        // The lanes the host is asked for, and the threads they count.
+        let (lanes, threads) = if w.executed {
+            (w.cur_lanes, u64::from(w.cur_lanes.count_ones()))
         } else if guard != NONE {
-            threads = guard_lanes(w, guard, guard_neg).count_ones() as u64;
-        }
-        self.issue_external(wi, now, ext)?;
+            let lanes = guard_lanes(w, guard, guard_neg);
+            (lanes, u64::from(lanes.count_ones()))
+        } else {
+            (w.active, w.threads)
+        };
+        self.issue_external(wi, now, lanes, ext)?;
         let w = &self.warps[wi];
         tracing::trace!(cycle = now, sched, warp = w.id, inst = idx, uops, "issue");
         if self.log.len() < self.log_cap {

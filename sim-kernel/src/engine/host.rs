@@ -490,6 +490,12 @@ fn ext_of(code: &Code<'_>, s: &Step, kind: crate::memtime::Kind) -> Ext {
 
 impl External for Host<'_, '_, '_> {
     fn issue(&mut self, req: &ExternalRequest<'_>) -> Option<Completion> {
+        self.issue_at(req).map(Completion::at)
+    }
+
+    /// Every warp here is an executed one: the SM asks for the clock only
+    /// (no `Completion` of 64 lane values built and read per issue).
+    fn issue_at(&mut self, req: &ExternalRequest<'_>) -> Option<u64> {
         let (sh, st) = (self.sh, &mut *self.st);
         let (slot, w) = SmState::split(sh.wpb, req.warp_id);
         let code = sh.code;
@@ -526,6 +532,6 @@ impl External for Host<'_, '_, '_> {
                 Ext::Nothing => req.cycle + 1,
             }
         };
-        Some(Completion::at(at))
+        Some(at)
     }
 }
