@@ -133,7 +133,7 @@ impl<'p> Code<'p> {
             m.vec = g.members.len() as u8;
             self.widen[lead] = 4 * m.vec;
             self.deps[lead].also_writes(dests);
-            let pre = super::preload::members(self, g.leader, &g.members);
+            let pre = super::preload::members(&self.inst, g.leader, &g.members);
             for (k, p) in pre.iter().enumerate() {
                 self.member_of[p.pc as usize] = Some((g.leader, k as u8));
             }
@@ -141,6 +141,16 @@ impl<'p> Code<'p> {
                 self.preload.resize(lead + 1, Vec::new());
             }
             self.preload[lead] = pre;
+        }
+    }
+}
+
+impl Code<'_> {
+    /// The merged groups' preload tables.
+    pub(crate) fn preload_tables(&self) -> super::preload::Tables<'_> {
+        super::preload::Tables {
+            preload: &self.preload,
+            member_of: &self.member_of,
         }
     }
 }

@@ -17,8 +17,18 @@
 //! than the leader, and recordings and replays (which log or answer each
 //! load) execute member by member as before.
 
-use super::code::Code;
-use sim_isa::{AddrBase, MemType, Op, RegId, WarpRegs, WARP_SIZE};
+use sim_isa::{AddrBase, Instruction, MemType, Op, RegId, WarpRegs, WARP_SIZE};
+
+/// The merged groups' members that are read at their leader, as the
+/// timing `Code` keeps them (its `preload` and `member_of`): this module
+/// takes the two tables, not the `Code`, so it depends on nothing of the
+/// engine's.
+pub(crate) struct Tables<'a> {
+    /// Per leader: its members read there.
+    pub preload: &'a [Vec<Member>],
+    /// Per statement: its leader and index in the leader's list.
+    pub member_of: &'a [Option<(u32, u8)>],
+}
 
 /// A member that can be read at its leader.
 #[derive(Clone, Copy, Debug)]
@@ -70,7 +80,7 @@ impl Preloaded {
     /// its leader; then writes its word to its destination (and forgets
     /// it: the next pass through the leader reads it again).
     #[inline]
-    pub fn take(&mut self, code: &Code<'_>, pc: usize, mask: u32, regs: &mut WarpRegs) -> bool {
+    pub fn take(&mut self, code: Tables<'_>, pc: usize, mask: u32, regs: &mut WarpRegs) -> bool {
         let Some(&Some((leader, k))) = code.member_of.get(pc) else {
             return false;
         };
@@ -100,7 +110,7 @@ impl Preloaded {
     /// The leader at `pc` ran: what an earlier pass read for it is stale;
     /// `read`: it loaded from shared address `.0` of `.1` in every lane,
     /// so each member's word is read now.
-    pub fn lead(&mut self, code: &Code<'_>, pc: usize, read: Option<(u64, &[u8])>) {
+    pub fn lead(&mut self, code: Tables<'_>, pc: usize, read: Option<(u64, &[u8])>) {
         let pc32 = pc as u32;
         let slot = match self.open.iter().position(|o| o.leader == pc32) {
             Some(i) => i,
@@ -128,9 +138,9 @@ impl Preloaded {
 
 /// The members of the group led at `leader` (`members`: its statements,
 /// the leader first, by word) that can be read at the leader (see the
-/// module's conditions), on `code`'s renamed instructions.
-pub(crate) fn members(code: &Code<'_>, leader: u32, members: &[u32]) -> Vec<Member> {
-    let renamed = |pc: u32| match code.inst.get(pc as usize) {
+/// module's conditions), on the timing code's renamed instructions `inst`.
+pub(crate) fn members(inst: &[Option<Instruction>], leader: u32, members: &[u32]) -> Vec<Member> {
+    let renamed = |pc: u32| match inst.get(pc as usize) {
         Some(Some(i)) => match &i.op {
             Op::Mem(m) => Some(m),
             _ => None,
@@ -154,7 +164,7 @@ pub(crate) fn members(code: &Code<'_>, leader: u32, members: &[u32]) -> Vec<Memb
         }
         // Nothing from the leader on, before the member, writes the base
         // (liveness may give a register that dies on the way its slot).
-        let clear = (leader..pc).all(|j| match code.inst.get(j as usize) {
+        let clear = (leader..pc).all(|j| match inst.get(j as usize) {
             Some(Some(i)) => !i.reg_uses().writes().any(|r| Some(r.reg) == base),
             _ => false,
         });

@@ -529,7 +529,10 @@ impl Warp {
         mask: u32,
         mem: &mut WarpMem<'_>,
     ) -> Result<Option<u32>, KernelError> {
-        if self.pre.take(code, pc, mask, &mut self.regs) {
+        if self
+            .pre
+            .take(code.preload_tables(), pc, mask, &mut self.regs)
+        {
             return Ok(None);
         }
         let acc = self.exec_mem(code, pc, mask, mem)?;
@@ -539,7 +542,7 @@ impl Warp {
             // address.
             let read = (acc.is_some() && mem.broadcast && self.log.is_none())
                 .then(|| (self.slab.scratch.addrs[0], &*mem.shared));
-            self.pre.lead(code, pc, read);
+            self.pre.lead(code.preload_tables(), pc, read);
         }
         Ok(acc)
     }
