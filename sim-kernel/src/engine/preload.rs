@@ -140,12 +140,15 @@ impl Preloaded {
 /// the leader first, by word) that can be read at the leader (see the
 /// module's conditions), on the timing code's renamed instructions `inst`.
 pub(crate) fn members(inst: &[Option<Instruction>], leader: u32, members: &[u32]) -> Vec<Member> {
-    let renamed = |pc: u32| match inst.get(pc as usize) {
-        Some(Some(i)) => match &i.op {
-            Op::Mem(m) => Some(m),
-            _ => None,
-        },
-        _ => None,
+    // A memory instruction's operands, as vectorise.rs reads them.
+    let renamed = |pc: u32| {
+        let Some(Some(i)) = inst.get(pc as usize) else {
+            return None;
+        };
+        let Op::Mem(m) = &i.op else {
+            return None;
+        };
+        Some(m)
     };
     let Some(lead) = renamed(leader) else {
         return Vec::new();
