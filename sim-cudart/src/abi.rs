@@ -715,13 +715,28 @@ pub unsafe extern "C" fn cudaMemcpyToSymbol(
     src: *const c_void,
     n: usize,
     offset: usize,
-    _kind: c_int,
+    kind: c_int,
 ) -> c_int {
     with(|rt| {
+        if from_device(rt, src as u64, kind) {
+            // `cudaMemcpyDeviceToDevice`: the bytes come from device memory.
+            let mut data = vec![0u8; n];
+            rt.read(src as u64, &mut data)?;
+            return rt.write_symbol(symbol as u64, offset as u64, &data);
+        }
         // SAFETY: by the caller's contract.
         let data = unsafe { host_bytes(src, n)? };
         rt.write_symbol(symbol as u64, offset as u64, data)
     })
+}
+
+/// Whether a symbol copy's other side is device memory: the kind says so
+/// (`cudaMemcpyDeviceToDevice`), or it is `cudaMemcpyDefault` and the
+/// pointer is a device allocation.
+fn from_device(rt: &Runtime, p: u64, kind: c_int) -> bool {
+    use crate::gen::layout as l;
+    kind == l::cudaMemcpyDeviceToDevice
+        || (kind == l::cudaMemcpyDefault && rt.place(p) == Place::Device)
 }
 
 /// `cudaMemcpyFromSymbol`.
@@ -734,9 +749,14 @@ pub unsafe extern "C" fn cudaMemcpyFromSymbol(
     symbol: *const c_void,
     n: usize,
     offset: usize,
-    _kind: c_int,
+    kind: c_int,
 ) -> c_int {
     with(|rt| {
+        if from_device(rt, dst as u64, kind) {
+            let mut data = vec![0u8; n];
+            rt.read_symbol(symbol as u64, offset as u64, &mut data)?;
+            return rt.write(dst as u64, &data);
+        }
         // SAFETY: by the caller's contract.
         let out = unsafe { host_bytes_mut(dst, n)? };
         rt.read_symbol(symbol as u64, offset as u64, out)

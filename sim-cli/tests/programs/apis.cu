@@ -9,6 +9,8 @@ __global__ void bump(float* m, size_t pitch, int w, int h) {
     if (x < w && y < h) ((float*)((char*)m + y * pitch))[x] += 1.0f;
 }
 
+__device__ int sym[4];
+
 static void CUDART_CB done(void* p) { *(int*)p = 42; }
 
 int main() {
@@ -40,6 +42,13 @@ int main() {
     int flag = 0;
     cudaLaunchHostFunc(s, done, &flag);
     cudaStreamSynchronize(s);
+    // Symbol copies whose other side is device memory.
+    int four[4] = {7, 8, 9, 10}, back[4] = {0, 0, 0, 0};
+    cudaMemcpy(a, four, sizeof four, cudaMemcpyHostToDevice);
+    cudaMemcpyToSymbol(sym, a, sizeof four, 0, cudaMemcpyDeviceToDevice);
+    cudaMemcpyFromSymbol(a + 8, sym, 2 * sizeof(int), 2 * sizeof(int), cudaMemcpyDeviceToDevice);
+    cudaMemcpy(back, a + 8, 2 * sizeof(int), cudaMemcpyDeviceToHost);
+    printf("symbol via device: %d %d\n", back[0], back[1]);
     cudaFreeAsync(a, s);
     printf("pitch %zu, host[7][99]=%g host[0][0]=%g\n", pitch, host[7][99], host[0][0]);
     printf("types: device %d managed %d host memory %d\n", pa.type, pu.type, ph.type);
