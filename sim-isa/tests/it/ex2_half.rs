@@ -5,8 +5,9 @@
 //! in xtask (`h200_approximate_functions_agree_with_sim_isa`); its sample
 //! and the SASS oracle's vectors run in `vectors.rs`.
 
+use crate::grid::{self, Grid};
 use sim_isa::exec::float_lane;
-use sim_isa::parse::{check_target, parse_instruction};
+use sim_isa::parse::parse_instruction;
 use sim_isa::*;
 
 const GRID: &str = include_str!("../data/ex2-half-ptxas.txt");
@@ -26,47 +27,24 @@ fn lane(text: &str, a: u64) -> u64 {
 }
 
 /// Each line of `tests/data/ex2-half-ptxas.txt` (made by
-/// `tools/ptxas_grid/ex2_half_grid.py`): what ptxas accepts on some target
-/// parses, passes `check_target` exactly where ptxas accepts it, passes at
-/// the lowest `.version` ptxas took and not at the one below; what it
-/// rejects everywhere is invalid.
+/// `tools/ptxas_grid/ex2_half_grid.py`) against the parser and
+/// `check_target` (`grid::check`), the `.version` gate on the lowest
+/// accepting target: ptxas refused the version below the lowest it took.
 #[test]
 fn agrees_with_ptxas_per_target() {
-    let targets = ["sm_75", "sm_80", "sm_90"].map(|t| Target::parse(t).expect("target"));
-    let below = |v: &str| match v {
-        "7.0" => "6.5",
-        "7.8" => "7.7",
+    let below = |v: &str, _: usize, _: &[&str]| match v {
+        "7.0" => PtxVersion::parse("6.5"),
+        "7.8" => PtxVersion::parse("7.7"),
         other => panic!("no version below {other} in the grid"),
     };
-    let (mut n, mut accepted) = (0, 0);
-    let mut wrong = Vec::new();
-    for line in GRID.lines().filter(|l| !l.starts_with('#')) {
-        let f: Vec<&str> = line.splitn(5, ' ').collect();
-        let (verdicts, ptx, text) = (&f[..3], f[3], f[4]);
-        n += 1;
-        let got = parse(text);
-        if verdicts.iter().all(|v| *v == "reject") {
-            if got.as_ref().err().map(IsaError::kind) != Some(ErrorKind::Invalid) {
-                wrong.push(format!("{text}: ptxas rejects, parser: {got:?}"));
-            }
-            continue;
-        }
-        accepted += 1;
-        let Ok(inst) = got else {
-            wrong.push(format!("{text}: ptxas accepts, parser: {got:?}"));
-            continue;
-        };
-        for (t, v) in targets.iter().zip(verdicts) {
-            if check_target(&inst, *t, None).is_ok() != (*v == "accept") {
-                wrong.push(format!("{text}: on {t:?} ptxas says {v}"));
-            }
-        }
-        let lowest = targets[verdicts.iter().position(|v| *v == "accept").unwrap_or(2)];
-        let at = |v: &str| check_target(&inst, lowest, PtxVersion::parse(v)).is_ok();
-        if !at(ptx) || at(below(ptx)) {
-            wrong.push(format!("{text}: not gated at .version {ptx}"));
-        }
-    }
+    let g = Grid {
+        columns: &[("sm_75", None), ("sm_80", None), ("sm_90", None)],
+        gate_column: None,
+        below: &below,
+        unrun: &|_| false,
+        untyped: &[],
+    };
+    let (n, accepted, wrong) = grid::check(GRID, &g);
     assert_eq!((n, accepted), (64, 4));
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

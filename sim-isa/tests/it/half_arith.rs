@@ -3,9 +3,10 @@
 //! verdicts per target and PTX version, the lane semantics by hand, and a
 //! property test holding `float_lane` to an exact integer reference.
 
+use crate::grid::{self, Grid};
 use proptest::prelude::*;
 use sim_isa::exec::float_lane;
-use sim_isa::parse::{check_target, parse_instruction};
+use sim_isa::parse::parse_instruction;
 use sim_isa::*;
 
 const GRID: &str = include_str!("../data/half-arith-ptxas.txt");
@@ -32,61 +33,30 @@ fn unimplemented(text: &str) -> bool {
 }
 
 /// Each line of `tests/data/half-arith-ptxas.txt` (made by
-/// `tools/ptxas_grid/half_grid.py`): on sm_53, sm_80 and sm_90, what
-/// ptxas accepts parses and passes `check_target` (or is unimplemented),
-/// what it refuses for the target parses and fails `check_target`, what it
-/// rejects is invalid; the lowest `.version` ptxas accepted passes and the
-/// one below it (where ptxas could be asked: the probe started at 4.2 on
-/// sm_53) does not.
+/// `tools/ptxas_grid/half_grid.py`) against the parser and `check_target`
+/// (`grid::check`) on sm_53, sm_80 and sm_90. The `.version` gate is checked on sm_90; the version below the lowest
+/// ptxas accepted was asked (and refused) only where sm_53 accepts and the
+/// probe (4.2, 6.0, 6.5, 7.0, 7.8) had one below.
 #[test]
 fn agrees_with_ptxas_per_target() {
-    let targets = ["sm_53", "sm_80", "sm_90"].map(|t| Target::parse(t).expect("target"));
     let versions = ["4.2", "6.0", "6.5", "7.0", "7.8"];
-    let (mut n, mut accepted) = (0, 0);
-    let mut wrong = Vec::new();
-    for line in GRID.lines().filter(|l| !l.starts_with('#')) {
-        let f: Vec<&str> = line.splitn(5, ' ').collect();
-        let (verdicts, ptx, text) = (&f[..3], f[3], f[4]);
-        n += 1;
-        let got = parse(text);
-        if verdicts.iter().all(|v| *v == "reject") {
-            if got.as_ref().err().map(IsaError::kind) != Some(ErrorKind::Invalid) {
-                wrong.push(format!("{text}: ptxas rejects, parser: {got:?}"));
-            }
-            continue;
-        }
-        accepted += 1;
-        if unimplemented(text) {
-            if got.as_ref().err().map(IsaError::kind) != Some(ErrorKind::Unimplemented) {
-                wrong.push(format!("{text}: expected unimplemented, parser: {got:?}"));
-            }
-            continue;
-        }
-        let Ok(inst) = got else {
-            wrong.push(format!("{text}: ptxas accepts, parser: {got:?}"));
-            continue;
-        };
-        for (t, v) in targets.iter().zip(verdicts) {
-            let ok = check_target(&inst, *t, None).is_ok();
-            if ok != (*v == "accept") {
-                wrong.push(format!(
-                    "{text}: on {t:?} ptxas says {v}, check_target {ok}"
-                ));
-            }
-        }
-        let sm90 = targets[2];
-        let at = |v: &str| check_target(&inst, sm90, PtxVersion::parse(v)).is_ok();
-        if !at(ptx) {
-            wrong.push(format!("{text}: refused at .version {ptx}"));
-        }
+    let below = |v: &str, _: usize, verdicts: &[&str]| {
         let i = versions
             .iter()
-            .position(|v| *v == ptx)
+            .position(|x| *x == v)
             .expect("known version");
-        if verdicts[0] == "accept" && i > 0 && at(versions[i - 1]) {
-            wrong.push(format!("{text}: accepted below .version {ptx}"));
-        }
-    }
+        (verdicts[0] == "accept" && i > 0)
+            .then(|| PtxVersion::parse(versions[i - 1]))
+            .flatten()
+    };
+    let g = Grid {
+        columns: &[("sm_53", None), ("sm_80", None), ("sm_90", None)],
+        gate_column: Some(2),
+        below: &below,
+        unrun: &unimplemented,
+        untyped: &[],
+    };
+    let (n, accepted, wrong) = grid::check(GRID, &g);
     assert_eq!((n, accepted), (292, 118));
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }

@@ -14,6 +14,7 @@ mod fastpath;
 mod float_arith;
 mod float_fast;
 mod fuzz;
+mod grid;
 mod half_arith;
 mod int_arith;
 mod int_more;
