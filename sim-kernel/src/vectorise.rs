@@ -89,6 +89,7 @@ fn alignment(body: &Body, var_align: &dyn Fn(u32) -> u32) -> Vec<u32> {
                     AddrBase::Reg(_) | AddrBase::Abs => None,
                 },
                 // What they write has no known low zeros.
+                // Each other kind named: exhaustive, no wildcard over kinds (tidy).
                 Op::Int(_)
                 | Op::Mem(_)
                 | Op::Video(_)

@@ -234,6 +234,7 @@ pub fn has_effect(inst: &Instruction) -> bool {
             MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => false,
         },
         Op::Warp(_) => true,
+        // Each other kind named: exhaustive, no wildcard over kinds (tidy).
         Op::Video(_)
         | Op::Set(_)
         | Op::Setp(_)
@@ -352,6 +353,7 @@ fn opt(o: Option<Operand>) -> Source {
 fn warp_op(op: &Op) -> Option<WarpOp> {
     match op {
         Op::Warp(w) => Some(w.op),
+        // Each other kind named: exhaustive, no wildcard over kinds (tidy).
         Op::Video(_)
         | Op::Set(_)
         | Op::Setp(_)
@@ -370,6 +372,7 @@ fn warp_op(op: &Op) -> Option<WarpOp> {
 fn mem_of(op: &Op) -> Option<&Mem> {
     match op {
         Op::Mem(m) => Some(m),
+        // Each other kind named: exhaustive, no wildcard over kinds (tidy).
         Op::Video(_)
         | Op::Set(_)
         | Op::Setp(_)

@@ -20,6 +20,7 @@ pub fn opcode_name(op: &Op) -> &'static str {
             let n = int_name(x.op);
             n.split_once('.').map_or(n, |(w, _)| w)
         }
+        // Each other kind named: exhaustive, no wildcard over kinds (tidy).
         Op::Video(_)
         | Op::Set(_)
         | Op::Setp(_)

@@ -47,6 +47,7 @@ pub fn forms() -> Vec<Form> {
             OpKind::Int(w) if w.mode_op().is_some() => {
                 &[Some(MulMode::Lo), Some(MulMode::Hi), Some(MulMode::Wide)]
             }
+            // Each other kind named: exhaustive, no wildcard over kinds (tidy).
             OpKind::Video(..)
             | OpKind::Set
             | OpKind::Setp
@@ -158,6 +159,7 @@ fn modifier_sets(
     }
     let sat = match kind {
         OpKind::Int(w) => int_sat_ok(w, mode) && tys.iter().all(|&t| int_sat_type_ok(t)),
+        // Each other kind named: exhaustive, no wildcard over kinds (tidy).
         OpKind::Video(..)
         | OpKind::Set
         | OpKind::Setp
@@ -268,6 +270,7 @@ fn head(kind: OpKind, mode: Option<MulMode>, mods: &[&str], tys: &[Type]) -> Str
             types(&mut h);
             words(&mut h, &mut mods.iter());
         }
+        // Each other kind named: exhaustive, no wildcard over kinds (tidy).
         OpKind::Set
         | OpKind::Setp
         | OpKind::Selp
@@ -287,6 +290,7 @@ fn head(kind: OpKind, mode: Option<MulMode>, mods: &[&str], tys: &[Type]) -> Str
 fn shapes(kind: OpKind) -> &'static [Shape] {
     match kind {
         OpKind::Video(..) => &[Shape::Def, Shape::Mask, Shape::Sel],
+        // Each other kind named: exhaustive, no wildcard over kinds (tidy).
         OpKind::Set
         | OpKind::Setp
         | OpKind::Selp

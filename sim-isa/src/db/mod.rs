@@ -516,6 +516,7 @@ pub(crate) fn types_ok(kind: OpKind, mode: Option<MulMode>, tys: &[Type]) -> boo
 pub(crate) const fn ntypes(kind: OpKind) -> usize {
     match kind {
         OpKind::Int(IntWord::Dp4a | IntWord::Dp2a) => 2,
+        // Each other kind named: exhaustive, no wildcard over kinds (tidy).
         OpKind::Video(..)
         | OpKind::Set
         | OpKind::Setp

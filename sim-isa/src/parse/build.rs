@@ -83,6 +83,7 @@ fn read_operands(
             &int_tys
         }
         (
+            // Each other kind named: exhaustive, no wildcard over kinds (tidy).
             OpKind::Video(..)
             | OpKind::Set
             | OpKind::Setp
@@ -96,6 +97,7 @@ fn read_operands(
     };
     let simd = match kind {
         OpKind::Video(_, s) => s,
+        // Each other kind named: exhaustive, no wildcard over kinds (tidy).
         OpKind::Set
         | OpKind::Setp
         | OpKind::Selp

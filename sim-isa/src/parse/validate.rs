@@ -323,6 +323,7 @@ fn unimplemented_form(raw: &Raw<'_>) -> Result<(), IsaError> {
             .mods
             .iter()
             .any(|t| matches!(word(t), "oob" | "xorsign")),
+        // Each other kind named: exhaustive, no wildcard over kinds (tidy).
         OpKind::Video(..)
         | OpKind::Set
         | OpKind::Setp
@@ -350,6 +351,7 @@ fn unimplemented_form(raw: &Raw<'_>) -> Result<(), IsaError> {
 fn mode(raw: &Raw<'_>) -> Result<(Option<MulMode>, &'static str), IsaError> {
     let op = match raw.def.kind {
         OpKind::Int(w) => w.mode_op(),
+        // Each other kind named: exhaustive, no wildcard over kinds (tidy).
         OpKind::Video(..)
         | OpKind::Set
         | OpKind::Setp
@@ -473,6 +475,7 @@ fn classify<'a>(
         };
         let sat_here = match raw.def.kind {
             OpKind::Int(w) => class != m::SAT || db::int_sat_ok(w, mode),
+            // Each other kind named: exhaustive, no wildcard over kinds (tidy).
             OpKind::Video(..)
             | OpKind::Set
             | OpKind::Setp

@@ -651,6 +651,7 @@ fn immediates_and_guards_roundtrip() {
                     Op::Set(s) => (imm(s.a), imm(s.b)),
                     Op::Setp(s) => (imm(s.a), imm(s.b)),
                     Op::Selp(s) => (imm(s.a), imm(s.b)),
+                    // Each other kind named: exhaustive, no wildcard over kinds (tidy).
                     Op::Video(_)
                     | Op::Slct(_)
                     | Op::Alu(_)
