@@ -168,11 +168,12 @@ impl AluPlan {
     }
 }
 
-#[inline(never)]
-fn alu_kernel<const K: usize>(p: &AluPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+crate::exec::simd::wide_kernel! {
+fn alu_kernel [const K: usize] [K] (p: &AluPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
     let op = KERNEL_OPS[K].unwrap_or(p.op);
     let out = alu_run_op(op, p, ctx, regs);
     super::lanes::blend(regs.get_mut(p.d), exec, &out);
+}
 }
 
 /// The shifts of [`alu`]: a function of their own, so that what they

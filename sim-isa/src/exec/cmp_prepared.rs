@@ -82,9 +82,10 @@ pub(super) fn set(s: &Set, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
     set_run::<Decoded>(s, &SetPlan::new(s, ctx.target), ctx, regs, exec);
 }
 
-#[inline(never)]
-fn set_kernel<C: Compare>(s: &Set, p: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+crate::exec::simd::wide_kernel! {
+fn set_kernel [C: Compare] [C] (s: &Set, p: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
     set_run::<C>(s, p, ctx, regs, exec);
+}
 }
 
 /// How [`set_run`] runs its compares: [`Decoded`] reads the test and

@@ -267,9 +267,10 @@ impl IntWrapPlan {
     }
 }
 
-#[inline(never)]
-fn int_wrap_kernel<const K: usize>(p: &IntWrapPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+crate::exec::simd::wide_kernel! {
+fn int_wrap_kernel [const K: usize] [K] (p: &IntWrapPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
     int_wrap_op(WRAP_OPS[K], p, ctx, regs, exec);
+}
 }
 
 /// [`int_into`] for the forms that read their sources at their widths.

@@ -26,6 +26,7 @@ mod lanes;
 mod mem;
 mod prepared;
 mod select;
+mod simd;
 mod video;
 mod video_warp;
 mod warp_ops;

@@ -154,19 +154,22 @@ fn run_other(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) 
 // The kernels, each a function of its own so that `execute_prepared`
 // (inlined into its caller) stays a dispatcher.
 
-#[inline(never)]
-fn run_video(v: &Video, form: VideoForm, regs: &mut WarpRegs, exec: u32) {
+super::simd::wide_kernel! {
+fn run_video [] [] (v: &Video, form: VideoForm, regs: &mut WarpRegs, exec: u32) {
     video_run(v, form, regs, exec);
 }
+}
 
-#[inline(never)]
-fn run_selp(s: &SelpPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+super::simd::wide_kernel! {
+fn run_selp [] [] (s: &SelpPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
     let out = selp_run(s, ctx, regs);
     blend(regs.get_mut(s.d), exec, &out);
 }
+}
 
-#[inline(never)]
-fn run_slct(s: &SlctPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+super::simd::wide_kernel! {
+fn run_slct [] [] (s: &SlctPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
     let out = slct_run(s, ctx, regs);
     blend(regs.get_mut(s.d), exec, &out);
+}
 }

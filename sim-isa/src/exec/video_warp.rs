@@ -376,14 +376,16 @@ impl NarrowOp {
 /// ([`narrow_form`]), the registers and the lanes to write.
 pub(super) type NarrowKernel = fn(&Video, bool, &mut WarpRegs, u32);
 
-#[inline(never)]
-fn narrow4_kernel<const OP: u8>(v: &Video, sval: bool, regs: &mut WarpRegs, exec: u32) {
+crate::exec::simd::wide_kernel! {
+fn narrow4_kernel [const OP: u8] [OP] (v: &Video, sval: bool, regs: &mut WarpRegs, exec: u32) {
     video4_narrow(v, NarrowOp::ALL[OP as usize], sval, regs, exec);
 }
+}
 
-#[inline(never)]
-fn narrow2_kernel<const OP: u8>(v: &Video, sval: bool, regs: &mut WarpRegs, exec: u32) {
+crate::exec::simd::wide_kernel! {
+fn narrow2_kernel [const OP: u8] [OP] (v: &Video, sval: bool, regs: &mut WarpRegs, exec: u32) {
     video2_narrow(v, NarrowOp::ALL[OP as usize], sval, regs, exec);
+}
 }
 
 #[inline(always)]

@@ -120,8 +120,8 @@ fn lanes<const OP: u8, const FTZ: bool>(a: &Lanes, b: &Lanes, c: &Lanes) -> Lane
     o
 }
 
-#[inline(never)]
-fn kernel<const OP: u8, const FTZ: bool>(
+crate::exec::simd::wide_kernel! {
+fn kernel [const OP: u8, const FTZ: bool] [OP, FTZ] (
     p: &Fast32Plan,
     ctx: &ExecCtx,
     regs: &mut WarpRegs,
@@ -138,4 +138,5 @@ fn kernel<const OP: u8, const FTZ: bool>(
         }
     };
     blend(regs.get_mut(p.d), exec, &out);
+}
 }

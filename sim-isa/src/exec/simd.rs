@@ -1,0 +1,85 @@
+//! Lane kernels compiled twice: for the build's baseline CPU and for AVX2
+//! with FMA (x86-64-v3), the second run where this CPU has them.
+//!
+//! A portable build (x86-64-v2: SSE4.2, no FMA) ran the 128^3 SGEMM launch
+//! with 22% more host instructions than an x86-64-v3 one, and trace replay
+//! with 14% more, nearly all of it in these kernels: without FMA hardware
+//! `f32::mul_add` is a call to the software `fmaf` and the lane loop stops
+//! vectorising, and the integer loops run at half the SIMD width
+//! (docs/speed.md, "Portable builds"). Values are the same either way:
+//! Rust never contracts `a * b + c` into an FMA, and `mul_add` is the one
+//! correctly rounded operation on both paths.
+//!
+//! This is the one place sim-isa uses `unsafe`: calling a
+//! `#[target_feature]` function from code compiled without those features.
+//! Each call is behind [`wide`], which asks the CPU.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+/// 0: not asked yet; 1: no; 2: yes.
+static WIDE: AtomicU8 = AtomicU8::new(0);
+
+/// Whether this CPU has every feature the wide kernels are compiled with
+/// (asked once; one relaxed load after that).
+#[inline(always)]
+pub(crate) fn wide() -> bool {
+    match WIDE.load(Ordering::Relaxed) {
+        0 => ask(),
+        v => v == 2,
+    }
+}
+
+#[cold]
+fn ask() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    let yes = std::is_x86_feature_detected!("avx2")
+        && std::is_x86_feature_detected!("fma")
+        && std::is_x86_feature_detected!("bmi1")
+        && std::is_x86_feature_detected!("bmi2")
+        && std::is_x86_feature_detected!("lzcnt")
+        && std::is_x86_feature_detected!("popcnt");
+    #[cfg(not(target_arch = "x86_64"))]
+    let yes = false;
+    WIDE.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
+    yes
+}
+
+/// Defines a lane kernel (`#[inline(never)]`) whose body is compiled twice,
+/// for the baseline and with the x86-64-v3 features, and run as the second
+/// where [`wide`] says the CPU has them. Generic parameters are given twice:
+/// declared (`[const K: usize]`) and as arguments (`[K]`).
+macro_rules! wide_kernel {
+    (
+        $(#[$m:meta])*
+        $vis:vis fn $name:ident [$($decl:tt)*] [$($arg:tt)*]
+        ($($p:ident : $t:ty),* $(,)?) $body:block
+    ) => {
+        $(#[$m])*
+        #[inline(never)]
+        #[allow(unsafe_code)]
+        $vis fn $name<$($decl)*>($($p: $t),*) {
+            #[inline(always)]
+            fn body<$($decl)*>($($p: $t),*) $body
+            // Both copies are functions of their own, so that this
+            // dispatcher is a test and a tail call, with no frame.
+            #[inline(never)]
+            fn base<$($decl)*>($($p: $t),*) {
+                body::<$($arg)*>($($p),*)
+            }
+            #[cfg(target_arch = "x86_64")]
+            #[inline(never)]
+            #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt,popcnt")]
+            fn wide<$($decl)*>($($p: $t),*) {
+                body::<$($arg)*>($($p),*)
+            }
+            #[cfg(target_arch = "x86_64")]
+            if $crate::exec::simd::wide() {
+                // SAFETY: `wide` is compiled for features that
+                // `simd::wide()` has just found on this CPU.
+                return unsafe { wide::<$($arg)*>($($p),*) };
+            }
+            base::<$($arg)*>($($p),*)
+        }
+    };
+}
+pub(crate) use wide_kernel;
