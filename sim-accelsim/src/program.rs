@@ -85,9 +85,12 @@ fn proxy(inst: &Inst, class: Class) -> (String, Vec<Src>) {
     let mut t = String::new();
     let deps = match class {
         Class::Alu => match srcs.as_slice() {
+            // A machine instruction that reads nothing would count as
+            // hoisted work (`pipes::schedule`): read a register no
+            // instruction writes instead of an immediate.
             [] => {
-                let _ = write!(t, "mov.u32 {d0}, 0;");
-                vec![]
+                let _ = write!(t, "mov.u32 {d0}, %nosrc;");
+                vec![Src::A]
             }
             [a] => {
                 let _ = write!(t, "mov.u32 {d0}, {a};");

@@ -82,6 +82,10 @@ fn vectoradd_runs_on_the_pascal_like_preset_and_on_sm_90() {
         let s = &r.report.stats;
         assert_eq!(s.warp_instructions, 344, "sm_{sm}");
         assert_eq!(s.thread_instructions, 10516, "sm_{sm}");
+        // Every traced instruction is one machine instruction of the model
+        // (none is taken for hoisted work, as instructions without a
+        // register source were before the stand-ins read one).
+        assert_eq!(s.micro_ops, 344, "sm_{sm}");
         // 12 memory instructions per active warp (3 of them), 4 warps.
         assert_eq!(r.memory_instructions, 12, "sm_{sm}");
         // The loads miss every cache (L2 starts cold, as Accel-Sim's 14 L2
