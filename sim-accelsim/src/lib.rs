@@ -5,6 +5,8 @@
 //! on the SM model with sim-kernel's memory model ([`sim`]).
 //! docs/accelsim.md describes the mapping and what is approximated.
 
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 pub mod error;
 pub mod opcode;
 pub mod program;

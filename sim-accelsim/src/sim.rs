@@ -56,6 +56,36 @@ pub struct KernelRun {
     pub warning: Option<String>,
     /// Memory instructions sent to the memory model.
     pub memory_instructions: u64,
+    /// Distinct 32-byte sectors of the global and local loads, stores and
+    /// atomics, summed over their warp instructions (the coalesced traffic
+    /// to L2 that nvprof's `l2_global_load_bytes` counts in sectors).
+    pub sectors: Sectors,
+}
+
+/// Sectors by kind of access.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Sectors {
+    /// Of loads.
+    pub load: u64,
+    /// Of stores.
+    pub store: u64,
+    /// Of atomics.
+    pub atomic: u64,
+}
+
+/// Distinct 32-byte sectors `acc` touches.
+fn sectors_of(acc: &Accesses) -> u64 {
+    let mut s: Vec<u64> = Vec::with_capacity(WARP_SIZE);
+    let last = u64::from(acc.bytes.max(1)) - 1;
+    for lane in 0..WARP_SIZE {
+        if acc.lanes >> lane & 1 == 1 {
+            let a = acc.addrs[lane];
+            s.extend(a / 32..=a.saturating_add(last) / 32);
+        }
+    }
+    s.sort_unstable();
+    s.dedup();
+    s.len() as u64
 }
 
 /// A memory instruction queued for its warp's issue.
@@ -81,6 +111,7 @@ struct Host<'a> {
     /// Per traced opcode: memory latency (count, sum, min, max).
     lat: HashMap<u16, (u64, u64, u64, u64)>,
     requests: u64,
+    sectors: Sectors,
 }
 
 impl External for Host<'_> {
@@ -116,6 +147,14 @@ impl External for Host<'_> {
             self.mem.access(self.gpu, now, &acc, m.kind).max(now + 1)
         };
         self.requests += 1;
+        if matches!(m.space, Space::Global | Space::Local | Space::Generic) {
+            let n = sectors_of(&acc);
+            match m.kind {
+                Kind::Load => self.sectors.load += n,
+                Kind::Store => self.sectors.store += n,
+                Kind::Atomic => self.sectors.atomic += n,
+            }
+        }
         let e = self.lat.entry(m.opcode).or_insert((0, 0, u64::MAX, 0));
         let l = done - now;
         *e = (e.0 + 1, e.1 + l, e.2.min(l), e.3.max(l));
@@ -154,6 +193,7 @@ pub fn run_kernel(k: &Kernel, opts: &Options) -> Result<KernelRun, AccelError> {
     let mut per_sm = Vec::with_capacity(nsm);
     let mut lat: HashMap<u16, (u64, u64, u64, u64)> = HashMap::new();
     let mut requests = 0;
+    let mut sectors = Sectors::default();
     for s in 0..nsm {
         let blocks: Vec<usize> = (s..k.blocks.len()).step_by(nsm).collect();
         let mut host = Host {
@@ -165,10 +205,14 @@ pub fn run_kernel(k: &Kernel, opts: &Options) -> Result<KernelRun, AccelError> {
             arrived: Vec::new(),
             lat: HashMap::new(),
             requests: 0,
+            sectors: Sectors::default(),
         };
         let stats = run_sm(k, &built, opts, &blocks, &mut host)?;
         let mut mem = std::mem::take(&mut host.mem);
         requests += host.requests;
+        sectors.load += host.sectors.load;
+        sectors.store += host.sectors.store;
+        sectors.atomic += host.sectors.atomic;
         for (op, v) in host.lat {
             let e = lat.entry(op).or_insert((0, 0, u64::MAX, 0));
             *e = (e.0 + v.0, e.1 + v.1, e.2.min(v.2), e.3.max(v.3));
@@ -190,6 +234,7 @@ pub fn run_kernel(k: &Kernel, opts: &Options) -> Result<KernelRun, AccelError> {
         },
         warning,
         memory_instructions: requests,
+        sectors,
     })
 }
 

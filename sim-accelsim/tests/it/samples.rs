@@ -93,6 +93,9 @@ fn vectoradd_runs_on_the_pascal_like_preset_and_on_sm_90() {
         let dram = opts(sm).memory.dram;
         assert!(s.cycles > dram, "sm_{sm}: {} cycles", s.cycles);
         assert_eq!(s.per_opcode["LDG.E.CG"].count, 8);
+        // The GTX 1080 (gtx1080-nvprof.json): l2_global_load_bytes 832 and
+        // l2_local_global_store_bytes 416, 26 and 13 sectors of 32 bytes.
+        assert_eq!((r.sectors.load, r.sectors.store), (26, 13), "sm_{sm}");
     }
 }
 

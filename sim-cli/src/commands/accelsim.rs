@@ -84,6 +84,7 @@ pub fn run(path: &Path, a: &RunArgs) -> Result<ExitCode> {
             "warp_instructions": k.warp_instructions(),
             "thread_instructions": k.thread_instructions(),
             "memory_instructions": run.memory_instructions,
+            "sectors": {"load": run.sectors.load, "store": run.sectors.store, "atomic": run.sectors.atomic},
             "warning": run.warning,
             "wall_seconds": secs,
             "warp_instructions_per_second": rate,
@@ -104,13 +105,16 @@ pub fn run(path: &Path, a: &RunArgs) -> Result<ExitCode> {
             }
             Format::Text => sections.push(format!(
                 "== kernel {} `{}` ({}): {} warp instructions, {} thread instructions, \
-                 {:.0} warp-instructions/s\n{}",
+                 {:.0} warp-instructions/s; global sectors: {} loaded, {} stored, {} atomic\n{}",
                 k.header.id,
                 k.header.name,
                 k.file,
                 k.warp_instructions(),
                 k.thread_instructions(),
                 rate,
+                run.sectors.load,
+                run.sectors.store,
+                run.sectors.atomic,
                 report::text(&info, &run.report)
             )),
         }
