@@ -585,6 +585,14 @@ fn inst_line(cur: &Cursor<'_>, line: &str, k: &mut Kernel) -> Result<Inst, Accel
             .map_err(|_| cur.err("more than 2^32 addresses in one kernel"))?;
         let mode = next("address mode")?;
         addresses(cur, mode, mask, &mut next, &mut k.addrs)?;
+        // The memory model adds the width to each address.
+        let tail = k.addrs.get(start as usize..).unwrap_or(&[]);
+        if let Some(a) = tail
+            .iter()
+            .find(|a| a.checked_add(u64::from(width)).is_none())
+        {
+            return Err(cur.err(format!("address {a:#x} + {width} bytes passes 2^64")));
+        }
         Some((width, start))
     } else {
         None
@@ -666,7 +674,9 @@ fn addresses<'t>(
             let mut a = base;
             for k in 0..active {
                 if k > 0 {
-                    a = a.wrapping_add_signed(stride);
+                    a = a
+                        .checked_add_signed(stride)
+                        .ok_or_else(|| cur.err("a strided address passes 0 or 2^64"))?;
                 }
                 out.push(a);
             }
@@ -678,7 +688,9 @@ fn addresses<'t>(
                 if k > 0 {
                     let d = next("address deltas (one per active lane after the first)")?;
                     let delta: i64 = num(cur, "address delta", d)?;
-                    a = a.wrapping_add_signed(delta);
+                    a = a
+                        .checked_add_signed(delta)
+                        .ok_or_else(|| cur.err("an address delta passes 0 or 2^64"))?;
                 }
                 out.push(a);
             }

@@ -97,6 +97,21 @@ fn malformed_instruction_lines_name_their_line() {
             15,
             "destination count",
         ),
+        (
+            "insts = 1\n0010 00000001 0 STG.E 1 R2 4 0 0xfffffffffffffffe\n",
+            15,
+            "passes 2^64",
+        ),
+        (
+            "insts = 1\n0010 00000003 0 STG.E 1 R2 4 1 0xfffffffffffffff0 32\n",
+            15,
+            "passes 0 or 2^64",
+        ),
+        (
+            "insts = 1\n0010 00000003 0 STG.E 1 R2 4 2 0x10 -32\n",
+            15,
+            "passes 0 or 2^64",
+        ),
         ("insts = 999999999999\n", 14, "instructions in a warp"),
         ("warp = 5\n", 14, "warp 5"),
         ("bogus line\n", 14, "expected"),
