@@ -37,8 +37,16 @@ fn a_malformed_trace_names_its_line_and_options_for_ptx_are_refused() {
     let out = simcli(&["run", &p]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
-    assert!(err.contains("kernel-1.traceg:8: bad memory width `zero`"), "{err}");
-    let out = simcli(&["run", "sim-accelsim/tests/data/matrixmul-32-32", "--timeline", "t.json"]);
+    assert!(
+        err.contains("kernel-1.traceg:8: bad memory width `zero`"),
+        "{err}"
+    );
+    let out = simcli(&[
+        "run",
+        "sim-accelsim/tests/data/matrixmul-32-32",
+        "--timeline",
+        "t.json",
+    ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(err.contains("--timeline does not apply"), "{err}");
