@@ -5,6 +5,7 @@
 //! them `common` (configuration, run arguments, input and output) and the
 //! progress display and logging.
 
+pub mod accelsim;
 pub mod calibrate;
 pub mod common;
 pub mod exec;

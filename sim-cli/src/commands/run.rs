@@ -99,6 +99,9 @@ pub fn compiled_code(
 
 /// `simcli run`.
 pub fn run(file: &Path, a: &RunArgs, mut inputs: Inputs) -> Result<ExitCode> {
+    if sim_accelsim::is_trace_path(file) {
+        return super::accelsim::run(file, a);
+    }
     let sms = a.sms.unwrap_or(1);
     let threads = a.threads.unwrap_or(1);
     check_counts(sms, threads)?;

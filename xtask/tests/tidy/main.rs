@@ -167,6 +167,7 @@ const LIBRARIES: &[&str] = &[
     "sim-capi",
     "sim-fatbin",
     "sim-cudart",
+    "sim-accelsim",
 ];
 const DENY: &str = "#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]";
 

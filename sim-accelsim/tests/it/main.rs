@@ -1,0 +1,5 @@
+//! Integration tests: the sample traces, malformed traces, the fuzz targets.
+
+mod fuzz;
+mod malformed;
+mod samples;
