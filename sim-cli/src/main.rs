@@ -66,8 +66,12 @@ enum Cmd {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
         /// Also write every warp's final registers as JSON to FILE (before the report is printed).
+        /// Launch files: the warps of one block (--dump-block, default block 0).
         #[arg(long, value_name = "FILE.json")]
         dump_regs: Option<PathBuf>,
+        /// Launch files: the block (linear index in the grid) whose registers --dump-regs writes.
+        #[arg(long, value_name = "N", requires = "dump_regs")]
+        dump_block: Option<u32>,
         /// Compare final registers with the trace's `.expect` records (a launch file's
         /// outputs with its `expected` files; a recording's with its recorded bytes); exit 1 on a mismatch.
         #[arg(long)]
@@ -187,7 +191,7 @@ enum Cmd {
     /// See docs/sweeps.md. Rows are numbered; shards of a sweep merge back
     /// into the unsharded CSV with `simcli merge`.
     Sweep {
-        /// The sweep file (TOML: traces, archs, [params]).
+        /// The sweep file (TOML: traces or launch files, programs, archs, [params]).
         file: PathBuf,
         /// Write the CSV here instead of standard output.
         #[arg(short, long, value_name = "FILE.csv")]
@@ -421,6 +425,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             sample,
             format,
             dump_regs,
+            dump_block,
             check,
             dump_buffers,
             timeline,
@@ -439,6 +444,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
                 sample,
                 format,
                 dump_regs,
+                dump_block,
                 check,
                 timeline,
                 timeline_limit,

@@ -11,6 +11,7 @@ mod corrupt;
 mod exec;
 mod golden;
 mod kernel;
+mod launchopts;
 mod lowering;
 mod python;
 mod ranges;
