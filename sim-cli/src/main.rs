@@ -80,10 +80,12 @@ enum Cmd {
         /// (a recording's output buffers only).
         #[arg(long, value_name = "DIR")]
         dump_buffers: Option<PathBuf>,
-        /// Write a Chrome/Perfetto timeline (Trace Event Format JSON) of issues, completions and stalls.
+        /// Write a Chrome/Perfetto timeline (Trace Event Format JSON) of issues, completions and stalls
+        /// (launch files: each block's, warp's and memory access's span).
         #[arg(long, value_name = "FILE.json")]
         timeline: Option<PathBuf>,
-        /// Instruction starts drawn per SM in the timeline (the rest are left out and counted).
+        /// Instruction starts (launch files: events) drawn per SM in the timeline (the rest are left
+        /// out and counted).
         #[arg(long, default_value_t = 50_000, value_name = "N")]
         timeline_limit: usize,
         /// Write the per-opcode statistics as long-format CSV (one row per opcode).

@@ -37,15 +37,15 @@ pub fn detect(head: &[u8]) -> Option<Kind> {
 /// The target of a launch file when `--arch` names none.
 pub(super) const LAUNCH_TARGET: Target = Target::SM_90;
 
-/// Flags of `run` that only traces, kernel text (and, for `--timeline`,
-/// launch files) have.
+/// Flags of `run` that traces, kernel text and launch files have and kernel
+/// recordings (`launch` false) do not.
 fn refuse_trace_flags(name: &str, a: &RunArgs, launch: bool) -> Result<()> {
     for (set, flag) in [
         (a.dump_regs.is_some() && !launch, "--dump-regs"),
         (a.timeline.is_some() && !launch, "--timeline"),
     ] {
         if set {
-            bail!("{name}: {flag} applies to traces and kernel text, not to launch files or kernel recordings");
+            bail!("{name}: {flag} applies to traces, kernel text and launch files, not to kernel recordings");
         }
     }
     Ok(())

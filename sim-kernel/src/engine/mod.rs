@@ -149,10 +149,7 @@ pub(crate) fn run(
             // of the wave before.
             keep: cap.min(8) as usize,
             detail: !sampling || s % SAMPLE_EVERY == 0,
-            spans: (opts.timeline > 0)
-                .then(|| Box::new(crate::spans::SmTimeline::new(opts.timeline))),
-            dump_block: opts.dump_block,
-            ..SmState::default()
+            ..recording(opts)
         };
         slots.push(Slot { sm, st });
     }
@@ -255,21 +252,7 @@ pub(crate) fn run(
         .filter_map(|s| s.st.clock_span)
         .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)));
     let (printf, printf_dropped) = printed.into_parts();
-    let timeline = (opts.timeline > 0).then(|| crate::spans::LaunchSpans {
-        sms: slots
-            .iter_mut()
-            .map(|s| s.st.spans.take().map(|t| *t).unwrap_or_default())
-            .collect(),
-        statements: prep
-            .body
-            .statements
-            .iter()
-            .map(|s| s.text.clone())
-            .collect(),
-    });
-    let regs = opts
-        .dump_block
-        .map(|cta| dumped_regs(prep, &mut slots, cta));
+    let (timeline, regs) = recorded(prep, opts, &mut slots);
     Ok(Finished {
         timeline,
         regs,
@@ -623,6 +606,40 @@ fn retire(wpb: u32, st: &mut SmState, id: u32, cycle: u64) {
         st.live -= 1;
         st.ended += 1;
     }
+}
+
+/// An SM's state with what `--timeline` and `--dump-regs` ask it to record.
+fn recording(opts: &Options<'_>) -> SmState {
+    SmState {
+        spans: (opts.timeline > 0).then(|| Box::new(crate::spans::SmTimeline::new(opts.timeline))),
+        dump_block: opts.dump_block,
+        ..SmState::default()
+    }
+}
+
+/// What the SMs recorded for `--timeline` and `--dump-regs`, if asked.
+fn recorded(
+    prep: &Prepared<'_>,
+    opts: &Options<'_>,
+    slots: &mut [Slot],
+) -> (
+    Option<crate::spans::LaunchSpans>,
+    Option<crate::spans::BlockRegs>,
+) {
+    let timeline = (opts.timeline > 0).then(|| crate::spans::LaunchSpans {
+        sms: slots
+            .iter_mut()
+            .map(|s| s.st.spans.take().map(|t| *t).unwrap_or_default())
+            .collect(),
+        statements: prep
+            .body
+            .statements
+            .iter()
+            .map(|s| s.text.clone())
+            .collect(),
+    });
+    let regs = opts.dump_block.map(|cta| dumped_regs(prep, slots, cta));
+    (timeline, regs)
 }
 
 /// The `--dump-regs` block's registers, from the SM that ran it, by warp.
