@@ -52,13 +52,16 @@ fn run_options(
         layers.push(ConfigLayer::parse(text, name).map_err(err)?);
     }
     let (config, policy) = config_file::build(&layers, target, SchedPolicy::Lrr);
-    let sms = sms.unwrap_or(sim_kernel::MemConfig::preset(config.target).sms);
+    // The memory figures: the preset with the file's `[memory]` keys.
+    let memory = sim_kernel::MemConfig::configured(config.target, &layers);
+    let sms = sms.unwrap_or(memory.sms);
     let threads = threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
     config_file::check_counts(u64::from(sms), threads as u64).map_err(err)?;
     let mut opts = RunOptions::new(config, policy, sms);
     opts.threads = threads;
+    opts.memory = memory;
     Ok(opts)
 }
 

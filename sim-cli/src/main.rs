@@ -66,8 +66,12 @@ enum Cmd {
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
         /// Also write every warp's final registers as JSON to FILE (before the report is printed).
+        /// Launch files: the warps of one block (--dump-block, default block 0).
         #[arg(long, value_name = "FILE.json")]
         dump_regs: Option<PathBuf>,
+        /// Launch files: the block (linear index in the grid) whose registers --dump-regs writes.
+        #[arg(long, value_name = "N", requires = "dump_regs")]
+        dump_block: Option<u32>,
         /// Compare final registers with the trace's `.expect` records (a launch file's
         /// outputs with its `expected` files; a recording's with its recorded bytes); exit 1 on a mismatch.
         #[arg(long)]
@@ -76,10 +80,12 @@ enum Cmd {
         /// (a recording's output buffers only).
         #[arg(long, value_name = "DIR")]
         dump_buffers: Option<PathBuf>,
-        /// Write a Chrome/Perfetto timeline (Trace Event Format JSON) of issues, completions and stalls.
+        /// Write a Chrome/Perfetto timeline (Trace Event Format JSON) of issues, completions and stalls
+        /// (launch files: each block's, warp's and memory access's span).
         #[arg(long, value_name = "FILE.json")]
         timeline: Option<PathBuf>,
-        /// Instruction starts drawn per SM in the timeline (the rest are left out and counted).
+        /// Instruction starts (launch files: events) drawn per SM in the timeline (the rest are left
+        /// out and counted).
         #[arg(long, default_value_t = 50_000, value_name = "N")]
         timeline_limit: usize,
         /// Write the per-opcode statistics as long-format CSV (one row per opcode).
@@ -187,7 +193,7 @@ enum Cmd {
     /// See docs/sweeps.md. Rows are numbered; shards of a sweep merge back
     /// into the unsharded CSV with `simcli merge`.
     Sweep {
-        /// The sweep file (TOML: traces, archs, [params]).
+        /// The sweep file (TOML: traces or launch files, programs, archs, [params]).
         file: PathBuf,
         /// Write the CSV here instead of standard output.
         #[arg(short, long, value_name = "FILE.csv")]
@@ -421,6 +427,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             sample,
             format,
             dump_regs,
+            dump_block,
             check,
             dump_buffers,
             timeline,
@@ -439,6 +446,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
                 sample,
                 format,
                 dump_regs,
+                dump_block,
                 check,
                 timeline,
                 timeline_limit,

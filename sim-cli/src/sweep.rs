@@ -2,7 +2,8 @@
 //! runs (generated lazily from its axes), deterministic shards, and the
 //! merge of shard CSVs.
 //!
-//! Runs are numbered in the order traces x archs x parameter values (the
+//! Runs are numbered in the order inputs (traces, kernel text and launch
+//! files, then programs) x archs x parameter values (the
 //! `[params]` keys sorted, the last varying fastest). Shard `I/N` takes the
 //! runs whose number is `I` modulo `N`, so shards get similar mixes; every
 //! CSV row starts with its run number, and [`merge`] puts rows back in run
@@ -58,17 +59,37 @@ pub enum SweepError {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct SweepFile {
+    #[serde(default)]
     traces: Vec<String>,
+    /// Programs run under `simcli exec`: each the program, then its arguments.
+    #[serde(default)]
+    programs: Vec<Vec<String>>,
     #[serde(default)]
     archs: Vec<String>,
-    #[serde(default = "one")]
-    sms: usize,
+    sms: Option<usize>,
     #[serde(default)]
     params: toml::Table,
 }
 
-fn one() -> usize {
-    1
+/// What one run simulates.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum SweepInput {
+    /// A trace, kernel text or launch file (told apart as `simcli run` does).
+    File(String),
+    /// A program and its arguments, run under `simcli exec`: each of its
+    /// launches gives a row.
+    Program(Vec<String>),
+}
+
+impl SweepInput {
+    /// The input as the CSV's `input` column names it: the file, or the
+    /// program and its arguments joined by spaces.
+    pub fn name(&self) -> String {
+        match self {
+            SweepInput::File(f) => f.clone(),
+            SweepInput::Program(p) => p.join(" "),
+        }
+    }
 }
 
 /// One run of a sweep.
@@ -76,8 +97,8 @@ fn one() -> usize {
 pub struct SweepRun {
     /// Its number in the whole sweep (the CSV's `run` column).
     pub index: u64,
-    /// The trace file, as the sweep file names it.
-    pub trace: String,
+    /// The input, as the sweep file names it.
+    pub input: SweepInput,
     /// The target (`None`: the trace's own).
     pub arch: Option<String>,
     /// The overrides, `key=value` as `--set` takes them, in key order.
@@ -91,15 +112,15 @@ pub struct SweepRun {
 /// sweep costs its axes' size, not their product's.
 #[derive(Clone, Debug)]
 pub struct Sweep {
-    traces: Vec<String>,
+    inputs: Vec<SweepInput>,
     /// The targets (`None`: each trace's own).
     archs: Vec<Option<String>>,
     /// Per `[params]` key, in key order: each value as `--set` text, checked.
     axes: Vec<Vec<(String, ConfigLayer)>>,
     /// Runs in all (at most [`MAX_RUNS`]).
     count: u64,
-    /// SMs per run.
-    pub sms: usize,
+    /// SMs per run (`None`: 1 for traces, the whole GPU for launches).
+    pub sms: Option<usize>,
 }
 
 /// The most runs one sweep file may describe. `simcli sweep` holds every
@@ -114,14 +135,14 @@ impl Sweep {
         self.count
     }
 
-    /// Whether the sweep has no runs (never: a sweep has a trace).
+    /// Whether the sweep has no runs (never: a sweep has an input).
     pub fn is_empty(&self) -> bool {
         self.count == 0
     }
 
-    /// Every trace file the sweep names, in order.
-    pub fn traces(&self) -> &[String] {
-        &self.traces
+    /// Every input the sweep names, in order.
+    pub fn inputs(&self) -> &[SweepInput] {
+        &self.inputs
     }
 
     /// How many runs `shard` takes.
@@ -134,7 +155,7 @@ impl Sweep {
 
     /// The runs of `shard`, in run order, generated one at a time.
     pub fn runs(&self, shard: Shard) -> Runs<'_> {
-        let mut radices = vec![self.traces.len() as u64, self.archs.len() as u64];
+        let mut radices = vec![self.inputs.len() as u64, self.archs.len() as u64];
         radices.extend(self.axes.iter().map(|a| a.len() as u64));
         let mut r = Runs {
             sweep: self,
@@ -148,7 +169,7 @@ impl Sweep {
     }
 }
 
-/// An odometer over a sweep's axes (traces, archs, then each `[params]` key,
+/// An odometer over a sweep's axes (inputs, archs, then each `[params]` key,
 /// the last fastest), stepping a shard's stride at a time.
 #[derive(Clone, Debug)]
 pub struct Runs<'a> {
@@ -194,7 +215,7 @@ impl Iterator for Runs<'_> {
             .collect();
         let run = SweepRun {
             index: self.next,
-            trace: s.traces[t].clone(),
+            input: s.inputs[t].clone(),
             arch: s.archs[a].clone(),
             sets: chosen.iter().map(|(x, _)| x.clone()).collect(),
             layers: chosen.iter().map(|(_, l)| l.clone()).collect(),
@@ -245,12 +266,22 @@ pub fn parse(text: &str, file: &str) -> Result<Sweep, SweepError> {
             .map_or(1, |s| 1 + text[..s.start].matches('\n').count());
         bad(line, e.message().to_string())
     })?;
-    if f.traces.is_empty() {
-        return Err(bad(1, "traces: at least one trace is needed".into()));
+    if f.traces.is_empty() && f.programs.is_empty() {
+        return Err(bad(
+            1,
+            "traces, programs: at least one trace, launch file or program is needed".into(),
+        ));
     }
-    if let Err(e) = sim_core::config_file::check_sms(f.sms as u64) {
+    if f.programs.iter().any(Vec::is_empty) {
+        return Err(bad(
+            1,
+            "programs: each entry is [PROGRAM, ARGS...], not empty".into(),
+        ));
+    }
+    if let Some(Err(e)) = f.sms.map(|n| sim_core::config_file::check_sms(n as u64)) {
         return Err(bad(1, format!("sms: {e}")));
     }
+    let n_inputs = f.traces.len() + f.programs.len();
     let mut params = BTreeMap::new();
     flatten("", &f.params, &mut params);
     // Each key's values as `--set` text, checked now so a bad value fails before any run.
@@ -285,7 +316,7 @@ pub fn parse(text: &str, file: &str) -> Result<Sweep, SweepError> {
         f.archs.iter().cloned().map(Some).collect()
     };
     // The count, before any run is made; the message gives each factor.
-    let mut factors = vec![f.traces.len(), archs.len()];
+    let mut factors = vec![n_inputs, archs.len()];
     factors.extend(axes.iter().map(Vec::len));
     let count = factors
         .iter()
@@ -310,8 +341,14 @@ pub fn parse(text: &str, file: &str) -> Result<Sweep, SweepError> {
                 ),
             )
         })?;
+    let inputs = f
+        .traces
+        .into_iter()
+        .map(SweepInput::File)
+        .chain(f.programs.into_iter().map(SweepInput::Program))
+        .collect();
     Ok(Sweep {
-        traces: f.traces,
+        inputs,
         archs,
         axes,
         count,

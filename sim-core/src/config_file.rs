@@ -13,7 +13,8 @@
 //! `units.<class>.lanes_per_sm`, `units.<class>.latency` (classes as
 //! [`UnitClass::name`]), `icache.bytes`, `icache.line_bytes`,
 //! `icache.inst_bytes`, `icache.miss_cycles`, `limits.max_cycles`,
-//! `limits.max_instructions`. Each numeric key has a range ([`range`]),
+//! `limits.max_instructions`, and the `[memory]` keys ([`MEMORY_KEYS`],
+//! `memory.rs`). Each numeric key has a range ([`range`], [`memory_range`]),
 //! checked where the value is written and again by the model ([`check`]).
 
 use crate::config::{Limits, LoweringArch, Preset, SchedPolicy, SmConfig, UnitClass, UnitConfig};
@@ -22,7 +23,9 @@ use sim_isa::Target;
 use std::fmt::Write;
 use toml::Spanned;
 
+mod memory;
 mod ranges;
+pub use memory::{memory, memory_range, memory_toml, MemoryOverrides, MemoryParam, MEMORY_KEYS};
 pub use ranges::{check, check_counts, check_sms, range, KeyRange, MAX_SMS, MAX_THREADS};
 
 /// The largest configuration file read, in bytes: a full one (every key,
@@ -385,6 +388,7 @@ struct Doc {
     units: Option<UnitsLayer>,
     icache: Option<ICacheLayer>,
     limits: Option<LimitsLayer>,
+    memory: Option<memory::MemoryDoc>,
 }
 
 /// A configuration file or override, checked: the keys it sets, over any
@@ -403,6 +407,8 @@ pub struct ConfigLayer {
     units: UnitsLayer,
     icache: ICacheLayer,
     limits: LimitsLayer,
+    /// The `[memory]` keys (sim-kernel's memory model reads them).
+    memory: MemoryOverrides,
 }
 
 impl ConfigLayer {
@@ -461,8 +467,14 @@ impl ConfigLayer {
         l.icache = doc.icache.unwrap_or_default();
         l.taken_branch_cycles = doc.taken_branch_cycles;
         l.limits = doc.limits.unwrap_or_default();
+        l.memory = doc
+            .memory
+            .as_ref()
+            .map(MemoryOverrides::of)
+            .unwrap_or_default();
         for (key, v) in l.numbers() {
-            if let Some(r) = range(&key).filter(|r| !r.contains(v)) {
+            let r = range(&key).or_else(|| memory_range(&key));
+            if let Some(r) = r.filter(|r| !r.contains(v)) {
                 return Err(ConfigError {
                     origin: origin.to_string(),
                     line: line_of_key(text, &key),
@@ -504,6 +516,9 @@ impl ConfigLayer {
         put("icache.miss_cycles", w(ic.miss_cycles));
         put("limits.max_cycles", self.limits.max_cycles);
         put("limits.max_instructions", self.limits.max_instructions);
+        for (k, x) in self.memory.entries() {
+            put(k, Some(x));
+        }
         v
     }
 

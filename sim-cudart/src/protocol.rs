@@ -97,12 +97,13 @@ impl Settings {
         if let Some(n) = self.max_instructions {
             config.limits.max_instructions = n;
         }
-        let whole = sim_kernel::MemConfig::preset(config.target).sms;
-        let sms = self.sms.unwrap_or(whole);
+        let memory = sim_kernel::MemConfig::configured(config.target, &layers);
+        let sms = self.sms.unwrap_or(memory.sms);
         if sms == 0 {
             return Err("--sms: at least 1".into());
         }
         let mut opts = sim_kernel::RunOptions::new(config, policy, sms);
+        opts.memory = memory;
         if let Some(n) = self.max_instructions {
             opts.max_instructions = n;
         }

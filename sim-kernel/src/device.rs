@@ -612,6 +612,8 @@ impl Device {
             threads: self.opts.threads,
             max_instructions: self.opts.max_instructions,
             sample: self.opts.sample,
+            timeline: self.opts.timeline,
+            dump_block: self.opts.dump_block,
         };
         // Moved in and back out: a launch never copies the device's memory.
         let global = std::mem::take(&mut self.global);
@@ -627,6 +629,8 @@ impl Device {
                         stats: f.stats,
                         sms_used: f.sms_used,
                         sampled: f.sampled,
+                        timeline: f.timeline,
+                        regs: f.regs,
                     },
                     printf: f.printf,
                     printf_dropped: f.printf_dropped,

@@ -58,6 +58,12 @@ pub struct RunOptions {
     /// cycles estimated: [`crate::engine::Sampled`]), for launches of more
     /// than [`crate::engine::SAMPLE_MIN_BLOCKS`] blocks.
     pub sample: bool,
+    /// Record at most this many timeline events per SM (`--timeline`;
+    /// 0: none): `Timed::timeline`.
+    pub timeline: usize,
+    /// Keep the final registers of this block (linear index in the grid)
+    /// in `Timed::regs` (`--dump-regs`).
+    pub dump_block: Option<u32>,
 }
 
 impl RunOptions {
@@ -73,6 +79,8 @@ impl RunOptions {
             log_loads: false,
             threads: 1,
             sample: false,
+            timeline: 0,
+            dump_block: None,
         }
     }
 }
@@ -174,6 +182,8 @@ pub(crate) fn run_engine(
         threads: opts.threads,
         max_instructions: opts.max_instructions,
         sample: opts.sample,
+        timeline: opts.timeline,
+        dump_block: opts.dump_block,
     };
     let f: Finished = engine::run(prep, global, launch, &eo, &mut gpu, &mut warps)?;
     Ok(GridRun {
@@ -185,6 +195,8 @@ pub(crate) fn run_engine(
             stats: f.stats,
             sms_used: f.sms_used,
             sampled: f.sampled,
+            timeline: f.timeline,
+            regs: f.regs,
         },
         recorded: Vec::new(),
         global: f.global,

@@ -24,6 +24,10 @@ pub struct Timed {
     /// What `--sample` estimated, when it ran SMs functionally (then
     /// `cycles` is an estimate and `stats` are the timed SMs').
     pub sampled: Option<Sampled>,
+    /// What `RunOptions::timeline` asked recorded (else `None`).
+    pub timeline: Option<crate::spans::LaunchSpans>,
+    /// The registers `RunOptions::dump_block` asked for (else `None`).
+    pub regs: Option<crate::spans::BlockRegs>,
 }
 
 impl Timed {

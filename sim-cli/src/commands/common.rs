@@ -74,6 +74,10 @@ impl Setup {
     }
 }
 
+/// The most instruction starts (a launch's: events) a timeline may record over all SMs (about
+/// 24 bytes each while running, a few hundred in the file).
+pub const MAX_TIMELINE_ISSUES: usize = 10_000_000;
+
 /// `run`'s options beyond the configuration.
 pub struct RunArgs {
     pub setup: Setup,
@@ -84,6 +88,8 @@ pub struct RunArgs {
     pub sample: bool,
     pub format: Format,
     pub dump_regs: Option<PathBuf>,
+    /// `--dump-block` (launch files): the block `--dump-regs` writes.
+    pub dump_block: Option<u32>,
     pub check: bool,
     pub timeline: Option<PathBuf>,
     pub timeline_limit: usize,

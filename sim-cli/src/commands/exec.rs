@@ -5,7 +5,7 @@
 use super::common::{parse_target, Sched, Setup};
 use anyhow::{bail, Context, Result};
 use sim_cli::output::{write_file, Inputs};
-use sim_cli::report::{self, RunInfo};
+use sim_cli::report;
 use sim_cudart::{LaunchRow, Settings, SETTINGS_ENV};
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -79,7 +79,7 @@ pub fn find_runtime(given: Option<&Path>) -> Result<PathBuf> {
 
 /// Refuses a program that cannot load our runtime: one linked with the
 /// static CUDA runtime (it carries kernels but names no libcudart.so).
-fn check_program(path: &Path) -> Result<()> {
+pub fn check_program(path: &Path) -> Result<()> {
     let Ok(bytes) = sim_isa::bounded::read_file(path, 1 << 31) else {
         // Not readable here (a PATH lookup, a script): the loader decides.
         return Ok(());
@@ -101,7 +101,7 @@ fn check_program(path: &Path) -> Result<()> {
 }
 
 /// Where `program` is: as given if it names a folder, else found on PATH.
-fn locate(program: &str) -> PathBuf {
+pub fn locate(program: &str) -> PathBuf {
     if program.contains('/') {
         return PathBuf::from(program);
     }
@@ -140,16 +140,43 @@ pub fn exec(a: &ExecArgs) -> Result<ExitCode> {
             );
         }
     }
+    let settings = settings(a)?;
+    // The same options the runtime will build: a bad one stops here.
+    let opts = settings.run_options().map_err(anyhow::Error::msg)?;
+    let (status, rows) = spawn(
+        &a.program,
+        &runtime,
+        settings,
+        std::process::Stdio::inherit(),
+    )?;
+    summary(&rows, &opts);
+    if let Some(r) = &a.report {
+        write_report(r, &a.inputs, program, &rows, &opts)?;
+    }
+    Ok(exit_code(status))
+}
+
+/// Runs `program` (the program, then its arguments) with the runtime
+/// `runtime` in place of NVIDIA's and `settings` (their report file is
+/// replaced by one of a temporary folder); its standard output goes to
+/// `stdout`. The exit status and the launches the runtime reported.
+pub fn spawn(
+    program: &[String],
+    runtime: &Path,
+    mut settings: Settings,
+    stdout: std::process::Stdio,
+) -> Result<(std::process::ExitStatus, Vec<LaunchRow>)> {
+    let Some(name) = program.first() else {
+        bail!("exec: name the program to run after `--`");
+    };
     let dir = tempfile::Builder::new()
         .prefix("simcli-exec")
         .tempdir()
         .context("making a folder for the runtime")?;
-    std::os::unix::fs::symlink(&runtime, dir.path().join("libcudart.so.13"))
+    std::os::unix::fs::symlink(runtime, dir.path().join("libcudart.so.13"))
         .context("linking the runtime as libcudart.so.13")?;
     let rows_path = dir.path().join("launches.jsonl");
-    let settings = settings(a, &rows_path)?;
-    // The same options the runtime will build: a bad one stops here.
-    let opts = settings.run_options().map_err(anyhow::Error::msg)?;
+    settings.report = Some(rows_path.clone());
     let settings_path = dir.path().join("settings.json");
     std::fs::write(&settings_path, serde_json::to_vec(&settings)?)
         .context("writing the runtime's settings")?;
@@ -158,18 +185,14 @@ pub fn exec(a: &ExecArgs) -> Result<ExitCode> {
         path.push(":");
         path.push(old);
     }
-    let status = std::process::Command::new(program)
-        .args(&a.program[1..])
+    let status = std::process::Command::new(name)
+        .args(&program[1..])
         .env("LD_LIBRARY_PATH", path)
         .env(SETTINGS_ENV, &settings_path)
+        .stdout(stdout)
         .status()
-        .with_context(|| format!("running {program}"))?;
-    let rows = read_rows(&rows_path)?;
-    summary(&rows, &opts);
-    if let Some(r) = &a.report {
-        write_report(r, &a.inputs, program, &rows, &opts)?;
-    }
-    Ok(exit_code(status))
+        .with_context(|| format!("running {name}"))?;
+    Ok((status, read_rows(&rows_path)?))
 }
 
 /// The program's exit status as simcli's: its code, or 128 + the signal.
@@ -183,7 +206,7 @@ fn exit_code(status: std::process::ExitStatus) -> ExitCode {
 }
 
 /// The settings the runtime reads.
-fn settings(a: &ExecArgs, rows: &Path) -> Result<Settings> {
+fn settings(a: &ExecArgs) -> Result<Settings> {
     let config = match &a.config {
         Some(p) => {
             let text =
@@ -213,7 +236,8 @@ fn settings(a: &ExecArgs, rows: &Path) -> Result<Settings> {
         sms: a.sms.map(|n| n as u32),
         threads: a.threads,
         sample: a.sample,
-        report: Some(rows.to_path_buf()),
+        // `spawn` names the file.
+        report: None,
         save_launches: match &a.save_launches {
             Some(d) => {
                 std::fs::create_dir_all(d)
@@ -292,7 +316,7 @@ fn write_report(
 ) -> Result<()> {
     let dims = |d: [u32; 3]| format!("{}x{}x{}", d[0], d[1], d[2]);
     let of = |r: &LaunchRow| {
-        let mut info = RunInfo::new(program, r.warps as usize, &opts.config, opts.policy);
+        let mut info = super::kernel::launch_info(program, r.warps as usize, opts);
         info.run = r.index;
         let rep = sim_core::Report {
             config: opts.config.name(),

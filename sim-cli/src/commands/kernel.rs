@@ -35,16 +35,17 @@ pub fn detect(head: &[u8]) -> Option<Kind> {
 }
 
 /// The target of a launch file when `--arch` names none.
-const LAUNCH_TARGET: Target = Target::SM_90;
+pub(super) const LAUNCH_TARGET: Target = Target::SM_90;
 
-/// Flags of `run` that only traces and kernel text have.
-fn refuse_trace_flags(name: &str, a: &RunArgs) -> Result<()> {
+/// Flags of `run` that traces, kernel text and launch files have and kernel
+/// recordings (`launch` false) do not.
+fn refuse_trace_flags(name: &str, a: &RunArgs, launch: bool) -> Result<()> {
     for (set, flag) in [
-        (a.dump_regs.is_some(), "--dump-regs"),
-        (a.timeline.is_some(), "--timeline"),
+        (a.dump_regs.is_some() && !launch, "--dump-regs"),
+        (a.timeline.is_some() && !launch, "--timeline"),
     ] {
         if set {
-            bail!("{name}: {flag} applies to traces and kernel text, not to launch files or kernel recordings");
+            bail!("{name}: {flag} applies to traces, kernel text and launch files, not to kernel recordings");
         }
     }
     Ok(())
@@ -66,7 +67,7 @@ fn add_launch_inputs(launch: &Launch, inputs: &mut Inputs) {
 }
 
 /// Reads the launch file `file` (named `name`), refusing standard input.
-fn read_launch(file: &Path, name: &str, inputs: &mut Inputs) -> Result<Launch> {
+pub(super) fn read_launch(file: &Path, name: &str, inputs: &mut Inputs) -> Result<Launch> {
     if file == Path::new("-") {
         bail!("{name}: a launch file must be a file (its buffers are named relative to its folder), not standard input");
     }
@@ -77,12 +78,15 @@ fn read_launch(file: &Path, name: &str, inputs: &mut Inputs) -> Result<Launch> {
 
 /// The run's options: `--max-instructions` bounds the launch's
 /// warp-instructions (default: the configuration's
-/// `limits.max_instructions`, as for traces); `--sms` defaults to the
-/// target's whole GPU (`MemConfig::sms`).
-fn options(setup: &Setup, default: Target, sms: Option<usize>) -> Result<RunOptions> {
+/// `limits.max_instructions`, as for traces); the memory figures are the
+/// target's preset with the layers' `[memory]` keys; `--sms` defaults to
+/// the whole GPU (`memory.sms`).
+pub(super) fn options(setup: &Setup, default: Target, sms: Option<usize>) -> Result<RunOptions> {
     let (config, policy) = setup.resolve(default)?;
-    let whole = sim_kernel::MemConfig::preset(config.target).sms;
+    let memory = sim_kernel::MemConfig::configured(config.target, &setup.layers);
+    let whole = memory.sms;
     let mut opts = RunOptions::new(config, policy, sms.map_or(whole, |n| n as u32));
+    opts.memory = memory;
     if let Some(n) = setup.max_instructions {
         opts.max_instructions = n;
     }
@@ -96,7 +100,7 @@ fn host_threads(n: Option<usize>) -> usize {
 
 /// `simcli run LAUNCH.json`.
 pub fn run_launch(file: &Path, name: &str, a: &RunArgs, mut inputs: Inputs) -> Result<ExitCode> {
-    refuse_trace_flags(name, a)?;
+    refuse_trace_flags(name, a, true)?;
     let threads = host_threads(a.threads);
     check_counts(a.sms.unwrap_or(1), threads)?;
     let launch = read_launch(file, name, &mut inputs)?;
@@ -113,6 +117,27 @@ pub fn run_launch(file: &Path, name: &str, a: &RunArgs, mut inputs: Inputs) -> R
     let mut opts = options(&a.setup, LAUNCH_TARGET, a.sms)?;
     opts.threads = threads;
     opts.sample = a.sample;
+    if a.timeline.is_some() {
+        let most = super::common::MAX_TIMELINE_ISSUES;
+        if a.timeline_limit.saturating_mul(opts.sms as usize) > most {
+            bail!(
+                "--timeline-limit x SMs ({}) must be at most {most} (the events are held in memory): lower --timeline-limit or --sms",
+                opts.sms
+            );
+        }
+        opts.timeline = a.timeline_limit;
+    }
+    if a.dump_regs.is_some() {
+        let cta = a.dump_block.unwrap_or(0);
+        let blocks = launch.grid_blocks();
+        if u64::from(cta) >= blocks {
+            bail!(
+                "{name}: --dump-block {cta}: the grid has {blocks} blocks (0 to {})",
+                blocks.saturating_sub(1)
+            );
+        }
+        opts.dump_block = Some(cta);
+    }
     let run = with_progress(&format!("running {name}"), 0, |_| {
         sim_kernel::run_launch(file, &opts)
     })
@@ -130,7 +155,7 @@ pub fn run_launch(file: &Path, name: &str, a: &RunArgs, mut inputs: Inputs) -> R
 /// `simcli run kernel.bin` (a recording), read from `r` as the replay
 /// runs: each warp when its block becomes resident.
 pub fn run_recording(name: &str, r: impl Read, a: &RunArgs, inputs: Inputs) -> Result<ExitCode> {
-    refuse_trace_flags(name, a)?;
+    refuse_trace_flags(name, a, false)?;
     if a.sample {
         bail!("{name}: --sample applies to launch files, not to kernel recordings");
     }
@@ -204,7 +229,7 @@ fn finish(
     dump: &[usize],
     recorded: Option<u64>,
 ) -> Result<()> {
-    let info = RunInfo::new(name, run.warps as usize, &opts.config, opts.policy);
+    let info = launch_info(name, run.warps as usize, opts);
     let rep = report_of(&opts.config, opts, opts.sms as usize, run);
     // The files first: a failing write must not follow a printed report.
     if let Some(dir) = &a.dump_buffers {
@@ -213,6 +238,27 @@ fn finish(
     if let Some(p) = &a.opcode_csv {
         let bytes = report::opcode_csv(&info, &rep)?;
         write_file(p, inputs, |w| w.write_all(&bytes))?;
+    }
+    if let (Some(p), Some(regs)) = (&a.dump_regs, &run.timed.regs) {
+        if regs.warps.is_empty() {
+            bail!(
+                "{name}: --dump-regs: block {} ran on an SM that --sample runs functionally, whose registers are not kept: pick a block of a timed SM or drop --sample",
+                regs.cta
+            );
+        }
+        let text = sim_cli::launch_timeline::dump_block_regs(regs, run.launch.grid)?;
+        write_file(p, inputs, |w| w.write_all(text.as_bytes()))?;
+    }
+    if let (Some(p), Some(spans)) = (&a.timeline, &run.timed.timeline) {
+        let t = sim_cli::launch_timeline::LaunchTimeline {
+            spans,
+            limit: a.timeline_limit,
+        };
+        let doc = sim_cli::launch_timeline::timeline(&t, &info);
+        write_file(p, inputs, |w| {
+            serde_json::to_writer(&mut *w, &doc)?;
+            w.write_all(b"\n")
+        })?;
     }
     print_device_output(run, a.format)?;
     let summary = summary(run, recorded);
@@ -230,7 +276,35 @@ fn finish(
     print_out(&text)
 }
 
-fn report_of(config: &SmConfig, opts: &RunOptions, sms: usize, run: &LaunchRun) -> Report {
+/// The report's description of a launch run with `opts`: its parameters
+/// include the memory figures (`params.memory` in JSON), its overrides
+/// those that differ from the preset.
+pub(super) fn launch_info(name: &str, warps: usize, opts: &RunOptions) -> RunInfo {
+    let mut info = RunInfo::new(name, warps, &opts.config, opts.policy);
+    info.params.extend(
+        opts.memory
+            .keys()
+            .iter()
+            .map(|(k, v)| (k.to_string(), sim_core::config_file::ParamValue::Int(*v))),
+    );
+    let memory = opts.memory.overrides(opts.config.target);
+    if !memory.is_empty() {
+        let mut all: Vec<String> = Vec::new();
+        if !info.overrides.is_empty() {
+            all.push(info.overrides.clone());
+        }
+        all.extend(memory);
+        info.overrides = all.join(";");
+    }
+    info
+}
+
+pub(super) fn report_of(
+    config: &SmConfig,
+    opts: &RunOptions,
+    sms: usize,
+    run: &LaunchRun,
+) -> Report {
     Report {
         config: config.name(),
         policy: opts.policy,

@@ -15,4 +15,5 @@ pub mod manual;
 pub mod progress;
 pub mod run;
 pub mod sweep;
+mod sweep_exec;
 pub mod trace;

@@ -3,7 +3,7 @@
 
 use super::common::{
     check_counts, open_input, print_out, refuse_unsupported, report_text, run_outputs, RunArgs,
-    Setup,
+    Setup, MAX_TIMELINE_ISSUES,
 };
 use super::kernel::{self, Kind};
 use super::progress::with_progress;
@@ -26,17 +26,14 @@ pub fn config(setup: &Setup, output: Option<PathBuf>, inputs: &Inputs) -> Result
         check_outputs(&[Output::file("-o", o)], inputs)?;
     }
     let (c, p) = setup.resolve(Target::SM_90)?;
-    let text = config_file::to_toml(&c, p);
+    let memory = sim_kernel::MemConfig::configured(c.target, &setup.layers);
+    let text = config_file::to_toml(&c, p) + &config_file::memory_toml(&memory.params(c.target));
     match output {
         Some(o) => write_file(&o, inputs, |w| w.write_all(text.as_bytes()))?,
         None => print_out(&text)?,
     }
     Ok(ExitCode::SUCCESS)
 }
-
-/// The most instruction starts a timeline may record over all SMs (about
-/// 24 bytes each while running, a few hundred in the file).
-const MAX_TIMELINE_ISSUES: usize = 10_000_000;
 
 /// One replay of a loaded trace: its report description and outcome.
 pub struct Outcome {
@@ -125,6 +122,9 @@ pub fn run(file: &Path, a: &RunArgs, mut inputs: Inputs) -> Result<ExitCode> {
     }
     if a.sample {
         bail!("{name}: --sample applies to launch files");
+    }
+    if a.dump_block.is_some() {
+        bail!("{name}: --dump-block applies to launch files (a trace's --dump-regs writes every warp)");
     }
     let (trace, _) = sim_trace::load::load(&name, r)?;
     let resolved = resolve_for(&name, &trace, &a.setup)?;

@@ -1,19 +1,20 @@
 //! `simcli sweep` and `simcli merge`: the runs of a sweep file (or one
 //! shard of them) on `--jobs` threads into one CSV, and shards joined.
+//! A run is a trace or kernel text replayed, a launch file run, or a
+//! program run under `simcli exec` (`sweep_exec.rs`; one row per launch).
 
-use super::common::{open_input, print_out, read_all, Sched, Setup};
+use super::common::{open_input, print_out, read_all};
 use super::progress::with_progress;
 use super::run::{replay_trace, resolve_for};
+use super::sweep_exec::{self, setup_of, tagged, Loaded, Rows, SWEEP_COLUMNS};
 use anyhow::{anyhow, Context, Result};
 use sim_cli::output::{check_outputs, write_file, Inputs, Output};
 use sim_cli::report;
-use sim_cli::sweep::{self, Shard, SweepRun};
+use sim_cli::sweep::{self, Shard, SweepInput, SweepRun};
 use sim_trace::replay::ReplayError;
 use sim_trace::trace::Trace;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 
 /// `sweep`'s options.
 pub struct SweepArgs {
@@ -24,44 +25,36 @@ pub struct SweepArgs {
     pub jobs: usize,
 }
 
-/// One run's CSV rows: the totals row and its per-opcode rows.
-type Rows = (Vec<String>, Vec<Vec<String>>);
-
-/// Loads every trace the runs name, once each (recording them as inputs).
-fn load_traces(
-    runs: impl Iterator<Item = SweepRun>,
-    inputs: &mut Inputs,
-) -> Result<BTreeMap<String, Arc<Trace>>> {
-    let mut traces = BTreeMap::new();
-    for r in runs {
-        if !traces.contains_key(&r.trace) {
-            let (name, rd) = open_input(Path::new(&r.trace), inputs)?;
-            let (t, _) = sim_trace::load::load(&name, rd)?;
-            traces.insert(r.trace.clone(), Arc::new(t));
-        }
-    }
-    Ok(traces)
-}
-
-fn one_run(r: &SweepRun, trace: &Trace, sms: usize) -> Result<Rows> {
-    let setup = Setup {
-        arch: r.arch.clone(),
-        layers: r.layers.clone(),
-        scheduler: None::<Sched>,
-        ..Setup::default()
-    };
-    let resolved = resolve_for(&r.trace, trace, &setup)?;
-    let mut out = replay_trace(&r.trace, trace, resolved, sms, 1, 0);
+fn trace_run(r: &SweepRun, name: &str, trace: &Trace, sms: usize) -> Result<Rows> {
+    let resolved = resolve_for(name, trace, &setup_of(r))?;
+    let mut out = replay_trace(name, trace, resolved, sms, 1, 0);
     out.info.run = r.index;
     let rep = match out.result {
         Ok(rep) => rep.report,
         Err(ReplayError::Limit { message, .. }) => return Err(anyhow!("{message}")),
         Err(e) => return Err(e.into()),
     };
+    let ops = report::opcode_csv_records(&out.info, &rep)
+        .into_iter()
+        .map(|o| tagged(o, "", ""))
+        .collect();
     Ok((
-        report::csv_record(&out.info, &rep),
-        report::opcode_csv_records(&out.info, &rep),
+        vec![tagged(report::csv_record(&out.info, &rep), "", "")],
+        ops,
     ))
+}
+
+/// One run of the sweep, on the input `loaded` holds for it.
+fn one_run(r: &SweepRun, loaded: &Loaded, sms: Option<usize>) -> Result<Rows> {
+    let name = r.input.name();
+    match loaded {
+        Loaded::Trace(t) => trace_run(r, &name, t, sms.unwrap_or(1)),
+        Loaded::Launch(path) => sweep_exec::launch_run(r, path, sms),
+        Loaded::Program(runtime) => match &r.input {
+            SweepInput::Program(p) => sweep_exec::program_run(r, p, runtime, sms),
+            SweepInput::File(_) => Err(anyhow!("{name}: not a program")),
+        },
+    }
 }
 
 /// `simcli sweep`.
@@ -76,7 +69,7 @@ pub fn sweep(a: &SweepArgs) -> Result<ExitCode> {
     };
     // The shard's runs are generated from the axes as the workers take
     // them; `sweep::parse` bounded their number (`sweep::MAX_RUNS`).
-    let traces = load_traces(spec.runs(shard), &mut inputs)?;
+    let loaded = sweep_exec::load_inputs(spec.runs(shard), &mut inputs)?;
     let n = spec.shard_len(shard);
     let mut outputs = vec![match &a.output {
         Some(p) => Output::file("-o", p),
@@ -101,9 +94,9 @@ pub fn sweep(a: &SweepArgs) -> Result<ExitCode> {
                     let taken = next.lock().ok().and_then(|mut it| it.next());
                     let Some((i, r)) = taken else { break };
                     let Some(slot) = results.get(i) else { break };
-                    let out = traces
-                        .get(&r.trace)
-                        .ok_or_else(|| anyhow!("{}: not loaded", r.trace))
+                    let out = loaded
+                        .get(&r.input)
+                        .ok_or_else(|| anyhow!("{}: not loaded", r.input.name()))
                         .and_then(|t| one_run(&r, t, spec.sms))
                         .with_context(|| format!("{name}: run {} ({})", r.index, describe(&r)));
                     if let Ok(mut slot) = slot.lock() {
@@ -121,20 +114,23 @@ pub fn sweep(a: &SweepArgs) -> Result<ExitCode> {
             .ok()
             .flatten()
             .ok_or_else(|| anyhow!("a sweep worker stopped early"))??;
-        rows.push(r.0);
+        rows.extend(r.0);
         op_rows.extend(r.1);
     }
+    let with = |h: Vec<&'static str>| -> Vec<&'static str> {
+        h.into_iter().chain(SWEEP_COLUMNS).collect()
+    };
     if let Some(p) = &a.opcode_csv {
-        let bytes = report::csv_bytes(&report::opcode_csv_header(), &op_rows)?;
+        let bytes = report::csv_bytes(&with(report::opcode_csv_header()), &op_rows)?;
         write_file(p, &inputs, |w| w.write_all(&bytes))?;
     }
-    let bytes = report::csv_bytes(&report::csv_header(), &rows)?;
+    let bytes = report::csv_bytes(&with(report::csv_header()), &rows)?;
     emit(a.output.as_deref(), &inputs, &bytes)?;
     Ok(ExitCode::SUCCESS)
 }
 
 fn describe(r: &SweepRun) -> String {
-    let mut parts = vec![r.trace.clone()];
+    let mut parts = vec![r.input.name()];
     parts.extend(r.arch.clone());
     parts.extend(r.sets.iter().cloned());
     parts.join(", ")

@@ -282,3 +282,50 @@ fn saved_launches_reproduce_under_run_check() {
         );
     }
 }
+
+/// `simcli sweep` over a program: each of its launches gives a row per
+/// parameter point, with its kernel and launch index, and a memory key
+/// changes the cycles.
+#[test]
+fn sweep_over_a_program_gives_a_row_per_launch() {
+    let Some(cu13) = cuda_root() else { return };
+    let exe = build(&cu13, "reduce");
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("s.toml");
+    std::fs::write(
+        &f,
+        format!(
+            "programs = [[{:?}]]\nsms = 4\n[params]\nmemory.dram.latency = [670, 1670]\n",
+            exe.to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_simcli"))
+        .args(["sweep", f.to_str().unwrap()])
+        .env("PTX_SM_SIM_CUDART", runtime_lib())
+        .output()
+        .expect("spawn simcli");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let body = text(&out.stdout);
+    let mut r = csv::Reader::from_reader(body.as_bytes());
+    let h = r.headers().unwrap().clone();
+    let col = |n: &str| h.iter().position(|x| x == n).unwrap();
+    let rows: Vec<csv::StringRecord> = r.records().map(Result::unwrap).collect();
+    // reduce launches twice (40 blocks, then 1): two rows per point.
+    assert_eq!(rows.len(), 4, "{body}");
+    let key = |x: &csv::StringRecord| {
+        (
+            x[col("run")].to_string(),
+            x[col("launch")].to_string(),
+            x[col("kernel")].to_string(),
+        )
+    };
+    let k = |a: &str, b: &str| (a.to_string(), b.to_string(), "_Z6reducePKiPiii".to_string());
+    assert_eq!(
+        rows.iter().map(key).collect::<Vec<_>>(),
+        vec![k("0", "0"), k("0", "1"), k("1", "0"), k("1", "1")]
+    );
+    let cyc = |i: usize| rows[i][col("cycles")].parse::<u64>().unwrap();
+    assert!(cyc(2) > cyc(0) && cyc(3) > cyc(1), "{body}");
+    assert_eq!(&rows[2][col("overrides")], "memory.dram.latency=1670");
+}

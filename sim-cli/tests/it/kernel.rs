@@ -511,15 +511,19 @@ fn bad_launch_files_are_refused_clearly() {
     ]));
     assert_eq!(c, 2);
     assert!(e.contains("more than 100 warp-instructions"), "{e}");
-    // Trace-only flags are refused.
+    // Trace-only flags are refused (`--timeline` and `--dump-regs` work on
+    // launch files since issue 25: tests/it/launchopts.rs).
     let (c, _, e) = parts(&simcli(&[
         "run",
         s(&d.join("sad16.t.json")),
-        "--timeline",
-        "t.json",
+        "--lowering",
+        "compiler",
     ]));
     assert_eq!(c, 2);
-    assert!(e.contains("--timeline applies to traces"), "{e}");
+    assert!(
+        e.contains("--lowering compiler applies to kernel text and traces"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -12,6 +12,7 @@ mod corrupt;
 mod exec;
 mod golden;
 mod kernel;
+mod launchopts;
 mod lowering;
 mod python;
 mod ranges;

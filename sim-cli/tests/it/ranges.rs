@@ -134,7 +134,7 @@ fn sweep_runs_are_generated_in_order_and_by_shard() {
     }
     let got: Vec<_> = all
         .iter()
-        .map(|r| (r.trace.clone(), r.arch.clone(), r.sets.clone()))
+        .map(|r| (r.input.name(), r.arch.clone(), r.sets.clone()))
         .collect();
     assert_eq!(got, want);
     assert!(all.iter().enumerate().all(|(i, r)| r.index == i as u64));

@@ -25,7 +25,7 @@ pub struct KeyRange {
 }
 
 impl KeyRange {
-    const fn new(lo: u64, hi: u64) -> Self {
+    pub(super) const fn new(lo: u64, hi: u64) -> Self {
         KeyRange { lo, hi }
     }
 

@@ -48,7 +48,16 @@ pub(crate) struct Code<'p> {
 }
 
 impl<'p> Code<'p> {
-    pub fn new(prep: &'p Prepared<'p>, target: Target, program: &sim_core::Program) -> Code<'p> {
+    /// With `every_register`, each register keeps a slot of its own (no
+    /// sharing of slots between registers whose lives do not overlap), so
+    /// the final register file holds every register's last value
+    /// (`--dump-regs`); execution is the same either way.
+    pub fn new(
+        prep: &'p Prepared<'p>,
+        target: Target,
+        program: &sim_core::Program,
+        every_register: bool,
+    ) -> Code<'p> {
         let stmts = &prep.body.statements;
         let n = stmts.len();
         let inst = |i: usize| match &stmts[i].kind {
@@ -57,7 +66,11 @@ impl<'p> Code<'p> {
         };
         let mut dead = crate::dead::dead_statements(prep.body);
         dead.resize(n, false);
-        let regs = RegMap::new(prep.body);
+        let regs = if every_register {
+            RegMap::identity(prep.body.symbols.len())
+        } else {
+            RegMap::new(prep.body)
+        };
         let renamed: Vec<Option<Instruction>> =
             (0..n).map(|i| inst(i).map(|x| regs.inst(x))).collect();
         Code {

@@ -197,6 +197,12 @@ pub(crate) struct SmState {
     pub retired: Vec<u32>,
     /// What its warps printed this epoch (`printf`).
     pub printf: crate::printf::Sink,
+    /// `--timeline`: its blocks, warps and memory accesses (when asked).
+    pub spans: Option<Box<crate::spans::SmTimeline>>,
+    /// `--dump-regs`: the block whose warps' registers are kept as they
+    /// retire, and those kept (warp, registers).
+    pub dump_block: Option<u32>,
+    pub dumped: Vec<(u32, sim_isa::WarpRegs)>,
 }
 
 /// The timing host of one SM for one epoch.
@@ -503,10 +509,22 @@ impl External for Host<'_, '_, '_> {
             let b = st.blocks.get_mut(slot).and_then(Option::as_mut)?;
             let warp = b.warps.get_mut(w)?;
             match warp.exts.pop_front()? {
-                Ext::Mem(k, kind) => match warp.take_access(k) {
-                    Lent::OneWave => st.mem.shared_one_wave(sh.gpu, req.cycle),
-                    Lent::Addrs(acc) => st.mem.access(sh.gpu, req.cycle, acc, kind),
-                },
+                Ext::Mem(k, kind) => {
+                    let done = match warp.take_access(k) {
+                        Lent::OneWave => st.mem.shared_one_wave(sh.gpu, req.cycle),
+                        Lent::Addrs(acc) => st.mem.access(sh.gpu, req.cycle, acc, kind),
+                    };
+                    if let Some(t) = st.spans.as_mut() {
+                        t.access(crate::spans::MemEvent {
+                            cta: b.cta,
+                            warp: w as u32,
+                            stmt: req.index,
+                            issue: req.cycle,
+                            done,
+                        });
+                    }
+                    done
+                }
                 Ext::Clock => {
                     warp.read_clock(code, req.cycle);
                     let (lo, hi) = st.clock_span.unwrap_or((req.cycle, req.cycle));

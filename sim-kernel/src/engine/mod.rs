@@ -53,6 +53,10 @@ pub(crate) struct Options<'a> {
     pub max_instructions: u64,
     /// `--sample`: time one SM in [`SAMPLE_EVERY`], run the rest functionally.
     pub sample: bool,
+    /// `--timeline`: the most events each SM records (0: none).
+    pub timeline: usize,
+    /// `--dump-regs`: the block whose final registers are kept.
+    pub dump_block: Option<u32>,
 }
 
 /// `--sample` times SMs 0, 8, 16, ... and runs the others functionally.
@@ -92,6 +96,10 @@ pub(crate) struct Finished {
     /// dropped past its bound.
     pub printf: Vec<u8>,
     pub printf_dropped: u64,
+    /// What `--timeline` recorded (unless asked, nothing).
+    pub timeline: Option<crate::spans::LaunchSpans>,
+    /// The `--dump-regs` block's registers (when asked).
+    pub regs: Option<crate::spans::BlockRegs>,
 }
 
 /// One SM: its model and what it holds.
@@ -115,7 +123,7 @@ pub(crate) fn run(
     warps: &mut Warps<'_>,
 ) -> Result<Finished, KernelError> {
     let mut prog = program(prep, opts.config.target);
-    let mut code = Code::new(prep, opts.target, &prog);
+    let mut code = Code::new(prep, opts.target, &prog, opts.dump_block.is_some());
     code.merge_shared_loads(&mut prog);
     let prog = Arc::new(prog);
     let threads = launch.block_threads();
@@ -141,7 +149,7 @@ pub(crate) fn run(
             // of the wave before.
             keep: cap.min(8) as usize,
             detail: !sampling || s % SAMPLE_EVERY == 0,
-            ..SmState::default()
+            ..recording(opts)
         };
         slots.push(Slot { sm, st });
     }
@@ -244,7 +252,10 @@ pub(crate) fn run(
         .filter_map(|s| s.st.clock_span)
         .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)));
     let (printf, printf_dropped) = printed.into_parts();
+    let (timeline, regs) = recorded(prep, opts, &mut slots);
     Ok(Finished {
+        timeline,
+        regs,
         printf,
         printf_dropped,
         global,
@@ -556,7 +567,18 @@ fn retire(wpb: u32, st: &mut SmState, id: u32, cycle: u64) {
         return;
     };
     block.retired += 1;
+    if let Some(t) = st.spans.as_mut() {
+        t.warp(crate::spans::WarpSpan {
+            cta: block.cta,
+            warp: w,
+            start: block.start,
+            end: cycle,
+        });
+    }
     if let Some(x) = block.warps.get_mut(w as usize) {
+        if st.dump_block == Some(block.cta) {
+            st.dumped.push((w, x.regs.clone()));
+        }
         if let Some(l) = x.log.take() {
             st.logs
                 .push(crate::rec::rec_warp(block.cta, w, x.lanes, *l));
@@ -565,6 +587,13 @@ fn retire(wpb: u32, st: &mut SmState, id: u32, cycle: u64) {
         x.follow = None;
     }
     if block.retired as usize == block.warps.len() {
+        if let Some(t) = st.spans.as_mut() {
+            t.block(crate::spans::BlockSpan {
+                cta: block.cta,
+                start: block.start,
+                end: cycle,
+            });
+        }
         st.durations
             .push((block.seq, cycle.saturating_sub(block.start)));
         if let Some(done) = st.blocks[b].take() {
@@ -576,6 +605,62 @@ fn retire(wpb: u32, st: &mut SmState, id: u32, cycle: u64) {
         st.free_slots.push(b as u32);
         st.live -= 1;
         st.ended += 1;
+    }
+}
+
+/// An SM's state with what `--timeline` and `--dump-regs` ask it to record.
+fn recording(opts: &Options<'_>) -> SmState {
+    SmState {
+        spans: (opts.timeline > 0).then(|| Box::new(crate::spans::SmTimeline::new(opts.timeline))),
+        dump_block: opts.dump_block,
+        ..SmState::default()
+    }
+}
+
+/// What the SMs recorded for `--timeline` and `--dump-regs`, if asked.
+fn recorded(
+    prep: &Prepared<'_>,
+    opts: &Options<'_>,
+    slots: &mut [Slot],
+) -> (
+    Option<crate::spans::LaunchSpans>,
+    Option<crate::spans::BlockRegs>,
+) {
+    let timeline = (opts.timeline > 0).then(|| crate::spans::LaunchSpans {
+        sms: slots
+            .iter_mut()
+            .map(|s| s.st.spans.take().map(|t| *t).unwrap_or_default())
+            .collect(),
+        statements: prep
+            .body
+            .statements
+            .iter()
+            .map(|s| s.text.clone())
+            .collect(),
+    });
+    let regs = opts.dump_block.map(|cta| dumped_regs(prep, slots, cta));
+    (timeline, regs)
+}
+
+/// The `--dump-regs` block's registers, from the SM that ran it, by warp.
+fn dumped_regs(prep: &Prepared<'_>, slots: &mut [Slot], cta: u32) -> crate::spans::BlockRegs {
+    let mut warps: Vec<(u32, sim_isa::WarpRegs)> = slots
+        .iter_mut()
+        .flat_map(|s| std::mem::take(&mut s.st.dumped))
+        .collect();
+    warps.sort_by_key(|(w, _)| *w);
+    let sym = &prep.body.symbols;
+    let regs = (0..sym.len() as u32)
+        .map(|r| {
+            let id = sim_isa::RegId(r);
+            let bits = sym.declared_type(id).map_or(64, |t| t.bits());
+            (sym.name(id).to_string(), bits)
+        })
+        .collect();
+    crate::spans::BlockRegs {
+        cta,
+        warps: warps.into_iter().map(|(_, r)| r).collect(),
+        regs,
     }
 }
 
