@@ -10,6 +10,7 @@ mod conform;
 mod corrupt;
 mod exec;
 mod golden;
+mod html;
 mod kernel;
 mod lowering;
 mod python;
