@@ -102,7 +102,10 @@ def fetch():
             return None
     if not has_candidate() and os.geteuid() == 0:
         log("no chromium candidate in the package lists: running apt-get update")
-        subprocess.run(["apt-get", "update", "-qq"], check=False)
+        try:
+            subprocess.run(["apt-get", "update", "-qq"], check=False, timeout=600)
+        except subprocess.TimeoutExpired:
+            log("apt-get update took over 10 minutes")
     if not has_candidate():
         log("apt-cache policy chromium shows no candidate")
         return None
@@ -112,7 +115,13 @@ def fetch():
     # Packages already downloaded (an earlier, interrupted fetch) are kept.
     todo = [p for p in pkgs if not any(debs.glob(f"{p}_*.deb"))]
     log(f"apt-get download {len(todo)} of {len(pkgs)} packages into {debs}")
-    r = subprocess.run(["apt-get", "download", *todo], cwd=debs, capture_output=True, text=True)
+    try:
+        r = subprocess.run(
+            ["apt-get", "download", *todo], cwd=debs, capture_output=True, text=True, timeout=1200
+        )
+    except subprocess.TimeoutExpired:
+        log("apt-get download took over 20 minutes; giving up")
+        return None
     if todo and r.returncode != 0:
         log(f"apt-get download failed: {r.stderr.strip()[-2000:]}")
         return None

@@ -255,7 +255,7 @@ mod tests {
         assert!(svg.contains("<svg"), "{svg}");
         assert!(svg.contains("long_scoreboard"));
         assert!(svg.contains("wait"));
-        assert_eq!(svg.matches("<rect").count() >= 3, true);
+        assert!(svg.matches("<rect").count() >= 3);
     }
 
     #[test]
