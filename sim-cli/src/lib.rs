@@ -4,6 +4,7 @@
 
 pub mod calibrate;
 pub mod compiler;
+pub mod html;
 pub mod launch_timeline;
 pub mod output;
 pub mod report;

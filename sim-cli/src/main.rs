@@ -218,6 +218,19 @@ enum Cmd {
         #[arg(short, long, value_name = "FILE.csv")]
         output: Option<PathBuf>,
     },
+    /// Draw a run's JSON report or a sweep CSV as one self-contained HTML page (docs/html-report.md).
+    ///
+    /// The run page has the stall breakdown, memory hierarchy, occupancy,
+    /// issue activity per SM and the hottest lines (a section whose key the
+    /// report lacks says so); the sweep page plots each swept parameter
+    /// against cycles. The input is told apart by content.
+    Report {
+        /// A report from `simcli run --format json`, or a CSV from `simcli sweep`.
+        file: PathBuf,
+        /// The page to write (atomically: complete or not at all).
+        #[arg(long, value_name = "OUT.html")]
+        html: PathBuf,
+    },
     /// Print a shell completion script (e.g. `simcli completions bash > /etc/bash_completion.d/simcli`).
     Completions {
         /// The shell.
@@ -526,6 +539,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             jobs,
         }),
         Cmd::Merge { files, output } => commands::sweep::merge(&files, output.as_deref()),
+        Cmd::Report { file, html } => commands::report::report(&file, &html),
         Cmd::Completions { shell } => commands::manual::completions(shell, Cli::command()),
         Cmd::Man { output } => commands::manual::man(output, Cli::command()),
         Cmd::Asm {

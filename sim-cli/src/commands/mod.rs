@@ -1,6 +1,6 @@
 //! The commands, one file each or a few related ones together: `run` and
 //! `config` (traces and kernel text), `kernel` (launch files, kernel
-//! recordings, `record`), `exec` (CUDA programs), `sweep` and `merge`, `calibrate`, `trace` (asm,
+//! recordings, `record`), `exec` (CUDA programs), `sweep` and `merge`, `calibrate`, `report` (HTML pages), `trace` (asm,
 //! dump, gen), `isa` (conform, eval) and `manual` (man, completions); below
 //! them `common` (configuration, run arguments, input and output) and the
 //! progress display and logging.
@@ -13,6 +13,7 @@ pub mod isa;
 pub mod kernel;
 pub mod manual;
 pub mod progress;
+pub mod report;
 pub mod run;
 pub mod sweep;
 mod sweep_exec;

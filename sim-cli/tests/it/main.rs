@@ -11,6 +11,7 @@ mod conform;
 mod corrupt;
 mod exec;
 mod golden;
+mod html;
 mod kernel;
 mod launchopts;
 mod lowering;
