@@ -254,6 +254,7 @@ pub extern "C" fn cudaFuncSetAttribute(func: *const c_void, attr: c_int, value: 
                 let optin = rt.facts()?.shared_per_block_optin;
                 rt.shared_limits
                     .set(func as u64, value, f.static_shared, optin)
+                    .map_err(|m| Fail::said(err::INVALID_VALUE, m))
             }
             _ => Ok(()),
         }

@@ -78,7 +78,10 @@ pub unsafe extern "C" fn cudaEventElapsedTime_v2(
 /// `cudaThreadExit` (deprecated `cudaDeviceReset`).
 #[no_mangle]
 pub extern "C" fn cudaThreadExit() -> c_int {
-    crate::abi_device::cudaDeviceReset()
+    with(|rt| {
+        rt.reset();
+        Ok(())
+    })
 }
 
 /// `cudaMemPrefetchAsync_v2`: a hint (as `cudaMemPrefetchAsync`).

@@ -395,7 +395,8 @@ impl Runtime {
         let shared = u32::try_from(c.shared).map_err(|_| Fail::code(err::INVALID_CONFIGURATION))?;
         let static_shared = self.func_info(stub)?.static_shared;
         self.shared_limits
-            .check(stub, &k.name, shared.into(), static_shared)?;
+            .check(stub, &k.name, shared.into(), static_shared)
+            .map_err(|m| Fail::said(err::INVALID_VALUE, m))?;
         self.host_to_device()?;
         let (start, index) = (self.now, self.launches);
         let saving = self.saving(index, k.fatbin, m, &k.name, c, shared, params)?;
