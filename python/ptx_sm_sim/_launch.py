@@ -2,6 +2,7 @@
 ``RawModule`` and PyCUDA: ``Module``, ``In``/``Out``, ``LaunchReport``,
 ``read_launch`` and ``compile``."""
 
+import ctypes
 import importlib.util
 import json
 import os
@@ -287,15 +288,97 @@ def _find_nvcc():
     return None
 
 
+def _find_nvrtc():
+    """NVRTC's library: ``$PTX_SM_SIM_NVRTC``, then pip's ``nvidia-cuda-nvrtc``
+    (CUDA 13's ``nvidia/cu13/lib``, CUDA 12's ``nvidia/cuda_nvrtc/lib``), then
+    the loader's own search; None when none loads."""
+    names = []
+    if os.environ.get("PTX_SM_SIM_NVRTC"):
+        names.append(os.environ["PTX_SM_SIM_NVRTC"])
+    spec = importlib.util.find_spec("nvidia")
+    for root in (spec.submodule_search_locations or []) if spec else []:
+        for sub, lib in (("cu13", "libnvrtc.so.13"), ("cuda_nvrtc", "libnvrtc.so.12")):
+            p = os.path.join(root, sub, "lib", lib)
+            if os.path.isfile(p):
+                names.append(p)
+    names += ["libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"]
+    for name in names:
+        # NVRTC opens its builtins library by name when it compiles, which
+        # the loader does not look for beside it: loaded first from the same
+        # folder, it is found already there.
+        folder = os.path.dirname(name)
+        for b in sorted(os.listdir(folder)) if folder and os.path.isdir(folder) else []:
+            if b.startswith("libnvrtc-builtins.so."):
+                try:
+                    ctypes.CDLL(os.path.join(folder, b), mode=ctypes.RTLD_GLOBAL)
+                except OSError:
+                    pass
+        try:
+            return ctypes.CDLL(name)
+        except OSError:
+            continue
+    return None
+
+
+def _nvrtc_compile(lib, cuda_source, arch, options):
+    """PTX from NVRTC (``lib``, a loaded libnvrtc): ``arch`` ``sm_XY`` asks for
+    ``compute_XY``, the virtual architecture whose PTX nvcc embeds."""
+    vp = ctypes.c_void_p
+    lib.nvrtcCreateProgram.argtypes = [ctypes.POINTER(vp), ctypes.c_char_p, ctypes.c_char_p,
+                                       ctypes.c_int, vp, vp]
+    for f in ("nvrtcCompileProgram",):
+        getattr(lib, f).argtypes = [vp, ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
+    for f in ("nvrtcGetPTXSize", "nvrtcGetProgramLogSize"):
+        getattr(lib, f).argtypes = [vp, ctypes.POINTER(ctypes.c_size_t)]
+    for f in ("nvrtcGetPTX", "nvrtcGetProgramLog"):
+        getattr(lib, f).argtypes = [vp, ctypes.c_char_p]
+    lib.nvrtcDestroyProgram.argtypes = [ctypes.POINTER(vp)]
+    lib.nvrtcGetErrorString.restype = ctypes.c_char_p
+
+    def check(what, code):
+        if code != 0:
+            raise RuntimeError(f"NVRTC {what}: {lib.nvrtcGetErrorString(code).decode()}")
+
+    prog = vp()
+    check("nvrtcCreateProgram",
+          lib.nvrtcCreateProgram(ctypes.byref(prog), cuda_source.encode(), b"kernel.cu", 0, None, None))
+    try:
+        virtual = "compute_" + arch[3:] if arch.startswith("sm_") else arch
+        opts = [f"--gpu-architecture={virtual}".encode(), *(o.encode() for o in options)]
+        argv = (ctypes.c_char_p * len(opts))(*opts)
+        code = lib.nvrtcCompileProgram(prog, len(opts), argv)
+        if code != 0:
+            n = ctypes.c_size_t()
+            lib.nvrtcGetProgramLogSize(prog, ctypes.byref(n))
+            log = ctypes.create_string_buffer(n.value)
+            lib.nvrtcGetProgramLog(prog, log)
+            raise RuntimeError(
+                f"NVRTC compile for {virtual} failed ({lib.nvrtcGetErrorString(code).decode()}):\n"
+                f"{log.value.decode(errors='replace')}")
+        n = ctypes.c_size_t()
+        check("nvrtcGetPTXSize", lib.nvrtcGetPTXSize(prog, ctypes.byref(n)))
+        ptx = ctypes.create_string_buffer(n.value)
+        check("nvrtcGetPTX", lib.nvrtcGetPTX(prog, ptx))
+        return ptx.value.decode()
+    finally:
+        lib.nvrtcDestroyProgram(ctypes.byref(prog))
+
+
 def compile(cuda_source, arch="sm_90", options=()):
-    """Compiles CUDA C++ ``cuda_source`` with nvcc to PTX for ``arch``;
-    returns the PTX text. nvcc is ``$NVCC``, else on ``PATH``, else pip's
-    ``nvidia-cuda-nvcc`` (``pip install nvidia-cuda-nvcc``)."""
+    """Compiles CUDA C++ ``cuda_source`` to PTX for ``arch``; returns the PTX
+    text. With nvcc where there is one (``$NVCC``, else on ``PATH``, else
+    pip's ``nvidia-cuda-nvcc``), else with NVRTC (pip's ``nvidia-cuda-nvrtc``,
+    or ``$PTX_SM_SIM_NVRTC``) through ctypes. ``options`` go to whichever
+    runs (NVRTC takes fewer than nvcc)."""
     nvcc = _find_nvcc()
     if nvcc is None:
+        nvrtc = _find_nvrtc()
+        if nvrtc is not None:
+            return _nvrtc_compile(nvrtc, cuda_source, arch, options)
         raise RuntimeError(
-            "compile needs nvcc, which was not found ($NVCC, PATH, or pip's package): "
-            "install it with `pip install nvidia-cuda-nvcc` (or set NVCC to its path)"
+            "compile needs nvcc or NVRTC, and neither was found ($NVCC, PATH, pip's packages, "
+            "$PTX_SM_SIM_NVRTC): install one with `pip install nvidia-cuda-nvcc` or "
+            "`pip install nvidia-cuda-nvrtc` (or set NVCC to nvcc's path)"
         )
     with tempfile.TemporaryDirectory() as d:
         src = os.path.join(d, "kernel.cu")

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use sim_core::config_file::{self, ConfigLayer};
 use sim_core::SchedPolicy;
-use sim_kernel::{Device, ModuleId, RunOptions};
+use sim_kernel::{Device, ModuleId, ParamSlot, RunOptions};
 use sim_module::launch::{declared, ParamValue};
 use sim_module::{Param, PtxType};
 
@@ -32,9 +32,6 @@ enum Arg {
 pub struct Module {
     device: Device,
     id: ModuleId,
-    /// The parsed module, for the parameters' declared types (the device
-    /// gives offsets and sizes only).
-    module: sim_module::Module,
 }
 
 /// The run options of a launch: `arch`'s preset, then the TOML `config`
@@ -146,18 +143,16 @@ struct Placed {
 }
 
 impl Module {
-    /// The `.entry` named `entry`.
-    fn entry(&self, entry: &str) -> PyResult<&sim_module::Function> {
-        self.module
-            .entries()
-            .find(|f| f.name == entry)
-            .ok_or_else(|| {
-                let names: Vec<&str> = self.module.entries().map(|f| f.name.as_str()).collect();
-                err(format!(
-                    "no kernel named '{entry}' (the module has: {})",
-                    names.join(", ")
-                ))
-            })
+    /// The parameters of the `.entry` named `entry`, with their
+    /// declarations (the device's own parse of the module).
+    fn entry(&self, entry: &str) -> PyResult<Vec<ParamSlot>> {
+        if !self.device.entries(self.id).iter().any(|e| e == entry) {
+            return Err(err(format!(
+                "no kernel named '{entry}' (the module has: {})",
+                self.device.entries(self.id).join(", ")
+            )));
+        }
+        self.device.params(self.id, entry).map_err(err)
     }
 
     /// Binds argument `i` to parameter `p`; an array is allocated and
@@ -205,7 +200,8 @@ impl Module {
         arrays: &mut Vec<(u64, u64, bool)>,
         slots: &mut Vec<Option<usize>>,
     ) -> PyResult<Vec<u8>> {
-        let params = self.entry(entry)?.params.clone();
+        let declared_params = self.entry(entry)?;
+        let params: Vec<Param> = declared_params.into_iter().map(|s| s.decl).collect();
         if params.len() != args.len() {
             let names: Vec<String> = params
                 .iter()
@@ -269,10 +265,9 @@ impl Module {
     /// Loads PTX `text` (named `name` in errors) on a fresh device.
     #[new]
     fn new(text: &str, name: &str) -> PyResult<Self> {
-        let module = sim_module::parse_module(text, name).map_err(err)?;
         let mut device = Device::new(run_options("sm_90", None, None, Some(1))?);
         let id = device.load_module(name, text).map_err(err)?;
-        Ok(Module { device, id, module })
+        Ok(Module { device, id })
     }
 
     /// The kernels, in file order.
@@ -284,9 +279,8 @@ impl Module {
     fn params(&self, entry: &str) -> PyResult<Vec<(String, String, u64, u64)>> {
         Ok(self
             .entry(entry)?
-            .params
             .iter()
-            .map(|p| (p.name.clone(), declared(p), p.offset, p.size))
+            .map(|s| (s.name.clone(), declared(&s.decl), s.offset, s.size))
             .collect())
     }
 

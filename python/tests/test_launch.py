@@ -242,8 +242,10 @@ def test_a_faulting_kernel_stops_its_module():
 
 def test_compile_without_nvcc_says_how_to_install(monkeypatch):
     monkeypatch.setattr(ptx_sm_sim._launch, "_find_nvcc", lambda: None)
-    with pytest.raises(RuntimeError, match="pip install nvidia-cuda-nvcc"):
+    monkeypatch.setattr(ptx_sm_sim._launch, "_find_nvrtc", lambda: None)
+    with pytest.raises(RuntimeError, match="pip install nvidia-cuda-nvcc") as e:
         ptx_sm_sim.compile("__global__ void k() {}")
+    assert "pip install nvidia-cuda-nvrtc" in str(e.value)
 
 
 VADD = """
@@ -266,4 +268,21 @@ def test_compile_and_launch():
     m.launch("vadd", (n + 127) // 128, 128, args=[In(a), In(b), Out(c), np.int32(n), 0.5])
     assert c.tobytes() == (0.5 * (a + b).astype(np.float64)).astype(np.float32).tobytes()
     with pytest.raises(RuntimeError, match="error"):
+        ptx_sm_sim.compile("this is not C++")
+
+
+@pytest.mark.skipif(ptx_sm_sim._launch._find_nvrtc() is None, reason="NVRTC not installed")
+def test_compile_with_nvrtc_when_there_is_no_nvcc(monkeypatch):
+    monkeypatch.setattr(ptx_sm_sim._launch, "_find_nvcc", lambda: None)
+    ptx = ptx_sm_sim.compile(VADD, arch="sm_90")
+    assert ".target sm_90" in ptx
+    m = Module(text=ptx, name="vadd-nvrtc.ptx")
+    assert [p[1] for p in m.params("vadd")] == [".u64", ".u64", ".u64", ".u32", ".f64"]
+    n = 300
+    a = np.linspace(-1, 1, n, dtype=np.float32)
+    b = np.arange(n, dtype=np.float32)
+    c = np.zeros(n, np.float32)
+    m.launch("vadd", (n + 127) // 128, 128, args=[In(a), In(b), Out(c), np.int32(n), 0.5])
+    assert c.tobytes() == (0.5 * (a + b).astype(np.float64)).astype(np.float32).tobytes()
+    with pytest.raises(RuntimeError, match="NVRTC compile for compute_90 failed"):
         ptx_sm_sim.compile("this is not C++")

@@ -123,7 +123,8 @@ enum Cmd {
         /// Write one row per launch: FILE.json or FILE.csv.
         #[arg(long, value_name = "FILE")]
         report: Option<PathBuf>,
-        /// The simulator's CUDA runtime library (default: libsim_cudart.so beside simcli).
+        /// The simulator's CUDA runtime library (default: libsim_cudart.so beside simcli);
+        /// CUDA 12 programs get libsim_cudart12.so from its folder.
         #[arg(long, value_name = "FILE")]
         runtime: Option<PathBuf>,
         /// Write each launch as a launch file with its buffers into DIR (new or empty),

@@ -122,12 +122,18 @@ pub extern "C" fn cudaSetDeviceFlags(_flags: c_uint) -> c_int {
     with(|_| Ok(()))
 }
 
-/// `cudaGetDeviceProperties`.
+/// `cudaGetDeviceProperties`: CUDA 13's `struct cudaDeviceProp`. In
+/// `libcudart.so.12` this name is CUDA 11's layout, which no CUDA 12
+/// header asks for (they call `cudaGetDeviceProperties_v2`, `cuda12`), so
+/// it is refused there rather than written in a layout we do not have.
 ///
 /// # Safety
 /// `p` is valid for a `struct cudaDeviceProp`.
 #[no_mangle]
 pub unsafe extern "C" fn cudaGetDeviceProperties(p: *mut c_void, d: c_int) -> c_int {
+    if crate::cuda12::is_cuda12() {
+        return crate::abi::unimplemented("cudaGetDeviceProperties (CUDA 11's layout)");
+    }
     with(|rt| {
         if d != 0 {
             return Err(Fail::code(err::INVALID_DEVICE));
@@ -169,14 +175,14 @@ pub unsafe extern "C" fn cudaDriverGetVersion(v: *mut c_int) -> c_int {
     with(|_| unsafe { put(v, 13000) })
 }
 
-/// `cudaRuntimeGetVersion`: CUDA 13.0.
+/// `cudaRuntimeGetVersion`: CUDA 13.0 (12.9 as `libcudart.so.12`).
 ///
 /// # Safety
 /// `v` is valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn cudaRuntimeGetVersion(v: *mut c_int) -> c_int {
     // SAFETY: by the caller's contract.
-    with(|_| unsafe { put(v, 13000) })
+    with(|_| unsafe { put(v, crate::cuda12::runtime_version()) })
 }
 
 /// `cudaDeviceSynchronize`: launches already ran; the sticky error, if any.
@@ -226,7 +232,7 @@ pub unsafe extern "C" fn cudaFuncGetAttributes(p: *mut c_void, func: *const c_vo
         let version = facts.major * 10 + facts.minor;
         at(l::FATTR_PTX_VERSION, &version.to_le_bytes());
         at(l::FATTR_BINARY_VERSION, &version.to_le_bytes());
-        let dynamic = facts.shared_per_block_optin.saturating_sub(f.static_shared);
+        let dynamic = rt.shared_limits.max_dynamic(func as u64, f.static_shared);
         at(
             l::FATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             &(dynamic as c_int).to_le_bytes(),
@@ -236,11 +242,23 @@ pub unsafe extern "C" fn cudaFuncGetAttributes(p: *mut c_void, func: *const c_vo
     })
 }
 
-/// `cudaFuncSetAttribute`: accepted (the simulator lets every block use
-/// the SM's shared memory).
+/// `cudaFuncSetAttribute`: the maximum dynamic shared memory (`smem`);
+/// every other attribute (the carveout, cluster shapes) is accepted
+/// without effect, as before: the simulator has nothing they change.
 #[no_mangle]
-pub extern "C" fn cudaFuncSetAttribute(_func: *const c_void, _attr: c_int, _value: c_int) -> c_int {
-    with(|_| Ok(()))
+pub extern "C" fn cudaFuncSetAttribute(func: *const c_void, attr: c_int, value: c_int) -> c_int {
+    with(|rt| {
+        let f = rt.func_info(func as u64)?;
+        match attr {
+            l::cudaFuncAttributeMaxDynamicSharedMemorySize => {
+                let optin = rt.facts()?.shared_per_block_optin;
+                rt.shared_limits
+                    .set(func as u64, value, f.static_shared, optin)
+                    .map_err(|m| Fail::said(err::INVALID_VALUE, m))
+            }
+            _ => Ok(()),
+        }
+    })
 }
 
 /// `cudaFuncSetCacheConfig`: accepted, without effect.

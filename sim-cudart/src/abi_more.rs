@@ -134,6 +134,12 @@ pub unsafe extern "C" fn cudaPointerGetAttributes(a: *mut c_void, p: *const c_vo
     with(|rt| {
         let (kind, device, host) = rt.pointer_attributes(p as u64);
         let mut b = [0u8; l::PATTR_SIZE];
+        // CUDA 12's struct is the four fields alone; 13 added reserved room.
+        let size = if crate::cuda12::is_cuda12() {
+            crate::gen::layout12::PATTR_SIZE
+        } else {
+            l::PATTR_SIZE
+        };
         b[l::PATTR_TYPE..l::PATTR_TYPE + 4].copy_from_slice(&kind.to_le_bytes());
         let dev: i32 = if kind == l::cudaMemoryTypeUnregistered {
             -2
@@ -147,8 +153,9 @@ pub unsafe extern "C" fn cudaPointerGetAttributes(a: *mut c_void, p: *const c_vo
         if a.is_null() {
             return Err(Fail::code(err::INVALID_VALUE));
         }
-        // SAFETY: by the caller's contract, `a` holds `PATTR_SIZE` bytes.
-        unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), a.cast::<u8>(), b.len()) };
+        // SAFETY: by the caller's contract, `a` holds `size` bytes (its
+        // runtime's `sizeof(struct cudaPointerAttributes)`), at most `b.len()`.
+        unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), a.cast::<u8>(), size.min(b.len())) };
         Ok(())
     })
 }

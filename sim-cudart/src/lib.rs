@@ -3,12 +3,16 @@
 //! libcudart.so.13 exports under its version tag (`build.rs`), it stands
 //! in for NVIDIA's library when a program built with `nvcc -cudart shared`
 //! runs under `simcli exec`: the program's kernels run on the simulator.
+//! The package `sim-cudart12` builds this same source as
+//! `libsim_cudart12.so`, soname `libcudart.so.12`, for CUDA 12 programs
+//! ([`cuda12`]).
 //!
 //! - `abi`, `abi_device`, `abi_more`: the C entry points (the only unsafe code, with
 //!   `host`'s allocations);
 //! - [`runtime`]: the state and each operation, in safe code;
 //! - [`fatbin`]: the PTX of a registered fatbinary (`sim-fatbin`);
 //! - [`props`]: the simulated device's figures;
+//! - [`cuda12`]: what differs when the same code is `libcudart.so.12`;
 //! - [`protocol`]: the settings and report rows `simcli exec` exchanges
 //!   with the runtime.
 //!
@@ -24,6 +28,7 @@ mod abi;
 mod abi_device;
 mod abi_more;
 mod classify;
+pub mod cuda12;
 mod err;
 pub mod fatbin;
 mod gen;
@@ -32,5 +37,6 @@ pub mod props;
 pub mod protocol;
 pub mod runtime;
 mod save;
+mod smem;
 
 pub use protocol::{LaunchRow, Settings, SETTINGS_ENV};

@@ -133,6 +133,8 @@ pub struct Runtime {
     /// What the last launch's device `printf` printed, for the C side to
     /// write to the program's `stdout`.
     printed: Vec<u8>,
+    /// Dynamic shared memory limits the program raised.
+    pub shared_limits: crate::smem::SharedLimits,
 }
 
 impl Runtime {
@@ -157,6 +159,7 @@ impl Runtime {
             printed: Vec::new(),
             managed: Vec::new(),
             initial: HashMap::new(),
+            shared_limits: Default::default(),
         }
     }
 
@@ -390,6 +393,10 @@ impl Runtime {
         let k = self.kernel(stub)?;
         let m = self.module(k.fatbin)?;
         let shared = u32::try_from(c.shared).map_err(|_| Fail::code(err::INVALID_CONFIGURATION))?;
+        let static_shared = self.func_info(stub)?.static_shared;
+        self.shared_limits
+            .check(stub, &k.name, shared.into(), static_shared)
+            .map_err(|m| Fail::said(err::INVALID_VALUE, m))?;
         self.host_to_device()?;
         let (start, index) = (self.now, self.launches);
         let saving = self.saving(index, k.fatbin, m, &k.name, c, shared, params)?;

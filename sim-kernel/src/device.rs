@@ -56,6 +56,10 @@ pub struct ParamSlot {
     pub size: u64,
     /// Alignment (its `.align`, else its type's size).
     pub align: u64,
+    /// Its whole `.param` declaration (type, array length, `.ptr`), so
+    /// that a caller binding values to it (the Python package) need not
+    /// parse the module a second time.
+    pub decl: sim_module::Param,
 }
 
 /// Where a module's variable lives.
@@ -492,6 +496,7 @@ impl Device {
                 offset: p.offset,
                 size: p.size,
                 align: u64::from(p.align.unwrap_or(p.ty.size().max(1) as u32)),
+                decl: p.clone(),
             })
             .collect())
     }

@@ -17,6 +17,13 @@ const RUNTIME_FILE: &str = "libsim_cudart.so";
 /// The environment variable that may name the runtime library.
 pub const RUNTIME_ENV: &str = "PTX_SM_SIM_CUDART";
 
+/// The CUDA 12 runtime library's file name as cargo builds it
+/// (`sim-cudart12`: the same runtime, as `libcudart.so.12`).
+const RUNTIME12_FILE: &str = "libsim_cudart12.so";
+
+/// The environment variable that may name the CUDA 12 runtime library.
+pub const RUNTIME12_ENV: &str = "PTX_SM_SIM_CUDART12";
+
 /// What `exec` was asked.
 pub struct ExecArgs {
     /// The configuration (`--arch`, `--config`, `--set`, ...).
@@ -77,15 +84,46 @@ pub fn find_runtime(given: Option<&Path>) -> Result<PathBuf> {
     )
 }
 
+/// The CUDA 12 runtime for a program that needs `libcudart.so.12`:
+/// `$PTX_SM_SIM_CUDART12`, else `libsim_cudart12.so` beside the CUDA 13
+/// one (`runtime13`: cargo builds the two into one folder).
+fn find_runtime12(runtime13: &Path) -> Result<PathBuf> {
+    if let Some(p) = std::env::var_os(RUNTIME12_ENV) {
+        let p = PathBuf::from(p);
+        if !p.is_file() {
+            bail!("{RUNTIME12_ENV}={}: no such file", p.display());
+        }
+        return Ok(p);
+    }
+    let beside = runtime13.with_file_name(RUNTIME12_FILE);
+    if beside.is_file() {
+        return Ok(beside);
+    }
+    bail!(
+        "the program was built against CUDA 12 (it needs libcudart.so.12) and the simulator's \
+         CUDA 12 runtime ({RUNTIME12_FILE}) is not beside {}: build it with \
+         `cargo build --release -p sim-cudart12` (or name it with {RUNTIME12_ENV})",
+        runtime13.display()
+    )
+}
+
+/// The CUDA runtimes a program's ELF file names (its DT_NEEDED entries
+/// are strings in `.dynstr`): `[needs libcudart.so.12, needs .so.13]`.
+fn cudart_versions(bytes: &[u8]) -> [bool; 2] {
+    let names = |n: &[u8]| bytes.windows(n.len()).any(|w| w == n);
+    [names(b"libcudart.so.12\0"), names(b"libcudart.so.13\0")]
+}
+
 /// Refuses a program that cannot load our runtime: one linked with the
 /// static CUDA runtime (it carries kernels but names no libcudart.so).
-pub fn check_program(path: &Path) -> Result<()> {
+/// Says whether it needs CUDA 12's runtime.
+pub fn check_program(path: &Path) -> Result<bool> {
     let Ok(bytes) = sim_isa::bounded::read_file(path, 1 << 31) else {
         // Not readable here (a PATH lookup, a script): the loader decides.
-        return Ok(());
+        return Ok(false);
     };
     if !bytes.starts_with(b"\x7fELF") {
-        return Ok(());
+        return Ok(false);
     }
     let has_kernels =
         matches!(sim_fatbin::nv_fatbin_section(&bytes), Ok(Some(s)) if !s.data.is_empty());
@@ -97,7 +135,7 @@ pub fn check_program(path: &Path) -> Result<()> {
             path.display()
         );
     }
-    Ok(())
+    Ok(cudart_versions(&bytes)[0])
 }
 
 /// Where `program` is: as given if it names a folder, else found on PATH.
@@ -169,12 +207,18 @@ pub fn spawn(
     let Some(name) = program.first() else {
         bail!("exec: name the program to run after `--`");
     };
+    let cuda12 = check_program(&locate(name))?;
     let dir = tempfile::Builder::new()
         .prefix("simcli-exec")
         .tempdir()
         .context("making a folder for the runtime")?;
     std::os::unix::fs::symlink(runtime, dir.path().join("libcudart.so.13"))
         .context("linking the runtime as libcudart.so.13")?;
+    if cuda12 {
+        let runtime12 = find_runtime12(runtime)?;
+        std::os::unix::fs::symlink(&runtime12, dir.path().join("libcudart.so.12"))
+            .context("linking the CUDA 12 runtime as libcudart.so.12")?;
+    }
     let rows_path = dir.path().join("launches.jsonl");
     settings.report = Some(rows_path.clone());
     let settings_path = dir.path().join("settings.json");

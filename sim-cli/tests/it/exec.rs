@@ -12,6 +12,18 @@
 //! (the wheels' `nvidia/cu13` folder). Where neither can be had the test
 //! says so and passes without running (as the issue asks); `.ci/run`
 //! installs them.
+//!
+//! CUDA 12 programs: no CUDA 12 nvcc is on PyPI (nvidia-cuda-nvcc-cu12
+//! ships ptxas and libnvvm only), so they are built by nvcc 13.0.88
+//! against CUDA 12.9's runtime (`nvidia-cuda-runtime-cu12`: its headers
+//! and `libcudart.so.12`, in `tools/.cache/cuda12` or `$CUDA12_ROOT`, the
+//! wheel's `nvidia/cuda_runtime` folder). The program is then what CUDA
+//! 12.9's nvcc makes where it matters here: it needs `libcudart.so.12`,
+//! asks for each symbol at that version, and its host code uses CUDA 12's
+//! structs and entry points (`cudaGetDeviceProperties_v2`). The launch
+//! stubs nvcc 13 writes call the same entry points as 12.9's
+//! (`__cudaPushCallConfiguration`, `__cudaGetKernel`, `__cudaLaunchKernel`),
+//! all exported by libcudart.so.12.
 
 use crate::root;
 use std::path::{Path, PathBuf};
@@ -25,6 +37,53 @@ const WHEELS: [&str; 4] = [
     "nvidia-nvvm==13.0.88",
     "nvidia-cuda-runtime==13.0.96",
 ];
+
+/// CUDA 12's runtime wheel, pinned.
+const WHEELS12: [&str; 1] = ["nvidia-cuda-runtime-cu12==12.9.79"];
+
+/// The CUDA 12 runtime wheel's `nvidia/cuda_runtime` folder, installed
+/// once for all the tests.
+fn cuda12_root() -> Option<PathBuf> {
+    static ROOT: OnceLock<Option<PathBuf>> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        if let Some(r) = std::env::var_os("CUDA12_ROOT") {
+            return Some(PathBuf::from(r));
+        }
+        let target = root().join("tools/.cache/cuda12");
+        let rt = target.join("nvidia/cuda_runtime");
+        if rt.join("lib/libcudart.so.12").is_file() && rt.join("include/cuda_runtime.h").is_file() {
+            return Some(rt);
+        }
+        let out = Command::new("python3")
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .arg("--target")
+            .arg(&target)
+            .args(WHEELS12)
+            .output();
+        match out {
+            Ok(o) if o.status.success() && rt.join("lib/libcudart.so.12").is_file() => Some(rt),
+            Ok(o) => {
+                eprintln!(
+                    "CUDA 12 exec tests skipped: pip install {} failed: {}",
+                    WHEELS12.join(" "),
+                    String::from_utf8_lossy(&o.stderr)
+                );
+                None
+            }
+            Err(e) => {
+                eprintln!("CUDA 12 exec tests skipped: python3 -m pip: {e}");
+                None
+            }
+        }
+    })
+    .clone()
+}
 
 /// The wheels' `nvidia/cu13` folder, installed once for all the tests.
 fn cuda_root() -> Option<PathBuf> {
@@ -71,11 +130,13 @@ fn install() -> Option<PathBuf> {
     }
 }
 
-/// The runtime library cargo built for this test run.
+/// The runtime library cargo built for this test run: `deps/` first (a
+/// copy beside simcli may be from an earlier `cargo build -p sim-cudart`);
+/// `libsim_cudart12.so` is beside it.
 fn runtime_lib() -> PathBuf {
     let exe = Path::new(env!("CARGO_BIN_EXE_simcli"));
     let dir = exe.parent().unwrap();
-    for d in [dir.to_path_buf(), dir.join("deps")] {
+    for d in [dir.join("deps"), dir.to_path_buf()] {
         let p = d.join("libsim_cudart.so");
         if p.is_file() {
             return p;
@@ -85,29 +146,43 @@ fn runtime_lib() -> PathBuf {
 }
 
 /// Builds `program.cu` with nvcc as a user would; the executable's path.
-/// One build at a time: tests share the output folder.
 fn build(cu13: &Path, program: &str) -> PathBuf {
+    build_against(cu13, None, program)
+}
+
+/// Builds `program.cu` with nvcc 13, against CUDA 13's runtime or, with
+/// `cuda12` (the runtime wheel's `nvidia/cuda_runtime`), CUDA 12's.
+/// One build at a time: tests share the output folder.
+fn build_against(cu13: &Path, cuda12: Option<&Path>, program: &str) -> PathBuf {
     static BUILDING: Mutex<()> = Mutex::new(());
     let _one = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("exec-programs");
-    let lib = out.join("lib");
+    let (lib, runtime, version) = match cuda12 {
+        Some(rt) => (out.join("lib12"), rt.join("lib"), "12"),
+        None => (out.join("lib"), cu13.join("lib"), "13"),
+    };
     std::fs::create_dir_all(&lib).unwrap();
     // nvcc links `-lcudart -lcudadevrt`: the wheel ships only the
     // versioned runtime, so a folder names it as the linker looks for it.
     for (name, file) in [
-        ("libcudart.so", "libcudart.so.13"),
-        ("libcudadevrt.a", "libcudadevrt.a"),
+        ("libcudart.so", format!("libcudart.so.{version}")),
+        ("libcudadevrt.a", "libcudadevrt.a".to_string()),
     ] {
         let link = lib.join(name);
         if !link.exists() {
-            std::os::unix::fs::symlink(cu13.join("lib").join(file), &link).unwrap();
+            std::os::unix::fs::symlink(runtime.join(file), &link).unwrap();
         }
     }
     let src = root()
         .join("sim-cli/tests/programs")
         .join(format!("{program}.cu"));
-    let exe = out.join(program);
-    let o = Command::new(cu13.join("bin/nvcc"))
+    let exe = out.join(format!("{program}-cuda{version}"));
+    let mut nvcc = Command::new(cu13.join("bin/nvcc"));
+    if let Some(rt) = cuda12 {
+        // CUDA 12's headers before nvcc's own.
+        nvcc.arg(format!("-I{}", rt.join("include").display()));
+    }
+    let o = nvcc
         .args(["-arch=sm_90", "-cudart", "shared", "-o"])
         .arg(&exe)
         .arg(&src)
@@ -153,6 +228,7 @@ fn programs_print_what_they_print_on_a_gpu() {
         "hello",
         "managed_var",
         "apis",
+        "dynsmem",
     ] {
         let exe = build(&cu13, program);
         let out = exec(&exe, &[]);
@@ -328,4 +404,71 @@ fn sweep_over_a_program_gives_a_row_per_launch() {
     let cyc = |i: usize| rows[i][col("cycles")].parse::<u64>().unwrap();
     assert!(cyc(2) > cyc(0) && cyc(3) > cyc(1), "{body}");
     assert_eq!(&rows[2][col("overrides")], "memory.dram.latency=1670");
+}
+
+/// CUDA 12 programs run with the CUDA 12 runtime stand-in: each needs
+/// `libcudart.so.12` (checked, so that the test cannot pass on a CUDA 13
+/// build) and prints what it prints on a GPU.
+#[test]
+fn cuda12_programs_print_what_they_print_on_a_gpu() {
+    let Some(cu13) = cuda_root() else { return };
+    let Some(cu12) = cuda12_root() else { return };
+    for (program, expected) in [
+        ("vadd", "vadd"),
+        ("props12", "props12"),
+        ("dynsmem", "dynsmem"),
+    ] {
+        let exe = build_against(&cu13, Some(&cu12), program);
+        let elf = std::fs::read(&exe).unwrap();
+        assert!(
+            elf.windows(16).any(|w| w == b"libcudart.so.12\0")
+                && !elf.windows(16).any(|w| w == b"libcudart.so.13\0"),
+            "{program}: not a CUDA 12 program"
+        );
+        let out = exec(&exe, &[]);
+        let want = std::fs::read_to_string(
+            root()
+                .join("sim-cli/tests/programs")
+                .join(format!("{expected}.expected")),
+        )
+        .unwrap();
+        assert_eq!(
+            text(&out.stdout),
+            want,
+            "{program} (CUDA 12): stdout differs; stderr:\n{}",
+            text(&out.stderr)
+        );
+        assert!(
+            out.status.success(),
+            "{program} (CUDA 12): {}\n{}",
+            out.status,
+            text(&out.stderr)
+        );
+    }
+}
+
+/// A CUDA 12 program without the CUDA 12 runtime beside the given one is
+/// told how to build it.
+#[test]
+fn a_cuda12_program_without_the_cuda12_runtime_is_told_how_to_build_it() {
+    let Some(cu13) = cuda_root() else { return };
+    let Some(cu12) = cuda12_root() else { return };
+    let exe = build_against(&cu13, Some(&cu12), "vadd");
+    let dir = tempfile::tempdir().unwrap();
+    let lone = dir.path().join("libsim_cudart.so");
+    std::fs::copy(runtime_lib(), &lone).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_simcli"))
+        .args(["exec", "--runtime"])
+        .arg(&lone)
+        .arg("--")
+        .arg(&exe)
+        .env_remove("PTX_SM_SIM_CUDART12")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("cargo build --release -p sim-cudart12"),
+        "{}",
+        text(&out.stderr)
+    );
 }

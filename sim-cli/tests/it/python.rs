@@ -4,7 +4,9 @@
 //! directory; the package itself is rebuilt from this checkout on every run.
 //! `ptx_sm_sim.compile` is tested with the nvcc the `exec` tests install
 //! (`tools/.cache/cuda13`, or `$CUDA13_ROOT`) when it is there; without
-//! it that test skips.
+//! it that test skips. Its NVRTC path (taken where there is no nvcc) is
+//! tested with `nvidia-cuda-nvrtc` 13.0.88 from pip, installed into
+//! `tools/.cache/nvrtc` on first use; where it cannot be, that test skips.
 
 use crate::root;
 use std::path::Path;
@@ -92,5 +94,35 @@ fn python_package_passes_pytest() {
     if std::env::var_os("NVCC").is_none() && complete {
         pytest.env("NVCC", cu13.join("bin/nvcc"));
     }
+    if std::env::var_os("PTX_SM_SIM_NVRTC").is_none() {
+        if let Some(lib) = nvrtc() {
+            pytest.env("PTX_SM_SIM_NVRTC", lib);
+        }
+    }
     run("pytest python/tests", &mut pytest);
+}
+
+/// NVRTC's library from the pinned wheel, installed if need be; None (the
+/// NVRTC test skips) where pip cannot have it.
+fn nvrtc() -> Option<std::path::PathBuf> {
+    let target = root().join("tools/.cache/nvrtc");
+    let lib = target.join("nvidia/cu13/lib/libnvrtc.so.13");
+    if !lib.is_file() {
+        let out = Command::new("python3")
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .arg("--target")
+            .arg(&target)
+            .arg("nvidia-cuda-nvrtc==13.0.88")
+            .output();
+        if !matches!(&out, Ok(o) if o.status.success()) {
+            eprintln!("the NVRTC test will skip: pip install nvidia-cuda-nvrtc==13.0.88 failed");
+        }
+    }
+    lib.is_file().then_some(lib)
 }

@@ -79,6 +79,8 @@ pub const cudaDevAttrUnifiedAddressing: i32 = 41;
 pub const cudaDevAttrConcurrentKernels: i32 = 31;
 pub const cudaDevAttrGlobalMemoryBusWidth: i32 = 37;
 pub const cudaDevAttrMemoryClockRate: i32 = 36;
+// `enum cudaFuncAttribute` values.
+pub const cudaFuncAttributeMaxDynamicSharedMemorySize: i32 = 8;
 // `enum cudaMemcpyKind` values.
 pub const cudaMemcpyHostToHost: i32 = 0;
 pub const cudaMemcpyHostToDevice: i32 = 1;

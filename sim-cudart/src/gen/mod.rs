@@ -1,7 +1,12 @@
 //! Tables generated from NVIDIA's CUDA 13 runtime wheel by
-//! `tools/cudart/generate.sh` (struct layouts, enum values, error names).
+//! `tools/cudart/generate.sh` (struct layouts, enum values, error names),
+//! and `layout12` from CUDA 12's (nvidia-cuda-runtime-cu12 12.9.79).
 
 #[allow(non_upper_case_globals, missing_docs)]
 pub mod errors;
 #[allow(non_upper_case_globals, missing_docs)]
 pub mod layout;
+// Only the layouts that differ from CUDA 13's are read (cudaDeviceProp,
+// cudaPointerAttributes); the rest stay for comparison.
+#[allow(non_upper_case_globals, missing_docs, dead_code)]
+pub mod layout12;
