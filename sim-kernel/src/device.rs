@@ -627,6 +627,7 @@ impl Device {
                         stats: f.stats,
                         sms_used: f.sms_used,
                         sampled: f.sampled,
+                        sources: Vec::new(),
                     },
                     printf: f.printf,
                     printf_dropped: f.printf_dropped,

@@ -185,6 +185,7 @@ pub(crate) fn run_engine(
             stats: f.stats,
             sms_used: f.sms_used,
             sampled: f.sampled,
+            sources: crate::timing::sources(prep),
         },
         recorded: Vec::new(),
         global: f.global,

@@ -24,6 +24,9 @@ pub struct Timed {
     /// What `--sample` estimated, when it ran SMs functionally (then
     /// `cycles` is an estimate and `stats` are the timed SMs').
     pub sampled: Option<Sampled>,
+    /// Per statement (program instruction, as `stats.per_inst` counts
+    /// them): its line in the module and its text (empty where not kept).
+    pub sources: Vec<(u32, String)>,
 }
 
 impl Timed {
@@ -32,6 +35,15 @@ impl Timed {
     pub fn clock_window(&self) -> Option<u64> {
         self.clock_span.map(|(a, b)| b - a)
     }
+}
+
+/// Each statement's line in its module and its text ([`Timed::sources`]).
+pub(crate) fn sources(prep: &Prepared<'_>) -> Vec<(u32, String)> {
+    prep.body
+        .statements
+        .iter()
+        .map(|s| (s.pos.line, s.text.trim().to_string()))
+        .collect()
 }
 
 /// The instruction sim-core issues for each statement.
