@@ -5,6 +5,7 @@
 pub mod calibrate;
 pub mod compiler;
 pub mod output;
+pub mod profile;
 pub mod report;
 pub mod sweep;
 pub mod timeline;

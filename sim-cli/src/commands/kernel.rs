@@ -35,7 +35,7 @@ pub fn detect(head: &[u8]) -> Option<Kind> {
 }
 
 /// The target of a launch file when `--arch` names none.
-const LAUNCH_TARGET: Target = Target::SM_90;
+pub(super) const LAUNCH_TARGET: Target = Target::SM_90;
 
 /// Flags of `run` that only traces and kernel text have.
 fn refuse_trace_flags(name: &str, a: &RunArgs) -> Result<()> {
@@ -66,7 +66,7 @@ fn add_launch_inputs(launch: &Launch, inputs: &mut Inputs) {
 }
 
 /// Reads the launch file `file` (named `name`), refusing standard input.
-fn read_launch(file: &Path, name: &str, inputs: &mut Inputs) -> Result<Launch> {
+pub(super) fn read_launch(file: &Path, name: &str, inputs: &mut Inputs) -> Result<Launch> {
     if file == Path::new("-") {
         bail!("{name}: a launch file must be a file (its buffers are named relative to its folder), not standard input");
     }
@@ -79,7 +79,7 @@ fn read_launch(file: &Path, name: &str, inputs: &mut Inputs) -> Result<Launch> {
 /// warp-instructions (default: the configuration's
 /// `limits.max_instructions`, as for traces); `--sms` defaults to the
 /// target's whole GPU (`MemConfig::sms`).
-fn options(setup: &Setup, default: Target, sms: Option<usize>) -> Result<RunOptions> {
+pub(super) fn options(setup: &Setup, default: Target, sms: Option<usize>) -> Result<RunOptions> {
     let (config, policy) = setup.resolve(default)?;
     let whole = sim_kernel::MemConfig::preset(config.target).sms;
     let mut opts = RunOptions::new(config, policy, sms.map_or(whole, |n| n as u32));
@@ -90,7 +90,7 @@ fn options(setup: &Setup, default: Target, sms: Option<usize>) -> Result<RunOpti
 }
 
 /// `--threads`, by default the cores this process may use.
-fn host_threads(n: Option<usize>) -> usize {
+pub(super) fn host_threads(n: Option<usize>) -> usize {
     n.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
@@ -204,7 +204,8 @@ fn finish(
     dump: &[usize],
     recorded: Option<u64>,
 ) -> Result<()> {
-    let info = RunInfo::new(name, run.warps as usize, &opts.config, opts.policy);
+    let mut info = RunInfo::new(name, run.warps as usize, &opts.config, opts.policy);
+    info.sources = run.timed.sources.clone();
     let rep = report_of(&opts.config, opts, opts.sms as usize, run);
     // The files first: a failing write must not follow a printed report.
     if let Some(dir) = &a.dump_buffers {

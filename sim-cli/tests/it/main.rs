@@ -2,6 +2,7 @@
 //! traces, CLI exit codes, conformance runs, and the robustness of inputs
 //! and outputs.
 
+mod annotate;
 mod bounded;
 mod calibrate;
 mod check;
