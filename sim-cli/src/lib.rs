@@ -7,6 +7,7 @@ pub mod compiler;
 pub mod html;
 pub mod launch_timeline;
 pub mod output;
+pub mod profile;
 pub mod report;
 pub mod sweep;
 pub mod timeline;

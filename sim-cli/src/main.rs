@@ -98,6 +98,30 @@ enum Cmd {
         #[arg(long, value_enum, default_value_t = Lowering::Table)]
         lowering: Lowering,
     },
+    /// Print a kernel's source with a profile per line: warp instructions, threads, warp-cycles and top stall reasons.
+    ///
+    /// Runs the file as `simcli run` does (launch file, kernel text or
+    /// binary trace) and lists the lines from the first that issued to the
+    /// last, the hottest marked `>>`, as `perf annotate` does. Stall
+    /// reasons are Nsight Compute's (docs/stalls.md).
+    Annotate {
+        /// Launch file, kernel text or binary trace (`-` reads standard input).
+        file: PathBuf,
+        /// Target to simulate (default: the file's `.target`; sm_90 for a launch file).
+        #[arg(long, value_name = "sm_XY")]
+        arch: Option<String>,
+        #[command(flatten)]
+        config: ConfigArgs,
+        /// Number of SMs (as for `run`).
+        #[arg(long, value_name = "N")]
+        sms: Option<usize>,
+        /// Host threads simulating SMs (as for `run`).
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+        /// How many of the hottest lines to mark.
+        #[arg(long, default_value_t = 5, value_name = "N")]
+        hot: usize,
+    },
     /// Run a CUDA program with the simulator's CUDA runtime in place of NVIDIA's, and report each launch.
     ///
     /// The program must be built with `nvcc -cudart shared` (its kernels as
@@ -469,6 +493,24 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
                 compiler: lowering == Lowering::Compiler,
             };
             commands::run::run(&file, &args, inputs)
+        }
+        Cmd::Annotate {
+            file,
+            arch,
+            config,
+            sms,
+            threads,
+            hot,
+        } => {
+            let mut inputs = Inputs::new();
+            let setup = config.setup(arch, &mut inputs)?;
+            let args = commands::annotate::AnnotateArgs {
+                setup,
+                sms,
+                threads,
+                hot,
+            };
+            commands::annotate::annotate(&file, &args, inputs)
         }
         Cmd::Exec {
             arch,

@@ -31,6 +31,9 @@ pub struct RunInfo {
     pub overrides: String,
     /// Index of the run in a sweep (0 for `simcli run`).
     pub run: u64,
+    /// Per program instruction, its source line and text, for `lines`
+    /// (empty: lines are instruction indices + 1, without text).
+    pub sources: Vec<(u32, String)>,
 }
 
 impl RunInfo {
@@ -52,6 +55,7 @@ impl RunInfo {
             params: all,
             overrides,
             run: 0,
+            sources: Vec::new(),
         }
     }
 }
@@ -100,6 +104,7 @@ pub fn text(info: &RunInfo, r: &Report) -> String {
         let _ = writeln!(o, "  {name:<22}{n:>12}{:>8.2}%", pct(n, total));
     }
     let _ = writeln!(o, "  {:<22}{total:>12}", "total");
+    crate::profile::stalls_text(&mut o, &s.warp_stalls);
     if !s.units.is_empty() {
         let _ = writeln!(
             o,
@@ -213,7 +218,9 @@ fn stats_json(s: &Stats) -> serde_json::Value {
         "thread_instructions": s.thread_instructions,
         "micro_ops": s.micro_ops,
         "ipc": s.ipc(),
-        "stalls": s.stalls,
+        "stalls": crate::profile::stalls_json(&s.warp_stalls),
+        "resident_warp_cycles": s.warp_stalls.resident_warp_cycles,
+        "issue_slots": s.stalls,
         "scheduler_issues": s.scheduler_issues,
         "units": s.units,
         "per_opcode": per_opcode_json(s),
@@ -241,6 +248,12 @@ pub fn json(info: &RunInfo, r: &Report) -> serde_json::Value {
         (&mut v, stats_json(&r.stats))
     {
         o.extend(st);
+        let lines = crate::profile::lines(&r.stats, &info.sources);
+        o.insert("lines".into(), crate::profile::lines_json(&lines));
+        o.insert(
+            "activity".into(),
+            crate::profile::activity_json(&r.stats.activity),
+        );
     }
     v
 }

@@ -67,6 +67,7 @@ mod sim;
 mod sm;
 pub mod stats;
 pub mod stream;
+pub mod warp_states;
 
 pub use config::{
     preset, ICache, Limits, LoweringArch, Preset, SchedPolicy, SmConfig, UnitClass, UnitConfig,
@@ -79,3 +80,4 @@ pub use sim::Simulation;
 pub use sm::{IssueEvent, ProgramTables, Progress, Sm};
 pub use stats::{OpStats, Report, Stalls, Stats, UnitStats};
 pub use stream::{FnStream, RepeatStream, VecStream, WarpStream};
+pub use warp_states::{Activity, InstProfile, WarpStalls};

@@ -130,6 +130,16 @@ pub struct Stats {
     /// the cache or none is modelled.
     #[serde(skip_serializing_if = "is_zero", default)]
     pub icache_misses: u64,
+    /// Warp-cycles by stall reason (Nsight Compute's names), summing to the
+    /// resident warp-cycles ([`crate::warp_states`]).
+    #[serde(default)]
+    pub warp_stalls: crate::WarpStalls,
+    /// Per program instruction: issues, threads and stall cycles.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub per_inst: Vec<crate::InstProfile>,
+    /// Issues per SM over time (the first SMs).
+    #[serde(default)]
+    pub activity: crate::Activity,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -176,6 +186,9 @@ impl Stats {
             }
             m.stalls.add(&s.stalls);
             m.icache_misses += s.icache_misses;
+            m.warp_stalls.add(&s.warp_stalls);
+            crate::warp_states::merge_profiles(&mut m.per_inst, &s.per_inst);
+            m.activity.append(&s.activity);
             for (k, u) in &s.units {
                 let e = m.units.entry(k.clone()).or_insert(UnitStats {
                     lanes_per_sm: u.lanes_per_sm,

@@ -636,6 +636,7 @@ impl Device {
                         sampled: f.sampled,
                         timeline: f.timeline,
                         regs: f.regs,
+                        sources: Vec::new(),
                     },
                     printf: f.printf,
                     printf_dropped: f.printf_dropped,

@@ -197,6 +197,7 @@ pub(crate) fn run_engine(
             sampled: f.sampled,
             timeline: f.timeline,
             regs: f.regs,
+            sources: crate::timing::sources(prep),
         },
         recorded: Vec::new(),
         global: f.global,

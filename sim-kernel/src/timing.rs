@@ -28,6 +28,9 @@ pub struct Timed {
     pub timeline: Option<crate::spans::LaunchSpans>,
     /// The registers `RunOptions::dump_block` asked for (else `None`).
     pub regs: Option<crate::spans::BlockRegs>,
+    /// Per statement (program instruction, as `stats.per_inst` counts
+    /// them): its line in the module and its text (empty where not kept).
+    pub sources: Vec<(u32, String)>,
 }
 
 impl Timed {
@@ -36,6 +39,15 @@ impl Timed {
     pub fn clock_window(&self) -> Option<u64> {
         self.clock_span.map(|(a, b)| b - a)
     }
+}
+
+/// Each statement's line in its module and its text ([`Timed::sources`]).
+pub(crate) fn sources(prep: &Prepared<'_>) -> Vec<(u32, String)> {
+    prep.body
+        .statements
+        .iter()
+        .map(|s| (s.pos.line, s.text.trim().to_string()))
+        .collect()
 }
 
 /// The instruction sim-core issues for each statement.

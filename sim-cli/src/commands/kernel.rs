@@ -94,7 +94,7 @@ pub(super) fn options(setup: &Setup, default: Target, sms: Option<usize>) -> Res
 }
 
 /// `--threads`, by default the cores this process may use.
-fn host_threads(n: Option<usize>) -> usize {
+pub(super) fn host_threads(n: Option<usize>) -> usize {
     n.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
@@ -229,7 +229,8 @@ fn finish(
     dump: &[usize],
     recorded: Option<u64>,
 ) -> Result<()> {
-    let info = launch_info(name, run.warps as usize, opts);
+    let mut info = launch_info(name, run.warps as usize, opts);
+    info.sources = run.timed.sources.clone();
     let rep = report_of(&opts.config, opts, opts.sms as usize, run);
     // The files first: a failing write must not follow a printed report.
     if let Some(dir) = &a.dump_buffers {

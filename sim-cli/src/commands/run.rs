@@ -71,7 +71,14 @@ pub fn replay_trace_with(
     (sms, threads, issue_log): (usize, usize, usize),
     code: Vec<Option<sim_core::sass_table::Row>>,
 ) -> Outcome {
-    let info = RunInfo::new(name, trace.warps.len(), &config, policy);
+    let mut info = RunInfo::new(name, trace.warps.len(), &config, policy);
+    // Kernel text's lines; a `.bin` knows none: the instruction's index + 1.
+    info.sources = (trace.texts.iter().enumerate())
+        .map(|(i, t)| match trace.lines.get(i) {
+            Some(&l) if l > 0 => (l, t.clone()),
+            _ => (i as u32 + 1, t.clone()),
+        })
+        .collect();
     let mut opts = RunOptions::new(config.target);
     opts.sms = sms;
     opts.threads = threads;

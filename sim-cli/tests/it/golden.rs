@@ -136,8 +136,37 @@ fn json_report_schema() {
     let cycles = v["cycles"].as_f64().unwrap();
     assert!((ipc - 1001.0 / cycles).abs() < 1e-9);
     for k in ["issued", "dependency", "unit_busy", "no_eligible"] {
-        assert!(v["stalls"][k].is_u64(), "stalls.{k}");
+        assert!(v["issue_slots"][k].is_u64(), "issue_slots.{k}");
     }
+    // Nsight Compute's reasons, summing to the resident warp-cycles.
+    let stalls = v["stalls"].as_object().unwrap();
+    assert_eq!(stalls.len(), sim_core::warp_states::REASONS.len());
+    let sum: u64 = stalls.values().map(|n| n.as_u64().unwrap()).sum();
+    assert_eq!(sum, v["resident_warp_cycles"].as_u64().unwrap());
+    // One warp issuing a dependent chain: it issues 1001 times and waits
+    // on the fixed latency of `set` in between.
+    assert_eq!(stalls["selected"], 1001);
+    assert!(stalls["wait"].as_u64().unwrap() > 1001, "{stalls:?}");
+    // Every line that issued, with its text; the activity series.
+    let lines = v["lines"].as_array().unwrap();
+    let issued: u64 = lines
+        .iter()
+        .map(|l| l["warp_instructions"].as_u64().unwrap())
+        .sum();
+    assert_eq!(issued, 1001);
+    assert!(lines.iter().all(|l| l["line"].as_u64().unwrap() > 0));
+    assert!(lines
+        .iter()
+        .any(|l| l["text"].as_str().unwrap().starts_with("set.")));
+    let act = &v["activity"];
+    assert!(act["bucket_cycles"].as_u64().unwrap() >= 64);
+    let per: u64 = act["per_sm"][0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(per, 1001);
 }
 
 /// `--dump-regs` writes 32 lanes per register, hex strings and predicate booleans.

@@ -3,6 +3,7 @@
 //! and outputs.
 
 mod accelsim;
+mod annotate;
 mod bounded;
 mod calibrate;
 mod check;

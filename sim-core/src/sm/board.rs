@@ -60,6 +60,12 @@ impl Board {
             .unwrap_or(0)
     }
 
+    /// Register `r`'s row index (`FLAT` for a register it lacks).
+    #[inline]
+    pub fn row(&self, r: u32) -> u16 {
+        self.row.get(r as usize).copied().unwrap_or(FLAT)
+    }
+
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
         self.at.capacity() * std::mem::size_of::<u64>()

@@ -1,7 +1,6 @@
 //! Host hooks: external instructions (issue and completion), register access,
 //! and which host warps wait for input.
 
-use super::board::FLAT;
 use super::sched::Outcome;
 use super::table::NONE;
 use super::warp::{Source, WarpState};
@@ -35,6 +34,9 @@ pub(super) struct Outstanding {
     lanes: u32,
     writes: [u32; 2],
     nwrites: u8,
+    /// The all-zero scoreboard row tagged with the instruction's stall
+    /// reason (`InstInfo::flat_row`): what its destinations are set with.
+    row: u16,
 }
 
 impl Sm {
@@ -154,6 +156,7 @@ impl Sm {
             lanes,
             writes: ii.writes,
             nwrites: ii.nwrites,
+            row: ii.flat_row,
         };
         self.next_ticket += 1;
         let req = ExternalRequest {
@@ -179,7 +182,7 @@ impl Sm {
             None => {
                 let w = &mut self.warps[wi];
                 for &r in &out.writes[..out.nwrites as usize] {
-                    w.board.set(r, PENDING, FLAT);
+                    w.board.set(r, PENDING, out.row);
                 }
                 w.ext_out += 1;
                 self.outstanding.push(out);
@@ -248,7 +251,7 @@ impl Sm {
         }
         let w = &mut self.warps[out.wi];
         for &r in &out.writes[..out.nwrites as usize] {
-            w.board.set(r, cycle, FLAT);
+            w.board.set(r, cycle, out.row);
         }
         self.drain = self.drain.max(cycle);
         Ok(())

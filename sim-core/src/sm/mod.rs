@@ -13,6 +13,7 @@ mod hunger;
 mod icache;
 mod masks;
 mod sched;
+mod states;
 mod table;
 mod units;
 mod warp;
@@ -44,6 +45,9 @@ pub struct Sm {
     info: Arc<[InstInfo]>,
     /// The program's distinct result-delay rows (`ProgramTables::rows`).
     rows: Arc<[[u64; board::ROW]]>,
+    /// Warp states, per-instruction stalls and issue activity (`states`);
+    /// boxed and made with the first warp, so an idle SM stays small.
+    states: Option<Box<states::Acc>>,
     /// Per program instruction, decoded for execution (shared).
     prepared: Arc<[sim_isa::exec::Prepared]>,
     op_names: Arc<[String]>,
@@ -156,6 +160,7 @@ impl Sm {
             policy,
             info: tables.info.clone(),
             rows: tables.rows.clone(),
+            states: None,
             prepared: tables.prepared.clone(),
             op_names: tables.op_names.clone(),
             tables: tables.clone(),
@@ -249,6 +254,7 @@ impl Sm {
             + self.ext_mark.capacity()
             + self.outstanding.capacity() * std::mem::size_of::<Outstanding>()
             + self.hungry.heap_bytes()
+            + self.states.as_ref().map_or(0, |a| a.heap_bytes())
     }
 
     /// This SM's statistics as a one-SM report.
@@ -285,6 +291,8 @@ impl Sm {
             icache_misses: self.icache.misses,
             ..Default::default()
         };
+        (st.warp_stalls, st.per_inst) = self.states_now();
+        st.activity = self.activity_now();
         for s in &self.scheds {
             st.stalls.add(&s.stalls());
         }

@@ -145,6 +145,38 @@ impl Sched {
     }
 }
 
+/// Counts warp `w`'s cycles up to its issue of instruction `idx` (`ii`)
+/// at `now` (`states`: the span since it was counted, and this cycle as
+/// `selected`), and the issue in the activity series. `units`: its
+/// scheduler's unit-busy slots so far; `iv`: clocks per slot. A second
+/// issue in the same clock (`issue_width` > 1) adds no cycle.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn account_issue(
+    w: &mut Warp,
+    ii: &super::table::InstInfo,
+    rows: &[[u64; super::board::ROW]],
+    rows_why: &[u8],
+    states: &mut super::states::Acc,
+    units: u64,
+    iv: u32,
+    idx: u32,
+    now: u64,
+) {
+    states.act.issue(now);
+    w.last = idx;
+    if w.acct > now {
+        return;
+    }
+    let row = states.row(idx);
+    if w.acct < now {
+        super::states::split_before_issue(w, ii, rows, rows_why, row, units, u64::from(iv), now);
+    }
+    row[0] += 1;
+    w.acct = now + 1;
+    w.unit_snap = units;
+}
+
 /// Executes `inst` for the warp: a call of its own, so that the lane code
 /// of every operation (inlined there) does not crowd the slot's registers
 /// and stack frame.
@@ -411,11 +443,27 @@ impl Sm {
             hungry,
             cfg,
             icache,
+            tables,
+            states,
             ..
         } = self;
         let w = &mut warps[wi];
         let sc = &mut scheds[sched];
         let ii = &info[idx as usize];
+        if let Some(st) = states.as_deref_mut() {
+            let u = sc.slots[2];
+            account_issue(
+                w,
+                ii,
+                rows,
+                &tables.rows_why,
+                st,
+                u,
+                cfg.issue_interval,
+                idx,
+                now,
+            );
+        }
         debug_assert!(idx != NONE && w.cur_ready <= now);
         debug_assert!((0..NCLASS).all(|c| ii.need & (1 << c) == 0 || sc.pipes.is_free(c, now)));
         units.occupy(&mut sc.pipes, &ii.pipe, &ii.ticks, now);
@@ -444,6 +492,7 @@ impl Sm {
         *drain = (*drain).max(ready);
         if stall != 0 {
             w.fetch_stall = now + ii.busy + stall;
+            w.fetch_why = crate::warp_states::reason::NO_INSTRUCTION;
         }
         tracing::trace!(
             cycle = now,
@@ -496,9 +545,14 @@ impl Sm {
         now: u64,
         ext: &mut dyn External,
     ) -> Result<bool, SimError> {
-        let w = &self.warps[wi];
+        let w = &mut self.warps[wi];
         let idx = w.cur;
         let ii = &self.info[idx as usize];
+        if let Some(st) = self.states.as_deref_mut() {
+            let u = self.scheds[sched].slots[2];
+            let (rows, why) = (&self.rows, &self.tables.rows_why);
+            account_issue(w, ii, rows, why, st, u, self.cfg.issue_interval, idx, now);
+        }
         let (uops, busy, guard, guard_neg) = (ii.uops, ii.busy, ii.guard, ii.guard_neg);
         let (pipe, ticks) = (ii.pipe, ii.ticks);
         self.units

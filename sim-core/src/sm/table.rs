@@ -83,6 +83,13 @@ pub(super) struct InstInfo {
     /// How many of `uses` are registers: the fetch reads past the first
     /// four only when there are more (usually there are one to four).
     pub nuses: u8,
+    /// Its stall classes (`states::Class`): the reason of a warp whose pipe
+    /// is busy when it is ready to issue it, and of a warp held after it.
+    pub throttle: u8,
+    pub after: u8,
+    /// The all-zero row tagged with the reason of a wait on its result
+    /// (an external completion's row, `states`).
+    pub flat_row: u16,
     pub writes: [u32; 2],
     pub nwrites: u8,
     /// Guard register and negation; `NONE` when unguarded.
@@ -101,6 +108,9 @@ pub struct ProgramTables {
     /// The distinct `InstInfo::delay_to` rows, `board::FLAT` (all zeros)
     /// first: a write's row in the scoreboard.
     pub(super) rows: Arc<[[u64; ROW]]>,
+    /// Per row, the stall reason of a wait on it (rows are interned with
+    /// it, so the scoreboard tells a load's result from an add's for free).
+    pub(super) rows_why: Arc<[u8]>,
     /// Per program instruction, decoded once for execution
     /// (`sim_isa::exec::execute_prepared`).
     pub(super) prepared: Arc<[sim_isa::exec::Prepared]>,
@@ -353,22 +363,31 @@ impl ProgramTables {
         }
         let mut info = Vec::with_capacity(program.insts.len());
         let mut mach = Vec::with_capacity(program.insts.len());
-        // The distinct delay rows, interned (`board::FLAT`, all zeros, first).
+        // The distinct delay rows with their stall reasons, interned
+        // (`board::FLAT`, all zeros, a fixed-latency wait, first).
         let mut delays = vec![[0u64; ROW]];
-        let mut delay_ids: HashMap<[u64; ROW], u16> = HashMap::from([([0; ROW], board::FLAT)]);
+        let mut whys = vec![super::states::FLAT_WHY];
+        let mut delay_ids: HashMap<([u64; ROW], u8), u16> =
+            HashMap::from([(([0; ROW], super::states::FLAT_WHY), board::FLAT)]);
+        let mut intern_row = |row: [u64; ROW], why: u8| -> Result<u16, SimError> {
+            if let Some(&k) = delay_ids.get(&(row, why)) {
+                return Ok(k);
+            }
+            let k = u16::try_from(delays.len()).map_err(|_| {
+                SimError::BadConfig("more than 65536 distinct result delays".into())
+            })?;
+            delays.push(row);
+            whys.push(why);
+            delay_ids.insert((row, why), k);
+            Ok(k)
+        };
         for (index, (t, &op_id)) in timings.into_iter().zip(&op_ids).enumerate() {
             let mut ii = inst_info(&program, index, op_id, &config, &t)?;
-            ii.delay_row = match delay_ids.get(&ii.delay_to) {
-                Some(&k) => k,
-                None => {
-                    let k = u16::try_from(delays.len()).map_err(|_| {
-                        SimError::BadConfig("more than 65536 distinct result delays".into())
-                    })?;
-                    delays.push(ii.delay_to);
-                    delay_ids.insert(ii.delay_to, k);
-                    k
-                }
-            };
+            let class = super::states::classify(&program.insts[index], &ii);
+            ii.delay_row = intern_row(ii.delay_to, class.result)?;
+            ii.flat_row = intern_row([0; ROW], class.result)?;
+            ii.throttle = class.throttle;
+            ii.after = class.after;
             info.push(ii);
             mach.push(t.lowered);
         }
@@ -396,6 +415,7 @@ impl ProgramTables {
             prog: program,
             info: info.into(),
             rows: delays.into(),
+            rows_why: whys.into(),
             op_names: op_names.into(),
             mach,
             mach_names,
@@ -669,6 +689,9 @@ fn inst_info(
         uses: [program.nregs as u32; MAX_USES],
         delay_row: board::FLAT,
         nuses: 0,
+        throttle: 0,
+        after: 0,
+        flat_row: board::FLAT,
         writes: [0; 2],
         nwrites: 0,
         guard: NONE,

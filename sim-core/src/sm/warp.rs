@@ -10,6 +10,7 @@ use super::Sm;
 use crate::error::SimError;
 use crate::program::WarpLaunch;
 use crate::stream::WarpStream;
+use crate::warp_states::reason::BRANCH_RESOLVING;
 use sim_isa::{ExecCtx, WarpRegs};
 use std::collections::VecDeque;
 
@@ -100,6 +101,15 @@ pub(super) struct Warp {
     /// Clock of the warp's last issue, as its last fetch after an issue was
     /// told (host warps only: a taken branch's target waits from it).
     pub issued_at: u64,
+    /// Warp states (`states`): the clock up to which its cycles are
+    /// counted, the clock it became resident, its scheduler's unit-busy
+    /// slots when counted last, the instruction it issued last (`NONE`
+    /// before the first) and the reason of `fetch_stall`.
+    pub acct: u64,
+    pub admitted: u64,
+    pub unit_snap: u64,
+    pub last: u32,
+    pub fetch_why: u8,
 }
 
 /// What [`Warp::next`] found.
@@ -174,7 +184,10 @@ impl Warp {
                         self.cur_lanes = (e >> 32) as u32;
                         if i & AFTER_BRANCH != 0 {
                             let after = self.issued_at.saturating_add(*taken_branch);
-                            self.fetch_stall = self.fetch_stall.max(after);
+                            if after > self.fetch_stall {
+                                self.fetch_stall = after;
+                                self.fetch_why = BRANCH_RESOLVING;
+                            }
                         }
                         let i = i & !AFTER_BRANCH;
                         // Host-fed code is laid out in program order.
@@ -246,6 +259,7 @@ impl Sm {
             // Per-instruction counters only for SMs that run something: an
             // SM with no warps costs nothing per program instruction.
             self.inst_acc = vec![(0, 0); self.info.len()];
+            self.states = Some(super::states::Acc::new(self.info.len()));
             self.icache =
                 super::icache::ICacheState::new(&self.tables.cfg.icache, &self.tables.code_lines);
         }
@@ -273,6 +287,11 @@ impl Sm {
             cur_at: 0,
             line: u32::MAX,
             issued_at: 0,
+            acct: 0,
+            admitted: 0,
+            unit_snap: 0,
+            last: NONE,
+            fetch_why: crate::warp_states::reason::NO_INSTRUCTION,
         };
         let idx = match self.hungry.pop_free() {
             Some(idx) => {
@@ -364,6 +383,7 @@ impl Sm {
     fn wake_host_warp(&mut self, wi: usize) -> Result<(), SimError> {
         let w = &self.warps[wi];
         if w.state == WarpState::Resident && w.cur == NONE {
+            self.starved_until_now(wi);
             self.fetch(wi, None)?;
         }
         Ok(())
@@ -512,6 +532,8 @@ impl Sm {
             let s = self.next_sched % self.scheds.len();
             self.next_sched += 1;
             let sc = &mut self.scheds[s];
+            let w = &mut self.warps[wi];
+            (w.acct, w.admitted, w.unit_snap) = (self.cycle, self.cycle, sc.slots[2]);
             self.warps[wi].sched = s as u32;
             self.warps[wi].pos = sc.warps.len() as u32;
             sc.warps.push(wi);
@@ -591,6 +613,7 @@ impl Sm {
     }
 
     fn retire(&mut self, wi: usize) -> Result<(), SimError> {
+        self.retire_states(wi);
         self.warps[wi].state = WarpState::Done;
         self.live -= 1;
         self.resident -= 1;

@@ -10,3 +10,4 @@ mod executed;
 mod host;
 mod limits;
 mod ranges;
+mod states;

@@ -13,6 +13,7 @@ mod launches;
 mod params;
 mod printf;
 mod record;
+mod stalls;
 mod warp_coll;
 
 use sim_kernel::{run_grid, timing, Prepared, RunOptions};
