@@ -49,7 +49,7 @@ pub fn annotate(file: &Path, a: &AnnotateArgs, mut inputs: Inputs) -> Result<Exi
         .result
         .with_context(|| format!("simulating {name}"))?
         .report;
-    let lines = profile::lines(&rep.stats, &out.info.sources);
+    let lines = profile::lines(&rep.stats, &super::run::source_lines(&trace));
     // Kernel text is its own source; a `.bin` has none: its instructions'
     // text, one a line, stands in.
     let source = match std::fs::read_to_string(file) {

@@ -62,6 +62,17 @@ pub fn replay_trace(
     replay_trace_with(name, trace, resolved, (sms, threads, issue_log), Vec::new())
 }
 
+/// Each static instruction's line in kernel text and its text; a `.bin`
+/// knows no lines: the instruction's index + 1.
+pub fn source_lines(trace: &Trace) -> Vec<(u32, String)> {
+    (trace.texts.iter().enumerate())
+        .map(|(i, t)| match trace.lines.get(i) {
+            Some(&l) if l > 0 => (l, t.clone()),
+            _ => (i as u32 + 1, t.clone()),
+        })
+        .collect()
+}
+
 /// As [`replay_trace`], with machine code per static instruction
 /// (`--lowering compiler`; `None` entries keep the table's).
 pub fn replay_trace_with(
@@ -72,12 +83,11 @@ pub fn replay_trace_with(
     code: Vec<Option<sim_core::sass_table::Row>>,
 ) -> Outcome {
     let mut info = RunInfo::new(name, trace.warps.len(), &config, policy);
-    // Kernel text's lines; a `.bin` knows none: the instruction's index + 1.
+    // The instruction's index + 1, for kernel text as for a `.bin` (which
+    // knows no lines), so that both give the same report; `annotate` maps
+    // kernel text's own lines (`source_lines`).
     info.sources = (trace.texts.iter().enumerate())
-        .map(|(i, t)| match trace.lines.get(i) {
-            Some(&l) if l > 0 => (l, t.clone()),
-            _ => (i as u32 + 1, t.clone()),
-        })
+        .map(|(i, t)| (i as u32 + 1, t.clone()))
         .collect();
     let mut opts = RunOptions::new(config.target);
     opts.sms = sms;
