@@ -4,6 +4,7 @@
 
 pub mod calibrate;
 pub mod compiler;
+pub mod memreport;
 pub mod output;
 pub mod report;
 pub mod sweep;

@@ -612,6 +612,7 @@ impl Device {
             threads: self.opts.threads,
             max_instructions: self.opts.max_instructions,
             sample: self.opts.sample,
+            registers: self.opts.registers,
         };
         // Moved in and back out: a launch never copies the device's memory.
         let global = std::mem::take(&mut self.global);
@@ -627,6 +628,9 @@ impl Device {
                         stats: f.stats,
                         sms_used: f.sms_used,
                         sampled: f.sampled,
+                        per_sm: f.per_sm,
+                        memory: f.memory,
+                        occupancy: f.occupancy,
                     },
                     printf: f.printf,
                     printf_dropped: f.printf_dropped,

@@ -20,6 +20,7 @@ mod gate;
 mod global;
 mod l1;
 pub mod memory;
+pub mod memstats;
 pub mod memtime;
 pub mod overlay;
 mod prepare;

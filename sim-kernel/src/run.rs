@@ -58,6 +58,10 @@ pub struct RunOptions {
     /// cycles estimated: [`crate::engine::Sampled`]), for launches of more
     /// than [`crate::engine::SAMPLE_MIN_BLOCKS`] blocks.
     pub sample: bool,
+    /// Registers a thread, in place of the launch file's `registers`
+    /// (simcli's `--regs`); where neither says, registers do not limit
+    /// residency.
+    pub registers: Option<u32>,
 }
 
 impl RunOptions {
@@ -73,6 +77,7 @@ impl RunOptions {
             log_loads: false,
             threads: 1,
             sample: false,
+            registers: None,
         }
     }
 }
@@ -174,6 +179,7 @@ pub(crate) fn run_engine(
         threads: opts.threads,
         max_instructions: opts.max_instructions,
         sample: opts.sample,
+        registers: opts.registers,
     };
     let f: Finished = engine::run(prep, global, launch, &eo, &mut gpu, &mut warps)?;
     Ok(GridRun {
@@ -185,6 +191,9 @@ pub(crate) fn run_engine(
             stats: f.stats,
             sms_used: f.sms_used,
             sampled: f.sampled,
+            per_sm: f.per_sm,
+            memory: f.memory,
+            occupancy: f.occupancy,
         },
         recorded: Vec::new(),
         global: f.global,

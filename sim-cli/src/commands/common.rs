@@ -82,6 +82,8 @@ pub struct RunArgs {
     pub threads: Option<usize>,
     /// `--sample` (launch files).
     pub sample: bool,
+    /// `--regs` (launch files).
+    pub regs: Option<u32>,
     pub format: Format,
     pub dump_regs: Option<PathBuf>,
     pub check: bool,

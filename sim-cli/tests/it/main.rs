@@ -12,6 +12,7 @@ mod exec;
 mod golden;
 mod kernel;
 mod lowering;
+mod memory;
 mod python;
 mod ranges;
 mod robust;

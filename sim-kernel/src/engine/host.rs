@@ -197,6 +197,10 @@ pub(crate) struct SmState {
     pub retired: Vec<u32>,
     /// What its warps printed this epoch (`printf`).
     pub printf: crate::printf::Sink,
+    /// When it last went from no block to one, and what its blocks' and
+    /// warps' residency added up to (achieved occupancy).
+    pub active_since: u64,
+    pub residency: crate::memstats::Residency,
 }
 
 /// The timing host of one SM for one epoch.
@@ -504,7 +508,9 @@ impl External for Host<'_, '_, '_> {
             let warp = b.warps.get_mut(w)?;
             match warp.exts.pop_front()? {
                 Ext::Mem(k, kind) => match warp.take_access(k) {
-                    Lent::OneWave => st.mem.shared_one_wave(sh.gpu, req.cycle),
+                    Lent::OneWave(lanes, bytes) => {
+                        st.mem.shared_one_wave(sh.gpu, req.cycle, lanes, bytes)
+                    }
                     Lent::Addrs(acc) => st.mem.access(sh.gpu, req.cycle, acc, kind),
                 },
                 Ext::Clock => {

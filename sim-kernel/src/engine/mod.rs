@@ -27,11 +27,12 @@ pub(crate) use code::Follow;
 
 use crate::error::KernelError;
 use crate::global::Global;
+use crate::memstats::{MemStats, Occupancy, RegSource, Residency};
 use crate::memtime::Gpu;
 use crate::prepare::Prepared;
 use crate::rec::RecWarp;
 use crate::timing::Sampled;
-use crate::timing::{blocks_per_sm, control, program};
+use crate::timing::{block_limits, control, program};
 use code::Code;
 use host::{Block, Host, Shared, SmState};
 use sim_core::{ProgramTables, Progress, SchedPolicy, Sm, SmConfig, Stats};
@@ -53,6 +54,8 @@ pub(crate) struct Options<'a> {
     pub max_instructions: u64,
     /// `--sample`: time one SM in [`SAMPLE_EVERY`], run the rest functionally.
     pub sample: bool,
+    /// Registers a thread, overriding the launch's (`--regs`).
+    pub registers: Option<u32>,
 }
 
 /// `--sample` times SMs 0, 8, 16, ... and runs the others functionally.
@@ -92,6 +95,11 @@ pub(crate) struct Finished {
     /// dropped past its bound.
     pub printf: Vec<u8>,
     pub printf_dropped: u64,
+    /// Each timed SM that ran blocks: index, statistics, memory counters.
+    pub per_sm: Vec<(u32, Stats, MemStats)>,
+    /// The memory counters over those SMs.
+    pub memory: MemStats,
+    pub occupancy: Occupancy,
 }
 
 /// One SM: its model and what it holds.
@@ -121,8 +129,14 @@ pub(crate) fn run(
     let threads = launch.block_threads();
     let wpb = threads.div_ceil(WARP_SIZE as u64).max(1) as u32;
     let cfg = opts.config.clone();
-    let resident = resident_limit(prep, &cfg, gpu.limits(), wpb, (threads, launch.registers))?;
-    let cap = blocks_per_sm(&cfg, gpu.limits(), wpb, prep.shared, launch.registers);
+    let registers = match (opts.registers, launch.registers) {
+        (Some(r), _) => (Some(r), RegSource::Option),
+        (None, Some(r)) => (Some(r), RegSource::Launch),
+        (None, None) => (None, RegSource::Unknown),
+    };
+    let resident = resident_limit(prep, &cfg, gpu.limits(), wpb, (threads, registers.0))?;
+    let limits = block_limits(&cfg, gpu.limits(), wpb, prep.shared, registers.0);
+    let cap = limits.blocks();
     let (loops, targets) = control(prep);
     let tables = ProgramTables::with_loops(cfg, prog, &loops, &targets)?;
     let nsms = opts.sms.max(1);
@@ -145,7 +159,7 @@ pub(crate) fn run(
         };
         slots.push(Slot { sm, st });
     }
-    let mut res = sample::Residencies::default();
+    let mut durations = sample::Residencies::default();
     let mut executed: u64 = 0;
     let mut next: u64 = 0;
     let mut now: u64 = 0;
@@ -200,11 +214,11 @@ pub(crate) fn run(
             executed += std::mem::take(&mut slot.st.executed);
             ended += std::mem::take(&mut slot.st.ended);
             for (seq, d) in slot.st.durations.drain(..) {
-                res.add(s, seq, d);
+                durations.add(s, seq, d);
             }
         }
         if sampling {
-            ended += sample::release(&mut slots, &mut res, now, end, next >= nblocks);
+            ended += sample::release(&mut slots, &mut durations, now, end, next >= nblocks);
         }
         pass_logs(&mut slots, warps)?;
         for slot in slots.iter_mut() {
@@ -226,17 +240,24 @@ pub(crate) fn run(
             return Err(stuck(&slots[s].st));
         }
     }
-    let all: Vec<Stats> = slots
+    let mut res = Residency::default();
+    let per_sm: Vec<(u32, Stats, MemStats)> = slots
         .iter()
-        .filter(|s| s.st.used && s.st.detail)
-        .map(|s| s.sm.stats())
+        .enumerate()
+        .filter(|(_, s)| s.st.used && s.st.detail)
+        .map(|(i, s)| {
+            res.add(&s.st.residency);
+            (i as u32, s.sm.stats(), *s.st.mem.stats())
+        })
         .collect();
-    let mut stats = Stats::merge(&all);
+    let mut stats = Stats::merge(per_sm.iter().map(|p| &p.1));
+    let memory = MemStats::sum(per_sm.iter().map(|p| &p.2));
+    let occupancy = Occupancy::new(&limits, wpb, registers, &res);
     let sampled = sampling.then(|| {
         // The launch ends when its last SM does, timed or modelled.
         let last = slots.iter().map(|s| s.st.last_end).max().unwrap_or(0);
         stats.cycles = stats.cycles.max(last);
-        res.report(slots.iter().filter(|s| s.st.used && s.st.detail).count() as u32)
+        durations.report(slots.iter().filter(|s| s.st.used && s.st.detail).count() as u32)
     });
     pass_logs(&mut slots, warps)?;
     let clock_span = slots
@@ -254,6 +275,9 @@ pub(crate) fn run(
         sms_used: slots.iter().filter(|s| s.st.used).count() as u32,
         clock_span,
         sampled,
+        per_sm,
+        memory,
+        occupancy,
     })
 }
 
@@ -477,6 +501,7 @@ fn start_block(
     }
     if st.live == 1 {
         slot.sm.idle_until(now);
+        st.active_since = now;
     }
     for w in 0..wpb {
         slot.sm.add_executed_warp(idx * wpb + w, lanes_of(w))?;
@@ -556,6 +581,8 @@ fn retire(wpb: u32, st: &mut SmState, id: u32, cycle: u64) {
         return;
     };
     block.retired += 1;
+    let held = cycle.saturating_sub(block.start);
+    st.residency.warp_cycles += held;
     if let Some(x) = block.warps.get_mut(w as usize) {
         if let Some(l) = x.log.take() {
             st.logs
@@ -565,8 +592,8 @@ fn retire(wpb: u32, st: &mut SmState, id: u32, cycle: u64) {
         x.follow = None;
     }
     if block.retired as usize == block.warps.len() {
-        st.durations
-            .push((block.seq, cycle.saturating_sub(block.start)));
+        st.durations.push((block.seq, held));
+        st.residency.block_cycles += held;
         if let Some(done) = st.blocks[b].take() {
             // A few kept: a wave of new blocks reuses their allocations.
             if st.spare.len() < st.keep {
@@ -576,6 +603,9 @@ fn retire(wpb: u32, st: &mut SmState, id: u32, cycle: u64) {
         st.free_slots.push(b as u32);
         st.live -= 1;
         st.ended += 1;
+        if st.live == 0 {
+            st.residency.active_cycles += cycle.saturating_sub(st.active_since);
+        }
     }
 }
 
