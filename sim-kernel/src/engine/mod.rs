@@ -129,11 +129,7 @@ pub(crate) fn run(
     let threads = launch.block_threads();
     let wpb = threads.div_ceil(WARP_SIZE as u64).max(1) as u32;
     let cfg = opts.config.clone();
-    let registers = match (opts.registers, launch.registers) {
-        (Some(r), _) => (Some(r), RegSource::Option),
-        (None, Some(r)) => (Some(r), RegSource::Launch),
-        (None, None) => (None, RegSource::Unknown),
-    };
+    let registers = registers_of(opts.registers, launch.registers);
     let resident = resident_limit(prep, &cfg, gpu.limits(), wpb, (threads, registers.0))?;
     let limits = block_limits(&cfg, gpu.limits(), wpb, prep.shared, registers.0);
     let cap = limits.blocks();
@@ -240,16 +236,7 @@ pub(crate) fn run(
             return Err(stuck(&slots[s].st));
         }
     }
-    let mut res = Residency::default();
-    let per_sm: Vec<(u32, Stats, MemStats)> = slots
-        .iter()
-        .enumerate()
-        .filter(|(_, s)| s.st.used && s.st.detail)
-        .map(|(i, s)| {
-            res.add(&s.st.residency);
-            (i as u32, s.sm.stats(), *s.st.mem.stats())
-        })
-        .collect();
+    let (per_sm, res) = timed_sms(&slots);
     let mut stats = Stats::merge(per_sm.iter().map(|p| &p.1));
     let memory = MemStats::sum(per_sm.iter().map(|p| &p.2));
     let occupancy = Occupancy::new(&limits, wpb, registers, &res);
@@ -279,6 +266,32 @@ pub(crate) fn run(
         memory,
         occupancy,
     })
+}
+
+/// Registers a thread and where they came from: the option over the
+/// launch file's.
+fn registers_of(option: Option<u32>, launch: Option<u32>) -> (Option<u32>, RegSource) {
+    match (option, launch) {
+        (Some(r), _) => (Some(r), RegSource::Option),
+        (None, Some(r)) => (Some(r), RegSource::Launch),
+        (None, None) => (None, RegSource::Unknown),
+    }
+}
+
+/// Each timed SM that ran blocks (index, statistics, memory counters), and
+/// their residency summed.
+fn timed_sms(slots: &[Slot]) -> (Vec<(u32, Stats, MemStats)>, Residency) {
+    let mut res = Residency::default();
+    let per_sm = slots
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.st.used && s.st.detail)
+        .map(|(i, s)| {
+            res.add(&s.st.residency);
+            (i as u32, s.sm.stats(), *s.st.mem.stats())
+        })
+        .collect();
+    (per_sm, res)
 }
 
 /// Hands the warps that retired to the recording's sink, SM by SM.
