@@ -6,6 +6,7 @@ pub mod calibrate;
 pub mod compiler;
 pub mod html;
 pub mod launch_timeline;
+pub mod memreport;
 pub mod output;
 pub mod profile;
 pub mod report;

@@ -62,6 +62,11 @@ enum Cmd {
         /// others functionally (values exact, cycles estimated; docs/sampling.md).
         #[arg(long)]
         sample: bool,
+        /// Launch files: registers a thread (1 to 255), in place of the launch file's
+        /// `registers`; they limit the blocks an SM holds. Where neither says, registers
+        /// do not limit residency (docs/report-schema.md, `occupancy`).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=255))]
+        regs: Option<u32>,
         /// Report format (schema: docs/report-schema.md).
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
@@ -463,6 +468,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             sms,
             threads,
             sample,
+            regs,
             format,
             dump_regs,
             dump_block,
@@ -482,6 +488,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
                 sms,
                 threads,
                 sample,
+                regs,
                 format,
                 dump_regs,
                 dump_block,

@@ -211,7 +211,7 @@ fn per_opcode_json(s: &Stats) -> serde_json::Value {
 }
 
 /// The statistics of `s` as the JSON report holds them.
-fn stats_json(s: &Stats) -> serde_json::Value {
+pub fn stats_json(s: &Stats) -> serde_json::Value {
     serde_json::json!({
         "cycles": s.cycles,
         "warp_instructions": s.warp_instructions,

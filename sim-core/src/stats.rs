@@ -82,6 +82,21 @@ impl OpStats {
         self.micro_ops += n * uops;
         self.latency_sum += n * latency;
     }
+    /// Adds `n` issues of one instruction whose latencies were measured
+    /// one by one (`m`: a memory instruction the host timed).
+    pub(crate) fn record_measured(&mut self, n: u64, threads: u64, uops: u64, m: &Measured) {
+        if n == 0 {
+            return;
+        }
+        self.merge(&OpStats {
+            count: n,
+            thread_instructions: threads,
+            micro_ops: n * uops,
+            latency_sum: m.sum,
+            latency_min: if m.count == 0 { 0 } else { m.min },
+            latency_max: m.max,
+        });
+    }
     fn merge(&mut self, o: &OpStats) {
         if o.count == 0 {
             return;
@@ -94,6 +109,26 @@ impl OpStats {
         self.thread_instructions += o.thread_instructions;
         self.micro_ops += o.micro_ops;
         self.latency_sum += o.latency_sum;
+    }
+}
+
+/// Latencies measured one instruction at a time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Measured {
+    pub count: u64,
+    pub sum: u64,
+    pub min: u64,
+    pub max: u64,
+}
+
+impl Measured {
+    /// Adds one latency.
+    #[inline]
+    pub fn add(&mut self, d: u64) {
+        self.min = if self.count == 0 { d } else { self.min.min(d) };
+        self.max = self.max.max(d);
+        self.sum += d;
+        self.count += 1;
     }
 }
 

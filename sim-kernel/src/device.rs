@@ -619,6 +619,7 @@ impl Device {
             sample: self.opts.sample,
             timeline: self.opts.timeline,
             dump_block: self.opts.dump_block,
+            registers: self.opts.registers,
         };
         // Moved in and back out: a launch never copies the device's memory.
         let global = std::mem::take(&mut self.global);
@@ -637,6 +638,9 @@ impl Device {
                         timeline: f.timeline,
                         regs: f.regs,
                         sources: Vec::new(),
+                        per_sm: f.per_sm,
+                        memory: f.memory,
+                        occupancy: f.occupancy,
                     },
                     printf: f.printf,
                     printf_dropped: f.printf_dropped,

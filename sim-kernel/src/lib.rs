@@ -21,6 +21,7 @@ mod global;
 mod l1;
 mod memkeys;
 pub mod memory;
+pub mod memstats;
 pub mod memtime;
 pub mod overlay;
 mod prepare;

@@ -14,6 +14,7 @@
 //! conflicting accesses queue behind each other.
 
 use crate::l1::L1;
+use crate::memstats::MemStats;
 use crate::sectors::SectorSet;
 use rustc_hash::FxHashMap as HashMap;
 use sim_isa::exec::Accesses;
@@ -161,6 +162,10 @@ pub struct SmMem {
     /// an access neither allocates nor clears arrays).
     sectors: Vec<u64>,
     lines: Vec<u64>,
+    /// The lines of an access that went to L2 (scratch, as `lines`).
+    l2_lines: Vec<u64>,
+    /// What it counted (`memstats`): plain adds as accesses are timed.
+    stats: MemStats,
 }
 
 impl Gpu {
@@ -211,6 +216,11 @@ impl Gpu {
 }
 
 impl SmMem {
+    /// What this SM's accesses counted so far.
+    pub fn stats(&self) -> &MemStats {
+        &self.stats
+    }
+
     /// When warp-instruction `acc` of `kind`, issued at `cycle`, is done:
     /// its data ready (stores: when the SM may consider it done).
     pub fn access(&mut self, gpu: &Gpu, cycle: u64, acc: &Accesses, kind: Kind) -> u64 {
@@ -220,7 +230,9 @@ impl SmMem {
             Space::Generic if window.contains(&first) => self.shared(gpu, cycle, acc),
             Space::Shared => self.shared(gpu, cycle, acc),
             Space::Param | Space::Const => self.constant(gpu, cycle, acc),
-            Space::Global | Space::Local | Space::Generic => self.global(gpu, cycle, acc, kind),
+            Space::Global | Space::Local | Space::Generic => {
+                self.global(gpu, cycle, acc, kind, false)
+            }
         }
     }
 
@@ -229,12 +241,19 @@ impl SmMem {
         !gpu.l2.contains(s) && self.l2_new.insert(s)
     }
 
-    fn global(&mut self, gpu: &Gpu, start: u64, acc: &Accesses, kind: Kind) -> u64 {
+    /// A global or local access (`constant`: a constant one, counted as
+    /// the constant cache's).
+    fn global(&mut self, gpu: &Gpu, start: u64, acc: &Accesses, kind: Kind, constant: bool) -> u64 {
         let cfg = &gpu.cfg;
         let mut sectors = std::mem::take(&mut self.sectors);
         let mut lines = std::mem::take(&mut self.lines);
+        let mut tally = Tally {
+            l2_lines: std::mem::take(&mut self.l2_lines),
+            ..Tally::default()
+        };
         sectors.clear();
         lines.clear();
+        tally.l2_lines.clear();
         let span = u64::from(acc.bytes).max(1) - 1;
         let mut on = acc.lanes;
         while on != 0 {
@@ -265,39 +284,62 @@ impl SmMem {
             let t = if kind == Kind::Store {
                 // Global stores write through to L2; local ones stay in L1
                 // (write-back). The warp does not wait for either.
-                self.l2_insert(gpu, s);
+                let miss = self.l2_insert(gpu, s);
+                tally.to_l2(miss, s);
                 if local {
                     self.fill(cfg, s, issue + 1);
                 }
                 issue + 1
             } else if kind == Kind::Atomic {
                 // Atomics run at L2, never in L1.
-                let lat = if self.l2_insert(gpu, s) {
-                    cfg.dram
-                } else {
-                    cfg.l2_hit
-                };
-                issue + lat
+                let miss = self.l2_insert(gpu, s);
+                tally.to_l2(miss, s);
+                issue + if miss { cfg.dram } else { cfg.l2_hit }
             } else if let Some(at) = self.l1.as_ref().and_then(|l1| l1.get(s)) {
+                tally.l1_hits += 1;
                 (issue + cfg.l1_hit).max(at)
             } else {
-                let lat = if self.l2_insert(gpu, s) {
-                    cfg.dram
-                } else {
-                    cfg.l2_hit
-                };
+                let miss = self.l2_insert(gpu, s);
+                tally.to_l2(miss, s);
+                let lat = if miss { cfg.dram } else { cfg.l2_hit };
                 let at = issue + lat;
                 self.fill(cfg, s, at);
                 at
             };
             ready = ready.max(t);
         }
+        self.count_global(&tally, sectors.len() as u64, acc, kind, constant);
+        self.l2_lines = tally.l2_lines;
         self.sectors = sectors;
         self.lines = lines;
         if kind == Kind::Atomic {
             ready = ready.max(self.serialize_atomics(gpu, ready, acc));
         }
         ready + nlines - 1
+    }
+
+    /// Adds a global access's tally (`n` sectors) to the counters.
+    fn count_global(&mut self, t: &Tally, n: u64, acc: &Accesses, kind: Kind, constant: bool) {
+        let st = &mut self.stats;
+        if constant {
+            st.constant.requests += 1;
+            st.constant.misses += n - t.l1_hits;
+        } else {
+            st.l1.requests += 1;
+            st.l1.sectors += n;
+            if kind == Kind::Load {
+                st.l1.hits += t.l1_hits;
+                st.l1.misses += n - t.l1_hits;
+            }
+        }
+        st.l2.requests += t.l2_lines.len() as u64;
+        st.l2.sectors += t.l2_hits + t.l2_misses;
+        st.l2.hits += t.l2_hits;
+        st.l2.misses += t.l2_misses;
+        st.dram.sectors += t.l2_misses;
+        if kind == Kind::Atomic {
+            st.l2.atomics += u64::from(acc.lanes.count_ones());
+        }
     }
 
     /// L2 applies atomics to one address one lane at a time: lanes of
@@ -351,7 +393,7 @@ impl SmMem {
         for a in shifted.addrs.iter_mut() {
             *a = a.wrapping_add(CONST_TAG);
         }
-        let t = self.global(gpu, start, &shifted, Kind::Load);
+        let t = self.global(gpu, start, &shifted, Kind::Load, true);
         t + nd.max(1) as u64 - 1
     }
 
@@ -367,13 +409,29 @@ impl SmMem {
         } else {
             self.bank_waves(acc)
         };
+        self.count_shared(waves, acc.lanes, acc.bytes);
         self.shared_waves(gpu, start, waves)
     }
 
     /// A shared access that [`one_wave_shared`] said takes one wavefront
-    /// (its addresses were not kept): the time [`SmMem::access`] gives it.
-    pub fn shared_one_wave(&mut self, gpu: &Gpu, start: u64) -> u64 {
+    /// (its addresses were not kept; `lanes` and `bytes` were): the time
+    /// [`SmMem::access`] gives it.
+    pub fn shared_one_wave(&mut self, gpu: &Gpu, start: u64, lanes: u32, bytes: u32) -> u64 {
+        self.count_shared(1, lanes, bytes);
         self.shared_waves(gpu, start, 1)
+    }
+
+    /// Counts a shared access of `waves` wavefronts by `lanes`, `bytes`
+    /// each: the wavefronts its bytes need are one per 128 (the 32 banks'
+    /// width), the rest are bank conflicts.
+    #[inline]
+    fn count_shared(&mut self, waves: u64, lanes: u32, bytes: u32) {
+        let asked = u64::from(lanes.count_ones()) * u64::from(bytes.max(1));
+        let st = &mut self.stats.shared;
+        st.requests += 1;
+        st.wavefronts += waves;
+        st.bank_conflicts += waves.saturating_sub(asked.div_ceil(128).max(1));
+        st.bytes += asked;
     }
 
     /// A shared access of `waves` wavefronts issued at `start` through the
@@ -411,6 +469,34 @@ impl SmMem {
             }
         }
         u64::from(count.iter().copied().max().unwrap_or(1).max(1))
+    }
+}
+
+/// One global access's counts, gathered while it is timed.
+#[derive(Default)]
+struct Tally {
+    /// Sectors the L1 held.
+    l1_hits: u64,
+    l2_hits: u64,
+    l2_misses: u64,
+    /// The distinct lines of the sectors that went to L2: its requests.
+    l2_lines: Vec<u64>,
+}
+
+impl Tally {
+    /// Sector `s` went to L2, which missed it or not.
+    #[inline]
+    fn to_l2(&mut self, miss: bool, s: u64) {
+        if miss {
+            self.l2_misses += 1;
+        } else {
+            self.l2_hits += 1;
+        }
+        let l = s * SECTOR / LINE;
+        // Sectors come in address order for most accesses: the last line first.
+        if self.l2_lines.last() != Some(&l) && !self.l2_lines.contains(&l) {
+            self.l2_lines.push(l);
+        }
     }
 }
 

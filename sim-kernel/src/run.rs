@@ -64,6 +64,10 @@ pub struct RunOptions {
     /// Keep the final registers of this block (linear index in the grid)
     /// in `Timed::regs` (`--dump-regs`).
     pub dump_block: Option<u32>,
+    /// Registers a thread, in place of the launch file's `registers`
+    /// (simcli's `--regs`); where neither says, registers do not limit
+    /// residency.
+    pub registers: Option<u32>,
 }
 
 impl RunOptions {
@@ -81,6 +85,7 @@ impl RunOptions {
             sample: false,
             timeline: 0,
             dump_block: None,
+            registers: None,
         }
     }
 }
@@ -184,6 +189,7 @@ pub(crate) fn run_engine(
         sample: opts.sample,
         timeline: opts.timeline,
         dump_block: opts.dump_block,
+        registers: opts.registers,
     };
     let f: Finished = engine::run(prep, global, launch, &eo, &mut gpu, &mut warps)?;
     Ok(GridRun {
@@ -198,6 +204,9 @@ pub(crate) fn run_engine(
             timeline: f.timeline,
             regs: f.regs,
             sources: crate::timing::sources(prep),
+            per_sm: f.per_sm,
+            memory: f.memory,
+            occupancy: f.occupancy,
         },
         recorded: Vec::new(),
         global: f.global,

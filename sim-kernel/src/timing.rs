@@ -3,6 +3,7 @@
 //! the host owns, the kernel's loops and branch targets, how many blocks an
 //! SM holds, and the result ([`Timed`]).
 
+use crate::memstats::{BlockLimits, MemStats, Occupancy};
 use crate::memtime::{Kind, MemConfig};
 use crate::prepare::Prepared;
 use sim_core::{Program, SmConfig, Stats};
@@ -31,6 +32,13 @@ pub struct Timed {
     /// Per statement (program instruction, as `stats.per_inst` counts
     /// them): its line in the module and its text (empty where not kept).
     pub sources: Vec<(u32, String)>,
+    /// Each timed SM that ran blocks: its index, the SM model's statistics
+    /// and the memory model's counters (`stats` and `memory` are their sums).
+    pub per_sm: Vec<(u32, Stats, MemStats)>,
+    /// The memory model's counters over those SMs.
+    pub memory: MemStats,
+    /// Theoretical and achieved occupancy.
+    pub occupancy: Occupancy,
 }
 
 impl Timed {
@@ -118,6 +126,18 @@ pub fn blocks_per_sm(
     smem: u64,
     registers: Option<u32>,
 ) -> u32 {
+    block_limits(cfg, limits, warps_per_block, smem, registers).blocks()
+}
+
+/// The blocks one SM could hold by each of its resources
+/// ([`blocks_per_sm`] is the least of them).
+pub fn block_limits(
+    cfg: &SmConfig,
+    limits: &MemConfig,
+    warps_per_block: u32,
+    smem: u64,
+    registers: Option<u32>,
+) -> BlockLimits {
     let by_warps = cfg.resident_warps / warps_per_block.max(1);
     let by_smem = limits
         .smem_per_sm
@@ -127,11 +147,12 @@ pub fn blocks_per_sm(
         let block = limits.block_registers(r, warps_per_block.max(1)).max(1);
         u32::try_from(u64::from(limits.regs_per_sm) / block).unwrap_or(u32::MAX)
     });
-    by_warps
-        .min(by_smem)
-        .min(by_regs)
-        .min(limits.blocks_per_sm)
-        .max(1)
+    BlockLimits {
+        by_warps,
+        by_registers: by_regs,
+        by_shared: by_smem,
+        by_blocks: limits.blocks_per_sm,
+    }
 }
 
 /// Whether statement `stmt` is a loop's back-edge: a branch to a label at or

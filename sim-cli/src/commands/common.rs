@@ -86,6 +86,8 @@ pub struct RunArgs {
     pub threads: Option<usize>,
     /// `--sample` (launch files).
     pub sample: bool,
+    /// `--regs` (launch files).
+    pub regs: Option<u32>,
     pub format: Format,
     pub dump_regs: Option<PathBuf>,
     /// `--dump-block` (launch files): the block `--dump-regs` writes.

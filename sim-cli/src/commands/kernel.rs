@@ -138,6 +138,7 @@ pub fn run_launch(file: &Path, name: &str, a: &RunArgs, mut inputs: Inputs) -> R
         }
         opts.dump_block = Some(cta);
     }
+    opts.registers = a.regs;
     let run = with_progress(&format!("running {name}"), 0, |_| {
         sim_kernel::run_launch(file, &opts)
     })
@@ -158,6 +159,9 @@ pub fn run_recording(name: &str, r: impl Read, a: &RunArgs, inputs: Inputs) -> R
     refuse_trace_flags(name, a, false)?;
     if a.sample {
         bail!("{name}: --sample applies to launch files, not to kernel recordings");
+    }
+    if a.regs.is_some() {
+        bail!("{name}: --regs applies to launch files, not to kernel recordings");
     }
     let threads = host_threads(a.threads);
     check_counts(a.sms.unwrap_or(1), threads)?;
@@ -266,12 +270,18 @@ fn finish(
     let text = match a.format {
         Format::Json => {
             let mut v = report::json(&info, &rep);
+            sim_cli::memreport::add_json(&mut v, &run.timed, report::stats_json);
             if let serde_json::Value::Object(o) = &mut v {
                 o.insert("launch".into(), summary.json());
             }
             format!("{}\n", serde_json::to_string_pretty(&v)?)
         }
-        Format::Text => format!("{}{}", report::text(&info, &rep), summary.text()),
+        Format::Text => format!(
+            "{}{}{}",
+            report::text(&info, &rep),
+            sim_cli::memreport::text(&run.timed),
+            summary.text()
+        ),
         Format::Csv => report_text(a.format, &info, &rep)?,
     };
     print_out(&text)

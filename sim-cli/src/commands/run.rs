@@ -143,6 +143,9 @@ pub fn run(file: &Path, a: &RunArgs, mut inputs: Inputs) -> Result<ExitCode> {
     if a.dump_block.is_some() {
         bail!("{name}: --dump-block applies to launch files (a trace's --dump-regs writes every warp)");
     }
+    if a.regs.is_some() {
+        bail!("{name}: --regs applies to launch files");
+    }
     let (trace, _) = sim_trace::load::load(&name, r)?;
     let resolved = resolve_for(&name, &trace, &a.setup)?;
     if a.check && trace.expects.is_empty() {

@@ -16,6 +16,7 @@ mod html;
 mod kernel;
 mod launchopts;
 mod lowering;
+mod memory;
 mod python;
 mod ranges;
 mod robust;

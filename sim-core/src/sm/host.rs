@@ -7,6 +7,7 @@ use super::warp::{Source, WarpState};
 use super::Sm;
 use crate::error::SimError;
 use crate::external::{Completion, External, ExternalRequest};
+use crate::stats::Measured;
 use sim_isa::{RegId, WARP_SIZE};
 
 use super::hunger::PENDING;
@@ -30,6 +31,8 @@ pub enum Progress {
 pub(super) struct Outstanding {
     ticket: u64,
     wi: usize,
+    /// The program instruction.
+    index: u32,
     cycle: u64,
     lanes: u32,
     writes: [u32; 2],
@@ -37,6 +40,14 @@ pub(super) struct Outstanding {
     /// The all-zero scoreboard row tagged with the instruction's stall
     /// reason (`InstInfo::flat_row`): what its destinations are set with.
     row: u16,
+}
+
+/// Whether the host owns a program instruction, and the latencies it gave
+/// a memory one.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Mark {
+    pub on: bool,
+    pub lat: Option<Measured>,
 }
 
 impl Sm {
@@ -50,9 +61,16 @@ impl Sm {
             return Err(SimError::BadMark { index, len });
         }
         if self.ext_mark.is_empty() {
-            self.ext_mark = vec![false; len];
+            self.ext_mark = vec![Mark::default(); len];
         }
-        self.ext_mark[index as usize] = true;
+        // A memory instruction's latency is what the host's memory gave
+        // it, not the table's issue latency; a barrier's or a clock
+        // read's wait comes before it issues, so theirs stays the table's.
+        let mem = sim_isa::db::memory(&self.prog.insts[index as usize]).is_some();
+        self.ext_mark[index as usize] = Mark {
+            on: true,
+            lat: mem.then(Measured::default),
+        };
         Ok(())
     }
 
@@ -152,6 +170,7 @@ impl Sm {
         let out = Outstanding {
             ticket: self.next_ticket,
             wi,
+            index: idx,
             cycle: now,
             lanes,
             writes: ii.writes,
@@ -254,6 +273,13 @@ impl Sm {
             w.board.set(r, cycle, out.row);
         }
         self.drain = self.drain.max(cycle);
+        if let Some(m) = self
+            .ext_mark
+            .get_mut(out.index as usize)
+            .and_then(|m| m.lat.as_mut())
+        {
+            m.add(cycle - out.cycle);
+        }
         Ok(())
     }
 

@@ -79,7 +79,7 @@ pub struct Sm {
     /// Index in its [`crate::Simulation`] (reported to [`crate::External`]).
     sm_id: u32,
     /// Per program instruction: whether the host owns it; empty until one is marked.
-    ext_mark: Vec<bool>,
+    ext_mark: Vec<host::Mark>,
     /// External instructions issued and not yet completed.
     outstanding: Vec<Outstanding>,
     next_ticket: u64,
@@ -251,7 +251,7 @@ impl Sm {
             + self.pending.capacity() * std::mem::size_of::<usize>()
             + self.inst_acc.capacity() * std::mem::size_of::<(u64, u64)>()
             + self.log.capacity() * std::mem::size_of::<IssueEvent>()
-            + self.ext_mark.capacity()
+            + self.ext_mark.capacity() * std::mem::size_of::<host::Mark>()
             + self.outstanding.capacity() * std::mem::size_of::<Outstanding>()
             + self.hungry.heap_bytes()
             + self.states.as_ref().map_or(0, |a| a.heap_bytes())
@@ -272,9 +272,12 @@ impl Sm {
     /// Statistics so far (cycles include the final results' latency once done).
     pub fn stats(&self) -> Stats {
         let mut op_acc = vec![OpStats::default(); self.op_names.len()];
-        for (ii, &(n, threads)) in self.info.iter().zip(&self.inst_acc) {
+        for (i, (ii, &(n, threads))) in self.info.iter().zip(&self.inst_acc).enumerate() {
             if let Some(acc) = op_acc.get_mut(ii.op_id as usize) {
-                acc.record(n, threads, ii.uops as u64, ii.delay);
+                match self.ext_mark.get(i).and_then(|m| m.lat.as_ref()) {
+                    Some(m) => acc.record_measured(n, threads, ii.uops as u64, m),
+                    None => acc.record(n, threads, ii.uops as u64, ii.delay),
+                }
             }
         }
         let mut st = Stats {

@@ -422,7 +422,7 @@ impl Sm {
         ext: &mut dyn External,
     ) -> Result<bool, SimError> {
         let idx = self.warps[wi].cur;
-        if matches!(self.ext_mark.get(idx as usize), Some(true)) {
+        if self.ext_mark.get(idx as usize).is_some_and(|m| m.on) {
             return self.issue_marked(wi, sched, now, ext);
         }
         // The SM's parts borrowed apart, so that the warp, its scheduler and

@@ -203,6 +203,10 @@ pub(crate) struct SmState {
     /// retire, and those kept (warp, registers).
     pub dump_block: Option<u32>,
     pub dumped: Vec<(u32, sim_isa::WarpRegs)>,
+    /// When it last went from no block to one, and what its blocks' and
+    /// warps' residency added up to (achieved occupancy).
+    pub active_since: u64,
+    pub residency: crate::memstats::Residency,
 }
 
 /// The timing host of one SM for one epoch.
@@ -511,7 +515,9 @@ impl External for Host<'_, '_, '_> {
             match warp.exts.pop_front()? {
                 Ext::Mem(k, kind) => {
                     let done = match warp.take_access(k) {
-                        Lent::OneWave => st.mem.shared_one_wave(sh.gpu, req.cycle),
+                        Lent::OneWave(lanes, bytes) => {
+                            st.mem.shared_one_wave(sh.gpu, req.cycle, lanes, bytes)
+                        }
                         Lent::Addrs(acc) => st.mem.access(sh.gpu, req.cycle, acc, kind),
                     };
                     if let Some(t) = st.spans.as_mut() {

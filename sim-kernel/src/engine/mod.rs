@@ -27,11 +27,12 @@ pub(crate) use code::Follow;
 
 use crate::error::KernelError;
 use crate::global::Global;
+use crate::memstats::{MemStats, Occupancy, RegSource, Residency};
 use crate::memtime::Gpu;
 use crate::prepare::Prepared;
 use crate::rec::RecWarp;
 use crate::timing::Sampled;
-use crate::timing::{blocks_per_sm, control, program};
+use crate::timing::{block_limits, control, program};
 use code::Code;
 use host::{Block, Host, Shared, SmState};
 use sim_core::{ProgramTables, Progress, SchedPolicy, Sm, SmConfig, Stats};
@@ -57,6 +58,8 @@ pub(crate) struct Options<'a> {
     pub timeline: usize,
     /// `--dump-regs`: the block whose final registers are kept.
     pub dump_block: Option<u32>,
+    /// Registers a thread, overriding the launch's (`--regs`).
+    pub registers: Option<u32>,
 }
 
 /// `--sample` times SMs 0, 8, 16, ... and runs the others functionally.
@@ -100,6 +103,11 @@ pub(crate) struct Finished {
     pub timeline: Option<crate::spans::LaunchSpans>,
     /// The `--dump-regs` block's registers (when asked).
     pub regs: Option<crate::spans::BlockRegs>,
+    /// Each timed SM that ran blocks: index, statistics, memory counters.
+    pub per_sm: Vec<(u32, Stats, MemStats)>,
+    /// The memory counters over those SMs.
+    pub memory: MemStats,
+    pub occupancy: Occupancy,
 }
 
 /// One SM: its model and what it holds.
@@ -129,8 +137,10 @@ pub(crate) fn run(
     let threads = launch.block_threads();
     let wpb = threads.div_ceil(WARP_SIZE as u64).max(1) as u32;
     let cfg = opts.config.clone();
-    let resident = resident_limit(prep, &cfg, gpu.limits(), wpb, (threads, launch.registers))?;
-    let cap = blocks_per_sm(&cfg, gpu.limits(), wpb, prep.shared, launch.registers);
+    let registers = registers_of(opts.registers, launch.registers);
+    let resident = resident_limit(prep, &cfg, gpu.limits(), wpb, (threads, registers.0))?;
+    let limits = block_limits(&cfg, gpu.limits(), wpb, prep.shared, registers.0);
+    let cap = limits.blocks();
     let (loops, targets) = control(prep);
     let tables = ProgramTables::with_loops(cfg, prog, &loops, &targets)?;
     let nsms = opts.sms.max(1);
@@ -153,7 +163,7 @@ pub(crate) fn run(
         };
         slots.push(Slot { sm, st });
     }
-    let mut res = sample::Residencies::default();
+    let mut durations = sample::Residencies::default();
     let mut executed: u64 = 0;
     let mut next: u64 = 0;
     let mut now: u64 = 0;
@@ -208,11 +218,11 @@ pub(crate) fn run(
             executed += std::mem::take(&mut slot.st.executed);
             ended += std::mem::take(&mut slot.st.ended);
             for (seq, d) in slot.st.durations.drain(..) {
-                res.add(s, seq, d);
+                durations.add(s, seq, d);
             }
         }
         if sampling {
-            ended += sample::release(&mut slots, &mut res, now, end, next >= nblocks);
+            ended += sample::release(&mut slots, &mut durations, now, end, next >= nblocks);
         }
         pass_logs(&mut slots, warps)?;
         for slot in slots.iter_mut() {
@@ -234,17 +244,15 @@ pub(crate) fn run(
             return Err(stuck(&slots[s].st));
         }
     }
-    let all: Vec<Stats> = slots
-        .iter()
-        .filter(|s| s.st.used && s.st.detail)
-        .map(|s| s.sm.stats())
-        .collect();
-    let mut stats = Stats::merge(&all);
+    let (per_sm, res) = timed_sms(&slots);
+    let mut stats = Stats::merge(per_sm.iter().map(|p| &p.1));
+    let memory = MemStats::sum(per_sm.iter().map(|p| &p.2));
+    let occupancy = Occupancy::new(&limits, wpb, registers, &res);
     let sampled = sampling.then(|| {
         // The launch ends when its last SM does, timed or modelled.
         let last = slots.iter().map(|s| s.st.last_end).max().unwrap_or(0);
         stats.cycles = stats.cycles.max(last);
-        res.report(slots.iter().filter(|s| s.st.used && s.st.detail).count() as u32)
+        durations.report(slots.iter().filter(|s| s.st.used && s.st.detail).count() as u32)
     });
     pass_logs(&mut slots, warps)?;
     let clock_span = slots
@@ -265,7 +273,36 @@ pub(crate) fn run(
         sms_used: slots.iter().filter(|s| s.st.used).count() as u32,
         clock_span,
         sampled,
+        per_sm,
+        memory,
+        occupancy,
     })
+}
+
+/// Registers a thread and where they came from: the option over the
+/// launch file's.
+fn registers_of(option: Option<u32>, launch: Option<u32>) -> (Option<u32>, RegSource) {
+    match (option, launch) {
+        (Some(r), _) => (Some(r), RegSource::Option),
+        (None, Some(r)) => (Some(r), RegSource::Launch),
+        (None, None) => (None, RegSource::Unknown),
+    }
+}
+
+/// Each timed SM that ran blocks (index, statistics, memory counters), and
+/// their residency summed.
+fn timed_sms(slots: &[Slot]) -> (Vec<(u32, Stats, MemStats)>, Residency) {
+    let mut res = Residency::default();
+    let per_sm = slots
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.st.used && s.st.detail)
+        .map(|(i, s)| {
+            res.add(&s.st.residency);
+            (i as u32, s.sm.stats(), *s.st.mem.stats())
+        })
+        .collect();
+    (per_sm, res)
 }
 
 /// Hands the warps that retired to the recording's sink, SM by SM.
@@ -488,6 +525,7 @@ fn start_block(
     }
     if st.live == 1 {
         slot.sm.idle_until(now);
+        st.active_since = now;
     }
     for w in 0..wpb {
         slot.sm.add_executed_warp(idx * wpb + w, lanes_of(w))?;
@@ -567,6 +605,8 @@ fn retire(wpb: u32, st: &mut SmState, id: u32, cycle: u64) {
         return;
     };
     block.retired += 1;
+    let held = cycle.saturating_sub(block.start);
+    st.residency.warp_cycles += held;
     if let Some(t) = st.spans.as_mut() {
         t.warp(crate::spans::WarpSpan {
             cta: block.cta,
@@ -594,8 +634,8 @@ fn retire(wpb: u32, st: &mut SmState, id: u32, cycle: u64) {
                 end: cycle,
             });
         }
-        st.durations
-            .push((block.seq, cycle.saturating_sub(block.start)));
+        st.durations.push((block.seq, held));
+        st.residency.block_cycles += held;
         if let Some(done) = st.blocks[b].take() {
             // A few kept: a wave of new blocks reuses their allocations.
             if st.spare.len() < st.keep {
@@ -605,6 +645,9 @@ fn retire(wpb: u32, st: &mut SmState, id: u32, cycle: u64) {
         st.free_slots.push(b as u32);
         st.live -= 1;
         st.ended += 1;
+        if st.live == 0 {
+            st.residency.active_cycles += cycle.saturating_sub(st.active_since);
+        }
     }
 }
 

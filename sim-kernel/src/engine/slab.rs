@@ -29,8 +29,9 @@ struct Packed {
 
 /// What [`Slab::take`] lends.
 pub(crate) enum Lent<'a> {
-    /// A shared access of one wavefront (`memtime::one_wave_shared`).
-    OneWave,
+    /// A shared access of one wavefront (`memtime::one_wave_shared`):
+    /// its lanes and bytes a lane (for the counters).
+    OneWave(u32, u32),
     /// The addresses.
     Addrs(&'a Accesses),
 }
@@ -176,8 +177,8 @@ impl Slab {
     #[inline]
     pub fn take(&mut self, k: u32) -> Lent<'_> {
         self.free.push(k);
-        if self.packed.get(k as usize).is_some_and(|p| p.one_wave) {
-            return Lent::OneWave;
+        if let Some(p) = self.packed.get(k as usize).filter(|p| p.one_wave) {
+            return Lent::OneWave(p.lanes, p.bytes);
         }
         unpack(&self.packed, &self.wide, k, &mut self.lent);
         Lent::Addrs(&self.lent)
@@ -264,7 +265,7 @@ mod tests {
         shared.space = Space::Shared;
         s.scratch = shared;
         let k = s.keep(true, false, false);
-        assert!(matches!(s.take(k), Lent::OneWave));
+        assert!(matches!(s.take(k), Lent::OneWave(u32::MAX, b) if b == shared.bytes));
         // Two words in one bank: the addresses, for the bank walk.
         s.scratch = acc(u32::MAX, |l| 128 * l as u64);
         s.scratch.space = Space::Shared;

@@ -10,6 +10,7 @@ mod engine;
 mod errors;
 mod gate;
 mod launches;
+mod memcount;
 mod params;
 mod printf;
 mod record;
