@@ -575,6 +575,19 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             let setup = config.setup(Some(arch), &mut Inputs::new())?;
             commands::calibrate::calibrate(&file, &setup, tolerance)
         }
+        other => dispatch_tools(other),
+    }
+}
+
+/// The commands that take no simulation setup of their own.
+fn dispatch_tools(cmd: Cmd) -> Result<ExitCode> {
+    match cmd {
+        Cmd::Run { .. }
+        | Cmd::Annotate { .. }
+        | Cmd::Exec { .. }
+        | Cmd::Record { .. }
+        | Cmd::Config { .. }
+        | Cmd::Calibrate { .. } => dispatch(cmd),
         Cmd::Sweep {
             file,
             output,

@@ -13,6 +13,7 @@ mod hunger;
 mod icache;
 mod masks;
 mod sched;
+mod stall_acc;
 mod states;
 mod table;
 mod units;
@@ -47,7 +48,7 @@ pub struct Sm {
     rows: Arc<[[u64; board::ROW]]>,
     /// Warp states, per-instruction stalls and issue activity (`states`);
     /// boxed and made with the first warp, so an idle SM stays small.
-    states: Option<Box<states::Acc>>,
+    states: Option<Box<stall_acc::Acc>>,
     /// Per program instruction, decoded for execution (shared).
     prepared: Arc<[sim_isa::exec::Prepared]>,
     op_names: Arc<[String]>,

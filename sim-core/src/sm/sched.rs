@@ -157,7 +157,7 @@ fn account_issue(
     ii: &super::table::InstInfo,
     rows: &[[u64; super::board::ROW]],
     rows_why: &[u8],
-    states: &mut super::states::Acc,
+    states: &mut super::stall_acc::Acc,
     units: u64,
     iv: u32,
     idx: u32,

@@ -83,7 +83,7 @@ pub(super) struct InstInfo {
     /// How many of `uses` are registers: the fetch reads past the first
     /// four only when there are more (usually there are one to four).
     pub nuses: u8,
-    /// Its stall classes (`states::Class`): the reason of a warp whose pipe
+    /// Its stall classes (`stall_acc::Class`): the reason of a warp whose pipe
     /// is busy when it is ready to issue it, and of a warp held after it.
     pub throttle: u8,
     pub after: u8,
@@ -366,9 +366,9 @@ impl ProgramTables {
         // The distinct delay rows with their stall reasons, interned
         // (`board::FLAT`, all zeros, a fixed-latency wait, first).
         let mut delays = vec![[0u64; ROW]];
-        let mut whys = vec![super::states::FLAT_WHY];
+        let mut whys = vec![super::stall_acc::FLAT_WHY];
         let mut delay_ids: HashMap<([u64; ROW], u8), u16> =
-            HashMap::from([(([0; ROW], super::states::FLAT_WHY), board::FLAT)]);
+            HashMap::from([(([0; ROW], super::stall_acc::FLAT_WHY), board::FLAT)]);
         let mut intern_row = |row: [u64; ROW], why: u8| -> Result<u16, SimError> {
             if let Some(&k) = delay_ids.get(&(row, why)) {
                 return Ok(k);
@@ -383,7 +383,7 @@ impl ProgramTables {
         };
         for (index, (t, &op_id)) in timings.into_iter().zip(&op_ids).enumerate() {
             let mut ii = inst_info(&program, index, op_id, &config, &t)?;
-            let class = super::states::classify(&program.insts[index], &ii);
+            let class = super::stall_acc::classify(&program.insts[index], &ii.pipe, &ii.ticks);
             ii.delay_row = intern_row(ii.delay_to, class.result)?;
             ii.flat_row = intern_row([0; ROW], class.result)?;
             ii.throttle = class.throttle;

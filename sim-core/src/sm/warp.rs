@@ -259,7 +259,7 @@ impl Sm {
             // Per-instruction counters only for SMs that run something: an
             // SM with no warps costs nothing per program instruction.
             self.inst_acc = vec![(0, 0); self.info.len()];
-            self.states = Some(super::states::Acc::new(self.info.len()));
+            self.states = Some(super::stall_acc::Acc::new(self.info.len()));
             self.icache =
                 super::icache::ICacheState::new(&self.tables.cfg.icache, &self.tables.code_lines);
         }
