@@ -37,6 +37,9 @@ pub struct Line {
     pub thread_instructions: u64,
     /// Warp-cycles by reason, as [`REASONS`].
     pub stalls: [u64; NREASONS],
+    /// Global and local sectors its accesses touched (launches; 0 for
+    /// traces, which have no memory model).
+    pub sectors: u64,
 }
 
 impl Line {
@@ -83,6 +86,7 @@ pub fn lines(stats: &Stats, sources: &[(u32, String)]) -> Vec<Line> {
         }
         e.warp_instructions += p.warp_instructions;
         e.thread_instructions += p.thread_instructions;
+        e.sectors += p.sectors;
         for (a, b) in e.stalls.iter_mut().zip(&p.stalls) {
             *a += b;
         }
@@ -90,7 +94,7 @@ pub fn lines(stats: &Stats, sources: &[(u32, String)]) -> Vec<Line> {
     by.into_values().collect()
 }
 
-/// `lines` in JSON (`sectors`: 0 until the memory counters give them).
+/// `lines` in JSON.
 pub fn lines_json(lines: &[Line]) -> serde_json::Value {
     lines
         .iter()
@@ -107,7 +111,7 @@ pub fn lines_json(lines: &[Line]) -> serde_json::Value {
                 "warp_instructions": l.warp_instructions,
                 "thread_instructions": l.thread_instructions,
                 "stalls": stalls,
-                "sectors": 0,
+                "sectors": l.sectors,
             })
         })
         .collect::<Vec<_>>()

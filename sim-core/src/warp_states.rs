@@ -108,12 +108,17 @@ pub struct InstProfile {
     /// (a barrier's wait and the cycles after a warp's last instruction
     /// go to the instruction that issued last).
     pub stalls: [u64; NREASONS],
+    /// Global and local 32-byte sectors its accesses touched (as the
+    /// memory model's `l1.sectors` counts them), where a host with a
+    /// memory model adds them (`Stats::per_inst`); else 0.
+    pub sectors: u64,
 }
 
 impl InstProfile {
     fn add(&mut self, o: &InstProfile) {
         self.warp_instructions += o.warp_instructions;
         self.thread_instructions += o.thread_instructions;
+        self.sectors += o.sectors;
         for (a, b) in self.stalls.iter_mut().zip(&o.stalls) {
             *a += b;
         }

@@ -134,6 +134,7 @@ impl Sm {
                 warp_instructions: n,
                 thread_instructions: threads,
                 stalls: acc.counts(i),
+                sectors: 0,
             })
             .collect();
         let mut st = WarpStalls {

@@ -207,6 +207,9 @@ pub(crate) struct SmState {
     /// warps' residency added up to (achieved occupancy).
     pub active_since: u64,
     pub residency: crate::memstats::Residency,
+    /// Global and local sectors per program instruction (`lines`'
+    /// `sectors`), grown to the highest index that accessed memory.
+    pub stmt_sectors: Vec<u64>,
 }
 
 /// The timing host of one SM for one epoch.
@@ -514,12 +517,17 @@ impl External for Host<'_, '_, '_> {
             let warp = b.warps.get_mut(w)?;
             match warp.exts.pop_front()? {
                 Ext::Mem(k, kind) => {
+                    let before = st.mem.stats().l1.sectors;
                     let done = match warp.take_access(k) {
                         Lent::OneWave(lanes, bytes) => {
                             st.mem.shared_one_wave(sh.gpu, req.cycle, lanes, bytes)
                         }
                         Lent::Addrs(acc) => st.mem.access(sh.gpu, req.cycle, acc, kind),
                     };
+                    let added = st.mem.stats().l1.sectors - before;
+                    if added > 0 {
+                        add_sectors(&mut st.stmt_sectors, req.index, added);
+                    }
                     if let Some(t) = st.spans.as_mut() {
                         t.access(crate::spans::MemEvent {
                             cta: b.cta,
@@ -557,5 +565,23 @@ impl External for Host<'_, '_, '_> {
             }
         };
         Some(at)
+    }
+}
+
+/// Adds `n` sectors to statement `index`'s count, growing the counts to it
+/// (once per statement: the program bounds them).
+#[cold]
+fn grow_sectors(counts: &mut Vec<u64>, index: usize) {
+    counts.resize(index + 1, 0);
+}
+
+#[inline]
+fn add_sectors(counts: &mut Vec<u64>, index: u32, n: u64) {
+    let i = index as usize;
+    if i >= counts.len() {
+        grow_sectors(counts, i);
+    }
+    if let Some(c) = counts.get_mut(i) {
+        *c += n;
     }
 }

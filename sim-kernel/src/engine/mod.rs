@@ -299,7 +299,16 @@ fn timed_sms(slots: &[Slot]) -> (Vec<(u32, Stats, MemStats)>, Residency) {
         .filter(|(_, s)| s.st.used && s.st.detail)
         .map(|(i, s)| {
             res.add(&s.st.residency);
-            (i as u32, s.sm.stats(), *s.st.mem.stats())
+            let mut stats = s.sm.stats();
+            if stats.per_inst.len() < s.st.stmt_sectors.len() {
+                stats
+                    .per_inst
+                    .resize(s.st.stmt_sectors.len(), Default::default());
+            }
+            for (p, &n) in stats.per_inst.iter_mut().zip(&s.st.stmt_sectors) {
+                p.sectors += n;
+            }
+            (i as u32, stats, *s.st.mem.stats())
         })
         .collect();
     (per_sm, res)

@@ -34,6 +34,18 @@ fn check_sum(r: &LaunchRun) {
     );
 }
 
+/// The sectors each memory statement touched (`lines`' `sectors`), in
+/// program order, leaving out the statements with none; they add up to
+/// the L1's count.
+fn stmt_sectors(r: &LaunchRun) -> Vec<u64> {
+    let per: Vec<u64> = (r.timed.stats.per_inst.iter())
+        .map(|p| p.sectors)
+        .filter(|&n| n > 0)
+        .collect();
+    assert_eq!(per.iter().sum::<u64>(), r.timed.memory.l1.sectors);
+    per
+}
+
 /// A coalesced stream: 4 warps of 32 lanes, each lane one 4-byte word.
 /// Each warp's load is one request for one line: 4 sectors. The first
 /// load misses all 4x4 = 16 sectors in L1 and in L2 (16 from DRAM, 4 L2
@@ -68,6 +80,8 @@ fn a_coalesced_stream_takes_four_sectors_a_request() {
     assert_eq!(m.dram.sectors, 32);
     assert_eq!(m.shared, Default::default());
     assert_eq!(m.constant, Default::default());
+    // Per statement: the two loads and the store, 4 warps x 4 sectors each.
+    assert_eq!(stmt_sectors(&r), [16, 16, 16]);
 }
 
 /// A strided stream: lane i loads word 32 i, each lane in a line of its
@@ -91,6 +105,8 @@ fn a_strided_stream_takes_a_sector_a_lane() {
         (m.l2.requests, m.l2.sectors, m.l2.hits, m.l2.misses),
         (132, 144, 0, 144)
     );
+    // Per statement: each load 4 warps x 32 sectors, the store 4 x 4.
+    assert_eq!(stmt_sectors(&r), [128, 128, 16]);
     assert_eq!((m.dram.sectors, m.dram_bytes()), (144, 144 * 32));
 }
 
