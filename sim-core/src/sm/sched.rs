@@ -149,8 +149,10 @@ impl Sched {
 /// at `now` (`states`: the span since it was counted, and this cycle as
 /// `selected`), and the issue in the activity series. `units`: its
 /// scheduler's unit-busy slots so far; `iv`: clocks per slot. A second
-/// issue in the same clock (`issue_width` > 1) adds no cycle.
-#[inline(always)]
+/// issue in the same clock (`issue_width` > 1) adds no cycle. A call of
+/// its own: inlined, it crowds the issue path's registers (spills there
+/// cost more than the call).
+#[inline(never)]
 #[allow(clippy::too_many_arguments)]
 fn account_issue(
     w: &mut Warp,
