@@ -60,9 +60,7 @@ fn add_launch_inputs(launch: &Launch, inputs: &mut Inputs) {
         }))
         .chain(launch.expected.iter().map(|(_, p)| p));
     for p in files {
-        if let Ok(f) = std::fs::File::open(p) {
-            inputs.add_file(&p.display().to_string(), &f);
-        }
+        inputs.add_path(&p.display().to_string(), p);
     }
 }
 
@@ -504,9 +502,7 @@ pub fn record(
 ) -> Result<ExitCode> {
     check_counts(sms.unwrap_or(1), 1)?;
     let name = file.display().to_string();
-    if let Ok(f) = std::fs::File::open(file) {
-        inputs.add_file(&name, &f);
-    }
+    inputs.add_path(&name, file);
     read_launch(file, &name, &mut inputs)?;
     check_outputs(&[Output::file("-o", output)], &inputs)?;
     let opts = options(setup, LAUNCH_TARGET, sms)?;
