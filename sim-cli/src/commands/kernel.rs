@@ -179,6 +179,18 @@ pub fn run_recording(name: &str, r: impl Read, a: &RunArgs, inputs: Inputs) -> R
     })
     .with_context(|| format!("replaying {name}"))?;
     let run = &done.run;
+    if !a.check && !run.mismatches.is_empty() {
+        // The outputs a replay computes again are the recorded ones, unless
+        // the recording was changed (a load value, a step): an error, not a
+        // report of another run. `--check` lists every buffer (exit 1).
+        let what: Vec<String> = run.mismatches.iter().map(|m| m.to_string()).collect();
+        bail!(
+            "{name}: the replayed outputs differ from the recorded ones ({} of {} output buffers): {}; the recording does not hold together (--check compares every buffer)",
+            what.len(),
+            outputs.len(),
+            what.join("; ")
+        );
+    }
     finish(
         name,
         run,
