@@ -342,20 +342,21 @@ fn fifos_are_not_inputs() {
     assert!(!d.join("r.bin").exists());
 }
 
-/// Issue 28: `.global` variables cost the pages a launch touches, not
-/// their declared sizes. A kernel declaring 1 GiB of them (512 MiB
-/// uninitialised, 512 MiB with a two-element initialiser) and touching a
-/// few bytes reads 0 where nothing was written, the initialiser's values
-/// where it names them, and its own writes; the run peaks far below the
-/// declared size (the initialised array was copied whole: over 1 GiB
-/// resident).
+/// Issue 28: `.global` variables and launch buffers cost the pages a
+/// launch touches, not their declared sizes. A kernel declaring 1 GiB of
+/// variables (512 MiB uninitialised, 512 MiB with a two-element
+/// initialiser) and given a zero-filled buffer of 256 MiB, touching a few
+/// bytes of each, reads 0 where nothing was written, the initialiser's
+/// values where it names them, and its own writes; the run peaks far
+/// below the declared sizes (9 MiB; the initialised array was copied
+/// whole before: 537 MiB).
 #[test]
 fn global_variables_cost_the_pages_touched() {
     let d = scratch("sparse_global");
     let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n\
         .global .align 4 .b8 g[536870912];\n\
         .global .align 4 .u32 h[134217728] = {7, 8};\n\
-        .visible .entry k(.param .u64 out)\n{\n\
+        .visible .entry k(.param .u64 out, .param .u64 big)\n{\n\
         .reg .b32 %r<8>;\n.reg .b64 %rd<8>;\n\
         ld.param.u64 %rd1, [out];\n\
         cvta.to.global.u64 %rd1, %rd1;\n\
@@ -371,9 +372,15 @@ fn global_variables_cost_the_pages_touched() {
         st.global.u32 [%rd1+4], %r3;\n\
         st.global.u32 [%rd1+8], %r4;\n\
         st.global.u32 [%rd1+12], %r5;\n\
+        ld.param.u64 %rd4, [big];\n\
+        ld.global.u32 %r6, [%rd4+200000000];\n\
+        st.global.u32 [%rd4+200000004], %r4;\n\
+        ld.global.u32 %r7, [%rd4+200000004];\n\
+        st.global.u32 [%rd1+16], %r6;\n\
+        st.global.u32 [%rd1+20], %r7;\n\
         ret;\n}\n";
     std::fs::write(d.join("k.ptx"), ptx).unwrap();
-    let want: Vec<u8> = [0u32, 23130, 8, 0]
+    let want: Vec<u8> = [0u32, 23130, 8, 0, 0, 8]
         .iter()
         .flat_map(|v| v.to_le_bytes())
         .collect();
@@ -382,8 +389,9 @@ fn global_variables_cost_the_pages_touched() {
     std::fs::write(
         &launch,
         r#"{"ptx": "k.ptx", "entry": "k", "grid": [1,1,1], "block": [1,1,1],
-            "buffers": {"out": {"bytes": 16, "fill": 255}},
-            "params": [{"buffer": "out"}], "outputs": ["out"],
+            "buffers": {"out": {"bytes": 24, "fill": 255},
+                        "big": {"bytes": 268435456, "fill": 0}},
+            "params": [{"buffer": "out"}, {"buffer": "big"}], "outputs": ["out"],
             "expected": {"out": "out.bin"}}"#,
     )
     .unwrap();

@@ -347,7 +347,7 @@ fn a_replay_computes_its_outputs_from_the_recorded_loads() {
     let (c, out, e) = parts(&simcli(&["run", s(&bad)]));
     assert_eq!(c, 2, "{e}");
     assert!(
-        e.contains("the replayed outputs differ from the recorded ones (1 of 1 output buffers): buffer '"),
+        e.contains("the replayed outputs differ from the recorded ones (2 of 2 output buffers): buffer 'mix' differs at byte 125"),
         "{e}"
     );
     assert!(e.contains("differs at byte"), "{e}");
