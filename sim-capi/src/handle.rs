@@ -2,8 +2,8 @@
 //! run phase, and the C host's external-instruction callback.
 
 use crate::types::{
-    PssCompletion, PssExtRequest, PssExternalFn, PSS_MAX_INSTS, PSS_MAX_REGS, PSS_MAX_SOURCES,
-    PSS_MAX_QUEUED, PSS_MAX_WARPS, PSS_MAX_WARP_REGS,
+    PssCompletion, PssExtRequest, PssExternalFn, PSS_MAX_INSTS, PSS_MAX_QUEUED, PSS_MAX_REGS,
+    PSS_MAX_SOURCES, PSS_MAX_WARPS, PSS_MAX_WARP_REGS,
 };
 use sim_core::config_file::{self, ConfigLayer};
 use sim_core::{
@@ -297,7 +297,12 @@ impl SimState {
     /// limit.
     pub(crate) fn admit_push(&mut self) -> Res<()> {
         if self.queued >= PSS_MAX_QUEUED {
-            let exact = self.sim()?.sms_mut().iter().map(|sm| sm.queued() as u64).sum();
+            let exact = self
+                .sim()?
+                .sms_mut()
+                .iter()
+                .map(|sm| sm.queued() as u64)
+                .sum();
             self.queued = exact;
             if exact >= PSS_MAX_QUEUED {
                 return Err(format!(

@@ -327,7 +327,9 @@ fn fifos_are_not_inputs() {
         return;
     }
     let f = s(&fifo);
-    let why = format!("{f}: is a FIFO, not a regular file; refusing to read it (it would wait for a writer");
+    let why = format!(
+        "{f}: is a FIFO, not a regular file; refusing to read it (it would wait for a writer"
+    );
     refused(&["run", f], &why);
     refused(&["record", f, "-o", s(&d.join("r.bin"))], &why);
     refused(&["run", "traces/chain_set.ptx", "--config", f], &why);

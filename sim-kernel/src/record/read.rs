@@ -3,8 +3,8 @@
 
 use super::flow::Flow;
 use super::{
-    config, is_recording, validate_warp, RecHeader, RecTrailer, RecWarp, RecordError,
-    HEADER, MAX_RECORD_BYTES, TRAILER, VERSION, WARP,
+    config, is_recording, validate_warp, RecHeader, RecTrailer, RecWarp, RecordError, HEADER,
+    MAX_RECORD_BYTES, TRAILER, VERSION, WARP,
 };
 use std::io::Read;
 

@@ -295,7 +295,8 @@ fn a_flipped_load_value_fails_its_records_checksum() {
 fn steps_the_control_flow_graph_does_not_allow_are_refused() {
     // Lanes 0..16 branch to L1 (statement 6), the others fall through
     // (statement 4) and jump over it; both meet at L2 (statement 7).
-    let src = ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\
+    let src =
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\
          .reg .pred %p<2>; .reg .b32 %r<8>; .reg .b64 %rd<8>;\n\
          ld.param.u64 %rd1, [p];\n\
          mov.u32 %r1, %tid.x;\n\
@@ -310,8 +311,15 @@ fn steps_the_control_flow_graph_does_not_allow_are_refused() {
          ret;\n}\n";
     let rec = recording_of(src);
     let steps: Vec<u32> = rec.warps[0].steps.iter().map(|s| s.0).collect();
-    assert_eq!(steps, [0, 1, 2, 3, 6, 4, 5, 7, 8, 9, 10], "taken lanes first");
-    assert_eq!(rec.warps[0].steps[3].1, 0xffff, "lanes 0..16 take the branch");
+    assert_eq!(
+        steps,
+        [0, 1, 2, 3, 6, 4, 5, 7, 8, 9, 10],
+        "taken lanes first"
+    );
+    assert_eq!(
+        rec.warps[0].steps[3].1, 0xffff,
+        "lanes 0..16 take the branch"
+    );
     // As recorded: replays, outputs as recorded.
     let rep = replay_stream(
         RecordReader::open("k.bin", &rec.to_bytes().unwrap()[..]).unwrap(),
@@ -348,7 +356,9 @@ fn steps_the_control_flow_graph_does_not_allow_are_refused() {
     // By none: statement 4 comes next, not 6.
     let e = refused(&|r| r.warps[0].steps[3].1 = 0);
     assert!(
-        e.contains("warps[0].steps[4]: statement 6, but the control-flow graph leads to statement 4 there"),
+        e.contains(
+            "warps[0].steps[4]: statement 6, but the control-flow graph leads to statement 4 there"
+        ),
         "{e}"
     );
     // Cut before `ret`, or a step after it.
