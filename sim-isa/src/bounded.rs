@@ -103,16 +103,21 @@ pub fn read_limited_string(r: impl Read, name: &Path, limit: u64) -> Result<Stri
 
 /// "a FIFO" or "a socket" when `path` names one in the file system:
 /// opening a FIFO waits for a writer (forever, when none comes), and a
-/// socket cannot be opened. Standard input as `/dev/stdin` or a `/dev/fd/N`
-/// of a shell's process substitution is an anonymous pipe, whose writer
-/// exists: it has no name in the file system (its link points at
-/// `pipe:[N]`) and is not refused. Devices are read (to the limit:
-/// `/dev/zero` is refused there), as are regular files whatever their
-/// metadata says.
+/// socket cannot be opened. A descriptor the process holds already
+/// (`/dev/stdin`, `/dev/fd/N` of a shell's process substitution,
+/// `/proc/self/fd/N`) is not refused: its pipe was opened, with its writer,
+/// before the process started; nor is an anonymous pipe, which has no name
+/// in the file system (its link points at `pipe:[N]`). Devices are read
+/// (to the limit: `/dev/zero` is refused there), as are regular files
+/// whatever their metadata says.
 pub fn waits_for_writer(path: &Path) -> Option<&'static str> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
+        let held = ["/dev/stdin", "/dev/fd/", "/proc/self/fd/"];
+        if held.iter().any(|h| path.starts_with(h)) {
+            return None;
+        }
         let t = std::fs::metadata(path).ok()?.file_type();
         let kind = if t.is_fifo() {
             "a FIFO"
