@@ -374,6 +374,27 @@ fn steps_the_control_flow_graph_does_not_allow_are_refused() {
         e.contains("warps[2].steps[11]: statement 10 after every lane of the warp has exited"),
         "{e}"
     );
+    // Every other statement index at every step, and every lane flipped
+    // at every step: each refused at that step (or, for a branch's lanes,
+    // at the step its new outcome contradicts; a memory step's lanes by
+    // its accesses).
+    let n = rec.warps[0].steps.len();
+    for k in 0..n {
+        for stmt in (0..11).filter(|&x| x != rec.warps[0].steps[k].0) {
+            let e = refused(&|r| r.warps[0].steps[k].0 = stmt);
+            assert!(
+                e.contains(&format!("warps[0].steps[{k}]: statement {stmt}")),
+                "{e}"
+            );
+        }
+        for bit in 0..32 {
+            let e = refused(&|r| r.warps[0].steps[k].1 ^= 1 << bit);
+            assert!(
+                e.contains("invalid kernel recording: warps[0]."),
+                "step {k} lane {bit}: {e}"
+            );
+        }
+    }
     // Past the kernel.
     let e = refused(&|r| r.warps[0].steps[1].0 = 99);
     assert!(
