@@ -280,6 +280,18 @@ impl Sm {
         Ok(())
     }
 
+    /// Instructions queued on this SM's host warps and not yet issued (a
+    /// C host's pushes are bounded by their total: `PSS_MAX_QUEUED`).
+    pub fn queued(&self) -> usize {
+        self.warps
+            .iter()
+            .map(|w| match &w.source {
+                Source::Host { queue, .. } => queue.len(),
+                Source::Stream { .. } => 0,
+            })
+            .sum()
+    }
+
     /// Ids of the host warps, not finished and not closed, with fewer than
     /// `issue_width` instructions queued beyond the one about to issue: the
     /// host should push their next instruction or close them. (A warp may
