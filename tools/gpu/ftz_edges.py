@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Inputs at f16's flush-to-zero boundary for a GPU run (tools/gpu/run.py).
 
-    python3 tools/gpu/ftz_edges.py OUT.jsonl [--count 400] [--seed 7]
+    python3 -m tools.gpu.ftz_edges OUT.jsonl [--count 400] [--seed 7]
 
 The whole-domain run showed that `mul.ftz.f16` flushes a result that is tiny
 after rounding (IEEE 754: rounded to 11 bits with an unbounded exponent,

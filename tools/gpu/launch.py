@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run launch files (docs/launch-format.md) on a real NVIDIA GPU.
 
-    python3 tools/gpu/launch.py DIR/*.json [--runs 2]
+    python3 -m tools.gpu.launch DIR/*.json [--runs 2]
 
 For each launch file: allocates every buffer (cuMemAlloc), copies its initial
 bytes in, loads the module with the driver's JIT (cuModuleLoadData: no
@@ -19,8 +19,7 @@ import os
 import struct
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import Cuda  # noqa: E402
+from tools.gpu.run import Cuda
 
 
 def run_once(cu, mod_cache, path, doc):

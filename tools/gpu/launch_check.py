@@ -2,8 +2,8 @@
 """Run launch files on a real GPU and record what it computed, without
 touching the launch files (tools/gpu/launch.py rewrites them).
 
-    python3 tools/gpu/launch_check.py OUTDIR FILE.json... [--max-random N] [--inputs DIR]
-    python3 tools/gpu/launch_check.py OUTDIR FILE.json... --inputs DIR --make-inputs
+    python3 -m tools.gpu.launch_check OUTDIR FILE.json... [--max-random N] [--inputs DIR]
+    python3 -m tools.gpu.launch_check OUTDIR FILE.json... --inputs DIR --make-inputs
 
 For each launch file (docs/launch-format.md): every buffer is allocated and
 filled (`file`, `fill`, or `random` by the format's own generator,
@@ -33,8 +33,7 @@ import struct
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import Cuda  # noqa: E402
+from tools.gpu.run import Cuda
 
 M64 = (1 << 64) - 1
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Launch files for the extra kernels (kernels/extra.cu), inputs included.
 
-    PATH=<nvcc 13.0.88 bin>:$PATH python3 tools/gpu/make_extra.py OUT/
-    python3 tools/gpu/launch.py OUT/*.json        # on a machine with a GPU
+    PATH=<nvcc 13.0.88 bin>:$PATH python3 -m tools.gpu.make_extra OUT/
+    python3 -m tools.gpu.launch OUT/*.json        # on a machine with a GPU
 
 Writes OUT/extra.ptx (nvcc -ptx -arch=sm_90 -O3), the launch files and their
 input buffers (a fixed-seed generator: re-running gives the same bytes).

@@ -2,8 +2,8 @@
 """Mixed-instruction loops for checking that the sm_90 timing model
 generalises beyond the single-form microbenchmarks it was fitted to.
 
-    python3 tools/gpu/make_mixed.py OUT/     # OUT/mixed.ptx + launch files
-    python3 tools/gpu/launch.py OUT/*.json   # on an H100: expected bytes + cycles
+    python3 -m tools.gpu.make_mixed OUT/     # OUT/mixed.ptx + launch files
+    python3 -m tools.gpu.launch OUT/*.json   # on an H100: expected bytes + cycles
 
 Each kernel has the microbenchmarks' shape (sim-core/data/calibration/h100/
 README.md): inputs from global memory, `%clock64` read just before and after a

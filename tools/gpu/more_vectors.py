@@ -2,7 +2,7 @@
 """Inputs for forms the SASS oracle has no vectors of, for a GPU run
 (tools/gpu/run.py): the fp8 conversions from f32 pairs and `sad.u64/.s64`.
 
-    python3 tools/gpu/more_vectors.py OUT.jsonl [--count 500] [--seed 11]
+    python3 -m tools.gpu.more_vectors OUT.jsonl [--count 500] [--seed 11]
 
 f32 sources mix random bits, values across fp8's range (e4m3: up to 448,
 subnormals from 2^-9; e5m2: up to 57344, from 2^-16), values a hair either

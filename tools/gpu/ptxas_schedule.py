@@ -20,7 +20,7 @@ one-chain mixes of 2 to 5 of the 32-bit forms the H100 calibration covers
 seeded), assembles them with ptxas 13.0.88 (the H100 runs' release), and
 compares `simcli run` on each with that stand-in.
 
-Usage: python3 tools/gpu/ptxas_schedule.py [--count N] [--seed S] [--simcli PATH]
+Usage: python3 -m tools.gpu.ptxas_schedule [--count N] [--seed S] [--simcli PATH]
                                            [--check GEO,WORST] [--keep DIR]
 --check: exit 1 unless the geometric-mean error factor is at most GEO and no
 mix is off by more than a factor WORST (issue 10's bound for unseen mixes:
@@ -39,12 +39,11 @@ import subprocess
 import sys
 import tempfile
 
+from tools.gpu import make_mixed  # the loops' shape is shared
+from tools.lowering import derive_sass  # tool installation is shared
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(ROOT, "tools", "lowering"))
-import derive_sass  # noqa: E402  (tool installation is shared)
-import make_mixed  # noqa: E402  (the loops' shape is shared)
 
 MEASURED = os.path.join(ROOT, "sim-kernel", "tests", "data", "h100-mixed")
 CALIBRATION = os.path.join(ROOT, "sim-core", "data", "calibration", "h100", "microbench.json")

@@ -2,7 +2,7 @@
 """Run conformance vectors on a real NVIDIA GPU (issue 5, part 3).
 
     cargo run -p xtask --release -- gpu-kernels VECTORS.jsonl OUT/   # PTX + manifest
-    python3 tools/gpu/run.py OUT/ --observed OUT/observed.jsonl      # on the GPU machine
+    python3 -m tools.gpu.run OUT/ --observed OUT/observed.jsonl      # on the GPU machine
 
 The kernels come from `xtask gpu-kernels`: one kernel per distinct instruction,
 one vector per thread; each thread loads its registers from global memory,

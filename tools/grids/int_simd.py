@@ -8,7 +8,7 @@ sm_61); ptxas 11.8 ($PTXAS) judges sm_61 and sm_53 (it reads `.version` 7.8 at
 most). Each text is assembled alone in a kernel declaring its registers at the
 widths their names give (%r .b32, %rd .b64, %h .b16).
 
-Usage: PTXAS=... PTXAS13=... python3 tools/grids/int_simd.py > sim-isa/tests/data/int-simd-ptxas.txt
+Usage: PTXAS=... PTXAS13=... python3 -m tools.grids.int_simd > sim-isa/tests/data/int-simd-ptxas.txt
 """
 import os
 import re

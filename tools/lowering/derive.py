@@ -23,7 +23,7 @@ sm_53 and sm_90:
 `mov` rows are fixed at 1/1 (see main). Re-running reproduces the committed
 rows exactly (checked when the integer family's rows were added).
 
-Usage: python3 tools/lowering/derive.py [-o sim-core/data/lowering.tsv] [-j 2]
+Usage: python3 -m tools.lowering.derive [-o sim-core/data/lowering.tsv] [-j 2]
 Needs PTXAS and NVDISASM (env vars or the default paths below).
 """
 

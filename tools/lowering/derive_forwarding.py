@@ -23,7 +23,7 @@ Rows (tab-separated): producer, consumer, clocks (most common distance; the
 smaller on a tie), least, pairs (how many times the pair was seen).
 sim-core's `pipes` tests hold the sm_90 pipe model to it.
 
-Usage: python3 tools/lowering/derive_forwarding.py [-o sim-core/data/forwarding-sm90.tsv]
+Usage: python3 -m tools.lowering.derive_forwarding [-o sim-core/data/forwarding-sm90.tsv]
 Installs ptxas/nvdisasm into tools/.cache/sass (git-ignored) on first use, as
 derive_sass.py does (PTXAS_90/NVDISASM_90 override).
 """
@@ -37,8 +37,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import derive_sass  # noqa: E402  (tool installation is shared, not copied)
+from tools.lowering import derive_sass  # tool installation is shared, not copied
 
 ROOT = derive_sass.ROOT
 

@@ -35,8 +35,8 @@ result (indices, or an operand letter when the result is an input unchanged).
 The sequence is space-separated `OPCODE.MODIFIERS:deps`, deps comma-separated
 (`-` for none), e.g. `PRMT:a,b IMAD.IADD:0,1`.
 
-Usage: python3 tools/lowering/derive_sass.py [-o sim-core/data/lowering-sass.tsv]
-       python3 tools/lowering/derive_sass.py --compare-90   # ptxas 11.8 vs 13.0 on sm_90
+Usage: python3 -m tools.lowering.derive_sass [-o sim-core/data/lowering-sass.tsv]
+       python3 -m tools.lowering.derive_sass --compare-90   # ptxas 11.8 vs 13.0 on sm_90
 Installs its tools into tools/.cache/sass (git-ignored) on first use; override
 with PTXAS_35/NVDISASM_35, PTXAS_53/NVDISASM_53, PTXAS_90/NVDISASM_90.
 """
@@ -49,8 +49,7 @@ import sys
 import tempfile
 import zipfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import derive  # noqa: E402  (variant lists and kernel text are shared, not copied)
+from tools.lowering import derive  # variant lists and kernel text are shared, not copied
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CACHE = os.path.join(ROOT, "tools", ".cache", "sass")

@@ -26,7 +26,7 @@ endian. The i8 stream is the second difference of the output bits as integers,
 d[i] = v[i] - 2 v[i-1] + v[i-2] (v[-1] = v[-2] = 0); -128 marks an escape whose value
 is in the list.
 
-Usage: python3 tools/mufu/build_tables.py [DUMPS_DIR] [OUT_DIR]
+Usage: python3 -m tools.mufu.build_tables [DUMPS_DIR] [OUT_DIR]
 """
 import lzma
 import os

@@ -8,7 +8,7 @@ exponent boundaries, and special values (zeros, infinities, NaNs, subnormals);
 the outputs are what the GPU produced. None of them went into the MUFU tables,
 which come from whole-domain dumps.
 
-Usage: python3 tools/mufu/vectors.py run1|run2 N OUT.jsonl   (N per form; 0 = all)
+Usage: python3 -m tools.mufu.vectors run1|run2 N OUT.jsonl   (N per form; 0 = all)
 """
 import json
 import os
@@ -17,7 +17,6 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DUMPS = os.path.join(ROOT, "tools", ".cache", "mufu")
 FORMS = [o + z + ".f32" for o in "rcp.approx rsqrt.approx sqrt.approx ex2.approx lg2.approx "

@@ -25,8 +25,7 @@ Each statement is assembled alone inside a kernel declaring %r<9> .b32,
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import verdict  # noqa: E402
+from tools.ptxas_grid import verdict
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
 PTXAS13 = os.environ.get("PTXAS13", "ptxas")

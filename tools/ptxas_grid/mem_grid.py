@@ -20,7 +20,6 @@ with ptxas 13.0.88.
 
 import os
 import subprocess
-import sys
 import tempfile
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))

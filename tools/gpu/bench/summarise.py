@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Markdown summary of a tools/gpu/bench/run.sh result folder.
 
-    python3 tools/gpu/bench/summarise.py OUTDIR > summary.md
-    python3 tools/gpu/bench/summarise.py --selftest   # on generated fake data
+    python3 -m tools.gpu.bench.summarise OUTDIR > summary.md
+    python3 -m tools.gpu.bench.summarise --selftest   # on generated fake data
 
 Reads OUTDIR/{memlat,bw,grid}.jsonl, grid_*.bin, info.txt and clocks.csv
 (README.md describes every field); a missing file only drops its section.

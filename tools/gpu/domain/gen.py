@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Whole-domain PTX kernels for the forms in forms.txt (issue 23).
 
-    python3 tools/gpu/domain/gen.py OUT.ptx          # write the module
-    python3 tools/gpu/domain/gen.py --check          # ptxas each kernel alone
+    python3 -m tools.gpu.domain.gen OUT.ptx          # write the module
+    python3 -m tools.gpu.domain.gen --check          # ptxas each kernel alone
 
 One kernel `k<INDEX>` per form (INDEX: the form's position among forms.txt's
 non-comment lines), all in one module (.version 8.1, .target sm_90; 8.1 is the

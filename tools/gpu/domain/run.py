@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Run every form of forms.txt over its whole input domain on a GPU (issue 23).
 
-    python3 tools/gpu/domain/run.py OUTDIR              # on the GPU machine
-    python3 tools/gpu/domain/run.py OUTDIR --dry-run    # ptxas instead of a GPU
-    python3 tools/gpu/domain/run.py OUTDIR --fake       # format test, no GPU
+    python3 -m tools.gpu.domain.run OUTDIR              # on the GPU machine
+    python3 -m tools.gpu.domain.run OUTDIR --dry-run    # ptxas instead of a GPU
+    python3 -m tools.gpu.domain.run OUTDIR --fake       # format test, no GPU
 
 Writes OUTDIR/domain.ptx (the module run), OUTDIR/domain-0.bin and, when the
 first fills up, OUTDIR/domain-1.bin (records, README.md describes them), and
@@ -29,9 +29,7 @@ import sys
 import time
 import zlib
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import gen  # noqa: E402
+from tools.gpu.domain import gen
 
 MAGIC = b"PTXDOM1\0"
 KINDS = {"one16": 0, "two16": 1, "one32": 2}
@@ -44,11 +42,8 @@ class CudaError(Exception):
 
 def cuda_class():
     """tools/gpu/run.py's Cuda, with errors raised instead of exiting."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("gpu_run", os.path.join(HERE, "..", "run.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    Cuda = mod.Cuda
+    from tools.gpu.run import Cuda
+
 
     class SafeCuda(Cuda):
         def check(self, rc, what):

@@ -2,7 +2,7 @@
 """Check the domain kernels themselves without a GPU: run them in simcli.
 
     cargo run -p xtask --release -- domain-check --fake REF.bin --only 0,1,2 --samples 1
-    python3 tools/gpu/domain/sim_launch.py REF.bin DIR
+    python3 -m tools.gpu.domain.sim_launch REF.bin DIR
     for f in DIR/k*.json; do simcli run "$f" --check; done
 
 For each record of REF.bin (sim-isa's values written by `domain-check
@@ -22,8 +22,7 @@ import struct
 import sys
 import zlib
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import gen  # noqa: E402
+from tools.gpu.domain import gen
 
 
 def records(path):

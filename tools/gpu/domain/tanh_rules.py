@@ -11,7 +11,7 @@ misses by one unit in the last place. sim-isa therefore does not run
 `tanh.approx` (docs/validation.md, "H200 run"). Prints, per form, how many
 entries (16-bit tables) or sampled high halves (f32 checksums) agree.
 
-    python3 tools/gpu/domain/tanh_rules.py
+    python3 -m tools.gpu.domain.tanh_rules
 """
 
 import math

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measured (ubench.json from run.py) vs simulated (simcli run) cycles, row by row.
 
-    python3 tools/gpu/ubench/compare.py OUTDIR/ubench.json --simcli PATH/simcli [--json OUT.json]
+    python3 -m tools.gpu.ubench.compare OUTDIR/ubench.json --simcli PATH/simcli [--json OUT.json]
 
 For every row with a kernel text (kernels/NAME.ptx, the same instruction
 stream without the bra) runs `simcli run K --arch sm_90` and prints measured

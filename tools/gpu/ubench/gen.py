@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Microbenchmarks for the sm_90 machine opcodes the H100 set never measured.
 
-    python3 tools/gpu/ubench/gen.py            # writes ubench.ptx, ubench.cubin,
+    python3 -m tools.gpu.ubench.gen            # writes ubench.ptx, ubench.cubin,
                                                # manifest.json, kernels/*.ptx here
 
 Same shape as sim-core/data/calibration/h100/microbench.json (see README.md
@@ -20,7 +20,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PTXAS = os.environ.get("PTXAS", "/work/venv-nv/lib/python3.11/site-packages/nvidia/cu13/bin/ptxas")

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Run the sm_90 microbenchmarks of manifest.json on a GPU; write OUTDIR/ubench.json.
 
-    python3 tools/gpu/ubench/run.py OUTDIR            # on the GPU machine (libcuda, no compiler)
-    python3 tools/gpu/ubench/run.py OUTDIR --dry-run  # here: ptxas + manifest checks, no GPU
+    python3 -m tools.gpu.ubench.run OUTDIR            # on the GPU machine (libcuda, no compiler)
+    python3 -m tools.gpu.ubench.run OUTDIR --dry-run  # here: ptxas + manifest checks, no GPU
 
 Loads ubench.cubin (assembled by ptxas 13.0.88 in gen.py, so the GPU runs the
 machine code whose histogram the manifest records); if the driver refuses the
@@ -61,10 +61,8 @@ class FakeCuda:
 
 class GpuCuda:
     def __init__(self):
-        import importlib.util
-        spec = importlib.util.spec_from_file_location("gpu_run", os.path.join(HERE, "..", "run.py"))
-        gpu_run = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(gpu_run)
+        from tools.gpu import run as gpu_run
+
         try:
             self.c = gpu_run.Cuda()  # tools/gpu/run.py: exits 2 when there is no driver
         except (SystemExit, AttributeError) as e:

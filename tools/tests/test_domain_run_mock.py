@@ -4,7 +4,7 @@ the whole-module JIT fails once, the third launch fails with 700). Checks
 the per-kernel JIT fallback, that a failed form is reported and skipped
 with a fresh context, and that the others are written.
 
-    python3 tools/gpu/domain/test_run_mock.py
+    python3 -m tools.gpu.domain.test_run_mock
 """
 
 import ctypes
