@@ -65,8 +65,16 @@ def forms():
 
 def stall_sums(cubin, nvdisasm):
     """{kernel: (stall counts of its loop body, variable-latency instructions in it,
-    whether it waits for its loads before its first clock read)}."""
+    whether it waits for its loads before its first clock read)} of a cubin."""
     text = subprocess.run([nvdisasm, "-hex", "-c", cubin], capture_output=True, text=True, check=True).stdout
+    return parse_stall_sums(text)
+
+
+def parse_stall_sums(text):
+    """stall_sums from an `nvdisasm -hex -c` listing. The stall count, the
+    barrier it sets and the barriers it waits on are bits 41-44, 46-48 and
+    52-57 of each instruction's second (control) word: ptxas's own schedule,
+    which stands in for the H100's timing of unmeasured mixes."""
     out = {}
     for sec in re.split(r"\n\s*\.section\s+\.text\.", text)[1:]:
         name = sec.split(",")[0]
