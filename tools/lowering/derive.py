@@ -526,8 +526,15 @@ def sass(cubin, tmp):
     with open(path, "wb") as f:
         f.write(cubin)
     r = subprocess.run([NVDISASM, "-c", path], capture_output=True, text=True, check=True)
+    return parse_sass(r.stdout)
+
+
+def parse_sass(listing):
+    """(instructions without NOP/BRA, the same with calls inlined) of an
+    `nvdisasm -c` listing of one kernel: the first counts the kernel's machine
+    instructions, the second gives the dataflow depth through subroutines."""
     insts, labels = [], {}
-    for line in r.stdout.splitlines():
+    for line in listing.splitlines():
         m = re.search(r"/\*[0-9a-f]{4,}\*/\s+(.*?)\s*;", line)
         if m:
             insts.append(m.group(1).strip())
