@@ -61,3 +61,12 @@ def test_mem_grid():
 def test_int_simd_and_cvt_fp8_texts():
     assert set(int_simd.texts()) == set(texts("int-simd-ptxas.txt", 3))
     assert set(cvt_fp8.texts()) == set(texts("cvt-fp8-ptxas.txt", 3))
+
+
+def test_grid_kernels_declare_what_the_text_uses():
+    k = int_simd.kernel("sad.u64 %rd5, %rd1, %rd2, %rd3;", "sm_90", "8.0")
+    assert k == (".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k() {\n"
+                 "  .reg .b64 %rd1;\n  .reg .b64 %rd2;\n  .reg .b64 %rd3;\n  .reg .b64 %rd5;\n"
+                 "  sad.u64 %rd5, %rd1, %rd2, %rd3;\n  ret;\n}\n")
+    k = cvt_fp8.kernel("cvt.rn.satfinite.e4m3x2.f32 %h5, %f1, %f2;", "sm_89", "8.1")
+    assert "  .reg .b16 %h5;\n" in k and "  .reg .f32 %f1;\n" in k and ".target sm_89\n" in k
