@@ -105,6 +105,8 @@ def mul_cases(rng, n):
 
 
 def line(ptx, ins, dst):
+    """One conformance vector line (docs/conformance-format.md) for sm_90 with a placeholder
+    result: the GPU run fills in the real one."""
     return json.dumps({"arch": "sm_90", "ptx": ptx, "in": ins, "out": {dst: "0x0"}}, separators=(",", ":"))
 
 

@@ -23,6 +23,8 @@ from tools.gpu.run import Cuda
 
 
 def run_once(cu, mod_cache, path, doc):
+    """Runs one launch file on the GPU (its module loaded once per PTX file) and returns its
+    output buffers and clock buffer, as launch files describe them."""
     base = os.path.dirname(path)
     key = os.path.join(base, doc["ptx"])
     if key not in mod_cache:
@@ -68,6 +70,8 @@ def run_once(cu, mod_cache, path, doc):
 
 
 def window(clk):
+    """The launch's clock window: last end minus first start over the warps' (start, end)
+    clock64 pairs, unwritten (0, 0) pairs left out."""
     pairs = [struct.unpack_from("<qq", clk, 16 * k) for k in range(len(clk) // 16)]
     pairs = [p for p in pairs if p != (0, 0)]
     return max(e for _, e in pairs) - min(s for s, _ in pairs)

@@ -56,6 +56,9 @@ def body(rng, forms, chains):
 
 
 def kernel(name, chains, lines):
+    """The PTX of one mixed-loop kernel in the microbenchmarks' shape: inputs loaded, the
+    clock read around a 16-iteration loop of `lines`, the clock pair and each chain's
+    final value stored; `chains` chains interleaved."""
     x = ", ".join(f"%x{c}" for c in range(chains))
     p = ", ".join(f"%p{c}" for c in range(chains))
     init = "\n".join(f"  add.u32 %x{c}, %gtid, {0x1234567 + 0x111 * c};" for c in range(chains))

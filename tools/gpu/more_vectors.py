@@ -33,10 +33,13 @@ SPECIAL = [0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC0000
 
 
 def bits(x):
+    """The bit pattern of an f32."""
     return struct.unpack("<I", struct.pack("<f", x))[0]
 
 
 def f32(rng):
+    """One f32 source's bits: random bits, a special value, a value across fp8's range, or
+    one a hair from an fp8 rounding tie, where conversions go wrong."""
     r = rng.random()
     if r < 0.2:
         return rng.getrandbits(32)
@@ -55,6 +58,8 @@ def f32(rng):
 
 
 def u64(rng):
+    """One 64-bit source: random bits, a small value, or an extreme (where sad's absolute
+    difference wraps)."""
     r = rng.random()
     if r < 0.5:
         return rng.getrandbits(64)

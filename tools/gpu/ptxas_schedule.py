@@ -110,6 +110,7 @@ def parse_stall_sums(text):
 
 
 def assemble(ptx, tmp, ptxas, nvdisasm):
+    """stall_sums of a PTX file assembled for sm_90 with the pinned ptxas."""
     cubin = os.path.join(tmp, os.path.basename(ptx) + ".cubin")
     subprocess.run([ptxas, "-arch=sm_90", ptx, "-o", cubin], check=True)
     return stall_sums(cubin, nvdisasm)
@@ -123,6 +124,7 @@ def stand_in(stalls, early=False):
 
 
 def simulate(simcli, launch):
+    """simcli's clock window for a launch file: the figure compared with the stand-in."""
     out = subprocess.run([simcli, "run", launch], capture_output=True, text=True, check=True).stdout
     return int(re.search(r"clock window\s+(\d+)", out).group(1))
 

@@ -33,6 +33,7 @@ def run1_inputs():
     I = np.uint32
 
     def sm(s):
+        """splitmix64 of each counter, as probe.py computes it."""
         z = s + U(0x9E3779B97F4A7C15)
         z = (z ^ (z >> U(30))) * U(0xBF58476D1CE4E5B9)
         z = (z ^ (z >> U(27))) * U(0x94D049BB133111EB)
@@ -46,6 +47,7 @@ def run1_inputs():
     BE = np.array([0, 1, 2, 3, 124, 125, 126, 127, 128, 129, 130, 252, 253, 254, 255], I)
 
     def gen(j, n, s, lo, hi):
+        """probe.py's random_inputs, replayed: form j's stream s of n inputs."""
         h = sm(np.arange(n, dtype=U) + U((j << 33) | (s << 32)))
         r = (h & U(0xFFFFFFFF)).astype(I)
         c = (h >> U(32)) % U(8)
@@ -65,6 +67,8 @@ def run1_inputs():
 
 
 def load(run):
+    """{form: (a, b or None, outputs)} of one run: run 1's inputs replayed, run 2's stored
+    with its outputs."""
     if run == "run1":
         V = pickle.load(open(os.path.join(DUMPS, "run1", "vec.pkl"), "rb"))
         ins = run1_inputs()

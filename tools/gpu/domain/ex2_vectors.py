@@ -31,6 +31,8 @@ SPECIAL = [0x0000, 0x8000, 0x0001, 0x8001, 0x03ff, 0x0400, 0x3c00, 0xbc00, 0x7bf
 
 
 def records(path):
+    """(index, text, kind, element, count, data) of each record of a domain file (PTXDOM1;
+    docs in README.md), the payload decompressed."""
     b = open(path, "rb").read()
     assert b[:8] == b"PTXDOM1\0"
     p = 8

@@ -47,6 +47,7 @@ def cuda_class():
 
     class SafeCuda(Cuda):
         def check(self, rc, what):
+            """Raises CudaError instead of exiting: one failed form must not end the run."""
             if rc != 0:
                 s = ctypes.c_char_p()
                 self.lib.cuGetErrorString(rc, ctypes.byref(s))
@@ -65,11 +66,15 @@ def record(index, text, kind, elem, data):
 
 
 def elem_bytes(kind, width):
+    """Bytes per stored result: one16 forms store their 16-bit results as such (a whole
+    table), the others a 32-bit checksum per block."""
     return (2 if width == 16 else 4) if kind == "one16" else 4
 
 
 def launch_dims(kind):
     # one16: 65,536 threads; two16/one32: one block per a.
+    """(blocks, threads per block): one16 runs one thread per source (65,536), two16/one32
+    one block per first source a."""
     return (N // gen.BLOCK, gen.BLOCK) if kind == "one16" else (N, gen.BLOCK)
 
 
@@ -104,6 +109,8 @@ def fake_form(kind, width):
 
 
 def fmix32(h):
+    """murmur3's 32-bit finaliser, the mixing step of the kernels' checksums (the same
+    constants as gen.FMIX)."""
     h ^= h >> 16
     h = (h * 0x85EBCA6B) & 0xFFFFFFFF
     h ^= h >> 13
@@ -118,6 +125,8 @@ def control_check(index, text, data):
     golden = gen.GOLDEN
 
     def checksum(f):
+        """What a two16/one32 kernel's block computes for a known function f: the sum of
+        fmix32(f(b) ^ b * golden) over every b."""
         return sum(fmix32((f(b) ^ (b * golden)) & 0xFFFFFFFF) for b in range(N)) & 0xFFFFFFFF
 
     if text == "not.b16 %h5, %h1;":
@@ -170,11 +179,14 @@ class Writer:
     """Records into at most `files` files of at most `limit` bytes each."""
 
     def __init__(self, outdir, files, limit):
+        """Up to `files` files of at most `limit` bytes in outdir, opened as records arrive."""
         self.outdir, self.files, self.limit = outdir, files, limit
         self.n, self.f, self.size = -1, None, 0
         self.names = []
 
     def _next(self):
+        """Closes the current file and opens the next (with its magic), False once `files`
+        are used."""
         if self.f:
             self.f.close()
         self.n += 1
@@ -202,11 +214,14 @@ class Writer:
         return self.names[-1]
 
     def close(self):
+        """Closes the current file, if any."""
         if self.f:
             self.f.close()
 
 
 def dry_run(outdir, text, table):
+    """ptxas instead of a GPU: the whole module, and when it is refused each kernel alone to
+    name the forms at fault. 0 when the module assembles."""
     ok, err = gen.assemble(text)
     if ok:
         print(f"dry run: {len(table)} kernels; {os.path.join(outdir, 'domain.ptx')} assembles for sm_90 "

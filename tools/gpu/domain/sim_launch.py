@@ -26,6 +26,8 @@ from tools.gpu.domain import gen
 
 
 def records(path):
+    """(index, text, kind, element, count, data) of each record of a domain file
+    (README.md's format), the payload decompressed; exits on a file that is not one."""
     b = open(path, "rb").read()
     if b[:8] != b"PTXDOM1\0":
         sys.exit(f"{path}: not a domain file")

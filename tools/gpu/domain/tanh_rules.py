@@ -25,6 +25,8 @@ M32 = 0xFFFFFFFF
 
 
 def records(path):
+    """(text, kind, element, count, data) of each record of a domain file, the payload
+    decompressed."""
     b = open(path, "rb").read()
     assert b[:8] == b"PTXDOM1\0"
     p = 8
@@ -51,6 +53,8 @@ def truncate(v, mbits, emin):
 
 
 def rule16(h, bf16):
+    """The candidate rule's result for 16-bit source h (f16, or bf16 when bf16): x itself
+    when tiny, +-1 from 8 on, NaN as 0x7fff, else tanh truncated to the format."""
     if bf16:
         (x,) = struct.unpack("<f", struct.pack("<I", h << 16))
     else:
@@ -71,6 +75,8 @@ def rule16(h, bf16):
 
 
 def rule32(u):
+    """The candidate rule for an f32 source (bits u): as rule16, rounded to nearest instead
+    of truncated."""
     (x,) = struct.unpack("<f", struct.pack("<I", u))
     if x != x:
         return 0x7FFFFFFF
@@ -82,6 +88,7 @@ def rule32(u):
 
 
 def fmix32(h):
+    """murmur3's 32-bit finaliser, as the domain kernels' checksums use it."""
     h ^= h >> 16
     h = (h * 0x85EBCA6B) & M32
     h ^= h >> 13

@@ -22,6 +22,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def simulate(simcli, path):
+    """(cycles, None) from `simcli run --arch sm_90` on a kernel text, or (None, why) when
+    simcli refuses it or prints no cycles line."""
     r = subprocess.run([simcli, "run", path, "--arch", "sm_90"], capture_output=True, text=True)
     if r.returncode != 0:
         return None, (r.stderr.strip().splitlines() or ["?"])[0][:120]

@@ -131,6 +131,8 @@ TPUT_CHAINS = {"u35": 1}
 
 
 def body_lines(body, chains):
+    """The loop body: COPIES copies of the form's lines, each line for every chain in turn
+    (independent chains interleaved, as in the H100 set)."""
     out = []
     for _ in range(COPIES):
         for line in body:
@@ -140,7 +142,10 @@ def body_lines(body, chains):
 
 
 def regs(chains):
+    """The register declarations: shared inputs, and per chain a register of each class the
+    forms use."""
     def rl(p):
+        """The per-chain registers of prefix p, comma-separated."""
         return ", ".join(f"%{p}{c}" for c in range(chains))
     return (f"  .reg .b32 %y, %z, %m, %cnt, %tx, %wid, %t32, {rl('x')}, {rl('w')};\n"
             f"  .reg .b16 %hy, {rl('h')};\n"
@@ -149,6 +154,9 @@ def regs(chains):
 
 
 def kernel(name, chains, body):
+    """The PTX of one microbenchmark kernel in the H100 set's shape (inputs from memory,
+    clock64 read around an ITER-iteration loop, every warp's clock pair and each chain's
+    result stored)."""
     init = []
     for c in range(chains):
         init += [f"  add.u32 %x{c}, %tx, {0x1234567 + 0x111 * c};",
@@ -212,6 +220,8 @@ LOOP:
 
 # Input buffer (48 bytes): y, z, m, hy(+pad), dy, dz, q-source, pz-source, counter start.
 def input_bytes():
+    """The kernels' input buffer (the values their registers start from, as in the H100
+    set): u32 y, z, m, b16 hy, f64 dy, dz, and the loop counter's start."""
     import struct
     return (struct.pack("<IIIHH", 0x30201, 0x10203040, 0xffffffff, 0x4000, 0)
             + struct.pack("<dd", 1.0000001, 0.5)
