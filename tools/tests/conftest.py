@@ -1,22 +1,11 @@
-"""Shared helpers for the tools' tests: the repository root and the sample data."""
-import os
-
+"""pytest fixtures for the tools' tests (plain helpers are in helpers.py)."""
 import pytest
-
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
-
-
-def data(name):
-    """The text of a committed sample under tools/tests/data."""
-    with open(os.path.join(DATA, name)) as f:
-        return f.read()
 
 
 @pytest.fixture
 def fake_ptxas(tmp_path):
     """A stand-in ptxas: prints the given stderr, exits with the given code, and
-    keeps a copy of the PTX it was given (the last argument before -o)."""
+    keeps a copy of the .ptx file it was given (as seen.ptx)."""
 
     def make(stderr, rc):
         err = tmp_path / "stderr.txt"

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from tools.lowering import derive
-from tools.tests.conftest import DATA, ROOT, data
+from tools.tests.helpers import DATA, ROOT, data
 
 KEYS = ("alu.mad.lo.u32", "alu.div.s64")
 

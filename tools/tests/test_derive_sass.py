@@ -5,7 +5,7 @@ sim-core/data/lowering-sass.tsv, which this script wrote."""
 import os
 
 from tools.lowering import derive, derive_sass
-from tools.tests.conftest import ROOT, data
+from tools.tests.helpers import ROOT, data
 
 KEYS = ("alu.mad.lo.u32", "alu.mul.wide.u32", "alu.div.s64")
 

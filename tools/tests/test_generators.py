@@ -9,7 +9,7 @@ import sys
 
 from tools.gpu import make_extra, make_mixed
 from tools.gpu.ubench import gen as ubench_gen
-from tools.tests.conftest import ROOT
+from tools.tests.helpers import ROOT
 
 UBENCH = os.path.join(ROOT, "tools/gpu/ubench")
 MIXED = os.path.join(ROOT, "sim-kernel/tests/data/h100-mixed")

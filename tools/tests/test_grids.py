@@ -7,7 +7,7 @@ import pytest
 
 from tools.grids import cvt_fp8, int_simd
 from tools.ptxas_grid import ex2_half_grid, families_grid, half_grid, mem_grid, warp_grid
-from tools.tests.conftest import ROOT
+from tools.tests.helpers import ROOT
 
 
 def texts(name, columns):

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from tools.gpu import run as gpu_run
-from tools.tests.conftest import ROOT
+from tools.tests.helpers import ROOT
 
 KERNEL = {
     "kernel": "k0", "ptx": "add.s32 %d, %a, %b;",

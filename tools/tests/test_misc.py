@@ -6,7 +6,7 @@ import struct
 from tools.cudart import errors
 from tools.gpu import launch_check
 from tools.gpu.bench import summarise
-from tools.tests.conftest import data
+from tools.tests.helpers import data
 
 
 def test_cuda_errors_in_header_order():

@@ -7,7 +7,7 @@ import struct
 from tools.gpu import launch, launch_check
 from tools.gpu.domain import tanh_rules
 from tools.lowering import derive_forwarding, interleaved_ca
-from tools.tests.conftest import data
+from tools.tests.helpers import data
 
 
 def test_tanh_bf16_rule_misses_two_entries():

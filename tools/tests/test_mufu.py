@@ -10,7 +10,7 @@ import pytest
 
 np = pytest.importorskip("numpy")
 
-from tools.tests.conftest import ROOT  # noqa: E402
+from tools.tests.helpers import ROOT  # noqa: E402
 
 PROBE_NAMES = {"U", "I", "SPECIAL", "BOUNDARY_EXPONENTS", "splitmix64", "random_inputs", "encode"}
 

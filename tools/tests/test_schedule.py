@@ -6,7 +6,7 @@ nvdisasm 13.5). Control words decoded by hand: 0x000fe400078e3cff has stall 2
 0x0000620000000000 (the prologue's POPC) has stall 1, write barrier 1, no wait."""
 from tools.gpu import make_mixed, ptxas_schedule
 from tools.lowering import derive_forwarding
-from tools.tests.conftest import data
+from tools.tests.helpers import data
 
 BODY = ["  add.u32 %x0, %x0, %y;", "  xor.b32 %x0, %x0, %z;", "  popc.b32 %x0, %x0;"]
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from tools.gpu.domain import ex2_vectors
-from tools.tests.conftest import ROOT
+from tools.tests.helpers import ROOT
 
 
 def vectors(path):
