@@ -35,6 +35,9 @@ def render(pairs):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
+        print(__doc__)
+        return 0
     text = open(sys.argv[1], encoding="utf-8").read()
     sys.stdout.write(render(parse_errors(text)))
 

@@ -111,6 +111,9 @@ def line(ptx, ins, dst):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
+        print(__doc__)
+        return 0
     args = sys.argv[1:]
     count, seed = 400, 7
     if "--count" in args:

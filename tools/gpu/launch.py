@@ -78,6 +78,9 @@ def window(clk):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
+        print(__doc__)
+        return 0
     paths = [a for a in sys.argv[1:] if a.endswith(".json")]
     cu = Cuda()
     info = cu.info() if hasattr(cu, "info") else {}

@@ -240,6 +240,9 @@ def one(cu, mods, path, limit, outdir, cache):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
+        print(__doc__)
+        return 0
     args = sys.argv[1:]
     limit, cache = 1 << 20, None
     if "--max-random" in args:

@@ -87,6 +87,9 @@ def warps(grid, block):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
+        print(__doc__)
+        return 0
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     here = os.path.dirname(os.path.abspath(__file__))

@@ -102,6 +102,9 @@ LOOP:
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
+        print(__doc__)
+        return 0
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     rng = random.Random(20261124)

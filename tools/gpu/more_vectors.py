@@ -69,6 +69,9 @@ def u64(rng):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
+        print(__doc__)
+        return 0
     args = sys.argv[1:]
     count, seed = 500, 11
     for flag in ("--count", "--seed"):

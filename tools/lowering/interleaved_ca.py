@@ -38,6 +38,7 @@ Installs ptxas/nvdisasm as tools/lowering/derive_sass.py does
 import os
 import re
 import subprocess
+import sys
 import tempfile
 
 from tools.gpu import make_mixed  # the loops' shape is shared
@@ -79,6 +80,9 @@ def loop_length(sass, kernel):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not a run
+        print(__doc__)
+        return 0
     ptxas, nvdisasm = derive_sass.tools("sm_90")
     kernels = []
     for f, form in enumerate(FORMS):

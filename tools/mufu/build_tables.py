@@ -110,6 +110,9 @@ def encode(v):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not a dumps folder
+        print(__doc__)
+        return 0
     os.makedirs(OUTDIR, exist_ok=True)
     total = 0
     for name, v in tables().items():

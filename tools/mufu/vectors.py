@@ -78,6 +78,9 @@ def load(run):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
+        print(__doc__)
+        return 0
     run, n, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     data = load(run)
     lines = []

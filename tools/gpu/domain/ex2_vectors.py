@@ -16,6 +16,7 @@ import gzip
 import json
 import os
 import struct
+import sys
 import zlib
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../.."))
@@ -69,6 +70,9 @@ def nearest_differs(a, r, bf16):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not a run
+        print(__doc__)
+        return 0
     lines = [
         "# ex2.approx.f16 and ex2.approx.ftz.bf16 on an NVIDIA H200 (driver 580.159.04, CUDA 13.0 "
         "driver JIT, sm_90, 2026-11-28): values read from the GPU's whole 65,536-entry tables "

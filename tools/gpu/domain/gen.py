@@ -186,6 +186,9 @@ def assemble(ptx_text):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
+        print(__doc__)
+        return 0
     args = sys.argv[1:]
     forms = load_forms()
     text, table = module(forms)

@@ -44,6 +44,9 @@ def records(path):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
+        print(__doc__)
+        return 0
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     ref, out = sys.argv[1], sys.argv[2]

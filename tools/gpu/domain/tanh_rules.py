@@ -17,6 +17,7 @@ entries (16-bit tables) or sampled high halves (f32 checksums) agree.
 import math
 import os
 import struct
+import sys
 import zlib
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../.."))
@@ -97,6 +98,9 @@ def fmix32(h):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not a run
+        print(__doc__)
+        return 0
     for text, kind, elem, count, raw in records(SRC):
         if not text.startswith("tanh"):
             continue

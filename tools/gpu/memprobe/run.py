@@ -17,6 +17,9 @@ from tools.gpu.run import Cuda
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
+        print(__doc__)
+        return 0
     cu = Cuda()
     text = open(sys.argv[1], "rb").read() + b"\0"
     mod = ctypes.c_void_p()

@@ -323,6 +323,9 @@ def loop_histograms(cubin):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
+        print(__doc__)
+        return 0
     kernels, manifest = [], []
     with open(H100) as f:
         h100 = {r["name"]: r for r in json.load(f)["results"]}
