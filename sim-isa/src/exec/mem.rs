@@ -365,6 +365,25 @@ pub fn execute_mem_into(
             pack(m, ctx, regs, exec);
             Ok(false)
         }
+        // Every lane's row address is read; the lanes naming rows are
+        // the accesses a timing model sees (16 bytes each).
+        MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } => {
+            let mut rows = [0; WARP_SIZE];
+            addresses(m, var, u32::MAX, regs, &mut rows);
+            let lanes = super::matrix::row_lanes(m.vec);
+            out.lanes = lanes;
+            out.bytes = 16;
+            out.space = m.space;
+            addresses(m, var, lanes, regs, &mut out.addrs);
+            super::matrix::ldst(m, regs, exec, mem, &rows).map_err(|f| MemFault {
+                kind: f.kind,
+                space: m.space,
+                addr: f.addr,
+                bytes: 2,
+                lane: f.lane,
+            })?;
+            Ok(true)
+        }
         MemOp::Ld | MemOp::Ldu | MemOp::St | MemOp::Atom(_) | MemOp::Red(_) => {
             out.lanes = exec;
             out.bytes = ebytes * u32::from(m.vec);
@@ -383,7 +402,13 @@ pub fn execute_mem_into(
 /// the offset. A call of its own: inlined, its loop was left scalar (the
 /// compiler could not tell `out` from the registers, nor keep it whole).
 #[inline(never)]
-fn addresses(m: &Mem, var: u64, lanes: u32, regs: &WarpRegs, out: &mut [u64; WARP_SIZE]) {
+pub(super) fn addresses(
+    m: &Mem,
+    var: u64,
+    lanes: u32,
+    regs: &WarpRegs,
+    out: &mut [u64; WARP_SIZE],
+) {
     let off = m.addr.offset as u64;
     match m.addr.base {
         AddrBase::Reg(r) => {
@@ -432,7 +457,9 @@ fn cvta(
             | MemOp::Ldu
             | MemOp::St
             | MemOp::Atom(_)
-            | MemOp::Red(_) => src[l],
+            | MemOp::Red(_)
+            | MemOp::Ldmatrix { .. }
+            | MemOp::Stmatrix { .. } => src[l],
         };
         d[l] = v & super::width_mask(bits);
     }
@@ -549,7 +576,12 @@ fn access(
             }
             write_dests(m, regs, exec, &loaded);
         }
-        MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => {}
+        MemOp::Cvta { .. }
+        | MemOp::MovAddr
+        | MemOp::Pack
+        | MemOp::Unpack
+        | MemOp::Ldmatrix { .. }
+        | MemOp::Stmatrix { .. } => {}
     }
     Ok(())
 }
