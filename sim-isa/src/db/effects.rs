@@ -200,9 +200,11 @@ pub fn barrier_reduction(inst: &Instruction) -> Option<BarRedOp> {
 /// `activemask`, `bar.warp.sync` and `elect.sync` stay one ALU operation.
 /// The tensor-core family: `mma` as ptxas 13.0.88 lowers it for sm_90
 /// (`HMMA.16816.F32`, `HMMA.16816.F32.BF16`, `HMMA.1688.F16`,
-/// `IMMA.16832.S8.S8`, `IMMA.16816.U8.S8`, `DMMA.884`; `tools/lowering/mma_sass.py`),
-/// `movmatrix` as `MOVM.16.MT88`. (`ldmatrix`/`stmatrix` are memory
-/// instructions: `LDSM`/`STSM`, timed by the memory model.)
+/// `IMMA.16832.S8.S8`, `IMMA.16816.U8.S8`, `DMMA.8x8x4`: one machine
+/// instruction each, `tests/data/mma-sass-sm90.txt` from
+/// `tools/lowering/mma_sass.py`), `movmatrix` as `MOVM.16.MT88`.
+/// (`ldmatrix`/`stmatrix` are memory instructions, `LDSM`/`STSM`, timed
+/// by the memory model as shared loads and stores.)
 pub fn warp_machine_opcode(inst: &Instruction) -> Option<(&'static str, &'static str)> {
     if let Op::Mma(m) = &inst.op {
         return Some(mma_machine_opcode(m));
@@ -213,7 +215,7 @@ pub fn warp_machine_opcode(inst: &Instruction) -> Option<(&'static str, &'static
         WarpOp::Redux(_) => Some(("REDUX", "")),
         WarpOp::Match { all: true, .. } => Some(("MATCH", ".ALL")),
         WarpOp::Match { all: false, .. } => Some(("MATCH", ".ANY")),
-        WarpOp::Movmatrix => Some(("MOVM", "")),
+        WarpOp::Movmatrix => Some(("MOVM", ".16.MT88")),
         WarpOp::BarSync
         | WarpOp::BarArrive
         | WarpOp::Fence
@@ -230,7 +232,7 @@ pub fn warp_machine_opcode(inst: &Instruction) -> Option<(&'static str, &'static
 fn mma_machine_opcode(m: &crate::inst::Mma) -> (&'static str, &'static str) {
     use crate::inst::{MmaShape, MmaType};
     match (m.shape, m.types[1], m.types[0]) {
-        (MmaShape::M8n8k4, _, _) => ("DMMA", ".884"),
+        (MmaShape::M8n8k4, _, _) => ("DMMA", ".8x8x4"),
         (MmaShape::M16n8k32, _, _) => ("IMMA", ".16832"),
         (MmaShape::M16n8k16, MmaType::S8 | MmaType::U8, _) => ("IMMA", ".16816"),
         (MmaShape::M16n8k16, _, MmaType::F16) => ("HMMA", ".16816.F16"),

@@ -139,7 +139,44 @@ fn effects() {
     assert_eq!(db::warp_machine_opcode(&mma), Some(("HMMA", ".16816.F32")));
     assert_eq!(db::lowering_key(&mma), "mma.m16n8k16.f32.f16.f16.f32");
     let mv = p("movmatrix.sync.aligned.m8n8.trans.b16 %r1, %r2");
-    assert_eq!(db::warp_machine_opcode(&mv), Some(("MOVM", "")));
+    assert_eq!(db::warp_machine_opcode(&mv), Some(("MOVM", ".16.MT88")));
+}
+
+const SASS: &str = include_str!("../data/mma-sass-sm90.txt");
+
+/// The machine opcode the database names for each `mma`/`movmatrix` (what
+/// sim-core's pipe rules time it by) is the one ptxas 13.0.88 emits for
+/// sm_90, its modifiers a prefix of ptxas's (`tests/data/mma-sass-sm90.txt`,
+/// `tools/lowering/mma_sass.py`); `ldmatrix`/`stmatrix` (LDSM, STSM) are
+/// memory instructions and have none.
+#[test]
+fn machine_opcodes_are_ptxas_s() {
+    let rows: Vec<(&str, &str)> = SASS
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.split_once('\t').unwrap())
+        .collect();
+    assert_eq!(rows.len(), 18);
+    for (ptx, sass) in rows {
+        let i = parse_instruction(ptx, &mut Symbols::new()).unwrap();
+        match db::warp_machine_opcode(&i) {
+            Some((op, mods)) => {
+                let (sop, smods) = sass.split_once('.').unwrap();
+                assert_eq!(op, sop, "{ptx}");
+                assert!(
+                    format!(".{smods}").starts_with(mods),
+                    "{ptx}: {mods} vs {sass}"
+                );
+            }
+            None => {
+                assert!(
+                    sass.starts_with("LDSM") || sass.starts_with("STSM"),
+                    "{ptx}"
+                );
+                assert!(db::memory(&i).is_some(), "{ptx}");
+            }
+        }
+    }
 }
 
 /// A shared memory of 4 KiB for one warp.
