@@ -221,7 +221,8 @@ impl Warp {
             r = r.max(board.ready(rows, u, side));
         }
         if ii.nuses > 4 {
-            for &u in tail {
+            let named = usize::from(ii.nuses).min(MAX_USES) - 4;
+            for &u in &tail[..named] {
                 r = r.max(board.ready(rows, u, side));
             }
         }

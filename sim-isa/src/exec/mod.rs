@@ -45,7 +45,7 @@ pub use mem::{
     atom_lane, execute_mem, execute_mem_into, load_lanes_each, store_lanes_each, Accesses,
     FaultKind, LaneFault, MemFault, Memory,
 };
-pub use mma::{dot as mma_dot, ALIGN_BITS as MMA_ALIGN_BITS};
+pub use mma::{dot as mma_dot, MmaModel};
 pub use prepared::{execute_prepared, Prepared};
 pub use select::{selp_lane, slct_lane};
 pub use video::video_lane;
@@ -209,7 +209,7 @@ pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
         }
         Op::Mem(_) => {}
         Op::Warp(w) => warp_ops::warp_op(w, ctx, regs, exec),
-        Op::Mma(m) => mma::mma(m, regs, exec),
+        Op::Mma(m) => mma::mma(m, ctx.target, regs, exec),
     }
 }
 

@@ -10,7 +10,7 @@
 // Lanes and matrix indices address several parallel arrays.
 #![allow(clippy::needless_range_loop)]
 
-use sim_isa::exec::{execute_mem, FaultKind, Memory};
+use sim_isa::exec::{execute_mem, mma_dot, FaultKind, MmaModel, Memory};
 use sim_isa::parse::{check_target, parse_instruction};
 use sim_isa::{
     db, execute, ErrorKind, ExecCtx, Instruction, PtxVersion, RegId, Space, Symbols, Target,
@@ -541,26 +541,29 @@ fn f64_mma_by_hand() {
     }
 }
 
-/// Model, not measured on a GPU: the f16 sum is aligned to its largest
-/// term keeping 26 bits below its leading bit, truncated, and normalised
-/// toward zero. 1 + 2^-28 (a product) + c = 2^-30 loses both small terms
-/// (below 2^-26); 1 + 2^-24 + 2^-24 keeps both (1 + 2^-23, exact in
-/// f32); 1 + 2^-24 + 2^-25 is normalised toward zero (1.0, where round to
-/// nearest gives 1 + 2^-23); 1 - 2^-25 too (0x3f7fffff, where round to
-/// nearest even gives 1.0).
+/// Model, not measured on a GPU (MMA-Sim's, `exec/mma.rs`): the f16 sum
+/// is truncated to multiples of `2^(E - 25)` on sm_90 (`E` the largest
+/// term's exponent; 24 bits on sm_80, whose `m16n8k16` adds its halves in
+/// two steps) and normalised toward zero. With a product of 1: `c =
+/// 2^-30` and a product `2^-28` are lost; `2^-24 + 2^-24` are kept (1 +
+/// 2^-23, exact in f32); `2^-24 + 2^-25` is normalised toward zero (1.0,
+/// where round to nearest gives 1 + 2^-23); `c = -2^-25` gives 0x3f7fffff
+/// on sm_90 (round to nearest even: 1.0) but is lost on sm_80 (1.0);
+/// `c = -2^-26` is lost on sm_90 too.
 #[test]
 fn f16_rounding_model_cases() {
-    let m = parse_instruction(
-        "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%d0, %d1, %d2, %d3}, {%a0, %a1}, {%b0}, {%c0, %c1, %c2, %c3}",
-        &mut Symbols::new(),
-    )
-    .unwrap();
-    let sim_isa::Op::Mma(m) = m.op else {
-        panic!("not an mma")
+    let parse = |t: &str| match parse_instruction(t, &mut Symbols::new()).unwrap().op {
+        sim_isa::Op::Mma(m) => m,
+        other => panic!("not an mma: {other:?}"),
     };
+    let k8 = parse("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%d0, %d1, %d2, %d3}, {%a0, %a1}, {%b0}, {%c0, %c1, %c2, %c3}");
+    let hopper = MmaModel::of(Target::SM_90);
+    let ampere = MmaModel::of(Target::parse("sm_80").unwrap());
+    assert_eq!((hopper.frac_bits, hopper.split_k16), (25, false));
+    assert_eq!((ampere.frac_bits, ampere.split_k16), (24, true));
     let p2 = |e: i32| f16(2f64.powi(e));
-    let dot = |a: &[u64], b: &[u64], c: f32| {
-        f32::from_bits(sim_isa::exec::mma_dot(&m, a, b, u64::from(c.to_bits())) as u32)
+    let dot = |model, a: &[u64], b: &[u64], c: f32| {
+        f32::from_bits(mma_dot(&k8, model, a, b, u64::from(c.to_bits())) as u32)
     };
     let one = f16(1.0);
     let mut a = [0u64; 8];
@@ -569,20 +572,39 @@ fn f16_rounding_model_cases() {
     b[0] = one;
     a[1] = p2(-14);
     b[1] = p2(-14);
-    assert_eq!(dot(&a, &b, 2f32.powi(-30)), 1.0);
+    assert_eq!(dot(hopper, &a, &b, 2f32.powi(-30)), 1.0);
     a[1] = p2(-12);
     b[1] = p2(-12);
-    assert_eq!(dot(&a, &b, 2f32.powi(-24)), 1.0 + 2f32.powi(-23));
-    assert_eq!(dot(&a, &b, 2f32.powi(-25)), 1.0);
+    assert_eq!(dot(hopper, &a, &b, 2f32.powi(-24)), 1.0 + 2f32.powi(-23));
+    assert_eq!(dot(hopper, &a, &b, 2f32.powi(-25)), 1.0);
     a[1] = 0;
-    assert_eq!(dot(&a, &b, -(2f32.powi(-25))), f32::from_bits(0x3f7f_ffff));
+    let below_one = f32::from_bits(0x3f7f_ffff);
+    assert_eq!(dot(hopper, &a, &b, -(2f32.powi(-25))), below_one);
+    assert_eq!(dot(ampere, &a, &b, -(2f32.powi(-25))), 1.0);
+    assert_eq!(dot(ampere, &a, &b, -(2f32.powi(-24))), below_one);
+    assert_eq!(dot(hopper, &a, &b, -(2f32.powi(-26))), 1.0);
     // Specials: a NaN anywhere, or both infinities, give 0x7fffffff.
-    assert_eq!(dot(&a, &b, f32::NAN).to_bits(), 0x7fff_ffff);
+    assert_eq!(dot(hopper, &a, &b, f32::NAN).to_bits(), 0x7fff_ffff);
     a[2] = 0x7c00; // +inf
     b[2] = one;
     a[3] = 0xfc00; // -inf
     b[3] = one;
-    assert_eq!(dot(&a, &b, 0.0).to_bits(), 0x7fff_ffff);
+    assert_eq!(dot(hopper, &a, &b, 0.0).to_bits(), 0x7fff_ffff);
     a[3] = 0;
-    assert_eq!(dot(&a, &b, 0.0), f32::INFINITY);
+    assert_eq!(dot(hopper, &a, &b, 0.0), f32::INFINITY);
+    // Four products of 2^-25 and one of 1: in one step on sm_90 they make
+    // 1 + 2^-23 exactly; sm_80 adds m16n8k16's halves of k in two steps
+    // at 24 bits, and each loses its 2^-25s: 1.0.
+    let k16 = parse("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%d0, %d1, %d2, %d3}, {%a0, %a1, %a2, %a3}, {%b0, %b1}, {%c0, %c1, %c2, %c3}");
+    let mut a = [0u64; 16];
+    let mut b = [0u64; 16];
+    a[0] = one;
+    b[0] = one;
+    for x in [1, 2, 8, 9] {
+        a[x] = p2(-12);
+        b[x] = f16(2f64.powi(-13));
+    }
+    let d = |model| f32::from_bits(mma_dot(&k16, model, &a, &b, 0) as u32);
+    assert_eq!(d(hopper), 1.0 + 2f32.powi(-23));
+    assert_eq!(d(ampere), 1.0);
 }
