@@ -147,10 +147,7 @@ fn eval_runs_tensor_core_instructions() {
         "%b=0x4008000000000000",
         "%c0=0x3ff0000000000000",
     ]);
-    assert_eq!(
-        out,
-        "%d0 = 0x401c000000000000\n%d1 = 0x0000000000000000\n"
-    );
+    assert_eq!(out, "%d0 = 0x401c000000000000\n%d1 = 0x0000000000000000\n");
     let out = run(&[
         "eval",
         "--arch",

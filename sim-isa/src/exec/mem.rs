@@ -5,9 +5,9 @@
 //! lanes storing to one address the higher lane's value stays, and atomics
 //! from one warp apply lane by lane.
 
-use super::lanes::{exec_mask, read_operand};
+use super::lanes::{blend, exec_mask, read_operand};
 use super::{ExecCtx, WarpRegs, WARP_SIZE};
-use crate::inst::{AddrBase, AtomOp, Instruction, Mem, MemOp, MemType, Op, Space};
+use crate::inst::{AddrBase, AtomOp, Instruction, Mem, MemOp, MemType, Op, Operand, Space};
 
 /// Why an access failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -375,7 +375,7 @@ pub fn execute_mem_into(
             out.bytes = 16;
             out.space = m.space;
             addresses(m, var, lanes, regs, &mut out.addrs);
-            super::matrix::ldst(m, regs, exec, mem, &rows).map_err(|f| MemFault {
+            matrix_access(m, regs, exec, mem, &rows).map_err(|f| MemFault {
                 kind: f.kind,
                 space: m.space,
                 addr: f.addr,
@@ -615,7 +615,7 @@ fn load_rows<const R: usize>(
         }
     }
     for (&r, vals) in m.d[..R].iter().zip(&rows) {
-        super::lanes::blend(regs.get_mut(r), exec, vals);
+        blend(regs.get_mut(r), exec, vals);
     }
     Ok(())
 }
@@ -623,6 +623,83 @@ fn load_rows<const R: usize>(
 /// Writes the lanes of `exec` of each destination from `loaded`.
 fn write_dests(m: &Mem, regs: &mut WarpRegs, exec: u32, loaded: &[[u64; WARP_SIZE]]) {
     for (&r, vals) in m.d[..m.dests()].iter().zip(loaded) {
-        super::lanes::blend(regs.get_mut(r), exec, vals);
+        blend(regs.get_mut(r), exec, vals);
     }
+}
+
+/// `ldmatrix`/`stmatrix` with each lane's row address in `addrs` (every
+/// lane's, whether it executes or not: the instruction is `.aligned`),
+/// writing or storing the fragments of the lanes of `exec`. A row address
+/// that is not 16-byte aligned faults, as the lane giving it.
+fn matrix_access(
+    m: &Mem,
+    regs: &mut WarpRegs,
+    exec: u32,
+    mem: &mut dyn Memory,
+    addrs: &[u64; WARP_SIZE],
+) -> Result<(), LaneFault> {
+    let n = usize::from(m.vec);
+    let rows = super::matrix::row_lanes(m.vec);
+    for (l, &a) in addrs.iter().enumerate() {
+        if rows >> l & 1 == 1 && a % 16 != 0 {
+            return Err(LaneFault {
+                kind: FaultKind::Misaligned,
+                addr: a,
+                lane: l as u32,
+            });
+        }
+    }
+    let (trans, load) = match m.op {
+        MemOp::Ldmatrix { trans } => (trans, true),
+        MemOp::Stmatrix { trans } => (trans, false),
+        MemOp::Ld
+        | MemOp::Ldu
+        | MemOp::St
+        | MemOp::Atom(_)
+        | MemOp::Red(_)
+        | MemOp::Cvta { .. }
+        | MemOp::MovAddr
+        | MemOp::Pack
+        | MemOp::Unpack => return Ok(()),
+    };
+    for j in 0..n {
+        if load {
+            let mut out = [0u64; WARP_SIZE];
+            for (l, o) in out.iter_mut().enumerate() {
+                if exec >> l & 1 == 0 {
+                    continue;
+                }
+                for h in 0..2 {
+                    let (src, off) = super::matrix::matrix_element(j, l, h, trans);
+                    let addr = addrs[src].wrapping_add(off);
+                    let lane = src as u32;
+                    let v = mem.load(m.space, lane, addr, 2).map_err(|kind| LaneFault {
+                        kind,
+                        addr,
+                        lane,
+                    })?;
+                    *o |= (v & 0xffff) << (16 * h);
+                }
+            }
+            blend(regs.get_mut(m.d[j]), exec, &out);
+        } else {
+            let Operand::Reg(r) = m.vals[j] else {
+                continue;
+            };
+            let vals = *regs.get(r);
+            for (l, &v) in vals.iter().enumerate() {
+                if exec >> l & 1 == 0 {
+                    continue;
+                }
+                for h in 0..2 {
+                    let (dst, off) = super::matrix::matrix_element(j, l, h, trans);
+                    let addr = addrs[dst].wrapping_add(off);
+                    let lane = dst as u32;
+                    mem.store(m.space, lane, addr, 2, v >> (16 * h) & 0xffff)
+                        .map_err(|kind| LaneFault { kind, addr, lane })?;
+                }
+            }
+        }
+    }
+    Ok(())
 }

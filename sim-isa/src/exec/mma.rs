@@ -169,9 +169,12 @@ pub fn dot(m: &Mma, model: MmaModel, a: &[u64], b: &[u64], c: u64) -> u64 {
                 MmaType::S8 => i64::from(v as u8 as i8),
                 _ => (v & 0xff) as i64,
             };
-            let sum = a.iter().zip(b).fold(i64::from(c as u32 as i32), |s, (&x, &y)| {
-                s + int(m.types[1], x) * int(m.types[2], y)
-            });
+            let sum = a
+                .iter()
+                .zip(b)
+                .fold(i64::from(c as u32 as i32), |s, (&x, &y)| {
+                    s + int(m.types[1], x) * int(m.types[2], y)
+                });
             let r = if m.satfinite {
                 sum.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
             } else {
@@ -246,7 +249,12 @@ fn half_dot(m: &Mma, model: MmaModel, a: &[u64], b: &[u64], c: u64) -> u64 {
             }
             (Exact::Fin { m: 0, .. }, _) | (_, Exact::Fin { m: 0, .. }) => {}
             (Exact::Fin { neg: s, m: p, e }, Exact::Fin { neg: t, m: q, e: f }) => {
-                terms[n] = (s != t, p * q, e + f, nominal(fin, p, e) + nominal(fin, q, f));
+                terms[n] = (
+                    s != t,
+                    p * q,
+                    e + f,
+                    nominal(fin, p, e) + nominal(fin, q, f),
+                );
                 n += 1;
             }
         }

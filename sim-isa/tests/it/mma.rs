@@ -10,7 +10,7 @@
 // Lanes and matrix indices address several parallel arrays.
 #![allow(clippy::needless_range_loop)]
 
-use sim_isa::exec::{execute_mem, mma_dot, FaultKind, MmaModel, Memory};
+use sim_isa::exec::{execute_mem, mma_dot, FaultKind, Memory, MmaModel};
 use sim_isa::parse::{check_target, parse_instruction};
 use sim_isa::{
     db, execute, ErrorKind, ExecCtx, Instruction, PtxVersion, RegId, Space, Symbols, Target,
