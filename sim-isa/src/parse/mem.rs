@@ -261,18 +261,7 @@ fn mem(
             ))
         }
     }
-    let want = match m.op {
-        MemOp::Ld
-        | MemOp::Ldu
-        | MemOp::St
-        | MemOp::Ldmatrix { .. }
-        | MemOp::Stmatrix { .. }
-        | MemOp::Cvta { .. }
-        | MemOp::MovAddr
-        | MemOp::Pack
-        | MemOp::Unpack => 2,
-        MemOp::Atom(_) | MemOp::Red(_) => m.dests() + 1 + m.sources(),
-    };
+    let want = operand_count(&m);
     if ops.len() != want {
         let at = ops.get(want).map_or((end, ";"), |p| *p);
         return Err(cx.args(at.0, at.1));
@@ -288,6 +277,22 @@ fn mem(
         return Err(cx.args(p.0, p.1));
     }
     Ok(m)
+}
+
+/// How many operands `m` is written with.
+fn operand_count(m: &Mem) -> usize {
+    match m.op {
+        MemOp::Ld
+        | MemOp::Ldu
+        | MemOp::St
+        | MemOp::Ldmatrix { .. }
+        | MemOp::Stmatrix { .. }
+        | MemOp::Cvta { .. }
+        | MemOp::MovAddr
+        | MemOp::Pack
+        | MemOp::Unpack => 2,
+        MemOp::Atom(_) | MemOp::Red(_) => m.dests() + 1 + m.sources(),
+    }
 }
 
 /// What [`check`] found.
