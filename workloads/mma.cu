@@ -56,6 +56,48 @@ extern "C" __global__ void mma_f16(const uint8_t *A, const uint8_t *B, float *C,
     c[8 * N + 1] = d3;
 }
 
+// The same product with f16 accumulators
+// (mma.m16n8k16.row.col.f16.f16.f16.f16: every sum here is an integer of
+// at most 1,024, exact in f16), each warp's 16 x 8 tile of D written to
+// shared memory with stmatrix.x2 and copied out row by row: C is M x N f16.
+extern "C" __global__ void mma_f16h(const uint8_t *A, const uint8_t *B, unsigned short *C, int M, int N, int K)
+{
+    __shared__ __align__(16) unsigned short As[4][16][16];
+    __shared__ __align__(16) unsigned short Bs[4][16][8];
+    __shared__ __align__(16) unsigned short Ds[4][16][8];
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    int tile = blockIdx.x * 4 + warp;
+    int tm = tile / (N / 8), tn = tile % (N / 8);
+    if (tm >= M / 16)
+        return;
+    uint32_t d0 = 0, d1 = 0;
+    for (int k0 = 0; k0 < K; k0 += 16) {
+        for (int e = lane; e < 256; e += 32)
+            As[warp][e / 16][e % 16] = to_f16((int)A[(tm * 16 + e / 16) * K + k0 + e % 16] - 4);
+        for (int e = lane; e < 128; e += 32)
+            Bs[warp][e / 8][e % 8] = to_f16((int)B[(k0 + e / 8) * N + tn * 8 + e % 8] - 4);
+        __syncwarp();
+        uint32_t a0, a1, a2, a3, b0, b1;
+        uint32_t pa = (uint32_t)__cvta_generic_to_shared(&As[warp][lane % 16][(lane / 16) * 8]);
+        uint32_t pb = (uint32_t)__cvta_generic_to_shared(&Bs[warp][lane % 16][0]);
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(a0), "=r"(a1), "=r"(a2), "=r"(a3) : "r"(pa));
+        asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
+                     : "=r"(b0), "=r"(b1) : "r"(pb));
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 "
+                     "{%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};"
+                     : "+r"(d0), "+r"(d1)
+                     : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+        __syncwarp();
+    }
+    uint32_t pd = (uint32_t)__cvta_generic_to_shared(&Ds[warp][lane % 16][0]);
+    asm volatile("stmatrix.sync.aligned.m8n8.x2.shared.b16 [%0], {%1, %2};" ::"r"(pd), "r"(d0), "r"(d1)
+                 : "memory");
+    __syncwarp();
+    for (int e = lane; e < 128; e += 32)
+        C[(tm * 16 + e / 8) * N + tn * 8 + e % 8] = Ds[warp][e / 8][e % 8];
+}
+
 // C = A B with s8 A (M x K) and s8 Bt (B transposed: N x K, the `.col`
 // layout), s32 accumulators: mma.m16n8k32.row.col.s32.s8.s8.s32, each
 // fragment register four consecutive bytes of a row of A or of Bt.

@@ -49,12 +49,18 @@ fn sgemm_128_issues_its_tile_rows_as_vector_loads() {
 }
 
 /// The tensor-core kernels of `workloads/mma.cu` (nvcc 13.0.88): a
-/// 64x64x64 GEMM with ldmatrix and HMMA.16816 (f16 in, f32 out), with
-/// IMMA.16832 (s8 in, s32 out) and with DMMA (f64), each matching
-/// `reference.c` byte for byte (integer sums: exact in any order).
+/// 64x64x64 GEMM with ldmatrix and HMMA.16816 (f16 in, f32 out; f16
+/// accumulators written back with stmatrix), with IMMA.16832 (s8 in, s32
+/// out) and with DMMA (f64), each matching `reference.c` byte for byte
+/// (integer sums: exact in any order).
 #[test]
 fn mma_f16_matches_the_reference() {
     check("mma_f16", 20_544);
+}
+
+#[test]
+fn mma_f16h_matches_the_reference() {
+    check("mma_f16h", 22_752);
 }
 
 #[test]
@@ -151,6 +157,7 @@ fn every_workload_launch_reads() {
             "halfops.json",
             "histogram.json",
             "mma_f16.json",
+            "mma_f16h.json",
             "mma_f64.json",
             "mma_s8.json",
             "reduce.json",
