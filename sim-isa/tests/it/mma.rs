@@ -381,8 +381,10 @@ fn m16n8k16_and_k8_multiply_small_integers_exactly() {
     // 1, -3, 2, -2, 3, -1; column 0 of B is -3, 0, 3, -1, 2, -2, 1, -3, 0,
     // 3, -1, 2, -2, 1, -3, 0.
     let got = run_half("m16n8k16", 16, false, &a, &b, 0.5);
-    let by_hand = 12 + 0 - 9 - 2 - 4 - 6 - 1 - 12 + 0 - 12 - 1 - 6 - 4 - 2 - 9 + 0;
-    assert_eq!(by_hand, -56);
+    let products = [
+        12, 0, -9, -2, -4, -6, -1, -12, 0, -12, -1, -6, -4, -2, -9, 0,
+    ];
+    assert_eq!(products.iter().sum::<i32>(), -56);
     assert_eq!(got[0][0], -55.5);
 }
 
