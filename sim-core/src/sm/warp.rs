@@ -154,7 +154,9 @@ pub(super) fn operands_ready(
         }
     }
     if ii.nuses > 4 {
-        for &u in tail {
+        // Only the registers named (an `mma` names up to sixteen).
+        let named = usize::from(ii.nuses).min(MAX_USES) - 4;
+        for &u in &tail[..named] {
             let v = board.ready(rows, u, side);
             if v > r {
                 (r, arg) = (v, u);

@@ -77,6 +77,11 @@ pub fn for_each_source(inst: &Instruction, mut f: impl FnMut(Operand)) {
             w.srcs[..w.nsrc_values()].iter().for_each(|&o| f(o));
             f(w.mask);
         }
+        Op::Mma(m) => {
+            let [_, na, nb, nc] = m.counts();
+            let regs = m.a[..na].iter().chain(&m.b[..nb]).chain(&m.c[..nc]);
+            regs.for_each(|&r| f(Operand::Reg(r)));
+        }
     }
 }
 
@@ -106,8 +111,8 @@ const fn is_clock(s: SpecialReg) -> bool {
 pub fn memory(inst: &Instruction) -> Option<MemAccess> {
     let m = mem_of(&inst.op)?;
     let kind = match m.op {
-        MemOp::Ld | MemOp::Ldu => MemKind::Load,
-        MemOp::St => MemKind::Store,
+        MemOp::Ld | MemOp::Ldu | MemOp::Ldmatrix { .. } => MemKind::Load,
+        MemOp::St | MemOp::Stmatrix { .. } => MemKind::Store,
         MemOp::Atom(_) | MemOp::Red(_) => MemKind::Atomic,
         MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => return None,
     };
@@ -135,7 +140,9 @@ pub fn needs_launch(inst: &Instruction) -> bool {
         | MemOp::Atom(_)
         | MemOp::Red(_)
         | MemOp::Cvta { .. }
-        | MemOp::MovAddr => true,
+        | MemOp::MovAddr
+        | MemOp::Ldmatrix { .. }
+        | MemOp::Stmatrix { .. } => true,
         MemOp::Pack | MemOp::Unpack => false,
     });
     address || barrier(inst).is_some()
@@ -156,7 +163,8 @@ pub fn barrier(inst: &Instruction) -> Option<BarrierKind> {
         | WarpOp::Redux(_)
         | WarpOp::Match { .. }
         | WarpOp::Nanosleep
-        | WarpOp::Elect => None,
+        | WarpOp::Elect
+        | WarpOp::Movmatrix => None,
     }
 }
 
@@ -177,7 +185,8 @@ pub fn barrier_reduction(inst: &Instruction) -> Option<BarRedOp> {
         | WarpOp::Redux(_)
         | WarpOp::Match { .. }
         | WarpOp::Nanosleep
-        | WarpOp::Elect => None,
+        | WarpOp::Elect
+        | WarpOp::Movmatrix => None,
     }
 }
 
@@ -189,13 +198,24 @@ pub fn barrier_reduction(inst: &Instruction) -> Option<BarRedOp> {
 /// and `MATCH.{ANY,ALL}` (tools/gpu/ubench/manifest.json's histograms).
 /// `None` for the rest: barriers, fences and sleeps are timed as such, and
 /// `activemask`, `bar.warp.sync` and `elect.sync` stay one ALU operation.
+/// The tensor-core family: `mma` as ptxas 13.0.88 lowers it for sm_90
+/// (`HMMA.16816.F32`, `HMMA.16816.F32.BF16`, `HMMA.1688.F16`,
+/// `IMMA.16832.S8.S8`, `IMMA.16816.U8.S8`, `DMMA.8x8x4`: one machine
+/// instruction each, `tests/data/mma-sass-sm90.txt` from
+/// `tools/lowering/mma_sass.py`), `movmatrix` as `MOVM.16.MT88`.
+/// (`ldmatrix`/`stmatrix` are memory instructions, `LDSM`/`STSM`, timed
+/// by the memory model as shared loads and stores.)
 pub fn warp_machine_opcode(inst: &Instruction) -> Option<(&'static str, &'static str)> {
+    if let Op::Mma(m) = &inst.op {
+        return Some(mma_machine_opcode(m));
+    }
     match warp_op(&inst.op)? {
         WarpOp::Shfl(_) => Some(("SHFL", "")),
         WarpOp::Vote(_) => Some(("VOTE", "")),
         WarpOp::Redux(_) => Some(("REDUX", "")),
         WarpOp::Match { all: true, .. } => Some(("MATCH", ".ALL")),
         WarpOp::Match { all: false, .. } => Some(("MATCH", ".ANY")),
+        WarpOp::Movmatrix => Some(("MOVM", ".16.MT88")),
         WarpOp::BarSync
         | WarpOp::BarArrive
         | WarpOp::Fence
@@ -208,11 +228,44 @@ pub fn warp_machine_opcode(inst: &Instruction) -> Option<(&'static str, &'static
     }
 }
 
+/// `mma`'s machine opcode and the modifiers that set its timing.
+fn mma_machine_opcode(m: &crate::inst::Mma) -> (&'static str, &'static str) {
+    use crate::inst::{MmaShape, MmaType};
+    match (m.shape, m.types[1], m.types[0]) {
+        (MmaShape::M8n8k4, _, _) => ("DMMA", ".8x8x4"),
+        (MmaShape::M16n8k32, _, _) => ("IMMA", ".16832"),
+        (MmaShape::M16n8k16, MmaType::S8 | MmaType::U8, _) => ("IMMA", ".16816"),
+        (MmaShape::M16n8k16, _, MmaType::F16) => ("HMMA", ".16816.F16"),
+        (MmaShape::M16n8k16, _, _) => ("HMMA", ".16816.F32"),
+        (MmaShape::M16n8k8, _, MmaType::F16) => ("HMMA", ".1688.F16"),
+        (MmaShape::M16n8k8, _, _) => ("HMMA", ".1688.F32"),
+    }
+}
+
 /// Whether `inst` works across the warp's lanes (shuffles, votes,
-/// barriers, fences, `activemask`): what it reads or writes is not one
-/// lane's alone.
+/// barriers, fences, `activemask`, the tensor-core family): what it reads
+/// or writes is not one lane's alone.
 pub fn is_warp_wide(inst: &Instruction) -> bool {
-    warp_op(&inst.op).is_some()
+    warp_op(&inst.op).is_some() || is_matrix(&inst.op)
+}
+
+/// Whether `op` is of the tensor-core family: `mma`, and the memory
+/// family's `ldmatrix`/`stmatrix` (whose lanes load and store one
+/// another's rows).
+fn is_matrix(op: &Op) -> bool {
+    let mem = mem_of(op).is_some_and(|m| match m.op {
+        MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } => true,
+        MemOp::Ld
+        | MemOp::Ldu
+        | MemOp::St
+        | MemOp::Atom(_)
+        | MemOp::Red(_)
+        | MemOp::Cvta { .. }
+        | MemOp::MovAddr
+        | MemOp::Pack
+        | MemOp::Unpack => false,
+    });
+    mem || matches!(op, Op::Mma(_))
 }
 
 /// Whether `inst` does more than write its registers, so that removing it
@@ -225,7 +278,8 @@ pub fn has_effect(inst: &Instruction) -> bool {
     ];
     let own = match &inst.op {
         Op::Mem(m) => match m.op {
-            MemOp::St | MemOp::Atom(_) | MemOp::Red(_) => true,
+            MemOp::St | MemOp::Atom(_) | MemOp::Red(_) | MemOp::Stmatrix { .. } => true,
+            MemOp::Ldmatrix { .. } => false,
             MemOp::Ld | MemOp::Ldu => m.quals.iter().any(|&q| {
                 QUAL_WORDS
                     .get(q as usize)
@@ -234,6 +288,8 @@ pub fn has_effect(inst: &Instruction) -> bool {
             MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => false,
         },
         Op::Warp(_) => true,
+        // A register function of the warp's fragments: dead when they are.
+        Op::Mma(_) => false,
         // Each other kind named: exhaustive, no wildcard over kinds (tidy).
         Op::Video(_)
         | Op::Set(_)
@@ -254,25 +310,28 @@ pub fn has_effect(inst: &Instruction) -> bool {
 /// (their lanes' values meet there), control stand-ins, `nanosleep` (a
 /// spin loop's back-off: what follows it is meant to run later), clock
 /// reads (moving work across one changes what it measures). `activemask`
-/// reads only the warp's own mask.
+/// reads only the warp's own mask. The tensor-core family's lanes meet
+/// too.
 pub fn is_fence(inst: &Instruction) -> bool {
-    let own = match warp_op(&inst.op) {
-        Some(WarpOp::Activemask) | None => false,
-        Some(
-            WarpOp::BarSync
-            | WarpOp::BarArrive
-            | WarpOp::Fence
-            | WarpOp::Shfl(_)
-            | WarpOp::Vote(_)
-            | WarpOp::Control
-            | WarpOp::WarpSync
-            | WarpOp::Redux(_)
-            | WarpOp::Match { .. }
-            | WarpOp::BarRed(_)
-            | WarpOp::Nanosleep
-            | WarpOp::Elect,
-        ) => true,
-    };
+    let own = is_matrix(&inst.op)
+        || match warp_op(&inst.op) {
+            Some(WarpOp::Activemask) | None => false,
+            Some(
+                WarpOp::BarSync
+                | WarpOp::BarArrive
+                | WarpOp::Fence
+                | WarpOp::Shfl(_)
+                | WarpOp::Vote(_)
+                | WarpOp::Control
+                | WarpOp::WarpSync
+                | WarpOp::Redux(_)
+                | WarpOp::Match { .. }
+                | WarpOp::BarRed(_)
+                | WarpOp::Nanosleep
+                | WarpOp::Elect
+                | WarpOp::Movmatrix,
+            ) => true,
+        };
     own || reads_clock(inst)
 }
 
@@ -328,6 +387,13 @@ pub fn lowering_sources(inst: &Instruction) -> [Source; 4] {
             };
             [v(0), v(1), v(2), Absent]
         }
+        // The first register of each fragment.
+        Op::Mma(m) => [
+            Source::Reg(m.a[0]),
+            Source::Reg(m.b[0]),
+            Source::Reg(m.c[0]),
+            Absent,
+        ],
     }
 }
 
@@ -364,7 +430,8 @@ fn warp_op(op: &Op) -> Option<WarpOp> {
         | Op::Bit(_)
         | Op::Cvt(_)
         | Op::Float(_)
-        | Op::Mem(_) => None,
+        | Op::Mem(_)
+        | Op::Mma(_) => None,
     }
 }
 
@@ -383,7 +450,8 @@ fn mem_of(op: &Op) -> Option<&Mem> {
         | Op::Bit(_)
         | Op::Cvt(_)
         | Op::Float(_)
-        | Op::Warp(_) => None,
+        | Op::Warp(_)
+        | Op::Mma(_) => None,
     }
 }
 

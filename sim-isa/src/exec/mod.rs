@@ -23,7 +23,9 @@ mod cvt;
 mod float;
 mod int;
 mod lanes;
+mod matrix;
 mod mem;
+mod mma;
 mod prepared;
 mod select;
 mod simd;
@@ -38,10 +40,12 @@ pub use cvt::{cvt_lane, cvt_lane_c};
 pub use float::float_lane;
 pub use int::int_lane;
 pub use lanes::WarpRegs;
+pub use matrix::{matrix_element, movmatrix, row_lanes};
 pub use mem::{
     atom_lane, execute_mem, execute_mem_into, load_lanes_each, store_lanes_each, Accesses,
     FaultKind, LaneFault, MemFault, Memory,
 };
+pub use mma::{dot as mma_dot, MmaModel};
 pub use prepared::{execute_prepared, Prepared};
 pub use select::{selp_lane, slct_lane};
 pub use video::video_lane;
@@ -205,6 +209,7 @@ pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
         }
         Op::Mem(_) => {}
         Op::Warp(w) => warp_ops::warp_op(w, ctx, regs, exec),
+        Op::Mma(m) => mma::mma(m, ctx.target, regs, exec),
     }
 }
 
@@ -319,7 +324,7 @@ pub(crate) fn regs_needed(inst: &Instruction) -> usize {
             );
             n
         }
-        Op::Warp(_) => inst.reg_uses().iter().map(|u| d(u.reg)).max().unwrap_or(0),
+        Op::Warp(_) | Op::Mma(_) => inst.reg_uses().iter().map(|u| d(u.reg)).max().unwrap_or(0),
     };
     m.max(g)
 }
@@ -454,7 +459,7 @@ pub fn execute_scalar(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
             write_lanes(regs, x.d, exec, &out);
         }
         // Warp-wide and memory operations have no per-lane scalar form.
-        Op::Mem(_) | Op::Warp(_) => execute_fitted(inst, ctx, regs, active),
+        Op::Mem(_) | Op::Warp(_) | Op::Mma(_) => execute_fitted(inst, ctx, regs, active),
     }
 }
 

@@ -92,9 +92,13 @@ impl Prepared {
                 None => return Self::other(inst),
             },
             // Through `execute_fitted`: no lane kernel of their own.
-            Op::Setp(_) | Op::Int(_) | Op::Bit(_) | Op::Cvt(_) | Op::Mem(_) | Op::Warp(_) => {
-                return Self::other(inst)
-            }
+            Op::Setp(_)
+            | Op::Int(_)
+            | Op::Bit(_)
+            | Op::Cvt(_)
+            | Op::Mem(_)
+            | Op::Warp(_)
+            | Op::Mma(_) => return Self::other(inst),
         };
         Prepared {
             guard: inst.guard,

@@ -106,6 +106,12 @@ impl Instruction {
                 w.pred = p(w.pred);
                 w.mask = o(w.mask);
             }
+            Op::Mma(m) => {
+                m.d = m.d.map(r);
+                m.a = m.a.map(r);
+                m.b = m.b.map(r);
+                m.c = m.c.map(r);
+            }
         }
         i
     }

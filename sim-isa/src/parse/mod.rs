@@ -33,6 +33,7 @@ mod cx;
 mod display;
 mod lex;
 mod literal;
+mod matrix;
 mod mem;
 mod operand;
 mod syntax;
