@@ -227,8 +227,10 @@ pub unsafe extern "C" fn cudaFuncGetAttributes(p: *mut c_void, func: *const c_vo
             l::FATTR_MAX_THREADS_PER_BLOCK,
             &(f.max_threads as c_int).to_le_bytes(),
         );
-        // PTX does not say how many registers ptxas allocates.
-        at(l::FATTR_NUM_REGS, &0i32.to_le_bytes());
+        // What ptxas allocated, from the program's machine code for the
+        // simulated target (PTX does not say): 0 where it has none.
+        let regs = rt.registers_of(func as u64).unwrap_or(0) as c_int;
+        at(l::FATTR_NUM_REGS, &regs.to_le_bytes());
         let version = facts.major * 10 + facts.minor;
         at(l::FATTR_PTX_VERSION, &version.to_le_bytes());
         at(l::FATTR_BINARY_VERSION, &version.to_le_bytes());
@@ -289,8 +291,20 @@ fn occupancy(
     let by_threads = i64::from(facts.threads_per_sm) / (warps * 32);
     let per_block = f.static_shared + shared as u64 + crate::props::RESERVED_SHARED_PER_BLOCK;
     let by_shared = (facts.shared_per_sm / per_block.max(1)) as i64;
+    // The register file, where the machine code says what ptxas
+    // allocated (each warp's share rounded up to the allocation unit), as
+    // the launch itself is held (`sim_kernel::timing::blocks_per_sm`).
+    let by_regs = match rt.registers_of(func) {
+        Some(r) if r > 0 => {
+            let unit = i64::from(facts.reg_unit.max(1));
+            let per_warp = (i64::from(r) * 32 + unit - 1) / unit * unit;
+            i64::from(facts.regs_per_sm) / (per_warp * warps)
+        }
+        _ => i64::MAX,
+    };
     let n = by_threads
         .min(by_shared)
+        .min(by_regs)
         .min(i64::from(facts.blocks_per_sm));
     Ok(n.max(0) as c_int)
 }

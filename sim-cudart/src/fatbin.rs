@@ -17,3 +17,13 @@ pub fn ptx_for(bytes: &[u8], sm: u32) -> Result<String, String> {
     let p = f.ptx_for(sm).map_err(|e| format!("fatbinary: {e}"))?;
     Ok(p.text)
 }
+
+/// Registers a thread of each kernel, by `.entry` name, from the fatbinary's
+/// machine code for exactly compute capability `sm` (empty when it has none
+/// or it cannot be read: the launch then runs without the limit, as a
+/// launch file that states no `registers`).
+pub fn registers_for(bytes: &[u8], sm: u32) -> Vec<(String, u32)> {
+    sim_fatbin::Fatbin::parse(bytes)
+        .and_then(|f| f.registers_for(sm))
+        .unwrap_or_default()
+}

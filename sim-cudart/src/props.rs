@@ -35,6 +35,8 @@ pub struct Facts {
     pub shared_per_block_optin: u64,
     /// 32-bit registers an SM holds.
     pub regs_per_sm: i32,
+    /// A warp's registers are allocated in units of this many.
+    pub reg_unit: i32,
     /// Resident blocks an SM holds.
     pub blocks_per_sm: i32,
     /// Resident threads an SM holds.
@@ -162,6 +164,7 @@ impl Facts {
             shared_per_sm,
             shared_per_block_optin: shared_per_sm.saturating_sub(RESERVED_SHARED_PER_BLOCK),
             regs_per_sm: mem.regs_per_sm as i32,
+            reg_unit: mem.reg_unit as i32,
             blocks_per_sm: mem.blocks_per_sm as i32,
             threads_per_sm: (config.resident_warps * 32) as i32,
         };

@@ -51,6 +51,9 @@ struct Fatbin {
     ptx: Result<String, String>,
     /// Its module on the device, once loaded.
     module: Option<ModuleId>,
+    /// Registers a thread of each kernel, by `.entry` name, from its
+    /// machine code for the simulated target (none when it has none).
+    registers: Vec<(String, u32)>,
 }
 
 /// A registered kernel or variable: its fatbinary and PTX name.
@@ -238,8 +241,15 @@ impl Runtime {
     /// could not be read); gives its handle.
     pub fn register_fatbin(&mut self, bytes: Result<&[u8], String>) -> usize {
         let sm = self.target_sm();
+        let registers = bytes
+            .as_ref()
+            .map_or_else(|_| Vec::new(), |b| crate::fatbin::registers_for(b, sm));
         let ptx = bytes.and_then(|b| crate::fatbin::ptx_for(b, sm));
-        self.fatbins.push(Fatbin { ptx, module: None });
+        self.fatbins.push(Fatbin {
+            ptx,
+            module: None,
+            registers,
+        });
         self.fatbins.len() - 1
     }
 
@@ -336,6 +346,19 @@ impl Runtime {
         Ok(m)
     }
 
+    /// Registers a thread of kernel `name` of fatbinary `f`, as ptxas
+    /// allocated them for the simulated target, if its machine code says.
+    pub fn registers(&self, f: usize, name: &str) -> Option<u32> {
+        let fb = self.fatbins.get(f)?;
+        fb.registers.iter().find(|(n, _)| n == name).map(|r| r.1)
+    }
+
+    /// [`Runtime::registers`] of the kernel whose stub is at `stub`.
+    pub fn registers_of(&self, stub: u64) -> Option<u32> {
+        let k = self.kernel(stub).ok()?;
+        self.registers(k.fatbin, &k.name)
+    }
+
     fn kernel(&self, stub: u64) -> Res<Named> {
         self.functions
             .get(&stub)
@@ -399,12 +422,15 @@ impl Runtime {
             .map_err(|m| Fail::said(err::INVALID_VALUE, m))?;
         self.host_to_device()?;
         let (start, index) = (self.now, self.launches);
-        let saving = self.saving(index, k.fatbin, m, &k.name, c, shared, params)?;
+        let registers = self.registers(k.fatbin, &k.name);
+        let saving = self
+            .saving(index, k.fatbin, m, &k.name, c, shared, params)?
+            .map(|s| s.with_registers(registers));
         let sim = self.sim()?;
         let sms = sim.device.options().sms;
         let r = sim
             .device
-            .launch(m, &k.name, c.grid, c.block, shared, params);
+            .launch_with_registers(m, &k.name, c.grid, c.block, shared, params, registers);
         self.launches += 1;
         if let Some(s) = &saving {
             let after = match &r {
@@ -544,6 +570,7 @@ impl Runtime {
             slots,
             params: params.to_vec(),
             buffers,
+            registers: None,
         };
         s.before(&ptx).map_err(|m| Fail::said(err::UNKNOWN, m))?;
         Ok(Some(s))

@@ -41,6 +41,8 @@ pub struct Saving {
     pub params: Vec<u8>,
     /// The allocations: base, bytes before the launch.
     pub buffers: Vec<(u64, Vec<u8>)>,
+    /// Registers a thread, where the program's machine code says.
+    pub registers: Option<u32>,
 }
 
 fn io(p: &Path, e: std::io::Error) -> String {
@@ -71,6 +73,12 @@ fn argument(slot: &ParamSlot, bytes: &[u8], bases: &[u64]) -> serde_json::Value 
 }
 
 impl Saving {
+    /// The same, with the kernel's registers a thread.
+    pub fn with_registers(mut self, registers: Option<u32>) -> Saving {
+        self.registers = registers;
+        self
+    }
+
     /// Writes the module `ptx` (if new) and the buffers' bytes before the
     /// launch.
     pub fn before(&self, ptx: &str) -> Result<(), String> {
@@ -127,6 +135,9 @@ impl Saving {
         if let serde_json::Value::Object(o) = &mut launch {
             if self.dynamic_shared > 0 {
                 o.insert("dynamic_shared_bytes".into(), self.dynamic_shared.into());
+            }
+            if let Some(r) = self.registers {
+                o.insert("registers".into(), r.into());
             }
             if !expected.is_empty() {
                 o.insert("expected".into(), serde_json::Value::Object(expected));

@@ -549,6 +549,24 @@ impl Device {
         dynamic_shared: u32,
         params: &[u8],
     ) -> Result<Launched, DeviceError> {
+        self.launch_with_registers(m, entry, grid, block, dynamic_shared, params, None)
+    }
+
+    /// [`Device::launch`] of a kernel whose threads have `registers` each
+    /// (what ptxas allocated, from the program's machine code: the register
+    /// file then limits the blocks an SM holds, as a launch file's
+    /// `registers` does; the device's own `registers` option overrides it).
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch_with_registers(
+        &mut self,
+        m: ModuleId,
+        entry: &str,
+        grid: [u32; 3],
+        block: [u32; 3],
+        dynamic_shared: u32,
+        params: &[u8],
+        registers: Option<u32>,
+    ) -> Result<Launched, DeviceError> {
         self.alive()?;
         self.ensure_inlined(m, entry)?;
         let l = self.modules.get(m.0).ok_or(DeviceError::NoModule(m.0))?;
@@ -575,7 +593,7 @@ impl Device {
             params: Vec::new(),
             outputs: Vec::new(),
             expected: Vec::new(),
-            registers: None,
+            registers,
             dynamic_shared,
             h100: None,
         };

@@ -1,12 +1,29 @@
 // The runtime calls libraries lean on: stream-ordered and pitched
 // allocation, 2D copies, pointer attributes, limits, prefetch hints and a
-// host callback.
+// host callback; and what ptxas allocated for a kernel (its registers, from
+// the program's machine code) with the occupancy they allow.
 #include <cstdio>
 #include <cuda_runtime.h>
 
 __global__ void bump(float* m, size_t pitch, int w, int h) {
     int x = threadIdx.x, y = blockIdx.x;
     if (x < w && y < h) ((float*)((char*)m + y * pitch))[x] += 1.0f;
+}
+
+// 48 registers a thread (nvcc 13.0.88, -arch=sm_90): 1,536 a warp, so an
+// SM's 65,536 hold one block of 1,024 threads and five of 256.
+__global__ void many(float* out, const float* in, int n) {
+    float acc[40];
+#pragma unroll
+    for (int k = 0; k < 40; k++) acc[k] = in[threadIdx.x + k * 32];
+    for (int i = 0; i < n; i++) {
+#pragma unroll
+        for (int k = 0; k < 40; k++) acc[k] = acc[k] * acc[(k + 1) % 40] + 1.0f;
+    }
+    float s = 0;
+#pragma unroll
+    for (int k = 0; k < 40; k++) s += acc[k];
+    out[blockIdx.x * blockDim.x + threadIdx.x] = s;
 }
 
 __device__ int sym[4];
@@ -53,5 +70,11 @@ int main() {
     printf("pitch %zu, host[7][99]=%g host[0][0]=%g\n", pitch, host[7][99], host[0][0]);
     printf("types: device %d managed %d host memory %d\n", pa.type, pu.type, ph.type);
     printf("printf fifo %zu, callback %d, error %s\n", fifo, flag, cudaGetErrorName(cudaGetLastError()));
+    cudaFuncAttributes fa;
+    cudaFuncGetAttributes(&fa, many);
+    int b256 = 0, b1024 = 0;
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b256, many, 256, 0);
+    cudaOccupancyMaxActiveBlocksPerMultiprocessor(&b1024, many, 1024, 0);
+    printf("many: %d registers, %d blocks of 256 an SM, %d of 1024\n", fa.numRegs, b256, b1024);
     return 0;
 }

@@ -377,3 +377,31 @@ fn with_rdc_the_ptx_is_in_the_relocatable_section() {
     assert_eq!((w[0].version, w[0].data), (2, linked.addr));
     assert_eq!((w[1].version, w[1].data), (1, rel.addr));
 }
+
+/// The registers ptxas allocated, from each fixture's sm_90 cubin
+/// (`.nv.info`'s `EIATTR_REGCOUNT`): `axpy` has 10 a thread, as
+/// `ptxas -v -arch=sm_90 k.sm_90.ptx` (13.0.88) reports, whatever the
+/// compression; the PTX-only fatbinaries and other targets give none.
+#[test]
+fn cubins_say_how_many_registers_each_kernel_has() {
+    for (file, layout) in LAYOUTS {
+        let bytes = data(file);
+        let f = Fatbin::parse(&bytes).unwrap();
+        let got = f.registers_for(90).unwrap();
+        let has_cubin = layout
+            .iter()
+            .any(|&(k, sm, _)| k == EntryKind::Elf && sm == 90);
+        if has_cubin {
+            assert_eq!(got, vec![(AXPY.to_string(), 10)], "{file}");
+        } else {
+            assert!(got.is_empty(), "{file}: {got:?}");
+        }
+        assert!(f.registers_for(80).unwrap().is_empty(), "{file}");
+    }
+    let bytes = data("sm_100.fatbin");
+    let f = Fatbin::parse(&bytes).unwrap();
+    assert_eq!(f.registers_for(100).unwrap(), vec![(AXPY.to_string(), 10)]);
+}
+
+/// `axpy`'s `.entry` name in `k.sm_90.ptx`.
+const AXPY: &str = "_Z4axpyfPKfPfi";
