@@ -492,6 +492,7 @@ pub use crate::mem_inst::{
     AddrBase, Address, AtomOp, BarRedOp, Mem, MemOp, MemType, Quals, ReduxOp, ShflMode, Space,
     VoteMode, WarpInst, WarpOp, QUAL_WORDS, WARP_WORDS,
 };
+pub use crate::async_inst::{AsyncInst, AsyncOp, ASYNC_TOKEN};
 
 /// One instruction body, by family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -520,6 +521,8 @@ pub enum Op {
     Mem(Mem),
     /// `bar barrier membar fence shfl.sync vote.sync activemask`
     Warp(WarpInst),
+    /// `cp.async`, `cp.async.commit_group/wait_group/wait_all`
+    Async(AsyncInst),
 }
 
 /// A decoded PTX instruction with its optional guard.
@@ -709,6 +712,26 @@ impl Instruction {
                 }
                 u.pred(w.pred);
                 u.src(w.mask, 32);
+            }
+            Op::Async(a) => {
+                if a.is_copy() {
+                    u.reg(a.token, 32, true);
+                }
+                if let AddrBase::Reg(r) = a.dst.base {
+                    u.reg(r, Space::Shared.addr_bits(), false);
+                }
+                if let AddrBase::Reg(r) = a.src.base {
+                    u.reg(r, Space::Global.addr_bits(), false);
+                }
+                if let Some(o) = a.src_size {
+                    u.src(o, 32);
+                }
+                if let Some(p) = a.ignore_src {
+                    u.pred(p);
+                }
+                if a.is_wait() {
+                    u.reg(a.token, 32, false);
+                }
             }
         }
         u

@@ -49,6 +49,8 @@ pub enum Feature {
     Volta,
     /// `redux.sync` (`sm_80`).
     Redux,
+    /// `cp.async` and its group statements (`sm_80`).
+    AsyncCopy,
     /// `elect.sync` (`sm_90`).
     Elect,
     /// `add sub mul fma neg abs` on `.f16`/`.f16x2` (`sm_53`).
@@ -91,7 +93,7 @@ impl Feature {
             Feature::BarRed => 20,
             Feature::WarpSync => 30,
             Feature::Volta => 70,
-            Feature::Redux => 80,
+            Feature::Redux | Feature::AsyncCopy => 80,
             Feature::Elect => 90,
             Feature::F16Arith => 53,
             Feature::HalfMinMax => 80,

@@ -10,8 +10,8 @@
 //! and the tidy test forbids it.
 
 use crate::inst::{
-    AddrBase, BarRedOp, Instruction, Mem, MemOp, Op, Operand, PredSrc, RegId, Space, SpecialReg,
-    WarpOp, QUAL_WORDS,
+    AddrBase, AsyncInst, BarRedOp, Instruction, Mem, MemOp, Op, Operand, PredSrc, RegId, Space,
+    SpecialReg, WarpOp, QUAL_WORDS,
 };
 
 /// How an instruction touches memory.
@@ -77,6 +77,7 @@ pub fn for_each_source(inst: &Instruction, mut f: impl FnMut(Operand)) {
             w.srcs[..w.nsrc_values()].iter().for_each(|&o| f(o));
             f(w.mask);
         }
+        Op::Async(a) => each(&[a.src_size]),
     }
 }
 
@@ -104,6 +105,13 @@ const fn is_clock(s: SpecialReg) -> bool {
 /// The memory access `inst` makes; `None` for an instruction that touches
 /// no memory (`cvta`, `mov` of an address, packing: they only compute).
 pub fn memory(inst: &Instruction) -> Option<MemAccess> {
+    // An async copy is timed as its global load (docs/async-copies.md).
+    if async_of(&inst.op).is_some_and(AsyncInst::is_copy) {
+        return Some(MemAccess {
+            kind: MemKind::Load,
+            space: Space::Global,
+        });
+    }
     let m = mem_of(&inst.op)?;
     let kind = match m.op {
         MemOp::Ld | MemOp::Ldu => MemKind::Load,
@@ -121,7 +129,7 @@ pub fn memory(inst: &Instruction) -> Option<MemAccess> {
 /// instruction of the memory family, the address computations included
 /// (a generic window or a variable's place is the memory's to say).
 pub fn runs_with_memory(inst: &Instruction) -> bool {
-    mem_of(&inst.op).is_some()
+    mem_of(&inst.op).is_some() || async_of(&inst.op).is_some_and(AsyncInst::is_copy)
 }
 
 /// Whether only a launch can run `inst`: it accesses memory or computes an
@@ -138,7 +146,8 @@ pub fn needs_launch(inst: &Instruction) -> bool {
         | MemOp::MovAddr => true,
         MemOp::Pack | MemOp::Unpack => false,
     });
-    address || barrier(inst).is_some()
+    let copy = async_of(&inst.op).is_some_and(AsyncInst::is_copy);
+    address || copy || barrier(inst).is_some()
 }
 
 /// The block barrier `inst` is, if any. `bar.warp.sync` is none: it waits
@@ -233,7 +242,7 @@ pub fn has_effect(inst: &Instruction) -> bool {
             }),
             MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => false,
         },
-        Op::Warp(_) => true,
+        Op::Warp(_) | Op::Async(_) => true,
         // Each other kind named: exhaustive, no wildcard over kinds (tidy).
         Op::Video(_)
         | Op::Set(_)
@@ -256,8 +265,10 @@ pub fn has_effect(inst: &Instruction) -> bool {
 /// reads (moving work across one changes what it measures). `activemask`
 /// reads only the warp's own mask.
 pub fn is_fence(inst: &Instruction) -> bool {
+    // Async copies and their waits order shared memory: nothing crosses them.
     let own = match warp_op(&inst.op) {
-        Some(WarpOp::Activemask) | None => false,
+        None => async_of(&inst.op).is_some(),
+        Some(WarpOp::Activemask) => false,
         Some(
             WarpOp::BarSync
             | WarpOp::BarArrive
@@ -328,6 +339,17 @@ pub fn lowering_sources(inst: &Instruction) -> [Source; 4] {
             };
             [v(0), v(1), v(2), Absent]
         }
+        Op::Async(a) => {
+            let addr = |x: crate::inst::Address| match x.base {
+                AddrBase::Reg(r) => Source::Reg(r),
+                AddrBase::Var(_) | AddrBase::Abs => Source::Fixed,
+            };
+            if a.is_copy() {
+                [addr(a.dst), addr(a.src), opt(a.src_size), Absent]
+            } else {
+                [Absent; 4]
+            }
+        }
     }
 }
 
@@ -364,7 +386,8 @@ fn warp_op(op: &Op) -> Option<WarpOp> {
         | Op::Bit(_)
         | Op::Cvt(_)
         | Op::Float(_)
-        | Op::Mem(_) => None,
+        | Op::Mem(_)
+        | Op::Async(_) => None,
     }
 }
 
@@ -383,6 +406,27 @@ fn mem_of(op: &Op) -> Option<&Mem> {
         | Op::Bit(_)
         | Op::Cvt(_)
         | Op::Float(_)
+        | Op::Warp(_)
+        | Op::Async(_) => None,
+    }
+}
+
+/// The async-copy family's instruction, if `op` is of that family.
+fn async_of(op: &Op) -> Option<&AsyncInst> {
+    match op {
+        Op::Async(a) => Some(a),
+        // Each other kind named: exhaustive, no wildcard over kinds (tidy).
+        Op::Video(_)
+        | Op::Set(_)
+        | Op::Setp(_)
+        | Op::Selp(_)
+        | Op::Slct(_)
+        | Op::Alu(_)
+        | Op::Int(_)
+        | Op::Bit(_)
+        | Op::Cvt(_)
+        | Op::Float(_)
+        | Op::Mem(_)
         | Op::Warp(_) => None,
     }
 }

@@ -32,6 +32,7 @@ pub fn opcode_name(op: &Op) -> &'static str {
         | Op::Float(_)
         | Op::Mem(_) => name(op),
         Op::Warp(w) => w.word().split('.').next().unwrap_or("bar"),
+        Op::Async(_) => "cp",
     }
 }
 
@@ -54,6 +55,7 @@ fn name(op: &Op) -> &'static str {
         Op::Float(x) => float_name(x.op),
         Op::Mem(m) => m.op.word(),
         Op::Warp(w) => w.word(),
+        Op::Async(a) => a.word(),
     }
 }
 
@@ -216,7 +218,7 @@ pub fn unit_class(inst: &Instruction) -> UnitClass {
         // Address arithmetic and warp-wide operations take an integer issue
         // slot; a memory access's latency is the memory model's (the SM
         // runs these as external instructions).
-        Op::Mem(_) | Op::Warp(_) => UnitClass::IntAlu,
+        Op::Mem(_) | Op::Warp(_) | Op::Async(_) => UnitClass::IntAlu,
     }
 }
 
@@ -463,6 +465,31 @@ pub fn lowering_key(inst: &Instruction) -> String {
             write!(s, "mem.{}.{space}{v}.b{}", name(&inst.op), m.ty.bits())
         }
         Op::Warp(w) => write!(s, "warp.{}", w.word()),
+        Op::Async(a) => async_key(a, &mut s),
     };
     s
+}
+
+/// `async.cp.{ca,cg}.{4,8,16}{.zfill|.zfill.reg}` (`.zfill`: an immediate
+/// `src-size` below `cp-size`, `LDGSTS.ZFILL`; `.zfill.reg`: a register
+/// one, for which ptxas 13.0.88 computes the shortened copy's address in
+/// integer instructions first), `async.commit_group` (`LDGDEPBAR`),
+/// `async.wait_group` (`DEPBAR.LE SB0, N`), `async.wait_all` (both): what
+/// tells the machine code apart (`tests/data/async-sass.txt`).
+fn async_key(a: &crate::inst::AsyncInst, s: &mut String) -> std::fmt::Result {
+    use crate::inst::{AsyncOp, Operand};
+    match a.op {
+        AsyncOp::Copy { cg } => {
+            let zfill = match a.src_size {
+                Some(Operand::Reg(_)) => ".zfill.reg",
+                Some(Operand::Imm(v)) if v < u64::from(a.size) => ".zfill",
+                Some(Operand::Imm(_) | Operand::Special(_)) | None => "",
+            };
+            let cache = if cg { "cg" } else { "ca" };
+            write!(s, "async.cp.{cache}.{}{zfill}", a.size)
+        }
+        AsyncOp::Commit => s.write_str("async.commit_group"),
+        AsyncOp::WaitGroup => s.write_str("async.wait_group"),
+        AsyncOp::WaitAll => s.write_str("async.wait_all"),
+    }
 }

@@ -897,6 +897,25 @@ pub(crate) const GATES: &[Gate] = &[
                 && warp_word(i).is_some_and(|w| w.starts_with("barrier."))
         },
     },
+    // The async copies: ptxas 13.0.88's verdicts (`tests/data/async-ptxas.txt`).
+    Gate {
+        what: "cp.async",
+        feature: Some(Feature::AsyncCopy),
+        ptx: (7, 0),
+        applies: |i| matches!(i.op, Op::Async(_)),
+    },
+    Gate {
+        what: "cp.async with an .L2 prefetch size",
+        feature: None,
+        ptx: (7, 4),
+        applies: |i| matches!(i.op, Op::Async(a) if a.l2 != 0),
+    },
+    Gate {
+        what: "cp.async with ignore-src",
+        feature: None,
+        ptx: (7, 5),
+        applies: |i| matches!(i.op, Op::Async(a) if a.ignore_src.is_some()),
+    },
     Gate {
         what: "bar.cta.red",
         feature: None,

@@ -334,6 +334,11 @@ pub fn execute_mem_into(
     mem: &mut dyn Memory,
     out: &mut Accesses,
 ) -> Result<bool, MemFault> {
+    if let Op::Async(a) = &inst.op {
+        if a.is_copy() {
+            return super::async_copy::copy(inst, a, ctx, regs, active, mem, out);
+        }
+    }
     let Op::Mem(m) = &inst.op else {
         super::execute(inst, ctx, regs, active);
         return Ok(false);

@@ -15,6 +15,7 @@
 //! static instruction many times.
 
 mod alu;
+mod async_copy;
 mod bit;
 mod cmp;
 mod cmp_prepared;
@@ -205,6 +206,9 @@ pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
         }
         Op::Mem(_) => {}
         Op::Warp(w) => warp_ops::warp_op(w, ctx, regs, exec),
+        // A copy runs in `execute_mem`; the group statements change no
+        // register (their waiting is the timing model's).
+        Op::Async(_) => {}
     }
 }
 
@@ -319,7 +323,7 @@ pub(crate) fn regs_needed(inst: &Instruction) -> usize {
             );
             n
         }
-        Op::Warp(_) => inst.reg_uses().iter().map(|u| d(u.reg)).max().unwrap_or(0),
+        Op::Warp(_) | Op::Async(_) => inst.reg_uses().iter().map(|u| d(u.reg)).max().unwrap_or(0),
     };
     m.max(g)
 }
@@ -454,7 +458,7 @@ pub fn execute_scalar(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
             write_lanes(regs, x.d, exec, &out);
         }
         // Warp-wide and memory operations have no per-lane scalar form.
-        Op::Mem(_) | Op::Warp(_) => execute_fitted(inst, ctx, regs, active),
+        Op::Mem(_) | Op::Warp(_) | Op::Async(_) => execute_fitted(inst, ctx, regs, active),
     }
 }
 

@@ -92,7 +92,13 @@ impl Prepared {
                 None => return Self::other(inst),
             },
             // Through `execute_fitted`: no lane kernel of their own.
-            Op::Setp(_) | Op::Int(_) | Op::Bit(_) | Op::Cvt(_) | Op::Mem(_) | Op::Warp(_) => {
+            Op::Setp(_)
+            | Op::Int(_)
+            | Op::Bit(_)
+            | Op::Cvt(_)
+            | Op::Mem(_)
+            | Op::Warp(_)
+            | Op::Async(_) => {
                 return Self::other(inst)
             }
         };

@@ -106,6 +106,16 @@ impl Instruction {
                 w.pred = p(w.pred);
                 w.mask = o(w.mask);
             }
+            Op::Async(a) => {
+                a.token = r(a.token);
+                for addr in [&mut a.dst, &mut a.src] {
+                    if let AddrBase::Reg(b) = addr.base {
+                        addr.base = AddrBase::Reg(r(b));
+                    }
+                }
+                a.src_size = a.src_size.map(o);
+                a.ignore_src = a.ignore_src.map(p);
+            }
         }
         i
     }

@@ -329,6 +329,7 @@ impl fmt::Display for DisplayInst<'_> {
             Op::Float(x) => self.float(f, x)?,
             Op::Mem(m) => self.mem(f, m)?,
             Op::Warp(w) => self.warp(f, w)?,
+            Op::Async(a) => self.async_copy(f, a)?,
         }
         f.write_char(';')
     }
@@ -502,5 +503,35 @@ impl DisplayInst<'_> {
             self.opnd(f, w.mask, Type::S32)?;
         }
         Ok(())
+    }
+
+    fn async_copy(&self, f: &mut fmt::Formatter<'_>, a: &AsyncInst) -> fmt::Result {
+        // `Display` printed `cp`; the rest of the opcode follows.
+        if let Some((_, rest)) = a.word().split_once('.') {
+            write!(f, ".{rest}")?;
+        }
+        if a.l2 != 0 {
+            write!(f, ".L2::{}B", a.l2)?;
+        }
+        match a.op {
+            AsyncOp::Copy { .. } => {
+                f.write_char(' ')?;
+                self.addr(f, &a.dst, true)?;
+                f.write_str(", ")?;
+                self.addr(f, &a.src, true)?;
+                write!(f, ", {}", a.size)?;
+                if let Some(o) = a.src_size {
+                    f.write_str(", ")?;
+                    self.opnd(f, o, Type::U32)?;
+                }
+                if let Some(p) = a.ignore_src {
+                    f.write_str(", ")?;
+                    self.pred(f, p)?;
+                }
+                Ok(())
+            }
+            AsyncOp::WaitGroup => write!(f, " {}", a.n),
+            AsyncOp::Commit | AsyncOp::WaitAll => Ok(()),
+        }
     }
 }

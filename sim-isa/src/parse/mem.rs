@@ -11,6 +11,7 @@
 
 use super::cx::{operands, split_head, Cx, Piece};
 use super::lex::invalid;
+use super::async_copy::async_copy;
 use super::warp::warp;
 use crate::error::{InvalidReason as R, IsaError};
 use crate::inst::{Guard, Instruction, Op, Operand, RegId};
@@ -18,7 +19,7 @@ use crate::mem_inst::*;
 use crate::symbols::{is_ptx_identifier, Symbols};
 
 /// Opcode words this module reads.
-pub(crate) const WORDS: [&str; 17] = [
+pub(crate) const WORDS: [&str; 18] = [
     "ld",
     "ldu",
     "st",
@@ -36,6 +37,7 @@ pub(crate) const WORDS: [&str; 17] = [
     "match",
     "nanosleep",
     "elect",
+    "cp",
 ];
 
 /// Whether `text` is a statement of the memory or warp family.
@@ -101,6 +103,7 @@ pub(crate) fn parse(text: &str, syms: &mut Symbols) -> Result<Instruction, IsaEr
     let op_body = match words[0] {
         "bar" | "barrier" | "membar" | "fence" | "shfl" | "vote" | "activemask" | "redux"
         | "match" | "nanosleep" | "elect" => Op::Warp(warp(&mut cx, op, &ops, end)?),
+        "cp" => Op::Async(async_copy(&mut cx, op, &ops, end)?),
         _ => Op::Mem(mem(&mut cx, op, &words, &ops, end)?),
     };
     Ok(Instruction { guard, op: op_body })

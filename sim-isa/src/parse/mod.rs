@@ -28,6 +28,7 @@
 //! are not checked here (standalone text has no declarations); kernel-text
 //! callers can compare [`Instruction::reg_uses`] with declared types.
 
+mod async_copy;
 mod build;
 mod cx;
 mod display;

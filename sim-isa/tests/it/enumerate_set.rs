@@ -660,7 +660,8 @@ fn immediates_and_guards_roundtrip() {
                     | Op::Cvt(_)
                     | Op::Float(_)
                     | Op::Mem(_)
-                    | Op::Warp(_) => (None, None),
+                    | Op::Warp(_)
+                    | Op::Async(_) => (None, None),
                 };
                 if got != w {
                     fails.push(format!("`{t}`: immediates decoded as {got:?}, want {w:?}"));
