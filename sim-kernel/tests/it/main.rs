@@ -1,5 +1,6 @@
 //! sim-kernel: the H100 launches, values byte for byte.
 
+mod async_copy;
 mod branches;
 mod calls;
 mod clock;
