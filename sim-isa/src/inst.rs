@@ -492,7 +492,7 @@ pub use crate::mem_inst::{
     AddrBase, Address, AtomOp, BarRedOp, Mem, MemOp, MemType, Quals, ReduxOp, ShflMode, Space,
     VoteMode, WarpInst, WarpOp, QUAL_WORDS, WARP_WORDS,
 };
-pub use crate::async_inst::{AsyncInst, AsyncOp, ASYNC_TOKEN};
+pub use crate::async_inst::{AsyncInst, AsyncOp, MbarOp, ASYNC_TOKEN, MBAR_ORDERS};
 
 /// One instruction body, by family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -717,8 +717,22 @@ impl Instruction {
                 if a.is_copy() {
                     u.reg(a.token, 32, true);
                 }
+                if let Some(d) = a.d {
+                    u.reg(d, a.d_bits(), true);
+                }
                 if let AddrBase::Reg(r) = a.dst.base {
-                    u.reg(r, Space::Shared.addr_bits(), false);
+                    let space = if a.generic {
+                        Space::Generic
+                    } else {
+                        Space::Shared
+                    };
+                    u.reg(r, space.addr_bits(), false);
+                }
+                if let Some(o) = a.a {
+                    u.src(o, a.a_bits());
+                }
+                if let Some(o) = a.hint {
+                    u.src(o, 32);
                 }
                 if let AddrBase::Reg(r) = a.src.base {
                     u.reg(r, Space::Global.addr_bits(), false);

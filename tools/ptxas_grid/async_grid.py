@@ -87,6 +87,69 @@ def grid():
         "cp.async.wait_all;", "cp.async.wait_all 0;", "@%p1 cp.async.wait_all;",
         "cp.async.wait;", "cp.async.commit;",
     ]
+    g += mbarrier_grid()
+    return g
+
+
+def mbarrier_grid():
+    g = []
+    for sp in [".shared", ".shared::cta", "", ".shared::cluster", ".global"]:
+        a = "[%rd1]" if sp in ("", ".global") else "[%r1]"
+        g += [
+            f"mbarrier.init{sp}.b64 {a}, %r2;",
+            f"mbarrier.arrive{sp}.b64 %rd2, {a};",
+            f"mbarrier.arrive_drop{sp}.b64 %rd2, {a}, 2;",
+            f"mbarrier.test_wait{sp}.b64 %p1, {a}, %rd2;",
+            f"mbarrier.try_wait.parity{sp}.b64 %p1, {a}, %r2;",
+            f"mbarrier.inval{sp}.b64 {a};",
+            f"cp.async.mbarrier.arrive{sp}.b64 {a};",
+        ]
+    g += [
+        "mbarrier.init.shared.b64 [%r1], 4;", "mbarrier.init.shared.b64 [sm], 32;",
+        "mbarrier.init.shared.b64 [%r1], %rd2;", "mbarrier.init.shared.b64 [%r1];",
+        "mbarrier.init.shared.b32 [%r1], %r2;", "mbarrier.init.shared.b64 %r1, %r2;",
+        "mbarrier.arrive.shared.b64 %rd2, [%r1], 2;", "mbarrier.arrive.shared.b64 %rd2, [%r1], %r2;",
+        "mbarrier.arrive.shared.b64 _, [%r1];", "mbarrier.arrive.shared.b64 %r3, [%r1];",
+        "mbarrier.arrive.shared.b64 %rd2, [%r1], %rd3;", "mbarrier.arrive.shared.b64 [%r1];",
+        "mbarrier.arrive.noComplete.shared.b64 %rd2, [%r1], %r2;",
+        "mbarrier.arrive.noComplete.shared.b64 %rd2, [%r1];",
+        "mbarrier.arrive.release.cta.shared::cta.b64 %rd2, [%r1], %r2;",
+        "mbarrier.arrive.release.cta.shared.b64 %rd2, [%r1];",
+        "mbarrier.arrive.relaxed.cta.shared::cta.b64 %rd2, [%r1];",
+        "mbarrier.arrive.release.cluster.shared::cta.b64 %rd2, [%r1];",
+        "mbarrier.arrive.release.shared::cta.b64 %rd2, [%r1];",
+        "mbarrier.arrive.cta.shared::cta.b64 %rd2, [%r1];",
+        "mbarrier.arrive.acquire.cta.shared::cta.b64 %rd2, [%r1];",
+        "mbarrier.arrive_drop.shared.b64 %rd2, [%r1];", "mbarrier.arrive_drop.shared.b64 _, [%r1], %r2;",
+        "mbarrier.arrive_drop.noComplete.shared.b64 %rd2, [%r1], 1;",
+        "mbarrier.arrive_drop.release.cta.shared::cta.b64 %rd2, [%r1];",
+        "mbarrier.arrive.expect_tx.shared.b64 %rd2, [%r1], 16;",
+        "mbarrier.test_wait.shared.b64 %p1, [%r1], %rd2;", "mbarrier.test_wait.shared.b64 %p1, [%r1], %r2;",
+        "mbarrier.test_wait.parity.shared.b64 %p1, [%r1], %r2;",
+        "mbarrier.test_wait.parity.shared.b64 %p1, [%r1], 1;",
+        "mbarrier.test_wait.parity.shared.b64 %p1, [%r1], %rd2;",
+        "mbarrier.test_wait.shared.b64 %r3, [%r1], %rd2;",
+        "mbarrier.test_wait.acquire.cta.shared::cta.b64 %p1, [%r1], %rd2;",
+        "mbarrier.test_wait.parity.relaxed.cta.shared::cta.b64 %p1, [%r1], %r2;",
+        "mbarrier.try_wait.shared.b64 %p1, [%r1], %rd2;",
+        "mbarrier.try_wait.shared.b64 %p1, [%r1], %rd2, %r3;",
+        "mbarrier.try_wait.shared.b64 %p1, [%r1], %rd2, 1000;",
+        "mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r1], %r2;",
+        "mbarrier.try_wait.parity.shared::cta.b64 %p1, [%r1], 0, %r3;",
+        "mbarrier.try_wait.acquire.cta.shared::cta.b64 %p1, [%r1], %rd2;",
+        "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 %p1, [%r1], %r2;",
+        "mbarrier.try_wait.shared.b64 %p1, [%r1];",
+        "mbarrier.pending_count.b64 %r2, %rd2;", "mbarrier.pending_count.b64 %rd3, %rd2;",
+        "mbarrier.pending_count.b64 %r2, %r3;", "mbarrier.pending_count.shared.b64 %r2, %rd2;",
+        "mbarrier.pending_count.b64 %r2, [%r1];",
+        "mbarrier.inval.shared.b64 [%r1], %r2;",
+        "cp.async.mbarrier.arrive.noinc.shared.b64 [%r1];",
+        "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%r1];",
+        "cp.async.mbarrier.arrive.shared.b64 [%r1], 1;",
+        "cp.async.mbarrier.arrive.shared.b32 [%r1];",
+        "@%p1 mbarrier.arrive.shared.b64 %rd2, [%r1];",
+        "mbarrier.wait.shared.b64 %p1, [%r1], %rd2;",
+    ]
     return g
 
 
@@ -99,7 +162,21 @@ GATES = [(t, v, s) for s in ["cp.async.ca.shared.global [%r1], [%rd1], 16;", "cp
                          "cp.async.cg.shared.global.L2::256B [%r1], [%rd1], 16, %r2;"]
      for t, v in [("sm_80", "7.3"), ("sm_80", "7.4")]] + \
     [(t, v, s) for s in ["cp.async.ca.shared.global [%r1], [%rd1], 16, %p1;"]
-     for t, v in [("sm_80", "7.4"), ("sm_80", "7.5")]]
+     for t, v in [("sm_80", "7.4"), ("sm_80", "7.5")]] + \
+    [(t, v, s) for s in ["mbarrier.init.shared.b64 [%r1], %r2;", "mbarrier.arrive.shared.b64 %rd2, [%r1];",
+                         "mbarrier.test_wait.shared.b64 %p1, [%r1], %rd2;", "mbarrier.inval.shared.b64 [%r1];",
+                         "mbarrier.pending_count.b64 %r2, %rd2;", "cp.async.mbarrier.arrive.shared.b64 [%r1];",
+                         "mbarrier.arrive.noComplete.shared.b64 %rd2, [%r1], %r2;",
+                         "mbarrier.arrive_drop.shared.b64 %rd2, [%r1];",
+                         "mbarrier.test_wait.parity.shared.b64 %p1, [%r1], %r2;",
+                         "mbarrier.try_wait.shared.b64 %p1, [%r1], %rd2;",
+                         "mbarrier.arrive.shared.b64 %rd2, [%r1], %r2;",
+                         "mbarrier.arrive.shared::cta.b64 %rd2, [%r1];",
+                         "mbarrier.arrive.release.cta.shared::cta.b64 %rd2, [%r1];",
+                         "mbarrier.arrive.shared.b64 _, [%r1];",
+                         "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%r1];"]
+     for t, v in [("sm_80", "7.0"), ("sm_75", "9.0"), ("sm_80", "7.1"), ("sm_80", "7.8"), ("sm_90", "7.8"),
+                  ("sm_80", "7.7"), ("sm_90", "8.0"), ("sm_80", "8.0")]]
 
 
 NVDISASM = os.environ.get("NVDISASM", os.path.join(ROOT, "tools/.cache/py/nvidia/cu13/bin/nvdisasm"))
@@ -108,7 +185,22 @@ SASS_FORMS = [
     f"cp.async.{c}.shared.global{l2} [%r1], [%rd1], {n}{extra};"
     for c, sizes in [("ca", [4, 8, 16]), ("cg", [16])] for n in sizes
     for l2, extra in [("", ""), (".L2::128B", ""), ("", ", %r2"), ("", ", 2"), ("", f", {n}"), ("", ", %p1")]
-] + ["cp.async.commit_group;", "cp.async.wait_group 0;", "cp.async.wait_group 3;", "cp.async.wait_all;"]
+] + ["cp.async.commit_group;", "cp.async.wait_group 0;", "cp.async.wait_group 3;", "cp.async.wait_all;"] + [
+    "mbarrier.init.shared.b64 [%r1], %r2;", "mbarrier.init.b64 [%rd1], %r2;",
+    "mbarrier.arrive.shared.b64 %rd2, [%r1];\nst.global.u64 [%rd1+72], %rd2;",
+    "mbarrier.arrive.shared.b64 %rd2, [%r1], %r2;\nst.global.u64 [%rd1+72], %rd2;",
+    "mbarrier.arrive.release.cta.shared::cta.b64 %rd2, [%r1];\nst.global.u64 [%rd1+72], %rd2;",
+    "mbarrier.arrive.b64 %rd2, [%rd1];\nst.global.u64 [%rd1+72], %rd2;",
+    "mbarrier.arrive_drop.shared.b64 %rd2, [%r1];\nst.global.u64 [%rd1+72], %rd2;",
+    "mbarrier.test_wait.shared.b64 %p2, [%r1], %rd1;\nselp.u32 %r3, 1, 0, %p2;\nst.global.u32 [%rd1+72], %r3;",
+    "mbarrier.test_wait.parity.shared.b64 %p2, [%r1], %r2;\nselp.u32 %r3, 1, 0, %p2;\nst.global.u32 [%rd1+72], %r3;",
+    "mbarrier.try_wait.shared.b64 %p2, [%r1], %rd1;\nselp.u32 %r3, 1, 0, %p2;\nst.global.u32 [%rd1+72], %r3;",
+    "mbarrier.try_wait.parity.shared.b64 %p2, [%r1], %r2;\nselp.u32 %r3, 1, 0, %p2;\nst.global.u32 [%rd1+72], %r3;",
+    "mbarrier.pending_count.b64 %r3, %rd1;\nst.global.u32 [%rd1+72], %r3;",
+    "mbarrier.inval.shared.b64 [%r1];",
+    "cp.async.mbarrier.arrive.shared.b64 [%r1];",
+    "cp.async.mbarrier.arrive.noinc.shared.b64 [%r1];",
+]
 
 
 def sass_body(stmt, tmp):
@@ -158,7 +250,7 @@ def sass_rows(tmp):
                 left.remove(op)
             elif not op.startswith(("LDC", "ULDC")):
                 mine.append(text)
-        rows.append(f"{s}\t{' ; '.join(mine)}")
+        rows.append(f"{s.split(chr(10))[0]}\t{' ; '.join(mine)}")
     return rows
 
 

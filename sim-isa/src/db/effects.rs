@@ -98,19 +98,33 @@ pub fn reads_clock(inst: &Instruction) -> bool {
 const fn is_clock(s: SpecialReg) -> bool {
     matches!(
         s,
-        SpecialReg::Clock | SpecialReg::ClockHi | SpecialReg::Clock64
+        SpecialReg::Clock | SpecialReg::ClockHi | SpecialReg::Clock64 | SpecialReg::GlobalTimer
     )
 }
 
 /// The memory access `inst` makes; `None` for an instruction that touches
 /// no memory (`cvta`, `mov` of an address, packing: they only compute).
 pub fn memory(inst: &Instruction) -> Option<MemAccess> {
-    // An async copy is timed as its global load (docs/async-copies.md).
-    if async_of(&inst.op).is_some_and(AsyncInst::is_copy) {
-        return Some(MemAccess {
-            kind: MemKind::Load,
-            space: Space::Global,
-        });
+    // An async copy is timed as its global load, an `mbarrier` operation
+    // as an atomic on its object (docs/async-copies.md).
+    if let Some(a) = async_of(&inst.op) {
+        if a.is_copy() {
+            return Some(MemAccess {
+                kind: MemKind::Load,
+                space: Space::Global,
+            });
+        }
+        if a.touches_object() {
+            let space = if a.generic {
+                Space::Generic
+            } else {
+                Space::Shared
+            };
+            return Some(MemAccess {
+                kind: MemKind::Atomic,
+                space,
+            });
+        }
     }
     let m = mem_of(&inst.op)?;
     let kind = match m.op {
@@ -129,7 +143,7 @@ pub fn memory(inst: &Instruction) -> Option<MemAccess> {
 /// instruction of the memory family, the address computations included
 /// (a generic window or a variable's place is the memory's to say).
 pub fn runs_with_memory(inst: &Instruction) -> bool {
-    mem_of(&inst.op).is_some() || async_of(&inst.op).is_some_and(AsyncInst::is_copy)
+    mem_of(&inst.op).is_some() || async_of(&inst.op).is_some_and(AsyncInst::in_memory)
 }
 
 /// Whether only a launch can run `inst`: it accesses memory or computes an
@@ -146,7 +160,7 @@ pub fn needs_launch(inst: &Instruction) -> bool {
         | MemOp::MovAddr => true,
         MemOp::Pack | MemOp::Unpack => false,
     });
-    let copy = async_of(&inst.op).is_some_and(AsyncInst::is_copy);
+    let copy = async_of(&inst.op).is_some_and(AsyncInst::in_memory);
     address || copy || barrier(inst).is_some()
 }
 
@@ -242,7 +256,9 @@ pub fn has_effect(inst: &Instruction) -> bool {
             }),
             MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => false,
         },
-        Op::Warp(_) | Op::Async(_) => true,
+        Op::Warp(_) => true,
+        // `mbarrier.pending_count` only decodes its operand.
+        Op::Async(a) => a.mbar() != Some(crate::inst::MbarOp::PendingCount),
         // Each other kind named: exhaustive, no wildcard over kinds (tidy).
         Op::Video(_)
         | Op::Set(_)
@@ -267,7 +283,8 @@ pub fn has_effect(inst: &Instruction) -> bool {
 pub fn is_fence(inst: &Instruction) -> bool {
     // Async copies and their waits order shared memory: nothing crosses them.
     let own = match warp_op(&inst.op) {
-        None => async_of(&inst.op).is_some(),
+        None => async_of(&inst.op)
+            .is_some_and(|a| a.mbar() != Some(crate::inst::MbarOp::PendingCount)),
         Some(WarpOp::Activemask) => false,
         Some(
             WarpOp::BarSync
@@ -346,6 +363,13 @@ pub fn lowering_sources(inst: &Instruction) -> [Source; 4] {
             };
             if a.is_copy() {
                 [addr(a.dst), addr(a.src), opt(a.src_size), Absent]
+            } else if a.mbar().is_some() {
+                let object = if a.touches_object() {
+                    addr(a.dst)
+                } else {
+                    Absent
+                };
+                [object, opt(a.a), opt(a.hint), Absent]
             } else {
                 [Absent; 4]
             }

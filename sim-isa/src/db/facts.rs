@@ -32,7 +32,7 @@ pub fn opcode_name(op: &Op) -> &'static str {
         | Op::Float(_)
         | Op::Mem(_) => name(op),
         Op::Warp(w) => w.word().split('.').next().unwrap_or("bar"),
-        Op::Async(_) => "cp",
+        Op::Async(a) => a.word().split('.').next().unwrap_or("cp"),
     }
 }
 
@@ -487,6 +487,20 @@ fn async_key(a: &crate::inst::AsyncInst, s: &mut String) -> std::fmt::Result {
             };
             let cache = if cg { "cg" } else { "ca" };
             write!(s, "async.cp.{cache}.{}{zfill}", a.size)
+        }
+        // `mbarrier.arrive.noComplete`, `mbarrier.try_wait.parity`, ...:
+        // the space and order aside (a generic address adds the window's
+        // check; `tests/data/async-sass.txt`).
+        AsyncOp::Mbar(m) => {
+            write!(s, "async.{}", a.word())?;
+            let count = matches!(a.a, Some(Operand::Reg(_) | Operand::Imm(2..)));
+            if matches!(m, crate::inst::MbarOp::Arrive { .. }) && count {
+                s.push_str(".count");
+            }
+            if a.generic && a.touches_object() {
+                s.push_str(".generic");
+            }
+            Ok(())
         }
         AsyncOp::Commit => s.write_str("async.commit_group"),
         AsyncOp::WaitGroup => s.write_str("async.wait_group"),

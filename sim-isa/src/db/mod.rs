@@ -79,7 +79,7 @@ pub struct Form {
 pub use ptx_names::is_ptx_opcode;
 
 use crate::inst::{
-    AluOp, CmpOp, CvtType, FloatOp, Instruction, MulMode, Op, Simd, Type, TypeKind, VideoOp, WarpOp,
+    AluOp, CmpOp, CvtType, FloatOp, Instruction, MbarOp, MulMode, Op, Simd, Type, TypeKind, VideoOp, WarpOp,
 };
 use crate::target::Feature;
 
@@ -902,7 +902,58 @@ pub(crate) const GATES: &[Gate] = &[
         what: "cp.async",
         feature: Some(Feature::AsyncCopy),
         ptx: (7, 0),
-        applies: |i| matches!(i.op, Op::Async(_)),
+        applies: |i| matches!(i.op, Op::Async(a) if a.mbar().is_none()),
+    },
+    Gate {
+        what: "mbarrier",
+        feature: Some(Feature::AsyncCopy),
+        ptx: (7, 0),
+        applies: |i| matches!(i.op, Op::Async(a) if a.mbar().is_some()),
+    },
+    Gate {
+        what: "mbarrier.try_wait",
+        feature: Some(Feature::MbarrierSm90),
+        ptx: (7, 8),
+        applies: |i| {
+            matches!(i.op, Op::Async(a) if matches!(a.mbar(), Some(MbarOp::Wait { try_: true, .. })))
+        },
+    },
+    Gate {
+        what: "mbarrier.arrive with a count and without .noComplete",
+        feature: Some(Feature::MbarrierSm90),
+        ptx: (7, 8),
+        applies: |i| {
+            matches!(i.op, Op::Async(a) if a.a.is_some() && matches!(a.mbar(),
+                Some(MbarOp::Arrive { drop: false, no_complete: false })))
+        },
+    },
+    Gate {
+        what: "mbarrier.test_wait.parity",
+        feature: None,
+        ptx: (7, 1),
+        applies: |i| {
+            matches!(i.op, Op::Async(a) if matches!(a.mbar(), Some(MbarOp::Wait { parity: true, .. })))
+        },
+    },
+    Gate {
+        what: "mbarrier.arrive with the sink _",
+        feature: None,
+        ptx: (7, 1),
+        applies: |i| {
+            matches!(i.op, Op::Async(a) if a.d.is_none() && matches!(a.mbar(), Some(MbarOp::Arrive { .. })))
+        },
+    },
+    Gate {
+        what: "mbarrier with .shared::cta",
+        feature: None,
+        ptx: (7, 8),
+        applies: |i| matches!(i.op, Op::Async(a) if a.cta && a.mbar().is_some()),
+    },
+    Gate {
+        what: "mbarrier with a memory order and scope",
+        feature: None,
+        ptx: (8, 0),
+        applies: |i| matches!(i.op, Op::Async(a) if a.order != 0),
     },
     Gate {
         what: "cp.async with an .L2 prefetch size",

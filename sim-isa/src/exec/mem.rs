@@ -338,6 +338,9 @@ pub fn execute_mem_into(
         if a.is_copy() {
             return super::async_copy::copy(inst, a, ctx, regs, active, mem, out);
         }
+        if a.touches_object() {
+            return super::mbarrier::run(inst, a, ctx, regs, active, mem, out);
+        }
     }
     let Op::Mem(m) = &inst.op else {
         super::execute(inst, ctx, regs, active);

@@ -16,6 +16,7 @@
 
 mod alu;
 mod async_copy;
+mod mbarrier;
 mod bit;
 mod cmp;
 mod cmp_prepared;
@@ -33,6 +34,7 @@ mod video_warp;
 mod warp_ops;
 
 pub use alu::alu_lane;
+pub use mbarrier::{mbar_arrive, mbar_init, mbar_pending, mbar_phase_done};
 pub use bit::bit_lane;
 pub use cmp::{compare, flush_subnormal, set_lane, set_true_value, setp_lane};
 pub use cvt::{cvt_lane, cvt_lane_c};
@@ -150,7 +152,7 @@ impl ThreadCtx {
             S::GridId => self.gridid,
             S::Clock => self.clock & 0xffff_ffff,
             S::ClockHi => self.clock >> 32,
-            S::Clock64 => self.clock,
+            S::Clock64 | S::GlobalTimer => self.clock,
             S::LanemaskEq => 1 << lane,
             S::LanemaskLe => below | 1 << lane,
             S::LanemaskLt => below,
@@ -206,9 +208,14 @@ pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
         }
         Op::Mem(_) => {}
         Op::Warp(w) => warp_ops::warp_op(w, ctx, regs, exec),
-        // A copy runs in `execute_mem`; the group statements change no
-        // register (their waiting is the timing model's).
-        Op::Async(_) => {}
+        // A copy and an `mbarrier` operation on its object run in
+        // `execute_mem`; the group statements change no register (their
+        // waiting is the timing model's).
+        Op::Async(a) => {
+            if a.mbar() == Some(crate::inst::MbarOp::PendingCount) {
+                mbarrier::pending_count(inst, a, ctx, regs, exec);
+            }
+        }
     }
 }
 

@@ -114,6 +114,9 @@ impl Instruction {
                     }
                 }
                 a.src_size = a.src_size.map(o);
+                a.d = a.d.map(r);
+                a.a = a.a.map(o);
+                a.hint = a.hint.map(o);
                 a.ignore_src = a.ignore_src.map(p);
             }
         }

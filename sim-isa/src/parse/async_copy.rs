@@ -27,8 +27,9 @@ pub(super) fn async_copy(
         col,
         what: op.1.to_string(),
     };
-    if words.get(1) != Some(&"async")
-        || words.get(2).is_some_and(|w| ["bulk", "mbarrier"].contains(w))
+    let mbar = words[0] == "mbarrier";
+    if !mbar
+        && (words.get(1) != Some(&"async") || words.get(2).is_some_and(|w| *w == "bulk"))
     {
         return Err(unimplemented());
     }
@@ -47,7 +48,20 @@ pub(super) fn async_copy(
         ignore_src: None,
         n: 0,
         token: cx.syms.intern(ASYNC_TOKEN),
+        generic: false,
+        order: 0,
+        d: None,
+        a: None,
+        hint: None,
     };
+    if mbar {
+        super::mbarrier::mbarrier(cx, op, &words[1..], false, ops, end, &mut a)?;
+        return Ok(a);
+    }
+    if words.get(2) == Some(&"mbarrier") {
+        super::mbarrier::mbarrier(cx, op, &words[3..], true, ops, end, &mut a)?;
+        return Ok(a);
+    }
     let group = |name: &'static str, op: AsyncOp, a: &mut AsyncInst, cx: &mut Cx<'_, '_>| {
         cx.inst = name;
         if words.len() > 3 {
@@ -79,7 +93,7 @@ pub(super) fn async_copy(
     Ok(a)
 }
 
-fn op_text(w: &str) -> String {
+pub(super) fn op_text(w: &str) -> String {
     format!(".{w}")
 }
 

@@ -19,7 +19,7 @@ use crate::mem_inst::*;
 use crate::symbols::{is_ptx_identifier, Symbols};
 
 /// Opcode words this module reads.
-pub(crate) const WORDS: [&str; 18] = [
+pub(crate) const WORDS: [&str; 19] = [
     "ld",
     "ldu",
     "st",
@@ -38,6 +38,7 @@ pub(crate) const WORDS: [&str; 18] = [
     "nanosleep",
     "elect",
     "cp",
+    "mbarrier",
 ];
 
 /// Whether `text` is a statement of the memory or warp family.
@@ -103,7 +104,7 @@ pub(crate) fn parse(text: &str, syms: &mut Symbols) -> Result<Instruction, IsaEr
     let op_body = match words[0] {
         "bar" | "barrier" | "membar" | "fence" | "shfl" | "vote" | "activemask" | "redux"
         | "match" | "nanosleep" | "elect" => Op::Warp(warp(&mut cx, op, &ops, end)?),
-        "cp" => Op::Async(async_copy(&mut cx, op, &ops, end)?),
+        "cp" | "mbarrier" => Op::Async(async_copy(&mut cx, op, &ops, end)?),
         _ => Op::Mem(mem(&mut cx, op, &words, &ops, end)?),
     };
     Ok(Instruction { guard, op: op_body })
