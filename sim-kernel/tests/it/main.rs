@@ -11,6 +11,7 @@ mod engine;
 mod errors;
 mod gate;
 mod launches;
+mod mbarrier;
 mod memcount;
 mod params;
 mod printf;
