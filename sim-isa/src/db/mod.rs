@@ -37,6 +37,7 @@
 //! simcli does not run). A family sharing words this way adds its own
 //! table and a case to `route`.
 
+mod async_gates;
 mod bit;
 mod cvt;
 mod effects;
@@ -79,7 +80,7 @@ pub struct Form {
 pub use ptx_names::is_ptx_opcode;
 
 use crate::inst::{
-    AluOp, CmpOp, CvtType, FloatOp, Instruction, MbarOp, MulMode, Op, Simd, Type, TypeKind, VideoOp, WarpOp,
+    AluOp, CmpOp, CvtType, FloatOp, Instruction, MulMode, Op, Simd, Type, TypeKind, VideoOp, WarpOp,
 };
 use crate::target::Feature;
 
@@ -609,7 +610,10 @@ fn is_bf16(t: Type) -> bool {
 
 /// Every gate: [`GATES`], then the half forms' ([`float::HALF_GATES`]).
 pub(crate) fn gates() -> impl Iterator<Item = &'static Gate> {
-    GATES.iter().chain(float::HALF_GATES)
+    GATES
+        .iter()
+        .chain(float::HALF_GATES)
+        .chain(async_gates::ASYNC_GATES)
 }
 
 /// Every gate but the half forms'. `check_target` tests all target gates
@@ -896,76 +900,6 @@ pub(crate) const GATES: &[Gate] = &[
             warp_is(i, |o| matches!(o, WarpOp::BarRed(_)))
                 && warp_word(i).is_some_and(|w| w.starts_with("barrier."))
         },
-    },
-    // The async copies: ptxas 13.0.88's verdicts (`tests/data/async-ptxas.txt`).
-    Gate {
-        what: "cp.async",
-        feature: Some(Feature::AsyncCopy),
-        ptx: (7, 0),
-        applies: |i| matches!(i.op, Op::Async(a) if a.mbar().is_none()),
-    },
-    Gate {
-        what: "mbarrier",
-        feature: Some(Feature::AsyncCopy),
-        ptx: (7, 0),
-        applies: |i| matches!(i.op, Op::Async(a) if a.mbar().is_some()),
-    },
-    Gate {
-        what: "mbarrier.try_wait",
-        feature: Some(Feature::MbarrierSm90),
-        ptx: (7, 8),
-        applies: |i| {
-            matches!(i.op, Op::Async(a) if matches!(a.mbar(), Some(MbarOp::Wait { try_: true, .. })))
-        },
-    },
-    Gate {
-        what: "mbarrier.arrive with a count and without .noComplete",
-        feature: Some(Feature::MbarrierSm90),
-        ptx: (7, 8),
-        applies: |i| {
-            matches!(i.op, Op::Async(a) if a.a.is_some() && matches!(a.mbar(),
-                Some(MbarOp::Arrive { drop: false, no_complete: false })))
-        },
-    },
-    Gate {
-        what: "mbarrier.test_wait.parity",
-        feature: None,
-        ptx: (7, 1),
-        applies: |i| {
-            matches!(i.op, Op::Async(a) if matches!(a.mbar(), Some(MbarOp::Wait { parity: true, .. })))
-        },
-    },
-    Gate {
-        what: "mbarrier.arrive with the sink _",
-        feature: None,
-        ptx: (7, 1),
-        applies: |i| {
-            matches!(i.op, Op::Async(a) if a.d.is_none() && matches!(a.mbar(), Some(MbarOp::Arrive { .. })))
-        },
-    },
-    Gate {
-        what: "mbarrier with .shared::cta",
-        feature: None,
-        ptx: (7, 8),
-        applies: |i| matches!(i.op, Op::Async(a) if a.cta && a.mbar().is_some()),
-    },
-    Gate {
-        what: "mbarrier with a memory order and scope",
-        feature: None,
-        ptx: (8, 0),
-        applies: |i| matches!(i.op, Op::Async(a) if a.order != 0),
-    },
-    Gate {
-        what: "cp.async with an .L2 prefetch size",
-        feature: None,
-        ptx: (7, 4),
-        applies: |i| matches!(i.op, Op::Async(a) if a.l2 != 0),
-    },
-    Gate {
-        what: "cp.async with ignore-src",
-        feature: None,
-        ptx: (7, 5),
-        applies: |i| matches!(i.op, Op::Async(a) if a.ignore_src.is_some()),
     },
     Gate {
         what: "bar.cta.red",

@@ -5,7 +5,7 @@
 //! the same bytes (see [`crate::async_inst`]).
 
 use super::lanes::{exec_mask, pred_src_bits, read_operand};
-use super::mem::{Accesses, FaultKind, MemFault, Memory};
+use super::memory::{Accesses, FaultKind, MemFault, Memory};
 use super::{ExecCtx, WarpRegs, WARP_SIZE};
 use crate::inst::{AddrBase, Address, AsyncInst, Instruction, Space};
 

@@ -18,7 +18,7 @@
 //! parity. Lanes operate in ascending order, each an atomic step.
 
 use super::lanes::{exec_mask, read_operand};
-use super::mem::{Accesses, MemFault, Memory};
+use super::memory::{Accesses, MemFault, Memory};
 use super::{ExecCtx, WarpRegs, WARP_SIZE};
 use crate::inst::{AddrBase, AsyncInst, Instruction, MbarOp, Space};
 

@@ -26,6 +26,7 @@ mod float;
 mod int;
 mod lanes;
 mod mem;
+mod memory;
 mod prepared;
 mod select;
 mod simd;

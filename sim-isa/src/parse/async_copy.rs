@@ -7,6 +7,7 @@
 //! `cp.async.mbarrier.arrive`) are valid PTX simcli does not run.
 
 use super::cx::{imm, Cx, Piece};
+use super::mbarrier::op_text;
 use super::lex::invalid;
 use crate::async_inst::{AsyncInst, AsyncOp, ASYNC_TOKEN};
 use crate::error::{InvalidReason as R, IsaError};
@@ -93,9 +94,6 @@ pub(super) fn async_copy(
     Ok(a)
 }
 
-pub(super) fn op_text(w: &str) -> String {
-    format!(".{w}")
-}
 
 fn count(cx: &Cx<'_, '_>, ops: &[Piece<'_>], end: usize, n: usize) -> Result<(), IsaError> {
     if ops.len() != n {

@@ -7,7 +7,6 @@
 //! with a scope (`.cta`, `.cluster`) and the reverse. `.expect_tx` (the
 //! tensor-memory transaction count) is valid PTX simcli does not run.
 
-use super::async_copy::op_text;
 use super::cx::{imm, Cx, Piece};
 use super::lex::invalid;
 use crate::async_inst::{AsyncInst, AsyncOp, MbarOp, MBAR_ORDERS};
@@ -232,4 +231,9 @@ fn value(cx: &mut Cx<'_, '_>, p: Piece<'_>, bits: u32) -> Result<Operand, IsaErr
         return cx.value(p);
     }
     Ok(Operand::Reg(reg(cx, p, bits)?))
+}
+
+/// A modifier word as ptxas names it (`.noComplete`).
+pub(super) fn op_text(w: &str) -> String {
+    format!(".{w}")
 }
