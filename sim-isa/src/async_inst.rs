@@ -212,9 +212,7 @@ impl AsyncInst {
         match self.mbar() {
             Some(MbarOp::Arrive { .. }) => 64,
             Some(MbarOp::Wait { .. }) => 1,
-            Some(
-                MbarOp::PendingCount | MbarOp::Init | MbarOp::Inval | MbarOp::CpArrive { .. },
-            )
+            Some(MbarOp::PendingCount | MbarOp::Init | MbarOp::Inval | MbarOp::CpArrive { .. })
             | None => 32,
         }
     }

@@ -486,13 +486,13 @@ impl Alu {
     }
 }
 
+pub use crate::async_inst::{AsyncInst, AsyncOp, MbarOp, ASYNC_TOKEN, MBAR_ORDERS};
 pub use crate::bit_inst::{Bit, BitOp, PrmtMode, TestOp};
 pub use crate::cvt_inst::{Cvt, CvtRnd, CvtType};
 pub use crate::mem_inst::{
     AddrBase, Address, AtomOp, BarRedOp, Mem, MemOp, MemType, Quals, ReduxOp, ShflMode, Space,
     VoteMode, WarpInst, WarpOp, QUAL_WORDS, WARP_WORDS,
 };
-pub use crate::async_inst::{AsyncInst, AsyncOp, MbarOp, ASYNC_TOKEN, MBAR_ORDERS};
 
 /// One instruction body, by family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

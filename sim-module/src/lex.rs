@@ -127,7 +127,9 @@ pub(crate) fn lex(src: &str) -> Result<Lexed, (u32, ModuleErrorKind)> {
                     while i < b.len() && ident_char(b[i]) {
                         i += 1;
                     }
-                    let sub = b.get(i..i + 3).is_some_and(|w| w[..2] == *b"::" && ident_char(w[2]));
+                    let sub = b
+                        .get(i..i + 3)
+                        .is_some_and(|w| w[..2] == *b"::" && ident_char(w[2]));
                     if !sub {
                         break;
                     }

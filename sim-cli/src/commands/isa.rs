@@ -111,7 +111,10 @@ pub fn eval(arch: &str, text: &str, inputs: &[String]) -> Result<ExitCode> {
     sim_isa::execute(&inst, &ExecCtx::new(target, 0), &mut regs, 1);
     let mut out = String::new();
     // The async-copy token is the timing model's, no register of the text.
-    for u in uses.writes().filter(|u| syms.name(u.reg) != sim_isa::ASYNC_TOKEN) {
+    for u in uses
+        .writes()
+        .filter(|u| syms.name(u.reg) != sim_isa::ASYNC_TOKEN)
+    {
         let v = regs.lane(u.reg, 0);
         out.push_str(&format!(
             "{} = {}\n",

@@ -103,7 +103,11 @@ fn eval_prints_written_registers() {
 /// register); a copy, which needs shared memory, is a launch's.
 #[test]
 fn eval_async_copies() {
-    for t in ["cp.async.wait_group 1;", "cp.async.commit_group;", "cp.async.wait_all;"] {
+    for t in [
+        "cp.async.wait_group 1;",
+        "cp.async.commit_group;",
+        "cp.async.wait_all;",
+    ] {
         let (c, out, e) = parts(&simcli(&["eval", "--arch", "sm_80", t]));
         assert_eq!((c, out.as_str()), (0, ""), "{t}: {e}");
     }

@@ -24,9 +24,7 @@ pub(crate) const ASYNC_GATES: &[Gate] = &[
         what: "mbarrier.try_wait",
         feature: Some(Feature::MbarrierSm90),
         ptx: (7, 8),
-        applies: |i| {
-            matches!(i.op, Op::Async(a) if matches!(a.mbar(), Some(MbarOp::Wait { try_: true, .. })))
-        },
+        applies: |i| matches!(i.op, Op::Async(a) if matches!(a.mbar(), Some(MbarOp::Wait { try_: true, .. }))),
     },
     Gate {
         what: "mbarrier.arrive with a count and without .noComplete",
@@ -41,17 +39,13 @@ pub(crate) const ASYNC_GATES: &[Gate] = &[
         what: "mbarrier.test_wait.parity",
         feature: None,
         ptx: (7, 1),
-        applies: |i| {
-            matches!(i.op, Op::Async(a) if matches!(a.mbar(), Some(MbarOp::Wait { parity: true, .. })))
-        },
+        applies: |i| matches!(i.op, Op::Async(a) if matches!(a.mbar(), Some(MbarOp::Wait { parity: true, .. }))),
     },
     Gate {
         what: "mbarrier.arrive with the sink _",
         feature: None,
         ptx: (7, 1),
-        applies: |i| {
-            matches!(i.op, Op::Async(a) if a.d.is_none() && matches!(a.mbar(), Some(MbarOp::Arrive { .. })))
-        },
+        applies: |i| matches!(i.op, Op::Async(a) if a.d.is_none() && matches!(a.mbar(), Some(MbarOp::Arrive { .. }))),
     },
     Gate {
         what: "mbarrier with .shared::cta",

@@ -283,8 +283,9 @@ pub fn has_effect(inst: &Instruction) -> bool {
 pub fn is_fence(inst: &Instruction) -> bool {
     // Async copies and their waits order shared memory: nothing crosses them.
     let own = match warp_op(&inst.op) {
-        None => async_of(&inst.op)
-            .is_some_and(|a| a.mbar() != Some(crate::inst::MbarOp::PendingCount)),
+        None => {
+            async_of(&inst.op).is_some_and(|a| a.mbar() != Some(crate::inst::MbarOp::PendingCount))
+        }
         Some(WarpOp::Activemask) => false,
         Some(
             WarpOp::BarSync

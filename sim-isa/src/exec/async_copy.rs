@@ -33,8 +33,10 @@ pub(super) fn copy(
         bytes: size,
         lane,
     };
-    let dst = addresses(&a.dst, Space::Shared, regs, mem).map_err(|k| fault(k, Space::Shared, 0, 0))?;
-    let src = addresses(&a.src, Space::Global, regs, mem).map_err(|k| fault(k, Space::Global, 0, 0))?;
+    let dst =
+        addresses(&a.dst, Space::Shared, regs, mem).map_err(|k| fault(k, Space::Shared, 0, 0))?;
+    let src =
+        addresses(&a.src, Space::Global, regs, mem).map_err(|k| fault(k, Space::Global, 0, 0))?;
     let keep = match a.src_size {
         Some(o) => read_operand(o, 32, ctx, regs),
         None => [u64::from(size); WARP_SIZE],

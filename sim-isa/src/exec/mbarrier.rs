@@ -112,10 +112,8 @@ pub(super) fn run(
         let lane = l as u32;
         let at = addrs[l];
         out.addrs[l] = at;
-        let load = |mem: &mut dyn Memory| {
-            mem.load(space, lane, at, 8)
-                .map_err(|k| fault(k, at, lane))
-        };
+        let load =
+            |mem: &mut dyn Memory| mem.load(space, lane, at, 8).map_err(|k| fault(k, at, lane));
         let arg = arg.map_or(1, |v| v[l]);
         let new = match m {
             MbarOp::Init => Some(mbar_init(arg)),

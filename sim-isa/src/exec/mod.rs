@@ -16,7 +16,6 @@
 
 mod alu;
 mod async_copy;
-mod mbarrier;
 mod bit;
 mod cmp;
 mod cmp_prepared;
@@ -25,6 +24,7 @@ mod cvt;
 mod float;
 mod int;
 mod lanes;
+mod mbarrier;
 mod mem;
 mod memory;
 mod prepared;
@@ -35,13 +35,13 @@ mod video_warp;
 mod warp_ops;
 
 pub use alu::alu_lane;
-pub use mbarrier::{mbar_arrive, mbar_init, mbar_pending, mbar_phase_done};
 pub use bit::bit_lane;
 pub use cmp::{compare, flush_subnormal, set_lane, set_true_value, setp_lane};
 pub use cvt::{cvt_lane, cvt_lane_c};
 pub use float::float_lane;
 pub use int::int_lane;
 pub use lanes::WarpRegs;
+pub use mbarrier::{mbar_arrive, mbar_init, mbar_pending, mbar_phase_done};
 pub use mem::{
     atom_lane, execute_mem, execute_mem_into, load_lanes_each, store_lanes_each, Accesses,
     FaultKind, LaneFault, MemFault, Memory,

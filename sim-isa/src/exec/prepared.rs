@@ -98,9 +98,7 @@ impl Prepared {
             | Op::Cvt(_)
             | Op::Mem(_)
             | Op::Warp(_)
-            | Op::Async(_) => {
-                return Self::other(inst)
-            }
+            | Op::Async(_) => return Self::other(inst),
         };
         Prepared {
             guard: inst.guard,

@@ -7,8 +7,8 @@
 //! `cp.async.mbarrier.arrive`) are valid PTX simcli does not run.
 
 use super::cx::{imm, Cx, Piece};
-use super::mbarrier::op_text;
 use super::lex::invalid;
+use super::mbarrier::op_text;
 use crate::async_inst::{AsyncInst, AsyncOp, ASYNC_TOKEN};
 use crate::error::{InvalidReason as R, IsaError};
 use crate::inst::{Operand, Type};
@@ -29,9 +29,7 @@ pub(super) fn async_copy(
         what: op.1.to_string(),
     };
     let mbar = words[0] == "mbarrier";
-    if !mbar
-        && (words.get(1) != Some(&"async") || words.get(2).is_some_and(|w| *w == "bulk"))
-    {
+    if !mbar && (words.get(1) != Some(&"async") || words.get(2).is_some_and(|w| *w == "bulk")) {
         return Err(unimplemented());
     }
     let none = Address {
@@ -66,7 +64,11 @@ pub(super) fn async_copy(
     let group = |name: &'static str, op: AsyncOp, a: &mut AsyncInst, cx: &mut Cx<'_, '_>| {
         cx.inst = name;
         if words.len() > 3 {
-            return Err(invalid(col, &op_text(words[3]), R::UnexpectedTypes { inst: name }));
+            return Err(invalid(
+                col,
+                &op_text(words[3]),
+                R::UnexpectedTypes { inst: name },
+            ));
         }
         a.op = op;
         Ok(())
@@ -93,7 +95,6 @@ pub(super) fn async_copy(
     }
     Ok(a)
 }
-
 
 fn count(cx: &Cx<'_, '_>, ops: &[Piece<'_>], end: usize, n: usize) -> Result<(), IsaError> {
     if ops.len() != n {
@@ -140,7 +141,14 @@ fn modifiers(words: &[&str], col: usize, a: &mut AsyncInst) -> Result<(), IsaErr
         }
     }
     let Some(cg) = cache else {
-        return Err(invalid(col, inst, R::ModifierRequired { what: ".ca or .cg", inst }));
+        return Err(invalid(
+            col,
+            inst,
+            R::ModifierRequired {
+                what: ".ca or .cg",
+                inst,
+            },
+        ));
     };
     if !(dst && src) {
         return Err(invalid(col, inst, R::StateSpaceCount { inst }));
@@ -223,4 +231,3 @@ fn copy_operands(
         }
     }
 }
-

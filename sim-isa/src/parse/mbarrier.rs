@@ -28,7 +28,10 @@ pub(super) fn mbarrier(
     let bad = |w: &str, reason: R| invalid(col, &op_text(w), reason);
     let first = words.first().copied().unwrap_or("");
     let (mut m, inst) = match (cp, first) {
-        (true, "arrive") => (MbarOp::CpArrive { noinc: false }, "cp.async.mbarrier.arrive"),
+        (true, "arrive") => (
+            MbarOp::CpArrive { noinc: false },
+            "cp.async.mbarrier.arrive",
+        ),
         (false, "init") => (MbarOp::Init, "mbarrier.init"),
         (false, "arrive") => (
             MbarOp::Arrive {
@@ -87,14 +90,26 @@ pub(super) fn mbarrier(
                     | MbarOp::CpArrive { .. } => false,
                 };
                 if !ok {
-                    return Err(bad(w, R::IllegalModifier { modifier: op_text(w), inst }));
+                    return Err(bad(
+                        w,
+                        R::IllegalModifier {
+                            modifier: op_text(w),
+                            inst,
+                        },
+                    ));
                 }
                 order = Some(w);
             }
             ("cta" | "cluster", _) if scope.is_none() && space.is_none() => scope = Some(w),
             ("shared" | "shared::cta", _) if space.is_none() => space = Some(w),
             ("shared::cluster", _) => {
-                return Err(bad(w, R::IllegalModifier { modifier: op_text(w), inst }))
+                return Err(bad(
+                    w,
+                    R::IllegalModifier {
+                        modifier: op_text(w),
+                        inst,
+                    },
+                ))
             }
             ("global" | "local" | "const" | "param", _) => {
                 return Err(bad(w, R::StateSpaceIncorrect { inst }))
@@ -118,7 +133,13 @@ pub(super) fn mbarrier(
         }
         (None, None) => {}
         (Some(w), None) | (None, Some(w)) => {
-            return Err(bad(w, R::IllegalModifier { modifier: op_text(w), inst }))
+            return Err(bad(
+                w,
+                R::IllegalModifier {
+                    modifier: op_text(w),
+                    inst,
+                },
+            ))
         }
     }
     if m == MbarOp::PendingCount && space.is_some() {

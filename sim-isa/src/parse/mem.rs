@@ -9,9 +9,9 @@
 //! source) is a variable or parameter, interned with
 //! [`Symbols::intern_var`] for the caller to resolve.
 
+use super::async_copy::async_copy;
 use super::cx::{operands, split_head, Cx, Piece};
 use super::lex::invalid;
-use super::async_copy::async_copy;
 use super::warp::warp;
 use crate::error::{InvalidReason as R, IsaError};
 use crate::inst::{Guard, Instruction, Op, Operand, RegId};

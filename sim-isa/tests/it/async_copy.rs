@@ -118,7 +118,10 @@ fn gates_agree_with_ptxas() {
 fn lowering_keys_name_the_machine_code() {
     let mut by_key: BTreeMap<String, (String, &str)> = BTreeMap::new();
     let mut n = 0;
-    for l in SASS.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
+    for l in SASS
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
         let (text, sass) = l.split_once('\t').expect("TEXT<tab>SASS");
         let (i, _) = parse(text);
         let key = db::lowering_key(&i);
@@ -129,8 +132,14 @@ fn lowering_keys_name_the_machine_code() {
                 let mut w = x.split_whitespace();
                 let first = w.next().unwrap_or("");
                 // `@!PT LDS RZ, [RZ]`: the opcode after a predicate.
-                let op = if first.starts_with('@') { w.next().unwrap_or("") } else { first };
-                op.replace(".LTC64B", "").replace(".LTC128B", "").replace(".LTC256B", "")
+                let op = if first.starts_with('@') {
+                    w.next().unwrap_or("")
+                } else {
+                    first
+                };
+                op.replace(".LTC64B", "")
+                    .replace(".LTC128B", "")
+                    .replace(".LTC256B", "")
             })
             .collect();
         let ops = ops.join(" ");
@@ -154,11 +163,15 @@ fn lowering_keys_name_the_machine_code() {
         Some("IADD3 LOP3.LUT IADD3 IMAD.X LDS LDS LDS LDGSTS.E.64.ZFILL")
     );
     assert_eq!(
-        by_key.get("async.mbarrier.try_wait.parity").map(|v| v.0.as_str()),
+        by_key
+            .get("async.mbarrier.try_wait.parity")
+            .map(|v| v.0.as_str()),
         Some("SHF.L.U32 SYNCS.PHASECHK.TRANS64.TRYWAIT SEL STG.E")
     );
     assert_eq!(
-        by_key.get("async.mbarrier.arrive.count").map(|v| v.0.as_str()),
+        by_key
+            .get("async.mbarrier.arrive.count")
+            .map(|v| v.0.as_str()),
         Some("SYNCS.ARRIVE.TRANS64.ART0 STG.E.64")
     );
     assert_eq!(by_key.len(), 29, "{:?}", by_key.keys());
@@ -182,7 +195,11 @@ fn effects() {
     assert!(db::has_effect(&copy) && db::is_fence(&copy) && db::barrier(&copy).is_none());
     let writes: Vec<RegId> = copy.reg_uses().writes().map(|u| u.reg).collect();
     assert_eq!(writes, [token]);
-    for t in ["cp.async.wait_group 1", "cp.async.wait_all", "cp.async.commit_group"] {
+    for t in [
+        "cp.async.wait_group 1",
+        "cp.async.wait_all",
+        "cp.async.commit_group",
+    ] {
         let mut s = syms.clone();
         let i = parse_instruction(t, &mut s).unwrap();
         assert!(!db::needs_launch(&i) && db::memory(&i).is_none(), "{t}");
@@ -273,7 +290,10 @@ fn copy(text: &str, size: u64, src: impl Fn(u64) -> u64, p: u32) -> Result<Vec<u
     let ctx = ExecCtx::new(Target::SM_90, 0);
     let acc = execute_mem(&i, &ctx, &mut regs, u32::MAX, &mut mem).map_err(|f| f.kind)?;
     let acc = acc.expect("a copy accesses memory");
-    assert_eq!((acc.space, acc.bytes, acc.lanes), (Space::Global, size as u32, u32::MAX));
+    assert_eq!(
+        (acc.space, acc.bytes, acc.lanes),
+        (Space::Global, size as u32, u32::MAX)
+    );
     assert_eq!(acc.addrs[3], 0x40 + 3 * size);
     Ok(mem.shared)
 }
@@ -285,21 +305,46 @@ fn copy(text: &str, size: u64, src: impl Fn(u64) -> u64, p: u32) -> Result<Vec<u
 fn copies_and_zero_fills() {
     // Full 16-byte copies: shared byte k of lane l is global byte 0x40 + k.
     let s = copy("cp.async.cg.shared.global [%r1], [%rd1], 16;", 16, |_| 0, 0).unwrap();
-    assert_eq!(&s[..512], &(0x40..0x240u32).map(|k| k as u8).collect::<Vec<_>>()[..]);
+    assert_eq!(
+        &s[..512],
+        &(0x40..0x240u32).map(|k| k as u8).collect::<Vec<_>>()[..]
+    );
     assert_eq!(s[512], 0xee);
     // src-size = lane % 17: the first lane % 17 bytes, then zeros.
-    let s = copy("cp.async.ca.shared.global [%r1], [%rd1], 16, %r2;", 16, |l| l % 17, 0).unwrap();
+    let s = copy(
+        "cp.async.ca.shared.global [%r1], [%rd1], 16, %r2;",
+        16,
+        |l| l % 17,
+        0,
+    )
+    .unwrap();
     for l in 0..32usize {
         for k in 0..16usize {
-            let want = if k < l % 17 { (0x40 + 16 * l + k) as u8 } else { 0 };
+            let want = if k < l % 17 {
+                (0x40 + 16 * l + k) as u8
+            } else {
+                0
+            };
             assert_eq!(s[16 * l + k], want, "lane {l} byte {k}");
         }
     }
     // An immediate src-size of 3 on a 4-byte copy.
-    let s = copy("cp.async.ca.shared.global [%r1], [%rd1], 4, 3;", 4, |_| 0, 0).unwrap();
+    let s = copy(
+        "cp.async.ca.shared.global [%r1], [%rd1], 4, 3;",
+        4,
+        |_| 0,
+        0,
+    )
+    .unwrap();
     assert_eq!(&s[8..12], &[0x48, 0x49, 0x4a, 0]);
     // ignore-src on the odd lanes: zeros there.
-    let s = copy("cp.async.ca.shared.global [%r1], [%rd1], 8, %p1;", 8, |_| 0, 0xaaaa_aaaa).unwrap();
+    let s = copy(
+        "cp.async.ca.shared.global [%r1], [%rd1], 8, %p1;",
+        8,
+        |_| 0,
+        0xaaaa_aaaa,
+    )
+    .unwrap();
     assert_eq!(&s[0..8], &[0x40, 0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47]);
     assert_eq!(&s[8..16], &[0; 8]);
     // A shared variable as the destination: every lane writes its bytes
@@ -307,7 +352,12 @@ fn copies_and_zero_fills() {
     let s = copy("cp.async.ca.shared.global [sm+16], [%rd1], 4;", 4, |_| 0, 0).unwrap();
     assert_eq!(&s[0x110..0x114], &[0xbc, 0xbd, 0xbe, 0xbf]);
     // A destination that is not a multiple of cp-size.
-    let e = copy("cp.async.ca.shared.global [%r1+4], [%rd1], 16;", 16, |_| 0, 0);
+    let e = copy(
+        "cp.async.ca.shared.global [%r1+4], [%rd1], 16;",
+        16,
+        |_| 0,
+        0,
+    );
     assert_eq!(e, Err(FaultKind::Misaligned));
 }
 
@@ -383,7 +433,10 @@ fn mbarrier_statements_on_a_warp() {
     run(&arrive, &mut regs, &mut mem);
     // The second warp of arrivals completed phase 0 (lane 31's): the
     // object restarted at 64 pending, parity 1.
-    assert_eq!(word(&mem), 1 << 63 | (0x100000 - 64) << 43 | (0x100000 - 64) << 1);
+    assert_eq!(
+        word(&mem),
+        1 << 63 | (0x100000 - 64) << 43 | (0x100000 - 64) << 1
+    );
     run(&wait, &mut regs, &mut mem);
     run(&parity, &mut regs, &mut mem);
     // Lanes 0-30 hold states of phase 0, which has completed; so does 31.

@@ -138,5 +138,8 @@ fn a_copy_out_of_bounds_faults() {
     let e = run(body, sim_isa::Target::SM_90).unwrap_err();
     assert!(matches!(e, KernelError::Fault { .. }), "{e}");
     let text = e.to_string();
-    assert!(text.contains("out-of-bounds") && text.contains("k.ptx:"), "{text}");
+    assert!(
+        text.contains("out-of-bounds") && text.contains("k.ptx:"),
+        "{text}"
+    );
 }
