@@ -143,3 +143,20 @@ fn a_copy_out_of_bounds_faults() {
         "{text}"
     );
 }
+
+/// `mbarrier` through a generic address into the shared window: 32
+/// arrivals on an object expecting 32 complete phase 0, so each lane's
+/// state (pending 32 - lane as it found it) tests complete afterwards.
+#[test]
+fn mbarrier_through_a_generic_address() {
+    let body = "mov.u32 %r4, s;\ncvta.shared.u64 %rd4, %r4;\n\
+                setp.eq.u32 %p1, %r1, 0;\n@%p1 mbarrier.init.b64 [%rd4], 32;\nbar.sync 0;\n\
+                mbarrier.arrive.b64 %rd5, [%rd4];\nmbarrier.pending_count.b64 %r5, %rd5;\n\
+                mbarrier.test_wait.b64 %p2, [%rd4], %rd5;\nselp.u32 %r6, 1, 0, %p2;\n\
+                mul.wide.u32 %rd6, %r1, 4;\nadd.s64 %rd6, %rd2, %rd6;\n\
+                st.global.u32 [%rd6], %r5;\nst.global.u32 [%rd6+128], %r6;";
+    let (_, w) = run(body, sim_isa::Target::SM_90).unwrap();
+    for lane in 0..32 {
+        assert_eq!((w[lane], w[32 + lane]), (32 - lane as u32, 1), "lane {lane}");
+    }
+}
