@@ -715,7 +715,7 @@ impl Instruction {
             }
             Op::Async(a) => {
                 if a.is_copy() {
-                    u.reg(a.token, 32, true);
+                    u.reg(a.token, 64, true);
                 }
                 if let Some(d) = a.d {
                     u.reg(d, a.d_bits(), true);
@@ -744,7 +744,7 @@ impl Instruction {
                     u.pred(p);
                 }
                 if a.is_wait() {
-                    u.reg(a.token, 32, false);
+                    u.reg(a.token, 64, false);
                 }
             }
         }

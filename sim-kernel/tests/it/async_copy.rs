@@ -157,6 +157,10 @@ fn mbarrier_through_a_generic_address() {
                 st.global.u32 [%rd6], %r5;\nst.global.u32 [%rd6+128], %r6;";
     let (_, w) = run(body, sim_isa::Target::SM_90).unwrap();
     for lane in 0..32 {
-        assert_eq!((w[lane], w[32 + lane]), (32 - lane as u32, 1), "lane {lane}");
+        assert_eq!(
+            (w[lane], w[32 + lane]),
+            (32 - lane as u32, 1),
+            "lane {lane}"
+        );
     }
 }
