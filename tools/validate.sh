@@ -68,7 +68,7 @@ lines = [l for l in gzip.open(src, "rt") if l.startswith("{")]
 step = max(len(lines) // n, 1)
 open(dst, "w").writelines(lines[::step][:n])
 PY
-    "$XTASK" gpu-kernels "$sample" "$dir" >/dev/null && python3 "$ROOT/tools/gpu/run.py" "$dir" --dry-run \
+    "$XTASK" gpu-kernels "$sample" "$dir" >/dev/null && PYTHONPATH="$ROOT" python3 -m tools.gpu.run "$dir" --dry-run \
         && "$XTASK" gpu-simulate "$dir" || status=1
 }
 

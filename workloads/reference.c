@@ -10,6 +10,7 @@
  *   ./reference reduce 1048576 1024 3 reduce.out.expected.bin
  *   ./reference histogram 1048576 256 4 histogram.hist.expected.bin
  *   ./reference halfops 4000 5 halfops.out.expected.bin
+ *   ./reference mma 64 64 64 6 7 mma_f16.C.expected.bin mma_s8.C.expected.bin mma_f64.C.expected.bin mma_f16h.C.expected.bin
  *
  * -ffp-contract=off keeps a*b+c two roundings; fmaf is used exactly where
  * the PTX has fma.rn.f32. Output is little-endian (x86-64, AArch64).
@@ -262,6 +263,54 @@ static void halfops(uint32_t n, uint64_t seed, const char *out)
     write_out(out, o, (size_t)n * 3 * sizeof *o);
 }
 
+/* An integer of magnitude at most 2048 as f16 bits (exact). */
+static uint16_t f16_of_int(long v)
+{
+    uint16_t sign = v < 0 ? 0x8000 : 0;
+    unsigned long a = v < 0 ? (unsigned long)-v : (unsigned long)v;
+    if (a == 0)
+        return 0;
+    int e = 0;
+    while ((a >> e) > 1)
+        e++;
+    /* a = 1.f * 2^e: 10 fraction bits, exponent bias 15. */
+    return sign | (uint16_t)((e + 15) << 10) | (uint16_t)(((a << 10) >> e) & 0x3ff);
+}
+
+/* ---- mma.ptx: C = A B over small integers (every sum exact, in any
+ * order): mma_f16, mma_f16h and mma_f64 read bytes as byte - 4 (A M x K,
+ * B K x N row-major) into f32, f16 and f64 results; mma_s8 reads the same
+ * A bytes and the B bytes as s8, B transposed (N x K: `Bt[j][k]` is byte
+ * j * K + k), into s32. */
+static void mma(int m, int n, int k, uint64_t seed_a, uint64_t seed_b, const char *out_f16,
+                const char *out_s8, const char *out_f64, const char *out_f16h)
+{
+    uint8_t *a = random_u8(seed_a, (size_t)m * k, 0, 8);
+    uint8_t *b = random_u8(seed_b, (size_t)k * n, 0, 8);
+    uint8_t *as = random_u8(seed_a, (size_t)m * k, 0, 255);
+    uint8_t *bs = random_u8(seed_b, (size_t)k * n, 0, 255);
+    float *cf = malloc((size_t)m * n * sizeof *cf);
+    int32_t *ci = malloc((size_t)m * n * sizeof *ci);
+    double *cd = malloc((size_t)m * n * sizeof *cd);
+    uint16_t *ch = malloc((size_t)m * n * sizeof *ch);
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            long s = 0, t = 0;
+            for (int x = 0; x < k; x++) {
+                s += (long)((int)a[i * k + x] - 4) * ((int)b[x * n + j] - 4);
+                t += (long)(int8_t)as[i * k + x] * (int8_t)bs[j * k + x];
+            }
+            cf[i * n + j] = (float)s;
+            cd[i * n + j] = (double)s;
+            ch[i * n + j] = f16_of_int(s);
+            ci[i * n + j] = (int32_t)t;
+        }
+    write_out(out_f16, cf, (size_t)m * n * sizeof *cf);
+    write_out(out_s8, ci, (size_t)m * n * sizeof *ci);
+    write_out(out_f64, cd, (size_t)m * n * sizeof *cd);
+    write_out(out_f16h, ch, (size_t)m * n * sizeof *ch);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 6 && !strcmp(argv[1], "sgemm"))
@@ -270,6 +319,9 @@ int main(int argc, char **argv)
         reduce(strtoul(argv[2], 0, 10), strtoul(argv[3], 0, 10), strtoull(argv[4], 0, 10), argv[5]);
     else if (argc == 5 && !strcmp(argv[1], "halfops"))
         halfops(strtoul(argv[2], 0, 10), strtoull(argv[3], 0, 10), argv[4]);
+    else if (argc == 11 && !strcmp(argv[1], "mma"))
+        mma(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]), strtoull(argv[5], 0, 10),
+            strtoull(argv[6], 0, 10), argv[7], argv[8], argv[9], argv[10]);
     else if (argc == 6 && !strcmp(argv[1], "histogram"))
         histogram(strtoul(argv[2], 0, 10), strtoul(argv[3], 0, 10), strtoull(argv[4], 0, 10), argv[5]);
     else {
@@ -277,7 +329,8 @@ int main(int argc, char **argv)
                 "usage: reference sgemm N SEED_A SEED_B OUT\n"
                 "       reference reduce N BLOCKS SEED OUT\n"
                 "       reference histogram WORDS BLOCKS SEED OUT\n"
-                "       reference halfops N SEED OUT\n");
+                "       reference halfops N SEED OUT\n"
+                "       reference mma M N K SEED_A SEED_B OUT_F16 OUT_S8 OUT_F64 OUT_F16H\n");
         return 2;
     }
     return 0;

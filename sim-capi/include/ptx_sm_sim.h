@@ -28,6 +28,13 @@
 // lanes of every register: 2^21 registers is 512 MiB).
 #define PSS_MAX_WARPS (1 << 16)
 
+// Most instructions queued on a handle's host warps, behind the one each
+// warp holds ready to issue (`pss_sim_push`, `pss_sim_push_branch_target`,
+// `pss_sim_push_ptx`: 8 bytes each, 32 MiB in all); a push past it fails
+// (-1) until the simulation runs (`pss_sim_run_until`, `pss_sim_step`) and
+// issues some.
+#define PSS_MAX_QUEUED (1 << 22)
+
 // Most warps x program registers of a handle.
 #define PSS_MAX_WARP_REGS (1 << 21)
 
@@ -65,8 +72,9 @@ typedef struct PssDevice PssDevice;
 // - Counts: SMs 1 to `PSS_MAX_SMS`; at most `PSS_MAX_INSTS` instructions
 //   and marks, `PSS_MAX_REGS` registers, `PSS_MAX_WARPS` warps and
 //   `PSS_MAX_WARP_REGS` warps x registers per handle (checked: -1). The
-//   instructions a host queues with `pss_sim_push` are held until they
-//   issue: their number is the host's to bound.
+//   instructions a host queues with `pss_sim_push` (and the other pushes)
+//   are held until they issue: at most `PSS_MAX_QUEUED` of them on a
+//   handle's warps at once (checked: -1 until the simulation runs).
 // - Re-entrancy and threads: one call at a time per handle. A call made
 //   while another is in progress on the same handle (from inside its
 //   external-instruction callback, or from a second thread) is refused
@@ -365,7 +373,9 @@ int32_t pss_sim_set_external(struct PssSim *s, PssExternalFn f, void *user);
 // Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 int32_t pss_sim_add_host_warp(struct PssSim *s, uint32_t warp, uint32_t active);
 
-// Appends program instruction `index` to a host warp; 0 or -1.
+// Appends program instruction `index` to a host warp; 0 or -1 (also
+// when `PSS_MAX_QUEUED` instructions are queued on the handle's warps and
+// not yet issued: run the simulation, then push again).
 //
 // # Safety
 // Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).

@@ -181,7 +181,9 @@ pub unsafe extern "C" fn pss_sim_add_host_warp(s: *mut PssSim, warp: u32, active
     guard(-1, || sim(s)?.add_host_warp(warp, active).map(|()| 0))
 }
 
-/// Appends program instruction `index` to a host warp; 0 or -1.
+/// Appends program instruction `index` to a host warp; 0 or -1 (also
+/// when `PSS_MAX_QUEUED` instructions are queued on the handle's warps and
+/// not yet issued: run the simulation, then push again).
 ///
 /// # Safety
 /// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
@@ -189,6 +191,7 @@ pub unsafe extern "C" fn pss_sim_add_host_warp(s: *mut PssSim, warp: u32, active
 pub unsafe extern "C" fn pss_sim_push(s: *mut PssSim, warp: u32, index: u32) -> i32 {
     guard(-1, || {
         let mut h = sim(s)?;
+        h.admit_push()?;
         let sm = h.sim()?.sm_of(warp);
         sm.push_instruction(warp, index)
             .map_err(|e| e.to_string())?;
@@ -207,6 +210,7 @@ pub unsafe extern "C" fn pss_sim_push(s: *mut PssSim, warp: u32, index: u32) -> 
 pub unsafe extern "C" fn pss_sim_push_branch_target(s: *mut PssSim, warp: u32, index: u32) -> i32 {
     guard(-1, || {
         let mut h = sim(s)?;
+        h.admit_push()?;
         let sm = h.sim()?.sm_of(warp);
         sm.push_branch_target(warp, index)
             .map_err(|e| e.to_string())?;
@@ -224,6 +228,7 @@ pub unsafe extern "C" fn pss_sim_push_ptx(s: *mut PssSim, warp: u32, ptx: *const
     guard(-1, || {
         let mut h = sim(s)?;
         let index = h.index_of(text(ptx, "ptx")?)?;
+        h.admit_push()?;
         let sm = h.sim()?.sm_of(warp);
         sm.push_instruction(warp, index)
             .map_err(|e| e.to_string())?;

@@ -2,8 +2,8 @@
 //! run phase, and the C host's external-instruction callback.
 
 use crate::types::{
-    PssCompletion, PssExtRequest, PssExternalFn, PSS_MAX_INSTS, PSS_MAX_REGS, PSS_MAX_SOURCES,
-    PSS_MAX_WARPS, PSS_MAX_WARP_REGS,
+    PssCompletion, PssExtRequest, PssExternalFn, PSS_MAX_INSTS, PSS_MAX_QUEUED, PSS_MAX_REGS,
+    PSS_MAX_SOURCES, PSS_MAX_WARPS, PSS_MAX_WARP_REGS,
 };
 use sim_core::config_file::{self, ConfigLayer};
 use sim_core::{
@@ -32,8 +32,9 @@ use std::sync::Arc;
 /// - Counts: SMs 1 to `PSS_MAX_SMS`; at most `PSS_MAX_INSTS` instructions
 ///   and marks, `PSS_MAX_REGS` registers, `PSS_MAX_WARPS` warps and
 ///   `PSS_MAX_WARP_REGS` warps x registers per handle (checked: -1). The
-///   instructions a host queues with `pss_sim_push` are held until they
-///   issue: their number is the host's to bound.
+///   instructions a host queues with `pss_sim_push` (and the other pushes)
+///   are held until they issue: at most `PSS_MAX_QUEUED` of them on a
+///   handle's warps at once (checked: -1 until the simulation runs).
 /// - Re-entrancy and threads: one call at a time per handle. A call made
 ///   while another is in progress on the same handle (from inside its
 ///   external-instruction callback, or from a second thread) is refused
@@ -104,6 +105,9 @@ pub(crate) struct SimState {
     ext: Option<CExternal>,
     /// Warps added so far (bounded by `PSS_MAX_WARPS`, `PSS_MAX_WARP_REGS`).
     warps: u32,
+    /// At least the instructions queued on host warps and not yet issued:
+    /// the last exact count plus the pushes since ([`SimState::admit_push`]).
+    queued: u64,
 }
 
 enum Phase {
@@ -203,6 +207,7 @@ impl SimState {
             },
             ext: None,
             warps: 0,
+            queued: 0,
         }))
     }
 
@@ -285,6 +290,30 @@ impl SimState {
     }
 
     /// The running simulation, starting it if the program is still being built.
+    /// Admits one push onto a host warp while fewer than `PSS_MAX_QUEUED`
+    /// instructions are queued on the handle's warps. The count is kept
+    /// from above (pushes since the last exact count, which issues only
+    /// lower), so the warps are counted again only when it reaches the
+    /// limit.
+    pub(crate) fn admit_push(&mut self) -> Res<()> {
+        if self.queued >= PSS_MAX_QUEUED {
+            let exact = self
+                .sim()?
+                .sms_mut()
+                .iter()
+                .map(|sm| sm.queued() as u64)
+                .sum();
+            self.queued = exact;
+            if exact >= PSS_MAX_QUEUED {
+                return Err(format!(
+                    "{exact} instructions are queued on the handle's host warps and not yet issued, the limit (PSS_MAX_QUEUED); run the simulation (pss_sim_run_until, pss_sim_step) before pushing more"
+                ));
+            }
+        }
+        self.queued += 1;
+        Ok(())
+    }
+
     pub(crate) fn sim(&mut self) -> Res<&mut Simulation> {
         if self.syms.len() > PSS_MAX_REGS as usize {
             return Err(format!(

@@ -23,6 +23,13 @@ pub const PSS_MAX_REGS: u32 = 4096;
 /// lanes of every register: 2^21 registers is 512 MiB).
 pub const PSS_MAX_WARPS: u32 = 1 << 16;
 
+/// Most instructions queued on a handle's host warps, behind the one each
+/// warp holds ready to issue (`pss_sim_push`, `pss_sim_push_branch_target`,
+/// `pss_sim_push_ptx`: 8 bytes each, 32 MiB in all); a push past it fails
+/// (-1) until the simulation runs (`pss_sim_run_until`, `pss_sim_step`) and
+/// issues some.
+pub const PSS_MAX_QUEUED: u64 = 1 << 22;
+
 /// Most warps x program registers of a handle.
 pub const PSS_MAX_WARP_REGS: u32 = 1 << 21;
 

@@ -134,6 +134,15 @@ impl Inputs {
         }
     }
 
+    /// Records an input file by its path, without opening it (a FIFO is
+    /// not opened here: that would wait for a writer; its reader refuses
+    /// it).
+    pub fn add_path(&mut self, name: &str, path: &Path) {
+        if let Some(id) = FileId::of_path(path) {
+            self.files.push((name.to_string(), id));
+        }
+    }
+
     /// Records standard input (whatever file or pipe it is).
     pub fn add_stdin(&mut self) {
         #[cfg(unix)]

@@ -7,6 +7,7 @@
 //! long-format file.
 
 use sim_core::config_file::{params, ParamValue};
+use sim_core::warp_states::NREASONS;
 use sim_core::{preset, Report, SchedPolicy, SmConfig, Stats};
 use sim_isa::{RegId, Target, WarpRegs};
 use sim_trace::trace::{fmt_value, width_mask, Trace};
@@ -270,7 +271,7 @@ pub const RUN_COLUMNS: [&str; 7] = [
 ];
 
 /// The totals columns of the CSV report, after [`RUN_COLUMNS`].
-pub const TOTAL_COLUMNS: [&str; 9] = [
+pub const TOTAL_COLUMNS: [&str; 9 + NREASONS + 1] = [
     "cycles",
     "warp_instructions",
     "thread_instructions",
@@ -280,6 +281,22 @@ pub const TOTAL_COLUMNS: [&str; 9] = [
     "stall_dependency",
     "stall_unit_busy",
     "stall_no_eligible",
+    // The warp states (JSON `stalls`), in `sim_core::warp_states::REASONS`' order (a
+    // test holds the two lists together), and the cycles they sum to.
+    "warp_selected",
+    "warp_not_selected",
+    "warp_math_pipe_throttle",
+    "warp_lg_throttle",
+    "warp_mio_throttle",
+    "warp_wait",
+    "warp_short_scoreboard",
+    "warp_long_scoreboard",
+    "warp_barrier",
+    "warp_membar",
+    "warp_branch_resolving",
+    "warp_no_instruction",
+    "warp_sleeping",
+    "resident_warp_cycles",
 ];
 
 /// The columns of the per-opcode CSV, after [`RUN_COLUMNS`].
@@ -330,6 +347,8 @@ pub fn csv_record(info: &RunInfo, r: &Report) -> Vec<String> {
         s.stalls.unit_busy.to_string(),
         s.stalls.no_eligible.to_string(),
     ]);
+    row.extend(s.warp_stalls.counts.iter().map(u64::to_string));
+    row.push(s.warp_stalls.resident_warp_cycles.to_string());
     row
 }
 
@@ -408,4 +427,21 @@ pub fn dump_regs(trace: &Trace, finals: &[WarpRegs]) -> Result<String, serde_jso
     }
     o.push_str("\n]}\n");
     Ok(o)
+}
+
+#[cfg(test)]
+mod csv_tests {
+    use super::TOTAL_COLUMNS;
+    use sim_core::warp_states::{NREASONS, REASONS};
+
+    /// The warp-state columns name `REASONS` in its order, so that the row
+    /// (`counts` in that order) lands under the right header.
+    #[test]
+    fn warp_state_columns_follow_the_reasons() {
+        let cols = &TOTAL_COLUMNS[9..9 + NREASONS];
+        for (c, r) in cols.iter().zip(REASONS) {
+            assert_eq!(*c, format!("warp_{r}"));
+        }
+        assert_eq!(TOTAL_COLUMNS[9 + NREASONS], "resident_warp_cycles");
+    }
 }

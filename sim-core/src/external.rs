@@ -57,9 +57,9 @@ impl ExternalRequest<'_> {
     }
 }
 
-/// Registers into a fixed array (an instruction names at most 6).
-fn collect(it: impl Iterator<Item = RegId>) -> ([RegId; 6], usize) {
-    let mut regs = [RegId(0); 6];
+/// Registers into a fixed array (an instruction names at most 16).
+fn collect(it: impl Iterator<Item = RegId>) -> ([RegId; 16], usize) {
+    let mut regs = [RegId(0); 16];
     let mut n = 0;
     for (slot, r) in regs.iter_mut().zip(it) {
         *slot = r;

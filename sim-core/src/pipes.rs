@@ -298,6 +298,21 @@ pub const HOPPER: &[Rule] = &[
     lat(r("VOTE", IntAlu), 9),
     lat(rate(r("REDUX", IntAlu), 16), 40),
     lat(rate(with(r("MATCH", IntAlu), ".ALL"), 16), 20),
+    // The tensor-core family (`sim_isa::db::warp_machine_opcode`). Not
+    // measured: the model has no tensor pipe, so they hold the FMA pipe
+    // (FP64 for DMMA) at the rate NVIDIA's H100 whitepaper gives for dense
+    // tensor math (989.4 TFLOPS f16/bf16, 1,979 TOPS int8, 66.9 TFLOPS
+    // f64 at 1,830 MHz on 132 SMs: 2,048 f16 multiply-adds a clock per SM,
+    // so an HMMA.16816's 2,048 take one sub-partition 4 clocks, an
+    // HMMA.1688 2, an IMMA.16832 4, an IMMA.16816 2, a DMMA.8x8x4's 256 f64
+    // ones 8), with an assumed latency of 32 cycles (none of these is
+    // measured here: no H100 run has mma in it). MOVM as SHFL.
+    lat(rate(with(r("HMMA", Fp32), ".16816"), 32), 28),
+    lat(rate(with(r("HMMA", Fp32), ".1688"), 64), 28),
+    lat(rate(with(r("IMMA", Fp32), ".16832"), 32), 28),
+    lat(rate(with(r("IMMA", Fp32), ".16816"), 64), 28),
+    lat(rate(r("DMMA", Fp64), 16), 24),
+    lat(rate(r("MOVM", IntAlu), 32), 20),
     slower(lat(rate(with(r("MATCH", IntAlu), ".ANY"), 1), 364), 2),
     r("VABSDIFF4", IntAlu),
     rate(r("VIADD", Fp32), 64),

@@ -41,6 +41,15 @@ pub enum ReadError {
         /// What it must hold.
         expected: u64,
     },
+    /// A FIFO or a socket: opening or reading it would wait for a writer,
+    /// perhaps forever, so it is refused before it is opened.
+    #[error("{}: is {kind}, not a regular file; refusing to read it (it would wait for a writer)", .path.display())]
+    NotAFile {
+        /// The file, as given.
+        path: PathBuf,
+        /// "a FIFO" or "a socket".
+        kind: &'static str,
+    },
     /// Text that is not UTF-8.
     #[error("{}: not UTF-8 text (byte {at})", .path.display())]
     NotUtf8 {
@@ -58,6 +67,7 @@ impl ReadError {
             ReadError::Io { path, .. }
             | ReadError::TooLarge { path, .. }
             | ReadError::Short { path, .. }
+            | ReadError::NotAFile { path, .. }
             | ReadError::NotUtf8 { path, .. } => path,
         }
     }
@@ -91,7 +101,50 @@ pub fn read_limited_string(r: impl Read, name: &Path, limit: u64) -> Result<Stri
     })
 }
 
+/// "a FIFO" or "a socket" when `path` names one in the file system:
+/// opening a FIFO waits for a writer (forever, when none comes), and a
+/// socket cannot be opened. A descriptor the process holds already
+/// (`/dev/stdin`, `/dev/fd/N` of a shell's process substitution,
+/// `/proc/self/fd/N`) is not refused: its pipe was opened, with its writer,
+/// before the process started; nor is an anonymous pipe, which has no name
+/// in the file system (its link points at `pipe:[N]`). Devices are read
+/// (to the limit: `/dev/zero` is refused there), as are regular files
+/// whatever their metadata says.
+pub fn waits_for_writer(path: &Path) -> Option<&'static str> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let held = ["/dev/stdin", "/dev/fd/", "/proc/self/fd/"];
+        if held.iter().any(|h| path.starts_with(h)) {
+            return None;
+        }
+        let t = std::fs::metadata(path).ok()?.file_type();
+        let kind = if t.is_fifo() {
+            "a FIFO"
+        } else if t.is_socket() {
+            "a socket"
+        } else {
+            return None;
+        };
+        // A named node: its canonical path exists.
+        std::fs::canonicalize(path).ok().map(|_| kind)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
+
+/// Opens `path` for reading, refusing a named FIFO or socket before
+/// opening it ([`waits_for_writer`]).
 fn open(path: &Path) -> Result<std::fs::File, ReadError> {
+    if let Some(kind) = waits_for_writer(path) {
+        return Err(ReadError::NotAFile {
+            path: path.to_path_buf(),
+            kind,
+        });
+    }
     std::fs::File::open(path).map_err(|source| ReadError::Io {
         path: path.to_path_buf(),
         source,
@@ -135,6 +188,36 @@ mod tests {
         // Exactly the limit is accepted, with every byte.
         let got = read_limited(io::repeat(7).take(1000), Path::new("z"), 1000).unwrap();
         assert_eq!(got, vec![7; 1000]);
+    }
+
+    /// Issue 28: a FIFO named as an input blocked forever in `open` (no
+    /// writer). It is refused before it is opened; this test hangs, so
+    /// fails under the harness's timeout, without the check.
+    #[test]
+    #[cfg(unix)]
+    fn a_fifo_is_refused_before_it_is_opened() {
+        let dir = std::env::temp_dir().join(format!("bounded-fifo-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("in.fifo");
+        let _ = std::fs::remove_file(&fifo);
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            return;
+        }
+        // On a thread: a regression blocks there, and the test fails
+        // after a few seconds instead of hanging.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let p = fifo.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(read_file_string(&p, 100).map_err(|e| e.to_string()));
+        });
+        let got = rx.recv_timeout(std::time::Duration::from_secs(10));
+        let want = format!(
+            "{}: is a FIFO, not a regular file; refusing to read it (it would wait for a writer)",
+            fifo.display()
+        );
+        assert_eq!(got, Ok(Err(want)), "blocked or read");
+        let _ = std::fs::remove_file(&fifo);
     }
 
     #[test]

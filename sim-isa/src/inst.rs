@@ -493,6 +493,7 @@ pub use crate::mem_inst::{
     AddrBase, Address, AtomOp, BarRedOp, Mem, MemOp, MemType, Quals, ReduxOp, ShflMode, Space,
     VoteMode, WarpInst, WarpOp, QUAL_WORDS, WARP_WORDS,
 };
+pub use crate::mma_inst::{Mma, MmaShape, MmaType, MMA_OTHER_SHAPES, MMA_SHAPES};
 
 /// One instruction body, by family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -523,6 +524,8 @@ pub enum Op {
     Warp(WarpInst),
     /// `cp.async`, `cp.async.commit_group/wait_group/wait_all`
     Async(AsyncInst),
+    /// `mma.sync.aligned`: a warp-wide matrix multiply-accumulate
+    Mma(Mma),
 }
 
 /// A decoded PTX instruction with its optional guard.
@@ -545,11 +548,12 @@ pub struct RegUse {
     pub write: bool,
 }
 
-/// Registers an instruction touches, without allocating (at most 8: guard, up
-/// to four destinations or sources, `shfl`'s `a`, `b`, `c` and mask).
+/// Registers an instruction touches, without allocating (at most 16: guard,
+/// up to four destinations or sources, `shfl`'s `a`, `b`, `c` and mask,
+/// `mma`'s fourteen fragment registers).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RegUses {
-    items: [Option<RegUse>; 8],
+    items: [Option<RegUse>; 16],
     len: usize,
 }
 
@@ -689,6 +693,8 @@ impl Instruction {
                     MemOp::Ld | MemOp::Ldu | MemOp::St | MemOp::Atom(_) | MemOp::Red(_) => {
                         (bits, bits)
                     }
+                    // Two 16-bit elements to a 32-bit register.
+                    MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } => (32, 32),
                 };
                 for &d in &m.d[..m.dests()] {
                     u.reg(d, d_bits, true);
@@ -745,6 +751,21 @@ impl Instruction {
                 }
                 if a.is_wait() {
                     u.reg(a.token, 64, false);
+                }
+            }
+            Op::Mma(m) => {
+                let [nd, na, nb, nc] = m.counts();
+                for &d in &m.d[..nd] {
+                    u.reg(d, m.types[0].reg_bits(), true);
+                }
+                for &a in &m.a[..na] {
+                    u.reg(a, m.types[1].reg_bits(), false);
+                }
+                for &b in &m.b[..nb] {
+                    u.reg(b, m.types[2].reg_bits(), false);
+                }
+                for &c in &m.c[..nc] {
+                    u.reg(c, m.types[3].reg_bits(), false);
                 }
             }
         }

@@ -23,6 +23,7 @@ pub mod error;
 pub mod exec;
 pub mod inst;
 mod mem_inst;
+mod mma_inst;
 mod operand;
 pub mod parse;
 pub mod symbols;

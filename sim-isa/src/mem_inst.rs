@@ -217,6 +217,19 @@ pub enum MemOp {
     Pack,
     /// `mov.b32/b64 {d0, d1}, a`: the reverse of [`MemOp::Pack`].
     Unpack,
+    /// `ldmatrix.sync.aligned.m8n8.xN{.trans}{.shared}.b16 {d..}, [a]`:
+    /// a warp-wide load of `vec` 8x8 matrices of 16-bit elements, lane `l`
+    /// naming row `l % 8` of matrix `l / 8` (`exec/matrix.rs`).
+    Ldmatrix {
+        /// `.trans`
+        trans: bool,
+    },
+    /// `stmatrix.sync.aligned.m8n8.xN{.trans}{.shared}.b16 [a], {b..}`:
+    /// the reverse of [`MemOp::Ldmatrix`] (sm_90).
+    Stmatrix {
+        /// `.trans`
+        trans: bool,
+    },
 }
 
 impl MemOp {
@@ -230,6 +243,8 @@ impl MemOp {
             MemOp::Red(_) => "red",
             MemOp::Cvta { .. } => "cvta",
             MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => "mov",
+            MemOp::Ldmatrix { .. } => "ldmatrix",
+            MemOp::Stmatrix { .. } => "stmatrix",
         }
     }
 }
@@ -300,21 +315,23 @@ impl Mem {
     /// Number of destination registers.
     pub fn dests(&self) -> usize {
         match self.op {
-            MemOp::Ld | MemOp::Ldu | MemOp::Unpack => usize::from(self.vec),
+            MemOp::Ld | MemOp::Ldu | MemOp::Unpack | MemOp::Ldmatrix { .. } => {
+                usize::from(self.vec)
+            }
             MemOp::Atom(_) | MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack => 1,
-            MemOp::St | MemOp::Red(_) => 0,
+            MemOp::St | MemOp::Red(_) | MemOp::Stmatrix { .. } => 0,
         }
     }
 
     /// Number of source values in `vals`.
     pub fn sources(&self) -> usize {
         match self.op {
-            MemOp::St | MemOp::Pack => usize::from(self.vec),
+            MemOp::St | MemOp::Pack | MemOp::Stmatrix { .. } => usize::from(self.vec),
             MemOp::Unpack => 1,
             MemOp::Atom(AtomOp::Cas) | MemOp::Red(AtomOp::Cas) => 2,
             MemOp::Atom(_) | MemOp::Red(_) => 1,
             MemOp::Cvta { .. } => usize::from(self.addr.base == AddrBase::Abs),
-            MemOp::Ld | MemOp::Ldu | MemOp::MovAddr => 0,
+            MemOp::Ld | MemOp::Ldu | MemOp::MovAddr | MemOp::Ldmatrix { .. } => 0,
         }
     }
 
@@ -335,7 +352,13 @@ impl Mem {
     pub fn addr_bits(&self) -> u32 {
         match self.op {
             MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => self.ty.bits(),
-            MemOp::Ld | MemOp::Ldu | MemOp::St | MemOp::Atom(_) | MemOp::Red(_) => 64,
+            MemOp::Ld
+            | MemOp::Ldu
+            | MemOp::St
+            | MemOp::Atom(_)
+            | MemOp::Red(_)
+            | MemOp::Ldmatrix { .. }
+            | MemOp::Stmatrix { .. } => 64,
         }
     }
 }
@@ -436,6 +459,9 @@ pub enum WarpOp {
     Nanosleep,
     /// `elect.sync d|p, membermask` (`d` may be the sink `_`).
     Elect,
+    /// `movmatrix.sync.aligned.m8n8.trans.b16 d, a`: the 8x8 matrix of
+    /// 16-bit elements whose fragments the lanes hold in `a`, transposed.
+    Movmatrix,
     /// `bra`, `ret`, `exit` as a timing model sees them: an issue slot and
     /// no register effect. Control flow itself is the caller's (sim-module
     /// reads these statements); the parser never produces this.
@@ -471,7 +497,7 @@ pub struct WarpInst {
 /// Warp-family opcodes with their modifiers in the order they print, with
 /// their operation. The parser also takes the orders ptxas takes
 /// (`fence.gpu.acq_rel`, `barrier.aligned.sync`) and prints them as here.
-pub const WARP_WORDS: [(&str, WarpOp); 87] = [
+pub const WARP_WORDS: [(&str, WarpOp); 88] = [
     ("bar.sync", WarpOp::BarSync),
     ("bar.cta.sync", WarpOp::BarSync),
     ("barrier.sync", WarpOp::BarSync),
@@ -598,6 +624,7 @@ pub const WARP_WORDS: [(&str, WarpOp); 87] = [
     ("bra", WarpOp::Control),
     ("ret", WarpOp::Control),
     ("exit", WarpOp::Control),
+    ("movmatrix.sync.aligned.m8n8.trans.b16", WarpOp::Movmatrix),
 ];
 
 impl WarpInst {
@@ -608,7 +635,7 @@ impl WarpInst {
                 usize::from(self.nsrc).min(2)
             }
             WarpOp::Shfl(_) => 3,
-            WarpOp::Redux(_) | WarpOp::Match { .. } | WarpOp::Nanosleep => 1,
+            WarpOp::Redux(_) | WarpOp::Match { .. } | WarpOp::Nanosleep | WarpOp::Movmatrix => 1,
             WarpOp::Fence
             | WarpOp::Vote(_)
             | WarpOp::Activemask
@@ -645,7 +672,8 @@ impl WarpInst {
             | WarpOp::Redux(_)
             | WarpOp::Match { .. }
             | WarpOp::Nanosleep
-            | WarpOp::Elect => 32,
+            | WarpOp::Elect
+            | WarpOp::Movmatrix => 32,
         }
     }
 
@@ -665,7 +693,8 @@ impl WarpInst {
             | WarpOp::Redux(_)
             | WarpOp::BarRed(_)
             | WarpOp::Nanosleep
-            | WarpOp::Elect => 32,
+            | WarpOp::Elect
+            | WarpOp::Movmatrix => 32,
         }
     }
 

@@ -74,6 +74,12 @@ pub enum Feature {
     CvtPack,
     /// `bmsk` (`sm_70`).
     Bmsk,
+    /// `ldmatrix`, `movmatrix`, `mma.m16n8k8` with f16 (`sm_75`).
+    MatrixTuring,
+    /// `mma.m16n8k16`, bf16, s8/u8 and f64 `mma` (`sm_80`).
+    MmaAmpere,
+    /// `stmatrix` (`sm_90`).
+    Stmatrix,
 }
 
 impl Feature {
@@ -106,6 +112,9 @@ impl Feature {
             Feature::Fns => 30,
             Feature::CvtPack => 72,
             Feature::Bmsk => 70,
+            Feature::MatrixTuring => 75,
+            Feature::MmaAmpere => 80,
+            Feature::Stmatrix => 90,
         }
     }
 }

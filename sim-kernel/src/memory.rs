@@ -67,6 +67,14 @@ pub fn layout(vars: &[&Variable], start: u64) -> (Vec<u64>, u64) {
 /// size, zero elsewhere. Addresses of other symbols resolve through `addr_of`.
 pub fn initial_bytes(v: &Variable, addr_of: &dyn Fn(&str) -> Option<u64>) -> Vec<u8> {
     let mut b = vec![0u8; v.size as usize];
+    write_initial(v, addr_of, &mut b);
+    b
+}
+
+/// Writes `v`'s initialiser's elements into `out` (its bytes, zero):
+/// only the bytes the initialiser names are written, so the rest of a
+/// large variable stays untouched (zero pages the OS has not yet given).
+pub fn write_initial(v: &Variable, addr_of: &dyn Fn(&str) -> Option<u64>, out: &mut [u8]) {
     let es = v.ty.size().max(1) as usize;
     for (k, e) in v.init.iter().flatten().enumerate() {
         let val = match e {
@@ -75,9 +83,8 @@ pub fn initial_bytes(v: &Variable, addr_of: &dyn Fn(&str) -> Option<u64>) -> Vec
                 addr_of(symbol).map_or(0, |a| a.wrapping_add(*offset as u64))
             }
         };
-        let _ = put(&mut b, k * es, es.min(8) as u32, val);
+        let _ = put(out, k * es, es.min(8) as u32, val);
     }
-    b
 }
 
 /// Maps a module state space to sim-isa's.

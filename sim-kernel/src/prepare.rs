@@ -392,10 +392,13 @@ pub(crate) fn global_bytes(
     end: u64,
     lookup: &dyn Fn(&str) -> Option<u64>,
 ) -> Vec<u8> {
+    // Zeroed pages the OS hands out as they are touched: the bytes cost
+    // what the initialisers and the kernel write, not the declared sizes.
     let mut bytes = vec![0u8; end as usize];
     for (v, o) in globals.iter().zip(offs).filter(|(v, _)| v.init.is_some()) {
-        let init = initial_bytes(v, lookup);
-        bytes[*o as usize..*o as usize + init.len()].copy_from_slice(&init);
+        if let Some(out) = bytes.get_mut(*o as usize..(*o + v.size) as usize) {
+            crate::memory::write_initial(v, lookup, out);
+        }
     }
     bytes
 }

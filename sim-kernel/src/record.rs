@@ -806,20 +806,10 @@ fn validate_warp(i: u64, w: &RecWarp, per_block: u64, threads: u64) -> Result<()
     Ok(())
 }
 
-/// Statement indices checked against the kernel's `n` statements.
-fn check_steps(w: &RecWarp, n: usize) -> Result<(), String> {
-    for (k, &(stmt, _)) in w.steps.iter().enumerate() {
-        if stmt as usize >= n {
-            return Err(format!(
-                "steps[{k}]: statement {stmt} is past the kernel's {n} statements"
-            ));
-        }
-    }
-    Ok(())
-}
-
+mod flow;
 mod read;
 mod replay;
+pub use self::flow::Flow;
 pub use self::read::RecordReader;
 pub use self::replay::{replay, replay_stream, Replayed};
 

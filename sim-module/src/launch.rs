@@ -463,7 +463,9 @@ fn read_exact(path: &Path, bytes: u64, what: &str) -> Result<Vec<u8>, LaunchErro
             Ok(m) if m.is_file() && m.len() > bytes => m.len().to_string(),
             _ => format!("more than {bytes}"),
         },
-        Err(e @ ReadError::NotUtf8 { .. }) => return Err(LaunchError::Read(e)),
+        Err(e @ (ReadError::NotUtf8 { .. } | ReadError::NotAFile { .. })) => {
+            return Err(LaunchError::Read(e))
+        }
     };
     Err(field(
         what,

@@ -119,6 +119,11 @@ pub fn read_text<R: Read>(name: &str, r: R) -> Result<String, LoadError> {
             // `Short` is only for exact reads; kept here for exhaustiveness.
             ReadError::TooLarge { .. } | ReadError::Short { .. } => LoadError::TooLarge { name },
             ReadError::NotUtf8 { at, .. } => LoadError::NotUtf8 { name, at },
+            // Only for files opened by path; kept for exhaustiveness.
+            e @ ReadError::NotAFile { .. } => LoadError::Io {
+                name,
+                source: std::io::Error::other(e.to_string()),
+            },
         }
     })
 }

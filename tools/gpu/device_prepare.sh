@@ -28,10 +28,10 @@ for f in sass-half-arith sass-int-simd sass-cvt-fp8; do
 done
 for d in "$G"/vectors/*; do
     gzip -9f "$d/manifest.json"
-    python3 tools/gpu/run.py "$d" --dry-run
+    python3 -m tools.gpu.run "$d" --dry-run
 done
 rm -rf "$G/big"
 
 # The launch files' random inputs (pure Python there would spend GPU time).
-python3 tools/gpu/launch_check.py /dev/null workloads/*.json --inputs "$G/inputs" --make-inputs --max-random 1048576
+python3 -m tools.gpu.launch_check /dev/null workloads/*.json --inputs "$G/inputs" --make-inputs --max-random 1048576
 du -sh "$G"

@@ -39,33 +39,33 @@ step info
 head -20 "$W/info.txt"
 
 step "microbenchmarks (tools/gpu/ubench)"
-timeout $(lim 120) python3 tools/gpu/ubench/run.py "$W/ubench" > "$W/ubench.log" 2>&1
+timeout $(lim 120) python3 -m tools.gpu.ubench.run "$W/ubench" > "$W/ubench.log" 2>&1
 echo "ubench rc=$?"; tail -5 "$W/ubench.log"
 
 step "vectors (tools/gpu/run.py)"
 for d in "$G"/vectors/*/; do
     n=$(basename "$d")
-    timeout $(lim 90) python3 tools/gpu/run.py "$d" --observed "$W/vectors-$n.observed.jsonl" > "$W/vectors-$n.log" 2>&1
+    timeout $(lim 90) python3 -m tools.gpu.run "$d" --observed "$W/vectors-$n.observed.jsonl" > "$W/vectors-$n.log" 2>&1
     echo "$n rc=$? $(tail -1 "$W/vectors-$n.log")"
 done
 
 step "whole domains (tools/gpu/domain)"
 mkdir -p "$W/domain"
-timeout $(lim 150) python3 tools/gpu/domain/run.py "$W/domain" --files 3 > "$W/domain.log" 2>&1
+timeout $(lim 150) python3 -m tools.gpu.domain.run "$W/domain" --files 3 > "$W/domain.log" 2>&1
 echo "domain rc=$?"; tail -8 "$W/domain.log"
 mv "$W"/domain/domain-*.bin "$OUT/" 2>/dev/null   # they do not compress
 
 step "launches (tools/gpu/launch_check.py)"
 mapfile -t L < <(ls workloads/*.json sim-kernel/tests/data/*/*.json sim-module/tests/data/*/*.json \
     | grep -v -E 'sgemm_2048')
-timeout $(lim 150) python3 tools/gpu/launch_check.py "$W/launches" "${L[@]}" --inputs "$G/inputs" --max-random 1048576 \
+timeout $(lim 150) python3 -m tools.gpu.launch_check "$W/launches" "${L[@]}" --inputs "$G/inputs" --max-random 1048576 \
     > "$W/launches.log" 2>&1
 echo "launches rc=$? $(tail -1 "$W/launches.log")"
 
 step "memory and whole-grid benchmarks (tools/gpu/bench)"
 timeout $(lim 420) tools/gpu/bench/run.sh "$W/bench" --tar-to "$OUT/bench.tar.gz" > "$W/bench.log" 2>&1
 echo "bench rc=$?"; tail -5 "$W/bench.log"
-python3 tools/gpu/bench/summarise.py "$W/bench" > "$W/bench-summary.md" 2>&1
+python3 -m tools.gpu.bench.summarise "$W/bench" > "$W/bench-summary.md" 2>&1
 rm -rf "$W/bench"   # in bench.tar.gz already
 
 step done

@@ -13,10 +13,10 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv > "$W/info.txt
 cat "$W/info.txt"
 for d in .gpu/vectors2/*/; do
     n=$(basename "$d")
-    timeout 90 python3 tools/gpu/run.py "$d" --observed "$W/vectors-$n.observed.jsonl" > "$W/vectors-$n.log" 2>&1
+    timeout 90 python3 -m tools.gpu.run "$d" --observed "$W/vectors-$n.observed.jsonl" > "$W/vectors-$n.log" 2>&1
     echo "$n rc=$? $(tail -1 "$W/vectors-$n.log")"
 done
-timeout 200 python3 tools/gpu/domain/run.py "$W/domain" --forms tools/gpu/domain/forms-approx.txt --files 2 > "$W/domain.log" 2>&1
+timeout 200 python3 -m tools.gpu.domain.run "$W/domain" --forms tools/gpu/domain/forms-approx.txt --files 2 > "$W/domain.log" 2>&1
 echo "domain rc=$?"; tail -22 "$W/domain.log"
 mv "$W"/domain/domain-*.bin "$OUT/" 2>/dev/null
 cp "$OUT/log.txt" "$W/"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Inputs at f16's flush-to-zero boundary for a GPU run (tools/gpu/run.py).
 
-    python3 tools/gpu/ftz_edges.py OUT.jsonl [--count 400] [--seed 7]
+    python3 -m tools.gpu.ftz_edges OUT.jsonl [--count 400] [--seed 7]
 
 The whole-domain run showed that `mul.ftz.f16` flushes a result that is tiny
 after rounding (IEEE 754: rounded to 11 bits with an unbounded exponent,
@@ -105,10 +105,15 @@ def mul_cases(rng, n):
 
 
 def line(ptx, ins, dst):
+    """One conformance vector line (docs/conformance-format.md) for sm_90 with a placeholder
+    result: the GPU run fills in the real one."""
     return json.dumps({"arch": "sm_90", "ptx": ptx, "in": ins, "out": {dst: "0x0"}}, separators=(",", ":"))
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
+        print(__doc__)
+        return 0
     args = sys.argv[1:]
     count, seed = 400, 7
     if "--count" in args:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run launch files (docs/launch-format.md) on a real NVIDIA GPU.
 
-    python3 tools/gpu/launch.py DIR/*.json [--runs 2]
+    python3 -m tools.gpu.launch DIR/*.json [--runs 2]
 
 For each launch file: allocates every buffer (cuMemAlloc), copies its initial
 bytes in, loads the module with the driver's JIT (cuModuleLoadData: no
@@ -19,11 +19,12 @@ import os
 import struct
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import Cuda  # noqa: E402
+from tools.gpu.run import Cuda
 
 
 def run_once(cu, mod_cache, path, doc):
+    """Runs one launch file on the GPU (its module loaded once per PTX file) and returns its
+    output buffers and clock buffer, as launch files describe them."""
     base = os.path.dirname(path)
     key = os.path.join(base, doc["ptx"])
     if key not in mod_cache:
@@ -69,12 +70,17 @@ def run_once(cu, mod_cache, path, doc):
 
 
 def window(clk):
+    """The launch's clock window: last end minus first start over the warps' (start, end)
+    clock64 pairs, unwritten (0, 0) pairs left out."""
     pairs = [struct.unpack_from("<qq", clk, 16 * k) for k in range(len(clk) // 16)]
     pairs = [p for p in pairs if p != (0, 0)]
     return max(e for _, e in pairs) - min(s for s, _ in pairs)
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
+        print(__doc__)
+        return 0
     paths = [a for a in sys.argv[1:] if a.endswith(".json")]
     cu = Cuda()
     info = cu.info() if hasattr(cu, "info") else {}

@@ -2,8 +2,8 @@
 """Run launch files on a real GPU and record what it computed, without
 touching the launch files (tools/gpu/launch.py rewrites them).
 
-    python3 tools/gpu/launch_check.py OUTDIR FILE.json... [--max-random N] [--inputs DIR]
-    python3 tools/gpu/launch_check.py OUTDIR FILE.json... --inputs DIR --make-inputs
+    python3 -m tools.gpu.launch_check OUTDIR FILE.json... [--max-random N] [--inputs DIR]
+    python3 -m tools.gpu.launch_check OUTDIR FILE.json... --inputs DIR --make-inputs
 
 For each launch file (docs/launch-format.md): every buffer is allocated and
 filled (`file`, `fill`, or `random` by the format's own generator,
@@ -33,8 +33,7 @@ import struct
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run import Cuda  # noqa: E402
+from tools.gpu.run import Cuda
 
 M64 = (1 << 64) - 1
 
@@ -44,6 +43,8 @@ class Skip(Exception):
 
 
 def splitmix64(x):
+    """One SplitMix64 step: (new state, output). It seeds xoshiro256++ as docs/launch-
+    format.md says, so random buffers match sim-module's."""
     x = (x + 0x9E3779B97F4A7C15) & M64
     z = x
     z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
@@ -52,6 +53,8 @@ def splitmix64(x):
 
 
 def xoshiro_stream(seed, n):
+    """n outputs of xoshiro256++ seeded by four SplitMix64 outputs from seed: the random-
+    buffer rule of docs/launch-format.md (sim-module's rand_xoshiro), in pure Python."""
     x = seed & M64
     s = []
     for _ in range(4):
@@ -84,6 +87,9 @@ def below(f):
 
 
 def random_bytes(spec, nbytes, limit):
+    """A launch file's random buffer, byte for byte as sim-module fills it: f32 in [min,
+    max) from the top 24 bits, integers in [min, max] by multiply-shift. Raises Skip over
+    `limit` elements (pure Python is slow)."""
     ty = spec["type"]
     size = 1 if ty == "u8" else 4
     n = nbytes // size
@@ -112,6 +118,8 @@ def random_bytes(spec, nbytes, limit):
 
 
 def initial(base, b, limit, cache):
+    """A buffer's initial bytes (file, fill or random), random ones read from or written to
+    the cache folder so a GPU session does not spend its time in Python."""
     if "file" in b:
         return open(os.path.join(base, b["file"]), "rb").read()
     if "fill" in b:
@@ -128,6 +136,9 @@ def initial(base, b, limit, cache):
 
 
 def launch(cu, fn, doc, inits):
+    """Allocates and fills the buffers, launches the entry with the launch file's grid,
+    block, shared bytes and parameters, and returns ({output or clk buffer: bytes},
+    wall seconds); the buffers are freed whatever happens."""
     ptrs = {}
     try:
         for name, b in doc["buffers"].items():
@@ -164,6 +175,8 @@ def launch(cu, fn, doc, inits):
 
 
 def window(clk):
+    """The clock window (last end minus first start over the written (start, end) pairs), or
+    None when no warp wrote one."""
     pairs = [struct.unpack_from("<qq", clk, 16 * k) for k in range(len(clk) // 16)]
     pairs = [p for p in pairs if p != (0, 0)]
     if not pairs:
@@ -175,6 +188,8 @@ class SoftCuda(Cuda):
     """Errors raise instead of exiting, so one bad launch does not end the run."""
 
     def check(self, rc, what):
+        """Raises instead of exiting, so that one failing launch file is reported and the
+        others still run."""
         if rc != 0:
             s = ctypes.c_char_p()
             self.lib.cuGetErrorString(rc, ctypes.byref(s))
@@ -182,6 +197,10 @@ class SoftCuda(Cuda):
 
 
 def one(cu, mods, path, limit, outdir, cache):
+    """One launch file's record: run twice (cold, then warm), each output's hash, whether
+    it is the same twice and equals its expected file (else the first differing byte),
+    the clock windows; outputs up to 1 MiB are written under outdir/outputs. Raises
+    Skip for a file that is not a launch or whose random buffers are over the limit."""
     doc = json.load(open(path))
     if "entry" not in doc:
         raise Skip("not a launch file")
@@ -221,6 +240,9 @@ def one(cu, mods, path, limit, outdir, cache):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
+        print(__doc__)
+        return 0
     args = sys.argv[1:]
     limit, cache = 1 << 20, None
     if "--max-random" in args:

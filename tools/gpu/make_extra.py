@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Launch files for the extra kernels (kernels/extra.cu), inputs included.
 
-    PATH=<nvcc 13.0.88 bin>:$PATH python3 tools/gpu/make_extra.py OUT/
-    python3 tools/gpu/launch.py OUT/*.json        # on a machine with a GPU
+    PATH=<nvcc 13.0.88 bin>:$PATH python3 -m tools.gpu.make_extra OUT/
+    python3 -m tools.gpu.launch OUT/*.json        # on a machine with a GPU
 
 Writes OUT/extra.ptx (nvcc -ptx -arch=sm_90 -O3), the launch files and their
 input buffers (a fixed-seed generator: re-running gives the same bytes).
@@ -21,14 +21,20 @@ R = random.Random(20261124)
 
 
 def i32s(n, lo=-(1 << 31), hi=(1 << 31) - 1):
+    """n random s32 values in [lo, hi] as little-endian bytes (the module's fixed seed: the
+    files are reproducible)."""
     return struct.pack(f"<{n}i", *[R.randint(lo, hi) for _ in range(n)])
 
 
 def u32s(n):
+    """n random u32 values as little-endian bytes."""
     return struct.pack(f"<{n}I", *[R.getrandbits(32) for _ in range(n)])
 
 
 def f32s(n):
+    """n f32 values as bytes: mostly spread over six decades of either sign, one in twenty a
+    special (zeros, subnormals, near the largest finite, one), so the kernels meet the
+    edge cases."""
     vals = []
     for _ in range(n):
         k = R.random()
@@ -40,6 +46,10 @@ def f32s(n):
 
 
 def launch(out, name, entry, grid, block, bufs, params, outputs, warps):
+    """Writes launch file out/name.json (docs/launch-format.md) and its input files: bufs
+    maps a buffer to (bytes, data), data being bytes (a file), an int (a fill) or None
+    (zeros); a clock buffer of 16 bytes per warp is appended as the last parameter, as
+    the kernels expect."""
     files = {}
     spec = {}
     for b, (size, data) in bufs.items():
@@ -71,11 +81,15 @@ def launch(out, name, entry, grid, block, bufs, params, outputs, warps):
 
 
 def warps(grid, block):
+    """Warps a launch runs: blocks times warps per block (a partial warp counts)."""
     t = block[0] * block[1] * block[2]
     return grid[0] * grid[1] * grid[2] * ((t + 31) // 32)
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
+        print(__doc__)
+        return 0
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     here = os.path.dirname(os.path.abspath(__file__))

@@ -2,8 +2,8 @@
 """Mixed-instruction loops for checking that the sm_90 timing model
 generalises beyond the single-form microbenchmarks it was fitted to.
 
-    python3 tools/gpu/make_mixed.py OUT/     # OUT/mixed.ptx + launch files
-    python3 tools/gpu/launch.py OUT/*.json   # on an H100: expected bytes + cycles
+    python3 -m tools.gpu.make_mixed OUT/     # OUT/mixed.ptx + launch files
+    python3 -m tools.gpu.launch OUT/*.json   # on an H100: expected bytes + cycles
 
 Each kernel has the microbenchmarks' shape (sim-core/data/calibration/h100/
 README.md): inputs from global memory, `%clock64` read just before and after a
@@ -56,6 +56,9 @@ def body(rng, forms, chains):
 
 
 def kernel(name, chains, lines):
+    """The PTX of one mixed-loop kernel in the microbenchmarks' shape: inputs loaded, the
+    clock read around a 16-iteration loop of `lines`, the clock pair and each chain's
+    final value stored; `chains` chains interleaved."""
     x = ", ".join(f"%x{c}" for c in range(chains))
     p = ", ".join(f"%p{c}" for c in range(chains))
     init = "\n".join(f"  add.u32 %x{c}, %gtid, {0x1234567 + 0x111 * c};" for c in range(chains))
@@ -99,6 +102,9 @@ LOOP:
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
+        print(__doc__)
+        return 0
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     rng = random.Random(20261124)

@@ -2,7 +2,7 @@
 """Inputs for forms the SASS oracle has no vectors of, for a GPU run
 (tools/gpu/run.py): the fp8 conversions from f32 pairs and `sad.u64/.s64`.
 
-    python3 tools/gpu/more_vectors.py OUT.jsonl [--count 500] [--seed 11]
+    python3 -m tools.gpu.more_vectors OUT.jsonl [--count 500] [--seed 11]
 
 f32 sources mix random bits, values across fp8's range (e4m3: up to 448,
 subnormals from 2^-9; e5m2: up to 57344, from 2^-16), values a hair either
@@ -33,10 +33,13 @@ SPECIAL = [0x00000000, 0x80000000, 0x7F800000, 0xFF800000, 0x7FC00000, 0xFFC0000
 
 
 def bits(x):
+    """The bit pattern of an f32."""
     return struct.unpack("<I", struct.pack("<f", x))[0]
 
 
 def f32(rng):
+    """One f32 source's bits: random bits, a special value, a value across fp8's range, or
+    one a hair from an fp8 rounding tie, where conversions go wrong."""
     r = rng.random()
     if r < 0.2:
         return rng.getrandbits(32)
@@ -55,6 +58,8 @@ def f32(rng):
 
 
 def u64(rng):
+    """One 64-bit source: random bits, a small value, or an extreme (where sad's absolute
+    difference wraps)."""
     r = rng.random()
     if r < 0.5:
         return rng.getrandbits(64)
@@ -64,6 +69,9 @@ def u64(rng):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
+        print(__doc__)
+        return 0
     args = sys.argv[1:]
     count, seed = 500, 11
     for flag in ("--count", "--seed"):

@@ -20,7 +20,7 @@ one-chain mixes of 2 to 5 of the 32-bit forms the H100 calibration covers
 seeded), assembles them with ptxas 13.0.88 (the H100 runs' release), and
 compares `simcli run` on each with that stand-in.
 
-Usage: python3 tools/gpu/ptxas_schedule.py [--count N] [--seed S] [--simcli PATH]
+Usage: python3 -m tools.gpu.ptxas_schedule [--count N] [--seed S] [--simcli PATH]
                                            [--check GEO,WORST] [--keep DIR]
 --check: exit 1 unless the geometric-mean error factor is at most GEO and no
 mix is off by more than a factor WORST (issue 10's bound for unseen mixes:
@@ -39,12 +39,11 @@ import subprocess
 import sys
 import tempfile
 
+from tools.gpu import make_mixed  # the loops' shape is shared
+from tools.lowering import derive_sass  # tool installation is shared
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(ROOT, "tools", "lowering"))
-import derive_sass  # noqa: E402  (tool installation is shared)
-import make_mixed  # noqa: E402  (the loops' shape is shared)
 
 MEASURED = os.path.join(ROOT, "sim-kernel", "tests", "data", "h100-mixed")
 CALIBRATION = os.path.join(ROOT, "sim-core", "data", "calibration", "h100", "microbench.json")
@@ -66,8 +65,16 @@ def forms():
 
 def stall_sums(cubin, nvdisasm):
     """{kernel: (stall counts of its loop body, variable-latency instructions in it,
-    whether it waits for its loads before its first clock read)}."""
+    whether it waits for its loads before its first clock read)} of a cubin."""
     text = subprocess.run([nvdisasm, "-hex", "-c", cubin], capture_output=True, text=True, check=True).stdout
+    return parse_stall_sums(text)
+
+
+def parse_stall_sums(text):
+    """stall_sums from an `nvdisasm -hex -c` listing. The stall count, the
+    barrier it sets and the barriers it waits on are bits 41-44, 46-48 and
+    52-57 of each instruction's second (control) word: ptxas's own schedule,
+    which stands in for the H100's timing of unmeasured mixes."""
     out = {}
     for sec in re.split(r"\n\s*\.section\s+\.text\.", text)[1:]:
         name = sec.split(",")[0]
@@ -103,6 +110,7 @@ def stall_sums(cubin, nvdisasm):
 
 
 def assemble(ptx, tmp, ptxas, nvdisasm):
+    """stall_sums of a PTX file assembled for sm_90 with the pinned ptxas."""
     cubin = os.path.join(tmp, os.path.basename(ptx) + ".cubin")
     subprocess.run([ptxas, "-arch=sm_90", ptx, "-o", cubin], check=True)
     return stall_sums(cubin, nvdisasm)
@@ -116,6 +124,7 @@ def stand_in(stalls, early=False):
 
 
 def simulate(simcli, launch):
+    """simcli's clock window for a launch file: the figure compared with the stand-in."""
     out = subprocess.run([simcli, "run", launch], capture_output=True, text=True, check=True).stdout
     return int(re.search(r"clock window\s+(\d+)", out).group(1))
 

@@ -2,7 +2,7 @@
 """Run conformance vectors on a real NVIDIA GPU (issue 5, part 3).
 
     cargo run -p xtask --release -- gpu-kernels VECTORS.jsonl OUT/   # PTX + manifest
-    python3 tools/gpu/run.py OUT/ --observed OUT/observed.jsonl      # on the GPU machine
+    python3 -m tools.gpu.run OUT/ --observed OUT/observed.jsonl      # on the GPU machine
 
 The kernels come from `xtask gpu-kernels`: one kernel per distinct instruction,
 one vector per thread; each thread loads its registers from global memory,
@@ -29,6 +29,8 @@ import sys
 
 
 def die(msg):
+    """Prints the error and exits 2: the harness has nothing sensible to do after a driver
+    error."""
     print(f"error: {msg}", file=sys.stderr)
     sys.exit(2)
 
@@ -37,6 +39,8 @@ class Cuda:
     """The few driver API calls the harness needs."""
 
     def __init__(self):
+        """Loads the driver library, initialises it and creates a context on device 0; exits
+        when there is no driver."""
         for name in ("libcuda.so.1", "libcuda.so", "nvcuda.dll"):
             try:
                 self.lib = ctypes.CDLL(name)
@@ -52,12 +56,15 @@ class Cuda:
         self.check(self.lib.cuCtxCreate_v2(ctypes.byref(self.ctx), 0, self.dev), "cuCtxCreate")
 
     def check(self, rc, what):
+        """Exits with the driver's error string when a call failed."""
         if rc != 0:
             s = ctypes.c_char_p()
             self.lib.cuGetErrorString(rc, ctypes.byref(s))
             die(f"{what} failed: {rc} {s.value.decode() if s.value else ''}")
 
     def info(self):
+        """The GPU's name, sm_XY, driver and CUDA versions: written into every observed
+        vector so that a file says where its values came from."""
         name = ctypes.create_string_buffer(256)
         self.check(self.lib.cuDeviceGetName(name, 256, self.dev), "cuDeviceGetName")
         major, minor = ctypes.c_int(), ctypes.c_int()
@@ -85,12 +92,15 @@ class Cuda:
         }
 
     def load(self, ptx):
+        """JIT-compiles PTX text into a module (no compiler is needed on the GPU machine)."""
         mod = ctypes.c_void_p()
         buf = ctypes.create_string_buffer(ptx.encode() + b"\0")
         self.check(self.lib.cuModuleLoadData(ctypes.byref(mod), buf), "cuModuleLoadData (PTX JIT)")
         return mod
 
     def run(self, mod, name, inp, out_len, n):
+        """Runs kernel `name` over n threads (blocks of 128) on a copy of inp and returns
+        out_len bytes of its output buffer."""
         fn = ctypes.c_void_p()
         self.check(self.lib.cuModuleGetFunction(ctypes.byref(fn), mod, name.encode()), "cuModuleGetFunction")
         din, dout = ctypes.c_uint64(), ctypes.c_uint64()
@@ -115,6 +125,9 @@ class Cuda:
 
 
 def pack_inputs(kernel):
+    """The input buffer of a kernel: for each vector (thread) one 8-byte little-endian word
+    per register slot, the layout xtask's kernels load (and gpu-simulate interprets).
+    Returns (buffer, its size), which is also the output buffer's size."""
     nslots = max(len(kernel["slots"]), 1)
     buf = bytearray(8 * nslots * len(kernel["vectors"]))
     for t, v in enumerate(kernel["vectors"]):
@@ -125,6 +138,8 @@ def pack_inputs(kernel):
 
 
 def observed_values(kernel, out, t):
+    """The destination values thread t stored in `out` (the input layout), masked to each
+    slot's width; predicates as booleans."""
     nslots = max(len(kernel["slots"]), 1)
     res = {}
     for s, slot in enumerate(kernel["slots"]):
@@ -140,6 +155,8 @@ def observed_values(kernel, out, t):
 
 
 def same(expect, got):
+    """Whether the observed values hold every expected one (numbers compared as integers, so
+    spelling does not matter)."""
     for k, v in expect.items():
         g = got.get(k)
         if isinstance(v, bool) or isinstance(g, bool):

@@ -50,6 +50,8 @@ MODS += [".rn.relu.satfinite", ".rn.ftz.relu", ".rn.satfinite.sat", ".rn.ftz.sat
 
 
 def texts():
+    """Every statement of the grid: the fp8 conversions, the .relu/.satfinite f32 to half
+    forms, and malformed neighbours (other types, wrong operand counts)."""
     out = [f"cvt{m}.{d}.{a} {ops};" for d, a, ops in PAIRS for m in MODS]
     # fp8 with other types: not in the manual.
     out += [
@@ -62,6 +64,8 @@ def texts():
 
 
 def kernel(text, target, version):
+    """A kernel holding only `text`, with the registers it names declared at their classes'
+    types."""
     regs = sorted(set(re.findall(r"%(rd|r|h|fd|f)(\d+)", text)))
     decl = {"r": ".b32", "rd": ".b64", "h": ".b16", "f": ".f32", "fd": ".f64"}
     lines = [f".version {version}", f".target {target}", ".address_size 64", ".visible .entry k() {"]
@@ -71,6 +75,7 @@ def kernel(text, target, version):
 
 
 def judge(args):
+    """ptxas 13.0.88's verdict on one (text, target, version), as the file's line."""
     text, target, version = args
     ptxas = os.environ["PTXAS13"]
     with tempfile.TemporaryDirectory() as d:

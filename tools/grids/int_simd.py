@@ -8,7 +8,7 @@ sm_61); ptxas 11.8 ($PTXAS) judges sm_61 and sm_53 (it reads `.version` 7.8 at
 most). Each text is assembled alone in a kernel declaring its registers at the
 widths their names give (%r .b32, %rd .b64, %h .b16).
 
-Usage: PTXAS=... PTXAS13=... python3 tools/grids/int_simd.py > sim-isa/tests/data/int-simd-ptxas.txt
+Usage: PTXAS=... PTXAS13=... python3 -m tools.grids.int_simd > sim-isa/tests/data/int-simd-ptxas.txt
 """
 import os
 import re
@@ -28,6 +28,8 @@ REG = {16: "%h", 32: "%r", 64: "%rd"}
 
 
 def texts():
+    """Every statement of the grid: packed 16-bit integer arithmetic, .relu, dp4a/dp2a and
+    sad forms, with malformed neighbours."""
     out = []
     r3 = "%r5, %r1, %r2"
     for op in ("add", "sub", "min", "max", "mul.lo", "div"):
@@ -79,6 +81,8 @@ def texts():
 
 
 def kernel(text, target, version):
+    """A kernel holding only `text`, with the registers it names declared at their classes'
+    types."""
     regs = sorted(set(re.findall(r"%(rd|r|h)(\d+)", text)))
     decl = {"r": ".b32", "rd": ".b64", "h": ".b16"}
     lines = [f".version {version}", f".target {target}", ".address_size 64", ".visible .entry k() {"]

@@ -43,10 +43,12 @@ NOT_NEEDED = {"x11-utils", "xdg-utils", "libgtk-3-0", "chromium-sandbox"}
 
 
 def log(msg):
+    """A progress line on stderr (the Rust test shows it when the check fails or skips)."""
     print(f"browser_check: {msg}", file=sys.stderr, flush=True)
 
 
 def installed(pkg):
+    """Whether a Debian package is installed here: those need not be fetched."""
     r = subprocess.run(
         ["dpkg-query", "-W", "-f=${Status}", pkg],
         capture_output=True,
@@ -76,6 +78,8 @@ def depends(pkg):
 
 
 def closure():
+    """The packages to fetch: chromium and what it depends on, recursively, less what is
+    installed and what a headless load does not need."""
     want, seen, queue = [], set(), ["chromium", "chromium-common"]
     while queue:
         p = queue.pop()
@@ -90,12 +94,16 @@ def closure():
 
 
 def has_candidate():
+    """Whether apt knows a chromium package to download (the package lists may be empty in a
+    fresh container)."""
     r = subprocess.run(["apt-cache", "policy", "chromium"], capture_output=True, text=True)
     m = re.search(r"Candidate:\s*(\S+)", r.stdout)
     return bool(m) and m.group(1) != "(none)"
 
 
 def fetch():
+    """Chromium from Debian's packages, downloaded and unpacked under tools/.cache/chromium
+    without root; None (the check skips) when that cannot be done."""
     for tool in ("apt-get", "apt-cache", "dpkg-deb", "dpkg-query"):
         if shutil.which(tool) is None:
             log(f"{tool} not found: cannot fetch Chromium's Debian packages")
@@ -138,6 +146,8 @@ def fetch():
 
 
 def chromium():
+    """The browser to use: $CHROMIUM, chromium on PATH, a complete unpacked cache, else one
+    fetched now; None when none can be had."""
     env = os.environ.get("CHROMIUM")
     if env:
         return Path(env)
@@ -162,6 +172,8 @@ def lib_path():
 
 
 def load(binary, page, timeout):
+    """Loads the page headless with a fresh profile and returns Chromium's run (the dumped
+    DOM on stdout, its log on stderr); the unpacked browser gets its libraries' path."""
     env = dict(os.environ)
     if str(binary).startswith(str(UNPACKED)):
         extra = lib_path()
@@ -194,10 +206,15 @@ CONSOLE = re.compile(r":[A-Z]+:CONSOLE[^\]]*\]\s*(.*)")
 
 
 def console_errors(stderr):
+    """The console messages in Chromium's log: the report page logs nothing, so any is a
+    failure."""
     return [line.strip() for line in stderr.splitlines() if CONSOLE.search(line)]
 
 
 def check(dom, stderr, sections):
+    """The failures of a load: console messages, a page that did not load, and each named
+    section that is missing from the DOM or was not laid out (the page lists what it
+    showed in body's data-shown)."""
     failures = [f"console error: {e}" for e in console_errors(stderr)]
     if "<body" not in dom:
         failures.append("the page did not load (no <body> in the dumped DOM)")

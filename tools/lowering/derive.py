@@ -23,7 +23,7 @@ sm_53 and sm_90:
 `mov` rows are fixed at 1/1 (see main). Re-running reproduces the committed
 rows exactly (checked when the integer family's rows were added).
 
-Usage: python3 tools/lowering/derive.py [-o sim-core/data/lowering.tsv] [-j 2]
+Usage: python3 -m tools.lowering.derive [-o sim-core/data/lowering.tsv] [-j 2]
 Needs PTXAS and NVDISASM (env vars or the default paths below).
 """
 
@@ -47,6 +47,8 @@ PTXAS80 = os.environ.get("PTXAS80")
 def needs_ptx80(body):
     # The integer forms only: `.f16x2`/`.bf16x2` (PTX 4.2/7.0, sm_53/sm_80)
     # and the float `.relu` (PTX 7.0) assemble at 7.8, and sm_53 runs f16x2.
+    """Whether a variant's body needs PTX 8.0 (the packed 16-bit integer forms and integer
+    .relu), so it is assembled apart, by $PTXAS80, for sm_90 only."""
     return re.search(r"\.[us]16x2\b|\.relu\.[us]", body) is not None or needs_ptx81(body)
 
 
@@ -63,6 +65,8 @@ REG_OF = {"b16": "%h", "b32": "%r", "b64": "%rd", "f32": "%f", "f64": "%fd"}
 
 
 def video_variants():
+    """The video instructions (vadd2/4 ... vset2/4) over signedness, modes and operand
+    shapes, as (key, inputs, body, output, helper instructions) variants."""
     out = []
     for op in ["add", "sub", "avrg", "absdiff", "min", "max", "set"]:
         for x in (2, 4):
@@ -81,10 +85,14 @@ def video_variants():
 
 
 def t(s):
+    """The PTX type suffix for signedness letter s."""
     return ".s32" if s == "s" else ".u32"
 
 
 def video_variant(op, x, a, b, mode, dsign, cmp, shape):
+    """One video-instruction variant (key, inputs, body, output, no helpers): the
+    instruction of op, width x and signedness with mode (plain, .add, .sat) and operand
+    shape (plain, a destination mask or a source selector), named by its key."""
     m = "" if shape != "mask" else (".h0" if x == 2 else ".b10")
     asel = "" if shape != "sel" else (".h01" if x == 2 else ".b0123")
     if op == "set":
@@ -115,10 +123,14 @@ CLASSES = {
 
 
 def reg(storage, i):
+    """Register i of a storage type's class (%h, %r, %rd, %f, %fd)."""
     return f"{REG_OF[storage]}{i}"
 
 
 def set_variants():
+    """set and setp over destination and source classes, with and without a boolean
+    combination (its setp, and setp's storing selp, counted as helpers), then selp and
+    slct, one comparison (lt) each."""
     out = []
     for dcls in ["i16", "i32", "f16", "bf16", "f16x2", "bf16x2", "f32"]:
         for scls in CLASSES:
@@ -464,6 +476,9 @@ def cvt_fp8_variants():
 
 # ---------------------------------------------------------------- kernels
 def kernel(arch, ins, body, out):
+    """The measuring kernel of a variant: load its inputs from global memory 8 bytes apart,
+    run the body, store the result; ptxas then keeps exactly the form's machine
+    instructions between the loads and the store."""
     lines = [
         ".version 8.1" if needs_ptx81(body) else ".version 8.0" if needs_ptx80(body) else ".version 7.8",
         f".target {arch}",
@@ -482,6 +497,8 @@ def kernel(arch, ins, body, out):
 
 
 def assemble(arch, ptx, tmp):
+    """The cubin ptxas makes of a kernel, or None when ptxas refuses the form on this
+    target."""
     src = os.path.join(tmp, "k.ptx")
     cub = os.path.join(tmp, "k.cubin")
     with open(src, "w") as f:
@@ -504,6 +521,8 @@ def text_section(elf):
     shoff = struct.unpack_from("<Q", elf, 0x28)[0]
     shentsize, shnum, shstrndx = struct.unpack_from("<HHH", elf, 0x3A)
     def sh(i):
+        """Section header i: (name, type, flags, addr, offset, size, link, info, align,
+        entsize)."""
         return struct.unpack_from("<IIQQQQIIQQ", elf, shoff + i * shentsize)
     stroff = sh(shstrndx)[4]
     for i in range(shnum):
@@ -522,12 +541,20 @@ def words(arch, text):
 
 
 def sass(cubin, tmp):
+    """parse_sass of a cubin's nvdisasm listing."""
     path = os.path.join(tmp, "k90.cubin")
     with open(path, "wb") as f:
         f.write(cubin)
     r = subprocess.run([NVDISASM, "-c", path], capture_output=True, text=True, check=True)
+    return parse_sass(r.stdout)
+
+
+def parse_sass(listing):
+    """(instructions without NOP/BRA, the same with calls inlined) of an
+    `nvdisasm -c` listing of one kernel: the first counts the kernel's machine
+    instructions, the second gives the dataflow depth through subroutines."""
     insts, labels = [], {}
-    for line in r.stdout.splitlines():
+    for line in listing.splitlines():
         m = re.search(r"/\*[0-9a-f]{4,}\*/\s+(.*?)\s*;", line)
         if m:
             insts.append(m.group(1).strip())
@@ -564,6 +591,7 @@ PRED_DEST = ("ISETP", "FSETP", "DSETP", "HSETP2", "PSETP", "PLOP3")
 
 
 def regs_in(op):
+    """Registers an operand names (RZ/PT are constants)."""
     r = re.findall(r"\b(U?R\d+|U?P\d+)\b", op)
     return r
 
@@ -632,6 +660,10 @@ def is_load(arch, w):
 
 
 def measure(arch, variant):
+    """A variant's measurement on one target: on sm_90 (key, machine instructions beyond the
+    reference kernel's, dataflow depth); on Kepler/Maxwell, whose nvdisasm this script
+    does not use, the instruction words of the kernel and of the reference; None when
+    ptxas refuses it."""
     key, ins, body, out, helper = variant
     with tempfile.TemporaryDirectory() as tmp:
         k = assemble(arch, kernel(arch, ins, body, out), tmp)
@@ -689,6 +721,7 @@ def main():
         nop = max(counts, key=counts.get)
 
         def ops(ws):
+            """Instruction words that are neither padding NOPs nor global loads."""
             return sum(1 for w in ws if w != nop and not is_load(arch, w))
 
         for key, wk, wr, helper in rs:

@@ -23,7 +23,7 @@ Rows (tab-separated): producer, consumer, clocks (most common distance; the
 smaller on a tie), least, pairs (how many times the pair was seen).
 sim-core's `pipes` tests hold the sm_90 pipe model to it.
 
-Usage: python3 tools/lowering/derive_forwarding.py [-o sim-core/data/forwarding-sm90.tsv]
+Usage: python3 -m tools.lowering.derive_forwarding [-o sim-core/data/forwarding-sm90.tsv]
 Installs ptxas/nvdisasm into tools/.cache/sass (git-ignored) on first use, as
 derive_sass.py does (PTXAS_90/NVDISASM_90 override).
 """
@@ -37,8 +37,7 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import derive_sass  # noqa: E402  (tool installation is shared, not copied)
+from tools.lowering import derive_sass  # tool installation is shared, not copied
 
 ROOT = derive_sass.ROOT
 
@@ -80,6 +79,8 @@ ROUNDS = 5
 
 
 def module():
+    """One sm_90 kernel per ordered pair of forms, alternating them in a dependent chain, so
+    that ptxas's stall counts show the wait between each pair of opcodes."""
     out = [".version 8.0", ".target sm_90", ".address_size 64"]
     for a, b in itertools.product(FORMS, FORMS):
         body, n, cur = [], 0, "%r0"
@@ -102,6 +103,7 @@ def module():
 
 
 def listing():
+    """The `nvdisasm -hex -c` listing of module() assembled by the pinned ptxas 13.0.88."""
     ptxas, nvdisasm = derive_sass.tools("sm_90")
     with tempfile.TemporaryDirectory() as tmp:
         src, cub = os.path.join(tmp, "f.ptx"), os.path.join(tmp, "f.cubin")
@@ -127,10 +129,13 @@ def functions(text):
 
 
 def regs(operand):
+    """Registers an operand names (general and predicate)."""
     return re.findall(r"\b(R\d+|P\d)\b", operand)
 
 
 def dests_sources(text):
+    """(opcode, destinations, sources) of an instruction: SETPs write predicates, f64 and
+    .WIDE forms use register pairs, RZ is no register."""
     guard = re.match(r"@!?U?P(\d|T)\s+", text)
     if guard:  # a predicated instruction also keeps its old value
         text = text[guard.end():]
@@ -152,6 +157,9 @@ def dests_sources(text):
 
 
 def pairs(text):
+    """{(producer, consumer): [clocks]}: for each fixed-latency instruction (no write
+    barrier) the clocks ptxas's stall counts put before its first reader that waits on no
+    barrier, the forwarding latency the schedule assumes."""
     seen = collections.defaultdict(list)
     for insts in functions(text):
         clock = [0]

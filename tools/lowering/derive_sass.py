@@ -35,8 +35,8 @@ result (indices, or an operand letter when the result is an input unchanged).
 The sequence is space-separated `OPCODE.MODIFIERS:deps`, deps comma-separated
 (`-` for none), e.g. `PRMT:a,b IMAD.IADD:0,1`.
 
-Usage: python3 tools/lowering/derive_sass.py [-o sim-core/data/lowering-sass.tsv]
-       python3 tools/lowering/derive_sass.py --compare-90   # ptxas 11.8 vs 13.0 on sm_90
+Usage: python3 -m tools.lowering.derive_sass [-o sim-core/data/lowering-sass.tsv]
+       python3 -m tools.lowering.derive_sass --compare-90   # ptxas 11.8 vs 13.0 on sm_90
 Installs its tools into tools/.cache/sass (git-ignored) on first use; override
 with PTXAS_35/NVDISASM_35, PTXAS_53/NVDISASM_53, PTXAS_90/NVDISASM_90.
 """
@@ -49,8 +49,7 @@ import sys
 import tempfile
 import zipfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import derive  # noqa: E402  (variant lists and kernel text are shared, not copied)
+from tools.lowering import derive  # variant lists and kernel text are shared, not copied
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CACHE = os.path.join(ROOT, "tools", ".cache", "sass")
@@ -72,10 +71,13 @@ VERSIONS = {
 
 
 def run(cmd, **kw):
+    """Runs a command, failing on a non-zero exit."""
     subprocess.run(cmd, check=True, **kw)
 
 
 def pip_tool(name):
+    """The path of a pinned NVIDIA tool, pip-installed into tools/.cache/sass on first use
+    (the derivation must use the versions VERSIONS names)."""
     spec, inner = PIP[name]
     path = os.path.join(CACHE, name, inner)
     if not os.path.exists(path):
@@ -217,10 +219,14 @@ def walk(insts):
     path = []
 
     def target(body):
+        """The instruction index of a branch or call's target label, or None."""
         m = re.search(r"`\((\S+)\)", body)
         return labels.get(m.group(1)) if m else None
 
     def run(pc, depth):
+        """Follows the fast path from pc (depth: nested calls), appending executed
+        instructions to `path`; True once the store is reached, False at a subroutine's
+        return."""
         while pc < len(insts) and len(path) < 10000:
             text = insts[pc]
             m = re.match(r"(@!?U?P\d+)?\s*(\S+)(.*)", text)
@@ -269,6 +275,8 @@ SKIP = ("EXIT", "RET", "BRA", "NOP", "DEPBAR", "MEMBAR")
 
 
 def split_ops(rest):
+    """The operands of an instruction's operand text, split at top-level commas (a memory
+    operand's brackets and a call target's parentheses hold commas)."""
     ops, depth, cur = [], 0, ""
     for ch in rest:
         if ch in "[(":
@@ -422,6 +430,8 @@ def sequence(insts, variant, arch):
     index = {p: i for i, p in enumerate(kept)}
 
     def name(d):
+        """An operand's name in the table: a/b/c for PTX inputs, c for the predicate helper,
+        else the index of the kept instruction that wrote it."""
         if d[0] == "in":
             return d[1]
         if d[1] in pred_helpers:
@@ -468,6 +478,8 @@ def chain_variants():
 
 
 def chain_kernel(arch, i, ins):
+    """A kernel with CHAIN dependent instances of a video `.add` form whose c is a: the
+    shape H100 `b13_lat` measured."""
     lines = [
         f".visible .entry k{i}(.param .u64 p) {{",
         " .reg .b32 %r<16>; .reg .b64 %rd<8>;",
@@ -546,6 +558,8 @@ def chain_sequence(insts, arch):
 
 
 def derive_chains(arch, compiler=None):
+    """The `.ca` rows: each chained video form's machine instructions per link, from the
+    middle link of a CHAIN-long chain."""
     ptxas, dis = tools(arch, compiler)
     variants = chain_variants()
     head = [".version 7.8", f".target {arch}", ".address_size 64"]
@@ -568,10 +582,13 @@ def derive_chains(arch, compiler=None):
 
 
 def fmt(out, seq):
+    """A row's out and sequence columns as the .tsv writes them."""
     return ",".join(out) or "-", " ".join(f"{op}:{','.join(ds) or '-'}" for op, ds in seq)
 
 
 def derive_arch(arch, variants, compiler=None):
+    """{key: (out, sequence)} for the variants on one target, and notes on those that could
+    not be derived or found an unexpected number of helpers."""
     ptxas, dis = tools(arch, compiler)
     # The PTX 8.0 forms (derive.needs_ptx80) run on sm_90 only and need a ptxas
     # that reads `.version 8.0`: derive.py assembles them with ptxas 13.0.88 as

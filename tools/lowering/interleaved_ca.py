@@ -10,7 +10,7 @@ the throughput kernels interleave theirs. ptxas 13.0.88 assembles them; the
 script prints, per form and chain count, the machine instructions of the loop
 body per instance (the loop's counter, compare and branch left out).
 
-    python3 tools/lowering/interleaved_ca.py
+    python3 -m tools.lowering.interleaved_ca
 
 Output of 2026-11-25 (ptxas 13.0.88):
     vabsdiff2.u32.u32.u32.add   1: 9.02   2: 10.26  4: 11.00
@@ -41,11 +41,8 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "gpu"))
-import derive_sass  # noqa: E402  (tool installation is shared)
-import make_mixed  # noqa: E402  (the loops' shape is shared)
+from tools.gpu import make_mixed  # the loops' shape is shared
+from tools.lowering import derive_sass  # tool installation is shared
 
 FORMS = [
     "vabsdiff2.u32.u32.u32.add",
@@ -83,6 +80,9 @@ def loop_length(sass, kernel):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not a run
+        print(__doc__)
+        return 0
     ptxas, nvdisasm = derive_sass.tools("sm_90")
     kernels = []
     for f, form in enumerate(FORMS):

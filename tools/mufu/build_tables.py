@@ -26,7 +26,7 @@ endian. The i8 stream is the second difference of the output bits as integers,
 d[i] = v[i] - 2 v[i-1] + v[i-2] (v[-1] = v[-2] = 0); -128 marks an escape whose value
 is in the list.
 
-Usage: python3 tools/mufu/build_tables.py [DUMPS_DIR] [OUT_DIR]
+Usage: python3 -m tools.mufu.build_tables [DUMPS_DIR] [OUT_DIR]
 """
 import lzma
 import os
@@ -43,10 +43,12 @@ OUTDIR = sys.argv[2] if len(sys.argv) > 2 else os.path.join(ROOT, "sim-isa", "da
 
 
 def f64(x):
+    """The float64 values of f32 bit patterns."""
     return x.view(np.float32).astype(np.float64)
 
 
 def rn32(a):
+    """float64 values rounded to f32, as bit patterns (int64, for differences)."""
     return a.astype(np.float32).view(np.uint32).astype(np.int64)
 
 
@@ -61,12 +63,16 @@ def decode(enc, ref=None):
 
 
 def dump(run, name, i=0, ref=None):
+    """(sources, results) of one whole-domain dump, decoded (against ref's rounded values
+    when the dump was coded against them)."""
     lo, n, e = pickle.load(open(os.path.join(DUMPS, run, name + ".pkl"), "rb"))[i]
     x = np.arange(lo, lo + n, dtype=np.uint32)
     return x, decode(e, ref(f64(x)) if ref else None)
 
 
 def tables():
+    """Each MUFU op's table over its reduced domain, from the dumps (EX2 and LG2 pieced
+    together from their binades)."""
     _, rcp = dump("run1", "rcp", ref=lambda x: rn32(1 / x))
     _, rsq = dump("run1", "rsq", ref=lambda x: rn32(1 / np.sqrt(x)))
     _, sqrt = dump("run1", "sqrt", ref=lambda x: rn32(np.sqrt(x)))
@@ -90,6 +96,8 @@ def tables():
 
 
 def encode(v):
+    """A table as sim-isa reads it: MUFU magic, length and escape count, int8 second
+    differences, the escaped values; zlib'd."""
     v = v.astype(np.int64)
     p = np.concatenate([[0, 0], v])
     d = v - 2 * p[1:-1] + p[:-2]
@@ -102,6 +110,9 @@ def encode(v):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not a dumps folder
+        print(__doc__)
+        return 0
     os.makedirs(OUTDIR, exist_ok=True)
     total = 0
     for name, v in tables().items():

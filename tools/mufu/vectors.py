@@ -8,7 +8,7 @@ exponent boundaries, and special values (zeros, infinities, NaNs, subnormals);
 the outputs are what the GPU produced. None of them went into the MUFU tables,
 which come from whole-domain dumps.
 
-Usage: python3 tools/mufu/vectors.py run1|run2 N OUT.jsonl   (N per form; 0 = all)
+Usage: python3 -m tools.mufu.vectors run1|run2 N OUT.jsonl   (N per form; 0 = all)
 """
 import json
 import os
@@ -17,7 +17,6 @@ import sys
 
 import numpy as np
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DUMPS = os.path.join(ROOT, "tools", ".cache", "mufu")
 FORMS = [o + z + ".f32" for o in "rcp.approx rsqrt.approx sqrt.approx ex2.approx lg2.approx "
@@ -34,6 +33,7 @@ def run1_inputs():
     I = np.uint32
 
     def sm(s):
+        """splitmix64 of each counter, as probe.py computes it."""
         z = s + U(0x9E3779B97F4A7C15)
         z = (z ^ (z >> U(30))) * U(0xBF58476D1CE4E5B9)
         z = (z ^ (z >> U(27))) * U(0x94D049BB133111EB)
@@ -47,6 +47,7 @@ def run1_inputs():
     BE = np.array([0, 1, 2, 3, 124, 125, 126, 127, 128, 129, 130, 252, 253, 254, 255], I)
 
     def gen(j, n, s, lo, hi):
+        """probe.py's random_inputs, replayed: form j's stream s of n inputs."""
         h = sm(np.arange(n, dtype=U) + U((j << 33) | (s << 32)))
         r = (h & U(0xFFFFFFFF)).astype(I)
         c = (h >> U(32)) % U(8)
@@ -66,6 +67,8 @@ def run1_inputs():
 
 
 def load(run):
+    """{form: (a, b or None, outputs)} of one run: run 1's inputs replayed, run 2's stored
+    with its outputs."""
     if run == "run1":
         V = pickle.load(open(os.path.join(DUMPS, "run1", "vec.pkl"), "rb"))
         ins = run1_inputs()
@@ -75,6 +78,9 @@ def load(run):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
+        print(__doc__)
+        return 0
     run, n, path = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     data = load(run)
     lines = []

@@ -24,8 +24,7 @@ Each statement is assembled alone inside a kernel declaring %h<9> .b16 and
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import verdict  # noqa: E402
+from tools.ptxas_grid import verdict
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
 PTXAS13 = os.environ.get("PTXAS13", "ptxas")
@@ -38,6 +37,8 @@ VERSIONS = {"sm_75": ["6.3", "6.4", "6.5", "7.0", "7.8"], "sm_80": ["7.0", "7.8"
 
 
 def statements():
+    """ex2 over the half types with every rounding word, .ftz and .sat: the valid forms and
+    their invalid neighbours."""
     out = []
     for ty in TYPES:
         r = REG[ty]
@@ -49,10 +50,13 @@ def statements():
 
 
 def assemble(target, version, text):
+    """ptxas 13.0.88's verdict on text for target at version."""
     return verdict.assemble(PTXAS13, target, version, text)
 
 
 def lowest_version(text, target):
+    """The lowest PTX version at which target accepts text ('?' if none does), for the
+    file's version column."""
     for v in VERSIONS[target]:
         if assemble(target, v, text)[0] == "accept":
             return v

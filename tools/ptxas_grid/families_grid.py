@@ -25,8 +25,7 @@ Each statement is assembled alone inside a kernel declaring %r<9> .b32,
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import verdict  # noqa: E402
+from tools.ptxas_grid import verdict
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
 PTXAS13 = os.environ.get("PTXAS13", "ptxas")
@@ -44,6 +43,7 @@ TESTP_OPS = ["finite", "infinite", "number", "notanumber", "normal", "subnormal"
 
 
 def testp():
+    """testp over its operations and types, with misspelt and mistyped neighbours."""
     out = []
     for op in TESTP_OPS:
         out.append(f"testp.{op}.f32 %p1, %f1;")
@@ -61,6 +61,7 @@ def testp():
 
 
 def fns():
+    """fns with register and immediate operands, and wrong types."""
     return [
         "fns.b32 %r1, %r2, %r3, %r4;",
         "fns.b32 %r1, %r2, 3, -1;",
@@ -73,6 +74,7 @@ def fns():
 
 
 def cvt_pack():
+    """cvt.pack over its destination types, with and without .sat and the third source."""
     out = []
     for t in ["u16", "s16"]:
         out.append(f"cvt.pack.sat.{t}.s32 %r1, %r2, %r3;")
@@ -93,6 +95,7 @@ def cvt_pack():
 
 
 def bmsk():
+    """bmsk's modes and operand kinds, and malformed neighbours."""
     out = []
     for mode in ["clamp", "wrap"]:
         out.append(f"bmsk.{mode}.b32 %r1, %r2, %r3;")
@@ -116,10 +119,13 @@ FAMILIES = {"testp": testp, "fns": fns, "cvt-pack": cvt_pack, "bmsk": bmsk}
 
 
 def assemble(target, ptxas, version, text):
+    """ptxas's verdict on text for target at version."""
     return verdict.assemble(ptxas, target, version, text)
 
 
 def lowest_version(text, target, ptxas, top):
+    """The lowest PTX version (from the target's first) at which target accepts text, '?' if
+    none up to top does."""
     vs = ALL_VERSIONS[ALL_VERSIONS.index(FIRST[target]):ALL_VERSIONS.index(top) + 1]
     for v in vs:
         if assemble(target, ptxas, v, text)[0] == "accept":

@@ -25,8 +25,7 @@ Each statement is assembled alone inside a kernel declaring %h<9> .b16,
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import verdict  # noqa: E402
+from tools.ptxas_grid import verdict
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
 PTXAS13 = os.environ.get("PTXAS13", "ptxas")
@@ -38,6 +37,8 @@ REG = {"f16": "%h", "bf16": "%h", "f16x2": "%r", "bf16x2": "%r", "f32": "%f"}
 
 
 def statements():
+    """The half-precision arithmetic grid: add/sub/mul/fma/neg/abs/min/max over f16, bf16
+    and their x2 forms with every modifier, and copysign for f32/f64."""
     out = []
     for ty in TYPES:
         r = REG[ty]
@@ -66,10 +67,12 @@ def statements():
 
 
 def assemble(ptxas, target, version, text):
+    """ptxas's verdict on text (versions: a .version refusal is told apart)."""
     return verdict.assemble(ptxas, target, version, text, versions=True)
 
 
 def lowest_version(text, target):
+    """The lowest PTX version at which target accepts text (ptxas 11.8), '?' if none does."""
     versions = {"sm_53": ["4.2", "4.3", "5.0", "6.0", "6.4", "6.5", "7.0", "7.8"],
                 "sm_80": ["7.0", "7.1", "7.8"], "sm_90": ["7.8"]}[target]
     for v in versions:

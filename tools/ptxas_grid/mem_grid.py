@@ -20,7 +20,6 @@ with ptxas 13.0.88.
 
 import os
 import subprocess
-import sys
 import tempfile
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
@@ -54,16 +53,21 @@ VAR = {"global": "gvar", "shared": "svar", "shared::cta": "svar", "shared::clust
 
 
 def sp(space):
+    """A state space as an instruction word (`.global`), or nothing for generic addressing."""
     return f".{space}" if space else ""
 
 
 def regs(ty, n, first=1):
+    """n registers of type ty from `first`: one name, or a vector brace list."""
     r = REG[ty]
     names = [f"{r}{first + k}" for k in range(n)]
     return names[0] if n == 1 else "{" + ", ".join(names) + "}"
 
 
 def grid():
+    """Every statement of the memory and warp-family grid: ld/ldu/st over types, state
+    spaces, address forms and vectors, atom and red, fences and membar, barriers, shfl,
+    vote and activemask, cvta, and their malformed neighbours."""
     g = []
     # ld/st: every type, global.
     for ty in TYPES:
@@ -488,6 +492,8 @@ def grid():
 
 
 def verdict(stmt, tmp):
+    """(accepted, messages) of ptxas 13.0.88 on stmt in the grid's kernel; None for accepted
+    when ptxas crashed on it."""
     src = HEAD + stmt + "\nret;\n}\n"
     path = os.path.join(tmp, "s.ptx")
     with open(path, "w") as f:

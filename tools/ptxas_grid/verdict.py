@@ -20,6 +20,8 @@ REGS = (
 
 
 def assemble(ptxas, target, version, text, versions=False):
+    """(verdict, errors) of ptxas on text in a kernel declaring every register class the
+    grids use (see the module docstring)."""
     src = (
         f".version {version}\n.target {target}\n.address_size 64\n"
         f".visible .entry k()\n{{\n{REGS}{text}\nret;\n}}\n"

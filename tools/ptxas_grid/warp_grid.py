@@ -29,6 +29,8 @@ OUT = os.path.join(ROOT, "sim-isa/tests/data/warp-ptxas.txt")
 
 
 def head(version, target):
+    """The grid kernel's opening: the version and target, and the registers the statements
+    use."""
     return f""".version {version}
 .target {target}
 .address_size 64
@@ -39,6 +41,8 @@ def head(version, target):
 
 
 def grid():
+    """Every statement of the warp-collective grid: bar.warp.sync, redux.sync, match,
+    elect, nanosleep and the block barriers and reductions, valid and malformed."""
     g = [
         "bar.warp.sync -1;", "bar.warp.sync %r1;", "bar.warp.sync 0xff;", "bar.warp.sync;",
         "bar.warp.sync -1, 0;", "bar.warp.sync.aligned -1;", "@%p1 bar.warp.sync -1;",
@@ -95,6 +99,7 @@ GATES = [(t, v, s) for s in ["bar.warp.sync -1;"] for t, v in [("sm_35", "6.0"),
 
 
 def run(ptxas, version, target, stmt, tmp):
+    """(accepted, messages) of ptxas on stmt at version for target."""
     path = os.path.join(tmp, "s.ptx")
     with open(path, "w") as f:
         f.write(head(version, target) + stmt + "\nret;\n}\n")

@@ -418,3 +418,41 @@ fn program_and_warp_counts_are_bounded() {
         free(s);
     }
 }
+
+/// Issue 28: pushing instructions without running grew memory without
+/// bound. At most `PSS_MAX_QUEUED` wait on a handle's warps: the push past
+/// them fails (-1) naming the limit, whichever push it is; once the
+/// simulation has issued some, pushes are accepted again.
+#[test]
+fn pushes_wait_in_bounded_queues() {
+    // SAFETY: valid C strings and a live handle for each call.
+    unsafe {
+        let s = new_sim("sm_90");
+        assert_eq!(pss_sim_add_inst(s, c("add.u32 %r1, %r0, 4;").as_ptr()), 0);
+        assert_eq!(pss_sim_add_host_warp(s, 0, u32::MAX), 0);
+        assert_eq!(pss_sim_add_host_warp(s, 1, u32::MAX), 0);
+        // Each warp's first instruction is fetched, ready to issue; the
+        // rest wait in its queue.
+        let mut k = 0u64;
+        while pss_sim_push(s, (k % 2) as u32, 0) == 0 {
+            k += 1;
+            assert!(k <= PSS_MAX_QUEUED + 2, "no limit");
+        }
+        assert_eq!(k, PSS_MAX_QUEUED + 2, "{}", last_error());
+        let want = format!("{PSS_MAX_QUEUED} instructions are queued on the handle's host warps and not yet issued, the limit (PSS_MAX_QUEUED)");
+        assert!(last_error().starts_with(&want), "{}", last_error());
+        assert_eq!(pss_sim_push(s, 0, 0), -1);
+        assert_eq!(pss_sim_push_branch_target(s, 1, 0), -1);
+        assert!(last_error().starts_with(&want), "{}", last_error());
+        let add = c("add.u32 %r1, %r0, 4;");
+        assert_eq!(pss_sim_push_ptx(s, 1, add.as_ptr()), -1);
+        assert!(last_error().starts_with(&want), "{}", last_error());
+        // Clocks issue some: room again, for as many as issued.
+        for _ in 0..64 {
+            assert_eq!(pss_sim_step(s), 0, "{}", last_error());
+        }
+        assert_eq!(pss_sim_push(s, 0, 0), 0, "{}", last_error());
+        assert_eq!(pss_sim_push_ptx(s, 1, add.as_ptr()), 0, "{}", last_error());
+        free(s);
+    }
+}

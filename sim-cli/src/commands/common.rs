@@ -186,6 +186,10 @@ pub fn open_input(path: &Path, inputs: &mut Inputs) -> Result<(String, Box<dyn R
         ));
     }
     let name = path.display().to_string();
+    if let Some(kind) = sim_isa::bounded::waits_for_writer(path) {
+        // Opening it would wait for a writer, forever if none comes.
+        bail!("{name}: is {kind}, not a regular file; refusing to read it (it would wait for a writer; use - for standard input)");
+    }
     let f = std::fs::File::open(path).with_context(|| format!("opening {name}"))?;
     inputs.add_file(&name, &f);
     Ok((name, Box::new(BufReader::new(f))))

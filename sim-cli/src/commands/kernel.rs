@@ -60,9 +60,7 @@ fn add_launch_inputs(launch: &Launch, inputs: &mut Inputs) {
         }))
         .chain(launch.expected.iter().map(|(_, p)| p));
     for p in files {
-        if let Ok(f) = std::fs::File::open(p) {
-            inputs.add_file(&p.display().to_string(), &f);
-        }
+        inputs.add_path(&p.display().to_string(), p);
     }
 }
 
@@ -181,6 +179,18 @@ pub fn run_recording(name: &str, r: impl Read, a: &RunArgs, inputs: Inputs) -> R
     })
     .with_context(|| format!("replaying {name}"))?;
     let run = &done.run;
+    if !a.check && !run.mismatches.is_empty() {
+        // The outputs a replay computes again are the recorded ones, unless
+        // the recording was changed (a load value, a step): an error, not a
+        // report of another run. `--check` lists every buffer (exit 1).
+        let what: Vec<String> = run.mismatches.iter().map(|m| m.to_string()).collect();
+        bail!(
+            "{name}: the replayed outputs differ from the recorded ones ({} of {} output buffers): {}; the recording does not hold together (--check compares every buffer)",
+            what.len(),
+            outputs.len(),
+            what.join("; ")
+        );
+    }
     finish(
         name,
         run,
@@ -504,9 +514,7 @@ pub fn record(
 ) -> Result<ExitCode> {
     check_counts(sms.unwrap_or(1), 1)?;
     let name = file.display().to_string();
-    if let Ok(f) = std::fs::File::open(file) {
-        inputs.add_file(&name, &f);
-    }
+    inputs.add_path(&name, file);
     read_launch(file, &name, &mut inputs)?;
     check_outputs(&[Output::file("-o", output)], &inputs)?;
     let opts = options(setup, LAUNCH_TARGET, sms)?;

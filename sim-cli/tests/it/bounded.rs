@@ -313,3 +313,113 @@ fn fifos_and_devices_are_not_outputs() {
     assert_eq!(c, 0, "{e}");
     assert!(!out.is_empty());
 }
+
+/// Issue 28: a FIFO named as an input (a launch file, its module, a
+/// configuration, a sweep file) blocked forever opening it, with no writer.
+/// Refused before it is opened, naming it; each run is capped at 60 s, so
+/// a regression fails instead of hanging.
+#[test]
+fn fifos_are_not_inputs() {
+    let d = scratch("inputs_fifo");
+    let fifo = d.join("in.fifo");
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|st| st.success()) {
+        return;
+    }
+    let f = s(&fifo);
+    let why = format!(
+        "{f}: is a FIFO, not a regular file; refusing to read it (it would wait for a writer"
+    );
+    refused(&["run", f], &why);
+    refused(&["record", f, "-o", s(&d.join("r.bin"))], &why);
+    refused(&["run", "traces/chain_set.ptx", "--config", f], &why);
+    refused(&["config", "--config", f], &why);
+    refused(&["sweep", f], &why);
+    // A launch file naming it as its module.
+    for n in ["halfops.json", "halfops.ptx", "halfops.out.expected.bin"] {
+        std::fs::copy(root().join("workloads").join(n), d.join(n)).unwrap();
+    }
+    let k = launch_with(&d, "module.json", "\"halfops.ptx\"", "\"in.fifo\"");
+    refused(&["run", s(&k), "--threads", "1"], &why);
+    assert!(!d.join("r.bin").exists());
+}
+
+/// Issue 28: `.global` variables and launch buffers cost the pages a
+/// launch touches, not their declared sizes. A kernel declaring 1 GiB of
+/// variables (512 MiB uninitialised, 512 MiB with a two-element
+/// initialiser) and given a zero-filled buffer of 256 MiB, touching a few
+/// bytes of each, reads 0 where nothing was written, the initialiser's
+/// values where it names them, and its own writes; the run peaks far
+/// below the declared sizes (9 MiB; the initialised array was copied
+/// whole before: 537 MiB).
+#[test]
+fn global_variables_cost_the_pages_touched() {
+    let d = scratch("sparse_global");
+    let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n\
+        .global .align 4 .b8 g[536870912];\n\
+        .global .align 4 .u32 h[134217728] = {7, 8};\n\
+        .visible .entry k(.param .u64 out, .param .u64 big)\n{\n\
+        .reg .b32 %r<8>;\n.reg .b64 %rd<8>;\n\
+        ld.param.u64 %rd1, [out];\n\
+        cvta.to.global.u64 %rd1, %rd1;\n\
+        mov.u64 %rd2, g;\n\
+        mov.u64 %rd3, h;\n\
+        ld.global.u32 %r1, [%rd2+400000000];\n\
+        mov.u32 %r2, 23130;\n\
+        st.global.u32 [%rd2+400000004], %r2;\n\
+        ld.global.u32 %r3, [%rd2+400000004];\n\
+        ld.global.u32 %r4, [%rd3+4];\n\
+        ld.global.u32 %r5, [%rd3+400000000];\n\
+        st.global.u32 [%rd1], %r1;\n\
+        st.global.u32 [%rd1+4], %r3;\n\
+        st.global.u32 [%rd1+8], %r4;\n\
+        st.global.u32 [%rd1+12], %r5;\n\
+        ld.param.u64 %rd4, [big];\n\
+        ld.global.u32 %r6, [%rd4+200000000];\n\
+        st.global.u32 [%rd4+200000004], %r4;\n\
+        ld.global.u32 %r7, [%rd4+200000004];\n\
+        st.global.u32 [%rd1+16], %r6;\n\
+        st.global.u32 [%rd1+20], %r7;\n\
+        ret;\n}\n";
+    std::fs::write(d.join("k.ptx"), ptx).unwrap();
+    let want: Vec<u8> = [0u32, 23130, 8, 0, 0, 8]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    std::fs::write(d.join("out.bin"), &want).unwrap();
+    let launch = d.join("k.json");
+    std::fs::write(
+        &launch,
+        r#"{"ptx": "k.ptx", "entry": "k", "grid": [1,1,1], "block": [1,1,1],
+            "buffers": {"out": {"bytes": 24, "fill": 255},
+                        "big": {"bytes": 268435456, "fill": 0}},
+            "params": [{"buffer": "out"}, {"buffer": "big"}], "outputs": ["out"],
+            "expected": {"out": "out.bin"}}"#,
+    )
+    .unwrap();
+    let (c, _, e) = capped(&["run", s(&launch), "--check"]);
+    assert_eq!(c, 0, "{e}");
+    assert!(e.contains("check: all 1 output buffers match"), "{e}");
+    if !Path::new("/usr/bin/time").exists() {
+        return;
+    }
+    let o = Command::new("/usr/bin/time")
+        .arg("-f")
+        .arg("maxrss=%M")
+        .arg(env!("CARGO_BIN_EXE_simcli"))
+        .args(["run", s(&launch), "--check"])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{e}");
+    let kib: u64 = e
+        .lines()
+        .find_map(|l| l.strip_prefix("maxrss="))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("maxrss");
+    assert!(
+        kib < 256 << 10,
+        "1 GiB of .global variables, a few bytes touched: peaked at {kib} KiB"
+    );
+}

@@ -130,6 +130,75 @@ fn eval_async_copies() {
     assert!(e.starts_with("error arch: ") && e.contains("sm_80"), "{e}");
 }
 
+/// The tensor-core family through `eval`, which fills lane 0 alone (the
+/// other lanes' fragments read 0). `mma.m16n8k16`: lane 0's `D[0][0]` is
+/// `A[0][0] B[0][0] + A[0][1] B[1][0] + C[0][0]` = 2 * 3 + 1 * 4 + 0.5 =
+/// 10.5; its other elements take their `B` column or `A` row from lanes
+/// holding 0, leaving `C` (`D[8][1]` = 2). `m16n8k32.s8`: bytes (1, 2, 3,
+/// 4) by (-1, 0, 0, -1) = -5. `m8n8k4.f64`: 2 * 3 + 1 = 7. `movmatrix`:
+/// lane 0's transpose holds `M[0][0]` and `M[1][0]` (lane 4's, 0).
+#[test]
+fn eval_runs_tensor_core_instructions() {
+    let run = |args: &[&str]| {
+        let (c, out, e) = parts(&simcli(args));
+        assert_eq!(c, 0, "{e}");
+        out
+    };
+    let out = run(&[
+        "eval",
+        "--arch",
+        "sm_90",
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%d0, %d1, %d2, %d3}, \
+         {%a0, %a1, %a2, %a3}, {%b0, %b1}, {%c0, %c1, %c2, %c3};",
+        "%a0=0x3c004000",
+        "%b0=0x44004200",
+        "%c0=0x3f000000",
+        "%c3=0x40000000",
+    ]);
+    assert_eq!(
+        out,
+        "%d0 = 0x41280000\n%d1 = 0x00000000\n%d2 = 0x00000000\n%d3 = 0x40000000\n"
+    );
+    let out = run(&[
+        "eval",
+        "--arch",
+        "sm_80",
+        "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%d0, %d1, %d2, %d3}, \
+         {%a0, %a1, %a2, %a3}, {%b0, %b1}, {%c0, %c1, %c2, %c3};",
+        "%a0=0x04030201",
+        "%b0=0xff0000ff",
+    ]);
+    assert!(out.starts_with("%d0 = 0xfffffffb\n"), "{out}");
+    let out = run(&[
+        "eval",
+        "--arch",
+        "sm_90",
+        "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%d0, %d1}, {%a}, {%b}, {%c0, %c1};",
+        "%a=0x4000000000000000",
+        "%b=0x4008000000000000",
+        "%c0=0x3ff0000000000000",
+    ]);
+    assert_eq!(out, "%d0 = 0x401c000000000000\n%d1 = 0x0000000000000000\n");
+    let out = run(&[
+        "eval",
+        "--arch",
+        "sm_75",
+        "movmatrix.sync.aligned.m8n8.trans.b16 %d, %a;",
+        "%a=0x00020001",
+    ]);
+    assert_eq!(out, "%d = 0x00000001\n");
+    // sm_75 has no m16n8k32 (ptxas 13.0.88: sm_80 or higher).
+    let (c, _, e) = parts(&simcli(&[
+        "eval",
+        "--arch",
+        "sm_75",
+        "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%d0, %d1, %d2, %d3}, \
+         {%a0, %a1, %a2, %a3}, {%b0, %b1}, {%c0, %c1, %c2, %c3};",
+    ]));
+    assert_eq!(c, 2);
+    assert!(e.starts_with("error arch: ") && e.contains("sm_80"), "{e}");
+}
+
 #[test]
 fn eval_bad_text_uses_conform_classification() {
     let (c, _, e) = parts(&simcli(&[

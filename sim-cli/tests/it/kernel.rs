@@ -342,6 +342,16 @@ fn a_replay_computes_its_outputs_from_the_recorded_loads() {
     assert_eq!(c, 1, "{e}");
     assert!(e.contains("check failed: buffer '"), "{e}");
     assert!(e.contains("differs at byte"), "{e}");
+    // Issue 28: without --check too, an error (it exited 0 with a report
+    // of a run whose outputs are not the recorded ones), nothing printed.
+    let (c, out, e) = parts(&simcli(&["run", s(&bad)]));
+    assert_eq!(c, 2, "{e}");
+    assert!(
+        e.contains("the replayed outputs differ from the recorded ones (2 of 2 output buffers): buffer 'mix' differs at byte 125"),
+        "{e}"
+    );
+    assert!(e.contains("differs at byte"), "{e}");
+    assert!(out.is_empty(), "{out}");
 }
 
 #[test]

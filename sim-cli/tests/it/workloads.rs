@@ -48,6 +48,31 @@ fn sgemm_128_issues_its_tile_rows_as_vector_loads() {
     assert_eq!(v["warp_instructions"], 171_520 - 49_152, "{out}");
 }
 
+/// The tensor-core kernels of `workloads/mma.cu` (nvcc 13.0.88): a
+/// 64x64x64 GEMM with ldmatrix and HMMA.16816 (f16 in, f32 out; f16
+/// accumulators written back with stmatrix), with IMMA.16832 (s8 in, s32
+/// out) and with DMMA (f64), each matching `reference.c` byte for byte
+/// (integer sums: exact in any order).
+#[test]
+fn mma_f16_matches_the_reference() {
+    check("mma_f16", 20_544);
+}
+
+#[test]
+fn mma_f16h_matches_the_reference() {
+    check("mma_f16h", 22_752);
+}
+
+#[test]
+fn mma_s8_matches_the_reference() {
+    check("mma_s8", 3_712);
+}
+
+#[test]
+fn mma_f64_matches_the_reference() {
+    check("mma_f64", 16_448);
+}
+
 #[test]
 fn reduce_matches_the_reference() {
     check("reduce", 538_624);
@@ -131,6 +156,10 @@ fn every_workload_launch_reads() {
         [
             "halfops.json",
             "histogram.json",
+            "mma_f16.json",
+            "mma_f16h.json",
+            "mma_f64.json",
+            "mma_s8.json",
             "reduce.json",
             "sgemm_1024.json",
             "sgemm_128.json",

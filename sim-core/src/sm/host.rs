@@ -224,12 +224,9 @@ impl Sm {
         let w = &mut self.warps[out.wi];
         w.ext_out -= 1;
         if w.cur != NONE {
-            let mut r = w.fetch_stall;
             let ii = &self.info[w.cur as usize];
-            for &u in &ii.uses {
-                r = r.max(w.board.ready(&self.rows, u, usize::from(ii.side)));
-            }
-            w.cur_ready = r;
+            (w.cur_ready, w.cur_arg) =
+                super::warp::operands_ready(&w.board, &self.rows, ii, w.fetch_stall);
         }
         if w.executed && w.state == WarpState::Done && w.ext_out == 0 {
             // Its last external: the finished warp's slot is free now.
@@ -281,6 +278,18 @@ impl Sm {
             m.add(cycle - out.cycle);
         }
         Ok(())
+    }
+
+    /// Instructions queued on this SM's host warps and not yet issued (a
+    /// C host's pushes are bounded by their total: `PSS_MAX_QUEUED`).
+    pub fn queued(&self) -> usize {
+        self.warps
+            .iter()
+            .map(|w| match &w.source {
+                Source::Host { queue, .. } => queue.len(),
+                Source::Stream { .. } => 0,
+            })
+            .sum()
     }
 
     /// Ids of the host warps, not finished and not closed, with fewer than

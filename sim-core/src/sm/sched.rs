@@ -149,13 +149,14 @@ impl Sched {
 /// at `now` (`states`: the span since it was counted, and this cycle as
 /// `selected`), and the issue in the activity series. `units`: its
 /// scheduler's unit-busy slots so far; `iv`: clocks per slot. A second
-/// issue in the same clock (`issue_width` > 1) adds no cycle.
-#[inline(always)]
+/// issue in the same clock (`issue_width` > 1) adds no cycle. A call of
+/// its own: inlined, it crowds the issue path's registers (spills there
+/// cost more than the call).
+#[inline(never)]
 #[allow(clippy::too_many_arguments)]
 fn account_issue(
     w: &mut Warp,
     ii: &super::table::InstInfo,
-    rows: &[[u64; super::board::ROW]],
     rows_why: &[u8],
     states: &mut super::stall_acc::Acc,
     units: u64,
@@ -169,9 +170,7 @@ fn account_issue(
         return;
     }
     let row = states.row(idx);
-    if w.acct < now {
-        super::states::split_before_issue(w, ii, rows, rows_why, row, units, u64::from(iv), now);
-    }
+    super::states::split_before_issue(w, ii, rows_why, row, units, u64::from(iv), now);
     row[0] += 1;
     w.acct = now + 1;
     w.unit_snap = units;
@@ -452,17 +451,7 @@ impl Sm {
         let ii = &info[idx as usize];
         if let Some(st) = states.as_deref_mut() {
             let u = sc.slots[2];
-            account_issue(
-                w,
-                ii,
-                rows,
-                &tables.rows_why,
-                st,
-                u,
-                cfg.issue_interval,
-                idx,
-                now,
-            );
+            account_issue(w, ii, &tables.rows_why, st, u, cfg.issue_interval, idx, now);
         }
         debug_assert!(idx != NONE && w.cur_ready <= now);
         debug_assert!((0..NCLASS).all(|c| ii.need & (1 << c) == 0 || sc.pipes.is_free(c, now)));
@@ -550,8 +539,8 @@ impl Sm {
         let ii = &self.info[idx as usize];
         if let Some(st) = self.states.as_deref_mut() {
             let u = self.scheds[sched].slots[2];
-            let (rows, why) = (&self.rows, &self.tables.rows_why);
-            account_issue(w, ii, rows, why, st, u, self.cfg.issue_interval, idx, now);
+            let why = &self.tables.rows_why;
+            account_issue(w, ii, why, st, u, self.cfg.issue_interval, idx, now);
         }
         let (uops, busy, guard, guard_neg) = (ii.uops, ii.busy, ii.guard, ii.guard_neg);
         let (pipe, ticks) = (ii.pipe, ii.ticks);

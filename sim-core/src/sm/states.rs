@@ -14,7 +14,6 @@
 //! such slot fell in the operand wait, an upper bound on the throttle
 //! otherwise.
 
-use super::board::ROW;
 use super::stall_acc::FLAT_WHY;
 use super::table::{InstInfo, NONE};
 use super::warp::Warp;
@@ -29,35 +28,27 @@ fn add(to: &mut [u64; NREASONS], why: u8, n: u64) {
     }
 }
 
-/// The reason of warp `w`'s wait on its operands, which ends at `ready`:
-/// the fetch stall's, or the tag of the row of the latest register.
-#[inline(never)]
-fn operand_reason(w: &Warp, ii: &InstInfo, rows: &[[u64; ROW]], why: &[u8], ready: u64) -> u8 {
-    if w.fetch_stall >= ready {
+/// The reason of warp `w`'s wait on its operands, which ends at
+/// `cur_ready`: the fetch stall's, or the tag of the row of the register
+/// that set that clock (`Warp::cur_arg`, found with it).
+#[inline(always)]
+fn operand_reason(w: &Warp, why: &[u8]) -> u8 {
+    if w.cur_arg == NONE {
         return w.fetch_why;
     }
-    let side = usize::from(ii.side);
-    let n = usize::from(ii.nuses).min(ii.uses.len());
-    for &u in &ii.uses[..n] {
-        if w.board.ready(rows, u, side) >= ready {
-            return why
-                .get(usize::from(w.board.row(u)))
-                .copied()
-                .unwrap_or(FLAT_WHY);
-        }
-    }
-    FLAT_WHY
+    why.get(usize::from(w.board.row(w.cur_arg)))
+        .copied()
+        .unwrap_or(FLAT_WHY)
 }
 
 /// Splits warp `w`'s span `[w.acct, now)` before it issues `ii` into
 /// reasons, into `to` (`units`: its scheduler's unit-busy slots so far;
-/// `iv`: clocks per slot).
-#[inline(never)]
-#[allow(clippy::too_many_arguments)]
+/// `iv`: clocks per slot). `w.acct <= now`, and `w.cur_ready <= now` (it
+/// issues). Adding zeros is cheaper than testing for them.
+#[inline(always)]
 pub(super) fn split_before_issue(
     w: &Warp,
     ii: &InstInfo,
-    rows: &[[u64; ROW]],
     why: &[u8],
     to: &mut [u64; NREASONS],
     units: u64,
@@ -67,15 +58,13 @@ pub(super) fn split_before_issue(
     let from = w.acct;
     let ready = w.cur_ready.clamp(from, now);
     if ready > from {
-        add(to, operand_reason(w, ii, rows, why, ready), ready - from);
+        add(to, operand_reason(w, why), ready - from);
     }
     let eligible = now - ready;
-    if eligible > 0 {
-        let busy = units.saturating_sub(w.unit_snap).saturating_mul(iv);
-        let throttle = busy.min(eligible);
-        add(to, ii.throttle, throttle);
-        add(to, r::NOT_SELECTED, eligible - throttle);
-    }
+    let busy = units.saturating_sub(w.unit_snap).saturating_mul(iv);
+    let throttle = busy.min(eligible);
+    add(to, ii.throttle, throttle);
+    add(to, r::NOT_SELECTED, eligible - throttle);
 }
 
 impl Sm {

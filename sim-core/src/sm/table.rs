@@ -17,8 +17,9 @@ use std::sync::Arc;
 /// Marks "no register" / "no instruction".
 pub(super) const NONE: u32 = u32::MAX;
 
-/// Most registers one instruction names (guard, `p|q`, `a`, `b`, `c`).
-pub(super) const MAX_USES: usize = 6;
+/// Most registers one instruction names (guard, `p|q`, `a`, `b`, `c`;
+/// `mma`'s guard and fourteen fragment registers: sim-isa's `RegUses`).
+pub(super) const MAX_USES: usize = 16;
 
 /// The scoreboard column of a consumer on side `side` (`None`: it reads no
 /// operand that a result can be pending on, so any column).

@@ -91,6 +91,11 @@ pub(super) struct Warp {
     /// Cycle `cur`'s operands are all ready (scoreboard, precomputed at fetch:
     /// only the warp's own issues change its registers).
     pub cur_ready: u64,
+    /// The first of `cur`'s registers whose readiness is `cur_ready`, if a
+    /// register's is (and not `fetch_stall`'s): the producer whose row
+    /// names the reason of the warp's wait (`states`), found with the
+    /// clock itself rather than by a second pass at issue. `NONE` else.
+    pub cur_arg: u32,
     /// Clock before which the warp issues nothing: it is fetching machine
     /// code that the instruction cache did not hold.
     pub fetch_stall: u64,
@@ -122,6 +127,43 @@ pub(super) enum Next {
     End,
     /// A host warp with nothing queued yet (`cur` is `NONE`).
     Starved,
+}
+
+/// When instruction `ii`'s operands are all ready for a warp with
+/// scoreboard `board` that fetches nothing before `fetch`, and the first
+/// register that sets that clock (`NONE` when `fetch` does: a later one
+/// only where it is strictly later, so ties go to the fetch stall, then to
+/// the earlier register, as the stall reasons name them).
+#[inline(always)]
+pub(super) fn operands_ready(
+    board: &Board,
+    rows: &[[u64; ROW]],
+    ii: &InstInfo,
+    fetch: u64,
+) -> (u64, u32) {
+    let (mut r, mut arg) = (fetch, NONE);
+    let side = usize::from(ii.side);
+    // The first four unconditionally (the padding reads the sentinel,
+    // whose clock is 0, which never wins): no branch per register for the
+    // usual one to four; the rest only when named.
+    let (head, tail) = ii.uses.split_at(4);
+    for &u in head {
+        let v = board.ready(rows, u, side);
+        if v > r {
+            (r, arg) = (v, u);
+        }
+    }
+    if ii.nuses > 4 {
+        // Only the registers named (an `mma` names up to sixteen).
+        let named = usize::from(ii.nuses).min(MAX_USES) - 4;
+        for &u in &tail[..named] {
+            let v = board.ready(rows, u, side);
+            if v > r {
+                (r, arg) = (v, u);
+            }
+        }
+    }
+    (r, arg)
 }
 
 impl Warp {
@@ -211,22 +253,10 @@ impl Warp {
             self.cur = NONE;
             return Next::Bad(i);
         };
-        let mut r = self.fetch_stall;
-        let (board, side) = (&self.board, usize::from(ii.side));
-        // The first four unconditionally (the padding reads the sentinel,
-        // whose clock is 0): no branch per register for the usual one to
-        // four; the rest only when named.
-        let (head, tail) = ii.uses.split_at(4);
-        for &u in head {
-            r = r.max(board.ready(rows, u, side));
-        }
-        if ii.nuses > 4 {
-            for &u in tail {
-                r = r.max(board.ready(rows, u, side));
-            }
-        }
+        let (r, arg) = operands_ready(&self.board, rows, ii, self.fetch_stall);
         self.cur = i;
         self.cur_ready = r;
+        self.cur_arg = arg;
         Next::Loaded(ii.need)
     }
 
@@ -283,6 +313,7 @@ impl Sm {
             pos: 0,
             cur: NONE,
             cur_ready: 0,
+            cur_arg: NONE,
             fetch_stall: 0,
             cur_at: 0,
             line: u32::MAX,

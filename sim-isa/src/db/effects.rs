@@ -78,6 +78,11 @@ pub fn for_each_source(inst: &Instruction, mut f: impl FnMut(Operand)) {
             f(w.mask);
         }
         Op::Async(a) => each(&[a.src_size]),
+        Op::Mma(m) => {
+            let [_, na, nb, nc] = m.counts();
+            let regs = m.a[..na].iter().chain(&m.b[..nb]).chain(&m.c[..nc]);
+            regs.for_each(|&r| f(Operand::Reg(r)));
+        }
     }
 }
 
@@ -128,8 +133,8 @@ pub fn memory(inst: &Instruction) -> Option<MemAccess> {
     }
     let m = mem_of(&inst.op)?;
     let kind = match m.op {
-        MemOp::Ld | MemOp::Ldu => MemKind::Load,
-        MemOp::St => MemKind::Store,
+        MemOp::Ld | MemOp::Ldu | MemOp::Ldmatrix { .. } => MemKind::Load,
+        MemOp::St | MemOp::Stmatrix { .. } => MemKind::Store,
         MemOp::Atom(_) | MemOp::Red(_) => MemKind::Atomic,
         MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => return None,
     };
@@ -157,7 +162,9 @@ pub fn needs_launch(inst: &Instruction) -> bool {
         | MemOp::Atom(_)
         | MemOp::Red(_)
         | MemOp::Cvta { .. }
-        | MemOp::MovAddr => true,
+        | MemOp::MovAddr
+        | MemOp::Ldmatrix { .. }
+        | MemOp::Stmatrix { .. } => true,
         MemOp::Pack | MemOp::Unpack => false,
     });
     let copy = async_of(&inst.op).is_some_and(AsyncInst::in_memory);
@@ -179,7 +186,8 @@ pub fn barrier(inst: &Instruction) -> Option<BarrierKind> {
         | WarpOp::Redux(_)
         | WarpOp::Match { .. }
         | WarpOp::Nanosleep
-        | WarpOp::Elect => None,
+        | WarpOp::Elect
+        | WarpOp::Movmatrix => None,
     }
 }
 
@@ -200,7 +208,8 @@ pub fn barrier_reduction(inst: &Instruction) -> Option<BarRedOp> {
         | WarpOp::Redux(_)
         | WarpOp::Match { .. }
         | WarpOp::Nanosleep
-        | WarpOp::Elect => None,
+        | WarpOp::Elect
+        | WarpOp::Movmatrix => None,
     }
 }
 
@@ -212,13 +221,24 @@ pub fn barrier_reduction(inst: &Instruction) -> Option<BarRedOp> {
 /// and `MATCH.{ANY,ALL}` (tools/gpu/ubench/manifest.json's histograms).
 /// `None` for the rest: barriers, fences and sleeps are timed as such, and
 /// `activemask`, `bar.warp.sync` and `elect.sync` stay one ALU operation.
+/// The tensor-core family: `mma` as ptxas 13.0.88 lowers it for sm_90
+/// (`HMMA.16816.F32`, `HMMA.16816.F32.BF16`, `HMMA.1688.F16`,
+/// `IMMA.16832.S8.S8`, `IMMA.16816.U8.S8`, `DMMA.8x8x4`: one machine
+/// instruction each, `tests/data/mma-sass-sm90.txt` from
+/// `tools/lowering/mma_sass.py`), `movmatrix` as `MOVM.16.MT88`.
+/// (`ldmatrix`/`stmatrix` are memory instructions, `LDSM`/`STSM`, timed
+/// by the memory model as shared loads and stores.)
 pub fn warp_machine_opcode(inst: &Instruction) -> Option<(&'static str, &'static str)> {
+    if let Op::Mma(m) = &inst.op {
+        return Some(mma_machine_opcode(m));
+    }
     match warp_op(&inst.op)? {
         WarpOp::Shfl(_) => Some(("SHFL", "")),
         WarpOp::Vote(_) => Some(("VOTE", "")),
         WarpOp::Redux(_) => Some(("REDUX", "")),
         WarpOp::Match { all: true, .. } => Some(("MATCH", ".ALL")),
         WarpOp::Match { all: false, .. } => Some(("MATCH", ".ANY")),
+        WarpOp::Movmatrix => Some(("MOVM", ".16.MT88")),
         WarpOp::BarSync
         | WarpOp::BarArrive
         | WarpOp::Fence
@@ -231,11 +251,44 @@ pub fn warp_machine_opcode(inst: &Instruction) -> Option<(&'static str, &'static
     }
 }
 
+/// `mma`'s machine opcode and the modifiers that set its timing.
+fn mma_machine_opcode(m: &crate::inst::Mma) -> (&'static str, &'static str) {
+    use crate::inst::{MmaShape, MmaType};
+    match (m.shape, m.types[1], m.types[0]) {
+        (MmaShape::M8n8k4, _, _) => ("DMMA", ".8x8x4"),
+        (MmaShape::M16n8k32, _, _) => ("IMMA", ".16832"),
+        (MmaShape::M16n8k16, MmaType::S8 | MmaType::U8, _) => ("IMMA", ".16816"),
+        (MmaShape::M16n8k16, _, MmaType::F16) => ("HMMA", ".16816.F16"),
+        (MmaShape::M16n8k16, _, _) => ("HMMA", ".16816.F32"),
+        (MmaShape::M16n8k8, _, MmaType::F16) => ("HMMA", ".1688.F16"),
+        (MmaShape::M16n8k8, _, _) => ("HMMA", ".1688.F32"),
+    }
+}
+
 /// Whether `inst` works across the warp's lanes (shuffles, votes,
-/// barriers, fences, `activemask`): what it reads or writes is not one
-/// lane's alone.
+/// barriers, fences, `activemask`, the tensor-core family): what it reads
+/// or writes is not one lane's alone.
 pub fn is_warp_wide(inst: &Instruction) -> bool {
-    warp_op(&inst.op).is_some()
+    warp_op(&inst.op).is_some() || is_matrix(&inst.op)
+}
+
+/// Whether `op` is of the tensor-core family: `mma`, and the memory
+/// family's `ldmatrix`/`stmatrix` (whose lanes load and store one
+/// another's rows).
+fn is_matrix(op: &Op) -> bool {
+    let mem = mem_of(op).is_some_and(|m| match m.op {
+        MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } => true,
+        MemOp::Ld
+        | MemOp::Ldu
+        | MemOp::St
+        | MemOp::Atom(_)
+        | MemOp::Red(_)
+        | MemOp::Cvta { .. }
+        | MemOp::MovAddr
+        | MemOp::Pack
+        | MemOp::Unpack => false,
+    });
+    mem || matches!(op, Op::Mma(_))
 }
 
 /// Whether `inst` does more than write its registers, so that removing it
@@ -248,7 +301,8 @@ pub fn has_effect(inst: &Instruction) -> bool {
     ];
     let own = match &inst.op {
         Op::Mem(m) => match m.op {
-            MemOp::St | MemOp::Atom(_) | MemOp::Red(_) => true,
+            MemOp::St | MemOp::Atom(_) | MemOp::Red(_) | MemOp::Stmatrix { .. } => true,
+            MemOp::Ldmatrix { .. } => false,
             MemOp::Ld | MemOp::Ldu => m.quals.iter().any(|&q| {
                 QUAL_WORDS
                     .get(q as usize)
@@ -259,6 +313,8 @@ pub fn has_effect(inst: &Instruction) -> bool {
         Op::Warp(_) => true,
         // `mbarrier.pending_count` only decodes its operand.
         Op::Async(a) => a.mbar() != Some(crate::inst::MbarOp::PendingCount),
+        // A register function of the warp's fragments: dead when they are.
+        Op::Mma(_) => false,
         // Each other kind named: exhaustive, no wildcard over kinds (tidy).
         Op::Video(_)
         | Op::Set(_)
@@ -279,29 +335,31 @@ pub fn has_effect(inst: &Instruction) -> bool {
 /// (their lanes' values meet there), control stand-ins, `nanosleep` (a
 /// spin loop's back-off: what follows it is meant to run later), clock
 /// reads (moving work across one changes what it measures). `activemask`
-/// reads only the warp's own mask.
+/// reads only the warp's own mask. The tensor-core family's lanes meet
+/// too.
 pub fn is_fence(inst: &Instruction) -> bool {
     // Async copies and their waits order shared memory: nothing crosses them.
-    let own = match warp_op(&inst.op) {
-        None => {
-            async_of(&inst.op).is_some_and(|a| a.mbar() != Some(crate::inst::MbarOp::PendingCount))
-        }
-        Some(WarpOp::Activemask) => false,
-        Some(
-            WarpOp::BarSync
-            | WarpOp::BarArrive
-            | WarpOp::Fence
-            | WarpOp::Shfl(_)
-            | WarpOp::Vote(_)
-            | WarpOp::Control
-            | WarpOp::WarpSync
-            | WarpOp::Redux(_)
-            | WarpOp::Match { .. }
-            | WarpOp::BarRed(_)
-            | WarpOp::Nanosleep
-            | WarpOp::Elect,
-        ) => true,
-    };
+    let own = is_matrix(&inst.op)
+        || match warp_op(&inst.op) {
+            None => async_of(&inst.op)
+                .is_some_and(|a| a.mbar() != Some(crate::inst::MbarOp::PendingCount)),
+            Some(WarpOp::Activemask) => false,
+            Some(
+                WarpOp::BarSync
+                | WarpOp::BarArrive
+                | WarpOp::Fence
+                | WarpOp::Shfl(_)
+                | WarpOp::Vote(_)
+                | WarpOp::Control
+                | WarpOp::WarpSync
+                | WarpOp::Redux(_)
+                | WarpOp::Match { .. }
+                | WarpOp::BarRed(_)
+                | WarpOp::Nanosleep
+                | WarpOp::Elect
+                | WarpOp::Movmatrix,
+            ) => true,
+        };
     own || reads_clock(inst)
 }
 
@@ -375,6 +433,13 @@ pub fn lowering_sources(inst: &Instruction) -> [Source; 4] {
                 [Absent; 4]
             }
         }
+        // The first register of each fragment.
+        Op::Mma(m) => [
+            Source::Reg(m.a[0]),
+            Source::Reg(m.b[0]),
+            Source::Reg(m.c[0]),
+            Absent,
+        ],
     }
 }
 
@@ -412,7 +477,8 @@ fn warp_op(op: &Op) -> Option<WarpOp> {
         | Op::Cvt(_)
         | Op::Float(_)
         | Op::Mem(_)
-        | Op::Async(_) => None,
+        | Op::Async(_)
+        | Op::Mma(_) => None,
     }
 }
 
@@ -432,7 +498,8 @@ fn mem_of(op: &Op) -> Option<&Mem> {
         | Op::Cvt(_)
         | Op::Float(_)
         | Op::Warp(_)
-        | Op::Async(_) => None,
+        | Op::Async(_)
+        | Op::Mma(_) => None,
     }
 }
 
@@ -452,7 +519,8 @@ fn async_of(op: &Op) -> Option<&AsyncInst> {
         | Op::Cvt(_)
         | Op::Float(_)
         | Op::Mem(_)
-        | Op::Warp(_) => None,
+        | Op::Warp(_)
+        | Op::Mma(_) => None,
     }
 }
 

@@ -33,6 +33,7 @@ pub fn opcode_name(op: &Op) -> &'static str {
         | Op::Mem(_) => name(op),
         Op::Warp(w) => w.word().split('.').next().unwrap_or("bar"),
         Op::Async(a) => a.word().split('.').next().unwrap_or("cp"),
+        Op::Mma(_) => "mma",
     }
 }
 
@@ -56,6 +57,7 @@ fn name(op: &Op) -> &'static str {
         Op::Mem(m) => m.op.word(),
         Op::Warp(w) => w.word(),
         Op::Async(a) => a.word(),
+        Op::Mma(_) => "mma",
     }
 }
 
@@ -219,6 +221,10 @@ pub fn unit_class(inst: &Instruction) -> UnitClass {
         // slot; a memory access's latency is the memory model's (the SM
         // runs these as external instructions).
         Op::Mem(_) | Op::Warp(_) | Op::Async(_) => UnitClass::IntAlu,
+        // No tensor pipe of its own in the model: sim-core's rules for the
+        // machine opcode (`warp_machine_opcode`) place it.
+        Op::Mma(m) if m.types[0] == crate::inst::MmaType::F64 => UnitClass::Fp64,
+        Op::Mma(_) => UnitClass::Fp32,
     }
 }
 
@@ -466,6 +472,15 @@ pub fn lowering_key(inst: &Instruction) -> String {
         }
         Op::Warp(w) => write!(s, "warp.{}", w.word()),
         Op::Async(a) => async_key(a, &mut s),
+        Op::Mma(m) => write!(
+            s,
+            "mma.{}.{}.{}.{}.{}",
+            m.shape.word(),
+            m.types[0].word(),
+            m.types[1].word(),
+            m.types[2].word(),
+            m.types[3].word()
+        ),
     };
     s
 }

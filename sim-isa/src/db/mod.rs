@@ -80,7 +80,8 @@ pub struct Form {
 pub use ptx_names::is_ptx_opcode;
 
 use crate::inst::{
-    AluOp, CmpOp, CvtType, FloatOp, Instruction, MulMode, Op, Simd, Type, TypeKind, VideoOp, WarpOp,
+    AluOp, CmpOp, CvtType, FloatOp, Instruction, MemOp, MmaShape, MmaType, MulMode, Op, Simd, Type,
+    TypeKind, VideoOp, WarpOp,
 };
 use crate::target::Feature;
 
@@ -906,6 +907,41 @@ pub(crate) const GATES: &[Gate] = &[
         feature: None,
         ptx: (7, 8),
         applies: |i| warp_word(i).is_some_and(|w| w.starts_with("bar.cta.red.")),
+    },
+    // The tensor-core family: ptxas 13.0.88's verdicts
+    // (`tests/data/mma-ptxas.txt`).
+    Gate {
+        what: "ldmatrix",
+        feature: Some(Feature::MatrixTuring),
+        ptx: (6, 5),
+        applies: |i| matches!(i.op, Op::Mem(m) if matches!(m.op, MemOp::Ldmatrix { .. })),
+    },
+    Gate {
+        what: "stmatrix",
+        feature: Some(Feature::Stmatrix),
+        ptx: (7, 8),
+        applies: |i| matches!(i.op, Op::Mem(m) if matches!(m.op, MemOp::Stmatrix { .. })),
+    },
+    Gate {
+        what: "movmatrix",
+        feature: Some(Feature::MatrixTuring),
+        ptx: (7, 8),
+        applies: |i| warp_is(i, |o| o == WarpOp::Movmatrix),
+    },
+    Gate {
+        what: "mma.m16n8k8 with f16",
+        feature: Some(Feature::MatrixTuring),
+        ptx: (6, 5),
+        applies: |i| matches!(i.op, Op::Mma(m) if m.shape == MmaShape::M16n8k8),
+    },
+    Gate {
+        what: "mma.m16n8k16, mma.m16n8k32, mma.m8n8k4.f64 or mma with bf16",
+        feature: Some(Feature::MmaAmpere),
+        ptx: (7, 0),
+        applies: |i| {
+            matches!(i.op, Op::Mma(m)
+                if m.shape != MmaShape::M16n8k8 || m.types[1] == MmaType::Bf16)
+        },
     },
 ];
 

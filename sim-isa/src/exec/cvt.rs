@@ -45,7 +45,7 @@ pub(super) const BF16: Fmt = Fmt {
     mbits: 7,
     finite_only: false,
 };
-const F32: Fmt = Fmt {
+pub(super) const F32: Fmt = Fmt {
     ebits: 8,
     mbits: 23,
     finite_only: false,

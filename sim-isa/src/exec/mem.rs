@@ -5,9 +5,9 @@
 //! lanes storing to one address the higher lane's value stays, and atomics
 //! from one warp apply lane by lane.
 
-use super::lanes::{exec_mask, read_operand};
+use super::lanes::{blend, exec_mask, read_operand};
 use super::{ExecCtx, WarpRegs, WARP_SIZE};
-use crate::inst::{AddrBase, AtomOp, Instruction, Mem, MemOp, MemType, Op, Space};
+use crate::inst::{AddrBase, AtomOp, Instruction, Mem, MemOp, MemType, Op, Operand, Space};
 
 pub use super::memory::{
     load_lanes_each, store_lanes_each, Accesses, FaultKind, LaneFault, MemFault, Memory,
@@ -190,6 +190,25 @@ pub fn execute_mem_into(
             pack(m, ctx, regs, exec);
             Ok(false)
         }
+        // Every lane's row address is read; the lanes naming rows are
+        // the accesses a timing model sees (16 bytes each).
+        MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } => {
+            let mut rows = [0; WARP_SIZE];
+            addresses(m, var, u32::MAX, regs, &mut rows);
+            let lanes = super::matrix::row_lanes(m.vec);
+            out.lanes = lanes;
+            out.bytes = 16;
+            out.space = m.space;
+            addresses(m, var, lanes, regs, &mut out.addrs);
+            matrix_access(m, regs, exec, mem, &rows).map_err(|f| MemFault {
+                kind: f.kind,
+                space: m.space,
+                addr: f.addr,
+                bytes: 2,
+                lane: f.lane,
+            })?;
+            Ok(true)
+        }
         MemOp::Ld | MemOp::Ldu | MemOp::St | MemOp::Atom(_) | MemOp::Red(_) => {
             out.lanes = exec;
             out.bytes = ebytes * u32::from(m.vec);
@@ -208,7 +227,13 @@ pub fn execute_mem_into(
 /// the offset. A call of its own: inlined, its loop was left scalar (the
 /// compiler could not tell `out` from the registers, nor keep it whole).
 #[inline(never)]
-fn addresses(m: &Mem, var: u64, lanes: u32, regs: &WarpRegs, out: &mut [u64; WARP_SIZE]) {
+pub(super) fn addresses(
+    m: &Mem,
+    var: u64,
+    lanes: u32,
+    regs: &WarpRegs,
+    out: &mut [u64; WARP_SIZE],
+) {
     let off = m.addr.offset as u64;
     match m.addr.base {
         AddrBase::Reg(r) => {
@@ -257,7 +282,9 @@ fn cvta(
             | MemOp::Ldu
             | MemOp::St
             | MemOp::Atom(_)
-            | MemOp::Red(_) => src[l],
+            | MemOp::Red(_)
+            | MemOp::Ldmatrix { .. }
+            | MemOp::Stmatrix { .. } => src[l],
         };
         d[l] = v & super::width_mask(bits);
     }
@@ -374,7 +401,12 @@ fn access(
             }
             write_dests(m, regs, exec, &loaded);
         }
-        MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => {}
+        MemOp::Cvta { .. }
+        | MemOp::MovAddr
+        | MemOp::Pack
+        | MemOp::Unpack
+        | MemOp::Ldmatrix { .. }
+        | MemOp::Stmatrix { .. } => {}
     }
     Ok(())
 }
@@ -408,7 +440,7 @@ fn load_rows<const R: usize>(
         }
     }
     for (&r, vals) in m.d[..R].iter().zip(&rows) {
-        super::lanes::blend(regs.get_mut(r), exec, vals);
+        blend(regs.get_mut(r), exec, vals);
     }
     Ok(())
 }
@@ -416,6 +448,83 @@ fn load_rows<const R: usize>(
 /// Writes the lanes of `exec` of each destination from `loaded`.
 fn write_dests(m: &Mem, regs: &mut WarpRegs, exec: u32, loaded: &[[u64; WARP_SIZE]]) {
     for (&r, vals) in m.d[..m.dests()].iter().zip(loaded) {
-        super::lanes::blend(regs.get_mut(r), exec, vals);
+        blend(regs.get_mut(r), exec, vals);
     }
+}
+
+/// `ldmatrix`/`stmatrix` with each lane's row address in `addrs` (every
+/// lane's, whether it executes or not: the instruction is `.aligned`),
+/// writing or storing the fragments of the lanes of `exec`. A row address
+/// that is not 16-byte aligned faults, as the lane giving it.
+fn matrix_access(
+    m: &Mem,
+    regs: &mut WarpRegs,
+    exec: u32,
+    mem: &mut dyn Memory,
+    addrs: &[u64; WARP_SIZE],
+) -> Result<(), LaneFault> {
+    let n = usize::from(m.vec);
+    let rows = super::matrix::row_lanes(m.vec);
+    for (l, &a) in addrs.iter().enumerate() {
+        if rows >> l & 1 == 1 && a % 16 != 0 {
+            return Err(LaneFault {
+                kind: FaultKind::Misaligned,
+                addr: a,
+                lane: l as u32,
+            });
+        }
+    }
+    let (trans, load) = match m.op {
+        MemOp::Ldmatrix { trans } => (trans, true),
+        MemOp::Stmatrix { trans } => (trans, false),
+        MemOp::Ld
+        | MemOp::Ldu
+        | MemOp::St
+        | MemOp::Atom(_)
+        | MemOp::Red(_)
+        | MemOp::Cvta { .. }
+        | MemOp::MovAddr
+        | MemOp::Pack
+        | MemOp::Unpack => return Ok(()),
+    };
+    for j in 0..n {
+        if load {
+            let mut out = [0u64; WARP_SIZE];
+            for (l, o) in out.iter_mut().enumerate() {
+                if exec >> l & 1 == 0 {
+                    continue;
+                }
+                for h in 0..2 {
+                    let (src, off) = super::matrix::matrix_element(j, l, h, trans);
+                    let addr = addrs[src].wrapping_add(off);
+                    let lane = src as u32;
+                    let v = mem.load(m.space, lane, addr, 2).map_err(|kind| LaneFault {
+                        kind,
+                        addr,
+                        lane,
+                    })?;
+                    *o |= (v & 0xffff) << (16 * h);
+                }
+            }
+            blend(regs.get_mut(m.d[j]), exec, &out);
+        } else {
+            let Operand::Reg(r) = m.vals[j] else {
+                continue;
+            };
+            let vals = *regs.get(r);
+            for (l, &v) in vals.iter().enumerate() {
+                if exec >> l & 1 == 0 {
+                    continue;
+                }
+                for h in 0..2 {
+                    let (dst, off) = super::matrix::matrix_element(j, l, h, trans);
+                    let addr = addrs[dst].wrapping_add(off);
+                    let lane = dst as u32;
+                    mem.store(m.space, lane, addr, 2, v >> (16 * h) & 0xffff)
+                        .map_err(|kind| LaneFault { kind, addr, lane })?;
+                }
+            }
+        }
+    }
+    Ok(())
 }

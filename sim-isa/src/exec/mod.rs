@@ -24,9 +24,11 @@ mod cvt;
 mod float;
 mod int;
 mod lanes;
+mod matrix;
 mod mbarrier;
 mod mem;
 mod memory;
+mod mma;
 mod prepared;
 mod select;
 mod simd;
@@ -42,10 +44,12 @@ pub use float::float_lane;
 pub use int::int_lane;
 pub use lanes::WarpRegs;
 pub use mbarrier::{mbar_arrive, mbar_init, mbar_pending, mbar_phase_done};
+pub use matrix::{matrix_element, movmatrix, row_lanes};
 pub use mem::{
     atom_lane, execute_mem, execute_mem_into, load_lanes_each, store_lanes_each, Accesses,
     FaultKind, LaneFault, MemFault, Memory,
 };
+pub use mma::{dot as mma_dot, MmaModel};
 pub use prepared::{execute_prepared, Prepared};
 pub use select::{selp_lane, slct_lane};
 pub use video::video_lane;
@@ -217,6 +221,7 @@ pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
                 mbarrier::pending_count(inst, a, ctx, regs, exec);
             }
         }
+        Op::Mma(m) => mma::mma(m, ctx.target, regs, exec),
     }
 }
 
@@ -331,7 +336,9 @@ pub(crate) fn regs_needed(inst: &Instruction) -> usize {
             );
             n
         }
-        Op::Warp(_) | Op::Async(_) => inst.reg_uses().iter().map(|u| d(u.reg)).max().unwrap_or(0),
+        Op::Warp(_) | Op::Async(_) | Op::Mma(_) => {
+            inst.reg_uses().iter().map(|u| d(u.reg)).max().unwrap_or(0)
+        }
     };
     m.max(g)
 }
@@ -466,7 +473,9 @@ pub fn execute_scalar(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
             write_lanes(regs, x.d, exec, &out);
         }
         // Warp-wide and memory operations have no per-lane scalar form.
-        Op::Mem(_) | Op::Warp(_) | Op::Async(_) => execute_fitted(inst, ctx, regs, active),
+        Op::Mem(_) | Op::Warp(_) | Op::Async(_) | Op::Mma(_) => {
+            execute_fitted(inst, ctx, regs, active)
+        }
     }
 }
 

@@ -98,7 +98,8 @@ impl Prepared {
             | Op::Cvt(_)
             | Op::Mem(_)
             | Op::Warp(_)
-            | Op::Async(_) => return Self::other(inst),
+            | Op::Async(_)
+            | Op::Mma(_) => return Self::other(inst),
         };
         Prepared {
             guard: inst.guard,

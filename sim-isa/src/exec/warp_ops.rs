@@ -88,6 +88,10 @@ pub(super) fn warp_op(w: &WarpInst, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u3
             }
         }
         WarpOp::Activemask => out = [u64::from(exec); WARP_SIZE],
+        WarpOp::Movmatrix => {
+            let a = read_operand(w.srcs[0], 32, ctx, regs);
+            out = super::matrix::movmatrix(&a);
+        }
         WarpOp::Vote(mode) => {
             let m = members(w, ctx, regs, exec);
             let pb = pred_src_bits(w.pred, regs);
@@ -255,7 +259,8 @@ pub fn bar_red_deliver(w: &WarpInst, regs: &mut WarpRegs, lanes: u32, total: Bar
         | WarpOp::Redux(_)
         | WarpOp::Match { .. }
         | WarpOp::Nanosleep
-        | WarpOp::Elect => return,
+        | WarpOp::Elect
+        | WarpOp::Movmatrix => return,
     };
     if let Some(d) = w.d {
         blend(regs.get_mut(d), lanes, &[v; WARP_SIZE]);

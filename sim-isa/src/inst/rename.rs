@@ -119,6 +119,12 @@ impl Instruction {
                 a.hint = a.hint.map(o);
                 a.ignore_src = a.ignore_src.map(p);
             }
+            Op::Mma(m) => {
+                m.d = m.d.map(r);
+                m.a = m.a.map(r);
+                m.b = m.b.map(r);
+                m.c = m.c.map(r);
+            }
         }
         i
     }

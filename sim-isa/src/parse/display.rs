@@ -330,6 +330,7 @@ impl fmt::Display for DisplayInst<'_> {
             Op::Mem(m) => self.mem(f, m)?,
             Op::Warp(w) => self.warp(f, w)?,
             Op::Async(a) => self.async_copy(f, a)?,
+            Op::Mma(m) => self.mma(f, m)?,
         }
         f.write_char(';')
     }
@@ -373,7 +374,66 @@ impl DisplayInst<'_> {
     }
 
     /// The modifiers after the opcode word, then the operands.
+    /// A brace list of registers, braces even for one (`mma`, `ldmatrix`).
+    fn braces(&self, f: &mut fmt::Formatter<'_>, regs: &[Operand]) -> fmt::Result {
+        f.write_char('{')?;
+        for (k, &o) in regs.iter().enumerate() {
+            if k > 0 {
+                f.write_str(", ")?;
+            }
+            self.opnd(f, o, Type::B32)?;
+        }
+        f.write_char('}')
+    }
+
+    fn mma(&self, f: &mut fmt::Formatter<'_>, m: &Mma) -> fmt::Result {
+        write!(f, ".sync.aligned.{}.row.col", m.shape.word())?;
+        if m.satfinite {
+            f.write_str(".satfinite")?;
+        }
+        if m.rn {
+            f.write_str(".rn")?;
+        }
+        for t in m.types {
+            write!(f, ".{}", t.word())?;
+        }
+        let [nd, na, nb, nc] = m.counts();
+        let regs = |r: &[RegId]| -> Vec<Operand> { r.iter().map(|&x| Operand::Reg(x)).collect() };
+        f.write_char(' ')?;
+        self.braces(f, &regs(&m.d[..nd]))?;
+        f.write_str(", ")?;
+        self.braces(f, &regs(&m.a[..na]))?;
+        f.write_str(", ")?;
+        self.braces(f, &regs(&m.b[..nb]))?;
+        f.write_str(", ")?;
+        self.braces(f, &regs(&m.c[..nc]))
+    }
+
+    /// `ldmatrix`/`stmatrix` after the opcode word.
+    fn matrix_mem(&self, f: &mut fmt::Formatter<'_>, m: &Mem, trans: bool) -> fmt::Result {
+        write!(f, ".sync.aligned.m8n8.x{}", m.vec)?;
+        if trans {
+            f.write_str(".trans")?;
+        }
+        if m.space != Space::Generic {
+            write!(f, ".{}", m.space.name())?;
+        }
+        f.write_str(".b16 ")?;
+        if let MemOp::Stmatrix { .. } = m.op {
+            self.addr(f, &m.addr, true)?;
+            f.write_str(", ")?;
+            return self.braces(f, &m.vals[..m.sources()]);
+        }
+        let dests: Vec<Operand> = m.d[..m.dests()].iter().map(|&r| Operand::Reg(r)).collect();
+        self.braces(f, &dests)?;
+        f.write_str(", ")?;
+        self.addr(f, &m.addr, true)
+    }
+
     fn mem(&self, f: &mut fmt::Formatter<'_>, m: &Mem) -> fmt::Result {
+        if let MemOp::Ldmatrix { trans } | MemOp::Stmatrix { trans } = m.op {
+            return self.matrix_mem(f, m, trans);
+        }
         if let MemOp::Pack | MemOp::Unpack = m.op {
             write!(f, ".{} ", m.ty.name())?;
             let regs: Vec<Operand> = m.d[..m.dests()].iter().map(|&r| Operand::Reg(r)).collect();
@@ -427,7 +487,12 @@ impl DisplayInst<'_> {
                 }
                 Ok(())
             }
-            MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => {
+            MemOp::Cvta { .. }
+            | MemOp::MovAddr
+            | MemOp::Pack
+            | MemOp::Unpack
+            | MemOp::Ldmatrix { .. }
+            | MemOp::Stmatrix { .. } => {
                 self.list(f, &dests)?;
                 f.write_str(", ")?;
                 match vals.first() {
@@ -496,7 +561,8 @@ impl DisplayInst<'_> {
             | WarpOp::Activemask
             | WarpOp::Control
             | WarpOp::BarRed(_)
-            | WarpOp::Nanosleep => false,
+            | WarpOp::Nanosleep
+            | WarpOp::Movmatrix => false,
         };
         if masked {
             sep(f)?;

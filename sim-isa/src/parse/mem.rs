@@ -19,7 +19,7 @@ use crate::mem_inst::*;
 use crate::symbols::{is_ptx_identifier, Symbols};
 
 /// Opcode words this module reads.
-pub(crate) const WORDS: [&str; 19] = [
+pub(crate) const WORDS: [&str; 23] = [
     "ld",
     "ldu",
     "st",
@@ -39,6 +39,10 @@ pub(crate) const WORDS: [&str; 19] = [
     "elect",
     "cp",
     "mbarrier",
+    "movmatrix",
+    "ldmatrix",
+    "stmatrix",
+    "mma",
 ];
 
 /// Whether `text` is a statement of the memory or warp family.
@@ -103,8 +107,10 @@ pub(crate) fn parse(text: &str, syms: &mut Symbols) -> Result<Instruction, IsaEr
     }
     let op_body = match words[0] {
         "bar" | "barrier" | "membar" | "fence" | "shfl" | "vote" | "activemask" | "redux"
-        | "match" | "nanosleep" | "elect" => Op::Warp(warp(&mut cx, op, &ops, end)?),
+        | "match" | "nanosleep" | "elect" | "movmatrix" => Op::Warp(warp(&mut cx, op, &ops, end)?),
         "cp" | "mbarrier" => Op::Async(async_copy(&mut cx, op, &ops, end)?),
+        "mma" => Op::Mma(super::matrix::mma(&mut cx, op, &words, &ops, end)?),
+        "ldmatrix" | "stmatrix" => Op::Mem(super::matrix::ldst(&mut cx, op, &words, &ops, end)?),
         _ => Op::Mem(mem(&mut cx, op, &words, &ops, end)?),
     };
     Ok(Instruction { guard, op: op_body })
@@ -259,16 +265,7 @@ fn mem(
             ))
         }
     }
-    let want = match m.op {
-        MemOp::Ld
-        | MemOp::Ldu
-        | MemOp::St
-        | MemOp::Cvta { .. }
-        | MemOp::MovAddr
-        | MemOp::Pack
-        | MemOp::Unpack => 2,
-        MemOp::Atom(_) | MemOp::Red(_) => m.dests() + 1 + m.sources(),
-    };
+    let want = operand_count(&m);
     if ops.len() != want {
         let at = ops.get(want).map_or((end, ";"), |p| *p);
         return Err(cx.args(at.0, at.1));
@@ -284,6 +281,22 @@ fn mem(
         return Err(cx.args(p.0, p.1));
     }
     Ok(m)
+}
+
+/// How many operands `m` is written with.
+fn operand_count(m: &Mem) -> usize {
+    match m.op {
+        MemOp::Ld
+        | MemOp::Ldu
+        | MemOp::St
+        | MemOp::Ldmatrix { .. }
+        | MemOp::Stmatrix { .. }
+        | MemOp::Cvta { .. }
+        | MemOp::MovAddr
+        | MemOp::Pack
+        | MemOp::Unpack => 2,
+        MemOp::Atom(_) | MemOp::Red(_) => m.dests() + 1 + m.sources(),
+    }
 }
 
 /// What [`check`] found.
@@ -339,6 +352,8 @@ fn check(m: &Mem, quals: &[&'static str], b128: bool, l2_evict: bool) -> Check {
     let scope = !first_of(&SCOPES).is_empty();
     let bits = m.ty.bits();
     match m.op {
+        // Read by `matrix.rs`, never here.
+        MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } => Check::Types,
         MemOp::Ld | MemOp::Ldu | MemOp::St => {
             if matches!(m.ty, F16 | F16x2 | B(1)) {
                 return Check::Types;
@@ -591,6 +606,7 @@ fn operands_into(cx: &mut Cx<'_, '_>, m: &mut Mem, ops: &[Piece<'_>]) -> Result<
             }
             m.vals[0] = Operand::Reg(cx.reg(ops[1])?);
         }
+        MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } => {}
     }
     Ok(())
 }

@@ -34,6 +34,7 @@ mod cx;
 mod display;
 mod lex;
 mod literal;
+mod matrix;
 mod mbarrier;
 mod mem;
 mod operand;

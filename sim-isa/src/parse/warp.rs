@@ -178,6 +178,13 @@ pub(super) fn warp(
             w.srcs[0] = if w.src_bits() == 32 { b32(a) } else { a };
             w.mask = b32(cx.value(ops[2])?);
         }
+        WarpOp::Movmatrix => {
+            // `d, a`: registers only ("Arguments mismatch" for an
+            // immediate, "Vector operand is not allowed" for braces).
+            count(2, 2)?;
+            w.d = Some(cx.reg(ops[0])?);
+            w.srcs[0] = Operand::Reg(cx.reg(ops[1])?);
+        }
         WarpOp::Elect => {
             count(2, 2)?;
             // ptxas: "Predicate output expected for instruction 'elect'".

@@ -661,7 +661,8 @@ fn immediates_and_guards_roundtrip() {
                     | Op::Float(_)
                     | Op::Mem(_)
                     | Op::Warp(_)
-                    | Op::Async(_) => (None, None),
+                    | Op::Async(_)
+                    | Op::Mma(_) => (None, None),
                 };
                 if got != w {
                     fails.push(format!("`{t}`: immediates decoded as {got:?}, want {w:?}"));

@@ -23,6 +23,7 @@ mod int_simd;
 mod lane_model;
 mod mem;
 mod mem_lanes;
+mod mma;
 mod model;
 mod mufu;
 mod parse;

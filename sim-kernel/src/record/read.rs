@@ -1,9 +1,10 @@
 //! Reading a recording as a replay runs, record by record, each checked as
 //! it is read (see the format in `record.rs`).
 
+use super::flow::Flow;
 use super::{
-    check_steps, config, is_recording, validate_warp, RecHeader, RecTrailer, RecWarp, RecordError,
-    HEADER, MAX_RECORD_BYTES, TRAILER, VERSION, WARP,
+    config, is_recording, validate_warp, RecHeader, RecTrailer, RecWarp, RecordError, HEADER,
+    MAX_RECORD_BYTES, TRAILER, VERSION, WARP,
 };
 use std::io::Read;
 
@@ -19,9 +20,9 @@ pub struct RecordReader<R: Read> {
     threads: u64,
     /// The next warp to read.
     next: u64,
-    /// The module's statements, when known: warps' steps are checked
-    /// against them.
-    statements: Option<usize>,
+    /// The kernel's control flow, when known: warps' steps are checked
+    /// against it.
+    flow: Option<Flow>,
     /// Bytes read so far.
     offset: u64,
 }
@@ -59,7 +60,7 @@ impl<R: Read> RecordReader<R> {
             per_block: 1,
             threads: 1,
             next: 0,
-            statements: None,
+            flow: None,
             offset: 12,
         };
         let header: RecHeader = me.read_record("header", HEADER)?;
@@ -99,10 +100,10 @@ impl<R: Read> RecordReader<R> {
         self.total
     }
 
-    /// From now on, checks each warp's statement indices against a kernel
-    /// of `n` statements.
-    pub fn check_statements(&mut self, n: usize) {
-        self.statements = Some(n);
+    /// From now on, checks each warp's steps against the kernel's
+    /// control flow ([`Flow::check`]).
+    pub fn check_flow(&mut self, flow: Flow) {
+        self.flow = Some(flow);
     }
 
     fn invalid(&self, msg: String) -> RecordError {
@@ -254,8 +255,9 @@ impl<R: Read> RecordReader<R> {
         };
         let w: RecWarp = self.read_body(&part, WARP, kind, at)?;
         validate_warp(i, &w, self.per_block, self.threads).map_err(|m| self.invalid(m))?;
-        if let Some(n) = self.statements {
-            check_steps(&w, n).map_err(|m| self.invalid(format!("{part}.{m}")))?;
+        if let Some(flow) = &self.flow {
+            flow.check(&w)
+                .map_err(|m| self.invalid(format!("{part}.{m}")))?;
         }
         self.next += 1;
         Ok(w)

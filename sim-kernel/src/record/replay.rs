@@ -39,7 +39,7 @@ pub fn replay_stream<R: Read>(
     let data = rec.take_initial();
     let mut prep = Prepared::new(&module, &launch, data)?;
     let global = std::mem::take(&mut prep.global);
-    rec.check_statements(prep.body.statements.len());
+    rec.check_flow(super::flow::Flow::new(&prep));
     let mut failed = None;
     let mut next = || {
         rec.next_warp().map_err(|e| {

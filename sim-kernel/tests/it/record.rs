@@ -81,6 +81,14 @@ fn small_recording() -> (Vec<u8>, u64) {
          mov.u32 %r2, %ctaid.x;\nmad.lo.u32 %r3, %r2, 64, %r1;\nmul.wide.u32 %rd3, %r3, 4;\n\
          add.s64 %rd4, %rd2, %rd3;\nld.global.u32 %r4, [%rd4];\nadd.u32 %r5, %r4, %r3;\n\
          st.global.u32 [%rd4], %r5;\nret;\n}\n";
+    let rec = recording_of(src);
+    assert_eq!(rec.warps.len(), 12);
+    (rec.to_bytes().unwrap(), rec.trailer.cycles)
+}
+
+/// The recording of `src`'s kernel `k(.param .u64 p)` run on 6 blocks of
+/// 64 threads, `p` a buffer of 1536 bytes of 1 (its output).
+fn recording_of(src: &str) -> Recording {
     let module = parse_module(src, "k.ptx").unwrap();
     let launch = Launch::parse(
         r#"{"ptx": "k.ptx", "entry": "k", "grid": [6,1,1], "block": [64,1,1],
@@ -97,13 +105,11 @@ fn small_recording() -> (Vec<u8>, u64) {
     let run = run_grid(&prep, &launch, &o).unwrap();
     let cycles = run.timed.cycles;
     let outputs = vec![run.global.buffer_bytes(&prep.buffers)[0].clone()];
-    let rec = Recording {
+    Recording {
         header,
         warps: run.recorded,
         trailer: RecTrailer { cycles, outputs },
-    };
-    assert_eq!(rec.warps.len(), 12);
-    (rec.to_bytes().unwrap(), cycles)
+    }
 }
 
 /// Each record's kind, offset and payload length.
@@ -276,5 +282,123 @@ fn a_flipped_load_value_fails_its_records_checksum() {
             "warps[{i}]: the file ends inside the record's checksum"
         )),
         "{msg}"
+    );
+}
+
+/// Issue 28: a replay checks each warp's steps against the kernel's
+/// control-flow graph. Edits that keep every checksum (the recording
+/// written again) and every address were accepted before, replaying with
+/// other statistics and outputs: a statement index swapped for another
+/// `add`'s, a branch's outcome changed, steps cut or added. Each is refused
+/// naming the warp and the step.
+#[test]
+fn steps_the_control_flow_graph_does_not_allow_are_refused() {
+    // Lanes 0..16 branch to L1 (statement 6), the others fall through
+    // (statement 4) and jump over it; both meet at L2 (statement 7).
+    let src =
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\
+         .reg .pred %p<2>; .reg .b32 %r<8>; .reg .b64 %rd<8>;\n\
+         ld.param.u64 %rd1, [p];\n\
+         mov.u32 %r1, %tid.x;\n\
+         setp.lt.u32 %p1, %r1, 16;\n\
+         @%p1 bra L1;\n\
+         add.u32 %r2, %r1, 100;\n\
+         bra L2;\n\
+         L1: add.u32 %r2, %r1, 200;\n\
+         L2: mul.wide.u32 %rd3, %r1, 4;\n\
+         add.s64 %rd4, %rd1, %rd3;\n\
+         st.global.u32 [%rd4], %r2;\n\
+         ret;\n}\n";
+    let rec = recording_of(src);
+    let steps: Vec<u32> = rec.warps[0].steps.iter().map(|s| s.0).collect();
+    assert_eq!(
+        steps,
+        [0, 1, 2, 3, 6, 4, 5, 7, 8, 9, 10],
+        "taken lanes first"
+    );
+    assert_eq!(
+        rec.warps[0].steps[3].1, 0xffff,
+        "lanes 0..16 take the branch"
+    );
+    // As recorded: replays, outputs as recorded.
+    let rep = replay_stream(
+        RecordReader::open("k.bin", &rec.to_bytes().unwrap()[..]).unwrap(),
+        &opts(2),
+    )
+    .unwrap();
+    assert!(rep.run.mismatches.is_empty(), "{:?}", rep.run.mismatches);
+    let refused = |f: &dyn Fn(&mut Recording)| {
+        let mut r = rec.clone();
+        f(&mut r);
+        refusal(&r.to_bytes().unwrap())
+    };
+    // The taken path's `add` run as the fall-through's (same lanes, no
+    // memory): accepted before, with outputs 100 less.
+    let e = refused(&|r| r.warps[0].steps[4].0 = 4);
+    assert!(
+        e.contains("bad.bin: invalid kernel recording: warps[0].steps[4]: statement 4, but the control-flow graph leads to statement 6 there (lanes 0xffff)"),
+        "{e}"
+    );
+    // The branch taken by every lane: L1 runs on all of them, not on the
+    // recorded 16; in warp 1 (no lane takes it) the fall-through does not
+    // come next.
+    let e = refused(&|r| r.warps[0].steps[3].1 = u32::MAX);
+    assert!(
+        e.contains("warps[0].steps[4]: statement 6 on lanes 0xffff, but it runs on (unguarded) all of the active lanes 0xffffffff there"),
+        "{e}"
+    );
+    assert_eq!(rec.warps[1].steps[3].1, 0);
+    let e = refused(&|r| r.warps[1].steps[3].1 = u32::MAX);
+    assert!(
+        e.contains("warps[1].steps[4]: statement 4, but the control-flow graph leads to statement 6 there (lanes 0xffffffff)"),
+        "{e}"
+    );
+    // By none: statement 4 comes next, not 6.
+    let e = refused(&|r| r.warps[0].steps[3].1 = 0);
+    assert!(
+        e.contains(
+            "warps[0].steps[4]: statement 6, but the control-flow graph leads to statement 4 there"
+        ),
+        "{e}"
+    );
+    // Cut before `ret`, or a step after it.
+    let e = refused(&|r| {
+        r.warps[2].steps.pop();
+    });
+    assert!(
+        e.contains("warps[2].steps[10]: the steps end before statement 10, which lanes 0xffffffff have still to run"),
+        "{e}"
+    );
+    let e = refused(&|r| r.warps[2].steps.push((10, u32::MAX)));
+    assert!(
+        e.contains("warps[2].steps[11]: statement 10 after every lane of the warp has exited"),
+        "{e}"
+    );
+    // Every other statement index at every step, and every lane flipped
+    // at every step: each refused at that step (or, for a branch's lanes,
+    // at the step its new outcome contradicts; a memory step's lanes by
+    // its accesses).
+    let n = rec.warps[0].steps.len();
+    for k in 0..n {
+        for stmt in (0..11).filter(|&x| x != rec.warps[0].steps[k].0) {
+            let e = refused(&|r| r.warps[0].steps[k].0 = stmt);
+            assert!(
+                e.contains(&format!("warps[0].steps[{k}]: statement {stmt}")),
+                "{e}"
+            );
+        }
+        for bit in 0..32 {
+            let e = refused(&|r| r.warps[0].steps[k].1 ^= 1 << bit);
+            assert!(
+                e.contains("invalid kernel recording: warps[0]."),
+                "step {k} lane {bit}: {e}"
+            );
+        }
+    }
+    // Past the kernel.
+    let e = refused(&|r| r.warps[0].steps[1].0 = 99);
+    assert!(
+        e.contains("warps[0].steps[1]: statement 99 is past the kernel's 11 statements"),
+        "{e}"
     );
 }

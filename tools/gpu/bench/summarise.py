@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Markdown summary of a tools/gpu/bench/run.sh result folder.
 
-    python3 tools/gpu/bench/summarise.py OUTDIR > summary.md
-    python3 tools/gpu/bench/summarise.py --selftest   # on generated fake data
+    python3 -m tools.gpu.bench.summarise OUTDIR > summary.md
+    python3 -m tools.gpu.bench.summarise --selftest   # on generated fake data
 
 Reads OUTDIR/{memlat,bw,grid}.jsonl, grid_*.bin, info.txt and clocks.csv
 (README.md describes every field); a missing file only drops its section.
@@ -20,6 +20,8 @@ REC = struct.Struct("<IIqqQQ")  # smid, pad, clk0, clk1, gt0, gt1 (common.h Bloc
 
 
 def load(outdir, name):
+    """The JSON rows of one of run.sh's .jsonl files; a missing file or a line that is not
+    JSON (a benchmark killed mid-line) is skipped, so a partial run still summarises."""
     rows = []
     path = os.path.join(outdir, name)
     if not os.path.exists(path):
@@ -38,6 +40,8 @@ def load(outdir, name):
 
 
 def size(b):
+    """A byte count in the unit the benchmarks were sized in: binary sizes as KiB/MiB/GiB,
+    the decimal ones (the 1 GB triad) as GB."""
     if b >= 1000000 and b % 1000000 == 0 and b % 1024:
         return f"{b / 1e9:g} GB"  # a decimal size, e.g. the 1 GB triad
     for unit, s in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
@@ -47,16 +51,20 @@ def size(b):
 
 
 def table(head, rows):
+    """A Markdown table: a header row, the separator, one row per entry."""
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
     return "\n".join(out) + "\n"
 
 
 def fmt(v, nd=1):
+    """A number with nd decimals, or an empty cell for a missing value."""
     return "" if v is None else f"{v:.{nd}f}"
 
 
 def header(outdir, all_rows):
+    """The summary's opening: the device as the benchmarks saw it and the driver and CUDA
+    versions from info.txt, so a summary says which machine it describes."""
     out = ["# GPU benchmark summary\n"]
     dev = next((r for r in all_rows if r.get("kind") == "device"), None)
     if dev:
@@ -78,6 +86,9 @@ def header(outdir, all_rows):
 
 
 def memlat_section(rows):
+    """The pointer-chase latencies: cycles per hop by footprint for the cache operators and
+    strides, and the plateaus (L1, L2, DRAM) the timing model's memory latencies are read
+    from."""
     out = []
     main = [r for r in rows if r.get("kind") == "chase" and r.get("set") == "main"]
     if main:
@@ -90,6 +101,8 @@ def memlat_section(rows):
         out.append(table(["working set"] + [f"{o} {s} B {d}" for o, s, d in cols], body))
 
         def plateau(op, lo, hi):
+            """The median cycles per hop of 128-byte random chases with op whose footprint
+            lies in [lo, hi]: one level of the hierarchy."""
             v = [r["cph_b"] for r in main if r["op"] == op and r["stride"] == 128 and r["order"] == "random" and lo <= r["bytes"] <= hi]
             return statistics.median(v) if v else None
 
@@ -142,6 +155,8 @@ def memlat_section(rows):
 
 
 def bw_section(rows):
+    """The bandwidth table (best of five event times per kernel) and the peak per access
+    width, the figures the memory model's bandwidth is checked against."""
     out = []
     bw = [r for r in rows if r.get("kind") == "bw"]
     if bw:
@@ -214,6 +229,8 @@ def timeline(path, blocks):
 
 
 def grid_section(outdir, rows):
+    """The whole-grid launches: cycles per SM and overall from the blocks' clock64 records,
+    blocks per SM, and the clock rate, to compare with simcli's launch timing."""
     g = [r for r in rows if r.get("kind") == "grid"]
     if not g:
         return ""
@@ -245,6 +262,7 @@ def grid_section(outdir, rows):
 
 
 def summarise(outdir):
+    """The whole Markdown summary of an output folder."""
     m, b, g = load(outdir, "memlat.jsonl"), load(outdir, "bw.jsonl"), load(outdir, "grid.jsonl")
     parts = [header(outdir, m + b + g), memlat_section(m), bw_section(b), grid_section(outdir, g)]
     return "\n".join(p for p in parts if p)
@@ -309,6 +327,8 @@ def fake(outdir):
 
 
 def selftest():
+    """Summarises fake() data and checks the cells it must contain: the summary's format is
+    tested without a GPU. 0 when every check holds."""
     with tempfile.TemporaryDirectory() as d:
         fake(d)
         md = summarise(d)

@@ -16,6 +16,7 @@ import gzip
 import json
 import os
 import struct
+import sys
 import zlib
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../.."))
@@ -31,6 +32,8 @@ SPECIAL = [0x0000, 0x8000, 0x0001, 0x8001, 0x03ff, 0x0400, 0x3c00, 0xbc00, 0x7bf
 
 
 def records(path):
+    """(index, text, kind, element, count, data) of each record of a domain file (PTXDOM1;
+    docs in README.md), the payload decompressed."""
     b = open(path, "rb").read()
     assert b[:8] == b"PTXDOM1\0"
     p = 8
@@ -67,6 +70,9 @@ def nearest_differs(a, r, bf16):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not a run
+        print(__doc__)
+        return 0
     lines = [
         "# ex2.approx.f16 and ex2.approx.ftz.bf16 on an NVIDIA H200 (driver 580.159.04, CUDA 13.0 "
         "driver JIT, sm_90, 2026-11-28): values read from the GPU's whole 65,536-entry tables "

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Whole-domain PTX kernels for the forms in forms.txt (issue 23).
 
-    python3 tools/gpu/domain/gen.py OUT.ptx          # write the module
-    python3 tools/gpu/domain/gen.py --check          # ptxas each kernel alone
+    python3 -m tools.gpu.domain.gen OUT.ptx          # write the module
+    python3 -m tools.gpu.domain.gen --check          # ptxas each kernel alone
 
 One kernel `k<INDEX>` per form (INDEX: the form's position among forms.txt's
 non-comment lines), all in one module (.version 8.1, .target sm_90; 8.1 is the
@@ -51,6 +51,8 @@ def load_forms(path=None):
 
 
 def regs(text):
+    """The %h/%r/%p registers a form names, destination first: the form's kind and result
+    width follow from them."""
     return re.findall(r"%(?:h|r|p)\d+", text)
 
 
@@ -71,6 +73,8 @@ def kind_of(text):
 
 
 def _result_to_t4(text, width):
+    """The instruction that widens the form's result into %t4 (a predicate as 0/1, 16 bits
+    zero-extended), so every kernel stores or checksums 32-bit words."""
     dst = regs(text)[0]
     if width == 1:
         return f"selp.u32 %t4, 1, 0, {dst};"
@@ -161,6 +165,7 @@ def module(forms):
 
 
 def ptxas_path():
+    """$PTXAS, else the pinned ptxas validate.sh installs, else ptxas on PATH."""
     cached = os.path.join(HERE, "..", "..", ".cache", "py", "nvidia", "cuda_nvcc", "bin", "ptxas")
     return os.environ.get("PTXAS") or (cached if os.path.exists(cached) else "ptxas")
 
@@ -181,6 +186,9 @@ def assemble(ptx_text):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
+        print(__doc__)
+        return 0
     args = sys.argv[1:]
     forms = load_forms()
     text, table = module(forms)

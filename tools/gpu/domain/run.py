@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Run every form of forms.txt over its whole input domain on a GPU (issue 23).
 
-    python3 tools/gpu/domain/run.py OUTDIR              # on the GPU machine
-    python3 tools/gpu/domain/run.py OUTDIR --dry-run    # ptxas instead of a GPU
-    python3 tools/gpu/domain/run.py OUTDIR --fake       # format test, no GPU
+    python3 -m tools.gpu.domain.run OUTDIR              # on the GPU machine
+    python3 -m tools.gpu.domain.run OUTDIR --dry-run    # ptxas instead of a GPU
+    python3 -m tools.gpu.domain.run OUTDIR --fake       # format test, no GPU
 
 Writes OUTDIR/domain.ptx (the module run), OUTDIR/domain-0.bin and, when the
 first fills up, OUTDIR/domain-1.bin (records, README.md describes them), and
@@ -29,9 +29,7 @@ import sys
 import time
 import zlib
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import gen  # noqa: E402
+from tools.gpu.domain import gen
 
 MAGIC = b"PTXDOM1\0"
 KINDS = {"one16": 0, "two16": 1, "one32": 2}
@@ -44,14 +42,12 @@ class CudaError(Exception):
 
 def cuda_class():
     """tools/gpu/run.py's Cuda, with errors raised instead of exiting."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("gpu_run", os.path.join(HERE, "..", "run.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    Cuda = mod.Cuda
+    from tools.gpu.run import Cuda
+
 
     class SafeCuda(Cuda):
         def check(self, rc, what):
+            """Raises CudaError instead of exiting: one failed form must not end the run."""
             if rc != 0:
                 s = ctypes.c_char_p()
                 self.lib.cuGetErrorString(rc, ctypes.byref(s))
@@ -70,11 +66,15 @@ def record(index, text, kind, elem, data):
 
 
 def elem_bytes(kind, width):
+    """Bytes per stored result: one16 forms store their 16-bit results as such (a whole
+    table), the others a 32-bit checksum per block."""
     return (2 if width == 16 else 4) if kind == "one16" else 4
 
 
 def launch_dims(kind):
     # one16: 65,536 threads; two16/one32: one block per a.
+    """(blocks, threads per block): one16 runs one thread per source (65,536), two16/one32
+    one block per first source a."""
     return (N // gen.BLOCK, gen.BLOCK) if kind == "one16" else (N, gen.BLOCK)
 
 
@@ -109,6 +109,8 @@ def fake_form(kind, width):
 
 
 def fmix32(h):
+    """murmur3's 32-bit finaliser, the mixing step of the kernels' checksums (the same
+    constants as gen.FMIX)."""
     h ^= h >> 16
     h = (h * 0x85EBCA6B) & 0xFFFFFFFF
     h ^= h >> 13
@@ -123,6 +125,8 @@ def control_check(index, text, data):
     golden = gen.GOLDEN
 
     def checksum(f):
+        """What a two16/one32 kernel's block computes for a known function f: the sum of
+        fmix32(f(b) ^ b * golden) over every b."""
         return sum(fmix32((f(b) ^ (b * golden)) & 0xFFFFFFFF) for b in range(N)) & 0xFFFFFFFF
 
     if text == "not.b16 %h5, %h1;":
@@ -175,11 +179,14 @@ class Writer:
     """Records into at most `files` files of at most `limit` bytes each."""
 
     def __init__(self, outdir, files, limit):
+        """Up to `files` files of at most `limit` bytes in outdir, opened as records arrive."""
         self.outdir, self.files, self.limit = outdir, files, limit
         self.n, self.f, self.size = -1, None, 0
         self.names = []
 
     def _next(self):
+        """Closes the current file and opens the next (with its magic), False once `files`
+        are used."""
         if self.f:
             self.f.close()
         self.n += 1
@@ -207,11 +214,14 @@ class Writer:
         return self.names[-1]
 
     def close(self):
+        """Closes the current file, if any."""
         if self.f:
             self.f.close()
 
 
 def dry_run(outdir, text, table):
+    """ptxas instead of a GPU: the whole module, and when it is refused each kernel alone to
+    name the forms at fault. 0 when the module assembles."""
     ok, err = gen.assemble(text)
     if ok:
         print(f"dry run: {len(table)} kernels; {os.path.join(outdir, 'domain.ptx')} assembles for sm_90 "

@@ -2,7 +2,7 @@
 """Check the domain kernels themselves without a GPU: run them in simcli.
 
     cargo run -p xtask --release -- domain-check --fake REF.bin --only 0,1,2 --samples 1
-    python3 tools/gpu/domain/sim_launch.py REF.bin DIR
+    python3 -m tools.gpu.domain.sim_launch REF.bin DIR
     for f in DIR/k*.json; do simcli run "$f" --check; done
 
 For each record of REF.bin (sim-isa's values written by `domain-check
@@ -22,11 +22,12 @@ import struct
 import sys
 import zlib
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import gen  # noqa: E402
+from tools.gpu.domain import gen
 
 
 def records(path):
+    """(index, text, kind, element, count, data) of each record of a domain file
+    (README.md's format), the payload decompressed; exits on a file that is not one."""
     b = open(path, "rb").read()
     if b[:8] != b"PTXDOM1\0":
         sys.exit(f"{path}: not a domain file")
@@ -43,6 +44,9 @@ def records(path):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
+        print(__doc__)
+        return 0
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     ref, out = sys.argv[1], sys.argv[2]

@@ -11,12 +11,13 @@ misses by one unit in the last place. sim-isa therefore does not run
 `tanh.approx` (docs/validation.md, "H200 run"). Prints, per form, how many
 entries (16-bit tables) or sampled high halves (f32 checksums) agree.
 
-    python3 tools/gpu/domain/tanh_rules.py
+    python3 -m tools.gpu.domain.tanh_rules
 """
 
 import math
 import os
 import struct
+import sys
 import zlib
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../.."))
@@ -25,6 +26,8 @@ M32 = 0xFFFFFFFF
 
 
 def records(path):
+    """(text, kind, element, count, data) of each record of a domain file, the payload
+    decompressed."""
     b = open(path, "rb").read()
     assert b[:8] == b"PTXDOM1\0"
     p = 8
@@ -51,6 +54,8 @@ def truncate(v, mbits, emin):
 
 
 def rule16(h, bf16):
+    """The candidate rule's result for 16-bit source h (f16, or bf16 when bf16): x itself
+    when tiny, +-1 from 8 on, NaN as 0x7fff, else tanh truncated to the format."""
     if bf16:
         (x,) = struct.unpack("<f", struct.pack("<I", h << 16))
     else:
@@ -71,6 +76,8 @@ def rule16(h, bf16):
 
 
 def rule32(u):
+    """The candidate rule for an f32 source (bits u): as rule16, rounded to nearest instead
+    of truncated."""
     (x,) = struct.unpack("<f", struct.pack("<I", u))
     if x != x:
         return 0x7FFFFFFF
@@ -82,6 +89,7 @@ def rule32(u):
 
 
 def fmix32(h):
+    """murmur3's 32-bit finaliser, as the domain kernels' checksums use it."""
     h ^= h >> 16
     h = (h * 0x85EBCA6B) & M32
     h ^= h >> 13
@@ -90,6 +98,9 @@ def fmix32(h):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not a run
+        print(__doc__)
+        return 0
     for text, kind, elem, count, raw in records(SRC):
         if not text.startswith("tanh"):
             continue

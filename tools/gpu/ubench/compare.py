@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Measured (ubench.json from run.py) vs simulated (simcli run) cycles, row by row.
 
-    python3 tools/gpu/ubench/compare.py OUTDIR/ubench.json --simcli PATH/simcli [--json OUT.json]
+    python3 -m tools.gpu.ubench.compare OUTDIR/ubench.json --simcli PATH/simcli [--json OUT.json]
 
 For every row with a kernel text (kernels/NAME.ptx, the same instruction
 stream without the bra) runs `simcli run K --arch sm_90` and prints measured
@@ -22,6 +22,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def simulate(simcli, path):
+    """(cycles, None) from `simcli run --arch sm_90` on a kernel text, or (None, why) when
+    simcli refuses it or prints no cycles line."""
     r = subprocess.run([simcli, "run", path, "--arch", "sm_90"], capture_output=True, text=True)
     if r.returncode != 0:
         return None, (r.stderr.strip().splitlines() or ["?"])[0][:120]

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Microbenchmarks for the sm_90 machine opcodes the H100 set never measured.
 
-    python3 tools/gpu/ubench/gen.py            # writes ubench.ptx, ubench.cubin,
+    python3 -m tools.gpu.ubench.gen            # writes ubench.ptx, ubench.cubin,
                                                # manifest.json, kernels/*.ptx here
 
 Same shape as sim-core/data/calibration/h100/microbench.json (see README.md
@@ -20,7 +20,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PTXAS = os.environ.get("PTXAS", "/work/venv-nv/lib/python3.11/site-packages/nvidia/cu13/bin/ptxas")
@@ -132,6 +131,8 @@ TPUT_CHAINS = {"u35": 1}
 
 
 def body_lines(body, chains):
+    """The loop body: COPIES copies of the form's lines, each line for every chain in turn
+    (independent chains interleaved, as in the H100 set)."""
     out = []
     for _ in range(COPIES):
         for line in body:
@@ -141,7 +142,10 @@ def body_lines(body, chains):
 
 
 def regs(chains):
+    """The register declarations: shared inputs, and per chain a register of each class the
+    forms use."""
     def rl(p):
+        """The per-chain registers of prefix p, comma-separated."""
         return ", ".join(f"%{p}{c}" for c in range(chains))
     return (f"  .reg .b32 %y, %z, %m, %cnt, %tx, %wid, %t32, {rl('x')}, {rl('w')};\n"
             f"  .reg .b16 %hy, {rl('h')};\n"
@@ -150,6 +154,9 @@ def regs(chains):
 
 
 def kernel(name, chains, body):
+    """The PTX of one microbenchmark kernel in the H100 set's shape (inputs from memory,
+    clock64 read around an ITER-iteration loop, every warp's clock pair and each chain's
+    result stored)."""
     init = []
     for c in range(chains):
         init += [f"  add.u32 %x{c}, %tx, {0x1234567 + 0x111 * c};",
@@ -213,6 +220,8 @@ LOOP:
 
 # Input buffer (48 bytes): y, z, m, hy(+pad), dy, dz, q-source, pz-source, counter start.
 def input_bytes():
+    """The kernels' input buffer (the values their registers start from, as in the H100
+    set): u32 y, z, m, b16 hy, f64 dy, dz, and the loop counter's start."""
     import struct
     return (struct.pack("<IIIHH", 0x30201, 0x10203040, 0xffffffff, 0x4000, 0)
             + struct.pack("<dd", 1.0000001, 0.5)
@@ -314,6 +323,9 @@ def loop_histograms(cubin):
 
 
 def main():
+    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
+        print(__doc__)
+        return 0
     kernels, manifest = [], []
     with open(H100) as f:
         h100 = {r["name"]: r for r in json.load(f)["results"]}

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Run the sm_90 microbenchmarks of manifest.json on a GPU; write OUTDIR/ubench.json.
 
-    python3 tools/gpu/ubench/run.py OUTDIR            # on the GPU machine (libcuda, no compiler)
-    python3 tools/gpu/ubench/run.py OUTDIR --dry-run  # here: ptxas + manifest checks, no GPU
+    python3 -m tools.gpu.ubench.run OUTDIR            # on the GPU machine (libcuda, no compiler)
+    python3 -m tools.gpu.ubench.run OUTDIR --dry-run  # here: ptxas + manifest checks, no GPU
 
 Loads ubench.cubin (assembled by ptxas 13.0.88 in gen.py, so the GPU runs the
 machine code whose histogram the manifest records); if the driver refuses the
@@ -31,6 +31,7 @@ RUNS = 5
 
 
 def load_manifest():
+    """manifest.json next to this script: the rows and their kernels."""
     with open(os.path.join(HERE, "manifest.json")) as f:
         return json.load(f)
 
@@ -39,15 +40,20 @@ class FakeCuda:
     """UBENCH_FAKE=1: exercises the harness without a GPU (tests only)."""
 
     def __init__(self):
+        """The failure to stand in for: UBENCH_FAKE=hang, crash or fail (else none)."""
         self.mode = os.environ.get("UBENCH_FAKE", "1")
 
     def info(self):
+        """A fake device description."""
         return {"gpu": "FAKE", "sm": "sm_90", "driver": "none", "cuda": "0.0", "clock_khz": 0}
 
     def load_module(self):
+        """No module: nothing runs."""
         return None, "fake"
 
     def launch(self, mod, row, inp):
+        """Clock pairs a real launch would give (warp w ends 5000 + 100 w after the start),
+        or the chosen failure on its row, to test the parent's recovery."""
         if self.mode == "hang" and row["name"] == "u5_lat":
             time.sleep(3600)
         if self.mode == "crash" and row["name"] == "u7_lat":
@@ -61,10 +67,10 @@ class FakeCuda:
 
 class GpuCuda:
     def __init__(self):
-        import importlib.util
-        spec = importlib.util.spec_from_file_location("gpu_run", os.path.join(HERE, "..", "run.py"))
-        gpu_run = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(gpu_run)
+        """tools/gpu/run.py's driver wrapper, falling back on the primary context where
+        cuCtxCreate_v2 is missing or refused."""
+        from tools.gpu import run as gpu_run
+
         try:
             self.c = gpu_run.Cuda()  # tools/gpu/run.py: exits 2 when there is no driver
         except (SystemExit, AttributeError) as e:
@@ -75,6 +81,7 @@ class GpuCuda:
 
     @staticmethod
     def primary_context(cls):
+        """A Cuda on device 0's primary context, for drivers that refuse cuCtxCreate_v2."""
         c = cls.__new__(cls)
         c.lib = ctypes.CDLL("libcuda.so.1")
         rc = c.lib.cuInit(0)
@@ -91,12 +98,15 @@ class GpuCuda:
         return c
 
     def check(self, rc, what):
+        """Raises instead of exiting: the worker records the failed row and a fresh worker
+        goes on."""
         if rc != 0:
             s = ctypes.c_char_p()
             self.lib.cuGetErrorString(rc, ctypes.byref(s))
             raise RuntimeError(f"{what} failed: {rc} {s.value.decode() if s.value else ''}")
 
     def info(self):
+        """run.py's device description plus the maximum SM clock and the SM count."""
         info = self.c.info()
         clk = ctypes.c_int()
         # CU_DEVICE_ATTRIBUTE_CLOCK_RATE = 13 (kHz, the maximum SM clock)
@@ -109,6 +119,8 @@ class GpuCuda:
         return info
 
     def load_module(self):
+        """The cubin ptxas 13.0.88 made (the machine code the manifest's histograms
+        describe), else ubench.ptx through the driver's JIT; returns (module, which one)."""
         mod = ctypes.c_void_p()
         with open(os.path.join(HERE, "ubench.cubin"), "rb") as f:
             cubin = f.read()
@@ -122,6 +134,7 @@ class GpuCuda:
         return mod, "ptx JIT by the driver (machine code may differ from the manifest's histogram)"
 
     def launch(self, mod, row, inp):
+        """One launch of a row's kernel (one block): the warps' (start, end) clock64 pairs."""
         lib = self.lib
         fn = ctypes.c_void_p()
         self.check(lib.cuModuleGetFunction(ctypes.byref(fn), mod, row["kernel"].encode()), "cuModuleGetFunction")
@@ -153,6 +166,8 @@ def worker(outdir, start):
     partial = open(os.path.join(outdir, "partial.jsonl"), "a")
 
     def emit(obj):
+        """Appends one record to partial.jsonl at once: what was written survives a crash or
+        a kill."""
         partial.write(json.dumps(obj) + "\n")
         partial.flush()
 
@@ -187,6 +202,8 @@ def worker(outdir, start):
 
 
 def read_partial(path):
+    """The records of partial.jsonl; a torn last line (the worker killed mid-write) is
+    skipped."""
     out = []
     if os.path.exists(path):
         with open(path) as f:
@@ -251,6 +268,8 @@ def drive(outdir, row_timeout, budget):
 
 
 def assemble(rows, recs, doc):
+    """ubench.json from the manifest rows and the workers' records: each row's minimum
+    cycles over its runs (or its error), the device line and the module used."""
     info, how, fatal = {}, None, None
     res = {}
     for r in recs:
@@ -279,6 +298,8 @@ def assemble(rows, recs, doc):
 
 
 def table(out):
+    """Prints the results: cycles, cycles per body instance and instances per clock (all
+    warps and chains), with the H100's figure where the row has one."""
     print(out["device"])
     print(f"module: {out['module']}")
     if out.get("fatal"):
@@ -297,6 +318,8 @@ def table(out):
 
 
 def dry_run():
+    """The checks possible without a GPU: ptxas accepts ubench.ptx and every kernel text the
+    manifest names exists. 0 when all hold."""
     doc = load_manifest()
     ptxas = os.environ.get("PTXAS", "/work/venv-nv/lib/python3.11/site-packages/nvidia/cu13/bin/ptxas")
     if not os.path.exists(ptxas):

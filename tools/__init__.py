@@ -1,0 +1,1 @@
+"""Scripts around the simulator, as one package (tools/README.md)."""

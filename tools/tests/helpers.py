@@ -1,0 +1,11 @@
+"""Shared helpers for the tools' tests: the repository root and the sample data."""
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+
+
+def data(name):
+    """The text of a committed sample under tools/tests/data."""
+    with open(os.path.join(DATA, name)) as f:
+        return f.read()
