@@ -43,8 +43,8 @@ pub use cvt::{cvt_lane, cvt_lane_c};
 pub use float::float_lane;
 pub use int::int_lane;
 pub use lanes::WarpRegs;
-pub use mbarrier::{mbar_arrive, mbar_init, mbar_pending, mbar_phase_done};
 pub use matrix::{matrix_element, movmatrix, row_lanes};
+pub use mbarrier::{mbar_arrive, mbar_init, mbar_pending, mbar_phase_done};
 pub use mem::{
     atom_lane, execute_mem, execute_mem_into, load_lanes_each, store_lanes_each, Accesses,
     FaultKind, LaneFault, MemFault, Memory,
