@@ -158,6 +158,45 @@ pub enum InvalidReason {
         /// The instruction.
         inst: &'static str,
     },
+    /// A state space this instruction does not take where it is written.
+    StateSpaceIncorrect {
+        /// The instruction.
+        inst: &'static str,
+    },
+    /// Fewer state spaces than the instruction needs (`cp.async.ca.shared`).
+    StateSpaceCount {
+        /// The instruction.
+        inst: &'static str,
+    },
+    /// A modifier the instruction needs is missing.
+    ModifierRequired {
+        /// What is needed, as ptxas says it (`.ca or .cg`).
+        what: &'static str,
+        /// The instruction.
+        inst: &'static str,
+    },
+    /// An immediate operand that is not one of the values allowed.
+    UnexpectedValue {
+        /// The instruction.
+        inst: &'static str,
+        /// 0-based operand index.
+        arg: usize,
+        /// The value as written.
+        value: String,
+        /// The values allowed, as ptxas lists them (`4 or 8 or 16`).
+        want: &'static str,
+    },
+    /// An immediate operand above its range `0..=max`.
+    OutOfRange {
+        /// The instruction.
+        inst: &'static str,
+        /// 0-based operand index.
+        arg: usize,
+        /// The value as written.
+        value: String,
+        /// The largest value allowed.
+        max: u64,
+    },
     /// `ex2.approx.bf16` without `.ftz`.
     FtzRequired {
         /// The instruction with its type (`ex2.bf16`), as ptxas names it.
@@ -251,6 +290,34 @@ impl fmt::Display for InvalidReason {
             R::RoundingOrApproxRequired { inst } => write!(
                 f,
                 "Rounding modifier or '.approx' modifier required for instruction '{inst}'"
+            ),
+            R::StateSpaceIncorrect { inst } => {
+                write!(f, "State space incorrect for instruction '{inst}'")
+            }
+            R::StateSpaceCount { inst } => write!(
+                f,
+                "Unexpected number of state spaces specified in instruction '{inst}'"
+            ),
+            R::ModifierRequired { what, inst } => {
+                write!(f, "'{what}' modifier required for instruction '{inst}'")
+            }
+            R::UnexpectedValue {
+                inst,
+                arg,
+                value,
+                want,
+            } => write!(
+                f,
+                "Argument {arg} of instruction '{inst}': unexpected value '{value}', expected to be {want}"
+            ),
+            R::OutOfRange {
+                inst,
+                arg,
+                value,
+                max,
+            } => write!(
+                f,
+                "Argument {arg} of instruction '{inst}': value '{value}' out of range, expected to be in range [0..{max}]"
             ),
         }
     }

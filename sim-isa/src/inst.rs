@@ -486,6 +486,7 @@ impl Alu {
     }
 }
 
+pub use crate::async_inst::{AsyncInst, AsyncOp, MbarOp, ASYNC_TOKEN, MBAR_ORDERS};
 pub use crate::bit_inst::{Bit, BitOp, PrmtMode, TestOp};
 pub use crate::cvt_inst::{Cvt, CvtRnd, CvtType};
 pub use crate::mem_inst::{
@@ -521,6 +522,8 @@ pub enum Op {
     Mem(Mem),
     /// `bar barrier membar fence shfl.sync vote.sync activemask`
     Warp(WarpInst),
+    /// `cp.async`, `cp.async.commit_group/wait_group/wait_all`
+    Async(AsyncInst),
     /// `mma.sync.aligned`: a warp-wide matrix multiply-accumulate
     Mma(Mma),
 }
@@ -532,6 +535,44 @@ pub struct Instruction {
     pub guard: Option<Guard>,
     /// The operation.
     pub op: Op,
+}
+
+/// [`Instruction::reg_uses`] of the async-copy family: the token a copy
+/// writes and a wait reads, `mbarrier`'s destination, object and operands,
+/// a copy's addresses and `src-size`.
+fn async_uses(u: &mut RegUses, a: &AsyncInst) {
+    if a.is_copy() {
+        u.reg(a.token, 64, true);
+    }
+    if let Some(d) = a.d {
+        u.reg(d, a.d_bits(), true);
+    }
+    if let AddrBase::Reg(r) = a.dst.base {
+        let space = if a.generic {
+            Space::Generic
+        } else {
+            Space::Shared
+        };
+        u.reg(r, space.addr_bits(), false);
+    }
+    if let Some(o) = a.a {
+        u.src(o, a.a_bits());
+    }
+    if let Some(o) = a.hint {
+        u.src(o, 32);
+    }
+    if let AddrBase::Reg(r) = a.src.base {
+        u.reg(r, Space::Global.addr_bits(), false);
+    }
+    if let Some(o) = a.src_size {
+        u.src(o, 32);
+    }
+    if let Some(p) = a.ignore_src {
+        u.pred(p);
+    }
+    if a.is_wait() {
+        u.reg(a.token, 64, false);
+    }
 }
 
 /// How an instruction uses one register.
@@ -716,6 +757,7 @@ impl Instruction {
                 u.pred(w.pred);
                 u.src(w.mask, 32);
             }
+            Op::Async(a) => async_uses(&mut u, &a),
             Op::Mma(m) => {
                 let [nd, na, nb, nc] = m.counts();
                 for &d in &m.d[..nd] {

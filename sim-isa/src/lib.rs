@@ -13,6 +13,7 @@
 // Library code states its invariants instead of unwrapping (issue 13).
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+mod async_inst;
 mod bit_inst;
 pub mod bounded;
 pub mod conform;

@@ -213,6 +213,9 @@ pub enum SpecialReg {
     ClockHi,
     /// `%clock64` (64-bit)
     Clock64,
+    /// `%globaltimer` (64-bit, nanoseconds): here the cycle counter, one
+    /// nanosecond a cycle (docs/async-copies.md).
+    GlobalTimer,
     /// `%lanemask_eq`
     LanemaskEq,
     /// `%lanemask_le`
@@ -231,7 +234,7 @@ pub enum SpecialReg {
 
 impl SpecialReg {
     /// Every special register with a value here, by name.
-    pub const NAMED: [(&'static str, SpecialReg); 29] = [
+    pub const NAMED: [(&'static str, SpecialReg); 30] = [
         ("%laneid", SpecialReg::LaneId),
         ("%warpid", SpecialReg::WarpId),
         ("%tid.x", SpecialReg::Tid(0)),
@@ -253,6 +256,7 @@ impl SpecialReg {
         ("%clock", SpecialReg::Clock),
         ("%clock_hi", SpecialReg::ClockHi),
         ("%clock64", SpecialReg::Clock64),
+        ("%globaltimer", SpecialReg::GlobalTimer),
         ("%lanemask_eq", SpecialReg::LanemaskEq),
         ("%lanemask_le", SpecialReg::LanemaskLe),
         ("%lanemask_lt", SpecialReg::LanemaskLt),
@@ -271,9 +275,12 @@ impl SpecialReg {
             .map_or("%laneid", |n| n.0)
     }
 
-    /// Width in bits: 64 for `%clock64` and `%gridid`, else 32.
+    /// Width in bits: 64 for `%clock64`, `%globaltimer` and `%gridid`, else 32.
     pub fn bits(self) -> u32 {
-        if matches!(self, SpecialReg::Clock64 | SpecialReg::GridId) {
+        if matches!(
+            self,
+            SpecialReg::Clock64 | SpecialReg::GlobalTimer | SpecialReg::GridId
+        ) {
             64
         } else {
             32

@@ -49,6 +49,10 @@ pub enum Feature {
     Volta,
     /// `redux.sync` (`sm_80`).
     Redux,
+    /// `cp.async` and its group statements, `mbarrier` (`sm_80`).
+    AsyncCopy,
+    /// `mbarrier.try_wait`, `mbarrier.arrive` with a count (`sm_90`).
+    MbarrierSm90,
     /// `elect.sync` (`sm_90`).
     Elect,
     /// `add sub mul fma neg abs` on `.f16`/`.f16x2` (`sm_53`).
@@ -97,8 +101,8 @@ impl Feature {
             Feature::BarRed => 20,
             Feature::WarpSync => 30,
             Feature::Volta => 70,
-            Feature::Redux => 80,
-            Feature::Elect => 90,
+            Feature::Redux | Feature::AsyncCopy => 80,
+            Feature::Elect | Feature::MbarrierSm90 => 90,
             Feature::F16Arith => 53,
             Feature::HalfMinMax => 80,
             Feature::CvtRelu => 80,

@@ -101,6 +101,7 @@ fn alignment(body: &Body, var_align: &dyn Fn(u32) -> u32) -> Vec<u32> {
                 | Op::Cvt(_)
                 | Op::Float(_)
                 | Op::Warp(_)
+                | Op::Async(_)
                 | Op::Mma(_) => None,
             };
             // A guarded write may leave the old value: the lower of both.

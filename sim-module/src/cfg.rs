@@ -84,7 +84,13 @@ impl Cfg {
                 StatementKind::Control(c) => {
                     let to = match &c.op {
                         ControlOp::Bra { label, .. } => node_at(body.labels[*label].target),
-                        ControlOp::Ret { .. } | ControlOp::Exit | ControlOp::Trap => Node::Exit,
+                        ControlOp::Ret { .. } | ControlOp::Exit => Node::Exit,
+                        // A trap ends the launch, so no lane ever goes on
+                        // from it; as falling through it leaves the other
+                        // paths their join (nvcc's `switch` with a trapping
+                        // default, as in `__pipeline_memcpy_async`, jumps
+                        // to the trap's next statement from every case).
+                        ControlOp::Trap => fall,
                         ControlOp::Call { .. } => fall,
                     };
                     if c.guard.is_some() {

@@ -121,8 +121,19 @@ pub(crate) fn lex(src: &str) -> Result<Lexed, (u32, ModuleErrorKind)> {
             }
             b'.' if b.get(i + 1).is_some_and(|&d| ident_char(d)) => {
                 i += 1;
-                while i < b.len() && ident_char(b[i]) {
-                    i += 1;
+                // A modifier with a `::` sub-qualifier is one word
+                // (`.shared::cta`, `.L2::128B`).
+                loop {
+                    while i < b.len() && ident_char(b[i]) {
+                        i += 1;
+                    }
+                    let sub = b
+                        .get(i..i + 3)
+                        .is_some_and(|w| w[..2] == *b"::" && ident_char(w[2]));
+                    if !sub {
+                        break;
+                    }
+                    i += 2;
                 }
                 Tok::Dot
             }

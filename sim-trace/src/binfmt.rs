@@ -474,7 +474,8 @@ impl Builder {
                     }
                     let t = Type::from_name(&ty)
                         .ok_or_else(|| format!("unknown register type '{ty}'"))?;
-                    if name.len() > limits::MAX_NAME || !is_ptx_identifier(&name) {
+                    let token = name == sim_isa::ASYNC_TOKEN;
+                    if name.len() > limits::MAX_NAME || !(is_ptx_identifier(&name) || token) {
                         return Err(format!("register name {name:?} is not a PTX identifier"));
                     }
                     self.prog

@@ -157,7 +157,11 @@ fn write_regs(trace: &Trace, s: &mut String) {
                 continue;
             }
         }
-        let _ = writeln!(s, ".reg .{} {name};", ty.name());
+        // The async-copy token is no declaration: parsing the first async
+        // statement interns it again, after every declared register.
+        if name != sim_isa::ASYNC_TOKEN {
+            let _ = writeln!(s, ".reg .{} {name};", ty.name());
+        }
         r += 1;
     }
 }

@@ -97,10 +97,14 @@ impl ProgramBuilder {
         let before = syms.len();
         let parsed = sim_isa::parse::parse_instruction(text, syms);
         let mut undeclared = None;
-        if syms.len() > before {
-            // Parsing interned a name nobody declared: drop it again, so the
-            // table stays what the declarations made it.
-            undeclared = Some(syms.name(RegId(before as u32)).to_string());
+        // Parsing interned a name nobody declared: drop it again, so the
+        // table stays what the declarations made it. The async-copy token
+        // is no name of the text's (`sim_isa::ASYNC_TOKEN`): it stays.
+        let stray = (before..syms.len())
+            .map(|k| syms.name(RegId(k as u32)))
+            .find(|&n| n != sim_isa::ASYNC_TOKEN);
+        if let Some(name) = stray {
+            undeclared = Some(name.to_string());
             self.undo_interned(before);
         }
         let inst = parsed.map_err(ProgramError::Parse)?;

@@ -75,6 +75,16 @@ pub fn eval(arch: &str, text: &str, inputs: &[String]) -> Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
+    // One lane has no memory and no block: a memory access, an address, a
+    // barrier or an async copy is a launch's (docs/launch-format.md).
+    if sim_isa::db::needs_launch(&inst) {
+        eprintln!(
+            "error unimplemented: {} needs a launch's memory or thread block \
+             (run a PTX module from a launch file: docs/launch-format.md)",
+            sim_isa::db::mnemonic(&inst)
+        );
+        return Ok(ExitCode::from(2));
+    }
     let uses = inst.reg_uses();
     let width = |r: RegId| uses.iter().find(|u| u.reg == r).map(|u| u.bits);
     let mut regs = WarpRegs::new(syms.len());
@@ -100,7 +110,11 @@ pub fn eval(arch: &str, text: &str, inputs: &[String]) -> Result<ExitCode> {
     let before = regs.clone();
     sim_isa::execute(&inst, &ExecCtx::new(target, 0), &mut regs, 1);
     let mut out = String::new();
-    for u in uses.writes() {
+    // The async-copy token is the timing model's, no register of the text.
+    for u in uses
+        .writes()
+        .filter(|u| syms.name(u.reg) != sim_isa::ASYNC_TOKEN)
+    {
         let v = regs.lane(u.reg, 0);
         out.push_str(&format!(
             "{} = {}\n",

@@ -99,6 +99,37 @@ fn eval_prints_written_registers() {
     assert_eq!(out, "%p = true\n%q = false\n");
 }
 
+/// The async copies' group statements run on one lane (they change no
+/// register); a copy, which needs shared memory, is a launch's.
+#[test]
+fn eval_async_copies() {
+    for t in [
+        "cp.async.wait_group 1;",
+        "cp.async.commit_group;",
+        "cp.async.wait_all;",
+    ] {
+        let (c, out, e) = parts(&simcli(&["eval", "--arch", "sm_80", t]));
+        assert_eq!((c, out.as_str()), (0, ""), "{t}: {e}");
+    }
+    let t = "cp.async.ca.shared.global [%r1], [%rd1], 16;";
+    let (c, _, e) = parts(&simcli(&["eval", "--arch", "sm_90", t]));
+    assert_eq!(c, 2, "{e}");
+    assert!(
+        e.starts_with("error unimplemented: cp.async.ca needs a launch"),
+        "{e}"
+    );
+    // The pending count of the state an `mbarrier.init ..., 3` leaves.
+    let (c, out, e) = parts(&simcli(&[
+        "eval",
+        "mbarrier.pending_count.b64 %r2, %rd2;",
+        "%rd2=0x7fffe800001ffffa",
+    ]));
+    assert_eq!((c, out.as_str()), (0, "%r2 = 0x00000003\n"), "{e}");
+    let (c, _, e) = parts(&simcli(&["eval", "--arch", "sm_75", "cp.async.wait_all;"]));
+    assert_eq!(c, 2);
+    assert!(e.starts_with("error arch: ") && e.contains("sm_80"), "{e}");
+}
+
 /// The tensor-core family through `eval`, which fills lane 0 alone (the
 /// other lanes' fragments read 0). `mma.m16n8k16`: lane 0's `D[0][0]` is
 /// `A[0][0] B[0][0] + A[0][1] B[1][0] + C[0][0]` = 2 * 3 + 1 * 4 + 0.5 =

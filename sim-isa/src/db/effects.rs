@@ -10,8 +10,8 @@
 //! and the tidy test forbids it.
 
 use crate::inst::{
-    AddrBase, BarRedOp, Instruction, Mem, MemOp, Op, Operand, PredSrc, RegId, Space, SpecialReg,
-    WarpOp, QUAL_WORDS,
+    AddrBase, AsyncInst, BarRedOp, Instruction, Mem, MemOp, Op, Operand, PredSrc, RegId, Space,
+    SpecialReg, WarpOp, QUAL_WORDS,
 };
 
 /// How an instruction touches memory.
@@ -77,6 +77,7 @@ pub fn for_each_source(inst: &Instruction, mut f: impl FnMut(Operand)) {
             w.srcs[..w.nsrc_values()].iter().for_each(|&o| f(o));
             f(w.mask);
         }
+        Op::Async(a) => each(&[a.src_size]),
         Op::Mma(m) => {
             let [_, na, nb, nc] = m.counts();
             let regs = m.a[..na].iter().chain(&m.b[..nb]).chain(&m.c[..nc]);
@@ -102,13 +103,34 @@ pub fn reads_clock(inst: &Instruction) -> bool {
 const fn is_clock(s: SpecialReg) -> bool {
     matches!(
         s,
-        SpecialReg::Clock | SpecialReg::ClockHi | SpecialReg::Clock64
+        SpecialReg::Clock | SpecialReg::ClockHi | SpecialReg::Clock64 | SpecialReg::GlobalTimer
     )
 }
 
 /// The memory access `inst` makes; `None` for an instruction that touches
 /// no memory (`cvta`, `mov` of an address, packing: they only compute).
 pub fn memory(inst: &Instruction) -> Option<MemAccess> {
+    // An async copy is timed as its global load, an `mbarrier` operation
+    // as an atomic on its object (docs/async-copies.md).
+    if let Some(a) = async_of(&inst.op) {
+        if a.is_copy() {
+            return Some(MemAccess {
+                kind: MemKind::Load,
+                space: Space::Global,
+            });
+        }
+        if a.touches_object() {
+            let space = if a.generic {
+                Space::Generic
+            } else {
+                Space::Shared
+            };
+            return Some(MemAccess {
+                kind: MemKind::Atomic,
+                space,
+            });
+        }
+    }
     let m = mem_of(&inst.op)?;
     let kind = match m.op {
         MemOp::Ld | MemOp::Ldu | MemOp::Ldmatrix { .. } => MemKind::Load,
@@ -126,7 +148,7 @@ pub fn memory(inst: &Instruction) -> Option<MemAccess> {
 /// instruction of the memory family, the address computations included
 /// (a generic window or a variable's place is the memory's to say).
 pub fn runs_with_memory(inst: &Instruction) -> bool {
-    mem_of(&inst.op).is_some()
+    mem_of(&inst.op).is_some() || async_of(&inst.op).is_some_and(AsyncInst::in_memory)
 }
 
 /// Whether only a launch can run `inst`: it accesses memory or computes an
@@ -145,7 +167,8 @@ pub fn needs_launch(inst: &Instruction) -> bool {
         | MemOp::Stmatrix { .. } => true,
         MemOp::Pack | MemOp::Unpack => false,
     });
-    address || barrier(inst).is_some()
+    let copy = async_of(&inst.op).is_some_and(AsyncInst::in_memory);
+    address || copy || barrier(inst).is_some()
 }
 
 /// The block barrier `inst` is, if any. `bar.warp.sync` is none: it waits
@@ -288,6 +311,8 @@ pub fn has_effect(inst: &Instruction) -> bool {
             MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => false,
         },
         Op::Warp(_) => true,
+        // `mbarrier.pending_count` only decodes its operand.
+        Op::Async(a) => a.mbar() != Some(crate::inst::MbarOp::PendingCount),
         // A register function of the warp's fragments: dead when they are.
         Op::Mma(_) => false,
         // Each other kind named: exhaustive, no wildcard over kinds (tidy).
@@ -313,9 +338,12 @@ pub fn has_effect(inst: &Instruction) -> bool {
 /// reads only the warp's own mask. The tensor-core family's lanes meet
 /// too.
 pub fn is_fence(inst: &Instruction) -> bool {
+    // Async copies and their waits order shared memory: nothing crosses them.
     let own = is_matrix(&inst.op)
         || match warp_op(&inst.op) {
-            Some(WarpOp::Activemask) | None => false,
+            None => async_of(&inst.op)
+                .is_some_and(|a| a.mbar() != Some(crate::inst::MbarOp::PendingCount)),
+            Some(WarpOp::Activemask) => false,
             Some(
                 WarpOp::BarSync
                 | WarpOp::BarArrive
@@ -387,6 +415,24 @@ pub fn lowering_sources(inst: &Instruction) -> [Source; 4] {
             };
             [v(0), v(1), v(2), Absent]
         }
+        Op::Async(a) => {
+            let addr = |x: crate::inst::Address| match x.base {
+                AddrBase::Reg(r) => Source::Reg(r),
+                AddrBase::Var(_) | AddrBase::Abs => Source::Fixed,
+            };
+            if a.is_copy() {
+                [addr(a.dst), addr(a.src), opt(a.src_size), Absent]
+            } else if a.mbar().is_some() {
+                let object = if a.touches_object() {
+                    addr(a.dst)
+                } else {
+                    Absent
+                };
+                [object, opt(a.a), opt(a.hint), Absent]
+            } else {
+                [Absent; 4]
+            }
+        }
         // The first register of each fragment.
         Op::Mma(m) => [
             Source::Reg(m.a[0]),
@@ -431,6 +477,7 @@ fn warp_op(op: &Op) -> Option<WarpOp> {
         | Op::Cvt(_)
         | Op::Float(_)
         | Op::Mem(_)
+        | Op::Async(_)
         | Op::Mma(_) => None,
     }
 }
@@ -450,6 +497,28 @@ fn mem_of(op: &Op) -> Option<&Mem> {
         | Op::Bit(_)
         | Op::Cvt(_)
         | Op::Float(_)
+        | Op::Warp(_)
+        | Op::Async(_)
+        | Op::Mma(_) => None,
+    }
+}
+
+/// The async-copy family's instruction, if `op` is of that family.
+fn async_of(op: &Op) -> Option<&AsyncInst> {
+    match op {
+        Op::Async(a) => Some(a),
+        // Each other kind named: exhaustive, no wildcard over kinds (tidy).
+        Op::Video(_)
+        | Op::Set(_)
+        | Op::Setp(_)
+        | Op::Selp(_)
+        | Op::Slct(_)
+        | Op::Alu(_)
+        | Op::Int(_)
+        | Op::Bit(_)
+        | Op::Cvt(_)
+        | Op::Float(_)
+        | Op::Mem(_)
         | Op::Warp(_)
         | Op::Mma(_) => None,
     }

@@ -32,6 +32,7 @@ pub fn opcode_name(op: &Op) -> &'static str {
         | Op::Float(_)
         | Op::Mem(_) => name(op),
         Op::Warp(w) => w.word().split('.').next().unwrap_or("bar"),
+        Op::Async(a) => a.word().split('.').next().unwrap_or("cp"),
         Op::Mma(_) => "mma",
     }
 }
@@ -55,6 +56,7 @@ fn name(op: &Op) -> &'static str {
         Op::Float(x) => float_name(x.op),
         Op::Mem(m) => m.op.word(),
         Op::Warp(w) => w.word(),
+        Op::Async(a) => a.word(),
         Op::Mma(_) => "mma",
     }
 }
@@ -218,7 +220,7 @@ pub fn unit_class(inst: &Instruction) -> UnitClass {
         // Address arithmetic and warp-wide operations take an integer issue
         // slot; a memory access's latency is the memory model's (the SM
         // runs these as external instructions).
-        Op::Mem(_) | Op::Warp(_) => UnitClass::IntAlu,
+        Op::Mem(_) | Op::Warp(_) | Op::Async(_) => UnitClass::IntAlu,
         // No tensor pipe of its own in the model: sim-core's rules for the
         // machine opcode (`warp_machine_opcode`) place it.
         Op::Mma(m) if m.types[0] == crate::inst::MmaType::F64 => UnitClass::Fp64,
@@ -469,6 +471,7 @@ pub fn lowering_key(inst: &Instruction) -> String {
             write!(s, "mem.{}.{space}{v}.b{}", name(&inst.op), m.ty.bits())
         }
         Op::Warp(w) => write!(s, "warp.{}", w.word()),
+        Op::Async(a) => async_key(a, &mut s),
         Op::Mma(m) => write!(
             s,
             "mma.{}.{}.{}.{}.{}",
@@ -480,4 +483,42 @@ pub fn lowering_key(inst: &Instruction) -> String {
         ),
     };
     s
+}
+
+/// `async.cp.{ca,cg}.{4,8,16}{.zfill|.zfill.reg}` (`.zfill`: an immediate
+/// `src-size` below `cp-size`, `LDGSTS.ZFILL`; `.zfill.reg`: a register
+/// one, for which ptxas 13.0.88 computes the shortened copy's address in
+/// integer instructions first), `async.commit_group` (`LDGDEPBAR`),
+/// `async.wait_group` (`DEPBAR.LE SB0, N`), `async.wait_all` (both): what
+/// tells the machine code apart (`tests/data/async-sass.txt`).
+fn async_key(a: &crate::inst::AsyncInst, s: &mut String) -> std::fmt::Result {
+    use crate::inst::{AsyncOp, Operand};
+    match a.op {
+        AsyncOp::Copy { cg } => {
+            let zfill = match a.src_size {
+                Some(Operand::Reg(_)) => ".zfill.reg",
+                Some(Operand::Imm(v)) if v < u64::from(a.size) => ".zfill",
+                Some(Operand::Imm(_) | Operand::Special(_)) | None => "",
+            };
+            let cache = if cg { "cg" } else { "ca" };
+            write!(s, "async.cp.{cache}.{}{zfill}", a.size)
+        }
+        // `mbarrier.arrive.noComplete`, `mbarrier.try_wait.parity`, ...:
+        // the space and order aside (a generic address adds the window's
+        // check; `tests/data/async-sass.txt`).
+        AsyncOp::Mbar(m) => {
+            write!(s, "async.{}", a.word())?;
+            let count = matches!(a.a, Some(Operand::Reg(_) | Operand::Imm(2..)));
+            if matches!(m, crate::inst::MbarOp::Arrive { .. }) && count {
+                s.push_str(".count");
+            }
+            if a.generic && a.touches_object() {
+                s.push_str(".generic");
+            }
+            Ok(())
+        }
+        AsyncOp::Commit => s.write_str("async.commit_group"),
+        AsyncOp::WaitGroup => s.write_str("async.wait_group"),
+        AsyncOp::WaitAll => s.write_str("async.wait_all"),
+    }
 }

@@ -37,6 +37,7 @@
 //! simcli does not run). A family sharing words this way adds its own
 //! table and a case to `route`.
 
+mod async_gates;
 mod bit;
 mod cvt;
 mod effects;
@@ -610,7 +611,10 @@ fn is_bf16(t: Type) -> bool {
 
 /// Every gate: [`GATES`], then the half forms' ([`float::HALF_GATES`]).
 pub(crate) fn gates() -> impl Iterator<Item = &'static Gate> {
-    GATES.iter().chain(float::HALF_GATES)
+    GATES
+        .iter()
+        .chain(float::HALF_GATES)
+        .chain(async_gates::ASYNC_GATES)
 }
 
 /// Every gate but the half forms'. `check_target` tests all target gates

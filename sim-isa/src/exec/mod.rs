@@ -15,6 +15,7 @@
 //! static instruction many times.
 
 mod alu;
+mod async_copy;
 mod bit;
 mod cmp;
 mod cmp_prepared;
@@ -24,7 +25,9 @@ mod float;
 mod int;
 mod lanes;
 mod matrix;
+mod mbarrier;
 mod mem;
+mod memory;
 mod mma;
 mod prepared;
 mod select;
@@ -41,6 +44,7 @@ pub use float::float_lane;
 pub use int::int_lane;
 pub use lanes::WarpRegs;
 pub use matrix::{matrix_element, movmatrix, row_lanes};
+pub use mbarrier::{mbar_arrive, mbar_init, mbar_pending, mbar_phase_done};
 pub use mem::{
     atom_lane, execute_mem, execute_mem_into, load_lanes_each, store_lanes_each, Accesses,
     FaultKind, LaneFault, MemFault, Memory,
@@ -153,7 +157,7 @@ impl ThreadCtx {
             S::GridId => self.gridid,
             S::Clock => self.clock & 0xffff_ffff,
             S::ClockHi => self.clock >> 32,
-            S::Clock64 => self.clock,
+            S::Clock64 | S::GlobalTimer => self.clock,
             S::LanemaskEq => 1 << lane,
             S::LanemaskLe => below | 1 << lane,
             S::LanemaskLt => below,
@@ -209,6 +213,14 @@ pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
         }
         Op::Mem(_) => {}
         Op::Warp(w) => warp_ops::warp_op(w, ctx, regs, exec),
+        // A copy and an `mbarrier` operation on its object run in
+        // `execute_mem`; the group statements change no register (their
+        // waiting is the timing model's).
+        Op::Async(a) => {
+            if a.mbar() == Some(crate::inst::MbarOp::PendingCount) {
+                mbarrier::pending_count(inst, a, ctx, regs, exec);
+            }
+        }
         Op::Mma(m) => mma::mma(m, ctx.target, regs, exec),
     }
 }
@@ -324,7 +336,9 @@ pub(crate) fn regs_needed(inst: &Instruction) -> usize {
             );
             n
         }
-        Op::Warp(_) | Op::Mma(_) => inst.reg_uses().iter().map(|u| d(u.reg)).max().unwrap_or(0),
+        Op::Warp(_) | Op::Async(_) | Op::Mma(_) => {
+            inst.reg_uses().iter().map(|u| d(u.reg)).max().unwrap_or(0)
+        }
     };
     m.max(g)
 }
@@ -459,7 +473,9 @@ pub fn execute_scalar(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
             write_lanes(regs, x.d, exec, &out);
         }
         // Warp-wide and memory operations have no per-lane scalar form.
-        Op::Mem(_) | Op::Warp(_) | Op::Mma(_) => execute_fitted(inst, ctx, regs, active),
+        Op::Mem(_) | Op::Warp(_) | Op::Async(_) | Op::Mma(_) => {
+            execute_fitted(inst, ctx, regs, active)
+        }
     }
 }
 

@@ -98,6 +98,7 @@ impl Prepared {
             | Op::Cvt(_)
             | Op::Mem(_)
             | Op::Warp(_)
+            | Op::Async(_)
             | Op::Mma(_) => return Self::other(inst),
         };
         Prepared {

@@ -106,6 +106,19 @@ impl Instruction {
                 w.pred = p(w.pred);
                 w.mask = o(w.mask);
             }
+            Op::Async(a) => {
+                a.token = r(a.token);
+                for addr in [&mut a.dst, &mut a.src] {
+                    if let AddrBase::Reg(b) = addr.base {
+                        addr.base = AddrBase::Reg(r(b));
+                    }
+                }
+                a.src_size = a.src_size.map(o);
+                a.d = a.d.map(r);
+                a.a = a.a.map(o);
+                a.hint = a.hint.map(o);
+                a.ignore_src = a.ignore_src.map(p);
+            }
             Op::Mma(m) => {
                 m.d = m.d.map(r);
                 m.a = m.a.map(r);

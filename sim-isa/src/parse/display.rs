@@ -329,6 +329,7 @@ impl fmt::Display for DisplayInst<'_> {
             Op::Float(x) => self.float(f, x)?,
             Op::Mem(m) => self.mem(f, m)?,
             Op::Warp(w) => self.warp(f, w)?,
+            Op::Async(a) => self.async_copy(f, a)?,
             Op::Mma(m) => self.mma(f, m)?,
         }
         f.write_char(';')
@@ -568,5 +569,66 @@ impl DisplayInst<'_> {
             self.opnd(f, w.mask, Type::S32)?;
         }
         Ok(())
+    }
+
+    fn async_copy(&self, f: &mut fmt::Formatter<'_>, a: &AsyncInst) -> fmt::Result {
+        // `Display` printed the first word; the rest of the opcode follows.
+        if let Some((_, rest)) = a.word().split_once('.') {
+            write!(f, ".{rest}")?;
+        }
+        let order = MBAR_ORDERS.get(usize::from(a.order)).copied().unwrap_or("");
+        for w in [order, a.space_word()] {
+            if !w.is_empty() {
+                write!(f, ".{w}")?;
+            }
+        }
+        let Some(m) = a.mbar() else {
+            return self.copy_rest(f, a);
+        };
+        f.write_str(".b64 ")?;
+        if let Some(d) = a.d {
+            self.reg(f, d)?;
+            f.write_str(", ")?;
+        } else if matches!(m, MbarOp::Arrive { .. }) {
+            f.write_str("_, ")?;
+        }
+        if m != MbarOp::PendingCount {
+            self.addr(f, &a.dst, true)?;
+        }
+        for o in [a.a, a.hint].into_iter().flatten() {
+            if m != MbarOp::PendingCount {
+                f.write_str(", ")?;
+            }
+            self.opnd(f, o, Type::U32)?;
+        }
+        Ok(())
+    }
+
+    /// The copies' and group statements' rest after the opcode.
+    fn copy_rest(&self, f: &mut fmt::Formatter<'_>, a: &AsyncInst) -> fmt::Result {
+        match a.op {
+            AsyncOp::Copy { .. } => {
+                f.write_str(".global")?;
+                if a.l2 != 0 {
+                    write!(f, ".L2::{}B", a.l2)?;
+                }
+                f.write_char(' ')?;
+                self.addr(f, &a.dst, true)?;
+                f.write_str(", ")?;
+                self.addr(f, &a.src, true)?;
+                write!(f, ", {}", a.size)?;
+                if let Some(o) = a.src_size {
+                    f.write_str(", ")?;
+                    self.opnd(f, o, Type::U32)?;
+                }
+                if let Some(p) = a.ignore_src {
+                    f.write_str(", ")?;
+                    self.pred(f, p)?;
+                }
+                Ok(())
+            }
+            AsyncOp::WaitGroup => write!(f, " {}", a.n),
+            AsyncOp::Commit | AsyncOp::WaitAll | AsyncOp::Mbar(_) => Ok(()),
+        }
     }
 }

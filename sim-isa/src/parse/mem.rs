@@ -9,6 +9,7 @@
 //! source) is a variable or parameter, interned with
 //! [`Symbols::intern_var`] for the caller to resolve.
 
+use super::async_copy::async_copy;
 use super::cx::{operands, split_head, Cx, Piece};
 use super::lex::invalid;
 use super::warp::warp;
@@ -18,7 +19,7 @@ use crate::mem_inst::*;
 use crate::symbols::{is_ptx_identifier, Symbols};
 
 /// Opcode words this module reads.
-pub(crate) const WORDS: [&str; 21] = [
+pub(crate) const WORDS: [&str; 23] = [
     "ld",
     "ldu",
     "st",
@@ -36,6 +37,8 @@ pub(crate) const WORDS: [&str; 21] = [
     "match",
     "nanosleep",
     "elect",
+    "cp",
+    "mbarrier",
     "movmatrix",
     "ldmatrix",
     "stmatrix",
@@ -105,6 +108,7 @@ pub(crate) fn parse(text: &str, syms: &mut Symbols) -> Result<Instruction, IsaEr
     let op_body = match words[0] {
         "bar" | "barrier" | "membar" | "fence" | "shfl" | "vote" | "activemask" | "redux"
         | "match" | "nanosleep" | "elect" | "movmatrix" => Op::Warp(warp(&mut cx, op, &ops, end)?),
+        "cp" | "mbarrier" => Op::Async(async_copy(&mut cx, op, &ops, end)?),
         "mma" => Op::Mma(super::matrix::mma(&mut cx, op, &words, &ops, end)?),
         "ldmatrix" | "stmatrix" => Op::Mem(super::matrix::ldst(&mut cx, op, &words, &ops, end)?),
         _ => Op::Mem(mem(&mut cx, op, &words, &ops, end)?),

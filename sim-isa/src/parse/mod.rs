@@ -28,12 +28,14 @@
 //! are not checked here (standalone text has no declarations); kernel-text
 //! callers can compare [`Instruction::reg_uses`] with declared types.
 
+mod async_copy;
 mod build;
 mod cx;
 mod display;
 mod lex;
 mod literal;
 mod matrix;
+mod mbarrier;
 mod mem;
 mod operand;
 mod syntax;

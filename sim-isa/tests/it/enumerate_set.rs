@@ -661,6 +661,7 @@ fn immediates_and_guards_roundtrip() {
                     | Op::Float(_)
                     | Op::Mem(_)
                     | Op::Warp(_)
+                    | Op::Async(_)
                     | Op::Mma(_) => (None, None),
                 };
                 if got != w {

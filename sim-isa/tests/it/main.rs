@@ -1,5 +1,6 @@
 //! sim-isa integration tests: one binary, one submodule per area.
 
+mod async_copy;
 mod bit;
 mod conform;
 mod cvt;

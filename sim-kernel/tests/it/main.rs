@@ -1,5 +1,6 @@
 //! sim-kernel: the H100 launches, values byte for byte.
 
+mod async_copy;
 mod branches;
 mod calls;
 mod clock;
@@ -10,6 +11,7 @@ mod engine;
 mod errors;
 mod gate;
 mod launches;
+mod mbarrier;
 mod memcount;
 mod params;
 mod printf;

@@ -118,6 +118,30 @@ fn loop_with_break_reconverges_after_loop() {
     assert_eq!(c.reconvergence(4), Some(5));
 }
 
+/// A switch whose default traps (nvcc's `__pipeline_memcpy_async`): the
+/// trap falls through, so the cases still join at the statement after it,
+/// not at the exit. And a modifier with `::` is one word of the opcode.
+#[test]
+fn a_trap_leaves_the_join_to_the_other_paths() {
+    let c = cfg_of(
+        "setp.eq.u32 %p1, %r1, 0;
+@%p1 bra A;
+setp.eq.u32 %p2, %r1, 1;
+@%p2 bra B;
+         bra.uni T;
+A: add.u32 %r2, %r2, 1;
+bra.uni J;
+B: add.u32 %r2, %r2, 2;
+bra.uni J;
+         T: trap;
+J: ld.shared::cta.u32 %r3, [%r2];
+ret;",
+    );
+    // Statement 10 (`J`) is where both branches' lanes meet again.
+    assert_eq!(c.reconvergence(1), Some(10));
+    assert_eq!(c.reconvergence(3), Some(10));
+}
+
 #[test]
 fn endless_loop_unreachable_code_and_label_at_end() {
     let c = cfg_of(
