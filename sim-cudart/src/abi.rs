@@ -4,6 +4,11 @@
 //!
 //! Signatures are CUDA 13's (`cuda_runtime_api.h`, `crt/host_runtime.h`,
 //! `crt/device_functions.h` of the nvidia-cuda-runtime and -crt wheels).
+//!
+//! Entry points that only rename another share one definition
+//! (`c_aliases!`); the others keep their own signature, CUDA's, even where
+//! parameter lists repeat (`__cudaRegisterVar` and `__cudaRegisterManagedVar`,
+//! `cudaMemcpy2D` and `cudaMemcpy2DAsync`): a C declaration each, on purpose.
 
 use crate::err;
 use crate::runtime::{CallConfig, Fail, Place, Res, Runtime};
@@ -113,6 +118,38 @@ pub fn unimplemented(name: &'static str) -> c_int {
     drop(said);
     with(|_| Err(Fail::code(err::NOT_SUPPORTED)))
 }
+
+/// Defines C entry points that take the same arguments and do the same
+/// thing (CUDA's aliases: `_ptsz`, `_v2`, cooperative launches): the
+/// parameter list and body once, then each name as
+/// `pub [unsafe] extern "C" fn NAME(..);`, spelled so that `build.rs`
+/// sees it implemented.
+macro_rules! c_aliases {
+    (
+        $params:tt -> $ret:ty $body:block
+        $($(#[$doc:meta])* pub unsafe extern "C" fn $name:ident(..);)+
+    ) => {
+        $(
+            $(#[$doc])*
+            ///
+            /// # Safety
+            /// Each pointer is valid as CUDA documents it.
+            #[no_mangle]
+            pub unsafe extern "C" fn $name $params -> $ret $body
+        )+
+    };
+    (
+        $params:tt -> $ret:ty $body:block
+        $($(#[$doc:meta])* pub extern "C" fn $name:ident(..);)+
+    ) => {
+        $(
+            $(#[$doc])*
+            #[no_mangle]
+            pub extern "C" fn $name $params -> $ret $body
+        )+
+    };
+}
+pub(crate) use c_aliases;
 
 /// Defines the stubs `build.rs` lists.
 macro_rules! stubs {
@@ -399,55 +436,26 @@ fn print_out(bytes: &[u8]) {
     }
 }
 
-/// `__cudaLaunchKernel`.
-///
-/// # Safety
-/// As nvcc calls it.
-#[no_mangle]
-pub unsafe extern "C" fn __cudaLaunchKernel(
-    kernel: *const c_void,
-    grid: Dim3,
-    block: Dim3,
-    args: *mut *mut c_void,
-    shared: usize,
-    stream: *mut c_void,
-) -> c_int {
-    // SAFETY: as the caller's.
-    unsafe { launch(kernel, grid, block, args, shared, stream) }
-}
-
-/// `__cudaLaunchKernel_ptsz` (per-thread default stream: the same here).
-///
-/// # Safety
-/// As nvcc calls it.
-#[no_mangle]
-pub unsafe extern "C" fn __cudaLaunchKernel_ptsz(
-    kernel: *const c_void,
-    grid: Dim3,
-    block: Dim3,
-    args: *mut *mut c_void,
-    shared: usize,
-    stream: *mut c_void,
-) -> c_int {
-    // SAFETY: as the caller's.
-    unsafe { launch(kernel, grid, block, args, shared, stream) }
-}
-
-/// `cudaLaunchKernel`.
-///
-/// # Safety
-/// As CUDA documents it.
-#[no_mangle]
-pub unsafe extern "C" fn cudaLaunchKernel(
-    func: *const c_void,
-    grid: Dim3,
-    block: Dim3,
-    args: *mut *mut c_void,
-    shared: usize,
-    stream: *mut c_void,
-) -> c_int {
-    // SAFETY: as the caller's.
-    unsafe { launch(func, grid, block, args, shared, stream) }
+c_aliases! {
+    (
+        kernel: *const c_void,
+        grid: Dim3,
+        block: Dim3,
+        args: *mut *mut c_void,
+        shared: usize,
+        stream: *mut c_void,
+    ) -> c_int {
+        // SAFETY: as the caller's.
+        unsafe { launch(kernel, grid, block, args, shared, stream) }
+    }
+    /// `__cudaLaunchKernel`, as nvcc calls it.
+    pub unsafe extern "C" fn __cudaLaunchKernel(..);
+    /// `__cudaLaunchKernel_ptsz` (per-thread default stream: the same here).
+    pub unsafe extern "C" fn __cudaLaunchKernel_ptsz(..);
+    /// `cudaLaunchKernel`.
+    pub unsafe extern "C" fn cudaLaunchKernel(..);
+    /// `cudaLaunchCooperativeKernel`: launched as any other kernel.
+    pub unsafe extern "C" fn cudaLaunchCooperativeKernel(..);
 }
 
 // ---- memory ----
