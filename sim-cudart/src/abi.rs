@@ -374,47 +374,6 @@ pub unsafe extern "C" fn __cudaGetKernel(out: *mut *const c_void, func: *const c
     with(|_| unsafe { put(out, func) })
 }
 
-/// Launches the kernel whose host stub is `func`, reading each argument
-/// through `args` at its parameter's size.
-///
-/// # Safety
-/// `args` holds a valid pointer per kernel parameter.
-unsafe fn launch(
-    func: *const c_void,
-    grid: Dim3,
-    block: Dim3,
-    args: *mut *mut c_void,
-    shared: usize,
-    stream: *mut c_void,
-) -> c_int {
-    with(|rt| {
-        let slots = rt.params(func as u64)?;
-        let size = slots.iter().map(|s| s.offset + s.size).max().unwrap_or(0);
-        let mut params = vec![0u8; size as usize];
-        for (i, s) in slots.iter().enumerate() {
-            if args.is_null() {
-                return Err(Fail::said(
-                    err::INVALID_VALUE,
-                    "kernel arguments: a null array",
-                ));
-            }
-            // SAFETY: one pointer per parameter, each to a value of the
-            // parameter's size (nvcc's stub passes its own arguments).
-            let v = unsafe { host_bytes(*args.add(i), s.size as usize)? };
-            params[s.offset as usize..(s.offset + s.size) as usize].copy_from_slice(v);
-        }
-        let c = CallConfig {
-            grid: grid.arr(),
-            block: block.arr(),
-            shared: shared as u64,
-            stream: stream as u64,
-        };
-        let r = rt.launch(func as u64, &c, &params);
-        print_out(&rt.take_printed());
-        r
-    })
-}
-
 extern "C" {
     /// The C library's standard output stream.
     static mut stdout: *mut c_void;
@@ -436,17 +395,44 @@ fn print_out(bytes: &[u8]) {
     }
 }
 
+// Each launches the kernel whose host stub is `func`, reading each argument
+// through `args` at its parameter's size (`args` holds a valid pointer per
+// kernel parameter).
 c_aliases! {
     (
-        kernel: *const c_void,
+        func: *const c_void,
         grid: Dim3,
         block: Dim3,
         args: *mut *mut c_void,
         shared: usize,
         stream: *mut c_void,
     ) -> c_int {
-        // SAFETY: as the caller's.
-        unsafe { launch(kernel, grid, block, args, shared, stream) }
+        with(|rt| {
+            let slots = rt.params(func as u64)?;
+            let size = slots.iter().map(|s| s.offset + s.size).max().unwrap_or(0);
+            let mut params = vec![0u8; size as usize];
+            for (i, s) in slots.iter().enumerate() {
+                if args.is_null() {
+                    return Err(Fail::said(
+                        err::INVALID_VALUE,
+                        "kernel arguments: a null array",
+                    ));
+                }
+                // SAFETY: one pointer per parameter, each to a value of the
+                // parameter's size (nvcc's stub passes its own arguments).
+                let v = unsafe { host_bytes(*args.add(i), s.size as usize)? };
+                params[s.offset as usize..(s.offset + s.size) as usize].copy_from_slice(v);
+            }
+            let c = CallConfig {
+                grid: grid.arr(),
+                block: block.arr(),
+                shared: shared as u64,
+                stream: stream as u64,
+            };
+            let r = rt.launch(func as u64, &c, &params);
+            print_out(&rt.take_printed());
+            r
+        })
     }
     /// `__cudaLaunchKernel`, as nvcc calls it.
     pub unsafe extern "C" fn __cudaLaunchKernel(..);
