@@ -14,22 +14,14 @@ mod insts;
 
 use insts::{r, run_repeating, setp, video};
 
+/// `selp.b32 d, a, b, c`, guarded by register 1.
 fn selp(d: u32, a: u32, b: u32, c: u32) -> Instruction {
     Instruction {
         guard: Some(Guard {
             reg: r(1),
             negate: false,
         }),
-        op: Op::Selp(Selp {
-            ty: Type::B32,
-            d: r(d),
-            a: Operand::Reg(r(a)),
-            b: Operand::Reg(r(b)),
-            c: PredSrc::Reg {
-                reg: r(c),
-                negate: false,
-            },
-        }),
+        ..insts::selp(d, a, b, c)
     }
 }
 

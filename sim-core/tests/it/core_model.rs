@@ -1,6 +1,6 @@
 //! Timing model tests (programs built in code; figures from the presets' sources).
 
-use crate::insts::{inst, r, run_repeating, setp, video};
+use crate::insts::{inst, r, run_repeating, selp, setp, video};
 use sim_core::*;
 use sim_isa::*;
 use std::sync::Arc;
@@ -57,20 +57,6 @@ fn run(
 
 fn within(actual: f64, expected: f64, tol: f64) -> bool {
     (actual - expected).abs() <= expected * tol
-}
-
-/// `selp.b32 d, a, b, c` (one SEL on every target).
-fn selp(d: u32, a: u32, b: u32, c: u32) -> Instruction {
-    inst(Op::Selp(Selp {
-        ty: Type::B32,
-        d: r(d),
-        a: Operand::Reg(r(a)),
-        b: Operand::Reg(r(b)),
-        c: PredSrc::Reg {
-            reg: r(c),
-            negate: false,
-        },
-    }))
 }
 
 /// Cycles per instruction of a dependent chain, and the machine instructions

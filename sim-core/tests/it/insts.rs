@@ -14,6 +14,20 @@ pub fn inst(op: Op) -> Instruction {
     Instruction { guard: None, op }
 }
 
+/// `selp.b32 d, a, b, c` (one SEL on every target).
+pub fn selp(d: u32, a: u32, b: u32, c: u32) -> Instruction {
+    inst(Op::Selp(Selp {
+        ty: Type::B32,
+        d: r(d),
+        a: Operand::Reg(r(a)),
+        b: Operand::Reg(r(b)),
+        c: PredSrc::Reg {
+            reg: r(c),
+            negate: false,
+        },
+    }))
+}
+
 /// `setp.lt.and.u32 p, a, b, c` (one ISETP: the chain runs through the predicates).
 pub fn setp(p: u32, a: u32, b: u32, c: Option<u32>) -> Instruction {
     inst(Op::Setp(Setp {
