@@ -256,17 +256,22 @@ extern "C" __global__ void vadd(const float *a, const float *b, float *c, int n,
 """
 
 
-@pytest.mark.skipif(ptx_sm_sim._launch._find_nvcc() is None, reason="nvcc not installed")
-def test_compile_and_launch():
-    ptx = ptx_sm_sim.compile(VADD, arch="sm_90")
-    m = Module(text=ptx, name="vadd.ptx")
+def check_vadd(m, n):
+    """`vadd` of compiled module `m` over `n` elements: its parameters, and
+    c = 0.5 * (a + b) computed in double and rounded to float."""
     assert [p[1] for p in m.params("vadd")] == [".u64", ".u64", ".u64", ".u32", ".f64"]
-    n = 1000
     a = np.linspace(-1, 1, n, dtype=np.float32)
     b = np.arange(n, dtype=np.float32)
     c = np.zeros(n, np.float32)
     m.launch("vadd", (n + 127) // 128, 128, args=[In(a), In(b), Out(c), np.int32(n), 0.5])
     assert c.tobytes() == (0.5 * (a + b).astype(np.float64)).astype(np.float32).tobytes()
+
+
+@pytest.mark.skipif(ptx_sm_sim._launch._find_nvcc() is None, reason="nvcc not installed")
+def test_compile_and_launch():
+    ptx = ptx_sm_sim.compile(VADD, arch="sm_90")
+    m = Module(text=ptx, name="vadd.ptx")
+    check_vadd(m, 1000)
     with pytest.raises(RuntimeError, match="error"):
         ptx_sm_sim.compile("this is not C++")
 
@@ -277,12 +282,6 @@ def test_compile_with_nvrtc_when_there_is_no_nvcc(monkeypatch):
     ptx = ptx_sm_sim.compile(VADD, arch="sm_90")
     assert ".target sm_90" in ptx
     m = Module(text=ptx, name="vadd-nvrtc.ptx")
-    assert [p[1] for p in m.params("vadd")] == [".u64", ".u64", ".u64", ".u32", ".f64"]
-    n = 300
-    a = np.linspace(-1, 1, n, dtype=np.float32)
-    b = np.arange(n, dtype=np.float32)
-    c = np.zeros(n, np.float32)
-    m.launch("vadd", (n + 127) // 128, 128, args=[In(a), In(b), Out(c), np.int32(n), 0.5])
-    assert c.tobytes() == (0.5 * (a + b).astype(np.float64)).astype(np.float32).tobytes()
+    check_vadd(m, 300)
     with pytest.raises(RuntimeError, match="NVRTC compile for compute_90 failed"):
         ptx_sm_sim.compile("this is not C++")

@@ -127,16 +127,6 @@ pub(crate) fn report(l: &Launched) -> PssLaunchReport {
         sms_used: l.timed.sms_used,
         printf_bytes: l.printf.len() as u64,
         printf_dropped: l.printf_dropped,
-        stats: PssStats {
-            cycles: st.cycles,
-            warp_instructions: st.warp_instructions,
-            thread_instructions: st.thread_instructions,
-            micro_ops: st.micro_ops,
-            issued: st.stalls.issued,
-            unit_busy: st.stalls.unit_busy,
-            dependency: st.stalls.dependency,
-            no_eligible: st.stalls.no_eligible,
-            ipc: st.ipc(),
-        },
+        stats: PssStats::of(st, st.ipc()),
     }
 }

@@ -391,17 +391,7 @@ pub unsafe extern "C" fn pss_sim_stats(s: *mut PssSim, out: *mut PssStats) -> i3
         let out = unsafe { out.as_mut() }.ok_or("out is null")?;
         let mut h = sim(s)?;
         let st = h.sim()?.report().stats;
-        *out = PssStats {
-            cycles: st.cycles,
-            warp_instructions: st.warp_instructions,
-            thread_instructions: st.thread_instructions,
-            micro_ops: st.micro_ops,
-            issued: st.stalls.issued,
-            unit_busy: st.stalls.unit_busy,
-            dependency: st.stalls.dependency,
-            no_eligible: st.stalls.no_eligible,
-            ipc: st.ipc,
-        };
+        *out = PssStats::of(&st, st.ipc);
         Ok(0)
     })
 }

@@ -100,6 +100,23 @@ pub struct PssStats {
     pub ipc: f64,
 }
 
+impl PssStats {
+    /// `st`'s counters as C sees them, with `ipc`.
+    pub(crate) fn of(st: &sim_core::Stats, ipc: f64) -> PssStats {
+        PssStats {
+            cycles: st.cycles,
+            warp_instructions: st.warp_instructions,
+            thread_instructions: st.thread_instructions,
+            micro_ops: st.micro_ops,
+            issued: st.stalls.issued,
+            unit_busy: st.stalls.unit_busy,
+            dependency: st.stalls.dependency,
+            no_eligible: st.stalls.no_eligible,
+            ipc,
+        }
+    }
+}
+
 /// Where a kernel parameter goes in the packed parameter buffer
 /// (`pss_device_param`).
 #[repr(C)]

@@ -12,6 +12,7 @@
 //! `otherData` reports.
 
 use crate::report::RunInfo;
+use crate::timeline::{document, meta, sm_process};
 use serde_json::{json, Value};
 use sim_kernel::spans::LaunchSpans;
 
@@ -38,10 +39,6 @@ fn opcode(text: &str) -> &str {
         .unwrap_or(t)
 }
 
-fn meta(name: &str, pid: usize, tid: u64, args: Value) -> Value {
-    json!({"name": name, "ph": "M", "pid": pid, "tid": tid, "args": args})
-}
-
 fn span(name: &str, cat: &str, pid: usize, tid: u64, ts: u64, end: u64, args: Value) -> Value {
     let dur = end.saturating_sub(ts);
     json!({"name": name, "cat": cat, "ph": "X", "pid": pid, "tid": tid, "ts": ts, "dur": dur, "args": args})
@@ -62,18 +59,7 @@ pub fn timeline(t: &LaunchTimeline<'_>, info: &RunInfo) -> Value {
         }
         kept += sm.len() as u64;
         dropped += sm.dropped;
-        events.push(meta(
-            "process_name",
-            pid,
-            0,
-            json!({"name": format!("SM {pid}")}),
-        ));
-        events.push(meta(
-            "process_sort_index",
-            pid,
-            0,
-            json!({"sort_index": pid}),
-        ));
+        events.extend(sm_process(pid));
         for b in &sm.blocks {
             let tid = u64::from(b.cta);
             let name = format!("block {}", b.cta);
@@ -106,20 +92,13 @@ pub fn timeline(t: &LaunchTimeline<'_>, info: &RunInfo) -> Value {
             ));
         }
     }
-    json!({
-        "displayTimeUnit": "ns",
-        "otherData": {
-            "tool": crate::report::tool_version(),
-            "input": info.input,
-            "arch": info.target.to_string(),
-            "clock": "one SM clock is drawn as 1 us",
-            "limit_per_sm": t.limit,
-            "events_drawn": kept,
-            "events_dropped": dropped,
-            "truncated": dropped > 0,
-        },
-        "traceEvents": events,
-    })
+    let counts = json!({
+        "limit_per_sm": t.limit,
+        "events_drawn": kept,
+        "events_dropped": dropped,
+        "truncated": dropped > 0,
+    });
+    document(info, events, counts)
 }
 
 #[cfg(test)]

@@ -31,6 +31,9 @@ struct Cli {
     cmd: Cmd,
 }
 
+// The commands that simulate repeat `arch`, `config`, `sms` and `threads`
+// with their own help text each (clap's help is per argument, so a shared
+// flattened group would give them all one text): the repetition stays.
 #[derive(Subcommand, Debug)]
 enum Cmd {
     /// Simulate a kernel (binary trace, kernel text, launch file or kernel recording) and print a timing report.
@@ -384,6 +387,13 @@ impl ConfigArgs {
         s.load(self.config.as_deref(), &self.sets, inputs)?;
         Ok(s)
     }
+
+    /// [`ConfigArgs::setup`], with the inputs it read from nothing before.
+    fn setup_new(&self, arch: Option<String>) -> Result<(Setup, Inputs)> {
+        let mut inputs = Inputs::new();
+        let setup = self.setup(arch, &mut inputs)?;
+        Ok((setup, inputs))
+    }
 }
 
 /// `run --lowering`: where the machine code comes from.
@@ -479,8 +489,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             opcode_csv,
             lowering,
         } => {
-            let mut inputs = Inputs::new();
-            let setup = config.setup(arch, &mut inputs)?;
+            let (setup, inputs) = config.setup_new(arch)?;
             // The same field names as the pattern above: clap's variant
             // holds the flags, `RunArgs` the resolved setup beside them.
             let args = RunArgs {
@@ -509,8 +518,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             threads,
             hot,
         } => {
-            let mut inputs = Inputs::new();
-            let setup = config.setup(arch, &mut inputs)?;
+            let (setup, inputs) = config.setup_new(arch)?;
             let args = commands::annotate::AnnotateArgs {
                 setup,
                 sms,
@@ -530,8 +538,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             save_launches,
             program,
         } => {
-            let mut inputs = Inputs::new();
-            let setup = config.setup(arch, &mut inputs)?;
+            let (setup, inputs) = config.setup_new(arch)?;
             commands::exec::exec(&commands::exec::ExecArgs {
                 setup,
                 config: config.config.clone(),
@@ -553,8 +560,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             config,
             sms,
         } => {
-            let mut inputs = Inputs::new();
-            let setup = config.setup(arch, &mut inputs)?;
+            let (setup, inputs) = config.setup_new(arch)?;
             commands::kernel::record(&file, &output, &setup, sms, inputs)
         }
         Cmd::Config {
@@ -562,8 +568,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             config,
             output,
         } => {
-            let mut inputs = Inputs::new();
-            let setup = config.setup(Some(arch), &mut inputs)?;
+            let (setup, inputs) = config.setup_new(Some(arch))?;
             commands::run::config(&setup, output, &inputs)
         }
         Cmd::Calibrate {
@@ -572,7 +577,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             config,
             tolerance,
         } => {
-            let setup = config.setup(Some(arch), &mut Inputs::new())?;
+            let (setup, _) = config.setup_new(Some(arch))?;
             commands::calibrate::calibrate(&file, &setup, tolerance)
         }
         other => dispatch_tools(other),

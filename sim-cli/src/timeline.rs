@@ -57,8 +57,18 @@ fn span(name: &str, cat: &str, pid: usize, tid: u64, ts: u64, dur: u64, args: Va
     json!({"name": name, "cat": cat, "ph": "X", "pid": pid, "tid": tid, "ts": ts, "dur": dur, "args": args})
 }
 
-fn meta(name: &str, pid: usize, tid: u64, args: Value) -> Value {
+/// A metadata event (`ph` "M") of process `pid`, track `tid`.
+pub(crate) fn meta(name: &str, pid: usize, tid: u64, args: Value) -> Value {
     json!({"name": name, "ph": "M", "pid": pid, "tid": tid, "args": args})
+}
+
+/// The metadata events that name SM `pid`'s process and sort it (the
+/// launch timeline's too).
+pub(crate) fn sm_process(pid: usize) -> [Value; 2] {
+    [
+        meta("process_name", pid, 0, json!({"name": format!("SM {pid}")})),
+        meta("process_sort_index", pid, 0, json!({"sort_index": pid})),
+    ]
 }
 
 /// The Trace Event Format document for `input`, described by `info`.
@@ -71,18 +81,7 @@ pub fn timeline(input: &TimelineInput<'_>, info: &RunInfo) -> Value {
     let mut events = Vec::new();
     let mut drawn = 0u64;
     for (pid, log) in input.issues.iter().enumerate() {
-        events.push(meta(
-            "process_name",
-            pid,
-            0,
-            json!({"name": format!("SM {pid}")}),
-        ));
-        events.push(meta(
-            "process_sort_index",
-            pid,
-            0,
-            json!({"sort_index": pid}),
-        ));
+        events.extend(sm_process(pid));
         for s in 0..cfg.schedulers as u64 {
             events.push(meta(
                 "thread_name",
@@ -188,18 +187,30 @@ pub fn timeline(input: &TimelineInput<'_>, info: &RunInfo) -> Value {
             *s = e.cycle + busy;
         }
     }
+    let counts = json!({
+        "limit_per_sm": input.limit,
+        "issues_drawn": drawn,
+        "issues_total": input.total_issues,
+        "truncated": drawn < input.total_issues,
+    });
+    document(info, events, counts)
+}
+
+/// The Trace Event Format document: `events`, and in `otherData` the run
+/// (`info`) and `counts`' fields (the launch timeline's too).
+pub(crate) fn document(info: &RunInfo, events: Vec<Value>, counts: Value) -> Value {
+    let mut other = json!({
+        "tool": crate::report::tool_version(),
+        "input": info.input,
+        "arch": info.target.to_string(),
+        "clock": "one SM clock is drawn as 1 us",
+    });
+    if let (Some(o), Value::Object(c)) = (other.as_object_mut(), counts) {
+        o.extend(c);
+    }
     json!({
         "displayTimeUnit": "ns",
-        "otherData": {
-            "tool": crate::report::tool_version(),
-            "input": info.input,
-            "arch": info.target.to_string(),
-            "clock": "one SM clock is drawn as 1 us",
-            "limit_per_sm": input.limit,
-            "issues_drawn": drawn,
-            "issues_total": input.total_issues,
-            "truncated": drawn < input.total_issues,
-        },
+        "otherData": other,
         "traceEvents": events,
     })
 }

@@ -126,6 +126,9 @@ const fn with(mut rule: Rule, modifiers: &'static str) -> Rule {
 
 use UnitClass::{Fp16, Fp32, Fp64, IntAlu, IntCmp, Video, VideoAbsdiff, Xu};
 
+// Each generation's table lists every opcode it knows, in full: rows that
+// agree across generations stay repeated, as data read one table at a time.
+
 /// Kepler (`sm_35` listings, the `sm_30` preset). Rates from the CUDA C
 /// Programming Guide's throughput table, compute capability 3.0 (results per
 /// clock per SM): add/logic/compare/min/max 160 (the `int_alu`/`int_cmp`

@@ -4,6 +4,11 @@
 //!
 //! Signatures are CUDA 13's (`cuda_runtime_api.h`, `crt/host_runtime.h`,
 //! `crt/device_functions.h` of the nvidia-cuda-runtime and -crt wheels).
+//!
+//! Entry points that only rename another share one definition
+//! (`c_aliases!`); the others keep their own signature, CUDA's, even where
+//! parameter lists repeat (`__cudaRegisterVar` and `__cudaRegisterManagedVar`,
+//! `cudaMemcpy2D` and `cudaMemcpy2DAsync`): a C declaration each, on purpose.
 
 use crate::err;
 use crate::runtime::{CallConfig, Fail, Place, Res, Runtime};
@@ -113,6 +118,38 @@ pub fn unimplemented(name: &'static str) -> c_int {
     drop(said);
     with(|_| Err(Fail::code(err::NOT_SUPPORTED)))
 }
+
+/// Defines C entry points that take the same arguments and do the same
+/// thing (CUDA's aliases: `_ptsz`, `_v2`, cooperative launches): the
+/// parameter list and body once, then each name as
+/// `pub [unsafe] extern "C" fn NAME(..);`, spelled so that `build.rs`
+/// sees it implemented.
+macro_rules! c_aliases {
+    (
+        $params:tt -> $ret:ty $body:block
+        $($(#[$doc:meta])* pub unsafe extern "C" fn $name:ident(..);)+
+    ) => {
+        $(
+            $(#[$doc])*
+            ///
+            /// # Safety
+            /// Each pointer is valid as CUDA documents it.
+            #[no_mangle]
+            pub unsafe extern "C" fn $name $params -> $ret $body
+        )+
+    };
+    (
+        $params:tt -> $ret:ty $body:block
+        $($(#[$doc:meta])* pub extern "C" fn $name:ident(..);)+
+    ) => {
+        $(
+            $(#[$doc])*
+            #[no_mangle]
+            pub extern "C" fn $name $params -> $ret $body
+        )+
+    };
+}
+pub(crate) use c_aliases;
 
 /// Defines the stubs `build.rs` lists.
 macro_rules! stubs {
@@ -337,47 +374,6 @@ pub unsafe extern "C" fn __cudaGetKernel(out: *mut *const c_void, func: *const c
     with(|_| unsafe { put(out, func) })
 }
 
-/// Launches the kernel whose host stub is `func`, reading each argument
-/// through `args` at its parameter's size.
-///
-/// # Safety
-/// `args` holds a valid pointer per kernel parameter.
-unsafe fn launch(
-    func: *const c_void,
-    grid: Dim3,
-    block: Dim3,
-    args: *mut *mut c_void,
-    shared: usize,
-    stream: *mut c_void,
-) -> c_int {
-    with(|rt| {
-        let slots = rt.params(func as u64)?;
-        let size = slots.iter().map(|s| s.offset + s.size).max().unwrap_or(0);
-        let mut params = vec![0u8; size as usize];
-        for (i, s) in slots.iter().enumerate() {
-            if args.is_null() {
-                return Err(Fail::said(
-                    err::INVALID_VALUE,
-                    "kernel arguments: a null array",
-                ));
-            }
-            // SAFETY: one pointer per parameter, each to a value of the
-            // parameter's size (nvcc's stub passes its own arguments).
-            let v = unsafe { host_bytes(*args.add(i), s.size as usize)? };
-            params[s.offset as usize..(s.offset + s.size) as usize].copy_from_slice(v);
-        }
-        let c = CallConfig {
-            grid: grid.arr(),
-            block: block.arr(),
-            shared: shared as u64,
-            stream: stream as u64,
-        };
-        let r = rt.launch(func as u64, &c, &params);
-        print_out(&rt.take_printed());
-        r
-    })
-}
-
 extern "C" {
     /// The C library's standard output stream.
     static mut stdout: *mut c_void;
@@ -399,55 +395,53 @@ fn print_out(bytes: &[u8]) {
     }
 }
 
-/// `__cudaLaunchKernel`.
-///
-/// # Safety
-/// As nvcc calls it.
-#[no_mangle]
-pub unsafe extern "C" fn __cudaLaunchKernel(
-    kernel: *const c_void,
-    grid: Dim3,
-    block: Dim3,
-    args: *mut *mut c_void,
-    shared: usize,
-    stream: *mut c_void,
-) -> c_int {
-    // SAFETY: as the caller's.
-    unsafe { launch(kernel, grid, block, args, shared, stream) }
-}
-
-/// `__cudaLaunchKernel_ptsz` (per-thread default stream: the same here).
-///
-/// # Safety
-/// As nvcc calls it.
-#[no_mangle]
-pub unsafe extern "C" fn __cudaLaunchKernel_ptsz(
-    kernel: *const c_void,
-    grid: Dim3,
-    block: Dim3,
-    args: *mut *mut c_void,
-    shared: usize,
-    stream: *mut c_void,
-) -> c_int {
-    // SAFETY: as the caller's.
-    unsafe { launch(kernel, grid, block, args, shared, stream) }
-}
-
-/// `cudaLaunchKernel`.
-///
-/// # Safety
-/// As CUDA documents it.
-#[no_mangle]
-pub unsafe extern "C" fn cudaLaunchKernel(
-    func: *const c_void,
-    grid: Dim3,
-    block: Dim3,
-    args: *mut *mut c_void,
-    shared: usize,
-    stream: *mut c_void,
-) -> c_int {
-    // SAFETY: as the caller's.
-    unsafe { launch(func, grid, block, args, shared, stream) }
+// Each launches the kernel whose host stub is `func`, reading each argument
+// through `args` at its parameter's size (`args` holds a valid pointer per
+// kernel parameter).
+c_aliases! {
+    (
+        func: *const c_void,
+        grid: Dim3,
+        block: Dim3,
+        args: *mut *mut c_void,
+        shared: usize,
+        stream: *mut c_void,
+    ) -> c_int {
+        with(|rt| {
+            let slots = rt.params(func as u64)?;
+            let size = slots.iter().map(|s| s.offset + s.size).max().unwrap_or(0);
+            let mut params = vec![0u8; size as usize];
+            for (i, s) in slots.iter().enumerate() {
+                if args.is_null() {
+                    return Err(Fail::said(
+                        err::INVALID_VALUE,
+                        "kernel arguments: a null array",
+                    ));
+                }
+                // SAFETY: one pointer per parameter, each to a value of the
+                // parameter's size (nvcc's stub passes its own arguments).
+                let v = unsafe { host_bytes(*args.add(i), s.size as usize)? };
+                params[s.offset as usize..(s.offset + s.size) as usize].copy_from_slice(v);
+            }
+            let c = CallConfig {
+                grid: grid.arr(),
+                block: block.arr(),
+                shared: shared as u64,
+                stream: stream as u64,
+            };
+            let r = rt.launch(func as u64, &c, &params);
+            print_out(&rt.take_printed());
+            r
+        })
+    }
+    /// `__cudaLaunchKernel`, as nvcc calls it.
+    pub unsafe extern "C" fn __cudaLaunchKernel(..);
+    /// `__cudaLaunchKernel_ptsz` (per-thread default stream: the same here).
+    pub unsafe extern "C" fn __cudaLaunchKernel_ptsz(..);
+    /// `cudaLaunchKernel`.
+    pub unsafe extern "C" fn cudaLaunchKernel(..);
+    /// `cudaLaunchCooperativeKernel`: launched as any other kernel.
+    pub unsafe extern "C" fn cudaLaunchCooperativeKernel(..);
 }
 
 // ---- memory ----

@@ -1,24 +1,11 @@
 //! The C entry points for the device, errors, streams and events (the
 //! memory and launch ones are in `abi`).
 
-use crate::abi::with;
+use crate::abi::{c_aliases, put, with};
 use crate::err;
 use crate::gen::layout as l;
 use crate::runtime::{Fail, Res};
 use std::ffi::{c_char, c_float, c_int, c_uint, c_void};
-
-/// Writes `v` through `p`, refusing a null pointer.
-///
-/// # Safety
-/// `p` is null or valid for a write of `T`.
-unsafe fn put<T>(p: *mut T, v: T) -> Res<()> {
-    if p.is_null() {
-        return Err(Fail::code(err::INVALID_VALUE));
-    }
-    // SAFETY: non-null, and valid by the caller's contract.
-    unsafe { p.write_unaligned(v) };
-    Ok(())
-}
 
 /// Writes `bytes` to `p`, refusing a null pointer.
 ///
@@ -479,19 +466,16 @@ pub extern "C" fn cudaEventQuery(e: *mut c_void) -> c_int {
     with(|rt| rt.event_check(e as u64))
 }
 
-/// `cudaEventElapsedTime`: milliseconds of simulated time.
-///
-/// # Safety
-/// `ms` is valid for a write.
-#[no_mangle]
-pub unsafe extern "C" fn cudaEventElapsedTime(
-    ms: *mut c_float,
-    start: *mut c_void,
-    end: *mut c_void,
-) -> c_int {
-    with(|rt| {
-        let t = rt.elapsed_ms(start as u64, end as u64)?;
-        // SAFETY: by the caller's contract.
-        unsafe { put(ms, t) }
-    })
+c_aliases! {
+    (ms: *mut c_float, start: *mut c_void, end: *mut c_void) -> c_int {
+        with(|rt| {
+            let t = rt.elapsed_ms(start as u64, end as u64)?;
+            // SAFETY: by the caller's contract (`ms` valid for a write).
+            unsafe { put(ms, t) }
+        })
+    }
+    /// `cudaEventElapsedTime`: milliseconds of simulated time.
+    pub unsafe extern "C" fn cudaEventElapsedTime(..);
+    /// `cudaEventElapsedTime_v2`: CUDA 12.8's name for the same measurement.
+    pub unsafe extern "C" fn cudaEventElapsedTime_v2(..);
 }

@@ -2,7 +2,7 @@
 //! call: stream-ordered and pitched allocation, pointer attributes,
 //! limits, hints, host callbacks. Everything here is synchronous too.
 
-use crate::abi::{copy, memset, put, with, Dim3};
+use crate::abi::{c_aliases, copy, memset, put, with};
 use crate::err;
 use crate::gen::layout as l;
 use crate::runtime::{Fail, Res};
@@ -101,28 +101,25 @@ pub extern "C" fn cudaMemset2D(
     })
 }
 
-/// `cudaMemPrefetchAsync`: a hint; managed memory is always where the
-/// kernel needs it here.
-#[no_mangle]
-pub extern "C" fn cudaMemPrefetchAsync(
-    _p: *const c_void,
-    _n: usize,
-    _location: u64,
-    _flags: c_uint,
-    _s: *mut c_void,
-) -> c_int {
-    with(|rt| rt.alive())
+c_aliases! {
+    (_p: *const c_void, _n: usize, _location: u64, _flags: c_uint, _s: *mut c_void) -> c_int {
+        with(|rt| rt.alive())
+    }
+    /// `cudaMemPrefetchAsync`: a hint; managed memory is always where the
+    /// kernel needs it here.
+    pub extern "C" fn cudaMemPrefetchAsync(..);
+    /// `cudaMemPrefetchAsync_v2` (CUDA 12's name): a hint, as `cudaMemPrefetchAsync`.
+    pub extern "C" fn cudaMemPrefetchAsync_v2(..);
 }
 
-/// `cudaMemAdvise`: a hint, accepted.
-#[no_mangle]
-pub extern "C" fn cudaMemAdvise(
-    _p: *const c_void,
-    _n: usize,
-    _advice: c_int,
-    _location: u64,
-) -> c_int {
-    with(|rt| rt.alive())
+c_aliases! {
+    (_p: *const c_void, _n: usize, _advice: c_int, _location: u64) -> c_int {
+        with(|rt| rt.alive())
+    }
+    /// `cudaMemAdvise`: a hint, accepted.
+    pub extern "C" fn cudaMemAdvise(..);
+    /// `cudaMemAdvise_v2` (CUDA 12's name): a hint, accepted (as `cudaMemAdvise`).
+    pub extern "C" fn cudaMemAdvise_v2(..);
 }
 
 /// `cudaPointerGetAttributes`.
@@ -282,23 +279,6 @@ pub unsafe extern "C" fn cudaStreamAddCallback(
         unsafe { f(s, status, data) };
     }
     code
-}
-
-/// `cudaLaunchCooperativeKernel`: launched as any other kernel.
-///
-/// # Safety
-/// As `cudaLaunchKernel`.
-#[no_mangle]
-pub unsafe extern "C" fn cudaLaunchCooperativeKernel(
-    func: *const c_void,
-    grid: Dim3,
-    block: Dim3,
-    args: *mut *mut c_void,
-    shared: usize,
-    stream: *mut c_void,
-) -> c_int {
-    // SAFETY: as the caller's.
-    unsafe { crate::abi::cudaLaunchKernel(func, grid, block, args, shared, stream) }
 }
 
 /// `cudaMemcpyPeer`: one device, so a device-to-device copy.

@@ -13,14 +13,16 @@
 //! - `cudaRuntimeGetVersion` says 12.9.
 //!
 //! The entry points only CUDA 12 exports and that this runtime can honour
-//! are here too (`cudaThreadExit`, the `_v2` names); both libraries export
-//! them.
+//! are here too (`cudaThreadExit`, `cudaGetDeviceProperties_v2`); both
+//! libraries export them. The `_v2` names that only rename an entry point
+//! (`cudaEventElapsedTime_v2`, `cudaMemPrefetchAsync_v2`, `cudaMemAdvise_v2`)
+//! are defined beside it (`c_aliases!`).
 
-use crate::abi::{put, with};
+use crate::abi::with;
 use crate::err;
 use crate::props::PropLayout;
 use crate::runtime::Fail;
-use std::ffi::{c_float, c_int, c_uint, c_void};
+use std::ffi::{c_int, c_void};
 
 /// Whether this build of the runtime is `libcudart.so.12`.
 pub fn is_cuda12() -> bool {
@@ -58,23 +60,6 @@ pub unsafe extern "C" fn cudaGetDeviceProperties_v2(p: *mut c_void, d: c_int) ->
     })
 }
 
-/// `cudaEventElapsedTime_v2`: CUDA 12.8's name for the same measurement.
-///
-/// # Safety
-/// `ms` is valid for a write.
-#[no_mangle]
-pub unsafe extern "C" fn cudaEventElapsedTime_v2(
-    ms: *mut c_float,
-    start: *mut c_void,
-    end: *mut c_void,
-) -> c_int {
-    with(|rt| {
-        let t = rt.elapsed_ms(start as u64, end as u64)?;
-        // SAFETY: by the caller's contract.
-        unsafe { put(ms, t) }
-    })
-}
-
 /// `cudaThreadExit` (deprecated `cudaDeviceReset`).
 #[no_mangle]
 pub extern "C" fn cudaThreadExit() -> c_int {
@@ -82,27 +67,4 @@ pub extern "C" fn cudaThreadExit() -> c_int {
         rt.reset();
         Ok(())
     })
-}
-
-/// `cudaMemPrefetchAsync_v2`: a hint (as `cudaMemPrefetchAsync`).
-#[no_mangle]
-pub extern "C" fn cudaMemPrefetchAsync_v2(
-    _p: *const c_void,
-    _n: usize,
-    _location: u64,
-    _flags: c_uint,
-    _s: *mut c_void,
-) -> c_int {
-    with(|rt| rt.alive())
-}
-
-/// `cudaMemAdvise_v2`: a hint, accepted (as `cudaMemAdvise`).
-#[no_mangle]
-pub extern "C" fn cudaMemAdvise_v2(
-    _p: *const c_void,
-    _n: usize,
-    _advice: c_int,
-    _location: u64,
-) -> c_int {
-    with(|rt| rt.alive())
 }

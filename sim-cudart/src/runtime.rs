@@ -420,7 +420,7 @@ impl Runtime {
         self.shared_limits
             .check(stub, &k.name, shared.into(), static_shared)
             .map_err(|m| Fail::said(err::INVALID_VALUE, m))?;
-        self.host_to_device()?;
+        self.sync_host(true)?;
         let (start, index) = (self.now, self.launches);
         let registers = self.registers(k.fatbin, &k.name);
         let saving = self
@@ -480,7 +480,7 @@ impl Runtime {
                     );
                 }
                 self.printed = l.printf;
-                self.device_to_host()
+                self.sync_host(false)
             }
             Err(e) => {
                 let f = launch_failure(&k.name, &e);
@@ -626,9 +626,10 @@ impl Runtime {
             .map_err(|e| Fail::said(err::UNKNOWN, format!("report {}: {e}", path.display())))
     }
 
-    /// Before a launch: the host blocks' bytes into the device, and each
-    /// initialised `__managed__` variable's into its module's variable.
-    fn host_to_device(&mut self) -> Res<()> {
+    /// Before a launch (`to_device`): the host blocks' bytes into the
+    /// device, and each initialised `__managed__` variable's into its
+    /// module's variable. After one: the same bytes back from the device.
+    fn sync_host(&mut self, to_device: bool) -> Res<()> {
         let Runtime {
             sim,
             host,
@@ -637,35 +638,15 @@ impl Runtime {
             ..
         } = self;
         let Some(sim) = sim else { return Ok(()) };
-        for b in host.values() {
-            sim.device.write(b.addr(), b.bytes()).map_err(dev_fail)?;
-        }
-        for v in managed.iter() {
-            let (Some(b), Some(m)) = (&v.block, fatbins.get(v.fatbin).and_then(|f| f.module))
-            else {
-                continue;
-            };
-            sim.device
-                .write_symbol(m, &v.name, 0, &b.bytes()[..v.size as usize])
-                .map_err(dev_fail)?;
-        }
-        Ok(())
-    }
-
-    /// After a launch: the host blocks' bytes back from the device, and
-    /// the `__managed__` variables'.
-    fn device_to_host(&mut self) -> Res<()> {
-        let Runtime {
-            sim,
-            host,
-            managed,
-            fatbins,
-            ..
-        } = self;
-        let Some(sim) = sim else { return Ok(()) };
+        let d = &mut sim.device;
         for b in host.values_mut() {
             let addr = b.addr();
-            sim.device.read(addr, b.bytes_mut()).map_err(dev_fail)?;
+            if to_device {
+                d.write(addr, b.bytes())
+            } else {
+                d.read(addr, b.bytes_mut())
+            }
+            .map_err(dev_fail)?;
         }
         for v in managed.iter_mut() {
             let (Some(b), Some(m)) = (&mut v.block, fatbins.get(v.fatbin).and_then(|f| f.module))
@@ -673,9 +654,12 @@ impl Runtime {
                 continue;
             };
             let n = v.size as usize;
-            sim.device
-                .read_symbol(m, &v.name, 0, &mut b.bytes_mut()[..n])
-                .map_err(dev_fail)?;
+            if to_device {
+                d.write_symbol(m, &v.name, 0, &b.bytes()[..n])
+            } else {
+                d.read_symbol(m, &v.name, 0, &mut b.bytes_mut()[..n])
+            }
+            .map_err(dev_fail)?;
         }
         Ok(())
     }

@@ -33,7 +33,7 @@ use crate::error::KernelError;
 use crate::global::Global;
 use crate::memtime::Gpu;
 use crate::prepare::{self, Prepared, Start};
-use crate::run::RunOptions;
+use crate::run::{take_timed, RunOptions};
 use crate::timing::Timed;
 use sim_module::{Function, Launch, Module, ModuleError, StateSpace};
 use std::collections::HashMap;
@@ -627,39 +627,17 @@ impl Device {
         crate::gate::check(&prep, self.opts.config.target)?;
         preflight(&prep, &launch, &self.opts)?;
         let mut gpu = Gpu::new(self.opts.memory.clone(), &[]);
-        let eo = engine::Options {
-            target: self.opts.config.target,
-            config: &self.opts.config,
-            policy: self.opts.policy,
-            sms: self.opts.sms,
-            threads: self.opts.threads,
-            max_instructions: self.opts.max_instructions,
-            sample: self.opts.sample,
-            timeline: self.opts.timeline,
-            dump_block: self.opts.dump_block,
-            registers: self.opts.registers,
-        };
+        let eo = self.opts.engine_options();
         // Moved in and back out: a launch never copies the device's memory.
         let global = std::mem::take(&mut self.global);
         match engine::run(&prep, global, &launch, &eo, &mut gpu, &mut Warps::None) {
-            Ok(f) => {
+            Ok(mut f) => {
+                let timed = take_timed(&mut f, Vec::new());
                 self.global = f.global;
                 Ok(Launched {
                     warps: f.warps,
                     instructions: f.instructions,
-                    timed: Timed {
-                        cycles: f.stats.cycles,
-                        clock_span: f.clock_span,
-                        stats: f.stats,
-                        sms_used: f.sms_used,
-                        sampled: f.sampled,
-                        timeline: f.timeline,
-                        regs: f.regs,
-                        sources: Vec::new(),
-                        per_sm: f.per_sm,
-                        memory: f.memory,
-                        occupancy: f.occupancy,
-                    },
+                    timed,
                     printf: f.printf,
                     printf_dropped: f.printf_dropped,
                 })

@@ -27,6 +27,7 @@ pub mod overlay;
 mod prepare;
 pub mod printf;
 mod rec;
+mod reconv;
 pub mod record;
 mod regalloc;
 mod reorder;

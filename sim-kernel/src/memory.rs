@@ -269,6 +269,8 @@ impl WarpMem<'_> {
         shape
     }
 
+    // The parameters stay spelled out as `try_load_lanes`'s (a hot path:
+    // no bundle built per access).
     /// [`Memory::store_lanes`] as [`Self::try_load_lanes`]: every access
     /// is checked before the first store, so `false` leaves memory as it
     /// was.
@@ -533,6 +535,21 @@ fn store_lane<const B: usize>(
     }
 }
 
+/// `$recv.$method::<W>(args)` for an access width `$bytes` of 4, 8, 2 or 1
+/// bytes (most common first), and `false` (not done) for any other: the
+/// direct lane paths, one monomorphised copy per width.
+macro_rules! by_width {
+    ($bytes:expr, $recv:ident.$method:ident($($arg:expr),*)) => {
+        match $bytes {
+            4 => $recv.$method::<4>($($arg),*),
+            8 => $recv.$method::<8>($($arg),*),
+            2 => $recv.$method::<2>($($arg),*),
+            1 => $recv.$method::<1>($($arg),*),
+            _ => false,
+        }
+    };
+}
+
 impl Memory for WarpMem<'_> {
     fn load(&mut self, space: Space, lane: u32, addr: u64, n: u32) -> Result<u64, FaultKind> {
         let (space, addr) = Self::resolve(space, addr);
@@ -580,14 +597,7 @@ impl Memory for WarpMem<'_> {
         n: usize,
         out: &mut [[u64; WARP_SIZE]],
     ) -> Result<(), LaneFault> {
-        let direct = n <= 4
-            && match bytes {
-                4 => self.try_load_lanes::<4>(space, lanes, addrs, n, out),
-                8 => self.try_load_lanes::<8>(space, lanes, addrs, n, out),
-                2 => self.try_load_lanes::<2>(space, lanes, addrs, n, out),
-                1 => self.try_load_lanes::<1>(space, lanes, addrs, n, out),
-                _ => false,
-            };
+        let direct = n <= 4 && by_width!(bytes, self.try_load_lanes(space, lanes, addrs, n, out));
         if lanes == 0 || direct {
             return Ok(());
         }
@@ -605,14 +615,7 @@ impl Memory for WarpMem<'_> {
         n: usize,
         vals: &[[u64; WARP_SIZE]],
     ) -> Result<(), LaneFault> {
-        let direct = n <= 4
-            && match bytes {
-                4 => self.try_store_lanes::<4>(space, lanes, addrs, n, vals),
-                8 => self.try_store_lanes::<8>(space, lanes, addrs, n, vals),
-                2 => self.try_store_lanes::<2>(space, lanes, addrs, n, vals),
-                1 => self.try_store_lanes::<1>(space, lanes, addrs, n, vals),
-                _ => false,
-            };
+        let direct = n <= 4 && by_width!(bytes, self.try_store_lanes(space, lanes, addrs, n, vals));
         if lanes == 0 || direct {
             return Ok(());
         }

@@ -339,15 +339,7 @@ fn convert<A: Args>(
     };
     match conv {
         b'd' | b'i' => {
-            let sign = if signed < 0 {
-                "-"
-            } else if s.plus {
-                "+"
-            } else if s.space {
-                " "
-            } else {
-                ""
-            };
+            let sign = sign(signed < 0, &s);
             let body = int_digits(signed.unsigned_abs(), 10, false, s.prec);
             pad_number(out, s, sign, "", &body, s.prec.is_none());
         }
@@ -454,11 +446,10 @@ fn pad(out: &mut Vec<u8>, width: usize, left: bool, text: &[u8]) {
     }
 }
 
-/// `%f %F %e %E %g %G %a %A` as glibc prints them (Rust's formatting is
-/// exact and rounds half to even, as glibc's does in the default mode).
-fn float(conv: u8, s: Spec, x: f64, out: &mut Vec<u8>) {
-    let upper = conv.is_ascii_uppercase();
-    let sign = if x.is_sign_negative() {
+/// The sign printed before a number: `-` when `negative`, else `+` or a
+/// space as the flags ask.
+fn sign(negative: bool, s: &Spec) -> &'static str {
+    if negative {
         "-"
     } else if s.plus {
         "+"
@@ -466,7 +457,14 @@ fn float(conv: u8, s: Spec, x: f64, out: &mut Vec<u8>) {
         " "
     } else {
         ""
-    };
+    }
+}
+
+/// `%f %F %e %E %g %G %a %A` as glibc prints them (Rust's formatting is
+/// exact and rounds half to even, as glibc's does in the default mode).
+fn float(conv: u8, s: Spec, x: f64, out: &mut Vec<u8>) {
+    let upper = conv.is_ascii_uppercase();
+    let sign = sign(x.is_sign_negative(), &s);
     let a = x.abs();
     if !a.is_finite() {
         let t = match (a.is_nan(), upper) {

@@ -71,6 +71,22 @@ pub struct RunOptions {
 }
 
 impl RunOptions {
+    /// The engine's options for a launch under these.
+    pub(crate) fn engine_options(&self) -> engine::Options<'_> {
+        engine::Options {
+            target: self.config.target,
+            config: &self.config,
+            policy: self.policy,
+            sms: self.sms,
+            threads: self.threads,
+            max_instructions: self.max_instructions,
+            sample: self.sample,
+            timeline: self.timeline,
+            dump_block: self.dump_block,
+            registers: self.registers,
+        }
+    }
+
     /// `config` with the memory preset of its target, at most the
     /// configuration's `limits.max_instructions` warp-instructions.
     pub fn new(config: SmConfig, policy: SchedPolicy, sms: u32) -> RunOptions {
@@ -179,40 +195,35 @@ pub(crate) fn run_engine(
     crate::gate::check(prep, opts.config.target)?;
     // Launch buffers start in DRAM, not L2: see `memtime`.
     let mut gpu = Gpu::new(opts.memory.clone(), &[]);
-    let eo = engine::Options {
-        target: opts.config.target,
-        config: &opts.config,
-        policy: opts.policy,
-        sms: opts.sms,
-        threads: opts.threads,
-        max_instructions: opts.max_instructions,
-        sample: opts.sample,
-        timeline: opts.timeline,
-        dump_block: opts.dump_block,
-        registers: opts.registers,
-    };
-    let f: Finished = engine::run(prep, global, launch, &eo, &mut gpu, &mut warps)?;
+    let eo = opts.engine_options();
+    let mut f: Finished = engine::run(prep, global, launch, &eo, &mut gpu, &mut warps)?;
     Ok(GridRun {
         warps: f.warps,
         instructions: f.instructions,
-        timed: Timed {
-            cycles: f.stats.cycles,
-            clock_span: f.clock_span,
-            stats: f.stats,
-            sms_used: f.sms_used,
-            sampled: f.sampled,
-            timeline: f.timeline,
-            regs: f.regs,
-            sources: crate::timing::sources(prep),
-            per_sm: f.per_sm,
-            memory: f.memory,
-            occupancy: f.occupancy,
-        },
+        timed: take_timed(&mut f, crate::timing::sources(prep)),
         recorded: Vec::new(),
         global: f.global,
         printf: f.printf,
         printf_dropped: f.printf_dropped,
     })
+}
+
+/// The timing `f` carries, its statements' `sources` beside it; what
+/// stays in `f` is the launch's memory, output and counts.
+pub(crate) fn take_timed(f: &mut Finished, sources: Vec<(u32, String)>) -> Timed {
+    Timed {
+        cycles: f.stats.cycles,
+        clock_span: f.clock_span,
+        stats: std::mem::take(&mut f.stats),
+        sms_used: f.sms_used,
+        sampled: f.sampled.take(),
+        timeline: f.timeline.take(),
+        regs: f.regs.take(),
+        sources,
+        per_sm: std::mem::take(&mut f.per_sm),
+        memory: f.memory,
+        occupancy: f.occupancy,
+    }
 }
 
 /// A launch file read with its module's text.

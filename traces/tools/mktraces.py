@@ -72,6 +72,19 @@ def expect_lines(name, per_warp_lanes, warps, fmt=lambda v: "0x%08x" % v):
     return [".expect w%d %s = %s;" % (w, name, one(vals[w])) for w in range(warps)]
 
 
+# Each trace below spells out its PTX header and body whole (the text
+# written to the file), so lines the kernels share repeat: data, on purpose.
+
+
+def lane_expects(names, model, warps):
+    """The expect lines of registers `names`, model(lane)[k] the k-th's value
+    in every warp."""
+    ex = []
+    for k, name in enumerate(names):
+        ex += expect_lines(name, lambda w, k=k: [model(l)[k] for l in range(32)], warps)
+    return ex
+
+
 def write(fname, header, body, expects):
     with open(os.path.join(OUT, fname), "w") as f:
         f.write(header.strip("\n") + "\n\n" + body.strip("\n") + "\n")
@@ -171,10 +184,7 @@ mov.u32 %hi, 0xc0c0c0c0;
     add.u32 %px, %px, 0x01010101;
 }
 """
-    ex = []
-    for k, name in enumerate(["%mask", "%cnt", "%clamp", "%px"]):
-        ex += expect_lines(name, lambda w, k=k: [model(l)[k] for l in range(32)], warps)
-    write("threshold.ptx", header, body, ex)
+    write("threshold.ptx", header, body, lane_expects(["%mask", "%cnt", "%clamp", "%px"], model, warps))
 
 
 # --- Saturating 16-bit audio mixer -------------------------------------------
@@ -213,10 +223,7 @@ add.u32 %b, %b, 0x5000d000;
     add.u32 %a, %a, 0x00100010;
 }
 """
-    ex = []
-    for k, name in enumerate(["%mix", "%avg", "%acc", "%a"]):
-        ex += expect_lines(name, lambda w, k=k: [model(l)[k] for l in range(32)], warps)
-    write("audio_mix.ptx", header, body, ex)
+    write("audio_mix.ptx", header, body, lane_expects(["%mix", "%avg", "%acc", "%a"], model, warps))
 
 
 # --- bf16 mask (sm_90 only) ----------------------------------------------------
@@ -252,10 +259,7 @@ mov.u32 %thr, 0x3f803f80;
     set.le.bf16x2.bf16x2 %h, %x, %thr;
 }
 """
-    ex = []
-    for k, name in enumerate(["%m", "%y", "%h"]):
-        ex += expect_lines(name, lambda w, k=k: [model(l)[k] for l in range(32)], warps)
-    write("bf16_mask.ptx", header, body, ex)
+    write("bf16_mask.ptx", header, body, lane_expects(["%m", "%y", "%h"], model, warps))
 
 
 # --- sim-core microbenchmarks ------------------------------------------------

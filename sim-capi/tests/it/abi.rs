@@ -1,20 +1,9 @@
 //! The C functions, called from Rust: failures return their failure value
 //! and leave a message; nothing panics; deferred completions work.
 
+use crate::{assert_error_says, c, last_error};
 use sim_capi::*;
-use std::ffi::{CStr, CString};
 use std::ptr::{null, null_mut};
-
-fn c(s: &str) -> CString {
-    CString::new(s).unwrap()
-}
-
-fn last_error() -> String {
-    let p = pss_last_error();
-    assert!(!p.is_null());
-    // SAFETY: a non-null pointer from pss_last_error is a live C string.
-    unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_string()
-}
 
 fn new_sim(arch: &str) -> *mut PssSim {
     // SAFETY: valid C strings for the call.
@@ -391,11 +380,7 @@ fn program_and_warp_counts_are_bounded() {
             pss_sim_add_inst(s, c("add.u32 %r4096, %r0, 1;").as_ptr()),
             -1
         );
-        assert!(
-            last_error().contains("4097 registers, more than the limit of 4096"),
-            "{}",
-            last_error()
-        );
+        assert_error_says("4097 registers, more than the limit of 4096");
         // The program then cannot start (it names too many registers).
         assert_eq!(pss_sim_add_host_warp(s, 0, u32::MAX), -1);
         free(s);
@@ -410,11 +395,7 @@ fn program_and_warp_counts_are_bounded() {
             assert_eq!(pss_sim_add_host_warp(s, w, 1), 0, "{}", last_error());
         }
         assert_eq!(pss_sim_add_host_warp(s, fit, 1), -1);
-        assert!(
-            last_error().contains("at most 65536 warps and 2097152 warps x registers"),
-            "{}",
-            last_error()
-        );
+        assert_error_says("at most 65536 warps and 2097152 warps x registers");
         free(s);
     }
 }

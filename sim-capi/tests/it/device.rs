@@ -3,21 +3,11 @@
 //! `.global` variables persist across launches, and bad input fails with a
 //! message.
 
+use crate::{assert_error_says, c, last_error};
 use sim_capi::*;
-use std::ffi::{c_void, CStr, CString};
+use std::ffi::c_void;
 use std::path::Path;
 use std::ptr::{null, null_mut};
-
-fn c(s: &str) -> CString {
-    CString::new(s).unwrap()
-}
-
-fn last_error() -> String {
-    let p = pss_last_error();
-    assert!(!p.is_null());
-    // SAFETY: a non-null pointer from pss_last_error is a live C string.
-    unsafe { CStr::from_ptr(p) }.to_str().unwrap().to_string()
-}
 
 /// The example's kernel: y = a*x + y; thread 0 counts launches in `.global`.
 pub fn saxpy_ptx() -> String {
@@ -76,6 +66,29 @@ pub fn direct_reports() -> Vec<(u64, u64, u64)> {
         .collect()
 }
 
+/// Launches module `m`'s `saxpy` over `GRID` x `BLOCK` with `params`,
+/// which must succeed, its report into `r` (or none where null).
+///
+/// # Safety
+/// `d` is a live device and `r` null or valid for a write.
+unsafe fn launch_saxpy(d: *mut PssDevice, m: u32, params: &[u8], r: *mut PssLaunchReport) {
+    // SAFETY: by the caller's contract; the other pointers are live here.
+    let rc = unsafe {
+        pss_device_launch(
+            d,
+            m,
+            c("saxpy").as_ptr(),
+            GRID.as_ptr(),
+            BLOCK.as_ptr(),
+            0,
+            params.as_ptr().cast(),
+            params.len(),
+            r,
+        )
+    };
+    assert_eq!(rc, 0, "{}", last_error());
+}
+
 #[test]
 fn launches_match_the_device_and_memory_persists() {
     let direct = direct_reports();
@@ -106,18 +119,7 @@ fn launches_match_the_device_and_memory_persists() {
         let params = saxpy_params(dx, dy, 2.0);
         for want in &direct {
             let mut r = PssLaunchReport::default();
-            let rc = pss_device_launch(
-                d,
-                m,
-                c("saxpy").as_ptr(),
-                GRID.as_ptr(),
-                BLOCK.as_ptr(),
-                0,
-                params.as_ptr().cast(),
-                params.len(),
-                &mut r,
-            );
-            assert_eq!(rc, 0, "{}", last_error());
+            launch_saxpy(d, m, &params, &mut r);
             assert_eq!((r.cycles, r.warps, r.instructions), *want);
             assert_eq!(r.stats.cycles, r.cycles);
             assert_eq!(r.stats.warp_instructions, r.instructions);
@@ -148,27 +150,12 @@ fn launches_match_the_device_and_memory_persists() {
             pss_device_write_symbol(d, m, launches.as_ptr(), 0, tp, 4),
             0
         );
-        let rc = pss_device_launch(
-            d,
-            m,
-            c("saxpy").as_ptr(),
-            GRID.as_ptr(),
-            BLOCK.as_ptr(),
-            0,
-            params.as_ptr().cast(),
-            params.len(),
-            null_mut(),
-        );
-        assert_eq!(rc, 0, "{}", last_error());
+        launch_saxpy(d, m, &params, null_mut());
         assert_eq!(pss_device_read_symbol(d, m, launches.as_ptr(), 0, np, 4), 0);
         assert_eq!(n, 11);
         assert_eq!(pss_device_mem_free(d, dx), 0);
         assert_eq!(pss_device_mem_free(d, dx), -1);
-        assert!(
-            last_error().contains("invalid device pointer"),
-            "{}",
-            last_error()
-        );
+        assert_error_says("invalid device pointer");
         pss_device_free(d);
     }
 }

@@ -350,6 +350,25 @@ const LAUNCH_COLUMNS: [&str; 6] = [
     "start_cycle",
 ];
 
+/// The run description (numbered by the launch) and report of one launch
+/// of `program` (`--report`'s rows, and `simcli sweep`'s over programs).
+pub(super) fn launch_report(
+    program: &str,
+    r: &LaunchRow,
+    opts: &sim_kernel::RunOptions,
+) -> (report::RunInfo, sim_core::Report) {
+    let mut info = super::kernel::launch_info(program, r.warps as usize, opts);
+    info.run = r.index;
+    let rep = sim_core::Report {
+        config: opts.config.name(),
+        policy: opts.policy,
+        sms: r.sms as usize,
+        stats: r.stats.clone(),
+        per_sm: Vec::new(),
+    };
+    (info, rep)
+}
+
 /// `--report`: one row (CSV) or object (JSON) per launch.
 fn write_report(
     path: &Path,
@@ -359,18 +378,7 @@ fn write_report(
     opts: &sim_kernel::RunOptions,
 ) -> Result<()> {
     let dims = |d: [u32; 3]| format!("{}x{}x{}", d[0], d[1], d[2]);
-    let of = |r: &LaunchRow| {
-        let mut info = super::kernel::launch_info(program, r.warps as usize, opts);
-        info.run = r.index;
-        let rep = sim_core::Report {
-            config: opts.config.name(),
-            policy: opts.policy,
-            sms: r.sms as usize,
-            stats: r.stats.clone(),
-            per_sm: Vec::new(),
-        };
-        (info, rep)
-    };
+    let of = |r: &LaunchRow| launch_report(program, r, opts);
     let bytes = match report_format(path)? {
         ReportFormat::Json => {
             let launches: Vec<serde_json::Value> = rows

@@ -157,15 +157,8 @@ pub(super) fn program_run(
     }
     let (mut rows, mut ops) = (Vec::new(), Vec::new());
     for l in &launches {
-        let mut info = kernel::launch_info(&name, l.warps as usize, &opts);
+        let (mut info, rep) = exec::launch_report(&name, l, &opts);
         info.run = r.index;
-        let rep = sim_core::Report {
-            config: opts.config.name(),
-            policy: opts.policy,
-            sms: l.sms as usize,
-            stats: l.stats.clone(),
-            per_sm: Vec::new(),
-        };
         let index = l.index.to_string();
         rows.push(tagged(report::csv_record(&info, &rep), &l.kernel, &index));
         ops.extend(

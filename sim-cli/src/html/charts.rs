@@ -5,7 +5,9 @@
 //! estimate (no font files are read), and the browser draws it.
 
 use super::page::{num, HtmlError};
-use plotters::coord::types::RangedCoordf64;
+use plotters::coord::ranged1d::SegmentedCoord;
+use plotters::coord::types::{RangedCoordf64, RangedCoordu32};
+use plotters::coord::Shift;
 use plotters::prelude::*;
 
 const WIDTH: u32 = 860;
@@ -15,6 +17,30 @@ fn plot_err<E: std::fmt::Display>(chart: &str) -> impl Fn(E) -> HtmlError + '_ {
         chart: chart.to_string(),
         message: e.to_string(),
     }
+}
+
+/// A chart whose y axis has `n` segments.
+type Segmented<'a, 'b> =
+    ChartContext<'a, SVGBackend<'b>, Cartesian2d<RangedCoordf64, SegmentedCoord<RangedCoordu32>>>;
+
+/// `root` filled white, and on it a chart titled `title` over `0..x_end`
+/// and the `n` segments `0..=n-1` (the bar charts' frame).
+fn segmented_chart<'a, 'b>(
+    root: &'a DrawingArea<SVGBackend<'b>, Shift>,
+    title: &str,
+    label_w: u32,
+    x_end: f64,
+    n: u32,
+) -> Result<Segmented<'a, 'b>, HtmlError> {
+    let err = plot_err(title);
+    root.fill(&WHITE).map_err(&err)?;
+    ChartBuilder::on(root)
+        .caption(title, ("sans-serif", 18))
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(label_w)
+        .build_cartesian_2d(0.0..x_end, (0..n - 1).into_segmented())
+        .map_err(&err)
 }
 
 /// The colour of series `i`.
@@ -41,14 +67,7 @@ pub fn hbar(title: &str, bars: &[(String, f64)], unit: &str) -> Result<String, H
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(&err)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 18))
-            .margin(10)
-            .x_label_area_size(40)
-            .y_label_area_size(label_w)
-            .build_cartesian_2d(0.0..top, (0..n - 1).into_segmented())
-            .map_err(&err)?;
+        let mut chart = segmented_chart(&root, title, label_w, top, n)?;
         // A discrete axis over 0..n-1 has the n segments 0..=n-1; the first
         // bar is drawn at the top, in segment n-1.
         let at = |i: usize| n - 1 - u32::try_from(i).unwrap_or(0).min(n - 1);
@@ -196,14 +215,7 @@ pub fn heat(
     {
         let height = 90 + 22 * n;
         let root = SVGBackend::with_string(&mut svg, (WIDTH, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(&err)?;
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 18))
-            .margin(10)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0.0..end, (0..n - 1).into_segmented())
-            .map_err(&err)?;
+        let mut chart = segmented_chart(&root, title, 70, end, n)?;
         let label = |v: &SegmentValue<u32>| match v {
             SegmentValue::CenterOf(i) => row_names.get(*i as usize).cloned().unwrap_or_default(),
             _ => String::new(),

@@ -25,7 +25,7 @@
 //! (`__cudaPushCallConfiguration`, `__cudaGetKernel`, `__cudaLaunchKernel`),
 //! all exported by libcudart.so.12.
 
-use crate::root;
+use crate::{pip_install, root};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Mutex, OnceLock};
@@ -54,18 +54,7 @@ fn cuda12_root() -> Option<PathBuf> {
         if rt.join("lib/libcudart.so.12").is_file() && rt.join("include/cuda_runtime.h").is_file() {
             return Some(rt);
         }
-        let out = Command::new("python3")
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-            ])
-            .arg("--target")
-            .arg(&target)
-            .args(WHEELS12)
-            .output();
+        let out = pip_install(&target, &WHEELS12);
         match out {
             Ok(o) if o.status.success() && rt.join("lib/libcudart.so.12").is_file() => Some(rt),
             Ok(o) => {
@@ -101,18 +90,7 @@ fn install() -> Option<PathBuf> {
     if cu13.join("bin/nvcc").is_file() && cu13.join("lib/libcudart.so.13").is_file() {
         return Some(cu13);
     }
-    let out = Command::new("python3")
-        .args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "--target",
-        ])
-        .arg(&target)
-        .args(WHEELS)
-        .output();
+    let out = pip_install(&target, &WHEELS);
     match out {
         Ok(o) if o.status.success() && cu13.join("bin/nvcc").is_file() => Some(cu13),
         Ok(o) => {
@@ -210,6 +188,29 @@ fn exec(exe: &Path, args: &[&str]) -> Output {
         .expect("spawn simcli")
 }
 
+/// `out` succeeded, and its standard output is what the program prints on
+/// a GPU (`sim-cli/tests/programs/{expected}.expected`); `what` names it.
+fn assert_as_on_a_gpu(out: &Output, what: &str, expected: &str) {
+    let want = std::fs::read_to_string(
+        root()
+            .join("sim-cli/tests/programs")
+            .join(format!("{expected}.expected")),
+    )
+    .unwrap();
+    assert_eq!(
+        text(&out.stdout),
+        want,
+        "{what}: stdout differs; stderr:\n{}",
+        text(&out.stderr)
+    );
+    assert!(
+        out.status.success(),
+        "{what}: {}\n{}",
+        out.status,
+        text(&out.stderr)
+    );
+}
+
 fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -232,24 +233,7 @@ fn programs_print_what_they_print_on_a_gpu() {
     ] {
         let exe = build(&cu13, program);
         let out = exec(&exe, &[]);
-        let want = std::fs::read_to_string(
-            root()
-                .join("sim-cli/tests/programs")
-                .join(format!("{program}.expected")),
-        )
-        .unwrap();
-        assert_eq!(
-            text(&out.stdout),
-            want,
-            "{program}: stdout differs; stderr:\n{}",
-            text(&out.stderr)
-        );
-        assert!(
-            out.status.success(),
-            "{program}: {}\n{}",
-            out.status,
-            text(&out.stderr)
-        );
+        assert_as_on_a_gpu(&out, program, program);
         assert!(
             text(&out.stderr).contains("simcli exec: "),
             "{program}: no summary:\n{}",
@@ -426,24 +410,7 @@ fn cuda12_programs_print_what_they_print_on_a_gpu() {
             "{program}: not a CUDA 12 program"
         );
         let out = exec(&exe, &[]);
-        let want = std::fs::read_to_string(
-            root()
-                .join("sim-cli/tests/programs")
-                .join(format!("{expected}.expected")),
-        )
-        .unwrap();
-        assert_eq!(
-            text(&out.stdout),
-            want,
-            "{program} (CUDA 12): stdout differs; stderr:\n{}",
-            text(&out.stderr)
-        );
-        assert!(
-            out.status.success(),
-            "{program} (CUDA 12): {}\n{}",
-            out.status,
-            text(&out.stderr)
-        );
+        assert_as_on_a_gpu(&out, &format!("{program} (CUDA 12)"), expected);
     }
 }
 

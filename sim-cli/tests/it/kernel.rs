@@ -8,6 +8,8 @@ use crate::{parts, root, s, scratch, simcli};
 use sim_kernel::Recording;
 use std::path::{Path, PathBuf};
 
+// The same list as sim-kernel's `tests/it/launches.rs`: a data table each
+// test crate holds, as neither can read the other's.
 const LAUNCHES: [&str; 10] = [
     "sad16.t",
     "sad16.v",

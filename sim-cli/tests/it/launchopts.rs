@@ -5,7 +5,7 @@
 
 use crate::{parts, root, s, scratch, simcli};
 use serde_json::Value;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A memory-bound launch: every thread loads two arrays from DRAM.
 fn launch() -> PathBuf {
@@ -16,6 +16,14 @@ fn json_of(args: &[&str]) -> Value {
     let (c, out, e) = parts(&simcli(args));
     assert_eq!(c, 0, "{args:?}: {e}");
     serde_json::from_str(&out).unwrap_or_else(|err| panic!("{args:?}: {err}\n{out}"))
+}
+
+/// Runs simcli with `args`, which must succeed, and reads the JSON it
+/// wrote to `file`.
+fn json_written(args: &[&str], file: &Path) -> Value {
+    let (c, _, e) = parts(&simcli(args));
+    assert_eq!(c, 0, "{args:?}: {e}");
+    serde_json::from_slice(&std::fs::read(file).unwrap()).unwrap()
 }
 
 /// Cycles of the launch with `extra` options.
@@ -117,9 +125,7 @@ fn timeline_of_a_launch_has_blocks_warps_and_memory() {
     let d = scratch("launchopts_timeline");
     let t = d.join("t.json");
     let l = root().join("workloads/halfops.json");
-    let (c, _, e) = parts(&simcli(&["run", s(&l), "--sms", "2", "--timeline", s(&t)]));
-    assert_eq!(c, 0, "{e}");
-    let v: Value = serde_json::from_slice(&std::fs::read(&t).unwrap()).unwrap();
+    let v = json_written(&["run", s(&l), "--sms", "2", "--timeline", s(&t)], &t);
     let ev = v["traceEvents"].as_array().unwrap();
     let count = |cat: &str| ev.iter().filter(|x| x["cat"] == cat).count();
     let launch: Value = serde_json::from_slice(&std::fs::read(&l).unwrap()).unwrap();
@@ -143,18 +149,19 @@ fn timeline_of_a_launch_has_blocks_warps_and_memory() {
     let m = ev.iter().find(|x| x["cat"] == "memory").unwrap();
     assert!(m["args"]["latency"].as_u64().unwrap() > 0, "{m}");
     // Bounded: a limit of 3 events per SM keeps 3 per SM and says so.
-    let (c, _, e) = parts(&simcli(&[
-        "run",
-        s(&l),
-        "--sms",
-        "2",
-        "--timeline",
-        s(&t),
-        "--timeline-limit",
-        "3",
-    ]));
-    assert_eq!(c, 0, "{e}");
-    let v: Value = serde_json::from_slice(&std::fs::read(&t).unwrap()).unwrap();
+    let v = json_written(
+        &[
+            "run",
+            s(&l),
+            "--sms",
+            "2",
+            "--timeline",
+            s(&t),
+            "--timeline-limit",
+            "3",
+        ],
+        &t,
+    );
     assert_eq!(v["otherData"]["events_drawn"], 6);
     assert_eq!(v["otherData"]["truncated"], true);
 }
@@ -164,16 +171,10 @@ fn dump_regs_of_a_launch_writes_one_block() {
     let d = scratch("launchopts_regs");
     let out = d.join("r.json");
     let l = root().join("workloads/halfops.json");
-    let (c, _, e) = parts(&simcli(&[
-        "run",
-        s(&l),
-        "--dump-regs",
-        s(&out),
-        "--dump-block",
-        "1",
-    ]));
-    assert_eq!(c, 0, "{e}");
-    let v: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    let v = json_written(
+        &["run", s(&l), "--dump-regs", s(&out), "--dump-block", "1"],
+        &out,
+    );
     assert_eq!(v["block"], 1);
     let warps = v["warps"].as_array().unwrap();
     // 256 threads a block: 8 warps; halfops.ptx reads %ntid.x into %r3,

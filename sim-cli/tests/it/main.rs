@@ -75,6 +75,23 @@ pub fn parts(o: &Output) -> (i32, String, String) {
     )
 }
 
+/// `python3 -m pip install --target target wheels`, quietly (the CUDA
+/// wheels some tests need, installed once into `tools/.cache`).
+pub fn pip_install(target: &Path, wheels: &[&str]) -> std::io::Result<Output> {
+    Command::new("python3")
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
+        .arg("--target")
+        .arg(target)
+        .args(wheels)
+        .output()
+}
+
 /// A path as &str for argument lists.
 pub fn s(p: &Path) -> &str {
     p.to_str().unwrap()

@@ -8,7 +8,7 @@
 //! tested with `nvidia-cuda-nvrtc` 13.0.88 from pip, installed into
 //! `tools/.cache/nvrtc` on first use; where it cannot be, that test skips.
 
-use crate::root;
+use crate::{pip_install, root};
 use std::path::Path;
 use std::process::Command;
 
@@ -108,18 +108,7 @@ fn nvrtc() -> Option<std::path::PathBuf> {
     let target = root().join("tools/.cache/nvrtc");
     let lib = target.join("nvidia/cu13/lib/libnvrtc.so.13");
     if !lib.is_file() {
-        let out = Command::new("python3")
-            .args([
-                "-m",
-                "pip",
-                "install",
-                "--quiet",
-                "--disable-pip-version-check",
-            ])
-            .arg("--target")
-            .arg(&target)
-            .arg("nvidia-cuda-nvrtc==13.0.88")
-            .output();
+        let out = pip_install(&target, &["nvidia-cuda-nvrtc==13.0.88"]);
         if !matches!(&out, Ok(o) if o.status.success()) {
             eprintln!("the NVRTC test will skip: pip install nvidia-cuda-nvrtc==13.0.88 failed");
         }

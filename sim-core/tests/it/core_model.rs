@@ -1,38 +1,9 @@
 //! Timing model tests (programs built in code; figures from the presets' sources).
 
+use crate::insts::{inst, r, run_repeating, selp, setp, video};
 use sim_core::*;
 use sim_isa::*;
 use std::sync::Arc;
-
-fn r(n: u32) -> RegId {
-    RegId(n)
-}
-
-fn inst(op: Op) -> Instruction {
-    Instruction { guard: None, op }
-}
-
-/// `setp.lt.and.u32 p, a, b, c` (one ISETP: the chain runs through the predicates).
-fn setp(p: u32, a: u32, b: u32, c: Option<u32>) -> Instruction {
-    inst(Op::Setp(Setp {
-        cmp: CmpOp::Lt,
-        bool_op: c.map(|c| {
-            (
-                BoolOp::And,
-                PredSrc::Reg {
-                    reg: r(c),
-                    negate: false,
-                },
-            )
-        }),
-        ftz: false,
-        ty: Type::U32,
-        p: Some(r(p)),
-        q: None,
-        a: Operand::Reg(r(a)),
-        b: Operand::Reg(r(b)),
-    }))
-}
 
 /// `set.lt.u32.u32 d, a, b`.
 pub(crate) fn set_u32(d: u32, a: u32, b: u32) -> Instruction {
@@ -45,33 +16,6 @@ pub(crate) fn set_u32(d: u32, a: u32, b: u32) -> Instruction {
         d: r(d),
         a: Operand::Reg(r(a)),
         b: Operand::Reg(r(b)),
-    }))
-}
-
-fn video(op: VideoOp, simd: Simd, sat: bool, d: u32, a: u32, b: u32, c: u32) -> Instruction {
-    let (asel, bsel) = match simd {
-        Simd::X2 => ([0, 1, 0, 0], [2, 3, 0, 0]),
-        Simd::X4 => ([0, 1, 2, 3], [4, 5, 6, 7]),
-    };
-    inst(Op::Video(Video {
-        op,
-        simd,
-        dsigned: false,
-        asigned: false,
-        bsigned: false,
-        sat,
-        add: false,
-        mask: if simd == Simd::X2 { 0b11 } else { 0b1111 },
-        mask_explicit: false,
-        asel,
-        bsel,
-        asel_explicit: false,
-        bsel_explicit: false,
-        sat_first: false,
-        d: r(d),
-        a: r(a),
-        b: r(b),
-        c: r(c),
     }))
 }
 
@@ -106,36 +50,13 @@ fn run(
     policy: SchedPolicy,
 ) -> Stats {
     let mut sm = Sm::new(cfg, prog, policy).unwrap();
-    for w in 0..warps {
-        let stream = Box::new(RepeatStream::new(body.to_vec(), times));
-        sm.add_warp(WarpLaunch {
-            warp_id: w,
-            active: u32::MAX,
-            stream,
-        })
-        .unwrap();
-    }
-    sm.run_to_completion().unwrap();
+    run_repeating(&mut sm, warps, body, times);
     assert!(sm.is_done());
     sm.stats()
 }
 
 fn within(actual: f64, expected: f64, tol: f64) -> bool {
     (actual - expected).abs() <= expected * tol
-}
-
-/// `selp.b32 d, a, b, c` (one SEL on every target).
-fn selp(d: u32, a: u32, b: u32, c: u32) -> Instruction {
-    inst(Op::Selp(Selp {
-        ty: Type::B32,
-        d: r(d),
-        a: Operand::Reg(r(a)),
-        b: Operand::Reg(r(b)),
-        c: PredSrc::Reg {
-            reg: r(c),
-            negate: false,
-        },
-    }))
 }
 
 /// Cycles per instruction of a dependent chain, and the machine instructions

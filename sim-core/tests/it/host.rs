@@ -230,12 +230,16 @@ fn external_instruction_completed_at_issue() {
     };
     assert_eq!(sm.run_until_idle(&mut mem).unwrap(), Progress::Done);
     assert_eq!(seen, vec![(0, 1, u32::MAX, 1)]);
+    assert_toy_load_result(&sm, &syms, t);
+}
+
+/// The toy program's result after its load: r1 = 4 (r0 is 0), r2 = 13,
+/// r3 = 17; the dependent add waits for the load: its 100 cycles plus the
+/// two adds (the first, balanced onto the FMA pipe, reaches the ALU's load
+/// a clock later than its own pipe).
+fn assert_toy_load_result(sm: &Sm, syms: &sim_isa::Symbols, t: Target) {
     let r3 = sm.reg(0, syms.get("%r3").unwrap()).unwrap();
-    // r1 = 4 (r0 is 0), r2 = 13, r3 = 17.
     assert!(r3.iter().all(|&v| v == 17));
-    // The dependent add waits for the load: its 100 cycles plus the two adds
-    // (the first, balanced onto the FMA pipe, reaches the ALU's load a clock
-    // later than its own pipe).
     assert_eq!(
         sm.stats().cycles,
         add_delays(t, 0, 1) + 100 + add_delays(t, 2, 2)
@@ -266,12 +270,7 @@ fn external_instruction_completed_later() {
     );
     assert_eq!(sm.run_until_idle(&mut Deferred).unwrap(), Progress::Done);
     assert!(sm.is_done());
-    let r3 = sm.reg(0, syms.get("%r3").unwrap()).unwrap();
-    assert!(r3.iter().all(|&v| v == 17));
-    assert_eq!(
-        sm.stats().cycles,
-        add_delays(t, 0, 1) + 100 + add_delays(t, 2, 2)
-    );
+    assert_toy_load_result(&sm, &syms, t);
 }
 
 #[test]

@@ -8,6 +8,7 @@ mod core_model;
 mod database;
 mod executed;
 mod host;
+mod insts;
 mod limits;
 mod ranges;
 mod states;

@@ -21,6 +21,7 @@ use super::slab::{Lent, Slab};
 use crate::error::KernelError;
 use crate::exec::Step;
 use crate::memory::WarpMem;
+use crate::reconv::{diverge, exit_lanes, pop_done, Entry};
 use crate::reorder::{self, Scheduler};
 use crate::tap::{LoadTap, Loads, Log};
 use sim_isa::exec::{
@@ -44,13 +45,6 @@ pub(crate) enum State {
     Atomic,
     /// Every lane exited.
     Exited,
-}
-
-#[derive(Clone, Copy)]
-struct Entry {
-    pc: usize,
-    rpc: usize,
-    mask: u32,
 }
 
 /// What timing does with an instruction the host owns, in issue order.
@@ -866,40 +860,4 @@ fn guard_lanes(g: Option<sim_isa::Guard>, regs: &WarpRegs, mask: u32) -> u32 {
         m |= u32::from((*x & 1 == 1) != g.negate) << l;
     }
     mask & m
-}
-
-/// Splits the top entry at a divergent branch.
-fn diverge(stack: &mut Vec<Entry>, top: Entry, target: usize, taken: u32, reconv: usize) {
-    if let Some(t) = stack.last_mut() {
-        t.pc = reconv;
-    }
-    stack.push(Entry {
-        pc: top.pc + 1,
-        rpc: reconv,
-        mask: top.mask & !taken,
-    });
-    stack.push(Entry {
-        pc: target,
-        rpc: reconv,
-        mask: taken,
-    });
-}
-
-/// Removes exiting lanes from every entry.
-fn exit_lanes(stack: &mut Vec<Entry>, lanes: u32) {
-    for e in stack.iter_mut() {
-        e.mask &= !lanes;
-    }
-    pop_done(stack);
-}
-
-/// Pops entries that reached their reconvergence point or have no lanes.
-fn pop_done(stack: &mut Vec<Entry>) {
-    while let Some(t) = stack.last() {
-        if t.pc == t.rpc || t.mask == 0 {
-            stack.pop();
-        } else {
-            break;
-        }
-    }
 }

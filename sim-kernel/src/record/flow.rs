@@ -19,6 +19,7 @@
 
 use crate::prepare::Prepared;
 use crate::rec::RecWarp;
+use crate::reconv::{diverge, exit_lanes, pop_done, Entry};
 use sim_module::{ControlOp, StatementKind};
 
 /// What a statement does to a warp's control flow.
@@ -42,14 +43,6 @@ enum Kind {
 struct Stmt {
     kind: Kind,
     guarded: bool,
-}
-
-/// One entry of the reconvergence stack (as the engine's).
-#[derive(Clone, Copy, Debug)]
-struct Entry {
-    pc: usize,
-    rpc: usize,
-    mask: u32,
 }
 
 /// The kernel's statements as the check needs them.
@@ -171,19 +164,7 @@ fn step(stack: &mut Vec<Entry>, top: Entry, kind: Kind, lanes: u32) -> Result<()
             } else if lanes == 0 {
                 advance(stack, next);
             } else {
-                if let Some(t) = stack.last_mut() {
-                    t.pc = reconv;
-                }
-                stack.push(Entry {
-                    pc: next,
-                    rpc: reconv,
-                    mask: top.mask & !lanes,
-                });
-                stack.push(Entry {
-                    pc: target,
-                    rpc: reconv,
-                    mask: lanes,
-                });
+                diverge(stack, top, target, lanes, reconv);
                 pop_done(stack);
             }
         }
@@ -209,23 +190,4 @@ fn advance(stack: &mut Vec<Entry>, next: usize) {
         t.pc = next;
     }
     pop_done(stack);
-}
-
-/// Removes exiting lanes from every entry.
-fn exit_lanes(stack: &mut Vec<Entry>, lanes: u32) {
-    for e in stack.iter_mut() {
-        e.mask &= !lanes;
-    }
-    pop_done(stack);
-}
-
-/// Pops entries that reached their reconvergence point or have no lanes.
-fn pop_done(stack: &mut Vec<Entry>) {
-    while let Some(t) = stack.last() {
-        if t.pc == t.rpc || t.mask == 0 {
-            stack.pop();
-        } else {
-            break;
-        }
-    }
 }

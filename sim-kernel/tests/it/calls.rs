@@ -6,6 +6,7 @@
 //! `reference.py`, which follows the source's meaning thread by thread (no
 //! H100 was at hand). Calls run inlined (`sim_module::inline`).
 
+use crate::{opts, same_on_any_threads};
 use sim_kernel::*;
 use std::path::PathBuf;
 
@@ -15,33 +16,13 @@ fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn opts(sms: u32, threads: usize) -> RunOptions {
-    let cfg = sim_core::preset(sim_isa::Target::SM_90);
-    let mut o = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, sms);
-    o.threads = threads;
-    o
-}
-
 /// The reference's bytes on every SM count and host-thread count, and for
 /// one SM count the same cycles and statistics on any number of threads.
 #[test]
 fn calls_match_the_reference_on_any_sms_and_threads() {
     for sms in [1, 2, 132] {
-        let one = run_launch(&data("calls.json"), &opts(sms, 1)).unwrap();
+        let one = same_on_any_threads(&data("calls.json"), sms);
         assert_eq!(one.launch.expected.len(), 2);
-        assert!(one.mismatches.is_empty(), "{sms} SMs: {:?}", one.mismatches);
-        for threads in [2, 3] {
-            let r = run_launch(&data("calls.json"), &opts(sms, threads)).unwrap();
-            assert_eq!(r.buffers, one.buffers, "{sms} SMs, {threads} threads");
-            assert_eq!(
-                r.timed.cycles, one.timed.cycles,
-                "{sms} SMs, {threads} threads"
-            );
-            assert_eq!(
-                r.timed.stats, one.timed.stats,
-                "{sms} SMs, {threads} threads"
-            );
-        }
     }
 }
 

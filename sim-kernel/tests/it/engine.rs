@@ -1,6 +1,7 @@
 //! The streaming engine: blocks resident as SMs have room, on the whole
 //! GPU, communicating through global memory as on a GPU.
 
+use crate::{buffer_launch, kernel_text, same_on_any_threads};
 use sim_kernel::*;
 use sim_module::{parse_module, Launch};
 use std::path::Path;
@@ -27,6 +28,26 @@ fn spin_launch(blocks: u32) -> Launch {
     .unwrap()
 }
 
+/// Kernel `k(.param .u64 p)`: `%rd2` its buffer, `%r1` the block's index,
+/// then `$rest` (its body and closing brace).
+macro_rules! block_kernel {
+    ($rest:literal) => {
+        concat!(
+            ".version 8.0\n.target sm_90\n.address_size 64\n\
+             .visible .entry k(.param .u64 p)\n{\n\
+             .reg .b32 %r<8>; .reg .b64 %rd<8>;\n\
+             ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %ctaid.x;\n",
+            $rest
+        )
+    };
+}
+
+/// A sampled run's cycles lie within 3% of the full run's.
+fn assert_within_3_percent(sampled: u64, full: u64) {
+    let err = sampled as f64 / full as f64 - 1.0;
+    assert!(err.abs() < 0.03, "{sampled} vs {full}");
+}
+
 fn run(src: &str, launch: &Launch, sms: u32) -> Result<GridRun, KernelError> {
     let module = parse_module(src, "k.ptx").unwrap();
     let prep = Prepared::new(&module, launch, launch.load_buffers().unwrap()).unwrap();
@@ -50,12 +71,10 @@ fn a_block_spinning_on_a_later_blocks_flag_finishes() {
 /// SMs, one each while they last.
 #[test]
 fn blocks_are_dealt_breadth_first_over_the_sms() {
-    let src = ".version 8.0\n.target sm_90\n.address_size 64\n\
-.visible .entry k(.param .u64 p)\n{\n\
-.reg .b32 %r<8>; .reg .b64 %rd<8>;\n\
-ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %ctaid.x;\n\
-mov.u32 %r2, %smid;\nmul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\n\
-st.global.u32 [%rd4], %r2;\nret;\n}\n";
+    let src = block_kernel!(
+        "mov.u32 %r2, %smid;\nmul.wide.u32 %rd3, %r1, 4;\nadd.s64 %rd4, %rd2, %rd3;\n\
+         st.global.u32 [%rd4], %r2;\nret;\n}\n"
+    );
     let launch = Launch::parse(
         r#"{"ptx": "k.ptx", "entry": "k", "grid": [16,1,1], "block": [32,1,1],
            "buffers": {"b": {"bytes": 64, "fill": 0}}, "params": [{"buffer": "b"}]}"#,
@@ -93,19 +112,8 @@ fn a_large_grid_of_short_blocks_runs() {
 /// thread) on one block of `threads`: its final first word and cycles on
 /// one SM.
 fn one_block(body: &str, threads: u32) -> (u32, u64) {
-    let src = format!(
-        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\
-         .reg .pred %p<4>; .reg .b32 %r<8>; .reg .b64 %rd<8>;\n\
-         ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n{body}\n}}\n"
-    );
-    let launch = Launch::parse(
-        &format!(
-            r#"{{"ptx": "k.ptx", "entry": "k", "grid": [1,1,1], "block": [{threads},1,1],
-               "buffers": {{"b": {{"bytes": 64, "fill": 0}}}}, "params": [{{"buffer": "b"}}]}}"#
-        ),
-        Path::new("."),
-    )
-    .unwrap();
+    let src = kernel_text(body);
+    let launch = buffer_launch(threads);
     let r = run(&src, &launch, 1).unwrap();
     let b = &r.global.regions[0].bytes;
     (
@@ -181,27 +189,7 @@ fn results_do_not_depend_on_host_threads() {
         // Block reductions (`bar.red`) and warp collectives.
         ("../sim-kernel/tests/data/warp-coll/warp_coll.json", 3),
     ] {
-        let run = |threads: usize| {
-            let cfg = sim_core::preset(sim_isa::Target::SM_90);
-            let mut opts = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, sms);
-            opts.threads = threads;
-            run_launch(&root.join(file), &opts).unwrap_or_else(|e| panic!("{file}: {e}"))
-        };
-        let one = run(1);
-        assert!(one.mismatches.is_empty(), "{file}");
-        for threads in [2, 3] {
-            let r = run(threads);
-            assert_eq!(
-                r.timed.cycles, one.timed.cycles,
-                "{file} on {threads} threads"
-            );
-            assert_eq!(
-                r.timed.stats, one.timed.stats,
-                "{file} on {threads} threads"
-            );
-            assert_eq!(r.timed.clock_span, one.timed.clock_span, "{file}");
-            assert_eq!(r.buffers, one.buffers, "{file} on {threads} threads");
-        }
+        same_on_any_threads(&root.join(file), sms);
     }
 }
 
@@ -226,13 +214,7 @@ fn a_sampled_launch_keeps_its_values_and_estimates_its_cycles() {
     let s = sampled.timed.sampled.expect("1024 blocks are sampled");
     assert_eq!(s.timed_sms, 132 / SAMPLE_EVERY + 1);
     assert!(s.timed_blocks > 100 && s.ci95.is_finite(), "{s:?}");
-    let err = sampled.timed.cycles as f64 / full.timed.cycles as f64 - 1.0;
-    assert!(
-        err.abs() < 0.03,
-        "{} vs {}",
-        sampled.timed.cycles,
-        full.timed.cycles
-    );
+    assert_within_3_percent(sampled.timed.cycles, full.timed.cycles);
 }
 
 /// A block the register file cannot hold is refused, as the CUDA runtime
@@ -241,11 +223,7 @@ fn a_sampled_launch_keeps_its_values_and_estimates_its_cycles() {
 /// more. (How they limit the blocks an SM holds: `launches.rs`.)
 #[test]
 fn registers_limit_residency_and_refuse_a_block_too_large() {
-    let src = ".version 8.0\n.target sm_90\n.address_size 64\n\
-.visible .entry k(.param .u64 p)\n{\n\
-.reg .b32 %r<8>; .reg .b64 %rd<8>;\n\
-ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %ctaid.x;\n\
-ret;\n}\n";
+    let src = block_kernel!("ret;\n}\n");
     let launch = |threads: u32, regs: u32| {
         Launch::parse(
             &format!(
@@ -322,13 +300,7 @@ fn a_sampled_launch_of_two_waves_estimates_its_cycles() {
     assert_eq!((s.timed_sms, s.timed_blocks), (2, 33), "{s:?}");
     // Every untimed SM's block had its partner's to follow.
     assert_eq!(s.modelled_by_mean, 0, "{s:?}");
-    let err = sampled.timed.cycles as f64 / full.timed.cycles as f64 - 1.0;
-    assert!(
-        err.abs() < 0.03,
-        "{} vs {}",
-        sampled.timed.cycles,
-        full.timed.cycles
-    );
+    assert_within_3_percent(sampled.timed.cycles, full.timed.cycles);
     let one = run(true, 1);
     assert_eq!(one.timed.cycles, sampled.timed.cycles);
     assert_eq!(one.timed.stats, sampled.timed.stats);

@@ -11,6 +11,8 @@ fn data() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../sim-module/tests/data/h100")
 }
 
+// The same list as sim-cli's `tests/it/kernel.rs` (the public launches):
+// a data table each test crate holds, as neither can read the other's.
 const LAUNCHES: [&str; 10] = [
     "sad16.t",
     "sad16.v",

@@ -19,7 +19,7 @@ mod record;
 mod stalls;
 mod warp_coll;
 
-use sim_kernel::{run_grid, timing, Prepared, RunOptions};
+use sim_kernel::{run_grid, run_launch, timing, LaunchRun, Prepared, RunOptions};
 use sim_module::{parse_module, Launch, Module};
 use std::path::Path;
 
@@ -27,21 +27,66 @@ use std::path::Path;
 /// at it, `%r1` is the thread's index) with `threads` threads: its module and
 /// launch.
 fn kernel(body: &str, threads: u32) -> (Module, Launch) {
-    let src = format!(
+    let src = kernel_text(&format!("{body}\nret;"));
+    let module = parse_module(&src, "k.ptx").unwrap();
+    (module, buffer_launch(threads))
+}
+
+/// The text of kernel `k(.param .u64 p)` running `body` (which returns)
+/// with `%rd2` pointing at its buffer and `%r1` the thread's index.
+fn kernel_text(body: &str) -> String {
+    format!(
         ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\
          .reg .pred %p<4>; .reg .b32 %r<8>; .reg .b64 %rd<8>;\n\
-         ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n{body}\nret;\n}}\n"
-    );
-    let module = parse_module(&src, "k.ptx").unwrap();
-    let launch = Launch::parse(
+         ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n{body}\n}}\n"
+    )
+}
+
+/// One block of `threads` threads running `k.ptx`'s `k` over a 64-byte
+/// buffer `b` of zeros.
+fn buffer_launch(threads: u32) -> Launch {
+    Launch::parse(
         &format!(
             r#"{{"ptx": "k.ptx", "entry": "k", "grid": [1,1,1], "block": [{threads},1,1],
                "buffers": {{"b": {{"bytes": 64, "fill": 0}}}}, "params": [{{"buffer": "b"}}]}}"#
         ),
         Path::new("."),
     )
-    .unwrap();
-    (module, launch)
+    .unwrap()
+}
+
+/// Options for an H100 (sm_90 preset, loose round robin) of `sms` SMs on
+/// `threads` host threads.
+fn opts(sms: u32, threads: usize) -> RunOptions {
+    let cfg = sim_core::preset(sim_isa::Target::SM_90);
+    let mut o = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, sms);
+    o.threads = threads;
+    o
+}
+
+/// Runs the launch file `path` on `sms` SMs and one host thread, which
+/// must match its `expected` outputs; on 2 and 3 host threads the same
+/// bytes, cycles, clock span and statistics. The one-thread run.
+fn same_on_any_threads(path: &Path, sms: u32) -> LaunchRun {
+    let run = |threads: usize| {
+        run_launch(path, &opts(sms, threads)).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    };
+    let one = run(1);
+    assert!(one.mismatches.is_empty(), "{sms} SMs: {:?}", one.mismatches);
+    for threads in [2, 3] {
+        let r = run(threads);
+        assert_eq!(r.buffers, one.buffers, "{sms} SMs, {threads} threads");
+        assert_eq!(
+            r.timed.cycles, one.timed.cycles,
+            "{sms} SMs, {threads} threads"
+        );
+        assert_eq!(
+            r.timed.stats, one.timed.stats,
+            "{sms} SMs, {threads} threads"
+        );
+        assert_eq!(r.timed.clock_span, one.timed.clock_span, "{sms} SMs");
+    }
+    one
 }
 
 /// Cycles of a one-warp kernel running `body` over a 64-byte buffer, with a

@@ -100,6 +100,8 @@ fn a_kind_that_does_not_fit_its_parameter_is_refused() {
             .collect::<Vec<_>>()
             .join(", ")
     };
+    // A table of cases, each an input and ptxas-worded message: it stays
+    // case by case so each message is read whole.
     let cases = [
         (
             with(1, r#"{"u64": 1}"#),

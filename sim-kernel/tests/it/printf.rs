@@ -6,6 +6,7 @@
 //! also held to glibc's `snprintf` over `printf-table.tsv` (3,000 cases
 //! written by `table.c`).
 
+use crate::opts;
 use sim_kernel::printf::{format, Args};
 use sim_kernel::*;
 use std::path::PathBuf;
@@ -14,13 +15,6 @@ fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data/printf")
         .join(name)
-}
-
-fn opts(sms: u32, threads: usize) -> RunOptions {
-    let cfg = sim_core::preset(sim_isa::Target::SM_90);
-    let mut o = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, sms);
-    o.threads = threads;
-    o
 }
 
 /// Every conversion, divergence (only the odd lanes below 8 print), two

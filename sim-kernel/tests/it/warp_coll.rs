@@ -6,6 +6,7 @@
 //! masks (a divergent branch's ballot, narrowed to lanes 0-15), a 16-lane
 //! last warp and divergent predicates all change the result.
 
+use crate::{opts, same_on_any_threads};
 use sim_kernel::record::{record_launch, replay_stream, RecordReader};
 use sim_kernel::*;
 use std::path::PathBuf;
@@ -29,34 +30,14 @@ fn tiles_and_elect_match_the_reference() {
     }
 }
 
-fn opts(sms: u32, threads: usize) -> RunOptions {
-    let cfg = sim_core::preset(sim_isa::Target::SM_90);
-    let mut o = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, sms);
-    o.threads = threads;
-    o
-}
-
 /// The reference's bytes on every SM count and host-thread count, and for
 /// one SM count the same cycles and statistics on any number of threads.
 #[test]
 fn collectives_match_the_reference_on_any_sms_and_threads() {
     let mut first: Option<Vec<Vec<u8>>> = None;
     for sms in [1, 2, 3, 132] {
-        let one = run_launch(&launch(), &opts(sms, 1)).unwrap();
+        let one = same_on_any_threads(&launch(), sms);
         assert_eq!(one.launch.expected.len(), 1);
-        assert!(one.mismatches.is_empty(), "{sms} SMs: {:?}", one.mismatches);
-        for threads in [2, 3] {
-            let r = run_launch(&launch(), &opts(sms, threads)).unwrap();
-            assert_eq!(r.buffers, one.buffers, "{sms} SMs, {threads} threads");
-            assert_eq!(
-                r.timed.cycles, one.timed.cycles,
-                "{sms} SMs, {threads} threads"
-            );
-            assert_eq!(
-                r.timed.stats, one.timed.stats,
-                "{sms} SMs, {threads} threads"
-            );
-        }
         if let Some(f) = &first {
             assert_eq!(&one.buffers, f, "{sms} SMs");
         }

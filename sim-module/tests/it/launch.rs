@@ -444,46 +444,61 @@ fn random_values_stay_in_range() {
 #[test]
 fn refused_random_buffers_name_the_field() {
     let e = |bytes, r: &str| random_launch(bytes, r).unwrap_err().to_string();
-    assert_eq!(
-        e(8, r#"{"seed": 1, "type": "f32", "min": 1, "max": 0.5}"#),
-        "buffers.a.random: min 1 is more than max 0.5"
-    );
-    assert_eq!(
-        e(8, r#"{"seed": 1, "type": "s32", "min": 2, "max": -1}"#),
-        "buffers.a.random: min 2 is more than max -1"
-    );
-    assert_eq!(
-        e(8, r#"{"seed": 1, "type": "f32", "max": 1e39}"#),
-        "buffers.a.random.max: 1e+39 is not a finite f32"
-    );
-    assert_eq!(
-        e(8, r#"{"seed": 1, "type": "f32", "min": "0"}"#),
-        "buffers.a.random.min: \"0\" is not a finite f32"
-    );
-    assert_eq!(
-        e(6, r#"{"seed": 1, "type": "f32"}"#),
-        "buffers.a.random.type: the buffer's 6 bytes are not a whole number of f32 (4 bytes each)"
-    );
-    assert_eq!(
-        e(8, r#"{"seed": 1, "type": "f64"}"#),
-        "buffers.a.random.type: unknown type 'f64' (f32, u32, s32 or u8)"
-    );
-    assert_eq!(
-        e(8, r#"{"seed": 1, "type": "u8", "max": 256}"#),
-        "buffers.a.random.max: 256 is not a u8"
-    );
-    assert_eq!(
-        e(8, r#"{"seed": 1, "type": "u32", "min": -1}"#),
-        "buffers.a.random.min: -1 is not a u32"
-    );
-    assert_eq!(
-        e(8, r#"{"seed": 1, "type": "u32", "min": 1.0}"#),
-        "buffers.a.random.min: 1.0 is not a u32"
-    );
-    assert_eq!(
-        e(8, r#"{"seed": 1, "type": "s32", "max": 2147483648}"#),
-        "buffers.a.random.max: 2147483648 is not a s32"
-    );
+    // A table of cases: a buffer's size and initialiser, and the message.
+    for (bytes, random, want) in [
+        (
+            8,
+            r#"{"seed": 1, "type": "f32", "min": 1, "max": 0.5}"#,
+            "buffers.a.random: min 1 is more than max 0.5",
+        ),
+        (
+            8,
+            r#"{"seed": 1, "type": "s32", "min": 2, "max": -1}"#,
+            "buffers.a.random: min 2 is more than max -1",
+        ),
+        (
+            8,
+            r#"{"seed": 1, "type": "f32", "max": 1e39}"#,
+            "buffers.a.random.max: 1e+39 is not a finite f32",
+        ),
+        (
+            8,
+            r#"{"seed": 1, "type": "f32", "min": "0"}"#,
+            "buffers.a.random.min: \"0\" is not a finite f32",
+        ),
+        (
+            6,
+            r#"{"seed": 1, "type": "f32"}"#,
+            "buffers.a.random.type: the buffer's 6 bytes are not a whole number of f32 (4 bytes each)",
+        ),
+        (
+            8,
+            r#"{"seed": 1, "type": "f64"}"#,
+            "buffers.a.random.type: unknown type 'f64' (f32, u32, s32 or u8)",
+        ),
+        (
+            8,
+            r#"{"seed": 1, "type": "u8", "max": 256}"#,
+            "buffers.a.random.max: 256 is not a u8",
+        ),
+        (
+            8,
+            r#"{"seed": 1, "type": "u32", "min": -1}"#,
+            "buffers.a.random.min: -1 is not a u32",
+        ),
+        (
+            8,
+            r#"{"seed": 1, "type": "u32", "min": 1.0}"#,
+            "buffers.a.random.min: 1.0 is not a u32",
+        ),
+        (
+            8,
+            r#"{"seed": 1, "type": "s32", "max": 2147483648}"#,
+            "buffers.a.random.max: 2147483648 is not a s32",
+        ),
+    ] {
+        assert_eq!(e(bytes, random), want, "{random}");
+    }
     // JSON-shape errors: serde names the key, with line and column.
     assert!(e(8, r#"{"type": "u32"}"#).contains("missing field `seed`"));
     assert!(e(8, r#"{"seed": -1, "type": "u32"}"#).contains("line 1"));

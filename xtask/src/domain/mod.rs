@@ -66,29 +66,18 @@ pub fn run(o: &Opts) -> Result<bool> {
     let (mut equal, mut differ, mut unusable) = (0, 0, 0);
     for r in &records {
         let t = Instant::now();
-        match check(r, o) {
+        let checked = check(r, o);
+        let head = format!("[{}] {} ({}", r.index, r.text, r.kind.name());
+        let (n, secs) = (r.values.len(), t.elapsed().as_secs_f64());
+        match checked {
             Ok(diffs) if diffs.is_empty() => {
                 equal += 1;
-                println!(
-                    "[{}] {} ({}, {} values): equal ({:.1} s)",
-                    r.index,
-                    r.text,
-                    r.kind.name(),
-                    r.values.len(),
-                    t.elapsed().as_secs_f64()
-                );
+                println!("{head}, {n} values): equal ({secs:.1} s)");
             }
             Ok(diffs) => {
                 differ += 1;
-                println!(
-                    "[{}] {} ({}): {} of {} values differ ({:.1} s)",
-                    r.index,
-                    r.text,
-                    r.kind.name(),
-                    diffs.len(),
-                    r.values.len(),
-                    t.elapsed().as_secs_f64()
-                );
+                let d = diffs.len();
+                println!("{head}): {d} of {n} values differ ({secs:.1} s)");
                 for (a, gpu, sim) in diffs.iter().take(o.show) {
                     println!("    a={a:#06x}: gpu {gpu:#010x}, sim {sim:#010x}");
                 }

@@ -18,6 +18,8 @@ static int A(int i) { return i * 3 - 7; } /* the launch's `a` buffer (a.bin) */
 static void report(int i, const char *tag) { printf("dev %s %d\n", tag, i); }
 static void helper(int i, long long v) { printf("helper %d %lld\n", i, v); }
 
+// These calls repeat printf.cu's line for line, on purpose: the same
+// formats and values, printed by the host C library.
 static void header(void) {
   float f = F;
   const char *s = S;
