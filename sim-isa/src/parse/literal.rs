@@ -87,7 +87,11 @@ pub(super) fn other_special(name: &str) -> bool {
 /// Whether `name` (without a component) is a special register with a value
 /// here: `%tid` for `%tid.x`.
 pub(super) fn simulated_special(name: &str) -> bool {
-    SpecialReg::NAMED
-        .iter()
-        .any(|n| n.0.split('.').next() == Some(name))
+    // `name` or `name.` and a component (no split per entry: the parser
+    // asks this of every register a statement names).
+    !name.contains('.')
+        && SpecialReg::NAMED.iter().any(|n| {
+            n.0.strip_prefix(name)
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+        })
 }

@@ -28,6 +28,9 @@ pub(crate) struct Code<'p> {
     pub deps: Vec<Deps>,
     /// Issues nothing (see `dead`); empty entries count as live.
     pub dead: Vec<bool>,
+    /// Executes through a memory (`db::runs_with_memory`), asked once a
+    /// statement rather than at every step.
+    pub mem: Vec<bool>,
     /// Reads `%clock`/`%clock64`.
     pub clock: Vec<bool>,
     /// The host owns it in timing; a memory one's kind.
@@ -91,6 +94,10 @@ impl<'p> Code<'p> {
                         .filter(|x| !db::runs_with_memory(x))
                         .map(|x| sim_isa::exec::Prepared::new(x, target))
                 })
+                .collect(),
+            mem: renamed
+                .iter()
+                .map(|x| x.as_ref().is_some_and(db::runs_with_memory))
                 .collect(),
             inst: renamed,
             deps: reorder::deps(prep.body),

@@ -308,7 +308,7 @@ impl Warp {
         };
         let mut next = top.pc + 1;
         match &s.kind {
-            StatementKind::Instruction(inst) => {
+            StatementKind::Instruction(_) => {
                 step.lanes = guard_lanes(code.guard[top.pc], &self.regs, top.mask);
                 if code.clock[top.pc] {
                     // Runs when it issues (`read_clock`).
@@ -317,7 +317,7 @@ impl Warp {
                     self.state = State::Clock;
                     return Ok(());
                 }
-                if db::runs_with_memory(inst) {
+                if code.mem[top.pc] {
                     let atomic = code.ext[top.pc] == Some(crate::memtime::Kind::Atomic);
                     if env.defer && step.lanes != 0 && atomic {
                         if let Some(k) = self.defer_atomic(code, top.pc, top.mask, env.mem)? {
@@ -468,7 +468,7 @@ impl Warp {
             lanes,
             access: None,
         };
-        if let StatementKind::Instruction(inst) = &s.kind {
+        if let StatementKind::Instruction(_) = &s.kind {
             if code.clock[pc] {
                 self.emit(code, env.sc, step);
                 self.state = State::Clock;
@@ -487,7 +487,7 @@ impl Warp {
                     return Ok(());
                 }
             }
-            if db::runs_with_memory(inst) {
+            if code.mem[pc] {
                 let acc = self.exec_mem(code, pc, lanes, env.mem)?;
                 if let Some(f) = self.follow.as_mut() {
                     // The slot's addresses are still the scratch's.
@@ -713,7 +713,7 @@ impl Warp {
             Some((stmt, _)) => Some(stmt as usize),
             None => self.stack.last().map(|t| t.pc),
         };
-        if pc.is_some_and(|pc| code.inst[pc].as_ref().is_some_and(db::runs_with_memory)) {
+        if pc.is_some_and(|pc| code.mem.get(pc).copied().unwrap_or(false)) {
             // `st [a], %clock`: the value is this cycle's, the access
             // waits for the block's memory (`run_clock_mem`). Its issue was
             // the clock read's, so its addresses are not timed again.
