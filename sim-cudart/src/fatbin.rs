@@ -24,6 +24,6 @@ pub fn ptx_for(bytes: &[u8], sm: u32) -> Result<String, String> {
 /// launch file that states no `registers`).
 pub fn registers_for(bytes: &[u8], sm: u32) -> Vec<(String, u32)> {
     sim_fatbin::Fatbin::parse(bytes)
-        .and_then(|f| f.registers_for(sm))
+        .and_then(|f| sim_fatbin::registers_for(&f, sm))
         .unwrap_or_default()
 }

@@ -314,22 +314,6 @@ impl<'a> Fatbin<'a> {
         }
     }
 
-    /// The registers a thread that ptxas allocated for each kernel, by
-    /// name, from the machine code a device of compute capability `sm`
-    /// would load: the cubin built for exactly `sm` (a cubin runs only on
-    /// its own target here; the driver would JIT the PTX otherwise, with
-    /// counts nobody can know ahead). Empty when there is none.
-    pub fn registers_for(&self, sm: u32) -> Result<Vec<(String, u32)>> {
-        match self
-            .entries
-            .iter()
-            .find(|e| e.kind == EntryKind::Elf && e.sm == sm)
-        {
-            Some(e) => crate::nvinfo::registers(&e.contents()?),
-            None => Ok(Vec::new()),
-        }
-    }
-
     /// What the entries are, in words, for `NoPtx`.
     fn held(&self) -> String {
         if self.entries.is_empty() {

@@ -132,7 +132,7 @@ pub use container::{
 };
 pub use elf::{elf_section, fatbins_in_section, nv_fatbin_section, Section};
 pub use error::{FatbinError, Result};
-pub use nvinfo::registers;
+pub use nvinfo::{registers, registers_for};
 pub use wrapper::{FatbinWrapper, WRAPPER_LEN, WRAPPER_MAGIC};
 
 /// The largest uncompressed size an entry may declare (1 GiB): decoders

@@ -11,6 +11,7 @@
 //! registers, as `ptxas -v` reports), and the committed fixture `app`.
 
 use crate::bytes::{slice, u16_at, u32_at};
+use crate::container::{EntryKind, Fatbin};
 use crate::elf::elf_section;
 use crate::error::{FatbinError, Result};
 
@@ -78,4 +79,20 @@ pub fn registers(elf: &[u8]) -> Result<Vec<(String, u32)>> {
             Ok((String::from_utf8_lossy(name).into_owned(), n))
         })
         .collect()
+}
+
+/// The registers a thread that ptxas allocated for each kernel of fatbinary
+/// `f`, by name, from the machine code a device of compute capability `sm`
+/// would load: the cubin built for exactly `sm` (a cubin runs only on its
+/// own target here; the driver would JIT the PTX otherwise, with counts
+/// nobody can know ahead). Empty when there is none.
+pub fn registers_for(f: &Fatbin<'_>, sm: u32) -> Result<Vec<(String, u32)>> {
+    match f
+        .entries()
+        .iter()
+        .find(|e| e.kind == EntryKind::Elf && e.sm == sm)
+    {
+        Some(e) => registers(&e.contents()?),
+        None => Ok(Vec::new()),
+    }
 }

@@ -2,8 +2,8 @@
 //! of the uncompressed build, and the PTX is `nvcc -ptx`'s as stored.
 
 use sim_fatbin::{
-    elf_section, fatbin_len, fatbins_in_section, nv_fatbin_section, Compression, EntryKind, Fatbin,
-    FatbinError, FatbinWrapper, Variant, WRAPPER_LEN,
+    elf_section, fatbin_len, fatbins_in_section, nv_fatbin_section, registers_for, Compression,
+    EntryKind, Fatbin, FatbinError, FatbinWrapper, Variant, WRAPPER_LEN,
 };
 
 use crate::{as_stored, data};
@@ -387,7 +387,7 @@ fn cubins_say_how_many_registers_each_kernel_has() {
     for (file, layout) in LAYOUTS {
         let bytes = data(file);
         let f = Fatbin::parse(&bytes).unwrap();
-        let got = f.registers_for(90).unwrap();
+        let got = registers_for(&f, 90).unwrap();
         let has_cubin = layout
             .iter()
             .any(|&(k, sm, _)| k == EntryKind::Elf && sm == 90);
@@ -396,11 +396,14 @@ fn cubins_say_how_many_registers_each_kernel_has() {
         } else {
             assert!(got.is_empty(), "{file}: {got:?}");
         }
-        assert!(f.registers_for(80).unwrap().is_empty(), "{file}");
+        assert!(registers_for(&f, 80).unwrap().is_empty(), "{file}");
     }
     let bytes = data("sm_100.fatbin");
     let f = Fatbin::parse(&bytes).unwrap();
-    assert_eq!(f.registers_for(100).unwrap(), vec![(AXPY.to_string(), 10)]);
+    assert_eq!(
+        registers_for(&f, 100).unwrap(),
+        vec![(AXPY.to_string(), 10)]
+    );
 }
 
 /// `axpy`'s `.entry` name in `k.sm_90.ptx`.
