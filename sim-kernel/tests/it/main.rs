@@ -8,6 +8,7 @@ mod declarations;
 mod device;
 mod engine;
 mod errors;
+mod fuzz;
 mod gate;
 mod launches;
 mod memcount;
