@@ -54,7 +54,7 @@ fn sweep_holds(text: &str) {
         Ok(s) => s,
     };
     let n = s.len();
-    assert!(n >= 1 && n <= MAX_RUNS, "{n} runs");
+    assert!((1..=MAX_RUNS).contains(&n), "{n} runs");
     assert!(!s.inputs().is_empty());
     // The first runs, in order, each input one the file names.
     let mut k = 0;
