@@ -549,7 +549,10 @@ impl ConfigLayer {
             format!("{key} = \"{}\"\n", value.replace(['\\', '"'], ""))
         };
         ConfigLayer::parse(&text, SET).map_err(|mut e| {
+            // The override is one line, whatever TOML made of its value
+            // (`target="""` opens a multi-line string).
             e.key = key.to_string();
+            e.line = 1;
             e
         })
     }

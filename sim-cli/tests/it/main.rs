@@ -11,6 +11,7 @@ mod cli;
 mod conform;
 mod corrupt;
 mod exec;
+mod fuzz;
 mod golden;
 mod html;
 mod kernel;

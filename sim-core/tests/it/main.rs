@@ -7,6 +7,7 @@ mod bounded;
 mod core_model;
 mod database;
 mod executed;
+mod fuzz;
 mod host;
 mod insts;
 mod limits;

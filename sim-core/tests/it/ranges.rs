@@ -102,3 +102,19 @@ fn sm_counts_are_bounded() {
     assert!(config_file::check_counts(4096, 1024).is_ok());
     assert!(config_file::check_counts(1, 1025).is_err());
 }
+
+/// An override is one line: its error says line 1 even where TOML reads
+/// its value past the line (`target="""` opens a multi-line string; found
+/// by `fuzz_config_set_overrides`, which gave line 2).
+#[test]
+fn an_overrides_error_is_on_its_one_line() {
+    for bad in [
+        "target=\"\"\"",
+        "scheduler=\"\"\"x",
+        "units.xu.latency=\"\"\"\n4",
+    ] {
+        let e = ConfigLayer::parse_set(bad).unwrap_err();
+        assert_eq!((e.origin.as_str(), e.line), ("--set", 1), "{bad}: {e}");
+        assert!(e.to_string().starts_with("--set: "), "{e}");
+    }
+}

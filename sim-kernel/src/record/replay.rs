@@ -34,10 +34,17 @@ pub fn replay_stream<R: Read>(
         msg: format!("target: {e}"),
     })?;
     let launch = h.launch();
-    let module = crate::prepare::load_module(&h.module, &h.module_name, &launch.entry)?;
+    // The module and launch come from the recording's header: what they
+    // refuse makes the recording invalid, and the error names its file.
+    let invalid = |part: &str, e: &dyn std::fmt::Display| RecordError::Invalid {
+        name: name.clone(),
+        msg: format!("the recorded {part}: {e}"),
+    };
+    let module = crate::prepare::load_module(&h.module, &h.module_name, &launch.entry)
+        .map_err(|e| invalid("module", &e))?;
     let module_name = h.module_name.clone();
     let data = rec.take_initial();
-    let mut prep = Prepared::new(&module, &launch, data)?;
+    let mut prep = Prepared::new(&module, &launch, data).map_err(|e| invalid("launch", &e))?;
     let global = std::mem::take(&mut prep.global);
     rec.check_flow(super::flow::Flow::new(&prep));
     let mut failed = None;

@@ -9,6 +9,7 @@ mod declarations;
 mod device;
 mod engine;
 mod errors;
+mod fuzz;
 mod gate;
 mod launches;
 mod mbarrier;

@@ -9,7 +9,7 @@ use sim_kernel::{run_grid, run_launch, Prepared, RunOptions};
 use sim_module::{parse_module, Launch};
 use std::path::{Path, PathBuf};
 
-fn opts(sms: u32) -> RunOptions {
+pub(crate) fn opts(sms: u32) -> RunOptions {
     let cfg = sim_core::preset(sim_isa::Target::SM_90);
     RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, sms)
 }
@@ -73,7 +73,7 @@ fn record_and_replay(name: &str) {
 
 /// A launch of 6 blocks of 2 warps, each thread storing a value of its
 /// block and thread: its recording's bytes.
-fn small_recording() -> (Vec<u8>, u64) {
+pub(crate) fn small_recording() -> (Vec<u8>, u64) {
     let src =
         ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n\
          .reg .b32 %r<8>; .reg .b64 %rd<8>;\n\
@@ -88,7 +88,7 @@ fn small_recording() -> (Vec<u8>, u64) {
 
 /// The recording of `src`'s kernel `k(.param .u64 p)` run on 6 blocks of
 /// 64 threads, `p` a buffer of 1536 bytes of 1 (its output).
-fn recording_of(src: &str) -> Recording {
+pub(crate) fn recording_of(src: &str) -> Recording {
     let module = parse_module(src, "k.ptx").unwrap();
     let launch = Launch::parse(
         r#"{"ptx": "k.ptx", "entry": "k", "grid": [6,1,1], "block": [64,1,1],
