@@ -6,7 +6,7 @@
 //! `reference.py`, which follows the source's meaning (no H100 was at hand).
 //! And the timing: a wait holds the warp until its copies have landed.
 
-use sim_kernel::record::{record_launch, replay_stream, RecordReader};
+use crate::{records_and_replays, same_on_any_threads};
 use sim_kernel::*;
 use sim_module::{parse_module, Launch};
 use std::path::{Path, PathBuf};
@@ -15,24 +15,13 @@ fn launch() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/async-copy/async_copy.json")
 }
 
-fn opts(sms: u32, threads: usize) -> RunOptions {
-    let cfg = sim_core::preset(sim_isa::Target::SM_90);
-    let mut o = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, sms);
-    o.threads = threads;
-    o
-}
-
 /// The reference's bytes on every SM count and host-thread count, and for
 /// one SM count the same cycles on any number of threads.
 #[test]
 fn the_tiled_sum_matches_the_reference_on_any_sms_and_threads() {
     for sms in [1, 2, 6] {
-        let one = run_launch(&launch(), &opts(sms, 1)).unwrap();
+        let one = same_on_any_threads(&launch(), sms);
         assert_eq!(one.launch.expected.len(), 1);
-        assert!(one.mismatches.is_empty(), "{sms} SMs: {:?}", one.mismatches);
-        let two = run_launch(&launch(), &opts(sms, 2)).unwrap();
-        assert_eq!(two.buffers, one.buffers, "{sms} SMs");
-        assert_eq!(two.timed.cycles, one.timed.cycles, "{sms} SMs");
     }
 }
 
@@ -40,14 +29,7 @@ fn the_tiled_sum_matches_the_reference_on_any_sms_and_threads() {
 /// answered from the record).
 #[test]
 fn the_tiled_sum_records_and_replays() {
-    let o = opts(2, 2);
-    let direct = run_launch(&launch(), &o).unwrap();
-    let mut bytes = Vec::new();
-    let rec = record_launch(&launch(), &o, &mut bytes, "r.bin").unwrap();
-    assert_eq!(rec.run.buffers, direct.buffers);
-    let rep = replay_stream(RecordReader::open("r.bin", &bytes[..]).unwrap(), &o).unwrap();
-    assert!(rep.run.mismatches.is_empty(), "{:?}", rep.run.mismatches);
-    assert_eq!(rep.run.timed.cycles, direct.timed.cycles);
+    records_and_replays(&launch());
 }
 
 /// One warp of `body` over a 1024-byte global buffer `%rd2` of random

@@ -90,6 +90,21 @@ fn same_on_any_threads(path: &Path, sms: u32) -> LaunchRun {
     one
 }
 
+/// Records the launch file `path` on 2 SMs and 2 host threads and replays
+/// the recording (its loads answered from the record): the same outputs as
+/// the direct run, none differing from the expected ones, the same cycles.
+fn records_and_replays(path: &Path) {
+    use sim_kernel::record::{record_launch, replay_stream, RecordReader};
+    let o = opts(2, 2);
+    let direct = run_launch(path, &o).unwrap();
+    let mut bytes = Vec::new();
+    let rec = record_launch(path, &o, &mut bytes, "r.bin").unwrap();
+    assert_eq!(rec.run.buffers, direct.buffers);
+    let rep = replay_stream(RecordReader::open("r.bin", &bytes[..]).unwrap(), &o).unwrap();
+    assert!(rep.run.mismatches.is_empty(), "{:?}", rep.run.mismatches);
+    assert_eq!(rep.run.timed.cycles, direct.timed.cycles);
+}
+
 /// Cycles of a one-warp kernel running `body` over a 64-byte buffer, with a
 /// redirect of `taken` clocks.
 fn cycles(body: &str, taken: u32) -> u64 {
