@@ -32,5 +32,5 @@ pub mod target;
 pub use error::{ErrorKind, InvalidReason, IsaError, Requirement};
 pub use exec::{execute, width_mask, ExecCtx, ThreadCtx, WarpRegs, WARP_SIZE};
 pub use inst::*;
-pub use symbols::Symbols;
+pub use symbols::{Symbols, SymbolsMark};
 pub use target::{Feature, PtxVersion, Target, TargetError};

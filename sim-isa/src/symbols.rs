@@ -96,6 +96,37 @@ impl Symbols {
     pub fn ids(&self) -> impl Iterator<Item = RegId> {
         (0..self.names.len() as u32).map(RegId)
     }
+
+    /// The table as it stands, to return to with [`Symbols::rollback`].
+    pub fn mark(&self) -> SymbolsMark {
+        SymbolsMark {
+            names: self.names.len(),
+            vars: self.vars.len(),
+        }
+    }
+
+    /// Forgets every register and variable interned since `m` was taken.
+    /// Exact when only [`Symbols::intern`] and [`Symbols::intern_var`] ran
+    /// since (they only add), as while an instruction is parsed: the table
+    /// is then as it was at `m`, without the copy a clone would make of
+    /// every name (a module parser that tries a statement and takes it back
+    /// would otherwise copy the whole table once per statement).
+    pub fn rollback(&mut self, m: SymbolsMark) {
+        if m.names < self.names.len() {
+            for name in self.names.drain(m.names..) {
+                self.index.remove(&name);
+            }
+            self.types.truncate(m.names);
+        }
+        self.vars.truncate(m.vars);
+    }
+}
+
+/// Where a [`Symbols`] table stood ([`Symbols::mark`]).
+#[derive(Clone, Copy, Debug)]
+pub struct SymbolsMark {
+    names: usize,
+    vars: usize,
 }
 
 /// Whether `name` is a PTX identifier: a letter followed by letters, digits,
@@ -173,4 +204,37 @@ pub fn is_special_register(name: &str) -> bool {
             .is_some_and(|n| n <= max)
     };
     numbered("%envreg", 31) || numbered("%pm", 7)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A rollback leaves the table as a clone taken at the mark would be:
+    /// the same names, ids, types and variables, and new names get the
+    /// ids they would have got then.
+    #[test]
+    fn rollback_restores_the_table_at_the_mark() {
+        let mut s = Symbols::new();
+        let a = s.declare("%a", Type::U32).unwrap();
+        s.intern("%b");
+        s.intern_var("param_0");
+        let before = s.clone();
+        let m = s.mark();
+        s.intern("%c");
+        s.intern("%b");
+        s.intern_var("tab");
+        s.intern_var("param_0");
+        s.rollback(m);
+        assert_eq!(s.len(), before.len());
+        assert_eq!(s.get("%c"), None);
+        assert_eq!(s.get("%a"), Some(a));
+        assert_eq!(s.declared_type(a), Some(Type::U32));
+        assert_eq!(s.vars(), before.vars());
+        assert_eq!(s.intern("%d"), RegId(2));
+        // Nothing added since the mark: nothing to undo.
+        let m = s.mark();
+        s.rollback(m);
+        assert_eq!(s.len(), 3);
+    }
 }

@@ -151,38 +151,43 @@ pub(crate) fn instruction(
     mods: &[Token],
     symbolic: bool,
 ) -> Res<StatementKind> {
-    let mut opcode = p.text(op).to_string();
-    for &m in mods {
-        opcode.push_str(p.text(m));
-    }
-    // A statement naming something other than a register is parsed on a
-    // copy of the names: a family that took a variable for a register must
-    // not leave it in the body's table, where later statements (and their
-    // printed forms) would read it as one (found by `fuzz_module_mutated`).
-    let mut scratch = symbolic.then(|| syms.clone());
-    let table = match scratch.as_mut() {
-        Some(s) => s,
-        None => &mut *syms,
+    // Spelled out only for a statement that stays unimplemented.
+    let opcode = || {
+        let mut o = p.text(op).to_string();
+        for &m in mods {
+            o.push_str(p.text(m));
+        }
+        o
     };
-    match sim_isa::parse::parse_instruction(text, table) {
+    // A statement naming something other than a register is parsed and,
+    // unless it is kept, its names taken back: a family that took a
+    // variable for a register must not leave it in the body's table, where
+    // later statements (and their printed forms) would read it as one
+    // (found by `fuzz_module_mutated`).
+    let mark = symbolic.then(|| syms.mark());
+    let undo = |syms: &mut Symbols| {
+        if let Some(m) = mark {
+            syms.rollback(m);
+        }
+    };
+    match sim_isa::parse::parse_instruction(text, syms) {
         // A name that is no register must have become a memory operand:
         // the memory family's parser reads variables; any other family
         // would have taken it for a register.
         Ok(inst) if symbolic && !sim_isa::db::runs_with_memory(&inst) => {
+            undo(syms);
             Ok(StatementKind::Unimplemented(Unimplemented {
-                opcode,
+                opcode: opcode(),
                 isa: None,
             }))
         }
-        Ok(inst) => {
-            if let Some(s) = scratch {
-                *syms = s;
-            }
-            Ok(StatementKind::Instruction(inst))
+        Ok(inst) => Ok(StatementKind::Instruction(inst)),
+        Err(e) => {
+            undo(syms);
+            Ok(StatementKind::Unimplemented(Unimplemented {
+                opcode: opcode(),
+                isa: Some(e),
+            }))
         }
-        Err(e) => Ok(StatementKind::Unimplemented(Unimplemented {
-            opcode,
-            isa: Some(e),
-        })),
     }
 }
