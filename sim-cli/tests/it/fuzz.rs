@@ -13,6 +13,11 @@ use sim_core::config_file::{self, MEMORY_KEYS};
 use sim_core::{preset, SchedPolicy};
 use sim_isa::Target;
 
+// The same text edits as sim-core's configuration-file fuzz targets.
+#[path = "../../../sim-core/tests/it/text_edits.rs"]
+mod text_edits;
+use text_edits::edit;
+
 /// Every configuration key a sweep's `[params]` may vary.
 fn keys() -> Vec<String> {
     let mut k: Vec<String> = config_file::params(&preset(Target::SM_90), SchedPolicy::Lrr)
@@ -155,30 +160,6 @@ fn line(keys: Vec<String>) -> impl Strategy<Value = String> {
         .prop_map(str::to_string),
         1 => "\\PC{0,30}",
     ]
-}
-
-/// Text edits: `(kind, position, char)`.
-fn edit(text: &str, edits: &[(u8, u32, char)]) -> String {
-    let mut c: Vec<char> = text.chars().collect();
-    for &(kind, pos, v) in edits {
-        let len = c.len();
-        let at = if len == 0 { 0 } else { pos as usize % len };
-        match kind % 5 {
-            0 if len > 0 => c[at] = v,
-            1 => c.insert(at.min(len), v),
-            2 if len > 0 => {
-                c.remove(at);
-            }
-            3 => c.truncate(at),
-            4 if len > 0 => {
-                let end = (at + 1 + pos as usize % 40).min(len);
-                let run = c[at..end].to_vec();
-                c.splice(at..at, run);
-            }
-            _ => {}
-        }
-    }
-    c.into_iter().collect()
 }
 
 fn edit_char() -> impl Strategy<Value = char> {

@@ -5,6 +5,7 @@
 //! reading back to the same configuration. Run longer with
 //! `tools/fuzz.sh 1800 20000 sim-core fuzz_config_` (docs/fuzzing.md).
 
+use super::text_edits::edit;
 use proptest::prelude::*;
 use sim_core::config_file::{
     self, memory_range, memory_toml, ConfigLayer, MemoryParam, MEMORY_KEYS,
@@ -154,30 +155,6 @@ fn line(keys: Vec<String>) -> impl Strategy<Value = String> {
         .prop_map(str::to_string),
         1 => "\\PC{0,30}",
     ]
-}
-
-/// One byte-level edit: `(kind, position, value)`.
-fn edit(text: &str, edits: &[(u8, u32, char)]) -> String {
-    let mut c: Vec<char> = text.chars().collect();
-    for &(kind, pos, v) in edits {
-        let len = c.len();
-        let at = if len == 0 { 0 } else { pos as usize % len };
-        match kind % 5 {
-            0 if len > 0 => c[at] = v,
-            1 => c.insert(at.min(len), v),
-            2 if len > 0 => {
-                c.remove(at);
-            }
-            3 => c.truncate(at),
-            4 if len > 0 => {
-                let end = (at + 1 + pos as usize % 40).min(len);
-                let run = c[at..end].to_vec();
-                c.splice(at..at, run);
-            }
-            _ => {}
-        }
-    }
-    c.into_iter().collect()
 }
 
 fn edit_char() -> impl Strategy<Value = char> {

@@ -13,3 +13,4 @@ mod insts;
 mod limits;
 mod ranges;
 mod states;
+mod text_edits;
