@@ -58,8 +58,8 @@ pub fn inline_calls(
     // A builtin's call is not inlined, but its `.param` variables become
     // registers as an inlined call's do.
     let calls = body.statements.iter().any(|s| {
-        matches!(&s.kind, StatementKind::Control(Control { op: ControlOp::Call { callee, builtin, .. }, .. })
-            if builtin.is_some() || module.function(callee).is_some())
+        matches!(&s.kind, StatementKind::Control(Control { op: ControlOp::Call { callee, builtin, prototype, .. }, .. })
+            if builtin.is_some() || prototype.is_some() || module.function(callee).is_some())
     });
     if !calls {
         return Ok(None);
@@ -71,6 +71,7 @@ pub fn inline_calls(
         segs: Vec::new(),
         next: 0,
         stmts: 0,
+        taken: address_taken(module),
     };
     g.copy_raw(0, body.span.0 as usize);
     g.body(body, None, 0).map_err(|mut e| {
@@ -120,6 +121,8 @@ struct Gen<'a> {
     segs: Vec<(usize, usize)>,
     next: usize,
     stmts: usize,
+    /// The `.func`s with a body whose address the module takes, in order.
+    taken: Vec<&'a Function>,
 }
 
 impl Gen<'_> {
@@ -194,6 +197,16 @@ impl Gen<'_> {
                         let label = frame.map_or("", |f| f.ret_label.as_str());
                         let uni = if *uni { ".uni" } else { "" };
                         self.out.push_str(&format!("{guard} bra{uni} {label};"));
+                    }
+                    ControlOp::Call {
+                        callee,
+                        rets,
+                        args,
+                        prototype: Some(_),
+                        builtin: None,
+                        ..
+                    } if self.module.function(callee).is_none() => {
+                        self.indirect(s, &text, callee, rets, args, body, frame, depth)?
                     }
                     ControlOp::Call {
                         callee, rets, args, ..
@@ -303,6 +316,161 @@ impl Gen<'_> {
         }
         Ok(())
     }
+}
+
+impl Gen<'_> {
+    /// An indirect call (`call (r), %rd5, (a, b), prototype_0;`) as a
+    /// dispatch over its candidates: the `.func`s with a body whose address
+    /// the module takes and whose parameters and results have the sizes of
+    /// the call's. Each candidate in turn: its address compared with the
+    /// callee register's value, and the lanes that hold it branch to a
+    /// direct call of it, inlined as any other; all meet after the last.
+    /// The lanes left (an address of no candidate) reach the call itself,
+    /// kept as written, which stops the launch naming a lane, its value and
+    /// the line (`KernelError::BadCallTarget` in sim-kernel), as a GPU
+    /// faults at a call to a bad address. A guarded call is skipped by a
+    /// branch around the whole.
+    #[allow(clippy::too_many_arguments)]
+    fn indirect(
+        &mut self,
+        s: &Statement,
+        text: &str,
+        callee: &str,
+        rets: &[String],
+        args: &[String],
+        caller: &Body,
+        frame: Option<&Frame>,
+        depth: usize,
+    ) -> Result<(), ModuleError> {
+        let sizes = |names: &[String]| -> Vec<Option<u64>> {
+            names
+                .iter()
+                .map(|n| {
+                    caller
+                        .variables
+                        .iter()
+                        .filter(|v| v.space == StateSpace::Param && &v.name == n && v.pos < s.pos)
+                        .last()
+                        .map(|v| v.size)
+                })
+                .collect()
+        };
+        let (arg_sizes, ret_sizes) = (sizes(args), sizes(rets));
+        let fits = |ps: &[Param], want: &[Option<u64>]| {
+            ps.len() == want.len()
+                && ps
+                    .iter()
+                    .zip(want)
+                    .all(|(p, w)| param_size(p, s.pos).is_ok_and(|z| w.is_none_or(|w| w == z)))
+        };
+        let candidates: Vec<(String, u64)> = self
+            .taken
+            .iter()
+            .filter(|f| fits(&f.params, &arg_sizes) && fits(&f.returns, &ret_sizes))
+            .filter_map(|f| Some((f.name.clone(), self.module.function_address(&f.name)?)))
+            .collect();
+        // The dispatch's compares count against the statement budget; past
+        // it the call stays as written: a thread that reaches it stops the
+        // launch (nested deeper than simcli inlines, or a bad address).
+        let cost = 2 * candidates.len() + 2;
+        if self.stmts + cost > MAX_INLINED_STATEMENTS {
+            self.mark(s.span.0 as usize);
+            self.out.push_str(text);
+            return Ok(());
+        }
+        self.stmts += cost;
+        let n = self.next;
+        self.next += 1;
+        let at = s.span.0 as usize;
+        let width = if self.module.address_size == Some(32) {
+            32
+        } else {
+            64
+        };
+        let (guard, _) = split_guard(text);
+        let end = format!("__inl{n}_end");
+        let pred = format!("__inl{n}_p");
+        self.mark(at);
+        self.out.push_str(&format!("{{ .reg .pred {pred}; "));
+        if let Some(g) = guard.strip_prefix('@') {
+            let inverse = match g.strip_prefix('!') {
+                Some(p) => format!("@{p}"),
+                None => format!("@!{g}"),
+            };
+            self.mark(at);
+            self.out.push_str(&format!("{inverse} bra {end}; "));
+        }
+        for (k, (_, addr)) in candidates.iter().enumerate() {
+            self.mark(at);
+            self.out
+                .push_str(&format!("setp.eq.u{width} {pred}, {callee}, {addr}; "));
+            self.mark(at);
+            self.out.push_str(&format!("@{pred} bra __inl{n}_t{k}; "));
+        }
+        // Reached only by lanes whose address is no candidate's.
+        self.mark(at);
+        self.out.push_str(text.trim());
+        self.mark(at);
+        self.out.push_str(&format!(" bra {end}; "));
+        for (k, (name, _)) in candidates.iter().enumerate() {
+            let direct = format!("call ({}), {name}, ({});", rets.join(", "), args.join(", "));
+            self.mark(at);
+            self.out.push_str(&format!("__inl{n}_t{k}: "));
+            self.call(s, &direct, name, rets, args, caller, frame, depth)?;
+            self.mark(at);
+            self.out.push_str(&format!(" bra {end}; "));
+        }
+        self.mark(at);
+        self.out.push_str(&format!("{end}: }}"));
+        Ok(())
+    }
+}
+
+/// The `.func`s with a body whose address `module` takes: named by an
+/// initialiser or by an operand of a statement other than a call.
+fn address_taken(module: &Module) -> Vec<&Function> {
+    let mut names = std::collections::HashSet::new();
+    let bodies = module.functions.iter().filter_map(|f| f.body.as_ref());
+    let vars = module
+        .variables
+        .iter()
+        .chain(bodies.clone().flat_map(|b| &b.variables));
+    for e in vars.flat_map(|v| v.init.iter().flatten()) {
+        if let Init::Address { symbol, .. } = e {
+            names.insert(symbol.as_str());
+        }
+    }
+    for s in bodies.flat_map(|b| &b.statements) {
+        if !matches!(s.kind, StatementKind::Control(_)) {
+            names.extend(idents(&s.text));
+        }
+    }
+    module
+        .functions
+        .iter()
+        .filter(|f| f.kind == FunctionKind::Func && f.body.is_some())
+        .filter(|f| names.contains(f.name.as_str()))
+        .collect()
+}
+
+/// The whole identifiers of a statement's text (not after a `.`: opcode
+/// modifiers and directives are no names).
+fn idents(text: &str) -> impl Iterator<Item = &str> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < b.len() {
+            if is_ident(b[i]) && (i == 0 || !(is_ident(b[i - 1]) || b[i - 1] == b'.')) {
+                let start = i;
+                while i < b.len() && is_ident(b[i]) {
+                    i += 1;
+                }
+                return text.get(start..i);
+            }
+            i += 1;
+        }
+        None
+    })
 }
 
 /// A name a call passes: a copy's renamed variable, else itself.

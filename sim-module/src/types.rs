@@ -223,6 +223,9 @@ pub struct PerfDirective {
     pub values: Vec<u64>,
 }
 
+/// The step between consecutive functions' addresses ([`Module::function_address`]).
+pub const FUNCTION_ADDRESS_STRIDE: u64 = 8;
+
 /// A function or kernel.
 #[derive(Clone, Debug)]
 pub struct Function {
@@ -483,6 +486,45 @@ impl Module {
         self.functions
             .iter()
             .find(|f| f.name == name && f.body.is_some())
+    }
+
+    /// The value a `.func`'s address has in registers and memory (`mov.u64
+    /// %rd1, f`, an initialiser naming `f`): `8 * (k + 1)` for the module's
+    /// `k`-th `.func` in order of first declaration. It has the shape of
+    /// what ptxas 13.0.88 stores for a function pointer in a `.global` on
+    /// sm_90, a byte offset into a descriptor table in constant bank 2 from
+    /// 8 on (`indirect.ptx`'s `table[4] = {f0, f1, f2, f3}` holds 8, 16, 24,
+    /// 32), but not its order (ptxas kept those values with `f0` declared
+    /// last), and ptxas gives a pointer that stays in registers a code
+    /// offset instead: a kernel cannot rely on either. Never 0, so a null
+    /// pointer is no function ([`Module::function_at`] reads it back).
+    /// `None` for a name that is no `.func`.
+    pub fn function_address(&self, name: &str) -> Option<u64> {
+        self.function_addresses()
+            .into_iter()
+            .find(|f| f.0 == name)
+            .map(|f| f.1)
+    }
+
+    /// Every `.func`'s name and [`Module::function_address`], in order.
+    pub fn function_addresses(&self) -> Vec<(&str, u64)> {
+        let mut seen = std::collections::HashSet::new();
+        self.functions
+            .iter()
+            .filter(|f| f.kind == FunctionKind::Func && seen.insert(f.name.as_str()))
+            .zip(1u64..)
+            .map(|(f, k)| (f.name.as_str(), FUNCTION_ADDRESS_STRIDE * k))
+            .collect()
+    }
+
+    /// The `.func` with a body whose [`Module::function_address`] is `addr`.
+    pub fn function_at(&self, addr: u64) -> Option<&Function> {
+        let k = usize::try_from(addr / FUNCTION_ADDRESS_STRIDE).ok()?;
+        if addr % FUNCTION_ADDRESS_STRIDE != 0 || k == 0 {
+            return None;
+        }
+        let (name, _) = *self.function_addresses().get(k - 1)?;
+        self.function(name).filter(|f| f.kind == FunctionKind::Func)
     }
 
     /// The kernels (`.entry` with a body), in order.

@@ -382,6 +382,13 @@ impl Warp {
                             self.builtin(env, b, lanes, s)?;
                         }
                     }
+                    ControlOp::Call {
+                        callee,
+                        prototype: Some(_),
+                        ..
+                    } if lanes != 0 && code.prep.module.function(callee).is_none() => {
+                        return Err(self.bad_call_target(code, s, callee, lanes));
+                    }
                     ControlOp::Call { callee, .. } if lanes != 0 => {
                         return Err(KernelError::CallDepth {
                             callee: callee.clone(),
@@ -447,6 +454,67 @@ impl Warp {
                 s.pos,
             ),
         })
+    }
+
+    /// The error of lanes `lanes` reaching an indirect call the inliner
+    /// left in place (their address is no candidate's): the first lane's.
+    #[cold]
+    fn bad_call_target(
+        &self,
+        code: &Code<'_>,
+        s: &sim_module::Statement,
+        callee: &str,
+        lanes: u32,
+    ) -> KernelError {
+        let lane = lanes.trailing_zeros();
+        let body = code.prep.body;
+        // The register the name means in the call's scope (the nearest
+        // enclosing declaration), as the parser resolved it.
+        let mut scope = Some(s.scope);
+        let mut reg = None;
+        while let (Some(sc), None) = (scope, reg) {
+            reg = body
+                .registers
+                .iter()
+                .find(|r| r.scope == sc && r.name == callee)
+                .map(|r| r.id);
+            scope = body.scopes.get(sc as usize).and_then(|x| x.parent);
+        }
+        // A body with a call keeps one slot per register (`regalloc`): the
+        // register's id is its slot.
+        let value = reg.map_or(0, |r| self.regs.get(r)[lane as usize]);
+        let (cta, warp, thread) = (
+            self.ctx.thread.ctaid,
+            self.ctx.warp_id,
+            self.ctx.thread.first_thread + lane,
+        );
+        // A function the call could reach: the inliner left the call as
+        // written past its statement budget.
+        let module = code.prep.module;
+        if let (Some(f), StatementKind::Control(c)) = (module.function_at(value), &s.kind) {
+            if let ControlOp::Call { rets, args, .. } = &c.op {
+                if f.params.len() == args.len() && f.returns.len() == rets.len() {
+                    return KernelError::CallDepth {
+                        callee: f.name.clone(),
+                        depth: sim_module::MAX_CALL_DEPTH,
+                        cta,
+                        warp,
+                        thread,
+                        file: module.file.clone(),
+                        pos: s.pos,
+                    };
+                }
+            }
+        }
+        KernelError::BadCallTarget {
+            callee: callee.to_string(),
+            value,
+            cta,
+            warp,
+            thread,
+            file: module.file.clone(),
+            pos: s.pos,
+        }
     }
 
     /// One recorded step (a replay): the statement and lanes come from the

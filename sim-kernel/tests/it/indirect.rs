@@ -1,0 +1,114 @@
+//! Indirect device-function calls in a launch: `tests/data/indirect` is
+//! CUDA C++ (`indirect.cu`: a table of `__noinline__` functions chosen per
+//! thread through a function pointer, so the lanes of a warp call different
+//! targets; one pointer per block, so a warp calls one target; a
+//! virtual-method-like pair of tables; pointers made by `mov` of a
+//! function's name and stored to memory; pointers from the input) compiled
+//! by nvcc 13.0.88, with expected outputs from `reference.py`, which follows
+//! the source's meaning thread by thread (no H100 was at hand). An indirect
+//! call runs as a dispatch over the functions it may reach, each a direct
+//! call inlined (`sim_module::inline`).
+
+use crate::{opts, records_and_replays, same_on_any_threads};
+use sim_kernel::*;
+use sim_module::{parse_module, Launch};
+use std::path::PathBuf;
+
+fn data(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/indirect")
+        .join(name)
+}
+
+/// The reference's bytes on 1, 2 and 132 SMs, and the same bytes, cycles
+/// and statistics on 1, 2 and 3 host threads.
+#[test]
+fn indirect_calls_match_the_reference_on_any_sms_and_threads() {
+    for file in ["indirect.json", "pick.json", "wild.json"] {
+        for sms in [1, 2, 132] {
+            let one = same_on_any_threads(&data(file), sms);
+            assert!(!one.launch.expected.is_empty(), "{file}");
+        }
+    }
+}
+
+/// A recording of a launch with indirect calls replays to the same outputs
+/// and cycles.
+#[test]
+fn indirect_calls_record_and_replay() {
+    records_and_replays(&data("indirect.json"));
+}
+
+fn words(b: &[u8]) -> Vec<i32> {
+    b.chunks_exact(4)
+        .map(|c| i32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// In warp 0 of block 0, lanes 0, 1 and 2 call `op_add`, `op_sub` and
+/// `op_mul` through one `call` (table index `(i + i / 3) & 3`), then the
+/// block's `op_add` with 7: each lane has its own function's result,
+/// computed here from the input, not from `reference.py`.
+#[test]
+fn divergent_lanes_each_get_their_own_functions_result() {
+    let run = run_launch(&data("indirect.json"), &opts(1, 1)).unwrap();
+    let input = words(&std::fs::read(data("in.bin")).unwrap());
+    let out = words(&run.buffers[0]);
+    let (v0, v1, v2) = (input[0], input[1], input[2]);
+    assert_eq!(out[0], v0 + 7, "op_add(v, 0) + 7");
+    assert_eq!(out[2], v1 - 1 + 7, "op_sub(v, 1) + 7");
+    assert_eq!(
+        out[4],
+        v2.wrapping_mul(2).wrapping_add(1).wrapping_add(7),
+        "op_mul(v, 2) + 7"
+    );
+    // Block 1 calls `op_sub` with 7 for every lane (a uniform target);
+    // its lane 0 (i = 64) called `op_sub` with 64 first ((64 + 21) & 3 = 1).
+    assert_eq!(out[2 * 64], input[64].wrapping_sub(64).wrapping_sub(7));
+}
+
+/// `wild` with `pointers` as its input (each lane's function pointer):
+/// the launch's error.
+fn wild_error(pointers: &[u64; 32]) -> String {
+    let launch = Launch::read(&data("wild.json")).unwrap();
+    let src = std::fs::read_to_string(&launch.ptx).unwrap();
+    let parsed = parse_module(&src, "indirect.ptx").unwrap();
+    let module = sim_module::inline_calls(&src, &parsed, "wild")
+        .unwrap()
+        .unwrap();
+    let mut bufs = launch.load_buffers().unwrap();
+    bufs[1] = pointers.iter().flat_map(|p| p.to_le_bytes()).collect();
+    let prep = Prepared::new(&module, &launch, bufs).unwrap();
+    match run_grid(&prep, &launch, &opts(1, 1)) {
+        Ok(_) => panic!("the launch ran"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// A lane whose pointer is no function's (an odd value, null) or a
+/// function of another prototype (`sq_area`, at 40, takes one parameter;
+/// the call passes two) stops the launch naming the call's line (its
+/// register), the value and the first such lane, as a GPU faults; the
+/// other lanes hold good pointers (8: `op_add`, 16: `op_sub`).
+#[test]
+fn a_bad_function_pointer_stops_the_launch_naming_thread_and_line() {
+    let mut p = [0u64; 32];
+    for (k, x) in p.iter_mut().enumerate() {
+        *x = if k % 2 == 0 { 8 } else { 16 };
+    }
+    for (lane, bad) in [(5, 0x1234), (9, 0), (2, 40), (31, 12)] {
+        let mut q = p;
+        q[lane] = bad;
+        let text = wild_error(&q);
+        assert!(
+            text.starts_with(&format!(
+                "call through %rd7 at indirect.ptx:410:2: {bad:#x} is the address of no function of the call's prototype"
+            )),
+            "{text}"
+        );
+        assert!(
+            text.ends_with(&format!("block [0, 0, 0] warp 0 (thread {lane})")),
+            "{text}"
+        );
+    }
+}
