@@ -395,6 +395,15 @@ fn statement(p: &mut Parser<'_>, st: &mut State) -> Res<()> {
         "bra" | "ret" | "exit" | "call" | "trap" | "brkpt" => {
             let mut c = crate::control::control(p, word, mods, operands, semi, guard)?;
             builtin_registers(st, &mut c);
+            if let ControlOp::Call {
+                callee,
+                address,
+                prototype: Some(_),
+                ..
+            } = &mut c.op
+            {
+                *address = visible_register(st, callee).map(|r| r.id);
+            }
             StatementKind::Control(c)
         }
         _ if !is_ptx_opcode(word) => {

@@ -138,6 +138,13 @@ impl Gen<'_> {
         self.segs.push((self.out.len(), orig));
     }
 
+    /// `text` written as if at `orig` of the source (its position), and a space.
+    fn put(&mut self, orig: usize, text: &str) {
+        self.mark(orig);
+        self.out.push_str(text);
+        self.out.push(' ');
+    }
+
     fn copy_raw(&mut self, a: usize, b: usize) {
         self.mark(a);
         self.out.push_str(self.src.get(a..b).unwrap_or(""));
@@ -390,39 +397,106 @@ impl Gen<'_> {
         let (guard, _) = split_guard(text);
         let end = format!("__inl{n}_end");
         let pred = format!("__inl{n}_p");
-        self.mark(at);
-        self.out.push_str(&format!("{{ .reg .pred {pred}; "));
+        // The arguments moved once into registers every arm reads, the
+        // results once out of registers every arm writes (as ptxas moves
+        // them once around its one `CALL`).
+        // Each statement written takes the call's position.
+        let mut head = vec![format!("{{ .reg .pred {pred};")];
+        let mut tail = vec![format!("{end}:")];
+        let (mut arg_regs, mut ret_regs) = (Vec::new(), Vec::new());
+        for (k, (a, size)) in args.iter().zip(&arg_sizes).enumerate() {
+            let (reg, b) = (format!("__inl{n}_a{k}"), size.unwrap_or(8) * 8);
+            let a = resolve(a, caller, frame);
+            head.push(format!(".reg .b{b} {reg};"));
+            head.push(format!("mov.b{b} {reg}, {a};"));
+            arg_regs.push(reg);
+        }
+        for (k, (r, size)) in rets.iter().zip(&ret_sizes).enumerate() {
+            let (reg, b) = (format!("__inl{n}_r{k}"), size.unwrap_or(8) * 8);
+            let r = resolve(r, caller, frame);
+            head.push(format!(".reg .b{b} {reg};"));
+            tail.push(format!("mov.b{b} {r}, {reg};"));
+            ret_regs.push(reg);
+        }
+        tail.push("}".to_string());
+        let skip = format!("__inl{n}_skip");
         if let Some(g) = guard.strip_prefix('@') {
             let inverse = match g.strip_prefix('!') {
                 Some(p) => format!("@{p}"),
                 None => format!("@!{g}"),
             };
-            self.mark(at);
-            self.out.push_str(&format!("{inverse} bra {end}; "));
+            self.put(at, &format!("{inverse} bra {skip};"));
+        }
+        for h in &head {
+            self.put(at, h);
         }
         for (k, (_, addr)) in candidates.iter().enumerate() {
-            self.mark(at);
-            self.out
-                .push_str(&format!("setp.eq.u{width} {pred}, {callee}, {addr}; "));
-            self.mark(at);
-            self.out.push_str(&format!("@{pred} bra __inl{n}_t{k}; "));
+            self.put(at, &format!("setp.eq.u{width} {pred}, {callee}, {addr};"));
+            self.put(at, &format!("@{pred} bra __inl{n}_t{k};"));
         }
         // Reached only by lanes whose address is no candidate's.
-        self.mark(at);
-        self.out.push_str(text.trim());
-        self.mark(at);
-        self.out.push_str(&format!(" bra {end}; "));
+        self.put(at, text.trim());
+        self.put(at, &format!("bra {end};"));
         for (k, (name, _)) in candidates.iter().enumerate() {
-            let direct = format!("call ({}), {name}, ({});", rets.join(", "), args.join(", "));
-            self.mark(at);
-            self.out.push_str(&format!("__inl{n}_t{k}: "));
-            self.call(s, &direct, name, rets, args, caller, frame, depth)?;
-            self.mark(at);
-            self.out.push_str(&format!(" bra {end}; "));
+            self.put(at, &format!("__inl{n}_t{k}:"));
+            let regs = (&arg_regs[..], &ret_regs[..], end.as_str());
+            self.arm(s, name, regs, depth)?;
+            self.put(at, &format!("bra {end};"));
         }
-        self.mark(at);
-        self.out.push_str(&format!("{end}: }}"));
+        for t in &tail {
+            self.put(at, t);
+        }
+        if !guard.is_empty() {
+            self.put(at, &format!("{skip}:"));
+        }
         Ok(())
+    }
+
+    /// One candidate of an indirect call: its body inlined over the
+    /// dispatch's argument and result registers, each `ret` a branch to
+    /// the dispatch's end; past the depth or statement limits, a direct call
+    /// left in place (reaching it stops the launch).
+    fn arm(
+        &mut self,
+        s: &Statement,
+        name: &str,
+        (args, rets, end): (&[String], &[String], &str),
+        depth: usize,
+    ) -> Result<(), ModuleError> {
+        let module = self.module;
+        let Some((f, fbody)) = module
+            .function(name)
+            .and_then(|f| f.body.as_ref().map(|b| (f, b)))
+        else {
+            return Ok(());
+        };
+        if depth >= MAX_CALL_DEPTH || self.stmts + fbody.statements.len() > MAX_INLINED_STATEMENTS {
+            // Left as a call: reaching it stops the launch (too deep).
+            let (a, r) = (args.join(", "), rets.join(", "));
+            self.put(s.span.0 as usize, &format!("call ({r}), {name}, ({a});"));
+            return Ok(());
+        }
+        let n = self.next;
+        self.next += 1;
+        let sized =
+            |ps: &[Param], regs: &[String]| -> Result<Vec<(String, String, u64)>, ModuleError> {
+                ps.iter()
+                    .zip(regs)
+                    .map(|(p, r)| Ok((p.name.clone(), r.clone(), param_size(p, s.pos)?)))
+                    .collect()
+            };
+        let fr = Frame {
+            args: sized(&f.params, args)?,
+            rets: sized(&f.returns, rets)?,
+            ret_label: end.to_string(),
+            renames: fbody
+                .variables
+                .iter()
+                .filter(|v| v.space != StateSpace::Param)
+                .map(|v| (v.name.clone(), format!("{}__inl{n}", v.name)))
+                .collect(),
+        };
+        self.body(fbody, Some(&fr), depth + 1)
     }
 }
 

@@ -389,6 +389,9 @@ pub enum ControlOp {
         args: Vec<String>,
         /// The prototype label of an indirect call.
         prototype: Option<String>,
+        /// An indirect call's register holding the address, where the
+        /// callee is a visible register (the parser resolves it).
+        address: Option<RegId>,
         /// A function simcli runs itself ([`Builtin`]), when the callee is one.
         builtin: Option<Builtin>,
     },
@@ -532,6 +535,38 @@ impl Module {
         self.functions
             .iter()
             .filter(|f| f.kind == FunctionKind::Entry && f.body.is_some())
+    }
+}
+
+impl Control {
+    /// The registers the statement reads: its guard's, and an indirect
+    /// call's address.
+    pub fn reads(&self) -> impl Iterator<Item = RegId> + '_ {
+        let address = match &self.op {
+            ControlOp::Call { address, .. } => *address,
+            ControlOp::Bra { .. } | ControlOp::Ret { .. } | ControlOp::Exit | ControlOp::Trap => {
+                None
+            }
+        };
+        self.guard.map(|g| g.reg).into_iter().chain(address)
+    }
+}
+
+impl ControlOp {
+    /// An indirect call through a register. In a flattened body (see
+    /// [`crate::inline`]) only lanes whose address is no candidate
+    /// function's reach one, and they stop the launch: like `trap`, it
+    /// reads its registers and goes nowhere, so the analyses that give up
+    /// at a call (dead statements, register allocation) see through it.
+    pub fn is_indirect_call(&self) -> bool {
+        matches!(
+            self,
+            ControlOp::Call {
+                address: Some(_),
+                builtin: None,
+                ..
+            }
+        )
     }
 }
 

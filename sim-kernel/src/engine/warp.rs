@@ -385,9 +385,14 @@ impl Warp {
                     ControlOp::Call {
                         callee,
                         prototype: Some(_),
+                        address,
+                        rets,
+                        args,
                         ..
                     } if lanes != 0 && code.prep.module.function(callee).is_none() => {
-                        return Err(self.bad_call_target(code, s, callee, lanes));
+                        let arity = (args.len(), rets.len());
+                        let at = (callee.as_str(), *address);
+                        return Err(self.bad_call_target(code, s, at, arity, lanes));
                     }
                     ControlOp::Call { callee, .. } if lanes != 0 => {
                         return Err(KernelError::CallDepth {
@@ -463,48 +468,34 @@ impl Warp {
         &self,
         code: &Code<'_>,
         s: &sim_module::Statement,
-        callee: &str,
+        (callee, address): (&str, Option<sim_isa::RegId>),
+        arity: (usize, usize),
         lanes: u32,
     ) -> KernelError {
         let lane = lanes.trailing_zeros();
-        let body = code.prep.body;
-        // The register the name means in the call's scope (the nearest
-        // enclosing declaration), as the parser resolved it.
-        let mut scope = Some(s.scope);
-        let mut reg = None;
-        while let (Some(sc), None) = (scope, reg) {
-            reg = body
-                .registers
-                .iter()
-                .find(|r| r.scope == sc && r.name == callee)
-                .map(|r| r.id);
-            scope = body.scopes.get(sc as usize).and_then(|x| x.parent);
-        }
-        // A body with a call keeps one slot per register (`regalloc`): the
-        // register's id is its slot.
-        let value = reg.map_or(0, |r| self.regs.get(r)[lane as usize]);
+        let value = address.map_or(0, |r| self.regs.get(code.regs.reg(r))[lane as usize]);
         let (cta, warp, thread) = (
             self.ctx.thread.ctaid,
             self.ctx.warp_id,
             self.ctx.thread.first_thread + lane,
         );
-        // A function the call could reach: the inliner left the call as
-        // written past its statement budget.
         let module = code.prep.module;
-        if let (Some(f), StatementKind::Control(c)) = (module.function_at(value), &s.kind) {
-            if let ControlOp::Call { rets, args, .. } = &c.op {
-                if f.params.len() == args.len() && f.returns.len() == rets.len() {
-                    return KernelError::CallDepth {
-                        callee: f.name.clone(),
-                        depth: sim_module::MAX_CALL_DEPTH,
-                        cta,
-                        warp,
-                        thread,
-                        file: module.file.clone(),
-                        pos: s.pos,
-                    };
-                }
-            }
+        // A function the call could reach (its parameters and results
+        // counted): the inliner left the call as written past its
+        // statement budget.
+        if let Some(f) = module
+            .function_at(value)
+            .filter(|f| (f.params.len(), f.returns.len()) == arity)
+        {
+            return KernelError::CallDepth {
+                callee: f.name.clone(),
+                depth: sim_module::MAX_CALL_DEPTH,
+                cta,
+                warp,
+                thread,
+                file: module.file.clone(),
+                pos: s.pos,
+            };
         }
         KernelError::BadCallTarget {
             callee: callee.to_string(),

@@ -67,9 +67,9 @@ fn divergent_lanes_each_get_their_own_functions_result() {
     assert_eq!(out[2 * 64], input[64].wrapping_sub(64).wrapping_sub(7));
 }
 
-/// `wild` with `pointers` as its input (each lane's function pointer):
-/// the launch's error.
-fn wild_error(pointers: &[u64; 32]) -> String {
+/// `wild` with `pointers` as its input (each lane's function pointer) on
+/// one SM.
+fn run_wild(pointers: &[u64; 32]) -> Result<GridRun, KernelError> {
     let launch = Launch::read(&data("wild.json")).unwrap();
     let src = std::fs::read_to_string(&launch.ptx).unwrap();
     let parsed = parse_module(&src, "indirect.ptx").unwrap();
@@ -79,7 +79,12 @@ fn wild_error(pointers: &[u64; 32]) -> String {
     let mut bufs = launch.load_buffers().unwrap();
     bufs[1] = pointers.iter().flat_map(|p| p.to_le_bytes()).collect();
     let prep = Prepared::new(&module, &launch, bufs).unwrap();
-    match run_grid(&prep, &launch, &opts(1, 1)) {
+    run_grid(&prep, &launch, &opts(1, 1))
+}
+
+/// The error of `wild` with `pointers` as its input.
+fn wild_error(pointers: &[u64; 32]) -> String {
+    match run_wild(pointers) {
         Ok(_) => panic!("the launch ran"),
         Err(e) => e.to_string(),
     }
@@ -111,4 +116,89 @@ fn a_bad_function_pointer_stops_the_launch_naming_thread_and_line() {
             "{text}"
         );
     }
+}
+
+/// What an indirect call issues (docs/ptx-modules.md): the argument moves
+/// once, then for each candidate tested before a lane's own one compare and
+/// one branch, then the callee's body with its `ret` a branch, then the
+/// result moves once. `op_add`, `op_sub` and `op_mul` (tested in that
+/// order) have bodies of five statements, `op_xor` six. A warp whose lanes
+/// call all four runs the four groups one after another: every compare
+/// and branch once, and each body.
+#[test]
+fn each_candidate_tested_before_a_lanes_own_costs_a_compare_and_a_branch() {
+    let n = |p: &[u64; 32]| run_wild(p).unwrap().instructions;
+    let (add, sub, mul, xor) = (n(&[8; 32]), n(&[16; 32]), n(&[24; 32]), n(&[32; 32]));
+    assert_eq!(sub - add, 2);
+    assert_eq!(mul - sub, 2);
+    assert_eq!(xor - mul, 3);
+    let mut all = [8; 32];
+    for (k, p) in all.iter_mut().enumerate() {
+        *p = 8 * (1 + k as u64 % 4);
+    }
+    // add: base + 2 + 5; all: base + 8 + 5 + 5 + 5 + 6.
+    assert_eq!(n(&all) - add, 8 + 21 - 7);
+}
+
+/// `down(n)` calls itself through a pointer until `n` is 0 and returns `n`
+/// levels counted back up; the kernel calls it through a pointer with the
+/// thread's index. Indirect calls nest as direct ones do, up to
+/// `MAX_CALL_DEPTH` (12): thread `t` makes `t + 1` nested calls.
+const DOWN: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
+.func (.param .b32 r) down(.param .b32 n)\n{\n\
+.reg .pred %p<2>; .reg .b32 %r<4>; .reg .b64 %rd<2>;\n\
+ld.param.u32 %r1, [n];\nsetp.eq.u32 %p1, %r1, 0;\n@%p1 bra DONE;\n\
+mov.u64 %rd1, down;\nsub.u32 %r2, %r1, 1;\n\
+{ .param .b32 p0; st.param.b32 [p0+0], %r2; .param .b32 q0;\n\
+proto: .callprototype (.param .b32 _) _ (.param .b32 _);\n\
+call (q0), %rd1, (p0), proto;\nld.param.b32 %r3, [q0+0];\n}\n\
+add.u32 %r1, %r3, 1;\nDONE:\nst.param.b32 [r+0], %r1;\nret;\n}\n\
+.visible .entry k(.param .u64 out)\n{\n\
+.reg .b32 %r<4>; .reg .b64 %rd<5>;\n\
+ld.param.u64 %rd1, [out];\ncvta.to.global.u64 %rd2, %rd1;\nmov.u32 %r1, %tid.x;\n\
+mov.u64 %rd3, down;\n\
+{ .param .b32 p0; st.param.b32 [p0+0], %r1; .param .b32 q0;\n\
+proto: .callprototype (.param .b32 _) _ (.param .b32 _);\n\
+call (q0), %rd3, (p0), proto;\nld.param.b32 %r2, [q0+0];\n}\n\
+mul.wide.u32 %rd4, %r1, 4;\nadd.s64 %rd4, %rd2, %rd4;\nst.global.u32 [%rd4], %r2;\nret;\n}\n";
+
+/// `DOWN` on one block of `threads` threads: its output or its error.
+fn run_down(threads: u32) -> Result<Vec<u32>, String> {
+    let launch = Launch::parse(
+        &format!(
+            r#"{{"ptx": "down.ptx", "entry": "k", "grid": [1,1,1], "block": [{threads},1,1],
+               "buffers": {{"out": {{"bytes": 128, "fill": 0}}}}, "params": [{{"buffer": "out"}}]}}"#
+        ),
+        std::path::Path::new("."),
+    )
+    .unwrap();
+    let parsed = parse_module(DOWN, "down.ptx").unwrap();
+    let module = sim_module::inline_calls(DOWN, &parsed, "k")
+        .unwrap()
+        .unwrap();
+    let prep = Prepared::new(&module, &launch, launch.load_buffers().unwrap()).unwrap();
+    let run = run_grid(&prep, &launch, &opts(1, 1)).map_err(|e| e.to_string())?;
+    let out = run.global.buffer_bytes(&prep.buffers).remove(0);
+    Ok(words(&out).into_iter().map(|w| w as u32).collect())
+}
+
+/// Recursion through a function pointer: threads 0 to 11 get their own
+/// depth back; in a block of 32, thread 12 is the first to need a 13th
+/// nested call, and the launch stops naming `down`, the call's line in it
+/// (14) and that thread.
+#[test]
+fn recursion_through_a_pointer_has_the_call_depth_limit() {
+    let out = run_down(12).unwrap();
+    assert_eq!(out[..12], (0..12).collect::<Vec<u32>>()[..]);
+    let text = run_down(32).unwrap_err();
+    assert!(
+        text.starts_with(
+            "call down at down.ptx:14:1 is nested deeper than simcli inlines calls (12 levels"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.ends_with("block [0, 0, 0] warp 0 (thread 12)"),
+        "{text}"
+    );
 }
