@@ -356,8 +356,8 @@ impl Gen<'_> {
                     caller
                         .variables
                         .iter()
-                        .filter(|v| v.space == StateSpace::Param && &v.name == n && v.pos < s.pos)
-                        .last()
+                        .rev()
+                        .find(|v| v.space == StateSpace::Param && &v.name == n && v.pos < s.pos)
                         .map(|v| v.size)
                 })
                 .collect()

@@ -523,7 +523,7 @@ impl Module {
     /// The `.func` with a body whose [`Module::function_address`] is `addr`.
     pub fn function_at(&self, addr: u64) -> Option<&Function> {
         let k = usize::try_from(addr / FUNCTION_ADDRESS_STRIDE).ok()?;
-        if addr % FUNCTION_ADDRESS_STRIDE != 0 || k == 0 {
+        if !addr.is_multiple_of(FUNCTION_ADDRESS_STRIDE) || k == 0 {
             return None;
         }
         let (name, _) = *self.function_addresses().get(k - 1)?;
