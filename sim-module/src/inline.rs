@@ -25,6 +25,13 @@
 //! - a callee's other variables (`.local` stacks) are renamed per copy, so
 //!   each inlined call has its own.
 //!
+//! An indirect call (`call (r), %rd5, (a), prototype_0;`) becomes a
+//! dispatch over the functions it may reach (`Gen::indirect`): a compare of
+//! the register with each candidate's address
+//! ([`Module::function_address`]) and a branch to that candidate's inlined
+//! body, the call itself left for lanes whose address is no candidate's
+//! (the launch stops there). See docs/ptx-modules.md.
+//!
 //! Recursion is inlined up to [`MAX_CALL_DEPTH`] nested calls and
 //! [`MAX_INLINED_STATEMENTS`] statements; a call beyond either is left in
 //! place and stops the launch with an error naming it if a thread reaches it.
@@ -329,10 +336,12 @@ impl Gen<'_> {
     /// An indirect call (`call (r), %rd5, (a, b), prototype_0;`) as a
     /// dispatch over its candidates: the `.func`s with a body whose address
     /// the module takes and whose parameters and results have the sizes of
-    /// the call's. Each candidate in turn: its address compared with the
-    /// callee register's value, and the lanes that hold it branch to a
-    /// direct call of it, inlined as any other; all meet after the last.
-    /// The lanes left (an address of no candidate) reach the call itself,
+    /// the call's. The arguments are moved once into registers; then each
+    /// candidate in turn: its address compared with the callee register's
+    /// value, and the lanes that hold it branch to its body, inlined as a
+    /// direct call's is ([`Gen::arm`]); all meet at the end, where the
+    /// results are moved back once. The lanes left (an address of no
+    /// candidate) reach the call itself,
     /// kept as written, which stops the launch naming a lane, its value and
     /// the line (`KernelError::BadCallTarget` in sim-kernel), as a GPU
     /// faults at a call to a bad address. A guarded call is skipped by a
@@ -399,8 +408,8 @@ impl Gen<'_> {
         let pred = format!("__inl{n}_p");
         // The arguments moved once into registers every arm reads, the
         // results once out of registers every arm writes (as ptxas moves
-        // them once around its one `CALL`).
-        // Each statement written takes the call's position.
+        // them once around its one `CALL`). Each statement written takes
+        // the call's position.
         let mut head = vec![format!("{{ .reg .pred {pred};")];
         let mut tail = vec![format!("{end}:")];
         let (mut arg_regs, mut ret_regs) = (Vec::new(), Vec::new());
