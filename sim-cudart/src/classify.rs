@@ -25,8 +25,11 @@ pub fn launch_code(e: &DeviceError) -> i32 {
     };
     match k {
         KernelError::Fault { .. } => err::ILLEGAL_ADDRESS,
+        // A call through a bad function pointer: the GPU's code is not
+        // known here (no GPU ran it), so the launch's failure.
         KernelError::Trap { .. }
         | KernelError::CallDepth { .. }
+        | KernelError::BadCallTarget { .. }
         | KernelError::Deadlock { .. }
         | KernelError::Timing(_) => err::LAUNCH_FAILURE,
         KernelError::InstructionLimit { .. } => err::LAUNCH_TIMEOUT,

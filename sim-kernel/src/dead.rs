@@ -26,14 +26,16 @@ use sim_module::{Body, ControlOp, StatementKind};
 const MAX_BITS: usize = 1 << 28;
 
 /// Per statement of `body`: whether it is dead (never issued). Empty when
-/// the body has a statement the analysis cannot see through (`call`, an
-/// unimplemented instruction) or is too large for it, so that nothing is
+/// the body has a statement the analysis cannot see through (a `call`
+/// other than an indirect one, which stops its lanes and reads its
+/// address: `ControlOp::is_indirect_call`; an unimplemented instruction) or is too large for it, so that nothing is
 /// removed there.
 pub(crate) fn dead_statements(body: &Body) -> Vec<bool> {
     let n = body.statements.len();
     if body.statements.iter().any(|s| {
         matches!(s.kind, StatementKind::Unimplemented(_))
-            || matches!(&s.kind, StatementKind::Control(c) if matches!(c.op, ControlOp::Call { .. }))
+            || matches!(&s.kind, StatementKind::Control(c)
+                if matches!(c.op, ControlOp::Call { .. }) && !c.op.is_indirect_call())
     }) {
         return Vec::new();
     }
@@ -59,11 +61,7 @@ pub(crate) fn dead_statements(body: &Body) -> Vec<bool> {
                     inst.guard.is_some(),
                 )
             }
-            StatementKind::Control(c) => (
-                c.guard.map(|g| g.reg.0).into_iter().collect(),
-                Vec::new(),
-                false,
-            ),
+            StatementKind::Control(c) => (c.reads().map(|r| r.0).collect(), Vec::new(), false),
             StatementKind::Unimplemented(_) => (Vec::new(), Vec::new(), false),
         })
         .collect();
@@ -180,6 +178,19 @@ mod tests {
              @%p1 add.u32 %r2, %r2, %r1;\nst.global.u32 [%rd2], %r2;",
         );
         assert!(d.is_empty(), "{d:?}");
+    }
+
+    /// An indirect call (as the inliner leaves it, reached by lanes whose
+    /// address is no function's) reads its address: what computes it stays,
+    /// and the analysis sees through the call instead of giving up on the
+    /// body (a value nothing reads is still dead).
+    #[test]
+    fn an_indirect_call_reads_its_address() {
+        let d = dead(
+            "cvt.u64.u32 %rd3, %r1;\nadd.u32 %r2, %r1, 1;\nst.global.u32 [%rd2], %r1;\n\
+             proto: .callprototype _ ();\ncall %rd3, proto;",
+        );
+        assert_eq!(d, ["add.u32 %r2, %r1, 1"]);
     }
 
     /// Loop-carried values live on through the back-edge; a guarded write

@@ -334,7 +334,11 @@ impl Device {
             .zip(&g_offs)
             .map(|(v, o)| (v.name.clone(), g_base.unwrap_or(0) + o, v.size))
             .collect();
-        let lookup = |n: &str| gtab.iter().find(|g| g.0 == n).map(|g| g.1);
+        let funcs = module.function_addresses();
+        let lookup = |n: &str| {
+            let var = gtab.iter().find(|g| g.0 == n).map(|g| g.1);
+            var.or_else(|| funcs.iter().find(|f| f.0 == n).map(|f| f.1))
+        };
         if let Some(base) = g_base {
             let bytes = prepare::global_bytes(&globals, &g_offs, g_end, &lookup);
             let what = format!("(.global variables of {name})");

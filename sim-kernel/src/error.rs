@@ -120,6 +120,25 @@ pub enum KernelError {
         /// Where.
         pos: Pos,
     },
+    /// An indirect call through an address that is no function's of the
+    /// call's prototype (a null or stale function pointer), as a GPU faults.
+    #[error("call through {callee} at {file}:{pos}: {value:#x} is the address of no function of the call's prototype (function addresses: docs/ptx-modules.md): block {cta:?} warp {warp} (thread {thread})")]
+    BadCallTarget {
+        /// The register holding the address.
+        callee: String,
+        /// The first such thread's value of it.
+        value: u64,
+        /// The block index.
+        cta: [u32; 3],
+        /// The warp in the block.
+        warp: u32,
+        /// The first such thread's linear index in the block.
+        thread: u32,
+        /// The module.
+        file: String,
+        /// Where.
+        pos: Pos,
+    },
     /// Warps wait at a barrier that the block's other live warps never reach.
     #[error("block {cta:?}: warps {waiting:?} wait at a barrier that warps {running:?} never reach (they exited or wait elsewhere)")]
     Deadlock {

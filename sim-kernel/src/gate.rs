@@ -63,6 +63,12 @@ pub(crate) fn check(prep: &Prepared<'_>, target: Target) -> Result<(), KernelErr
                 // past the inlining limit (a deep recursion): it stops the
                 // launch if a thread reaches it.
                 ControlOp::Call { callee, .. } if module.function(callee).is_some() => None,
+                // An indirect call as the inliner leaves it: only lanes
+                // whose address is no candidate function's reach it, and
+                // they stop the launch (`KernelError::BadCallTarget`).
+                ControlOp::Call {
+                    prototype: Some(_), ..
+                } => None,
                 // An `.extern` function without a body that is no builtin.
                 ControlOp::Call { callee, .. } => Some(format!(
                     "unsupported by simcli: call {callee} at {file}:{}",

@@ -251,7 +251,11 @@ impl<'m> Prepared<'m> {
             .collect();
         check_declarations(module, &globals, &g_offs, &|s| vars_in(module, body, s))?;
         if !globals.is_empty() {
-            let lookup = |n: &str| gaddr.iter().find(|a| a.0 == n).map(|a| a.1);
+            let funcs = module.function_addresses();
+            let lookup = |n: &str| {
+                let var = gaddr.iter().find(|a| a.0 == n).map(|a| a.1);
+                var.or_else(|| funcs.iter().find(|f| f.0 == n).map(|f| f.1))
+            };
             global.alloc(
                 "(.global variables)",
                 global_bytes(&globals, &g_offs, g_end, &lookup),
@@ -312,6 +316,12 @@ impl<'m> Prepared<'m> {
             shared = at.saturating_add(start.dynamic_shared);
         }
         let local = ends[2];
+        // A function's name stands for its address (`mov.u64 %rd1, f`).
+        for (name, a) in module.function_addresses() {
+            if !addr.iter().any(|x| x.0 == name) {
+                addr.push((name.to_string(), Space::Global, a));
+            }
+        }
         let lookup = |n: &str| addr.iter().find(|a| a.0 == n).map(|a| a.2);
         let fill = |s: StateSpace, size: u64| -> Vec<u8> {
             let mut b = vec![0u8; size as usize];

@@ -17,8 +17,11 @@
 //!   lanes that did not run the definition) gets a slot of its own;
 //! - an instruction with several destinations, a memory instruction and a
 //!   warp operation never write a slot one of their sources occupies;
-//! - a kernel with a statement the analysis cannot see through (`call`, an
-//!   instruction simcli does not run) keeps one slot per register.
+//! - a kernel with a statement the analysis cannot see through (a direct
+//!   `call` left in place, a builtin's, an instruction simcli does not
+//!   run) keeps one slot per register; an indirect call left in a
+//!   flattened body stops its lanes (`ControlOp::is_indirect_call`) and
+//!   reads its address register.
 //!
 //! Only execution is renamed ([`RegMap::inst`], [`RegMap::guard`]): timing,
 //! reordering, dead-code removal and recordings keep the original ids.
@@ -153,7 +156,9 @@ fn allocate(body: &Body) -> Option<RegMap> {
     let stmts = &body.statements;
     if stmts.iter().any(|s| match &s.kind {
         StatementKind::Unimplemented(_) => true,
-        StatementKind::Control(c) => matches!(c.op, ControlOp::Call { .. }),
+        StatementKind::Control(c) => {
+            matches!(c.op, ControlOp::Call { .. }) && !c.op.is_indirect_call()
+        }
         StatementKind::Instruction(_) => false,
     }) {
         return None;
@@ -195,8 +200,8 @@ fn allocate(body: &Body) -> Option<RegMap> {
                 }
             }
             StatementKind::Control(c) => {
-                if let Some(g) = c.guard {
-                    u.reads.push(id(g.reg)?);
+                for r in c.reads() {
+                    u.reads.push(id(r)?);
                 }
             }
             StatementKind::Unimplemented(_) => return None,
@@ -371,6 +376,22 @@ mod tests {
         assert!(map.slots() < 4 + 16 + 8);
     }
 
+    /// An indirect call left in a flattened body reads its address
+    /// register (the error it raises names the value): the register keeps
+    /// its slot up to the call, and the body is allocated, not left at one
+    /// slot per register as a body with a direct call is.
+    #[test]
+    fn an_indirect_call_keeps_its_address_live() {
+        let (map, s) = alloc(
+            "cvt.u64.u32 %rd3, %r1;\nadd.u32 %r2, %r1, 1;\nadd.u32 %r3, %r2, 1;\n\
+             st.global.u32 [%rd2], %r3;\nproto: .callprototype _ ();\ncall %rd3, proto;",
+        );
+        assert!(map.slots() < 4, "{map:?}");
+        assert_ne!(s("%rd3"), s("%r2"));
+        assert_ne!(s("%rd3"), s("%r3"));
+        assert_eq!(s("%r2"), s("%r3"));
+    }
+
     #[test]
     fn values_read_together_do_not_share() {
         let (_, s) = alloc(
@@ -534,7 +555,7 @@ mod tests {
                     succ.push(vec![i + 1]);
                 }
                 StatementKind::Control(c) => {
-                    rw.push((c.guard.map(|g| g.reg.0).into_iter().collect(), vec![], true));
+                    rw.push((c.reads().map(|r| r.0).collect(), vec![], true));
                     succ.push(match &c.op {
                         ControlOp::Bra { label, .. } => {
                             let t = body.labels[*label].target;
@@ -545,6 +566,7 @@ mod tests {
                             }
                         }
                         ControlOp::Ret { .. } | ControlOp::Exit | ControlOp::Trap => vec![],
+                        ControlOp::Call { .. } if c.op.is_indirect_call() => vec![i + 1],
                         ControlOp::Call { .. } => return Err("call".into()),
                     });
                 }

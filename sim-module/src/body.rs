@@ -27,6 +27,9 @@ struct State {
     /// later scope reuses): looked up, not scanned, so that a body of n
     /// declarations reads in O(n).
     first: HashMap<(String, PtxType), usize>,
+    /// `.callprototype` and `.branchtargets` names: an indirect call's
+    /// operand, declared in the body but no label of a statement.
+    declared: Vec<String>,
 }
 
 /// Reads a body after its `{`, up to the matching `}`. `regs` are a `.func`'s
@@ -53,6 +56,7 @@ pub(crate) fn body(p: &mut Parser<'_>, regs: &[&Param]) -> Res<Body> {
         pending: Vec::new(),
         reg_count: 0,
         first: HashMap::new(),
+        declared: Vec::new(),
     };
     for q in regs {
         count(p, &mut st, 1, q.pos)?;
@@ -120,7 +124,9 @@ fn label(p: &mut Parser<'_>, st: &mut State, t: Token) -> Res<()> {
     });
     // `proto: .callprototype ...;` and `tbl: .branchtargets ...;` declare, not execute.
     if p.is_dot("callprototype") || p.is_dot("branchtargets") {
-        st.body.labels.pop();
+        if let Some(l) = st.body.labels.pop() {
+            st.declared.push(l.name);
+        }
         p.skip_statement();
     }
     Ok(())
@@ -389,6 +395,15 @@ fn statement(p: &mut Parser<'_>, st: &mut State) -> Res<()> {
         "bra" | "ret" | "exit" | "call" | "trap" | "brkpt" => {
             let mut c = crate::control::control(p, word, mods, operands, semi, guard)?;
             builtin_registers(st, &mut c);
+            if let ControlOp::Call {
+                callee,
+                address,
+                prototype: Some(_),
+                ..
+            } = &mut c.op
+            {
+                *address = visible_register(st, callee).map(|r| r.id);
+            }
             StatementKind::Control(c)
         }
         _ if !is_ptx_opcode(word) => {
@@ -476,8 +491,9 @@ fn resolve_branches(p: &Parser<'_>, st: &mut State) -> Res<()> {
         *label = found.ok_or_else(|| p.err_at(s.pos, K::UnknownLabel(target.clone())))?;
     }
     // Labels used as plain operands (indirect calls, tables) are fine anywhere in the body.
+    let declared = &st.declared;
     st.pending
-        .retain(|(n, _)| !labels.iter().any(|l| &l.name == n));
+        .retain(|(n, _)| !labels.iter().any(|l| &l.name == n) && !declared.contains(n));
     Ok(())
 }
 

@@ -79,6 +79,7 @@ pub(crate) fn control(
                 rets,
                 args,
                 prototype,
+                address: None,
                 builtin,
             }
         }

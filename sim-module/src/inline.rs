@@ -25,6 +25,13 @@
 //! - a callee's other variables (`.local` stacks) are renamed per copy, so
 //!   each inlined call has its own.
 //!
+//! An indirect call (`call (r), %rd5, (a), prototype_0;`) becomes a
+//! dispatch over the functions it may reach (`Gen::indirect`): a compare of
+//! the register with each candidate's address
+//! ([`Module::function_address`]) and a branch to that candidate's inlined
+//! body, the call itself left for lanes whose address is no candidate's
+//! (the launch stops there). See docs/ptx-modules.md.
+//!
 //! Recursion is inlined up to [`MAX_CALL_DEPTH`] nested calls and
 //! [`MAX_INLINED_STATEMENTS`] statements; a call beyond either is left in
 //! place and stops the launch with an error naming it if a thread reaches it.
@@ -58,8 +65,8 @@ pub fn inline_calls(
     // A builtin's call is not inlined, but its `.param` variables become
     // registers as an inlined call's do.
     let calls = body.statements.iter().any(|s| {
-        matches!(&s.kind, StatementKind::Control(Control { op: ControlOp::Call { callee, builtin, .. }, .. })
-            if builtin.is_some() || module.function(callee).is_some())
+        matches!(&s.kind, StatementKind::Control(Control { op: ControlOp::Call { callee, builtin, prototype, .. }, .. })
+            if builtin.is_some() || prototype.is_some() || module.function(callee).is_some())
     });
     if !calls {
         return Ok(None);
@@ -71,6 +78,7 @@ pub fn inline_calls(
         segs: Vec::new(),
         next: 0,
         stmts: 0,
+        taken: address_taken(module),
     };
     g.copy_raw(0, body.span.0 as usize);
     g.body(body, None, 0).map_err(|mut e| {
@@ -120,6 +128,8 @@ struct Gen<'a> {
     segs: Vec<(usize, usize)>,
     next: usize,
     stmts: usize,
+    /// The `.func`s with a body whose address the module takes, in order.
+    taken: Vec<&'a Function>,
 }
 
 impl Gen<'_> {
@@ -133,6 +143,13 @@ impl Gen<'_> {
 
     fn mark(&mut self, orig: usize) {
         self.segs.push((self.out.len(), orig));
+    }
+
+    /// `text` written as if at `orig` of the source (its position), and a space.
+    fn put(&mut self, orig: usize, text: &str) {
+        self.mark(orig);
+        self.out.push_str(text);
+        self.out.push(' ');
     }
 
     fn copy_raw(&mut self, a: usize, b: usize) {
@@ -194,6 +211,16 @@ impl Gen<'_> {
                         let label = frame.map_or("", |f| f.ret_label.as_str());
                         let uni = if *uni { ".uni" } else { "" };
                         self.out.push_str(&format!("{guard} bra{uni} {label};"));
+                    }
+                    ControlOp::Call {
+                        callee,
+                        rets,
+                        args,
+                        prototype: Some(_),
+                        builtin: None,
+                        ..
+                    } if self.module.function(callee).is_none() => {
+                        self.indirect(s, &text, callee, rets, args, body, frame, depth)?
                     }
                     ControlOp::Call {
                         callee, rets, args, ..
@@ -303,6 +330,230 @@ impl Gen<'_> {
         }
         Ok(())
     }
+}
+
+impl Gen<'_> {
+    /// An indirect call (`call (r), %rd5, (a, b), prototype_0;`) as a
+    /// dispatch over its candidates: the `.func`s with a body whose address
+    /// the module takes and whose parameters and results have the sizes of
+    /// the call's. The arguments are moved once into registers; then each
+    /// candidate in turn: its address compared with the callee register's
+    /// value, and the lanes that hold it branch to its body, inlined as a
+    /// direct call's is ([`Gen::arm`]); all meet at the end, where the
+    /// results are moved back once. The lanes left (an address of no
+    /// candidate) reach the call itself,
+    /// kept as written, which stops the launch naming a lane, its value and
+    /// the line (`KernelError::BadCallTarget` in sim-kernel), as a GPU
+    /// faults at a call to a bad address. A guarded call is skipped by a
+    /// branch around the whole.
+    #[allow(clippy::too_many_arguments)]
+    fn indirect(
+        &mut self,
+        s: &Statement,
+        text: &str,
+        callee: &str,
+        rets: &[String],
+        args: &[String],
+        caller: &Body,
+        frame: Option<&Frame>,
+        depth: usize,
+    ) -> Result<(), ModuleError> {
+        let sizes = |names: &[String]| -> Vec<Option<u64>> {
+            names
+                .iter()
+                .map(|n| {
+                    caller
+                        .variables
+                        .iter()
+                        .rev()
+                        .find(|v| v.space == StateSpace::Param && &v.name == n && v.pos < s.pos)
+                        .map(|v| v.size)
+                })
+                .collect()
+        };
+        let (arg_sizes, ret_sizes) = (sizes(args), sizes(rets));
+        let fits = |ps: &[Param], want: &[Option<u64>]| {
+            ps.len() == want.len()
+                && ps
+                    .iter()
+                    .zip(want)
+                    .all(|(p, w)| param_size(p, s.pos).is_ok_and(|z| w.is_none_or(|w| w == z)))
+        };
+        let candidates: Vec<(String, u64)> = self
+            .taken
+            .iter()
+            .filter(|f| fits(&f.params, &arg_sizes) && fits(&f.returns, &ret_sizes))
+            .filter_map(|f| Some((f.name.clone(), self.module.function_address(&f.name)?)))
+            .collect();
+        // The dispatch's compares count against the statement budget; past
+        // it the call stays as written: a thread that reaches it stops the
+        // launch (nested deeper than simcli inlines, or a bad address).
+        let cost = 2 * candidates.len() + 2;
+        if self.stmts + cost > MAX_INLINED_STATEMENTS {
+            self.mark(s.span.0 as usize);
+            self.out.push_str(text);
+            return Ok(());
+        }
+        self.stmts += cost;
+        let n = self.next;
+        self.next += 1;
+        let at = s.span.0 as usize;
+        let width = if self.module.address_size == Some(32) {
+            32
+        } else {
+            64
+        };
+        let (guard, _) = split_guard(text);
+        let end = format!("__inl{n}_end");
+        let pred = format!("__inl{n}_p");
+        // The arguments moved once into registers every arm reads, the
+        // results once out of registers every arm writes (as ptxas moves
+        // them once around its one `CALL`). Each statement written takes
+        // the call's position.
+        let mut head = vec![format!("{{ .reg .pred {pred};")];
+        let mut tail = vec![format!("{end}:")];
+        let (mut arg_regs, mut ret_regs) = (Vec::new(), Vec::new());
+        for (k, (a, size)) in args.iter().zip(&arg_sizes).enumerate() {
+            let (reg, b) = (format!("__inl{n}_a{k}"), size.unwrap_or(8) * 8);
+            let a = resolve(a, caller, frame);
+            head.push(format!(".reg .b{b} {reg};"));
+            head.push(format!("mov.b{b} {reg}, {a};"));
+            arg_regs.push(reg);
+        }
+        for (k, (r, size)) in rets.iter().zip(&ret_sizes).enumerate() {
+            let (reg, b) = (format!("__inl{n}_r{k}"), size.unwrap_or(8) * 8);
+            let r = resolve(r, caller, frame);
+            head.push(format!(".reg .b{b} {reg};"));
+            tail.push(format!("mov.b{b} {r}, {reg};"));
+            ret_regs.push(reg);
+        }
+        tail.push("}".to_string());
+        let skip = format!("__inl{n}_skip");
+        if let Some(g) = guard.strip_prefix('@') {
+            let inverse = match g.strip_prefix('!') {
+                Some(p) => format!("@{p}"),
+                None => format!("@!{g}"),
+            };
+            self.put(at, &format!("{inverse} bra {skip};"));
+        }
+        for h in &head {
+            self.put(at, h);
+        }
+        for (k, (_, addr)) in candidates.iter().enumerate() {
+            self.put(at, &format!("setp.eq.u{width} {pred}, {callee}, {addr};"));
+            self.put(at, &format!("@{pred} bra __inl{n}_t{k};"));
+        }
+        // Reached only by lanes whose address is no candidate's.
+        self.put(at, text.trim());
+        self.put(at, &format!("bra {end};"));
+        for (k, (name, _)) in candidates.iter().enumerate() {
+            self.put(at, &format!("__inl{n}_t{k}:"));
+            let regs = (&arg_regs[..], &ret_regs[..], end.as_str());
+            self.arm(s, name, regs, depth)?;
+            self.put(at, &format!("bra {end};"));
+        }
+        for t in &tail {
+            self.put(at, t);
+        }
+        if !guard.is_empty() {
+            self.put(at, &format!("{skip}:"));
+        }
+        Ok(())
+    }
+
+    /// One candidate of an indirect call: its body inlined over the
+    /// dispatch's argument and result registers, each `ret` a branch to
+    /// the dispatch's end; past the depth or statement limits, a direct call
+    /// left in place (reaching it stops the launch).
+    fn arm(
+        &mut self,
+        s: &Statement,
+        name: &str,
+        (args, rets, end): (&[String], &[String], &str),
+        depth: usize,
+    ) -> Result<(), ModuleError> {
+        let module = self.module;
+        let Some((f, fbody)) = module
+            .function(name)
+            .and_then(|f| f.body.as_ref().map(|b| (f, b)))
+        else {
+            return Ok(());
+        };
+        if depth >= MAX_CALL_DEPTH || self.stmts + fbody.statements.len() > MAX_INLINED_STATEMENTS {
+            // Left as a call: reaching it stops the launch (too deep).
+            let (a, r) = (args.join(", "), rets.join(", "));
+            self.put(s.span.0 as usize, &format!("call ({r}), {name}, ({a});"));
+            return Ok(());
+        }
+        let n = self.next;
+        self.next += 1;
+        let sized =
+            |ps: &[Param], regs: &[String]| -> Result<Vec<(String, String, u64)>, ModuleError> {
+                ps.iter()
+                    .zip(regs)
+                    .map(|(p, r)| Ok((p.name.clone(), r.clone(), param_size(p, s.pos)?)))
+                    .collect()
+            };
+        let fr = Frame {
+            args: sized(&f.params, args)?,
+            rets: sized(&f.returns, rets)?,
+            ret_label: end.to_string(),
+            renames: fbody
+                .variables
+                .iter()
+                .filter(|v| v.space != StateSpace::Param)
+                .map(|v| (v.name.clone(), format!("{}__inl{n}", v.name)))
+                .collect(),
+        };
+        self.body(fbody, Some(&fr), depth + 1)
+    }
+}
+
+/// The `.func`s with a body whose address `module` takes: named by an
+/// initialiser or by an operand of a statement other than a call.
+fn address_taken(module: &Module) -> Vec<&Function> {
+    let mut names = std::collections::HashSet::new();
+    let bodies = module.functions.iter().filter_map(|f| f.body.as_ref());
+    let vars = module
+        .variables
+        .iter()
+        .chain(bodies.clone().flat_map(|b| &b.variables));
+    for e in vars.flat_map(|v| v.init.iter().flatten()) {
+        if let Init::Address { symbol, .. } = e {
+            names.insert(symbol.as_str());
+        }
+    }
+    for s in bodies.flat_map(|b| &b.statements) {
+        if !matches!(s.kind, StatementKind::Control(_)) {
+            names.extend(idents(&s.text));
+        }
+    }
+    module
+        .functions
+        .iter()
+        .filter(|f| f.kind == FunctionKind::Func && f.body.is_some())
+        .filter(|f| names.contains(f.name.as_str()))
+        .collect()
+}
+
+/// The whole identifiers of a statement's text (not after a `.`: opcode
+/// modifiers and directives are no names).
+fn idents(text: &str) -> impl Iterator<Item = &str> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < b.len() {
+            if is_ident(b[i]) && (i == 0 || !(is_ident(b[i - 1]) || b[i - 1] == b'.')) {
+                let start = i;
+                while i < b.len() && is_ident(b[i]) {
+                    i += 1;
+                }
+                return text.get(start..i);
+            }
+            i += 1;
+        }
+        None
+    })
 }
 
 /// A name a call passes: a copy's renamed variable, else itself.

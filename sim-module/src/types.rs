@@ -223,6 +223,9 @@ pub struct PerfDirective {
     pub values: Vec<u64>,
 }
 
+/// The step between consecutive functions' addresses ([`Module::function_address`]).
+pub const FUNCTION_ADDRESS_STRIDE: u64 = 8;
+
 /// A function or kernel.
 #[derive(Clone, Debug)]
 pub struct Function {
@@ -386,6 +389,9 @@ pub enum ControlOp {
         args: Vec<String>,
         /// The prototype label of an indirect call.
         prototype: Option<String>,
+        /// An indirect call's register holding the address, where the
+        /// callee is a visible register (the parser resolves it).
+        address: Option<RegId>,
         /// A function simcli runs itself ([`Builtin`]), when the callee is one.
         builtin: Option<Builtin>,
     },
@@ -485,11 +491,82 @@ impl Module {
             .find(|f| f.name == name && f.body.is_some())
     }
 
+    /// The value a `.func`'s address has in registers and memory (`mov.u64
+    /// %rd1, f`, an initialiser naming `f`): `8 * (k + 1)` for the module's
+    /// `k`-th `.func` in order of first declaration. It has the shape of
+    /// what ptxas 13.0.88 stores for a function pointer in a `.global` on
+    /// sm_90, a byte offset into a descriptor table in constant bank 2 from
+    /// 8 on (`indirect.ptx`'s `table[4] = {f0, f1, f2, f3}` holds 8, 16, 24,
+    /// 32), but not its order (ptxas kept those values with `f0` declared
+    /// last), and ptxas gives a pointer that stays in registers a code
+    /// offset instead: a kernel cannot rely on either. Never 0, so a null
+    /// pointer is no function ([`Module::function_at`] reads it back).
+    /// `None` for a name that is no `.func`.
+    pub fn function_address(&self, name: &str) -> Option<u64> {
+        self.function_addresses()
+            .into_iter()
+            .find(|f| f.0 == name)
+            .map(|f| f.1)
+    }
+
+    /// Every `.func`'s name and [`Module::function_address`], in order.
+    pub fn function_addresses(&self) -> Vec<(&str, u64)> {
+        let mut seen = std::collections::HashSet::new();
+        self.functions
+            .iter()
+            .filter(|f| f.kind == FunctionKind::Func && seen.insert(f.name.as_str()))
+            .zip(1u64..)
+            .map(|(f, k)| (f.name.as_str(), FUNCTION_ADDRESS_STRIDE * k))
+            .collect()
+    }
+
+    /// The `.func` with a body whose [`Module::function_address`] is `addr`.
+    pub fn function_at(&self, addr: u64) -> Option<&Function> {
+        let k = usize::try_from(addr / FUNCTION_ADDRESS_STRIDE).ok()?;
+        if !addr.is_multiple_of(FUNCTION_ADDRESS_STRIDE) || k == 0 {
+            return None;
+        }
+        let (name, _) = *self.function_addresses().get(k - 1)?;
+        self.function(name).filter(|f| f.kind == FunctionKind::Func)
+    }
+
     /// The kernels (`.entry` with a body), in order.
     pub fn entries(&self) -> impl Iterator<Item = &Function> {
         self.functions
             .iter()
             .filter(|f| f.kind == FunctionKind::Entry && f.body.is_some())
+    }
+}
+
+impl Control {
+    /// The registers the statement reads: its guard's, and an indirect
+    /// call's address.
+    pub fn reads(&self) -> impl Iterator<Item = RegId> + '_ {
+        let address = match &self.op {
+            ControlOp::Call { address, .. } => *address,
+            ControlOp::Bra { .. } | ControlOp::Ret { .. } | ControlOp::Exit | ControlOp::Trap => {
+                None
+            }
+        };
+        self.guard.map(|g| g.reg).into_iter().chain(address)
+    }
+}
+
+impl ControlOp {
+    /// An indirect call through a register. In a flattened body (see
+    /// [`crate::inline`]) only lanes whose address is no candidate
+    /// function's reach one, and they stop the launch: like `trap`, it
+    /// reads its registers and goes nowhere, so the analyses that give up
+    /// at a call (dead statements, register allocation) see through it.
+    pub fn is_indirect_call(&self) -> bool {
+        matches!(
+            self,
+            ControlOp::Call {
+                address: Some(_),
+                builtin: None,
+                ..
+            }
+        )
     }
 }
 

@@ -18,6 +18,8 @@ pub(crate) struct Code<'p> {
     pub prep: &'p Prepared<'p>,
     /// Slots of a warp's register file (see [`crate::regalloc`]).
     pub nregs: usize,
+    /// Each register's slot.
+    pub regs: RegMap,
     /// Each instruction with its registers renamed to their slots: what
     /// executes. (Everything that times reads the original statements.)
     pub inst: Vec<Option<Instruction>>,
@@ -113,6 +115,7 @@ impl<'p> Code<'p> {
             widen: vec![0; n],
             preload: Vec::new(),
             member_of: vec![None; n],
+            regs,
         }
     }
 

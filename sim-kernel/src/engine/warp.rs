@@ -382,6 +382,18 @@ impl Warp {
                             self.builtin(env, b, lanes, s)?;
                         }
                     }
+                    ControlOp::Call {
+                        callee,
+                        prototype: Some(_),
+                        address,
+                        rets,
+                        args,
+                        ..
+                    } if lanes != 0 && code.prep.module.function(callee).is_none() => {
+                        let arity = (args.len(), rets.len());
+                        let at = (callee.as_str(), *address);
+                        return Err(self.bad_call_target(code, s, at, arity, lanes));
+                    }
                     ControlOp::Call { callee, .. } if lanes != 0 => {
                         return Err(KernelError::CallDepth {
                             callee: callee.clone(),
@@ -447,6 +459,53 @@ impl Warp {
                 s.pos,
             ),
         })
+    }
+
+    /// The error of lanes `lanes` reaching an indirect call the inliner
+    /// left in place (their address is no candidate's): the first lane's.
+    #[cold]
+    fn bad_call_target(
+        &self,
+        code: &Code<'_>,
+        s: &sim_module::Statement,
+        (callee, address): (&str, Option<sim_isa::RegId>),
+        arity: (usize, usize),
+        lanes: u32,
+    ) -> KernelError {
+        let lane = lanes.trailing_zeros();
+        let value = address.map_or(0, |r| self.regs.get(code.regs.reg(r))[lane as usize]);
+        let (cta, warp, thread) = (
+            self.ctx.thread.ctaid,
+            self.ctx.warp_id,
+            self.ctx.thread.first_thread + lane,
+        );
+        let module = code.prep.module;
+        // A function the call could reach (its parameters and results
+        // counted): the inliner left the call as written past its
+        // statement budget.
+        if let Some(f) = module
+            .function_at(value)
+            .filter(|f| (f.params.len(), f.returns.len()) == arity)
+        {
+            return KernelError::CallDepth {
+                callee: f.name.clone(),
+                depth: sim_module::MAX_CALL_DEPTH,
+                cta,
+                warp,
+                thread,
+                file: module.file.clone(),
+                pos: s.pos,
+            };
+        }
+        KernelError::BadCallTarget {
+            callee: callee.to_string(),
+            value,
+            cta,
+            warp,
+            thread,
+            file: module.file.clone(),
+            pos: s.pos,
+        }
     }
 
     /// One recorded step (a replay): the statement and lanes come from the

@@ -11,6 +11,7 @@ mod engine;
 mod errors;
 mod fuzz;
 mod gate;
+mod indirect;
 mod launches;
 mod mbarrier;
 mod memcount;

@@ -283,6 +283,7 @@ fn variables_functions_and_calls() {
             rets: vec!["r0".into()],
             args: vec!["p0".into()],
             prototype: None,
+            address: None,
             builtin: None
         })
     );
