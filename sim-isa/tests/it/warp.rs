@@ -5,88 +5,38 @@
 //! hand-made warps. Their values in launches, against a reference, are
 //! sim-kernel's (`tests/it/warp_coll.rs`).
 
+use crate::grid;
 use sim_isa::db;
 use sim_isa::exec::{bar_red_deliver, bar_red_share, BarRedShare};
-use sim_isa::parse::{check_target, parse_instruction};
-use sim_isa::{
-    execute, ErrorKind, ExecCtx, Instruction, Op, PtxVersion, Symbols, Target, WarpRegs,
-};
+use sim_isa::parse::parse_instruction;
+use sim_isa::{execute, ErrorKind, ExecCtx, Instruction, Op, Symbols, Target, WarpRegs};
 
 const GRID: &str = include_str!("../data/warp-ptxas.txt");
-
-fn lines(kind: &str) -> Vec<&'static str> {
-    GRID.lines()
-        .filter_map(|l| l.strip_prefix(kind)?.strip_prefix(' '))
-        .collect()
-}
 
 /// The parser accepts what ptxas 13.0 accepts, calls `Invalid` what it
 /// rejects, and leaves target-only refusals (`redux.f32`, sm_100a's) as
 /// valid PTX it does not run.
 #[test]
 fn agrees_with_ptxas_on_the_grid() {
-    let (acc, rej, arch) = (lines("accept"), lines("reject"), lines("arch"));
-    assert_eq!((acc.len(), rej.len(), arch.len()), (77, 69, 2));
-    let mut wrong = Vec::new();
-    for (want, set) in [
-        (None, &acc),
-        (Some(ErrorKind::Invalid), &rej),
-        (Some(ErrorKind::Unimplemented), &arch),
-    ] {
-        for t in set.iter() {
-            let got = parse_instruction(t, &mut Symbols::new());
-            if got.as_ref().err().map(|e| e.kind()) != want {
-                wrong.push(format!("{t}: want {want:?}, parser: {got:?}"));
-            }
-        }
-    }
+    let (counts, wrong) = grid::verdicts(GRID, &|_| false);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(counts, [77, 69, 2]);
 }
 
 /// Every accepted statement prints as text that parses back to itself.
 #[test]
 fn accepted_statements_print_and_reparse() {
-    for t in lines("accept") {
-        let mut syms = Symbols::new();
-        let i = parse_instruction(t, &mut syms).expect("accepted");
-        let printed = i.display(&syms).to_string();
-        let mut again = syms.clone();
-        assert_eq!(
-            parse_instruction(&printed, &mut again),
-            Ok(i),
-            "{t} -> {printed}"
-        );
-    }
+    let wrong = grid::reparse_failures(GRID, &|_| false);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 /// `check_target` refuses a form exactly where ptxas (13.0.88 from sm_75,
 /// 11.8 below) refuses it for the target or `.version`.
 #[test]
 fn gates_agree_with_ptxas() {
-    let gates = lines("gate");
-    assert_eq!(gates.len(), 34);
-    for g in gates {
-        let mut it = g.splitn(4, ' ');
-        let (t, v, verdict, text) = (
-            it.next().unwrap(),
-            it.next().unwrap(),
-            it.next().unwrap(),
-            it.next().unwrap(),
-        );
-        let target = Target::parse(t).unwrap();
-        let version = PtxVersion::parse(v).unwrap();
-        let inst = parse_instruction(text, &mut Symbols::new()).unwrap();
-        let got = check_target(&inst, target, Some(version));
-        match verdict {
-            "ok" => assert_eq!(got, Ok(()), "{g}"),
-            "refused" => assert_eq!(
-                got.map_err(|e| e.kind()),
-                Err(ErrorKind::Unsupported),
-                "{g}"
-            ),
-            _ => panic!("bad verdict in {g}"),
-        }
-    }
+    let (n, wrong) = grid::gates(GRID);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(n, 34);
 }
 
 /// What each form does to the machine, as the database says.
