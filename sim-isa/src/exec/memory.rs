@@ -139,19 +139,10 @@ pub fn load_lanes_each<M: Memory + ?Sized>(
     n: usize,
     out: &mut [[u64; WARP_SIZE]],
 ) -> Result<(), LaneFault> {
-    for l in 0..WARP_SIZE {
-        if lanes >> l & 1 == 0 {
-            continue;
-        }
-        let lane = l as u32;
-        for (k, out) in out.iter_mut().enumerate().take(n) {
-            let addr = addrs[l].wrapping_add((k as u64) * u64::from(bytes));
-            out[l] = mem
-                .load(space, lane, addr, bytes)
-                .map_err(|kind| LaneFault { kind, addr, lane })?;
-        }
-    }
-    Ok(())
+    each_access(lanes, addrs, bytes, n.min(out.len()), |l, k, addr| {
+        out[k][l] = mem.load(space, l as u32, addr, bytes)?;
+        Ok(())
+    })
 }
 
 /// [`Memory::store_lanes`] access by access through [`Memory::store`], in
@@ -165,15 +156,32 @@ pub fn store_lanes_each<M: Memory + ?Sized>(
     n: usize,
     vals: &[[u64; WARP_SIZE]],
 ) -> Result<(), LaneFault> {
+    each_access(lanes, addrs, bytes, n.min(vals.len()), |l, k, addr| {
+        mem.store(space, l as u32, addr, bytes, vals[k][l])
+    })
+}
+
+/// Calls `access(lane, element, address)` for the first `n` elements of
+/// `bytes` each of every lane of `lanes`, lane by lane in ascending order,
+/// each lane's elements in order; stops at the first that fails.
+fn each_access(
+    lanes: u32,
+    addrs: &[u64; WARP_SIZE],
+    bytes: u32,
+    n: usize,
+    mut access: impl FnMut(usize, usize, u64) -> Result<(), FaultKind>,
+) -> Result<(), LaneFault> {
     for l in 0..WARP_SIZE {
         if lanes >> l & 1 == 0 {
             continue;
         }
-        let lane = l as u32;
-        for (k, vals) in vals.iter().enumerate().take(n) {
+        for k in 0..n {
             let addr = addrs[l].wrapping_add((k as u64) * u64::from(bytes));
-            mem.store(space, lane, addr, bytes, vals[l])
-                .map_err(|kind| LaneFault { kind, addr, lane })?;
+            access(l, k, addr).map_err(|kind| LaneFault {
+                kind,
+                addr,
+                lane: l as u32,
+            })?;
         }
     }
     Ok(())

@@ -183,7 +183,7 @@ impl Memory for Flat {
         let r = b
             .get(addr as usize..addr as usize + bytes as usize)
             .ok_or(FaultKind::OutOfBounds)?;
-        Ok(r.iter().rev().fold(0, |v, &x| v << 8 | u64::from(x)))
+        Ok(crate::bytes::read_le(r))
     }
     fn store(
         &mut self,
@@ -197,9 +197,7 @@ impl Memory for Flat {
         let r = b
             .get_mut(addr as usize..addr as usize + bytes as usize)
             .ok_or(FaultKind::OutOfBounds)?;
-        for (k, x) in r.iter_mut().enumerate() {
-            *x = (value >> (8 * k)) as u8;
-        }
+        crate::bytes::write_le(r, value);
         Ok(())
     }
     fn var(&self, id: u32) -> Result<(Space, u64), FaultKind> {

@@ -2,6 +2,7 @@
 
 mod async_copy;
 mod bit;
+mod bytes;
 mod conform;
 mod cvt;
 mod cvt_fp8;

@@ -92,7 +92,7 @@ impl Memory for LogMem {
     fn load(&mut self, space: Space, lane: u32, addr: u64, bytes: u32) -> Result<u64, FaultKind> {
         self.log.push((false, space, lane, addr, bytes, 0));
         let r = self.range(space, lane, addr, bytes, false)?;
-        Ok(r.iter().rev().fold(0, |v, &b| v << 8 | u64::from(b)))
+        Ok(crate::bytes::read_le(r))
     }
     fn store(
         &mut self,
@@ -104,9 +104,7 @@ impl Memory for LogMem {
     ) -> Result<(), FaultKind> {
         self.log.push((true, space, lane, addr, bytes, value));
         let r = self.range(space, lane, addr, bytes, true)?;
-        for (k, b) in r.iter_mut().enumerate() {
-            *b = (value >> (8 * k)) as u8;
-        }
+        crate::bytes::write_le(r, value);
         Ok(())
     }
     fn var(&self, id: u32) -> Result<(Space, u64), FaultKind> {

@@ -131,7 +131,7 @@ impl Memory for Shared {
             .0
             .get(a..a + bytes as usize)
             .ok_or(FaultKind::OutOfBounds)?;
-        Ok(s.iter().rev().fold(0, |v, &b| v << 8 | u64::from(b)))
+        Ok(crate::bytes::read_le(s))
     }
     fn store(&mut self, _: Space, _: u32, addr: u64, n: u32, v: u64) -> Result<(), FaultKind> {
         let a = addr as usize;
@@ -139,9 +139,7 @@ impl Memory for Shared {
             .0
             .get_mut(a..a + n as usize)
             .ok_or(FaultKind::OutOfBounds)?;
-        for (k, b) in s.iter_mut().enumerate() {
-            *b = (v >> (8 * k)) as u8;
-        }
+        crate::bytes::write_le(s, v);
         Ok(())
     }
     fn var(&self, _: u32) -> Result<(Space, u64), FaultKind> {
