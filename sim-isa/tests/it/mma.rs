@@ -194,6 +194,18 @@ impl Warp {
         let i = self.inst(t);
         execute_mem(&i, &self.ctx, &mut self.regs, u32::MAX, mem).unwrap();
     }
+    /// Loads the m16n8k16 fragments as a CUDA kernel does: A's four 8x8
+    /// matrices from the rows `%ra` names, B's two (transposed) from `%rb`.
+    fn load_k16(&mut self, mem: &mut Shared) {
+        self.run_mem(
+            "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%a0, %a1, %a2, %a3}, [%ra]",
+            mem,
+        );
+        self.run_mem(
+            "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%b0, %b1}, [%rb]",
+            mem,
+        );
+    }
 }
 
 fn f16(x: f64) -> u64 {
@@ -246,14 +258,7 @@ fn run_half(
     w.set("%rb", |l| (1024 + (l % k) * 16) as u64);
     let ty = if bf { "bf16" } else { "f16" };
     if k == 16 {
-        w.run_mem(
-            "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%a0, %a1, %a2, %a3}, [%ra]",
-            &mut mem,
-        );
-        w.run_mem(
-            "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%b0, %b1}, [%rb]",
-            &mut mem,
-        );
+        w.load_k16(&mut mem);
     } else {
         w.run_mem(
             "ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%a0, %a1}, [%ra]",
@@ -348,14 +353,7 @@ fn f16_accumulators_store_back_with_stmatrix() {
     let one = f16(1.0);
     w.set("%c0", |_| one | one << 16);
     w.set("%c1", |_| one | one << 16);
-    w.run_mem(
-        "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%a0, %a1, %a2, %a3}, [%ra]",
-        &mut mem,
-    );
-    w.run_mem(
-        "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%b0, %b1}, [%rb]",
-        &mut mem,
-    );
+    w.load_k16(&mut mem);
     w.run("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%d0, %d1}, {%a0, %a1, %a2, %a3}, {%b0, %b1}, {%c0, %c1}");
     w.run_mem(
         "stmatrix.sync.aligned.m8n8.x2.shared.b16 [%rd], {%d0, %d1}",
