@@ -129,7 +129,8 @@ pub struct LaneFault {
 }
 
 /// [`Memory::load_lanes`] access by access through [`Memory::load`]: lane
-/// by lane in ascending order, each lane's elements in order.
+/// by lane in ascending order, each lane's elements in order. (Its
+/// parameters repeat [`Memory::load_lanes`]'s, whose default it is.)
 pub fn load_lanes_each<M: Memory + ?Sized>(
     mem: &mut M,
     space: Space,
@@ -171,12 +172,12 @@ fn each_access(
     n: usize,
     mut access: impl FnMut(usize, usize, u64) -> Result<(), FaultKind>,
 ) -> Result<(), LaneFault> {
-    for l in 0..WARP_SIZE {
+    for (l, &base) in addrs.iter().enumerate() {
         if lanes >> l & 1 == 0 {
             continue;
         }
         for k in 0..n {
-            let addr = addrs[l].wrapping_add((k as u64) * u64::from(bytes));
+            let addr = base.wrapping_add((k as u64) * u64::from(bytes));
             access(l, k, addr).map_err(|kind| LaneFault {
                 kind,
                 addr,

@@ -6,6 +6,10 @@
 use sim_isa::parse::{check_target, parse_instruction};
 use sim_isa::*;
 
+/// `Grid::below`: the lowest version ptxas took, the gate column and the
+/// verdicts, to the version below it that ptxas refused (if asked).
+pub type Below<'a> = dyn Fn(&str, usize, &[&str]) -> Option<PtxVersion> + 'a;
+
 /// How a grid was made and which statements are set aside.
 pub struct Grid<'a> {
     /// Per column: the target, and the `.version` its verdict was asked at
@@ -17,7 +21,7 @@ pub struct Grid<'a> {
     /// The version below the lowest one ptxas took at which ptxas was asked
     /// and refused the statement on the gate column (`None`: not asked).
     /// Arguments: that lowest version, the gate column, the verdicts.
-    pub below: &'a dyn Fn(&str, usize, &[&str]) -> Option<PtxVersion>,
+    pub below: &'a Below<'a>,
     /// Valid PTX (ptxas accepts it somewhere) that simcli refuses as
     /// unimplemented.
     pub unrun: &'a dyn Fn(&str) -> bool,

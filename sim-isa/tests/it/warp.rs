@@ -101,7 +101,7 @@ fn reg(regs: &WarpRegs, syms: &Symbols, name: &str) -> [u64; 32] {
 fn redux_over_partial_masks() {
     let mut a = [0u64; 32];
     for (l, v) in a.iter_mut().enumerate() {
-        *v = u64::from((l as u32).wrapping_mul(0x9E37_79B9) ^ 0x8000_0000 * (l as u32 & 1));
+        *v = u64::from((l as u32).wrapping_mul(0x9E37_79B9) ^ (0x8000_0000 * (l as u32 & 1)));
     }
     let exec = 0xF0F0_F0F3;
     let mask = 0x0FFF_FF0F_u32;
@@ -130,13 +130,13 @@ fn redux_over_partial_masks() {
         let text = format!("redux.sync.{form} %r1, %r2, {mask}");
         let (regs, syms) = run(&text, &a, 0, exec);
         let d = reg(&regs, &syms, "%r1");
-        for l in 0..32 {
+        for (l, &got) in d.iter().enumerate() {
             let w = if exec >> l & 1 == 1 {
                 u64::from(want)
             } else {
                 0
             };
-            assert_eq!(d[l], w, "{text} lane {l}");
+            assert_eq!(got, w, "{text} lane {l}");
         }
     }
 }
