@@ -2,7 +2,6 @@
 //! ptxas's verdicts on every type pair and modifier, and the warp form
 //! against the scalar lanes.
 
-use sim_isa::conform::run_vectors;
 use sim_isa::exec::cvt_lane;
 use sim_isa::parse::parse_instruction;
 use sim_isa::*;
@@ -10,10 +9,7 @@ use sim_isa::*;
 /// Every cvt vector recorded on an H100 (see the file's header).
 #[test]
 fn h100_vectors_pass() {
-    let report = run_vectors(include_str!("../data/h100-cvt.jsonl"));
-    assert!(report.ok(), "{report}");
-    assert_eq!(report.passed(), 2640, "{}", report.summary_line());
-    assert_eq!(report.skipped(), 0, "{}", report.summary_line());
+    crate::vectors::assert_all_pass(include_str!("../data/h100-cvt.jsonl"), 2640);
 }
 
 /// The parser accepts exactly what ptxas 11.8 accepts over the grid (see

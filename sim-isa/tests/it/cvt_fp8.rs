@@ -174,8 +174,5 @@ fn formats_on_hand_worked_cases() {
 /// whose rounding is a nearest-value search, not sim-isa's bit rounding).
 #[test]
 fn sass_oracle_vectors_pass() {
-    let report = sim_isa::conform::run_vectors(include_str!("../data/sass-cvt-fp8.jsonl"));
-    assert!(report.ok(), "{report}");
-    assert_eq!(report.passed(), 240, "{}", report.summary_line());
-    assert_eq!(report.skipped(), 0, "{}", report.summary_line());
+    crate::vectors::assert_all_pass(include_str!("../data/sass-cvt-fp8.jsonl"), 240);
 }

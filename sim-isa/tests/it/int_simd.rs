@@ -3,7 +3,6 @@
 //! ptxas's verdicts per target and PTX version, `Display`, the manual's
 //! semantics on hand-worked cases.
 
-use sim_isa::conform::run_vectors;
 use sim_isa::exec::int_lane;
 use sim_isa::parse::{check_target, parse_instruction};
 use sim_isa::*;
@@ -150,8 +149,5 @@ fn manual_semantics() {
 /// code for each form of `int-simd-forms.txt`, run by xtask's interpreter).
 #[test]
 fn sass_oracle_vectors_pass() {
-    let report = run_vectors(include_str!("../data/sass-int-simd.jsonl"));
-    assert!(report.ok(), "{report}");
-    assert_eq!(report.passed(), 1160, "{}", report.summary_line());
-    assert_eq!(report.skipped(), 0, "{}", report.summary_line());
+    crate::vectors::assert_all_pass(include_str!("../data/sass-int-simd.jsonl"), 1160);
 }
