@@ -13,11 +13,7 @@ fn h100_vectors_pass() {
 }
 
 fn bit(text: &str) -> Bit {
-    let mut syms = Symbols::new();
-    match parse_instruction(text, &mut syms) {
-        Ok(Instruction { op: Op::Bit(x), .. }) => x,
-        other => panic!("{text}: {other:?}"),
-    }
+    family!(text, Bit)
 }
 
 /// `bit_lane` of `text` on the sources `s`.

@@ -3,7 +3,6 @@
 //! against the scalar lanes.
 
 use sim_isa::exec::cvt_lane;
-use sim_isa::parse::parse_instruction;
 use sim_isa::*;
 
 /// Every cvt vector recorded on an H100 (see the file's header).
@@ -22,11 +21,7 @@ fn agrees_with_ptxas_on_the_grid() {
 }
 
 fn cvt(text: &str) -> Cvt {
-    let mut syms = Symbols::new();
-    match parse_instruction(text, &mut syms) {
-        Ok(Instruction { op: Op::Cvt(x), .. }) => x,
-        other => panic!("{text}: {other:?}"),
-    }
+    family!(text, Cvt)
 }
 
 /// `cvt_lane` of `head` (`cvt.rn.f32.s32`) on `a`.

@@ -101,11 +101,7 @@ fn display_round_trips() {
 }
 
 fn cvt(text: &str) -> Cvt {
-    let mut syms = Symbols::new();
-    match parse_instruction(text, &mut syms) {
-        Ok(Instruction { op: Op::Cvt(x), .. }) => x,
-        other => panic!("{text}: {other:?}"),
-    }
+    family!(text, Cvt)
 }
 
 fn f(x: f32) -> u64 {

@@ -12,11 +12,7 @@ fn h100_vectors_pass() {
 }
 
 fn int(text: &str) -> IntArith {
-    let mut syms = Symbols::new();
-    match parse_instruction(text, &mut syms) {
-        Ok(Instruction { op: Op::Int(x), .. }) => x,
-        other => panic!("{text}: {other:?}"),
-    }
+    family!(text, Int)
 }
 
 /// `int_lane` of `text` on `a`, `b`, `c`.

@@ -15,11 +15,7 @@ fn h100_vectors_pass() {
 
 /// `int_lane` of `text` on `a`, `b`.
 fn lane(text: &str, a: u64, b: u64) -> u64 {
-    let mut syms = Symbols::new();
-    match parse_instruction(text, &mut syms) {
-        Ok(Instruction { op: Op::Int(x), .. }) => int_lane(&x, a, b, 0),
-        other => panic!("{text}: {other:?}"),
-    }
+    int_lane(&family!(text, Int), a, b, 0)
 }
 
 #[test]

@@ -72,11 +72,7 @@ fn display_round_trips() {
 }
 
 fn lane(text: &str, a: u64, b: u64, c: u64) -> u64 {
-    let mut syms = Symbols::new();
-    match parse_instruction(text, &mut syms) {
-        Ok(Instruction { op: Op::Int(x), .. }) => int_lane(&x, a, b, c),
-        other => panic!("{text}: {other:?}"),
-    }
+    int_lane(&family!(text, Int), a, b, c)
 }
 
 #[test]

@@ -85,12 +85,7 @@ fn verdicts_on_neighbours() {
 
 /// One lane of `text` on `a` (and `b`).
 fn lane(text: &str, a: u32, b: u32) -> u32 {
-    match parse(text) {
-        Ok(Instruction {
-            op: Op::Float(x), ..
-        }) => exec::float_lane(&x, u64::from(a), u64::from(b), 0) as u32,
-        other => panic!("{text}: {other:?}"),
-    }
+    exec::float_lane(&family!(text, Float), u64::from(a), u64::from(b), 0) as u32
 }
 
 /// Edge cases, each a value the H100 produced (`tools/mufu/` runs): the
