@@ -39,6 +39,64 @@ pub fn memory_json(m: &MemStats) -> serde_json::Value {
     })
 }
 
+/// The CSV's memory columns, after the totals: each a number of the JSON
+/// `memory` object, named by its path with `_` for `.` (`l1_hits` is
+/// `memory.l1.hits`), in that object's order.
+pub const MEMORY_COLUMNS: [&str; 22] = [
+    "l1_requests",
+    "l1_sectors",
+    "l1_hits",
+    "l1_misses",
+    "l1_hit_rate",
+    "l1_bytes",
+    "shared_requests",
+    "shared_wavefronts",
+    "shared_bank_conflicts",
+    "shared_bytes",
+    "l2_requests",
+    "l2_sectors",
+    "l2_hits",
+    "l2_misses",
+    "l2_hit_rate",
+    "l2_bytes",
+    "l2_atomics",
+    "dram_sectors",
+    "dram_bytes",
+    "constant_requests",
+    "constant_misses",
+    "sectors_per_request",
+];
+
+/// The memory columns' fields: `m`'s counters read from [`memory_json`]
+/// (so the CSV says what the JSON says), rates and ratios with six
+/// decimals; all empty without a memory model (`None`).
+pub fn memory_fields(m: Option<&MemStats>) -> Vec<String> {
+    let Some(m) = m else {
+        return vec![String::new(); MEMORY_COLUMNS.len()];
+    };
+    let v = memory_json(m);
+    MEMORY_COLUMNS
+        .iter()
+        .map(|col| {
+            let path = match col.split_once('_') {
+                Some((g @ ("l1" | "shared" | "l2" | "dram" | "constant"), k)) => {
+                    format!("/{g}/{k}")
+                }
+                _ => format!("/{col}"),
+            };
+            match v.pointer(&path) {
+                Some(serde_json::Value::Number(n)) if n.is_f64() => {
+                    format!("{:.6}", n.as_f64().unwrap_or(0.0))
+                }
+                Some(serde_json::Value::Number(n)) => n.to_string(),
+                // Every column names a number of the object (a test holds
+                // the two together).
+                _ => String::new(),
+            }
+        })
+        .collect()
+}
+
 /// The `occupancy` object.
 pub fn occupancy_json(o: &Occupancy) -> serde_json::Value {
     serde_json::json!({
@@ -163,4 +221,22 @@ pub fn text(t: &Timed) -> String {
         format!("{regs} ({})", oc.registers_source.name()),
     );
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{memory_fields, MEMORY_COLUMNS};
+    use sim_kernel::memstats::MemStats;
+
+    /// Every memory column names a number of the JSON `memory` object (an
+    /// unknown path would leave its field empty).
+    #[test]
+    fn every_memory_column_is_a_number_of_the_json() {
+        let fields = memory_fields(Some(&MemStats::default()));
+        assert_eq!(fields.len(), MEMORY_COLUMNS.len());
+        for (col, f) in MEMORY_COLUMNS.iter().zip(&fields) {
+            assert!(f == "0" || f == "0.000000", "{col}: {f:?}");
+        }
+        assert!(memory_fields(None).iter().all(String::is_empty));
+    }
 }

@@ -35,6 +35,9 @@ pub struct RunInfo {
     /// Per program instruction, its source line and text, for `lines`
     /// (empty: lines are instruction indices + 1, without text).
     pub sources: Vec<(u32, String)>,
+    /// A launch's memory counters (the JSON `memory` object), for the CSV's
+    /// memory columns; `None` where the run has no memory model.
+    pub memory: Option<sim_kernel::memstats::MemStats>,
 }
 
 impl RunInfo {
@@ -57,6 +60,7 @@ impl RunInfo {
             overrides,
             run: 0,
             sources: Vec::new(),
+            memory: None,
         }
     }
 }
@@ -322,9 +326,15 @@ fn run_fields(info: &RunInfo, r: &Report) -> Vec<String> {
     ]
 }
 
-/// The CSV header: [`RUN_COLUMNS`] then [`TOTAL_COLUMNS`].
+/// The CSV header: [`RUN_COLUMNS`], [`TOTAL_COLUMNS`], then the memory
+/// columns ([`crate::memreport::MEMORY_COLUMNS`]).
 pub fn csv_header() -> Vec<&'static str> {
-    RUN_COLUMNS.iter().chain(&TOTAL_COLUMNS).copied().collect()
+    RUN_COLUMNS
+        .iter()
+        .chain(&TOTAL_COLUMNS)
+        .chain(&crate::memreport::MEMORY_COLUMNS)
+        .copied()
+        .collect()
 }
 
 /// The per-opcode CSV header: [`RUN_COLUMNS`] then [`OPCODE_COLUMNS`].
@@ -349,6 +359,7 @@ pub fn csv_record(info: &RunInfo, r: &Report) -> Vec<String> {
     ]);
     row.extend(s.warp_stalls.counts.iter().map(u64::to_string));
     row.push(s.warp_stalls.resident_warp_cycles.to_string());
+    row.extend(crate::memreport::memory_fields(info.memory.as_ref()));
     row
 }
 

@@ -12,6 +12,7 @@
 use serde::Deserialize;
 use sim_core::config_file::{ConfigError, ConfigLayer};
 use std::collections::BTreeMap;
+use toml::de::{DeTable, DeValue};
 
 /// Why a sweep file, shard or merge was refused.
 #[derive(Debug, thiserror::Error)]
@@ -27,10 +28,12 @@ pub enum SweepError {
         message: String,
     },
     /// A `[params]` entry is not a valid configuration value.
-    #[error("{file}: [params] {source}")]
+    #[error("{file}:{line}: [params] {source}")]
     Param {
         /// The sweep file.
         file: String,
+        /// 1-based line of the key.
+        line: usize,
         /// The configuration error (its key).
         source: ConfigError,
     },
@@ -245,6 +248,39 @@ fn flatten(prefix: &str, t: &toml::Table, out: &mut BTreeMap<String, Vec<toml::V
     }
 }
 
+/// The 1-based line of each `[params]` key of `text` (dotted, as
+/// [`flatten`] names it), for errors. `text` has already parsed: a key not
+/// found here is placed on line 1.
+fn param_lines(text: &str) -> BTreeMap<String, usize> {
+    fn walk(prefix: &str, t: &DeTable<'_>, text: &str, out: &mut BTreeMap<String, usize>) {
+        for (k, v) in t.iter() {
+            let key = if prefix.is_empty() {
+                k.get_ref().to_string()
+            } else {
+                format!("{prefix}.{}", k.get_ref())
+            };
+            match v.get_ref() {
+                DeValue::Table(sub) => walk(&key, sub, text, out),
+                _ => {
+                    out.insert(key, line_at(text, k.span().start));
+                }
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    if let Ok(doc) = DeTable::parse(text) {
+        if let Some(DeValue::Table(params)) = doc.get_ref().get("params").map(|v| v.get_ref()) {
+            walk("", params, text, &mut out);
+        }
+    }
+    out
+}
+
+/// The 1-based line of byte `at` of `text`.
+fn line_at(text: &str, at: usize) -> usize {
+    1 + text[..at.min(text.len())].matches('\n').count()
+}
+
 /// The largest sweep file read, in bytes (a sweep of thousands of runs is a
 /// few KiB: its axes multiply).
 pub const MAX_SWEEP_BYTES: u64 = 1 << 20;
@@ -261,9 +297,7 @@ pub fn parse(text: &str, file: &str) -> Result<Sweep, SweepError> {
         message,
     };
     let f: SweepFile = toml::from_str(text).map_err(|e| {
-        let line = e
-            .span()
-            .map_or(1, |s| 1 + text[..s.start].matches('\n').count());
+        let line = e.span().map_or(1, |s| line_at(text, s.start));
         bad(line, e.message().to_string())
     })?;
     if f.traces.is_empty() && f.programs.is_empty() {
@@ -284,11 +318,16 @@ pub fn parse(text: &str, file: &str) -> Result<Sweep, SweepError> {
     let n_inputs = f.traces.len() + f.programs.len();
     let mut params = BTreeMap::new();
     flatten("", &f.params, &mut params);
+    let lines = param_lines(text);
+    let line_of = |key: &str| lines.get(key).copied().unwrap_or(1);
     // Each key's values as `--set` text, checked now so a bad value fails before any run.
     let mut axes: Vec<Vec<(String, ConfigLayer)>> = Vec::new();
     for (key, values) in &params {
         if values.is_empty() {
-            return Err(bad(1, format!("[params] {key}: the list is empty")));
+            return Err(bad(
+                line_of(key),
+                format!("[params] {key}: the list is empty"),
+            ));
         }
         let mut axis = Vec::new();
         for v in values {
@@ -298,6 +337,7 @@ pub fn parse(text: &str, file: &str) -> Result<Sweep, SweepError> {
             };
             let layer = ConfigLayer::parse_set(&text).map_err(|source| SweepError::Param {
                 file: file.to_string(),
+                line: line_of(key),
                 source,
             })?;
             axis.push((text, layer));

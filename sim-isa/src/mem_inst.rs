@@ -662,6 +662,7 @@ impl WarpInst {
                     1
                 }
             }
+            // Each other operation named: exhaustive, no wildcard (a new one must be placed).
             WarpOp::BarSync
             | WarpOp::BarArrive
             | WarpOp::Fence
@@ -681,6 +682,7 @@ impl WarpInst {
     pub fn src_bits(&self) -> u32 {
         match self.op {
             WarpOp::Match { wide: true, .. } => 64,
+            // Each other operation named: exhaustive, no wildcard (a new one must be placed).
             WarpOp::Match { wide: false, .. }
             | WarpOp::BarSync
             | WarpOp::BarArrive

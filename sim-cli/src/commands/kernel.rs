@@ -245,6 +245,7 @@ fn finish(
 ) -> Result<()> {
     let mut info = launch_info(name, run.warps as usize, opts);
     info.sources = run.timed.sources.clone();
+    info.memory = Some(run.timed.memory);
     let rep = report_of(&opts.config, opts, opts.sms as usize, run);
     // The files first: a failing write must not follow a printed report.
     if let Some(dir) = &a.dump_buffers {

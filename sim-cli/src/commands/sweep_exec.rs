@@ -110,6 +110,7 @@ pub(super) fn launch_run(r: &SweepRun, path: &Path, sms: Option<usize>) -> Resul
     let run = sim_kernel::run_launch(path, &opts).with_context(|| format!("running {name}"))?;
     let mut info = kernel::launch_info(&name, run.warps as usize, &opts);
     info.run = r.index;
+    info.memory = Some(run.timed.memory);
     let rep = kernel::report_of(&opts.config, &opts, opts.sms as usize, &run);
     let entry = run.launch.entry.as_str();
     let ops = report::opcode_csv_records(&info, &rep)

@@ -50,8 +50,9 @@ fn sweep_holds(text: &str) {
             assert!(line >= 1 && line <= lines(text), "line {line}");
             return;
         }
-        Err(SweepError::Param { file, source }) => {
+        Err(SweepError::Param { file, line, source }) => {
             assert_eq!(file, "s.toml");
+            assert!(line >= 1 && line <= lines(text), "line {line}");
             assert!(source.to_string().starts_with("--set: "), "{source}");
             return;
         }

@@ -2,7 +2,9 @@
 //! the text report's tables: sim-kernel's hand-computed strided stream
 //! (sim-kernel/tests/it/memcount.rs gives the arithmetic).
 
-use super::simcli;
+use super::{root, s, scratch, simcli};
+use sim_cli::memreport::MEMORY_COLUMNS;
+use std::collections::BTreeMap;
 
 const STRIDED: &str = "sim-kernel/tests/data/memcount/strided.json";
 
@@ -51,6 +53,86 @@ fn a_launch_reports_its_memory_and_occupancy() {
     let text = String::from_utf8_lossy(&text.stdout);
     assert!(text.contains("sectors/request       22.67"), "{text}");
     assert!(text.contains("limiter               registers"), "{text}");
+}
+
+/// The standard output of `simcli args` (which must succeed).
+fn stdout(args: &[&str]) -> String {
+    let out = simcli(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The first row of a CSV, by column name.
+fn csv_row(text: &str) -> BTreeMap<String, String> {
+    let mut rd = csv::Reader::from_reader(text.as_bytes());
+    let header: Vec<String> = rd.headers().unwrap().iter().map(String::from).collect();
+    let row = rd.records().next().expect("a row").unwrap();
+    header
+        .into_iter()
+        .zip(row.iter().map(String::from))
+        .collect()
+}
+
+/// The CSV's memory columns (after the existing ones, before a sweep's
+/// `kernel,launch`) say what the JSON report's `memory` says: the strided
+/// launch's hand-computed counts, from `simcli run` and from `simcli
+/// sweep`; a trace, which has no memory model, leaves them empty.
+#[test]
+fn csv_memory_columns_match_the_json() {
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(&["run", STRIDED, "--sms", "2", "--format", "json"])).unwrap();
+    let text = stdout(&["run", STRIDED, "--sms", "2", "--format", "csv"]);
+    let header = text.lines().next().unwrap();
+    assert!(
+        header.ends_with(&format!(
+            ",resident_warp_cycles,{}",
+            MEMORY_COLUMNS.join(",")
+        )),
+        "{header}"
+    );
+    let d = scratch("memory-csv");
+    let sweep = d.join("s.toml");
+    let launch = root().join(STRIDED);
+    std::fs::write(&sweep, format!("traces = [{:?}]\nsms = 2\n", s(&launch))).unwrap();
+    let swept = stdout(&["sweep", s(&sweep)]);
+    assert!(
+        swept
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with(",sectors_per_request,kernel,launch"),
+        "{swept}"
+    );
+    for row in [csv_row(&text), csv_row(&swept)] {
+        assert_eq!(row["cycles"], v["cycles"].to_string());
+        for col in MEMORY_COLUMNS {
+            let (group, key) = col.split_once('_').unwrap();
+            let want = match v["memory"].get(group) {
+                Some(g) if g.is_object() => &g[key],
+                _ => &v["memory"][col],
+            };
+            let want = match want.as_u64() {
+                Some(n) => n.to_string(),
+                None => format!("{:.6}", want.as_f64().expect(col)),
+            };
+            assert_eq!(row[col], want, "{col}");
+        }
+        // The arithmetic of sim-kernel/tests/it/memcount.rs.
+        assert_eq!(row["l1_requests"], "12");
+        assert_eq!(row["l1_sectors"], "272");
+        assert_eq!(row["l1_hit_rate"], "0.500000");
+        assert_eq!(row["l2_requests"], "132");
+        assert_eq!(row["dram_sectors"], "144");
+        assert_eq!(row["sectors_per_request"], "22.666667");
+    }
+    let trace = csv_row(&stdout(&["run", "traces/audio_mix.ptx", "--format", "csv"]));
+    for col in MEMORY_COLUMNS {
+        assert_eq!(trace[col], "", "{col}");
+    }
 }
 
 #[test]

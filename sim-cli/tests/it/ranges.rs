@@ -56,10 +56,55 @@ fn sweep_values_out_of_range_fail_before_any_run() {
     let (c, _, e) = capped(&["sweep", s(&f), "-o", s(&out)]);
     assert_eq!(c, 2, "{e}");
     assert!(
-        e.contains("[params] --set: schedulers: 4294967295 is out of range: 1 to 32"),
+        e.contains(&format!(
+            "{}:3: [params] --set: schedulers: 4294967295 is out of range: 1 to 32",
+            f.display()
+        )),
         "{e}"
     );
     assert!(!out.exists(), "no run before the check");
+}
+
+/// A `[params]` error names the line of its key, wherever the key is
+/// written: a plain key, a dotted one, one under a `[params.x]` header, and
+/// an empty list.
+#[test]
+fn sweep_param_errors_name_the_line_of_their_key() {
+    use sim_cli::sweep::parse;
+    let text = "traces = [\"t.ptx\"]\n\
+                [params]\n\
+                scheduler = [\"lrr\", \"gto\"]\n\
+                units.int_alu.latency = [4, 6]\n\
+                \n\
+                [params.icache]\n\
+                bytes = [0, 32768]\n";
+    assert!(parse(text, "s.toml").is_ok());
+    for (from, to, want) in [
+        (
+            "scheduler = [\"lrr\", \"gto\"]",
+            "scheduler = [\"lrr\", \"nope\"]",
+            "s.toml:3: [params] --set: scheduler: ",
+        ),
+        (
+            "latency = [4, 6]",
+            "latency = [4, 6000000]",
+            "s.toml:4: [params] --set: units.int_alu.latency: 6000000 is out of range",
+        ),
+        (
+            "bytes = [0, 32768]",
+            "bytes = [0, -1]",
+            "s.toml:7: [params] --set: icache.bytes: ",
+        ),
+        (
+            "bytes = [0, 32768]",
+            "bytes = []",
+            "s.toml:7: [params] icache.bytes: the list is empty",
+        ),
+    ] {
+        let bad = text.replace(from, to);
+        let e = parse(&bad, "s.toml").map(|_| ()).unwrap_err().to_string();
+        assert!(e.starts_with(want), "{e}");
+    }
 }
 
 /// A sweep file of three axes of 1,000 values (8 KB) describes 10^9 runs:

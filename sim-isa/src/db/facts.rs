@@ -437,23 +437,9 @@ pub fn lowering_key(inst: &Instruction) -> String {
         Op::Float(x) => {
             s.push_str("fp.");
             s.push_str(float_name(x.op));
-            if let Some(r) = x.rnd {
+            for m in x.modifiers() {
                 s.push('.');
-                s.push_str(r.name());
-            }
-            if let Some(a) = x.approx {
-                s.push('.');
-                s.push_str(a.name());
-            }
-            for (on, m) in [
-                (x.ftz, ".ftz"),
-                (x.sat, ".sat"),
-                (x.relu, ".relu"),
-                (x.nan, ".NaN"),
-            ] {
-                if on {
-                    s.push_str(m);
-                }
+                s.push_str(m);
             }
             write!(s, ".{}", x.ty.name())
         }

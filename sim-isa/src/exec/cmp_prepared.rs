@@ -133,6 +133,7 @@ struct IntKeys<B, const SH: u32>(B);
 impl<B: BaseTest, const SH: u32> Compare for IntKeys<B, SH> {
     const PLAIN: bool = true;
     const X2: Option<bool> = Some(false);
+    // Overrides `Compare::lanes`: its signature repeats the default's.
     #[inline(always)]
     fn lanes<O: Copy + Default>(
         form: &CmpForm,

@@ -129,6 +129,7 @@ fn dot_sad_lane(x: &IntArith, a: u64, b: u64, c: u64) -> u64 {
                 .map(|i| ext(a >> (16 * i), 16, sa) * ext(b >> (8 * (base + i)), 8, sb))
                 .sum::<i128>()
         }
+        // Each other operation named: exhaustive, no wildcard (a new one must be placed).
         IntOp::Sad
         | IntOp::Add
         | IntOp::Sub

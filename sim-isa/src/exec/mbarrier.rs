@@ -62,6 +62,8 @@ pub fn mbar_arrive(object: u64, n: u64, drop: bool) -> u64 {
 
 /// Runs `mbarrier` statement `a` (of `inst`) on the lanes of `active` whose
 /// guard holds; `out` receives the object's addresses (8 bytes a lane).
+// `execute_mem_into`'s signature and guard prologue, as `async_copy::copy`:
+// each family keeps its own entry.
 pub(super) fn run(
     inst: &Instruction,
     a: &AsyncInst,

@@ -477,6 +477,7 @@ fn matrix_access(
     let (trans, load) = match m.op {
         MemOp::Ldmatrix { trans } => (trans, true),
         MemOp::Stmatrix { trans } => (trans, false),
+        // Each other operation named: exhaustive, no wildcard (a new one must be placed).
         MemOp::Ld
         | MemOp::Ldu
         | MemOp::St

@@ -129,7 +129,8 @@ pub struct LaneFault {
 }
 
 /// [`Memory::load_lanes`] access by access through [`Memory::load`]: lane
-/// by lane in ascending order, each lane's elements in order.
+/// by lane in ascending order, each lane's elements in order. (Its
+/// parameters repeat [`Memory::load_lanes`]'s, whose default it is.)
 pub fn load_lanes_each<M: Memory + ?Sized>(
     mem: &mut M,
     space: Space,
@@ -139,19 +140,10 @@ pub fn load_lanes_each<M: Memory + ?Sized>(
     n: usize,
     out: &mut [[u64; WARP_SIZE]],
 ) -> Result<(), LaneFault> {
-    for l in 0..WARP_SIZE {
-        if lanes >> l & 1 == 0 {
-            continue;
-        }
-        let lane = l as u32;
-        for (k, out) in out.iter_mut().enumerate().take(n) {
-            let addr = addrs[l].wrapping_add((k as u64) * u64::from(bytes));
-            out[l] = mem
-                .load(space, lane, addr, bytes)
-                .map_err(|kind| LaneFault { kind, addr, lane })?;
-        }
-    }
-    Ok(())
+    each_access(lanes, addrs, bytes, n.min(out.len()), |l, k, addr| {
+        out[k][l] = mem.load(space, l as u32, addr, bytes)?;
+        Ok(())
+    })
 }
 
 /// [`Memory::store_lanes`] access by access through [`Memory::store`], in
@@ -165,15 +157,32 @@ pub fn store_lanes_each<M: Memory + ?Sized>(
     n: usize,
     vals: &[[u64; WARP_SIZE]],
 ) -> Result<(), LaneFault> {
-    for l in 0..WARP_SIZE {
+    each_access(lanes, addrs, bytes, n.min(vals.len()), |l, k, addr| {
+        mem.store(space, l as u32, addr, bytes, vals[k][l])
+    })
+}
+
+/// Calls `access(lane, element, address)` for the first `n` elements of
+/// `bytes` each of every lane of `lanes`, lane by lane in ascending order,
+/// each lane's elements in order; stops at the first that fails.
+fn each_access(
+    lanes: u32,
+    addrs: &[u64; WARP_SIZE],
+    bytes: u32,
+    n: usize,
+    mut access: impl FnMut(usize, usize, u64) -> Result<(), FaultKind>,
+) -> Result<(), LaneFault> {
+    for (l, &base) in addrs.iter().enumerate() {
         if lanes >> l & 1 == 0 {
             continue;
         }
-        let lane = l as u32;
-        for (k, vals) in vals.iter().enumerate().take(n) {
-            let addr = addrs[l].wrapping_add((k as u64) * u64::from(bytes));
-            mem.store(space, lane, addr, bytes, vals[l])
-                .map_err(|kind| LaneFault { kind, addr, lane })?;
+        for k in 0..n {
+            let addr = base.wrapping_add((k as u64) * u64::from(bytes));
+            access(l, k, addr).map_err(|kind| LaneFault {
+                kind,
+                addr,
+                lane: l as u32,
+            })?;
         }
     }
     Ok(())

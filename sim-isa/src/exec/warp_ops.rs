@@ -224,6 +224,9 @@ pub struct BarRedShare {
 
 impl BarRedShare {
     /// Two shares together (order does not matter: the reduction is exact).
+    // A named method, not `ops::Add`: callers fold with `BarRedShare::add`
+    // without importing the trait.
+    #[allow(clippy::should_implement_trait)]
     pub fn add(self, o: BarRedShare) -> BarRedShare {
         BarRedShare {
             count: self.count + o.count,
@@ -248,6 +251,7 @@ pub fn bar_red_deliver(w: &WarpInst, regs: &mut WarpRegs, lanes: u32, total: Bar
         WarpOp::BarRed(BarRedOp::Popc) => u64::from(total.count),
         WarpOp::BarRed(BarRedOp::And) => u64::from(total.count == total.threads),
         WarpOp::BarRed(BarRedOp::Or) => u64::from(total.count > 0),
+        // Each other operation named: exhaustive, no wildcard (a new one must be placed).
         WarpOp::BarSync
         | WarpOp::BarArrive
         | WarpOp::Fence

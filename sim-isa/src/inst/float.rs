@@ -153,3 +153,23 @@ pub struct FloatArith {
     /// Addend of `fma`.
     pub c: Option<Operand>,
 }
+
+impl FloatArith {
+    /// The modifiers between the operation's name and the type, without
+    /// their dots, in the order PTX writes them: `.rnd` or
+    /// `.approx`/`.full`, then `.ftz`, `.sat`, `.relu`, `.NaN`. The printer
+    /// and the lowering key both spell them from here.
+    pub fn modifiers(&self) -> impl Iterator<Item = &'static str> {
+        let flags = [
+            (self.ftz, "ftz"),
+            (self.sat, "sat"),
+            (self.relu, "relu"),
+            (self.nan, "NaN"),
+        ];
+        let flags = flags.into_iter().filter_map(|(on, m)| on.then_some(m));
+        [self.rnd.map(Rnd::name), self.approx.map(Approx::name)]
+            .into_iter()
+            .flatten()
+            .chain(flags)
+    }
+}

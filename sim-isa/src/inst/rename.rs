@@ -77,6 +77,8 @@ impl Instruction {
                 x.d = r(x.d);
                 x.src = x.src.map(o);
             }
+            // `Int`, `Cvt` and `Float` have the same operand fields but are
+            // distinct types: one arm each, alike by design.
             Op::Cvt(x) => {
                 x.d = r(x.d);
                 x.a = o(x.a);

@@ -217,21 +217,8 @@ impl DisplayInst<'_> {
 
     /// `{.rnd|.approx|.full}{.ftz}{.sat}{.relu}{.NaN}.type d, a{, b}{, c}`.
     fn float(&self, f: &mut fmt::Formatter<'_>, x: &FloatArith) -> fmt::Result {
-        if let Some(r) = x.rnd {
-            write!(f, ".{}", r.name())?;
-        }
-        if let Some(a) = x.approx {
-            write!(f, ".{}", a.name())?;
-        }
-        for (on, m) in [
-            (x.ftz, ".ftz"),
-            (x.sat, ".sat"),
-            (x.relu, ".relu"),
-            (x.nan, ".NaN"),
-        ] {
-            if on {
-                f.write_str(m)?;
-            }
+        for m in x.modifiers() {
+            write!(f, ".{m}")?;
         }
         write!(f, ".{} ", x.ty.name())?;
         self.reg(f, x.d)?;

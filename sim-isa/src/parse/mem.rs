@@ -134,6 +134,7 @@ fn guard(text: &str, op_off: usize, syms: &mut Symbols) -> Result<Option<Guard>,
     }))
 }
 
+// The family parsers' one signature (as `matrix::mma`, `warp::warp`): alike by design.
 fn mem(
     cx: &mut Cx<'_, '_>,
     op: Piece<'_>,

@@ -304,6 +304,7 @@ impl Cx<'_> {
         Ok(Val::PredPair(p, q))
     }
 
+    // `operand`'s signature, which hands the video operands here: alike by design.
     fn video(
         &self,
         o: &RawOperand<'_>,

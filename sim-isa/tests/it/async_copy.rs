@@ -7,22 +7,15 @@
 //! fill computed by hand from the manual's definition). Their values in a
 //! launch are sim-kernel's (`tests/it/async_copy.rs`).
 
+use crate::grid;
 use sim_isa::db;
 use sim_isa::exec::{execute_mem, FaultKind, Memory};
-use sim_isa::parse::{check_target, parse_instruction};
-use sim_isa::{
-    ErrorKind, ExecCtx, Instruction, PtxVersion, RegId, Space, Symbols, Target, WarpRegs,
-};
+use sim_isa::parse::parse_instruction;
+use sim_isa::{ExecCtx, Instruction, RegId, Space, Symbols, Target, WarpRegs};
 use std::collections::BTreeMap;
 
 const GRID: &str = include_str!("../data/async-ptxas.txt");
 const SASS: &str = include_str!("../data/async-sass.txt");
-
-fn lines(kind: &str) -> Vec<&'static str> {
-    GRID.lines()
-        .filter_map(|l| l.strip_prefix(kind)?.strip_prefix(' '))
-        .collect()
-}
 
 fn parse(t: &str) -> (Instruction, Symbols) {
     let mut syms = Symbols::new();
@@ -37,38 +30,16 @@ const NOT_RUN: [&str; 1] = ["mbarrier.arrive.expect_tx.shared.b64 %rd2, [%r1], 1
 /// calls unimplemented) and calls `Invalid` what it rejects.
 #[test]
 fn agrees_with_ptxas_on_the_grid() {
-    let (acc, rej) = (lines("accept"), lines("reject"));
-    assert_eq!((acc.len(), rej.len(), lines("arch").len()), (85, 83, 0));
-    let mut wrong = Vec::new();
-    for (want, set) in [(None, &acc), (Some(ErrorKind::Invalid), &rej)] {
-        for t in set.iter() {
-            let want = if NOT_RUN.contains(t) {
-                Some(ErrorKind::Unimplemented)
-            } else {
-                want
-            };
-            let got = parse_instruction(t, &mut Symbols::new());
-            if got.as_ref().err().map(|e| e.kind()) != want {
-                wrong.push(format!("{t}: want {want:?}, parser: {got:?}"));
-            }
-        }
-    }
+    let (counts, wrong) = grid::verdicts(GRID, &|t| NOT_RUN.contains(&t));
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(counts, [85, 83, 0]);
 }
 
 /// Every accepted statement prints as text that parses back to itself.
 #[test]
 fn accepted_statements_print_and_reparse() {
-    for t in lines("accept").into_iter().filter(|t| !NOT_RUN.contains(t)) {
-        let (i, syms) = parse(t);
-        let printed = i.display(&syms).to_string();
-        let mut again = syms.clone();
-        assert_eq!(
-            parse_instruction(&printed, &mut again),
-            Ok(i),
-            "{t} -> {printed}"
-        );
-    }
+    let wrong = grid::reparse_failures(GRID, &|t| NOT_RUN.contains(&t));
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     let (i, syms) = parse("cp.async.cg.shared::cta.global.L2::256B [sm+16], [%rd1+32], 16, %r2;");
     assert_eq!(
         i.display(&syms).to_string(),
@@ -83,30 +54,9 @@ fn accepted_statements_print_and_reparse() {
 /// `.noComplete` sm_90 and 7.8).
 #[test]
 fn gates_agree_with_ptxas() {
-    let gates = lines("gate");
-    assert_eq!(gates.len(), 146);
-    for g in gates {
-        let mut it = g.splitn(4, ' ');
-        let (t, v, verdict, text) = (
-            it.next().unwrap(),
-            it.next().unwrap(),
-            it.next().unwrap(),
-            it.next().unwrap(),
-        );
-        let target = Target::parse(t).unwrap();
-        let version = PtxVersion::parse(v).unwrap();
-        let (inst, _) = parse(text);
-        let got = check_target(&inst, target, Some(version));
-        match verdict {
-            "ok" => assert_eq!(got, Ok(()), "{g}"),
-            "refused" => assert_eq!(
-                got.map_err(|e| e.kind()),
-                Err(ErrorKind::Unsupported),
-                "{g}"
-            ),
-            _ => panic!("bad verdict in {g}"),
-        }
-    }
+    let (n, wrong) = grid::gates(GRID);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(n, 146);
 }
 
 /// Each lowering key names one machine-code sequence: every form ptxas
@@ -233,7 +183,7 @@ impl Memory for Flat {
         let r = b
             .get(addr as usize..addr as usize + bytes as usize)
             .ok_or(FaultKind::OutOfBounds)?;
-        Ok(r.iter().rev().fold(0, |v, &x| v << 8 | u64::from(x)))
+        Ok(crate::bytes::read_le(r))
     }
     fn store(
         &mut self,
@@ -247,9 +197,7 @@ impl Memory for Flat {
         let r = b
             .get_mut(addr as usize..addr as usize + bytes as usize)
             .ok_or(FaultKind::OutOfBounds)?;
-        for (k, x) in r.iter_mut().enumerate() {
-            *x = (value >> (8 * k)) as u8;
-        }
+        crate::bytes::write_le(r, value);
         Ok(())
     }
     fn var(&self, id: u32) -> Result<(Space, u64), FaultKind> {

@@ -2,7 +2,6 @@
 //! shf`): hardware vectors, the manual's edge cases, and ptxas's verdicts
 //! on its forms.
 
-use sim_isa::conform::run_vectors;
 use sim_isa::exec::bit_lane;
 use sim_isa::parse::parse_instruction;
 use sim_isa::*;
@@ -10,18 +9,11 @@ use sim_isa::*;
 /// Every vector of the family recorded on an H100 (see the file's header).
 #[test]
 fn h100_vectors_pass() {
-    let report = run_vectors(include_str!("../data/h100-bit.jsonl"));
-    assert!(report.ok(), "{report}");
-    assert_eq!(report.passed(), 960, "{}", report.summary_line());
-    assert_eq!(report.skipped(), 0, "{}", report.summary_line());
+    crate::vectors::assert_all_pass(include_str!("../data/h100-bit.jsonl"), 960);
 }
 
 fn bit(text: &str) -> Bit {
-    let mut syms = Symbols::new();
-    match parse_instruction(text, &mut syms) {
-        Ok(Instruction { op: Op::Bit(x), .. }) => x,
-        other => panic!("{text}: {other:?}"),
-    }
+    family!(text, Bit)
 }
 
 /// `bit_lane` of `text` on the sources `s`.

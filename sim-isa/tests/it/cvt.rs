@@ -2,18 +2,13 @@
 //! ptxas's verdicts on every type pair and modifier, and the warp form
 //! against the scalar lanes.
 
-use sim_isa::conform::run_vectors;
 use sim_isa::exec::cvt_lane;
-use sim_isa::parse::parse_instruction;
 use sim_isa::*;
 
 /// Every cvt vector recorded on an H100 (see the file's header).
 #[test]
 fn h100_vectors_pass() {
-    let report = run_vectors(include_str!("../data/h100-cvt.jsonl"));
-    assert!(report.ok(), "{report}");
-    assert_eq!(report.passed(), 2640, "{}", report.summary_line());
-    assert_eq!(report.skipped(), 0, "{}", report.summary_line());
+    crate::vectors::assert_all_pass(include_str!("../data/h100-cvt.jsonl"), 2640);
 }
 
 /// The parser accepts exactly what ptxas 11.8 accepts over the grid (see
@@ -22,20 +17,11 @@ fn h100_vectors_pass() {
 fn agrees_with_ptxas_on_the_grid() {
     let (n, wrong) = crate::ptxas_grid::disagreements(include_str!("../data/cvt-ptxas.txt"));
     assert_eq!(n, 5256);
-    assert!(
-        wrong.is_empty(),
-        "{} wrong:\n{}",
-        wrong.len(),
-        wrong[..wrong.len().min(40)].join("\n")
-    );
+    crate::ptxas_grid::assert_agrees(n, &wrong);
 }
 
 fn cvt(text: &str) -> Cvt {
-    let mut syms = Symbols::new();
-    match parse_instruction(text, &mut syms) {
-        Ok(Instruction { op: Op::Cvt(x), .. }) => x,
-        other => panic!("{text}: {other:?}"),
-    }
+    family!(text, Cvt)
 }
 
 /// `cvt_lane` of `head` (`cvt.rn.f32.s32`) on `a`.

@@ -31,12 +31,7 @@ fn ptxas_verdicts_per_target_and_version() {
             width
         });
     assert_eq!((n, width), (1917, 9), "grid size");
-    assert!(
-        wrong.is_empty(),
-        "{} of {n}:\n{}",
-        wrong.len(),
-        wrong.join("\n")
-    );
+    crate::ptxas_grid::assert_agrees(n, &wrong);
 }
 
 /// A form refused for its target or version is `Unsupported`, naming what
@@ -106,11 +101,7 @@ fn display_round_trips() {
 }
 
 fn cvt(text: &str) -> Cvt {
-    let mut syms = Symbols::new();
-    match parse_instruction(text, &mut syms) {
-        Ok(Instruction { op: Op::Cvt(x), .. }) => x,
-        other => panic!("{text}: {other:?}"),
-    }
+    family!(text, Cvt)
 }
 
 fn f(x: f32) -> u64 {
@@ -179,8 +170,5 @@ fn formats_on_hand_worked_cases() {
 /// whose rounding is a nearest-value search, not sim-isa's bit rounding).
 #[test]
 fn sass_oracle_vectors_pass() {
-    let report = sim_isa::conform::run_vectors(include_str!("../data/sass-cvt-fp8.jsonl"));
-    assert!(report.ok(), "{report}");
-    assert_eq!(report.passed(), 240, "{}", report.summary_line());
-    assert_eq!(report.skipped(), 0, "{}", report.summary_line());
+    crate::vectors::assert_all_pass(include_str!("../data/sass-cvt-fp8.jsonl"), 240);
 }

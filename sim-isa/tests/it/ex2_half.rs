@@ -18,12 +18,7 @@ fn parse(text: &str) -> Result<Instruction, IsaError> {
 
 /// `float_lane` of `text` on `a`.
 fn lane(text: &str, a: u64) -> u64 {
-    match parse(text) {
-        Ok(Instruction {
-            op: Op::Float(x), ..
-        }) => float_lane(&x, a, 0, 0),
-        other => panic!("{text}: {other:?}"),
-    }
+    float_lane(&family!(text, Float), a, 0, 0)
 }
 
 /// Each line of `tests/data/ex2-half-ptxas.txt` (made by

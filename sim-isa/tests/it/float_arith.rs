@@ -2,7 +2,6 @@
 //! sqrt` over `.f32`/`.f64`): hardware vectors, directed rounding against
 //! exact references, and ptxas's verdicts and messages on its forms.
 
-use sim_isa::conform::run_vectors;
 use sim_isa::exec::float_lane;
 use sim_isa::parse::parse_instruction;
 use sim_isa::*;
@@ -10,10 +9,7 @@ use sim_isa::*;
 /// Every vector of these forms recorded on an H100 (see the file's header).
 #[test]
 fn h100_vectors_pass() {
-    let report = run_vectors(include_str!("../data/h100-float-arith.jsonl"));
-    assert!(report.ok(), "{report}");
-    assert_eq!(report.passed(), 1140, "{}", report.summary_line());
-    assert_eq!(report.skipped(), 0, "{}", report.summary_line());
+    crate::vectors::assert_all_pass(include_str!("../data/h100-float-arith.jsonl"), 1140);
 }
 
 fn parse(text: &str) -> Result<Instruction, IsaError> {
@@ -23,12 +19,7 @@ fn parse(text: &str) -> Result<Instruction, IsaError> {
 
 /// `float_lane` of `text` on `a`, `b`, `c`.
 fn lane(text: &str, a: u64, b: u64, c: u64) -> u64 {
-    match parse(text) {
-        Ok(Instruction {
-            op: Op::Float(x), ..
-        }) => float_lane(&x, a, b, c),
-        other => panic!("{text}: {other:?}"),
-    }
+    float_lane(&family!(text, Float), a, b, c)
 }
 
 /// The type modifier picks the family of a word two families share.

@@ -6,6 +6,10 @@
 use sim_isa::parse::{check_target, parse_instruction};
 use sim_isa::*;
 
+/// `Grid::below`: the lowest version ptxas took, the gate column and the
+/// verdicts, to the version below it that ptxas refused (if asked).
+pub type Below<'a> = dyn Fn(&str, usize, &[&str]) -> Option<PtxVersion> + 'a;
+
 /// How a grid was made and which statements are set aside.
 pub struct Grid<'a> {
     /// Per column: the target, and the `.version` its verdict was asked at
@@ -17,7 +21,7 @@ pub struct Grid<'a> {
     /// The version below the lowest one ptxas took at which ptxas was asked
     /// and refused the statement on the gate column (`None`: not asked).
     /// Arguments: that lowest version, the gate column, the verdicts.
-    pub below: &'a dyn Fn(&str, usize, &[&str]) -> Option<PtxVersion>,
+    pub below: &'a Below<'a>,
     /// Valid PTX (ptxas accepts it somewhere) that simcli refuses as
     /// unimplemented.
     pub unrun: &'a dyn Fn(&str) -> bool,
@@ -101,4 +105,103 @@ pub fn check(text: &str, g: &Grid) -> (usize, usize, Vec<String>) {
         }
     }
     (n, accepted, wrong)
+}
+
+/// The statements of one kind in a verdict list (`tests/data/mma-ptxas.txt`,
+/// `warp-ptxas.txt`, `async-ptxas.txt`, written by their scripts in
+/// `tools/ptxas_grid/`): `accept TEXT`, `reject TEXT`, `arch TEXT` (refused
+/// only for the target asked: valid PTX for a later one) and `gate TARGET
+/// VERSION ok|refused TEXT`, with `#` comments.
+pub fn of_kind<'a>(text: &'a str, kind: &str) -> Vec<&'a str> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix(kind)?.strip_prefix(' '))
+        .collect()
+}
+
+/// Holds a verdict list's `accept`, `reject` and `arch` statements against
+/// the parser: what ptxas accepts parses (or, where `unrun` names it, is
+/// `Unimplemented`), what it rejects is `Invalid`, what it refuses only for
+/// the target is `Unimplemented`. Returns the number of statements of each
+/// of the three kinds, in that order, and the disagreements.
+pub fn verdicts(text: &str, unrun: &dyn Fn(&str) -> bool) -> ([usize; 3], Vec<String>) {
+    let (acc, rej, arch) = (
+        of_kind(text, "accept"),
+        of_kind(text, "reject"),
+        of_kind(text, "arch"),
+    );
+    let mut wrong = Vec::new();
+    let sets = [
+        (None, &acc),
+        (Some(ErrorKind::Invalid), &rej),
+        (Some(ErrorKind::Unimplemented), &arch),
+    ];
+    for (want, set) in sets {
+        for t in set.iter() {
+            let want = match want {
+                None if unrun(t) => Some(ErrorKind::Unimplemented),
+                w => w,
+            };
+            let got = parse_instruction(t, &mut Symbols::new());
+            if got.as_ref().err().map(IsaError::kind) != want {
+                wrong.push(format!("{t}: want {want:?}, parser: {got:?}"));
+            }
+        }
+    }
+    ([acc.len(), rej.len(), arch.len()], wrong)
+}
+
+/// The accepted statements of a verdict list that parse (all but those
+/// `unrun` names) and do not print as text that parses back to the same
+/// instruction.
+pub fn reparse_failures(text: &str, unrun: &dyn Fn(&str) -> bool) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for t in of_kind(text, "accept").into_iter().filter(|t| !unrun(t)) {
+        let mut syms = Symbols::new();
+        let i = match parse_instruction(t, &mut syms) {
+            Ok(i) => i,
+            Err(e) => {
+                wrong.push(format!("{t}: accepted by ptxas, parser: {e}"));
+                continue;
+            }
+        };
+        let printed = i.display(&syms).to_string();
+        let again = parse_instruction(&printed, &mut syms.clone());
+        if again.as_ref() != Ok(&i) {
+            wrong.push(format!("{t} -> {printed} -> {again:?}"));
+        }
+    }
+    wrong
+}
+
+/// Holds a verdict list's `gate` lines against `check_target`: it passes
+/// the statement for the target and `.version` where ptxas said `ok`, and
+/// refuses it as `Unsupported` where ptxas `refused` it. Returns the number
+/// of gate lines and the disagreements.
+pub fn gates(text: &str) -> (usize, Vec<String>) {
+    let gates = of_kind(text, "gate");
+    let mut wrong = Vec::new();
+    for g in &gates {
+        let mut it = g.splitn(4, ' ');
+        let mut next = || it.next().expect("target, version, verdict and text");
+        let (t, v, verdict, text) = (next(), next(), next(), next());
+        let target = Target::parse(t).expect("a target");
+        let version = PtxVersion::parse(v).expect("a PTX version");
+        let inst = match parse_instruction(text, &mut Symbols::new()) {
+            Ok(i) => i,
+            Err(e) => {
+                wrong.push(format!("{g}: does not parse: {e}"));
+                continue;
+            }
+        };
+        let got = check_target(&inst, target, Some(version));
+        let agrees = match verdict {
+            "ok" => got.is_ok(),
+            "refused" => got.as_ref().err().map(IsaError::kind) == Some(ErrorKind::Unsupported),
+            _ => panic!("bad verdict in {g}"),
+        };
+        if !agrees {
+            wrong.push(format!("{g}: ours {got:?}"));
+        }
+    }
+    (gates.len(), wrong)
 }

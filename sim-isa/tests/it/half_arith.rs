@@ -17,12 +17,7 @@ fn parse(text: &str) -> Result<Instruction, IsaError> {
 
 /// `float_lane` of `text` on `a`, `b`, `c`.
 fn lane(text: &str, a: u64, b: u64, c: u64) -> u64 {
-    match parse(text) {
-        Ok(Instruction {
-            op: Op::Float(x), ..
-        }) => float_lane(&x, a, b, c),
-        other => panic!("{text}: {other:?}"),
-    }
+    float_lane(&family!(text, Float), a, b, c)
 }
 
 /// Valid PTX simcli refuses as unimplemented: `fma.rz` on bf16, which

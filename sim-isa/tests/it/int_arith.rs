@@ -1,7 +1,6 @@
 //! The integer arithmetic family (`add sub mul mad`): hardware vectors,
 //! the manual's edge cases, and ptxas's verdicts on its forms.
 
-use sim_isa::conform::run_vectors;
 use sim_isa::exec::int_lane;
 use sim_isa::parse::parse_instruction;
 use sim_isa::*;
@@ -9,18 +8,11 @@ use sim_isa::*;
 /// Every add/sub/mul/mad vector recorded on an H100 (see the file's header).
 #[test]
 fn h100_vectors_pass() {
-    let report = run_vectors(include_str!("../data/h100-int-arith.jsonl"));
-    assert!(report.ok(), "{report}");
-    assert_eq!(report.passed(), 900, "{}", report.summary_line());
-    assert_eq!(report.skipped(), 0, "{}", report.summary_line());
+    crate::vectors::assert_all_pass(include_str!("../data/h100-int-arith.jsonl"), 900);
 }
 
 fn int(text: &str) -> IntArith {
-    let mut syms = Symbols::new();
-    match parse_instruction(text, &mut syms) {
-        Ok(Instruction { op: Op::Int(x), .. }) => x,
-        other => panic!("{text}: {other:?}"),
-    }
+    family!(text, Int)
 }
 
 /// `int_lane` of `text` on `a`, `b`, `c`.

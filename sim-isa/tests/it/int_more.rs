@@ -2,7 +2,6 @@
 //! manual's edge cases (and the H100's division by zero), ptxas's verdicts
 //! and messages.
 
-use sim_isa::conform::run_vectors;
 use sim_isa::exec::int_lane;
 use sim_isa::parse::parse_instruction;
 use sim_isa::*;
@@ -11,19 +10,12 @@ use sim_isa::*;
 /// an H100 (see the file's header).
 #[test]
 fn h100_vectors_pass() {
-    let report = run_vectors(include_str!("../data/h100-int-more.jsonl"));
-    assert!(report.ok(), "{report}");
-    assert_eq!(report.passed(), 780, "{}", report.summary_line());
-    assert_eq!(report.skipped(), 0, "{}", report.summary_line());
+    crate::vectors::assert_all_pass(include_str!("../data/h100-int-more.jsonl"), 780);
 }
 
 /// `int_lane` of `text` on `a`, `b`.
 fn lane(text: &str, a: u64, b: u64) -> u64 {
-    let mut syms = Symbols::new();
-    match parse_instruction(text, &mut syms) {
-        Ok(Instruction { op: Op::Int(x), .. }) => int_lane(&x, a, b, 0),
-        other => panic!("{text}: {other:?}"),
-    }
+    int_lane(&family!(text, Int), a, b, 0)
 }
 
 #[test]

@@ -3,7 +3,6 @@
 //! ptxas's verdicts per target and PTX version, `Display`, the manual's
 //! semantics on hand-worked cases.
 
-use sim_isa::conform::run_vectors;
 use sim_isa::exec::int_lane;
 use sim_isa::parse::{check_target, parse_instruction};
 use sim_isa::*;
@@ -21,12 +20,7 @@ fn ptxas_verdicts_per_target_and_version() {
     let data = include_str!("../data/int-simd-ptxas.txt");
     let (n, wrong, _) = crate::ptxas_grid::per_target_disagreements(data, |_, _, _, _| false);
     assert_eq!(n, 738, "grid size");
-    assert!(
-        wrong.is_empty(),
-        "{} of {n}:\n{}",
-        wrong.len(),
-        wrong.join("\n")
-    );
+    crate::ptxas_grid::assert_agrees(n, &wrong);
 }
 
 /// A form refused for its target or version is `Unsupported` (valid PTX),
@@ -78,11 +72,7 @@ fn display_round_trips() {
 }
 
 fn lane(text: &str, a: u64, b: u64, c: u64) -> u64 {
-    let mut syms = Symbols::new();
-    match parse_instruction(text, &mut syms) {
-        Ok(Instruction { op: Op::Int(x), .. }) => int_lane(&x, a, b, c),
-        other => panic!("{text}: {other:?}"),
-    }
+    int_lane(&family!(text, Int), a, b, c)
 }
 
 #[test]
@@ -155,8 +145,5 @@ fn manual_semantics() {
 /// code for each form of `int-simd-forms.txt`, run by xtask's interpreter).
 #[test]
 fn sass_oracle_vectors_pass() {
-    let report = run_vectors(include_str!("../data/sass-int-simd.jsonl"));
-    assert!(report.ok(), "{report}");
-    assert_eq!(report.passed(), 1160, "{}", report.summary_line());
-    assert_eq!(report.skipped(), 0, "{}", report.summary_line());
+    crate::vectors::assert_all_pass(include_str!("../data/sass-int-simd.jsonl"), 1160);
 }

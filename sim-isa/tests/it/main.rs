@@ -1,7 +1,24 @@
 //! sim-isa integration tests: one binary, one submodule per area.
 
+/// The family instruction (`Op::$family`'s payload) of statement `text`,
+/// for the tests that call a family's lane function directly; panics
+/// naming the text when it does not parse or is of another family.
+macro_rules! family {
+    ($text:expr, $family:ident) => {{
+        let text: &str = $text;
+        match sim_isa::parse::parse_instruction(text, &mut sim_isa::Symbols::new()) {
+            Ok(sim_isa::Instruction {
+                op: sim_isa::Op::$family(x),
+                ..
+            }) => x,
+            other => panic!("{text}: {other:?}"),
+        }
+    }};
+}
+
 mod async_copy;
 mod bit;
+mod bytes;
 mod conform;
 mod cvt;
 mod cvt_fp8;

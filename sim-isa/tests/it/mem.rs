@@ -209,7 +209,7 @@ mod semantics {
         ) -> Result<u64, FaultKind> {
             self.loads.push((lane, addr));
             let r = self.range(space, lane, addr, bytes)?;
-            Ok(r.iter().rev().fold(0, |v, &b| v << 8 | u64::from(b)))
+            Ok(crate::bytes::read_le(r))
         }
         fn store(
             &mut self,
@@ -220,9 +220,7 @@ mod semantics {
             value: u64,
         ) -> Result<(), FaultKind> {
             let r = self.range(space, lane, addr, bytes)?;
-            for (k, b) in r.iter_mut().enumerate() {
-                *b = (value >> (8 * k)) as u8;
-            }
+            crate::bytes::write_le(r, value);
             Ok(())
         }
         fn var(&self, id: u32) -> Result<(Space, u64), FaultKind> {

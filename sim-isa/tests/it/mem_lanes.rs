@@ -92,7 +92,7 @@ impl Memory for LogMem {
     fn load(&mut self, space: Space, lane: u32, addr: u64, bytes: u32) -> Result<u64, FaultKind> {
         self.log.push((false, space, lane, addr, bytes, 0));
         let r = self.range(space, lane, addr, bytes, false)?;
-        Ok(r.iter().rev().fold(0, |v, &b| v << 8 | u64::from(b)))
+        Ok(crate::bytes::read_le(r))
     }
     fn store(
         &mut self,
@@ -104,9 +104,7 @@ impl Memory for LogMem {
     ) -> Result<(), FaultKind> {
         self.log.push((true, space, lane, addr, bytes, value));
         let r = self.range(space, lane, addr, bytes, true)?;
-        for (k, b) in r.iter_mut().enumerate() {
-            *b = (value >> (8 * k)) as u8;
-        }
+        crate::bytes::write_le(r, value);
         Ok(())
     }
     fn var(&self, id: u32) -> Result<(Space, u64), FaultKind> {
@@ -212,31 +210,11 @@ fn statement() -> impl Strategy<Value = String> {
         1 => -64i64..64,
     ];
     let ld = (space.clone(), vec_.clone(), ty.clone(), off.clone()).prop_map(|(s, n, t, o)| {
-        let regs: Vec<String> = (1..=n).map(|k| format!("%r{k}")).collect();
-        let v = if n == 1 {
-            String::new()
-        } else {
-            format!(".v{n}")
-        };
-        let d = if n == 1 {
-            regs[0].clone()
-        } else {
-            format!("{{{}}}", regs.join(", "))
-        };
+        let (v, d) = vector(1, n);
         format!("ld{s}{v}.{t} {d}, [%rd1+{o}];")
     });
     let st = (space.clone(), vec_, ty, off.clone()).prop_map(|(s, n, t, o)| {
-        let regs: Vec<String> = (5..5 + n).map(|k| format!("%r{k}")).collect();
-        let v = if n == 1 {
-            String::new()
-        } else {
-            format!(".v{n}")
-        };
-        let d = if n == 1 {
-            regs[0].clone()
-        } else {
-            format!("{{{}}}", regs.join(", "))
-        };
+        let (v, d) = vector(5, n);
         format!("st{s}{v}.{t} [%rd1+{o}], {d};")
     });
     let atom_space = prop::sample::select(vec!["", ".global", ".shared"]);
@@ -254,6 +232,17 @@ fn statement() -> impl Strategy<Value = String> {
         .prop_map(|(s, t, o)| t.replace("{s}", s).replace("{o}", &o.to_string()));
     let var = Just("ld.global.u32 %r1, [gvar+4];".to_string());
     prop_oneof![4 => ld, 3 => st, 2 => atom, 1 => var]
+}
+
+/// An access's vector suffix (`.vN`, none for one element) and its `n`
+/// registers from `%r{first}` (braced when more than one).
+fn vector(first: usize, n: usize) -> (String, String) {
+    let regs: Vec<String> = (first..first + n).map(|k| format!("%r{k}")).collect();
+    if n == 1 {
+        (String::new(), regs[0].clone())
+    } else {
+        (format!(".v{n}"), format!("{{{}}}", regs.join(", ")))
+    }
 }
 
 /// Per-lane addresses: a base (in a space, a window, or anywhere), a

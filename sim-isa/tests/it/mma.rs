@@ -10,20 +10,14 @@
 // Lanes and matrix indices address several parallel arrays.
 #![allow(clippy::needless_range_loop)]
 
+use crate::grid;
 use sim_isa::exec::{execute_mem, mma_dot, FaultKind, Memory, MmaModel};
-use sim_isa::parse::{check_target, parse_instruction};
+use sim_isa::parse::parse_instruction;
 use sim_isa::{
-    db, execute, ErrorKind, ExecCtx, Instruction, PtxVersion, RegId, Space, Symbols, Target,
-    WarpRegs, WARP_SIZE,
+    db, execute, ExecCtx, Instruction, RegId, Space, Symbols, Target, WarpRegs, WARP_SIZE,
 };
 
 const GRID: &str = include_str!("../data/mma-ptxas.txt");
-
-fn lines(kind: &str) -> Vec<&'static str> {
-    GRID.lines()
-        .filter_map(|l| l.strip_prefix(kind)?.strip_prefix(' '))
-        .collect()
-}
 
 /// Valid PTX (ptxas accepts it) that the simulator refuses as
 /// `Unimplemented`: other types and shapes, immediate fragment elements.
@@ -44,28 +38,11 @@ fn unimplemented_form(t: &str) -> bool {
 /// rejects.
 #[test]
 fn agrees_with_ptxas_on_the_grid() {
-    let (acc, rej) = (lines("accept"), lines("reject"));
-    assert_eq!((acc.len(), rej.len(), lines("arch").len()), (58, 59, 0));
-    let mut wrong = Vec::new();
-    for t in &acc {
-        let got = parse_instruction(t, &mut Symbols::new()).map(|_| ());
-        let want = if unimplemented_form(t) {
-            Err(ErrorKind::Unimplemented)
-        } else {
-            Ok(())
-        };
-        if got.clone().map_err(|e| e.kind()) != want {
-            wrong.push(format!("{t}: want {want:?}, parser: {got:?}"));
-        }
-    }
-    for t in &rej {
-        let got = parse_instruction(t, &mut Symbols::new());
-        if got.as_ref().err().map(|e| e.kind()) != Some(ErrorKind::Invalid) {
-            wrong.push(format!("{t}: want Invalid, parser: {got:?}"));
-        }
-    }
+    let (counts, wrong) = grid::verdicts(GRID, &unimplemented_form);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-    let runs = acc.iter().filter(|t| !unimplemented_form(t)).count();
+    assert_eq!(counts, [58, 59, 0]);
+    let accepted = grid::of_kind(GRID, "accept");
+    let runs = accepted.iter().filter(|t| !unimplemented_form(t)).count();
     assert_eq!(runs, 53);
 }
 
@@ -73,52 +50,17 @@ fn agrees_with_ptxas_on_the_grid() {
 /// back to itself.
 #[test]
 fn accepted_statements_print_and_reparse() {
-    for t in lines("accept")
-        .into_iter()
-        .filter(|t| !unimplemented_form(t))
-    {
-        let mut syms = Symbols::new();
-        let i = parse_instruction(t, &mut syms).expect("accepted");
-        let printed = i.display(&syms).to_string();
-        let mut again = syms.clone();
-        assert_eq!(
-            parse_instruction(&printed, &mut again),
-            Ok(i),
-            "{t} -> {printed}"
-        );
-    }
+    let wrong = grid::reparse_failures(GRID, &unimplemented_form);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 /// `check_target` refuses a form exactly where ptxas 13.0.88 refuses it
 /// for the target or `.version`.
 #[test]
 fn gates_agree_with_ptxas() {
-    let gates = lines("gate");
-    assert_eq!(gates.len(), 31);
-    for g in gates {
-        let mut it = g.splitn(4, ' ');
-        let (t, v, verdict, text) = (
-            it.next().unwrap(),
-            it.next().unwrap(),
-            it.next().unwrap(),
-            it.next().unwrap(),
-        );
-        let inst = parse_instruction(text, &mut Symbols::new()).unwrap();
-        let got = check_target(
-            &inst,
-            Target::parse(t).unwrap(),
-            Some(PtxVersion::parse(v).unwrap()),
-        );
-        match verdict {
-            "ok" => assert_eq!(got, Ok(()), "{g}"),
-            "refused" => assert_eq!(
-                got.map_err(|e| e.kind()),
-                Err(ErrorKind::Unsupported),
-                "{g}"
-            ),
-            _ => panic!("bad verdict in {g}"),
-        }
-    }
+    let (n, wrong) = grid::gates(GRID);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(n, 31);
 }
 
 /// What each form does to the machine, as the database says.
@@ -189,7 +131,7 @@ impl Memory for Shared {
             .0
             .get(a..a + bytes as usize)
             .ok_or(FaultKind::OutOfBounds)?;
-        Ok(s.iter().rev().fold(0, |v, &b| v << 8 | u64::from(b)))
+        Ok(crate::bytes::read_le(s))
     }
     fn store(&mut self, _: Space, _: u32, addr: u64, n: u32, v: u64) -> Result<(), FaultKind> {
         let a = addr as usize;
@@ -197,9 +139,7 @@ impl Memory for Shared {
             .0
             .get_mut(a..a + n as usize)
             .ok_or(FaultKind::OutOfBounds)?;
-        for (k, b) in s.iter_mut().enumerate() {
-            *b = (v >> (8 * k)) as u8;
-        }
+        crate::bytes::write_le(s, v);
         Ok(())
     }
     fn var(&self, _: u32) -> Result<(Space, u64), FaultKind> {
@@ -254,6 +194,18 @@ impl Warp {
         let i = self.inst(t);
         execute_mem(&i, &self.ctx, &mut self.regs, u32::MAX, mem).unwrap();
     }
+    /// Loads the m16n8k16 fragments as a CUDA kernel does: A's four 8x8
+    /// matrices from the rows `%ra` names, B's two (transposed) from `%rb`.
+    fn load_k16(&mut self, mem: &mut Shared) {
+        self.run_mem(
+            "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%a0, %a1, %a2, %a3}, [%ra]",
+            mem,
+        );
+        self.run_mem(
+            "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%b0, %b1}, [%rb]",
+            mem,
+        );
+    }
 }
 
 fn f16(x: f64) -> u64 {
@@ -306,14 +258,7 @@ fn run_half(
     w.set("%rb", |l| (1024 + (l % k) * 16) as u64);
     let ty = if bf { "bf16" } else { "f16" };
     if k == 16 {
-        w.run_mem(
-            "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%a0, %a1, %a2, %a3}, [%ra]",
-            &mut mem,
-        );
-        w.run_mem(
-            "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%b0, %b1}, [%rb]",
-            &mut mem,
-        );
+        w.load_k16(&mut mem);
     } else {
         w.run_mem(
             "ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%a0, %a1}, [%ra]",
@@ -408,14 +353,7 @@ fn f16_accumulators_store_back_with_stmatrix() {
     let one = f16(1.0);
     w.set("%c0", |_| one | one << 16);
     w.set("%c1", |_| one | one << 16);
-    w.run_mem(
-        "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%a0, %a1, %a2, %a3}, [%ra]",
-        &mut mem,
-    );
-    w.run_mem(
-        "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%b0, %b1}, [%rb]",
-        &mut mem,
-    );
+    w.load_k16(&mut mem);
     w.run("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%d0, %d1}, {%a0, %a1, %a2, %a3}, {%b0, %b1}, {%c0, %c1}");
     w.run_mem(
         "stmatrix.sync.aligned.m8n8.x2.shared.b16 [%rd], {%d0, %d1}",

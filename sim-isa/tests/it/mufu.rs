@@ -2,7 +2,6 @@
 //! `div.approx`, `div.full`, with and without `.ftz`): H100 vectors, and
 //! the parser's verdicts on their neighbours.
 
-use sim_isa::conform::run_vectors;
 use sim_isa::parse::parse_instruction;
 use sim_isa::*;
 
@@ -10,10 +9,7 @@ use sim_isa::*;
 /// instructions (30 per form; see the file's header).
 #[test]
 fn h100_sample_passes() {
-    let report = run_vectors(include_str!("../data/h100-approx.jsonl"));
-    assert!(report.ok(), "{report}");
-    assert_eq!(report.passed(), 300, "{}", report.summary_line());
-    assert_eq!(report.skipped(), 0, "{}", report.summary_line());
+    crate::vectors::assert_all_pass(include_str!("../data/h100-approx.jsonl"), 300);
 }
 
 /// 200 vectors per form (18 forms) from a separate H100 run on random
@@ -21,10 +17,7 @@ fn h100_sample_passes() {
 /// were not used to build the MUFU tables (`tools/mufu/vectors.py`).
 #[test]
 fn h100_held_out_passes() {
-    let report = run_vectors(include_str!("../data/h100-mufu-heldout.jsonl"));
-    assert!(report.ok(), "{report}");
-    assert_eq!(report.passed(), 3600, "{}", report.summary_line());
-    assert_eq!(report.skipped(), 0, "{}", report.summary_line());
+    crate::vectors::assert_all_pass(include_str!("../data/h100-mufu-heldout.jsonl"), 3600);
 }
 
 fn parse(text: &str) -> Result<Instruction, IsaError> {
@@ -92,12 +85,7 @@ fn verdicts_on_neighbours() {
 
 /// One lane of `text` on `a` (and `b`).
 fn lane(text: &str, a: u32, b: u32) -> u32 {
-    match parse(text) {
-        Ok(Instruction {
-            op: Op::Float(x), ..
-        }) => exec::float_lane(&x, u64::from(a), u64::from(b), 0) as u32,
-        other => panic!("{text}: {other:?}"),
-    }
+    exec::float_lane(&family!(text, Float), u64::from(a), u64::from(b), 0) as u32
 }
 
 /// Edge cases, each a value the H100 produced (`tools/mufu/` runs): the

@@ -9,6 +9,8 @@ use proptest::prelude::*;
 use sim_isa::exec::{execute_fitted, execute_prepared, Prepared};
 use sim_isa::*;
 
+// The properties take fastpath.rs's strategies and parameters, alike by
+// design; only the check differs.
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(4096))]
 

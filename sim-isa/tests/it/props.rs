@@ -91,6 +91,19 @@ fn operand(reg: RegId, imm: bool, lane0: u64) -> Operand {
     }
 }
 
+/// A warp whose lanes hold `ab` in `A` and `B`, `c(lane)` in `C` and
+/// `d(lane)` in `D`.
+fn warp(ab: &[(u64, u64)], c: impl Fn(usize) -> u64, d: impl Fn(usize) -> u64) -> WarpRegs {
+    let mut regs = WarpRegs::new(NREGS);
+    for lane in 0..WARP_SIZE {
+        regs.set_lane(A, lane, ab[lane].0);
+        regs.set_lane(B, lane, ab[lane].1);
+        regs.set_lane(C, lane, c(lane));
+        regs.set_lane(D, lane, d(lane));
+    }
+    regs
+}
+
 fn op_value(o: Operand, regs: &WarpRegs, lane: usize) -> u64 {
     match o {
         Operand::Reg(r) => regs.lane(r, lane),
@@ -112,13 +125,8 @@ proptest! {
         target in prop_oneof![Just(Target::SM_30), Just(Target::SM_90)],
     ) {
         let inst = Instruction { guard: l.guard(), op: Op::Video(v) };
-        let mut regs = WarpRegs::new(NREGS);
-        for (lane, &(a, b, c, d)) in vals.iter().enumerate() {
-            regs.set_lane(A, lane, a as u64);
-            regs.set_lane(B, lane, b as u64);
-            regs.set_lane(C, lane, c as u64);
-            regs.set_lane(D, lane, d as u64);
-        }
+        let ab: Vec<_> = vals.iter().map(|&(a, b, _, _)| (a as u64, b as u64)).collect();
+        let mut regs = warp(&ab, |i| vals[i].2 as u64, |i| vals[i].3 as u64);
         run(&inst, &mut regs, target, &l);
         for (lane, &(a, b, c, d)) in vals.iter().enumerate() {
             let cval = if v.c == D { d } else { c };
@@ -183,13 +191,7 @@ proptest! {
     #[test]
     fn set_matches_model((s, target, ab, c, d0) in set_case(), l in lanes()) {
         let inst = Instruction { guard: l.guard(), op: Op::Set(s) };
-        let mut regs = WarpRegs::new(NREGS);
-        for lane in 0..WARP_SIZE {
-            regs.set_lane(A, lane, ab[lane].0);
-            regs.set_lane(B, lane, ab[lane].1);
-            regs.set_lane(C, lane, c[lane] as u64);
-            regs.set_lane(D, lane, d0[lane]);
-        }
+        let mut regs = warp(&ab, |i| c[i] as u64, |i| d0[i]);
         run(&inst, &mut regs, target, &l);
         for lane in 0..WARP_SIZE {
             let (a, b) = (op_value(s.a, &regs, lane), op_value(s.b, &regs, lane));
@@ -280,12 +282,8 @@ proptest! {
     #[test]
     fn setp_matches_model((s, target, ab, c, pq0) in setp_case(), l in lanes()) {
         let inst = Instruction { guard: l.guard(), op: Op::Setp(s) };
-        let mut regs = WarpRegs::new(NREGS);
+        let mut regs = warp(&ab, |i| c[i] as u64, |i| pq0[i].0 as u64);
         for lane in 0..WARP_SIZE {
-            regs.set_lane(A, lane, ab[lane].0);
-            regs.set_lane(B, lane, ab[lane].1);
-            regs.set_lane(C, lane, c[lane] as u64);
-            regs.set_lane(D, lane, pq0[lane].0 as u64);
             regs.set_lane(Q, lane, pq0[lane].1 as u64);
         }
         run(&inst, &mut regs, target, &l);
@@ -368,13 +366,7 @@ proptest! {
     #[test]
     fn selp_matches_model((s, ab, c, d0) in selp_case(), l in lanes()) {
         let inst = Instruction { guard: l.guard(), op: Op::Selp(s) };
-        let mut regs = WarpRegs::new(NREGS);
-        for lane in 0..WARP_SIZE {
-            regs.set_lane(A, lane, ab[lane].0);
-            regs.set_lane(B, lane, ab[lane].1);
-            regs.set_lane(C, lane, c[lane] as u64);
-            regs.set_lane(D, lane, d0[lane]);
-        }
+        let mut regs = warp(&ab, |i| c[i] as u64, |i| d0[i]);
         run(&inst, &mut regs, Target::SM_90, &l);
         for lane in 0..WARP_SIZE {
             let cv = match s.c {
@@ -390,13 +382,7 @@ proptest! {
     #[test]
     fn slct_matches_model((s, target, ab, c, d0) in slct_case(), l in lanes()) {
         let inst = Instruction { guard: l.guard(), op: Op::Slct(s) };
-        let mut regs = WarpRegs::new(NREGS);
-        for lane in 0..WARP_SIZE {
-            regs.set_lane(A, lane, ab[lane].0);
-            regs.set_lane(B, lane, ab[lane].1);
-            regs.set_lane(C, lane, c[lane]);
-            regs.set_lane(D, lane, d0[lane]);
-        }
+        let mut regs = warp(&ab, |i| c[i], |i| d0[i]);
         run(&inst, &mut regs, target, &l);
         for lane in 0..WARP_SIZE {
             let (a, b, cv) = (op_value(s.a, &regs, lane), op_value(s.b, &regs, lane), op_value(s.c, &regs, lane));

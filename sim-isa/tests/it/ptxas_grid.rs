@@ -51,3 +51,15 @@ pub fn per_target_disagreements(
     }
     (n, wrong, skipped)
 }
+
+/// Fails, listing the first 40 of them, when there are disagreements
+/// (`wrong`) among the `n` verdicts held.
+pub fn assert_agrees(n: usize, wrong: &[String]) {
+    let first = &wrong[..wrong.len().min(40)];
+    assert!(
+        wrong.is_empty(),
+        "{} of {n}:\n{}",
+        wrong.len(),
+        first.join("\n")
+    );
+}

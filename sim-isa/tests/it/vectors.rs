@@ -7,6 +7,16 @@ use sim_isa::conform::{run_reader, Outcome, Summary};
 use std::io::BufRead;
 use std::path::PathBuf;
 
+/// Runs the vectors of `text` (a family's committed file, included) and
+/// asserts that every one passed, none was skipped, and there were
+/// `passed` of them.
+pub fn assert_all_pass(text: &str, passed: usize) {
+    let report = sim_isa::conform::run_vectors(text);
+    assert!(report.ok(), "{report}");
+    assert_eq!(report.passed(), passed, "{}", report.summary_line());
+    assert_eq!(report.skipped(), 0, "{}", report.summary_line());
+}
+
 fn data(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/data")

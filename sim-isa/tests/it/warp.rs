@@ -5,88 +5,38 @@
 //! hand-made warps. Their values in launches, against a reference, are
 //! sim-kernel's (`tests/it/warp_coll.rs`).
 
+use crate::grid;
 use sim_isa::db;
 use sim_isa::exec::{bar_red_deliver, bar_red_share, BarRedShare};
-use sim_isa::parse::{check_target, parse_instruction};
-use sim_isa::{
-    execute, ErrorKind, ExecCtx, Instruction, Op, PtxVersion, Symbols, Target, WarpRegs,
-};
+use sim_isa::parse::parse_instruction;
+use sim_isa::{execute, ErrorKind, ExecCtx, Instruction, Op, Symbols, Target, WarpRegs};
 
 const GRID: &str = include_str!("../data/warp-ptxas.txt");
-
-fn lines(kind: &str) -> Vec<&'static str> {
-    GRID.lines()
-        .filter_map(|l| l.strip_prefix(kind)?.strip_prefix(' '))
-        .collect()
-}
 
 /// The parser accepts what ptxas 13.0 accepts, calls `Invalid` what it
 /// rejects, and leaves target-only refusals (`redux.f32`, sm_100a's) as
 /// valid PTX it does not run.
 #[test]
 fn agrees_with_ptxas_on_the_grid() {
-    let (acc, rej, arch) = (lines("accept"), lines("reject"), lines("arch"));
-    assert_eq!((acc.len(), rej.len(), arch.len()), (77, 69, 2));
-    let mut wrong = Vec::new();
-    for (want, set) in [
-        (None, &acc),
-        (Some(ErrorKind::Invalid), &rej),
-        (Some(ErrorKind::Unimplemented), &arch),
-    ] {
-        for t in set.iter() {
-            let got = parse_instruction(t, &mut Symbols::new());
-            if got.as_ref().err().map(|e| e.kind()) != want {
-                wrong.push(format!("{t}: want {want:?}, parser: {got:?}"));
-            }
-        }
-    }
+    let (counts, wrong) = grid::verdicts(GRID, &|_| false);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(counts, [77, 69, 2]);
 }
 
 /// Every accepted statement prints as text that parses back to itself.
 #[test]
 fn accepted_statements_print_and_reparse() {
-    for t in lines("accept") {
-        let mut syms = Symbols::new();
-        let i = parse_instruction(t, &mut syms).expect("accepted");
-        let printed = i.display(&syms).to_string();
-        let mut again = syms.clone();
-        assert_eq!(
-            parse_instruction(&printed, &mut again),
-            Ok(i),
-            "{t} -> {printed}"
-        );
-    }
+    let wrong = grid::reparse_failures(GRID, &|_| false);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
 /// `check_target` refuses a form exactly where ptxas (13.0.88 from sm_75,
 /// 11.8 below) refuses it for the target or `.version`.
 #[test]
 fn gates_agree_with_ptxas() {
-    let gates = lines("gate");
-    assert_eq!(gates.len(), 34);
-    for g in gates {
-        let mut it = g.splitn(4, ' ');
-        let (t, v, verdict, text) = (
-            it.next().unwrap(),
-            it.next().unwrap(),
-            it.next().unwrap(),
-            it.next().unwrap(),
-        );
-        let target = Target::parse(t).unwrap();
-        let version = PtxVersion::parse(v).unwrap();
-        let inst = parse_instruction(text, &mut Symbols::new()).unwrap();
-        let got = check_target(&inst, target, Some(version));
-        match verdict {
-            "ok" => assert_eq!(got, Ok(()), "{g}"),
-            "refused" => assert_eq!(
-                got.map_err(|e| e.kind()),
-                Err(ErrorKind::Unsupported),
-                "{g}"
-            ),
-            _ => panic!("bad verdict in {g}"),
-        }
-    }
+    let (n, wrong) = grid::gates(GRID);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(n, 34);
 }
 
 /// What each form does to the machine, as the database says.
@@ -151,7 +101,7 @@ fn reg(regs: &WarpRegs, syms: &Symbols, name: &str) -> [u64; 32] {
 fn redux_over_partial_masks() {
     let mut a = [0u64; 32];
     for (l, v) in a.iter_mut().enumerate() {
-        *v = u64::from((l as u32).wrapping_mul(0x9E37_79B9) ^ 0x8000_0000 * (l as u32 & 1));
+        *v = u64::from((l as u32).wrapping_mul(0x9E37_79B9) ^ (0x8000_0000 * (l as u32 & 1)));
     }
     let exec = 0xF0F0_F0F3;
     let mask = 0x0FFF_FF0F_u32;
@@ -180,13 +130,13 @@ fn redux_over_partial_masks() {
         let text = format!("redux.sync.{form} %r1, %r2, {mask}");
         let (regs, syms) = run(&text, &a, 0, exec);
         let d = reg(&regs, &syms, "%r1");
-        for l in 0..32 {
+        for (l, &got) in d.iter().enumerate() {
             let w = if exec >> l & 1 == 1 {
                 u64::from(want)
             } else {
                 0
             };
-            assert_eq!(d[l], w, "{text} lane {l}");
+            assert_eq!(got, w, "{text} lane {l}");
         }
     }
 }
