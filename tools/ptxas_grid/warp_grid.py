@@ -90,6 +90,8 @@ def run(ptxas, version, target, stmt, tmp):
 
 
 def main():
+    # The file's comment head: alike in shape to async_grid's, its words this grid's own
+    # (issue 27).
     lines = [
         "# ptxas 13.0.88 (-arch=sm_90, .version 9.0, .address_size 64) on each warp collective",
         "# and block reduction alone, in a kernel declaring %r<9> .b32, %rd<9> .b64, %p<9> .pred:",
