@@ -16,6 +16,28 @@ static __device__ unsigned short to_f16(int v)
     return h;
 }
 
+// The f16 kernels' K step at k0: the warp's 16 x 16 tile of A and 16 x 8 tile
+// of B (bytes - 4 as f16) staged in its shared tiles As[warp], Bs[warp], then
+// the mma's fragments loaded from them, A by ldmatrix.x4 into a0..a3 and B by
+// ldmatrix.x2.trans into b0, b1. A macro, not a function: the kernels' code is
+// then token for token what it was, and nvcc's workloads/mma.ptx with it (an
+// inline function numbers the registers differently).
+#define F16_FRAGMENTS                                                                              \
+    for (int e = lane; e < 256; e += 32)                                                           \
+        As[warp][e / 16][e % 16] = to_f16((int)A[(tm * 16 + e / 16) * K + k0 + e % 16] - 4);       \
+    for (int e = lane; e < 128; e += 32)                                                           \
+        Bs[warp][e / 8][e % 8] = to_f16((int)B[(k0 + e / 8) * N + tn * 8 + e % 8] - 4);            \
+    __syncwarp();                                                                                  \
+    uint32_t a0, a1, a2, a3, b0, b1;                                                               \
+    uint32_t pa = (uint32_t)__cvta_generic_to_shared(&As[warp][lane % 16][(lane / 16) * 8]);       \
+    uint32_t pb = (uint32_t)__cvta_generic_to_shared(&Bs[warp][lane % 16][0]);                     \
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"               \
+                 : "=r"(a0), "=r"(a1), "=r"(a2), "=r"(a3)                                          \
+                 : "r"(pa));                                                                       \
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"                  \
+                 : "=r"(b0), "=r"(b1)                                                              \
+                 : "r"(pb));
+
 // C = A B with f16 A, B (byte - 4) and f32 accumulators:
 // mma.m16n8k16.row.col.f32.f16.f16.f32; A by ldmatrix.x4, B by
 // ldmatrix.x2.trans, the K loop accumulating in place.
@@ -30,18 +52,7 @@ extern "C" __global__ void mma_f16(const uint8_t *A, const uint8_t *B, float *C,
         return;
     float d0 = 0.f, d1 = 0.f, d2 = 0.f, d3 = 0.f;
     for (int k0 = 0; k0 < K; k0 += 16) {
-        for (int e = lane; e < 256; e += 32)
-            As[warp][e / 16][e % 16] = to_f16((int)A[(tm * 16 + e / 16) * K + k0 + e % 16] - 4);
-        for (int e = lane; e < 128; e += 32)
-            Bs[warp][e / 8][e % 8] = to_f16((int)B[(k0 + e / 8) * N + tn * 8 + e % 8] - 4);
-        __syncwarp();
-        uint32_t a0, a1, a2, a3, b0, b1;
-        uint32_t pa = (uint32_t)__cvta_generic_to_shared(&As[warp][lane % 16][(lane / 16) * 8]);
-        uint32_t pb = (uint32_t)__cvta_generic_to_shared(&Bs[warp][lane % 16][0]);
-        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-                     : "=r"(a0), "=r"(a1), "=r"(a2), "=r"(a3) : "r"(pa));
-        asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
-                     : "=r"(b0), "=r"(b1) : "r"(pb));
+        F16_FRAGMENTS // declares and loads a0..a3, b0, b1
         asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
                      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
                      : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
@@ -60,10 +71,6 @@ extern "C" __global__ void mma_f16(const uint8_t *A, const uint8_t *B, float *C,
 // (mma.m16n8k16.row.col.f16.f16.f16.f16: every sum here is an integer of
 // at most 1,024, exact in f16), each warp's 16 x 8 tile of D written to
 // shared memory with stmatrix.x2 and copied out row by row: C is M x N f16.
-// Its K loop's staging and ldmatrix loads are mma_f16's, written out again
-// (issue 27): folded into one inline function, nvcc 13.0.88 numbers the
-// registers differently, and workloads/mma.ptx, nvcc's output of this file
-// that the tests run, would change.
 extern "C" __global__ void mma_f16h(const uint8_t *A, const uint8_t *B, unsigned short *C, int M, int N, int K)
 {
     __shared__ __align__(16) unsigned short As[4][16][16];
@@ -76,18 +83,7 @@ extern "C" __global__ void mma_f16h(const uint8_t *A, const uint8_t *B, unsigned
         return;
     uint32_t d0 = 0, d1 = 0;
     for (int k0 = 0; k0 < K; k0 += 16) {
-        for (int e = lane; e < 256; e += 32)
-            As[warp][e / 16][e % 16] = to_f16((int)A[(tm * 16 + e / 16) * K + k0 + e % 16] - 4);
-        for (int e = lane; e < 128; e += 32)
-            Bs[warp][e / 8][e % 8] = to_f16((int)B[(k0 + e / 8) * N + tn * 8 + e % 8] - 4);
-        __syncwarp();
-        uint32_t a0, a1, a2, a3, b0, b1;
-        uint32_t pa = (uint32_t)__cvta_generic_to_shared(&As[warp][lane % 16][(lane / 16) * 8]);
-        uint32_t pb = (uint32_t)__cvta_generic_to_shared(&Bs[warp][lane % 16][0]);
-        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-                     : "=r"(a0), "=r"(a1), "=r"(a2), "=r"(a3) : "r"(pa));
-        asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
-                     : "=r"(b0), "=r"(b1) : "r"(pb));
+        F16_FRAGMENTS // declares and loads a0..a3, b0, b1
         asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 "
                      "{%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};"
                      : "+r"(d0), "+r"(d1)
