@@ -16,6 +16,17 @@ static __device__ unsigned short to_f16(int v)
     return h;
 }
 
+// Every kernel's opening: the block's four warps take consecutive output
+// tiles, ROWS x 8 each, in row-major order; tm, tn are the warp's tile row
+// and column, and a warp whose tile lies past M returns. A macro, as
+// F16_FRAGMENTS below is, so that nvcc's PTX stays token for token the same.
+#define WARP_TILE(ROWS)                                                                            \
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;                                          \
+    int tile = blockIdx.x * 4 + warp;                                                              \
+    int tm = tile / (N / 8), tn = tile % (N / 8);                                                  \
+    if (tm >= M / ROWS)                                                                            \
+        return;
+
 // The f16 kernels' K step at k0: the warp's 16 x 16 tile of A and 16 x 8 tile
 // of B (bytes - 4 as f16) staged in its shared tiles As[warp], Bs[warp], then
 // the mma's fragments loaded from them, A by ldmatrix.x4 into a0..a3 and B by
@@ -45,11 +56,7 @@ extern "C" __global__ void mma_f16(const uint8_t *A, const uint8_t *B, float *C,
 {
     __shared__ __align__(16) unsigned short As[4][16][16];
     __shared__ __align__(16) unsigned short Bs[4][16][8];
-    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    int tile = blockIdx.x * 4 + warp;
-    int tm = tile / (N / 8), tn = tile % (N / 8);
-    if (tm >= M / 16)
-        return;
+    WARP_TILE(16) // warp, lane, tm, tn; a warp past M returns
     float d0 = 0.f, d1 = 0.f, d2 = 0.f, d3 = 0.f;
     for (int k0 = 0; k0 < K; k0 += 16) {
         F16_FRAGMENTS // declares and loads a0..a3, b0, b1
@@ -76,11 +83,7 @@ extern "C" __global__ void mma_f16h(const uint8_t *A, const uint8_t *B, unsigned
     __shared__ __align__(16) unsigned short As[4][16][16];
     __shared__ __align__(16) unsigned short Bs[4][16][8];
     __shared__ __align__(16) unsigned short Ds[4][16][8];
-    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    int tile = blockIdx.x * 4 + warp;
-    int tm = tile / (N / 8), tn = tile % (N / 8);
-    if (tm >= M / 16)
-        return;
+    WARP_TILE(16) // warp, lane, tm, tn; a warp past M returns
     uint32_t d0 = 0, d1 = 0;
     for (int k0 = 0; k0 < K; k0 += 16) {
         F16_FRAGMENTS // declares and loads a0..a3, b0, b1
@@ -103,11 +106,7 @@ extern "C" __global__ void mma_f16h(const uint8_t *A, const uint8_t *B, unsigned
 // fragment register four consecutive bytes of a row of A or of Bt.
 extern "C" __global__ void mma_s8(const uint32_t *A, const uint32_t *Bt, int *C, int M, int N, int K)
 {
-    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    int tile = blockIdx.x * 4 + warp;
-    int tm = tile / (N / 8), tn = tile % (N / 8);
-    if (tm >= M / 16)
-        return;
+    WARP_TILE(16) // warp, lane, tm, tn; a warp past M returns
     int g = lane / 4, t = lane % 4, kw = K / 4;
     int d0 = 0, d1 = 0, d2 = 0, d3 = 0;
     for (int k0 = 0; k0 < K; k0 += 32) {
@@ -130,11 +129,7 @@ extern "C" __global__ void mma_s8(const uint32_t *A, const uint32_t *Bt, int *C,
 // per 8 x 8 tile.
 extern "C" __global__ void mma_f64(const uint8_t *A, const uint8_t *B, double *C, int M, int N, int K)
 {
-    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    int tile = blockIdx.x * 4 + warp;
-    int tm = tile / (N / 8), tn = tile % (N / 8);
-    if (tm >= M / 8)
-        return;
+    WARP_TILE(8) // warp, lane, tm, tn; a warp past M returns
     int g = lane / 4, t = lane % 4;
     double d0 = 0.0, d1 = 0.0;
     for (int k0 = 0; k0 < K; k0 += 4) {
