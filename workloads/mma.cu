@@ -16,6 +16,39 @@ static __device__ unsigned short to_f16(int v)
     return h;
 }
 
+// Every kernel's opening: the block's four warps take consecutive output
+// tiles, ROWS x 8 each, in row-major order; tm, tn are the warp's tile row
+// and column, and a warp whose tile lies past M returns. A macro, as
+// F16_FRAGMENTS below is, so that nvcc's PTX stays token for token the same.
+#define WARP_TILE(ROWS)                                                                            \
+    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;                                          \
+    int tile = blockIdx.x * 4 + warp;                                                              \
+    int tm = tile / (N / 8), tn = tile % (N / 8);                                                  \
+    if (tm >= M / ROWS)                                                                            \
+        return;
+
+// The f16 kernels' K step at k0: the warp's 16 x 16 tile of A and 16 x 8 tile
+// of B (bytes - 4 as f16) staged in its shared tiles As[warp], Bs[warp], then
+// the mma's fragments loaded from them, A by ldmatrix.x4 into a0..a3 and B by
+// ldmatrix.x2.trans into b0, b1. A macro, not a function: the kernels' code is
+// then token for token what it was, and nvcc's workloads/mma.ptx with it (an
+// inline function numbers the registers differently).
+#define F16_FRAGMENTS                                                                              \
+    for (int e = lane; e < 256; e += 32)                                                           \
+        As[warp][e / 16][e % 16] = to_f16((int)A[(tm * 16 + e / 16) * K + k0 + e % 16] - 4);       \
+    for (int e = lane; e < 128; e += 32)                                                           \
+        Bs[warp][e / 8][e % 8] = to_f16((int)B[(k0 + e / 8) * N + tn * 8 + e % 8] - 4);            \
+    __syncwarp();                                                                                  \
+    uint32_t a0, a1, a2, a3, b0, b1;                                                               \
+    uint32_t pa = (uint32_t)__cvta_generic_to_shared(&As[warp][lane % 16][(lane / 16) * 8]);       \
+    uint32_t pb = (uint32_t)__cvta_generic_to_shared(&Bs[warp][lane % 16][0]);                     \
+    asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"               \
+                 : "=r"(a0), "=r"(a1), "=r"(a2), "=r"(a3)                                          \
+                 : "r"(pa));                                                                       \
+    asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"                  \
+                 : "=r"(b0), "=r"(b1)                                                              \
+                 : "r"(pb));
+
 // C = A B with f16 A, B (byte - 4) and f32 accumulators:
 // mma.m16n8k16.row.col.f32.f16.f16.f32; A by ldmatrix.x4, B by
 // ldmatrix.x2.trans, the K loop accumulating in place.
@@ -23,25 +56,10 @@ extern "C" __global__ void mma_f16(const uint8_t *A, const uint8_t *B, float *C,
 {
     __shared__ __align__(16) unsigned short As[4][16][16];
     __shared__ __align__(16) unsigned short Bs[4][16][8];
-    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    int tile = blockIdx.x * 4 + warp;
-    int tm = tile / (N / 8), tn = tile % (N / 8);
-    if (tm >= M / 16)
-        return;
+    WARP_TILE(16) // warp, lane, tm, tn; a warp past M returns
     float d0 = 0.f, d1 = 0.f, d2 = 0.f, d3 = 0.f;
     for (int k0 = 0; k0 < K; k0 += 16) {
-        for (int e = lane; e < 256; e += 32)
-            As[warp][e / 16][e % 16] = to_f16((int)A[(tm * 16 + e / 16) * K + k0 + e % 16] - 4);
-        for (int e = lane; e < 128; e += 32)
-            Bs[warp][e / 8][e % 8] = to_f16((int)B[(k0 + e / 8) * N + tn * 8 + e % 8] - 4);
-        __syncwarp();
-        uint32_t a0, a1, a2, a3, b0, b1;
-        uint32_t pa = (uint32_t)__cvta_generic_to_shared(&As[warp][lane % 16][(lane / 16) * 8]);
-        uint32_t pb = (uint32_t)__cvta_generic_to_shared(&Bs[warp][lane % 16][0]);
-        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-                     : "=r"(a0), "=r"(a1), "=r"(a2), "=r"(a3) : "r"(pa));
-        asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
-                     : "=r"(b0), "=r"(b1) : "r"(pb));
+        F16_FRAGMENTS // declares and loads a0..a3, b0, b1
         asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 "
                      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};"
                      : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
@@ -65,25 +83,10 @@ extern "C" __global__ void mma_f16h(const uint8_t *A, const uint8_t *B, unsigned
     __shared__ __align__(16) unsigned short As[4][16][16];
     __shared__ __align__(16) unsigned short Bs[4][16][8];
     __shared__ __align__(16) unsigned short Ds[4][16][8];
-    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    int tile = blockIdx.x * 4 + warp;
-    int tm = tile / (N / 8), tn = tile % (N / 8);
-    if (tm >= M / 16)
-        return;
+    WARP_TILE(16) // warp, lane, tm, tn; a warp past M returns
     uint32_t d0 = 0, d1 = 0;
     for (int k0 = 0; k0 < K; k0 += 16) {
-        for (int e = lane; e < 256; e += 32)
-            As[warp][e / 16][e % 16] = to_f16((int)A[(tm * 16 + e / 16) * K + k0 + e % 16] - 4);
-        for (int e = lane; e < 128; e += 32)
-            Bs[warp][e / 8][e % 8] = to_f16((int)B[(k0 + e / 8) * N + tn * 8 + e % 8] - 4);
-        __syncwarp();
-        uint32_t a0, a1, a2, a3, b0, b1;
-        uint32_t pa = (uint32_t)__cvta_generic_to_shared(&As[warp][lane % 16][(lane / 16) * 8]);
-        uint32_t pb = (uint32_t)__cvta_generic_to_shared(&Bs[warp][lane % 16][0]);
-        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-                     : "=r"(a0), "=r"(a1), "=r"(a2), "=r"(a3) : "r"(pa));
-        asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];"
-                     : "=r"(b0), "=r"(b1) : "r"(pb));
+        F16_FRAGMENTS // declares and loads a0..a3, b0, b1
         asm volatile("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 "
                      "{%0, %1}, {%2, %3, %4, %5}, {%6, %7}, {%0, %1};"
                      : "+r"(d0), "+r"(d1)
@@ -103,11 +106,7 @@ extern "C" __global__ void mma_f16h(const uint8_t *A, const uint8_t *B, unsigned
 // fragment register four consecutive bytes of a row of A or of Bt.
 extern "C" __global__ void mma_s8(const uint32_t *A, const uint32_t *Bt, int *C, int M, int N, int K)
 {
-    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    int tile = blockIdx.x * 4 + warp;
-    int tm = tile / (N / 8), tn = tile % (N / 8);
-    if (tm >= M / 16)
-        return;
+    WARP_TILE(16) // warp, lane, tm, tn; a warp past M returns
     int g = lane / 4, t = lane % 4, kw = K / 4;
     int d0 = 0, d1 = 0, d2 = 0, d3 = 0;
     for (int k0 = 0; k0 < K; k0 += 32) {
@@ -130,11 +129,7 @@ extern "C" __global__ void mma_s8(const uint32_t *A, const uint32_t *Bt, int *C,
 // per 8 x 8 tile.
 extern "C" __global__ void mma_f64(const uint8_t *A, const uint8_t *B, double *C, int M, int N, int K)
 {
-    int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    int tile = blockIdx.x * 4 + warp;
-    int tm = tile / (N / 8), tn = tile % (N / 8);
-    if (tm >= M / 8)
-        return;
+    WARP_TILE(8) // warp, lane, tm, tn; a warp past M returns
     int g = lane / 4, t = lane % 4;
     double d0 = 0.0, d1 = 0.0;
     for (int k0 = 0; k0 < K; k0 += 4) {

@@ -293,7 +293,8 @@ pub unsafe extern "C" fn __cudaRegisterFunction(
     });
 }
 
-/// `__cudaRegisterVar`.
+/// `__cudaRegisterVar`. Its parameter list is `__cudaRegisterManagedVar`'s,
+/// as nvcc declares both; each C entry point is its own (issue 27).
 ///
 /// # Safety
 /// As nvcc calls it.

@@ -4,7 +4,7 @@
 use crate::abi::{c_aliases, put, with};
 use crate::err;
 use crate::gen::layout as l;
-use crate::runtime::{Fail, Res};
+use crate::runtime::{Fail, Res, Runtime};
 use std::ffi::{c_char, c_float, c_int, c_uint, c_void};
 
 /// Writes `bytes` to `p`, refusing a null pointer.
@@ -331,14 +331,17 @@ pub unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(
 }
 
 // ---- streams ----
+//
+// The exported creators below share their shape (a doc, a signature, one
+// call of `create`): each C entry point is its own function (issue 27).
 
-/// A stream handle into `p`.
+/// A new handle from `make` (a stream's or an event's) into `p`.
 ///
 /// # Safety
 /// `p` is valid for a write.
-unsafe fn stream_create(p: *mut *mut c_void) -> c_int {
+unsafe fn create(p: *mut *mut c_void, make: fn(&mut Runtime) -> u64) -> c_int {
     with(|rt| {
-        let h = rt.stream_create();
+        let h = make(rt);
         // SAFETY: by the caller's contract.
         unsafe { put(p, h as *mut c_void) }
     })
@@ -351,7 +354,7 @@ unsafe fn stream_create(p: *mut *mut c_void) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn cudaStreamCreate(p: *mut *mut c_void) -> c_int {
     // SAFETY: as the caller's.
-    unsafe { stream_create(p) }
+    unsafe { create(p, Runtime::stream_create) }
 }
 
 /// `cudaStreamCreateWithFlags`.
@@ -361,7 +364,7 @@ pub unsafe extern "C" fn cudaStreamCreate(p: *mut *mut c_void) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn cudaStreamCreateWithFlags(p: *mut *mut c_void, _flags: c_uint) -> c_int {
     // SAFETY: as the caller's.
-    unsafe { stream_create(p) }
+    unsafe { create(p, Runtime::stream_create) }
 }
 
 /// `cudaStreamCreateWithPriority`.
@@ -375,7 +378,7 @@ pub unsafe extern "C" fn cudaStreamCreateWithPriority(
     _priority: c_int,
 ) -> c_int {
     // SAFETY: as the caller's.
-    unsafe { stream_create(p) }
+    unsafe { create(p, Runtime::stream_create) }
 }
 
 /// `cudaStreamDestroy`.
@@ -404,18 +407,6 @@ pub extern "C" fn cudaStreamWaitEvent(_s: *mut c_void, e: *mut c_void, _flags: c
 
 // ---- events ----
 
-/// An event handle into `p`.
-///
-/// # Safety
-/// `p` is valid for a write.
-unsafe fn event_create(p: *mut *mut c_void) -> c_int {
-    with(|rt| {
-        let h = rt.event_create();
-        // SAFETY: by the caller's contract.
-        unsafe { put(p, h as *mut c_void) }
-    })
-}
-
 /// `cudaEventCreate`.
 ///
 /// # Safety
@@ -423,7 +414,7 @@ unsafe fn event_create(p: *mut *mut c_void) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn cudaEventCreate(p: *mut *mut c_void) -> c_int {
     // SAFETY: as the caller's.
-    unsafe { event_create(p) }
+    unsafe { create(p, Runtime::event_create) }
 }
 
 /// `cudaEventCreateWithFlags`.
@@ -433,7 +424,7 @@ pub unsafe extern "C" fn cudaEventCreate(p: *mut *mut c_void) -> c_int {
 #[no_mangle]
 pub unsafe extern "C" fn cudaEventCreateWithFlags(p: *mut *mut c_void, _flags: c_uint) -> c_int {
     // SAFETY: as the caller's.
-    unsafe { event_create(p) }
+    unsafe { create(p, Runtime::event_create) }
 }
 
 /// `cudaEventDestroy`.

@@ -60,7 +60,8 @@ pub unsafe extern "C" fn cudaMallocPitch(
     })
 }
 
-/// `cudaMemcpy2DAsync` (synchronous here).
+/// `cudaMemcpy2DAsync` (synchronous here). Its parameter list repeats
+/// `cudaMemcpy2D`'s, the C entry point's own (issue 27).
 ///
 /// # Safety
 /// As CUDA documents it.

@@ -39,7 +39,8 @@ pub struct Settings {
     pub save_launches: Option<std::path::PathBuf>,
 }
 
-/// One launch as the runtime ran it.
+/// One launch as the runtime ran it. (Its fields are alike in shape to
+/// other report structs, `save::Saving` among them; each is its own format.)
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LaunchRow {
     /// Launches before it in this program.

@@ -389,23 +389,26 @@ impl Runtime {
 
     /// The parameters of the kernel whose stub is at `stub`.
     pub fn params(&mut self, stub: u64) -> Res<Vec<ParamSlot>> {
-        self.alive()?;
-        let k = self.kernel(stub)?;
-        let m = self.module(k.fatbin)?;
-        self.sim()?
-            .device
-            .params(m, &k.name)
-            .map_err(|e| Fail::said(err::INVALID_DEVICE_FUNCTION, e.to_string()))
+        self.ask_kernel(stub, Device::params)
     }
 
     /// What `cudaFuncGetAttributes` reports.
     pub fn func_info(&mut self, stub: u64) -> Res<FuncInfo> {
+        self.ask_kernel(stub, Device::func_info)
+    }
+
+    /// `ask` of the device about the kernel whose stub is at `stub` (its
+    /// module, loaded on first use, and PTX name); the device's refusal is
+    /// `cudaErrorInvalidDeviceFunction` with its message.
+    fn ask_kernel<T>(
+        &mut self,
+        stub: u64,
+        ask: impl FnOnce(&Device, ModuleId, &str) -> Result<T, DeviceError>,
+    ) -> Res<T> {
         self.alive()?;
         let k = self.kernel(stub)?;
         let m = self.module(k.fatbin)?;
-        self.sim()?
-            .device
-            .func_info(m, &k.name)
+        ask(&self.sim()?.device, m, &k.name)
             .map_err(|e| Fail::said(err::INVALID_DEVICE_FUNCTION, e.to_string()))
     }
 
@@ -781,34 +784,33 @@ impl Runtime {
 
     // ---- symbols ----
 
-    /// `cudaMemcpyToSymbol`.
-    pub fn write_symbol(&mut self, shadow: u64, offset: u64, data: &[u8]) -> Res<()> {
+    /// The variable whose shadow is at `shadow` and its module, loaded on
+    /// first use.
+    fn var_module(&mut self, shadow: u64) -> Res<(Named, ModuleId)> {
         self.alive()?;
         let v = self.var(shadow)?;
         let m = self.module(v.fatbin)?;
-        self.sim()?
-            .device
-            .write_symbol(m, &v.name, offset, data)
-            .map_err(|e| Fail::said(err::INVALID_VALUE, e.to_string()))
+        Ok((v, m))
+    }
+
+    /// `cudaMemcpyToSymbol`.
+    pub fn write_symbol(&mut self, shadow: u64, offset: u64, data: &[u8]) -> Res<()> {
+        let (v, m) = self.var_module(shadow)?;
+        let r = self.sim()?.device.write_symbol(m, &v.name, offset, data);
+        r.map_err(dev_fail)
     }
 
     /// `cudaMemcpyFromSymbol`.
     pub fn read_symbol(&mut self, shadow: u64, offset: u64, out: &mut [u8]) -> Res<()> {
-        self.alive()?;
-        let v = self.var(shadow)?;
-        let m = self.module(v.fatbin)?;
-        self.sim()?
-            .device
-            .read_symbol(m, &v.name, offset, out)
-            .map_err(|e| Fail::said(err::INVALID_VALUE, e.to_string()))
+        let (v, m) = self.var_module(shadow)?;
+        let r = self.sim()?.device.read_symbol(m, &v.name, offset, out);
+        r.map_err(dev_fail)
     }
 
     /// `cudaGetSymbolAddress` / `cudaGetSymbolSize`: a `__device__`
     /// variable's device address and size.
     pub fn symbol(&mut self, shadow: u64) -> Res<(u64, u64)> {
-        self.alive()?;
-        let v = self.var(shadow)?;
-        let m = self.module(v.fatbin)?;
+        let (v, m) = self.var_module(shadow)?;
         let s = self
             .sim()?
             .device

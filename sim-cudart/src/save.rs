@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 /// format's own limit: 4 GiB in all).
 pub const MAX_SAVED_BYTES: u64 = 4 << 30;
 
-/// What a launch is saved from.
+/// What a launch is saved from. (Its fields are alike in shape to other
+/// records', `protocol::LaunchRow`'s among them; each is its own format.)
 pub struct Saving {
     /// Where the files go.
     pub dir: PathBuf,

@@ -18,9 +18,10 @@ ones); `simcli conform` on the observed file checks sim-isa against them.
 """
 
 import json
-import random
 import sys
 from fractions import Fraction as F
+
+from tools.cli import vectors_main
 
 TWO_M14 = F(1, 2 ** 14)
 
@@ -110,24 +111,8 @@ def line(ptx, ins, dst):
     return json.dumps({"arch": "sm_90", "ptx": ptx, "in": ins, "out": {dst: "0x0"}}, separators=(",", ":"))
 
 
-def main():
-    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
-        print(__doc__)
-        return 0
-    args = sys.argv[1:]
-    count, seed = 400, 7
-    if "--count" in args:
-        i = args.index("--count")
-        count = int(args[i + 1])
-        del args[i:i + 2]
-    if "--seed" in args:
-        i = args.index("--seed")
-        seed = int(args[i + 1])
-        del args[i:i + 2]
-    if len(args) != 1:
-        print(__doc__, file=sys.stderr)
-        return 2
-    rng = random.Random(seed)
+def vectors(rng, count):
+    """The vector lines: count cases per scalar form, count pairs per packed form."""
     lines = []
     for form in ["fma.rn.ftz.f16", "fma.rn.ftz.sat.f16", "fma.rn.ftz.relu.f16"]:
         for a, b, c in fma_cases(rng, count):
@@ -146,10 +131,11 @@ def main():
     for (a0, b0), (a1, b1) in zip(ms[0::2], ms[1::2]):
         lines.append(line("mul.ftz.f16x2 %r5, %r1, %r2;",
                           {"%r5": "0x0", "%r1": hex(a1 << 16 | a0), "%r2": hex(b1 << 16 | b0)}, "%r5"))
-    with open(args[0], "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print(f"{len(lines)} vectors -> {args[0]}")
-    return 0
+    return lines
+
+
+def main():
+    return vectors_main(__doc__, 400, 7, vectors)
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ import struct
 import sys
 import time
 
+from tools.cli import take, usage_asked
 from tools.gpu.run import Cuda
 
 M64 = (1 << 64) - 1
@@ -240,19 +241,11 @@ def one(cu, mods, path, limit, outdir, cache):
 
 
 def main():
-    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
-        print(__doc__)
+    if usage_asked(__doc__):
         return 0
     args = sys.argv[1:]
-    limit, cache = 1 << 20, None
-    if "--max-random" in args:
-        i = args.index("--max-random")
-        limit = int(args[i + 1])
-        del args[i:i + 2]
-    if "--inputs" in args:
-        i = args.index("--inputs")
-        cache = args[i + 1]
-        del args[i:i + 2]
+    limit = take(args, "--max-random", 1 << 20)
+    cache = take(args, "--inputs", None, str)
     if "--make-inputs" in args:
         # Here, without a GPU: fill the cache of random buffers and stop.
         args.remove("--make-inputs")

@@ -17,6 +17,8 @@ import struct
 import subprocess
 import sys
 
+from tools.cli import usage_asked
+
 R = random.Random(20261124)
 
 
@@ -87,8 +89,7 @@ def warps(grid, block):
 
 
 def main():
-    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
-        print(__doc__)
+    if usage_asked(__doc__):
         return 0
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)

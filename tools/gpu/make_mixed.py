@@ -21,6 +21,9 @@ import random
 import struct
 import sys
 
+from tools.cli import usage_asked
+from tools.gpu.clock_loop import loop_tail
+
 FORMS = {
     "vadd4": ["vadd4.u32.u32.u32 %x{i}, %x{i}, %y, %z;"],
     "vabsdiff4.add": ["vabsdiff4.u32.u32.u32.add %x{i}, %x{i}, %z, %x{i};"],
@@ -80,30 +83,14 @@ def kernel(name, chains, lines):
   mov.u64 %t0, %clock64;
 LOOP:
 {chr(10).join(lines)}
-  add.u32 %cnt, %cnt, 1;
-  setp.lt.u32 %pl, %cnt, 16;
-  @%pl bra LOOP;
-  mov.u64 %t1, %clock64;
-  ld.param.u64 %rb, [pclk];
-  cvta.to.global.u64 %rb, %rb;
-  shr.u32 %w, %gtid, 5;
-  mul.wide.u32 %ra, %w, 16;
-  add.u64 %rb, %rb, %ra;
-  st.global.u64 [%rb], %t0;
-  st.global.u64 [%rb+8], %t1;
-  ld.param.u64 %rb, [pout];
-  cvta.to.global.u64 %rb, %rb;
-  mul.wide.u32 %ra, %gtid, {4 * chains};
-  add.u64 %rb, %rb, %ra;
-{stores}
+{loop_tail(16, "%gtid", "%w", "%t0", "%t1", 4 * chains)}{stores}
   ret;
 }}
 """
 
 
 def main():
-    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
-        print(__doc__)
+    if usage_asked(__doc__):
         return 0
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)

@@ -13,9 +13,10 @@ checks sim-isa against what the GPU wrote.
 """
 
 import json
-import random
 import struct
 import sys
+
+from tools.cli import vectors_main
 
 F32_FORMS = [
     "cvt.rn.satfinite.e4m3x2.f32 %h5, %r1, %r2;",
@@ -68,25 +69,8 @@ def u64(rng):
     return rng.choice([0, 1, (1 << 63) - 1, 1 << 63, (1 << 64) - 1, (1 << 63) + 1, 0xFFFFFFFF, 1 << 32])
 
 
-def main():
-    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not an output path
-        print(__doc__)
-        return 0
-    args = sys.argv[1:]
-    count, seed = 500, 11
-    for flag in ("--count", "--seed"):
-        if flag in args:
-            i = args.index(flag)
-            v = int(args[i + 1])
-            del args[i:i + 2]
-            if flag == "--count":
-                count = v
-            else:
-                seed = v
-    if len(args) != 1:
-        print(__doc__, file=sys.stderr)
-        return 2
-    rng = random.Random(seed)
+def vectors(rng, count):
+    """The vector lines: count per form."""
     lines = []
     for form in F32_FORMS:
         for _ in range(count):
@@ -96,11 +80,11 @@ def main():
         for _ in range(count):
             ins = {"%rd5": "0x0", "%rd1": hex(u64(rng)), "%rd2": hex(u64(rng)), "%rd3": hex(u64(rng))}
             lines.append({"arch": "sm_90", "ptx": form, "in": ins, "out": {"%rd5": "0x0"}})
-    with open(args[0], "w") as f:
-        for ln in lines:
-            f.write(json.dumps(ln, separators=(",", ":")) + "\n")
-    print(f"{len(lines)} vectors -> {args[0]}")
-    return 0
+    return [json.dumps(ln, separators=(",", ":")) for ln in lines]
+
+
+def main():
+    return vectors_main(__doc__, 500, 11, vectors)
 
 
 if __name__ == "__main__":

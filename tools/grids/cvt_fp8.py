@@ -9,14 +9,13 @@ judged at sm_90 / PTX 8.1; every text is also judged at older targets and
 versions to find the gates. Each text is assembled alone in a kernel declaring
 its registers at the widths their names give (%r .b32, %h .b16, %f .f32).
 
-Usage: PTXAS13=... python3 tools/grids/cvt_fp8.py > sim-isa/tests/data/cvt-fp8-ptxas.txt
+Usage: PTXAS13=... python3 -m tools.grids.cvt_fp8 > sim-isa/tests/data/cvt-fp8-ptxas.txt
 """
 import os
-import re
-import subprocess
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
+
+from tools.ptxas_grid.verdict import accepts
 
 CONFIGS = [  # (target, .version)
     ("sm_90", "8.1"),
@@ -63,27 +62,11 @@ def texts():
     return out
 
 
-def kernel(text, target, version):
-    """A kernel holding only `text`, with the registers it names declared at their classes'
-    types."""
-    regs = sorted(set(re.findall(r"%(rd|r|h|fd|f)(\d+)", text)))
-    decl = {"r": ".b32", "rd": ".b64", "h": ".b16", "f": ".f32", "fd": ".f64"}
-    lines = [f".version {version}", f".target {target}", ".address_size 64", ".visible .entry k() {"]
-    lines += [f"  .reg {decl[p]} %{p}{n};" for p, n in regs]
-    lines += ["  " + text, "  ret;", "}"]
-    return "\n".join(lines) + "\n"
-
-
 def judge(args):
     """ptxas 13.0.88's verdict on one (text, target, version), as the file's line."""
     text, target, version = args
-    ptxas = os.environ["PTXAS13"]
-    with tempfile.TemporaryDirectory() as d:
-        src, cub = os.path.join(d, "k.ptx"), os.path.join(d, "k.cubin")
-        with open(src, "w") as f:
-            f.write(kernel(text, target, version))
-        r = subprocess.run([ptxas, f"-arch={target}", src, "-o", cub], capture_output=True)
-    return f"{'accept' if r.returncode == 0 else 'reject'} {target} {version} {text}"
+    v = "accept" if accepts(os.environ["PTXAS13"], target, version, text) else "reject"
+    return f"{v} {target} {version} {text}"
 
 
 def main():

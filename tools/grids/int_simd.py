@@ -11,10 +11,9 @@ widths their names give (%r .b32, %rd .b64, %h .b16).
 Usage: PTXAS=... PTXAS13=... python3 -m tools.grids.int_simd > sim-isa/tests/data/int-simd-ptxas.txt
 """
 import os
-import re
-import subprocess
 import sys
-import tempfile
+
+from tools.ptxas_grid.verdict import accepts
 
 CONFIGS = [  # (assembler env var, target, .version)
     ("PTXAS13", "sm_90", "8.0"),
@@ -80,33 +79,17 @@ def texts():
     return out
 
 
-def kernel(text, target, version):
-    """A kernel holding only `text`, with the registers it names declared at their classes'
-    types."""
-    regs = sorted(set(re.findall(r"%(rd|r|h)(\d+)", text)))
-    decl = {"r": ".b32", "rd": ".b64", "h": ".b16"}
-    lines = [f".version {version}", f".target {target}", ".address_size 64", ".visible .entry k() {"]
-    lines += [f"  .reg {decl[p]} %{p}{n};" for p, n in regs]
-    lines += ["  " + text, "  ret;", "}"]
-    return "\n".join(lines) + "\n"
-
-
 def main():
     print("# ptxas verdicts on the packed 16-bit integer (.u16x2/.s16x2), .relu, dp4a, dp2a")
     print("# and sad grid, per target and PTX version: `accept|reject TARGET VERSION TEXT`.")
     print("# sm_90/sm_89: ptxas 13.0.88; sm_61/sm_53: ptxas 11.8.89 (13.0 no longer knows")
     print("# them). Written by tools/grids/int_simd.py; tests/it/int_simd.rs checks that")
     print("# parse_instruction + check_target agree on every line.")
-    with tempfile.TemporaryDirectory() as d:
-        src, cub = os.path.join(d, "k.ptx"), os.path.join(d, "k.cubin")
-        for env, target, version in CONFIGS:
-            ptxas = os.environ[env]
-            for text in texts():
-                with open(src, "w") as f:
-                    f.write(kernel(text, target, version))
-                r = subprocess.run([ptxas, f"-arch={target}", src, "-o", cub], capture_output=True)
-                verdict = "accept" if r.returncode == 0 else "reject"
-                print(f"{verdict} {target} {version} {text}")
+    for env, target, version in CONFIGS:
+        ptxas = os.environ[env]
+        for text in texts():
+            v = "accept" if accepts(ptxas, target, version, text) else "reject"
+            print(f"{v} {target} {version} {text}")
     sys.stdout.flush()
 
 

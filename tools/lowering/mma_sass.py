@@ -8,7 +8,7 @@ LDSM/STSM or MOVM instruction nvdisasm shows for it (operands dropped).
 sim-isa/tests/it/mma.rs holds `db::warp_machine_opcode` (the opcode and
 modifiers sim-core's pipe rules time an `mma`/`movmatrix` by) to it.
 
-    PTXAS=$CUDA13_ROOT/bin/ptxas NVDISASM=/path/to/nvdisasm tools/lowering/mma_sass.py
+    PTXAS=$CUDA13_ROOT/bin/ptxas NVDISASM=/path/to/nvdisasm python3 -m tools.lowering.mma_sass
 """
 
 import os
@@ -16,6 +16,8 @@ import re
 import subprocess
 import sys
 import tempfile
+
+from tools.ptxas_grid.verdict import write_lines
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
 PTXAS = os.environ.get("PTXAS", os.path.join(ROOT, "tools/.cache/sass/nvcc13/nvidia/cu13/bin/ptxas"))
@@ -91,8 +93,7 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for s in FORMS:
             lines.append(f"{s}\t{sass(s, tmp)}")
-    with open(OUT, "w") as f:
-        f.write("\n".join(lines) + "\n")
+    write_lines(OUT, lines)
     print(f"{len(FORMS)} forms -> {OUT}")
 
 

@@ -15,6 +15,9 @@ import numpy as np
 U = np.uint64
 I = np.uint32
 OUT_DIR = os.environ["OUT"] + "/"
+# SPECIAL and BOUNDARY_EXPONENTS stay a copy of probe.py's (issue 27): each device
+# script ran alone by its path (`python3 probe2.py`, no package around it), so it
+# imports nothing of tools/, and it is kept as it ran.
 # Special values: zeros, infinities, NaNs, subnormals, the largest finite
 # values, binade edges and a few constants (pi, pi/2, 1/(2 pi)).
 # fmt: off

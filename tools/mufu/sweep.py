@@ -16,6 +16,8 @@ KERNELS = {}
 CHUNKS = int(os.environ.get("NCH", "4096"))
 
 
+# sweep_div.py's run_form is this with a second source, kept a copy (issue 27):
+# each device script ran alone by its path and is kept as it ran.
 def run_form(f, a):
     """Runs one-source PTX form f over the bit patterns a (one per thread) and returns
     the result bits; each form's kernel is compiled once."""

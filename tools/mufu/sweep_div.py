@@ -13,6 +13,8 @@ U = cp.uint64
 KERNELS = {}
 
 
+# The same launcher as sweep.py's run_form with a second source, kept a copy
+# (issue 27): each device script ran alone by its path and is kept as it ran.
 def run_form(f, a, b):
     """Runs two-source PTX form f over bit patterns a and b (one pair per thread) and
     returns the result bits; each form's kernel is compiled once."""

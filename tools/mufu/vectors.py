@@ -39,6 +39,9 @@ def run1_inputs():
         z = (z ^ (z >> U(27))) * U(0x94D049BB133111EB)
         return z ^ (z >> U(31))
 
+    # SP, BE and gen stay a copy of probe.py's SPECIAL, BOUNDARY_EXPONENTS and
+    # random_inputs (issue 27): probe.py imports cupy and ran alone on the GPU as it is;
+    # tools/tests/test_mufu.py holds this replay equal to probe.py's generator.
     SP = np.array([0, 1 << 31, 0x7f800000, 0x7fc00000, 0x7f800001, 0x7fffffff, 1, 0x7fffff,
                    0x800000, 0x3f800000, 0x7f7fffff, 0x7effffff, 0x7f000000, 0x400000, 0x3f000000,
                    0x4b000000, 0x42fc0000, 0xc2fc0000, 0xc2fe0000, 0x43000000, 0xc3160000,

@@ -17,11 +17,9 @@ sim-isa/tests/it/async_copy.rs:
   listing less a reference kernel's (the same without the statement),
   opcode by opcode, parameter loads left out, operands as listed.
 
-    PTXAS=$CUDA13_ROOT/bin/ptxas PTXAS11=/path/to/ptxas-11.8 tools/ptxas_grid/async_grid.py
+    PTXAS=$CUDA13_ROOT/bin/ptxas PTXAS11=/path/to/ptxas-11.8 python3 -m tools.ptxas_grid.async_grid
 
-PTXAS defaults to tools/.cache/sass/nvcc13/nvidia/cu13/bin/ptxas and PTXAS11
-to tools/.cache/py/nvidia/cuda_nvcc/bin/ptxas (both git-ignored, installed by
-tools/validate.sh and tools/lowering/derive_sass.py).
+PTXAS and PTXAS11 default as verdict.py says.
 """
 
 import os
@@ -30,21 +28,10 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
-PTXAS = os.environ.get("PTXAS", os.path.join(ROOT, "tools/.cache/sass/nvcc13/nvidia/cu13/bin/ptxas"))
-PTXAS11 = os.environ.get("PTXAS11", os.path.join(ROOT, "tools/.cache/py/nvidia/cuda_nvcc/bin/ptxas"))
+from tools.ptxas_grid import verdict
+from tools.ptxas_grid.verdict import PTXAS, PTXAS11, ROOT
+
 OUT = os.path.join(ROOT, "sim-isa/tests/data/async-ptxas.txt")
-
-
-def head(version, target):
-    return f""".version {version}
-.target {target}
-.address_size 64
-.visible .entry k(.param .u64 pp)
-{{
-.reg .b32 %r<9>; .reg .b64 %rd<9>; .reg .pred %p<9>;
-.shared .align 16 .b8 sm[256];
-"""
 
 
 def grid():
@@ -255,55 +242,32 @@ def sass_rows(tmp):
 
 
 def run(ptxas, version, target, stmt, tmp):
-    path = os.path.join(tmp, "s.ptx")
-    with open(path, "w") as f:
-        f.write(head(version, target) + stmt + "\nret;\n}\n")
-    r = subprocess.run([ptxas, f"-arch={target}", path, "-o", os.devnull], capture_output=True, text=True)
-    msgs = [l.split(":", 1)[-1].strip() if "error" in l else l.strip()
-            for l in (r.stdout + r.stderr).splitlines() if "error" in l or "fatal" in l]
-    msgs = [m for m in msgs if "aborted due to errors" not in m]
-    return r.returncode == 0, "; ".join(msgs)
-
-
-def target_only(msg):
-    """Whether every message is about the target (`redux.f32` is sm_100a's)."""
-    parts = [m for m in msg.split("; ") if m]
-    return bool(parts) and all("not supported on .target" in m for m in parts)
+    """(accepted, messages) of ptxas on stmt at version for target."""
+    src = verdict.param_kernel(version, target, stmt, ".shared .align 16 .b8 sm[256];\n")
+    rc, msg = verdict.messages(ptxas, target, src, tmp)
+    return rc == 0, msg
 
 
 def main():
+    # The file's comment head: alike in shape to warp_grid's, its words this grid's own
+    # (issue 27).
     lines = [
         "# ptxas 13.0.88 (-arch=sm_90, .version 9.0, .address_size 64) on each async copy",
         "# statement alone, in a kernel declaring %r<9> .b32, %rd<9> .b64, %p<9> .pred, .shared sm[256]:",
-        "# `accept TEXT`, `reject TEXT` (ptxas's message above), or `arch TEXT`: refused",
-        "# only for the target (valid PTX for a later one). Then `gate TARGET VERSION",
-        "# ok|refused TEXT`: the statement for another target or .version (ptxas 13.0.88 from",
+        *verdict.GATE_LEGEND,
         "# sm_75, ptxas 11.8 below). Made by tools/ptxas_grid/async_grid.py; tests/it/async_copy.rs",
         "# checks the parser and check_target agree.",
     ]
     with tempfile.TemporaryDirectory() as tmp:
-        for s in grid():
-            ok, msg = run(PTXAS, "9.0", "sm_90", s, tmp)
-            if not ok:
-                lines.append(f"# ptxas: {msg}")
-            v = "accept" if ok else "arch" if target_only(msg) else "reject"
-            lines.append(f"{v} {s}")
-        for t, v, s in GATES:
-            ptxas = PTXAS if int(t[3:]) >= 75 else PTXAS11
-            ok, msg = run(ptxas, v, t, s, tmp)
-            if not ok:
-                lines.append(f"# ptxas: {msg}")
-            lines.append(f"gate {t} {v} {'ok' if ok else 'refused'} {s}")
+        lines += verdict.verdict_lines(verdict.message_judge(run, PTXAS, PTXAS11, tmp), grid(), GATES)
         sass = sass_rows(tmp)
-    with open(OUT, "w") as f:
-        f.write("\n".join(lines) + "\n")
+    verdict.write_lines(OUT, lines)
     with open(SASS_OUT, "w") as f:
         f.write("# ptxas 13.0.88 -arch=sm_90 and nvdisasm 13: each form's machine instructions (the\n"
                 "# kernel's listing less the same kernel's without it). Made by\n"
                 "# tools/ptxas_grid/async_grid.py; tests/it/async_copy.rs reads it.\n")
         f.write("\n".join(sass) + "\n")
-    n = [l.split(" ")[0] for l in lines if not l.startswith("#")]
-    print(f"{len(n)} lines ({n.count('accept')} accept, {n.count('reject')} reject, {n.count('arch')} arch, {n.count('gate')} gates) -> {OUT}")
+    print(f"{verdict.tally(lines)} -> {OUT}")
 
 
 if __name__ == "__main__":

@@ -57,30 +57,13 @@ def assemble(target, version, text):
 def lowest_version(text, target):
     """The lowest PTX version at which target accepts text ('?' if none does), for the
     file's version column."""
-    for v in VERSIONS[target]:
-        if assemble(target, v, text)[0] == "accept":
-            return v
-    return "?"
+    return verdict.first_accepted(VERSIONS[target], lambda v: assemble(target, v, text))
 
 
 def main():
-    lines = __doc__.splitlines()
-    out = ["# " + l if l else "#" for l in lines[1:22]]
-    for text in statements():
-        res = [assemble(t, "9.0", text) for t in TARGETS]
-        vs = [v for v, _ in res]
-        low = "-"
-        for t, v in zip(TARGETS, vs):
-            if v == "accept":
-                low = lowest_version(text, t)
-                break
-        msgs = {m.split("error   :")[-1].strip() for _, e in res for m in e}
-        for m in sorted(msgs):
-            out.append(f"# ptxas: {m}")
-        out.append(f"{vs[0]} {vs[1]} {vs[2]} {low} {text}")
-    with open(OUT, "w") as f:
-        f.write("\n".join(out) + "\n")
-    print(f"wrote {OUT}: {len(statements())} statements")
+    verdict.write_target_grid(OUT, verdict.doc_head(__doc__, 22), statements(),
+                              [lambda text, t=t: assemble(t, "9.0", text) for t in TARGETS],
+                              [lambda text, t=t: lowest_version(text, t) for t in TARGETS])
 
 
 if __name__ == "__main__":

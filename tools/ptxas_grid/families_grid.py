@@ -73,6 +73,8 @@ def fns():
     ]
 
 
+# The family generators below (and mem_grid's) are alike in shape only: loops
+# appending statement texts, each family's own data (issue 27).
 def cvt_pack():
     """cvt.pack over its destination types, with and without .sat and the third source."""
     out = []
@@ -127,35 +129,17 @@ def lowest_version(text, target, ptxas, top):
     """The lowest PTX version (from the target's first) at which target accepts text, '?' if
     none up to top does."""
     vs = ALL_VERSIONS[ALL_VERSIONS.index(FIRST[target]):ALL_VERSIONS.index(top) + 1]
-    for v in vs:
-        if assemble(target, ptxas, v, text)[0] == "accept":
-            return v
-    return "?"
+    return verdict.first_accepted(vs, lambda v: assemble(target, ptxas, v, text))
 
 
 def main():
-    lines = __doc__.splitlines()
-    head = ["# " + l if l else "#" for l in lines[1:25]]
+    head = verdict.doc_head(__doc__, 25)
+    judges = [lambda text, t=t, p=p, v=v: assemble(t, p, v, text) for t, p, v in TARGETS]
+    lowests = [lambda text, t=t, p=p, top=top: lowest_version(text, t, p, top) for t, p, top in TARGETS]
     which = sys.argv[1:] or list(FAMILIES)
     for fam in which:
-        out = list(head)
-        stmts = FAMILIES[fam]()
-        for text in stmts:
-            res = [assemble(t, p, v, text) for t, p, v in TARGETS]
-            vs = [v for v, _ in res]
-            low = "-"
-            for (t, p, top), v in zip(TARGETS, vs):
-                if v == "accept":
-                    low = lowest_version(text, t, p, top)
-                    break
-            msgs = {m.split("error   :")[-1].strip() for _, e in res for m in e}
-            for m in sorted(msgs):
-                out.append(f"# ptxas: {m}")
-            out.append(" ".join(vs + [low, text]))
         path = os.path.join(ROOT, f"sim-isa/tests/data/{fam}-ptxas.txt")
-        with open(path, "w") as f:
-            f.write("\n".join(out) + "\n")
-        print(f"wrote {path}: {len(stmts)} statements")
+        verdict.write_target_grid(path, head, FAMILIES[fam](), judges, lowests)
 
 
 if __name__ == "__main__":

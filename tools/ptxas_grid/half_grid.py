@@ -75,32 +75,14 @@ def lowest_version(text, target):
     """The lowest PTX version at which target accepts text (ptxas 11.8), '?' if none does."""
     versions = {"sm_53": ["4.2", "4.3", "5.0", "6.0", "6.4", "6.5", "7.0", "7.8"],
                 "sm_80": ["7.0", "7.1", "7.8"], "sm_90": ["7.8"]}[target]
-    for v in versions:
-        if assemble(PTXAS11, target, v, text)[0] == "accept":
-            return v
-    return "?"
+    return verdict.first_accepted(versions, lambda v: assemble(PTXAS11, target, v, text))
 
 
 def main():
-    lines = [l for l in __doc__.splitlines()]
-    out = ["# " + l if l else "#" for l in lines[1:22]]
-    for text in statements():
-        v53 = assemble(PTXAS11, "sm_53", "7.8", text)
-        v80 = assemble(PTXAS13, "sm_80", "9.0", text)
-        v90 = assemble(PTXAS13, "sm_90", "9.0", text)
-        vs = [v53[0], v80[0], v90[0]]
-        low = "-"
-        for t, v in zip(["sm_53", "sm_80", "sm_90"], vs):
-            if v == "accept":
-                low = lowest_version(text, t)
-                break
-        msgs = {m.split("error   :")[-1].strip() for _, e in [v53, v80, v90] for m in e}
-        for m in sorted(msgs):
-            out.append(f"# ptxas: {m}")
-        out.append(f"{vs[0]} {vs[1]} {vs[2]} {low} {text}")
-    with open(OUT, "w") as f:
-        f.write("\n".join(out) + "\n")
-    print(f"wrote {OUT}: {len(statements())} statements")
+    targets = [(PTXAS11, "sm_53", "7.8"), (PTXAS13, "sm_80", "9.0"), (PTXAS13, "sm_90", "9.0")]
+    verdict.write_target_grid(OUT, verdict.doc_head(__doc__, 22), statements(),
+                              [lambda text, p=p, t=t, v=v: assemble(p, t, v, text) for p, t, v in targets],
+                              [lambda text, t=t: lowest_version(text, t) for _, t, _ in targets])
 
 
 if __name__ == "__main__":

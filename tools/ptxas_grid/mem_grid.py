@@ -11,7 +11,7 @@ the statement's own syntax: registers are declared at the width the form
 gives them (%r b32, %rd b64, %h b16, %f f32, %fd f64, %q b128, %p pred) and
 each variable lies in the space the statement names.
 
-    PTXAS=/path/to/ptxas tools/ptxas_grid/mem_grid.py
+    PTXAS=/path/to/ptxas python3 -m tools.ptxas_grid.mem_grid
 
 PTXAS defaults to the git-ignored tools/.cache/sass/nvcc13/nvidia/cu13/bin/ptxas
 (installed by tools/lowering/derive_sass.py). The recorded file was made
@@ -19,11 +19,10 @@ with ptxas 13.0.88.
 """
 
 import os
-import subprocess
 import tempfile
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
-PTXAS = os.environ.get("PTXAS", os.path.join(ROOT, "tools/.cache/sass/nvcc13/nvidia/cu13/bin/ptxas"))
+from tools.ptxas_grid.verdict import PTXAS, ROOT, messages, tally, verdict_lines, write_lines
+
 OUT = os.path.join(ROOT, "sim-isa/tests/data/mem-ptxas.txt")
 
 HEAD = """.version 9.0
@@ -62,6 +61,19 @@ def regs(ty, n, first=1):
     r = REG[ty]
     names = [f"{r}{first + k}" for k in range(n)]
     return names[0] if n == 1 else "{" + ", ".join(names) + "}"
+
+
+def read_modify_write(name, types):
+    """`NAME.global.OP.TYPE` for every operation and type, global address %rd1, source
+    REG2 (and REG3 for cas); atom writes REG1, red has no destination."""
+    out = []
+    for op in ["add", "min", "max", "exch", "cas", "and", "or", "xor", "inc", "dec"]:
+        for ty in types:
+            r = REG[ty]
+            dst = f"{r}1, " if name == "atom" else ""
+            extra = f", {r}3" if op == "cas" else ""
+            out.append(f"{name}.global.{op}.{ty} {dst}[%rd1], {r}2{extra};")
+    return out
 
 
 def grid():
@@ -162,12 +174,7 @@ def grid():
         "ldu.global.f64 %fd1, [%rd1];",
     ]
     # atom: every operation x type, global.
-    ops = ["add", "min", "max", "exch", "cas", "and", "or", "xor", "inc", "dec"]
-    for op in ops:
-        for ty in ["b32", "u32", "s32", "b64", "u64", "s64", "f32", "f64", "f16", "u16"]:
-            r = REG[ty]
-            extra = f", {r}3" if op == "cas" else ""
-            g.append(f"atom.global.{op}.{ty} {r}1, [%rd1], {r}2{extra};")
+    g += read_modify_write("atom", ["b32", "u32", "s32", "b64", "u64", "s64", "f32", "f64", "f16", "u16"])
     g += [
         "atom.shared.cas.b64 %rd1, [%r1], %rd2, %rd3;",
         "atom.shared.add.u32 %r1, [svar+4], 1;",
@@ -196,11 +203,7 @@ def grid():
         "atom.global.add.u32.u32 %r1, [%rd1], %r2;",
     ]
     # red.
-    for op in ops:
-        for ty in ["u32", "s32", "u64", "f32", "b32"]:
-            r = REG[ty]
-            extra = f", {r}3" if op == "cas" else ""
-            g.append(f"red.global.{op}.{ty} [%rd1], {r}2{extra};")
+    g += read_modify_write("red", ["u32", "s32", "u64", "f32", "b32"])
     g += [
         "red.shared.min.u64 [%r1], %rd2;",
         "red.add.u32 [%rd1], %r2;",
@@ -211,7 +214,8 @@ def grid():
         "red.local.add.u32 [lvar], %r2;",
         "red.global.add.u32 [%rd1], 1;",
     ]
-    # cvta.
+    # cvta. (Alike in shape to families_grid's generators: loops over the
+    # family's own words; issue 27.)
     for space in ["global", "shared", "local", "const", "param", "shared::cta"]:
         for to in ["", ".to"]:
             g.append(f"cvta{to}.{space}.u64 %rd1, %rd2;")
@@ -494,18 +498,10 @@ def grid():
 def verdict(stmt, tmp):
     """(accepted, messages) of ptxas 13.0.88 on stmt in the grid's kernel; None for accepted
     when ptxas crashed on it."""
-    src = HEAD + stmt + "\nret;\n}\n"
-    path = os.path.join(tmp, "s.ptx")
-    with open(path, "w") as f:
-        f.write(src)
-    r = subprocess.run([PTXAS, "-arch=sm_90", path, "-o", os.devnull],
-                       capture_output=True, text=True)
-    if r.returncode < 0:
-        return None, f"ptxas crashed (signal {-r.returncode})"
-    msgs = [l.split(":", 1)[-1].strip() if "error" in l else l.strip()
-            for l in (r.stdout + r.stderr).splitlines() if "error" in l or "fatal" in l]
-    msgs = [m for m in msgs if "aborted due to errors" not in m]
-    return r.returncode == 0, "; ".join(msgs)
+    rc, msg = messages(PTXAS, "sm_90", HEAD + stmt + "\nret;\n}\n", tmp)
+    if rc < 0:
+        return None, f"ptxas crashed (signal {-rc})"
+    return rc == 0, msg
 
 
 def target_only(msg):
@@ -528,21 +524,15 @@ def main():
         "# tools/ptxas_grid/mem_grid.py; tests/it/mem.rs checks the parser agrees.",
     ]
     with tempfile.TemporaryDirectory() as tmp:
-        for s in grid():
+
+        def judge(_target, _version, s):
+            # The target and version are HEAD's (sm_90, 9.0).
             ok, msg = verdict(s, tmp)
-            if ok is None:
-                # No verdict: the statement stays out of the grid.
-                lines.append(f"# no answer, {msg}: {s}")
-                continue
-            if not ok:
-                lines.append(f"# ptxas: {msg}")
-            v = "accept" if ok else "arch" if target_only(msg) else "reject"
-            lines.append(f"{v} {s}")
-    with open(OUT, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    n = [l.split(" ")[0] for l in lines if not l.startswith("#")]
-    print(f"{len(n)} statements ({n.count('accept')} accept, {n.count('reject')} reject, "
-          f"{n.count('arch')} arch) -> {OUT}")
+            return (None if ok is None else "accept" if ok else "arch" if target_only(msg) else "reject"), msg
+
+        lines += verdict_lines(judge, grid(), [])
+    write_lines(OUT, lines)
+    print(f"{tally(lines)} -> {OUT}")
 
 
 if __name__ == "__main__":

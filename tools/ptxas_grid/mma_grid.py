@@ -16,17 +16,14 @@ sees no declarations; a kernel's are checked where they are known
 (sim-trace's `register_fits`, a module's declarations). `.shared::cta`'s
 own PTX 7.8 gate is left out too: the parser reads it as `.shared`.
 
-    PTXAS=$CUDA13_ROOT/bin/ptxas tools/ptxas_grid/mma_grid.py
+    PTXAS=$CUDA13_ROOT/bin/ptxas python3 -m tools.ptxas_grid.mma_grid
 """
 
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from verdict import assemble  # noqa: E402
+from tools.ptxas_grid.verdict import PTXAS, ROOT, assemble, tally, verdict_lines, write_lines
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
-PTXAS = os.environ.get("PTXAS", os.path.join(ROOT, "tools/.cache/sass/nvcc13/nvidia/cu13/bin/ptxas"))
 OUT = os.path.join(ROOT, "sim-isa/tests/data/mma-ptxas.txt")
 
 F4 = "{%f1, %f2, %f3, %f4}"
@@ -173,21 +170,14 @@ def main():
         "# the statement for another target or .version. Made by tools/ptxas_grid/mma_grid.py;",
         "# tests/it/mma.rs checks the parser and check_target agree.",
     ]
-    for s in grid():
-        v, errs = assemble(PTXAS, "sm_90", "9.0", s)
-        if v != "accept":
-            lines.append("# ptxas: " + "; ".join(e.split("error   :", 1)[-1].strip() for e in errs))
-        lines.append(f"{v} {s}")
-    for t, ver, s in GATES:
-        v, errs = assemble(PTXAS, t, ver, s)
-        if v != "accept":
-            lines.append("# ptxas: " + "; ".join(e.split("error   :", 1)[-1].strip() for e in errs))
-        lines.append(f"gate {t} {ver} {'ok' if v == 'accept' else 'refused'} {s}")
-    with open(OUT, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    n = [l.split(" ")[0] for l in lines if not l.startswith("#")]
-    print(f"{len(n)} lines ({n.count('accept')} accept, {n.count('reject')} reject, "
-          f"{n.count('arch')} arch, {n.count('gate')} gates) -> {OUT}")
+
+    def judge(target, version, text):
+        v, errs = assemble(PTXAS, target, version, text)
+        return v, "; ".join(e.split("error   :", 1)[-1].strip() for e in errs)
+
+    lines += verdict_lines(judge, grid(), GATES)
+    write_lines(OUT, lines)
+    print(f"{tally(lines)} -> {OUT}")
 
 
 if __name__ == "__main__":

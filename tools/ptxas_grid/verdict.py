@@ -7,16 +7,55 @@ verdict), runs `ptxas -arch=TARGET` on it and returns `(verdict, errors)`:
 "accept", "arch" (every error is a "requires .target" one), "version"
 (every error a "requires PTX ISA .version" one, when `versions` is set),
 or "reject"; `errors` are ptxas's "error   :" lines.
+
+The grid scripts also share what they do around it: their assemblers
+(`PTXAS`, `PTXAS11`); `param_kernel` and `messages` (ptxas on a kernel of
+the script's own, its messages joined) and `target_only`; the
+per-target verdict rows of the multi-target grids (`write_target_grid`,
+`target_row`, `first_accepted`); the `accept`/`reject`/`arch` and `gate`
+lines of the single-target ones (`verdict_lines`, `message_judge`); the
+file's comment head from a docstring (`doc_head`); writing the file
+(`write_lines`, `tally`). tools/grids' scripts judge a statement by ptxas's
+exit status alone, in a kernel declaring only the registers it names
+(`declared_kernel`, `accepts`).
 """
 
 import os
+import re
 import subprocess
 import tempfile
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
+# The single-target grids' assemblers: ptxas 13.0.88 and, for the targets it no longer
+# knows (below sm_75), ptxas 11.8; by default the git-ignored copies tools/validate.sh
+# and tools/lowering/derive_sass.py install.
+PTXAS = os.environ.get("PTXAS", os.path.join(ROOT, "tools/.cache/sass/nvcc13/nvidia/cu13/bin/ptxas"))
+PTXAS11 = os.environ.get("PTXAS11", os.path.join(ROOT, "tools/.cache/py/nvidia/cuda_nvcc/bin/ptxas"))
 
 REGS = (
     ".reg .b16 %h<9>; .reg .b32 %r<9>; .reg .b64 %rd<9>; .reg .f32 %f<9>;\n"
     ".reg .f64 %fd<9>; .reg .pred %p<9>;\n"
 )
+
+
+def declared_kernel(text, target, version):
+    """A kernel holding only `text`, with the registers it names declared at their classes'
+    types (%r .b32, %rd .b64, %h .b16, %f .f32, %fd .f64)."""
+    regs = sorted(set(re.findall(r"%(rd|r|h|fd|f)(\d+)", text)))
+    decl = {"r": ".b32", "rd": ".b64", "h": ".b16", "f": ".f32", "fd": ".f64"}
+    lines = [f".version {version}", f".target {target}", ".address_size 64", ".visible .entry k() {"]
+    lines += [f"  .reg {decl[p]} %{p}{n};" for p, n in regs]
+    lines += ["  " + text, "  ret;", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def accepts(ptxas, target, version, text):
+    """Whether ptxas -arch=TARGET assembles `declared_kernel(text, target, version)`."""
+    with tempfile.TemporaryDirectory() as d:
+        src, cub = os.path.join(d, "k.ptx"), os.path.join(d, "k.cubin")
+        with open(src, "w") as f:
+            f.write(declared_kernel(text, target, version))
+        return subprocess.run([ptxas, f"-arch={target}", src, "-o", cub], capture_output=True).returncode == 0
 
 
 def assemble(ptxas, target, version, text, versions=False):
@@ -40,3 +79,129 @@ def assemble(ptxas, target, version, text, versions=False):
     if versions and errs and all("requires PTX ISA .version" in l for l in errs):
         return "version", errs
     return "reject", errs
+
+# The middle of a single-target grid file's comment head (its lines as the files have
+# them): what `verdict_lines` writes.
+GATE_LEGEND = [
+    "# `accept TEXT`, `reject TEXT` (ptxas's message above), or `arch TEXT`: refused",
+    "# only for the target (valid PTX for a later one). Then `gate TARGET VERSION",
+    "# ok|refused TEXT`: the statement for another target or .version (ptxas 13.0.88 from",
+]
+
+
+def messages(ptxas, target, src, tmp):
+    """(return code, messages) of ptxas -arch=TARGET on the kernel text src, written to
+    tmp/s.ptx: each error line past its `error   :` prefix and each fatal line, the closing
+    "aborted due to errors" left out, joined by "; "."""
+    path = os.path.join(tmp, "s.ptx")
+    with open(path, "w") as f:
+        f.write(src)
+    r = subprocess.run([ptxas, f"-arch={target}", path, "-o", os.devnull], capture_output=True, text=True)
+    msgs = [l.split(":", 1)[-1].strip() if "error" in l else l.strip()
+            for l in (r.stdout + r.stderr).splitlines() if "error" in l or "fatal" in l]
+    msgs = [m for m in msgs if "aborted due to errors" not in m]
+    return r.returncode, "; ".join(msgs)
+
+
+def target_only(msg):
+    """Whether every message of a `messages` string is about the target (`redux.f32` is
+    sm_100a's)."""
+    parts = [m for m in msg.split("; ") if m]
+    return bool(parts) and all("not supported on .target" in m for m in parts)
+
+
+def param_kernel(version, target, stmt, extra=""):
+    """The single-target grids' kernel: one .u64 parameter pp, %r<9> .b32, %rd<9> .b64 and
+    %p<9> .pred declared (then `extra`), stmt, ret."""
+    return f""".version {version}
+.target {target}
+.address_size 64
+.visible .entry k(.param .u64 pp)
+{{
+.reg .b32 %r<9>; .reg .b64 %rd<9>; .reg .pred %p<9>;
+{extra}{stmt}
+ret;
+}}
+"""
+
+
+def message_judge(run, ptxas, ptxas11, tmp):
+    """A `verdict_lines` judge over run(ptxas, version, target, text, tmp) -> (accepted,
+    messages): ptxas from sm_75, ptxas11 below; a refusal is `arch` when `target_only`."""
+
+    def judge(target, version, text):
+        ok, msg = run(ptxas if int(target[3:]) >= 75 else ptxas11, version, target, text, tmp)
+        return ("accept" if ok else "arch" if target_only(msg) else "reject"), msg
+
+    return judge
+
+
+def verdict_lines(judge, statements, gates):
+    """The lines of a single-target grid. judge(target, version, text) is (verdict,
+    messages), the verdict `accept`, `reject`, `arch`, or None where ptxas gave no answer
+    (crashed). Each statement at sm_90 and .version 9.0 gives `VERDICT TEXT` (or `# no
+    answer, MESSAGES: TEXT`); then each (TARGET, VERSION, TEXT) of gates gives `gate TARGET
+    VERSION ok|refused TEXT`. A `# ptxas: MESSAGES` line stands above each refusal."""
+    lines = []
+    for s in statements:
+        v, msg = judge("sm_90", "9.0", s)
+        if v is None:
+            # No verdict: the statement stays out of the grid.
+            lines.append(f"# no answer, {msg}: {s}")
+            continue
+        if v != "accept":
+            lines.append(f"# ptxas: {msg}")
+        lines.append(f"{v} {s}")
+    for t, ver, s in gates:
+        v, msg = judge(t, ver, s)
+        if v != "accept":
+            lines.append(f"# ptxas: {msg}")
+        lines.append(f"gate {t} {ver} {'ok' if v == 'accept' else 'refused'} {s}")
+    return lines
+
+
+def target_row(text, judges, lowests):
+    """The lines of a multi-target grid for text: a `# ptxas: MESSAGE` line per distinct
+    error message (sorted), then `V1 V2 ... LOW TEXT`. judges[i](text) is target i's
+    (verdict, errors); LOW is lowests[i](text) for the first target that accepts text,
+    `-` when none does."""
+    res = [judge(text) for judge in judges]
+    vs = [v for v, _ in res]
+    low = next((lowest(text) for v, lowest in zip(vs, lowests) if v == "accept"), "-")
+    msgs = {m.split("error   :")[-1].strip() for _, e in res for m in e}
+    return [f"# ptxas: {m}" for m in sorted(msgs)] + [" ".join(vs + [low, text])]
+
+
+def first_accepted(versions, judge):
+    """The first of versions at which judge(version) is an `accept` verdict, '?' if none
+    is."""
+    return next((v for v in versions if judge(v)[0] == "accept"), "?")
+
+
+def write_target_grid(path, head, texts, judges, lowests):
+    """Writes a multi-target grid file: the comment head, then `target_row` for each of
+    texts."""
+    out = list(head)
+    for text in texts:
+        out += target_row(text, judges, lowests)
+    write_lines(path, out)
+    print(f"wrote {path}: {len(texts)} statements")
+
+
+def doc_head(doc, end):
+    """Lines 1..end-1 of a script's docstring as the grid file's `#` comment head."""
+    return ["# " + l if l else "#" for l in doc.splitlines()[1:end]]
+
+
+def tally(lines):
+    """How many verdict lines (not `#` comments) there are of each first word, as the
+    scripts print it: `N (A accept, R reject, H arch, G gate)`."""
+    n = [l.split(" ")[0] for l in lines if not l.startswith("#")]
+    return (f"{len(n)} ({n.count('accept')} accept, {n.count('reject')} reject, "
+            f"{n.count('arch')} arch, {n.count('gate')} gates)")
+
+
+def write_lines(path, lines):
+    """Writes lines to path, each ended by a newline."""
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")

@@ -1,5 +1,5 @@
 """tools/gpu/domain: the forms list and kernel generator (gen.py), run.py's GPU path
-with a stand-in driver (no GPU), and its --fake files read back by sim_launch.py."""
+with a stand-in driver (no GPU), and its --fake files read back by run.records."""
 import ctypes
 import json
 import struct
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from tools.gpu.domain import gen, run, sim_launch
+from tools.gpu.domain import gen, run
 
 
 def test_forms_and_kinds():
@@ -41,7 +41,7 @@ def test_fake_files_read_back(tmp_path, monkeypatch):
     assert run.main() == 0
     doc = json.loads((tmp_path / "domain.json").read_text())
     assert doc["source"] == "fake"
-    recs = list(sim_launch.records(str(tmp_path / doc["files"][0])))
+    recs = list(run.records(str(tmp_path / doc["files"][0])))
     assert [(r[0], r[1]) for r in recs] == [(1, "not.b16 %h5, %h1;"), (2, "not.b32 %r5, %r1;")]
     one16 = recs[0][5]
     assert struct.unpack_from("<3H", one16) == (0, 1, 2) and len(one16) == 2 * 65536
@@ -51,7 +51,7 @@ def test_records_refuses_other_files(tmp_path):
     p = tmp_path / "x.bin"
     p.write_bytes(b"NOTDOM1\0")
     with pytest.raises(SystemExit):
-        list(sim_launch.records(str(p)))
+        list(run.records(str(p)))
 
 
 def test_gpu_path_with_a_stand_in_driver(tmp_path, monkeypatch):

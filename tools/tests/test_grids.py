@@ -6,7 +6,7 @@ import os
 import pytest
 
 from tools.grids import cvt_fp8, int_simd
-from tools.ptxas_grid import ex2_half_grid, families_grid, half_grid, mem_grid, warp_grid
+from tools.ptxas_grid import ex2_half_grid, families_grid, half_grid, mem_grid, verdict, warp_grid
 from tools.tests.helpers import ROOT
 
 
@@ -64,9 +64,9 @@ def test_int_simd_and_cvt_fp8_texts():
 
 
 def test_grid_kernels_declare_what_the_text_uses():
-    k = int_simd.kernel("sad.u64 %rd5, %rd1, %rd2, %rd3;", "sm_90", "8.0")
+    k = verdict.declared_kernel("sad.u64 %rd5, %rd1, %rd2, %rd3;", "sm_90", "8.0")
     assert k == (".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k() {\n"
                  "  .reg .b64 %rd1;\n  .reg .b64 %rd2;\n  .reg .b64 %rd3;\n  .reg .b64 %rd5;\n"
                  "  sad.u64 %rd5, %rd1, %rd2, %rd3;\n  ret;\n}\n")
-    k = cvt_fp8.kernel("cvt.rn.satfinite.e4m3x2.f32 %h5, %f1, %f2;", "sm_89", "8.1")
+    k = verdict.declared_kernel("cvt.rn.satfinite.e4m3x2.f32 %h5, %f1, %f2;", "sm_89", "8.1")
     assert "  .reg .b16 %h5;\n" in k and "  .reg .f32 %f1;\n" in k and ".target sm_89\n" in k

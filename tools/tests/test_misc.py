@@ -63,3 +63,19 @@ def test_below():
 def test_summarise_on_its_fake_run(capsys):
     assert summarise.selftest() == 0
     assert "selftest ok" in capsys.readouterr().err
+
+
+def test_cli_take_and_usage(monkeypatch, capsys):
+    """tools/cli.py: `FLAG VALUE` pairs leave the argument list, the rest stays in order."""
+    from tools import cli
+
+    args = ["out.jsonl", "--seed", "11", "--inputs", "cache", "--count", "5"]
+    assert cli.take(args, "--count", 400) == 5
+    assert cli.take(args, "--seed", 7) == 11
+    assert cli.take(args, "--inputs", None, str) == "cache"
+    assert cli.take(args, "--max-random", 1 << 20) == 1 << 20
+    assert args == ["out.jsonl"]
+    monkeypatch.setattr("sys.argv", ["x.py", "--help"])
+    assert cli.usage_asked("DOC") and capsys.readouterr().out == "DOC\n"
+    monkeypatch.setattr("sys.argv", ["x.py", "out"])
+    assert not cli.usage_asked("DOC") and capsys.readouterr().out == ""

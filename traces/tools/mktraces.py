@@ -85,6 +85,9 @@ def lane_expects(names, model, warps):
     return ex
 
 
+# The kernels' texts below share PTX's shape (.version/.target/.warps/.reg, a
+# lane-seeded start): each is one sample file's own text, kept whole so that it
+# reads as the file does (issue 27).
 def write(fname, header, body, expects):
     with open(os.path.join(OUT, fname), "w") as f:
         f.write(header.strip("\n") + "\n\n" + body.strip("\n") + "\n")

@@ -206,6 +206,8 @@ template <int MODE> static void atomics(unsigned *g, BlockRec *rec, int sms)
     fatal_if_sticky("bw");
 }
 
+// The opening is grid.cu's and memlat.cu's (output file, device line, warm-up),
+// kept in each program as it ran (issue 27).
 int main(int argc, char **argv)
 {
     const char *outdir = argc > 1 ? argv[1] : "-";

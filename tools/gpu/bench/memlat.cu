@@ -54,7 +54,9 @@ __global__ void build_chain(unsigned long long *buf, const unsigned *order, size
 }
 
 // The H100 kernels of sim-core/data/calibration/h100/memlat.cu, verbatim, so
-// the two GPUs can be compared figure for figure (u32 index chase).
+// the two GPUs can be compared figure for figure (u32 index chase). chase_idx_ca
+// is chase_idx with __ldca for __ldcg: both stay as that file has them and as
+// they ran (issue 27), not folded into one template.
 __global__ void chase_idx(const uint32_t *__restrict__ next, int steps, uint32_t *sink, long long *cyc)
 {
     uint32_t j = 0;

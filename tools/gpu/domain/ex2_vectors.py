@@ -9,7 +9,7 @@ nearest would differ from the truncated one the GPU gives (the first
 `EDGES` of them), and the special sources (zeros, subnormal edges, one,
 the largest finite, infinities, NaNs, the overflow and underflow edges).
 
-    python3 tools/gpu/domain/ex2_vectors.py
+    python3 -m tools.gpu.domain.ex2_vectors
 """
 
 import gzip
@@ -17,7 +17,8 @@ import json
 import os
 import struct
 import sys
-import zlib
+
+from tools.gpu.domain.run import records
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../.."))
 SRC = os.path.join(ROOT, "xtask/tests/data/domain-h200-approx.bin")
@@ -29,24 +30,6 @@ SPECIAL = [0x0000, 0x8000, 0x0001, 0x8001, 0x03ff, 0x0400, 0x3c00, 0xbc00, 0x7bf
            0x7c00, 0xfc00, 0x7c01, 0x7e00, 0x7fff, 0xffff, 0x4bff, 0x4c00, 0xcbff, 0xcc00,
            0x007f, 0x0080, 0x3f80, 0xbf80, 0x7f7f, 0xff7f, 0x7f80, 0xff80, 0x7fc0, 0x42ff,
            0x4300, 0xc300, 0xc301, 0xcf00, 0xcf80]
-
-
-def records(path):
-    """(index, text, kind, element, count, data) of each record of a domain file (PTXDOM1;
-    docs in README.md), the payload decompressed."""
-    b = open(path, "rb").read()
-    assert b[:8] == b"PTXDOM1\0"
-    p = 8
-    while p < len(b):
-        (idx,) = struct.unpack_from("<I", b, p)
-        (n,) = struct.unpack_from("<H", b, p + 4)
-        text = b[p + 6:p + 6 + n].decode()
-        p += 6 + n
-        kind, elem = b[p], b[p + 1]
-        count, clen = struct.unpack_from("<II", b, p + 2)
-        raw = zlib.decompress(b[p + 10:p + 10 + clen])
-        p += 10 + clen
-        yield text, kind, elem, count, raw
 
 
 def value(h, bf16):
@@ -79,7 +62,7 @@ def main():
         "(xtask/tests/data/domain-h200-approx.bin), written by tools/gpu/domain/ex2_vectors.py."
     ]
     n = 0
-    for text, kind, elem, count, raw in records(SRC):
+    for _, text, kind, elem, count, raw in records(SRC):
         if text not in FORMS:
             continue
         assert kind == 0 and elem == 2 and count == 65536

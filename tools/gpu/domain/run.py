@@ -65,6 +65,24 @@ def record(index, text, kind, elem, data):
             + struct.pack("<BBII", KINDS[kind], elem, len(data) // elem, len(z)) + z)
 
 
+def records(path):
+    """(index, text, kind, element, count, data) of each record of a domain file
+    (README.md's format), the payload decompressed; exits on a file that is not one."""
+    b = open(path, "rb").read()
+    if b[:8] != MAGIC:
+        sys.exit(f"{path}: not a domain file")
+    p = 8
+    while p < len(b):
+        idx, n = struct.unpack_from("<IH", b, p)
+        p += 6
+        text = b[p:p + n].decode()
+        p += n
+        kind, elem, count, zlen = struct.unpack_from("<BBII", b, p)
+        p += 10
+        yield idx, text, kind, elem, count, zlib.decompress(b[p:p + zlen])
+        p += zlen
+
+
 def elem_bytes(kind, width):
     """Bytes per stored result: one16 forms store their 16-bit results as such (a whole
     table), the others a 32-bit checksum per block."""

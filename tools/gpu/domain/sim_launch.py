@@ -20,27 +20,9 @@ import json
 import os
 import struct
 import sys
-import zlib
 
 from tools.gpu.domain import gen
-
-
-def records(path):
-    """(index, text, kind, element, count, data) of each record of a domain file
-    (README.md's format), the payload decompressed; exits on a file that is not one."""
-    b = open(path, "rb").read()
-    if b[:8] != b"PTXDOM1\0":
-        sys.exit(f"{path}: not a domain file")
-    p = 8
-    while p < len(b):
-        idx, n = struct.unpack_from("<IH", b, p)
-        p += 6
-        text = b[p:p + n].decode()
-        p += n
-        kind, elem, count, zlen = struct.unpack_from("<BBII", b, p)
-        p += 10
-        yield idx, text, kind, elem, count, zlib.decompress(b[p:p + zlen])
-        p += zlen
+from tools.gpu.domain.run import records
 
 
 def main():

@@ -18,28 +18,12 @@ import math
 import os
 import struct
 import sys
-import zlib
+
+from tools.gpu.domain.run import records
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../.."))
 SRC = os.path.join(ROOT, "xtask/tests/data/domain-h200-approx.bin")
 M32 = 0xFFFFFFFF
-
-
-def records(path):
-    """(text, kind, element, count, data) of each record of a domain file, the payload
-    decompressed."""
-    b = open(path, "rb").read()
-    assert b[:8] == b"PTXDOM1\0"
-    p = 8
-    while p < len(b):
-        (n,) = struct.unpack_from("<H", b, p + 4)
-        text = b[p + 6:p + 6 + n].decode()
-        p += 6 + n
-        kind, elem = b[p], b[p + 1]
-        count, clen = struct.unpack_from("<II", b, p + 2)
-        raw = zlib.decompress(b[p + 10:p + 10 + clen])
-        p += 10 + clen
-        yield text, kind, elem, count, raw
 
 
 def truncate(v, mbits, emin):
@@ -101,7 +85,7 @@ def main():
     if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not a run
         print(__doc__)
         return 0
-    for text, kind, elem, count, raw in records(SRC):
+    for _, text, kind, elem, count, raw in records(SRC):
         if not text.startswith("tanh"):
             continue
         if kind == 0:

@@ -21,6 +21,8 @@ import re
 import subprocess
 import sys
 
+from tools.gpu.clock_loop import loop_tail
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 PTXAS = os.environ.get("PTXAS", "/work/venv-nv/lib/python3.11/site-packages/nvidia/cu13/bin/ptxas")
 NVDISASM = os.environ.get("NVDISASM", "/work/main/tools/.cache/sass/nvdisasm13/nvidia/cu13/bin/nvdisasm")
@@ -157,6 +159,8 @@ def kernel(name, chains, body):
     """The PTX of one microbenchmark kernel in the H100 set's shape (inputs from memory,
     clock64 read around an ITER-iteration loop, every warp's clock pair and each chain's
     result stored)."""
+    # init and stores are alike in shape only (a list of lines per chain), each
+    # with its own instructions (issue 27).
     init = []
     for c in range(chains):
         init += [f"  add.u32 %x{c}, %tx, {0x1234567 + 0x111 * c};",
@@ -197,22 +201,7 @@ def kernel(name, chains, body):
   mov.u64 %c0, %clock64;
 LOOP:
 {chr(10).join(body_lines(body, chains))}
-  add.u32 %cnt, %cnt, 1;
-  setp.lt.u32 %pl, %cnt, {ITER};
-  @%pl bra LOOP;
-  mov.u64 %c1, %clock64;
-  ld.param.u64 %rb, [pclk];
-  cvta.to.global.u64 %rb, %rb;
-  shr.u32 %wid, %tx, 5;
-  mul.wide.u32 %ra, %wid, 16;
-  add.u64 %rb, %rb, %ra;
-  st.global.u64 [%rb], %c0;
-  st.global.u64 [%rb+8], %c1;
-  ld.param.u64 %rb, [pout];
-  cvta.to.global.u64 %rb, %rb;
-  mul.wide.u32 %ra, %tx, {16 * chains};
-  add.u64 %rb, %rb, %ra;
-{chr(10).join(stores)}
+{loop_tail(ITER, "%tx", "%wid", "%c0", "%c1", 16 * chains)}{chr(10).join(stores)}
   ret;
 }}
 """
