@@ -70,6 +70,11 @@ enum Cmd {
         /// do not limit residency (docs/report-schema.md, `occupancy`).
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=255))]
         regs: Option<u32>,
+        /// Launch files: the buffers start in L2 as far as it holds them, as
+        /// when a kernel wrote them or a warm-up launch read them just before (default: in
+        /// DRAM, as just copied from the host; docs/launch-format.md, "Running one").
+        #[arg(long)]
+        warm: bool,
         /// Report format (schema: docs/report-schema.md).
         #[arg(long, value_enum, default_value_t = Format::Text)]
         format: Format,
@@ -479,6 +484,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
             threads,
             sample,
             regs,
+            warm,
             format,
             dump_regs,
             dump_block,
@@ -498,6 +504,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
                 threads,
                 sample,
                 regs,
+                warm,
                 format,
                 dump_regs,
                 dump_block,

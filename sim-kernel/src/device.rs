@@ -630,7 +630,8 @@ impl Device {
         let prep = Prepared::place(module, func, body, start)?;
         crate::gate::check(&prep, self.opts.config.target)?;
         preflight(&prep, &launch, &self.opts)?;
-        let mut gpu = Gpu::new(self.opts.memory.clone(), &[]);
+        let resident = crate::run::resident(&self.global, self.opts.warm);
+        let mut gpu = Gpu::new(self.opts.memory.clone(), &resident);
         let eo = self.opts.engine_options();
         // Moved in and back out: a launch never copies the device's memory.
         let global = std::mem::take(&mut self.global);

@@ -9,9 +9,11 @@
 //! launches (sim-module/tests/data/h100, `h100.cycles_cold` and `_warm`
 //! alike) spend a DRAM latency on each first touch, e.g. `audio_mix.t`'s one
 //! round of dependent loads takes 838 cycles where an L2 hit would give
-//! about 480. The SM's load/store pipeline handles one 128-byte line (global) or
-//! one bank-conflict-free wavefront (shared) per clock, so wide or
-//! conflicting accesses queue behind each other.
+//! about 480. A launch run warm (`RunOptions::warm`) starts them in L2,
+//! as the whole-grid H200 measurements' inputs were. The SM's load/store
+//! pipeline handles one 128-byte line (global) or one bank-conflict-free
+//! wavefront (shared) per clock, so wide or conflicting accesses queue
+//! behind each other.
 
 use crate::l1::L1;
 use crate::memstats::MemStats;
@@ -648,6 +650,32 @@ mod tests {
             assert_eq!(one_word_waves(&acc), walk);
         }
         assert!(seen > 50_000, "{seen}");
+    }
+
+    /// A launch that runs warm (`RunOptions::warm`) starts with its
+    /// buffers in L2 as far as L2 holds them: a first touch of a resident
+    /// line waits an L2 hit (291 cycles, the H100's `ld.global.cg` chase),
+    /// one past L2's room a DRAM access (670), as every first touch of a
+    /// cold launch does.
+    #[test]
+    fn resident_buffers_are_l2_hits_on_their_first_touch() {
+        let mut cfg = MemConfig::preset(Target::SM_90);
+        // Room for two 128-byte lines (eight sectors).
+        cfg.l2_bytes = 256;
+        let base = crate::global::GLOBAL_BASE;
+        let line = |n: u64| Accesses {
+            lanes: u32::MAX,
+            addrs: std::array::from_fn(|l| base + n * LINE + 4 * l as u64),
+            bytes: 4,
+            space: Space::Global,
+        };
+        let warm = Gpu::new(cfg.clone(), &[(base, 4 * LINE)]);
+        let cold = Gpu::new(cfg, &[]);
+        let first = |gpu: &Gpu, n: u64| SmMem::default().access(gpu, 0, &line(n), Kind::Load);
+        assert_eq!(first(&warm, 0), 291);
+        assert_eq!(first(&warm, 1), 291);
+        assert_eq!(first(&warm, 2), 670, "past L2's room");
+        assert_eq!(first(&cold, 0), 670);
     }
 
     /// What `one_wave_shared` takes on trust for a broadcast: the walk

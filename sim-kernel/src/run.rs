@@ -68,6 +68,13 @@ pub struct RunOptions {
     /// (simcli's `--regs`); where neither says, registers do not limit
     /// residency.
     pub registers: Option<u32>,
+    /// The launch's buffers start in L2, as far as it holds them
+    /// (simcli's `--warm`), as when a kernel wrote them or a warm-up
+    /// launch read them just before (the whole-grid H200 measurements:
+    /// `tools/gpu/bench/grid.cu` generates the inputs on the GPU and runs
+    /// the kernel once untimed). Otherwise they start in DRAM, as just
+    /// copied from the host (`memtime`).
+    pub warm: bool,
 }
 
 impl RunOptions {
@@ -102,6 +109,7 @@ impl RunOptions {
             timeline: 0,
             dump_block: None,
             registers: None,
+            warm: false,
         }
     }
 }
@@ -193,8 +201,9 @@ pub(crate) fn run_engine(
     mut warps: Warps<'_>,
 ) -> Result<GridRun, KernelError> {
     crate::gate::check(prep, opts.config.target)?;
-    // Launch buffers start in DRAM, not L2: see `memtime`.
-    let mut gpu = Gpu::new(opts.memory.clone(), &[]);
+    // Launch buffers start in DRAM, not L2 (see `memtime`), unless the
+    // launch runs warm.
+    let mut gpu = Gpu::new(opts.memory.clone(), &resident(&global, opts.warm));
     let eo = opts.engine_options();
     let mut f: Finished = engine::run(prep, global, launch, &eo, &mut gpu, &mut warps)?;
     Ok(GridRun {
@@ -206,6 +215,16 @@ pub(crate) fn run_engine(
         printf: f.printf,
         printf_dropped: f.printf_dropped,
     })
+}
+
+/// The (base, length) of each allocation of `global` when the launch runs
+/// `warm` (its buffers in L2), else none.
+pub(crate) fn resident(global: &crate::memory::Global, warm: bool) -> Vec<(u64, u64)> {
+    if !warm {
+        return Vec::new();
+    }
+    let regions = global.regions.iter();
+    regions.map(|r| (r.base, r.bytes.len() as u64)).collect()
 }
 
 /// The timing `f` carries, its statements' `sources` beside it; what

@@ -17,6 +17,7 @@ fn refuse(name: &str, a: &RunArgs) -> Result<()> {
         ("--dump-regs", a.dump_regs.is_some()),
         ("--check", a.check),
         ("--sample", a.sample),
+        ("--warm", a.warm),
         ("--dump-buffers", a.dump_buffers.is_some()),
         ("--opcode-csv", a.opcode_csv.is_some()),
         ("--lowering compiler", a.compiler),

@@ -88,6 +88,8 @@ pub struct RunArgs {
     pub sample: bool,
     /// `--regs` (launch files).
     pub regs: Option<u32>,
+    /// `--warm` (launch files): buffers start in L2.
+    pub warm: bool,
     pub format: Format,
     pub dump_regs: Option<PathBuf>,
     /// `--dump-block` (launch files): the block `--dump-regs` writes.

@@ -137,6 +137,7 @@ pub fn run_launch(file: &Path, name: &str, a: &RunArgs, mut inputs: Inputs) -> R
         opts.dump_block = Some(cta);
     }
     opts.registers = a.regs;
+    opts.warm = a.warm;
     let run = with_progress(&format!("running {name}"), 0, |_| {
         sim_kernel::run_launch(file, &opts)
     })
@@ -160,6 +161,9 @@ pub fn run_recording(name: &str, r: impl Read, a: &RunArgs, inputs: Inputs) -> R
     }
     if a.regs.is_some() {
         bail!("{name}: --regs applies to launch files, not to kernel recordings");
+    }
+    if a.warm {
+        bail!("{name}: --warm applies to launch files, not to kernel recordings");
     }
     let threads = host_threads(a.threads);
     check_counts(a.sms.unwrap_or(1), threads)?;

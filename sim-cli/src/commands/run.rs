@@ -146,6 +146,9 @@ pub fn run(file: &Path, a: &RunArgs, mut inputs: Inputs) -> Result<ExitCode> {
     if a.regs.is_some() {
         bail!("{name}: --regs applies to launch files");
     }
+    if a.warm {
+        bail!("{name}: --warm applies to launch files");
+    }
     let (trace, _) = sim_trace::load::load(&name, r)?;
     let resolved = resolve_for(&name, &trace, &a.setup)?;
     if a.check && trace.expects.is_empty() {

@@ -65,6 +65,18 @@ fn memory_keys_change_a_launchs_cycles() {
     assert_eq!(v["params"]["memory"]["dram"]["latency"], 670);
 }
 
+/// `--warm`: the launch's buffers start in L2, so its dependent first
+/// touches wait an L2 hit (291) where a cold launch waits a DRAM access
+/// (670); a kernel text has no buffers and refuses the flag.
+#[test]
+fn warm_buffers_start_in_l2() {
+    let (cold, warm) = (cycles(&[]), cycles(&["--warm"]));
+    assert!(warm + (670 - 291) <= cold, "cold {cold}, warm {warm}");
+    let (code, _, err) = parts(&simcli(&["run", "traces/audio_mix.ptx", "--warm"]));
+    assert_ne!(code, 0);
+    assert!(err.contains("--warm applies to launch files"), "{err}");
+}
+
 /// `--set memory.l2.latency=600` (the example) on a launch whose
 /// accesses hit in L2 (the histogram's 256 blocks, on the whole GPU).
 #[test]
