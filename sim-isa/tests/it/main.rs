@@ -8,6 +8,7 @@ mod cvt_fp8;
 mod enumerate;
 mod enumerate_set;
 mod ex2_half;
+mod tanh;
 mod examples;
 mod exec;
 mod families;
