@@ -37,7 +37,11 @@ fn parse(text: &str) -> Result<Instruction, IsaError> {
 fn forms_parse_and_print() {
     for op in ["rcp", "rsqrt", "sqrt", "ex2", "lg2", "sin", "cos", "tanh"] {
         // `tanh` takes no `.ftz` (`tests/data/tanh-ptxas.txt`).
-        for ftz in if op == "tanh" { &[""][..] } else { &["", ".ftz"] } {
+        for ftz in if op == "tanh" {
+            &[""][..]
+        } else {
+            &["", ".ftz"]
+        } {
             let text = format!("{op}.approx{ftz}.f32 %f1, %f2;");
             let mut syms = Symbols::new();
             let i = parse_instruction(&text, &mut syms).unwrap_or_else(|e| panic!("{text}: {e}"));
