@@ -68,6 +68,8 @@ pub enum Feature {
     CvtSatfinite,
     /// `ex2.approx` on `.f16`/`.f16x2` (`sm_75`: `MUFU.EX2.F16`).
     HalfMufu,
+    /// `tanh.approx` on `.f32`, `.f16`, `.f16x2` (`sm_75`: `MUFU.TANH`).
+    Tanh,
     /// `fns` (`sm_30`).
     Fns,
     /// `cvt.pack` (`sm_72`).
@@ -108,7 +110,7 @@ impl Feature {
             Feature::CvtRelu => 80,
             Feature::Fp8Convert => 89,
             Feature::CvtSatfinite => 70,
-            Feature::HalfMufu => 75,
+            Feature::HalfMufu | Feature::Tanh => 75,
             Feature::Fns => 30,
             Feature::CvtPack => 72,
             Feature::Bmsk => 70,

@@ -260,8 +260,9 @@ def half_variants():
     """The float family's half forms (`fp.fma.rn.ftz.sat.f16x2`: add sub
     mul fma min max abs neg over f16 f16x2 bf16 bf16x2, round to nearest,
     `.ftz` and `.sat` on the f16 types, `.relu` on fma, `.NaN` on min/max; ptxas drops what
-    an architecture lacks), `copysign.f32/.f64` (`fp.copysign.f32`) and
-    `ex2.approx` on the half types (`fp.ex2.approx.ftz.bf16x2`)."""
+    an architecture lacks), `copysign.f32/.f64` (`fp.copysign.f32`),
+    `ex2.approx` on the half types (`fp.ex2.approx.ftz.bf16x2`) and
+    `tanh.approx` on `.f32` and the half types (`fp.tanh.approx.bf16x2`)."""
     out = []
     for ty, st in (("f16", "b16"), ("f16x2", "b32"), ("bf16", "b16"), ("bf16x2", "b32")):
         f16 = ty.startswith("f16")
@@ -291,6 +292,12 @@ def half_variants():
         mods = ".approx.ftz" if ty.startswith("bf16") else ".approx"
         a, d = reg(st, 1), reg(st, 5)
         out.append((f"fp.ex2{mods}.{ty}", [(a, st)], f"ex2{mods}.{ty} {d}, {a};", (d, st), 0))
+    # `tanh.approx` on `.f32` and the half types (MUFU.TANH; no `.ftz` on any:
+    # sim-isa/tests/data/tanh-ptxas.txt). sm_75 and later only, so of the
+    # table's targets sm_90 alone has rows.
+    for ty, st in (("f32", "b32"), ("f16", "b16"), ("f16x2", "b32"), ("bf16", "b16"), ("bf16x2", "b32")):
+        a, d = reg(st, 1), reg(st, 5)
+        out.append((f"fp.tanh.approx.{ty}", [(a, st)], f"tanh.approx.{ty} {d}, {a};", (d, st), 0))
     return out
 
 

@@ -99,6 +99,65 @@ fn eval_prints_written_registers() {
     assert_eq!(out, "%p = true\n%q = false\n");
 }
 
+/// `tanh.approx` in each form through `eval`, on an H200's values
+/// (`xtask/tests/data/domain-h200-approx.bin`): f16 0x3c8e (1.139) gives
+/// 0x3a82 and 0x29c6 gives 0x29c5, bf16 +-0x3f3f gives +-0x3f21 (where
+/// exact tanh truncated gives one ulp more or less); `.f32` from 8 is 1.
+/// bf16 needs sm_90, and no form takes `.ftz` (ptxas 13.0.88).
+#[test]
+fn eval_runs_tanh() {
+    for (arch, text, src, want) in [
+        (
+            "sm_75",
+            "tanh.approx.f16 %h1, %h2;",
+            "%h2=0x3c8e",
+            "%h1 = 0x3a82\n",
+        ),
+        (
+            "sm_75",
+            "tanh.approx.f16x2 %r1, %r2;",
+            "%r2=0x3c8e29c6",
+            "%r1 = 0x3a8229c5\n",
+        ),
+        (
+            "sm_90",
+            "tanh.approx.bf16 %h1, %h2;",
+            "%h2=0xbf3f",
+            "%h1 = 0xbf21\n",
+        ),
+        (
+            "sm_90",
+            "tanh.approx.bf16x2 %r1, %r2;",
+            "%r2=0xbf3f3f3f",
+            "%r1 = 0xbf213f21\n",
+        ),
+        (
+            "sm_75",
+            "tanh.approx.f32 %f1, %f2;",
+            "%f2=0x41000000",
+            "%f1 = 0x3f800000\n",
+        ),
+    ] {
+        let (c, out, e) = parts(&simcli(&["eval", "--arch", arch, text, src]));
+        assert_eq!((c, out.as_str()), (0, want), "{text}: {e}");
+    }
+    let (c, _, e) = parts(&simcli(&[
+        "eval",
+        "--arch",
+        "sm_80",
+        "tanh.approx.bf16 %h1, %h2;",
+        "%h2=1",
+    ]));
+    assert_eq!(c, 2);
+    assert!(e.starts_with("error arch: ") && e.contains("sm_90"), "{e}");
+    let (c, _, e) = parts(&simcli(&["eval", "tanh.approx.ftz.f32 %f1, %f2;", "%f2=1"]));
+    assert_eq!(c, 2);
+    assert!(
+        e.contains("Illegal modifier '.ftz' for instruction 'tanh'"),
+        "{e}"
+    );
+}
+
 /// The async copies' group statements run on one lane (they change no
 /// register); a copy, which needs shared memory, is a launch's.
 #[test]

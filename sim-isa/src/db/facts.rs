@@ -107,6 +107,7 @@ pub(crate) const fn float_name(op: FloatOp) -> &'static str {
         FloatOp::Lg2 => "lg2",
         FloatOp::Sin => "sin",
         FloatOp::Cos => "cos",
+        FloatOp::Tanh => "tanh",
         FloatOp::Copysign => "copysign",
     }
 }

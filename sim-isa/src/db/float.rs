@@ -2,7 +2,8 @@
 //! div rcp sqrt copysign` over `.f32`/`.f64`, the `.approx`-only `rsqrt ex2
 //! lg2 sin cos`, and `add sub mul fma neg abs min max` over `.f16 .f16x2
 //! .bf16 .bf16x2`; `ex2.approx` over `.f16 .f16x2` and, with `.ftz`,
-//! `.bf16 .bf16x2`), as ptxas applies them (`tests/data/
+//! `.bf16 .bf16x2`; `tanh.approx` over `.f32` and the four half types), as
+//! ptxas applies them (`tests/data/
 //! float-arith-ptxas.txt` holds ptxas 11.8's verdicts over the f32/f64
 //! grid, `tests/data/half-arith-ptxas.txt` ptxas 13.0.88's and 11.8's over
 //! the half grid per target), the half forms' target and PTX-version gates,
@@ -37,6 +38,7 @@ pub(crate) const FLOAT_OPCODES: &[OpcodeDef] = &[
     fl("lg2", FloatOp::Lg2),
     fl("sin", FloatOp::Sin),
     fl("cos", FloatOp::Cos),
+    fl("tanh", FloatOp::Tanh),
     fl("copysign", FloatOp::Copysign),
 ];
 
@@ -97,11 +99,11 @@ pub(crate) const fn half_op(op: FloatOp) -> bool {
 }
 
 /// Whether the type list is legal: one of `.f32`, `.f64` (`.f32` alone for
-/// `lg2 sin cos`, `.f32` or a half type for `ex2`), or a half type for
-/// [`half_op`]s.
+/// `lg2 sin cos`, `.f32` or a half type for `ex2` and `tanh`), or a half
+/// type for [`half_op`]s.
 pub(crate) fn types_ok(op: FloatOp, tys: &[Type]) -> bool {
     match (op, tys) {
-        (FloatOp::Ex2, [t]) => *t == Type::F32 || is_half(*t),
+        (FloatOp::Ex2 | FloatOp::Tanh, [t]) => *t == Type::F32 || is_half(*t),
         (FloatOp::Lg2 | FloatOp::Sin | FloatOp::Cos, [t]) => *t == Type::F32,
         (_, [Type::F32 | Type::F64]) => true,
         (_, [t]) => is_half(*t) && half_op(op),
@@ -139,12 +141,14 @@ pub(crate) const fn rnd_ok(op: FloatOp) -> bool {
         | FloatOp::Lg2
         | FloatOp::Sin
         | FloatOp::Cos
+        | FloatOp::Tanh
         | FloatOp::Copysign => false,
     }
 }
 
 /// Whether `op` needs a rounding modifier (`div rcp sqrt` take `.approx`
-/// or `.full` instead on `.f32`; `rsqrt ex2 lg2 sin cos` need `.approx`).
+/// or `.full` instead on `.f32`; `rsqrt ex2 lg2 sin cos tanh` need
+/// `.approx`).
 pub(crate) const fn rnd_required(op: FloatOp) -> bool {
     matches!(
         op,
@@ -170,10 +174,13 @@ pub(crate) fn sat_ok(op: FloatOp, ty: Type) -> bool {
 /// Whether `.approx` (or, for `div`, `.full`) is legal: `div/rcp/sqrt.f32`,
 /// and `rcp.approx.ftz.f64` (ptxas 11.8's grid); `rsqrt ex2 lg2 sin cos`
 /// on `.f32`, and `rsqrt.approx{.ftz}.f64` (PTX ISA 9.7.3.18); `ex2.approx`
-/// on the half types (`.ftz` there is [`ftz_ok`]'s and [`ftz_required`]'s).
+/// on the half types (`.ftz` there is [`ftz_ok`]'s and [`ftz_required`]'s);
+/// `tanh.approx` on `.f32` and the half types (ptxas 13.0.88: `tests/data/
+/// tanh-ptxas.txt`).
 pub(crate) fn approx_ok(op: FloatOp, ty: Type, full: bool, ftz: bool) -> bool {
     match (op, ty) {
-        (FloatOp::Ex2, _) if is_half(ty) => !full,
+        (FloatOp::Ex2 | FloatOp::Tanh, _) if is_half(ty) => !full,
+        (FloatOp::Tanh, Type::F32) => !full,
         (FloatOp::Div, Type::F32) => true,
         (FloatOp::Rcp | FloatOp::Sqrt, Type::F32) => !full,
         (FloatOp::Rcp, Type::F64) => !full && ftz,
@@ -185,18 +192,21 @@ pub(crate) fn approx_ok(op: FloatOp, ty: Type, full: bool, ftz: bool) -> bool {
 
 /// Whether simcli runs an `.approx`/`.full` form: every one on `.f32`
 /// (`float/mufu.rs`) and `ex2.approx` on the half types (`MUFU.EX2.F16` /
-/// `.BF16`, the same file); `rcp.approx.ftz.f64` and `rsqrt.approx.f64`
-/// are valid PTX it does not run.
+/// `.BF16`, the same file) and `tanh.approx` on them (`float/tanh.rs`);
+/// `rcp.approx.ftz.f64` and `rsqrt.approx.f64` are valid PTX it does not
+/// run.
 pub(crate) fn approx_implemented(op: FloatOp, ty: Type) -> bool {
-    ty == Type::F32 || (op == FloatOp::Ex2 && is_half(ty))
+    ty == Type::F32 || (matches!(op, FloatOp::Ex2 | FloatOp::Tanh) && is_half(ty))
 }
 
 /// Whether `.ftz` is legal: `.f32` (not `copysign`), `rcp`/`rsqrt.f64`,
 /// and `.f16`/`.f16x2` (never bf16), but `ex2` takes it on bf16 and not
 /// on f16 (ptxas 13.0.88: "Illegal modifier '.ftz' for instruction 'ex2'"
-/// on `ex2.approx.ftz.f16`).
+/// on `ex2.approx.ftz.f16`); `tanh` takes it on no type ("Illegal modifier
+/// '.ftz' for instruction 'tanh'", `tests/data/tanh-ptxas.txt`).
 pub(crate) fn ftz_ok(op: FloatOp, ty: Type) -> bool {
     match ty {
+        _ if op == FloatOp::Tanh => false,
         _ if op == FloatOp::Ex2 && is_half(ty) => is_bf16(ty),
         Type::F32 | Type::F16 | Type::F16x2 => op != FloatOp::Copysign,
         _ => matches!(op, FloatOp::Rcp | FloatOp::Rsqrt) && ty == Type::F64,
@@ -248,7 +258,9 @@ fn half_where(i: &Instruction, f: fn(FloatOp, Type) -> bool) -> bool {
 /// on sm_80/sm_90; the lowest `.version` from ptxas 11.8 on the lowest
 /// target that accepts each form, which agrees with the PTX ISA's notes;
 /// `ex2.approx`'s from ptxas 13.0.88 on sm_75, sm_80 and sm_90: `tests/
-/// data/ex2-half-ptxas.txt`), and `copysign`'s (PTX ISA 4.2, every target).
+/// data/ex2-half-ptxas.txt`; `tanh.approx`'s from ptxas 13.0.88 on sm_75,
+/// sm_80 and sm_90 and 11.8 on sm_70: `tests/data/tanh-ptxas.txt`), and
+/// `copysign`'s (PTX ISA 4.2, every target).
 pub(crate) const HALF_GATES: &[Gate] = &[
     Gate {
         what: "add/sub/mul/fma.f16",
@@ -319,6 +331,18 @@ pub(crate) const HALF_GATES: &[Gate] = &[
         feature: Some(Feature::Bf16),
         ptx: (7, 8),
         applies: |i| half_where(i, |op, t| is_bf16(t) && op == FloatOp::Ex2),
+    },
+    Gate {
+        what: "tanh.approx.f32/.f16/.f16x2",
+        feature: Some(Feature::Tanh),
+        ptx: (7, 0),
+        applies: |i| matches!(i.op, Op::Float(x) if x.op == FloatOp::Tanh && !is_bf16(x.ty)),
+    },
+    Gate {
+        what: "tanh.approx.bf16/.bf16x2",
+        feature: Some(Feature::Bf16),
+        ptx: (7, 8),
+        applies: |i| half_where(i, |op, t| is_bf16(t) && op == FloatOp::Tanh),
     },
     Gate {
         what: "copysign",

@@ -326,6 +326,8 @@ pub const fn syntax(fam: Family) -> &'static str {
              sqrt.rnd.f64 d, a;  .rnd = { .rn, .rz, .rm, .rp };  \
              div.approx{.ftz}.f32 d, a, b;  div.full{.ftz}.f32 d, a, b;  \
              rcp/sqrt/rsqrt/ex2/lg2/sin/cos.approx{.ftz}.f32 d, a;  \
+             ex2.approx.htype d, a;  ex2.approx.ftz.btype d, a;  \
+             tanh.approx.f32 d, a;  tanh.approx.htype d, a;  tanh.approx.btype d, a;  \
              copysign.type d, a, b;  .type = { .f32, .f64 };  \
              add/sub/mul{.rn}{.ftz}{.sat}.htype d, a, b;  fma.rn{.ftz}{.sat}.htype d, a, b, c;  \
              .htype = { .f16, .f16x2 };  add/sub/mul{.rn}.btype d, a, b;  \
@@ -405,7 +407,8 @@ pub(crate) const fn operands(kind: OpKind) -> &'static [OperandKind] {
             | FloatOp::Ex2
             | FloatOp::Lg2
             | FloatOp::Sin
-            | FloatOp::Cos,
+            | FloatOp::Cos
+            | FloatOp::Tanh,
         ) => &[K::Dst, K::Value(0)],
         OpKind::Bit(w) => bit::operands(w),
         // The packed destinations take two: see `cvt::operands`.

@@ -18,6 +18,7 @@ mod fast;
 mod half;
 mod mufu;
 mod mufu_table;
+mod tanh;
 
 pub(crate) use fast::{Fast32Kernel, Fast32Plan};
 
@@ -254,6 +255,7 @@ fn lane32(x: &FloatArith, a: u64, b: u64, c: u64) -> u32 {
         | FloatOp::Lg2
         | FloatOp::Sin
         | FloatOp::Cos
+        | FloatOp::Tanh
         | FloatOp::Copysign => f32::NAN,
         FloatOp::Rcp => quotient32(1.0, f64::from(a), mode),
         FloatOp::Sqrt => {
@@ -380,6 +382,7 @@ fn lane64(x: &FloatArith, a: u64, b: u64, c: u64) -> u64 {
         | FloatOp::Lg2
         | FloatOp::Sin
         | FloatOp::Cos
+        | FloatOp::Tanh
         | FloatOp::Copysign => f64::NAN,
     };
     match (r.is_nan(), x.op) {
@@ -394,6 +397,7 @@ fn lane64(x: &FloatArith, a: u64, b: u64, c: u64) -> u64 {
             | FloatOp::Lg2
             | FloatOp::Sin
             | FloatOp::Cos
+            | FloatOp::Tanh
             | FloatOp::Copysign
             | FloatOp::Add
             | FloatOp::Sub

@@ -38,6 +38,8 @@ pub enum FloatOp {
     Sin,
     /// `cos.approx` of `a` radians (one source)
     Cos,
+    /// `tanh.approx` (one source; `.f32` and the four half types)
+    Tanh,
     /// `copysign`: `b` with the sign bit of `a` (a bit operation: ptxas
     /// emits a LOP3 for it).
     Copysign,
@@ -45,11 +47,16 @@ pub enum FloatOp {
 
 impl FloatOp {
     /// Whether the operation has only the `.approx` form (`rsqrt ex2 lg2
-    /// sin cos`).
+    /// sin cos tanh`).
     pub const fn approx_only(self) -> bool {
         matches!(
             self,
-            FloatOp::Rsqrt | FloatOp::Ex2 | FloatOp::Lg2 | FloatOp::Sin | FloatOp::Cos
+            FloatOp::Rsqrt
+                | FloatOp::Ex2
+                | FloatOp::Lg2
+                | FloatOp::Sin
+                | FloatOp::Cos
+                | FloatOp::Tanh
         )
     }
 
@@ -66,6 +73,7 @@ impl FloatOp {
                 | FloatOp::Lg2
                 | FloatOp::Sin
                 | FloatOp::Cos
+                | FloatOp::Tanh
         )
     }
 }

@@ -53,7 +53,6 @@ fn unimplemented_float_forms() {
         "mul.rz.f64 %fd1, %fd2, %fd3;",
         "fma.rp.f64 %fd1, %fd2, %fd3, %fd4;",
         "fma.rz.relu.bf16 %h1, %h2, %h3, %h4;",
-        "tanh.approx.f16x2 %r1, %r2;",
         "fma.rz.bf16x2 %r1, %r2, %r3, %r4;",
         "min.xorsign.abs.bf16 %h1, %h2, %h3;",
         "mad.rp.f64 %fd1, %fd2, %fd3, %fd4;",

@@ -325,9 +325,9 @@ fn display_round_trips() {
         .filter(|f| half.iter().any(|t| f.text.contains(t)) || f.text.starts_with("copysign"))
         .map(|f| f.text)
         .collect();
-    // The grid's 114 and `ex2.approx` on the four half types
-    // (`tests/data/ex2-half-ptxas.txt`).
-    assert_eq!(forms.len(), 118);
+    // The grid's 114 and `ex2.approx` and `tanh.approx` on the four half
+    // types (`tests/data/ex2-half-ptxas.txt`, `tests/data/tanh-ptxas.txt`).
+    assert_eq!(forms.len(), 122);
     texts.extend(forms);
     for text in &texts {
         let mut syms = Symbols::new();

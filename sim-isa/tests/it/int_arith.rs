@@ -125,8 +125,6 @@ fn unimplemented_ptx() {
         ("bra LOOP;", "bra"),
         ("isspacep.global %p1, %rd1;", "isspacep"),
         ("cvt.rna.tf32.f32 %r1, %f1;", "cvt.rna.tf32.f32"),
-        ("tanh.approx.f16 %h1, %h2;", "tanh"),
-        ("tanh.approx.bf16x2 %r1, %r2;", "tanh"),
         ("fma.rz.f64 %fd1, %fd2, %fd3, %fd4;", "fma.rz.f64"),
         ("mul.rm.f64 %fd1, %fd2, %fd3;", "mul.rm.f64"),
         ("add.cc.u32 %r1, %r2, %r3;", "add.cc.u32"),

@@ -51,6 +51,7 @@ mod props;
 mod ptxas_grid;
 mod public_sample;
 mod strategies;
+mod tanh;
 mod target;
 mod vectors;
 mod warp;

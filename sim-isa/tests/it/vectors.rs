@@ -132,6 +132,14 @@ fn h200_ex2_half() {
 }
 
 #[test]
+fn h200_tanh_half() {
+    // `tanh.approx.f16` and `.bf16` on the H200 (a sample of its whole
+    // tables: every 64th source, the edges, and all 50 sources where the
+    // rule alone misses, which sim-isa holds as measured exceptions).
+    assert_eq!(run_file("h200-tanh-half.jsonl.gz").passed, 2_140);
+}
+
+#[test]
 fn sass_ex2_half() {
     // `ex2.approx` on the four half types, 60 inputs each, from the sm_90
     // machine code (MUFU.EX2.F16/.BF16, PRMT) run by xtask's SASS interpreter.

@@ -19,6 +19,7 @@ mod params;
 mod printf;
 mod record;
 mod stalls;
+mod tanh;
 mod warp_coll;
 
 use sim_kernel::{run_grid, run_launch, timing, LaunchRun, Prepared, RunOptions};

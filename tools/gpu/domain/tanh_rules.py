@@ -7,9 +7,11 @@ The rule: `x` itself for |x| below 2^-8 (f16: up to 2^-8 (1 + 7/1024)),
 tanh truncated toward zero (f16, bf16) or rounded to nearest (f32). It is
 not the machine's mechanism: MUFU.TANH approximates tanh with a relative
 error near 2^-17.6, and where that error crosses a grid point the rule
-misses by one unit in the last place. sim-isa therefore does not run
-`tanh.approx` (docs/validation.md, "H200 run"). Prints, per form, how many
-entries (16-bit tables) or sampled high halves (f32 checksums) agree.
+misses by one unit in the last place. sim-isa runs this rule with the
+16-bit misses listed below as a table of the H200's values
+(sim-isa/src/exec/float/tanh.rs; docs/validation.md, "H200 run"). Prints,
+per form, how many entries (16-bit tables) or sampled high halves (f32
+checksums) the rule alone gets.
 
     python3 -m tools.gpu.domain.tanh_rules
 """

@@ -137,6 +137,8 @@ fn lane16(x: &FloatArith, f: Fmt, a: u16, b: u16, c: u16) -> u16 {
         // `ex2.approx`: MUFU.EX2.F16/.BF16. `.ftz` (bf16's) flushes no
         // more than the unit does.
         FloatOp::Ex2 => return super::mufu::ex2_half(a, f.ebits != 5),
+        // `tanh.approx` (`tanh.rs`; it takes no `.ftz`).
+        FloatOp::Tanh => return super::tanh::tanh_half(a, f.ebits != 5),
         // No half forms (the parser admits none).
         FloatOp::Div
         | FloatOp::Rcp

@@ -356,6 +356,8 @@ pub(super) fn approx_lane(x: &FloatArith, a: u32, b: u32) -> u32 {
             }
         }
         FloatOp::Sin | FloatOp::Cos => sin_cos(fmul_rz(a, INV_2PI), x.op == FloatOp::Cos),
+        // A rule fitted to an H200, not the unit's mechanism (`tanh.rs`).
+        FloatOp::Tanh => super::tanh::tanh_f32(a),
         FloatOp::Div => div(x.approx == Some(Approx::Full), ftz, a, b),
         // Each other operation named: exhaustive, no wildcard (a new one must be placed).
         FloatOp::Add

@@ -1,0 +1,164 @@
+//! `tanh.approx` over `.f32 .f16 .f16x2 .bf16 .bf16x2`: ptxas's verdicts per
+//! target and PTX version, and the lane semantics on values an H200 gave.
+//! The GPU's whole 16-bit tables and its sampled f32 checksums are compared
+//! in xtask (`h200_approximate_functions_agree_with_sim_isa`).
+
+use crate::grid::{self, Grid};
+use sim_isa::exec::float_lane;
+use sim_isa::parse::{check_target, parse_instruction};
+use sim_isa::*;
+
+const GRID: &str = include_str!("../data/tanh-ptxas.txt");
+
+fn parse(text: &str) -> Result<Instruction, IsaError> {
+    parse_instruction(text, &mut Symbols::new())
+}
+
+/// `float_lane` of `text` on `a`.
+fn lane(text: &str, a: u64) -> u64 {
+    match parse(text) {
+        Ok(Instruction {
+            op: Op::Float(x), ..
+        }) => float_lane(&x, a, 0, 0),
+        other => panic!("{text}: {other:?}"),
+    }
+}
+
+/// Each line of `tests/data/tanh-ptxas.txt` (made by
+/// `tools/ptxas_grid/tanh_grid.py`: ptxas 11.8 on sm_70, 13.0.88 on sm_75,
+/// sm_80, sm_90) against the parser and `check_target`, the `.version` gate
+/// on the lowest accepting target: ptxas refused the version below the
+/// lowest it took (6.5 for the sm_75 forms, 7.7 for bf16 on sm_90).
+#[test]
+fn agrees_with_ptxas_per_target() {
+    let below = |v: &str, _: usize, _: &[&str]| match v {
+        "7.0" => PtxVersion::parse("6.5"),
+        "7.8" => PtxVersion::parse("7.7"),
+        other => panic!("no version below {other} in the grid"),
+    };
+    let g = Grid {
+        columns: &[
+            ("sm_70", None),
+            ("sm_75", None),
+            ("sm_80", None),
+            ("sm_90", None),
+        ],
+        gate_column: None,
+        below: &below,
+        unrun: &|_| false,
+        untyped: &[],
+    };
+    let (n, accepted, wrong) = grid::check(GRID, &g);
+    // 8 types x {none, .approx, .rn, .full} x .ftz x .sat; ptxas takes
+    // `tanh.approx` on the five types the PTX ISA names, and nothing else.
+    assert_eq!((n, accepted), (128, 5));
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// ptxas's words for the rules the grid's comments quote.
+#[test]
+fn messages_are_ptxas_words() {
+    for (text, msg) in [
+        (
+            "tanh.approx.ftz.f32 %f1, %f2;",
+            "Illegal modifier '.ftz' for instruction 'tanh'",
+        ),
+        (
+            "tanh.approx.ftz.bf16 %h1, %h2;",
+            "Illegal modifier '.ftz' for instruction 'tanh'",
+        ),
+        (
+            "tanh.approx.sat.f16 %h1, %h2;",
+            "Illegal modifier '.sat' for instruction 'tanh'",
+        ),
+        (
+            "tanh.approx.f64 %fd1, %fd2;",
+            "Unexpected instruction types specified for 'tanh'",
+        ),
+    ] {
+        assert!(GRID.contains(msg), "{msg} is not ptxas's");
+        let e = parse(text).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Invalid, "{text}");
+        assert!(e.to_string().contains(msg), "{text}: {e}");
+    }
+}
+
+/// The gates: sm_75 and PTX 7.0 for f32/f16/f16x2, sm_90 and PTX 7.8 for
+/// bf16/bf16x2 (the grid's `arch` columns and lowest versions).
+#[test]
+fn gates() {
+    let t = |s: &str| Target::parse(s).unwrap();
+    let v = |s: &str| Some(PtxVersion::parse(s).unwrap());
+    for (text, sm, ptx) in [
+        ("tanh.approx.f32 %f1, %f2;", "sm_75", "7.0"),
+        ("tanh.approx.f16x2 %r1, %r2;", "sm_75", "7.0"),
+        ("tanh.approx.bf16 %h1, %h2;", "sm_90", "7.8"),
+    ] {
+        let i = parse(text).unwrap();
+        let lower = if sm == "sm_75" { "sm_72" } else { "sm_89" };
+        assert!(check_target(&i, t(sm), v(ptx)).is_ok(), "{text}");
+        assert!(check_target(&i, t(lower), None).is_err(), "{text} {lower}");
+    }
+}
+
+/// Values of the H200's tables (`xtask/tests/data/domain-h200-approx.bin`),
+/// each with what makes it a case.
+#[test]
+fn lanes_on_the_h200s_values() {
+    let f16 = "tanh.approx.f16 %h1, %h2;";
+    let bf16 = "tanh.approx.bf16 %h1, %h2;";
+    let f32 = "tanh.approx.f32 %f1, %f2;";
+    // Tiny: the source itself, up to 2^-8 (1 + 7/1024) in f16.
+    assert_eq!(lane(f16, 0x1c07), 0x1c07);
+    assert_eq!(lane(f16, 0x0001), 0x0001);
+    assert_eq!(lane(f16, 0x8000), 0x8000);
+    // 2^-8 (1 + 8/1024): tanh truncated, one ulp below.
+    assert_eq!(lane(f16, 0x1c08), 0x1c07);
+    // 1.0: tanh 0.76159 truncated (0x3a17 is 0.76123).
+    assert_eq!(lane(f16, 0x3c00), 0x3a17);
+    assert_eq!(lane(f16, 0xbc00), 0xba17);
+    // Measured exceptions: 0x3c8e (1.139) gives 0x3a82 where the rule
+    // gives 0x3a83; 0x29c6 gives 0x29c5, the rule 0x29c4.
+    assert_eq!(lane(f16, 0x3c8e), 0x3a82);
+    assert_eq!(lane(f16, 0xbc8e), 0xba82);
+    assert_eq!(lane(f16, 0x29c6), 0x29c5);
+    // From 8: +-1; infinities too; NaN 0x7fff.
+    assert_eq!(lane(f16, 0x4800), 0x3c00);
+    assert_eq!(lane(f16, 0xfc00), 0xbc00);
+    assert_eq!(lane(f16, 0x7e00), 0x7fff);
+    assert_eq!(lane(bf16, 0x3b80), 0x3b80);
+    assert_eq!(lane(bf16, 0x3f80), 0x3f42);
+    assert_eq!(lane(bf16, 0x3f3f), 0x3f21);
+    assert_eq!(lane(bf16, 0xbf3f), 0xbf21);
+    assert_eq!(lane(bf16, 0x4100), 0x3f80);
+    assert_eq!(lane(bf16, 0xffc1), 0x7fff);
+    // f32: the rule's edges (a model: the H200's checksums agree at 60 of
+    // 64 sampled high halves, xtask's test).
+    assert_eq!(lane(f32, 0x3b7f_ffff), 0x3b7f_ffff);
+    assert_eq!(lane(f32, 0x4100_0000), 0x3f80_0000);
+    assert_eq!(lane(f32, 0xff80_0000), 0xbf80_0000);
+    assert_eq!(lane(f32, 0x7fc0_0000), 0x7fff_ffff);
+}
+
+/// A packed form is its scalar form on each half.
+#[test]
+fn packed_forms_are_two_scalar_lanes() {
+    for (packed, scalar) in [
+        ("tanh.approx.f16x2 %r1, %r2;", "tanh.approx.f16 %h1, %h2;"),
+        ("tanh.approx.bf16x2 %r1, %r2;", "tanh.approx.bf16 %h1, %h2;"),
+    ] {
+        for (lo, hi) in [
+            (0x3c00u64, 0x4c00u64),
+            (0x3c8e, 0x7e00),
+            (0xbc8e, 0x0001),
+            (0x3f3f, 0xbf3f),
+        ] {
+            let want = lane(scalar, lo) | lane(scalar, hi) << 16;
+            assert_eq!(
+                lane(packed, lo | hi << 16),
+                want,
+                "{packed} {lo:#x} {hi:#x}"
+            );
+        }
+    }
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""ptxas's verdicts on `tanh`, per target.
+
+Writes sim-isa/tests/data/tanh-ptxas.txt, read by sim-isa/tests/it/tanh.rs:
+one line per statement,
+
+    V70 V75 V80 V90 PTX TEXT
+
+where each V is ptxas's verdict on that target at `.version 7.8` (sm_70,
+judged by ptxas 11.8: ptxas 13 assembles nothing below sm_75) or `.version
+9.0` (sm_75, sm_80, sm_90: ptxas 13.0.88): `accept`; `arch` when every message
+is about the target ("requires .target sm_XX or higher"); `reject`
+otherwise. PTX is the lowest `.version` ptxas 13.0.88 accepts the
+statement at on the lowest target that accepts it, over the versions that
+target allows (sm_75: 6.3 up; sm_80: 7.0 up; sm_90: 7.8 up, so a statement
+only sm_90 accepts reads 7.8 whatever the manual says below it); `-` when
+no target accepts it. Each `# ptxas:` line above a statement is a message
+it gave. The statements: `tanh` over the five types the PTX ISA names and
+three it does not (`.f64 .u32 .b16`), with no rounding word, `.approx`,
+`.rn` or `.full`, with and without `.ftz` and `.sat`.
+
+Each statement is assembled alone inside a kernel declaring every register
+class (`tools/ptxas_grid/verdict.py`).
+
+    PTXAS13=... PTXAS11=... python3 -m tools.ptxas_grid.tanh_grid
+"""
+
+import os
+import sys
+
+from tools.ptxas_grid import verdict
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
+PTXAS13 = os.environ.get("PTXAS13", "ptxas")
+PTXAS11 = os.environ.get("PTXAS11", os.path.join(ROOT, "tools/.cache/py/nvidia/cuda_nvcc/bin/ptxas"))
+OUT = os.path.join(ROOT, "sim-isa/tests/data/tanh-ptxas.txt")
+
+TYPES = ["f32", "f16", "f16x2", "bf16", "bf16x2", "f64", "u32", "b16"]
+REG = {"f32": "%f", "f64": "%fd", "u32": "%r", "b16": "%h", "f16": "%h", "bf16": "%h",
+       "f16x2": "%r", "bf16x2": "%r"}
+TARGETS = [("sm_70", PTXAS11, "7.8"), ("sm_75", PTXAS13, "9.0"), ("sm_80", PTXAS13, "9.0"),
+           ("sm_90", PTXAS13, "9.0")]
+VERSIONS = {"sm_75": ["6.3", "6.4", "6.5", "7.0", "7.8"], "sm_80": ["7.0", "7.8"], "sm_90": ["7.8"]}
+
+
+def statements():
+    """tanh over each type with every rounding word, .ftz and .sat."""
+    out = []
+    for ty in TYPES:
+        r = REG[ty]
+        for word in ["", ".approx", ".rn", ".full"]:
+            for ftz in ["", ".ftz"]:
+                for sat in ["", ".sat"]:
+                    out.append(f"tanh{word}{ftz}{sat}.{ty} {r}5, {r}1;")
+    return out
+
+
+def lowest_version(text, target):
+    """The lowest PTX version at which target accepts text (ptxas 13.0.88), '?' if none."""
+    for v in VERSIONS[target]:
+        if verdict.assemble(PTXAS13, target, v, text)[0] == "accept":
+            return v
+    return "?"
+
+
+def main():
+    lines = __doc__.splitlines()
+    out = ["# " + l if l else "#" for l in lines[1:27]]
+    for text in statements():
+        res = [verdict.assemble(p, t, v, text) for t, p, v in TARGETS]
+        vs = [v for v, _ in res]
+        low = "-"
+        for (t, _, _), v in zip(TARGETS, vs):
+            if v == "accept":
+                low = lowest_version(text, t)
+                break
+        msgs = {m.split("error   :")[-1].strip() for _, e in res for m in e}
+        for m in sorted(msgs):
+            out.append(f"# ptxas: {m}")
+        out.append(" ".join(vs) + f" {low} {text}")
+    with open(OUT, "w") as f:
+        f.write("\n".join(out) + "\n")
+    print(f"wrote {OUT}: {len(statements())} statements")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
