@@ -5,21 +5,10 @@
 //! in xtask (`h200_approximate_functions_agree_with_sim_isa`); its sample
 //! and the SASS oracle's vectors run in `vectors.rs`.
 
-use crate::grid::{self, Grid};
-use sim_isa::exec::float_lane;
-use sim_isa::parse::parse_instruction;
-use sim_isa::*;
+use crate::grid;
+use crate::packed_half::{lane, two_scalar_lanes};
 
 const GRID: &str = include_str!("../data/ex2-half-ptxas.txt");
-
-fn parse(text: &str) -> Result<Instruction, IsaError> {
-    parse_instruction(text, &mut Symbols::new())
-}
-
-/// `float_lane` of `text` on `a`.
-fn lane(text: &str, a: u64) -> u64 {
-    float_lane(&family!(text, Float), a, 0, 0)
-}
 
 /// Each line of `tests/data/ex2-half-ptxas.txt` (made by
 /// `tools/ptxas_grid/ex2_half_grid.py`) against the parser and
@@ -27,19 +16,11 @@ fn lane(text: &str, a: u64) -> u64 {
 /// accepting target: ptxas refused the version below the lowest it took.
 #[test]
 fn agrees_with_ptxas_per_target() {
-    let below = |v: &str, _: usize, _: &[&str]| match v {
-        "7.0" => PtxVersion::parse("6.5"),
-        "7.8" => PtxVersion::parse("7.7"),
-        other => panic!("no version below {other} in the grid"),
-    };
-    let g = Grid {
-        columns: &[("sm_75", None), ("sm_80", None), ("sm_90", None)],
-        gate_column: None,
-        below: &below,
-        unrun: &|_| false,
-        untyped: &[],
-    };
-    let (n, accepted, wrong) = grid::check(GRID, &g);
+    let (n, accepted, wrong) = grid::check_targets(
+        GRID,
+        &["sm_75", "sm_80", "sm_90"],
+        &[("7.0", "6.5"), ("7.8", "7.7")],
+    );
     assert_eq!((n, accepted), (64, 4));
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
@@ -47,25 +28,23 @@ fn agrees_with_ptxas_per_target() {
 /// ptxas's words for the `.ftz` rules, which the grid's comments quote.
 #[test]
 fn ftz_messages() {
-    for (text, msg) in [
-        (
-            "ex2.approx.bf16 %h1, %h2;",
-            ".ftz modifier required for instruction 'ex2.bf16'",
-        ),
-        (
-            "ex2.approx.bf16x2 %r1, %r2;",
-            ".ftz modifier required for instruction 'ex2.bf16x2'",
-        ),
-        (
-            "ex2.approx.ftz.f16 %h1, %h2;",
-            "Illegal modifier '.ftz' for instruction 'ex2'",
-        ),
-    ] {
-        assert!(GRID.contains(msg), "{msg} is not ptxas's");
-        let e = parse(text).unwrap_err();
-        assert_eq!(e.kind(), ErrorKind::Invalid, "{text}");
-        assert!(e.to_string().contains(msg), "{text}: {e}");
-    }
+    grid::messages_are_ptxas(
+        GRID,
+        &[
+            (
+                "ex2.approx.bf16 %h1, %h2;",
+                ".ftz modifier required for instruction 'ex2.bf16'",
+            ),
+            (
+                "ex2.approx.bf16x2 %r1, %r2;",
+                ".ftz modifier required for instruction 'ex2.bf16x2'",
+            ),
+            (
+                "ex2.approx.ftz.f16 %h1, %h2;",
+                "Illegal modifier '.ftz' for instruction 'ex2'",
+            ),
+        ],
+    );
 }
 
 /// Values of the H200's tables (`xtask/tests/data/domain-h200-approx.bin`),
@@ -101,25 +80,9 @@ fn lanes_on_the_h200s_values() {
 /// A packed form is its scalar form on each half.
 #[test]
 fn packed_forms_are_two_scalar_lanes() {
-    for (packed, scalar) in [
-        ("ex2.approx.f16x2 %r1, %r2;", "ex2.approx.f16 %h1, %h2;"),
-        (
-            "ex2.approx.ftz.bf16x2 %r1, %r2;",
-            "ex2.approx.ftz.bf16 %h1, %h2;",
-        ),
-    ] {
-        for (lo, hi) in [
-            (0x3c00u64, 0x4c00u64),
-            (0x11c5, 0x7e00),
-            (0xcc00, 0x0001),
-            (0x3bb9, 0xff80),
-        ] {
-            let want = lane(scalar, lo) | lane(scalar, hi) << 16;
-            assert_eq!(
-                lane(packed, lo | hi << 16),
-                want,
-                "{packed} {lo:#x} {hi:#x}"
-            );
-        }
-    }
+    let sources = [0x4c00_3c00, 0x7e00_11c5, 0x0001_cc00, 0xff80_3bb9];
+    two_scalar_lanes(
+        &["ex2.approx.f16 %h1, %h2;", "ex2.approx.ftz.bf16 %h1, %h2;"],
+        &sources,
+    );
 }

@@ -40,6 +40,51 @@ pub fn known_below(v: PtxVersion) -> PtxVersion {
     PtxVersion::new(a, b)
 }
 
+/// `Grid::below` for a grid whose lowest versions are few and known: each
+/// `(lowest, below)` pair names the version below a lowest one that ptxas
+/// was asked and refused; a lowest version not named is a grid the test
+/// does not know, and panics.
+pub fn below_of<'a>(
+    pairs: &'a [(&'a str, &'a str)],
+) -> impl Fn(&str, usize, &[&str]) -> Option<PtxVersion> + 'a {
+    move |v, _, _| match pairs.iter().find(|(lowest, _)| *lowest == v) {
+        Some((_, b)) => PtxVersion::parse(b),
+        None => panic!("no version below {v} in the grid"),
+    }
+}
+
+/// `check` on a grid whose columns were asked without a `.version`, gated
+/// on the first accepting column, with the versions below named by
+/// `below_of(below)` and nothing set aside.
+pub fn check_targets(
+    text: &str,
+    targets: &[&str],
+    below: &[(&str, &str)],
+) -> (usize, usize, Vec<String>) {
+    let columns: Vec<(&str, Option<&str>)> = targets.iter().map(|t| (*t, None)).collect();
+    let below = below_of(below);
+    let g = Grid {
+        columns: &columns,
+        gate_column: None,
+        below: &below,
+        unrun: &|_| false,
+        untyped: &[],
+    };
+    check(text, &g)
+}
+
+/// Holds statements ptxas refuses against the parser, each with ptxas's
+/// message (which the grid `text` quotes, in its comments): the parser
+/// refuses it as `Invalid` with the same words.
+pub fn messages_are_ptxas(text: &str, cases: &[(&str, &str)]) {
+    for (stmt, msg) in cases {
+        assert!(text.contains(msg), "{msg} is not ptxas's");
+        let e = parse_instruction(stmt, &mut Symbols::new()).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Invalid, "{stmt}");
+        assert!(e.to_string().contains(msg), "{stmt}: {e}");
+    }
+}
+
 /// Holds `text` (a grid file) against the parser and `check_target`: what
 /// ptxas rejects everywhere is invalid; what it accepts on some target
 /// parses (or is `unrun`), passes `check_target` exactly where ptxas

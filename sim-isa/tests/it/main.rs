@@ -43,6 +43,7 @@ mod mem_lanes;
 mod mma;
 mod model;
 mod mufu;
+mod packed_half;
 mod parse;
 mod parse_errors;
 mod parse_video;

@@ -3,26 +3,12 @@
 //! The GPU's whole 16-bit tables and its sampled f32 checksums are compared
 //! in xtask (`h200_approximate_functions_agree_with_sim_isa`).
 
-use crate::grid::{self, Grid};
-use sim_isa::exec::float_lane;
+use crate::grid;
+use crate::packed_half::{lane, two_scalar_lanes};
 use sim_isa::parse::{check_target, parse_instruction};
 use sim_isa::*;
 
 const GRID: &str = include_str!("../data/tanh-ptxas.txt");
-
-fn parse(text: &str) -> Result<Instruction, IsaError> {
-    parse_instruction(text, &mut Symbols::new())
-}
-
-/// `float_lane` of `text` on `a`.
-fn lane(text: &str, a: u64) -> u64 {
-    match parse(text) {
-        Ok(Instruction {
-            op: Op::Float(x), ..
-        }) => float_lane(&x, a, 0, 0),
-        other => panic!("{text}: {other:?}"),
-    }
-}
 
 /// Each line of `tests/data/tanh-ptxas.txt` (made by
 /// `tools/ptxas_grid/tanh_grid.py`: ptxas 11.8 on sm_70, 13.0.88 on sm_75,
@@ -31,24 +17,11 @@ fn lane(text: &str, a: u64) -> u64 {
 /// lowest it took (6.5 for the sm_75 forms, 7.7 for bf16 on sm_90).
 #[test]
 fn agrees_with_ptxas_per_target() {
-    let below = |v: &str, _: usize, _: &[&str]| match v {
-        "7.0" => PtxVersion::parse("6.5"),
-        "7.8" => PtxVersion::parse("7.7"),
-        other => panic!("no version below {other} in the grid"),
-    };
-    let g = Grid {
-        columns: &[
-            ("sm_70", None),
-            ("sm_75", None),
-            ("sm_80", None),
-            ("sm_90", None),
-        ],
-        gate_column: None,
-        below: &below,
-        unrun: &|_| false,
-        untyped: &[],
-    };
-    let (n, accepted, wrong) = grid::check(GRID, &g);
+    let (n, accepted, wrong) = grid::check_targets(
+        GRID,
+        &["sm_70", "sm_75", "sm_80", "sm_90"],
+        &[("7.0", "6.5"), ("7.8", "7.7")],
+    );
     // 8 types x {none, .approx, .rn, .full} x .ftz x .sat; ptxas takes
     // `tanh.approx` on the five types the PTX ISA names, and nothing else.
     assert_eq!((n, accepted), (128, 5));
@@ -58,29 +31,27 @@ fn agrees_with_ptxas_per_target() {
 /// ptxas's words for the rules the grid's comments quote.
 #[test]
 fn messages_are_ptxas_words() {
-    for (text, msg) in [
-        (
-            "tanh.approx.ftz.f32 %f1, %f2;",
-            "Illegal modifier '.ftz' for instruction 'tanh'",
-        ),
-        (
-            "tanh.approx.ftz.bf16 %h1, %h2;",
-            "Illegal modifier '.ftz' for instruction 'tanh'",
-        ),
-        (
-            "tanh.approx.sat.f16 %h1, %h2;",
-            "Illegal modifier '.sat' for instruction 'tanh'",
-        ),
-        (
-            "tanh.approx.f64 %fd1, %fd2;",
-            "Unexpected instruction types specified for 'tanh'",
-        ),
-    ] {
-        assert!(GRID.contains(msg), "{msg} is not ptxas's");
-        let e = parse(text).unwrap_err();
-        assert_eq!(e.kind(), ErrorKind::Invalid, "{text}");
-        assert!(e.to_string().contains(msg), "{text}: {e}");
-    }
+    grid::messages_are_ptxas(
+        GRID,
+        &[
+            (
+                "tanh.approx.ftz.f32 %f1, %f2;",
+                "Illegal modifier '.ftz' for instruction 'tanh'",
+            ),
+            (
+                "tanh.approx.ftz.bf16 %h1, %h2;",
+                "Illegal modifier '.ftz' for instruction 'tanh'",
+            ),
+            (
+                "tanh.approx.sat.f16 %h1, %h2;",
+                "Illegal modifier '.sat' for instruction 'tanh'",
+            ),
+            (
+                "tanh.approx.f64 %fd1, %fd2;",
+                "Unexpected instruction types specified for 'tanh'",
+            ),
+        ],
+    );
 }
 
 /// The gates: sm_75 and PTX 7.0 for f32/f16/f16x2, sm_90 and PTX 7.8 for
@@ -94,7 +65,7 @@ fn gates() {
         ("tanh.approx.f16x2 %r1, %r2;", "sm_75", "7.0"),
         ("tanh.approx.bf16 %h1, %h2;", "sm_90", "7.8"),
     ] {
-        let i = parse(text).unwrap();
+        let i = parse_instruction(text, &mut Symbols::new()).unwrap();
         let lower = if sm == "sm_75" { "sm_72" } else { "sm_89" };
         assert!(check_target(&i, t(sm), v(ptx)).is_ok(), "{text}");
         assert!(check_target(&i, t(lower), None).is_err(), "{text} {lower}");
@@ -143,22 +114,9 @@ fn lanes_on_the_h200s_values() {
 /// A packed form is its scalar form on each half.
 #[test]
 fn packed_forms_are_two_scalar_lanes() {
-    for (packed, scalar) in [
-        ("tanh.approx.f16x2 %r1, %r2;", "tanh.approx.f16 %h1, %h2;"),
-        ("tanh.approx.bf16x2 %r1, %r2;", "tanh.approx.bf16 %h1, %h2;"),
-    ] {
-        for (lo, hi) in [
-            (0x3c00u64, 0x4c00u64),
-            (0x3c8e, 0x7e00),
-            (0xbc8e, 0x0001),
-            (0x3f3f, 0xbf3f),
-        ] {
-            let want = lane(scalar, lo) | lane(scalar, hi) << 16;
-            assert_eq!(
-                lane(packed, lo | hi << 16),
-                want,
-                "{packed} {lo:#x} {hi:#x}"
-            );
-        }
-    }
+    let sources = [0x4c00_3c00, 0x7e00_3c8e, 0x0001_bc8e, 0xbf3f_3f3f];
+    two_scalar_lanes(
+        &["tanh.approx.f16 %h1, %h2;", "tanh.approx.bf16 %h1, %h2;"],
+        &sources,
+    );
 }
