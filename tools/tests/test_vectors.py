@@ -7,7 +7,9 @@ import os
 import subprocess
 import sys
 
-from tools.gpu.domain import ex2_vectors
+import pytest
+
+from tools.gpu.domain import ex2_vectors, tanh_vectors
 from tools.tests.helpers import ROOT
 
 
@@ -44,10 +46,14 @@ def test_more_vectors(tmp_path):
     same_inputs(mine, vectors(os.path.join(ROOT, "sim-isa/tests/data/h200-more-forms.jsonl.gz")))
 
 
-def test_ex2_vectors_rewrites_the_committed_file(tmp_path, monkeypatch):
-    out = tmp_path / "ex2.jsonl.gz"
-    monkeypatch.setattr(ex2_vectors, "OUT", str(out))
-    ex2_vectors.main()
+@pytest.mark.parametrize("script, committed", [
+    (ex2_vectors, "h200-ex2-half.jsonl.gz"),
+    (tanh_vectors, "h200-tanh-half.jsonl.gz"),
+])
+def test_table_vectors_rewrite_the_committed_files(tmp_path, monkeypatch, script, committed):
+    out = tmp_path / committed
+    monkeypatch.setattr(script, "OUT", str(out))
+    script.main()
     # The gzip header names the file; the content is compared.
-    with gzip.open(out, "rb") as a, gzip.open(os.path.join(ROOT, "sim-isa/tests/data/h200-ex2-half.jsonl.gz")) as b:
+    with gzip.open(out, "rb") as a, gzip.open(os.path.join(ROOT, "sim-isa/tests/data", committed)) as b:
         assert a.read() == b.read()

@@ -3,27 +3,22 @@
 an H200's whole tables (the extract `xtask/tests/data/domain-h200-approx.bin`
 of tools/gpu/device_run_edges.sh's run, README.md here).
 
-Writes sim-isa/tests/data/h200-tanh-half.jsonl.gz: for each form, every
-`STRIDE`-th source (0, STRIDE, ...), every source where the rule of
-tanh_rules.py misses the GPU (sim-isa's table of measured exceptions), and
-the special sources (zeros, subnormal edges, the rule's 2^-8 and 8 edges,
-one, the largest finite, infinities, NaNs).
+Writes sim-isa/tests/data/h200-tanh-half.jsonl.gz (table_vectors.py): for
+each form, every 64th source (0, 64, ...: table_vectors.STRIDE), every
+source where the rule of tanh_rules.py misses the GPU (sim-isa's table of
+measured exceptions), and the special sources (zeros, subnormal edges, the
+rule's 2^-8 and 8 edges, one, the largest finite, infinities, NaNs).
 
     python3 -m tools.gpu.domain.tanh_vectors
 """
 
-import gzip
-import json
 import os
-import struct
-import sys
 
-from tools.gpu.domain.tanh_rules import records, rule16
+from tools.cli import usage_asked
+from tools.gpu.domain.table_vectors import ROOT, write
+from tools.gpu.domain.tanh_rules import rule16
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../.."))
-SRC = os.path.join(ROOT, "xtask/tests/data/domain-h200-approx.bin")
 OUT = os.path.join(ROOT, "sim-isa/tests/data/h200-tanh-half.jsonl.gz")
-STRIDE = 64
 FORMS = {"tanh.approx.f16 %h5, %h1;": False, "tanh.approx.bf16 %h5, %h1;": True}
 SPECIAL = [0x0000, 0x8000, 0x0001, 0x8001, 0x03ff, 0x0400, 0x1c07, 0x1c08, 0x9c07, 0x9c08,
            0x3b80, 0x3b81, 0xbb80, 0xbb81, 0x47ff, 0x4800, 0xc7ff, 0xc800, 0x40ff, 0x4100,
@@ -33,31 +28,16 @@ SPECIAL = [0x0000, 0x8000, 0x0001, 0x8001, 0x03ff, 0x0400, 0x1c07, 0x1c08, 0x9c0
 
 
 def main():
-    if {"-h", "--help"} & set(sys.argv[1:]):  # the usage, not a run
-        print(__doc__)
+    if usage_asked(__doc__):
         return 0
-    lines = [
+    header = (
         "# tanh.approx.f16 and tanh.approx.bf16 on an NVIDIA H200 (driver 580.159.04, CUDA 13.0 "
         "driver JIT, sm_90, 2026-11-28): values read from the GPU's whole 65,536-entry tables "
         "(xtask/tests/data/domain-h200-approx.bin), written by tools/gpu/domain/tanh_vectors.py."
-    ]
-    n = 0
-    for text, kind, elem, count, raw in records(SRC):
-        if text not in FORMS:
-            continue
-        assert kind == 0 and elem == 2 and count == 65536
-        bf16 = FORMS[text]
-        table = struct.unpack(f"<{count}H", raw)
-        picks = set(range(0, count, STRIDE)) | set(SPECIAL)
-        picks |= {a for a in range(count) if rule16(a, bf16) != table[a]}
-        for a in sorted(picks):
-            v = {"arch": "sm_90", "ptx": text, "in": {"%h1": hex(a), "%h5": "0x0"},
-                 "out": {"%h5": hex(table[a])}, "source": "h200"}
-            lines.append(json.dumps(v, separators=(",", ":")))
-            n += 1
-    with gzip.GzipFile(OUT, "wb", mtime=0) as f:
-        f.write(("\n".join(lines) + "\n").encode())
-    print(f"wrote {OUT}: {n} vectors")
+    )
+    write(OUT, header, FORMS, SPECIAL,
+          lambda table, bf16: (a for a in range(len(table)) if rule16(a, bf16) != table[a]))
+    return 0
 
 
 if __name__ == "__main__":
