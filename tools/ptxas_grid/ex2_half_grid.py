@@ -39,14 +39,7 @@ VERSIONS = {"sm_75": ["6.3", "6.4", "6.5", "7.0", "7.8"], "sm_80": ["7.0", "7.8"
 def statements():
     """ex2 over the half types with every rounding word, .ftz and .sat: the valid forms and
     their invalid neighbours."""
-    out = []
-    for ty in TYPES:
-        r = REG[ty]
-        for word in ["", ".approx", ".rn", ".full"]:
-            for ftz in ["", ".ftz"]:
-                for sat in ["", ".sat"]:
-                    out.append(f"ex2{word}{ftz}{sat}.{ty} {r}5, {r}1;")
-    return out
+    return verdict.one_source_forms("ex2", TYPES, REG)
 
 
 def assemble(target, version, text):

@@ -30,7 +30,7 @@ import sys
 
 from tools.ptxas_grid import verdict
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
+ROOT = verdict.ROOT
 PTXAS13 = os.environ.get("PTXAS13", "ptxas")
 PTXAS11 = os.environ.get("PTXAS11", os.path.join(ROOT, "tools/.cache/py/nvidia/cuda_nvcc/bin/ptxas"))
 OUT = os.path.join(ROOT, "sim-isa/tests/data/tanh-ptxas.txt")
@@ -40,47 +40,28 @@ REG = {"f32": "%f", "f64": "%fd", "u32": "%r", "b16": "%h", "f16": "%h", "bf16":
        "f16x2": "%r", "bf16x2": "%r"}
 TARGETS = [("sm_70", PTXAS11, "7.8"), ("sm_75", PTXAS13, "9.0"), ("sm_80", PTXAS13, "9.0"),
            ("sm_90", PTXAS13, "9.0")]
-VERSIONS = {"sm_75": ["6.3", "6.4", "6.5", "7.0", "7.8"], "sm_80": ["7.0", "7.8"], "sm_90": ["7.8"]}
+# The versions asked for the version column, per target (ptxas 13.0.88); sm_70 accepts no
+# statement, so it is never the lowest accepting target.
+VERSIONS = {"sm_70": [], "sm_75": ["6.3", "6.4", "6.5", "7.0", "7.8"], "sm_80": ["7.0", "7.8"],
+            "sm_90": ["7.8"]}
 
 
 def statements():
     """tanh over each type with every rounding word, .ftz and .sat."""
-    out = []
-    for ty in TYPES:
-        r = REG[ty]
-        for word in ["", ".approx", ".rn", ".full"]:
-            for ftz in ["", ".ftz"]:
-                for sat in ["", ".sat"]:
-                    out.append(f"tanh{word}{ftz}{sat}.{ty} {r}5, {r}1;")
-    return out
+    return verdict.one_source_forms("tanh", TYPES, REG)
 
 
 def lowest_version(text, target):
     """The lowest PTX version at which target accepts text (ptxas 13.0.88), '?' if none."""
-    for v in VERSIONS[target]:
-        if verdict.assemble(PTXAS13, target, v, text)[0] == "accept":
-            return v
-    return "?"
+    return verdict.first_accepted(VERSIONS[target],
+                                  lambda v: verdict.assemble(PTXAS13, target, v, text))
 
 
 def main():
-    lines = __doc__.splitlines()
-    out = ["# " + l if l else "#" for l in lines[1:27]]
-    for text in statements():
-        res = [verdict.assemble(p, t, v, text) for t, p, v in TARGETS]
-        vs = [v for v, _ in res]
-        low = "-"
-        for (t, _, _), v in zip(TARGETS, vs):
-            if v == "accept":
-                low = lowest_version(text, t)
-                break
-        msgs = {m.split("error   :")[-1].strip() for _, e in res for m in e}
-        for m in sorted(msgs):
-            out.append(f"# ptxas: {m}")
-        out.append(" ".join(vs) + f" {low} {text}")
-    with open(OUT, "w") as f:
-        f.write("\n".join(out) + "\n")
-    print(f"wrote {OUT}: {len(statements())} statements")
+    verdict.write_target_grid(OUT, verdict.doc_head(__doc__, 27), statements(),
+                              [lambda text, p=p, t=t, v=v: verdict.assemble(p, t, v, text)
+                               for t, p, v in TARGETS],
+                              [lambda text, t=t: lowest_version(text, t) for t, _, _ in TARGETS])
 
 
 if __name__ == "__main__":

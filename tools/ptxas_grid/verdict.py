@@ -12,7 +12,8 @@ The grid scripts also share what they do around it: their assemblers
 (`PTXAS`, `PTXAS11`); `param_kernel` and `messages` (ptxas on a kernel of
 the script's own, its messages joined) and `target_only`; the
 per-target verdict rows of the multi-target grids (`write_target_grid`,
-`target_row`, `first_accepted`); the `accept`/`reject`/`arch` and `gate`
+`target_row`, `first_accepted`) and the statements of the one-source float
+ones (`one_source_forms`); the `accept`/`reject`/`arch` and `gate`
 lines of the single-target ones (`verdict_lines`, `message_judge`); the
 file's comment head from a docstring (`doc_head`); writing the file
 (`write_lines`, `tally`). tools/grids' scripts judge a statement by ptxas's
@@ -170,6 +171,20 @@ def target_row(text, judges, lowests):
     low = next((lowest(text) for v, lowest in zip(vs, lowests) if v == "accept"), "-")
     msgs = {m.split("error   :")[-1].strip() for _, e in res for m in e}
     return [f"# ptxas: {m}" for m in sorted(msgs)] + [" ".join(vs + [low, text])]
+
+
+def one_source_forms(op, types, regs):
+    """op over each of types (its register class regs[type]) with every rounding word
+    (none, .approx, .rn, .full), with and without .ftz and .sat: a one-source float
+    instruction's valid forms and their invalid neighbours, `OP.. %X5, %X1;`."""
+    out = []
+    for ty in types:
+        r = regs[ty]
+        for word in ["", ".approx", ".rn", ".full"]:
+            for ftz in ["", ".ftz"]:
+                for sat in ["", ".sat"]:
+                    out.append(f"{op}{word}{ftz}{sat}.{ty} {r}5, {r}1;")
+    return out
 
 
 def first_accepted(versions, judge):
