@@ -249,7 +249,8 @@ fn lane32(x: &FloatArith, a: u64, b: u64, c: u64) -> u32 {
         FloatOp::Div | FloatOp::Rcp | FloatOp::Sqrt if any_nan => f32::NAN,
         FloatOp::Div => quotient32(f64::from(a), f64::from(b), mode),
         // Only `.approx` forms (above); the parser admits no other.
-        // `copysign` returned above.
+        // `copysign` returned above. Named one by one, as `approx_only` names
+        // them, not `_`: the match stays exhaustive, so a new op must be placed.
         FloatOp::Rsqrt
         | FloatOp::Ex2
         | FloatOp::Lg2
@@ -376,7 +377,7 @@ fn lane64(x: &FloatArith, a: u64, b: u64, c: u64) -> u64 {
         FloatOp::Sqrt => a.sqrt(),
         // `rsqrt.approx.f64` is not run (the parser rejects it as
         // unimplemented); the others have no `.f64` form (`copysign`
-        // returned above).
+        // returned above). Named, not `_` (as above).
         FloatOp::Rsqrt
         | FloatOp::Ex2
         | FloatOp::Lg2

@@ -10,6 +10,9 @@ import struct
 N = 256  # indirect and pick: grid 4 x block 64
 W = 32   # wild: one warp
 
+# i32, f32 and the writes at the end as in ../calls/reference.py: each
+# reference script stands alone, run in its own folder, so they are repeated.
+
 
 def i32(x):
     x &= 0xFFFFFFFF
