@@ -631,8 +631,7 @@ fn param_access(
     let target = body
         .variables
         .iter()
-        .filter(|v| v.space == StateSpace::Param && v.name == name && v.pos < pos)
-        .last()
+        .rfind(|v| v.space == StateSpace::Param && v.name == name && v.pos < pos)
         .map(|v| (name.to_string(), v.size))
         .or_else(|| {
             frame.and_then(|f| {
