@@ -2,7 +2,7 @@
 //! runs its body under `catch_unwind`, and turns failures into a return
 //! value plus the thread's last error.
 
-use crate::handle::{Busy, PssSim, Res, SimState};
+use crate::handle::{Busy, PssSim, Res};
 use crate::types::*;
 use sim_core::{Completion, Progress};
 use sim_isa::{RegId, WARP_SIZE};
@@ -82,7 +82,7 @@ pub unsafe extern "C" fn pss_sim_new(
     policy: *const c_char,
 ) -> *mut PssSim {
     guard(std::ptr::null_mut(), || {
-        let s = SimState::new(text(arch, "arch")?, sms, text(policy, "policy")?)?;
+        let s = PssSim::new(text(arch, "arch")?, sms, text(policy, "policy")?)?;
         Ok(Box::into_raw(Box::new(s)))
     })
 }
@@ -98,7 +98,7 @@ pub unsafe extern "C" fn pss_sim_new(
 #[no_mangle]
 pub unsafe extern "C" fn pss_sim_from_config(path: *const c_char, sms: u32) -> *mut PssSim {
     guard(std::ptr::null_mut(), || {
-        let s = SimState::from_config(text(path, "path")?, sms)?;
+        let s = PssSim::from_config(text(path, "path")?, sms)?;
         Ok(Box::into_raw(Box::new(s)))
     })
 }

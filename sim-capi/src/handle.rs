@@ -164,13 +164,14 @@ fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
 
-impl SimState {
+// The constructors live on the handle type they return, so `new` returns `Self`.
+impl PssSim {
     /// A simulation of `sms` SMs of preset `arch` with scheduling `policy`.
     pub(crate) fn new(arch: &str, sms: u32, policy: &str) -> Res<PssSim> {
         let target = Target::parse(arch).map_err(err)?;
         let policy = SchedPolicy::parse(policy)
             .ok_or_else(|| format!("unknown scheduling policy '{policy}' (lrr, gto, oldest)"))?;
-        SimState::with_config(preset(target), policy, sms)
+        PssSim::with_config(preset(target), policy, sms)
     }
 
     /// A handle over the configuration file at `path` (`simcli config`'s
@@ -186,7 +187,7 @@ impl SimState {
             .target()
             .ok_or_else(|| format!("{path}: no `target` (e.g. target = \"sm_90\")"))?;
         let (config, policy) = config_file::build(&[layer], target, SchedPolicy::Lrr);
-        SimState::with_config(config, policy, sms)
+        PssSim::with_config(config, policy, sms)
     }
 
     fn with_config(config: SmConfig, policy: SchedPolicy, sms: u32) -> Res<PssSim> {
@@ -210,7 +211,9 @@ impl SimState {
             queued: 0,
         }))
     }
+}
 
+impl SimState {
     fn building(&mut self, what: &str) -> Res<(&mut Vec<Instruction>, &mut Vec<u32>)> {
         match &mut self.phase {
             Phase::Building { insts, marks } => Ok((insts, marks)),

@@ -116,8 +116,9 @@ pub struct Refusal {
     pub line: u32,
     /// Its text.
     pub text: String,
-    /// Why.
-    pub error: IsaError,
+    /// Why. Boxed: `IsaError` would make every `Result<_, Refusal>` large
+    /// (clippy `result_large_err`), and a refusal happens once per launch.
+    pub error: Box<IsaError>,
 }
 
 /// A `--check` mismatch.
@@ -251,7 +252,7 @@ impl Trace {
                     index,
                     line: self.lines.get(index).copied().unwrap_or(0),
                     text: self.texts[index].clone(),
-                    error,
+                    error: Box::new(error),
                 });
             }
         }
