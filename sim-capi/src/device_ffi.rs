@@ -5,7 +5,7 @@
 //! at a time per handle.
 
 use crate::device::{self, DeviceBusy, PssDevice};
-use crate::ffi::{guard, set_error, text};
+use crate::ffi::{boxed, free_handle, guard, text};
 use crate::handle::Res;
 use crate::types::{PssLaunchReport, PssParam};
 use std::ffi::{c_char, c_void};
@@ -47,10 +47,7 @@ fn dims(p: *const u32, what: &str) -> Res<[u32; 3]> {
 /// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
 pub unsafe extern "C" fn pss_device_new(arch: *const c_char, sms: u32) -> *mut PssDevice {
-    guard(std::ptr::null_mut(), || {
-        let d = device::new(text(arch, "arch")?, sms)?;
-        Ok(Box::into_raw(Box::new(d)))
-    })
+    boxed(|| device::new(text(arch, "arch")?, sms))
 }
 
 /// A device configured by the TOML file at `path` (as `simcli run
@@ -61,10 +58,7 @@ pub unsafe extern "C" fn pss_device_new(arch: *const c_char, sms: u32) -> *mut P
 /// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
 pub unsafe extern "C" fn pss_device_from_config(path: *const c_char, sms: u32) -> *mut PssDevice {
-    guard(std::ptr::null_mut(), || {
-        let d = device::from_config(text(path, "path")?, sms)?;
-        Ok(Box::into_raw(Box::new(d)))
-    })
+    boxed(|| device::from_config(text(path, "path")?, sms))
 }
 
 /// Frees a device, its memory and modules (null is ignored). While another
@@ -75,16 +69,8 @@ pub unsafe extern "C" fn pss_device_from_config(path: *const c_char, sms: u32) -
 /// `pss_device_from_config`, and no other thread uses it after the call.
 #[no_mangle]
 pub unsafe extern "C" fn pss_device_free(d: *mut PssDevice) {
-    if d.is_null() {
-        return;
-    }
-    // SAFETY: the caller's contract: a live handle; only shared here.
-    let idle = unsafe { &*d }.enter().map(drop);
-    match idle {
-        // SAFETY: a live handle from `Box::into_raw` that no call holds.
-        Ok(()) => drop(unsafe { Box::from_raw(d) }),
-        Err(e) => set_error(format!("pss_device_free: {e}; nothing was freed")),
-    }
+    // SAFETY: the caller's contract.
+    unsafe { free_handle(d, "pss_device_free", |h| h.enter().map(drop)) }
 }
 
 /// Allocates `bytes` of zeroed device memory (256-byte aligned, as
