@@ -71,7 +71,11 @@ fn wrong_magic() {
 fn future_version() {
     let mut b = sample_bytes();
     b[8..12].copy_from_slice(&7u32.to_le_bytes());
-    refused("version", &b, "trace format version 7 is newer than this simcli supports (version 1)");
+    refused(
+        "version",
+        &b,
+        "trace format version 7 is newer than this simcli supports (version 1)",
+    );
     assert!(matches!(
         from_bytes(&b),
         Err(TraceError::FutureVersion {

@@ -47,7 +47,13 @@ fn cuda12_root() -> Option<PathBuf> {
     static ROOT: OnceLock<Option<PathBuf>> = OnceLock::new();
     ROOT.get_or_init(|| {
         let ready = ["lib/libcudart.so.12", "include/cuda_runtime.h"];
-        wheel_root("CUDA12_ROOT", "cuda12/nvidia/cuda_runtime", &WHEELS12, &ready, "CUDA 12 exec")
+        wheel_root(
+            "CUDA12_ROOT",
+            "cuda12/nvidia/cuda_runtime",
+            &WHEELS12,
+            &ready,
+            "CUDA 12 exec",
+        )
     })
     .clone()
 }
