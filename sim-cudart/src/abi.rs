@@ -520,6 +520,9 @@ pub unsafe extern "C" fn cudaHostGetDevicePointer(
     with(|_| unsafe { put(p, host) })
 }
 
+// cudaFree and cudaFreeHost (as the one-line event calls in abi_device.rs)
+// share their shape: each C entry point is its own function (issue 27).
+
 /// `cudaFree`.
 #[no_mangle]
 pub extern "C" fn cudaFree(p: *mut c_void) -> c_int {

@@ -11,7 +11,7 @@ use std::ffi::{c_char, c_float, c_int, c_uint, c_void};
 ///
 /// # Safety
 /// `p` is null or valid for `bytes.len()` bytes of writes.
-unsafe fn put_bytes(p: *mut c_void, bytes: &[u8]) -> Res<()> {
+pub(crate) unsafe fn put_bytes(p: *mut c_void, bytes: &[u8]) -> Res<()> {
     if p.is_null() {
         return Err(Fail::code(err::INVALID_VALUE));
     }
@@ -444,6 +444,9 @@ pub extern "C" fn cudaEventRecord(e: *mut c_void, _s: *mut c_void) -> c_int {
 pub extern "C" fn cudaEventRecordWithFlags(e: *mut c_void, _s: *mut c_void, _f: c_uint) -> c_int {
     with(|rt| rt.event_record(e as u64))
 }
+
+// The event calls below are one line each, alike in shape to cudaFree's:
+// each C entry point is its own function (issue 27).
 
 /// `cudaEventSynchronize`.
 #[no_mangle]
