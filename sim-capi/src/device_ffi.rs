@@ -39,6 +39,10 @@ fn dims(p: *const u32, what: &str) -> Res<[u32; 3]> {
         .ok_or_else(|| format!("{what} is null"))
 }
 
+// The constructors and `pss_device_free` have the shape of `pss_sim_*`'s in
+// ffi.rs, their work in `boxed` and `free_handle`: each C entry point is its
+// own (issue 27).
+
 /// A device of preset `arch` (`"sm_90"`, ...) dealing blocks to `sms` SMs
 /// (0: the preset's whole GPU, 132 for sm_90; at most `PSS_MAX_SMS`); null
 /// on failure. Free it with `pss_device_free`.
@@ -171,6 +175,14 @@ pub unsafe extern "C" fn pss_device_load_module(
     })
 }
 
+/// The parameter slots of kernel `entry` of module `module` on device `d`.
+fn params(d: *mut PssDevice, module: u32, entry: &str) -> Res<Vec<sim_kernel::ParamSlot>> {
+    dev(d)?
+        .device
+        .params(device::module(module), entry)
+        .map_err(|e| e.to_string())
+}
+
 /// The number of parameters of kernel `entry` of module `module`, or -1.
 ///
 /// # Safety
@@ -183,11 +195,7 @@ pub unsafe extern "C" fn pss_device_param_count(
 ) -> i64 {
     guard(-1, || {
         let entry = text(entry, "entry")?;
-        let p = dev(d)?
-            .device
-            .params(device::module(module), entry)
-            .map_err(|e| e.to_string())?;
-        Ok(p.len() as i64)
+        Ok(params(d, module, entry)?.len() as i64)
     })
 }
 
@@ -208,10 +216,7 @@ pub unsafe extern "C" fn pss_device_param(
         let entry = text(entry, "entry")?;
         // SAFETY: the caller passes a writable PssParam or null.
         let out = unsafe { out.as_mut() }.ok_or("out is null")?;
-        let params = dev(d)?
-            .device
-            .params(device::module(module), entry)
-            .map_err(|e| e.to_string())?;
+        let params = params(d, module, entry)?;
         let p = params.get(index as usize).ok_or_else(|| {
             format!(
                 "{entry} has {} parameters; there is no parameter {index}",

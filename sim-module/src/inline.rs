@@ -386,6 +386,7 @@ impl Gen<'_> {
     /// the line (`KernelError::BadCallTarget` in sim-kernel), as a GPU
     /// faults at a call to a bad address. A guarded call is skipped by a
     /// branch around the whole.
+    // Its opening unpacks the `Site` as `call`'s does; all that follows differs (issue 27).
     fn indirect(&mut self, site: Site<'_>, depth: usize) -> Result<(), ModuleError> {
         let Site {
             s,

@@ -81,6 +81,7 @@ pub struct WarpRec {
     pub stream: u32,
 }
 
+// A field list alike in shape to other records' (issue 27): its own fields, nothing to share.
 /// A complete trace.
 #[derive(Clone, Debug)]
 pub struct Trace {

@@ -181,6 +181,9 @@ pub fn memory(page: &mut Page, r: &Map<String, Value>) -> Result<(), HtmlError> 
     Ok(())
 }
 
+// Every section opens with `Page::present` and closes with `page.section`;
+// what lies between is each section's own (issue 27).
+
 /// Occupancy: theoretical against achieved, and the limiter.
 pub fn occupancy(page: &mut Page, r: &Map<String, Value>) -> Result<(), HtmlError> {
     let Some(o) = page.present(r, "occupancy", "Occupancy") else {
