@@ -1,7 +1,6 @@
 //! One call at a time on a C handle: the flag and the state it guards,
 //! shared by `PssSim` and `PssDevice`.
 
-use crate::handle::Res;
 use std::cell::UnsafeCell;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -27,8 +26,9 @@ impl<T> Guarded<T> {
 
     /// The state for one call, or the error `in_use` when a call is in
     /// progress: the flag, not the caller's care, keeps two `&mut` from
-    /// existing at once.
-    pub(crate) fn enter(&self, in_use: &str) -> Res<Held<'_, T>> {
+    /// existing at once. (The error is `handle::Res`'s message, written out:
+    /// this file sits below `handle`.)
+    pub(crate) fn enter(&self, in_use: &str) -> Result<Held<'_, T>, String> {
         if self.busy.swap(true, Ordering::Acquire) {
             return Err(in_use.into());
         }

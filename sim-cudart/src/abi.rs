@@ -51,6 +51,19 @@ pub(crate) fn with(f: impl FnOnce(&mut Runtime) -> Res<()>) -> c_int {
     rt.note(r)
 }
 
+/// Writes `bytes` to `p`, refusing a null pointer.
+///
+/// # Safety
+/// `p` is null or valid for `bytes.len()` bytes of writes.
+pub(crate) unsafe fn put_bytes(p: *mut c_void, bytes: &[u8]) -> Res<()> {
+    if p.is_null() {
+        return Err(Fail::code(err::INVALID_VALUE));
+    }
+    // SAFETY: by the caller's contract; the two never overlap.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p.cast::<u8>(), bytes.len()) };
+    Ok(())
+}
+
 /// Writes `v` through `p`, refusing a null pointer.
 ///
 /// # Safety

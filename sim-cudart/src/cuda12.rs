@@ -18,8 +18,7 @@
 //! (`cudaEventElapsedTime_v2`, `cudaMemPrefetchAsync_v2`, `cudaMemAdvise_v2`)
 //! are defined beside it (`c_aliases!`).
 
-use crate::abi::with;
-use crate::abi_device::put_bytes;
+use crate::abi::{put_bytes, with};
 use crate::err;
 use crate::props::PropLayout;
 use crate::runtime::Fail;
