@@ -175,6 +175,9 @@ pub unsafe extern "C" fn pss_device_load_module(
     })
 }
 
+// `pss_device_param_count` and `pss_device_param` open alike (the C
+// signature, the entry's name): each C entry point is its own (issue 27).
+
 /// The parameter slots of kernel `entry` of module `module` on device `d`.
 fn params(d: *mut PssDevice, module: u32, entry: &str) -> Res<Vec<sim_kernel::ParamSlot>> {
     dev(d)?
