@@ -60,20 +60,15 @@ fn space_name(s: Space) -> &'static str {
 
 /// The stand-in's PTX text and the PTX operands its machine code reads.
 fn proxy(inst: &Inst, class: Class) -> (String, Vec<Src>) {
-    let srcs: Vec<String> = inst
-        .srcs
-        .iter()
-        .filter(|&&r| r != RZ)
-        .take(3)
-        .map(|&r| reg_name(r))
-        .collect();
-    let dests: Vec<String> = inst
-        .dests
-        .iter()
-        .filter(|&&r| r != RZ)
-        .take(2)
-        .map(|&r| reg_name(r))
-        .collect();
+    // The first `n` registers of `regs` that are not RZ, by name.
+    let named = |regs: &[u16], n: usize| -> Vec<String> {
+        regs.iter()
+            .filter(|&&r| r != RZ)
+            .take(n)
+            .map(|&r| reg_name(r))
+            .collect()
+    };
+    let (srcs, dests) = (named(&inst.srcs, 3), named(&inst.dests, 2));
     // A sink per PC slot, so that unrelated sinks do not chain.
     let sink = format!("%sink{}", (inst.pc / 8) % 8);
     let d0 = dests.first().cloned().unwrap_or_else(|| sink.clone());

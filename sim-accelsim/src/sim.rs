@@ -433,8 +433,7 @@ impl Run<'_> {
         touched.sort_unstable();
         touched.dedup();
         for b in touched {
-            loop {
-                let Some(bs) = self.blocks.get(&b) else { break };
+            while let Some(bs) = self.blocks.get(&b) {
                 let gen = bs.gen;
                 let expected: Vec<u32> = bs
                     .warps

@@ -2,13 +2,12 @@
 //! `sim_kernel::Device` (memory and modules that persist across launches)
 //! with the handle's one-call-at-a-time flag, and the launch report.
 
+use crate::guard::{Guarded, Held};
 use crate::handle::Res;
 use crate::types::{PssLaunchReport, PssStats};
 use sim_core::config_file::{self, ConfigLayer};
 use sim_core::{SchedPolicy, SmConfig};
 use sim_kernel::{Device, Launched, ModuleId, RunOptions};
-use std::cell::UnsafeCell;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A simulated GPU (opaque to C): memory and modules that persist across
 /// launches.
@@ -17,10 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// or `pss_device_from_config` until `pss_device_free`; one call at a time
 /// (a second, from another thread, is refused with its failure value);
 /// buffers passed are valid for the lengths given.
-pub struct PssDevice {
-    busy: AtomicBool,
-    state: UnsafeCell<DeviceState>,
-}
+pub struct PssDevice(Guarded<DeviceState>);
 
 /// The device and what its last launch printed.
 pub(crate) struct DeviceState {
@@ -31,41 +27,14 @@ pub(crate) struct DeviceState {
 }
 
 /// Exclusive use of a device for one call; clears the flag when dropped.
-pub(crate) struct DeviceBusy<'a>(&'a PssDevice);
+pub(crate) type DeviceBusy<'a> = Held<'a, DeviceState>;
 
 impl PssDevice {
     /// The device for one call, or an error while another is in progress.
     pub(crate) fn enter(&self) -> Res<DeviceBusy<'_>> {
-        if self.busy.swap(true, Ordering::Acquire) {
-            return Err(
-                "the device is in use: a call on it is in progress (two threads may not use it at once)"
-                    .into(),
-            );
-        }
-        Ok(DeviceBusy(self))
-    }
-}
-
-impl Drop for DeviceBusy<'_> {
-    fn drop(&mut self) {
-        self.0.busy.store(false, Ordering::Release);
-    }
-}
-
-impl std::ops::Deref for DeviceBusy<'_> {
-    type Target = DeviceState;
-    fn deref(&self) -> &DeviceState {
-        // SAFETY: `busy` was clear and is now set by this guard alone, so
-        // no other reference to the state exists until it is dropped.
-        unsafe { &*self.0.state.get() }
-    }
-}
-
-impl std::ops::DerefMut for DeviceBusy<'_> {
-    fn deref_mut(&mut self) -> &mut DeviceState {
-        // SAFETY: as for `deref`; `&mut self` makes this the only borrow
-        // through the guard.
-        unsafe { &mut *self.0.state.get() }
+        self.0.enter(
+            "the device is in use: a call on it is in progress (two threads may not use it at once)",
+        )
     }
 }
 
@@ -81,13 +50,10 @@ fn device(config: SmConfig, policy: SchedPolicy, sms: u32) -> Res<PssDevice> {
     let mut opts = RunOptions::new(config, policy, sms);
     // Results are the same for any number of host threads.
     opts.threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    Ok(PssDevice {
-        busy: AtomicBool::new(false),
-        state: UnsafeCell::new(DeviceState {
-            device: Device::new(opts),
-            printf: Vec::new(),
-        }),
-    })
+    Ok(PssDevice(Guarded::new(DeviceState {
+        device: Device::new(opts),
+        printf: Vec::new(),
+    })))
 }
 
 /// A device of preset `arch`.

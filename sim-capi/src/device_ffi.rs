@@ -5,7 +5,7 @@
 //! at a time per handle.
 
 use crate::device::{self, DeviceBusy, PssDevice};
-use crate::ffi::{guard, set_error, text};
+use crate::ffi::{boxed, free_handle, guard, text};
 use crate::handle::Res;
 use crate::types::{PssLaunchReport, PssParam};
 use std::ffi::{c_char, c_void};
@@ -39,6 +39,10 @@ fn dims(p: *const u32, what: &str) -> Res<[u32; 3]> {
         .ok_or_else(|| format!("{what} is null"))
 }
 
+// The constructors and `pss_device_free` have the shape of `pss_sim_*`'s in
+// ffi.rs, their work in `boxed` and `free_handle`: each C entry point is its
+// own (issue 27).
+
 /// A device of preset `arch` (`"sm_90"`, ...) dealing blocks to `sms` SMs
 /// (0: the preset's whole GPU, 132 for sm_90; at most `PSS_MAX_SMS`); null
 /// on failure. Free it with `pss_device_free`.
@@ -47,10 +51,7 @@ fn dims(p: *const u32, what: &str) -> Res<[u32; 3]> {
 /// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
 pub unsafe extern "C" fn pss_device_new(arch: *const c_char, sms: u32) -> *mut PssDevice {
-    guard(std::ptr::null_mut(), || {
-        let d = device::new(text(arch, "arch")?, sms)?;
-        Ok(Box::into_raw(Box::new(d)))
-    })
+    boxed(|| device::new(text(arch, "arch")?, sms))
 }
 
 /// A device configured by the TOML file at `path` (as `simcli run
@@ -61,10 +62,7 @@ pub unsafe extern "C" fn pss_device_new(arch: *const c_char, sms: u32) -> *mut P
 /// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
 pub unsafe extern "C" fn pss_device_from_config(path: *const c_char, sms: u32) -> *mut PssDevice {
-    guard(std::ptr::null_mut(), || {
-        let d = device::from_config(text(path, "path")?, sms)?;
-        Ok(Box::into_raw(Box::new(d)))
-    })
+    boxed(|| device::from_config(text(path, "path")?, sms))
 }
 
 /// Frees a device, its memory and modules (null is ignored). While another
@@ -75,16 +73,8 @@ pub unsafe extern "C" fn pss_device_from_config(path: *const c_char, sms: u32) -
 /// `pss_device_from_config`, and no other thread uses it after the call.
 #[no_mangle]
 pub unsafe extern "C" fn pss_device_free(d: *mut PssDevice) {
-    if d.is_null() {
-        return;
-    }
-    // SAFETY: the caller's contract: a live handle; only shared here.
-    let idle = unsafe { &*d }.enter().map(drop);
-    match idle {
-        // SAFETY: a live handle from `Box::into_raw` that no call holds.
-        Ok(()) => drop(unsafe { Box::from_raw(d) }),
-        Err(e) => set_error(format!("pss_device_free: {e}; nothing was freed")),
-    }
+    // SAFETY: the caller's contract.
+    unsafe { free_handle(d, "pss_device_free", |h| h.enter().map(drop)) }
 }
 
 /// Allocates `bytes` of zeroed device memory (256-byte aligned, as
@@ -185,6 +175,17 @@ pub unsafe extern "C" fn pss_device_load_module(
     })
 }
 
+// `pss_device_param_count` and `pss_device_param` open alike (the C
+// signature, the entry's name): each C entry point is its own (issue 27).
+
+/// The parameter slots of kernel `entry` of module `module` on device `d`.
+fn params(d: *mut PssDevice, module: u32, entry: &str) -> Res<Vec<sim_kernel::ParamSlot>> {
+    dev(d)?
+        .device
+        .params(device::module(module), entry)
+        .map_err(|e| e.to_string())
+}
+
 /// The number of parameters of kernel `entry` of module `module`, or -1.
 ///
 /// # Safety
@@ -197,11 +198,7 @@ pub unsafe extern "C" fn pss_device_param_count(
 ) -> i64 {
     guard(-1, || {
         let entry = text(entry, "entry")?;
-        let p = dev(d)?
-            .device
-            .params(device::module(module), entry)
-            .map_err(|e| e.to_string())?;
-        Ok(p.len() as i64)
+        Ok(params(d, module, entry)?.len() as i64)
     })
 }
 
@@ -222,10 +219,7 @@ pub unsafe extern "C" fn pss_device_param(
         let entry = text(entry, "entry")?;
         // SAFETY: the caller passes a writable PssParam or null.
         let out = unsafe { out.as_mut() }.ok_or("out is null")?;
-        let params = dev(d)?
-            .device
-            .params(device::module(module), entry)
-            .map_err(|e| e.to_string())?;
+        let params = params(d, module, entry)?;
         let p = params.get(index as usize).ok_or_else(|| {
             format!(
                 "{entry} has {} parameters; there is no parameter {index}",

@@ -2,7 +2,7 @@
 //! runs its body under `catch_unwind`, and turns failures into a return
 //! value plus the thread's last error.
 
-use crate::handle::{Busy, PssSim, Res, SimState};
+use crate::handle::{Busy, PssSim, Res};
 use crate::types::*;
 use sim_core::{Completion, Progress};
 use sim_isa::{RegId, WARP_SIZE};
@@ -47,6 +47,32 @@ fn sim<'a>(p: *mut PssSim) -> Res<Busy<'a>> {
     h.enter()
 }
 
+/// A new handle for C: `make`'s, boxed, or null with `pss_last_error` set.
+pub(crate) fn boxed<H>(make: impl FnOnce() -> Res<H>) -> *mut H {
+    guard(std::ptr::null_mut(), || {
+        Ok(Box::into_raw(Box::new(make()?)))
+    })
+}
+
+/// Frees a handle `boxed` made (null is ignored) unless `idle` finds a call
+/// holding it: then nothing is freed and `pss_last_error` says why, `what`
+/// (the C function) first.
+///
+/// # Safety
+/// `h` is null or a live handle from [`boxed`], and no other thread uses it
+/// during or after the call.
+pub(crate) unsafe fn free_handle<H>(h: *mut H, what: &str, idle: impl FnOnce(&H) -> Res<()>) {
+    if h.is_null() {
+        return;
+    }
+    // SAFETY: the caller's contract: a live handle; only shared here.
+    match idle(unsafe { &*h }) {
+        // SAFETY: a live handle from `Box::into_raw` that no call holds.
+        Ok(()) => drop(unsafe { Box::from_raw(h) }),
+        Err(e) => set_error(format!("{what}: {e}; nothing was freed")),
+    }
+}
+
 pub(crate) fn text<'a>(p: *const c_char, what: &str) -> Res<&'a str> {
     if p.is_null() {
         return Err(format!("{what} is null"));
@@ -55,6 +81,23 @@ pub(crate) fn text<'a>(p: *const c_char, what: &str) -> Res<&'a str> {
     // outlives the call.
     let s = unsafe { CStr::from_ptr(p) };
     s.to_str().map_err(|_| format!("{what} is not UTF-8"))
+}
+
+/// The body of `pss_sim_push` and `pss_sim_push_branch_target`: the
+/// handle admits one more queued instruction, then `on` pushes `index`
+/// onto `warp`'s SM; 0 or -1.
+fn push(
+    s: *mut PssSim,
+    warp: u32,
+    index: u32,
+    on: fn(&mut sim_core::Sm, u32, u32) -> Result<(), sim_core::SimError>,
+) -> i32 {
+    guard(-1, || {
+        let mut h = sim(s)?;
+        h.admit_push()?;
+        on(h.sim()?.sm_of(warp), warp, index).map_err(|e| e.to_string())?;
+        Ok(0)
+    })
 }
 
 fn lanes<'a>(p: *const u64, what: &str) -> Res<&'a [u64; WARP_SIZE]> {
@@ -81,10 +124,7 @@ pub unsafe extern "C" fn pss_sim_new(
     sms: u32,
     policy: *const c_char,
 ) -> *mut PssSim {
-    guard(std::ptr::null_mut(), || {
-        let s = SimState::new(text(arch, "arch")?, sms, text(policy, "policy")?)?;
-        Ok(Box::into_raw(Box::new(s)))
-    })
+    boxed(|| PssSim::new(text(arch, "arch")?, sms, text(policy, "policy")?))
 }
 
 /// A simulation of `sms` SMs (1 to `PSS_MAX_SMS`) configured by the TOML
@@ -97,10 +137,7 @@ pub unsafe extern "C" fn pss_sim_new(
 /// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
 pub unsafe extern "C" fn pss_sim_from_config(path: *const c_char, sms: u32) -> *mut PssSim {
-    guard(std::ptr::null_mut(), || {
-        let s = SimState::from_config(text(path, "path")?, sms)?;
-        Ok(Box::into_raw(Box::new(s)))
-    })
+    boxed(|| PssSim::from_config(text(path, "path")?, sms))
 }
 
 /// Frees a simulation (null is ignored). While a call on the handle is in
@@ -112,16 +149,8 @@ pub unsafe extern "C" fn pss_sim_from_config(path: *const c_char, sms: u32) -> *
 /// not yet freed, and no other thread uses it during or after the call.
 #[no_mangle]
 pub unsafe extern "C" fn pss_sim_free(sim: *mut PssSim) {
-    if sim.is_null() {
-        return;
-    }
-    // SAFETY: the caller's contract: a live handle; only shared here.
-    let idle = unsafe { &*sim }.enter().map(drop);
-    match idle {
-        // SAFETY: a live handle from `Box::into_raw` that no call holds.
-        Ok(()) => drop(unsafe { Box::from_raw(sim) }),
-        Err(e) => set_error(format!("pss_sim_free: {e}; nothing was freed")),
-    }
+    // SAFETY: the caller's contract.
+    unsafe { free_handle(sim, "pss_sim_free", |h| h.enter().map(drop)) }
 }
 
 /// Appends a PTX instruction to the program; returns its index, or -1.
@@ -189,14 +218,7 @@ pub unsafe extern "C" fn pss_sim_add_host_warp(s: *mut PssSim, warp: u32, active
 /// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
 pub unsafe extern "C" fn pss_sim_push(s: *mut PssSim, warp: u32, index: u32) -> i32 {
-    guard(-1, || {
-        let mut h = sim(s)?;
-        h.admit_push()?;
-        let sm = h.sim()?.sm_of(warp);
-        sm.push_instruction(warp, index)
-            .map_err(|e| e.to_string())?;
-        Ok(0)
-    })
+    push(s, warp, index, sim_core::Sm::push_instruction)
 }
 
 /// Appends program instruction `index` to a host warp as the target of a
@@ -208,14 +230,7 @@ pub unsafe extern "C" fn pss_sim_push(s: *mut PssSim, warp: u32, index: u32) -> 
 /// Pointers are null or valid for the call ([pointer contract](crate#pointer-contract)).
 #[no_mangle]
 pub unsafe extern "C" fn pss_sim_push_branch_target(s: *mut PssSim, warp: u32, index: u32) -> i32 {
-    guard(-1, || {
-        let mut h = sim(s)?;
-        h.admit_push()?;
-        let sm = h.sim()?.sm_of(warp);
-        sm.push_branch_target(warp, index)
-            .map_err(|e| e.to_string())?;
-        Ok(0)
-    })
+    push(s, warp, index, sim_core::Sm::push_branch_target)
 }
 
 /// Appends the program instruction `ptx` parses to (it must be one of the

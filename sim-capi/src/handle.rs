@@ -1,6 +1,7 @@
 //! The simulation behind the C handle, in safe Rust: the build phase, the
 //! run phase, and the C host's external-instruction callback.
 
+use crate::guard::{Guarded, Held};
 use crate::types::{
     PssCompletion, PssExtRequest, PssExternalFn, PSS_MAX_INSTS, PSS_MAX_QUEUED, PSS_MAX_REGS,
     PSS_MAX_SOURCES, PSS_MAX_WARPS, PSS_MAX_WARP_REGS,
@@ -11,9 +12,7 @@ use sim_core::{
     Simulation, SmConfig,
 };
 use sim_isa::{Instruction, RegId, Symbols, Target};
-use std::cell::UnsafeCell;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// A simulation handle (opaque to C).
@@ -42,55 +41,20 @@ use std::sync::Arc;
 ///   the callback runs on the thread that steps the simulation. Freeing a
 ///   handle while another thread may still use it is undefined. Different
 ///   handles are independent; `pss_last_error` is per thread.
-pub struct PssSim {
-    /// Set while a call holds the state ([`PssSim::enter`]).
-    busy: AtomicBool,
-    /// Reached only through [`Busy`], which `busy` makes the only one.
-    state: UnsafeCell<SimState>,
-}
+pub struct PssSim(Guarded<SimState>);
 
 /// Exclusive use of a handle's state for one call; clears the flag when
 /// the call ends (a panic caught at the boundary included).
-pub(crate) struct Busy<'a>(&'a PssSim);
+pub(crate) type Busy<'a> = Held<'a, SimState>;
 
 impl PssSim {
     fn wrap(state: SimState) -> PssSim {
-        PssSim {
-            busy: AtomicBool::new(false),
-            state: UnsafeCell::new(state),
-        }
+        PssSim(Guarded::new(state))
     }
 
-    /// The state for one call, or an error when a call is in progress: the
-    /// flag, not the caller's care, keeps two `&mut` from existing at once.
+    /// The state for one call, or an error when a call is in progress.
     pub(crate) fn enter(&self) -> Res<Busy<'_>> {
-        if self.busy.swap(true, Ordering::Acquire) {
-            return Err("the handle is in use: a call on it is in progress (the handle's external-instruction callback may not call back into it, and two threads may not use it at once)".into());
-        }
-        Ok(Busy(self))
-    }
-}
-
-impl Drop for Busy<'_> {
-    fn drop(&mut self) {
-        self.0.busy.store(false, Ordering::Release);
-    }
-}
-
-impl std::ops::Deref for Busy<'_> {
-    type Target = SimState;
-    fn deref(&self) -> &SimState {
-        // SAFETY: `busy` was clear and is now set by this guard alone, so
-        // no other reference to the state exists until it is dropped.
-        unsafe { &*self.0.state.get() }
-    }
-}
-
-impl std::ops::DerefMut for Busy<'_> {
-    fn deref_mut(&mut self) -> &mut SimState {
-        // SAFETY: as for `deref`; `&mut self` makes this the only borrow
-        // through the guard.
-        unsafe { &mut *self.0.state.get() }
+        self.0.enter("the handle is in use: a call on it is in progress (the handle's external-instruction callback may not call back into it, and two threads may not use it at once)")
     }
 }
 
@@ -164,13 +128,14 @@ fn err(e: impl std::fmt::Display) -> String {
     e.to_string()
 }
 
-impl SimState {
+// The constructors live on the handle type they return, so `new` returns `Self`.
+impl PssSim {
     /// A simulation of `sms` SMs of preset `arch` with scheduling `policy`.
     pub(crate) fn new(arch: &str, sms: u32, policy: &str) -> Res<PssSim> {
         let target = Target::parse(arch).map_err(err)?;
         let policy = SchedPolicy::parse(policy)
             .ok_or_else(|| format!("unknown scheduling policy '{policy}' (lrr, gto, oldest)"))?;
-        SimState::with_config(preset(target), policy, sms)
+        PssSim::with_config(preset(target), policy, sms)
     }
 
     /// A handle over the configuration file at `path` (`simcli config`'s
@@ -186,7 +151,7 @@ impl SimState {
             .target()
             .ok_or_else(|| format!("{path}: no `target` (e.g. target = \"sm_90\")"))?;
         let (config, policy) = config_file::build(&[layer], target, SchedPolicy::Lrr);
-        SimState::with_config(config, policy, sms)
+        PssSim::with_config(config, policy, sms)
     }
 
     fn with_config(config: SmConfig, policy: SchedPolicy, sms: u32) -> Res<PssSim> {
@@ -210,7 +175,9 @@ impl SimState {
             queued: 0,
         }))
     }
+}
 
+impl SimState {
     fn building(&mut self, what: &str) -> Res<(&mut Vec<Instruction>, &mut Vec<u32>)> {
         match &mut self.phase {
             Phase::Building { insts, marks } => Ok((insts, marks)),

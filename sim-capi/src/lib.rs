@@ -36,6 +36,7 @@
 mod device;
 mod device_ffi;
 mod ffi;
+mod guard;
 mod handle;
 mod types;
 

@@ -190,17 +190,12 @@ impl Assembler for Toolchain {
         let src = dir.path().join("region.ptx");
         let cubin = dir.path().join("region.cubin");
         std::fs::write(&src, ptx)?;
-        let tool = self.ptxas.display().to_string();
-        let out = Command::new(&self.ptxas)
-            .arg(format!("-arch={arch}"))
+        let mut cmd = Command::new(&self.ptxas);
+        cmd.arg(format!("-arch={arch}"))
             .arg(&src)
             .arg("-o")
-            .arg(&cubin)
-            .output()
-            .map_err(|error| ToolError::Spawn {
-                tool: tool.clone(),
-                error,
-            })?;
+            .arg(&cubin);
+        let (tool, out) = run(&self.ptxas, &mut cmd)?;
         if !out.status.success() {
             return Err(ToolError::Rejected {
                 tool,
@@ -214,11 +209,7 @@ impl Assembler for Toolchain {
             Disassembler::Nvdisasm => cmd.arg("-c"),
             Disassembler::Cuobjdump => cmd.arg("-sass"),
         };
-        let tool = self.disasm.display().to_string();
-        let out = cmd.arg(&cubin).output().map_err(|error| ToolError::Spawn {
-            tool: tool.clone(),
-            error,
-        })?;
+        let (tool, out) = run(&self.disasm, cmd.arg(&cubin))?;
         if !out.status.success() {
             return Err(ToolError::Disasm {
                 tool,
@@ -228,6 +219,16 @@ impl Assembler for Toolchain {
         }
         dir.close()?;
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+}
+
+/// Runs `cmd` (the tool at `path`) to its end: the tool's name for
+/// messages and its output, or the error naming it when it cannot start.
+fn run(path: &Path, cmd: &mut Command) -> Result<(String, std::process::Output), ToolError> {
+    let tool = path.display().to_string();
+    match cmd.output() {
+        Ok(out) => Ok((tool, out)),
+        Err(error) => Err(ToolError::Spawn { tool, error }),
     }
 }
 

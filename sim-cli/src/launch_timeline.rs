@@ -101,17 +101,6 @@ pub fn timeline(t: &LaunchTimeline<'_>, info: &RunInfo) -> Value {
     document(info, events, counts)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn opcodes_of_guarded_and_plain_statements() {
-        assert_eq!(opcode("  @%p1 ld.global.u32 %r1, [%rd1];"), "ld.global.u32");
-        assert_eq!(opcode("st.shared.f32 [%r2], %f1;"), "st.shared.f32");
-    }
-}
-
 /// `--dump-regs` of a launch: `{"block": N, "ctaid": [x, y, z], "warps":
 /// [{"%r1": ["0x...", ... 32 lanes], "%p1": [true, ...]}, ...]}`, the
 /// block's warps in order, registers in declaration order, as a trace's
@@ -150,4 +139,15 @@ pub fn dump_block_regs(
     }
     o.push_str("\n]}\n");
     Ok(o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opcodes_of_guarded_and_plain_statements() {
+        assert_eq!(opcode("  @%p1 ld.global.u32 %r1, [%rd1];"), "ld.global.u32");
+        assert_eq!(opcode("st.shared.f32 [%r2], %f1;"), "st.shared.f32");
+    }
 }

@@ -56,7 +56,7 @@ impl Line {
             .zip(self.stalls.iter().copied())
             .filter(|&(_, n)| n > 0)
             .collect();
-        v.sort_by(|a, b| b.1.cmp(&a.1));
+        v.sort_by_key(|&(_, n)| std::cmp::Reverse(n));
         v
     }
 }
@@ -135,7 +135,7 @@ pub fn stalls_text(o: &mut String, w: &WarpStalls) {
         "warp states", "warp-cycles", "share"
     );
     let mut v: Vec<(&str, u64)> = w.named().filter(|&(_, n)| n > 0).collect();
-    v.sort_by(|a, b| b.1.cmp(&a.1));
+    v.sort_by_key(|&(_, n)| std::cmp::Reverse(n));
     for (name, n) in v {
         let _ = writeln!(o, "  {name:<22}{n:>14}{:>8.2}%", pct(n, total));
     }

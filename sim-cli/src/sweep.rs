@@ -95,6 +95,7 @@ impl SweepInput {
     }
 }
 
+// A field list alike in shape to other records' (issue 27): its own fields, nothing to share.
 /// One run of a sweep.
 #[derive(Clone, Debug)]
 pub struct SweepRun {

@@ -51,6 +51,19 @@ pub(crate) fn with(f: impl FnOnce(&mut Runtime) -> Res<()>) -> c_int {
     rt.note(r)
 }
 
+/// Writes `bytes` to `p`, refusing a null pointer.
+///
+/// # Safety
+/// `p` is null or valid for `bytes.len()` bytes of writes.
+pub(crate) unsafe fn put_bytes(p: *mut c_void, bytes: &[u8]) -> Res<()> {
+    if p.is_null() {
+        return Err(Fail::code(err::INVALID_VALUE));
+    }
+    // SAFETY: by the caller's contract; the two never overlap.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p.cast::<u8>(), bytes.len()) };
+    Ok(())
+}
+
 /// Writes `v` through `p`, refusing a null pointer.
 ///
 /// # Safety
@@ -519,6 +532,9 @@ pub unsafe extern "C" fn cudaHostGetDevicePointer(
     // SAFETY: by the caller's contract.
     with(|_| unsafe { put(p, host) })
 }
+
+// cudaFree and cudaFreeHost (as the one-line event calls in abi_device.rs)
+// share their shape: each C entry point is its own function (issue 27).
 
 /// `cudaFree`.
 #[no_mangle]

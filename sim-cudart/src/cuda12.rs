@@ -18,7 +18,7 @@
 //! (`cudaEventElapsedTime_v2`, `cudaMemPrefetchAsync_v2`, `cudaMemAdvise_v2`)
 //! are defined beside it (`c_aliases!`).
 
-use crate::abi::with;
+use crate::abi::{put_bytes, with};
 use crate::err;
 use crate::props::PropLayout;
 use crate::runtime::Fail;
@@ -50,13 +50,9 @@ pub unsafe extern "C" fn cudaGetDeviceProperties_v2(p: *mut c_void, d: c_int) ->
             return Err(Fail::code(err::INVALID_DEVICE));
         }
         let b = rt.facts()?.device_prop_as(&PropLayout::CUDA12);
-        if p.is_null() {
-            return Err(Fail::code(err::INVALID_VALUE));
-        }
-        // SAFETY: by the caller's contract, `p` holds CUDA 12's
+        // SAFETY: by the caller's contract, `p` is null or holds CUDA 12's
         // `sizeof(struct cudaDeviceProp)`, which is `b.len()`.
-        unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), p.cast::<u8>(), b.len()) };
-        Ok(())
+        unsafe { put_bytes(p, &b) }
     })
 }
 

@@ -21,7 +21,8 @@ pub struct Section<'a> {
 const SHT_NOBITS: u32 = 8;
 const SHDR_LEN: u64 = 64;
 
-fn elf_err(offset: u64, detail: impl Into<String>) -> FatbinError {
+/// An ELF error at `offset` (`.nv.info`'s reader reports through it too).
+pub(crate) fn elf_err(offset: u64, detail: impl Into<String>) -> FatbinError {
     FatbinError::Elf {
         offset,
         detail: detail.into(),

@@ -12,8 +12,8 @@
 
 use crate::bytes::{slice, u16_at, u32_at};
 use crate::container::{EntryKind, Fatbin};
-use crate::elf::elf_section;
-use crate::error::{FatbinError, Result};
+use crate::elf::{elf_err as bad, elf_section};
+use crate::error::Result;
 
 /// `EIFMT_SVAL`: a record with a 16-bit size and that many bytes.
 const EIFMT_SVAL: u8 = 4;
@@ -21,13 +21,6 @@ const EIFMT_SVAL: u8 = 4;
 const EIATTR_REGCOUNT: u8 = 0x2f;
 /// An ELF64 symbol table entry's size.
 const SYM_LEN: u64 = 24;
-
-fn bad(offset: u64, detail: impl Into<String>) -> FatbinError {
-    FatbinError::Elf {
-        offset,
-        detail: detail.into(),
-    }
-}
 
 /// Each kernel's registers a thread in the cubin `elf`, by function name
 /// (empty when it has no `.nv.info`). Errors: a record or symbol outside

@@ -104,6 +104,8 @@ pub enum ModuleErrorKind {
     #[error("unknown instruction '{0}'")]
     UnknownInstruction(String),
     /// An instruction sim-isa rejected as invalid (the position points into it).
+    /// Boxed: `IsaError` is the largest kind by far, and every `Result` in
+    /// the parser would otherwise carry its size (clippy `result_large_err`).
     #[error("{0}")]
-    Instruction(IsaError),
+    Instruction(Box<IsaError>),
 }

@@ -220,11 +220,11 @@ impl Gen<'_> {
                         builtin: None,
                         ..
                     } if self.module.function(callee).is_none() => {
-                        self.indirect(s, &text, callee, rets, args, body, frame, depth)?
+                        self.indirect(Site::new(s, &text, callee, rets, args, body, frame), depth)?
                     }
                     ControlOp::Call {
                         callee, rets, args, ..
-                    } => self.call(s, &text, callee, rets, args, body, frame, depth)?,
+                    } => self.call(Site::new(s, &text, callee, rets, args, body, frame), depth)?,
                     _ => self.out.push_str(&text),
                 },
                 StatementKind::Instruction(_) | StatementKind::Unimplemented(_) => {
@@ -238,18 +238,16 @@ impl Gen<'_> {
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn call(
-        &mut self,
-        s: &Statement,
-        text: &str,
-        callee: &str,
-        rets: &[String],
-        args: &[String],
-        caller: &Body,
-        frame: Option<&Frame>,
-        depth: usize,
-    ) -> Result<(), ModuleError> {
+    fn call(&mut self, site: Site<'_>, depth: usize) -> Result<(), ModuleError> {
+        let Site {
+            s,
+            text,
+            callee,
+            rets,
+            args,
+            caller,
+            frame,
+        } = site;
         let module = self.module;
         let Some(f) = module
             .function(callee)
@@ -314,12 +312,9 @@ impl Gen<'_> {
         }
         let (guard, _) = split_guard(text);
         let skip = format!("__inl{n}_end");
-        if let Some(g) = guard.strip_prefix('@') {
-            let inverse = match g.strip_prefix('!') {
-                Some(p) => format!("@{p}"),
-                None => format!("@!{g}"),
-            };
-            self.out.push_str(&format!("{inverse} bra {skip}; "));
+        if let Some(b) = skip_branch(guard, &skip) {
+            self.out.push_str(&b);
+            self.out.push(' ');
         }
         self.out.push_str(&head);
         self.body(fbody, Some(&fr), depth + 1)?;
@@ -330,6 +325,51 @@ impl Gen<'_> {
         }
         Ok(())
     }
+}
+
+/// A call statement being inlined: the statement, its text (renamed into
+/// the caller's frame), its operands, and the body and frame it stands in.
+struct Site<'b> {
+    s: &'b Statement,
+    text: &'b str,
+    callee: &'b str,
+    rets: &'b [String],
+    args: &'b [String],
+    caller: &'b Body,
+    frame: Option<&'b Frame>,
+}
+
+impl<'b> Site<'b> {
+    fn new(
+        s: &'b Statement,
+        text: &'b str,
+        callee: &'b str,
+        rets: &'b [String],
+        args: &'b [String],
+        caller: &'b Body,
+        frame: Option<&'b Frame>,
+    ) -> Self {
+        Site {
+            s,
+            text,
+            callee,
+            rets,
+            args,
+            caller,
+            frame,
+        }
+    }
+}
+
+/// For a guarded call (`guard` is `@p` or `@!p`), the branch to `skip`
+/// taken by the lanes whose guard is false; `None` for an unguarded one.
+fn skip_branch(guard: &str, skip: &str) -> Option<String> {
+    let g = guard.strip_prefix('@')?;
+    let inverse = match g.strip_prefix('!') {
+        Some(p) => format!("@{p}"),
+        None => format!("@!{g}"),
+    };
+    Some(format!("{inverse} bra {skip};"))
 }
 
 impl Gen<'_> {
@@ -346,18 +386,17 @@ impl Gen<'_> {
     /// the line (`KernelError::BadCallTarget` in sim-kernel), as a GPU
     /// faults at a call to a bad address. A guarded call is skipped by a
     /// branch around the whole.
-    #[allow(clippy::too_many_arguments)]
-    fn indirect(
-        &mut self,
-        s: &Statement,
-        text: &str,
-        callee: &str,
-        rets: &[String],
-        args: &[String],
-        caller: &Body,
-        frame: Option<&Frame>,
-        depth: usize,
-    ) -> Result<(), ModuleError> {
+    // Its opening unpacks the `Site` as `call`'s does; all that follows differs (issue 27).
+    fn indirect(&mut self, site: Site<'_>, depth: usize) -> Result<(), ModuleError> {
+        let Site {
+            s,
+            text,
+            callee,
+            rets,
+            args,
+            caller,
+            frame,
+        } = site;
         let sizes = |names: &[String]| -> Vec<Option<u64>> {
             names
                 .iter()
@@ -429,12 +468,8 @@ impl Gen<'_> {
         }
         tail.push("}".to_string());
         let skip = format!("__inl{n}_skip");
-        if let Some(g) = guard.strip_prefix('@') {
-            let inverse = match g.strip_prefix('!') {
-                Some(p) => format!("@{p}"),
-                None => format!("@!{g}"),
-            };
-            self.put(at, &format!("{inverse} bra {skip};"));
+        if let Some(b) = skip_branch(guard, &skip) {
+            self.put(at, &b);
         }
         for h in &head {
             self.put(at, h);
@@ -631,8 +666,7 @@ fn param_access(
     let target = body
         .variables
         .iter()
-        .filter(|v| v.space == StateSpace::Param && v.name == name && v.pos < pos)
-        .last()
+        .rfind(|v| v.space == StateSpace::Param && v.name == name && v.pos < pos)
         .map(|v| (name.to_string(), v.size))
         .or_else(|| {
             frame.and_then(|f| {

@@ -6,7 +6,6 @@ use crate::cursor::{Parser, Res};
 use crate::error::{ModuleError, ModuleErrorKind as K, Pos};
 use crate::lex::{lex, Tok};
 use crate::types::*;
-use crate::variable::MAX_VARIABLE_BYTES;
 use sim_isa::PtxVersion;
 
 /// Largest module accepted, in bytes.
@@ -326,16 +325,7 @@ impl Parser<'_> {
             array = Some(n);
         }
         let size = array.unwrap_or(1).saturating_mul(ty.size());
-        if size > MAX_VARIABLE_BYTES {
-            return Err(self.err_at(
-                pos,
-                K::Limit {
-                    what: "parameter size in bytes",
-                    count: size,
-                    max: MAX_VARIABLE_BYTES,
-                },
-            ));
-        }
+        self.check_bytes(pos, "parameter size in bytes", size)?;
         Ok(Param {
             name,
             space,

@@ -169,6 +169,7 @@ pub struct PtrAttr {
     pub align: Option<u32>,
 }
 
+// A field list alike in shape to other records' (issue 27): its own fields, nothing to share.
 /// A function or kernel parameter (or a `.func` return value).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Param {
@@ -226,6 +227,7 @@ pub struct PerfDirective {
 /// The step between consecutive functions' addresses ([`Module::function_address`]).
 pub const FUNCTION_ADDRESS_STRIDE: u64 = 8;
 
+// A field list alike in shape to other records' (issue 27): its own fields, nothing to share.
 /// A function or kernel.
 #[derive(Clone, Debug)]
 pub struct Function {
@@ -285,6 +287,7 @@ pub struct Label {
     pub pos: Pos,
 }
 
+// A field list alike in shape to other records' (issue 27): its own fields, nothing to share.
 /// A function body.
 #[derive(Clone, Debug)]
 pub struct Body {

@@ -9,6 +9,22 @@ use crate::types::*;
 pub const MAX_VARIABLE_BYTES: u64 = 1 << 32;
 
 impl Parser<'_> {
+    /// `size` bytes within [`MAX_VARIABLE_BYTES`], or the limit error at
+    /// `pos` naming `what` (a variable's or a parameter's size).
+    pub(crate) fn check_bytes(&self, pos: Pos, what: &'static str, size: u64) -> Res<()> {
+        if size > MAX_VARIABLE_BYTES {
+            return Err(self.err_at(
+                pos,
+                K::Limit {
+                    what,
+                    count: size,
+                    max: MAX_VARIABLE_BYTES,
+                },
+            ));
+        }
+        Ok(())
+    }
+
     /// After the state space: `.align N .type name[dims] = init;`, a
     /// `.global` maybe `.attribute(.managed)` first (CUDA's `__managed__`:
     /// an ordinary global here; the CUDA runtime keeps the host's copy).
@@ -49,16 +65,7 @@ impl Parser<'_> {
             elems = elems.saturating_mul(n);
         }
         let size = elems.saturating_mul(ty.size());
-        if size > MAX_VARIABLE_BYTES {
-            return Err(self.err_at(
-                pos,
-                K::Limit {
-                    what: "variable size in bytes",
-                    count: size,
-                    max: MAX_VARIABLE_BYTES,
-                },
-            ));
-        }
+        self.check_bytes(pos, "variable size in bytes", size)?;
         if let Some(vals) = &init {
             if vals.len() as u64 > elems {
                 return Err(self.err_at(

@@ -311,6 +311,26 @@ impl Parser<'_> {
         Ok(())
     }
 
+    /// The value of `.warps` or `.mask` (directive `name` at `at`), set once
+    /// into `slot`: `ok` bounds it, `need` says how ("'NAME' needs NEED").
+    fn once_u32(
+        &mut self,
+        at: usize,
+        name: &str,
+        need: &str,
+        ok: fn(u64) -> bool,
+        slot: fn(&mut Self) -> &mut Option<u32>,
+    ) -> Result<(), KernelError> {
+        let (t, tok) = self.token();
+        let n = parse_uint(&tok)
+            .filter(|&n| ok(n))
+            .ok_or_else(|| self.err(t, format!("'{name}' needs {need}, got '{tok}'")))?;
+        if slot(self).replace(n as u32).is_some() {
+            return Err(self.err(at, format!("duplicate {name}")));
+        }
+        self.end_line_directive()
+    }
+
     fn directive(&mut self) -> Result<(), KernelError> {
         let (at, name) = self.word();
         let global = |p: &Self, what: &str| -> Result<(), KernelError> {
@@ -352,33 +372,15 @@ impl Parser<'_> {
             }
             ".warps" => {
                 global(self, ".warps")?;
-                let (t, tok) = self.token();
-                let n = parse_uint(&tok)
-                    .filter(|&n| n >= 1 && n <= limits::MAX_WARPS as u64)
-                    .ok_or_else(|| {
-                        self.err(
-                            t,
-                            format!(
-                                "'.warps' needs a count from 1 to {}, got '{tok}'",
-                                limits::MAX_WARPS
-                            ),
-                        )
-                    })?;
-                if self.warps.replace(n as u32).is_some() {
-                    return Err(self.err(at, "duplicate .warps"));
-                }
-                self.end_line_directive()
+                let need = format!("a count from 1 to {}", limits::MAX_WARPS);
+                let ok = |n| n >= 1 && n <= limits::MAX_WARPS as u64;
+                self.once_u32(at, ".warps", &need, ok, |p| &mut p.warps)
             }
             ".mask" => {
                 global(self, ".mask")?;
-                let (t, tok) = self.token();
-                let m = parse_uint(&tok)
-                    .filter(|&m| m != 0 && m <= u32::MAX as u64)
-                    .ok_or_else(|| self.err(t, format!("'.mask' needs a non-zero 32-bit lane mask such as 0xffffffff, got '{tok}'")))?;
-                if self.mask.replace(m as u32).is_some() {
-                    return Err(self.err(at, "duplicate .mask"));
-                }
-                self.end_line_directive()
+                let need = "a non-zero 32-bit lane mask such as 0xffffffff";
+                let ok = |m| m != 0 && m <= u32::MAX as u64;
+                self.once_u32(at, ".mask", need, ok, |p| &mut p.mask)
             }
             ".reg" => self.reg(),
             ".repeat" => {

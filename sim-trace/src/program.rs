@@ -44,6 +44,7 @@ fn operand_words(bits: u32) -> String {
     }
 }
 
+// A field list alike in shape to other records' (issue 27): its own fields, nothing to share.
 /// A program's parts, as [`crate::trace::Trace`] holds them.
 #[derive(Clone, Debug, Default)]
 pub struct ProgramParts {

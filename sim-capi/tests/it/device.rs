@@ -259,12 +259,14 @@ fn device_printf_output_is_kept_for_the_host() {
             );
             addrs.push(a);
         }
+        // printf.json's f32 argument as written there, not an approximation of π.
+        #[allow(clippy::approx_constant)]
         let values = [
             addrs[0].to_le_bytes().to_vec(),
             3.14159f32.to_le_bytes().to_vec(),
             addrs[1].to_le_bytes().to_vec(),
         ];
-        let mut params = vec![0u8; 24];
+        let mut params = [0u8; 24];
         for (k, v) in values.iter().enumerate() {
             let mut p = PssParam::default();
             assert_eq!(pss_device_param(d, m, entry.as_ptr(), k as u32, &mut p), 0);

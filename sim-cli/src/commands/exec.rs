@@ -24,6 +24,7 @@ const RUNTIME12_FILE: &str = "libsim_cudart12.so";
 /// The environment variable that may name the CUDA 12 runtime library.
 pub const RUNTIME12_ENV: &str = "PTX_SM_SIM_CUDART12";
 
+// A field list alike in shape to other records' (issue 27): its own fields, nothing to share.
 /// What `exec` was asked.
 pub struct ExecArgs {
     /// The configuration (`--arch`, `--config`, `--set`, ...).

@@ -42,7 +42,7 @@ pub fn report(input: &Path, out: &Path) -> Result<ExitCode> {
         Kind::Report => html::run_page(&text, &name, &footer),
         Kind::Sweep => html::sweep_page(&text, &name, &footer),
     }
-    .with_context(|| format!("{shown}"))?;
+    .with_context(|| shown.clone())?;
     write_file(out, &inputs, |w| w.write_all(page.as_bytes()))?;
     Ok(ExitCode::SUCCESS)
 }

@@ -41,8 +41,8 @@ pub(super) fn setup_of(r: &SweepRun) -> Setup {
 
 /// What a sweep input needs for its runs.
 pub(super) enum Loaded {
-    /// A trace or kernel text, parsed once.
-    Trace(Trace),
+    /// A trace or kernel text, parsed once (boxed: it dwarfs the paths).
+    Trace(Box<Trace>),
     /// A launch file (read again by each run: its buffers are per run).
     Launch(PathBuf),
     /// A program, with the runtime library it runs on.
@@ -98,7 +98,7 @@ fn load_file(path: &Path, inputs: &mut Inputs) -> Result<Loaded> {
         Some(Kind::Recording) => bail!(
             "{name}: a kernel recording replays one configuration's run; sweep its launch file instead"
         ),
-        None => Ok(Loaded::Trace(sim_trace::load::load(&name, rd)?.0)),
+        None => Ok(Loaded::Trace(Box::new(sim_trace::load::load(&name, rd)?.0))),
     }
 }
 

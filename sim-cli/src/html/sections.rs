@@ -77,8 +77,7 @@ fn share_rows(items: &[(String, f64)], total: f64) -> Vec<Vec<String>> {
 
 /// Stall reasons per warp-cycle (and the scheduler's issue slots).
 pub fn stalls(page: &mut Page, r: &Map<String, Value>) -> Result<(), HtmlError> {
-    let Some(s) = r.get("stalls") else {
-        page.absent("stalls", "Stall breakdown", "stalls");
+    let Some(s) = page.present(r, "stalls", "Stall breakdown") else {
         return Ok(());
     };
     let items = counts(object(s, "stalls")?, "stalls")?;
@@ -136,8 +135,7 @@ const LEVELS: [&str; 5] = ["l1", "shared", "l2", "dram", "constant"];
 
 /// Memory hierarchy: a row per level, bytes and hit rates charted.
 pub fn memory(page: &mut Page, r: &Map<String, Value>) -> Result<(), HtmlError> {
-    let Some(m) = r.get("memory") else {
-        page.absent("memory", "Memory hierarchy", "memory");
+    let Some(m) = page.present(r, "memory", "Memory hierarchy") else {
         return Ok(());
     };
     let m = object(m, "memory")?;
@@ -183,10 +181,12 @@ pub fn memory(page: &mut Page, r: &Map<String, Value>) -> Result<(), HtmlError> 
     Ok(())
 }
 
+// Every section opens with `Page::present` and closes with `page.section`;
+// what lies between is each section's own (issue 27).
+
 /// Occupancy: theoretical against achieved, and the limiter.
 pub fn occupancy(page: &mut Page, r: &Map<String, Value>) -> Result<(), HtmlError> {
-    let Some(o) = r.get("occupancy") else {
-        page.absent("occupancy", "Occupancy", "occupancy");
+    let Some(o) = page.present(r, "occupancy", "Occupancy") else {
         return Ok(());
     };
     let o = object(o, "occupancy")?;
@@ -219,8 +219,7 @@ pub fn occupancy(page: &mut Page, r: &Map<String, Value>) -> Result<(), HtmlErro
 
 /// Issue activity per SM over time, as a heat map.
 pub fn activity(page: &mut Page, r: &Map<String, Value>) -> Result<(), HtmlError> {
-    let Some(a) = r.get("activity") else {
-        page.absent("activity", "Issue activity per SM", "activity");
+    let Some(a) = page.present(r, "activity", "Issue activity per SM") else {
         return Ok(());
     };
     let a = object(a, "activity")?;
@@ -301,8 +300,7 @@ fn line(v: &Value, path: &str) -> Result<Line, HtmlError> {
 
 /// The hottest lines: most stall cycles, then most warp-instructions.
 pub fn lines(page: &mut Page, r: &Map<String, Value>) -> Result<(), HtmlError> {
-    let Some(l) = r.get("lines") else {
-        page.absent("lines", "Hottest lines", "lines");
+    let Some(l) = page.present(r, "lines", "Hottest lines") else {
         return Ok(());
     };
     let all = array(l, "lines")?;

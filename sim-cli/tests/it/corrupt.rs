@@ -19,6 +19,13 @@ fn run_bytes(name: &str, bytes: &[u8]) -> (i32, String) {
     (c, e)
 }
 
+/// Asserts that simcli refuses `bytes` (exit 2) with `want` in its message.
+fn refused(name: &str, bytes: &[u8], want: &str) {
+    let (c, e) = run_bytes(name, bytes);
+    assert_eq!(c, 2, "{e}");
+    assert!(e.contains(want), "{e}");
+}
+
 #[test]
 fn truncated() {
     let b = sample_bytes();
@@ -34,9 +41,7 @@ fn bit_flipped() {
     let mut b = sample_bytes();
     let i = b.len() / 2;
     b[i] ^= 0x10;
-    let (c, e) = run_bytes("flip", &b);
-    assert_eq!(c, 2);
-    assert!(e.contains("corrupt trace"), "{e}");
+    refused("flip", &b, "corrupt trace");
 }
 
 /// CRC32 covers length and payload, so every single-bit flip is detected.
@@ -59,20 +64,17 @@ fn every_single_bit_flip_is_an_error() {
 fn wrong_magic() {
     let mut b = sample_bytes();
     b[0] = b'X';
-    let (c, e) = run_bytes("magic", &b);
-    assert_eq!(c, 2);
-    assert!(e.contains("not a simcli trace: bad magic"), "{e}");
+    refused("magic", &b, "not a simcli trace: bad magic");
 }
 
 #[test]
 fn future_version() {
     let mut b = sample_bytes();
     b[8..12].copy_from_slice(&7u32.to_le_bytes());
-    let (c, e) = run_bytes("version", &b);
-    assert_eq!(c, 2);
-    assert!(
-        e.contains("trace format version 7 is newer than this simcli supports (version 1)"),
-        "{e}"
+    refused(
+        "version",
+        &b,
+        "trace format version 7 is newer than this simcli supports (version 1)",
     );
     assert!(matches!(
         from_bytes(&b),
@@ -87,9 +89,7 @@ fn future_version() {
 fn absurd_length() {
     let mut b = sample_bytes();
     b[12..16].copy_from_slice(&0xfff0_0000u32.to_le_bytes());
-    let (c, e) = run_bytes("len", &b);
-    assert_eq!(c, 2);
-    assert!(e.contains("claims 4293918720 bytes (limit 1048576)"), "{e}");
+    refused("len", &b, "claims 4293918720 bytes (limit 1048576)");
 }
 
 #[test]

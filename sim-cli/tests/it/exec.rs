@@ -46,30 +46,14 @@ const WHEELS12: [&str; 1] = ["nvidia-cuda-runtime-cu12==12.9.79"];
 fn cuda12_root() -> Option<PathBuf> {
     static ROOT: OnceLock<Option<PathBuf>> = OnceLock::new();
     ROOT.get_or_init(|| {
-        if let Some(r) = std::env::var_os("CUDA12_ROOT") {
-            return Some(PathBuf::from(r));
-        }
-        let target = root().join("tools/.cache/cuda12");
-        let rt = target.join("nvidia/cuda_runtime");
-        if rt.join("lib/libcudart.so.12").is_file() && rt.join("include/cuda_runtime.h").is_file() {
-            return Some(rt);
-        }
-        let out = pip_install(&target, &WHEELS12);
-        match out {
-            Ok(o) if o.status.success() && rt.join("lib/libcudart.so.12").is_file() => Some(rt),
-            Ok(o) => {
-                eprintln!(
-                    "CUDA 12 exec tests skipped: pip install {} failed: {}",
-                    WHEELS12.join(" "),
-                    String::from_utf8_lossy(&o.stderr)
-                );
-                None
-            }
-            Err(e) => {
-                eprintln!("CUDA 12 exec tests skipped: python3 -m pip: {e}");
-                None
-            }
-        }
+        let ready = ["lib/libcudart.so.12", "include/cuda_runtime.h"];
+        wheel_root(
+            "CUDA12_ROOT",
+            "cuda12/nvidia/cuda_runtime",
+            &WHEELS12,
+            &ready,
+            "CUDA 12 exec",
+        )
     })
     .clone()
 }
@@ -77,32 +61,46 @@ fn cuda12_root() -> Option<PathBuf> {
 /// The wheels' `nvidia/cu13` folder, installed once for all the tests.
 fn cuda_root() -> Option<PathBuf> {
     static ROOT: OnceLock<Option<PathBuf>> = OnceLock::new();
-    ROOT.get_or_init(install).clone()
+    ROOT.get_or_init(|| {
+        let ready = ["bin/nvcc", "lib/libcudart.so.13"];
+        wheel_root("CUDA13_ROOT", "cuda13/nvidia/cu13", &WHEELS, &ready, "exec")
+    })
+    .clone()
 }
 
-/// The wheels' `nvidia/cu13` folder, installing it if need be.
-fn install() -> Option<PathBuf> {
-    if let Some(r) = std::env::var_os("CUDA13_ROOT") {
+/// A wheels' folder: `$env` where set; else `tools/.cache/<dir>` (the
+/// install target is its first component) once the files `ready` are
+/// there, pip-installing `wheels` first if need be (the first of `ready`
+/// shows the install worked). `None`, said on stderr for the `what` tests,
+/// where pip fails.
+fn wheel_root(
+    env: &str,
+    dir: &str,
+    wheels: &[&str],
+    ready: &[&str],
+    what: &str,
+) -> Option<PathBuf> {
+    if let Some(r) = std::env::var_os(env) {
         return Some(PathBuf::from(r));
     }
-    let target = root().join("tools/.cache/cuda13");
-    let cu13 = target.join("nvidia/cu13");
-    if cu13.join("bin/nvcc").is_file() && cu13.join("lib/libcudart.so.13").is_file() {
-        return Some(cu13);
+    let (first, _) = dir.split_once('/').unwrap_or((dir, ""));
+    let target = root().join("tools/.cache").join(first);
+    let folder = root().join("tools/.cache").join(dir);
+    if ready.iter().all(|f| folder.join(f).is_file()) {
+        return Some(folder);
     }
-    let out = pip_install(&target, &WHEELS);
-    match out {
-        Ok(o) if o.status.success() && cu13.join("bin/nvcc").is_file() => Some(cu13),
+    match pip_install(&target, wheels) {
+        Ok(o) if o.status.success() && folder.join(ready[0]).is_file() => Some(folder),
         Ok(o) => {
             eprintln!(
-                "exec tests skipped: pip install {} failed: {}",
-                WHEELS.join(" "),
+                "{what} tests skipped: pip install {} failed: {}",
+                wheels.join(" "),
                 String::from_utf8_lossy(&o.stderr)
             );
             None
         }
         Err(e) => {
-            eprintln!("exec tests skipped: python3 -m pip: {e}");
+            eprintln!("{what} tests skipped: python3 -m pip: {e}");
             None
         }
     }

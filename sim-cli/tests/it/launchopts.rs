@@ -141,18 +141,11 @@ fn timeline_of_a_launch_has_blocks_warps_and_memory() {
     let ev = v["traceEvents"].as_array().unwrap();
     let count = |cat: &str| ev.iter().filter(|x| x["cat"] == cat).count();
     let launch: Value = serde_json::from_slice(&std::fs::read(&l).unwrap()).unwrap();
-    let blocks: u64 = launch["grid"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_u64().unwrap())
-        .product();
-    let threads: u64 = launch["block"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_u64().unwrap())
-        .product();
+    let product = |key: &str| -> u64 {
+        let dims = launch[key].as_array().unwrap();
+        dims.iter().map(|x| x.as_u64().unwrap()).product()
+    };
+    let (blocks, threads) = (product("grid"), product("block"));
     assert_eq!(count("block") as u64, blocks);
     assert_eq!(count("warp") as u64, blocks * threads.div_ceil(32));
     assert!(count("memory") > 0);

@@ -2,6 +2,11 @@
 //! traces, CLI exit codes, conformance runs, and the robustness of inputs
 //! and outputs.
 
+// Many tests open alike (a scratch folder, a simcli run, its exit code and
+// stderr asserted), and `duplicates` pairs them by shape: the shared steps
+// are the helpers below; what repeats is each test's own arguments and
+// expectations (issue 27).
+
 mod accelsim;
 mod annotate;
 mod bounded;

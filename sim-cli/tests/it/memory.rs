@@ -10,13 +10,8 @@ const STRIDED: &str = "sim-kernel/tests/data/memcount/strided.json";
 
 #[test]
 fn a_launch_reports_its_memory_and_occupancy() {
-    let out = simcli(&["run", STRIDED, "--sms", "2", "--format", "json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&stdout(&["run", STRIDED, "--sms", "2", "--format", "json"])).unwrap();
     let m = &v["memory"];
     assert_eq!(m["l1"]["requests"], 12);
     assert_eq!(m["l1"]["sectors"], 272);
@@ -36,13 +31,10 @@ fn a_launch_reports_its_memory_and_occupancy() {
     assert_eq!(o["theoretical_blocks_per_sm"], 4);
     assert_eq!(o["achieved_blocks_per_sm"], 1.0);
     // --regs 255: 8,192 registers a warp, 2 blocks of 4 warps.
-    let out = simcli(&["run", STRIDED, "--regs", "255", "--format", "json"]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&stdout(&[
+        "run", STRIDED, "--regs", "255", "--format", "json",
+    ]))
+    .unwrap();
     let o = &v["occupancy"];
     assert_eq!(
         (&o["registers_per_thread"], &o["registers_source"]),

@@ -1,6 +1,10 @@
 //! sim-fatbin's tests: the committed nvcc 13.0.88 fixtures (`tests/data`,
 //! made by `tests/data/make.sh`), the error paths, and the fuzz targets.
 
+// The tests' openings (a fixture read, a field altered, the parse's error
+// matched) are alike in shape; what differs is each one's fixture, field and
+// error (issue 27).
+
 mod errors;
 mod fixtures;
 mod fuzz;

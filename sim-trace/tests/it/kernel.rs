@@ -9,34 +9,27 @@ fn err(text: &str) -> String {
 #[test]
 fn positions_and_messages() {
     let hdr = ".target sm_53\n.reg .b32 %r<4>;\n";
-    assert_eq!(
-        err(&format!("{hdr}  add.u32 %r1, %x, 1;\n")),
-        "k.ptx:3:16: undeclared register '%x' (declare it with .reg)"
-    );
-    assert_eq!(
-        err(&format!("{hdr}.frob 3\n")),
-        "k.ptx:3:1: unknown directive '.frob'"
-    );
-    assert_eq!(
-        err(&format!("{hdr}/* never\nclosed\n")),
-        "k.ptx:3:1: unterminated /* comment"
-    );
-    assert_eq!(
-        err(&format!("{hdr}.repeat 2 {{\n add.u32 %r1, %r1, 1;\n")),
-        "k.ptx:3:1: .repeat block is never closed (missing '}')"
-    );
-    assert_eq!(
-        err(&format!("{hdr}.repeat 2 {{ }}\n")),
-        "k.ptx:3:1: empty .repeat body"
-    );
-    assert_eq!(
-        err(&format!("{hdr}.repeat 0 {{ add.u32 %r1, %r1, 1; }}\n")),
-        "k.ptx:3:9: '.repeat' needs a count of at least 1, got '0'"
-    );
-    assert_eq!(
-        err(&format!("{hdr}}}\n")),
-        "k.ptx:3:1: '}' without an open .repeat"
-    );
+    // Each body after the header, and the error it gets.
+    for (body, want) in [
+        (
+            "  add.u32 %r1, %x, 1;\n",
+            "k.ptx:3:16: undeclared register '%x' (declare it with .reg)",
+        ),
+        (".frob 3\n", "k.ptx:3:1: unknown directive '.frob'"),
+        ("/* never\nclosed\n", "k.ptx:3:1: unterminated /* comment"),
+        (
+            ".repeat 2 {\n add.u32 %r1, %r1, 1;\n",
+            "k.ptx:3:1: .repeat block is never closed (missing '}')",
+        ),
+        (".repeat 2 { }\n", "k.ptx:3:1: empty .repeat body"),
+        (
+            ".repeat 0 { add.u32 %r1, %r1, 1; }\n",
+            "k.ptx:3:9: '.repeat' needs a count of at least 1, got '0'",
+        ),
+        ("}\n", "k.ptx:3:1: '}' without an open .repeat"),
+    ] {
+        assert_eq!(err(&format!("{hdr}{body}")), want, "{body:?}");
+    }
     assert!(err(".reg .b32 %r<2>;\nadd.u32 %r1, %r1, 1;\n").contains("missing .target"));
     assert!(err(".target sm_53\n.warps 0\n").starts_with("k.ptx:2:8: '.warps' needs a count"));
     assert!(err(".target sm_53\n.mask 0\n").starts_with("k.ptx:2:7: '.mask' needs a non-zero"));
