@@ -287,7 +287,7 @@ impl SmMem {
                 // Global stores write through to L2; local ones stay in L1
                 // (write-back). The warp does not wait for either.
                 let miss = self.l2_insert(gpu, s);
-                tally.to_l2(miss, s);
+                tally.went_to_l2(miss, s);
                 if local {
                     self.fill(cfg, s, issue + 1);
                 }
@@ -295,14 +295,14 @@ impl SmMem {
             } else if kind == Kind::Atomic {
                 // Atomics run at L2, never in L1.
                 let miss = self.l2_insert(gpu, s);
-                tally.to_l2(miss, s);
+                tally.went_to_l2(miss, s);
                 issue + if miss { cfg.dram } else { cfg.l2_hit }
             } else if let Some(at) = self.l1.as_ref().and_then(|l1| l1.get(s)) {
                 tally.l1_hits += 1;
                 (issue + cfg.l1_hit).max(at)
             } else {
                 let miss = self.l2_insert(gpu, s);
-                tally.to_l2(miss, s);
+                tally.went_to_l2(miss, s);
                 let lat = if miss { cfg.dram } else { cfg.l2_hit };
                 let at = issue + lat;
                 self.fill(cfg, s, at);
@@ -488,7 +488,7 @@ struct Tally {
 impl Tally {
     /// Sector `s` went to L2, which missed it or not.
     #[inline]
-    fn to_l2(&mut self, miss: bool, s: u64) {
+    fn went_to_l2(&mut self, miss: bool, s: u64) {
         if miss {
             self.l2_misses += 1;
         } else {
@@ -629,7 +629,7 @@ mod tests {
             let mut addrs = [0u64; WARP_SIZE];
             for (l, a) in addrs.iter_mut().enumerate() {
                 *a = base + stride * l as u64;
-                if (r >> 50) % 8 == 0 && l == (r >> 56) as usize % 32 {
+                if (r >> 50).is_multiple_of(8) && l == (r >> 56) as usize % 32 {
                     *a = next(&mut x) % 4096;
                 }
                 if lanes >> l & 1 == 0 {

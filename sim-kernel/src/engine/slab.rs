@@ -235,8 +235,10 @@ mod tests {
     }
 
     fn round_trip(a: Accesses) {
-        let mut s = Slab::default();
-        s.scratch = a;
+        let mut s = Slab {
+            scratch: a,
+            ..Slab::default()
+        };
         let k = s.keep(false, false, false);
         let Lent::Addrs(&b) = s.take(k) else {
             panic!("addresses kept whole")
@@ -252,7 +254,9 @@ mod tests {
         // One 4 GiB window, lanes off.
         round_trip(acc(0xF0F0_F0F1, |l| 0x7_0000_1000 + 4 * l as u64));
         // Two windows (a generic pointer into two spaces): kept whole.
-        round_trip(acc(u32::MAX, |l| (l as u64 % 2 + 1) << 32 | 8 * l as u64));
+        round_trip(acc(u32::MAX, |l| {
+            ((l as u64 % 2 + 1) << 32) | (8 * l as u64)
+        }));
         // No lanes, and the last lane only.
         round_trip(acc(0, |_| 0));
         round_trip(acc(1 << 31, |_| u64::MAX - 3));
@@ -279,8 +283,10 @@ mod tests {
 
     #[test]
     fn slots_are_reused() {
-        let mut s = Slab::default();
-        s.scratch = acc(1, |_| 64);
+        let mut s = Slab {
+            scratch: acc(1, |_| 64),
+            ..Slab::default()
+        };
         let a = s.keep(true, false, false);
         s.free(a);
         s.scratch = acc(3, |l| 128 + l as u64);

@@ -86,10 +86,10 @@ fn backticked(text: &str) -> Vec<(usize, String)> {
         .collect();
     let joined = kept.join("\n");
     let mut out = Vec::new();
-    let mut parts = joined.split('`');
+    let parts = joined.split('`');
     let mut line = 1;
     let mut outside = true;
-    while let Some(part) = parts.next() {
+    for part in parts {
         if !outside {
             out.push((line, part.to_string()));
         }

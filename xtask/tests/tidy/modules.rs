@@ -254,6 +254,10 @@ fn use_tree(
     i
 }
 
+/// A file's `use` bindings (each name to its absolute paths) and its glob
+/// imports.
+type Bindings = (HashMap<String, Vec<String>>, Vec<Vec<String>>);
+
 impl Tree {
     /// The absolute module path a written path names, if it is in this crate.
     fn absolute(&self, from: &[String], segs: &[String]) -> Option<Vec<String>> {
@@ -287,7 +291,7 @@ impl Tree {
 
     /// The names each file binds with `use` (to their absolute paths) and
     /// its glob imports.
-    fn bindings(&self) -> Vec<(HashMap<String, Vec<String>>, Vec<Vec<String>>)> {
+    fn bindings(&self) -> Vec<Bindings> {
         self.files
             .iter()
             .map(|f| {
@@ -312,12 +316,7 @@ impl Tree {
 
     /// The file whose item `abs` names: the deepest module on the path,
     /// then through that module's own imports of the next name.
-    fn resolve(
-        &self,
-        abs: &[String],
-        binds: &[(HashMap<String, Vec<String>>, Vec<Vec<String>>)],
-        depth: u32,
-    ) -> Option<usize> {
+    fn resolve(&self, abs: &[String], binds: &[Bindings], depth: u32) -> Option<usize> {
         let k = (0..=abs.len())
             .rev()
             .find(|k| self.by_module.contains_key(&abs[..*k]))?;
