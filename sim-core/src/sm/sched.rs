@@ -147,7 +147,8 @@ impl Sched {
 
 /// Counts warp `w`'s cycles up to its issue of instruction `idx` (`ii`)
 /// at `now` (`states`: the span since it was counted, and this cycle as
-/// `selected`), and the issue in the activity series. `units`: its
+/// `selected`; the activity series counts the clock's issues once,
+/// `Sm::slot`). `units`: its
 /// scheduler's unit-busy slots so far; `iv`: clocks per slot. A second
 /// issue in the same clock (`issue_width` > 1) adds no cycle. A call of
 /// its own: inlined, it crowds the issue path's registers (spills there
@@ -164,7 +165,6 @@ fn account_issue(
     idx: u32,
     now: u64,
 ) {
-    states.act.issue(now);
     w.last = idx;
     if w.acct > now {
         return;

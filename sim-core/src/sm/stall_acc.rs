@@ -116,8 +116,9 @@ fn new_page() -> Box<Page> {
     Box::new([[0; NREASONS]; PAGE])
 }
 
-/// Issues per bucket of `1 << shift` clocks, counted at each issue (one
-/// add: exact, and the same however a run is split).
+/// Issues per bucket of `1 << shift` clocks, counted once per clock with
+/// an issue (`Sm::slot`: one add; exact, and the same however a run is
+/// split).
 pub(super) struct ActivityRec {
     pub shift: u32,
     /// Up to the last bucket an issue fell in (at most `MAX_BUCKETS`).
@@ -137,21 +138,22 @@ impl Default for ActivityRec {
 }
 
 impl ActivityRec {
-    /// Counts an issue at clock `now`.
+    /// Counts `n` issues at clock `now`.
     #[inline(always)]
-    pub fn issue(&mut self, now: u64) {
+    pub fn issue(&mut self, now: u64, n: u64) {
         match self.counts.get_mut((now >> self.shift) as usize) {
-            Some(c) => *c += 1,
-            None => self.grow(now),
+            Some(c) => *c += n,
+            None => self.grow(now, n),
         }
     }
 
     /// Clock `now` is past the last bucket: adds buckets up to it (the
     /// vector grows as the run does, a few times in all) or, past
-    /// `MAX_BUCKETS`, merges pairs until it falls in one; and counts it.
+    /// `MAX_BUCKETS`, merges pairs until it falls in one; and counts its
+    /// `n` issues.
     #[cold]
     #[inline(never)]
-    fn grow(&mut self, now: u64) {
+    fn grow(&mut self, now: u64, n: u64) {
         while (now >> self.shift) as usize >= MAX_BUCKETS {
             self.counts = self.counts.chunks(2).map(|c| c.iter().sum()).collect();
             self.shift += 1;
@@ -160,7 +162,7 @@ impl ActivityRec {
         if self.counts.len() <= b {
             self.counts.resize(b + 1, 0);
         }
-        self.counts[b] += 1;
+        self.counts[b] += n;
     }
 
     /// The series, up to its last bucket with an issue (an SM idling
