@@ -70,16 +70,21 @@ pub(super) struct Acc {
     pub resident: u64,
     /// Issue activity.
     pub act: ActivityRec,
+    /// `ProgramTables::rows_why`, held here so that an issue's accounting
+    /// takes it with the counters (fewer arguments to pass).
+    pub why: std::sync::Arc<[u8]>,
 }
 
 impl Acc {
-    /// Accumulators for a program of `n` instructions.
-    pub fn new(n: usize) -> Box<Acc> {
+    /// Accumulators for a program of `n` instructions whose delay rows
+    /// have the stall reasons `why` (`ProgramTables::rows_why`).
+    pub fn new(n: usize, why: std::sync::Arc<[u8]>) -> Box<Acc> {
         Box::new(Acc {
             per_inst: vec![None; n.div_ceil(PAGE)],
             loose: [0; NREASONS],
             resident: 0,
             act: ActivityRec::default(),
+            why,
         })
     }
 
@@ -99,6 +104,18 @@ impl Acc {
             Some(page) => &mut page.get_or_insert_with(new_page)[k],
             None => &mut self.loose,
         }
+    }
+
+    /// The delay rows' stall reasons and instruction `idx`'s counters (as
+    /// `row`), borrowed together.
+    #[inline(always)]
+    pub fn why_and_row(&mut self, idx: u32) -> (&[u8], &mut [u64; NREASONS]) {
+        let (p, k) = (idx as usize / PAGE, idx as usize % PAGE);
+        let row = match self.per_inst.get_mut(p) {
+            Some(page) => &mut page.get_or_insert_with(new_page)[k],
+            None => &mut self.loose,
+        };
+        (&self.why, row)
     }
 
     /// Instruction `idx`'s counters so far (zeros where none issued).

@@ -289,7 +289,10 @@ impl Sm {
             // Per-instruction counters only for SMs that run something: an
             // SM with no warps costs nothing per program instruction.
             self.inst_acc = vec![(0, 0); self.info.len()];
-            self.states = Some(super::stall_acc::Acc::new(self.info.len()));
+            self.states = Some(super::stall_acc::Acc::new(
+                self.info.len(),
+                self.tables.rows_why.clone(),
+            ));
             self.icache =
                 super::icache::ICacheState::new(&self.tables.cfg.icache, &self.tables.code_lines);
         }
