@@ -92,9 +92,13 @@ impl Sched {
     /// slot looks.
     #[inline(always)]
     pub fn set_entry(&mut self, p: usize, r: u64, need: u8) {
-        let old = self.need[p] as u8;
-        self.ready[p] = r;
-        self.need[p] = u64::from(need);
+        // Both lists at their common length (they are kept in step): one
+        // bounds check for the two.
+        let n = self.ready.len().min(self.need.len());
+        let (ready, needs) = (&mut self.ready[..n], &mut self.need[..n]);
+        let old = needs[p] as u8;
+        ready[p] = r;
+        needs[p] = u64::from(need);
         self.masks.set(p, r, old, need);
         self.changed();
     }
@@ -167,11 +171,31 @@ fn account_issue(
     if w.acct > now {
         return;
     }
-    let (why, row) = states.why_and_row(idx);
+    let Some((why, row)) = states.why_and_row(idx) else {
+        // A tail call: the usual path then calls nothing, and saves no
+        // registers.
+        return first_in_page(w, ii, states, units, iv, now);
+    };
     super::states::split_before_issue(w, ii, why, row, units, u64::from(iv), now);
     row[0] += 1;
     w.acct = now + 1;
     w.unit_snap = units;
+}
+
+/// [`account_issue`] for the first issue of an instruction whose page of
+/// counters is not made yet.
+#[cold]
+#[inline(never)]
+fn first_in_page(
+    w: &mut Warp,
+    ii: &super::table::InstInfo,
+    states: &mut super::stall_acc::Acc,
+    units: u64,
+    iv: u32,
+    now: u64,
+) {
+    states.make_page(w.cur);
+    account_issue(w, ii, states, units, iv, now);
 }
 
 /// Executes `inst` for the warp: a call of its own, so that the lane code

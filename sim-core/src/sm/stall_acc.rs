@@ -107,15 +107,27 @@ impl Acc {
     }
 
     /// The delay rows' stall reasons and instruction `idx`'s counters (as
-    /// `row`), borrowed together.
+    /// `row`), borrowed together; `None` while the counters' page is not
+    /// made (`make_page`: kept out of the issue path, so that its
+    /// accounting calls nothing).
     #[inline(always)]
-    pub fn why_and_row(&mut self, idx: u32) -> (&[u8], &mut [u64; NREASONS]) {
+    pub fn why_and_row(&mut self, idx: u32) -> Option<(&[u8], &mut [u64; NREASONS])> {
         let (p, k) = (idx as usize / PAGE, idx as usize % PAGE);
         let row = match self.per_inst.get_mut(p) {
-            Some(page) => &mut page.get_or_insert_with(new_page)[k],
+            Some(Some(page)) => &mut page[k],
+            Some(None) => return None,
             None => &mut self.loose,
         };
-        (&self.why, row)
+        Some((&self.why, row))
+    }
+
+    /// Makes the counters' page of instruction `idx` (if in the program).
+    #[cold]
+    #[inline(never)]
+    pub fn make_page(&mut self, idx: u32) {
+        if let Some(page) = self.per_inst.get_mut(idx as usize / PAGE) {
+            page.get_or_insert_with(new_page);
+        }
     }
 
     /// Instruction `idx`'s counters so far (zeros where none issued).
