@@ -153,10 +153,10 @@ impl Sched {
 /// (`ii`) at `now` (`states`: the span since it was counted, and this
 /// cycle as `selected`; the activity series counts the clock's issues
 /// once, `Sm::slot`). `units`: its scheduler's unit-busy slots so far;
-/// `iv`: clocks per slot. A second issue in the same clock (`issue_width`
-/// > 1) adds no cycle. A call of its own: inlined, it crowds the issue
-/// path's registers (spills there cost more than the call); six
-/// arguments, so that all pass in registers.
+/// `iv`: clocks per slot. A second issue in the same clock (an
+/// `issue_width` above 1) adds no cycle. A call of its own: inlined, it
+/// crowds the issue path's registers (spills there cost more than the
+/// call); six arguments, so that all pass in registers.
 #[inline(never)]
 fn account_issue(
     w: &mut Warp,
