@@ -40,24 +40,31 @@ impl Board {
     /// Register `r`'s write: ready at `base + rows[row][column]`.
     #[inline(always)]
     pub fn set(&mut self, r: u32, base: u64, row: u16) {
-        if let (Some(a), Some(k)) = (self.at.get_mut(r as usize), self.row.get_mut(r as usize)) {
+        // Both vectors re-sliced to their common length: one bounds check
+        // for the two.
+        let n = self.at.len().min(self.row.len());
+        let (at, rows) = (&mut self.at[..n], &mut self.row[..n]);
+        if let (Some(a), Some(k)) = (at.get_mut(r as usize), rows.get_mut(r as usize)) {
             *a = base;
             *k = row;
         }
     }
 
-    /// When register `r` is ready for a consumer in `column` (`rows`: the
-    /// program's distinct delay rows; row `FLAT` adds nothing, so `PENDING`
-    /// stays `PENDING`).
+    /// A reader of the board for consumers in `column` (`rows`: the
+    /// program's distinct delay rows), for the registers of one
+    /// instruction: the slices and the column are checked once, not per
+    /// register.
     #[inline(always)]
-    pub fn ready(&self, rows: &[[u64; ROW]], r: u32, column: usize) -> u64 {
-        let at = self.at.get(r as usize).copied().unwrap_or(0);
-        let k = self.row.get(r as usize).copied().unwrap_or(FLAT);
-        at + rows
-            .get(usize::from(k))
-            .and_then(|row| row.get(column))
-            .copied()
-            .unwrap_or(0)
+    pub fn reader<'a>(&'a self, rows: &'a [[u64; ROW]], column: usize) -> Reader<'a> {
+        let n = self.at.len().min(self.row.len());
+        Reader {
+            at: &self.at[..n],
+            row: &self.row[..n],
+            rows,
+            // Columns are below `ROW` (`table::column`): the modulo only
+            // drops the bounds check.
+            column: column % ROW,
+        }
     }
 
     /// Register `r`'s row index (`FLAT` for a register it lacks).
@@ -70,5 +77,31 @@ impl Board {
     pub fn heap_bytes(&self) -> usize {
         self.at.capacity() * std::mem::size_of::<u64>()
             + self.row.capacity() * std::mem::size_of::<u16>()
+    }
+}
+
+/// [`Board::reader`]: the board's vectors at one length, and one column.
+pub(crate) struct Reader<'a> {
+    at: &'a [u64],
+    row: &'a [u16],
+    rows: &'a [[u64; ROW]],
+    column: usize,
+}
+
+impl Reader<'_> {
+    /// When register `r` is ready for a consumer in the reader's column
+    /// (row `FLAT` adds nothing, so `PENDING` stays `PENDING`; a register
+    /// the board lacks reads as ready at 0).
+    #[inline(always)]
+    pub fn ready(&self, r: u32) -> u64 {
+        let r = r as usize;
+        let (at, k) = match (self.at.get(r), self.row.get(r)) {
+            (Some(&a), Some(&k)) => (a, k),
+            _ => (0, FLAT),
+        };
+        at + self
+            .rows
+            .get(usize::from(k))
+            .map_or(0, |row| row[self.column % ROW])
     }
 }

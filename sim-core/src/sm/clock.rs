@@ -30,8 +30,18 @@ impl Sm {
         let iv = self.cfg.issue_interval as u64;
         let mut best = None;
         if iv == 1 || now.is_multiple_of(iv) {
+            let before = self.issued;
             for s in 0..self.scheds.len() {
                 best = best.max(Some(self.schedule(s, now, ext)?));
+            }
+            // The clock's issues in the activity series at once (each
+            // issue went through `account_issue`, which needs `states`; a
+            // slot that fails ends the run without statistics).
+            let n = self.issued - before;
+            if n > 0 {
+                if let Some(st) = self.states.as_deref_mut() {
+                    st.act.issue(now, n);
+                }
             }
         }
         self.cycle += 1;

@@ -92,9 +92,13 @@ impl Sched {
     /// slot looks.
     #[inline(always)]
     pub fn set_entry(&mut self, p: usize, r: u64, need: u8) {
-        let old = self.need[p] as u8;
-        self.ready[p] = r;
-        self.need[p] = u64::from(need);
+        // Both lists at their common length (they are kept in step): one
+        // bounds check for the two.
+        let n = self.ready.len().min(self.need.len());
+        let (ready, needs) = (&mut self.ready[..n], &mut self.need[..n]);
+        let old = needs[p] as u8;
+        ready[p] = r;
+        needs[p] = u64::from(need);
         self.masks.set(p, r, old, need);
         self.changed();
     }
@@ -145,35 +149,53 @@ impl Sched {
     }
 }
 
-/// Counts warp `w`'s cycles up to its issue of instruction `idx` (`ii`)
-/// at `now` (`states`: the span since it was counted, and this cycle as
-/// `selected`), and the issue in the activity series. `units`: its
-/// scheduler's unit-busy slots so far; `iv`: clocks per slot. A second
-/// issue in the same clock (`issue_width` > 1) adds no cycle. A call of
-/// its own: inlined, it crowds the issue path's registers (spills there
-/// cost more than the call).
+/// Counts warp `w`'s cycles up to its issue of its instruction `cur`
+/// (`ii`) at `now` (`states`: the span since it was counted, and this
+/// cycle as `selected`; the activity series counts the clock's issues
+/// once, `Sm::slot`). `units`: its scheduler's unit-busy slots so far;
+/// `iv`: clocks per slot. A second issue in the same clock (an
+/// `issue_width` above 1) adds no cycle. A call of its own: inlined, it
+/// crowds the issue path's registers (spills there cost more than the
+/// call); six arguments, so that all pass in registers.
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
 fn account_issue(
     w: &mut Warp,
     ii: &super::table::InstInfo,
-    rows_why: &[u8],
     states: &mut super::stall_acc::Acc,
     units: u64,
     iv: u32,
-    idx: u32,
     now: u64,
 ) {
-    states.act.issue(now);
+    let idx = w.cur;
     w.last = idx;
     if w.acct > now {
         return;
     }
-    let row = states.row(idx);
-    super::states::split_before_issue(w, ii, rows_why, row, units, u64::from(iv), now);
+    let Some((why, row)) = states.why_and_row(idx) else {
+        // A tail call: the usual path then calls nothing, and saves no
+        // registers.
+        return first_in_page(w, ii, states, units, iv, now);
+    };
+    super::states::split_before_issue(w, ii, why, row, units, u64::from(iv), now);
     row[0] += 1;
     w.acct = now + 1;
     w.unit_snap = units;
+}
+
+/// [`account_issue`] for the first issue of an instruction whose page of
+/// counters is not made yet.
+#[cold]
+#[inline(never)]
+fn first_in_page(
+    w: &mut Warp,
+    ii: &super::table::InstInfo,
+    states: &mut super::stall_acc::Acc,
+    units: u64,
+    iv: u32,
+    now: u64,
+) {
+    states.make_page(w.cur);
+    account_issue(w, ii, states, units, iv, now);
 }
 
 /// Executes `inst` for the warp: a call of its own, so that the lane code
@@ -442,7 +464,6 @@ impl Sm {
             hungry,
             cfg,
             icache,
-            tables,
             states,
             ..
         } = self;
@@ -451,7 +472,7 @@ impl Sm {
         let ii = &info[idx as usize];
         if let Some(st) = states.as_deref_mut() {
             let u = sc.slots[2];
-            account_issue(w, ii, &tables.rows_why, st, u, cfg.issue_interval, idx, now);
+            account_issue(w, ii, st, u, cfg.issue_interval, now);
         }
         debug_assert!(idx != NONE && w.cur_ready <= now);
         debug_assert!((0..NCLASS).all(|c| ii.need & (1 << c) == 0 || sc.pipes.is_free(c, now)));
@@ -539,8 +560,7 @@ impl Sm {
         let ii = &self.info[idx as usize];
         if let Some(st) = self.states.as_deref_mut() {
             let u = self.scheds[sched].slots[2];
-            let why = &self.tables.rows_why;
-            account_issue(w, ii, why, st, u, self.cfg.issue_interval, idx, now);
+            account_issue(w, ii, st, u, self.cfg.issue_interval, now);
         }
         let (uops, busy, guard, guard_neg) = (ii.uops, ii.busy, ii.guard, ii.guard_neg);
         let (pipe, ticks) = (ii.pipe, ii.ticks);

@@ -70,16 +70,21 @@ pub(super) struct Acc {
     pub resident: u64,
     /// Issue activity.
     pub act: ActivityRec,
+    /// `ProgramTables::rows_why`, held here so that an issue's accounting
+    /// takes it with the counters (fewer arguments to pass).
+    pub why: std::sync::Arc<[u8]>,
 }
 
 impl Acc {
-    /// Accumulators for a program of `n` instructions.
-    pub fn new(n: usize) -> Box<Acc> {
+    /// Accumulators for a program of `n` instructions whose delay rows
+    /// have the stall reasons `why` (`ProgramTables::rows_why`).
+    pub fn new(n: usize, why: std::sync::Arc<[u8]>) -> Box<Acc> {
         Box::new(Acc {
             per_inst: vec![None; n.div_ceil(PAGE)],
             loose: [0; NREASONS],
             resident: 0,
             act: ActivityRec::default(),
+            why,
         })
     }
 
@@ -101,6 +106,30 @@ impl Acc {
         }
     }
 
+    /// The delay rows' stall reasons and instruction `idx`'s counters (as
+    /// `row`), borrowed together; `None` while the counters' page is not
+    /// made (`make_page`: kept out of the issue path, so that its
+    /// accounting calls nothing).
+    #[inline(always)]
+    pub fn why_and_row(&mut self, idx: u32) -> Option<(&[u8], &mut [u64; NREASONS])> {
+        let (p, k) = (idx as usize / PAGE, idx as usize % PAGE);
+        let row = match self.per_inst.get_mut(p) {
+            Some(Some(page)) => &mut page[k],
+            Some(None) => return None,
+            None => &mut self.loose,
+        };
+        Some((&self.why, row))
+    }
+
+    /// Makes the counters' page of instruction `idx` (if in the program).
+    #[cold]
+    #[inline(never)]
+    pub fn make_page(&mut self, idx: u32) {
+        if let Some(page) = self.per_inst.get_mut(idx as usize / PAGE) {
+            page.get_or_insert_with(new_page);
+        }
+    }
+
     /// Instruction `idx`'s counters so far (zeros where none issued).
     pub fn counts(&self, idx: usize) -> [u64; NREASONS] {
         self.per_inst
@@ -116,8 +145,9 @@ fn new_page() -> Box<Page> {
     Box::new([[0; NREASONS]; PAGE])
 }
 
-/// Issues per bucket of `1 << shift` clocks, counted at each issue (one
-/// add: exact, and the same however a run is split).
+/// Issues per bucket of `1 << shift` clocks, counted once per clock with
+/// an issue (`Sm::slot`: one add; exact, and the same however a run is
+/// split).
 pub(super) struct ActivityRec {
     pub shift: u32,
     /// Up to the last bucket an issue fell in (at most `MAX_BUCKETS`).
@@ -137,21 +167,22 @@ impl Default for ActivityRec {
 }
 
 impl ActivityRec {
-    /// Counts an issue at clock `now`.
+    /// Counts `n` issues at clock `now`.
     #[inline(always)]
-    pub fn issue(&mut self, now: u64) {
+    pub fn issue(&mut self, now: u64, n: u64) {
         match self.counts.get_mut((now >> self.shift) as usize) {
-            Some(c) => *c += 1,
-            None => self.grow(now),
+            Some(c) => *c += n,
+            None => self.grow(now, n),
         }
     }
 
     /// Clock `now` is past the last bucket: adds buckets up to it (the
     /// vector grows as the run does, a few times in all) or, past
-    /// `MAX_BUCKETS`, merges pairs until it falls in one; and counts it.
+    /// `MAX_BUCKETS`, merges pairs until it falls in one; and counts its
+    /// `n` issues.
     #[cold]
     #[inline(never)]
-    fn grow(&mut self, now: u64) {
+    fn grow(&mut self, now: u64, n: u64) {
         while (now >> self.shift) as usize >= MAX_BUCKETS {
             self.counts = self.counts.chunks(2).map(|c| c.iter().sum()).collect();
             self.shift += 1;
@@ -160,7 +191,7 @@ impl ActivityRec {
         if self.counts.len() <= b {
             self.counts.resize(b + 1, 0);
         }
-        self.counts[b] += 1;
+        self.counts[b] += n;
     }
 
     /// The series, up to its last bucket with an issue (an SM idling

@@ -142,13 +142,13 @@ pub(super) fn operands_ready(
     fetch: u64,
 ) -> (u64, u32) {
     let (mut r, mut arg) = (fetch, NONE);
-    let side = usize::from(ii.side);
+    let board = board.reader(rows, usize::from(ii.side));
     // The first four unconditionally (the padding reads the sentinel,
     // whose clock is 0, which never wins): no branch per register for the
     // usual one to four; the rest only when named.
     let (head, tail) = ii.uses.split_at(4);
     for &u in head {
-        let v = board.ready(rows, u, side);
+        let v = board.ready(u);
         if v > r {
             (r, arg) = (v, u);
         }
@@ -157,7 +157,7 @@ pub(super) fn operands_ready(
         // Only the registers named (an `mma` names up to sixteen).
         let named = usize::from(ii.nuses).min(MAX_USES) - 4;
         for &u in &tail[..named] {
-            let v = board.ready(rows, u, side);
+            let v = board.ready(u);
             if v > r {
                 (r, arg) = (v, u);
             }
@@ -289,7 +289,10 @@ impl Sm {
             // Per-instruction counters only for SMs that run something: an
             // SM with no warps costs nothing per program instruction.
             self.inst_acc = vec![(0, 0); self.info.len()];
-            self.states = Some(super::stall_acc::Acc::new(self.info.len()));
+            self.states = Some(super::stall_acc::Acc::new(
+                self.info.len(),
+                self.tables.rows_why.clone(),
+            ));
             self.icache =
                 super::icache::ICacheState::new(&self.tables.cfg.icache, &self.tables.code_lines);
         }
