@@ -38,7 +38,9 @@ use host::{Block, Host, Shared, SmState};
 use sim_core::{ProgramTables, Progress, SchedPolicy, Sm, SmConfig, Stats};
 use sim_isa::{ExecCtx, Target, ThreadCtx, WARP_SIZE};
 use sim_module::Launch;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::{Mutex, PoisonError};
 
 /// Cycles each SM runs before the SMs exchange what they wrote.
 pub const EPOCH: u64 = 256;
@@ -326,8 +328,8 @@ fn pass_logs(slots: &mut [Slot], warps: &mut Warps<'_>) -> Result<(), KernelErro
     Ok(())
 }
 
-/// Runs every busy SM to clock `end`, on up to `threads` host threads
-/// (each a run of consecutive SMs). Returns the first error in SM order.
+/// Runs every busy SM to clock `end`, on up to `threads` host threads.
+/// Returns the first error in SM order.
 fn run_epoch(
     sh: &Shared<'_, '_>,
     slots: &mut [Slot],
@@ -343,33 +345,46 @@ fn run_epoch(
     if threads == 1 {
         return run_slots(sh, &mut busy, end).map_err(|(_, e)| e);
     }
-    // SMs dealt round-robin to the threads: the first SMs hold a block
-    // more when blocks run out mid-round.
-    let mut parts: Vec<Vec<(usize, &mut Slot)>> = (0..threads).map(|_| Vec::new()).collect();
-    for (i, s) in busy.into_iter().enumerate() {
-        parts[i % threads].push(s);
-    }
-    let results: Vec<Result<(), (usize, KernelError)>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = parts
-            .iter_mut()
-            .map(|part| scope.spawn(move || run_slots(sh, part, end)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err((0, KernelError::Limit("an SM's host thread panicked".into())))
-                })
-            })
-            .collect()
+    // The threads take the SMs one at a time, in SM order, each as it
+    // frees up (so a thread whose SMs ran short takes more), the calling
+    // thread among them: which thread runs an SM does not change what it
+    // computes. After an error no thread takes another SM; every lower SM
+    // was taken before it, so the lowest error is the one a single thread
+    // would have met first.
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let work: Vec<Mutex<(usize, &mut Slot)>> = busy.into_iter().map(Mutex::new).collect();
+    let take = || -> Option<(usize, KernelError)> {
+        let mut first: Option<(usize, KernelError)> = None;
+        while !failed.load(Ordering::Relaxed) {
+            let Some(cell) = work.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                break;
+            };
+            let mut held = cell.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Err(e) = run_slots(sh, std::slice::from_mut(&mut *held), end) {
+                failed.store(true, Ordering::Relaxed);
+                first = match first {
+                    Some(f) if f.0 <= e.0 => Some(f),
+                    _ => Some(e),
+                };
+            }
+        }
+        first
+    };
+    let errors: Vec<(usize, KernelError)> = std::thread::scope(|scope| {
+        let others: Vec<_> = (1..threads).map(|_| scope.spawn(take)).collect();
+        let mut errors: Vec<_> = take().into_iter().collect();
+        for h in others {
+            match h.join() {
+                Ok(e) => errors.extend(e),
+                Err(_) => {
+                    errors.push((0, KernelError::Limit("an SM's host thread panicked".into())))
+                }
+            }
+        }
+        errors
     });
-    // Each thread stopped at its first error: the lowest SM's is the one
-    // a single thread would have met first.
-    match results
-        .into_iter()
-        .filter_map(Result::err)
-        .min_by_key(|(s, _)| *s)
-    {
+    match errors.into_iter().min_by_key(|(s, _)| *s) {
         Some((_, e)) => Err(e),
         None => Ok(()),
     }
