@@ -9,24 +9,12 @@
 
 use proptest::prelude::*;
 use sim_cli::sweep::{self, Shard, SweepError, MAX_RUNS};
-use sim_core::config_file::{self, MEMORY_KEYS};
-use sim_core::{preset, SchedPolicy};
-use sim_isa::Target;
 
-// The same text edits as sim-core's configuration-file fuzz targets.
+// The same text edits and configuration keys as sim-core's
+// configuration-file fuzz targets.
 #[path = "../../../sim-core/tests/it/text_edits.rs"]
 mod text_edits;
-use text_edits::edit;
-
-/// Every configuration key a sweep's `[params]` may vary.
-fn keys() -> Vec<String> {
-    let mut k: Vec<String> = config_file::params(&preset(Target::SM_90), SchedPolicy::Lrr)
-        .into_iter()
-        .map(|(k, _)| k)
-        .collect();
-    k.extend(MEMORY_KEYS.iter().map(|s| s.to_string()));
-    k
-}
+use text_edits::{edit, keys};
 
 /// Valid sweep files (those of docs/sweeps.md and the sim-cli tests).
 const SEEDS: [&str; 4] = [

@@ -5,23 +5,13 @@
 //! reading back to the same configuration. Run longer with
 //! `tools/fuzz.sh 1800 20000 sim-core fuzz_config_` (docs/fuzzing.md).
 
-use super::text_edits::edit;
+use super::text_edits::{edit, keys};
 use proptest::prelude::*;
 use sim_core::config_file::{
     self, memory_range, memory_toml, ConfigLayer, MemoryParam, MEMORY_KEYS,
 };
 use sim_core::{preset, SchedPolicy};
 use sim_isa::Target;
-
-/// Every key a configuration file may set (`simcli config` lists them).
-fn keys() -> Vec<String> {
-    let mut k: Vec<String> = config_file::params(&preset(Target::SM_90), SchedPolicy::Lrr)
-        .into_iter()
-        .map(|(k, _)| k)
-        .collect();
-    k.extend(MEMORY_KEYS.iter().map(|s| s.to_string()));
-    k
-}
 
 /// Real configuration files: each preset's full document (`simcli config`)
 /// and the memory tables, each key at an end of its range.

@@ -1,6 +1,21 @@
-//! Character-level edits of a text file for the fuzz targets of text
-//! readers: sim-core's configuration files and sim-cli's sweep files (which
-//! includes this file by path, so that both mutate text the same way).
+//! What the fuzz targets of configuration text share: sim-core's
+//! configuration files and sim-cli's sweep files (which includes this file
+//! by path), so that both mutate text the same way and draw the same keys.
+
+use sim_core::config_file::{self, MEMORY_KEYS};
+use sim_core::{preset, SchedPolicy};
+use sim_isa::Target;
+
+/// Every key a configuration file may set (`simcli config` lists them),
+/// which is every key a sweep's `[params]` may vary.
+pub fn keys() -> Vec<String> {
+    let mut k: Vec<String> = config_file::params(&preset(Target::SM_90), SchedPolicy::Lrr)
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
+    k.extend(MEMORY_KEYS.iter().map(|s| s.to_string()));
+    k
+}
 
 /// `text` with `edits` applied, each `(kind, position, char)`: replace,
 /// insert or remove the char at the position, cut the text there, or

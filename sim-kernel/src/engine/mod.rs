@@ -346,9 +346,8 @@ fn run_epoch(
         return run_slots(sh, &mut busy, end).map_err(|(_, e)| e);
     }
     // The threads take the SMs one at a time, in SM order, each as it
-    // frees up (so a thread whose SMs ran short takes more), the calling
-    // thread among them: which thread runs an SM does not change what it
-    // computes. After an error no thread takes another SM; every lower SM
+    // frees up (so a thread whose SMs ran short takes more): which thread
+    // runs an SM does not change what it computes. After an error no thread takes another SM; every lower SM
     // was taken before it, so the lowest error is the one a single thread
     // would have met first.
     let next = AtomicUsize::new(0);
@@ -372,9 +371,11 @@ fn run_epoch(
         first
     };
     let errors: Vec<(usize, KernelError)> = std::thread::scope(|scope| {
-        let others: Vec<_> = (1..threads).map(|_| scope.spawn(take)).collect();
-        let mut errors: Vec<_> = take().into_iter().collect();
-        for h in others {
+        // Each on a thread of its own, so that a panic in one is an error
+        // of the launch, as it was with a fixed share of SMs each.
+        let workers: Vec<_> = (0..threads).map(|_| scope.spawn(take)).collect();
+        let mut errors = Vec::new();
+        for h in workers {
             match h.join() {
                 Ok(e) => errors.extend(e),
                 Err(_) => {
