@@ -11,26 +11,20 @@ fn data() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../sim-module/tests/data/h100")
 }
 
-// The same list as sim-cli's `tests/it/kernel.rs` (the public launches):
-// a data table each test crate holds, as neither can read the other's.
-const LAUNCHES: [&str; 10] = [
-    "sad16.t",
-    "sad16.v",
-    "threshold_clamp.t",
-    "threshold_clamp.v",
-    "audio_mix.t",
-    "audio_mix.v",
-    "divergent_select.t",
-    "divergent_select.v",
-    "block_sad_reduce.t",
-    "block_sad_reduce.v",
-];
+/// The ten public launches, in `launches.txt`'s order (the list sim-kernel's
+/// and sim-cli's tests share).
+fn launches() -> Vec<String> {
+    let list = std::fs::read_to_string(data().join("launches.txt")).unwrap();
+    let names: Vec<String> = list.lines().map(str::to_string).collect();
+    assert_eq!(names.len(), 10, "{list}");
+    names
+}
 
 #[test]
 fn public_launches_match_the_h100_byte_for_byte() {
     let mut failed = Vec::new();
     let mut compared = 0;
-    for name in LAUNCHES {
+    for name in launches() {
         let launch = Launch::read(&data().join(format!("{name}.json"))).unwrap();
         let src = std::fs::read_to_string(&launch.ptx).unwrap();
         let module = parse_module(&src, "public.ptx").unwrap();
@@ -72,7 +66,7 @@ fn public_launches_match_the_h100_byte_for_byte() {
 #[test]
 fn one_block_launch_cycles_against_the_h100() {
     let extra = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/h100-extra");
-    let mut paths: Vec<PathBuf> = LAUNCHES
+    let mut paths: Vec<PathBuf> = launches()
         .iter()
         .filter(|n| n.ends_with(".t"))
         .map(|n| data().join(format!("{n}.json")))
