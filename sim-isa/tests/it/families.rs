@@ -84,6 +84,8 @@ fn testp(op: &str, wide: bool, a: u64) -> bool {
 /// of both signs (the manual: zeros are normal).
 #[test]
 fn testp_classes() {
+    // The manual's names, written out here rather than read from the
+    // library (`TestOp::name`), which is what is under test.
     let ops = [
         "finite",
         "infinite",
