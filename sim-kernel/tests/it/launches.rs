@@ -269,14 +269,19 @@ fn loop_back_edges_cost_a_configured_redirect() {
 /// atomic.
 #[test]
 fn float_atomics_match_the_h100() {
-    for name in ["atom_float", "atom_more"] {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join(format!("tests/data/h100-atomics/{name}.json"));
-        let cfg = sim_core::preset(sim_isa::Target::SM_90);
-        let run = run_launch(&path, &RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 2)).unwrap();
-        assert_eq!(run.launch.expected.len(), 3);
-        assert!(run.mismatches.is_empty(), "{name}: {:?}", run.mismatches);
+    for name in ["atom_float.json", "atom_more.json"] {
+        matches_the_h100("tests/data/h100-atomics", name, 2, 3);
     }
+}
+
+/// Runs launch file `name` of folder `dir` on `sms` SMs: its `outputs`
+/// expected buffers, each with the bytes the H100 left.
+fn matches_the_h100(dir: &str, name: &str, sms: u32, outputs: usize) {
+    let cfg = sim_core::preset(sim_isa::Target::SM_90);
+    let opts = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, sms);
+    let run = run_launch(&crate::in_crate(dir, name), &opts).unwrap();
+    assert_eq!(run.launch.expected.len(), outputs, "{name}");
+    assert!(run.mismatches.is_empty(), "{name}: {:?}", run.mismatches);
 }
 
 /// Segmented shuffles (widths 4, 8, 16, every mode, with the in-range
@@ -286,11 +291,7 @@ fn float_atomics_match_the_h100() {
 /// read from lane 0, which was on the other side of the branch.
 #[test]
 fn shuffles_and_votes_match_the_h100() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/h100-warp/shfl_seg.json");
-    let cfg = sim_core::preset(sim_isa::Target::SM_90);
-    let run = run_launch(&path, &RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 2)).unwrap();
-    assert_eq!(run.launch.expected.len(), 1);
-    assert!(run.mismatches.is_empty(), "{:?}", run.mismatches);
+    matches_the_h100("tests/data/h100-warp", "shfl_seg.json", 2, 1);
 }
 
 /// Control flow as CUDA code writes it: nested data-dependent branches,
@@ -300,10 +301,5 @@ fn shuffles_and_votes_match_the_h100() {
 /// tools/gpu/launch.py).
 #[test]
 fn control_flow_matches_the_h100() {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/h100-control/control.json");
-    let cfg = sim_core::preset(sim_isa::Target::SM_90);
-    let run = run_launch(&path, &RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 3)).unwrap();
-    assert_eq!(run.launch.expected.len(), 4);
-    assert!(run.mismatches.is_empty(), "{:?}", run.mismatches);
+    matches_the_h100("tests/data/h100-control", "control.json", 3, 4);
 }
