@@ -1,6 +1,6 @@
 //! Exit codes and help texts.
 
-use crate::{parts, s, scratch, simcli};
+use crate::{exit2, parts, s, scratch, simcli};
 
 #[test]
 fn usage_errors_exit_2() {
@@ -21,16 +21,9 @@ fn usage_errors_exit_2() {
         parts(&simcli(&["run", "traces/chain_set.ptx", "--sms", "0"])).0,
         2
     );
-    let (c, _, e) = parts(&simcli(&[
-        "run",
-        "traces/chain_set.ptx",
-        "--arch",
-        "gfx90a",
-    ]));
-    assert_eq!(c, 2);
+    let e = exit2(&["run", "traces/chain_set.ptx", "--arch", "gfx90a"]);
     assert!(e.contains("invalid target 'gfx90a'"), "{e}");
-    let (c, _, e) = parts(&simcli(&["run", "no/such/file.ptx"]));
-    assert_eq!(c, 2);
+    let e = exit2(&["run", "no/such/file.ptx"]);
     assert!(e.contains("no/such/file.ptx"), "{e}");
 }
 
@@ -141,17 +134,15 @@ fn eval_runs_tanh() {
         let (c, out, e) = parts(&simcli(&["eval", "--arch", arch, text, src]));
         assert_eq!((c, out.as_str()), (0, want), "{text}: {e}");
     }
-    let (c, _, e) = parts(&simcli(&[
+    let e = exit2(&[
         "eval",
         "--arch",
         "sm_80",
         "tanh.approx.bf16 %h1, %h2;",
         "%h2=1",
-    ]));
-    assert_eq!(c, 2);
+    ]);
     assert!(e.starts_with("error arch: ") && e.contains("sm_90"), "{e}");
-    let (c, _, e) = parts(&simcli(&["eval", "tanh.approx.ftz.f32 %f1, %f2;", "%f2=1"]));
-    assert_eq!(c, 2);
+    let e = exit2(&["eval", "tanh.approx.ftz.f32 %f1, %f2;", "%f2=1"]);
     assert!(
         e.contains("Illegal modifier '.ftz' for instruction 'tanh'"),
         "{e}"
@@ -171,8 +162,7 @@ fn eval_async_copies() {
         assert_eq!((c, out.as_str()), (0, ""), "{t}: {e}");
     }
     let t = "cp.async.ca.shared.global [%r1], [%rd1], 16;";
-    let (c, _, e) = parts(&simcli(&["eval", "--arch", "sm_90", t]));
-    assert_eq!(c, 2, "{e}");
+    let e = exit2(&["eval", "--arch", "sm_90", t]);
     assert!(
         e.starts_with("error unimplemented: cp.async.ca needs a launch"),
         "{e}"
@@ -184,8 +174,7 @@ fn eval_async_copies() {
         "%rd2=0x7fffe800001ffffa",
     ]));
     assert_eq!((c, out.as_str()), (0, "%r2 = 0x00000003\n"), "{e}");
-    let (c, _, e) = parts(&simcli(&["eval", "--arch", "sm_75", "cp.async.wait_all;"]));
-    assert_eq!(c, 2);
+    let e = exit2(&["eval", "--arch", "sm_75", "cp.async.wait_all;"]);
     assert!(e.starts_with("error arch: ") && e.contains("sm_80"), "{e}");
 }
 
@@ -247,39 +236,32 @@ fn eval_runs_tensor_core_instructions() {
     ]);
     assert_eq!(out, "%d = 0x00000001\n");
     // sm_75 has no m16n8k32 (ptxas 13.0.88: sm_80 or higher).
-    let (c, _, e) = parts(&simcli(&[
+    let e = exit2(&[
         "eval",
         "--arch",
         "sm_75",
         "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%d0, %d1, %d2, %d3}, \
          {%a0, %a1, %a2, %a3}, {%b0, %b1}, {%c0, %c1, %c2, %c3};",
-    ]));
-    assert_eq!(c, 2);
+    ]);
     assert!(e.starts_with("error arch: ") && e.contains("sm_80"), "{e}");
 }
 
 #[test]
 fn eval_bad_text_uses_conform_classification() {
-    let (c, _, e) = parts(&simcli(&[
-        "eval",
-        "vadd4.u32.u32.u32.sat.add %r1, %r2, %r3, %r4;",
-    ]));
-    assert_eq!(c, 2);
+    let e = exit2(&["eval", "vadd4.u32.u32.u32.sat.add %r1, %r2, %r3, %r4;"]);
     assert!(e.starts_with("error invalid: "), "{e}");
-    let (c, _, e) = parts(&simcli(&[
+    let e = exit2(&[
         "eval",
         "--arch",
         "sm_53",
         "set.lt.u32.bf16x2 %r1, %r2, %r3;",
-    ]));
-    assert_eq!(c, 2);
+    ]);
     assert!(e.starts_with("error arch: ") && e.contains("sm_90"), "{e}");
-    let (c, _, e) = parts(&simcli(&[
+    exit2(&[
         "eval",
         "vadd4.u32.u32.u32 %r1, %r2, %r3, %r4;",
         "%r2=0x100000000",
-    ]));
-    assert_eq!(c, 2, "{e}");
+    ]);
 }
 
 #[test]
@@ -353,7 +335,7 @@ fn gen_options_and_outputs() {
         "50 mix instructions + 5 prologue per warp"
     );
     // Half-precision set needs sm_53: refused at generation time for sm_30.
-    let (c, _, e) = parts(&simcli(&[
+    let e = exit2(&[
         "gen",
         "--instructions",
         "50",
@@ -363,8 +345,7 @@ fn gen_options_and_outputs() {
         "sm_30",
         "-o",
         s(&ptx),
-    ]));
-    assert_eq!(c, 2);
+    ]);
     assert!(e.contains("needs sm_53"), "{e}");
     for bad in [
         ["--instructions", "10", "--dep-distance", "0"],

@@ -4,24 +4,18 @@
 //! recording, which must give the direct run's cycles and outputs (also on
 //! the twenty launches of sim-kernel/tests/data/h100-extra).
 
-use crate::{parts, root, s, scratch, simcli};
+use crate::{exit2, parts, root, s, scratch, simcli};
 use sim_kernel::Recording;
 use std::path::{Path, PathBuf};
 
-// The same list as sim-kernel's `tests/it/launches.rs`: a data table each
-// test crate holds, as neither can read the other's.
-const LAUNCHES: [&str; 10] = [
-    "sad16.t",
-    "sad16.v",
-    "threshold_clamp.t",
-    "threshold_clamp.v",
-    "audio_mix.t",
-    "audio_mix.v",
-    "divergent_select.t",
-    "divergent_select.v",
-    "block_sad_reduce.t",
-    "block_sad_reduce.v",
-];
+/// The ten public launches, in `launches.txt`'s order (the list sim-kernel's
+/// and sim-cli's tests share).
+fn launches() -> Vec<String> {
+    let list = std::fs::read_to_string(data().join("launches.txt")).unwrap();
+    let names: Vec<String> = list.lines().map(str::to_string).collect();
+    assert_eq!(names.len(), 10, "{list}");
+    names
+}
 
 /// The public launches' folder.
 fn data() -> PathBuf {
@@ -74,7 +68,7 @@ fn outputs(path: &Path) -> Vec<String> {
 #[test]
 fn all_public_launches_pass_check() {
     let mut buffers = 0;
-    for name in LAUNCHES {
+    for name in &launches() {
         let (c, out, e) = parts(&simcli(&[
             "run",
             s(&launch(name)),
@@ -203,8 +197,7 @@ fn dump_buffers_never_escapes_its_folder_or_overwrites_an_input() {
     let before = std::fs::read(d.join("a.bin")).unwrap();
     let self_in = d.join("self.json");
     std::fs::write(&self_in, text.replace("audio_mix.t.a.bin", "a.bin")).unwrap();
-    let (c, _, e) = parts(&simcli(&["run", s(&self_in), "--dump-buffers", s(&d)]));
-    assert_eq!(c, 2, "{e}");
+    let e = exit2(&["run", s(&self_in), "--dump-buffers", s(&d)]);
     assert!(e.contains("is the input"), "{e}");
     assert_eq!(std::fs::read(d.join("a.bin")).unwrap(), before);
 }
@@ -250,7 +243,7 @@ fn json_report_has_cycles_and_the_launch() {
 #[test]
 fn record_then_run_reproduces_values_and_cycles() {
     let d = scratch("kernel_record");
-    let all = LAUNCHES.iter().map(|n| launch(n)).chain(extra());
+    let all = launches().into_iter().map(|n| launch(&n)).chain(extra());
     for l in all {
         let name = l.file_stem().unwrap().to_str().unwrap().to_string();
         let name = name.as_str();
@@ -515,23 +508,16 @@ fn bad_launch_files_are_refused_clearly() {
         assert!(out.is_empty(), "{what}: {out}");
     }
     // A kernel that runs too long stops at --max-instructions.
-    let (c, _, e) = parts(&simcli(&[
+    let e = exit2(&[
         "run",
         s(&d.join("sad16.t.json")),
         "--max-instructions",
         "100",
-    ]));
-    assert_eq!(c, 2);
+    ]);
     assert!(e.contains("more than 100 warp-instructions"), "{e}");
     // Trace-only flags are refused (`--timeline` and `--dump-regs` work on
     // launch files since issue 25: tests/it/launchopts.rs).
-    let (c, _, e) = parts(&simcli(&[
-        "run",
-        s(&d.join("sad16.t.json")),
-        "--lowering",
-        "compiler",
-    ]));
-    assert_eq!(c, 2);
+    let e = exit2(&["run", s(&d.join("sad16.t.json")), "--lowering", "compiler"]);
     assert!(
         e.contains("--lowering compiler applies to kernel text and traces"),
         "{e}"
@@ -544,8 +530,7 @@ fn record_never_overwrites_an_input() {
     let l = d.join("audio_mix.t.json");
     for input in [l.clone(), d.join("audio_mix.t.a.bin"), d.join("public.ptx")] {
         let before = std::fs::read(&input).unwrap();
-        let (c, _, e) = parts(&simcli(&["record", s(&l), "-o", s(&input)]));
-        assert_eq!(c, 2, "{e}");
+        let e = exit2(&["record", s(&l), "-o", s(&input)]);
         assert!(e.contains("is the input"), "{e}");
         assert_eq!(std::fs::read(&input).unwrap(), before);
     }

@@ -72,6 +72,14 @@ pub fn samples() -> Vec<PathBuf> {
     v
 }
 
+/// Runs simcli with `args`, which must exit with 2 (an error in the input
+/// or the usage): its standard error.
+pub fn exit2(args: &[&str]) -> String {
+    let (c, _, e) = parts(&simcli(args));
+    assert_eq!(c, 2, "{args:?}: {e}");
+    e
+}
+
 /// Exit code, stdout, stderr as strings.
 pub fn parts(o: &Output) -> (i32, String, String) {
     (

@@ -2,7 +2,7 @@
 //! inputs are read once as a stream with limits enforced while reading,
 //! readers check what ptxas checks, and whatever simcli writes it reads back.
 
-use crate::{parts, root, s, scratch, simcli};
+use crate::{exit2, parts, root, s, scratch, simcli};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -66,8 +66,7 @@ fn asm_default_output_is_never_the_input() {
     let d = scratch("asm_default");
     let k = d.join("k.bin");
     std::fs::write(&k, KERNEL).unwrap();
-    let (c, _, e) = parts(&simcli(&["asm", s(&k)]));
-    assert_eq!(c, 2, "{e}");
+    let e = exit2(&["asm", s(&k)]);
     assert!(e.contains("-o"), "{e}");
     assert_eq!(std::fs::read(&k).unwrap(), KERNEL.as_bytes());
     // Named with -o it assembles; the default next to a .ptx still works.
@@ -123,8 +122,7 @@ fn full_device_is_an_error_and_no_report_is_printed_first() {
         return; // Linux provides it; elsewhere the injected writer above covers this
     }
     let (_, k) = with_kernel("dev_full");
-    let (c, _, e) = parts(&simcli(&["asm", s(&k), "-o", "/dev/full"]));
-    assert_eq!(c, 2, "{e}");
+    let e = exit2(&["asm", s(&k), "-o", "/dev/full"]);
     assert!(e.contains("/dev/full"), "{e}");
     let (c, out, e) = parts(&simcli(&["run", s(&k), "--dump-regs", "/dev/full"]));
     assert_eq!(c, 2, "{e}");
@@ -269,8 +267,7 @@ fn expect_record_limit_is_refused_up_front() {
     let k = d.join("k.ptx");
     std::fs::write(&k, &t).unwrap();
     let out = d.join("k.bin");
-    let (c, _, e) = parts(&simcli(&["asm", s(&k), "--record-expect", "-o", s(&out)]));
-    assert_eq!(c, 2, "{e}");
+    let e = exit2(&["asm", s(&k), "--record-expect", "-o", s(&out)]);
     assert!(
         e.contains("--record-expect") && e.contains("1048576"),
         "{e}"
@@ -389,13 +386,7 @@ fn run_limits_are_flags_with_defaults() {
         out.contains("--max-instructions") && out.contains("10000000000"),
         "{out}"
     );
-    let (c, _, e) = parts(&simcli(&[
-        "run",
-        "traces/chain_set.ptx",
-        "--max-cycles",
-        "x",
-    ]));
-    assert_eq!(c, 2, "{e}");
+    exit2(&["run", "traces/chain_set.ptx", "--max-cycles", "x"]);
 }
 
 /// A 70-byte kernel of 16 warps x a 2^34 loop would run for hours: the
@@ -535,15 +526,14 @@ fn huge_declarations_are_refused_before_allocation() {
 /// 100: ... was reached: simulation stopped at cycle 100: ... was reached").
 #[test]
 fn a_launch_limit_is_named_once() {
-    let (c, _, e) = parts(&simcli(&[
+    let e = exit2(&[
         "run",
         "workloads/sgemm_128.json",
         "--arch",
         "sm_90",
         "--max-cycles",
         "100",
-    ]));
-    assert_eq!(c, 2, "{e}");
+    ]);
     assert_eq!(e.matches("max_cycles = 100").count(), 1, "{e}");
     assert!(e.contains("simulation stopped at cycle 100"), "{e}");
 }

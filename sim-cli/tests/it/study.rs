@@ -1,7 +1,7 @@
 //! Research workflow: configuration files, timelines, study reports, sweeps,
 //! completions and the manual page.
 
-use crate::{parts, root, s, scratch, simcli};
+use crate::{exit2, parts, root, s, scratch, simcli};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::process::Command;
@@ -140,24 +140,17 @@ fn config_errors_name_key_and_line() {
         assert!(e.contains(want), "{set}: want {want}, got {e}");
     }
     // A configuration the SM model refuses (no schedulers) is an error, not a panic.
-    let (c, _, e) = parts(&simcli(&[
-        "run",
-        "traces/chain_set.ptx",
-        "--set",
-        "schedulers=0",
-    ]));
-    assert_eq!(c, 2, "{e}");
+    let e = exit2(&["run", "traces/chain_set.ptx", "--set", "schedulers=0"]);
     assert!(e.starts_with("error: "), "{e}");
     // An instruction cache that would need unbounded state is refused.
-    let (c, _, e) = parts(&simcli(&[
+    let e = exit2(&[
         "run",
         "traces/chain_set.ptx",
         "--arch",
         "sm_90",
         "--set",
         "icache.line_bytes=1",
-    ]));
-    assert_eq!(c, 2, "{e}");
+    ]);
     assert!(e.contains("icache: inst_bytes must be 1..=64"), "{e}");
 }
 
@@ -523,7 +516,7 @@ fn rust_log_goes_to_stderr() {
 #[test]
 fn timeline_limit_is_bounded() {
     let d = scratch("timeline_bound");
-    let (c, _, e) = parts(&simcli(&[
+    let e = exit2(&[
         "run",
         "traces/chain_set.ptx",
         "--sms",
@@ -532,7 +525,6 @@ fn timeline_limit_is_bounded() {
         s(&d.join("t.json")),
         "--timeline-limit",
         "1000000",
-    ]));
-    assert_eq!(c, 2);
+    ]);
     assert!(e.contains("--timeline-limit"), "{e}");
 }

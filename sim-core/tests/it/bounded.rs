@@ -3,7 +3,7 @@
 //! statistics of one run.
 
 use super::executed::{active_of, branchy, same_log, Feeder, Kind};
-use super::host::{mixed_program, replay, stream_of};
+use super::host::{mixed_program, one_warp_sm, replay, stream_of};
 use sim_core::*;
 use sim_isa::Target;
 use std::sync::Arc;
@@ -130,14 +130,7 @@ fn bounded_runs_of_host_warps_add_up_to_one_run() {
 
 #[test]
 fn a_bound_at_or_before_the_clock_runs_nothing() {
-    let t = Target::SM_90;
-    let mut sm = Sm::new(preset(t), mixed_program(t), SchedPolicy::Gto).unwrap();
-    sm.add_warp(WarpLaunch {
-        warp_id: 0,
-        active: u32::MAX,
-        stream: Box::new(VecStream::new(stream_of(0))),
-    })
-    .unwrap();
+    let mut sm = one_warp_sm(SchedPolicy::Gto, stream_of(0));
     assert_eq!(
         sm.run_until_idle_before(&mut Deferred, 0).unwrap(),
         Progress::Reached

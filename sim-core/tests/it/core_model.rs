@@ -449,33 +449,34 @@ fn lowering_table_matches_research_listings() {
             lowering::rows_for(a)
         );
     }
-    // Counts read off ptxas 11.8 + nvdisasm listings of these kernels for sm_90
-    // (the machine code between the loads and the store), independently of derive.py.
-    assert_eq!(get("sm_90", "vadd4.uuu.plain.def").map(|x| x.0), Some(5));
-    assert_eq!(get("sm_90", "vadd4.uuu.add.def").map(|x| x.0), Some(14));
-    assert_eq!(get("sm_90", "vadd2.uuu.plain.def").map(|x| x.0), Some(4));
-    assert_eq!(get("sm_90", "vavrg2.uuu.plain.def").map(|x| x.0), Some(4));
-    assert_eq!(
-        get("sm_90", "vset4.ord.ss.plain.def").map(|x| x.0),
-        Some(38)
-    );
-    assert_eq!(get("sm_90", "vavrg4.sss.plain.def").map(|x| x.0), Some(42));
-    assert_eq!(get("sm_90", "vabsdiff4.uuu.plain.def"), Some((1, 1)));
-    assert_eq!(get("sm_90", "vabsdiff4.uuu.add.def"), Some((1, 1)));
-    // Half set into f16/bf16 from f32: FSETP, SEL, IABS, I2F (the listing's 5th is the pack).
-    assert_eq!(get("sm_90", "set.f16.f32.nobool").map(|x| x.0), Some(4));
-    assert_eq!(get("sm_90", "set.bf16.f32.nobool").map(|x| x.0), Some(4));
-    // lowering-sm53-counts.txt (approximate there): vadd4 .add 15, vabsdiff4.s 32, vmin4.s 28, vset4.s.gt 32.
-    assert_eq!(get("sm_53", "vadd4.uuu.add.def").map(|x| x.0), Some(15));
-    assert_eq!(
-        get("sm_53", "vabsdiff4.sss.plain.def").map(|x| x.0),
-        Some(32)
-    );
-    assert_eq!(get("sm_53", "vmin4.sss.plain.def").map(|x| x.0), Some(28));
-    assert_eq!(
-        get("sm_53", "vset4.ord.ss.plain.def").map(|x| x.0),
-        Some(32)
-    );
+    // (target, row, instructions, and where asserted the second column)
+    #[rustfmt::skip]
+    let listed = [
+        // Counts read off ptxas 11.8 + nvdisasm listings of these kernels for sm_90
+        // (the machine code between the loads and the store), independently of derive.py.
+        ("sm_90", "vadd4.uuu.plain.def", 5, None),
+        ("sm_90", "vadd4.uuu.add.def", 14, None),
+        ("sm_90", "vadd2.uuu.plain.def", 4, None),
+        ("sm_90", "vavrg2.uuu.plain.def", 4, None),
+        ("sm_90", "vset4.ord.ss.plain.def", 38, None),
+        ("sm_90", "vavrg4.sss.plain.def", 42, None),
+        ("sm_90", "vabsdiff4.uuu.plain.def", 1, Some(1)),
+        ("sm_90", "vabsdiff4.uuu.add.def", 1, Some(1)),
+        // Half set into f16/bf16 from f32: FSETP, SEL, IABS, I2F (the listing's 5th is the pack).
+        ("sm_90", "set.f16.f32.nobool", 4, None),
+        ("sm_90", "set.bf16.f32.nobool", 4, None),
+        // lowering-sm53-counts.txt (approximate there): vadd4 .add 15, vabsdiff4.s 32, vmin4.s 28, vset4.s.gt 32.
+        ("sm_53", "vadd4.uuu.add.def", 15, None),
+        ("sm_53", "vabsdiff4.sss.plain.def", 32, None),
+        ("sm_53", "vmin4.sss.plain.def", 28, None),
+        ("sm_53", "vset4.ord.ss.plain.def", 32, None),
+    ];
+    for (arch, key, n, second) in listed {
+        match second {
+            Some(v) => assert_eq!(get(arch, key), Some((n, v)), "{arch} {key}"),
+            None => assert_eq!(get(arch, key).map(|x| x.0), Some(n), "{arch} {key}"),
+        }
+    }
     // Kepler: every video instruction native.
     for ((a, k), (n, _)) in &t {
         if a == "sm_35" && k.starts_with('v') && k.ends_with(".def") {

@@ -227,6 +227,13 @@ fn executed_warps_time_like_host_fed_warps() {
     }
 }
 
+/// An sm_90 SM running `text` under greedy-then-oldest scheduling.
+fn gto_sm(text: &[&str]) -> Sm {
+    let t = Target::SM_90;
+    let (prog, _) = Program::from_ptx(t, text).unwrap();
+    Sm::new(preset(t), Arc::new(prog), SchedPolicy::Gto).unwrap()
+}
+
 /// A guarded instruction and an external one: `%p1` is never computed (the
 /// warp has no registers), so only the pushed lanes count.
 const GUARDED: [&str; 3] = [
@@ -237,9 +244,7 @@ const GUARDED: [&str; 3] = [
 
 #[test]
 fn executed_warps_count_the_pushed_lanes_and_hold_no_registers() {
-    let t = Target::SM_90;
-    let (prog, _) = Program::from_ptx(t, &GUARDED).unwrap();
-    let mut sm = Sm::new(preset(t), Arc::new(prog), SchedPolicy::Gto).unwrap();
+    let mut sm = gto_sm(&GUARDED);
     sm.mark_external(2).unwrap();
     sm.add_executed_warp(4, u32::MAX).unwrap();
     sm.add_host_warp(5, u32::MAX).unwrap();
@@ -306,9 +311,7 @@ const LOAD: [&str; 3] = [
 
 #[test]
 fn a_finished_warps_slot_waits_for_its_external_instructions() {
-    let t = Target::SM_90;
-    let (prog, _) = Program::from_ptx(t, &LOAD).unwrap();
-    let mut sm = Sm::new(preset(t), Arc::new(prog), SchedPolicy::Gto).unwrap();
+    let mut sm = gto_sm(&LOAD);
     sm.mark_external(1).unwrap();
     sm.record_issues(16);
     sm.add_executed_warp(0, u32::MAX).unwrap();
@@ -459,9 +462,7 @@ fn hungry_warps_are_taken_once_in_id_order() {
 fn finished_executed_warps_are_reported_in_order_at_once() {
     // One instruction that waits on its own previous write (WAW): warps of
     // 6, 1 and 3 instructions end in the order 1, 2, 0.
-    let t = Target::SM_90;
-    let (prog, _) = Program::from_ptx(t, &["add.u32 %r1, %r2, 1;"]).unwrap();
-    let mut sm = Sm::new(preset(t), Arc::new(prog), SchedPolicy::Gto).unwrap();
+    let mut sm = gto_sm(&["add.u32 %r1, %r2, 1;"]);
     sm.record_issues(16);
     for (id, n) in [(0, 6), (1, 1), (2, 3)] {
         sm.add_executed_warp(id, u32::MAX).unwrap();

@@ -19,6 +19,20 @@ pub(crate) fn mixed_program(t: Target) -> Arc<Program> {
     Arc::new(Program::from_ptx(t, &MIXED).unwrap().0)
 }
 
+/// An sm_90 SM of the mixed program under `policy`, with one full warp
+/// (id 0) running `stream`.
+pub(crate) fn one_warp_sm(policy: SchedPolicy, stream: Vec<u32>) -> Sm {
+    let t = Target::SM_90;
+    let mut sm = Sm::new(preset(t), mixed_program(t), policy).unwrap();
+    sm.add_warp(WarpLaunch {
+        warp_id: 0,
+        active: u32::MAX,
+        stream: Box::new(VecStream::new(stream)),
+    })
+    .unwrap();
+    sm
+}
+
 /// Warp `w`'s stream: the body rotated by `w`, repeated a warp-dependent
 /// number of times.
 pub(crate) fn stream_of(w: u32) -> Vec<u32> {

@@ -2,7 +2,7 @@
 //! warp-cycles on every preset and policy, a dependent chain waits on
 //! fixed latencies, and the activity series counts every issue.
 
-use super::host::{mixed_program, replay};
+use super::host::{one_warp_sm, replay};
 use sim_core::*;
 use sim_isa::Target;
 
@@ -73,16 +73,7 @@ fn a_dependent_chain_waits_and_a_wide_one_is_not_selected() {
 
 #[test]
 fn the_issue_activity_keeps_at_most_256_buckets() {
-    let t = Target::SM_90;
-    let mut sm = Sm::new(preset(t), mixed_program(t), SchedPolicy::Lrr).unwrap();
-    sm.add_warp(WarpLaunch {
-        warp_id: 0,
-        active: u32::MAX,
-        stream: Box::new(VecStream::new(
-            (0..20_000u32).map(|k| k % 7).collect::<Vec<u32>>(),
-        )),
-    })
-    .unwrap();
+    let mut sm = one_warp_sm(SchedPolicy::Lrr, (0..20_000u32).map(|k| k % 7).collect());
     sm.run_to_completion().unwrap();
     let s = sm.stats();
     check("long run", &s);

@@ -12,8 +12,8 @@
 use super::model::{self, MASKS2, MASKS4};
 use sim_isa::parse::{check_target, parse_instruction};
 use sim_isa::{
-    execute, CmpOp, ErrorKind, ExecCtx, Instruction, IsaError, Op, Simd, Symbols, Target, Video,
-    VideoOp, WarpRegs, WARP_SIZE,
+    execute, ErrorKind, ExecCtx, Instruction, IsaError, Op, Simd, Symbols, Target, Video, VideoOp,
+    WarpRegs, WARP_SIZE,
 };
 
 // The set/setp/selp/slct half lives in `enumerate_set.rs`.
@@ -149,14 +149,6 @@ const ARITH: [(&str, VideoOp); 6] = [
     ("vmin", VideoOp::Min),
     ("vmax", VideoOp::Max),
 ];
-const VSET_CMPS: [CmpOp; 6] = [
-    CmpOp::Eq,
-    CmpOp::Ne,
-    CmpOp::Lt,
-    CmpOp::Le,
-    CmpOp::Gt,
-    CmpOp::Ge,
-];
 const SIGN: [(bool, &str); 2] = [(false, "u32"), (true, "s32")];
 
 /// One legal video variant and its text.
@@ -196,9 +188,9 @@ pub fn video_cases() -> Vec<VideoCase> {
             .iter()
             .map(|(s, o)| (format!("{s}{n}"), *o))
             .chain(
-                VSET_CMPS
-                    .iter()
-                    .map(|c| (format!("vset{n}"), VideoOp::Set(*c))),
+                super::strategies::vset_cmps()
+                    .into_iter()
+                    .map(|c| (format!("vset{n}"), VideoOp::Set(c))),
             )
             .collect();
         for (name, op) in &ops {

@@ -14,6 +14,7 @@ use sim_isa::{
 // ------------------------------------------------------------ set / setp / selp / slct
 
 /// The eleven types of the 9.7.6 syntax blocks.
+/// Written out as the manual lists them, not sliced from `Type::ALL`.
 pub const CORE_TYPES: [Type; 11] = [
     Type::B16,
     Type::B32,

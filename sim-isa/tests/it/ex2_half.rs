@@ -6,7 +6,7 @@
 //! and the SASS oracle's vectors run in `vectors.rs`.
 
 use crate::grid;
-use crate::packed_half::{lane, two_scalar_lanes};
+use crate::packed_half::two_scalar_lanes;
 
 const GRID: &str = include_str!("../data/ex2-half-ptxas.txt");
 
@@ -51,31 +51,38 @@ fn ftz_messages() {
 /// each with what makes it a case.
 #[test]
 fn lanes_on_the_h200s_values() {
-    let f16 = "ex2.approx.f16 %h1, %h2;";
-    let bf16 = "ex2.approx.ftz.bf16 %h1, %h2;";
-    assert_eq!(lane(f16, 0x3c00), 0x4000); // 2^1
-    assert_eq!(lane(f16, 0x0000), 0x3c00);
-    assert_eq!(lane(f16, 0x8000), 0x3c00);
+    crate::packed_half::assert_unary_lanes(H200_VALUES);
+}
+
+const F16: &str = "ex2.approx.f16 %h1, %h2;";
+const BF16: &str = "ex2.approx.ftz.bf16 %h1, %h2;";
+
+/// `(statement, source, result)`.
+#[rustfmt::skip]
+const H200_VALUES: &[(&str, u64, u64)] = &[
+    (F16, 0x3c00, 0x4000), // 2^1
+    (F16, 0x0000, 0x3c00),
+    (F16, 0x8000, 0x3c00),
     // 0x11c5 (6.9e-4): MUFU.EX2 gives 0x3f801001, 1 + 2^-11 + ...: nearest
     // would be 1 + 2^-10, the machine truncates to 1.
-    assert_eq!(lane(f16, 0x11c5), 0x3c00);
+    (F16, 0x11c5, 0x3c00),
     // 16: 2^16 is beyond f16, infinity (not the largest finite, as a
     // truncating conversion would give); -16: 2^-16, a subnormal.
-    assert_eq!(lane(f16, 0x4c00), 0x7c00);
-    assert_eq!(lane(f16, 0xcc00), 0x0100);
+    (F16, 0x4c00, 0x7c00),
+    (F16, 0xcc00, 0x0100),
     // -30: below f16's subnormals, +0.
-    assert_eq!(lane(f16, 0xcf80), 0x0000);
-    assert_eq!(lane(f16, 0xfc00), 0x0000);
-    assert_eq!(lane(f16, 0x7c00), 0x7c00);
-    assert_eq!(lane(f16, 0x7e00), 0x7fff);
-    assert_eq!(lane(bf16, 0x3f80), 0x4000);
+    (F16, 0xcf80, 0x0000),
+    (F16, 0xfc00, 0x0000),
+    (F16, 0x7c00, 0x7c00),
+    (F16, 0x7e00, 0x7fff),
+    (BF16, 0x3f80, 0x4000),
     // 0x3bb9 (5.6e-3): MUFU gives 0x3f80807c, truncated to 1.
-    assert_eq!(lane(bf16, 0x3bb9), 0x3f80);
+    (BF16, 0x3bb9, 0x3f80),
     // A subnormal source is a zero (`.ftz`, and MUFU alike): 2^0.
-    assert_eq!(lane(bf16, 0x0001), 0x3f80);
-    assert_eq!(lane(bf16, 0xff80), 0x0000);
-    assert_eq!(lane(bf16, 0x7fc0), 0x7fff);
-}
+    (BF16, 0x0001, 0x3f80),
+    (BF16, 0xff80, 0x0000),
+    (BF16, 0x7fc0, 0x7fff),
+];
 
 /// A packed form is its scalar form on each half.
 #[test]

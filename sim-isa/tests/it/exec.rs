@@ -204,26 +204,12 @@ fn errata_13_integer_compares_signed_unsigned() {
 fn float_compare_nan_and_unordered() {
     let nan = 0x7FC0_0000;
     let one = 0x3F80_0000;
-    for cmp in [
-        CmpOp::Eq,
-        CmpOp::Ne,
-        CmpOp::Lt,
-        CmpOp::Le,
-        CmpOp::Gt,
-        CmpOp::Ge,
-        CmpOp::Num,
-    ] {
+    // eq ne lt le gt ge (`CmpOp::ALL`'s first six) and num.
+    for &cmp in CmpOp::ALL[..6].iter().chain(&[CmpOp::Num]) {
         assert!(!compare(cmp, Type::F32, nan, one, false), "{cmp:?}");
     }
-    for cmp in [
-        CmpOp::Equ,
-        CmpOp::Neu,
-        CmpOp::Ltu,
-        CmpOp::Leu,
-        CmpOp::Gtu,
-        CmpOp::Geu,
-        CmpOp::Nan,
-    ] {
+    // equ neu ltu leu gtu geu (`CmpOp::ALL[10..16]`) and nan.
+    for &cmp in CmpOp::ALL[10..16].iter().chain(&[CmpOp::Nan]) {
         assert!(compare(cmp, Type::F32, one, nan, false), "{cmp:?}");
     }
     // -0 == +0, ordered.

@@ -84,6 +84,8 @@ fn testp(op: &str, wide: bool, a: u64) -> bool {
 /// of both signs (the manual: zeros are normal).
 #[test]
 fn testp_classes() {
+    // The manual's names, written out here rather than read from the
+    // library (`TestOp::name`), which is what is under test.
     let ops = [
         "finite",
         "infinite",
@@ -93,45 +95,18 @@ fn testp_classes() {
         "subnormal",
     ];
     // (f32 bits, f64 bits, the six answers in `ops`' order)
+    #[rustfmt::skip]
     let cases: [(u64, u64, [bool; 6]); 10] = [
         (0, 0, [true, false, true, false, true, false]),
         (1 << 31, 1 << 63, [true, false, true, false, true, false]),
         (1, 1, [true, false, true, false, false, true]),
-        (
-            0x807f_ffff,
-            0x800f_ffff_ffff_ffff,
-            [true, false, true, false, false, true],
-        ),
-        (
-            0x0080_0000,
-            0x0010_0000_0000_0000,
-            [true, false, true, false, true, false],
-        ),
-        (
-            0xff7f_ffff,
-            0xffef_ffff_ffff_ffff,
-            [true, false, true, false, true, false],
-        ),
-        (
-            0x7f80_0000,
-            0x7ff0_0000_0000_0000,
-            [false, true, true, false, false, false],
-        ),
-        (
-            0xff80_0000,
-            0xfff0_0000_0000_0000,
-            [false, true, true, false, false, false],
-        ),
-        (
-            0x7fc0_0000,
-            0x7ff8_0000_0000_0000,
-            [false, false, false, true, false, false],
-        ),
-        (
-            0xff80_0001,
-            0xfff0_0000_0000_0001,
-            [false, false, false, true, false, false],
-        ),
+        (0x807f_ffff, 0x800f_ffff_ffff_ffff, [true, false, true, false, false, true]),
+        (0x0080_0000, 0x0010_0000_0000_0000, [true, false, true, false, true, false]),
+        (0xff7f_ffff, 0xffef_ffff_ffff_ffff, [true, false, true, false, true, false]),
+        (0x7f80_0000, 0x7ff0_0000_0000_0000, [false, true, true, false, false, false]),
+        (0xff80_0000, 0xfff0_0000_0000_0000, [false, true, true, false, false, false]),
+        (0x7fc0_0000, 0x7ff8_0000_0000_0000, [false, false, false, true, false, false]),
+        (0xff80_0001, 0xfff0_0000_0000_0001, [false, false, false, true, false, false]),
     ];
     for (f32_bits, f64_bits, want) in cases {
         for (op, w) in ops.iter().zip(want) {

@@ -89,25 +89,18 @@ pub(crate) fn video() -> impl Strategy<Value = Video> {
                 };
                 // Deliberately unconstrained (sat with add, stray mask and
                 // selector bits): both executors must agree on any input.
+                let simd = if x4 { Simd::X4 } else { Simd::X2 };
                 Video {
-                    op,
-                    simd: if x4 { Simd::X4 } else { Simd::X2 },
-                    dsigned,
-                    asigned,
-                    bsigned,
                     sat,
                     add,
                     mask,
-                    mask_explicit: false,
                     asel,
                     bsel,
-                    asel_explicit: false,
-                    bsel_explicit: false,
-                    sat_first: false,
                     d,
                     a,
                     b,
                     c,
+                    ..super::exec::video(op, simd, dsigned, asigned, bsigned)
                 }
             },
         )
@@ -207,16 +200,8 @@ pub(crate) fn op() -> impl Strategy<Value = Op> {
         Just(IntOp::Dp2a(MulMode::Hi)),
         Just(IntOp::Sad),
     ];
-    let int_ty = prop::sample::select(vec![
-        Type::U16,
-        Type::U32,
-        Type::U64,
-        Type::S16,
-        Type::S32,
-        Type::S64,
-        Type::U16x2,
-        Type::S16x2,
-    ]);
+    // u16 u32 u64 s16 s32 s64 u16x2 s16x2: `Type::ALL[3..11]`.
+    let int_ty = prop::sample::select(Type::ALL[3..11].to_vec());
     let int = (
         int_op,
         (any::<bool>(), any::<bool>(), any::<bool>()),

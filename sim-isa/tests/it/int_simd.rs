@@ -77,69 +77,40 @@ fn lane(text: &str, a: u64, b: u64, c: u64) -> u64 {
 
 #[test]
 fn manual_semantics() {
-    let r3 = |op: &str| format!("{op} %r5, %r1, %r2;");
-    let r4 = |op: &str| format!("{op} %r5, %r1, %r2, %r3;");
-    // Each half wraps on its own: no carry from the low half into the high.
-    assert_eq!(
-        lane(&r3("add.u16x2"), 0x0001_FFFF, 0x0001_0001, 0),
-        0x0002_0000
-    );
-    assert_eq!(
-        lane(&r3("add.s16x2"), 0x7FFF_8000, 0x0001_FFFF, 0),
-        0x8000_7FFF
-    );
-    // min/max compare each half in its type's order.
-    assert_eq!(
-        lane(&r3("min.u16x2"), 0xFFFF_0001, 0x0001_FFFF, 0),
-        0x0001_0001
-    );
-    assert_eq!(
-        lane(&r3("min.s16x2"), 0xFFFF_0001, 0x0001_FFFF, 0),
-        0xFFFF_FFFF
-    );
-    assert_eq!(
-        lane(&r3("max.s16x2"), 0x8000_0005, 0x7FFF_0003, 0),
-        0x7FFF_0005
-    );
-    // .relu: a negative result (half) becomes 0.
-    assert_eq!(
-        lane(&r3("min.relu.s16x2"), 0xFFFF_0004, 0x0003_0002, 0),
-        0x0000_0002
-    );
-    assert_eq!(lane(&r3("max.relu.s32"), 0xFFFF_FFF0, 0xFFFF_FFFE, 0), 0);
-    assert_eq!(lane(&r3("min.relu.s32"), 5, 9, 0), 5);
-    // dp4a: c + sum of byte products; bytes signed per type.
-    assert_eq!(lane(&r4("dp4a.u32.u32"), 0x0403_0201, 0x0101_0101, 10), 20);
-    assert_eq!(lane(&r4("dp4a.s32.u32"), 0xFF, 0x02, 0), 0xFFFF_FFFE);
-    assert_eq!(lane(&r4("dp4a.u32.u32"), 0xFF, 0x02, 0), 0x1FE);
-    assert_eq!(
-        lane(&r4("dp4a.s32.s32"), 0x8080_8080, 0x8080_8080, 0),
-        65536
-    );
-    // dp2a: a's halves times b's bytes 0-1 (.lo) or 2-3 (.hi).
-    assert_eq!(
-        lane(&r4("dp2a.lo.u32.u32"), 0x0002_0003, 0x0605_0405, 1),
-        24
-    );
-    assert_eq!(
-        lane(&r4("dp2a.hi.u32.u32"), 0x0002_0003, 0x0605_0405, 1),
-        28
-    );
-    assert_eq!(
-        lane(&r4("dp2a.lo.s32.s32"), 0xFFFF_0001, 0x0000_02FF, 0),
-        0xFFFF_FFFD
-    );
-    // sad: c + |a - b| in the type's order, wrapping at its width.
-    assert_eq!(lane(&r4("sad.u32"), 3, 10, 100), 107);
-    assert_eq!(lane(&r4("sad.s32"), 0xFFFF_FFFF, 1, 0), 2);
-    assert_eq!(lane(&r4("sad.u32"), 0xFFFF_FFFF, 1, 0), 0xFFFF_FFFE);
-    assert_eq!(lane("sad.s16 %h5, %h1, %h2, %h3;", 0x8000, 0x7FFF, 2), 1);
-    // |MIN - 1| = 2^63 + 1, wrapped at 64 bits.
-    assert_eq!(
-        lane("sad.s64 %rd5, %rd1, %rd2, %rd3;", 1 << 63, 1, 0),
-        (1 << 63) + 1
-    );
+    crate::assert_lanes(lane, MANUAL_SEMANTICS);
 }
+
+/// `(text, a, b, c, result)`: the manual's semantics on hand-worked cases.
+#[rustfmt::skip]
+const MANUAL_SEMANTICS: &[crate::LaneCase] = &[
+    // Each half wraps on its own: no carry from the low half into the high.
+    ("add.u16x2 %r5, %r1, %r2;", 0x0001_FFFF, 0x0001_0001, 0, 0x0002_0000),
+    ("add.s16x2 %r5, %r1, %r2;", 0x7FFF_8000, 0x0001_FFFF, 0, 0x8000_7FFF),
+    // min/max compare each half in its type's order.
+    ("min.u16x2 %r5, %r1, %r2;", 0xFFFF_0001, 0x0001_FFFF, 0, 0x0001_0001),
+    ("min.s16x2 %r5, %r1, %r2;", 0xFFFF_0001, 0x0001_FFFF, 0, 0xFFFF_FFFF),
+    ("max.s16x2 %r5, %r1, %r2;", 0x8000_0005, 0x7FFF_0003, 0, 0x7FFF_0005),
+    // .relu: a negative result (half) becomes 0.
+    ("min.relu.s16x2 %r5, %r1, %r2;", 0xFFFF_0004, 0x0003_0002, 0, 0x0000_0002),
+    ("max.relu.s32 %r5, %r1, %r2;", 0xFFFF_FFF0, 0xFFFF_FFFE, 0, 0),
+    ("min.relu.s32 %r5, %r1, %r2;", 5, 9, 0, 5),
+    // dp4a: c + sum of byte products; bytes signed per type.
+    ("dp4a.u32.u32 %r5, %r1, %r2, %r3;", 0x0403_0201, 0x0101_0101, 10, 20),
+    ("dp4a.s32.u32 %r5, %r1, %r2, %r3;", 0xFF, 0x02, 0, 0xFFFF_FFFE),
+    ("dp4a.u32.u32 %r5, %r1, %r2, %r3;", 0xFF, 0x02, 0, 0x1FE),
+    ("dp4a.s32.s32 %r5, %r1, %r2, %r3;", 0x8080_8080, 0x8080_8080, 0, 65536),
+    // dp2a: a's halves times b's bytes 0-1 (.lo) or 2-3 (.hi).
+    ("dp2a.lo.u32.u32 %r5, %r1, %r2, %r3;", 0x0002_0003, 0x0605_0405, 1, 24),
+    ("dp2a.hi.u32.u32 %r5, %r1, %r2, %r3;", 0x0002_0003, 0x0605_0405, 1, 28),
+    ("dp2a.lo.s32.s32 %r5, %r1, %r2, %r3;", 0xFFFF_0001, 0x0000_02FF, 0, 0xFFFF_FFFD),
+    // sad: c + |a - b| in the type's order, wrapping at its width.
+    ("sad.u32 %r5, %r1, %r2, %r3;", 3, 10, 100, 107),
+    ("sad.s32 %r5, %r1, %r2, %r3;", 0xFFFF_FFFF, 1, 0, 2),
+    ("sad.u32 %r5, %r1, %r2, %r3;", 0xFFFF_FFFF, 1, 0, 0xFFFF_FFFE),
+    ("sad.s16 %h5, %h1, %h2, %h3;", 0x8000, 0x7FFF, 2, 1),
+    // |MIN - 1| = 2^63 + 1, wrapped at 64 bits.
+    ("sad.s64 %rd5, %rd1, %rd2, %rd3;", 1 << 63, 1, 0, (1 << 63) + 1),
+];
 
 /// The SASS oracle's vectors (`sass-int-simd.jsonl`: ptxas 13.0.88's sm_90
 /// code for each form of `int-simd-forms.txt`, run by xtask's interpreter).

@@ -16,6 +16,21 @@ macro_rules! family {
     }};
 }
 
+/// One lane case: a statement, its sources `a`, `b`, `c` and the result.
+type LaneCase<'a> = (&'a str, u64, u64, u64, u64);
+
+/// Asserts `lane(text, a, b, c) == want` for each case of a table,
+/// naming the case that fails.
+fn assert_lanes(lane: fn(&str, u64, u64, u64) -> u64, cases: &[LaneCase]) {
+    for &(text, a, b, c, want) in cases {
+        assert_eq!(
+            lane(text, a, b, c),
+            want,
+            "{text} on {a:#x}, {b:#x}, {c:#x}"
+        );
+    }
+}
+
 mod async_copy;
 mod bit;
 mod bytes;

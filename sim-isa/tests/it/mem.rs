@@ -199,6 +199,8 @@ mod semantics {
         }
     }
 
+    // The trait's signatures, which every `Memory` repeats: `duplicates`
+    // pairs them with mem_lanes.rs's.
     impl Memory for TestMem {
         fn load(
             &mut self,

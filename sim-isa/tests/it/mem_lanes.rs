@@ -88,6 +88,8 @@ impl LogMem {
     }
 }
 
+// The trait's signatures, which every `Memory` repeats (mem.rs's test
+// memory, sim-kernel's): `duplicates` pairs them.
 impl Memory for LogMem {
     fn load(&mut self, space: Space, lane: u32, addr: u64, bytes: u32) -> Result<u64, FaultKind> {
         self.log.push((false, space, lane, addr, bytes, 0));

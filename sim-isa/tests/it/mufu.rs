@@ -90,9 +90,9 @@ fn verdicts_on_neighbours() {
     }
 }
 
-/// One lane of `text` on `a` (and `b`).
-fn lane(text: &str, a: u32, b: u32) -> u32 {
-    exec::float_lane(&family!(text, Float), u64::from(a), u64::from(b), 0) as u32
+/// One lane of `text` on `a` (and `b`): the f32 result's bits.
+fn lane(text: &str, a: u64, b: u64, c: u64) -> u64 {
+    u64::from(exec::float_lane(&family!(text, Float), a, b, c) as u32)
 }
 
 /// Edge cases, each a value the H100 produced (`tools/mufu/` runs): the
@@ -100,63 +100,43 @@ fn lane(text: &str, a: u32, b: u32) -> u32 {
 /// MUFU alone does with them.
 #[test]
 fn edges() {
-    let rcp = "rcp.approx.f32 %f1, %f2;";
-    let rcp_ftz = "rcp.approx.ftz.f32 %f1, %f2;";
-    assert_eq!(lane(rcp, 0x3f80_0000, 0), 0x3f80_0000);
-    assert_eq!(lane(rcp, 0x0000_0001, 0), 0x7f80_0000); // 1/2^-149 overflows
-    assert_eq!(lane(rcp, 0x0040_0000, 0), 0x7f00_0000); // 1/2^-127
-    assert_eq!(lane(rcp_ftz, 0x0040_0000, 0), 0x7f80_0000); // flushed source
-    assert_eq!(lane(rcp, 0x7f00_0000, 0), 0x0040_0000); // 1/2^127, subnormal kept
-    assert_eq!(lane(rcp_ftz, 0x7f00_0000, 0), 0); // flushed result
-    assert_eq!(lane(rcp, 0xff80_0000, 0), 0x8000_0000);
-    assert_eq!(lane(rcp, 0x7fc0_0000, 0), 0x7fff_ffff);
+    crate::assert_lanes(lane, EDGES);
+}
+
+const RCP: &str = "rcp.approx.f32 %f1, %f2;";
+const RCP_FTZ: &str = "rcp.approx.ftz.f32 %f1, %f2;";
+const LG2: &str = "lg2.approx.f32 %f1, %f2;";
+
+/// `(text, a, b, 0, result)`.
+#[rustfmt::skip]
+const EDGES: &[crate::LaneCase] = &[
+    (RCP, 0x3f80_0000, 0, 0, 0x3f80_0000),
+    (RCP, 0x0000_0001, 0, 0, 0x7f80_0000), // 1/2^-149 overflows
+    (RCP, 0x0040_0000, 0, 0, 0x7f00_0000), // 1/2^-127
+    (RCP_FTZ, 0x0040_0000, 0, 0, 0x7f80_0000), // flushed source
+    (RCP, 0x7f00_0000, 0, 0, 0x0040_0000), // 1/2^127, subnormal kept
+    (RCP_FTZ, 0x7f00_0000, 0, 0, 0),       // flushed result
+    (RCP, 0xff80_0000, 0, 0, 0x8000_0000),
+    (RCP, 0x7fc0_0000, 0, 0, 0x7fff_ffff),
     // ex2: 2^-127 through the squared half (2^-63.5 squared); 2^128
     // overflows.
-    assert_eq!(
-        lane("ex2.approx.f32 %f1, %f2;", 0xc2fe_0000, 0),
-        0x003f_ffff
-    );
-    assert_eq!(lane("ex2.approx.ftz.f32 %f1, %f2;", 0xc2fe_0000, 0), 0);
-    assert_eq!(
-        lane("ex2.approx.f32 %f1, %f2;", 0x4300_0000, 0),
-        0x7f80_0000
-    );
-    assert_eq!(lane("ex2.approx.f32 %f1, %f2;", 0xff80_0000, 0), 0);
+    ("ex2.approx.f32 %f1, %f2;", 0xc2fe_0000, 0, 0, 0x003f_ffff),
+    ("ex2.approx.ftz.f32 %f1, %f2;", 0xc2fe_0000, 0, 0, 0),
+    ("ex2.approx.f32 %f1, %f2;", 0x4300_0000, 0, 0, 0x7f80_0000),
+    ("ex2.approx.f32 %f1, %f2;", 0xff80_0000, 0, 0, 0),
     // lg2 of 1, 0.5 (not exactly -1 on the H100), 0, a negative.
-    let lg2 = "lg2.approx.f32 %f1, %f2;";
-    assert_eq!(lane(lg2, 0x3f80_0000, 0), 0);
-    assert_eq!(lane(lg2, 0x3f00_0000, 0), 0xbf7f_fffe);
-    assert_eq!(lane(lg2, 0x8000_0000, 0), 0xff80_0000);
-    assert_eq!(lane(lg2, 0xbf80_0000, 0), 0x7fff_ffff);
+    (LG2, 0x3f80_0000, 0, 0, 0),
+    (LG2, 0x3f00_0000, 0, 0, 0xbf7f_fffe),
+    (LG2, 0x8000_0000, 0, 0, 0xff80_0000),
+    (LG2, 0xbf80_0000, 0, 0, 0x7fff_ffff),
     // sin/cos of zeros and infinity.
-    assert_eq!(
-        lane("sin.approx.f32 %f1, %f2;", 0x8000_0000, 0),
-        0x8000_0000
-    );
-    assert_eq!(
-        lane("cos.approx.f32 %f1, %f2;", 0x8000_0000, 0),
-        0x3f80_0000
-    );
-    assert_eq!(
-        lane("sin.approx.f32 %f1, %f2;", 0x7f80_0000, 0),
-        0x7fff_ffff
-    );
+    ("sin.approx.f32 %f1, %f2;", 0x8000_0000, 0, 0, 0x8000_0000),
+    ("cos.approx.f32 %f1, %f2;", 0x8000_0000, 0, 0, 0x3f80_0000),
+    ("sin.approx.f32 %f1, %f2;", 0x7f80_0000, 0, 0, 0x7fff_ffff),
     // div.full scales a divisor above 2^126; div.approx does not (RCP
     // underflows to zero).
-    assert_eq!(
-        lane("div.full.f32 %f1, %f2, %f3;", 0x406991af, 0x7ed92b8d),
-        0x0109_aa61
-    );
-    assert_eq!(
-        lane("div.full.f32 %f1, %f2, %f3;", 0xc02d6fc3, 0xff7fffff),
-        0x0056_b7e2
-    );
-    assert_eq!(
-        lane("div.approx.f32 %f1, %f2, %f3;", 0x4091d45f, 0x7effffff),
-        0
-    );
-    assert_eq!(
-        lane("div.approx.f32 %f1, %f2, %f3;", 0xbf800001, 0x7f134bd0),
-        0x8000_0000
-    );
-}
+    ("div.full.f32 %f1, %f2, %f3;", 0x406991af, 0x7ed92b8d, 0, 0x0109_aa61),
+    ("div.full.f32 %f1, %f2, %f3;", 0xc02d6fc3, 0xff7fffff, 0, 0x0056_b7e2),
+    ("div.approx.f32 %f1, %f2, %f3;", 0x4091d45f, 0x7effffff, 0, 0),
+    ("div.approx.f32 %f1, %f2, %f3;", 0xbf800001, 0x7f134bd0, 0, 0x8000_0000),
+];

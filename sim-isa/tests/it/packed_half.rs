@@ -9,6 +9,13 @@ pub fn lane(text: &str, a: u64) -> u64 {
     float_lane(&family!(text, Float), a, 0, 0)
 }
 
+/// `lane(text, source) == result` for each `(text, source, result)`.
+pub fn assert_unary_lanes(cases: &[(&str, u64, u64)]) {
+    for &(text, a, want) in cases {
+        assert_eq!(lane(text, a), want, "{text} on {a:#x}");
+    }
+}
+
 /// For each scalar statement (`.f16`/`.bf16` on `%h1, %h2`) and each
 /// packed source: its packed form (`x2` on `%r1, %r2`) is the scalar form
 /// on the source's low half and on its high half, in the same halves.

@@ -17,6 +17,16 @@ pub(super) fn ok(text: &str) -> Instruction {
     inst
 }
 
+/// `ok(text)`'s family payload (`Op::$family`), panicking on another family.
+macro_rules! ok_as {
+    ($text:expr, $family:ident) => {
+        match ok($text).op {
+            Op::$family(x) => x,
+            other => panic!("{}: {other:?}", $text),
+        }
+    };
+}
+
 /// Expects `Invalid` whose message contains `msg`; returns (col, token).
 pub(super) fn bad(text: &str, msg: &str) -> (usize, String) {
     let mut syms = Symbols::new();
@@ -250,66 +260,66 @@ fn imm(o: Operand) -> u64 {
     }
 }
 
+/// Immediate `operand` (`'a'` or `'b'`) of `set`/`setp` statement `text`.
+fn imm_of(text: &str, operand: char) -> u64 {
+    let (a, b) = if text.starts_with("setp") {
+        let s = setp(text);
+        (s.a, s.b)
+    } else {
+        let s = set(text);
+        (s.a, s.b)
+    };
+    imm(if operand == 'a' { a } else { b })
+}
+
 #[test]
 fn immediates() {
+    // ptxas accepted every one of these: (statement, the operand, its value).
+    #[rustfmt::skip]
+    let cases = [
+        ("set.lt.u32.u32 %d, 5, %a;", 'a', 5),
+        ("set.lt.u32.u32 %d, -5, %a;", 'a', 0xFFFF_FFFB),
+        ("set.lt.u32.u16 %d, %h, 70000;", 'b', 70000 & 0xFFFF),
+        ("set.lt.u32.u16 %d, %h, -1;", 'b', 0xFFFF),
+        ("set.lt.u32.u32 %d, %a, 0XFF;", 'b', 0xFF),
+        ("set.lt.u32.u32 %d, %a, 0b101;", 'b', 5),
+        ("set.lt.u32.u32 %d, %a, 017;", 'b', 15),
+        ("set.lt.u32.u32 %d, %a, 5U;", 'b', 5),
+        ("set.lt.u32.u32 %d, %a, 0xFFFFFFFFFF;", 'b', 0xFFFF_FFFF),
+        ("set.lt.s32.s32 %d, 2147483648, %a;", 'a', 0x8000_0000),
+        ("set.lt.f32.f32 %d, %a, 0f3F800000;", 'b', 0x3F80_0000),
+        ("set.lt.f32.f32 %d, %a, 0F3F800000;", 'b', 0x3F80_0000),
+        ("set.lt.f32.f32 %d, 1.5, %a;", 'a', u64::from(1.5f32.to_bits())),
+        ("set.lt.f32.f32 %d, %a, -1.5;", 'b', u64::from((-1.5f32).to_bits())),
+        ("set.lt.f32.f32 %d, %a, 1e3;", 'b', u64::from(1000f32.to_bits())),
+        ("set.lt.f32.f64 %d, 0d3FF0000000000000, %a;", 'a', 1f64.to_bits()),
+        ("set.lt.f32.f64 %d, 0f3F800000, %a;", 'a', 1f64.to_bits()),
+        ("setp.lt.f32 %p, %a, 0f3F800000;", 'b', 0x3F80_0000),
+        ("setp.lt.s32 %p1|%p2, %r2, 7;", 'b', 7),
+        // Unary operators on literals (ptxas accepted each of these).
+        ("set.lt.u32.u32 %r1, %r2, --5;", 'b', 5),
+        ("set.lt.u32.u32 %r1, %r2, ---5;", 'b', 0xFFFF_FFFB),
+        ("set.lt.u32.u32 %r1, %r2, !5;", 'b', 0),
+        ("set.lt.u32.u32 %r1, %r2, ~5;", 'b', 0xFFFF_FFFA),
+        ("set.lt.u32.u32 %r1, %r2, -~!5;", 'b', 1),
+        ("set.lt.f32.f32 %r1, %r2, --1.5;", 'b', u64::from(1.5f32.to_bits())),
+        ("set.lt.f32.f32 %r1, %r2, .5e1;", 'b', u64::from(5f32.to_bits())),
+        ("set.lt.f32.f32 %r1, %r2, -.5;", 'b', u64::from((-0.5f32).to_bits())),
+        ("set.lt.f32.f32 %r1, %r2, 0d3FF0000000000000;", 'b', u64::from(1f32.to_bits())),
+        ("set.lt.f32.f64 %r1, %rd1, -0d3FF0000000000000;", 'b', (-1f64).to_bits()),
+        // Bit types take float literals of their own width: .b32 `0f`, .b64 `0d` and decimal.
+        ("set.eq.u32.b32 %r1, %r2, 0f3F800000;", 'b', 0x3F80_0000),
+        ("setp.eq.b64 %p1, %rd1, 0d3FF0000000000000;", 'b', 1f64.to_bits()),
+    ];
+    for (text, operand, want) in cases {
+        assert_eq!(imm_of(text, operand), want, "{text}");
+    }
     // ptxas accepted every one of these.
-    assert_eq!(imm(set("set.lt.u32.u32 %d, 5, %a;").a), 5);
-    assert_eq!(imm(set("set.lt.u32.u32 %d, -5, %a;").a), 0xFFFF_FFFB);
-    assert_eq!(imm(set("set.lt.u32.u16 %d, %h, 70000;").b), 70000 & 0xFFFF);
-    assert_eq!(imm(set("set.lt.u32.u16 %d, %h, -1;").b), 0xFFFF);
-    assert_eq!(imm(set("set.lt.u32.u32 %d, %a, 0XFF;").b), 0xFF);
-    assert_eq!(imm(set("set.lt.u32.u32 %d, %a, 0b101;").b), 5);
-    assert_eq!(imm(set("set.lt.u32.u32 %d, %a, 017;").b), 15);
-    assert_eq!(imm(set("set.lt.u32.u32 %d, %a, 5U;").b), 5);
-    assert_eq!(
-        imm(set("set.lt.u32.u32 %d, %a, 0xFFFFFFFFFF;").b),
-        0xFFFF_FFFF
-    );
-    assert_eq!(
-        imm(set("set.lt.s32.s32 %d, 2147483648, %a;").a),
-        0x8000_0000
-    );
-    assert_eq!(
-        imm(set("set.lt.f32.f32 %d, %a, 0f3F800000;").b),
-        0x3F80_0000
-    );
-    assert_eq!(
-        imm(set("set.lt.f32.f32 %d, %a, 0F3F800000;").b),
-        0x3F80_0000
-    );
-    assert_eq!(
-        imm(set("set.lt.f32.f32 %d, 1.5, %a;").a),
-        u64::from(1.5f32.to_bits())
-    );
-    assert_eq!(
-        imm(set("set.lt.f32.f32 %d, %a, -1.5;").b),
-        u64::from((-1.5f32).to_bits())
-    );
-    assert_eq!(
-        imm(set("set.lt.f32.f32 %d, %a, 1e3;").b),
-        u64::from(1000f32.to_bits())
-    );
-    assert_eq!(
-        imm(set("set.lt.f32.f64 %d, 0d3FF0000000000000, %a;").a),
-        1f64.to_bits()
-    );
-    assert_eq!(
-        imm(set("set.lt.f32.f64 %d, 0f3F800000, %a;").a),
-        1f64.to_bits()
-    );
-    assert_eq!(imm(setp("setp.lt.f32 %p, %a, 0f3F800000;").b), 0x3F80_0000);
-    assert_eq!(imm(setp("setp.lt.s32 %p1|%p2, %r2, 7;").b), 7);
-    let Op::Selp(s) = ok("selp.u32 %d, 1, 0, %p;").op else {
-        panic!()
-    };
+    let s = ok_as!("selp.u32 %d, 1, 0, %p;", Selp);
     assert_eq!((imm(s.a), imm(s.b)), (1, 0));
-    let Op::Slct(s) = ok("slct.u32.s32 %r1, 1, 2, -3;").op else {
-        panic!()
-    };
+    let s = ok_as!("slct.u32.s32 %r1, 1, 2, -3;", Slct);
     assert_eq!(imm(s.c), 0xFFFF_FFFD);
-    let Op::Slct(s) = ok("slct.u32.f32 %r1, %r2, %r3, 0f80000000;").op else {
-        panic!()
-    };
+    let s = ok_as!("slct.u32.f32 %r1, %r2, %r3, 0f80000000;", Slct);
     assert_eq!(imm(s.c), 0x8000_0000);
     // Predicate c immediates: nonzero is true, `!` negates (ptxas accepts `1`, `!1`, `2`, `!0`, `-1`).
     for (c, v) in [
@@ -337,60 +347,19 @@ fn immediates() {
         let (col, tok) = bad(t, "Arguments mismatch for instruction 'set'");
         assert_eq!(tok, t[col - 1..t.len() - 1].trim_start_matches('!'), "{t}");
     }
-    let Op::Selp(s) = ok("selp.u32 %r1, 1, 0, !1;").op else {
-        panic!()
-    };
+    let s = ok_as!("selp.u32 %r1, 1, 0, !1;", Selp);
     assert_eq!(s.c, PredSrc::Imm(false));
-    // Unary operators on literals (ptxas accepted each of these).
-    assert_eq!(imm(set("set.lt.u32.u32 %r1, %r2, --5;").b), 5);
-    assert_eq!(imm(set("set.lt.u32.u32 %r1, %r2, ---5;").b), 0xFFFF_FFFB);
-    assert_eq!(imm(set("set.lt.u32.u32 %r1, %r2, !5;").b), 0);
-    assert_eq!(imm(set("set.lt.u32.u32 %r1, %r2, ~5;").b), 0xFFFF_FFFA);
-    assert_eq!(imm(set("set.lt.u32.u32 %r1, %r2, -~!5;").b), 1);
-    assert_eq!(
-        imm(set("set.lt.f32.f32 %r1, %r2, --1.5;").b),
-        u64::from(1.5f32.to_bits())
-    );
-    assert_eq!(
-        imm(set("set.lt.f32.f32 %r1, %r2, .5e1;").b),
-        u64::from(5f32.to_bits())
-    );
-    assert_eq!(
-        imm(set("set.lt.f32.f32 %r1, %r2, -.5;").b),
-        u64::from((-0.5f32).to_bits())
-    );
-    assert_eq!(
-        imm(set("set.lt.f32.f32 %r1, %r2, 0d3FF0000000000000;").b),
-        u64::from(1f32.to_bits())
-    );
-    assert_eq!(
-        imm(set("set.lt.f32.f64 %r1, %rd1, -0d3FF0000000000000;").b),
-        (-1f64).to_bits()
-    );
+    // A unary operator on a predicate literal (ptxas accepted it).
     assert_eq!(
         set("set.lt.and.u32.u32 %r1, %r2, %r3, ~0;").bool_op,
         Some((BoolOp::And, PredSrc::Imm(true)))
     );
     // Bit types take float literals of their own width: .b32 `0f`, .b64 `0d` and decimal.
-    assert_eq!(
-        imm(set("set.eq.u32.b32 %r1, %r2, 0f3F800000;").b),
-        0x3F80_0000
-    );
-    assert_eq!(
-        imm(setp("setp.eq.b64 %p1, %rd1, 0d3FF0000000000000;").b),
-        1f64.to_bits()
-    );
-    let Op::Alu(a) = ok("mov.b64 %rd1, 1.5;").op else {
-        panic!()
-    };
+    let a = ok_as!("mov.b64 %rd1, 1.5;", Alu);
     assert_eq!(a.a, Operand::Imm(1.5f64.to_bits()));
-    let Op::Alu(a) = ok("mov.b64 %rd1, --0d3FF0000000000000;").op else {
-        panic!()
-    };
+    let a = ok_as!("mov.b64 %rd1, --0d3FF0000000000000;", Alu);
     assert_eq!(a.a, Operand::Imm(1f64.to_bits()));
-    let Op::Selp(s) = ok("selp.b32 %r1, 0f3F800000, %r2, %p1;").op else {
-        panic!()
-    };
+    let s = ok_as!("selp.b32 %r1, 0f3F800000, %r2, %p1;", Selp);
     assert_eq!(s.a, Operand::Imm(0x3F80_0000));
 }
 
@@ -478,41 +447,25 @@ fn alu_types() {
             }
         }
     }
-    let Op::Alu(a) = ok("mov.u32 %r1, %laneid;").op else {
-        panic!()
-    };
+    let a = ok_as!("mov.u32 %r1, %laneid;", Alu);
     assert_eq!(
         (a.op, a.a, a.b),
         (AluOp::Mov, Operand::Special(SpecialReg::LaneId), None)
     );
-    let Op::Alu(a) = ok("mov.b32 %r1, %warpid;").op else {
-        panic!()
-    };
+    let a = ok_as!("mov.b32 %r1, %warpid;", Alu);
     assert_eq!(a.a, Operand::Special(SpecialReg::WarpId));
     // mov also copies f32/f64 (ptxas accepts `mov.f32 %r1, 1.0;`), bit for bit.
-    let Op::Alu(a) = ok("mov.f32 %r1, 1.0;").op else {
-        panic!()
-    };
+    let a = ok_as!("mov.f32 %r1, 1.0;", Alu);
     assert_eq!(a.a, Operand::Imm(0x3F80_0000));
-    let Op::Alu(a) = ok("mov.f64 %rd1, 0d3FF0000000000000;").op else {
-        panic!()
-    };
+    let a = ok_as!("mov.f64 %rd1, 0d3FF0000000000000;", Alu);
     assert_eq!(a.a, Operand::Imm(1f64.to_bits()));
-    let Op::Alu(a) = ok("mov.s16 %h1, -1;").op else {
-        panic!()
-    };
+    let a = ok_as!("mov.s16 %h1, -1;", Alu);
     assert_eq!(a.a, Operand::Imm(0xFFFF));
-    let Op::Int(a) = ok("add.u32 %r1, 5, 6;").op else {
-        panic!()
-    };
+    let a = ok_as!("add.u32 %r1, 5, 6;", Int);
     assert_eq!((a.a, a.b), (Operand::Imm(5), Some(Operand::Imm(6))));
-    let Op::Alu(a) = ok("shl.b64 %rd1, %rd2, 40;").op else {
-        panic!()
-    };
+    let a = ok_as!("shl.b64 %rd1, %rd2, 40;", Alu);
     assert_eq!(a.b, Some(Operand::Imm(40)));
-    let Op::Int(a) = ok("mul.lo.s32 %r1, %r2, %r3;").op else {
-        panic!()
-    };
+    let a = ok_as!("mul.lo.s32 %r1, %r2, %r3;", Int);
     assert_eq!(a.op, IntOp::Mul(MulMode::Lo));
 }
 

@@ -4,7 +4,7 @@
 //! in xtask (`h200_approximate_functions_agree_with_sim_isa`).
 
 use crate::grid;
-use crate::packed_half::{lane, two_scalar_lanes};
+use crate::packed_half::two_scalar_lanes;
 use sim_isa::parse::{check_target, parse_instruction};
 use sim_isa::*;
 
@@ -76,40 +76,47 @@ fn gates() {
 /// each with what makes it a case.
 #[test]
 fn lanes_on_the_h200s_values() {
-    let f16 = "tanh.approx.f16 %h1, %h2;";
-    let bf16 = "tanh.approx.bf16 %h1, %h2;";
-    let f32 = "tanh.approx.f32 %f1, %f2;";
+    crate::packed_half::assert_unary_lanes(H200_VALUES);
+}
+
+const F16: &str = "tanh.approx.f16 %h1, %h2;";
+const BF16: &str = "tanh.approx.bf16 %h1, %h2;";
+const F32: &str = "tanh.approx.f32 %f1, %f2;";
+
+/// `(statement, source, result)`.
+#[rustfmt::skip]
+const H200_VALUES: &[(&str, u64, u64)] = &[
     // Tiny: the source itself, up to 2^-8 (1 + 7/1024) in f16.
-    assert_eq!(lane(f16, 0x1c07), 0x1c07);
-    assert_eq!(lane(f16, 0x0001), 0x0001);
-    assert_eq!(lane(f16, 0x8000), 0x8000);
+    (F16, 0x1c07, 0x1c07),
+    (F16, 0x0001, 0x0001),
+    (F16, 0x8000, 0x8000),
     // 2^-8 (1 + 8/1024): tanh truncated, one ulp below.
-    assert_eq!(lane(f16, 0x1c08), 0x1c07);
+    (F16, 0x1c08, 0x1c07),
     // 1.0: tanh 0.76159 truncated (0x3a17 is 0.76123).
-    assert_eq!(lane(f16, 0x3c00), 0x3a17);
-    assert_eq!(lane(f16, 0xbc00), 0xba17);
+    (F16, 0x3c00, 0x3a17),
+    (F16, 0xbc00, 0xba17),
     // Measured exceptions: 0x3c8e (1.139) gives 0x3a82 where the rule
     // gives 0x3a83; 0x29c6 gives 0x29c5, the rule 0x29c4.
-    assert_eq!(lane(f16, 0x3c8e), 0x3a82);
-    assert_eq!(lane(f16, 0xbc8e), 0xba82);
-    assert_eq!(lane(f16, 0x29c6), 0x29c5);
+    (F16, 0x3c8e, 0x3a82),
+    (F16, 0xbc8e, 0xba82),
+    (F16, 0x29c6, 0x29c5),
     // From 8: +-1; infinities too; NaN 0x7fff.
-    assert_eq!(lane(f16, 0x4800), 0x3c00);
-    assert_eq!(lane(f16, 0xfc00), 0xbc00);
-    assert_eq!(lane(f16, 0x7e00), 0x7fff);
-    assert_eq!(lane(bf16, 0x3b80), 0x3b80);
-    assert_eq!(lane(bf16, 0x3f80), 0x3f42);
-    assert_eq!(lane(bf16, 0x3f3f), 0x3f21);
-    assert_eq!(lane(bf16, 0xbf3f), 0xbf21);
-    assert_eq!(lane(bf16, 0x4100), 0x3f80);
-    assert_eq!(lane(bf16, 0xffc1), 0x7fff);
+    (F16, 0x4800, 0x3c00),
+    (F16, 0xfc00, 0xbc00),
+    (F16, 0x7e00, 0x7fff),
+    (BF16, 0x3b80, 0x3b80),
+    (BF16, 0x3f80, 0x3f42),
+    (BF16, 0x3f3f, 0x3f21),
+    (BF16, 0xbf3f, 0xbf21),
+    (BF16, 0x4100, 0x3f80),
+    (BF16, 0xffc1, 0x7fff),
     // f32: the rule's edges (a model: the H200's checksums agree at 60 of
     // 64 sampled high halves, xtask's test).
-    assert_eq!(lane(f32, 0x3b7f_ffff), 0x3b7f_ffff);
-    assert_eq!(lane(f32, 0x4100_0000), 0x3f80_0000);
-    assert_eq!(lane(f32, 0xff80_0000), 0xbf80_0000);
-    assert_eq!(lane(f32, 0x7fc0_0000), 0x7fff_ffff);
-}
+    (F32, 0x3b7f_ffff, 0x3b7f_ffff),
+    (F32, 0x4100_0000, 0x3f80_0000),
+    (F32, 0xff80_0000, 0xbf80_0000),
+    (F32, 0x7fc0_0000, 0x7fff_ffff),
+];
 
 /// A packed form is its scalar form on each half.
 #[test]

@@ -6,23 +6,20 @@
 //! `reference.py`, which follows the source's meaning (no H100 was at hand).
 //! And the timing: a wait holds the warp until its copies have landed.
 
-use crate::{records_and_replays, same_on_any_threads};
+use crate::records_and_replays;
 use sim_kernel::*;
 use sim_module::{parse_module, Launch};
 use std::path::{Path, PathBuf};
 
 fn launch() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/async-copy/async_copy.json")
+    crate::in_crate("tests/data/async-copy", "async_copy.json")
 }
 
 /// The reference's bytes on every SM count and host-thread count, and for
 /// one SM count the same cycles on any number of threads.
 #[test]
 fn the_tiled_sum_matches_the_reference_on_any_sms_and_threads() {
-    for sms in [1, 2, 6] {
-        let one = same_on_any_threads(&launch(), sms);
-        assert_eq!(one.launch.expected.len(), 1);
-    }
+    crate::matches_on_sms(&launch(), &[1, 2, 6], 1);
 }
 
 /// A recording replays to the same outputs and cycles (the copies' loads

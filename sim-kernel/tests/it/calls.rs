@@ -6,24 +6,19 @@
 //! `reference.py`, which follows the source's meaning thread by thread (no
 //! H100 was at hand). Calls run inlined (`sim_module::inline`).
 
-use crate::{opts, same_on_any_threads};
+use crate::opts;
 use sim_kernel::*;
 use std::path::PathBuf;
 
 fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/calls")
-        .join(name)
+    crate::in_crate("tests/data/calls", name)
 }
 
 /// The reference's bytes on every SM count and host-thread count, and for
 /// one SM count the same cycles and statistics on any number of threads.
 #[test]
 fn calls_match_the_reference_on_any_sms_and_threads() {
-    for sms in [1, 2, 132] {
-        let one = same_on_any_threads(&data("calls.json"), sms);
-        assert_eq!(one.launch.expected.len(), 2);
-    }
+    crate::matches_on_sms(&data("calls.json"), &[1, 2, 132], 2);
 }
 
 /// A recording of a launch with calls replays to the same outputs and cycles.

@@ -32,12 +32,15 @@ fn pack(d: &Device, m: ModuleId, entry: &str, args: &[&[u8]]) -> Vec<u8> {
     out
 }
 
-fn ints(d: &Device, addr: u64, n: usize) -> Vec<i32> {
-    let mut b = vec![0u8; 4 * n];
+/// `n` little-endian values of `N` bytes each at `addr`, made by `from`.
+fn read_as<T, const N: usize>(d: &Device, addr: u64, n: usize, from: fn([u8; N]) -> T) -> Vec<T> {
+    let mut b = vec![0u8; N * n];
     d.read(addr, &mut b).unwrap();
-    b.chunks(4)
-        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
+    b.chunks(N).map(|c| from(c.try_into().unwrap())).collect()
+}
+
+fn ints(d: &Device, addr: u64, n: usize) -> Vec<i32> {
+    read_as(d, addr, n, i32::from_le_bytes)
 }
 
 #[test]
@@ -100,12 +103,7 @@ fn const_written_by_the_host_is_read_by_the_kernel() {
     );
     d.launch(m, "scale_table", [1, 1, 1], [8, 1, 1], 0, &p)
         .unwrap();
-    let mut b = [0u8; 32];
-    d.read(out, &mut b).unwrap();
-    let got: Vec<f32> = b
-        .chunks(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+    let got = read_as(&d, out, 8, f32::from_le_bytes);
     // scale[i % 4] * table[i % 4], table initialised to 1, 2, 3, 4.
     assert_eq!(got, vec![0.5, -4.0, 24.0, 1.0, 0.5, -4.0, 24.0, 1.0]);
     // The kernel set table[0] to 10: the next launch sees it.
@@ -116,9 +114,7 @@ fn const_written_by_the_host_is_read_by_the_kernel() {
         .unwrap();
     d.launch(m, "scale_table", [1, 1, 1], [8, 1, 1], 0, &p)
         .unwrap();
-    d.read(out, &mut b[..8]).unwrap();
-    assert_eq!(f32::from_le_bytes(b[..4].try_into().unwrap()), 5.0);
-    assert_eq!(f32::from_le_bytes(b[4..8].try_into().unwrap()), 3.0);
+    assert_eq!(read_as(&d, out, 2, f32::from_le_bytes), vec![5.0, 3.0]);
     let e = d.write_symbol(m, "scale", 12, &[0; 8]).unwrap_err();
     assert!(e.to_string().contains("pass its end (16 bytes)"), "{e}");
     let e = d.read_symbol(m, "nothing", 0, &mut t).unwrap_err();
@@ -143,12 +139,7 @@ fn dynamic_shared_memory_follows_the_static() {
         &p,
     )
     .unwrap();
-    let mut b = vec![0u8; 4 * n];
-    d.read(a, &mut b).unwrap();
-    let got: Vec<f32> = b
-        .chunks(4)
-        .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+    let got = read_as(&d, a, n, f32::from_le_bytes);
     let t = threads as usize;
     let want: Vec<f32> = (0..n)
         .map(|i| {
@@ -289,12 +280,7 @@ fn params_of_every_kind_and_an_inlined_call() {
     );
     d.launch(m, "params_mix", [1, 1, 1], [1, 1, 1], 0, &p)
         .unwrap();
-    let mut b = [0u8; 56];
-    d.read(out, &mut b).unwrap();
-    let got: Vec<f64> = b
-        .chunks(8)
-        .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
-        .collect();
+    let got = read_as(&d, out, 7, f64::from_le_bytes);
     assert_eq!(got, vec![3.5, -3.0, -300.0, 200.0, -7.0, 2.5, 0.125]);
 }
 

@@ -62,6 +62,9 @@ type Edit = (u8, u32, u8);
 
 /// Applies `edits` to `b` (set, flip a bit, insert, delete, truncate,
 /// duplicate a run).
+///
+/// sim-core's `tests/it/text_edits.rs` edits text alike, without the bit
+/// flip: each test crate holds its own (neither can reach the other's).
 fn edit(b: &mut Vec<u8>, edits: &[Edit]) {
     for &(kind, pos, v) in edits {
         let len = b.len();

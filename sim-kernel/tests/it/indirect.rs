@@ -15,9 +15,7 @@ use sim_module::{parse_module, Launch};
 use std::path::PathBuf;
 
 fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/indirect")
-        .join(name)
+    crate::in_crate("tests/data/indirect", name)
 }
 
 /// The reference's bytes on 1, 2 and 132 SMs, and the same bytes, cycles

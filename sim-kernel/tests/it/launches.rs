@@ -11,26 +11,20 @@ fn data() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../sim-module/tests/data/h100")
 }
 
-// The same list as sim-cli's `tests/it/kernel.rs` (the public launches):
-// a data table each test crate holds, as neither can read the other's.
-const LAUNCHES: [&str; 10] = [
-    "sad16.t",
-    "sad16.v",
-    "threshold_clamp.t",
-    "threshold_clamp.v",
-    "audio_mix.t",
-    "audio_mix.v",
-    "divergent_select.t",
-    "divergent_select.v",
-    "block_sad_reduce.t",
-    "block_sad_reduce.v",
-];
+/// The ten public launches, in `launches.txt`'s order (the list sim-kernel's
+/// and sim-cli's tests share).
+fn launches() -> Vec<String> {
+    let list = std::fs::read_to_string(data().join("launches.txt")).unwrap();
+    let names: Vec<String> = list.lines().map(str::to_string).collect();
+    assert_eq!(names.len(), 10, "{list}");
+    names
+}
 
 #[test]
 fn public_launches_match_the_h100_byte_for_byte() {
     let mut failed = Vec::new();
     let mut compared = 0;
-    for name in LAUNCHES {
+    for name in launches() {
         let launch = Launch::read(&data().join(format!("{name}.json"))).unwrap();
         let src = std::fs::read_to_string(&launch.ptx).unwrap();
         let module = parse_module(&src, "public.ptx").unwrap();
@@ -72,7 +66,7 @@ fn public_launches_match_the_h100_byte_for_byte() {
 #[test]
 fn one_block_launch_cycles_against_the_h100() {
     let extra = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/h100-extra");
-    let mut paths: Vec<PathBuf> = LAUNCHES
+    let mut paths: Vec<PathBuf> = launches()
         .iter()
         .filter(|n| n.ends_with(".t"))
         .map(|n| data().join(format!("{n}.json")))
@@ -275,14 +269,19 @@ fn loop_back_edges_cost_a_configured_redirect() {
 /// atomic.
 #[test]
 fn float_atomics_match_the_h100() {
-    for name in ["atom_float", "atom_more"] {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join(format!("tests/data/h100-atomics/{name}.json"));
-        let cfg = sim_core::preset(sim_isa::Target::SM_90);
-        let run = run_launch(&path, &RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 2)).unwrap();
-        assert_eq!(run.launch.expected.len(), 3);
-        assert!(run.mismatches.is_empty(), "{name}: {:?}", run.mismatches);
+    for name in ["atom_float.json", "atom_more.json"] {
+        matches_the_h100("tests/data/h100-atomics", name, 2, 3);
     }
+}
+
+/// Runs launch file `name` of folder `dir` on `sms` SMs: its `outputs`
+/// expected buffers, each with the bytes the H100 left.
+fn matches_the_h100(dir: &str, name: &str, sms: u32, outputs: usize) {
+    let cfg = sim_core::preset(sim_isa::Target::SM_90);
+    let opts = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, sms);
+    let run = run_launch(&crate::in_crate(dir, name), &opts).unwrap();
+    assert_eq!(run.launch.expected.len(), outputs, "{name}");
+    assert!(run.mismatches.is_empty(), "{name}: {:?}", run.mismatches);
 }
 
 /// Segmented shuffles (widths 4, 8, 16, every mode, with the in-range
@@ -292,11 +291,7 @@ fn float_atomics_match_the_h100() {
 /// read from lane 0, which was on the other side of the branch.
 #[test]
 fn shuffles_and_votes_match_the_h100() {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/h100-warp/shfl_seg.json");
-    let cfg = sim_core::preset(sim_isa::Target::SM_90);
-    let run = run_launch(&path, &RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 2)).unwrap();
-    assert_eq!(run.launch.expected.len(), 1);
-    assert!(run.mismatches.is_empty(), "{:?}", run.mismatches);
+    matches_the_h100("tests/data/h100-warp", "shfl_seg.json", 2, 1);
 }
 
 /// Control flow as CUDA code writes it: nested data-dependent branches,
@@ -306,10 +301,5 @@ fn shuffles_and_votes_match_the_h100() {
 /// tools/gpu/launch.py).
 #[test]
 fn control_flow_matches_the_h100() {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/h100-control/control.json");
-    let cfg = sim_core::preset(sim_isa::Target::SM_90);
-    let run = run_launch(&path, &RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 3)).unwrap();
-    assert_eq!(run.launch.expected.len(), 4);
-    assert!(run.mismatches.is_empty(), "{:?}", run.mismatches);
+    matches_the_h100("tests/data/h100-control", "control.json", 3, 4);
 }

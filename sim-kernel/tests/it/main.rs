@@ -24,7 +24,13 @@ mod warp_coll;
 
 use sim_kernel::{run_grid, run_launch, timing, LaunchRun, Prepared, RunOptions};
 use sim_module::{parse_module, Launch, Module};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// File `name` in folder `dir` of this crate (`tests/data/calls`,
+/// `../workloads`).
+fn in_crate(dir: &str, name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(dir).join(name)
+}
 
 /// `body` as kernel `k(.param .u64 p)` over a 64-byte buffer (`%rd2` points
 /// at it, `%r1` is the thread's index) with `threads` threads: its module and
@@ -65,6 +71,15 @@ fn opts(sms: u32, threads: usize) -> RunOptions {
     let mut o = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, sms);
     o.threads = threads;
     o
+}
+
+/// `same_on_any_threads` of `path` on each SM count of `sms`, each run
+/// with `outputs` expected buffers.
+fn matches_on_sms(path: &Path, sms: &[u32], outputs: usize) {
+    for &n in sms {
+        let one = same_on_any_threads(path, n);
+        assert_eq!(one.launch.expected.len(), outputs, "{n} SMs");
+    }
 }
 
 /// Runs the launch file `path` on `sms` SMs and one host thread, which

@@ -11,9 +11,7 @@ use sim_kernel::*;
 use std::path::PathBuf;
 
 fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/memcount")
-        .join(name)
+    crate::in_crate("tests/data/memcount", name)
 }
 
 fn run(name: &str, registers: Option<u32>) -> LaunchRun {

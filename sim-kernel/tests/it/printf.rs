@@ -12,9 +12,7 @@ use sim_kernel::*;
 use std::path::PathBuf;
 
 fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/printf")
-        .join(name)
+    crate::in_crate("tests/data/printf", name)
 }
 
 /// Every conversion, divergence (only the odd lanes below 8 print), two

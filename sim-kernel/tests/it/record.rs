@@ -15,9 +15,7 @@ pub(crate) fn opts(sms: u32) -> RunOptions {
 }
 
 fn workload(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../workloads")
-        .join(name)
+    crate::in_crate("../workloads", name)
 }
 
 #[test]

@@ -36,15 +36,21 @@ const FORMS: &str = "0,1,2,3,45,76,90,94,140";
 fn domain_check_reads_back_its_own_values_and_catches_one_flipped_bit() {
     let good = tmp("good.bin");
     let g = good.to_string_lossy().to_string();
-    let o = xtask(&[
-        "domain-check",
-        "--fake",
-        &g,
-        "--only",
-        FORMS,
-        "--samples",
-        "3",
-    ]);
+    // A fake file of `FORMS`, 3 samples each, sim-isa's values (`--tamper`:
+    // each form's one value off by one).
+    let fake = |path: &str, tamper: &[&str]| {
+        let args = [
+            "domain-check",
+            "--fake",
+            path,
+            "--only",
+            FORMS,
+            "--samples",
+            "3",
+        ];
+        xtask(&[&args[..], tamper].concat())
+    };
+    let o = fake(&g, &[]);
     assert!(o.status.success(), "{}", text(&o));
     let o = xtask(&["domain-check", &g]);
     assert!(o.status.success(), "{}", text(&o));
@@ -56,16 +62,7 @@ fn domain_check_reads_back_its_own_values_and_catches_one_flipped_bit() {
 
     let bad = tmp("bad.bin");
     let b = bad.to_string_lossy().to_string();
-    let o = xtask(&[
-        "domain-check",
-        "--fake",
-        &b,
-        "--only",
-        FORMS,
-        "--samples",
-        "3",
-        "--tamper",
-    ]);
+    let o = fake(&b, &["--tamper"]);
     assert!(o.status.success(), "{}", text(&o));
     let o = xtask(&["domain-check", &b]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
