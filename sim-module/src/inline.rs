@@ -261,14 +261,8 @@ impl Gen<'_> {
     }
 
     fn call(&mut self, site: Site<'_>, depth: usize) -> Result<(), ModuleError> {
-        let Site {
-            s,
-            text,
-            callee,
-            rets,
-            args,
-            ..
-        } = site;
+        let (s, text, callee) = (site.s, site.text, site.callee);
+        let (rets, args) = (site.rets, site.args);
         let module = self.module;
         let Some(f) = module
             .function(callee)
