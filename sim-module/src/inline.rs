@@ -447,21 +447,24 @@ impl Gen<'_> {
         // the call's position.
         let mut head = vec![format!("{{ .reg .pred {pred};")];
         let mut tail = vec![format!("{end}:")];
-        let (mut arg_regs, mut ret_regs) = (Vec::new(), Vec::new());
-        for (k, (a, size)) in args.iter().zip(&arg_sizes).enumerate() {
-            let (reg, b) = (format!("__inl{n}_a{k}"), size.unwrap_or(8) * 8);
-            let a = site.resolve(a);
+        // Each operand's register, its width in bits and the caller's name.
+        let moves = |names: &[String], sizes: &[Option<u64>], tag: char| {
+            let bits = |size: &Option<u64>| size.unwrap_or(8) * 8;
+            (names.iter().zip(sizes).enumerate())
+                .map(|(k, (x, size))| (format!("__inl{n}_{tag}{k}"), bits(size), site.resolve(x)))
+                .collect::<Vec<_>>()
+        };
+        let (arg_moves, ret_moves) = (moves(args, &arg_sizes, 'a'), moves(rets, &ret_sizes, 'r'));
+        for (reg, b, a) in &arg_moves {
             head.push(format!(".reg .b{b} {reg};"));
             head.push(format!("mov.b{b} {reg}, {a};"));
-            arg_regs.push(reg);
         }
-        for (k, (r, size)) in rets.iter().zip(&ret_sizes).enumerate() {
-            let (reg, b) = (format!("__inl{n}_r{k}"), size.unwrap_or(8) * 8);
-            let r = site.resolve(r);
+        for (reg, b, r) in &ret_moves {
             head.push(format!(".reg .b{b} {reg};"));
             tail.push(format!("mov.b{b} {r}, {reg};"));
-            ret_regs.push(reg);
         }
+        let arg_regs: Vec<String> = arg_moves.into_iter().map(|m| m.0).collect();
+        let ret_regs: Vec<String> = ret_moves.into_iter().map(|m| m.0).collect();
         tail.push("}".to_string());
         let skip = format!("__inl{n}_skip");
         if let Some(b) = skip_branch(guard, &skip) {
