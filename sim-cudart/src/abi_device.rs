@@ -1,5 +1,6 @@
 //! The C entry points for the device, errors, streams and events (the
-//! memory and launch ones are in `abi`).
+//! memory and launch ones are in `abi`). As there, each keeps CUDA's
+//! signature: the `...WithFlags` forms repeat their plain form's few lines.
 
 use crate::abi::{c_aliases, put, put_bytes, with};
 use crate::err;

@@ -556,6 +556,8 @@ impl Device {
         self.launch_with_registers(m, entry, grid, block, dynamic_shared, params, None)
     }
 
+    // `launch` stays beside it (its callers and tests call it): its parameter
+    // list repeats this one's less `registers`, as a Rust signature must.
     /// [`Device::launch`] of a kernel whose threads have `registers` each
     /// (what ptxas allocated, from the program's machine code: the register
     /// file then limits the blocks an SM holds, as a launch file's

@@ -24,6 +24,25 @@ impl Region {
     pub fn end(&self) -> u64 {
         self.base + self.bytes.len() as u64
     }
+
+    /// Whether `addr` is its (a zero-length one holds its base).
+    fn holds(&self, addr: u64) -> bool {
+        addr < self.end().max(self.base + 1)
+    }
+
+    /// The offset of `[addr, addr + n)` in it, if it lies inside (`addr`
+    /// at or above its base).
+    #[inline]
+    pub(crate) fn offset(&self, addr: u64, n: u64) -> Result<usize, FaultKind> {
+        let off = addr - self.base;
+        if off
+            .checked_add(n)
+            .is_none_or(|e| e > self.bytes.len() as u64)
+        {
+            return Err(FaultKind::OutOfBounds);
+        }
+        Ok(off as usize)
+    }
 }
 
 /// The global space: allocations in increasing address order.
@@ -72,70 +91,67 @@ impl Global {
 
     /// Removes the allocation whose first byte is `base`.
     pub fn remove(&mut self, base: u64) -> Option<Region> {
-        let i = self.regions.binary_search_by_key(&base, |r| r.base).ok()?;
+        let i = self.index_of(base)?;
         Some(self.regions.remove(i))
     }
 
     /// The allocation holding `addr` (a zero-length one holds its base).
     pub fn holding(&self, addr: u64) -> Option<&Region> {
-        let i = self.regions.partition_point(|r| r.base <= addr);
-        let r = self.regions.get(i.checked_sub(1)?)?;
-        (addr < r.end().max(r.base + 1)).then_some(r)
+        self.region_at(addr).filter(|r| r.holds(addr))
     }
 
     /// [`Self::holding`], to change its bytes.
     pub fn holding_mut(&mut self, addr: u64) -> Option<&mut Region> {
-        let i = self.regions.partition_point(|r| r.base <= addr);
-        let r = self.regions.get_mut(i.checked_sub(1)?)?;
-        (addr < r.end().max(r.base + 1)).then_some(r)
+        self.region_at_mut(addr).filter(|r| r.holds(addr))
     }
 
     /// [`Self::buffer_bytes`], moving the bytes out rather than copying
     /// them (a launch's final buffers are not held twice).
     pub fn into_buffer_bytes(mut self, bases: &[u64]) -> Vec<Vec<u8>> {
-        bases
-            .iter()
-            .map(|&base| {
-                self.regions
-                    .iter_mut()
-                    .find(|r| r.base == base)
-                    .map(|r| std::mem::take(&mut r.bytes))
-                    .unwrap_or_default()
-            })
-            .collect()
+        let mut take = |base| {
+            let i = self.index_of(base)?;
+            Some(std::mem::take(&mut self.regions.get_mut(i)?.bytes))
+        };
+        bases.iter().map(|&b| take(b).unwrap_or_default()).collect()
     }
 
     /// The final bytes of the allocations at `bases` (a launch's buffers).
     pub fn buffer_bytes(&self, bases: &[u64]) -> Vec<Vec<u8>> {
-        bases
-            .iter()
-            .map(|&base| {
-                self.regions
-                    .iter()
-                    .find(|r| r.base == base)
-                    .map(|r| r.bytes.clone())
-                    .unwrap_or_default()
-            })
-            .collect()
+        let copy = |base| Some(self.regions.get(self.index_of(base)?)?.bytes.clone());
+        bases.iter().map(|&b| copy(b).unwrap_or_default()).collect()
+    }
+
+    /// The index of the allocation whose first byte is `base`.
+    fn index_of(&self, base: u64) -> Option<usize> {
+        self.regions.binary_search_by_key(&base, |r| r.base).ok()
+    }
+
+    /// The index of the last allocation whose first byte is at or below
+    /// `addr`: the only one that can hold it.
+    #[inline]
+    pub(crate) fn index_at(&self, addr: u64) -> Option<usize> {
+        self.regions
+            .partition_point(|r| r.base <= addr)
+            .checked_sub(1)
     }
 
     /// The allocation `addr` falls in, if any (by its first byte alone).
-    pub(crate) fn region_at(&mut self, addr: u64) -> Option<&mut Region> {
-        let i = self.regions.partition_point(|r| r.base <= addr);
-        i.checked_sub(1).and_then(|i| self.regions.get_mut(i))
+    #[inline]
+    pub(crate) fn region_at(&self, addr: u64) -> Option<&Region> {
+        self.regions.get(self.index_at(addr)?)
+    }
+
+    /// [`Self::region_at`], to change its bytes.
+    #[inline]
+    pub(crate) fn region_at_mut(&mut self, addr: u64) -> Option<&mut Region> {
+        let i = self.index_at(addr)?;
+        self.regions.get_mut(i)
     }
 
     /// The allocation holding `[addr, addr + n)` and the offset in it.
     pub(crate) fn find(&mut self, addr: u64, n: u64) -> Result<(&mut Vec<u8>, usize), FaultKind> {
-        let i = self.regions.partition_point(|r| r.base <= addr);
-        let r = i
-            .checked_sub(1)
-            .and_then(|i| self.regions.get_mut(i))
-            .ok_or(FaultKind::OutOfBounds)?;
-        let off = addr - r.base;
-        if off.checked_add(n).is_none_or(|e| e > r.bytes.len() as u64) {
-            return Err(FaultKind::OutOfBounds);
-        }
-        Ok((&mut r.bytes, off as usize))
+        let r = self.region_at_mut(addr).ok_or(FaultKind::OutOfBounds)?;
+        let off = r.offset(addr, n)?;
+        Ok((&mut r.bytes, off))
     }
 }

@@ -198,7 +198,7 @@ impl WarpMem<'_> {
         Some(match space {
             Space::Global | Space::Generic => match &mut self.global {
                 GlobalView::Direct(g) => {
-                    let r = g.region_at(first - window)?;
+                    let r = g.region_at_mut(first - window)?;
                     (Bytes::One(&mut r.bytes), window + r.base)
                 }
                 // Read in place unless the SM wrote there this epoch;
@@ -207,8 +207,7 @@ impl WarpMem<'_> {
                     if o.touches(lanes, addrs, total) {
                         return None;
                     }
-                    let i = g.regions.partition_point(|r| r.base <= first);
-                    let r = g.regions.get(i.checked_sub(1)?)?;
+                    let r = g.region_at(first)?;
                     (Bytes::ReadOnly(&r.bytes), window + r.base)
                 }
             },
@@ -550,6 +549,8 @@ macro_rules! by_width {
     };
 }
 
+// The methods' signatures repeat the trait's (Rust requires it; duplicates
+// lists them against sim-isa's `Memory`).
 impl Memory for WarpMem<'_> {
     fn load(&mut self, space: Space, lane: u32, addr: u64, n: u32) -> Result<u64, FaultKind> {
         let (space, addr) = Self::resolve(space, addr);

@@ -129,8 +129,7 @@ impl Overlay {
         if lanes == 0 || low_bits % B as u64 != 0 || vals.len() < n {
             return false;
         }
-        let i = base.regions.partition_point(|r| r.base <= lo);
-        match i.checked_sub(1).and_then(|i| base.regions.get(i)) {
+        match base.region_at(lo) {
             Some(r) if end <= r.base + r.bytes.len() as u64 => {}
             _ => return false,
         }
@@ -234,10 +233,7 @@ impl Held {
     /// The allocation holding `addr`: the last starting at or below it,
     /// if `addr` lies in its bytes.
     fn find(global: &Global, addr: u64) -> Option<Held> {
-        let index = global
-            .regions
-            .partition_point(|r| r.base <= addr)
-            .checked_sub(1)?;
+        let index = global.index_at(addr)?;
         let r = global.regions.get(index)?;
         let next = global.regions.get(index + 1).map_or(u64::MAX, |n| n.base);
         let end = (r.base + r.bytes.len() as u64).min(next);
@@ -255,19 +251,8 @@ impl Held {
 
 /// The allocation holding `[addr, addr + n)` and the offset in it.
 fn find(base: &Global, addr: u64, n: u32) -> Result<(&Region, usize), FaultKind> {
-    let i = base.regions.partition_point(|r| r.base <= addr);
-    let r = i
-        .checked_sub(1)
-        .and_then(|i| base.regions.get(i))
-        .ok_or(FaultKind::OutOfBounds)?;
-    let off = addr - r.base;
-    if off
-        .checked_add(u64::from(n))
-        .is_none_or(|e| e > r.bytes.len() as u64)
-    {
-        return Err(FaultKind::OutOfBounds);
-    }
-    Ok((r, off as usize))
+    let r = base.region_at(addr).ok_or(FaultKind::OutOfBounds)?;
+    Ok((r, r.offset(addr, u64::from(n))?))
 }
 
 #[cfg(test)]

@@ -43,6 +43,8 @@ pub struct RecAccess {
     pub space: RecSpace,
 }
 
+// Space's variants again, on purpose: a recording's format must not
+// change when sim-isa's enum does (a new space is added here knowingly).
 /// [`Space`], as recorded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[allow(missing_docs)]

@@ -200,6 +200,9 @@ pub struct RecTrailer {
     pub outputs: Vec<Vec<u8>>,
 }
 
+// `ParamValue`'s variants again, as `RecSpace` repeats `Space`'s: the
+// recording's format stays put when the launch file's changes. The two
+// conversions below list every variant each way (exhaustive, no wildcard).
 /// A kernel argument.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum RecParam {

@@ -393,18 +393,6 @@ mod tests {
     }
 
     #[test]
-    fn values_read_together_do_not_share() {
-        let (_, s) = alloc(
-            "add.u32 %r2, %r1, 1;\nadd.u32 %r3, %r1, 2;\nadd.u32 %r4, %r2, %r3;\n\
-             st.global.u32 [%rd2], %r4;\nst.global.u32 [%rd2+4], %r1;",
-        );
-        assert_ne!(s("%r1"), s("%r2"));
-        assert_ne!(s("%r2"), s("%r3"));
-        assert_ne!(s("%r1"), s("%r3"));
-        assert_ne!(s("%r1"), s("%r4"));
-    }
-
-    #[test]
     fn a_loop_carried_value_keeps_its_slot_around_the_loop() {
         let (_, s) = alloc(
             "mov.u32 %r2, 0;\nmov.u32 %r3, 0;\nLOOP:\nadd.u32 %r4, %r2, 7;\nadd.u32 %r3, %r3, %r4;\n\
@@ -423,80 +411,91 @@ mod tests {
         assert_ne!(s("%p1"), s("%r3"));
     }
 
-    #[test]
-    fn if_else_values_live_on_one_side_each() {
-        let (_, s) = alloc(
-            "setp.eq.u32 %p1, %r1, 3;\nadd.u32 %r5, %r1, 9;\n@%p1 bra ELSE;\n\
-             add.u32 %r2, %r1, 1;\nmul.lo.u32 %r3, %r2, %r5;\nbra END;\nELSE:\n\
-             add.u32 %r4, %r1, 2;\nmul.lo.u32 %r3, %r4, %r5;\nEND:\nst.global.u32 [%rd2], %r3;",
-        );
-        // %r2 and %r4 are on different paths: one slot does.
-        assert_eq!(s("%r2"), s("%r4"));
-        // %r5 is live into both arms, across their temporaries.
-        assert_ne!(s("%r5"), s("%r2"));
-        assert_ne!(s("%r5"), s("%r4"));
-        // %r1 dies in the first arm and lives through the second: it may
-        // share with the first arm's temporary, not the second's.
-        assert_ne!(s("%r1"), s("%r5"));
-        assert_ne!(s("%r1"), s("%p1"));
+    /// A kernel body, the registers that must share a slot, and each
+    /// register with those that must not share its slot.
+    struct Case {
+        what: &'static str,
+        body: &'static str,
+        same: &'static [(&'static str, &'static str)],
+        apart: &'static [(&'static str, &'static [&'static str])],
     }
 
-    #[test]
-    fn a_predicated_definition_keeps_the_old_value() {
-        let (_, s) = alloc(
-            "add.u32 %r2, %r1, 1;\nsetp.eq.u32 %p1, %r1, 3;\nadd.u32 %r6, %r1, 5;\n\
-             @%p1 mov.u32 %r2, %r6;\nst.global.u32 [%rd2], %r2;",
-        );
-        // %r2's first value is live across the guarded write, so the
-        // guard, its source and the other values all differ from it.
-        assert_ne!(s("%r2"), s("%r6"));
-        assert_ne!(s("%r2"), s("%p1"));
-        assert_ne!(s("%r2"), s("%r1"));
-        // Read before any write (a guarded write alone): a slot of its own,
-        // which starts at zero.
-        let (map, s) = alloc(
-            "setp.eq.u32 %p1, %r1, 3;\n@%p1 mov.u32 %r7, 5;\nadd.u32 %r8, %r1, 2;\n\
-             add.u32 %r9, %r8, %r7;\nst.global.u32 [%rd2], %r9;",
-        );
-        for r in ["%rd1", "%rd2", "%r1", "%p1", "%r8", "%r9"] {
-            assert_ne!(s("%r7"), s(r), "{r} {map:?}");
-        }
-    }
+    const CASES: &[Case] = &[
+        Case {
+            what: "values read together do not share",
+            body: "add.u32 %r2, %r1, 1;\nadd.u32 %r3, %r1, 2;\nadd.u32 %r4, %r2, %r3;\n\
+                   st.global.u32 [%rd2], %r4;\nst.global.u32 [%rd2+4], %r1;",
+            same: &[],
+            apart: &[("%r1", &["%r2", "%r3", "%r4"]), ("%r2", &["%r3"])],
+        },
+        Case {
+            what: "if/else values live on one side each",
+            body: "setp.eq.u32 %p1, %r1, 3;\nadd.u32 %r5, %r1, 9;\n@%p1 bra ELSE;\n\
+                   add.u32 %r2, %r1, 1;\nmul.lo.u32 %r3, %r2, %r5;\nbra END;\nELSE:\n\
+                   add.u32 %r4, %r1, 2;\nmul.lo.u32 %r3, %r4, %r5;\nEND:\nst.global.u32 [%rd2], %r3;",
+            // %r2 and %r4 are on different paths: one slot does.
+            same: &[("%r2", "%r4")],
+            // %r5 is live into both arms, across their temporaries. %r1
+            // dies in the first arm and lives through the second: it may
+            // share with the first arm's temporary, not the second's.
+            apart: &[("%r5", &["%r2", "%r4"]), ("%r1", &["%r5", "%p1"])],
+        },
+        Case {
+            what: "a predicated definition keeps the old value",
+            body: "add.u32 %r2, %r1, 1;\nsetp.eq.u32 %p1, %r1, 3;\nadd.u32 %r6, %r1, 5;\n\
+                   @%p1 mov.u32 %r2, %r6;\nst.global.u32 [%rd2], %r2;",
+            same: &[],
+            // %r2's first value is live across the guarded write, so the
+            // guard, its source and the other values all differ from it.
+            apart: &[("%r2", &["%r6", "%p1", "%r1"])],
+        },
+        Case {
+            what: "a value read before any write (a guarded write alone)",
+            body: "setp.eq.u32 %p1, %r1, 3;\n@%p1 mov.u32 %r7, 5;\nadd.u32 %r8, %r1, 2;\n\
+                   add.u32 %r9, %r8, %r7;\nst.global.u32 [%rd2], %r9;",
+            same: &[],
+            // A slot of its own, which starts at zero.
+            apart: &[("%r7", &["%rd1", "%rd2", "%r1", "%p1", "%r8", "%r9"])],
+        },
+        Case {
+            what: "a value live across a barrier keeps its slot",
+            body: "mul.lo.u32 %r2, %r1, 4;\nst.shared.u32 [%r2], %r1;\nbar.sync 0;\n\
+                   xor.b32 %r3, %r1, 1;\nmul.lo.u32 %r4, %r3, 4;\nld.shared.u32 %r5, [%r4];\n\
+                   st.global.u32 [%rd2], %r5;\nst.global.u32 [%rd2+4], %r2;",
+            same: &[],
+            apart: &[("%r2", &["%r3", "%r4", "%r5", "%r1", "%rd2"])],
+        },
+        Case {
+            what: "memory and multi-destination writes avoid their sources",
+            body: "ld.global.v2.u32 {%r2, %r3}, [%rd2];\nld.global.u32 %r4, [%rd2+8];\n\
+                   add.u32 %r5, %r2, %r3;\nadd.u32 %r5, %r5, %r4;\nst.global.u32 [%rd2], %r5;",
+            same: &[],
+            apart: &[("%r2", &["%r3", "%rd2"]), ("%r4", &["%rd2"])],
+        },
+        Case {
+            what: "warp operations' registers are alone",
+            body: "add.u32 %r2, %r1, 1;\nshfl.sync.bfly.b32 %r3, %r2, 1, 31, -1;\n\
+                   add.u32 %r4, %r3, 1;\nst.global.u32 [%rd2], %r4;",
+            same: &[],
+            apart: &[
+                ("%r3", &["%r1", "%r2", "%r4", "%rd1", "%rd2"]),
+                ("%r2", &["%r1", "%r3", "%r4", "%rd1", "%rd2"]),
+            ],
+        },
+    ];
 
     #[test]
-    fn a_value_live_across_a_barrier_keeps_its_slot() {
-        let (_, s) = alloc(
-            "mul.lo.u32 %r2, %r1, 4;\nst.shared.u32 [%r2], %r1;\nbar.sync 0;\n\
-             xor.b32 %r3, %r1, 1;\nmul.lo.u32 %r4, %r3, 4;\nld.shared.u32 %r5, [%r4];\n\
-             st.global.u32 [%rd2], %r5;\nst.global.u32 [%rd2+4], %r2;",
-        );
-        for r in ["%r3", "%r4", "%r5", "%r1", "%rd2"] {
-            assert_ne!(s("%r2"), s(r), "{r}");
-        }
-    }
-
-    #[test]
-    fn memory_and_multi_destination_writes_avoid_their_sources() {
-        let (_, s) = alloc(
-            "ld.global.v2.u32 {%r2, %r3}, [%rd2];\nld.global.u32 %r4, [%rd2+8];\n\
-             add.u32 %r5, %r2, %r3;\nadd.u32 %r5, %r5, %r4;\nst.global.u32 [%rd2], %r5;",
-        );
-        assert_ne!(s("%r2"), s("%r3"));
-        assert_ne!(s("%r2"), s("%rd2"));
-        assert_ne!(s("%r4"), s("%rd2"));
-    }
-
-    #[test]
-    fn warp_operations_registers_are_alone() {
-        let (map, s) = alloc(
-            "add.u32 %r2, %r1, 1;\nshfl.sync.bfly.b32 %r3, %r2, 1, 31, -1;\n\
-             add.u32 %r4, %r3, 1;\nst.global.u32 [%rd2], %r4;",
-        );
-        for r in ["%r1", "%r2", "%r4", "%rd1", "%rd2"] {
-            assert_ne!(s("%r3"), s(r), "{r} {map:?}");
-        }
-        for r in ["%r1", "%r3", "%r4", "%rd1", "%rd2"] {
-            assert_ne!(s("%r2"), s(r), "{r} {map:?}");
+    fn registers_share_slots_only_where_their_values_never_meet() {
+        for c in CASES {
+            let (map, s) = alloc(c.body);
+            for &(a, b) in c.same {
+                assert_eq!(s(a), s(b), "{}: {a} {b} {map:?}", c.what);
+            }
+            for &(a, others) in c.apart {
+                for &b in others {
+                    assert_ne!(s(a), s(b), "{}: {a} {b} {map:?}", c.what);
+                }
+            }
         }
     }
 

@@ -27,6 +27,8 @@ pub(crate) struct LoadTap<'a, M: Memory + ?Sized> {
     pub loads: Loads<'a>,
 }
 
+// The methods' signatures repeat the trait's (Rust requires it; duplicates
+// lists them against sim-isa's `Memory`).
 impl<M: Memory + ?Sized> Memory for LoadTap<'_, M> {
     fn load(&mut self, space: Space, lane: u32, addr: u64, bytes: u32) -> Result<u64, FaultKind> {
         match &mut self.loads {

@@ -141,6 +141,13 @@ impl Gen<'_> {
         }
     }
 
+    /// The number of the next inlined copy or dispatch (its labels' and
+    /// registers' `__inlN`).
+    fn fresh(&mut self) -> usize {
+        self.next += 1;
+        self.next - 1
+    }
+
     fn mark(&mut self, orig: usize) {
         self.segs.push((self.out.len(), orig));
     }
@@ -216,15 +223,30 @@ impl Gen<'_> {
                         callee,
                         rets,
                         args,
-                        prototype: Some(_),
-                        builtin: None,
+                        prototype,
+                        builtin,
                         ..
-                    } if self.module.function(callee).is_none() => {
-                        self.indirect(Site::new(s, &text, callee, rets, args, body, frame), depth)?
+                    } => {
+                        let site = Site {
+                            s,
+                            text: &text,
+                            callee,
+                            rets,
+                            args,
+                            caller: body,
+                            frame,
+                        };
+                        // Through a prototype to no function of the module: a
+                        // register holds the callee.
+                        if prototype.is_some()
+                            && builtin.is_none()
+                            && self.module.function(callee).is_none()
+                        {
+                            self.indirect(site, depth)?
+                        } else {
+                            self.call(site, depth)?
+                        }
                     }
-                    ControlOp::Call {
-                        callee, rets, args, ..
-                    } => self.call(Site::new(s, &text, callee, rets, args, body, frame), depth)?,
                     _ => self.out.push_str(&text),
                 },
                 StatementKind::Instruction(_) | StatementKind::Unimplemented(_) => {
@@ -239,15 +261,8 @@ impl Gen<'_> {
     }
 
     fn call(&mut self, site: Site<'_>, depth: usize) -> Result<(), ModuleError> {
-        let Site {
-            s,
-            text,
-            callee,
-            rets,
-            args,
-            caller,
-            frame,
-        } = site;
+        let (s, text, callee) = (site.s, site.text, site.callee);
+        let (rets, args) = (site.rets, site.args);
         let module = self.module;
         let Some(f) = module
             .function(callee)
@@ -277,25 +292,19 @@ impl Gen<'_> {
                 ),
             ));
         }
-        let n = self.next;
-        self.next += 1;
+        let n = self.fresh();
         let mut fr = Frame {
             args: Vec::new(),
             rets: Vec::new(),
             ret_label: format!("__inl{n}_ret"),
-            renames: fbody
-                .variables
-                .iter()
-                .filter(|v| v.space != StateSpace::Param)
-                .map(|v| (v.name.clone(), format!("{}__inl{n}", v.name)))
-                .collect(),
+            renames: copy_renames(fbody, n),
         };
         let mut head = String::from("{ ");
         let mut tail = format!("{}: ", fr.ret_label);
         for (k, (p, a)) in f.params.iter().zip(args).enumerate() {
             let size = param_size(p, s.pos)?;
             let reg = format!("__inl{n}_a{k}");
-            let a = resolve(a, caller, frame);
+            let a = site.resolve(a);
             head.push_str(&format!(
                 ".reg .b{b} {reg}; mov.b{b} {reg}, {a}; ",
                 b = size * 8
@@ -305,7 +314,7 @@ impl Gen<'_> {
         for (k, (p, r)) in f.returns.iter().zip(rets).enumerate() {
             let size = param_size(p, s.pos)?;
             let reg = format!("__inl{n}_r{k}");
-            let r = resolve(r, caller, frame);
+            let r = site.resolve(r);
             head.push_str(&format!(".reg .b{b} {reg}; ", b = size * 8));
             tail.push_str(&format!("mov.b{b} {r}, {reg}; ", b = size * 8));
             fr.rets.push((p.name.clone(), reg, size));
@@ -339,26 +348,15 @@ struct Site<'b> {
     frame: Option<&'b Frame>,
 }
 
-impl<'b> Site<'b> {
-    fn new(
-        s: &'b Statement,
-        text: &'b str,
-        callee: &'b str,
-        rets: &'b [String],
-        args: &'b [String],
-        caller: &'b Body,
-        frame: Option<&'b Frame>,
-    ) -> Self {
-        Site {
-            s,
-            text,
-            callee,
-            rets,
-            args,
-            caller,
-            frame,
-        }
-    }
+/// Each variable of `fbody` other than a parameter -> its name in copy
+/// `n` (`x` -> `x__inl3`).
+fn copy_renames(fbody: &Body, n: usize) -> Vec<(String, String)> {
+    fbody
+        .variables
+        .iter()
+        .filter(|v| v.space != StateSpace::Param)
+        .map(|v| (v.name.clone(), format!("{}__inl{n}", v.name)))
+        .collect()
 }
 
 /// For a guarded call (`guard` is `@p` or `@!p`), the branch to `skip`
@@ -386,7 +384,6 @@ impl Gen<'_> {
     /// the line (`KernelError::BadCallTarget` in sim-kernel), as a GPU
     /// faults at a call to a bad address. A guarded call is skipped by a
     /// branch around the whole.
-    // Its opening unpacks the `Site` as `call`'s does; all that follows differs (issue 27).
     fn indirect(&mut self, site: Site<'_>, depth: usize) -> Result<(), ModuleError> {
         let Site {
             s,
@@ -395,7 +392,7 @@ impl Gen<'_> {
             rets,
             args,
             caller,
-            frame,
+            ..
         } = site;
         let sizes = |names: &[String]| -> Vec<Option<u64>> {
             names
@@ -434,8 +431,7 @@ impl Gen<'_> {
             return Ok(());
         }
         self.stmts += cost;
-        let n = self.next;
-        self.next += 1;
+        let n = self.fresh();
         let at = s.span.0 as usize;
         let width = if self.module.address_size == Some(32) {
             32
@@ -451,21 +447,24 @@ impl Gen<'_> {
         // the call's position.
         let mut head = vec![format!("{{ .reg .pred {pred};")];
         let mut tail = vec![format!("{end}:")];
-        let (mut arg_regs, mut ret_regs) = (Vec::new(), Vec::new());
-        for (k, (a, size)) in args.iter().zip(&arg_sizes).enumerate() {
-            let (reg, b) = (format!("__inl{n}_a{k}"), size.unwrap_or(8) * 8);
-            let a = resolve(a, caller, frame);
+        // Each operand's register, its width in bits and the caller's name.
+        let moves = |names: &[String], sizes: &[Option<u64>], tag: char| {
+            let bits = |size: &Option<u64>| size.unwrap_or(8) * 8;
+            (names.iter().zip(sizes).enumerate())
+                .map(|(k, (x, size))| (format!("__inl{n}_{tag}{k}"), bits(size), site.resolve(x)))
+                .collect::<Vec<_>>()
+        };
+        let (arg_moves, ret_moves) = (moves(args, &arg_sizes, 'a'), moves(rets, &ret_sizes, 'r'));
+        for (reg, b, a) in &arg_moves {
             head.push(format!(".reg .b{b} {reg};"));
             head.push(format!("mov.b{b} {reg}, {a};"));
-            arg_regs.push(reg);
         }
-        for (k, (r, size)) in rets.iter().zip(&ret_sizes).enumerate() {
-            let (reg, b) = (format!("__inl{n}_r{k}"), size.unwrap_or(8) * 8);
-            let r = resolve(r, caller, frame);
+        for (reg, b, r) in &ret_moves {
             head.push(format!(".reg .b{b} {reg};"));
             tail.push(format!("mov.b{b} {r}, {reg};"));
-            ret_regs.push(reg);
         }
+        let arg_regs: Vec<String> = arg_moves.into_iter().map(|m| m.0).collect();
+        let ret_regs: Vec<String> = ret_moves.into_iter().map(|m| m.0).collect();
         tail.push("}".to_string());
         let skip = format!("__inl{n}_skip");
         if let Some(b) = skip_branch(guard, &skip) {
@@ -520,8 +519,7 @@ impl Gen<'_> {
             self.put(s.span.0 as usize, &format!("call ({r}), {name}, ({a});"));
             return Ok(());
         }
-        let n = self.next;
-        self.next += 1;
+        let n = self.fresh();
         let sized =
             |ps: &[Param], regs: &[String]| -> Result<Vec<(String, String, u64)>, ModuleError> {
                 ps.iter()
@@ -533,12 +531,7 @@ impl Gen<'_> {
             args: sized(&f.params, args)?,
             rets: sized(&f.returns, rets)?,
             ret_label: end.to_string(),
-            renames: fbody
-                .variables
-                .iter()
-                .filter(|v| v.space != StateSpace::Param)
-                .map(|v| (v.name.clone(), format!("{}__inl{n}", v.name)))
-                .collect(),
+            renames: copy_renames(fbody, n),
         };
         self.body(fbody, Some(&fr), depth + 1)
     }
@@ -591,11 +584,13 @@ fn idents(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// A name a call passes: a copy's renamed variable, else itself.
-fn resolve(name: &str, _body: &Body, frame: Option<&Frame>) -> String {
-    frame
-        .and_then(|f| f.renames.iter().find(|r| r.0 == name))
-        .map_or_else(|| name.to_string(), |r| r.1.clone())
+impl Site<'_> {
+    /// A name the call passes: the caller copy's renamed variable, else itself.
+    fn resolve(&self, name: &str) -> String {
+        self.frame
+            .and_then(|f| f.renames.iter().find(|r| r.0 == name))
+            .map_or_else(|| name.to_string(), |r| r.1.clone())
+    }
 }
 
 fn param_size(p: &Param, pos: Pos) -> Result<u64, ModuleError> {

@@ -247,10 +247,8 @@ impl Device {
         }
         let s_off = within("copy source", self.global.holding(src), src, n)?;
         let d_off = within("copy destination", self.global.holding(dst), dst, n)?;
-        let index = |a: u64| {
-            let i = self.global.regions.partition_point(|r| r.base <= a);
-            i.saturating_sub(1)
-        };
+        // Both held (`within` above): each address has its allocation.
+        let index = |a: u64| self.global.index_at(a).unwrap_or(0);
         let (si, di) = (index(src), index(dst));
         let regions = &mut self.global.regions;
         let n = n as usize;

@@ -104,6 +104,8 @@ impl Fmt {
         let e = field.max(1) - self.bias() - self.mbits as i32;
         Val::Fin { neg, m, e }
     }
+    // The same rounding as sim-isa's half_arith test reference, written
+    // apart on purpose: both are oracles for sim-isa and share no code.
     /// The exact `x` rounded to nearest even.
     fn encode(self, x: Val) -> u16 {
         let (neg, m, e) = match x {
