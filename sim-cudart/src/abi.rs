@@ -11,6 +11,7 @@
 //! `cudaMemcpy2D` and `cudaMemcpy2DAsync`): a C declaration each, on purpose.
 
 use crate::err;
+use crate::graph::Node;
 use crate::runtime::{CallConfig, Fail, Place, Res, Runtime};
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::sync::Mutex;
@@ -32,7 +33,7 @@ pub struct Dim3 {
 }
 
 impl Dim3 {
-    fn arr(self) -> [u32; 3] {
+    pub(crate) fn arr(self) -> [u32; 3] {
         [self.x, self.y, self.z]
     }
 }
@@ -397,7 +398,7 @@ extern "C" {
 /// Device `printf` output onto the program's `stdout`, through the C
 /// library's stream so it keeps its place among the host's own output (as
 /// NVIDIA's runtime prints it at the launch's end).
-fn print_out(bytes: &[u8]) {
+pub(crate) fn print_out(bytes: &[u8]) {
     if bytes.is_empty() {
         return;
     }
@@ -407,6 +408,34 @@ fn print_out(bytes: &[u8]) {
         let f = std::ptr::addr_of!(stdout).read();
         fwrite(bytes.as_ptr().cast(), 1, bytes.len(), f);
     }
+}
+
+/// The parameter buffer of the kernel whose host stub is `func`, each
+/// argument read through `args` at its parameter's size.
+///
+/// # Safety
+/// `args` holds a valid pointer per kernel parameter, each to a value of
+/// the parameter's size (nvcc's stub passes its own arguments).
+pub(crate) unsafe fn pack_params(
+    rt: &mut Runtime,
+    func: *const c_void,
+    args: *mut *mut c_void,
+) -> Res<Vec<u8>> {
+    let slots = rt.params(func as u64)?;
+    let size = slots.iter().map(|s| s.offset + s.size).max().unwrap_or(0);
+    let mut params = vec![0u8; size as usize];
+    for (i, s) in slots.iter().enumerate() {
+        if args.is_null() {
+            return Err(Fail::said(
+                err::INVALID_VALUE,
+                "kernel arguments: a null array",
+            ));
+        }
+        // SAFETY: by the caller's contract.
+        let v = unsafe { host_bytes(*args.add(i), s.size as usize)? };
+        params[s.offset as usize..(s.offset + s.size) as usize].copy_from_slice(v);
+    }
+    Ok(params)
 }
 
 // Each launches the kernel whose host stub is `func`, reading each argument
@@ -422,21 +451,8 @@ c_aliases! {
         stream: *mut c_void,
     ) -> c_int {
         with(|rt| {
-            let slots = rt.params(func as u64)?;
-            let size = slots.iter().map(|s| s.offset + s.size).max().unwrap_or(0);
-            let mut params = vec![0u8; size as usize];
-            for (i, s) in slots.iter().enumerate() {
-                if args.is_null() {
-                    return Err(Fail::said(
-                        err::INVALID_VALUE,
-                        "kernel arguments: a null array",
-                    ));
-                }
-                // SAFETY: one pointer per parameter, each to a value of the
-                // parameter's size (nvcc's stub passes its own arguments).
-                let v = unsafe { host_bytes(*args.add(i), s.size as usize)? };
-                params[s.offset as usize..(s.offset + s.size) as usize].copy_from_slice(v);
-            }
+            // SAFETY: as the caller's.
+            let params = unsafe { pack_params(rt, func, args)? };
             let c = CallConfig {
                 grid: grid.arr(),
                 block: block.arr(),
@@ -650,10 +666,21 @@ pub unsafe extern "C" fn cudaMemcpyAsync(
     src: *const c_void,
     n: usize,
     kind: c_int,
-    _stream: *mut c_void,
+    stream: *mut c_void,
 ) -> c_int {
-    // SAFETY: as the caller's.
-    with(|rt| unsafe { copy(rt, dst, src, n, kind) })
+    with(|rt| {
+        let node = Node::Copy {
+            dst: dst as u64,
+            src: src as u64,
+            n,
+            kind,
+        };
+        if rt.graphs.record(stream as u64, node) {
+            return rt.alive();
+        }
+        // SAFETY: as the caller's.
+        unsafe { copy(rt, dst, src, n, kind) }
+    })
 }
 
 /// `cudaMemcpy2D`: `height` rows of `width` bytes.
@@ -696,9 +723,22 @@ pub extern "C" fn cudaMemsetAsync(
     p: *mut c_void,
     value: c_int,
     n: usize,
-    _stream: *mut c_void,
+    stream: *mut c_void,
 ) -> c_int {
-    with(|rt| memset(rt, p, value, n))
+    with(|rt| {
+        let node = Node::Set {
+            dst: p as u64,
+            value: u32::from(value as u8),
+            element: 1,
+            width: n as u64,
+            rows: 1,
+            pitch: n as u64,
+        };
+        if rt.graphs.record(stream as u64, node) {
+            return rt.alive();
+        }
+        memset(rt, p, value, n)
+    })
 }
 
 pub(crate) fn memset(rt: &mut Runtime, p: *mut c_void, value: c_int, n: usize) -> Res<()> {

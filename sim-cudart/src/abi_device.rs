@@ -375,10 +375,24 @@ pub extern "C" fn cudaStreamDestroy(s: *mut c_void) -> c_int {
     with(|rt| rt.stream_destroy(s as u64))
 }
 
-/// `cudaStreamSynchronize`: its work already ran.
+/// `cudaStreamSynchronize`: its work already ran. A capturing stream
+/// cannot be synchronised (CUDA's cudaErrorStreamCaptureUnsupported), and
+/// trying invalidates its capture, as CUDA does.
 #[no_mangle]
-pub extern "C" fn cudaStreamSynchronize(_s: *mut c_void) -> c_int {
-    with(|rt| rt.alive())
+pub extern "C" fn cudaStreamSynchronize(s: *mut c_void) -> c_int {
+    with(|rt| {
+        rt.alive()?;
+        match rt.graphs.capturing(s as u64) {
+            Some(_) => Err({
+                rt.graphs.invalidate(s as u64);
+                Fail::said(
+                    err::STREAM_CAPTURE_UNSUPPORTED,
+                    "cudaStreamSynchronize: the stream is capturing",
+                )
+            }),
+            None => Ok(()),
+        }
+    })
 }
 
 /// `cudaStreamQuery`: always done.
@@ -387,10 +401,15 @@ pub extern "C" fn cudaStreamQuery(_s: *mut c_void) -> c_int {
     with(|rt| rt.alive())
 }
 
-/// `cudaStreamWaitEvent`: the event is already done.
+/// `cudaStreamWaitEvent`: the event is already done; waiting on an event
+/// recorded in a capturing stream joins that capture.
 #[no_mangle]
-pub extern "C" fn cudaStreamWaitEvent(_s: *mut c_void, e: *mut c_void, _flags: c_uint) -> c_int {
-    with(|rt| rt.event_check(e as u64))
+pub extern "C" fn cudaStreamWaitEvent(s: *mut c_void, e: *mut c_void, _flags: c_uint) -> c_int {
+    with(|rt| {
+        rt.event_check(e as u64)?;
+        rt.graphs.wait_event(s as u64, e as u64);
+        Ok(())
+    })
 }
 
 // ---- events ----
@@ -421,16 +440,16 @@ pub extern "C" fn cudaEventDestroy(e: *mut c_void) -> c_int {
     with(|rt| rt.event_destroy(e as u64))
 }
 
-/// `cudaEventRecord`: the simulated time now.
+/// `cudaEventRecord`: the simulated time now, or a point of a capture.
 #[no_mangle]
-pub extern "C" fn cudaEventRecord(e: *mut c_void, _s: *mut c_void) -> c_int {
-    with(|rt| rt.event_record(e as u64))
+pub extern "C" fn cudaEventRecord(e: *mut c_void, s: *mut c_void) -> c_int {
+    with(|rt| rt.event_record(e as u64, s as u64))
 }
 
 /// `cudaEventRecordWithFlags`.
 #[no_mangle]
-pub extern "C" fn cudaEventRecordWithFlags(e: *mut c_void, _s: *mut c_void, _f: c_uint) -> c_int {
-    with(|rt| rt.event_record(e as u64))
+pub extern "C" fn cudaEventRecordWithFlags(e: *mut c_void, s: *mut c_void, _f: c_uint) -> c_int {
+    with(|rt| rt.event_record(e as u64, s as u64))
 }
 
 // The event calls below are one line each, alike in shape to cudaFree's:

@@ -237,21 +237,30 @@ pub unsafe extern "C" fn cudaDeviceGetStreamPriorityRange(
     })
 }
 
-/// `cudaLaunchHostFunc`: the stream's work is done, so `f` runs now.
+/// `cudaLaunchHostFunc`: the stream's work is done, so `f` runs now (or
+/// when the graph runs, in a capturing stream).
 ///
 /// # Safety
 /// `f` is a function the program gives, taking `data`.
 #[no_mangle]
 pub unsafe extern "C" fn cudaLaunchHostFunc(
-    _s: *mut c_void,
+    s: *mut c_void,
     f: Option<unsafe extern "C" fn(*mut c_void)>,
     data: *mut c_void,
 ) -> c_int {
+    let mut captured = false;
     let code = with(|rt| match f {
-        Some(_) => rt.alive(),
+        Some(f) => {
+            let node = crate::graph::Node::Host {
+                f,
+                data: data as u64,
+            };
+            captured = rt.graphs.record(s as u64, node);
+            rt.alive()
+        }
         None => Err(Fail::code(err::INVALID_VALUE)),
     });
-    if let (err::SUCCESS, Some(f)) = (code, f) {
+    if let (err::SUCCESS, Some(f), false) = (code, f, captured) {
         // SAFETY: the program's callback with its own data, called outside
         // the runtime's lock (it may call the runtime).
         unsafe { f(data) };

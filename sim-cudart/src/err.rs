@@ -38,6 +38,14 @@ pub const LAUNCH_TIMEOUT: i32 = 702;
 pub const LAUNCH_FAILURE: i32 = 719;
 /// `cudaErrorNotSupported`.
 pub const NOT_SUPPORTED: i32 = 801;
+/// `cudaErrorIllegalState`.
+pub const ILLEGAL_STATE: i32 = 401;
+/// `cudaErrorStreamCaptureUnsupported`.
+pub const STREAM_CAPTURE_UNSUPPORTED: i32 = 900;
+/// `cudaErrorStreamCaptureInvalidated`.
+pub const STREAM_CAPTURE_INVALIDATED: i32 = 901;
+/// `cudaErrorStreamCaptureUnmatched`.
+pub const STREAM_CAPTURE_UNMATCHED: i32 = 903;
 /// `cudaErrorUnknown`.
 pub const UNKNOWN: i32 = 999;
 
@@ -99,6 +107,16 @@ mod tests {
             (LAUNCH_TIMEOUT, "cudaErrorLaunchTimeout"),
             (LAUNCH_FAILURE, "cudaErrorLaunchFailure"),
             (NOT_SUPPORTED, "cudaErrorNotSupported"),
+            (ILLEGAL_STATE, "cudaErrorIllegalState"),
+            (
+                STREAM_CAPTURE_UNSUPPORTED,
+                "cudaErrorStreamCaptureUnsupported",
+            ),
+            (
+                STREAM_CAPTURE_INVALIDATED,
+                "cudaErrorStreamCaptureInvalidated",
+            ),
+            (STREAM_CAPTURE_UNMATCHED, "cudaErrorStreamCaptureUnmatched"),
             (UNKNOWN, "cudaErrorUnknown"),
         ] {
             assert_eq!(name(code), want, "code {code}");

@@ -7,10 +7,11 @@
 //! `libsim_cudart12.so`, soname `libcudart.so.12`, for CUDA 12 programs
 //! ([`cuda12`]).
 //!
-//! - `abi`, `abi_device`, `abi_more`: the C entry points (the only unsafe code, with
+//! - `abi`, `abi_device`, `abi_more`, `abi_graph`: the C entry points (the only unsafe code, with
 //!   `host`'s allocations);
 //! - [`runtime`]: the state and each operation, in safe code;
 //! - [`fatbin`]: the PTX of a registered fatbinary (`sim-fatbin`);
+//! - [`graph`]: CUDA graphs and stream capture, replayed in order;
 //! - [`props`]: the simulated device's figures;
 //! - [`cuda12`]: what differs when the same code is `libcudart.so.12`;
 //! - [`protocol`]: the settings and report rows `simcli exec` exchanges
@@ -26,12 +27,14 @@
 
 mod abi;
 mod abi_device;
+mod abi_graph;
 mod abi_more;
 mod classify;
 pub mod cuda12;
 mod err;
 pub mod fatbin;
 mod gen;
+pub mod graph;
 mod host;
 pub mod props;
 pub mod protocol;

@@ -138,6 +138,8 @@ pub struct Runtime {
     printed: Vec<u8>,
     /// Dynamic shared memory limits the program raised.
     pub shared_limits: crate::smem::SharedLimits,
+    /// CUDA graphs and stream captures.
+    pub graphs: crate::graph::Graphs,
 }
 
 impl Runtime {
@@ -163,6 +165,7 @@ impl Runtime {
             managed: Vec::new(),
             initial: HashMap::new(),
             shared_limits: Default::default(),
+            graphs: Default::default(),
         }
     }
 
@@ -417,6 +420,15 @@ impl Runtime {
     pub fn launch(&mut self, stub: u64, c: &CallConfig, params: &[u8]) -> Res<()> {
         self.alive()?;
         let k = self.kernel(stub)?;
+        if self.graphs.capturing(c.stream).is_some() {
+            let node = crate::graph::Node::Kernel {
+                stub,
+                config: *c,
+                params: params.to_vec(),
+            };
+            self.graphs.record(c.stream, node);
+            return Ok(());
+        }
         let m = self.module(k.fatbin)?;
         let shared = u32::try_from(c.shared).map_err(|_| Fail::code(err::INVALID_CONFIGURATION))?;
         let static_shared = self.func_info(stub)?.static_shared;
@@ -865,14 +877,18 @@ impl Runtime {
             .ok_or_else(|| Fail::code(err::INVALID_RESOURCE_HANDLE))
     }
 
-    /// `cudaEventRecord`: the simulated time now.
-    pub fn event_record(&mut self, h: u64) -> Res<()> {
+    /// `cudaEventRecord` in `stream`: the simulated time now, or, in a
+    /// capturing stream, a point of the capture that other streams may
+    /// wait on to join it (it records no time).
+    pub fn event_record(&mut self, h: u64, stream: u64) -> Res<()> {
         let now = self.now;
         let e = self
             .events
             .get_mut(&h)
             .ok_or_else(|| Fail::code(err::INVALID_RESOURCE_HANDLE))?;
-        *e = Some(now);
+        if !self.graphs.record_event(h, stream) {
+            *e = Some(now);
+        }
         Ok(())
     }
 

@@ -228,6 +228,7 @@ fn programs_print_what_they_print_on_a_gpu() {
         "managed_var",
         "apis",
         "dynsmem",
+        "graphs",
     ] {
         let exe = build(&cu13, program);
         let out = exec(&exe, &[]);

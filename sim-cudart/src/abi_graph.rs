@@ -1,0 +1,554 @@
+//! The C entry points of CUDA graphs and stream capture (`crate::graph`
+//! keeps the state): capture, the node-by-node API for kernels, copies,
+//! memsets, host functions, empty and child-graph nodes, instantiation and
+//! launch. A launched graph's nodes run one after another, each as the
+//! call it stands for would.
+//!
+//! Signatures are CUDA 13's (`cuda_runtime_api.h`, `driver_types.h` of
+//! the nvidia-cuda-runtime wheel).
+
+use crate::abi::{copy, memset, pack_params, print_out, put, with, Dim3};
+use crate::err;
+use crate::graph::{HostFn, Node};
+use crate::runtime::{CallConfig, Fail, Place, Res, Runtime};
+use std::ffi::{c_int, c_uint, c_ulonglong, c_void};
+
+// ---- capture ----
+
+/// `cudaStreamBeginCapture`. Every mode captures alike here: work runs
+/// only on this thread, in the order it is made.
+#[no_mangle]
+pub extern "C" fn cudaStreamBeginCapture(s: *mut c_void, _mode: c_int) -> c_int {
+    with(|rt| {
+        rt.alive()?;
+        rt.graphs.begin(s as u64)
+    })
+}
+
+/// `cudaStreamEndCapture`: the graph the stream recorded.
+///
+/// # Safety
+/// `g` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cudaStreamEndCapture(s: *mut c_void, g: *mut *mut c_void) -> c_int {
+    with(|rt| {
+        let graph = rt.graphs.end(s as u64)?;
+        // SAFETY: by the caller's contract.
+        unsafe { put(g, graph as *mut c_void) }
+    })
+}
+
+/// `cudaStreamIsCapturing`.
+///
+/// # Safety
+/// `status` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cudaStreamIsCapturing(s: *mut c_void, status: *mut c_int) -> c_int {
+    with(|rt| {
+        let (st, _, _) = rt.graphs.info(s as u64);
+        // SAFETY: by the caller's contract.
+        unsafe { put(status, st) }
+    })
+}
+
+/// `cudaStreamGetCaptureInfo`: the status, the capture's id and its
+/// graph; no dependency list (each node follows the one before).
+///
+/// CUDA 12's signature has no `edges` (its sixth parameter is `count`),
+/// so CUDA 12's library writes a null list and count through the sixth
+/// and leaves the seventh alone; both are 8 bytes of zero.
+///
+/// # Safety
+/// Each pointer is null or valid for a write of its type.
+#[no_mangle]
+pub unsafe extern "C" fn cudaStreamGetCaptureInfo(
+    s: *mut c_void,
+    status: *mut c_int,
+    id: *mut c_ulonglong,
+    graph: *mut *mut c_void,
+    deps: *mut *const c_void,
+    edges: *mut *const c_void,
+    count: *mut usize,
+) -> c_int {
+    with(|rt| {
+        let (st, i, g) = rt.graphs.info(s as u64);
+        // SAFETY: by the caller's contract; null pointers are skipped.
+        unsafe {
+            put(status, st)?;
+            maybe_put(id, i);
+            maybe_put(graph, g as *mut c_void);
+            maybe_put(deps, std::ptr::null());
+            maybe_put(edges, std::ptr::null());
+            if !cfg!(cuda12) {
+                maybe_put(count, 0);
+            }
+        }
+        Ok(())
+    })
+}
+
+/// `cudaThreadExchangeStreamCaptureMode`: the mode is kept and given
+/// back; it changes nothing here (work runs on the calling thread only).
+///
+/// # Safety
+/// `mode` is valid for a read and a write.
+#[no_mangle]
+pub unsafe extern "C" fn cudaThreadExchangeStreamCaptureMode(mode: *mut c_int) -> c_int {
+    with(|rt| {
+        if mode.is_null() {
+            return Err(Fail::code(err::INVALID_VALUE));
+        }
+        // SAFETY: non-null, valid by the caller's contract.
+        unsafe { *mode = rt.graphs.exchange_mode(*mode) };
+        Ok(())
+    })
+}
+
+// ---- graphs ----
+
+/// `cudaGraphCreate`: an empty graph.
+///
+/// # Safety
+/// `g` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cudaGraphCreate(g: *mut *mut c_void, _flags: c_uint) -> c_int {
+    with(|rt| {
+        let h = rt.graphs.create();
+        // SAFETY: by the caller's contract.
+        unsafe { put(g, h as *mut c_void) }
+    })
+}
+
+/// `cudaGraphDestroy`.
+#[no_mangle]
+pub extern "C" fn cudaGraphDestroy(g: *mut c_void) -> c_int {
+    with(|rt| rt.graphs.destroy(g as u64))
+}
+
+/// `cudaGraphGetNodes`: with `nodes` null, how many there are; else up
+/// to `*count` of them, and `*count` set to how many were written.
+///
+/// # Safety
+/// `count` is valid for a read and a write; `nodes` is null or valid for
+/// `*count` writes.
+#[no_mangle]
+pub unsafe extern "C" fn cudaGraphGetNodes(
+    g: *mut c_void,
+    nodes: *mut *mut c_void,
+    count: *mut usize,
+) -> c_int {
+    with(|rt| {
+        let all = rt.graphs.nodes(g as u64)?;
+        if count.is_null() {
+            return Err(Fail::code(err::INVALID_VALUE));
+        }
+        // SAFETY: non-null, valid by the caller's contract.
+        let room = unsafe { *count };
+        let n = if nodes.is_null() {
+            all.len()
+        } else {
+            room.min(all.len())
+        };
+        for (i, h) in all.iter().take(n).enumerate() {
+            if !nodes.is_null() {
+                // SAFETY: `i < *count`, within the caller's array.
+                unsafe { nodes.add(i).write(*h as *mut c_void) };
+            }
+        }
+        // SAFETY: as above.
+        unsafe { *count = n };
+        Ok(())
+    })
+}
+
+/// Adds `node` to `g` after `n` dependencies at `deps`, writing its handle.
+///
+/// # Safety
+/// `out` is valid for a write; `deps` for `n` reads (or null with `n` 0).
+unsafe fn add_node(
+    rt: &mut Runtime,
+    out: *mut *mut c_void,
+    g: *mut c_void,
+    deps: *const *mut c_void,
+    n: usize,
+    node: Node,
+) -> Res<()> {
+    let deps: Vec<u64> = if n == 0 {
+        Vec::new()
+    } else if deps.is_null() {
+        return Err(Fail::code(err::INVALID_VALUE));
+    } else {
+        // SAFETY: by the caller's contract.
+        unsafe { std::slice::from_raw_parts(deps, n) }
+            .iter()
+            .map(|&d| d as u64)
+            .collect()
+    };
+    let h = rt.graphs.add(g as u64, &deps, node)?;
+    // SAFETY: by the caller's contract.
+    unsafe { put(out, h as *mut c_void) }
+}
+
+/// `cudaKernelNodeParams`.
+#[repr(C)]
+pub struct KernelNodeParams {
+    func: *const c_void,
+    grid: Dim3,
+    block: Dim3,
+    shared: c_uint,
+    args: *mut *mut c_void,
+    extra: *mut *mut c_void,
+}
+
+/// `cudaGraphAddKernelNode`: the arguments are read now, as CUDA reads
+/// them when the node is added.
+///
+/// # Safety
+/// As CUDA documents it: `p` points to valid parameters whose `args`
+/// hold a pointer per kernel parameter.
+#[no_mangle]
+pub unsafe extern "C" fn cudaGraphAddKernelNode(
+    out: *mut *mut c_void,
+    g: *mut c_void,
+    deps: *const *mut c_void,
+    n: usize,
+    p: *const KernelNodeParams,
+) -> c_int {
+    with(|rt| {
+        if p.is_null() {
+            return Err(Fail::code(err::INVALID_VALUE));
+        }
+        // SAFETY: non-null, valid by the caller's contract.
+        let p = unsafe { &*p };
+        if !p.extra.is_null() {
+            return Err(Fail::said(
+                err::NOT_SUPPORTED,
+                "cudaGraphAddKernelNode: arguments in the `extra` form",
+            ));
+        }
+        // SAFETY: by the caller's contract.
+        let params = unsafe { pack_params(rt, p.func, p.args)? };
+        let node = Node::Kernel {
+            stub: p.func as u64,
+            config: CallConfig {
+                grid: p.grid.arr(),
+                block: p.block.arr(),
+                shared: u64::from(p.shared),
+                stream: 0,
+            },
+            params,
+        };
+        // SAFETY: as the caller's.
+        unsafe { add_node(rt, out, g, deps, n, node) }
+    })
+}
+
+/// `cudaGraphAddMemcpyNode1D`.
+///
+/// # Safety
+/// As `cudaGraphAddEmptyNode`; the copy's pointers are read when the
+/// graph runs.
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn cudaGraphAddMemcpyNode1D(
+    out: *mut *mut c_void,
+    g: *mut c_void,
+    deps: *const *mut c_void,
+    n: usize,
+    dst: *mut c_void,
+    src: *const c_void,
+    count: usize,
+    kind: c_int,
+) -> c_int {
+    let node = Node::Copy {
+        dst: dst as u64,
+        src: src as u64,
+        n: count,
+        kind,
+    };
+    // SAFETY: as the caller's.
+    with(|rt| unsafe { add_node(rt, out, g, deps, n, node) })
+}
+
+/// `cudaMemsetParams`.
+#[repr(C)]
+pub struct MemsetParams {
+    dst: *mut c_void,
+    pitch: usize,
+    value: c_uint,
+    element: c_uint,
+    width: usize,
+    height: usize,
+}
+
+/// `cudaGraphAddMemsetNode`: rows of elements of 1, 2 or 4 bytes.
+///
+/// # Safety
+/// As `cudaGraphAddEmptyNode`; `p` points to valid parameters.
+#[no_mangle]
+pub unsafe extern "C" fn cudaGraphAddMemsetNode(
+    out: *mut *mut c_void,
+    g: *mut c_void,
+    deps: *const *mut c_void,
+    n: usize,
+    p: *const MemsetParams,
+) -> c_int {
+    with(|rt| {
+        if p.is_null() {
+            return Err(Fail::code(err::INVALID_VALUE));
+        }
+        // SAFETY: non-null, valid by the caller's contract.
+        let p = unsafe { &*p };
+        let row = p.width as u64 * u64::from(p.element);
+        if ![1, 2, 4].contains(&p.element) || (p.height > 1 && (p.pitch as u64) < row) {
+            return Err(Fail::code(err::INVALID_VALUE));
+        }
+        let node = Node::Set {
+            dst: p.dst as u64,
+            value: p.value,
+            element: p.element,
+            width: p.width as u64,
+            rows: p.height as u64,
+            pitch: p.pitch as u64,
+        };
+        // SAFETY: as the caller's.
+        unsafe { add_node(rt, out, g, deps, n, node) }
+    })
+}
+
+/// `cudaHostNodeParams`.
+#[repr(C)]
+pub struct HostNodeParams {
+    f: Option<HostFn>,
+    data: *mut c_void,
+}
+
+/// `cudaGraphAddHostNode`.
+///
+/// # Safety
+/// As `cudaGraphAddEmptyNode`; `p` points to valid parameters whose
+/// function takes their data.
+#[no_mangle]
+pub unsafe extern "C" fn cudaGraphAddHostNode(
+    out: *mut *mut c_void,
+    g: *mut c_void,
+    deps: *const *mut c_void,
+    n: usize,
+    p: *const HostNodeParams,
+) -> c_int {
+    with(|rt| {
+        // SAFETY: null or valid, by the caller's contract.
+        let Some(HostNodeParams { f: Some(f), data }) = (unsafe { p.as_ref() }) else {
+            return Err(Fail::code(err::INVALID_VALUE));
+        };
+        let node = Node::Host {
+            f: *f,
+            data: *data as u64,
+        };
+        // SAFETY: as the caller's.
+        unsafe { add_node(rt, out, g, deps, n, node) }
+    })
+}
+
+/// `cudaGraphAddEmptyNode`: a join point.
+///
+/// # Safety
+/// `out` is valid for a write; `deps` for `n` reads (or null with `n` 0).
+#[no_mangle]
+pub unsafe extern "C" fn cudaGraphAddEmptyNode(
+    out: *mut *mut c_void,
+    g: *mut c_void,
+    deps: *const *mut c_void,
+    n: usize,
+) -> c_int {
+    // SAFETY: as the caller's.
+    with(|rt| unsafe { add_node(rt, out, g, deps, n, Node::Empty) })
+}
+
+/// `cudaGraphAddChildGraphNode`: a copy of `child`'s nodes as they are now.
+///
+/// # Safety
+/// As `cudaGraphAddEmptyNode`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaGraphAddChildGraphNode(
+    out: *mut *mut c_void,
+    g: *mut c_void,
+    deps: *const *mut c_void,
+    n: usize,
+    child: *mut c_void,
+) -> c_int {
+    with(|rt| {
+        let nodes = rt.graphs.nodes_of(child as u64)?.to_vec();
+        // SAFETY: as the caller's.
+        unsafe { add_node(rt, out, g, deps, n, Node::Child(nodes)) }
+    })
+}
+
+// ---- executable graphs ----
+
+/// Instantiates `g` into `*e`.
+///
+/// # Safety
+/// `e` is valid for a write.
+unsafe fn instantiate(e: *mut *mut c_void, g: *mut c_void) -> c_int {
+    with(|rt| {
+        let h = rt.graphs.instantiate(g as u64)?;
+        // SAFETY: by the caller's contract.
+        unsafe { put(e, h as *mut c_void) }
+    })
+}
+
+/// `cudaGraphInstantiate` (CUDA 12 and 13: flags as the third parameter).
+///
+/// # Safety
+/// `e` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cudaGraphInstantiate(
+    e: *mut *mut c_void,
+    g: *mut c_void,
+    _flags: c_ulonglong,
+) -> c_int {
+    // SAFETY: as the caller's.
+    unsafe { instantiate(e, g) }
+}
+
+/// `cudaGraphInstantiateWithFlags`.
+///
+/// # Safety
+/// `e` is valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cudaGraphInstantiateWithFlags(
+    e: *mut *mut c_void,
+    g: *mut c_void,
+    _flags: c_ulonglong,
+) -> c_int {
+    // SAFETY: as the caller's.
+    unsafe { instantiate(e, g) }
+}
+
+/// `cudaGraphExecDestroy`.
+#[no_mangle]
+pub extern "C" fn cudaGraphExecDestroy(e: *mut c_void) -> c_int {
+    with(|rt| rt.graphs.exec_destroy(e as u64))
+}
+
+/// `cudaGraphUpload`: nothing to upload; the handle is checked.
+#[no_mangle]
+pub extern "C" fn cudaGraphUpload(e: *mut c_void, _s: *mut c_void) -> c_int {
+    with(|rt| rt.graphs.exec(e as u64).map(|_| ()))
+}
+
+/// `cudaGraphLaunch`: the graph's nodes run now, in order, in stream `s`
+/// (or are recorded, where `s` is capturing).
+#[no_mangle]
+pub extern "C" fn cudaGraphLaunch(e: *mut c_void, s: *mut c_void) -> c_int {
+    let mut nodes = Vec::new();
+    let code = with(|rt| {
+        rt.alive()?;
+        let all = rt.graphs.exec(e as u64)?.to_vec();
+        if !rt.graphs.record(s as u64, Node::Child(all.clone())) {
+            nodes = all;
+        }
+        Ok(())
+    });
+    if code != err::SUCCESS {
+        return code;
+    }
+    run(&nodes, s as u64)
+}
+
+/// Runs `nodes` in order in stream `s`; the first failure's code.
+fn run(nodes: &[Node], s: u64) -> c_int {
+    for node in nodes {
+        let code = match node {
+            Node::Kernel {
+                stub,
+                config,
+                params,
+            } => with(|rt| {
+                let c = CallConfig {
+                    stream: s,
+                    ..*config
+                };
+                let r = rt.launch(*stub, &c, params);
+                print_out(&rt.take_printed());
+                r
+            }),
+            &Node::Copy { dst, src, n, kind } => {
+                // SAFETY: the program's pointers, as it gave them to the
+                // copy it captured or added; valid while the graph may run,
+                // as CUDA requires.
+                with(|rt| unsafe { copy(rt, dst as *mut c_void, src as *const c_void, n, kind) })
+            }
+            Node::Set { .. } => with(|rt| set(rt, node)),
+            &Node::Host { f, data } => {
+                let code = with(|rt| rt.alive());
+                if code == err::SUCCESS {
+                    // SAFETY: the program's function with its own data,
+                    // called outside the runtime's lock (it may call it).
+                    unsafe { f(data as *mut c_void) };
+                }
+                code
+            }
+            Node::Empty => err::SUCCESS,
+            Node::Child(inner) => run(inner, s),
+        };
+        if code != err::SUCCESS {
+            return code;
+        }
+    }
+    err::SUCCESS
+}
+
+/// A memset node's rows: bytes through `memset`, wider elements written
+/// whole into device memory.
+fn set(rt: &mut Runtime, node: &Node) -> Res<()> {
+    let &Node::Set {
+        dst,
+        value,
+        element,
+        width,
+        rows,
+        pitch,
+    } = node
+    else {
+        return Ok(());
+    };
+    for r in 0..rows {
+        let at = dst.wrapping_add(r * pitch);
+        if element == 1 {
+            memset(rt, at as *mut c_void, value as c_int, width as usize)?;
+            continue;
+        }
+        if rt.place(at) != Place::Device {
+            return Err(Fail::code(err::INVALID_VALUE));
+        }
+        // A row at a time in pieces of at most 64 KiB, whatever its width.
+        let total = width.saturating_mul(u64::from(element));
+        let one = &value.to_le_bytes()[..element as usize];
+        let piece: Vec<u8> = one
+            .iter()
+            .copied()
+            .cycle()
+            .take(total.min(1 << 16) as usize)
+            .collect();
+        let mut done = 0;
+        while done < total {
+            let k = (total - done).min(piece.len() as u64);
+            rt.write(at.wrapping_add(done), &piece[..k as usize])?;
+            done += k;
+        }
+    }
+    Ok(())
+}
+
+/// Writes `v` through `p` where `p` is not null.
+///
+/// # Safety
+/// `p` is null or valid for a write of `T`.
+unsafe fn maybe_put<T>(p: *mut T, v: T) {
+    if !p.is_null() {
+        // SAFETY: non-null, and valid by the caller's contract.
+        unsafe { p.write_unaligned(v) };
+    }
+}
