@@ -7,7 +7,7 @@
 //! Signatures are CUDA 13's (`cuda_runtime_api.h`, `driver_types.h` of
 //! the nvidia-cuda-runtime wheel).
 
-use crate::abi::{copy, memset, pack_params, print_out, put, with, Dim3};
+use crate::abi::{c_aliases, copy, memset, pack_params, print_out, put, with, Dim3};
 use crate::err;
 use crate::graph::{HostFn, Node};
 use crate::runtime::{CallConfig, Fail, Place, Res, Runtime};
@@ -386,44 +386,20 @@ pub unsafe extern "C" fn cudaGraphAddChildGraphNode(
 
 // ---- executable graphs ----
 
-/// Instantiates `g` into `*e`.
-///
-/// # Safety
-/// `e` is valid for a write.
-unsafe fn instantiate(e: *mut *mut c_void, g: *mut c_void) -> c_int {
-    with(|rt| {
-        let h = rt.graphs.instantiate(g as u64)?;
-        // SAFETY: by the caller's contract.
-        unsafe { put(e, h as *mut c_void) }
-    })
-}
-
-/// `cudaGraphInstantiate` (CUDA 12 and 13: flags as the third parameter).
-///
-/// # Safety
-/// `e` is valid for a write.
-#[no_mangle]
-pub unsafe extern "C" fn cudaGraphInstantiate(
-    e: *mut *mut c_void,
-    g: *mut c_void,
-    _flags: c_ulonglong,
-) -> c_int {
-    // SAFETY: as the caller's.
-    unsafe { instantiate(e, g) }
-}
-
-/// `cudaGraphInstantiateWithFlags`.
-///
-/// # Safety
-/// `e` is valid for a write.
-#[no_mangle]
-pub unsafe extern "C" fn cudaGraphInstantiateWithFlags(
-    e: *mut *mut c_void,
-    g: *mut c_void,
-    _flags: c_ulonglong,
-) -> c_int {
-    // SAFETY: as the caller's.
-    unsafe { instantiate(e, g) }
+// Each instantiates graph `g` into `*e` (`e` valid for a write); CUDA 12
+// and 13 both take the flags as the third parameter.
+c_aliases! {
+    (e: *mut *mut c_void, g: *mut c_void, _flags: c_ulonglong) -> c_int {
+        with(|rt| {
+            let h = rt.graphs.instantiate(g as u64)?;
+            // SAFETY: by the caller's contract.
+            unsafe { put(e, h as *mut c_void) }
+        })
+    }
+    /// `cudaGraphInstantiate`.
+    pub unsafe extern "C" fn cudaGraphInstantiate(..);
+    /// `cudaGraphInstantiateWithFlags`.
+    pub unsafe extern "C" fn cudaGraphInstantiateWithFlags(..);
 }
 
 /// `cudaGraphExecDestroy`.
