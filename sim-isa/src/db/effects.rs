@@ -158,6 +158,7 @@ pub fn runs_with_memory(inst: &Instruction) -> bool {
 /// the threads of a block.
 pub fn needs_launch(inst: &Instruction) -> bool {
     let address = mem_of(&inst.op).is_some_and(|m| match m.op {
+        // Each other operation named: exhaustive, no wildcard (a new one must be placed).
         MemOp::Ld
         | MemOp::Ldu
         | MemOp::St
@@ -179,6 +180,7 @@ pub fn barrier(inst: &Instruction) -> Option<BarrierKind> {
     match warp_op(&inst.op)? {
         WarpOp::BarSync | WarpOp::BarRed(_) => Some(BarrierKind::Sync),
         WarpOp::BarArrive => Some(BarrierKind::Arrive),
+        // Each other operation named: exhaustive, no wildcard (a new one must be placed).
         WarpOp::Fence
         | WarpOp::Shfl(_)
         | WarpOp::Vote(_)
@@ -230,6 +232,7 @@ pub fn warp_machine_opcode(inst: &Instruction) -> Option<(&'static str, &'static
         WarpOp::Match { all: true, .. } => Some(("MATCH", ".ALL")),
         WarpOp::Match { all: false, .. } => Some(("MATCH", ".ANY")),
         WarpOp::Movmatrix => Some(("MOVM", ".16.MT88")),
+        // Each other operation named: exhaustive, no wildcard (a new one must be placed).
         WarpOp::BarSync
         | WarpOp::BarArrive
         | WarpOp::Fence
@@ -269,6 +272,7 @@ pub fn is_warp_wide(inst: &Instruction) -> bool {
 fn is_matrix(op: &Op) -> bool {
     let mem = mem_of(op).is_some_and(|m| match m.op {
         MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } => true,
+        // Each other operation named: exhaustive, no wildcard (a new one must be placed).
         MemOp::Ld
         | MemOp::Ldu
         | MemOp::St
@@ -335,6 +339,7 @@ pub fn is_fence(inst: &Instruction) -> bool {
             None => async_of(&inst.op)
                 .is_some_and(|a| a.mbar() != Some(crate::inst::MbarOp::PendingCount)),
             Some(WarpOp::Activemask) => false,
+            // Each other operation named: exhaustive, no wildcard (a new one must be placed).
             Some(
                 WarpOp::BarSync
                 | WarpOp::BarArrive

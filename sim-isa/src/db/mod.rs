@@ -389,27 +389,9 @@ pub(crate) const fn operands(kind: OpKind) -> &'static [OperandKind] {
             &[K::Dst, K::Value(0), K::Value(2), K::Value(1)]
         }
         OpKind::Float(FloatOp::Fma) => &[K::Dst, K::Value(0), K::Value(0), K::Value(0)],
-        OpKind::Float(
-            FloatOp::Add
-            | FloatOp::Sub
-            | FloatOp::Mul
-            | FloatOp::Min
-            | FloatOp::Max
-            | FloatOp::Div
-            | FloatOp::Copysign,
-        ) => &[K::Dst, K::Value(0), K::Value(0)],
-        OpKind::Float(
-            FloatOp::Abs
-            | FloatOp::Neg
-            | FloatOp::Rcp
-            | FloatOp::Sqrt
-            | FloatOp::Rsqrt
-            | FloatOp::Ex2
-            | FloatOp::Lg2
-            | FloatOp::Sin
-            | FloatOp::Cos
-            | FloatOp::Tanh,
-        ) => &[K::Dst, K::Value(0)],
+        // One source or two as `FloatOp::unary` (exhaustive) says.
+        OpKind::Float(op) if op.unary() => &[K::Dst, K::Value(0)],
+        OpKind::Float(_) => &[K::Dst, K::Value(0), K::Value(0)],
         OpKind::Bit(w) => bit::operands(w),
         // The packed destinations take two: see `cvt::operands`.
         OpKind::Cvt => &[K::Dst, K::Value(1)],

@@ -60,6 +60,7 @@ impl Instruction {
                     *c = p(*c);
                 }
             }
+            // Alike arms of distinct types: a family each, as above.
             Op::Selp(s) => {
                 s.d = r(s.d);
                 s.a = o(s.a);
