@@ -43,21 +43,10 @@ pub fn forms() -> Vec<Form> {
                 text: format!("{}{head} {tail};", def.name),
             })
         };
-        let modes: &[Option<MulMode>] = match def.kind {
-            OpKind::Int(w) if w.mode_op().is_some() => {
-                &[Some(MulMode::Lo), Some(MulMode::Hi), Some(MulMode::Wide)]
-            }
-            // Each other kind named: exhaustive, no wildcard over kinds (tidy).
-            OpKind::Video(..)
-            | OpKind::Set
-            | OpKind::Setp
-            | OpKind::Selp
-            | OpKind::Slct
-            | OpKind::Alu(_)
-            | OpKind::Int(_)
-            | OpKind::Bit(_)
-            | OpKind::Cvt
-            | OpKind::Float(_) => &[None],
+        let modes: &[Option<MulMode>] = if def.kind.mode_op().is_some() {
+            &[Some(MulMode::Lo), Some(MulMode::Hi), Some(MulMode::Wide)]
+        } else {
+            &[None]
         };
         for &mode in modes {
             for tys in type_lists(def.kind, mode) {
@@ -287,19 +276,12 @@ fn head(kind: OpKind, mode: Option<MulMode>, mods: &[&str], tys: &[Type]) -> Str
     h
 }
 
+/// The operand shapes: a video opcode's masks and selectors, else none.
 fn shapes(kind: OpKind) -> &'static [Shape] {
-    match kind {
-        OpKind::Video(..) => &[Shape::Def, Shape::Mask, Shape::Sel],
-        // Each other kind named: exhaustive, no wildcard over kinds (tidy).
-        OpKind::Set
-        | OpKind::Setp
-        | OpKind::Selp
-        | OpKind::Slct
-        | OpKind::Alu(_)
-        | OpKind::Int(_)
-        | OpKind::Bit(_)
-        | OpKind::Cvt
-        | OpKind::Float(_) => &[Shape::Def],
+    if let OpKind::Video(..) = kind {
+        &[Shape::Def, Shape::Mask, Shape::Sel]
+    } else {
+        &[Shape::Def]
     }
 }
 

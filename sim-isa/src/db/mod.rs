@@ -143,6 +143,41 @@ impl OpKind {
             OpKind::Float(_) => Family::Float,
         }
     }
+
+    // The accessors below answer for one family and give every other kind
+    // the same answer, which is a default, not a decision a new kind must
+    // make (so `if let`, where the database may: the callers outside need
+    // no arm list of their own).
+
+    /// For `mul`/`mad`/`dp2a`, whose mode (`.lo/.hi/.wide`) ptxas reads as
+    /// part of the opcode: the operation of each mode (`IntWord::mode_op`).
+    pub(crate) const fn mode_op(self) -> Option<fn(MulMode) -> crate::inst::IntOp> {
+        if let OpKind::Int(w) = self {
+            w.mode_op()
+        } else {
+            None
+        }
+    }
+
+    /// Whether the opcode takes `.sat` in `mode` as far as its word says
+    /// (`int_sat_ok`; the other families' modifier masks say the rest).
+    pub(crate) fn word_sat_ok(self, mode: Option<MulMode>) -> bool {
+        if let OpKind::Int(w) = self {
+            int_sat_ok(w, mode)
+        } else {
+            true
+        }
+    }
+
+    /// A video opcode's SIMD width; `X2` for the others, which have no
+    /// selectors or masks to read it.
+    pub(crate) const fn simd(self) -> Simd {
+        if let OpKind::Video(_, s) = self {
+            s
+        } else {
+            Simd::X2
+        }
+    }
 }
 
 /// One opcode word.
@@ -501,19 +536,10 @@ pub(crate) fn types_ok(kind: OpKind, mode: Option<MulMode>, tys: &[Type]) -> boo
 /// The number of type modifiers `kind` takes: two for `dp4a`/`dp2a`
 /// (`atype`, `btype`), else its family's.
 pub(crate) const fn ntypes(kind: OpKind) -> usize {
-    match kind {
-        OpKind::Int(IntWord::Dp4a | IntWord::Dp2a) => 2,
-        // Each other kind named: exhaustive, no wildcard over kinds (tidy).
-        OpKind::Video(..)
-        | OpKind::Set
-        | OpKind::Setp
-        | OpKind::Selp
-        | OpKind::Slct
-        | OpKind::Alu(_)
-        | OpKind::Int(_)
-        | OpKind::Bit(_)
-        | OpKind::Cvt
-        | OpKind::Float(_) => spec(kind.family()).ntypes,
+    if let OpKind::Int(IntWord::Dp4a | IntWord::Dp2a) = kind {
+        2
+    } else {
+        spec(kind.family()).ntypes
     }
 }
 

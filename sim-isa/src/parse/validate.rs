@@ -349,20 +349,7 @@ fn unimplemented_form(raw: &Raw<'_>) -> Result<(), IsaError> {
 /// `mul`/`mad`'s mode, which ptxas reads as part of the opcode: it must be
 /// the first modifier. Returns it with the name ptxas uses in messages.
 fn mode(raw: &Raw<'_>) -> Result<(Option<MulMode>, &'static str), IsaError> {
-    let op = match raw.def.kind {
-        OpKind::Int(w) => w.mode_op(),
-        // Each other kind named: exhaustive, no wildcard over kinds (tidy).
-        OpKind::Video(..)
-        | OpKind::Set
-        | OpKind::Setp
-        | OpKind::Selp
-        | OpKind::Slct
-        | OpKind::Alu(_)
-        | OpKind::Bit(_)
-        | OpKind::Cvt
-        | OpKind::Float(_) => None,
-    };
-    let Some(op) = op else {
+    let Some(op) = raw.def.kind.mode_op() else {
         return Ok((None, raw.def.name));
     };
     let mode = match raw.mods.first().map(|t| t.text) {
@@ -473,19 +460,7 @@ fn classify<'a>(
         } else {
             return err(R::UnknownModifier(t.text.to_string()));
         };
-        let sat_here = match raw.def.kind {
-            OpKind::Int(w) => class != m::SAT || db::int_sat_ok(w, mode),
-            // Each other kind named: exhaustive, no wildcard over kinds (tidy).
-            OpKind::Video(..)
-            | OpKind::Set
-            | OpKind::Setp
-            | OpKind::Selp
-            | OpKind::Slct
-            | OpKind::Alu(_)
-            | OpKind::Bit(_)
-            | OpKind::Cvt
-            | OpKind::Float(_) => true,
-        };
+        let sat_here = class != m::SAT || raw.def.kind.word_sat_ok(mode);
         if allow & class == 0 || !sat_here {
             return err(R::IllegalModifier {
                 modifier: t.text.to_string(),
