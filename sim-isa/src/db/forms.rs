@@ -7,10 +7,10 @@
 
 use super::bit::{word_lists, BitWord};
 use super::{
-    all_opcodes, approx_implemented, approx_ok, cmp_ok, float_ftz_ok, float_implemented,
+    all_opcodes, approx_implemented, approx_ok, family_cmp_ok, float_ftz_ok, float_implemented,
     float_sat_ok, ftz_ok, ftz_required, int_relu_ok, int_sat_ok, int_sat_type_ok, m, nan_ok,
-    ntypes, operands, relu_ok, rnd_ok, rnd_required, rnd_type_ok, spec, types_ok, vset_cmp_ok,
-    Family, Form, OpKind, OperandKind,
+    ntypes, operands, relu_ok, rnd_ok, rnd_required, rnd_type_ok, spec, types_ok, Family, Form,
+    OpKind, OperandKind,
 };
 use crate::inst::{BoolOp, CmpOp, FloatOp, MulMode, Rnd, Simd, Type};
 
@@ -112,23 +112,7 @@ fn modifier_sets(
     if allow & m::CMP != 0 {
         let cmps: Vec<(&'static str, bool)> = CmpOp::ALL
             .into_iter()
-            .filter(|&c| match (fam, tys) {
-                (Family::VideoSet, _) => vset_cmp_ok(c),
-                (Family::Set, [_, s]) => cmp_ok(s.kind(), c),
-                (Family::Setp, [t]) => cmp_ok(t.kind(), c),
-                (Family::Set | Family::Setp, _) => false,
-                (
-                    Family::VideoArith
-                    | Family::Selp
-                    | Family::Slct
-                    | Family::Alu
-                    | Family::Int
-                    | Family::Bit
-                    | Family::Cvt
-                    | Family::Float,
-                    _,
-                ) => false,
-            })
+            .filter(|&c| family_cmp_ok(fam, tys, c))
             .map(|c| (c.name(), false))
             .collect();
         extend(&mut sets, &cmps);

@@ -567,6 +567,30 @@ pub(crate) fn vset_cmp_ok(c: CmpOp) -> bool {
     )
 }
 
+/// Whether family `fam` with types `tys` (as many as it takes) accepts
+/// compare `c`: the source type's class for `set`/`setp` ([`cmp_ok`]),
+/// [`vset_cmp_ok`] for `vset2/4`; the others take none (`spec(fam).allow`
+/// has no compare for them).
+pub(crate) fn family_cmp_ok(fam: Family, tys: &[Type], c: CmpOp) -> bool {
+    match (fam, tys) {
+        (Family::VideoSet, _) => vset_cmp_ok(c),
+        (Family::Set, [_, s]) => cmp_ok(s.kind(), c),
+        (Family::Setp, [t]) => cmp_ok(t.kind(), c),
+        (Family::Set | Family::Setp, _) => false,
+        (
+            Family::VideoArith
+            | Family::Selp
+            | Family::Slct
+            | Family::Alu
+            | Family::Int
+            | Family::Bit
+            | Family::Cvt
+            | Family::Float,
+            _,
+        ) => false,
+    }
+}
+
 /// `.ftz` legality (errata 18; ptxas: `set` accepts it for f32/f16/f16x2
 /// sources unless the destination is bf16/bf16x2; `setp` for f32, f16 and
 /// f16x2; `slct` for an f32 `c`).

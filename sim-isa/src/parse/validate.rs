@@ -119,21 +119,9 @@ pub(super) fn check<'a>(raw: &Raw<'a>) -> Result<Checked<'a>, IsaError> {
         }
     }
     if let Some((c, t)) = mods.cmp {
-        let ok = match fam {
-            Family::VideoSet => db::vset_cmp_ok(c),
-            Family::Set => db::cmp_ok(tys[1].kind(), c),
-            Family::Setp => db::cmp_ok(tys[0].kind(), c),
-            // `spec(fam).allow` refused a compare on the others in `classify`.
-            Family::VideoArith
-            | Family::Selp
-            | Family::Slct
-            | Family::Alu
-            | Family::Int
-            | Family::Bit
-            | Family::Cvt
-            | Family::Float => false,
-        };
-        if !ok {
+        // `tys` has `ntypes` entries (checked above); `spec(fam).allow`
+        // refused a compare on the families that take none in `classify`.
+        if !db::family_cmp_ok(fam, &tys, c) {
             return Err(invalid(t.col, t.text, R::CompareTypeMismatch));
         }
     }
