@@ -5,7 +5,7 @@
 //! [`WARP_WORDS`]; parsed by `parse/mem.rs`, run by `exec/mem.rs` (memory
 //! through the caller's [`crate::exec::Memory`]) and `exec/warp_ops.rs`.
 
-use crate::operand::{Operand, PredSrc, RegId};
+use crate::operand::{word_of, Operand, PredSrc, RegId};
 
 /// A state space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -114,10 +114,7 @@ impl MemType {
 
     /// The type word.
     pub fn name(self) -> &'static str {
-        MemType::WORDS
-            .iter()
-            .find(|w| w.1 == self)
-            .map_or("b32", |w| w.0)
+        word_of(&MemType::WORDS, self, "b32")
     }
 }
 
@@ -183,10 +180,7 @@ impl AtomOp {
 
     /// The word.
     pub fn name(self) -> &'static str {
-        AtomOp::WORDS
-            .iter()
-            .find(|w| w.1 == self)
-            .map_or("add", |w| w.0)
+        word_of(&AtomOp::WORDS, self, "add")
     }
 }
 

@@ -5,7 +5,7 @@
 //! Declared as data in [`MMA_SHAPES`] and [`MmaType::WORDS`]; parsed by
 //! `parse/matrix.rs`, run by `exec/mma.rs`.
 
-use crate::operand::RegId;
+use crate::operand::{word_of, RegId};
 
 /// An `mma` shape this simulator runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -54,10 +54,7 @@ impl MmaShape {
 
     /// The shape word.
     pub fn word(self) -> &'static str {
-        MMA_SHAPES
-            .iter()
-            .find(|s| s.1 == self)
-            .map_or("m16n8k16", |s| s.0)
+        word_of(&MMA_SHAPES, self, "m16n8k16")
     }
 }
 
@@ -99,10 +96,7 @@ impl MmaType {
 
     /// The type word.
     pub fn word(self) -> &'static str {
-        MmaType::WORDS
-            .iter()
-            .find(|t| t.1 == self)
-            .map_or("f32", |t| t.0)
+        word_of(&MmaType::WORDS, self, "f32")
     }
 
     /// Width of one element in bits.

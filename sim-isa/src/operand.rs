@@ -269,10 +269,7 @@ impl SpecialReg {
 
     /// The register's name as written (`%tid.x`).
     pub fn name(self) -> &'static str {
-        SpecialReg::NAMED
-            .iter()
-            .find(|n| n.1 == self)
-            .map_or("%laneid", |n| n.0)
+        word_of(&SpecialReg::NAMED, self, "%laneid")
     }
 
     /// Width in bits: 64 for `%clock64`, `%globaltimer` and `%gridid`, else 32.
@@ -312,4 +309,14 @@ pub enum PredSrc {
     },
     /// An immediate truth value.
     Imm(bool),
+}
+
+/// The word `table` pairs with `v` (the first), or `default` where it has
+/// none: the one lookup behind each word table's `name`/`word`.
+pub(crate) fn word_of<T: PartialEq>(
+    table: &[(&'static str, T)],
+    v: T,
+    default: &'static str,
+) -> &'static str {
+    table.iter().find(|w| w.1 == v).map_or(default, |w| w.0)
 }

@@ -123,25 +123,18 @@ impl Feature {
 
 impl Target {
     /// `sm_30`.
-    pub const SM_30: Target = Target {
-        sm: 30,
-        suffix: None,
-    };
+    pub const SM_30: Target = Target::plain(30);
     /// `sm_53`.
-    pub const SM_53: Target = Target {
-        sm: 53,
-        suffix: None,
-    };
+    pub const SM_53: Target = Target::plain(53);
     /// `sm_90`.
-    pub const SM_90: Target = Target {
-        sm: 90,
-        suffix: None,
-    };
+    pub const SM_90: Target = Target::plain(90);
     /// `sm_13`.
-    pub const SM_13: Target = Target {
-        sm: 13,
-        suffix: None,
-    };
+    pub const SM_13: Target = Target::plain(13);
+
+    /// `sm_<sm>`, no `a`/`f` suffix.
+    const fn plain(sm: u32) -> Target {
+        Target { sm, suffix: None }
+    }
 
     /// Parses a real target name: one of [`Target::KNOWN`] (`sm_53`,
     /// `sm_90a`, `sm_100f`, ...). Names of the right shape that no target

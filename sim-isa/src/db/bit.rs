@@ -5,7 +5,8 @@
 use super::OperandKind as K;
 use crate::inst::{BitOp, Instruction, Op, PrmtMode, TestOp, Type as T};
 
-/// The bit family's opcode words.
+/// The bit family's opcode words: [`BitOp`]'s operations before their
+/// modifiers are read (so its names repeat there, as `duplicates` lists).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum BitWord {
     Popc,

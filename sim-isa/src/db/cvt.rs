@@ -109,13 +109,8 @@ pub(crate) fn cvt_words(words: &[&str]) -> Result<Cvt, CvtWordsError> {
         sat,
         satfinite,
         relu,
-        dtype: d,
-        atype: a,
-        d: crate::inst::RegId(0),
-        a: crate::inst::Operand::Imm(0),
-        b: None,
         pack,
-        c: None,
+        ..plain(d, a)
     };
     let legal = if pack {
         pack_legal(&x, b32)
@@ -237,15 +232,7 @@ pub(super) fn forms() -> Vec<Form> {
                             rnd,
                             ftz,
                             sat,
-                            satfinite: false,
-                            relu: false,
-                            dtype: d,
-                            atype: a,
-                            d: crate::inst::RegId(0),
-                            a: crate::inst::Operand::Imm(0),
-                            b: None,
-                            pack: false,
-                            c: None,
+                            ..plain(d, a)
                         };
                         out.push(form(&x));
                     }
@@ -259,17 +246,9 @@ pub(super) fn forms() -> Vec<Form> {
             for (satfinite, relu) in [(false, false), (true, false), (false, true), (true, true)] {
                 let x = Cvt {
                     rnd: Some(rnd),
-                    ftz: false,
-                    sat: false,
                     satfinite,
                     relu,
-                    dtype: d,
-                    atype: a,
-                    d: crate::inst::RegId(0),
-                    a: crate::inst::Operand::Imm(0),
-                    b: None,
-                    pack: false,
-                    c: None,
+                    ..plain(d, a)
                 };
                 // The plain forms are already listed from LEGAL.
                 if (satfinite || relu || is_fp8(d) || is_fp8(a)) && narrow_legal(&x) {
@@ -281,22 +260,31 @@ pub(super) fn forms() -> Vec<Form> {
     // `cvt.pack` (`pack_legal`).
     for d in [C::U16, C::S16, C::U8, C::S8] {
         let x = Cvt {
-            rnd: None,
-            ftz: false,
             sat: true,
-            satfinite: false,
-            relu: false,
-            dtype: d,
-            atype: C::S32,
-            d: crate::inst::RegId(0),
-            a: crate::inst::Operand::Imm(0),
-            b: None,
             pack: true,
-            c: None,
+            ..plain(d, C::S32)
         };
         out.push(form(&x));
     }
     out
+}
+
+/// `cvt.dtype.atype` with no modifier, its operands placeholders.
+fn plain(dtype: CvtType, atype: CvtType) -> Cvt {
+    Cvt {
+        rnd: None,
+        ftz: false,
+        sat: false,
+        satfinite: false,
+        relu: false,
+        dtype,
+        atype,
+        d: crate::inst::RegId(0),
+        a: crate::inst::Operand::Imm(0),
+        b: None,
+        pack: false,
+        c: None,
+    }
 }
 
 /// The type pairs `narrow_legal` may accept.

@@ -5,9 +5,11 @@
 //! lowering table names them. Each is one exhaustive match over the family
 //! (or derived from the operands), so every crate downstream asks here and
 //! a new family cannot compile until it has said what it does. The arm
-//! lists that name every other family repeat on purpose (the `duplicates`
-//! tool reports them): a `_ =>` would hand a new family an answer silently,
-//! and the tidy test forbids it.
+//! lists that name every other family or operation repeat on purpose (the
+//! `duplicates` tool reports them): a `_ =>` would hand a new one an answer
+//! silently. Only the accessors of one family's fields (`warp_op`,
+//! `mem_of`, `async_of`, `barrier_reduction`) are `if let`: they decide
+//! nothing for a new family.
 
 use crate::inst::{
     AddrBase, AsyncInst, BarRedOp, Instruction, Mem, MemOp, Op, Operand, PredSrc, RegId, Space,
@@ -156,6 +158,7 @@ pub fn runs_with_memory(inst: &Instruction) -> bool {
 /// the threads of a block.
 pub fn needs_launch(inst: &Instruction) -> bool {
     let address = mem_of(&inst.op).is_some_and(|m| match m.op {
+        // Each other operation named: exhaustive, no wildcard (a new one must be placed).
         MemOp::Ld
         | MemOp::Ldu
         | MemOp::St
@@ -177,6 +180,7 @@ pub fn barrier(inst: &Instruction) -> Option<BarrierKind> {
     match warp_op(&inst.op)? {
         WarpOp::BarSync | WarpOp::BarRed(_) => Some(BarrierKind::Sync),
         WarpOp::BarArrive => Some(BarrierKind::Arrive),
+        // Each other operation named: exhaustive, no wildcard (a new one must be placed).
         WarpOp::Fence
         | WarpOp::Shfl(_)
         | WarpOp::Vote(_)
@@ -195,21 +199,10 @@ pub fn barrier(inst: &Instruction) -> Option<BarrierKind> {
 /// its destination is written when the barrier opens, from every arriving
 /// warp's share (`exec::bar_red_share`, `exec::bar_red_deliver`).
 pub fn barrier_reduction(inst: &Instruction) -> Option<BarRedOp> {
-    match warp_op(&inst.op)? {
-        WarpOp::BarRed(op) => Some(op),
-        WarpOp::BarSync
-        | WarpOp::BarArrive
-        | WarpOp::Fence
-        | WarpOp::Shfl(_)
-        | WarpOp::Vote(_)
-        | WarpOp::Activemask
-        | WarpOp::Control
-        | WarpOp::WarpSync
-        | WarpOp::Redux(_)
-        | WarpOp::Match { .. }
-        | WarpOp::Nanosleep
-        | WarpOp::Elect
-        | WarpOp::Movmatrix => None,
+    if let WarpOp::BarRed(op) = warp_op(&inst.op)? {
+        Some(op)
+    } else {
+        None
     }
 }
 
@@ -239,6 +232,7 @@ pub fn warp_machine_opcode(inst: &Instruction) -> Option<(&'static str, &'static
         WarpOp::Match { all: true, .. } => Some(("MATCH", ".ALL")),
         WarpOp::Match { all: false, .. } => Some(("MATCH", ".ANY")),
         WarpOp::Movmatrix => Some(("MOVM", ".16.MT88")),
+        // Each other operation named: exhaustive, no wildcard (a new one must be placed).
         WarpOp::BarSync
         | WarpOp::BarArrive
         | WarpOp::Fence
@@ -278,6 +272,7 @@ pub fn is_warp_wide(inst: &Instruction) -> bool {
 fn is_matrix(op: &Op) -> bool {
     let mem = mem_of(op).is_some_and(|m| match m.op {
         MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } => true,
+        // Each other operation named: exhaustive, no wildcard (a new one must be placed).
         MemOp::Ld
         | MemOp::Ldu
         | MemOp::St
@@ -344,6 +339,7 @@ pub fn is_fence(inst: &Instruction) -> bool {
             None => async_of(&inst.op)
                 .is_some_and(|a| a.mbar() != Some(crate::inst::MbarOp::PendingCount)),
             Some(WarpOp::Activemask) => false,
+            // Each other operation named: exhaustive, no wildcard (a new one must be placed).
             Some(
                 WarpOp::BarSync
                 | WarpOp::BarArrive
@@ -463,64 +459,28 @@ fn opt(o: Option<Operand>) -> Source {
 
 /// The warp family's operation, if `op` is of that family.
 fn warp_op(op: &Op) -> Option<WarpOp> {
-    match op {
-        Op::Warp(w) => Some(w.op),
-        // Each other kind named: exhaustive, no wildcard over kinds (tidy).
-        Op::Video(_)
-        | Op::Set(_)
-        | Op::Setp(_)
-        | Op::Selp(_)
-        | Op::Slct(_)
-        | Op::Alu(_)
-        | Op::Int(_)
-        | Op::Bit(_)
-        | Op::Cvt(_)
-        | Op::Float(_)
-        | Op::Mem(_)
-        | Op::Async(_)
-        | Op::Mma(_) => None,
+    if let Op::Warp(w) = op {
+        Some(w.op)
+    } else {
+        None
     }
 }
 
 /// The memory family's instruction, if `op` is of that family.
 fn mem_of(op: &Op) -> Option<&Mem> {
-    match op {
-        Op::Mem(m) => Some(m),
-        // Each other kind named: exhaustive, no wildcard over kinds (tidy).
-        Op::Video(_)
-        | Op::Set(_)
-        | Op::Setp(_)
-        | Op::Selp(_)
-        | Op::Slct(_)
-        | Op::Alu(_)
-        | Op::Int(_)
-        | Op::Bit(_)
-        | Op::Cvt(_)
-        | Op::Float(_)
-        | Op::Warp(_)
-        | Op::Async(_)
-        | Op::Mma(_) => None,
+    if let Op::Mem(m) = op {
+        Some(m)
+    } else {
+        None
     }
 }
 
 /// The async-copy family's instruction, if `op` is of that family.
 fn async_of(op: &Op) -> Option<&AsyncInst> {
-    match op {
-        Op::Async(a) => Some(a),
-        // Each other kind named: exhaustive, no wildcard over kinds (tidy).
-        Op::Video(_)
-        | Op::Set(_)
-        | Op::Setp(_)
-        | Op::Selp(_)
-        | Op::Slct(_)
-        | Op::Alu(_)
-        | Op::Int(_)
-        | Op::Bit(_)
-        | Op::Cvt(_)
-        | Op::Float(_)
-        | Op::Mem(_)
-        | Op::Warp(_)
-        | Op::Mma(_) => None,
+    if let Op::Async(a) = op {
+        Some(a)
+    } else {
+        None
     }
 }
 

@@ -201,6 +201,7 @@ pub fn unit_class(inst: &Instruction) -> UnitClass {
         Op::Slct(_) => UnitClass::IntCmp,
         Op::Int(x) => match x.op {
             IntOp::Min | IntOp::Max => UnitClass::IntCmp,
+            // Each other operation named: exhaustive, no wildcard (a new one must be placed).
             IntOp::Add
             | IntOp::Sub
             | IntOp::Mul(_)
@@ -335,6 +336,7 @@ fn int_key(x: &IntArith, out: &mut String) {
         (IntOp::Add | IntOp::Sub | IntOp::Mad(_), true) => {
             write!(out, "alu.{}.sat.{}", int_name(x.op), x.ty.name())
         }
+        // Each other operation named: exhaustive over operations (a new one must be placed).
         (
             IntOp::Mul(_)
             | IntOp::Mad(_)

@@ -132,6 +132,7 @@ pub(crate) const fn rnd_ok(op: FloatOp) -> bool {
         | FloatOp::Div
         | FloatOp::Rcp
         | FloatOp::Sqrt => true,
+        // Each other operation named: exhaustive, no wildcard (a new one must be placed).
         FloatOp::Min
         | FloatOp::Max
         | FloatOp::Abs

@@ -7,10 +7,10 @@
 
 use super::bit::{word_lists, BitWord};
 use super::{
-    all_opcodes, approx_implemented, approx_ok, cmp_ok, float_ftz_ok, float_implemented,
+    all_opcodes, approx_implemented, approx_ok, family_cmp_ok, float_ftz_ok, float_implemented,
     float_sat_ok, ftz_ok, ftz_required, int_relu_ok, int_sat_ok, int_sat_type_ok, m, nan_ok,
-    ntypes, operands, relu_ok, rnd_ok, rnd_required, rnd_type_ok, spec, types_ok, vset_cmp_ok,
-    Family, Form, OpKind, OperandKind,
+    ntypes, operands, relu_ok, rnd_ok, rnd_required, rnd_type_ok, spec, types_ok, Family, Form,
+    OpKind, OperandKind,
 };
 use crate::inst::{BoolOp, CmpOp, FloatOp, MulMode, Rnd, Simd, Type};
 
@@ -43,21 +43,10 @@ pub fn forms() -> Vec<Form> {
                 text: format!("{}{head} {tail};", def.name),
             })
         };
-        let modes: &[Option<MulMode>] = match def.kind {
-            OpKind::Int(w) if w.mode_op().is_some() => {
-                &[Some(MulMode::Lo), Some(MulMode::Hi), Some(MulMode::Wide)]
-            }
-            // Each other kind named: exhaustive, no wildcard over kinds (tidy).
-            OpKind::Video(..)
-            | OpKind::Set
-            | OpKind::Setp
-            | OpKind::Selp
-            | OpKind::Slct
-            | OpKind::Alu(_)
-            | OpKind::Int(_)
-            | OpKind::Bit(_)
-            | OpKind::Cvt
-            | OpKind::Float(_) => &[None],
+        let modes: &[Option<MulMode>] = if def.kind.mode_op().is_some() {
+            &[Some(MulMode::Lo), Some(MulMode::Hi), Some(MulMode::Wide)]
+        } else {
+            &[None]
         };
         for &mode in modes {
             for tys in type_lists(def.kind, mode) {
@@ -123,23 +112,7 @@ fn modifier_sets(
     if allow & m::CMP != 0 {
         let cmps: Vec<(&'static str, bool)> = CmpOp::ALL
             .into_iter()
-            .filter(|&c| match (fam, tys) {
-                (Family::VideoSet, _) => vset_cmp_ok(c),
-                (Family::Set, [_, s]) => cmp_ok(s.kind(), c),
-                (Family::Setp, [t]) => cmp_ok(t.kind(), c),
-                (Family::Set | Family::Setp, _) => false,
-                (
-                    Family::VideoArith
-                    | Family::Selp
-                    | Family::Slct
-                    | Family::Alu
-                    | Family::Int
-                    | Family::Bit
-                    | Family::Cvt
-                    | Family::Float,
-                    _,
-                ) => false,
-            })
+            .filter(|&c| family_cmp_ok(fam, tys, c))
             .map(|c| (c.name(), false))
             .collect();
         extend(&mut sets, &cmps);
@@ -287,19 +260,12 @@ fn head(kind: OpKind, mode: Option<MulMode>, mods: &[&str], tys: &[Type]) -> Str
     h
 }
 
+/// The operand shapes: a video opcode's masks and selectors, else none.
 fn shapes(kind: OpKind) -> &'static [Shape] {
-    match kind {
-        OpKind::Video(..) => &[Shape::Def, Shape::Mask, Shape::Sel],
-        // Each other kind named: exhaustive, no wildcard over kinds (tidy).
-        OpKind::Set
-        | OpKind::Setp
-        | OpKind::Selp
-        | OpKind::Slct
-        | OpKind::Alu(_)
-        | OpKind::Int(_)
-        | OpKind::Bit(_)
-        | OpKind::Cvt
-        | OpKind::Float(_) => &[Shape::Def],
+    if let OpKind::Video(..) = kind {
+        &[Shape::Def, Shape::Mask, Shape::Sel]
+    } else {
+        &[Shape::Def]
     }
 }
 

@@ -4,7 +4,8 @@
 use crate::inst::{IntOp, MulMode, Type};
 
 /// The integer arithmetic opcode words (`mul`/`mad` take their mode as the
-/// first modifier, which ptxas reads as part of the opcode).
+/// first modifier, which ptxas reads as part of the opcode). `IntOp`'s
+/// names repeat: an operation is a word with its mode read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum IntWord {
     Add,

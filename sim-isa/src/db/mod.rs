@@ -39,6 +39,7 @@
 
 mod async_gates;
 mod bit;
+mod compare;
 mod cvt;
 mod effects;
 mod facts;
@@ -48,6 +49,7 @@ mod int;
 mod ptx_names;
 
 pub(crate) use bit::{bit_op, BitWord, BIT_WORDS};
+pub(crate) use compare::{family_cmp_ok, ftz_ok};
 pub(crate) use cvt::{cvt_head, cvt_operands, cvt_words, CvtWordsError, LOW_TARGET_GATES};
 pub use effects::{
     barrier, barrier_reduction, for_each_source, has_effect, is_fence, is_warp_wide,
@@ -81,7 +83,7 @@ pub use ptx_names::is_ptx_opcode;
 
 use crate::inst::{
     AluOp, CmpOp, CvtType, FloatOp, Instruction, MemOp, MmaShape, MmaType, MulMode, Op, Simd, Type,
-    TypeKind, VideoOp, WarpOp,
+    VideoOp, WarpOp,
 };
 use crate::target::Feature;
 
@@ -141,6 +143,41 @@ impl OpKind {
             OpKind::Bit(_) => Family::Bit,
             OpKind::Cvt => Family::Cvt,
             OpKind::Float(_) => Family::Float,
+        }
+    }
+
+    // The accessors below answer for one family and give every other kind
+    // the same answer, which is a default, not a decision a new kind must
+    // make (so `if let`, where the database may: the callers outside need
+    // no arm list of their own).
+
+    /// For `mul`/`mad`/`dp2a`, whose mode (`.lo/.hi/.wide`) ptxas reads as
+    /// part of the opcode: the operation of each mode (`IntWord::mode_op`).
+    pub(crate) const fn mode_op(self) -> Option<fn(MulMode) -> crate::inst::IntOp> {
+        if let OpKind::Int(w) = self {
+            w.mode_op()
+        } else {
+            None
+        }
+    }
+
+    /// Whether the opcode takes `.sat` in `mode` as far as its word says
+    /// (`int_sat_ok`; the other families' modifier masks say the rest).
+    pub(crate) fn word_sat_ok(self, mode: Option<MulMode>) -> bool {
+        if let OpKind::Int(w) = self {
+            int_sat_ok(w, mode)
+        } else {
+            true
+        }
+    }
+
+    /// A video opcode's SIMD width; `X2` for the others, which have no
+    /// selectors or masks to read it.
+    pub(crate) const fn simd(self) -> Simd {
+        if let OpKind::Video(_, s) = self {
+            s
+        } else {
+            Simd::X2
         }
     }
 }
@@ -389,27 +426,9 @@ pub(crate) const fn operands(kind: OpKind) -> &'static [OperandKind] {
             &[K::Dst, K::Value(0), K::Value(2), K::Value(1)]
         }
         OpKind::Float(FloatOp::Fma) => &[K::Dst, K::Value(0), K::Value(0), K::Value(0)],
-        OpKind::Float(
-            FloatOp::Add
-            | FloatOp::Sub
-            | FloatOp::Mul
-            | FloatOp::Min
-            | FloatOp::Max
-            | FloatOp::Div
-            | FloatOp::Copysign,
-        ) => &[K::Dst, K::Value(0), K::Value(0)],
-        OpKind::Float(
-            FloatOp::Abs
-            | FloatOp::Neg
-            | FloatOp::Rcp
-            | FloatOp::Sqrt
-            | FloatOp::Rsqrt
-            | FloatOp::Ex2
-            | FloatOp::Lg2
-            | FloatOp::Sin
-            | FloatOp::Cos
-            | FloatOp::Tanh,
-        ) => &[K::Dst, K::Value(0)],
+        // One source or two as `FloatOp::unary` (exhaustive) says.
+        OpKind::Float(op) if op.unary() => &[K::Dst, K::Value(0)],
+        OpKind::Float(_) => &[K::Dst, K::Value(0), K::Value(0)],
         OpKind::Bit(w) => bit::operands(w),
         // The packed destinations take two: see `cvt::operands`.
         OpKind::Cvt => &[K::Dst, K::Value(1)],
@@ -519,70 +538,10 @@ pub(crate) fn types_ok(kind: OpKind, mode: Option<MulMode>, tys: &[Type]) -> boo
 /// The number of type modifiers `kind` takes: two for `dp4a`/`dp2a`
 /// (`atype`, `btype`), else its family's.
 pub(crate) const fn ntypes(kind: OpKind) -> usize {
-    match kind {
-        OpKind::Int(IntWord::Dp4a | IntWord::Dp2a) => 2,
-        // Each other kind named: exhaustive, no wildcard over kinds (tidy).
-        OpKind::Video(..)
-        | OpKind::Set
-        | OpKind::Setp
-        | OpKind::Selp
-        | OpKind::Slct
-        | OpKind::Alu(_)
-        | OpKind::Int(_)
-        | OpKind::Bit(_)
-        | OpKind::Cvt
-        | OpKind::Float(_) => spec(kind.family()).ntypes,
-    }
-}
-
-/// Comparison operators allowed per source type class (errata 13, confirmed
-/// with ptxas over every CmpOp x type of `setp`).
-pub(crate) fn cmp_ok(kind: TypeKind, c: CmpOp) -> bool {
-    use CmpOp::*;
-    let ordered = matches!(c, Eq | Ne | Lt | Le | Gt | Ge);
-    match kind {
-        TypeKind::Bits => matches!(c, Eq | Ne),
-        TypeKind::Signed => ordered,
-        TypeKind::Unsigned => ordered || matches!(c, Lo | Ls | Hi | Hs),
-        TypeKind::Float | TypeKind::BFloat => {
-            ordered || matches!(c, Equ | Neu | Ltu | Leu | Gtu | Geu | Num | Nan)
-        }
-        TypeKind::Pred => false,
-    }
-}
-
-/// Compares `vset2/4` accept (9.7.18.2.2).
-pub(crate) fn vset_cmp_ok(c: CmpOp) -> bool {
-    matches!(
-        c,
-        CmpOp::Eq | CmpOp::Ne | CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge
-    )
-}
-
-/// `.ftz` legality (errata 18; ptxas: `set` accepts it for f32/f16/f16x2
-/// sources unless the destination is bf16/bf16x2; `setp` for f32, f16 and
-/// f16x2; `slct` for an f32 `c`).
-pub(crate) fn ftz_ok(fam: Family, tys: &[Type]) -> bool {
-    match (fam, tys) {
-        (Family::Set, [d, s]) => {
-            matches!(s, T::F32 | T::F16 | T::F16x2) && !matches!(d, T::Bf16 | T::Bf16x2)
-        }
-        (Family::Setp, [t]) => matches!(t, T::F32 | T::F16 | T::F16x2),
-        (Family::Slct, [_, c]) => *c == T::F32,
-        (Family::Set | Family::Setp | Family::Slct, _) => false,
-        // Per operation (`rcp.f64` takes it): `float_rules`.
-        (Family::Float, [_]) => true,
-        (Family::Float, _) => false,
-        (
-            Family::VideoArith
-            | Family::VideoSet
-            | Family::Selp
-            | Family::Alu
-            | Family::Int
-            | Family::Bit
-            | Family::Cvt,
-            _,
-        ) => false,
+    if let OpKind::Int(IntWord::Dp4a | IntWord::Dp2a) = kind {
+        2
+    } else {
+        spec(kind.family()).ntypes
     }
 }
 

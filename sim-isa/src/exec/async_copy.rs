@@ -13,6 +13,7 @@ use crate::inst::{AddrBase, Address, AsyncInst, Instruction, Space};
 /// guard holds. `out` receives the global source addresses, which timing
 /// treats as the copy's access. Lanes copy in ascending order; the first
 /// fault (an address out of bounds or not a multiple of `cp-size`) stops it.
+// `execute_mem_into`'s signature and guard prologue, as `mbarrier::run`.
 pub(super) fn copy(
     inst: &Instruction,
     a: &AsyncInst,

@@ -47,7 +47,8 @@ fn to_f64(ty: Type, bits: u64) -> f64 {
 /// The comparison table, shared by the scalar reference and the warp paths:
 /// every operator reads as an ordering test on its operands (or on keys
 /// whose order is theirs), plus, for floats, the result when unordered.
-/// An ordering test.
+/// An ordering test (`CmpOp`'s first names repeat: an operator reads as
+/// one of these on its operands or keys).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(super) enum Base {
     Eq,

@@ -74,39 +74,18 @@ enum Kind {
 }
 
 const fn kind(t: CvtType) -> Kind {
+    const fn int(bits: u32, signed: bool) -> Kind {
+        Kind::Int { bits, signed }
+    }
     match t {
-        CvtType::U8 => Kind::Int {
-            bits: 8,
-            signed: false,
-        },
-        CvtType::U16 => Kind::Int {
-            bits: 16,
-            signed: false,
-        },
-        CvtType::U32 => Kind::Int {
-            bits: 32,
-            signed: false,
-        },
-        CvtType::U64 => Kind::Int {
-            bits: 64,
-            signed: false,
-        },
-        CvtType::S8 => Kind::Int {
-            bits: 8,
-            signed: true,
-        },
-        CvtType::S16 => Kind::Int {
-            bits: 16,
-            signed: true,
-        },
-        CvtType::S32 => Kind::Int {
-            bits: 32,
-            signed: true,
-        },
-        CvtType::S64 => Kind::Int {
-            bits: 64,
-            signed: true,
-        },
+        CvtType::U8 => int(8, false),
+        CvtType::U16 => int(16, false),
+        CvtType::U32 => int(32, false),
+        CvtType::U64 => int(64, false),
+        CvtType::S8 => int(8, true),
+        CvtType::S16 => int(16, true),
+        CvtType::S32 => int(32, true),
+        CvtType::S64 => int(64, true),
         CvtType::F16 | CvtType::F16x2 => Kind::Float(F16),
         CvtType::Bf16 | CvtType::Bf16x2 => Kind::Float(BF16),
         CvtType::F32 => Kind::Float(F32),

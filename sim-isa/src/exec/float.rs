@@ -391,6 +391,7 @@ fn lane64(x: &FloatArith, a: u64, b: u64, c: u64) -> u64 {
         // The H100's div/rcp/sqrt.rn.f64 subroutines return this NaN for
         // an invalid operation (0/0, inf/inf, sqrt of a negative).
         (true, FloatOp::Div | FloatOp::Rcp | FloatOp::Sqrt) => NAN64_SUBROUTINE,
+        // Each other operation named, not `_` (as above).
         (
             true,
             FloatOp::Rsqrt

@@ -247,24 +247,14 @@ pub fn bar_red_share(w: &WarpInst, regs: &WarpRegs, lanes: u32) -> BarRedShare {
 /// `.popc` the count, `.and` whether every arriving thread's predicate was
 /// true, `.or` whether any was.
 pub fn bar_red_deliver(w: &WarpInst, regs: &mut WarpRegs, lanes: u32, total: BarRedShare) {
-    let v = match w.op {
-        WarpOp::BarRed(BarRedOp::Popc) => u64::from(total.count),
-        WarpOp::BarRed(BarRedOp::And) => u64::from(total.count == total.threads),
-        WarpOp::BarRed(BarRedOp::Or) => u64::from(total.count > 0),
-        // Each other operation named: exhaustive, no wildcard (a new one must be placed).
-        WarpOp::BarSync
-        | WarpOp::BarArrive
-        | WarpOp::Fence
-        | WarpOp::Shfl(_)
-        | WarpOp::Vote(_)
-        | WarpOp::Activemask
-        | WarpOp::Control
-        | WarpOp::WarpSync
-        | WarpOp::Redux(_)
-        | WarpOp::Match { .. }
-        | WarpOp::Nanosleep
-        | WarpOp::Elect
-        | WarpOp::Movmatrix => return,
+    // Only `bar.red` delivers (`db::barrier_reduction` names it).
+    let WarpOp::BarRed(op) = w.op else {
+        return;
+    };
+    let v = match op {
+        BarRedOp::Popc => u64::from(total.count),
+        BarRedOp::And => u64::from(total.count == total.threads),
+        BarRedOp::Or => u64::from(total.count > 0),
     };
     if let Some(d) = w.d {
         blend(regs.get_mut(d), lanes, &[v; WARP_SIZE]);

@@ -60,21 +60,30 @@ impl FloatOp {
         )
     }
 
-    /// Whether the operation has one source.
+    /// Whether the operation has one source (`fma` has three, the others
+    /// two): the database's operand list reads it.
     pub const fn unary(self) -> bool {
-        matches!(
-            self,
+        match self {
             FloatOp::Abs
-                | FloatOp::Neg
-                | FloatOp::Rcp
-                | FloatOp::Sqrt
-                | FloatOp::Rsqrt
-                | FloatOp::Ex2
-                | FloatOp::Lg2
-                | FloatOp::Sin
-                | FloatOp::Cos
-                | FloatOp::Tanh
-        )
+            | FloatOp::Neg
+            | FloatOp::Rcp
+            | FloatOp::Sqrt
+            | FloatOp::Rsqrt
+            | FloatOp::Ex2
+            | FloatOp::Lg2
+            | FloatOp::Sin
+            | FloatOp::Cos
+            | FloatOp::Tanh => true,
+            // Each other operation named: exhaustive, no wildcard (a new one must be placed).
+            FloatOp::Add
+            | FloatOp::Sub
+            | FloatOp::Mul
+            | FloatOp::Fma
+            | FloatOp::Min
+            | FloatOp::Max
+            | FloatOp::Div
+            | FloatOp::Copysign => false,
+        }
     }
 }
 

@@ -26,6 +26,16 @@ impl Instruction {
             reg: r(g.reg),
             negate: g.negate,
         });
+        // `Int`, `Cvt` and `Float` have the same operand fields but are
+        // distinct types: one renaming for the three.
+        macro_rules! dabc {
+            ($x:ident) => {{
+                $x.d = r($x.d);
+                $x.a = o($x.a);
+                $x.b = $x.b.map(o);
+                $x.c = $x.c.map(o);
+            }};
+        }
         match &mut i.op {
             Op::Video(v) => {
                 v.d = r(v.d);
@@ -50,6 +60,7 @@ impl Instruction {
                     *c = p(*c);
                 }
             }
+            // Alike arms of distinct types: a family each, as above.
             Op::Selp(s) => {
                 s.d = r(s.d);
                 s.a = o(s.a);
@@ -67,30 +78,13 @@ impl Instruction {
                 a.a = o(a.a);
                 a.b = a.b.map(o);
             }
-            Op::Int(x) => {
-                x.d = r(x.d);
-                x.a = o(x.a);
-                x.b = x.b.map(o);
-                x.c = x.c.map(o);
-            }
+            Op::Int(x) => dabc!(x),
             Op::Bit(x) => {
                 x.d = r(x.d);
                 x.src = x.src.map(o);
             }
-            // `Int`, `Cvt` and `Float` have the same operand fields but are
-            // distinct types: one arm each, alike by design.
-            Op::Cvt(x) => {
-                x.d = r(x.d);
-                x.a = o(x.a);
-                x.b = x.b.map(o);
-                x.c = x.c.map(o);
-            }
-            Op::Float(x) => {
-                x.d = r(x.d);
-                x.a = o(x.a);
-                x.b = x.b.map(o);
-                x.c = x.c.map(o);
-            }
+            Op::Cvt(x) => dabc!(x),
+            Op::Float(x) => dabc!(x),
             Op::Mem(m) => {
                 let nd = m.dests();
                 for d in &mut m.d[..nd] {

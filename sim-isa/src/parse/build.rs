@@ -95,23 +95,10 @@ fn read_operands(
             _,
         ) => tys,
     };
-    let simd = match kind {
-        OpKind::Video(_, s) => s,
-        // Each other kind named: exhaustive, no wildcard over kinds (tidy).
-        OpKind::Set
-        | OpKind::Setp
-        | OpKind::Selp
-        | OpKind::Slct
-        | OpKind::Alu(_)
-        | OpKind::Int(_)
-        | OpKind::Bit(_)
-        | OpKind::Cvt
-        | OpKind::Float(_) => Simd::X2,
-    };
     let cx = Cx {
         name,
         tys: slot_tys,
-        simd,
+        simd: kind.simd(),
     };
     // Operand values in order; a family picks the ones it needs.
     let mut vals = [Val::None; 5];

@@ -53,6 +53,7 @@ fn reg_list(
 }
 
 /// `mma.sync.aligned...`.
+// The family parsers' one signature (as `mem::mem`): alike by design.
 pub(super) fn mma(
     cx: &mut Cx<'_, '_>,
     op: Piece<'_>,

@@ -119,21 +119,9 @@ pub(super) fn check<'a>(raw: &Raw<'a>) -> Result<Checked<'a>, IsaError> {
         }
     }
     if let Some((c, t)) = mods.cmp {
-        let ok = match fam {
-            Family::VideoSet => db::vset_cmp_ok(c),
-            Family::Set => db::cmp_ok(tys[1].kind(), c),
-            Family::Setp => db::cmp_ok(tys[0].kind(), c),
-            // `spec(fam).allow` refused a compare on the others in `classify`.
-            Family::VideoArith
-            | Family::Selp
-            | Family::Slct
-            | Family::Alu
-            | Family::Int
-            | Family::Bit
-            | Family::Cvt
-            | Family::Float => false,
-        };
-        if !ok {
+        // `tys` has `ntypes` entries (checked above); `spec(fam).allow`
+        // refused a compare on the families that take none in `classify`.
+        if !db::family_cmp_ok(fam, &tys, c) {
             return Err(invalid(t.col, t.text, R::CompareTypeMismatch));
         }
     }
@@ -349,20 +337,7 @@ fn unimplemented_form(raw: &Raw<'_>) -> Result<(), IsaError> {
 /// `mul`/`mad`'s mode, which ptxas reads as part of the opcode: it must be
 /// the first modifier. Returns it with the name ptxas uses in messages.
 fn mode(raw: &Raw<'_>) -> Result<(Option<MulMode>, &'static str), IsaError> {
-    let op = match raw.def.kind {
-        OpKind::Int(w) => w.mode_op(),
-        // Each other kind named: exhaustive, no wildcard over kinds (tidy).
-        OpKind::Video(..)
-        | OpKind::Set
-        | OpKind::Setp
-        | OpKind::Selp
-        | OpKind::Slct
-        | OpKind::Alu(_)
-        | OpKind::Bit(_)
-        | OpKind::Cvt
-        | OpKind::Float(_) => None,
-    };
-    let Some(op) = op else {
+    let Some(op) = raw.def.kind.mode_op() else {
         return Ok((None, raw.def.name));
     };
     let mode = match raw.mods.first().map(|t| t.text) {
@@ -473,19 +448,7 @@ fn classify<'a>(
         } else {
             return err(R::UnknownModifier(t.text.to_string()));
         };
-        let sat_here = match raw.def.kind {
-            OpKind::Int(w) => class != m::SAT || db::int_sat_ok(w, mode),
-            // Each other kind named: exhaustive, no wildcard over kinds (tidy).
-            OpKind::Video(..)
-            | OpKind::Set
-            | OpKind::Setp
-            | OpKind::Selp
-            | OpKind::Slct
-            | OpKind::Alu(_)
-            | OpKind::Bit(_)
-            | OpKind::Cvt
-            | OpKind::Float(_) => true,
-        };
+        let sat_here = class != m::SAT || raw.def.kind.word_sat_ok(mode);
         if allow & class == 0 || !sat_here {
             return err(R::IllegalModifier {
                 modifier: t.text.to_string(),
