@@ -171,7 +171,7 @@ mod tests {
             for i in 0..20_000u64 {
                 let r = next(&mut x);
                 // Mostly word-aligned.
-                let base = next(&mut x) % 2200 & if i % 7 == 3 { !0 } else { !3 };
+                let base = (next(&mut x) % 2200) & if i % 7 == 3 { !0 } else { !3 };
                 let stride = [0u64, 4, 4, 8, 1, 0][i as usize % 6];
                 let mut regs = WarpRegs::new(5);
                 for (l, v) in regs.get_mut(RegId(0)).iter_mut().enumerate() {
@@ -192,7 +192,7 @@ mod tests {
                 let runs = mask == u32::MAX
                     && !odd
                     && (stride == 0 || stride == 4)
-                    && a0 % 4 == 0
+                    && a0.is_multiple_of(4)
                     && a0 + whole <= 2048;
                 let (mut fregs, mut gregs) = (regs.clone(), regs);
                 let blank = Accesses {
