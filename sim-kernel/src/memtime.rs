@@ -256,19 +256,9 @@ impl SmMem {
         sectors.clear();
         lines.clear();
         tally.l2_lines.clear();
-        let span = u64::from(acc.bytes).max(1) - 1;
-        let mut on = acc.lanes;
-        while on != 0 {
-            let a = acc.addrs[on.trailing_zeros() as usize];
-            on &= on - 1;
-            let first = a / SECTOR;
-            let last = ((a + span) / SECTOR).min(first + 3);
-            for s in first..last + 1 {
-                // Coalesced lanes repeat the last sector: check it first.
-                if sectors.last() != Some(&s) && !sectors.contains(&s) {
-                    sectors.push(s);
-                }
-            }
+        match sector_run(acc) {
+            Some((first, last)) => sectors.extend(first..=last),
+            None => lane_sectors(acc, &mut sectors),
         }
         for s in &sectors {
             let l = s * SECTOR / LINE;
@@ -597,6 +587,50 @@ fn one_wave_at_a_glance(acc: &Accesses) -> bool {
     straddle == 0 && (same == 0 || diagonal == 0)
 }
 
+/// The sectors `acc` touches, in the order its lanes first touch them
+/// (each lane at most four: its first and the three after).
+fn lane_sectors(acc: &Accesses, sectors: &mut Vec<u64>) {
+    let span = u64::from(acc.bytes).max(1) - 1;
+    let mut on = acc.lanes;
+    while on != 0 {
+        let a = acc.addrs[on.trailing_zeros() as usize];
+        on &= on - 1;
+        let first = a / SECTOR;
+        let last = ((a + span) / SECTOR).min(first + 3);
+        for s in first..last + 1 {
+            // Coalesced lanes repeat the last sector: check it first.
+            if sectors.last() != Some(&s) && !sectors.contains(&s) {
+                sectors.push(s);
+            }
+        }
+    }
+}
+
+/// The sectors of `acc` as one ascending run `first..=last`, when
+/// [`lane_sectors`] would find exactly that: every lane accesses, each at
+/// or after the lane before and at most its bytes past it (so no sector
+/// is skipped), elements of at most a sector (a warp's consecutive words,
+/// the common global access). One pass over the addresses instead of the
+/// lane walk's search per lane. A call of its own, so that the pass
+/// vectorises.
+#[inline(never)]
+fn sector_run(acc: &Accesses) -> Option<(u64, u64)> {
+    let b = u64::from(acc.bytes.max(1));
+    if acc.lanes != u32::MAX || b > SECTOR {
+        return None;
+    }
+    let a = &acc.addrs;
+    let mut gap = 0u64;
+    for (p, n) in a.iter().zip(&a[1..]) {
+        gap |= u64::from(n.wrapping_sub(*p) > b);
+    }
+    if gap != 0 {
+        return None;
+    }
+    let end = a[WARP_SIZE - 1].checked_add(b - 1)?;
+    Some((a[0] / SECTOR, end / SECTOR))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -701,5 +735,44 @@ mod tests {
                 assert!(m.bank_waves(&acc) > 1, "{a:#x}");
             }
         }
+    }
+
+    /// Where `sector_run` answers, it is what the lane walk finds, and it
+    /// answers for a warp's consecutive elements at any offset.
+    #[test]
+    fn a_sector_run_is_what_the_lane_walk_finds() {
+        let mut x = 0x51_7cc1_b727_220au64;
+        let mut runs = 0;
+        for i in 0..100_000u64 {
+            let r = next(&mut x);
+            let bytes = [1, 2, 4, 8, 16, 32, 0, 64][(r >> 40) as usize % 8];
+            let base = next(&mut x) % (1 << 20);
+            let stride = [0, 1, 2, 4, 8, 16, 32, 33][(r >> 44) as usize % 8];
+            let lanes = if i % 8 == 7 { r as u32 } else { u32::MAX };
+            let mut addrs: [u64; WARP_SIZE] = std::array::from_fn(|l| base + stride * l as u64);
+            if (r >> 50).is_multiple_of(4) {
+                addrs[(r >> 56) as usize % 32] = next(&mut x) % (1 << 20);
+            }
+            let acc = Accesses {
+                lanes,
+                addrs,
+                bytes,
+                space: Space::Global,
+            };
+            let mut walk = Vec::new();
+            lane_sectors(&acc, &mut walk);
+            if let Some((first, last)) = sector_run(&acc) {
+                runs += 1;
+                assert_eq!(walk, (first..=last).collect::<Vec<_>>(), "{acc:?}");
+            } else if lanes == u32::MAX
+                && stride == u64::from(bytes)
+                && stride > 0
+                && bytes <= 32
+                && !(r >> 50).is_multiple_of(4)
+            {
+                panic!("consecutive elements without a run: {acc:?}");
+            }
+        }
+        assert!(runs > 20_000, "{runs}");
     }
 }

@@ -196,6 +196,9 @@ impl Overlay {
             // lie in it (one lookup a page, not one a byte, as a rule).
             let mut held: Option<Held> = None;
             for (w, &bits) in p.written.iter().enumerate() {
+                if bits == u64::MAX && copy_run(base, &mut held, start, w, &p.bytes) {
+                    continue;
+                }
                 let mut bits = bits;
                 while bits != 0 {
                     let i = w * 64 + bits.trailing_zeros() as usize;
@@ -217,6 +220,38 @@ impl Overlay {
             }
             self.spare.push(p);
         }
+    }
+}
+
+/// Copies the 64 written bytes of word `w` of the page at `start` in one
+/// go when one allocation holds them all (a warp's stores write whole
+/// runs: a byte at a time, as the other words go, they were most of the
+/// merge); `false`, nothing written, otherwise.
+fn copy_run(
+    base: &mut Global,
+    held: &mut Option<Held>,
+    start: u64,
+    w: usize,
+    bytes: &[u8; PAGE as usize],
+) -> bool {
+    let first = start + (w * 64) as u64;
+    if !held.is_some_and(|h| h.holds(first)) {
+        *held = Held::find(base, first);
+    }
+    let Some(h) = held.filter(|h| h.holds(first + 63)) else {
+        return false;
+    };
+    let at = (first - h.base) as usize;
+    let dst = base
+        .regions
+        .get_mut(h.index)
+        .and_then(|r| r.bytes.get_mut(at..at + 64));
+    match (dst, bytes.get(w * 64..w * 64 + 64)) {
+        (Some(d), Some(s)) => {
+            d.copy_from_slice(s);
+            true
+        }
+        _ => false,
     }
 }
 
@@ -303,5 +338,30 @@ mod tests {
         o1.merge_into(&mut g);
         o2.merge_into(&mut g);
         assert_eq!(&g.regions[0].bytes[..3], &[0xaa, 0xbb, 2]);
+    }
+
+    /// Whole written runs (copied at once) and partial ones (byte by
+    /// byte) land where they were written, and nothing else changes.
+    #[test]
+    fn a_merge_copies_whole_runs_and_partial_ones() {
+        let mut g = space();
+        let b = g.regions[1].base;
+        let mut o = Overlay::default();
+        // Words of four bytes over [200, 4500), then one byte at 4600.
+        for k in (200..4500u64).step_by(4) {
+            o.store(&g, b + k, 4, k * 0x0101_0101).unwrap();
+        }
+        o.store(&g, b + 4600, 1, 0x5a).unwrap();
+        o.merge_into(&mut g);
+        let bytes = &g.regions[1].bytes;
+        for (i, &x) in bytes.iter().enumerate() {
+            let k = i as u64 & !3;
+            let want = match i {
+                200..4500 => (k * 0x0101_0101).to_le_bytes()[i % 4],
+                4600 => 0x5a,
+                _ => 7,
+            };
+            assert_eq!(x, want, "byte {i}");
+        }
     }
 }

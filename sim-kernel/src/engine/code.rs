@@ -33,6 +33,9 @@ pub(crate) struct Code<'p> {
     /// Executes through a memory (`db::runs_with_memory`), asked once a
     /// statement rather than at every step.
     pub mem: Vec<bool>,
+    /// A `ld.shared` of a word a lane that has a path of its own
+    /// ([`super::shload`]).
+    pub shared_load: Vec<Option<super::shload::SharedLoad>>,
     /// Reads `%clock`/`%clock64`.
     pub clock: Vec<bool>,
     /// The host owns it in timing; a memory one's kind.
@@ -100,6 +103,10 @@ impl<'p> Code<'p> {
             mem: renamed
                 .iter()
                 .map(|x| x.as_ref().is_some_and(db::runs_with_memory))
+                .collect(),
+            shared_load: renamed
+                .iter()
+                .map(|x| x.as_ref().and_then(super::shload::SharedLoad::of))
                 .collect(),
             inst: renamed,
             deps: reorder::deps(prep.body),

@@ -20,6 +20,7 @@ mod code;
 mod host;
 mod preload;
 mod sample;
+mod shload;
 mod slab;
 mod warp;
 

@@ -622,26 +622,34 @@ impl Warp {
             ..
         } = self;
         (mem.one_word, mem.broadcast) = (false, false);
-        let mut tap;
-        let m: &mut dyn Memory = match (follow.as_mut(), log.as_mut()) {
-            (Some(f), _) => {
-                let (values, next) = f.loads();
-                tap = LoadTap {
-                    mem: &mut *mem,
-                    loads: Loads::Answer { values, next },
+        // A replay answers loads and a recording logs them: both go the
+        // general way.
+        let plain = follow.is_none() && log.is_none();
+        let r = match code.shared_load[pc] {
+            Some(l) if plain && l.run(regs, mask, mem, &mut slab.scratch) => Ok(true),
+            _ => {
+                let mut tap;
+                let m: &mut dyn Memory = match (follow.as_mut(), log.as_mut()) {
+                    (Some(f), _) => {
+                        let (values, next) = f.loads();
+                        tap = LoadTap {
+                            mem: &mut *mem,
+                            loads: Loads::Answer { values, next },
+                        };
+                        &mut tap
+                    }
+                    (None, Some(l)) => {
+                        tap = LoadTap {
+                            mem: &mut *mem,
+                            loads: Loads::Log(&mut l.loads),
+                        };
+                        &mut tap
+                    }
+                    (None, None) => &mut *mem,
                 };
-                &mut tap
+                execute_mem_into(inst, ctx, regs, mask, m, &mut slab.scratch)
             }
-            (None, Some(l)) => {
-                tap = LoadTap {
-                    mem: &mut *mem,
-                    loads: Loads::Log(&mut l.loads),
-                };
-                &mut tap
-            }
-            (None, None) => &mut *mem,
         };
-        let r = execute_mem_into(inst, ctx, regs, mask, m, &mut slab.scratch);
         // A recording keeps every access's addresses (`record`).
         let compact = log.is_none();
         let (one_word, broadcast) = (mem.one_word, mem.broadcast);

@@ -1,0 +1,242 @@
+//! The commonest memory statement of a tiled kernel, `ld.shared` of one
+//! 32-bit word a lane at a register plus an offset, run without the
+//! general memory path when the warp's addresses take the common shapes.
+//!
+//! Through `execute_mem_into` such a load costs about 660 host
+//! instructions (the instruction's kind asked again, the registers grown,
+//! the guard, the memory behind a trait object, the address shape found in
+//! a second pass, the rows cleared and blended). Whether a statement is one
+//! is decided once ([`SharedLoad::of`], in `Code::new`); each run then
+//! reads the base register once, finds the addresses and their shape in
+//! the same pass and copies the words. Anything else (a partial warp, a
+//! misaligned or out-of-range lane, addresses of any other shape) goes the
+//! general way, which also reports the fault.
+
+use crate::memory::WarpMem;
+use sim_isa::exec::Accesses;
+use sim_isa::{AddrBase, Instruction, MemOp, MemType, Op, RegId, Space, WarpRegs, WARP_SIZE};
+
+/// A `ld.shared` of one 32-bit word a lane (not sign-extended), unguarded,
+/// at register `base` plus `off` into `dst`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct SharedLoad {
+    base: RegId,
+    off: u64,
+    dst: RegId,
+}
+
+impl SharedLoad {
+    /// `inst` (renamed) as one, if it is one.
+    pub fn of(inst: &Instruction) -> Option<SharedLoad> {
+        let Op::Mem(m) = &inst.op else { return None };
+        let AddrBase::Reg(base) = m.addr.base else {
+            return None;
+        };
+        let word = m.ty.bytes() == 4 && !matches!(m.ty, MemType::S(_));
+        (inst.guard.is_none()
+            && matches!(m.op, MemOp::Ld)
+            && m.space == Space::Shared
+            && m.vec == 1
+            && word)
+            .then_some(SharedLoad {
+                base,
+                off: m.addr.offset as u64,
+                dst: m.d[0],
+            })
+    }
+
+    /// Runs the load when every lane of the warp runs it and the lanes
+    /// read one word, or 32 consecutive words, inside the block's shared
+    /// memory: the destination written, `out` set and `mem`'s
+    /// `one_word`/`broadcast` noted as `execute_mem_into` with
+    /// `WarpMem::load_lanes` would. `false`, nothing changed, otherwise.
+    #[inline(never)]
+    pub fn run(
+        self,
+        regs: &mut WarpRegs,
+        mask: u32,
+        mem: &mut WarpMem<'_>,
+        out: &mut Accesses,
+    ) -> bool {
+        if mask != u32::MAX || regs.len() <= self.base.0.max(self.dst.0) as usize {
+            return false;
+        }
+        // A shared address is 32 bits wide (`Space::addr_bits`).
+        let src = regs.get(self.base);
+        let a0 = (src[0] & 0xffff_ffff).wrapping_add(self.off);
+        let mut addrs = [0u64; WARP_SIZE];
+        let (mut same, mut next) = (0u64, 0u64);
+        for (l, (o, &v)) in addrs.iter_mut().zip(src).enumerate() {
+            let a = (v & 0xffff_ffff).wrapping_add(self.off);
+            *o = a;
+            same |= a ^ a0;
+            next |= a ^ a0.wrapping_add(4 * l as u64);
+        }
+        let broadcast = same == 0;
+        if a0 & 3 != 0 || !broadcast && next != 0 {
+            return false;
+        }
+        let whole = if broadcast { 4 } else { 4 * WARP_SIZE };
+        let Some(b) = usize::try_from(a0)
+            .ok()
+            .and_then(|s| mem.shared.get(s..s.checked_add(whole)?))
+        else {
+            return false;
+        };
+        let d = regs.get_mut(self.dst);
+        let word = |c: &[u8; 4]| u64::from(u32::from_le_bytes(*c));
+        if broadcast {
+            let Some(c) = b.first_chunk::<4>() else {
+                return false;
+            };
+            *d = [word(c); WARP_SIZE];
+        } else {
+            for (v, c) in d.iter_mut().zip(b.as_chunks::<4>().0) {
+                *v = word(c);
+            }
+        }
+        (mem.one_word, mem.broadcast) = (true, broadcast);
+        (out.lanes, out.bytes, out.space, out.addrs) = (u32::MAX, 4, Space::Shared, addrs);
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::global::Global;
+    use crate::memory::GlobalView;
+    use sim_isa::exec::execute_mem_into;
+    use sim_isa::{ExecCtx, Symbols, Target, Type};
+
+    fn next(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
+    /// The registers of the tests' instructions: `%r1` is register 0.
+    fn symbols() -> Symbols {
+        let mut syms = Symbols::new();
+        let regs = [
+            ("%r1", Type::U32),
+            ("%f1", Type::F32),
+            ("%f2", Type::F32),
+            ("%rd1", Type::U64),
+            ("%p1", Type::Pred),
+        ];
+        for (name, ty) in regs {
+            syms.declare(name, ty);
+        }
+        syms
+    }
+
+    fn parse(text: &str) -> Instruction {
+        sim_isa::parse::parse_instruction(text, &mut symbols())
+            .unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    fn warp_mem<'a>(shared: &'a mut [u8], global: &'a mut Global) -> WarpMem<'a> {
+        WarpMem {
+            global: GlobalView::Direct(global),
+            consts: &[],
+            params: &[],
+            shared,
+            local: &mut [],
+            vars: &[],
+            one_word: false,
+            broadcast: false,
+        }
+    }
+
+    /// It runs exactly the whole warps that read one word or 32
+    /// consecutive words inside shared memory, and leaves what the general
+    /// path does: the destination, the addresses for timing, the shape.
+    #[test]
+    fn a_shared_load_is_what_the_general_path_does() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let mut shared: Vec<u8> = (0..2048).map(|_| next(&mut x) as u8).collect();
+        let mut global = Global::default();
+        let ctx = ExecCtx::new(Target::SM_90, 0);
+        let mut ran = [0; 2];
+        let loads = [
+            ("ld.shared.f32 %f1, [%r1+8];", 8),
+            ("ld.shared.u32 %r1, [%r1];", 0),
+            ("ld.shared.b32 %f1, [%r1+12];", 12),
+        ];
+        for (text, off) in loads {
+            let inst = parse(text);
+            let fast = SharedLoad::of(&inst).unwrap_or_else(|| panic!("{text}: not one"));
+            for i in 0..20_000u64 {
+                let r = next(&mut x);
+                // Mostly word-aligned.
+                let base = (next(&mut x) % 2200) & if i % 7 == 3 { !0 } else { !3 };
+                let stride = [0u64, 4, 4, 8, 1, 0][i as usize % 6];
+                let mut regs = WarpRegs::new(5);
+                for (l, v) in regs.get_mut(RegId(0)).iter_mut().enumerate() {
+                    // Above bit 31: not part of a shared address.
+                    *v = (base + stride * l as u64) | (r & 1) << 40;
+                }
+                let odd = (r >> 8).is_multiple_of(7);
+                if odd {
+                    regs.get_mut(RegId(0))[(r >> 16) as usize % 32] += 2048;
+                }
+                let mask = if (r >> 24).is_multiple_of(9) {
+                    r as u32 >> 1
+                } else {
+                    u32::MAX
+                };
+                let a0 = base + off;
+                let whole = if stride == 0 { 4 } else { 128 };
+                let runs = mask == u32::MAX
+                    && !odd
+                    && (stride == 0 || stride == 4)
+                    && a0.is_multiple_of(4)
+                    && a0 + whole <= 2048;
+                let (mut fregs, mut gregs) = (regs.clone(), regs);
+                let blank = Accesses {
+                    lanes: 0,
+                    addrs: [0; WARP_SIZE],
+                    bytes: 0,
+                    space: Space::Generic,
+                };
+                let (mut fout, mut gout) = (blank, blank);
+                let before = fregs.clone();
+                let mut fm = warp_mem(&mut shared, &mut global);
+                let ok = fast.run(&mut fregs, mask, &mut fm, &mut fout);
+                assert_eq!(ok, runs, "{text} {base} {stride} {mask:#x} {odd}");
+                if !ok {
+                    assert!(fregs == before && fout == blank && !fm.one_word, "{text}");
+                    continue;
+                }
+                let flags = (fm.one_word, fm.broadcast);
+                ran[usize::from(flags.1)] += 1;
+                let mut gm = warp_mem(&mut shared, &mut global);
+                let accessed = execute_mem_into(&inst, &ctx, &mut gregs, mask, &mut gm, &mut gout);
+                assert!(matches!(accessed, Ok(true)), "{text}");
+                assert_eq!((gm.one_word, gm.broadcast), flags, "{text}");
+                assert_eq!(fregs, gregs, "{text} {base} {stride}");
+                assert_eq!(fout, gout, "{text}");
+            }
+        }
+        assert!(ran[0] > 8_000 && ran[1] > 8_000, "{ran:?}");
+    }
+
+    /// A guarded, signed, vector, wider or non-shared load is not one, nor
+    /// a store.
+    #[test]
+    fn only_plain_word_loads_are_shared_loads() {
+        for text in [
+            "@%p1 ld.shared.f32 %f1, [%r1];",
+            "ld.shared.s32 %r1, [%r1];",
+            "ld.shared.v2.f32 {%f1, %f2}, [%r1];",
+            "ld.global.f32 %f1, [%rd1];",
+            "ld.shared.u64 %rd1, [%r1];",
+            "st.shared.f32 [%r1], %f1;",
+        ] {
+            assert!(SharedLoad::of(&parse(text)).is_none(), "{text}");
+        }
+        assert!(SharedLoad::of(&parse("ld.shared.f32 %f1, [%r1+4];")).is_some());
+    }
+}
