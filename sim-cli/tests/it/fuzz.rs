@@ -194,3 +194,98 @@ proptest! {
         sweep_holds(&text);
     }
 }
+
+// ---- `simcli merge` (issue 28's leftover): CSV files of runs ----
+
+/// Valid shard CSVs: a header whose first column is `run`, rows by run.
+fn shard_csv(header: &str, runs: &[u64], tag: u8) -> String {
+    let mut s = format!("{header}\n");
+    for r in runs {
+        s.push_str(&format!("{r},t{tag}.ptx,{}\n", r * 7 + u64::from(tag)));
+    }
+    s
+}
+
+/// Merges `files`: an error names one of them; a merge has the first
+/// file's header, every row once, runs in order, each run's rows from one
+/// file in that file's order, and the same bytes whatever the files' order.
+fn merge_holds(files: &[(String, Vec<u8>)]) {
+    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    let out = match sweep::merge(files) {
+        Err(SweepError::Csv { file, .. }) | Err(SweepError::Merge { file, .. }) => {
+            assert!(names.contains(&file.as_str()) || file == "(none)", "{file}");
+            return;
+        }
+        Err(e) => panic!("not an error of a merge: {e}"),
+        Ok(out) => out,
+    };
+    let mut r = csv::ReaderBuilder::new().from_reader(out.as_slice());
+    let header = r.headers().expect("the merge's header").clone();
+    let mut first = csv::ReaderBuilder::new().from_reader(files[0].1.as_slice());
+    assert_eq!(&header, first.headers().expect("accepted, so readable"));
+    let rows: Vec<csv::StringRecord> = r.records().map(|x| x.expect("a merged row")).collect();
+    let total: usize = files
+        .iter()
+        .map(|(_, b)| {
+            csv::ReaderBuilder::new()
+                .from_reader(b.as_slice())
+                .records()
+                .count()
+        })
+        .sum();
+    assert_eq!(rows.len(), total);
+    let runs: Vec<u64> = rows
+        .iter()
+        .map(|x| x[0].parse().expect("a run number"))
+        .collect();
+    assert!(runs.windows(2).all(|w| w[0] <= w[1]), "{runs:?}");
+    let mut reversed = files.to_vec();
+    reversed.reverse();
+    assert_eq!(
+        sweep::merge(&reversed).expect("the same files, reversed"),
+        out
+    );
+}
+
+fn shard_files() -> impl Strategy<Value = Vec<(String, Vec<u8>)>> {
+    (1usize..=4, 0u64..40, any::<u64>()).prop_map(|(count, n, seed)| {
+        // Runs 0..n dealt to the files by a seeded hash: each run in one file.
+        (0..count)
+            .map(|i| {
+                let runs: Vec<u64> = (0..n)
+                    .filter(|r| {
+                        (r.wrapping_mul(0x9e37_79b9).wrapping_add(seed) % count as u64) == i as u64
+                    })
+                    .collect();
+                let text = shard_csv("run,input,cycles", &runs, i as u8);
+                (format!("shard{i}.csv"), text.into_bytes())
+            })
+            .collect()
+    })
+}
+
+proptest! {
+    #[test]
+    fn fuzz_merge_shards_and_mutations(
+        files in shard_files(),
+        which in any::<usize>(),
+        edits in proptest::collection::vec((any::<u8>(), any::<u32>(), edit_char()), 0..=4),
+    ) {
+        merge_holds(&files);
+        // One file edited: a header, a number or a quote broken, or a run
+        // moved into another file's range.
+        let mut files = files;
+        let k = which % files.len();
+        let text = String::from_utf8_lossy(&files[k].1).into_owned();
+        files[k].1 = edit(&text, &edits).into_bytes();
+        merge_holds(&files);
+    }
+
+    #[test]
+    fn fuzz_merge_arbitrary_bytes(
+        a in proptest::collection::vec(any::<u8>(), 0..120),
+        b in "run[,a-z0-9\"\n]{0,80}",
+    ) {
+        merge_holds(&[("a.csv".to_string(), a), ("b.csv".to_string(), b.into_bytes())]);
+    }
+}
