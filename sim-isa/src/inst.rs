@@ -490,8 +490,8 @@ pub use crate::async_inst::{AsyncInst, AsyncOp, MbarOp, ASYNC_TOKEN, MBAR_ORDERS
 pub use crate::bit_inst::{Bit, BitOp, PrmtMode, TestOp};
 pub use crate::cvt_inst::{Cvt, CvtRnd, CvtType};
 pub use crate::mem_inst::{
-    AddrBase, Address, AtomOp, BarRedOp, Mem, MemOp, MemType, Quals, ReduxOp, ShflMode, Space,
-    VoteMode, WarpInst, WarpOp, QUAL_WORDS, WARP_WORDS,
+    AddrBase, Address, AtomOp, BarRedOp, Mem, MemOp, MemType, PrefetchLevel, Quals, ReduxOp,
+    ShflMode, Space, VoteMode, WarpInst, WarpOp, QUAL_WORDS, WARP_WORDS,
 };
 pub use crate::mma_inst::{Mma, MmaShape, MmaType, MMA_OTHER_SHAPES, MMA_SHAPES};
 
@@ -733,6 +733,8 @@ impl Instruction {
                     }
                     // Two 16-bit elements to a 32-bit register.
                     MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } => (32, 32),
+                    // No value: the address alone.
+                    MemOp::Prefetch(_) => (bits, bits),
                 };
                 for &d in &m.d[..m.dests()] {
                     u.reg(d, d_bits, true);

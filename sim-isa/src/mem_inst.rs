@@ -224,6 +224,46 @@ pub enum MemOp {
         /// `.trans`
         trans: bool,
     },
+    /// `prefetch{.space}.level [a]` / `prefetchu.L1 [a]`: a hint to bring
+    /// the line holding `a` into a cache; no register or memory value
+    /// changes, and no address faults (docs/prefetch.md).
+    Prefetch(PrefetchLevel),
+}
+
+/// The cache level a [`MemOp::Prefetch`] names (PTX ISA 9.7.9.15).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PrefetchLevel {
+    /// `.L1`
+    L1,
+    /// `.L2`
+    L2,
+    /// `.L2::evict_last` (PTX 7.4, sm_80)
+    L2EvictLast,
+    /// `.L2::evict_normal` (PTX 7.4, sm_80)
+    L2EvictNormal,
+    /// `prefetchu.L1`: the uniform cache, from a generic address.
+    Uniform,
+}
+
+impl PrefetchLevel {
+    /// Every level and its word, as `prefetch` writes it (`prefetchu`'s
+    /// `.L1` is [`PrefetchLevel::Uniform`]).
+    pub const WORDS: [(&'static str, PrefetchLevel); 4] = [
+        ("L1", PrefetchLevel::L1),
+        ("L2", PrefetchLevel::L2),
+        ("L2::evict_last", PrefetchLevel::L2EvictLast),
+        ("L2::evict_normal", PrefetchLevel::L2EvictNormal),
+    ];
+
+    /// The level word.
+    pub fn name(self) -> &'static str {
+        match self {
+            PrefetchLevel::L1 | PrefetchLevel::Uniform => "L1",
+            PrefetchLevel::L2 => "L2",
+            PrefetchLevel::L2EvictLast => "L2::evict_last",
+            PrefetchLevel::L2EvictNormal => "L2::evict_normal",
+        }
+    }
 }
 
 impl MemOp {
@@ -239,6 +279,8 @@ impl MemOp {
             MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => "mov",
             MemOp::Ldmatrix { .. } => "ldmatrix",
             MemOp::Stmatrix { .. } => "stmatrix",
+            MemOp::Prefetch(PrefetchLevel::Uniform) => "prefetchu",
+            MemOp::Prefetch(_) => "prefetch",
         }
     }
 }
@@ -313,7 +355,7 @@ impl Mem {
                 usize::from(self.vec)
             }
             MemOp::Atom(_) | MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack => 1,
-            MemOp::St | MemOp::Red(_) | MemOp::Stmatrix { .. } => 0,
+            MemOp::St | MemOp::Red(_) | MemOp::Stmatrix { .. } | MemOp::Prefetch(_) => 0,
         }
     }
 
@@ -325,7 +367,11 @@ impl Mem {
             MemOp::Atom(AtomOp::Cas) | MemOp::Red(AtomOp::Cas) => 2,
             MemOp::Atom(_) | MemOp::Red(_) => 1,
             MemOp::Cvta { .. } => usize::from(self.addr.base == AddrBase::Abs),
-            MemOp::Ld | MemOp::Ldu | MemOp::MovAddr | MemOp::Ldmatrix { .. } => 0,
+            MemOp::Ld
+            | MemOp::Ldu
+            | MemOp::MovAddr
+            | MemOp::Ldmatrix { .. }
+            | MemOp::Prefetch(_) => 0,
         }
     }
 
@@ -352,7 +398,8 @@ impl Mem {
             | MemOp::Atom(_)
             | MemOp::Red(_)
             | MemOp::Ldmatrix { .. }
-            | MemOp::Stmatrix { .. } => 64,
+            | MemOp::Stmatrix { .. }
+            | MemOp::Prefetch(_) => 64,
         }
     }
 }

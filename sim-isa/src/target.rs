@@ -82,6 +82,10 @@ pub enum Feature {
     MmaAmpere,
     /// `stmatrix` (`sm_90`).
     Stmatrix,
+    /// `prefetch`, `prefetchu` (`sm_20`).
+    Prefetch,
+    /// `prefetch` with an L2 eviction priority (`sm_80`).
+    PrefetchEviction,
 }
 
 impl Feature {
@@ -117,6 +121,8 @@ impl Feature {
             Feature::MatrixTuring => 75,
             Feature::MmaAmpere => 80,
             Feature::Stmatrix => 90,
+            Feature::Prefetch => 20,
+            Feature::PrefetchEviction => 80,
         }
     }
 }

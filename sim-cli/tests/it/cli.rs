@@ -149,6 +149,27 @@ fn eval_runs_tanh() {
     );
 }
 
+/// A prefetch is a memory instruction: `eval` refuses it as it refuses
+/// `ld` (a launch's), and its gates as any (the eviction priorities are
+/// sm_80's: docs/prefetch.md).
+#[test]
+fn eval_prefetch() {
+    for (t, what) in [
+        ("prefetch.global.L2 [%rd1];", "prefetch"),
+        ("prefetchu.L1 [%rd1+8];", "prefetchu"),
+        ("ld.global.u32 %r1, [%rd1];", "ld"),
+    ] {
+        let (c, out, e) = parts(&simcli(&["eval", "--arch", "sm_90", t]));
+        assert_eq!((c, out.as_str()), (2, ""), "{t}: {e}");
+        let want = format!("error unimplemented: {what} needs a launch");
+        assert!(e.starts_with(&want), "{t}: {e}");
+    }
+    let t = "prefetch.global.L2::evict_last [%rd1];";
+    let (c, _, e) = parts(&simcli(&["eval", "--arch", "sm_75", t]));
+    assert_eq!(c, 2, "{e}");
+    assert!(e.starts_with("error arch: ") && e.contains("sm_80"), "{e}");
+}
+
 /// The async copies' group statements run on one lane (they change no
 /// register); a copy, which needs shared memory, is a launch's.
 #[test]

@@ -38,6 +38,10 @@ const WHEELS: [&str; 4] = [
     "nvidia-cuda-runtime==13.0.96",
 ];
 
+/// The CCCL wheel (Thrust, CUB, libcu++), pinned: CUDA 13's nvcc wheel
+/// ships without them.
+const WHEELS_CCCL: [&str; 1] = ["nvidia-cuda-cccl==13.0.85"];
+
 /// CUDA 12's runtime wheel, pinned.
 const WHEELS12: [&str; 1] = ["nvidia-cuda-runtime-cu12==12.9.79"];
 
@@ -53,6 +57,26 @@ fn cuda12_root() -> Option<PathBuf> {
             &WHEELS12,
             &ready,
             "CUDA 12 exec",
+        )
+    })
+    .clone()
+}
+
+/// The CCCL wheel's `nvidia/cu13` folder (headers under `include` and
+/// `include/cccl`), installed once for all the tests.
+fn cccl_root() -> Option<PathBuf> {
+    static ROOT: OnceLock<Option<PathBuf>> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        let ready = [
+            "include/cccl/thrust/version.h",
+            "include/cccl/cub/version.cuh",
+        ];
+        wheel_root(
+            "CCCL_ROOT",
+            "cccl/nvidia/cu13",
+            &WHEELS_CCCL,
+            &ready,
+            "Thrust exec",
         )
     })
     .clone()
@@ -123,13 +147,19 @@ fn runtime_lib() -> PathBuf {
 
 /// Builds `program.cu` with nvcc as a user would; the executable's path.
 fn build(cu13: &Path, program: &str) -> PathBuf {
-    build_against(cu13, None, program)
+    build_against(cu13, None, &[], program)
 }
 
 /// Builds `program.cu` with nvcc 13, against CUDA 13's runtime or, with
-/// `cuda12` (the runtime wheel's `nvidia/cuda_runtime`), CUDA 12's.
-/// One build at a time: tests share the output folder.
-fn build_against(cu13: &Path, cuda12: Option<&Path>, program: &str) -> PathBuf {
+/// `cuda12` (the runtime wheel's `nvidia/cuda_runtime`), CUDA 12's; with
+/// the header folders `includes` too. One build at a time: tests share the
+/// output folder.
+fn build_against(
+    cu13: &Path,
+    cuda12: Option<&Path>,
+    includes: &[PathBuf],
+    program: &str,
+) -> PathBuf {
     static BUILDING: Mutex<()> = Mutex::new(());
     let _one = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("exec-programs");
@@ -157,6 +187,9 @@ fn build_against(cu13: &Path, cuda12: Option<&Path>, program: &str) -> PathBuf {
     if let Some(rt) = cuda12 {
         // CUDA 12's headers before nvcc's own.
         nvcc.arg(format!("-I{}", rt.join("include").display()));
+    }
+    for dir in includes {
+        nvcc.arg(format!("-I{}", dir.display()));
     }
     let o = nvcc
         .args(["-arch=sm_90", "-cudart", "shared", "-o"])
@@ -239,6 +272,21 @@ fn programs_print_what_they_print_on_a_gpu() {
             text(&out.stderr)
         );
     }
+}
+
+/// Thrust and CUB from the CCCL wheel: sort, reduce, transform (whose CUB
+/// kernel issues `prefetch.global.L2`), an inclusive scan and a radix sort
+/// of pairs. The expected lines hold the program's own host checks' values,
+/// exact (unsigned arithmetic, as a GPU computes it), worked out apart from
+/// the simulator (no GPU has run it here).
+#[test]
+fn a_thrust_program_prints_what_it_prints_on_a_gpu() {
+    let Some(cu13) = cuda_root() else { return };
+    let Some(cccl) = cccl_root() else { return };
+    let include = cccl.join("include");
+    let exe = build_against(&cu13, None, &[include.join("cccl"), include], "thrust");
+    let out = exec(&exe, &[]);
+    assert_as_on_a_gpu(&out, "thrust", "thrust");
 }
 
 /// `--report` writes one row per launch, with the run's columns.
@@ -401,7 +449,7 @@ fn cuda12_programs_print_what_they_print_on_a_gpu() {
         ("props12", "props12"),
         ("dynsmem", "dynsmem"),
     ] {
-        let exe = build_against(&cu13, Some(&cu12), program);
+        let exe = build_against(&cu13, Some(&cu12), &[], program);
         let elf = std::fs::read(&exe).unwrap();
         assert!(
             elf.windows(16).any(|w| w == b"libcudart.so.12\0")
@@ -419,7 +467,7 @@ fn cuda12_programs_print_what_they_print_on_a_gpu() {
 fn a_cuda12_program_without_the_cuda12_runtime_is_told_how_to_build_it() {
     let Some(cu13) = cuda_root() else { return };
     let Some(cu12) = cuda12_root() else { return };
-    let exe = build_against(&cu13, Some(&cu12), "vadd");
+    let exe = build_against(&cu13, Some(&cu12), &[], "vadd");
     let dir = tempfile::tempdir().unwrap();
     let lone = dir.path().join("libsim_cudart.so");
     std::fs::copy(runtime_lib(), &lone).unwrap();

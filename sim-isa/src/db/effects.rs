@@ -135,7 +135,9 @@ pub fn memory(inst: &Instruction) -> Option<MemAccess> {
     }
     let m = mem_of(&inst.op)?;
     let kind = match m.op {
-        MemOp::Ld | MemOp::Ldu | MemOp::Ldmatrix { .. } => MemKind::Load,
+        // A prefetch goes down the load path: the LSU issues its lines and
+        // the caches take them (docs/prefetch.md); nothing waits for it.
+        MemOp::Ld | MemOp::Ldu | MemOp::Ldmatrix { .. } | MemOp::Prefetch(_) => MemKind::Load,
         MemOp::St | MemOp::Stmatrix { .. } => MemKind::Store,
         MemOp::Atom(_) | MemOp::Red(_) => MemKind::Atomic,
         MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => return None,
@@ -167,7 +169,8 @@ pub fn needs_launch(inst: &Instruction) -> bool {
         | MemOp::Cvta { .. }
         | MemOp::MovAddr
         | MemOp::Ldmatrix { .. }
-        | MemOp::Stmatrix { .. } => true,
+        | MemOp::Stmatrix { .. }
+        | MemOp::Prefetch(_) => true,
         MemOp::Pack | MemOp::Unpack => false,
     });
     let copy = async_of(&inst.op).is_some_and(AsyncInst::in_memory);
@@ -281,7 +284,8 @@ fn is_matrix(op: &Op) -> bool {
         | MemOp::Cvta { .. }
         | MemOp::MovAddr
         | MemOp::Pack
-        | MemOp::Unpack => false,
+        | MemOp::Unpack
+        | MemOp::Prefetch(_) => false,
     });
     mem || matches!(op, Op::Mma(_))
 }
@@ -297,6 +301,9 @@ pub fn has_effect(inst: &Instruction) -> bool {
     let own = match &inst.op {
         Op::Mem(m) => match m.op {
             MemOp::St | MemOp::Atom(_) | MemOp::Red(_) | MemOp::Stmatrix { .. } => true,
+            // ptxas keeps every prefetch (`CCTL.E.PF1/PF2/PML2`): it has
+            // no register to be dead through, and its cost is its effect.
+            MemOp::Prefetch(_) => true,
             MemOp::Ldmatrix { .. } => false,
             MemOp::Ld | MemOp::Ldu => m.quals.iter().any(|&q| {
                 QUAL_WORDS

@@ -6,8 +6,8 @@
 
 use super::cvt_head;
 use crate::inst::{
-    AluOp, Bit, CmpOp, Cvt, CvtType, FloatOp, Instruction, IntArith, IntOp, MulMode, Op, Simd,
-    Space, Type, TypeKind, Video, VideoOp,
+    AluOp, Bit, CmpOp, Cvt, CvtType, FloatOp, Instruction, IntArith, IntOp, MemOp, MulMode, Op,
+    Simd, Space, Type, TypeKind, Video, VideoOp,
 };
 use std::fmt::Write as _;
 
@@ -457,7 +457,13 @@ pub fn lowering_key(inst: &Instruction) -> String {
             } else {
                 m.space.name()
             };
-            write!(s, "mem.{}.{space}{v}.b{}", name(&inst.op), m.ty.bits())
+            // `mem.prefetch.global.L2::evict_last`, `mem.prefetchu.generic.L1`:
+            // the level sets the machine instruction (`CCTL.E.PF1/PF2/PML2`).
+            if let MemOp::Prefetch(l) = m.op {
+                write!(s, "mem.{}.{space}.{}", name(&inst.op), l.name())
+            } else {
+                write!(s, "mem.{}.{space}{v}.b{}", name(&inst.op), m.ty.bits())
+            }
         }
         Op::Warp(w) => write!(s, "warp.{}", w.word()),
         Op::Async(a) => async_key(a, &mut s),

@@ -46,6 +46,7 @@ mod facts;
 mod float;
 mod forms;
 mod int;
+mod mem_gates;
 mod ptx_names;
 
 pub(crate) use bit::{bit_op, BitWord, BIT_WORDS};
@@ -577,6 +578,7 @@ pub(crate) fn gates() -> impl Iterator<Item = &'static Gate> {
         .iter()
         .chain(float::HALF_GATES)
         .chain(async_gates::ASYNC_GATES)
+        .chain(mem_gates::MEM_GATES)
 }
 
 /// Every gate but the half forms'. `check_target` tests all target gates

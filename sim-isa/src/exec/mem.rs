@@ -209,6 +209,16 @@ pub fn execute_mem_into(
             })?;
             Ok(true)
         }
+        // A hint: the lanes' lines are what a timing model sees. Memory is
+        // not asked, so no address faults, as none does on the GPU
+        // (docs/prefetch.md).
+        MemOp::Prefetch(_) => {
+            out.lanes = exec;
+            out.bytes = 1;
+            out.space = m.space;
+            addresses(m, var, exec, regs, &mut out.addrs);
+            Ok(true)
+        }
         MemOp::Ld | MemOp::Ldu | MemOp::St | MemOp::Atom(_) | MemOp::Red(_) => {
             out.lanes = exec;
             out.bytes = ebytes * u32::from(m.vec);
@@ -284,7 +294,8 @@ fn cvta(
             | MemOp::Atom(_)
             | MemOp::Red(_)
             | MemOp::Ldmatrix { .. }
-            | MemOp::Stmatrix { .. } => src[l],
+            | MemOp::Stmatrix { .. }
+            | MemOp::Prefetch(_) => src[l],
         };
         d[l] = v & super::width_mask(bits);
     }
@@ -406,7 +417,8 @@ fn access(
         | MemOp::Pack
         | MemOp::Unpack
         | MemOp::Ldmatrix { .. }
-        | MemOp::Stmatrix { .. } => {}
+        | MemOp::Stmatrix { .. }
+        | MemOp::Prefetch(_) => {}
     }
     Ok(())
 }
@@ -486,7 +498,8 @@ fn matrix_access(
         | MemOp::Cvta { .. }
         | MemOp::MovAddr
         | MemOp::Pack
-        | MemOp::Unpack => return Ok(()),
+        | MemOp::Unpack
+        | MemOp::Prefetch(_) => return Ok(()),
     };
     for j in 0..n {
         if load {

@@ -421,6 +421,13 @@ impl DisplayInst<'_> {
         if let MemOp::Ldmatrix { trans } | MemOp::Stmatrix { trans } = m.op {
             return self.matrix_mem(f, m, trans);
         }
+        if let MemOp::Prefetch(level) = m.op {
+            if m.space != Space::Generic {
+                write!(f, ".{}", m.space.name())?;
+            }
+            write!(f, ".{} ", level.name())?;
+            return self.addr(f, &m.addr, true);
+        }
         if let MemOp::Pack | MemOp::Unpack = m.op {
             write!(f, ".{} ", m.ty.name())?;
             let regs: Vec<Operand> = m.d[..m.dests()].iter().map(|&r| Operand::Reg(r)).collect();
@@ -479,7 +486,8 @@ impl DisplayInst<'_> {
             | MemOp::Pack
             | MemOp::Unpack
             | MemOp::Ldmatrix { .. }
-            | MemOp::Stmatrix { .. } => {
+            | MemOp::Stmatrix { .. }
+            | MemOp::Prefetch(_) => {
                 self.list(f, &dests)?;
                 f.write_str(", ")?;
                 match vals.first() {

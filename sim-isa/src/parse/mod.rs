@@ -38,6 +38,7 @@ mod matrix;
 mod mbarrier;
 mod mem;
 mod operand;
+mod prefetch;
 mod syntax;
 mod validate;
 mod warp;

@@ -62,6 +62,7 @@ mod packed_half;
 mod parse;
 mod parse_errors;
 mod parse_video;
+mod prefetch;
 mod prepared;
 mod props;
 mod ptxas_grid;

@@ -35,17 +35,17 @@ const SM90: &str = ".version 8.0\n.target sm_90";
 #[test]
 fn five_unsupported_statements_are_named_all_five_with_their_lines() {
     // Lines 14 to 18 of the module (the prologue ends on line 13).
-    let body = "isspacep.global %p1, %rd2;\nprefetch.global.L2 [%rd2];\n\
-                discard.global.L2 [%rd2], 128;\ncall f;\nprefetchu.L1 [%rd2];";
+    let body = "isspacep.global %p1, %rd2;\napplypriority.global.L2::evict_normal [%rd2], 128;\n\
+                discard.global.L2 [%rd2], 128;\ncall f;\ncreatepolicy.fractional.L2::evict_last.b64 %rd3, 1.0;";
     let e = run(SM90, body, sim_isa::Target::SM_90, 1).unwrap_err();
     let text = e.to_string();
     assert!(matches!(e, KernelError::Refused { count: 5, .. }), "{text}");
     for (what, line) in [
         ("isspacep.global", 14),
-        ("prefetch.global.L2", 15),
+        ("applypriority.global.L2::evict_normal", 15),
         ("discard.global.L2", 16),
         ("call f", 17),
-        ("prefetchu.L1", 18),
+        ("createpolicy.fractional.L2::evict_last.b64", 18),
     ] {
         let want = format!("unsupported by simcli: {what} at k.ptx:{line}:1");
         assert!(text.contains(&want), "{want} in:\n{text}");
@@ -131,7 +131,7 @@ fn trap_stops_the_kernel_naming_the_thread_and_the_line() {
 
 #[test]
 fn past_fifty_problems_the_rest_are_counted() {
-    let body = "prefetch.global.L2 [%rd2];\n".repeat(60);
+    let body = "discard.global.L2 [%rd2], 128;\n".repeat(60);
     let e = run(SM90, &body, sim_isa::Target::SM_90, 1).unwrap_err();
     let KernelError::Refused { count, listed, .. } = &e else {
         panic!("{e:?}");

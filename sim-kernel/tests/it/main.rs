@@ -16,6 +16,7 @@ mod launches;
 mod mbarrier;
 mod memcount;
 mod params;
+mod prefetch;
 mod printf;
 mod record;
 mod stalls;

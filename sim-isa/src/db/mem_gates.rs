@@ -1,0 +1,31 @@
+//! The memory family's gates past its own (`prefetch`, `prefetchu`):
+//! ptxas 13.0.88's verdicts at the edges of each target and `.version`
+//! (`tests/data/prefetch-ptxas.txt`, made by
+//! `tools/ptxas_grid/prefetch_grid.py`), and the PTX ISA's notes (9.7.9.15:
+//! `prefetch`/`prefetchu` since PTX 2.0 on sm_20, the eviction priorities
+//! since PTX 7.4 on sm_80).
+
+use super::Gate;
+use crate::inst::{MemOp, Op, PrefetchLevel};
+use crate::target::Feature;
+
+/// Checked with the others by `check_target` (`super::gates`).
+pub(crate) const MEM_GATES: &[Gate] = &[
+    Gate {
+        what: "prefetch",
+        feature: Some(Feature::Prefetch),
+        ptx: (2, 0),
+        applies: |i| matches!(i.op, Op::Mem(m) if matches!(m.op, MemOp::Prefetch(_))),
+    },
+    Gate {
+        what: "prefetch with an L2 eviction priority",
+        feature: Some(Feature::PrefetchEviction),
+        ptx: (7, 4),
+        applies: |i| {
+            matches!(i.op, Op::Mem(m) if matches!(
+                m.op,
+                MemOp::Prefetch(PrefetchLevel::L2EvictLast | PrefetchLevel::L2EvictNormal)
+            ))
+        },
+    },
+];

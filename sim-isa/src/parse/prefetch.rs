@@ -1,0 +1,107 @@
+//! `prefetch{.space}.level [a]` and `prefetchu.L1 [a]` (PTX ISA 9.7.9.15),
+//! as ptxas 13.0.88 takes them (`tests/data/prefetch-ptxas.txt`, from
+//! `tools/ptxas_grid/prefetch_grid.py`): `.global`, `.local` or no space;
+//! `.L1`, `.L2`, and `.L2::evict_last`/`.L2::evict_normal` on a global or
+//! generic address; `prefetchu` only as `.L1`. `.tensormap` (sm_90) is
+//! valid PTX simcli does not run.
+
+use super::cx::{Cx, Piece};
+use super::lex::invalid;
+use crate::error::{InvalidReason as R, IsaError};
+use crate::inst::{Operand, RegId};
+use crate::mem_inst::{AddrBase, Mem, MemOp, MemType, PrefetchLevel, Space};
+
+/// Reads a `prefetch`/`prefetchu` statement (`words`: its opcode's words).
+pub(super) fn prefetch(
+    cx: &mut Cx<'_, '_>,
+    op: Piece<'_>,
+    words: &[&str],
+    ops: &[Piece<'_>],
+    end: usize,
+) -> Result<Mem, IsaError> {
+    let col = cx.col(op.0);
+    let uniform = words[0] == "prefetchu";
+    cx.inst = if uniform { "prefetchu" } else { "prefetch" };
+    let inst = cx.inst;
+    let unknown = |w: &str| invalid(col, op.1, R::UnknownModifier(format!(".{w}")));
+    let illegal = |w: &str| {
+        invalid(
+            col,
+            op.1,
+            R::IllegalModifier {
+                modifier: format!(".{w}"),
+                inst,
+            },
+        )
+    };
+    // `prefetch{.const,.param}.tensormap` (sm_90, PTX 8.0): a tensor map's
+    // line for `cp.async.bulk.tensor`, which simcli does not run.
+    if let [_, spaces @ .., "tensormap"] = words {
+        if !uniform && spaces.len() < 2 && spaces.iter().all(|w| matches!(*w, "const" | "param")) {
+            return Err(IsaError::Unimplemented {
+                col,
+                what: op.1.to_string(),
+            });
+        }
+    }
+    let (mut space, mut level) = (None, None);
+    for &w in &words[1..] {
+        if let Some(s) = Space::WORDS.iter().find(|s| s.1 == w) {
+            // ptxas: a prefetch of shared, const or param memory is no
+            // `prefetch` (`.tensormap` aside), and one space at most.
+            let ok = !uniform && matches!(s.0, Space::Global | Space::Local);
+            if !ok || level.is_some() || space.replace(s.0).is_some() {
+                return Err(illegal(w));
+            }
+        } else if let Some(l) = PrefetchLevel::WORDS.iter().find(|l| l.0 == w) {
+            if level.replace(l.1).is_some() {
+                return Err(illegal(w));
+            }
+        } else {
+            return Err(unknown(w));
+        }
+    }
+    let Some(mut level) = level else {
+        return Err(invalid(
+            col,
+            op.1,
+            R::UnexpectedEnd {
+                expected: "a cache level (.L1 or .L2)",
+            },
+        ));
+    };
+    let evict = matches!(
+        level,
+        PrefetchLevel::L2EvictLast | PrefetchLevel::L2EvictNormal
+    );
+    if uniform {
+        // `prefetchu.L1` is the only form.
+        if level != PrefetchLevel::L1 {
+            return Err(illegal(level.name()));
+        }
+        level = PrefetchLevel::Uniform;
+    } else if evict && space == Some(Space::Local) {
+        return Err(illegal(level.name()));
+    }
+    let space = space.unwrap_or(Space::Generic);
+    if ops.len() != 1 {
+        let at = ops.get(1).map_or((end, ";"), |p| *p);
+        return Err(cx.args(at.0, at.1));
+    }
+    let addr = cx.address(ops[0], false)?;
+    // ptxas 13.0: "Immediate addresses allowed only for .local state space".
+    if addr.base == AddrBase::Abs && space != Space::Local {
+        return Err(cx.args(ops[0].0, ops[0].1));
+    }
+    Ok(Mem {
+        op: MemOp::Prefetch(level),
+        space,
+        // One byte: the access names the line holding `a`.
+        ty: MemType::B(8),
+        vec: 1,
+        d: [RegId(0); 4],
+        vals: [Operand::Imm(0); 4],
+        addr,
+        quals: [0; 4],
+    })
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""ptxas's verdicts on `prefetch` and `prefetchu`, per target.
+
+Writes sim-isa/tests/data/prefetch-ptxas.txt, read by sim-isa/tests/it/prefetch.rs:
+one line per statement,
+
+    V70 V75 V80 V90 PTX TEXT
+
+where each V is ptxas's verdict on that target at `.version 7.8` (sm_70,
+judged by ptxas 11.8: ptxas 13 assembles nothing below sm_75) or `.version
+9.0` (sm_75, sm_80, sm_90: ptxas 13.0.88): `accept`; `arch` when every message
+is about the target ("requires .target sm_XX or higher"); `reject`
+otherwise. PTX is the lowest `.version` ptxas 13.0.88 accepts the
+statement at on the lowest target that accepts it, over the versions that
+target allows (sm_70: 6.0, by ptxas 11.8; sm_75: 6.3 up; sm_80: 7.0 up;
+sm_90: 7.8 up); `-` when no target accepts it. Each `# ptxas:` line above a statement is a message it
+gave. The statements: `prefetch` with no space and each of the six spaces,
+at each level word (`.L1 .L2 .L3`, the eviction priorities `.L2::evict_last
+.L2::evict_normal .L2::evict_first .L1::evict_last`), `prefetchu` likewise,
+`.tensormap`, and the address forms (`[%rd1+8]`, `[8]`, a 32-bit local
+address, two operands; a 32-bit register as a global address is left out:
+ptxas 11.8 takes it, 13.0 does not, and a statement alone has no declared
+register types).
+
+Each statement is assembled alone inside a kernel declaring every register
+class (`tools/ptxas_grid/verdict.py`).
+
+    PTXAS13=... PTXAS11=... python3 -m tools.ptxas_grid.prefetch_grid
+"""
+
+import os
+import sys
+
+from tools.ptxas_grid import verdict
+
+ROOT = verdict.ROOT
+PTXAS13 = os.environ.get("PTXAS13", "ptxas")
+PTXAS11 = os.environ.get("PTXAS11", os.path.join(ROOT, "tools/.cache/py/nvidia/cuda_nvcc/bin/ptxas"))
+OUT = os.path.join(ROOT, "sim-isa/tests/data/prefetch-ptxas.txt")
+
+TARGETS = [("sm_70", PTXAS11, "7.8"), ("sm_75", PTXAS13, "9.0"), ("sm_80", PTXAS13, "9.0"),
+           ("sm_90", PTXAS13, "9.0")]
+# The versions asked for the version column, per target (ptxas 13.0.88): around the
+# manual's 7.4 for the eviction priorities and 8.0 for `.tensormap`.
+VERSIONS = {"sm_70": ["6.0"], "sm_75": ["6.3", "6.4", "6.5", "7.0", "7.3", "7.4", "7.8"],
+            "sm_80": ["7.0", "7.3", "7.4", "7.8"], "sm_90": ["7.8", "8.0"]}
+SPACES = ["", ".global", ".local", ".shared", ".const", ".param"]
+LEVELS = [".L1", ".L2", ".L3", ".L2::evict_last", ".L2::evict_normal", ".L2::evict_first",
+          ".L1::evict_last"]
+
+
+def statements():
+    """Every space with every level word, `prefetchu` likewise, `.tensormap`, and the
+    address forms."""
+    out = [f"prefetch{s}{l} [%rd1];" for s in SPACES for l in LEVELS]
+    out += [f"prefetchu{s}{l} [%rd1];" for s in ["", ".global"] for l in [".L1", ".L2"]]
+    out += [f"prefetch{s}.tensormap [%rd1];" for s in ["", ".const", ".param"]]
+    out += ["prefetch.global.L2 [%rd1+8];", "prefetch.L1 [%rd1+-16];",
+            "prefetch.local.L1 [%r1];", "prefetch.global.L2 [8];", "prefetch.local.L1 [8];",
+            "prefetch.global.L2 [%rd1], 8;", "prefetch.global.L2 %rd1;", "prefetchu.L1 [%rd1+4];",
+            "prefetch.global.L2.L1 [%rd1];", "prefetch.global.global.L2 [%rd1];"]
+    return out
+
+
+def lowest_version(text, target):
+    """The lowest PTX version at which target accepts text (ptxas 13.0.88; sm_70: 11.8),
+    '?' if none."""
+    ptxas = PTXAS11 if target == "sm_70" else PTXAS13
+    return verdict.first_accepted(VERSIONS[target],
+                                  lambda v: verdict.assemble(ptxas, target, v, text))
+
+
+def main():
+    verdict.write_target_grid(OUT, verdict.doc_head(__doc__, 30), statements(),
+                              [lambda text, p=p, t=t, v=v: verdict.assemble(p, t, v, text)
+                               for t, p, v in TARGETS],
+                              [lambda text, t=t: lowest_version(text, t) for t, _, _ in TARGETS])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
