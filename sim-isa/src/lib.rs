@@ -25,6 +25,7 @@ pub mod inst;
 mod mem_inst;
 mod mma_inst;
 mod operand;
+mod wmma_inst;
 pub mod parse;
 pub mod symbols;
 pub mod target;

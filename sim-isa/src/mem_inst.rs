@@ -230,9 +230,17 @@ pub enum MemOp {
         /// `.trans`
         trans: bool,
     },
+    /// `wmma.load.{a,b,c}` / `wmma.store.d` (`wmma_inst.rs`): a warp-wide
+    /// load or store of a 16 x 16 matrix's fragments.
+    Wmma(crate::wmma_inst::WmmaMem),
 }
 
 impl MemOp {
+    /// Whether this is `wmma.store.d`.
+    pub fn is_wmma_store(self) -> bool {
+        matches!(self, MemOp::Wmma(w) if w.is_store())
+    }
+
     /// The opcode word (`ld`, `atom`, `mov` for an address or a pack).
     pub fn word(self) -> &'static str {
         match self {
@@ -245,6 +253,13 @@ impl MemOp {
             MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => "mov",
             MemOp::Ldmatrix { .. } => "ldmatrix",
             MemOp::Stmatrix { .. } => "stmatrix",
+            MemOp::Wmma(w) => {
+                if w.is_store() {
+                    "wmma.store"
+                } else {
+                    "wmma.load"
+                }
+            }
         }
     }
 }
@@ -320,6 +335,9 @@ impl Mem {
             }
             MemOp::Atom(_) | MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack => 1,
             MemOp::St | MemOp::Red(_) | MemOp::Stmatrix { .. } => 0,
+            // Fragment registers 4-7 are `hi` (`Mem::wmma_regs`).
+            MemOp::Wmma(w) if w.is_store() => 0,
+            MemOp::Wmma(_) => usize::from(self.vec),
         }
     }
 
@@ -332,6 +350,35 @@ impl Mem {
             MemOp::Atom(_) | MemOp::Red(_) => 1,
             MemOp::Cvta { .. } => usize::from(self.addr.base == AddrBase::Abs),
             MemOp::Ld | MemOp::Ldu | MemOp::MovAddr | MemOp::Ldmatrix { .. } => 0,
+            MemOp::Wmma(w) if w.is_store() => usize::from(self.vec),
+            MemOp::Wmma(_) => 0,
+        }
+    }
+
+    /// A `wmma.load`/`wmma.store`'s fragment registers 4-7 (`hi`, beyond
+    /// `d`/`vals`) and stride register, if any: what `dests`/`sources`
+    /// leave out. Empty for every other instruction.
+    pub fn wmma_extra(&self) -> (&[RegId], Option<RegId>) {
+        match &self.op {
+            MemOp::Wmma(w) => {
+                let stride = match w.stride {
+                    crate::wmma_inst::WmmaStride::Reg(r) => Some(r),
+                    crate::wmma_inst::WmmaStride::Default
+                    | crate::wmma_inst::WmmaStride::Imm(_) => None,
+                };
+                (&w.hi[..w.regs().saturating_sub(4)], stride)
+            }
+            MemOp::Ld
+            | MemOp::Ldu
+            | MemOp::St
+            | MemOp::Atom(_)
+            | MemOp::Red(_)
+            | MemOp::Cvta { .. }
+            | MemOp::MovAddr
+            | MemOp::Pack
+            | MemOp::Unpack
+            | MemOp::Ldmatrix { .. }
+            | MemOp::Stmatrix { .. } => (&[], None),
         }
     }
 
@@ -358,7 +405,8 @@ impl Mem {
             | MemOp::Atom(_)
             | MemOp::Red(_)
             | MemOp::Ldmatrix { .. }
-            | MemOp::Stmatrix { .. } => 64,
+            | MemOp::Stmatrix { .. }
+            | MemOp::Wmma(_) => 64,
         }
     }
 }

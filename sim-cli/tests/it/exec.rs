@@ -38,6 +38,27 @@ const WHEELS: [&str; 4] = [
     "nvidia-cuda-runtime==13.0.96",
 ];
 
+/// CCCL's headers (`nv/target`, which `cuda_fp16.h` and so `mma.h`
+/// include), pinned to the CUDA 13.0 release nvcc 13.0.88 came with.
+const WHEELS_CCCL: [&str; 1] = ["nvidia-cuda-cccl==13.0.85"];
+
+/// The folder holding `nv/target` (the CCCL wheel's `nvidia/cu13/include`):
+/// `$CCCL_ROOT/include` where set, nvcc's own include folder where the
+/// wheel went in beside it, else the wheel installed into
+/// `tools/.cache/cccl`. `None` (said on stderr) where pip fails.
+fn cccl_include(cu13: &Path) -> Option<PathBuf> {
+    static INC: OnceLock<Option<PathBuf>> = OnceLock::new();
+    INC.get_or_init(|| {
+        if cu13.join("include/nv/target").is_file() {
+            return Some(cu13.join("include"));
+        }
+        let ready = ["include/nv/target"];
+        let root = wheel_root("CCCL_ROOT", "cccl/nvidia/cu13", &WHEELS_CCCL, &ready, "CCCL")?;
+        Some(root.join("include"))
+    })
+    .clone()
+}
+
 /// CUDA 12's runtime wheel, pinned.
 const WHEELS12: [&str; 1] = ["nvidia-cuda-runtime-cu12==12.9.79"];
 
@@ -158,6 +179,9 @@ fn build_against(cu13: &Path, cuda12: Option<&Path>, program: &str) -> PathBuf {
         // CUDA 12's headers before nvcc's own.
         nvcc.arg(format!("-I{}", rt.join("include").display()));
     }
+    if let Some(inc) = cccl_include(cu13) {
+        nvcc.arg(format!("-I{}", inc.display()));
+    }
     let o = nvcc
         .args(["-arch=sm_90", "-cudart", "shared", "-o"])
         .arg(&exe)
@@ -228,6 +252,7 @@ fn programs_print_what_they_print_on_a_gpu() {
         "managed_var",
         "apis",
         "dynsmem",
+        "wmma",
     ] {
         let exe = build(&cu13, program);
         let out = exec(&exe, &[]);

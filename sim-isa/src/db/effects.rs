@@ -72,14 +72,22 @@ pub fn for_each_source(inst: &Instruction, mut f: impl FnMut(Operand)) {
         Op::Float(x) => each(&[Some(x.a), x.b, x.c]),
         Op::Cvt(x) => each(&[Some(x.a), x.b, x.c]),
         Op::Bit(x) => x.srcs().iter().for_each(|&o| f(o)),
-        Op::Mem(m) => m.vals[..m.sources()].iter().for_each(|&o| f(o)),
+        Op::Mem(m) => {
+            m.vals[..m.sources()].iter().for_each(|&o| f(o));
+            // `wmma.store.d`'s fragment registers 4-7; a `wmma` stride.
+            let (hi, stride) = m.wmma_extra();
+            if m.op.is_wmma_store() {
+                hi.iter().for_each(|&r| f(Operand::Reg(r)));
+            }
+            stride.into_iter().for_each(|r| f(Operand::Reg(r)));
+        }
         Op::Warp(w) => {
             w.srcs[..w.nsrc_values()].iter().for_each(|&o| f(o));
             f(w.mask);
         }
         Op::Async(a) => each(&[a.src_size]),
         Op::Mma(m) => {
-            let [_, na, nb, nc] = m.counts();
+            let [_, na, nb, nc] = m.used_counts();
             let regs = m.a[..na].iter().chain(&m.b[..nb]).chain(&m.c[..nc]);
             regs.for_each(|&r| f(Operand::Reg(r)));
         }
@@ -133,7 +141,8 @@ pub fn memory(inst: &Instruction) -> Option<MemAccess> {
     }
     let m = mem_of(&inst.op)?;
     let kind = match m.op {
-        MemOp::Ld | MemOp::Ldu | MemOp::Ldmatrix { .. } => MemKind::Load,
+        MemOp::Wmma(w) if w.is_store() => MemKind::Store,
+        MemOp::Ld | MemOp::Ldu | MemOp::Ldmatrix { .. } | MemOp::Wmma(_) => MemKind::Load,
         MemOp::St | MemOp::Stmatrix { .. } => MemKind::Store,
         MemOp::Atom(_) | MemOp::Red(_) => MemKind::Atomic,
         MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => return None,
@@ -164,7 +173,8 @@ pub fn needs_launch(inst: &Instruction) -> bool {
         | MemOp::Cvta { .. }
         | MemOp::MovAddr
         | MemOp::Ldmatrix { .. }
-        | MemOp::Stmatrix { .. } => true,
+        | MemOp::Stmatrix { .. }
+        | MemOp::Wmma(_) => true,
         MemOp::Pack | MemOp::Unpack => false,
     });
     let copy = async_of(&inst.op).is_some_and(AsyncInst::in_memory);
@@ -256,6 +266,9 @@ fn mma_machine_opcode(m: &crate::inst::Mma) -> (&'static str, &'static str) {
     use crate::inst::{MmaShape, MmaType};
     match (m.shape, m.types[1], m.types[0]) {
         (MmaShape::M8n8k4, _, _) => ("DMMA", ".8x8x4"),
+        // `wmma.mma`: two `HMMA.16816` (docs/wmma.md), timed as one.
+        (MmaShape::M16n16k16, _, MmaType::F16) => ("HMMA", ".16816.F16"),
+        (MmaShape::M16n16k16, _, _) => ("HMMA", ".16816.F32"),
         (MmaShape::M16n8k32, _, _) => ("IMMA", ".16832"),
         (MmaShape::M16n8k16, MmaType::S8 | MmaType::U8, _) => ("IMMA", ".16816"),
         (MmaShape::M16n8k16, _, MmaType::F16) => ("HMMA", ".16816.F16"),
@@ -277,7 +290,7 @@ pub fn is_warp_wide(inst: &Instruction) -> bool {
 /// another's rows).
 fn is_matrix(op: &Op) -> bool {
     let mem = mem_of(op).is_some_and(|m| match m.op {
-        MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } => true,
+        MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } | MemOp::Wmma(_) => true,
         MemOp::Ld
         | MemOp::Ldu
         | MemOp::St
@@ -302,6 +315,7 @@ pub fn has_effect(inst: &Instruction) -> bool {
     let own = match &inst.op {
         Op::Mem(m) => match m.op {
             MemOp::St | MemOp::Atom(_) | MemOp::Red(_) | MemOp::Stmatrix { .. } => true,
+            MemOp::Wmma(w) => w.is_store(),
             MemOp::Ldmatrix { .. } => false,
             MemOp::Ld | MemOp::Ldu => m.quals.iter().any(|&q| {
                 QUAL_WORDS

@@ -937,13 +937,25 @@ pub(crate) const GATES: &[Gate] = &[
         ptx: (6, 5),
         applies: |i| matches!(i.op, Op::Mma(m) if m.shape == MmaShape::M16n8k8),
     },
+    // `wmma` (`tests/data/wmma-ptxas.txt`): sm_70; PTX 6.3 for the
+    // `.aligned` every form here is written with.
+    Gate {
+        what: "wmma",
+        feature: Some(Feature::Volta),
+        ptx: (6, 3),
+        applies: |i| {
+            matches!(i.op, Op::Mem(m) if matches!(m.op, MemOp::Wmma(_)))
+                || matches!(i.op, Op::Mma(m) if m.shape == MmaShape::M16n16k16)
+        },
+    },
     Gate {
         what: "mma.m16n8k16, mma.m16n8k32, mma.m8n8k4.f64 or mma with bf16",
         feature: Some(Feature::MmaAmpere),
         ptx: (7, 0),
         applies: |i| {
             matches!(i.op, Op::Mma(m)
-                if m.shape != MmaShape::M16n8k8 || m.types[1] == MmaType::Bf16)
+                if (m.shape != MmaShape::M16n8k8 && m.shape != MmaShape::M16n16k16)
+                    || m.types[1] == MmaType::Bf16)
         },
     },
 ];

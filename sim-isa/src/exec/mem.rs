@@ -209,6 +209,22 @@ pub fn execute_mem_into(
             })?;
             Ok(true)
         }
+        // Each lane moves its own fragment from its own address.
+        MemOp::Wmma(w) => {
+            out.lanes = exec;
+            out.bytes = super::wmma::lane_bytes(&w);
+            out.space = m.space;
+            addresses(m, var, exec, regs, &mut out.addrs);
+            let addrs = out.addrs;
+            super::wmma::access(m, &w, regs, exec, mem, &addrs).map_err(|f| MemFault {
+                kind: f.kind,
+                space: m.space,
+                addr: f.addr,
+                bytes: super::wmma::lane_bytes(&w),
+                lane: f.lane,
+            })?;
+            return Ok(true);
+        }
         MemOp::Ld | MemOp::Ldu | MemOp::St | MemOp::Atom(_) | MemOp::Red(_) => {
             out.lanes = exec;
             out.bytes = ebytes * u32::from(m.vec);
@@ -284,7 +300,8 @@ fn cvta(
             | MemOp::Atom(_)
             | MemOp::Red(_)
             | MemOp::Ldmatrix { .. }
-            | MemOp::Stmatrix { .. } => src[l],
+            | MemOp::Stmatrix { .. }
+            | MemOp::Wmma(_) => src[l],
         };
         d[l] = v & super::width_mask(bits);
     }
@@ -406,7 +423,8 @@ fn access(
         | MemOp::Pack
         | MemOp::Unpack
         | MemOp::Ldmatrix { .. }
-        | MemOp::Stmatrix { .. } => {}
+        | MemOp::Stmatrix { .. }
+        | MemOp::Wmma(_) => {}
     }
     Ok(())
 }
@@ -486,7 +504,8 @@ fn matrix_access(
         | MemOp::Cvta { .. }
         | MemOp::MovAddr
         | MemOp::Pack
-        | MemOp::Unpack => return Ok(()),
+        | MemOp::Unpack
+        | MemOp::Wmma(_) => return Ok(()),
     };
     for j in 0..n {
         if load {

@@ -19,7 +19,7 @@ use crate::mem_inst::*;
 use crate::symbols::{is_ptx_identifier, Symbols};
 
 /// Opcode words this module reads.
-pub(crate) const WORDS: [&str; 23] = [
+pub(crate) const WORDS: [&str; 24] = [
     "ld",
     "ldu",
     "st",
@@ -43,6 +43,7 @@ pub(crate) const WORDS: [&str; 23] = [
     "ldmatrix",
     "stmatrix",
     "mma",
+    "wmma",
 ];
 
 /// Whether `text` is a statement of the memory or warp family.
@@ -111,6 +112,7 @@ pub(crate) fn parse(text: &str, syms: &mut Symbols) -> Result<Instruction, IsaEr
         "cp" | "mbarrier" => Op::Async(async_copy(&mut cx, op, &ops, end)?),
         "mma" => Op::Mma(super::matrix::mma(&mut cx, op, &words, &ops, end)?),
         "ldmatrix" | "stmatrix" => Op::Mem(super::matrix::ldst(&mut cx, op, &words, &ops, end)?),
+        "wmma" => super::wmma::wmma(&mut cx, op, &words, &ops, end)?,
         _ => Op::Mem(mem(&mut cx, op, &words, &ops, end)?),
     };
     Ok(Instruction { guard, op: op_body })
@@ -292,6 +294,7 @@ fn operand_count(m: &Mem) -> usize {
         | MemOp::St
         | MemOp::Ldmatrix { .. }
         | MemOp::Stmatrix { .. }
+        | MemOp::Wmma(_)
         | MemOp::Cvta { .. }
         | MemOp::MovAddr
         | MemOp::Pack
@@ -353,8 +356,8 @@ fn check(m: &Mem, quals: &[&'static str], b128: bool, l2_evict: bool) -> Check {
     let scope = !first_of(&SCOPES).is_empty();
     let bits = m.ty.bits();
     match m.op {
-        // Read by `matrix.rs`, never here.
-        MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } => Check::Types,
+        // Read by `matrix.rs` and `wmma.rs`, never here.
+        MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } | MemOp::Wmma(_) => Check::Types,
         MemOp::Ld | MemOp::Ldu | MemOp::St => {
             if matches!(m.ty, F16 | F16x2 | B(1)) {
                 return Check::Types;
@@ -607,7 +610,7 @@ fn operands_into(cx: &mut Cx<'_, '_>, m: &mut Mem, ops: &[Piece<'_>]) -> Result<
             }
             m.vals[0] = Operand::Reg(cx.reg(ops[1])?);
         }
-        MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } => {}
+        MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } | MemOp::Wmma(_) => {}
     }
     Ok(())
 }

@@ -41,6 +41,7 @@ mod operand;
 mod syntax;
 mod validate;
 mod warp;
+mod wmma;
 
 use crate::db;
 use crate::error::{IsaError, Requirement};

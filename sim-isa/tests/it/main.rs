@@ -56,3 +56,4 @@ mod tanh;
 mod target;
 mod vectors;
 mod warp;
+mod wmma;
