@@ -25,10 +25,10 @@ pub mod inst;
 mod mem_inst;
 mod mma_inst;
 mod operand;
-mod wmma_inst;
 pub mod parse;
 pub mod symbols;
 pub mod target;
+mod wmma_inst;
 
 pub use error::{ErrorKind, InvalidReason, IsaError, Requirement};
 pub use exec::{execute, width_mask, ExecCtx, ThreadCtx, WarpRegs, WARP_SIZE};

@@ -216,6 +216,13 @@ impl Mma {
         }
     }
 
+    /// Whether the form needs sm_80 (`Feature::MmaAmpere`): every shape
+    /// but Turing's `m16n8k8` and `wmma`'s `m16n16k16` (sm_70), and bf16.
+    pub fn needs_ampere(&self) -> bool {
+        !matches!(self.shape, MmaShape::M16n8k8 | MmaShape::M16n16k16)
+            || self.types[1] == MmaType::Bf16
+    }
+
     /// Whether the form is an integer one (`.satfinite` allowed).
     pub fn is_int(&self) -> bool {
         self.types[0] == MmaType::S32

@@ -120,7 +120,9 @@ pub fn wmma_element(frag: WmmaFrag, f32: bool, k: usize, lane: usize, h: usize) 
     match frag {
         WmmaFrag::A => (g + 8 * (r & 1), 2 * t + h + 8 * (r >> 1)),
         WmmaFrag::B => (2 * t + h + 8 * (r & 1), g + 8 * (r >> 1)),
-        WmmaFrag::C | WmmaFrag::D if f32 => (g + 8 * ((k >> 1) & 1), 2 * t + (k & 1) + 8 * (k >> 2)),
+        WmmaFrag::C | WmmaFrag::D if f32 => {
+            (g + 8 * ((k >> 1) & 1), 2 * t + (k & 1) + 8 * (k >> 2))
+        }
         WmmaFrag::C | WmmaFrag::D => (g + 8 * (r & 1), 2 * t + h + 8 * (r >> 1)),
     }
 }
@@ -129,12 +131,7 @@ pub fn wmma_element(frag: WmmaFrag, f32: bool, k: usize, lane: usize, h: usize) 
 /// any types: `.tf32` is `m16n16k8`'s, `.f64` `m8n8k4`'s, the sub-byte
 /// types `m8n8k32`'s and `m8n8k128`'s).
 pub const WMMA_OTHER_SHAPES: [&str; 6] = [
-    "m32n8k16",
-    "m8n32k16",
-    "m16n16k8",
-    "m8n8k4",
-    "m8n8k32",
-    "m8n8k128",
+    "m32n8k16", "m8n32k16", "m16n16k8", "m8n8k4", "m8n8k32", "m8n8k128",
 ];
 
 /// Type words of valid `m16n16k16` forms this simulator does not run.

@@ -53,7 +53,13 @@ fn cccl_include(cu13: &Path) -> Option<PathBuf> {
             return Some(cu13.join("include"));
         }
         let ready = ["include/nv/target"];
-        let root = wheel_root("CCCL_ROOT", "cccl/nvidia/cu13", &WHEELS_CCCL, &ready, "CCCL")?;
+        let root = wheel_root(
+            "CCCL_ROOT",
+            "cccl/nvidia/cu13",
+            &WHEELS_CCCL,
+            &ready,
+            "CCCL",
+        )?;
         Some(root.join("include"))
     })
     .clone()

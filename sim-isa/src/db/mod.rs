@@ -46,6 +46,7 @@ mod float;
 mod forms;
 mod int;
 mod ptx_names;
+mod wmma_gates;
 
 pub(crate) use bit::{bit_op, BitWord, BIT_WORDS};
 pub(crate) use cvt::{cvt_head, cvt_operands, cvt_words, CvtWordsError, LOW_TARGET_GATES};
@@ -80,7 +81,7 @@ pub struct Form {
 pub use ptx_names::is_ptx_opcode;
 
 use crate::inst::{
-    AluOp, CmpOp, CvtType, FloatOp, Instruction, MemOp, MmaShape, MmaType, MulMode, Op, Simd, Type,
+    AluOp, CmpOp, CvtType, FloatOp, Instruction, MemOp, MmaShape, MulMode, Op, Simd, Type,
     TypeKind, VideoOp, WarpOp,
 };
 use crate::target::Feature;
@@ -618,6 +619,7 @@ pub(crate) fn gates() -> impl Iterator<Item = &'static Gate> {
         .iter()
         .chain(float::HALF_GATES)
         .chain(async_gates::ASYNC_GATES)
+        .chain(wmma_gates::WMMA_GATES)
 }
 
 /// Every gate but the half forms'. `check_target` tests all target gates
@@ -937,26 +939,11 @@ pub(crate) const GATES: &[Gate] = &[
         ptx: (6, 5),
         applies: |i| matches!(i.op, Op::Mma(m) if m.shape == MmaShape::M16n8k8),
     },
-    // `wmma` (`tests/data/wmma-ptxas.txt`): sm_70; PTX 6.3 for the
-    // `.aligned` every form here is written with.
-    Gate {
-        what: "wmma",
-        feature: Some(Feature::Volta),
-        ptx: (6, 3),
-        applies: |i| {
-            matches!(i.op, Op::Mem(m) if matches!(m.op, MemOp::Wmma(_)))
-                || matches!(i.op, Op::Mma(m) if m.shape == MmaShape::M16n16k16)
-        },
-    },
     Gate {
         what: "mma.m16n8k16, mma.m16n8k32, mma.m8n8k4.f64 or mma with bf16",
         feature: Some(Feature::MmaAmpere),
         ptx: (7, 0),
-        applies: |i| {
-            matches!(i.op, Op::Mma(m)
-                if (m.shape != MmaShape::M16n8k8 && m.shape != MmaShape::M16n16k16)
-                    || m.types[1] == MmaType::Bf16)
-        },
+        applies: |i| matches!(i.op, Op::Mma(m) if m.needs_ampere()),
     },
 ];
 

@@ -223,7 +223,7 @@ pub fn execute_mem_into(
                 bytes: super::wmma::lane_bytes(&w),
                 lane: f.lane,
             })?;
-            return Ok(true);
+            Ok(true)
         }
         MemOp::Ld | MemOp::Ldu | MemOp::St | MemOp::Atom(_) | MemOp::Red(_) => {
             out.lanes = exec;

@@ -376,7 +376,12 @@ impl DisplayInst<'_> {
     fn mma(&self, f: &mut fmt::Formatter<'_>, m: &Mma) -> fmt::Result {
         if m.shape == crate::inst::MmaShape::M16n16k16 {
             let l = |c: bool| if c { "col" } else { "row" };
-            write!(f, ".mma.sync.aligned.{}.{}", l(m.wmma_col[0]), l(m.wmma_col[1]))?;
+            write!(
+                f,
+                ".mma.sync.aligned.{}.{}",
+                l(m.wmma_col[0]),
+                l(m.wmma_col[1])
+            )?;
             write!(f, ".m16n16k16.{}.{}", m.types[0].word(), m.types[3].word())?;
         } else {
             write!(f, ".sync.aligned.{}.row.col", m.shape.word())?;

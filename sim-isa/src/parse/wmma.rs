@@ -15,8 +15,8 @@ use super::lex::invalid;
 use super::matrix::reg_list;
 use crate::error::{InvalidReason as R, IsaError};
 use crate::inst::{
-    AddrBase, Mem, MemOp, MemType, Mma, MmaShape, MmaType, Op, Operand, RegId, Space,
-    WmmaFrag, WmmaMem, WmmaStride, WMMA_OTHER_SHAPES, WMMA_OTHER_TYPES,
+    AddrBase, Mem, MemOp, MemType, Mma, MmaShape, MmaType, Op, Operand, RegId, Space, WmmaFrag,
+    WmmaMem, WmmaStride, WMMA_OTHER_SHAPES, WMMA_OTHER_TYPES,
 };
 
 /// The modifier words after the opcode, sorted.
@@ -100,7 +100,11 @@ pub(super) fn wmma(
     if let Some(x) = w.bad {
         return Err(bad(x));
     }
-    let missing = [(w.sync, "sync"), (w.aligned, "aligned"), (w.shape, "m16n16k16")];
+    let missing = [
+        (w.sync, "sync"),
+        (w.aligned, "aligned"),
+        (w.shape, "m16n16k16"),
+    ];
     if let Some((_, x)) = missing.iter().find(|m| !m.0) {
         return Err(bad(x));
     }
@@ -218,7 +222,11 @@ fn mma(
         return Err(types_err());
     }
     if let Some(s) = w.space {
-        return Err(invalid(col, op.1, R::UnknownModifier(format!(".{}", s.name()))));
+        return Err(invalid(
+            col,
+            op.1,
+            R::UnknownModifier(format!(".{}", s.name())),
+        ));
     }
     let mut m = Mma {
         shape: MmaShape::M16n16k16,

@@ -60,8 +60,10 @@ fn effects() {
     // Eight fragment registers written; the address and the stride read.
     assert_eq!(ld.reg_uses().writes().count(), 8);
     assert_eq!(ld.reg_uses().reads().count(), 2);
-    let st = p("wmma.store.d.sync.aligned.col.m16n16k16.shared.f32 [%rd1], \
-                {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, 24");
+    let st = p(
+        "wmma.store.d.sync.aligned.col.m16n16k16.shared.f32 [%rd1], \
+                {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, 24",
+    );
     assert_eq!(db::memory(&st).map(|m| m.kind), Some(db::MemKind::Store));
     assert!(db::has_effect(&st));
     assert_eq!(st.reg_uses().reads().count(), 9);
@@ -86,13 +88,37 @@ fn lane_five_holds_what_ptxas_loads() {
     let low = |f, f32, k| wmma_element(f, f32, k, 5, 0);
     // a: LDG at +0, +0x100 (8 rows), +0x10 (8 columns), +0x110; 4-7 repeat.
     let a: Vec<_> = (0..8).map(|k| low(WmmaFrag::A, false, k)).collect();
-    assert_eq!(a, [(1, 2), (9, 2), (1, 10), (9, 10), (1, 2), (9, 2), (1, 10), (9, 10)]);
+    assert_eq!(
+        a,
+        [
+            (1, 2),
+            (9, 2),
+            (1, 10),
+            (9, 10),
+            (1, 2),
+            (9, 2),
+            (1, 10),
+            (9, 10)
+        ]
+    );
     // b (k, n): +0, +0x10 (8 k on), +0x100 (8 n on), +0x110.
     let b: Vec<_> = (0..4).map(|k| low(WmmaFrag::B, false, k)).collect();
     assert_eq!(b, [(2, 1), (10, 1), (2, 9), (10, 9)]);
     // c f32: LDG.E.64 pairs at +0, +0x200 (8 rows), +0x20 (8 columns), +0x220.
     let c: Vec<_> = (0..8).map(|k| low(WmmaFrag::C, true, k)).collect();
-    assert_eq!(c, [(1, 2), (1, 3), (9, 2), (9, 3), (1, 10), (1, 11), (9, 10), (9, 11)]);
+    assert_eq!(
+        c,
+        [
+            (1, 2),
+            (1, 3),
+            (9, 2),
+            (9, 3),
+            (1, 10),
+            (1, 11),
+            (9, 10),
+            (9, 11)
+        ]
+    );
     // c f16: as a; the high half is the next column.
     assert_eq!(wmma_element(WmmaFrag::C, false, 1, 5, 1), (9, 3));
 }
