@@ -494,6 +494,9 @@ pub use crate::mem_inst::{
     ShflMode, Space, VoteMode, WarpInst, WarpOp, QUAL_WORDS, WARP_WORDS,
 };
 pub use crate::mma_inst::{Mma, MmaShape, MmaType, MMA_OTHER_SHAPES, MMA_SHAPES};
+pub use crate::wmma_inst::{
+    wmma_element, WmmaFrag, WmmaMem, WmmaStride, WMMA_OTHER_SHAPES, WMMA_OTHER_TYPES,
+};
 
 /// One instruction body, by family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -586,12 +589,16 @@ pub struct RegUse {
     pub write: bool,
 }
 
-/// Registers an instruction touches, without allocating (at most 16: guard,
-/// up to four destinations or sources, `shfl`'s `a`, `b`, `c` and mask,
-/// `mma`'s fourteen fragment registers).
+/// Most registers one instruction names: the guard and `wmma.mma`'s 24
+/// (eight of `d` and of `c`, the four of `a` and of `b` it reads).
+pub const MAX_REG_USES: usize = 25;
+
+/// Registers an instruction touches, without allocating (at most
+/// [`MAX_REG_USES`]: guard, up to four destinations or sources, `shfl`'s
+/// `a`, `b`, `c` and mask, `mma`'s fragment registers).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RegUses {
-    items: [Option<RegUse>; 16],
+    items: [Option<RegUse>; MAX_REG_USES],
     len: usize,
 }
 
@@ -731,8 +738,8 @@ impl Instruction {
                     MemOp::Ld | MemOp::Ldu | MemOp::St | MemOp::Atom(_) | MemOp::Red(_) => {
                         (bits, bits)
                     }
-                    // Two 16-bit elements to a 32-bit register.
-                    MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } => (32, 32),
+                    // Two 16-bit elements (or one f32) to a 32-bit register.
+                    MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } | MemOp::Wmma(_) => (32, 32),
                     // No value: the address alone.
                     MemOp::Prefetch(_) => (bits, bits),
                 };
@@ -744,6 +751,14 @@ impl Instruction {
                 }
                 for &v in &m.vals[..m.sources()] {
                     u.src(v, v_bits);
+                }
+                // `wmma.load`/`wmma.store`: fragment registers 4-7, stride.
+                let (hi, stride) = m.wmma_extra();
+                for &r in hi {
+                    u.reg(r, 32, !m.op.is_wmma_store());
+                }
+                if let Some(r) = stride {
+                    u.reg(r, 32, false);
                 }
             }
             Op::Warp(w) => {
@@ -761,7 +776,7 @@ impl Instruction {
             }
             Op::Async(a) => async_uses(&mut u, &a),
             Op::Mma(m) => {
-                let [nd, na, nb, nc] = m.counts();
+                let [nd, na, nb, nc] = m.used_counts();
                 for &d in &m.d[..nd] {
                     u.reg(d, m.types[0].reg_bits(), true);
                 }

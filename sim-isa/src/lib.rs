@@ -28,6 +28,7 @@ mod operand;
 pub mod parse;
 pub mod symbols;
 pub mod target;
+mod wmma_inst;
 
 pub use error::{ErrorKind, InvalidReason, IsaError, Requirement};
 pub use exec::{execute, width_mask, ExecCtx, ThreadCtx, WarpRegs, WARP_SIZE};

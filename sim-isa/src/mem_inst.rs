@@ -224,6 +224,9 @@ pub enum MemOp {
         /// `.trans`
         trans: bool,
     },
+    /// `wmma.load.{a,b,c}` / `wmma.store.d` (`wmma_inst.rs`): a warp-wide
+    /// load or store of a 16 x 16 matrix's fragments.
+    Wmma(crate::wmma_inst::WmmaMem),
     /// `prefetch{.space}.level [a]` / `prefetchu.L1 [a]`: a hint to bring
     /// the line holding `a` into a cache; no register or memory value
     /// changes, and no address faults (docs/prefetch.md).
@@ -267,6 +270,11 @@ impl PrefetchLevel {
 }
 
 impl MemOp {
+    /// Whether this is `wmma.store.d`.
+    pub fn is_wmma_store(self) -> bool {
+        matches!(self, MemOp::Wmma(w) if w.is_store())
+    }
+
     /// The opcode word (`ld`, `atom`, `mov` for an address or a pack).
     pub fn word(self) -> &'static str {
         match self {
@@ -281,6 +289,13 @@ impl MemOp {
             MemOp::Stmatrix { .. } => "stmatrix",
             MemOp::Prefetch(PrefetchLevel::Uniform) => "prefetchu",
             MemOp::Prefetch(_) => "prefetch",
+            MemOp::Wmma(w) => {
+                if w.is_store() {
+                    "wmma.store"
+                } else {
+                    "wmma.load"
+                }
+            }
         }
     }
 }
@@ -356,6 +371,9 @@ impl Mem {
             }
             MemOp::Atom(_) | MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack => 1,
             MemOp::St | MemOp::Red(_) | MemOp::Stmatrix { .. } | MemOp::Prefetch(_) => 0,
+            // Fragment registers 4-7 are `hi` (`Mem::wmma_regs`).
+            MemOp::Wmma(w) if w.is_store() => 0,
+            MemOp::Wmma(_) => usize::from(self.vec),
         }
     }
 
@@ -372,6 +390,36 @@ impl Mem {
             | MemOp::MovAddr
             | MemOp::Ldmatrix { .. }
             | MemOp::Prefetch(_) => 0,
+            MemOp::Wmma(w) if w.is_store() => usize::from(self.vec),
+            MemOp::Wmma(_) => 0,
+        }
+    }
+
+    /// A `wmma.load`/`wmma.store`'s fragment registers 4-7 (`hi`, beyond
+    /// `d`/`vals`) and stride register, if any: what `dests`/`sources`
+    /// leave out. Empty for every other instruction.
+    pub fn wmma_extra(&self) -> (&[RegId], Option<RegId>) {
+        match &self.op {
+            MemOp::Wmma(w) => {
+                let stride = match w.stride {
+                    crate::wmma_inst::WmmaStride::Reg(r) => Some(r),
+                    crate::wmma_inst::WmmaStride::Default
+                    | crate::wmma_inst::WmmaStride::Imm(_) => None,
+                };
+                (&w.hi[..w.regs().saturating_sub(4)], stride)
+            }
+            MemOp::Ld
+            | MemOp::Ldu
+            | MemOp::St
+            | MemOp::Atom(_)
+            | MemOp::Red(_)
+            | MemOp::Cvta { .. }
+            | MemOp::MovAddr
+            | MemOp::Pack
+            | MemOp::Unpack
+            | MemOp::Ldmatrix { .. }
+            | MemOp::Stmatrix { .. }
+            | MemOp::Prefetch(_) => (&[], None),
         }
     }
 
@@ -399,6 +447,7 @@ impl Mem {
             | MemOp::Red(_)
             | MemOp::Ldmatrix { .. }
             | MemOp::Stmatrix { .. }
+            | MemOp::Wmma(_)
             | MemOp::Prefetch(_) => 64,
         }
     }

@@ -18,6 +18,8 @@ pub enum MmaShape {
     M16n8k32,
     /// `.m8n8k4` with f64 (sm_80).
     M8n8k4,
+    /// `.m16n16k16`: `wmma.mma` with f16 (sm_70; `wmma_inst.rs`).
+    M16n16k16,
 }
 
 /// Every shape word and its shape.
@@ -49,11 +51,16 @@ impl MmaShape {
             MmaShape::M16n8k8 => (16, 8, 8),
             MmaShape::M16n8k32 => (16, 8, 32),
             MmaShape::M8n8k4 => (8, 8, 4),
+            MmaShape::M16n16k16 => (16, 16, 16),
         }
     }
 
     /// The shape word.
     pub fn word(self) -> &'static str {
+        // WMMA's shape is not an `mma` shape (`MMA_SHAPES` lists those).
+        if self == MmaShape::M16n16k16 {
+            return "m16n16k16";
+        }
         word_of(&MMA_SHAPES, self, "m16n8k16")
     }
 }
@@ -121,7 +128,9 @@ impl MmaType {
 
 /// `mma.sync.aligned.shape.row.col{.satfinite}{.rn}.dtype.atype.btype.ctype
 /// d, a, b, c`: each of `d`, `a`, `b`, `c` a brace list of registers, the
-/// lane's fragment of the matrix.
+/// lane's fragment of the matrix. Also `wmma.mma.sync.aligned.alayout.blayout
+/// .m16n16k16.dtype.ctype d, a, b, c` (shape [`MmaShape::M16n16k16`], `a`
+/// and `b` `.f16`, eight registers each).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Mma {
     /// The shape.
@@ -132,14 +141,17 @@ pub struct Mma {
     pub satfinite: bool,
     /// `.rn` written (f64: the only rounding; kept for printing).
     pub rn: bool,
+    /// `wmma.mma`'s `.col` words for `a` and `b` (else `.row`): kept for
+    /// printing; the fragments do not depend on them (`wmma_inst.rs`).
+    pub wmma_col: [bool; 2],
     /// Destination fragment (the first [`Mma::counts`]`[0]`).
-    pub d: [RegId; 4],
+    pub d: [RegId; 8],
     /// `a`'s fragment.
-    pub a: [RegId; 4],
+    pub a: [RegId; 8],
     /// `b`'s fragment.
-    pub b: [RegId; 2],
+    pub b: [RegId; 8],
     /// `c`'s fragment.
-    pub c: [RegId; 4],
+    pub c: [RegId; 8],
 }
 
 impl Mma {
@@ -157,6 +169,21 @@ impl Mma {
             MmaShape::M16n8k8 => [acc(self.types[0]), 2, 1, acc(self.types[3])],
             MmaShape::M16n8k32 => [4, 4, 2, 4],
             MmaShape::M8n8k4 => [2, 1, 1, 2],
+            MmaShape::M16n16k16 => [2 * acc(self.types[0]), 8, 8, 2 * acc(self.types[3])],
+        }
+    }
+
+    /// Registers of each fragment the machine code reads or writes,
+    /// `[d, a, b, c]`: [`Mma::counts`], but for `wmma.mma` only the first
+    /// four of `a` and of `b` (ptxas 13.0.88's two `HMMA.16816` read
+    /// those alone: registers 4-7 repeat them after `wmma.load`,
+    /// docs/wmma.md). The scoreboard and the register checks use these.
+    pub fn used_counts(&self) -> [usize; 4] {
+        let [d, a, b, c] = self.counts();
+        if self.shape == MmaShape::M16n16k16 {
+            [d, 4, 4, c]
+        } else {
+            [d, a, b, c]
         }
     }
 
@@ -177,7 +204,18 @@ impl Mma {
             },
             MmaShape::M16n8k32 => int8(t[1]) && int8(t[2]) && t[0] == S32 && t[3] == S32,
             MmaShape::M8n8k4 => t == [F64; 4],
+            // `wmma.mma`: any mix of f16 and f32 accumulators.
+            MmaShape::M16n16k16 => {
+                t[1] == F16 && t[2] == F16 && matches!(t[0], F16 | F32) && matches!(t[3], F16 | F32)
+            }
         }
+    }
+
+    /// Whether the form needs sm_80 (`Feature::MmaAmpere`): every shape
+    /// but Turing's `m16n8k8` and `wmma`'s `m16n16k16` (sm_70), and bf16.
+    pub fn needs_ampere(&self) -> bool {
+        !matches!(self.shape, MmaShape::M16n8k8 | MmaShape::M16n16k16)
+            || self.types[1] == MmaType::Bf16
     }
 
     /// Whether the form is an integer one (`.satfinite` allowed).

@@ -45,7 +45,7 @@ pub enum Feature {
     BarRed,
     /// `bar.warp.sync` (`sm_30`).
     WarpSync,
-    /// `match.sync` and `nanosleep` (`sm_70`).
+    /// `match.sync`, `nanosleep` and `wmma` (`sm_70`).
     Volta,
     /// `redux.sync` (`sm_80`).
     Redux,

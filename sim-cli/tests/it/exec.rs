@@ -38,7 +38,8 @@ const WHEELS: [&str; 4] = [
     "nvidia-cuda-runtime==13.0.96",
 ];
 
-/// The CCCL wheel (Thrust, CUB, libcu++), pinned: CUDA 13's nvcc wheel
+/// The CCCL wheel (Thrust, CUB, libcu++, and `nv/target`, which
+/// `cuda_fp16.h` and so `mma.h` include), pinned: CUDA 13's nvcc wheel
 /// ships without them.
 const WHEELS_CCCL: [&str; 1] = ["nvidia-cuda-cccl==13.0.85"];
 
@@ -279,14 +280,33 @@ fn programs_print_what_they_print_on_a_gpu() {
 /// of pairs. The expected lines hold the program's own host checks' values,
 /// exact (unsigned arithmetic, as a GPU computes it), worked out apart from
 /// the simulator (no GPU has run it here).
+///
+/// `wmma.cu` (the WMMA API, `mma.h`) needs CCCL's `nv/target` too: a
+/// 32x32 tiled product checked on the host, and lane 5's fragment
+/// elements as ptxas's machine code places them (docs/wmma.md; no GPU
+/// has run it here either).
 #[test]
-fn a_thrust_program_prints_what_it_prints_on_a_gpu() {
+fn cccl_programs_print_what_they_print_on_a_gpu() {
     let Some(cu13) = cuda_root() else { return };
-    let Some(cccl) = cccl_root() else { return };
-    let include = cccl.join("include");
-    let exe = build_against(&cu13, None, &[include.join("cccl"), include], "thrust");
-    let out = exec(&exe, &[]);
-    assert_as_on_a_gpu(&out, "thrust", "thrust");
+    for program in ["thrust", "wmma"] {
+        let Some(exe) = build_with_cccl(&cu13, program) else {
+            return;
+        };
+        let out = exec(&exe, &[]);
+        assert_as_on_a_gpu(&out, program, program);
+    }
+}
+
+/// Builds `program.cu` with CCCL's headers too; `None` where the wheel
+/// cannot be had.
+fn build_with_cccl(cu13: &Path, program: &str) -> Option<PathBuf> {
+    let include = cccl_root()?.join("include");
+    Some(build_against(
+        cu13,
+        None,
+        &[include.join("cccl"), include],
+        program,
+    ))
 }
 
 /// `--report` writes one row per launch, with the run's columns.

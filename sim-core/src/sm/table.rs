@@ -18,8 +18,8 @@ use std::sync::Arc;
 pub(super) const NONE: u32 = u32::MAX;
 
 /// Most registers one instruction names (guard, `p|q`, `a`, `b`, `c`;
-/// `mma`'s guard and fourteen fragment registers: sim-isa's `RegUses`).
-pub(super) const MAX_USES: usize = 16;
+/// `wmma.mma`'s guard and 24 fragment registers: sim-isa's `RegUses`).
+pub(super) const MAX_USES: usize = sim_isa::inst::MAX_REG_USES;
 
 /// The scoreboard column of a consumer on side `side` (`None`: it reads no
 /// operand that a result can be pending on, so any column).

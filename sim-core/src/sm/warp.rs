@@ -154,7 +154,7 @@ pub(super) fn operands_ready(
         }
     }
     if ii.nuses > 4 {
-        // Only the registers named (an `mma` names up to sixteen).
+        // Only the registers named (a `wmma.mma` names up to 25).
         let named = usize::from(ii.nuses).min(MAX_USES) - 4;
         for &u in &tail[..named] {
             let v = board.ready(u);

@@ -74,14 +74,22 @@ pub fn for_each_source(inst: &Instruction, mut f: impl FnMut(Operand)) {
         Op::Float(x) => each(&[Some(x.a), x.b, x.c]),
         Op::Cvt(x) => each(&[Some(x.a), x.b, x.c]),
         Op::Bit(x) => x.srcs().iter().for_each(|&o| f(o)),
-        Op::Mem(m) => m.vals[..m.sources()].iter().for_each(|&o| f(o)),
+        Op::Mem(m) => {
+            m.vals[..m.sources()].iter().for_each(|&o| f(o));
+            // `wmma.store.d`'s fragment registers 4-7; a `wmma` stride.
+            let (hi, stride) = m.wmma_extra();
+            if m.op.is_wmma_store() {
+                hi.iter().for_each(|&r| f(Operand::Reg(r)));
+            }
+            stride.into_iter().for_each(|r| f(Operand::Reg(r)));
+        }
         Op::Warp(w) => {
             w.srcs[..w.nsrc_values()].iter().for_each(|&o| f(o));
             f(w.mask);
         }
         Op::Async(a) => each(&[a.src_size]),
         Op::Mma(m) => {
-            let [_, na, nb, nc] = m.counts();
+            let [_, na, nb, nc] = m.used_counts();
             let regs = m.a[..na].iter().chain(&m.b[..nb]).chain(&m.c[..nc]);
             regs.for_each(|&r| f(Operand::Reg(r)));
         }
@@ -135,9 +143,12 @@ pub fn memory(inst: &Instruction) -> Option<MemAccess> {
     }
     let m = mem_of(&inst.op)?;
     let kind = match m.op {
+        MemOp::Wmma(w) if w.is_store() => MemKind::Store,
         // A prefetch goes down the load path: the LSU issues its lines and
         // the caches take them (docs/prefetch.md); nothing waits for it.
-        MemOp::Ld | MemOp::Ldu | MemOp::Ldmatrix { .. } | MemOp::Prefetch(_) => MemKind::Load,
+        MemOp::Ld | MemOp::Ldu | MemOp::Ldmatrix { .. } | MemOp::Wmma(_) | MemOp::Prefetch(_) => {
+            MemKind::Load
+        }
         MemOp::St | MemOp::Stmatrix { .. } => MemKind::Store,
         MemOp::Atom(_) | MemOp::Red(_) => MemKind::Atomic,
         MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => return None,
@@ -170,6 +181,7 @@ pub fn needs_launch(inst: &Instruction) -> bool {
         | MemOp::MovAddr
         | MemOp::Ldmatrix { .. }
         | MemOp::Stmatrix { .. }
+        | MemOp::Wmma(_)
         | MemOp::Prefetch(_) => true,
         MemOp::Pack | MemOp::Unpack => false,
     });
@@ -253,6 +265,9 @@ fn mma_machine_opcode(m: &crate::inst::Mma) -> (&'static str, &'static str) {
     use crate::inst::{MmaShape, MmaType};
     match (m.shape, m.types[1], m.types[0]) {
         (MmaShape::M8n8k4, _, _) => ("DMMA", ".8x8x4"),
+        // `wmma.mma`: two `HMMA.16816` (docs/wmma.md), timed as one.
+        (MmaShape::M16n16k16, _, MmaType::F16) => ("HMMA", ".16816.F16"),
+        (MmaShape::M16n16k16, _, _) => ("HMMA", ".16816.F32"),
         (MmaShape::M16n8k32, _, _) => ("IMMA", ".16832"),
         (MmaShape::M16n8k16, MmaType::S8 | MmaType::U8, _) => ("IMMA", ".16816"),
         (MmaShape::M16n8k16, _, MmaType::F16) => ("HMMA", ".16816.F16"),
@@ -274,7 +289,7 @@ pub fn is_warp_wide(inst: &Instruction) -> bool {
 /// another's rows).
 fn is_matrix(op: &Op) -> bool {
     let mem = mem_of(op).is_some_and(|m| match m.op {
-        MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } => true,
+        MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } | MemOp::Wmma(_) => true,
         // Each other operation named: exhaustive, no wildcard (a new one must be placed).
         MemOp::Ld
         | MemOp::Ldu
@@ -304,6 +319,7 @@ pub fn has_effect(inst: &Instruction) -> bool {
             // ptxas keeps every prefetch (`CCTL.E.PF1/PF2/PML2`): it has
             // no register to be dead through, and its cost is its effect.
             MemOp::Prefetch(_) => true,
+            MemOp::Wmma(w) => w.is_store(),
             MemOp::Ldmatrix { .. } => false,
             MemOp::Ld | MemOp::Ldu => m.quals.iter().any(|&q| {
                 QUAL_WORDS

@@ -48,6 +48,7 @@ mod forms;
 mod int;
 mod mem_gates;
 mod ptx_names;
+mod wmma_gates;
 
 pub(crate) use bit::{bit_op, BitWord, BIT_WORDS};
 pub(crate) use compare::{family_cmp_ok, ftz_ok};
@@ -83,8 +84,8 @@ pub struct Form {
 pub use ptx_names::is_ptx_opcode;
 
 use crate::inst::{
-    AluOp, CmpOp, CvtType, FloatOp, Instruction, MemOp, MmaShape, MmaType, MulMode, Op, Simd, Type,
-    VideoOp, WarpOp,
+    AluOp, CmpOp, CvtType, FloatOp, Instruction, MemOp, MmaShape, MulMode, Op, Simd, Type, VideoOp,
+    WarpOp,
 };
 use crate::target::Feature;
 
@@ -579,6 +580,7 @@ pub(crate) fn gates() -> impl Iterator<Item = &'static Gate> {
         .chain(float::HALF_GATES)
         .chain(async_gates::ASYNC_GATES)
         .chain(mem_gates::MEM_GATES)
+        .chain(wmma_gates::WMMA_GATES)
 }
 
 /// Every gate but the half forms'. `check_target` tests all target gates
@@ -902,10 +904,7 @@ pub(crate) const GATES: &[Gate] = &[
         what: "mma.m16n8k16, mma.m16n8k32, mma.m8n8k4.f64 or mma with bf16",
         feature: Some(Feature::MmaAmpere),
         ptx: (7, 0),
-        applies: |i| {
-            matches!(i.op, Op::Mma(m)
-                if m.shape != MmaShape::M16n8k8 || m.types[1] == MmaType::Bf16)
-        },
+        applies: |i| matches!(i.op, Op::Mma(m) if m.needs_ampere()),
     },
 ];
 

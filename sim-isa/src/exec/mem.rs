@@ -219,6 +219,22 @@ pub fn execute_mem_into(
             addresses(m, var, exec, regs, &mut out.addrs);
             Ok(true)
         }
+        // Each lane moves its own fragment from its own address.
+        MemOp::Wmma(w) => {
+            out.lanes = exec;
+            out.bytes = super::wmma::lane_bytes(&w);
+            out.space = m.space;
+            addresses(m, var, exec, regs, &mut out.addrs);
+            let addrs = out.addrs;
+            super::wmma::access(m, &w, regs, exec, mem, &addrs).map_err(|f| MemFault {
+                kind: f.kind,
+                space: m.space,
+                addr: f.addr,
+                bytes: super::wmma::lane_bytes(&w),
+                lane: f.lane,
+            })?;
+            Ok(true)
+        }
         MemOp::Ld | MemOp::Ldu | MemOp::St | MemOp::Atom(_) | MemOp::Red(_) => {
             out.lanes = exec;
             out.bytes = ebytes * u32::from(m.vec);
@@ -295,6 +311,7 @@ fn cvta(
             | MemOp::Red(_)
             | MemOp::Ldmatrix { .. }
             | MemOp::Stmatrix { .. }
+            | MemOp::Wmma(_)
             | MemOp::Prefetch(_) => src[l],
         };
         d[l] = v & super::width_mask(bits);
@@ -418,6 +435,7 @@ fn access(
         | MemOp::Unpack
         | MemOp::Ldmatrix { .. }
         | MemOp::Stmatrix { .. }
+        | MemOp::Wmma(_)
         | MemOp::Prefetch(_) => {}
     }
     Ok(())
@@ -499,6 +517,7 @@ fn matrix_access(
         | MemOp::MovAddr
         | MemOp::Pack
         | MemOp::Unpack
+        | MemOp::Wmma(_)
         | MemOp::Prefetch(_) => return Ok(()),
     };
     for j in 0..n {

@@ -35,6 +35,7 @@ mod simd;
 mod video;
 mod video_warp;
 mod warp_ops;
+mod wmma;
 
 pub use alu::alu_lane;
 pub use bit::bit_lane;
@@ -221,6 +222,9 @@ pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
                 mbarrier::pending_count(inst, a, ctx, regs, exec);
             }
         }
+        Op::Mma(m) if m.shape == crate::inst::MmaShape::M16n16k16 => {
+            wmma::mma(m, ctx.target, regs, exec)
+        }
         Op::Mma(m) => mma::mma(m, ctx.target, regs, exec),
     }
 }
@@ -353,7 +357,9 @@ pub(crate) fn mem_regs_needed(m: &crate::inst::Mem) -> usize {
         crate::inst::AddrBase::Var(_) | crate::inst::AddrBase::Abs => 0,
     };
     let dests = m.d[..m.dests()].iter().fold(base, |n, &x| n.max(d(x)));
-    m.vals[..m.sources()].iter().fold(dests, |n, &o| match o {
+    let (hi, stride) = m.wmma_extra();
+    let extra = hi.iter().chain(&stride).fold(dests, |n, &x| n.max(d(x)));
+    m.vals[..m.sources()].iter().fold(extra, |n, &o| match o {
         Operand::Reg(x) => n.max(d(x)),
         Operand::Imm(_) | Operand::Special(_) => n,
     })

@@ -2,7 +2,7 @@
 //! one arm per family, beside `reg_uses`, so that whatever renames
 //! instructions downstream needs no match over the families.
 
-use super::{AddrBase, Guard, Instruction, Op};
+use super::{AddrBase, Guard, Instruction, MemOp, Op, WmmaStride};
 use crate::operand::{Operand, PredSrc, RegId};
 
 impl Instruction {
@@ -91,6 +91,12 @@ impl Instruction {
                     *d = r(*d);
                 }
                 m.vals = m.vals.map(o);
+                if let MemOp::Wmma(w) = &mut m.op {
+                    w.hi = w.hi.map(r);
+                    if let WmmaStride::Reg(x) = w.stride {
+                        w.stride = WmmaStride::Reg(r(x));
+                    }
+                }
                 if let AddrBase::Reg(b) = m.addr.base {
                     m.addr.base = AddrBase::Reg(r(b));
                 }

@@ -374,15 +374,28 @@ impl DisplayInst<'_> {
     }
 
     fn mma(&self, f: &mut fmt::Formatter<'_>, m: &Mma) -> fmt::Result {
-        write!(f, ".sync.aligned.{}.row.col", m.shape.word())?;
+        if m.shape == crate::inst::MmaShape::M16n16k16 {
+            let l = |c: bool| if c { "col" } else { "row" };
+            write!(
+                f,
+                ".mma.sync.aligned.{}.{}",
+                l(m.wmma_col[0]),
+                l(m.wmma_col[1])
+            )?;
+            write!(f, ".m16n16k16.{}.{}", m.types[0].word(), m.types[3].word())?;
+        } else {
+            write!(f, ".sync.aligned.{}.row.col", m.shape.word())?;
+        }
         if m.satfinite {
             f.write_str(".satfinite")?;
         }
         if m.rn {
             f.write_str(".rn")?;
         }
-        for t in m.types {
-            write!(f, ".{}", t.word())?;
+        if m.shape != crate::inst::MmaShape::M16n16k16 {
+            for t in m.types {
+                write!(f, ".{}", t.word())?;
+            }
         }
         let [nd, na, nb, nc] = m.counts();
         let regs = |r: &[RegId]| -> Vec<Operand> { r.iter().map(|&x| Operand::Reg(x)).collect() };
@@ -394,6 +407,41 @@ impl DisplayInst<'_> {
         self.braces(f, &regs(&m.b[..nb]))?;
         f.write_str(", ")?;
         self.braces(f, &regs(&m.c[..nc]))
+    }
+
+    /// `wmma.load`/`wmma.store` after `wmma.load`/`wmma.store`.
+    fn wmma_mem(&self, f: &mut fmt::Formatter<'_>, m: &Mem, w: &WmmaMem) -> fmt::Result {
+        let (_, which) = w.frag.words().split_once('.').unwrap_or(("", "a"));
+        let layout = if w.col { "col" } else { "row" };
+        write!(f, ".{which}.sync.aligned.{layout}.m16n16k16")?;
+        if m.space != Space::Generic {
+            write!(f, ".{}", m.space.name())?;
+        }
+        write!(f, ".{} ", if w.f32 { "f32" } else { "f16" })?;
+        let n = w.regs();
+        let mut regs: Vec<Operand> = if w.is_store() {
+            m.vals[..n.min(4)].to_vec()
+        } else {
+            m.d[..n.min(4)].iter().map(|&r| Operand::Reg(r)).collect()
+        };
+        regs.extend(w.hi[..n.saturating_sub(4)].iter().map(|&r| Operand::Reg(r)));
+        if w.is_store() {
+            self.addr(f, &m.addr, true)?;
+            f.write_str(", ")?;
+            self.braces(f, &regs)?;
+        } else {
+            self.braces(f, &regs)?;
+            f.write_str(", ")?;
+            self.addr(f, &m.addr, true)?;
+        }
+        match w.stride {
+            WmmaStride::Default => Ok(()),
+            WmmaStride::Imm(s) => write!(f, ", {s}"),
+            WmmaStride::Reg(r) => {
+                f.write_str(", ")?;
+                self.reg(f, r)
+            }
+        }
     }
 
     /// `ldmatrix`/`stmatrix` after the opcode word.
@@ -427,6 +475,9 @@ impl DisplayInst<'_> {
             }
             write!(f, ".{} ", level.name())?;
             return self.addr(f, &m.addr, true);
+        }
+        if let MemOp::Wmma(w) = m.op {
+            return self.wmma_mem(f, m, &w);
         }
         if let MemOp::Pack | MemOp::Unpack = m.op {
             write!(f, ".{} ", m.ty.name())?;
@@ -487,6 +538,7 @@ impl DisplayInst<'_> {
             | MemOp::Unpack
             | MemOp::Ldmatrix { .. }
             | MemOp::Stmatrix { .. }
+            | MemOp::Wmma(_)
             | MemOp::Prefetch(_) => {
                 self.list(f, &dests)?;
                 f.write_str(", ")?;

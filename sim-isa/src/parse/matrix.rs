@@ -18,7 +18,7 @@ use crate::inst::{
 /// the error for anything else). An immediate element is valid PTX for a
 /// source (`mma`'s `c` may be `{0f00000000, ...}`) that this simulator does
 /// not run: `Unimplemented`.
-fn reg_list(
+pub(super) fn reg_list(
     cx: &mut Cx<'_, '_>,
     p: Piece<'_>,
     n: usize,
@@ -135,10 +135,11 @@ pub(super) fn mma(
         types: t,
         satfinite: sat,
         rn,
-        d: [RegId(0); 4],
-        a: [RegId(0); 4],
-        b: [RegId(0); 2],
-        c: [RegId(0); 4],
+        wmma_col: [false; 2],
+        d: [RegId(0); 8],
+        a: [RegId(0); 8],
+        b: [RegId(0); 8],
+        c: [RegId(0); 8],
     };
     if (sat && !m.is_int()) || (rn && d != MmaType::F64) {
         return Err(types_err());

@@ -19,7 +19,7 @@ use crate::mem_inst::*;
 use crate::symbols::{is_ptx_identifier, Symbols};
 
 /// Opcode words this module reads.
-pub(crate) const WORDS: [&str; 25] = [
+pub(crate) const WORDS: [&str; 26] = [
     "ld",
     "ldu",
     "st",
@@ -45,6 +45,7 @@ pub(crate) const WORDS: [&str; 25] = [
     "mma",
     "prefetch",
     "prefetchu",
+    "wmma",
 ];
 
 /// Whether `text` is a statement of the memory or warp family.
@@ -116,6 +117,7 @@ pub(crate) fn parse(text: &str, syms: &mut Symbols) -> Result<Instruction, IsaEr
         "prefetch" | "prefetchu" => {
             Op::Mem(super::prefetch::prefetch(&mut cx, op, &words, &ops, end)?)
         }
+        "wmma" => super::wmma::wmma(&mut cx, op, &words, &ops, end)?,
         _ => Op::Mem(mem(&mut cx, op, &words, &ops, end)?),
     };
     Ok(Instruction { guard, op: op_body })
@@ -297,6 +299,7 @@ fn operand_count(m: &Mem) -> usize {
         | MemOp::St
         | MemOp::Ldmatrix { .. }
         | MemOp::Stmatrix { .. }
+        | MemOp::Wmma(_)
         | MemOp::Cvta { .. }
         | MemOp::MovAddr
         | MemOp::Pack
@@ -359,8 +362,10 @@ fn check(m: &Mem, quals: &[&'static str], b128: bool, l2_evict: bool) -> Check {
     let scope = !first_of(&SCOPES).is_empty();
     let bits = m.ty.bits();
     match m.op {
-        // Read by `matrix.rs` and `prefetch.rs`, never here.
-        MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } | MemOp::Prefetch(_) => Check::Types,
+        // Read by `matrix.rs`, `prefetch.rs` and `wmma.rs`, never here.
+        MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } | MemOp::Prefetch(_) | MemOp::Wmma(_) => {
+            Check::Types
+        }
         MemOp::Ld | MemOp::Ldu | MemOp::St => {
             if matches!(m.ty, F16 | F16x2 | B(1)) {
                 return Check::Types;
@@ -613,7 +618,7 @@ fn operands_into(cx: &mut Cx<'_, '_>, m: &mut Mem, ops: &[Piece<'_>]) -> Result<
             }
             m.vals[0] = Operand::Reg(cx.reg(ops[1])?);
         }
-        MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } | MemOp::Prefetch(_) => {}
+        MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } | MemOp::Prefetch(_) | MemOp::Wmma(_) => {}
     }
     Ok(())
 }

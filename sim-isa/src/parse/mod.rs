@@ -42,6 +42,7 @@ mod prefetch;
 mod syntax;
 mod validate;
 mod warp;
+mod wmma;
 
 use crate::db;
 use crate::error::{IsaError, Requirement};

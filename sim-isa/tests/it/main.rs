@@ -72,3 +72,4 @@ mod tanh;
 mod target;
 mod vectors;
 mod warp;
+mod wmma;

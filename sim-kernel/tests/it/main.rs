@@ -22,6 +22,7 @@ mod record;
 mod stalls;
 mod tanh;
 mod warp_coll;
+mod wmma;
 
 use sim_kernel::{run_grid, run_launch, timing, LaunchRun, Prepared, RunOptions};
 use sim_module::{parse_module, Launch, Module};

@@ -1,0 +1,252 @@
+//! The WMMA statements (`wmma_inst.rs`): `wmma.load.{a,b,c}`,
+//! `wmma.store.d` (the memory family's [`MemOp::Wmma`]) and `wmma.mma`
+//! (an [`Mma`] of shape `m16n16k16`). The rules are ptxas 13.0.88's
+//! (`tests/data/wmma-ptxas.txt`): modifiers in any order; `.sync`,
+//! `.aligned`, the shape and the layout (one for a load or store, `a`'s
+//! then `b`'s for `wmma.mma`) required; a load's or store's one type
+//! (`.f16` for `a`/`b`, `.f16`/`.f32` for `c`/`d`) and optional space
+//! (`.global`, `.shared{::cta}`); `wmma.mma`'s two, `d`'s then `c`'s;
+//! brace lists of the fragment's size; a stride of any immediate or a
+//! register. `.satfinite` on these floating-point forms is refused from
+//! PTX 6.5 on, which every target here needs for `.aligned`.
+
+use super::cx::{Cx, Piece};
+use super::lex::invalid;
+use super::matrix::reg_list;
+use crate::error::{InvalidReason as R, IsaError};
+use crate::inst::{
+    AddrBase, Mem, MemOp, MemType, Mma, MmaShape, MmaType, Op, Operand, RegId, Space, WmmaFrag,
+    WmmaMem, WmmaStride, WMMA_OTHER_SHAPES, WMMA_OTHER_TYPES,
+};
+
+/// The modifier words after the opcode, sorted.
+#[derive(Default)]
+struct Words<'a> {
+    sync: bool,
+    aligned: bool,
+    satfinite: bool,
+    shape: bool,
+    /// A shape this simulator does not run.
+    other_shape: bool,
+    /// Type words of forms this simulator does not run (`WMMA_OTHER_TYPES`).
+    other_types: Vec<&'a str>,
+    /// Type words only other shapes take (`.tf32`, `.f64`, sub-byte).
+    foreign: bool,
+    layouts: Vec<bool>,
+    types: Vec<bool>,
+    space: Option<Space>,
+    bad: Option<&'a str>,
+}
+
+fn sort_words<'a>(words: &[&'a str]) -> Words<'a> {
+    let mut w = Words::default();
+    for &x in words {
+        let dup = match x {
+            "sync" => std::mem::replace(&mut w.sync, true),
+            "aligned" => std::mem::replace(&mut w.aligned, true),
+            "satfinite" => std::mem::replace(&mut w.satfinite, true),
+            "m16n16k16" => std::mem::replace(&mut w.shape, true),
+            "row" | "col" => {
+                w.layouts.push(x == "col");
+                false
+            }
+            "f16" | "f32" => {
+                w.types.push(x == "f32");
+                false
+            }
+            "global" => w.space.replace(Space::Global).is_some(),
+            "shared" | "shared::cta" => w.space.replace(Space::Shared).is_some(),
+            _ if WMMA_OTHER_SHAPES.contains(&x) => {
+                w.other_shape = true;
+                std::mem::replace(&mut w.shape, true)
+            }
+            _ if WMMA_OTHER_TYPES.contains(&x) => {
+                w.other_types.push(x);
+                false
+            }
+            "tf32" | "f64" | "s4" | "u4" | "b1" => {
+                w.foreign = true;
+                false
+            }
+            _ => true,
+        };
+        if dup && w.bad.is_none() {
+            w.bad = Some(x);
+        }
+    }
+    w
+}
+
+/// `wmma.load...`, `wmma.store...` or `wmma.mma...`.
+pub(super) fn wmma(
+    cx: &mut Cx<'_, '_>,
+    op: Piece<'_>,
+    words: &[&str],
+    ops: &[Piece<'_>],
+    end: usize,
+) -> Result<Op, IsaError> {
+    let col = cx.col(op.0);
+    let bad = |w: &str| invalid(col, op.1, R::UnknownModifier(format!(".{w}")));
+    let (frag, rest) = match (words.get(1), words.get(2)) {
+        (Some(&"mma"), _) => (None, &words[2..]),
+        (Some(&"load"), Some(&"a")) => (Some(WmmaFrag::A), &words[3..]),
+        (Some(&"load"), Some(&"b")) => (Some(WmmaFrag::B), &words[3..]),
+        (Some(&"load"), Some(&"c")) => (Some(WmmaFrag::C), &words[3..]),
+        (Some(&"store"), Some(&"d")) => (Some(WmmaFrag::D), &words[3..]),
+        (w, _) => return Err(bad(w.copied().unwrap_or("wmma"))),
+    };
+    cx.inst = "wmma";
+    let w = sort_words(rest);
+    if let Some(x) = w.bad {
+        return Err(bad(x));
+    }
+    let missing = [
+        (w.sync, "sync"),
+        (w.aligned, "aligned"),
+        (w.shape, "m16n16k16"),
+    ];
+    if let Some((_, x)) = missing.iter().find(|m| !m.0) {
+        return Err(bad(x));
+    }
+    let layouts = if frag.is_some() { 1 } else { 2 };
+    if w.layouts.len() != layouts {
+        return Err(bad("row"));
+    }
+    // `wmma.mma`'s other types are `a`'s and `b`'s: `.s32` alone is no form.
+    let other_ab = w.other_types.iter().any(|t| *t != "s32");
+    let unrun_types = !w.other_types.is_empty() && (frag.is_some() || other_ab);
+    if w.other_shape || (!w.foreign && unrun_types) {
+        return Err(IsaError::Unimplemented {
+            col,
+            what: op.1.to_string(),
+        });
+    }
+    if w.foreign || !w.other_types.is_empty() {
+        return Err(invalid(col, op.1, R::UnexpectedTypes { inst: "wmma" }));
+    }
+    match frag {
+        Some(f) => Ok(Op::Mem(ldst(cx, op, f, &w, ops, end)?)),
+        None => Ok(Op::Mma(mma(cx, op, &w, ops, end)?)),
+    }
+}
+
+/// `wmma.load`/`wmma.store`.
+fn ldst(
+    cx: &mut Cx<'_, '_>,
+    op: Piece<'_>,
+    frag: WmmaFrag,
+    w: &Words<'_>,
+    ops: &[Piece<'_>],
+    end: usize,
+) -> Result<Mem, IsaError> {
+    let col = cx.col(op.0);
+    let types_err = || invalid(col, op.1, R::UnexpectedTypes { inst: "wmma" });
+    let f32 = match (frag, w.types.as_slice()) {
+        (WmmaFrag::A | WmmaFrag::B, [false]) => false,
+        (WmmaFrag::C | WmmaFrag::D, &[t]) => t,
+        _ => return Err(types_err()),
+    };
+    if w.satfinite {
+        return Err(types_err());
+    }
+    let mut wm = WmmaMem {
+        frag,
+        col: w.layouts[0],
+        f32,
+        stride: WmmaStride::Default,
+        hi: [RegId(0); 4],
+    };
+    if !(2..=3).contains(&ops.len()) {
+        let at = ops.get(3).map_or((end, ";"), |p| *p);
+        return Err(cx.args(at.0, at.1));
+    }
+    let store = wm.is_store();
+    let (list, at) = if store {
+        (ops[1], ops[0])
+    } else {
+        (ops[0], ops[1])
+    };
+    let n = wm.regs();
+    let addr = cx.address(at, false)?;
+    // ptxas: "Immediate addresses allowed only for .local state space".
+    if addr.base == AddrBase::Abs {
+        return Err(cx.args(at.0, at.1));
+    }
+    let regs = reg_list(cx, list, n, !store, op)?;
+    let (lo, hi) = regs.split_at(n.min(4));
+    wm.hi[..hi.len()].copy_from_slice(hi);
+    if let Some(&s) = ops.get(2) {
+        wm.stride = match cx.value(s)? {
+            Operand::Reg(r) => WmmaStride::Reg(r),
+            // Any immediate, negative ones too (ptxas), as its low 32 bits.
+            Operand::Imm(v) => WmmaStride::Imm(v as u32),
+            Operand::Special(_) => return Err(cx.args(s.0, s.1)),
+        };
+    }
+    let mut m = Mem {
+        op: MemOp::Wmma(wm),
+        space: w.space.unwrap_or(Space::Generic),
+        ty: if f32 { MemType::F32 } else { MemType::F16 },
+        vec: lo.len() as u8,
+        d: [RegId(0); 4],
+        vals: [Operand::Imm(0); 4],
+        addr,
+        quals: [0; 4],
+    };
+    for (k, &r) in lo.iter().enumerate() {
+        if store {
+            m.vals[k] = Operand::Reg(r);
+        } else {
+            m.d[k] = r;
+        }
+    }
+    Ok(m)
+}
+
+/// `wmma.mma.sync.aligned.alayout.blayout.m16n16k16.dtype.ctype d, a, b, c`.
+fn mma(
+    cx: &mut Cx<'_, '_>,
+    op: Piece<'_>,
+    w: &Words<'_>,
+    ops: &[Piece<'_>],
+    end: usize,
+) -> Result<Mma, IsaError> {
+    let col = cx.col(op.0);
+    let types_err = || invalid(col, op.1, R::UnexpectedTypes { inst: "wmma" });
+    let ty = |f32: bool| if f32 { MmaType::F32 } else { MmaType::F16 };
+    let (d, c) = match w.types.as_slice() {
+        &[d, c] => (ty(d), ty(c)),
+        _ => return Err(types_err()),
+    };
+    if w.satfinite {
+        return Err(types_err());
+    }
+    if let Some(s) = w.space {
+        return Err(invalid(
+            col,
+            op.1,
+            R::UnknownModifier(format!(".{}", s.name())),
+        ));
+    }
+    let mut m = Mma {
+        shape: MmaShape::M16n16k16,
+        types: [d, MmaType::F16, MmaType::F16, c],
+        satfinite: false,
+        rn: false,
+        wmma_col: [w.layouts[0], w.layouts[1]],
+        d: [RegId(0); 8],
+        a: [RegId(0); 8],
+        b: [RegId(0); 8],
+        c: [RegId(0); 8],
+    };
+    if ops.len() != 4 {
+        let at = ops.get(4).map_or((end, ";"), |p| *p);
+        return Err(cx.args(at.0, at.1));
+    }
+    let [nd, na, nb, nc] = m.counts();
+    m.d[..nd].copy_from_slice(&reg_list(cx, ops[0], nd, true, op)?);
+    m.a[..na].copy_from_slice(&reg_list(cx, ops[1], na, false, op)?);
+    m.b[..nb].copy_from_slice(&reg_list(cx, ops[2], nb, false, op)?);
+    m.c[..nc].copy_from_slice(&reg_list(cx, ops[3], nc, false, op)?);
+    Ok(m)
+}

@@ -1,0 +1,124 @@
+//! The WMMA statements (`wmma.load`, `wmma.store`, `wmma.mma`): the parser
+//! and the gates against ptxas 13.0.88's verdicts (`tests/data/wmma-ptxas.txt`,
+//! made by `tools/ptxas_grid/wmma_grid.py`), printing, what the database
+//! says of them, and the layout: lane 5's elements as read from ptxas
+//! 13.0.88's sm_90 machine code (docs/wmma.md). The values in a launch:
+//! sim-kernel's `tests/it/wmma.rs`.
+
+use crate::grid;
+use sim_isa::parse::parse_instruction;
+use sim_isa::{db, wmma_element, Symbols, WmmaFrag};
+
+const GRID: &str = include_str!("../data/wmma-ptxas.txt");
+
+/// Valid PTX the simulator refuses as `Unimplemented`: other shapes and
+/// types, immediate fragment elements.
+fn unimplemented_form(t: &str) -> bool {
+    [
+        "m32n8k16",
+        "m8n32k16",
+        "m16n16k8",
+        ".bf16",
+        ".s8",
+        ".s32",
+        ", 5}",
+        ", 1}",
+        "{0f00000000",
+    ]
+    .iter()
+    .any(|w| t.contains(w))
+}
+
+#[test]
+fn agrees_with_ptxas_on_the_grid() {
+    let (counts, wrong) = grid::verdicts(GRID, &unimplemented_form);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(counts, [171, 49, 0]);
+}
+
+#[test]
+fn accepted_statements_print_and_reparse() {
+    let wrong = grid::reparse_failures(GRID, &unimplemented_form);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn gates_agree_with_ptxas() {
+    let (n, wrong) = grid::gates(GRID);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(n, 20);
+}
+
+/// What each form does to the machine, as the database says.
+#[test]
+fn effects() {
+    let p = |t: &str| parse_instruction(t, &mut Symbols::new()).unwrap();
+    let ld = p("wmma.load.a.sync.aligned.row.m16n16k16.global.f16 \
+                {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, [%rd1], %r9");
+    assert_eq!(db::memory(&ld).map(|m| m.kind), Some(db::MemKind::Load));
+    assert!(db::is_warp_wide(&ld) && db::needs_launch(&ld) && !db::has_effect(&ld));
+    // Eight fragment registers written; the address and the stride read.
+    assert_eq!(ld.reg_uses().writes().count(), 8);
+    assert_eq!(ld.reg_uses().reads().count(), 2);
+    let st = p(
+        "wmma.store.d.sync.aligned.col.m16n16k16.shared.f32 [%rd1], \
+                {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, 24",
+    );
+    assert_eq!(db::memory(&st).map(|m| m.kind), Some(db::MemKind::Store));
+    assert!(db::has_effect(&st));
+    assert_eq!(st.reg_uses().reads().count(), 9);
+    let mma = p("wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 \
+                 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, \
+                 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, \
+                 {%r11, %r12, %r13, %r14, %r15, %r16, %r17, %r18}, \
+                 {%f11, %f12, %f13, %f14, %f15, %f16, %f17, %f18}");
+    assert!(db::is_warp_wide(&mma) && !db::needs_launch(&mma) && db::memory(&mma).is_none());
+    // `a` and `b`: only the registers the two HMMAs read (0-3).
+    assert_eq!(mma.reg_uses().writes().count(), 8);
+    assert_eq!(mma.reg_uses().reads().count(), 16);
+    assert_eq!(db::warp_machine_opcode(&mma), Some(("HMMA", ".16816.F32")));
+    assert_eq!(db::mnemonic(&mma), "wmma.mma");
+    assert_eq!(db::mnemonic(&ld), "wmma.load");
+}
+
+/// Lane 5 (`g` 1, `t` 1): the elements docs/wmma.md reads from the machine
+/// code, (row, column) of each register's low half.
+#[test]
+fn lane_five_holds_what_ptxas_loads() {
+    let low = |f, f32, k| wmma_element(f, f32, k, 5, 0);
+    // a: LDG at +0, +0x100 (8 rows), +0x10 (8 columns), +0x110; 4-7 repeat.
+    let a: Vec<_> = (0..8).map(|k| low(WmmaFrag::A, false, k)).collect();
+    assert_eq!(
+        a,
+        [
+            (1, 2),
+            (9, 2),
+            (1, 10),
+            (9, 10),
+            (1, 2),
+            (9, 2),
+            (1, 10),
+            (9, 10)
+        ]
+    );
+    // b (k, n): +0, +0x10 (8 k on), +0x100 (8 n on), +0x110.
+    let b: Vec<_> = (0..4).map(|k| low(WmmaFrag::B, false, k)).collect();
+    assert_eq!(b, [(2, 1), (10, 1), (2, 9), (10, 9)]);
+    // c f32: LDG.E.64 pairs at +0, +0x200 (8 rows), +0x20 (8 columns), +0x220.
+    let c: Vec<_> = (0..8).map(|k| low(WmmaFrag::C, true, k)).collect();
+    assert_eq!(
+        c,
+        [
+            (1, 2),
+            (1, 3),
+            (9, 2),
+            (9, 3),
+            (1, 10),
+            (1, 11),
+            (9, 10),
+            (9, 11)
+        ]
+    );
+    // c f16: as a; the high half is the next column.
+    assert_eq!(wmma_element(WmmaFrag::C, false, 1, 5, 1), (9, 3));
+}
