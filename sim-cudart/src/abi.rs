@@ -409,9 +409,45 @@ fn print_out(bytes: &[u8]) {
     }
 }
 
-// Each launches the kernel whose host stub is `func`, reading each argument
-// through `args` at its parameter's size (`args` holds a valid pointer per
-// kernel parameter).
+/// Launches the kernel whose host stub is `func`, reading each argument
+/// through `args` at its parameter's size; `cooperative`: as
+/// `cudaLaunchCooperativeKernel` (`crate::coop`).
+///
+/// # Safety
+/// `args` holds a valid pointer per kernel parameter.
+unsafe fn launch_args(
+    func: *const c_void,
+    c: CallConfig,
+    args: *mut *mut c_void,
+    cooperative: bool,
+) -> c_int {
+    with(|rt| {
+        let slots = rt.params(func as u64)?;
+        let size = slots.iter().map(|s| s.offset + s.size).max().unwrap_or(0);
+        let mut params = vec![0u8; size as usize];
+        for (i, s) in slots.iter().enumerate() {
+            if args.is_null() {
+                return Err(Fail::said(
+                    err::INVALID_VALUE,
+                    "kernel arguments: a null array",
+                ));
+            }
+            // SAFETY: one pointer per parameter, each to a value of the
+            // parameter's size (nvcc's stub passes its own arguments).
+            let v = unsafe { host_bytes(*args.add(i), s.size as usize)? };
+            params[s.offset as usize..(s.offset + s.size) as usize].copy_from_slice(v);
+        }
+        let r = if cooperative {
+            crate::coop::launch(rt, func as u64, &c, &params)
+        } else {
+            rt.launch(func as u64, &c, &params)
+        };
+        print_out(&rt.take_printed());
+        r
+    })
+}
+
+// Each launches the kernel whose host stub is `func` (`launch_args`).
 c_aliases! {
     (
         func: *const c_void,
@@ -421,32 +457,14 @@ c_aliases! {
         shared: usize,
         stream: *mut c_void,
     ) -> c_int {
-        with(|rt| {
-            let slots = rt.params(func as u64)?;
-            let size = slots.iter().map(|s| s.offset + s.size).max().unwrap_or(0);
-            let mut params = vec![0u8; size as usize];
-            for (i, s) in slots.iter().enumerate() {
-                if args.is_null() {
-                    return Err(Fail::said(
-                        err::INVALID_VALUE,
-                        "kernel arguments: a null array",
-                    ));
-                }
-                // SAFETY: one pointer per parameter, each to a value of the
-                // parameter's size (nvcc's stub passes its own arguments).
-                let v = unsafe { host_bytes(*args.add(i), s.size as usize)? };
-                params[s.offset as usize..(s.offset + s.size) as usize].copy_from_slice(v);
-            }
-            let c = CallConfig {
-                grid: grid.arr(),
-                block: block.arr(),
-                shared: shared as u64,
-                stream: stream as u64,
-            };
-            let r = rt.launch(func as u64, &c, &params);
-            print_out(&rt.take_printed());
-            r
-        })
+        let c = CallConfig {
+            grid: grid.arr(),
+            block: block.arr(),
+            shared: shared as u64,
+            stream: stream as u64,
+        };
+        // SAFETY: as the caller's.
+        unsafe { launch_args(func, c, args, false) }
     }
     /// `__cudaLaunchKernel`, as nvcc calls it.
     pub unsafe extern "C" fn __cudaLaunchKernel(..);
@@ -454,8 +472,33 @@ c_aliases! {
     pub unsafe extern "C" fn __cudaLaunchKernel_ptsz(..);
     /// `cudaLaunchKernel`.
     pub unsafe extern "C" fn cudaLaunchKernel(..);
-    /// `cudaLaunchCooperativeKernel`: launched as any other kernel.
+}
+
+// The same, as a cooperative launch: the grid resident at once, its
+// workspace in `%envreg1`/`%envreg2` (`crate::coop`).
+c_aliases! {
+    (
+        func: *const c_void,
+        grid: Dim3,
+        block: Dim3,
+        args: *mut *mut c_void,
+        shared: usize,
+        stream: *mut c_void,
+    ) -> c_int {
+        let c = CallConfig {
+            grid: grid.arr(),
+            block: block.arr(),
+            shared: shared as u64,
+            stream: stream as u64,
+        };
+        // SAFETY: as the caller's.
+        unsafe { launch_args(func, c, args, true) }
+    }
+    /// `cudaLaunchCooperativeKernel`.
     pub unsafe extern "C" fn cudaLaunchCooperativeKernel(..);
+    /// `cudaLaunchCooperativeKernel_ptsz` (per-thread default stream: the
+    /// same here).
+    pub unsafe extern "C" fn cudaLaunchCooperativeKernel_ptsz(..);
 }
 
 // ---- memory ----

@@ -250,7 +250,7 @@ pub extern "C" fn cudaDeviceSetCacheConfig(_config: c_int) -> c_int {
 }
 
 /// Blocks of `threads` threads and `shared` dynamic bytes an SM holds.
-fn occupancy(
+pub(crate) fn occupancy(
     rt: &mut crate::runtime::Runtime,
     func: u64,
     threads: c_int,

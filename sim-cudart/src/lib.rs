@@ -9,7 +9,8 @@
 //!
 //! - `abi`, `abi_device`, `abi_more`: the C entry points (the only unsafe code, with
 //!   `host`'s allocations);
-//! - [`runtime`]: the state and each operation, in safe code;
+//! - [`runtime`]: the state and each operation, in safe code (`coop`:
+//!   cooperative launches);
 //! - [`fatbin`]: the PTX of a registered fatbinary (`sim-fatbin`);
 //! - [`props`]: the simulated device's figures;
 //! - [`cuda12`]: what differs when the same code is `libcudart.so.12`;
@@ -28,6 +29,7 @@ mod abi;
 mod abi_device;
 mod abi_more;
 mod classify;
+mod coop;
 pub mod cuda12;
 mod err;
 pub mod fatbin;

@@ -38,6 +38,10 @@ const WHEELS: [&str; 4] = [
     "nvidia-cuda-runtime==13.0.96",
 ];
 
+/// CCCL's headers (`nv/target`, which `cooperative_groups.h` includes),
+/// pinned: the wheel's `nvidia/cu13/include/cccl`.
+const CCCL: [&str; 1] = ["nvidia-cuda-cccl==13.0.85"];
+
 /// CUDA 12's runtime wheel, pinned.
 const WHEELS12: [&str; 1] = ["nvidia-cuda-runtime-cu12==12.9.79"];
 
@@ -53,6 +57,23 @@ fn cuda12_root() -> Option<PathBuf> {
             &WHEELS12,
             &ready,
             "CUDA 12 exec",
+        )
+    })
+    .clone()
+}
+
+/// The CCCL wheel's `nvidia/cu13` folder (`$CCCL13_ROOT`, else
+/// installed into `tools/.cache/cccl13`), once for all the tests.
+fn cccl_root() -> Option<PathBuf> {
+    static ROOT: OnceLock<Option<PathBuf>> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        let ready = ["include/cccl/nv/target"];
+        wheel_root(
+            "CCCL13_ROOT",
+            "cccl13/nvidia/cu13",
+            &CCCL,
+            &ready,
+            "cooperative exec",
         )
     })
     .clone()
@@ -123,13 +144,19 @@ fn runtime_lib() -> PathBuf {
 
 /// Builds `program.cu` with nvcc as a user would; the executable's path.
 fn build(cu13: &Path, program: &str) -> PathBuf {
-    build_against(cu13, None, program)
+    build_against(cu13, None, None, program)
 }
 
 /// Builds `program.cu` with nvcc 13, against CUDA 13's runtime or, with
 /// `cuda12` (the runtime wheel's `nvidia/cuda_runtime`), CUDA 12's.
-/// One build at a time: tests share the output folder.
-fn build_against(cu13: &Path, cuda12: Option<&Path>, program: &str) -> PathBuf {
+/// With `cccl` (the CCCL wheel's `nvidia/cu13`), its headers too. One
+/// build at a time: tests share the output folder.
+fn build_against(
+    cu13: &Path,
+    cuda12: Option<&Path>,
+    cccl: Option<&Path>,
+    program: &str,
+) -> PathBuf {
     static BUILDING: Mutex<()> = Mutex::new(());
     let _one = BUILDING.lock().unwrap_or_else(|e| e.into_inner());
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("exec-programs");
@@ -157,6 +184,9 @@ fn build_against(cu13: &Path, cuda12: Option<&Path>, program: &str) -> PathBuf {
     if let Some(rt) = cuda12 {
         // CUDA 12's headers before nvcc's own.
         nvcc.arg(format!("-I{}", rt.join("include").display()));
+    }
+    if let Some(c) = cccl {
+        nvcc.arg(format!("-I{}", c.join("include/cccl").display()));
     }
     let o = nvcc
         .args(["-arch=sm_90", "-cudart", "shared", "-o"])
@@ -237,6 +267,21 @@ fn programs_print_what_they_print_on_a_gpu() {
             "{program}: no summary:\n{}",
             text(&out.stderr)
         );
+    }
+}
+
+/// Cooperative groups' grid-wide sync (`gridsync.cu`, built with CCCL's
+/// headers): a cooperative launch of as many blocks as the GPU holds at
+/// once syncs its grid exactly, on one host thread and on four; one block
+/// more is refused; an ordinary launch of the kernel traps.
+#[test]
+fn cooperative_launch_syncs_the_grid() {
+    let Some(cu13) = cuda_root() else { return };
+    let Some(cccl) = cccl_root() else { return };
+    let exe = build_against(&cu13, None, Some(&cccl), "gridsync");
+    for threads in ["1", "4"] {
+        let out = exec(&exe, &["--threads", threads]);
+        assert_as_on_a_gpu(&out, &format!("gridsync on {threads} threads"), "gridsync");
     }
 }
 
@@ -400,7 +445,7 @@ fn cuda12_programs_print_what_they_print_on_a_gpu() {
         ("props12", "props12"),
         ("dynsmem", "dynsmem"),
     ] {
-        let exe = build_against(&cu13, Some(&cu12), program);
+        let exe = build_against(&cu13, Some(&cu12), None, program);
         let elf = std::fs::read(&exe).unwrap();
         assert!(
             elf.windows(16).any(|w| w == b"libcudart.so.12\0")
@@ -418,7 +463,7 @@ fn cuda12_programs_print_what_they_print_on_a_gpu() {
 fn a_cuda12_program_without_the_cuda12_runtime_is_told_how_to_build_it() {
     let Some(cu13) = cuda_root() else { return };
     let Some(cu12) = cuda12_root() else { return };
-    let exe = build_against(&cu13, Some(&cu12), "vadd");
+    let exe = build_against(&cu13, Some(&cu12), None, "vadd");
     let dir = tempfile::tempdir().unwrap();
     let lone = dir.path().join("libsim_cudart.so");
     std::fs::copy(runtime_lib(), &lone).unwrap();
