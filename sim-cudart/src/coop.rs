@@ -37,7 +37,7 @@ pub fn launch(rt: &mut Runtime, stub: u64, c: &CallConfig, params: &[u8]) -> Res
         return rt.launch(stub, c, params);
     }
     let shared = usize::try_from(c.shared).map_err(|_| Fail::code(err::INVALID_CONFIGURATION))?;
-    let per_sm = crate::abi_device::occupancy(rt, stub, threads as i32, shared)?;
+    let per_sm = occupancy(rt, stub, threads as i32, shared)?;
     let sms = rt.facts()?.sms;
     let blocks: u64 = c.grid.iter().map(|&d| u64::from(d)).product();
     let most = u64::try_from(per_sm).unwrap_or(0) * u64::try_from(sms).unwrap_or(0);
@@ -55,6 +55,37 @@ pub fn launch(rt: &mut Runtime, stub: u64, c: &CallConfig, params: &[u8]) -> Res
     // A kernel error leaves the device broken, the workspace with it.
     r?;
     rt.free(ws)
+}
+
+/// Blocks of `threads` threads and `shared` dynamic bytes an SM holds
+/// (`cudaOccupancyMaxActiveBlocksPerMultiprocessor`, and the residency
+/// check of a cooperative launch).
+pub fn occupancy(rt: &mut Runtime, func: u64, threads: i32, shared: usize) -> Res<i32> {
+    let f = rt.func_info(func)?;
+    let facts = rt.facts()?;
+    if threads <= 0 {
+        return Err(Fail::code(err::INVALID_VALUE));
+    }
+    let warps = (threads as i64 + 31) / 32;
+    let by_threads = i64::from(facts.threads_per_sm) / (warps * 32);
+    let per_block = f.static_shared + shared as u64 + crate::props::RESERVED_SHARED_PER_BLOCK;
+    let by_shared = (facts.shared_per_sm / per_block.max(1)) as i64;
+    // The register file, where the machine code says what ptxas
+    // allocated (each warp's share rounded up to the allocation unit), as
+    // the launch itself is held (`sim_kernel::timing::blocks_per_sm`).
+    let by_regs = match rt.registers_of(func) {
+        Some(r) if r > 0 => {
+            let unit = i64::from(facts.reg_unit.max(1));
+            let per_warp = (i64::from(r) * 32 + unit - 1) / unit * unit;
+            i64::from(facts.regs_per_sm) / (per_warp * warps)
+        }
+        _ => i64::MAX,
+    };
+    let n = by_threads
+        .min(by_shared)
+        .min(by_regs)
+        .min(i64::from(facts.blocks_per_sm));
+    Ok(n.max(0) as i32)
 }
 
 #[cfg(test)]
