@@ -438,9 +438,32 @@ pub(crate) unsafe fn pack_params(
     Ok(params)
 }
 
-// Each launches the kernel whose host stub is `func`, reading each argument
-// through `args` at its parameter's size (`args` holds a valid pointer per
-// kernel parameter).
+/// Launches the kernel whose host stub is `func`, reading each argument
+/// through `args` at its parameter's size; `cooperative`: as
+/// `cudaLaunchCooperativeKernel` (`crate::coop`).
+///
+/// # Safety
+/// `args` holds a valid pointer per kernel parameter.
+unsafe fn launch_args(
+    func: *const c_void,
+    c: CallConfig,
+    args: *mut *mut c_void,
+    cooperative: bool,
+) -> c_int {
+    with(|rt| {
+        // SAFETY: as the caller's.
+        let params = unsafe { pack_params(rt, func, args)? };
+        let r = if cooperative {
+            crate::coop::launch(rt, func as u64, &c, &params)
+        } else {
+            rt.launch(func as u64, &c, &params)
+        };
+        print_out(&rt.take_printed());
+        r
+    })
+}
+
+// Each launches the kernel whose host stub is `func` (`launch_args`).
 c_aliases! {
     (
         func: *const c_void,
@@ -450,19 +473,14 @@ c_aliases! {
         shared: usize,
         stream: *mut c_void,
     ) -> c_int {
-        with(|rt| {
-            // SAFETY: as the caller's.
-            let params = unsafe { pack_params(rt, func, args)? };
-            let c = CallConfig {
-                grid: grid.arr(),
-                block: block.arr(),
-                shared: shared as u64,
-                stream: stream as u64,
-            };
-            let r = rt.launch(func as u64, &c, &params);
-            print_out(&rt.take_printed());
-            r
-        })
+        let c = CallConfig {
+            grid: grid.arr(),
+            block: block.arr(),
+            shared: shared as u64,
+            stream: stream as u64,
+        };
+        // SAFETY: as the caller's.
+        unsafe { launch_args(func, c, args, false) }
     }
     /// `__cudaLaunchKernel`, as nvcc calls it.
     pub unsafe extern "C" fn __cudaLaunchKernel(..);
@@ -470,8 +488,33 @@ c_aliases! {
     pub unsafe extern "C" fn __cudaLaunchKernel_ptsz(..);
     /// `cudaLaunchKernel`.
     pub unsafe extern "C" fn cudaLaunchKernel(..);
-    /// `cudaLaunchCooperativeKernel`: launched as any other kernel.
+}
+
+// The same, as a cooperative launch: the grid resident at once, its
+// workspace in `%envreg1`/`%envreg2` (`crate::coop`).
+c_aliases! {
+    (
+        func: *const c_void,
+        grid: Dim3,
+        block: Dim3,
+        args: *mut *mut c_void,
+        shared: usize,
+        stream: *mut c_void,
+    ) -> c_int {
+        let c = CallConfig {
+            grid: grid.arr(),
+            block: block.arr(),
+            shared: shared as u64,
+            stream: stream as u64,
+        };
+        // SAFETY: as the caller's.
+        unsafe { launch_args(func, c, args, true) }
+    }
+    /// `cudaLaunchCooperativeKernel`.
     pub unsafe extern "C" fn cudaLaunchCooperativeKernel(..);
+    /// `cudaLaunchCooperativeKernel_ptsz` (per-thread default stream: the
+    /// same here).
+    pub unsafe extern "C" fn cudaLaunchCooperativeKernel_ptsz(..);
 }
 
 // ---- memory ----

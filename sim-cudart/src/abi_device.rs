@@ -5,7 +5,7 @@
 use crate::abi::{c_aliases, put, put_bytes, with};
 use crate::err;
 use crate::gen::layout as l;
-use crate::runtime::{Fail, Res, Runtime};
+use crate::runtime::{Fail, Runtime};
 use std::ffi::{c_char, c_float, c_int, c_uint, c_void};
 
 // ---- errors ----
@@ -250,40 +250,6 @@ pub extern "C" fn cudaDeviceSetCacheConfig(_config: c_int) -> c_int {
     with(|_| Ok(()))
 }
 
-/// Blocks of `threads` threads and `shared` dynamic bytes an SM holds.
-fn occupancy(
-    rt: &mut crate::runtime::Runtime,
-    func: u64,
-    threads: c_int,
-    shared: usize,
-) -> Res<c_int> {
-    let f = rt.func_info(func)?;
-    let facts = rt.facts()?;
-    if threads <= 0 {
-        return Err(Fail::code(err::INVALID_VALUE));
-    }
-    let warps = (threads as i64 + 31) / 32;
-    let by_threads = i64::from(facts.threads_per_sm) / (warps * 32);
-    let per_block = f.static_shared + shared as u64 + crate::props::RESERVED_SHARED_PER_BLOCK;
-    let by_shared = (facts.shared_per_sm / per_block.max(1)) as i64;
-    // The register file, where the machine code says what ptxas
-    // allocated (each warp's share rounded up to the allocation unit), as
-    // the launch itself is held (`sim_kernel::timing::blocks_per_sm`).
-    let by_regs = match rt.registers_of(func) {
-        Some(r) if r > 0 => {
-            let unit = i64::from(facts.reg_unit.max(1));
-            let per_warp = (i64::from(r) * 32 + unit - 1) / unit * unit;
-            i64::from(facts.regs_per_sm) / (per_warp * warps)
-        }
-        _ => i64::MAX,
-    };
-    let n = by_threads
-        .min(by_shared)
-        .min(by_regs)
-        .min(i64::from(facts.blocks_per_sm));
-    Ok(n.max(0) as c_int)
-}
-
 /// `cudaOccupancyMaxActiveBlocksPerMultiprocessor`.
 ///
 /// # Safety
@@ -296,7 +262,7 @@ pub unsafe extern "C" fn cudaOccupancyMaxActiveBlocksPerMultiprocessor(
     shared: usize,
 ) -> c_int {
     with(|rt| {
-        let v = occupancy(rt, func as u64, threads, shared)?;
+        let v = crate::coop::occupancy(rt, func as u64, threads, shared)?;
         // SAFETY: by the caller's contract.
         unsafe { put(n, v) }
     })

@@ -36,6 +36,8 @@ pub const LAUNCH_OUT_OF_RESOURCES: i32 = 701;
 pub const LAUNCH_TIMEOUT: i32 = 702;
 /// `cudaErrorLaunchFailure`.
 pub const LAUNCH_FAILURE: i32 = 719;
+/// `cudaErrorCooperativeLaunchTooLarge`.
+pub const COOPERATIVE_LAUNCH_TOO_LARGE: i32 = 720;
 /// `cudaErrorNotSupported`.
 pub const NOT_SUPPORTED: i32 = 801;
 /// `cudaErrorIllegalState`.
@@ -77,6 +79,7 @@ pub fn describe(code: i32) -> &'static str {
         LAUNCH_OUT_OF_RESOURCES => "too many resources requested for launch",
         LAUNCH_TIMEOUT => "the launch timed out and was terminated",
         LAUNCH_FAILURE => "unspecified launch failure",
+        COOPERATIVE_LAUNCH_TOO_LARGE => "too many blocks in cooperative launch",
         NOT_SUPPORTED => "operation not supported",
         UNKNOWN => "unknown error",
         _ => name(code),
@@ -106,6 +109,10 @@ mod tests {
             (LAUNCH_OUT_OF_RESOURCES, "cudaErrorLaunchOutOfResources"),
             (LAUNCH_TIMEOUT, "cudaErrorLaunchTimeout"),
             (LAUNCH_FAILURE, "cudaErrorLaunchFailure"),
+            (
+                COOPERATIVE_LAUNCH_TOO_LARGE,
+                "cudaErrorCooperativeLaunchTooLarge",
+            ),
             (NOT_SUPPORTED, "cudaErrorNotSupported"),
             (ILLEGAL_STATE, "cudaErrorIllegalState"),
             (

@@ -9,7 +9,8 @@
 //!
 //! - `abi`, `abi_device`, `abi_more`, `abi_graph`: the C entry points (the only unsafe code, with
 //!   `host`'s allocations);
-//! - [`runtime`]: the state and each operation, in safe code;
+//! - [`runtime`]: the state and each operation, in safe code (`coop`:
+//!   cooperative launches);
 //! - [`fatbin`]: the PTX of a registered fatbinary (`sim-fatbin`);
 //! - [`graph`]: CUDA graphs and stream capture, replayed in order;
 //! - [`props`]: the simulated device's figures;
@@ -30,6 +31,7 @@ mod abi_device;
 mod abi_graph;
 mod abi_more;
 mod classify;
+mod coop;
 pub mod cuda12;
 mod err;
 pub mod fatbin;

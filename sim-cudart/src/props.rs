@@ -87,6 +87,7 @@ pub struct PropLayout {
     pub shared_mem_per_multiprocessor: usize,
     pub regs_per_multiprocessor: usize,
     pub managed_memory: usize,
+    pub cooperative_launch: usize,
     pub shared_mem_per_block_optin: usize,
     pub max_blocks_per_multi_processor: usize,
     pub reserved_shared_mem_per_block: usize,
@@ -123,6 +124,7 @@ macro_rules! prop_layout {
             shared_mem_per_multiprocessor: $m::PROP_SHARED_MEM_PER_MULTIPROCESSOR,
             regs_per_multiprocessor: $m::PROP_REGS_PER_MULTIPROCESSOR,
             managed_memory: $m::PROP_MANAGED_MEMORY,
+            cooperative_launch: $m::PROP_COOPERATIVE_LAUNCH,
             shared_mem_per_block_optin: $m::PROP_SHARED_MEM_PER_BLOCK_OPTIN,
             max_blocks_per_multi_processor: $m::PROP_MAX_BLOCKS_PER_MULTI_PROCESSOR,
             reserved_shared_mem_per_block: $m::PROP_RESERVED_SHARED_MEM_PER_BLOCK,
@@ -217,6 +219,8 @@ impl Facts {
         i32_at(l.max_threads_per_multi_processor, self.threads_per_sm);
         i32_at(l.regs_per_multiprocessor, self.regs_per_sm);
         i32_at(l.managed_memory, 1);
+        // `cudaLaunchCooperativeKernel` runs (`crate::coop`).
+        i32_at(l.cooperative_launch, 1);
         i32_at(l.max_blocks_per_multi_processor, self.blocks_per_sm);
         if let Some([clock, memory_clock, overlap]) = l.cuda12_only {
             i32_at(clock, self.clock_khz);
@@ -258,6 +262,7 @@ impl Facts {
             l::cudaDevAttrMaxSharedMemoryPerMultiprocessor => clamp(self.shared_per_sm),
             l::cudaDevAttrMaxRegistersPerMultiprocessor => self.regs_per_sm,
             l::cudaDevAttrManagedMemory
+            | l::cudaDevAttrCooperativeLaunch
             | l::cudaDevAttrUnifiedAddressing
             | l::cudaDevAttrConcurrentKernels => 1,
             l::cudaDevAttrMaxSharedMemoryPerBlockOptin => clamp(self.shared_per_block_optin),

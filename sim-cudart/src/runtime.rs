@@ -10,7 +10,7 @@ use crate::err;
 use crate::host::HostBlock;
 use crate::props::Facts;
 use crate::protocol::{LaunchRow, Settings};
-use sim_kernel::device::{Device, DeviceError, FuncInfo, ModuleId, ParamSlot};
+use sim_kernel::device::{Device, DeviceError, FuncInfo, LaunchExtras, ModuleId, ParamSlot};
 use std::collections::HashMap;
 use std::io::Write;
 
@@ -418,6 +418,18 @@ impl Runtime {
     /// Runs the kernel whose stub is at `stub` with the packed parameter
     /// buffer `params`, to its end.
     pub fn launch(&mut self, stub: u64, c: &CallConfig, params: &[u8]) -> Res<()> {
+        self.launch_env(stub, c, params, [0; 32])
+    }
+
+    /// [`Runtime::launch`] with `%envreg0`..`%envreg31` reading `envreg`
+    /// (a cooperative launch's grid workspace: `crate::coop`).
+    pub fn launch_env(
+        &mut self,
+        stub: u64,
+        c: &CallConfig,
+        params: &[u8],
+        envreg: [u32; 32],
+    ) -> Res<()> {
         self.alive()?;
         let k = self.kernel(stub)?;
         if self.graphs.capturing(c.stream).is_some() {
@@ -443,9 +455,10 @@ impl Runtime {
             .map(|s| s.with_registers(registers));
         let sim = self.sim()?;
         let sms = sim.device.options().sms;
+        let extras = LaunchExtras { registers, envreg };
         let r = sim
             .device
-            .launch_with_registers(m, &k.name, c.grid, c.block, shared, params, registers);
+            .launch_with(m, &k.name, c.grid, c.block, shared, params, &extras);
         self.launches += 1;
         if let Some(s) = &saving {
             let after = match &r {

@@ -230,6 +230,11 @@ pub enum SpecialReg {
     DynamicSmemSize,
     /// `%total_smem_size`
     TotalSmemSize,
+    /// `%envreg0`..`%envreg31` (the number): read-only `.b32` values the
+    /// launch gives, 0 where it gives none. CUDA's runtime passes a
+    /// cooperative launch's grid workspace in `%envreg1` (high half) and
+    /// `%envreg2` (low half), where cooperative groups' `this_grid()` reads it.
+    EnvReg(u8),
 }
 
 impl SpecialReg {
@@ -267,8 +272,57 @@ impl SpecialReg {
         ("%warpid", SpecialReg::WarpId),
     ];
 
+    /// `%envreg0`..`%envreg31`, by number (kept out of [`Self::NAMED`],
+    /// which the parser searches for every special register it reads).
+    pub const ENVREG: [&'static str; 32] = [
+        "%envreg0",
+        "%envreg1",
+        "%envreg2",
+        "%envreg3",
+        "%envreg4",
+        "%envreg5",
+        "%envreg6",
+        "%envreg7",
+        "%envreg8",
+        "%envreg9",
+        "%envreg10",
+        "%envreg11",
+        "%envreg12",
+        "%envreg13",
+        "%envreg14",
+        "%envreg15",
+        "%envreg16",
+        "%envreg17",
+        "%envreg18",
+        "%envreg19",
+        "%envreg20",
+        "%envreg21",
+        "%envreg22",
+        "%envreg23",
+        "%envreg24",
+        "%envreg25",
+        "%envreg26",
+        "%envreg27",
+        "%envreg28",
+        "%envreg29",
+        "%envreg30",
+        "%envreg31",
+    ];
+
+    /// The special register `name` names (`%tid.x`, `%envreg3`), if it has
+    /// a value here.
+    pub fn from_name(name: &str) -> Option<SpecialReg> {
+        if let Some(n) = SpecialReg::ENVREG.iter().position(|e| *e == name) {
+            return Some(SpecialReg::EnvReg(n as u8));
+        }
+        SpecialReg::NAMED.iter().find(|n| n.0 == name).map(|n| n.1)
+    }
+
     /// The register's name as written (`%tid.x`).
     pub fn name(self) -> &'static str {
+        if let SpecialReg::EnvReg(n) = self {
+            return SpecialReg::ENVREG[usize::from(n) % 32];
+        }
         word_of(&SpecialReg::NAMED, self, "%laneid")
     }
 

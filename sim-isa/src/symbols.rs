@@ -197,13 +197,19 @@ pub fn is_special_register(name: &str) -> bool {
     if SPECIALS.contains(&name) {
         return true;
     }
-    let numbered = |prefix: &str, max: u32| {
+    // ptxas 13.0.88 knows `%pm1_64` but not `%envreg1_64`, and neither
+    // `%pm01` nor `%envreg01` (tests/data/envreg-ptxas.txt's head).
+    let numbered = |prefix: &str, max: u32, wide: bool| {
         name.strip_prefix(prefix)
-            .map(|n| n.strip_suffix("_64").unwrap_or(n))
-            .and_then(|n| n.parse::<u32>().ok().filter(|_| !n.starts_with('+')))
+            .map(|n| match wide {
+                true => n.strip_suffix("_64").unwrap_or(n),
+                false => n,
+            })
+            .filter(|n| !n.starts_with('+') && (n.len() == 1 || !n.starts_with('0')))
+            .and_then(|n| n.parse::<u32>().ok())
             .is_some_and(|n| n <= max)
     };
-    numbered("%envreg", 31) || numbered("%pm", 7)
+    numbered("%envreg", 31, false) || numbered("%pm", 7, true)
 }
 
 #[cfg(test)]

@@ -573,6 +573,27 @@ impl Device {
         params: &[u8],
         registers: Option<u32>,
     ) -> Result<Launched, DeviceError> {
+        let extras = LaunchExtras {
+            registers,
+            ..LaunchExtras::default()
+        };
+        self.launch_with(m, entry, grid, block, dynamic_shared, params, &extras)
+    }
+
+    /// [`Device::launch`] with what [`LaunchExtras`] gives: the threads'
+    /// registers, the environment registers' values.
+    #[allow(clippy::too_many_arguments)]
+    pub fn launch_with(
+        &mut self,
+        m: ModuleId,
+        entry: &str,
+        grid: [u32; 3],
+        block: [u32; 3],
+        dynamic_shared: u32,
+        params: &[u8],
+        extras: &LaunchExtras,
+    ) -> Result<Launched, DeviceError> {
+        let registers = extras.registers;
         self.alive()?;
         self.ensure_inlined(m, entry)?;
         let l = self.modules.get(m.0).ok_or(DeviceError::NoModule(m.0))?;
@@ -634,7 +655,10 @@ impl Device {
         preflight(&prep, &launch, &self.opts)?;
         let resident = crate::run::resident(&self.global, self.opts.warm);
         let mut gpu = Gpu::new(self.opts.memory.clone(), &resident);
-        let eo = self.opts.engine_options();
+        let eo = engine::Options {
+            envreg: extras.envreg,
+            ..self.opts.engine_options()
+        };
         // Moved in and back out: a launch never copies the device's memory.
         let global = std::mem::take(&mut self.global);
         match engine::run(&prep, global, &launch, &eo, &mut gpu, &mut Warps::None) {
@@ -655,6 +679,19 @@ impl Device {
             }
         }
     }
+}
+
+/// What a launch gives besides its shape, shared memory and parameters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LaunchExtras {
+    /// Registers a thread, as ptxas allocated them
+    /// ([`Device::launch_with_registers`]).
+    pub registers: Option<u32>,
+    /// What `%envreg0`..`%envreg31` read, zeros where nothing is given.
+    /// CUDA's runtime gives a cooperative launch's grid workspace (8
+    /// zeroed bytes: cooperative groups' `grid_workspace`, its barrier
+    /// counter at offset 4) in `%envreg1` (high half) and `%envreg2` (low).
+    pub envreg: [u32; 32],
 }
 
 /// Bytes of `f`'s parameter buffer.

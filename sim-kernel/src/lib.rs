@@ -39,7 +39,8 @@ pub mod timing;
 mod vectorise;
 
 pub use device::{
-    Device, DeviceError, FuncInfo, Launched, ModuleId, ParamSlot, SymbolInfo, SymbolSpace,
+    Device, DeviceError, FuncInfo, LaunchExtras, Launched, ModuleId, ParamSlot, SymbolInfo,
+    SymbolSpace,
 };
 pub use engine::{EPOCH, SAMPLE_EVERY, SAMPLE_MIN_BLOCKS};
 pub use error::KernelError;

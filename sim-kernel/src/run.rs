@@ -91,6 +91,7 @@ impl RunOptions {
             timeline: self.timeline,
             dump_block: self.dump_block,
             registers: self.registers,
+            envreg: [0; 32],
         }
     }
 

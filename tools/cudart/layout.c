@@ -42,6 +42,7 @@ int main(void) {
     OFF(cudaDeviceProp, sharedMemPerMultiprocessor, "PROP_SHARED_MEM_PER_MULTIPROCESSOR");
     OFF(cudaDeviceProp, regsPerMultiprocessor, "PROP_REGS_PER_MULTIPROCESSOR");
     OFF(cudaDeviceProp, managedMemory, "PROP_MANAGED_MEMORY");
+    OFF(cudaDeviceProp, cooperativeLaunch, "PROP_COOPERATIVE_LAUNCH");
     OFF(cudaDeviceProp, sharedMemPerBlockOptin, "PROP_SHARED_MEM_PER_BLOCK_OPTIN");
     OFF(cudaDeviceProp, maxBlocksPerMultiProcessor, "PROP_MAX_BLOCKS_PER_MULTI_PROCESSOR");
     OFF(cudaDeviceProp, reservedSharedMemPerBlock, "PROP_RESERVED_SHARED_MEM_PER_BLOCK");
@@ -97,6 +98,7 @@ int main(void) {
     VAL(cudaDevAttrMaxSharedMemoryPerMultiprocessor);
     VAL(cudaDevAttrMaxRegistersPerMultiprocessor);
     VAL(cudaDevAttrManagedMemory);
+    VAL(cudaDevAttrCooperativeLaunch);
     VAL(cudaDevAttrMaxSharedMemoryPerBlockOptin);
     VAL(cudaDevAttrMaxBlocksPerMultiprocessor);
     VAL(cudaDevAttrUnifiedAddressing);

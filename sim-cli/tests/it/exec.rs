@@ -309,6 +309,22 @@ fn build_with_cccl(cu13: &Path, program: &str) -> Option<PathBuf> {
     ))
 }
 
+/// Cooperative groups' grid-wide sync (`gridsync.cu`, built with CCCL's
+/// headers): a cooperative launch of as many blocks as the GPU holds at
+/// once syncs its grid exactly, on one host thread and on four; one block
+/// more is refused; an ordinary launch of the kernel traps.
+#[test]
+fn cooperative_launch_syncs_the_grid() {
+    let Some(cu13) = cuda_root() else { return };
+    let Some(exe) = build_with_cccl(&cu13, "gridsync") else {
+        return;
+    };
+    for threads in ["1", "4"] {
+        let out = exec(&exe, &["--threads", threads]);
+        assert_as_on_a_gpu(&out, &format!("gridsync on {threads} threads"), "gridsync");
+    }
+}
+
 /// `--report` writes one row per launch, with the run's columns.
 #[test]
 fn report_has_a_row_per_launch() {

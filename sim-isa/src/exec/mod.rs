@@ -112,6 +112,9 @@ pub struct ThreadCtx {
     pub clock: u64,
     /// `%dynamic_smem_size` and `%total_smem_size` in bytes.
     pub smem: [u32; 2],
+    /// `%envreg0`..`%envreg31`: what the launch gives, 0 where it gives
+    /// nothing (a cooperative launch's grid workspace in 1 and 2).
+    pub envreg: [u32; 32],
 }
 
 impl Default for ThreadCtx {
@@ -127,6 +130,7 @@ impl Default for ThreadCtx {
             gridid: 0,
             clock: 0,
             smem: [0; 2],
+            envreg: [0; 32],
         }
     }
 }
@@ -166,6 +170,7 @@ impl ThreadCtx {
             S::LanemaskGt => !(below | 1 << lane) & 0xffff_ffff,
             S::DynamicSmemSize => u64::from(self.smem[0]),
             S::TotalSmemSize => u64::from(self.smem[1]),
+            S::EnvReg(n) => u64::from(self.envreg[usize::from(n) % 32]),
         }
     }
 }

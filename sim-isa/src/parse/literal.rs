@@ -6,7 +6,7 @@ use crate::inst::SpecialReg;
 
 /// The special register `name` names, if the simulator has a value for it.
 pub(super) fn special(name: &str) -> Option<SpecialReg> {
-    SpecialReg::NAMED.iter().find(|n| n.0 == name).map(|n| n.1)
+    SpecialReg::from_name(name)
 }
 
 /// A numeric literal's value class.
@@ -78,8 +78,8 @@ pub(super) fn valid_ident(s: &str) -> bool {
     crate::symbols::is_ptx_identifier(s)
 }
 
-/// PTX special registers other than `%laneid`/`%warpid`: valid PTX, but this
-/// simulator has no value for them.
+/// PTX special registers without a value here (`%pm0`,
+/// `%clusterid`): valid PTX, but this simulator has no value for them.
 pub(super) fn other_special(name: &str) -> bool {
     crate::symbols::is_special_register(name) && !simulated_special(name)
 }
@@ -90,8 +90,8 @@ pub(super) fn simulated_special(name: &str) -> bool {
     // `name` or `name.` and a component (no split per entry: the parser
     // asks this of every register a statement names).
     !name.contains('.')
-        && SpecialReg::NAMED.iter().any(|n| {
+        && (SpecialReg::NAMED.iter().any(|n| {
             n.0.strip_prefix(name)
                 .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
-        })
+        }) || SpecialReg::ENVREG.contains(&name))
 }

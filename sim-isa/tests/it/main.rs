@@ -39,6 +39,7 @@ mod cvt;
 mod cvt_fp8;
 mod enumerate;
 mod enumerate_set;
+mod envreg;
 mod ex2_half;
 mod examples;
 mod exec;

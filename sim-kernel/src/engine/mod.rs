@@ -63,6 +63,9 @@ pub(crate) struct Options<'a> {
     pub dump_block: Option<u32>,
     /// Registers a thread, overriding the launch's (`--regs`).
     pub registers: Option<u32>,
+    /// What `%envreg0`..`%envreg31` read (a cooperative launch's grid
+    /// workspace in 1 and 2); zeros where the launch gives nothing.
+    pub envreg: [u32; 32],
 }
 
 /// `--sample` times SMs 0, 8, 16, ... and runs the others functionally.
@@ -483,6 +486,7 @@ fn start_block(
         smid: s,
         nsmid: opts.sms.max(1),
         smem: [0, prep.shared as u32],
+        envreg: opts.envreg,
         ..ThreadCtx::default()
     };
     let lanes_of = |w: u32| {

@@ -11,6 +11,7 @@ mod engine;
 mod errors;
 mod fuzz;
 mod gate;
+mod gridsync;
 mod indirect;
 mod launches;
 mod mbarrier;
