@@ -230,12 +230,9 @@ pub unsafe extern "C" fn cudaGraphAddKernelNode(
         let params = unsafe { pack_params(rt, p.func, p.args)? };
         let node = Node::Kernel {
             stub: p.func as u64,
-            config: CallConfig {
-                grid: p.grid.arr(),
-                block: p.block.arr(),
-                shared: u64::from(p.shared),
-                stream: 0,
-            },
+            grid: p.grid.arr(),
+            block: p.block.arr(),
+            shared: u64::from(p.shared),
             params,
         };
         // SAFETY: as the caller's.
@@ -439,12 +436,16 @@ fn run(nodes: &[Node], s: u64) -> c_int {
         let code = match node {
             Node::Kernel {
                 stub,
-                config,
+                grid,
+                block,
+                shared,
                 params,
             } => with(|rt| {
                 let c = CallConfig {
+                    grid: *grid,
+                    block: *block,
+                    shared: *shared,
                     stream: s,
-                    ..*config
                 };
                 let r = rt.launch(*stub, &c, params);
                 print_out(&rt.take_printed());

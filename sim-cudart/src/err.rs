@@ -4,6 +4,37 @@
 
 use crate::gen::errors::ERRORS;
 
+/// A failed call: the CUDA error code, and what to print on standard error
+/// (the precise reason a bare code cannot carry).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fail {
+    /// `cudaError_t`.
+    pub code: i32,
+    /// Printed once, as `ptx-sm-sim: ...`.
+    pub message: Option<String>,
+}
+
+impl Fail {
+    /// A code alone.
+    pub fn code(code: i32) -> Fail {
+        Fail {
+            code,
+            message: None,
+        }
+    }
+
+    /// A code with its reason.
+    pub fn said(code: i32, message: impl Into<String>) -> Fail {
+        Fail {
+            code,
+            message: Some(message.into()),
+        }
+    }
+}
+
+/// What an entry point returns.
+pub type Res<T> = Result<T, Fail>;
+
 /// `cudaSuccess`.
 pub const SUCCESS: i32 = 0;
 /// `cudaErrorInvalidValue`.

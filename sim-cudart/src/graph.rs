@@ -15,7 +15,7 @@
 //! and leaves it when the capture ends.
 
 use crate::err;
-use crate::runtime::{CallConfig, Fail, Res};
+use crate::err::{Fail, Res};
 use std::collections::HashMap;
 
 /// `cudaHostFn_t`: a function of the program's, called with its data.
@@ -29,8 +29,12 @@ pub enum Node {
     Kernel {
         /// The host stub the program registered.
         stub: u64,
-        /// Grid, block, dynamic shared memory.
-        config: CallConfig,
+        /// Blocks.
+        grid: [u32; 3],
+        /// Threads a block.
+        block: [u32; 3],
+        /// Dynamic shared memory a block.
+        shared: u64,
         /// The parameter buffer.
         params: Vec<u8>,
     },

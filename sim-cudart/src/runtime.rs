@@ -14,36 +14,7 @@ use sim_kernel::device::{Device, DeviceError, FuncInfo, LaunchExtras, ModuleId, 
 use std::collections::HashMap;
 use std::io::Write;
 
-/// A failed call: the CUDA error code, and what to print on standard error
-/// (the precise reason a bare code cannot carry).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Fail {
-    /// `cudaError_t`.
-    pub code: i32,
-    /// Printed once, as `ptx-sm-sim: ...`.
-    pub message: Option<String>,
-}
-
-impl Fail {
-    /// A code alone.
-    pub fn code(code: i32) -> Fail {
-        Fail {
-            code,
-            message: None,
-        }
-    }
-
-    /// A code with its reason.
-    pub fn said(code: i32, message: impl Into<String>) -> Fail {
-        Fail {
-            code,
-            message: Some(message.into()),
-        }
-    }
-}
-
-/// What an entry point returns.
-pub type Res<T> = Result<T, Fail>;
+pub use crate::err::{Fail, Res};
 
 /// A registered fatbinary: the PTX for the simulated target, or why there
 /// is none (reported when a kernel of it is first used).
@@ -435,7 +406,9 @@ impl Runtime {
         if self.graphs.capturing(c.stream).is_some() {
             let node = crate::graph::Node::Kernel {
                 stub,
-                config: *c,
+                grid: c.grid,
+                block: c.block,
+                shared: c.shared,
                 params: params.to_vec(),
             };
             self.graphs.record(c.stream, node);

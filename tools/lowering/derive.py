@@ -482,26 +482,6 @@ def cvt_fp8_variants():
 
 
 # ---------------------------------------------------------------- kernels
-def prefetch_variants():
-    """`prefetch{.space}.level` and `prefetchu.L1`, keyed as sim-isa's
-    lowering_key (`mem.prefetch.global.L2`, `mem.prefetch.generic.L2::evict_last`,
-    `mem.prefetchu.generic.L1`): the kernel's loaded value is stored untouched, and
-    the prefetch of a line beside it is the one machine instruction more
-    (sm_90: `CCTL.E.PF1`, `CCTL.E.PF2`, `CCTL.E.PML2`)."""
-    out = []
-    r1 = [("%r1", "b32")]
-    forms = [(sp, lv) for sp in ("global", "generic") for lv in
-             ("L1", "L2", "L2::evict_last", "L2::evict_normal")]
-    forms += [("local", "L1"), ("local", "L2")]
-    for sp, lv in forms:
-        word = "" if sp == "generic" else f".{sp}"
-        base = "%rd6" if sp == "generic" else "%rd7"
-        out.append((f"mem.prefetch.{sp}.{lv}", r1, f"prefetch{word}.{lv} [{base}+128];",
-                    ("%r1", "b32"), 0))
-    out.append(("mem.prefetchu.generic.L1", r1, "prefetchu.L1 [%rd6+128];", ("%r1", "b32"), 0))
-    return out
-
-
 def kernel(arch, ins, body, out):
     """The measuring kernel of a variant: load its inputs from global memory 8 bytes apart,
     run the body, store the result; ptxas then keeps exactly the form's machine
@@ -719,7 +699,7 @@ def main():
                     "(debugging, and deriving a new family's rows)")
     args = ap.parse_args()
     variants = video_variants() + set_variants() + int_variants() + bit_variants() + cvt_variants()
-    variants += cvt_fp8_variants() + cvt_pack_variants() + prefetch_variants()
+    variants += cvt_fp8_variants() + cvt_pack_variants()
     if args.only:
         variants = [v for v in variants if any(o in v[0] for o in args.only.split(","))]
     results = {}
