@@ -463,25 +463,35 @@ unsafe fn launch_args(
     })
 }
 
-// Each launches the kernel whose host stub is `func` (`launch_args`).
-c_aliases! {
-    (
-        func: *const c_void,
-        grid: Dim3,
-        block: Dim3,
-        args: *mut *mut c_void,
-        shared: usize,
-        stream: *mut c_void,
-    ) -> c_int {
-        let c = CallConfig {
-            grid: grid.arr(),
-            block: block.arr(),
-            shared: shared as u64,
-            stream: stream as u64,
-        };
-        // SAFETY: as the caller's.
-        unsafe { launch_args(func, c, args, false) }
-    }
+/// C entry points launching the kernel whose host stub is `func`
+/// (`launch_args`), `$coop`: as a cooperative launch. The parameter list
+/// and body once for both kinds.
+macro_rules! launches {
+    ($coop:expr; $($names:tt)*) => {
+        c_aliases! {
+            (
+                func: *const c_void,
+                grid: Dim3,
+                block: Dim3,
+                args: *mut *mut c_void,
+                shared: usize,
+                stream: *mut c_void,
+            ) -> c_int {
+                let c = CallConfig {
+                    grid: grid.arr(),
+                    block: block.arr(),
+                    shared: shared as u64,
+                    stream: stream as u64,
+                };
+                // SAFETY: as the caller's.
+                unsafe { launch_args(func, c, args, $coop) }
+            }
+            $($names)*
+        }
+    };
+}
+
+launches! { false;
     /// `__cudaLaunchKernel`, as nvcc calls it.
     pub unsafe extern "C" fn __cudaLaunchKernel(..);
     /// `__cudaLaunchKernel_ptsz` (per-thread default stream: the same here).
@@ -492,24 +502,7 @@ c_aliases! {
 
 // The same, as a cooperative launch: the grid resident at once, its
 // workspace in `%envreg1`/`%envreg2` (`crate::coop`).
-c_aliases! {
-    (
-        func: *const c_void,
-        grid: Dim3,
-        block: Dim3,
-        args: *mut *mut c_void,
-        shared: usize,
-        stream: *mut c_void,
-    ) -> c_int {
-        let c = CallConfig {
-            grid: grid.arr(),
-            block: block.arr(),
-            shared: shared as u64,
-            stream: stream as u64,
-        };
-        // SAFETY: as the caller's.
-        unsafe { launch_args(func, c, args, true) }
-    }
+launches! { true;
     /// `cudaLaunchCooperativeKernel`.
     pub unsafe extern "C" fn cudaLaunchCooperativeKernel(..);
     /// `cudaLaunchCooperativeKernel_ptsz` (per-thread default stream: the

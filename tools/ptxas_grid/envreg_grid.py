@@ -11,14 +11,13 @@ sim-module's tests hold them.
     PTXAS=/path/to/ptxas PTXAS11=/path/to/ptxas-11.8 python3 -m tools.ptxas_grid.envreg_grid
 """
 
-import os
 import sys
 import tempfile
 
 from tools.ptxas_grid import verdict
-from tools.ptxas_grid.verdict import PTXAS, PTXAS11, ROOT
+from tools.ptxas_grid.verdict import PTXAS, PTXAS11
 
-OUT = os.path.join(ROOT, "sim-isa/tests/data/envreg-ptxas.txt")
+OUT = verdict.grid_path("envreg")
 
 
 def grid():
@@ -54,9 +53,8 @@ def main():
         "# checks the parser and check_target agree.",
     ]
     with tempfile.TemporaryDirectory() as tmp:
-        lines += verdict.verdict_lines(verdict.message_judge(run, PTXAS, PTXAS11, tmp), grid(), GATES)
-    verdict.write_lines(OUT, lines)
-    print(f"{verdict.tally(lines)} -> {OUT}")
+        judge = verdict.message_judge(run, PTXAS, PTXAS11, tmp)
+        verdict.write_gated_grid(OUT, lines, judge, grid(), GATES)
 
 
 if __name__ == "__main__":

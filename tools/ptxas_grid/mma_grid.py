@@ -19,12 +19,11 @@ own PTX 7.8 gate is left out too: the parser reads it as `.shared`.
     PTXAS=$CUDA13_ROOT/bin/ptxas python3 -m tools.ptxas_grid.mma_grid
 """
 
-import os
 import sys
 
-from tools.ptxas_grid.verdict import PTXAS, ROOT, assemble, tally, verdict_lines, write_lines
+from tools.ptxas_grid import verdict
 
-OUT = os.path.join(ROOT, "sim-isa/tests/data/mma-ptxas.txt")
+OUT = verdict.grid_path("mma")
 
 F4 = "{%f1, %f2, %f3, %f4}"
 F4C = "{%f5, %f6, %f7, %f8}"
@@ -171,13 +170,7 @@ def main():
         "# tests/it/mma.rs checks the parser and check_target agree.",
     ]
 
-    def judge(target, version, text):
-        v, errs = assemble(PTXAS, target, version, text)
-        return v, "; ".join(e.split("error   :", 1)[-1].strip() for e in errs)
-
-    lines += verdict_lines(judge, grid(), GATES)
-    write_lines(OUT, lines)
-    print(f"{tally(lines)} -> {OUT}")
+    verdict.write_gated_grid(OUT, lines, verdict.assembler_judge, grid(), GATES)
 
 
 if __name__ == "__main__":

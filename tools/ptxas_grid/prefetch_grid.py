@@ -28,18 +28,12 @@ class (`tools/ptxas_grid/verdict.py`).
     PTXAS13=... PTXAS11=... python3 -m tools.ptxas_grid.prefetch_grid
 """
 
-import os
 import sys
 
 from tools.ptxas_grid import verdict
 
-ROOT = verdict.ROOT
-PTXAS13 = os.environ.get("PTXAS13", "ptxas")
-PTXAS11 = os.environ.get("PTXAS11", os.path.join(ROOT, "tools/.cache/py/nvidia/cuda_nvcc/bin/ptxas"))
-OUT = os.path.join(ROOT, "sim-isa/tests/data/prefetch-ptxas.txt")
+OUT = verdict.grid_path("prefetch")
 
-TARGETS = [("sm_70", PTXAS11, "7.8"), ("sm_75", PTXAS13, "9.0"), ("sm_80", PTXAS13, "9.0"),
-           ("sm_90", PTXAS13, "9.0")]
 # The versions asked for the version column, per target (ptxas 13.0.88): around the
 # manual's 7.4 for the eviction priorities and 8.0 for `.tensormap`.
 VERSIONS = {"sm_70": ["6.0"], "sm_75": ["6.3", "6.4", "6.5", "7.0", "7.3", "7.4", "7.8"],
@@ -62,19 +56,8 @@ def statements():
     return out
 
 
-def lowest_version(text, target):
-    """The lowest PTX version at which target accepts text (ptxas 13.0.88; sm_70: 11.8),
-    '?' if none."""
-    ptxas = PTXAS11 if target == "sm_70" else PTXAS13
-    return verdict.first_accepted(VERSIONS[target],
-                                  lambda v: verdict.assemble(ptxas, target, v, text))
-
-
 def main():
-    verdict.write_target_grid(OUT, verdict.doc_head(__doc__, 30), statements(),
-                              [lambda text, p=p, t=t, v=v: verdict.assemble(p, t, v, text)
-                               for t, p, v in TARGETS],
-                              [lambda text, t=t: lowest_version(text, t) for t, _, _ in TARGETS])
+    verdict.write_four_target_grid(OUT, verdict.doc_head(__doc__, 30), statements(), VERSIONS)
 
 
 if __name__ == "__main__":

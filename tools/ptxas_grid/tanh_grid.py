@@ -25,21 +25,15 @@ class (`tools/ptxas_grid/verdict.py`).
     PTXAS13=... PTXAS11=... python3 -m tools.ptxas_grid.tanh_grid
 """
 
-import os
 import sys
 
 from tools.ptxas_grid import verdict
 
-ROOT = verdict.ROOT
-PTXAS13 = os.environ.get("PTXAS13", "ptxas")
-PTXAS11 = os.environ.get("PTXAS11", os.path.join(ROOT, "tools/.cache/py/nvidia/cuda_nvcc/bin/ptxas"))
-OUT = os.path.join(ROOT, "sim-isa/tests/data/tanh-ptxas.txt")
+OUT = verdict.grid_path("tanh")
 
 TYPES = ["f32", "f16", "f16x2", "bf16", "bf16x2", "f64", "u32", "b16"]
 REG = {"f32": "%f", "f64": "%fd", "u32": "%r", "b16": "%h", "f16": "%h", "bf16": "%h",
        "f16x2": "%r", "bf16x2": "%r"}
-TARGETS = [("sm_70", PTXAS11, "7.8"), ("sm_75", PTXAS13, "9.0"), ("sm_80", PTXAS13, "9.0"),
-           ("sm_90", PTXAS13, "9.0")]
 # The versions asked for the version column, per target (ptxas 13.0.88); sm_70 accepts no
 # statement, so it is never the lowest accepting target.
 VERSIONS = {"sm_70": [], "sm_75": ["6.3", "6.4", "6.5", "7.0", "7.8"], "sm_80": ["7.0", "7.8"],
@@ -51,17 +45,8 @@ def statements():
     return verdict.one_source_forms("tanh", TYPES, REG)
 
 
-def lowest_version(text, target):
-    """The lowest PTX version at which target accepts text (ptxas 13.0.88), '?' if none."""
-    return verdict.first_accepted(VERSIONS[target],
-                                  lambda v: verdict.assemble(PTXAS13, target, v, text))
-
-
 def main():
-    verdict.write_target_grid(OUT, verdict.doc_head(__doc__, 27), statements(),
-                              [lambda text, p=p, t=t, v=v: verdict.assemble(p, t, v, text)
-                               for t, p, v in TARGETS],
-                              [lambda text, t=t: lowest_version(text, t) for t, _, _ in TARGETS])
+    verdict.write_four_target_grid(OUT, verdict.doc_head(__doc__, 27), statements(), VERSIONS)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,10 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 # and tools/lowering/derive_sass.py install.
 PTXAS = os.environ.get("PTXAS", os.path.join(ROOT, "tools/.cache/sass/nvcc13/nvidia/cu13/bin/ptxas"))
 PTXAS11 = os.environ.get("PTXAS11", os.path.join(ROOT, "tools/.cache/py/nvidia/cuda_nvcc/bin/ptxas"))
+# The four-target grids (`write_four_target_grid`): ptxas 13.0.88 from PATH unless named.
+PTXAS13 = os.environ.get("PTXAS13", "ptxas")
+FOUR_TARGETS = [("sm_70", PTXAS11, "7.8"), ("sm_75", PTXAS13, "9.0"), ("sm_80", PTXAS13, "9.0"),
+                ("sm_90", PTXAS13, "9.0")]
 
 REGS = (
     ".reg .b16 %h<9>; .reg .b32 %r<9>; .reg .b64 %rd<9>; .reg .f32 %f<9>;\n"
@@ -220,3 +224,36 @@ def write_lines(path, lines):
     """Writes lines to path, each ended by a newline."""
     with open(path, "w") as f:
         f.write("\n".join(lines) + "\n")
+
+
+def grid_path(name):
+    """The committed verdict file of grid `name`."""
+    return os.path.join(ROOT, f"sim-isa/tests/data/{name}-ptxas.txt")
+
+
+def write_four_target_grid(path, head, texts, versions):
+    """A grid over `FOUR_TARGETS` (`write_target_grid`): each target's verdict at its own
+    version, and the lowest of `versions[target]` at which it accepts (ptxas 11.8 for
+    sm_70, 13.0.88 for the rest)."""
+    def lowest(text, target):
+        ptxas = PTXAS11 if target == "sm_70" else PTXAS13
+        return first_accepted(versions[target], lambda v: assemble(ptxas, target, v, text))
+    write_target_grid(path, head, texts,
+                      [lambda text, p=p, t=t, v=v: assemble(p, t, v, text) for t, p, v in FOUR_TARGETS],
+                      [lambda text, t=t: lowest(text, t) for t, _, _ in FOUR_TARGETS])
+
+
+def assembler_judge(target, version, text):
+    """(accepted, ptxas's error lines joined) for text alone in the declaring kernel:
+    ptxas 13.0.88 (`PTXAS`) from sm_75, 11.8 below."""
+    ptxas = PTXAS if int(target[3:]) >= 75 else PTXAS11
+    v, errs = assemble(ptxas, target, version, text)
+    return v, "; ".join(e.split("error   :", 1)[-1].strip() for e in errs)
+
+
+def write_gated_grid(path, head, judge, texts, gates):
+    """A single-target grid with its gate rows (`verdict_lines`) under the comment
+    lines `head`, written to path and tallied."""
+    lines = head + verdict_lines(judge, texts, gates)
+    write_lines(path, lines)
+    print(f"{tally(lines)} -> {path}")

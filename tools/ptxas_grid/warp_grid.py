@@ -15,14 +15,13 @@ Writes sim-isa/tests/data/warp-ptxas.txt, read by sim-isa/tests/it/warp.rs:
 PTXAS and PTXAS11 default as verdict.py says.
 """
 
-import os
 import sys
 import tempfile
 
 from tools.ptxas_grid import verdict
-from tools.ptxas_grid.verdict import PTXAS, PTXAS11, ROOT
+from tools.ptxas_grid.verdict import PTXAS, PTXAS11
 
-OUT = os.path.join(ROOT, "sim-isa/tests/data/warp-ptxas.txt")
+OUT = verdict.grid_path("warp")
 
 
 def grid():
@@ -100,9 +99,8 @@ def main():
         "# checks the parser and check_target agree.",
     ]
     with tempfile.TemporaryDirectory() as tmp:
-        lines += verdict.verdict_lines(verdict.message_judge(run, PTXAS, PTXAS11, tmp), grid(), GATES)
-    verdict.write_lines(OUT, lines)
-    print(f"{verdict.tally(lines)} -> {OUT}")
+        judge = verdict.message_judge(run, PTXAS, PTXAS11, tmp)
+        verdict.write_gated_grid(OUT, lines, judge, grid(), GATES)
 
 
 if __name__ == "__main__":

@@ -16,12 +16,11 @@ mma_grid.py: the parser sees no declarations.
     PTXAS=$CUDA13_ROOT/bin/ptxas PTXAS11=.../ptxas python3 -m tools.ptxas_grid.wmma_grid
 """
 
-import os
 import sys
 
-from tools.ptxas_grid.verdict import PTXAS, PTXAS11, ROOT, assemble, tally, verdict_lines, write_lines
+from tools.ptxas_grid import verdict
 
-OUT = os.path.join(ROOT, "sim-isa/tests/data/wmma-ptxas.txt")
+OUT = verdict.grid_path("wmma")
 
 R8 = "{%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}"
 F8 = "{%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}"
@@ -150,14 +149,7 @@ def main():
         "# tools/ptxas_grid/wmma_grid.py; tests/it/wmma.rs checks the parser and check_target agree.",
     ]
 
-    def judge(target, version, text):
-        ptxas = PTXAS if int(target[3:]) >= 75 else PTXAS11
-        v, errs = assemble(ptxas, target, version, text)
-        return v, "; ".join(e.split("error   :", 1)[-1].strip() for e in errs)
-
-    lines += verdict_lines(judge, grid(), GATES)
-    write_lines(OUT, lines)
-    print(f"{tally(lines)} -> {OUT}")
+    verdict.write_gated_grid(OUT, lines, verdict.assembler_judge, grid(), GATES)
 
 
 if __name__ == "__main__":

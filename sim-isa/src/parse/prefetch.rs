@@ -12,6 +12,7 @@ use crate::inst::{Operand, RegId};
 use crate::mem_inst::{AddrBase, Mem, MemOp, MemType, PrefetchLevel, Space};
 
 /// Reads a `prefetch`/`prefetchu` statement (`words`: its opcode's words).
+// The family parsers' one signature (as `mem`, `matrix::ldst`): alike by design.
 pub(super) fn prefetch(
     cx: &mut Cx<'_, '_>,
     op: Piece<'_>,
