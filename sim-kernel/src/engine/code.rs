@@ -33,9 +33,9 @@ pub(crate) struct Code<'p> {
     /// Executes through a memory (`db::runs_with_memory`), asked once a
     /// statement rather than at every step.
     pub mem: Vec<bool>,
-    /// A `ld.shared` of a word a lane that has a path of its own
-    /// ([`super::shload`]).
-    pub shared_load: Vec<Option<super::shload::SharedLoad>>,
+    /// A `ld.shared` or `st.shared` of a word a lane that has a path of
+    /// its own ([`super::shload`]).
+    pub shared_word: Vec<Option<super::shload::SharedWord>>,
     /// Reads `%clock`/`%clock64`.
     pub clock: Vec<bool>,
     /// The host owns it in timing; a memory one's kind.
@@ -104,9 +104,9 @@ impl<'p> Code<'p> {
                 .iter()
                 .map(|x| x.as_ref().is_some_and(db::runs_with_memory))
                 .collect(),
-            shared_load: renamed
+            shared_word: renamed
                 .iter()
-                .map(|x| x.as_ref().and_then(super::shload::SharedLoad::of))
+                .map(|x| x.as_ref().and_then(super::shload::SharedWord::of))
                 .collect(),
             inst: renamed,
             deps: reorder::deps(prep.body),

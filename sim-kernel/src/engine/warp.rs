@@ -625,7 +625,7 @@ impl Warp {
         // A replay answers loads and a recording logs them: both go the
         // general way.
         let plain = follow.is_none() && log.is_none();
-        let r = match code.shared_load[pc] {
+        let r = match code.shared_word[pc] {
             Some(l) if plain && l.run(regs, mask, mem, &mut slab.scratch) => Ok(true),
             _ => {
                 let mut tap;
