@@ -27,7 +27,7 @@ use crate::tap::{LoadTap, Loads, Log};
 use sim_isa::exec::{
     bar_red_deliver, bar_red_share, execute_mem_into, execute_prepared, BarRedShare, Memory,
 };
-use sim_isa::{db, ExecCtx, Op, WarpRegs};
+use sim_isa::{db, ExecCtx, Op, Space, WarpRegs};
 use sim_module::{ControlOp, StatementKind};
 use std::collections::VecDeque;
 
@@ -627,8 +627,22 @@ impl Warp {
         // A replay answers loads and a recording logs them: both go the
         // general way.
         let plain = follow.is_none() && log.is_none();
-        let r = match code.at[pc].shared_word {
-            Some(l) if plain && l.run(regs, mask, mem, &mut slab.scratch) => Ok(true),
+        let st = &code.at[pc];
+        let r = match st.shared_word {
+            Some(l) if plain && l.run(regs, mask, mem, &mut slab.scratch) => {
+                // One wavefront (`memtime::one_wave_shared`: every lane, one
+                // word or consecutive words) unless a merged group's leader
+                // times the vector of other words each lane reads.
+                if st.widen == 0 || mem.broadcast {
+                    let bytes = if st.widen == 0 {
+                        4
+                    } else {
+                        u32::from(st.widen)
+                    };
+                    return Ok(Some(slab.keep_one_wave(u32::MAX, bytes, Space::Shared)));
+                }
+                Ok(true)
+            }
             _ => {
                 let mut tap;
                 let m: &mut dyn Memory = match (follow.as_mut(), log.as_mut()) {
