@@ -35,9 +35,9 @@ pub(crate) struct Stmt {
     pub barrier: bool,
     /// A loop's back-edge (see `timing::is_back_edge`).
     pub back_edge: bool,
-    /// A `ld.shared` or `st.shared` of a word a lane that has a path of
-    /// its own ([`super::shload`]).
-    pub shared_word: Option<super::shload::SharedWord>,
+    /// A `ld.shared`, `st.shared` or `ld.global` of a word a lane that has
+    /// a path of its own ([`super::shload`]).
+    pub word: Option<super::shload::WordAccess>,
 }
 
 /// Per-statement facts of a kernel (index: statement).
@@ -104,7 +104,7 @@ impl<'p> Code<'p> {
                 clock: inst(i).is_some_and(db::reads_clock),
                 barrier: inst(i).is_some_and(is_bar_sync),
                 back_edge: crate::timing::is_back_edge(prep, i as u32),
-                shared_word: renamed[i].as_ref().and_then(super::shload::SharedWord::of),
+                word: renamed[i].as_ref().and_then(super::shload::WordAccess::of),
             })
             .collect();
         Code {

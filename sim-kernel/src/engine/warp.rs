@@ -628,12 +628,12 @@ impl Warp {
         // general way.
         let plain = follow.is_none() && log.is_none();
         let st = &code.at[pc];
-        let r = match st.shared_word {
+        let r = match st.word {
             Some(l) if plain && l.run(regs, mask, mem, &mut slab.scratch) => {
                 // One wavefront (`memtime::one_wave_shared`: every lane, one
                 // word or consecutive words) unless a merged group's leader
                 // times the vector of other words each lane reads.
-                if st.widen == 0 || mem.broadcast {
+                if l.shared() && (st.widen == 0 || mem.broadcast) {
                     let bytes = if st.widen == 0 {
                         4
                     } else {
