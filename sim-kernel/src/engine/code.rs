@@ -13,6 +13,33 @@ use sim_isa::exec::Accesses;
 use sim_isa::{Guard, Instruction, Target};
 use sim_module::StatementKind;
 
+/// One statement's facts that the step loop and the feed read at each
+/// step: one record a statement, so that a step reads one cache line
+/// rather than one per table.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Stmt {
+    /// Its guard, renamed.
+    pub guard: Option<Guard>,
+    /// The host owns it in timing; a memory one's kind.
+    pub ext: Option<Kind>,
+    /// Bytes a lane's access is timed as, where not what it executed: the
+    /// first load of a merged group (`vectorise`); 0 elsewhere.
+    pub widen: u8,
+    /// Issues nothing (see `dead`); empty statements count as live.
+    pub dead: bool,
+    /// Executes through a memory (`db::runs_with_memory`), asked once a
+    /// statement rather than at every step.
+    pub mem: bool,
+    /// Reads `%clock`/`%clock64`.
+    pub clock: bool,
+    pub barrier: bool,
+    /// A loop's back-edge (see `timing::is_back_edge`).
+    pub back_edge: bool,
+    /// A `ld.shared`, `st.shared` or `ld.global` of a word a lane that has
+    /// a path of its own ([`super::shload`]).
+    pub word: Option<super::shload::WordAccess>,
+}
+
 /// Per-statement facts of a kernel (index: statement).
 pub(crate) struct Code<'p> {
     pub prep: &'p Prepared<'p>,
@@ -23,29 +50,11 @@ pub(crate) struct Code<'p> {
     /// Each instruction with its registers renamed to their slots: what
     /// executes. (Everything that times reads the original statements.)
     pub inst: Vec<Option<Instruction>>,
-    /// Each statement's guard, renamed.
-    pub guard: Vec<Option<Guard>>,
     /// The lane kernel of an instruction that needs no memory (renamed).
     pub exec: Vec<Option<sim_isa::exec::Prepared>>,
     pub deps: Vec<Deps>,
-    /// Issues nothing (see `dead`); empty entries count as live.
-    pub dead: Vec<bool>,
-    /// Executes through a memory (`db::runs_with_memory`), asked once a
-    /// statement rather than at every step.
-    pub mem: Vec<bool>,
-    /// A `ld.shared` of a word a lane that has a path of its own
-    /// ([`super::shload`]).
-    pub shared_load: Vec<Option<super::shload::SharedLoad>>,
-    /// Reads `%clock`/`%clock64`.
-    pub clock: Vec<bool>,
-    /// The host owns it in timing; a memory one's kind.
-    pub ext: Vec<Option<Kind>>,
-    pub barrier: Vec<bool>,
-    /// A loop's back-edge (see `timing::is_back_edge`).
-    pub back_edge: Vec<bool>,
-    /// Bytes a lane's access is timed as, where not what it executed: the
-    /// first load of a merged group (`vectorise`); 0 elsewhere.
-    pub widen: Vec<u8>,
+    /// What the step loop asks of each statement, in one record.
+    pub at: Vec<Stmt>,
     /// Per leader of a merged group: the members read at it
     /// (`preload`); empty elsewhere (or nothing at all before
     /// [`Code::merge_shared_loads`]).
@@ -81,17 +90,26 @@ impl<'p> Code<'p> {
         };
         let renamed: Vec<Option<Instruction>> =
             (0..n).map(|i| inst(i).map(|x| regs.inst(x))).collect();
-        Code {
-            prep,
-            nregs: regs.slots(),
-            guard: stmts
-                .iter()
-                .map(|s| match &s.kind {
+        let at = (0..n)
+            .map(|i| Stmt {
+                guard: match &stmts[i].kind {
                     StatementKind::Instruction(x) => regs.guard(x.guard),
                     StatementKind::Control(c) => regs.guard(c.guard),
                     StatementKind::Unimplemented(_) => None,
-                })
-                .collect(),
+                },
+                ext: program.insts.get(i).and_then(crate::timing::ext_kind),
+                widen: 0,
+                dead: dead[i],
+                mem: renamed[i].as_ref().is_some_and(db::runs_with_memory),
+                clock: inst(i).is_some_and(db::reads_clock),
+                barrier: inst(i).is_some_and(is_bar_sync),
+                back_edge: crate::timing::is_back_edge(prep, i as u32),
+                word: renamed[i].as_ref().and_then(super::shload::WordAccess::of),
+            })
+            .collect();
+        Code {
+            prep,
+            nregs: regs.slots(),
             exec: renamed
                 .iter()
                 .map(|x| {
@@ -100,26 +118,9 @@ impl<'p> Code<'p> {
                         .map(|x| sim_isa::exec::Prepared::new(x, target))
                 })
                 .collect(),
-            mem: renamed
-                .iter()
-                .map(|x| x.as_ref().is_some_and(db::runs_with_memory))
-                .collect(),
-            shared_load: renamed
-                .iter()
-                .map(|x| x.as_ref().and_then(super::shload::SharedLoad::of))
-                .collect(),
             inst: renamed,
             deps: reorder::deps(prep.body),
-            dead,
-            clock: (0..n)
-                .map(|i| inst(i).is_some_and(db::reads_clock))
-                .collect(),
-            ext: program.insts.iter().map(crate::timing::ext_kind).collect(),
-            barrier: (0..n).map(|i| inst(i).is_some_and(is_bar_sync)).collect(),
-            back_edge: (0..n)
-                .map(|i| crate::timing::is_back_edge(prep, i as u32))
-                .collect(),
-            widen: vec![0; n],
+            at,
             preload: Vec::new(),
             member_of: vec![None; n],
             regs,
@@ -136,7 +137,8 @@ impl<'p> Code<'p> {
             Some(Some((sim_isa::Space::Shared, a))) => a.trailing_zeros(),
             _ => 0,
         };
-        let groups = crate::vectorise::shared_groups(self.prep.body, &self.dead, &var_align);
+        let dead: Vec<bool> = self.at.iter().map(|s| s.dead).collect();
+        let groups = crate::vectorise::shared_groups(self.prep.body, &dead, &var_align);
         for g in groups {
             let lead = g.leader as usize;
             let Some(sim_isa::Instruction {
@@ -157,11 +159,11 @@ impl<'p> Code<'p> {
                     dests.push(f.d[0].0);
                 }
                 if s != g.leader {
-                    self.dead[s as usize] = true;
+                    self.at[s as usize].dead = true;
                 }
             }
             m.vec = g.members.len() as u8;
-            self.widen[lead] = 4 * m.vec;
+            self.at[lead].widen = 4 * m.vec;
             self.deps[lead].also_writes(dests);
             let pre = super::preload::members(&self.inst, g.leader, &g.members);
             for (k, p) in pre.iter().enumerate() {

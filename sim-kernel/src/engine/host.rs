@@ -465,10 +465,10 @@ fn push(
     let mut taken = 0;
     for s in out.iter() {
         taken += 1;
-        let after = prev.is_some_and(|b| s.stmt <= b && code.back_edge[b as usize]);
+        let after = prev.is_some_and(|b| s.stmt <= b && code.at[b as usize].back_edge);
         batch.push((s.stmt, s.lanes, after));
         *prev = Some(s.stmt);
-        if let Some(kind) = code.ext[s.stmt as usize] {
+        if let Some(kind) = code.at[s.stmt as usize].ext {
             let e = ext_of(code, s, kind);
             exts.push_back(e);
             if let Ext::Barrier = e {
@@ -487,12 +487,12 @@ fn push(
 
 fn ext_of(code: &Code<'_>, s: &Step, kind: crate::memtime::Kind) -> Ext {
     let i = s.stmt as usize;
-    if code.barrier[i] && s.lanes != 0 {
+    if code.at[i].barrier && s.lanes != 0 {
         Ext::Barrier
-    } else if code.barrier[i] {
+    } else if code.at[i].barrier {
         // Guarded off in every lane: no barrier (as execution saw it).
         Ext::Nothing
-    } else if code.clock[i] {
+    } else if code.at[i].clock {
         Ext::Clock
     } else if let Some(k) = s.access {
         Ext::Mem(k, kind)

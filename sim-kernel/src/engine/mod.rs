@@ -155,8 +155,8 @@ pub(crate) fn run(
     let mut slots = Vec::with_capacity(nsms as usize);
     for s in 0..nsms {
         let mut sm = Sm::from_tables(&tables, opts.policy);
-        for (i, e) in code.ext.iter().enumerate() {
-            if e.is_some() {
+        for (i, e) in code.at.iter().enumerate() {
+            if e.ext.is_some() {
                 sm.mark_external(i as u32)?;
             }
         }

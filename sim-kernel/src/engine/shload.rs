@@ -1,55 +1,79 @@
-//! The commonest memory statement of a tiled kernel, `ld.shared` of one
-//! 32-bit word a lane at a register plus an offset, run without the
-//! general memory path when the warp's addresses take the common shapes.
+//! The commonest memory statements of a tiled kernel, `ld.shared`,
+//! `st.shared` and `ld.global` of one 32-bit word a lane at a register plus
+//! an offset, run without the general memory path when the warp's
+//! addresses take the common shapes.
 //!
-//! Through `execute_mem_into` such a load costs about 660 host
-//! instructions (the instruction's kind asked again, the registers grown,
-//! the guard, the memory behind a trait object, the address shape found in
-//! a second pass, the rows cleared and blended). Whether a statement is one
-//! is decided once ([`SharedLoad::of`], in `Code::new`); each run then
-//! reads the base register once, finds the addresses and their shape in
-//! the same pass and copies the words. Anything else (a partial warp, a
-//! misaligned or out-of-range lane, addresses of any other shape) goes the
-//! general way, which also reports the fault.
+//! Through `execute_mem_into` such an access costs about 660 (a load) to
+//! 850 (a store) host instructions (the instruction's kind asked again,
+//! the registers grown, the guard, the memory behind a trait object, the
+//! address shape found in a second pass, the rows cleared and blended or
+//! the values read into rows). Whether a statement is one is decided once
+//! ([`WordAccess::of`], in `Code::new`); each run then reads the base
+//! register once, finds the addresses and their shape in the same pass and
+//! copies the words. Anything else (a partial warp, a misaligned or
+//! out-of-range lane, addresses of any other shape) goes the general way,
+//! which also reports the fault.
 
-use crate::memory::WarpMem;
+use crate::memory::{GlobalView, WarpMem};
 use sim_isa::exec::Accesses;
-use sim_isa::{AddrBase, Instruction, MemOp, MemType, Op, RegId, Space, WarpRegs, WARP_SIZE};
+use sim_isa::{
+    AddrBase, Instruction, MemOp, MemType, Op, Operand, RegId, Space, WarpRegs, WARP_SIZE,
+};
 
-/// A `ld.shared` of one 32-bit word a lane (not sign-extended), unguarded,
-/// at register `base` plus `off` into `dst`.
+/// A `ld.shared` or `ld.global` of one 32-bit word a lane (not
+/// sign-extended) into `reg`, or a `st.shared` of one from `reg`,
+/// unguarded, at register `base` plus `off`.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct SharedLoad {
+pub(crate) struct WordAccess {
     base: RegId,
     off: u64,
-    dst: RegId,
+    reg: RegId,
+    store: bool,
+    /// `Shared`, or `Global` (loads only: a global store goes to the SM's
+    /// overlay during an epoch).
+    space: Space,
 }
 
-impl SharedLoad {
+impl WordAccess {
     /// `inst` (renamed) as one, if it is one.
-    pub fn of(inst: &Instruction) -> Option<SharedLoad> {
+    pub fn of(inst: &Instruction) -> Option<WordAccess> {
         let Op::Mem(m) = &inst.op else { return None };
         let AddrBase::Reg(base) = m.addr.base else {
             return None;
         };
         let word = m.ty.bytes() == 4 && !matches!(m.ty, MemType::S(_));
-        (inst.guard.is_none()
-            && matches!(m.op, MemOp::Ld)
-            && m.space == Space::Shared
-            && m.vec == 1
-            && word)
-            .then_some(SharedLoad {
-                base,
-                off: m.addr.offset as u64,
-                dst: m.d[0],
-            })
+        let (reg, store) = match m.op {
+            MemOp::Ld => (m.d[0], false),
+            // A store's value from a register (its low 32 bits, as the
+            // general path's `read_operand` masks them).
+            MemOp::St => match m.vals[0] {
+                Operand::Reg(r) => (r, true),
+                Operand::Imm(_) | Operand::Special(_) => return None,
+            },
+            _ => return None,
+        };
+        let space = m.space == Space::Shared || m.space == Space::Global && !store;
+        (inst.guard.is_none() && space && m.vec == 1 && word).then_some(WordAccess {
+            base,
+            off: m.addr.offset as u64,
+            reg,
+            store,
+            space: m.space,
+        })
     }
 
-    /// Runs the load when every lane of the warp runs it and the lanes
-    /// read one word, or 32 consecutive words, inside the block's shared
-    /// memory: the destination written, `out` set and `mem`'s
-    /// `one_word`/`broadcast` noted as `execute_mem_into` with
-    /// `WarpMem::load_lanes` would. `false`, nothing changed, otherwise.
+    /// Accesses shared memory (then one wavefront whenever it runs).
+    pub fn shared(self) -> bool {
+        self.space == Space::Shared
+    }
+
+    /// Runs the access when every lane of the warp runs it and the lanes
+    /// access 32 consecutive words (or, a load, one word) inside the
+    /// block's shared memory or one global allocation (that the SM has
+    /// not written this epoch, see `global_bytes`): the destination or the memory written, `out`
+    /// set and `mem`'s `one_word`/`broadcast` noted as `execute_mem_into`
+    /// with `WarpMem::load_lanes`/`store_lanes` would. `false`, nothing
+    /// changed, otherwise.
     #[inline(never)]
     pub fn run(
         self,
@@ -58,54 +82,114 @@ impl SharedLoad {
         mem: &mut WarpMem<'_>,
         out: &mut Accesses,
     ) -> bool {
-        if mask != u32::MAX || regs.len() <= self.base.0.max(self.dst.0) as usize {
+        // A copy of the loop for each kind, its tests constant.
+        match (self.shared(), self.store) {
+            (true, false) => self.run_as::<true, false>(regs, mask, mem, out),
+            (true, true) => self.run_as::<true, true>(regs, mask, mem, out),
+            (false, _) => self.run_as::<false, false>(regs, mask, mem, out),
+        }
+    }
+
+    /// [`Self::run`] for a shared access (`SHARED`) or a global load, a
+    /// store (`STORE`, shared only) or a load.
+    #[inline(always)]
+    fn run_as<const SHARED: bool, const STORE: bool>(
+        self,
+        regs: &mut WarpRegs,
+        mask: u32,
+        mem: &mut WarpMem<'_>,
+        out: &mut Accesses,
+    ) -> bool {
+        if mask != u32::MAX || regs.len() <= self.base.0.max(self.reg.0) as usize {
             return false;
         }
-        // A shared address is 32 bits wide (`Space::addr_bits`).
+        // A shared address is 32 bits wide, a global one 64
+        // (`Space::addr_bits`).
+        let width = if SHARED { 0xffff_ffff } else { u64::MAX };
         let src = regs.get(self.base);
-        let a0 = (src[0] & 0xffff_ffff).wrapping_add(self.off);
+        let a0 = (src[0] & width).wrapping_add(self.off);
         let mut addrs = [0u64; WARP_SIZE];
         let (mut same, mut next) = (0u64, 0u64);
         for (l, (o, &v)) in addrs.iter_mut().zip(src).enumerate() {
-            let a = (v & 0xffff_ffff).wrapping_add(self.off);
+            let a = (v & width).wrapping_add(self.off);
             *o = a;
             same |= a ^ a0;
             next |= a ^ a0.wrapping_add(4 * l as u64);
         }
-        let broadcast = same == 0;
+        // A store to one word is the general path's (lanes in order, the
+        // last one's value kept).
+        let broadcast = same == 0 && !STORE;
         if a0 & 3 != 0 || !broadcast && next != 0 {
             return false;
         }
         let whole = if broadcast { 4 } else { 4 * WARP_SIZE };
-        let Some(b) = usize::try_from(a0)
-            .ok()
-            .and_then(|s| mem.shared.get(s..s.checked_add(whole)?))
-        else {
-            return false;
-        };
-        let d = regs.get_mut(self.dst);
-        let word = |c: &[u8; 4]| u64::from(u32::from_le_bytes(*c));
-        if broadcast {
-            let Some(c) = b.first_chunk::<4>() else {
+        let space = if SHARED { Space::Shared } else { Space::Global };
+        let at = |s: usize| s..s.saturating_add(whole);
+        if STORE {
+            let Some(b) = usize::try_from(a0)
+                .ok()
+                .and_then(|s| mem.shared.get_mut(at(s)))
+            else {
                 return false;
             };
-            *d = [word(c); WARP_SIZE];
+            for (c, &v) in b.as_chunks_mut::<4>().0.iter_mut().zip(regs.get(self.reg)) {
+                *c = (v as u32).to_le_bytes();
+            }
         } else {
-            for (v, c) in d.iter_mut().zip(b.as_chunks::<4>().0) {
-                *v = word(c);
+            let b = if SHARED {
+                usize::try_from(a0).ok().and_then(|s| mem.shared.get(at(s)))
+            } else {
+                global_bytes(&mem.global, &addrs, a0, whole)
+            };
+            let Some(b) = b else {
+                return false;
+            };
+            let d = regs.get_mut(self.reg);
+            let word = |c: &[u8; 4]| u64::from(u32::from_le_bytes(*c));
+            if broadcast {
+                let Some(c) = b.first_chunk::<4>() else {
+                    return false;
+                };
+                *d = [word(c); WARP_SIZE];
+            } else {
+                for (v, c) in d.iter_mut().zip(b.as_chunks::<4>().0) {
+                    *v = word(c);
+                }
             }
         }
         (mem.one_word, mem.broadcast) = (true, broadcast);
-        (out.lanes, out.bytes, out.space, out.addrs) = (u32::MAX, 4, Space::Shared, addrs);
+        (out.lanes, out.bytes, out.space, out.addrs) = (u32::MAX, 4, space, addrs);
         true
     }
+}
+
+/// The `whole` bytes at global address `a0` where one allocation holds
+/// them and (during an epoch) the SM wrote none of the lanes' words: as
+/// `WarpMem::plan` reads them. `None` otherwise.
+fn global_bytes<'m>(
+    g: &'m GlobalView<'_>,
+    addrs: &[u64; WARP_SIZE],
+    a0: u64,
+    whole: usize,
+) -> Option<&'m [u8]> {
+    let r = match g {
+        GlobalView::Direct(g) => g.region_at(a0)?,
+        GlobalView::Layered(g, o) => {
+            if o.touches(u32::MAX, addrs, 4) {
+                return None;
+            }
+            g.region_at(a0)?
+        }
+    };
+    let s = usize::try_from(a0.checked_sub(r.base)?).ok()?;
+    r.bytes.get(s..s.checked_add(whole)?)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::global::Global;
-    use crate::memory::GlobalView;
+    use crate::overlay::Overlay;
     use sim_isa::exec::execute_mem_into;
     use sim_isa::{ExecCtx, Symbols, Target, Type};
 
@@ -167,7 +251,7 @@ mod tests {
         ];
         for (text, off) in loads {
             let inst = parse(text);
-            let fast = SharedLoad::of(&inst).unwrap_or_else(|| panic!("{text}: not one"));
+            let fast = WordAccess::of(&inst).unwrap_or_else(|| panic!("{text}: not one"));
             for i in 0..20_000u64 {
                 let r = next(&mut x);
                 // Mostly word-aligned.
@@ -223,20 +307,196 @@ mod tests {
         assert!(ran[0] > 8_000 && ran[1] > 8_000, "{ran:?}");
     }
 
-    /// A guarded, signed, vector, wider or non-shared load is not one, nor
-    /// a store.
+    /// A consecutive word store runs exactly where the general path would
+    /// store every lane without a fault, and leaves what it leaves: the
+    /// memory, the addresses for timing, the shape.
     #[test]
-    fn only_plain_word_loads_are_shared_loads() {
+    fn a_shared_store_is_what_the_general_path_does() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let shared: Vec<u8> = (0..2048).map(|_| next(&mut x) as u8).collect();
+        let mut global = Global::default();
+        let ctx = ExecCtx::new(Target::SM_90, 0);
+        let mut ran = 0;
+        for (text, off) in [
+            ("st.shared.f32 [%r1+8], %f1;", 8),
+            ("st.shared.u32 [%r1], %r1;", 0),
+            ("st.shared.b32 [%r1+12], %f2;", 12),
+        ] {
+            let inst = parse(text);
+            let fast = WordAccess::of(&inst).unwrap_or_else(|| panic!("{text}: not one"));
+            for i in 0..20_000u64 {
+                let r = next(&mut x);
+                let base = (next(&mut x) % 2200) & if i % 7 == 3 { !0 } else { !3 };
+                let stride = [0u64, 4, 4, 8, 1, 4][i as usize % 6];
+                let mut regs = WarpRegs::new(5);
+                for l in 0..WARP_SIZE {
+                    // Values wider than the word: only its low 32 bits land.
+                    regs.get_mut(RegId(1))[l] = next(&mut x);
+                    regs.get_mut(RegId(2))[l] = next(&mut x);
+                    regs.get_mut(RegId(0))[l] = (base + stride * l as u64) | (r & 1) << 40;
+                }
+                let odd = (r >> 8).is_multiple_of(7);
+                if odd {
+                    regs.get_mut(RegId(0))[(r >> 16) as usize % 32] += 2048;
+                }
+                let mask = if (r >> 24).is_multiple_of(9) {
+                    r as u32 >> 1
+                } else {
+                    u32::MAX
+                };
+                let a0 = base + off;
+                let runs = mask == u32::MAX
+                    && !odd
+                    && stride == 4
+                    && a0.is_multiple_of(4)
+                    && a0 + 128 <= 2048;
+                let (mut fregs, mut gregs) = (regs.clone(), regs);
+                let blank = Accesses {
+                    lanes: 0,
+                    addrs: [0; WARP_SIZE],
+                    bytes: 0,
+                    space: Space::Generic,
+                };
+                let (mut fout, mut gout) = (blank, blank);
+                let before = fregs.clone();
+                let (mut fsh, mut gsh) = (shared.clone(), shared.clone());
+                let mut fm = warp_mem(&mut fsh, &mut global);
+                let ok = fast.run(&mut fregs, mask, &mut fm, &mut fout);
+                assert_eq!(ok, runs, "{text} {base} {stride} {mask:#x} {odd}");
+                if !ok {
+                    assert!(fregs == before && fout == blank && !fm.one_word, "{text}");
+                    assert!(fsh == shared, "{text}");
+                    continue;
+                }
+                let flags = (fm.one_word, fm.broadcast);
+                ran += 1;
+                let mut gm = warp_mem(&mut gsh, &mut global);
+                let accessed = execute_mem_into(&inst, &ctx, &mut gregs, mask, &mut gm, &mut gout);
+                assert!(matches!(accessed, Ok(true)), "{text}");
+                assert_eq!((gm.one_word, gm.broadcast), flags, "{text}");
+                assert_eq!(fregs, gregs, "{text}");
+                assert_eq!(fout, gout, "{text}");
+                assert!(fsh == gsh && fsh != shared, "{text} {base}");
+            }
+        }
+        assert!(ran > 8_000, "{ran}");
+    }
+
+    /// A global word load runs exactly where every lane reads one word or
+    /// 32 consecutive words inside one allocation that the SM (during an
+    /// epoch, through its overlay) has not written, and leaves what the
+    /// general path does: the destination, the addresses, the shape.
+    #[test]
+    fn a_global_load_is_what_the_general_path_does() {
+        let mut x = 0x1234_5678_9abc_def1u64;
+        let mut global = Global::default();
+        let a = global.alloc("a", (0..1024).map(|_| next(&mut x) as u8).collect());
+        let b = global.alloc("b", (0..512).map(|_| next(&mut x) as u8).collect());
+        // The SM's own write, in a page of `b`: loads there are the general
+        // path's (they read the overlay).
+        let mut written = Overlay::default();
+        assert!(written.store(&global, b + 64, 4, 7).is_ok());
+        let ctx = ExecCtx::new(Target::SM_90, 0);
+        let mut ran = [0; 2];
+        for (text, off) in [
+            ("ld.global.f32 %f1, [%rd1+8];", 8),
+            ("ld.global.nc.u32 %r1, [%rd1];", 0),
+            ("ld.global.b32 %f2, [%rd1+12];", 12),
+        ] {
+            let inst = parse(text);
+            let fast = WordAccess::of(&inst).unwrap_or_else(|| panic!("{text}: not one"));
+            for i in 0..20_000u64 {
+                let r = next(&mut x);
+                // From below `a` to past `b`: mostly word-aligned.
+                let start = [a - 64, b - 64][i as usize % 2];
+                let base = (start + next(&mut x) % 1200) & if i % 7 == 3 { !0 } else { !3 };
+                let stride = [0u64, 4, 4, 8, 1, 0][(i / 2) as usize % 6];
+                let mut regs = WarpRegs::new(5);
+                for (l, v) in regs.get_mut(RegId(3)).iter_mut().enumerate() {
+                    *v = base + stride * l as u64;
+                }
+                let odd = (r >> 8).is_multiple_of(7);
+                if odd {
+                    regs.get_mut(RegId(3))[(r >> 16) as usize % 32] += 4096;
+                }
+                let mask = if (r >> 24).is_multiple_of(9) {
+                    r as u32 >> 1
+                } else {
+                    u32::MAX
+                };
+                let layered = (r >> 32) & 1 == 1;
+                let a0 = base + off;
+                let whole = if stride == 0 { 4 } else { 128 };
+                let inside = |base: u64, len: u64| a0 >= base && a0 + whole <= base + len;
+                let mut addrs = [0u64; WARP_SIZE];
+                for (o, &v) in addrs.iter_mut().zip(regs.get(RegId(3))) {
+                    *o = v + off;
+                }
+                let touched = layered && written.touches(u32::MAX, &addrs, 4);
+                let runs = !touched
+                    && mask == u32::MAX
+                    && !odd
+                    && (stride == 0 || stride == 4)
+                    && a0.is_multiple_of(4)
+                    && (inside(a, 1024) || inside(b, 512));
+                let (mut fregs, mut gregs) = (regs.clone(), regs);
+                let blank = Accesses {
+                    lanes: 0,
+                    addrs: [0; WARP_SIZE],
+                    bytes: 0,
+                    space: Space::Generic,
+                };
+                let (mut fout, mut gout) = (blank, blank);
+                let before = fregs.clone();
+                let mut shared = [0u8; 16];
+                let mut copy = global.clone();
+                let mut fm = warp_mem(&mut shared, &mut copy);
+                if layered {
+                    fm.global = GlobalView::Layered(&global, &mut written);
+                }
+                let ok = fast.run(&mut fregs, mask, &mut fm, &mut fout);
+                assert_eq!(ok, runs, "{text} {base:#x} {stride} {mask:#x} {odd}");
+                if !ok {
+                    assert!(fregs == before && fout == blank && !fm.one_word, "{text}");
+                    continue;
+                }
+                let flags = (fm.one_word, fm.broadcast);
+                ran[usize::from(flags.1)] += 1;
+                let mut gm = warp_mem(&mut shared, &mut copy);
+                if layered {
+                    gm.global = GlobalView::Layered(&global, &mut written);
+                }
+                let accessed = execute_mem_into(&inst, &ctx, &mut gregs, mask, &mut gm, &mut gout);
+                assert!(matches!(accessed, Ok(true)), "{text}");
+                assert_eq!((gm.one_word, gm.broadcast), flags, "{text}");
+                assert_eq!(fregs, gregs, "{text} {base:#x} {stride}");
+                assert_eq!(fout, gout, "{text}");
+            }
+        }
+        assert!(ran[0] > 3_000 && ran[1] > 3_000, "{ran:?}");
+    }
+
+    /// A guarded, signed, vector, wider or non-shared access is not one,
+    /// nor a store of an immediate.
+    #[test]
+    fn only_plain_word_accesses_are_word_accesses() {
         for text in [
             "@%p1 ld.shared.f32 %f1, [%r1];",
             "ld.shared.s32 %r1, [%r1];",
             "ld.shared.v2.f32 {%f1, %f2}, [%r1];",
-            "ld.global.f32 %f1, [%rd1];",
             "ld.shared.u64 %rd1, [%r1];",
-            "st.shared.f32 [%r1], %f1;",
+            "st.shared.u32 [%r1], 7;",
+            "@%p1 st.shared.f32 [%r1], %f1;",
+            "st.shared.v2.f32 [%r1], {%f1, %f2};",
+            "st.global.f32 [%rd1], %f1;",
+            "st.shared.u64 [%r1], %rd1;",
         ] {
-            assert!(SharedLoad::of(&parse(text)).is_none(), "{text}");
+            assert!(WordAccess::of(&parse(text)).is_none(), "{text}");
         }
-        assert!(SharedLoad::of(&parse("ld.shared.f32 %f1, [%r1+4];")).is_some());
+        assert!(WordAccess::of(&parse("ld.shared.f32 %f1, [%r1+4];")).is_some());
+        assert!(WordAccess::of(&parse("st.shared.f32 [%r1+4], %f1;")).is_some());
+        assert!(WordAccess::of(&parse("ld.global.f32 %f1, [%rd1];")).is_some());
+        assert!(WordAccess::of(&parse("ld.local.f32 %f1, [%rd1];")).is_none());
+        assert!(WordAccess::of(&parse("ld.f32 %f1, [%rd1];")).is_none());
     }
 }

@@ -83,31 +83,37 @@ impl Slab {
     /// 32 addresses to pack now and unpack at issue; `one_word` and
     /// `broadcast` as `memtime::one_wave_shared` takes them); without, the addresses are
     /// kept whole, for [`Slab::get`].
+    /// Keeps a shared access of one wavefront (what [`Slab::keep`] keeps
+    /// of one, without its addresses): for a caller that knows it is one
+    /// (`shload`'s path: every lane, one or 32 consecutive words), which
+    /// then asks nothing of the scratch.
+    pub fn keep_one_wave(&mut self, lanes: u32, bytes: u32, space: sim_isa::Space) -> u32 {
+        let mark = |p: &mut Packed| {
+            (p.lanes, p.bytes, p.space, p.wide, p.one_wave) = (lanes, bytes, space, false, true);
+        };
+        match self.free.pop() {
+            Some(k) => {
+                if let Some(p) = self.packed.get_mut(k as usize) {
+                    mark(p);
+                }
+                k
+            }
+            None => self.push(Packed {
+                lanes,
+                bytes,
+                hi: 0,
+                space,
+                wide: false,
+                one_wave: true,
+                lo: [0; WARP_SIZE],
+            }),
+        }
+    }
+
     pub fn keep(&mut self, compact: bool, one_word: bool, broadcast: bool) -> u32 {
         let a = &self.scratch;
         if compact && crate::memtime::one_wave_shared(a, one_word, broadcast) {
-            let (lanes, bytes, space) = (a.lanes, a.bytes, a.space);
-            let mark = |p: &mut Packed| {
-                (p.lanes, p.bytes, p.space, p.wide, p.one_wave) =
-                    (lanes, bytes, space, false, true);
-            };
-            return match self.free.pop() {
-                Some(k) => {
-                    if let Some(p) = self.packed.get_mut(k as usize) {
-                        mark(p);
-                    }
-                    k
-                }
-                None => self.push(Packed {
-                    lanes,
-                    bytes,
-                    hi: 0,
-                    space,
-                    wide: false,
-                    one_wave: true,
-                    lo: [0; WARP_SIZE],
-                }),
-            };
+            return self.keep_one_wave(a.lanes, a.bytes, a.space);
         }
         // `Accesses` holds 0 for lanes outside `lanes`: only the accessing
         // lanes' upper bits must agree.

@@ -27,7 +27,7 @@ use crate::tap::{LoadTap, Loads, Log};
 use sim_isa::exec::{
     bar_red_deliver, bar_red_share, execute_mem_into, execute_prepared, BarRedShare, Memory,
 };
-use sim_isa::{db, ExecCtx, Op, WarpRegs};
+use sim_isa::{db, ExecCtx, Op, Space, WarpRegs};
 use sim_module::{ControlOp, StatementKind};
 use std::collections::VecDeque;
 
@@ -227,7 +227,7 @@ impl Warp {
     /// asks about (not `ld.param`, which the SM runs itself), else freed.
     fn keep_access(&mut self, code: &Code<'_>, pc: usize, acc: Option<u32>) -> Option<u32> {
         let k = acc?;
-        if code.ext[pc].is_some() {
+        if code.at[pc].ext.is_some() {
             return Some(k);
         }
         self.slab.free(k);
@@ -239,7 +239,7 @@ impl Warp {
     /// the whole record).
     fn emit(&mut self, code: &Code<'_>, sc: &mut Scheduler, s: Step) {
         let i = s.stmt as usize;
-        if code.dead[i] || !self.timed {
+        if code.at[i].dead || !self.timed {
             if let Some(k) = s.access {
                 self.slab.free(k);
             }
@@ -301,6 +301,7 @@ impl Warp {
         }
         env.tick()?;
         let s = &stmts[top.pc];
+        let st = &code.at[top.pc];
         let mut step = Step {
             stmt: top.pc as u32,
             lanes: 0,
@@ -309,16 +310,16 @@ impl Warp {
         let mut next = top.pc + 1;
         match &s.kind {
             StatementKind::Instruction(_) => {
-                step.lanes = guard_lanes(code.guard[top.pc], &self.regs, top.mask);
-                if code.clock[top.pc] {
+                step.lanes = guard_lanes(st.guard, &self.regs, top.mask);
+                if st.clock {
                     // Runs when it issues (`read_clock`).
                     self.record(step, None);
                     self.emit(code, env.sc, step);
                     self.state = State::Clock;
                     return Ok(());
                 }
-                if code.mem[top.pc] {
-                    let atomic = code.ext[top.pc] == Some(crate::memtime::Kind::Atomic);
+                if st.mem {
+                    let atomic = st.ext == Some(crate::memtime::Kind::Atomic);
                     if env.defer && step.lanes != 0 && atomic {
                         if let Some(k) = self.defer_atomic(code, top.pc, top.mask, env.mem)? {
                             self.record(step, Some(k));
@@ -331,7 +332,7 @@ impl Warp {
                     let acc = self.exec_or_preloaded(code, top.pc, top.mask, env.mem)?;
                     self.record(step, acc);
                     step.access = self.keep_access(code, top.pc, acc);
-                } else if code.barrier[top.pc] && step.lanes != 0 {
+                } else if st.barrier && step.lanes != 0 {
                     self.arrive(code, top.pc, step.lanes);
                     self.record(step, None);
                     self.emit(code, env.sc, step);
@@ -348,7 +349,7 @@ impl Warp {
                 }
             }
             StatementKind::Control(c) => {
-                let lanes = guard_lanes(code.guard[top.pc], &self.regs, top.mask);
+                let lanes = guard_lanes(st.guard, &self.regs, top.mask);
                 step.lanes = lanes;
                 self.record(step, None);
                 match &c.op {
@@ -522,18 +523,19 @@ impl Warp {
         env.tick()?;
         let pc = stmt as usize;
         let s = &code.prep.body.statements[pc];
+        let st = &code.at[pc];
         let mut step = Step {
             stmt,
             lanes,
             access: None,
         };
         if let StatementKind::Instruction(_) = &s.kind {
-            if code.clock[pc] {
+            if st.clock {
                 self.emit(code, env.sc, step);
                 self.state = State::Clock;
                 return Ok(());
             }
-            let atomic = code.ext[pc] == Some(crate::memtime::Kind::Atomic);
+            let atomic = st.ext == Some(crate::memtime::Kind::Atomic);
             if env.defer && lanes != 0 && atomic {
                 // Stops as the recorded run's warp did (the same timing).
                 if let Some(k) = self.defer_atomic(code, pc, lanes, env.mem)? {
@@ -546,14 +548,14 @@ impl Warp {
                     return Ok(());
                 }
             }
-            if code.mem[pc] {
+            if st.mem {
                 let acc = self.exec_mem(code, pc, lanes, env.mem)?;
                 if let Some(f) = self.follow.as_mut() {
                     // The slot's addresses are still the scratch's.
                     f.check_access(acc.map(|_| &self.slab.scratch), &s.text)?;
                 }
                 step.access = self.keep_access(code, pc, acc);
-            } else if code.barrier[pc] && lanes != 0 {
+            } else if st.barrier && lanes != 0 {
                 // At the barrier even when it is the last recorded step
                 // (as a free-running warp): its block counts it there.
                 self.arrive(code, pc, lanes);
@@ -589,7 +591,7 @@ impl Warp {
             return Ok(None);
         }
         let acc = self.exec_mem(code, pc, mask, mem)?;
-        if code.widen[pc] != 0 {
+        if code.at[pc].widen != 0 {
             // A leader: what an earlier pass read is stale. Recordings log
             // each load; `broadcast` says every lane read the first lane's
             // address.
@@ -625,8 +627,22 @@ impl Warp {
         // A replay answers loads and a recording logs them: both go the
         // general way.
         let plain = follow.is_none() && log.is_none();
-        let r = match code.shared_load[pc] {
-            Some(l) if plain && l.run(regs, mask, mem, &mut slab.scratch) => Ok(true),
+        let st = &code.at[pc];
+        let r = match st.word {
+            Some(l) if plain && l.run(regs, mask, mem, &mut slab.scratch) => {
+                // One wavefront (`memtime::one_wave_shared`: every lane, one
+                // word or consecutive words) unless a merged group's leader
+                // times the vector of other words each lane reads.
+                if l.shared() && (st.widen == 0 || mem.broadcast) {
+                    let bytes = if st.widen == 0 {
+                        4
+                    } else {
+                        u32::from(st.widen)
+                    };
+                    return Ok(Some(slab.keep_one_wave(u32::MAX, bytes, Space::Shared)));
+                }
+                Ok(true)
+            }
             _ => {
                 let mut tap;
                 let m: &mut dyn Memory = match (follow.as_mut(), log.as_mut()) {
@@ -653,9 +669,9 @@ impl Warp {
         // A recording keeps every access's addresses (`record`).
         let compact = log.is_none();
         let (one_word, broadcast) = (mem.one_word, mem.broadcast);
-        if code.widen[pc] != 0 {
+        if code.at[pc].widen != 0 {
             // The vector load ptxas merged this group into (`vectorise`).
-            slab.scratch.bytes = u32::from(code.widen[pc]);
+            slab.scratch.bytes = u32::from(code.at[pc].widen);
         }
         r.map(|accessed| accessed.then(|| slab.keep(compact, one_word, broadcast)))
             .map_err(|fault| {
@@ -780,7 +796,7 @@ impl Warp {
             Some((stmt, _)) => Some(stmt as usize),
             None => self.stack.last().map(|t| t.pc),
         };
-        if pc.is_some_and(|pc| code.mem.get(pc).copied().unwrap_or(false)) {
+        if pc.is_some_and(|pc| code.at.get(pc).is_some_and(|s| s.mem)) {
             // `st [a], %clock`: the value is this cycle's, the access
             // waits for the block's memory (`run_clock_mem`). Its issue was
             // the clock read's, so its addresses are not timed again.
