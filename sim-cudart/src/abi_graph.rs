@@ -234,6 +234,7 @@ pub unsafe extern "C" fn cudaGraphAddKernelNode(
             block: p.block.arr(),
             shared: u64::from(p.shared),
             params,
+            cooperative: false,
         };
         // SAFETY: as the caller's.
         unsafe { add_node(rt, out, g, deps, n, node) }
@@ -440,6 +441,7 @@ fn run(nodes: &[Node], s: u64) -> c_int {
                 block,
                 shared,
                 params,
+                cooperative,
             } => with(|rt| {
                 let c = CallConfig {
                     grid: *grid,
@@ -447,7 +449,11 @@ fn run(nodes: &[Node], s: u64) -> c_int {
                     shared: *shared,
                     stream: s,
                 };
-                let r = rt.launch(*stub, &c, params);
+                let r = if *cooperative {
+                    crate::coop::launch(rt, *stub, &c, params)
+                } else {
+                    rt.launch(*stub, &c, params)
+                };
                 print_out(&rt.take_printed());
                 r
             }),
@@ -457,7 +463,14 @@ fn run(nodes: &[Node], s: u64) -> c_int {
                 // as CUDA requires.
                 with(|rt| unsafe { copy(rt, dst as *mut c_void, src as *const c_void, n, kind) })
             }
-            Node::Set { .. } => with(|rt| set(rt, node)),
+            &Node::Set {
+                dst,
+                value,
+                element,
+                width,
+                rows,
+                pitch,
+            } => with(|rt| set(rt, dst, value, element, width, rows, pitch)),
             &Node::Host { f, data } => {
                 let code = with(|rt| rt.alive());
                 if code == err::SUCCESS {
@@ -479,18 +492,15 @@ fn run(nodes: &[Node], s: u64) -> c_int {
 
 /// A memset node's rows: bytes through `memset`, wider elements written
 /// whole into device memory.
-fn set(rt: &mut Runtime, node: &Node) -> Res<()> {
-    let &Node::Set {
-        dst,
-        value,
-        element,
-        width,
-        rows,
-        pitch,
-    } = node
-    else {
-        return Ok(());
-    };
+fn set(
+    rt: &mut Runtime,
+    dst: u64,
+    value: u32,
+    element: u32,
+    width: u64,
+    rows: u64,
+    pitch: u64,
+) -> Res<()> {
     for r in 0..rows {
         let at = dst.wrapping_add(r * pitch);
         if element == 1 {

@@ -50,6 +50,10 @@ pub fn launch(rt: &mut Runtime, stub: u64, c: &CallConfig, params: &[u8]) -> Res
             ),
         ));
     }
+    // Captured, the workspace is made when the graph's node runs.
+    if rt.capture(stub, c, params, true) {
+        return Ok(());
+    }
     let ws = rt.malloc(WORKSPACE_BYTES)?;
     let r = rt.launch_env(stub, c, params, workspace_envreg(ws));
     // A kernel error leaves the device broken, the workspace with it.

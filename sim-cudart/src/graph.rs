@@ -37,6 +37,9 @@ pub enum Node {
         shared: u64,
         /// The parameter buffer.
         params: Vec<u8>,
+        /// Launched cooperatively (`crate::coop`): its grid workspace is
+        /// made when the node runs.
+        cooperative: bool,
     },
     /// `cudaMemcpy*Async` or a memcpy node: the pointers, read when the
     /// graph runs.

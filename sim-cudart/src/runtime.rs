@@ -392,6 +392,24 @@ impl Runtime {
         self.launch_env(stub, c, params, [0; 32])
     }
 
+    /// Records the launch of `stub` as a kernel node where `c`'s stream is
+    /// capturing (`cooperative`: as `crate::coop` launches it, its
+    /// workspace made when the node runs); false where it is not.
+    pub fn capture(&mut self, stub: u64, c: &CallConfig, params: &[u8], cooperative: bool) -> bool {
+        if self.graphs.capturing(c.stream).is_none() {
+            return false;
+        }
+        let node = crate::graph::Node::Kernel {
+            stub,
+            grid: c.grid,
+            block: c.block,
+            shared: c.shared,
+            params: params.to_vec(),
+            cooperative,
+        };
+        self.graphs.record(c.stream, node)
+    }
+
     /// [`Runtime::launch`] with `%envreg0`..`%envreg31` reading `envreg`
     /// (a cooperative launch's grid workspace: `crate::coop`).
     pub fn launch_env(
@@ -403,15 +421,7 @@ impl Runtime {
     ) -> Res<()> {
         self.alive()?;
         let k = self.kernel(stub)?;
-        if self.graphs.capturing(c.stream).is_some() {
-            let node = crate::graph::Node::Kernel {
-                stub,
-                grid: c.grid,
-                block: c.block,
-                shared: c.shared,
-                params: params.to_vec(),
-            };
-            self.graphs.record(c.stream, node);
+        if self.capture(stub, c, params, false) {
             return Ok(());
         }
         let m = self.module(k.fatbin)?;
