@@ -216,6 +216,23 @@ mod tests {
         syms
     }
 
+    /// No access recorded: what a declined fast path leaves.
+    const BLANK: Accesses = Accesses {
+        lanes: 0,
+        addrs: [0; WARP_SIZE],
+        bytes: 0,
+        space: Space::Generic,
+    };
+
+    /// Mostly the whole warp; one draw in nine a partial one.
+    fn draw_mask(r: u64) -> u32 {
+        if (r >> 24).is_multiple_of(9) {
+            r as u32 >> 1
+        } else {
+            u32::MAX
+        }
+    }
+
     fn parse(text: &str) -> Instruction {
         sim_isa::parse::parse_instruction(text, &mut symbols())
             .unwrap_or_else(|e| panic!("{text}: {e}"))
@@ -266,11 +283,7 @@ mod tests {
                 if odd {
                     regs.get_mut(RegId(0))[(r >> 16) as usize % 32] += 2048;
                 }
-                let mask = if (r >> 24).is_multiple_of(9) {
-                    r as u32 >> 1
-                } else {
-                    u32::MAX
-                };
+                let mask = draw_mask(r);
                 let a0 = base + off;
                 let whole = if stride == 0 { 4 } else { 128 };
                 let runs = mask == u32::MAX
@@ -279,12 +292,7 @@ mod tests {
                     && a0.is_multiple_of(4)
                     && a0 + whole <= 2048;
                 let (mut fregs, mut gregs) = (regs.clone(), regs);
-                let blank = Accesses {
-                    lanes: 0,
-                    addrs: [0; WARP_SIZE],
-                    bytes: 0,
-                    space: Space::Generic,
-                };
+                let blank = BLANK;
                 let (mut fout, mut gout) = (blank, blank);
                 let before = fregs.clone();
                 let mut fm = warp_mem(&mut shared, &mut global);
@@ -339,11 +347,7 @@ mod tests {
                 if odd {
                     regs.get_mut(RegId(0))[(r >> 16) as usize % 32] += 2048;
                 }
-                let mask = if (r >> 24).is_multiple_of(9) {
-                    r as u32 >> 1
-                } else {
-                    u32::MAX
-                };
+                let mask = draw_mask(r);
                 let a0 = base + off;
                 let runs = mask == u32::MAX
                     && !odd
@@ -351,12 +355,7 @@ mod tests {
                     && a0.is_multiple_of(4)
                     && a0 + 128 <= 2048;
                 let (mut fregs, mut gregs) = (regs.clone(), regs);
-                let blank = Accesses {
-                    lanes: 0,
-                    addrs: [0; WARP_SIZE],
-                    bytes: 0,
-                    space: Space::Generic,
-                };
+                let blank = BLANK;
                 let (mut fout, mut gout) = (blank, blank);
                 let before = fregs.clone();
                 let (mut fsh, mut gsh) = (shared.clone(), shared.clone());
@@ -419,11 +418,7 @@ mod tests {
                 if odd {
                     regs.get_mut(RegId(3))[(r >> 16) as usize % 32] += 4096;
                 }
-                let mask = if (r >> 24).is_multiple_of(9) {
-                    r as u32 >> 1
-                } else {
-                    u32::MAX
-                };
+                let mask = draw_mask(r);
                 let layered = (r >> 32) & 1 == 1;
                 let a0 = base + off;
                 let whole = if stride == 0 { 4 } else { 128 };
@@ -440,12 +435,7 @@ mod tests {
                     && a0.is_multiple_of(4)
                     && (inside(a, 1024) || inside(b, 512));
                 let (mut fregs, mut gregs) = (regs.clone(), regs);
-                let blank = Accesses {
-                    lanes: 0,
-                    addrs: [0; WARP_SIZE],
-                    bytes: 0,
-                    space: Space::Generic,
-                };
+                let blank = BLANK;
                 let (mut fout, mut gout) = (blank, blank);
                 let before = fregs.clone();
                 let mut shared = [0u8; 16];
