@@ -17,6 +17,7 @@ mod async_inst;
 mod bit_inst;
 pub mod bounded;
 pub mod conform;
+pub mod conform_warp;
 mod cvt_inst;
 pub mod db;
 pub mod error;

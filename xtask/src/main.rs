@@ -30,7 +30,8 @@ USAGE:
       Part 2: sm_90 machine code for each variant, run by a SASS interpreter on
       random and edge inputs, compared with sim-isa's executor. [--texts FILE]: these
       instruction texts instead (PTX 8.0 kernels; $PTXAS must be ptxas 12 or 13).
-      `--family half`: every half-precision arithmetic form and copysign instead of the sweep.
+      `--family half`: every half-precision arithmetic form and copysign instead of the sweep;
+      `--family mma`: the tensor-core forms as warp vectors ($PTXAS as for --texts).
   cargo run -p xtask --release -- gpu-kernels VECTORS.jsonl OUTDIR [--ptx-version 8.0]
       Part 3: turn conformance vectors into PTX kernels + a manifest for tools/gpu/run.py
       (assembled with ptxas when available). [--arch sm_90]
@@ -129,7 +130,7 @@ fn real_main() -> Result<bool> {
                 texts: a.opt("--texts")?.map(Into::into),
                 family: a.opt("--family")?,
             };
-            let t = if o.texts.is_some() {
+            let t = if o.texts.is_some() || o.family.as_deref() == Some("mma") {
                 a.done()?;
                 tools::Tools::locate_newer(&root)?
             } else {

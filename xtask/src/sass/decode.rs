@@ -36,6 +36,9 @@ pub enum Opnd {
     Const(u32, u32),
     /// `[R6.64+0x20]` or `desc[UR4][R6.64+0x20]`.
     Mem(u8, i64),
+    /// A shared-window address with a uniform part: `[R8+UR4+0x10]`,
+    /// `[UR4]` (register, RZ when absent; uniform register; offset).
+    MemUr(u8, u8, i64),
     /// A uniform register `UR6` / `-UR6` (URZ is 255).
     UReg(u8, bool),
     /// A special register (`SR_TID.X`).
@@ -125,7 +128,8 @@ fn parse_reg(s: &str) -> Option<(u8, Option<(u8, u8)>)> {
     let mut halves = None;
     for m in parts {
         match m {
-            "reuse" | "64" | "U32" => {}
+            // IMMA names its fragments' layouts (`R8.ROW`, `R6.COL`).
+            "reuse" | "64" | "U32" | "ROW" | "COL" => {}
             "H0_H0" => halves = Some((0, 0)),
             "H1_H1" => halves = Some((1, 1)),
             "H1_H0" => halves = Some((1, 0)),
@@ -146,6 +150,13 @@ fn parse_operand(s: &str, float_op: bool) -> Result<Opnd> {
         let (ureg, mem) = rest.split_once("][").context("descriptor")?;
         let _ = ureg;
         return parse_operand(&format!("[{mem}"), float_op);
+    }
+    if let Some(inner) = s
+        .strip_prefix('[')
+        .and_then(|x| x.strip_suffix(']'))
+        .filter(|x| x.contains("UR"))
+    {
+        return parse_mem_ur(inner);
     }
     if let Some(inner) = s.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
         let (base, off) = match inner.find(['+', '-']) {
@@ -239,6 +250,28 @@ fn parse_operand(s: &str, float_op: bool) -> Result<Opnd> {
         return Ok(Opnd::FImm(f));
     }
     bail!("cannot read operand '{s}'")
+}
+
+/// `R8+UR4+0x10`, `UR4`, `R8+UR4`: each `+`/`-` separated part a
+/// register, a uniform register or an offset.
+fn parse_mem_ur(inner: &str) -> Result<Opnd> {
+    let (mut r, mut ur, mut off) = (RZ, RZ, 0i64);
+    let mut rest = inner;
+    while !rest.is_empty() {
+        let end = rest[1..].find(['+', '-']).map_or(rest.len(), |i| i + 1);
+        let part = rest[..end].trim_start_matches('+');
+        rest = &rest[end..];
+        if part == "URZ" {
+            ur = RZ;
+        } else if let Some(n) = part.strip_prefix("UR").and_then(|n| n.parse().ok()) {
+            ur = n;
+        } else if let Some((reg, _)) = parse_reg(part) {
+            r = reg;
+        } else {
+            off = off.wrapping_add(parse_num(part).context("memory offset")? as i64);
+        }
+    }
+    Ok(Opnd::MemUr(r, ur, off))
 }
 
 /// Parses one disassembly line (`/*0070*/  @!P0 PRMT R4, R0, 0x3210, R5 ;`).

@@ -12,6 +12,9 @@
 //! (integer, logic, permute, bit counts, bit masks and integer compares), `exec_float`
 //! (float compares, conversions, half compares and video), `exec_half`
 //! (packed half arithmetic) and `exec_mufu` (`MUFU.EX2` and its 16-bit forms).
+//! Warp-wide opcodes run on a [`Warp`] of 32 machines: `warp` (lockstep,
+//! shared memory, `LDSM STSM MOVM`) and `exec_mma` (`HMMA IMMA DMMA`, with
+//! `mma_round`'s f16/bf16 model).
 
 mod decode;
 mod exec_f2fp;
@@ -19,13 +22,17 @@ mod exec_float;
 mod exec_half;
 mod exec_int;
 mod exec_mem;
+mod exec_mma;
 mod exec_mufu;
 mod logic;
+mod mma_round;
 mod operand;
 #[cfg(test)]
 mod tests;
+mod warp;
 
 pub use decode::{parse_listing, Opnd, SInst};
+pub use warp::{Warp, LANES};
 
 use anyhow::{bail, Context, Result};
 

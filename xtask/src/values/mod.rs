@@ -6,6 +6,7 @@
 
 mod compile;
 pub(crate) mod kernel;
+mod mma;
 mod variants;
 mod vectors;
 
@@ -39,7 +40,8 @@ pub struct Opts {
     /// the generated variants.
     pub texts: Option<PathBuf>,
     /// `half`: every half-precision arithmetic form and `copysign`
-    /// ([`half_variants`]) instead of the sweep and random variants.
+    /// ([`half_variants`]) instead of the sweep and random variants;
+    /// `mma`: the tensor-core forms as warp vectors (`mma.rs`).
     pub family: Option<String>,
 }
 
@@ -50,7 +52,8 @@ pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
         (Some(p), _) => text_variants(p)?,
         (None, None) => variants(o.common.seed, o.variants),
         (None, Some("half")) => half_variants(),
-        (None, Some(other)) => anyhow::bail!("unknown --family {other} (known: half)"),
+        (None, Some("mma")) => return mma::run(tools, o),
+        (None, Some(other)) => anyhow::bail!("unknown --family {other} (known: half, mma)"),
     };
     let texts: Vec<&str> = vars.iter().map(|v| v.kernel.as_str()).collect();
     let progs = compile_all(tools, &texts, o.common.batch, o.common.jobs)?;
