@@ -261,6 +261,10 @@ fn parse_mem_ur(inner: &str) -> Result<Opnd> {
         let end = rest[1..].find(['+', '-']).map_or(rest.len(), |i| i + 1);
         let part = rest[..end].trim_start_matches('+');
         rest = &rest[end..];
+        if part.is_empty() {
+            // `+-0x8`: the sign comes with the next part.
+            continue;
+        }
         if part == "URZ" {
             ur = RZ;
         } else if let Some(n) = part.strip_prefix("UR").and_then(|n| n.parse().ok()) {

@@ -219,13 +219,16 @@ mod tests {
             half_dot(Elem::F16, Elem::F32, &a, &a, 0x3f00_0000),
             0x4184_0000
         );
-        // 2^-30 below a 1.0 term is truncated away (2^(0-25) is the unit).
-        let tiny = 0x0e00u64; // f16 2^-28
-        let t = [tiny, 0, 0, 0];
-        let u = [0x3400u64, 0, 0, 0]; // 0.25
+        // A product of 2^-28 beside a 1.0 term is truncated away (2^(0-25)
+        // is the unit); beside 2^-5 it is kept (one f32 ulp).
+        let t = [0x0400u64, 0, 0, 0]; // f16 2^-14
         assert_eq!(
-            half_dot(Elem::F16, Elem::F32, &t, &u, 0x3f80_0000),
+            half_dot(Elem::F16, Elem::F32, &t, &t, 0x3f80_0000),
             0x3f80_0000
+        );
+        assert_eq!(
+            half_dot(Elem::F16, Elem::F32, &t, &t, 0x3d00_0000),
+            0x3d00_0001
         );
         // inf * 0 is NaN; +inf and -inf are NaN; inf alone passes.
         assert_eq!(

@@ -29,6 +29,8 @@ mod mma_round;
 mod operand;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_warp;
 mod warp;
 
 pub use decode::{parse_listing, Opnd, SInst};

@@ -180,14 +180,14 @@ struct Profile {
 }
 
 /// One 16-bit float: an edge value, or a random sign and fraction with an
-/// exponent near 1.0 (`spread` wide) or anywhere.
+/// exponent near 1.0 (`spread` wide) or anywhere, subnormals included.
 fn half(rng: &mut Rng, bf: bool, p: Profile) -> u64 {
     if p.special > 0 && rng.chance(1, p.special) {
         return u64::from(*rng.pick(if bf { &B16 } else { &H16 }));
     }
     let (fb, bias, emax) = if bf { (7, 127, 254) } else { (10, 15, 30) };
     let e = if p.spread == 0 {
-        1 + rng.below(emax) as i64
+        rng.below(emax + 1) as i64
     } else {
         bias + rng.below(2 * p.spread as usize + 1) as i64 - p.spread as i64
     };
