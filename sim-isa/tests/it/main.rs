@@ -57,6 +57,7 @@ mod lane_model;
 mod mem;
 mod mem_lanes;
 mod mma;
+mod mma_sass;
 mod model;
 mod mufu;
 mod packed_half;

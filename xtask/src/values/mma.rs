@@ -398,10 +398,11 @@ pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
             Ok(p) => p,
             Err(e) => bail!("{text}: {e}"),
         };
+        // The tensor-core, LDSM/STSM or MOVM instruction ptxas chose.
         let ops: Vec<&str> = prog
             .iter()
-            .map(|i| i.op.as_str())
-            .filter(|o| o.ends_with("MMA") || o.ends_with("SM") || *o == "MOVM")
+            .filter(|i| i.op.ends_with("MMA") || i.op.ends_with("SM") || i.op == "MOVM")
+            .filter_map(|i| i.text.split_whitespace().next())
             .collect();
         println!("{text}\n    {}", ops.join(" "));
         let regs = layout(text).0;

@@ -1,0 +1,107 @@
+//! The tensor-core forms against the SASS oracle: `tests/data/sass-mma.jsonl.gz`
+//! holds warp vectors (`sim_isa::conform_warp`) made by
+//! `xtask values --family mma`: each form compiled by ptxas 13.0.88 for
+//! sm_90 in a one-warp kernel and its machine code (HMMA, IMMA, DMMA, LDSM,
+//! STSM, MOVM) run on xtask's SASS interpreter, 16 random and edge input
+//! sets per form. sim-isa must give every register of every lane, and
+//! every byte of shared memory `stmatrix` leaves, bit for bit.
+
+use sim_isa::conform_warp::run_warp_vector;
+use std::collections::BTreeMap;
+use std::io::Read;
+
+fn vectors() -> String {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sass-mma.jsonl.gz");
+    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(file)
+        .read_to_string(&mut text)
+        .expect("gzip");
+    text
+}
+
+#[test]
+fn every_form_agrees_with_the_machine_code() {
+    let text = vectors();
+    let mut per_form: BTreeMap<String, usize> = BTreeMap::new();
+    let mut wrong = Vec::new();
+    for line in text
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+    {
+        let j: serde_json::Value = serde_json::from_str(line).expect("json");
+        let ptx = j["ptx"].as_str().expect("ptx").to_string();
+        match run_warp_vector(line) {
+            Ok(None) => *per_form.entry(ptx).or_default() += 1,
+            Ok(Some(diff)) => wrong.push(format!("{ptx}: {diff}")),
+            Err(e) => wrong.push(format!("{ptx}: unusable: {e}")),
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{}",
+        wrong[..wrong.len().min(10)].join("\n")
+    );
+    // 31 forms: 6 f16/bf16 (k16 and k8 into f32 from each type, and f16
+    // into f16 accumulators), 10 integer
+    // (k32 in four type pairs and k16, each with and without .satfinite),
+    // 2 f64, movmatrix, and ldmatrix/stmatrix in x1, x2, x4, .trans or not.
+    assert_eq!(per_form.len(), 31, "{per_form:?}");
+    assert!(per_form.values().all(|&n| n == 16), "{per_form:?}");
+    for (prefix, n) in [
+        ("mma.sync.aligned.m16n8k", 16),
+        ("mma.sync.aligned.m8n8k4", 2),
+        ("ldmatrix", 6),
+        ("stmatrix", 6),
+        ("movmatrix", 1),
+    ] {
+        let got = per_form.keys().filter(|k| k.starts_with(prefix)).count();
+        assert_eq!(got, n, "{prefix}");
+    }
+}
+
+/// Every lane value of the registers in `field` (`in` or `out`) of the
+/// vectors whose form contains `form`.
+fn values(text: &str, field: &str, form: &str) -> Vec<u64> {
+    text.lines()
+        .filter(|l| l.contains(form))
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .flat_map(|j| {
+            let regs = j[field].as_object().cloned().unwrap_or_default();
+            regs.values()
+                .flat_map(|v| v.as_array().cloned().unwrap_or_default())
+                .filter_map(|x| u64::from_str_radix(x.as_str()?.strip_prefix("0x")?, 16).ok())
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// The vectors reach the edges the forms have: NaN, infinite and subnormal
+/// values, saturated integer sums, and `stmatrix` rows written.
+#[test]
+fn the_vectors_reach_the_edges() {
+    let text = vectors();
+    let f32_out = values(&text, "out", ".f32.f16.f16.f32");
+    assert!(f32_out.contains(&0x7fff_ffff), "NaN");
+    assert!(
+        f32_out.iter().any(|&v| v & 0x7fff_ffff == 0x7f80_0000),
+        "inf"
+    );
+    let f16_in = values(&text, "in", ".f32.f16.f16.f32");
+    let sub = |h: u64| h & 0x7c00 == 0 && h & 0x3ff != 0;
+    assert!(
+        f16_in.iter().any(|&v| sub(v & 0xffff) || sub(v >> 16)),
+        "subnormal"
+    );
+    let h16_out = values(&text, "out", ".f16.f16.f16.f16");
+    assert!(
+        h16_out.iter().any(|&v| v & 0x7fff == 0x7c00),
+        "f16 overflow to inf"
+    );
+    let sat = values(&text, "out", ".satfinite.s32.s8.s8.s32");
+    assert!(
+        sat.iter().any(|&v| v == 0x7fff_ffff || v == 0x8000_0000),
+        "saturated"
+    );
+    assert!(text.lines().any(|l| l.contains("\"shared_out\"")));
+}
