@@ -31,6 +31,9 @@ pub enum WarpVectorError {
     /// A register's lane values are not 32 hex strings.
     #[error("register {0}: expected 32 hex strings")]
     Lanes(String),
+    /// A register the instruction reads has no lane values in `in`.
+    #[error("register {0}: read but not given in 'in'")]
+    MissingInput(String),
     /// `shared`/`shared_out` is not a string of hex byte pairs.
     #[error("field '{0}': expected hex bytes")]
     Bytes(&'static str),
@@ -49,21 +52,29 @@ pub type WarpOutcome = Result<Option<String>, WarpVectorError>;
 /// The shared memory of one vector, addressed from 0.
 struct Shared(Vec<u8>);
 
+impl Shared {
+    /// The bytes `addr..addr + n`, if inside the image.
+    fn range(&self, addr: u64, n: u32) -> Result<std::ops::Range<usize>, FaultKind> {
+        let a = usize::try_from(addr).map_err(|_| FaultKind::OutOfBounds)?;
+        let end = a.checked_add(n as usize).ok_or(FaultKind::OutOfBounds)?;
+        if end > self.0.len() {
+            return Err(FaultKind::OutOfBounds);
+        }
+        Ok(a..end)
+    }
+    fn bytes(&self, addr: u64, n: u32) -> Result<&[u8], FaultKind> {
+        Ok(&self.0[self.range(addr, n)?])
+    }
+}
+
 impl Memory for Shared {
     fn load(&mut self, _: Space, _: u32, addr: u64, bytes: u32) -> Result<u64, FaultKind> {
-        let a = usize::try_from(addr).map_err(|_| FaultKind::OutOfBounds)?;
-        let s = self
-            .0
-            .get(a..a + bytes as usize)
-            .ok_or(FaultKind::OutOfBounds)?;
+        let s = self.bytes(addr, bytes)?;
         Ok(s.iter().rev().fold(0, |v, &b| v << 8 | u64::from(b)))
     }
     fn store(&mut self, _: Space, _: u32, addr: u64, n: u32, v: u64) -> Result<(), FaultKind> {
-        let a = usize::try_from(addr).map_err(|_| FaultKind::OutOfBounds)?;
-        let s = self
-            .0
-            .get_mut(a..a + n as usize)
-            .ok_or(FaultKind::OutOfBounds)?;
+        let r = self.range(addr, n)?;
+        let s = &mut self.0[r];
         for (k, b) in s.iter_mut().enumerate() {
             *b = (v >> (8 * k)) as u8;
         }
@@ -83,7 +94,7 @@ impl Memory for Shared {
 fn hex_bytes(field: &'static str, v: Option<&Json>) -> Result<Option<Vec<u8>>, WarpVectorError> {
     let Some(v) = v else { return Ok(None) };
     let s = v.as_str().ok_or(WarpVectorError::Bytes(field))?;
-    if s.len() % 2 != 0 {
+    if s.len() % 2 != 0 || !s.is_ascii() {
         return Err(WarpVectorError::Bytes(field));
     }
     (0..s.len() / 2)
@@ -144,6 +155,12 @@ pub fn run_warp_vector(line: &str) -> WarpOutcome {
         let id = syms.intern(name);
         regs.ensure(id.0 as usize + 1);
         *regs.get_mut(id) = lanes(name, v)?;
+    }
+    for u in inst.reg_uses().reads() {
+        let name = syms.name(u.reg);
+        if !ins.contains_key(name) {
+            return Err(WarpVectorError::MissingInput(name.to_string()));
+        }
     }
     let mut mem = Shared(hex_bytes("shared", j.get("shared"))?.unwrap_or_default());
     let ctx = ExecCtx::new(target, 0);

@@ -105,3 +105,66 @@ fn the_vectors_reach_the_edges() {
     );
     assert!(text.lines().any(|l| l.contains("\"shared_out\"")));
 }
+
+/// A wrong value is a disagreement naming the register and lane; a
+/// malformed vector is an error, never a panic.
+#[test]
+fn warp_vectors_report_disagreements_and_bad_input() {
+    use sim_isa::conform_warp::WarpVectorError;
+    let lanes = |f: &dyn Fn(usize) -> u32| {
+        let v: Vec<String> = (0..32).map(|l| format!("\"{:#x}\"", f(l))).collect();
+        format!("[{}]", v.join(","))
+    };
+    // movmatrix of element (r, c) = 8r + c (lane 4r + c/2, half c % 2):
+    // lane 5 gets (2, 1) and (3, 1), 17 and 25.
+    let src = lanes(&|l| (2 * l as u32) | (2 * l as u32 + 1) << 16);
+    let line = |out: &str| {
+        format!(
+            "{{\"arch\":\"sm_90\",\"ptx\":\"movmatrix.sync.aligned.m8n8.trans.b16 %r2, %r1;\",\
+             \"in\":{{\"%r1\":{src}}},\"out\":{{\"%r2\":{out}}}}}"
+        )
+    };
+    let t = |l: usize| {
+        let (r, c) = (l / 4, 2 * (l % 4));
+        (8 * c + r) as u32 | ((8 * (c + 1) + r) as u32) << 16
+    };
+    assert_eq!(run_warp_vector(&line(&lanes(&t))), Ok(None));
+    let off = |l: usize| if l == 5 { t(l) ^ 1 } else { t(l) };
+    let diff = run_warp_vector(&line(&lanes(&off)))
+        .unwrap()
+        .expect("a disagreement");
+    assert!(diff.contains("%r2 lane 5"), "{diff}");
+    assert_eq!(run_warp_vector("[1]"), Err(WarpVectorError::Field("arch")));
+    let missing = line(&lanes(&t))
+        .replace("%r1", "%r3")
+        .replace("%r3;", "%r1;");
+    assert_eq!(
+        run_warp_vector(&missing),
+        Err(WarpVectorError::MissingInput("%r1".into()))
+    );
+    let short = line("[\"0x0\"]");
+    assert_eq!(
+        run_warp_vector(&short),
+        Err(WarpVectorError::Lanes("%r2".into()))
+    );
+    // A row address past the shared image faults; odd or non-ASCII hex is refused.
+    let ld = |addr: u32, shared: &str| {
+        format!(
+            "{{\"arch\":\"sm_90\",\"ptx\":\"ldmatrix.sync.aligned.m8n8.x1.shared.b16 {{%r2}}, [%r1];\",\
+             \"in\":{{\"%r1\":{}}},\"shared\":\"{shared}\",\"out\":{{}}}}",
+            lanes(&|_| addr)
+        )
+    };
+    assert!(matches!(
+        run_warp_vector(&ld(u32::MAX, "00")),
+        Err(WarpVectorError::Fault(_))
+    ));
+    assert_eq!(
+        run_warp_vector(&ld(0, "0")),
+        Err(WarpVectorError::Bytes("shared"))
+    );
+    assert_eq!(
+        run_warp_vector(&ld(0, "0\u{e9}0")),
+        Err(WarpVectorError::Bytes("shared"))
+    );
+}
