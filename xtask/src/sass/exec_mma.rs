@@ -3,7 +3,9 @@
 //! (`S8`/`U8` sources, `.SAT`) and `DMMA.8x8x4`.
 //!
 //! `D = A B + C` on the warp's fragments (PTX ISA, "Matrix Fragments for
-//! mma.m16n8k*", written out in [`Shape`]). Values:
+//! mma.m16n8k*", written out in [`Shape`]; the same as CUTLASS CuTe's
+//! `MMA_Traits` layouts for `SM80_16x8x{8,16,32}` and `SM80_8x8x4_F64`).
+//! Values:
 //! - integers: exact, the s32 sum wrapping, or clamped with `.SAT`;
 //! - f64: a chain of fused multiply-adds from `c` in `k` order, each
 //!   rounded to nearest even (the manual's `.rn`; no finer rule is
