@@ -29,6 +29,7 @@
 //! callers can compare [`Instruction::reg_uses`] with declared types.
 
 mod async_copy;
+mod bulk;
 mod build;
 mod cx;
 mod display;

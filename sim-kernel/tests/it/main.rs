@@ -1,6 +1,7 @@
 //! sim-kernel: the H100 launches, values byte for byte.
 
 mod async_copy;
+mod bulk_copy;
 mod branches;
 mod calls;
 mod clock;
