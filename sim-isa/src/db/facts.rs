@@ -537,13 +537,11 @@ fn async_key(a: &crate::inst::AsyncInst, s: &mut String) -> std::fmt::Result {
             write!(s, "async.bulk.{dir}{reg}")
         }
         AsyncOp::BulkCommit => s.write_str("async.bulk.commit_group"),
-        AsyncOp::BulkWait { read } => {
-            s.write_str(if read {
-                "async.bulk.wait_group.read"
-            } else {
-                "async.bulk.wait_group"
-            })
-        }
+        AsyncOp::BulkWait { read } => s.write_str(if read {
+            "async.bulk.wait_group.read"
+        } else {
+            "async.bulk.wait_group"
+        }),
         AsyncOp::Commit => s.write_str("async.commit_group"),
         AsyncOp::WaitGroup => s.write_str("async.wait_group"),
         AsyncOp::WaitAll => s.write_str("async.wait_all"),

@@ -32,8 +32,6 @@ pub(crate) const MEM_GATES: &[Gate] = &[
         what: "prefetch.tensormap",
         feature: Some(Feature::Hopper),
         ptx: (8, 0),
-        applies: |i| {
-            matches!(i.op, Op::Mem(m) if m.op == MemOp::Prefetch(PrefetchLevel::Tensormap))
-        },
+        applies: |i| matches!(i.op, Op::Mem(m) if m.op == MemOp::Prefetch(PrefetchLevel::Tensormap)),
     },
 ];

@@ -36,7 +36,8 @@ pub(super) fn copy(
     let exec = exec_mask(inst.guard, regs, active);
     let (dspace, sspace) = (a.dst_space(), a.src_space());
     let to_shared = matches!(a.op, AsyncOp::Bulk { .. });
-    let sizes = a.a.map_or([0; WARP_SIZE], |o| read_operand(o, 32, ctx, regs));
+    let sizes =
+        a.a.map_or([0; WARP_SIZE], |o| read_operand(o, 32, ctx, regs));
     let at = |addr: &Address, space, mem: &dyn Memory| {
         addresses(addr, space, regs, mem).map_err(|kind| MemFault {
             kind,

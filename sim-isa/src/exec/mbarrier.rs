@@ -162,7 +162,9 @@ pub(super) fn run(
         let new = match m {
             MbarOp::Init => Some(mbar_init(arg)),
             MbarOp::Inval => Some(0),
-            MbarOp::Arrive { drop, tx: false, .. } => {
+            MbarOp::Arrive {
+                drop, tx: false, ..
+            } => {
                 let old = load(mem)?;
                 dvals[l] = old;
                 Some(mbar_arrive(old, arg, drop))

@@ -16,8 +16,8 @@
 
 mod alu;
 mod async_copy;
-mod bulk;
 mod bit;
+mod bulk;
 mod cmp;
 mod cmp_prepared;
 mod cmp_warp;

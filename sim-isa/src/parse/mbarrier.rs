@@ -77,9 +77,12 @@ pub(super) fn mbarrier(
     for &w in &words[1..] {
         match (w, &mut m) {
             // ptxas: "Unknown modifier '.expect_tx'" after `.noComplete`.
-            ("expect_tx", MbarOp::Arrive { tx, no_complete, .. }) if !*tx && !*no_complete => {
-                *tx = true
-            }
+            (
+                "expect_tx",
+                MbarOp::Arrive {
+                    tx, no_complete, ..
+                },
+            ) if !*tx && !*no_complete => *tx = true,
             ("noinc", MbarOp::CpArrive { noinc }) if !*noinc => *noinc = true,
             ("noComplete", MbarOp::Arrive { no_complete, .. }) if !*no_complete => {
                 *no_complete = true
@@ -107,9 +110,7 @@ pub(super) fn mbarrier(
                 order = Some(w);
             }
             ("cta" | "cluster", _) if scope.is_none() && space.is_none() => scope = Some(w),
-            ("shared" | "shared::cta" | "shared::cluster", _) if space.is_none() => {
-                space = Some(w)
-            }
+            ("shared" | "shared::cta" | "shared::cluster", _) if space.is_none() => space = Some(w),
             ("shared::cluster", _) => {
                 return Err(bad(
                     w,

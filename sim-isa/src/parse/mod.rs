@@ -29,8 +29,8 @@
 //! callers can compare [`Instruction::reg_uses`] with declared types.
 
 mod async_copy;
-mod bulk;
 mod build;
+mod bulk;
 mod cx;
 mod display;
 mod lex;

@@ -1,5 +1,6 @@
 //! The async copies (`cp.async`, `cp.async.commit_group`, `wait_group`,
-//! `wait_all`): the parser and the gates against ptxas 13.0.88's verdicts
+//! `wait_all`, `mbarrier`, and sm_90's `cp.async.bulk` and transaction
+//! count, whose values are `bulk_copy.rs`'s): the parser and the gates against ptxas 13.0.88's verdicts
 //! (`tests/data/async-ptxas.txt`, made by `tools/ptxas_grid/async_grid.py`),
 //! printing, the lowering keys against the machine code ptxas emits
 //! (`tests/data/async-sass.txt`, made by the same script), what the
@@ -54,7 +55,8 @@ fn accepted_statements_print_and_reparse() {
 /// target or `.version` (sm_80 and PTX 7.0; `.L2::` 7.4; ignore-src 7.5;
 /// `mbarrier` sm_80 and 7.0, `.parity` and the sink `_` 7.1,
 /// `.shared::cta` 7.8, orders 8.0, `try_wait` and a count without
-/// `.noComplete` sm_90 and 7.8).
+/// `.noComplete` sm_90 and 7.8; the bulk copies, their group statements,
+/// the transaction count and `.shared::cluster` sm_90 and 8.0).
 #[test]
 fn gates_agree_with_ptxas() {
     let (n, wrong) = grid::gates(GRID);
@@ -145,9 +147,7 @@ fn lowering_keys_name_the_machine_code() {
         Some("DEPBAR.LE CCTL.IVALL")
     );
     assert_eq!(
-        by_key
-            .get("async.mbarrier.expect_tx")
-            .map(|v| v.0.as_str()),
+        by_key.get("async.mbarrier.expect_tx").map(|v| v.0.as_str()),
         Some("SYNCS.ARRIVE.TRANS64.RED.A0TR")
     );
     assert_eq!(

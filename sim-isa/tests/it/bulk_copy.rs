@@ -112,7 +112,10 @@ fn a_copy_to_shared_memory_completes_its_bytes() {
     assert_eq!(e.unwrap_err().kind, FaultKind::BulkSize);
     let e = execute_mem(&i, &ctx, &mut regs(&syms, 0x48, 32), 1, &mut memory(0));
     let e = e.unwrap_err();
-    assert_eq!((e.kind, e.space, e.addr), (FaultKind::Misaligned, Space::Global, 0x48));
+    assert_eq!(
+        (e.kind, e.space, e.addr),
+        (FaultKind::Misaligned, Space::Global, 0x48)
+    );
 }
 
 /// A store to global memory: shared bytes to global, no barrier; the
@@ -121,14 +124,20 @@ fn a_copy_to_shared_memory_completes_its_bytes() {
 fn a_store_and_a_shared_copy() {
     let ctx = ExecCtx::new(Target::SM_90, 0);
     let mut syms = Symbols::new();
-    let st = parse("cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%r1], 32;", &mut syms);
+    let st = parse(
+        "cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%r1], 32;",
+        &mut syms,
+    );
     let mut mem = memory(0);
     for k in 0..32 {
         mem.shared[0x20 + k] = k as u8 ^ 0x5a;
     }
     let acc = execute_mem(&st, &ctx, &mut regs(&syms, 0x80, 0), 1, &mut mem);
     let acc = acc.unwrap().unwrap();
-    assert_eq!((acc.space, acc.bytes, acc.addrs[0]), (Space::Global, 32, 0x80));
+    assert_eq!(
+        (acc.space, acc.bytes, acc.addrs[0]),
+        (Space::Global, 32, 0x80)
+    );
     let want: Vec<u8> = (0..32u8).map(|k| k ^ 0x5a).collect();
     assert_eq!(&mem.global[0x80..0xa0], &want[..]);
     assert_eq!((mem.global[0x7f], mem.global[0xa0]), (0x7f, 0xa0));
@@ -139,7 +148,10 @@ fn a_store_and_a_shared_copy() {
     );
     let acc = execute_mem(&s2s, &ctx, &mut regs(&syms, 0, 0), 1, &mut mem);
     let acc = acc.unwrap().unwrap();
-    assert_eq!((acc.space, acc.bytes, acc.addrs[0]), (Space::Shared, 16, 0x20));
+    assert_eq!(
+        (acc.space, acc.bytes, acc.addrs[0]),
+        (Space::Shared, 16, 0x20)
+    );
     assert_eq!(&mem.shared[0xa0..0xb0], &want[..16]);
     assert_eq!(mbar_tx(object(&mem)), -16);
 }
@@ -170,7 +182,8 @@ fn effects() {
     }
     let reads = |i: &Instruction| -> Vec<RegId> { i.reg_uses().reads().map(|u| u.reg).collect() };
     let r = |n: &str| syms.get(n).unwrap();
-    assert_eq!(reads(&g2s), [r("%r1"), r("%r3"), r("%rd1"), r("%r2")]);
+    // The destination, the barrier, the size, the source.
+    assert_eq!(reads(&g2s), [r("%r1"), r("%r3"), r("%r2"), r("%rd1")]);
     assert_eq!(reads(&wait), [token]);
     assert!(reads(&commit).is_empty() && !db::needs_launch(&wait));
     assert!(db::is_fence(&wait) && db::is_fence(&commit));

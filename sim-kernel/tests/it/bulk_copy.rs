@@ -71,10 +71,9 @@ fn a_bulk_copy_lands_by_its_barrier() {
 /// line; sm_80 refuses the copy before anything runs.
 #[test]
 fn bad_sizes_and_old_targets_are_refused() {
-    let body = COPY.replace("SIZE", "%r13").replace(
-        "setp.eq.u32",
-        "mov.u32 %r13, 24;\nsetp.eq.u32",
-    );
+    let body = COPY
+        .replace("SIZE", "%r13")
+        .replace("setp.eq.u32", "mov.u32 %r13, 24;\nsetp.eq.u32");
     let e = run(&body, sim_isa::Target::SM_90).unwrap_err();
     let text = e.to_string();
     assert!(matches!(e, KernelError::Fault { .. }), "{text}");
@@ -82,7 +81,10 @@ fn bad_sizes_and_old_targets_are_refused() {
         text.contains("bulk copy size not a multiple of 16") && text.contains("k.ptx:"),
         "{text}"
     );
-    let e = run(&COPY.replace("SIZE", "256"), sim_isa::Target::parse("sm_80").unwrap());
+    let e = run(
+        &COPY.replace("SIZE", "256"),
+        sim_isa::Target::parse("sm_80").unwrap(),
+    );
     let text = e.unwrap_err().to_string();
     assert!(text.contains("cp.async.bulk needs sm_90"), "{text}");
 }

@@ -1,8 +1,8 @@
 //! sim-kernel: the H100 launches, values byte for byte.
 
 mod async_copy;
-mod bulk_copy;
 mod branches;
+mod bulk_copy;
 mod calls;
 mod clock;
 mod dead;
