@@ -30,47 +30,8 @@ pub(super) fn mbarrier(
     let col = cx.col(op.0);
     let bad = |w: &str, reason: R| invalid(col, &op_text(w), reason);
     let first = words.first().copied().unwrap_or("");
-    let (mut m, inst) = match (cp, first) {
-        (true, "arrive") => (
-            MbarOp::CpArrive { noinc: false },
-            "cp.async.mbarrier.arrive",
-        ),
-        (false, "init") => (MbarOp::Init, "mbarrier.init"),
-        (false, "arrive") => (
-            MbarOp::Arrive {
-                drop: false,
-                no_complete: false,
-                tx: false,
-            },
-            "mbarrier.arrive",
-        ),
-        (false, "arrive_drop") => (
-            MbarOp::Arrive {
-                drop: true,
-                no_complete: false,
-                tx: false,
-            },
-            "mbarrier.arrive_drop",
-        ),
-        (false, "expect_tx") => (MbarOp::ExpectTx, "mbarrier.expect_tx"),
-        (false, "complete_tx") => (MbarOp::CompleteTx, "mbarrier.complete_tx"),
-        (false, "test_wait") => (
-            MbarOp::Wait {
-                try_: false,
-                parity: false,
-            },
-            "mbarrier.test_wait",
-        ),
-        (false, "try_wait") => (
-            MbarOp::Wait {
-                try_: true,
-                parity: false,
-            },
-            "mbarrier.try_wait",
-        ),
-        (false, "pending_count") => (MbarOp::PendingCount, "mbarrier.pending_count"),
-        (false, "inval") => (MbarOp::Inval, "mbarrier.inval"),
-        _ => return Err(bad(first, R::UnknownModifier(op_text(first)))),
+    let Some((mut m, inst)) = operation(cp, first) else {
+        return Err(bad(first, R::UnknownModifier(op_text(first))));
     };
     cx.inst = inst;
     let (mut space, mut ty, mut order, mut scope) = (None, None, None, None);
@@ -174,6 +135,53 @@ pub(super) fn mbarrier(
     a.cluster = space == Some("shared::cluster");
     a.op = AsyncOp::Mbar(m);
     operands(cx, m, ops, end, a)
+}
+
+/// The operation `first` names (after `cp.async.mbarrier` when `cp`), and
+/// the instruction's name for messages.
+fn operation(cp: bool, first: &str) -> Option<(MbarOp, &'static str)> {
+    Some(match (cp, first) {
+        (true, "arrive") => (
+            MbarOp::CpArrive { noinc: false },
+            "cp.async.mbarrier.arrive",
+        ),
+        (false, "init") => (MbarOp::Init, "mbarrier.init"),
+        (false, "arrive") => (
+            MbarOp::Arrive {
+                drop: false,
+                no_complete: false,
+                tx: false,
+            },
+            "mbarrier.arrive",
+        ),
+        (false, "arrive_drop") => (
+            MbarOp::Arrive {
+                drop: true,
+                no_complete: false,
+                tx: false,
+            },
+            "mbarrier.arrive_drop",
+        ),
+        (false, "expect_tx") => (MbarOp::ExpectTx, "mbarrier.expect_tx"),
+        (false, "complete_tx") => (MbarOp::CompleteTx, "mbarrier.complete_tx"),
+        (false, "test_wait") => (
+            MbarOp::Wait {
+                try_: false,
+                parity: false,
+            },
+            "mbarrier.test_wait",
+        ),
+        (false, "try_wait") => (
+            MbarOp::Wait {
+                try_: true,
+                parity: false,
+            },
+            "mbarrier.try_wait",
+        ),
+        (false, "pending_count") => (MbarOp::PendingCount, "mbarrier.pending_count"),
+        (false, "inval") => (MbarOp::Inval, "mbarrier.inval"),
+        _ => return None,
+    })
 }
 
 /// The operands of operation `m`.
