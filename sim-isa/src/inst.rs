@@ -551,12 +551,10 @@ fn async_uses(u: &mut RegUses, a: &AsyncInst) {
         u.reg(d, a.d_bits(), true);
     }
     if let AddrBase::Reg(r) = a.dst.base {
-        let space = if a.generic {
-            Space::Generic
-        } else {
-            Space::Shared
-        };
-        u.reg(r, space.addr_bits(), false);
+        u.reg(r, a.dst_space().addr_bits(), false);
+    }
+    if let AddrBase::Reg(r) = a.bar.base {
+        u.reg(r, Space::Shared.addr_bits(), false);
     }
     if let Some(o) = a.a {
         u.src(o, a.a_bits());
@@ -565,7 +563,7 @@ fn async_uses(u: &mut RegUses, a: &AsyncInst) {
         u.src(o, 32);
     }
     if let AddrBase::Reg(r) = a.src.base {
-        u.reg(r, Space::Global.addr_bits(), false);
+        u.reg(r, a.src_space().addr_bits(), false);
     }
     if let Some(o) = a.src_size {
         u.src(o, 32);

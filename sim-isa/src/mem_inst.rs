@@ -246,6 +246,9 @@ pub enum PrefetchLevel {
     L2EvictNormal,
     /// `prefetchu.L1`: the uniform cache, from a generic address.
     Uniform,
+    /// `prefetch{.const,.param}.tensormap` (sm_90, PTX 8.0): the line of a
+    /// tensor map (for `cp.async.bulk.tensor`); a hint like the others.
+    Tensormap,
 }
 
 impl PrefetchLevel {
@@ -265,6 +268,7 @@ impl PrefetchLevel {
             PrefetchLevel::L2 => "L2",
             PrefetchLevel::L2EvictLast => "L2::evict_last",
             PrefetchLevel::L2EvictNormal => "L2::evict_normal",
+            PrefetchLevel::Tensormap => "tensormap",
         }
     }
 }

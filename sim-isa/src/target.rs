@@ -86,6 +86,9 @@ pub enum Feature {
     Prefetch,
     /// `prefetch` with an L2 eviction priority (`sm_80`).
     PrefetchEviction,
+    /// The bulk copies (`cp.async.bulk`), the `mbarrier` transaction count,
+    /// `.shared::cluster` and `prefetch.tensormap` (`sm_90`).
+    Hopper,
 }
 
 impl Feature {
@@ -108,7 +111,7 @@ impl Feature {
             Feature::WarpSync => 30,
             Feature::Volta => 70,
             Feature::Redux | Feature::AsyncCopy => 80,
-            Feature::Elect | Feature::MbarrierSm90 => 90,
+            Feature::Elect | Feature::MbarrierSm90 | Feature::Hopper => 90,
             Feature::F16Arith => 53,
             Feature::HalfMinMax => 80,
             Feature::CvtRelu => 80,

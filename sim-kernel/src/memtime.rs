@@ -588,7 +588,8 @@ fn one_wave_at_a_glance(acc: &Accesses) -> bool {
 }
 
 /// The sectors `acc` touches, in the order its lanes first touch them
-/// (each lane at most four: its first and the three after).
+/// (each lane those its bytes reach: a bulk copy's one lane spans its
+/// whole size, which the four a 128-byte access reaches once capped).
 fn lane_sectors(acc: &Accesses, sectors: &mut Vec<u64>) {
     let span = u64::from(acc.bytes).max(1) - 1;
     let mut on = acc.lanes;
@@ -596,7 +597,7 @@ fn lane_sectors(acc: &Accesses, sectors: &mut Vec<u64>) {
         let a = acc.addrs[on.trailing_zeros() as usize];
         on &= on - 1;
         let first = a / SECTOR;
-        let last = ((a + span) / SECTOR).min(first + 3);
+        let last = (a + span) / SECTOR;
         for s in first..last + 1 {
             // Coalesced lanes repeat the last sector: check it first.
             if sectors.last() != Some(&s) && !sectors.contains(&s) {

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """ptxas's verdicts on the async copies (`cp.async`, `cp.async.commit_group`,
-`cp.async.wait_group`, `cp.async.wait_all`).
+`cp.async.wait_group`, `cp.async.wait_all`), `mbarrier`, and sm_90's bulk
+copies (`cp.async.bulk`, its group statements) and `mbarrier` transaction
+count (`expect_tx`, `complete_tx`, `arrive.expect_tx`).
 
 Writes sim-isa/tests/data/async-ptxas.txt and async-sass.txt, read by
 sim-isa/tests/it/async_copy.rs:
@@ -75,6 +77,70 @@ def grid():
         "cp.async.wait;", "cp.async.commit;",
     ]
     g += mbarrier_grid()
+    g += bulk_grid()
+    return g
+
+
+def bulk_grid():
+    """The Hopper bulk copies (TMA 1D) and the mbarrier transaction count."""
+    g2s = "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+    s2s = "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes"
+    s2g = "cp.async.bulk.global.shared::cta.bulk_group"
+    g = [
+        f"{g2s} [%r1], [%rd1], %r2, [%r3];", f"{g2s} [%r1], [%rd1], 256, [%r3];",
+        f"{g2s} [%r1], [%rd1], 24, [%r3];", f"{g2s} [%r1], [%rd1], 8, [%r3];",
+        f"{g2s} [%r1], [%rd1], %rd2, [%r3];", f"{g2s} [%r1], [%rd1], %r2;",
+        f"{g2s} [sm], [%rd1+16], 64, [sm+128];", f"{g2s} [%rd2], [%rd1], %r2, [%rd3];",
+        f"{g2s}.L2::cache_hint [%r1], [%rd1], %r2, [%r3], %rd2;",
+        "cp.async.bulk.shared::cta.global.mbarrier::complete_tx::bytes [%r1], [%rd1], %r2, [%r3];",
+        "cp.async.bulk.shared.global.mbarrier::complete_tx::bytes [%r1], [%rd1], %r2, [%r3];",
+        "cp.async.bulk.shared::cluster.global [%r1], [%rd1], %r2, [%r3];",
+        "cp.async.bulk.shared::cluster.global.mbarrier [%r1], [%rd1], %r2, [%r3];",
+        "@%p1 " + f"{g2s} [%r1], [%rd1], %r2, [%r3];",
+        f"{s2s} [%r1], [%r2], %r3, [%r4];", f"{s2s} [%r1], [%r2], 32, [%r4];",
+        f"{s2g} [%rd1], [%r1], %r2;", f"{s2g} [%rd1], [%r1], 64;", f"{s2g} [%rd1], [%r1], 20;",
+        f"{s2g} [%rd1+32], [sm+16], 16;", f"{s2g}.L2::cache_hint [%rd1], [%r1], %r2, %rd2;",
+        f"{s2g} [%rd1], [%r1], %r2, [%r3];",
+        "cp.async.bulk.global.shared::cta [%rd1], [%r1], %r2;",
+        "cp.async.bulk.global.shared.bulk_group [%rd1], [%r1], %r2;",
+        "cp.async.bulk.prefetch.L2.global [%rd1], %r2;",
+        "cp.async.bulk.commit_group;", "cp.async.bulk.commit_group 1;", "@%p1 cp.async.bulk.commit_group;",
+        "cp.async.bulk.wait_group 0;", "cp.async.bulk.wait_group 3;", "cp.async.bulk.wait_group.read 0;",
+        "cp.async.bulk.wait_group.read 2;", "cp.async.bulk.wait_group %r1;", "cp.async.bulk.wait_group;",
+        "cp.async.bulk.wait_group.write 0;", "cp.async.bulk.wait_all;",
+    ]
+    for op in ["expect_tx", "complete_tx"]:
+        g += [
+            f"mbarrier.{op}.relaxed.cta.shared::cta.b64 [%r1], %r2;",
+            f"mbarrier.{op}.relaxed.cluster.shared::cluster.b64 [%r1], %r2;",
+            f"mbarrier.{op}.relaxed.cta.shared.b64 [%r1], 64;",
+            f"mbarrier.{op}.relaxed.cta.b64 [%rd1], %r2;",
+            f"mbarrier.{op}.shared::cta.b64 [%r1], %r2;",
+            f"mbarrier.{op}.b64 [%rd1], %r2;",
+            f"mbarrier.{op}.release.cta.shared::cta.b64 [%r1], %r2;",
+            f"mbarrier.{op}.relaxed.cta.shared::cta.b64 [%r1], %rd2;",
+            f"mbarrier.{op}.relaxed.cta.shared::cta.b64 [%r1];",
+            f"mbarrier.{op}.relaxed.cta.shared::cta.b32 [%r1], %r2;",
+            f"mbarrier.{op}.relaxed.cta.global.b64 [%rd1], %r2;",
+        ]
+    g += [
+        "mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 %rd2, [%r1], %r2;",
+        "mbarrier.arrive.expect_tx.release.cluster.shared::cluster.b64 _, [%r1], %r2;",
+        "mbarrier.arrive.expect_tx.release.cta.shared::cluster.b64 %rd2, [%r1], %r2;",
+        "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%r1], 1024;",
+        "mbarrier.arrive.expect_tx.b64 %rd2, [%rd1], %r2;",
+        "mbarrier.arrive.expect_tx.relaxed.cta.shared::cta.b64 %rd2, [%r1], %r2;",
+        "mbarrier.arrive.expect_tx.shared::cta.b64 %rd2, [%r1];",
+        "mbarrier.arrive.expect_tx.shared::cta.b64 %rd2, [%r1], %r2, %r3;",
+        "mbarrier.arrive.expect_tx.shared::cta.b64 %rd2, [%r1], %rd3;",
+        "mbarrier.arrive.noComplete.expect_tx.shared::cta.b64 %rd2, [%r1], %r2;",
+        "mbarrier.arrive_drop.expect_tx.shared::cta.b64 %rd2, [%r1], %r2;",
+        "mbarrier.arrive_drop.expect_tx.release.cluster.shared::cluster.b64 _, [%r1], %r2;",
+        "mbarrier.arrive.shared::cluster.b64 _, [%r1];",
+        "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%r1], %r2;",
+        "mbarrier.try_wait.parity.shared::cluster.b64 %p1, [%r1], %r2;",
+        "mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 %p1, [%r1], %r2;",
+    ]
     return g
 
 
@@ -163,7 +229,18 @@ GATES = [(t, v, s) for s in ["cp.async.ca.shared.global [%r1], [%rd1], 16;", "cp
                          "mbarrier.arrive.shared.b64 _, [%r1];",
                          "cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%r1];"]
      for t, v in [("sm_80", "7.0"), ("sm_75", "9.0"), ("sm_80", "7.1"), ("sm_80", "7.8"), ("sm_90", "7.8"),
-                  ("sm_80", "7.7"), ("sm_90", "8.0"), ("sm_80", "8.0")]]
+                  ("sm_80", "7.7"), ("sm_90", "8.0"), ("sm_80", "8.0")]] + \
+    [(t, v, s) for s in ["cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], %r2, [%r3];",
+                         "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%r1], [%r2], %r3, [%r4];",
+                         "cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%r1], %r2;",
+                         "cp.async.bulk.commit_group;", "cp.async.bulk.wait_group 0;",
+                         "cp.async.bulk.wait_group.read 0;",
+                         "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%r1], %r2;",
+                         "mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [%r1], %r2;",
+                         "mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 %rd2, [%r1], %r2;",
+                         "mbarrier.arrive.expect_tx.shared.b64 %rd2, [%r1], 16;",
+                         "mbarrier.arrive.shared::cluster.b64 _, [%r1];"]
+     for t, v in [("sm_90", "7.8"), ("sm_90", "8.0"), ("sm_89", "8.0"), ("sm_80", "9.0")]]
 
 
 NVDISASM = os.environ.get("NVDISASM", os.path.join(ROOT, "tools/.cache/py/nvidia/cu13/bin/nvdisasm"))
@@ -187,6 +264,15 @@ SASS_FORMS = [
     "mbarrier.inval.shared.b64 [%r1];",
     "cp.async.mbarrier.arrive.shared.b64 [%r1];",
     "cp.async.mbarrier.arrive.noinc.shared.b64 [%r1];",
+    "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], %r2, [%r1];",
+    "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 256, [%r1];",
+    "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%r1], [%r2], 64, [%r1];",
+    "cp.async.bulk.global.shared::cta.bulk_group [%rd1], [%r1], %r2;",
+    "cp.async.bulk.commit_group;", "cp.async.bulk.wait_group 0;", "cp.async.bulk.wait_group.read 0;",
+    "cp.async.bulk.wait_group.read 2;",
+    "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%r1], %r2;",
+    "mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [%r1], %r2;",
+    "mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 %rd2, [%r1], %r2;\nst.global.u64 [%rd1+72], %rd2;",
 ]
 
 

@@ -1,9 +1,10 @@
-//! The async-copy family's gates (`cp.async`, `mbarrier`): ptxas 13.0.88's
+//! The async-copy family's gates (`cp.async`, `mbarrier`, `cp.async.bulk`
+//! and the transaction count): ptxas 13.0.88's
 //! verdicts at the edges of each target and `.version`
 //! (`tests/data/async-ptxas.txt`, made by `tools/ptxas_grid/async_grid.py`).
 
 use super::Gate;
-use crate::inst::{MbarOp, Op};
+use crate::inst::{AsyncOp, MbarOp, Op};
 use crate::target::Feature;
 
 /// Checked with the others by `check_target` (`super::gates`).
@@ -13,6 +14,30 @@ pub(crate) const ASYNC_GATES: &[Gate] = &[
         feature: Some(Feature::AsyncCopy),
         ptx: (7, 0),
         applies: |i| matches!(i.op, Op::Async(a) if a.mbar().is_none()),
+    },
+    Gate {
+        what: "cp.async.bulk",
+        feature: Some(Feature::Hopper),
+        ptx: (8, 0),
+        applies: |i| {
+            matches!(i.op, Op::Async(a) if a.is_bulk()
+                || matches!(a.op, AsyncOp::BulkCommit | AsyncOp::BulkWait { .. }))
+        },
+    },
+    Gate {
+        what: "mbarrier's transaction count (expect_tx, complete_tx)",
+        feature: Some(Feature::Hopper),
+        ptx: (8, 0),
+        applies: |i| {
+            matches!(i.op, Op::Async(a) if matches!(a.mbar(),
+                Some(MbarOp::ExpectTx | MbarOp::CompleteTx | MbarOp::Arrive { tx: true, .. })))
+        },
+    },
+    Gate {
+        what: "mbarrier with .shared::cluster",
+        feature: Some(Feature::Hopper),
+        ptx: (8, 0),
+        applies: |i| matches!(i.op, Op::Async(a) if a.cluster),
     },
     Gate {
         what: "mbarrier",
@@ -32,7 +57,7 @@ pub(crate) const ASYNC_GATES: &[Gate] = &[
         ptx: (7, 8),
         applies: |i| {
             matches!(i.op, Op::Async(a) if a.a.is_some() && matches!(a.mbar(),
-                Some(MbarOp::Arrive { drop: false, no_complete: false })))
+                Some(MbarOp::Arrive { drop: false, no_complete: false, tx: false })))
         },
     },
     Gate {

@@ -87,7 +87,7 @@ pub fn for_each_source(inst: &Instruction, mut f: impl FnMut(Operand)) {
             w.srcs[..w.nsrc_values()].iter().for_each(|&o| f(o));
             f(w.mask);
         }
-        Op::Async(a) => each(&[a.src_size]),
+        Op::Async(a) => each(&[a.src_size, a.a, a.hint]),
         Op::Mma(m) => {
             let [_, na, nb, nc] = m.used_counts();
             let regs = m.a[..na].iter().chain(&m.b[..nb]).chain(&m.c[..nc]);
@@ -123,6 +123,16 @@ pub fn memory(inst: &Instruction) -> Option<MemAccess> {
     // An async copy is timed as its global load, an `mbarrier` operation
     // as an atomic on its object (docs/async-copies.md).
     if let Some(a) = async_of(&inst.op) {
+        // A bulk copy as the access of its global side (a store to global
+        // memory, else a load), or of its shared source.
+        if a.is_bulk() {
+            let (kind, space) = if a.dst_space() == Space::Global {
+                (MemKind::Store, Space::Global)
+            } else {
+                (MemKind::Load, a.src_space())
+            };
+            return Some(MemAccess { kind, space });
+        }
         if a.is_copy() {
             return Some(MemAccess {
                 kind: MemKind::Load,
@@ -439,7 +449,9 @@ pub fn lowering_sources(inst: &Instruction) -> [Source; 4] {
                 AddrBase::Reg(r) => Source::Reg(r),
                 AddrBase::Var(_) | AddrBase::Abs => Source::Fixed,
             };
-            if a.is_copy() {
+            if a.is_bulk() {
+                [addr(a.dst), addr(a.src), opt(a.a), addr(a.bar)]
+            } else if a.is_copy() {
                 [addr(a.dst), addr(a.src), opt(a.src_size), Absent]
             } else if a.mbar().is_some() {
                 let object = if a.touches_object() {

@@ -506,7 +506,7 @@ fn async_key(a: &crate::inst::AsyncInst, s: &mut String) -> std::fmt::Result {
         AsyncOp::Mbar(m) => {
             write!(s, "async.{}", a.word())?;
             let count = matches!(a.a, Some(Operand::Reg(_) | Operand::Imm(2..)));
-            if matches!(m, crate::inst::MbarOp::Arrive { .. }) && count {
+            if matches!(m, crate::inst::MbarOp::Arrive { tx: false, .. }) && count {
                 s.push_str(".count");
             }
             if a.generic && a.touches_object() {
@@ -514,6 +514,34 @@ fn async_key(a: &crate::inst::AsyncInst, s: &mut String) -> std::fmt::Result {
             }
             Ok(())
         }
+        // `UBLKCP.S.G`, `UBLKCP.S.S`, `UBLKCP.G.S`; a register size is
+        // shifted into a uniform register first (`.reg`: `USHF`, `UPRMT`).
+        AsyncOp::Bulk { .. } | AsyncOp::BulkStore => {
+            let dir = match a.op {
+                AsyncOp::Bulk { from_shared: true } => "s2s",
+                AsyncOp::BulkStore => "s2g",
+                AsyncOp::Bulk { from_shared: false }
+                | AsyncOp::Copy { .. }
+                | AsyncOp::Commit
+                | AsyncOp::WaitGroup
+                | AsyncOp::WaitAll
+                | AsyncOp::BulkCommit
+                | AsyncOp::BulkWait { .. }
+                | AsyncOp::Mbar(_) => "g2s",
+            };
+            let reg = if matches!(a.a, Some(Operand::Reg(_))) {
+                ".reg"
+            } else {
+                ""
+            };
+            write!(s, "async.bulk.{dir}{reg}")
+        }
+        AsyncOp::BulkCommit => s.write_str("async.bulk.commit_group"),
+        AsyncOp::BulkWait { read } => s.write_str(if read {
+            "async.bulk.wait_group.read"
+        } else {
+            "async.bulk.wait_group"
+        }),
         AsyncOp::Commit => s.write_str("async.commit_group"),
         AsyncOp::WaitGroup => s.write_str("async.wait_group"),
         AsyncOp::WaitAll => s.write_str("async.wait_all"),

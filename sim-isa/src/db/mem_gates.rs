@@ -3,7 +3,7 @@
 //! (`tests/data/prefetch-ptxas.txt`, made by
 //! `tools/ptxas_grid/prefetch_grid.py`), and the PTX ISA's notes (9.7.9.15:
 //! `prefetch`/`prefetchu` since PTX 2.0 on sm_20, the eviction priorities
-//! since PTX 7.4 on sm_80).
+//! since PTX 7.4 on sm_80; `.tensormap` since PTX 8.0 on sm_90).
 
 use super::Gate;
 use crate::inst::{MemOp, Op, PrefetchLevel};
@@ -27,5 +27,11 @@ pub(crate) const MEM_GATES: &[Gate] = &[
                 MemOp::Prefetch(PrefetchLevel::L2EvictLast | PrefetchLevel::L2EvictNormal)
             ))
         },
+    },
+    Gate {
+        what: "prefetch.tensormap",
+        feature: Some(Feature::Hopper),
+        ptx: (8, 0),
+        applies: |i| matches!(i.op, Op::Mem(m) if m.op == MemOp::Prefetch(PrefetchLevel::Tensormap)),
     },
 ];

@@ -93,7 +93,7 @@ pub(super) fn copy(
 
 /// Each lane's address in `space`: the base register at the space's
 /// address width (or a variable's address), plus the offset.
-fn addresses(
+pub(super) fn addresses(
     a: &Address,
     space: Space,
     regs: &WarpRegs,

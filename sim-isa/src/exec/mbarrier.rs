@@ -9,7 +9,18 @@
 //!   an arrival adds its count, and reaching `2^20` completes the phase;
 //! - bit 63: the current phase's parity, flipped as a phase completes;
 //! - bits 1..21: `2^20 -` the expected arrivals, the count a new phase
-//!   starts from (`arrive_drop` lowers it).
+//!   starts from (`arrive_drop` lowers it);
+//! - bits 21..43: the phase's transaction count (bytes expected by
+//!   `expect_tx` and not yet arrived by `complete_tx` or a bulk copy), 22
+//!   bits of two's complement: a copy may land before its `expect_tx`, as
+//!   libcu++'s `memcpy_async` issues them. These bits are simcli's choice:
+//!   the machine code's `SYNCS.ARRIVE.TRANS64` does not show where the
+//!   hardware keeps the count.
+//!
+//! A phase completes when both its pending arrivals and its transaction
+//! count are zero (PTX ISA, "Phase completion of the mbarrier object"):
+//! until the count is zero, an object with no arrivals pending keeps a
+//! count field of 0.
 //!
 //! An arrival returns the object as it was (the state: its phase bit says
 //! which phase the arrival belongs to, its count what was pending); a wait
@@ -43,6 +54,26 @@ pub fn mbar_phase_done(object: u64, state: u64) -> bool {
     (object ^ state) >> 63 != 0
 }
 
+/// The transaction count's bits.
+const TX: u64 = (1 << 22) - 1;
+/// Where the transaction count starts.
+const TX_SHIFT: u32 = 21;
+
+/// The transaction count of `object` (bytes still expected; negative while
+/// copies have landed before their `expect_tx`).
+pub fn mbar_tx(object: u64) -> i64 {
+    // Sign-extended from 22 bits.
+    (((object >> TX_SHIFT & TX) << 42) as i64) >> 42
+}
+
+/// `object` with its transaction count raised by `delta` (`expect_tx`;
+/// negative: `complete_tx`, a bulk copy's bytes), the phase completing if
+/// that leaves nothing pending.
+pub fn mbar_expect(object: u64, delta: i64) -> u64 {
+    let tx = (mbar_tx(object).wrapping_add(delta) as u64) & TX;
+    settle(object & !(TX << TX_SHIFT) | tx << TX_SHIFT)
+}
+
 /// `object` after `n` arrivals (`drop`: the expected count falls by `n`
 /// too, for the phases after this one).
 pub fn mbar_arrive(object: u64, n: u64, drop: bool) -> u64 {
@@ -50,14 +81,25 @@ pub fn mbar_arrive(object: u64, n: u64, drop: bool) -> u64 {
     if drop {
         reset = (reset + n).min(COUNT);
     }
-    let low = object & !(COUNT << 1) & 0xffff_ffff | reset << 1;
-    let phase = object >> 63;
-    let got = (object >> 43 & COUNT) + n;
-    if got >= WRAP {
-        (phase ^ 1) << 63 | reset << 43 | low
+    // A field of 0 has none pending (its phase awaits transactions): more
+    // arrivals than pending are undefined (PTX), and leave it at none.
+    let field = object >> 43 & COUNT;
+    let got = if field == 0 {
+        0
     } else {
-        phase << 63 | got << 43 | low
+        (field + n).min(WRAP) & COUNT
+    };
+    settle(object & !(COUNT << 43 | COUNT << 1) | got << 43 | reset << 1)
+}
+
+/// `object`, its phase completed when no arrival and no transaction is
+/// pending: the parity flips and the count restarts from the expected one.
+fn settle(object: u64) -> u64 {
+    if object >> 43 & COUNT != 0 || object >> TX_SHIFT & TX != 0 {
+        return object;
     }
+    let reset = object >> 1 & COUNT;
+    (object ^ 1 << 63) | reset << 43
 }
 
 /// Runs `mbarrier` statement `a` (of `inst`) on the lanes of `active` whose
@@ -120,11 +162,21 @@ pub(super) fn run(
         let new = match m {
             MbarOp::Init => Some(mbar_init(arg)),
             MbarOp::Inval => Some(0),
-            MbarOp::Arrive { drop, .. } => {
+            MbarOp::Arrive {
+                drop, tx: false, ..
+            } => {
                 let old = load(mem)?;
                 dvals[l] = old;
                 Some(mbar_arrive(old, arg, drop))
             }
+            // An `expect_tx` of `arg` bytes, then one arrival.
+            MbarOp::Arrive { drop, tx: true, .. } => {
+                let old = load(mem)?;
+                dvals[l] = old;
+                Some(mbar_arrive(mbar_expect(old, arg as i64), 1, drop))
+            }
+            MbarOp::ExpectTx => Some(mbar_expect(load(mem)?, arg as i64)),
+            MbarOp::CompleteTx => Some(mbar_expect(load(mem)?, (arg as i64).wrapping_neg())),
             MbarOp::CpArrive { noinc } => {
                 let old = load(mem)?;
                 // Without `.noinc` the pending count is raised by one

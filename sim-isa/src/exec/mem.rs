@@ -152,6 +152,9 @@ pub fn execute_mem_into(
     out: &mut Accesses,
 ) -> Result<bool, MemFault> {
     if let Op::Async(a) = &inst.op {
+        if a.is_bulk() {
+            return super::bulk::copy(inst, a, ctx, regs, active, mem, out);
+        }
         if a.is_copy() {
             return super::async_copy::copy(inst, a, ctx, regs, active, mem, out);
         }

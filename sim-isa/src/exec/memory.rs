@@ -17,6 +17,8 @@ pub enum FaultKind {
     UnknownVariable,
     /// A store to read-only memory (`.param` of a kernel, `.const`).
     ReadOnly,
+    /// A bulk copy (`cp.async.bulk`) whose size is not a multiple of 16.
+    BulkSize,
 }
 
 /// A failed access: what, where, by which lane.
@@ -41,6 +43,7 @@ impl std::fmt::Display for MemFault {
             FaultKind::Misaligned => "misaligned",
             FaultKind::UnknownVariable => "unknown variable in",
             FaultKind::ReadOnly => "read-only",
+            FaultKind::BulkSize => "bulk copy size not a multiple of 16:",
         };
         let space = match self.space {
             Space::Generic => "generic",

@@ -17,6 +17,7 @@
 mod alu;
 mod async_copy;
 mod bit;
+mod bulk;
 mod cmp;
 mod cmp_prepared;
 mod cmp_warp;
@@ -45,7 +46,7 @@ pub use float::float_lane;
 pub use int::int_lane;
 pub use lanes::WarpRegs;
 pub use matrix::{matrix_element, movmatrix, row_lanes};
-pub use mbarrier::{mbar_arrive, mbar_init, mbar_pending, mbar_phase_done};
+pub use mbarrier::{mbar_arrive, mbar_expect, mbar_init, mbar_pending, mbar_phase_done, mbar_tx};
 pub use mem::{
     atom_lane, execute_mem, execute_mem_into, load_lanes_each, store_lanes_each, Accesses,
     FaultKind, LaneFault, MemFault, Memory,

@@ -110,7 +110,7 @@ impl Instruction {
             }
             Op::Async(a) => {
                 a.token = r(a.token);
-                for addr in [&mut a.dst, &mut a.src] {
+                for addr in [&mut a.dst, &mut a.src, &mut a.bar] {
                     if let AddrBase::Reg(b) = addr.base {
                         addr.base = AddrBase::Reg(r(b));
                     }

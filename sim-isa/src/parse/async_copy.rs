@@ -3,8 +3,10 @@
 //! `tests/data/async-ptxas.txt`: `.ca` takes 4, 8 or 16 bytes, `.cg` only
 //! 16; `src-size` is a 32-bit register or an immediate up to `cp-size`;
 //! `ignore-src` a predicate in its place; `wait_group` an immediate.
-//! The other `cp.*` words (`cp.async.bulk`, `cp.reduce.async.bulk`,
-//! `cp.async.mbarrier.arrive`) are valid PTX simcli does not run.
+//! `cp.async.bulk` is read by `bulk.rs`, `mbarrier` and
+//! `cp.async.mbarrier.arrive` by `mbarrier.rs`; the other `cp.*` words
+//! (`cp.reduce.async.bulk`, `cp.async.bulk.tensor`) are valid PTX simcli
+//! does not run.
 
 use super::cx::{imm, Cx, Piece};
 use super::lex::invalid;
@@ -29,7 +31,7 @@ pub(super) fn async_copy(
         what: op.1.to_string(),
     };
     let mbar = words[0] == "mbarrier";
-    if !mbar && (words.get(1) != Some(&"async") || words.get(2).is_some_and(|w| *w == "bulk")) {
+    if !mbar && (words.get(1) != Some(&"async") || words.get(3) == Some(&"tensor")) {
         return Err(unimplemented());
     }
     let none = Address {
@@ -41,8 +43,10 @@ pub(super) fn async_copy(
         size: 0,
         cta: false,
         l2: 0,
+        cluster: false,
         dst: none,
         src: none,
+        bar: none,
         src_size: None,
         ignore_src: None,
         n: 0,
@@ -55,6 +59,10 @@ pub(super) fn async_copy(
     };
     if mbar {
         super::mbarrier::mbarrier(cx, op, &words[1..], false, ops, end, &mut a)?;
+        return Ok(a);
+    }
+    if words.get(2) == Some(&"bulk") {
+        super::bulk::bulk(cx, op, &words[3..], ops, end, &mut a)?;
         return Ok(a);
     }
     if words.get(2) == Some(&"mbarrier") {

@@ -674,8 +674,23 @@ impl DisplayInst<'_> {
                 }
                 Ok(())
             }
-            AsyncOp::WaitGroup => write!(f, " {}", a.n),
-            AsyncOp::Commit | AsyncOp::WaitAll | AsyncOp::Mbar(_) => Ok(()),
+            AsyncOp::Bulk { .. } | AsyncOp::BulkStore => {
+                write!(f, "{} ", a.bulk_words())?;
+                self.addr(f, &a.dst, true)?;
+                f.write_str(", ")?;
+                self.addr(f, &a.src, true)?;
+                if let Some(o) = a.a {
+                    f.write_str(", ")?;
+                    self.opnd(f, o, Type::U32)?;
+                }
+                if a.op != AsyncOp::BulkStore {
+                    f.write_str(", ")?;
+                    self.addr(f, &a.bar, true)?;
+                }
+                Ok(())
+            }
+            AsyncOp::WaitGroup | AsyncOp::BulkWait { .. } => write!(f, " {}", a.n),
+            AsyncOp::Commit | AsyncOp::WaitAll | AsyncOp::BulkCommit | AsyncOp::Mbar(_) => Ok(()),
         }
     }
 }

@@ -4,8 +4,11 @@
 //! `.shared`, `.shared::cta` or none (a generic address; none at all for
 //! `pending_count`); `.noComplete` with a count only; a memory order
 //! (`.release`/`.relaxed` on arrivals, `.acquire`/`.relaxed` on waits) only
-//! with a scope (`.cta`, `.cluster`) and the reverse. `.expect_tx` (the
-//! tensor-memory transaction count) is valid PTX simcli does not run.
+//! with a scope (`.cta`, `.cluster`) and the reverse. The transaction
+//! count (sm_90, PTX 8.0): `expect_tx` and `complete_tx` (`[a], txCount`,
+//! `.relaxed` only), and `arrive{_drop}.expect_tx` (`state, [a], txCount`);
+//! `.shared::cluster` (this block's own shared memory) on those and on
+//! arrivals into the sink `_` and waits.
 
 use super::cx::{imm, Cx, Piece};
 use super::lex::invalid;
@@ -27,54 +30,20 @@ pub(super) fn mbarrier(
     let col = cx.col(op.0);
     let bad = |w: &str, reason: R| invalid(col, &op_text(w), reason);
     let first = words.first().copied().unwrap_or("");
-    let (mut m, inst) = match (cp, first) {
-        (true, "arrive") => (
-            MbarOp::CpArrive { noinc: false },
-            "cp.async.mbarrier.arrive",
-        ),
-        (false, "init") => (MbarOp::Init, "mbarrier.init"),
-        (false, "arrive") => (
-            MbarOp::Arrive {
-                drop: false,
-                no_complete: false,
-            },
-            "mbarrier.arrive",
-        ),
-        (false, "arrive_drop") => (
-            MbarOp::Arrive {
-                drop: true,
-                no_complete: false,
-            },
-            "mbarrier.arrive_drop",
-        ),
-        (false, "test_wait") => (
-            MbarOp::Wait {
-                try_: false,
-                parity: false,
-            },
-            "mbarrier.test_wait",
-        ),
-        (false, "try_wait") => (
-            MbarOp::Wait {
-                try_: true,
-                parity: false,
-            },
-            "mbarrier.try_wait",
-        ),
-        (false, "pending_count") => (MbarOp::PendingCount, "mbarrier.pending_count"),
-        (false, "inval") => (MbarOp::Inval, "mbarrier.inval"),
-        _ => return Err(bad(first, R::UnknownModifier(op_text(first)))),
+    let Some((mut m, inst)) = operation(cp, first) else {
+        return Err(bad(first, R::UnknownModifier(op_text(first))));
     };
     cx.inst = inst;
     let (mut space, mut ty, mut order, mut scope) = (None, None, None, None);
     for &w in &words[1..] {
         match (w, &mut m) {
-            ("expect_tx", MbarOp::Arrive { .. }) => {
-                return Err(IsaError::Unimplemented {
-                    col,
-                    what: op.1.to_string(),
-                })
-            }
+            // ptxas: "Unknown modifier '.expect_tx'" after `.noComplete`.
+            (
+                "expect_tx",
+                MbarOp::Arrive {
+                    tx, no_complete, ..
+                },
+            ) if !*tx && !*no_complete => *tx = true,
             ("noinc", MbarOp::CpArrive { noinc }) if !*noinc => *noinc = true,
             ("noComplete", MbarOp::Arrive { no_complete, .. }) if !*no_complete => {
                 *no_complete = true
@@ -84,6 +53,7 @@ pub(super) fn mbarrier(
                 let ok = match m {
                     MbarOp::Arrive { .. } => w != "acquire",
                     MbarOp::Wait { .. } => w != "release",
+                    MbarOp::ExpectTx | MbarOp::CompleteTx => w == "relaxed",
                     MbarOp::Init
                     | MbarOp::PendingCount
                     | MbarOp::Inval
@@ -101,7 +71,7 @@ pub(super) fn mbarrier(
                 order = Some(w);
             }
             ("cta" | "cluster", _) if scope.is_none() && space.is_none() => scope = Some(w),
-            ("shared" | "shared::cta", _) if space.is_none() => space = Some(w),
+            ("shared" | "shared::cta" | "shared::cluster", _) if space.is_none() => space = Some(w),
             ("shared::cluster", _) => {
                 return Err(bad(
                     w,
@@ -142,13 +112,76 @@ pub(super) fn mbarrier(
             ))
         }
     }
+    // ptxas: `.shared::cluster` only where the object may be another
+    // block's: the transaction statements and arrivals (into `_`).
+    let remote = matches!(
+        m,
+        MbarOp::ExpectTx | MbarOp::CompleteTx | MbarOp::Arrive { .. }
+    );
+    if space == Some("shared::cluster") && !remote {
+        return Err(bad(
+            "shared::cluster",
+            R::IllegalModifier {
+                modifier: op_text("shared::cluster"),
+                inst,
+            },
+        ));
+    }
     if m == MbarOp::PendingCount && space.is_some() {
         return Err(invalid(col, inst, R::StateSpaceIncorrect { inst }));
     }
     a.generic = space.is_none();
     a.cta = space == Some("shared::cta");
+    a.cluster = space == Some("shared::cluster");
     a.op = AsyncOp::Mbar(m);
     operands(cx, m, ops, end, a)
+}
+
+/// The operation `first` names (after `cp.async.mbarrier` when `cp`), and
+/// the instruction's name for messages.
+fn operation(cp: bool, first: &str) -> Option<(MbarOp, &'static str)> {
+    Some(match (cp, first) {
+        (true, "arrive") => (
+            MbarOp::CpArrive { noinc: false },
+            "cp.async.mbarrier.arrive",
+        ),
+        (false, "init") => (MbarOp::Init, "mbarrier.init"),
+        (false, "arrive") => (
+            MbarOp::Arrive {
+                drop: false,
+                no_complete: false,
+                tx: false,
+            },
+            "mbarrier.arrive",
+        ),
+        (false, "arrive_drop") => (
+            MbarOp::Arrive {
+                drop: true,
+                no_complete: false,
+                tx: false,
+            },
+            "mbarrier.arrive_drop",
+        ),
+        (false, "expect_tx") => (MbarOp::ExpectTx, "mbarrier.expect_tx"),
+        (false, "complete_tx") => (MbarOp::CompleteTx, "mbarrier.complete_tx"),
+        (false, "test_wait") => (
+            MbarOp::Wait {
+                try_: false,
+                parity: false,
+            },
+            "mbarrier.test_wait",
+        ),
+        (false, "try_wait") => (
+            MbarOp::Wait {
+                try_: true,
+                parity: false,
+            },
+            "mbarrier.try_wait",
+        ),
+        (false, "pending_count") => (MbarOp::PendingCount, "mbarrier.pending_count"),
+        (false, "inval") => (MbarOp::Inval, "mbarrier.inval"),
+        _ => return None,
+    })
 }
 
 /// The operands of operation `m`.
@@ -160,7 +193,8 @@ fn operands(
     a: &mut AsyncInst,
 ) -> Result<(), IsaError> {
     let (lo, hi) = match m {
-        MbarOp::Init => (2, 2),
+        MbarOp::Init | MbarOp::ExpectTx | MbarOp::CompleteTx => (2, 2),
+        MbarOp::Arrive { tx: true, .. } => (3, 3),
         MbarOp::Arrive { .. } => (2, 3),
         MbarOp::Wait { try_: false, .. } => (3, 3),
         MbarOp::Wait { try_: true, .. } => (3, 4),
@@ -179,7 +213,7 @@ fn operands(
         }
     };
     match m {
-        MbarOp::Init => {
+        MbarOp::Init | MbarOp::ExpectTx | MbarOp::CompleteTx => {
             a.dst = object(cx, ops[0])?;
             a.a = Some(value(cx, ops[1], 32)?);
         }
@@ -190,6 +224,11 @@ fn operands(
                 Some(reg(cx, ops[0], 64)?)
             };
             a.dst = object(cx, ops[1])?;
+            // "Sink '_' is expected as a destination operand for
+            // instruction 'mbarrier.arrive' with '.shared::cluster'".
+            if a.cluster && a.d.is_some() {
+                return Err(cx.args(ops[0].0, ops[0].1));
+            }
             a.a = ops.get(2).map(|p| value(cx, *p, 32)).transpose()?;
             // "Illegal modifier '.noComplete' for instruction
             // 'mbarrier.arrive without count argument'".
@@ -219,7 +258,7 @@ fn operands(
 /// A register's width: its declared type's, or for text without
 /// declarations (`simcli eval`) its name's (`%rd` 64, `%p` a predicate,
 /// `%r` 32); `None` when neither tells.
-fn width(cx: &Cx<'_, '_>, name: &str) -> Option<u32> {
+pub(super) fn width(cx: &Cx<'_, '_>, name: &str) -> Option<u32> {
     if let Some(t) = cx.syms.get(name).and_then(|r| cx.syms.declared_type(r)) {
         return Some(t.bits());
     }

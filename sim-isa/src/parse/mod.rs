@@ -30,6 +30,7 @@
 
 mod async_copy;
 mod build;
+mod bulk;
 mod cx;
 mod display;
 mod lex;

@@ -2,8 +2,8 @@
 //! as ptxas 13.0.88 takes them (`tests/data/prefetch-ptxas.txt`, from
 //! `tools/ptxas_grid/prefetch_grid.py`): `.global`, `.local` or no space;
 //! `.L1`, `.L2`, and `.L2::evict_last`/`.L2::evict_normal` on a global or
-//! generic address; `prefetchu` only as `.L1`. `.tensormap` (sm_90) is
-//! valid PTX simcli does not run.
+//! generic address; `prefetchu` only as `.L1`; `.tensormap` (sm_90) on a
+//! const, param or generic address.
 
 use super::cx::{Cx, Piece};
 use super::lex::invalid;
@@ -36,13 +36,15 @@ pub(super) fn prefetch(
         )
     };
     // `prefetch{.const,.param}.tensormap` (sm_90, PTX 8.0): a tensor map's
-    // line for `cp.async.bulk.tensor`, which simcli does not run.
+    // line for `cp.async.bulk.tensor`; a hint, run as the others.
     if let [_, spaces @ .., "tensormap"] = words {
         if !uniform && spaces.len() < 2 && spaces.iter().all(|w| matches!(*w, "const" | "param")) {
-            return Err(IsaError::Unimplemented {
-                col,
-                what: op.1.to_string(),
-            });
+            let space = match spaces.first() {
+                Some(&"const") => Space::Const,
+                Some(_) => Space::Param,
+                None => Space::Generic,
+            };
+            return finish(cx, ops, end, PrefetchLevel::Tensormap, space);
         }
     }
     let (mut space, mut level) = (None, None);
@@ -84,7 +86,17 @@ pub(super) fn prefetch(
     } else if evict && space == Some(Space::Local) {
         return Err(illegal(level.name()));
     }
-    let space = space.unwrap_or(Space::Generic);
+    finish(cx, ops, end, level, space.unwrap_or(Space::Generic))
+}
+
+/// The address operand, and the statement.
+fn finish(
+    cx: &mut Cx<'_, '_>,
+    ops: &[Piece<'_>],
+    end: usize,
+    level: PrefetchLevel,
+    space: Space,
+) -> Result<Mem, IsaError> {
     if ops.len() != 1 {
         let at = ops.get(1).map_or((end, ";"), |p| *p);
         return Err(cx.args(at.0, at.1));

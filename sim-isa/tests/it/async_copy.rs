@@ -1,5 +1,6 @@
 //! The async copies (`cp.async`, `cp.async.commit_group`, `wait_group`,
-//! `wait_all`): the parser and the gates against ptxas 13.0.88's verdicts
+//! `wait_all`, `mbarrier`, and sm_90's `cp.async.bulk` and transaction
+//! count, whose values are `bulk_copy.rs`'s): the parser and the gates against ptxas 13.0.88's verdicts
 //! (`tests/data/async-ptxas.txt`, made by `tools/ptxas_grid/async_grid.py`),
 //! printing, the lowering keys against the machine code ptxas emits
 //! (`tests/data/async-sass.txt`, made by the same script), what the
@@ -23,22 +24,25 @@ fn parse(t: &str) -> (Instruction, Symbols) {
     (i, syms)
 }
 
-/// Valid PTX simcli does not run: the tensor-memory transaction count.
-const NOT_RUN: [&str; 1] = ["mbarrier.arrive.expect_tx.shared.b64 %rd2, [%r1], 16;"];
+/// Valid PTX simcli does not run: the cache hint, the bulk prefetch, a
+/// bulk copy to a `.shared::cta` destination.
+fn not_run(t: &str) -> bool {
+    t.contains(".L2::cache_hint") || t.contains("bulk.prefetch") || t.contains("bulk.shared::cta")
+}
 
-/// The parser accepts what ptxas 13.0 accepts (but `NOT_RUN`, which it
+/// The parser accepts what ptxas 13.0 accepts (but `not_run`, which it
 /// calls unimplemented) and calls `Invalid` what it rejects.
 #[test]
 fn agrees_with_ptxas_on_the_grid() {
-    let (counts, wrong) = grid::verdicts(GRID, &|t| NOT_RUN.contains(&t));
+    let (counts, wrong) = grid::verdicts(GRID, &not_run);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-    assert_eq!(counts, [85, 83, 0]);
+    assert_eq!(counts, [127, 115, 0]);
 }
 
 /// Every accepted statement prints as text that parses back to itself.
 #[test]
 fn accepted_statements_print_and_reparse() {
-    let wrong = grid::reparse_failures(GRID, &|t| NOT_RUN.contains(&t));
+    let wrong = grid::reparse_failures(GRID, &not_run);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     let (i, syms) = parse("cp.async.cg.shared::cta.global.L2::256B [sm+16], [%rd1+32], 16, %r2;");
     assert_eq!(
@@ -51,12 +55,13 @@ fn accepted_statements_print_and_reparse() {
 /// target or `.version` (sm_80 and PTX 7.0; `.L2::` 7.4; ignore-src 7.5;
 /// `mbarrier` sm_80 and 7.0, `.parity` and the sink `_` 7.1,
 /// `.shared::cta` 7.8, orders 8.0, `try_wait` and a count without
-/// `.noComplete` sm_90 and 7.8).
+/// `.noComplete` sm_90 and 7.8; the bulk copies, their group statements,
+/// the transaction count and `.shared::cluster` sm_90 and 8.0).
 #[test]
 fn gates_agree_with_ptxas() {
     let (n, wrong) = grid::gates(GRID);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-    assert_eq!(n, 146);
+    assert_eq!(n, 190);
 }
 
 /// Each lowering key names one machine-code sequence: every form ptxas
@@ -99,7 +104,7 @@ fn lowering_keys_name_the_machine_code() {
         by_key.insert(key, (ops, text));
         n += 1;
     }
-    assert_eq!(n, 43);
+    assert_eq!(n, 54);
     assert_eq!(
         by_key.get("async.cp.cg.16").map(|v| v.0.as_str()),
         Some("LDS LDS LDS LDGSTS.E.BYPASS.128")
@@ -124,7 +129,34 @@ fn lowering_keys_name_the_machine_code() {
             .map(|v| v.0.as_str()),
         Some("SYNCS.ARRIVE.TRANS64.ART0 STG.E.64")
     );
-    assert_eq!(by_key.len(), 29, "{:?}", by_key.keys());
+    // The bulk copies (TMA 1D): `UBLKCP` after an `ELECT` of one lane.
+    assert_eq!(
+        by_key.get("async.bulk.g2s").map(|v| v.0.as_str()),
+        Some("PLOP3.LUT UMOV ELECT UBLKCP.S.G PLOP3.LUT PLOP3.LUT BRA.U.ANY")
+    );
+    assert_eq!(
+        by_key.get("async.bulk.s2g.reg").map(|v| v.0.as_str()),
+        Some("USHF.R.U32.HI MOV UPRMT UBLKCP.G.S NOP")
+    );
+    assert_eq!(
+        by_key.get("async.bulk.commit_group").map(|v| v.0.as_str()),
+        Some("UTMACMDFLUSH")
+    );
+    assert_eq!(
+        by_key.get("async.bulk.wait_group").map(|v| v.0.as_str()),
+        Some("DEPBAR.LE CCTL.IVALL")
+    );
+    assert_eq!(
+        by_key.get("async.mbarrier.expect_tx").map(|v| v.0.as_str()),
+        Some("SYNCS.ARRIVE.TRANS64.RED.A0TR")
+    );
+    assert_eq!(
+        by_key
+            .get("async.mbarrier.complete_tx")
+            .map(|v| v.0.as_str()),
+        Some("SYNCS.ARRIVE.TRANS64.RED.A0TX")
+    );
+    assert_eq!(by_key.len(), 39, "{:?}", by_key.keys());
 }
 
 /// What the database says each form does: a copy is a global load that
@@ -161,10 +193,11 @@ fn effects() {
     }
 }
 
-/// A flat memory: global bytes at 0.., shared bytes at 0.. of their own.
-struct Flat {
-    global: Vec<u8>,
-    shared: Vec<u8>,
+/// A flat memory: global bytes at 0.., shared bytes at 0.. of their own
+/// (the variable `sm` at shared 0x100).
+pub(crate) struct Flat {
+    pub(crate) global: Vec<u8>,
+    pub(crate) shared: Vec<u8>,
 }
 
 impl Flat {

@@ -33,6 +33,7 @@ fn assert_lanes(lane: fn(&str, u64, u64, u64) -> u64, cases: &[LaneCase]) {
 
 mod async_copy;
 mod bit;
+mod bulk_copy;
 mod bytes;
 mod conform;
 mod cvt;

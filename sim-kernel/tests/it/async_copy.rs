@@ -32,9 +32,9 @@ fn the_tiled_sum_records_and_replays() {
 /// One warp of `body` over a 1024-byte global buffer `%rd2` of random
 /// words (`%rd3` its lane's 16 bytes) with a 512-byte shared `s` (`%r2`
 /// its lane's 16 bytes) on `target`: the buffer's words before and after.
-type Words = (Vec<u32>, Vec<u32>);
+pub(crate) type Words = (Vec<u32>, Vec<u32>);
 
-fn run(body: &str, target: sim_isa::Target) -> Result<Words, KernelError> {
+pub(crate) fn run(body: &str, target: sim_isa::Target) -> Result<Words, KernelError> {
     let src = format!(
         ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\
          .reg .pred %p<4>; .reg .b32 %r<16>; .reg .b64 %rd<8>;\n\

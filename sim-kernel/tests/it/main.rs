@@ -2,6 +2,7 @@
 
 mod async_copy;
 mod branches;
+mod bulk_copy;
 mod calls;
 mod clock;
 mod dead;

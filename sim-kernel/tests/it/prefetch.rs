@@ -25,7 +25,9 @@ fn every_form_runs_changes_nothing_and_faults_nowhere() {
         "mov.u64 %rd3, 0xdead00000000;\nprefetch.global.L2 [%rd2];\n\
          prefetch.global.L1 [%rd3+128];\nprefetch.L2 [%rd1];\nprefetch.L1 [%rd3];\n\
          prefetch.global.L2::evict_last [%rd3];\nprefetch.global.L2::evict_normal [%rd2+32];\n\
-         prefetch.local.L1 [%rd3];\nprefetchu.L1 [%rd1];\n{TAIL}"
+         prefetch.local.L1 [%rd3];\nprefetchu.L1 [%rd1];\n\
+         prefetch.tensormap [%rd3];\nprefetch.const.tensormap [%rd3];\n\
+         prefetch.param.tensormap [%rd1];\n{TAIL}"
     );
     let (_, bytes) = run(&body);
     let mut want = vec![0u8; 64];
