@@ -36,6 +36,16 @@ pub enum Opnd {
     Const(u32, u32),
     /// `[R6.64+0x20]` or `desc[UR4][R6.64+0x20]`.
     Mem(u8, i64),
+    /// A shared-memory address with a uniform register: `[UR4]`,
+    /// `[R15+UR4+0x8]` (`r` RZ when there is none; `[R15+URZ]` is `Mem`).
+    MemU {
+        /// Vector base register.
+        r: u8,
+        /// Uniform register added.
+        ur: u8,
+        /// Immediate offset.
+        off: i64,
+    },
     /// A uniform register `UR6` / `-UR6` (URZ is 255).
     UReg(u8, bool),
     /// A special register (`SR_TID.X`).
@@ -148,6 +158,9 @@ fn parse_operand(s: &str, float_op: bool) -> Result<Opnd> {
         return parse_operand(&format!("[{mem}"), float_op);
     }
     if let Some(inner) = s.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
+        if inner.contains("UR") {
+            return parse_umem(inner);
+        }
         let (base, off) = match inner.find(['+', '-']) {
             Some(i) => (
                 &inner[..i],
@@ -170,7 +183,8 @@ fn parse_operand(s: &str, float_op: bool) -> Result<Opnd> {
         };
         return Ok(Opnd::Const(parse_num(b).context("bank")? as u32, off));
     }
-    if s.starts_with("SR_") {
+    // `SR_TID.X`, and `DEPBAR`'s scoreboard `SB0`.
+    if s.starts_with("SR_") || s.starts_with("SB") {
         return Ok(Opnd::Special(s.to_string()));
     }
     let (not_p, t) = match s.strip_prefix('!') {
@@ -239,6 +253,28 @@ fn parse_operand(s: &str, float_op: bool) -> Result<Opnd> {
         return Ok(Opnd::FImm(f));
     }
     bail!("cannot read operand '{s}'")
+}
+
+/// `[UR4]`, `[R15+URZ]`, `[R15+UR4+0x8]`: the shared-memory forms the
+/// async-copy and `SYNCS` opcodes address with.
+fn parse_umem(inner: &str) -> Result<Opnd> {
+    let (mut r, mut ur, mut off) = (RZ, RZ, 0i64);
+    for term in inner.split('+') {
+        let t = term.trim();
+        if t == "URZ" {
+        } else if let Some(n) = t.strip_prefix("UR").and_then(|n| n.parse().ok()) {
+            ur = n;
+        } else if let Some((n, _)) = parse_reg(t) {
+            r = n;
+        } else {
+            off = parse_num(t).with_context(|| format!("memory term '{t}'"))? as i64;
+        }
+    }
+    Ok(if ur == RZ {
+        Opnd::Mem(r, off)
+    } else {
+        Opnd::MemU { r, ur, off }
+    })
 }
 
 /// Parses one disassembly line (`/*0070*/  @!P0 PRMT R4, R0, 0x3210, R5 ;`).

@@ -100,6 +100,9 @@ impl Machine {
         let v = match sr.as_str() {
             "SR_TID.X" => self.thread[0],
             "SR_CTAID.X" => self.thread[1],
+            // The block's rank in its cluster (one-block clusters): the
+            // high byte of a shared address.
+            "SR_CgaCtaId" => 0,
             _ => bail!("special register {sr} not modelled"),
         };
         match i.ops[0] {

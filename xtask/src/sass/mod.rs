@@ -11,9 +11,11 @@
 //! opcode families execute in `exec_mem` (moves, loads, stores), `exec_int`
 //! (integer, logic, permute, bit counts, bit masks and integer compares), `exec_float`
 //! (float compares, conversions, half compares and video), `exec_half`
-//! (packed half arithmetic) and `exec_mufu` (`MUFU.EX2` and its 16-bit forms).
+//! (packed half arithmetic) and `exec_mufu` (`MUFU.EX2` and its 16-bit forms);
+//! `exec_async` has shared memory, the async copies and the `mbarrier` unit.
 
 mod decode;
+mod exec_async;
 mod exec_f2fp;
 mod exec_float;
 mod exec_half;
@@ -58,6 +60,10 @@ pub struct Machine {
     pub input: Vec<u8>,
     /// Output buffer at [`OUT_BASE`].
     pub output: Vec<u8>,
+    /// Shared memory from address 0 (the kernel's variables from 0x400).
+    pub shared: Vec<u8>,
+    /// Transaction counts of `mbarrier` objects (see `exec_async`).
+    tx: Vec<(u32, i64)>,
 }
 
 impl Machine {
@@ -70,6 +76,8 @@ impl Machine {
             thread: [0, 0, 1, 1],
             input,
             output: vec![0; out_len],
+            shared: vec![0; exec_async::SHARED_BYTES],
+            tx: Vec::new(),
         }
     }
 
@@ -144,6 +152,7 @@ impl Machine {
             "HADD2" | "HMUL2" | "HMNMX2" => self.half_arith(i),
             "F2FP" => self.f2fp(i),
             "MUFU" => self.mufu(i),
+            "LDS" | "STS" | "LDGSTS" | "LDGDEPBAR" | "SYNCS" | "ARRIVES" => self.step_async(i),
             "?" => bail!("unreadable instruction"),
             other => bail!("opcode {other} not modelled"),
         }

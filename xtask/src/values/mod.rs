@@ -4,6 +4,7 @@
 //! [`crate::sass`] on random and edge inputs, and the results, written as
 //! conformance vectors, are run through sim-isa's own conformance runner.
 
+mod async_family;
 mod compile;
 pub(crate) mod kernel;
 mod variants;
@@ -46,11 +47,14 @@ pub struct Opts {
 /// Runs part 2. Returns the number of failed vectors.
 pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
     tools.nvdisasm()?;
+    if o.family.as_deref() == Some("async") {
+        return async_family::run(tools, o);
+    }
     let vars = match (&o.texts, o.family.as_deref()) {
         (Some(p), _) => text_variants(p)?,
         (None, None) => variants(o.common.seed, o.variants),
         (None, Some("half")) => half_variants(),
-        (None, Some(other)) => anyhow::bail!("unknown --family {other} (known: half)"),
+        (None, Some(other)) => anyhow::bail!("unknown --family {other} (known: half, async)"),
     };
     let texts: Vec<&str> = vars.iter().map(|v| v.kernel.as_str()).collect();
     let progs = compile_all(tools, &texts, o.common.batch, o.common.jobs)?;

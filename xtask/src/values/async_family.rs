@@ -1,0 +1,302 @@
+//! `xtask values --family async --texts FILE`: SASS-oracle vectors of the
+//! async copies and `mbarrier` statements, which act on memory.
+//!
+//! Each statement names the shared variable `sm` (32 bytes) and registers;
+//! its kernel loads the registers from the input slots (as [`super::kernel`]
+//! does), `sm` from input bytes 64..96, runs the statement (then
+//! `cp.async.wait_all` after a copy) and stores what it writes and `sm`'s
+//! bytes. A copy's source `%rd1` points into input bytes 96..128. The
+//! inputs are drawn per form so that the statement is defined: objects the
+//! way `mbarrier.init` and arrivals leave them, arrival counts no larger
+//! than the pending count, `src-size` at most the copy's size.
+//!
+//! A vector line adds to the register vectors' fields `shared` (sm's bytes
+//! before), `global_at` / `global` (the source bytes) and `shared_out`;
+//! sim-isa's test `async_sass` runs them (`tests/data/sass-async.jsonl`).
+
+use super::compile::compile_all;
+use super::kernel::{layout, Reg};
+use super::Opts;
+use crate::rng::Rng;
+use crate::sass::{Machine, SInst, IN_BASE};
+use crate::tools::Tools;
+use anyhow::{bail, Context, Result};
+use std::fmt::Write as _;
+
+/// Input bytes of `sm`'s initial contents, and the copy source's.
+const SHARED_AT: usize = 64;
+const GLOBAL_AT: usize = 96;
+const SPAN: usize = 32;
+const WRAP: u64 = 1 << 20;
+
+/// Whether `text` is one of this family's (it names the variable `sm`).
+pub(super) fn is_async(text: &str) -> bool {
+    text.contains("[sm")
+}
+
+/// The kernel for statement `text` (see the module doc).
+pub(super) fn kernel(name: &str, text: &str) -> String {
+    let (regs, dsts) = layout(text);
+    let mut k = format!(
+        ".visible .entry {name}(.param .u64 pin, .param .u64 pout) {{\n\
+         .shared .align 16 .b8 sm[{SPAN}];\n\
+         .reg .b64 %ptr<3>; .reg .b32 %t<40>; .reg .b64 %tq;\n\
+         .reg .b32 %r<9>; .reg .b64 %rd<9>; .reg .pred %p<9>;\n\
+         ld.param.u64 %ptr1, [pin]; ld.param.u64 %ptr2, [pout];\n"
+    );
+    for (s, r) in regs.iter().enumerate() {
+        let off = 8 * s;
+        let _ = match r.width {
+            1 => writeln!(
+                k,
+                "ld.global.u32 %t{s}, [%ptr1+{off}]; setp.ne.u32 {}, %t{s}, 0;",
+                r.name
+            ),
+            64 => writeln!(k, "ld.global.u64 {}, [%ptr1+{off}];", r.name),
+            _ => writeln!(k, "ld.global.u32 {}, [%ptr1+{off}];", r.name),
+        };
+    }
+    for w in (0..SPAN).step_by(8) {
+        let _ = writeln!(
+            k,
+            "ld.global.u64 %tq, [%ptr1+{}]; st.shared.u64 [sm+{w}], %tq;",
+            SHARED_AT + w
+        );
+    }
+    let _ = writeln!(k, "{}", text.trim());
+    if text.starts_with("cp.async.c") {
+        k.push_str("cp.async.wait_all;\n");
+    }
+    for (s, r) in regs.iter().enumerate() {
+        if !dsts.contains(&r.name) {
+            continue;
+        }
+        let off = 8 * s;
+        let _ = match r.width {
+            1 => writeln!(
+                k,
+                "selp.u32 %t{}, 1, 0, {}; st.global.u32 [%ptr2+{off}], %t{};",
+                20 + s,
+                r.name,
+                20 + s
+            ),
+            64 => writeln!(k, "st.global.u64 [%ptr2+{off}], {};", r.name),
+            _ => writeln!(k, "st.global.u32 [%ptr2+{off}], {};", r.name),
+        };
+    }
+    for w in (0..SPAN).step_by(8) {
+        let _ = writeln!(
+            k,
+            "ld.shared.u64 %tq, [sm+{w}]; st.global.u64 [%ptr2+{}], %tq;",
+            SHARED_AT + w
+        );
+    }
+    k.push_str("ret;\n}\n");
+    k
+}
+
+/// An object as `init(expected)` and arrivals leave it: `pending` left of
+/// `expected`, phase parity `phase`.
+fn object(pending: u64, expected: u64, phase: u64) -> u64 {
+    phase << 63 | (WRAP - pending) << 43 | (WRAP - expected) << 1
+}
+
+/// A count from 1 to 2^20 - 1, mostly small.
+fn count(rng: &mut Rng) -> u64 {
+    match rng.below(4) {
+        0 => 1 + rng.below((WRAP - 1) as usize) as u64,
+        1 => WRAP - 1 - rng.below(3) as u64,
+        _ => 1 + rng.below(8) as u64,
+    }
+}
+
+/// A random object reachable from `init`: (object, pending, expected).
+fn random_object(rng: &mut Rng) -> (u64, u64, u64) {
+    let e = count(rng);
+    let p = 1 + rng.below(e as usize) as u64;
+    (object(p, e, rng.below(2) as u64), p, e)
+}
+
+/// The copy's size in bytes (its third operand).
+fn copy_size(text: &str) -> u64 {
+    let ops = text.split(']').nth(2).unwrap_or("");
+    let n = ops.trim_start_matches(',').split(',').next().unwrap_or("");
+    n.trim().trim_end_matches(';').parse().unwrap_or(16)
+}
+
+/// Inputs for `text`: register values (in `regs` order), `sm`'s bytes and
+/// the global bytes.
+fn draw(rng: &mut Rng, text: &str, regs: &[Reg]) -> (Vec<u64>, Vec<u8>, Vec<u8>) {
+    let bytes = |rng: &mut Rng| (0..SPAN).map(|_| rng.next_u64() as u8).collect::<Vec<_>>();
+    let mut shared = bytes(rng);
+    let global = bytes(rng);
+    let copy = text.starts_with("cp.async.c");
+    let n = copy_size(text);
+    let (mut obj, pending, expected) = random_object(rng);
+    // `arrive_drop` must leave a phase expecting some arrival.
+    let drop = text.contains("arrive_drop");
+    if drop && expected == 1 {
+        obj = object(1, 2, obj >> 63);
+    }
+    let most = if drop {
+        pending.min(expected.max(2) - 1)
+    } else {
+        pending
+    };
+    if !copy {
+        shared[..8].copy_from_slice(&obj.to_le_bytes());
+    }
+    let vals = regs
+        .iter()
+        .map(|r| match (r.name.as_str(), copy) {
+            ("%rd1", true) => {
+                IN_BASE + (GLOBAL_AT as u64) + n * rng.below(SPAN / n as usize) as u64
+            }
+            ("%r2", true) => rng.below(n as usize + 1) as u64,
+            ("%p1", _) => rng.below(2) as u64,
+            // An arrival count: at most what is pending.
+            ("%r2", false) => 1 + rng.below(most as usize) as u64,
+            // A count for `init`, or a parity.
+            ("%r1", false) if text.contains("init") => count(rng),
+            ("%r1", false) => rng.below(2) as u64,
+            // A state: another reachable object, or (pending_count) any
+            // word half the time.
+            ("%rd1", false) if text.contains("pending_count") && rng.chance(1, 2) => {
+                rng.next_u64()
+            }
+            ("%rd1", false) => random_object(rng).0,
+            _ => 0,
+        })
+        .collect();
+    (vals, shared, global)
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+/// One run: the input buffer laid out as the kernel reads it; returns the
+/// destination registers and `sm`'s bytes after.
+fn run_one(
+    prog: &[SInst],
+    regs: &[Reg],
+    dsts: &[String],
+    vals: &[u64],
+    shared: &[u8],
+    global: &[u8],
+) -> Result<(Vec<(String, u64)>, Vec<u8>)> {
+    let mut input = vec![0u8; GLOBAL_AT + SPAN];
+    for (s, v) in vals.iter().enumerate() {
+        input[8 * s..8 * s + 8].copy_from_slice(&v.to_le_bytes());
+    }
+    input[SHARED_AT..SHARED_AT + SPAN].copy_from_slice(shared);
+    input[GLOBAL_AT..].copy_from_slice(global);
+    let mut m = Machine::new(input, SHARED_AT + SPAN);
+    m.run(prog)?;
+    let mut out = Vec::new();
+    for (s, r) in regs.iter().enumerate() {
+        if dsts.contains(&r.name) {
+            let raw = u64::from_le_bytes(m.output[8 * s..8 * s + 8].try_into().context("slot")?);
+            let v = if r.width == 64 { raw } else { raw & 0xffff_ffff };
+            out.push((r.name.clone(), v));
+        }
+    }
+    Ok((out, m.output[SHARED_AT..].to_vec()))
+}
+
+/// Compiles every statement of `o.texts`, runs each `o.inputs` times and
+/// writes the vectors to `o.write` (sim-isa's test judges them).
+pub(super) fn run(tools: &Tools, o: &Opts) -> Result<usize> {
+    let Some(path) = &o.texts else {
+        bail!("--family async needs --texts FILE")
+    };
+    let body = std::fs::read_to_string(path).with_context(|| format!("{}", path.display()))?;
+    let texts: Vec<&str> = body
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    if let Some(t) = texts.iter().find(|t| !is_async(t)) {
+        bail!("'{t}' does not name sm");
+    }
+    let progs = compile_all(tools, &texts, o.common.batch, o.common.jobs)?;
+    let mut rng = Rng::new(o.common.seed ^ 0xa5c);
+    let mut lines = String::new();
+    let mut failed = 0;
+    for (text, prog) in texts.iter().zip(progs) {
+        let prog = match prog.unwrap_or_else(|| Err("missing".into())) {
+            Ok(p) => p,
+            Err(e) => {
+                println!("not compiled: {text}: {e}");
+                failed += 1;
+                continue;
+            }
+        };
+        let ops: Vec<&str> = prog.iter().map(|i| i.op.as_str()).collect();
+        println!("{text}\n    {}", ops.join(" "));
+        let (regs, dsts) = layout(text);
+        for _ in 0..o.inputs {
+            let (vals, shared, global) = draw(&mut rng, text, &regs);
+            let (out, after) = match run_one(&prog, &regs, &dsts, &vals, &shared, &global) {
+                Ok(r) => r,
+                Err(e) => {
+                    println!("not run: {text}: {e:#}");
+                    failed += 1;
+                    break;
+                }
+            };
+            lines += &line(text, &regs, &vals, &shared, &global, &out, &after);
+        }
+    }
+    if let Some(p) = &o.write {
+        let header = format!(
+            "# Values of the async copies and mbarrier from ptxas 13.0.88 sm_90 machine code (.version 8.0; nvdisasm, xtask SASS interpreter).\n\
+             # Regenerate: PTXAS=<ptxas 13.0.88> cargo run -p xtask --release -- values --family async --texts {} --inputs {} --seed {} --write <this file>\n",
+            path.display(),
+            o.inputs,
+            o.common.seed
+        );
+        std::fs::write(p, header + &lines).with_context(|| format!("writing {}", p.display()))?;
+    }
+    println!("{} vectors, {failed} forms not run", lines.lines().count());
+    Ok(failed)
+}
+
+/// The vector line (see the module doc).
+fn line(
+    text: &str,
+    regs: &[Reg],
+    vals: &[u64],
+    shared: &[u8],
+    global: &[u8],
+    out: &[(String, u64)],
+    after: &[u8],
+) -> String {
+    let fmt = |w: u32, v: u64| {
+        if w == 1 {
+            (v != 0).to_string()
+        } else {
+            format!("\"0x{v:x}\"")
+        }
+    };
+    let width = |n: &str| regs.iter().find(|r| r.name == n).map_or(32, |r| r.width);
+    let ins: Vec<String> = regs
+        .iter()
+        .zip(vals)
+        .map(|(r, &v)| format!("\"{}\":{}", r.name, fmt(r.width, v)))
+        .collect();
+    let outs: Vec<String> = out
+        .iter()
+        .map(|(n, v)| format!("\"{n}\":{}", fmt(width(n), *v)))
+        .collect();
+    format!(
+        "{{\"arch\":\"sm_90\",\"ptx\":{},\"in\":{{{}}},\"shared\":\"{}\",\"global_at\":\"0x{:x}\",\"global\":\"{}\",\"out\":{{{}}},\"shared_out\":\"{}\",\"family\":\"async\"}}\n",
+        serde_json::to_string(text).unwrap_or_default(),
+        ins.join(","),
+        hex(shared),
+        IN_BASE + GLOBAL_AT as u64,
+        hex(global),
+        outs.join(","),
+        hex(after)
+    )
+}
