@@ -62,6 +62,20 @@ impl Machine {
             "LDGDEPBAR" => Ok(()),
             "SYNCS" => self.syncs(i),
             "ARRIVES" => self.arrives(i),
+            // The uniform address `SYNCS` takes, from a vector register.
+            "R2UR" => {
+                i.need(2)?;
+                let Opnd::UReg(d, false) = i.ops[0] else {
+                    bail!("R2UR destination")
+                };
+                if d != RZ {
+                    self.ur[(d & 63) as usize] = self.int(&i.ops[1])?;
+                }
+                Ok(())
+            }
+            // `FENCE.VIEW.ASYNC.S` after `init`: orders the object's store
+            // before the sync unit's accesses; one thread has nothing to order.
+            "FENCE" if i.has("VIEW") && i.has("ASYNC") => Ok(()),
             other => bail!("{other} is not an async opcode"),
         }
     }
@@ -414,6 +428,18 @@ mod tests {
         // Invalidation stores nothing.
         run(&mut m, "SYNCS.CCTL.IV [UR6]").unwrap();
         assert_eq!(m.word(0x400).unwrap(), obj(2, 2, 1));
+    }
+
+    #[test]
+    fn uniform_moves_and_fences() {
+        let mut m = machine();
+        m.r[0] = 0x408;
+        run(&mut m, "R2UR UR5, R0").unwrap();
+        run(&mut m, "R2UR URZ, R0").unwrap();
+        assert_eq!(m.ur[5], 0x408);
+        run(&mut m, "FENCE.VIEW.ASYNC.S").unwrap();
+        assert!(run(&mut m, "FENCE.VIEW.ASYNC.G.X").is_ok());
+        assert!(run(&mut m, "FENCE.SC.GPU").is_err());
     }
 
     #[test]

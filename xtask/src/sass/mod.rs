@@ -152,7 +152,9 @@ impl Machine {
             "HADD2" | "HMUL2" | "HMNMX2" => self.half_arith(i),
             "F2FP" => self.f2fp(i),
             "MUFU" => self.mufu(i),
-            "LDS" | "STS" | "LDGSTS" | "LDGDEPBAR" | "SYNCS" | "ARRIVES" => self.step_async(i),
+            "LDS" | "STS" | "LDGSTS" | "LDGDEPBAR" | "SYNCS" | "ARRIVES" | "R2UR" | "FENCE" => {
+                self.step_async(i)
+            }
             "?" => bail!("unreadable instruction"),
             other => bail!("opcode {other} not modelled"),
         }

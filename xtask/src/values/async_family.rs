@@ -29,9 +29,10 @@ const GLOBAL_AT: usize = 96;
 const SPAN: usize = 32;
 const WRAP: u64 = 1 << 20;
 
-/// Whether `text` is one of this family's (it names the variable `sm`).
+/// Whether `text` is one of this family's (it names the variable `sm`, or
+/// is `mbarrier.pending_count`, which names none).
 pub(super) fn is_async(text: &str) -> bool {
-    text.contains("[sm")
+    text.contains("[sm") || text.starts_with("mbarrier.")
 }
 
 /// The kernel for statement `text` (see the module doc).
@@ -217,7 +218,7 @@ pub(super) fn run(tools: &Tools, o: &Opts) -> Result<usize> {
         .filter(|l| !l.is_empty() && !l.starts_with('#'))
         .collect();
     if let Some(t) = texts.iter().find(|t| !is_async(t)) {
-        bail!("'{t}' does not name sm");
+        bail!("'{t}' is no async statement on sm");
     }
     let progs = compile_all(tools, &texts, o.common.batch, o.common.jobs)?;
     let mut rng = Rng::new(o.common.seed ^ 0xa5c);
