@@ -119,7 +119,10 @@ pub(super) fn run(
         let arg = arg.map_or(1, |v| v[l]);
         let new = match m {
             MbarOp::Init => Some(mbar_init(arg)),
-            MbarOp::Inval => Some(0),
+            // ptxas's code for `inval` is `SYNCS.CCTL.IV` (the sync unit
+            // forgets the object) and no store: the bytes stay, as the
+            // SASS-oracle vectors have them (docs/validation.md).
+            MbarOp::Inval => None,
             MbarOp::Arrive { drop, .. } => {
                 let old = load(mem)?;
                 dvals[l] = old;

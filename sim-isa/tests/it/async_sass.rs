@@ -88,7 +88,10 @@ fn value(v: &serde_json::Value) -> u64 {
 
 /// The width of a register by its name (`%p` predicates, `%rd` 64 bits).
 fn mask(name: &str) -> u64 {
-    match name.trim_start_matches('%').trim_end_matches(|c: char| c.is_ascii_digit()) {
+    match name
+        .trim_start_matches('%')
+        .trim_end_matches(|c: char| c.is_ascii_digit())
+    {
         "rd" => u64::MAX,
         "p" => 1,
         _ => 0xffff_ffff,
@@ -141,7 +144,8 @@ fn check(v: &serde_json::Value) -> Result<(), String> {
 fn async_copies_and_mbarrier_match_the_sass_oracle() {
     let mut per_form: BTreeMap<String, usize> = BTreeMap::new();
     let mut failures = Vec::new();
-    for line in VECTORS.lines().filter(|l| l.starts_with('{')) {
+    let lines: Vec<&str> = VECTORS.lines().filter(|l| l.starts_with('{')).collect();
+    for line in &lines {
         let v: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
         let text = v["ptx"].as_str().expect("ptx").to_string();
         if let Err(e) = check(&v) {
@@ -153,7 +157,7 @@ fn async_copies_and_mbarrier_match_the_sass_oracle() {
         failures.is_empty(),
         "{} of {} disagree:\n{}",
         failures.len(),
-        VECTORS.lines().count(),
+        lines.len(),
         failures[..failures.len().min(12)].join("\n")
     );
     let forms = include_str!("../data/async-forms.txt")

@@ -322,7 +322,9 @@ impl Machine {
         let left = pending - arrivals;
         let (phase, left) = match (left, txc) {
             (0, 0) => ((old >> 63) ^ 1, expected),
-            (0, _) => bail!("a phase held by {txc} pending transactions: its encoding is not known"),
+            (0, _) => {
+                bail!("a phase held by {txc} pending transactions: its encoding is not known")
+            }
             _ => (old >> 63, left),
         };
         let keep = old & !(1 << 63 | COUNT << 43 | COUNT << 1);
@@ -378,16 +380,27 @@ mod tests {
         m.r[2] = IN_BASE as u32 + 16;
         m.r[3] = (IN_BASE >> 32) as u32;
         run(&mut m, "LDGSTS.E.128 [R15], desc[UR4][R2.64]").unwrap();
-        assert_eq!(&m.shared[0x400..0x410], &(0x50..0x60).collect::<Vec<u8>>()[..]);
+        assert_eq!(
+            &m.shared[0x400..0x410],
+            &(0x50..0x60).collect::<Vec<u8>>()[..]
+        );
         // src-size 2 of 4: ptxas's offset 2 means two zero bytes at the end.
         run(&mut m, "LDGSTS.E.ZFILL [R15+0x10], desc[UR4][R2.64+0x2]").unwrap();
         assert_eq!(&m.shared[0x410..0x414], &[0x50, 0x51, 0, 0]);
         // A false predicate (ignore-src, src-size 0): all zeros.
         m.shared[0x418..0x420].fill(0xee);
-        run(&mut m, "LDGSTS.E.BYPASS.64 [R15+0x18], desc[UR4][R2.64], P0").unwrap();
+        run(
+            &mut m,
+            "LDGSTS.E.BYPASS.64 [R15+0x18], desc[UR4][R2.64], P0",
+        )
+        .unwrap();
         assert_eq!(&m.shared[0x418..0x420], &[0; 8]);
         m.p[0] = true;
-        run(&mut m, "LDGSTS.E.64.ZFILL [R15+0x18], desc[UR4][R2.64+0x7], P0").unwrap();
+        run(
+            &mut m,
+            "LDGSTS.E.64.ZFILL [R15+0x18], desc[UR4][R2.64+0x7], P0",
+        )
+        .unwrap();
         assert_eq!(&m.shared[0x418..0x420], &[0x50, 0, 0, 0, 0, 0, 0, 0]);
         assert!(run(&mut m, "LDGSTS.E.128 [R15], desc[UR4][R2.64+0x4]").is_err());
         run(&mut m, "LDGDEPBAR").unwrap();
@@ -424,7 +437,10 @@ mod tests {
         assert_eq!(m.word(0x400).unwrap(), obj(2, 2, 1));
         m.r[7] = 3;
         assert!(run(&mut m, "SYNCS.ARRIVE.TRANS64.ART0 R4, [UR6], R7").is_err());
-        assert!(run(&mut m, "SYNCS.ARRIVE.TRANS64 R4, [UR6], R7").is_err(), "expect_tx");
+        assert!(
+            run(&mut m, "SYNCS.ARRIVE.TRANS64 R4, [UR6], R7").is_err(),
+            "expect_tx"
+        );
         // Invalidation stores nothing.
         run(&mut m, "SYNCS.CCTL.IV [UR6]").unwrap();
         assert_eq!(m.word(0x400).unwrap(), obj(2, 2, 1));

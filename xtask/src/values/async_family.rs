@@ -162,9 +162,7 @@ fn draw(rng: &mut Rng, text: &str, regs: &[Reg]) -> (Vec<u64>, Vec<u8>, Vec<u8>)
             ("%r1", false) => rng.below(2) as u64,
             // A state: another reachable object, or (pending_count) any
             // word half the time.
-            ("%rd1", false) if text.contains("pending_count") && rng.chance(1, 2) => {
-                rng.next_u64()
-            }
+            ("%rd1", false) if text.contains("pending_count") && rng.chance(1, 2) => rng.next_u64(),
             ("%rd1", false) => random_object(rng).0,
             _ => 0,
         })
@@ -198,7 +196,11 @@ fn run_one(
     for (s, r) in regs.iter().enumerate() {
         if dsts.contains(&r.name) {
             let raw = u64::from_le_bytes(m.output[8 * s..8 * s + 8].try_into().context("slot")?);
-            let v = if r.width == 64 { raw } else { raw & 0xffff_ffff };
+            let v = if r.width == 64 {
+                raw
+            } else {
+                raw & 0xffff_ffff
+            };
             out.push((r.name.clone(), v));
         }
     }
