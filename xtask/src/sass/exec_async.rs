@@ -98,7 +98,7 @@ impl Machine {
     /// Reads (`write` None) or writes `n` little-endian bytes of shared memory.
     fn shared_access(&mut self, a: u32, n: usize, write: Option<&[u8]>) -> Result<Vec<u8>> {
         let at = a as usize;
-        if at + n > self.shared.len() || at % n != 0 {
+        if at + n > self.shared.len() || !at.is_multiple_of(n) {
             bail!("shared access of {n} bytes at {a:#x}: outside or misaligned");
         }
         if let Some(b) = write {

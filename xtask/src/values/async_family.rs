@@ -14,6 +14,7 @@
 //! before), `global_at` / `global` (the source bytes) and `shared_out`;
 //! sim-isa's test `async_sass` runs them (`tests/data/sass-async.jsonl`).
 
+use super::async_kernel::{is_async, GLOBAL_AT, SHARED_AT, SPAN};
 use super::compile::compile_all;
 use super::kernel::{layout, Reg};
 use super::Opts;
@@ -21,80 +22,8 @@ use crate::rng::Rng;
 use crate::sass::{Machine, SInst, IN_BASE};
 use crate::tools::Tools;
 use anyhow::{bail, Context, Result};
-use std::fmt::Write as _;
 
-/// Input bytes of `sm`'s initial contents, and the copy source's.
-const SHARED_AT: usize = 64;
-const GLOBAL_AT: usize = 96;
-const SPAN: usize = 32;
 const WRAP: u64 = 1 << 20;
-
-/// Whether `text` is one of this family's (it names the variable `sm`, or
-/// is `mbarrier.pending_count`, which names none).
-pub(super) fn is_async(text: &str) -> bool {
-    text.contains("[sm") || text.starts_with("mbarrier.")
-}
-
-/// The kernel for statement `text` (see the module doc).
-pub(super) fn kernel(name: &str, text: &str) -> String {
-    let (regs, dsts) = layout(text);
-    let mut k = format!(
-        ".visible .entry {name}(.param .u64 pin, .param .u64 pout) {{\n\
-         .shared .align 16 .b8 sm[{SPAN}];\n\
-         .reg .b64 %ptr<3>; .reg .b32 %t<40>; .reg .b64 %tq;\n\
-         .reg .b32 %r<9>; .reg .b64 %rd<9>; .reg .pred %p<9>;\n\
-         ld.param.u64 %ptr1, [pin]; ld.param.u64 %ptr2, [pout];\n"
-    );
-    for (s, r) in regs.iter().enumerate() {
-        let off = 8 * s;
-        let _ = match r.width {
-            1 => writeln!(
-                k,
-                "ld.global.u32 %t{s}, [%ptr1+{off}]; setp.ne.u32 {}, %t{s}, 0;",
-                r.name
-            ),
-            64 => writeln!(k, "ld.global.u64 {}, [%ptr1+{off}];", r.name),
-            _ => writeln!(k, "ld.global.u32 {}, [%ptr1+{off}];", r.name),
-        };
-    }
-    for w in (0..SPAN).step_by(8) {
-        let _ = writeln!(
-            k,
-            "ld.global.u64 %tq, [%ptr1+{}]; st.shared.u64 [sm+{w}], %tq;",
-            SHARED_AT + w
-        );
-    }
-    let _ = writeln!(k, "{}", text.trim());
-    if text.starts_with("cp.async.c") {
-        k.push_str("cp.async.wait_all;\n");
-    }
-    for (s, r) in regs.iter().enumerate() {
-        if !dsts.contains(&r.name) {
-            continue;
-        }
-        let off = 8 * s;
-        let _ = match r.width {
-            1 => writeln!(
-                k,
-                "selp.u32 %t{}, 1, 0, {}; st.global.u32 [%ptr2+{off}], %t{};",
-                20 + s,
-                r.name,
-                20 + s
-            ),
-            64 => writeln!(k, "st.global.u64 [%ptr2+{off}], {};", r.name),
-            _ => writeln!(k, "st.global.u32 [%ptr2+{off}], {};", r.name),
-        };
-    }
-    for w in (0..SPAN).step_by(8) {
-        let _ = writeln!(
-            k,
-            "ld.shared.u64 %tq, [sm+{w}]; st.global.u64 [%ptr2+{}], %tq;",
-            SHARED_AT + w
-        );
-    }
-    k.push_str("ret;\n}\n");
-    k
-}
 
 /// An object as `init(expected)` and arrivals leave it: `pending` left of
 /// `expected`, phase parity `phase`.
@@ -174,6 +103,9 @@ fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
+/// Destination registers and their values.
+type Written = Vec<(String, u64)>;
+
 /// One run: the input buffer laid out as the kernel reads it; returns the
 /// destination registers and `sm`'s bytes after.
 fn run_one(
@@ -183,7 +115,7 @@ fn run_one(
     vals: &[u64],
     shared: &[u8],
     global: &[u8],
-) -> Result<(Vec<(String, u64)>, Vec<u8>)> {
+) -> Result<(Written, Vec<u8>)> {
     let mut input = vec![0u8; GLOBAL_AT + SPAN];
     for (s, v) in vals.iter().enumerate() {
         input[8 * s..8 * s + 8].copy_from_slice(&v.to_le_bytes());
@@ -302,4 +234,40 @@ fn line(
         outs.join(","),
         hex(after)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Draws keep the statements defined: an arrival count at most the
+    /// pending count (`arrive_drop`: below the expected one), `src-size` at
+    /// most the copy's size, a source inside the global bytes, aligned.
+    #[test]
+    fn draws_are_defined() {
+        let mut rng = Rng::new(5);
+        for text in [
+            "mbarrier.arrive_drop.shared.b64 %rd2, [sm], %r2;",
+            "mbarrier.arrive.shared.b64 %rd2, [sm], %r2;",
+        ] {
+            let (regs, _) = layout(text);
+            for _ in 0..500 {
+                let (vals, shared, _) = draw(&mut rng, text, &regs);
+                let o = u64::from_le_bytes(shared[..8].try_into().unwrap());
+                let pending = WRAP - (o >> 43 & 0xf_ffff);
+                let expected = WRAP - (o >> 1 & 0xf_ffff);
+                let n = vals[regs.iter().position(|r| r.name == "%r2").unwrap()];
+                assert!(n >= 1 && n <= pending && pending <= expected, "{text}");
+                assert!(!text.contains("drop") || n < expected, "{text}");
+            }
+        }
+        let text = "cp.async.ca.shared.global [sm+8], [%rd1], 8, %r2;";
+        let (regs, _) = layout(text);
+        for _ in 0..200 {
+            let (vals, _, _) = draw(&mut rng, text, &regs);
+            let src = vals[0] - IN_BASE - GLOBAL_AT as u64;
+            assert!(src.is_multiple_of(8) && src + 8 <= SPAN as u64 && vals[1] <= 8);
+        }
+        assert_eq!(copy_size(text), 8);
+    }
 }

@@ -12,6 +12,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use super::async_kernel;
 use super::kernel::kernel;
 
 /// A kernel's machine code, or why there is none.
@@ -38,7 +39,12 @@ fn compile_batch(tools: &Tools, texts: &[&str], dir: &Path, id: usize) -> Compil
         let mut starts = Vec::new();
         for &i in &group {
             starts.push(src.lines().count() + 1);
-            src += &kernel(&format!("k{i}"), texts[i]);
+            let name = format!("k{i}");
+            src += &if async_kernel::is_async(texts[i]) {
+                async_kernel::kernel(&name, texts[i])
+            } else {
+                kernel(&name, texts[i])
+            };
         }
         let res = (|| -> Result<std::result::Result<String, String>> {
             std::fs::write(&ptx, &src)?;

@@ -86,9 +86,6 @@ pub fn kernel(name: &str, text: &str) -> String {
 /// [`kernel`], optionally with one vector per thread: thread `i` of `n` (param
 /// 2) uses the slots at `i * 8 * slots` in both buffers (the GPU harness).
 pub fn kernel_with(name: &str, text: &str, per_thread: bool) -> String {
-    if super::async_family::is_async(text) {
-        return super::async_family::kernel(name, text);
-    }
     let (regs, dsts) = layout(text);
     let mut k = if per_thread {
         format!(

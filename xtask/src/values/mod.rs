@@ -5,6 +5,7 @@
 //! conformance vectors, are run through sim-isa's own conformance runner.
 
 mod async_family;
+mod async_kernel;
 mod compile;
 pub(crate) mod kernel;
 mod variants;
