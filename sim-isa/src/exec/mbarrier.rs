@@ -123,9 +123,16 @@ pub(super) fn run(
             // forgets the object) and no store: the bytes stay, as the
             // SASS-oracle vectors have them (docs/validation.md).
             MbarOp::Inval => None,
-            MbarOp::Arrive { drop, .. } => {
+            MbarOp::Arrive { drop, no_complete } => {
                 let old = load(mem)?;
-                dvals[l] = old;
+                // `.noComplete`: ptxas's code (`SYNCS.ARRIVE.TRANS64.TMASK`,
+                // aggregated over the warp) returns the arriving lanes'
+                // mask in the state's low word; the high word is the
+                // object's as this lane found it (docs/validation.md).
+                dvals[l] = match no_complete {
+                    true => old & !0xffff_ffff | u64::from(exec),
+                    false => old,
+                };
                 Some(mbar_arrive(old, arg, drop))
             }
             MbarOp::CpArrive { noinc } => {

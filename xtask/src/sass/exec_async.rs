@@ -76,6 +76,11 @@ impl Machine {
             // `FENCE.VIEW.ASYNC.S` after `init`: orders the object's store
             // before the sync unit's accesses; one thread has nothing to order.
             "FENCE" if i.has("VIEW") && i.has("ASYNC") => Ok(()),
+            // `try_wait`'s suspend-time hint: a back-off, no state; and
+            // `.release.cluster`'s `ERRBAR` / `CGAERRBAR` (wait for earlier
+            // stores' errors, in the block and the cluster): nothing pends.
+            "NANOSLEEP" | "ERRBAR" | "CGAERRBAR" => Ok(()),
+            "RPCMOV" => self.rpcmov(i),
             other => bail!("{other} is not an async opcode"),
         }
     }
@@ -250,7 +255,15 @@ impl Machine {
                 let old = self.word(a)?;
                 let new = self.mbar_step(a, old, arrivals, i.has("OPTOUT"), tx)?;
                 self.set_word(a, new)?;
-                self.set_pair(&i.ops[0], old)
+                // `.TMASK` (ptxas's `.noComplete` arrival, aggregated over
+                // the warp): the low word is the arriving lanes' mask, here
+                // this thread's; the code then adds its rank's arrivals to
+                // the high word.
+                let got = match i.has("TMASK") {
+                    true => old & !0xffff_ffff | 1 << (self.thread[0] & 31),
+                    false => old,
+                };
+                self.set_pair(&i.ops[0], got)
             }
             "PHASECHK" => {
                 i.need(3)?;
@@ -274,6 +287,23 @@ impl Machine {
             }
             other => bail!("SYNCS.{other} not modelled"),
         }
+    }
+
+    /// `RPCMOV.32 Rpc.HI, R9` / `RPCMOV.32 R9, Rpc.HI`: the return-address
+    /// register as a scratch word.
+    fn rpcmov(&mut self, i: &SInst) -> Result<()> {
+        i.need(2)?;
+        let half = |o: &Opnd| match o {
+            Opnd::Special(s) if s == "Rpc.LO" => Some(0),
+            Opnd::Special(s) if s == "Rpc.HI" => Some(1),
+            _ => None,
+        };
+        match (half(&i.ops[0]), half(&i.ops[1])) {
+            (Some(h), None) => self.rpc[h] = self.int(&i.ops[1])?,
+            (None, Some(h)) => self.set(Self::dst(&i.ops[0])?, self.rpc[h]),
+            _ => bail!("RPCMOV needs one Rpc half and one register"),
+        }
+        Ok(())
     }
 
     /// `ARRIVES.LDGSTSBAR.64.ARVCNT` (`.noinc`: one arrival once this
@@ -456,6 +486,41 @@ mod tests {
         run(&mut m, "FENCE.VIEW.ASYNC.S").unwrap();
         assert!(run(&mut m, "FENCE.VIEW.ASYNC.G.X").is_ok());
         assert!(run(&mut m, "FENCE.SC.GPU").is_err());
+    }
+
+    /// ptxas's `.noComplete` arrival: `TMASK` returns the lane mask in the
+    /// low word, and the code after it (run here as ptxas emits it) adds
+    /// `popc(mask & lanes below) * count` to the high word's count.
+    #[test]
+    fn tmask_arrival_and_rpc_scratch() {
+        let mut m = machine();
+        m.thread[0] = 32 + 3; // lane 3
+        m.set_word(0x400, obj(5, 6, 1)).unwrap();
+        m.r[15] = 0x400;
+        m.r[14] = 2;
+        let code = [
+            "SYNCS.ARRIVE.TRANS64.TMASK.ART0 R8, [R15+URZ], R14",
+            "RPCMOV.32 Rpc.HI, R9",
+            "RPCMOV.32 Rpc.LO, R8",
+            "S2R R9, SR_LTMASK",
+            "LOP3.LUT R8, R8, R9, RZ, 0x40, !PT",
+            "RPCMOV.32 R9, Rpc.HI",
+            "POPC R8, R8",
+            "SHF.L.U32 R8, R8, 0xb, RZ",
+            "IMAD R9, R8, R14, R9",
+            "RPCMOV.32 R8, Rpc.LO",
+            "NANOSLEEP.SYNCS R11",
+            "ERRBAR",
+            "CGAERRBAR",
+        ];
+        for c in code {
+            run(&mut m, c).unwrap();
+        }
+        assert_eq!(m.word(0x400).unwrap(), obj(3, 6, 1));
+        // No lower lane arrived: the high word as found; the low word the mask.
+        assert_eq!((m.r[8], m.r[9]), (1 << 3, (obj(5, 6, 1) >> 32) as u32));
+        assert_eq!(m.rpc, [1 << 3, (obj(5, 6, 1) >> 32) as u32]);
+        assert!(run(&mut m, "RPCMOV.32 R9, R8").is_err());
     }
 
     #[test]

@@ -64,6 +64,8 @@ pub struct Machine {
     pub shared: Vec<u8>,
     /// Transaction counts of `mbarrier` objects (see `exec_async`).
     tx: Vec<(u32, i64)>,
+    /// The return-address register pair `RPCMOV` uses as scratch (LO, HI).
+    rpc: [u32; 2],
 }
 
 impl Machine {
@@ -78,6 +80,7 @@ impl Machine {
             output: vec![0; out_len],
             shared: vec![0; exec_async::SHARED_BYTES],
             tx: Vec::new(),
+            rpc: [0; 2],
         }
     }
 
@@ -152,9 +155,8 @@ impl Machine {
             "HADD2" | "HMUL2" | "HMNMX2" => self.half_arith(i),
             "F2FP" => self.f2fp(i),
             "MUFU" => self.mufu(i),
-            "LDS" | "STS" | "LDGSTS" | "LDGDEPBAR" | "SYNCS" | "ARRIVES" | "R2UR" | "FENCE" => {
-                self.step_async(i)
-            }
+            "LDS" | "STS" | "LDGSTS" | "LDGDEPBAR" | "SYNCS" | "ARRIVES" | "R2UR" | "FENCE"
+            | "RPCMOV" | "NANOSLEEP" | "ERRBAR" | "CGAERRBAR" => self.step_async(i),
             "?" => bail!("unreadable instruction"),
             other => bail!("opcode {other} not modelled"),
         }

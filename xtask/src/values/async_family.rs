@@ -62,17 +62,20 @@ fn draw(rng: &mut Rng, text: &str, regs: &[Reg]) -> (Vec<u64>, Vec<u8>, Vec<u8>)
     let global = bytes(rng);
     let copy = text.starts_with("cp.async.c");
     let n = copy_size(text);
-    let (mut obj, pending, expected) = random_object(rng);
-    // `arrive_drop` must leave a phase expecting some arrival.
+    let (mut obj, mut pending, mut expected) = random_object(rng);
+    // `arrive_drop` must leave a phase expecting some arrival, and a
+    // `.noComplete` arrival must not complete the phase.
     let drop = text.contains("arrive_drop");
-    if drop && expected == 1 {
-        obj = object(1, 2, obj >> 63);
+    let no_complete = text.contains(".noComplete");
+    if (drop && expected == 1) || (no_complete && pending == 1) {
+        pending = if no_complete { 2 } else { pending };
+        expected = expected.max(2);
+        obj = object(pending, expected, obj >> 63);
     }
-    let most = if drop {
-        pending.min(expected.max(2) - 1)
-    } else {
-        pending
-    };
+    let mut most = pending - u64::from(no_complete);
+    if drop {
+        most = most.min(expected - 1);
+    }
     if !copy {
         shared[..8].copy_from_slice(&obj.to_le_bytes());
     }
@@ -249,6 +252,7 @@ mod tests {
         for text in [
             "mbarrier.arrive_drop.shared.b64 %rd2, [sm], %r2;",
             "mbarrier.arrive.shared.b64 %rd2, [sm], %r2;",
+            "mbarrier.arrive_drop.noComplete.shared.b64 %rd2, [sm], %r2;",
         ] {
             let (regs, _) = layout(text);
             for _ in 0..500 {
@@ -259,6 +263,7 @@ mod tests {
                 let n = vals[regs.iter().position(|r| r.name == "%r2").unwrap()];
                 assert!(n >= 1 && n <= pending && pending <= expected, "{text}");
                 assert!(!text.contains("drop") || n < expected, "{text}");
+                assert!(!text.contains("noComplete") || n < pending, "{text}");
             }
         }
         let text = "cp.async.ca.shared.global [sm+8], [%rd1], 8, %r2;";
