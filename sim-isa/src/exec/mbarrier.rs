@@ -12,7 +12,9 @@
 //!   starts from (`arrive_drop` lowers it).
 //!
 //! An arrival returns the object as it was (the state: its phase bit says
-//! which phase the arrival belongs to, its count what was pending); a wait
+//! which phase the arrival belongs to, its count what was pending; after
+//! `.noComplete` the low word is the arriving lanes' mask, as ptxas's
+//! warp-aggregated code gives; `inval` stores nothing); a wait
 //! on a state holds when the object's phase bit differs from the state's
 //! (that phase completed), a `.parity` wait when it differs from the
 //! parity. Lanes operate in ascending order, each an atomic step.
