@@ -36,16 +36,9 @@ pub enum Opnd {
     Const(u32, u32),
     /// `[R6.64+0x20]` or `desc[UR4][R6.64+0x20]`.
     Mem(u8, i64),
-    /// A shared-memory address with a uniform register: `[UR4]`,
-    /// `[R15+UR4+0x8]` (`r` RZ when there is none; `[R15+URZ]` is `Mem`).
-    MemU {
-        /// Vector base register.
-        r: u8,
-        /// Uniform register added.
-        ur: u8,
-        /// Immediate offset.
-        off: i64,
-    },
+    /// A shared-window address with a uniform part: `[R8+UR4+0x10]`,
+    /// `[UR4]` (register, RZ when absent; uniform register; offset).
+    MemUr(u8, u8, i64),
     /// A uniform register `UR6` / `-UR6` (URZ is 255).
     UReg(u8, bool),
     /// A special register (`SR_TID.X`).
@@ -135,7 +128,8 @@ fn parse_reg(s: &str) -> Option<(u8, Option<(u8, u8)>)> {
     let mut halves = None;
     for m in parts {
         match m {
-            "reuse" | "64" | "U32" => {}
+            // IMMA names its fragments' layouts (`R8.ROW`, `R6.COL`).
+            "reuse" | "64" | "U32" | "ROW" | "COL" => {}
             "H0_H0" => halves = Some((0, 0)),
             "H1_H1" => halves = Some((1, 1)),
             "H1_H0" => halves = Some((1, 0)),
@@ -157,10 +151,14 @@ fn parse_operand(s: &str, float_op: bool) -> Result<Opnd> {
         let _ = ureg;
         return parse_operand(&format!("[{mem}"), float_op);
     }
+    if let Some(inner) = s
+        .strip_prefix('[')
+        .and_then(|x| x.strip_suffix(']'))
+        .filter(|x| x.contains("UR"))
+    {
+        return parse_mem_ur(inner);
+    }
     if let Some(inner) = s.strip_prefix('[').and_then(|x| x.strip_suffix(']')) {
-        if inner.contains("UR") {
-            return parse_umem(inner);
-        }
         let (base, off) = match inner.find(['+', '-']) {
             Some(i) => (
                 &inner[..i],
@@ -255,26 +253,30 @@ fn parse_operand(s: &str, float_op: bool) -> Result<Opnd> {
     bail!("cannot read operand '{s}'")
 }
 
-/// `[UR4]`, `[R15+URZ]`, `[R15+UR4+0x8]`: the shared-memory forms the
-/// async-copy and `SYNCS` opcodes address with.
-fn parse_umem(inner: &str) -> Result<Opnd> {
+/// `R8+UR4+0x10`, `UR4`, `R8+UR4`: each `+`/`-` separated part a
+/// register, a uniform register or an offset.
+fn parse_mem_ur(inner: &str) -> Result<Opnd> {
     let (mut r, mut ur, mut off) = (RZ, RZ, 0i64);
-    for term in inner.split('+') {
-        let t = term.trim();
-        if t == "URZ" {
-        } else if let Some(n) = t.strip_prefix("UR").and_then(|n| n.parse().ok()) {
+    let mut rest = inner;
+    while !rest.is_empty() {
+        let end = rest[1..].find(['+', '-']).map_or(rest.len(), |i| i + 1);
+        let part = rest[..end].trim_start_matches('+');
+        rest = &rest[end..];
+        if part.is_empty() {
+            // `+-0x8`: the sign comes with the next part.
+            continue;
+        }
+        if part == "URZ" {
+            ur = RZ;
+        } else if let Some(n) = part.strip_prefix("UR").and_then(|n| n.parse().ok()) {
             ur = n;
-        } else if let Some((n, _)) = parse_reg(t) {
-            r = n;
+        } else if let Some((reg, _)) = parse_reg(part) {
+            r = reg;
         } else {
-            off = parse_num(t).with_context(|| format!("memory term '{t}'"))? as i64;
+            off = off.wrapping_add(parse_num(part).context("memory offset")? as i64);
         }
     }
-    Ok(if ur == RZ {
-        Opnd::Mem(r, off)
-    } else {
-        Opnd::MemU { r, ur, off }
-    })
+    Ok(Opnd::MemUr(r, ur, off))
 }
 
 /// Parses one disassembly line (`/*0070*/  @!P0 PRMT R4, R0, 0x3210, R5 ;`).

@@ -89,7 +89,7 @@ impl Machine {
     fn saddr(&self, o: &Opnd) -> Result<u32> {
         let (r, ur, off) = match *o {
             Opnd::Mem(r, off) => (r, RZ, off),
-            Opnd::MemU { r, ur, off } => (r, ur, off),
+            Opnd::MemUr(r, ur, off) => (r, ur, off),
             _ => bail!("expected a shared-memory operand, got {o:?}"),
         };
         let u = if ur == RZ {

@@ -14,8 +14,9 @@
 //! before), `global_at` / `global` (the source bytes) and `shared_out`;
 //! sim-isa's test `async_sass` runs them (`tests/data/sass-async.jsonl`).
 
+use super::async_kernel;
 use super::async_kernel::{is_async, GLOBAL_AT, SHARED_AT, SPAN};
-use super::compile::compile_all;
+use super::compile::compile_all_with;
 use super::kernel::{layout, Reg};
 use super::Opts;
 use crate::rng::Rng;
@@ -157,7 +158,13 @@ pub(super) fn run(tools: &Tools, o: &Opts) -> Result<usize> {
     if let Some(t) = texts.iter().find(|t| !is_async(t)) {
         bail!("'{t}' is no async statement on sm");
     }
-    let progs = compile_all(tools, &texts, o.common.batch, o.common.jobs)?;
+    let progs = compile_all_with(
+        tools,
+        &texts,
+        o.common.batch,
+        o.common.jobs,
+        async_kernel::kernel,
+    )?;
     let mut rng = Rng::new(o.common.seed ^ 0xa5c);
     let mut lines = String::new();
     let mut failed = 0;

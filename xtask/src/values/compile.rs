@@ -12,7 +12,6 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use super::async_kernel;
 use super::kernel::kernel;
 
 /// A kernel's machine code, or why there is none.
@@ -23,7 +22,10 @@ struct Compiled {
     progs: Vec<Result<Vec<SInst>, String>>,
 }
 
-fn compile_batch(tools: &Tools, texts: &[&str], dir: &Path, id: usize) -> Compiled {
+/// A kernel around one instruction text: `(name, text) -> PTX`.
+pub(super) type Wrap = fn(&str, &str) -> String;
+
+fn compile_batch(tools: &Tools, texts: &[&str], dir: &Path, id: usize, wrap: Wrap) -> Compiled {
     let mut progs: Vec<Option<Result<Vec<SInst>, String>>> = vec![None; texts.len()];
     let mut stack: Vec<Vec<usize>> = vec![(0..texts.len()).collect()];
     let ptx = dir.join(format!("v{id}.ptx"));
@@ -39,12 +41,7 @@ fn compile_batch(tools: &Tools, texts: &[&str], dir: &Path, id: usize) -> Compil
         let mut starts = Vec::new();
         for &i in &group {
             starts.push(src.lines().count() + 1);
-            let name = format!("k{i}");
-            src += &if async_kernel::is_async(texts[i]) {
-                async_kernel::kernel(&name, texts[i])
-            } else {
-                kernel(&name, texts[i])
-            };
+            src += &wrap(&format!("k{i}"), texts[i]);
         }
         let res = (|| -> Result<std::result::Result<String, String>> {
             std::fs::write(&ptx, &src)?;
@@ -144,6 +141,17 @@ pub(super) fn compile_all(
     batch: usize,
     jobs: usize,
 ) -> Result<Vec<Option<Listing>>> {
+    compile_all_with(tools, texts, batch, jobs, kernel)
+}
+
+/// [`compile_all`] with each text wrapped by `wrap` instead of [`kernel`].
+pub(super) fn compile_all_with(
+    tools: &Tools,
+    texts: &[&str],
+    batch: usize,
+    jobs: usize,
+    wrap: Wrap,
+) -> Result<Vec<Option<Listing>>> {
     let dir = std::env::temp_dir().join(format!("xtask-values-{}", std::process::id()));
     std::fs::create_dir_all(&dir)?;
     let t0 = std::time::Instant::now();
@@ -161,7 +169,7 @@ pub(super) fn compile_all(
                 let Some(&(lo, hi)) = chunks.get(c) else {
                     break;
                 };
-                let got = compile_batch(tools, &texts[lo..hi], dir, w);
+                let got = compile_batch(tools, &texts[lo..hi], dir, w, wrap);
                 let mut p = progs.lock().unwrap_or_else(|e| e.into_inner());
                 for (k, r) in got.progs.into_iter().enumerate() {
                     p[lo + k] = Some(r);
