@@ -4,15 +4,15 @@
 //! It runs a whole kernel of the shape `values` generates: parameter loads
 //! (`LDC`), global loads and stores (`LDG`/`STG`) against two byte buffers, and
 //! the integer/compare/permute opcodes between them. Anything it does not know
-//! is an error naming the opcode, never a guess.
+//! is an error naming the opcode, never a guess. One thread's shared memory,
+//! the async copies and the `mbarrier` unit are `exec_async`'s.
 //!
 //! `decode` reads the listing, `operand` gives the machine's view of each
 //! operand form, `logic` holds the pure bit and comparison helpers, and the
 //! opcode families execute in `exec_mem` (moves, loads, stores), `exec_int`
 //! (integer, logic, permute, bit counts, bit masks and integer compares), `exec_float`
 //! (float compares, conversions, half compares and video), `exec_half`
-//! (packed half arithmetic) and `exec_mufu` (`MUFU.EX2` and its 16-bit forms);
-//! `exec_async` has shared memory, the async copies and the `mbarrier` unit.
+//! (packed half arithmetic) and `exec_mufu` (`MUFU.EX2` and its 16-bit forms).
 
 mod decode;
 mod exec_async;

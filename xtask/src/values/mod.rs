@@ -55,7 +55,7 @@ pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
         (Some(p), _) => text_variants(p)?,
         (None, None) => variants(o.common.seed, o.variants),
         (None, Some("half")) => half_variants(),
-        (None, Some(other)) => anyhow::bail!("unknown --family {other} (known: half, async)"),
+        (None, Some(other)) => anyhow::bail!("unknown --family {other} (known: half)"),
     };
     let texts: Vec<&str> = vars.iter().map(|v| v.kernel.as_str()).collect();
     let progs = compile_all(tools, &texts, o.common.batch, o.common.jobs)?;
