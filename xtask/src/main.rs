@@ -26,7 +26,8 @@ USAGE:
       Part 1: random valid and near-miss instruction texts, judged by ptxas for
       sm_35 (standing in for sm_30), sm_53 and sm_90, compared with sim-isa.
   cargo run -p xtask --release -- values [--variants N] [--inputs K] [--seed S] [--jobs J] [--batch B]
-        [--write FILE] [--disagreements FILE] [--show N] [--family half]
+        [--write FILE] [--disagreements FILE] [--show N] [--family half|async]
+        (`--family async --texts FILE`: the cp.async / mbarrier statements of FILE, on shared memory)
       Part 2: sm_90 machine code for each variant, run by a SASS interpreter on
       random and edge inputs, compared with sim-isa's executor. [--texts FILE]: these
       instruction texts instead (PTX 8.0 kernels; $PTXAS must be ptxas 12 or 13).

@@ -23,7 +23,9 @@
 //! count field of 0.
 //!
 //! An arrival returns the object as it was (the state: its phase bit says
-//! which phase the arrival belongs to, its count what was pending); a wait
+//! which phase the arrival belongs to, its count what was pending; after
+//! `.noComplete` the low word is the arriving lanes' mask, as ptxas's
+//! warp-aggregated code gives; `inval` stores nothing); a wait
 //! on a state holds when the object's phase bit differs from the state's
 //! (that phase completed), a `.parity` wait when it differs from the
 //! parity. Lanes operate in ascending order, each an atomic step.
@@ -161,12 +163,24 @@ pub(super) fn run(
         let arg = arg.map_or(1, |v| v[l]);
         let new = match m {
             MbarOp::Init => Some(mbar_init(arg)),
-            MbarOp::Inval => Some(0),
+            // ptxas's code for `inval` is `SYNCS.CCTL.IV` (the sync unit
+            // forgets the object) and no store: the bytes stay, as the
+            // SASS-oracle vectors have them (docs/validation.md).
+            MbarOp::Inval => None,
             MbarOp::Arrive {
-                drop, tx: false, ..
+                drop,
+                tx: false,
+                no_complete,
             } => {
                 let old = load(mem)?;
-                dvals[l] = old;
+                // `.noComplete`: ptxas's code (`SYNCS.ARRIVE.TRANS64.TMASK`,
+                // aggregated over the warp) returns the arriving lanes'
+                // mask in the state's low word; the high word is the
+                // object's as this lane found it (docs/validation.md).
+                dvals[l] = match no_complete {
+                    true => old & !0xffff_ffff | u64::from(exec),
+                    false => old,
+                };
                 Some(mbar_arrive(old, arg, drop))
             }
             // An `expect_tx` of `arg` bytes, then one arrival.

@@ -32,6 +32,7 @@ fn assert_lanes(lane: fn(&str, u64, u64, u64) -> u64, cases: &[LaneCase]) {
 }
 
 mod async_copy;
+mod async_sass;
 mod bit;
 mod bulk_copy;
 mod bytes;

@@ -181,7 +181,8 @@ fn parse_operand(s: &str, float_op: bool) -> Result<Opnd> {
         };
         return Ok(Opnd::Const(parse_num(b).context("bank")? as u32, off));
     }
-    if s.starts_with("SR_") {
+    // `SR_TID.X`, `DEPBAR`'s scoreboard `SB0`, `RPCMOV`'s `Rpc.HI`.
+    if s.starts_with("SR_") || s.starts_with("SB") || s.starts_with("Rpc.") {
         return Ok(Opnd::Special(s.to_string()));
     }
     let (not_p, t) = match s.strip_prefix('!') {

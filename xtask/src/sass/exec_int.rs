@@ -46,15 +46,21 @@ impl Machine {
 
     /// `IMAD` (low 32 bits; also ptxas's `MOV`/`SHL`/`IADD` spellings).
     pub(super) fn imad(&mut self, i: &SInst) -> Result<()> {
-        if i.has("HI") || i.has("X") {
+        if i.has("HI") {
             bail!("IMAD form {:?} not modelled", i.mods);
         }
         i.need(4)?;
         let o = &i.ops;
+        // `.X`: plus the carry in the last operand (a 64-bit add's high word).
+        let carry = match i.has("X") {
+            true => u32::from(self.pred(o.get(4).context("IMAD.X carry")?)?),
+            false => 0,
+        };
         let v = self
             .int(&o[1])?
             .wrapping_mul(self.int(&o[2])?)
-            .wrapping_add(self.int(&o[3])?);
+            .wrapping_add(self.int(&o[3])?)
+            .wrapping_add(carry);
         self.set(Self::dst(&o[0])?, v);
         Ok(())
     }

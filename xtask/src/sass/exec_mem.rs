@@ -100,6 +100,11 @@ impl Machine {
         let v = match sr.as_str() {
             "SR_TID.X" => self.thread[0],
             "SR_CTAID.X" => self.thread[1],
+            // The block's rank in its cluster (one-block clusters): the
+            // high byte of a shared address.
+            "SR_CgaCtaId" => 0,
+            // The lanes below this thread's: one thread, lane `tid % 32`.
+            "SR_LTMASK" => (1u32 << (self.thread[0] & 31)) - 1,
             _ => bail!("special register {sr} not modelled"),
         };
         match i.ops[0] {

@@ -4,7 +4,8 @@
 //! It runs a whole kernel of the shape `values` generates: parameter loads
 //! (`LDC`), global loads and stores (`LDG`/`STG`) against two byte buffers, and
 //! the integer/compare/permute opcodes between them. Anything it does not know
-//! is an error naming the opcode, never a guess.
+//! is an error naming the opcode, never a guess. One thread's shared memory,
+//! the async copies and the `mbarrier` unit are `exec_async`'s.
 //!
 //! `decode` reads the listing, `operand` gives the machine's view of each
 //! operand form, `logic` holds the pure bit and comparison helpers, and the
@@ -17,6 +18,7 @@
 //! `mma_round`'s f16/bf16 model).
 
 mod decode;
+mod exec_async;
 mod exec_f2fp;
 mod exec_float;
 mod exec_half;
@@ -67,6 +69,12 @@ pub struct Machine {
     pub input: Vec<u8>,
     /// Output buffer at [`OUT_BASE`].
     pub output: Vec<u8>,
+    /// Shared memory from address 0 (the kernel's variables from 0x400).
+    pub shared: Vec<u8>,
+    /// Transaction counts of `mbarrier` objects (see `exec_async`).
+    tx: Vec<(u32, i64)>,
+    /// The return-address register pair `RPCMOV` uses as scratch (LO, HI).
+    rpc: [u32; 2],
 }
 
 impl Machine {
@@ -79,6 +87,9 @@ impl Machine {
             thread: [0, 0, 1, 1],
             input,
             output: vec![0; out_len],
+            shared: vec![0; exec_async::SHARED_BYTES],
+            tx: Vec::new(),
+            rpc: [0; 2],
         }
     }
 
@@ -153,6 +164,8 @@ impl Machine {
             "HADD2" | "HMUL2" | "HMNMX2" => self.half_arith(i),
             "F2FP" => self.f2fp(i),
             "MUFU" => self.mufu(i),
+            "LDS" | "STS" | "LDGSTS" | "LDGDEPBAR" | "SYNCS" | "ARRIVES" | "R2UR" | "FENCE"
+            | "RPCMOV" | "NANOSLEEP" | "ERRBAR" | "CGAERRBAR" => self.step_async(i),
             "?" => bail!("unreadable instruction"),
             other => bail!("opcode {other} not modelled"),
         }

@@ -4,6 +4,8 @@
 //! [`crate::sass`] on random and edge inputs, and the results, written as
 //! conformance vectors, are run through sim-isa's own conformance runner.
 
+mod async_family;
+mod async_kernel;
 mod compile;
 pub(crate) mod kernel;
 mod mma;
@@ -48,6 +50,9 @@ pub struct Opts {
 /// Runs part 2. Returns the number of failed vectors.
 pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
     tools.nvdisasm()?;
+    if o.family.as_deref() == Some("async") {
+        return async_family::run(tools, o);
+    }
     let vars = match (&o.texts, o.family.as_deref()) {
         (Some(p), _) => text_variants(p)?,
         (None, None) => variants(o.common.seed, o.variants),
