@@ -22,6 +22,12 @@ use std::ffi::{c_int, c_void};
 /// change ([`changeable`]); `what` names the call.
 fn exec_set(rt: &mut Runtime, e: u64, n: u64, new: Node, what: &str) -> Res<()> {
     let old = rt.graphs.exec_node_mut(e, n)?.clone();
+    if std::mem::discriminant(&old) != std::mem::discriminant(&new) {
+        return Err(Fail::said(
+            err::INVALID_VALUE,
+            format!("{what}: the node is of another kind"),
+        ));
+    }
     let rt_ref: &Runtime = rt;
     let on_device = |a: u64| rt_ref.place(a) == Place::Device;
     if let Err(result) = changeable(&old, &new, &on_device) {

@@ -46,14 +46,9 @@ pub struct Plan {
     pub events: Vec<u64>,
 }
 
-/// The `i`th 32-bit word of an attribute's value.
+/// The `i`th 32-bit word of an attribute's value (little-endian).
 fn word(val: &[u64; 8], i: usize) -> u32 {
-    let w = val[i / 2];
-    if i % 2 == 0 {
-        w as u32
-    } else {
-        (w >> 32) as u32
-    }
+    (val[i / 2] >> (32 * (i % 2))) as u32
 }
 
 /// What attributes `(id, value)` ask of a launch; clusters (not
@@ -127,6 +122,8 @@ c_aliases! {
             // SAFETY: as the caller's: `attrs` holds `num_attrs` entries.
             let attrs = unsafe { attributes(cfg)? };
             let p = plan(&attrs)?;
+            // A bad event refuses the launch before it runs.
+            p.events.iter().try_for_each(|&e| rt.event_check(e))?;
             let c = CallConfig {
                 grid: cfg.grid.arr(),
                 block: cfg.block.arr(),

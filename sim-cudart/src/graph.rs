@@ -92,6 +92,10 @@ pub enum Node {
     Child(Vec<Node>),
 }
 
+/// A copy of a kernel node's parameter buffer, and a pointer into it per
+/// parameter (`cudaGraphKernelNodeGetParams`'s `kernelParams`).
+type ArgsView = (Box<[u8]>, Box<[u64]>);
+
 /// A graph's nodes in the order added, and each one's dependencies
 /// (indices of earlier nodes).
 #[derive(Clone, Debug, Default)]
@@ -124,7 +128,7 @@ pub struct Graphs {
     /// `cudaGraphKernelNodeGetParams`'s arrays of argument pointers, by
     /// node handle: a copy of the node's parameter buffer and a pointer
     /// into it per parameter, kept until the next call for that node.
-    views: HashMap<u64, (Box<[u8]>, Box<[u64]>)>,
+    views: HashMap<u64, ArgsView>,
     /// Capturing streams: the graph each records into.
     capturing: HashMap<u64, Capture>,
     /// Events recorded in a capturing stream, and the graph they belong to.
