@@ -5,6 +5,7 @@
 use crate::abi::{c_aliases, put, put_bytes, with};
 use crate::err;
 use crate::gen::layout as l;
+use crate::graph::Node;
 use crate::runtime::{Fail, Runtime};
 use std::ffi::{c_char, c_float, c_int, c_uint, c_void};
 
@@ -368,11 +369,16 @@ pub extern "C" fn cudaStreamQuery(_s: *mut c_void) -> c_int {
 }
 
 /// `cudaStreamWaitEvent`: the event is already done; waiting on an event
-/// recorded in a capturing stream joins that capture.
+/// recorded in a capturing stream joins that capture. With
+/// `cudaEventWaitExternal`, a capturing stream records an event wait node.
 #[no_mangle]
-pub extern "C" fn cudaStreamWaitEvent(s: *mut c_void, e: *mut c_void, _flags: c_uint) -> c_int {
+pub extern "C" fn cudaStreamWaitEvent(s: *mut c_void, e: *mut c_void, flags: c_uint) -> c_int {
     with(|rt| {
         rt.event_check(e as u64)?;
+        let external = flags & l::cudaEventWaitExternal as c_uint != 0;
+        if external && rt.graphs.record(s as u64, Node::EventWait(e as u64)) {
+            return Ok(());
+        }
         rt.graphs.wait_event(s as u64, e as u64);
         Ok(())
     })
@@ -412,10 +418,20 @@ pub extern "C" fn cudaEventRecord(e: *mut c_void, s: *mut c_void) -> c_int {
     with(|rt| rt.event_record(e as u64, s as u64))
 }
 
-/// `cudaEventRecordWithFlags`.
+/// `cudaEventRecordWithFlags`: with `cudaEventRecordExternal`, a
+/// capturing stream records an event record node (the event is recorded
+/// when the graph runs), not a point of the capture.
 #[no_mangle]
-pub extern "C" fn cudaEventRecordWithFlags(e: *mut c_void, s: *mut c_void, _f: c_uint) -> c_int {
-    with(|rt| rt.event_record(e as u64, s as u64))
+pub extern "C" fn cudaEventRecordWithFlags(e: *mut c_void, s: *mut c_void, f: c_uint) -> c_int {
+    with(|rt| {
+        let external = f & l::cudaEventRecordExternal as c_uint != 0;
+        if external && rt.graphs.capturing(s as u64).is_some() {
+            rt.event_check(e as u64)?;
+            rt.graphs.record(s as u64, Node::EventRecord(e as u64));
+            return Ok(());
+        }
+        rt.event_record(e as u64, s as u64)
+    })
 }
 
 // The event calls below are one line each, alike in shape to cudaFree's:

@@ -192,12 +192,45 @@ unsafe fn add_node(
 /// `cudaKernelNodeParams`.
 #[repr(C)]
 pub struct KernelNodeParams {
-    func: *const c_void,
-    grid: Dim3,
-    block: Dim3,
-    shared: c_uint,
-    args: *mut *mut c_void,
-    extra: *mut *mut c_void,
+    pub(crate) func: *const c_void,
+    pub(crate) grid: Dim3,
+    pub(crate) block: Dim3,
+    pub(crate) shared: c_uint,
+    pub(crate) args: *mut *mut c_void,
+    pub(crate) extra: *mut *mut c_void,
+}
+
+/// The kernel node `p` describes, its arguments read now (as CUDA reads
+/// them when a node is added or set); `cooperative` as the node was.
+///
+/// # Safety
+/// `p` is null or points to valid parameters whose `args` hold a pointer
+/// per kernel parameter.
+pub(crate) unsafe fn kernel_node(
+    rt: &mut Runtime,
+    p: *const KernelNodeParams,
+    cooperative: bool,
+) -> Res<Node> {
+    // SAFETY: null or valid, by the caller's contract.
+    let Some(p) = (unsafe { p.as_ref() }) else {
+        return Err(Fail::code(err::INVALID_VALUE));
+    };
+    if !p.extra.is_null() {
+        return Err(Fail::said(
+            err::NOT_SUPPORTED,
+            "kernel node parameters: arguments in the `extra` form",
+        ));
+    }
+    // SAFETY: by the caller's contract.
+    let params = unsafe { pack_params(rt, p.func, p.args)? };
+    Ok(Node::Kernel {
+        stub: p.func as u64,
+        grid: p.grid.arr(),
+        block: p.block.arr(),
+        shared: u64::from(p.shared),
+        params,
+        cooperative,
+    })
 }
 
 /// `cudaGraphAddKernelNode`: the arguments are read now, as CUDA reads
@@ -215,27 +248,8 @@ pub unsafe extern "C" fn cudaGraphAddKernelNode(
     p: *const KernelNodeParams,
 ) -> c_int {
     with(|rt| {
-        if p.is_null() {
-            return Err(Fail::code(err::INVALID_VALUE));
-        }
-        // SAFETY: non-null, valid by the caller's contract.
-        let p = unsafe { &*p };
-        if !p.extra.is_null() {
-            return Err(Fail::said(
-                err::NOT_SUPPORTED,
-                "cudaGraphAddKernelNode: arguments in the `extra` form",
-            ));
-        }
-        // SAFETY: by the caller's contract.
-        let params = unsafe { pack_params(rt, p.func, p.args)? };
-        let node = Node::Kernel {
-            stub: p.func as u64,
-            grid: p.grid.arr(),
-            block: p.block.arr(),
-            shared: u64::from(p.shared),
-            params,
-            cooperative: false,
-        };
+        // SAFETY: as the caller's.
+        let node = unsafe { kernel_node(rt, p, false)? };
         // SAFETY: as the caller's.
         unsafe { add_node(rt, out, g, deps, n, node) }
     })
@@ -271,12 +285,35 @@ pub unsafe extern "C" fn cudaGraphAddMemcpyNode1D(
 /// `cudaMemsetParams`.
 #[repr(C)]
 pub struct MemsetParams {
-    dst: *mut c_void,
-    pitch: usize,
-    value: c_uint,
-    element: c_uint,
-    width: usize,
-    height: usize,
+    pub(crate) dst: *mut c_void,
+    pub(crate) pitch: usize,
+    pub(crate) value: c_uint,
+    pub(crate) element: c_uint,
+    pub(crate) width: usize,
+    pub(crate) height: usize,
+}
+
+/// The memset node `p` describes: rows of elements of 1, 2 or 4 bytes.
+///
+/// # Safety
+/// `p` is null or points to valid parameters.
+pub(crate) unsafe fn memset_node(p: *const MemsetParams) -> Res<Node> {
+    // SAFETY: null or valid, by the caller's contract.
+    let Some(p) = (unsafe { p.as_ref() }) else {
+        return Err(Fail::code(err::INVALID_VALUE));
+    };
+    let row = p.width as u64 * u64::from(p.element);
+    if ![1, 2, 4].contains(&p.element) || (p.height > 1 && (p.pitch as u64) < row) {
+        return Err(Fail::code(err::INVALID_VALUE));
+    }
+    Ok(Node::Set {
+        dst: p.dst as u64,
+        value: p.value,
+        element: p.element,
+        width: p.width as u64,
+        rows: p.height as u64,
+        pitch: p.pitch as u64,
+    })
 }
 
 /// `cudaGraphAddMemsetNode`: rows of elements of 1, 2 or 4 bytes.
@@ -292,23 +329,8 @@ pub unsafe extern "C" fn cudaGraphAddMemsetNode(
     p: *const MemsetParams,
 ) -> c_int {
     with(|rt| {
-        if p.is_null() {
-            return Err(Fail::code(err::INVALID_VALUE));
-        }
-        // SAFETY: non-null, valid by the caller's contract.
-        let p = unsafe { &*p };
-        let row = p.width as u64 * u64::from(p.element);
-        if ![1, 2, 4].contains(&p.element) || (p.height > 1 && (p.pitch as u64) < row) {
-            return Err(Fail::code(err::INVALID_VALUE));
-        }
-        let node = Node::Set {
-            dst: p.dst as u64,
-            value: p.value,
-            element: p.element,
-            width: p.width as u64,
-            rows: p.height as u64,
-            pitch: p.pitch as u64,
-        };
+        // SAFETY: as the caller's.
+        let node = unsafe { memset_node(p)? };
         // SAFETY: as the caller's.
         unsafe { add_node(rt, out, g, deps, n, node) }
     })
@@ -317,8 +339,23 @@ pub unsafe extern "C" fn cudaGraphAddMemsetNode(
 /// `cudaHostNodeParams`.
 #[repr(C)]
 pub struct HostNodeParams {
-    f: Option<HostFn>,
-    data: *mut c_void,
+    pub(crate) f: Option<HostFn>,
+    pub(crate) data: *mut c_void,
+}
+
+/// The host node `p` describes (its function not null).
+///
+/// # Safety
+/// `p` is null or points to valid parameters.
+pub(crate) unsafe fn host_node(p: *const HostNodeParams) -> Res<Node> {
+    // SAFETY: null or valid, by the caller's contract.
+    let Some(HostNodeParams { f: Some(f), data }) = (unsafe { p.as_ref() }) else {
+        return Err(Fail::code(err::INVALID_VALUE));
+    };
+    Ok(Node::Host {
+        f: *f,
+        data: *data as u64,
+    })
 }
 
 /// `cudaGraphAddHostNode`.
@@ -335,14 +372,8 @@ pub unsafe extern "C" fn cudaGraphAddHostNode(
     p: *const HostNodeParams,
 ) -> c_int {
     with(|rt| {
-        // SAFETY: null or valid, by the caller's contract.
-        let Some(HostNodeParams { f: Some(f), data }) = (unsafe { p.as_ref() }) else {
-            return Err(Fail::code(err::INVALID_VALUE));
-        };
-        let node = Node::Host {
-            f: *f,
-            data: *data as u64,
-        };
+        // SAFETY: as the caller's.
+        let node = unsafe { host_node(p)? };
         // SAFETY: as the caller's.
         unsafe { add_node(rt, out, g, deps, n, node) }
     })
@@ -361,6 +392,44 @@ pub unsafe extern "C" fn cudaGraphAddEmptyNode(
 ) -> c_int {
     // SAFETY: as the caller's.
     with(|rt| unsafe { add_node(rt, out, g, deps, n, Node::Empty) })
+}
+
+/// `cudaGraphAddEventRecordNode`: the event is recorded when the node runs.
+///
+/// # Safety
+/// As `cudaGraphAddEmptyNode`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaGraphAddEventRecordNode(
+    out: *mut *mut c_void,
+    g: *mut c_void,
+    deps: *const *mut c_void,
+    n: usize,
+    e: *mut c_void,
+) -> c_int {
+    with(|rt| {
+        rt.event_check(e as u64)?;
+        // SAFETY: as the caller's.
+        unsafe { add_node(rt, out, g, deps, n, Node::EventRecord(e as u64)) }
+    })
+}
+
+/// `cudaGraphAddEventWaitNode`: a wait on the event when the node runs.
+///
+/// # Safety
+/// As `cudaGraphAddEmptyNode`.
+#[no_mangle]
+pub unsafe extern "C" fn cudaGraphAddEventWaitNode(
+    out: *mut *mut c_void,
+    g: *mut c_void,
+    deps: *const *mut c_void,
+    n: usize,
+    e: *mut c_void,
+) -> c_int {
+    with(|rt| {
+        rt.event_check(e as u64)?;
+        // SAFETY: as the caller's.
+        unsafe { add_node(rt, out, g, deps, n, Node::EventWait(e as u64)) }
+    })
 }
 
 /// `cudaGraphAddChildGraphNode`: a copy of `child`'s nodes as they are now.
@@ -481,6 +550,9 @@ fn run(nodes: &[Node], s: u64) -> c_int {
                 code
             }
             Node::Empty => err::SUCCESS,
+            &Node::EventRecord(e) => with(|rt| rt.event_record(e, s)),
+            // Every earlier piece of work has run: the wait is over.
+            &Node::EventWait(e) => with(|rt| rt.event_check(e)),
             Node::Child(inner) => run(inner, s),
         };
         if code != err::SUCCESS {

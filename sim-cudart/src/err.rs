@@ -79,6 +79,8 @@ pub const STREAM_CAPTURE_UNSUPPORTED: i32 = 900;
 pub const STREAM_CAPTURE_INVALIDATED: i32 = 901;
 /// `cudaErrorStreamCaptureUnmatched`.
 pub const STREAM_CAPTURE_UNMATCHED: i32 = 903;
+/// `cudaErrorGraphExecUpdateFailure`.
+pub const GRAPH_EXEC_UPDATE_FAILURE: i32 = 910;
 /// `cudaErrorUnknown`.
 pub const UNKNOWN: i32 = 999;
 
@@ -155,6 +157,7 @@ mod tests {
                 "cudaErrorStreamCaptureInvalidated",
             ),
             (STREAM_CAPTURE_UNMATCHED, "cudaErrorStreamCaptureUnmatched"),
+            (GRAPH_EXEC_UPDATE_FAILURE, "cudaErrorGraphExecUpdateFailure"),
             (UNKNOWN, "cudaErrorUnknown"),
         ] {
             assert_eq!(name(code), want, "code {code}");

@@ -79,19 +79,56 @@ pub enum Node {
     },
     /// An empty node (a join point): nothing to do.
     Empty,
+    /// `cudaGraphAddEventRecordNode`, or `cudaEventRecordWithFlags(..,
+    /// cudaEventRecordExternal)` captured: the event is recorded when the
+    /// node runs.
+    EventRecord(u64),
+    /// `cudaGraphAddEventWaitNode`, or `cudaStreamWaitEvent(..,
+    /// cudaEventWaitExternal)` captured: a wait on the event (done at
+    /// once: every earlier piece of work has run).
+    EventWait(u64),
     /// Another graph's nodes, as `cudaGraphLaunch` of an executable
     /// graph into a capturing stream records them.
     Child(Vec<Node>),
 }
 
+/// A copy of a kernel node's parameter buffer, and a pointer into it per
+/// parameter (`cudaGraphKernelNodeGetParams`'s `kernelParams`).
+type ArgsView = (Box<[u8]>, Box<[u64]>);
+
+/// A graph's nodes in the order added, and each one's dependencies
+/// (indices of earlier nodes).
+#[derive(Clone, Debug, Default)]
+pub struct Graph {
+    /// The nodes.
+    pub nodes: Vec<Node>,
+    /// `deps[i]`: the nodes node `i` follows. A captured node follows the
+    /// one captured before it (work is captured in the order it is made).
+    pub deps: Vec<Vec<u64>>,
+}
+
+/// An executable graph: a copy of a graph's nodes when it was
+/// instantiated (a later change to the graph does not reach it).
+#[derive(Clone, Debug)]
+pub struct Exec {
+    /// The graph it was instantiated from: the handles of its nodes name
+    /// this graph's nodes too (`cudaGraphExec*NodeSetParams`).
+    pub origin: u64,
+    /// Its nodes and their dependencies.
+    pub graph: Graph,
+}
+
 /// The graphs, executable graphs and captures of a runtime.
 #[derive(Debug, Default)]
 pub struct Graphs {
-    /// Graphs by handle: their nodes in the order added.
-    graphs: HashMap<u64, Vec<Node>>,
-    /// Executable graphs by handle: a copy of the graph's nodes when it
-    /// was instantiated (a later change to the graph does not reach it).
-    execs: HashMap<u64, Vec<Node>>,
+    /// Graphs by handle.
+    graphs: HashMap<u64, Graph>,
+    /// Executable graphs by handle.
+    execs: HashMap<u64, Exec>,
+    /// `cudaGraphKernelNodeGetParams`'s arrays of argument pointers, by
+    /// node handle: a copy of the node's parameter buffer and a pointer
+    /// into it per parameter, kept until the next call for that node.
+    views: HashMap<u64, ArgsView>,
     /// Capturing streams: the graph each records into.
     capturing: HashMap<u64, Capture>,
     /// Events recorded in a capturing stream, and the graph they belong to.
@@ -132,7 +169,7 @@ impl Graphs {
     /// `cudaGraphCreate`: an empty graph.
     pub fn create(&mut self) -> u64 {
         let h = self.handle();
-        self.graphs.insert(h, Vec::new());
+        self.graphs.insert(h, Graph::default());
         h
     }
 
@@ -144,14 +181,15 @@ impl Graphs {
                 "cudaGraphDestroy: the graph is being captured into",
             ));
         }
+        self.views.retain(|&n, _| n >> 32 != g);
         self.graphs.remove(&g).map(|_| ()).ok_or_else(bad_handle)
     }
 
     /// Adds `node` to graph `g` after its dependencies `deps` (handles of
     /// nodes of `g`), giving the node's handle.
     pub fn add(&mut self, g: u64, deps: &[u64], node: Node) -> Res<u64> {
-        let nodes = self.graphs.get(&g).ok_or_else(bad_handle)?;
-        let count = nodes.len() as u64;
+        let graph = self.graphs.get(&g).ok_or_else(bad_handle)?;
+        let count = graph.nodes.len() as u64;
         if deps
             .iter()
             .any(|&d| node_index(g, d).is_none_or(|i| i >= count))
@@ -161,7 +199,10 @@ impl Graphs {
                 "a graph node's dependency is not a node of that graph",
             ));
         }
-        self.graphs.get_mut(&g).ok_or_else(bad_handle)?.push(node);
+        let deps = deps.iter().filter_map(|&d| node_index(g, d)).collect();
+        let graph = self.graphs.get_mut(&g).ok_or_else(bad_handle)?;
+        graph.nodes.push(node);
+        graph.deps.push(deps);
         Ok(node_handle(g, count))
     }
 
@@ -169,7 +210,7 @@ impl Graphs {
     pub fn nodes_of(&self, g: u64) -> Res<&[Node]> {
         self.graphs
             .get(&g)
-            .map(Vec::as_slice)
+            .map(|g| g.nodes.as_slice())
             .ok_or_else(bad_handle)
     }
 
@@ -181,15 +222,15 @@ impl Graphs {
 
     /// How many nodes graph `g` has, and their handles.
     pub fn nodes(&self, g: u64) -> Res<Vec<u64>> {
-        let n = self.graphs.get(&g).ok_or_else(bad_handle)?.len() as u64;
+        let n = self.graphs.get(&g).ok_or_else(bad_handle)?.nodes.len() as u64;
         Ok((0..n).map(|i| node_handle(g, i)).collect())
     }
 
     /// `cudaGraphInstantiate`: a copy of the graph's nodes to launch.
     pub fn instantiate(&mut self, g: u64) -> Res<u64> {
-        let nodes = self.graphs.get(&g).ok_or_else(bad_handle)?.clone();
+        let graph = self.graphs.get(&g).ok_or_else(bad_handle)?.clone();
         let h = self.handle();
-        self.execs.insert(h, nodes);
+        self.execs.insert(h, Exec { origin: g, graph });
         Ok(h)
     }
 
@@ -200,7 +241,10 @@ impl Graphs {
 
     /// The nodes an executable graph runs.
     pub fn exec(&self, e: u64) -> Res<&[Node]> {
-        self.execs.get(&e).map(Vec::as_slice).ok_or_else(bad_handle)
+        self.execs
+            .get(&e)
+            .map(|x| x.graph.nodes.as_slice())
+            .ok_or_else(bad_handle)
     }
 
     /// `cudaStreamBeginCapture` on stream `s`.
@@ -288,8 +332,10 @@ impl Graphs {
         let Some(g) = self.capturing(s) else {
             return false;
         };
-        if let Some(nodes) = self.graphs.get_mut(&g) {
-            nodes.push(node);
+        if let Some(graph) = self.graphs.get_mut(&g) {
+            let before = graph.nodes.len() as u64;
+            graph.deps.push(before.checked_sub(1).into_iter().collect());
+            graph.nodes.push(node);
         }
         true
     }
@@ -323,6 +369,163 @@ impl Graphs {
     }
 }
 
+/// Why `cudaGraphExecUpdate` refused a graph: the
+/// `cudaGraphExecUpdateResult` and the node of the new graph it is about
+/// (with the node an edge comes from, where the edges differ).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UpdateRefusal {
+    /// `cudaGraphExecUpdateResult`.
+    pub result: i32,
+    /// The new graph's node (0: none, where the node counts differ).
+    pub node: u64,
+    /// Where the edges differ: the node the differing edge comes from.
+    pub from: u64,
+}
+
+impl Graphs {
+    /// Graph node `n` (`cudaGraphKernelNodeGetParams` and the like).
+    pub fn node_mut(&mut self, n: u64) -> Res<&mut Node> {
+        let graph = self.graphs.get_mut(&(n >> 32)).ok_or_else(bad_node)?;
+        let i = node_index(n >> 32, n).ok_or_else(bad_node)?;
+        graph.nodes.get_mut(i as usize).ok_or_else(bad_node)
+    }
+
+    /// The node of executable graph `e` that node `n` of the graph it was
+    /// instantiated from became.
+    pub fn exec_node_mut(&mut self, e: u64, n: u64) -> Res<&mut Node> {
+        let x = self.execs.get_mut(&e).ok_or_else(bad_handle)?;
+        let i = node_index(x.origin, n).ok_or_else(bad_node)?;
+        x.graph.nodes.get_mut(i as usize).ok_or_else(bad_node)
+    }
+
+    /// A pointer per parameter into a copy of `params` (each at its
+    /// offset in `offsets`), kept for node `n` until it is asked again
+    /// with other bytes, or its graph is destroyed; the array's address.
+    pub fn args_view(&mut self, n: u64, params: &[u8], offsets: &[u64]) -> u64 {
+        let same = self
+            .views
+            .get(&n)
+            .is_some_and(|(b, p)| **b == *params && p.len() == offsets.len());
+        if !same {
+            let bytes: Box<[u8]> = params.into();
+            let base = bytes.as_ptr() as u64;
+            let ptrs = offsets.iter().map(|&o| base + o).collect();
+            self.views.insert(n, (bytes, ptrs));
+        }
+        self.views.get(&n).map_or(0, |(_, p)| p.as_ptr() as u64)
+    }
+
+    /// `cudaGraphExecUpdate`: executable graph `e` takes graph `g`'s
+    /// node parameters where the two have the same nodes, of the same
+    /// kinds, with the same edges, and each change is one CUDA allows
+    /// ([`changeable`]; `on_device`: whether an address is device
+    /// memory). Otherwise nothing changes and the refusal says why.
+    pub fn update(
+        &mut self,
+        e: u64,
+        g: u64,
+        on_device: impl Fn(u64) -> bool,
+    ) -> Res<Result<(), UpdateRefusal>> {
+        let new = self.graphs.get(&g).ok_or_else(bad_handle)?;
+        let x = self.execs.get(&e).ok_or_else(bad_handle)?;
+        let old = &x.graph;
+        let refuse = |result, i: usize, from: Option<u64>| UpdateRefusal {
+            result,
+            node: node_handle(g, i as u64),
+            from: from.map_or(0, |f| node_handle(g, f)),
+        };
+        if old.nodes.len() != new.nodes.len() {
+            return Ok(Err(UpdateRefusal {
+                result: TOPOLOGY_CHANGED,
+                node: 0,
+                from: 0,
+            }));
+        }
+        for (i, (a, b)) in old.deps.iter().zip(&new.deps).enumerate() {
+            let mut sa = a.clone();
+            let mut sb = b.clone();
+            sa.sort_unstable();
+            sb.sort_unstable();
+            if sa != sb {
+                let from = sb.iter().find(|d| !sa.contains(d)).copied();
+                return Ok(Err(refuse(TOPOLOGY_CHANGED, i, from)));
+            }
+        }
+        for (i, (a, b)) in old.nodes.iter().zip(&new.nodes).enumerate() {
+            if let Err(result) = changeable(a, b, &on_device) {
+                return Ok(Err(refuse(result, i, None)));
+            }
+        }
+        let nodes = new.nodes.clone();
+        if let Some(x) = self.execs.get_mut(&e) {
+            x.graph.nodes = nodes;
+        }
+        Ok(Ok(()))
+    }
+}
+
+/// `cudaGraphExecUpdateErrorTopologyChanged`.
+const TOPOLOGY_CHANGED: i32 = crate::gen::layout::cudaGraphExecUpdateErrorTopologyChanged;
+
+/// Whether an executable graph's node `a` may become `b`
+/// (`cudaGraphExecUpdate`'s rules, as CUDA documents them): the same
+/// kind; a kernel keeps its cooperative kind; a 2D memset changes only
+/// its address and value; a copy keeps where its memory lies. Else the
+/// `cudaGraphExecUpdateResult` saying why not.
+pub fn changeable(a: &Node, b: &Node, on_device: &impl Fn(u64) -> bool) -> Result<(), i32> {
+    use crate::gen::layout as l;
+    if std::mem::discriminant(a) != std::mem::discriminant(b) {
+        return Err(l::cudaGraphExecUpdateErrorNodeTypeChanged);
+    }
+    match (a, b) {
+        (
+            Node::Kernel {
+                cooperative: ca, ..
+            },
+            Node::Kernel {
+                cooperative: cb, ..
+            },
+        ) if ca != cb => Err(l::cudaGraphExecUpdateErrorNotSupported),
+        (
+            Node::Set {
+                element: ea,
+                width: wa,
+                rows: ra,
+                pitch: pa,
+                ..
+            },
+            Node::Set {
+                element: eb,
+                width: wb,
+                rows: rb,
+                pitch: pb,
+                ..
+            },
+        ) if (*ra > 1 || *rb > 1) && (ea, wa, ra, pa) != (eb, wb, rb, pb) => {
+            Err(l::cudaGraphExecUpdateErrorParametersChanged)
+        }
+        (
+            &Node::Copy {
+                dst: da, src: sa, ..
+            },
+            &Node::Copy {
+                dst: db, src: sb, ..
+            },
+        ) if on_device(da) != on_device(db) || on_device(sa) != on_device(sb) => {
+            Err(l::cudaGraphExecUpdateErrorParametersChanged)
+        }
+        (Node::Child(x), Node::Child(y)) => {
+            if x.len() != y.len() {
+                return Err(TOPOLOGY_CHANGED);
+            }
+            x.iter()
+                .zip(y)
+                .try_for_each(|(a, b)| changeable(a, b, on_device))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// A node's handle: its graph's handle in the high half, its index in the
 /// low, so that a dependency is checked to be a node of the same graph.
 fn node_handle(g: u64, i: u64) -> u64 {
@@ -335,6 +538,11 @@ fn node_index(g: u64, h: u64) -> Option<u64> {
 
 fn bad_handle() -> Fail {
     Fail::code(err::INVALID_RESOURCE_HANDLE)
+}
+
+/// A node handle that names no node (of the graph it must belong to).
+fn bad_node() -> Fail {
+    Fail::said(err::INVALID_VALUE, "not a node of that graph")
 }
 
 #[cfg(test)]
@@ -385,6 +593,139 @@ mod tests {
         );
         assert_eq!(g.info(0x10).0, CAPTURE_NONE);
         assert!(g.graphs.is_empty());
+    }
+
+    fn set(value: u32, rows: u64) -> Node {
+        Node::Set {
+            dst: 0x1000,
+            value,
+            element: 4,
+            width: 8,
+            rows,
+            pitch: 32,
+        }
+    }
+
+    fn kernel(stub: u64, arg: u8, cooperative: bool) -> Node {
+        Node::Kernel {
+            stub,
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            shared: 0,
+            params: vec![arg; 8],
+            cooperative,
+        }
+    }
+
+    /// A memset, then a kernel after it.
+    fn two(g: &mut Graphs, value: u32, arg: u8) -> (u64, u64, u64) {
+        let graph = g.create();
+        let a = g.add(graph, &[], set(value, 1)).unwrap();
+        let b = g.add(graph, &[a], kernel(0x40, arg, false)).unwrap();
+        (graph, a, b)
+    }
+
+    #[test]
+    fn an_executable_graph_takes_a_graph_of_its_shape() {
+        let mut g = Graphs::default();
+        let (g1, a, b) = two(&mut g, 3, 1);
+        let e = g.instantiate(g1).unwrap();
+        let (g2, _, b2) = two(&mut g, 5, 2);
+        assert_eq!(g.update(e, g2, |_| true).unwrap(), Ok(()));
+        assert!(
+            matches!(g.exec(e).unwrap(), [Node::Set { value: 5, .. }, Node::Kernel { params, .. }] if params[0] == 2)
+        );
+        // The executable graph's nodes still answer to g1's handles.
+        assert!(matches!(
+            g.exec_node_mut(e, a).unwrap(),
+            Node::Set { value: 5, .. }
+        ));
+        assert!(g.exec_node_mut(e, b2).is_err(), "a node of another graph");
+        assert!(
+            g.exec_node_mut(e, node_handle(g1, 2)).is_err(),
+            "no third node"
+        );
+        // g1 itself is as built.
+        assert!(matches!(g.node_mut(b).unwrap(), Node::Kernel { params, .. } if params[0] == 1));
+
+        // Another edge: the kernel after nothing.
+        let g3 = g.create();
+        g.add(g3, &[], set(5, 1)).unwrap();
+        let k = g.add(g3, &[], kernel(0x40, 2, false)).unwrap();
+        let why = g.update(e, g3, |_| true).unwrap().unwrap_err();
+        assert_eq!((why.result, why.node, why.from), (2, k, 0));
+        // One node more; a kernel where the memset was; a cooperative kernel;
+        // a 1D memset made 2D. Each refused, and the graph left as it was.
+        let g4 = g.create();
+        g.add(g4, &[], Node::Empty).unwrap();
+        assert_eq!(g.update(e, g4, |_| true).unwrap().unwrap_err().result, 2);
+        let g5 = g.create();
+        let n = g.add(g5, &[], kernel(0x40, 2, false)).unwrap();
+        g.add(g5, &[n], kernel(0x40, 2, false)).unwrap();
+        let why = g.update(e, g5, |_| true).unwrap().unwrap_err();
+        assert_eq!((why.result, why.node), (3, n));
+        let g6 = g.create();
+        let n = g.add(g6, &[], set(5, 1)).unwrap();
+        g.add(g6, &[n], kernel(0x40, 2, true)).unwrap();
+        assert_eq!(g.update(e, g6, |_| true).unwrap().unwrap_err().result, 6);
+        let g7 = g.create();
+        let n = g.add(g7, &[], set(5, 2)).unwrap();
+        g.add(g7, &[n], kernel(0x40, 2, false)).unwrap();
+        assert_eq!(g.update(e, g7, |_| true).unwrap().unwrap_err().result, 5);
+        assert!(matches!(
+            g.exec(e).unwrap()[0],
+            Node::Set {
+                value: 5,
+                rows: 1,
+                ..
+            }
+        ));
+        assert!(g.update(e, 0x99, |_| true).is_err(), "no such graph");
+    }
+
+    #[test]
+    fn a_copy_keeps_where_its_memory_lies() {
+        let copy = |dst, src| Node::Copy {
+            dst,
+            src,
+            n: 4,
+            kind: 4,
+        };
+        let device = |a: u64| a >= 0x1000;
+        assert_eq!(
+            changeable(&copy(0x1000, 0x10), &copy(0x2000, 0x20), &device),
+            Ok(())
+        );
+        assert_eq!(
+            changeable(&copy(0x1000, 0x10), &copy(0x10, 0x20), &device),
+            Err(5)
+        );
+        assert_eq!(changeable(&set(1, 1), &set(2, 1), &device), Ok(()));
+        assert_eq!(
+            changeable(&Node::EventRecord(1), &Node::EventWait(1), &device),
+            Err(3)
+        );
+    }
+
+    #[test]
+    fn captured_nodes_follow_each_other_and_views_stay() {
+        let mut g = Graphs::default();
+        g.begin(0x10).unwrap();
+        g.record(0x10, Node::EventRecord(0x77));
+        g.record(0x10, kernel(0x40, 9, false));
+        let graph = g.end(0x10).unwrap();
+        assert_eq!(g.graphs[&graph].deps, vec![vec![], vec![0]]);
+        let n = node_handle(graph, 1);
+        let v = g.args_view(n, &[1, 2, 3, 4, 5, 6, 7, 8], &[0, 4]);
+        assert_eq!(
+            v,
+            g.args_view(n, &[1, 2, 3, 4, 5, 6, 7, 8], &[0, 4]),
+            "kept"
+        );
+        let (bytes, ptrs) = &g.views[&n];
+        assert_eq!(**ptrs, [bytes.as_ptr() as u64, bytes.as_ptr() as u64 + 4]);
+        g.destroy(graph).unwrap();
+        assert!(g.views.is_empty());
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //! `libsim_cudart12.so`, soname `libcudart.so.12`, for CUDA 12 programs
 //! ([`cuda12`]).
 //!
-//! - `abi`, `abi_device`, `abi_more`, `abi_graph`: the C entry points (the only unsafe code, with
+//! - `abi`, `abi_device`, `abi_more`, `abi_graph`, `abi_graph_exec`,
+//!   `abi_launch`: the C entry points (the only unsafe code, with
 //!   `host`'s allocations);
 //! - [`runtime`]: the state and each operation, in safe code (`coop`:
 //!   cooperative launches);
@@ -29,6 +30,8 @@
 mod abi;
 mod abi_device;
 mod abi_graph;
+mod abi_graph_exec;
+mod abi_launch;
 mod abi_more;
 mod classify;
 mod coop;

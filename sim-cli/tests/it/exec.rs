@@ -325,6 +325,25 @@ fn cooperative_launch_syncs_the_grid() {
     }
 }
 
+/// `cudaLaunchKernelEx` with the cooperative attribute (and a priority
+/// hint) syncs its grid, one block more than resident is refused; an
+/// instantiated graph's kernel arguments and memset value set in place
+/// run on relaunch while the graph's own node keeps its arguments, a 1D
+/// memset made 2D is refused, `cudaGraphExecUpdate` takes a graph of the
+/// same shape and refuses one without its event record node
+/// (`graphexec.cu`, built with CCCL's headers for cooperative groups).
+/// The expected lines are the program's own host checks' values, worked
+/// out from its arithmetic (no GPU has run it here).
+#[test]
+fn launch_ex_and_graph_updates() {
+    let Some(cu13) = cuda_root() else { return };
+    let Some(exe) = build_with_cccl(&cu13, "graphexec") else {
+        return;
+    };
+    let out = exec(&exe, &[]);
+    assert_as_on_a_gpu(&out, "graphexec", "graphexec");
+}
+
 /// `--report` writes one row per launch, with the run's columns.
 #[test]
 fn report_has_a_row_per_launch() {

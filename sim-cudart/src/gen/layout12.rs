@@ -93,3 +93,52 @@ pub const cudaMemcpyHostToDevice: i32 = 1;
 pub const cudaMemcpyDeviceToHost: i32 = 2;
 pub const cudaMemcpyDeviceToDevice: i32 = 3;
 pub const cudaMemcpyDefault: i32 = 4;
+// Offsets into `struct cudaLaunchConfig_st` and `cudaLaunchAttribute_st`.
+pub const LCFG_SIZE: usize = 56;
+pub const LCFG_GRID_DIM: usize = 0;
+pub const LCFG_BLOCK_DIM: usize = 12;
+pub const LCFG_DYNAMIC_SMEM_BYTES: usize = 24;
+pub const LCFG_STREAM: usize = 32;
+pub const LCFG_ATTRS: usize = 40;
+pub const LCFG_NUM_ATTRS: usize = 48;
+pub const LATTR_SIZE: usize = 72;
+pub const LATTR_ID: usize = 0;
+pub const LATTR_VAL: usize = 8;
+pub const LATTR_VAL_SIZE: usize = 64;
+// `enum cudaLaunchAttributeID` values.
+pub const cudaLaunchAttributeIgnore: i32 = 0;
+pub const cudaLaunchAttributeAccessPolicyWindow: i32 = 1;
+pub const cudaLaunchAttributeCooperative: i32 = 2;
+pub const cudaLaunchAttributeSynchronizationPolicy: i32 = 3;
+pub const cudaLaunchAttributeClusterDimension: i32 = 4;
+pub const cudaLaunchAttributeClusterSchedulingPolicyPreference: i32 = 5;
+pub const cudaLaunchAttributeProgrammaticStreamSerialization: i32 = 6;
+pub const cudaLaunchAttributeProgrammaticEvent: i32 = 7;
+pub const cudaLaunchAttributePriority: i32 = 8;
+pub const cudaLaunchAttributeMemSyncDomainMap: i32 = 9;
+pub const cudaLaunchAttributeMemSyncDomain: i32 = 10;
+pub const cudaLaunchAttributePreferredClusterDimension: i32 = 11;
+pub const cudaLaunchAttributeLaunchCompletionEvent: i32 = 12;
+pub const cudaLaunchAttributeDeviceUpdatableKernelNode: i32 = 13;
+pub const cudaLaunchAttributePreferredSharedMemoryCarveout: i32 = 14;
+// Graph node parameters: sizes of `struct cudaKernelNodeParams`,
+// `cudaMemsetParams`, `cudaHostNodeParams`, `cudaGraphExecUpdateResultInfo_st`.
+pub const KNP_SIZE: usize = 56;
+pub const KNP_KERNEL_PARAMS: usize = 40;
+pub const KNP_EXTRA: usize = 48;
+pub const MSP_SIZE: usize = 40;
+pub const MSP_HEIGHT: usize = 32;
+pub const HNP_SIZE: usize = 16;
+pub const GEUR_SIZE: usize = 24;
+pub const GEUR_ERROR_NODE: usize = 8;
+pub const GEUR_ERROR_FROM_NODE: usize = 16;
+// `enum cudaGraphExecUpdateResult` values.
+pub const cudaGraphExecUpdateSuccess: i32 = 0;
+pub const cudaGraphExecUpdateError: i32 = 1;
+pub const cudaGraphExecUpdateErrorTopologyChanged: i32 = 2;
+pub const cudaGraphExecUpdateErrorNodeTypeChanged: i32 = 3;
+pub const cudaGraphExecUpdateErrorParametersChanged: i32 = 5;
+pub const cudaGraphExecUpdateErrorNotSupported: i32 = 6;
+// Event record and wait flags.
+pub const cudaEventRecordExternal: i32 = 1;
+pub const cudaEventWaitExternal: i32 = 1;

@@ -8,7 +8,8 @@
 
 #[allow(non_upper_case_globals, missing_docs)]
 pub mod errors;
-#[allow(non_upper_case_globals, missing_docs)]
+// Some layouts are read only by the tests that hold our structs to them.
+#[allow(non_upper_case_globals, missing_docs, dead_code)]
 pub mod layout;
 // Only the layouts that differ from CUDA 13's are read (cudaDeviceProp,
 // cudaPointerAttributes); the rest stay for comparison.
