@@ -495,7 +495,8 @@ pub use crate::mem_inst::{
 };
 pub use crate::mma_inst::{Mma, MmaShape, MmaType, MMA_OTHER_SHAPES, MMA_SHAPES};
 pub use crate::wmma_inst::{
-    wmma_element, WmmaFrag, WmmaMem, WmmaStride, WMMA_OTHER_SHAPES, WMMA_OTHER_TYPES,
+    wmma_dims, wmma_distinct_regs, wmma_element, wmma_per_reg, wmma_regs, WmmaFrag, WmmaMem,
+    WmmaStride, WMMA_OTHER_SHAPES, WMMA_SHAPES,
 };
 
 /// One instruction body, by family.
@@ -589,9 +590,10 @@ pub struct RegUse {
     pub write: bool,
 }
 
-/// Most registers one instruction names: the guard and `wmma.mma`'s 24
-/// (eight of `d` and of `c`, the four of `a` and of `b` it reads).
-pub const MAX_REG_USES: usize = 25;
+/// Most registers one instruction names: the guard and `wmma.mma.m32n8k16`'s
+/// (or `m8n32k16`'s) 26 with 32-bit accumulators (eight of `d` and of `c`,
+/// the ten of `a` and `b` it reads).
+pub const MAX_REG_USES: usize = 27;
 
 /// Registers an instruction touches, without allocating (at most
 /// [`MAX_REG_USES`]: guard, up to four destinations or sources, `shfl`'s

@@ -18,8 +18,12 @@ pub enum MmaShape {
     M16n8k32,
     /// `.m8n8k4` with f64 (sm_80).
     M8n8k4,
-    /// `.m16n16k16`: `wmma.mma` with f16 (sm_70; `wmma_inst.rs`).
+    /// `.m16n16k16`: `wmma.mma` (`wmma_inst.rs`).
     M16n16k16,
+    /// `.m32n8k16`: `wmma.mma`.
+    M32n8k16,
+    /// `.m8n32k16`: `wmma.mma`.
+    M8n32k16,
 }
 
 /// Every shape word and its shape.
@@ -52,14 +56,24 @@ impl MmaShape {
             MmaShape::M16n8k32 => (16, 8, 32),
             MmaShape::M8n8k4 => (8, 8, 4),
             MmaShape::M16n16k16 => (16, 16, 16),
+            MmaShape::M32n8k16 => (32, 8, 16),
+            MmaShape::M8n32k16 => (8, 32, 16),
         }
+    }
+
+    /// Whether this is a `wmma.mma` shape (`wmma_inst.rs`).
+    pub const fn is_wmma(self) -> bool {
+        matches!(
+            self,
+            MmaShape::M16n16k16 | MmaShape::M32n8k16 | MmaShape::M8n32k16
+        )
     }
 
     /// The shape word.
     pub fn word(self) -> &'static str {
-        // WMMA's shape is not an `mma` shape (`MMA_SHAPES` lists those).
-        if self == MmaShape::M16n16k16 {
-            return "m16n16k16";
+        // WMMA's shapes are not `mma` shapes (`MMA_SHAPES` lists those).
+        if self.is_wmma() {
+            return word_of(&crate::wmma_inst::WMMA_SHAPES, self, "m16n16k16");
         }
         word_of(&MMA_SHAPES, self, "m16n8k16")
     }
@@ -169,19 +183,32 @@ impl Mma {
             MmaShape::M16n8k8 => [acc(self.types[0]), 2, 1, acc(self.types[3])],
             MmaShape::M16n8k32 => [4, 4, 2, 4],
             MmaShape::M8n8k4 => [2, 1, 1, 2],
-            MmaShape::M16n16k16 => [2 * acc(self.types[0]), 8, 8, 2 * acc(self.types[3])],
+            MmaShape::M16n16k16 | MmaShape::M32n8k16 | MmaShape::M8n32k16 => {
+                let regs = |f, t| crate::wmma_inst::wmma_regs(self.shape, f, t);
+                use crate::wmma_inst::WmmaFrag as F;
+                [
+                    regs(F::D, self.types[0]),
+                    regs(F::A, self.types[1]),
+                    regs(F::B, self.types[2]),
+                    regs(F::C, self.types[3]),
+                ]
+            }
         }
     }
 
     /// Registers of each fragment the machine code reads or writes,
-    /// `[d, a, b, c]`: [`Mma::counts`], but for `wmma.mma` only the first
-    /// four of `a` and of `b` (ptxas 13.0.88's two `HMMA.16816` read
-    /// those alone: registers 4-7 repeat them after `wmma.load`,
-    /// docs/wmma.md). The scoreboard and the register checks use these.
+    /// `[d, a, b, c]`: [`Mma::counts`], but for `wmma.mma` with `.f16`
+    /// `a` and `b` only a lane's share of each (ptxas 13.0.88's two
+    /// `HMMA.16816` read those alone: the other registers repeat them
+    /// after `wmma.load`, docs/wmma.md). The scoreboard and the register
+    /// checks use these.
     pub fn used_counts(&self) -> [usize; 4] {
         let [d, a, b, c] = self.counts();
-        if self.shape == MmaShape::M16n16k16 {
-            [d, 4, 4, c]
+        if self.shape.is_wmma() {
+            use crate::wmma_inst::{wmma_distinct_regs, WmmaFrag as F};
+            let a = wmma_distinct_regs(self.shape, F::A, self.types[1]);
+            let b = wmma_distinct_regs(self.shape, F::B, self.types[2]);
+            [d, a, b, c]
         } else {
             [d, a, b, c]
         }
@@ -204,18 +231,23 @@ impl Mma {
             },
             MmaShape::M16n8k32 => int8(t[1]) && int8(t[2]) && t[0] == S32 && t[3] == S32,
             MmaShape::M8n8k4 => t == [F64; 4],
-            // `wmma.mma`: any mix of f16 and f32 accumulators.
-            MmaShape::M16n16k16 => {
-                t[1] == F16 && t[2] == F16 && matches!(t[0], F16 | F32) && matches!(t[3], F16 | F32)
-            }
+            // `wmma.mma`: f16 with any mix of f16 and f32 accumulators;
+            // bf16 with f32; s8 or u8 (the same for `a` and `b`) with s32.
+            MmaShape::M16n16k16 | MmaShape::M32n8k16 | MmaShape::M8n32k16 => match (t[1], t[2]) {
+                (F16, F16) => matches!(t[0], F16 | F32) && matches!(t[3], F16 | F32),
+                (Bf16, Bf16) => t[0] == F32 && t[3] == F32,
+                (a, b) if a == b && int8(a) => t[0] == S32 && t[3] == S32,
+                _ => false,
+            },
         }
     }
 
-    /// Whether the form needs sm_80 (`Feature::MmaAmpere`): every shape
-    /// but Turing's `m16n8k8` and `wmma`'s `m16n16k16` (sm_70), and bf16.
+    /// Whether the `mma` form needs sm_80 (`Feature::MmaAmpere`): every
+    /// shape but Turing's `m16n8k8`, and bf16. `wmma.mma`'s gates are
+    /// `db/wmma_gates.rs`'s.
     pub fn needs_ampere(&self) -> bool {
-        !matches!(self.shape, MmaShape::M16n8k8 | MmaShape::M16n16k16)
-            || self.types[1] == MmaType::Bf16
+        !self.shape.is_wmma()
+            && (self.shape != MmaShape::M16n8k8 || self.types[1] == MmaType::Bf16)
     }
 
     /// Whether the form is an integer one (`.satfinite` allowed).
