@@ -246,8 +246,7 @@ impl Mma {
     /// shape but Turing's `m16n8k8`, and bf16. `wmma.mma`'s gates are
     /// `db/wmma_gates.rs`'s.
     pub fn needs_ampere(&self) -> bool {
-        !self.shape.is_wmma()
-            && (self.shape != MmaShape::M16n8k8 || self.types[1] == MmaType::Bf16)
+        !self.shape.is_wmma() && (self.shape != MmaShape::M16n8k8 || self.types[1] == MmaType::Bf16)
     }
 
     /// Whether the form is an integer one (`.satfinite` allowed).

@@ -267,9 +267,11 @@ fn mma_machine_opcode(m: &crate::inst::Mma) -> (&'static str, &'static str) {
         (MmaShape::M8n8k4, _, _) => ("DMMA", ".8x8x4"),
         // `wmma.mma`: two `HMMA.16816` or `IMMA.16816` (docs/wmma.md),
         // timed as one.
-        (MmaShape::M16n16k16 | MmaShape::M32n8k16 | MmaShape::M8n32k16, MmaType::S8 | MmaType::U8, _) => {
-            ("IMMA", ".16816")
-        }
+        (
+            MmaShape::M16n16k16 | MmaShape::M32n8k16 | MmaShape::M8n32k16,
+            MmaType::S8 | MmaType::U8,
+            _,
+        ) => ("IMMA", ".16816"),
         (MmaShape::M16n16k16 | MmaShape::M32n8k16 | MmaShape::M8n32k16, _, MmaType::F16) => {
             ("HMMA", ".16816.F16")
         }

@@ -227,9 +227,7 @@ pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
                 mbarrier::pending_count(inst, a, ctx, regs, exec);
             }
         }
-        Op::Mma(m) if m.shape.is_wmma() => {
-            wmma::mma(m, ctx.target, regs, exec)
-        }
+        Op::Mma(m) if m.shape.is_wmma() => wmma::mma(m, ctx.target, regs, exec),
         Op::Mma(m) => mma::mma(m, ctx.target, regs, exec),
     }
 }

@@ -6,8 +6,8 @@
 //! sim-kernel's `tests/it/wmma.rs`.
 
 use crate::grid;
-use sim_isa::parse::parse_instruction;
 use sim_isa::inst::{MmaShape, MmaType};
+use sim_isa::parse::parse_instruction;
 use sim_isa::{db, wmma_element, Symbols, WmmaFrag};
 
 const GRID: &str = include_str!("../data/wmma-ptxas.txt");
