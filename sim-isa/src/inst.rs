@@ -741,7 +741,8 @@ impl Instruction {
                         (bits, bits)
                     }
                     // Two 16-bit elements (or one f32) to a 32-bit register.
-                    MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } | MemOp::Wmma(_) => (32, 32),
+                    MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } => (32, 32),
+                    MemOp::Wmma(w) => (w.ty.reg_bits(), w.ty.reg_bits()),
                     // No value: the address alone.
                     MemOp::Prefetch(_) => (bits, bits),
                 };

@@ -24,6 +24,8 @@ pub enum MmaShape {
     M32n8k16,
     /// `.m8n32k16`: `wmma.mma`.
     M8n32k16,
+    /// `wmma.mma`'s `.m8n8k4` (f64; `mma`'s is [`MmaShape::M8n8k4`]).
+    Wm8n8k4,
 }
 
 /// Every shape word and its shape.
@@ -58,6 +60,7 @@ impl MmaShape {
             MmaShape::M16n16k16 => (16, 16, 16),
             MmaShape::M32n8k16 => (32, 8, 16),
             MmaShape::M8n32k16 => (8, 32, 16),
+            MmaShape::Wm8n8k4 => (8, 8, 4),
         }
     }
 
@@ -65,7 +68,7 @@ impl MmaShape {
     pub const fn is_wmma(self) -> bool {
         matches!(
             self,
-            MmaShape::M16n16k16 | MmaShape::M32n8k16 | MmaShape::M8n32k16
+            MmaShape::M16n16k16 | MmaShape::M32n8k16 | MmaShape::M8n32k16 | MmaShape::Wm8n8k4
         )
     }
 
@@ -183,7 +186,7 @@ impl Mma {
             MmaShape::M16n8k8 => [acc(self.types[0]), 2, 1, acc(self.types[3])],
             MmaShape::M16n8k32 => [4, 4, 2, 4],
             MmaShape::M8n8k4 => [2, 1, 1, 2],
-            MmaShape::M16n16k16 | MmaShape::M32n8k16 | MmaShape::M8n32k16 => {
+            MmaShape::M16n16k16 | MmaShape::M32n8k16 | MmaShape::M8n32k16 | MmaShape::Wm8n8k4 => {
                 let regs = |f, t| crate::wmma_inst::wmma_regs(self.shape, f, t);
                 use crate::wmma_inst::WmmaFrag as F;
                 [
@@ -230,7 +233,7 @@ impl Mma {
                 _ => false,
             },
             MmaShape::M16n8k32 => int8(t[1]) && int8(t[2]) && t[0] == S32 && t[3] == S32,
-            MmaShape::M8n8k4 => t == [F64; 4],
+            MmaShape::M8n8k4 | MmaShape::Wm8n8k4 => t == [F64; 4],
             // `wmma.mma`: f16 with any mix of f16 and f32 accumulators;
             // bf16 with f32; s8 or u8 (the same for `a` and `b`) with s32.
             MmaShape::M16n16k16 | MmaShape::M32n8k16 | MmaShape::M8n32k16 => match (t[1], t[2]) {

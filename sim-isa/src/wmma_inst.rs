@@ -136,7 +136,7 @@ pub fn wmma_dims(shape: MmaShape, frag: WmmaFrag) -> (usize, usize) {
 
 /// Elements of type `ty` in one 32-bit fragment register.
 pub fn wmma_per_reg(ty: MmaType) -> usize {
-    (32 / ty.bits()) as usize
+    (32 / ty.bits()).max(1) as usize
 }
 
 /// Registers of fragment `frag` of type `ty`: a lane's share of the
@@ -179,6 +179,14 @@ pub fn wmma_element(
         return (c, r);
     }
     let (g, t) = (lane >> 2, lane & 3);
+    if shape == MmaShape::Wm8n8k4 {
+        // `mma.m8n8k4.f64`'s fragments (`DMMA.8x8x4`).
+        return match frag {
+            WmmaFrag::A => (g, t),
+            WmmaFrag::B => (t, g),
+            WmmaFrag::C | WmmaFrag::D => (g, 2 * t + k),
+        };
+    }
     // m32n8k16's second half is 16 rows on; m16n16k16's 8 columns on.
     let tall = shape == MmaShape::M32n8k16;
     let (row16, col8) = if tall { (16, 0) } else { (0, 8) };
@@ -208,13 +216,14 @@ pub fn wmma_element(
 }
 
 /// Shape words of valid `wmma` forms this simulator does not run (with
-/// any types: `.tf32` is `m16n16k8`'s, `.f64` `m8n8k4`'s, the sub-byte
-/// types `m8n8k32`'s and `m8n8k128`'s).
-pub const WMMA_OTHER_SHAPES: [&str; 4] = ["m16n16k8", "m8n8k4", "m8n8k32", "m8n8k128"];
+/// any types: `.tf32` is `m16n16k8`'s, the sub-byte types `m8n8k32`'s
+/// and `m8n8k128`'s).
+pub const WMMA_OTHER_SHAPES: [&str; 3] = ["m16n16k8", "m8n8k32", "m8n8k128"];
 
 /// Every shape word this simulator runs and its shape.
-pub const WMMA_SHAPES: [(&str, MmaShape); 3] = [
+pub const WMMA_SHAPES: [(&str, MmaShape); 4] = [
     ("m16n16k16", MmaShape::M16n16k16),
     ("m32n8k16", MmaShape::M32n8k16),
     ("m8n32k16", MmaShape::M8n32k16),
+    ("m8n8k4", MmaShape::Wm8n8k4),
 ];

@@ -76,8 +76,37 @@ def other_shapes():
     return g
 
 
+def f64_forms():
+    """m8n8k4 with f64: loads, stores, wmma.mma and its roundings, and
+    what the shape and type refuse."""
+    g = []
+    for frag, n in [("a", 1), ("b", 1), ("c", 2)]:
+        for layout in ["row", "col"]:
+            g.append(f"wmma.load.{frag}.sync.aligned.{layout}.m8n8k4.global.f64 {regs(n, '%fd')}, [%rd1];")
+    g.append(f"wmma.load.c.sync.aligned.row.m8n8k4.shared.f64 {regs(2, '%fd')}, [%rd1], %r0;")
+    for layout in ["row", "col"]:
+        g.append(f"wmma.store.d.sync.aligned.{layout}.m8n8k4.f64 [%rd1], {regs(2, '%fd')}, 12;")
+    m = "wmma.mma.sync.aligned.row.col.m8n8k4"
+    ops = "{%fd1, %fd2}, {%fd3}, {%fd4}, {%fd5, %fd6}"
+    for rnd in ["", ".rn", ".rz", ".rm", ".rp"]:
+        g.append(f"{m}{rnd}.f64.f64.f64.f64 {ops};")
+    g += [
+        f"wmma.mma.sync.aligned.col.row.m8n8k4.f64.f64.f64.f64.rn {ops};",
+        f"{m}.rn.rz.f64.f64.f64.f64 {ops};",
+        f"{m}.f64.f64 {ops};",
+        f"{m}.f64.f64.f64.f64 {{%fd1}}, {{%fd3}}, {{%fd4}}, {{%fd5, %fd6}};",
+        f"{m}.f32.f64.f64.f32 {{%f1, %f2}}, {{%fd3}}, {{%fd4}}, {{%f5, %f6}};",
+        f"{m}.f64.f64.f64.f64.satfinite {ops};",
+        f"wmma.load.a.sync.aligned.row.m8n8k4.global.f16 {{%r1}}, [%rd1];",
+        f"wmma.load.a.sync.aligned.row.m8n8k4.rn.global.f64 {{%fd1}}, [%rd1];",
+        f"wmma.mma.sync.aligned.row.col.m16n16k16.f64.f64.f64.f64 {F8}, {R8}, {R8}, {F8};",
+        f"wmma.mma.sync.aligned.row.col.m16n16k16.rn.f32.f32 {F8}, {R8}, {R8}, {F8};",
+    ]
+    return g
+
+
 def grid():
-    g = other_shapes()
+    g = other_shapes() + f64_forms()
     for frag, types in [("a", ["f16"]), ("b", ["f16"]), ("c", ["f16", "f32"])]:
         for layout in ["row", "col"]:
             for sp, addr in [(".global", "[%rd1]"), (".shared", "[%rd1+32]"), ("", "[%rd1]"),
@@ -213,6 +242,10 @@ MMAU8 = f"wmma.mma.sync.aligned.row.col.m16n16k16.s32.u8.u8.s32.satfinite {R8}, 
 GATES = [(t, v, s) for s in [LDA, STD, MMAF, MMAH, LD32, MMA8]
          for t, v in [("sm_70", "6.0"), ("sm_70", "5.0"), ("sm_61", "6.0"), ("sm_75", "6.4"), ("sm_90", "7.8")]]
 GATES += [(t, v, s) for s in [LDBF, MMABF]
+          for t, v in [("sm_75", "7.0"), ("sm_80", "6.5"), ("sm_80", "7.0"), ("sm_90", "7.8")]]
+LDF64 = "wmma.load.c.sync.aligned.col.m8n8k4.global.f64 {%fd1, %fd2}, [%rd1];"
+MMAF64 = "wmma.mma.sync.aligned.row.col.m8n8k4.rn.f64.f64.f64.f64 {%fd1, %fd2}, {%fd3}, {%fd4}, {%fd5, %fd6};"
+GATES += [(t, v, s) for s in [LDF64, MMAF64]
           for t, v in [("sm_75", "7.0"), ("sm_80", "6.5"), ("sm_80", "7.0"), ("sm_90", "7.8")]]
 GATES += [(t, v, s) for s in [LDS8, LDS32, MMAU8]
           for t, v in [("sm_70", "6.3"), ("sm_72", "6.2"), ("sm_72", "6.3"), ("sm_90", "7.8")]]

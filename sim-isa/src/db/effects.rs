@@ -264,7 +264,7 @@ pub fn warp_machine_opcode(inst: &Instruction) -> Option<(&'static str, &'static
 fn mma_machine_opcode(m: &crate::inst::Mma) -> (&'static str, &'static str) {
     use crate::inst::{MmaShape, MmaType};
     match (m.shape, m.types[1], m.types[0]) {
-        (MmaShape::M8n8k4, _, _) => ("DMMA", ".8x8x4"),
+        (MmaShape::M8n8k4 | MmaShape::Wm8n8k4, _, _) => ("DMMA", ".8x8x4"),
         // `wmma.mma`: two `HMMA.16816` or `IMMA.16816` (docs/wmma.md),
         // timed as one.
         (

@@ -153,7 +153,7 @@ fn gather(w: &WarpRegs, regs: &[RegId], shape: MmaShape, frag: WmmaFrag, ty: Mma
 
 /// `wmma.mma.sync.aligned`: the module doc.
 pub(super) fn mma(m: &Mma, target: Target, regs: &mut WarpRegs, exec: u32) {
-    use MmaType::{F16, F32, S32};
+    use MmaType::{F16, F32, F64, S32};
     let model = super::mma::MmaModel::of(target);
     let [nd, na, nb, nc] = m.used_counts();
     let [dt, at, bt, ct] = m.types;
@@ -165,8 +165,8 @@ pub(super) fn mma(m: &Mma, target: Target, regs: &mut WarpRegs, exec: u32) {
     let both_f16 = ct == F16 && dt == F16;
     let acc = if both_f16 {
         F16
-    } else if dt == S32 {
-        S32
+    } else if matches!(dt, S32 | F64) {
+        dt
     } else {
         F32
     };

@@ -383,6 +383,9 @@ impl DisplayInst<'_> {
                 l(m.wmma_col[1]),
                 m.shape.word()
             )?;
+            if m.rn {
+                f.write_str(".rn")?;
+            }
             // `.dtype.ctype` with f16 `a`/`b`, else all four.
             if m.types[1] == crate::inst::MmaType::F16 {
                 write!(f, ".{}.{}", m.types[0].word(), m.types[3].word())?;
@@ -397,7 +400,7 @@ impl DisplayInst<'_> {
         if m.satfinite {
             f.write_str(".satfinite")?;
         }
-        if m.rn {
+        if m.rn && !m.shape.is_wmma() {
             f.write_str(".rn")?;
         }
         if !m.shape.is_wmma() {

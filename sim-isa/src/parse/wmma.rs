@@ -27,10 +27,14 @@ struct Words<'a> {
     sync: bool,
     aligned: bool,
     satfinite: bool,
+    /// `.rn` (f64's default rounding, kept for printing).
+    rn: bool,
+    /// `.rz`, `.rm` or `.rp`: f64 roundings this simulator does not run.
+    other_rnd: bool,
     shape: Option<MmaShape>,
     /// A shape this simulator does not run.
     other_shape: bool,
-    /// Type words only other shapes take (`.tf32`, `.f64`, sub-byte).
+    /// Type words only other shapes take (`.tf32`, sub-byte).
     foreign: bool,
     layouts: Vec<bool>,
     types: Vec<MmaType>,
@@ -40,12 +44,7 @@ struct Words<'a> {
 
 fn sort_words<'a>(words: &[&'a str]) -> Words<'a> {
     let mut w = Words::default();
-    let run_type = |x: &str| {
-        MmaType::WORDS
-            .iter()
-            .find(|t| t.0 == x && t.1 != MmaType::F64)
-            .map(|t| t.1)
-    };
+    let run_type = |x: &str| MmaType::WORDS.iter().find(|t| t.0 == x).map(|t| t.1);
     for &x in words {
         let dup = match x {
             "sync" => std::mem::replace(&mut w.sync, true),
@@ -55,6 +54,8 @@ fn sort_words<'a>(words: &[&'a str]) -> Words<'a> {
                 w.satfinite = true;
                 false
             }
+            "rn" => std::mem::replace(&mut w.rn, true) || w.other_rnd,
+            "rz" | "rm" | "rp" => std::mem::replace(&mut w.other_rnd, true) || w.rn,
             "row" | "col" => {
                 w.layouts.push(x == "col");
                 false
@@ -72,7 +73,7 @@ fn sort_words<'a>(words: &[&'a str]) -> Words<'a> {
                 w.types.extend(run_type(x));
                 false
             }
-            "tf32" | "f64" | "s4" | "u4" | "b1" => {
+            "tf32" | "s4" | "u4" | "b1" => {
                 w.foreign = true;
                 false
             }
@@ -149,10 +150,17 @@ fn ldst(
     let col = cx.col(op.0);
     let types_err = || invalid(col, op.1, R::UnexpectedTypes { inst: "wmma" });
     let ty = match (frag, w.types.as_slice()) {
-        (WmmaFrag::A | WmmaFrag::B, &[t @ (F16 | Bf16 | S8 | U8)]) => t,
-        (WmmaFrag::C | WmmaFrag::D, &[t @ (F16 | F32 | S32)]) => t,
+        (WmmaFrag::A | WmmaFrag::B, &[t @ (F16 | Bf16 | S8 | U8 | F64)]) => t,
+        (WmmaFrag::C | WmmaFrag::D, &[t @ (F16 | F32 | S32 | F64)]) => t,
         _ => return Err(types_err()),
     };
+    // `.f64` is m8n8k4's only type, and m8n8k4 takes no other.
+    if (ty == F64) != (shape == MmaShape::Wm8n8k4) {
+        return Err(types_err());
+    }
+    if w.rn || w.other_rnd {
+        return Err(invalid(col, op.1, R::UnknownModifier(".rn".into())));
+    }
     if w.satfinite {
         return Err(invalid(col, op.1, R::UnknownModifier(".satfinite".into())));
     }
@@ -200,7 +208,8 @@ fn ldst(
             S32 => MemType::S(32),
             S8 => MemType::S(8),
             U8 => MemType::U(8),
-            Bf16 | F64 => MemType::B(16),
+            Bf16 => MemType::B(16),
+            F64 => MemType::F64,
         },
         vec: lo.len() as u8,
         d: [RegId(0); 4],
@@ -242,6 +251,16 @@ fn mma(
     if w.satfinite && !int {
         return Err(types_err());
     }
+    let f64 = types[1] == MmaType::F64;
+    if (w.rn || w.other_rnd) && !f64 {
+        return Err(invalid(col, op.1, R::UnknownModifier(".rn".into())));
+    }
+    if w.other_rnd {
+        return Err(IsaError::Unimplemented {
+            col,
+            what: op.1.to_string(),
+        });
+    }
     if let Some(s) = w.space {
         return Err(invalid(
             col,
@@ -253,7 +272,7 @@ fn mma(
         shape,
         types,
         satfinite: w.satfinite,
-        rn: false,
+        rn: w.rn,
         wmma_col: [w.layouts[0], w.layouts[1]],
         d: [RegId(0); 8],
         a: [RegId(0); 8],

@@ -48,6 +48,7 @@ enum T {
     F16,
     Bf16,
     F32,
+    F64,
     S8,
     U8,
     S32,
@@ -59,6 +60,7 @@ impl T {
             T::F16 => "f16",
             T::Bf16 => "bf16",
             T::F32 => "f32",
+            T::F64 => "f64",
             T::S8 => "s8",
             T::U8 => "u8",
             T::S32 => "s32",
@@ -70,6 +72,7 @@ impl T {
             T::S8 | T::U8 => 8,
             T::F16 | T::Bf16 => 16,
             T::F32 | T::S32 => 32,
+            T::F64 => 64,
         }
     }
 
@@ -86,6 +89,7 @@ impl T {
                 assert_eq!(v, v.trunc());
                 (v as i64 as u64) & ((1u64 << self.bits()) - 1)
             }
+            T::F64 => v.to_bits(),
             T::F32 => {
                 let mut f = v as f32;
                 if f64::from(f).abs() > v.abs() {
@@ -119,7 +123,7 @@ impl T {
 }
 
 /// One `wmma` form: shape, types, each matrix's `.col` (`a`, `b`, `c`,
-/// `d`) and `.satfinite`.
+/// `d`), `.satfinite` and `.rn`.
 struct Form {
     shape: &'static str,
     ab: T,
@@ -127,6 +131,8 @@ struct Form {
     d: T,
     col: [bool; 4],
     sat: bool,
+    /// `.rn` written (f64).
+    rn: bool,
 }
 
 impl Form {
@@ -134,6 +140,7 @@ impl Form {
         match self.shape {
             "m16n16k16" => (16, 16, 16),
             "m32n8k16" => (32, 8, 16),
+            "m8n8k4" => (8, 8, 4),
             _ => (8, 32, 16),
         }
     }
@@ -155,7 +162,7 @@ impl Form {
         if t == T::F16 && which < 2 {
             8
         } else {
-            r * c * t.bits() / 32 / 32
+            r * c / 32 / (32 / t.bits()).max(1)
         }
     }
 
@@ -173,13 +180,17 @@ impl Form {
 
 /// Bytes from the buffer's start of `a`, `b`, `c`, `d` and of the
 /// fragment dumps of `a`, `b`, `c` (register `k` of lane `l` at
-/// `+ 128 k + 4 l`).
+/// `+ 256 k + 8 l`).
 const BASE: [usize; 4] = [0, 1024, 2048, 3072];
-const DUMP: [usize; 3] = [4096, 5120, 6144];
+const DUMP: [usize; 3] = [4096, 6144, 8192];
 
 /// The kernel: load `a`, `b`, `c`, dump their registers, multiply, store `d`.
 fn kernel_text(f: &Form) -> String {
-    let pre = |w: usize| if f.ty(w) == T::F32 { "%f" } else { "%r" };
+    let pre = |w: usize| match f.ty(w) {
+        T::F32 => "%f",
+        T::F64 => "%fd",
+        _ => "%r",
+    };
     let list = |w: usize, base: usize, n: usize| {
         let r: Vec<String> = (0..n).map(|i| format!("{}{}", pre(w), base + i)).collect();
         format!("{{{}}}", r.join(", "))
@@ -203,7 +214,8 @@ fn kernel_text(f: &Form) -> String {
         );
         for k in 0..f.regs(w) {
             let r = format!("{}{}", pre(w), 1 + 10 * w + k);
-            body += &format!("st.global.b32 [%rd7+{}], {r};\n", DUMP[w] + 128 * k);
+            let bits = f.ty(w).bits().max(32);
+            body += &format!("st.global.b{bits} [%rd7+{}], {r};\n", DUMP[w] + 256 * k);
         }
     }
     let types = if f.ab == T::F16 {
@@ -218,8 +230,9 @@ fn kernel_text(f: &Form) -> String {
         )
     };
     let sat = if f.sat { ".satfinite" } else { "" };
+    let rn = if f.rn { ".rn" } else { "" };
     body += &format!(
-        "wmma.mma.sync.aligned.{}.{}.{}.{types}{sat} {}, {}, {}, {};\n",
+        "wmma.mma.sync.aligned.{}.{}.{}{rn}.{types}{sat} {}, {}, {}, {};\n",
         lay(0),
         lay(1),
         f.shape,
@@ -237,10 +250,10 @@ fn kernel_text(f: &Form) -> String {
     );
     format!(
         ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\
-         .reg .b32 %r<40>; .reg .f32 %f<40>; .reg .b64 %rd<8>;\n\
+         .reg .b32 %r<40>; .reg .f32 %f<40>; .reg .f64 %fd<40>; .reg .b64 %rd<8>;\n\
          ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd3, %rd1;\n\
          add.s64 %rd4, %rd3, {};\nadd.s64 %rd5, %rd3, {};\nadd.s64 %rd6, %rd3, {};\n\
-         mov.u32 %r0, %laneid;\nmul.wide.u32 %rd7, %r0, 4;\nadd.s64 %rd7, %rd3, %rd7;\n\
+         mov.u32 %r0, %laneid;\nmul.wide.u32 %rd7, %r0, 8;\nadd.s64 %rd7, %rd3, %rd7;\n\
          {body}ret;\n}}\n",
         BASE[1], BASE[2], BASE[3]
     )
@@ -258,6 +271,9 @@ fn frag_element(
 ) -> (usize, usize) {
     let (g, t4) = (lane / 4, lane % 4);
     match (shape, which, t.bits()) {
+        (_, 0, 64) => (g, t4),
+        (_, 1, 64) => (t4, g),
+        (_, _, 64) => (g, 2 * t4 + k),
         (_, 0, 8) => (g + 8 * k, 4 * t4 + j),
         (_, 1, 8) => (4 * t4 + j, g + 8 * k),
         ("m16n16k16", 0, 16) => (g + 8 * (k % 2), 2 * t4 + j + 8 * ((k / 2) % 2)),
@@ -296,7 +312,7 @@ fn run_form(
     let module = sim_module::parse_module(&src, "k.ptx").unwrap_or_else(|e| panic!("{e}\n{src}"));
     let launch = sim_module::Launch::parse(
         r#"{"ptx": "k.ptx", "entry": "k", "grid": [1,1,1], "block": [32,1,1],
-           "buffers": {"b": {"bytes": 8192, "fill": 0}}, "params": [{"buffer": "b"}]}"#,
+           "buffers": {"b": {"bytes": 16384, "fill": 0}}, "params": [{"buffer": "b"}]}"#,
         std::path::Path::new("."),
     )
     .unwrap();
@@ -331,7 +347,7 @@ fn run_form(
         for k in 0..f.regs(w) {
             for lane in 0..32 {
                 let mut want = 0u64;
-                for j in 0..32 / t.bits() {
+                for j in 0..(32 / t.bits()).max(1) {
                     let (r, col) = frag_element(f.shape, w, t, k, lane, j);
                     let at = BASE[w] + eb * f.at(w, r, col);
                     let e = u64::from_le_bytes({
@@ -341,7 +357,7 @@ fn run_form(
                     });
                     want |= e << (t.bits() * j);
                 }
-                let got = get(DUMP[w] + 128 * k + 4 * lane, 4);
+                let got = get(DUMP[w] + 256 * k + 8 * lane, t.bits().max(32) / 8);
                 assert_eq!(got, want, "{} matrix {w} register {k} lane {lane}", f.shape);
             }
         }
@@ -350,7 +366,12 @@ fn run_form(
     let eb = f.d.bits() / 8;
     for (i, row) in d.iter_mut().enumerate() {
         for (j, out) in row.iter_mut().enumerate() {
-            let s: f64 = (0..kk).map(|x| a(i, x) * b(x, j)).sum::<f64>() + c(i, j);
+            // f64: a chain of fused multiply-adds from `c` in `k` order.
+            let s: f64 = if f.d == T::F64 {
+                (0..kk).fold(c(i, j), |s, x| a(i, x).mul_add(b(x, j), s))
+            } else {
+                (0..kk).map(|x| a(i, x) * b(x, j)).sum::<f64>() + c(i, j)
+            };
             let want = if f.d.int() {
                 let s = s as i64;
                 let s = if f.sat {
@@ -385,6 +406,7 @@ fn form(shape: &'static str, ab: T, c: T, d: T, col: [bool; 4]) -> Form {
         d,
         col,
         sat: false,
+        rn: false,
     }
 }
 
@@ -547,4 +569,44 @@ fn m8n32k16_s8_satfinite_clamps_low() {
     };
     let d = run_form(&f, a, b, c);
     assert_eq!(d[0][0], 0x8000_0000);
+}
+
+/// f64 (`m8n8k4`, `DMMA.8x8x4`): each element a chain of IEEE fused
+/// multiply-adds from `c` in `k` order (exec/mma.rs's rule, the model's,
+/// not measured): `1 + 2^-53 + 2^-53` is `1` (each step a tie to even),
+/// where one rounding of the exact sum would give `1 + 2^-52`.
+#[test]
+fn m8n8k4_f64_is_a_chain_of_fmas() {
+    let f = form("m8n8k4", T::F64, T::F64, T::F64, [F, C, C, F]);
+    let a = |i: usize, k: usize| {
+        if i == 0 {
+            2f64.powi(-27) * f64::from(u8::from(k < 2))
+        } else {
+            small(1, -9, 19)(i, k)
+        }
+    };
+    let b = |k: usize, j: usize| {
+        if j == 0 {
+            2f64.powi(-26) * f64::from(u8::from(k < 2))
+        } else {
+            small(2, -9, 19)(k, j)
+        }
+    };
+    let c = |i: usize, j: usize| {
+        if (i, j) == (0, 0) {
+            1.0
+        } else {
+            small(3, -99, 199)(i, j)
+        }
+    };
+    let d = run_form(&f, a, b, c);
+    assert_eq!(d[0][0], 1f64.to_bits());
+}
+
+/// f64 with `.rn` written and the other layouts.
+#[test]
+fn m8n8k4_f64_rn() {
+    let mut f = form("m8n8k4", T::F64, T::F64, T::F64, [C, F, F, C]);
+    f.rn = true;
+    run_form(&f, small(4, -9, 19), small(5, -9, 19), small(6, -99, 199));
 }
