@@ -80,6 +80,30 @@ fn effects() {
     assert_eq!(db::warp_machine_opcode(&mma), Some(("HMMA", ".16816.F32")));
     assert_eq!(db::mnemonic(&mma), "wmma.mma");
     assert_eq!(db::mnemonic(&ld), "wmma.load");
+    // m32n8k16 with f32 accumulators: all eight of `a`, `b`'s two (the
+    // `HMMA`s' shared `B`), eight of `c`: 26 registers and the guard.
+    let big = p("@%p1 wmma.mma.sync.aligned.row.col.m32n8k16.f32.f32 \
+                 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, \
+                 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, \
+                 {%r11, %r12, %r13, %r14, %r15, %r16, %r17, %r18}, \
+                 {%f11, %f12, %f13, %f14, %f15, %f16, %f17, %f18}");
+    assert_eq!(big.reg_uses().writes().count(), 8);
+    assert_eq!(big.reg_uses().reads().count(), 19);
+    let int = p(
+        "wmma.mma.sync.aligned.row.col.m8n32k16.s32.u8.u8.s32.satfinite \
+                 {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}, {%r9}, \
+                 {%r11, %r12, %r13, %r14}, {%r21, %r22, %r23, %r24, %r25, %r26, %r27, %r28}",
+    );
+    assert_eq!(db::warp_machine_opcode(&int), Some(("IMMA", ".16816")));
+    let dmma = p("wmma.mma.sync.aligned.row.col.m8n8k4.f64.f64.f64.f64 \
+                  {%fd1, %fd2}, {%fd3}, {%fd4}, {%fd5, %fd6}");
+    assert_eq!(db::warp_machine_opcode(&dmma), Some(("DMMA", ".8x8x4")));
+    assert!(dmma.reg_uses().iter().all(|u| u.bits == 64));
+    let ldd = p("wmma.load.c.sync.aligned.col.m8n8k4.global.f64 {%fd1, %fd2}, [%rd1]");
+    assert_eq!(
+        ldd.reg_uses().writes().map(|u| u.bits).collect::<Vec<_>>(),
+        [64, 64]
+    );
 }
 
 /// Lane 5 (`g` 1, `t` 1): the elements docs/wmma.md reads from the machine
