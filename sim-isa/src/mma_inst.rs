@@ -36,6 +36,55 @@ pub const MMA_SHAPES: [(&str, MmaShape); 4] = [
     ("m8n8k4", MmaShape::M8n8k4),
 ];
 
+/// Every `wmma` shape word this simulator runs and its shape
+/// (`wmma_inst.rs`).
+pub const WMMA_SHAPES: [(&str, MmaShape); 4] = [
+    ("m16n16k16", MmaShape::M16n16k16),
+    ("m32n8k16", MmaShape::M32n8k16),
+    ("m8n32k16", MmaShape::M8n32k16),
+    ("m8n8k4", MmaShape::Wm8n8k4),
+];
+
+/// The `(rows, columns)` of a WMMA shape's matrix `which`: `a` (0, m x k),
+/// `b` (1, k x n), `c`/`d` (2, m x n).
+pub const fn wmma_matrix_dims(shape: MmaShape, which: usize) -> (usize, usize) {
+    let (m, n, k) = shape.mnk();
+    match which {
+        0 => (m, k),
+        1 => (k, n),
+        _ => (m, n),
+    }
+}
+
+/// Elements of type `ty` in one fragment register (one for f64's 64-bit
+/// registers).
+pub const fn wmma_elems_per_reg(ty: MmaType) -> usize {
+    let per = 32 / ty.bits();
+    if per == 0 {
+        1
+    } else {
+        per as usize
+    }
+}
+
+/// Registers of a lane's share of WMMA matrix `which` (as in
+/// [`wmma_matrix_dims`]): the ones the machine code reads.
+pub const fn wmma_share_regs(shape: MmaShape, which: usize, ty: MmaType) -> usize {
+    let (rows, cols) = wmma_matrix_dims(shape, which);
+    rows * cols / 32 / wmma_elems_per_reg(ty)
+}
+
+/// Registers of WMMA fragment `which`: the lane's share, except `.f16`
+/// `a` and `b`, always eight (ptxas's registers past the share repeat the
+/// first ones: `wmma_inst.rs`).
+pub const fn wmma_frag_regs(shape: MmaShape, which: usize, ty: MmaType) -> usize {
+    if matches!(ty, MmaType::F16) && which < 2 {
+        8
+    } else {
+        wmma_share_regs(shape, which, ty)
+    }
+}
+
 /// Shape words that are valid PTX (for some types and targets) but that
 /// this simulator does not run: a statement naming one is `Unimplemented`.
 pub const MMA_OTHER_SHAPES: [&str; 8] = [
@@ -76,7 +125,7 @@ impl MmaShape {
     pub fn word(self) -> &'static str {
         // WMMA's shapes are not `mma` shapes (`MMA_SHAPES` lists those).
         if self.is_wmma() {
-            return word_of(&crate::wmma_inst::WMMA_SHAPES, self, "m16n16k16");
+            return word_of(&WMMA_SHAPES, self, "m16n16k16");
         }
         word_of(&MMA_SHAPES, self, "m16n8k16")
     }
@@ -187,13 +236,12 @@ impl Mma {
             MmaShape::M16n8k32 => [4, 4, 2, 4],
             MmaShape::M8n8k4 => [2, 1, 1, 2],
             MmaShape::M16n16k16 | MmaShape::M32n8k16 | MmaShape::M8n32k16 | MmaShape::Wm8n8k4 => {
-                let regs = |f, t| crate::wmma_inst::wmma_regs(self.shape, f, t);
-                use crate::wmma_inst::WmmaFrag as F;
+                let regs = |w, t| wmma_frag_regs(self.shape, w, t);
                 [
-                    regs(F::D, self.types[0]),
-                    regs(F::A, self.types[1]),
-                    regs(F::B, self.types[2]),
-                    regs(F::C, self.types[3]),
+                    regs(2, self.types[0]),
+                    regs(0, self.types[1]),
+                    regs(1, self.types[2]),
+                    regs(2, self.types[3]),
                 ]
             }
         }
@@ -208,9 +256,8 @@ impl Mma {
     pub fn used_counts(&self) -> [usize; 4] {
         let [d, a, b, c] = self.counts();
         if self.shape.is_wmma() {
-            use crate::wmma_inst::{wmma_distinct_regs, WmmaFrag as F};
-            let a = wmma_distinct_regs(self.shape, F::A, self.types[1]);
-            let b = wmma_distinct_regs(self.shape, F::B, self.types[2]);
+            let a = wmma_share_regs(self.shape, 0, self.types[1]);
+            let b = wmma_share_regs(self.shape, 1, self.types[2]);
             [d, a, b, c]
         } else {
             [d, a, b, c]

@@ -34,7 +34,9 @@
 //! The layout (`.row`/`.col`) and the state space change only which
 //! machine instructions move the elements, never where they land.
 
-use crate::mma_inst::{MmaShape, MmaType};
+use crate::mma_inst::{
+    wmma_elems_per_reg, wmma_frag_regs, wmma_matrix_dims, wmma_share_regs, MmaShape, MmaType,
+};
 use crate::operand::RegId;
 
 /// Which matrix a `wmma.load`/`wmma.store` moves.
@@ -124,36 +126,37 @@ impl WmmaMem {
     }
 }
 
+/// The index of `frag` in [`crate::mma_inst`]'s WMMA helpers: `a` 0,
+/// `b` 1, `c`/`d` 2.
+fn which(frag: WmmaFrag) -> usize {
+    match frag {
+        WmmaFrag::A => 0,
+        WmmaFrag::B => 1,
+        WmmaFrag::C | WmmaFrag::D => 2,
+    }
+}
+
 /// The `(rows, columns)` of matrix `frag` of a WMMA shape.
 pub fn wmma_dims(shape: MmaShape, frag: WmmaFrag) -> (usize, usize) {
-    let (m, n, k) = shape.mnk();
-    match frag {
-        WmmaFrag::A => (m, k),
-        WmmaFrag::B => (k, n),
-        WmmaFrag::C | WmmaFrag::D => (m, n),
-    }
+    wmma_matrix_dims(shape, which(frag))
 }
 
-/// Elements of type `ty` in one 32-bit fragment register.
+/// Elements of type `ty` in one fragment register (f64: one).
 pub fn wmma_per_reg(ty: MmaType) -> usize {
-    (32 / ty.bits()).max(1) as usize
+    wmma_elems_per_reg(ty)
 }
 
-/// Registers of fragment `frag` of type `ty`: a lane's share of the
-/// matrix, except `.f16` `a` and `b`, always eight (ptxas's registers
-/// past the share repeat the first ones: the module doc).
+/// Registers of fragment `frag` of type `ty`: a lane's share, except `.f16`
+/// `a` and `b`, always eight (ptxas's registers past the share repeat the
+/// first ones: the module doc).
 pub fn wmma_regs(shape: MmaShape, frag: WmmaFrag, ty: MmaType) -> usize {
-    if ty == MmaType::F16 && matches!(frag, WmmaFrag::A | WmmaFrag::B) {
-        return 8;
-    }
-    wmma_distinct_regs(shape, frag, ty)
+    wmma_frag_regs(shape, which(frag), ty)
 }
 
 /// Registers of a lane's share of the matrix: the ones the machine code
-/// reads (`wmma.mma`'s `HMMA`/`IMMA`).
+/// reads (`wmma.mma`'s `HMMA`/`IMMA`/`DMMA`).
 pub fn wmma_distinct_regs(shape: MmaShape, frag: WmmaFrag, ty: MmaType) -> usize {
-    let (rows, cols) = wmma_dims(shape, frag);
-    rows * cols / 32 / wmma_per_reg(ty)
+    wmma_share_regs(shape, which(frag), ty)
 }
 
 /// Where element `j` (from the register's low bits) of fragment register
@@ -219,11 +222,3 @@ pub fn wmma_element(
 /// any types: `.tf32` is `m16n16k8`'s, the sub-byte types `m8n8k32`'s
 /// and `m8n8k128`'s).
 pub const WMMA_OTHER_SHAPES: [&str; 3] = ["m16n16k8", "m8n8k32", "m8n8k128"];
-
-/// Every shape word this simulator runs and its shape.
-pub const WMMA_SHAPES: [(&str, MmaShape); 4] = [
-    ("m16n16k16", MmaShape::M16n16k16),
-    ("m32n8k16", MmaShape::M32n8k16),
-    ("m8n32k16", MmaShape::M8n32k16),
-    ("m8n8k4", MmaShape::Wm8n8k4),
-];
