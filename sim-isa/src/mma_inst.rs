@@ -26,6 +26,8 @@ pub enum MmaShape {
     M8n32k16,
     /// `wmma.mma`'s `.m8n8k4` (f64; `mma`'s is [`MmaShape::M8n8k4`]).
     Wm8n8k4,
+    /// `wmma.mma`'s `.m8n8k32` (s4/u4).
+    Wm8n8k32,
 }
 
 /// Every shape word and its shape.
@@ -38,11 +40,12 @@ pub const MMA_SHAPES: [(&str, MmaShape); 4] = [
 
 /// Every `wmma` shape word this simulator runs and its shape
 /// (`wmma_inst.rs`).
-pub const WMMA_SHAPES: [(&str, MmaShape); 4] = [
+pub const WMMA_SHAPES: [(&str, MmaShape); 5] = [
     ("m16n16k16", MmaShape::M16n16k16),
     ("m32n8k16", MmaShape::M32n8k16),
     ("m8n32k16", MmaShape::M8n32k16),
     ("m8n8k4", MmaShape::Wm8n8k4),
+    ("m8n8k32", MmaShape::Wm8n8k32),
 ];
 
 /// The `(rows, columns)` of a WMMA shape's matrix `which`: `a` (0, m x k),
@@ -110,6 +113,7 @@ impl MmaShape {
             MmaShape::M32n8k16 => (32, 8, 16),
             MmaShape::M8n32k16 => (8, 32, 16),
             MmaShape::Wm8n8k4 => (8, 8, 4),
+            MmaShape::Wm8n8k32 => (8, 8, 32),
         }
     }
 
@@ -117,7 +121,11 @@ impl MmaShape {
     pub const fn is_wmma(self) -> bool {
         matches!(
             self,
-            MmaShape::M16n16k16 | MmaShape::M32n8k16 | MmaShape::M8n32k16 | MmaShape::Wm8n8k4
+            MmaShape::M16n16k16
+                | MmaShape::M32n8k16
+                | MmaShape::M8n32k16
+                | MmaShape::Wm8n8k4
+                | MmaShape::Wm8n8k32
         )
     }
 
@@ -148,6 +156,10 @@ pub enum MmaType {
     U8,
     /// `.s32`
     S32,
+    /// `.s4` (eight to a register; `wmma` only)
+    S4,
+    /// `.u4` (`wmma` only)
+    U4,
 }
 
 impl MmaType {
@@ -167,14 +179,23 @@ impl MmaType {
         "tf32", "s4", "u4", "b1", "e4m3", "e5m2", "e3m2", "e2m3", "e2m1",
     ];
 
+    /// The sub-byte type words, which only `wmma` runs.
+    pub const SUB_BYTE_WORDS: [(&'static str, MmaType); 2] =
+        [("s4", MmaType::S4), ("u4", MmaType::U4)];
+
     /// The type word.
     pub fn word(self) -> &'static str {
-        word_of(&MmaType::WORDS, self, "f32")
+        MmaType::WORDS
+            .iter()
+            .chain(&MmaType::SUB_BYTE_WORDS)
+            .find(|w| w.1 == self)
+            .map_or("f32", |w| w.0)
     }
 
     /// Width of one element in bits.
     pub const fn bits(self) -> u32 {
         match self {
+            MmaType::S4 | MmaType::U4 => 4,
             MmaType::S8 | MmaType::U8 => 8,
             MmaType::F16 | MmaType::Bf16 => 16,
             MmaType::F32 | MmaType::S32 => 32,
@@ -235,7 +256,11 @@ impl Mma {
             MmaShape::M16n8k8 => [acc(self.types[0]), 2, 1, acc(self.types[3])],
             MmaShape::M16n8k32 => [4, 4, 2, 4],
             MmaShape::M8n8k4 => [2, 1, 1, 2],
-            MmaShape::M16n16k16 | MmaShape::M32n8k16 | MmaShape::M8n32k16 | MmaShape::Wm8n8k4 => {
+            MmaShape::M16n16k16
+            | MmaShape::M32n8k16
+            | MmaShape::M8n32k16
+            | MmaShape::Wm8n8k4
+            | MmaShape::Wm8n8k32 => {
                 let regs = |w, t| wmma_frag_regs(self.shape, w, t);
                 [
                     regs(2, self.types[0]),
@@ -281,6 +306,9 @@ impl Mma {
             },
             MmaShape::M16n8k32 => int8(t[1]) && int8(t[2]) && t[0] == S32 && t[3] == S32,
             MmaShape::M8n8k4 | MmaShape::Wm8n8k4 => t == [F64; 4],
+            MmaShape::Wm8n8k32 => {
+                t[1] == t[2] && matches!(t[1], S4 | U4) && t[0] == S32 && t[3] == S32
+            }
             // `wmma.mma`: f16 with any mix of f16 and f32 accumulators;
             // bf16 with f32; s8 or u8 (the same for `a` and `b`) with s32.
             MmaShape::M16n16k16 | MmaShape::M32n8k16 | MmaShape::M8n32k16 => match (t[1], t[2]) {

@@ -102,9 +102,9 @@ impl WmmaMem {
         wmma_regs(self.shape, self.frag, self.ty)
     }
 
-    /// Bytes of one element.
-    pub fn elem_bytes(&self) -> u64 {
-        u64::from(self.ty.bits() / 8)
+    /// Bits of one element.
+    pub fn elem_bits(&self) -> u64 {
+        u64::from(self.ty.bits())
     }
 
     /// Whether it stores (`wmma.store.d`).
@@ -182,6 +182,15 @@ pub fn wmma_element(
         return (c, r);
     }
     let (g, t) = (lane >> 2, lane & 3);
+    if shape == MmaShape::Wm8n8k32 {
+        // Eight 4-bit elements a register: `a` row `g`, columns `8t` on;
+        // `b` column `g`, rows `8t` on; `c`/`d` as f64's.
+        return match frag {
+            WmmaFrag::A => (g, 8 * t + j),
+            WmmaFrag::B => (8 * t + j, g),
+            WmmaFrag::C | WmmaFrag::D => (g, 2 * t + k),
+        };
+    }
     if shape == MmaShape::Wm8n8k4 {
         // `mma.m8n8k4.f64`'s fragments (`DMMA.8x8x4`).
         return match frag {
@@ -219,6 +228,5 @@ pub fn wmma_element(
 }
 
 /// Shape words of valid `wmma` forms this simulator does not run (with
-/// any types: `.tf32` is `m16n16k8`'s, the sub-byte types `m8n8k32`'s
-/// and `m8n8k128`'s).
-pub const WMMA_OTHER_SHAPES: [&str; 3] = ["m16n16k8", "m8n8k32", "m8n8k128"];
+/// any types: `.tf32` is `m16n16k8`'s, `.b1` `m8n8k128`'s).
+pub const WMMA_OTHER_SHAPES: [&str; 2] = ["m16n16k8", "m8n8k128"];

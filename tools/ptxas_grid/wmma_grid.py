@@ -105,8 +105,30 @@ def f64_forms():
     return g
 
 
+def sub_byte_forms():
+    """m8n8k32 with s4/u4: loads (a .row, b .col only), wmma.mma."""
+    g = []
+    for t in ["s4", "u4"]:
+        for frag, layout in [("a", "row"), ("b", "col"), ("a", "col"), ("b", "row")]:
+            g.append(f"wmma.load.{frag}.sync.aligned.{layout}.m8n8k32.global.{t} {{%r1}}, [%rd1], 64;")
+        for sat in ["", ".satfinite"]:
+            g.append(f"wmma.mma.sync.aligned.row.col.m8n8k32.s32.{t}.{t}.s32{sat} {{%r1, %r2}}, {{%r3}}, {{%r4}}, {{%r5, %r6}};")
+    g += [
+        "wmma.load.c.sync.aligned.col.m8n8k32.shared.s32 {%r1, %r2}, [%rd1];",
+        "wmma.store.d.sync.aligned.row.m8n8k32.s32 [%rd1], {%r1, %r2};",
+        "wmma.load.c.sync.aligned.row.m8n8k32.global.f32 {%f1, %f2}, [%rd1];",
+        "wmma.load.a.sync.aligned.row.m8n8k32.global.s8 {%r1}, [%rd1];",
+        "wmma.load.a.sync.aligned.row.m16n16k16.global.s4 {%r1}, [%rd1];",
+        "wmma.mma.sync.aligned.col.row.m8n8k32.s32.s4.s4.s32 {%r1, %r2}, {%r3}, {%r4}, {%r5, %r6};",
+        "wmma.mma.sync.aligned.row.col.m8n8k32.s32.s4.u4.s32 {%r1, %r2}, {%r3}, {%r4}, {%r5, %r6};",
+        "wmma.mma.sync.aligned.row.col.m8n8k32.s32.s4.s4.s32 {%r1, %r2}, {%r3, %r7}, {%r4}, {%r5, %r6};",
+        "wmma.mma.sync.aligned.row.col.m16n16k16.s32.s4.s4.s32 {%r1, %r2}, {%r3}, {%r4}, {%r5, %r6};",
+    ]
+    return g
+
+
 def grid():
-    g = other_shapes() + f64_forms()
+    g = other_shapes() + f64_forms() + sub_byte_forms()
     for frag, types in [("a", ["f16"]), ("b", ["f16"]), ("c", ["f16", "f32"])]:
         for layout in ["row", "col"]:
             for sp, addr in [(".global", "[%rd1]"), (".shared", "[%rd1+32]"), ("", "[%rd1]"),
@@ -247,6 +269,10 @@ LDF64 = "wmma.load.c.sync.aligned.col.m8n8k4.global.f64 {%fd1, %fd2}, [%rd1];"
 MMAF64 = "wmma.mma.sync.aligned.row.col.m8n8k4.rn.f64.f64.f64.f64 {%fd1, %fd2}, {%fd3}, {%fd4}, {%fd5, %fd6};"
 GATES += [(t, v, s) for s in [LDF64, MMAF64]
           for t, v in [("sm_75", "7.0"), ("sm_80", "6.5"), ("sm_80", "7.0"), ("sm_90", "7.8")]]
+LDS4 = "wmma.load.a.sync.aligned.row.m8n8k32.global.s4 {%r1}, [%rd1];"
+MMAU4 = "wmma.mma.sync.aligned.row.col.m8n8k32.s32.u4.u4.s32 {%r1, %r2}, {%r3}, {%r4}, {%r5, %r6};"
+GATES += [(t, v, s) for s in [LDS4, MMAU4]
+          for t, v in [("sm_72", "6.3"), ("sm_75", "6.2"), ("sm_75", "6.3"), ("sm_90", "7.8")]]
 GATES += [(t, v, s) for s in [LDS8, LDS32, MMAU8]
           for t, v in [("sm_70", "6.3"), ("sm_72", "6.2"), ("sm_72", "6.3"), ("sm_90", "7.8")]]
 

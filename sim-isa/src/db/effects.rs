@@ -265,6 +265,9 @@ fn mma_machine_opcode(m: &crate::inst::Mma) -> (&'static str, &'static str) {
     use crate::inst::{MmaShape, MmaType};
     match (m.shape, m.types[1], m.types[0]) {
         (MmaShape::M8n8k4 | MmaShape::Wm8n8k4, _, _) => ("DMMA", ".8x8x4"),
+        // sm_90 has no 4-bit IMMA: ptxas widens to bytes for two
+        // `IMMA.8816` (docs/wmma.md), timed as one.
+        (MmaShape::Wm8n8k32, _, _) => ("IMMA", ".8816"),
         // `wmma.mma`: two `HMMA.16816` or `IMMA.16816` (docs/wmma.md),
         // timed as one.
         (

@@ -2,8 +2,8 @@
 //! ptxas 13.0.88's verdicts (`tests/data/wmma-ptxas.txt`, made by
 //! `tools/ptxas_grid/wmma_grid.py`, with ptxas 11.8 below sm_75): sm_70,
 //! and PTX 6.3 for the `.aligned` every form here is written with; the
-//! integer types ("WMMA with integer types") sm_72; `.bf16` and `.f64`
-//! sm_80 and PTX 7.0.
+//! integer types ("WMMA with integer types") sm_72; `.s4`/`.u4` sm_75;
+//! `.bf16` and `.f64` sm_80 and PTX 7.0.
 
 use super::Gate;
 use crate::inst::{Instruction, MemOp, MmaType, Op};
@@ -46,6 +46,14 @@ pub(crate) const WMMA_GATES: &[Gate] = &[
         feature: Some(Feature::MmaAmpere),
         ptx: (7, 0),
         applies: |i| wmma_types(i).is_some_and(|t| t.contains(&MmaType::Bf16)),
+    },
+    Gate {
+        what: "wmma with s4 or u4",
+        feature: Some(Feature::MatrixTuring),
+        ptx: (6, 3),
+        applies: |i| {
+            wmma_types(i).is_some_and(|t| t.iter().any(|x| matches!(x, MmaType::S4 | MmaType::U4)))
+        },
     },
     Gate {
         what: "wmma with f64",

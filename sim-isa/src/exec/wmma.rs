@@ -59,12 +59,13 @@ fn stride(w: &WmmaMem, regs: &WarpRegs, l: usize) -> u64 {
     }
 }
 
-/// Byte offset of lane `l`'s element `j` of fragment register `k`.
+/// Byte offset of lane `l`'s element `j` of fragment register `k` (of
+/// the byte holding it, for 4-bit elements).
 fn offset(w: &WmmaMem, k: usize, l: usize, j: usize, s: u64) -> u64 {
     let (row, col) = wmma_element(w.shape, w.frag, w.ty, k, l, j);
     let (row, col) = (row as u64, col as u64);
     let e = if w.col { col * s + row } else { row * s + col };
-    e * w.elem_bytes()
+    e * w.elem_bits() / 8
 }
 
 /// Runs a `wmma.load`/`wmma.store` with each lane's address in `addrs`,
@@ -86,8 +87,13 @@ pub(super) fn access(
             });
         }
     }
-    let per = wmma_per_reg(w.ty);
-    let eb = w.elem_bytes() as u32;
+    // 4-bit elements: a register's eight are one word in memory (`a` is
+    // always `.row` and `b` `.col`, so they lie in order), moved whole.
+    let (per, eb) = if w.elem_bits() < 8 {
+        (1, 4)
+    } else {
+        (wmma_per_reg(w.ty), w.elem_bits() as u32 / 8)
+    };
     let strides: [u64; WARP_SIZE] = std::array::from_fn(|l| stride(w, regs, l));
     for k in 0..w.regs() {
         let Some(reg) = frag_reg(m, w, k) else {
@@ -124,7 +130,7 @@ pub(super) fn access(
 /// `.f16` `a` and `b` aside), for a timing model's accesses.
 pub(super) fn lane_bytes(w: &WmmaMem) -> u32 {
     let regs = wmma_distinct_regs(w.shape, w.frag, w.ty);
-    (regs * wmma_per_reg(w.ty)) as u32 * w.elem_bytes() as u32
+    (regs * wmma_per_reg(w.ty)) as u32 * w.elem_bits() as u32 / 8
 }
 
 /// The largest WMMA matrix side (m32n8k16's m, m8n32k16's n).
@@ -170,16 +176,21 @@ pub(super) fn mma(m: &Mma, target: Target, regs: &mut WarpRegs, exec: u32) {
     } else {
         F32
     };
+    // ptxas emulates the 4-bit forms on sm_90 with two `IMMA.8816` on
+    // bytes whose sums are added to `c` by plain `IADD`s: `.satfinite`
+    // wraps there like its absence.
+    let sub_byte = matches!(at, MmaType::S4 | MmaType::U4);
     let one = Mma {
         shape: MmaShape::M16n8k16,
         types: [acc, at, bt, acc],
+        satfinite: m.satfinite && !sub_byte,
         ..*m
     };
     let (rows, cols, depth) = m.shape.mnk();
     let mut d = [[0u64; SIDE]; SIDE];
     for (i, row) in d.iter_mut().enumerate().take(rows) {
         for (j, out) in row.iter_mut().enumerate().take(cols) {
-            let col: [u64; 16] = std::array::from_fn(|x| b[x][j]);
+            let col: [u64; SIDE] = std::array::from_fn(|x| b[x][j]);
             let cij = if ct == F16 && acc == F32 {
                 let x = decode_float(F16_FMT, c[i][j], false);
                 encode_float(F32_FMT, x, Dir::Nearest, false, false, false)

@@ -34,7 +34,7 @@ struct Words<'a> {
     shape: Option<MmaShape>,
     /// A shape this simulator does not run.
     other_shape: bool,
-    /// Type words only other shapes take (`.tf32`, sub-byte).
+    /// Type words only other shapes take (`.tf32`, `.b1`).
     foreign: bool,
     layouts: Vec<bool>,
     types: Vec<MmaType>,
@@ -44,7 +44,13 @@ struct Words<'a> {
 
 fn sort_words<'a>(words: &[&'a str]) -> Words<'a> {
     let mut w = Words::default();
-    let run_type = |x: &str| MmaType::WORDS.iter().find(|t| t.0 == x).map(|t| t.1);
+    let run_type = |x: &str| {
+        MmaType::WORDS
+            .iter()
+            .chain(&MmaType::SUB_BYTE_WORDS)
+            .find(|t| t.0 == x)
+            .map(|t| t.1)
+    };
     for &x in words {
         let dup = match x {
             "sync" => std::mem::replace(&mut w.sync, true),
@@ -73,7 +79,7 @@ fn sort_words<'a>(words: &[&'a str]) -> Words<'a> {
                 w.types.extend(run_type(x));
                 false
             }
-            "tf32" | "s4" | "u4" | "b1" => {
+            "tf32" | "b1" => {
                 w.foreign = true;
                 false
             }
@@ -150,13 +156,27 @@ fn ldst(
     let col = cx.col(op.0);
     let types_err = || invalid(col, op.1, R::UnexpectedTypes { inst: "wmma" });
     let ty = match (frag, w.types.as_slice()) {
-        (WmmaFrag::A | WmmaFrag::B, &[t @ (F16 | Bf16 | S8 | U8 | F64)]) => t,
+        (WmmaFrag::A | WmmaFrag::B, &[t @ (F16 | Bf16 | S8 | U8 | F64 | S4 | U4)]) => t,
         (WmmaFrag::C | WmmaFrag::D, &[t @ (F16 | F32 | S32 | F64)]) => t,
         _ => return Err(types_err()),
     };
-    // `.f64` is m8n8k4's only type, and m8n8k4 takes no other.
-    if (ty == F64) != (shape == MmaShape::Wm8n8k4) {
+    // `.f64` is m8n8k4's only type, and m8n8k4 takes no other; `.s4`/`.u4`
+    // are m8n8k32's `a`/`b`, whose `c`/`d` are `.s32` (or `.f32`).
+    let sub = shape == MmaShape::Wm8n8k32;
+    let sub_ok = match frag {
+        WmmaFrag::A | WmmaFrag::B => matches!(ty, S4 | U4),
+        // ptxas takes `.f32` for the 32-bit words too.
+        WmmaFrag::C | WmmaFrag::D => matches!(ty, S32 | F32),
+    };
+    if (ty == F64) != (shape == MmaShape::Wm8n8k4)
+        || (sub && !sub_ok)
+        || (!sub && matches!(ty, S4 | U4))
+    {
         return Err(types_err());
+    }
+    // ptxas: "Illegal alayout": m8n8k32's `a` is `.row`, its `b` `.col`.
+    if sub && w.layouts[0] != (frag == WmmaFrag::B) && matches!(frag, WmmaFrag::A | WmmaFrag::B) {
+        return Err(invalid(col, op.1, R::UnknownModifier(".col".into())));
     }
     if w.rn || w.other_rnd {
         return Err(invalid(col, op.1, R::UnknownModifier(".rn".into())));
@@ -209,6 +229,7 @@ fn ldst(
             S8 => MemType::S(8),
             U8 => MemType::U(8),
             Bf16 => MemType::B(16),
+            S4 | U4 => MemType::B(32),
             F64 => MemType::F64,
         },
         vec: lo.len() as u8,
@@ -247,9 +268,15 @@ fn mma(
     if !Mma::types_ok(shape, types) {
         return Err(types_err());
     }
-    let int = matches!(types[1], MmaType::S8 | MmaType::U8);
+    let int = matches!(
+        types[1],
+        MmaType::S8 | MmaType::U8 | MmaType::S4 | MmaType::U4
+    );
     if w.satfinite && !int {
         return Err(types_err());
+    }
+    if shape == MmaShape::Wm8n8k32 && w.layouts != [false, true] {
+        return Err(invalid(col, op.1, R::UnknownModifier(".col".into())));
     }
     let f64 = types[1] == MmaType::F64;
     if (w.rn || w.other_rnd) && !f64 {

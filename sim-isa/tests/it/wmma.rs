@@ -20,7 +20,6 @@ fn unimplemented_form(t: &str) -> bool {
         "k4.rz.",
         "k4.rm.",
         "k4.rp.",
-        "m8n8k32",
         "m8n8k128",
         ", 5}",
         ", 1}",
@@ -34,7 +33,7 @@ fn unimplemented_form(t: &str) -> bool {
 fn agrees_with_ptxas_on_the_grid() {
     let (counts, wrong) = grid::verdicts(GRID, &unimplemented_form);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-    assert_eq!(counts, [299, 82, 0]);
+    assert_eq!(counts, [310, 92, 0]);
 }
 
 #[test]
@@ -47,7 +46,7 @@ fn accepted_statements_print_and_reparse() {
 fn gates_agree_with_ptxas() {
     let (n, wrong) = grid::gates(GRID);
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-    assert_eq!(n, 58);
+    assert_eq!(n, 66);
 }
 
 /// What each form does to the machine, as the database says.

@@ -49,6 +49,8 @@ enum T {
     Bf16,
     F32,
     F64,
+    S4,
+    U4,
     S8,
     U8,
     S32,
@@ -61,6 +63,8 @@ impl T {
             T::Bf16 => "bf16",
             T::F32 => "f32",
             T::F64 => "f64",
+            T::S4 => "s4",
+            T::U4 => "u4",
             T::S8 => "s8",
             T::U8 => "u8",
             T::S32 => "s32",
@@ -69,6 +73,7 @@ impl T {
 
     fn bits(self) -> usize {
         match self {
+            T::S4 | T::U4 => 4,
             T::S8 | T::U8 => 8,
             T::F16 | T::Bf16 => 16,
             T::F32 | T::S32 => 32,
@@ -77,7 +82,7 @@ impl T {
     }
 
     fn int(self) -> bool {
-        matches!(self, T::S8 | T::U8 | T::S32)
+        matches!(self, T::S4 | T::U4 | T::S8 | T::U8 | T::S32)
     }
 
     /// The bits of `v`: integers as two's complement; f16 rounded to
@@ -85,7 +90,7 @@ impl T {
     /// f32 toward zero, the model's final rounding (exec/mma.rs).
     fn encode(self, v: f64) -> u64 {
         match self {
-            T::S8 | T::U8 | T::S32 => {
+            T::S4 | T::U4 | T::S8 | T::U8 | T::S32 => {
                 assert_eq!(v, v.trunc());
                 (v as i64 as u64) & ((1u64 << self.bits()) - 1)
             }
@@ -141,6 +146,7 @@ impl Form {
             "m16n16k16" => (16, 16, 16),
             "m32n8k16" => (32, 8, 16),
             "m8n8k4" => (8, 8, 4),
+            "m8n8k32" => (8, 8, 32),
             _ => (8, 32, 16),
         }
     }
@@ -273,7 +279,9 @@ fn frag_element(
     match (shape, which, t.bits()) {
         (_, 0, 64) => (g, t4),
         (_, 1, 64) => (t4, g),
-        (_, _, 64) => (g, 2 * t4 + k),
+        (_, _, 64) | ("m8n8k32", 2, 32) => (g, 2 * t4 + k),
+        (_, 0, 4) => (g, 8 * t4 + j),
+        (_, 1, 4) => (8 * t4 + j, g),
         (_, 0, 8) => (g + 8 * k, 4 * t4 + j),
         (_, 1, 8) => (4 * t4 + j, g + 8 * k),
         ("m16n16k16", 0, 16) => (g + 8 * (k % 2), 2 * t4 + j + 8 * ((k / 2) % 2)),
@@ -297,6 +305,31 @@ fn frag_element(
     }
 }
 
+/// Element `idx` (of `bits` bits) of the matrix at byte `base` of `buf`:
+/// 4-bit elements two to a byte, the even one in the low nibble (as
+/// ptxas's unpacking reads them).
+fn get_elem(buf: &[u8], base: usize, idx: usize, bits: usize) -> u64 {
+    if bits == 4 {
+        return u64::from(buf[base + idx / 2] >> (4 * (idx % 2)) & 0xf);
+    }
+    let (at, n) = (base + idx * bits / 8, bits / 8);
+    let mut x = [0u8; 8];
+    x[..n].copy_from_slice(&buf[at..at + n]);
+    u64::from_le_bytes(x)
+}
+
+/// Writes element `idx` as [`get_elem`] reads it.
+fn put_elem(buf: &mut [u8], base: usize, idx: usize, bits: usize, v: u64) {
+    if bits == 4 {
+        let sh = 4 * (idx % 2);
+        let b = &mut buf[base + idx / 2];
+        *b = (*b & !(0xf << sh)) | ((v as u8 & 0xf) << sh);
+        return;
+    }
+    let (at, n) = (base + idx * bits / 8, bits / 8);
+    buf[at..at + n].copy_from_slice(&v.to_le_bytes()[..n]);
+}
+
 /// Runs `f` on inputs `a(i, k)`, `b(k, j)`, `c(i, j)` (values), checks
 /// the fragment dumps and every element of `d` against the exact sum,
 /// wrapped or clamped for the integers and rounded by [`T::encode`]; returns
@@ -318,16 +351,13 @@ fn run_form(
     .unwrap();
     let mut bufs = launch.load_buffers().unwrap();
     let vals: [&dyn Fn(usize, usize) -> f64; 3] = [&a, &b, &c];
-    let put = |buf: &mut Vec<u8>, at: usize, bytes: usize, v: u64| {
-        buf[at..at + bytes].copy_from_slice(&v.to_le_bytes()[..bytes]);
-    };
     for w in 0..3 {
         let (rows, cols) = f.dims(w);
-        let eb = f.ty(w).bits() / 8;
+        let bits = f.ty(w).bits();
         for r in 0..rows {
             for col in 0..cols {
                 let v = f.ty(w).encode(vals[w](r, col));
-                put(&mut bufs[0], BASE[w] + eb * f.at(w, r, col), eb, v);
+                put_elem(&mut bufs[0], BASE[w], f.at(w, r, col), bits, v);
             }
         }
     }
@@ -343,18 +373,12 @@ fn run_form(
     // Fragment registers as ptxas's machine code fills them.
     for w in 0..3 {
         let t = f.ty(w);
-        let eb = t.bits() / 8;
         for k in 0..f.regs(w) {
             for lane in 0..32 {
                 let mut want = 0u64;
                 for j in 0..(32 / t.bits()).max(1) {
                     let (r, col) = frag_element(f.shape, w, t, k, lane, j);
-                    let at = BASE[w] + eb * f.at(w, r, col);
-                    let e = u64::from_le_bytes({
-                        let mut x = [0u8; 8];
-                        x[..eb].copy_from_slice(&input[at..at + eb]);
-                        x
-                    });
+                    let e = get_elem(&input, BASE[w], f.at(w, r, col), t.bits());
                     want |= e << (t.bits() * j);
                 }
                 let got = get(DUMP[w] + 256 * k + 8 * lane, t.bits().max(32) / 8);
@@ -374,7 +398,10 @@ fn run_form(
             };
             let want = if f.d.int() {
                 let s = s as i64;
-                let s = if f.sat {
+                // ptxas emulates the 4-bit forms on sm_90 with byte
+                // `IMMA`s whose sums meet `c` in plain `IADD`s:
+                // `.satfinite` wraps there (docs/wmma.md).
+                let s = if f.sat && f.ab.bits() >= 8 {
                     s.clamp(i64::from(i32::MIN), i64::from(i32::MAX))
                 } else {
                     s
@@ -609,4 +636,35 @@ fn m8n8k4_f64_rn() {
     let mut f = form("m8n8k4", T::F64, T::F64, T::F64, [C, F, F, C]);
     f.rn = true;
     run_form(&f, small(4, -9, 19), small(5, -9, 19), small(6, -99, 199));
+}
+
+/// s4 (`m8n8k32`): products of -8..7 summed exactly.
+#[test]
+fn m8n8k32_s4() {
+    let f = form("m8n8k32", T::S4, T::S32, T::S32, [F, C, C, F]);
+    let d = run_form(&f, small(1, -8, 16), small(2, -8, 16), small(3, -500, 1000));
+    // Row 0, column 0 by hand: a[0][k] = (3k + 5) % 16 - 8, b[k][0] =
+    // (7k + 10) % 16 - 8, c[0][0] = 15 - 500.
+    let want: i64 = (0..32)
+        .map(|k| ((3 * k + 5) % 16 - 8) * ((7 * k + 10) % 16 - 8))
+        .sum::<i64>()
+        - 485;
+    assert_eq!(d[0][0], u64::from(want as i32 as u32));
+}
+
+/// u4 with `.satfinite`: ptxas 13.0.88's sm_90 code adds the byte
+/// `IMMA`s' sums to `c` with plain `IADD`s, so past `i32::MAX` it wraps.
+#[test]
+fn m8n8k32_u4_satfinite_wraps_as_the_machine_code_does() {
+    let mut f = form("m8n8k32", T::U4, T::S32, T::S32, [F, C, F, C]);
+    f.sat = true;
+    let c = |i: usize, j: usize| {
+        if i == 0 {
+            f64::from(i32::MAX) - 2.0
+        } else {
+            small(4, -500, 1000)(i, j)
+        }
+    };
+    let d = run_form(&f, small(5, 1, 15), small(6, 1, 15), c);
+    assert!(d[0][0] >= 0x8000_0000);
 }
