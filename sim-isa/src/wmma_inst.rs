@@ -5,8 +5,8 @@
 //! [`MmaShape::is_wmma`]. Parsed by `parse/wmma.rs`, run by `exec/wmma.rs`.
 //! This simulator runs `.m16n16k16`, `.m32n8k16` and `.m8n32k16` with
 //! `.f16` `a`/`b` (`.f16`/`.f32` `c`/`d`), `.bf16` (`.f32`) and `.s8`/`.u8`
-//! (`.s32`); `.tf32`, `.f64` and the sub-byte forms are valid PTX it
-//! reports as `Unimplemented`.
+//! (`.s32`); `.m8n8k4` with `.f64` and `.m8n8k32` with `.s4`/`.u4`. The
+//! `.tf32` and `.b1` forms are valid PTX it reports as `Unimplemented`.
 //!
 //! The manual leaves which lane holds which element unspecified; a
 //! program's registers depend on it, so it is ptxas 13.0.88's for sm_90,
@@ -26,6 +26,12 @@
 //!   `g + 8 ((i >> 1) & 1)`, column `2t + (i & 1)`, plus `h` for `i >= 4`;
 //! - `.f16` `c`/`d` (four registers): register `r` holds row
 //!   `g + 8 (r & 1)`, columns `2t` and the next, plus `h` for `r >= 2`.
+//!
+//! m8n8k4 (`.f64`, 64-bit registers) has `mma.m8n8k4`'s fragments: `a`
+//! row `g`, column `t`; `b` row `t`, column `g`; `c`/`d` register `k` row
+//! `g`, column `2t + k`. m8n8k32 (`.s4`/`.u4`, eight to a register, the
+//! first in the low bits): `a` row `g`, columns `8t` on; `b` column `g`,
+//! rows `8t` on; `c`/`d` as m8n8k4's.
 //!
 //! m8n32k16 is m32n8k16 transposed: ptxas computes `d^T = b^T a^T`, so its
 //! `a` is laid out as m32n8k16's `b` transposed, its `b` as `a` transposed
