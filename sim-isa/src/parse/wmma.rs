@@ -176,7 +176,8 @@ fn ldst(
     }
     // ptxas: "Illegal alayout": m8n8k32's `a` is `.row`, its `b` `.col`.
     if sub && w.layouts[0] != (frag == WmmaFrag::B) && matches!(frag, WmmaFrag::A | WmmaFrag::B) {
-        return Err(invalid(col, op.1, R::UnknownModifier(".col".into())));
+        let word = if w.layouts[0] { ".col" } else { ".row" };
+        return Err(invalid(col, op.1, R::UnknownModifier(word.into())));
     }
     if w.rn || w.other_rnd {
         return Err(invalid(col, op.1, R::UnknownModifier(".rn".into())));
