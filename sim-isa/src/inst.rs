@@ -493,9 +493,10 @@ pub use crate::mem_inst::{
     AddrBase, Address, AtomOp, BarRedOp, Mem, MemOp, MemType, PrefetchLevel, Quals, ReduxOp,
     ShflMode, Space, VoteMode, WarpInst, WarpOp, QUAL_WORDS, WARP_WORDS,
 };
-pub use crate::mma_inst::{Mma, MmaShape, MmaType, MMA_OTHER_SHAPES, MMA_SHAPES};
+pub use crate::mma_inst::{Mma, MmaShape, MmaType, MMA_OTHER_SHAPES, MMA_SHAPES, WMMA_SHAPES};
 pub use crate::wmma_inst::{
-    wmma_element, WmmaFrag, WmmaMem, WmmaStride, WMMA_OTHER_SHAPES, WMMA_OTHER_TYPES,
+    wmma_dims, wmma_distinct_regs, wmma_element, wmma_per_reg, wmma_regs, WmmaFrag, WmmaMem,
+    WmmaStride, WMMA_OTHER_SHAPES,
 };
 
 /// One instruction body, by family.
@@ -587,9 +588,10 @@ pub struct RegUse {
     pub write: bool,
 }
 
-/// Most registers one instruction names: the guard and `wmma.mma`'s 24
-/// (eight of `d` and of `c`, the four of `a` and of `b` it reads).
-pub const MAX_REG_USES: usize = 25;
+/// Most registers one instruction names: the guard and `wmma.mma.m32n8k16`'s
+/// (or `m8n32k16`'s) 26 with 32-bit accumulators (eight of `d` and of `c`,
+/// the ten of `a` and `b` it reads).
+pub const MAX_REG_USES: usize = 27;
 
 /// Registers an instruction touches, without allocating (at most
 /// [`MAX_REG_USES`]: guard, up to four destinations or sources, `shfl`'s
@@ -737,7 +739,8 @@ impl Instruction {
                         (bits, bits)
                     }
                     // Two 16-bit elements (or one f32) to a 32-bit register.
-                    MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } | MemOp::Wmma(_) => (32, 32),
+                    MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } => (32, 32),
+                    MemOp::Wmma(w) => (w.ty.reg_bits(), w.ty.reg_bits()),
                     // No value: the address alone.
                     MemOp::Prefetch(_) => (bits, bits),
                 };

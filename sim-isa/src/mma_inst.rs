@@ -18,8 +18,16 @@ pub enum MmaShape {
     M16n8k32,
     /// `.m8n8k4` with f64 (sm_80).
     M8n8k4,
-    /// `.m16n16k16`: `wmma.mma` with f16 (sm_70; `wmma_inst.rs`).
+    /// `.m16n16k16`: `wmma.mma` (`wmma_inst.rs`).
     M16n16k16,
+    /// `.m32n8k16`: `wmma.mma`.
+    M32n8k16,
+    /// `.m8n32k16`: `wmma.mma`.
+    M8n32k16,
+    /// `wmma.mma`'s `.m8n8k4` (f64; `mma`'s is [`MmaShape::M8n8k4`]).
+    Wm8n8k4,
+    /// `wmma.mma`'s `.m8n8k32` (s4/u4).
+    Wm8n8k32,
 }
 
 /// Every shape word and its shape.
@@ -29,6 +37,56 @@ pub const MMA_SHAPES: [(&str, MmaShape); 4] = [
     ("m16n8k32", MmaShape::M16n8k32),
     ("m8n8k4", MmaShape::M8n8k4),
 ];
+
+/// Every `wmma` shape word this simulator runs and its shape
+/// (`wmma_inst.rs`).
+pub const WMMA_SHAPES: [(&str, MmaShape); 5] = [
+    ("m16n16k16", MmaShape::M16n16k16),
+    ("m32n8k16", MmaShape::M32n8k16),
+    ("m8n32k16", MmaShape::M8n32k16),
+    ("m8n8k4", MmaShape::Wm8n8k4),
+    ("m8n8k32", MmaShape::Wm8n8k32),
+];
+
+/// The `(rows, columns)` of a WMMA shape's matrix `which`: `a` (0, m x k),
+/// `b` (1, k x n), `c`/`d` (2, m x n).
+pub const fn wmma_matrix_dims(shape: MmaShape, which: usize) -> (usize, usize) {
+    let (m, n, k) = shape.mnk();
+    match which {
+        0 => (m, k),
+        1 => (k, n),
+        _ => (m, n),
+    }
+}
+
+/// Elements of type `ty` in one fragment register (one for f64's 64-bit
+/// registers).
+pub const fn wmma_elems_per_reg(ty: MmaType) -> usize {
+    let per = 32 / ty.bits();
+    if per == 0 {
+        1
+    } else {
+        per as usize
+    }
+}
+
+/// Registers of a lane's share of WMMA matrix `which` (as in
+/// [`wmma_matrix_dims`]): the ones the machine code reads.
+pub const fn wmma_share_regs(shape: MmaShape, which: usize, ty: MmaType) -> usize {
+    let (rows, cols) = wmma_matrix_dims(shape, which);
+    rows * cols / 32 / wmma_elems_per_reg(ty)
+}
+
+/// Registers of WMMA fragment `which`: the lane's share, except `.f16`
+/// `a` and `b`, always eight (ptxas's registers past the share repeat the
+/// first ones: `wmma_inst.rs`).
+pub const fn wmma_frag_regs(shape: MmaShape, which: usize, ty: MmaType) -> usize {
+    if matches!(ty, MmaType::F16) && which < 2 {
+        8
+    } else {
+        wmma_share_regs(shape, which, ty)
+    }
+}
 
 /// Shape words that are valid PTX (for some types and targets) but that
 /// this simulator does not run: a statement naming one is `Unimplemented`.
@@ -52,14 +110,30 @@ impl MmaShape {
             MmaShape::M16n8k32 => (16, 8, 32),
             MmaShape::M8n8k4 => (8, 8, 4),
             MmaShape::M16n16k16 => (16, 16, 16),
+            MmaShape::M32n8k16 => (32, 8, 16),
+            MmaShape::M8n32k16 => (8, 32, 16),
+            MmaShape::Wm8n8k4 => (8, 8, 4),
+            MmaShape::Wm8n8k32 => (8, 8, 32),
         }
+    }
+
+    /// Whether this is a `wmma.mma` shape (`wmma_inst.rs`).
+    pub const fn is_wmma(self) -> bool {
+        matches!(
+            self,
+            MmaShape::M16n16k16
+                | MmaShape::M32n8k16
+                | MmaShape::M8n32k16
+                | MmaShape::Wm8n8k4
+                | MmaShape::Wm8n8k32
+        )
     }
 
     /// The shape word.
     pub fn word(self) -> &'static str {
-        // WMMA's shape is not an `mma` shape (`MMA_SHAPES` lists those).
-        if self == MmaShape::M16n16k16 {
-            return "m16n16k16";
+        // WMMA's shapes are not `mma` shapes (`MMA_SHAPES` lists those).
+        if self.is_wmma() {
+            return word_of(&WMMA_SHAPES, self, "m16n16k16");
         }
         word_of(&MMA_SHAPES, self, "m16n8k16")
     }
@@ -82,6 +156,10 @@ pub enum MmaType {
     U8,
     /// `.s32`
     S32,
+    /// `.s4` (eight to a register; `wmma` only)
+    S4,
+    /// `.u4` (`wmma` only)
+    U4,
 }
 
 impl MmaType {
@@ -101,14 +179,23 @@ impl MmaType {
         "tf32", "s4", "u4", "b1", "e4m3", "e5m2", "e3m2", "e2m3", "e2m1",
     ];
 
+    /// The sub-byte type words, which only `wmma` runs.
+    pub const SUB_BYTE_WORDS: [(&'static str, MmaType); 2] =
+        [("s4", MmaType::S4), ("u4", MmaType::U4)];
+
     /// The type word.
     pub fn word(self) -> &'static str {
-        word_of(&MmaType::WORDS, self, "f32")
+        MmaType::WORDS
+            .iter()
+            .chain(&MmaType::SUB_BYTE_WORDS)
+            .find(|w| w.1 == self)
+            .map_or("f32", |w| w.0)
     }
 
     /// Width of one element in bits.
     pub const fn bits(self) -> u32 {
         match self {
+            MmaType::S4 | MmaType::U4 => 4,
             MmaType::S8 | MmaType::U8 => 8,
             MmaType::F16 | MmaType::Bf16 => 16,
             MmaType::F32 | MmaType::S32 => 32,
@@ -169,19 +256,34 @@ impl Mma {
             MmaShape::M16n8k8 => [acc(self.types[0]), 2, 1, acc(self.types[3])],
             MmaShape::M16n8k32 => [4, 4, 2, 4],
             MmaShape::M8n8k4 => [2, 1, 1, 2],
-            MmaShape::M16n16k16 => [2 * acc(self.types[0]), 8, 8, 2 * acc(self.types[3])],
+            MmaShape::M16n16k16
+            | MmaShape::M32n8k16
+            | MmaShape::M8n32k16
+            | MmaShape::Wm8n8k4
+            | MmaShape::Wm8n8k32 => {
+                let regs = |w, t| wmma_frag_regs(self.shape, w, t);
+                [
+                    regs(2, self.types[0]),
+                    regs(0, self.types[1]),
+                    regs(1, self.types[2]),
+                    regs(2, self.types[3]),
+                ]
+            }
         }
     }
 
     /// Registers of each fragment the machine code reads or writes,
-    /// `[d, a, b, c]`: [`Mma::counts`], but for `wmma.mma` only the first
-    /// four of `a` and of `b` (ptxas 13.0.88's two `HMMA.16816` read
-    /// those alone: registers 4-7 repeat them after `wmma.load`,
-    /// docs/wmma.md). The scoreboard and the register checks use these.
+    /// `[d, a, b, c]`: [`Mma::counts`], but for `wmma.mma` with `.f16`
+    /// `a` and `b` only a lane's share of each (ptxas 13.0.88's two
+    /// `HMMA.16816` read those alone: the other registers repeat them
+    /// after `wmma.load`, docs/wmma.md). The scoreboard and the register
+    /// checks use these.
     pub fn used_counts(&self) -> [usize; 4] {
         let [d, a, b, c] = self.counts();
-        if self.shape == MmaShape::M16n16k16 {
-            [d, 4, 4, c]
+        if self.shape.is_wmma() {
+            let a = wmma_share_regs(self.shape, 0, self.types[1]);
+            let b = wmma_share_regs(self.shape, 1, self.types[2]);
+            [d, a, b, c]
         } else {
             [d, a, b, c]
         }
@@ -203,19 +305,26 @@ impl Mma {
                 _ => false,
             },
             MmaShape::M16n8k32 => int8(t[1]) && int8(t[2]) && t[0] == S32 && t[3] == S32,
-            MmaShape::M8n8k4 => t == [F64; 4],
-            // `wmma.mma`: any mix of f16 and f32 accumulators.
-            MmaShape::M16n16k16 => {
-                t[1] == F16 && t[2] == F16 && matches!(t[0], F16 | F32) && matches!(t[3], F16 | F32)
+            MmaShape::M8n8k4 | MmaShape::Wm8n8k4 => t == [F64; 4],
+            MmaShape::Wm8n8k32 => {
+                t[1] == t[2] && matches!(t[1], S4 | U4) && t[0] == S32 && t[3] == S32
             }
+            // `wmma.mma`: f16 with any mix of f16 and f32 accumulators;
+            // bf16 with f32; s8 or u8 (the same for `a` and `b`) with s32.
+            MmaShape::M16n16k16 | MmaShape::M32n8k16 | MmaShape::M8n32k16 => match (t[1], t[2]) {
+                (F16, F16) => matches!(t[0], F16 | F32) && matches!(t[3], F16 | F32),
+                (Bf16, Bf16) => t[0] == F32 && t[3] == F32,
+                (a, b) if a == b && int8(a) => t[0] == S32 && t[3] == S32,
+                _ => false,
+            },
         }
     }
 
-    /// Whether the form needs sm_80 (`Feature::MmaAmpere`): every shape
-    /// but Turing's `m16n8k8` and `wmma`'s `m16n16k16` (sm_70), and bf16.
+    /// Whether the `mma` form needs sm_80 (`Feature::MmaAmpere`): every
+    /// shape but Turing's `m16n8k8`, and bf16. `wmma.mma`'s gates are
+    /// `db/wmma_gates.rs`'s.
     pub fn needs_ampere(&self) -> bool {
-        !matches!(self.shape, MmaShape::M16n8k8 | MmaShape::M16n16k16)
-            || self.types[1] == MmaType::Bf16
+        !self.shape.is_wmma() && (self.shape != MmaShape::M16n8k8 || self.types[1] == MmaType::Bf16)
     }
 
     /// Whether the form is an integer one (`.satfinite` allowed).

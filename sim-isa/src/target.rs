@@ -82,6 +82,8 @@ pub enum Feature {
     MmaAmpere,
     /// `stmatrix` (`sm_90`).
     Stmatrix,
+    /// `wmma` with `.s8`/`.u8`/`.s32` (`sm_72`).
+    WmmaInt,
     /// `prefetch`, `prefetchu` (`sm_20`).
     Prefetch,
     /// `prefetch` with an L2 eviction priority (`sm_80`).
@@ -124,6 +126,7 @@ impl Feature {
             Feature::MatrixTuring => 75,
             Feature::MmaAmpere => 80,
             Feature::Stmatrix => 90,
+            Feature::WmmaInt => 72,
             Feature::Prefetch => 20,
             Feature::PrefetchEviction => 80,
         }

@@ -274,10 +274,23 @@ pub fn warp_machine_opcode(inst: &Instruction) -> Option<(&'static str, &'static
 fn mma_machine_opcode(m: &crate::inst::Mma) -> (&'static str, &'static str) {
     use crate::inst::{MmaShape, MmaType};
     match (m.shape, m.types[1], m.types[0]) {
-        (MmaShape::M8n8k4, _, _) => ("DMMA", ".8x8x4"),
-        // `wmma.mma`: two `HMMA.16816` (docs/wmma.md), timed as one.
-        (MmaShape::M16n16k16, _, MmaType::F16) => ("HMMA", ".16816.F16"),
-        (MmaShape::M16n16k16, _, _) => ("HMMA", ".16816.F32"),
+        (MmaShape::M8n8k4 | MmaShape::Wm8n8k4, _, _) => ("DMMA", ".8x8x4"),
+        // sm_90 has no 4-bit IMMA: ptxas widens to bytes for two
+        // `IMMA.8816` (docs/wmma.md), timed as one.
+        (MmaShape::Wm8n8k32, _, _) => ("IMMA", ".8816"),
+        // `wmma.mma`: two `HMMA.16816` or `IMMA.16816` (docs/wmma.md),
+        // timed as one.
+        (
+            MmaShape::M16n16k16 | MmaShape::M32n8k16 | MmaShape::M8n32k16,
+            MmaType::S8 | MmaType::U8,
+            _,
+        ) => ("IMMA", ".16816"),
+        (MmaShape::M16n16k16 | MmaShape::M32n8k16 | MmaShape::M8n32k16, _, MmaType::F16) => {
+            ("HMMA", ".16816.F16")
+        }
+        (MmaShape::M16n16k16 | MmaShape::M32n8k16 | MmaShape::M8n32k16, _, _) => {
+            ("HMMA", ".16816.F32")
+        }
         (MmaShape::M16n8k32, _, _) => ("IMMA", ".16832"),
         (MmaShape::M16n8k16, MmaType::S8 | MmaType::U8, _) => ("IMMA", ".16816"),
         (MmaShape::M16n8k16, _, MmaType::F16) => ("HMMA", ".16816.F16"),

@@ -33,7 +33,7 @@ pub fn opcode_name(op: &Op) -> &'static str {
         | Op::Mem(_) => name(op),
         Op::Warp(w) => w.word().split('.').next().unwrap_or("bar"),
         Op::Async(a) => a.word().split('.').next().unwrap_or("cp"),
-        Op::Mma(m) if m.shape == crate::inst::MmaShape::M16n16k16 => "wmma",
+        Op::Mma(m) if m.shape.is_wmma() => "wmma",
         Op::Mma(_) => "mma",
     }
 }
@@ -58,7 +58,7 @@ fn name(op: &Op) -> &'static str {
         Op::Mem(m) => m.op.word(),
         Op::Warp(w) => w.word(),
         Op::Async(a) => a.word(),
-        Op::Mma(m) if m.shape == crate::inst::MmaShape::M16n16k16 => "wmma.mma",
+        Op::Mma(m) if m.shape.is_wmma() => "wmma.mma",
         Op::Mma(_) => "mma",
     }
 }

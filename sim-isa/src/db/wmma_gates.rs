@@ -1,19 +1,64 @@
-//! The WMMA statements' gate (`wmma.load`, `wmma.store`, `wmma.mma`):
+//! The WMMA statements' gates (`wmma.load`, `wmma.store`, `wmma.mma`):
 //! ptxas 13.0.88's verdicts (`tests/data/wmma-ptxas.txt`, made by
-//! `tools/ptxas_grid/wmma_grid.py`, with ptxas 11.8 for sm_70): sm_70, and
-//! PTX 6.3 for the `.aligned` every form here is written with.
+//! `tools/ptxas_grid/wmma_grid.py`, with ptxas 11.8 below sm_75): sm_70,
+//! and PTX 6.3 for the `.aligned` every form here is written with; the
+//! integer types ("WMMA with integer types") sm_72; `.s4`/`.u4` sm_75;
+//! `.bf16` and `.f64` sm_80 and PTX 7.0.
 
 use super::Gate;
-use crate::inst::{MemOp, MmaShape, Op};
+use crate::inst::{Instruction, MemOp, MmaType, Op};
 use crate::target::Feature;
 
+/// The element types a WMMA statement names: a load's or store's one, or
+/// `wmma.mma`'s `a`'s and `c`'s. `None` for every other instruction.
+fn wmma_types(i: &Instruction) -> Option<[MmaType; 2]> {
+    match i.op {
+        Op::Mem(m) => match m.op {
+            MemOp::Wmma(w) => Some([w.ty; 2]),
+            _ => None,
+        },
+        Op::Mma(m) if m.shape.is_wmma() => Some([m.types[1], m.types[3]]),
+        _ => None,
+    }
+}
+
 /// Checked with the others by `check_target` (`super::gates`).
-pub(crate) const WMMA_GATES: &[Gate] = &[Gate {
-    what: "wmma",
-    feature: Some(Feature::Volta),
-    ptx: (6, 3),
-    applies: |i| {
-        matches!(i.op, Op::Mem(m) if matches!(m.op, MemOp::Wmma(_)))
-            || matches!(i.op, Op::Mma(m) if m.shape == MmaShape::M16n16k16)
+pub(crate) const WMMA_GATES: &[Gate] = &[
+    Gate {
+        what: "wmma",
+        feature: Some(Feature::Volta),
+        ptx: (6, 3),
+        applies: |i| wmma_types(i).is_some(),
     },
-}];
+    Gate {
+        what: "wmma with integer types",
+        feature: Some(Feature::WmmaInt),
+        ptx: (6, 3),
+        applies: |i| {
+            wmma_types(i).is_some_and(|t| {
+                t.iter()
+                    .any(|x| matches!(x, MmaType::S8 | MmaType::U8 | MmaType::S32))
+            })
+        },
+    },
+    Gate {
+        what: "wmma with bf16",
+        feature: Some(Feature::MmaAmpere),
+        ptx: (7, 0),
+        applies: |i| wmma_types(i).is_some_and(|t| t.contains(&MmaType::Bf16)),
+    },
+    Gate {
+        what: "wmma with s4 or u4",
+        feature: Some(Feature::MatrixTuring),
+        ptx: (6, 3),
+        applies: |i| {
+            wmma_types(i).is_some_and(|t| t.iter().any(|x| matches!(x, MmaType::S4 | MmaType::U4)))
+        },
+    },
+    Gate {
+        what: "wmma with f64",
+        feature: Some(Feature::MmaAmpere),
+        ptx: (7, 0),
+        applies: |i| wmma_types(i).is_some_and(|t| t.contains(&MmaType::F64)),
+    },
+];

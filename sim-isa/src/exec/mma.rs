@@ -164,9 +164,12 @@ pub(super) fn mma(m: &Mma, target: Target, regs: &mut WarpRegs, exec: u32) {
 /// rule and `model` (the module doc).
 pub fn dot(m: &Mma, model: MmaModel, a: &[u64], b: &[u64], c: u64) -> u64 {
     match m.types[1] {
-        MmaType::S8 | MmaType::U8 => {
+        MmaType::S8 | MmaType::U8 | MmaType::S4 | MmaType::U4 => {
             let int = |t: MmaType, v: u64| match t {
                 MmaType::S8 => i64::from(v as u8 as i8),
+                // `wmma.m8n8k32`'s 4-bit elements, sign-extended.
+                MmaType::S4 => i64::from(((v as u8) << 4) as i8 >> 4),
+                MmaType::U4 => (v & 0xf) as i64,
                 _ => (v & 0xff) as i64,
             };
             let sum = a

@@ -228,9 +228,7 @@ pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
                 mbarrier::pending_count(inst, a, ctx, regs, exec);
             }
         }
-        Op::Mma(m) if m.shape == crate::inst::MmaShape::M16n16k16 => {
-            wmma::mma(m, ctx.target, regs, exec)
-        }
+        Op::Mma(m) if m.shape.is_wmma() => wmma::mma(m, ctx.target, regs, exec),
         Op::Mma(m) => mma::mma(m, ctx.target, regs, exec),
     }
 }

@@ -4,27 +4,33 @@
 //! - Loads and stores: every lane moves its own fragment's elements, at
 //!   its own address `p` plus the element's offset, `row * stride + col`
 //!   (`.row`) or `col * stride + row` (`.col`) elements, `stride` the
-//!   lane's own operand (16 when none is written). The machine moves
-//!   4-byte words (`LDG`/`STG`, `LDSM`/`STSM` for shared memory), so a lane
-//!   whose `p` is not a multiple of 4 faults as misaligned. (The CUDA
-//!   guide asks for a 32-byte aligned `p` and a stride of a multiple of 16
-//!   bytes; ptxas's address arithmetic agrees with the formula above for
-//!   those, the only strides the tests use.)
-//! - `wmma.mma`: ptxas emits two `HMMA.16816`, one per eight columns of
-//!   `d`, each `mma.m16n8k16` on `a`'s registers 0-3, `b`'s registers 0-1
-//!   (columns 0-7) or 2-3 (8-15) and the matching half of `c`; so each
-//!   element of `d` is `exec/mma.rs`'s [`super::mma::dot`] of a row of `a`
-//!   and a column of `b` with the element of `c`, under sm_90's model. An
-//!   `.f16` `c` with an `.f32` `d` is first widened exactly (`HADD2.F32`);
-//!   an `.f32` `c` with an `.f16` `d` is summed in f32 and then rounded to
-//!   nearest even (`F2FP.F16.F32.PACK_AB`), two roundings.
+//!   lane's own operand (the matrix's leading dimension when none is
+//!   written). The machine moves 4-byte words for all but the 8-bit
+//!   layouts ptxas loads a byte at a time (`LDG`/`STG`, `LDSM`/`STSM` for
+//!   shared memory); a lane whose `p` is not a multiple of 4 faults as
+//!   misaligned here, whatever the type. (The CUDA guide asks for a
+//!   32-byte aligned `p` and a stride of a multiple of 16 bytes; ptxas's
+//!   address arithmetic agrees with the formula above for those, the only
+//!   strides the tests use.)
+//! - `wmma.mma`: ptxas emits two `HMMA.16816` (`IMMA.16816` for the
+//!   integer types), each `mma.m16n8k16` on one half of `d`: for
+//!   m16n16k16 each eight columns, for m32n8k16 each sixteen rows, for
+//!   m8n32k16 (computed as `d^T = b^T a^T`) each sixteen columns. Each
+//!   element of `d` is therefore `exec/mma.rs`'s [`super::mma::dot`] of a
+//!   row of `a` and a column of `b` with the element of `c`, under
+//!   sm_90's model: the f16/bf16 model, or the exact integer sum (wrapping,
+//!   or clamped with `.satfinite`). An `.f16` `c` with an `.f32` `d` is
+//!   first widened exactly (`HADD2.F32`); an `.f32` `c` with an `.f16` `d`
+//!   is summed in f32 and then rounded to nearest even
+//!   (`F2FP.F16.F32.PACK_AB`), two roundings.
 
-use super::cvt::{decode_float, encode_float, Dir, F16, F32};
+use super::cvt::{decode_float, encode_float, Dir, F16 as F16_FMT, F32 as F32_FMT};
 use super::lanes::blend;
 use super::memory::{FaultKind, LaneFault, Memory};
 use super::{WarpRegs, WARP_SIZE};
 use crate::inst::{
-    wmma_element, Mem, Mma, MmaShape, MmaType, Operand, RegId, WmmaFrag, WmmaMem, WmmaStride,
+    wmma_distinct_regs, wmma_element, wmma_per_reg, Mem, Mma, MmaShape, MmaType, Operand, RegId,
+    WmmaFrag, WmmaMem, WmmaStride,
 };
 use crate::target::Target;
 
@@ -47,18 +53,19 @@ fn frag_reg(m: &Mem, w: &WmmaMem, k: usize) -> Option<RegId> {
 /// Lane `l`'s stride in elements.
 fn stride(w: &WmmaMem, regs: &WarpRegs, l: usize) -> u64 {
     match w.stride {
-        WmmaStride::Default => 16,
+        WmmaStride::Default => u64::from(w.default_stride()),
         WmmaStride::Imm(s) => u64::from(s),
         WmmaStride::Reg(r) => regs.get(r)[l] & 0xffff_ffff,
     }
 }
 
-/// Byte offset of lane `l`'s element `h` of fragment register `k`.
-fn offset(w: &WmmaMem, k: usize, l: usize, h: usize, s: u64) -> u64 {
-    let (row, col) = wmma_element(w.frag, w.f32, k, l, h);
+/// Byte offset of lane `l`'s element `j` of fragment register `k` (of
+/// the byte holding it, for 4-bit elements).
+fn offset(w: &WmmaMem, k: usize, l: usize, j: usize, s: u64) -> u64 {
+    let (row, col) = wmma_element(w.shape, w.frag, w.ty, k, l, j);
     let (row, col) = (row as u64, col as u64);
     let e = if w.col { col * s + row } else { row * s + col };
-    e * w.elem_bytes()
+    e * w.elem_bits() / 8
 }
 
 /// Runs a `wmma.load`/`wmma.store` with each lane's address in `addrs`,
@@ -80,8 +87,13 @@ pub(super) fn access(
             });
         }
     }
-    let halves = if w.f32 { 1 } else { 2 };
-    let eb = w.elem_bytes() as u32;
+    // 4-bit elements: a register's eight are one word in memory (`a` is
+    // always `.row` and `b` `.col`, so they lie in order), moved whole.
+    let (per, eb) = if w.elem_bits() < 8 {
+        (1, 4)
+    } else {
+        (wmma_per_reg(w.ty), w.elem_bits() as u32 / 8)
+    };
     let strides: [u64; WARP_SIZE] = std::array::from_fn(|l| stride(w, regs, l));
     for k in 0..w.regs() {
         let Some(reg) = frag_reg(m, w, k) else {
@@ -94,10 +106,10 @@ pub(super) fn access(
             }
             let lane = l as u32;
             let mut word = 0;
-            for h in 0..halves {
-                let addr = addrs[l].wrapping_add(offset(w, k, l, h, strides[l]));
+            for j in 0..per {
+                let addr = addrs[l].wrapping_add(offset(w, k, l, j, strides[l]));
                 let err = |kind| LaneFault { kind, addr, lane };
-                let shift = 16 * h;
+                let shift = 8 * eb as usize * j;
                 if w.is_store() {
                     let e = *v >> shift & super::width_mask(8 * eb);
                     mem.store(m.space, lane, addr, eb, e).map_err(err)?;
@@ -114,82 +126,93 @@ pub(super) fn access(
     Ok(())
 }
 
-/// Bytes of a lane's fragment (eight elements: the repeated registers of
-/// `a` and `b` aside), for a timing model's accesses.
+/// Bytes of a lane's share of the matrix (the repeated registers of
+/// `.f16` `a` and `b` aside), for a timing model's accesses.
 pub(super) fn lane_bytes(w: &WmmaMem) -> u32 {
-    8 * w.elem_bytes() as u32
+    let regs = wmma_distinct_regs(w.shape, w.frag, w.ty);
+    (regs * wmma_per_reg(w.ty)) as u32 * w.elem_bits() as u32 / 8
 }
 
-/// Element `(row, col)` of a 16 x 16 fragment matrix, gathered from
-/// every lane's registers `regs` (`frag`, `f32`: the layout).
-fn gather(w: &WarpRegs, regs: &[RegId], frag: WmmaFrag, f32: bool) -> [[u64; 16]; 16] {
-    let mut out = [[0u64; 16]; 16];
-    let halves = if f32 { 1 } else { 2 };
+/// The largest WMMA matrix side (m32n8k16's m, m8n32k16's n).
+const SIDE: usize = 32;
+
+/// A whole fragment matrix, `[row][col]`.
+type Matrix = [[u64; SIDE]; SIDE];
+
+/// Matrix `frag` of `shape` with elements of `ty`, gathered from every
+/// lane's registers `regs`.
+fn gather(w: &WarpRegs, regs: &[RegId], shape: MmaShape, frag: WmmaFrag, ty: MmaType) -> Matrix {
+    let mut out = [[0u64; SIDE]; SIDE];
+    let per = wmma_per_reg(ty);
+    let bits = ty.bits();
     for (k, &r) in regs.iter().enumerate() {
         let vals = w.get(r);
         for (l, &v) in vals.iter().enumerate() {
-            for h in 0..halves {
-                let (row, col) = wmma_element(frag, f32, k, l, h);
-                out[row][col] = if f32 {
-                    v & 0xffff_ffff
-                } else {
-                    v >> (16 * h) & 0xffff
-                };
+            for j in 0..per {
+                let (row, col) = wmma_element(shape, frag, ty, k, l, j);
+                out[row][col] = v >> (bits as usize * j) & super::width_mask(bits);
             }
         }
     }
     out
 }
 
-/// `wmma.mma.sync.aligned.m16n16k16`: the module doc.
+/// `wmma.mma.sync.aligned`: the module doc.
 pub(super) fn mma(m: &Mma, target: Target, regs: &mut WarpRegs, exec: u32) {
+    use MmaType::{F16, F32, F64, S32};
     let model = super::mma::MmaModel::of(target);
-    let [nd, _, _, nc] = m.counts();
-    let c_f32 = m.types[3] == MmaType::F32;
-    let d_f32 = m.types[0] == MmaType::F32;
-    // Registers 0-3 of `a` and `b` (what the `HMMA`s read).
-    let a = gather(regs, &m.a[..4], WmmaFrag::A, false);
-    let b = gather(regs, &m.b[..4], WmmaFrag::B, false);
-    let c = gather(regs, &m.c[..nc], WmmaFrag::C, c_f32);
-    // Each element as `mma.m16n8k16` with an f32 accumulator, or an f16
-    // one when both `c` and `d` are f16.
-    let both_f16 = !c_f32 && !d_f32;
-    let acc = if both_f16 { MmaType::F16 } else { MmaType::F32 };
+    let [nd, na, nb, nc] = m.used_counts();
+    let [dt, at, bt, ct] = m.types;
+    let a = gather(regs, &m.a[..na], m.shape, WmmaFrag::A, at);
+    let b = gather(regs, &m.b[..nb], m.shape, WmmaFrag::B, bt);
+    let c = gather(regs, &m.c[..nc], m.shape, WmmaFrag::C, ct);
+    // Each element as `mma.m16n8k16`: an f16 accumulator when both `c`
+    // and `d` are f16, s32 for the integers, else f32.
+    let both_f16 = ct == F16 && dt == F16;
+    let acc = if both_f16 {
+        F16
+    } else if matches!(dt, S32 | F64) {
+        dt
+    } else {
+        F32
+    };
+    // ptxas emulates the 4-bit forms on sm_90 with two `IMMA.8816` on
+    // bytes whose sums are added to `c` by plain `IADD`s: `.satfinite`
+    // wraps there like its absence.
+    let sub_byte = matches!(at, MmaType::S4 | MmaType::U4);
     let one = Mma {
         shape: MmaShape::M16n8k16,
-        types: [acc, MmaType::F16, MmaType::F16, acc],
+        types: [acc, at, bt, acc],
+        satfinite: m.satfinite && !sub_byte,
         ..*m
     };
-    let mut d = [[0u64; 16]; 16];
-    for (i, row) in d.iter_mut().enumerate() {
-        for (j, out) in row.iter_mut().enumerate() {
-            let col: [u64; 16] = std::array::from_fn(|x| b[x][j]);
-            let cij = if both_f16 || c_f32 {
+    let (rows, cols, depth) = m.shape.mnk();
+    let mut d = [[0u64; SIDE]; SIDE];
+    for (i, row) in d.iter_mut().enumerate().take(rows) {
+        for (j, out) in row.iter_mut().enumerate().take(cols) {
+            let col: [u64; SIDE] = std::array::from_fn(|x| b[x][j]);
+            let cij = if ct == F16 && acc == F32 {
+                let x = decode_float(F16_FMT, c[i][j], false);
+                encode_float(F32_FMT, x, Dir::Nearest, false, false, false)
+            } else {
                 c[i][j]
-            } else {
-                let x = decode_float(F16, c[i][j], false);
-                encode_float(F32, x, Dir::Nearest, false, false, false)
             };
-            let r = super::mma::dot(&one, model, &a[i], &col, cij);
-            *out = if d_f32 || both_f16 {
-                r
+            let r = super::mma::dot(&one, model, &a[i][..depth], &col[..depth], cij);
+            *out = if dt == F16 && acc == F32 {
+                let x = decode_float(F32_FMT, r, false);
+                encode_float(F16_FMT, x, Dir::Nearest, false, false, false)
             } else {
-                let x = decode_float(F32, r, false);
-                encode_float(F16, x, Dir::Nearest, false, false, false)
+                r
             };
         }
     }
+    let per = wmma_per_reg(dt);
     for (k, &r) in m.d[..nd].iter().enumerate() {
         let mut vals = [0u64; WARP_SIZE];
         for (l, v) in vals.iter_mut().enumerate() {
-            if d_f32 {
-                let (row, col) = wmma_element(WmmaFrag::D, true, k, l, 0);
-                *v = d[row][col];
-            } else {
-                for h in 0..2 {
-                    let (row, col) = wmma_element(WmmaFrag::D, false, k, l, h);
-                    *v |= d[row][col] << (16 * h);
-                }
+            for j in 0..per {
+                let (row, col) = wmma_element(m.shape, WmmaFrag::D, dt, k, l, j);
+                *v |= d[row][col] << (dt.bits() as usize * j);
             }
         }
         blend(regs.get_mut(r), exec, &vals);

@@ -374,25 +374,36 @@ impl DisplayInst<'_> {
     }
 
     fn mma(&self, f: &mut fmt::Formatter<'_>, m: &Mma) -> fmt::Result {
-        if m.shape == crate::inst::MmaShape::M16n16k16 {
+        if m.shape.is_wmma() {
             let l = |c: bool| if c { "col" } else { "row" };
             write!(
                 f,
-                ".mma.sync.aligned.{}.{}",
+                ".mma.sync.aligned.{}.{}.{}",
                 l(m.wmma_col[0]),
-                l(m.wmma_col[1])
+                l(m.wmma_col[1]),
+                m.shape.word()
             )?;
-            write!(f, ".m16n16k16.{}.{}", m.types[0].word(), m.types[3].word())?;
+            if m.rn {
+                f.write_str(".rn")?;
+            }
+            // `.dtype.ctype` with f16 `a`/`b`, else all four.
+            if m.types[1] == crate::inst::MmaType::F16 {
+                write!(f, ".{}.{}", m.types[0].word(), m.types[3].word())?;
+            } else {
+                for t in m.types {
+                    write!(f, ".{}", t.word())?;
+                }
+            }
         } else {
             write!(f, ".sync.aligned.{}.row.col", m.shape.word())?;
         }
         if m.satfinite {
             f.write_str(".satfinite")?;
         }
-        if m.rn {
+        if m.rn && !m.shape.is_wmma() {
             f.write_str(".rn")?;
         }
-        if m.shape != crate::inst::MmaShape::M16n16k16 {
+        if !m.shape.is_wmma() {
             for t in m.types {
                 write!(f, ".{}", t.word())?;
             }
@@ -413,11 +424,11 @@ impl DisplayInst<'_> {
     fn wmma_mem(&self, f: &mut fmt::Formatter<'_>, m: &Mem, w: &WmmaMem) -> fmt::Result {
         let (_, which) = w.frag.words().split_once('.').unwrap_or(("", "a"));
         let layout = if w.col { "col" } else { "row" };
-        write!(f, ".{which}.sync.aligned.{layout}.m16n16k16")?;
+        write!(f, ".{which}.sync.aligned.{layout}.{}", w.shape.word())?;
         if m.space != Space::Generic {
             write!(f, ".{}", m.space.name())?;
         }
-        write!(f, ".{} ", if w.f32 { "f32" } else { "f16" })?;
+        write!(f, ".{} ", w.ty.word())?;
         let n = w.regs();
         let mut regs: Vec<Operand> = if w.is_store() {
             m.vals[..n.min(4)].to_vec()

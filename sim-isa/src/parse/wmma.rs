@@ -1,13 +1,15 @@
 //! The WMMA statements (`wmma_inst.rs`): `wmma.load.{a,b,c}`,
 //! `wmma.store.d` (the memory family's [`MemOp::Wmma`]) and `wmma.mma`
-//! (an [`Mma`] of shape `m16n16k16`). The rules are ptxas 13.0.88's
+//! (an [`Mma`] of a WMMA shape). The rules are ptxas 13.0.88's
 //! (`tests/data/wmma-ptxas.txt`): modifiers in any order; `.sync`,
-//! `.aligned`, the shape and the layout (one for a load or store, `a`'s
+//! `.aligned`, one shape and the layout (one for a load or store, `a`'s
 //! then `b`'s for `wmma.mma`) required; a load's or store's one type
-//! (`.f16` for `a`/`b`, `.f16`/`.f32` for `c`/`d`) and optional space
-//! (`.global`, `.shared{::cta}`); `wmma.mma`'s two, `d`'s then `c`'s;
-//! brace lists of the fragment's size; a stride of any immediate or a
-//! register. `.satfinite` on these floating-point forms is refused from
+//! (`.f16`, `.bf16`, `.s8`, `.u8` for `a`/`b`; `.f16`, `.f32`, `.s32` for
+//! `c`/`d`) and optional space (`.global`, `.shared{::cta}`); `wmma.mma`'s
+//! `d`'s then `c`'s with `.f16` `a`/`b`, else `d`'s, `a`'s, `b`'s, `c`'s
+//! ([`Mma::types_ok`]); brace lists of the fragment's size; a stride of
+//! any immediate or a register. `.satfinite` (repeatable) only on the
+//! integer `wmma.mma`: on the floating-point ones ptxas refuses it from
 //! PTX 6.5 on, which every target here needs for `.aligned`.
 
 use super::cx::{Cx, Piece};
@@ -16,7 +18,7 @@ use super::matrix::reg_list;
 use crate::error::{InvalidReason as R, IsaError};
 use crate::inst::{
     AddrBase, Mem, MemOp, MemType, Mma, MmaShape, MmaType, Op, Operand, RegId, Space, WmmaFrag,
-    WmmaMem, WmmaStride, WMMA_OTHER_SHAPES, WMMA_OTHER_TYPES,
+    WmmaMem, WmmaStride, WMMA_OTHER_SHAPES, WMMA_SHAPES,
 };
 
 /// The modifier words after the opcode, sorted.
@@ -25,46 +27,59 @@ struct Words<'a> {
     sync: bool,
     aligned: bool,
     satfinite: bool,
-    shape: bool,
+    /// `.rn` (f64's default rounding, kept for printing).
+    rn: bool,
+    /// `.rz`, `.rm` or `.rp`: f64 roundings this simulator does not run.
+    other_rnd: bool,
+    shape: Option<MmaShape>,
     /// A shape this simulator does not run.
     other_shape: bool,
-    /// Type words of forms this simulator does not run (`WMMA_OTHER_TYPES`).
-    other_types: Vec<&'a str>,
-    /// Type words only other shapes take (`.tf32`, `.f64`, sub-byte).
+    /// Type words only other shapes take (`.tf32`, `.b1`).
     foreign: bool,
     layouts: Vec<bool>,
-    types: Vec<bool>,
+    types: Vec<MmaType>,
     space: Option<Space>,
     bad: Option<&'a str>,
 }
 
 fn sort_words<'a>(words: &[&'a str]) -> Words<'a> {
     let mut w = Words::default();
+    let run_type = |x: &str| {
+        MmaType::WORDS
+            .iter()
+            .chain(&MmaType::SUB_BYTE_WORDS)
+            .find(|t| t.0 == x)
+            .map(|t| t.1)
+    };
     for &x in words {
         let dup = match x {
             "sync" => std::mem::replace(&mut w.sync, true),
             "aligned" => std::mem::replace(&mut w.aligned, true),
-            "satfinite" => std::mem::replace(&mut w.satfinite, true),
-            "m16n16k16" => std::mem::replace(&mut w.shape, true),
+            // ptxas takes it twice.
+            "satfinite" => {
+                w.satfinite = true;
+                false
+            }
+            "rn" => std::mem::replace(&mut w.rn, true) || w.other_rnd,
+            "rz" | "rm" | "rp" => std::mem::replace(&mut w.other_rnd, true) || w.rn,
             "row" | "col" => {
                 w.layouts.push(x == "col");
                 false
             }
-            "f16" | "f32" => {
-                w.types.push(x == "f32");
-                false
-            }
             "global" => w.space.replace(Space::Global).is_some(),
             "shared" | "shared::cta" => w.space.replace(Space::Shared).is_some(),
-            _ if WMMA_OTHER_SHAPES.contains(&x) => {
-                w.other_shape = true;
-                std::mem::replace(&mut w.shape, true)
+            _ if WMMA_SHAPES.iter().any(|s| s.0 == x) => {
+                let s = WMMA_SHAPES.iter().find(|s| s.0 == x).map(|s| s.1);
+                std::mem::replace(&mut w.shape, s).is_some() || w.other_shape
             }
-            _ if WMMA_OTHER_TYPES.contains(&x) => {
-                w.other_types.push(x);
+            _ if WMMA_OTHER_SHAPES.contains(&x) => {
+                std::mem::replace(&mut w.other_shape, true) || w.shape.is_some()
+            }
+            _ if run_type(x).is_some() => {
+                w.types.extend(run_type(x));
                 false
             }
-            "tf32" | "f64" | "s4" | "u4" | "b1" => {
+            "tf32" | "b1" => {
                 w.foreign = true;
                 false
             }
@@ -103,7 +118,7 @@ pub(super) fn wmma(
     let missing = [
         (w.sync, "sync"),
         (w.aligned, "aligned"),
-        (w.shape, "m16n16k16"),
+        (w.shape.is_some() || w.other_shape, "m16n16k16"),
     ];
     if let Some((_, x)) = missing.iter().find(|m| !m.0) {
         return Err(bad(x));
@@ -112,21 +127,18 @@ pub(super) fn wmma(
     if w.layouts.len() != layouts {
         return Err(bad("row"));
     }
-    // `wmma.mma`'s other types are `a`'s and `b`'s: `.s32` alone is no form.
-    let other_ab = w.other_types.iter().any(|t| *t != "s32");
-    let unrun_types = !w.other_types.is_empty() && (frag.is_some() || other_ab);
-    if w.other_shape || (!w.foreign && unrun_types) {
+    let Some(shape) = w.shape.filter(|_| !w.other_shape) else {
         return Err(IsaError::Unimplemented {
             col,
             what: op.1.to_string(),
         });
-    }
-    if w.foreign || !w.other_types.is_empty() {
+    };
+    if w.foreign {
         return Err(invalid(col, op.1, R::UnexpectedTypes { inst: "wmma" }));
     }
     match frag {
-        Some(f) => Ok(Op::Mem(ldst(cx, op, f, &w, ops, end)?)),
-        None => Ok(Op::Mma(mma(cx, op, &w, ops, end)?)),
+        Some(f) => Ok(Op::Mem(ldst(cx, op, f, shape, &w, ops, end)?)),
+        None => Ok(Op::Mma(mma(cx, op, shape, &w, ops, end)?)),
     }
 }
 
@@ -135,24 +147,49 @@ fn ldst(
     cx: &mut Cx<'_, '_>,
     op: Piece<'_>,
     frag: WmmaFrag,
+    shape: MmaShape,
     w: &Words<'_>,
     ops: &[Piece<'_>],
     end: usize,
 ) -> Result<Mem, IsaError> {
+    use MmaType::*;
     let col = cx.col(op.0);
     let types_err = || invalid(col, op.1, R::UnexpectedTypes { inst: "wmma" });
-    let f32 = match (frag, w.types.as_slice()) {
-        (WmmaFrag::A | WmmaFrag::B, [false]) => false,
-        (WmmaFrag::C | WmmaFrag::D, &[t]) => t,
+    let ty = match (frag, w.types.as_slice()) {
+        (WmmaFrag::A | WmmaFrag::B, &[t @ (F16 | Bf16 | S8 | U8 | F64 | S4 | U4)]) => t,
+        (WmmaFrag::C | WmmaFrag::D, &[t @ (F16 | F32 | S32 | F64)]) => t,
         _ => return Err(types_err()),
     };
-    if w.satfinite {
+    // `.f64` is m8n8k4's only type, and m8n8k4 takes no other; `.s4`/`.u4`
+    // are m8n8k32's `a`/`b`, whose `c`/`d` are `.s32` (or `.f32`).
+    let sub = shape == MmaShape::Wm8n8k32;
+    let sub_ok = match frag {
+        WmmaFrag::A | WmmaFrag::B => matches!(ty, S4 | U4),
+        // ptxas takes `.f32` for the 32-bit words too.
+        WmmaFrag::C | WmmaFrag::D => matches!(ty, S32 | F32),
+    };
+    if (ty == F64) != (shape == MmaShape::Wm8n8k4)
+        || (sub && !sub_ok)
+        || (!sub && matches!(ty, S4 | U4))
+    {
         return Err(types_err());
+    }
+    // ptxas: "Illegal alayout": m8n8k32's `a` is `.row`, its `b` `.col`.
+    if sub && w.layouts[0] != (frag == WmmaFrag::B) && matches!(frag, WmmaFrag::A | WmmaFrag::B) {
+        let word = if w.layouts[0] { ".col" } else { ".row" };
+        return Err(invalid(col, op.1, R::UnknownModifier(word.into())));
+    }
+    if w.rn || w.other_rnd {
+        return Err(invalid(col, op.1, R::UnknownModifier(".rn".into())));
+    }
+    if w.satfinite {
+        return Err(invalid(col, op.1, R::UnknownModifier(".satfinite".into())));
     }
     let mut wm = WmmaMem {
         frag,
         col: w.layouts[0],
-        f32,
+        shape,
+        ty,
         stride: WmmaStride::Default,
         hi: [RegId(0); 4],
     };
@@ -186,7 +223,16 @@ fn ldst(
     let mut m = Mem {
         op: MemOp::Wmma(wm),
         space: w.space.unwrap_or(Space::Generic),
-        ty: if f32 { MemType::F32 } else { MemType::F16 },
+        ty: match ty {
+            F16 => MemType::F16,
+            F32 => MemType::F32,
+            S32 => MemType::S(32),
+            S8 => MemType::S(8),
+            U8 => MemType::U(8),
+            Bf16 => MemType::B(16),
+            S4 | U4 => MemType::B(32),
+            F64 => MemType::F64,
+        },
         vec: lo.len() as u8,
         d: [RegId(0); 4],
         vals: [Operand::Imm(0); 4],
@@ -203,23 +249,45 @@ fn ldst(
     Ok(m)
 }
 
-/// `wmma.mma.sync.aligned.alayout.blayout.m16n16k16.dtype.ctype d, a, b, c`.
+/// `wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype d, a, b, c`
+/// (`.f16` `a`, `b`) or `....shape.dtype.atype.btype.ctype{.satfinite}`.
 fn mma(
     cx: &mut Cx<'_, '_>,
     op: Piece<'_>,
+    shape: MmaShape,
     w: &Words<'_>,
     ops: &[Piece<'_>],
     end: usize,
 ) -> Result<Mma, IsaError> {
     let col = cx.col(op.0);
     let types_err = || invalid(col, op.1, R::UnexpectedTypes { inst: "wmma" });
-    let ty = |f32: bool| if f32 { MmaType::F32 } else { MmaType::F16 };
-    let (d, c) = match w.types.as_slice() {
-        &[d, c] => (ty(d), ty(c)),
+    let types = match *w.types.as_slice() {
+        [d, c] => [d, MmaType::F16, MmaType::F16, c],
+        [d, a, b, c] if a != MmaType::F16 => [d, a, b, c],
         _ => return Err(types_err()),
     };
-    if w.satfinite {
+    if !Mma::types_ok(shape, types) {
         return Err(types_err());
+    }
+    let int = matches!(
+        types[1],
+        MmaType::S8 | MmaType::U8 | MmaType::S4 | MmaType::U4
+    );
+    if w.satfinite && !int {
+        return Err(types_err());
+    }
+    if shape == MmaShape::Wm8n8k32 && w.layouts != [false, true] {
+        return Err(invalid(col, op.1, R::UnknownModifier(".col".into())));
+    }
+    let f64 = types[1] == MmaType::F64;
+    if (w.rn || w.other_rnd) && !f64 {
+        return Err(invalid(col, op.1, R::UnknownModifier(".rn".into())));
+    }
+    if w.other_rnd {
+        return Err(IsaError::Unimplemented {
+            col,
+            what: op.1.to_string(),
+        });
     }
     if let Some(s) = w.space {
         return Err(invalid(
@@ -229,10 +297,10 @@ fn mma(
         ));
     }
     let mut m = Mma {
-        shape: MmaShape::M16n16k16,
-        types: [d, MmaType::F16, MmaType::F16, c],
-        satfinite: false,
-        rn: false,
+        shape,
+        types,
+        satfinite: w.satfinite,
+        rn: w.rn,
         wmma_col: [w.layouts[0], w.layouts[1]],
         d: [RegId(0); 8],
         a: [RegId(0); 8],
