@@ -46,8 +46,8 @@ pub(crate) struct Stmt {
 }
 
 impl Stmt {
-    /// Lanes of `mask` whose guard (if any) holds.
-    #[inline]
+    /// Lanes of `mask` whose guard (if any) holds (asked at every step).
+    #[inline(always)]
     pub fn lanes(&self, regs: &sim_isa::WarpRegs, mask: u32) -> u32 {
         let Some(g) = self.guard else { return mask };
         let v = regs.get(g.reg);

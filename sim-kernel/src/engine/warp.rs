@@ -790,6 +790,7 @@ impl Warp {
         Ok(())
     }
 
+    #[inline(always)]
     fn exec_alu(&mut self, code: &Code<'_>, pc: usize, mask: u32) {
         if let Some(p) = &code.exec[pc] {
             execute_prepared(p, &self.ctx, &mut self.regs, mask);
