@@ -35,9 +35,28 @@ pub(crate) struct Stmt {
     pub barrier: bool,
     /// A loop's back-edge (see `timing::is_back_edge`).
     pub back_edge: bool,
+    /// Nothing reorders across it (`Deps::is_fence`), asked at each step.
+    pub fence: bool,
+    /// An instruction that needs no memory and is no clock read or
+    /// barrier: the step loop runs it without asking its kind.
+    pub plain: bool,
     /// A `ld.shared`, `st.shared` or `ld.global` of a word a lane that has
     /// a path of its own ([`super::shload`]).
     pub word: Option<super::shload::WordAccess>,
+}
+
+impl Stmt {
+    /// Lanes of `mask` whose guard (if any) holds (asked at every step).
+    #[inline(always)]
+    pub fn lanes(&self, regs: &sim_isa::WarpRegs, mask: u32) -> u32 {
+        let Some(g) = self.guard else { return mask };
+        let v = regs.get(g.reg);
+        let mut m = 0u32;
+        for (l, x) in v.iter().enumerate() {
+            m |= u32::from((*x & 1 == 1) != g.negate) << l;
+        }
+        mask & m
+    }
 }
 
 /// Per-statement facts of a kernel (index: statement).
@@ -90,7 +109,8 @@ impl<'p> Code<'p> {
         };
         let renamed: Vec<Option<Instruction>> =
             (0..n).map(|i| inst(i).map(|x| regs.inst(x))).collect();
-        let at = (0..n)
+        let deps = reorder::deps(prep.body);
+        let mut at: Vec<Stmt> = (0..n)
             .map(|i| Stmt {
                 guard: match &stmts[i].kind {
                     StatementKind::Instruction(x) => regs.guard(x.guard),
@@ -104,9 +124,14 @@ impl<'p> Code<'p> {
                 clock: inst(i).is_some_and(db::reads_clock),
                 barrier: inst(i).is_some_and(is_bar_sync),
                 back_edge: crate::timing::is_back_edge(prep, i as u32),
+                fence: deps[i].is_fence(),
+                plain: false,
                 word: renamed[i].as_ref().and_then(super::shload::WordAccess::of),
             })
             .collect();
+        for (i, s) in at.iter_mut().enumerate() {
+            s.plain = inst(i).is_some() && !s.mem && !s.clock && !s.barrier;
+        }
         Code {
             prep,
             nregs: regs.slots(),
@@ -119,7 +144,7 @@ impl<'p> Code<'p> {
                 })
                 .collect(),
             inst: renamed,
-            deps: reorder::deps(prep.body),
+            deps,
             at,
             preload: Vec::new(),
             member_of: vec![None; n],

@@ -118,8 +118,26 @@ pub(crate) struct Finished {
 
 /// One SM: its model and what it holds.
 struct Slot {
-    sm: Sm,
+    /// Built when the SM is first dealt a block it times: most SMs of a
+    /// small grid never are, and an SM model's tables are the largest part
+    /// of a small launch's setup. One never built never ran anything.
+    sm: Option<Sm>,
     st: SmState,
+}
+
+/// An SM model of `tables` whose external statements are the engine's.
+fn new_sm(
+    tables: &Arc<ProgramTables>,
+    policy: SchedPolicy,
+    code: &Code<'_>,
+) -> Result<Sm, KernelError> {
+    let mut sm = Sm::from_tables(tables, policy);
+    for (i, e) in code.at.iter().enumerate() {
+        if e.ext.is_some() {
+            sm.mark_external(i as u32)?;
+        }
+    }
+    Ok(sm)
 }
 
 /// Cycles in which no SM issues, no warp executes and no block starts or
@@ -154,12 +172,6 @@ pub(crate) fn run(
     let sampling = opts.sample && nblocks > SAMPLE_MIN_BLOCKS && nsms >= SAMPLE_EVERY;
     let mut slots = Vec::with_capacity(nsms as usize);
     for s in 0..nsms {
-        let mut sm = Sm::from_tables(&tables, opts.policy);
-        for (i, e) in code.at.iter().enumerate() {
-            if e.ext.is_some() {
-                sm.mark_external(i as u32)?;
-            }
-        }
         let st = SmState {
             // Enough for a wave of new blocks to reuse the allocations
             // of the wave before.
@@ -167,7 +179,7 @@ pub(crate) fn run(
             detail: !sampling || s % SAMPLE_EVERY == 0,
             ..recording(opts)
         };
-        slots.push(Slot { sm, st });
+        slots.push(Slot { sm: None, st });
     }
     let mut durations = sample::Residencies::default();
     let mut executed: u64 = 0;
@@ -205,6 +217,9 @@ pub(crate) fn run(
                     continue;
                 }
                 live_blocks += 1;
+                if slot.st.detail && slot.sm.is_none() {
+                    slot.sm = Some(new_sm(&tables, opts.policy, &code)?);
+                }
                 start_block(&sh, slot, s as u32, next as u32, launch, opts, warps, now)?;
                 next += 1;
                 dealt = true;
@@ -241,7 +256,11 @@ pub(crate) fn run(
             });
         }
         now = end;
-        let issued: u64 = slots.iter().map(|s| s.sm.instructions_issued()).sum();
+        let issued: u64 = slots
+            .iter()
+            .filter_map(|s| s.sm.as_ref())
+            .map(Sm::instructions_issued)
+            .sum();
         let seen = (issued, executed, next + ended);
         if seen != last {
             (last, since) = (seen, now);
@@ -303,18 +322,19 @@ fn timed_sms(slots: &[Slot]) -> (Vec<(u32, Stats, MemStats)>, Residency) {
         .iter()
         .enumerate()
         .filter(|(_, s)| s.st.used && s.st.detail)
-        .map(|(i, s)| {
-            res.add(&s.st.residency);
-            let mut stats = s.sm.stats();
-            if stats.per_inst.len() < s.st.stmt_sectors.len() {
+        .filter_map(|(i, s)| Some((i, s.sm.as_ref()?, &s.st)))
+        .map(|(i, sm, st)| {
+            res.add(&st.residency);
+            let mut stats = sm.stats();
+            if stats.per_inst.len() < st.stmt_sectors.len() {
                 stats
                     .per_inst
-                    .resize(s.st.stmt_sectors.len(), Default::default());
+                    .resize(st.stmt_sectors.len(), Default::default());
             }
-            for (p, &n) in stats.per_inst.iter_mut().zip(&s.st.stmt_sectors) {
+            for (p, &n) in stats.per_inst.iter_mut().zip(&st.stmt_sectors) {
                 p.sectors += n;
             }
-            (i as u32, stats, *s.st.mem.stats())
+            (i as u32, stats, *st.mem.stats())
         })
         .collect();
     (per_sm, res)
@@ -404,13 +424,16 @@ fn run_slots(
 ) -> Result<(), (usize, KernelError)> {
     for (i, slot) in slots.iter_mut() {
         let Slot { sm, st } = &mut **slot;
-        let r = if st.detail {
-            st.to_feed.append(&mut st.pending);
-            let r = run_sm(sh, sm, st, end);
-            st.pending.append(&mut st.to_feed);
-            r
-        } else {
-            sample::run(sh, st)
+        let r = match (st.detail, sm.as_mut()) {
+            (true, Some(sm)) => {
+                st.to_feed.append(&mut st.pending);
+                let r = run_sm(sh, sm, st, end);
+                st.pending.append(&mut st.to_feed);
+                r
+            }
+            // Never dealt a block: nothing to run.
+            (true, None) => Ok(()),
+            (false, _) => sample::run(sh, st),
         };
         r.map_err(|e| (*i, e))?;
     }
@@ -550,18 +573,19 @@ fn start_block(
     st.live += 1;
     st.dealt += 1;
     st.used = true;
-    if !st.detail {
+    // A timed SM's model was built as it was dealt this block.
+    let Some(sm) = slot.sm.as_mut().filter(|_| st.detail) else {
         return Ok(());
-    }
+    };
     if st.live == 1 {
-        slot.sm.idle_until(now);
+        sm.idle_until(now);
         st.active_since = now;
     }
     for w in 0..wpb {
-        slot.sm.add_executed_warp(idx * wpb + w, lanes_of(w))?;
+        sm.add_executed_warp(idx * wpb + w, lanes_of(w))?;
     }
     for w in 0..wpb {
-        st.feed(sh, &mut slot.sm, idx * wpb + w)?;
+        st.feed(sh, sm, idx * wpb + w)?;
     }
     Ok(())
 }
