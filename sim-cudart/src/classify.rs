@@ -25,6 +25,7 @@ pub fn launch_code(e: &DeviceError) -> i32 {
     };
     match k {
         KernelError::Fault { .. } => err::ILLEGAL_ADDRESS,
+        KernelError::Assert { .. } => err::ASSERT,
         // A call through a bad function pointer: the GPU's code is not
         // known here (no GPU ran it), so the launch's failure.
         KernelError::Trap { .. }
@@ -44,6 +45,6 @@ pub fn launch_code(e: &DeviceError) -> i32 {
 pub fn is_fault(e: &DeviceError) -> bool {
     matches!(
         launch_code(e),
-        err::ILLEGAL_ADDRESS | err::LAUNCH_FAILURE | err::LAUNCH_TIMEOUT
+        err::ILLEGAL_ADDRESS | err::ASSERT | err::LAUNCH_FAILURE | err::LAUNCH_TIMEOUT
     )
 }

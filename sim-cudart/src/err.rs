@@ -65,6 +65,8 @@ pub const ILLEGAL_ADDRESS: i32 = 700;
 pub const LAUNCH_OUT_OF_RESOURCES: i32 = 701;
 /// `cudaErrorLaunchTimeout`.
 pub const LAUNCH_TIMEOUT: i32 = 702;
+/// `cudaErrorAssert`.
+pub const ASSERT: i32 = 710;
 /// `cudaErrorLaunchFailure`.
 pub const LAUNCH_FAILURE: i32 = 719;
 /// `cudaErrorCooperativeLaunchTooLarge`.
@@ -112,6 +114,7 @@ pub fn describe(code: i32) -> &'static str {
         LAUNCH_OUT_OF_RESOURCES => "too many resources requested for launch",
         LAUNCH_TIMEOUT => "the launch timed out and was terminated",
         LAUNCH_FAILURE => "unspecified launch failure",
+        ASSERT => "device-side assert triggered",
         COOPERATIVE_LAUNCH_TOO_LARGE => "too many blocks in cooperative launch",
         NOT_SUPPORTED => "operation not supported",
         UNKNOWN => "unknown error",
@@ -140,6 +143,7 @@ mod tests {
             (INVALID_RESOURCE_HANDLE, "cudaErrorInvalidResourceHandle"),
             (ILLEGAL_ADDRESS, "cudaErrorIllegalAddress"),
             (LAUNCH_OUT_OF_RESOURCES, "cudaErrorLaunchOutOfResources"),
+            (ASSERT, "cudaErrorAssert"),
             (LAUNCH_TIMEOUT, "cudaErrorLaunchTimeout"),
             (LAUNCH_FAILURE, "cudaErrorLaunchFailure"),
             (

@@ -938,8 +938,28 @@ fn is_fault(e: &DeviceError) -> bool {
     crate::classify::is_fault(e)
 }
 
-/// The CUDA error of a failed launch of `kernel`.
+/// The CUDA error of a failed launch of `kernel`. A failed device
+/// `assert` prints its threads' lines as CUDA does (standard error, one a
+/// thread), then where the simulator stopped.
 fn launch_failure(kernel: &str, e: &DeviceError) -> Fail {
     let code = crate::classify::launch_code(e);
+    if let DeviceError::Kernel(k) = e {
+        if let sim_kernel::KernelError::Assert {
+            lines,
+            cta,
+            warp,
+            file,
+            pos,
+            ..
+        } = k.as_ref()
+        {
+            eprint!("{lines}");
+            let at = format!("block {cta:?} warp {warp} at {file}:{pos}");
+            return Fail::said(
+                code,
+                format!("kernel {kernel}: device-side assert triggered in {at}"),
+            );
+        }
+    }
     Fail::said(code, format!("kernel {kernel}: {e}"))
 }

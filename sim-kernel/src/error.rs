@@ -101,6 +101,24 @@ pub enum KernelError {
         /// Where.
         pos: Pos,
     },
+    /// Threads reached a failed device `assert` (`__assertfail`): the GPU
+    /// stops the kernel there, each such thread's line printed.
+    #[error("device-side assert triggered in block {cta:?} warp {warp} (thread {thread}) at {file}:{pos}:\n{lines}")]
+    Assert {
+        /// What the threads print, as CUDA prints it: one line a thread,
+        /// `file:line: function: block: [x,y,z], thread: [x,y,z] Assertion `cond` failed.`
+        lines: String,
+        /// The block index.
+        cta: [u32; 3],
+        /// The warp in the block.
+        warp: u32,
+        /// The first such thread's linear index in the block.
+        thread: u32,
+        /// The module.
+        file: String,
+        /// Where.
+        pos: Pos,
+    },
     /// A call left in place by the inliner (a recursion deeper than
     /// `sim_module::MAX_CALL_DEPTH`, or past its statement budget) was reached.
     #[error("call {callee} at {file}:{pos} is nested deeper than simcli inlines calls ({depth} levels, or {} statements): block {cta:?} warp {warp} (thread {thread})", sim_module::MAX_INLINED_STATEMENTS)]

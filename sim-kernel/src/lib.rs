@@ -11,6 +11,7 @@
 // Library code states its invariants instead of unwrapping.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+mod assertfail;
 mod dead;
 pub mod device;
 mod engine;

@@ -133,7 +133,7 @@ pub(crate) enum CallError {
     Operands,
 }
 
-/// Runs the builtin call `b` (`vprintf`) in `lanes`, lane by lane in lane
+/// Runs the builtin call `b` (`vprintf`: the caller tells the builtins apart) in `lanes`, lane by lane in lane
 /// order: each lane's format and argument buffer from its registers, its
 /// text to `sink`, its result to its result register. The registers are
 /// the warp's slots as they are: a body with a call keeps one slot per
@@ -145,7 +145,6 @@ pub(crate) fn call<M: sim_isa::exec::Memory>(
     mem: &mut M,
     sink: &mut Sink,
 ) -> Result<(), CallError> {
-    let sim_module::BuiltinKind::Vprintf = b.kind;
     let (Some(&fa), Some(&aa)) = (b.args.first(), b.args.get(1)) else {
         return Err(CallError::Operands);
     };

@@ -40,6 +40,9 @@
 //! written for a call take the call's position.
 
 use crate::error::{ModuleError, ModuleErrorKind as K, Pos};
+use crate::inline_param::{
+    copy, declared, in_memory, is_ident, param_access, params_to_regs, split_guard, Params, Slot,
+};
 use crate::parse::parse_module;
 use crate::types::*;
 
@@ -110,12 +113,15 @@ pub fn inline_calls(
 
 /// What a callee's body needs to know of its call.
 struct Frame {
-    /// Callee parameter name -> register holding the argument.
-    args: Vec<(String, String, u64)>,
-    /// Callee return name -> register receiving the result.
-    rets: Vec<(String, String, u64)>,
+    /// Callee parameter name -> what holds the argument.
+    args: Vec<Slot>,
+    /// Callee return name -> what receives the result.
+    rets: Vec<Slot>,
     /// The label each `ret` branches to.
     ret_label: String,
+    /// This copy's suffix (`__inlN`), which makes the names of its
+    /// `.param` variables held in memory (`.local`, function-wide) unique.
+    tag: String,
     /// Callee variable -> its name in this copy.
     renames: Vec<(String, String)>,
 }
@@ -166,10 +172,10 @@ impl Gen<'_> {
 
     /// Text between statements: declarations and labels, with `.param`
     /// declarations turned into registers and a copy's variables renamed.
-    fn between(&mut self, a: usize, b: usize, frame: Option<&Frame>) {
+    fn between(&mut self, a: usize, b: usize, frame: Option<&Frame>, params: &mut Params<'_>) {
         self.mark(a);
         let text = self.src.get(a..b).unwrap_or("");
-        let text = params_to_regs(text);
+        let text = params_to_regs(text, params);
         let text = match frame {
             Some(f) => rename(&text, &f.renames),
             None => text,
@@ -184,25 +190,12 @@ impl Gen<'_> {
         frame: Option<&Frame>,
         depth: usize,
     ) -> Result<(), ModuleError> {
-        for v in body
-            .variables
-            .iter()
-            .filter(|v| v.space == StateSpace::Param)
-        {
-            if !v.dims.is_empty() || !matches!(v.size, 2 | 4 | 8) {
-                return Err(unsupported(
-                    v.pos,
-                    format!(
-                        "call parameter '{}' of {} bytes (an array or structure passed by value)",
-                        v.name, v.size
-                    ),
-                ));
-            }
-        }
+        let tag = frame.map_or("", |f| f.tag.as_str());
+        let mut params = Params::new(body, tag);
         let mut at = body.span.0 as usize;
         for s in &body.statements {
             let (a, b) = (s.span.0 as usize, s.span.1 as usize);
-            self.between(at, a, frame);
+            self.between(at, a, frame, &mut params);
             at = b;
             self.stmts += 1;
             let text = self.src.get(a..b).unwrap_or("");
@@ -250,13 +243,14 @@ impl Gen<'_> {
                     _ => self.out.push_str(&text),
                 },
                 StatementKind::Instruction(_) | StatementKind::Unimplemented(_) => {
-                    let t = param_access(&text, s.pos, body, frame)
+                    let slots = frame.into_iter().flat_map(|f| f.args.iter().chain(&f.rets));
+                    let t = param_access(&text, s.pos, (body, tag), slots)
                         .map_err(|m| unsupported(s.pos, m))?;
                     self.out.push_str(t.as_deref().unwrap_or(&text));
                 }
             }
         }
-        self.between(at, body.span.1 as usize, frame);
+        self.between(at, body.span.1 as usize, frame, &mut params);
         Ok(())
     }
 
@@ -297,27 +291,38 @@ impl Gen<'_> {
             args: Vec::new(),
             rets: Vec::new(),
             ret_label: format!("__inl{n}_ret"),
+            tag: format!("__inl{n}"),
             renames: copy_renames(fbody, n),
         };
         let mut head = String::from("{ ");
         let mut tail = format!("{}: ", fr.ret_label);
         for (k, (p, a)) in f.params.iter().zip(args).enumerate() {
-            let size = param_size(p, s.pos)?;
-            let reg = format!("__inl{n}_a{k}");
-            let a = site.resolve(a);
-            head.push_str(&format!(
-                ".reg .b{b} {reg}; mov.b{b} {reg}, {a}; ",
-                b = size * 8
+            let slot = site.slot(p, format!("__inl{n}_a{k}"))?;
+            let (a, a_mem) = site.operand(a, &slot)?;
+            head.push_str(&slot.declare());
+            head.push_str(&copy(
+                (&a, a_mem),
+                (&slot.target, slot.mem),
+                slot.size,
+                slot.align,
+                &slot.target,
             ));
-            fr.args.push((p.name.clone(), reg, size));
+            head.push(' ');
+            fr.args.push(slot.slot);
         }
         for (k, (p, r)) in f.returns.iter().zip(rets).enumerate() {
-            let size = param_size(p, s.pos)?;
-            let reg = format!("__inl{n}_r{k}");
-            let r = site.resolve(r);
-            head.push_str(&format!(".reg .b{b} {reg}; ", b = size * 8));
-            tail.push_str(&format!("mov.b{b} {r}, {reg}; ", b = size * 8));
-            fr.rets.push((p.name.clone(), reg, size));
+            let slot = site.slot(p, format!("__inl{n}_r{k}"))?;
+            let (r, r_mem) = site.operand(r, &slot)?;
+            head.push_str(&slot.declare());
+            tail.push_str(&copy(
+                (&slot.target, slot.mem),
+                (&r, r_mem),
+                slot.size,
+                slot.align,
+                &slot.target,
+            ));
+            tail.push(' ');
+            fr.rets.push(slot.slot);
         }
         let (guard, _) = split_guard(text);
         let skip = format!("__inl{n}_end");
@@ -520,17 +525,24 @@ impl Gen<'_> {
             return Ok(());
         }
         let n = self.fresh();
-        let sized =
-            |ps: &[Param], regs: &[String]| -> Result<Vec<(String, String, u64)>, ModuleError> {
-                ps.iter()
-                    .zip(regs)
-                    .map(|(p, r)| Ok((p.name.clone(), r.clone(), param_size(p, s.pos)?)))
-                    .collect()
-            };
+        let sized = |ps: &[Param], regs: &[String]| -> Result<Vec<Slot>, ModuleError> {
+            ps.iter()
+                .zip(regs)
+                .map(|(p, r)| {
+                    Ok(Slot {
+                        name: p.name.clone(),
+                        target: r.clone(),
+                        size: param_size(p, s.pos)?,
+                        mem: false,
+                    })
+                })
+                .collect()
+        };
         let fr = Frame {
             args: sized(&f.params, args)?,
             rets: sized(&f.returns, rets)?,
             ret_label: end.to_string(),
+            tag: format!("__inl{n}"),
             renames: copy_renames(fbody, n),
         };
         self.body(fbody, Some(&fr), depth + 1)
@@ -591,6 +603,75 @@ impl Site<'_> {
             .and_then(|f| f.renames.iter().find(|r| r.0 == name))
             .map_or_else(|| name.to_string(), |r| r.1.clone())
     }
+
+    /// What holds callee parameter (or result) `p` in this copy, named `target`.
+    fn slot(&self, p: &Param, target: String) -> Result<NewSlot, ModuleError> {
+        if p.space != StateSpace::Param {
+            // A `.reg` parameter: only scalars in registers.
+            param_size(p, self.s.pos)?;
+        }
+        let mem = in_memory(p.size, p.array.is_some());
+        Ok(NewSlot {
+            align: u64::from(p.align.unwrap_or(1)),
+            slot: Slot {
+                name: p.name.clone(),
+                target,
+                size: p.size,
+                mem,
+            },
+        })
+    }
+
+    /// The caller's operand `x` passed for `slot` (resolved), and whether it
+    /// is held in memory; an error where the two cannot meet.
+    fn operand(&self, x: &str, slot: &NewSlot) -> Result<(String, bool), ModuleError> {
+        let tag = self.frame.map_or("", |f| f.tag.as_str());
+        let (size, mem, name) = declared(self.caller, tag, x, self.s.pos).unwrap_or((
+            slot.size,
+            false,
+            self.resolve(x),
+        ));
+        let scalar = |n| matches!(n, 2 | 4 | 8);
+        if size != slot.size || (mem != slot.mem && !scalar(size)) {
+            return Err(unsupported(
+                self.s.pos,
+                format!(
+                    "call {} passes '{x}' of {size} bytes for '{}' of {}",
+                    self.callee, slot.name, slot.size
+                ),
+            ));
+        }
+        Ok((name, mem))
+    }
+}
+
+/// A slot being made for a call, with the alignment its copies may use.
+struct NewSlot {
+    slot: Slot,
+    align: u64,
+}
+
+impl std::ops::Deref for NewSlot {
+    type Target = Slot;
+    fn deref(&self) -> &Slot {
+        &self.slot
+    }
+}
+
+impl NewSlot {
+    /// Its declaration at the call's head.
+    fn declare(&self) -> String {
+        if self.mem {
+            format!(
+                ".local .align {} .b8 {}[{}]; ",
+                self.align.max(1),
+                self.target,
+                self.size
+            )
+        } else {
+            format!(".reg .b{} {}; ", self.size * 8, self.target)
+        }
+    }
 }
 
 fn param_size(p: &Param, pos: Pos) -> Result<u64, ModuleError> {
@@ -612,111 +693,6 @@ fn unsupported(pos: Pos, what: String) -> ModuleError {
         pos,
         kind: K::NotSupported(what),
     }
-}
-
-/// (`@p` or `@!p` or "", the rest).
-fn split_guard(text: &str) -> (&str, &str) {
-    let t = text.trim_start();
-    if t.starts_with('@') {
-        let end = t.find(char::is_whitespace).unwrap_or(t.len());
-        (&t[..end], t[end..].trim_start())
-    } else {
-        ("", t)
-    }
-}
-
-/// `ld.param`/`st.param` of a call's `.param` variable (or of the current
-/// callee's parameters and results) as a `mov`/`cvt` between registers;
-/// `None` for any other statement.
-fn param_access(
-    text: &str,
-    pos: Pos,
-    body: &Body,
-    frame: Option<&Frame>,
-) -> Result<Option<String>, String> {
-    let (guard, rest) = split_guard(text);
-    let rest = rest.trim_end().trim_end_matches(';');
-    let Some((op, operands)) = rest.split_once(char::is_whitespace) else {
-        return Ok(None);
-    };
-    let load = op.starts_with("ld.param");
-    if !load && !op.starts_with("st.param") {
-        return Ok(None);
-    }
-    let Some((x, y)) = operands.split_once(',') else {
-        return Ok(None);
-    };
-    let (addr, reg) = if load {
-        (y.trim(), x.trim())
-    } else {
-        (x.trim(), y.trim())
-    };
-    let Some(inner) = addr.strip_prefix('[').and_then(|a| a.strip_suffix(']')) else {
-        return Ok(None);
-    };
-    let (name, off) = match inner.split_once('+') {
-        Some((n, o)) => (n.trim(), o.trim()),
-        None => (inner.trim(), "0"),
-    };
-    let target = body
-        .variables
-        .iter()
-        .rfind(|v| v.space == StateSpace::Param && v.name == name && v.pos < pos)
-        .map(|v| (name.to_string(), v.size))
-        .or_else(|| {
-            frame.and_then(|f| {
-                f.args
-                    .iter()
-                    .chain(&f.rets)
-                    .find(|a| a.0 == name)
-                    .map(|a| (a.1.clone(), a.2))
-            })
-        });
-    let Some((target, size)) = target else {
-        return Ok(None);
-    };
-    let ty = op.rsplit('.').next().unwrap_or("");
-    let width = match ty.trim_start_matches(['b', 'u', 's', 'f']) {
-        "16" => 2,
-        "32" => 4,
-        "64" => 8,
-        _ => 0,
-    };
-    if off != "0" || width == 0 || width > size || op.contains(".v") {
-        return Err(format!(
-            "`{op}` of call parameter '{name}' at offset {off} (only whole scalars of 2, 4 or 8 bytes)"
-        ));
-    }
-    let (wb, sb) = (width * 8, size * 8);
-    Ok(Some(match (load, width == size) {
-        (true, true) => format!("{guard} mov.b{wb} {reg}, {target};"),
-        (false, true) => format!("{guard} mov.b{wb} {target}, {reg};"),
-        (true, false) => format!("{guard} cvt.u{wb}.u{sb} {reg}, {target};"),
-        (false, false) => format!("{guard} cvt.u{sb}.u{wb} {target}, {reg};"),
-    }))
-}
-
-fn is_ident(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'%')
-}
-
-/// `.param` declarations (a `.param` not preceded by a name) as `.reg`,
-/// padded to the same length.
-fn params_to_regs(text: &str) -> String {
-    let b = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    while i < b.len() {
-        if text[i..].starts_with(".param") && (i == 0 || !is_ident(b[i - 1])) {
-            out.push_str(".reg  ");
-            i += 6;
-        } else {
-            let c = text[i..].chars().next().unwrap_or(' ');
-            out.push(c);
-            i += c.len_utf8();
-        }
-    }
-    out
 }
 
 /// `text` with each whole identifier of `renames` replaced.

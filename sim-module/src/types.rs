@@ -422,11 +422,23 @@ pub enum BuiltinKind {
     /// `printf`, as nvcc compiles it (a generic format address and a
     /// generic address of the argument buffer; the result `.b32`).
     Vprintf,
+    /// `void __assertfail(const char *message, const char *file, unsigned
+    /// line, const char *function, size_t charSize)`: what a failed device
+    /// `assert` calls (the message is the condition's text); the thread
+    /// prints the assertion and the kernel stops.
+    AssertFail,
 }
 
 /// Each builtin: its name, its parameters' and results' sizes in bytes.
-const BUILTINS: &[(BuiltinKind, &str, &[u64], &[u64])] =
-    &[(BuiltinKind::Vprintf, "vprintf", &[8, 8], &[4])];
+const BUILTINS: &[(BuiltinKind, &str, &[u64], &[u64])] = &[
+    (BuiltinKind::Vprintf, "vprintf", &[8, 8], &[4]),
+    (
+        BuiltinKind::AssertFail,
+        "__assertfail",
+        &[8, 8, 4, 8, 8],
+        &[],
+    ),
+];
 
 impl BuiltinKind {
     /// The builtin named `name`, if any.

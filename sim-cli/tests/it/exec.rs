@@ -263,6 +263,7 @@ fn programs_print_what_they_print_on_a_gpu() {
         "apis",
         "dynsmem",
         "graphs",
+        "devlib",
     ] {
         let exe = build(&cu13, program);
         let out = exec(&exe, &[]);
@@ -273,6 +274,21 @@ fn programs_print_what_they_print_on_a_gpu() {
             text(&out.stderr)
         );
     }
+}
+
+/// A failed device `assert` prints CUDA's line for the failing thread on
+/// standard error (file, line, function, block, thread, condition), and
+/// the program goes on with `cudaErrorAssert` sticking (`devlib.cu`).
+#[test]
+fn a_failed_device_assert_prints_cudas_line() {
+    let Some(cu13) = cuda_root() else { return };
+    let out = exec(&build(&cu13, "devlib"), &[]);
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("devlib.cu:45: void check(const int *, int): block: [1,0,0], thread: [5,0,0] Assertion `v[i] >= 0` failed.\n"),
+        "{err}"
+    );
+    assert!(out.status.success(), "{err}");
 }
 
 /// Thrust and CUB from the CCCL wheel: sort, reduce, transform (whose CUB

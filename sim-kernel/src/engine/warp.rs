@@ -453,7 +453,28 @@ impl Warp {
         lanes: u32,
         s: &sim_module::Statement,
     ) -> Result<(), KernelError> {
-        let r = crate::printf::call(b, lanes, &mut self.regs, &mut *env.mem, env.printf);
+        let r = match b.kind {
+            sim_module::BuiltinKind::Vprintf => {
+                crate::printf::call(b, lanes, &mut self.regs, &mut *env.mem, env.printf)
+            }
+            sim_module::BuiltinKind::AssertFail => {
+                let t = &self.ctx.thread;
+                let at = (t.ctaid, t.ntid, t.first_thread);
+                match crate::assertfail::lines(b, lanes, &self.regs, &mut *env.mem, at) {
+                    Ok(lines) => {
+                        return Err(KernelError::Assert {
+                            lines,
+                            cta: t.ctaid,
+                            warp: self.ctx.warp_id,
+                            thread: t.first_thread + lanes.trailing_zeros(),
+                            file: env.code.prep.module.file.clone(),
+                            pos: s.pos,
+                        })
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+        };
         r.map_err(|e| match e {
             crate::printf::CallError::Fault(fault) => KernelError::Fault {
                 fault,

@@ -55,3 +55,44 @@ fn recursion_past_the_depth_limit_stops_the_launch() {
         "{text}"
     );
 }
+
+/// Structures passed and returned by value (`tests/data/structs`: nvcc
+/// 13.0.88's `.param .align N .b8 x[16]` arguments and results, one such
+/// call inside a function returning a structure, one in a divergent
+/// branch, a loop nvcc unrolled into four call sites) give the
+/// reference's bytes on any SM and host-thread count.
+#[test]
+fn structures_by_value_match_the_reference() {
+    let json = crate::in_crate("tests/data/structs", "structs.json");
+    crate::matches_on_sms(&json, &[1, 2, 132], 3);
+}
+
+/// A device `assert` that holds everywhere runs as if it were not there
+/// (the module still calls `__assertfail`, which no thread reaches); one
+/// that fails stops the launch with CUDA's line for each failing thread of
+/// the warp: file, line, function, block, thread and condition.
+#[test]
+fn a_failed_assert_stops_the_launch_with_cudas_lines() {
+    let data = |n: &str| crate::in_crate("tests/data/assert", n);
+    let good = run_launch(&data("good.json"), &opts(2, 2)).unwrap();
+    assert!(good.mismatches.is_empty(), "{:?}", good.mismatches);
+    let Err(e) = run_launch(&data("bad.json"), &opts(2, 2)) else {
+        panic!("the failing assert ran through");
+    };
+    let RunError::Kernel(KernelError::Assert {
+        lines, cta, thread, ..
+    }) = &e
+    else {
+        panic!("not an assert: {e}");
+    };
+    let want = "assert.cu:10: void check(const int *, int *, int): block: [1,0,0], thread: [5,0,0] Assertion `v[i] >= 0` failed.\n\
+                assert.cu:10: void check(const int *, int *, int): block: [1,0,0], thread: [6,0,0] Assertion `v[i] >= 0` failed.\n";
+    assert_eq!(lines, want);
+    assert_eq!((*cta, *thread), ([1, 0, 0], 5));
+    let text = e.to_string();
+    assert!(
+        text.starts_with("device-side assert triggered in block [1, 0, 0] warp 0 (thread 5) at "),
+        "{text}"
+    );
+    assert!(text.contains("assert.ptx:74:2:\n"), "{text}");
+}
