@@ -16,6 +16,7 @@
 //! communicate through global memory see each other's writes within an
 //! epoch or so, as on a GPU. New blocks are dealt at epoch boundaries.
 
+mod calls;
 mod code;
 mod host;
 mod preload;

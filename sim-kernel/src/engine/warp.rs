@@ -15,6 +15,7 @@
 //! all reached it) and before a clock read (whose value is the cycle the
 //! timing model issues it: [`Warp::read_clock`]).
 
+use super::calls::{self, unsupported};
 use super::code::{Code, Follow};
 use super::preload::Preloaded;
 use super::slab::{Lent, Slab};
@@ -127,15 +128,6 @@ impl Env<'_, '_, '_> {
             });
         }
         Ok(())
-    }
-}
-
-/// The error of a statement simcli does not run.
-fn unsupported(code: &Code<'_>, what: String, pos: sim_module::Pos) -> KernelError {
-    KernelError::Unsupported {
-        what,
-        file: code.prep.module.file.clone(),
-        pos,
     }
 }
 
@@ -389,50 +381,15 @@ impl Warp {
                         pop_done(&mut self.stack);
                         return Ok(());
                     }
-                    ControlOp::Call {
-                        builtin: Some(b), ..
-                    } => {
+                    // A call that stays a call, or `trap`; guarded off in
+                    // every lane, nothing happens.
+                    ControlOp::Call { .. } | ControlOp::Trap => {
                         if lanes != 0 {
-                            self.builtin(env, b, lanes, s)?;
+                            let (regs, ctx) = (&mut self.regs, &self.ctx);
+                            let parts = (code, &mut *env.mem, &mut *env.printf);
+                            calls::call_or_trap(regs, ctx, parts, &c.op, lanes, s)?;
                         }
                     }
-                    ControlOp::Call {
-                        callee,
-                        prototype: Some(_),
-                        address,
-                        rets,
-                        args,
-                        ..
-                    } if lanes != 0 && code.prep.module.function(callee).is_none() => {
-                        let arity = (args.len(), rets.len());
-                        let at = (callee.as_str(), *address);
-                        return Err(self.bad_call_target(code, s, at, arity, lanes));
-                    }
-                    ControlOp::Call { callee, .. } if lanes != 0 => {
-                        return Err(KernelError::CallDepth {
-                            callee: callee.clone(),
-                            depth: sim_module::MAX_CALL_DEPTH,
-                            cta: self.ctx.thread.ctaid,
-                            warp: self.ctx.warp_id,
-                            thread: self.ctx.thread.first_thread + lanes.trailing_zeros(),
-                            file: code.prep.module.file.clone(),
-                            pos: s.pos,
-                        });
-                    }
-                    ControlOp::Call { .. } => {}
-                    ControlOp::Trap if lanes != 0 => {
-                        let lane = lanes.trailing_zeros();
-                        return Err(KernelError::Trap {
-                            cta: self.ctx.thread.ctaid,
-                            warp: self.ctx.warp_id,
-                            thread: self.ctx.thread.first_thread + lane,
-                            text: s.text.trim().to_string(),
-                            file: code.prep.module.file.clone(),
-                            pos: s.pos,
-                        });
-                    }
-                    // Guarded off in every lane: nothing happens.
-                    ControlOp::Trap => {}
                 }
             }
             StatementKind::Unimplemented(u) => {
@@ -442,105 +399,6 @@ impl Warp {
         self.emit(code, env.sc, step);
         self.advance(next);
         Ok(())
-    }
-
-    /// A builtin call (`vprintf`) in `lanes` ([`crate::printf::call`]);
-    /// a fault names the thread and the call.
-    fn builtin(
-        &mut self,
-        env: &mut Env<'_, '_, '_>,
-        b: &sim_module::Builtin,
-        lanes: u32,
-        s: &sim_module::Statement,
-    ) -> Result<(), KernelError> {
-        let r = match b.kind {
-            sim_module::BuiltinKind::Vprintf => {
-                crate::printf::call(b, lanes, &mut self.regs, &mut *env.mem, env.printf)
-            }
-            sim_module::BuiltinKind::AssertFail => {
-                let t = &self.ctx.thread;
-                let at = (t.ctaid, t.ntid, t.first_thread);
-                match crate::assertfail::lines(b, lanes, &self.regs, &mut *env.mem, at) {
-                    Ok(lines) => {
-                        return Err(KernelError::Assert {
-                            lines,
-                            cta: t.ctaid,
-                            warp: self.ctx.warp_id,
-                            thread: t.first_thread + lanes.trailing_zeros(),
-                            file: env.code.prep.module.file.clone(),
-                            pos: s.pos,
-                        })
-                    }
-                    Err(e) => Err(e),
-                }
-            }
-        };
-        r.map_err(|e| match e {
-            crate::printf::CallError::Fault(fault) => KernelError::Fault {
-                fault,
-                cta: self.ctx.thread.ctaid,
-                warp: self.ctx.warp_id,
-                thread: self.ctx.warp_id * 32 + fault.lane,
-                text: s.text.trim().to_string(),
-                file: env.code.prep.module.file.clone(),
-                pos: s.pos,
-            },
-            crate::printf::CallError::Operands => unsupported(
-                env.code,
-                format!(
-                    "call {} with arguments that are not registers",
-                    b.kind.name()
-                ),
-                s.pos,
-            ),
-        })
-    }
-
-    /// The error of lanes `lanes` reaching an indirect call the inliner
-    /// left in place (their address is no candidate's): the first lane's.
-    #[cold]
-    fn bad_call_target(
-        &self,
-        code: &Code<'_>,
-        s: &sim_module::Statement,
-        (callee, address): (&str, Option<sim_isa::RegId>),
-        arity: (usize, usize),
-        lanes: u32,
-    ) -> KernelError {
-        let lane = lanes.trailing_zeros();
-        let value = address.map_or(0, |r| self.regs.get(code.regs.reg(r))[lane as usize]);
-        let (cta, warp, thread) = (
-            self.ctx.thread.ctaid,
-            self.ctx.warp_id,
-            self.ctx.thread.first_thread + lane,
-        );
-        let module = code.prep.module;
-        // A function the call could reach (its parameters and results
-        // counted): the inliner left the call as written past its
-        // statement budget.
-        if let Some(f) = module
-            .function_at(value)
-            .filter(|f| (f.params.len(), f.returns.len()) == arity)
-        {
-            return KernelError::CallDepth {
-                callee: f.name.clone(),
-                depth: sim_module::MAX_CALL_DEPTH,
-                cta,
-                warp,
-                thread,
-                file: module.file.clone(),
-                pos: s.pos,
-            };
-        }
-        KernelError::BadCallTarget {
-            callee: callee.to_string(),
-            value,
-            cta,
-            warp,
-            thread,
-            file: module.file.clone(),
-            pos: s.pos,
-        }
     }
 
     /// One recorded step (a replay): the statement and lanes come from the

@@ -1,0 +1,174 @@
+//! What a warp's calls that stay calls do: a builtin (`vprintf`,
+//! `__assertfail`), and the error of an indirect call the inliner left in
+//! place. Apart from `warp.rs`'s step loop, which reaches them rarely.
+
+use super::code::Code;
+use crate::error::KernelError;
+use crate::memory::WarpMem;
+use sim_isa::{ExecCtx, WarpRegs};
+use sim_module::ControlOp;
+
+/// What `op`, a call the inliner left or a `trap`, does in `lanes` (not
+/// none): a builtin runs; anything else stops the launch with its error.
+pub(super) fn call_or_trap(
+    regs: &mut WarpRegs,
+    ctx: &ExecCtx,
+    parts: (&Code<'_>, &mut WarpMem<'_>, &mut crate::printf::Sink),
+    op: &ControlOp,
+    lanes: u32,
+    s: &sim_module::Statement,
+) -> Result<(), KernelError> {
+    let code = parts.0;
+    let (cta, warp) = (ctx.thread.ctaid, ctx.warp_id);
+    let thread = ctx.thread.first_thread + lanes.trailing_zeros();
+    let file = code.prep.module.file.clone();
+    match op {
+        ControlOp::Call {
+            builtin: Some(b), ..
+        } => builtin(regs, ctx, parts, b, lanes, s),
+        ControlOp::Call {
+            callee,
+            prototype: Some(_),
+            address,
+            rets,
+            args,
+            ..
+        } if code.prep.module.function(callee).is_none() => {
+            let site = (
+                s,
+                (callee.as_str(), *address),
+                (args.len(), rets.len()),
+                lanes,
+            );
+            Err(bad_call_target(regs, ctx, code, site))
+        }
+        ControlOp::Call { callee, .. } => Err(KernelError::CallDepth {
+            callee: callee.clone(),
+            depth: sim_module::MAX_CALL_DEPTH,
+            cta,
+            warp,
+            thread,
+            file,
+            pos: s.pos,
+        }),
+        ControlOp::Trap => Err(KernelError::Trap {
+            cta,
+            warp,
+            thread,
+            text: s.text.trim().to_string(),
+            file,
+            pos: s.pos,
+        }),
+        ControlOp::Bra { .. } | ControlOp::Ret { .. } | ControlOp::Exit => Ok(()),
+    }
+}
+
+/// A builtin call in `lanes` ([`crate::printf::call`],
+/// [`crate::assertfail::lines`]); a fault names the thread and the call.
+fn builtin(
+    regs: &mut WarpRegs,
+    ctx: &ExecCtx,
+    (code, mem, printf): (&Code<'_>, &mut WarpMem<'_>, &mut crate::printf::Sink),
+    b: &sim_module::Builtin,
+    lanes: u32,
+    s: &sim_module::Statement,
+) -> Result<(), KernelError> {
+    let t = &ctx.thread;
+    let r = match b.kind {
+        sim_module::BuiltinKind::Vprintf => crate::printf::call(b, lanes, regs, mem, printf),
+        sim_module::BuiltinKind::AssertFail => {
+            let at = (t.ctaid, t.ntid, t.first_thread);
+            match crate::assertfail::lines(b, lanes, regs, mem, at) {
+                Ok(lines) => {
+                    return Err(KernelError::Assert {
+                        lines,
+                        cta: t.ctaid,
+                        warp: ctx.warp_id,
+                        thread: t.first_thread + lanes.trailing_zeros(),
+                        file: code.prep.module.file.clone(),
+                        pos: s.pos,
+                    })
+                }
+                Err(e) => Err(e),
+            }
+        }
+    };
+    r.map_err(|e| match e {
+        crate::printf::CallError::Fault(fault) => KernelError::Fault {
+            fault,
+            cta: t.ctaid,
+            warp: ctx.warp_id,
+            thread: ctx.warp_id * 32 + fault.lane,
+            text: s.text.trim().to_string(),
+            file: code.prep.module.file.clone(),
+            pos: s.pos,
+        },
+        crate::printf::CallError::Operands => unsupported(
+            code,
+            format!(
+                "call {} with arguments that are not registers",
+                b.kind.name()
+            ),
+            s.pos,
+        ),
+    })
+}
+
+/// The error of lanes `lanes` reaching an indirect call the inliner left
+/// in place (their address is no candidate's): the first lane's.
+#[cold]
+fn bad_call_target(
+    regs: &WarpRegs,
+    ctx: &ExecCtx,
+    code: &Code<'_>,
+    (s, (callee, address), arity, lanes): (
+        &sim_module::Statement,
+        (&str, Option<sim_isa::RegId>),
+        (usize, usize),
+        u32,
+    ),
+) -> KernelError {
+    let lane = lanes.trailing_zeros();
+    let value = address.map_or(0, |r| regs.get(code.regs.reg(r))[lane as usize]);
+    let (cta, warp, thread) = (
+        ctx.thread.ctaid,
+        ctx.warp_id,
+        ctx.thread.first_thread + lane,
+    );
+    let module = code.prep.module;
+    // A function the call could reach (its parameters and results
+    // counted): the inliner left the call as written past its
+    // statement budget.
+    if let Some(f) = module
+        .function_at(value)
+        .filter(|f| (f.params.len(), f.returns.len()) == arity)
+    {
+        return KernelError::CallDepth {
+            callee: f.name.clone(),
+            depth: sim_module::MAX_CALL_DEPTH,
+            cta,
+            warp,
+            thread,
+            file: module.file.clone(),
+            pos: s.pos,
+        };
+    }
+    KernelError::BadCallTarget {
+        callee: callee.to_string(),
+        value,
+        cta,
+        warp,
+        thread,
+        file: module.file.clone(),
+        pos: s.pos,
+    }
+}
+
+/// The error of a statement simcli does not run.
+pub(super) fn unsupported(code: &Code<'_>, what: String, pos: sim_module::Pos) -> KernelError {
+    KernelError::Unsupported {
+        what,
+        file: code.prep.module.file.clone(),
+        pos,
+    }
+}
