@@ -15,6 +15,7 @@
 
 mod async_inst;
 mod bit_inst;
+pub mod carry;
 pub mod bounded;
 pub mod conform;
 pub mod conform_warp;

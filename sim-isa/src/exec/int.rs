@@ -103,6 +103,11 @@ fn int_lane_scalar(x: &IntArith, a: u64, b: u64, c: u64) -> u64 {
         (IntOp::Abs, _) => ext(a, n, signed).unsigned_abs() as u64 & m,
         (IntOp::Neg, _) => a.wrapping_neg() & m,
         (IntOp::Dp4a | IntOp::Dp2a(_) | IntOp::Sad, _) => dot_sad_lane(x, a, b, c),
+        // `int_lane` reads no flag: the carry-in forms as with `CC.CF` 0
+        // (`carry_lane` runs them with the flag).
+        (IntOp::Addc | IntOp::Subc | IntOp::Madc(_), _) => {
+            super::carry::carry_lane(x, a, b, c, 0).0
+        }
     }
 }
 
@@ -140,7 +145,10 @@ fn dot_sad_lane(x: &IntArith, a: u64, b: u64, c: u64) -> u64 {
         | IntOp::Div
         | IntOp::Rem
         | IntOp::Abs
-        | IntOp::Neg => {
+        | IntOp::Neg
+        | IntOp::Addc
+        | IntOp::Subc
+        | IntOp::Madc(_) => {
             let n = x.ty.bits();
             (ext(a, n, sa) - ext(b, n, sa)).abs()
         }
@@ -175,6 +183,9 @@ fn each(f: impl Fn(u64, u64) -> u64, a: &Lanes, b: &Lanes) -> Lanes {
 /// three 32-lane source copies `int_sources` makes are saved.
 #[inline]
 pub(crate) fn int_into(x: &IntArith, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    if x.carry.is_some() {
+        return super::carry::carry_into(x, ctx, regs, exec);
+    }
     if !is_wrapping(x) {
         // Elsewhere: its arrays would merge with these and go through memory.
         return int_general_into(x, ctx, regs, exec);
@@ -208,6 +219,7 @@ pub(crate) fn is_wrapping(x: &IntArith) -> bool {
     // `int_lane`'s.
     !x.sat
         && !x.relu
+        && x.carry.is_none()
         && !x.ty.is_packed16()
         && matches!(x.op, IntOp::Add | IntOp::Sub | IntOp::Mul(MulMode::Lo))
 }
@@ -338,7 +350,8 @@ pub(crate) fn int_warp(x: &IntArith, a: &Lanes, b: &Lanes, c: &Lanes) -> Lanes {
         | (IntOp::Mul(MulMode::Hi | MulMode::Wide), _)
         | (IntOp::Mad(_), _)
         | (IntOp::Min | IntOp::Max | IntOp::Div | IntOp::Rem | IntOp::Abs | IntOp::Neg, _)
-        | (IntOp::Dp4a | IntOp::Dp2a(_) | IntOp::Sad, _) => {
+        | (IntOp::Dp4a | IntOp::Dp2a(_) | IntOp::Sad, _)
+        | (IntOp::Addc | IntOp::Subc | IntOp::Madc(_), _) => {
             let mut o = [0u64; WARP_SIZE];
             for l in 0..WARP_SIZE {
                 o[l] = int_lane(x, a[l], b[l], c[l]);

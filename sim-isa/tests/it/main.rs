@@ -35,6 +35,7 @@ mod async_copy;
 mod bit;
 mod bulk_copy;
 mod bytes;
+mod carry;
 mod conform;
 mod cvt;
 mod cvt_fp8;
