@@ -503,8 +503,8 @@ impl Alu {
 }
 
 pub use crate::async_inst::{AsyncInst, AsyncOp, MbarOp, ASYNC_TOKEN, MBAR_ORDERS};
-pub use crate::carry::{Carry, CARRY_FLAG};
 pub use crate::bit_inst::{Bit, BitOp, PrmtMode, TestOp};
+pub use crate::carry::{Carry, CARRY_FLAG};
 pub use crate::cvt_inst::{Cvt, CvtRnd, CvtType};
 pub use crate::mem_inst::{
     AddrBase, Address, AtomOp, BarRedOp, Mem, MemOp, MemType, PrefetchLevel, Quals, ReduxOp,

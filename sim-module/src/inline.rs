@@ -40,6 +40,7 @@
 //! written for a call take the call's position.
 
 use crate::error::{ModuleError, ModuleErrorKind as K, Pos};
+use crate::inline_param::{param_access, param_parts, params_to_regs, PARTS};
 use crate::parse::parse_module;
 use crate::types::*;
 
@@ -109,11 +110,13 @@ pub fn inline_calls(
 }
 
 /// What a callee's body needs to know of its call.
-struct Frame {
-    /// Callee parameter name -> register holding the argument.
-    args: Vec<(String, String, u64)>,
-    /// Callee return name -> register receiving the result.
-    rets: Vec<(String, String, u64)>,
+pub(crate) struct Frame {
+    /// Callee parameter name -> register holding the argument, and its
+    /// size (one larger than 8 bytes is held in 8-byte parts:
+    /// `inline_param::parts`).
+    pub(crate) args: Vec<(String, String, u64)>,
+    /// Callee return name -> register receiving the result, and its size.
+    pub(crate) rets: Vec<(String, String, u64)>,
     /// The label each `ret` branches to.
     ret_label: String,
     /// Callee variable -> its name in this copy.
@@ -166,10 +169,10 @@ impl Gen<'_> {
 
     /// Text between statements: declarations and labels, with `.param`
     /// declarations turned into registers and a copy's variables renamed.
-    fn between(&mut self, a: usize, b: usize, frame: Option<&Frame>) {
+    fn between(&mut self, a: usize, b: usize, body: &Body, frame: Option<&Frame>) {
         self.mark(a);
         let text = self.src.get(a..b).unwrap_or("");
-        let text = params_to_regs(text);
+        let text = params_to_regs(text, body);
         let text = match frame {
             Some(f) => rename(&text, &f.renames),
             None => text,
@@ -189,11 +192,11 @@ impl Gen<'_> {
             .iter()
             .filter(|v| v.space == StateSpace::Param)
         {
-            if !v.dims.is_empty() || !matches!(v.size, 2 | 4 | 8) {
+            if !PARTS.contains(&v.size) {
                 return Err(unsupported(
                     v.pos,
                     format!(
-                        "call parameter '{}' of {} bytes (an array or structure passed by value)",
+                        "call parameter '{}' of {} bytes (a value of 2, 4 or 8 bytes, or an array or structure of 16 to 64 bytes in 8-byte words)",
                         v.name, v.size
                     ),
                 ));
@@ -202,7 +205,7 @@ impl Gen<'_> {
         let mut at = body.span.0 as usize;
         for s in &body.statements {
             let (a, b) = (s.span.0 as usize, s.span.1 as usize);
-            self.between(at, a, frame);
+            self.between(at, a, body, frame);
             at = b;
             self.stmts += 1;
             let text = self.src.get(a..b).unwrap_or("");
@@ -256,7 +259,7 @@ impl Gen<'_> {
                 }
             }
         }
-        self.between(at, body.span.1 as usize, frame);
+        self.between(at, body.span.1 as usize, body, frame);
         Ok(())
     }
 
@@ -302,21 +305,22 @@ impl Gen<'_> {
         let mut head = String::from("{ ");
         let mut tail = format!("{}: ", fr.ret_label);
         for (k, (p, a)) in f.params.iter().zip(args).enumerate() {
-            let size = param_size(p, s.pos)?;
+            let size = param_parts(p, s.pos)?;
             let reg = format!("__inl{n}_a{k}");
             let a = site.resolve(a);
-            head.push_str(&format!(
-                ".reg .b{b} {reg}; mov.b{b} {reg}, {a}; ",
-                b = size * 8
-            ));
+            for (part, from, b) in crate::inline_param::parts(&reg, &a, size) {
+                head.push_str(&format!(".reg .b{b} {part}; mov.b{b} {part}, {from}; "));
+            }
             fr.args.push((p.name.clone(), reg, size));
         }
         for (k, (p, r)) in f.returns.iter().zip(rets).enumerate() {
-            let size = param_size(p, s.pos)?;
+            let size = param_parts(p, s.pos)?;
             let reg = format!("__inl{n}_r{k}");
             let r = site.resolve(r);
-            head.push_str(&format!(".reg .b{b} {reg}; ", b = size * 8));
-            tail.push_str(&format!("mov.b{b} {r}, {reg}; ", b = size * 8));
+            for (part, to, b) in crate::inline_param::parts(&reg, &r, size) {
+                head.push_str(&format!(".reg .b{b} {part}; "));
+                tail.push_str(&format!("mov.b{b} {to}, {part}; "));
+            }
             fr.rets.push((p.name.clone(), reg, size));
         }
         let (guard, _) = split_guard(text);
@@ -606,7 +610,7 @@ fn param_size(p: &Param, pos: Pos) -> Result<u64, ModuleError> {
     Ok(p.size)
 }
 
-fn unsupported(pos: Pos, what: String) -> ModuleError {
+pub(crate) fn unsupported(pos: Pos, what: String) -> ModuleError {
     ModuleError {
         file: String::new(),
         pos,
@@ -615,7 +619,7 @@ fn unsupported(pos: Pos, what: String) -> ModuleError {
 }
 
 /// (`@p` or `@!p` or "", the rest).
-fn split_guard(text: &str) -> (&str, &str) {
+pub(crate) fn split_guard(text: &str) -> (&str, &str) {
     let t = text.trim_start();
     if t.starts_with('@') {
         let end = t.find(char::is_whitespace).unwrap_or(t.len());
@@ -625,98 +629,8 @@ fn split_guard(text: &str) -> (&str, &str) {
     }
 }
 
-/// `ld.param`/`st.param` of a call's `.param` variable (or of the current
-/// callee's parameters and results) as a `mov`/`cvt` between registers;
-/// `None` for any other statement.
-fn param_access(
-    text: &str,
-    pos: Pos,
-    body: &Body,
-    frame: Option<&Frame>,
-) -> Result<Option<String>, String> {
-    let (guard, rest) = split_guard(text);
-    let rest = rest.trim_end().trim_end_matches(';');
-    let Some((op, operands)) = rest.split_once(char::is_whitespace) else {
-        return Ok(None);
-    };
-    let load = op.starts_with("ld.param");
-    if !load && !op.starts_with("st.param") {
-        return Ok(None);
-    }
-    let Some((x, y)) = operands.split_once(',') else {
-        return Ok(None);
-    };
-    let (addr, reg) = if load {
-        (y.trim(), x.trim())
-    } else {
-        (x.trim(), y.trim())
-    };
-    let Some(inner) = addr.strip_prefix('[').and_then(|a| a.strip_suffix(']')) else {
-        return Ok(None);
-    };
-    let (name, off) = match inner.split_once('+') {
-        Some((n, o)) => (n.trim(), o.trim()),
-        None => (inner.trim(), "0"),
-    };
-    let target = body
-        .variables
-        .iter()
-        .rfind(|v| v.space == StateSpace::Param && v.name == name && v.pos < pos)
-        .map(|v| (name.to_string(), v.size))
-        .or_else(|| {
-            frame.and_then(|f| {
-                f.args
-                    .iter()
-                    .chain(&f.rets)
-                    .find(|a| a.0 == name)
-                    .map(|a| (a.1.clone(), a.2))
-            })
-        });
-    let Some((target, size)) = target else {
-        return Ok(None);
-    };
-    let ty = op.rsplit('.').next().unwrap_or("");
-    let width = match ty.trim_start_matches(['b', 'u', 's', 'f']) {
-        "16" => 2,
-        "32" => 4,
-        "64" => 8,
-        _ => 0,
-    };
-    if off != "0" || width == 0 || width > size || op.contains(".v") {
-        return Err(format!(
-            "`{op}` of call parameter '{name}' at offset {off} (only whole scalars of 2, 4 or 8 bytes)"
-        ));
-    }
-    let (wb, sb) = (width * 8, size * 8);
-    Ok(Some(match (load, width == size) {
-        (true, true) => format!("{guard} mov.b{wb} {reg}, {target};"),
-        (false, true) => format!("{guard} mov.b{wb} {target}, {reg};"),
-        (true, false) => format!("{guard} cvt.u{wb}.u{sb} {reg}, {target};"),
-        (false, false) => format!("{guard} cvt.u{sb}.u{wb} {target}, {reg};"),
-    }))
-}
-
-fn is_ident(c: u8) -> bool {
+pub(crate) fn is_ident(c: u8) -> bool {
     c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'%')
-}
-
-/// `.param` declarations (a `.param` not preceded by a name) as `.reg`,
-/// padded to the same length.
-fn params_to_regs(text: &str) -> String {
-    let b = text.as_bytes();
-    let mut out = String::with_capacity(text.len());
-    let mut i = 0;
-    while i < b.len() {
-        if text[i..].starts_with(".param") && (i == 0 || !is_ident(b[i - 1])) {
-            out.push_str(".reg  ");
-            i += 6;
-        } else {
-            let c = text[i..].chars().next().unwrap_or(' ');
-            out.push(c);
-            i += c.len_utf8();
-        }
-    }
-    out
 }
 
 /// `text` with each whole identifier of `renames` replaced.

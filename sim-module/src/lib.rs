@@ -20,6 +20,7 @@ mod cursor;
 mod error;
 mod init;
 pub mod inline;
+mod inline_param;
 pub mod launch;
 mod lex;
 mod names;

@@ -68,7 +68,9 @@ pub(crate) use float::{
     rnd_required, rnd_type_ok, route, sat_ok as float_sat_ok,
 };
 pub use forms::forms;
-pub(crate) use int::{int_cc_ok, int_relu_ok, int_sat_ok, int_sat_type_ok, reads_carry, IntWord, CARRY_TYPES};
+pub(crate) use int::{
+    int_cc_ok, int_relu_ok, int_sat_ok, int_sat_type_ok, reads_carry, IntWord, CARRY_TYPES,
+};
 
 /// One instruction form: canonical text with registers named by position
 /// (`%d, %a, %b, %c, %e`; `%p` for a predicate destination, `%q` for a

@@ -160,12 +160,7 @@ fn hand_worked_64_bit_words() {
             "sub.cc.s64 %slo, %alo, %blo;",
             "subc.s64 %shi, %ahi, %bhi;",
         ],
-        &[
-            ("%alo", u64::MAX),
-            ("%ahi", 7),
-            ("%blo", 2),
-            ("%bhi", 1),
-        ],
+        &[("%alo", u64::MAX), ("%ahi", 7), ("%blo", 2), ("%bhi", 1)],
         &["%lo", "%hi", "%slo", "%shi"],
     );
     // (7:2^64-1) + (1:2) = (9:1); (7:2^64-1) - (1:2) = (6:2^64-3).
