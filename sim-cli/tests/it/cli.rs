@@ -184,13 +184,13 @@ fn eval_carry_forms() {
         out
     };
     let out = run(&["add.cc.u32 %r1, %r2, %r3;", "%r2=0xffffffff", "%r3=2"]);
-    assert_eq!(out, "%r1 = 0x1\n%cc.cf = true\n");
+    assert_eq!(out, "%r1 = 0x00000001\n%cc.cf = true\n");
     let out = run(&["addc.u32 %r1, %r2, %r3;", "%r2=1", "%r3=2", "%cc.cf=1"]);
-    assert_eq!(out, "%r1 = 0x4\n");
+    assert_eq!(out, "%r1 = 0x00000004\n");
     let out = run(&["addc.u32 %r1, %r2, %r3;", "%r2=1", "%r3=2"]);
-    assert_eq!(out, "%r1 = 0x3\n");
+    assert_eq!(out, "%r1 = 0x00000003\n");
     let out = run(&["subc.cc.u32 %r1, %r2, %r3;", "%r2=5", "%r3=2", "%cc.cf=0"]);
-    assert_eq!(out, "%r1 = 0x2\n%cc.cf = true\n");
+    assert_eq!(out, "%r1 = 0x00000002\n%cc.cf = true\n");
 }
 
 /// The async copies' group statements run on one lane (they change no
