@@ -39,8 +39,10 @@
 //! callee's statements their lines in the callee); the moves and branches
 //! written for a call take the call's position.
 
-use crate::error::{ModuleError, ModuleErrorKind as K, Pos};
-use crate::inline_param::{param_access, param_parts, params_to_regs, PARTS};
+use crate::error::{ModuleError, Pos};
+use crate::inline_param::{
+    is_ident, param_access, param_parts, params_to_regs, split_guard, unsupported, Frame, PARTS,
+};
 use crate::parse::parse_module;
 use crate::types::*;
 
@@ -107,20 +109,6 @@ pub fn inline_calls(
         }
     }
     Ok(Some(m))
-}
-
-/// What a callee's body needs to know of its call.
-pub(crate) struct Frame {
-    /// Callee parameter name -> register holding the argument, and its
-    /// size (one larger than 8 bytes is held in 8-byte parts:
-    /// `inline_param::parts`).
-    pub(crate) args: Vec<(String, String, u64)>,
-    /// Callee return name -> register receiving the result, and its size.
-    pub(crate) rets: Vec<(String, String, u64)>,
-    /// The label each `ret` branches to.
-    ret_label: String,
-    /// Callee variable -> its name in this copy.
-    renames: Vec<(String, String)>,
 }
 
 struct Gen<'a> {
@@ -608,29 +596,6 @@ fn param_size(p: &Param, pos: Pos) -> Result<u64, ModuleError> {
         ));
     }
     Ok(p.size)
-}
-
-pub(crate) fn unsupported(pos: Pos, what: String) -> ModuleError {
-    ModuleError {
-        file: String::new(),
-        pos,
-        kind: K::NotSupported(what),
-    }
-}
-
-/// (`@p` or `@!p` or "", the rest).
-pub(crate) fn split_guard(text: &str) -> (&str, &str) {
-    let t = text.trim_start();
-    if t.starts_with('@') {
-        let end = t.find(char::is_whitespace).unwrap_or(t.len());
-        (&t[..end], t[end..].trim_start())
-    } else {
-        ("", t)
-    }
-}
-
-pub(crate) fn is_ident(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'%')
 }
 
 /// `text` with each whole identifier of `renames` replaced.

@@ -12,8 +12,7 @@
 //! part keep their values. An access across parts, a vector access and a
 //! size off that grid are refused as unsupported.
 
-use crate::error::{ModuleError, Pos};
-use crate::inline::{is_ident, split_guard, unsupported, Frame};
+use crate::error::{ModuleError, ModuleErrorKind as K, Pos};
 use crate::types::*;
 
 /// The sizes a call parameter may have: a scalar's, or 8-byte parts.
@@ -197,4 +196,41 @@ fn part_move(guard: &str, load: bool, reg: &str, part: &str, width: u64, sub: u6
              {guard} cvt.u64.u{wb} __pt, __pv; {guard} bfi.b64 {part}, __pt, {part}, {shift}, {wb}; }}"
         ),
     }
+}
+
+/// What a callee's body needs to know of its call.
+pub(crate) struct Frame {
+    /// Callee parameter name -> register holding the argument, and its
+    /// size (one larger than 8 bytes is held in 8-byte parts:
+    /// `inline_param::parts`).
+    pub(crate) args: Vec<(String, String, u64)>,
+    /// Callee return name -> register receiving the result, and its size.
+    pub(crate) rets: Vec<(String, String, u64)>,
+    /// The label each `ret` branches to.
+    pub(crate) ret_label: String,
+    /// Callee variable -> its name in this copy.
+    pub(crate) renames: Vec<(String, String)>,
+}
+
+pub(crate) fn unsupported(pos: Pos, what: String) -> ModuleError {
+    ModuleError {
+        file: String::new(),
+        pos,
+        kind: K::NotSupported(what),
+    }
+}
+
+/// (`@p` or `@!p` or "", the rest).
+pub(crate) fn split_guard(text: &str) -> (&str, &str) {
+    let t = text.trim_start();
+    if t.starts_with('@') {
+        let end = t.find(char::is_whitespace).unwrap_or(t.len());
+        (&t[..end], t[end..].trim_start())
+    } else {
+        ("", t)
+    }
+}
+
+pub(crate) fn is_ident(c: u8) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'$' | b'%')
 }

@@ -103,11 +103,20 @@ fn int_lane_scalar(x: &IntArith, a: u64, b: u64, c: u64) -> u64 {
         (IntOp::Abs, _) => ext(a, n, signed).unsigned_abs() as u64 & m,
         (IntOp::Neg, _) => a.wrapping_neg() & m,
         (IntOp::Dp4a | IntOp::Dp2a(_) | IntOp::Sad, _) => dot_sad_lane(x, a, b, c),
-        // `int_lane` reads no flag: the carry-in forms as with `CC.CF` 0
-        // (`carry_lane` runs them with the flag).
-        (IntOp::Addc | IntOp::Subc | IntOp::Madc(_), _) => {
-            super::carry::carry_lane(x, a, b, c, 0).0
-        }
+        // `int_lane` reads no flag: the carry-in forms as with `CC.CF` 0,
+        // `a + b`, `a + ~b` and `mad` (`exec/carry.rs` runs them with it).
+        (IntOp::Addc, _) => a.wrapping_add(b) & m,
+        (IntOp::Subc, _) => a.wrapping_add(!b) & m,
+        (IntOp::Madc(mode), _) => int_lane_scalar(
+            &IntArith {
+                op: IntOp::Mad(mode),
+                sat: false,
+                ..*x
+            },
+            a,
+            b,
+            c,
+        ),
     }
 }
 
@@ -183,9 +192,6 @@ fn each(f: impl Fn(u64, u64) -> u64, a: &Lanes, b: &Lanes) -> Lanes {
 /// three 32-lane source copies `int_sources` makes are saved.
 #[inline]
 pub(crate) fn int_into(x: &IntArith, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    if x.carry.is_some() {
-        return super::carry::carry_into(x, ctx, regs, exec);
-    }
     if !is_wrapping(x) {
         // Elsewhere: its arrays would merge with these and go through memory.
         return int_general_into(x, ctx, regs, exec);

@@ -211,6 +211,7 @@ pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
         Op::Selp(s) => selp_into(s, ctx, regs, exec),
         Op::Slct(s) => slct_into(s, ctx, regs, exec),
         Op::Alu(x) => alu_into(x, ctx, regs, exec),
+        Op::Int(x) if x.carry.is_some() => carry::carry_into(x, ctx, regs, exec),
         Op::Int(x) => int_into(x, ctx, regs, exec),
         Op::Bit(x) => bit_into(x, ctx, regs, exec),
         Op::Cvt(x) => cvt_into(x, ctx, regs, exec),
