@@ -9,8 +9,9 @@
 //! multiple of 8, is held in 8-byte parts `NAME__pK` (`.b64`), the part
 //! of byte offset `8K`; an access of up to 8 bytes within one part reads
 //! it shifted (`shr`) or writes it with `bfi`, so the other bytes of the
-//! part keep their values. An access across parts, a vector access and a
-//! size off that grid are refused as unsupported.
+//! part keep their values; a vector access (`ld.param.v2.b32`) is its
+//! elements'. An access across parts and a size off that grid are refused
+//! as unsupported.
 
 use crate::error::{ModuleError, ModuleErrorKind as K, Pos};
 use crate::types::*;
@@ -107,7 +108,14 @@ pub(crate) fn param_access(
     if !load && !op.starts_with("st.param") {
         return Ok(None);
     }
-    let Some((x, y)) = operands.split_once(',') else {
+    // A load's address is its last operand, a store's its first (a vector
+    // of registers `{a, b}` has commas of its own).
+    let split = if load {
+        operands.rsplit_once(',')
+    } else {
+        operands.split_once(',')
+    };
+    let Some((x, y)) = split else {
         return Ok(None);
     };
     let (addr, reg) = if load {
@@ -148,25 +156,45 @@ pub(crate) fn param_access(
     };
     let refuse = || {
         format!(
-            "`{op}` of call parameter '{name}' at offset {off} (only scalars of 2, 4 or 8 bytes within one 8-byte word)"
+            "`{op}` of call parameter '{name}' at offset {off} (only scalars and vector elements of 2, 4 or 8 bytes within one 8-byte word)"
         )
     };
     let off: u64 = off.parse().map_err(|_| refuse())?;
-    if width == 0 || op.contains(".v") {
+    // A vector (`.v2`, `.v4`) is its elements, each at its own offset.
+    let regs: Vec<&str> = match reg.strip_prefix('{').and_then(|r| r.strip_suffix('}')) {
+        Some(list) => list.split(',').map(str::trim).collect(),
+        None => vec![reg],
+    };
+    let count = if op.contains(".v4") {
+        4
+    } else if op.contains(".v2") {
+        2
+    } else {
+        1
+    };
+    if width == 0 || regs.len() != count {
         return Err(refuse());
     }
     if size <= 8 {
-        if off != 0 || width > size {
+        if off != 0 || width > size || count > 1 {
             return Err(refuse());
         }
         return Ok(Some(scalar_move(guard, load, reg, &target, width, size)));
     }
-    let (k, sub) = (off / 8, off % 8);
-    if k >= size / 8 || sub + width > 8 {
-        return Err(refuse());
+    let mut out = Vec::with_capacity(count);
+    for (j, r) in (0u64..).zip(&regs) {
+        let at = off + j * width;
+        let (k, sub) = (at / 8, at % 8);
+        if k >= size / 8 || sub + width > 8 {
+            return Err(refuse());
+        }
+        // A load's sink `_` receives nothing.
+        if !(load && *r == "_") {
+            let part = format!("{target}__p{k}");
+            out.push(part_move(guard, load, r, &part, width, sub));
+        }
     }
-    let part = format!("{target}__p{k}");
-    Ok(Some(part_move(guard, load, reg, &part, width, sub)))
+    Ok(Some(out.join(" ")))
 }
 
 /// A whole scalar parameter's access: a move, or a `cvt` where narrower.

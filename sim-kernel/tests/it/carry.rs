@@ -78,3 +78,22 @@ fn u128_arithmetic() {
         assert_eq!(&out[8..16], &u64::MAX.to_le_bytes());
     }
 }
+
+/// A 24-byte structure passed and returned by value (`struct.cu`: two ints
+/// as `.v2.b32`, an f64, a b16 at offset 16, the three 8-byte parts of
+/// `sim-module/src/inline_param.rs`): every field of every thread equals
+/// Python's (the launch file's expected bytes), on 1 and 2 SMs.
+#[test]
+fn a_structure_passed_by_value() {
+    for sms in [1, 2] {
+        let run = same_on_any_threads(&data("struct.json"), sms);
+        assert_eq!(run.launch.expected.len(), 1);
+        // Thread 0: v = -50: fields -150, -50, -396, -2.
+        let out = &run.buffers[1];
+        let field = |k: usize| i32::from_le_bytes(out[4 * k..4 * k + 4].try_into().unwrap());
+        assert_eq!(
+            [field(0), field(1), field(2), field(3)],
+            [-150, -50, -396, -2]
+        );
+    }
+}

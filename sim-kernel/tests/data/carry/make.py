@@ -8,6 +8,8 @@ these), which sim-kernel/tests/it/carry.rs holds the launch to within
 2 ulp (CUDA's sin is not correctly rounded: its documented error is 2 ulp).
 u128.in.bin: 32 x (a, b, c) u64 words; u128.out.expected.bin: the 128-bit
 a*b + c and a*b - (c:c) (mod 2^128), as four u64 halves each.
+struct.in.bin: 32 ints v_i = 7i - 50; struct.out.expected.bin: per thread
+struct.cu's fields (3v + i, v - i, 8v + 4, i - 2).
 
     python3 make.py
 """
@@ -42,6 +44,12 @@ def main():
         f.write(struct.pack("<96Q", *[w for t in words for w in t]))
     with open("u128.out.expected.bin", "wb") as f:
         f.write(struct.pack("<128Q", *out))
+    ins = [7 * i - 50 for i in range(32)]
+    fields = [x for i, v in enumerate(ins) for x in (3 * v + i, v - i, 8 * v + 4, i - 2)]
+    with open("struct.in.bin", "wb") as f:
+        f.write(struct.pack("<32i", *ins))
+    with open("struct.out.expected.bin", "wb") as f:
+        f.write(struct.pack("<128i", *fields))
 
 
 if __name__ == "__main__":
