@@ -94,6 +94,13 @@ pub enum InvalidReason {
     SlctSignedOnly,
     /// Both `.sat` and `.add` (video).
     SatWithAdd,
+    /// Both `.cc` and `.sat` (the extended-precision forms).
+    CcWithSat,
+    /// `.cc` on a type other than `.u32 .s32 .u64 .s64`.
+    CcNotForType {
+        /// The instruction as ptxas names it.
+        inst: &'static str,
+    },
     /// `.sat` on a type that has no saturating form (`add.sat.u32`).
     SatNotForType(Type),
     /// A compare the source type does not order that way.
@@ -240,6 +247,10 @@ impl fmt::Display for InvalidReason {
                 f.write_str("Instruction 'slct' applies only to signed numeric types")
             }
             R::SatWithAdd => f.write_str("Illegal combination of .sat and .add modifiers"),
+            R::CcWithSat => f.write_str("Modifier '.cc' cannot be combined with modifier '.sat'"),
+            R::CcNotForType { inst } => {
+                write!(f, "Modifier '.cc' applies only to {inst} integer types")
+            }
             R::SatNotForType(t) => {
                 write!(f, "Modifier '.sat' does not apply to '.{}' type", t.name())
             }

@@ -383,14 +383,22 @@ pub enum IntOp {
     Dp2a(MulMode),
     /// `sad.type`: `c + |a - b|`.
     Sad,
+    /// `addc{.cc}`: `a + b + CC.CF` (the flag: [`crate::carry`]).
+    Addc,
+    /// `subc{.cc}`: `a + ~b + CC.CF`, i.e. `a - b - (1 - CC.CF)`.
+    Subc,
+    /// `madc.lo/.hi{.cc}`: `mad`'s sum plus `CC.CF`.
+    Madc(MulMode),
 }
 
 impl IntOp {
     /// `mul`/`mad`'s `.lo/.hi/.wide`; `None` for the others.
     pub const fn mode(self) -> Option<MulMode> {
         match self {
-            IntOp::Mul(m) | IntOp::Mad(m) | IntOp::Dp2a(m) => Some(m),
+            IntOp::Mul(m) | IntOp::Mad(m) | IntOp::Dp2a(m) | IntOp::Madc(m) => Some(m),
             IntOp::Dp4a
+            | IntOp::Addc
+            | IntOp::Subc
             | IntOp::Sad
             | IntOp::Add
             | IntOp::Sub
@@ -412,8 +420,13 @@ impl IntOp {
     pub const fn has_c(self) -> bool {
         matches!(
             self,
-            IntOp::Mad(_) | IntOp::Dp4a | IntOp::Dp2a(_) | IntOp::Sad
+            IntOp::Mad(_) | IntOp::Dp4a | IntOp::Dp2a(_) | IntOp::Sad | IntOp::Madc(_)
         )
+    }
+
+    /// Whether the operation reads the carry flag (`addc`, `subc`, `madc`).
+    pub const fn reads_carry(self) -> bool {
+        matches!(self, IntOp::Addc | IntOp::Subc | IntOp::Madc(_))
     }
 
     /// Whether the operation takes a second type, `b`'s (`dp4a`, `dp2a`).
@@ -446,6 +459,9 @@ pub struct IntArith {
     pub b: Option<Operand>,
     /// Addend of `mad` (at `d`'s width); `None` for the others.
     pub c: Option<Operand>,
+    /// The carry flag of the extended-precision forms (`.cc`, `addc`,
+    /// `subc`, `madc`); `None` for the others.
+    pub carry: Option<Carry>,
 }
 
 impl IntArith {
@@ -488,6 +504,7 @@ impl Alu {
 
 pub use crate::async_inst::{AsyncInst, AsyncOp, MbarOp, ASYNC_TOKEN, MBAR_ORDERS};
 pub use crate::bit_inst::{Bit, BitOp, PrmtMode, TestOp};
+pub use crate::carry::{Carry, CARRY_FLAG};
 pub use crate::cvt_inst::{Cvt, CvtRnd, CvtType};
 pub use crate::mem_inst::{
     AddrBase, Address, AtomOp, BarRedOp, Mem, MemOp, MemType, PrefetchLevel, Quals, ReduxOp,
@@ -718,6 +735,14 @@ impl Instruction {
                 }
                 if let Some(c) = x.c {
                     u.src(c, x.d_bits());
+                }
+                if let Some(k) = x.carry {
+                    if x.op.reads_carry() {
+                        u.reg(k.cf, 1, false);
+                    }
+                    if k.out {
+                        u.reg(k.cf, 1, true);
+                    }
                 }
             }
             Op::Float(x) => {

@@ -16,6 +16,7 @@
 mod async_inst;
 mod bit_inst;
 pub mod bounded;
+pub mod carry;
 pub mod conform;
 pub mod conform_warp;
 mod cvt_inst;

@@ -474,7 +474,7 @@ impl Builder {
                     }
                     let t = Type::from_name(&ty)
                         .ok_or_else(|| format!("unknown register type '{ty}'"))?;
-                    let token = name == sim_isa::ASYNC_TOKEN;
+                    let token = sim_isa::carry::is_hidden_register(&name);
                     if name.len() > limits::MAX_NAME || !(is_ptx_identifier(&name) || token) {
                         return Err(format!("register name {name:?} is not a PTX identifier"));
                     }

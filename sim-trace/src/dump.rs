@@ -157,9 +157,10 @@ fn write_regs(trace: &Trace, s: &mut String) {
                 continue;
             }
         }
-        // The async-copy token is no declaration: parsing the first async
-        // statement interns it again, after every declared register.
-        if name != sim_isa::ASYNC_TOKEN {
+        // The async-copy token and the carry flag are no declarations:
+        // parsing the first statement that names one interns it again,
+        // after every declared register.
+        if !sim_isa::carry::is_hidden_register(name) {
             let _ = writeln!(s, ".reg .{} {name};", ty.name());
         }
         r += 1;

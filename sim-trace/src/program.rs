@@ -100,10 +100,11 @@ impl ProgramBuilder {
         let mut undeclared = None;
         // Parsing interned a name nobody declared: drop it again, so the
         // table stays what the declarations made it. The async-copy token
-        // is no name of the text's (`sim_isa::ASYNC_TOKEN`): it stays.
+        // and the carry flag are no names of the text's
+        // (`sim_isa::carry::is_hidden_register`): they stay.
         let stray = (before..syms.len())
             .map(|k| syms.name(RegId(k as u32)))
-            .find(|&n| n != sim_isa::ASYNC_TOKEN);
+            .find(|&n| !sim_isa::carry::is_hidden_register(n));
         if let Some(name) = stray {
             undeclared = Some(name.to_string());
             self.undo_interned(before);

@@ -387,7 +387,7 @@ impl Trace {
         for r in 0..self.nregs() as u32 {
             let n = self.reg_name(r);
             // The async-copy token is the parser's own register (no text's).
-            let token = n == sim_isa::ASYNC_TOKEN;
+            let token = sim_isa::carry::is_hidden_register(n);
             if n.len() > limits::MAX_NAME || !(is_ptx_identifier(n) || token) {
                 return Err(format!("register name {n:?} is not a PTX identifier"));
             }

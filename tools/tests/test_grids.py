@@ -6,7 +6,7 @@ import os
 import pytest
 
 from tools.grids import cvt_fp8, int_simd
-from tools.ptxas_grid import (ex2_half_grid, families_grid, half_grid, mem_grid, tanh_grid, verdict,
+from tools.ptxas_grid import (carry_grid, ex2_half_grid, families_grid, half_grid, mem_grid, tanh_grid, verdict,
                               warp_grid)
 from tools.tests.helpers import ROOT
 
@@ -26,6 +26,7 @@ def texts(name, columns):
     (half_grid, "half-arith-ptxas.txt", 4),
     (ex2_half_grid, "ex2-half-ptxas.txt", 4),
     (tanh_grid, "tanh-ptxas.txt", 5),
+    (carry_grid, "carry-ptxas.txt", 5),
 ])
 def test_half_grids(module, name, columns):
     assert module.statements() == texts(name, columns)

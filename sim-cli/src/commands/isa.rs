@@ -111,6 +111,8 @@ pub fn eval(arch: &str, text: &str, inputs: &[String]) -> Result<ExitCode> {
     sim_isa::execute(&inst, &ExecCtx::new(target, 0), &mut regs, 1);
     let mut out = String::new();
     // The async-copy token is the timing model's, no register of the text.
+    // The carry flag (`sim_isa::carry`) is printed as `%cc.cf`, and may be
+    // given as an input (`%cc.cf=1`) to the carry-in forms.
     for u in uses
         .writes()
         .filter(|u| syms.name(u.reg) != sim_isa::ASYNC_TOKEN)

@@ -170,6 +170,29 @@ fn eval_prefetch() {
     assert!(e.starts_with("error arch: ") && e.contains("sm_80"), "{e}");
 }
 
+/// The extended-precision forms through `eval`: `add.cc` prints its
+/// carry-out as `%cc.cf`, a carry-in form reads `%cc.cf` as an input (0
+/// when not given), `subc` computes `a + ~b + CF` (ptxas's sm_90 code,
+/// sim-isa/tests/data/carry-sass-sm90.txt).
+#[test]
+fn eval_carry_forms() {
+    let run = |args: &[&str]| {
+        let mut a = vec!["eval", "--arch", "sm_90"];
+        a.extend_from_slice(args);
+        let (c, out, e) = parts(&simcli(&a));
+        assert_eq!(c, 0, "{args:?}: {e}");
+        out
+    };
+    let out = run(&["add.cc.u32 %r1, %r2, %r3;", "%r2=0xffffffff", "%r3=2"]);
+    assert_eq!(out, "%r1 = 0x00000001\n%cc.cf = true\n");
+    let out = run(&["addc.u32 %r1, %r2, %r3;", "%r2=1", "%r3=2", "%cc.cf=1"]);
+    assert_eq!(out, "%r1 = 0x00000004\n");
+    let out = run(&["addc.u32 %r1, %r2, %r3;", "%r2=1", "%r3=2"]);
+    assert_eq!(out, "%r1 = 0x00000003\n");
+    let out = run(&["subc.cc.u32 %r1, %r2, %r3;", "%r2=5", "%r3=2", "%cc.cf=0"]);
+    assert_eq!(out, "%r1 = 0x00000002\n%cc.cf = true\n");
+}
+
 /// The async copies' group statements run on one lane (they change no
 /// register); a copy, which needs shared memory, is a launch's.
 #[test]

@@ -138,6 +138,12 @@ pub(crate) const fn int_name(op: IntOp) -> &'static str {
         // Refused by `types_ok`; named for completeness.
         IntOp::Dp2a(MulMode::Wide) => "dp2a.wide",
         IntOp::Sad => "sad",
+        IntOp::Addc => "addc",
+        IntOp::Subc => "subc",
+        IntOp::Madc(MulMode::Lo) => "madc.lo",
+        IntOp::Madc(MulMode::Hi) => "madc.hi",
+        // Refused by the parser (`madc` has no `.wide`); named for completeness.
+        IntOp::Madc(MulMode::Wide) => "madc.wide",
     }
 }
 
@@ -214,7 +220,10 @@ pub fn unit_class(inst: &Instruction) -> UnitClass {
             | IntOp::Neg
             | IntOp::Dp4a
             | IntOp::Dp2a(_)
-            | IntOp::Sad => UnitClass::IntAlu,
+            | IntOp::Sad
+            | IntOp::Addc
+            | IntOp::Subc
+            | IntOp::Madc(_) => UnitClass::IntAlu,
         },
         Op::Selp(_) | Op::Alu(_) | Op::Bit(_) => UnitClass::IntAlu,
         // ptxas emits a LOP3 for `copysign`.
@@ -329,6 +338,14 @@ fn int_key(x: &IntArith, out: &mut String) {
         return;
     }
     let _ = match (x.op, x.sat) {
+        // The carry forms are their plain form's machine code with the
+        // carry in or out (ptxas 13.0.88, sm_90: `add.cc`/`sub.cc` one
+        // IADD3 per 32 bits, `addc`/`subc` one IADD3.X or IMAD.X, `mad.cc`
+        // and `madc` one IMAD(.X) or a shared IMAD.WIDE): the plain form's
+        // rows time them (`crate::carry`).
+        (IntOp::Addc, _) => write!(out, "alu.add.b{bits}"),
+        (IntOp::Subc, _) => write!(out, "alu.sub.b{bits}"),
+        (IntOp::Madc(m), _) => write!(out, "alu.{}.{}", int_name(IntOp::Mad(m)), x.ty.name()),
         (IntOp::Add, false) if x.ty.is_packed16() => {
             write!(out, "alu.{}.{}", int_name(x.op), x.ty.name())
         }

@@ -1,7 +1,8 @@
 //! The integer family's opcode words and modifier rules (`.sat`, `.relu`):
 //! the `Op::Int` declaration's part that is not a table in `mod.rs`.
 
-use crate::inst::{IntOp, MulMode, Type};
+use super::Gate;
+use crate::inst::{Instruction, IntArith, IntOp, MulMode, Op, Type};
 
 /// The integer arithmetic opcode words (`mul`/`mad` take their mode as the
 /// first modifier, which ptxas reads as part of the opcode). `IntOp`'s
@@ -21,6 +22,10 @@ pub(crate) enum IntWord {
     Dp4a,
     Dp2a,
     Sad,
+    /// `addc`, `subc`, `madc`: the carry-in forms (`crate::carry`).
+    Addc,
+    Subc,
+    Madc,
 }
 
 impl IntWord {
@@ -31,7 +36,10 @@ impl IntWord {
             IntWord::Mul => Some(IntOp::Mul),
             IntWord::Mad => Some(IntOp::Mad),
             IntWord::Dp2a => Some(IntOp::Dp2a),
+            IntWord::Madc => Some(IntOp::Madc),
             IntWord::Dp4a
+            | IntWord::Addc
+            | IntWord::Subc
             | IntWord::Sad
             | IntWord::Add
             | IntWord::Sub
@@ -54,8 +62,10 @@ pub(crate) fn int_sat_type_ok(t: Type) -> bool {
 /// `mad.hi`; ptxas: "Illegal modifier '.sat' for instruction 'mad.lo'").
 pub(crate) fn int_sat_ok(w: IntWord, mode: Option<MulMode>) -> bool {
     match w {
-        IntWord::Add | IntWord::Sub => true,
-        IntWord::Mad => mode == Some(MulMode::Hi),
+        // ptxas takes `addc.sat`, `madc.hi.sat` (the validator refuses
+        // them as unimplemented: `carry_rules`).
+        IntWord::Add | IntWord::Sub | IntWord::Addc | IntWord::Subc => true,
+        IntWord::Mad | IntWord::Madc => mode == Some(MulMode::Hi),
         IntWord::Mul
         | IntWord::Min
         | IntWord::Max
@@ -74,3 +84,52 @@ pub(crate) fn int_sat_ok(w: IntWord, mode: Option<MulMode>) -> bool {
 pub(crate) fn int_relu_ok(w: IntWord, t: Type) -> bool {
     matches!(w, IntWord::Min | IntWord::Max) && matches!(t, Type::S32 | Type::S16x2)
 }
+
+/// The extended-precision forms' types (PTX ISA 9.7.2; the 64-bit ones
+/// from PTX 4.3: [`CARRY_GATES`]).
+pub(crate) const CARRY_TYPES: &[Type] = &[Type::U32, Type::S32, Type::U64, Type::S64];
+
+/// Whether the opcode word reads the carry flag (`addc`, `subc`, `madc`).
+pub(crate) const fn reads_carry(w: IntWord) -> bool {
+    matches!(w, IntWord::Addc | IntWord::Subc | IntWord::Madc)
+}
+
+/// Whether `.cc` is legal on the word with its mode: `add`, `sub` and
+/// the carry-in words; `mad`/`madc` with `.lo` or `.hi` (ptxas 13.0.88,
+/// `tests/data/carry-ptxas.txt`).
+pub(crate) fn int_cc_ok(w: IntWord, mode: Option<MulMode>) -> bool {
+    match w {
+        IntWord::Add | IntWord::Sub | IntWord::Addc | IntWord::Subc => true,
+        IntWord::Mad | IntWord::Madc => matches!(mode, Some(MulMode::Lo | MulMode::Hi)),
+        IntWord::Mul
+        | IntWord::Min
+        | IntWord::Max
+        | IntWord::Div
+        | IntWord::Rem
+        | IntWord::Abs
+        | IntWord::Neg
+        | IntWord::Dp4a
+        | IntWord::Dp2a
+        | IntWord::Sad => false,
+    }
+}
+
+fn carry_form(i: &Instruction) -> Option<IntArith> {
+    match i.op {
+        Op::Int(x) if x.carry.is_some() => Some(x),
+        _ => None,
+    }
+}
+
+/// The extended-precision forms' gates. The manual: `add.cc`/`addc` from
+/// PTX 1.2, `mad.cc`/`madc` from PTX 3.0 and sm_20, the 64-bit types from
+/// PTX 4.3. ptxas (`tests/data/carry-ptxas.txt`): every form on every
+/// target from sm_35 (11.8) and sm_75 (13.0.88), at the lowest version
+/// sm_35 knows, 3.1, except a 64-bit `.cc` form, from 4.3 (a 64-bit
+/// carry-in form without `.cc` is taken at 3.1).
+pub(crate) const CARRY_GATES: &[Gate] = &[Gate {
+    what: "a 64-bit .cc form (add.cc, addc.cc, sub.cc, subc.cc, mad.cc, madc.cc)",
+    feature: None,
+    ptx: (4, 3),
+    applies: |i| carry_form(i).is_some_and(|x| x.ty.bits() == 64 && x.carry.is_some_and(|k| k.out)),
+}];

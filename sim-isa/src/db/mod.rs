@@ -68,7 +68,9 @@ pub(crate) use float::{
     rnd_required, rnd_type_ok, route, sat_ok as float_sat_ok,
 };
 pub use forms::forms;
-pub(crate) use int::{int_relu_ok, int_sat_ok, int_sat_type_ok, IntWord};
+pub(crate) use int::{
+    int_cc_ok, int_relu_ok, int_sat_ok, int_sat_type_ok, reads_carry, IntWord, CARRY_TYPES,
+};
 
 /// One instruction form: canonical text with registers named by position
 /// (`%d, %a, %b, %c, %e`; `%p` for a predicate destination, `%q` for a
@@ -247,6 +249,9 @@ pub(crate) const OPCODES: &[OpcodeDef] = &[
     f("dp4a", OpKind::Int(IntWord::Dp4a)),
     f("dp2a", OpKind::Int(IntWord::Dp2a)),
     f("sad", OpKind::Int(IntWord::Sad)),
+    f("addc", OpKind::Int(IntWord::Addc)),
+    f("subc", OpKind::Int(IntWord::Subc)),
+    f("madc", OpKind::Int(IntWord::Madc)),
     f("popc", OpKind::Bit(BitWord::Popc)),
     f("clz", OpKind::Bit(BitWord::Clz)),
     f("brev", OpKind::Bit(BitWord::Brev)),
@@ -290,6 +295,8 @@ pub(crate) mod m {
     pub const APPROX: u16 = 256;
     /// `.relu`: integer `min`/`max` and the float family.
     pub const RELU: u16 = 512;
+    /// `.cc`: the integer family's extended-precision forms.
+    pub const CC: u16 = 1024;
 }
 
 /// How one operand position is read.
@@ -354,7 +361,10 @@ pub const fn syntax(fam: Family) -> &'static str {
              add.ptype d, a, b;  min/max.ptype d, a, b;  min/max.relu.{.s16x2, .s32} d, a, b;  \
              .ptype = { .u16x2, .s16x2 } (registers only); \
              dp4a.atype.btype d, a, b, c;  dp2a.mode.atype.btype d, a, b, c;  .mode = { .lo, .hi }; \
-             .atype .btype = { .u32, .s32 };  sad.type d, a, b, c"
+             .atype .btype = { .u32, .s32 };  sad.type d, a, b, c;  \
+             add.cc.ctype d, a, b;  addc{.cc}.ctype d, a, b;  sub.cc.ctype d, a, b;  \
+             subc{.cc}.ctype d, a, b;  mad{.hi,.lo}.cc.ctype d, a, b, c;  \
+             madc{.hi,.lo}{.cc}.ctype d, a, b, c;  .ctype = { .u32, .s32, .u64, .s64 }"
         }
         Family::Float => {
             "add/sub/mul{.rnd}{.ftz}{.sat}.f32 d, a, b;  add/sub/mul{.rnd}.f64 d, a, b;  \
@@ -390,7 +400,7 @@ pub(crate) const fn spec(fam: Family) -> FamilySpec {
         Family::Selp => (1, 0),
         Family::Slct => (2, m::FTZ),
         Family::Alu => (1, 0),
-        Family::Int => (1, m::SAT | m::RELU),
+        Family::Int => (1, m::SAT | m::RELU | m::CC),
         Family::Bit => (1, m::WORDS),
         Family::Cvt => (0, m::WORDS),
         Family::Float => (1, m::FTZ | m::SAT | m::RND | m::NAN | m::APPROX | m::RELU),
@@ -418,10 +428,12 @@ pub(crate) const fn operands(kind: OpKind) -> &'static [OperandKind] {
             | IntWord::Min
             | IntWord::Max
             | IntWord::Div
-            | IntWord::Rem,
+            | IntWord::Rem
+            | IntWord::Addc
+            | IntWord::Subc,
         ) => &[K::Dst, K::Value(0), K::Value(0)],
         OpKind::Int(IntWord::Abs | IntWord::Neg) => &[K::Dst, K::Value(0)],
-        OpKind::Int(IntWord::Mad | IntWord::Sad) => {
+        OpKind::Int(IntWord::Mad | IntWord::Sad | IntWord::Madc) => {
             &[K::Dst, K::Value(0), K::Value(0), K::Value(1)]
         }
         OpKind::Int(IntWord::Dp4a | IntWord::Dp2a) => {
@@ -526,6 +538,11 @@ pub(crate) fn types_ok(kind: OpKind, mode: Option<MulMode>, tys: &[Type]) -> boo
             mode != Some(MulMode::Wide) && tys.len() == 2 && tys.iter().all(|t| DOT.contains(t))
         }
         OpKind::Int(IntWord::Add | IntWord::Min | IntWord::Max) => one(INT_US_X2),
+        // `.lo`/`.hi` only; the narrowing to `CARRY_TYPES` is the
+        // validator's (`.cc` and `.sat` decide it).
+        OpKind::Int(IntWord::Addc | IntWord::Subc | IntWord::Madc) => {
+            mode != Some(MulMode::Wide) && one(INT_US)
+        }
         OpKind::Float(op) => float::types_ok(op, tys),
         OpKind::Int(_) => match mode {
             Some(MulMode::Wide) => one(INT_WIDE),
@@ -581,6 +598,7 @@ pub(crate) fn gates() -> impl Iterator<Item = &'static Gate> {
         .chain(async_gates::ASYNC_GATES)
         .chain(mem_gates::MEM_GATES)
         .chain(wmma_gates::WMMA_GATES)
+        .chain(int::CARRY_GATES)
 }
 
 /// Every gate but the half forms'. `check_target` tests all target gates

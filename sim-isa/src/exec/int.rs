@@ -103,6 +103,20 @@ fn int_lane_scalar(x: &IntArith, a: u64, b: u64, c: u64) -> u64 {
         (IntOp::Abs, _) => ext(a, n, signed).unsigned_abs() as u64 & m,
         (IntOp::Neg, _) => a.wrapping_neg() & m,
         (IntOp::Dp4a | IntOp::Dp2a(_) | IntOp::Sad, _) => dot_sad_lane(x, a, b, c),
+        // `int_lane` reads no flag: the carry-in forms as with `CC.CF` 0,
+        // `a + b`, `a + ~b` and `mad` (`exec/carry.rs` runs them with it).
+        (IntOp::Addc, _) => a.wrapping_add(b) & m,
+        (IntOp::Subc, _) => a.wrapping_add(!b) & m,
+        (IntOp::Madc(mode), _) => int_lane_scalar(
+            &IntArith {
+                op: IntOp::Mad(mode),
+                sat: false,
+                ..*x
+            },
+            a,
+            b,
+            c,
+        ),
     }
 }
 
@@ -140,7 +154,10 @@ fn dot_sad_lane(x: &IntArith, a: u64, b: u64, c: u64) -> u64 {
         | IntOp::Div
         | IntOp::Rem
         | IntOp::Abs
-        | IntOp::Neg => {
+        | IntOp::Neg
+        | IntOp::Addc
+        | IntOp::Subc
+        | IntOp::Madc(_) => {
             let n = x.ty.bits();
             (ext(a, n, sa) - ext(b, n, sa)).abs()
         }
@@ -208,6 +225,7 @@ pub(crate) fn is_wrapping(x: &IntArith) -> bool {
     // `int_lane`'s.
     !x.sat
         && !x.relu
+        && x.carry.is_none()
         && !x.ty.is_packed16()
         && matches!(x.op, IntOp::Add | IntOp::Sub | IntOp::Mul(MulMode::Lo))
 }
@@ -338,7 +356,8 @@ pub(crate) fn int_warp(x: &IntArith, a: &Lanes, b: &Lanes, c: &Lanes) -> Lanes {
         | (IntOp::Mul(MulMode::Hi | MulMode::Wide), _)
         | (IntOp::Mad(_), _)
         | (IntOp::Min | IntOp::Max | IntOp::Div | IntOp::Rem | IntOp::Abs | IntOp::Neg, _)
-        | (IntOp::Dp4a | IntOp::Dp2a(_) | IntOp::Sad, _) => {
+        | (IntOp::Dp4a | IntOp::Dp2a(_) | IntOp::Sad, _)
+        | (IntOp::Addc | IntOp::Subc | IntOp::Madc(_), _) => {
             let mut o = [0u64; WARP_SIZE];
             for l in 0..WARP_SIZE {
                 o[l] = int_lane(x, a[l], b[l], c[l]);

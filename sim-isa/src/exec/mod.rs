@@ -18,6 +18,7 @@ mod alu;
 mod async_copy;
 mod bit;
 mod bulk;
+mod carry;
 mod cmp;
 mod cmp_prepared;
 mod cmp_warp;
@@ -40,6 +41,7 @@ mod wmma;
 
 pub use alu::alu_lane;
 pub use bit::bit_lane;
+pub use carry::carry_lane;
 pub use cmp::{compare, flush_subnormal, set_lane, set_true_value, setp_lane};
 pub use cvt::{cvt_lane, cvt_lane_c};
 pub use float::float_lane;
@@ -209,6 +211,7 @@ pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
         Op::Selp(s) => selp_into(s, ctx, regs, exec),
         Op::Slct(s) => slct_into(s, ctx, regs, exec),
         Op::Alu(x) => alu_into(x, ctx, regs, exec),
+        Op::Int(x) if x.carry.is_some() => carry::carry_into(x, ctx, regs, exec),
         Op::Int(x) => int_into(x, ctx, regs, exec),
         Op::Bit(x) => bit_into(x, ctx, regs, exec),
         Op::Cvt(x) => cvt_into(x, ctx, regs, exec),
@@ -326,7 +329,8 @@ pub(crate) fn regs_needed(inst: &Instruction) -> usize {
         Op::Int(x) => d(x.d)
             .max(r(x.a))
             .max(x.b.map_or(0, r))
-            .max(x.c.map_or(0, r)),
+            .max(x.c.map_or(0, r))
+            .max(x.carry.map_or(0, |k| d(k.cf))),
         Op::Bit(x) => x.srcs().iter().fold(d(x.d), |m, &o| m.max(r(o))),
         Op::Cvt(x) => d(x.d)
             .max(r(x.a))
@@ -456,10 +460,18 @@ pub fn execute_scalar(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
         }
         Op::Int(x) => {
             let (a, b, c) = int_sources(&x, ctx, regs);
+            let cf = x.carry.map_or([0; WARP_SIZE], |k| *regs.get(k.cf));
+            let mut flag = [0u64; WARP_SIZE];
             for l in 0..WARP_SIZE {
-                out[l] = int_lane(&x, a[l], b[l], c[l]);
+                (out[l], flag[l]) = match x.carry {
+                    Some(_) => carry_lane(&x, a[l], b[l], c[l], cf[l]),
+                    None => (int_lane(&x, a[l], b[l], c[l]), 0),
+                };
             }
             write_lanes(regs, x.d, exec, &out);
+            if let Some(k) = x.carry.filter(|k| k.out) {
+                write_lanes(regs, k.cf, exec, &flag);
+            }
         }
         Op::Bit(x) => {
             let s = bit::bit_sources(&x, ctx, regs);

@@ -78,7 +78,12 @@ impl Instruction {
                 a.a = o(a.a);
                 a.b = a.b.map(o);
             }
-            Op::Int(x) => dabc!(x),
+            Op::Int(x) => {
+                dabc!(x);
+                if let Some(k) = &mut x.carry {
+                    k.cf = r(k.cf);
+                }
+            }
             Op::Bit(x) => {
                 x.d = r(x.d);
                 x.src = x.src.map(o);

@@ -13,7 +13,12 @@ use crate::symbols::Symbols;
 /// The operation `raw` (already [`super::validate::check`]ed) describes.
 pub(super) fn build(raw: &Raw<'_>, c: &Checked<'_>, syms: &mut Symbols) -> Result<Op, IsaError> {
     let (vals, bool_op) = read_operands(raw, c, syms)?;
-    assemble(raw, c, &vals, bool_op)
+    // The carry flag, interned only where a form names it (after the
+    // operands, so that a program without one has no such register and
+    // the text's registers keep their ids).
+    let carry_word = matches!(raw.def.kind, OpKind::Int(w) if db::reads_carry(w));
+    let cf = (c.mods.cc.is_some() || carry_word).then(|| syms.intern(CARRY_FLAG));
+    assemble(raw, c, &vals, bool_op, cf)
 }
 
 /// "Arguments mismatch" at the opcode.
@@ -127,6 +132,7 @@ fn assemble(
     c: &Checked<'_>,
     vals: &[Val; 5],
     bool_op: BoolPred,
+    cf: Option<RegId>,
 ) -> Result<Op, IsaError> {
     let (mods, tys) = (&c.mods, &c.tys);
     let mismatch = || arguments_mismatch(raw, c);
@@ -203,6 +209,10 @@ fn assemble(
                 a: opnd(1)?,
                 b: if op.has_b() { Some(opnd(2)?) } else { None },
                 c: if op.has_c() { Some(opnd(3)?) } else { None },
+                carry: cf.map(|cf| Carry {
+                    cf,
+                    out: mods.cc.is_some(),
+                }),
             };
             // ptxas 13.0: "Arguments mismatch" for an immediate operand of
             // a packed (`.u16x2`/`.s16x2`) form.
@@ -320,7 +330,10 @@ fn int_op(w: IntWord, mode: Option<MulMode>) -> Option<IntOp> {
         (IntWord::Neg, _) => IntOp::Neg,
         (IntWord::Dp4a, _) => IntOp::Dp4a,
         (IntWord::Sad, _) => IntOp::Sad,
+        (IntWord::Addc, _) => IntOp::Addc,
+        (IntWord::Subc, _) => IntOp::Subc,
+        (IntWord::Madc, Some(m @ (MulMode::Lo | MulMode::Hi))) => IntOp::Madc(m),
         (IntWord::Dp2a, Some(m @ (MulMode::Lo | MulMode::Hi))) => IntOp::Dp2a(m),
-        (IntWord::Mul | IntWord::Mad, None) | (IntWord::Dp2a, _) => return None,
+        (IntWord::Mul | IntWord::Mad, None) | (IntWord::Dp2a | IntWord::Madc, _) => return None,
     })
 }

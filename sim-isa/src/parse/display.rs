@@ -161,10 +161,13 @@ impl DisplayInst<'_> {
 }
 
 impl DisplayInst<'_> {
-    /// `.mode{.sat}.type d, a, b{, c}`; `c` at `d`'s type.
+    /// `.mode{.cc}{.sat}.type d, a, b{, c}`; `c` at `d`'s type.
     fn int(&self, f: &mut fmt::Formatter<'_>, x: &IntArith) -> fmt::Result {
         if let Some(m) = x.op.mode() {
             write!(f, ".{}", m.name())?;
+        }
+        if x.carry.is_some_and(|k| k.out) {
+            f.write_str(".cc")?;
         }
         if x.relu {
             f.write_str(".relu")?;

@@ -382,6 +382,7 @@ fn alu_wraps_and_shifts_at_width() {
         a: Operand::Reg(R2),
         b: Some(Operand::Reg(R3)),
         c: None,
+        carry: None,
     };
     assert_eq!(int_lane(&int(IntOp::Add, Type::U16), 0xFFFF, 1, 0), 0);
     assert_eq!(int_lane(&int(IntOp::Sub, Type::S32), 0, 1, 0), 0xFFFF_FFFF);
@@ -432,6 +433,7 @@ fn execute_respects_active_mask_and_guard() {
         a: Operand::Reg(R2),
         b: Some(Operand::Reg(R3)),
         c: None,
+        carry: None,
     };
     let inst = Instruction {
         guard: Some(Guard {

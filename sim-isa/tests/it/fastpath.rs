@@ -230,6 +230,7 @@ pub(crate) fn op() -> impl Strategy<Value = Op> {
                 a,
                 b,
                 c,
+                carry: None,
             })
         });
     let float_op = prop::sample::select(vec![

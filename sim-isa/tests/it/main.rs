@@ -36,6 +36,7 @@ mod async_sass;
 mod bit;
 mod bulk_copy;
 mod bytes;
+mod carry;
 mod conform;
 mod cvt;
 mod cvt_fp8;

@@ -28,3 +28,22 @@ fn a_dead_test_and_its_load_cost_nothing() {
     // and the second load's access overlaps that wait.
     assert!(window(&live) < 100, "{} vs {without}", window(&live));
 }
+
+/// The carry flag is a dependency (`sim_isa::carry`): an `add.cc` whose
+/// sum no one reads but whose carry an `addc` stores is live, so it issues
+/// between the clock reads and waits there for the load it reads; the
+/// same `add` without `.cc` is dead, and the window holds the `addc` alone.
+#[test]
+fn an_add_cc_whose_carry_is_read_is_live() {
+    let body = |add: &str| {
+        format!(
+            "ld.global.u32 %r2, [%rd2];\nmov.u32 %r6, %clock;\n{add} %r4, %r2, %r1;\n\
+             addc.u32 %r3, %r1, 0;\nmov.u32 %r7, %clock;\nsub.u32 %r6, %r7, %r6;\n\
+             st.global.u32 [%rd2+8], %r3;\nst.global.u32 [%rd2+12], %r6;"
+        )
+    };
+    let live = window(&body("add.cc.u32"));
+    let dead = window(&body("add.u32"));
+    assert!(live > 600, "the add.cc waits for the load: {live}");
+    assert!(dead < 100, "nothing to wait for: {dead}");
+}

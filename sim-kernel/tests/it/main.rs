@@ -4,6 +4,7 @@ mod async_copy;
 mod branches;
 mod bulk_copy;
 mod calls;
+mod carry;
 mod clock;
 mod dead;
 mod declarations;
