@@ -8,9 +8,9 @@
 //! the registers grown, the guard, the memory behind a trait object, the
 //! address shape found in a second pass, the rows cleared and blended or
 //! the values read into rows). Whether a statement is one is decided once
-//! ([`WordAccess::of`], in `Code::new`); each run then reads the base
-//! register once, finds the addresses and their shape in the same pass and
-//! copies the words. Anything else (a partial warp, a misaligned or
+//! ([`WordAccess::of`], in `Code::new`); each run then finds the
+//! addresses' shape from the base register in one pass and copies the
+//! words. Anything else (a partial warp, a misaligned or
 //! out-of-range lane, addresses of any other shape) goes the general way,
 //! which also reports the fault.
 
@@ -104,83 +104,165 @@ impl WordAccess {
             return false;
         }
         // A shared address is 32 bits wide, a global one 64
-        // (`Space::addr_bits`).
-        let width = if SHARED { 0xffff_ffff } else { u64::MAX };
+        // (`Space::addr_bits`). Lane `l`'s address less lane 0's is its
+        // register less lane 0's (the offset cancels; for a shared one, in
+        // the low words), so the shape is found from the registers alone,
+        // with no address made or stored per lane.
         let src = regs.get(self.base);
+        let (same, next) = if SHARED { shape32(src) } else { shape64(src) };
+        let width = if SHARED { 0xffff_ffff } else { u64::MAX };
         let a0 = (src[0] & width).wrapping_add(self.off);
-        let mut addrs = [0u64; WARP_SIZE];
-        let (mut same, mut next) = (0u64, 0u64);
-        for (l, (o, &v)) in addrs.iter_mut().zip(src).enumerate() {
-            let a = (v & width).wrapping_add(self.off);
-            *o = a;
-            same |= a ^ a0;
-            next |= a ^ a0.wrapping_add(4 * l as u64);
-        }
         // A store to one word is the general path's (lanes in order, the
         // last one's value kept).
         let broadcast = same == 0 && !STORE;
-        if a0 & 3 != 0 || !broadcast && next != 0 {
+        // A shared address does not wrap at 32 bits: lane 31's low word
+        // must be lane 0's plus 124 without the carry that `shape32`,
+        // modulo 2^32, does not see.
+        let wraps = SHARED && src[0] & width > width - STEPS[WARP_SIZE - 1];
+        if a0 & 3 != 0 || !broadcast && (next != 0 || wraps) {
             return false;
         }
-        let whole = if broadcast { 4 } else { 4 * WARP_SIZE };
-        let space = if SHARED { Space::Shared } else { Space::Global };
-        let at = |s: usize| s..s.saturating_add(whole);
-        if STORE {
-            let Some(b) = usize::try_from(a0)
-                .ok()
-                .and_then(|s| mem.shared.get_mut(at(s)))
-            else {
-                return false;
-            };
-            for (c, &v) in b.as_chunks_mut::<4>().0.iter_mut().zip(regs.get(self.reg)) {
-                *c = (v as u32).to_le_bytes();
-            }
-        } else {
+        let start = usize::try_from(a0).ok();
+        // Each copy a function of its own on fixed-size arrays: inlined,
+        // the branches' stores were merged into one tail and ran as scalar
+        // moves on the x86-64-v2 baseline (docs/speed.md, "Portable
+        // builds").
+        if broadcast {
             let b = if SHARED {
-                usize::try_from(a0).ok().and_then(|s| mem.shared.get(at(s)))
+                start.and_then(|s| mem.shared.get(s..))
             } else {
-                global_bytes(&mem.global, &addrs, a0, whole)
+                global_bytes(&mem.global, a0, true)
             };
-            let Some(b) = b else {
+            let Some(c) = b.and_then(|b| b.first_chunk::<4>()) else {
                 return false;
             };
-            let d = regs.get_mut(self.reg);
-            let word = |c: &[u8; 4]| u64::from(u32::from_le_bytes(*c));
-            if broadcast {
-                let Some(c) = b.first_chunk::<4>() else {
+            fill(regs.get_mut(self.reg), u64::from(u32::from_le_bytes(*c)));
+            fill(&mut out.addrs, a0);
+        } else {
+            if STORE {
+                let Some(b) = start
+                    .and_then(|s| mem.shared.get_mut(s..))
+                    .and_then(|b| b.first_chunk_mut::<{ 4 * WARP_SIZE }>())
+                else {
                     return false;
                 };
-                *d = [word(c); WARP_SIZE];
+                words_out(b, regs.get(self.reg));
             } else {
-                for (v, c) in d.iter_mut().zip(b.as_chunks::<4>().0) {
-                    *v = word(c);
-                }
+                let b = if SHARED {
+                    start.and_then(|s| mem.shared.get(s..))
+                } else {
+                    global_bytes(&mem.global, a0, false)
+                };
+                let Some(b) = b.and_then(|b| b.first_chunk::<{ 4 * WARP_SIZE }>()) else {
+                    return false;
+                };
+                words_in(regs.get_mut(self.reg), b);
             }
+            consecutive_into(&mut out.addrs, a0);
         }
+        let space = if SHARED { Space::Shared } else { Space::Global };
         (mem.one_word, mem.broadcast) = (true, broadcast);
-        (out.lanes, out.bytes, out.space, out.addrs) = (u32::MAX, 4, space, addrs);
+        (out.lanes, out.bytes, out.space) = (u32::MAX, 4, space);
         true
     }
 }
 
-/// The `whole` bytes at global address `a0` where one allocation holds
-/// them and (during an epoch) the SM wrote none of the lanes' words: as
-/// `WarpMem::plan` reads them. `None` otherwise.
-fn global_bytes<'m>(
-    g: &'m GlobalView<'_>,
-    addrs: &[u64; WARP_SIZE],
-    a0: u64,
-    whole: usize,
-) -> Option<&'m [u8]> {
+/// `STEPS[l]`: how far lane `l`'s word is from lane 0's in 32
+/// consecutive words.
+const STEPS: [u64; WARP_SIZE] = {
+    let mut t = [0u64; WARP_SIZE];
+    let mut l = 0;
+    while l < WARP_SIZE {
+        t[l] = 4 * l as u64;
+        l += 1;
+    }
+    t
+};
+
+/// Lane 0's and the other lanes' low words: `.0` is 0 where every lane
+/// has lane 0's, `.1` where lane `l` has lane 0's plus `4 l` (modulo
+/// 2^32). Twice the lanes of [`shape64`] to a vector.
+#[inline(always)]
+fn shape32(src: &[u64; WARP_SIZE]) -> (u64, u64) {
+    let lo0 = src[0] as u32;
+    let (mut same, mut next) = (0u32, 0u32);
+    for (&v, &step) in src.iter().zip(&STEPS) {
+        let d = (v as u32).wrapping_sub(lo0);
+        same |= d;
+        next |= d ^ step as u32;
+    }
+    (u64::from(same), u64::from(next))
+}
+
+/// As [`shape32`] for whole registers (modulo 2^64).
+#[inline(always)]
+fn shape64(src: &[u64; WARP_SIZE]) -> (u64, u64) {
+    let (mut same, mut next) = (0u64, 0u64);
+    for (&v, &step) in src.iter().zip(&STEPS) {
+        let d = v.wrapping_sub(src[0]);
+        same |= d;
+        next |= d ^ step;
+    }
+    (same, next)
+}
+
+/// Sets every lane to `v`.
+#[inline(never)]
+fn fill(lanes: &mut [u64; WARP_SIZE], v: u64) {
+    *lanes = [v; WARP_SIZE];
+}
+
+/// The addresses of 32 consecutive words from `a0`, into `addrs`.
+#[inline(never)]
+fn consecutive_into(addrs: &mut [u64; WARP_SIZE], a0: u64) {
+    for (o, &s) in addrs.iter_mut().zip(&STEPS) {
+        *o = a0.wrapping_add(s);
+    }
+}
+
+/// The addresses of 32 consecutive words from `a0`.
+fn consecutive(a0: u64) -> [u64; WARP_SIZE] {
+    let mut addrs = [0u64; WARP_SIZE];
+    consecutive_into(&mut addrs, a0);
+    addrs
+}
+
+/// 32 little-endian words into the lanes, zero-extended.
+#[inline(never)]
+fn words_in(lanes: &mut [u64; WARP_SIZE], b: &[u8; 4 * WARP_SIZE]) {
+    for (v, c) in lanes.iter_mut().zip(b.as_chunks::<4>().0) {
+        *v = u64::from(u32::from_le_bytes(*c));
+    }
+}
+
+/// The lanes' low words out as 32 little-endian words.
+#[inline(never)]
+fn words_out(b: &mut [u8; 4 * WARP_SIZE], lanes: &[u64; WARP_SIZE]) {
+    for (c, &v) in b.as_chunks_mut::<4>().0.iter_mut().zip(lanes) {
+        *c = (v as u32).to_le_bytes();
+    }
+}
+
+/// The bytes at global address `a0` of one word (`broadcast`) or 32
+/// consecutive ones where one allocation holds them and (during an epoch)
+/// the SM wrote none of the lanes' words: as `WarpMem::plan` reads them.
+/// `None` otherwise.
+fn global_bytes<'m>(g: &'m GlobalView<'_>, a0: u64, broadcast: bool) -> Option<&'m [u8]> {
     let r = match g {
         GlobalView::Direct(g) => g.region_at(a0)?,
         GlobalView::Layered(g, o) => {
-            if o.touches(u32::MAX, addrs, 4) {
+            let addrs = if broadcast {
+                [a0; WARP_SIZE]
+            } else {
+                consecutive(a0)
+            };
+            if o.touches(u32::MAX, &addrs, 4) {
                 return None;
             }
             g.region_at(a0)?
         }
     };
+    let whole = if broadcast { 4 } else { 4 * WARP_SIZE };
     let s = usize::try_from(a0.checked_sub(r.base)?).ok()?;
     r.bytes.get(s..s.checked_add(whole)?)
 }
@@ -464,6 +546,32 @@ mod tests {
             }
         }
         assert!(ran[0] > 3_000 && ran[1] > 3_000, "{ran:?}");
+    }
+
+    /// A shared address does not wrap at 32 bits: lanes whose low words
+    /// are consecutive only modulo 2^32 (lane 16's is 0) go the general
+    /// way, which faults, even where the offset brings lane 0's address
+    /// to the start of shared memory.
+    #[test]
+    fn shared_words_consecutive_only_modulo_2_32_go_the_general_way() {
+        // The offset is -(2^32 - 64): lane 0's address is 0.
+        let text = "ld.shared.f32 %f1, [%r1+-4294967232];";
+        let inst = parse(text);
+        let fast = WordAccess::of(&inst).unwrap_or_else(|| panic!("{text}: not one"));
+        let mut shared = vec![0u8; 2048];
+        let mut global = Global::default();
+        let mut regs = WarpRegs::new(5);
+        for (l, v) in regs.get_mut(RegId(0)).iter_mut().enumerate() {
+            *v = (0xffff_ffc0 + 4 * l as u64) & 0xffff_ffff;
+        }
+        let before = regs.clone();
+        let mut out = BLANK;
+        let mut m = warp_mem(&mut shared, &mut global);
+        assert!(!fast.run(&mut regs, u32::MAX, &mut m, &mut out));
+        assert!(regs == before && out == BLANK && !m.one_word);
+        let ctx = ExecCtx::new(Target::SM_90, 0);
+        let general = execute_mem_into(&inst, &ctx, &mut regs, u32::MAX, &mut m, &mut out);
+        assert!(general.is_err(), "{general:?}");
     }
 
     /// A guarded, signed, vector, wider or non-shared access is not one,
