@@ -253,6 +253,10 @@ def float_variants():
                 srcs = ", ".join(r for r, _ in ins)
                 d = reg("b32", 5)
                 out.append((f"fp.{op}{mods}.f32", ins, f"{op}{mods}.f32 {d}, {srcs};", (d, "b32"), 0))
+    # rcp.approx.ftz.f64: MUFU.RCP64H of the source's high word (sim-isa's
+    # exec/float.rs, `rcp64h`).
+    a, d = reg("b64", 1), reg("b64", 5)
+    out.append(("fp.rcp.approx.ftz.f64", [(a, "b64")], f"rcp.approx.ftz.f64 {d}, {a};", (d, "b64"), 0))
     return out + half_variants()
 
 

@@ -285,7 +285,7 @@ fn a_failed_device_assert_prints_cudas_line() {
     let out = exec(&build(&cu13, "devlib"), &[]);
     let err = text(&out.stderr);
     assert!(
-        err.contains("devlib.cu:45: void check(const int *, int): block: [1,0,0], thread: [5,0,0] Assertion `v[i] >= 0` failed.\n"),
+        err.contains("devlib.cu:59: void check(const int *, int): block: [1,0,0], thread: [5,0,0] Assertion `v[i] >= 0` failed.\n"),
         "{err}"
     );
     assert!(out.status.success(), "{err}");

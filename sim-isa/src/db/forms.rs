@@ -51,6 +51,15 @@ pub fn forms() -> Vec<Form> {
         for &mode in modes {
             for tys in type_lists(def.kind, mode) {
                 for (mods, pred) in modifier_sets(def.kind, fam, mode, &tys) {
+                    // The carry-in words on a type narrower than 32 bits, or
+                    // with `.sat`, are valid PTX simcli does not run
+                    // (`parse::validate`'s `carry_rules`).
+                    if let OpKind::Int(w) = def.kind {
+                        let narrow = !tys.iter().all(|t| super::CARRY_TYPES.contains(t));
+                        if super::reads_carry(w) && (narrow || mods.contains(&"sat")) {
+                            continue;
+                        }
+                    }
                     let head = head(def.kind, mode, &mods, &tys);
                     for &shape in shapes(def.kind) {
                         push(head.clone(), tail(def.kind, shape, pred));

@@ -114,6 +114,15 @@ fn builtin(
     })
 }
 
+/// An indirect call the inliner left: the statement, the callee's name and
+/// the register holding its address, (arguments, results), the lanes.
+type CallSite<'a> = (
+    &'a sim_module::Statement,
+    (&'a str, Option<sim_isa::RegId>),
+    (usize, usize),
+    u32,
+);
+
 /// The error of lanes `lanes` reaching an indirect call the inliner left
 /// in place (their address is no candidate's): the first lane's.
 #[cold]
@@ -121,12 +130,7 @@ fn bad_call_target(
     regs: &WarpRegs,
     ctx: &ExecCtx,
     code: &Code<'_>,
-    (s, (callee, address), arity, lanes): (
-        &sim_module::Statement,
-        (&str, Option<sim_isa::RegId>),
-        (usize, usize),
-        u32,
-    ),
+    (s, (callee, address), arity, lanes): CallSite<'_>,
 ) -> KernelError {
     let lane = lanes.trailing_zeros();
     let value = address.map_or(0, |r| regs.get(code.regs.reg(r))[lane as usize]);
