@@ -1,10 +1,9 @@
 //! A scheduler's warps as bitmasks, so that picking a warp, or learning why
 //! none can issue, takes a few bit operations instead of a pass over the
-//! warps. They hold each position's ready clock themselves (the list
-//! `Sched::ready` is brought up to date from them only when warps come or
-//! go; `Sched::need` stays the record of the pipes). Bit `p` stands for the warp at position `p`; a
-//! scheduler with more than [`MAX_WARPS`] warps does without them
-//! (`Masks::on` is false) and scans its lists instead.
+//! warps (`Sched::ready` and `Sched::need`, which stay the truth these masks
+//! summarise). Bit `p` stands for the warp at position `p`; a scheduler with
+//! more than [`MAX_WARPS`] warps does without them (`Masks::on` is false)
+//! and scans its lists instead.
 
 use super::units::NCLASS;
 
@@ -31,11 +30,8 @@ pub(super) struct Masks {
     /// Classes with a warp in `by_class` (a bit per class): the only pipes
     /// whose state matters to a pick, usually two or three of the eight.
     live: u8,
-    /// Per position: the ready clock of `set`. While the masks are on it
-    /// is the scheduler's only record of the clocks (`Sched::ready` is
-    /// brought up to date from it, `export`, only before warps are added or
-    /// removed): an issue's new clock is written once, without a bounds
-    /// check.
+    /// Per position: the ready clock of `set` (`Sched::ready`'s, kept here
+    /// too so that `advance` reads it without a bounds check).
     clock: [u64; MAX_WARPS],
 }
 
@@ -72,20 +68,13 @@ impl Masks {
         }
     }
 
-    /// Writes the clocks of the first `ready.len()` positions into the
-    /// list (which is that long), so that it can be edited and the masks
-    /// rebuilt from it.
-    pub fn export(&self, ready: &mut [u64]) {
-        for (p, r) in ready.iter_mut().enumerate() {
-            *r = self.clock[p % MAX_WARPS];
-        }
-    }
-
     /// Warp `p`'s entry changed to ready clock `r` (`u64::MAX`: nothing to
-    /// issue) and pipes `need` (from `old`). Only while the masks are on.
+    /// issue) and pipes `need` (from `old`).
     #[inline(always)]
     pub fn set(&mut self, p: usize, r: u64, old: u8, need: u8) {
-        debug_assert!(self.on);
+        if !self.on {
+            return;
+        }
         let bit = 1u64 << (p % MAX_WARPS);
         self.clock[p % MAX_WARPS] = r;
         if old != need {
@@ -129,10 +118,11 @@ impl Masks {
     /// Brings `ready` and `pending` to clock `t` and returns the warps ready
     /// by then. Pending warps are looked at only when one may be ready.
     #[inline(always)]
-    pub fn advance(&mut self, t: u64) -> u64 {
+    pub fn advance(&mut self, t: u64, ready: &[u64], need: &[u64]) -> u64 {
         if t < self.as_of {
             // Back in time (never in a run's own order): start over.
-            self.restart(t);
+            self.as_of = t;
+            self.rebuild(ready, need);
         } else if t >= self.next {
             self.as_of = t;
             // The newly ready gathered in a local, moved once at the end.
@@ -153,27 +143,6 @@ impl Masks {
         }
         self.as_of = t;
         self.ready
-    }
-
-    /// `ready`, `pending` and `next` recomputed for clock `t` from the
-    /// warps' clocks (out of line: only a clock going back needs it).
-    #[cold]
-    #[inline(never)]
-    fn restart(&mut self, t: u64) {
-        let (mut m, mut next) = (self.ready | self.pending, u64::MAX);
-        (self.ready, self.pending) = (0, 0);
-        while m != 0 {
-            let p = m.trailing_zeros() as usize;
-            let r = self.clock[p % MAX_WARPS];
-            if r <= t {
-                self.ready |= 1 << p;
-            } else {
-                self.pending |= 1 << p;
-                next = next.min(r);
-            }
-            m &= m - 1;
-        }
-        self.next = next;
     }
 
     /// The earliest ready clock among warps not ready by the last
@@ -375,11 +344,6 @@ mod tests {
                         (ready[p], need[p]) = (r, u64::from(nd));
                     }
                     Op::Rebuild { len } => {
-                        // The clocks as the scheduler brings its list up
-                        // to date from the masks before warps come or go.
-                        let mut r2 = vec![0; n];
-                        m.export(&mut r2);
-                        prop_assert_eq!(&r2, &ready);
                         ready.truncate(len);
                         need.truncate(len);
                         for k in n..len {
@@ -392,7 +356,7 @@ mod tests {
                     Op::Advance { dt, accept } => {
                         let t = as_of.saturating_add_signed(dt);
                         as_of = t;
-                        let got = m.advance(t);
+                        let got = m.advance(t, &ready, &need);
                         prop_assert_eq!(got, mask_of(n, |p| ready[p] <= t), "ready at {}", t);
                         let pending = ready.iter().filter(|&&r| t < r && r < NEVER);
                         prop_assert_eq!(m.first_pending(), pending.copied().min().unwrap_or(NEVER));
@@ -464,7 +428,7 @@ mod tests {
         let (ready, need) = ([0, 7], [0b01, 0b10]);
         let mut m = Masks::default();
         m.rebuild(&ready, &need);
-        m.advance(2);
+        m.advance(2, &ready, &need);
         assert_eq!(m.all_blocked(5, &accept), Some((true, 10)));
         // Nothing ready, warp 1's pipe busy: waiting on warp 1 until 7 (at
         // least; its pipe is busy longer).

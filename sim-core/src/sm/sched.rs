@@ -20,8 +20,6 @@ pub(super) struct Sched {
     pub warps: Vec<usize>,
     /// Per position: earliest clock the warp could issue (`u64::MAX`: nothing
     /// to issue). Contiguous so the scan skips stalled warps with one load.
-    /// Up to date only while the masks are off, or after `lists_now`
-    /// (the masks hold the clocks while on).
     pub ready: Vec<u64>,
     /// Per position: the pipes its next instruction needs, one bit per class
     /// (see `InstInfo::need`).
@@ -91,25 +89,18 @@ impl Sched {
 
     /// Sets the scan entry at position `p`: ready clock `r` (`u64::MAX`:
     /// nothing to issue) and pipes `need`; the warps changed, so the next
-    /// slot looks. With the masks on, they alone hold the clock
-    /// (`lists_now`).
+    /// slot looks.
     #[inline(always)]
     pub fn set_entry(&mut self, p: usize, r: u64, need: u8) {
-        let old = std::mem::replace(&mut self.need[p], u64::from(need)) as u8;
-        if self.masks.on {
-            self.masks.set(p, r, old, need);
-        } else {
-            self.ready[p] = r;
-        }
+        // Both lists at their common length (they are kept in step): one
+        // bounds check for the two.
+        let n = self.ready.len().min(self.need.len());
+        let (ready, needs) = (&mut self.ready[..n], &mut self.need[..n]);
+        let old = needs[p] as u8;
+        ready[p] = r;
+        needs[p] = u64::from(need);
+        self.masks.set(p, r, old, need);
         self.changed();
-    }
-
-    /// Brings `ready` up to date from the masks (which alone hold the
-    /// clocks while on), before warps are added or removed.
-    pub fn lists_now(&mut self) {
-        if self.masks.on {
-            self.masks.export(&mut self.ready);
-        }
     }
 
     /// The scheduler's warps changed: what was known of its next slots
@@ -397,7 +388,7 @@ impl Seen {
 #[inline(always)]
 fn pick_masked(sc: &mut Sched, policy: SchedPolicy, now: u64) -> Result<usize, Seen> {
     let n = sc.warps.len();
-    let ready = sc.masks.advance(now);
+    let ready = sc.masks.advance(now, &sc.ready, &sc.need);
     let cand = sc.masks.candidates(ready, &sc.pipes.accept, now);
     if cand == 0 {
         // Rare (a slot follows a prediction that it can issue, or a wake
@@ -724,7 +715,7 @@ impl Sched {
                 return;
             }
             // Whether some warp ready at `t0` needs no busy pipe.
-            let ready = sc.masks.advance(t0);
+            let ready = sc.masks.advance(t0, &sc.ready, &sc.need);
             let (cand, blocked, pipes) = sc.masks.eligible(ready, accept, t0);
             if cand != 0 {
                 return;

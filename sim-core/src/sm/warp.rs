@@ -570,7 +570,6 @@ impl Sm {
             (w.acct, w.admitted, w.unit_snap) = (self.cycle, self.cycle, sc.slots[2]);
             self.warps[wi].sched = s as u32;
             self.warps[wi].pos = sc.warps.len() as u32;
-            sc.lists_now();
             sc.warps.push(wi);
             sc.ready.push(u64::MAX);
             sc.need.push(0);
@@ -659,7 +658,6 @@ impl Sm {
         );
         let (si, p) = (self.warps[wi].sched as usize, self.warps[wi].pos as usize);
         let s = &mut self.scheds[si];
-        s.lists_now();
         s.warps.remove(p);
         s.ready.remove(p);
         s.need.remove(p);
