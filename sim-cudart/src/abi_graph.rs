@@ -406,11 +406,8 @@ pub unsafe extern "C" fn cudaGraphAddEventRecordNode(
     n: usize,
     e: *mut c_void,
 ) -> c_int {
-    with(|rt| {
-        rt.event_check(e as u64)?;
-        // SAFETY: as the caller's.
-        unsafe { add_node(rt, out, g, deps, n, Node::EventRecord(e as u64)) }
-    })
+    // SAFETY: as the caller's.
+    unsafe { add_event_node((out, g, deps, n), e, Node::EventRecord) }
 }
 
 /// `cudaGraphAddEventWaitNode`: a wait on the event when the node runs.
@@ -425,11 +422,8 @@ pub unsafe extern "C" fn cudaGraphAddEventWaitNode(
     n: usize,
     e: *mut c_void,
 ) -> c_int {
-    with(|rt| {
-        rt.event_check(e as u64)?;
-        // SAFETY: as the caller's.
-        unsafe { add_node(rt, out, g, deps, n, Node::EventWait(e as u64)) }
-    })
+    // SAFETY: as the caller's.
+    unsafe { add_event_node((out, g, deps, n), e, Node::EventWait) }
 }
 
 /// `cudaGraphAddChildGraphNode`: a copy of `child`'s nodes as they are now.
@@ -610,4 +604,21 @@ unsafe fn maybe_put<T>(p: *mut T, v: T) {
         // SAFETY: non-null, and valid by the caller's contract.
         unsafe { p.write_unaligned(v) };
     }
+}
+
+/// An event node (`make` its kind) of event `e` added to graph `g`, as
+/// `cudaGraphAddEvent{Record,Wait}Node` do.
+///
+/// # Safety
+/// As `cudaGraphAddEmptyNode`.
+unsafe fn add_event_node(
+    (out, g, deps, n): (*mut *mut c_void, *mut c_void, *const *mut c_void, usize),
+    e: *mut c_void,
+    make: fn(u64) -> Node,
+) -> c_int {
+    with(|rt| {
+        rt.event_check(e as u64)?;
+        // SAFETY: as the caller's.
+        unsafe { add_node(rt, out, g, deps, n, make(e as u64)) }
+    })
 }

@@ -230,17 +230,13 @@ pub extern "C" fn cudaGraphExecEventRecordNodeSetEvent(
     node: *mut c_void,
     ev: *mut c_void,
 ) -> c_int {
-    with(|rt| {
-        rt.event_check(ev as u64)?;
-        let new = Node::EventRecord(ev as u64);
-        exec_set(
-            rt,
-            e as u64,
-            node as u64,
-            new,
-            "cudaGraphExecEventRecordNodeSetEvent",
-        )
-    })
+    exec_set_event(
+        e,
+        node,
+        ev,
+        Node::EventRecord,
+        "cudaGraphExecEventRecordNodeSetEvent",
+    )
 }
 
 /// `cudaGraphExecEventWaitNodeSetEvent`.
@@ -250,17 +246,13 @@ pub extern "C" fn cudaGraphExecEventWaitNodeSetEvent(
     node: *mut c_void,
     ev: *mut c_void,
 ) -> c_int {
-    with(|rt| {
-        rt.event_check(ev as u64)?;
-        let new = Node::EventWait(ev as u64);
-        exec_set(
-            rt,
-            e as u64,
-            node as u64,
-            new,
-            "cudaGraphExecEventWaitNodeSetEvent",
-        )
-    })
+    exec_set_event(
+        e,
+        node,
+        ev,
+        Node::EventWait,
+        "cudaGraphExecEventWaitNodeSetEvent",
+    )
 }
 
 /// `cudaGraphExecUpdateResultInfo`.
@@ -318,6 +310,21 @@ pub unsafe extern "C" fn cudaGraphExecUpdate(
             )),
             None => Ok(()),
         }
+    })
+}
+
+/// An event node of executable graph `e` set to event `ev` (`make` the
+/// node's kind), as `cudaGraphExecEvent{Record,Wait}NodeSetEvent` do.
+fn exec_set_event(
+    e: *mut c_void,
+    node: *mut c_void,
+    ev: *mut c_void,
+    make: fn(u64) -> Node,
+    name: &'static str,
+) -> c_int {
+    with(|rt| {
+        rt.event_check(ev as u64)?;
+        exec_set(rt, e as u64, node as u64, make(ev as u64), name)
     })
 }
 
