@@ -567,8 +567,9 @@ impl Runtime {
         }
         if index == 0 {
             std::fs::create_dir_all(&dir)
-                .and_then(|()| std::fs::write(dir.join("README.txt"), crate::save::README))
-                .map_err(|e| Fail::said(err::UNKNOWN, format!("--save-launches: {e}")))?;
+                .map_err(|e| format!("--save-launches: {}: {e}", dir.display()))
+                .and_then(|()| crate::save::put(&dir, "README.txt", crate::save::README.as_bytes()))
+                .map_err(|e| Fail::said(err::UNKNOWN, e))?;
         }
         let s = crate::save::Saving {
             dir,

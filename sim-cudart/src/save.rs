@@ -50,10 +50,18 @@ fn io(p: &Path, e: std::io::Error) -> String {
     format!("--save-launches: {}: {e}", p.display())
 }
 
-/// Writes `bytes` to `dir/name`.
-fn put(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), String> {
+/// Writes `bytes` to `dir/name` through a temporary file renamed into place,
+/// so a program that dies mid-write never leaves a half-written launch file
+/// behind (the house rule for every output).
+pub(crate) fn put(dir: &Path, name: &str, bytes: &[u8]) -> Result<(), String> {
     let p = dir.join(name);
-    std::fs::write(&p, bytes).map_err(|e| io(&p, e))
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, bytes)
+        .and_then(|()| std::fs::rename(&tmp, &p))
+        .map_err(|e| {
+            let _ = std::fs::remove_file(&tmp);
+            io(&p, e)
+        })
 }
 
 /// One argument as the launch file gives it.
