@@ -4,6 +4,7 @@
 //! vectors, `Module` launches a PTX module's kernels on a device of its own
 //! (`launch.rs`), `read_launch` reads a launch file (`launchfile.rs`). Reports cross the boundary as JSON; the Python side
 //! decodes them.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 mod launch;
 mod launchfile;

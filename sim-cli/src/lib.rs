@@ -1,6 +1,7 @@
 //! sim-cli: the pieces behind the `simcli` commands that are not file
 //! formats (those live in sim-trace): reports, timelines, sweeps and safe
 //! output files.
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod calibrate;
 pub mod compiler;

@@ -182,6 +182,8 @@ const LIBRARIES: &[&str] = &[
     "sim-fatbin",
     "sim-cudart",
     "sim-accelsim",
+    "sim-cli",
+    "python",
 ];
 const DENY: &str = "#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]";
 
