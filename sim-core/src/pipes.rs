@@ -312,9 +312,16 @@ pub const HOPPER: &[Rule] = &[
     // measured here: no H100 run has mma in it). MOVM as SHFL.
     lat(rate(with(r("HMMA", Fp32), ".16816"), 32), 28),
     lat(rate(with(r("HMMA", Fp32), ".1688"), 64), 28),
+    // wmma's tf32 (four HMMA.1684.F32.TF32 timed as one): 494.7 TFLOPS
+    // dense tf32 in the same whitepaper, half the f16 rate, so an
+    // HMMA.1684's 512 multiply-adds take 2 clocks, as an HMMA.1688.
+    lat(rate(with(r("HMMA", Fp32), ".1684"), 64), 28),
     lat(rate(with(r("IMMA", Fp32), ".16832"), 32), 28),
     lat(rate(with(r("IMMA", Fp32), ".16816"), 64), 28),
     lat(rate(r("DMMA", Fp64), 16), 24),
+    // wmma's b1 (BMMA.88128.AND.POPC; `.xor.popc` is two): the whitepaper
+    // gives Hopper no binary rate; assumed as IMMA.16816.
+    lat(rate(r("BMMA", Fp32), 64), 28),
     lat(rate(r("MOVM", IntAlu), 32), 20),
     slower(lat(rate(with(r("MATCH", IntAlu), ".ANY"), 1), 364), 2),
     r("VABSDIFF4", IntAlu),

@@ -510,10 +510,12 @@ pub use crate::mem_inst::{
     AddrBase, Address, AtomOp, BarRedOp, Mem, MemOp, MemType, PrefetchLevel, Quals, ReduxOp,
     ShflMode, Space, VoteMode, WarpInst, WarpOp, QUAL_WORDS, WARP_WORDS,
 };
-pub use crate::mma_inst::{Mma, MmaShape, MmaType, MMA_OTHER_SHAPES, MMA_SHAPES, WMMA_SHAPES};
+pub use crate::mma_inst::{
+    B1Op, Mma, MmaShape, MmaType, MMA_OTHER_SHAPES, MMA_SHAPES, WMMA_SHAPES,
+};
 pub use crate::wmma_inst::{
     wmma_dims, wmma_distinct_regs, wmma_element, wmma_per_reg, wmma_regs, WmmaFrag, WmmaMem,
-    WmmaStride, WMMA_OTHER_SHAPES,
+    WmmaStride,
 };
 
 /// One instruction body, by family.

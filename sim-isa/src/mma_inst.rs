@@ -5,6 +5,7 @@
 //! Declared as data in [`MMA_SHAPES`] and [`MmaType::WORDS`]; parsed by
 //! `parse/matrix.rs`, run by `exec/mma.rs`.
 
+use crate::inst::Rnd;
 use crate::operand::{word_of, RegId};
 
 /// An `mma` shape this simulator runs.
@@ -28,6 +29,10 @@ pub enum MmaShape {
     Wm8n8k4,
     /// `wmma.mma`'s `.m8n8k32` (s4/u4).
     Wm8n8k32,
+    /// `wmma.mma`'s `.m16n16k8` (tf32).
+    Wm16n16k8,
+    /// `wmma.mma`'s `.m8n8k128` (b1).
+    Wm8n8k128,
 }
 
 /// Every shape word and its shape.
@@ -40,12 +45,14 @@ pub const MMA_SHAPES: [(&str, MmaShape); 4] = [
 
 /// Every `wmma` shape word this simulator runs and its shape
 /// (`wmma_inst.rs`).
-pub const WMMA_SHAPES: [(&str, MmaShape); 5] = [
+pub const WMMA_SHAPES: [(&str, MmaShape); 7] = [
     ("m16n16k16", MmaShape::M16n16k16),
     ("m32n8k16", MmaShape::M32n8k16),
     ("m8n32k16", MmaShape::M8n32k16),
     ("m8n8k4", MmaShape::Wm8n8k4),
     ("m8n8k32", MmaShape::Wm8n8k32),
+    ("m16n16k8", MmaShape::Wm16n16k8),
+    ("m8n8k128", MmaShape::Wm8n8k128),
 ];
 
 /// The `(rows, columns)` of a WMMA shape's matrix `which`: `a` (0, m x k),
@@ -114,6 +121,8 @@ impl MmaShape {
             MmaShape::M8n32k16 => (8, 32, 16),
             MmaShape::Wm8n8k4 => (8, 8, 4),
             MmaShape::Wm8n8k32 => (8, 8, 32),
+            MmaShape::Wm16n16k8 => (16, 16, 8),
+            MmaShape::Wm8n8k128 => (8, 8, 128),
         }
     }
 
@@ -126,6 +135,8 @@ impl MmaShape {
                 | MmaShape::M8n32k16
                 | MmaShape::Wm8n8k4
                 | MmaShape::Wm8n8k32
+                | MmaShape::Wm16n16k8
+                | MmaShape::Wm8n8k128
         )
     }
 
@@ -160,6 +171,11 @@ pub enum MmaType {
     S4,
     /// `.u4` (`wmma` only)
     U4,
+    /// `.tf32` (a 32-bit register; `wmma` only): f32's layout, of which the
+    /// tensor core reads the sign, the exponent and 10 fraction bits.
+    Tf32,
+    /// `.b1` (32 to a register; `wmma` only).
+    B1,
 }
 
 impl MmaType {
@@ -179,15 +195,20 @@ impl MmaType {
         "tf32", "s4", "u4", "b1", "e4m3", "e5m2", "e3m2", "e2m3", "e2m1",
     ];
 
-    /// The sub-byte type words, which only `wmma` runs.
-    pub const SUB_BYTE_WORDS: [(&'static str, MmaType); 2] =
-        [("s4", MmaType::S4), ("u4", MmaType::U4)];
+    /// The type words only `wmma` runs: the sub-byte integers, `.tf32`,
+    /// `.b1`.
+    pub const WMMA_WORDS: [(&'static str, MmaType); 4] = [
+        ("s4", MmaType::S4),
+        ("u4", MmaType::U4),
+        ("tf32", MmaType::Tf32),
+        ("b1", MmaType::B1),
+    ];
 
     /// The type word.
     pub fn word(self) -> &'static str {
         MmaType::WORDS
             .iter()
-            .chain(&MmaType::SUB_BYTE_WORDS)
+            .chain(&MmaType::WMMA_WORDS)
             .find(|w| w.1 == self)
             .map_or("f32", |w| w.0)
     }
@@ -195,10 +216,11 @@ impl MmaType {
     /// Width of one element in bits.
     pub const fn bits(self) -> u32 {
         match self {
+            MmaType::B1 => 1,
             MmaType::S4 | MmaType::U4 => 4,
             MmaType::S8 | MmaType::U8 => 8,
             MmaType::F16 | MmaType::Bf16 => 16,
-            MmaType::F32 | MmaType::S32 => 32,
+            MmaType::F32 | MmaType::S32 | MmaType::Tf32 => 32,
             MmaType::F64 => 64,
         }
     }
@@ -226,8 +248,11 @@ pub struct Mma {
     pub types: [MmaType; 4],
     /// `.satfinite` (integer forms: clamp to the s32 range).
     pub satfinite: bool,
-    /// `.rn` written (f64: the only rounding; kept for printing).
-    pub rn: bool,
+    /// The rounding word written (f64 only: `.rn`, and for `wmma.mma`
+    /// `.rz`, `.rm`, `.rp`; none is `.rn`).
+    pub rnd: Option<Rnd>,
+    /// `wmma.mma`'s `.xor.popc` / `.and.popc` (`.b1` only).
+    pub bop: Option<B1Op>,
     /// `wmma.mma`'s `.col` words for `a` and `b` (else `.row`): kept for
     /// printing; the fragments do not depend on them (`wmma_inst.rs`).
     pub wmma_col: [bool; 2],
@@ -239,6 +264,27 @@ pub struct Mma {
     pub b: [RegId; 8],
     /// `c`'s fragment.
     pub c: [RegId; 8],
+}
+
+/// The bit operation of `wmma.mma...m8n8k128.s32.b1.b1.s32`: each element
+/// of `d` is `c` plus the population count of a row of `a` and a column of
+/// `b` combined by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum B1Op {
+    /// `.xor.popc`
+    Xor,
+    /// `.and.popc`
+    And,
+}
+
+impl B1Op {
+    /// The operation word.
+    pub fn word(self) -> &'static str {
+        match self {
+            B1Op::Xor => "xor",
+            B1Op::And => "and",
+        }
+    }
 }
 
 impl Mma {
@@ -260,7 +306,9 @@ impl Mma {
             | MmaShape::M32n8k16
             | MmaShape::M8n32k16
             | MmaShape::Wm8n8k4
-            | MmaShape::Wm8n8k32 => {
+            | MmaShape::Wm8n8k32
+            | MmaShape::Wm16n16k8
+            | MmaShape::Wm8n8k128 => {
                 let regs = |w, t| wmma_frag_regs(self.shape, w, t);
                 [
                     regs(2, self.types[0]),
@@ -309,6 +357,8 @@ impl Mma {
             MmaShape::Wm8n8k32 => {
                 t[1] == t[2] && matches!(t[1], S4 | U4) && t[0] == S32 && t[3] == S32
             }
+            MmaShape::Wm16n16k8 => t == [F32, Tf32, Tf32, F32],
+            MmaShape::Wm8n8k128 => t == [S32, B1, B1, S32],
             // `wmma.mma`: f16 with any mix of f16 and f32 accumulators;
             // bf16 with f32; s8 or u8 (the same for `a` and `b`) with s32.
             MmaShape::M16n16k16 | MmaShape::M32n8k16 | MmaShape::M8n32k16 => match (t[1], t[2]) {

@@ -5,8 +5,8 @@
 //! [`MmaShape::is_wmma`]. Parsed by `parse/wmma.rs`, run by `exec/wmma.rs`.
 //! This simulator runs `.m16n16k16`, `.m32n8k16` and `.m8n32k16` with
 //! `.f16` `a`/`b` (`.f16`/`.f32` `c`/`d`), `.bf16` (`.f32`) and `.s8`/`.u8`
-//! (`.s32`); `.m8n8k4` with `.f64` and `.m8n8k32` with `.s4`/`.u4`. The
-//! `.tf32` and `.b1` forms are valid PTX it reports as `Unimplemented`.
+//! (`.s32`); `.m8n8k4` with `.f64` (every rounding), `.m8n8k32` with
+//! `.s4`/`.u4`, `.m16n16k8` with `.tf32` and `.m8n8k128` with `.b1`.
 //!
 //! The manual leaves which lane holds which element unspecified; a
 //! program's registers depend on it, so it is ptxas 13.0.88's for sm_90,
@@ -31,7 +31,12 @@
 //! row `g`, column `t`; `b` row `t`, column `g`; `c`/`d` register `k` row
 //! `g`, column `2t + k`. m8n8k32 (`.s4`/`.u4`, eight to a register, the
 //! first in the low bits): `a` row `g`, columns `8t` on; `b` column `g`,
-//! rows `8t` on; `c`/`d` as m8n8k4's.
+//! rows `8t` on; `c`/`d` as m8n8k4's. m8n8k128 (`.b1`, 32 to a register,
+//! the first in bit 0) likewise: `a` row `g`, columns `32t` on; `b` column
+//! `g`, rows `32t` on. m16n16k8 (`.tf32`, one to a register) has
+//! `mma.m16n8k8`'s tf32 fragments: `a` register `k` row `g + 8 (k & 1)`,
+//! column `t + 4 (k >> 1)`; `b` register `k` row `t + 4 (k & 1)`, column
+//! `g + 8 (k >> 1)`; `c`/`d` as m16n16k16's 32-bit ones.
 //!
 //! m8n32k16 is m32n8k16 transposed: ptxas computes `d^T = b^T a^T`, so its
 //! `a` is laid out as m32n8k16's `b` transposed, its `b` as `a` transposed
@@ -188,13 +193,22 @@ pub fn wmma_element(
         return (c, r);
     }
     let (g, t) = (lane >> 2, lane & 3);
-    if shape == MmaShape::Wm8n8k32 {
-        // Eight 4-bit elements a register: `a` row `g`, columns `8t` on;
-        // `b` column `g`, rows `8t` on; `c`/`d` as f64's.
+    if matches!(shape, MmaShape::Wm8n8k32 | MmaShape::Wm8n8k128) {
+        // Eight 4-bit (32 1-bit) elements a register: `a` row `g`, columns
+        // `8t` (`32t`) on; `b` column `g`, rows `8t` on; `c`/`d` as f64's.
+        let per = wmma_per_reg(ty);
         return match frag {
-            WmmaFrag::A => (g, 8 * t + j),
-            WmmaFrag::B => (8 * t + j, g),
+            WmmaFrag::A => (g, per * t + j),
+            WmmaFrag::B => (per * t + j, g),
             WmmaFrag::C | WmmaFrag::D => (g, 2 * t + k),
+        };
+    }
+    if shape == MmaShape::Wm16n16k8 && matches!(frag, WmmaFrag::A | WmmaFrag::B) {
+        // `HMMA.1684.F32.TF32`'s fragments, two `k` steps of 4.
+        return if frag == WmmaFrag::A {
+            (g + 8 * (k & 1), t + 4 * (k >> 1))
+        } else {
+            (t + 4 * (k & 1), g + 8 * (k >> 1))
         };
     }
     if shape == MmaShape::Wm8n8k4 {
@@ -232,7 +246,3 @@ pub fn wmma_element(
         }
     }
 }
-
-/// Shape words of valid `wmma` forms this simulator does not run (with
-/// any types: `.tf32` is `m16n16k8`'s, `.b1` `m8n8k128`'s).
-pub const WMMA_OTHER_SHAPES: [&str; 2] = ["m16n16k8", "m8n8k128"];

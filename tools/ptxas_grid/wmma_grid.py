@@ -127,8 +127,81 @@ def sub_byte_forms():
     return g
 
 
+def tf32_forms():
+    """m16n16k8 with tf32: loads (a, b tf32; c f32), stores, wmma.mma, and
+    neighbours."""
+    g = []
+    for frag in ["a", "b"]:
+        for layout in ["row", "col"]:
+            g.append(f"wmma.load.{frag}.sync.aligned.{layout}.m16n16k8.global.tf32 {R4}, [%rd1];")
+        g.append(f"wmma.load.{frag}.sync.aligned.row.m16n16k8.shared.tf32 {R4}, [%rd1], %r0;")
+    for layout in ["row", "col"]:
+        g.append(f"wmma.load.c.sync.aligned.{layout}.m16n16k8.global.f32 {F8}, [%rd1], 24;")
+        g.append(f"wmma.store.d.sync.aligned.{layout}.m16n16k8.f32 [%rd1], {F8};")
+    m = "wmma.mma.sync.aligned.{}.{}.m16n16k8"
+    for la in ["row", "col"]:
+        for lb in ["row", "col"]:
+            g.append(f"{m.format(la, lb)}.f32.tf32.tf32.f32 {F8}, {R4}, {R4}, {F8};")
+    mm = m.format("row", "col")
+    g += [
+        f"wmma.load.c.sync.aligned.row.m16n16k8.global.f16 {R4}, [%rd1];",
+        f"wmma.store.d.sync.aligned.row.m16n16k8.f16 [%rd1], {R4};",
+        f"wmma.load.c.sync.aligned.row.m16n16k8.global.tf32 {F8}, [%rd1];",
+        f"wmma.load.a.sync.aligned.row.m16n16k8.global.f32 {R4}, [%rd1];",
+        f"wmma.load.a.sync.aligned.row.m16n16k8.global.f16 {R4}, [%rd1];",
+        f"wmma.load.a.sync.aligned.row.m16n16k8.global.tf32 {R8}, [%rd1];",
+        f"{mm}.f16.tf32.tf32.f32 {R4}, {R4}, {R4}, {F8};",
+        f"{mm}.f32.tf32.tf32.f16 {F8}, {R4}, {R4}, {R4};",
+        f"{mm}.f32.tf32.tf32.f32.satfinite {F8}, {R4}, {R4}, {F8};",
+        f"{mm}.rn.f32.tf32.tf32.f32 {F8}, {R4}, {R4}, {F8};",
+        f"{mm}.f32.tf32.f32 {F8}, {R4}, {R4}, {F8};",
+        f"{mm}.f32.f32 {F8}, {R4}, {R4}, {F8};",
+        f"{mm}.f32.tf32.tf32.f32 {F8}, {R8}, {R4}, {F8};",
+        f"{mm}.f32.tf32.tf32.f32 {F8}, {R4}, {R4}, {R4};",
+        f"wmma.mma.sync.aligned.row.col.m16n16k16.f32.tf32.tf32.f32 {F8}, {R4}, {R4}, {F8};",
+    ]
+    return g
+
+
+def b1_forms():
+    """m8n8k128 with b1: loads (a .row, b .col), c/d, wmma.mma with
+    .xor.popc and .and.popc, and neighbours."""
+    g = []
+    for frag, layout in [("a", "row"), ("b", "col"), ("a", "col"), ("b", "row")]:
+        g.append(f"wmma.load.{frag}.sync.aligned.{layout}.m8n8k128.global.b1 {{%r1}}, [%rd1], 256;")
+    g += [
+        "wmma.load.a.sync.aligned.row.m8n8k128.shared.b1 {%r1}, [%rd1];",
+        "wmma.load.c.sync.aligned.row.m8n8k128.global.s32 {%r1, %r2}, [%rd1];",
+        "wmma.load.c.sync.aligned.col.m8n8k128.s32 {%r1, %r2}, [%rd1], 16;",
+        "wmma.load.c.sync.aligned.row.m8n8k128.global.f32 {%f1, %f2}, [%rd1];",
+        "wmma.store.d.sync.aligned.row.m8n8k128.global.s32 [%rd1], {%r1, %r2};",
+        "wmma.store.d.sync.aligned.col.m8n8k128.shared.s32 [%rd1], {%r1, %r2}, 8;",
+        "wmma.load.a.sync.aligned.row.m8n8k128.global.b1 {%r1, %r2}, [%rd1];",
+        "wmma.load.a.sync.aligned.row.m8n8k128.global.s4 {%r1}, [%rd1];",
+        "wmma.load.a.sync.aligned.row.m8n8k32.global.b1 {%r1}, [%rd1];",
+    ]
+    ops = "{%r1, %r2}, {%r3}, {%r4}, {%r5, %r6}"
+    m = "m8n8k128.s32.b1.b1.s32"
+    for op in ["xor", "and"]:
+        g.append(f"wmma.mma.{op}.popc.sync.aligned.row.col.{m} {ops};")
+        g.append(f"wmma.mma.sync.aligned.{op}.popc.row.col.{m} {ops};")
+        g.append(f"wmma.mma.{op}.popc.sync.aligned.col.row.{m} {ops};")
+        g.append(f"wmma.mma.{op}.popc.sync.aligned.row.col.{m}.satfinite {ops};")
+        g.append(f"wmma.mma.popc.{op}.sync.aligned.row.col.{m} {ops};")
+        g.append(f"wmma.mma.{op}.sync.aligned.row.col.{m} {ops};")
+    g += [
+        f"wmma.mma.sync.aligned.row.col.{m} {ops};",
+        f"wmma.mma.or.popc.sync.aligned.row.col.{m} {ops};",
+        f"wmma.mma.xor.and.popc.sync.aligned.row.col.{m} {ops};",
+        f"wmma.mma.xor.popc.sync.aligned.row.col.m8n8k32.s32.s4.s4.s32 {ops};",
+        f"wmma.mma.xor.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {{%r1}}, {{%r3}}, {{%r4}}, {{%r5, %r6}};",
+        f"wmma.mma.xor.popc.sync.aligned.row.col.m8n8k128.f32.b1.b1.f32 {{%f1, %f2}}, {{%r3}}, {{%r4}}, {{%f5, %f6}};",
+    ]
+    return g
+
+
 def grid():
-    g = other_shapes() + f64_forms() + sub_byte_forms()
+    g = other_shapes() + f64_forms() + sub_byte_forms() + tf32_forms() + b1_forms()
     for frag, types in [("a", ["f16"]), ("b", ["f16"]), ("c", ["f16", "f32"])]:
         for layout in ["row", "col"]:
             for sp, addr in [(".global", "[%rd1]"), (".shared", "[%rd1+32]"), ("", "[%rd1]"),
@@ -273,6 +346,16 @@ LDS4 = "wmma.load.a.sync.aligned.row.m8n8k32.global.s4 {%r1}, [%rd1];"
 MMAU4 = "wmma.mma.sync.aligned.row.col.m8n8k32.s32.u4.u4.s32 {%r1, %r2}, {%r3}, {%r4}, {%r5, %r6};"
 GATES += [(t, v, s) for s in [LDS4, MMAU4]
           for t, v in [("sm_72", "6.3"), ("sm_75", "6.2"), ("sm_75", "6.3"), ("sm_90", "7.8")]]
+LDTF = "wmma.load.a.sync.aligned.row.m16n16k8.global.tf32 {%r1, %r2, %r3, %r4}, [%rd1];"
+MMATF = f"wmma.mma.sync.aligned.row.col.m16n16k8.f32.tf32.tf32.f32 {F8}, {R4}, {R4}, {F8};"
+GATES += [(t, v, s) for s in [LDTF, MMATF]
+          for t, v in [("sm_75", "7.0"), ("sm_80", "6.5"), ("sm_80", "7.0"), ("sm_90", "7.8")]]
+LDB1 = "wmma.load.b.sync.aligned.col.m8n8k128.global.b1 {%r1}, [%rd1];"
+MMAXOR = "wmma.mma.xor.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {%r1, %r2}, {%r3}, {%r4}, {%r5, %r6};"
+MMAAND = "wmma.mma.and.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {%r1, %r2}, {%r3}, {%r4}, {%r5, %r6};"
+GATES += [(t, v, s) for s in [LDB1, MMAXOR, MMAAND]
+          for t, v in [("sm_72", "6.3"), ("sm_75", "6.2"), ("sm_75", "6.3"), ("sm_75", "7.1"),
+                       ("sm_80", "7.0"), ("sm_80", "7.1"), ("sm_90", "7.8")]]
 GATES += [(t, v, s) for s in [LDS8, LDS32, MMAU8]
           for t, v in [("sm_70", "6.3"), ("sm_72", "6.2"), ("sm_72", "6.3"), ("sm_90", "7.8")]]
 

@@ -232,12 +232,13 @@ const SM90_11_8_VS_13_0: [(&str, u16, usize); 49] = [
 ];
 
 /// Keys whose code calls a subroutine or branches around a slow path (16- and
-/// 64-bit div/rem, f32 div/rcp/sqrt other than `.approx`, f64 div/rcp/sqrt;
+/// 64-bit div/rem, f32 div/rcp/sqrt other than `.approx`, f64 div/rcp/sqrt and
+/// `rsqrt.approx.f64`;
 /// `fns`, which branches on its offset's sign), the same on every arch: (key, sm_35 uops, sm_35 length, sm_90 uops, sm_90
 /// length). lowering.tsv counted the whole listing (both sides of every branch,
 /// the out-of-line slow path, the call and its return); the table holds the
 /// instructions one thread runs for ordinary operands (derive_sass.py's `walk`).
-const CALLS_AND_BRANCHES: [(&str, u16, usize, u16, usize); 36] = [
+const CALLS_AND_BRANCHES: [(&str, u16, usize, u16, usize); 37] = [
     ("alu.div.s16", 29, 25, 29, 24),
     ("alu.div.s64", 80, 78, 88, 83),
     ("alu.div.u16", 20, 16, 21, 16),
@@ -260,6 +261,7 @@ const CALLS_AND_BRANCHES: [(&str, u16, usize, u16, usize); 36] = [
     ("fp.rcp.rn.f32", 59, 4, 61, 4),
     ("fp.rcp.rn.f64", 46, 7, 51, 7),
     ("fp.rcp.rn.ftz.f32", 33, 4, 36, 4),
+    ("fp.rsqrt.approx.f64", 40, 9, 43, 9),
     ("fp.rcp.rp.f32", 62, 4, 65, 4),
     ("fp.rcp.rp.ftz.f32", 33, 4, 36, 4),
     ("fp.rcp.rz.f32", 49, 4, 50, 4),

@@ -278,6 +278,12 @@ fn mma_machine_opcode(m: &crate::inst::Mma) -> (&'static str, &'static str) {
         // sm_90 has no 4-bit IMMA: ptxas widens to bytes for two
         // `IMMA.8816` (docs/wmma.md), timed as one.
         (MmaShape::Wm8n8k32, _, _) => ("IMMA", ".8816"),
+        // Four `HMMA.1684.F32.TF32` (two `k` steps on each half of `d`),
+        // timed as one.
+        (MmaShape::Wm16n16k8, _, _) => ("HMMA", ".1684.F32.TF32"),
+        // sm_90 has `BMMA.88128.AND.POPC` alone: `.xor.popc` is two of
+        // them on complemented sources (docs/wmma.md), timed as one.
+        (MmaShape::Wm8n8k128, _, _) => ("BMMA", ".88128.AND.POPC"),
         // `wmma.mma`: two `HMMA.16816` or `IMMA.16816` (docs/wmma.md),
         // timed as one.
         (

@@ -194,13 +194,13 @@ pub(crate) fn approx_ok(op: FloatOp, ty: Type, full: bool, ftz: bool) -> bool {
 /// Whether simcli runs an `.approx`/`.full` form: every one on `.f32`
 /// (`float/mufu.rs`) and `ex2.approx` on the half types (`MUFU.EX2.F16` /
 /// `.BF16`, the same file) and `tanh.approx` on them (`float/tanh.rs`);
-/// `rcp.approx.ftz.f64` as `MUFU.RCP64H` (a model of its high word:
-/// `exec/float.rs`, `rcp64h`); `rsqrt.approx.f64` is valid PTX it does
-/// not run.
+/// `rcp.approx.ftz.f64` and `rsqrt.approx{.ftz}.f64` as `MUFU.RCP64H` /
+/// `MUFU.RSQ64H` (models of their high words) and the code ptxas puts
+/// around them (`exec/float/approx64.rs`).
 pub(crate) fn approx_implemented(op: FloatOp, ty: Type) -> bool {
     ty == Type::F32
         || (matches!(op, FloatOp::Ex2 | FloatOp::Tanh) && is_half(ty))
-        || (op == FloatOp::Rcp && ty == Type::F64)
+        || (matches!(op, FloatOp::Rcp | FloatOp::Rsqrt) && ty == Type::F64)
 }
 
 /// Whether `.ftz` is legal: `.f32` (not `copysign`), `rcp`/`rsqrt.f64`,

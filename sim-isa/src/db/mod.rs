@@ -814,6 +814,21 @@ pub(crate) const GATES: &[Gate] = &[
         ptx: (1, 0),
         applies: |i| matches!(i.op, Op::Float(x) if x.ty == T::F64),
     },
+    // ptxas 11.8 on sm_35: "Feature 'rcp.approx.f64' requires PTX ISA
+    // .version 2.1 or later", "Feature 'rsqrt.approx.ftz.f64' requires PTX
+    // ISA .version 4.0 or later" (`tests/data/approx-f64-ptxas.txt`).
+    Gate {
+        what: "rcp.approx.f64",
+        feature: Some(Feature::F64),
+        ptx: (2, 1),
+        applies: |i| matches!(i.op, Op::Float(x) if x.ty == T::F64 && x.op == FloatOp::Rcp && x.approx.is_some()),
+    },
+    Gate {
+        what: "rsqrt.approx.ftz.f64",
+        feature: Some(Feature::F64),
+        ptx: (4, 0),
+        applies: |i| matches!(i.op, Op::Float(x) if x.ty == T::F64 && x.op == FloatOp::Rsqrt && x.ftz),
+    },
     Gate {
         what: "packed 16-bit integer arithmetic (.u16x2/.s16x2)",
         feature: Some(Feature::IntPacked16),

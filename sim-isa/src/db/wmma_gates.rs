@@ -3,10 +3,11 @@
 //! `tools/ptxas_grid/wmma_grid.py`, with ptxas 11.8 below sm_75): sm_70,
 //! and PTX 6.3 for the `.aligned` every form here is written with; the
 //! integer types ("WMMA with integer types") sm_72; `.s4`/`.u4` sm_75;
-//! `.bf16` and `.f64` sm_80 and PTX 7.0.
+//! `.bf16`, `.tf32` and `.f64` sm_80 and PTX 7.0; `.b1` sm_75 and PTX 6.3,
+//! its `.and.popc` sm_80 and PTX 7.1.
 
 use super::Gate;
-use crate::inst::{Instruction, MemOp, MmaType, Op};
+use crate::inst::{B1Op, Instruction, MemOp, MmaType, Op};
 use crate::target::Feature;
 
 /// The element types a WMMA statement names: a load's or store's one, or
@@ -54,6 +55,26 @@ pub(crate) const WMMA_GATES: &[Gate] = &[
         applies: |i| {
             wmma_types(i).is_some_and(|t| t.iter().any(|x| matches!(x, MmaType::S4 | MmaType::U4)))
         },
+    },
+    Gate {
+        what: "wmma with tf32",
+        feature: Some(Feature::MmaAmpere),
+        ptx: (7, 0),
+        applies: |i| wmma_types(i).is_some_and(|t| t.contains(&MmaType::Tf32)),
+    },
+    Gate {
+        what: "wmma with b1",
+        feature: Some(Feature::MatrixTuring),
+        ptx: (6, 3),
+        applies: |i| wmma_types(i).is_some_and(|t| t.contains(&MmaType::B1)),
+    },
+    // ptxas: "Modifier '.and' on 'wmma.mma' requires .target sm_80" and
+    // "PTX ISA .version 7.1".
+    Gate {
+        what: "wmma.mma.and.popc",
+        feature: Some(Feature::MmaAmpere),
+        ptx: (7, 1),
+        applies: |i| matches!(i.op, Op::Mma(m) if m.bop == Some(B1Op::And)),
     },
     Gate {
         what: "wmma with f64",

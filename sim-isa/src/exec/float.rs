@@ -14,6 +14,7 @@
 //! for them. The half types are `float/half.rs`'s; `copysign` is a bit
 //! operation.
 
+mod approx64;
 mod fast;
 mod half;
 mod mufu;
@@ -339,44 +340,23 @@ fn quiet(v: f64) -> u64 {
     }
 }
 
-/// `rcp.approx.ftz.f64`, as ptxas 13.0.88 compiles it for sm_90: the
-/// source's high word alone goes to `MUFU.RCP64H`, whose result is the high
-/// word. ptxas treats the low word as free: alone in a kernel it writes 0
-/// there (`HFMA2.MMA` of zeros, `sim-core/data/lowering-sass.tsv`), after a
-/// load of the high word alone it leaves that register; 0 is taken here.
-/// The unit's approximation is not measured (no GPU has run it), so the
-/// high word is a model: the reciprocal of the source with its low word
-/// cleared, truncated to the high word's 20 fraction bits (libdevice
-/// refines it by Newton steps in `fma.rn.f64`). Subnormal sources and
-/// results are zero (`.ftz`); a zero gives the infinity of its sign, an
-/// infinity the zero, a NaN the canonical NaN's high word.
-fn rcp64h(a: u64) -> u64 {
-    let hi = a >> 32;
-    let x = f64::from_bits(hi << 32);
-    let sign = hi & 0x8000_0000;
-    let out = if x.is_nan() {
-        0x7fff_ffff
-    } else if x == 0.0 || x.is_subnormal() {
-        sign | 0x7ff0_0000
-    } else {
-        let r = 1.0 / x;
-        if r == 0.0 || r.is_subnormal() {
-            sign
-        } else {
-            r.to_bits() >> 32
-        }
-    };
-    out << 32
-}
-
 /// One `.f64` lane (round to nearest).
 fn lane64(x: &FloatArith, a: u64, b: u64, c: u64) -> u64 {
     if x.op == FloatOp::Copysign {
         // As `lane32`: a bit operation on the high words.
         return (b & !(1 << 63)) | (a & (1 << 63));
     }
-    if x.op == FloatOp::Rcp && x.approx.is_some() {
-        return rcp64h(a);
+    // The approximate forms: `MUFU.RCP64H` / `MUFU.RSQ64H` models and the
+    // code around them (`float/approx64.rs`).
+    if x.approx.is_some() && x.op == FloatOp::Rcp {
+        return approx64::rcp64h(a);
+    }
+    if x.approx.is_some() && x.op == FloatOp::Rsqrt {
+        return if x.ftz {
+            approx64::rsq64h(a)
+        } else {
+            approx64::rsqrt(a)
+        };
     }
     let (a, b, c) = (f64::from_bits(a), f64::from_bits(b), f64::from_bits(c));
     let r = match x.op {
@@ -408,9 +388,9 @@ fn lane64(x: &FloatArith, a: u64, b: u64, c: u64) -> u64 {
         FloatOp::Div => a / b,
         FloatOp::Rcp => 1.0 / a,
         FloatOp::Sqrt => a.sqrt(),
-        // `rsqrt.approx.f64` is not run (the parser rejects it as
-        // unimplemented); the others have no `.f64` form (`copysign`
-        // returned above). Named, not `_` (as above).
+        // `rsqrt` has only `.approx` forms (returned above); the others
+        // have no `.f64` form (`copysign` returned above). Named, not `_`
+        // (as above).
         FloatOp::Rsqrt
         | FloatOp::Ex2
         | FloatOp::Lg2

@@ -41,10 +41,10 @@
 //!   and workloads check as truth; the cases pinning the truncation are
 //!   marked as the model's.
 
-use super::cvt::{decode_float, encode_float, Dir, Exact, Fmt, BF16, F16, F32};
+use super::cvt::{decode_float, encode_float, Dir, Exact, Fmt, BF16, F16, F32, F64};
 use super::lanes::blend;
 use super::{WarpRegs, WARP_SIZE};
-use crate::inst::{Mma, MmaShape, MmaType, RegId};
+use crate::inst::{B1Op, Mma, MmaShape, MmaType, RegId, Rnd};
 use crate::target::Target;
 
 /// How a target's tensor cores add an f16/bf16 dot product (the module
@@ -185,13 +185,22 @@ pub fn dot(m: &Mma, model: MmaModel, a: &[u64], b: &[u64], c: u64) -> u64 {
             };
             u64::from(r as u32)
         }
-        MmaType::F64 => {
-            let d = a.iter().zip(b).fold(f64::from_bits(c), |d, (&x, &y)| {
-                f64::from_bits(x).mul_add(f64::from_bits(y), d)
-            });
-            d.to_bits()
+        // `.b1`: `c` plus the count of ones of each pair's AND or XOR,
+        // wrapping (`BMMA.88128.AND.POPC` adds with `IADD3`).
+        MmaType::B1 => {
+            let and = m.bop == Some(B1Op::And);
+            let ones = a
+                .iter()
+                .zip(b)
+                .map(|(&x, &y)| (if and { x & y } else { x ^ y }) as u32 & 1)
+                .fold(0u32, u32::wrapping_add);
+            u64::from((c as u32).wrapping_add(ones))
         }
-        MmaType::F16 | MmaType::Bf16 | MmaType::F32 | MmaType::S32 => {
+        MmaType::F64 => {
+            let rnd = m.rnd.unwrap_or(Rnd::Rn);
+            a.iter().zip(b).fold(c, |d, (&x, &y)| fma64(x, y, d, rnd))
+        }
+        MmaType::F16 | MmaType::Bf16 | MmaType::F32 | MmaType::S32 | MmaType::Tf32 => {
             let half = m.shape == MmaShape::M16n8k16 && model.split_k16 && a.len() == 16;
             if half {
                 let first = half_dot(m, model, &a[..8], &b[..8], c);
@@ -217,10 +226,20 @@ fn nominal(f: Fmt, m: u128, e: i32) -> i32 {
 /// The f16/bf16 model (the module doc): exact products, one truncated
 /// fused sum with `c`, then the accumulator's rounding.
 fn half_dot(m: &Mma, model: MmaModel, a: &[u64], b: &[u64], c: u64) -> u64 {
-    let fin = if m.types[1] == MmaType::Bf16 {
-        BF16
-    } else {
-        F16
+    // tf32: f32's layout, of which `HMMA.1684.F32.TF32` reads the top 19
+    // bits (no instruction rounds or clears the rest: docs/wmma.md).
+    let (fin, keep) = match m.types[1] {
+        MmaType::Bf16 => (BF16, u64::MAX),
+        MmaType::Tf32 => (F32, 0xffff_e000),
+        MmaType::F16
+        | MmaType::F32
+        | MmaType::F64
+        | MmaType::S8
+        | MmaType::U8
+        | MmaType::S32
+        | MmaType::S4
+        | MmaType::U4
+        | MmaType::B1 => (F16, u64::MAX),
     };
     let cf = if m.types[3] == MmaType::F16 { F16 } else { F32 };
     let mut terms: [Term; K + 1] = [(false, 0, 0, 0); K + 1];
@@ -239,7 +258,10 @@ fn half_dot(m: &Mma, model: MmaModel, a: &[u64], b: &[u64], c: u64) -> u64 {
         }
     }
     for (&x, &y) in a.iter().zip(b) {
-        match (decode_float(fin, x, false), decode_float(fin, y, false)) {
+        match (
+            decode_float(fin, x & keep, false),
+            decode_float(fin, y & keep, false),
+        ) {
             (Exact::Nan, _) | (_, Exact::Nan) => nan = true,
             (Exact::Inf(_), Exact::Fin { m: 0, .. }) | (Exact::Fin { m: 0, .. }, Exact::Inf(_)) => {
                 nan = true
@@ -310,5 +332,132 @@ fn truncated_sum(terms: &[Term], frac: i32) -> Exact {
         neg: sum < 0,
         m: sum.unsigned_abs(),
         e: q,
+    }
+}
+
+/// `fma(a, b, c)` on f64 bits rounded once in `rnd` (`DMMA`'s `.rz`,
+/// `.rm`, `.rp`; `.rn` is `mul_add`): the exact `a * b + c` rounded by
+/// `cvt.rs`'s encoder. A NaN or infinite operand gives `mul_add`'s result,
+/// which no rounding direction changes.
+pub fn fma64(a: u64, b: u64, c: u64, rnd: Rnd) -> u64 {
+    let (x, y, z) = (f64::from_bits(a), f64::from_bits(b), f64::from_bits(c));
+    let rn = x.mul_add(y, z);
+    let dir = match rnd {
+        Rnd::Rn => return rn.to_bits(),
+        Rnd::Rz => Dir::Zero,
+        Rnd::Rm => Dir::Down,
+        Rnd::Rp => Dir::Up,
+    };
+    if !(x.is_finite() && y.is_finite() && z.is_finite()) {
+        return rn.to_bits();
+    }
+    let fin = |v: u64| match decode_float(F64, v, false) {
+        Exact::Fin { neg, m, e } => (neg, m, e),
+        // Finite operands decode finite.
+        Exact::Nan | Exact::Inf(_) => (false, 0, 0),
+    };
+    let ((sa, ma, ea), (sb, mb, eb), (sc, mc, ec)) = (fin(a), fin(b), fin(c));
+    let (sp, mp, ep) = (sa != sb, ma * mb, ea + eb);
+    if mp == 0 || mc == 0 {
+        // One term alone (exact), or two zeros: IEEE's sum of zeros, -0
+        // toward minus infinity when the signs differ.
+        let (neg, m, e) = match (mp == 0, mc == 0) {
+            (true, true) => (if sp == sc { sp } else { rnd == Rnd::Rm }, 0, 0),
+            (true, false) => (sc, mc, ec),
+            (false, _) => (sp, mp, ep),
+        };
+        return encode_float(F64, Exact::Fin { neg, m, e }, dir, false, false, false);
+    }
+    // Both in units of 2^q, `q` 123 bits below the larger term's top. A
+    // term with bits below 2^(q + 1) (then at least 2^16 times smaller than
+    // the other: a product has 106 bits) keeps its multiples of 2^(q + 1)
+    // and one odd unit for any bits dropped: the sum then lies strictly
+    // between the same multiples of 2^(q + 1) as the exact one, and no
+    // rounding boundary of the result (a multiple of 2^(q + 60) at least)
+    // separates them.
+    let top = |m: u128, e: i32| e + 128 - m.leading_zeros() as i32;
+    let q = top(mp, ep).max(top(mc, ec)) - 123;
+    let on_grid = |neg: bool, m: u128, e: i32| -> i128 {
+        let v = if e > q {
+            m << (e - q)
+        } else {
+            let sh = (q + 1 - e) as u32;
+            let kept = m.checked_shr(sh).unwrap_or(0);
+            let lost = kept.checked_shl(sh).unwrap_or(0) != m;
+            kept << 1 | u128::from(lost)
+        };
+        if neg {
+            -(v as i128)
+        } else {
+            v as i128
+        }
+    };
+    let sum = on_grid(sp, mp, ep) + on_grid(sc, mc, ec);
+    if sum == 0 {
+        return encode_float(
+            F64,
+            Exact::Fin {
+                neg: rnd == Rnd::Rm,
+                m: 0,
+                e: 0,
+            },
+            dir,
+            false,
+            false,
+            false,
+        );
+    }
+    let x = Exact::Fin {
+        neg: sum < 0,
+        m: sum.unsigned_abs(),
+        e: q,
+    };
+    encode_float(F64, x, dir, false, false, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fma64;
+    use crate::inst::Rnd;
+
+    fn f(a: f64, b: f64, c: f64, r: Rnd) -> f64 {
+        f64::from_bits(fma64(a.to_bits(), b.to_bits(), c.to_bits(), r))
+    }
+
+    /// IEEE 754's fused multiply-add in each direction, on cases whose
+    /// results follow from the definition: a product far below `c` (the
+    /// sticky bit), exact sums, zeros' signs, overflow.
+    #[test]
+    fn directed_fma_cases() {
+        let tiny = 1e-300;
+        assert_eq!(f(1.0, tiny, 1.0, Rnd::Rz), 1.0);
+        assert_eq!(f(1.0, tiny, 1.0, Rnd::Rm), 1.0);
+        assert_eq!(f(1.0, tiny, 1.0, Rnd::Rp), 1.0f64.next_up());
+        assert_eq!(f(-1.0, tiny, 1.0, Rnd::Rz), 1.0f64.next_down());
+        assert_eq!(f(-1.0, tiny, 1.0, Rnd::Rp), 1.0);
+        // `c` far below the product.
+        assert_eq!(f(1e300, 1.0, -tiny, Rnd::Rz), 1e300f64.next_down());
+        assert_eq!(f(1e300, 1.0, -tiny, Rnd::Rp), 1e300);
+        // An exact product that no f64 holds: (1 + 2^-52)^2.
+        let x = 1.0f64.next_up();
+        assert_eq!(f(x, x, 0.0, Rnd::Rz), 1.0 + 2.0 * f64::EPSILON);
+        assert_eq!(f(x, x, 0.0, Rnd::Rp), (1.0 + 2.0 * f64::EPSILON).next_up());
+        // 2^-51 + 2^-104, rounded down.
+        assert_eq!(f(x, x, -1.0, Rnd::Rm), 2.0 * f64::EPSILON);
+        assert_eq!(f(x, x, -1.0, Rnd::Rp), (2.0 * f64::EPSILON).next_up());
+        // Zeros: exact cancellation is -0 only toward minus infinity.
+        assert_eq!(f(1.0, 1.0, -1.0, Rnd::Rm).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(f(1.0, 1.0, -1.0, Rnd::Rz).to_bits(), 0);
+        assert_eq!(f(-0.0, 1.0, -0.0, Rnd::Rz).to_bits(), (-0.0f64).to_bits());
+        assert_eq!(f(0.0, 1.0, -0.0, Rnd::Rp).to_bits(), 0);
+        assert_eq!(f(0.0, 1.0, -0.0, Rnd::Rm).to_bits(), (-0.0f64).to_bits());
+        // Overflow: infinity only away from zero in the mode's direction.
+        assert_eq!(f(f64::MAX, 2.0, 0.0, Rnd::Rz), f64::MAX);
+        assert_eq!(f(f64::MAX, 2.0, 0.0, Rnd::Rp), f64::INFINITY);
+        assert_eq!(f(-f64::MAX, 2.0, 0.0, Rnd::Rp), -f64::MAX);
+        // Subnormal results.
+        let min = f64::from_bits(1);
+        assert_eq!(f(min, 0.5, 0.0, Rnd::Rp), min);
+        assert_eq!(f(min, 0.5, 0.0, Rnd::Rz), 0.0);
     }
 }

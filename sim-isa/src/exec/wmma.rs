@@ -157,11 +157,55 @@ fn gather(w: &WarpRegs, regs: &[RegId], shape: MmaShape, frag: WmmaFrag, ty: Mma
     out
 }
 
+/// Writes matrix `d` of `m` (`dt` elements) to its fragment registers.
+fn scatter(m: &Mma, d: &Matrix, regs: &mut WarpRegs, exec: u32) {
+    let dt = m.types[0];
+    let nd = m.used_counts()[0];
+    let per = wmma_per_reg(dt);
+    for (k, &r) in m.d[..nd].iter().enumerate() {
+        let mut vals = [0u64; WARP_SIZE];
+        for (l, v) in vals.iter_mut().enumerate() {
+            for j in 0..per {
+                let (row, col) = wmma_element(m.shape, WmmaFrag::D, dt, k, l, j);
+                *v |= d[row][col] << (dt.bits() as usize * j);
+            }
+        }
+        blend(regs.get_mut(r), exec, &vals);
+    }
+}
+
+/// `.m8n8k128.b1`: each lane's one register of `a` (row `g`) and `b`
+/// (column `g`) holds 32 of the 128 bits, bit `j` element `32t + j`.
+fn mma_b1(m: &Mma, target: Target, regs: &mut WarpRegs, exec: u32) {
+    let mut rows = [0u128; 8];
+    let mut cols = [0u128; 8];
+    let (a, b) = (regs.get(m.a[0]), regs.get(m.b[0]));
+    for l in 0..WARP_SIZE {
+        let (g, t) = (l >> 2, l & 3);
+        rows[g] |= u128::from(a[l] as u32) << (32 * t);
+        cols[g] |= u128::from(b[l] as u32) << (32 * t);
+    }
+    let nc = m.used_counts()[3];
+    let c = gather(regs, &m.c[..nc], m.shape, WmmaFrag::C, MmaType::S32);
+    let bits = |v: u128| -> [u64; 128] { std::array::from_fn(|k| (v >> k) as u64 & 1) };
+    let model = super::mma::MmaModel::of(target);
+    let mut d = [[0u64; SIDE]; SIDE];
+    for (i, row) in d.iter_mut().enumerate().take(8) {
+        for (j, out) in row.iter_mut().enumerate().take(8) {
+            *out = super::mma::dot(m, model, &bits(rows[i]), &bits(cols[j]), c[i][j]);
+        }
+    }
+    scatter(m, &d, regs, exec);
+}
+
 /// `wmma.mma.sync.aligned`: the module doc.
 pub(super) fn mma(m: &Mma, target: Target, regs: &mut WarpRegs, exec: u32) {
     use MmaType::{F16, F32, F64, S32};
+    if m.types[1] == MmaType::B1 {
+        return mma_b1(m, target, regs, exec);
+    }
     let model = super::mma::MmaModel::of(target);
-    let [nd, na, nb, nc] = m.used_counts();
+    let [_, na, nb, nc] = m.used_counts();
     let [dt, at, bt, ct] = m.types;
     let a = gather(regs, &m.a[..na], m.shape, WmmaFrag::A, at);
     let b = gather(regs, &m.b[..nb], m.shape, WmmaFrag::B, bt);
@@ -197,7 +241,13 @@ pub(super) fn mma(m: &Mma, target: Target, regs: &mut WarpRegs, exec: u32) {
             } else {
                 c[i][j]
             };
-            let r = super::mma::dot(&one, model, &a[i][..depth], &col[..depth], cij);
+            let r = if at == MmaType::Tf32 {
+                // Two `HMMA.1684` steps, `k` 0-3 then 4-7, each rounded.
+                let first = super::mma::dot(&one, model, &a[i][..4], &col[..4], cij);
+                super::mma::dot(&one, model, &a[i][4..depth], &col[4..depth], first)
+            } else {
+                super::mma::dot(&one, model, &a[i][..depth], &col[..depth], cij)
+            };
             *out = if dt == F16 && acc == F32 {
                 let x = decode_float(F32_FMT, r, false);
                 encode_float(F16_FMT, x, Dir::Nearest, false, false, false)
@@ -206,15 +256,5 @@ pub(super) fn mma(m: &Mma, target: Target, regs: &mut WarpRegs, exec: u32) {
             };
         }
     }
-    let per = wmma_per_reg(dt);
-    for (k, &r) in m.d[..nd].iter().enumerate() {
-        let mut vals = [0u64; WARP_SIZE];
-        for (l, v) in vals.iter_mut().enumerate() {
-            for j in 0..per {
-                let (row, col) = wmma_element(m.shape, WmmaFrag::D, dt, k, l, j);
-                *v |= d[row][col] << (dt.bits() as usize * j);
-            }
-        }
-        blend(regs.get_mut(r), exec, &vals);
-    }
+    scatter(m, &d, regs, exec);
 }

@@ -379,15 +379,19 @@ impl DisplayInst<'_> {
     fn mma(&self, f: &mut fmt::Formatter<'_>, m: &Mma) -> fmt::Result {
         if m.shape.is_wmma() {
             let l = |c: bool| if c { "col" } else { "row" };
+            f.write_str(".mma")?;
+            if let Some(op) = m.bop {
+                write!(f, ".{}.popc", op.word())?;
+            }
             write!(
                 f,
-                ".mma.sync.aligned.{}.{}.{}",
+                ".sync.aligned.{}.{}.{}",
                 l(m.wmma_col[0]),
                 l(m.wmma_col[1]),
                 m.shape.word()
             )?;
-            if m.rn {
-                f.write_str(".rn")?;
+            if let Some(r) = m.rnd {
+                write!(f, ".{}", r.name())?;
             }
             // `.dtype.ctype` with f16 `a`/`b`, else all four.
             if m.types[1] == crate::inst::MmaType::F16 {
@@ -403,8 +407,8 @@ impl DisplayInst<'_> {
         if m.satfinite {
             f.write_str(".satfinite")?;
         }
-        if m.rn && !m.shape.is_wmma() {
-            f.write_str(".rn")?;
+        if let Some(r) = m.rnd.filter(|_| !m.shape.is_wmma()) {
+            write!(f, ".{}", r.name())?;
         }
         if !m.shape.is_wmma() {
             for t in m.types {

@@ -17,9 +17,43 @@ use super::lex::invalid;
 use super::matrix::reg_list;
 use crate::error::{InvalidReason as R, IsaError};
 use crate::inst::{
-    AddrBase, Mem, MemOp, MemType, Mma, MmaShape, MmaType, Op, Operand, RegId, Space, WmmaFrag,
-    WmmaMem, WmmaStride, WMMA_OTHER_SHAPES, WMMA_SHAPES,
+    AddrBase, B1Op, Mem, MemOp, MemType, Mma, MmaShape, MmaType, Op, Operand, RegId, Rnd, Space,
+    WmmaFrag, WmmaMem, WmmaStride, WMMA_SHAPES,
 };
+
+/// Whether a load or store of `frag` with elements of `ty` fits `shape`
+/// (ptxas 13.0.88, `tests/data/wmma-ptxas.txt`): `.f64` is m8n8k4's only
+/// type and m8n8k4 takes no other; `.s4`/`.u4` are m8n8k32's `a`/`b`,
+/// `.b1` m8n8k128's, `.tf32` m16n16k8's, and those shapes' `c`/`d` are
+/// `.s32` or `.f32` (m8n8k32, m8n8k128: ptxas takes `.f32` for the same
+/// words) and `.f32` (m16n16k8).
+fn ldst_type_ok(shape: MmaShape, frag: WmmaFrag, ty: MmaType) -> bool {
+    use MmaType::*;
+    let ab = matches!(frag, WmmaFrag::A | WmmaFrag::B);
+    let own = match shape {
+        MmaShape::Wm8n8k4 => return ty == F64,
+        MmaShape::Wm8n8k32 => Some((matches!(ty, S4 | U4), matches!(ty, S32 | F32))),
+        MmaShape::Wm8n8k128 => Some((ty == B1, matches!(ty, S32 | F32))),
+        MmaShape::Wm16n16k8 => Some((ty == Tf32, ty == F32)),
+        MmaShape::M16n16k16
+        | MmaShape::M32n8k16
+        | MmaShape::M8n32k16
+        | MmaShape::M16n8k16
+        | MmaShape::M16n8k8
+        | MmaShape::M16n8k32
+        | MmaShape::M8n8k4 => None,
+    };
+    match own {
+        Some((a_b, c_d)) => {
+            if ab {
+                a_b
+            } else {
+                c_d
+            }
+        }
+        None => !matches!(ty, F64 | S4 | U4 | B1 | Tf32),
+    }
+}
 
 /// The modifier words after the opcode, sorted.
 #[derive(Default)]
@@ -27,15 +61,13 @@ struct Words<'a> {
     sync: bool,
     aligned: bool,
     satfinite: bool,
-    /// `.rn` (f64's default rounding, kept for printing).
-    rn: bool,
-    /// `.rz`, `.rm` or `.rp`: f64 roundings this simulator does not run.
-    other_rnd: bool,
+    /// The rounding word (f64 only).
+    rnd: Option<Rnd>,
+    /// `.xor`/`.and` (`.b1`'s `wmma.mma`, before `.popc`).
+    bop: Option<B1Op>,
+    /// `.popc`, after the operation.
+    popc: bool,
     shape: Option<MmaShape>,
-    /// A shape this simulator does not run.
-    other_shape: bool,
-    /// Type words only other shapes take (`.tf32`, `.b1`).
-    foreign: bool,
     layouts: Vec<bool>,
     types: Vec<MmaType>,
     space: Option<Space>,
@@ -47,7 +79,7 @@ fn sort_words<'a>(words: &[&'a str]) -> Words<'a> {
     let run_type = |x: &str| {
         MmaType::WORDS
             .iter()
-            .chain(&MmaType::SUB_BYTE_WORDS)
+            .chain(&MmaType::WMMA_WORDS)
             .find(|t| t.0 == x)
             .map(|t| t.1)
     };
@@ -60,8 +92,17 @@ fn sort_words<'a>(words: &[&'a str]) -> Words<'a> {
                 w.satfinite = true;
                 false
             }
-            "rn" => std::mem::replace(&mut w.rn, true) || w.other_rnd,
-            "rz" | "rm" | "rp" => std::mem::replace(&mut w.other_rnd, true) || w.rn,
+            "rn" | "rz" | "rm" | "rp" => {
+                let r = Rnd::ALL.into_iter().find(|r| r.name() == x);
+                std::mem::replace(&mut w.rnd, r).is_some()
+            }
+            // ptxas: the operation, then `.popc` ("Boolean operation is
+            // required" when `.popc` comes first).
+            "xor" | "and" => {
+                let op = if x == "xor" { B1Op::Xor } else { B1Op::And };
+                w.bop.replace(op).is_some() || w.popc
+            }
+            "popc" => std::mem::replace(&mut w.popc, true) || w.bop.is_none(),
             "row" | "col" => {
                 w.layouts.push(x == "col");
                 false
@@ -70,17 +111,10 @@ fn sort_words<'a>(words: &[&'a str]) -> Words<'a> {
             "shared" | "shared::cta" => w.space.replace(Space::Shared).is_some(),
             _ if WMMA_SHAPES.iter().any(|s| s.0 == x) => {
                 let s = WMMA_SHAPES.iter().find(|s| s.0 == x).map(|s| s.1);
-                std::mem::replace(&mut w.shape, s).is_some() || w.other_shape
-            }
-            _ if WMMA_OTHER_SHAPES.contains(&x) => {
-                std::mem::replace(&mut w.other_shape, true) || w.shape.is_some()
+                std::mem::replace(&mut w.shape, s).is_some()
             }
             _ if run_type(x).is_some() => {
                 w.types.extend(run_type(x));
-                false
-            }
-            "tf32" | "b1" => {
-                w.foreign = true;
                 false
             }
             _ => true,
@@ -118,7 +152,8 @@ pub(super) fn wmma(
     let missing = [
         (w.sync, "sync"),
         (w.aligned, "aligned"),
-        (w.shape.is_some() || w.other_shape, "m16n16k16"),
+        (w.shape.is_some(), "m16n16k16"),
+        (w.popc || w.bop.is_none(), "popc"),
     ];
     if let Some((_, x)) = missing.iter().find(|m| !m.0) {
         return Err(bad(x));
@@ -127,14 +162,11 @@ pub(super) fn wmma(
     if w.layouts.len() != layouts {
         return Err(bad("row"));
     }
-    let Some(shape) = w.shape.filter(|_| !w.other_shape) else {
-        return Err(IsaError::Unimplemented {
-            col,
-            what: op.1.to_string(),
-        });
+    let Some(shape) = w.shape else {
+        return Err(bad("m16n16k16"));
     };
-    if w.foreign {
-        return Err(invalid(col, op.1, R::UnexpectedTypes { inst: "wmma" }));
+    if frag.is_some() && w.bop.is_some() {
+        return Err(bad("popc"));
     }
     match frag {
         Some(f) => Ok(Op::Mem(ldst(cx, op, f, shape, &w, ops, end)?)),
@@ -156,30 +188,21 @@ fn ldst(
     let col = cx.col(op.0);
     let types_err = || invalid(col, op.1, R::UnexpectedTypes { inst: "wmma" });
     let ty = match (frag, w.types.as_slice()) {
-        (WmmaFrag::A | WmmaFrag::B, &[t @ (F16 | Bf16 | S8 | U8 | F64 | S4 | U4)]) => t,
+        (WmmaFrag::A | WmmaFrag::B, &[t @ (F16 | Bf16 | S8 | U8 | F64 | S4 | U4 | Tf32 | B1)]) => t,
         (WmmaFrag::C | WmmaFrag::D, &[t @ (F16 | F32 | S32 | F64)]) => t,
         _ => return Err(types_err()),
     };
-    // `.f64` is m8n8k4's only type, and m8n8k4 takes no other; `.s4`/`.u4`
-    // are m8n8k32's `a`/`b`, whose `c`/`d` are `.s32` (or `.f32`).
-    let sub = shape == MmaShape::Wm8n8k32;
-    let sub_ok = match frag {
-        WmmaFrag::A | WmmaFrag::B => matches!(ty, S4 | U4),
-        // ptxas takes `.f32` for the 32-bit words too.
-        WmmaFrag::C | WmmaFrag::D => matches!(ty, S32 | F32),
-    };
-    if (ty == F64) != (shape == MmaShape::Wm8n8k4)
-        || (sub && !sub_ok)
-        || (!sub && matches!(ty, S4 | U4))
-    {
+    if !ldst_type_ok(shape, frag, ty) {
         return Err(types_err());
     }
-    // ptxas: "Illegal alayout": m8n8k32's `a` is `.row`, its `b` `.col`.
+    // ptxas: "Illegal alayout": m8n8k32's and m8n8k128's `a` is `.row`,
+    // their `b` `.col`.
+    let sub = matches!(shape, MmaShape::Wm8n8k32 | MmaShape::Wm8n8k128);
     if sub && w.layouts[0] != (frag == WmmaFrag::B) && matches!(frag, WmmaFrag::A | WmmaFrag::B) {
         let word = if w.layouts[0] { ".col" } else { ".row" };
         return Err(invalid(col, op.1, R::UnknownModifier(word.into())));
     }
-    if w.rn || w.other_rnd {
+    if w.rnd.is_some() {
         return Err(invalid(col, op.1, R::UnknownModifier(".rn".into())));
     }
     if w.satfinite {
@@ -230,7 +253,7 @@ fn ldst(
             S8 => MemType::S(8),
             U8 => MemType::U(8),
             Bf16 => MemType::B(16),
-            S4 | U4 => MemType::B(32),
+            S4 | U4 | B1 | Tf32 => MemType::B(32),
             F64 => MemType::F64,
         },
         vec: lo.len() as u8,
@@ -276,18 +299,17 @@ fn mma(
     if w.satfinite && !int {
         return Err(types_err());
     }
-    if shape == MmaShape::Wm8n8k32 && w.layouts != [false, true] {
+    let sub = matches!(shape, MmaShape::Wm8n8k32 | MmaShape::Wm8n8k128);
+    if sub && w.layouts != [false, true] {
         return Err(invalid(col, op.1, R::UnknownModifier(".col".into())));
     }
-    let f64 = types[1] == MmaType::F64;
-    if (w.rn || w.other_rnd) && !f64 {
-        return Err(invalid(col, op.1, R::UnknownModifier(".rn".into())));
+    // `.xor.popc`/`.and.popc` exactly on `.b1`.
+    if w.bop.is_some() != (types[1] == MmaType::B1) {
+        return Err(invalid(col, op.1, R::UnknownModifier(".popc".into())));
     }
-    if w.other_rnd {
-        return Err(IsaError::Unimplemented {
-            col,
-            what: op.1.to_string(),
-        });
+    let f64 = types[1] == MmaType::F64;
+    if w.rnd.is_some() && !f64 {
+        return Err(invalid(col, op.1, R::UnknownModifier(".rn".into())));
     }
     if let Some(s) = w.space {
         return Err(invalid(
@@ -300,7 +322,8 @@ fn mma(
         shape,
         types,
         satfinite: w.satfinite,
-        rn: w.rn,
+        rnd: w.rnd,
+        bop: w.bop,
         wmma_col: [w.layouts[0], w.layouts[1]],
         d: [RegId(0); 8],
         a: [RegId(0); 8],

@@ -56,7 +56,6 @@ fn unimplemented_float_forms() {
         "fma.rz.bf16x2 %r1, %r2, %r3, %r4;",
         "min.xorsign.abs.bf16 %h1, %h2, %h3;",
         "mad.rp.f64 %fd1, %fd2, %fd3, %fd4;",
-        "rsqrt.approx.f64 %fd1, %fd2;",
         "rcp.rn.ftz.f64 %fd1, %fd2;",
         "div.rz.f64 %fd1, %fd2, %fd3;",
         "sqrt.rp.f64 %fd1, %fd2;",

@@ -31,6 +31,7 @@ fn assert_lanes(lane: fn(&str, u64, u64, u64) -> u64, cases: &[LaneCase]) {
     }
 }
 
+mod approx_f64;
 mod async_copy;
 mod async_sass;
 mod bit;

@@ -26,6 +26,7 @@ mod stalls;
 mod tanh;
 mod warp_coll;
 mod wmma;
+mod wmma_more;
 
 use sim_kernel::{run_grid, run_launch, timing, LaunchRun, Prepared, RunOptions};
 use sim_module::{parse_module, Launch, Module};

@@ -44,7 +44,9 @@ use sim_kernel::{run_grid, Prepared};
 
 /// An element type.
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum T {
+pub(crate) enum T {
+    Tf32,
+    B1,
     F16,
     Bf16,
     F32,
@@ -59,6 +61,8 @@ enum T {
 impl T {
     fn word(self) -> &'static str {
         match self {
+            T::Tf32 => "tf32",
+            T::B1 => "b1",
             T::F16 => "f16",
             T::Bf16 => "bf16",
             T::F32 => "f32",
@@ -73,24 +77,31 @@ impl T {
 
     fn bits(self) -> usize {
         match self {
+            T::B1 => 1,
             T::S4 | T::U4 => 4,
             T::S8 | T::U8 => 8,
             T::F16 | T::Bf16 => 16,
-            T::F32 | T::S32 => 32,
+            T::F32 | T::S32 | T::Tf32 => 32,
             T::F64 => 64,
         }
     }
 
     fn int(self) -> bool {
-        matches!(self, T::S4 | T::U4 | T::S8 | T::U8 | T::S32)
+        matches!(self, T::B1 | T::S4 | T::U4 | T::S8 | T::U8 | T::S32)
     }
 
     /// The bits of `v`: integers as two's complement; f16 rounded to
     /// nearest even (ties included); bf16 exactly (the tests' inputs are);
-    /// f32 toward zero, the model's final rounding (exec/mma.rs).
+    /// f32 toward zero, the model's final rounding (exec/mma.rs); tf32
+    /// as the f32 it is (all 32 bits, the ones the tensor core ignores
+    /// included).
     fn encode(self, v: f64) -> u64 {
         match self {
-            T::S4 | T::U4 | T::S8 | T::U8 | T::S32 => {
+            T::Tf32 => {
+                assert_eq!(f64::from(v as f32), v, "{v} is not an f32");
+                u64::from((v as f32).to_bits())
+            }
+            T::B1 | T::S4 | T::U4 | T::S8 | T::U8 | T::S32 => {
                 assert_eq!(v, v.trunc());
                 (v as i64 as u64) & ((1u64 << self.bits()) - 1)
             }
@@ -128,16 +139,20 @@ impl T {
 }
 
 /// One `wmma` form: shape, types, each matrix's `.col` (`a`, `b`, `c`,
-/// `d`), `.satfinite` and `.rn`.
-struct Form {
-    shape: &'static str,
-    ab: T,
-    c: T,
-    d: T,
-    col: [bool; 4],
-    sat: bool,
-    /// `.rn` written (f64).
-    rn: bool,
+/// `d`), `.satfinite`, the rounding word and `.b1`'s operation.
+pub(crate) struct Form {
+    pub(crate) shape: &'static str,
+    pub(crate) ab: T,
+    pub(crate) c: T,
+    pub(crate) d: T,
+    pub(crate) col: [bool; 4],
+    pub(crate) sat: bool,
+    /// The rounding word written (f64): `rn`, `rz`, `rm`, `rp`.
+    pub(crate) rnd: Option<&'static str>,
+    /// `.b1`'s `xor` or `and` (`.popc`).
+    pub(crate) bop: Option<&'static str>,
+    /// Row 0 of `d` left to the caller (a directed rounding pinned by hand).
+    pub(crate) own_row0: bool,
 }
 
 impl Form {
@@ -147,6 +162,8 @@ impl Form {
             "m32n8k16" => (32, 8, 16),
             "m8n8k4" => (8, 8, 4),
             "m8n8k32" => (8, 8, 32),
+            "m16n16k8" => (16, 16, 8),
+            "m8n8k128" => (8, 8, 128),
             _ => (8, 32, 16),
         }
     }
@@ -236,9 +253,10 @@ fn kernel_text(f: &Form) -> String {
         )
     };
     let sat = if f.sat { ".satfinite" } else { "" };
-    let rn = if f.rn { ".rn" } else { "" };
+    let rn = f.rnd.map_or(String::new(), |r| format!(".{r}"));
+    let bop = f.bop.map_or(String::new(), |o| format!(".{o}.popc"));
     body += &format!(
-        "wmma.mma.sync.aligned.{}.{}.{}{rn}.{types}{sat} {}, {}, {}, {};\n",
+        "wmma.mma{bop}.sync.aligned.{}.{}.{}{rn}.{types}{sat} {}, {}, {}, {};\n",
         lay(0),
         lay(1),
         f.shape,
@@ -277,6 +295,13 @@ fn frag_element(
 ) -> (usize, usize) {
     let (g, t4) = (lane / 4, lane % 4);
     match (shape, which, t.bits()) {
+        // tf32: `HMMA.1684`'s fragments; b1: 32 bits of a row (column).
+        ("m16n16k8", 0, _) => (g + 8 * (k % 2), t4 + 4 * (k / 2)),
+        ("m16n16k8", 1, _) => (t4 + 4 * (k % 2), g + 8 * (k / 2)),
+        ("m16n16k8", _, _) => (g + 8 * ((k / 2) % 2), 2 * t4 + k % 2 + 8 * (k / 4)),
+        ("m8n8k128", 0, _) => (g, 32 * t4 + j),
+        ("m8n8k128", 1, _) => (32 * t4 + j, g),
+        ("m8n8k128", _, _) => (g, 2 * t4 + k),
         (_, 0, 64) => (g, t4),
         (_, 1, 64) => (t4, g),
         (_, _, 64) | ("m8n8k32", 2, 32) => (g, 2 * t4 + k),
@@ -309,6 +334,9 @@ fn frag_element(
 /// 4-bit elements two to a byte, the even one in the low nibble (as
 /// ptxas's unpacking reads them).
 fn get_elem(buf: &[u8], base: usize, idx: usize, bits: usize) -> u64 {
+    if bits == 1 {
+        return u64::from(buf[base + idx / 8] >> (idx % 8) & 1);
+    }
     if bits == 4 {
         return u64::from(buf[base + idx / 2] >> (4 * (idx % 2)) & 0xf);
     }
@@ -320,6 +348,11 @@ fn get_elem(buf: &[u8], base: usize, idx: usize, bits: usize) -> u64 {
 
 /// Writes element `idx` as [`get_elem`] reads it.
 fn put_elem(buf: &mut [u8], base: usize, idx: usize, bits: usize, v: u64) {
+    if bits == 1 {
+        let b = &mut buf[base + idx / 8];
+        *b = (*b & !(1 << (idx % 8))) | ((v as u8 & 1) << (idx % 8));
+        return;
+    }
     if bits == 4 {
         let sh = 4 * (idx % 2);
         let b = &mut buf[base + idx / 2];
@@ -332,9 +365,10 @@ fn put_elem(buf: &mut [u8], base: usize, idx: usize, bits: usize, v: u64) {
 
 /// Runs `f` on inputs `a(i, k)`, `b(k, j)`, `c(i, j)` (values), checks
 /// the fragment dumps and every element of `d` against the exact sum,
-/// wrapped or clamped for the integers and rounded by [`T::encode`]; returns
-/// `d`'s bits, `[row][col]`.
-fn run_form(
+/// wrapped or clamped for the integers and rounded by [`T::encode`] (tf32
+/// sources with their low 13 bits cleared; `.b1` products the bits' AND or
+/// XOR); returns `d`'s bits, `[row][col]`.
+pub(crate) fn run_form(
     f: &Form,
     a: impl Fn(usize, usize) -> f64,
     b: impl Fn(usize, usize) -> f64,
@@ -388,13 +422,24 @@ fn run_form(
     }
     let mut d = vec![vec![0u64; n]; m];
     let eb = f.d.bits() / 8;
+    let tf = |v: f64| {
+        if f.ab == T::Tf32 {
+            f64::from(f32::from_bits((v as f32).to_bits() & 0xffff_e000))
+        } else {
+            v
+        }
+    };
+    let prod = |x: f64, y: f64| match f.bop {
+        Some("xor") => x + y - 2.0 * x * y,
+        _ => tf(x) * tf(y),
+    };
     for (i, row) in d.iter_mut().enumerate() {
         for (j, out) in row.iter_mut().enumerate() {
             // f64: a chain of fused multiply-adds from `c` in `k` order.
             let s: f64 = if f.d == T::F64 {
                 (0..kk).fold(c(i, j), |s, x| a(i, x).mul_add(b(x, j), s))
             } else {
-                (0..kk).map(|x| a(i, x) * b(x, j)).sum::<f64>() + c(i, j)
+                (0..kk).map(|x| prod(a(i, x), b(x, j))).sum::<f64>() + c(i, j)
             };
             let want = if f.d.int() {
                 let s = s as i64;
@@ -411,6 +456,9 @@ fn run_form(
                 f.d.encode(s)
             };
             *out = get(BASE[3] + eb * f.at(3, i, j), eb);
+            if f.own_row0 && i == 0 {
+                continue;
+            }
             assert_eq!(*out, want, "{} d[{i}][{j}] (exact sum {s})", f.shape);
         }
     }
@@ -418,14 +466,14 @@ fn run_form(
 }
 
 /// Small integers, different for each matrix and position.
-fn small(seed: usize, lo: i64, span: i64) -> impl Fn(usize, usize) -> f64 {
+pub(crate) fn small(seed: usize, lo: i64, span: i64) -> impl Fn(usize, usize) -> f64 {
     move |r, c| ((r * 7 + c * 3 + seed * 5) as i64 % span + lo) as f64
 }
 
-const F: bool = false;
-const C: bool = true;
+pub(crate) const F: bool = false;
+pub(crate) const C: bool = true;
 
-fn form(shape: &'static str, ab: T, c: T, d: T, col: [bool; 4]) -> Form {
+pub(crate) fn form(shape: &'static str, ab: T, c: T, d: T, col: [bool; 4]) -> Form {
     Form {
         shape,
         ab,
@@ -433,7 +481,9 @@ fn form(shape: &'static str, ab: T, c: T, d: T, col: [bool; 4]) -> Form {
         d,
         col,
         sat: false,
-        rn: false,
+        rnd: None,
+        bop: None,
+        own_row0: false,
     }
 }
 
@@ -634,7 +684,7 @@ fn m8n8k4_f64_is_a_chain_of_fmas() {
 #[test]
 fn m8n8k4_f64_rn() {
     let mut f = form("m8n8k4", T::F64, T::F64, T::F64, [C, F, F, C]);
-    f.rn = true;
+    f.rnd = Some("rn");
     run_form(&f, small(4, -9, 19), small(5, -9, 19), small(6, -99, 199));
 }
 
