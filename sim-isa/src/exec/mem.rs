@@ -432,6 +432,7 @@ fn access(
             }
             write_dests(m, regs, exec, &loaded);
         }
+        // Each other operation named: exhaustive, no wildcard (a new one must be placed).
         MemOp::Cvta { .. }
         | MemOp::MovAddr
         | MemOp::Pack

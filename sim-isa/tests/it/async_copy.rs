@@ -210,6 +210,8 @@ impl Flat {
     }
 }
 
+// The trait's signatures, which every `Memory` repeats (async_sass.rs's,
+// mem.rs's): `duplicates` pairs them.
 impl Memory for Flat {
     fn load(&mut self, space: Space, _: u32, addr: u64, bytes: u32) -> Result<u64, FaultKind> {
         let b = self.bytes(space)?;

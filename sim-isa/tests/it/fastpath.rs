@@ -327,6 +327,8 @@ pub(crate) fn registers() -> impl Strategy<Value = Vec<[u64; WARP_SIZE]>> {
     })
 }
 
+// prepared.rs's properties take these strategies and parameters too, alike
+// by design; only the check differs.
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(4096))]
 

@@ -61,12 +61,20 @@ pub fn check_targets(
     targets: &[&str],
     below: &[(&str, &str)],
 ) -> (usize, usize, Vec<String>) {
+    check_targets_below(text, targets, &below_of(below))
+}
+
+/// [`check_targets`] with any `Grid::below`.
+pub fn check_targets_below(
+    text: &str,
+    targets: &[&str],
+    below: &Below<'_>,
+) -> (usize, usize, Vec<String>) {
     let columns: Vec<(&str, Option<&str>)> = targets.iter().map(|t| (*t, None)).collect();
-    let below = below_of(below);
     let g = Grid {
         columns: &columns,
         gate_column: None,
-        below: &below,
+        below,
         unrun: &|_| false,
         untyped: &[],
     };

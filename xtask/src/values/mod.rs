@@ -23,7 +23,7 @@ use compile::{compile_all, Listing};
 use sim_isa::conform::{Outcome, Report};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use vectors::{run_machine, vector_line};
+use vectors::{run_machine, vector_line, write_file};
 
 /// Options of `xtask values`.
 #[derive(Clone, Debug)]
@@ -259,16 +259,7 @@ fn write_outputs(o: &Opts, judged: &Judged) -> Result<()> {
                 o.common.seed
             ),
         };
-        let body = header + &judged.agreed;
-        if p.extension().is_some_and(|e| e == "gz") {
-            use std::io::Write as _;
-            let f = std::fs::File::create(p).with_context(|| format!("writing {}", p.display()))?;
-            let mut z = flate2::write::GzEncoder::new(f, flate2::Compression::best());
-            z.write_all(body.as_bytes())?;
-            z.finish()?;
-        } else {
-            std::fs::write(p, body).with_context(|| format!("writing {}", p.display()))?;
-        }
+        write_file(p, &(header + &judged.agreed))?;
     }
     if let Some(p) = &o.disagreements {
         std::fs::write(p, &judged.bad).with_context(|| format!("writing {}", p.display()))?;

@@ -138,3 +138,18 @@ pub(super) fn vector_line(
         outs.join(",")
     )
 }
+
+/// Writes `body` to `p`, gzip when it ends in `.gz` (the vectors of
+/// `values` and of `values --family mma`).
+pub(super) fn write_file(p: &std::path::Path, body: &str) -> Result<()> {
+    use std::io::Write as _;
+    if p.extension().is_some_and(|e| e == "gz") {
+        let f = std::fs::File::create(p).with_context(|| format!("writing {}", p.display()))?;
+        let mut z = flate2::write::GzEncoder::new(f, flate2::Compression::best());
+        z.write_all(body.as_bytes())?;
+        z.finish()?;
+    } else {
+        std::fs::write(p, body).with_context(|| format!("writing {}", p.display()))?;
+    }
+    Ok(())
+}
