@@ -42,6 +42,16 @@ fn bool_op() -> impl Strategy<Value = Option<(BoolOp, PredSrc)>> {
     prop::option::of((prop::sample::select(BoolOp::ALL.to_vec()), pred_src()))
 }
 
+/// The video operations but `vset`'s comparisons.
+pub(crate) const ARITH_VIDEO_OPS: [VideoOp; 6] = [
+    VideoOp::Add,
+    VideoOp::Sub,
+    VideoOp::Avrg,
+    VideoOp::Absdiff,
+    VideoOp::Min,
+    VideoOp::Max,
+];
+
 pub(crate) fn video() -> impl Strategy<Value = Video> {
     let ops = prop_oneof![
         Just(VideoOp::Add),
@@ -427,16 +437,9 @@ fn plain_video_variants_match_scalar_reference() {
             })
             .collect()
     };
-    let ops = [
-        VideoOp::Add,
-        VideoOp::Sub,
-        VideoOp::Avrg,
-        VideoOp::Absdiff,
-        VideoOp::Min,
-        VideoOp::Max,
-    ]
-    .into_iter()
-    .chain(vset_cmps().into_iter().map(VideoOp::Set));
+    let ops = ARITH_VIDEO_OPS
+        .into_iter()
+        .chain(vset_cmps().into_iter().map(VideoOp::Set));
     let mut n = 0;
     for op in ops {
         for (x4, stale) in [false, true]

@@ -4,7 +4,7 @@
 //! that fall back), random register contents, guards, active masks,
 //! targets and warps. Every register must come out bit-identical.
 
-use super::fastpath::{active, case, guard, plain_video, registers, video, NREGS};
+use super::fastpath::{active, case, guard, plain_video, registers, video, ARITH_VIDEO_OPS, NREGS};
 use proptest::prelude::*;
 use sim_isa::exec::{execute_fitted, execute_prepared, Prepared};
 use sim_isa::*;
@@ -118,16 +118,9 @@ fn prepared_plain_video_variants_match_fitted() {
             })
         })
         .collect();
-    let ops = [
-        VideoOp::Add,
-        VideoOp::Sub,
-        VideoOp::Avrg,
-        VideoOp::Absdiff,
-        VideoOp::Min,
-        VideoOp::Max,
-    ]
-    .into_iter()
-    .chain(CmpOp::ALL.into_iter().map(VideoOp::Set));
+    let ops = ARITH_VIDEO_OPS
+        .into_iter()
+        .chain(CmpOp::ALL.into_iter().map(VideoOp::Set));
     for op in ops {
         for x4 in [false, true] {
             for bits in 0..32u8 {
