@@ -284,6 +284,28 @@ mod tests {
         assert_eq!(dsts, ["%p2"]);
     }
 
+    /// The vector lines `values` writes are those committed in sim-isa's
+    /// SASS-oracle files: the first lines of `sass-fns.jsonl` and
+    /// `sass-testp.jsonl`, rebuilt from their registers and values.
+    #[test]
+    fn vector_lines_are_the_committed_format() {
+        let fns = "fns.b32 %r5, %r1, %r2, %r3;";
+        let (regs, _) = layout(fns);
+        let ins = [0x43f4e9cd, 0x5a6468c5, 0x7f800000, 0x107a6a63];
+        let out = [("%r5".to_string(), 0xffffffff)];
+        assert_eq!(
+            vector_line("sm_90", fns, "fns", &regs, &ins, &out),
+            r#"{"arch":"sm_90","ptx":"fns.b32 %r5, %r1, %r2, %r3;","in":{"%r5":"0x43f4e9cd","%r1":"0x5a6468c5","%r2":"0x7f800000","%r3":"0x107a6a63"},"out":{"%r5":"0xffffffff"},"family":"fns"}"#
+        );
+        let testp = "testp.finite.f32 %p1, %r1;";
+        let (regs, _) = layout(testp);
+        let out = [("%p1".to_string(), 1)];
+        assert_eq!(
+            vector_line("sm_90", testp, "testp", &regs, &[1, 0x5a6468c5], &out),
+            r#"{"arch":"sm_90","ptx":"testp.finite.f32 %p1, %r1;","in":{"%p1":true,"%r1":"0x5a6468c5"},"out":{"%p1":true},"family":"testp"}"#
+        );
+    }
+
     #[test]
     fn errata_workarounds_in_kernels() {
         // Erratum 21: guarded set computes into a temporary, then a guarded mov.
