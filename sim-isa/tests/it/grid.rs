@@ -226,6 +226,14 @@ pub fn reparse_failures(text: &str, unrun: &dyn Fn(&str) -> bool) -> Vec<String>
     wrong
 }
 
+/// [`gates`] where every gate line must agree (the test fails listing the
+/// disagreements otherwise). Returns the number of gate lines.
+pub fn gates_agree(text: &str) -> usize {
+    let (n, wrong) = gates(text);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    n
+}
+
 /// Holds a verdict list's `gate` lines against `check_target`: it passes
 /// the statement for the target and `.version` where ptxas said `ok`, and
 /// refuses it as `Unsupported` where ptxas `refused` it. Returns the number
