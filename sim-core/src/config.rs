@@ -30,64 +30,11 @@
 use serde::Serialize;
 use sim_isa::Target;
 
-/// A functional unit (pipe) class. Each scheduler partition (sub-partition)
-/// has one pipe per class. Its first variants repeat `sim_isa::db::UnitClass`
-/// (the class of an instruction's native machine instruction, used where there
-/// is no machine-code table, mapped in `facts.rs`) and add `Xu`, the
-/// multi-function/conversion pipe. Where a machine-code table exists, each
-/// machine opcode maps to one of these pipes ([`crate::pipes`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub enum UnitClass {
-    /// Integer add/logic/move/select (and the machine instructions of emulated sequences).
-    IntAlu,
-    /// Integer compare / min / max (separate rate on Maxwell).
-    IntCmp,
-    /// FP32 (f32 compares).
-    Fp32,
-    /// FP16 (HSET2/HSETP2).
-    Fp16,
-    /// FP64 (f64 compares).
-    Fp64,
-    /// SIMD video unit (native `vadd2`... on Kepler).
-    Video,
-    /// Native `vabsdiff2/4` (Kepler at int rate, `VABSDIFF4` from Maxwell on).
-    VideoAbsdiff,
-    /// The multi-function and conversion pipe (MUFU, POPC, FLO, F2I, I2F...).
-    Xu,
-}
-
-impl UnitClass {
-    /// Number of classes.
-    pub const COUNT: usize = 8;
-    /// Every class, in index order.
-    pub const ALL: [UnitClass; 8] = [
-        UnitClass::IntAlu,
-        UnitClass::IntCmp,
-        UnitClass::Fp32,
-        UnitClass::Fp16,
-        UnitClass::Fp64,
-        UnitClass::Video,
-        UnitClass::VideoAbsdiff,
-        UnitClass::Xu,
-    ];
-    /// Dense index.
-    pub const fn index(self) -> usize {
-        self as usize
-    }
-    /// Name used in statistics.
-    pub const fn name(self) -> &'static str {
-        match self {
-            UnitClass::IntAlu => "int_alu",
-            UnitClass::IntCmp => "int_cmp",
-            UnitClass::Fp32 => "fp32",
-            UnitClass::Fp16 => "fp16",
-            UnitClass::Fp64 => "fp64",
-            UnitClass::Video => "video",
-            UnitClass::VideoAbsdiff => "video_absdiff",
-            UnitClass::Xu => "xu",
-        }
-    }
-}
+/// A functional unit (pipe) class: sim-isa's, the one vocabulary of the
+/// database's native classes and the SM model's pipes (each scheduler
+/// partition has one pipe per class). Where a machine-code table exists,
+/// each machine opcode maps to one of these pipes ([`crate::pipes`]).
+pub use sim_isa::db::UnitClass;
 
 /// One functional-unit class of an SM.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]

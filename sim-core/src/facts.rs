@@ -10,17 +10,10 @@ pub(crate) fn mnemonic(inst: &Instruction) -> String {
     db::mnemonic(inst).into()
 }
 
-/// Unit class of an instruction's native (first) machine instruction.
+/// Unit class of an instruction's native (first) machine instruction (the
+/// database's, which is the SM model's [`UnitClass`]).
 pub(crate) fn native_class(inst: &Instruction) -> UnitClass {
-    match db::unit_class(inst) {
-        db::UnitClass::IntAlu => UnitClass::IntAlu,
-        db::UnitClass::IntCmp => UnitClass::IntCmp,
-        db::UnitClass::Fp32 => UnitClass::Fp32,
-        db::UnitClass::Fp16 => UnitClass::Fp16,
-        db::UnitClass::Fp64 => UnitClass::Fp64,
-        db::UnitClass::Video => UnitClass::Video,
-        db::UnitClass::VideoAbsdiff => UnitClass::VideoAbsdiff,
-    }
+    db::unit_class(inst)
 }
 
 /// A PTX source operand as the lowering table names it (`a`..`d`): the

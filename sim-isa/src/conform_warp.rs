@@ -133,23 +133,15 @@ fn width(inst: &Instruction, r: RegId) -> u32 {
 pub fn run_warp_vector(line: &str) -> WarpOutcome {
     let j: Json = serde_json::from_str(line).map_err(|_| WarpVectorError::Field("json"))?;
     let field = |k: &'static str| j.get(k).ok_or(WarpVectorError::Field(k));
-    let arch = field("arch")?
-        .as_str()
-        .ok_or(WarpVectorError::Field("arch"))?;
-    let ptx = field("ptx")?
-        .as_str()
-        .ok_or(WarpVectorError::Field("ptx"))?;
+    let text = |k| field(k)?.as_str().ok_or(WarpVectorError::Field(k));
+    let object = |k| field(k)?.as_object().ok_or(WarpVectorError::Field(k));
+    let (arch, ptx) = (text("arch")?, text("ptx")?);
     let target = Target::parse(arch).map_err(|e| WarpVectorError::Refused(e.to_string()))?;
     let mut syms = Symbols::new();
     let inst = parse_instruction(ptx, &mut syms)
         .and_then(|i| check_target(&i, target, None).map(|()| i))
         .map_err(|e| WarpVectorError::Refused(e.to_string()))?;
-    let ins = field("in")?
-        .as_object()
-        .ok_or(WarpVectorError::Field("in"))?;
-    let outs = field("out")?
-        .as_object()
-        .ok_or(WarpVectorError::Field("out"))?;
+    let (ins, outs) = (object("in")?, object("out")?);
     let mut regs = WarpRegs::new(syms.len());
     for (name, v) in ins {
         let id = syms.intern(name);

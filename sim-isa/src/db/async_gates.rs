@@ -8,6 +8,7 @@ use crate::inst::{AsyncOp, MbarOp, Op};
 use crate::target::Feature;
 
 /// Checked with the others by `check_target` (`super::gates`).
+// A table: its entries' alike shape is the data (one gate each), and stays.
 pub(crate) const ASYNC_GATES: &[Gate] = &[
     Gate {
         what: "cp.async",

@@ -155,23 +155,63 @@ pub const fn default_sels(simd: Simd) -> ([u8; 4], [u8; 4]) {
     }
 }
 
-/// Unit class of an instruction's native (first) machine instruction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// A functional unit (pipe) class: the class of an instruction's native
+/// (first) machine instruction ([`unit_class`]), and the SM model's pipes
+/// (`sim_core::config::UnitClass` is this type; each scheduler partition has
+/// one pipe per class). `Xu`, the multi-function/conversion pipe, is named
+/// only by the SM model's machine-code tables: [`unit_class`] never gives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum UnitClass {
-    /// Integer add/logic/shift/select.
+    /// Integer add/logic/move/shift/select (and the machine instructions of
+    /// emulated sequences).
     IntAlu,
-    /// Integer compare, min/max.
+    /// Integer compare, min/max (separate rate on Maxwell).
     IntCmp,
-    /// f32.
+    /// FP32 (f32 compares).
     Fp32,
-    /// f16/bf16 (HSET2).
+    /// FP16/BF16 (HSET2/HSETP2).
     Fp16,
-    /// f64.
+    /// FP64 (f64 compares).
     Fp64,
-    /// SIMD video.
+    /// SIMD video unit (native `vadd2`... on Kepler).
     Video,
-    /// `vabsdiff2/4`.
+    /// Native `vabsdiff2/4` (Kepler at int rate, `VABSDIFF4` from Maxwell on).
     VideoAbsdiff,
+    /// The multi-function and conversion pipe (MUFU, POPC, FLO, F2I, I2F...).
+    Xu,
+}
+
+impl UnitClass {
+    /// Number of classes.
+    pub const COUNT: usize = 8;
+    /// Every class, in index order.
+    pub const ALL: [UnitClass; 8] = [
+        UnitClass::IntAlu,
+        UnitClass::IntCmp,
+        UnitClass::Fp32,
+        UnitClass::Fp16,
+        UnitClass::Fp64,
+        UnitClass::Video,
+        UnitClass::VideoAbsdiff,
+        UnitClass::Xu,
+    ];
+    /// Dense index.
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+    /// Name used in statistics.
+    pub const fn name(self) -> &'static str {
+        match self {
+            UnitClass::IntAlu => "int_alu",
+            UnitClass::IntCmp => "int_cmp",
+            UnitClass::Fp32 => "fp32",
+            UnitClass::Fp16 => "fp16",
+            UnitClass::Fp64 => "fp64",
+            UnitClass::Video => "video",
+            UnitClass::VideoAbsdiff => "video_absdiff",
+            UnitClass::Xu => "xu",
+        }
+    }
 }
 
 /// The unit class of `inst`'s native (first) machine instruction.

@@ -61,11 +61,18 @@ pub(crate) fn int_sat_type_ok(t: Type) -> bool {
 /// Whether the integer family's opcode takes `.sat` at all (`add`, `sub`,
 /// `mad.hi`; ptxas: "Illegal modifier '.sat' for instruction 'mad.lo'").
 pub(crate) fn int_sat_ok(w: IntWord, mode: Option<MulMode>) -> bool {
+    // ptxas takes `addc.sat`, `madc.hi.sat` (the validator refuses them as
+    // unimplemented: `carry_rules`).
+    sat_cc_word(w).unwrap_or(mode == Some(MulMode::Hi))
+}
+
+/// The words' part of [`int_sat_ok`] and [`int_cc_ok`], which agree on
+/// them: `add`, `sub` and the carry-in words take `.sat` and `.cc`, the
+/// other words neither, and for `mad`/`madc` (`None`) the mode decides.
+fn sat_cc_word(w: IntWord) -> Option<bool> {
     match w {
-        // ptxas takes `addc.sat`, `madc.hi.sat` (the validator refuses
-        // them as unimplemented: `carry_rules`).
-        IntWord::Add | IntWord::Sub | IntWord::Addc | IntWord::Subc => true,
-        IntWord::Mad | IntWord::Madc => mode == Some(MulMode::Hi),
+        IntWord::Add | IntWord::Sub | IntWord::Addc | IntWord::Subc => Some(true),
+        IntWord::Mad | IntWord::Madc => None,
         IntWord::Mul
         | IntWord::Min
         | IntWord::Max
@@ -75,7 +82,7 @@ pub(crate) fn int_sat_ok(w: IntWord, mode: Option<MulMode>) -> bool {
         | IntWord::Neg
         | IntWord::Dp4a
         | IntWord::Dp2a
-        | IntWord::Sad => false,
+        | IntWord::Sad => Some(false),
     }
 }
 
@@ -98,20 +105,7 @@ pub(crate) const fn reads_carry(w: IntWord) -> bool {
 /// the carry-in words; `mad`/`madc` with `.lo` or `.hi` (ptxas 13.0.88,
 /// `tests/data/carry-ptxas.txt`).
 pub(crate) fn int_cc_ok(w: IntWord, mode: Option<MulMode>) -> bool {
-    match w {
-        IntWord::Add | IntWord::Sub | IntWord::Addc | IntWord::Subc => true,
-        IntWord::Mad | IntWord::Madc => matches!(mode, Some(MulMode::Lo | MulMode::Hi)),
-        IntWord::Mul
-        | IntWord::Min
-        | IntWord::Max
-        | IntWord::Div
-        | IntWord::Rem
-        | IntWord::Abs
-        | IntWord::Neg
-        | IntWord::Dp4a
-        | IntWord::Dp2a
-        | IntWord::Sad => false,
-    }
+    sat_cc_word(w).unwrap_or(matches!(mode, Some(MulMode::Lo | MulMode::Hi)))
 }
 
 fn carry_form(i: &Instruction) -> Option<IntArith> {

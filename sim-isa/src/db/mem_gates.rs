@@ -10,6 +10,7 @@ use crate::inst::{MemOp, Op, PrefetchLevel};
 use crate::target::Feature;
 
 /// Checked with the others by `check_target` (`super::gates`).
+// A table: its entries' alike shape is the data (one gate each), and stays.
 pub(crate) const MEM_GATES: &[Gate] = &[
     Gate {
         what: "prefetch",

@@ -604,6 +604,7 @@ pub(crate) fn gates() -> impl Iterator<Item = &'static Gate> {
 /// Every gate but the half forms'. `check_target` tests all target gates
 /// first, then all version gates, so an instruction failing both reports
 /// the target.
+// A table: its entries' alike shape is the data (one gate each), and stays.
 pub(crate) const GATES: &[Gate] = &[
     Gate {
         what: "SIMD video instruction",

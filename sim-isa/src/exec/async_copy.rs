@@ -4,28 +4,31 @@
 //! it issues: a program reads the destination only after a wait, and sees
 //! the same bytes (see [`crate::async_inst`]).
 
-use super::lanes::{exec_mask, pred_src_bits, read_operand};
+use super::lanes::{pred_src_bits, read_operand};
 use super::memory::{Accesses, FaultKind, MemFault, Memory};
 use super::{ExecCtx, WarpRegs, WARP_SIZE};
-use crate::inst::{AddrBase, Address, AsyncInst, Instruction, Space};
+use crate::inst::{AddrBase, Address, AsyncInst, Space};
 
-/// Runs copy `a` (of `inst`, for its guard) on the lanes of `active` whose
-/// guard holds. `out` receives the global source addresses, which timing
-/// treats as the copy's access. Lanes copy in ascending order; the first
-/// fault (an address out of bounds or not a multiple of `cp-size`) stops it.
-// `execute_mem_into`'s signature and guard prologue, as `mbarrier::run`.
-pub(super) fn copy(
-    inst: &Instruction,
-    a: &AsyncInst,
-    ctx: &ExecCtx,
-    regs: &mut WarpRegs,
-    active: u32,
-    mem: &mut dyn Memory,
-    out: &mut Accesses,
-) -> Result<bool, MemFault> {
-    let need = super::regs_needed(inst);
-    regs.ensure(need);
-    let exec = exec_mask(inst.guard, regs, active);
+/// An async family statement as `execute_mem_into` hands it to its entry
+/// (`copy` here, `bulk::copy`, `mbarrier::run`), the guard prologue done:
+/// its async operation, the context, the registers (those it names exist),
+/// the lanes of the active mask whose guard holds (`exec`), the memory, and
+/// the place for the addresses timing charges (`out`).
+pub(super) struct AsyncCall<'a>(
+    pub(super) &'a AsyncInst,
+    pub(super) &'a ExecCtx,
+    pub(super) &'a mut WarpRegs,
+    pub(super) u32,
+    pub(super) &'a mut dyn Memory,
+    pub(super) &'a mut Accesses,
+);
+
+/// Runs copy `c.a` on the lanes of `c.exec`. `out` receives the global
+/// source addresses, which timing treats as the copy's access. Lanes copy
+/// in ascending order; the first fault (an address out of bounds or not a
+/// multiple of `cp-size`) stops it.
+pub(super) fn copy(c: AsyncCall<'_>) -> Result<bool, MemFault> {
+    let AsyncCall(a, ctx, regs, exec, mem, out) = c;
     let size = u32::from(a.size);
     let fault = |kind, space, addr, lane| MemFault {
         kind,

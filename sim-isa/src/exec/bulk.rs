@@ -7,33 +7,23 @@
 //! correct program reads the destination only after the barrier's phase
 //! or a `wait_group`, and sees the same bytes.
 
-use super::async_copy::addresses;
-use super::lanes::{exec_mask, read_operand};
+use super::async_copy::{addresses, AsyncCall};
+use super::lanes::read_operand;
 use super::mbarrier::mbar_expect;
-use super::memory::{Accesses, FaultKind, MemFault, Memory};
-use super::{ExecCtx, WarpRegs, WARP_SIZE};
-use crate::inst::{Address, AsyncInst, AsyncOp, Instruction, Space};
+use super::memory::{FaultKind, MemFault, Memory};
+use super::WARP_SIZE;
+use crate::inst::{Address, AsyncOp, Space};
 
 /// The alignment of a bulk copy's addresses and size.
 const ALIGN: u64 = 16;
 
-/// Runs bulk copy `a` (of `inst`, for its guard) on the lanes of `active`
-/// whose guard holds, in ascending order; the first fault stops it. `out`
-/// receives the addresses timing charges: the global ones (the source of a
-/// copy to shared memory, the destination of a store), or a shared-to-shared
-/// copy's source, `size` bytes a lane (the largest lane's).
-// `execute_mem_into`'s signature and guard prologue, as `async_copy::copy`.
-pub(super) fn copy(
-    inst: &Instruction,
-    a: &AsyncInst,
-    ctx: &ExecCtx,
-    regs: &mut WarpRegs,
-    active: u32,
-    mem: &mut dyn Memory,
-    out: &mut Accesses,
-) -> Result<bool, MemFault> {
-    regs.ensure(super::regs_needed(inst));
-    let exec = exec_mask(inst.guard, regs, active);
+/// Runs bulk copy `c.a` on the lanes of `c.exec`, in ascending order;
+/// the first fault stops it. `out` receives the addresses timing charges:
+/// the global ones (the source of a copy to shared memory, the destination
+/// of a store), or a shared-to-shared copy's source, `size` bytes a lane
+/// (the largest lane's).
+pub(super) fn copy(c: AsyncCall<'_>) -> Result<bool, MemFault> {
+    let AsyncCall(a, ctx, regs, exec, mem, out) = c;
     let (dspace, sspace) = (a.dst_space(), a.src_space());
     let to_shared = matches!(a.op, AsyncOp::Bulk { .. });
     let sizes =

@@ -30,7 +30,8 @@ pub fn carry_lane(x: &IntArith, a: u64, b: u64, c: u64, cf: u64) -> (u64, u64) {
         IntOp::Subc => (w(a), w(!b), cf),
         IntOp::Mad(mode) => (w(product_part(x, mode, a, b)), w(c), 0),
         IntOp::Madc(mode) => (w(product_part(x, mode, a, b)), w(c), cf),
-        // No carry (a form without `.cc` or a carry-in has no flag).
+        // No carry (a form without `.cc` or a carry-in has no flag). Each
+        // other operation named: exhaustive, no wildcard.
         IntOp::Mul(_)
         | IntOp::Min
         | IntOp::Max

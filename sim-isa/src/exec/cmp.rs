@@ -154,6 +154,7 @@ base_test!(TestTrue, |_x, _y| true);
 base_test!(TestFalse, |_x, _y| false);
 
 /// Evaluates `$e` with the type alias `$b` naming `$base`'s [`BaseTest`].
+// Exhaustive over `Base`, an arm each (each names its own type): they stay.
 macro_rules! with_base_type {
     ($base:expr, $b:ident => $e:expr) => {
         match $base {

@@ -30,8 +30,9 @@
 //! (that phase completed), a `.parity` wait when it differs from the
 //! parity. Lanes operate in ascending order, each an atomic step.
 
+use super::async_copy::AsyncCall;
 use super::lanes::{exec_mask, read_operand};
-use super::memory::{Accesses, MemFault, Memory};
+use super::memory::{MemFault, Memory};
 use super::{ExecCtx, WarpRegs, WARP_SIZE};
 use crate::inst::{AddrBase, AsyncInst, Instruction, MbarOp, Space};
 
@@ -104,22 +105,10 @@ fn settle(object: u64) -> u64 {
     (object ^ 1 << 63) | reset << 43
 }
 
-/// Runs `mbarrier` statement `a` (of `inst`) on the lanes of `active` whose
-/// guard holds; `out` receives the object's addresses (8 bytes a lane).
-// `execute_mem_into`'s signature and guard prologue, as `async_copy::copy`:
-// each family keeps its own entry.
-pub(super) fn run(
-    inst: &Instruction,
-    a: &AsyncInst,
-    ctx: &ExecCtx,
-    regs: &mut WarpRegs,
-    active: u32,
-    mem: &mut dyn Memory,
-    out: &mut Accesses,
-) -> Result<bool, MemFault> {
-    let need = super::regs_needed(inst);
-    regs.ensure(need);
-    let exec = exec_mask(inst.guard, regs, active);
+/// Runs `mbarrier` statement `c.a` on the lanes of `c.exec`; `out`
+/// receives the object's addresses (8 bytes a lane).
+pub(super) fn run(c: AsyncCall<'_>) -> Result<bool, MemFault> {
+    let AsyncCall(a, ctx, regs, exec, mem, out) = c;
     let space = if a.generic {
         Space::Generic
     } else {

@@ -5,6 +5,7 @@
 //! lanes storing to one address the higher lane's value stays, and atomics
 //! from one warp apply lane by lane.
 
+use super::async_copy::AsyncCall;
 use super::lanes::{blend, exec_mask, read_operand};
 use super::{ExecCtx, WarpRegs, WARP_SIZE};
 use crate::inst::{AddrBase, AtomOp, Instruction, Mem, MemOp, MemType, Op, Operand, Space};
@@ -152,14 +153,16 @@ pub fn execute_mem_into(
     out: &mut Accesses,
 ) -> Result<bool, MemFault> {
     if let Op::Async(a) = &inst.op {
-        if a.is_bulk() {
-            return super::bulk::copy(inst, a, ctx, regs, active, mem, out);
-        }
-        if a.is_copy() {
-            return super::async_copy::copy(inst, a, ctx, regs, active, mem, out);
-        }
-        if a.touches_object() {
-            return super::mbarrier::run(inst, a, ctx, regs, active, mem, out);
+        if a.is_bulk() || a.is_copy() || a.touches_object() {
+            regs.ensure(super::regs_needed(inst));
+            let exec = exec_mask(inst.guard, regs, active);
+            let (bulk, copy) = (a.is_bulk(), a.is_copy());
+            let c = AsyncCall(a, ctx, regs, exec, mem, out);
+            return match (bulk, copy) {
+                (true, _) => super::bulk::copy(c),
+                (false, true) => super::async_copy::copy(c),
+                (false, false) => super::mbarrier::run(c),
+            };
         }
     }
     let Op::Mem(m) = &inst.op else {
@@ -432,6 +435,7 @@ fn access(
             }
             write_dests(m, regs, exec, &loaded);
         }
+        // Each other operation named: exhaustive, no wildcard (a new one must be placed).
         MemOp::Cvta { .. }
         | MemOp::MovAddr
         | MemOp::Pack

@@ -60,6 +60,9 @@ impl std::fmt::Display for MemFault {
 /// The memory a warp's loads and stores reach, provided by the caller (a
 /// launch's buffers, a host simulator's memory). Addresses are per space;
 /// [`Space::Generic`] addresses are the caller's to map onto windows.
+// Every implementation repeats these signatures (Rust requires it: sim-kernel's
+// memories, the tests'), and `load_lanes_each`/`store_lanes_each` the
+// defaults': `duplicates` pairs them, and they stay.
 pub trait Memory {
     /// Reads `bytes` (1, 2, 4 or 8) at `addr`, little-endian, for `lane`
     /// (local memory is per thread).

@@ -18,6 +18,8 @@ use crate::error::{InvalidReason as R, IsaError};
 use crate::inst::Operand;
 
 /// Reads `words` (those after `cp.async.bulk`) and the operands into `a`.
+// The async family parsers' one signature and prologue (as
+// `mbarrier::mbarrier`): alike by design.
 pub(super) fn bulk(
     cx: &mut Cx<'_, '_>,
     op: Piece<'_>,

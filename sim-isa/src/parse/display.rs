@@ -550,6 +550,7 @@ impl DisplayInst<'_> {
                 }
                 Ok(())
             }
+            // Each other operation named: exhaustive, no wildcard (a new one must be placed).
             MemOp::Cvta { .. }
             | MemOp::MovAddr
             | MemOp::Pack

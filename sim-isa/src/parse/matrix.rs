@@ -162,6 +162,7 @@ pub(super) fn mma(
 }
 
 /// `ldmatrix`/`stmatrix.sync.aligned.m8n8.xN{.trans}{.shared{::cta}}.b16`.
+// The family parsers' one signature (as `mem`, `prefetch`): alike by design.
 pub(super) fn ldst(
     cx: &mut Cx<'_, '_>,
     op: Piece<'_>,

@@ -18,6 +18,8 @@ use crate::inst::{Operand, RegId};
 
 /// Reads the words after `mbarrier` (or `cp.async.mbarrier`, `cp`) and the
 /// operands into `a`.
+// The async family parsers' one signature and prologue (as `bulk::bulk`):
+// alike by design.
 pub(super) fn mbarrier(
     cx: &mut Cx<'_, '_>,
     op: Piece<'_>,

@@ -176,14 +176,7 @@ fn carry_rules(
             return Err(invalid(t.col, t.text, R::CcWithSat));
         }
     } else if db::reads_carry(w) && (!wide_enough || mods.sat.is_some()) {
-        let mut what = raw.op_tok.text.to_string();
-        for t in &raw.mods {
-            what.push_str(t.text);
-        }
-        return Err(IsaError::Unimplemented {
-            col: raw.op_tok.col,
-            what,
-        });
+        return Err(unimplemented(raw));
     }
     Ok(())
 }
@@ -332,6 +325,19 @@ fn bit_op(
     })
 }
 
+/// [`IsaError::Unimplemented`] naming the whole opcode (`addc.sat.u32`), at
+/// the opcode's column.
+fn unimplemented(raw: &Raw<'_>) -> IsaError {
+    let mut what = raw.op_tok.text.to_string();
+    for t in &raw.mods {
+        what.push_str(t.text);
+    }
+    IsaError::Unimplemented {
+        col: raw.op_tok.col,
+        what,
+    }
+}
+
 /// `add.f32`, `mul.rn.f64`, `add.cc.u32`, `min.NaN.f32`, `div.full.f32`:
 /// valid PTX of an implemented opcode word in a form simcli does not
 /// implement. The type modifiers choose the family: a float type sends an
@@ -362,14 +368,7 @@ fn unimplemented_form(raw: &Raw<'_>) -> Result<(), IsaError> {
         | OpKind::Cvt => false,
     };
     if hit {
-        let mut what = raw.op_tok.text.to_string();
-        for t in &raw.mods {
-            what.push_str(t.text);
-        }
-        return Err(IsaError::Unimplemented {
-            col: raw.op_tok.col,
-            what,
-        });
+        return Err(unimplemented(raw));
     }
     Ok(())
 }

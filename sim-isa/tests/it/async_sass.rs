@@ -39,6 +39,8 @@ impl Mem {
     }
 }
 
+// The trait's signatures, which every `Memory` repeats (async_copy.rs's,
+// mem.rs's): `duplicates` pairs them.
 impl Memory for Mem {
     fn load(&mut self, space: Space, _: u32, addr: u64, bytes: u32) -> Result<u64, FaultKind> {
         Ok(crate::bytes::read_le(self.bytes(space, addr, bytes)?))

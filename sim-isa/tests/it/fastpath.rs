@@ -42,6 +42,16 @@ fn bool_op() -> impl Strategy<Value = Option<(BoolOp, PredSrc)>> {
     prop::option::of((prop::sample::select(BoolOp::ALL.to_vec()), pred_src()))
 }
 
+/// The video operations but `vset`'s comparisons.
+pub(crate) const ARITH_VIDEO_OPS: [VideoOp; 6] = [
+    VideoOp::Add,
+    VideoOp::Sub,
+    VideoOp::Avrg,
+    VideoOp::Absdiff,
+    VideoOp::Min,
+    VideoOp::Max,
+];
+
 pub(crate) fn video() -> impl Strategy<Value = Video> {
     let ops = prop_oneof![
         Just(VideoOp::Add),
@@ -327,29 +337,45 @@ pub(crate) fn registers() -> impl Strategy<Value = Vec<[u64; WARP_SIZE]>> {
     })
 }
 
+/// An active mask: all lanes, or any.
+pub(crate) fn active() -> impl Strategy<Value = u32> {
+    prop_oneof![Just(u32::MAX), any::<u32>()]
+}
+
+/// A guard register and whether it is negated, or none.
+pub(crate) fn guard() -> impl Strategy<Value = Option<(RegId, bool)>> {
+    prop::option::of((reg(), any::<bool>()))
+}
+
+/// One case of the executor properties (here and prepared.rs's): an
+/// operation, a guard, register contents, an active mask, a target and a
+/// warp.
+pub(crate) type Case = (
+    Op,
+    Option<(RegId, bool)>,
+    Vec<[u64; WARP_SIZE]>,
+    u32,
+    Target,
+    u32,
+);
+
+/// A [`Case`] of any family.
+pub(crate) fn case() -> impl Strategy<Value = Case> {
+    (op(), guard(), registers(), active(), target(), any::<u32>())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(4096))]
 
     /// Video alone, many more cases: its loop is specialised per operation,
     /// lane count, `.sat` and `.add`, with i16 arithmetic for vop4.
     #[test]
-    fn video_matches_scalar_reference(
-        v in video(),
-        contents in registers(),
-        active in prop_oneof![Just(u32::MAX), any::<u32>()],
-    ) {
+    fn video_matches_scalar_reference(v in video(), contents in registers(), active in active()) {
         check(Op::Video(v), None, &contents, active, Target::SM_90, 0)?;
     }
 
     #[test]
-    fn execute_matches_scalar_reference(
-        op in op(),
-        guard in prop::option::of((reg(), any::<bool>())),
-        contents in registers(),
-        active in prop_oneof![Just(u32::MAX), any::<u32>()],
-        target in target(),
-        warp_id: u32,
-    ) {
+    fn execute_matches_scalar_reference((op, guard, contents, active, target, warp_id) in case()) {
         check(op, guard.map(|(reg, negate)| Guard { reg, negate }), &contents, active, target, warp_id)?;
     }
 }
@@ -411,16 +437,9 @@ fn plain_video_variants_match_scalar_reference() {
             })
             .collect()
     };
-    let ops = [
-        VideoOp::Add,
-        VideoOp::Sub,
-        VideoOp::Avrg,
-        VideoOp::Absdiff,
-        VideoOp::Min,
-        VideoOp::Max,
-    ]
-    .into_iter()
-    .chain(vset_cmps().into_iter().map(VideoOp::Set));
+    let ops = ARITH_VIDEO_OPS
+        .into_iter()
+        .chain(vset_cmps().into_iter().map(VideoOp::Set));
     let mut n = 0;
     for op in ops {
         for (x4, stale) in [false, true]

@@ -61,12 +61,20 @@ pub fn check_targets(
     targets: &[&str],
     below: &[(&str, &str)],
 ) -> (usize, usize, Vec<String>) {
+    check_targets_below(text, targets, &below_of(below))
+}
+
+/// [`check_targets`] with any `Grid::below`.
+pub fn check_targets_below(
+    text: &str,
+    targets: &[&str],
+    below: &Below<'_>,
+) -> (usize, usize, Vec<String>) {
     let columns: Vec<(&str, Option<&str>)> = targets.iter().map(|t| (*t, None)).collect();
-    let below = below_of(below);
     let g = Grid {
         columns: &columns,
         gate_column: None,
-        below: &below,
+        below,
         unrun: &|_| false,
         untyped: &[],
     };
@@ -216,6 +224,14 @@ pub fn reparse_failures(text: &str, unrun: &dyn Fn(&str) -> bool) -> Vec<String>
         }
     }
     wrong
+}
+
+/// [`gates`] where every gate line must agree (the test fails listing the
+/// disagreements otherwise). Returns the number of gate lines.
+pub fn gates_agree(text: &str) -> usize {
+    let (n, wrong) = gates(text);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    n
 }
 
 /// Holds a verdict list's `gate` lines against `check_target`: it passes

@@ -287,6 +287,11 @@ mod semantics {
         ) -> Result<Option<exec::Accesses>, MemFault> {
             self.exec_in(text, active, mem, ExecCtx::new(Target::SM_90, 0))
         }
+        /// [`Run::exec`] on every lane, which must not fault.
+        fn all(&mut self, text: &str, mem: &mut TestMem) -> Option<exec::Accesses> {
+            self.exec(text, u32::MAX, mem)
+                .unwrap_or_else(|e| panic!("{text}: {e:?}"))
+        }
         fn exec_in(
             &mut self,
             text: &str,
@@ -344,21 +349,14 @@ mod semantics {
         }
         let mut r = Run::new();
         r.set("%rd1", |l| 16 * (l % 4));
-        r.exec(
+        r.all(
             "ld.global.v4.u32 {%r1, %r2, %r3, %r4}, [%rd1+16];",
-            u32::MAX,
             &mut mem,
-        )
-        .unwrap();
+        );
         assert_eq!(r.get("%r1", 0), 0x1312_1110);
         assert_eq!(r.get("%r4", 0), 0x1f1e_1d1c);
         assert_eq!(r.get("%r2", 1), 0x2726_2524);
-        r.exec(
-            "ld.global.v2.s8 {%r5, %r6}, [%rd1+0x80];",
-            u32::MAX,
-            &mut mem,
-        )
-        .unwrap();
+        r.all("ld.global.v2.s8 {%r5, %r6}, [%rd1+0x80];", &mut mem);
         assert_eq!(r.get("%r5", 0) & 0xffff_ffff, 0xffff_ff80);
         assert_eq!(r.get("%r6", 0) & 0xffff_ffff, 0xffff_ff81);
         let mut mem = TestMem::new();
@@ -506,11 +504,9 @@ mod semantics {
         let mut r = Run::new();
         r.set("%rd1", |_| 4);
         r.set("%r2", |l| l + 1);
-        r.exec("red.global.add.u32 [%rd1], %r2;", u32::MAX, &mut mem)
-            .unwrap();
+        r.all("red.global.add.u32 [%rd1], %r2;", &mut mem);
         assert_eq!(mem.word(4), (1..=32).sum::<u32>());
-        r.exec("red.global.max.s32 [%rd1+4], -5;", u32::MAX, &mut mem)
-            .unwrap();
+        r.all("red.global.max.s32 [%rd1+4], -5;", &mut mem);
         assert_eq!(mem.word(8), 0);
         r.exec("atom.global.add.u32 %r3, [%rd1+8], 1;", 0xf0, &mut mem)
             .unwrap();
@@ -593,8 +589,7 @@ mod semantics {
         r.set("%p1", |l| u64::from(l % 2 == 0));
         r.set("%rd1", |l| if l % 2 == 0 { 4 * l } else { 3 });
         r.set("%r1", |l| l + 1);
-        r.exec("@%p1 st.global.u32 [%rd1], %r1;", u32::MAX, &mut mem)
-            .unwrap();
+        r.all("@%p1 st.global.u32 [%rd1], %r1;", &mut mem);
         for l in 0..32 {
             let want = if l % 2 == 0 { l as u32 + 1 } else { 0 };
             assert_eq!(mem.word(4 * l), want, "lane {l}");
@@ -618,11 +613,9 @@ mod semantics {
         let mut mem = TestMem::new();
         let mut r = Run::new();
         r.set("%rd2", |l| 4 * l);
-        r.exec("cvta.shared.u64 %rd1, %rd2;", u32::MAX, &mut mem)
-            .unwrap();
+        r.all("cvta.shared.u64 %rd1, %rd2;", &mut mem);
         assert_eq!(r.get("%rd1", 3), 0x1000_000c);
-        r.exec("cvta.to.shared.u64 %rd3, %rd1;", u32::MAX, &mut mem)
-            .unwrap();
+        r.all("cvta.to.shared.u64 %rd3, %rd1;", &mut mem);
         assert_eq!(r.get("%rd3", 3), 12);
         r.exec("cvta.shared.u64 %rd4, svar+4;", 1, &mut mem)
             .unwrap();
@@ -689,30 +682,15 @@ mod semantics {
         let mut r = Run::new();
         r.set("%r2", |l| 100 + l);
         // 8-wide segments: c = ((32 - 8) << 8) | 31.
-        r.exec(
-            "shfl.sync.bfly.b32 %r1|%p1, %r2, 4, 0x181f, -1;",
-            u32::MAX,
-            &mut mem,
-        )
-        .unwrap();
+        r.all("shfl.sync.bfly.b32 %r1|%p1, %r2, 4, 0x181f, -1;", &mut mem);
         assert_eq!(r.get("%r1", 0), 104);
         assert_eq!(r.get("%r1", 13), 109);
         assert_eq!(r.get("%p1", 13), 1);
-        r.exec(
-            "shfl.sync.up.b32 %r3|%p2, %r2, 2, 0, -1;",
-            u32::MAX,
-            &mut mem,
-        )
-        .unwrap();
+        r.all("shfl.sync.up.b32 %r3|%p2, %r2, 2, 0, -1;", &mut mem);
         assert_eq!((r.get("%r3", 1), r.get("%p2", 1)), (101, 0));
         assert_eq!((r.get("%r3", 2), r.get("%p2", 2)), (100, 1));
         // 16-wide segments: c = (16 << 8) | 31.
-        r.exec(
-            "shfl.sync.idx.b32 %r4, %r2, 3, 0x101f, -1;",
-            u32::MAX,
-            &mut mem,
-        )
-        .unwrap();
+        r.all("shfl.sync.idx.b32 %r4, %r2, 3, 0x101f, -1;", &mut mem);
         assert_eq!(
             (
                 r.get("%r4", 0),
@@ -723,12 +701,7 @@ mod semantics {
             (103, 103, 119, 119)
         );
         // `down` past the segment's clamp keeps the lane's own value.
-        r.exec(
-            "shfl.sync.down.b32 %r5|%p3, %r2, 1, 0x1f, -1;",
-            u32::MAX,
-            &mut mem,
-        )
-        .unwrap();
+        r.all("shfl.sync.down.b32 %r5|%p3, %r2, 1, 0x1f, -1;", &mut mem);
         assert_eq!((r.get("%r5", 30), r.get("%p3", 30)), (131, 1));
         assert_eq!((r.get("%r5", 31), r.get("%p3", 31)), (131, 0));
     }

@@ -126,6 +126,8 @@ impl Memory for LogMem {
 /// The lane-by-lane loop `execute_mem` ran before the warp-wide calls:
 /// each lane in ascending order checks its alignment, then accesses its
 /// elements in order; the first failure ends the instruction.
+// A reference written apart from `exec/mem.rs` on purpose: its fault
+// closure and loop repeat that file's shape.
 fn model(m: &Mem, exec: u32, regs: &mut WarpRegs, mem: &mut LogMem) -> Result<Accesses, MemFault> {
     let eb = m.ty.bytes();
     let fault = |kind, addr, lane| MemFault {

@@ -100,6 +100,7 @@ const RCP_FTZ: &str = "rcp.approx.ftz.f32 %f1, %f2;";
 const LG2: &str = "lg2.approx.f32 %f1, %f2;";
 
 /// `(text, a, b, 0, result)`.
+// A vector table: its rows' alike shape is the data, and stays.
 #[rustfmt::skip]
 const EDGES: &[crate::LaneCase] = &[
     (RCP, 0x3f80_0000, 0, 0, 0x3f80_0000),

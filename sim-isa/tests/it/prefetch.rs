@@ -2,7 +2,7 @@
 //! per target and PTX version, what the database says of them, and a run
 //! that asks no memory (a hint, which faults nowhere).
 
-use crate::grid::{self, Grid};
+use crate::grid;
 use sim_isa::exec::{execute_mem, FaultKind, Memory};
 use sim_isa::parse::{check_target, parse_instruction};
 use sim_isa::*;
@@ -17,25 +17,13 @@ const GRID: &str = include_str!("../data/prefetch-ptxas.txt");
 /// asked), and `.tensormap`'s 8.0 on sm_90 (7.8 not asked).
 #[test]
 fn agrees_with_ptxas_per_target() {
-    let columns = [
-        ("sm_70", None),
-        ("sm_75", None),
-        ("sm_80", None),
-        ("sm_90", None),
-    ];
     let below = |v: &str, _: usize, _: &[&str]| match v {
         "6.0" | "8.0" => None,
         "7.4" => PtxVersion::parse("7.3"),
         _ => panic!("no version below {v} in the grid"),
     };
-    let g = Grid {
-        columns: &columns,
-        gate_column: None,
-        below: &below,
-        unrun: &|_| false,
-        untyped: &[],
-    };
-    let (n, accepted, wrong) = grid::check(GRID, &g);
+    let targets = ["sm_70", "sm_75", "sm_80", "sm_90"];
+    let (n, accepted, wrong) = grid::check_targets_below(GRID, &targets, &below);
     // 6 spaces x 7 level words, prefetchu's 4, .tensormap's 3, 10 address
     // forms: ptxas takes the manual's `prefetch` forms (no space and
     // `.global` at 4 levels, `.local` at 2), `prefetchu.L1`, `.tensormap`

@@ -4,13 +4,12 @@
 //! that fall back), random register contents, guards, active masks,
 //! targets and warps. Every register must come out bit-identical.
 
-use super::fastpath::{op, plain_video, reg, registers, target, video, NREGS};
+use super::fastpath::{active, case, guard, plain_video, registers, video, ARITH_VIDEO_OPS, NREGS};
 use proptest::prelude::*;
 use sim_isa::exec::{execute_fitted, execute_prepared, Prepared};
 use sim_isa::*;
 
-// The properties take fastpath.rs's strategies and parameters, alike by
-// design; only the check differs.
+// The properties take fastpath.rs's strategies; only the check differs.
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(4096))]
 
@@ -19,22 +18,15 @@ proptest! {
     #[test]
     fn prepared_video_matches_fitted(
         v in video(),
-        guard in prop::option::of((reg(), any::<bool>())),
+        guard in guard(),
         contents in registers(),
-        active in prop_oneof![Just(u32::MAX), any::<u32>()],
+        active in active(),
     ) {
         check(Op::Video(v), guard, &contents, active, Target::SM_90, 0)?;
     }
 
     #[test]
-    fn prepared_matches_fitted(
-        op in op(),
-        guard in prop::option::of((reg(), any::<bool>())),
-        contents in registers(),
-        active in prop_oneof![Just(u32::MAX), any::<u32>()],
-        target in target(),
-        warp_id: u32,
-    ) {
+    fn prepared_matches_fitted((op, guard, contents, active, target, warp_id) in case()) {
         check(op, guard, &contents, active, target, warp_id)?;
     }
 }
@@ -126,16 +118,9 @@ fn prepared_plain_video_variants_match_fitted() {
             })
         })
         .collect();
-    let ops = [
-        VideoOp::Add,
-        VideoOp::Sub,
-        VideoOp::Avrg,
-        VideoOp::Absdiff,
-        VideoOp::Min,
-        VideoOp::Max,
-    ]
-    .into_iter()
-    .chain(CmpOp::ALL.into_iter().map(VideoOp::Set));
+    let ops = ARITH_VIDEO_OPS
+        .into_iter()
+        .chain(CmpOp::ALL.into_iter().map(VideoOp::Set));
     for op in ops {
         for x4 in [false, true] {
             for bits in 0..32u8 {

@@ -18,6 +18,7 @@ use super::async_kernel;
 use super::async_kernel::{is_async, GLOBAL_AT, SHARED_AT, SPAN};
 use super::compile::compile_all_with;
 use super::kernel::{layout, Reg};
+use super::vectors::reg_maps;
 use super::Opts;
 use crate::rng::Rng;
 use crate::sass::{Machine, SInst, IN_BASE};
@@ -217,31 +218,15 @@ fn line(
     out: &[(String, u64)],
     after: &[u8],
 ) -> String {
-    let fmt = |w: u32, v: u64| {
-        if w == 1 {
-            (v != 0).to_string()
-        } else {
-            format!("\"0x{v:x}\"")
-        }
-    };
-    let width = |n: &str| regs.iter().find(|r| r.name == n).map_or(32, |r| r.width);
-    let ins: Vec<String> = regs
-        .iter()
-        .zip(vals)
-        .map(|(r, &v)| format!("\"{}\":{}", r.name, fmt(r.width, v)))
-        .collect();
-    let outs: Vec<String> = out
-        .iter()
-        .map(|(n, v)| format!("\"{n}\":{}", fmt(width(n), *v)))
-        .collect();
+    let (ins, outs) = reg_maps(regs, vals, out);
     format!(
         "{{\"arch\":\"sm_90\",\"ptx\":{},\"in\":{{{}}},\"shared\":\"{}\",\"global_at\":\"0x{:x}\",\"global\":\"{}\",\"out\":{{{}}},\"shared_out\":\"{}\",\"family\":\"async\"}}\n",
         serde_json::to_string(text).unwrap_or_default(),
-        ins.join(","),
+        ins,
         hex(shared),
         IN_BASE + GLOBAL_AT as u64,
         hex(global),
-        outs.join(","),
+        outs,
         hex(after)
     )
 }
@@ -249,6 +234,35 @@ fn line(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The lines are those committed in sim-isa's `sass-async.jsonl`: its
+    /// first `mbarrier.arrive` line, rebuilt from its values.
+    #[test]
+    fn line_is_the_committed_format() {
+        let text = "mbarrier.arrive.shared.b64 %rd2, [sm];";
+        let bytes = |h: &str| -> Vec<u8> {
+            (0..h.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
+                .collect()
+        };
+        let shared = "fcff1f0000f0ffff5c223ca756c8fff0559674e6a83b2ff5cc6340eb51665240";
+        let global = "66275d2d5e8eb552fb33b9bc1e62b9ce16856b482f52984263accdb183815f9a";
+        let after = "fcff1f0000f8ffff5c223ca756c8fff0559674e6a83b2ff5cc6340eb51665240";
+        let out = [("%rd2".to_string(), 0xfffff000001ffffc)];
+        let (regs, _) = layout(text);
+        let got = line(
+            text,
+            &regs,
+            &[0],
+            &bytes(shared),
+            &bytes(global),
+            &out,
+            &bytes(after),
+        );
+        let committed = include_str!("../../../sim-isa/tests/data/sass-async.jsonl");
+        assert!(committed.lines().any(|l| l == got.trim_end()), "{got}");
+    }
 
     /// Draws keep the statements defined: an arrival count at most the
     /// pending count (`arrive_drop`: below the expected one), `src-size` at

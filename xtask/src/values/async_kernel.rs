@@ -4,7 +4,7 @@
 //! `cp.async.wait_all` after a copy), then the written registers and `sm`'s
 //! bytes to the output.
 
-use super::kernel::layout;
+use super::kernel::{layout, load_regs, store_regs};
 use std::fmt::Write as _;
 
 /// Input (and output) bytes of `sm`'s contents, the copy source's, and
@@ -29,51 +29,24 @@ pub(super) fn kernel(name: &str, text: &str) -> String {
          .reg .b32 %r<9>; .reg .b64 %rd<9>; .reg .pred %p<9>;\n\
          ld.param.u64 %ptr1, [pin]; ld.param.u64 %ptr2, [pout];\n"
     );
-    for (s, r) in regs.iter().enumerate() {
-        let off = 8 * s;
-        let _ = match r.width {
-            1 => writeln!(
-                k,
-                "ld.global.u32 %t{s}, [%ptr1+{off}]; setp.ne.u32 {}, %t{s}, 0;",
-                r.name
-            ),
-            64 => writeln!(k, "ld.global.u64 {}, [%ptr1+{off}];", r.name),
-            _ => writeln!(k, "ld.global.u32 {}, [%ptr1+{off}];", r.name),
-        };
-    }
+    load_regs(&mut k, &regs);
     for w in (0..SPAN).step_by(8) {
+        let at = SHARED_AT + w;
         let _ = writeln!(
             k,
-            "ld.global.u64 %tq, [%ptr1+{}]; st.shared.u64 [sm+{w}], %tq;",
-            SHARED_AT + w
+            "ld.global.u64 %tq, [%ptr1+{at}]; st.shared.u64 [sm+{w}], %tq;"
         );
     }
     let _ = writeln!(k, "{}", text.trim());
     if text.starts_with("cp.async.c") {
         k.push_str("cp.async.wait_all;\n");
     }
-    for (s, r) in regs.iter().enumerate() {
-        if !dsts.contains(&r.name) {
-            continue;
-        }
-        let off = 8 * s;
-        let _ = match r.width {
-            1 => writeln!(
-                k,
-                "selp.u32 %t{}, 1, 0, {}; st.global.u32 [%ptr2+{off}], %t{};",
-                20 + s,
-                r.name,
-                20 + s
-            ),
-            64 => writeln!(k, "st.global.u64 [%ptr2+{off}], {};", r.name),
-            _ => writeln!(k, "st.global.u32 [%ptr2+{off}], {};", r.name),
-        };
-    }
+    store_regs(&mut k, &regs, &dsts);
     for w in (0..SPAN).step_by(8) {
+        let at = SHARED_AT + w;
         let _ = writeln!(
             k,
-            "ld.shared.u64 %tq, [sm+{w}]; st.global.u64 [%ptr2+{}], %tq;",
-            SHARED_AT + w
+            "ld.shared.u64 %tq, [sm+{w}]; st.global.u64 [%ptr2+{at}], %tq;"
         );
     }
     k.push_str("ret;\n}\n");

@@ -108,19 +108,7 @@ pub fn kernel_with(name: &str, text: &str, per_thread: bool) -> String {
              ld.param.u64 %ptr1, [pin]; ld.param.u64 %ptr2, [pout];\n"
         )
     };
-    for (s, r) in regs.iter().enumerate() {
-        let off = 8 * s;
-        let _ = match r.width {
-            1 => writeln!(
-                k,
-                "ld.global.u32 %t{s}, [%ptr1+{off}]; setp.ne.u32 {}, %t{s}, 0;",
-                r.name
-            ),
-            16 => writeln!(k, "ld.global.u16 {}, [%ptr1+{off}];", r.name),
-            64 => writeln!(k, "ld.global.u64 {}, [%ptr1+{off}];", r.name),
-            _ => writeln!(k, "ld.global.u32 {}, [%ptr1+{off}];", r.name),
-        };
-    }
+    load_regs(&mut k, &regs);
     let fixed;
     let text = if text.contains(".bf16.f32") {
         fixed = hex_f32_literals(text);
@@ -155,6 +143,32 @@ pub fn kernel_with(name: &str, text: &str, per_thread: bool) -> String {
             let _ = writeln!(k, "{}", text.trim());
         }
     }
+    store_regs(&mut k, &regs, &dsts);
+    k.push_str("ret;\n}\n");
+    k
+}
+
+/// Loads each of `regs` from its 8-byte input slot (`%ptr1`), a predicate
+/// through `%t<slot>` (the kernels of this module and `async_kernel.rs`).
+pub(super) fn load_regs(k: &mut String, regs: &[Reg]) {
+    for (s, r) in regs.iter().enumerate() {
+        let off = 8 * s;
+        let _ = match r.width {
+            1 => writeln!(
+                k,
+                "ld.global.u32 %t{s}, [%ptr1+{off}]; setp.ne.u32 {}, %t{s}, 0;",
+                r.name
+            ),
+            16 => writeln!(k, "ld.global.u16 {}, [%ptr1+{off}];", r.name),
+            64 => writeln!(k, "ld.global.u64 {}, [%ptr1+{off}];", r.name),
+            _ => writeln!(k, "ld.global.u32 {}, [%ptr1+{off}];", r.name),
+        };
+    }
+}
+
+/// Stores each of `regs` that the statement writes (`dsts`) to its 8-byte
+/// output slot (`%ptr2`), a predicate as 0 or 1 through `%t<20 + slot>`.
+pub(super) fn store_regs(k: &mut String, regs: &[Reg], dsts: &[String]) {
     for (s, r) in regs.iter().enumerate() {
         if !dsts.contains(&r.name) {
             continue;
@@ -173,8 +187,6 @@ pub fn kernel_with(name: &str, text: &str, per_thread: bool) -> String {
             _ => writeln!(k, "st.global.u32 [%ptr2+{off}], {};", r.name),
         };
     }
-    k.push_str("ret;\n}\n");
-    k
 }
 
 /// ptxas 11.8 compiles a decimal floating-point literal in `set.CmpOp.bf16.f32`

@@ -9,6 +9,7 @@
 
 use super::compile::compile_all_with;
 use super::kernel::{layout, Reg};
+use super::vectors::write_file as write;
 use super::Opts;
 use crate::rng::Rng;
 use crate::sass::{SInst, Warp, LANES};
@@ -435,18 +436,4 @@ pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
         write(p, &(bad.join("\n") + "\n"))?;
     }
     Ok(failed)
-}
-
-/// Writes `body` to `p`, gzip when it ends in `.gz`.
-fn write(p: &std::path::Path, body: &str) -> Result<()> {
-    use std::io::Write as _;
-    if p.extension().is_some_and(|e| e == "gz") {
-        let f = std::fs::File::create(p).with_context(|| format!("writing {}", p.display()))?;
-        let mut z = flate2::write::GzEncoder::new(f, flate2::Compression::best());
-        z.write_all(body.as_bytes())?;
-        z.finish()?;
-    } else {
-        std::fs::write(p, body).with_context(|| format!("writing {}", p.display()))?;
-    }
-    Ok(())
 }

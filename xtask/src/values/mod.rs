@@ -23,7 +23,7 @@ use compile::{compile_all, Listing};
 use sim_isa::conform::{Outcome, Report};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use vectors::{run_machine, vector_line};
+use vectors::{run_machine, vector_line, write_file};
 
 /// Options of `xtask values`.
 #[derive(Clone, Debug)]
@@ -259,16 +259,7 @@ fn write_outputs(o: &Opts, judged: &Judged) -> Result<()> {
                 o.common.seed
             ),
         };
-        let body = header + &judged.agreed;
-        if p.extension().is_some_and(|e| e == "gz") {
-            use std::io::Write as _;
-            let f = std::fs::File::create(p).with_context(|| format!("writing {}", p.display()))?;
-            let mut z = flate2::write::GzEncoder::new(f, flate2::Compression::best());
-            z.write_all(body.as_bytes())?;
-            z.finish()?;
-        } else {
-            std::fs::write(p, body).with_context(|| format!("writing {}", p.display()))?;
-        }
+        write_file(p, &(header + &judged.agreed))?;
     }
     if let Some(p) = &o.disagreements {
         std::fs::write(p, &judged.bad).with_context(|| format!("writing {}", p.display()))?;
@@ -291,6 +282,28 @@ mod tests {
         assert_eq!(dsts, ["%r1"]);
         let (_, dsts) = layout("setp.ne.s32 _|%p2, %r1, %r2;");
         assert_eq!(dsts, ["%p2"]);
+    }
+
+    /// The vector lines `values` writes are those committed in sim-isa's
+    /// SASS-oracle files: the first lines of `sass-fns.jsonl` and
+    /// `sass-testp.jsonl`, rebuilt from their registers and values.
+    #[test]
+    fn vector_lines_are_the_committed_format() {
+        let fns = "fns.b32 %r5, %r1, %r2, %r3;";
+        let (regs, _) = layout(fns);
+        let ins = [0x43f4e9cd, 0x5a6468c5, 0x7f800000, 0x107a6a63];
+        let out = [("%r5".to_string(), 0xffffffff)];
+        assert_eq!(
+            vector_line("sm_90", fns, "fns", &regs, &ins, &out),
+            r#"{"arch":"sm_90","ptx":"fns.b32 %r5, %r1, %r2, %r3;","in":{"%r5":"0x43f4e9cd","%r1":"0x5a6468c5","%r2":"0x7f800000","%r3":"0x107a6a63"},"out":{"%r5":"0xffffffff"},"family":"fns"}"#
+        );
+        let testp = "testp.finite.f32 %p1, %r1;";
+        let (regs, _) = layout(testp);
+        let out = [("%p1".to_string(), 1)];
+        assert_eq!(
+            vector_line("sm_90", testp, "testp", &regs, &[1, 0x5a6468c5], &out),
+            r#"{"arch":"sm_90","ptx":"testp.finite.f32 %p1, %r1;","in":{"%p1":true,"%r1":"0x5a6468c5"},"out":{"%p1":true},"family":"testp"}"#
+        );
     }
 
     #[test]

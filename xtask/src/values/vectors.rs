@@ -108,6 +108,20 @@ pub(super) fn vector_line(
     inputs: &[u64],
     out: &[(String, u64)],
 ) -> String {
+    let (ins, outs) = reg_maps(regs, inputs, out);
+    format!(
+        "{{\"arch\":\"{arch}\",\"ptx\":{},\"in\":{{{}}},\"out\":{{{}}},\"family\":\"{family}\"}}",
+        serde_json::to_string(text).unwrap_or_default(),
+        ins,
+        outs
+    )
+}
+
+/// The contents of a vector line's `"in"` and `"out"` maps: `regs` with
+/// `inputs`, and the written registers `out` (at their widths in `regs`,
+/// 32 for one it lacks); a predicate as `true`/`false`, the others as hex
+/// strings (`"%r1":"0x5"`).
+pub(super) fn reg_maps(regs: &[Reg], inputs: &[u64], out: &[(String, u64)]) -> (String, String) {
     let fmt = |w: u32, v: u64| {
         if w == 1 {
             (v != 0).to_string()
@@ -115,6 +129,7 @@ pub(super) fn vector_line(
             format!("\"{}\"", hex(v))
         }
     };
+    let width = |n: &str| regs.iter().find(|r| r.name == n).map_or(32, |r| r.width);
     let ins: Vec<String> = regs
         .iter()
         .zip(inputs)
@@ -122,19 +137,22 @@ pub(super) fn vector_line(
         .collect();
     let outs: Vec<String> = out
         .iter()
-        .map(|(n, v)| {
-            let w = regs
-                .iter()
-                .find(|r| &r.name == n)
-                .map(|r| r.width)
-                .unwrap_or(32);
-            format!("\"{n}\":{}", fmt(w, *v))
-        })
+        .map(|(n, v)| format!("\"{n}\":{}", fmt(width(n), *v)))
         .collect();
-    format!(
-        "{{\"arch\":\"{arch}\",\"ptx\":{},\"in\":{{{}}},\"out\":{{{}}},\"family\":\"{family}\"}}",
-        serde_json::to_string(text).unwrap_or_default(),
-        ins.join(","),
-        outs.join(",")
-    )
+    (ins.join(","), outs.join(","))
+}
+
+/// Writes `body` to `p`, gzip when it ends in `.gz` (the vectors of
+/// `values` and of `values --family mma`).
+pub(super) fn write_file(p: &std::path::Path, body: &str) -> Result<()> {
+    use std::io::Write as _;
+    if p.extension().is_some_and(|e| e == "gz") {
+        let f = std::fs::File::create(p).with_context(|| format!("writing {}", p.display()))?;
+        let mut z = flate2::write::GzEncoder::new(f, flate2::Compression::best());
+        z.write_all(body.as_bytes())?;
+        z.finish()?;
+    } else {
+        std::fs::write(p, body).with_context(|| format!("writing {}", p.display()))?;
+    }
+    Ok(())
 }
