@@ -7,6 +7,15 @@ in.bin, wild.in.bin and the expected outputs of indirect.json, pick.json
 and wild.json."""
 import struct
 
+
+# `write` stands again in ../calls/ and ../structs/reference.py: each script runs alone in
+# its own folder (issue 27).
+def write(path, fmt, n, values):
+    """The n values packed little-endian as `fmt` into path."""
+    with open(path, "wb") as f:
+        f.write(struct.pack("<%d%s" % (n, fmt), *values))
+
+
 N = 256  # indirect and pick: grid 4 x block 64
 W = 32   # wild: one warp
 
@@ -70,12 +79,6 @@ for i in range(N):
 addr = {8: op_add, 16: op_sub, 24: op_mul, 32: op_xor}
 wild_in = [8 * (1 + (t * 7) % 4) for t in range(W)]
 wild = [addr[a](1, 2) for a in wild_in]
-
-def write(path, fmt, n, values):
-    """The n values packed little-endian as `fmt` into path."""
-    with open(path, "wb") as f:
-        f.write(struct.pack("<%d%s" % (n, fmt), *values))
-
 
 write("in.bin", "i", N, inp)
 write("indirect.out.expected.bin", "i", 2 * N, out)

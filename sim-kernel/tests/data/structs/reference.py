@@ -6,6 +6,15 @@ f32 whatever order or fusion ptxas picks, and `fold`'s double sums are
 exact. Writes structs.in.bin and the expected outputs."""
 import struct
 
+
+# `write` stands again in ../calls/ and ../indirect/reference.py: each script runs alone in
+# its own folder (issue 27).
+def write(path, fmt, n, values):
+    """The n values packed little-endian as `fmt` into path."""
+    with open(path, "wb") as f:
+        f.write(struct.pack("<%d%s" % (n, fmt), *values))
+
+
 N = 128  # grid 2 x block 64
 
 inp = [(i * 37) % 101 - 50 for i in range(N)]
@@ -38,12 +47,6 @@ for i in range(N):
     s = fold(i % 8, 1 + i % 5)
     dout.append(s[0])
     iout += [c[3], s[1], s[2], s[3]]
-
-def write(path, fmt, n, values):
-    """The n values packed little-endian as `fmt` into path."""
-    with open(path, "wb") as f:
-        f.write(struct.pack("<%d%s" % (n, fmt), *values))
-
 
 write("structs.in.bin", "i", N, inp)
 write("structs.out.expected.bin", "f", 3 * N, out)
