@@ -32,6 +32,8 @@ if [ -n "$CU12" ]; then
     "$TMP/layout12" > "$TMP/layout12.rs"
     (cd "$REPO" && python3 -m tools.cudart.share sim-cudart/src/gen/layout.rs "$TMP/layout12.rs") \
         > "$REPO/sim-cudart/src/gen/layout12.rs"
+    # As cargo fmt would leave it (it sorts the re-exported names).
+    rustfmt --edition 2021 "$REPO/sim-cudart/src/gen/layout12.rs"
     objdump -T "$CU12/cuda_runtime/lib/libcudart.so.12" | awk '$NF ~ /^(cuda|__cuda)/ {print $NF}' | sort -u \
         > "$REPO/sim-cudart/data/libcudart12.symbols"
 fi

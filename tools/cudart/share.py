@@ -8,7 +8,8 @@ once. Called by generate.sh:
 FULL12 is layout.c's output against CUDA 12's headers. A constant whose line
 is the same in layout.rs is re-exported from there (`pub use super::layout`);
 one with another value, or that CUDA 13 lacks, is written here; a comment
-line is kept where a constant written here follows it.
+line is kept where a constant written here follows it. generate.sh then runs
+rustfmt over the file, as cargo fmt would (it sorts the re-exported names).
 """
 import re
 import sys
