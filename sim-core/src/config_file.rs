@@ -411,6 +411,20 @@ pub struct ConfigLayer {
     memory: MemoryOverrides,
 }
 
+/// A key that takes one of a few words: `parse` reads it; `words` names
+/// them in the error `bad` makes at the value's place.
+fn word<T>(
+    v: Option<Spanned<String>>,
+    parse: impl Fn(&str) -> Option<T>,
+    words: &str,
+    bad: impl Fn(std::ops::Range<usize>, String) -> ConfigError,
+) -> Result<Option<T>, ConfigError> {
+    v.map(|v| {
+        parse(v.get_ref()).ok_or_else(|| bad(v.span(), format!("'{}' is not {words}", v.get_ref())))
+    })
+    .transpose()
+}
+
 impl ConfigLayer {
     /// Reads a configuration document; `origin` names it in errors.
     pub fn parse(text: &str, origin: &str) -> Result<ConfigLayer, ConfigError> {
@@ -435,30 +449,22 @@ impl ConfigLayer {
                 Target::parse(t.get_ref()).map_err(|e| bad("target", t.span(), e.to_string()))?;
             l.target = Some(parsed);
         }
-        if let Some(b) = doc.base {
-            l.base = Some(parse_base(b.get_ref()).ok_or_else(|| {
-                bad(
-                    "base",
-                    b.span(),
-                    format!("'{}' is not sm_13, sm_30, sm_53 or sm_90", b.get_ref()),
-                )
-            })?);
-        }
-        if let Some(s) = doc.scheduler {
-            l.scheduler = Some(SchedPolicy::parse(s.get_ref()).ok_or_else(|| {
-                bad(
-                    "scheduler",
-                    s.span(),
-                    format!("'{}' is not lrr, gto or oldest", s.get_ref()),
-                )
-            })?);
-        }
-        if let Some(s) = doc.lowering {
-            l.lowering = Some(parse_lowering(s.get_ref()).ok_or_else(|| {
-                let m = format!("'{}' is not native, kepler, maxwell or hopper", s.get_ref());
-                bad("lowering", s.span(), m)
-            })?);
-        }
+        l.base = word(
+            doc.base,
+            parse_base,
+            "sm_13, sm_30, sm_53 or sm_90",
+            |at, m| bad("base", at, m),
+        )?;
+        l.scheduler = word(
+            doc.scheduler,
+            SchedPolicy::parse,
+            "lrr, gto or oldest",
+            |at, m| bad("scheduler", at, m),
+        )?;
+        let lowerings = "native, kepler, maxwell or hopper";
+        l.lowering = word(doc.lowering, parse_lowering, lowerings, |at, m| {
+            bad("lowering", at, m)
+        })?;
         l.resident_warps = doc.resident_warps;
         l.schedulers = doc.schedulers;
         l.issue_width = doc.issue_width;

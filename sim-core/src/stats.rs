@@ -62,11 +62,7 @@ pub struct OpStats {
 impl OpStats {
     /// Mean latency (0 when no instruction).
     pub fn latency_mean(&self) -> f64 {
-        if self.count == 0 {
-            0.0
-        } else {
-            self.latency_sum as f64 / self.count as f64
-        }
+        ratio(self.latency_sum, self.count)
     }
     /// Adds `n` issues of one instruction (`threads` summed over them).
     pub(crate) fn record(&mut self, n: u64, threads: u64, uops: u64, latency: u64) {
@@ -177,6 +173,15 @@ pub struct Stats {
     pub activity: crate::Activity,
 }
 
+/// `num / den`, 0 when `den` is 0 (nothing counted yet).
+fn ratio(num: u64, den: u64) -> f64 {
+    if den == 0 {
+        0.0
+    } else {
+        num as f64 / den as f64
+    }
+}
+
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }
@@ -184,11 +189,7 @@ fn is_zero(n: &u64) -> bool {
 impl Stats {
     /// Warp instructions per cycle (all SMs together).
     pub fn ipc(&self) -> f64 {
-        if self.cycles == 0 {
-            0.0
-        } else {
-            self.warp_instructions as f64 / self.cycles as f64
-        }
+        ratio(self.warp_instructions, self.cycles)
     }
 
     /// Recomputes derived fields (`ipc`, utilisation) from the counters.

@@ -28,6 +28,8 @@ pub const REASONS: [&str; NREASONS] = [
 pub const NREASONS: usize = 13;
 
 /// Index of each reason in [`REASONS`].
+// One constant a reason, alike in shape: names the model matches on, kept
+// as a list (issue 27).
 pub mod reason {
     /// The warp issued this cycle.
     pub const SELECTED: u8 = 0;

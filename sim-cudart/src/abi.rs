@@ -11,7 +11,7 @@
 //! `cudaMemcpy2D` and `cudaMemcpy2DAsync`): a C declaration each, on purpose.
 
 use crate::err;
-use crate::graph::Node;
+use crate::graph::{Memset, Node};
 use crate::runtime::{CallConfig, Fail, Place, Res, Runtime};
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::sync::Mutex;
@@ -762,14 +762,14 @@ pub extern "C" fn cudaMemsetAsync(
     stream: *mut c_void,
 ) -> c_int {
     with(|rt| {
-        let node = Node::Set {
+        let node = Node::Set(Memset {
             dst: p as u64,
             value: u32::from(value as u8),
             element: 1,
             width: n as u64,
             rows: 1,
             pitch: n as u64,
-        };
+        });
         if rt.graphs.record(stream as u64, node) {
             return rt.alive();
         }

@@ -5,11 +5,14 @@
 //! call it stands for would.
 //!
 //! Signatures are CUDA 13's (`cuda_runtime_api.h`, `driver_types.h` of
-//! the nvidia-cuda-runtime wheel).
+//! the nvidia-cuda-runtime wheel). The `cudaGraphAdd*Node` entry points
+//! repeat one parameter list (`out`, `g`, `deps`, `n`, then the node's
+//! own) around shared helpers (`add_node`, `add_event_node`): each C
+//! entry point is its own function (issue 27).
 
 use crate::abi::{c_aliases, copy, memset, pack_params, print_out, put, with, Dim3};
 use crate::err;
-use crate::graph::{HostFn, Node};
+use crate::graph::{HostFn, Memset, Node};
 use crate::runtime::{CallConfig, Fail, Place, Res, Runtime};
 use std::ffi::{c_int, c_uint, c_ulonglong, c_void};
 
@@ -306,14 +309,14 @@ pub(crate) unsafe fn memset_node(p: *const MemsetParams) -> Res<Node> {
     if ![1, 2, 4].contains(&p.element) || (p.height > 1 && (p.pitch as u64) < row) {
         return Err(Fail::code(err::INVALID_VALUE));
     }
-    Ok(Node::Set {
+    Ok(Node::Set(Memset {
         dst: p.dst as u64,
         value: p.value,
         element: p.element,
         width: p.width as u64,
         rows: p.height as u64,
         pitch: p.pitch as u64,
-    })
+    }))
 }
 
 /// `cudaGraphAddMemsetNode`: rows of elements of 1, 2 or 4 bytes.
@@ -526,14 +529,7 @@ fn run(nodes: &[Node], s: u64) -> c_int {
                 // as CUDA requires.
                 with(|rt| unsafe { copy(rt, dst as *mut c_void, src as *const c_void, n, kind) })
             }
-            &Node::Set {
-                dst,
-                value,
-                element,
-                width,
-                rows,
-                pitch,
-            } => with(|rt| set(rt, dst, value, element, width, rows, pitch)),
+            Node::Set(m) => with(|rt| set(rt, m)),
             &Node::Host { f, data } => {
                 let code = with(|rt| rt.alive());
                 if code == err::SUCCESS {
@@ -558,15 +554,15 @@ fn run(nodes: &[Node], s: u64) -> c_int {
 
 /// A memset node's rows: bytes through `memset`, wider elements written
 /// whole into device memory.
-fn set(
-    rt: &mut Runtime,
-    dst: u64,
-    value: u32,
-    element: u32,
-    width: u64,
-    rows: u64,
-    pitch: u64,
-) -> Res<()> {
+fn set(rt: &mut Runtime, m: &Memset) -> Res<()> {
+    let &Memset {
+        dst,
+        value,
+        element,
+        width,
+        rows,
+        pitch,
+    } = m;
     for r in 0..rows {
         let at = dst.wrapping_add(r * pitch);
         if element == 1 {

@@ -9,12 +9,15 @@
 //! `cudaGraphExecUpdateResultInfo`, and leaves the graph as it was.
 //!
 //! Signatures are CUDA 13's (`cuda_runtime_api.h`, `driver_types.h`).
+//! Entry points of one signature (the `*SetEvent` pair, the `*SetParams`
+//! ones) repeat their parameter lists around one shared helper: each C
+//! entry point is its own function (issue 27).
 
 use crate::abi::{put, with};
 use crate::abi_graph::MemsetParams;
 use crate::abi_graph::{host_node, kernel_node, memset_node, HostNodeParams, KernelNodeParams};
 use crate::err;
-use crate::graph::{changeable, Node};
+use crate::graph::{changeable, Memset, Node};
 use crate::runtime::{Fail, Place, Res, Runtime};
 use std::ffi::{c_int, c_void};
 
@@ -189,7 +192,7 @@ pub unsafe extern "C" fn cudaGraphExecMemsetNodeSetParams(
         let what = "cudaGraphExecMemsetNodeSetParams";
         // SAFETY: as the caller's.
         let new = unsafe { memset_node(p)? };
-        if let Node::Set { width: 0, .. } | Node::Set { rows: 0, .. } = new {
+        if let Node::Set(Memset { width: 0, .. } | Memset { rows: 0, .. }) = new {
             return Err(Fail::said(
                 err::INVALID_VALUE,
                 format!("{what}: a memset of 0 bytes"),

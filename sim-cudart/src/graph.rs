@@ -55,20 +55,7 @@ pub enum Node {
     },
     /// `cudaMemsetAsync` or a memset node: `rows` rows of `n` bytes,
     /// `pitch` apart.
-    Set {
-        /// Destination.
-        dst: u64,
-        /// The byte value (elements of 2 or 4 bytes: `element`).
-        value: u32,
-        /// Bytes of one element: 1, 2 or 4.
-        element: u32,
-        /// Elements a row.
-        width: u64,
-        /// Rows.
-        rows: u64,
-        /// Bytes between rows.
-        pitch: u64,
-    },
+    Set(Memset),
     /// `cudaLaunchHostFunc` or a host node: the program's function and
     /// its data.
     Host {
@@ -90,6 +77,24 @@ pub enum Node {
     /// Another graph's nodes, as `cudaGraphLaunch` of an executable
     /// graph into a capturing stream records them.
     Child(Vec<Node>),
+}
+
+/// A memset's rows: `rows` rows of `width` elements, `pitch` bytes apart
+/// (a `Node::Set`, and what `abi_graph::set` writes).
+#[derive(Clone, Copy, Debug)]
+pub struct Memset {
+    /// Destination.
+    pub dst: u64,
+    /// The byte value (elements of 2 or 4 bytes: `element`).
+    pub value: u32,
+    /// Bytes of one element: 1, 2 or 4.
+    pub element: u32,
+    /// Elements a row.
+    pub width: u64,
+    /// Rows.
+    pub rows: u64,
+    /// Bytes between rows.
+    pub pitch: u64,
 }
 
 /// A copy of a kernel node's parameter buffer, and a pointer into it per
@@ -486,22 +491,11 @@ pub fn changeable(a: &Node, b: &Node, on_device: &impl Fn(u64) -> bool) -> Resul
                 cooperative: cb, ..
             },
         ) if ca != cb => Err(l::cudaGraphExecUpdateErrorNotSupported),
-        (
-            Node::Set {
-                element: ea,
-                width: wa,
-                rows: ra,
-                pitch: pa,
-                ..
-            },
-            Node::Set {
-                element: eb,
-                width: wb,
-                rows: rb,
-                pitch: pb,
-                ..
-            },
-        ) if (*ra > 1 || *rb > 1) && (ea, wa, ra, pa) != (eb, wb, rb, pb) => {
+        (Node::Set(a), Node::Set(b))
+            if (a.rows > 1 || b.rows > 1)
+                && (a.element, a.width, a.rows, a.pitch)
+                    != (b.element, b.width, b.rows, b.pitch) =>
+        {
             Err(l::cudaGraphExecUpdateErrorParametersChanged)
         }
         (
@@ -596,14 +590,14 @@ mod tests {
     }
 
     fn set(value: u32, rows: u64) -> Node {
-        Node::Set {
+        Node::Set(Memset {
             dst: 0x1000,
             value,
             element: 4,
             width: 8,
             rows,
             pitch: 32,
-        }
+        })
     }
 
     fn kernel(stub: u64, arg: u8, cooperative: bool) -> Node {
@@ -633,12 +627,12 @@ mod tests {
         let (g2, _, b2) = two(&mut g, 5, 2);
         assert_eq!(g.update(e, g2, |_| true).unwrap(), Ok(()));
         assert!(
-            matches!(g.exec(e).unwrap(), [Node::Set { value: 5, .. }, Node::Kernel { params, .. }] if params[0] == 2)
+            matches!(g.exec(e).unwrap(), [Node::Set(Memset { value: 5, .. }), Node::Kernel { params, .. }] if params[0] == 2)
         );
         // The executable graph's nodes still answer to g1's handles.
         assert!(matches!(
             g.exec_node_mut(e, a).unwrap(),
-            Node::Set { value: 5, .. }
+            Node::Set(Memset { value: 5, .. })
         ));
         assert!(g.exec_node_mut(e, b2).is_err(), "a node of another graph");
         assert!(
@@ -674,11 +668,11 @@ mod tests {
         assert_eq!(g.update(e, g7, |_| true).unwrap().unwrap_err().result, 5);
         assert!(matches!(
             g.exec(e).unwrap()[0],
-            Node::Set {
+            Node::Set(Memset {
                 value: 5,
                 rows: 1,
                 ..
-            }
+            })
         ));
         assert!(g.update(e, 0x99, |_| true).is_err(), "no such graph");
     }

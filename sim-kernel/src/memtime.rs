@@ -740,6 +740,8 @@ mod tests {
 
     /// Where `sector_run` answers, it is what the lane walk finds, and it
     /// answers for a warp's consecutive elements at any offset.
+    // Opens as `glance_agrees_with_the_walk` does (a xorshift stream of
+    // random accesses): each test draws its own (issue 27).
     #[test]
     fn a_sector_run_is_what_the_lane_walk_finds() {
         let mut x = 0x51_7cc1_b727_220au64;

@@ -148,6 +148,8 @@ pub enum RecordError {
     Encode(String),
 }
 
+// A field list alike in shape to other records' (issue 27): the
+// recording's own format, nothing to share.
 /// What a recording states before its warps: everything but the warps,
 /// the cycles and the outputs' final bytes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -35,6 +35,9 @@ pub enum RunError {
     Kernel(#[from] KernelError),
 }
 
+// `engine::Options` names several of these fields again: the engine's
+// borrowed view of a launch's options (`engine_options`), without the
+// memory model's and the recorder's (issue 27).
 /// How to run a launch.
 #[derive(Clone, Debug)]
 pub struct RunOptions {

@@ -11,6 +11,9 @@ its registers at the widths their names give (%r .b32, %h .b16, %f .f32).
 
 Usage: PTXAS13=... python3 -m tools.grids.cvt_fp8 > sim-isa/tests/data/cvt-fp8-ptxas.txt
 """
+# Alike in shape to int_simd.py (a CONFIGS table, texts(), a head printed before the
+# verdicts): each grid's own statements, configurations and head, the assembling
+# shared through verdict.accepts (issue 27).
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor

@@ -10,6 +10,9 @@ widths their names give (%r .b32, %rd .b64, %h .b16).
 
 Usage: PTXAS=... PTXAS13=... python3 -m tools.grids.int_simd > sim-isa/tests/data/int-simd-ptxas.txt
 """
+# Alike in shape to cvt_fp8.py (a CONFIGS table, texts(), a head printed before the
+# verdicts): each grid's own statements, configurations and head, the assembling
+# shared through verdict.accepts (issue 27).
 import os
 import sys
 

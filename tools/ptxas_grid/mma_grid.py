@@ -161,6 +161,8 @@ GATES = [(t, v, s) for s in [K16, K16BF, K32, D4] for t, v in [("sm_80", "7.0"),
 
 
 def main():
+    # The grid file's own head: mma_grid's and wmma_grid's describe the same columns
+    # in the same words, as each committed file must alone (issue 27).
     lines = [
         "# ptxas 13.0.88 (-arch=sm_90, .version 9.0, .address_size 64) on each tensor-core warp",
         "# statement alone, in tools/ptxas_grid/verdict.py's kernel (%h b16, %r b32, %rd b64,",

@@ -25,6 +25,9 @@ class (`tools/ptxas_grid/verdict.py`).
     PTXAS13=... PTXAS11=... python3 -m tools.ptxas_grid.tanh_grid
 """
 
+# The docstring is the grid file's head (`verdict.doc_head`): each committed grid
+# describes its own columns, so its format paragraph repeats prefetch_grid.py's (issue 27).
+
 import sys
 
 from tools.ptxas_grid import verdict

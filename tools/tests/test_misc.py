@@ -1,9 +1,9 @@
 """Small readers and generators: tools/cudart/errors.py (an excerpt of CUDA 13.0.88's
-driver_types.h), launch_check.py's random buffers (the values sim-module's
+driver_types.h), tools/cudart/share.py, launch_check.py's random buffers (the values sim-module's
 tests/it/launch.rs computes by the documented rule), bench/summarise.py."""
 import struct
 
-from tools.cudart import errors
+from tools.cudart import errors, share
 from tools.gpu import launch_check
 from tools.gpu.bench import summarise
 from tools.tests.helpers import data
@@ -26,6 +26,42 @@ def test_cuda_errors_rust_table():
         '    (999, "cudaErrorUnknown"),',
         "];",
     ]
+
+
+def test_cuda12_layout_keeps_only_what_differs():
+    # Lines as layout.c prints them: PROP_SIZE and PATTR_SIZE differ between the
+    # versions (1008/1032, 88/24 in the committed files), PROP_CLOCK_RATE is CUDA
+    # 12's only, NVLINK is CUDA 13's only.
+    base = ["// @generated ... CUDA 13 headers; do not edit.", "// Offsets into `struct cudaDeviceProp`.",
+            "pub const PROP_SIZE: usize = 1008;", "pub const PROP_NAME: usize = 0;",
+            "// Offsets into `struct cudaPointerAttributes`.", "pub const PATTR_SIZE: usize = 88;",
+            "// `enum cudaMemoryType` values.", "pub const cudaMemoryTypeHost: i32 = 1;",
+            "pub const NVLINK: i32 = 16;"]
+    full = ["// @generated ... CUDA 12 headers; do not edit.", "// Offsets into `struct cudaDeviceProp`.",
+            "pub const PROP_SIZE: usize = 1032;", "pub const PROP_NAME: usize = 0;",
+            "pub const PROP_CLOCK_RATE: usize = 348;",
+            "// Offsets into `struct cudaPointerAttributes`.", "pub const PATTR_SIZE: usize = 24;",
+            "// `enum cudaMemoryType` values.", "pub const cudaMemoryTypeHost: i32 = 1;"]
+    assert share.share(base, full).splitlines() == [
+        "// @generated ... CUDA 12 headers; do not edit.",
+        "// Only what differs from CUDA 13's layout.rs is written here; the",
+        "// names both agree on (the same line in both) are layout.rs's.",
+        "pub use super::layout::{",
+        "    PROP_NAME, cudaMemoryTypeHost,",
+        "};",
+        "// Offsets into `struct cudaDeviceProp`.",
+        "pub const PROP_SIZE: usize = 1032;",
+        "pub const PROP_CLOCK_RATE: usize = 348;",
+        "// Offsets into `struct cudaPointerAttributes`.",
+        "pub const PATTR_SIZE: usize = 24;",
+    ]
+
+
+def test_use_lines_wrap_within_the_width():
+    lines = share.use_lines(["A" * 40, "B" * 40, "C" * 40])
+    assert lines == ["pub use super::layout::{", "    " + "A" * 40 + ", " + "B" * 40 + ",",
+                     "    " + "C" * 40 + ",", "};"]
+    assert max(map(len, lines)) <= 100
 
 
 def test_xoshiro_first_outputs_of_seed_7():

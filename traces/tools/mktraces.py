@@ -5,6 +5,9 @@ The expected values come from a small model written here from the spec's
 Semantics blocks (and ERRATA 8/17), independent of sim-isa, so `run --check`
 compares two implementations. Re-run: python3 traces/tools/mktraces.py
 """
+# Each sample's `header` and `body` are its committed file's PTX text: alike in
+# shape from sample to sample (the lane set-up, a `.repeat`), they stay as each
+# file reads (issue 27).
 import os, struct
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -78,6 +78,8 @@ impl Setup {
 /// 24 bytes each while running, a few hundred in the file).
 pub const MAX_TIMELINE_ISSUES: usize = 10_000_000;
 
+// A field list alike in shape to other records' (issue 27): `run`'s own
+// options as the commands read them, apart from clap's help text in main.rs.
 /// `run`'s options beyond the configuration.
 pub struct RunArgs {
     pub setup: Setup,

@@ -395,6 +395,7 @@ fn dump_buffers(
     Ok(())
 }
 
+// A field list alike in shape to other records' (issue 27): its own fields, nothing to share.
 /// The launch lines of a report.
 struct Summary {
     entry: String,

@@ -4,6 +4,8 @@
 // others wrote before each sync; one block more is refused. Launched the
 // ordinary way, the kernel finds no grid workspace and traps, and the
 // error sticks, as on a GPU.
+// sim-kernel's tests/data/gridsync/gridsync.cu repeats `twice` (as
+// `extern "C"`): each program is compiled alone (issue 27).
 #include <cstdio>
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;

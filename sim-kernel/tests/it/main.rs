@@ -1,5 +1,11 @@
 //! sim-kernel: the H100 launches, values byte for byte.
 
+// Many tests open alike (a launch file run on some SMs, its outputs and
+// counters asserted), and `duplicates` pairs them by shape: the shared steps
+// are the helpers below (`in_crate`, `matches_on_sms`, `records_and_replays`,
+// `opts`); what repeats is each test's own launch and expected values
+// (issue 27).
+
 mod async_copy;
 mod branches;
 mod bulk_copy;

@@ -470,6 +470,15 @@ pub(crate) fn small(seed: usize, lo: i64, span: i64) -> impl Fn(usize, usize) ->
     move |r, c| ((r * 7 + c * 3 + seed * 5) as i64 % span + lo) as f64
 }
 
+/// `at(r, c)` where it answers, `rest(r, c)` elsewhere: inputs with a few
+/// chosen elements among small ones.
+fn but(
+    at: impl Fn(usize, usize) -> Option<f64>,
+    rest: impl Fn(usize, usize) -> f64,
+) -> impl Fn(usize, usize) -> f64 {
+    move |r, c| at(r, c).unwrap_or_else(|| rest(r, c))
+}
+
 pub(crate) const F: bool = false;
 pub(crate) const C: bool = true;
 
@@ -500,16 +509,37 @@ fn m32n8k16_f16_with_f32_accumulators() {
     assert_eq!(d[0][0], u64::from((want as f32).to_bits()));
 }
 
+/// Forms `run_form`'s own checks cover (fragments, every element of `d`):
+/// f16 with f16 accumulators, an f16 `c` into an f32 `d`, bf16.
 #[test]
-fn m32n8k16_f16_with_f16_accumulators() {
-    let f = form("m32n8k16", T::F16, T::F16, T::F16, [C, F, C, F]);
-    run_form(&f, small(4, -3, 7), small(5, -3, 7), small(6, -20, 40));
-}
-
-#[test]
-fn m8n32k16_f16_c_into_f32_d() {
-    let f = form("m8n32k16", T::F16, T::F16, T::F32, [F, F, F, F]);
-    run_form(&f, small(7, -3, 7), small(8, -2, 5), small(9, -30, 60));
+fn f16_and_bf16_forms_match_the_exact_sums() {
+    let forms = [
+        (
+            ("m32n8k16", T::F16, T::F16, T::F16, [C, F, C, F]),
+            [(4, -3, 7), (5, -3, 7), (6, -20, 40)],
+        ),
+        (
+            ("m8n32k16", T::F16, T::F16, T::F32, [F, F, F, F]),
+            [(7, -3, 7), (8, -2, 5), (9, -30, 60)],
+        ),
+        (
+            ("m16n16k16", T::Bf16, T::F32, T::F32, [F, C, F, F]),
+            [(1, -3, 7), (2, -3, 7), (3, -50, 100)],
+        ),
+        (
+            ("m32n8k16", T::Bf16, T::F32, T::F32, [C, F, C, F]),
+            [(4, -3, 7), (5, -3, 7), (6, -50, 100)],
+        ),
+    ];
+    for ((shape, ab, c, d, col), [x, y, z]) in forms {
+        let f = form(shape, ab, c, d, col);
+        run_form(
+            &f,
+            small(x.0, x.1, x.2),
+            small(y.0, y.1, y.2),
+            small(z.0, z.1, z.2),
+        );
+    }
 }
 
 /// An f32 `c` into an f16 `d`: summed in f32, then rounded to nearest even
@@ -518,20 +548,11 @@ fn m8n32k16_f16_c_into_f32_d() {
 #[test]
 fn m8n32k16_f32_c_into_f16_d_rounds_to_nearest_even() {
     let f = form("m8n32k16", T::F16, T::F32, T::F16, [C, C, C, C]);
-    let a = |i: usize, k: usize| {
-        if i == 0 {
-            f64::from(u8::from(k == 0))
-        } else {
-            small(1, -3, 7)(i, k)
-        }
-    };
-    let b = |k: usize, j: usize| {
-        if k == 0 && j < 2 {
-            1.0
-        } else {
-            small(2, -3, 7)(k, j)
-        }
-    };
+    let a = but(
+        |i, k| (i == 0).then_some(f64::from(u8::from(k == 0))),
+        small(1, -3, 7),
+    );
+    let b = but(|k, j| (k == 0 && j < 2).then_some(1.0), small(2, -3, 7));
     let c = |i: usize, j: usize| match (i, j) {
         (0, 0) => 2048.0,
         (0, 1) => 2050.0,
@@ -539,18 +560,6 @@ fn m8n32k16_f32_c_into_f16_d_rounds_to_nearest_even() {
     };
     let d = run_form(&f, a, b, c);
     assert_eq!((d[0][0], d[0][1]), (0x6800, 0x6802));
-}
-
-#[test]
-fn m16n16k16_bf16() {
-    let f = form("m16n16k16", T::Bf16, T::F32, T::F32, [F, C, F, F]);
-    run_form(&f, small(1, -3, 7), small(2, -3, 7), small(3, -50, 100));
-}
-
-#[test]
-fn m32n8k16_bf16() {
-    let f = form("m32n8k16", T::Bf16, T::F32, T::F32, [C, F, C, F]);
-    run_form(&f, small(4, -3, 7), small(5, -3, 7), small(6, -50, 100));
 }
 
 /// bf16 with a sum f32 cannot hold: `1 + 3 * 2^-25` is `1` under the
@@ -561,27 +570,12 @@ fn m32n8k16_bf16() {
 fn m8n32k16_bf16_sum_rounds_toward_zero() {
     let f = form("m8n32k16", T::Bf16, T::F32, T::F32, [F, C, C, F]);
     let tiny = |k: usize| if k < 3 { 2f64.powi(-12) } else { 0.0 };
-    let a = |i: usize, k: usize| {
-        if i == 0 {
-            tiny(k)
-        } else {
-            small(7, -3, 7)(i, k)
-        }
-    };
-    let b = |k: usize, j: usize| {
-        if j == 0 {
-            2f64.powi(-13) * f64::from(u8::from(k < 3))
-        } else {
-            small(8, -3, 7)(k, j)
-        }
-    };
-    let c = |i: usize, j: usize| {
-        if (i, j) == (0, 0) {
-            1.0
-        } else {
-            small(9, -50, 100)(i, j)
-        }
-    };
+    let a = but(|i, k| (i == 0).then_some(tiny(k)), small(7, -3, 7));
+    let b = but(
+        |k, j| (j == 0).then_some(2f64.powi(-13) * f64::from(u8::from(k < 3))),
+        small(8, -3, 7),
+    );
+    let c = but(|i, j| ((i, j) == (0, 0)).then_some(1.0), small(9, -50, 100));
     let d = run_form(&f, a, b, c);
     assert_eq!(d[0][0], u64::from(1f32.to_bits()));
 }
@@ -590,13 +584,10 @@ fn m8n32k16_bf16_sum_rounds_toward_zero() {
 #[test]
 fn m16n16k16_s8_wraps() {
     let f = form("m16n16k16", T::S8, T::S32, T::S32, [F, C, F, C]);
-    let c = |i: usize, j: usize| {
-        if i == 0 {
-            f64::from(i32::MAX) - 3.0
-        } else {
-            small(1, -1000, 2000)(i, j)
-        }
-    };
+    let c = but(
+        |i, _| (i == 0).then_some(f64::from(i32::MAX) - 3.0),
+        small(1, -1000, 2000),
+    );
     let d = run_form(&f, small(2, -128, 256), small(3, -128, 256), c);
     // Row 0 of `a` times column 0 of `b` is positive here: wrapped.
     assert!((d[0][0] as u32) >= 0x8000_0000);
@@ -607,13 +598,10 @@ fn m16n16k16_s8_wraps() {
 fn m32n8k16_u8_satfinite_clamps() {
     let mut f = form("m32n8k16", T::U8, T::S32, T::S32, [C, F, C, F]);
     f.sat = true;
-    let c = |i: usize, j: usize| {
-        if i == 0 {
-            f64::from(i32::MAX) - 5.0
-        } else {
-            small(4, -1000, 2000)(i, j)
-        }
-    };
+    let c = but(
+        |i, _| (i == 0).then_some(f64::from(i32::MAX) - 5.0),
+        small(4, -1000, 2000),
+    );
     let d = run_form(&f, small(5, 0, 256), small(6, 0, 256), c);
     assert_eq!(d[0][0], 0x7fff_ffff);
 }
@@ -623,27 +611,12 @@ fn m32n8k16_u8_satfinite_clamps() {
 fn m8n32k16_s8_satfinite_clamps_low() {
     let mut f = form("m8n32k16", T::S8, T::S32, T::S32, [F, F, F, F]);
     f.sat = true;
-    let a = |i: usize, k: usize| {
-        if i == 0 {
-            127.0
-        } else {
-            small(7, -128, 256)(i, k)
-        }
-    };
-    let b = |k: usize, j: usize| {
-        if j == 0 {
-            -128.0
-        } else {
-            small(8, -128, 256)(k, j)
-        }
-    };
-    let c = |i: usize, j: usize| {
-        if (i, j) == (0, 0) {
-            f64::from(i32::MIN) + 7.0
-        } else {
-            small(9, -1000, 2000)(i, j)
-        }
-    };
+    let a = but(|i, _| (i == 0).then_some(127.0), small(7, -128, 256));
+    let b = but(|_, j| (j == 0).then_some(-128.0), small(8, -128, 256));
+    let c = but(
+        |i, j| ((i, j) == (0, 0)).then_some(f64::from(i32::MIN) + 7.0),
+        small(9, -1000, 2000),
+    );
     let d = run_form(&f, a, b, c);
     assert_eq!(d[0][0], 0x8000_0000);
 }
@@ -655,27 +628,15 @@ fn m8n32k16_s8_satfinite_clamps_low() {
 #[test]
 fn m8n8k4_f64_is_a_chain_of_fmas() {
     let f = form("m8n8k4", T::F64, T::F64, T::F64, [F, C, C, F]);
-    let a = |i: usize, k: usize| {
-        if i == 0 {
-            2f64.powi(-27) * f64::from(u8::from(k < 2))
-        } else {
-            small(1, -9, 19)(i, k)
-        }
-    };
-    let b = |k: usize, j: usize| {
-        if j == 0 {
-            2f64.powi(-26) * f64::from(u8::from(k < 2))
-        } else {
-            small(2, -9, 19)(k, j)
-        }
-    };
-    let c = |i: usize, j: usize| {
-        if (i, j) == (0, 0) {
-            1.0
-        } else {
-            small(3, -99, 199)(i, j)
-        }
-    };
+    let a = but(
+        |i, k| (i == 0).then_some(2f64.powi(-27) * f64::from(u8::from(k < 2))),
+        small(1, -9, 19),
+    );
+    let b = but(
+        |k, j| (j == 0).then_some(2f64.powi(-26) * f64::from(u8::from(k < 2))),
+        small(2, -9, 19),
+    );
+    let c = but(|i, j| ((i, j) == (0, 0)).then_some(1.0), small(3, -99, 199));
     let d = run_form(&f, a, b, c);
     assert_eq!(d[0][0], 1f64.to_bits());
 }
@@ -708,13 +669,10 @@ fn m8n8k32_s4() {
 fn m8n8k32_u4_satfinite_wraps_as_the_machine_code_does() {
     let mut f = form("m8n8k32", T::U4, T::S32, T::S32, [F, C, F, C]);
     f.sat = true;
-    let c = |i: usize, j: usize| {
-        if i == 0 {
-            f64::from(i32::MAX) - 2.0
-        } else {
-            small(4, -500, 1000)(i, j)
-        }
-    };
+    let c = but(
+        |i, _| (i == 0).then_some(f64::from(i32::MAX) - 2.0),
+        small(4, -500, 1000),
+    );
     let d = run_form(&f, small(5, 1, 15), small(6, 1, 15), c);
     assert!(d[0][0] >= 0x8000_0000);
 }

@@ -16,6 +16,7 @@ const MICROBENCH: &str = include_str!("../../../data/calibration/h100/microbench
 
 /// Microbenchmark `op` -> its PTX instructions as (lowering key, chained operands).
 /// The keys stand for every comparison and sign (the table uses `lt`, unsigned).
+// A data table, one row a microbenchmark: rows alike in shape stay (issue 27).
 const FORMS: &[(&str, &[(&str, &str)])] = &[
     ("add.u32", &[("alu.add.b32", "a"), ("alu.xor.b32", "a")]),
     ("vadd4", &[("vadd4.uuu.plain.def", "a")]),

@@ -6,6 +6,15 @@ product plus 0.5, rounded once to nearest even, exact in f64 for these
 small values). Writes calls.in.bin and the expected outputs."""
 import struct
 
+
+# `write` stands again in ../indirect/ and ../structs/reference.py: each script runs alone in
+# its own folder (issue 27).
+def write(path, fmt, n, values):
+    """The n values packed little-endian as `fmt` into path."""
+    with open(path, "wb") as f:
+        f.write(struct.pack("<%d%s" % (n, fmt), *values))
+
+
 N = 128  # grid 2 x block 64
 
 
@@ -40,9 +49,6 @@ for i in range(N):
     out += [mad2(v, 7), walk(inp, i % 8), walk(inp, 5) if i % 3 == 0 else -1]
     fout.append(f32(float(f32(float(v))) * float(i - 10) + 0.5))
 
-with open("calls.in.bin", "wb") as f:
-    f.write(struct.pack("<%di" % N, *inp))
-with open("calls.out.expected.bin", "wb") as f:
-    f.write(struct.pack("<%di" % (3 * N), *out))
-with open("calls.fout.expected.bin", "wb") as f:
-    f.write(struct.pack("<%df" % N, *fout))
+write("calls.in.bin", "i", N, inp)
+write("calls.out.expected.bin", "i", 3 * N, out)
+write("calls.fout.expected.bin", "f", N, fout)

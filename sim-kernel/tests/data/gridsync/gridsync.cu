@@ -1,5 +1,6 @@
 // The kernel of sim-kernel's tests/it/gridsync.rs (as sim-cli's
-// tests/programs/gridsync.cu has it): a grid that syncs twice through
+// tests/programs/gridsync.cu has it; each file is compiled alone, so the
+// kernel stays in both, issue 27): a grid that syncs twice through
 // cooperative groups. gridsync.ptx is nvcc 13.0.88's:
 //   nvcc -arch=sm_90 -ptx -I$CCCL/include/cccl gridsync.cu
 // (CCCL: the nvidia-cuda-cccl 13.0.85 wheel's nvidia/cu13 folder).

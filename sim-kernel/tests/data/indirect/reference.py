@@ -7,6 +7,15 @@ in.bin, wild.in.bin and the expected outputs of indirect.json, pick.json
 and wild.json."""
 import struct
 
+
+# `write` stands again in ../calls/ and ../structs/reference.py: each script runs alone in
+# its own folder (issue 27).
+def write(path, fmt, n, values):
+    """The n values packed little-endian as `fmt` into path."""
+    with open(path, "wb") as f:
+        f.write(struct.pack("<%d%s" % (n, fmt), *values))
+
+
 N = 256  # indirect and pick: grid 4 x block 64
 W = 32   # wild: one warp
 
@@ -71,15 +80,9 @@ addr = {8: op_add, 16: op_sub, 24: op_mul, 32: op_xor}
 wild_in = [8 * (1 + (t * 7) % 4) for t in range(W)]
 wild = [addr[a](1, 2) for a in wild_in]
 
-with open("in.bin", "wb") as f:
-    f.write(struct.pack("<%di" % N, *inp))
-with open("indirect.out.expected.bin", "wb") as f:
-    f.write(struct.pack("<%di" % (2 * N), *out))
-with open("indirect.fout.expected.bin", "wb") as f:
-    f.write(struct.pack("<%df" % N, *fout))
-with open("pick.out.expected.bin", "wb") as f:
-    f.write(struct.pack("<%di" % (2 * N), *pick))
-with open("wild.in.bin", "wb") as f:
-    f.write(struct.pack("<%dq" % W, *wild_in))
-with open("wild.out.expected.bin", "wb") as f:
-    f.write(struct.pack("<%di" % W, *wild))
+write("in.bin", "i", N, inp)
+write("indirect.out.expected.bin", "i", 2 * N, out)
+write("indirect.fout.expected.bin", "f", N, fout)
+write("pick.out.expected.bin", "i", 2 * N, pick)
+write("wild.in.bin", "q", W, wild_in)
+write("wild.out.expected.bin", "i", W, wild)

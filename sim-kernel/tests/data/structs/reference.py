@@ -6,6 +6,15 @@ f32 whatever order or fusion ptxas picks, and `fold`'s double sums are
 exact. Writes structs.in.bin and the expected outputs."""
 import struct
 
+
+# `write` stands again in ../calls/ and ../indirect/reference.py: each script runs alone in
+# its own folder (issue 27).
+def write(path, fmt, n, values):
+    """The n values packed little-endian as `fmt` into path."""
+    with open(path, "wb") as f:
+        f.write(struct.pack("<%d%s" % (n, fmt), *values))
+
+
 N = 128  # grid 2 x block 64
 
 inp = [(i * 37) % 101 - 50 for i in range(N)]
@@ -39,11 +48,7 @@ for i in range(N):
     dout.append(s[0])
     iout += [c[3], s[1], s[2], s[3]]
 
-with open("structs.in.bin", "wb") as f:
-    f.write(struct.pack("<%di" % N, *inp))
-with open("structs.out.expected.bin", "wb") as f:
-    f.write(struct.pack("<%df" % (3 * N), *out))
-with open("structs.dout.expected.bin", "wb") as f:
-    f.write(struct.pack("<%dd" % N, *dout))
-with open("structs.iout.expected.bin", "wb") as f:
-    f.write(struct.pack("<%di" % (4 * N), *iout))
+write("structs.in.bin", "i", N, inp)
+write("structs.out.expected.bin", "f", 3 * N, out)
+write("structs.dout.expected.bin", "d", N, dout)
+write("structs.iout.expected.bin", "i", 4 * N, iout)

@@ -5,6 +5,8 @@
 // shared memory with f16 accumulators; warp 3 an f32 c into an f16 d.
 // Inputs and expected outputs: reference.py. Built with
 //   nvcc -arch=sm_90 -ptx wmma.cu -o wmma.ptx   (nvcc 13.0.88)
+// The four branches are alike in shape, each with its own fragment types and
+// layouts; they stay written out as the committed wmma.ptx was built (issue 27).
 #include <cuda_fp16.h>
 #include <mma.h>
 using namespace nvcuda;
