@@ -103,6 +103,14 @@ def instruction(text, arch="sm_90"):
     return got[0]
 
 
+def loop_branch(t):
+    """Whether a line is a plain `BRA` to a `.L_x_` label (a loop's branch when the
+    label comes before it)."""
+    target = getattr(t, "target", None) or ""
+    return (t.kind == "inst" and t.opcode == "BRA" and len(t.operands) == 1
+            and target.startswith(".L_x_") and target[5:].isdigit())
+
+
 def check():
     """None when the reader runs, else why not (for tests to skip with)."""
     try:
