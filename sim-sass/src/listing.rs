@@ -278,7 +278,10 @@ impl Parser {
 
     /// A line holding only an encoding word.
     fn word(&mut self, n: usize, hex: &str, rest: &str) {
-        let started = self.functions.last().is_some_and(|f| f.insts().next().is_some());
+        let started = self
+            .functions
+            .last()
+            .is_some_and(|f| f.insts().next().is_some());
         if !started {
             self.grouped = true;
         }
@@ -311,7 +314,11 @@ fn inst(n: usize, addr: &str, body: &str) -> Result<Option<Inst>, LineErrorKind>
         (true, Some(p)) => (&code[..p], &code[p..]),
         _ => (code, words),
     };
-    let text = code.trim().trim_start_matches('{').trim_end_matches('}').trim();
+    let text = code
+        .trim()
+        .trim_start_matches('{')
+        .trim_end_matches('}')
+        .trim();
     if text.is_empty() {
         return Ok(None);
     }

@@ -144,7 +144,10 @@ pub fn parse_operand(s: &str, float_op: bool) -> Result<Operand, OperandError> {
         } else {
             parse_num(o).ok_or_else(|| OperandError::Constant(s.into()))? as u32
         };
-        return Ok(Operand::Const(parse_num(b).ok_or_else(|| OperandError::Constant(s.into()))? as u32, off));
+        return Ok(Operand::Const(
+            parse_num(b).ok_or_else(|| OperandError::Constant(s.into()))? as u32,
+            off,
+        ));
     }
     // `SR_TID.X`, `DEPBAR`'s scoreboard `SB0`, `RPCMOV`'s `Rpc.HI`.
     if s.starts_with("SR_") || s.starts_with("SB") || s.starts_with("Rpc.") {
@@ -242,12 +245,13 @@ fn parse_mem_ur(inner: &str) -> Result<Operand, OperandError> {
         } else if let Some((reg, _)) = parse_reg(part) {
             r = reg;
         } else {
-            off = off.wrapping_add(parse_num(part).ok_or_else(|| OperandError::MemoryOffset(inner.into()))? as i64);
+            off = off.wrapping_add(
+                parse_num(part).ok_or_else(|| OperandError::MemoryOffset(inner.into()))? as i64,
+            );
         }
     }
     Ok(Operand::MemUr(r, ur, off))
 }
-
 
 #[cfg(test)]
 mod tests {
@@ -255,21 +259,60 @@ mod tests {
 
     #[test]
     fn operand_forms() {
-        let reg = |r, neg, abs, halves| Operand::Reg { r, neg, not: false, abs, halves };
+        let reg = |r, neg, abs, halves| Operand::Reg {
+            r,
+            neg,
+            not: false,
+            abs,
+            halves,
+        };
         assert_eq!(parse_operand("-|R5|", true), Ok(reg(5, true, true, None)));
-        assert_eq!(parse_operand("R0.H1_H1", true), Ok(reg(0, false, false, Some((1, 1)))));
+        assert_eq!(
+            parse_operand("R0.H1_H1", true),
+            Ok(reg(0, false, false, Some((1, 1))))
+        );
         assert_eq!(parse_operand("RZ", false), Ok(reg(RZ, false, false, None)));
-        assert_eq!(parse_operand("!PT", false), Ok(Operand::Pred { p: PT, not: true }));
-        assert_eq!(parse_operand("UP2", false), Ok(Operand::Pred { p: 10, not: false }));
+        assert_eq!(
+            parse_operand("!PT", false),
+            Ok(Operand::Pred { p: PT, not: true })
+        );
+        assert_eq!(
+            parse_operand("UP2", false),
+            Ok(Operand::Pred { p: 10, not: false })
+        );
         assert_eq!(parse_operand("-UR6", false), Ok(Operand::UReg(6, true)));
-        assert_eq!(parse_operand("0xfffffffe", false), Ok(Operand::Imm(0xffff_fffe)));
+        assert_eq!(
+            parse_operand("0xfffffffe", false),
+            Ok(Operand::Imm(0xffff_fffe))
+        );
         assert_eq!(parse_operand("-2.5", true), Ok(Operand::FImm(-2.5)));
-        assert_eq!(parse_operand("c[0x0][0x210]", false), Ok(Operand::Const(0, 0x210)));
-        assert_eq!(parse_operand("desc[UR4][R2.64+0x8]", false), Ok(Operand::Mem(2, 8)));
-        assert_eq!(parse_operand("[R8+UR4+-0x10]", false), Ok(Operand::MemUr(8, 4, -16)));
-        assert_eq!(parse_operand("SR_TID.X", false), Ok(Operand::Special("SR_TID.X".into())));
-        assert_eq!(parse_operand("c[0x0]", false), Err(OperandError::Constant("c[0x0]".into())));
-        assert_eq!(parse_operand("[R2+zz]", false), Err(OperandError::MemoryOffset("[R2+zz]".into())));
-        assert_eq!(parse_operand("foo", false), Err(OperandError::Unknown("foo".into())));
+        assert_eq!(
+            parse_operand("c[0x0][0x210]", false),
+            Ok(Operand::Const(0, 0x210))
+        );
+        assert_eq!(
+            parse_operand("desc[UR4][R2.64+0x8]", false),
+            Ok(Operand::Mem(2, 8))
+        );
+        assert_eq!(
+            parse_operand("[R8+UR4+-0x10]", false),
+            Ok(Operand::MemUr(8, 4, -16))
+        );
+        assert_eq!(
+            parse_operand("SR_TID.X", false),
+            Ok(Operand::Special("SR_TID.X".into()))
+        );
+        assert_eq!(
+            parse_operand("c[0x0]", false),
+            Err(OperandError::Constant("c[0x0]".into()))
+        );
+        assert_eq!(
+            parse_operand("[R2+zz]", false),
+            Err(OperandError::MemoryOffset("[R2+zz]".into()))
+        );
+        assert_eq!(
+            parse_operand("foo", false),
+            Err(OperandError::Unknown("foo".into()))
+        );
     }
 }

@@ -72,7 +72,9 @@ pub fn pair(r: &str) -> Vec<String> {
     let digits = r.trim_start_matches(|c: char| c.is_ascii_alphabetic());
     let prefix = &r[..r.len() - digits.len()];
     match digits.parse::<u32>() {
-        Ok(n) if prefix.ends_with('R') => vec![r.to_string(), format!("{prefix}{}", n.saturating_add(1))],
+        Ok(n) if prefix.ends_with('R') => {
+            vec![r.to_string(), format!("{prefix}{}", n.saturating_add(1))]
+        }
         _ => vec![r.to_string()],
     }
 }
@@ -81,7 +83,18 @@ pub fn pair(r: &str) -> Vec<String> {
 pub fn is_type(p: &str) -> bool {
     matches!(
         p,
-        "F16" | "F32" | "F64" | "BF16" | "S8" | "S16" | "S32" | "S64" | "U8" | "U16" | "U32" | "U64"
+        "F16"
+            | "F32"
+            | "F64"
+            | "BF16"
+            | "S8"
+            | "S16"
+            | "S32"
+            | "S64"
+            | "U8"
+            | "U16"
+            | "U32"
+            | "U64"
     )
 }
 
@@ -92,9 +105,14 @@ pub fn is_type(p: &str) -> bool {
 pub fn cvt_widths(base: &str, mods: &[&str]) -> (bool, bool) {
     let ts: Vec<&str> = mods.iter().copied().filter(|p| is_type(p)).collect();
     if base == "F2I" || base == "I2F" {
-        let (floats, ints): (Vec<&str>, Vec<&str>) =
-            ts.iter().partition(|t| t.starts_with('F') || t.starts_with("BF"));
-        let (dest, src) = if base == "F2I" { (ints, floats) } else { (floats, ints) };
+        let (floats, ints): (Vec<&str>, Vec<&str>) = ts
+            .iter()
+            .partition(|t| t.starts_with('F') || t.starts_with("BF"));
+        let (dest, src) = if base == "F2I" {
+            (ints, floats)
+        } else {
+            (floats, ints)
+        };
         let wide = |v: &[&str]| v.iter().any(|t| t.ends_with("64"));
         return (wide(&dest), wide(&src));
     }
@@ -209,7 +227,10 @@ mod tests {
         assert_eq!(pair("P0"), ["P0"]);
         assert_eq!(mem_offset("desc[UR4][R2.64+0x18]"), Some(0x18));
         assert_eq!(mem_offset("desc[UR4][R2.64]"), None);
-        assert_eq!(split_ops(" R2, desc[UR4][R2.64+0x8], P0"), ["R2", "desc[UR4][R2.64+0x8]", "P0"]);
+        assert_eq!(
+            split_ops(" R2, desc[UR4][R2.64+0x8], P0"),
+            ["R2", "desc[UR4][R2.64+0x8]", "P0"]
+        );
         assert_eq!(cvt_widths("I2F", &["S64"]), (false, true));
         assert_eq!(cvt_widths("F2I", &["F64", "TRUNC"]), (false, true));
         assert_eq!(cvt_widths("F2I", &["U64", "TRUNC"]), (true, false));
@@ -219,13 +240,19 @@ mod tests {
     #[test]
     fn destinations_and_sources() {
         let r = one("ISETP.GE.U32.AND P0, PT, R3, R5, PT").registers(90);
-        assert_eq!((r.dests, r.srcs), (vec!["P0".into()], vec!["R3".into(), "R5".into()]));
+        assert_eq!(
+            (r.dests, r.srcs),
+            (vec!["P0".into()], vec!["R3".into(), "R5".into()])
+        );
         let r = one("IMAD.WIDE.U32 R2, R4, R5, RZ").registers(90);
         assert_eq!(r.dests, ["R2", "R3"]);
         assert_eq!(r.srcs, ["R4", "R5"]);
         let r = one("IMAD.HI.U32 R3, R3, R5, R2").registers(90);
         assert_eq!(r.srcs, ["R3", "R5", "R2", "R3"]);
-        assert_eq!(one("IMAD.HI.U32 R3, R3, R5, R2").registers(53).srcs, ["R3", "R5", "R2"]);
+        assert_eq!(
+            one("IMAD.HI.U32 R3, R3, R5, R2").registers(53).srcs,
+            ["R3", "R5", "R2"]
+        );
         let r = one("@P1 IADD3 R6, R6, 0x1, RZ").registers(90);
         assert_eq!(r.dests, ["R6"]);
         assert_eq!(r.srcs, ["R6", "P1", "R6"]);

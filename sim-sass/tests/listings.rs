@@ -40,12 +40,18 @@ fn hex_listing_control_fields() {
     let at = |a: u64| f.insts().find(|i| i.addr == a).unwrap();
     // 0x0090 ISETP: /* 0x004fda0003f26070 */ waits on barrier 2, stalls 13.
     let c = at(0x90).control().unwrap();
-    assert_eq!((c.stall, c.yield_flag, c.write_barrier, c.wait_mask), (13, false, 7, 4));
+    assert_eq!(
+        (c.stall, c.yield_flag, c.write_barrier, c.wait_mask),
+        (13, false, 7, 4)
+    );
     assert_eq!(at(0x90).encoding[0], 0x000000100600780c);
     // 0x0100 @P1 POPC: /* 0x0000620000000000 */ sets barrier 1, stall 1, yield.
     let popc = at(0x100);
     let c = popc.control().unwrap();
-    assert_eq!((c.stall, c.yield_flag, c.write_barrier, c.wait_mask), (1, true, 1, 0));
+    assert_eq!(
+        (c.stall, c.yield_flag, c.write_barrier, c.wait_mask),
+        (1, true, 1, 0)
+    );
     assert_eq!(popc.guard.as_ref().map(|g| g.pred.as_str()), Some("P1"));
     assert_eq!(popc.text, "@P1 POPC R11, R8");
 }

@@ -68,7 +68,9 @@ pub fn run(file: &str, arch: &str) -> Result<()> {
     let sm = sm_number(arch)?;
     let mut text = String::new();
     if file == "-" {
-        std::io::stdin().read_to_string(&mut text).context("reading standard input")?;
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .context("reading standard input")?;
     } else {
         text = std::fs::read_to_string(file).with_context(|| format!("reading {file}"))?;
     }
@@ -102,7 +104,10 @@ mod tests {
         assert_eq!(popc["guard"], "P1");
         assert_eq!(popc["dests"], json!(["R11"]));
         assert_eq!(popc["srcs"], json!(["R8", "P1", "R11"]));
-        assert_eq!(popc["encoding"], json!(["0x00000008000b1309", "0x0000620000000000"]));
+        assert_eq!(
+            popc["encoding"],
+            json!(["0x00000008000b1309", "0x0000620000000000"])
+        );
         assert_eq!(popc["control"]["write_barrier"], 1);
         assert_eq!(popc["control"]["yield"], true);
         let ldg = v.iter().find(|x| x["addr"] == 0x30).unwrap();

@@ -86,7 +86,10 @@ fn from_inst(i: &sim_sass::Inst) -> Result<SInst> {
     };
     // The text without its guard, for messages.
     let body = match i.guard {
-        Some(_) => i.text.split_once(char::is_whitespace).map_or("", |(_, b)| b.trim()),
+        Some(_) => i
+            .text
+            .split_once(char::is_whitespace)
+            .map_or("", |(_, b)| b.trim()),
         None => i.text.as_str(),
     };
     let op = i.base().to_string();
@@ -119,7 +122,8 @@ fn from_inst(i: &sim_sass::Inst) -> Result<SInst> {
 }
 
 /// Parses one disassembly line (`/*0070*/  @!P0 PRMT R4, R0, 0x3210, R5 ;`).
-/// Returns `None` for lines that are not instructions.
+/// Returns `None` for lines that are not instructions (the opcode tests' reader).
+#[cfg(test)]
 pub fn parse_line(line: &str) -> Result<Option<SInst>> {
     let listing = sim_sass::Listing::parse(line);
     match listing.functions.first().and_then(|f| f.items.first()) {
