@@ -22,8 +22,6 @@
 //! from Volta on the second word of an instruction is the line after it,
 //! and [`Inst::encoding`] holds both.
 
-use crate::regs::split_ops;
-
 /// A whole listing.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Listing {
@@ -348,6 +346,29 @@ fn inst(n: usize, addr: &str, body: &str) -> Result<Option<Inst>, LineErrorKind>
         text: text.to_string(),
         encoding,
     }))
+}
+
+/// Splits operand text at top-level commas (a memory operand's brackets
+/// and a call target's parentheses may hold commas).
+pub fn split_ops(rest: &str) -> Vec<String> {
+    let (mut ops, mut depth, mut cur) = (Vec::new(), 0i32, String::new());
+    for ch in rest.chars() {
+        match ch {
+            '[' | '(' => depth += 1,
+            ']' | ')' => depth -= 1,
+            _ => {}
+        }
+        if ch == ',' && depth == 0 {
+            ops.push(cur.trim().to_string());
+            cur.clear();
+        } else {
+            cur.push(ch);
+        }
+    }
+    if !cur.trim().is_empty() {
+        ops.push(cur.trim().to_string());
+    }
+    ops
 }
 
 fn guard(g: &str) -> Result<Guard, LineErrorKind> {

@@ -2,6 +2,8 @@
 //! (sim-trace's `--lowering compiler`, `tools/lowering/derive_sass.py`)
 //! count them.
 
+#[cfg(test)]
+use crate::listing::split_ops;
 use crate::listing::Inst;
 
 /// An instruction's registers, 64-bit operands as their two halves.
@@ -16,29 +18,6 @@ pub struct Registers {
 
 /// Opcodes whose first two operands are destinations (two predicates).
 const PRED_DEST: [&str; 6] = ["ISETP", "FSETP", "DSETP", "HSETP2", "PSETP", "PLOP3"];
-
-/// Splits operand text at top-level commas (a memory operand's brackets
-/// and a call target's parentheses may hold commas).
-pub fn split_ops(rest: &str) -> Vec<String> {
-    let (mut ops, mut depth, mut cur) = (Vec::new(), 0i32, String::new());
-    for ch in rest.chars() {
-        match ch {
-            '[' | '(' => depth += 1,
-            ']' | ')' => depth -= 1,
-            _ => {}
-        }
-        if ch == ',' && depth == 0 {
-            ops.push(cur.trim().to_string());
-            cur.clear();
-        } else {
-            cur.push(ch);
-        }
-    }
-    if !cur.trim().is_empty() {
-        ops.push(cur.trim().to_string());
-    }
-    ops
-}
 
 /// Registers an operand names (`R4`, `UR6`, `P0`, `UP1`; `RZ`, `PT` are constants).
 pub fn regs(op: &str) -> Vec<String> {
