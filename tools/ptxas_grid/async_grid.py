@@ -25,7 +25,6 @@ PTXAS and PTXAS11 default as verdict.py says.
 """
 
 import os
-import re
 import subprocess
 import sys
 import tempfile
