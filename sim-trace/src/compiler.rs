@@ -14,9 +14,10 @@
 //!    between inputs into a predicated load, and nothing constant-folds; after each
 //!    instruction, what it wrote is stored (a predicate through `selp`), so
 //!    nothing is dead and every PTX result has a machine register holding it.
-//! 3. [`attribute`]: the disassembly read back (the parsing follows
-//!    `tools/lowering/derive_sass.py`: operands, register pairs, the condition
-//!    code, predicated writes, calls and branches along the fast path) and
+//! 3. [`attribute`]: the disassembly read back (by `sim_sass`, the one
+//!    listing reader: operands, register pairs, the condition code,
+//!    predicated writes; calls and branches along the fast path as
+//!    `tools/lowering/derive_sass.py` walks them) and
 //!    each machine instruction charged to the first PTX instruction (in
 //!    program order) whose stored result depends on it. An instruction that
 //!    the compiler shares between two PTX instructions (`vset4` and `vmax4`
@@ -38,7 +39,6 @@ use sim_isa::{Instruction, PtxVersion, RegId, Type};
 use std::collections::{HashMap, HashSet};
 
 mod listing;
-pub use listing::listing_instructions;
 use listing::{dataflow, Def, MachInsts};
 
 /// Most PTX instructions one region kernel holds: longer straight-line runs

@@ -39,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 
+from tools import sass_listing  # the one listing reader (sim-sass, through xtask)
 from tools.gpu import make_mixed  # the loops' shape is shared
 from tools.lowering import derive_sass  # tool installation is shared
 
@@ -71,23 +72,20 @@ def stall_sums(cubin, nvdisasm):
 
 
 def parse_stall_sums(text):
-    """stall_sums from an `nvdisasm -hex -c` listing. The stall count, the
-    barrier it sets and the barriers it waits on are bits 41-44, 46-48 and
-    52-57 of each instruction's second (control) word: ptxas's own schedule,
-    which stands in for the H100's timing of unmeasured mixes."""
+    """stall_sums from an `nvdisasm -hex -c` listing (read by tools/sass_listing.py).
+    The stall count, the barrier it sets and the barriers it waits on are bits
+    41-44, 46-48 and 52-57 of each instruction's second (control) word: ptxas's
+    own schedule, which stands in for the H100's timing of unmeasured mixes."""
     out = {}
-    for sec in re.split(r"\n\s*\.section\s+\.text\.", text)[1:]:
-        name = sec.split(",")[0]
-        lines, insts, labels = sec.splitlines(), [], {}
-        for k, line in enumerate(lines):
-            lab = re.match(r"\s*(\.L_x_\d+):", line)
-            if lab:
-                labels[lab.group(1)] = len(insts)
-            m = re.search(r"/\*[0-9a-f]{4}\*/\s+(.*?)\s*;\s*/\* 0x[0-9a-f]{16} \*/", line)
-            word = re.search(r"0x([0-9a-f]{16})", lines[k + 1]) if m and k + 1 < len(lines) else None
-            if word:
-                hi = int(word.group(1), 16)
-                insts.append((m.group(1), (hi >> 41) & 0xF, (hi >> 46) & 7, (hi >> 52) & 0x3F))
+    for name, lines in sass_listing.functions(text, "sm_90").items():
+        insts, labels = [], {}
+        for t in lines:
+            if t.kind == "label":
+                if re.fullmatch(r"\.L_x_\d+", t.name):
+                    labels[t.name] = len(insts)
+            elif t.control is not None:
+                c = t.control
+                insts.append((t, c["stall"], c["write_barrier"], c["wait_mask"]))
         # Whether anything before the first clock read waits on a barrier a
         # load set (then the window lacks the load's wait).
         clock = next((i for i, (t, *_) in enumerate(insts) if "SR_CLOCKLO" in t), 0)
@@ -102,9 +100,8 @@ def parse_stall_sums(text):
                 else:
                     loads.discard(bar)
         for i, (t, *_) in enumerate(insts):
-            target = re.search(r"BRA\s+`?\(?(\.L_x_\d+)", t)
-            if target and labels.get(target.group(1), i + 1) < i:
-                body = insts[labels[target.group(1)] : i + 1]
+            if sass_listing.loop_branch(t) and labels.get(t.target, i + 1) < i:
+                body = insts[labels[t.target] : i + 1]
                 out[name] = (sum(max(s, 1) for _, s, _, _ in body), sum(1 for _, _, w, _ in body if w != 7), early)
     return out
 

@@ -36,6 +36,8 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
+from tools import sass_listing  # the one listing reader (sim-sass, through xtask)
+
 PTXAS = os.environ.get("PTXAS", "/work/tools-cache/py/nvidia/cuda_nvcc/bin/ptxas")
 NVDISASM = os.environ.get("NVDISASM", "/work/tools-cache/py/nvidia/cu13/bin/nvdisasm")
 # PTX 8.0 forms (the packed `.u16x2`/`.s16x2` integers, `min/max.relu`) need
@@ -568,18 +570,17 @@ def sass(cubin, tmp):
 
 def parse_sass(listing):
     """(instructions without NOP/BRA, the same with calls inlined) of an
-    `nvdisasm -c` listing of one kernel: the first counts the kernel's machine
-    instructions, the second gives the dataflow depth through subroutines."""
+    `nvdisasm -c` listing of one kernel (read by tools/sass_listing.py, all
+    functions in order): the first counts the kernel's machine instructions,
+    the second gives the dataflow depth through subroutines."""
     insts, labels = [], {}
-    for line in listing.splitlines():
-        m = re.search(r"/\*[0-9a-f]{4,}\*/\s+(.*?)\s*;", line)
-        if m:
-            insts.append(m.group(1).strip())
-            continue
-        m = re.match(r"\s*(\S+):\s*$", line)
-        if m:
-            labels[m.group(1)] = len(insts)
-    kept = [i for i in insts if not re.match(r"(NOP|BRA)\b", i)]
+    for lines in sass_listing.functions(listing, "sm_90").values():
+        for t in lines:
+            if t.kind == "label":
+                labels[t.name] = len(insts)
+            else:
+                insts.append(t)
+    kept = [i for i in insts if not (i.guard is None and i.base in ("NOP", "BRA"))]
     return kept, inline_calls(kept, labels, insts)
 
 
@@ -592,14 +593,13 @@ def inline_calls(kept, labels, insts):
     returned as they are."""
     out = []
     for i in kept:
-        m = re.match(r"CALL\S*\s+`\((\S+)\)", i)
-        if not m or m.group(1) not in labels:
+        if i.guard is not None or not i.base.startswith("CALL") or i.target not in labels:
             out.append(i)
             continue
-        for j in insts[labels[m.group(1)]:]:
-            if re.match(r"RET\b", j):
+        for j in insts[labels[i.target]:]:
+            if j.guard is None and j.base == "RET":
                 break
-            if not re.match(r"(NOP|BRA)\b", j):
+            if not (j.guard is None and j.base in ("NOP", "BRA")):
                 out.append(j)
     return out
 
@@ -613,25 +613,16 @@ FAST_PATH_DEPTH = {"fp.rsqrt.approx.f64"}
 PRED_DEST = ("ISETP", "FSETP", "DSETP", "HSETP2", "PSETP", "PLOP3")
 
 
-def regs_in(op):
-    """Registers an operand names (RZ/PT are constants)."""
-    r = re.findall(r"\b(U?R\d+|U?P\d+)\b", op)
-    return r
-
-
 def depth_of_store(insts):
-    """Longest chain (in machine instructions) from a load to the stored value."""
+    """Longest chain (in machine instructions) from a load to the stored value
+    (sass_listing lines: an operand's registers as the reader names them)."""
     depth = {}
     for inst in insts:
-        guard = None
-        m = re.match(r"@!?(P\d+)\s+(.*)", inst)
-        if m:
-            guard, inst = m.group(1), m.group(2)
-        opcode, _, rest = inst.partition(" ")
-        ops = [o.strip() for o in rest.split(",")] if rest else []
-        base = opcode.split(".")[0]
+        guard = inst.guard if re.fullmatch(r"P\d+", inst.guard or "") else None
+        opcode, ops = inst.opcode, inst.operand_regs
+        base = inst.base
         if base in ("LDG", "LD", "LDC") and ops:
-            r = regs_in(ops[0])
+            r = ops[0]
             if base == "LDG" and r:
                 n = int(r[0][1:])
                 width = 2 if ".64" in opcode else 1
@@ -639,13 +630,13 @@ def depth_of_store(insts):
                     depth[f"R{n + k}"] = 0
             continue
         if base in ("STG", "ST"):
-            data = regs_in(ops[-1])
+            data = ops[-1] if ops else []
             return depth.get(data[0], 0) if data else 0
         if base in ("EXIT", "RET", "BRA"):
             continue
         ndest = 2 if base in PRED_DEST else 1
-        dests = [x for o in ops[:ndest] for x in regs_in(o)]
-        srcs = [x for o in ops[ndest:] for x in regs_in(o)]
+        dests = [x for o in ops[:ndest] for x in o]
+        srcs = [x for o in ops[ndest:] for x in o]
         if guard:
             srcs += [guard] + dests
         known = [depth[s] for s in srcs if s in depth]

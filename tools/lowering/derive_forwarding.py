@@ -37,6 +37,7 @@ import subprocess
 import sys
 import tempfile
 
+from tools import sass_listing  # the one listing reader (sim-sass, through xtask)
 from tools.lowering import derive_sass  # tool installation is shared, not copied
 
 ROOT = derive_sass.ROOT
@@ -114,46 +115,34 @@ def listing():
 
 
 def functions(text):
-    """[(instruction text, stall, write barrier, wait mask)] per function."""
-    for sec in re.split(r"\n\s*\.section\s+\.text\.", text)[1:]:
-        lines, insts = sec.splitlines(), []
-        for k, line in enumerate(lines):
-            m = re.search(r"/\*[0-9a-f]{4}\*/\s+(.*?)\s*;\s*/\* 0x[0-9a-f]{16} \*/", line)
-            word = re.search(r"0x([0-9a-f]{16})", lines[k + 1]) if m and k + 1 < len(lines) else None
-            if word:
-                hi = int(word.group(1), 16)
-                insts.append((m.group(1), (hi >> 41) & 0xF, (hi >> 46) & 7, (hi >> 52) & 0x3F))
+    """[(instruction, stall, write barrier, wait mask)] per function, the instruction a
+    sass_listing.Line (read by the Rust reader) with its control fields."""
+    for lines in sass_listing.functions(text, "sm_90").values():
+        insts = [(t, t.control["stall"], t.control["write_barrier"], t.control["wait_mask"])
+                 for t in lines if t.kind == "inst" and t.control is not None]
         # The chains end before the first NOP, BRA or EXIT (the kernel's tail).
         end = next((i for i, x in enumerate(insts) if x[0].startswith(("NOP", "BRA", "EXIT"))), len(insts))
         yield insts[:end]
 
 
-def regs(operand):
-    """Registers an operand names (general and predicate)."""
-    return re.findall(r"\b(R\d+|P\d)\b", operand)
-
-
-def dests_sources(text):
+def dests_sources(inst):
     """(opcode, destinations, sources) of an instruction: SETPs write predicates, f64 and
-    .WIDE forms use register pairs, RZ is no register."""
-    guard = re.match(r"@!?U?P(\d|T)\s+", text)
-    if guard:  # a predicated instruction also keeps its old value
-        text = text[guard.end():]
-    op, _, rest = text.partition(" ")
-    ops = [o.strip() for o in rest.split(",")]
-    base = op.split(".")[0]
+    .WIDE forms use register pairs, RZ is no register (general registers and P0-P9 only)."""
+    op = inst.opcode
+    ops = [[r for r in o if re.fullmatch(r"R\d+|P\d", r)] for o in inst.operand_regs] or [[]]
+    base = inst.base
     if base.endswith("SETP"):
-        d = [o for o in ops[:2] if re.fullmatch(r"P\d", o)]
-        s = [r for o in ops[2:] for r in regs(o)]
+        d = [o for o in inst.operands[:2] if re.fullmatch(r"P\d", o)]
+        s = [r for o in ops[2:] for r in o]
     else:
-        d, s = regs(ops[0]), [r for o in ops[1:] for r in regs(o)]
+        d, s = ops[0], [r for o in ops[1:] for r in o]
     pair = lambda r: [r, f"R{int(r[1:]) + 1}"] if r.startswith("R") else [r]  # noqa: E731
     if base.startswith("D"):  # f64: register pairs
         d = [x for r in d for x in pair(r)]
         s = [x for r in s for x in pair(r)]
     elif ".WIDE" in op:
         d = [x for r in d for x in pair(r)]
-    return op, [r for r in d if r != "RZ"], [r for r in s if r != "RZ"]
+    return op, d, s
 
 
 def pairs(text):

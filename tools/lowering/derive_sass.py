@@ -49,6 +49,7 @@ import sys
 import tempfile
 import zipfile
 
+from tools import sass_listing  # the one listing reader (sim-sass, through xtask)
 from tools.lowering import derive  # variant lists and kernel text are shared, not copied
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -182,24 +183,17 @@ def assemble_all(arch, variants, ptxas, nvdisasm):
         if not live:
             return {}
         out = subprocess.run([nvdisasm, "-c", cub], capture_output=True, text=True, check=True).stdout
-    return {live[int(k)]: insts for k, insts in functions(out).items()}
+    return {live[int(k)]: insts for k, insts in functions(out, arch).items()}
 
 
-def functions(listing):
-    """{entry number: [instruction text]} from an nvdisasm listing."""
-    res, cur = {}, None
-    for line in listing.splitlines():
-        m = re.match(r"\s*\.section\s+\.text\.k(\d+),", line)
+def functions(listing, arch="sm_90"):
+    """{entry number: [sass_listing.Line]} of an nvdisasm listing: each entry's
+    instructions and labels (`name:`), registers counted for arch."""
+    res = {}
+    for name, lines in sass_listing.functions(listing, arch).items():
+        m = re.fullmatch(r"k(\d+)", name)
         if m:
-            cur = res.setdefault(m.group(1), [])
-            continue
-        m = re.search(r"/\*[0-9a-f]{4,}\*/\s+\{?\s*(.*?)\s*[;}]?\s*$", line)
-        if m and cur is not None and m.group(1):
-            cur.append(m.group(1).rstrip(";").strip())
-            continue
-        m = re.match(r"(\S+):\s*$", line)  # a branch or call target (kept as `name:`)
-        if m and cur is not None:
-            cur.append(m.group(0).strip())
+            res[m.group(1)] = lines
     return res
 
 
@@ -215,45 +209,44 @@ def walk(insts):
     is followed. Listings without control flow come back as they are. `run`
     returns True once the store is reached (stop), False at a subroutine's RET
     (go on after the call)."""
-    labels = {t[:-1]: i for i, t in enumerate(insts) if t.endswith(":")}
+    labels = {t.name: i for i, t in enumerate(insts) if t.kind == "label"}
     path = []
 
-    def target(body):
+    def target(t):
         """The instruction index of a branch or call's target label, or None."""
-        m = re.search(r"`\((\S+)\)", body)
-        return labels.get(m.group(1)) if m else None
+        return labels.get(t.target) if t.kind == "inst" else None
 
     def run(pc, depth):
         """Follows the fast path from pc (depth: nested calls), appending executed
         instructions to `path`; True once the store is reached, False at a subroutine's
         return."""
         while pc < len(insts) and len(path) < 10000:
-            text = insts[pc]
-            m = re.match(r"(@!?U?P\d+)?\s*(\S+)(.*)", text)
-            cond, base = m.group(1) or "", m.group(2).split(".")[0]
-            if text.endswith(":"):
-                pass
-            elif base == "BRA":
-                to = target(text)
-                cond = cond or "," in m.group(3)  # `BRA !P2, target`, `BRA CC.EQ, target`
+            t = insts[pc]
+            if t.kind == "label":
+                pc += 1
+                continue
+            cond, base = t.guard is not None, t.base
+            if base == "BRA":
+                to = target(t)
+                cond = cond or len(t.operands) > 1  # `BRA !P2, target`, `BRA CC.EQ, target`
                 leaves = to is not None and any(
-                    re.match(r"(@!?U?P\d+\s+)?(J?CALL?|RET|EXIT)\b", t)
-                    or (" BRA " in f" {t} " and (target(t) or 0) > to)
-                    for t in insts[pc + 1:to])
+                    u.kind == "inst" and (u.base in ("CAL", "CALL", "JCAL", "JCALL", "RET", "EXIT")
+                                          or (u.opcode == "BRA" and (target(u) or 0) > to))
+                    for u in insts[pc + 1:to])
                 if to is not None and to > pc and (not cond or leaves):
                     pc = to
                     continue
                 if not cond:
                     return True  # an unconditional backward branch: a trailing self-loop
             elif base in ("CAL", "CALL", "JCAL"):
-                to = target(text)
+                to = target(t)
                 if not cond and to is not None and depth < 4 and run(to, depth + 1):
                     return True
             elif base in ("RET", "EXIT"):
                 if not cond:
                     return False
             else:
-                path.append(text)
+                path.append(t)
                 if base in STORES:
                     return True
             pc += 1
@@ -264,38 +257,10 @@ def walk(insts):
 
 
 # ---------------------------------------------------------------- dataflow
-PRED_DEST = ("ISETP", "FSETP", "DSETP", "HSETP2", "PSETP", "PLOP3")
-WIDE_ALL = ("DADD", "DMUL", "DFMA", "DSETP", "DSET", "DMNMX")
-CVT = ("F2F", "F2I", "I2F", "I2I")
-TYPES = re.compile(r"^(F16|F32|F64|BF16|S8|S16|S32|S64|U8|U16|U32|U64)$")
 LOADS = ("LDG", "LD")
 STORES = ("STG", "ST")
 OPERANDS = "abcd"  # the PTX source operands, loaded 8 bytes apart (bfi has four)
 SKIP = ("EXIT", "RET", "BRA", "NOP", "DEPBAR", "MEMBAR")
-
-
-def split_ops(rest):
-    """The operands of an instruction's operand text, split at top-level commas (a memory
-    operand's brackets and a call target's parentheses hold commas)."""
-    ops, depth, cur = [], 0, ""
-    for ch in rest:
-        if ch in "[(":
-            depth += 1
-        elif ch in "])":
-            depth -= 1
-        if ch == "," and depth == 0:
-            ops.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        ops.append(cur.strip())
-    return ops
-
-
-def regs(op):
-    """Registers an operand names (RZ/PT are constants)."""
-    return re.findall(r"\b(U?R\d+|U?P\d+)\b", op)
 
 
 def pair(r):
@@ -304,69 +269,18 @@ def pair(r):
     return [r, f"{m.group(1)}{int(m.group(2)) + 1}"] if m else [r]
 
 
-def cvt_widths(base, parts):
-    """(64-bit destination, 64-bit source) of a conversion. The listing prints
-    the types it does not default: F2I's integer type is the destination (S32
-    if absent) and its float type the source (F32), I2F the other way round
-    (`I2F.S64` converts a 64-bit integer to F32, `F2I.F64` an F64 to S32);
-    F2F and I2I print both, destination first."""
-    ts = [p for p in parts[1:] if TYPES.match(p)]
-    if base in ("F2I", "I2F"):
-        floats = [t for t in ts if t.startswith(("F", "BF"))]
-        ints = [t for t in ts if not t.startswith(("F", "BF"))]
-        dest, src = (ints, floats) if base == "F2I" else (floats, ints)
-        return any(t.endswith("64") for t in dest), any(t.endswith("64") for t in src)
-    return bool(ts) and ts[0].endswith("64"), len(ts) > 1 and ts[1].endswith("64")
+def decode(inst):
+    """(base, opcode, dests, srcs, operands) of a sass_listing.Line: the reader's
+    registers, 64-bit pairs expanded (also a uniform pair and the addend of sm_90's
+    IMAD.HI), the Kepler/Maxwell condition code CC as a register (`.CC` writes it, `.X`
+    forms and CSETP read it), a guarded instruction reading its guard and destinations
+    (a predicated write keeps the old value otherwise)."""
+    return inst.base, inst.opcode, list(inst.dests), list(inst.srcs), list(inst.operands)
 
 
-def decode(inst, arch):
-    """(guard, opcode, dests, srcs) with 64-bit register pairs expanded."""
-    guard = None
-    m = re.match(r"@!?(U?P\d+)\s+(.*)", inst)
-    if m:
-        guard, inst = m.group(1), m.group(2)
-    opcode, _, rest = inst.partition(" ")
-    ops = split_ops(rest)
-    parts = opcode.split(".")
-    base = parts[0]
-    if base in PRED_DEST:
-        nd = 2
-    else:
-        nd = 1
-        while nd < len(ops) and re.fullmatch(r"U?P(\d+|T)", ops[nd]):
-            nd += 1
-    wide_dest = wide_src = False
-    wide_srcs = set()
-    if base in WIDE_ALL:
-        wide_dest, wide_src = base not in ("DSETP", "DSET"), True
-    elif base in CVT:
-        wide_dest, wide_src = cvt_widths(base, parts)
-    elif base == "FRND" and "F64" in parts:
-        wide_dest = wide_src = True
-    elif base == "IMAD" and "WIDE" in parts:
-        wide_dest = True
-        wide_srcs = {nd + 2}
-    elif base == "IMAD" and "HI" in parts and arch == "sm_90":
-        # Volta and later add a register pair: hi(a * b + (c_hi:c_lo)), which is
-        # how ptxas adds a 32-bit c to the high half (c_lo = 0) and how the
-        # division sequence adds the estimate itself (IMAD.HI.U32 R3, R3, R5, R2).
-        wide_srcs = {nd + 2}
-    dests, srcs = [], []
-    # Kepler/Maxwell carry through the condition-code register: `R4.CC`/`RZ.CC`
-    # writes it, `.X` forms and CSETP read it (sm_90 carries in explicit predicates).
-    if any(o.endswith(".CC") for o in ops[:nd]):
-        dests.append("CC")
-    if "X" in parts[1:] or "CC" in ops[nd:]:
-        srcs.append("CC")
-    for i, o in enumerate(ops):
-        for r in regs(o):
-            if i < nd:
-                dests += pair(r) if wide_dest else [r]
-            else:
-                srcs += pair(r) if (wide_src or i in wide_srcs) else [r]
-    if guard:
-        srcs += [guard] + dests  # a predicated write keeps the old value otherwise
-    return base, opcode, dests, srcs, ops
+def offset(inst):
+    """The byte offset of a load's address (`[R2.64+0x8]`: 8; 0 without one)."""
+    return inst.operand_offsets[-1] or 0 if inst.operands else 0
 
 
 def sequence(insts, variant, arch):
@@ -376,10 +290,9 @@ def sequence(insts, variant, arch):
     decoded = []
     store = None
     for pos, text in enumerate(walk(insts)):
-        base, opcode, dests, srcs, ops = decode(text, arch)
+        base, opcode, dests, srcs, ops = decode(text)
         if base in LOADS:
-            offs = re.search(r"\+(0x[0-9a-f]+)\]", ops[-1])
-            o = int(offs.group(1), 16) if offs else 0
+            o = offset(text)
             width = 4 if "128" in opcode.split(".") else 2 if "64" in opcode.split(".") else 1
             first = int(dests[0][1:])
             for k, r in enumerate(f"R{first + k}" for k in range(width)):
@@ -387,7 +300,7 @@ def sequence(insts, variant, arch):
                 writer[r] = ("in", OPERANDS[idx])
             continue
         if base in STORES:
-            data = regs(ops[-1])
+            data = text.operand_regs[-1]
             store = pair(data[0]) if st in ("b64", "f64") else data[:1]
             store = [writer.get(r) for r in store]
             break
@@ -506,15 +419,14 @@ def chain_sequence(insts, arch):
     The middle link's reads of the link before are `a` (which `c` is)."""
     writer, dec, store = {}, [], None
     for text in walk(insts):
-        base, opcode, dests, srcs, ops = decode(text, arch)
+        base, opcode, dests, srcs, ops = decode(text)
         if base in LOADS:
-            offs = re.search(r"\+(0x[0-9a-f]+)\]", ops[-1])
-            letter = "b" if offs and int(offs.group(1), 16) else "a"
+            letter = "b" if offset(text) else "a"
             for r in dests:
                 writer[r] = ("in", letter)
             continue
         if base in STORES:
-            data = regs(ops[-1])
+            data = text.operand_regs[-1]
             store = writer.get(data[0]) if data else None
             break
         if base in SKIP:
@@ -571,7 +483,7 @@ def derive_chains(arch, compiler=None):
         run([ptxas, f"-arch={arch}", src, "-o", cub])
         listing = subprocess.run([dis, "-c", cub], capture_output=True, text=True, check=True).stdout
     rows, notes = {}, []
-    for k, insts in functions(listing).items():
+    for k, insts in functions(listing, arch).items():
         key = variants[int(k)][0]
         r = chain_sequence(insts, arch)
         if isinstance(r, str):

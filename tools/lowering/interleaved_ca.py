@@ -41,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 
+from tools import sass_listing  # the one listing reader (sim-sass, through xtask)
 from tools.gpu import make_mixed  # the loops' shape is shared
 from tools.lowering import derive_sass  # tool installation is shared
 
@@ -62,20 +63,17 @@ CHAINS = [1, 2, 4]
 
 def loop_length(sass, kernel):
     """Machine instructions from the loop's label to its backward branch."""
-    sec = re.split(r"\n\s*\.section\s+\.text\.", sass)
-    body = next((s for s in sec if s.startswith(kernel + ",")), "")
+    lines = sass_listing.functions(sass, "sm_90").get(kernel, [])
     insts, labels = [], {}
-    for line in body.splitlines():
-        lab = re.match(r"\s*(\.L_x_\d+):", line)
-        if lab:
-            labels[lab.group(1)] = len(insts)
-        m = re.search(r"/\*[0-9a-f]{4}\*/\s+(.*?)\s*;", line)
-        if m:
-            insts.append(m.group(1))
+    for t in lines:
+        if t.kind == "label":
+            if re.fullmatch(r"\.L_x_\d+", t.name):
+                labels[t.name] = len(insts)
+        else:
+            insts.append(t)
     for i, t in enumerate(insts):
-        target = re.search(r"BRA\s+`?\(?(\.L_x_\d+)", t)
-        if target and labels.get(target.group(1), i + 1) < i:
-            return i + 1 - labels[target.group(1)]
+        if sass_listing.loop_branch(t) and labels.get(t.target, i + 1) < i:
+            return i + 1 - labels[t.target]
     return None
 
 

@@ -12,11 +12,11 @@ modifiers sim-core's pipe rules time an `mma`/`movmatrix` by) to it.
 """
 
 import os
-import re
 import subprocess
 import sys
 import tempfile
 
+from tools import sass_listing  # the one listing reader (sim-sass, through xtask)
 from tools.ptxas_grid.verdict import write_lines
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
@@ -69,7 +69,7 @@ ret;
 }
 """
 
-PATTERN = re.compile(r"\b((?:HMMA|IMMA|DMMA|LDSM|STSM|MOVM)\.[A-Z0-9x.]+)")
+UNITS = ("HMMA", "IMMA", "DMMA", "LDSM", "STSM", "MOVM")
 
 
 def sass(stmt, tmp):
@@ -79,7 +79,7 @@ def sass(stmt, tmp):
         f.write(KERNEL.replace("STMT", stmt))
     subprocess.run([PTXAS, "-arch=sm_90", ptx, "-o", cubin], check=True)
     out = subprocess.run([NVDISASM, "-c", cubin], check=True, capture_output=True, text=True).stdout
-    found = PATTERN.findall(out)
+    found = [t.opcode for t in sass_listing.instructions(out, "sm_90") if t.base in UNITS and "." in t.opcode]
     if len(found) != 1:
         sys.exit(f"{stmt}: expected one tensor-core instruction, found {found}")
     return found[0]

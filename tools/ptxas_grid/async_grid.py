@@ -25,11 +25,11 @@ PTXAS and PTXAS11 default as verdict.py says.
 """
 
 import os
-import re
 import subprocess
 import sys
 import tempfile
 
+from tools import sass_listing  # the one listing reader (sim-sass, through xtask)
 from tools.ptxas_grid import verdict
 from tools.ptxas_grid.verdict import PTXAS, PTXAS11, ROOT
 
@@ -299,15 +299,7 @@ ret;
     cubin = os.path.join(tmp, "l.cubin")
     subprocess.run([PTXAS, "-arch=sm_90", path, "-o", cubin], check=True)
     out = subprocess.run([NVDISASM, "-c", cubin], capture_output=True, text=True, check=True).stdout
-    rows = []
-    for l in out.splitlines():
-        m = re.search(r"/\*[0-9a-f]{4}\*/\s+(.*?)\s*;", l)
-        if m:
-            text = " ".join(m.group(1).split())
-            words = text.split()
-            op = words[1] if words[0].startswith("@") else words[0]
-            rows.append((op, text))
-    return rows
+    return [(t.opcode, " ".join(t.split())) for t in sass_listing.instructions(out, "sm_90")]
 
 
 def sass_rows(tmp):

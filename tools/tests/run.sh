@@ -7,7 +7,8 @@
 # tools/.cache/tools-venv (git-ignored), made on first use, as the Python
 # package's test does for its own (sim-cli/tests/it/python.rs). The tests need
 # no GPU, no network and no NVIDIA tool: they read committed samples of real
-# ptxas and nvdisasm output (tools/tests/data/README.md).
+# ptxas and nvdisasm output (tools/tests/data/README.md), the listings through
+# cargo's xtask sass-listing (tools/sass_listing.py; skipped, saying why, without cargo).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 VENV="$ROOT/tools/.cache/tools-venv"

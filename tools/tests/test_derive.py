@@ -7,7 +7,7 @@ import os
 import pytest
 
 from tools.lowering import derive
-from tools.tests.helpers import DATA, ROOT, data
+from tools.tests.helpers import DATA, ROOT, data, needs_reader
 
 KEYS = ("alu.mad.lo.u32", "alu.div.s64")
 
@@ -34,6 +34,7 @@ def test_kernels_are_the_samples(key):
 
 
 @pytest.mark.parametrize("key", KEYS)
+@needs_reader()
 def test_sm90_counts_and_depth(key):
     """measure()'s sm_90 arithmetic on the parsed listings."""
     ref = derive.parse_sass(data("reference.sm_90.sass"))[0]
@@ -44,6 +45,7 @@ def test_sm90_counts_and_depth(key):
     assert (max(n, 1), d) == table()[("sm_90", key)]
 
 
+@needs_reader()
 def test_calls_are_inlined_for_the_depth():
     kept, inlined = derive.parse_sass(data("alu.div.s64.sm_90.sass"))
     assert any(i.startswith("CALL") for i in kept)

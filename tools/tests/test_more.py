@@ -7,7 +7,7 @@ import struct
 from tools.gpu import launch, launch_check
 from tools.gpu.domain import tanh_rules
 from tools.lowering import derive_forwarding, interleaved_ca
-from tools.tests.helpers import data
+from tools.tests.helpers import data, needs_reader
 
 
 def test_tanh_bf16_rule_misses_two_entries():
@@ -27,12 +27,14 @@ def test_tanh_rules_edges():
     assert tanh_rules.rule32(0x7FC00000) == 0x7FFFFFFF
 
 
+@needs_reader()
 def test_loop_length():
     # .L_x_1 (0x140) to the backward BRA (0x220): 15 instructions.
     assert interleaved_ca.loop_length(data("loop_sm90.hex.sass"), "t0_lat") == 15
     assert interleaved_ca.loop_length(data("loop_sm90.hex.sass"), "other") is None
 
 
+@needs_reader()
 def test_forwarding_pairs():
     """The prologue up to its first BRA: each fixed-latency producer and the clocks
     to its first consumer (stall counts summed)."""

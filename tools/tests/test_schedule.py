@@ -6,7 +6,8 @@ nvdisasm 13.5). Control words decoded by hand: 0x000fe400078e3cff has stall 2
 0x0000620000000000 (the prologue's POPC) has stall 1, write barrier 1, no wait."""
 from tools.gpu import make_mixed, ptxas_schedule
 from tools.lowering import derive_forwarding
-from tools.tests.helpers import data
+from tools import sass_listing
+from tools.tests.helpers import data, needs_reader
 
 BODY = ["  add.u32 %x0, %x0, %y;", "  xor.b32 %x0, %x0, %z;", "  popc.b32 %x0, %x0;"]
 
@@ -16,6 +17,7 @@ def test_sample_ptx_is_make_mixed_output():
     assert ptx == data("loop_sm90.ptx")
 
 
+@needs_reader()
 def test_stall_sums_of_the_loop():
     # The unrolled loop body (.L_x_1 to its backward BRA): 48 stall cycles, four
     # variable-latency POPCs (they set a barrier); no wait on the loads before
@@ -23,6 +25,7 @@ def test_stall_sums_of_the_loop():
     assert ptxas_schedule.parse_stall_sums(data("loop_sm90.hex.sass")) == {"t0_lat": (48, 4, False)}
 
 
+@needs_reader()
 def test_stall_sums_without_a_loop_is_empty():
     cut = data("loop_sm90.hex.sass").split(".L_x_1:")[0]
     assert ptxas_schedule.parse_stall_sums(cut) == {}
@@ -34,6 +37,7 @@ def test_stand_in_window():
     assert ptxas_schedule.stand_in(48, early=True) == 1216 - 258
 
 
+@needs_reader()
 def test_forwarding_control_words():
     insts = list(derive_forwarding.functions(data("loop_sm90.hex.sass")))[0]
     # Up to the first BRA: the prologue.
@@ -44,8 +48,11 @@ def test_forwarding_control_words():
     assert popc[1:] == (1, 1, 0)
 
 
+@needs_reader()
 def test_dests_sources():
-    f = derive_forwarding.dests_sources
+    def f(text):
+        return derive_forwarding.dests_sources(sass_listing.instruction(text))
+
     assert f("ISETP.GE.U32.AND P1, PT, R6, 0x10, PT") == ("ISETP.GE.U32.AND", ["P1"], ["R6"])
     assert f("@P1 IMAD.IADD R8, R4, 0x1, R11") == ("IMAD.IADD", ["R8"], ["R4", "R11"])
     assert f("DADD R2, R4, R6") == ("DADD", ["R2", "R3"], ["R4", "R5", "R6", "R7"])

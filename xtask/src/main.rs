@@ -4,6 +4,7 @@
 mod domain;
 mod gen;
 mod gpu;
+mod listing_json;
 mod ptxas;
 mod rng;
 mod sass;
@@ -46,6 +47,11 @@ USAGE:
       form by form (equal, or the first N differing a with both checksums).
       --extract: one16 tables whole (or at --tables N fixed a), other forms at
       --samples fixed a (the committed test file). --fake: a file of sim-isa's own values for forms.txt (format tests).
+
+  cargo run -p xtask -- sass-listing FILE|- [--arch sm_90]
+      An nvdisasm (or cuobjdump -sass) listing read by sim-sass, printed as JSON
+      lines (functions, labels, instructions with operands, registers read and
+      written, encodings and control fields) for the Python scripts in tools/.
 
 Each part prints `N passed, M failed` last and exits 1 on any failure.
 Tools: $PTXAS / $NVDISASM, else tools/.cache/py (tools/validate.sh installs them).
@@ -159,6 +165,11 @@ fn real_main() -> Result<bool> {
                 eprintln!("note: ptxas not found; kernels are written but not assembled");
             }
             gpu::gen_kernels(t.as_ref(), &vecs, &out, &arch, &ptx_version)?;
+            Ok(true)
+        }
+        "sass-listing" => {
+            let arch = a.flag("--arch", "sm_90".to_string())?;
+            listing_json::run(listing_json::file_arg(&a.0)?, &arch)?;
             Ok(true)
         }
         "gpu-simulate" => {

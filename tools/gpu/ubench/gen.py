@@ -17,10 +17,10 @@ Needs $PTXAS (default: /work/venv-nv/.../cu13/bin/ptxas) and $NVDISASM.
 import collections
 import json
 import os
-import re
 import subprocess
 import sys
 
+from tools import sass_listing  # the one listing reader (sim-sass, through xtask)
 from tools.gpu.clock_loop import loop_tail
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -266,47 +266,26 @@ def write_kernel_texts(manifest, rows_by_name):
             row["simcli_refuses"] = (r.stderr.strip().splitlines() or ["?"])[0][:200]
 
 
-INSN = re.compile(r"/\*[0-9a-f]{4,}\*/\s+(@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_.]*)")
-LABEL = re.compile(r"^\s*(\.L_x_\d+):")
-BRA = re.compile(r"\bBRA\s+(?:`\()?(\.L_x_\d+)")
-
-
 def loop_histograms(cubin):
-    """Per kernel: opcode histogram of the loop (backward BRA target .. BRA)."""
+    """Per kernel: opcode histogram of the loop (backward BRA target .. BRA), the
+    listing read by tools/sass_listing.py."""
     r = subprocess.run([NVDISASM, "-c", cubin], capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"nvdisasm failed: {r.stderr}")
-    funcs = collections.defaultdict(list)  # name -> [(label|None, opcode|None, line)]
-    cur = None
-    for line in r.stdout.splitlines():
-        m = re.match(r"^\s*\.text\.(\S+):", line) or re.match(r"^\s*\.section\s+\.text\.([^,\s]+)", line)
-        if m:
-            cur = m.group(1)
-            continue
-        if cur is None:
-            continue
-        lm = LABEL.match(line)
-        if lm:
-            funcs[cur].append(("label", lm.group(1), line))
-            continue
-        im = INSN.search(line)
-        if im:
-            funcs[cur].append(("insn", im.group(2), line))
     hists = {}
-    for name, items in funcs.items():
-        labels = {}
-        loop = None
-        for idx, (kind, val, line) in enumerate(items):
-            if kind == "label":
-                labels[val] = idx
-            elif val == "BRA":
-                b = BRA.search(line)
-                if b and b.group(1) in labels and loop is None:
-                    loop = (labels[b.group(1)], idx)
+    for name, lines in sass_listing.functions(r.stdout, "sm_90").items():
+        if not name:
+            continue
+        labels, loop = {}, None
+        for idx, t in enumerate(lines):
+            if t.kind == "label":
+                labels[t.name] = idx
+            elif sass_listing.loop_branch(t) and t.target in labels and loop is None:
+                loop = (labels[t.target], idx)
         if loop is None:
             hists[name] = None
             continue
-        h = collections.Counter(v for k, v, _ in items[loop[0]:loop[1] + 1] if k == "insn")
+        h = collections.Counter(t.opcode for t in lines[loop[0]:loop[1] + 1] if t.kind == "inst")
         hists[name] = dict(h)
     return hists
 

@@ -44,8 +44,8 @@ use anyhow::{bail, Context, Result};
 pub const IN_BASE: u64 = 0x1000_0000;
 /// Fake device address of the output buffer (parameter 1).
 pub const OUT_BASE: u64 = 0x2000_0000;
-const RZ: u8 = 255;
-const PT: u8 = 7;
+const RZ: u8 = sim_sass::operand::RZ;
+const PT: u8 = sim_sass::operand::PT;
 /// Instructions one run may execute: the kernels run one PTX instruction,
 /// whose longest machine code (a loop over a division, `fns`'s search) is a
 /// few hundred.
