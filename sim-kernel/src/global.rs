@@ -50,6 +50,9 @@ impl Region {
 pub struct Global {
     /// The allocations.
     pub regions: Vec<Region>,
+    /// Device `malloc`'s heap, once a kernel called it (its bytes are one
+    /// of `regions`): it persists with the space across a device's launches.
+    pub heap: Option<crate::heap::Heap>,
 }
 
 impl Global {
