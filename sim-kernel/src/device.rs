@@ -676,7 +676,7 @@ impl Device {
             // Placed and counted as an allocation that is not the host's
             // to free.
             let (mem, bytes) = (&mut self.mem, self.heap_bytes);
-            crate::heap::ensure(&mut self.global, bytes, |g, n| {
+            self.global.ensure_heap(bytes, |g, n| {
                 let base = mem.place(g, n)?;
                 mem.insert(g, crate::heap::HEAP_NAME, base, vec![0; n as usize], true)?;
                 Ok::<_, DeviceError>(base)

@@ -92,6 +92,22 @@ impl Global {
         Ok(())
     }
 
+    /// Gives the space a device `malloc` heap of `bytes` unless it has
+    /// one: `place` adds them (zeroed) as one of its allocations, refusing
+    /// what does not fit, and returns its address.
+    pub(crate) fn ensure_heap<E>(
+        &mut self,
+        bytes: u64,
+        place: impl FnOnce(&mut Global, u64) -> Result<u64, E>,
+    ) -> Result<(), E> {
+        if self.heap.is_some() {
+            return Ok(());
+        }
+        let base = place(self, bytes)?;
+        self.heap = Some(crate::heap::Heap::new(base, bytes));
+        Ok(())
+    }
+
     /// Removes the allocation whose first byte is `base`.
     pub fn remove(&mut self, base: u64) -> Option<Region> {
         let i = self.index_of(base)?;

@@ -29,7 +29,6 @@
 //! as a branch and the warp waits for the epoch's end, up to
 //! [`crate::EPOCH`] cycles.
 
-use crate::global::Global;
 use std::collections::BTreeMap;
 
 /// CUDA's default `cudaLimitMallocHeapSize`: 8 MiB.
@@ -146,31 +145,15 @@ pub(crate) fn heap_call(kind: &sim_module::StatementKind) -> Option<&sim_module:
     }
 }
 
-/// Gives `global` a heap of `bytes` unless it has one: `place` adds them
-/// (zeroed) as one of its allocations, refusing what does not fit, and
-/// returns its address.
-pub(crate) fn ensure<E>(
-    global: &mut Global,
-    bytes: u64,
-    place: impl FnOnce(&mut Global, u64) -> Result<u64, E>,
-) -> Result<(), E> {
-    if global.heap.is_some() {
-        return Ok(());
-    }
-    let base = place(global, bytes)?;
-    global.heap = Some(Heap::new(base, bytes));
-    Ok(())
-}
-
 /// Serves builtin `b` (`malloc` or `free`) in `lanes`, in lane order, on
-/// `global`'s heap: `malloc`'s argument register holds each lane's size and
-/// its result register gets its address. A launch without a heap (none was
-/// placed) returns NULL to every `malloc`.
+/// `heap` (the global space's): `malloc`'s argument register holds each
+/// lane's size and its result register gets its address. Without a heap
+/// (none was placed) every `malloc` returns NULL.
 pub(crate) fn serve(
     b: &sim_module::Builtin,
     lanes: u32,
     regs: &mut sim_isa::WarpRegs,
-    global: &mut Global,
+    mut heap: Option<&mut Heap>,
 ) -> Result<(), BadFree> {
     let Some(&arg) = b.args.first() else {
         return Ok(());
@@ -179,7 +162,7 @@ pub(crate) fn serve(
     let mut rets = b.rets.first().map(|&r| *regs.get(r));
     for lane in (0..32u32).filter(|l| lanes >> l & 1 == 1) {
         let v = args[lane as usize];
-        match (b.kind, global.heap.as_mut()) {
+        match (b.kind, heap.as_deref_mut()) {
             (sim_module::BuiltinKind::Free, h) => {
                 if !h.map_or(v == 0, |h| h.free(v)) {
                     return Err(BadFree { lane, addr: v });

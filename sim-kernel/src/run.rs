@@ -208,7 +208,7 @@ pub(crate) fn run_engine(
         let place = |g: &mut crate::memory::Global, n: u64| {
             Ok::<_, KernelError>(g.alloc(crate::heap::HEAP_NAME, vec![0; n as usize]))
         };
-        crate::heap::ensure(&mut global, crate::heap::DEFAULT_HEAP_BYTES, place)?;
+        global.ensure_heap(crate::heap::DEFAULT_HEAP_BYTES, place)?;
     }
     // Launch buffers start in DRAM, not L2 (see `memtime`), unless the
     // launch runs warm.

@@ -93,7 +93,7 @@ pub(super) fn serve_heap(
         ));
     };
     let lanes = code.at[pc].lanes(regs, mask);
-    crate::heap::serve(b, lanes, regs, global).map_err(|bad| KernelError::BadFree {
+    crate::heap::serve(b, lanes, regs, global.heap.as_mut()).map_err(|bad| KernelError::BadFree {
         addr: bad.addr,
         cta: ctx.thread.ctaid,
         warp: ctx.warp_id,
