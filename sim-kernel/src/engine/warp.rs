@@ -42,7 +42,7 @@ pub(crate) enum State {
     /// Stopped before a clock read, which runs when it issues.
     Clock,
     /// Stopped at a global atomic, which runs at the epoch's end
-    /// ([`Warp::run_atomic`]).
+    /// ([`Warp::run_atomic`]), or at a `malloc`/`free`, served then.
     Atomic,
     /// Every lane exited.
     Exited,
@@ -658,11 +658,11 @@ impl Warp {
         match self.follow.as_ref().map(Follow::current) {
             // A replay: the recorded step, its load answered from the record.
             Some((stmt, lanes)) => {
+                // An atomic's addresses were timed at the address pass.
                 let pc = stmt as usize;
                 if calls::is_heap_call(&code.prep.body.statements[pc]) {
                     let (regs, ctx) = (&mut self.regs, &self.ctx);
                     calls::serve_heap(regs, ctx, code, mem, (pc, lanes))?;
-                // Its addresses were timed at the address pass.
                 } else if let Some(k) = self.exec_mem(code, pc, lanes, mem)? {
                     self.slab.free(k);
                 }
