@@ -159,14 +159,14 @@ pub unsafe extern "C" fn cudaPointerGetAttributes(a: *mut c_void, p: *const c_vo
 }
 
 /// The limits `cudaDeviceGetLimit` reports: the printf buffer the engine
-/// keeps (`sim_kernel::printf::FIFO_BYTES`) and CUDA's defaults for the
-/// stack (1 KiB a thread) and the device heap (8 MiB), which the simulator
-/// does not bound separately.
-fn limit(which: c_int) -> Res<usize> {
+/// keeps (`sim_kernel::printf::FIFO_BYTES`), CUDA's default for the stack
+/// (1 KiB a thread), which the simulator does not bound separately, and
+/// the device heap device `malloc` allocates from (8 MiB until set).
+fn limit(rt: &mut crate::runtime::Runtime, which: c_int) -> Res<usize> {
     match which {
         l::cudaLimitStackSize => Ok(1024),
         l::cudaLimitPrintfFifoSize => Ok(sim_kernel::printf::FIFO_BYTES),
-        l::cudaLimitMallocHeapSize => Ok(8 << 20),
+        l::cudaLimitMallocHeapSize => Ok(rt.heap_bytes()? as usize),
         _ => Err(Fail::code(err::NOT_SUPPORTED)),
     }
 }
@@ -177,18 +177,22 @@ fn limit(which: c_int) -> Res<usize> {
 /// `v` is valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn cudaDeviceGetLimit(v: *mut usize, which: c_int) -> c_int {
-    with(|_| {
-        let n = limit(which)?;
+    with(|rt| {
+        let n = limit(rt, which)?;
         // SAFETY: by the caller's contract.
         unsafe { put(v, n) }
     })
 }
 
-/// `cudaDeviceSetLimit`: accepted for the known limits, without effect
-/// (the simulator's own bounds hold).
+/// `cudaDeviceSetLimit`: the device heap's size is set (before the first
+/// kernel that calls `malloc`); the other known limits are accepted
+/// without effect (the simulator's own bounds hold).
 #[no_mangle]
-pub extern "C" fn cudaDeviceSetLimit(which: c_int, _value: usize) -> c_int {
-    with(|_| limit(which).map(|_| ()))
+pub extern "C" fn cudaDeviceSetLimit(which: c_int, value: usize) -> c_int {
+    with(|rt| match which {
+        l::cudaLimitMallocHeapSize => rt.set_heap_bytes(value as u64),
+        _ => limit(rt, which).map(|_| ()),
+    })
 }
 
 /// `cudaThreadSynchronize` (deprecated `cudaDeviceSynchronize`).

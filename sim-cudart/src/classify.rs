@@ -29,6 +29,7 @@ pub fn launch_code(e: &DeviceError) -> i32 {
         // A call through a bad function pointer: the GPU's code is not
         // known here (no GPU ran it), so the launch's failure.
         KernelError::Trap { .. }
+        | KernelError::BadFree { .. }
         | KernelError::CallDepth { .. }
         | KernelError::BadCallTarget { .. }
         | KernelError::Deadlock { .. }

@@ -209,6 +209,20 @@ impl Runtime {
         Ok(self.sim()?.facts.clone())
     }
 
+    /// The device heap's bytes (`cudaLimitMallocHeapSize`).
+    pub fn heap_bytes(&mut self) -> Res<u64> {
+        Ok(self.sim()?.device.heap_bytes())
+    }
+
+    /// Sets them: refused once a kernel calling `malloc` ran (CUDA's
+    /// `cudaErrorInvalidValue` then).
+    pub fn set_heap_bytes(&mut self, bytes: u64) -> Res<()> {
+        if self.sim()?.device.set_heap_bytes(bytes) {
+            return Ok(());
+        }
+        Err(Fail::code(err::INVALID_VALUE))
+    }
+
     // ---- registration ----
 
     /// `__cudaRegisterFatBinary`: `bytes` is the fatbinary (or why it

@@ -253,6 +253,9 @@ pub struct Device {
     mem: mem::Book,
     modules: Vec<Loaded>,
     broken: Option<String>,
+    /// Bytes of device `malloc`'s heap, made at the first launch that
+    /// calls it (`crate::heap`).
+    heap_bytes: u64,
 }
 
 impl Device {
@@ -264,7 +267,23 @@ impl Device {
             mem: mem::Book::new(DEFAULT_MEMORY_CAP),
             modules: Vec::new(),
             broken: None,
+            heap_bytes: crate::heap::DEFAULT_HEAP_BYTES,
         }
+    }
+
+    /// Bytes of device `malloc`'s heap (`cudaLimitMallocHeapSize`).
+    pub fn heap_bytes(&self) -> u64 {
+        self.heap_bytes
+    }
+
+    /// Sets them; false (nothing changed) once a kernel that calls
+    /// `malloc` or `free` has run, as CUDA refuses then.
+    pub fn set_heap_bytes(&mut self, bytes: u64) -> bool {
+        if self.global.heap.is_some() {
+            return false;
+        }
+        self.heap_bytes = bytes;
+        true
     }
 
     /// How launches run.
@@ -653,6 +672,16 @@ impl Device {
         let prep = Prepared::place(module, func, body, start)?;
         crate::gate::check(&prep, self.opts.config.target)?;
         preflight(&prep, &launch, &self.opts)?;
+        if crate::heap::calls_heap(prep.body) {
+            // Placed and counted as an allocation that is not the host's
+            // to free.
+            let (mem, bytes) = (&mut self.mem, self.heap_bytes);
+            self.global.ensure_heap(bytes, |g, n| {
+                let base = mem.place(g, n)?;
+                mem.insert(g, crate::heap::HEAP_NAME, base, vec![0; n as usize], true)?;
+                Ok::<_, DeviceError>(base)
+            })?;
+        }
         let resident = crate::run::resident(&self.global, self.opts.warm);
         let mut gpu = Gpu::new(self.opts.memory.clone(), &resident);
         let eo = engine::Options {

@@ -101,6 +101,25 @@ pub enum KernelError {
         /// Where.
         pos: Pos,
     },
+    /// A thread called device `free` with an address that is not the start
+    /// of a block `malloc` gave and nothing freed since (`crate::heap`).
+    #[error("free({addr:#x}) of memory malloc did not give (or freed already) in block {cta:?} warp {warp} (thread {thread}): `{text}` at {file}:{pos}")]
+    BadFree {
+        /// The address given.
+        addr: u64,
+        /// The block index.
+        cta: [u32; 3],
+        /// The warp in the block.
+        warp: u32,
+        /// The first such thread's linear index in the block.
+        thread: u32,
+        /// The call.
+        text: String,
+        /// The module.
+        file: String,
+        /// Where.
+        pos: Pos,
+    },
     /// Threads reached a failed device `assert` (`__assertfail`): the GPU
     /// stops the kernel there, each such thread's line printed.
     #[error("device-side assert triggered in block {cta:?} warp {warp} (thread {thread}) at {file}:{pos}:\n{lines}")]

@@ -50,6 +50,9 @@ impl Region {
 pub struct Global {
     /// The allocations.
     pub regions: Vec<Region>,
+    /// Device `malloc`'s heap, once a kernel called it (its bytes are one
+    /// of `regions`): it persists with the space across a device's launches.
+    pub heap: Option<crate::heap::Heap>,
 }
 
 impl Global {
@@ -86,6 +89,22 @@ impl Global {
                 bytes,
             },
         );
+        Ok(())
+    }
+
+    /// Gives the space a device `malloc` heap of `bytes` unless it has
+    /// one: `place` adds them (zeroed) as one of its allocations, refusing
+    /// what does not fit, and returns its address.
+    pub(crate) fn ensure_heap<E>(
+        &mut self,
+        bytes: u64,
+        place: impl FnOnce(&mut Global, u64) -> Result<u64, E>,
+    ) -> Result<(), E> {
+        if self.heap.is_some() {
+            return Ok(());
+        }
+        let base = place(self, bytes)?;
+        self.heap = Some(crate::heap::Heap::new(base, bytes));
         Ok(())
     }
 

@@ -19,6 +19,7 @@ mod error;
 pub mod exec;
 mod gate;
 mod global;
+pub mod heap;
 mod l1;
 mod memkeys;
 pub mod memory;

@@ -205,6 +205,14 @@ pub(crate) fn run_engine(
     mut warps: Warps<'_>,
 ) -> Result<GridRun, KernelError> {
     crate::gate::check(prep, opts.config.target)?;
+    let mut global = global;
+    if crate::heap::calls_heap(prep.body) {
+        // Device `malloc`'s heap, after the launch's buffers and variables.
+        let place = |g: &mut crate::memory::Global, n: u64| {
+            Ok::<_, KernelError>(g.alloc(crate::heap::HEAP_NAME, vec![0; n as usize]))
+        };
+        global.ensure_heap(crate::heap::DEFAULT_HEAP_BYTES, place)?;
+    }
     // Launch buffers start in DRAM, not L2 (see `memtime`), unless the
     // launch runs warm.
     let mut gpu = Gpu::new(opts.memory.clone(), &resident(&global, opts.warm));

@@ -427,6 +427,11 @@ pub enum BuiltinKind {
     /// `assert` calls (the message is the condition's text); the thread
     /// prints the assertion and the kernel stops.
     AssertFail,
+    /// `void *malloc(size_t size)`: device-side `malloc` (and C++ `new`,
+    /// which nvcc compiles to it), from the device heap.
+    Malloc,
+    /// `void free(void *ptr)`: device-side `free` (and C++ `delete`).
+    Free,
 }
 
 /// Each builtin: its name, its parameters' and results' sizes in bytes.
@@ -438,6 +443,8 @@ const BUILTINS: &[(BuiltinKind, &str, &[u64], &[u64])] = &[
         &[8, 8, 4, 8, 8],
         &[],
     ),
+    (BuiltinKind::Malloc, "malloc", &[8], &[8]),
+    (BuiltinKind::Free, "free", &[8], &[]),
 ];
 
 impl BuiltinKind {

@@ -276,6 +276,18 @@ fn programs_print_what_they_print_on_a_gpu() {
     }
 }
 
+/// Device `new`/`delete` and `malloc` (`heapnew.cu`): lists that one
+/// kernel builds with `new` a later one sums and `delete`s; the heap is the
+/// size `cudaDeviceSetLimit(cudaLimitMallocHeapSize)` set (a 40 MiB block
+/// on a 64 MiB heap, a second one NULL), which is fixed once a kernel used
+/// it.
+#[test]
+fn device_new_and_delete_run_as_on_a_gpu() {
+    let Some(cu13) = cuda_root() else { return };
+    let out = exec(&build(&cu13, "heapnew"), &[]);
+    assert_as_on_a_gpu(&out, "heapnew", "heapnew");
+}
+
 /// A failed device `assert` prints CUDA's line for the failing thread on
 /// standard error (file, line, function, block, thread, condition), and
 /// the program goes on with `cudaErrorAssert` sticking (`devlib.cu`).

@@ -1,10 +1,11 @@
 //! What a warp's calls that stay calls do: a builtin (`vprintf`,
-//! `__assertfail`), and the error of an indirect call the inliner left in
-//! place. Apart from `warp.rs`'s step loop, which reaches them rarely.
+//! `__assertfail`; `malloc` and `free`, served at the epoch's end), and
+//! the error of an indirect call the inliner left in place. Apart from
+//! `warp.rs`'s step loop, which reaches them rarely.
 
 use super::code::Code;
 use crate::error::KernelError;
-use crate::memory::WarpMem;
+use crate::memory::{GlobalView, WarpMem};
 use sim_isa::{ExecCtx, WarpRegs};
 use sim_module::ControlOp;
 
@@ -63,6 +64,46 @@ pub(super) fn call_or_trap(
     }
 }
 
+/// Whether `s` calls `malloc` or `free`: a warp stops there and the call
+/// is served at the epoch's end ([`serve_heap`]; why in `crate::heap`).
+pub(super) fn is_heap_call(s: &sim_module::Statement) -> bool {
+    crate::heap::heap_call(&s.kind).is_some()
+}
+
+/// Serves the `malloc` or `free` of statement `pc` in the lanes of `mask`
+/// whose guard holds, on the global space itself (`mem` is the epoch's
+/// end's); a bad `free` names its first thread and the call.
+pub(super) fn serve_heap(
+    regs: &mut WarpRegs,
+    ctx: &ExecCtx,
+    code: &Code<'_>,
+    mem: &mut WarpMem<'_>,
+    (pc, mask): (usize, u32),
+) -> Result<(), KernelError> {
+    let s = &code.prep.body.statements[pc];
+    let Some(b) = crate::heap::heap_call(&s.kind) else {
+        return Ok(());
+    };
+    let GlobalView::Direct(global) = &mut mem.global else {
+        // `SmState::run_atomics` serves calls on the space itself.
+        return Err(unsupported(
+            code,
+            "malloc/free during an epoch".into(),
+            s.pos,
+        ));
+    };
+    let lanes = code.at[pc].lanes(regs, mask);
+    crate::heap::serve(b, lanes, regs, global.heap.as_mut()).map_err(|bad| KernelError::BadFree {
+        addr: bad.addr,
+        cta: ctx.thread.ctaid,
+        warp: ctx.warp_id,
+        thread: ctx.thread.first_thread + bad.lane,
+        text: s.text.trim().to_string(),
+        file: code.prep.module.file.clone(),
+        pos: s.pos,
+    })
+}
+
 /// A builtin call in `lanes` ([`crate::printf::call`],
 /// [`crate::assertfail::lines`]); a fault names the thread and the call.
 fn builtin(
@@ -76,6 +117,8 @@ fn builtin(
     let t = &ctx.thread;
     let r = match b.kind {
         sim_module::BuiltinKind::Vprintf => crate::printf::call(b, lanes, regs, mem, printf),
+        // The step loop stops at these (`is_heap_call`): never reached.
+        sim_module::BuiltinKind::Malloc | sim_module::BuiltinKind::Free => Ok(()),
         sim_module::BuiltinKind::AssertFail => {
             let at = (t.ctaid, t.ntid, t.first_thread);
             match crate::assertfail::lines(b, lanes, regs, mem, at) {

@@ -42,7 +42,7 @@ pub(crate) enum State {
     /// Stopped before a clock read, which runs when it issues.
     Clock,
     /// Stopped at a global atomic, which runs at the epoch's end
-    /// ([`Warp::run_atomic`]).
+    /// ([`Warp::run_atomic`]), or at a `malloc`/`free`, served then.
     Atomic,
     /// Every lane exited.
     Exited,
@@ -381,6 +381,13 @@ impl Warp {
                         pop_done(&mut self.stack);
                         return Ok(());
                     }
+                    // `malloc`/`free`: served at the epoch's end, as a
+                    // deferred atomic runs (`crate::heap` says why).
+                    ControlOp::Call { .. } if lanes != 0 && calls::is_heap_call(s) => {
+                        self.emit(code, env.sc, step);
+                        self.state = State::Atomic;
+                        return Ok(());
+                    }
                     // A call that stays a call, or `trap`; guarded off in
                     // every lane, nothing happens.
                     ControlOp::Call { .. } | ControlOp::Trap => {
@@ -421,6 +428,12 @@ impl Warp {
             lanes,
             access: None,
         };
+        if lanes != 0 && calls::is_heap_call(s) {
+            // Served at the epoch's end as in the recorded run.
+            self.emit(code, env.sc, step);
+            self.state = State::Atomic;
+            return Ok(());
+        }
         if let StatementKind::Instruction(_) = &s.kind {
             if st.clock {
                 self.emit(code, env.sc, step);
@@ -645,8 +658,12 @@ impl Warp {
         match self.follow.as_ref().map(Follow::current) {
             // A replay: the recorded step, its load answered from the record.
             Some((stmt, lanes)) => {
-                // Its addresses were timed at the address pass.
-                if let Some(k) = self.exec_mem(code, stmt as usize, lanes, mem)? {
+                // An atomic's addresses were timed at the address pass.
+                let pc = stmt as usize;
+                if calls::is_heap_call(&code.prep.body.statements[pc]) {
+                    let (regs, ctx) = (&mut self.regs, &self.ctx);
+                    calls::serve_heap(regs, ctx, code, mem, (pc, lanes))?;
+                } else if let Some(k) = self.exec_mem(code, pc, lanes, mem)? {
                     self.slab.free(k);
                 }
             }
@@ -655,7 +672,10 @@ impl Warp {
                     self.state = State::Exited;
                     return Ok(());
                 };
-                if let Some(k) = self.exec_mem(code, top.pc, top.mask, mem)? {
+                if calls::is_heap_call(&code.prep.body.statements[top.pc]) {
+                    let (regs, ctx) = (&mut self.regs, &self.ctx);
+                    calls::serve_heap(regs, ctx, code, mem, (top.pc, top.mask))?;
+                } else if let Some(k) = self.exec_mem(code, top.pc, top.mask, mem)? {
                     self.slab.free(k);
                 }
                 self.advance(top.pc + 1);

@@ -20,6 +20,7 @@ mod errors;
 mod fuzz;
 mod gate;
 mod gridsync;
+mod heap;
 mod indirect;
 mod launches;
 mod mbarrier;
