@@ -212,14 +212,10 @@ fn execute(
 }
 
 /// [`Sm::issue`]'s execution for an instruction with a guard (read before
-/// the instruction can overwrite it) or of a warp the host executed (on the
-/// lanes it pushed with it: nothing to do here). Returns the thread count.
+/// the instruction can overwrite it). Returns the thread count.
 #[cold]
 #[inline(never)]
-fn guarded_or_executed(w: &mut Warp, guard: u32, neg: bool, inst: &sim_isa::exec::Prepared) -> u64 {
-    if w.executed {
-        return u64::from(w.cur_lanes.count_ones());
-    }
+fn guarded(w: &mut Warp, guard: u32, neg: bool, inst: &sim_isa::exec::Prepared) -> u64 {
     let threads = guard_lanes(w, guard, neg).count_ones() as u64;
     execute(inst, &w.ctx, &mut w.regs, w.active);
     threads
@@ -479,10 +475,12 @@ impl Sm {
         units.occupy(&mut sc.pipes, &ii.pipe, &ii.ticks, now);
         let inst = &prepared[idx as usize];
         let mut threads = w.threads;
-        // One test for the two rarer cases: a guard to read, or a warp the
-        // host executed (one branch, out of line).
-        if (ii.guard != NONE) | w.executed {
-            threads = guarded_or_executed(w, ii.guard, ii.guard_neg, inst);
+        if w.executed {
+            // The host ran it, on the lanes it pushed with it: nothing to
+            // execute here (every warp of a launch; one test, in line).
+            threads = u64::from(w.cur_lanes.count_ones());
+        } else if ii.guard != NONE {
+            threads = guarded(w, ii.guard, ii.guard_neg, inst);
         } else {
             // The tables checked every register against `nregs`, the size of `regs`.
             execute(inst, &w.ctx, &mut w.regs, w.active);
@@ -555,45 +553,60 @@ impl Sm {
         now: u64,
         ext: &mut dyn External,
     ) -> Result<bool, SimError> {
-        let w = &mut self.warps[wi];
+        // The parts borrowed apart, as in `issue`: the warp, its scheduler
+        // and the instruction's entry each looked up once.
+        let Sm {
+            warps,
+            info,
+            scheds,
+            units,
+            states,
+            cfg,
+            ..
+        } = self;
+        let w = &mut warps[wi];
         let idx = w.cur;
-        let ii = &self.info[idx as usize];
-        if let Some(st) = self.states.as_deref_mut() {
-            let u = self.scheds[sched].slots[2];
-            account_issue(w, ii, st, u, self.cfg.issue_interval, now);
+        let sc = &mut scheds[sched];
+        let ii = &info[idx as usize];
+        if let Some(st) = states.as_deref_mut() {
+            account_issue(w, ii, st, sc.slots[2], cfg.issue_interval, now);
         }
-        let (uops, busy, guard, guard_neg) = (ii.uops, ii.busy, ii.guard, ii.guard_neg);
-        let (pipe, ticks) = (ii.pipe, ii.ticks);
-        self.units
-            .occupy(&mut self.scheds[sched].pipes, &pipe, &ticks, now);
+        units.occupy(&mut sc.pipes, &ii.pipe, &ii.ticks, now);
+        sc.issues += u64::from(ii.uops);
+        sc.busy_until = sc.busy_until.max(now + ii.busy);
         // The lanes the host is asked for, and the threads they count.
         let (lanes, threads) = if w.executed {
             (w.cur_lanes, u64::from(w.cur_lanes.count_ones()))
-        } else if guard != NONE {
-            let lanes = guard_lanes(w, guard, guard_neg);
+        } else if ii.guard != NONE {
+            let lanes = guard_lanes(w, ii.guard, ii.guard_neg);
             (lanes, u64::from(lanes.count_ones()))
         } else {
             (w.active, w.threads)
         };
+        let uops = ii.uops;
+        let pos = w.pos as usize;
         self.issue_external(wi, now, lanes, ext)?;
-        let w = &self.warps[wi];
-        tracing::trace!(cycle = now, sched, warp = w.id, inst = idx, uops, "issue");
+        tracing::trace!(
+            cycle = now,
+            sched,
+            warp = self.warps[wi].id,
+            inst = idx,
+            uops,
+            "issue"
+        );
         if self.log.len() < self.log_cap {
             self.log.push(IssueEvent {
                 cycle: now,
                 sched: sched as u32,
-                warp_id: w.id,
+                warp_id: self.warps[wi].id,
                 inst: idx,
             });
         }
-        let acc = &mut self.inst_acc[idx as usize];
-        acc.0 += 1;
-        acc.1 += threads;
+        if let Some(acc) = self.inst_acc.get_mut(idx as usize) {
+            acc.0 += 1;
+            acc.1 += threads;
+        }
         self.issued += 1;
-        let sc = &mut self.scheds[sched];
-        sc.issues += u64::from(uops);
-        sc.busy_until = sc.busy_until.max(now + busy);
-        let pos = self.warps[wi].pos as usize;
         self.fetch(wi, Some(now))?;
         Ok(self.still_at(wi, sched, pos))
     }

@@ -462,6 +462,16 @@ impl Sm {
         warp_id: u32,
         steps: &[(u32, u32, bool)],
     ) -> Result<(), SimError> {
+        self.push_executed_from(warp_id, steps.iter().copied())
+    }
+
+    /// [`Sm::push_executed_all`] from an iterator: a host that keeps its
+    /// steps elsewhere hands them over as it walks them, without a copy
+    /// in between. Steps taken before an error stay queued.
+    pub fn push_executed_from<I>(&mut self, warp_id: u32, steps: I) -> Result<(), SimError>
+    where
+        I: IntoIterator<Item = (u32, u32, bool)>,
+    {
         let len = self.prog.insts.len();
         let (wi, w) = self.warp_by_id(warp_id)?;
         let queue = match &mut w.source {
@@ -474,7 +484,7 @@ impl Sm {
                 return Err(SimError::NotHostWarp(warp_id))
             }
         };
-        for &(index, lanes, after) in steps {
+        for (index, lanes, after) in steps {
             // The queue's flag bit is never an index's (no program is that long).
             if index as usize >= len || index & AFTER_BRANCH != 0 {
                 return Err(SimError::BadIndex {

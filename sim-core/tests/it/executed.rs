@@ -17,6 +17,9 @@ pub(crate) enum Kind {
     /// `add_executed_warp`, the whole rest of the stream at once with
     /// `push_executed_all`.
     ExecutedAll,
+    /// `add_executed_warp`, the rest of the stream three at a time with
+    /// `push_executed_from`, straight from the stream (no slice).
+    ExecutedFrom,
 }
 
 /// A test host: per warp, its stream (index, whether a taken branch leads
@@ -54,7 +57,9 @@ impl Feeder {
         for (w, &a) in self.active.iter().enumerate() {
             match self.kind {
                 Kind::Host => sm.add_host_warp(w as u32, a),
-                Kind::Executed | Kind::ExecutedAll => sm.add_executed_warp(w as u32, a),
+                Kind::Executed | Kind::ExecutedAll | Kind::ExecutedFrom => {
+                    sm.add_executed_warp(w as u32, a)
+                }
             }
             .unwrap();
         }
@@ -85,11 +90,25 @@ impl Feeder {
                 *k += rest.len().max(1);
                 continue;
             }
+            if self.kind == Kind::ExecutedFrom {
+                let a = self.active[w as usize];
+                let stream = &self.streams[w as usize];
+                if *k >= stream.len() {
+                    sm.close_warp(w).unwrap();
+                    *k += 1;
+                } else {
+                    let three = stream[*k..].iter().take(3);
+                    sm.push_executed_from(w, three.map(|&(i, b)| (i, a, b)))
+                        .unwrap();
+                    *k = (*k + 3).min(stream.len());
+                }
+                continue;
+            }
             match self.streams[w as usize].get(*k) {
                 Some(&(i, branch)) => match self.kind {
                     Kind::Host if branch => sm.push_branch_target(w, i),
                     Kind::Host => sm.push_instruction(w, i),
-                    Kind::Executed | Kind::ExecutedAll => {
+                    Kind::Executed | Kind::ExecutedAll | Kind::ExecutedFrom => {
                         sm.push_executed(w, i, self.active[w as usize], branch)
                     }
                 }
@@ -202,6 +221,7 @@ fn executed_warps_time_like_host_fed_warps() {
                     (Kind::Executed, false),
                     (Kind::Executed, true),
                     (Kind::ExecutedAll, true),
+                    (Kind::ExecutedFrom, true),
                 ] {
                     let what = format!("{t} {policy:?} {warps} warps, {kind:?}, take {take}");
                     let (got, log, ext) = timed(cfg.clone(), policy, warps, kind, take);

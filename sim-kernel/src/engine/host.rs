@@ -177,8 +177,6 @@ pub(crate) struct SmState {
     pub error: Option<KernelError>,
     /// Scratch of the reordering of straight-line stretches.
     pub sched: crate::reorder::Scheduler,
-    /// Scratch of a push to the SM.
-    pub batch: Vec<(u32, u32, bool)>,
     /// Warps that retired this epoch, as recorded (when logging).
     pub logs: Vec<crate::rec::RecWarp>,
     /// Blocks that ended this epoch.
@@ -234,7 +232,6 @@ impl SmState {
             overlay,
             executed,
             sched,
-            batch,
             to_feed,
             atomics,
             printf,
@@ -275,7 +272,7 @@ impl SmState {
         let Some(warp) = warps.get_mut(w) else {
             return Ok(false);
         };
-        let mut any = push(sm, id, warp, code, batch)?;
+        let mut any = push(sm, id, warp, code)?;
         if warp.state == State::Exited && warp.out.is_empty() && !warp.tblocked {
             if let Some(f) = warp.follow.as_ref() {
                 f.check_end()?;
@@ -444,16 +441,10 @@ fn name_waiters(e: KernelError, max: u64, warps: &[Warp]) -> KernelError {
     }
 }
 
-/// Pushes the warp's ready steps to the SM, stopping after a barrier
-/// (`batch`: scratch for one call of `Sm::push_executed_all`).
-fn push(
-    sm: &mut Sm,
-    id: u32,
-    warp: &mut Warp,
-    code: &Code<'_>,
-    batch: &mut Vec<(u32, u32, bool)>,
-) -> Result<bool, KernelError> {
-    batch.clear();
+/// Pushes the warp's ready steps to the SM, stopping after a barrier:
+/// walked in place, handed to the SM as they are walked (no batch in
+/// between), and drained once.
+fn push(sm: &mut Sm, id: u32, warp: &mut Warp, code: &Code<'_>) -> Result<bool, KernelError> {
     let Warp {
         out,
         exts,
@@ -461,28 +452,65 @@ fn push(
         tblocked,
         ..
     } = warp;
-    // Walked in place and drained once (not popped step by step).
-    let mut taken = 0;
-    for s in out.iter() {
-        taken += 1;
-        let after = prev.is_some_and(|b| s.stmt <= b && code.at[b as usize].back_edge);
-        batch.push((s.stmt, s.lanes, after));
-        *prev = Some(s.stmt);
-        if let Some(kind) = code.at[s.stmt as usize].ext {
-            let e = ext_of(code, s, kind);
-            exts.push_back(e);
-            if let Ext::Barrier = e {
-                *tblocked = true;
-                break;
-            }
-        }
-    }
-    out.drain(..taken);
-    if batch.is_empty() {
+    if out.is_empty() {
         return Ok(false);
     }
-    sm.push_executed_all(id, batch)?;
+    let mut walk = Walk {
+        steps: out.iter(),
+        code,
+        prev,
+        exts,
+        tblocked,
+        taken: 0,
+        stopped: false,
+    };
+    let r = sm.push_executed_from(id, &mut walk);
+    let taken = walk.taken;
+    out.drain(..taken);
+    r?;
     Ok(true)
+}
+
+/// The steps [`push`] hands the SM, `(statement, lanes, after a
+/// back-edge)` each: each noted as given (`prev`, its external kind in
+/// `exts`), up to and including a barrier (which sets `tblocked`).
+struct Walk<'a, 'c> {
+    steps: std::collections::vec_deque::Iter<'a, Step>,
+    code: &'a Code<'c>,
+    prev: &'a mut Option<u32>,
+    exts: &'a mut VecDeque<Ext>,
+    tblocked: &'a mut bool,
+    /// Steps walked.
+    taken: usize,
+    /// A barrier was walked: nothing after it goes.
+    stopped: bool,
+}
+
+impl Iterator for Walk<'_, '_> {
+    type Item = (u32, u32, bool);
+
+    #[inline]
+    fn next(&mut self) -> Option<(u32, u32, bool)> {
+        if self.stopped {
+            return None;
+        }
+        let s = self.steps.next()?;
+        self.taken += 1;
+        let code = self.code;
+        let after = self
+            .prev
+            .is_some_and(|b| s.stmt <= b && code.at[b as usize].back_edge);
+        *self.prev = Some(s.stmt);
+        if let Some(kind) = code.at[s.stmt as usize].ext {
+            let e = ext_of(code, s, kind);
+            self.exts.push_back(e);
+            if let Ext::Barrier = e {
+                *self.tblocked = true;
+                self.stopped = true;
+            }
+        }
+        Some((s.stmt, s.lanes, after))
+    }
 }
 
 fn ext_of(code: &Code<'_>, s: &Step, kind: crate::memtime::Kind) -> Ext {

@@ -180,12 +180,20 @@ impl Slab {
 
     /// Frees slot `k` and lends what it holds (addresses unpacked; the
     /// slot is not reused before the borrow ends).
-    #[inline]
+    #[inline(always)]
     pub fn take(&mut self, k: u32) -> Lent<'_> {
         self.free.push(k);
         if let Some(p) = self.packed.get(k as usize).filter(|p| p.one_wave) {
             return Lent::OneWave(p.lanes, p.bytes);
         }
+        self.unpacked(k)
+    }
+
+    /// [`Slab::take`]'s addresses, unpacked: out of line, so that the
+    /// usual one-wavefront take (most shared accesses) saves no registers
+    /// for the unpacking loops.
+    #[inline(never)]
+    fn unpacked(&mut self, k: u32) -> Lent<'_> {
         unpack(&self.packed, &self.wide, k, &mut self.lent);
         Lent::Addrs(&self.lent)
     }

@@ -16,7 +16,7 @@
 //! timing model issues it: [`Warp::read_clock`]).
 
 use super::calls::{self, unsupported};
-use super::code::{Code, Follow};
+use super::code::{Code, Follow, Stmt};
 use super::preload::Preloaded;
 use super::slab::{Lent, Slab};
 use crate::error::KernelError;
@@ -232,7 +232,12 @@ impl Warp {
     // Always: at its call sites' frequency its own frame cost 16 Ir a step.
     #[inline(always)]
     fn emit(&mut self, code: &Code<'_>, sc: &mut Scheduler, s: Step) {
-        let st = &code.at[s.stmt as usize];
+        self.emit_at(code, &code.at[s.stmt as usize], sc, s);
+    }
+
+    /// [`Warp::emit`] with the step's statement record at hand (`st`).
+    #[inline(always)]
+    fn emit_at(&mut self, code: &Code<'_>, st: &Stmt, sc: &mut Scheduler, s: Step) {
         if st.dead || !self.timed {
             if let Some(k) = s.access {
                 self.slab.free(k);
@@ -288,15 +293,13 @@ impl Warp {
             self.state = State::Exited;
             return Ok(());
         };
-        let stmts = &code.prep.body.statements;
-        if top.pc >= stmts.len() {
-            // Fell off the end: these lanes are done.
+        // A record per statement: past the last, these lanes fell off the
+        // end and are done.
+        let Some(st) = code.at.get(top.pc) else {
             exit_lanes(&mut self.stack, top.mask);
             return Ok(());
-        }
+        };
         env.tick()?;
-        let s = &stmts[top.pc];
-        let st = &code.at[top.pc];
         let mut step = Step {
             stmt: top.pc as u32,
             lanes: 0,
@@ -309,10 +312,11 @@ impl Warp {
             step.lanes = st.lanes(&self.regs, top.mask);
             self.record(step, None);
             self.exec_alu(code, top.pc, top.mask);
-            self.emit(code, env.sc, step);
+            self.emit_at(code, st, env.sc, step);
             self.advance(next);
             return Ok(());
         }
+        let s = &code.prep.body.statements[top.pc];
         match &s.kind {
             StatementKind::Instruction(_) => {
                 step.lanes = st.lanes(&self.regs, top.mask);
