@@ -25,6 +25,11 @@ impl Symbols {
         if let Some(&id) = self.index.get(name) {
             return id;
         }
+        self.push(name)
+    }
+
+    /// Adds `name`, not in the table yet, undeclared.
+    fn push(&mut self, name: &str) -> RegId {
         let id = RegId(self.names.len() as u32);
         self.names.push(name.to_string());
         self.types.push(None);
@@ -42,9 +47,18 @@ impl Symbols {
             self.types[id.0 as usize] = Some(ty);
             return Some(id);
         }
-        let id = self.intern(name);
+        // Not in the table (asked above): added without a second lookup.
+        let id = self.push(name);
         self.types[id.0 as usize] = Some(ty);
         Some(id)
+    }
+
+    /// Room for `n` more names: a declaration of `n` registers
+    /// (`.reg .f32 %f<321>`) grows the table once, not name by name.
+    pub fn reserve(&mut self, n: usize) {
+        self.names.reserve(n);
+        self.types.reserve(n);
+        self.index.reserve(n);
     }
 
     /// Looks a name up without creating it.

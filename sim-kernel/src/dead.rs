@@ -39,32 +39,33 @@ pub(crate) fn dead_statements(body: &Body) -> Vec<bool> {
     }) {
         return Vec::new();
     }
-    let mut preds: Vec<Vec<u32>> = vec![Vec::new(); n];
+    // Predecessors, flat (one allocation, not one a statement): those of
+    // statement `s` are `preds[pred_at[s]..pred_at[s + 1]]`, in order.
+    let mut pred_at = vec![0u32; n + 1];
     for i in 0..n {
         for s in successors(body, i).into_iter().flatten() {
             if s < n {
-                preds[s].push(i as u32);
+                pred_at[s + 1] += 1;
             }
         }
     }
+    for s in 0..n {
+        pred_at[s + 1] += pred_at[s];
+    }
+    let mut preds = vec![0u32; pred_at[n] as usize];
+    let mut fill: Vec<u32> = pred_at[..n].to_vec();
+    for i in 0..n {
+        for s in successors(body, i).into_iter().flatten() {
+            if s < n {
+                preds[fill[s] as usize] = i as u32;
+                fill[s] += 1;
+            }
+        }
+    }
+    let preds_of = |s: usize| &preds[pred_at[s] as usize..pred_at[s + 1] as usize];
     // Per statement: registers read, registers written, whether the write is
     // guarded (it may leave the old value: the search goes on past it).
-    let uses: Vec<(Vec<u32>, Vec<u32>, bool)> = body
-        .statements
-        .iter()
-        .map(|s| match &s.kind {
-            StatementKind::Instruction(inst) => {
-                let u = inst.reg_uses();
-                (
-                    u.reads().map(|r| r.reg.0).collect(),
-                    u.writes().map(|r| r.reg.0).collect(),
-                    inst.guard.is_some(),
-                )
-            }
-            StatementKind::Control(c) => (c.reads().map(|r| r.0).collect(), Vec::new(), false),
-            StatementKind::Unimplemented(_) => (Vec::new(), Vec::new(), false),
-        })
-        .collect();
+    let uses = Uses::new(body);
     let mut needed: Vec<bool> = body
         .statements
         .iter()
@@ -79,7 +80,7 @@ pub(crate) fn dead_statements(body: &Body) -> Vec<bool> {
     let mut work: Vec<usize> = (0..n).filter(|&i| needed[i]).collect();
     let mut stack: Vec<u32> = Vec::new();
     while let Some(i) = work.pop() {
-        for &r in &uses[i].0 {
+        for &r in uses.reads(i) {
             let Some(slot) = seen.get_mut(r as usize) else {
                 continue;
             };
@@ -95,28 +96,74 @@ pub(crate) fn dead_statements(body: &Body) -> Vec<bool> {
             };
             // `set`: statements after which `r` is already known needed.
             stack.clear();
-            stack.extend_from_slice(&preds[i]);
+            stack.extend_from_slice(preds_of(i));
             while let Some(p) = stack.pop() {
                 let p = p as usize;
                 if set[p / 64] >> (p % 64) & 1 == 1 {
                     continue;
                 }
                 set[p / 64] |= 1 << (p % 64);
-                let (_, writes, guarded) = &uses[p];
-                if writes.contains(&r) {
+                if uses.writes(p).contains(&r) {
                     if !needed[p] {
                         needed[p] = true;
                         work.push(p);
                     }
-                    if !guarded {
+                    if !uses.guarded[p] {
                         continue;
                     }
                 }
-                stack.extend_from_slice(&preds[p]);
+                stack.extend_from_slice(preds_of(p));
             }
         }
     }
     needed.iter().map(|&x| !x).collect()
+}
+
+/// Each statement's registers read and written, flat: those of statement
+/// `i` are `reads[reads_at[i]..reads_at[i + 1]]` (and the same for writes).
+struct Uses {
+    reads: Vec<u32>,
+    reads_at: Vec<u32>,
+    writes: Vec<u32>,
+    writes_at: Vec<u32>,
+    /// Whether the statement's writes are guarded.
+    guarded: Vec<bool>,
+}
+
+impl Uses {
+    fn new(body: &Body) -> Uses {
+        let mut u = Uses {
+            reads: Vec::new(),
+            reads_at: vec![0],
+            writes: Vec::new(),
+            writes_at: vec![0],
+            guarded: Vec::with_capacity(body.statements.len()),
+        };
+        for s in &body.statements {
+            match &s.kind {
+                StatementKind::Instruction(inst) => {
+                    let r = inst.reg_uses();
+                    u.reads.extend(r.reads().map(|r| r.reg.0));
+                    u.writes.extend(r.writes().map(|r| r.reg.0));
+                    u.guarded.push(inst.guard.is_some());
+                }
+                StatementKind::Control(c) => {
+                    u.reads.extend(c.reads().map(|r| r.0));
+                    u.guarded.push(false);
+                }
+                StatementKind::Unimplemented(_) => u.guarded.push(false),
+            }
+            u.reads_at.push(u.reads.len() as u32);
+            u.writes_at.push(u.writes.len() as u32);
+        }
+        u
+    }
+    fn reads(&self, i: usize) -> &[u32] {
+        &self.reads[self.reads_at[i] as usize..self.reads_at[i + 1] as usize]
+    }
+    fn writes(&self, i: usize) -> &[u32] {
+        &self.writes[self.writes_at[i] as usize..self.writes_at[i + 1] as usize]
+    }
 }
 
 /// Where control goes after statement `i` (`n`: the body's end, which has

@@ -86,6 +86,11 @@ impl std::fmt::Display for Mismatch {
 
 /// Compares `got` with `want`: the first difference, if any.
 pub fn compare(buffer: &str, got: &[u8], want: &[u8]) -> Option<Mismatch> {
+    // The usual answer, equal, in one `memcmp` rather than a walk of
+    // `Option`s a byte (1.6M host instructions for a 64 KiB output).
+    if got == want {
+        return None;
+    }
     let n = got.len().max(want.len());
     let diff = (0..n).filter(|&i| got.get(i) != want.get(i));
     let count = diff.clone().count();
@@ -96,4 +101,31 @@ pub fn compare(buffer: &str, got: &[u8], want: &[u8]) -> Option<Mismatch> {
         got: got.get(offset).copied(),
         count,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::compare;
+
+    /// Equal buffers (the `memcmp` path) have no mismatch; unequal ones name
+    /// the first differing byte and count every one, a length difference
+    /// included.
+    #[test]
+    fn compare_names_the_first_difference_and_counts_all() {
+        let a = vec![7u8; 4096];
+        assert!(compare("C", &a, &a.clone()).is_none());
+        let mut b = a.clone();
+        b[100] = 1;
+        b[3000] = 2;
+        let m = compare("C", &b, &a).unwrap();
+        assert_eq!(
+            (m.buffer.as_str(), m.offset, m.expected, m.got, m.count),
+            ("C", 100, Some(7), Some(1), 2)
+        );
+        let m = compare("C", &a[..4094], &a).unwrap();
+        assert_eq!(
+            (m.offset, m.expected, m.got, m.count),
+            (4094, Some(7), None, 2)
+        );
+    }
 }

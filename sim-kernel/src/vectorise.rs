@@ -38,10 +38,49 @@ pub(crate) struct Group {
     pub members: Vec<u32>,
 }
 
+/// Per statement, the registers it writes and every register it touches
+/// (reads, then writes), asked of `reg_uses` once: the alignment's passes
+/// and each group's search read them again and again.
+struct Touched {
+    writes: Vec<RegId>,
+    writes_at: Vec<u32>,
+    all: Vec<RegId>,
+    all_at: Vec<u32>,
+}
+
+impl Touched {
+    fn new(body: &Body) -> Touched {
+        let mut t = Touched {
+            writes: Vec::new(),
+            writes_at: vec![0],
+            all: Vec::new(),
+            all_at: vec![0],
+        };
+        for s in &body.statements {
+            if let StatementKind::Instruction(i) = &s.kind {
+                let u = i.reg_uses();
+                t.writes.extend(u.writes().map(|r| r.reg));
+                t.all.extend(u.reads().chain(u.writes()).map(|r| r.reg));
+            }
+            t.writes_at.push(t.writes.len() as u32);
+            t.all_at.push(t.all.len() as u32);
+        }
+        t
+    }
+    /// The registers statement `j` writes.
+    fn writes(&self, j: usize) -> &[RegId] {
+        &self.writes[self.writes_at[j] as usize..self.writes_at[j + 1] as usize]
+    }
+    /// Every register statement `j` reads or writes.
+    fn all(&self, j: usize) -> &[RegId] {
+        &self.all[self.all_at[j] as usize..self.all_at[j + 1] as usize]
+    }
+}
+
 /// Known low zero bits of each register (64 for one never written), as
 /// far as shifts, products and sums of constants and shared variables'
 /// addresses tell (`var_align`: a variable's).
-fn alignment(body: &Body, var_align: &dyn Fn(u32) -> u32) -> Vec<u32> {
+fn alignment(body: &Body, touched: &Touched, var_align: &dyn Fn(u32) -> u32) -> Vec<u32> {
     let n = body.symbols.len();
     let mut tz = vec![64u32; n];
     let of = |tz: &[u32], o: &Operand| match *o {
@@ -53,7 +92,7 @@ fn alignment(body: &Body, var_align: &dyn Fn(u32) -> u32) -> Vec<u32> {
     // a few passes settle what nvcc emits.
     for _ in 0..8 {
         let mut changed = false;
-        for s in &body.statements {
+        for (j, s) in body.statements.iter().enumerate() {
             let StatementKind::Instruction(i) = &s.kind else {
                 continue;
             };
@@ -105,8 +144,7 @@ fn alignment(body: &Body, var_align: &dyn Fn(u32) -> u32) -> Vec<u32> {
                 | Op::Mma(_) => None,
             };
             // A guarded write may leave the old value: the lower of both.
-            let writes: Vec<RegId> = i.reg_uses().writes().map(|r| r.reg).collect();
-            for r in writes {
+            for &r in touched.writes(j) {
                 let k = r.0 as usize;
                 let v = match value {
                     Some((d, v)) if d == r && i.guard.is_none() => v,
@@ -150,7 +188,8 @@ pub(crate) fn shared_groups(
     dead: &[bool],
     var_align: &dyn Fn(u32) -> u32,
 ) -> Vec<Group> {
-    let tz = alignment(body, var_align);
+    let touched = Touched::new(body);
+    let tz = alignment(body, &touched, var_align);
     let stmts = &body.statements;
     let label_at: Vec<bool> = {
         let mut v = vec![false; stmts.len() + 1];
@@ -182,7 +221,14 @@ pub(crate) fn shared_groups(
             if base_tz < size.trailing_zeros() || off.rem_euclid(size) != 0 {
                 continue;
             }
-            if let Some(members) = collect(body, dead, &taken, &label_at, first, base, off, size) {
+            let stretch = Stretch {
+                body,
+                touched: &touched,
+                dead,
+                taken: &taken,
+                label_at: &label_at,
+            };
+            if let Some(members) = stretch.collect(first, base, off, size) {
                 for &m in &members {
                     taken[m as usize] = true;
                 }
@@ -197,75 +243,82 @@ pub(crate) fn shared_groups(
     groups
 }
 
-/// The loads of the words `off`, `off + 4`, ... (`size` bytes) from
-/// `base` in the stretch from `first` on, if all are there before the
-/// stretch ends or something stops the merge (see the module's list).
-#[allow(clippy::too_many_arguments)]
-fn collect(
-    body: &Body,
-    dead: &[bool],
-    taken: &[bool],
-    label_at: &[bool],
-    first: usize,
-    base: AddrBase,
-    off: i64,
-    size: i64,
-) -> Option<Vec<u32>> {
-    let words = (size / 4) as usize;
-    let mut found: Vec<Option<(usize, RegId)>> = vec![None; words];
-    let StatementKind::Instruction(i0) = &body.statements[first].kind else {
-        return None;
-    };
-    found[0] = candidate(i0).map(|(_, _, d)| (first, d));
-    for (j, s) in body.statements.iter().enumerate().skip(first + 1) {
-        if found.iter().all(Option::is_some) {
-            break;
-        }
-        let StatementKind::Instruction(i) = &s.kind else {
+/// What a group's search reads: the body, its registers, the dead and
+/// already merged statements and where labels stand.
+struct Stretch<'a> {
+    body: &'a Body,
+    touched: &'a Touched,
+    dead: &'a [bool],
+    taken: &'a [bool],
+    label_at: &'a [bool],
+}
+
+impl Stretch<'_> {
+    /// The loads of the words `off`, `off + 4`, ... (`size` bytes) from
+    /// `base` in the stretch from `first` on, if all are there before the
+    /// stretch ends or something stops the merge (see the module's list).
+    fn collect(&self, first: usize, base: AddrBase, off: i64, size: i64) -> Option<Vec<u32>> {
+        let Stretch {
+            body,
+            touched,
+            dead,
+            taken,
+            label_at,
+        } = *self;
+        let words = (size / 4) as usize;
+        let mut found: Vec<Option<(usize, RegId)>> = vec![None; words];
+        let StatementKind::Instruction(i0) = &body.statements[first].kind else {
             return None;
         };
-        if label_at[j] {
-            return None;
-        }
-        if let Some((b, o, d)) = candidate(i) {
-            let k = (o - off) / 4;
-            if b == base && (o - off).rem_euclid(4) == 0 && (0..words as i64).contains(&k) {
-                let k = k as usize;
-                if found[k].is_some() || taken[j] || dead.get(j).copied().unwrap_or(false) {
-                    return None;
-                }
-                found[k] = Some((j, d));
-                continue;
+        found[0] = candidate(i0).map(|(_, _, d)| (first, d));
+        for (j, s) in body.statements.iter().enumerate().skip(first + 1) {
+            if found.iter().all(Option::is_some) {
+                break;
             }
-        }
-        let writes_base =
-            matches!(base, AddrBase::Reg(r) if i.reg_uses().writes().any(|w| w.reg == r));
-        if writes_base || db::has_effect(i) {
-            return None;
-        }
-    }
-    let members: Vec<(usize, RegId)> = found.into_iter().collect::<Option<_>>()?;
-    let mut dests: Vec<RegId> = members.iter().map(|&(_, d)| d).collect();
-    dests.sort_by_key(|r| r.0);
-    dests.dedup();
-    if dests.len() != members.len() || members.iter().any(|&(s, _)| s < first) {
-        return None;
-    }
-    // A member's destination is written at the leader: nothing between
-    // may read or write it before the member's own load (nor write the
-    // base, checked above).
-    for &(at, d) in &members {
-        for j in first + 1..at {
-            let StatementKind::Instruction(i) = &body.statements[j].kind else {
+            let StatementKind::Instruction(i) = &s.kind else {
                 return None;
             };
-            let u = i.reg_uses();
-            if u.reads().chain(u.writes()).any(|r| r.reg == d) {
+            if label_at[j] {
+                return None;
+            }
+            if let Some((b, o, d)) = candidate(i) {
+                let k = (o - off) / 4;
+                if b == base && (o - off).rem_euclid(4) == 0 && (0..words as i64).contains(&k) {
+                    let k = k as usize;
+                    if found[k].is_some() || taken[j] || dead.get(j).copied().unwrap_or(false) {
+                        return None;
+                    }
+                    found[k] = Some((j, d));
+                    continue;
+                }
+            }
+            let writes_base = matches!(base, AddrBase::Reg(r) if touched.writes(j).contains(&r));
+            if writes_base || db::has_effect(i) {
                 return None;
             }
         }
+        let members: Vec<(usize, RegId)> = found.into_iter().collect::<Option<_>>()?;
+        let mut dests: Vec<RegId> = members.iter().map(|&(_, d)| d).collect();
+        dests.sort_by_key(|r| r.0);
+        dests.dedup();
+        if dests.len() != members.len() || members.iter().any(|&(s, _)| s < first) {
+            return None;
+        }
+        // A member's destination is written at the leader: nothing between
+        // may read or write it before the member's own load (nor write the
+        // base, checked above).
+        for &(at, d) in &members {
+            for j in first + 1..at {
+                if !matches!(body.statements[j].kind, StatementKind::Instruction(_)) {
+                    return None;
+                }
+                if touched.all(j).contains(&d) {
+                    return None;
+                }
+            }
+        }
+        Some(members.into_iter().map(|(s, _)| s as u32).collect())
     }
-    Some(members.into_iter().map(|(s, _)| s as u32).collect())
 }
 
 #[cfg(test)]

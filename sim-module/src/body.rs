@@ -30,6 +30,10 @@ struct State {
     /// `.callprototype` and `.branchtargets` names: an indirect call's
     /// operand, declared in the body but no label of a statement.
     declared: Vec<String>,
+    /// Whether some register so far has a symbol name other than its own
+    /// (`fresh_symbol`): until one has, a statement's text goes to sim-isa
+    /// as written, without a lookup per identifier.
+    renamed: bool,
 }
 
 /// Reads a body after its `{`, up to the matching `}`. `regs` are a `.func`'s
@@ -57,6 +61,7 @@ pub(crate) fn body(p: &mut Parser<'_>, regs: &[&Param]) -> Res<Body> {
         reg_count: 0,
         first: HashMap::new(),
         declared: Vec::new(),
+        renamed: false,
     };
     for q in regs {
         count(p, &mut st, 1, q.pos)?;
@@ -197,8 +202,17 @@ fn registers(p: &mut Parser<'_>, st: &mut State) -> Res<()> {
             let n = p.number("a register count")?;
             p.expect_punct(b'>', "'>'")?;
             count(p, st, n, at.map_or(pos, |t| p.pos(t)))?;
+            // At most `MAX_REGISTERS` in all (`count`): the tables grow
+            // once for the range, not once per doubling.
+            let more = n as usize;
+            st.body.symbols.reserve(more);
+            st.body.registers.reserve(more);
+            st.first.reserve(more);
+            if let Some(s) = st.open.last_mut() {
+                s.1.reserve(more);
+            }
             for k in 0..n {
-                declare(p, st, format!("{name}{k}"), ty, pos)?;
+                declare(p, st, numbered(&name, k), ty, pos)?;
             }
         } else {
             count(p, st, 1, pos)?;
@@ -209,6 +223,27 @@ fn registers(p: &mut Parser<'_>, st: &mut State) -> Res<()> {
         }
         p.expect_punct(b',', "',' or ';'")?;
     }
+}
+
+/// `name` followed by `k` in decimal (`%f` and 12: `%f12`), as
+/// `format!` writes it, without the formatter's machinery (a `<N>`
+/// declaration makes N of them).
+fn numbered(name: &str, k: u64) -> String {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut v = k;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    let mut s = String::with_capacity(name.len() + digits.len() - at);
+    s.push_str(name);
+    s.extend(digits[at..].iter().map(|&d| char::from(d)));
+    s
 }
 
 fn count(p: &Parser<'_>, st: &mut State, n: u64, pos: Pos) -> Res<()> {
@@ -246,6 +281,7 @@ fn declare(p: &Parser<'_>, st: &mut State, name: String, ty: PtxType, pos: Pos) 
         Some(i) => i,
         None => {
             let symbol = fresh_symbol(&st.body.symbols, &name);
+            st.renamed |= symbol != name;
             let id = match ty.isa_type() {
                 Some(it) => st.body.symbols.declare(&symbol, it),
                 None => None,
@@ -290,6 +326,9 @@ fn symbol_text<'t>(
     text: &'t str,
 ) -> Cow<'t, str> {
     let mut out = Cow::Borrowed(text);
+    if !st.renamed {
+        return out;
+    }
     for t in toks.iter().rev().filter(|t| t.kind == Tok::Ident) {
         let Some(r) = visible_register(st, p.text(*t)) else {
             continue;
@@ -543,4 +582,18 @@ pub(crate) fn resolve_module(m: &mut Module, p: &Parser<'_>) -> Res<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::numbered;
+
+    /// The names a `<N>` declaration makes are `format!`'s.
+    #[test]
+    fn numbered_names_are_formats() {
+        for k in [0u64, 1, 9, 10, 99, 100, 320, 65_535, 1 << 20, u64::MAX] {
+            assert_eq!(numbered("%rd", k), format!("%rd{k}"));
+        }
+        assert_eq!(numbered("%f", 12), "%f12");
+    }
 }

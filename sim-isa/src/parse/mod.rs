@@ -85,8 +85,11 @@ pub fn check_target(
     target: Target,
     version: Option<PtxVersion>,
 ) -> Result<(), IsaError> {
-    let gates = || db::gates().filter(|g| (g.applies)(inst));
-    for g in gates() {
+    // One pass over the gates (each asked whether it applies once): a
+    // target failure is reported at once, the first version failure only
+    // once every target gate has passed.
+    let mut version_failure = None;
+    for g in db::gates().filter(|g| (g.applies)(inst)) {
         if let Some(f) = g.feature {
             if !target.supports(f) {
                 return Err(IsaError::Unsupported {
@@ -95,17 +98,18 @@ pub fn check_target(
                 });
             }
         }
+        let need = PtxVersion::new(g.ptx.0, g.ptx.1);
+        if version_failure.is_none() && version.is_some_and(|v| v < need) {
+            version_failure = Some(IsaError::Unsupported {
+                what: g.what.to_string(),
+                need: Requirement::Ptx(need),
+            });
+        }
+    }
+    if let Some(e) = version_failure {
+        return Err(e);
     }
     if let Some(v) = version {
-        for g in gates() {
-            let need = PtxVersion::new(g.ptx.0, g.ptx.1);
-            if v < need {
-                return Err(IsaError::Unsupported {
-                    what: g.what.to_string(),
-                    need: Requirement::Ptx(need),
-                });
-            }
-        }
         for g in db::LOW_TARGET_GATES.iter().filter(|g| (g.applies)(inst)) {
             let need = PtxVersion::new(g.ptx.0, g.ptx.1);
             if target.sm < g.below_sm && v < need {
