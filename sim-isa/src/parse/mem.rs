@@ -326,31 +326,33 @@ enum Check {
 /// applies them (`tests/data/mem-ptxas.txt` holds its verdicts; where it is
 /// stricter than the manual's syntax tables, as for `atom.add.b32` or
 /// `ld.relaxed` without a scope, ptxas decides).
+/// The words no memory instruction takes twice, or two of a kind of.
+const CACHE: [&str; 7] = ["ca", "cg", "cs", "lu", "cv", "wb", "wt"];
+const SEMS: [&str; 5] = ["weak", "relaxed", "acquire", "release", "acq_rel"];
+const SCOPES: [&str; 4] = ["cta", "gpu", "sys", "cluster"];
+const L1: [&str; 4] = [
+    "L1::evict_normal",
+    "L1::evict_last",
+    "L1::evict_first",
+    "L1::no_allocate",
+];
+const L2: [&str; 3] = ["L2::64B", "L2::128B", "L2::256B"];
+
+/// The first of `quals` in `set`, or "".
+fn first_of(quals: &[&'static str], set: &[&str]) -> &'static str {
+    quals
+        .iter()
+        .copied()
+        .find(|q| set.contains(q))
+        .unwrap_or("")
+}
+
 fn check(m: &Mem, quals: &[&'static str], b128: bool, l2_evict: bool) -> Check {
-    use MemType::{F16x2, B, F16, F32, F64, S, U};
-    let has = |w: &str| quals.contains(&w);
     let count = |set: &[&str]| quals.iter().filter(|q| set.contains(q)).count();
-    const CACHE: [&str; 7] = ["ca", "cg", "cs", "lu", "cv", "wb", "wt"];
-    const SEMS: [&str; 5] = ["weak", "relaxed", "acquire", "release", "acq_rel"];
-    const SCOPES: [&str; 4] = ["cta", "gpu", "sys", "cluster"];
-    const L1: [&str; 4] = [
-        "L1::evict_normal",
-        "L1::evict_last",
-        "L1::evict_first",
-        "L1::no_allocate",
-    ];
-    const L2: [&str; 3] = ["L2::64B", "L2::128B", "L2::256B"];
-    let first_of = |set: &[&str]| {
-        quals
-            .iter()
-            .copied()
-            .find(|q| set.contains(q))
-            .unwrap_or("")
-    };
     // Words no instruction of the family takes twice, nor two of a kind.
     for set in [&CACHE[..], &SEMS[..], &SCOPES[..], &L1[..], &L2[..]] {
         if count(set) > 1 {
-            return Check::Modifier(first_of(set));
+            return Check::Modifier(first_of(quals, set));
         }
     }
     for q in quals {
@@ -358,193 +360,203 @@ fn check(m: &Mem, quals: &[&'static str], b128: bool, l2_evict: bool) -> Check {
             return Check::Modifier(q);
         }
     }
-    let sem = first_of(&SEMS);
-    let scope = !first_of(&SCOPES).is_empty();
-    let bits = m.ty.bits();
     match m.op {
         // Read by `matrix.rs`, `prefetch.rs` and `wmma.rs`, never here.
         MemOp::Ldmatrix { .. } | MemOp::Stmatrix { .. } | MemOp::Prefetch(_) | MemOp::Wmma(_) => {
             Check::Types
         }
-        MemOp::Ld | MemOp::Ldu | MemOp::St => {
-            if matches!(m.ty, F16 | F16x2 | B(1)) {
-                return Check::Types;
-            }
-            let allowed: &[&str] = match m.op {
-                MemOp::Ld => &[
-                    "ca", "cg", "cs", "lu", "cv", "nc", "volatile", "weak", "relaxed", "acquire",
-                    "mmio",
-                ],
-                MemOp::St => &[
-                    "wb", "cg", "cs", "wt", "volatile", "weak", "relaxed", "release", "mmio",
-                ],
-                _ => &[],
-            };
-            let is_l1 = |q: &&str| L1.contains(q);
-            let is_l2 = |q: &&str| L2.contains(q);
-            if let Some(q) = quals.iter().find(|q| {
-                !(allowed.contains(q)
-                    || SCOPES.contains(q)
-                    || (m.op != MemOp::Ldu && is_l1(q))
-                    || (m.op == MemOp::Ld && is_l2(q)))
-            }) {
-                return Check::Modifier(q);
-            }
-            if m.op == MemOp::Ldu && !matches!(m.space, Space::Global | Space::Generic) {
-                return Check::Modifier(m.space.name());
-            }
-            if m.op == MemOp::St && m.space == Space::Const {
-                return Check::Modifier("const");
-            }
-            let cache = !first_of(&CACHE).is_empty();
-            // Memory order and scope go together (".relaxed requires scope",
-            // ".sys requires memory order"); `.weak` takes none.
-            if (!sem.is_empty() && sem != "weak") != scope {
-                return Check::Modifier(if scope { first_of(&SCOPES) } else { sem });
-            }
-            let ordered = !sem.is_empty() && sem != "weak";
-            let volatile = has("volatile");
-            if volatile && (ordered || cache || has("nc")) {
-                return Check::Modifier("volatile");
-            }
-            if ordered && (cache || has("nc")) {
-                return Check::Modifier(sem);
-            }
-            if (volatile || ordered)
-                && matches!(m.space, Space::Local | Space::Const | Space::Param)
-            {
-                // ptxas takes `.relaxed` on `.param`? Not measured: only
-                // `.local`/`.const` are, and `.volatile` on `.param`.
-                if volatile || m.space != Space::Param {
-                    return Check::Modifier(if volatile { "volatile" } else { sem });
-                }
-            }
-            if has("mmio")
-                && !(sem == "relaxed"
-                    && has("sys")
-                    && matches!(m.space, Space::Global | Space::Generic))
-            {
-                return Check::Modifier("mmio");
-            }
-            if has("nc") && m.space != Space::Global {
-                return Check::Modifier("nc");
-            }
-            if cache && quals.iter().any(is_l1) {
-                return Check::Modifier(first_of(&L1));
-            }
-            let total = bits * u32::from(m.vec) * if b128 { 2 } else { 1 };
-            if b128 && m.vec > 1 || total > 256 {
-                return Check::Types;
-            }
-            if total == 256 {
-                // sm_100's 256-bit loads and stores (`.v8.b32`, `.v4.b64`).
-                return Check::Unimplemented;
-            }
-            if l2_evict {
-                return Check::Types;
-            }
-            if b128 {
-                return Check::Unimplemented;
-            }
-            Check::Ok
-        }
-        MemOp::Atom(op) | MemOp::Red(op) => {
-            let red = matches!(m.op, MemOp::Red(_));
-            let sems: &[&str] = if red {
-                &["relaxed", "release"]
-            } else {
-                &["relaxed", "acquire", "release", "acq_rel"]
-            };
-            let noftz = has("noftz");
-            if let Some(q) = quals
-                .iter()
-                .find(|q| !(sems.contains(q) || SCOPES.contains(q) || **q == "noftz"))
-            {
-                return Check::Modifier(q);
-            }
-            if l2_evict {
-                return Check::Modifier("L2::evict_last");
-            }
-            if !matches!(m.space, Space::Global | Space::Shared | Space::Generic) {
-                return Check::Modifier(m.space.name());
-            }
-            // Half-precision adds (`.noftz` required) and sm_90's vector
-            // `atom.global.v2/v4.f32.add` are valid PTX not modelled here.
-            if matches!(m.ty, F16 | F16x2) {
-                return if noftz && op == AtomOp::Add {
-                    Check::Unimplemented
-                } else {
-                    Check::Types
-                };
-            }
-            if noftz {
-                return Check::Modifier("noftz");
-            }
-            if m.vec > 1 {
-                let ok = m.vec <= 4 && m.ty == F32 && op == AtomOp::Add && m.space == Space::Global;
-                return if ok {
-                    Check::Unimplemented
-                } else {
-                    Check::Types
-                };
-            }
-            if b128 {
-                return if matches!(op, AtomOp::Exch | AtomOp::Cas) && !red {
-                    Check::Unimplemented
-                } else {
-                    Check::Types
-                };
-            }
-            let ok = match op {
-                AtomOp::Add => matches!(m.ty, U(32) | S(32) | U(64) | F32 | F64),
-                AtomOp::Min | AtomOp::Max => matches!(m.ty, U(32) | S(32) | U(64) | S(64)),
-                AtomOp::Exch => !red && matches!(m.ty, B(32) | B(64)),
-                AtomOp::Cas => !red && matches!(m.ty, B(16) | B(32) | B(64)),
-                AtomOp::And | AtomOp::Or | AtomOp::Xor => matches!(m.ty, B(32) | B(64)),
-                AtomOp::Inc | AtomOp::Dec => m.ty == U(32),
-            };
-            if !ok {
-                return Check::Types;
-            }
-            Check::Ok
-        }
+        MemOp::Ld | MemOp::Ldu | MemOp::St => check_ld_st(m, quals, b128, l2_evict),
+        MemOp::Atom(op) | MemOp::Red(op) => check_atom(m, op, quals, b128, l2_evict),
         // `mov.b64 %rd, {%r1, %r2}`: two or four elements of at least 8
         // bits filling a 16- to 64-bit register (PTX ISA 9.7.9.x, `mov`).
-        MemOp::Pack | MemOp::Unpack => {
-            if let Some(q) = quals.first() {
-                return Check::Modifier(q);
-            }
-            let ok = m.space == Space::Generic
-                && matches!(m.ty, B(16) | B(32) | B(64))
-                && matches!(m.vec, 2 | 4)
-                && m.element_bits() >= 8;
-            if ok {
-                Check::Ok
-            } else {
-                Check::Types
-            }
-        }
-        MemOp::Cvta { .. } | MemOp::MovAddr => {
-            if let Some(q) = quals.first() {
-                return Check::Modifier(q);
-            }
-            if l2_evict || b128 || m.vec > 1 {
-                return Check::Types;
-            }
-            let ok = match m.op {
-                MemOp::Cvta { .. } => matches!(m.ty, U(32) | U(64)),
-                // ptxas 13.0 takes the 16-bit forms too (`mov.u16 %h1, gvar`).
-                _ => {
-                    m.space == Space::Generic
-                        && matches!(m.ty, B(16..=64) | U(16..=64) | S(16..=64))
-                }
-            };
-            if !ok {
-                return Check::Types;
-            }
-            Check::Ok
+        MemOp::Pack | MemOp::Unpack => check_pack(m, quals),
+        MemOp::Cvta { .. } | MemOp::MovAddr => check_addr(m, quals, b128, l2_evict),
+    }
+}
+
+/// `ld`, `ldu`, `st`: cache, order, scope and eviction words, and widths.
+fn check_ld_st(m: &Mem, quals: &[&'static str], b128: bool, l2_evict: bool) -> Check {
+    use MemType::{F16x2, B, F16};
+    let has = |w: &str| quals.contains(&w);
+    let first_of = |set: &[&str]| first_of(quals, set);
+    let sem = first_of(&SEMS);
+    let scope = !first_of(&SCOPES).is_empty();
+    let bits = m.ty.bits();
+    if matches!(m.ty, F16 | F16x2 | B(1)) {
+        return Check::Types;
+    }
+    let allowed: &[&str] = match m.op {
+        MemOp::Ld => &[
+            "ca", "cg", "cs", "lu", "cv", "nc", "volatile", "weak", "relaxed", "acquire", "mmio",
+        ],
+        MemOp::St => &[
+            "wb", "cg", "cs", "wt", "volatile", "weak", "relaxed", "release", "mmio",
+        ],
+        _ => &[],
+    };
+    let is_l1 = |q: &&str| L1.contains(q);
+    let is_l2 = |q: &&str| L2.contains(q);
+    if let Some(q) = quals.iter().find(|q| {
+        !(allowed.contains(q)
+            || SCOPES.contains(q)
+            || (m.op != MemOp::Ldu && is_l1(q))
+            || (m.op == MemOp::Ld && is_l2(q)))
+    }) {
+        return Check::Modifier(q);
+    }
+    if m.op == MemOp::Ldu && !matches!(m.space, Space::Global | Space::Generic) {
+        return Check::Modifier(m.space.name());
+    }
+    if m.op == MemOp::St && m.space == Space::Const {
+        return Check::Modifier("const");
+    }
+    let cache = !first_of(&CACHE).is_empty();
+    // Memory order and scope go together (".relaxed requires scope",
+    // ".sys requires memory order"); `.weak` takes none.
+    if (!sem.is_empty() && sem != "weak") != scope {
+        return Check::Modifier(if scope { first_of(&SCOPES) } else { sem });
+    }
+    let ordered = !sem.is_empty() && sem != "weak";
+    let volatile = has("volatile");
+    if volatile && (ordered || cache || has("nc")) {
+        return Check::Modifier("volatile");
+    }
+    if ordered && (cache || has("nc")) {
+        return Check::Modifier(sem);
+    }
+    if (volatile || ordered) && matches!(m.space, Space::Local | Space::Const | Space::Param) {
+        // ptxas takes `.relaxed` on `.param`? Not measured: only
+        // `.local`/`.const` are, and `.volatile` on `.param`.
+        if volatile || m.space != Space::Param {
+            return Check::Modifier(if volatile { "volatile" } else { sem });
         }
     }
+    if has("mmio")
+        && !(sem == "relaxed" && has("sys") && matches!(m.space, Space::Global | Space::Generic))
+    {
+        return Check::Modifier("mmio");
+    }
+    if has("nc") && m.space != Space::Global {
+        return Check::Modifier("nc");
+    }
+    if cache && quals.iter().any(is_l1) {
+        return Check::Modifier(first_of(&L1));
+    }
+    let total = bits * u32::from(m.vec) * if b128 { 2 } else { 1 };
+    if b128 && m.vec > 1 || total > 256 {
+        return Check::Types;
+    }
+    if total == 256 {
+        // sm_100's 256-bit loads and stores (`.v8.b32`, `.v4.b64`).
+        return Check::Unimplemented;
+    }
+    if l2_evict {
+        return Check::Types;
+    }
+    if b128 {
+        return Check::Unimplemented;
+    }
+    Check::Ok
+}
+
+/// `atom`, `red`: order and scope words, spaces, and each operation's types.
+fn check_atom(m: &Mem, op: AtomOp, quals: &[&'static str], b128: bool, l2_evict: bool) -> Check {
+    use MemType::{F16x2, B, F16, F32, F64, S, U};
+    let has = |w: &str| quals.contains(&w);
+    let red = matches!(m.op, MemOp::Red(_));
+    let sems: &[&str] = if red {
+        &["relaxed", "release"]
+    } else {
+        &["relaxed", "acquire", "release", "acq_rel"]
+    };
+    let noftz = has("noftz");
+    if let Some(q) = quals
+        .iter()
+        .find(|q| !(sems.contains(q) || SCOPES.contains(q) || **q == "noftz"))
+    {
+        return Check::Modifier(q);
+    }
+    if l2_evict {
+        return Check::Modifier("L2::evict_last");
+    }
+    if !matches!(m.space, Space::Global | Space::Shared | Space::Generic) {
+        return Check::Modifier(m.space.name());
+    }
+    // Half-precision adds (`.noftz` required) and sm_90's vector
+    // `atom.global.v2/v4.f32.add` are valid PTX not modelled here.
+    if matches!(m.ty, F16 | F16x2) {
+        return if noftz && op == AtomOp::Add {
+            Check::Unimplemented
+        } else {
+            Check::Types
+        };
+    }
+    if noftz {
+        return Check::Modifier("noftz");
+    }
+    if m.vec > 1 {
+        let ok = m.vec <= 4 && m.ty == F32 && op == AtomOp::Add && m.space == Space::Global;
+        return if ok {
+            Check::Unimplemented
+        } else {
+            Check::Types
+        };
+    }
+    if b128 {
+        return if matches!(op, AtomOp::Exch | AtomOp::Cas) && !red {
+            Check::Unimplemented
+        } else {
+            Check::Types
+        };
+    }
+    let ok = match op {
+        AtomOp::Add => matches!(m.ty, U(32) | S(32) | U(64) | F32 | F64),
+        AtomOp::Min | AtomOp::Max => matches!(m.ty, U(32) | S(32) | U(64) | S(64)),
+        AtomOp::Exch => !red && matches!(m.ty, B(32) | B(64)),
+        AtomOp::Cas => !red && matches!(m.ty, B(16) | B(32) | B(64)),
+        AtomOp::And | AtomOp::Or | AtomOp::Xor => matches!(m.ty, B(32) | B(64)),
+        AtomOp::Inc | AtomOp::Dec => m.ty == U(32),
+    };
+    if !ok {
+        return Check::Types;
+    }
+    Check::Ok
+}
+
+fn check_pack(m: &Mem, quals: &[&'static str]) -> Check {
+    use MemType::B;
+    if let Some(q) = quals.first() {
+        return Check::Modifier(q);
+    }
+    let ok = m.space == Space::Generic
+        && matches!(m.ty, B(16) | B(32) | B(64))
+        && matches!(m.vec, 2 | 4)
+        && m.element_bits() >= 8;
+    if ok {
+        Check::Ok
+    } else {
+        Check::Types
+    }
+}
+
+/// `cvta` and `mov` of a variable's address.
+fn check_addr(m: &Mem, quals: &[&'static str], b128: bool, l2_evict: bool) -> Check {
+    use MemType::{B, S, U};
+    if let Some(q) = quals.first() {
+        return Check::Modifier(q);
+    }
+    if l2_evict || b128 || m.vec > 1 {
+        return Check::Types;
+    }
+    let ok = match m.op {
+        MemOp::Cvta { .. } => matches!(m.ty, U(32) | U(64)),
+        // ptxas 13.0 takes the 16-bit forms too (`mov.u16 %h1, gvar`).
+        _ => m.space == Space::Generic && matches!(m.ty, B(16..=64) | U(16..=64) | S(16..=64)),
+    };
+    if !ok {
+        return Check::Types;
+    }
+    Check::Ok
 }
 
 /// Fills `m`'s registers, values and address from its operands.
