@@ -81,8 +81,8 @@ pub enum KernelError {
         /// Where.
         pos: Pos,
     },
-    // `Fault` and `Trap` name the same place field by field, on purpose:
-    // the variants of a public error enum, matched by their fields.
+    // `Fault`, `Trap` and `BadFree` name the same place field by field, on
+    // purpose: the variants of a public error enum, matched by their fields.
     /// A thread ran `trap` (or `brkpt`): the GPU stops the kernel there.
     #[error(
         "`{text}` stopped the kernel: block {cta:?} warp {warp} (thread {thread}) at {file}:{pos}"

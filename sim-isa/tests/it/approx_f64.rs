@@ -4,7 +4,7 @@
 //! 13.0.88 emits for sm_90 around models of `MUFU.RCP64H`/`MUFU.RSQ64H`
 //! (docs/validation.md: no GPU has run them here).
 
-use crate::grid::{self, Grid};
+use crate::grid;
 use sim_isa::exec::float_lane;
 use sim_isa::parse::{check_target, parse_instruction};
 use sim_isa::*;
@@ -27,22 +27,10 @@ const TARGETS: [(&str, &str, &str); 5] = [
 /// is the target's first) the one below it refused.
 #[test]
 fn agrees_with_ptxas_per_target() {
-    let columns = TARGETS.map(|(t, at, _)| (t, Some(at)));
-    let below = |v: &str, col: usize, _: &[&str]| {
-        (v != TARGETS[col].2)
-            .then(|| PtxVersion::parse(v).map(grid::known_below))
-            .flatten()
-    };
-    let g = Grid {
-        columns: &columns,
-        gate_column: None,
-        below: &below,
-        // The directed `.f64` reciprocal's `.ftz` form, valid PTX simcli
-        // does not run (`float_arith::unimplemented_float_forms`).
-        unrun: &|t| t == "rcp.rn.ftz.f64 %fd5, %fd1;",
-        untyped: &[],
-    };
-    let (n, accepted, wrong) = grid::check(GRID, &g);
+    // The directed `.f64` reciprocal's `.ftz` form, valid PTX simcli does
+    // not run (`float_arith::unimplemented_float_forms`).
+    let unrun = |t: &str| t == "rcp.rn.ftz.f64 %fd5, %fd1;";
+    let (n, accepted, wrong) = grid::check_first_versions(GRID, &TARGETS, &unrun, &[]);
     // rcp and rsqrt x f64/f32 x {none, .approx, .rn, .full} x .ftz x .sat.
     assert_eq!((n, accepted), (64, 11));
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));

@@ -3,7 +3,7 @@
 //! `tools/ptxas_grid/families_grid.py`), and lane values the manual's
 //! definitions give. The SASS oracle's vectors run in `vectors.rs`.
 
-use crate::grid::{self, Grid};
+use crate::grid;
 use sim_isa::exec::bit_lane;
 use sim_isa::parse::{check_target, parse_instruction};
 use sim_isa::*;
@@ -31,20 +31,7 @@ const TARGETS: [(&str, &str, &str); 6] = [
 /// refuses for a register's declared type. Returns (statements, accepted
 /// including `unrun`, wrong).
 fn check_grid(text: &str, unrun: &[&str], untyped: &[&str]) -> (usize, usize, Vec<String>) {
-    let columns = TARGETS.map(|(t, at, _)| (t, Some(at)));
-    let below = |v: &str, col: usize, _: &[&str]| {
-        (v != TARGETS[col].2)
-            .then(|| PtxVersion::parse(v).map(grid::known_below))
-            .flatten()
-    };
-    let g = Grid {
-        columns: &columns,
-        gate_column: None,
-        below: &below,
-        unrun: &|t| unrun.contains(&t),
-        untyped,
-    };
-    grid::check(text, &g)
+    grid::check_first_versions(text, &TARGETS, &|t| unrun.contains(&t), untyped)
 }
 
 #[test]

@@ -99,6 +99,33 @@ pub fn messages_are_ptxas(text: &str, cases: &[(&str, &str)]) {
 /// accepts it, passes at the lowest `.version` ptxas took and not at the
 /// version `below` names. Returns (statements, accepted, wrong); accepted
 /// counts the `unrun` statements too.
+/// [`check`] over `targets` (target, the version its verdict was asked at,
+/// the target's own first version), each statement's `.version` gate on the
+/// first target that accepts it, and the version below that refused unless it
+/// is the target's first: the common case of the families' grids.
+pub fn check_first_versions(
+    text: &str,
+    targets: &[(&str, &str, &str)],
+    unrun: &dyn Fn(&str) -> bool,
+    untyped: &[&str],
+) -> (usize, usize, Vec<String>) {
+    let columns: Vec<(&str, Option<&str>)> =
+        targets.iter().map(|&(t, at, _)| (t, Some(at))).collect();
+    let below = |v: &str, col: usize, _: &[&str]| {
+        (v != targets[col].2)
+            .then(|| PtxVersion::parse(v).map(known_below))
+            .flatten()
+    };
+    let g = Grid {
+        columns: &columns,
+        gate_column: None,
+        below: &below,
+        unrun,
+        untyped,
+    };
+    check(text, &g)
+}
+
 pub fn check(text: &str, g: &Grid) -> (usize, usize, Vec<String>) {
     let cols = g.columns.len();
     let targets: Vec<Target> = g

@@ -39,7 +39,8 @@ fn read_as<T, const N: usize>(d: &Device, addr: u64, n: usize, from: fn([u8; N])
     b.chunks(N).map(|c| from(c.try_into().unwrap())).collect()
 }
 
-fn ints(d: &Device, addr: u64, n: usize) -> Vec<i32> {
+/// `n` little-endian `i32`s at `addr` (the other device tests read through it too).
+pub(crate) fn ints(d: &Device, addr: u64, n: usize) -> Vec<i32> {
     read_as(d, addr, n, i32::from_le_bytes)
 }
 

@@ -6,6 +6,7 @@
 //! and cycles for any number of host threads; without one the kernel
 //! traps, as on a GPU.
 
+use crate::device::ints;
 use sim_kernel::{Device, DeviceError, KernelError, LaunchExtras, Launched, RunOptions};
 
 const PTX: &str = include_str!("../data/gridsync/gridsync.ptx");
@@ -17,14 +18,6 @@ struct Ran {
     buf: Vec<i32>,
     barrier: u32,
     launched: Launched,
-}
-
-fn ints(d: &Device, addr: u64, n: usize) -> Vec<i32> {
-    let mut b = vec![0u8; 4 * n];
-    d.read(addr, &mut b).unwrap();
-    b.chunks(4)
-        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
 }
 
 /// `twice` on `blocks` blocks of 256 threads over `sms` SMs and `threads`

@@ -3,6 +3,7 @@
 //! `heap.ptx`; the expected outputs are computed from the source's meaning
 //! by `reference.py`, not by the simulator.
 
+use crate::device::ints;
 use crate::{in_crate, records_and_replays, same_on_any_threads};
 use sim_kernel::heap::{DEFAULT_HEAP_BYTES, HEAP_NAME};
 use sim_kernel::{run_launch, Device, DeviceError, KernelError, RunOptions};
@@ -63,14 +64,6 @@ fn device() -> Device {
     let mut opts = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 4);
     opts.max_instructions = 10_000_000;
     Device::new(opts)
-}
-
-fn ints(d: &Device, addr: u64, n: usize) -> Vec<i32> {
-    let mut b = vec![0u8; 4 * n];
-    d.read(addr, &mut b).unwrap();
-    b.chunks(4)
-        .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
-        .collect()
 }
 
 fn expected(name: &str) -> Vec<i32> {
