@@ -2,7 +2,7 @@
 //! `Display` prints and the executor runs. Plain data, no behaviour beyond
 //! operand enumeration.
 
-mod float;
+pub(crate) mod float;
 mod rename;
 pub use crate::operand::{Operand, PredSrc, RegId, SpecialReg, Type, TypeKind};
 pub use float::{Approx, FloatArith, FloatOp, Rnd};

@@ -5,7 +5,7 @@
 //! Declared as data in [`MMA_SHAPES`] and [`MmaType::WORDS`]; parsed by
 //! `parse/matrix.rs`, run by `exec/mma.rs`.
 
-use crate::inst::Rnd;
+use crate::inst::float::Rnd;
 use crate::operand::{word_of, RegId};
 
 /// An `mma` shape this simulator runs.
