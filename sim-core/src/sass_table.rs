@@ -647,7 +647,7 @@ fn find_line(arch: SassArch, key: &str) -> Option<&'static str> {
 pub fn rows_for_keys(arch: SassArch, keys: &[&str]) -> Vec<Option<Row>> {
     // Malformed rows read as missing here; the committed table is checked by a test.
     // A program repeats its keys: each distinct one is looked up once.
-    let mut found: std::collections::HashMap<&str, Option<Row>> = Default::default();
+    let mut found: rustc_hash::FxHashMap<&str, Option<Row>> = Default::default();
     keys.iter()
         .map(|&k| {
             found

@@ -10,8 +10,9 @@ use crate::facts::{mnemonic, native_class};
 use crate::pipes::{self, OpTiming, Side};
 use crate::program::Program;
 use crate::sass_table::{Row, SassArch, Src};
+use rustc_hash::FxHashMap as HashMap;
 use sim_isa::Instruction;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// Marks "no register" / "no instruction".
@@ -310,7 +311,10 @@ impl ProgramTables {
         let mut names: BTreeMap<String, u16> = BTreeMap::new();
         let mut op_names = Vec::new();
         let mut mach_names = Vec::new();
-        let mut by_key: HashMap<(&str, Variant), KeyTiming> = HashMap::new();
+        // Fx hashing: SipHash of these keys (and of the delay rows below,
+        // 72 bytes each) was about 0.5M host instructions of one small
+        // kernel's set-up; nothing iterates these maps, so order is moot.
+        let mut by_key: HashMap<(&str, Variant), KeyTiming> = HashMap::default();
         let mut timings = Vec::with_capacity(program.insts.len());
         let mut op_ids = Vec::with_capacity(program.insts.len());
         // Two passes: the machine code as tabled, then with two-input IADD3s
@@ -369,7 +373,7 @@ impl ProgramTables {
         let mut delays = vec![[0u64; ROW]];
         let mut whys = vec![super::stall_acc::FLAT_WHY];
         let mut delay_ids: HashMap<([u64; ROW], u8), u16> =
-            HashMap::from([(([0; ROW], super::stall_acc::FLAT_WHY), board::FLAT)]);
+            HashMap::from_iter([(([0; ROW], super::stall_acc::FLAT_WHY), board::FLAT)]);
         let mut intern_row = |row: [u64; ROW], why: u8| -> Result<u16, SimError> {
             if let Some(&k) = delay_ids.get(&(row, why)) {
                 return Ok(k);
