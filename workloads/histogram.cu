@@ -3,15 +3,17 @@
 // shared atomics, then adds it to the global one with global atomics.
 // Counts are integers, so the result does not depend on the atomics'
 // order. `hist` must start zeroed. Launch: block (256, 1, 1), any grid.
-// tools/gpu/bench/grid.cu's histogram256_rec repeats this body between its
-// clock records, as that program ran (issue 27).
+// The body is histogram_block so that tools/gpu/bench/grid.cu's
+// histogram256_rec runs this very code between its clock records; `h` is the
+// kernel's own __shared__ array, passed in, which keeps histogram.ptx as it
+// was.
 #define BINS 256
 
-extern "C" __global__ void histogram256(const unsigned *__restrict__ data,
-                                        unsigned *__restrict__ hist,
-                                        unsigned words)
+__device__ __forceinline__ void histogram_block(unsigned *h,
+                                                const unsigned *__restrict__ data,
+                                                unsigned *__restrict__ hist,
+                                                unsigned words)
 {
-    __shared__ unsigned h[BINS];
     const unsigned tid = threadIdx.x;
     h[tid] = 0;
     __syncthreads();
@@ -27,4 +29,12 @@ extern "C" __global__ void histogram256(const unsigned *__restrict__ data,
     const unsigned c = h[tid];
     if (c != 0)
         atomicAdd(&hist[tid], c);
+}
+
+extern "C" __global__ void histogram256(const unsigned *__restrict__ data,
+                                        unsigned *__restrict__ hist,
+                                        unsigned words)
+{
+    __shared__ unsigned h[BINS];
+    histogram_block(h, data, hist, words);
 }

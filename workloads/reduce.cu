@@ -3,14 +3,14 @@
 // warp finishes with shuffles; thread 0 writes the block's partial to
 // out[blockIdx.x]. No atomics, so the result is one fixed order of adds.
 // Launch: block (256, 1, 1), any grid.
-// tools/gpu/bench/grid.cu's reduce_sum_rec repeats this body between its
-// clock records, as that program ran (issue 27).
+// The body is reduce_block so that tools/gpu/bench/grid.cu's reduce_sum_rec
+// runs this very code between its clock records; `s` is the kernel's own
+// __shared__ array, passed in, which keeps reduce.ptx as it was.
 #define BLOCK 256
 
-extern "C" __global__ void reduce_sum(const float *__restrict__ in,
-                                      float *__restrict__ out, unsigned n)
+__device__ __forceinline__ void reduce_block(float *s, const float *__restrict__ in,
+                                             float *__restrict__ out, unsigned n)
 {
-    __shared__ float s[BLOCK];
     const unsigned tid = threadIdx.x;
     float sum = 0.0f;
     for (unsigned i = blockIdx.x * BLOCK + tid; i < n; i += gridDim.x * BLOCK)
@@ -31,4 +31,11 @@ extern "C" __global__ void reduce_sum(const float *__restrict__ in,
         if (tid == 0)
             out[blockIdx.x] = v;
     }
+}
+
+extern "C" __global__ void reduce_sum(const float *__restrict__ in,
+                                      float *__restrict__ out, unsigned n)
+{
+    __shared__ float s[BLOCK];
+    reduce_block(s, in, out, n);
 }

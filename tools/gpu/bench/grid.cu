@@ -1,15 +1,16 @@
 // Whole-grid launches with per-block records (README.md, "grid"): the
 // workload kernels (workloads/sgemm.cu, reduce.cu, histogram.cu), a 5-point
 // stencil (stencil.cu) and a triad, each launched plainly (the workload's own
-// kernel, included verbatim) and as a "_rec" copy that also writes one
-// BlockRec per block.
+// kernel, included verbatim) and as a "_rec" kernel that runs the same body
+// and also writes one BlockRec per block.
 // Usage: grid OUTDIR   (writes OUTDIR/grid.jsonl and OUTDIR/grid_NAME.bin)
 //
-// What the _rec copies change, and nothing else: one extra pointer argument
+// What the _rec kernels change, and nothing else: one extra pointer argument
 // `rec`; thread 0 stores clock64 and %globaltimer into its block's record on
 // entry (a branch and two stores before the body); after the body a
 // __syncthreads and thread 0 stores %smid, clock64 and %globaltimer. The arithmetic, loads, stores, shared memory and barriers of the
-// body are copied unchanged, so the loop's machine code is the same.
+// body are the workload's own (one inlined device function), so the loop's
+// machine code is the same.
 #include "common.h"
 #include <algorithm>
 #include <cmath>
@@ -40,93 +41,35 @@
         rec_p->gt1 = gtimer();                                                                                         \
     }
 
-// Each _rec kernel below is its workload kernel's body copied letter for
-// letter between REC_ENTRY and REC_EXIT (here workloads/sgemm.cu's sgemm).
-// The copies stay (issue 27): sharing the body through a macro would change
-// workloads/*.cu, whose PTX is committed (workloads/*.ptx), and this program
-// is kept as it ran on the GPU for the grid measurements.
+// Each _rec kernel below runs its workload kernel's body (the device function
+// workloads/X.cu's kernel calls) between REC_ENTRY and REC_EXIT, with the
+// __shared__ arrays declared here as the workload kernel declares them.
 extern "C" __global__ void sgemm_rec(const float *__restrict__ A, const float *__restrict__ B,
                                      float *__restrict__ C, int N, BlockRec *rec)
 {
     REC_ENTRY(threadIdx.x == 0 && threadIdx.y == 0)
     __shared__ float As[TILE][TILE];
     __shared__ float Bs[TILE][TILE];
-    const int tx = threadIdx.x, ty = threadIdx.y;
-    const int row = blockIdx.y * TILE + ty;
-    const int col = blockIdx.x * TILE + tx;
-    float acc[TILE / ROWS] = {0.0f, 0.0f, 0.0f, 0.0f};
-    for (int t = 0; t < N; t += TILE) {
-#pragma unroll
-        for (int j = 0; j < TILE; j += ROWS) {
-            As[ty + j][tx] = A[(row + j) * N + t + tx];
-            Bs[ty + j][tx] = B[(t + ty + j) * N + col];
-        }
-        __syncthreads();
-#pragma unroll
-        for (int k = 0; k < TILE; ++k) {
-            const float b = Bs[k][tx];
-#pragma unroll
-            for (int j = 0; j < TILE / ROWS; ++j)
-                acc[j] += As[ty + j * ROWS][k] * b;
-        }
-        __syncthreads();
-    }
-#pragma unroll
-    for (int j = 0; j < TILE / ROWS; ++j)
-        C[(row + j * ROWS) * N + col] = acc[j];
-    REC_EXIT(tx == 0 && ty == 0)
+    sgemm_tile(As, Bs, A, B, C, N);
+    REC_EXIT(threadIdx.x == 0 && threadIdx.y == 0)
 }
 
-// workloads/reduce.cu's reduce_sum, copied (see sgemm_rec).
 extern "C" __global__ void reduce_sum_rec(const float *__restrict__ in, float *__restrict__ out, unsigned n,
                                           BlockRec *rec)
 {
     REC_ENTRY(threadIdx.x == 0)
     __shared__ float s[BLOCK];
-    const unsigned tid = threadIdx.x;
-    float sum = 0.0f;
-    for (unsigned i = blockIdx.x * BLOCK + tid; i < n; i += gridDim.x * BLOCK)
-        sum += in[i];
-    s[tid] = sum;
-    __syncthreads();
-#pragma unroll
-    for (unsigned h = BLOCK / 2; h >= 32; h >>= 1) {
-        if (tid < h)
-            s[tid] += s[tid + h];
-        __syncthreads();
-    }
-    if (tid < 32) {
-        float v = s[tid];
-#pragma unroll
-        for (int off = 16; off > 0; off >>= 1)
-            v += __shfl_down_sync(0xffffffffu, v, off);
-        if (tid == 0)
-            out[blockIdx.x] = v;
-    }
-    REC_EXIT(tid == 0)
+    reduce_block(s, in, out, n);
+    REC_EXIT(threadIdx.x == 0)
 }
 
-// workloads/histogram.cu's histogram256, copied (see sgemm_rec).
 extern "C" __global__ void histogram256_rec(const unsigned *__restrict__ data, unsigned *__restrict__ hist,
                                             unsigned words, BlockRec *rec)
 {
     REC_ENTRY(threadIdx.x == 0)
     __shared__ unsigned h[BINS];
-    const unsigned tid = threadIdx.x;
-    h[tid] = 0;
-    __syncthreads();
-    for (unsigned i = blockIdx.x * blockDim.x + tid; i < words; i += gridDim.x * blockDim.x) {
-        const unsigned w = data[i];
-        atomicAdd(&h[w & 0xff], 1u);
-        atomicAdd(&h[(w >> 8) & 0xff], 1u);
-        atomicAdd(&h[(w >> 16) & 0xff], 1u);
-        atomicAdd(&h[w >> 24], 1u);
-    }
-    __syncthreads();
-    const unsigned c = h[tid];
-    if (c != 0)
-        atomicAdd(&hist[tid], c);
-    REC_EXIT(tid == 0)
+    histogram_block(h, data, hist, words);
+    REC_EXIT(threadIdx.x == 0)
 }
 
 extern "C" __global__ void stencil5_rec(const float *__restrict__ in, float *__restrict__ out, int nx, int ny,
