@@ -326,16 +326,15 @@ def run(ptxas, version, target, stmt, tmp):
     return rc == 0, msg
 
 
+# The grid file's comment head.
+HEAD = verdict.gated_head([
+    "# ptxas 13.0.88 (-arch=sm_90, .version 9.0, .address_size 64) on each async copy",
+    "# statement alone, in a kernel declaring %r<9> .b32, %rd<9> .b64, %p<9> .pred, .shared sm[256]:",
+], "async_grid", "async_copy")
+
+
 def main():
-    # The file's comment head: alike in shape to warp_grid's, its words this grid's own
-    # (issue 27).
-    lines = [
-        "# ptxas 13.0.88 (-arch=sm_90, .version 9.0, .address_size 64) on each async copy",
-        "# statement alone, in a kernel declaring %r<9> .b32, %rd<9> .b64, %p<9> .pred, .shared sm[256]:",
-        *verdict.GATE_LEGEND,
-        "# sm_75, ptxas 11.8 below). Made by tools/ptxas_grid/async_grid.py; tests/it/async_copy.rs",
-        "# checks the parser and check_target agree.",
-    ]
+    lines = list(HEAD)
     with tempfile.TemporaryDirectory() as tmp:
         lines += verdict.verdict_lines(verdict.message_judge(run, PTXAS, PTXAS11, tmp), grid(), GATES)
         sass = sass_rows(tmp)

@@ -12,10 +12,8 @@ sim-module's tests hold them.
 """
 
 import sys
-import tempfile
 
 from tools.ptxas_grid import verdict
-from tools.ptxas_grid.verdict import PTXAS, PTXAS11
 
 OUT = verdict.grid_path("envreg")
 
@@ -43,18 +41,16 @@ def run(ptxas, version, target, stmt, tmp):
     return rc == 0, msg
 
 
+# The grid file's comment head.
+HEAD = verdict.gated_head([
+    "# ptxas 13.0.88 (-arch=sm_90, .version 9.0, .address_size 64) on each read of an",
+    "# environment register alone, in a kernel declaring %r<9> .b32, %rd<9> .b64, %p<9> .pred,",
+    "# %h<9> .b16, %f<9> .f32:",
+], "envreg_grid", "envreg")
+
+
 def main():
-    lines = [
-        "# ptxas 13.0.88 (-arch=sm_90, .version 9.0, .address_size 64) on each read of an",
-        "# environment register alone, in a kernel declaring %r<9> .b32, %rd<9> .b64, %p<9> .pred,",
-        "# %h<9> .b16, %f<9> .f32:",
-        *verdict.GATE_LEGEND,
-        "# sm_75, ptxas 11.8 below). Made by tools/ptxas_grid/envreg_grid.py; tests/it/envreg.rs",
-        "# checks the parser and check_target agree.",
-    ]
-    with tempfile.TemporaryDirectory() as tmp:
-        judge = verdict.message_judge(run, PTXAS, PTXAS11, tmp)
-        verdict.write_gated_grid(OUT, lines, judge, grid(), GATES)
+    verdict.write_message_grid(OUT, HEAD, run, grid(), GATES)
 
 
 if __name__ == "__main__":

@@ -2,16 +2,7 @@
 """ptxas's verdicts on `tanh`, per target.
 
 Writes sim-isa/tests/data/tanh-ptxas.txt, read by sim-isa/tests/it/tanh.rs:
-one line per statement,
-
-    V70 V75 V80 V90 PTX TEXT
-
-where each V is ptxas's verdict on that target at `.version 7.8` (sm_70,
-judged by ptxas 11.8: ptxas 13 assembles nothing below sm_75) or `.version
-9.0` (sm_75, sm_80, sm_90: ptxas 13.0.88): `accept`; `arch` when every message
-is about the target ("requires .target sm_XX or higher"); `reject`
-otherwise. PTX is the lowest `.version` ptxas 13.0.88 accepts the
-statement at on the lowest target that accepts it, over the versions that
+{four_target_format}
 target allows (sm_75: 6.3 up; sm_80: 7.0 up; sm_90: 7.8 up, so a statement
 only sm_90 accepts reads 7.8 whatever the manual says below it); `-` when
 no target accepts it. Each `# ptxas:` line above a statement is a message
@@ -25,8 +16,8 @@ class (`tools/ptxas_grid/verdict.py`).
     PTXAS13=... PTXAS11=... python3 -m tools.ptxas_grid.tanh_grid
 """
 
-# The docstring is the grid file's head (`verdict.doc_head`): each committed grid
-# describes its own columns, so its format paragraph repeats prefetch_grid.py's (issue 27).
+# The docstring is the grid file's head (`verdict.doc_head`, which writes the
+# four-target grids' format paragraph where the docstring names it).
 
 import sys
 

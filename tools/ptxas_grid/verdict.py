@@ -14,8 +14,9 @@ the script's own, its messages joined) and `target_only`; the
 per-target verdict rows of the multi-target grids (`write_target_grid`,
 `target_row`, `first_accepted`) and the statements of the one-source float
 ones (`one_source_forms`); the `accept`/`reject`/`arch` and `gate`
-lines of the single-target ones (`verdict_lines`, `message_judge`); the
-file's comment head from a docstring (`doc_head`); writing the file
+lines of the single-target ones (`verdict_lines`, `message_judge`,
+`write_message_grid`); the file's comment head from a docstring (`doc_head`) or
+around `GATE_LEGEND` (`gated_head`); writing the file
 (`write_lines`, `tally`). tools/grids' scripts judge a statement by ptxas's
 exit status alone, in a kernel declaring only the registers it names
 (`declared_kernel`, `accepts`).
@@ -207,8 +208,25 @@ def write_target_grid(path, head, texts, judges, lowests):
     print(f"wrote {path}: {len(texts)} statements")
 
 
+# The format paragraph of a four-target grid's head (`write_four_target_grid`): a
+# script's docstring names it by `{four_target_format}` and `doc_head` writes it there,
+# ahead of the script's own words on the versions its targets allow.
+FOUR_TARGET_FORMAT = """one line per statement,
+
+    V70 V75 V80 V90 PTX TEXT
+
+where each V is ptxas's verdict on that target at `.version 7.8` (sm_70,
+judged by ptxas 11.8: ptxas 13 assembles nothing below sm_75) or `.version
+9.0` (sm_75, sm_80, sm_90: ptxas 13.0.88): `accept`; `arch` when every message
+is about the target ("requires .target sm_XX or higher"); `reject`
+otherwise. PTX is the lowest `.version` ptxas 13.0.88 accepts the
+statement at on the lowest target that accepts it, over the versions that"""
+
+
 def doc_head(doc, end):
-    """Lines 1..end-1 of a script's docstring as the grid file's `#` comment head."""
+    """Lines 1..end-1 of a script's docstring as the grid file's `#` comment head, with
+    `FOUR_TARGET_FORMAT` for `{four_target_format}` (and end counting its lines)."""
+    doc = doc.replace("{four_target_format}", FOUR_TARGET_FORMAT)
     return ["# " + l if l else "#" for l in doc.splitlines()[1:end]]
 
 
@@ -249,6 +267,22 @@ def assembler_judge(target, version, text):
     ptxas = PTXAS if int(target[3:]) >= 75 else PTXAS11
     v, errs = assemble(ptxas, target, version, text)
     return v, "; ".join(e.split("error   :", 1)[-1].strip() for e in errs)
+
+
+def gated_head(opening, script, test):
+    """The comment head of a single-target grid judged by `message_judge`: the opening
+    lines (what was assembled, in what kernel), `GATE_LEGEND`, then the close naming the
+    script (tools/ptxas_grid/SCRIPT.py) and the sim-isa test (tests/it/TEST.rs)."""
+    return [*opening, *GATE_LEGEND,
+            f"# sm_75, ptxas 11.8 below). Made by tools/ptxas_grid/{script}.py; tests/it/{test}.rs",
+            "# checks the parser and check_target agree."]
+
+
+def write_message_grid(path, head, run, texts, gates):
+    """`write_gated_grid` judged by `message_judge(run, PTXAS, PTXAS11, tmp)`, tmp a
+    temporary folder."""
+    with tempfile.TemporaryDirectory() as tmp:
+        write_gated_grid(path, head, message_judge(run, PTXAS, PTXAS11, tmp), texts, gates)
 
 
 def write_gated_grid(path, head, judge, texts, gates):

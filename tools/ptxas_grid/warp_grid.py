@@ -16,10 +16,8 @@ PTXAS and PTXAS11 default as verdict.py says.
 """
 
 import sys
-import tempfile
 
 from tools.ptxas_grid import verdict
-from tools.ptxas_grid.verdict import PTXAS, PTXAS11
 
 OUT = verdict.grid_path("warp")
 
@@ -88,19 +86,15 @@ def run(ptxas, version, target, stmt, tmp):
     return rc == 0, msg
 
 
+# The grid file's comment head.
+HEAD = verdict.gated_head([
+    "# ptxas 13.0.88 (-arch=sm_90, .version 9.0, .address_size 64) on each warp collective",
+    "# and block reduction alone, in a kernel declaring %r<9> .b32, %rd<9> .b64, %p<9> .pred:",
+], "warp_grid", "warp")
+
+
 def main():
-    # The file's comment head: alike in shape to async_grid's, its words this grid's own
-    # (issue 27).
-    lines = [
-        "# ptxas 13.0.88 (-arch=sm_90, .version 9.0, .address_size 64) on each warp collective",
-        "# and block reduction alone, in a kernel declaring %r<9> .b32, %rd<9> .b64, %p<9> .pred:",
-        *verdict.GATE_LEGEND,
-        "# sm_75, ptxas 11.8 below). Made by tools/ptxas_grid/warp_grid.py; tests/it/warp.rs",
-        "# checks the parser and check_target agree.",
-    ]
-    with tempfile.TemporaryDirectory() as tmp:
-        judge = verdict.message_judge(run, PTXAS, PTXAS11, tmp)
-        verdict.write_gated_grid(OUT, lines, judge, grid(), GATES)
+    verdict.write_message_grid(OUT, HEAD, run, grid(), GATES)
 
 
 if __name__ == "__main__":

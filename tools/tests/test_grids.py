@@ -6,8 +6,8 @@ import os
 import pytest
 
 from tools.grids import cvt_fp8, int_simd
-from tools.ptxas_grid import (carry_grid, ex2_half_grid, families_grid, half_grid, mem_grid, tanh_grid, verdict,
-                              warp_grid)
+from tools.ptxas_grid import (async_grid, carry_grid, envreg_grid, ex2_half_grid, families_grid, half_grid, mem_grid,
+                              prefetch_grid, tanh_grid, verdict, warp_grid)
 from tools.tests.helpers import ROOT
 
 
@@ -73,3 +73,25 @@ def test_grid_kernels_declare_what_the_text_uses():
                  "  sad.u64 %rd5, %rd1, %rd2, %rd3;\n  ret;\n}\n")
     k = verdict.declared_kernel("cvt.rn.satfinite.e4m3x2.f32 %h5, %f1, %f2;", "sm_89", "8.1")
     assert "  .reg .b16 %h5;\n" in k and "  .reg .f32 %f1;\n" in k and ".target sm_89\n" in k
+
+
+def head_of(name):
+    """The leading `#` lines of a committed grid file."""
+    with open(os.path.join(ROOT, "sim-isa/tests/data", name)) as f:
+        lines = f.read().splitlines()
+    return lines[:next(i for i, l in enumerate(lines) if not l.startswith("#"))]
+
+
+@pytest.mark.parametrize("module,name", [(prefetch_grid, "prefetch-ptxas.txt"), (tanh_grid, "tanh-ptxas.txt")])
+def test_four_target_heads(module, name):
+    """The docstring with the shared format paragraph written in is the file's head."""
+    head = verdict.doc_head(module.__doc__, 100)
+    assert head[2] == "# one line per statement," and "{four_target_format}" not in "\n".join(head)
+    assert head_of(name)[:len(head)] == head
+
+
+@pytest.mark.parametrize("module,name", [(envreg_grid, "envreg-ptxas.txt"), (warp_grid, "warp-ptxas.txt"),
+                                         (async_grid, "async-ptxas.txt")])
+def test_gated_heads(module, name):
+    assert head_of(name)[:len(module.HEAD)] == module.HEAD
+    assert module.HEAD[-1] == "# checks the parser and check_target agree."
