@@ -2,14 +2,17 @@
 """ptxas's verdicts on the tensor-core warp instructions: `mma.sync`,
 `ldmatrix`, `stmatrix`, `movmatrix`.
 
-Writes sim-isa/tests/data/mma-ptxas.txt, read by sim-isa/tests/it/mma.rs:
+Writes sim-isa/tests/data/mma-ptxas.txt, read by sim-isa/tests/it/mma.rs,
+whose head is the next paragraph (`verdict.doc_paragraph`):
 
-- `accept TEXT` / `reject TEXT` (ptxas's message above each rejection) /
-  `arch TEXT` (refused only for the target): ptxas 13.0.88 -arch=sm_90 on
-  the statement alone, .version 9.0, in verdict.py's kernel (%h b16, %r b32,
-  %rd b64, %f f32, %fd f64, %p pred);
-- `gate TARGET VERSION ok|refused TEXT`: the same statement for another
-  target or PTX version (ptxas 13.0.88; every form here needs sm_75 or later).
+ptxas 13.0.88 (-arch=sm_90, .version 9.0, .address_size 64) on each tensor-core warp
+statement alone, in tools/ptxas_grid/verdict.py's kernel (%h b16, %r b32, %rd b64,
+%f f32, %fd f64, %p pred): `accept TEXT`, `reject TEXT` (ptxas's message above), or
+`arch TEXT`: refused only for the target. Then `gate TARGET VERSION ok|refused TEXT`:
+the statement for another target or .version. Made by tools/ptxas_grid/mma_grid.py;
+tests/it/mma.rs checks the parser and check_target agree.
+
+The gates are all ptxas 13.0.88's: every form here needs sm_75 or later.
 
 Register classes (`{%rd1}` where a .b32 is due) are left out: the parser
 sees no declarations; a kernel's are checked where they are known
@@ -24,6 +27,8 @@ import sys
 from tools.ptxas_grid import verdict
 
 OUT = verdict.grid_path("mma")
+# The statement lists below are data, one distinct PTX statement a line: alike in
+# shape only to wmma_grid.py's lists (issue 27).
 
 F4 = "{%f1, %f2, %f3, %f4}"
 F4C = "{%f5, %f6, %f7, %f8}"
@@ -161,18 +166,7 @@ GATES = [(t, v, s) for s in [K16, K16BF, K32, D4] for t, v in [("sm_80", "7.0"),
 
 
 def main():
-    # The grid file's own head: mma_grid's and wmma_grid's describe the same columns
-    # in the same words, as each committed file must alone (issue 27).
-    lines = [
-        "# ptxas 13.0.88 (-arch=sm_90, .version 9.0, .address_size 64) on each tensor-core warp",
-        "# statement alone, in tools/ptxas_grid/verdict.py's kernel (%h b16, %r b32, %rd b64,",
-        "# %f f32, %fd f64, %p pred): `accept TEXT`, `reject TEXT` (ptxas's message above), or",
-        "# `arch TEXT`: refused only for the target. Then `gate TARGET VERSION ok|refused TEXT`:",
-        "# the statement for another target or .version. Made by tools/ptxas_grid/mma_grid.py;",
-        "# tests/it/mma.rs checks the parser and check_target agree.",
-    ]
-
-    verdict.write_gated_grid(OUT, lines, verdict.assembler_judge, grid(), GATES)
+    verdict.write_gated_grid(OUT, verdict.doc_paragraph(__doc__, 2), verdict.assembler_judge, grid(), GATES)
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ per-target verdict rows of the multi-target grids (`write_target_grid`,
 `target_row`, `first_accepted`) and the statements of the one-source float
 ones (`one_source_forms`); the `accept`/`reject`/`arch` and `gate`
 lines of the single-target ones (`verdict_lines`, `message_judge`,
-`write_message_grid`); the file's comment head from a docstring (`doc_head`) or
+`write_message_grid`); the file's comment head from a docstring (`doc_head`, `doc_paragraph`) or
 around `GATE_LEGEND` (`gated_head`); writing the file
 (`write_lines`, `tally`). tools/grids' scripts judge a statement by ptxas's
 exit status alone, in a kernel declaring only the registers it names
@@ -228,6 +228,13 @@ def doc_head(doc, end):
     `FOUR_TARGET_FORMAT` for `{four_target_format}` (and end counting its lines)."""
     doc = doc.replace("{four_target_format}", FOUR_TARGET_FORMAT)
     return ["# " + l if l else "#" for l in doc.splitlines()[1:end]]
+
+
+def doc_paragraph(doc, n):
+    """Paragraph n (0 the summary; paragraphs are parted by blank lines) of a script's
+    docstring as `#` comment lines: a single-target grid file's head, kept once, in the
+    script's own description."""
+    return ["# " + l for l in doc.split("\n\n")[n].splitlines()]
 
 
 def tally(lines):

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """ptxas's verdicts on the WMMA statements: `wmma.load`, `wmma.store`, `wmma.mma`.
 
-Writes sim-isa/tests/data/wmma-ptxas.txt, read by sim-isa/tests/it/wmma.rs:
+Writes sim-isa/tests/data/wmma-ptxas.txt, read by sim-isa/tests/it/wmma.rs,
+whose head is the next paragraph (`verdict.doc_paragraph`):
 
-- `accept TEXT` / `reject TEXT` (ptxas's message above each rejection) /
-  `arch TEXT` (refused only for the target): ptxas 13.0.88 -arch=sm_90 on
-  the statement alone, .version 9.0, in verdict.py's kernel (%h b16, %r b32,
-  %rd b64, %f f32, %fd f64, %p pred);
-- `gate TARGET VERSION ok|refused TEXT`: the same statement for another
-  target or PTX version (ptxas 13.0.88 from sm_75, ptxas 11.8 below).
+ptxas 13.0.88 (-arch=sm_90, .version 9.0, .address_size 64) on each WMMA statement
+alone, in tools/ptxas_grid/verdict.py's kernel (%h b16, %r b32, %rd b64, %f f32,
+%fd f64, %p pred): `accept TEXT`, `reject TEXT` (ptxas's message above), or
+`arch TEXT`: refused only for the target. Then `gate TARGET VERSION ok|refused TEXT`:
+the statement for another target or .version (ptxas 11.8 below sm_75). Made by
+tools/ptxas_grid/wmma_grid.py; tests/it/wmma.rs checks the parser and check_target agree.
 
 Register classes (`{%f1, ...}` where a .b32 is due) are left out, as in
 mma_grid.py: the parser sees no declarations.
@@ -21,6 +22,8 @@ import sys
 from tools.ptxas_grid import verdict
 
 OUT = verdict.grid_path("wmma")
+# The statement lists below are data, one distinct PTX statement a line: alike in
+# shape only to mma_grid.py's lists (issue 27).
 
 R8 = "{%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8}"
 F8 = "{%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}"
@@ -361,18 +364,7 @@ GATES += [(t, v, s) for s in [LDS8, LDS32, MMAU8]
 
 
 def main():
-    # The grid file's own head: mma_grid's and wmma_grid's describe the same columns
-    # in the same words, as each committed file must alone (issue 27).
-    lines = [
-        "# ptxas 13.0.88 (-arch=sm_90, .version 9.0, .address_size 64) on each WMMA statement",
-        "# alone, in tools/ptxas_grid/verdict.py's kernel (%h b16, %r b32, %rd b64, %f f32,",
-        "# %fd f64, %p pred): `accept TEXT`, `reject TEXT` (ptxas's message above), or",
-        "# `arch TEXT`: refused only for the target. Then `gate TARGET VERSION ok|refused TEXT`:",
-        "# the statement for another target or .version (ptxas 11.8 below sm_75). Made by",
-        "# tools/ptxas_grid/wmma_grid.py; tests/it/wmma.rs checks the parser and check_target agree.",
-    ]
-
-    verdict.write_gated_grid(OUT, lines, verdict.assembler_judge, grid(), GATES)
+    verdict.write_gated_grid(OUT, verdict.doc_paragraph(__doc__, 2), verdict.assembler_judge, grid(), GATES)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import pytest
 
 from tools.grids import cvt_fp8, int_simd
 from tools.ptxas_grid import (async_grid, carry_grid, envreg_grid, ex2_half_grid, families_grid, half_grid, mem_grid,
-                              prefetch_grid, tanh_grid, verdict, warp_grid)
+                              mma_grid, prefetch_grid, tanh_grid, verdict, warp_grid, wmma_grid)
 from tools.tests.helpers import ROOT
 
 
@@ -95,3 +95,10 @@ def test_four_target_heads(module, name):
 def test_gated_heads(module, name):
     assert head_of(name)[:len(module.HEAD)] == module.HEAD
     assert module.HEAD[-1] == "# checks the parser and check_target agree."
+
+
+@pytest.mark.parametrize("module,name", [(mma_grid, "mma-ptxas.txt"), (wmma_grid, "wmma-ptxas.txt")])
+def test_doc_paragraph_heads(module, name):
+    """The head paragraph of the script's docstring is the whole of the file's head."""
+    assert head_of(name) == verdict.doc_paragraph(module.__doc__, 2)
+    assert head_of(name)[0].startswith("# ptxas 13.0.88 (-arch=sm_90, .version 9.0")
