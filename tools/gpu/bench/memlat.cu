@@ -53,26 +53,17 @@ __global__ void build_chain(unsigned long long *buf, const unsigned *order, size
     buf[from * stride_words] = (unsigned long long)(buf + to * stride_words);
 }
 
-// The H100 kernels of sim-core/data/calibration/h100/memlat.cu, verbatim, so
-// the two GPUs can be compared figure for figure (u32 index chase). chase_idx_ca
-// is chase_idx with __ldca for __ldcg: both stay as that file has them and as
-// they ran (issue 27), not folded into one template.
+// The H100 kernels of sim-core/data/calibration/h100/memlat.cu (u32 index
+// chase), so the two GPUs can be compared figure for figure: there chase_idx
+// loads with __ldcg and chase_idx_ca with __ldca, here chase_idx<0> and
+// chase_idx<1> (one body; the SASS is that of the two kernels).
+template <int CA>
 __global__ void chase_idx(const uint32_t *__restrict__ next, int steps, uint32_t *sink, long long *cyc)
 {
     uint32_t j = 0;
     long long t0 = clock64();
     for (int i = 0; i < steps; ++i)
-        j = __ldcg(&next[j]);
-    long long t1 = clock64();
-    sink[0] = j;
-    cyc[0] = t1 - t0;
-}
-__global__ void chase_idx_ca(const uint32_t *next, int steps, uint32_t *sink, long long *cyc)
-{
-    uint32_t j = 0;
-    long long t0 = clock64();
-    for (int i = 0; i < steps; ++i)
-        j = __ldca(&next[j]);
+        j = CA ? __ldca(&next[j]) : __ldcg(&next[j]);
     long long t1 = clock64();
     sink[0] = j;
     cyc[0] = t1 - t0;
@@ -231,12 +222,12 @@ static void h100_compatible()
             continue;
         long long c1 = 0, c2 = 0, c3 = 0;
         if (CK(cudaMemcpy(d, h.data(), bytes, cudaMemcpyHostToDevice))) {
-            chase_idx<<<1, 1>>>(d, steps, sink, d_cyc);
+            chase_idx<0><<<1, 1>>>(d, steps, sink, d_cyc);
             CK(cudaMemcpy(&c1, d_cyc, 8, cudaMemcpyDeviceToHost));
-            chase_idx<<<1, 1>>>(d, steps, sink, d_cyc);
+            chase_idx<0><<<1, 1>>>(d, steps, sink, d_cyc);
             CK(cudaMemcpy(&c2, d_cyc, 8, cudaMemcpyDeviceToHost));
-            chase_idx_ca<<<1, 1>>>(d, steps, sink, d_cyc);
-            chase_idx_ca<<<1, 1>>>(d, steps, sink, d_cyc);
+            chase_idx<1><<<1, 1>>>(d, steps, sink, d_cyc);
+            chase_idx<1><<<1, 1>>>(d, steps, sink, d_cyc);
             CK(cudaMemcpy(&c3, d_cyc, 8, cudaMemcpyDeviceToHost));
             jsonl("{\"kind\":\"h100_memlat\",\"footprint_bytes\":%zu,\"ldcg_first\":%.1f,\"ldcg_second\":%.1f,"
                   "\"ldca_second\":%.1f}",
