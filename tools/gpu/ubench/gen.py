@@ -155,32 +155,46 @@ def regs(chains):
             f"  .reg .pred %q, %pz, %pl, {rl('p')}, {rl('pb')};\n")
 
 
+# Each chain's registers' start values: x from the thread index and the chain, the
+# others from x and the inputs.
+CHAIN_INIT = """\
+  add.u32 %x{c}, %tx, {x0};
+  mov.u32 %w{c}, %z;
+  cvt.u16.u32 %h{c}, %x{c};
+  or.b16 %h{c}, %h{c}, %hy;
+  cvt.u64.u32 %d{c}, %x{c};
+  add.u64 %d{c}, %d{c}, %dz;
+  setp.lt.u32 %p{c}, %x{c}, %z;
+  setp.lt.u32 %pb{c}, %x{c}, %y;
+"""
+# Each chain's results, into its 16-byte slot of the output: x, h, the predicate p plus
+# w, pb, d.
+CHAIN_STORES = """\
+  st.global.u32 [%rb+{o0}], %x{c};
+  st.global.u16 [%rb+{o4}], %h{c};
+  selp.u32 %t32, 1, 0, %p{c};
+  add.u32 %t32, %t32, %w{c};
+  st.global.u8 [%rb+{o6}], %t32;
+  selp.u32 %t32, 1, 0, %pb{c};
+  st.global.u8 [%rb+{o7}], %t32;
+  st.global.u64 [%rb+{o8}], %d{c};
+"""
+
+
+def per_chain(template, chains):
+    """template for each chain c in turn: {c} the chain, {x0} its x's offset from the
+    thread index, {oK} byte K of its output slot."""
+    out = []
+    for c in range(chains):
+        slot = {f"o{k}": 16 * c + k for k in (0, 4, 6, 7, 8)}
+        out.append(template.format(c=c, x0=0x1234567 + 0x111 * c, **slot))
+    return "".join(out)
+
+
 def kernel(name, chains, body):
     """The PTX of one microbenchmark kernel in the H100 set's shape (inputs from memory,
     clock64 read around an ITER-iteration loop, every warp's clock pair and each chain's
     result stored)."""
-    # init and stores are alike in shape only (a list of lines per chain), each
-    # with its own instructions (issue 27).
-    init = []
-    for c in range(chains):
-        init += [f"  add.u32 %x{c}, %tx, {0x1234567 + 0x111 * c};",
-                 f"  mov.u32 %w{c}, %z;",
-                 f"  cvt.u16.u32 %h{c}, %x{c};",
-                 f"  or.b16 %h{c}, %h{c}, %hy;",
-                 f"  cvt.u64.u32 %d{c}, %x{c};",
-                 f"  add.u64 %d{c}, %d{c}, %dz;",
-                 f"  setp.lt.u32 %p{c}, %x{c}, %z;",
-                 f"  setp.lt.u32 %pb{c}, %x{c}, %y;"]
-    stores = []
-    for c in range(chains):
-        stores += [f"  st.global.u32 [%rb+{16 * c}], %x{c};",
-                   f"  st.global.u16 [%rb+{16 * c + 4}], %h{c};",
-                   f"  selp.u32 %t32, 1, 0, %p{c};",
-                   f"  add.u32 %t32, %t32, %w{c};",
-                   f"  st.global.u8 [%rb+{16 * c + 6}], %t32;",
-                   f"  selp.u32 %t32, 1, 0, %pb{c};",
-                   f"  st.global.u8 [%rb+{16 * c + 7}], %t32;",
-                   f"  st.global.u64 [%rb+{16 * c + 8}], %d{c};"]
     return f""".visible .entry {name}(.param .u64 pin, .param .u64 pout, .param .u64 pclk)
 {{
 {regs(chains)}  mov.u32 %tx, %tid.x;
@@ -197,12 +211,10 @@ def kernel(name, chains, body):
   ld.global.u32 %cnt, [%ra+36];
   setp.ne.u32 %pz, %cnt, 0;
   ld.global.u32 %cnt, [%ra+40];
-{chr(10).join(init)}
-  mov.u64 %c0, %clock64;
+{per_chain(CHAIN_INIT, chains)}  mov.u64 %c0, %clock64;
 LOOP:
 {chr(10).join(body_lines(body, chains))}
-{loop_tail(ITER, "%tx", "%wid", "%c0", "%c1", 16 * chains)}{chr(10).join(stores)}
-  ret;
+{loop_tail(ITER, "%tx", "%wid", "%c0", "%c1", 16 * chains)}{per_chain(CHAIN_STORES, chains)}  ret;
 }}
 """
 
