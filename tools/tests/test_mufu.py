@@ -1,50 +1,57 @@
-"""tools/mufu: the device scripts need cupy and a GPU, so their pure-numpy parts are
-taken from probe.py's source here: vectors.py's replay of probe.py's inputs must
-equal probe.py's generator, and build_tables.py's decode must invert probe.py's
-encoding of a whole-domain dump (that is how the MUFU tables were made)."""
-import ast
-import lzma
+"""tools/mufu: the device scripts need cupy and a GPU, so their pure-numpy parts live
+in streams.py and are checked here: run 2's input generator gives the inputs of the
+committed held-out vectors (made from that run's stored inputs and outputs), run 1's
+is splitmix64, and build_tables.py's decode inverts the encoding of a whole-domain
+dump (that is how the MUFU tables were made)."""
+import json
 import os
 
 import pytest
 
 np = pytest.importorskip("numpy")
 
+from tools.mufu import streams  # noqa: E402
 from tools.tests.helpers import ROOT  # noqa: E402
 
-PROBE_NAMES = {"U", "I", "SPECIAL", "BOUNDARY_EXPONENTS", "splitmix64", "random_inputs", "encode"}
+
+def test_run2_inputs_are_the_held_out_vectors():
+    """sim-isa/tests/data/h100-mufu-heldout.jsonl is `vectors.py run2 200`: the first 200
+    stored inputs of each form of the H100's run 2, which run2_inputs draws again."""
+    want = {}
+    with open(os.path.join(ROOT, "sim-isa/tests/data/h100-mufu-heldout.jsonl")) as f:
+        for line in f:
+            if not line.startswith("#"):
+                v = json.loads(line)
+                form = v["ptx"].split(" ")[0]
+                want.setdefault(form, []).append((int(v["in"]["%a"], 16), int(v["in"].get("%b", "0x0"), 16)))
+    ins = streams.run2_inputs()
+    assert sorted(want) == sorted(streams.FORMS)
+    for form, pairs in want.items():
+        a, b = ins[form]
+        assert len(pairs) == 200 and a.dtype == np.uint32
+        assert [p[0] for p in pairs] == a[:200].tolist(), form
+        assert (b is None) == (form[0] != "d")
+        if b is not None:
+            assert [p[1] for p in pairs] == b[:200].tolist(), form
 
 
-@pytest.fixture(scope="module")
-def probe():
-    """probe.py's constants and pure functions, without its cupy import and GPU work."""
-    with open(os.path.join(ROOT, "tools/mufu/probe.py")) as f:
-        tree = ast.parse(f.read())
-    keep = [n for n in tree.body
-            if (isinstance(n, ast.FunctionDef) and n.name in PROBE_NAMES)
-            or (isinstance(n, ast.Assign) and any(getattr(t, "id", None) in PROBE_NAMES for t in n.targets))]
-    assert len(keep) == len(PROBE_NAMES)
-    ns = {"np": np, "lzma": lzma}
-    exec(compile(ast.Module(body=keep, type_ignores=[]), "probe.py", "exec"), ns)
-    return ns
-
-
-def test_vectors_replays_probes_inputs(probe):
-    from tools.mufu import vectors
-
-    replay = vectors.run1_inputs()
-    for j, f in enumerate(vectors.FORMS):
-        lo, hi = {"e": (100, 134), "s": (100, 136), "c": (100, 136)}.get(f[0], (64, 190))
-        assert np.array_equal(replay[f][0], probe["random_inputs"](j, 1 << 17, 0, lo, hi)), f
+def test_run1_inputs_are_splitmix64():
     # splitmix64 of 0: the reference value of Vigna's generator.
-    assert int(probe["splitmix64"](np.zeros(1, np.uint64))[0]) == 0xE220A8397B1DCDAF
+    assert int(streams.splitmix64(np.zeros(1, np.uint64))[0]) == 0xE220A8397B1DCDAF
+    ins = streams.run1_inputs()
+    a, b = ins["div.full.f32"]
+    assert a.shape == b.shape == (1 << 17,) and ins["rcp.approx.f32"][1] is None
+    # Every one of the eight kinds of input turns up: specials and boundary exponents.
+    x = ins["rcp.approx.f32"][0]
+    assert np.isin(streams.SPECIAL, x & np.uint32(0x7FFFFFFF)).sum() >= 20
+    assert np.isin(streams.BOUNDARY_EXPONENTS, (x >> np.uint32(23)) & np.uint32(255)).all()
 
 
-def test_build_tables_decodes_probes_encoding(probe):
+def test_build_tables_decodes_the_encoding():
     from tools.mufu import build_tables
 
     x = np.arange(0x3F800000, 0x3F800000 + 4096, dtype=np.uint32)
     y = build_tables.rn32(1 / build_tables.f64(x)).astype(np.uint32) ^ (x & np.uint32(3))
-    assert np.array_equal(build_tables.decode(probe["encode"](y)), y)
+    assert np.array_equal(build_tables.decode(streams.encode(y)), y)
     ref = build_tables.rn32(1 / build_tables.f64(x))
-    assert np.array_equal(build_tables.decode(probe["encode"](y, ref), ref), y)
+    assert np.array_equal(build_tables.decode(streams.encode(y, ref), ref), y)
