@@ -5,9 +5,6 @@ The expected values come from a small model written here from the spec's
 Semantics blocks (and ERRATA 8/17), independent of sim-isa, so `run --check`
 compares two implementations. Re-run: python3 traces/tools/mktraces.py
 """
-# Each sample's `header` and `body` are its committed file's PTX text: alike in
-# shape from sample to sample (the lane set-up, a `.repeat`), they stay as each
-# file reads (issue 27).
 import os, struct
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -75,10 +72,6 @@ def expect_lines(name, per_warp_lanes, warps, fmt=lambda v: "0x%08x" % v):
     return [".expect w%d %s = %s;" % (w, name, one(vals[w])) for w in range(warps)]
 
 
-# Each trace below spells out its PTX header and body whole (the text
-# written to the file), so lines the kernels share repeat: data, on purpose.
-
-
 def lane_expects(names, model, warps):
     """The expect lines of registers `names`, model(lane)[k] the k-th's value
     in every warp."""
@@ -88,9 +81,13 @@ def lane_expects(names, model, warps):
     return ex
 
 
-# The kernels' texts below share PTX's shape (.version/.target/.warps/.reg, a
-# lane-seeded start): each is one sample file's own text, kept whole so that it
-# reads as the file does (issue 27).
+def head(comment, target, warps, regs, version="7.8"):
+    """A sample's header: its `//` comment lines, then `.version` (none for the sm_13
+    microbenchmarks), `.target`, `.warps` and one `.reg` line per entry of regs."""
+    directives = ([f".version {version}"] if version else []) + [f".target {target}", f".warps {warps}"]
+    return comment + "\n".join(directives + [f".reg {r};" for r in regs]) + "\n"
+
+
 def write(fname, header, body, expects):
     with open(os.path.join(OUT, fname), "w") as f:
         f.write(header.strip("\n") + "\n\n" + body.strip("\n") + "\n")
@@ -115,20 +112,13 @@ def sad():
             out_sad.append(acc)
             out_ref.append(ref)
         return out_sad, out_ref
-    header = """
+    header = head("""
 // Motion-estimation SAD: each lane compares one 16x16 block of the current
 // frame (4 packed words per row) with a candidate block of the reference
 // frame at offset lane + warp, accumulating |cur - ref| per byte with
 // vabsdiff4 ... .add (native on sm_30, and the one native SIMD video
 // instruction from sm_50 on).
-.version 7.8
-.target sm_53
-.warps 8
-.reg .b32 %cur<4>;
-.reg .b32 %ref;
-.reg .b32 %sad;
-.reg .b32 %t;
-"""
+""", "sm_53", warps, [".b32 %cur<4>", ".b32 %ref", ".b32 %sad", ".b32 %t"])
     body = """
 mov.u32 %t, %laneid;
 mov.u32 %ref, %warpid;
@@ -165,16 +155,11 @@ def threshold():
             clampv = vop("min", 4, clampv, 0xC0C0C0C0, 0)
             px = (px + 0x01010101) & M32
         return mask, cnt, clampv, px
-    header = """
+    header = head("""
 // Packed-byte threshold and clamp over 4 pixels per register: vset4 marks the
 // bytes above a threshold (and, with .add, counts them), vmax4/vmin4 clamp
 // each byte to [0x30, 0xc0]. Targets sm_30, where all three are native.
-.version 7.8
-.target sm_30
-.warps 4
-.reg .b32 %px, %thr, %lo, %hi, %zero;
-.reg .b32 %mask, %cnt, %clamp, %t;
-"""
+""", "sm_30", warps, [".b32 %px, %thr, %lo, %hi, %zero", ".b32 %mask, %cnt, %clamp, %t"])
     body = """
 mov.u32 %t, %laneid;
 mul.lo.u32 %px, %t, 0x04040404;
@@ -206,16 +191,12 @@ def audio():
             acc = vop("add", 2, acc, avg, 0, True, True, True, sat=True)
             a = (a + 0x00100010) & M32
         return mix, avg, acc, a
-    header = """
+    header = head("""
 // Saturating 16-bit audio mixer: two signed 16-bit samples per register.
 // vadd2 ... .sat mixes two channels with clipping, vavrg2 averages them
 // (rounding .5 towards +inf, per the spec's Semantics), and a
 // saturating accumulator sums the averages. Targets sm_30 (native SIMD video).
-.version 7.8
-.target sm_30
-.warps 2
-.reg .b32 %a, %b, %mix, %avg, %acc, %zero, %t;
-"""
+""", "sm_30", warps, [".b32 %a, %b, %mix, %avg, %acc, %zero, %t"])
     body = """
 mov.u32 %t, %laneid;
 mul.lo.u32 %a, %t, 0x04000400;
@@ -244,14 +225,10 @@ def bf16mask():
             m |= (0xFFFF if xv > tv else 0) << (16 * i)           # ERRATA 17: u32 dst, x2 src
             h |= (0x3F80 if xv <= tv else 0) << (16 * i)          # bf16x2 dst: 1.0 per half
         return m, x & m, h
-    header = """
+    header = head("""
 // bf16 mask: compares pairs of bf16 values with 1.0 and keeps those above it
 // (set ... .bf16x2 needs sm_90; on sm_53 the run is refused before simulating).
-.version 7.8
-.target sm_90
-.warps 2
-.reg .b32 %x, %thr, %m, %y, %h, %u, %t;
-"""
+""", "sm_90", warps, [".b32 %x, %thr, %m, %y, %h, %u, %t"])
     body = """
 mov.u32 %t, %laneid;
 mul.lo.u32 %x, %t, 0x00080000;
@@ -270,13 +247,10 @@ mov.u32 %thr, 0x3f803f80;
 
 # --- sim-core microbenchmarks ------------------------------------------------
 def micro():
-    header = """
+    header = head("""
 // Microbenchmark: one warp, a chain of 1000 dependent set.lt.u32.u32.
 // Cycles per instruction should equal the preset's dependent ALU latency.
-.target sm_13
-.warps 1
-.reg .b32 %r<3>;
-"""
+""", "sm_13", 1, [".b32 %r<3>"], version=None)
     body = """
 mov.u32 %r2, 1000;
 .repeat 1000 {
@@ -286,15 +260,11 @@ mov.u32 %r2, 1000;
     # 0 < 1000 -> 0xffffffff; 0xffffffff < 1000 is false -> 0; 1000 steps end at 0.
     write("chain_set.ptx", header, body, [".expect %r1 = 0x00000000;", ".expect %r2 = 0x000003e8;"])
 
-    header = """
+    header = head("""
 // Microbenchmark: one warp, a chain of 1000 dependent selp.b32 (one SEL
 // machine instruction on every target, where set.lt.u32.u32 is ISETP+SEL from
 // sm_90 on). Cycles per instruction should equal the preset's ALU latency.
-.target sm_13
-.warps 1
-.reg .b32 %r<4>;
-.reg .pred %p1;
-"""
+""", "sm_13", 1, [".b32 %r<4>", ".pred %p1"], version=None)
     body = """
 mov.u32 %r3, %laneid;
 setp.lt.u32 %p1, %r3, 16;
@@ -308,15 +278,11 @@ setp.lt.u32 %p1, %r3, 16;
           ".expect %%p1 = {%s};" % ", ".join("true" if l < 16 else "false" for l in range(32))]
     write("chain_selp.ptx", header, body, ex)
 
-    header = """
+    header = head("""
 // Microbenchmark: one warp, a chain of 1000 dependent vadd4 (native on sm_30;
 // emulated from sm_50 on, where the chain costs the expansion's dependent
 // steps times the latency per instruction).
-.version 7.8
-.target sm_30
-.warps 1
-.reg .b32 %r<11>;
-"""
+""", "sm_30", 1, [".b32 %r<11>"])
     body = """
 mov.u32 %r9, 0x01020304;
 .repeat 1000 {
@@ -329,26 +295,19 @@ mov.u32 %r9, 0x01020304;
     write("chain_vadd4.ptx", header, body, [".expect %%r1 = 0x%08x;" % acc, ".expect %r9 = 0x01020304;"])
 
     regs = "\n".join("    set.lt.u32.u32 %%r%d, %%r8, %d;" % (i, 4 * i) for i in range(8))
-    header = """
+    header = head("""
 // Microbenchmark: 64 warps, independent compares (8 registers round-robin).
 // Warp-instructions per cycle per SM should match the compare throughput.
-.target sm_13
-.warps 64
-.reg .b32 %r<9>;
-"""
+""", "sm_13", 64, [".b32 %r<9>"], version=None)
     body = "mov.u32 %r8, %laneid;\n.repeat 125 {\n" + regs + "\n}\n"
     ex = [".expect %%r%d = {%s};" % (i, ", ".join("0x%08x" % (M32 if l < 4 * i else 0) for l in range(32))) for i in range(8)]
     write("indep_cmp.ptx", header, body, ex)
 
     for op, fname, what in [("vadd4", "vadd4_tput.ptx", "vadd4"), ("vabsdiff4", "vabsdiff4_tput.ptx", "vabsdiff4")]:
-        header = """
+        header = head("""
 // Microbenchmark: %s throughput, 64 warps of independent instructions
 // (8 destination registers round-robin, sources never written in the loop).
-.version 7.8
-.target sm_30
-.warps 64
-.reg .b32 %%r<11>;
-""" % what
+""" % what, "sm_30", 64, [".b32 %r<11>"])
         lines = "\n".join("    %s.u32.u32.u32 %%r%d, %%r8, %%r9, %%r10;" % (op, i) for i in range(8))
         body = "mov.u32 %r8, %laneid;\nmul.lo.u32 %r8, %r8, 0x01010101;\nmov.u32 %r9, 0x10203040;\n.repeat 125 {\n" + lines + "\n}\n"
         def val(l):
