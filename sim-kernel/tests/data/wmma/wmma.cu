@@ -5,8 +5,6 @@
 // shared memory with f16 accumulators; warp 3 an f32 c into an f16 d.
 // Inputs and expected outputs: reference.py. Built with
 //   nvcc -arch=sm_90 -ptx wmma.cu -o wmma.ptx   (nvcc 13.0.88)
-// The four branches are alike in shape, each with its own fragment types and
-// layouts; they stay written out as the committed wmma.ptx was built (issue 27).
 #include <cuda_fp16.h>
 #include <mma.h>
 using namespace nvcuda;
@@ -17,6 +15,23 @@ using B_row = wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::row_major>;
 using B_col = wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major>;
 using C32 = wmma::fragment<wmma::accumulator, 16, 16, 16, float>;
 using C16 = wmma::fragment<wmma::accumulator, 16, 16, 16, half>;
+
+// d + at = a x b + c with fragments FA, FB, FC (warps 1 and 2): a and b with
+// leading dimension ld, c and the 256 outputs at d + at (of FC's element type
+// T) 16 x 16 in `layout`. (The output offset is added here, at the store, as
+// the committed wmma.ptx computes it.)
+template <typename FA, typename FB, typename FC, typename T>
+__device__ __forceinline__ void mma_form(const half* a, const half* b, unsigned ld, const T* c, T* d, int at,
+                                         wmma::layout_t layout) {
+    FA fa;
+    FB fb;
+    FC fc;
+    wmma::load_matrix_sync(fa, a, ld);
+    wmma::load_matrix_sync(fb, b, ld);
+    wmma::load_matrix_sync(fc, c, 16, layout);
+    wmma::mma_sync(fc, fa, fb, fc);
+    wmma::store_matrix_sync(d + at, fc, 16, layout);
+}
 
 extern "C" __global__ void wmma_forms(const unsigned char* in, unsigned char* out) {
     const half* a = (const half*)in;             // 384 halves
@@ -53,23 +68,9 @@ extern "C" __global__ void wmma_forms(const unsigned char* in, unsigned char* ou
         wmma::mma_sync(fc, fa, fb, fc);
         wmma::store_matrix_sync(d32, fc, 16, wmma::mem_row_major);
     } else if (warp == 1) {
-        A_col fa;
-        B_row fb;
-        C32 fc;
-        wmma::load_matrix_sync(fa, a, 24);
-        wmma::load_matrix_sync(fb, b, 24);
-        wmma::load_matrix_sync(fc, c, 16, wmma::mem_col_major);
-        wmma::mma_sync(fc, fa, fb, fc);
-        wmma::store_matrix_sync(d32 + 256, fc, 16, wmma::mem_col_major);
+        mma_form<A_col, B_row, C32>(a, b, 24, c, d32, 256, wmma::mem_col_major);
     } else if (warp == 2) {
-        A_row fa;
-        B_row fb;
-        C16 fc;
-        wmma::load_matrix_sync(fa, sa, 16);
-        wmma::load_matrix_sync(fb, sb, 16);
-        wmma::load_matrix_sync(fc, ch, 16, wmma::mem_row_major);
-        wmma::mma_sync(fc, fa, fb, fc);
-        wmma::store_matrix_sync(d16, fc, 16, wmma::mem_row_major);
+        mma_form<A_row, B_row, C16>(sa, sb, 16, ch, d16, 0, wmma::mem_row_major);
     } else {
         A_row fa;
         B_col fb;
