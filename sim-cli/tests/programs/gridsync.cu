@@ -4,21 +4,12 @@
 // others wrote before each sync; one block more is refused. Launched the
 // ordinary way, the kernel finds no grid workspace and traps, and the
 // error sticks, as on a GPU.
-// sim-kernel's tests/data/gridsync/gridsync.cu repeats `twice` (as
-// `extern "C"`): each program is compiled alone (issue 27).
 #include <cstdio>
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;
 
-__global__ void twice(int* buf, int* out, int n) {
-    cg::grid_group g = cg::this_grid();
-    int i = g.thread_rank();
-    if (i < n) buf[i] = 3 * i + 1;
-    g.sync();
-    if (i < n) out[i] = buf[n - 1 - i];
-    g.sync();
-    if (i < n) buf[i] = out[(i + 7919) % n] - out[i];
-}
+// The kernel, `twice`: one source with sim-kernel's tests/data/gridsync.
+#include "../../../sim-kernel/tests/data/gridsync/twice.cuh"
 
 // Elements of `twice`'s two outputs that are not what two syncs give.
 static int wrong(const int* buf, const int* out, int n) {
