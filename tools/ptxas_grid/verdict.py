@@ -15,11 +15,11 @@ per-target verdict rows of the multi-target grids (`write_target_grid`,
 `target_row`, `first_accepted`) and the statements of the one-source float
 ones (`one_source_forms`); the `accept`/`reject`/`arch` and `gate`
 lines of the single-target ones (`verdict_lines`, `message_judge`,
-`write_message_grid`); the file's comment head from a docstring (`doc_head`, `doc_paragraph`) or
-around `GATE_LEGEND` (`gated_head`); writing the file
-(`write_lines`, `tally`). tools/grids' scripts judge a statement by ptxas's
-exit status alone, in a kernel declaring only the registers it names
-(`declared_kernel`, `accepts`).
+`write_message_grid`); the file's comment head from a docstring
+(`doc_head`, `doc_paragraph`) or around `GATE_LEGEND` (`gated_head`);
+writing the file (`write_lines`, `tally`). tools/grids' scripts judge a
+statement by ptxas's exit status alone, in a kernel declaring only the
+registers it names (`declared_kernel`, `accepts`).
 """
 
 import os
