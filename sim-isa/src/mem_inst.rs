@@ -367,6 +367,25 @@ pub struct Mem {
 }
 
 impl Mem {
+    /// Operation `op` on `space`, `vec` elements of type `ty`, with no
+    /// registers, address 0 and no qualifier words yet: what the parsers
+    /// start from.
+    pub(crate) fn new(op: MemOp, space: Space, ty: MemType, vec: u8) -> Mem {
+        Mem {
+            op,
+            space,
+            ty,
+            vec,
+            d: [RegId(0); 4],
+            vals: [Operand::Imm(0); 4],
+            addr: Address {
+                base: AddrBase::Abs,
+                offset: 0,
+            },
+            quals: [0; 4],
+        }
+    }
+
     /// Number of destination registers.
     pub fn dests(&self) -> usize {
         match self.op {

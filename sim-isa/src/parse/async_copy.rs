@@ -165,16 +165,7 @@ fn copy_operands(cx: &mut Cx<'_, '_>, st: Stmt<'_>, a: &mut AsyncInst) -> Result
         Some(v @ (4 | 8)) if !cg => v,
         Some(_) => {
             let want = if cg { "16" } else { "4 or 8 or 16" };
-            return Err(invalid(
-                cx.col(ops[2].0),
-                ops[2].1,
-                R::UnexpectedValue {
-                    inst: "cp.async",
-                    arg: 2,
-                    value: ops[2].1.to_string(),
-                    want,
-                },
-            ));
+            return Err(cx.unexpected_value(ops[2], "cp.async", 2, want));
         }
         None => return Err(cx.args(ops[2].0, ops[2].1)),
     };

@@ -113,16 +113,7 @@ fn operands(
     a.a = Some(match imm(size.1) {
         // ptxas: the size is a multiple of 16 ("Argument 2 ... unexpected value").
         Some(v) if v % 16 != 0 || v == 0 => {
-            return Err(invalid(
-                cx.col(size.0),
-                size.1,
-                R::UnexpectedValue {
-                    inst: "cp.async.bulk",
-                    arg: 2,
-                    value: size.1.to_string(),
-                    want: "multiple of 16",
-                },
-            ))
+            return Err(cx.unexpected_value(size, "cp.async.bulk", 2, "multiple of 16"))
         }
         Some(_) => cx.value(size)?,
         None => {

@@ -111,6 +111,24 @@ impl Cx<'_, '_> {
             },
         )
     }
+    /// Operand `p`, argument `arg` of `inst`, has a value ptxas does not
+    /// take (`want`: what it takes).
+    pub(super) fn unexpected_value(
+        &self,
+        p: Piece<'_>,
+        inst: &'static str,
+        arg: usize,
+        want: &'static str,
+    ) -> IsaError {
+        let value = p.1.to_string();
+        let reason = R::UnexpectedValue {
+            inst,
+            arg,
+            value,
+            want,
+        };
+        invalid(self.col(p.0), p.1, reason)
+    }
     pub(super) fn args(&self, off: usize, tok: &str) -> IsaError {
         invalid(self.col(off), tok, R::ArgumentsMismatch { inst: self.inst })
     }

@@ -9,7 +9,7 @@
 use super::cx::{operands, Cx, Piece, Stmt};
 use crate::error::IsaError;
 use crate::inst::{
-    AddrBase, Address, Mem, MemOp, MemType, Mma, MmaType, Operand, RegId, Space, MMA_OTHER_SHAPES,
+    AddrBase, Mem, MemOp, MemType, Mma, MmaType, Operand, RegId, Space, MMA_OTHER_SHAPES,
     MMA_SHAPES,
 };
 
@@ -193,23 +193,12 @@ pub(super) fn ldst(cx: &mut Cx<'_, '_>, st: Stmt<'_>) -> Result<Mem, IsaError> {
         return Err(st.types(cx.inst));
     }
     let vec = num.unwrap_or(1);
-    let mut m = Mem {
-        op: if store {
-            MemOp::Stmatrix { trans }
-        } else {
-            MemOp::Ldmatrix { trans }
-        },
-        space: space.unwrap_or(Space::Generic),
-        ty: MemType::B(16),
-        vec,
-        d: [RegId(0); 4],
-        vals: [Operand::Imm(0); 4],
-        addr: Address {
-            base: AddrBase::Abs,
-            offset: 0,
-        },
-        quals: [0; 4],
+    let mop = if store {
+        MemOp::Stmatrix { trans }
+    } else {
+        MemOp::Ldmatrix { trans }
     };
+    let mut m = Mem::new(mop, space.unwrap_or(Space::Generic), MemType::B(16), vec);
     st.count(cx, 2)?;
     let (list, addr) = if store {
         (ops[1], ops[0])

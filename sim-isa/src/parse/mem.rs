@@ -14,7 +14,7 @@ use super::cx::{operands, split_head, Cx, Piece, Stmt};
 use super::lex::invalid;
 use super::warp::warp;
 use crate::error::{InvalidReason as R, IsaError};
-use crate::inst::{Guard, Instruction, Op, Operand, RegId};
+use crate::inst::{Guard, Instruction, Op, Operand};
 use crate::mem_inst::*;
 use crate::symbols::{is_ptx_identifier, Symbols};
 
@@ -154,19 +154,7 @@ fn mem(cx: &mut Cx<'_, '_>, st: Stmt<'_>) -> Result<Mem, IsaError> {
         col,
         ..
     } = st;
-    let mut m = Mem {
-        op: MemOp::Ld,
-        space: Space::Generic,
-        ty: MemType::B(32),
-        vec: 1,
-        d: [RegId(0); 4],
-        vals: [Operand::Imm(0); 4],
-        addr: Address {
-            base: AddrBase::Abs,
-            offset: 0,
-        },
-        quals: [0; 4],
-    };
+    let mut m = Mem::new(MemOp::Ld, Space::Generic, MemType::B(32), 1);
     let (mut ty, mut to, mut nq) = (None, false, 0);
     let (mut space, mut atom, mut vec) = (None, None, None);
     // Valid words this simulator does not model: `.b128`, `.shared::cluster`,
@@ -222,7 +210,7 @@ fn mem(cx: &mut Cx<'_, '_>, st: Stmt<'_>) -> Result<Mem, IsaError> {
     }
     m.space = space.unwrap_or(Space::Generic);
     m.vec = vec.unwrap_or(1);
-    m.ty = ty.ok_or_else(|| invalid(cx.col(op.0), op.1, R::UnexpectedTypes { inst: "ld" }))?;
+    m.ty = ty.ok_or_else(|| st.types("ld"))?;
     m.op = match (words[0], atom) {
         ("ld", None) => MemOp::Ld,
         ("ldu", None) => MemOp::Ldu,

@@ -8,7 +8,6 @@
 use super::cx::{Cx, Stmt};
 use super::lex::invalid;
 use crate::error::{InvalidReason as R, IsaError};
-use crate::inst::{Operand, RegId};
 use crate::mem_inst::{AddrBase, Mem, MemOp, MemType, PrefetchLevel, Space};
 
 /// Reads a `prefetch`/`prefetchu` statement (`words`: its opcode's words).
@@ -95,15 +94,9 @@ fn finish(
     if addr.base == AddrBase::Abs && space != Space::Local {
         return Err(cx.args(ops[0].0, ops[0].1));
     }
+    // One byte: the access names the line holding `a`.
     Ok(Mem {
-        op: MemOp::Prefetch(level),
-        space,
-        // One byte: the access names the line holding `a`.
-        ty: MemType::B(8),
-        vec: 1,
-        d: [RegId(0); 4],
-        vals: [Operand::Imm(0); 4],
         addr,
-        quals: [0; 4],
+        ..Mem::new(MemOp::Prefetch(level), space, MemType::B(8), 1)
     })
 }

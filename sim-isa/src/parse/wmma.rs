@@ -230,24 +230,20 @@ fn ldst(
             Operand::Special(_) => return Err(cx.args(s.0, s.1)),
         };
     }
+    let mty = match ty {
+        F16 => MemType::F16,
+        F32 => MemType::F32,
+        S32 => MemType::S(32),
+        S8 => MemType::S(8),
+        U8 => MemType::U(8),
+        Bf16 => MemType::B(16),
+        S4 | U4 | B1 | Tf32 => MemType::B(32),
+        F64 => MemType::F64,
+    };
+    let space = w.space.unwrap_or(Space::Generic);
     let mut m = Mem {
-        op: MemOp::Wmma(wm),
-        space: w.space.unwrap_or(Space::Generic),
-        ty: match ty {
-            F16 => MemType::F16,
-            F32 => MemType::F32,
-            S32 => MemType::S(32),
-            S8 => MemType::S(8),
-            U8 => MemType::U(8),
-            Bf16 => MemType::B(16),
-            S4 | U4 | B1 | Tf32 => MemType::B(32),
-            F64 => MemType::F64,
-        },
-        vec: lo.len() as u8,
-        d: [RegId(0); 4],
-        vals: [Operand::Imm(0); 4],
         addr,
-        quals: [0; 4],
+        ..Mem::new(MemOp::Wmma(wm), space, mty, lo.len() as u8)
     };
     for (k, &r) in lo.iter().enumerate() {
         if store {
