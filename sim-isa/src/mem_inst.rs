@@ -7,6 +7,8 @@
 
 use crate::operand::{word_of, Operand, PredSrc, RegId};
 
+// sim-kernel's `RecSpace` names these again on purpose: a recording's
+// format must not change with this enum.
 /// A state space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Space {
@@ -422,28 +424,14 @@ impl Mem {
     /// `d`/`vals`) and stride register, if any: what `dests`/`sources`
     /// leave out. Empty for every other instruction.
     pub fn wmma_extra(&self) -> (&[RegId], Option<RegId>) {
-        match &self.op {
-            MemOp::Wmma(w) => {
-                let stride = match w.stride {
-                    crate::wmma_inst::WmmaStride::Reg(r) => Some(r),
-                    crate::wmma_inst::WmmaStride::Default
-                    | crate::wmma_inst::WmmaStride::Imm(_) => None,
-                };
-                (&w.hi[..w.regs().saturating_sub(4)], stride)
-            }
-            MemOp::Ld
-            | MemOp::Ldu
-            | MemOp::St
-            | MemOp::Atom(_)
-            | MemOp::Red(_)
-            | MemOp::Cvta { .. }
-            | MemOp::MovAddr
-            | MemOp::Pack
-            | MemOp::Unpack
-            | MemOp::Ldmatrix { .. }
-            | MemOp::Stmatrix { .. }
-            | MemOp::Prefetch(_) => (&[], None),
-        }
+        let MemOp::Wmma(w) = &self.op else {
+            return (&[], None);
+        };
+        let stride = match w.stride {
+            crate::wmma_inst::WmmaStride::Reg(r) => Some(r),
+            crate::wmma_inst::WmmaStride::Default | crate::wmma_inst::WmmaStride::Imm(_) => None,
+        };
+        (&w.hi[..w.regs().saturating_sub(4)], stride)
     }
 
     /// Whether the instruction reads or writes memory (not `cvta`/`mov`).
