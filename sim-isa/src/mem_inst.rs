@@ -436,10 +436,19 @@ impl Mem {
 
     /// Whether the instruction reads or writes memory (not `cvta`/`mov`).
     pub fn accesses_memory(&self) -> bool {
-        !matches!(
-            self.op,
-            MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack
-        )
+        match self.op {
+            MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => false,
+            // Each other operation named: exhaustive, no wildcard (a new one must be placed).
+            MemOp::Ld
+            | MemOp::Ldu
+            | MemOp::St
+            | MemOp::Atom(_)
+            | MemOp::Red(_)
+            | MemOp::Ldmatrix { .. }
+            | MemOp::Stmatrix { .. }
+            | MemOp::Wmma(_)
+            | MemOp::Prefetch(_) => true,
+        }
     }
 
     /// Width in bits of one element of a pack or unpack.
@@ -449,17 +458,10 @@ impl Mem {
 
     /// Width in bits of the address register (`cvta`/`mov`: of the result).
     pub fn addr_bits(&self) -> u32 {
-        match self.op {
-            MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => self.ty.bits(),
-            MemOp::Ld
-            | MemOp::Ldu
-            | MemOp::St
-            | MemOp::Atom(_)
-            | MemOp::Red(_)
-            | MemOp::Ldmatrix { .. }
-            | MemOp::Stmatrix { .. }
-            | MemOp::Wmma(_)
-            | MemOp::Prefetch(_) => 64,
+        if self.accesses_memory() {
+            64
+        } else {
+            self.ty.bits()
         }
     }
 }
