@@ -10,7 +10,7 @@ use super::lex::invalid;
 use crate::error::{InvalidReason as R, IsaError};
 use crate::mem_inst::{AddrBase, Mem, MemOp, MemType, PrefetchLevel, Space};
 
-/// Reads a `prefetch`/`prefetchu` statement (`words`: its opcode's words).
+/// Reads a `prefetch`/`prefetchu` statement.
 pub(super) fn prefetch(cx: &mut Cx<'_, '_>, st: Stmt<'_>) -> Result<Mem, IsaError> {
     let Stmt { op, words, col, .. } = st;
     let uniform = words[0] == "prefetchu";
