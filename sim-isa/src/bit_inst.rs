@@ -87,6 +87,8 @@ impl TestOp {
     }
 }
 
+// `db::bit::BitWord` names these again on purpose: the opcode words before
+// their modifiers are read.
 /// Operation of the bit-manipulation family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum BitOp {

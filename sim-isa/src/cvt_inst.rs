@@ -5,7 +5,8 @@
 use crate::operand::{Operand, RegId, Type};
 
 /// A `cvt` type: [`Type`]'s integer and float names plus `.u8`/`.s8`, which
-/// only `cvt` takes (a variant list like `Type`'s, on purpose).
+/// only `cvt` takes (a variant list like `Type`'s and sim-module's
+/// `PtxType`'s, on purpose: each is its own set).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CvtType {
     /// `.u8`

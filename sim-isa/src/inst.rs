@@ -7,6 +7,8 @@ mod rename;
 pub use crate::operand::{Operand, PredSrc, RegId, SpecialReg, Type, TypeKind};
 pub use float::{Approx, FloatArith, FloatOp, Rnd};
 
+// `exec::cmp::Base` names the first six again on purpose: the ordering
+// tests the operators read as.
 /// Comparison operator of `set`/`setp` (and, restricted, `vset2/4`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CmpOp {
@@ -353,6 +355,8 @@ impl MulMode {
     }
 }
 
+// `db::int::IntWord` names these again on purpose: the opcode words before
+// their modes are read.
 /// Operation of the integer arithmetic family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum IntOp {

@@ -7,6 +7,8 @@
 
 use crate::operand::{word_of, Operand, PredSrc, RegId};
 
+// sim-kernel's `RecSpace` names these again on purpose: a recording's
+// format must not change with this enum.
 /// A state space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Space {
@@ -367,6 +369,25 @@ pub struct Mem {
 }
 
 impl Mem {
+    /// Operation `op` on `space`, `vec` elements of type `ty`, with no
+    /// registers, address 0 and no qualifier words yet: what the parsers
+    /// start from.
+    pub(crate) fn new(op: MemOp, space: Space, ty: MemType, vec: u8) -> Mem {
+        Mem {
+            op,
+            space,
+            ty,
+            vec,
+            d: [RegId(0); 4],
+            vals: [Operand::Imm(0); 4],
+            addr: Address {
+                base: AddrBase::Abs,
+                offset: 0,
+            },
+            quals: [0; 4],
+        }
+    }
+
     /// Number of destination registers.
     pub fn dests(&self) -> usize {
         match self.op {
@@ -403,36 +424,31 @@ impl Mem {
     /// `d`/`vals`) and stride register, if any: what `dests`/`sources`
     /// leave out. Empty for every other instruction.
     pub fn wmma_extra(&self) -> (&[RegId], Option<RegId>) {
-        match &self.op {
-            MemOp::Wmma(w) => {
-                let stride = match w.stride {
-                    crate::wmma_inst::WmmaStride::Reg(r) => Some(r),
-                    crate::wmma_inst::WmmaStride::Default
-                    | crate::wmma_inst::WmmaStride::Imm(_) => None,
-                };
-                (&w.hi[..w.regs().saturating_sub(4)], stride)
-            }
+        let MemOp::Wmma(w) = &self.op else {
+            return (&[], None);
+        };
+        let stride = match w.stride {
+            crate::wmma_inst::WmmaStride::Reg(r) => Some(r),
+            crate::wmma_inst::WmmaStride::Default | crate::wmma_inst::WmmaStride::Imm(_) => None,
+        };
+        (&w.hi[..w.regs().saturating_sub(4)], stride)
+    }
+
+    /// Whether the instruction reads or writes memory (not `cvta`/`mov`).
+    pub fn accesses_memory(&self) -> bool {
+        match self.op {
+            MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => false,
+            // Each other operation named: exhaustive, no wildcard (a new one must be placed).
             MemOp::Ld
             | MemOp::Ldu
             | MemOp::St
             | MemOp::Atom(_)
             | MemOp::Red(_)
-            | MemOp::Cvta { .. }
-            | MemOp::MovAddr
-            | MemOp::Pack
-            | MemOp::Unpack
             | MemOp::Ldmatrix { .. }
             | MemOp::Stmatrix { .. }
-            | MemOp::Prefetch(_) => (&[], None),
+            | MemOp::Wmma(_)
+            | MemOp::Prefetch(_) => true,
         }
-    }
-
-    /// Whether the instruction reads or writes memory (not `cvta`/`mov`).
-    pub fn accesses_memory(&self) -> bool {
-        !matches!(
-            self.op,
-            MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack
-        )
     }
 
     /// Width in bits of one element of a pack or unpack.
@@ -442,17 +458,10 @@ impl Mem {
 
     /// Width in bits of the address register (`cvta`/`mov`: of the result).
     pub fn addr_bits(&self) -> u32 {
-        match self.op {
-            MemOp::Cvta { .. } | MemOp::MovAddr | MemOp::Pack | MemOp::Unpack => self.ty.bits(),
-            MemOp::Ld
-            | MemOp::Ldu
-            | MemOp::St
-            | MemOp::Atom(_)
-            | MemOp::Red(_)
-            | MemOp::Ldmatrix { .. }
-            | MemOp::Stmatrix { .. }
-            | MemOp::Wmma(_)
-            | MemOp::Prefetch(_) => 64,
+        if self.accesses_memory() {
+            64
+        } else {
+            self.ty.bits()
         }
     }
 }

@@ -126,18 +126,10 @@ impl MmaShape {
         }
     }
 
-    /// Whether this is a `wmma.mma` shape (`wmma_inst.rs`).
-    pub const fn is_wmma(self) -> bool {
-        matches!(
-            self,
-            MmaShape::M16n16k16
-                | MmaShape::M32n8k16
-                | MmaShape::M8n32k16
-                | MmaShape::Wm8n8k4
-                | MmaShape::Wm8n8k32
-                | MmaShape::Wm16n16k8
-                | MmaShape::Wm8n8k128
-        )
+    /// Whether this is a `wmma.mma` shape (`wmma_inst.rs`): one of
+    /// [`WMMA_SHAPES`].
+    pub fn is_wmma(self) -> bool {
+        WMMA_SHAPES.iter().any(|s| s.1 == self)
     }
 
     /// The shape word.

@@ -511,22 +511,11 @@ fn matrix_access(
             });
         }
     }
-    let (trans, load) = match m.op {
-        MemOp::Ldmatrix { trans } => (trans, true),
-        MemOp::Stmatrix { trans } => (trans, false),
-        // Each other operation named: exhaustive, no wildcard (a new one must be placed).
-        MemOp::Ld
-        | MemOp::Ldu
-        | MemOp::St
-        | MemOp::Atom(_)
-        | MemOp::Red(_)
-        | MemOp::Cvta { .. }
-        | MemOp::MovAddr
-        | MemOp::Pack
-        | MemOp::Unpack
-        | MemOp::Wmma(_)
-        | MemOp::Prefetch(_) => return Ok(()),
+    // `execute` calls this for these two alone.
+    let (MemOp::Ldmatrix { trans } | MemOp::Stmatrix { trans }) = m.op else {
+        return Ok(());
     };
+    let load = matches!(m.op, MemOp::Ldmatrix { .. });
     for j in 0..n {
         if load {
             let mut out = [0u64; WARP_SIZE];

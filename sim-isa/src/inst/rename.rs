@@ -26,70 +26,43 @@ impl Instruction {
             reg: r(g.reg),
             negate: g.negate,
         });
-        // `Int`, `Cvt` and `Float` have the same operand fields but are
-        // distinct types: one renaming for the three.
-        macro_rules! dabc {
-            ($x:ident) => {{
-                $x.d = r($x.d);
-                $x.a = o($x.a);
-                $x.b = $x.b.map(o);
-                $x.c = $x.c.map(o);
+        // `$x.f = g($x.f)` for each field `f` listed after function `g`;
+        // after `map g`, `$x.f = $x.f.map(g)` (options, arrays). The
+        // families' operand fields differ in names and types, not in how
+        // they are renamed.
+        macro_rules! set {
+            ($x:ident; $($g:ident: $($f:ident)*),*; $(map $mg:ident: $($mf:ident)*),*) => {{
+                $($($x.$f = $g($x.$f);)*)*
+                $($($x.$mf = $x.$mf.map($mg);)*)*
             }};
         }
         match &mut i.op {
-            Op::Video(v) => {
-                v.d = r(v.d);
-                v.a = r(v.a);
-                v.b = r(v.b);
-                v.c = r(v.c);
-            }
+            Op::Video(v) => set!(v; r: d a b c;),
             Op::Set(s) => {
-                s.d = r(s.d);
-                s.a = o(s.a);
-                s.b = o(s.b);
+                set!(s; r: d, o: a b;);
                 if let Some((_, c)) = &mut s.bool_op {
                     *c = p(*c);
                 }
             }
             Op::Setp(s) => {
-                s.p = s.p.map(r);
+                set!(s; o: a b; map r: p);
                 s.q = s.q.map(|q| q.map(r));
-                s.a = o(s.a);
-                s.b = o(s.b);
                 if let Some((_, c)) = &mut s.bool_op {
                     *c = p(*c);
                 }
             }
-            // Alike arms of distinct types: a family each, as above.
-            Op::Selp(s) => {
-                s.d = r(s.d);
-                s.a = o(s.a);
-                s.b = o(s.b);
-                s.c = p(s.c);
-            }
-            Op::Slct(s) => {
-                s.d = r(s.d);
-                s.a = o(s.a);
-                s.b = o(s.b);
-                s.c = o(s.c);
-            }
-            Op::Alu(a) => {
-                a.d = r(a.d);
-                a.a = o(a.a);
-                a.b = a.b.map(o);
-            }
+            Op::Selp(s) => set!(s; r: d, o: a b, p: c;),
+            Op::Slct(s) => set!(s; r: d, o: a b c;),
+            Op::Alu(a) => set!(a; r: d, o: a; map o: b),
             Op::Int(x) => {
-                dabc!(x);
+                set!(x; r: d, o: a; map o: b c);
                 if let Some(k) = &mut x.carry {
                     k.cf = r(k.cf);
                 }
             }
-            Op::Bit(x) => {
-                x.d = r(x.d);
-                x.src = x.src.map(o);
-            }
-            Op::Cvt(x) => dabc!(x),
-            Op::Float(x) => dabc!(x),
+            Op::Bit(x) => set!(x; r: d; map o: src),
+            Op::Cvt(x) => set!(x; r: d, o: a; map o: b c),
+            Op::Float(x) => set!(x; r: d, o: a; map o: b c),
             Op::Mem(m) => {
                 let nd = m.dests();
                 for d in &mut m.d[..nd] {
@@ -106,32 +79,16 @@ impl Instruction {
                     m.addr.base = AddrBase::Reg(r(b));
                 }
             }
-            Op::Warp(w) => {
-                w.d = w.d.map(r);
-                w.p = w.p.map(r);
-                w.srcs = w.srcs.map(o);
-                w.pred = p(w.pred);
-                w.mask = o(w.mask);
-            }
+            Op::Warp(w) => set!(w; p: pred, o: mask; map r: d p, map o: srcs),
             Op::Async(a) => {
-                a.token = r(a.token);
                 for addr in [&mut a.dst, &mut a.src, &mut a.bar] {
                     if let AddrBase::Reg(b) = addr.base {
                         addr.base = AddrBase::Reg(r(b));
                     }
                 }
-                a.src_size = a.src_size.map(o);
-                a.d = a.d.map(r);
-                a.a = a.a.map(o);
-                a.hint = a.hint.map(o);
-                a.ignore_src = a.ignore_src.map(p);
+                set!(a; r: token; map o: src_size a hint, map r: d, map p: ignore_src);
             }
-            Op::Mma(m) => {
-                m.d = m.d.map(r);
-                m.a = m.a.map(r);
-                m.b = m.b.map(r);
-                m.c = m.c.map(r);
-            }
+            Op::Mma(m) => set!(m; ; map r: d a b c),
         }
         i
     }

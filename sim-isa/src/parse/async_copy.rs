@@ -8,7 +8,7 @@
 //! (`cp.reduce.async.bulk`, `cp.async.bulk.tensor`) are valid PTX simcli
 //! does not run.
 
-use super::cx::{imm, Cx, Piece};
+use super::cx::{imm, Cx, Stmt};
 use super::lex::invalid;
 use super::mbarrier::op_text;
 use crate::async_inst::{AsyncInst, AsyncOp, ASYNC_TOKEN};
@@ -16,23 +16,14 @@ use crate::error::{InvalidReason as R, IsaError};
 use crate::inst::{Operand, Type};
 use crate::mem_inst::{AddrBase, Address};
 
-/// Parses a `cp.*` statement: `op` is the opcode with its modifiers,
-/// `ops` its operands, `end` the offset of the statement's end.
-pub(super) fn async_copy(
-    cx: &mut Cx<'_, '_>,
-    op: Piece<'_>,
-    ops: &[Piece<'_>],
-    end: usize,
-) -> Result<AsyncInst, IsaError> {
-    let col = cx.col(op.0);
-    let words: Vec<&str> = op.1.split('.').collect();
-    let unimplemented = || IsaError::Unimplemented {
-        col,
-        what: op.1.to_string(),
-    };
+/// Parses a `cp.*` or `mbarrier.*` statement.
+pub(super) fn async_copy(cx: &mut Cx<'_, '_>, st: Stmt<'_>) -> Result<AsyncInst, IsaError> {
+    let Stmt {
+        words, ops, col, ..
+    } = st;
     let mbar = words[0] == "mbarrier";
     if !mbar && (words.get(1) != Some(&"async") || words.get(3) == Some(&"tensor")) {
-        return Err(unimplemented());
+        return Err(st.unimplemented());
     }
     let none = Address {
         base: AddrBase::Abs,
@@ -58,15 +49,15 @@ pub(super) fn async_copy(
         hint: None,
     };
     if mbar {
-        super::mbarrier::mbarrier(cx, op, &words[1..], false, ops, end, &mut a)?;
+        super::mbarrier::mbarrier(cx, st, &words[1..], false, &mut a)?;
         return Ok(a);
     }
     if words.get(2) == Some(&"bulk") {
-        super::bulk::bulk(cx, op, &words[3..], ops, end, &mut a)?;
+        super::bulk::bulk(cx, st, &words[3..], &mut a)?;
         return Ok(a);
     }
     if words.get(2) == Some(&"mbarrier") {
-        super::mbarrier::mbarrier(cx, op, &words[3..], true, ops, end, &mut a)?;
+        super::mbarrier::mbarrier(cx, st, &words[3..], true, &mut a)?;
         return Ok(a);
     }
     let group = |name: &'static str, op: AsyncOp, a: &mut AsyncInst, cx: &mut Cx<'_, '_>| {
@@ -84,32 +75,24 @@ pub(super) fn async_copy(
     match words.get(2).copied() {
         Some("commit_group") => {
             group("cp.async.commit_group", AsyncOp::Commit, &mut a, cx)?;
-            count(cx, ops, end, 0)?;
+            st.count(cx, 0)?;
         }
         Some("wait_all") => {
             group("cp.async.wait_all", AsyncOp::WaitAll, &mut a, cx)?;
-            count(cx, ops, end, 0)?;
+            st.count(cx, 0)?;
         }
         Some("wait_group") => {
             group("cp.async.wait_group", AsyncOp::WaitGroup, &mut a, cx)?;
-            count(cx, ops, end, 1)?;
+            st.count(cx, 1)?;
             a.n = imm(ops[0].1).ok_or_else(|| cx.args(ops[0].0, ops[0].1))?;
         }
         _ => {
             cx.inst = "cp.async";
             modifiers(&words[2..], col, &mut a)?;
-            copy_operands(cx, ops, end, &mut a)?;
+            copy_operands(cx, st, &mut a)?;
         }
     }
     Ok(a)
-}
-
-fn count(cx: &Cx<'_, '_>, ops: &[Piece<'_>], end: usize, n: usize) -> Result<(), IsaError> {
-    if ops.len() != n {
-        let at = ops.get(n).map_or((end, ";"), |p| *p);
-        return Err(cx.args(at.0, at.1));
-    }
-    Ok(())
 }
 
 /// `.ca|.cg`, `.shared{::cta}`, `.global`, `{.L2::64B|128B|256B}`.
@@ -166,16 +149,9 @@ fn modifiers(words: &[&str], col: usize, a: &mut AsyncInst) -> Result<(), IsaErr
 }
 
 /// `[dst], [src], cp-size{, src-size | ignore-src}`.
-fn copy_operands(
-    cx: &mut Cx<'_, '_>,
-    ops: &[Piece<'_>],
-    end: usize,
-    a: &mut AsyncInst,
-) -> Result<(), IsaError> {
-    if !(3..=4).contains(&ops.len()) {
-        let at = ops.get(4).map_or((end, ";"), |p| *p);
-        return Err(cx.args(at.0, at.1));
-    }
+fn copy_operands(cx: &mut Cx<'_, '_>, st: Stmt<'_>, a: &mut AsyncInst) -> Result<(), IsaError> {
+    st.counts(cx, 3, 4)?;
+    let ops = st.ops;
     for p in &ops[..2] {
         if !p.1.starts_with('[') {
             return Err(cx.args(p.0, p.1));
@@ -189,16 +165,7 @@ fn copy_operands(
         Some(v @ (4 | 8)) if !cg => v,
         Some(_) => {
             let want = if cg { "16" } else { "4 or 8 or 16" };
-            return Err(invalid(
-                cx.col(ops[2].0),
-                ops[2].1,
-                R::UnexpectedValue {
-                    inst: "cp.async",
-                    arg: 2,
-                    value: ops[2].1.to_string(),
-                    want,
-                },
-            ));
+            return Err(cx.unexpected_value(ops[2], "cp.async", 2, want));
         }
         None => return Err(cx.args(ops[2].0, ops[2].1)),
     };

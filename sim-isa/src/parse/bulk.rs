@@ -10,7 +10,7 @@
 //! `.L2::cache_hint`, `.multicast::cluster` and `cp.async.bulk.prefetch`
 //! are valid PTX simcli does not run.
 
-use super::cx::{imm, Cx, Piece};
+use super::cx::{imm, Cx, Stmt};
 use super::lex::invalid;
 use super::mbarrier::op_text;
 use crate::async_inst::{AsyncInst, AsyncOp};
@@ -18,22 +18,14 @@ use crate::error::{InvalidReason as R, IsaError};
 use crate::inst::Operand;
 
 /// Reads `words` (those after `cp.async.bulk`) and the operands into `a`.
-// The async family parsers' one signature and prologue (as
-// `mbarrier::mbarrier`): alike by design.
 pub(super) fn bulk(
     cx: &mut Cx<'_, '_>,
-    op: Piece<'_>,
+    st: Stmt<'_>,
     words: &[&str],
-    ops: &[Piece<'_>],
-    end: usize,
     a: &mut AsyncInst,
 ) -> Result<(), IsaError> {
-    let col = cx.col(op.0);
+    let Stmt { ops, col, .. } = st;
     let bad = |w: &str, reason: R| invalid(col, &op_text(w), reason);
-    let unimplemented = || IsaError::Unimplemented {
-        col,
-        what: op.1.to_string(),
-    };
     match words {
         ["commit_group", rest @ ..] => {
             cx.inst = "cp.async.bulk.commit_group";
@@ -41,7 +33,7 @@ pub(super) fn bulk(
                 return Err(bad(w, R::UnknownModifier(op_text(w))));
             }
             a.op = AsyncOp::BulkCommit;
-            return count(cx, ops, end, 0);
+            return st.count(cx, 0);
         }
         ["wait_group", rest @ ..] => {
             cx.inst = "cp.async.bulk.wait_group";
@@ -51,11 +43,11 @@ pub(super) fn bulk(
                 [w, ..] => return Err(bad(w, R::UnknownModifier(op_text(w)))),
             };
             a.op = AsyncOp::BulkWait { read };
-            count(cx, ops, end, 1)?;
+            st.count(cx, 1)?;
             a.n = imm(ops[0].1).ok_or_else(|| cx.args(ops[0].0, ops[0].1))?;
             return Ok(());
         }
-        ["prefetch", ..] => return Err(unimplemented()),
+        ["prefetch", ..] => return Err(st.unimplemented()),
         _ => {}
     }
     let inst = "cp.async.bulk";
@@ -69,7 +61,7 @@ pub(super) fn bulk(
             }
             "mbarrier::complete_tx::bytes" if !mbar => mbar = true,
             "bulk_group" if !group => group = true,
-            "L2::cache_hint" | "multicast::cluster" => return Err(unimplemented()),
+            "L2::cache_hint" | "multicast::cluster" => return Err(st.unimplemented()),
             "local" | "const" | "param" => return Err(bad(w, R::StateSpaceIncorrect { inst })),
             _ => return Err(bad(w, R::UnknownModifier(op_text(w)))),
         }
@@ -80,7 +72,7 @@ pub(super) fn bulk(
         (["global", "shared::cta"], false, true) => AsyncOp::BulkStore,
         // A `.shared::cta` destination (ptxas 13.0 takes it at PTX 9.0; the
         // version it arrived in is not in the grid): not run.
-        (["shared::cta", "global" | "shared::cta"], true, false) => return Err(unimplemented()),
+        (["shared::cta", "global" | "shared::cta"], true, false) => return Err(st.unimplemented()),
         ([_, _], false, false) => {
             return Err(invalid(
                 col,
@@ -94,19 +86,18 @@ pub(super) fn bulk(
         ([_, _], _, _) => return Err(invalid(col, inst, R::StateSpaceIncorrect { inst })),
         _ => return Err(invalid(col, inst, R::StateSpaceCount { inst })),
     };
-    operands(cx, ops, end, mbar, a)
+    operands(cx, st, mbar, a)
 }
 
 /// `[dst], [src], size{, [mbar]}`.
 fn operands(
     cx: &mut Cx<'_, '_>,
-    ops: &[Piece<'_>],
-    end: usize,
+    st: Stmt<'_>,
     mbar: bool,
     a: &mut AsyncInst,
 ) -> Result<(), IsaError> {
-    let n = if mbar { 4 } else { 3 };
-    count(cx, ops, end, n)?;
+    st.count(cx, if mbar { 4 } else { 3 })?;
+    let ops = st.ops;
     let addrs = if mbar { [0, 1, 3] } else { [0, 1, 1] };
     for k in addrs {
         if !ops[k].1.starts_with('[') {
@@ -122,16 +113,7 @@ fn operands(
     a.a = Some(match imm(size.1) {
         // ptxas: the size is a multiple of 16 ("Argument 2 ... unexpected value").
         Some(v) if v % 16 != 0 || v == 0 => {
-            return Err(invalid(
-                cx.col(size.0),
-                size.1,
-                R::UnexpectedValue {
-                    inst: "cp.async.bulk",
-                    arg: 2,
-                    value: size.1.to_string(),
-                    want: "multiple of 16",
-                },
-            ))
+            return Err(cx.unexpected_value(size, "cp.async.bulk", 2, "multiple of 16"))
         }
         Some(_) => cx.value(size)?,
         None => {
@@ -141,13 +123,5 @@ fn operands(
             Operand::Reg(cx.reg(size)?)
         }
     });
-    Ok(())
-}
-
-fn count(cx: &Cx<'_, '_>, ops: &[Piece<'_>], end: usize, n: usize) -> Result<(), IsaError> {
-    if ops.len() != n {
-        let at = ops.get(n).map_or((end, ";"), |p| *p);
-        return Err(cx.args(at.0, at.1));
-    }
     Ok(())
 }

@@ -48,6 +48,50 @@ pub(super) fn operands(s: &str) -> Vec<Piece<'_>> {
         .collect()
 }
 
+/// A statement as the family parsers take it (one signature for them all):
+/// the opcode piece and its words, the operands, the offset of the
+/// statement's end (where a missing operand is reported) and the opcode's
+/// column.
+#[derive(Clone, Copy)]
+pub(super) struct Stmt<'a> {
+    pub(super) op: Piece<'a>,
+    pub(super) words: &'a [&'a str],
+    pub(super) ops: &'a [Piece<'a>],
+    pub(super) end: usize,
+    pub(super) col: usize,
+}
+
+impl Stmt<'_> {
+    /// Modifier `.w`, which the instruction does not take.
+    pub(super) fn unknown(&self, w: &str) -> IsaError {
+        invalid(self.col, self.op.1, R::UnknownModifier(format!(".{w}")))
+    }
+    /// Types that `inst` does not take (or none where it needs them).
+    pub(super) fn types(&self, inst: &'static str) -> IsaError {
+        invalid(self.col, self.op.1, R::UnexpectedTypes { inst })
+    }
+    /// Valid PTX that this simulator does not run.
+    pub(super) fn unimplemented(&self) -> IsaError {
+        IsaError::Unimplemented {
+            col: self.col,
+            what: self.op.1.to_string(),
+        }
+    }
+    /// Unless there are exactly `n` operands: the error at the first one
+    /// too many, or at the statement's end.
+    pub(super) fn count(&self, cx: &Cx<'_, '_>, n: usize) -> Result<(), IsaError> {
+        self.counts(cx, n, n)
+    }
+    /// Unless there are `lo` to `hi` operands: as [`Stmt::count`].
+    pub(super) fn counts(&self, cx: &Cx<'_, '_>, lo: usize, hi: usize) -> Result<(), IsaError> {
+        if !(lo..=hi).contains(&self.ops.len()) {
+            let at = self.ops.get(hi).map_or((self.end, ";"), |p| *p);
+            return Err(cx.args(at.0, at.1));
+        }
+        Ok(())
+    }
+}
+
 pub(super) struct Cx<'a, 's> {
     pub(super) text: &'a str,
     pub(super) syms: &'s mut Symbols,
@@ -66,6 +110,24 @@ impl Cx<'_, '_> {
                 near: tok.to_string(),
             },
         )
+    }
+    /// Operand `p`, argument `arg` of `inst`, has a value ptxas does not
+    /// take (`want`: what it takes).
+    pub(super) fn unexpected_value(
+        &self,
+        p: Piece<'_>,
+        inst: &'static str,
+        arg: usize,
+        want: &'static str,
+    ) -> IsaError {
+        let value = p.1.to_string();
+        let reason = R::UnexpectedValue {
+            inst,
+            arg,
+            value,
+            want,
+        };
+        invalid(self.col(p.0), p.1, reason)
     }
     pub(super) fn args(&self, off: usize, tok: &str) -> IsaError {
         invalid(self.col(off), tok, R::ArgumentsMismatch { inst: self.inst })

@@ -6,11 +6,10 @@
 //! that order, its four types in the order `d, a, b, c`, every operand a
 //! brace list of the fragment's size.
 
-use super::cx::{operands, Cx, Piece};
-use super::lex::invalid;
-use crate::error::{InvalidReason as R, IsaError};
+use super::cx::{operands, Cx, Piece, Stmt};
+use crate::error::IsaError;
 use crate::inst::{
-    AddrBase, Address, Mem, MemOp, MemType, Mma, MmaType, Operand, RegId, Space, MMA_OTHER_SHAPES,
+    AddrBase, Mem, MemOp, MemType, Mma, MmaType, Operand, RegId, Space, MMA_OTHER_SHAPES,
     MMA_SHAPES,
 };
 
@@ -53,22 +52,9 @@ pub(super) fn reg_list(
 }
 
 /// `mma.sync.aligned...`.
-// The family parsers' one signature (as `mem::mem`): alike by design.
-pub(super) fn mma(
-    cx: &mut Cx<'_, '_>,
-    op: Piece<'_>,
-    words: &[&str],
-    ops: &[Piece<'_>],
-    end: usize,
-) -> Result<Mma, IsaError> {
-    let col = cx.col(op.0);
+pub(super) fn mma(cx: &mut Cx<'_, '_>, st: Stmt<'_>) -> Result<Mma, IsaError> {
+    let Stmt { op, words, ops, .. } = st;
     cx.inst = "mma";
-    let bad = |w: &str| invalid(col, op.1, R::UnknownModifier(format!(".{w}")));
-    let types_err = || invalid(col, op.1, R::UnexpectedTypes { inst: "mma" });
-    let unimplemented = || IsaError::Unimplemented {
-        col,
-        what: op.1.to_string(),
-    };
     let (mut sync, mut aligned, mut sat, mut rn) = (false, false, false, false);
     let (mut shape, mut other_shape, mut other_type) = (None, false, false);
     let mut layouts: Vec<&str> = Vec::new();
@@ -86,7 +72,7 @@ pub(super) fn mma(
             _ => {
                 if let Some(s) = MMA_SHAPES.iter().find(|s| s.0 == w) {
                     if shape.replace(s.1).is_some() {
-                        return Err(bad(w));
+                        return Err(st.unknown(w));
                     }
                 } else if MMA_OTHER_SHAPES.contains(&w) {
                     other_shape = true;
@@ -95,31 +81,31 @@ pub(super) fn mma(
                 } else if MmaType::OTHER_WORDS.contains(&w) {
                     other_type = true;
                 } else {
-                    return Err(bad(w));
+                    return Err(st.unknown(w));
                 }
                 continue;
             }
         };
         if std::mem::replace(flag, true) {
-            return Err(bad(w));
+            return Err(st.unknown(w));
         }
     }
     if !sync || !aligned {
-        return Err(bad(if sync { "aligned" } else { "sync" }));
+        return Err(st.unknown(if sync { "aligned" } else { "sync" }));
     }
     if layouts != ["row", "col"] {
         let w = layouts.iter().find(|l| **l != "row").copied();
-        return Err(bad(w.unwrap_or("row")));
+        return Err(st.unknown(w.unwrap_or("row")));
     }
     if other_shape || other_type {
-        return Err(unimplemented());
+        return Err(st.unimplemented());
     }
     let Some(shape) = shape else {
-        return Err(invalid(col, op.1, R::UnexpectedTypes { inst: "mma" }));
+        return Err(st.types("mma"));
     };
     let [d, a, b, c] = match types.as_slice() {
         &[d, a, b, c] => [d, a, b, c],
-        _ => return Err(types_err()),
+        _ => return Err(st.types("mma")),
     };
     let t = [d, a, b, c];
     if !Mma::types_ok(shape, t) {
@@ -128,7 +114,11 @@ pub(super) fn mma(
             && t.iter().all(|x| matches!(x, MmaType::F16 | MmaType::F32))
             && a == MmaType::F16
             && b == MmaType::F16;
-        return Err(if volta { unimplemented() } else { types_err() });
+        return Err(if volta {
+            st.unimplemented()
+        } else {
+            st.types("mma")
+        });
     }
     let mut m = Mma {
         shape,
@@ -143,12 +133,9 @@ pub(super) fn mma(
         c: [RegId(0); 8],
     };
     if (sat && !m.is_int()) || (rn && d != MmaType::F64) {
-        return Err(types_err());
+        return Err(st.types("mma"));
     }
-    if ops.len() != 4 {
-        let at = ops.get(4).map_or((end, ";"), |p| *p);
-        return Err(cx.args(at.0, at.1));
-    }
+    st.count(cx, 4)?;
     let [nd, na, nb, nc] = m.counts();
     let dr = reg_list(cx, ops[0], nd, true, op)?;
     let ar = reg_list(cx, ops[1], na, false, op)?;
@@ -162,18 +149,10 @@ pub(super) fn mma(
 }
 
 /// `ldmatrix`/`stmatrix.sync.aligned.m8n8.xN{.trans}{.shared{::cta}}.b16`.
-// The family parsers' one signature (as `mem`, `prefetch`): alike by design.
-pub(super) fn ldst(
-    cx: &mut Cx<'_, '_>,
-    op: Piece<'_>,
-    words: &[&str],
-    ops: &[Piece<'_>],
-    end: usize,
-) -> Result<Mem, IsaError> {
-    let col = cx.col(op.0);
+pub(super) fn ldst(cx: &mut Cx<'_, '_>, st: Stmt<'_>) -> Result<Mem, IsaError> {
+    let Stmt { op, words, ops, .. } = st;
     let store = words[0] == "stmatrix";
     cx.inst = if store { "stmatrix" } else { "ldmatrix" };
-    let bad = |w: &str| invalid(col, op.1, R::UnknownModifier(format!(".{w}")));
     let (mut sync, mut aligned, mut trans, mut shape) = (false, false, false, false);
     let (mut num, mut space, mut b16) = (None, None, false);
     for &w in &words[1..] {
@@ -185,20 +164,20 @@ pub(super) fn ldst(
             "b16" => &mut b16,
             "x1" | "x2" | "x4" => {
                 if num.replace(w[1..].parse::<u8>().unwrap_or(1)).is_some() {
-                    return Err(bad(w));
+                    return Err(st.unknown(w));
                 }
                 continue;
             }
             "shared" | "shared::cta" => {
                 if space.replace(Space::Shared).is_some() {
-                    return Err(bad(w));
+                    return Err(st.unknown(w));
                 }
                 continue;
             }
-            _ => return Err(bad(w)),
+            _ => return Err(st.unknown(w)),
         };
         if std::mem::replace(flag, true) {
-            return Err(bad(w));
+            return Err(st.unknown(w));
         }
     }
     let missing = [
@@ -208,33 +187,19 @@ pub(super) fn ldst(
         (num.is_some(), "x1"),
     ];
     if let Some((_, w)) = missing.iter().find(|m| !m.0) {
-        return Err(bad(w));
+        return Err(st.unknown(w));
     }
     if !b16 {
-        return Err(invalid(col, op.1, R::UnexpectedTypes { inst: cx.inst }));
+        return Err(st.types(cx.inst));
     }
     let vec = num.unwrap_or(1);
-    let mut m = Mem {
-        op: if store {
-            MemOp::Stmatrix { trans }
-        } else {
-            MemOp::Ldmatrix { trans }
-        },
-        space: space.unwrap_or(Space::Generic),
-        ty: MemType::B(16),
-        vec,
-        d: [RegId(0); 4],
-        vals: [Operand::Imm(0); 4],
-        addr: Address {
-            base: AddrBase::Abs,
-            offset: 0,
-        },
-        quals: [0; 4],
+    let mop = if store {
+        MemOp::Stmatrix { trans }
+    } else {
+        MemOp::Ldmatrix { trans }
     };
-    if ops.len() != 2 {
-        let at = ops.get(2).map_or((end, ";"), |p| *p);
-        return Err(cx.args(at.0, at.1));
-    }
+    let mut m = Mem::new(mop, space.unwrap_or(Space::Generic), MemType::B(16), vec);
+    st.count(cx, 2)?;
     let (list, addr) = if store {
         (ops[1], ops[0])
     } else {

@@ -10,7 +10,7 @@
 //! `.shared::cluster` (this block's own shared memory) on those and on
 //! arrivals into the sink `_` and waits.
 
-use super::cx::{imm, Cx, Piece};
+use super::cx::{imm, Cx, Piece, Stmt};
 use super::lex::invalid;
 use crate::async_inst::{AsyncInst, AsyncOp, MbarOp, MBAR_ORDERS};
 use crate::error::{InvalidReason as R, IsaError};
@@ -18,18 +18,14 @@ use crate::inst::{Operand, RegId};
 
 /// Reads the words after `mbarrier` (or `cp.async.mbarrier`, `cp`) and the
 /// operands into `a`.
-// The async family parsers' one signature and prologue (as `bulk::bulk`):
-// alike by design.
 pub(super) fn mbarrier(
     cx: &mut Cx<'_, '_>,
-    op: Piece<'_>,
+    st: Stmt<'_>,
     words: &[&str],
     cp: bool,
-    ops: &[Piece<'_>],
-    end: usize,
     a: &mut AsyncInst,
 ) -> Result<(), IsaError> {
-    let col = cx.col(op.0);
+    let col = st.col;
     let bad = |w: &str, reason: R| invalid(col, &op_text(w), reason);
     let first = words.first().copied().unwrap_or("");
     let Some((mut m, inst)) = operation(cp, first) else {
@@ -136,7 +132,7 @@ pub(super) fn mbarrier(
     a.cta = space == Some("shared::cta");
     a.cluster = space == Some("shared::cluster");
     a.op = AsyncOp::Mbar(m);
-    operands(cx, m, ops, end, a)
+    operands(cx, st, m, a)
 }
 
 /// The operation `first` names (after `cp.async.mbarrier` when `cp`), and
@@ -189,11 +185,11 @@ fn operation(cp: bool, first: &str) -> Option<(MbarOp, &'static str)> {
 /// The operands of operation `m`.
 fn operands(
     cx: &mut Cx<'_, '_>,
+    st: Stmt<'_>,
     m: MbarOp,
-    ops: &[Piece<'_>],
-    end: usize,
     a: &mut AsyncInst,
 ) -> Result<(), IsaError> {
+    let ops = st.ops;
     let (lo, hi) = match m {
         MbarOp::Init | MbarOp::ExpectTx | MbarOp::CompleteTx => (2, 2),
         MbarOp::Arrive { tx: true, .. } => (3, 3),
@@ -203,10 +199,7 @@ fn operands(
         MbarOp::PendingCount => (2, 2),
         MbarOp::Inval | MbarOp::CpArrive { .. } => (1, 1),
     };
-    if ops.len() < lo || ops.len() > hi {
-        let at = ops.get(hi).map_or((end, ";"), |p| *p);
-        return Err(cx.args(at.0, at.1));
-    }
+    st.counts(cx, lo, hi)?;
     let object = |cx: &mut Cx<'_, '_>, p: Piece<'_>| {
         if p.1.starts_with('[') {
             cx.address(p, false)

@@ -10,11 +10,11 @@
 //! [`Symbols::intern_var`] for the caller to resolve.
 
 use super::async_copy::async_copy;
-use super::cx::{operands, split_head, Cx, Piece};
+use super::cx::{operands, split_head, Cx, Piece, Stmt};
 use super::lex::invalid;
 use super::warp::warp;
 use crate::error::{InvalidReason as R, IsaError};
-use crate::inst::{Guard, Instruction, Op, Operand, RegId};
+use crate::inst::{Guard, Instruction, Op, Operand};
 use crate::mem_inst::*;
 use crate::symbols::{is_ptx_identifier, Symbols};
 
@@ -108,17 +108,22 @@ pub(crate) fn parse(text: &str, syms: &mut Symbols) -> Result<Instruction, IsaEr
     if let Some(&(o, "")) = ops.iter().find(|p| p.1.is_empty()) {
         return Err(cx.syntax(o, ","));
     }
+    let st = Stmt {
+        op,
+        words: &words,
+        ops: &ops,
+        end,
+        col: cx.col(op.0),
+    };
     let op_body = match words[0] {
         "bar" | "barrier" | "membar" | "fence" | "shfl" | "vote" | "activemask" | "redux"
-        | "match" | "nanosleep" | "elect" | "movmatrix" => Op::Warp(warp(&mut cx, op, &ops, end)?),
-        "cp" | "mbarrier" => Op::Async(async_copy(&mut cx, op, &ops, end)?),
-        "mma" => Op::Mma(super::matrix::mma(&mut cx, op, &words, &ops, end)?),
-        "ldmatrix" | "stmatrix" => Op::Mem(super::matrix::ldst(&mut cx, op, &words, &ops, end)?),
-        "prefetch" | "prefetchu" => {
-            Op::Mem(super::prefetch::prefetch(&mut cx, op, &words, &ops, end)?)
-        }
-        "wmma" => super::wmma::wmma(&mut cx, op, &words, &ops, end)?,
-        _ => Op::Mem(mem(&mut cx, op, &words, &ops, end)?),
+        | "match" | "nanosleep" | "elect" | "movmatrix" => Op::Warp(warp(&mut cx, st)?),
+        "cp" | "mbarrier" => Op::Async(async_copy(&mut cx, st)?),
+        "mma" => Op::Mma(super::matrix::mma(&mut cx, st)?),
+        "ldmatrix" | "stmatrix" => Op::Mem(super::matrix::ldst(&mut cx, st)?),
+        "prefetch" | "prefetchu" => Op::Mem(super::prefetch::prefetch(&mut cx, st)?),
+        "wmma" => super::wmma::wmma(&mut cx, st)?,
+        _ => Op::Mem(mem(&mut cx, st)?),
     };
     Ok(Instruction { guard, op: op_body })
 }
@@ -141,33 +146,15 @@ fn guard(text: &str, op_off: usize, syms: &mut Symbols) -> Result<Option<Guard>,
     }))
 }
 
-// The family parsers' one signature (as `matrix::mma`, `warp::warp`): alike by design.
-fn mem(
-    cx: &mut Cx<'_, '_>,
-    op: Piece<'_>,
-    words: &[&str],
-    ops: &[Piece<'_>],
-    end: usize,
-) -> Result<Mem, IsaError> {
-    let col = cx.col(op.0);
-    let bad = |w: &str| invalid(col, op.1, R::UnknownModifier(format!(".{w}")));
-    let unimplemented = || IsaError::Unimplemented {
+fn mem(cx: &mut Cx<'_, '_>, st: Stmt<'_>) -> Result<Mem, IsaError> {
+    let Stmt {
+        op,
+        words,
+        ops,
         col,
-        what: op.1.to_string(),
-    };
-    let mut m = Mem {
-        op: MemOp::Ld,
-        space: Space::Generic,
-        ty: MemType::B(32),
-        vec: 1,
-        d: [RegId(0); 4],
-        vals: [Operand::Imm(0); 4],
-        addr: Address {
-            base: AddrBase::Abs,
-            offset: 0,
-        },
-        quals: [0; 4],
-    };
+        ..
+    } = st;
+    let mut m = Mem::new(MemOp::Ld, Space::Generic, MemType::B(32), 1);
     let (mut ty, mut to, mut nq) = (None, false, 0);
     let (mut space, mut atom, mut vec) = (None, None, None);
     // Valid words this simulator does not model: `.b128`, `.shared::cluster`,
@@ -181,30 +168,30 @@ fn mem(
         {
             // One state space (ptxas: "Unexpected number of state spaces").
             if space.replace(s.0).is_some() {
-                return Err(bad(w));
+                return Err(st.unknown(w));
             }
         } else if w == "shared::cluster" {
             if space.replace(Space::Shared).is_some() {
-                return Err(bad(w));
+                return Err(st.unknown(w));
             }
             cluster = true;
         } else if let Some(t) = MemType::WORDS.iter().find(|t| t.0 == w) {
             if ty.replace(t.1).is_some() {
-                return Err(bad(w));
+                return Err(st.unknown(w));
             }
         } else if w == "b128" {
             if ty.replace(MemType::B(64)).is_some() {
-                return Err(bad(w));
+                return Err(st.unknown(w));
             }
             b128 = true;
         } else if let Some(a) = AtomOp::WORDS.iter().find(|a| a.0 == w) {
             // One operation ("Multiple instruction post-operation flags").
             if atom.replace(a.1).is_some() {
-                return Err(bad(w));
+                return Err(st.unknown(w));
             }
         } else if w == "v2" || w == "v4" || w == "v8" {
             if vec.replace(w[1..].parse::<u8>().unwrap_or(1)).is_some() {
-                return Err(bad(w));
+                return Err(st.unknown(w));
             }
         } else if w == "to" && k == 0 {
             // `cvta.to.space` only: ptxas does not know `cvta.global.to`.
@@ -213,17 +200,17 @@ fn mem(
             l2_evict = true;
         } else if let Some(q) = QUAL_WORDS.iter().position(|q| *q == w && !q.is_empty()) {
             if nq == 4 {
-                return Err(bad(w));
+                return Err(st.unknown(w));
             }
             m.quals[nq] = q as u8;
             nq += 1;
         } else {
-            return Err(bad(w));
+            return Err(st.unknown(w));
         }
     }
     m.space = space.unwrap_or(Space::Generic);
     m.vec = vec.unwrap_or(1);
-    m.ty = ty.ok_or_else(|| invalid(cx.col(op.0), op.1, R::UnexpectedTypes { inst: "ld" }))?;
+    m.ty = ty.ok_or_else(|| st.types("ld"))?;
     m.op = match (words[0], atom) {
         ("ld", None) => MemOp::Ld,
         ("ldu", None) => MemOp::Ldu,
@@ -250,7 +237,7 @@ fn mem(
     }
     cx.inst = m.op.word();
     if to && !matches!(m.op, MemOp::Cvta { .. }) {
-        return Err(bad("to"));
+        return Err(st.unknown("to"));
     }
     let quals: Vec<&str> = m.quals[..nq]
         .iter()
@@ -258,9 +245,9 @@ fn mem(
         .collect();
     let types = || invalid(col, op.1, R::UnexpectedTypes { inst: cx.inst });
     match check(&m, &quals, b128, l2_evict) {
-        Check::Ok if cluster => return Err(unimplemented()),
+        Check::Ok if cluster => return Err(st.unimplemented()),
         Check::Ok => {}
-        Check::Unimplemented => return Err(unimplemented()),
+        Check::Unimplemented => return Err(st.unimplemented()),
         Check::Types => return Err(types()),
         Check::Modifier(w) => {
             return Err(invalid(
@@ -274,10 +261,7 @@ fn mem(
         }
     }
     let want = operand_count(&m);
-    if ops.len() != want {
-        let at = ops.get(want).map_or((end, ";"), |p| *p);
-        return Err(cx.args(at.0, at.1));
-    }
+    st.count(cx, want)?;
     operands_into(cx, &mut m, ops)?;
     // ptxas 13.0: "Immediate addresses allowed only for .local state space".
     if m.accesses_memory() && m.addr.base == AddrBase::Abs && m.space != Space::Local {

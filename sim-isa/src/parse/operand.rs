@@ -125,6 +125,8 @@ impl Cx<'_> {
         Ok(())
     }
 
+    // `video`, to which this hands the video operands, takes the same
+    // signature: alike by design.
     pub(super) fn operand(
         &self,
         o: &RawOperand<'_>,

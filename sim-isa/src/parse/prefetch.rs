@@ -5,26 +5,17 @@
 //! generic address; `prefetchu` only as `.L1`; `.tensormap` (sm_90) on a
 //! const, param or generic address.
 
-use super::cx::{Cx, Piece};
+use super::cx::{Cx, Stmt};
 use super::lex::invalid;
 use crate::error::{InvalidReason as R, IsaError};
-use crate::inst::{Operand, RegId};
 use crate::mem_inst::{AddrBase, Mem, MemOp, MemType, PrefetchLevel, Space};
 
-/// Reads a `prefetch`/`prefetchu` statement (`words`: its opcode's words).
-// The family parsers' one signature (as `mem`, `matrix::ldst`): alike by design.
-pub(super) fn prefetch(
-    cx: &mut Cx<'_, '_>,
-    op: Piece<'_>,
-    words: &[&str],
-    ops: &[Piece<'_>],
-    end: usize,
-) -> Result<Mem, IsaError> {
-    let col = cx.col(op.0);
+/// Reads a `prefetch`/`prefetchu` statement.
+pub(super) fn prefetch(cx: &mut Cx<'_, '_>, st: Stmt<'_>) -> Result<Mem, IsaError> {
+    let Stmt { op, words, col, .. } = st;
     let uniform = words[0] == "prefetchu";
     cx.inst = if uniform { "prefetchu" } else { "prefetch" };
     let inst = cx.inst;
-    let unknown = |w: &str| invalid(col, op.1, R::UnknownModifier(format!(".{w}")));
     let illegal = |w: &str| {
         invalid(
             col,
@@ -44,7 +35,7 @@ pub(super) fn prefetch(
                 Some(_) => Space::Param,
                 None => Space::Generic,
             };
-            return finish(cx, ops, end, PrefetchLevel::Tensormap, space);
+            return finish(cx, st, PrefetchLevel::Tensormap, space);
         }
     }
     let (mut space, mut level) = (None, None);
@@ -61,7 +52,7 @@ pub(super) fn prefetch(
                 return Err(illegal(w));
             }
         } else {
-            return Err(unknown(w));
+            return Err(st.unknown(w));
         }
     }
     let Some(mut level) = level else {
@@ -86,35 +77,26 @@ pub(super) fn prefetch(
     } else if evict && space == Some(Space::Local) {
         return Err(illegal(level.name()));
     }
-    finish(cx, ops, end, level, space.unwrap_or(Space::Generic))
+    finish(cx, st, level, space.unwrap_or(Space::Generic))
 }
 
 /// The address operand, and the statement.
 fn finish(
     cx: &mut Cx<'_, '_>,
-    ops: &[Piece<'_>],
-    end: usize,
+    st: Stmt<'_>,
     level: PrefetchLevel,
     space: Space,
 ) -> Result<Mem, IsaError> {
-    if ops.len() != 1 {
-        let at = ops.get(1).map_or((end, ";"), |p| *p);
-        return Err(cx.args(at.0, at.1));
-    }
+    st.count(cx, 1)?;
+    let ops = st.ops;
     let addr = cx.address(ops[0], false)?;
     // ptxas 13.0: "Immediate addresses allowed only for .local state space".
     if addr.base == AddrBase::Abs && space != Space::Local {
         return Err(cx.args(ops[0].0, ops[0].1));
     }
+    // One byte: the access names the line holding `a`.
     Ok(Mem {
-        op: MemOp::Prefetch(level),
-        space,
-        // One byte: the access names the line holding `a`.
-        ty: MemType::B(8),
-        vec: 1,
-        d: [RegId(0); 4],
-        vals: [Operand::Imm(0); 4],
         addr,
-        quals: [0; 4],
+        ..Mem::new(MemOp::Prefetch(level), space, MemType::B(8), 1)
     })
 }

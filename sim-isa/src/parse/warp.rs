@@ -3,7 +3,7 @@
 //! `match.sync`, `bar.red`, `nanosleep`, `elect.sync`): words from
 //! [`WARP_WORDS`], operands through [`Cx`].
 
-use super::cx::{Cx, Piece};
+use super::cx::{Cx, Piece, Stmt};
 use super::lex::invalid;
 use crate::error::{InvalidReason as R, IsaError};
 use crate::inst::{Operand, PredSrc};
@@ -58,12 +58,8 @@ fn b32(o: Operand) -> Operand {
     }
 }
 
-pub(super) fn warp(
-    cx: &mut Cx<'_, '_>,
-    op: Piece<'_>,
-    ops: &[Piece<'_>],
-    end: usize,
-) -> Result<WarpInst, IsaError> {
+pub(super) fn warp(cx: &mut Cx<'_, '_>, st: Stmt<'_>) -> Result<WarpInst, IsaError> {
+    let Stmt { op, ops, .. } = st;
     let canon = canonical_warp_word(op.1);
     let Some(word) = WARP_WORDS.iter().position(|w| w.0 == canon) else {
         // Valid PTX for sm_100a that this simulator does not run.
@@ -71,10 +67,7 @@ pub(super) fn warp(
         if (canon.starts_with("redux.sync.min.") || canon.starts_with("redux.sync.max."))
             && canon.ends_with(".f32")
         {
-            return Err(IsaError::Unimplemented {
-                col: cx.col(op.0),
-                what: op.1.to_string(),
-            });
+            return Err(st.unimplemented());
         }
         return Err(invalid(cx.col(op.0), op.1, R::UnknownModifier(op.1.into())));
     };
@@ -91,13 +84,6 @@ pub(super) fn warp(
         mask: Operand::Imm(u64::from(u32::MAX)),
         nsrc: ops.len() as u8,
     };
-    let count = |lo: usize, hi: usize| -> Result<(), IsaError> {
-        if ops.len() < lo || ops.len() > hi {
-            let at = ops.get(hi).map_or((end, ";"), |p| *p);
-            return Err(cx.args(at.0, at.1));
-        }
-        Ok(())
-    };
     match kind {
         WarpOp::BarSync | WarpOp::BarArrive | WarpOp::BarRed(_) => {
             let red = matches!(kind, WarpOp::BarRed(_));
@@ -106,7 +92,7 @@ pub(super) fn warp(
                 WarpOp::BarRed(_) => (3, 4),
                 _ => (1, 2),
             };
-            count(lo, hi)?;
+            st.counts(cx, lo, hi)?;
             let mut ids = ops;
             if red {
                 // `d, a{, b}, {!}c`: the destination first, the predicate last.
@@ -130,17 +116,17 @@ pub(super) fn warp(
                 }
             }
         }
-        WarpOp::Fence => count(0, 0)?,
+        WarpOp::Fence => st.count(cx, 0)?,
         // The timing stand-in for `bra`/`ret`/`exit` has no text of its own.
         WarpOp::Control => {
             return Err(invalid(cx.col(op.0), op.1, R::UnknownModifier(op.1.into())))
         }
         WarpOp::Activemask => {
-            count(1, 1)?;
+            st.count(cx, 1)?;
             w.d = Some(cx.reg(ops[0])?);
         }
         WarpOp::Shfl(_) => {
-            count(5, 5)?;
+            st.count(cx, 5)?;
             let (d, p) = split_pred_dest(ops[0]);
             w.d = Some(cx.reg(d)?);
             w.p = p.map(|p| cx.reg(p)).transpose()?;
@@ -150,21 +136,21 @@ pub(super) fn warp(
             w.mask = b32(cx.value(ops[4])?);
         }
         WarpOp::Vote(_) => {
-            count(3, 3)?;
+            st.count(cx, 3)?;
             w.d = Some(cx.reg(ops[0])?);
             w.pred = cx.pred(ops[1])?;
             w.mask = b32(cx.value(ops[2])?);
         }
         WarpOp::WarpSync => {
-            count(1, 1)?;
+            st.count(cx, 1)?;
             w.mask = b32(cx.value(ops[0])?);
         }
         WarpOp::Nanosleep => {
-            count(1, 1)?;
+            st.count(cx, 1)?;
             w.srcs[0] = b32(cx.value(ops[0])?);
         }
         WarpOp::Redux(_) | WarpOp::Match { .. } => {
-            count(3, 3)?;
+            st.count(cx, 3)?;
             let (d, p) = split_pred_dest(ops[0]);
             w.d = Some(cx.reg(d)?);
             // ptxas: "Predicate output not allowed for instruction 'match.any'".
@@ -181,12 +167,12 @@ pub(super) fn warp(
         WarpOp::Movmatrix => {
             // `d, a`: registers only ("Arguments mismatch" for an
             // immediate, "Vector operand is not allowed" for braces).
-            count(2, 2)?;
+            st.count(cx, 2)?;
             w.d = Some(cx.reg(ops[0])?);
             w.srcs[0] = Operand::Reg(cx.reg(ops[1])?);
         }
         WarpOp::Elect => {
-            count(2, 2)?;
+            st.count(cx, 2)?;
             // ptxas: "Predicate output expected for instruction 'elect'".
             let (d, p) = split_pred_dest(ops[0]);
             let Some(p) = p else {

@@ -12,7 +12,7 @@
 //! integer `wmma.mma`: on the floating-point ones ptxas refuses it from
 //! PTX 6.5 on, which every target here needs for `.aligned`.
 
-use super::cx::{Cx, Piece};
+use super::cx::{Cx, Stmt};
 use super::lex::invalid;
 use super::matrix::reg_list;
 use crate::error::{InvalidReason as R, IsaError};
@@ -127,27 +127,20 @@ fn sort_words<'a>(words: &[&'a str]) -> Words<'a> {
 }
 
 /// `wmma.load...`, `wmma.store...` or `wmma.mma...`.
-pub(super) fn wmma(
-    cx: &mut Cx<'_, '_>,
-    op: Piece<'_>,
-    words: &[&str],
-    ops: &[Piece<'_>],
-    end: usize,
-) -> Result<Op, IsaError> {
-    let col = cx.col(op.0);
-    let bad = |w: &str| invalid(col, op.1, R::UnknownModifier(format!(".{w}")));
+pub(super) fn wmma(cx: &mut Cx<'_, '_>, st: Stmt<'_>) -> Result<Op, IsaError> {
+    let words = st.words;
     let (frag, rest) = match (words.get(1), words.get(2)) {
         (Some(&"mma"), _) => (None, &words[2..]),
         (Some(&"load"), Some(&"a")) => (Some(WmmaFrag::A), &words[3..]),
         (Some(&"load"), Some(&"b")) => (Some(WmmaFrag::B), &words[3..]),
         (Some(&"load"), Some(&"c")) => (Some(WmmaFrag::C), &words[3..]),
         (Some(&"store"), Some(&"d")) => (Some(WmmaFrag::D), &words[3..]),
-        (w, _) => return Err(bad(w.copied().unwrap_or("wmma"))),
+        (w, _) => return Err(st.unknown(w.copied().unwrap_or("wmma"))),
     };
     cx.inst = "wmma";
     let w = sort_words(rest);
     if let Some(x) = w.bad {
-        return Err(bad(x));
+        return Err(st.unknown(x));
     }
     let missing = [
         (w.sync, "sync"),
@@ -156,37 +149,35 @@ pub(super) fn wmma(
         (w.popc || w.bop.is_none(), "popc"),
     ];
     if let Some((_, x)) = missing.iter().find(|m| !m.0) {
-        return Err(bad(x));
+        return Err(st.unknown(x));
     }
     let layouts = if frag.is_some() { 1 } else { 2 };
     if w.layouts.len() != layouts {
-        return Err(bad("row"));
+        return Err(st.unknown("row"));
     }
     let Some(shape) = w.shape else {
-        return Err(bad("m16n16k16"));
+        return Err(st.unknown("m16n16k16"));
     };
     if frag.is_some() && w.bop.is_some() {
-        return Err(bad("popc"));
+        return Err(st.unknown("popc"));
     }
     match frag {
-        Some(f) => Ok(Op::Mem(ldst(cx, op, f, shape, &w, ops, end)?)),
-        None => Ok(Op::Mma(mma(cx, op, shape, &w, ops, end)?)),
+        Some(f) => Ok(Op::Mem(ldst(cx, st, f, shape, &w)?)),
+        None => Ok(Op::Mma(mma(cx, st, shape, &w)?)),
     }
 }
 
 /// `wmma.load`/`wmma.store`.
 fn ldst(
     cx: &mut Cx<'_, '_>,
-    op: Piece<'_>,
+    st: Stmt<'_>,
     frag: WmmaFrag,
     shape: MmaShape,
     w: &Words<'_>,
-    ops: &[Piece<'_>],
-    end: usize,
 ) -> Result<Mem, IsaError> {
     use MmaType::*;
-    let col = cx.col(op.0);
-    let types_err = || invalid(col, op.1, R::UnexpectedTypes { inst: "wmma" });
+    let Stmt { op, ops, .. } = st;
+    let types_err = || st.types("wmma");
     let ty = match (frag, w.types.as_slice()) {
         (WmmaFrag::A | WmmaFrag::B, &[t @ (F16 | Bf16 | S8 | U8 | F64 | S4 | U4 | Tf32 | B1)]) => t,
         (WmmaFrag::C | WmmaFrag::D, &[t @ (F16 | F32 | S32 | F64)]) => t,
@@ -199,14 +190,13 @@ fn ldst(
     // their `b` `.col`.
     let sub = matches!(shape, MmaShape::Wm8n8k32 | MmaShape::Wm8n8k128);
     if sub && w.layouts[0] != (frag == WmmaFrag::B) && matches!(frag, WmmaFrag::A | WmmaFrag::B) {
-        let word = if w.layouts[0] { ".col" } else { ".row" };
-        return Err(invalid(col, op.1, R::UnknownModifier(word.into())));
+        return Err(st.unknown(if w.layouts[0] { "col" } else { "row" }));
     }
     if w.rnd.is_some() {
-        return Err(invalid(col, op.1, R::UnknownModifier(".rn".into())));
+        return Err(st.unknown("rn"));
     }
     if w.satfinite {
-        return Err(invalid(col, op.1, R::UnknownModifier(".satfinite".into())));
+        return Err(st.unknown("satfinite"));
     }
     let mut wm = WmmaMem {
         frag,
@@ -216,10 +206,7 @@ fn ldst(
         stride: WmmaStride::Default,
         hi: [RegId(0); 4],
     };
-    if !(2..=3).contains(&ops.len()) {
-        let at = ops.get(3).map_or((end, ";"), |p| *p);
-        return Err(cx.args(at.0, at.1));
-    }
+    st.counts(cx, 2, 3)?;
     let store = wm.is_store();
     let (list, at) = if store {
         (ops[1], ops[0])
@@ -243,24 +230,20 @@ fn ldst(
             Operand::Special(_) => return Err(cx.args(s.0, s.1)),
         };
     }
+    let mty = match ty {
+        F16 => MemType::F16,
+        F32 => MemType::F32,
+        S32 => MemType::S(32),
+        S8 => MemType::S(8),
+        U8 => MemType::U(8),
+        Bf16 => MemType::B(16),
+        S4 | U4 | B1 | Tf32 => MemType::B(32),
+        F64 => MemType::F64,
+    };
+    let space = w.space.unwrap_or(Space::Generic);
     let mut m = Mem {
-        op: MemOp::Wmma(wm),
-        space: w.space.unwrap_or(Space::Generic),
-        ty: match ty {
-            F16 => MemType::F16,
-            F32 => MemType::F32,
-            S32 => MemType::S(32),
-            S8 => MemType::S(8),
-            U8 => MemType::U(8),
-            Bf16 => MemType::B(16),
-            S4 | U4 | B1 | Tf32 => MemType::B(32),
-            F64 => MemType::F64,
-        },
-        vec: lo.len() as u8,
-        d: [RegId(0); 4],
-        vals: [Operand::Imm(0); 4],
         addr,
-        quals: [0; 4],
+        ..Mem::new(MemOp::Wmma(wm), space, mty, lo.len() as u8)
     };
     for (k, &r) in lo.iter().enumerate() {
         if store {
@@ -274,16 +257,9 @@ fn ldst(
 
 /// `wmma.mma.sync.aligned.alayout.blayout.shape.dtype.ctype d, a, b, c`
 /// (`.f16` `a`, `b`) or `....shape.dtype.atype.btype.ctype{.satfinite}`.
-fn mma(
-    cx: &mut Cx<'_, '_>,
-    op: Piece<'_>,
-    shape: MmaShape,
-    w: &Words<'_>,
-    ops: &[Piece<'_>],
-    end: usize,
-) -> Result<Mma, IsaError> {
-    let col = cx.col(op.0);
-    let types_err = || invalid(col, op.1, R::UnexpectedTypes { inst: "wmma" });
+fn mma(cx: &mut Cx<'_, '_>, st: Stmt<'_>, shape: MmaShape, w: &Words<'_>) -> Result<Mma, IsaError> {
+    let Stmt { op, ops, col, .. } = st;
+    let types_err = || st.types("wmma");
     let types = match *w.types.as_slice() {
         [d, c] => [d, MmaType::F16, MmaType::F16, c],
         [d, a, b, c] if a != MmaType::F16 => [d, a, b, c],
@@ -301,15 +277,15 @@ fn mma(
     }
     let sub = matches!(shape, MmaShape::Wm8n8k32 | MmaShape::Wm8n8k128);
     if sub && w.layouts != [false, true] {
-        return Err(invalid(col, op.1, R::UnknownModifier(".col".into())));
+        return Err(st.unknown("col"));
     }
     // `.xor.popc`/`.and.popc` exactly on `.b1`.
     if w.bop.is_some() != (types[1] == MmaType::B1) {
-        return Err(invalid(col, op.1, R::UnknownModifier(".popc".into())));
+        return Err(st.unknown("popc"));
     }
     let f64 = types[1] == MmaType::F64;
     if w.rnd.is_some() && !f64 {
-        return Err(invalid(col, op.1, R::UnknownModifier(".rn".into())));
+        return Err(st.unknown("rn"));
     }
     if let Some(s) = w.space {
         return Err(invalid(
@@ -330,10 +306,7 @@ fn mma(
         b: [RegId(0); 8],
         c: [RegId(0); 8],
     };
-    if ops.len() != 4 {
-        let at = ops.get(4).map_or((end, ";"), |p| *p);
-        return Err(cx.args(at.0, at.1));
-    }
+    st.count(cx, 4)?;
     let [nd, na, nb, nc] = m.counts();
     m.d[..nd].copy_from_slice(&reg_list(cx, ops[0], nd, true, op)?);
     m.a[..na].copy_from_slice(&reg_list(cx, ops[1], na, false, op)?);
