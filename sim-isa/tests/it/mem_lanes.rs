@@ -130,13 +130,7 @@ impl Memory for LogMem {
 // closure and loop repeat that file's shape.
 fn model(m: &Mem, exec: u32, regs: &mut WarpRegs, mem: &mut LogMem) -> Result<Accesses, MemFault> {
     let eb = m.ty.bytes();
-    let fault = |kind, addr, lane| MemFault {
-        kind,
-        space: m.space,
-        addr,
-        bytes: eb,
-        lane,
-    };
+    let fault = MemFault::maker(m.space, eb);
     let base: [u64; WARP_SIZE] = match m.addr.base {
         AddrBase::Reg(r) => {
             let mask = width_mask(m.space.addr_bits());
