@@ -86,6 +86,7 @@ const ONE: u64 = 0x3c00;
 const FMA_RELU: &str = "fma.rn.relu.f16 %h1, %h2, %h3, %h4;";
 
 /// `(text, a, b, c, result)`.
+// A vector table: its rows' alike shape is the data, and stays.
 #[rustfmt::skip]
 const BY_HAND: &[crate::LaneCase] = &[
     // 1 + 2^-11 is a tie between 1 and 1 + 2^-10: to even.
