@@ -53,31 +53,9 @@ pub fn setp(p: u32, a: u32, b: u32, c: Option<u32>) -> Instruction {
 /// `v{op}{2,4}` on every lane's halves or bytes, unsigned: `d = op(a, b)`, `c` the
 /// accumulator.
 pub fn video(op: VideoOp, simd: Simd, sat: bool, d: u32, a: u32, b: u32, c: u32) -> Instruction {
-    let (asel, bsel) = match simd {
-        Simd::X2 => ([0, 1, 0, 0], [2, 3, 0, 0]),
-        Simd::X4 => ([0, 1, 2, 3], [4, 5, 6, 7]),
-    };
-    // Every field written out: sim-isa has no constructor for `Video`, and
-    // its tests' helper (`tests/it/exec.rs`'s `video`) is out of reach here.
     inst(Op::Video(Video {
-        op,
-        simd,
-        dsigned: false,
-        asigned: false,
-        bsigned: false,
         sat,
-        add: false,
-        mask: if simd == Simd::X2 { 0b11 } else { 0b1111 },
-        mask_explicit: false,
-        asel,
-        bsel,
-        asel_explicit: false,
-        bsel_explicit: false,
-        sat_first: false,
-        d: r(d),
-        a: r(a),
-        b: r(b),
-        c: r(c),
+        ..Video::plain(op, simd, r(d), r(a), r(b), r(c))
     }))
 }
 

@@ -11,6 +11,7 @@
 //! by the type modifiers.
 
 use super::{Gate, OpKind, OpcodeDef};
+use crate::inst::float::float_ops;
 use crate::inst::{FloatOp, Instruction, Op, Rnd, Type};
 use crate::target::Feature;
 
@@ -124,26 +125,10 @@ pub(crate) fn rnd_type_ok(op: FloatOp, ty: Type, r: Rnd) -> bool {
 /// Whether `op` takes a rounding modifier (`add sub mul` optionally, `fma
 /// div rcp sqrt` always: [`rnd_required`]).
 pub(crate) const fn rnd_ok(op: FloatOp) -> bool {
+    // Exhaustive by group, no wildcard (a new operation must be placed).
     match op {
-        FloatOp::Add
-        | FloatOp::Sub
-        | FloatOp::Mul
-        | FloatOp::Fma
-        | FloatOp::Div
-        | FloatOp::Rcp
-        | FloatOp::Sqrt => true,
-        // Each other operation named: exhaustive, no wildcard (a new one must be placed).
-        FloatOp::Min
-        | FloatOp::Max
-        | FloatOp::Abs
-        | FloatOp::Neg
-        | FloatOp::Rsqrt
-        | FloatOp::Ex2
-        | FloatOp::Lg2
-        | FloatOp::Sin
-        | FloatOp::Cos
-        | FloatOp::Tanh
-        | FloatOp::Copysign => false,
+        float_ops!(rounded) => true,
+        float_ops!(approx) | float_ops!(exact) => false,
     }
 }
 

@@ -91,32 +91,18 @@ fn set_kernel [C: Compare] [C] (s: &Set, p: &SetPlan, ctx: &ExecCtx, regs: &mut 
 /// How [`set_run`] runs its compares: [`Decoded`] reads the test and
 /// format from the plan's [`CmpForm`] per call; [`IntKeys`] and
 /// [`HalfKeys`] have them (but the form's constants) fixed by type. All
-/// run the same lane loops.
+/// run the same lane loops ([`cmp_lanes`], [`cmp_halves`]).
 trait Compare {
     /// Known to run without a `BoolOp`.
     const PLAIN: bool;
     /// Known to run an x2 form (`Some(true)`) or one that is not.
     const X2: Option<bool>;
-    /// [`form_lanes`], unless a kernel knows better.
-    #[inline(always)]
-    fn lanes<O: Copy + Default>(
-        form: &CmpForm,
-        a: &Lanes,
-        b: &Lanes,
-        g: impl Fn(u32) -> O + Copy,
-    ) -> [O; WARP_SIZE] {
-        form_lanes(form, a, b, g)
-    }
-    /// [`form_halves`], unless a kernel knows better.
-    #[inline(always)]
-    fn halves(
-        form: &CmpForm,
-        a: &Lanes,
-        b: &Lanes,
-        g: impl Fn(u16) -> u16 + Copy,
-    ) -> [u16; 2 * WARP_SIZE] {
-        form_halves(form, a, b, g)
-    }
+    /// The ordering test compiled in (read where `INT_SH` or `FLUSH` is set).
+    type Test: BaseTest;
+    /// Integer keys shifted by this many bits, compiled in ([`CmpForm::Int`]).
+    const INT_SH: Option<u32> = None;
+    /// x2 halves, flushing or not, compiled in ([`CmpForm::Halves`]).
+    const FLUSH: Option<bool> = None;
 }
 
 /// Compares decoded from the form per call.
@@ -125,6 +111,8 @@ struct Decoded;
 impl Compare for Decoded {
     const PLAIN: bool = false;
     const X2: Option<bool> = None;
+    // Not read: neither loop is compiled in.
+    type Test = super::cmp::TestEq;
 }
 
 /// Integer keys shifted by `SH`, test `B` ([`CmpForm::Int`]).
@@ -133,22 +121,8 @@ struct IntKeys<B, const SH: u32>(B);
 impl<B: BaseTest, const SH: u32> Compare for IntKeys<B, SH> {
     const PLAIN: bool = true;
     const X2: Option<bool> = Some(false);
-    // Overrides `Compare::lanes`: its signature repeats the default's.
-    #[inline(always)]
-    fn lanes<O: Copy + Default>(
-        form: &CmpForm,
-        a: &Lanes,
-        b: &Lanes,
-        g: impl Fn(u32) -> O + Copy,
-    ) -> [O; WARP_SIZE] {
-        // Chosen for integer forms only ([`SetPlan::kernel`]).
-        let CmpForm::Int { flip, .. } = *form else {
-            return form_lanes(form, a, b, g);
-        };
-        let mut t = [O::default(); WARP_SIZE];
-        int_loop(B::holds::<i64>, SH, flip, a, b, (g, &mut t));
-        t
-    }
+    type Test = B;
+    const INT_SH: Option<u32> = Some(SH);
 }
 
 /// x2 halves, test `B`, flushing or not ([`CmpForm::Halves`]).
@@ -157,22 +131,48 @@ struct HalfKeys<B, const FLUSH: bool>(B);
 impl<B: BaseTest, const FLUSH: bool> Compare for HalfKeys<B, FLUSH> {
     const PLAIN: bool = true;
     const X2: Option<bool> = Some(true);
-    #[inline(always)]
-    fn halves(
-        form: &CmpForm,
-        a: &Lanes,
-        b: &Lanes,
-        g: impl Fn(u16) -> u16 + Copy,
-    ) -> [u16; 2 * WARP_SIZE] {
-        // Chosen for x2 forms only ([`SetPlan::kernel`]).
-        let CmpForm::Halves { u, fmt, .. } = *form else {
-            return form_halves(form, a, b, g);
-        };
-        let (a, b) = (&halves(a), &halves(b));
-        let mut r = [0u16; 2 * WARP_SIZE];
-        float_loop16::<FLUSH>(B::holds::<i16>, u, &fmt, a, b, (g, &mut r));
-        r
+    type Test = B;
+    const FLUSH: Option<bool> = Some(FLUSH);
+}
+
+/// [`form_lanes`], or the integer loop `C` is compiled for (chosen for
+/// integer forms only: [`SetPlan::kernel`]).
+#[inline(always)]
+fn cmp_lanes<C: Compare, O: Copy + Default>(
+    form: &CmpForm,
+    a: &Lanes,
+    b: &Lanes,
+    g: impl Fn(u32) -> O + Copy,
+) -> [O; WARP_SIZE] {
+    let (Some(sh), CmpForm::Int { flip, .. }) = (C::INT_SH, *form) else {
+        return form_lanes(form, a, b, g);
+    };
+    let mut t = [O::default(); WARP_SIZE];
+    int_loop(C::Test::holds::<i64>, sh, flip, a, b, (g, &mut t));
+    t
+}
+
+/// [`form_halves`], or the x2 loop `C` is compiled for (chosen for x2
+/// forms only: [`SetPlan::kernel`]).
+#[inline(always)]
+fn cmp_halves<C: Compare>(
+    form: &CmpForm,
+    a: &Lanes,
+    b: &Lanes,
+    g: impl Fn(u16) -> u16 + Copy,
+) -> [u16; 2 * WARP_SIZE] {
+    let (Some(flush), CmpForm::Halves { u, fmt, .. }) = (C::FLUSH, *form) else {
+        return form_halves(form, a, b, g);
+    };
+    let (a, b) = (&halves(a), &halves(b));
+    let mut r = [0u16; 2 * WARP_SIZE];
+    let out = (g, &mut r);
+    if flush {
+        float_loop16::<true>(C::Test::holds::<i16>, u, &fmt, a, b, out);
+    } else {
+        float_loop16::<false>(C::Test::holds::<i16>, u, &fmt, a, b, out);
     }
+    r
 }
 
 /// `s` over a warp with its decoding `p` (`SetPlan::new(s, ctx.target)`),
@@ -192,9 +192,9 @@ fn set_run<C: Compare>(s: &Set, p: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRegs,
     let vals = if x2 {
         // Each half's true value (at most 16 bits), in its half.
         let r = match bool_op {
-            None => C::halves(&p.form, a, b, |m| m & half_true),
+            None => cmp_halves::<C>(&p.form, a, b, |m| m & half_true),
             Some((op, c)) => {
-                let mut r = C::halves(&p.form, a, b, |m| m & 1);
+                let mut r = cmp_halves::<C>(&p.form, a, b, |m| m & 1);
                 combine01(op, &mut r, &pred01_halves(c, regs));
                 r.iter_mut()
                     .for_each(|h| *h = half_true & 0u16.wrapping_sub(*h));
@@ -217,9 +217,9 @@ fn set_run<C: Compare>(s: &Set, p: &SetPlan, ctx: &ExecCtx, regs: &mut WarpRegs,
         // All ones where true, then the true value's bits.
         let value = move |t: u32| 0u64.wrapping_sub(t.into()) & tv;
         match bool_op {
-            None => C::lanes(&p.form, a, b, value),
+            None => cmp_lanes::<C, _>(&p.form, a, b, value),
             Some((op, c)) => {
-                let mut t = C::lanes(&p.form, a, b, |t| t);
+                let mut t = cmp_lanes::<C, _>(&p.form, a, b, |t| t);
                 combine01(op, &mut t, &pred01(c, regs));
                 let mut vals = [0u64; WARP_SIZE];
                 for l in 0..WARP_SIZE {

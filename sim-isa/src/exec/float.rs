@@ -25,6 +25,7 @@ pub(crate) use fast::{Fast32Kernel, Fast32Plan};
 
 use super::lanes::Lanes;
 use super::WARP_SIZE;
+use crate::inst::float::float_ops;
 use crate::inst::{FloatArith, FloatOp, Rnd, Type};
 
 /// The NaN every `.f32` operation returns for a NaN result (sm_90).
@@ -250,15 +251,9 @@ fn lane32(x: &FloatArith, a: u64, b: u64, c: u64) -> u32 {
         FloatOp::Div | FloatOp::Rcp | FloatOp::Sqrt if any_nan => f32::NAN,
         FloatOp::Div => quotient32(f64::from(a), f64::from(b), mode),
         // Only `.approx` forms (above); the parser admits no other.
-        // `copysign` returned above. Named one by one, as `approx_only` names
+        // `copysign` returned above. Named by group, as `approx_only` names
         // them, not `_`: the match stays exhaustive, so a new op must be placed.
-        FloatOp::Rsqrt
-        | FloatOp::Ex2
-        | FloatOp::Lg2
-        | FloatOp::Sin
-        | FloatOp::Cos
-        | FloatOp::Tanh
-        | FloatOp::Copysign => f32::NAN,
+        float_ops!(approx) | FloatOp::Copysign => f32::NAN,
         FloatOp::Rcp => quotient32(1.0, f64::from(a), mode),
         FloatOp::Sqrt => {
             let (a, s) = (f64::from(a), f64::from(a).sqrt());
@@ -369,15 +364,7 @@ fn lane64(x: &FloatArith, a: u64, b: u64, c: u64) -> u64 {
                 .map_or(NAN64, f64::to_bits);
         }
         // The first NaN source, quieted (as the H100's DADD/DMUL/DFMA).
-        FloatOp::Add
-        | FloatOp::Sub
-        | FloatOp::Mul
-        | FloatOp::Fma
-        | FloatOp::Div
-        | FloatOp::Rcp
-        | FloatOp::Sqrt
-            if a.is_nan() || b.is_nan() || c.is_nan() =>
-        {
+        float_ops!(rounded) if a.is_nan() || b.is_nan() || c.is_nan() => {
             let first = [a, b, c].into_iter().find(|v| v.is_nan()).unwrap_or(a);
             return first.to_bits() | QUIET64;
         }
@@ -391,13 +378,7 @@ fn lane64(x: &FloatArith, a: u64, b: u64, c: u64) -> u64 {
         // `rsqrt` has only `.approx` forms (returned above); the others
         // have no `.f64` form (`copysign` returned above). Named, not `_`
         // (as above).
-        FloatOp::Rsqrt
-        | FloatOp::Ex2
-        | FloatOp::Lg2
-        | FloatOp::Sin
-        | FloatOp::Cos
-        | FloatOp::Tanh
-        | FloatOp::Copysign => f64::NAN,
+        float_ops!(approx) | FloatOp::Copysign => f64::NAN,
     };
     match (r.is_nan(), x.op) {
         (false, _) => r.to_bits(),
@@ -407,21 +388,12 @@ fn lane64(x: &FloatArith, a: u64, b: u64, c: u64) -> u64 {
         // Each other operation named, not `_` (as above).
         (
             true,
-            FloatOp::Rsqrt
-            | FloatOp::Ex2
-            | FloatOp::Lg2
-            | FloatOp::Sin
-            | FloatOp::Cos
-            | FloatOp::Tanh
-            | FloatOp::Copysign
+            float_ops!(approx)
+            | float_ops!(exact)
             | FloatOp::Add
             | FloatOp::Sub
             | FloatOp::Mul
-            | FloatOp::Fma
-            | FloatOp::Min
-            | FloatOp::Max
-            | FloatOp::Abs
-            | FloatOp::Neg,
+            | FloatOp::Fma,
         ) => NAN64,
     }
 }

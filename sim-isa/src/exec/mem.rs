@@ -173,13 +173,7 @@ pub fn execute_mem_into(
     regs.ensure(super::mem_regs_needed(m).max(guard));
     let exec = exec_mask(inst.guard, regs, active);
     let ebytes = m.ty.bytes();
-    let fault = |kind, addr, lane| MemFault {
-        kind,
-        space: m.space,
-        addr,
-        bytes: ebytes,
-        lane,
-    };
+    let fault = MemFault::maker(m.space, ebytes);
     // A variable's address is the same in every lane.
     let var = match m.addr.base {
         AddrBase::Var(id) => mem.var(id).map_err(|k| fault(k, 0, 0))?.1,

@@ -36,6 +36,20 @@ pub struct MemFault {
     pub lane: u32,
 }
 
+impl MemFault {
+    /// The faults of accesses of `bytes` in `space`, made from what
+    /// differs per access: `(kind, addr, lane)`.
+    pub fn maker(space: Space, bytes: u32) -> impl Fn(FaultKind, u64, u32) -> MemFault + Copy {
+        move |kind, addr, lane| MemFault {
+            kind,
+            space,
+            addr,
+            bytes,
+            lane,
+        }
+    }
+}
+
 impl std::fmt::Display for MemFault {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let what = match self.kind {

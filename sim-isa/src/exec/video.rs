@@ -2,7 +2,37 @@
 //! ERRATA 1-11.
 
 use super::cmp::int_cmp_kind;
-use crate::inst::{Video, VideoOp};
+use crate::inst::{RegId, Simd, Video, VideoOp};
+
+impl Video {
+    /// `d = op(a, b)` (merged with `c`) over `simd` elements as a statement
+    /// naming no selector, mask or modifier has it: the default selectors
+    /// ([`crate::db::default_sels`]), every element written, unsigned
+    /// types, no `.sat` or `.add`. (For building instructions by hand.)
+    pub fn plain(op: VideoOp, simd: Simd, d: RegId, a: RegId, b: RegId, c: RegId) -> Video {
+        let (asel, bsel) = crate::db::default_sels(simd);
+        Video {
+            op,
+            simd,
+            dsigned: false,
+            asigned: false,
+            bsigned: false,
+            sat: false,
+            add: false,
+            mask: ((1u32 << simd.lanes()) - 1) as u8,
+            mask_explicit: false,
+            asel,
+            bsel,
+            asel_explicit: false,
+            bsel_explicit: false,
+            sat_first: false,
+            d,
+            a,
+            b,
+            c,
+        }
+    }
+}
 
 /// One thread's `vop2`/`vop4`: `a`, `b`, `c` are the 32-bit source registers,
 /// the result is the 32-bit destination.
@@ -16,6 +46,7 @@ pub fn video_lane(v: &Video, a: u32, b: u32, c: u32) -> u32 {
     VideoPlan::new(v).lane(a, b, c)
 }
 
+// A field list alike in shape to other records' (issue 27): its own fields, nothing to share.
 /// A video instruction decoded once per warp: per-lane element shifts, the
 /// clamp range and the merge masks, so the 32-lane loop only does arithmetic.
 #[derive(Clone, Copy, Debug)]

@@ -16,6 +16,7 @@ use super::lanes::{blend, blend32, blend_low32, halves, low32, Lanes, U32s, Warp
 use super::WARP_SIZE;
 use crate::inst::{Simd, Video, VideoOp};
 
+// A field list alike in shape to other records' (issue 27): its own fields, nothing to share.
 /// A video instruction decoded for the fused lane loop: per element
 /// position `i`, where its `a` and `b` elements come from and how to place
 /// the result.

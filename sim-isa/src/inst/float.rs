@@ -45,35 +45,51 @@ pub enum FloatOp {
     Copysign,
 }
 
+/// A group of [`FloatOp`]s as a pattern, so that exhaustive matches over
+/// the operations name each group once: `rounded` (`add sub mul fma div rcp
+/// sqrt`, which take a rounding modifier), `approx` (`rsqrt ex2 lg2 sin cos
+/// tanh`, which have only the `.approx` form) and `exact` (`min max abs neg
+/// copysign`, exact without rounding). The three cover every operation once.
+macro_rules! float_ops {
+    (rounded) => {
+        $crate::inst::FloatOp::Add
+            | $crate::inst::FloatOp::Sub
+            | $crate::inst::FloatOp::Mul
+            | $crate::inst::FloatOp::Fma
+            | $crate::inst::FloatOp::Div
+            | $crate::inst::FloatOp::Rcp
+            | $crate::inst::FloatOp::Sqrt
+    };
+    (approx) => {
+        $crate::inst::FloatOp::Rsqrt
+            | $crate::inst::FloatOp::Ex2
+            | $crate::inst::FloatOp::Lg2
+            | $crate::inst::FloatOp::Sin
+            | $crate::inst::FloatOp::Cos
+            | $crate::inst::FloatOp::Tanh
+    };
+    (exact) => {
+        $crate::inst::FloatOp::Min
+            | $crate::inst::FloatOp::Max
+            | $crate::inst::FloatOp::Abs
+            | $crate::inst::FloatOp::Neg
+            | $crate::inst::FloatOp::Copysign
+    };
+}
+pub(crate) use float_ops;
+
 impl FloatOp {
     /// Whether the operation has only the `.approx` form (`rsqrt ex2 lg2
     /// sin cos tanh`).
     pub const fn approx_only(self) -> bool {
-        matches!(
-            self,
-            FloatOp::Rsqrt
-                | FloatOp::Ex2
-                | FloatOp::Lg2
-                | FloatOp::Sin
-                | FloatOp::Cos
-                | FloatOp::Tanh
-        )
+        matches!(self, float_ops!(approx))
     }
 
     /// Whether the operation has one source (`fma` has three, the others
     /// two): the database's operand list reads it.
     pub const fn unary(self) -> bool {
         match self {
-            FloatOp::Abs
-            | FloatOp::Neg
-            | FloatOp::Rcp
-            | FloatOp::Sqrt
-            | FloatOp::Rsqrt
-            | FloatOp::Ex2
-            | FloatOp::Lg2
-            | FloatOp::Sin
-            | FloatOp::Cos
-            | FloatOp::Tanh => true,
+            FloatOp::Abs | FloatOp::Neg | FloatOp::Rcp | FloatOp::Sqrt | float_ops!(approx) => true,
             // Each other operation named: exhaustive, no wildcard (a new one must be placed).
             FloatOp::Add
             | FloatOp::Sub

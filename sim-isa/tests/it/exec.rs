@@ -15,29 +15,11 @@ pub const R4: RegId = RegId(3);
 
 /// A video instruction with the default selectors and mask of its width.
 pub fn video(op: VideoOp, simd: Simd, dsigned: bool, asigned: bool, bsigned: bool) -> Video {
-    let (mask, asel, bsel) = match simd {
-        Simd::X2 => (0b11, [0, 1, 0, 0], [2, 3, 0, 0]),
-        Simd::X4 => (0b1111, [0, 1, 2, 3], [4, 5, 6, 7]),
-    };
     Video {
-        op,
-        simd,
         dsigned,
         asigned,
         bsigned,
-        sat: false,
-        add: false,
-        mask,
-        mask_explicit: false,
-        asel,
-        bsel,
-        asel_explicit: false,
-        bsel_explicit: false,
-        sat_first: false,
-        d: R1,
-        a: R2,
-        b: R3,
-        c: R4,
+        ..Video::plain(op, simd, R1, R2, R3, R4)
     }
 }
 

@@ -1,10 +1,10 @@
 //! The half-precision forms of the float family (`add sub mul fma neg abs
 //! min max` over `.f16 .f16x2 .bf16 .bf16x2`) and `copysign`: ptxas's
-//! verdicts per target and PTX version, the lane semantics by hand, and a
-//! property test holding `float_lane` to an exact integer reference.
+//! verdicts per target and PTX version and the lane semantics by hand.
+//! (The property test holding `float_lane` to an exact integer model is
+//! xtask's, against its SASS interpreter's model: `sass/exec_half.rs`.)
 
 use crate::grid::{self, Grid};
-use proptest::prelude::*;
 use sim_isa::exec::float_lane;
 use sim_isa::parse::parse_instruction;
 use sim_isa::*;
@@ -86,6 +86,7 @@ const ONE: u64 = 0x3c00;
 const FMA_RELU: &str = "fma.rn.relu.f16 %h1, %h2, %h3, %h4;";
 
 /// `(text, a, b, c, result)`.
+// A vector table: its rows' alike shape is the data, and stays.
 #[rustfmt::skip]
 const BY_HAND: &[crate::LaneCase] = &[
     // 1 + 2^-11 is a tie between 1 and 1 + 2^-10: to even.
@@ -138,151 +139,6 @@ const BY_HAND: &[crate::LaneCase] = &[
     ("copysign.f32 %f1, %f2, %f3;", 0x8000_0000, 0x7fc0_1234, 0, 0xffc0_1234),
     ("copysign.f64 %fd1, %fd2, %fd3;", 0, 0xbff0_0000_0000_0000, 0, 0x3ff0_0000_0000_0000),
 ];
-
-/// A half format: stored mantissa bits and exponent bias.
-///
-/// The reference below is written apart from xtask's SASS interpreter
-/// (`xtask/src/sass/exec_half.rs`) on purpose, so neither checks itself:
-/// `duplicates` lists the rounding code the two share.
-#[derive(Clone, Copy)]
-struct Fmt {
-    mbits: u32,
-    ebits: u32,
-}
-const F16: Fmt = Fmt {
-    mbits: 10,
-    ebits: 5,
-};
-const BF16: Fmt = Fmt { mbits: 7, ebits: 8 };
-
-impl Fmt {
-    fn bias(self) -> i32 {
-        (1 << (self.ebits - 1)) - 1
-    }
-    /// `v` (finite) as a signed integer times 2^e.
-    fn decode(self, v: u16) -> (i128, i32) {
-        let field = i32::from(v >> self.mbits) & ((1 << self.ebits) - 1);
-        let man = i128::from(v) & ((1 << self.mbits) - 1);
-        let m = if field == 0 {
-            man
-        } else {
-            man | 1 << self.mbits
-        };
-        let s = if v & 0x8000 != 0 { -m } else { m };
-        (s, field.max(1) - self.bias() - self.mbits as i32)
-    }
-    /// The exact nonzero `v * 2^e` rounded to nearest even.
-    fn encode(self, v: i128, e: i32) -> u16 {
-        let sign = if v < 0 { 0x8000 } else { 0 };
-        let mag = v.unsigned_abs();
-        let top = e + 127 - mag.leading_zeros() as i32;
-        let mb = self.mbits as i32;
-        let mut q = (top - mb).max(1 - self.bias() - mb);
-        let s = q - e;
-        let mut n = if s <= 0 {
-            mag << -s
-        } else {
-            let (k, rem, half) = (mag >> s, mag & ((1 << s) - 1), 1u128 << (s - 1));
-            k + u128::from(rem > half || (rem == half && k & 1 == 1))
-        };
-        if n >> (mb + 1) != 0 {
-            n >>= 1;
-            q += 1;
-        }
-        if n >> mb == 0 {
-            return sign | n as u16;
-        }
-        let field = q + mb + self.bias();
-        if field >= (1 << self.ebits) - 1 {
-            return sign | (((1 << self.ebits) - 1) << self.mbits) as u16;
-        }
-        sign | (field as u16) << self.mbits | (n as u16 & ((1 << self.mbits) - 1))
-    }
-}
-
-/// `x + y` exactly (`x`, `y` as integer times power of two), rounded; an
-/// exact zero is -0 only when both are zeros of negative sign.
-fn sum(f: Fmt, x: (i128, i32), xneg: bool, y: (i128, i32), yneg: bool) -> u16 {
-    let e = x.1.min(y.1);
-    let v = (x.0 << (x.1 - e)) + (y.0 << (y.1 - e));
-    if v == 0 {
-        return if x.0 == 0 && y.0 == 0 && xneg && yneg {
-            0x8000
-        } else {
-            0
-        };
-    }
-    f.encode(v, e)
-}
-
-/// Finite half values of format `f`, exponent fields in `lo..=hi`.
-fn finite(f: Fmt, lo: u16, hi: u16) -> impl Strategy<Value = u16> {
-    (any::<bool>(), lo..=hi, any::<u16>())
-        .prop_map(move |(s, e, m)| u16::from(s) << 15 | e << f.mbits | (m & ((1 << f.mbits) - 1)))
-}
-
-/// The reference for `op` on `a`, `b`, `c`.
-fn reference(f: Fmt, op: &str, a: u16, b: u16, c: u16) -> u16 {
-    let neg = |v: u16| v & 0x8000 != 0;
-    let (da, db, dc) = (f.decode(a), f.decode(b), f.decode(c));
-    let prod = (da.0 * db.0, da.1 + db.1);
-    match op {
-        "add" => sum(f, da, neg(a), db, neg(b)),
-        "sub" => sum(f, da, neg(a), (-db.0, db.1), !neg(b)),
-        "mul" if prod.0 == 0 => {
-            if neg(a) != neg(b) {
-                0x8000
-            } else {
-                0
-            }
-        }
-        "mul" => f.encode(prod.0, prod.1),
-        _ => sum(f, prod, neg(a) != neg(b), dc, neg(c)),
-    }
-}
-
-fn check_against_reference(f: Fmt, ty: &str, op: &str, a: u16, b: u16, c: u16) {
-    let text = match op {
-        "fma" => format!("fma.rn.{ty} %h1, %h2, %h3, %h4;"),
-        _ => format!("{op}.{ty} %h1, %h2, %h3;"),
-    };
-    let want = reference(f, op, a, b, c);
-    let got = lane(&text, a.into(), b.into(), c.into());
-    assert_eq!(got, u64::from(want), "{text} {a:#06x} {b:#06x} {c:#06x}");
-    // Each half of the packed form is the scalar form.
-    let packed = text.replace(&format!(".{ty} "), &format!(".{ty}x2 "));
-    let p = |v: u16| u64::from(v) << 16 | 0x3c00;
-    let got2 = lane(&packed, p(a), p(b), p(c));
-    assert_eq!(got2 >> 16, u64::from(want), "{packed}");
-    assert_eq!(
-        got2 & 0xffff,
-        lane(&text, 0x3c00, 0x3c00, 0x3c00),
-        "{packed}"
-    );
-}
-
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(3000))]
-
-    /// f16 add/sub/mul/fma over every finite input (subnormals included)
-    /// match an exact integer reference rounded once.
-    #[test]
-    fn f16_rounds_once(a in finite(F16, 0, 30), b in finite(F16, 0, 30),
-                       c in finite(F16, 0, 30), k in 0usize..4) {
-        let op = ["add", "sub", "mul", "fma"][k];
-        check_against_reference(F16, "f16", op, a, b, c);
-    }
-
-    /// bf16 likewise, over exponents near one's (where the reference's
-    /// 128-bit integers hold the exact sum) and, for the tie cases, with
-    /// few mantissa bits.
-    #[test]
-    fn bf16_rounds_once(a in finite(BF16, 110, 144), b in finite(BF16, 110, 144),
-                        c in finite(BF16, 110, 144), k in 0usize..4) {
-        let op = ["add", "sub", "mul", "fma"][k];
-        check_against_reference(BF16, "bf16", op, a, b, c);
-    }
-}
 
 /// Display round trip: every grid statement simcli runs prints back as
 /// ptxas was given it and re-parses to the same instruction, and so does

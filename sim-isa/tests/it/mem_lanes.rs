@@ -126,17 +126,12 @@ impl Memory for LogMem {
 /// The lane-by-lane loop `execute_mem` ran before the warp-wide calls:
 /// each lane in ascending order checks its alignment, then accesses its
 /// elements in order; the first failure ends the instruction.
-// A reference written apart from `exec/mem.rs` on purpose: its fault
-// closure and loop repeat that file's shape.
+// A reference written apart from `exec/mem.rs` on purpose (its loop is
+// that file's shape); only the fault record is made by the same
+// `MemFault::maker`.
 fn model(m: &Mem, exec: u32, regs: &mut WarpRegs, mem: &mut LogMem) -> Result<Accesses, MemFault> {
     let eb = m.ty.bytes();
-    let fault = |kind, addr, lane| MemFault {
-        kind,
-        space: m.space,
-        addr,
-        bytes: eb,
-        lane,
-    };
+    let fault = MemFault::maker(m.space, eb);
     let base: [u64; WARP_SIZE] = match m.addr.base {
         AddrBase::Reg(r) => {
             let mask = width_mask(m.space.addr_bits());

@@ -104,8 +104,6 @@ impl Fmt {
         let e = field.max(1) - self.bias() - self.mbits as i32;
         Val::Fin { neg, m, e }
     }
-    // The same rounding as sim-isa's half_arith test reference, written
-    // apart on purpose: both are oracles for sim-isa and share no code.
     /// The exact `x` rounded to nearest even.
     fn encode(self, x: Val) -> u16 {
         let (neg, m, e) = match x {
@@ -416,6 +414,74 @@ mod tests {
             assert_eq!(sum, half::f16::from_f64(x + y).to_bits(), "{a:#x}+{b:#x}");
             let prod = F16.encode(mul(F16.decode(a), F16.decode(b)));
             assert_eq!(prod, half::f16::from_f64(x * y).to_bits(), "{a:#x}*{b:#x}");
+        }
+    }
+
+    /// sim-isa's `float_lane` (its f64 route) against this exact model:
+    /// `add sub mul fma.rn` on `.f16` (every finite input, subnormals
+    /// included) and `.bf16` (exponent fields 110..=144, where ties are
+    /// common, and every finite input: this model holds far-apart
+    /// addends), 3000 drawn inputs per operation and range, each also as the high
+    /// half of the packed form (the low half, 0x3c00 throughout, as the
+    /// scalar form gives it). (This property test lived in sim-isa's
+    /// `tests/it/half_arith.rs` with a reference of its own that repeated
+    /// this model's rounding.)
+    #[test]
+    fn sim_isa_rounds_as_this_model() {
+        let lane = |text: &str, a: u64, b: u64, c: u64| {
+            let i = sim_isa::parse::parse_instruction(text, &mut sim_isa::Symbols::new());
+            let Ok(sim_isa::Instruction {
+                op: sim_isa::Op::Float(x),
+                ..
+            }) = i
+            else {
+                panic!("{text}: {i:?}")
+            };
+            sim_isa::exec::float_lane(&x, a, b, c)
+        };
+        let mut rng = crate::rng::Rng::new(0x0bad_5eed_1234_5678);
+        let ranges = [
+            (F16, "f16", 0, 30),
+            (BF16, "bf16", 110, 144),
+            (BF16, "bf16", 0, 254),
+        ];
+        for (f, ty, lo, hi) in ranges {
+            let mut finite = || {
+                let r = rng.next_u64();
+                let field = lo + (r >> 16) as u16 % (hi - lo + 1);
+                (r >> 40) as u16 & 0x8000 | field << f.mbits | r as u16 & ((1 << f.mbits) - 1)
+            };
+            for op in ["add", "sub", "mul", "fma"] {
+                let text = match op {
+                    "fma" => format!("fma.rn.{ty} %h1, %h2, %h3, %h4;"),
+                    _ => format!("{op}.{ty} %h1, %h2, %h3;"),
+                };
+                let packed = text.replace(&format!(".{ty} "), &format!(".{ty}x2 "));
+                // The packed forms' low halves: 0x3c00 (1 in f16) throughout.
+                let one = 0x3c00u16;
+                let low = lane(&text, one.into(), one.into(), one.into());
+                for _ in 0..3000 {
+                    let (a, b, c) = (finite(), finite(), finite());
+                    let (da, db, dc) = (f.decode(a), f.decode(b), f.decode(c));
+                    let want = f.encode(match op {
+                        "add" => add(da, db),
+                        "sub" => add(da, f.decode(b ^ 0x8000)),
+                        "mul" => mul(da, db),
+                        _ => add(mul(da, db), dc),
+                    });
+                    let got = lane(&text, a.into(), b.into(), c.into());
+                    assert_eq!(got, u64::from(want), "{text} {a:#06x} {b:#06x} {c:#06x}");
+                    // Each half of the packed form is the scalar form.
+                    let p = |v: u16| u64::from(v) << 16 | u64::from(one);
+                    let got2 = lane(&packed, p(a), p(b), p(c));
+                    assert_eq!(
+                        got2 >> 16,
+                        u64::from(want),
+                        "{packed} {a:#06x} {b:#06x} {c:#06x}"
+                    );
+                    assert_eq!(got2 & 0xffff, low, "{packed}");
+                }
+            }
         }
     }
 

@@ -22,6 +22,7 @@
 
 use super::mufu_table as tab;
 use super::NAN32;
+use crate::inst::float::float_ops;
 use crate::inst::{Approx, FloatArith, FloatOp};
 
 const SIGN: u32 = 0x8000_0000;
@@ -360,15 +361,7 @@ pub(super) fn approx_lane(x: &FloatArith, a: u32, b: u32) -> u32 {
         FloatOp::Tanh => super::tanh::tanh_f32(a),
         FloatOp::Div => div(x.approx == Some(Approx::Full), ftz, a, b),
         // Each other operation named: exhaustive, no wildcard (a new one must be placed).
-        FloatOp::Add
-        | FloatOp::Sub
-        | FloatOp::Mul
-        | FloatOp::Fma
-        | FloatOp::Min
-        | FloatOp::Max
-        | FloatOp::Abs
-        | FloatOp::Neg
-        | FloatOp::Copysign => NAN32,
+        FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Fma | float_ops!(exact) => NAN32,
     }
 }
 
