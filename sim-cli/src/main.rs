@@ -31,9 +31,9 @@ struct Cli {
     cmd: Cmd,
 }
 
-// The commands that simulate repeat `arch`, `config`, `sms` and `threads`
-// with their own help text each (clap's help is per argument, so a shared
-// flattened group would give them all one text): the repetition stays.
+// The commands that simulate share `arch`, `config`, `sms` and `threads`
+// ([`SimArgs`], [`ThreadedSimArgs`]); each words their help its own way
+// ([`reword`]).
 #[derive(Subcommand, Debug)]
 enum Cmd {
     /// Simulate a kernel (binary trace, kernel text, launch file or kernel recording) and print a timing report.
@@ -43,94 +43,37 @@ enum Cmd {
     /// before simulating, naming the first such instruction. A launch file
     /// (docs/launch-format.md) runs a PTX kernel from nvcc; a recording
     /// (`simcli record`, docs/kernel-trace.md) replays one without its memory.
-    Run {
-        /// Binary trace, kernel text, launch file (a JSON object) or kernel
-        /// recording, told apart by content (`-` reads standard input).
-        file: PathBuf,
-        /// Target to simulate (preset and semantics), e.g. sm_30, sm_53, sm_90.
-        #[arg(long, value_name = "sm_XY")]
-        arch: Option<String>,
-        #[command(flatten)]
-        config: ConfigArgs,
-        /// Number of SMs. Traces and kernel text: default 1, warp w runs on SM w % N.
-        /// Launch files and recordings: default the target's whole GPU (sm_90: the
-        /// H100 SXM's 132), blocks resident as SMs have room.
-        #[arg(long, value_name = "N")]
-        sms: Option<usize>,
-        /// Host threads simulating SMs; results do not depend on it. Launch files
-        /// and recordings: default the available cores. Traces and kernel text: default 1.
-        #[arg(long, value_name = "N")]
-        threads: Option<usize>,
-        /// Launch files of more than 256 blocks: time one SM in eight and run the
-        /// others functionally (values exact, cycles estimated; docs/sampling.md).
-        #[arg(long)]
-        sample: bool,
-        /// Launch files: registers a thread (1 to 255), in place of the launch file's
-        /// `registers`; they limit the blocks an SM holds. Where neither says, registers
-        /// do not limit residency (docs/report-schema.md, `occupancy`).
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=255))]
-        regs: Option<u32>,
-        /// Launch files: the buffers start in L2 as far as it holds them, as
-        /// when a kernel wrote them or a warm-up launch read them just before (default: in
-        /// DRAM, as just copied from the host; docs/launch-format.md, "Running one").
-        #[arg(long)]
-        warm: bool,
-        /// Report format (schema: docs/report-schema.md).
-        #[arg(long, value_enum, default_value_t = Format::Text)]
-        format: Format,
-        /// Also write every warp's final registers as JSON to FILE (before the report is printed).
-        /// Launch files: the warps of one block (--dump-block, default block 0).
-        #[arg(long, value_name = "FILE.json")]
-        dump_regs: Option<PathBuf>,
-        /// Launch files: the block (linear index in the grid) whose registers --dump-regs writes.
-        #[arg(long, value_name = "N", requires = "dump_regs")]
-        dump_block: Option<u32>,
-        /// Compare final registers with the trace's `.expect` records (a launch file's
-        /// outputs with its `expected` files; a recording's with its recorded bytes); exit 1 on a mismatch.
-        #[arg(long)]
-        check: bool,
-        /// Launch files and recordings: write each buffer's final bytes as DIR/<buffer>.bin
-        /// (a recording's output buffers only).
-        #[arg(long, value_name = "DIR")]
-        dump_buffers: Option<PathBuf>,
-        /// Write a Chrome/Perfetto timeline (Trace Event Format JSON) of issues, completions and stalls
-        /// (launch files: each block's, warp's and memory access's span).
-        #[arg(long, value_name = "FILE.json")]
-        timeline: Option<PathBuf>,
-        /// Instruction starts (launch files: events) drawn per SM in the timeline (the rest are left
-        /// out and counted).
-        #[arg(long, default_value_t = 50_000, value_name = "N")]
-        timeline_limit: usize,
-        /// Write the per-opcode statistics as long-format CSV (one row per opcode).
-        #[arg(long, value_name = "FILE.csv")]
-        opcode_csv: Option<PathBuf>,
-        /// Machine code each PTX instruction runs: `table`, the committed per-instruction
-        /// sequences (no tool needed), or `compiler`, each straight-line region assembled by
-        /// ptxas ($PTXAS or on PATH, with $NVDISASM, nvdisasm or cuobjdump) and the machine
-        /// instructions it emitted timed (docs/lowering.md). Kernel text and traces only.
-        #[arg(long, value_enum, default_value_t = Lowering::Table)]
-        lowering: Lowering,
-    },
+    #[command(mut_args(reword(&[
+        ("arch", "Target to simulate (preset and semantics), e.g. sm_30, sm_53, sm_90"),
+        (
+            "sms",
+            "Number of SMs. Traces and kernel text: default 1, warp w runs on SM w % N. \
+             Launch files and recordings: default the target's whole GPU (sm_90: the \
+             H100 SXM's 132), blocks resident as SMs have room",
+        ),
+        (
+            "threads",
+            "Host threads simulating SMs; results do not depend on it. Launch files \
+             and recordings: default the available cores. Traces and kernel text: default 1",
+        ),
+    ])))]
+    Run(RunCmd),
     /// Print a kernel's source with a profile per line: warp instructions, threads, warp-cycles and top stall reasons.
     ///
     /// Runs the file as `simcli run` does (launch file, kernel text or
     /// binary trace) and lists the lines from the first that issued to the
     /// last, the hottest marked `>>`, as `perf annotate` does. Stall
     /// reasons are Nsight Compute's (docs/stalls.md).
+    #[command(mut_args(reword(&[
+        ("arch", "Target to simulate (default: the file's `.target`; sm_90 for a launch file)"),
+        ("sms", "Number of SMs (as for `run`)"),
+        ("threads", "Host threads simulating SMs (as for `run`)"),
+    ])))]
     Annotate {
         /// Launch file, kernel text or binary trace (`-` reads standard input).
         file: PathBuf,
-        /// Target to simulate (default: the file's `.target`; sm_90 for a launch file).
-        #[arg(long, value_name = "sm_XY")]
-        arch: Option<String>,
         #[command(flatten)]
-        config: ConfigArgs,
-        /// Number of SMs (as for `run`).
-        #[arg(long, value_name = "N")]
-        sms: Option<usize>,
-        /// Host threads simulating SMs (as for `run`).
-        #[arg(long, value_name = "N")]
-        threads: Option<usize>,
+        sim: ThreadedSimArgs,
         /// How many of the hottest lines to mark.
         #[arg(long, default_value_t = 5, value_name = "N")]
         hot: usize,
@@ -142,36 +85,7 @@ enum Cmd {
     /// standard error and exit code pass through; a summary of its launches
     /// goes to standard error, and `--report` writes one row per launch
     /// (docs/exec.md).
-    Exec {
-        /// Target to simulate (default sm_90).
-        #[arg(long, value_name = "sm_XY")]
-        arch: Option<String>,
-        #[command(flatten)]
-        config: ConfigArgs,
-        /// Number of SMs (default: the target's whole GPU).
-        #[arg(long, value_name = "N")]
-        sms: Option<usize>,
-        /// Host threads simulating SMs (default: the available cores).
-        #[arg(long, value_name = "N")]
-        threads: Option<usize>,
-        /// Sample launches of more than 256 blocks (docs/sampling.md).
-        #[arg(long)]
-        sample: bool,
-        /// Write one row per launch: FILE.json or FILE.csv.
-        #[arg(long, value_name = "FILE")]
-        report: Option<PathBuf>,
-        /// The simulator's CUDA runtime library (default: libsim_cudart.so beside simcli);
-        /// CUDA 12 programs get libsim_cudart12.so from its folder.
-        #[arg(long, value_name = "FILE")]
-        runtime: Option<PathBuf>,
-        /// Write each launch as a launch file with its buffers into DIR (new or empty),
-        /// for `simcli run DIR/launch-N.json --check`.
-        #[arg(long, value_name = "DIR")]
-        save_launches: Option<PathBuf>,
-        /// The program and its arguments, after `--`.
-        #[arg(last = true, required = true, value_name = "PROGRAM")]
-        program: Vec<String>,
-    },
+    Exec(ExecCmd),
     /// Run a launch file and write what it executed as a kernel recording (docs/kernel-trace.md).
     ///
     /// The recording holds the module, each warp's steps, every memory
@@ -180,20 +94,18 @@ enum Cmd {
     /// without the launch's memory, with identical cycles and outputs.
     /// Both stream: each warp is written once it and the warps before it
     /// have finished, and read when its block becomes resident.
+    #[command(mut_args(reword(&[(
+        "sms",
+        "Number of SMs the blocks run on (default: the target's whole GPU)",
+    )])))]
     Record {
         /// The launch file (docs/launch-format.md).
         file: PathBuf,
         /// The recording to write.
         #[arg(short, long, value_name = "FILE")]
         output: PathBuf,
-        /// Target to simulate (default sm_90).
-        #[arg(long, value_name = "sm_XY")]
-        arch: Option<String>,
         #[command(flatten)]
-        config: ConfigArgs,
-        /// Number of SMs the blocks run on (default: the target's whole GPU).
-        #[arg(long, value_name = "N")]
-        sms: Option<usize>,
+        sim: SimArgs,
     },
     /// Print an SM configuration as TOML: every parameter with its source.
     ///
@@ -401,6 +313,132 @@ impl ConfigArgs {
     }
 }
 
+/// What every simulating command takes: the target, the SM configuration
+/// and the number of SMs. The help texts are `exec`'s; the other commands
+/// word theirs with [`reword`].
+#[derive(clap::Args, Debug)]
+struct SimArgs {
+    /// Target to simulate (default sm_90).
+    #[arg(long, value_name = "sm_XY")]
+    arch: Option<String>,
+    #[command(flatten)]
+    config: ConfigArgs,
+    /// Number of SMs (default: the target's whole GPU).
+    #[arg(long, value_name = "N")]
+    sms: Option<usize>,
+}
+
+impl SimArgs {
+    /// [`ConfigArgs::setup_new`] for this target.
+    fn setup_new(&self) -> Result<(Setup, Inputs)> {
+        self.config.setup_new(self.arch.clone())
+    }
+}
+
+/// Gives the arguments `texts` names (by id) their help text there, for
+/// `#[command(mut_args(..))]`: in place, so that they keep their order in
+/// the help and the shell completions (`mut_arg` would move them last).
+fn reword(texts: &'static [(&'static str, &'static str)]) -> impl FnMut(clap::Arg) -> clap::Arg {
+    move |a| match texts.iter().find(|(id, _)| a.get_id() == *id) {
+        Some((_, help)) => a.help(*help),
+        None => a,
+    }
+}
+
+/// [`SimArgs`] and the host threads that simulate the SMs.
+#[derive(clap::Args, Debug)]
+struct ThreadedSimArgs {
+    #[command(flatten)]
+    sim: SimArgs,
+    /// Host threads simulating SMs (default: the available cores).
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+}
+
+// `simcli run`'s arguments (its help is `Cmd::Run`'s doc comment: a doc
+// comment here would replace it).
+#[derive(clap::Args, Debug)]
+struct RunCmd {
+    /// Binary trace, kernel text, launch file (a JSON object) or kernel
+    /// recording, told apart by content (`-` reads standard input).
+    file: PathBuf,
+    #[command(flatten)]
+    sim: ThreadedSimArgs,
+    /// Launch files of more than 256 blocks: time one SM in eight and run the
+    /// others functionally (values exact, cycles estimated; docs/sampling.md).
+    #[arg(long)]
+    sample: bool,
+    /// Launch files: registers a thread (1 to 255), in place of the launch file's
+    /// `registers`; they limit the blocks an SM holds. Where neither says, registers
+    /// do not limit residency (docs/report-schema.md, `occupancy`).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=255))]
+    regs: Option<u32>,
+    /// Launch files: the buffers start in L2 as far as it holds them, as
+    /// when a kernel wrote them or a warm-up launch read them just before (default: in
+    /// DRAM, as just copied from the host; docs/launch-format.md, "Running one").
+    #[arg(long)]
+    warm: bool,
+    /// Report format (schema: docs/report-schema.md).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Also write every warp's final registers as JSON to FILE (before the report is printed).
+    /// Launch files: the warps of one block (--dump-block, default block 0).
+    #[arg(long, value_name = "FILE.json")]
+    dump_regs: Option<PathBuf>,
+    /// Launch files: the block (linear index in the grid) whose registers --dump-regs writes.
+    #[arg(long, value_name = "N", requires = "dump_regs")]
+    dump_block: Option<u32>,
+    /// Compare final registers with the trace's `.expect` records (a launch file's
+    /// outputs with its `expected` files; a recording's with its recorded bytes); exit 1 on a mismatch.
+    #[arg(long)]
+    check: bool,
+    /// Launch files and recordings: write each buffer's final bytes as DIR/<buffer>.bin
+    /// (a recording's output buffers only).
+    #[arg(long, value_name = "DIR")]
+    dump_buffers: Option<PathBuf>,
+    /// Write a Chrome/Perfetto timeline (Trace Event Format JSON) of issues, completions and stalls
+    /// (launch files: each block's, warp's and memory access's span).
+    #[arg(long, value_name = "FILE.json")]
+    timeline: Option<PathBuf>,
+    /// Instruction starts (launch files: events) drawn per SM in the timeline (the rest are left
+    /// out and counted).
+    #[arg(long, default_value_t = 50_000, value_name = "N")]
+    timeline_limit: usize,
+    /// Write the per-opcode statistics as long-format CSV (one row per opcode).
+    #[arg(long, value_name = "FILE.csv")]
+    opcode_csv: Option<PathBuf>,
+    /// Machine code each PTX instruction runs: `table`, the committed per-instruction
+    /// sequences (no tool needed), or `compiler`, each straight-line region assembled by
+    /// ptxas ($PTXAS or on PATH, with $NVDISASM, nvdisasm or cuobjdump) and the machine
+    /// instructions it emitted timed (docs/lowering.md). Kernel text and traces only.
+    #[arg(long, value_enum, default_value_t = Lowering::Table)]
+    lowering: Lowering,
+}
+
+// `simcli exec`'s arguments (its help is `Cmd::Exec`'s doc comment).
+#[derive(clap::Args, Debug)]
+struct ExecCmd {
+    #[command(flatten)]
+    sim: ThreadedSimArgs,
+    /// Sample launches of more than 256 blocks (docs/sampling.md).
+    #[arg(long)]
+    sample: bool,
+    /// Write one row per launch: FILE.json or FILE.csv.
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
+    /// The simulator's CUDA runtime library (default: libsim_cudart.so beside simcli);
+    /// CUDA 12 programs get libsim_cudart12.so from its folder.
+    #[arg(long, value_name = "FILE")]
+    runtime: Option<PathBuf>,
+    /// Write each launch as a launch file with its buffers into DIR (new or empty),
+    /// for `simcli run DIR/launch-N.json --check`.
+    #[arg(long, value_name = "DIR")]
+    save_launches: Option<PathBuf>,
+    /// The program and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "PROGRAM")]
+    program: Vec<String>,
+}
+
 /// `run --lowering`: where the machine code comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Lowering {
@@ -476,99 +514,56 @@ fn chain_text(e: &anyhow::Error) -> String {
 
 fn dispatch(cmd: Cmd) -> Result<ExitCode> {
     match cmd {
-        Cmd::Run {
-            file,
-            arch,
-            config,
-            sms,
-            threads,
-            sample,
-            regs,
-            warm,
-            format,
-            dump_regs,
-            dump_block,
-            check,
-            dump_buffers,
-            timeline,
-            timeline_limit,
-            opcode_csv,
-            lowering,
-        } => {
-            let (setup, inputs) = config.setup_new(arch)?;
-            // The same field names as the pattern above: clap's variant
-            // holds the flags, `RunArgs` the resolved setup beside them.
+        Cmd::Run(r) => {
+            let (setup, inputs) = r.sim.sim.setup_new()?;
             let args = RunArgs {
                 setup,
-                sms,
-                threads,
-                sample,
-                regs,
-                warm,
-                format,
-                dump_regs,
-                dump_block,
-                check,
-                timeline,
-                timeline_limit,
-                opcode_csv,
-                dump_buffers,
-                compiler: lowering == Lowering::Compiler,
+                sms: r.sim.sim.sms,
+                threads: r.sim.threads,
+                sample: r.sample,
+                regs: r.regs,
+                warm: r.warm,
+                format: r.format,
+                dump_regs: r.dump_regs,
+                dump_block: r.dump_block,
+                check: r.check,
+                timeline: r.timeline,
+                timeline_limit: r.timeline_limit,
+                opcode_csv: r.opcode_csv,
+                dump_buffers: r.dump_buffers,
+                compiler: r.lowering == Lowering::Compiler,
             };
-            commands::run::run(&file, &args, inputs)
+            commands::run::run(&r.file, &args, inputs)
         }
-        Cmd::Annotate {
-            file,
-            arch,
-            config,
-            sms,
-            threads,
-            hot,
-        } => {
-            let (setup, inputs) = config.setup_new(arch)?;
+        Cmd::Annotate { file, sim, hot } => {
+            let (setup, inputs) = sim.sim.setup_new()?;
             let args = commands::annotate::AnnotateArgs {
                 setup,
-                sms,
-                threads,
+                sms: sim.sim.sms,
+                threads: sim.threads,
                 hot,
             };
             commands::annotate::annotate(&file, &args, inputs)
         }
-        Cmd::Exec {
-            arch,
-            config,
-            sms,
-            threads,
-            sample,
-            report,
-            runtime,
-            save_launches,
-            program,
-        } => {
-            let (setup, inputs) = config.setup_new(arch)?;
+        Cmd::Exec(e) => {
+            let (setup, inputs) = e.sim.sim.setup_new()?;
             commands::exec::exec(&commands::exec::ExecArgs {
                 setup,
-                config: config.config.clone(),
-                sets: config.sets.clone(),
-                sms,
-                threads,
-                sample,
-                report,
-                runtime,
-                save_launches,
-                program,
+                config: e.sim.sim.config.config.clone(),
+                sets: e.sim.sim.config.sets.clone(),
+                sms: e.sim.sim.sms,
+                threads: e.sim.threads,
+                sample: e.sample,
+                report: e.report,
+                runtime: e.runtime,
+                save_launches: e.save_launches,
+                program: e.program,
                 inputs,
             })
         }
-        Cmd::Record {
-            file,
-            output,
-            arch,
-            config,
-            sms,
-        } => {
-            let (setup, inputs) = config.setup_new(arch)?;
-            commands::kernel::record(&file, &output, &setup, sms, inputs)
+        Cmd::Record { file, output, sim } => {
+            let (setup, inputs) = sim.setup_new()?;
+            commands::kernel::record(&file, &output, &setup, sim.sms, inputs)
         }
         Cmd::Config {
             arch,
@@ -594,9 +589,9 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
 /// The commands that take no simulation setup of their own.
 fn dispatch_tools(cmd: Cmd) -> Result<ExitCode> {
     match cmd {
-        Cmd::Run { .. }
+        Cmd::Run(_)
         | Cmd::Annotate { .. }
-        | Cmd::Exec { .. }
+        | Cmd::Exec(_)
         | Cmd::Record { .. }
         | Cmd::Config { .. }
         | Cmd::Calibrate { .. } => dispatch(cmd),
@@ -644,5 +639,62 @@ fn dispatch_tools(cmd: Cmd) -> Result<ExitCode> {
         }
         Cmd::Conform { files } => commands::isa::conform(&files),
         Cmd::Eval { arch, inst, inputs } => commands::isa::eval(&arch, &inst, &inputs),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The help text of argument `arg` of subcommand `cmd`.
+    fn help(cmd: &str, arg: &str) -> String {
+        let cli = Cli::command();
+        let sub = cli.find_subcommand(cmd).expect("a subcommand");
+        let a = sub.get_arguments().find(|a| a.get_id() == arg);
+        a.and_then(|a| a.get_help()).expect("help").to_string()
+    }
+
+    /// The shared simulation arguments take each command's own help text,
+    /// and stay where they were declared (after `file`, before `--sample`).
+    #[test]
+    fn simulating_commands_word_their_own_help() {
+        assert_eq!(
+            help("run", "arch"),
+            "Target to simulate (preset and semantics), e.g. sm_30, sm_53, sm_90"
+        );
+        assert_eq!(
+            help("annotate", "threads"),
+            "Host threads simulating SMs (as for `run`)"
+        );
+        assert_eq!(
+            help("exec", "sms"),
+            "Number of SMs (default: the target's whole GPU)"
+        );
+        assert_eq!(
+            help("record", "sms"),
+            "Number of SMs the blocks run on (default: the target's whole GPU)"
+        );
+        let cli = Cli::command();
+        let run = cli.find_subcommand("run").expect("run");
+        let ids: Vec<&str> = run
+            .get_arguments()
+            .map(|a| a.get_id().as_str())
+            .take(10)
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                "file",
+                "arch",
+                "config",
+                "sets",
+                "scheduler",
+                "max_cycles",
+                "max_instructions",
+                "sms",
+                "threads",
+                "sample"
+            ]
+        );
     }
 }

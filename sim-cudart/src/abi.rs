@@ -5,10 +5,9 @@
 //! Signatures are CUDA 13's (`cuda_runtime_api.h`, `crt/host_runtime.h`,
 //! `crt/device_functions.h` of the nvidia-cuda-runtime and -crt wheels).
 //!
-//! Entry points that only rename another share one definition
-//! (`c_aliases!`); the others keep their own signature, CUDA's, even where
-//! parameter lists repeat (`__cudaRegisterVar` and `__cudaRegisterManagedVar`,
-//! `cudaMemcpy2D` and `cudaMemcpy2DAsync`): a C declaration each, on purpose.
+//! Entry points that only rename another, or take its parameters and a
+//! few more that change nothing here, share one definition
+//! (`c_aliases!`); the others keep their own signature, CUDA's.
 
 use crate::err;
 use crate::graph::{Memset, Node};
@@ -134,32 +133,42 @@ pub fn unimplemented(name: &'static str) -> c_int {
 }
 
 /// Defines C entry points that take the same arguments and do the same
-/// thing (CUDA's aliases: `_ptsz`, `_v2`, cooperative launches): the
-/// parameter list and body once, then each name as
-/// `pub [unsafe] extern "C" fn NAME(..);`, spelled so that `build.rs`
-/// sees it implemented.
+/// thing (CUDA's aliases: `_ptsz`, `_v2`, cooperative launches, the
+/// `*Async` forms that run synchronously here): the parameter list and
+/// body once, then each name as `pub [unsafe] extern "C" fn NAME(..);`,
+/// spelled so that `build.rs` sees it implemented. A name may take more
+/// parameters after the shared ones, which the body leaves unread:
+/// `fn NAME(.., _s: *mut c_void);`.
 macro_rules! c_aliases {
+    (@fn [$($head:tt)*] ($($p:ident: $t:ty),* $(,)?) ($(, $x:ident: $xt:ty)* $(,)?)
+        -> $ret:ty $body:block) => {
+        $($head)* ($($p: $t,)* $($x: $xt),*) -> $ret $body
+    };
     (
         $params:tt -> $ret:ty $body:block
-        $($(#[$doc:meta])* pub unsafe extern "C" fn $name:ident(..);)+
+        $($(#[$doc:meta])* pub unsafe extern "C" fn $name:ident(.. $($extra:tt)*);)+
     ) => {
         $(
-            $(#[$doc])*
-            ///
-            /// # Safety
-            /// Each pointer is valid as CUDA documents it.
-            #[no_mangle]
-            pub unsafe extern "C" fn $name $params -> $ret $body
+            c_aliases!(@fn [
+                $(#[$doc])*
+                ///
+                /// # Safety
+                /// Each pointer is valid as CUDA documents it.
+                #[no_mangle]
+                pub unsafe extern "C" fn $name
+            ] $params ($($extra)*) -> $ret $body);
         )+
     };
     (
         $params:tt -> $ret:ty $body:block
-        $($(#[$doc:meta])* pub extern "C" fn $name:ident(..);)+
+        $($(#[$doc:meta])* pub extern "C" fn $name:ident(.. $($extra:tt)*);)+
     ) => {
         $(
-            $(#[$doc])*
-            #[no_mangle]
-            pub extern "C" fn $name $params -> $ret $body
+            c_aliases!(@fn [
+                $(#[$doc])*
+                #[no_mangle]
+                pub extern "C" fn $name
+            ] $params ($($extra)*) -> $ret $body);
         )+
     };
 }
@@ -716,34 +725,6 @@ pub unsafe extern "C" fn cudaMemcpyAsync(
         }
         // SAFETY: as the caller's.
         unsafe { copy(rt, dst, src, n, kind) }
-    })
-}
-
-/// `cudaMemcpy2D`: `height` rows of `width` bytes.
-///
-/// # Safety
-/// As CUDA documents it.
-#[no_mangle]
-pub unsafe extern "C" fn cudaMemcpy2D(
-    dst: *mut c_void,
-    dpitch: usize,
-    src: *const c_void,
-    spitch: usize,
-    width: usize,
-    height: usize,
-    kind: c_int,
-) -> c_int {
-    with(|rt| {
-        if width > dpitch || width > spitch {
-            return Err(Fail::code(err::INVALID_VALUE));
-        }
-        for r in 0..height {
-            let d = (dst as usize).wrapping_add(r * dpitch) as *mut c_void;
-            let s = (src as usize).wrapping_add(r * spitch) as *const c_void;
-            // SAFETY: each row lies in the caller's buffers.
-            unsafe { copy(rt, d, s, width, kind)? };
-        }
-        Ok(())
     })
 }
 

@@ -6,9 +6,8 @@
 //!
 //! Signatures are CUDA 13's (`cuda_runtime_api.h`, `driver_types.h` of
 //! the nvidia-cuda-runtime wheel). The `cudaGraphAdd*Node` entry points
-//! repeat one parameter list (`out`, `g`, `deps`, `n`, then the node's
-//! own) around shared helpers (`add_node`, `add_event_node`): each C
-//! entry point is its own function (issue 27).
+//! share one parameter list (`out`, `g`, `deps`, `n`, then the node's
+//! own), written once in `add_node_entries!`.
 
 use crate::abi::{c_aliases, copy, memset, pack_params, print_out, put, with, Dim3};
 use crate::err;
@@ -236,55 +235,6 @@ pub(crate) unsafe fn kernel_node(
     })
 }
 
-/// `cudaGraphAddKernelNode`: the arguments are read now, as CUDA reads
-/// them when the node is added.
-///
-/// # Safety
-/// As CUDA documents it: `p` points to valid parameters whose `args`
-/// hold a pointer per kernel parameter.
-#[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddKernelNode(
-    out: *mut *mut c_void,
-    g: *mut c_void,
-    deps: *const *mut c_void,
-    n: usize,
-    p: *const KernelNodeParams,
-) -> c_int {
-    with(|rt| {
-        // SAFETY: as the caller's.
-        let node = unsafe { kernel_node(rt, p, false)? };
-        // SAFETY: as the caller's.
-        unsafe { add_node(rt, out, g, deps, n, node) }
-    })
-}
-
-/// `cudaGraphAddMemcpyNode1D`.
-///
-/// # Safety
-/// As `cudaGraphAddEmptyNode`; the copy's pointers are read when the
-/// graph runs.
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn cudaGraphAddMemcpyNode1D(
-    out: *mut *mut c_void,
-    g: *mut c_void,
-    deps: *const *mut c_void,
-    n: usize,
-    dst: *mut c_void,
-    src: *const c_void,
-    count: usize,
-    kind: c_int,
-) -> c_int {
-    let node = Node::Copy {
-        dst: dst as u64,
-        src: src as u64,
-        n: count,
-        kind,
-    };
-    // SAFETY: as the caller's.
-    with(|rt| unsafe { add_node(rt, out, g, deps, n, node) })
-}
-
 /// `cudaMemsetParams`.
 #[repr(C)]
 pub struct MemsetParams {
@@ -319,26 +269,6 @@ pub(crate) unsafe fn memset_node(p: *const MemsetParams) -> Res<Node> {
     }))
 }
 
-/// `cudaGraphAddMemsetNode`: rows of elements of 1, 2 or 4 bytes.
-///
-/// # Safety
-/// As `cudaGraphAddEmptyNode`; `p` points to valid parameters.
-#[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddMemsetNode(
-    out: *mut *mut c_void,
-    g: *mut c_void,
-    deps: *const *mut c_void,
-    n: usize,
-    p: *const MemsetParams,
-) -> c_int {
-    with(|rt| {
-        // SAFETY: as the caller's.
-        let node = unsafe { memset_node(p)? };
-        // SAFETY: as the caller's.
-        unsafe { add_node(rt, out, g, deps, n, node) }
-    })
-}
-
 /// `cudaHostNodeParams`.
 #[repr(C)]
 pub struct HostNodeParams {
@@ -361,91 +291,108 @@ pub(crate) unsafe fn host_node(p: *const HostNodeParams) -> Res<Node> {
     })
 }
 
-/// `cudaGraphAddHostNode`.
-///
-/// # Safety
-/// As `cudaGraphAddEmptyNode`; `p` points to valid parameters whose
-/// function takes their data.
-#[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddHostNode(
-    out: *mut *mut c_void,
-    g: *mut c_void,
-    deps: *const *mut c_void,
-    n: usize,
-    p: *const HostNodeParams,
-) -> c_int {
-    with(|rt| {
+/// Defines `cudaGraphAdd*Node` entry points: each takes `out`, `g`, `deps`
+/// and `n` (written `..`: where the new node's handle goes, its graph and
+/// dependencies), then its own parameters, from which `$node` (a
+/// `Res<Node>`, the runtime `$rt`) makes the node added.
+macro_rules! add_node_entries {
+    ($(
+        $(#[$attr:meta])*
+        pub unsafe extern "C" fn $name:ident(.. $(, $p:ident: $t:ty)* $(,)?) => |$rt:ident| $node:expr;
+    )+) => {
+        $(
+            $(#[$attr])*
+            #[no_mangle]
+            pub unsafe extern "C" fn $name(
+                out: *mut *mut c_void,
+                g: *mut c_void,
+                deps: *const *mut c_void,
+                n: usize,
+                $($p: $t),*
+            ) -> c_int {
+                with(|$rt| {
+                    let node: Node = $node?;
+                    // SAFETY: as the caller's.
+                    unsafe { add_node($rt, out, g, deps, n, node) }
+                })
+            }
+        )+
+    };
+}
+
+add_node_entries! {
+    /// `cudaGraphAddKernelNode`: the arguments are read now, as CUDA reads
+    /// them when the node is added.
+    ///
+    /// # Safety
+    /// As `cudaGraphAddEmptyNode`; `p` points to valid parameters whose
+    /// `args` hold a pointer per kernel parameter.
+    pub unsafe extern "C" fn cudaGraphAddKernelNode(.., p: *const KernelNodeParams) => |rt|
         // SAFETY: as the caller's.
-        let node = unsafe { host_node(p)? };
+        unsafe { kernel_node(rt, p, false) };
+
+    /// `cudaGraphAddMemcpyNode1D`.
+    ///
+    /// # Safety
+    /// As `cudaGraphAddEmptyNode`; the copy's pointers are read when the
+    /// graph runs.
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe extern "C" fn cudaGraphAddMemcpyNode1D(
+        ..,
+        dst: *mut c_void,
+        src: *const c_void,
+        count: usize,
+        kind: c_int
+    ) => |rt| Res::Ok(Node::Copy {
+        dst: dst as u64,
+        src: src as u64,
+        n: count,
+        kind,
+    });
+
+    /// `cudaGraphAddMemsetNode`: rows of elements of 1, 2 or 4 bytes.
+    ///
+    /// # Safety
+    /// As `cudaGraphAddEmptyNode`; `p` points to valid parameters.
+    pub unsafe extern "C" fn cudaGraphAddMemsetNode(.., p: *const MemsetParams) => |rt|
         // SAFETY: as the caller's.
-        unsafe { add_node(rt, out, g, deps, n, node) }
-    })
-}
+        unsafe { memset_node(p) };
 
-/// `cudaGraphAddEmptyNode`: a join point.
-///
-/// # Safety
-/// `out` is valid for a write; `deps` for `n` reads (or null with `n` 0).
-#[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddEmptyNode(
-    out: *mut *mut c_void,
-    g: *mut c_void,
-    deps: *const *mut c_void,
-    n: usize,
-) -> c_int {
-    // SAFETY: as the caller's.
-    with(|rt| unsafe { add_node(rt, out, g, deps, n, Node::Empty) })
-}
-
-/// `cudaGraphAddEventRecordNode`: the event is recorded when the node runs.
-///
-/// # Safety
-/// As `cudaGraphAddEmptyNode`.
-#[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddEventRecordNode(
-    out: *mut *mut c_void,
-    g: *mut c_void,
-    deps: *const *mut c_void,
-    n: usize,
-    e: *mut c_void,
-) -> c_int {
-    // SAFETY: as the caller's.
-    unsafe { add_event_node((out, g, deps, n), e, Node::EventRecord) }
-}
-
-/// `cudaGraphAddEventWaitNode`: a wait on the event when the node runs.
-///
-/// # Safety
-/// As `cudaGraphAddEmptyNode`.
-#[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddEventWaitNode(
-    out: *mut *mut c_void,
-    g: *mut c_void,
-    deps: *const *mut c_void,
-    n: usize,
-    e: *mut c_void,
-) -> c_int {
-    // SAFETY: as the caller's.
-    unsafe { add_event_node((out, g, deps, n), e, Node::EventWait) }
-}
-
-/// `cudaGraphAddChildGraphNode`: a copy of `child`'s nodes as they are now.
-///
-/// # Safety
-/// As `cudaGraphAddEmptyNode`.
-#[no_mangle]
-pub unsafe extern "C" fn cudaGraphAddChildGraphNode(
-    out: *mut *mut c_void,
-    g: *mut c_void,
-    deps: *const *mut c_void,
-    n: usize,
-    child: *mut c_void,
-) -> c_int {
-    with(|rt| {
-        let nodes = rt.graphs.nodes_of(child as u64)?.to_vec();
+    /// `cudaGraphAddHostNode`.
+    ///
+    /// # Safety
+    /// As `cudaGraphAddEmptyNode`; `p` points to valid parameters whose
+    /// function takes their data.
+    pub unsafe extern "C" fn cudaGraphAddHostNode(.., p: *const HostNodeParams) => |rt|
         // SAFETY: as the caller's.
-        unsafe { add_node(rt, out, g, deps, n, Node::Child(nodes)) }
-    })
+        unsafe { host_node(p) };
+
+    /// `cudaGraphAddEmptyNode`: a join point.
+    ///
+    /// # Safety
+    /// `out` is valid for a write; `deps` for `n` reads (or null with `n` 0).
+    pub unsafe extern "C" fn cudaGraphAddEmptyNode(..) => |rt| Res::Ok(Node::Empty);
+
+    /// `cudaGraphAddEventRecordNode`: the event is recorded when the node runs.
+    ///
+    /// # Safety
+    /// As `cudaGraphAddEmptyNode`.
+    pub unsafe extern "C" fn cudaGraphAddEventRecordNode(.., e: *mut c_void) => |rt|
+        rt.event_check(e as u64).map(|()| Node::EventRecord(e as u64));
+
+    /// `cudaGraphAddEventWaitNode`: a wait on the event when the node runs.
+    ///
+    /// # Safety
+    /// As `cudaGraphAddEmptyNode`.
+    pub unsafe extern "C" fn cudaGraphAddEventWaitNode(.., e: *mut c_void) => |rt|
+        rt.event_check(e as u64).map(|()| Node::EventWait(e as u64));
+
+    /// `cudaGraphAddChildGraphNode`: a copy of `child`'s nodes as they are now.
+    ///
+    /// # Safety
+    /// As `cudaGraphAddEmptyNode`.
+    pub unsafe extern "C" fn cudaGraphAddChildGraphNode(.., child: *mut c_void) => |rt|
+        rt.graphs.nodes_of(child as u64).map(|c| Node::Child(c.to_vec()));
 }
 
 // ---- executable graphs ----
@@ -600,21 +547,4 @@ unsafe fn maybe_put<T>(p: *mut T, v: T) {
         // SAFETY: non-null, and valid by the caller's contract.
         unsafe { p.write_unaligned(v) };
     }
-}
-
-/// An event node (`make` its kind) of event `e` added to graph `g`, as
-/// `cudaGraphAddEvent{Record,Wait}Node` do.
-///
-/// # Safety
-/// As `cudaGraphAddEmptyNode`.
-unsafe fn add_event_node(
-    (out, g, deps, n): (*mut *mut c_void, *mut c_void, *const *mut c_void, usize),
-    e: *mut c_void,
-    make: fn(u64) -> Node,
-) -> c_int {
-    with(|rt| {
-        rt.event_check(e as u64)?;
-        // SAFETY: as the caller's.
-        unsafe { add_node(rt, out, g, deps, n, make(e as u64)) }
-    })
 }

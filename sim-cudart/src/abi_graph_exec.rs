@@ -9,9 +9,8 @@
 //! `cudaGraphExecUpdateResultInfo`, and leaves the graph as it was.
 //!
 //! Signatures are CUDA 13's (`cuda_runtime_api.h`, `driver_types.h`).
-//! Entry points of one signature (the `*SetEvent` pair, the `*SetParams`
-//! ones) repeat their parameter lists around one shared helper: each C
-//! entry point is its own function (issue 27).
+//! The `*SetEvent` pair shares its signature and body
+//! (`set_event_entries!`).
 
 use crate::abi::{put, with};
 use crate::abi_graph::MemsetParams;
@@ -226,36 +225,28 @@ pub unsafe extern "C" fn cudaGraphExecHostNodeSetParams(
     })
 }
 
-/// `cudaGraphExecEventRecordNodeSetEvent`.
-#[no_mangle]
-pub extern "C" fn cudaGraphExecEventRecordNodeSetEvent(
-    e: *mut c_void,
-    node: *mut c_void,
-    ev: *mut c_void,
-) -> c_int {
-    exec_set_event(
-        e,
-        node,
-        ev,
-        Node::EventRecord,
-        "cudaGraphExecEventRecordNodeSetEvent",
-    )
+/// Defines `cudaGraphExecEvent{Record,Wait}NodeSetEvent`: an event node
+/// of executable graph `e` set to event `ev` (`$make` the node's kind).
+macro_rules! set_event_entries {
+    ($($(#[$doc:meta])* pub extern "C" fn $name:ident(..) => $make:path;)+) => {
+        $(
+            $(#[$doc])*
+            #[no_mangle]
+            pub extern "C" fn $name(e: *mut c_void, node: *mut c_void, ev: *mut c_void) -> c_int {
+                with(|rt| {
+                    rt.event_check(ev as u64)?;
+                    exec_set(rt, e as u64, node as u64, $make(ev as u64), stringify!($name))
+                })
+            }
+        )+
+    };
 }
 
-/// `cudaGraphExecEventWaitNodeSetEvent`.
-#[no_mangle]
-pub extern "C" fn cudaGraphExecEventWaitNodeSetEvent(
-    e: *mut c_void,
-    node: *mut c_void,
-    ev: *mut c_void,
-) -> c_int {
-    exec_set_event(
-        e,
-        node,
-        ev,
-        Node::EventWait,
-        "cudaGraphExecEventWaitNodeSetEvent",
-    )
+set_event_entries! {
+    /// `cudaGraphExecEventRecordNodeSetEvent`.
+    pub extern "C" fn cudaGraphExecEventRecordNodeSetEvent(..) => Node::EventRecord;
+    /// `cudaGraphExecEventWaitNodeSetEvent`.
+    pub extern "C" fn cudaGraphExecEventWaitNodeSetEvent(..) => Node::EventWait;
 }
 
 /// `cudaGraphExecUpdateResultInfo`.
@@ -313,21 +304,6 @@ pub unsafe extern "C" fn cudaGraphExecUpdate(
             )),
             None => Ok(()),
         }
-    })
-}
-
-/// An event node of executable graph `e` set to event `ev` (`make` the
-/// node's kind), as `cudaGraphExecEvent{Record,Wait}NodeSetEvent` do.
-fn exec_set_event(
-    e: *mut c_void,
-    node: *mut c_void,
-    ev: *mut c_void,
-    make: fn(u64) -> Node,
-    name: &'static str,
-) -> c_int {
-    with(|rt| {
-        rt.event_check(ev as u64)?;
-        exec_set(rt, e as u64, node as u64, make(ev as u64), name)
     })
 }
 

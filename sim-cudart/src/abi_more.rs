@@ -60,25 +60,34 @@ pub unsafe extern "C" fn cudaMallocPitch(
     })
 }
 
-/// `cudaMemcpy2DAsync` (synchronous here). Its parameter list repeats
-/// `cudaMemcpy2D`'s, the C entry point's own (issue 27).
-///
-/// # Safety
-/// As CUDA documents it.
-#[no_mangle]
-#[allow(clippy::too_many_arguments)]
-pub unsafe extern "C" fn cudaMemcpy2DAsync(
-    dst: *mut c_void,
-    dpitch: usize,
-    src: *const c_void,
-    spitch: usize,
-    width: usize,
-    height: usize,
-    kind: c_int,
-    _s: *mut c_void,
-) -> c_int {
-    // SAFETY: as the caller's.
-    unsafe { crate::abi::cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind) }
+c_aliases! {
+    (
+        dst: *mut c_void,
+        dpitch: usize,
+        src: *const c_void,
+        spitch: usize,
+        width: usize,
+        height: usize,
+        kind: c_int,
+    ) -> c_int {
+        with(|rt| {
+            if width > dpitch || width > spitch {
+                return Err(Fail::code(err::INVALID_VALUE));
+            }
+            for r in 0..height {
+                let d = (dst as usize).wrapping_add(r * dpitch) as *mut c_void;
+                let s = (src as usize).wrapping_add(r * spitch) as *const c_void;
+                // SAFETY: each row lies in the caller's buffers.
+                unsafe { copy(rt, d, s, width, kind)? };
+            }
+            Ok(())
+        })
+    }
+    /// `cudaMemcpy2D`: `height` rows of `width` bytes.
+    pub unsafe extern "C" fn cudaMemcpy2D(..);
+    /// `cudaMemcpy2DAsync` (synchronous here).
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe extern "C" fn cudaMemcpy2DAsync(.., _s: *mut c_void);
 }
 
 /// `cudaMemset2D`: `height` rows of `width` bytes, `pitch` apart.

@@ -10,7 +10,9 @@ use crate::err;
 use crate::host::HostBlock;
 use crate::props::Facts;
 use crate::protocol::{LaunchRow, Settings};
-use sim_kernel::device::{Device, DeviceError, FuncInfo, LaunchExtras, ModuleId, ParamSlot};
+use sim_kernel::device::{
+    Device, DeviceError, FuncInfo, LaunchExtras, LaunchShape, ModuleId, ParamSlot,
+};
 use std::collections::HashMap;
 use std::io::Write;
 
@@ -453,9 +455,12 @@ impl Runtime {
         let sim = self.sim()?;
         let sms = sim.device.options().sms;
         let extras = LaunchExtras { registers, envreg };
-        let r = sim
-            .device
-            .launch_with(m, &k.name, c.grid, c.block, shared, params, &extras);
+        let shape = LaunchShape {
+            grid: c.grid,
+            block: c.block,
+            dynamic_shared: shared,
+        };
+        let r = sim.device.launch_with(m, &k.name, shape, params, &extras);
         self.launches += 1;
         if let Some(s) = &saving {
             let after = match &r {

@@ -572,46 +572,30 @@ impl Device {
         dynamic_shared: u32,
         params: &[u8],
     ) -> Result<Launched, DeviceError> {
-        self.launch_with_registers(m, entry, grid, block, dynamic_shared, params, None)
-    }
-
-    // `launch` stays beside it (its callers and tests call it): its parameter
-    // list repeats this one's less `registers`, as a Rust signature must.
-    /// [`Device::launch`] of a kernel whose threads have `registers` each
-    /// (what ptxas allocated, from the program's machine code: the register
-    /// file then limits the blocks an SM holds, as a launch file's
-    /// `registers` does; the device's own `registers` option overrides it).
-    #[allow(clippy::too_many_arguments)]
-    pub fn launch_with_registers(
-        &mut self,
-        m: ModuleId,
-        entry: &str,
-        grid: [u32; 3],
-        block: [u32; 3],
-        dynamic_shared: u32,
-        params: &[u8],
-        registers: Option<u32>,
-    ) -> Result<Launched, DeviceError> {
-        let extras = LaunchExtras {
-            registers,
-            ..LaunchExtras::default()
+        let shape = LaunchShape {
+            grid,
+            block,
+            dynamic_shared,
         };
-        self.launch_with(m, entry, grid, block, dynamic_shared, params, &extras)
+        self.launch_with(m, entry, shape, params, &LaunchExtras::default())
     }
 
-    /// [`Device::launch`] with what [`LaunchExtras`] gives: the threads'
-    /// registers, the environment registers' values.
-    #[allow(clippy::too_many_arguments)]
+    /// [`Device::launch`] of a kernel of shape `shape` with what
+    /// [`LaunchExtras`] gives: the threads' registers, the environment
+    /// registers' values.
     pub fn launch_with(
         &mut self,
         m: ModuleId,
         entry: &str,
-        grid: [u32; 3],
-        block: [u32; 3],
-        dynamic_shared: u32,
+        shape: LaunchShape,
         params: &[u8],
         extras: &LaunchExtras,
     ) -> Result<Launched, DeviceError> {
+        let LaunchShape {
+            grid,
+            block,
+            dynamic_shared,
+        } = shape;
         let registers = extras.registers;
         self.alive()?;
         self.ensure_inlined(m, entry)?;
@@ -710,11 +694,25 @@ impl Device {
     }
 }
 
-/// What a launch gives besides its shape, shared memory and parameters.
+/// A launch's shape: its grid and block of threads, and the bytes of
+/// dynamic shared memory a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaunchShape {
+    /// Blocks in the grid, x, y, z.
+    pub grid: [u32; 3],
+    /// Threads in a block, x, y, z.
+    pub block: [u32; 3],
+    /// Dynamic shared memory a block, in bytes.
+    pub dynamic_shared: u32,
+}
+
+/// What a launch gives besides its shape and parameters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LaunchExtras {
-    /// Registers a thread, as ptxas allocated them
-    /// ([`Device::launch_with_registers`]).
+    /// Registers a thread, as ptxas allocated them (from the program's
+    /// machine code): the register file then limits the blocks an SM
+    /// holds, as a launch file's `registers` does; the device's own
+    /// `registers` option overrides it.
     pub registers: Option<u32>,
     /// What `%envreg0`..`%envreg31` read, zeros where nothing is given.
     /// CUDA's runtime gives a cooperative launch's grid workspace (8

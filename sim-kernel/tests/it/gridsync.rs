@@ -7,6 +7,7 @@
 //! traps, as on a GPU.
 
 use crate::device::ints;
+use sim_kernel::device::LaunchShape;
 use sim_kernel::{Device, DeviceError, KernelError, LaunchExtras, Launched, RunOptions};
 
 const PTX: &str = include_str!("../data/gridsync/gridsync.ptx");
@@ -53,7 +54,12 @@ fn run(
     if cooperative {
         (extras.envreg[1], extras.envreg[2]) = ((ws >> 32) as u32, ws as u32);
     }
-    let launched = d.launch_with(m, "twice", [blocks, 1, 1], [256, 1, 1], 0, &params, &extras)?;
+    let shape = LaunchShape {
+        grid: [blocks, 1, 1],
+        block: [256, 1, 1],
+        dynamic_shared: 0,
+    };
+    let launched = d.launch_with(m, "twice", shape, &params, &extras)?;
     Ok(Ran {
         out: ints(&d, out, n as usize),
         buf: ints(&d, buf, n as usize),

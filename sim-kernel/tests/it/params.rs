@@ -100,43 +100,21 @@ fn a_kind_that_does_not_fit_its_parameter_is_refused() {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    // A table of cases, each an input and ptxas-worded message: it stays
-    // case by case so each message is read whole.
+    // A table of cases, a row each: the parameter whose argument changes,
+    // the argument, and the ptxas-worded message, read whole.
+    #[rustfmt::skip]
     let cases = [
-        (
-            with(1, r#"{"u64": 1}"#),
-            "parameter 1 (params_mix_param_1) of params_mix is .f64 (8 bytes); the launch gives u64 (8 bytes): the types differ",
-        ),
-        (
-            with(1, r#"{"f32": 1}"#),
-            "parameter 1 (params_mix_param_1) of params_mix is .f64 (8 bytes); the launch gives f32 (4 bytes): the types differ",
-        ),
-        (
-            with(0, r#"{"u32": 1}"#),
-            "parameter 0 (params_mix_param_0) of params_mix is .u64 (8 bytes); the launch gives u32 (4 bytes): the types differ",
-        ),
-        (
-            with(1, r#"{"buffer": "b"}"#),
-            "parameter 1 (params_mix_param_1) of params_mix is .f64 (8 bytes); the launch gives buffer (8 bytes): a buffer's address binds only to a 64-bit .u64, .s64 or .b64",
-        ),
-        (
-            with(2, r#"{"s16": 1}"#),
-            "parameter 2 (params_mix_param_2) of params_mix is .u8 (1 bytes); the launch gives s16 (2 bytes): the types differ",
-        ),
-        (
-            with(5, r#"{"bytes": [1, 2]}"#),
-            "parameter 5 (params_mix_param_5) of params_mix is .b8[16] (16 bytes); the launch gives 2 bytes (2 bytes): the lengths differ",
-        ),
-        (
-            with(5, r#"{"u64": 1}"#),
-            "parameter 5 (params_mix_param_5) of params_mix is .b8[16] (16 bytes); the launch gives u64 (8 bytes): an array parameter (a struct) takes `bytes`",
-        ),
-        (
-            with(3, r#"{"bytes": "0100"}"#),
-            "parameter 3 (params_mix_param_3) of params_mix is .u16 (2 bytes); the launch gives 2 bytes (2 bytes): bytes bind to an array parameter (a struct) or a .bN of their length",
-        ),
+        (1, r#"{"u64": 1}"#, "parameter 1 (params_mix_param_1) of params_mix is .f64 (8 bytes); the launch gives u64 (8 bytes): the types differ"),
+        (1, r#"{"f32": 1}"#, "parameter 1 (params_mix_param_1) of params_mix is .f64 (8 bytes); the launch gives f32 (4 bytes): the types differ"),
+        (0, r#"{"u32": 1}"#, "parameter 0 (params_mix_param_0) of params_mix is .u64 (8 bytes); the launch gives u32 (4 bytes): the types differ"),
+        (1, r#"{"buffer": "b"}"#, "parameter 1 (params_mix_param_1) of params_mix is .f64 (8 bytes); the launch gives buffer (8 bytes): a buffer's address binds only to a 64-bit .u64, .s64 or .b64"),
+        (2, r#"{"s16": 1}"#, "parameter 2 (params_mix_param_2) of params_mix is .u8 (1 bytes); the launch gives s16 (2 bytes): the types differ"),
+        (5, r#"{"bytes": [1, 2]}"#, "parameter 5 (params_mix_param_5) of params_mix is .b8[16] (16 bytes); the launch gives 2 bytes (2 bytes): the lengths differ"),
+        (5, r#"{"u64": 1}"#, "parameter 5 (params_mix_param_5) of params_mix is .b8[16] (16 bytes); the launch gives u64 (8 bytes): an array parameter (a struct) takes `bytes`"),
+        (3, r#"{"bytes": "0100"}"#, "parameter 3 (params_mix_param_3) of params_mix is .u16 (2 bytes); the launch gives 2 bytes (2 bytes): bytes bind to an array parameter (a struct) or a .bN of their length"),
     ];
-    for (params, want) in cases {
+    for (k, arg, want) in cases {
+        let params = with(k, arg);
         assert_eq!(refused("params_mix", &params), want, "{params}");
     }
     // An f32 for an int (.u32 as nvcc declares it): refused, not bit-cast.
