@@ -357,4 +357,60 @@ mod tests {
             0x7f80_0000
         );
     }
+
+    /// IEEE 754's directed fma, cases worked by hand: the sticky of a far
+    /// smaller addend, overflow to the largest finite or infinity, exact
+    /// zeros' signs, subnormal results.
+    #[test]
+    fn directed_fma_f64() {
+        let f = |a: f64, b: f64, c: f64, m: Round| {
+            f64::from_bits(fma_f64(a.to_bits(), b.to_bits(), c.to_bits(), m))
+        };
+        let t = 2f64.powi(-60);
+        // 1 + 2^-120 (as 2^-60 * 2^-60): up rounds to 1 + 2^-52.
+        assert_eq!(f(t, t, 1.0, Round::Up), 1.0 + f64::EPSILON);
+        assert_eq!(f(t, t, 1.0, Round::Down), 1.0);
+        assert_eq!(f(t, t, 1.0, Round::Zero), 1.0);
+        // 1 - 2^-120: below 1 the step is 2^-53.
+        assert_eq!(f(-t, t, 1.0, Round::Down), 1.0 - f64::EPSILON / 2.0);
+        assert_eq!(f(-t, t, 1.0, Round::Zero), 1.0 - f64::EPSILON / 2.0);
+        assert_eq!(f(-t, t, 1.0, Round::Up), 1.0);
+        // A product far above c: c is only a sticky.
+        assert_eq!(f(3.0, 1.0, -t * t, Round::Zero), 3.0 - 2.0 * f64::EPSILON);
+        assert_eq!(f(3.0, 1.0, -t * t, Round::Up), 3.0);
+        // Overflow: the largest finite toward zero, infinity only away.
+        let big = f64::MAX;
+        assert_eq!(f(big, 2.0, 0.0, Round::Zero), big);
+        assert_eq!(f(big, 2.0, 0.0, Round::Down), big);
+        assert_eq!(f(big, 2.0, 0.0, Round::Up), f64::INFINITY);
+        assert_eq!(f(-big, 2.0, 0.0, Round::Down), f64::NEG_INFINITY);
+        assert_eq!(f(-big, 2.0, 0.0, Round::Up), -big);
+        // Exact zeros: -0 only rounding down when the signs differ.
+        let sign = |v: f64| v.to_bits() >> 63;
+        assert_eq!(sign(f(1.0, 1.0, -1.0, Round::Down)), 1);
+        assert_eq!(sign(f(1.0, 1.0, -1.0, Round::Zero)), 0);
+        assert_eq!(sign(f(0.0, -1.0, 0.0, Round::Up)), 0);
+        assert_eq!(sign(f(0.0, -1.0, 0.0, Round::Down)), 1);
+        assert_eq!(sign(f(0.0, -1.0, -0.0, Round::Up)), 1);
+        // Subnormal: 2^-1074 * 0.75 is 0 toward zero or down, 2^-1074 up.
+        let tiny = f64::from_bits(1);
+        assert_eq!(f(tiny, 0.75, 0.0, Round::Zero), 0.0);
+        assert_eq!(f(tiny, 0.75, 0.0, Round::Up), tiny);
+        assert_eq!(f(-tiny, 0.75, 0.0, Round::Down), -tiny);
+        // NaN and infinities: the host's fma (no rounding applies).
+        assert!(f(f64::NAN, 1.0, 1.0, Round::Zero).is_nan());
+        assert_eq!(f(f64::INFINITY, 1.0, 1.0, Round::Down), f64::INFINITY);
+    }
+
+    /// tf32: the f32 word's top 19 bits, so `1 + 2^-11` (bit 12) is 1.
+    #[test]
+    fn tf32_dot() {
+        let one = 0x3f80_0000u64 >> 13;
+        let almost = (0x3f80_0000u64 | 1 << 12) >> 13;
+        assert_eq!(almost, one);
+        assert_eq!(
+            half_dot(Elem::Tf32, Elem::F32, &[one; 4], &[one; 4], 0),
+            0x4080_0000
+        );
+    }
 }
