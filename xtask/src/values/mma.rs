@@ -335,7 +335,7 @@ pub(super) fn f64_value(rng: &mut Rng, p: Profile) -> u64 {
 }
 
 /// The warp's inputs for one vector: the image and each register's lanes.
-fn inputs(rng: &mut Rng, text: &str, regs: &[Reg]) -> (Vec<u8>, Vec<[u64; LANES]>) {
+fn inputs(rng: &mut Rng, text: &str, regs: &[Reg]) -> Inputs {
     let p = Profile::pick(rng);
     let image: Vec<u8> = (0..IMAGE).map(|_| rng.next_u64() as u8).collect();
     let addr = address(text);
@@ -387,6 +387,9 @@ fn hex(b: &[u8]) -> String {
     })
 }
 
+/// One input set: the memory image and each register's lanes.
+pub(super) type Inputs = (Vec<u8>, Vec<[u64; LANES]>);
+
 /// A family of warp forms and how its vectors are made.
 pub(super) struct Family {
     /// `family` of the vectors and `--family` of the command.
@@ -403,7 +406,7 @@ pub(super) struct Family {
     /// Input sets of a form, given `--inputs`.
     pub count: fn(&str, usize) -> usize,
     /// One input set: the image and each register's lanes.
-    pub inputs: fn(&mut Rng, &str, &[Reg]) -> (Vec<u8>, Vec<[u64; LANES]>),
+    pub inputs: fn(&mut Rng, &str, &[Reg]) -> Inputs,
 }
 
 /// Runs `prog` on one input set; returns the vector line.

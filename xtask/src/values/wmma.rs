@@ -11,7 +11,7 @@
 use super::kernel::Reg;
 use super::mma::{
     address, bytes4, f32_value, f64_value, frame_kernel, half, run_family, s32_value, Family,
-    Frame, Profile,
+    Frame, Inputs, Profile,
 };
 use super::Opts;
 use crate::rng::Rng;
@@ -321,7 +321,7 @@ fn value(rng: &mut Rng, ty: &str, p: Profile) -> u64 {
 }
 
 /// The warp's inputs for one vector (the module doc).
-fn inputs(rng: &mut Rng, text: &str, regs: &[Reg]) -> (Vec<u8>, Vec<[u64; LANES]>) {
+fn inputs(rng: &mut Rng, text: &str, regs: &[Reg]) -> Inputs {
     let p = Profile::pick(rng);
     let img = image(text);
     let img_bytes: Vec<u8> = (0..img).map(|_| rng.next_u64() as u8).collect();
