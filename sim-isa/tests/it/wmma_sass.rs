@@ -26,18 +26,20 @@ fn every_wmma_form_agrees_with_the_machine_code() {
     // s8 and u8 with and without .satfinite (27); the other three layout
     // pairs of m16n16k16 f16 and of tf32 (6); tf32 row.col; f64 in five
     // roundings; s4/u4 with and without .satfinite (4); b1 .xor/.and.popc.
-    // 140 loads and 44 stores: every fragment, type and layout of each
+    // 144 loads and 46 stores: every fragment, type and layout of each
     // shape from global memory (88 + 26), the shapes but m32n8k16 and
-    // m8n32k16 from shared (44 + 14), and m16n16k16 f16/f32 with a stride
-    // register (8 + 4).
-    assert_eq!(per_form.len(), 229, "{per_form:?}");
-    for (prefix, n) in [("wmma.mma", 45), ("wmma.load", 140), ("wmma.store", 44)] {
+    // m8n32k16 from shared (44 + 14), m16n16k16 f16/f32 with a stride
+    // register (8 + 4), and six through generic addresses (4 + 2).
+    assert_eq!(per_form.len(), 235, "{per_form:?}");
+    for (prefix, n) in [("wmma.mma", 45), ("wmma.load", 144), ("wmma.store", 46)] {
         let got = per_form.keys().filter(|k| k.starts_with(prefix)).count();
         assert_eq!(got, n, "{prefix}");
     }
     let count = |f: &dyn Fn(&str) -> bool| per_form.keys().filter(|k| f(k)).count();
     assert_eq!(count(&|k| k.contains(".shared.")), 58);
     assert_eq!(count(&|k| k.ends_with(", %r9;")), 12);
+    let generic = |k: &str| !k.starts_with("wmma.mma") && !k.contains(".global.");
+    assert_eq!(count(&|k| generic(k) && !k.contains(".shared.")), 6);
     // Sixteen input sets of each row.col form of the opcodes the mma
     // vectors lack (tf32, f64, 4-bit, b1), four of the other wmma.mma
     // forms, two of each load and store.

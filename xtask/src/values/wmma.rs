@@ -79,8 +79,8 @@ fn list(ty: &str, first: usize, n: usize) -> String {
     format!("{{{}}}", r.join(", "))
 }
 
-/// A load (`frag` `a`, `b`, `c`) or store (`d`) in `space`, with or without
-/// a stride register.
+/// A load (`frag` `a`, `b`, `c`) or store (`d`) in `space` (`""`: generic),
+/// with or without a stride register.
 fn ldst(shape: &str, frag: &str, lay: &str, space: &str, ty: &str, stride: bool) -> String {
     let (addr, frag_list) = (
         if space == "shared" {
@@ -95,10 +95,15 @@ fn ldst(shape: &str, frag: &str, lay: &str, space: &str, ty: &str, stride: bool)
     } else {
         String::new()
     };
-    if frag == "d" {
-        format!("wmma.store.d.sync.aligned.{lay}.{shape}.{space}.{ty} {addr}, {frag_list}{s};")
+    let space = if space.is_empty() {
+        String::new()
     } else {
-        format!("wmma.load.{frag}.sync.aligned.{lay}.{shape}.{space}.{ty} {frag_list}, {addr}{s};")
+        format!(".{space}")
+    };
+    if frag == "d" {
+        format!("wmma.store.d.sync.aligned.{lay}.{shape}{space}.{ty} {addr}, {frag_list}{s};")
+    } else {
+        format!("wmma.load.{frag}.sync.aligned.{lay}.{shape}{space}.{ty} {frag_list}, {addr}{s};")
     }
 }
 
@@ -122,7 +127,7 @@ fn mma(shape: &str, lays: &str, ab: &str, d: &str, c: &str, pre: &str, post: &st
 /// Every load and store: each fragment of each shape and type in each
 /// layout it takes, from global memory; from shared memory for
 /// m16n16k16's, f64's, tf32's, and the sub-byte shapes'; a stride register
-/// on m16n16k16 f16 and f32.
+/// on m16n16k16 f16 and f32; six through generic addresses.
 fn ldst_forms() -> Vec<String> {
     let mut v = Vec::new();
     let both = ["row", "col"];
@@ -167,6 +172,17 @@ fn ldst_forms() -> Vec<String> {
                 v.push(ldst(shape, frag, lay, "global", ty, true));
             }
         }
+    }
+    // Generic addresses (of global memory): `LD`/`ST`.
+    for (shape, frag, lay, ty) in [
+        ("m16n16k16", "a", "row", "f16"),
+        ("m16n16k16", "b", "col", "f16"),
+        ("m16n16k16", "c", "row", "f32"),
+        ("m16n16k16", "d", "col", "f32"),
+        ("m8n8k4", "c", "row", "f64"),
+        ("m8n8k32", "d", "col", "s32"),
+    ] {
+        v.push(ldst(shape, frag, lay, "", ty, false));
     }
     v
 }
