@@ -173,16 +173,18 @@ fn ldst_forms() -> Vec<String> {
             }
         }
     }
-    // Generic addresses (of global memory): `LD`/`ST`.
-    for (shape, frag, lay, ty) in [
-        ("m16n16k16", "a", "row", "f16"),
-        ("m16n16k16", "b", "col", "f16"),
-        ("m16n16k16", "c", "row", "f32"),
-        ("m16n16k16", "d", "col", "f32"),
-        ("m8n8k4", "c", "row", "f64"),
-        ("m8n8k32", "d", "col", "s32"),
+    // Generic addresses (of global memory): `LD`/`ST`. Shape, fragment,
+    // layout, type.
+    for spec in [
+        "m16n16k16 a row f16",
+        "m16n16k16 b col f16",
+        "m16n16k16 c row f32",
+        "m16n16k16 d col f32",
+        "m8n8k4 c row f64",
+        "m8n8k32 d col s32",
     ] {
-        v.push(ldst(shape, frag, lay, "", ty, false));
+        let w: Vec<&str> = spec.split(' ').collect();
+        v.push(ldst(w[0], w[1], w[2], "", w[3], false));
     }
     v
 }
