@@ -221,13 +221,12 @@ pub(super) fn mma(m: &Mma, target: Target, regs: &mut WarpRegs, exec: u32) {
         F32
     };
     // ptxas emulates the 4-bit forms on sm_90 with two `IMMA.8816` on
-    // bytes whose sums are added to `c` by plain `IADD`s: `.satfinite`
-    // wraps there like its absence.
-    let sub_byte = matches!(at, MmaType::S4 | MmaType::U4);
+    // bytes; with `.satfinite` the sum's add to `c` is checked on the signs
+    // (`PLOP3` of `.SIGN`s, `SEL` of `0x7fffffff`/`0x80000000`): it clamps
+    // like the 8-bit forms (the SASS oracle, `tests/it/wmma_sass.rs`).
     let one = Mma {
         shape: MmaShape::M16n8k16,
         types: [acc, at, bt, acc],
-        satfinite: m.satfinite && !sub_byte,
         ..*m
     };
     let (rows, cols, depth) = m.shape.mnk();

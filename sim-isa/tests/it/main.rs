@@ -79,3 +79,4 @@ mod target;
 mod vectors;
 mod warp;
 mod wmma;
+mod wmma_sass;

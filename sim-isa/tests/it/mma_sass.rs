@@ -10,9 +10,10 @@ use sim_isa::conform_warp::run_warp_vector;
 use std::collections::BTreeMap;
 use std::io::Read;
 
-fn vectors() -> String {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sass-mma.jsonl.gz");
-    let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+/// The text of `tests/data/<name>` (gzipped warp vectors).
+pub(crate) fn vector_file(name: &str) -> String {
+    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
+    let file = std::fs::File::open(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     let mut text = String::new();
     flate2::read::GzDecoder::new(file)
         .read_to_string(&mut text)
@@ -20,15 +21,22 @@ fn vectors() -> String {
     text
 }
 
-#[test]
-fn every_form_agrees_with_the_machine_code() {
-    let text = vectors();
+fn vectors() -> String {
+    vector_file("sass-mma.jsonl.gz")
+}
+
+/// The vector lines of a file's text (no comments, no blank lines).
+pub(crate) fn lines(text: &str) -> impl Iterator<Item = &str> {
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+}
+
+/// Runs every vector of `text` through sim-isa; fails naming up to ten
+/// that disagree or cannot run. Returns the number of vectors of each form.
+pub(crate) fn agreed(text: &str) -> BTreeMap<String, usize> {
     let mut per_form: BTreeMap<String, usize> = BTreeMap::new();
     let mut wrong = Vec::new();
-    for line in text
-        .lines()
-        .filter(|l| !l.starts_with('#') && !l.is_empty())
-    {
+    for line in lines(text) {
         let j: serde_json::Value = serde_json::from_str(line).expect("json");
         let ptx = j["ptx"].as_str().expect("ptx").to_string();
         match run_warp_vector(line) {
@@ -42,6 +50,12 @@ fn every_form_agrees_with_the_machine_code() {
         "{}",
         wrong[..wrong.len().min(10)].join("\n")
     );
+    per_form
+}
+
+#[test]
+fn every_form_agrees_with_the_machine_code() {
+    let per_form = agreed(&vectors());
     // 31 forms: 6 f16/bf16 (k16 and k8 into f32 from each type, and f16
     // into f16 accumulators), 10 integer
     // (k32 in four type pairs and k16, each with and without .satfinite),
@@ -62,7 +76,7 @@ fn every_form_agrees_with_the_machine_code() {
 
 /// Every lane value of the registers in `field` (`in` or `out`) of the
 /// vectors whose form contains `form`.
-fn values(text: &str, field: &str, form: &str) -> Vec<u64> {
+pub(crate) fn values(text: &str, field: &str, form: &str) -> Vec<u64> {
     text.lines()
         .filter(|l| l.contains(form))
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())

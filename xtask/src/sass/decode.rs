@@ -94,16 +94,24 @@ fn from_inst(i: &sim_sass::Inst) -> Result<SInst> {
     };
     let op = i.base().to_string();
     let float_op = op.starts_with('F') || op.starts_with('H') || op.starts_with('D');
-    let ops = if op == "BRA" {
+    // A branch's or call's operand is its label.
+    let ops = if op == "BRA" || op == "CALL" {
         Vec::new()
     } else {
         i.operands
             .iter()
+            // `RET.REL.NODEC R2 `(k)`: the register only. `PLOP3`'s
+            // `R5.SIGN` is read as the register (warp.rs takes its sign).
+            .map(|o| match op.as_str() {
+                "RET" => o.split_whitespace().next().unwrap_or(""),
+                "PLOP3" => o.strip_suffix(".SIGN").unwrap_or(o),
+                _ => o,
+            })
             .map(|o| sim_sass::operand::parse_operand(o, float_op))
             .collect::<Result<Vec<_>, _>>()
             .with_context(|| format!("in '{body}'"))?
     };
-    let label = if op == "BRA" {
+    let label = if op == "BRA" || op == "CALL" {
         let raw = i.operands.join(", ");
         let l = raw.trim().trim_start_matches('`').trim_start_matches('(');
         Some(l.trim_end_matches(')').trim().to_string()).filter(|l| !l.is_empty())
@@ -160,7 +168,8 @@ pub fn parse_listing(text: &str) -> Result<Vec<(String, Vec<SInst>)>> {
         let mut insts = Vec::new();
         for item in &f.items {
             match item {
-                sim_sass::Item::Label(l) if l.name.starts_with(".L") => {
+                // Branch labels and the subroutines ptxas appends (`$__internal_...`).
+                sim_sass::Item::Label(l) if l.name.starts_with(".L") || l.name.starts_with('$') => {
                     labels.insert(&l.name, insts.len());
                 }
                 sim_sass::Item::Label(_) => {}

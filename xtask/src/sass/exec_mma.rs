@@ -1,19 +1,24 @@
 //! The tensor-core opcodes on a [`Warp`]: `HMMA.16816`/`HMMA.1688` (f16 or
-//! `.BF16` sources, `.F32` or `.F16` accumulators), `IMMA.16832`/`IMMA.16816`
-//! (`S8`/`U8` sources, `.SAT`) and `DMMA.8x8x4`.
+//! `.BF16` sources, `.F32` or `.F16` accumulators), `HMMA.1684.F32.TF32`,
+//! `IMMA.16832`/`IMMA.16816`/`IMMA.8816` (`S8`/`U8` sources, `.SAT`),
+//! `BMMA.88128.AND.POPC` (and `.XOR.POPC`) and `DMMA.8x8x4` (`.RZ`, `.RM`,
+//! `.RP`).
 //!
 //! `D = A B + C` on the warp's fragments (PTX ISA, "Matrix Fragments for
-//! mma.m16n8k*", written out in [`Shape`]; the same as CUTLASS CuTe's
-//! `MMA_Traits` layouts for `SM80_16x8x{8,16,32}` and `SM80_8x8x4_F64`).
-//! Values:
+//! mma.m16n8k*", "mma.m8n8k16", "mma.m8n8k128", "mma.m16n8k4" (tf32),
+//! written out in [`Shape`]; the same as CUTLASS CuTe's `MMA_Traits`
+//! layouts for `SM80_16x8x{4,8,16,32}`, `SM80_8x8x16` and
+//! `SM80_8x8x4_F64`). Values:
 //! - integers: exact, the s32 sum wrapping, or clamped with `.SAT`;
+//! - bits: `c` plus the count of ones of `a AND b` (`XOR`) over `k`, wrapping;
 //! - f64: a chain of fused multiply-adds from `c` in `k` order, each
 //!   rounded to nearest even (the manual's `.rn`; no finer rule is
-//!   published);
-//! - f16/bf16 sources: [`super::mma_round`], MMA-Sim's Hopper model.
+//!   published), or in `.RZ`/`.RM`/`.RP`'s direction ([`fma_f64`]);
+//! - f16/bf16/tf32 sources: [`super::mma_round`], MMA-Sim's Hopper model
+//!   (tf32: the top 19 bits of each f32 source).
 
 use super::decode::{Opnd, SInst};
-use super::mma_round::{half_dot, Elem};
+use super::mma_round::{fma_f64, half_dot, Elem, Round};
 use super::warp::{Warp, LANES};
 use super::{Machine, RZ};
 use anyhow::{bail, Result};
@@ -26,6 +31,8 @@ enum Src {
     S8,
     U8,
     F64,
+    Tf32,
+    B1,
 }
 
 /// One form: its shape, source types (A, B), accumulator and registers.
@@ -38,6 +45,10 @@ struct Shape {
     /// An f16 accumulator (C and D two halves to a register).
     acc16: bool,
     sat: bool,
+    /// f64's rounding of each step.
+    rnd: Round,
+    /// BMMA: XOR (else AND) before the count.
+    xor: bool,
 }
 
 impl Shape {
@@ -50,13 +61,26 @@ impl Shape {
             b: Src::F16,
             acc16: false,
             sat: false,
+            rnd: Round::Nearest,
+            xor: false,
         };
+        let mut popc = false;
         let mut ints = Vec::new();
         let mut acc = None;
         for m in &i.mods {
             match (i.op.as_str(), m.as_str()) {
                 ("HMMA", "16816") | ("IMMA", "16816") => s.k = 16,
                 ("HMMA", "1688") => s.k = 8,
+                ("HMMA", "1684") => s.k = 4,
+                ("HMMA", "TF32") => (s.a, s.b) = (Src::Tf32, Src::Tf32),
+                ("IMMA", "8816") => (s.m, s.k) = (8, 16),
+                ("BMMA", "88128") => (s.m, s.k) = (8, 128),
+                ("BMMA", "AND") => s.xor = false,
+                ("BMMA", "XOR") => s.xor = true,
+                ("BMMA", "POPC") => popc = true,
+                ("DMMA", "RZ") => s.rnd = Round::Zero,
+                ("DMMA", "RM") => s.rnd = Round::Down,
+                ("DMMA", "RP") => s.rnd = Round::Up,
                 ("IMMA", "16832") => s.k = 32,
                 ("DMMA", "8x8x4") => (s.m, s.k) = (8, 4),
                 ("HMMA", "F32") => acc = Some(false),
@@ -70,9 +94,18 @@ impl Shape {
         }
         match i.op.as_str() {
             "HMMA" => match acc {
-                Some(a) if s.k > 0 && !(a && s.a == Src::Bf16) => s.acc16 = a,
+                // tf32 only on k4 into f32; k4 takes nothing else.
+                Some(a)
+                    if (s.k == 4) == (s.a == Src::Tf32) && s.k > 0 && !(a && s.a != Src::F16) =>
+                {
+                    s.acc16 = a
+                }
                 _ => bail!("HMMA form not modelled"),
             },
+            "BMMA" if s.k == 128 && popc && i.has("AND") != i.has("XOR") => {
+                (s.a, s.b) = (Src::B1, Src::B1)
+            }
+            "BMMA" => bail!("BMMA form not modelled"),
             "IMMA" => match ints[..] {
                 [a, b] if s.k > 0 => (s.a, s.b) = (a, b),
                 _ => bail!("IMMA form not modelled"),
@@ -86,9 +119,10 @@ impl Shape {
     /// Elements of A or B in one 32-bit register (f64: half of one).
     fn per_reg(&self) -> usize {
         match self.a {
+            Src::B1 => 32,
             Src::S8 | Src::U8 => 4,
             Src::F16 | Src::Bf16 => 2,
-            Src::F64 => 1,
+            Src::F64 | Src::Tf32 => 1,
         }
     }
 
@@ -101,7 +135,7 @@ impl Shape {
         [
             elems(self.m * self.k),
             elems(self.k * 8),
-            if self.acc16 { 2 } else { 4 },
+            self.m * 8 / LANES / if self.acc16 { 2 } else { 1 },
         ]
     }
 
@@ -137,9 +171,10 @@ impl Shape {
     }
 }
 
-/// The largest matrices: A 16 x 32, B 32 x 8, C 16 x 8.
-type MatA = [[u64; 32]; 16];
-type MatB = [[u64; 8]; 32];
+/// The largest matrices: A 16 x 32 (8 x 128 bits), B 32 x 8 (128 x 8
+/// bits), C 16 x 8.
+type MatA = [[u64; 128]; 16];
+type MatB = [[u64; 8]; 128];
 type MatC = [[u64; 8]; 16];
 
 impl Warp {
@@ -157,7 +192,7 @@ impl Warp {
         self.lanes[l].reg(r)
     }
 
-    /// `HMMA`, `IMMA`, `DMMA`: gather, multiply, scatter.
+    /// `HMMA`, `IMMA`, `BMMA`, `DMMA`: gather, multiply, scatter.
     pub(super) fn mma(&mut self, i: &SInst) -> Result<()> {
         i.need(4)?;
         let s = Shape::of(i)?;
@@ -168,8 +203,8 @@ impl Warp {
             Self::base(i, 2)?,
             Self::base(i, 3)?,
         );
-        let mut a: MatA = [[0; 32]; 16];
-        let mut b: MatB = [[0; 8]; 32];
+        let mut a: MatA = [[0; 128]; 16];
+        let mut b: MatB = [[0; 8]; 128];
         let mut c: MatC = [[0; 8]; 16];
         for l in 0..LANES {
             if s.a == Src::F64 {
@@ -189,7 +224,7 @@ impl Warp {
             }
             let p = s.per_reg();
             let bits = 32 / p;
-            let mask = (1u64 << bits) - 1;
+            let mask = u64::MAX >> (64 - bits);
             for r in 0..na {
                 let v = u64::from(self.lane_reg(l, ra, r));
                 for j in 0..p {
@@ -275,12 +310,22 @@ fn dot(s: &Shape, a: &[u64], b: &[u64], c: u64) -> u64 {
             };
             u64::from(r as i32 as u32)
         }
-        Src::F64 => {
-            let mut acc = f64::from_bits(c);
-            for (&x, &y) in a.iter().zip(b) {
-                acc = f64::from_bits(x).mul_add(f64::from_bits(y), acc);
-            }
-            acc.to_bits()
+        Src::F64 => a
+            .iter()
+            .zip(b)
+            .fold(c, |acc, (&x, &y)| fma_f64(x, y, acc, s.rnd)),
+        Src::B1 => {
+            let ones: u32 = a
+                .iter()
+                .zip(b)
+                .map(|(&x, &y)| if s.xor { x ^ y } else { x & y } as u32 & 1)
+                .sum();
+            u64::from((c as u32).wrapping_add(ones))
+        }
+        Src::Tf32 => {
+            let top =
+                |v: &[u64]| -> Vec<u64> { v.iter().map(|x| (x & 0xffff_ffff) >> 13).collect() };
+            half_dot(Elem::Tf32, Elem::F32, &top(a), &top(b), c)
         }
         Src::F16 | Src::Bf16 => {
             let src = if s.a == Src::F16 {

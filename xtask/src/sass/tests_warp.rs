@@ -283,3 +283,245 @@ fn lockstep_runs_lanes_and_refuses_divergence() {
         .unwrap_err();
     assert!(format!("{e:#}").contains(".aligned"), "{e:#}");
 }
+
+/// The manual's m16n8k4 `.tf32` tables: `a0` row `g`, `a1` row `g + 8`,
+/// both column `t`; `b0` row `t`, column `g`; C/D as m16n8k16's. Each
+/// source carries junk in its low 13 bits, which tf32 does not have.
+#[test]
+fn hmma_1684_tf32_drops_the_low_bits() {
+    let a = |i: usize, k: usize| ((i * 3 + k * 5) % 7) as f32 - 3.0;
+    let b = |k: usize, j: usize| ((k + 2 * j) % 5) as f32 - 2.0;
+    let c = |i: usize, j: usize| (i * 8 + j) as f32 / 4.0;
+    let junk = |v: f32, l: usize| v.to_bits() | (0x1fff & (0x0a5b * (l as u32 + 1)));
+    let mut w = warp();
+    for (l, m) in w.lanes.iter_mut().enumerate() {
+        let (g, t) = (l >> 2, l % 4);
+        m.r[0] = junk(a(g, t), l);
+        m.r[1] = junk(a(g + 8, t), l);
+        m.r[2] = junk(b(t, g), l);
+        for i in 0..4 {
+            let (r, j) = c_pos(l, i);
+            m.r[4 + i] = c(r, j).to_bits();
+        }
+    }
+    run(&mut w, "HMMA.1684.F32.TF32 R8, R0, R2, R4");
+    for (l, m) in w.lanes.iter().enumerate() {
+        for i in 0..4 {
+            let (r, j) = c_pos(l, i);
+            let want = (0..4).map(|k| a(r, k) * b(k, j)).sum::<f32>() + c(r, j);
+            assert_eq!(f32::from_bits(m.r[8 + i]), want, "lane {l} d{i}");
+        }
+    }
+    // Row 0, column 0: 2^24 + 1 + 1 + 1 is 2^24 + 2 toward zero (f32's
+    // step there is 2; nearest even would give 2^24 + 4).
+    let mut w = warp();
+    set(&mut w, 0, |l| if l < 3 { 0x3f80_0000 } else { 0 });
+    set(&mut w, 2, |l| if l < 4 { 0x3f80_0000 } else { 0 });
+    w.lanes[0].r[4] = 0x4b80_0000;
+    run(&mut w, "HMMA.1684.F32.TF32 R8, R0, R2, R4");
+    assert_eq!(w.lanes[0].r[8], 0x4b80_0001);
+}
+
+/// The manual's m8n8k16 `.s8` tables: `a` row `g`, columns `4t..4t+3`
+/// (byte `j` column `4t + j`); `b` column `g`, rows `4t..4t+3`; `c`/`d`
+/// row `g`, columns `2t`, `2t + 1`.
+#[test]
+fn imma_8816_s8() {
+    let a = |i: usize, k: usize| (i as i32 * 5 + k as i32 * 3) % 11 - 5;
+    let b = |k: usize, j: usize| (k as i32 + 3 * j as i32) % 9 - 4;
+    let mut w = warp();
+    for (l, m) in w.lanes.iter_mut().enumerate() {
+        let (g, t) = (l >> 2, l % 4);
+        m.r[0] = (0..4).fold(0, |v, j| v | (a(g, 4 * t + j) as u8 as u32) << (8 * j));
+        m.r[1] = (0..4).fold(0, |v, j| v | (b(4 * t + j, g) as u8 as u32) << (8 * j));
+        m.r[2] = 1000;
+        m.r[3] = (-1000i32) as u32;
+    }
+    run(&mut w, "IMMA.8816.S8.S8 R4, R0.ROW, R1.COL, R2");
+    for (l, m) in w.lanes.iter().enumerate() {
+        let (g, t) = (l >> 2, l % 4);
+        for (h, c) in [(0, 1000), (1, -1000)] {
+            let want = (0..16).map(|k| a(g, k) * b(k, 2 * t + h)).sum::<i32>() + c;
+            assert_eq!(m.r[4 + h] as i32, want, "lane {l} d{h}");
+        }
+    }
+}
+
+/// The manual's m8n8k128 `.b1` tables: `a` row `g`, bits `32t..32t+31`
+/// (bit `j` column `32t + j`); `b` column `g`, rows `32t..`; `c`/`d` row
+/// `g`, columns `2t`, `2t + 1`. `d = c + popc(a AND b)` summed over `k`
+/// (`XOR`), wrapping.
+#[test]
+fn bmma_88128_and_xor_popc() {
+    let areg = |l: usize| 0x9e37_79b9u32.rotate_left(l as u32) ^ l as u32;
+    let breg = |l: usize| 0x85eb_ca6bu32.rotate_right(3 * l as u32);
+    let mut w = warp();
+    set(&mut w, 0, areg);
+    set(&mut w, 1, breg);
+    set(&mut w, 2, |_| i32::MAX as u32 - 40);
+    set(&mut w, 3, |_| 7);
+    for (op, f) in [
+        ("AND", (|x, y| x & y) as fn(u32, u32) -> u32),
+        ("XOR", |x, y| x ^ y),
+    ] {
+        run(
+            &mut w,
+            &format!("BMMA.88128.{op}.POPC R4, R0.ROW, R1.COL, R2"),
+        );
+        for (l, m) in w.lanes.iter().enumerate() {
+            let (g, t) = (l >> 2, l % 4);
+            for (h, c) in [(0, i32::MAX as u32 - 40), (1, 7)] {
+                // Row g is lanes 4g..4g+3's words; column 2t + h is lanes
+                // 4 (2t + h) ..'s.
+                let ones: u32 = (0..4)
+                    .map(|q| f(areg(4 * g + q), breg(4 * (2 * t + h) + q)).count_ones())
+                    .sum();
+                assert_eq!(m.r[4 + h], c.wrapping_add(ones), "{op} lane {l} d{h}");
+            }
+        }
+    }
+    // Some row of A AND its column has over 40 ones: the sum wrapped.
+    assert!(w.lanes.iter().any(|m| m.r[4] >= 0x8000_0000));
+}
+
+/// DMMA's directed roundings, each fused step rounded: `1 + 4 * 2^-60`
+/// added `2^-60` at a time from `c` = 1 and -1 (a = b = 2^-30).
+#[test]
+fn dmma_directed_roundings() {
+    let mut w = warp();
+    let put = |m: &mut Machine, r: usize, v: f64| {
+        m.r[r] = v.to_bits() as u32;
+        m.r[r + 1] = (v.to_bits() >> 32) as u32;
+    };
+    for m in &mut w.lanes {
+        put(m, 0, 2f64.powi(-30));
+        put(m, 2, 2f64.powi(-30));
+        put(m, 4, 1.0);
+        put(m, 6, -1.0);
+    }
+    let (up, down) = (1.0 + 4.0 * 2f64.powi(-52), -1.0 + 4.0 * 2f64.powi(-53));
+    for (op, pos, neg) in [
+        ("DMMA.8x8x4", 1.0, -1.0),
+        ("DMMA.8x8x4.RZ", 1.0, down),
+        ("DMMA.8x8x4.RM", 1.0, -1.0),
+        ("DMMA.8x8x4.RP", up, down),
+    ] {
+        run(&mut w, &format!("{op} R8, R0, R2, R4"));
+        for m in &w.lanes {
+            let d = |r: usize| f64::from_bits(u64::from(m.r[r + 1]) << 32 | u64::from(m.r[r]));
+            assert_eq!((d(8), d(10)), (pos, neg), "{op}");
+        }
+    }
+}
+
+#[test]
+fn hadd2_f32_widens_a_half() {
+    let mut w = warp();
+    set(&mut w, 1, |l| match l {
+        0 => 0xc000_3c00,
+        1 => 0x7c00_7e00,
+        2 => 0x0000_8000,
+        _ => 0x0001,
+    });
+    run(&mut w, "HADD2.F32 R2, -RZ, R1.H0_H0");
+    run(&mut w, "HADD2.F32 R3, -RZ, R1.H1_H1");
+    let got: Vec<[u32; 2]> = w.lanes[..4].iter().map(|m| [m.r[2], m.r[3]]).collect();
+    // 1 and -2; NaN (the f32 NaN) and inf; -0 (-0 + -0) and +0; 2^-24.
+    assert_eq!(
+        got,
+        [
+            [0x3f80_0000, 0xc000_0000],
+            [0x7fff_ffff, 0x7f80_0000],
+            [0x8000_0000, 0],
+            [0x3380_0000, 0]
+        ]
+    );
+}
+
+/// The 64-bit adds of WMMA's address arithmetic: `IADD3` with a carry out
+/// and `IADD3.X`, `LEA` with a carry out and `LEA.HI.X`.
+#[test]
+fn carries_of_64_bit_address_arithmetic() {
+    let mut w = warp();
+    set(&mut w, 0, |_| 0xe000_0000);
+    set(&mut w, 1, |_| 1);
+    set(&mut w, 2, |_| 0x8000_0000);
+    set(&mut w, 3, |_| 2);
+    run(&mut w, "IADD3 R4, P0, R0, R2, RZ");
+    run(&mut w, "IADD3.X R5, R1, R3, RZ, P0, !PT");
+    // 0x1_e000_0000 + 0x2_8000_0000.
+    assert_eq!(w.lanes[7].r[4..6], [0x6000_0000, 4]);
+    run(&mut w, "LEA R4, P0, R0, R2, 0x2");
+    run(&mut w, "LEA.HI.X R5, R0, R3, R1, 0x2, P0");
+    // 0x1_e000_0000 * 4 + 0x2_8000_0000 = 0x7_8000_0000 + 0x2_8000_0000.
+    assert_eq!(w.lanes[7].r[4..6], [0, 0xa]);
+}
+
+/// `PLOP3` on sign bits (the 4-bit `.satfinite` overflow test): entry
+/// `4a + 2b + c` of the table.
+#[test]
+fn plop3_reads_sign_bits() {
+    let mut w = warp();
+    set(&mut w, 5, |_| 1);
+    set(&mut w, 6, |l| if l == 0 { 0x7fff_ffff } else { 5 });
+    set(&mut w, 9, |l| {
+        1u32.wrapping_add(if l == 0 { 0x7fff_ffff } else { 5 })
+    });
+    run(
+        &mut w,
+        "PLOP3.LUT P2, PT, R5.SIGN, R6.SIGN, R9.reuse.SIGN, 0x2, 0x0",
+    );
+    assert!(w.lanes[0].p[2] && !w.lanes[1].p[2]);
+}
+
+/// `LDG.E.128`/`STG.E.128`: four registers, 16 bytes.
+#[test]
+fn wide_global_loads_and_stores() {
+    let input: Vec<u8> = (0..64).collect();
+    let mut w = Warp::new(input, 64);
+    for (l, m) in w.lanes.iter_mut().enumerate() {
+        let (lo, hi) = (
+            IN_BASE + 16 * (l as u64 % 4),
+            OUT_BASE + 16 * (l as u64 % 4),
+        );
+        m.r[2] = lo as u32;
+        m.r[3] = (lo >> 32) as u32;
+        m.r[10] = hi as u32;
+        m.r[11] = (hi >> 32) as u32;
+    }
+    run(&mut w, "LDG.E.128 R4, desc[UR4][R2.64]");
+    assert_eq!(
+        w.lanes[1].r[4..8],
+        [0x1312_1110, 0x1716_1514, 0x1b1a_1918, 0x1f1e_1d1c]
+    );
+    run(&mut w, "STG.E.128 desc[UR4][R10.64], R4");
+    assert_eq!(w.output, (0..64).collect::<Vec<u8>>());
+}
+
+/// `SR_LANEID`, and a call into a routine ptxas appends and its return
+/// through the address register the caller set.
+#[test]
+fn lane_ids_calls_and_returns() {
+    let text = "\
+.text.k:
+    /*0000*/                   S2R R0, SR_LANEID ;
+    /*0010*/                   MOV R2, 0x40 ;
+    /*0020*/                   CALL.REL.NOINC `($__internal_0_f) ;
+    /*0030*/                   IADD3 R1, R1, 0x100, RZ ;
+    /*0040*/                   EXIT ;
+        .weak           $__internal_0_f
+        .type           $__internal_0_f,@function
+$__internal_0_f:
+    /*0050*/                   IADD3 R1, R0, 0x1, RZ ;
+    /*0060*/                   RET.REL.NODEC R2 `(k) ;
+";
+    let prog = &parse_listing(text).unwrap()[0].1;
+    let mut w = warp();
+    w.run(prog).unwrap();
+    // The return lands on 0x40 (EXIT), skipping the add at 0x30.
+    assert!(w
+        .lanes
+        .iter()
+        .enumerate()
+        .all(|(l, m)| m.r[1] == l as u32 + 1));
+}

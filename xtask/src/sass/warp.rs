@@ -72,8 +72,10 @@ impl Warp {
                         return Ok(n);
                     }
                 }
-                ("BRA", Some(t)) if on == live => pc = t,
-                ("BRA", Some(_)) if on != 0 => bail!("divergent branch '{}'", i.text),
+                ("BRA" | "CALL", Some(t)) if on == live => pc = t,
+                ("BRA" | "CALL", Some(_)) if on != 0 => bail!("divergent branch '{}'", i.text),
+                ("RET", _) if on == live => pc = self.return_to(i, on)?,
+                ("RET", _) if on != 0 => bail!("divergent return '{}'", i.text),
                 _ if on == 0 => {}
                 _ => self
                     .step(i, on)
@@ -104,6 +106,16 @@ impl Warp {
         };
         match i.op.as_str() {
             "BAR" => Ok(()),
+            // The lane's number (WMMA's address arithmetic reads it).
+            "S2R" if matches!(&i.ops.get(1), Some(Opnd::Special(s)) if s == "SR_LANEID") => {
+                let d = Machine::dst(&i.ops[0])?;
+                for (l, m) in self.lanes.iter_mut().enumerate() {
+                    if on >> l & 1 == 1 {
+                        m.set(d, l as u32);
+                    }
+                }
+                Ok(())
+            }
             "S2R" | "S2UR" if matches!(&i.ops.get(1), Some(Opnd::Special(s)) if s == "SR_CgaCtaId") => {
                 self.each(on, |m| {
                     match i.ops[0] {
@@ -118,20 +130,51 @@ impl Warp {
             "LDSM" => whole("LDSM").and_then(|()| self.ldsm(i)),
             "STSM" => whole("STSM").and_then(|()| self.stsm(i)),
             "MOVM" => whole("MOVM").and_then(|()| self.movm(i)),
-            "HMMA" | "IMMA" | "DMMA" => whole(&i.op).and_then(|()| self.mma(i)),
-            _ => {
-                for l in 0..LANES {
-                    if on >> l & 1 == 1 {
-                        let m = &mut self.lanes[l];
-                        std::mem::swap(&mut m.output, &mut self.output);
-                        let r = m.step(i);
-                        std::mem::swap(&mut m.output, &mut self.output);
-                        r?;
-                    }
-                }
-                Ok(())
+            "HMMA" | "IMMA" | "BMMA" | "DMMA" => whole(&i.op).and_then(|()| self.mma(i)),
+            "HADD2" if i.has("F32") => self.each(on, |m| hadd2_f32(m, i)),
+            "IADD3" if i.has("X") => self.each(on, |m| iadd3_x(m, i)),
+            "LEA" if i.has("X") || matches!(i.ops.get(1), Some(Opnd::Pred { .. })) => {
+                self.each(on, |m| lea_carry(m, i))
+            }
+            "PLOP3" if i.ops.iter().any(|o| matches!(o, Opnd::Reg { .. })) => {
+                self.each(on, |m| plop3_sign(m, i))
+            }
+            "LDG" | "LD" | "STG" | "ST" if Machine::width(i).0 == 16 => {
+                self.per_lane(on, |m| access128(m, i))
+            }
+            _ => self.per_lane(on, |m| m.step(i)),
+        }
+    }
+
+    /// Runs `f` on each lane of `on` with the warp's output buffer.
+    fn per_lane(&mut self, on: u32, mut f: impl FnMut(&mut Machine) -> Result<()>) -> Result<()> {
+        for l in 0..LANES {
+            if on >> l & 1 == 1 {
+                let m = &mut self.lanes[l];
+                std::mem::swap(&mut m.output, &mut self.output);
+                let r = f(m);
+                std::mem::swap(&mut m.output, &mut self.output);
+                r?;
             }
         }
+        Ok(())
+    }
+
+    /// `RET.REL.NODEC Rn`: the caller put the return address, a byte
+    /// offset from the function's start, in `Rn` (`MOV Rn, 0xd0` before
+    /// `CALL.REL.NOINC`); instructions are 16 bytes. The lanes must agree.
+    fn return_to(&self, i: &SInst, on: u32) -> Result<usize> {
+        let Some(Opnd::Reg { r, .. }) = i.ops.first() else {
+            bail!("RET without a return-address register")
+        };
+        let mut at = (0..LANES)
+            .filter(|l| on >> l & 1 == 1)
+            .map(|l| self.lanes[l].reg(*r));
+        let first = at.next().context("RET with no lane")?;
+        if at.any(|a| a != first) || first % 16 != 0 {
+            bail!("return address {first:#x} not one 16-byte instruction for all lanes")
+        }
+        Ok(first as usize / 16)
     }
 
     fn each(&mut self, on: u32, mut f: impl FnMut(&mut Machine) -> Result<()>) -> Result<()> {
@@ -316,4 +359,136 @@ impl Warp {
         }
         Ok(())
     }
+}
+
+/// `HADD2.F32 Rd, a, b`: the low halves of `a` and `b` (after their
+/// `.H0_H0`/`.H1_H1` selection and negation), as f16 values, added in f32
+/// (`wmma.mma` with f16 `c` and f32 `d` widens `c` with `-RZ + c`). The
+/// exact sum of two f16 values has fewer than 53 bits, so f64 holds it and
+/// one cast rounds it to nearest even. A NaN gives `0x7fffffff` (the f32
+/// opcodes' NaN).
+fn hadd2_f32(m: &mut Machine, i: &SInst) -> Result<()> {
+    i.need(3)?;
+    if i.mods.iter().any(|x| x != "F32") {
+        bail!("HADD2.F32 with other modifiers not modelled")
+    }
+    let x = |o: &Opnd| -> Result<f64> { Ok(f64::from(half::f16::from_bits(m.halves(o)?[0]))) };
+    let sum = x(&i.ops[1])? + x(&i.ops[2])?;
+    let v = if sum.is_nan() {
+        0x7fff_ffff
+    } else {
+        (sum as f32).to_bits()
+    };
+    m.set(Machine::dst(&i.ops[0])?, v);
+    Ok(())
+}
+
+/// `IADD3.X Rd, a, b, c, Pa, Pb`: the high word of a 64-bit add, `a + b + c`
+/// plus the two carries in (`!PT` is none). Carries out (`IADD3.X Rd, P0,
+/// ...`) and negated sources are not modelled.
+fn iadd3_x(m: &mut Machine, i: &SInst) -> Result<()> {
+    i.need(6)?;
+    let o = &i.ops;
+    if matches!(o[1], Opnd::Pred { .. }) {
+        bail!("IADD3.X with carries out not modelled")
+    }
+    let mut sum = 0u32;
+    for x in &o[1..4] {
+        let v = match *x {
+            Opnd::Reg { neg: true, .. } => bail!("IADD3.X with a negated source not modelled"),
+            Opnd::Reg { r, not: true, .. } => !m.reg(r),
+            _ => m.int(x)?,
+        };
+        sum = sum.wrapping_add(v);
+    }
+    for p in &o[4..6] {
+        sum = sum.wrapping_add(u32::from(m.pred(p)?));
+    }
+    m.set(Machine::dst(&o[0])?, sum);
+    Ok(())
+}
+
+/// `PLOP3.LUT Pd, Pe, a, b, c, lut, lut2` with register sources written
+/// `R5.SIGN`: such a source is the register's sign bit, a predicate source
+/// its value. `Pd` is entry `4a + 2b + c` of `lut` (as `LOP3`), `Pe` of
+/// `lut2`.
+fn plop3_sign(m: &mut Machine, i: &SInst) -> Result<()> {
+    i.need(7)?;
+    let o = &i.ops;
+    let bit = |x: &Opnd| -> Result<u8> {
+        Ok(match *x {
+            Opnd::Reg {
+                r,
+                neg: false,
+                not: false,
+                abs: false,
+                halves: None,
+            } => (m.reg(r) >> 31) as u8,
+            Opnd::Reg { .. } => bail!("PLOP3 with a modified register source"),
+            _ => u8::from(m.pred(x)?),
+        })
+    };
+    let idx = bit(&o[2])? << 2 | bit(&o[3])? << 1 | bit(&o[4])?;
+    let (l1, l2) = (m.int(&o[5])?, m.int(&o[6])?);
+    m.set_pred(&o[0], l1 >> idx & 1 != 0)?;
+    m.set_pred(&o[1], l2 >> idx & 1 != 0)
+}
+
+/// The 64-bit `LEA` pair: `LEA Rd, P, a, b, s` is the low word of
+/// `(a << s) + b` with its carry out in `P`; `LEA.HI.X Rd, a, b, c, s, P`
+/// the high word: `c:a << s`'s high word plus `b` and the carry `P`.
+fn lea_carry(m: &mut Machine, i: &SInst) -> Result<()> {
+    let o = &i.ops;
+    let extra = i.mods.iter().any(|x| !matches!(x.as_str(), "HI" | "X"));
+    if i.has("HI") && i.has("X") && !extra {
+        i.need(6)?;
+        let (a, b, c, s) = (
+            m.int(&o[1])?,
+            m.int(&o[2])?,
+            m.int(&o[3])?,
+            m.int(&o[4])? & 63,
+        );
+        let hi = ((u64::from(c) << 32 | u64::from(a)) << s >> 32) as u32;
+        let v = hi.wrapping_add(b).wrapping_add(u32::from(m.pred(&o[5])?));
+        m.set(Machine::dst(&o[0])?, v);
+    } else if i.mods.is_empty() {
+        i.need(5)?;
+        let (a, b, s) = (m.int(&o[2])?, m.int(&o[3])?, m.int(&o[4])? & 31);
+        let sum = u64::from(a << s) + u64::from(b);
+        m.set(Machine::dst(&o[0])?, sum as u32);
+        m.set_pred(&o[1], sum >> 32 != 0)?;
+    } else {
+        bail!("LEA.{} with a carry not modelled", i.mods.join("."));
+    }
+    Ok(())
+}
+
+/// `LDG.E.128`/`STG.E.128` (and `LD`/`ST`): four consecutive registers
+/// from or to 16 bytes, as two 8-byte halves.
+fn access128(m: &mut Machine, i: &SInst) -> Result<()> {
+    i.need(2)?;
+    let load = matches!(i.op.as_str(), "LDG" | "LD");
+    let (mem, reg) = if load {
+        (&i.ops[1], &i.ops[0])
+    } else {
+        (&i.ops[0], &i.ops[1])
+    };
+    let a = m.addr(mem)?;
+    let Opnd::Reg { r, .. } = *reg else {
+        bail!("{} register operand", i.op)
+    };
+    let at = |k: u8| if r == RZ { RZ } else { r + k };
+    for h in 0..2u8 {
+        if load {
+            let v = m.access(a + 8 * u64::from(h), 8, None)?;
+            if r != RZ {
+                m.set(r + 2 * h, v as u32);
+                m.set(r + 2 * h + 1, (v >> 32) as u32);
+            }
+        } else {
+            let v = u64::from(m.reg(at(2 * h + 1))) << 32 | u64::from(m.reg(at(2 * h)));
+            m.access(a + 8 * u64::from(h), 8, Some(v))?;
+        }
+    }
+    Ok(())
 }

@@ -7,7 +7,7 @@
 //! on [`crate::sass::Warp`]; the vectors (`sim_isa::conform_warp`'s format)
 //! are then run through sim-isa.
 
-use super::compile::compile_all_with;
+use super::compile::{compile_all_with, Wrap};
 use super::kernel::{layout, Reg};
 use super::vectors::write_file as write;
 use super::Opts;
@@ -76,7 +76,7 @@ pub fn forms() -> Vec<String> {
 }
 
 /// Registers the form writes: its first operand (a `{..}` list or one register).
-fn dsts(text: &str) -> Vec<String> {
+pub(super) fn dsts(text: &str) -> Vec<String> {
     let ops = text
         .split_once(char::is_whitespace)
         .map_or("", |x| x.1)
@@ -93,35 +93,72 @@ fn dsts(text: &str) -> Vec<String> {
 }
 
 /// The register in `[..]`, if the form addresses shared memory.
-fn address(text: &str) -> Option<String> {
+pub(super) fn address(text: &str) -> Option<String> {
     let i = text.find("[%")?;
     let rest = &text[i + 1..];
     Some(rest[..rest.find(']')?].to_string())
 }
 
+/// Where a form's memory image lives and which register addresses it.
+pub(super) struct Frame {
+    /// Bytes of the image (a multiple of 128; 0: none).
+    pub img: usize,
+    /// In shared memory (else global: copied to the output buffer first).
+    pub shared: bool,
+    /// Whether the form writes the image (its address is then the output's).
+    pub writes: bool,
+}
+
 /// The one-warp kernel around `text` (the module doc).
 pub fn warp_kernel(name: &str, text: &str) -> String {
+    let img = if address(text).is_some() { IMAGE } else { 0 };
+    let writes = text.starts_with("st");
+    frame_kernel(
+        name,
+        text,
+        &Frame {
+            img,
+            shared: true,
+            writes,
+        },
+    )
+}
+
+/// The one-warp kernel around `text` with its image placed as `f` says: a
+/// shared image is loaded from the input and copied back after; a global
+/// one is copied from the input to the output buffer, and the address
+/// register (an offset into the image) is made the input's (a load) or the
+/// output's (a store).
+pub(super) fn frame_kernel(name: &str, text: &str, f: &Frame) -> String {
     let (regs, dsts) = (layout(text).0, dsts(text));
     let slots = 8 * regs.len();
-    let addr = address(text);
-    let img = if addr.is_some() { IMAGE } else { 0 };
+    let img = f.img;
     let mut k = format!(
         ".visible .entry {name}(.param .u64 pin, .param .u64 pout) {{\n\
-         .reg .b64 %ptr<8>; .reg .b32 %t<8>; .reg .b32 %r<16>; .reg .b64 %rd<8>;\n\
+         .reg .b64 %ptr<8>; .reg .b32 %t<8>; .reg .b32 %r<40>; .reg .b64 %rd<40>;\n\
          ld.param.u64 %ptr1, [pin]; ld.param.u64 %ptr2, [pout];\n\
          cvta.to.global.u64 %ptr1, %ptr1; cvta.to.global.u64 %ptr2, %ptr2;\n\
          mov.u32 %t1, %tid.x;\n"
     );
+    let (space, to) = if f.shared {
+        ("shared", "%t4")
+    } else {
+        ("global", "%ptr6")
+    };
     if img > 0 {
         // Word `tid + 32 j` of the image, so no two loads of a lane are
         // adjacent (ptxas would merge them into one 128-bit load).
-        k += ".shared .align 16 .b8 sm[512];\n\
-              mov.u32 %t2, sm; shl.b32 %t3, %t1, 2; add.u32 %t4, %t2, %t3;\n\
-              mul.wide.u32 %ptr3, %t1, 4; add.u64 %ptr4, %ptr1, %ptr3; add.u64 %ptr6, %ptr2, %ptr3;\n";
-        for j in 0..IMAGE / 128 {
+        if f.shared {
+            let _ = writeln!(k, ".shared .align 128 .b8 sm[{img}];");
+        }
+        if f.shared {
+            k += "mov.u32 %t2, sm; shl.b32 %t3, %t1, 2; add.u32 %t4, %t2, %t3;\n";
+        }
+        k += "mul.wide.u32 %ptr3, %t1, 4; add.u64 %ptr4, %ptr1, %ptr3; add.u64 %ptr6, %ptr2, %ptr3;\n";
+        for j in 0..img / 128 {
             let _ = writeln!(
                 k,
-                "ld.global.u32 %t5, [%ptr4+{}]; st.shared.u32 [%t4+{}], %t5;",
+                "ld.global.u32 %t5, [%ptr4+{}]; st.{space}.u32 [{to}+{}], %t5;",
                 128 * j,
                 128 * j
             );
@@ -136,8 +173,13 @@ pub fn warp_kernel(name: &str, text: &str) -> String {
         let w = if r.width == 64 { "u64" } else { "u32" };
         let _ = writeln!(k, "ld.global.{w} {}, [%ptr5+{}];", r.name, img + 8 * s);
     }
-    if let Some(a) = &addr {
-        let _ = writeln!(k, "add.u32 {a}, {a}, %t2;");
+    if let Some(a) = address(text) {
+        if f.shared {
+            let _ = writeln!(k, "add.u32 {a}, {a}, %t2;");
+        } else {
+            let base = if f.writes { "%ptr2" } else { "%ptr1" };
+            let _ = writeln!(k, "add.u64 {a}, {a}, {base};");
+        }
     }
     let _ = writeln!(k, "{text}");
     for (s, r) in regs.iter().enumerate() {
@@ -146,9 +188,9 @@ pub fn warp_kernel(name: &str, text: &str) -> String {
             let _ = writeln!(k, "st.global.{w} [%ptr7+{}], {};", img + 8 * s, r.name);
         }
     }
-    if img > 0 {
+    if img > 0 && f.shared {
         k += "bar.sync 0;\n";
-        for j in 0..IMAGE / 128 {
+        for j in 0..img / 128 {
             let _ = writeln!(
                 k,
                 "ld.shared.u32 %t5, [%t4+{}]; st.global.u32 [%ptr6+{}], %t5;",
@@ -173,16 +215,25 @@ const B16: [u16; 14] = [
 
 /// How one vector's values are drawn.
 #[derive(Clone, Copy)]
-struct Profile {
+pub(super) struct Profile {
     /// One in `special` elements is an edge value (0: none).
-    special: u32,
+    pub special: u32,
     /// Exponent spread around 1.0 of the ordinary values.
-    spread: u32,
+    pub spread: u32,
+}
+
+impl Profile {
+    /// One of the draws' profiles: plain, a few edges, many edges, any
+    /// exponent, a wide spread with rare edges.
+    pub(super) fn pick(rng: &mut Rng) -> Profile {
+        let (special, spread) = *rng.pick(&[(0, 4), (40, 6), (8, 3), (0, 0), (100, 14)]);
+        Profile { special, spread }
+    }
 }
 
 /// One 16-bit float: an edge value, or a random sign and fraction with an
 /// exponent near 1.0 (`spread` wide) or anywhere, subnormals included.
-fn half(rng: &mut Rng, bf: bool, p: Profile) -> u64 {
+pub(super) fn half(rng: &mut Rng, bf: bool, p: Profile) -> u64 {
     if p.special > 0 && rng.chance(1, p.special) {
         return u64::from(*rng.pick(if bf { &B16 } else { &H16 }));
     }
@@ -200,16 +251,26 @@ fn half(rng: &mut Rng, bf: bool, p: Profile) -> u64 {
 /// A 32-bit accumulator or source value for `text`'s register `name`.
 fn accumulator(rng: &mut Rng, text: &str, p: Profile) -> u64 {
     if text.contains(".s32.") {
-        return match rng.below(4) {
-            0 => (i32::MAX - rng.below(1 << 20) as i32) as u32 as u64,
-            1 => (i32::MIN + rng.below(1 << 20) as i32) as u32 as u64,
-            _ => rng.next_u64() & 0xffff_ffff,
-        };
+        return s32_value(rng);
     }
     if text.contains(".f16.f16.f16.f16") {
         return half(rng, false, p) | half(rng, false, p) << 16;
     }
-    // f32: an edge value, or a widened f16 (values near the products).
+    f32_value(rng, p)
+}
+
+/// An s32 accumulator: near either limit (so sums saturate or wrap) or any.
+pub(super) fn s32_value(rng: &mut Rng) -> u64 {
+    match rng.below(4) {
+        0 => (i32::MAX - rng.below(1 << 20) as i32) as u32 as u64,
+        1 => (i32::MIN + rng.below(1 << 20) as i32) as u32 as u64,
+        _ => rng.next_u64() & 0xffff_ffff,
+    }
+}
+
+/// An f32 value: an edge value, or a widened bf16 (values near the
+/// products) with random low bits.
+pub(super) fn f32_value(rng: &mut Rng, p: Profile) -> u64 {
     if p.special > 0 && rng.chance(1, p.special) {
         return u64::from(*rng.pick(&[
             0u32,
@@ -229,30 +290,11 @@ fn accumulator(rng: &mut Rng, text: &str, p: Profile) -> u64 {
 /// One lane's value of register `r` of `text`.
 fn draw(rng: &mut Rng, text: &str, r: &Reg, is_src_ab: bool, p: Profile) -> u64 {
     if r.width == 64 {
-        if p.special > 0 && rng.chance(1, p.special) {
-            return *rng.pick(&[
-                0,
-                1 << 63,
-                0x7ff0 << 48,
-                0xfff0 << 48,
-                0x7ff8 << 48,
-                1,
-                0x7fef_ffff_ffff_ffff,
-            ]);
-        }
-        let e = (1023 + rng.below(2 * p.spread as usize + 41) as i64 - 20 - p.spread as i64) as u64;
-        return (rng.next_u64() & (1 << 63)) | (e & 0x7ff) << 52 | (rng.next_u64() >> 12);
+        return f64_value(rng, p);
     }
     if text.starts_with("mma") && is_src_ab {
         if text.contains(".s32.") {
-            return (0..4).fold(0, |v, k| {
-                let b = if rng.chance(1, 4) {
-                    *rng.pick(&[0u64, 0x7f, 0x80, 0xff, 0x01])
-                } else {
-                    rng.next_u64() & 0xff
-                };
-                v | b << (8 * k)
-            });
+            return bytes4(rng);
         }
         let bf = text.contains("bf16");
         return half(rng, bf, p) | half(rng, bf, p) << 16;
@@ -263,30 +305,38 @@ fn draw(rng: &mut Rng, text: &str, r: &Reg, is_src_ab: bool, p: Profile) -> u64 
     rng.next_u64() & 0xffff_ffff
 }
 
+/// Four 8-bit integers, one in four an edge (0, 1, 127, 128, 255).
+pub(super) fn bytes4(rng: &mut Rng) -> u64 {
+    (0..4).fold(0, |v, k| {
+        let b = if rng.chance(1, 4) {
+            *rng.pick(&[0u64, 0x7f, 0x80, 0xff, 0x01])
+        } else {
+            rng.next_u64() & 0xff
+        };
+        v | b << (8 * k)
+    })
+}
+
+/// An f64 value: an edge value, or one within about `2^(20 + spread)` of 1.
+pub(super) fn f64_value(rng: &mut Rng, p: Profile) -> u64 {
+    if p.special > 0 && rng.chance(1, p.special) {
+        return *rng.pick(&[
+            0,
+            1 << 63,
+            0x7ff0 << 48,
+            0xfff0 << 48,
+            0x7ff8 << 48,
+            1,
+            0x7fef_ffff_ffff_ffff,
+        ]);
+    }
+    let e = (1023 + rng.below(2 * p.spread as usize + 41) as i64 - 20 - p.spread as i64) as u64;
+    (rng.next_u64() & (1 << 63)) | (e & 0x7ff) << 52 | (rng.next_u64() >> 12)
+}
+
 /// The warp's inputs for one vector: the image and each register's lanes.
-fn inputs(rng: &mut Rng, text: &str, regs: &[Reg]) -> (Vec<u8>, Vec<[u64; LANES]>) {
-    let p = *rng.pick(&[
-        Profile {
-            special: 0,
-            spread: 4,
-        },
-        Profile {
-            special: 40,
-            spread: 6,
-        },
-        Profile {
-            special: 8,
-            spread: 3,
-        },
-        Profile {
-            special: 0,
-            spread: 0,
-        },
-        Profile {
-            special: 100,
-            spread: 14,
-        },
-    ]);
+fn inputs(rng: &mut Rng, text: &str, regs: &[Reg]) -> Inputs {
+    let p = Profile::pick(rng);
     let image: Vec<u8> = (0..IMAGE).map(|_| rng.next_u64() as u8).collect();
     let addr = address(text);
     let (_, dst) = (0, dsts(text));
@@ -337,8 +387,31 @@ fn hex(b: &[u8]) -> String {
     })
 }
 
+/// One input set: the memory image and each register's lanes.
+pub(super) type Inputs = (Vec<u8>, Vec<[u64; LANES]>);
+
+/// A family of warp forms and how its vectors are made.
+pub(super) struct Family {
+    /// `family` of the vectors and `--family` of the command.
+    pub name: &'static str,
+    /// Mixed into the seed.
+    pub salt: u64,
+    pub forms: Vec<String>,
+    /// The kernel around a form.
+    pub wrap: Wrap,
+    /// Bytes of a form's memory image (0: none).
+    pub img: fn(&str) -> usize,
+    /// Whether the form writes its image (the vector then records it after).
+    pub writes: fn(&str) -> bool,
+    /// Input sets of a form, given `--inputs`.
+    pub count: fn(&str, usize) -> usize,
+    /// One input set: the image and each register's lanes.
+    pub inputs: fn(&mut Rng, &str, &[Reg]) -> Inputs,
+}
+
 /// Runs `prog` on one input set; returns the vector line.
 fn vector(
+    fam: &Family,
     prog: &[SInst],
     text: &str,
     regs: &[Reg],
@@ -346,7 +419,7 @@ fn vector(
     vals: &[[u64; LANES]],
 ) -> Result<String> {
     let slots = 8 * regs.len();
-    let img = if address(text).is_some() { IMAGE } else { 0 };
+    let img = (fam.img)(text);
     let mut input = image[..img].to_vec();
     input.resize(img + LANES * slots, 0);
     for l in 0..LANES {
@@ -361,7 +434,14 @@ fn vector(
     let mut ins = Vec::new();
     let mut outs = Vec::new();
     for (s, (r, v)) in regs.iter().zip(vals).enumerate() {
-        ins.push(format!("\"{}\":{}", r.name, lanes_json(v)));
+        // A register only written (named once, as a destination) has no input.
+        let named = text
+            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '%'))
+            .filter(|w| *w == r.name)
+            .count();
+        if !dst.contains(&r.name) || named > 1 {
+            ins.push(format!("\"{}\":{}", r.name, lanes_json(v)));
+        }
         if dst.contains(&r.name) {
             let mask = if r.width == 64 { u64::MAX } else { 0xffff_ffff };
             let got: [u64; LANES] = std::array::from_fn(|l| {
@@ -380,19 +460,36 @@ fn vector(
         let _ = write!(line, ",\"shared\":\"{}\"", hex(&image[..img]));
     }
     let _ = write!(line, ",\"out\":{{{}}}", outs.join(","));
-    if img > 0 && text.starts_with("st") {
+    if img > 0 && (fam.writes)(text) {
         let _ = write!(line, ",\"shared_out\":\"{}\"", hex(&w.output[..img]));
     }
-    Ok(line + ",\"family\":\"mma\"}")
+    Ok(line + &format!(",\"family\":\"{}\"}}", fam.name))
 }
 
 /// `values --family mma`. Returns the number of vectors sim-isa disagrees with.
 pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
+    let fam = Family {
+        name: "mma",
+        salt: 0x3a3a,
+        forms: forms(),
+        wrap: warp_kernel,
+        img: |t| if address(t).is_some() { IMAGE } else { 0 },
+        writes: |t| t.starts_with("st"),
+        count: |_, n| n,
+        inputs,
+    };
+    run_family(tools, o, &fam)
+}
+
+/// Compiles `fam`'s forms, runs `o.inputs` input sets of each on the warp
+/// interpreter and through sim-isa, and writes the vectors sim-isa agrees
+/// with. Returns the number it disagrees with.
+pub(super) fn run_family(tools: &Tools, o: &Opts, fam: &Family) -> Result<usize> {
     tools.nvdisasm()?;
-    let forms = forms();
+    let forms = &fam.forms;
     let texts: Vec<&str> = forms.iter().map(String::as_str).collect();
-    let progs = compile_all_with(tools, &texts, o.common.batch, o.common.jobs, warp_kernel)?;
-    let mut rng = Rng::new(o.common.seed ^ 0x3a3a);
+    let progs = compile_all_with(tools, &texts, o.common.batch, o.common.jobs, fam.wrap)?;
+    let mut rng = Rng::new(o.common.seed ^ fam.salt);
     let (mut lines, mut bad, mut failed) = (Vec::new(), Vec::new(), 0);
     for (text, prog) in forms.iter().zip(progs) {
         let prog = match prog.context("missing listing")? {
@@ -407,9 +504,18 @@ pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
             .collect();
         println!("{text}\n    {}", ops.join(" "));
         let regs = layout(text).0;
-        for _ in 0..o.inputs {
-            let (image, vals) = inputs(&mut rng, text, &regs);
-            let line = vector(&prog, text, &regs, &image, &vals).with_context(|| text.clone())?;
+        for _ in 0..(fam.count)(text, o.inputs) {
+            let (image, vals) = (fam.inputs)(&mut rng, text, &regs);
+            // An opcode the interpreter lacks: named, counted as failed, and
+            // the next form tried (so one run lists them all).
+            let line = match vector(fam, &prog, text, &regs, &image, &vals) {
+                Ok(l) => l,
+                Err(e) => {
+                    println!("NOT RUN {text}: {e:#}");
+                    failed += 1;
+                    break;
+                }
+            };
             match sim_isa::conform_warp::run_warp_vector(&line) {
                 Ok(None) => lines.push(line),
                 Ok(Some(diff)) => {
@@ -426,8 +532,8 @@ pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
     println!("{} passed, {failed} failed", lines.len());
     let header = format!(
         "# Warp vectors from ptxas 13.0.88 sm_90 machine code (.version 8.0; nvdisasm, xtask SASS interpreter's Warp) agreed by sim-isa.\n\
-         # Regenerate: PTXAS=<ptxas 13.0.88> cargo run -p xtask --release -- values --family mma --inputs {} --seed {} --write <this file>\n",
-        o.inputs, o.common.seed
+         # Regenerate: PTXAS=<ptxas 13.0.88> cargo run -p xtask --release -- values --family {} --inputs {} --seed {} --write <this file>\n",
+        fam.name, o.inputs, o.common.seed
     );
     if let Some(p) = &o.write {
         write(p, &(header + &lines.join("\n") + "\n"))?;

@@ -11,6 +11,7 @@ pub(crate) mod kernel;
 mod mma;
 mod variants;
 mod vectors;
+mod wmma;
 
 pub use kernel::{kernel_with, layout};
 pub use variants::{half_variants, variants, Variant};
@@ -43,7 +44,8 @@ pub struct Opts {
     pub texts: Option<PathBuf>,
     /// `half`: every half-precision arithmetic form and `copysign`
     /// ([`half_variants`]) instead of the sweep and random variants;
-    /// `mma`: the tensor-core forms as warp vectors (`mma.rs`).
+    /// `mma`: the tensor-core forms as warp vectors (`mma.rs`); `wmma`: the
+    /// WMMA statements as warp vectors (`wmma.rs`).
     pub family: Option<String>,
 }
 
@@ -58,7 +60,10 @@ pub fn run(tools: &Tools, o: &Opts) -> Result<usize> {
         (None, None) => variants(o.common.seed, o.variants),
         (None, Some("half")) => half_variants(),
         (None, Some("mma")) => return mma::run(tools, o),
-        (None, Some(other)) => anyhow::bail!("unknown --family {other} (known: half, mma)"),
+        (None, Some("wmma")) => return wmma::run(tools, o),
+        (None, Some(other)) => {
+            anyhow::bail!("unknown --family {other} (known: async, half, mma, wmma)")
+        }
     };
     let texts: Vec<&str> = vars.iter().map(|v| v.kernel.as_str()).collect();
     let progs = compile_all(tools, &texts, o.common.batch, o.common.jobs)?;
