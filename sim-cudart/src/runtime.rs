@@ -964,17 +964,9 @@ fn is_fault(e: &DeviceError) -> bool {
 fn launch_failure(kernel: &str, e: &DeviceError) -> Fail {
     let code = crate::classify::launch_code(e);
     if let DeviceError::Kernel(k) = e {
-        if let sim_kernel::KernelError::Assert {
-            lines,
-            cta,
-            warp,
-            file,
-            pos,
-            ..
-        } = k.as_ref()
-        {
+        if let sim_kernel::KernelError::Assert { lines, at } = k.as_ref() {
             eprint!("{lines}");
-            let at = format!("block {cta:?} warp {warp} at {file}:{pos}");
+            let at = format!("block {:?} warp {} at {}", at.cta, at.warp, at.place());
             return Fail::said(
                 code,
                 format!("kernel {kernel}: device-side assert triggered in {at}"),

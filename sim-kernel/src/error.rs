@@ -64,117 +64,65 @@ pub enum KernelError {
         listed: Vec<String>,
     },
     /// A memory access outside every allocation, or misaligned.
-    #[error("{fault} in block {cta:?} warp {warp} (thread {thread}): `{text}` at {file}:{pos}")]
+    #[error("{fault} in {at}: `{text}` at {}", .at.place())]
     Fault {
         /// What and where in memory.
         fault: MemFault,
-        /// The block index.
-        cta: [u32; 3],
-        /// The warp in the block.
-        warp: u32,
-        /// The thread's linear index in the block.
-        thread: u32,
         /// The instruction.
         text: String,
-        /// The module.
-        file: String,
-        /// Where.
-        pos: Pos,
+        /// The thread and the statement's place.
+        at: Site,
     },
-    // `Fault`, `Trap` and `BadFree` name the same place field by field, on
-    // purpose: the variants of a public error enum, matched by their fields.
     /// A thread ran `trap` (or `brkpt`): the GPU stops the kernel there.
-    #[error(
-        "`{text}` stopped the kernel: block {cta:?} warp {warp} (thread {thread}) at {file}:{pos}"
-    )]
+    #[error("`{text}` stopped the kernel: {at} at {}", .at.place())]
     Trap {
-        /// The block index.
-        cta: [u32; 3],
-        /// The warp in the block.
-        warp: u32,
-        /// The first trapping thread's linear index in the block.
-        thread: u32,
         /// The statement.
         text: String,
-        /// The module.
-        file: String,
-        /// Where.
-        pos: Pos,
+        /// The first trapping thread and the statement's place.
+        at: Site,
     },
     /// A thread called device `free` with an address that is not the start
     /// of a block `malloc` gave and nothing freed since (`crate::heap`).
-    #[error("free({addr:#x}) of memory malloc did not give (or freed already) in block {cta:?} warp {warp} (thread {thread}): `{text}` at {file}:{pos}")]
+    #[error("free({addr:#x}) of memory malloc did not give (or freed already) in {at}: `{text}` at {}", .at.place())]
     BadFree {
         /// The address given.
         addr: u64,
-        /// The block index.
-        cta: [u32; 3],
-        /// The warp in the block.
-        warp: u32,
-        /// The first such thread's linear index in the block.
-        thread: u32,
         /// The call.
         text: String,
-        /// The module.
-        file: String,
-        /// Where.
-        pos: Pos,
+        /// The first such thread and the call's place.
+        at: Site,
     },
     /// Threads reached a failed device `assert` (`__assertfail`): the GPU
     /// stops the kernel there, each such thread's line printed.
-    #[error("device-side assert triggered in block {cta:?} warp {warp} (thread {thread}) at {file}:{pos}:\n{lines}")]
+    #[error("device-side assert triggered in {at} at {}:\n{lines}", .at.place())]
     Assert {
         /// What the threads print, as CUDA prints it: one line a thread,
         /// `file:line: function: block: [x,y,z], thread: [x,y,z] Assertion `cond` failed.`
         lines: String,
-        /// The block index.
-        cta: [u32; 3],
-        /// The warp in the block.
-        warp: u32,
-        /// The first such thread's linear index in the block.
-        thread: u32,
-        /// The module.
-        file: String,
-        /// Where.
-        pos: Pos,
+        /// The first such thread and the call's place.
+        at: Site,
     },
     /// A call left in place by the inliner (a recursion deeper than
     /// `sim_module::MAX_CALL_DEPTH`, or past its statement budget) was reached.
-    #[error("call {callee} at {file}:{pos} is nested deeper than simcli inlines calls ({depth} levels, or {} statements): block {cta:?} warp {warp} (thread {thread})", sim_module::MAX_INLINED_STATEMENTS)]
+    #[error("call {callee} at {} is nested deeper than simcli inlines calls ({depth} levels, or {} statements): {at}", .at.place(), sim_module::MAX_INLINED_STATEMENTS)]
     CallDepth {
         /// The function called.
         callee: String,
         /// The depth limit.
         depth: usize,
-        /// The block index.
-        cta: [u32; 3],
-        /// The warp in the block.
-        warp: u32,
-        /// The first calling thread's linear index in the block.
-        thread: u32,
-        /// The module.
-        file: String,
-        /// Where.
-        pos: Pos,
+        /// The first calling thread and the call's place.
+        at: Site,
     },
     /// An indirect call through an address that is no function's of the
     /// call's prototype (a null or stale function pointer), as a GPU faults.
-    #[error("call through {callee} at {file}:{pos}: {value:#x} is the address of no function of the call's prototype (function addresses: docs/ptx-modules.md): block {cta:?} warp {warp} (thread {thread})")]
+    #[error("call through {callee} at {}: {value:#x} is the address of no function of the call's prototype (function addresses: docs/ptx-modules.md): {at}", .at.place())]
     BadCallTarget {
         /// The register holding the address.
         callee: String,
         /// The first such thread's value of it.
         value: u64,
-        /// The block index.
-        cta: [u32; 3],
-        /// The warp in the block.
-        warp: u32,
-        /// The first such thread's linear index in the block.
-        thread: u32,
-        /// The module.
-        file: String,
-        /// Where.
-        pos: Pos,
+        /// The first such thread and the call's place.
+        at: Site,
     },
     /// Warps wait at a barrier that the block's other live warps never reach.
     #[error("block {cta:?}: warps {waiting:?} wait at a barrier that warps {running:?} never reach (they exited or wait elsewhere)")]
@@ -257,5 +205,40 @@ fn waiting_note(w: &[u32]) -> String {
         // Only a fact: a long kernel stopped mid-block has warps at its
         // barriers too, so this names no culprit.
         format!("; when it stopped, warps {w:?} of the block were waiting at a barrier")
+    }
+}
+
+/// Where a thread stopped a launch: the thread (its block, its warp in the
+/// block, its linear index in the block) and the statement's place in the
+/// module. Displays as `block [x, y, z] warp W (thread T)`; [`Site::place`]
+/// is `file:line:column`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Site {
+    /// The block index.
+    pub cta: [u32; 3],
+    /// The warp in the block.
+    pub warp: u32,
+    /// The thread's linear index in the block.
+    pub thread: u32,
+    /// The module.
+    pub file: String,
+    /// Where in it.
+    pub pos: Pos,
+}
+
+impl Site {
+    /// The statement's place: `file:line:column`.
+    pub fn place(&self) -> String {
+        format!("{}:{}", self.file, self.pos)
+    }
+}
+
+impl std::fmt::Display for Site {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "block {:?} warp {} (thread {})",
+            self.cta, self.warp, self.thread
+        )
     }
 }

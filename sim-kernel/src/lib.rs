@@ -45,7 +45,7 @@ pub use device::{
     SymbolSpace,
 };
 pub use engine::{EPOCH, SAMPLE_EVERY, SAMPLE_MIN_BLOCKS};
-pub use error::KernelError;
+pub use error::{KernelError, Site};
 pub use exec::Step;
 pub use gate::MAX_LISTED;
 pub use memtime::{Gpu, Kind, MemConfig, SmMem};

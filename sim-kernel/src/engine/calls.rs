@@ -4,7 +4,7 @@
 //! `warp.rs`'s step loop, which reaches them rarely.
 
 use super::code::Code;
-use crate::error::KernelError;
+use crate::error::{KernelError, Site};
 use crate::memory::{GlobalView, WarpMem};
 use sim_isa::{ExecCtx, WarpRegs};
 use sim_module::ControlOp;
@@ -20,9 +20,14 @@ pub(super) fn call_or_trap(
     s: &sim_module::Statement,
 ) -> Result<(), KernelError> {
     let code = parts.0;
-    let (cta, warp) = (ctx.thread.ctaid, ctx.warp_id);
-    let thread = ctx.thread.first_thread + lanes.trailing_zeros();
-    let file = code.prep.module.file.clone();
+    let at = || {
+        site(
+            ctx,
+            code,
+            ctx.thread.first_thread + lanes.trailing_zeros(),
+            s,
+        )
+    };
     match op {
         ControlOp::Call {
             builtin: Some(b), ..
@@ -46,19 +51,11 @@ pub(super) fn call_or_trap(
         ControlOp::Call { callee, .. } => Err(KernelError::CallDepth {
             callee: callee.clone(),
             depth: sim_module::MAX_CALL_DEPTH,
-            cta,
-            warp,
-            thread,
-            file,
-            pos: s.pos,
+            at: at(),
         }),
         ControlOp::Trap => Err(KernelError::Trap {
-            cta,
-            warp,
-            thread,
             text: s.text.trim().to_string(),
-            file,
-            pos: s.pos,
+            at: at(),
         }),
         ControlOp::Bra { .. } | ControlOp::Ret { .. } | ControlOp::Exit => Ok(()),
     }
@@ -95,12 +92,8 @@ pub(super) fn serve_heap(
     let lanes = code.at[pc].lanes(regs, mask);
     crate::heap::serve(b, lanes, regs, global.heap.as_mut()).map_err(|bad| KernelError::BadFree {
         addr: bad.addr,
-        cta: ctx.thread.ctaid,
-        warp: ctx.warp_id,
-        thread: ctx.thread.first_thread + bad.lane,
         text: s.text.trim().to_string(),
-        file: code.prep.module.file.clone(),
-        pos: s.pos,
+        at: site(ctx, code, ctx.thread.first_thread + bad.lane, s),
     })
 }
 
@@ -125,11 +118,7 @@ fn builtin(
                 Ok(lines) => {
                     return Err(KernelError::Assert {
                         lines,
-                        cta: t.ctaid,
-                        warp: ctx.warp_id,
-                        thread: t.first_thread + lanes.trailing_zeros(),
-                        file: code.prep.module.file.clone(),
-                        pos: s.pos,
+                        at: site(ctx, code, t.first_thread + lanes.trailing_zeros(), s),
                     })
                 }
                 Err(e) => Err(e),
@@ -139,12 +128,8 @@ fn builtin(
     r.map_err(|e| match e {
         crate::printf::CallError::Fault(fault) => KernelError::Fault {
             fault,
-            cta: t.ctaid,
-            warp: ctx.warp_id,
-            thread: ctx.warp_id * 32 + fault.lane,
             text: s.text.trim().to_string(),
-            file: code.prep.module.file.clone(),
-            pos: s.pos,
+            at: site(ctx, code, ctx.warp_id * 32 + fault.lane, s),
         },
         crate::printf::CallError::Operands => unsupported(
             code,
@@ -177,11 +162,7 @@ fn bad_call_target(
 ) -> KernelError {
     let lane = lanes.trailing_zeros();
     let value = address.map_or(0, |r| regs.get(code.regs.reg(r))[lane as usize]);
-    let (cta, warp, thread) = (
-        ctx.thread.ctaid,
-        ctx.warp_id,
-        ctx.thread.first_thread + lane,
-    );
+    let at = site(ctx, code, ctx.thread.first_thread + lane, s);
     let module = code.prep.module;
     // A function the call could reach (its parameters and results
     // counted): the inliner left the call as written past its
@@ -193,20 +174,23 @@ fn bad_call_target(
         return KernelError::CallDepth {
             callee: f.name.clone(),
             depth: sim_module::MAX_CALL_DEPTH,
-            cta,
-            warp,
-            thread,
-            file: module.file.clone(),
-            pos: s.pos,
+            at,
         };
     }
     KernelError::BadCallTarget {
         callee: callee.to_string(),
         value,
-        cta,
-        warp,
+        at,
+    }
+}
+
+/// Where thread `thread` of `ctx`'s warp stopped the launch: at `s`.
+pub(super) fn site(ctx: &ExecCtx, code: &Code<'_>, thread: u32, s: &sim_module::Statement) -> Site {
+    Site {
+        cta: ctx.thread.ctaid,
+        warp: ctx.warp_id,
         thread,
-        file: module.file.clone(),
+        file: code.prep.module.file.clone(),
         pos: s.pos,
     }
 }

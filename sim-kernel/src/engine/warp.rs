@@ -592,12 +592,8 @@ impl Warp {
                 }
                 KernelError::Fault {
                     fault,
-                    cta: ctx.thread.ctaid,
-                    warp: ctx.warp_id,
-                    thread: ctx.warp_id * 32 + fault.lane,
                     text: s.text.clone(),
-                    file: code.prep.module.file.clone(),
-                    pos: s.pos,
+                    at: calls::site(ctx, code, ctx.warp_id * 32 + fault.lane, s),
                 }
             })
     }

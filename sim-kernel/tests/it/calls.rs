@@ -79,12 +79,10 @@ fn a_failed_assert_stops_the_launch_with_cudas_lines() {
     let Err(e) = run_launch(&data("bad.json"), &opts(2, 2)) else {
         panic!("the failing assert ran through");
     };
-    let RunError::Kernel(KernelError::Assert {
-        lines, cta, thread, ..
-    }) = &e
-    else {
+    let RunError::Kernel(KernelError::Assert { lines, at }) = &e else {
         panic!("not an assert: {e}");
     };
+    let (cta, thread) = (&at.cta, &at.thread);
     let want = "assert.cu:10: void check(const int *, int *, int): block: [1,0,0], thread: [5,0,0] Assertion `v[i] >= 0` failed.\n\
                 assert.cu:10: void check(const int *, int *, int): block: [1,0,0], thread: [6,0,0] Assertion `v[i] >= 0` failed.\n";
     assert_eq!(lines, want);

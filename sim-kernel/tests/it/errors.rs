@@ -32,8 +32,11 @@ fn out_of_bounds_store_names_lane_and_address() {
         matches!(
             e,
             KernelError::Fault {
-                warp: 0,
-                thread: 16,
+                at: sim_kernel::Site {
+                    warp: 0,
+                    thread: 16,
+                    ..
+                },
                 ..
             }
         ),

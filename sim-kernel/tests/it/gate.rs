@@ -112,9 +112,12 @@ fn trap_stops_the_kernel_naming_the_thread_and_the_line() {
         matches!(
             e,
             KernelError::Trap {
-                cta: [1, 0, 0],
-                warp: 1,
-                thread: 37,
+                at: sim_kernel::Site {
+                    cta: [1, 0, 0],
+                    warp: 1,
+                    thread: 37,
+                    ..
+                },
                 ..
             }
         ),

@@ -170,12 +170,10 @@ fn freeing_what_malloc_did_not_give_is_an_error() {
     let DeviceError::Kernel(k) = &e else {
         panic!("{e}");
     };
-    let KernelError::BadFree {
-        addr, thread, pos, ..
-    } = &**k
-    else {
+    let KernelError::BadFree { addr, at, .. } = &**k else {
         panic!("{e}");
     };
+    let (thread, pos) = (&at.thread, &at.pos);
     assert_eq!((*addr, *thread), (buf + 4, 3));
     // The call statement starts at `call.uni`, the line (1-based) before
     // its callee's: the first `free,` after bad_free's `.entry`.
