@@ -40,6 +40,9 @@ pub(crate) struct Stmt {
     /// An instruction that needs no memory and is no clock read or
     /// barrier: the step loop runs it without asking its kind.
     pub plain: bool,
+    /// A merged group's member that may be read at its leader
+    /// (`member_of`, set by [`Code::merge_shared_loads`]).
+    pub member: bool,
     /// A `ld.shared`, `st.shared` or `ld.global` of a word a lane that has
     /// a path of its own ([`super::shload`]).
     pub word: Option<super::shload::WordAccess>,
@@ -126,6 +129,7 @@ impl<'p> Code<'p> {
                 back_edge: crate::timing::is_back_edge(prep, i as u32),
                 fence: deps[i].is_fence(),
                 plain: false,
+                member: false,
                 word: renamed[i].as_ref().and_then(super::shload::WordAccess::of),
             })
             .collect();
@@ -193,6 +197,7 @@ impl<'p> Code<'p> {
             let pre = super::preload::members(&self.inst, g.leader, &g.members);
             for (k, p) in pre.iter().enumerate() {
                 self.member_of[p.pc as usize] = Some((g.leader, k as u8));
+                self.at[p.pc as usize].member = true;
             }
             if self.preload.len() <= lead {
                 self.preload.resize(lead + 1, Vec::new());

@@ -2,7 +2,7 @@
 //! warps, feeding executed statements to the SM, and the instructions the
 //! host owns in timing (memory accesses, barriers, clock reads).
 
-use super::code::Code;
+use super::code::{Code, Stmt};
 use super::slab::Lent;
 use super::warp::{Ext, State, Warp};
 use crate::error::KernelError;
@@ -227,49 +227,19 @@ impl SmState {
     pub fn feed(&mut self, sh: &Shared<'_, '_>, sm: &mut Sm, id: u32) -> Result<bool, KernelError> {
         let (slot, w) = Self::split(sh.wpb, id);
         let code = sh.code;
-        let SmState {
-            blocks,
-            overlay,
-            executed,
-            sched,
-            to_feed,
-            atomics,
-            printf,
-            ..
-        } = self;
-        let Some(b) = blocks.get_mut(slot).and_then(Option::as_mut) else {
+        let Some((b, mut run, to_feed)) = self.running(slot) else {
             return Ok(false);
         };
-        let Block {
-            shared,
-            warps,
-            fn_live,
-            fn_wait,
-            ..
-        } = b;
-        let Some(warp) = warps.get_mut(w) else {
+        let Some(warp) = b.warps.get_mut(w) else {
             return Ok(false);
         };
         if warp.tblocked || warp.closed {
             return Ok(false);
         }
         if warp.state == State::Run && warp.out.len() < super::warp::AHEAD {
-            let before = warp.state;
-            let r = run_warp(sh, warp, shared, overlay, executed, sched, printf);
-            let after = warp.state;
-            if let Err(e) = r {
-                return Err(name_waiters(e, sh.max, warps));
-            }
-            if before == State::Run {
-                match after {
-                    State::AtBarrier => *fn_wait += 1,
-                    State::Exited => *fn_live -= 1,
-                    State::Atomic => atomics.push(id),
-                    State::Run | State::Clock => {}
-                }
-            }
+            b.run_warp(sh, w, id, &mut run)?;
         }
-        let Some(warp) = warps.get_mut(w) else {
+        let Some(warp) = b.warps.get_mut(w) else {
             return Ok(false);
         };
         let mut any = push(sm, id, warp, code)?;
@@ -292,49 +262,24 @@ impl SmState {
     /// atomic. A clock read returns the epoch's first cycle.
     pub fn run_functional(&mut self, sh: &Shared<'_, '_>, slot: usize) -> Result<(), KernelError> {
         let code = sh.code;
-        let SmState {
-            blocks,
-            overlay,
-            executed,
-            sched,
-            atomics,
-            printf,
-            ..
-        } = self;
-        let Some(b) = blocks.get_mut(slot).and_then(Option::as_mut) else {
+        let Some((b, mut run, _)) = self.running(slot) else {
             return Ok(());
         };
         loop {
             let mut moved = false;
             for w in 0..b.warps.len() {
-                let Block {
-                    shared,
-                    warps,
-                    fn_live,
-                    fn_wait,
-                    ..
-                } = &mut *b;
-                let warp = &mut warps[w];
+                let warp = &mut b.warps[w];
                 if warp.state == State::Clock {
                     warp.read_clock(code, sh.now);
                     if warp.state == State::Exited {
-                        *fn_live -= 1;
+                        b.fn_live -= 1;
                     }
                     moved = true;
                 }
-                if warp.state != State::Run {
+                if b.warps[w].state != State::Run {
                     continue;
                 }
-                let r = run_warp(sh, warp, shared, overlay, executed, sched, printf);
-                match warp.state {
-                    State::AtBarrier => *fn_wait += 1,
-                    State::Exited => *fn_live -= 1,
-                    State::Atomic => atomics.push(slot as u32 * sh.wpb + w as u32),
-                    State::Run | State::Clock => {}
-                }
-                if let Err(e) = r {
-                    return Err(name_waiters(e, sh.max, warps));
-                }
+                b.run_warp(sh, w, slot as u32 * sh.wpb + w as u32, &mut run)?;
                 moved = true;
                 b.check_open(code);
             }
@@ -386,22 +331,89 @@ impl SmState {
     }
 }
 
+/// What running one of an SM's warps borrows of its state besides the
+/// warp's block ([`SmState::running`]).
+struct Running<'s> {
+    overlay: &'s mut Overlay,
+    executed: &'s mut u64,
+    sched: &'s mut crate::reorder::Scheduler,
+    printf: &'s mut crate::printf::Sink,
+    /// Warps stopped at a global atomic (`SmState::atomics`).
+    atomics: &'s mut Vec<u32>,
+}
+
+impl SmState {
+    /// The block in `slot`, if resident, with what running its warps
+    /// borrows and the warps to feed when the SM returns.
+    fn running(&mut self, slot: usize) -> Option<(&mut Block, Running<'_>, &mut Vec<u32>)> {
+        let SmState {
+            blocks,
+            overlay,
+            executed,
+            sched,
+            to_feed,
+            atomics,
+            printf,
+            ..
+        } = self;
+        let b = blocks.get_mut(slot)?.as_mut()?;
+        let run = Running {
+            overlay,
+            executed,
+            sched,
+            printf,
+            atomics,
+        };
+        Some((b, run, to_feed))
+    }
+}
+
+impl Block {
+    /// Runs its warp `w` (SM warp `id`, running) as far as it may go and
+    /// counts where it stopped: at the barrier, exited, or at a global
+    /// atomic (queued).
+    #[inline]
+    fn run_warp(
+        &mut self,
+        sh: &Shared<'_, '_>,
+        w: usize,
+        id: u32,
+        run: &mut Running<'_>,
+    ) -> Result<(), KernelError> {
+        let Block {
+            shared,
+            warps,
+            fn_live,
+            fn_wait,
+            ..
+        } = self;
+        let warp = &mut warps[w];
+        if let Err(e) = run_warp(sh, warp, shared, run) {
+            return Err(name_waiters(e, sh.max, warps));
+        }
+        match warp.state {
+            State::AtBarrier => *fn_wait += 1,
+            State::Exited => *fn_live -= 1,
+            State::Atomic => run.atomics.push(id),
+            State::Run | State::Clock => {}
+        }
+        Ok(())
+    }
+}
+
 /// Runs `warp` as far as it may go (`Warp::run`) against its block's
 /// shared memory and the SM's view of the global space.
 fn run_warp(
     sh: &Shared<'_, '_>,
     warp: &mut Warp,
     shared: &mut [u8],
-    overlay: &mut Overlay,
-    executed: &mut u64,
-    sched: &mut crate::reorder::Scheduler,
-    printf: &mut crate::printf::Sink,
+    run: &mut Running<'_>,
 ) -> Result<(), KernelError> {
     let code = sh.code;
     // Lent to the memory while the warp runs (a move, not a copy).
     let mut local = std::mem::take(&mut warp.local);
     let mut mem = WarpMem {
-        global: GlobalView::Layered(sh.global, overlay),
+        global: GlobalView::Layered(sh.global, run.overlay),
         consts: &code.prep.consts,
         params: &code.prep.params,
         shared,
@@ -413,11 +425,11 @@ fn run_warp(
     let mut env = super::warp::Env {
         code,
         mem: &mut mem,
-        count: executed,
+        count: run.executed,
         limit: sh.limit,
-        sc: sched,
+        sc: run.sched,
         defer: sh.defer,
-        printf,
+        printf: run.printf,
     };
     let r = warp.run(&mut env);
     warp.local = local;
@@ -458,14 +470,17 @@ fn push(sm: &mut Sm, id: u32, warp: &mut Warp, code: &Code<'_>) -> Result<bool, 
     let mut walk = Walk {
         steps: out.iter(),
         code,
-        prev,
+        prev: *prev,
         exts,
-        tblocked,
+        barrier: false,
         taken: 0,
-        stopped: false,
     };
     let r = sm.push_executed_from(id, &mut walk);
     let taken = walk.taken;
+    *prev = walk.prev;
+    if walk.barrier {
+        *tblocked = true;
+    }
     out.drain(..taken);
     r?;
     Ok(true)
@@ -473,17 +488,19 @@ fn push(sm: &mut Sm, id: u32, warp: &mut Warp, code: &Code<'_>) -> Result<bool, 
 
 /// The steps [`push`] hands the SM, `(statement, lanes, after a
 /// back-edge)` each: each noted as given (`prev`, its external kind in
-/// `exts`), up to and including a barrier (which sets `tblocked`).
+/// `exts`), up to and including a barrier. The warp's `prev` and
+/// `tblocked` are written once, after the walk, not at each step.
 struct Walk<'a, 'c> {
     steps: std::collections::vec_deque::Iter<'a, Step>,
     code: &'a Code<'c>,
-    prev: &'a mut Option<u32>,
+    /// The last statement walked (the warp's `prev`).
+    prev: Option<u32>,
     exts: &'a mut VecDeque<Ext>,
-    tblocked: &'a mut bool,
+    /// A barrier was walked (the warp is then `tblocked`): `steps` is
+    /// emptied, nothing after it goes.
+    barrier: bool,
     /// Steps walked.
     taken: usize,
-    /// A barrier was walked: nothing after it goes.
-    stopped: bool,
 }
 
 impl Iterator for Walk<'_, '_> {
@@ -491,36 +508,33 @@ impl Iterator for Walk<'_, '_> {
 
     #[inline]
     fn next(&mut self) -> Option<(u32, u32, bool)> {
-        if self.stopped {
-            return None;
-        }
         let s = self.steps.next()?;
         self.taken += 1;
         let code = self.code;
         let after = self
             .prev
             .is_some_and(|b| s.stmt <= b && code.at[b as usize].back_edge);
-        *self.prev = Some(s.stmt);
-        if let Some(kind) = code.at[s.stmt as usize].ext {
-            let e = ext_of(code, s, kind);
+        self.prev = Some(s.stmt);
+        let st = &code.at[s.stmt as usize];
+        if let Some(kind) = st.ext {
+            let e = ext_of(st, s, kind);
             self.exts.push_back(e);
             if let Ext::Barrier = e {
-                *self.tblocked = true;
-                self.stopped = true;
+                self.barrier = true;
+                self.steps = Default::default();
             }
         }
         Some((s.stmt, s.lanes, after))
     }
 }
 
-fn ext_of(code: &Code<'_>, s: &Step, kind: crate::memtime::Kind) -> Ext {
-    let i = s.stmt as usize;
-    if code.at[i].barrier && s.lanes != 0 {
+fn ext_of(st: &Stmt, s: &Step, kind: crate::memtime::Kind) -> Ext {
+    if st.barrier && s.lanes != 0 {
         Ext::Barrier
-    } else if code.at[i].barrier {
+    } else if st.barrier {
         // Guarded off in every lane: no barrier (as execution saw it).
         Ext::Nothing
-    } else if code.at[i].clock {
+    } else if st.clock {
         Ext::Clock
     } else if let Some(k) = s.access {
         Ext::Mem(k, kind)

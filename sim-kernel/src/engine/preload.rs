@@ -102,7 +102,11 @@ impl Preloaded {
         let Some(m) = member.filter(|_| mask == u32::MAX) else {
             return false;
         };
-        regs.ensure(m.dest.0 as usize + 1);
+        // The file has the slot (it is sized to the kernel's slots): the
+        // test in line, `ensure` (a call) only where it would grow.
+        if regs.len() <= m.dest.0 as usize {
+            regs.ensure(m.dest.0 as usize + 1);
+        }
         *regs.get_mut(m.dest) = [w; WARP_SIZE];
         true
     }

@@ -315,9 +315,78 @@ mod tests {
         }
     }
 
+    /// Lane `l` of address register `reg` at `base + stride * l` (`high`
+    /// set above the address), with one lane moved `far` on where draw
+    /// `r` says (then the lanes are not consecutive). Whether it moved
+    /// one, and the mask drawn.
+    fn addresses(
+        regs: &mut WarpRegs,
+        reg: RegId,
+        r: u64,
+        at: (u64, u64, u64),
+        far: u64,
+    ) -> (bool, u32) {
+        let (base, stride, high) = at;
+        for (l, v) in regs.get_mut(reg).iter_mut().enumerate() {
+            *v = (base + stride * l as u64) | high;
+        }
+        let odd = (r >> 8).is_multiple_of(7);
+        if odd {
+            regs.get_mut(reg)[(r >> 16) as usize % 32] += far;
+        }
+        (odd, draw_mask(r))
+    }
+
+    /// Draw `i` (`r`) of a shared access's addresses into register 0: a
+    /// base mostly word-aligned and at most 152 bytes past the 2,048 of
+    /// shared memory, a stride from `strides`, and bits above bit 31 (not
+    /// part of a shared address). The base, the stride and `addresses`'.
+    fn shared_draw(
+        x: &mut u64,
+        (i, r): (u64, u64),
+        strides: [u64; 6],
+        regs: &mut WarpRegs,
+    ) -> (u64, u64, bool, u32) {
+        let base = mostly_aligned(next(x) % 2200, i);
+        let stride = strides[i as usize % 6];
+        let at = (base, stride, (r & 1) << 40);
+        let (odd, mask) = addresses(regs, RegId(0), r, at, 2048);
+        (base, stride, odd, mask)
+    }
+
     fn parse(text: &str) -> Instruction {
         sim_isa::parse::parse_instruction(text, &mut symbols())
             .unwrap_or_else(|e| panic!("{text}: {e}"))
+    }
+
+    /// Calls `each(x, text, inst, fast, off, i, r)` for 20,000 draws `i`
+    /// of each case (an access's text and offset, parsed as `inst` and as
+    /// the word access `fast`), `r` drawn from `x` for each.
+    fn each_draw(
+        x: &mut u64,
+        cases: &[(&str, u64)],
+        mut each: impl FnMut(&mut u64, &str, &Instruction, WordAccess, u64, u64, u64),
+    ) {
+        for &(text, off) in cases {
+            let (inst, fast) = word_access(text);
+            for i in 0..20_000u64 {
+                let r = next(x);
+                each(x, text, &inst, fast, off, i, r);
+            }
+        }
+    }
+
+    /// `v` as drawn in one draw `i` of seven, else its word: mostly
+    /// word-aligned.
+    fn mostly_aligned(v: u64, i: u64) -> u64 {
+        v & if i % 7 == 3 { !0 } else { !3 }
+    }
+
+    /// `text` parsed, and its word access (it must be one).
+    fn word_access(text: &str) -> (Instruction, WordAccess) {
+        let inst = parse(text);
+        let fast = WordAccess::of(&inst).unwrap_or_else(|| panic!("{text}: not one"));
+        (inst, fast)
     }
 
     fn warp_mem<'a>(shared: &'a mut [u8], global: &'a mut Global) -> WarpMem<'a> {
@@ -333,6 +402,49 @@ mod tests {
         }
     }
 
+    /// What the fast path left where it ran: the registers, the
+    /// addresses for timing and the shape (`one_word`, `broadcast`).
+    type Ran = (WarpRegs, Accesses, (bool, bool));
+
+    /// Runs `fast` on a copy of `regs`: it runs exactly when `runs`
+    /// says, and where it declines it changes nothing.
+    fn run_fast(
+        fast: WordAccess,
+        regs: &WarpRegs,
+        mask: u32,
+        runs: bool,
+        m: &mut WarpMem<'_>,
+        what: &str,
+    ) -> Option<Ran> {
+        let mut fregs = regs.clone();
+        let mut fout = BLANK;
+        let ok = fast.run(&mut fregs, mask, m, &mut fout);
+        assert_eq!(ok, runs, "{what} {mask:#x}");
+        if !ok {
+            assert!(fregs == *regs && fout == BLANK && !m.one_word, "{what}");
+            return None;
+        }
+        Some((fregs, fout, (m.one_word, m.broadcast)))
+    }
+
+    /// The general path on `regs` leaves what the fast one left (`ran`).
+    fn same_as_general(
+        inst: &Instruction,
+        mut regs: WarpRegs,
+        mask: u32,
+        m: &mut WarpMem<'_>,
+        ran: &Ran,
+        what: &str,
+    ) {
+        let ctx = ExecCtx::new(Target::SM_90, 0);
+        let mut out = BLANK;
+        let accessed = execute_mem_into(inst, &ctx, &mut regs, mask, m, &mut out);
+        assert!(matches!(accessed, Ok(true)), "{what}");
+        assert_eq!((m.one_word, m.broadcast), ran.2, "{what}");
+        assert_eq!(regs, ran.0, "{what}");
+        assert_eq!(out, ran.1, "{what}");
+    }
+
     /// It runs exactly the whole warps that read one word or 32
     /// consecutive words inside shared memory, and leaves what the general
     /// path does: the destination, the addresses for timing, the shape.
@@ -341,59 +453,31 @@ mod tests {
         let mut x = 0x2545_f491_4f6c_dd1du64;
         let mut shared: Vec<u8> = (0..2048).map(|_| next(&mut x) as u8).collect();
         let mut global = Global::default();
-        let ctx = ExecCtx::new(Target::SM_90, 0);
         let mut ran = [0; 2];
         let loads = [
             ("ld.shared.f32 %f1, [%r1+8];", 8),
             ("ld.shared.u32 %r1, [%r1];", 0),
             ("ld.shared.b32 %f1, [%r1+12];", 12),
         ];
-        for (text, off) in loads {
-            let inst = parse(text);
-            let fast = WordAccess::of(&inst).unwrap_or_else(|| panic!("{text}: not one"));
-            for i in 0..20_000u64 {
-                let r = next(&mut x);
-                // Mostly word-aligned.
-                let base = (next(&mut x) % 2200) & if i % 7 == 3 { !0 } else { !3 };
-                let stride = [0u64, 4, 4, 8, 1, 0][i as usize % 6];
-                let mut regs = WarpRegs::new(5);
-                for (l, v) in regs.get_mut(RegId(0)).iter_mut().enumerate() {
-                    // Above bit 31: not part of a shared address.
-                    *v = (base + stride * l as u64) | (r & 1) << 40;
-                }
-                let odd = (r >> 8).is_multiple_of(7);
-                if odd {
-                    regs.get_mut(RegId(0))[(r >> 16) as usize % 32] += 2048;
-                }
-                let mask = draw_mask(r);
-                let a0 = base + off;
-                let whole = if stride == 0 { 4 } else { 128 };
-                let runs = mask == u32::MAX
-                    && !odd
-                    && (stride == 0 || stride == 4)
-                    && a0.is_multiple_of(4)
-                    && a0 + whole <= 2048;
-                let (mut fregs, mut gregs) = (regs.clone(), regs);
-                let blank = BLANK;
-                let (mut fout, mut gout) = (blank, blank);
-                let before = fregs.clone();
-                let mut fm = warp_mem(&mut shared, &mut global);
-                let ok = fast.run(&mut fregs, mask, &mut fm, &mut fout);
-                assert_eq!(ok, runs, "{text} {base} {stride} {mask:#x} {odd}");
-                if !ok {
-                    assert!(fregs == before && fout == blank && !fm.one_word, "{text}");
-                    continue;
-                }
-                let flags = (fm.one_word, fm.broadcast);
-                ran[usize::from(flags.1)] += 1;
-                let mut gm = warp_mem(&mut shared, &mut global);
-                let accessed = execute_mem_into(&inst, &ctx, &mut gregs, mask, &mut gm, &mut gout);
-                assert!(matches!(accessed, Ok(true)), "{text}");
-                assert_eq!((gm.one_word, gm.broadcast), flags, "{text}");
-                assert_eq!(fregs, gregs, "{text} {base} {stride}");
-                assert_eq!(fout, gout, "{text}");
-            }
-        }
+        each_draw(&mut x, &loads, |x, text, inst, fast, off, i, r| {
+            let mut regs = WarpRegs::new(5);
+            let (base, stride, odd, mask) = shared_draw(x, (i, r), [0, 4, 4, 8, 1, 0], &mut regs);
+            let a0 = base + off;
+            let whole = if stride == 0 { 4 } else { 128 };
+            let runs = mask == u32::MAX
+                && !odd
+                && (stride == 0 || stride == 4)
+                && a0.is_multiple_of(4)
+                && a0 + whole <= 2048;
+            let what = format!("{text} {base} {stride} {odd}");
+            let mut fm = warp_mem(&mut shared, &mut global);
+            let Some(got) = run_fast(fast, &regs, mask, runs, &mut fm, &what) else {
+                return;
+            };
+            ran[usize::from(got.2 .1)] += 1;
+            let mut gm = warp_mem(&mut shared, &mut global);
+            same_as_general(inst, regs, mask, &mut gm, &got, &what);
+        });
         assert!(ran[0] > 8_000 && ran[1] > 8_000, "{ran:?}");
     }
 
@@ -405,61 +489,35 @@ mod tests {
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         let shared: Vec<u8> = (0..2048).map(|_| next(&mut x) as u8).collect();
         let mut global = Global::default();
-        let ctx = ExecCtx::new(Target::SM_90, 0);
         let mut ran = 0;
-        for (text, off) in [
+        let cases = [
             ("st.shared.f32 [%r1+8], %f1;", 8),
             ("st.shared.u32 [%r1], %r1;", 0),
             ("st.shared.b32 [%r1+12], %f2;", 12),
-        ] {
-            let inst = parse(text);
-            let fast = WordAccess::of(&inst).unwrap_or_else(|| panic!("{text}: not one"));
-            for i in 0..20_000u64 {
-                let r = next(&mut x);
-                let base = (next(&mut x) % 2200) & if i % 7 == 3 { !0 } else { !3 };
-                let stride = [0u64, 4, 4, 8, 1, 4][i as usize % 6];
-                let mut regs = WarpRegs::new(5);
-                for l in 0..WARP_SIZE {
-                    // Values wider than the word: only its low 32 bits land.
-                    regs.get_mut(RegId(1))[l] = next(&mut x);
-                    regs.get_mut(RegId(2))[l] = next(&mut x);
-                    regs.get_mut(RegId(0))[l] = (base + stride * l as u64) | (r & 1) << 40;
-                }
-                let odd = (r >> 8).is_multiple_of(7);
-                if odd {
-                    regs.get_mut(RegId(0))[(r >> 16) as usize % 32] += 2048;
-                }
-                let mask = draw_mask(r);
-                let a0 = base + off;
-                let runs = mask == u32::MAX
-                    && !odd
-                    && stride == 4
-                    && a0.is_multiple_of(4)
-                    && a0 + 128 <= 2048;
-                let (mut fregs, mut gregs) = (regs.clone(), regs);
-                let blank = BLANK;
-                let (mut fout, mut gout) = (blank, blank);
-                let before = fregs.clone();
-                let (mut fsh, mut gsh) = (shared.clone(), shared.clone());
-                let mut fm = warp_mem(&mut fsh, &mut global);
-                let ok = fast.run(&mut fregs, mask, &mut fm, &mut fout);
-                assert_eq!(ok, runs, "{text} {base} {stride} {mask:#x} {odd}");
-                if !ok {
-                    assert!(fregs == before && fout == blank && !fm.one_word, "{text}");
-                    assert!(fsh == shared, "{text}");
-                    continue;
-                }
-                let flags = (fm.one_word, fm.broadcast);
-                ran += 1;
-                let mut gm = warp_mem(&mut gsh, &mut global);
-                let accessed = execute_mem_into(&inst, &ctx, &mut gregs, mask, &mut gm, &mut gout);
-                assert!(matches!(accessed, Ok(true)), "{text}");
-                assert_eq!((gm.one_word, gm.broadcast), flags, "{text}");
-                assert_eq!(fregs, gregs, "{text}");
-                assert_eq!(fout, gout, "{text}");
-                assert!(fsh == gsh && fsh != shared, "{text} {base}");
+        ];
+        each_draw(&mut x, &cases, |x, text, inst, fast, off, i, r| {
+            let mut regs = WarpRegs::new(5);
+            let (base, stride, odd, mask) = shared_draw(x, (i, r), [0, 4, 4, 8, 1, 4], &mut regs);
+            for l in 0..WARP_SIZE {
+                // Values wider than the word: only its low 32 bits land.
+                regs.get_mut(RegId(1))[l] = next(x);
+                regs.get_mut(RegId(2))[l] = next(x);
             }
-        }
+            let a0 = base + off;
+            let runs =
+                mask == u32::MAX && !odd && stride == 4 && a0.is_multiple_of(4) && a0 + 128 <= 2048;
+            let what = format!("{text} {base} {stride} {odd}");
+            let (mut fsh, mut gsh) = (shared.clone(), shared.clone());
+            let mut fm = warp_mem(&mut fsh, &mut global);
+            let Some(got) = run_fast(fast, &regs, mask, runs, &mut fm, &what) else {
+                assert!(fsh == shared, "{what}");
+                return;
+            };
+            ran += 1;
+            let mut gm = warp_mem(&mut gsh, &mut global);
+            same_as_general(inst, regs, mask, &mut gm, &got, &what);
+            assert!(fsh == gsh && fsh != shared, "{what}");
+        });
         assert!(ran > 8_000, "{ran}");
     }
 
@@ -477,74 +535,51 @@ mod tests {
         // path's (they read the overlay).
         let mut written = Overlay::default();
         assert!(written.store(&global, b + 64, 4, 7).is_ok());
-        let ctx = ExecCtx::new(Target::SM_90, 0);
         let mut ran = [0; 2];
-        for (text, off) in [
+        let cases = [
             ("ld.global.f32 %f1, [%rd1+8];", 8),
             ("ld.global.nc.u32 %r1, [%rd1];", 0),
             ("ld.global.b32 %f2, [%rd1+12];", 12),
-        ] {
-            let inst = parse(text);
-            let fast = WordAccess::of(&inst).unwrap_or_else(|| panic!("{text}: not one"));
-            for i in 0..20_000u64 {
-                let r = next(&mut x);
-                // From below `a` to past `b`: mostly word-aligned.
-                let start = [a - 64, b - 64][i as usize % 2];
-                let base = (start + next(&mut x) % 1200) & if i % 7 == 3 { !0 } else { !3 };
-                let stride = [0u64, 4, 4, 8, 1, 0][(i / 2) as usize % 6];
-                let mut regs = WarpRegs::new(5);
-                for (l, v) in regs.get_mut(RegId(3)).iter_mut().enumerate() {
-                    *v = base + stride * l as u64;
-                }
-                let odd = (r >> 8).is_multiple_of(7);
-                if odd {
-                    regs.get_mut(RegId(3))[(r >> 16) as usize % 32] += 4096;
-                }
-                let mask = draw_mask(r);
-                let layered = (r >> 32) & 1 == 1;
-                let a0 = base + off;
-                let whole = if stride == 0 { 4 } else { 128 };
-                let inside = |base: u64, len: u64| a0 >= base && a0 + whole <= base + len;
-                let mut addrs = [0u64; WARP_SIZE];
-                for (o, &v) in addrs.iter_mut().zip(regs.get(RegId(3))) {
-                    *o = v + off;
-                }
-                let touched = layered && written.touches(u32::MAX, &addrs, 4);
-                let runs = !touched
-                    && mask == u32::MAX
-                    && !odd
-                    && (stride == 0 || stride == 4)
-                    && a0.is_multiple_of(4)
-                    && (inside(a, 1024) || inside(b, 512));
-                let (mut fregs, mut gregs) = (regs.clone(), regs);
-                let blank = BLANK;
-                let (mut fout, mut gout) = (blank, blank);
-                let before = fregs.clone();
-                let mut shared = [0u8; 16];
-                let mut copy = global.clone();
-                let mut fm = warp_mem(&mut shared, &mut copy);
-                if layered {
-                    fm.global = GlobalView::Layered(&global, &mut written);
-                }
-                let ok = fast.run(&mut fregs, mask, &mut fm, &mut fout);
-                assert_eq!(ok, runs, "{text} {base:#x} {stride} {mask:#x} {odd}");
-                if !ok {
-                    assert!(fregs == before && fout == blank && !fm.one_word, "{text}");
-                    continue;
-                }
-                let flags = (fm.one_word, fm.broadcast);
-                ran[usize::from(flags.1)] += 1;
-                let mut gm = warp_mem(&mut shared, &mut copy);
-                if layered {
-                    gm.global = GlobalView::Layered(&global, &mut written);
-                }
-                let accessed = execute_mem_into(&inst, &ctx, &mut gregs, mask, &mut gm, &mut gout);
-                assert!(matches!(accessed, Ok(true)), "{text}");
-                assert_eq!((gm.one_word, gm.broadcast), flags, "{text}");
-                assert_eq!(fregs, gregs, "{text} {base:#x} {stride}");
-                assert_eq!(fout, gout, "{text}");
+        ];
+        each_draw(&mut x, &cases, |x, text, inst, fast, off, i, r| {
+            // From below `a` to past `b`.
+            let start = [a - 64, b - 64][i as usize % 2];
+            let base = mostly_aligned(start + next(x) % 1200, i);
+            let stride = [0u64, 4, 4, 8, 1, 0][(i / 2) as usize % 6];
+            let mut regs = WarpRegs::new(5);
+            let (odd, mask) = addresses(&mut regs, RegId(3), r, (base, stride, 0), 4096);
+            let layered = (r >> 32) & 1 == 1;
+            let a0 = base + off;
+            let whole = if stride == 0 { 4 } else { 128 };
+            let inside = |base: u64, len: u64| a0 >= base && a0 + whole <= base + len;
+            let mut addrs = [0u64; WARP_SIZE];
+            for (o, &v) in addrs.iter_mut().zip(regs.get(RegId(3))) {
+                *o = v + off;
             }
-        }
+            let touched = layered && written.touches(u32::MAX, &addrs, 4);
+            let runs = !touched
+                && mask == u32::MAX
+                && !odd
+                && (stride == 0 || stride == 4)
+                && a0.is_multiple_of(4)
+                && (inside(a, 1024) || inside(b, 512));
+            let what = format!("{text} {base:#x} {stride} {odd} {layered}");
+            let mut shared = [0u8; 16];
+            let mut copy = global.clone();
+            let mut fm = warp_mem(&mut shared, &mut copy);
+            if layered {
+                fm.global = GlobalView::Layered(&global, &mut written);
+            }
+            let Some(got) = run_fast(fast, &regs, mask, runs, &mut fm, &what) else {
+                return;
+            };
+            ran[usize::from(got.2 .1)] += 1;
+            let mut gm = warp_mem(&mut shared, &mut copy);
+            if layered {
+                gm.global = GlobalView::Layered(&global, &mut written);
+            }
+            same_as_general(inst, regs, mask, &mut gm, &got, &what);
+        });
         assert!(ran[0] > 3_000 && ran[1] > 3_000, "{ran:?}");
     }
 
@@ -556,8 +591,7 @@ mod tests {
     fn shared_words_consecutive_only_modulo_2_32_go_the_general_way() {
         // The offset is -(2^32 - 64): lane 0's address is 0.
         let text = "ld.shared.f32 %f1, [%r1+-4294967232];";
-        let inst = parse(text);
-        let fast = WordAccess::of(&inst).unwrap_or_else(|| panic!("{text}: not one"));
+        let (inst, fast) = word_access(text);
         let mut shared = vec![0u8; 2048];
         let mut global = Global::default();
         let mut regs = WarpRegs::new(5);

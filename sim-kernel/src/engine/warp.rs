@@ -155,7 +155,9 @@ impl Warp {
             state: State::Run,
             tblocked: false,
             tbar: 0,
-            stretch: Vec::new(),
+            // Its full size at once (a stretch is flushed there): grown a
+            // push at a time it was seven reallocations a warp.
+            stretch: Vec::with_capacity(reorder::WINDOW),
             out: VecDeque::new(),
             exts: VecDeque::new(),
             slab: Slab::default(),
@@ -316,6 +318,19 @@ impl Warp {
             self.advance(next);
             return Ok(());
         }
+        if st.member {
+            // A merged group's member (a shared load, so no clock read,
+            // barrier or atomic): read at its leader, it writes its word
+            // and issues nothing (it is dead), without the kind asked.
+            step.lanes = st.lanes(&self.regs, top.mask);
+            let pre = code.preload_tables();
+            if self.pre.take(pre, top.pc, top.mask, &mut self.regs) {
+                self.record(step, None);
+                self.emit_at(code, st, env.sc, step);
+                self.advance(next);
+                return Ok(());
+            }
+        }
         let s = &code.prep.body.statements[top.pc];
         match &s.kind {
             StatementKind::Instruction(_) => {
@@ -330,7 +345,9 @@ impl Warp {
                 if st.mem {
                     let atomic = st.ext == Some(crate::memtime::Kind::Atomic);
                     if env.defer && step.lanes != 0 && atomic {
-                        if let Some(k) = self.defer_atomic(code, top.pc, top.mask, env.mem)? {
+                        if let Some(k) =
+                            self.defer_atomic(code.inst[top.pc].as_ref(), top.mask, env.mem)?
+                        {
                             self.record(step, Some(k));
                             step.access = Some(k);
                             self.emit(code, env.sc, step);
@@ -338,7 +355,7 @@ impl Warp {
                             return Ok(());
                         }
                     }
-                    let acc = self.exec_or_preloaded(code, top.pc, top.mask, env.mem)?;
+                    let acc = self.exec_or_preloaded(env, top.pc, top.mask)?;
                     self.record(step, acc);
                     step.access = self.keep_access(code, top.pc, acc);
                 } else if st.barrier && step.lanes != 0 {
@@ -447,7 +464,7 @@ impl Warp {
             let atomic = st.ext == Some(crate::memtime::Kind::Atomic);
             if env.defer && lanes != 0 && atomic {
                 // Stops as the recorded run's warp did (the same timing).
-                if let Some(k) = self.defer_atomic(code, pc, lanes, env.mem)? {
+                if let Some(k) = self.defer_atomic(code.inst[pc].as_ref(), lanes, env.mem)? {
                     if let Some(f) = self.follow.as_mut() {
                         f.check_access(Some(&self.slab.scratch), &s.text)?;
                     }
@@ -482,24 +499,21 @@ impl Warp {
         Ok(())
     }
 
-    /// [`Self::exec_mem`], unless the statement is a member of a merged
-    /// group that its leader read (`preload`); a leader whose lanes all
-    /// read one word reads its members too.
+    /// [`Self::exec_mem`] (a member of a merged group that its leader
+    /// read does not come here: `step`); a leader whose lanes all read one
+    /// word reads its members too.
     #[inline]
     fn exec_or_preloaded(
         &mut self,
-        code: &Code<'_>,
+        env: &mut Env<'_, '_, '_>,
         pc: usize,
         mask: u32,
-        mem: &mut WarpMem<'_>,
     ) -> Result<Option<u32>, KernelError> {
-        if self
-            .pre
-            .take(code.preload_tables(), pc, mask, &mut self.regs)
-        {
-            return Ok(None);
-        }
-        let acc = self.exec_mem(code, pc, mask, mem)?;
+        let (code, mem) = (env.code, &mut *env.mem);
+        let acc = match self.exec_word(&code.at[pc], mask, mem) {
+            Some(acc) => acc,
+            None => self.exec_mem(code, pc, mask, mem)?,
+        };
         if code.at[pc].widen != 0 {
             // A leader: what an earlier pass read is stale. Recordings log
             // each load; `broadcast` says every lane read the first lane's
@@ -511,8 +525,47 @@ impl Warp {
         Ok(acc)
     }
 
+    /// A memory statement on its word path (`shload`), when it has one and
+    /// the warp neither replays nor records (both go the general way):
+    /// what [`Self::exec_mem`] would return, or `None` where the path
+    /// declines (nothing changed; then the general way runs it). Apart from
+    /// `exec_mem`, whose frame (the load tap, the fault) the commonest
+    /// memory statements then do not pay for.
+    #[inline(always)]
+    fn exec_word(&mut self, st: &Stmt, mask: u32, mem: &mut WarpMem<'_>) -> Option<Option<u32>> {
+        let l = st.word?;
+        if self.follow.is_some() || self.log.is_some() {
+            return None;
+        }
+        (mem.one_word, mem.broadcast) = (false, false);
+        if !l.run(&mut self.regs, mask, mem, &mut self.slab.scratch) {
+            return None;
+        }
+        // One wavefront (`memtime::one_wave_shared`: every lane, one word
+        // or consecutive words) unless a merged group's leader times the
+        // vector of other words each lane reads.
+        if l.shared() && (st.widen == 0 || mem.broadcast) {
+            let bytes = if st.widen == 0 {
+                4
+            } else {
+                u32::from(st.widen)
+            };
+            return Some(Some(self.slab.keep_one_wave(
+                u32::MAX,
+                bytes,
+                Space::Shared,
+            )));
+        }
+        if st.widen != 0 {
+            // The vector load ptxas merged this group into (`vectorise`).
+            self.slab.scratch.bytes = u32::from(st.widen);
+        }
+        Some(Some(self.slab.keep(true, mem.one_word, mem.broadcast)))
+    }
+
     /// A memory statement: its values now, its addresses for timing (in
-    /// the slot returned, if it accessed memory).
+    /// the slot returned, if it accessed memory). The general way: a word
+    /// access goes [`Self::exec_word`]'s first.
     fn exec_mem(
         &mut self,
         code: &Code<'_>,
@@ -533,48 +586,26 @@ impl Warp {
             ..
         } = self;
         (mem.one_word, mem.broadcast) = (false, false);
-        // A replay answers loads and a recording logs them: both go the
-        // general way.
-        let plain = follow.is_none() && log.is_none();
-        let st = &code.at[pc];
-        let r = match st.word {
-            Some(l) if plain && l.run(regs, mask, mem, &mut slab.scratch) => {
-                // One wavefront (`memtime::one_wave_shared`: every lane, one
-                // word or consecutive words) unless a merged group's leader
-                // times the vector of other words each lane reads.
-                if l.shared() && (st.widen == 0 || mem.broadcast) {
-                    let bytes = if st.widen == 0 {
-                        4
-                    } else {
-                        u32::from(st.widen)
-                    };
-                    return Ok(Some(slab.keep_one_wave(u32::MAX, bytes, Space::Shared)));
-                }
-                Ok(true)
-            }
-            _ => {
-                let mut tap;
-                let m: &mut dyn Memory = match (follow.as_mut(), log.as_mut()) {
-                    (Some(f), _) => {
-                        let (values, next) = f.loads();
-                        tap = LoadTap {
-                            mem: &mut *mem,
-                            loads: Loads::Answer { values, next },
-                        };
-                        &mut tap
-                    }
-                    (None, Some(l)) => {
-                        tap = LoadTap {
-                            mem: &mut *mem,
-                            loads: Loads::Log(&mut l.loads),
-                        };
-                        &mut tap
-                    }
-                    (None, None) => &mut *mem,
+        let mut tap;
+        let m: &mut dyn Memory = match (follow.as_mut(), log.as_mut()) {
+            (Some(f), _) => {
+                let (values, next) = f.loads();
+                tap = LoadTap {
+                    mem: &mut *mem,
+                    loads: Loads::Answer { values, next },
                 };
-                execute_mem_into(inst, ctx, regs, mask, m, &mut slab.scratch)
+                &mut tap
             }
+            (None, Some(l)) => {
+                tap = LoadTap {
+                    mem: &mut *mem,
+                    loads: Loads::Log(&mut l.loads),
+                };
+                &mut tap
+            }
+            (None, None) => &mut *mem,
         };
+        let r = execute_mem_into(inst, ctx, regs, mask, m, &mut slab.scratch);
         // A recording keeps every access's addresses (`record`).
         let compact = log.is_none();
         let (one_word, broadcast) = (mem.one_word, mem.broadcast);
@@ -603,16 +634,15 @@ impl Warp {
     /// addresses are taken now (for timing), without touching memory or
     /// its destinations, and it runs at the epoch's end ([`Self::run_atomic`]).
     /// `None` when it reaches shared memory, which no other SM sees: it
-    /// runs at once.
+    /// runs at once. `inst`: the statement's renamed instruction (its
+    /// registers are the warp's slots), if it is one.
     fn defer_atomic(
         &mut self,
-        code: &Code<'_>,
-        pc: usize,
+        inst: Option<&sim_isa::Instruction>,
         mask: u32,
         mem: &mut WarpMem<'_>,
     ) -> Result<Option<u32>, KernelError> {
-        // The renamed instruction (its registers are the warp's slots).
-        let Some(inst) = &code.inst[pc] else {
+        let Some(inst) = inst else {
             return Ok(None);
         };
         let Op::Mem(m) = &inst.op else {
@@ -655,32 +685,19 @@ impl Warp {
         if self.state != State::Atomic {
             return Ok(());
         }
-        match self.follow.as_ref().map(Follow::current) {
-            // A replay: the recorded step, its load answered from the record.
-            Some((stmt, lanes)) => {
-                // An atomic's addresses were timed at the address pass.
-                let pc = stmt as usize;
-                if calls::is_heap_call(&code.prep.body.statements[pc]) {
-                    let (regs, ctx) = (&mut self.regs, &self.ctx);
-                    calls::serve_heap(regs, ctx, code, mem, (pc, lanes))?;
-                } else if let Some(k) = self.exec_mem(code, pc, lanes, mem)? {
-                    self.slab.free(k);
-                }
-            }
-            None => {
-                let Some(&top) = self.stack.last() else {
-                    self.state = State::Exited;
-                    return Ok(());
-                };
-                if calls::is_heap_call(&code.prep.body.statements[top.pc]) {
-                    let (regs, ctx) = (&mut self.regs, &self.ctx);
-                    calls::serve_heap(regs, ctx, code, mem, (top.pc, top.mask))?;
-                } else if let Some(k) = self.exec_mem(code, top.pc, top.mask, mem)? {
-                    self.slab.free(k);
-                }
-                self.advance(top.pc + 1);
-            }
+        // A replay's load is answered from the record.
+        let Some((pc, lanes)) = self.stopped_at() else {
+            self.state = State::Exited;
+            return Ok(());
+        };
+        if calls::is_heap_call(&code.prep.body.statements[pc]) {
+            let (regs, ctx) = (&mut self.regs, &self.ctx);
+            calls::serve_heap(regs, ctx, code, mem, (pc, lanes))?;
+        } else if let Some(k) = self.exec_mem(code, pc, lanes, mem)? {
+            // Its addresses were timed at the address pass.
+            self.slab.free(k);
         }
+        self.pass_stop(pc);
         self.state = if self.done() {
             State::Exited
         } else {
@@ -705,11 +722,8 @@ impl Warp {
         if let Some(l) = self.log.as_mut() {
             l.clocks.push(cycle);
         }
-        let pc = match self.follow.as_ref().map(Follow::current) {
-            Some((stmt, _)) => Some(stmt as usize),
-            None => self.stack.last().map(|t| t.pc),
-        };
-        if pc.is_some_and(|pc| code.at.get(pc).is_some_and(|s| s.mem)) {
+        let at = self.stopped_at();
+        if at.is_some_and(|(pc, _)| code.at.get(pc).is_some_and(|s| s.mem)) {
             // `st [a], %clock`: the value is this cycle's, the access
             // waits for the block's memory (`run_clock_mem`). Its issue was
             // the clock read's, so its addresses are not timed again.
@@ -717,14 +731,9 @@ impl Warp {
             self.state = State::Run;
             return;
         }
-        match self.follow.as_ref().map(Follow::current) {
-            Some((stmt, lanes)) => self.exec_alu(code, stmt as usize, lanes),
-            None => {
-                if let Some(&top) = self.stack.last() {
-                    self.exec_alu(code, top.pc, top.mask);
-                    self.advance(top.pc + 1);
-                }
-            }
+        if let Some((pc, lanes)) = at {
+            self.exec_alu(code, pc, lanes);
+            self.pass_stop(pc);
         }
         self.state = if self.done() {
             State::Exited
@@ -736,26 +745,38 @@ impl Warp {
     /// Runs the memory instruction whose clock read issued (see
     /// [`Self::read_clock`]) with the clock it read, and goes on past it.
     fn run_clock_mem(&mut self, env: &mut Env<'_, '_, '_>) -> Result<(), KernelError> {
-        let code = env.code;
-        match self.follow.as_ref().map(Follow::current) {
-            Some((stmt, lanes)) => {
-                if let Some(k) = self.exec_mem(code, stmt as usize, lanes, env.mem)? {
-                    self.slab.free(k);
-                }
+        if let Some((pc, lanes)) = self.stopped_at() {
+            // Timed as the clock read issued.
+            let acc = match self.exec_word(&env.code.at[pc], lanes, env.mem) {
+                Some(acc) => acc,
+                None => self.exec_mem(env.code, pc, lanes, env.mem)?,
+            };
+            if let Some(k) = acc {
+                self.slab.free(k);
             }
-            None => {
-                if let Some(&top) = self.stack.last() {
-                    if let Some(k) = self.exec_mem(code, top.pc, top.mask, env.mem)? {
-                        self.slab.free(k);
-                    }
-                    self.advance(top.pc + 1);
-                }
-            }
+            self.pass_stop(pc);
         }
         if self.done() {
             self.state = State::Exited;
         }
         Ok(())
+    }
+
+    /// The statement the warp stopped at (a clock read, a deferred atomic)
+    /// and its lanes: the recorded step of a replay, else the stack's top.
+    fn stopped_at(&self) -> Option<(usize, u32)> {
+        match self.follow.as_ref().map(Follow::current) {
+            Some((stmt, lanes)) => Some((stmt as usize, lanes)),
+            None => self.stack.last().map(|t| (t.pc, t.mask)),
+        }
+    }
+
+    /// Goes on past statement `pc`, where it stopped (a replay's cursor
+    /// already has).
+    fn pass_stop(&mut self, pc: usize) {
+        if self.follow.is_none() {
+            self.advance(pc + 1);
+        }
     }
 
     fn done(&self) -> bool {
@@ -793,15 +814,37 @@ impl Warp {
         }
     }
 
+    // Always, as `emit`: at the step loop's call sites it was a call of
+    // its own; what pops is out of line.
+    #[inline(always)]
     fn advance(&mut self, next: usize) {
         if let Some(t) = self.stack.last_mut() {
             t.pc = next;
+            // `pop_done`'s test of the top, which mostly pops nothing.
+            if t.pc != t.rpc && t.mask != 0 {
+                return;
+            }
         }
+        self.pop_done();
+    }
+
+    #[inline(never)]
+    fn pop_done(&mut self) {
         pop_done(&mut self.stack);
     }
 
-    /// Logs `step` and the addresses in slot `acc` (if any), recording.
+    /// Logs `step` and the addresses in slot `acc` (if any), recording:
+    /// the test in line at each step, the log out of line.
+    #[inline(always)]
     fn record(&mut self, step: Step, acc: Option<u32>) {
+        if self.log.is_some() {
+            self.log_step(step, acc);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn log_step(&mut self, step: Step, acc: Option<u32>) {
         if let Some(l) = self.log.as_mut() {
             if let Some(k) = acc {
                 l.accesses.push((l.steps.len() as u32, self.slab.get(k)));
