@@ -10,6 +10,19 @@ use super::units::NCLASS;
 /// Most warps a scheduler tracks in masks (bits of a `u64`).
 pub(super) const MAX_WARPS: usize = 64;
 
+/// What [`Masks::foresee`] knows of a later slot.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Later {
+    /// Some warp can issue then.
+    Issues,
+    /// No warp can issue then: whether one is ready, and the clock until
+    /// which that holds at least (the first busy pipe's, or the first
+    /// pending warp's when none is ready).
+    Blocked(bool, u64),
+    /// Not known without a look at that clock.
+    Unknown,
+}
+
 /// Which warps' next instructions are ready by a clock, which are pending,
 /// and which need each pipe.
 #[derive(Clone, Copy, Debug)]
@@ -152,15 +165,16 @@ impl Masks {
         self.next
     }
 
-    /// Whether no warp can issue at clock `t` because every warp with an
-    /// instruction, ready or not, needs a pipe busy then (pipe `c` accepts
-    /// from `accept[c]` on), known without bringing the masks to `t`: then
-    /// whether one is ready (all of `ready` is by `t`, and no pending warp
-    /// is before `next`) and the clock until which that holds at least (the
-    /// first busy pipe's, or the first pending warp's when none is ready).
-    /// `None` when that takes `advance` and `eligible` to tell.
+    /// What a slot at clock `t` will find, as far as is known without
+    /// bringing the masks to `t` (pipe `c` accepts from `accept[c]` on):
+    /// [`Later::Issues`] when a warp ready already needs no pipe busy then
+    /// (every warp in `ready` is ready by `t` too); [`Later::Blocked`] when
+    /// every warp with an instruction, ready or not, needs a pipe busy
+    /// then (all of `ready` is ready by `t`, and no pending warp is before
+    /// `next`); [`Later::Unknown`] when it takes `advance` and `eligible`
+    /// to tell.
     #[inline(always)]
-    pub fn all_blocked(&self, t: u64, accept: &[u64; NCLASS]) -> Option<(bool, u64)> {
+    pub fn foresee(&self, t: u64, accept: &[u64; NCLASS]) -> Later {
         // `ready` holds as of `as_of`; every warp in it is ready by `t` too.
         debug_assert!(t >= self.as_of);
         let (mut m, mut excluded, mut frees) = (self.live, 0u64, u64::MAX);
@@ -174,13 +188,18 @@ impl Masks {
             m &= m - 1;
         }
         if (self.ready | self.pending) & !excluded != 0 {
-            None
+            // Not all blocked (the test the usual blocked case takes first).
+            if self.ready & !excluded != 0 {
+                Later::Issues
+            } else {
+                Later::Unknown
+            }
         } else if self.ready != 0 {
-            Some((true, frees))
+            Later::Blocked(true, frees)
         } else if self.next > t {
-            Some((false, self.next))
+            Later::Blocked(false, self.next)
         } else {
-            None
+            Later::Unknown
         }
     }
 
@@ -269,7 +288,7 @@ mod tests {
         Advance { dt: i64, accept: Accept },
         /// Warps added or removed: the lists become `len` long.
         Rebuild { len: usize },
-        /// `all_blocked` `dt` after the last `advance`, without advancing (as
+        /// `foresee` `dt` after the last `advance`, without advancing (as
         /// the scheduler predicts its next slot after issuing).
         Blocked { dt: u64, accept: Accept },
     }
@@ -376,23 +395,31 @@ mod tests {
                     Op::Blocked { dt, accept } => {
                         let t0 = as_of + dt;
                         let acc = accept_at(t0, &accept);
-                        // A claim is made only for a later clock: the
-                        // scheduler ignores the rest.
-                        if let Some((any_ready, until)) = m.all_blocked(t0, &acc).filter(|b| b.1 > t0) {
-                            prop_assert_eq!(any_ready, ready.iter().any(|&r| r <= t0), "at {}", t0);
-                            // No warp issues in [t0, until): each can first
-                            // at `until` or later.
-                            for p in 0..n {
-                                let first = first_issue(&ready, &need, p, &acc);
-                                prop_assert!(first >= until, "warp {} issues at {} < {} (t0 {})", p, first, until, t0);
-                                // With none ready the slots wait on
-                                // dependencies until `until` (none ready
-                                // before it; empty for good when it is
-                                // NEVER): the outcome holds throughout.
-                                if !any_ready {
-                                    prop_assert!(ready[p] >= until, "warp {} ready at {} < {}", p, ready[p], until);
+                        match m.foresee(t0, &acc) {
+                            // Some warp issues at `t0`.
+                            Later::Issues => {
+                                let first = (0..n).map(|p| first_issue(&ready, &need, p, &acc)).min();
+                                prop_assert!(first.is_some_and(|f| f <= t0), "no warp issues at {}", t0);
+                            }
+                            // A claim is made only for a later clock: the
+                            // scheduler ignores the rest.
+                            Later::Blocked(any_ready, until) if until > t0 => {
+                                prop_assert_eq!(any_ready, ready.iter().any(|&r| r <= t0), "at {}", t0);
+                                // No warp issues in [t0, until): each can first
+                                // at `until` or later.
+                                for p in 0..n {
+                                    let first = first_issue(&ready, &need, p, &acc);
+                                    prop_assert!(first >= until, "warp {} issues at {} < {} (t0 {})", p, first, until, t0);
+                                    // With none ready the slots wait on
+                                    // dependencies until `until` (none ready
+                                    // before it; empty for good when it is
+                                    // NEVER): the outcome holds throughout.
+                                    if !any_ready {
+                                        prop_assert!(ready[p] >= until, "warp {} ready at {} < {}", p, ready[p], until);
+                                    }
                                 }
                             }
+                            Later::Blocked(..) | Later::Unknown => {}
                         }
                     }
                 }
@@ -417,10 +444,10 @@ mod tests {
         assert_eq!(first_from(1 << 63 | 1 << 5, MAX_WARPS), Some(5));
     }
 
-    /// The two claims `all_blocked` makes, in plain cases (so that the
-    /// property above does not hold only because it returns `None`).
+    /// The three claims `foresee` makes, in plain cases (so that the
+    /// property above does not hold only because it returns `Unknown`).
     #[test]
-    fn all_blocked_claims() {
+    fn foresee_claims() {
         let mut accept = [0u64; NCLASS];
         (accept[0], accept[1]) = (10, 12);
         // Warp 0 ready needing pipe 0, warp 1 ready at 7 needing pipe 1:
@@ -429,13 +456,16 @@ mod tests {
         let mut m = Masks::default();
         m.rebuild(&ready, &need);
         m.advance(2, &ready, &need);
-        assert_eq!(m.all_blocked(5, &accept), Some((true, 10)));
+        assert_eq!(m.foresee(5, &accept), Later::Blocked(true, 10));
         // Nothing ready, warp 1's pipe busy: waiting on warp 1 until 7 (at
         // least; its pipe is busy longer).
         m.set(0, u64::MAX, 0b01, 0b01);
-        assert_eq!(m.all_blocked(5, &accept), Some((false, 7)));
-        // Some warp ready needing only free pipes: not blocked.
+        assert_eq!(m.foresee(5, &accept), Later::Blocked(false, 7));
+        // Some warp ready needing only free pipes: it issues.
         m.set(0, 1, 0b01, 0b100);
-        assert_eq!(m.all_blocked(5, &accept), None);
+        assert_eq!(m.foresee(5, &accept), Later::Issues);
+        // None ready, warp 0 pending on a free pipe: a look at 5 tells.
+        m.set(0, 4, 0b100, 0b100);
+        assert_eq!(m.foresee(5, &accept), Later::Unknown);
     }
 }

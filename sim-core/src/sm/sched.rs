@@ -2,7 +2,7 @@
 //! accounting every issue slot's outcome.
 
 use super::hunger::PENDING;
-use super::masks::{first_from, Masks};
+use super::masks::{first_from, Later, Masks};
 use super::table::NONE;
 use super::units::{Pipes, NCLASS};
 use super::warp::{Next, Warp, WarpState};
@@ -717,20 +717,26 @@ impl Sched {
         let t0 = sc.busy_until.max(now + iv);
         let accept = &sc.pipes.accept;
         let seen = if sc.masks.on {
-            // The usual case after an issue: the pipes every warp needs are
-            // busy at `t0`. Until the first frees the slots are `Unit` (some
-            // warp ready) or, with none ready, `Dep` until the first is
-            // (`Empty` if none ever will be): nothing can issue before.
-            if let Some((any_ready, until)) = sc.masks.all_blocked(t0, accept) {
-                // A busy pipe's clock, or the first pending one: after `t0`.
-                debug_assert!(until > t0);
-                sc.wake = until;
-                sc.sleep = match (any_ready, until) {
-                    (true, _) => Outcome::Unit,
-                    (false, u64::MAX) => Outcome::Empty,
-                    (false, _) => Outcome::Dep,
-                };
-                return;
+            // The usual cases after an issue: a warp ready already needs
+            // no pipe busy at `t0` (that slot issues: nothing to set), or
+            // the pipes every warp needs are busy then (until the first
+            // frees the slots are `Unit`, some warp ready, or, with none
+            // ready, `Dep` until the first is, `Empty` if none ever will
+            // be: nothing can issue before).
+            match sc.masks.foresee(t0, accept) {
+                Later::Issues => return,
+                Later::Blocked(any_ready, until) => {
+                    // A busy pipe's clock, or the first pending one: after `t0`.
+                    debug_assert!(until > t0);
+                    sc.wake = until;
+                    sc.sleep = match (any_ready, until) {
+                        (true, _) => Outcome::Unit,
+                        (false, u64::MAX) => Outcome::Empty,
+                        (false, _) => Outcome::Dep,
+                    };
+                    return;
+                }
+                Later::Unknown => {}
             }
             // Whether some warp ready at `t0` needs no busy pipe.
             let ready = sc.masks.advance(t0, &sc.ready, &sc.need);
