@@ -95,3 +95,75 @@ pub(crate) fn kernel_code<'a>(
         stretches,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::RunOptions;
+    use sim_core::sass_table::{MachineInst, SassArch, Src};
+    use std::sync::Mutex;
+
+    fn reduce() -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../workloads/reduce.json")
+    }
+
+    fn opts(code: Option<MachineCode>) -> RunOptions {
+        let cfg = sim_core::preset(sim_isa::Target::SM_90);
+        let mut o = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 4);
+        o.machine_code = code;
+        o
+    }
+
+    /// The engine hands over `reduce_sum` (workloads/reduce.ptx) cut where
+    /// control enters or leaves: before the first branch, the loop's
+    /// preheader, the loop body up to its back-edge, the code after it up to
+    /// the next branch; and times with the rows it gets back (eight chained
+    /// FADDs for the loop's `add.f32` make the launch slower; none, as the
+    /// table).
+    #[test]
+    fn stretches_and_rows_reach_the_engine() {
+        let seen: Arc<Mutex<Vec<Vec<u32>>>> = Arc::default();
+        let keep = seen.clone();
+        let plain = crate::run_launch(&reduce(), &opts(None)).unwrap();
+        let none = MachineCode(Arc::new(move |k: &KernelCode<'_>| {
+            *keep.lock().unwrap() = k.stretches.clone();
+            Ok(Vec::new())
+        }));
+        let same = crate::run_launch(&reduce(), &opts(Some(none))).unwrap();
+        assert_eq!(same.timed.cycles, plain.timed.cycles);
+        let got = seen.lock().unwrap().clone();
+        assert_eq!(
+            got[..4],
+            [
+                (0..=8).collect::<Vec<u32>>(),
+                (10..=13).collect(),
+                (14..=19).collect(),
+                (21..=26).collect(),
+            ]
+        );
+        let chain = MachineCode(Arc::new(|k: &KernelCode<'_>| {
+            let mut insts = vec![MachineInst::new("FADD", "", &[Src::A, Src::B]).unwrap()];
+            for j in 0..7u8 {
+                insts.push(MachineInst::new("FADD", "", &[Src::Inst(j), Src::B]).unwrap());
+            }
+            let row =
+                sim_core::sass_table::Row::compiled(SassArch::Sm90, "test", insts, &[Src::Inst(7)]);
+            let mut rows = vec![None; k.program.insts.len()];
+            rows[17] = row;
+            Ok(rows)
+        }));
+        let slow = crate::run_launch(&reduce(), &opts(Some(chain))).unwrap();
+        assert!(slow.mismatches.is_empty());
+        assert!(
+            slow.timed.cycles > plain.timed.cycles,
+            "{} vs {}",
+            slow.timed.cycles,
+            plain.timed.cycles
+        );
+        let fails = MachineCode(Arc::new(|_: &KernelCode<'_>| Err("no ptxas".into())));
+        let e = crate::run_launch(&reduce(), &opts(Some(fails)))
+            .err()
+            .unwrap();
+        assert_eq!(e.to_string(), "no ptxas");
+    }
+}

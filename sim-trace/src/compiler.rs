@@ -7,7 +7,9 @@
 //!    each `.repeat` boundary (a loop body is one region, the code before and
 //!    after it others) and around instructions that are not register-only
 //!    arithmetic (memory and warp instructions keep the table's machine
-//!    code); identical regions are compiled once.
+//!    code); identical regions are compiled once. A launch's kernel
+//!    (sim-kernel's straight-line stretches, [`stretch_regions`]) is cut
+//!    the same way; [`Source`] is the program either way.
 //! 2. [`region_kernel`]: one region as a PTX kernel. Every register the region
 //!    reads before writing it is loaded from global memory (a predicate as a
 //!    word compared with 0), volatile so that ptxas cannot turn a select

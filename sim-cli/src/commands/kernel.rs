@@ -271,10 +271,7 @@ type Compiled = Arc<Mutex<(usize, usize)>>;
 /// architecture; and, once the kernel is lowered, how many of its
 /// instructions have compiled code. The tools are looked for now, so that
 /// a launch without them stops before it runs.
-fn compiler_code(
-    name: &str,
-    config: &SmConfig,
-) -> Result<(MachineCode, Compiled)> {
+fn compiler_code(name: &str, config: &SmConfig) -> Result<(MachineCode, Compiled)> {
     use sim_trace::compiler::{lower_regions, stretch_regions, Source};
     let tools = sim_cli::compiler::Toolchain::from_env().with_context(|| name.to_string())?;
     let arch = sim_core::sass_table::SassArch::from_lowering(config.lowering);
