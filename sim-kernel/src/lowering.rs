@@ -50,12 +50,29 @@ impl std::fmt::Debug for MachineCode {
     }
 }
 
+/// The machine code `code` gives the kernel of `prep` as the engine times
+/// it (`program`; `dead` says which statements issue nothing); none
+/// without `code`.
+pub(crate) fn rows(
+    code: Option<&MachineCode>,
+    prep: &Prepared<'_>,
+    program: &Program,
+    dead: &dyn Fn(usize) -> bool,
+) -> Result<Vec<Option<Row>>, crate::KernelError> {
+    match code {
+        Some(m) => {
+            (m.0)(&kernel_code(prep, program, dead)).map_err(crate::KernelError::MachineCode)
+        }
+        None => Ok(Vec::new()),
+    }
+}
+
 /// The kernel of `prep` as the engine times it: `program`, with `dead`
 /// per statement.
-pub(crate) fn kernel_code<'a>(
+fn kernel_code<'a>(
     prep: &'a Prepared<'a>,
     program: &'a Program,
-    dead: &[bool],
+    dead: &dyn Fn(usize) -> bool,
 ) -> KernelCode<'a> {
     let stmts = &prep.body.statements;
     let (_, targets) = crate::timing::control(prep);
@@ -73,7 +90,7 @@ pub(crate) fn kernel_code<'a>(
         }
         match s.kind {
             StatementKind::Instruction(_) => {
-                if !dead.get(i).copied().unwrap_or(false) {
+                if !dead(i) {
                     cur.push(i as u32);
                 }
             }

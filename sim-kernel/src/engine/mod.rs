@@ -169,14 +169,8 @@ pub(crate) fn run(
     let cap = limits.blocks();
     let (loops, targets) = control(prep);
     let prog = Arc::new(prog);
-    let rows = match opts.machine_code {
-        Some(m) => {
-            let dead: Vec<bool> = code.at.iter().map(|s| s.dead).collect();
-            (m.0)(&crate::lowering::kernel_code(prep, &prog, &dead))
-                .map_err(KernelError::MachineCode)?
-        }
-        None => Vec::new(),
-    };
+    let dead = |i: usize| code.at.get(i).is_some_and(|s| s.dead);
+    let rows = crate::lowering::rows(opts.machine_code, prep, &prog, &dead)?;
     let tables = ProgramTables::with_loops_and_code(cfg, prog, &loops, &targets, rows)?;
     let nsms = opts.sms.max(1);
     let nblocks = launch.grid_blocks();
