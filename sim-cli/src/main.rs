@@ -410,7 +410,8 @@ struct RunCmd {
     /// Machine code each PTX instruction runs: `table`, the committed per-instruction
     /// sequences (no tool needed), or `compiler`, each straight-line region assembled by
     /// ptxas ($PTXAS or on PATH, with $NVDISASM, nvdisasm or cuobjdump) and the machine
-    /// instructions it emitted timed (docs/lowering.md). Kernel text and traces only.
+    /// instructions it emitted timed (docs/lowering.md). Kernel text, traces and launch files
+    /// (the kernel's straight-line stretches as sim-kernel runs them); not kernel recordings.
     #[arg(long, value_enum, default_value_t = Lowering::Table)]
     lowering: Lowering,
 }

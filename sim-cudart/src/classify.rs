@@ -33,7 +33,8 @@ pub fn launch_code(e: &DeviceError) -> i32 {
         | KernelError::CallDepth { .. }
         | KernelError::BadCallTarget { .. }
         | KernelError::Deadlock { .. }
-        | KernelError::Timing(_) => err::LAUNCH_FAILURE,
+        | KernelError::Timing(_)
+        | KernelError::MachineCode(_) => err::LAUNCH_FAILURE,
         KernelError::InstructionLimit { .. } => err::LAUNCH_TIMEOUT,
         KernelError::NoEntry { .. } => err::INVALID_DEVICE_FUNCTION,
         KernelError::ParamCount { .. } | KernelError::ParamType { .. } => err::INVALID_VALUE,

@@ -171,6 +171,10 @@ pub enum KernelError {
     /// The timing model refused the program or configuration.
     #[error("timing: {0}")]
     Timing(#[from] sim_core::SimError),
+    /// The kernel's machine code could not be had
+    /// ([`crate::lowering::MachineCode`]: ptxas rejected a region, say).
+    #[error("{0}")]
+    MachineCode(Box<dyn std::error::Error + Send + Sync>),
 }
 
 fn refused_text(count: usize, target: &str, listed: &[String]) -> String {

@@ -21,6 +21,7 @@ mod gate;
 mod global;
 pub mod heap;
 mod l1;
+pub mod lowering;
 mod memkeys;
 pub mod memory;
 pub mod memstats;

@@ -78,6 +78,9 @@ pub struct RunOptions {
     /// the kernel once untimed). Otherwise they start in DRAM, as just
     /// copied from the host (`memtime`).
     pub warm: bool,
+    /// Machine code for each kernel launched in place of the table's rows
+    /// (simcli's `--lowering compiler`); `None`: the table's.
+    pub machine_code: Option<crate::lowering::MachineCode>,
 }
 
 impl RunOptions {
@@ -95,6 +98,7 @@ impl RunOptions {
             dump_block: self.dump_block,
             registers: self.registers,
             envreg: [0; 32],
+            machine_code: self.machine_code.as_ref(),
         }
     }
 
@@ -114,6 +118,7 @@ impl RunOptions {
             dump_block: None,
             registers: None,
             warm: false,
+            machine_code: None,
         }
     }
 }

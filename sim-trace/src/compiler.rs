@@ -7,7 +7,9 @@
 //!    each `.repeat` boundary (a loop body is one region, the code before and
 //!    after it others) and around instructions that are not register-only
 //!    arithmetic (memory and warp instructions keep the table's machine
-//!    code); identical regions are compiled once.
+//!    code); identical regions are compiled once. A launch's kernel
+//!    (sim-kernel's straight-line stretches, [`stretch_regions`]) is cut
+//!    the same way; [`Source`] is the program either way.
 //! 2. [`region_kernel`]: one region as a PTX kernel. Every register the region
 //!    reads before writing it is loaded from global memory (a predicate as a
 //!    word compared with 0), volatile so that ptxas cannot turn a select
@@ -35,7 +37,7 @@ use crate::stream::StreamOp;
 use crate::trace::Trace;
 use sim_core::lowering::source_registers;
 use sim_core::sass_table::{MachineInst, Row, SassArch, Src, MAX_DEPS};
-use sim_isa::{Instruction, PtxVersion, RegId, Type};
+use sim_isa::{Instruction, PtxVersion, RegId, Symbols, Type};
 use std::collections::{HashMap, HashSet};
 
 mod listing;
@@ -44,6 +46,36 @@ use listing::{dataflow, Def, MachInsts};
 /// Most PTX instructions one region kernel holds: longer straight-line runs
 /// are cut (ptxas then sees them as separate kernels).
 pub const MAX_REGION: usize = 256;
+
+/// The program a region kernel is written from: a trace's
+/// ([`Source::of`]), or a launch's kernel as sim-kernel times it (the
+/// front end builds it from `sim_kernel::lowering::KernelCode`).
+#[derive(Clone, Copy, Debug)]
+pub struct Source<'a> {
+    /// Static instructions.
+    pub insts: &'a [Instruction],
+    /// Each instruction's PTX text (its `Display`).
+    pub texts: &'a [String],
+    /// Each instruction's kernel-text line (0 when unknown).
+    pub lines: &'a [u32],
+    /// Register names and declared types.
+    pub syms: &'a Symbols,
+    /// `.version`, if given.
+    pub version: Option<PtxVersion>,
+}
+
+impl<'a> Source<'a> {
+    /// A trace's program.
+    pub fn of(trace: &'a Trace) -> Source<'a> {
+        Source {
+            insts: &trace.insts,
+            texts: &trace.texts,
+            lines: &trace.lines,
+            syms: &trace.syms,
+            version: trace.version,
+        }
+    }
+}
 
 /// One straight-line region: static instruction indices in program order.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -55,7 +87,7 @@ pub struct Region {
 impl Region {
     /// How messages name the region: its first instruction's kernel-text
     /// line (when known) and text.
-    pub fn describe(&self, trace: &Trace) -> String {
+    pub fn describe(&self, trace: &Source<'_>) -> String {
         let Some(&first) = self.insts.first() else {
             return "(empty region)".into();
         };
@@ -137,13 +169,28 @@ pub fn lower<A: Assembler>(
 where
     A::Error: std::error::Error + 'static,
 {
+    lower_regions(&Source::of(trace), regions(trace), arch, config_name, asm)
+}
+
+/// As [`lower`], for the program `trace` and its distinct `regions` (a
+/// launch's: [`stretch_regions`]): `trace.insts.len()` entries.
+pub fn lower_regions<A: Assembler>(
+    trace: &Source<'_>,
+    regions: Vec<Region>,
+    arch: Option<SassArch>,
+    config_name: &str,
+    asm: &mut A,
+) -> Result<Vec<Option<Row>>, LowerError<A::Error>>
+where
+    A::Error: std::error::Error + 'static,
+{
     let Some(arch) = arch else {
         return Err(LowerError::NoMachineCode {
             config: config_name.to_string(),
         });
     };
     let mut code: Vec<Option<Row>> = vec![None; trace.insts.len()];
-    for region in regions(trace) {
+    for region in regions {
         let kernel = region_kernel(trace, &region, arch);
         let listing =
             asm.assemble(&kernel.text, arch.name())
@@ -174,52 +221,93 @@ fn compilable(inst: &Instruction) -> bool {
     !sim_isa::db::runs_with_memory(inst) && !sim_isa::db::is_warp_wide(inst)
 }
 
-/// The distinct straight-line regions of `trace`, in order of first
-/// appearance (streams in order).
-pub fn regions(trace: &Trace) -> Vec<Region> {
-    let mut out = Vec::new();
-    let mut seen = HashSet::new();
-    let mut flush = |cur: &mut Vec<u32>| {
-        for chunk in cur.chunks(MAX_REGION) {
+/// Cuts straight-line code into distinct regions: a region ends at an
+/// instruction that is not compilable and at [`Cutter::flush`], and is cut
+/// into pieces of at most [`MAX_REGION`]; each distinct region is kept once,
+/// in order of first appearance.
+struct Cutter<'a> {
+    insts: &'a [Instruction],
+    out: Vec<Region>,
+    seen: HashSet<Region>,
+    cur: Vec<u32>,
+}
+
+impl<'a> Cutter<'a> {
+    fn new(insts: &'a [Instruction]) -> Self {
+        Cutter {
+            insts,
+            out: Vec::new(),
+            seen: HashSet::new(),
+            cur: Vec::new(),
+        }
+    }
+
+    /// Ends the open region.
+    fn flush(&mut self) {
+        for chunk in self.cur.chunks(MAX_REGION) {
             let r = Region {
                 insts: chunk.to_vec(),
             };
-            if seen.insert(r.clone()) {
-                out.push(r);
+            if self.seen.insert(r.clone()) {
+                self.out.push(r);
             }
         }
-        cur.clear();
-    };
+        self.cur.clear();
+    }
+
+    /// Instruction `i` runs next.
+    fn push(&mut self, i: u32) {
+        match self.insts.get(i as usize) {
+            Some(inst) if compilable(inst) => self.cur.push(i),
+            _ => self.flush(),
+        }
+    }
+}
+
+/// The distinct straight-line regions of `trace`, in order of first
+/// appearance (streams in order).
+pub fn regions(trace: &Trace) -> Vec<Region> {
+    let mut cut = Cutter::new(&trace.insts);
     for stream in &trace.streams {
-        let mut cur = Vec::new();
         // Op indices at which an open loop body ends.
         let mut ends: Vec<usize> = Vec::new();
         let ops = stream.ops();
         for (k, op) in ops.iter().enumerate() {
             while ends.last() == Some(&k) {
                 ends.pop();
-                flush(&mut cur);
+                cut.flush();
             }
-            let mut push = |i: u32, cur: &mut Vec<u32>| match trace.insts.get(i as usize) {
-                Some(inst) if compilable(inst) => cur.push(i),
-                _ => flush(cur),
-            };
             match *op {
-                StreamOp::Inst(i) => push(i, &mut cur),
+                StreamOp::Inst(i) => cut.push(i),
                 StreamOp::Run { start, len } => {
                     for i in start..start.saturating_add(len) {
-                        push(i, &mut cur);
+                        cut.push(i);
                     }
                 }
                 StreamOp::Repeat { body_len, .. } => {
-                    flush(&mut cur);
+                    cut.flush();
                     ends.push(k + 1 + body_len as usize);
                 }
             }
         }
-        flush(&mut cur);
+        cut.flush();
     }
-    out
+    cut.out
+}
+
+/// The distinct regions of a program whose straight-line `stretches` are
+/// given (a launch's kernel: each stretch the instructions control runs
+/// through in order, between branches and their targets), cut as a
+/// trace's streams are.
+pub fn stretch_regions(insts: &[Instruction], stretches: &[Vec<u32>]) -> Vec<Region> {
+    let mut cut = Cutter::new(insts);
+    for s in stretches {
+        for &i in s {
+            cut.push(i);
+        }
+        cut.flush();
+    }
+    cut.out
 }
 
 /// A region as a PTX kernel, with where its values live.
@@ -236,12 +324,12 @@ pub struct RegionKernel {
 
 /// The PTX version the region kernels declare: the trace's, at least 7.8
 /// (the oldest that ptxas 13 accepts for sm_90 and that ptxas 11.8 knows).
-fn version(trace: &Trace) -> PtxVersion {
+fn version(trace: &Source<'_>) -> PtxVersion {
     let floor = PtxVersion { major: 7, minor: 8 };
     trace.version.map_or(floor, |v| v.max(floor))
 }
 
-fn reg_type(trace: &Trace, r: RegId) -> Type {
+fn reg_type(trace: &Source<'_>, r: RegId) -> Type {
     trace.syms.declared_type(r).unwrap_or(Type::B64)
 }
 
@@ -256,7 +344,7 @@ fn mem_type(t: Type) -> &'static str {
 }
 
 /// The PTX kernel of `region` for `arch`: see the module documentation.
-pub fn region_kernel(trace: &Trace, region: &Region, arch: SassArch) -> RegionKernel {
+pub fn region_kernel(trace: &Source<'_>, region: &Region, arch: SassArch) -> RegionKernel {
     let mut used: Vec<RegId> = Vec::new();
     let mut written: HashSet<RegId> = HashSet::new();
     let mut inputs: Vec<RegId> = Vec::new();
@@ -352,7 +440,7 @@ pub fn region_kernel(trace: &Trace, region: &Region, arch: SassArch) -> RegionKe
 /// Each program instruction of `region` with the machine code the listing
 /// charges it (see the module documentation).
 pub fn attribute(
-    trace: &Trace,
+    trace: &Source<'_>,
     region: &Region,
     kernel: &RegionKernel,
     listing: &str,
@@ -501,7 +589,7 @@ pub fn attribute(
 /// instructions that only move a predicate into a stored word (the
 /// kernel's, not the region's).
 fn results(
-    trace: &Trace,
+    trace: &Source<'_>,
     kernel: &RegionKernel,
     stored: &HashMap<u64, Vec<Def>>,
     mach: &MachInsts,
@@ -603,7 +691,8 @@ mod region_tests {
                 }
             ]
         );
-        let k = region_kernel(&t, &r[1], SassArch::Sm90);
+        let src = Source::of(&t);
+        let k = region_kernel(&src, &r[1], SassArch::Sm90);
         let names: Vec<&str> = k.inputs.iter().map(|&x| t.syms.name(x)).collect();
         assert_eq!(names, ["%a", "%c"]);
         assert_eq!(k.outputs.len(), 4);
@@ -611,7 +700,7 @@ mod region_tests {
             .text
             .contains("ld.volatile.global.b32 %c, [%simcli_base+8];"));
         assert!(k.text.contains("selp.u32 %simcli_word, 1, 0, %p;"));
-        let rows = attribute(&t, &r[1], &k, LISTING, SassArch::Sm90).unwrap();
+        let rows = attribute(&src, &r[1], &k, LISTING, SassArch::Sm90).unwrap();
         let got: Vec<(u32, String)> = rows.iter().map(|(i, r)| (*i, text(r))).collect();
         assert_eq!(
             got,
@@ -624,8 +713,52 @@ mod region_tests {
             ]
         );
         assert_eq!(
-            attribute(&t, &r[1], &k, "", SassArch::Sm90).err(),
+            attribute(&src, &r[1], &k, "", SassArch::Sm90).err(),
             Some(ListingError::NoStores)
+        );
+    }
+
+    /// A region whose only result is a constant (`mov.u32 %a, 0;`, stored
+    /// as `RZ` by ptxas 13.0.88 for sm_90): its instruction runs no machine
+    /// instruction (a launch's kernels have such regions).
+    #[test]
+    fn a_constant_result_runs_nothing() {
+        let k = ".version 7.8\n.target sm_90\n.warps 1\n.reg .b32 %a;\nmov.u32 %a, 0;\n";
+        let t = crate::kernel::parse_kernel("k.ptx", k).unwrap();
+        let src = Source::of(&t);
+        let r = regions(&t);
+        let kern = region_kernel(&src, &r[0], SassArch::Sm90);
+        let listing = "
+        /*0000*/                   LDC.64 R2, c[0x0][0x210] ;
+        /*0010*/                   ULDC.64 UR4, c[0x0][0x208] ;
+        /*0020*/                   STG.E desc[UR4][R2.64], RZ ;
+        /*0030*/                   EXIT ;
+";
+        let rows = attribute(&src, &r[0], &kern, listing, SassArch::Sm90).unwrap();
+        let got: Vec<(u32, String)> = rows.iter().map(|(i, r)| (*i, text(r))).collect();
+        assert_eq!(got, [(0, " -> A".to_string())]);
+    }
+
+    /// A launch's stretches (sim-kernel's) are cut as streams are: at what
+    /// is not compilable, and each distinct region once.
+    #[test]
+    fn stretches_cut_as_streams() {
+        let t = crate::kernel::parse_kernel("k.ptx", KERNEL).unwrap();
+        // The loop body twice, then the first instruction and the body.
+        let r = stretch_regions(
+            &t.insts,
+            &[vec![1, 2, 3, 4], vec![1, 2, 3, 4], vec![0, 1, 2]],
+        );
+        assert_eq!(
+            r,
+            [
+                Region {
+                    insts: vec![1, 2, 3, 4]
+                },
+                Region {
+                    insts: vec![0, 1, 2]
+                }
+            ]
         );
     }
 

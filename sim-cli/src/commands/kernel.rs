@@ -6,15 +6,19 @@ use super::progress::with_progress;
 use anyhow::{bail, Context, Result};
 use sim_cli::output::{check_outputs, write_file, Inputs, Output};
 use sim_cli::report::{self, RunInfo};
+use sim_core::sass_table::Row;
 use sim_core::{Report, SmConfig};
 use sim_isa::Target;
+use sim_kernel::lowering::{KernelCode, MachineCode};
 use sim_kernel::record::RecordReader;
 use sim_kernel::{LaunchRun, RunOptions};
 use sim_module::launch::BufferInit;
 use sim_module::Launch;
+use std::error::Error;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// What a `run` input is, from its first bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -138,12 +142,23 @@ pub fn run_launch(file: &Path, name: &str, a: &RunArgs, mut inputs: Inputs) -> R
     }
     opts.registers = a.regs;
     opts.warm = a.warm;
+    let compiled = if a.compiler {
+        let (code, counts) = compiler_code(name, &opts.config)?;
+        opts.machine_code = Some(code);
+        Some(counts)
+    } else {
+        None
+    };
     let run = with_progress(&format!("running {name}"), 0, |_| {
         sim_kernel::run_launch(file, &opts)
     })
     .with_context(|| format!("running {name}"))?;
     let show: Vec<usize> = (0..run.buffers.len()).collect();
-    finish(name, &run, &opts, a, &inputs, &show, None)?;
+    let lowering = match &compiled {
+        Some(c) => Lowered::Compiler(*c.lock().unwrap_or_else(PoisonError::into_inner)),
+        None => Lowered::Table,
+    };
+    finish(name, &run, &opts, a, (&inputs, &show), (None, lowering))?;
     Ok(check_result(
         a.check,
         &run,
@@ -200,9 +215,8 @@ pub fn run_recording(name: &str, r: impl Read, a: &RunArgs, inputs: Inputs) -> R
         run,
         &opts,
         a,
-        &inputs,
-        &outputs,
-        Some(done.recorded_cycles),
+        (&inputs, &outputs),
+        (Some(done.recorded_cycles), Lowered::Table),
     )?;
     Ok(check_result(a.check, run, outputs.len(), "recorded"))
 }
@@ -237,15 +251,64 @@ fn print_device_output(run: &LaunchRun, format: Format) -> Result<()> {
     }
 }
 
-/// Writes the files, then prints the report.
+/// Where a launch's machine code came from, for the report.
+#[derive(Clone, Copy, Debug)]
+enum Lowered {
+    /// The table's rows.
+    Table,
+    /// `--lowering compiler`: (static instructions given ptxas's code, of
+    /// the kernel's).
+    Compiler((usize, usize)),
+}
+
+/// Set once a kernel is lowered: (instructions given ptxas's code, of the
+/// kernel's).
+type Compiled = Arc<Mutex<(usize, usize)>>;
+
+/// `--lowering compiler` for a launch: the machine code ptxas emits for
+/// each straight-line stretch of the kernel sim-kernel runs (regions as
+/// [`sim_trace::compiler::stretch_regions`] cuts them), for `config`'s
+/// architecture; and, once the kernel is lowered, how many of its
+/// instructions have compiled code. The tools are looked for now, so that
+/// a launch without them stops before it runs.
+fn compiler_code(name: &str, config: &SmConfig) -> Result<(MachineCode, Compiled)> {
+    use sim_trace::compiler::{lower_regions, stretch_regions, Source};
+    let tools = sim_cli::compiler::Toolchain::from_env().with_context(|| name.to_string())?;
+    let arch = sim_core::sass_table::SassArch::from_lowering(config.lowering);
+    let config_name = config.name();
+    let counts = Arc::new(Mutex::new((0, 0)));
+    let seen = counts.clone();
+    let f = move |k: &KernelCode<'_>| -> Result<Vec<Option<Row>>, Box<dyn Error + Send + Sync>> {
+        let insts = &k.program.insts;
+        let texts: Vec<String> = insts
+            .iter()
+            .map(|i| i.display(k.symbols).to_string())
+            .collect();
+        let src = Source {
+            insts,
+            texts: &texts,
+            lines: &k.lines,
+            syms: k.symbols,
+            version: k.version,
+        };
+        let regions = stretch_regions(insts, &k.stretches);
+        let rows = lower_regions(&src, regions, arch, &config_name, &mut tools.clone())?;
+        let n = rows.iter().filter(|r| r.is_some()).count();
+        *seen.lock().unwrap_or_else(PoisonError::into_inner) = (n, insts.len());
+        Ok(rows)
+    };
+    Ok((MachineCode(Arc::new(f)), counts))
+}
+
+/// Writes the files, then prints the report: `dump` the buffers
+/// `--dump-buffers` writes, `recorded` a recording's cycles.
 fn finish(
     name: &str,
     run: &LaunchRun,
     opts: &RunOptions,
     a: &RunArgs,
-    inputs: &Inputs,
-    dump: &[usize],
-    recorded: Option<u64>,
+    (inputs, dump): (&Inputs, &[usize]),
+    (recorded, lowering): (Option<u64>, Lowered),
 ) -> Result<()> {
     let mut info = launch_info(name, run.warps as usize, opts);
     info.sources = run.timed.sources.clone();
@@ -281,7 +344,7 @@ fn finish(
         })?;
     }
     print_device_output(run, a.format)?;
-    let summary = summary(run, recorded);
+    let summary = summary(run, recorded, lowering);
     let text = match a.format {
         Format::Json => {
             let mut v = report::json(&info, &rep);
@@ -410,9 +473,10 @@ struct Summary {
     recorded: Option<u64>,
     cycles: u64,
     sampled: Option<sim_kernel::Sampled>,
+    lowering: Lowered,
 }
 
-fn summary(run: &LaunchRun, recorded: Option<u64>) -> Summary {
+fn summary(run: &LaunchRun, recorded: Option<u64>, lowering: Lowered) -> Summary {
     Summary {
         entry: run.launch.entry.clone(),
         module: run.module_name.clone(),
@@ -426,6 +490,7 @@ fn summary(run: &LaunchRun, recorded: Option<u64>) -> Summary {
         recorded,
         cycles: run.timed.cycles,
         sampled: run.timed.sampled,
+        lowering,
     }
 }
 
@@ -453,6 +518,12 @@ impl Summary {
         kv("warps", self.warps.to_string());
         kv("warp-instr executed", self.executed.to_string());
         kv("SMs used", self.sms_used.to_string());
+        if let Lowered::Compiler((n, of)) = self.lowering {
+            kv(
+                "machine code",
+                format!("--lowering compiler: ptxas's for {n} of {of} instructions, the table's for the rest"),
+            );
+        }
         if let Some(x) = &self.sampled {
             kv(
                 "sampled",
@@ -499,6 +570,14 @@ impl Summary {
             "h100_cycles_cold": self.h100,
             "h100_ratio": self.ratio(),
             "recorded_cycles": self.recorded,
+            "lowering": match self.lowering {
+                Lowered::Table => "table",
+                Lowered::Compiler(_) => "compiler",
+            },
+            "compiled_instructions": match self.lowering {
+                Lowered::Table => None,
+                Lowered::Compiler((n, _)) => Some(n),
+            },
             "sampled": self.sampled.map(|x| serde_json::json!({
                 "timed_sms": x.timed_sms,
                 "timed_blocks": x.timed_blocks,

@@ -126,8 +126,8 @@ pub fn run(file: &Path, a: &RunArgs, mut inputs: Inputs) -> Result<ExitCode> {
     check_outputs(&run_outputs(a), &inputs)?;
     let mut r = BufReader::new(r);
     let head = r.fill_buf().with_context(|| format!("reading {name}"))?;
-    if a.compiler && kernel::detect(head).is_some() {
-        bail!("{name}: --lowering compiler applies to kernel text and traces, not launch files or kernel recordings");
+    if a.compiler && kernel::detect(head) == Some(Kind::Recording) {
+        bail!("{name}: --lowering compiler applies to kernel text, traces and launch files, not kernel recordings");
     }
     match kernel::detect(head) {
         Some(Kind::Launch) => return kernel::run_launch(file, &name, a, inputs),

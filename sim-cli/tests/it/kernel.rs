@@ -515,13 +515,7 @@ fn bad_launch_files_are_refused_clearly() {
         "100",
     ]);
     assert!(e.contains("more than 100 warp-instructions"), "{e}");
-    // Trace-only flags are refused (`--timeline` and `--dump-regs` work on
-    // launch files since issue 25: tests/it/launchopts.rs).
-    let e = exit2(&["run", s(&d.join("sad16.t.json")), "--lowering", "compiler"]);
-    assert!(
-        e.contains("--lowering compiler applies to kernel text and traces"),
-        "{e}"
-    );
+    // `--lowering compiler` on launch files (issue 26): tests/it/lowering.rs.
 }
 
 #[test]

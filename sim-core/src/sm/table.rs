@@ -194,6 +194,19 @@ impl ProgramTables {
         loops: &[(u32, u32)],
         targets: &[u32],
     ) -> Result<Arc<Self>, SimError> {
+        Self::with_loops_and_code(config, program, loops, targets, Vec::new())
+    }
+
+    /// As [`ProgramTables::with_loops`], with machine code given per program
+    /// instruction as [`ProgramTables::with_machine_code`] takes it (a
+    /// launch under `simcli run --lowering compiler`). Fails as both do.
+    pub fn with_loops_and_code(
+        config: SmConfig,
+        program: Arc<Program>,
+        loops: &[(u32, u32)],
+        targets: &[u32],
+        code: Vec<Option<Row>>,
+    ) -> Result<Arc<Self>, SimError> {
         let len = program.insts.len();
         if let Some(&(a, b)) = loops.iter().find(|&&(a, b)| a > b || b as usize >= len) {
             return Err(SimError::BadConfig(format!(
@@ -205,8 +218,9 @@ impl ProgramTables {
                 "branch target {t} is not one of the program's {len} instructions"
             )));
         }
+        no_code_without_table(&config, &code)?;
         let control = facts::Control::new(loops, targets);
-        Self::build(config, program, Vec::new(), None, Some(&control))
+        Self::build(config, program, code, None, Some(&control))
     }
 
     /// As [`ProgramTables::new`], but program instruction `i` runs the
@@ -256,12 +270,7 @@ impl ProgramTables {
         code: Vec<Option<Row>>,
         layout: Option<&[u32]>,
     ) -> Result<Arc<Self>, SimError> {
-        if SassArch::from_lowering(config.lowering).is_none() && code.iter().any(Option::is_some) {
-            return Err(SimError::BadConfig(format!(
-                "{} runs native instructions: it has no machine code to replace",
-                config.name()
-            )));
-        }
+        no_code_without_table(&config, &code)?;
         Self::build(config, program, code, layout, None)
     }
 
@@ -474,6 +483,18 @@ fn intern(
     names.insert(name.clone(), id);
     list.push(name);
     Ok(id)
+}
+
+/// Refuses machine code for a configuration without a lowering table
+/// (GT200 runs native instructions).
+fn no_code_without_table(config: &SmConfig, code: &[Option<Row>]) -> Result<(), SimError> {
+    if SassArch::from_lowering(config.lowering).is_none() && code.iter().any(Option::is_some) {
+        return Err(SimError::BadConfig(format!(
+            "{} runs native instructions: it has no machine code to replace",
+            config.name()
+        )));
+    }
+    Ok(())
 }
 
 fn check_config(config: &SmConfig) -> Result<(), SimError> {

@@ -67,6 +67,8 @@ pub(crate) struct Options<'a> {
     /// What `%envreg0`..`%envreg31` read (a cooperative launch's grid
     /// workspace in 1 and 2); zeros where the launch gives nothing.
     pub envreg: [u32; 32],
+    /// Machine code in place of the table's (`--lowering compiler`).
+    pub machine_code: Option<&'a crate::lowering::MachineCode>,
 }
 
 /// `--sample` times SMs 0, 8, 16, ... and runs the others functionally.
@@ -158,7 +160,6 @@ pub(crate) fn run(
     let mut prog = program(prep, opts.config.target);
     let mut code = Code::new(prep, opts.target, &prog, opts.dump_block.is_some());
     code.merge_shared_loads(&mut prog);
-    let prog = Arc::new(prog);
     let threads = launch.block_threads();
     let wpb = threads.div_ceil(WARP_SIZE as u64).max(1) as u32;
     let cfg = opts.config.clone();
@@ -167,7 +168,10 @@ pub(crate) fn run(
     let limits = block_limits(&cfg, gpu.limits(), wpb, prep.shared, registers.0);
     let cap = limits.blocks();
     let (loops, targets) = control(prep);
-    let tables = ProgramTables::with_loops(cfg, prog, &loops, &targets)?;
+    let prog = Arc::new(prog);
+    let dead = |i: usize| code.at.get(i).is_some_and(|s| s.dead);
+    let rows = crate::lowering::rows(opts.machine_code, prep, &prog, &dead)?;
+    let tables = ProgramTables::with_loops_and_code(cfg, prog, &loops, &targets, rows)?;
     let nsms = opts.sms.max(1);
     let nblocks = launch.grid_blocks();
     let sampling = opts.sample && nblocks > SAMPLE_MIN_BLOCKS && nsms >= SAMPLE_EVERY;

@@ -180,7 +180,12 @@ pub(super) fn dataflow(
             "STG" | "ST" => {
                 let addr = offset(inst.operands.first());
                 let data = inst.operands.last().map(|o| regs(o)).unwrap_or_default();
-                let Some(first) = data.first() else { continue };
+                // A constant stored (`RZ`: a `mov` of 0) is a result that
+                // no machine instruction computes.
+                let Some(first) = data.first() else {
+                    stored.insert(addr, Vec::new());
+                    continue;
+                };
                 let regs: Vec<String> = if width(&inst.opcode) >= 2 {
                     pair(first)
                 } else {
