@@ -206,6 +206,13 @@ const SPECIALS: [&str; 37] = [
 /// `%envreg7`, ...). The one list: the instruction parser and sim-module's
 /// declarations both read it.
 pub fn is_special_register(name: &str) -> bool {
+    // Most names asked about are registers (`%r1`, `%rd3`, `%f7`): two
+    // bytes after the `%` that start no special register's name decide
+    // them with one table read instead of the search below.
+    let b = name.as_bytes();
+    if b.len() < 3 || b[0] != b'%' || !special_start(b[1], b[2]) {
+        return false;
+    }
     // An array, not a string split on every call: the parser asks for
     // every operand.
     if SPECIALS.contains(&name) {
@@ -223,12 +230,57 @@ pub fn is_special_register(name: &str) -> bool {
             .and_then(|n| n.parse::<u32>().ok())
             .is_some_and(|n| n <= max)
     };
-    numbered("%envreg", 31, false) || numbered("%pm", 7, true)
+    numbered(NUMBERED[0], 31, false) || numbered(NUMBERED[1], 7, true)
+}
+
+/// The numbered special registers' prefixes (`%envreg7`, `%pm3_64`).
+const NUMBERED: [&str; 2] = ["%envreg", "%pm"];
+
+/// Per byte after the `%`: the bytes that follow it in some special
+/// register's name (bit `c` of `SPECIAL_START[b]`), built from the lists
+/// themselves, so a name added to them is never filtered out. Every
+/// special register's name is `%` and at least two more ASCII bytes.
+const SPECIAL_START: [u128; 128] = {
+    let mut t = [0u128; 128];
+    let mut i = 0;
+    while i < SPECIALS.len() + NUMBERED.len() {
+        let n = if i < SPECIALS.len() {
+            SPECIALS[i].as_bytes()
+        } else {
+            NUMBERED[i - SPECIALS.len()].as_bytes()
+        };
+        assert!(n.len() >= 3 && n[0] == b'%' && n[1] < 128 && n[2] < 128);
+        t[n[1] as usize] |= 1 << n[2];
+        i += 1;
+    }
+    t
+};
+
+/// Whether some special register's name starts with `%`, `b1`, `b2`.
+fn special_start(b1: u8, b2: u8) -> bool {
+    b1 < 128 && b2 < 128 && SPECIAL_START[b1 as usize] >> b2 & 1 == 1
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The table read that turns most names away keeps every special
+    /// register: each listed name, and the numbered ones at both ends.
+    #[test]
+    fn the_prefix_filter_keeps_every_special_register() {
+        for n in SPECIALS
+            .iter()
+            .chain(&["%envreg0", "%envreg31", "%pm0", "%pm7_64"])
+        {
+            assert!(is_special_register(n), "{n}");
+        }
+        for n in [
+            "%r1", "%rd3", "%f7", "%fd2", "%p1", "%rs4", "%t", "%", "", "r1", "%pm",
+        ] {
+            assert!(!is_special_register(n), "{n}");
+        }
+    }
 
     /// A rollback leaves the table as a clone taken at the mark would be:
     /// the same names, ids, types and variables, and new names get the

@@ -106,15 +106,39 @@ impl RegMap {
     }
 }
 
-/// One statement's registers (dense ids).
+/// One statement's registers (dense ids): its writes are `regs[at..mid]`
+/// and its sources `regs[mid..end]` of the body's [`UseList`].
 #[derive(Default)]
 struct Uses {
-    reads: Vec<u32>,
-    writes: Vec<u32>,
+    at: u32,
+    mid: u32,
+    end: u32,
     /// Its writes end what the registers held (an unguarded instruction).
     kills: bool,
     /// Its writes must not land on its sources' slots.
     tied: bool,
+}
+
+/// Every statement's registers in one list (two allocations for a body,
+/// not two per statement).
+#[derive(Default)]
+struct UseList {
+    regs: Vec<u32>,
+    stmts: Vec<Uses>,
+}
+
+impl UseList {
+    fn writes(&self, u: &Uses) -> &[u32] {
+        &self.regs[u.at as usize..u.mid as usize]
+    }
+
+    /// What `u` reads: its sources, and its destinations as well where
+    /// it may leave their old values (a guarded instruction; a control
+    /// statement writes nothing).
+    fn reads(&self, u: &Uses) -> &[u32] {
+        let from = if u.kills { u.mid } else { u.at };
+        &self.regs[from as usize..u.end as usize]
+    }
 }
 
 /// A bit set over dense register ids.
@@ -176,37 +200,44 @@ fn allocate(body: &Body) -> Option<RegMap> {
         Some(*d)
     };
     let mut own: Vec<u32> = Vec::new();
-    let mut uses: Vec<Uses> = Vec::with_capacity(stmts.len());
+    let mut uses = UseList {
+        regs: Vec::with_capacity(stmts.len() * 4),
+        stmts: Vec::with_capacity(stmts.len()),
+    };
     for s in stmts {
-        let mut u = Uses::default();
+        let at = uses.regs.len() as u32;
+        let mut u = Uses {
+            at,
+            mid: at,
+            ..Uses::default()
+        };
         match &s.kind {
             StatementKind::Instruction(i) => {
                 let ru = i.reg_uses();
                 // Writes first: the order of first appearance follows
                 // definitions, which colours as a linear scan would.
                 for x in ru.writes() {
-                    u.writes.push(id(x.reg)?);
+                    uses.regs.push(id(x.reg)?);
                 }
+                u.mid = uses.regs.len() as u32;
                 for x in ru.reads() {
-                    u.reads.push(id(x.reg)?);
+                    uses.regs.push(id(x.reg)?);
                 }
                 u.kills = i.guard.is_none();
-                if !u.kills {
-                    u.reads.extend_from_slice(&u.writes);
-                }
-                u.tied = u.writes.len() > 1 || db::runs_with_memory(i) || db::is_warp_wide(i);
+                u.tied = u.mid - u.at > 1 || db::runs_with_memory(i) || db::is_warp_wide(i);
                 if db::is_warp_wide(i) {
-                    own.extend(u.reads.iter().chain(&u.writes));
+                    own.extend_from_slice(&uses.regs[at as usize..]);
                 }
             }
             StatementKind::Control(c) => {
                 for r in c.reads() {
-                    u.reads.push(id(r)?);
+                    uses.regs.push(id(r)?);
                 }
             }
             StatementKind::Unimplemented(_) => return None,
         }
-        uses.push(u);
+        u.end = uses.regs.len() as u32;
+        uses.stmts.push(u);
     }
     let n = orig.len();
     if n > MAX_REGS {
@@ -224,23 +255,25 @@ fn allocate(body: &Body) -> Option<RegMap> {
     };
     for (b, blk) in cfg.blocks.iter().enumerate() {
         let mut live = live_out[b].clone();
-        for u in uses[blk.start..blk.end].iter().rev() {
-            for &w in &u.writes {
+        for u in uses.stmts[blk.start..blk.end].iter().rev() {
+            for &w in uses.writes(u) {
                 for x in live.iter() {
                     edge(w, x);
                 }
                 if u.tied {
-                    for &x in u.reads.iter().chain(&u.writes) {
+                    // Its sources and destinations, as `regs[at..end]`
+                    // holds them.
+                    for &x in &uses.regs[u.at as usize..u.end as usize] {
                         edge(w, x);
                     }
                 }
             }
             if u.kills {
-                for &w in &u.writes {
+                for &w in uses.writes(u) {
                     live.remove(w);
                 }
             }
-            for &r in &u.reads {
+            for &r in uses.reads(u) {
                 live.insert(r);
             }
         }
@@ -268,20 +301,20 @@ fn allocate(body: &Body) -> Option<RegMap> {
 
 /// Per block, the registers live on entry and on exit: a backward dataflow
 /// over `cfg` to a fixed point.
-fn liveness(cfg: &Cfg, uses: &[Uses], n: usize) -> (Vec<Set>, Vec<Set>) {
+fn liveness(cfg: &Cfg, uses: &UseList, n: usize) -> (Vec<Set>, Vec<Set>) {
     let nb = cfg.blocks.len();
     // Per block: registers read before written (gen) and written (kill).
     let mut gen = vec![Set::new(n); nb];
     let mut kill = vec![Set::new(n); nb];
     for (b, blk) in cfg.blocks.iter().enumerate() {
-        for u in uses[blk.start..blk.end].iter().rev() {
+        for u in uses.stmts[blk.start..blk.end].iter().rev() {
             if u.kills {
-                for &w in &u.writes {
+                for &w in uses.writes(u) {
                     kill[b].insert(w);
                     gen[b].remove(w);
                 }
             }
-            for &r in &u.reads {
+            for &r in uses.reads(u) {
                 gen[b].insert(r);
             }
         }

@@ -42,10 +42,13 @@ fn ident_cont(c: char) -> bool {
 
 /// Splits `text` into tokens, skipping whitespace and `//` / `/* */` comments.
 pub(crate) fn lex(text: &str) -> Result<Vec<Token<'_>>, IsaError> {
-    let mut out = Vec::new();
+    // Sized once from the text (a token or a char takes at least one
+    // byte), so a statement's lexing allocates twice and never regrows.
+    let mut out = Vec::with_capacity(text.len());
     // (byte offset, char) pairs with columns derived by counting, so multi-byte
     // characters never split a slice.
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut chars: Vec<(usize, char)> = Vec::with_capacity(text.len());
+    chars.extend(text.char_indices());
     let end_of = |i: usize| chars.get(i).map_or(text.len(), |&(b, _)| b);
     let mut i = 0;
     while i < chars.len() {
