@@ -110,7 +110,7 @@ impl Region {
 /// (`sm_90`) and returns the disassembler's listing of the result.
 pub trait Assembler {
     /// The error it reports (a tool that failed to start, ptxas's message).
-    type Error;
+    type Error: std::error::Error + 'static;
     /// The listing of `ptx` assembled for `arch`.
     fn assemble(&mut self, ptx: &str, arch: &str) -> Result<String, Self::Error>;
 }
@@ -165,10 +165,7 @@ pub fn lower<A: Assembler>(
     arch: Option<SassArch>,
     config_name: &str,
     asm: &mut A,
-) -> Result<Vec<Option<Row>>, LowerError<A::Error>>
-where
-    A::Error: std::error::Error + 'static,
-{
+) -> Result<Vec<Option<Row>>, LowerError<A::Error>> {
     lower_regions(&Source::of(trace), regions(trace), arch, config_name, asm)
 }
 
@@ -180,10 +177,7 @@ pub fn lower_regions<A: Assembler>(
     arch: Option<SassArch>,
     config_name: &str,
     asm: &mut A,
-) -> Result<Vec<Option<Row>>, LowerError<A::Error>>
-where
-    A::Error: std::error::Error + 'static,
-{
+) -> Result<Vec<Option<Row>>, LowerError<A::Error>> {
     let Some(arch) = arch else {
         return Err(LowerError::NoMachineCode {
             config: config_name.to_string(),

@@ -124,6 +124,19 @@ pub fn warp_kernel(name: &str, text: &str) -> String {
     )
 }
 
+/// Appends the copy of an `img`-byte image, word `tid + 32 j` of each
+/// lane, from `(space, base register)` to another: the copy in before the
+/// instruction and, for a shared image, the copy back after.
+fn copy_image(k: &mut String, img: usize, (from, at): (&str, &str), (space, to): (&str, &str)) {
+    for j in 0..img / 128 {
+        let o = 128 * j;
+        let _ = writeln!(
+            k,
+            "ld.{from}.u32 %t5, [{at}+{o}]; st.{space}.u32 [{to}+{o}], %t5;"
+        );
+    }
+}
+
 /// The one-warp kernel around `text` with its image placed as `f` says: a
 /// shared image is loaded from the input and copied back after; a global
 /// one is copied from the input to the output buffer, and the address
@@ -155,14 +168,7 @@ pub(super) fn frame_kernel(name: &str, text: &str, f: &Frame) -> String {
             k += "mov.u32 %t2, sm; shl.b32 %t3, %t1, 2; add.u32 %t4, %t2, %t3;\n";
         }
         k += "mul.wide.u32 %ptr3, %t1, 4; add.u64 %ptr4, %ptr1, %ptr3; add.u64 %ptr6, %ptr2, %ptr3;\n";
-        for j in 0..img / 128 {
-            let _ = writeln!(
-                k,
-                "ld.global.u32 %t5, [%ptr4+{}]; st.{space}.u32 [{to}+{}], %t5;",
-                128 * j,
-                128 * j
-            );
-        }
+        copy_image(&mut k, img, ("global", "%ptr4"), (space, to));
         k += "bar.sync 0;\n";
     }
     let _ = writeln!(
@@ -190,14 +196,7 @@ pub(super) fn frame_kernel(name: &str, text: &str, f: &Frame) -> String {
     }
     if img > 0 && f.shared {
         k += "bar.sync 0;\n";
-        for j in 0..img / 128 {
-            let _ = writeln!(
-                k,
-                "ld.shared.u32 %t5, [%t4+{}]; st.global.u32 [%ptr6+{}], %t5;",
-                128 * j,
-                128 * j
-            );
-        }
+        copy_image(&mut k, img, ("shared", "%t4"), ("global", "%ptr6"));
     }
     k + "ret;\n}\n"
 }
