@@ -87,11 +87,14 @@ impl TestOp {
     }
 }
 
-// `db::bit::BitWord` names these again on purpose: the opcode words before
-// their modifiers are read.
+op_with_word! {
 /// Operation of the bit-manipulation family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum BitOp {
+pub enum BitOp;
+/// The bit family's opcode words (the database's `OpKind::Bit`): each
+/// operation before its modifiers are read.
+pub(crate) enum BitWord;
+{
     /// `popc`: population count (`d` is `.u32`).
     Popc,
     /// `clz`: leading zeros (`d` is `.u32`).
@@ -137,6 +140,7 @@ pub enum BitOp {
         /// `.clamp` (else `.wrap`).
         clamp: bool,
     },
+}
 }
 
 impl BitOp {

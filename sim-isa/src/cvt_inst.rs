@@ -5,8 +5,10 @@
 use crate::operand::{Operand, RegId, Type};
 
 /// A `cvt` type: [`Type`]'s integer and float names plus `.u8`/`.s8`, which
-/// only `cvt` takes (a variant list like `Type`'s and sim-module's
-/// `PtxType`'s, on purpose: each is its own set).
+/// only `cvt` takes. Its names overlap sim-module's `PtxType` (what a
+/// declaration takes) but the sets differ: one enum would let `cvt` take
+/// `.pred` or `.b8` and a declaration `.e4m3x2`, and each exhaustive match
+/// on either would have to place the other's types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CvtType {
     /// `.u8`

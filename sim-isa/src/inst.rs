@@ -7,8 +7,6 @@ mod rename;
 pub use crate::operand::{Operand, PredSrc, RegId, SpecialReg, Type, TypeKind};
 pub use float::{Approx, FloatArith, FloatOp, Rnd};
 
-// `exec::cmp::Base` names the first six again on purpose: the ordering
-// tests the operators read as.
 /// Comparison operator of `set`/`setp` (and, restricted, `vset2/4`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CmpOp {
@@ -355,11 +353,15 @@ impl MulMode {
     }
 }
 
-// `db::int::IntWord` names these again on purpose: the opcode words before
-// their modes are read.
+op_with_word! {
 /// Operation of the integer arithmetic family.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum IntOp {
+pub enum IntOp;
+/// The integer arithmetic opcode words (the database's `OpKind::Int`;
+/// `mul`/`mad` take their mode as the first modifier, which ptxas reads as
+/// part of the opcode): each operation before its modifiers are read.
+pub(crate) enum IntWord;
+{
     /// `add`
     Add,
     /// `sub`
@@ -393,6 +395,7 @@ pub enum IntOp {
     Subc,
     /// `madc.lo/.hi{.cc}`: `mad`'s sum plus `CC.CF`.
     Madc(MulMode),
+}
 }
 
 impl IntOp {

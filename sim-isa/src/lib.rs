@@ -13,6 +13,54 @@
 // Library code states its invariants instead of unwrapping (issue 13).
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+/// Declares an operation enum and its opcode-word twin from one variant
+/// list: the twin has the same names without payloads (the operation
+/// before its modifiers are read, what the database declares), and
+/// `word()` maps an operation to its word. One list, so a new operation
+/// is a new word too.
+macro_rules! op_with_word {
+    (
+        $(#[$m:meta])*
+        $vis:vis enum $name:ident;
+        $(#[$wm:meta])*
+        $wvis:vis enum $word:ident;
+        {
+            $(
+                $(#[$vm:meta])*
+                $v:ident $(( $($tf:tt)* ))? $({ $($sf:tt)* })?
+            ),* $(,)?
+        }
+    ) => {
+        $(#[$m])*
+        $vis enum $name {
+            $(
+                $(#[$vm])*
+                $v $(( $($tf)* ))? $({ $($sf)* })?
+            ),*
+        }
+
+        $(#[$wm])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        $wvis enum $word {
+            $(
+                #[allow(missing_docs)]
+                $v
+            ),*
+        }
+
+        impl $name {
+            /// The opcode word of this operation (its modifiers dropped).
+            // `{ .. }` matches each variant whatever its payload.
+            #[allow(dead_code, clippy::unneeded_struct_pattern)]
+            pub(crate) const fn op_word(self) -> $word {
+                match self {
+                    $( $name::$v { .. } => $word::$v ),*
+                }
+            }
+        }
+    };
+}
+
 mod async_inst;
 mod bit_inst;
 pub mod bounded;

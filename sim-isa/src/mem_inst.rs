@@ -7,8 +7,8 @@
 
 use crate::operand::{word_of, Operand, PredSrc, RegId};
 
-// sim-kernel's `RecSpace` names these again on purpose: a recording's
-// format must not change with this enum.
+// sim-kernel's `RecSpace` keeps a list of its own (one line, its
+// recorded tags), so that a recording's format does not move with this.
 /// A state space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Space {
@@ -739,6 +739,7 @@ impl WarpInst {
             }
             WarpOp::Shfl(_) => 3,
             WarpOp::Redux(_) | WarpOp::Match { .. } | WarpOp::Nanosleep | WarpOp::Movmatrix => 1,
+            // Each other operation named: exhaustive, no wildcard (a new one must be placed).
             WarpOp::Fence
             | WarpOp::Vote(_)
             | WarpOp::Activemask

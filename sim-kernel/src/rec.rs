@@ -43,45 +43,38 @@ pub struct RecAccess {
     pub space: RecSpace,
 }
 
-// Space's variants again, on purpose: a recording's format must not
-// change when sim-isa's enum does (a new space is added here knowingly).
-/// [`Space`], as recorded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[allow(missing_docs)]
-pub enum RecSpace {
-    Generic,
-    Global,
-    Shared,
-    Local,
-    Param,
-    Const,
-}
-
-impl From<Space> for RecSpace {
-    fn from(s: Space) -> RecSpace {
-        match s {
-            Space::Generic => RecSpace::Generic,
-            Space::Global => RecSpace::Global,
-            Space::Shared => RecSpace::Shared,
-            Space::Local => RecSpace::Local,
-            Space::Param => RecSpace::Param,
-            Space::Const => RecSpace::Const,
+/// Declares [`RecSpace`] and both conversions from one list. It stays a
+/// type of its own, not sim-isa's `Space`: a recording's tags are this
+/// list's order (serde's variant index), which must not move when
+/// sim-isa's enum gains or reorders a variant (a new space is appended here
+/// knowingly).
+macro_rules! rec_space {
+    ($($v:ident),*) => {
+        /// [`Space`], as recorded.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+        #[allow(missing_docs)]
+        pub enum RecSpace {
+            $($v),*
         }
-    }
-}
 
-impl From<RecSpace> for Space {
-    fn from(s: RecSpace) -> Space {
-        match s {
-            RecSpace::Generic => Space::Generic,
-            RecSpace::Global => Space::Global,
-            RecSpace::Shared => Space::Shared,
-            RecSpace::Local => Space::Local,
-            RecSpace::Param => Space::Param,
-            RecSpace::Const => Space::Const,
+        impl From<Space> for RecSpace {
+            fn from(s: Space) -> RecSpace {
+                match s {
+                    $(Space::$v => RecSpace::$v),*
+                }
+            }
         }
-    }
+
+        impl From<RecSpace> for Space {
+            fn from(s: RecSpace) -> Space {
+                match s {
+                    $(RecSpace::$v => Space::$v),*
+                }
+            }
+        }
+    };
 }
+rec_space!(Generic, Global, Shared, Local, Param, Const);
 
 impl RecAccess {
     fn new(step: u32, a: &Accesses) -> RecAccess {

@@ -5,8 +5,10 @@ use sim_isa::{Guard, Instruction, IsaError, PtxVersion, RegId, Symbols};
 
 /// A PTX fundamental type, as registers, parameters and variables declare it.
 /// Wider than `sim_isa::Type` (which lists the types instructions here take):
-/// declarations also use `.b8`, `.b128`, `.u8`, `.s8` and `.pred`. The shared
-/// names repeat on purpose; they are two sets.
+/// declarations also use `.b8`, `.b128`, `.u8`, `.s8` and `.pred`. The names
+/// it shares with `sim_isa::CvtType` repeat on purpose: one enum would let a
+/// declaration take `.e4m3x2` and `cvt` take `.pred`, and each exhaustive
+/// match on either would have to place the other's types.
 #[allow(missing_docs)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PtxType {

@@ -3,27 +3,8 @@
 //! mode) in the manual's notation (PTX ISA 9.7.8.x, 9.7.9.7).
 
 use super::OperandKind as K;
+pub(crate) use crate::bit_inst::BitWord;
 use crate::inst::{BitOp, Instruction, Op, PrmtMode, TestOp, Type as T};
-
-/// The bit family's opcode words: [`BitOp`]'s operations before their
-/// modifiers are read (so its names repeat there, as `duplicates` lists).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum BitWord {
-    Popc,
-    Clz,
-    Brev,
-    Not,
-    Cnot,
-    Bfe,
-    Bfi,
-    Prmt,
-    Lop3,
-    Shf,
-    Bfind,
-    Testp,
-    Fns,
-    Bmsk,
-}
 
 /// The family's syntax block.
 pub(super) const SYNTAX: &str = "popc.type d, a;  clz.type d, a;  .type = { .b32, .b64 }, d is .u32; \
@@ -190,21 +171,5 @@ pub(super) fn is_word(i: &Instruction, ws: &[BitWord]) -> bool {
     let Op::Bit(b) = i.op else {
         return false;
     };
-    let w = match b.op {
-        BitOp::Popc => BitWord::Popc,
-        BitOp::Clz => BitWord::Clz,
-        BitOp::Brev => BitWord::Brev,
-        BitOp::Not => BitWord::Not,
-        BitOp::Cnot => BitWord::Cnot,
-        BitOp::Bfe => BitWord::Bfe,
-        BitOp::Bfi => BitWord::Bfi,
-        BitOp::Prmt(_) => BitWord::Prmt,
-        BitOp::Lop3 => BitWord::Lop3,
-        BitOp::Shf { .. } => BitWord::Shf,
-        BitOp::Bfind { .. } => BitWord::Bfind,
-        BitOp::Testp(_) => BitWord::Testp,
-        BitOp::Fns => BitWord::Fns,
-        BitOp::Bmsk { .. } => BitWord::Bmsk,
-    };
-    ws.contains(&w)
+    ws.contains(&b.op.op_word())
 }

@@ -2,31 +2,8 @@
 //! the `Op::Int` declaration's part that is not a table in `mod.rs`.
 
 use super::Gate;
+pub(crate) use crate::inst::IntWord;
 use crate::inst::{Instruction, IntArith, IntOp, MulMode, Op, Type};
-
-/// The integer arithmetic opcode words (`mul`/`mad` take their mode as the
-/// first modifier, which ptxas reads as part of the opcode). `IntOp`'s
-/// names repeat: an operation is a word with its mode read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum IntWord {
-    Add,
-    Sub,
-    Mul,
-    Mad,
-    Min,
-    Max,
-    Div,
-    Rem,
-    Abs,
-    Neg,
-    Dp4a,
-    Dp2a,
-    Sad,
-    /// `addc`, `subc`, `madc`: the carry-in forms (`crate::carry`).
-    Addc,
-    Subc,
-    Madc,
-}
 
 impl IntWord {
     /// For `mul`/`mad`, whose mode (`.lo/.hi/.wide`) ptxas reads as part of

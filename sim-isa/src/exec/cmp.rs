@@ -44,39 +44,47 @@ fn to_f64(ty: Type, bits: u64) -> f64 {
     }
 }
 
-/// The comparison table, shared by the scalar reference and the warp paths:
-/// every operator reads as an ordering test on its operands (or on keys
-/// whose order is theirs), plus, for floats, the result when unordered.
-/// An ordering test (`CmpOp`'s first names repeat: an operator reads as
-/// one of these on its operands or keys).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub(super) enum Base {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    True,
-    False,
-}
-
-impl Base {
-    /// Whether an ordering passes the test.
-    #[inline]
-    pub(super) fn holds(self, o: std::cmp::Ordering) -> bool {
-        use std::cmp::Ordering::*;
-        match self {
-            Base::Eq => o == Equal,
-            Base::Ne => o != Equal,
-            Base::Lt => o == Less,
-            Base::Le => o != Greater,
-            Base::Gt => o == Greater,
-            Base::Ge => o != Less,
-            Base::True => true,
-            Base::False => false,
+/// Declares [`Base`] and its [`BaseTest`] types from one list: each test
+/// is a variant and a type of the same meaning.
+macro_rules! bases {
+    ($($(#[$m:meta])* $v:ident => $t:ident, |$x:ident, $y:ident| $e:expr;)*) => {
+        /// The comparison table, shared by the scalar reference and the warp
+        /// paths: every operator reads as an ordering test on its operands (or
+        /// on keys whose order is theirs), plus, for floats, the result when
+        /// unordered. An ordering test.
+        #[derive(Clone, Copy, PartialEq, Eq, Debug)]
+        pub(super) enum Base {
+            $($(#[$m])* $v),*
         }
-    }
+        $(
+            #[derive(Clone, Copy, Default)]
+            pub(super) struct $t;
+            impl BaseTest for $t {
+                #[inline(always)]
+                fn holds<T: PartialOrd>($x: T, $y: T) -> bool {
+                    $e
+                }
+            }
+        )*
+    };
+}
+bases! {
+    /// `x == y`
+    Eq => TestEq, |x, y| x == y;
+    /// `x != y`
+    Ne => TestNe, |x, y| x != y;
+    /// `x < y`
+    Lt => TestLt, |x, y| x < y;
+    /// `x <= y`
+    Le => TestLe, |x, y| x <= y;
+    /// `x > y`
+    Gt => TestGt, |x, y| x > y;
+    /// `x >= y`
+    Ge => TestGe, |x, y| x >= y;
+    /// Always.
+    True => TestTrue, |_x, _y| true;
+    /// Never.
+    False => TestFalse, |_x, _y| false;
 }
 
 /// `lo ls hi hs`: unsigned on every integer type; the rest follow the type.
@@ -132,27 +140,6 @@ pub(super) trait BaseTest: Copy + Default + 'static {
     fn holds<T: PartialOrd>(x: T, y: T) -> bool;
 }
 
-macro_rules! base_test {
-    ($name:ident, |$x:ident, $y:ident| $e:expr) => {
-        #[derive(Clone, Copy, Default)]
-        pub(super) struct $name;
-        impl BaseTest for $name {
-            #[inline(always)]
-            fn holds<T: PartialOrd>($x: T, $y: T) -> bool {
-                $e
-            }
-        }
-    };
-}
-base_test!(TestEq, |x, y| x == y);
-base_test!(TestNe, |x, y| x != y);
-base_test!(TestLt, |x, y| x < y);
-base_test!(TestLe, |x, y| x <= y);
-base_test!(TestGt, |x, y| x > y);
-base_test!(TestGe, |x, y| x >= y);
-base_test!(TestTrue, |_x, _y| true);
-base_test!(TestFalse, |_x, _y| false);
-
 /// Evaluates `$e` with the type alias `$b` naming `$base`'s [`BaseTest`].
 // Exhaustive over `Base`, an arm each (each names its own type): they stay.
 macro_rules! with_base_type {
@@ -194,6 +181,15 @@ macro_rules! with_base_type {
     };
 }
 pub(super) use with_base_type;
+
+impl Base {
+    /// Whether an ordering passes the test (`a.cmp(b)` against `Equal`
+    /// orders as `a` against `b`).
+    #[inline]
+    pub(super) fn holds(self, o: std::cmp::Ordering) -> bool {
+        with_base_type!(self, B => B::holds(o, std::cmp::Ordering::Equal))
+    }
+}
 
 /// Calls `$run` with the test `$base` over keys of type `$t`.
 macro_rules! with_base {

@@ -300,7 +300,8 @@ fn cvta(
         let v = match m.op {
             MemOp::Cvta { to: true } => mem.generic_to_space(m.space, src[l]),
             MemOp::Cvta { to: false } => mem.to_generic(m.space, src[l]),
-            // `mov` of a variable: its address in its own space.
+            // `mov` of a variable: its address in its own space. Each other
+            // operation named: exhaustive, no wildcard (a new one must be placed).
             MemOp::MovAddr
             | MemOp::Pack
             | MemOp::Unpack
