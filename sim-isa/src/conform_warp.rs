@@ -14,7 +14,7 @@
 //! instruction and `shared_out` the memory it must leave; a vector without
 //! `shared` runs with none.
 
-use crate::exec::{execute_mem, width_mask, FaultKind, Memory};
+use crate::exec::{execute_mem, width_mask, Access, FaultKind, Memory};
 use crate::inst::{Instruction, RegId, Space};
 use crate::parse::{check_target, parse_instruction};
 use crate::symbols::Symbols;
@@ -68,12 +68,12 @@ impl Shared {
 }
 
 impl Memory for Shared {
-    fn load(&mut self, _: Space, _: u32, addr: u64, bytes: u32) -> Result<u64, FaultKind> {
-        let s = self.bytes(addr, bytes)?;
+    fn load(&mut self, a: Access) -> Result<u64, FaultKind> {
+        let s = self.bytes(a.addr, a.bytes)?;
         Ok(s.iter().rev().fold(0, |v, &b| v << 8 | u64::from(b)))
     }
-    fn store(&mut self, _: Space, _: u32, addr: u64, n: u32, v: u64) -> Result<(), FaultKind> {
-        let r = self.range(addr, n)?;
+    fn store(&mut self, a: Access, v: u64) -> Result<(), FaultKind> {
+        let r = self.range(a.addr, a.bytes)?;
         let s = &mut self.0[r];
         for (k, b) in s.iter_mut().enumerate() {
             *b = (v >> (8 * k)) as u8;

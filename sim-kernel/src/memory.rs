@@ -10,7 +10,9 @@
 //! inside one allocation and be aligned to its size; anything else is a
 //! [`FaultKind`], never a host error.
 
-use sim_isa::exec::{load_lanes_each, store_lanes_each, FaultKind, LaneFault, Memory};
+use sim_isa::exec::{
+    load_lanes_each, store_lanes_each, Access, FaultKind, LaneAccess, LaneFault, Memory, Rows,
+};
 use sim_isa::{Space, WARP_SIZE};
 use sim_module::{Init, StateSpace, Variable};
 
@@ -221,14 +223,8 @@ impl WarpMem<'_> {
     /// [`Memory::load_lanes`] when the lanes share a space and every
     /// access lies in its bytes (see [`Self::plan`]); `false` otherwise,
     /// having changed nothing a caller sees.
-    fn try_load_lanes<const B: usize>(
-        &mut self,
-        space: Space,
-        lanes: u32,
-        addrs: &[u64; WARP_SIZE],
-        n: usize,
-        out: &mut [[u64; WARP_SIZE]],
-    ) -> bool {
+    fn try_load_lanes<const B: usize>(&mut self, a: LaneAccess<'_>, out: &mut Rows) -> bool {
+        let (space, lanes, addrs, n) = (a.space, a.lanes, a.addrs, a.n);
         let shape = self.shape::<B>(lanes, addrs, n);
         let Some((bytes, delta)) = self.plan(space, lanes, addrs, (B * n) as u64) else {
             return false;
@@ -268,19 +264,11 @@ impl WarpMem<'_> {
         shape
     }
 
-    // The parameters stay spelled out as `try_load_lanes`'s (a hot path:
-    // no bundle built per access).
     /// [`Memory::store_lanes`] as [`Self::try_load_lanes`]: every access
     /// is checked before the first store, so `false` leaves memory as it
     /// was.
-    fn try_store_lanes<const B: usize>(
-        &mut self,
-        space: Space,
-        lanes: u32,
-        addrs: &[u64; WARP_SIZE],
-        n: usize,
-        vals: &[[u64; WARP_SIZE]],
-    ) -> bool {
+    fn try_store_lanes<const B: usize>(&mut self, a: LaneAccess<'_>, vals: &Rows) -> bool {
+        let (space, lanes, addrs, n) = (a.space, a.lanes, a.addrs, a.n);
         let total = (B * n) as u64;
         let shape = self.shape::<B>(lanes, addrs, n);
         if let GlobalView::Layered(g, o) = &mut self.global {
@@ -549,11 +537,10 @@ macro_rules! by_width {
     };
 }
 
-// The methods' signatures repeat the trait's (Rust requires it; duplicates
-// lists them against sim-isa's `Memory`).
 impl Memory for WarpMem<'_> {
-    fn load(&mut self, space: Space, lane: u32, addr: u64, n: u32) -> Result<u64, FaultKind> {
-        let (space, addr) = Self::resolve(space, addr);
+    fn load(&mut self, a: Access) -> Result<u64, FaultKind> {
+        let (space, addr) = Self::resolve(a.space, a.addr);
+        let (lane, n) = (a.lane, a.bytes);
         match space {
             Space::Global | Space::Generic => self.global.load(addr, n),
             Space::Param => get(self.params, offset(addr, n, self.params.len())?, n),
@@ -566,15 +553,9 @@ impl Memory for WarpMem<'_> {
         }
     }
 
-    fn store(
-        &mut self,
-        space: Space,
-        lane: u32,
-        addr: u64,
-        n: u32,
-        v: u64,
-    ) -> Result<(), FaultKind> {
-        let (space, addr) = Self::resolve(space, addr);
+    fn store(&mut self, a: Access, v: u64) -> Result<(), FaultKind> {
+        let (space, addr) = Self::resolve(a.space, a.addr);
+        let (lane, n) = (a.lane, a.bytes);
         match space {
             Space::Global | Space::Generic => self.global.store(addr, n, v),
             Space::Param | Space::Const => Err(FaultKind::ReadOnly),
@@ -589,38 +570,22 @@ impl Memory for WarpMem<'_> {
     /// Lanes sharing one space (after the windows) whose accesses all lie
     /// in its bytes are read there directly, a word at a time; anything
     /// else, faults included, goes access by access, as the default does.
-    fn load_lanes(
-        &mut self,
-        space: Space,
-        lanes: u32,
-        addrs: &[u64; WARP_SIZE],
-        bytes: u32,
-        n: usize,
-        out: &mut [[u64; WARP_SIZE]],
-    ) -> Result<(), LaneFault> {
-        let direct = n <= 4 && by_width!(bytes, self.try_load_lanes(space, lanes, addrs, n, out));
-        if lanes == 0 || direct {
+    fn load_lanes(&mut self, a: LaneAccess<'_>, out: &mut Rows) -> Result<(), LaneFault> {
+        let direct = a.n <= 4 && by_width!(a.bytes, self.try_load_lanes(a, out));
+        if a.lanes == 0 || direct {
             return Ok(());
         }
-        load_lanes_each(self, space, lanes, addrs, bytes, n, out)
+        load_lanes_each(self, a, out)
     }
 
     /// As [`Memory::load_lanes`] here: the direct path checks every access
     /// before it stores anything.
-    fn store_lanes(
-        &mut self,
-        space: Space,
-        lanes: u32,
-        addrs: &[u64; WARP_SIZE],
-        bytes: u32,
-        n: usize,
-        vals: &[[u64; WARP_SIZE]],
-    ) -> Result<(), LaneFault> {
-        let direct = n <= 4 && by_width!(bytes, self.try_store_lanes(space, lanes, addrs, n, vals));
-        if lanes == 0 || direct {
+    fn store_lanes(&mut self, a: LaneAccess<'_>, vals: &Rows) -> Result<(), LaneFault> {
+        let direct = a.n <= 4 && by_width!(a.bytes, self.try_store_lanes(a, vals));
+        if a.lanes == 0 || direct {
             return Ok(());
         }
-        store_lanes_each(self, space, lanes, addrs, bytes, n, vals)
+        store_lanes_each(self, a, vals)
     }
 
     fn var(&self, id: u32) -> Result<(Space, u64), FaultKind> {
@@ -838,7 +803,8 @@ mod tests {
                 let bases: Vec<u64> = fast.global.regions.iter().map(|r| r.base).collect();
                 let (a, v) = (rng.pick(&bases) + 8, rng.next());
                 for b in [&mut fast, &mut each] {
-                    assert_eq!(b.mem().store(Space::Global, 0, a, 8, v), Ok(()));
+                    let at = Access::new(Space::Global, 0, a, 8);
+                    assert_eq!(b.mem().store(at, v), Ok(()));
                 }
             }
             let space = rng.pick(&spaces);
@@ -847,14 +813,21 @@ mod tests {
             let any = rng.next() as u32;
             let lanes = rng.pick(&[u32::MAX, u32::MAX, 0, 1 << 31, 0xFFFF, any]);
             let addrs = addresses(&mut rng, &fast, space);
+            let a = LaneAccess {
+                space,
+                lanes,
+                addrs: &addrs,
+                bytes,
+                n,
+            };
             if rng.next().is_multiple_of(2) {
                 let init: [[u64; WARP_SIZE]; 4] =
                     std::array::from_fn(|_| std::array::from_fn(|_| rng.next()));
                 let (mut got, mut want) = (init, init);
                 let mut m = fast.mem();
-                let r = m.load_lanes(space, lanes, &addrs, bytes, n, &mut got);
+                let r = m.load_lanes(a, &mut got);
                 one_word_is_one_wave(m.one_word, lanes, &addrs, bytes);
-                let w = load_lanes_each(&mut each.mem(), space, lanes, &addrs, bytes, n, &mut want);
+                let w = load_lanes_each(&mut each.mem(), a, &mut want);
                 assert_eq!(r, w, "ld {space:?} {bytes}x{n} {lanes:#x} {addrs:x?}");
                 if r.is_ok() {
                     assert_eq!(got, want, "ld {space:?} {bytes}x{n} {lanes:#x} {addrs:x?}");
@@ -864,9 +837,9 @@ mod tests {
                 let vals: [[u64; WARP_SIZE]; 4] =
                     std::array::from_fn(|_| std::array::from_fn(|_| rng.next()));
                 let mut m = fast.mem();
-                let r = m.store_lanes(space, lanes, &addrs, bytes, n, &vals);
+                let r = m.store_lanes(a, &vals);
                 one_word_is_one_wave(m.one_word, lanes, &addrs, bytes);
-                let w = store_lanes_each(&mut each.mem(), space, lanes, &addrs, bytes, n, &vals);
+                let w = store_lanes_each(&mut each.mem(), a, &vals);
                 assert_eq!(r, w, "st {space:?} {bytes}x{n} {lanes:#x} {addrs:x?}");
                 assert!(
                     fast.same(&mut each),
@@ -883,6 +856,17 @@ mod tests {
         );
     }
 
+    /// Every lane's access of `n` elements of `bytes` at `addrs` in `space`.
+    fn every_lane(space: Space, addrs: &[u64; WARP_SIZE], bytes: u32, n: usize) -> LaneAccess<'_> {
+        LaneAccess {
+            space,
+            lanes: u32::MAX,
+            addrs,
+            bytes,
+            n,
+        }
+    }
+
     /// The fast path's own cases, each checked: a warp reading one
     /// allocation, shared memory through the window, and a warp whose
     /// lanes span two allocations (read access by access).
@@ -894,7 +878,7 @@ mod tests {
         let addrs: [u64; WARP_SIZE] = std::array::from_fn(|l| base + 4 * l as u64);
         let mut out = [[0u64; WARP_SIZE]; 4];
         b.mem()
-            .load_lanes(Space::Global, u32::MAX, &addrs, 4, 1, &mut out)
+            .load_lanes(every_lane(Space::Global, &addrs, 4, 1), &mut out)
             .unwrap();
         for (l, &v) in out[0].iter().enumerate() {
             let w = &b.global.regions[3].bytes[4 * l..4 * l + 4];
@@ -902,7 +886,7 @@ mod tests {
         }
         let addrs: [u64; WARP_SIZE] = std::array::from_fn(|l| SHARED_WINDOW + 8 * (l as u64 % 16));
         b.mem()
-            .load_lanes(Space::Generic, u32::MAX, &addrs, 4, 2, &mut out)
+            .load_lanes(every_lane(Space::Generic, &addrs, 4, 2), &mut out)
             .unwrap();
         assert_eq!(
             out[1][3],
@@ -911,7 +895,7 @@ mod tests {
         let (r1, r3) = (b.global.regions[1].base, b.global.regions[3].base);
         let addrs: [u64; WARP_SIZE] = std::array::from_fn(|l| if l < 16 { r1 } else { r3 } + 8);
         b.mem()
-            .load_lanes(Space::Global, u32::MAX, &addrs, 8, 1, &mut out)
+            .load_lanes(every_lane(Space::Global, &addrs, 8, 1), &mut out)
             .unwrap();
         let want =
             |r: usize| u64::from_le_bytes(b.global.regions[r].bytes[8..16].try_into().unwrap());

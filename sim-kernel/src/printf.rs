@@ -89,7 +89,7 @@ impl<M: sim_isa::exec::Memory> LaneArgs<'_, M> {
     fn load(&mut self, addr: u64, n: u32) -> Result<u64, sim_isa::exec::MemFault> {
         let space = sim_isa::Space::Generic;
         self.mem
-            .load(space, self.lane, addr, n)
+            .load(sim_isa::exec::Access::new(space, self.lane, addr, n))
             .map_err(|kind| sim_isa::exec::MemFault {
                 kind,
                 space,

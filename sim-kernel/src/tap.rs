@@ -2,7 +2,7 @@
 //! record (for its replay): the bottom layer that execution and recordings
 //! share.
 
-use sim_isa::exec::{Accesses, FaultKind, Memory};
+use sim_isa::exec::{Access, Accesses, FaultKind, Memory};
 use sim_isa::Space;
 
 /// What a [`LoadTap`] does with loads.
@@ -27,13 +27,11 @@ pub(crate) struct LoadTap<'a, M: Memory + ?Sized> {
     pub loads: Loads<'a>,
 }
 
-// The methods' signatures repeat the trait's (Rust requires it; duplicates
-// lists them against sim-isa's `Memory`).
 impl<M: Memory + ?Sized> Memory for LoadTap<'_, M> {
-    fn load(&mut self, space: Space, lane: u32, addr: u64, bytes: u32) -> Result<u64, FaultKind> {
+    fn load(&mut self, a: Access) -> Result<u64, FaultKind> {
         match &mut self.loads {
             Loads::Log(log) => {
-                let v = self.mem.load(space, lane, addr, bytes)?;
+                let v = self.mem.load(a)?;
                 log.push(v);
                 Ok(v)
             }
@@ -45,15 +43,8 @@ impl<M: Memory + ?Sized> Memory for LoadTap<'_, M> {
             }
         }
     }
-    fn store(
-        &mut self,
-        space: Space,
-        lane: u32,
-        addr: u64,
-        bytes: u32,
-        v: u64,
-    ) -> Result<(), FaultKind> {
-        self.mem.store(space, lane, addr, bytes, v)
+    fn store(&mut self, a: Access, v: u64) -> Result<(), FaultKind> {
+        self.mem.store(a, v)
     }
     fn var(&self, id: u32) -> Result<(Space, u64), FaultKind> {
         self.mem.var(id)

@@ -5,7 +5,7 @@
 //! the same bytes (see [`crate::async_inst`]).
 
 use super::lanes::{pred_src_bits, read_operand};
-use super::memory::{Accesses, FaultKind, MemFault, Memory};
+use super::memory::{Access, Accesses, FaultKind, MemFault, Memory};
 use super::{ExecCtx, WarpRegs, WARP_SIZE};
 use crate::inst::{AddrBase, Address, AsyncInst, Space};
 
@@ -74,7 +74,7 @@ pub(super) fn copy(c: AsyncCall<'_>) -> Result<bool, MemFault> {
         for k in (0..size).step_by(4) {
             let at = src[l] + u64::from(k);
             let load = |mem: &mut dyn Memory, at: u64, bytes: u32| {
-                mem.load(Space::Global, lane, at, bytes)
+                mem.load(Access::new(Space::Global, lane, at, bytes))
                     .map_err(|kind| fault(kind, Space::Global, at, lane))
             };
             let v = if k + 4 <= n {
@@ -87,7 +87,7 @@ pub(super) fn copy(c: AsyncCall<'_>) -> Result<bool, MemFault> {
                 v
             };
             let at = dst[l] + u64::from(k);
-            mem.store(Space::Shared, lane, at, 4, v)
+            mem.store(Access::new(Space::Shared, lane, at, 4), v)
                 .map_err(|kind| fault(kind, Space::Shared, at, lane))?;
         }
     }

@@ -10,7 +10,7 @@
 use super::async_copy::{addresses, AsyncCall};
 use super::lanes::read_operand;
 use super::mbarrier::mbar_expect;
-use super::memory::{FaultKind, MemFault, Memory};
+use super::memory::{Access, FaultKind, MemFault, Memory};
 use super::WARP_SIZE;
 use crate::inst::{Address, AsyncOp, Space};
 
@@ -74,9 +74,9 @@ pub(super) fn copy(c: AsyncCall<'_>) -> Result<bool, MemFault> {
         // Word by word: every address is a multiple of 16.
         for k in (0..size).step_by(4) {
             let v = mem
-                .load(sspace, lane, src[l] + k, 4)
+                .load(Access::new(sspace, lane, src[l] + k, 4))
                 .map_err(|kind| fault(kind, sspace, src[l] + k))?;
-            mem.store(dspace, lane, dst[l] + k, 4, v)
+            mem.store(Access::new(dspace, lane, dst[l] + k, 4), v)
                 .map_err(|kind| fault(kind, dspace, dst[l] + k))?;
         }
         if to_shared {
@@ -88,9 +88,11 @@ pub(super) fn copy(c: AsyncCall<'_>) -> Result<bool, MemFault> {
                 bytes: 8,
                 lane,
             };
-            let old = mem.load(Space::Shared, lane, bar[l], 8).map_err(bfault)?;
+            let old = mem
+                .load(Access::new(Space::Shared, lane, bar[l], 8))
+                .map_err(bfault)?;
             let new = mbar_expect(old, (size as i64).wrapping_neg());
-            mem.store(Space::Shared, lane, bar[l], 8, new)
+            mem.store(Access::new(Space::Shared, lane, bar[l], 8), new)
                 .map_err(bfault)?;
         }
     }

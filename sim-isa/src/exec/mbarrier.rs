@@ -32,7 +32,7 @@
 
 use super::async_copy::AsyncCall;
 use super::lanes::{exec_mask, read_operand};
-use super::memory::{MemFault, Memory};
+use super::memory::{Access, MemFault, Memory};
 use super::{ExecCtx, WarpRegs, WARP_SIZE};
 use crate::inst::{AddrBase, AsyncInst, Instruction, MbarOp, Space};
 
@@ -147,8 +147,10 @@ pub(super) fn run(c: AsyncCall<'_>) -> Result<bool, MemFault> {
         let lane = l as u32;
         let at = addrs[l];
         out.addrs[l] = at;
-        let load =
-            |mem: &mut dyn Memory| mem.load(space, lane, at, 8).map_err(|k| fault(k, at, lane));
+        let load = |mem: &mut dyn Memory| {
+            mem.load(Access::new(space, lane, at, 8))
+                .map_err(|k| fault(k, at, lane))
+        };
         let arg = arg.map_or(1, |v| v[l]);
         let new = match m {
             MbarOp::Init => Some(mbar_init(arg)),
@@ -196,7 +198,7 @@ pub(super) fn run(c: AsyncCall<'_>) -> Result<bool, MemFault> {
             MbarOp::PendingCount => None,
         };
         if let Some(v) = new {
-            mem.store(space, lane, at, 8, v)
+            mem.store(Access::new(space, lane, at, 8), v)
                 .map_err(|k| fault(k, at, lane))?;
         }
     }

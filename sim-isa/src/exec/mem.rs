@@ -13,6 +13,7 @@ use crate::inst::{AddrBase, AtomOp, Instruction, Mem, MemOp, MemType, Op, Operan
 pub use super::memory::{
     load_lanes_each, store_lanes_each, Accesses, FaultKind, LaneFault, MemFault, Memory,
 };
+use super::memory::{Access, LaneAccess};
 
 /// `atom`/`red`'s operation on one value: the new memory value from the
 /// old one, `b` and (for `cas`) `c`, at `ty`'s width. f32/f64 `add` rounds
@@ -403,7 +404,14 @@ fn access(
             for (k, v) in vals.iter_mut().enumerate().take(n) {
                 *v = read(k);
             }
-            mem.store_lanes(m.space, before, addrs, eb, n, &vals[..n])?;
+            let a = LaneAccess {
+                space: m.space,
+                lanes: before,
+                addrs,
+                bytes: eb,
+                n,
+            };
+            mem.store_lanes(a, &vals[..n])?;
             if misaligned != 0 {
                 return Err(misaligned_fault());
             }
@@ -422,9 +430,10 @@ fn access(
                 for k in 0..n {
                     let addr = addrs[l].wrapping_add((k as u64) * u64::from(eb));
                     let err = |kind| LaneFault { kind, addr, lane };
-                    let old = mem.load(m.space, lane, addr, eb).map_err(err)?;
+                    let a = Access::new(m.space, lane, addr, eb);
+                    let old = mem.load(a).map_err(err)?;
                     let new = atom_lane(op, m.ty, m.space, old, b[l], c[l]);
-                    mem.store(m.space, lane, addr, eb, new).map_err(err)?;
+                    mem.store(a, new).map_err(err)?;
                     loaded[0][l] = extend(m.ty, old);
                 }
             }
@@ -460,7 +469,14 @@ fn load_rows<const R: usize>(
 ) -> Result<(), LaneFault> {
     let mut rows = [[0u64; WARP_SIZE]; R];
     let before = misaligned.map_or(exec, |f| exec & ((1u32 << f.lane) - 1));
-    mem.load_lanes(m.space, before, addrs, m.ty.bytes(), R, &mut rows)?;
+    let a = LaneAccess {
+        space: m.space,
+        lanes: before,
+        addrs,
+        bytes: m.ty.bytes(),
+        n: R,
+    };
+    mem.load_lanes(a, &mut rows)?;
     if let Some(f) = misaligned {
         return Err(f);
     }
@@ -522,11 +538,8 @@ fn matrix_access(
                     let (src, off) = super::matrix::matrix_element(j, l, h, trans);
                     let addr = addrs[src].wrapping_add(off);
                     let lane = src as u32;
-                    let v = mem.load(m.space, lane, addr, 2).map_err(|kind| LaneFault {
-                        kind,
-                        addr,
-                        lane,
-                    })?;
+                    let a = Access::new(m.space, lane, addr, 2);
+                    let v = mem.load(a).map_err(|kind| LaneFault { kind, addr, lane })?;
                     *o |= (v & 0xffff) << (16 * h);
                 }
             }
@@ -544,7 +557,7 @@ fn matrix_access(
                     let (dst, off) = super::matrix::matrix_element(j, l, h, trans);
                     let addr = addrs[dst].wrapping_add(off);
                     let lane = dst as u32;
-                    mem.store(m.space, lane, addr, 2, v >> (16 * h) & 0xffff)
+                    mem.store(Access::new(m.space, lane, addr, 2), v >> (16 * h) & 0xffff)
                         .map_err(|kind| LaneFault { kind, addr, lane })?;
                 }
             }

@@ -71,25 +71,72 @@ impl std::fmt::Display for MemFault {
     }
 }
 
+/// One lane's access of one element: `bytes` (1, 2, 4 or 8) at `addr` in
+/// `space`, for `lane` (local memory is per thread). Passed by value: the
+/// fields are what [`Memory::load`] and [`Memory::store`] took one by one,
+/// and a call that inlines compiles to the same code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    /// The space addressed ([`Space::Generic`]: the memory maps it).
+    pub space: Space,
+    /// The lane.
+    pub lane: u32,
+    /// The address (in `space`).
+    pub addr: u64,
+    /// Bytes accessed.
+    pub bytes: u32,
+}
+
+/// One warp-wide access ([`Memory::load_lanes`], [`Memory::store_lanes`]):
+/// for each lane of `lanes`, `n` elements (1, 2 or 4) of `bytes` each at
+/// `addrs[lane]`, `addrs[lane] + bytes`, ... in `space`. Passed by value,
+/// as [`Access`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LaneAccess<'a> {
+    /// The space addressed.
+    pub space: Space,
+    /// The lanes that access memory.
+    pub lanes: u32,
+    /// Each lane's first element's address (lanes outside `lanes` unread).
+    pub addrs: &'a [u64; WARP_SIZE],
+    /// Bytes of each element.
+    pub bytes: u32,
+    /// Elements per lane.
+    pub n: usize,
+}
+
+impl Access {
+    /// The access of `bytes` at `addr` in `space` for `lane`.
+    #[inline(always)]
+    pub const fn new(space: Space, lane: u32, addr: u64, bytes: u32) -> Access {
+        Access {
+            space,
+            lane,
+            addr,
+            bytes,
+        }
+    }
+}
+
+impl LaneAccess<'_> {
+    /// Lane `lane`'s access of one element at `addr`.
+    #[inline(always)]
+    pub fn one(&self, lane: usize, addr: u64) -> Access {
+        Access::new(self.space, lane as u32, addr, self.bytes)
+    }
+}
+
+/// A warp-wide access's values: element `k` of lane `l` at `[k][l]`.
+pub type Rows = [[u64; WARP_SIZE]];
+
 /// The memory a warp's loads and stores reach, provided by the caller (a
 /// launch's buffers, a host simulator's memory). Addresses are per space;
 /// [`Space::Generic`] addresses are the caller's to map onto windows.
-// Every implementation repeats these signatures (Rust requires it: sim-kernel's
-// memories, the tests'), and `load_lanes_each`/`store_lanes_each` the
-// defaults': `duplicates` pairs them, and they stay.
 pub trait Memory {
-    /// Reads `bytes` (1, 2, 4 or 8) at `addr`, little-endian, for `lane`
-    /// (local memory is per thread).
-    fn load(&mut self, space: Space, lane: u32, addr: u64, bytes: u32) -> Result<u64, FaultKind>;
-    /// Writes the low `bytes` of `value` at `addr`.
-    fn store(
-        &mut self,
-        space: Space,
-        lane: u32,
-        addr: u64,
-        bytes: u32,
-        value: u64,
-    ) -> Result<(), FaultKind>;
+    /// Reads `a.bytes` at `a.addr`, little-endian.
+    fn load(&mut self, a: Access) -> Result<u64, FaultKind>;
+    /// Writes the low `a.bytes` of `value` at `a.addr`.
+    fn store(&mut self, a: Access, value: u64) -> Result<(), FaultKind>;
     /// The space and address of variable (or parameter) `id` (see
     /// [`crate::Symbols::intern_var`]).
     fn var(&self, id: u32) -> Result<(Space, u64), FaultKind>;
@@ -98,41 +145,25 @@ pub trait Memory {
     /// `cvta.to.space`: a generic address as an address in `space`.
     fn generic_to_space(&self, space: Space, addr: u64) -> u64;
 
-    /// One `ld` of a warp: for each lane of `lanes` in ascending order,
-    /// `n` elements (1, 2 or 4) of `bytes` each at `addrs[lane]`,
-    /// `addrs[lane] + bytes`, ..., element `k` into `out[k][lane]` (other
-    /// lanes' entries are left as they are; `out` holds at least `n` rows). Stops at the first access
-    /// that fails, in that order, and returns it. The default is
-    /// [`load_lanes_each`], [`Memory::load`] access by access; an override
-    /// must give the same values, and on failure the same first
-    /// [`LaneFault`] (`out` need not then hold what that loop left).
-    fn load_lanes(
-        &mut self,
-        space: Space,
-        lanes: u32,
-        addrs: &[u64; WARP_SIZE],
-        bytes: u32,
-        n: usize,
-        out: &mut [[u64; WARP_SIZE]],
-    ) -> Result<(), LaneFault> {
-        load_lanes_each(self, space, lanes, addrs, bytes, n, out)
+    /// One `ld` of a warp: for each lane of `a.lanes` in ascending order,
+    /// its `a.n` elements, element `k` into `out[k][lane]` (other lanes'
+    /// entries are left as they are; `out` holds at least `a.n` rows).
+    /// Stops at the first access that fails, in that order, and returns
+    /// it. The default is [`load_lanes_each`], [`Memory::load`] access by
+    /// access; an override must give the same values, and on failure the
+    /// same first [`LaneFault`] (`out` need not then hold what that loop
+    /// left).
+    fn load_lanes(&mut self, a: LaneAccess<'_>, out: &mut Rows) -> Result<(), LaneFault> {
+        load_lanes_each(self, a, out)
     }
 
     /// One `st` of a warp: as [`Memory::load_lanes`], storing the low
-    /// `bytes` of `vals[k][lane]` as element `k`. The default is
+    /// `a.bytes` of `vals[k][lane]` as element `k`. The default is
     /// [`store_lanes_each`]; an override must leave memory as that loop
     /// does, on failure too (the stores before the failing access done,
     /// none after), and return the same first [`LaneFault`].
-    fn store_lanes(
-        &mut self,
-        space: Space,
-        lanes: u32,
-        addrs: &[u64; WARP_SIZE],
-        bytes: u32,
-        n: usize,
-        vals: &[[u64; WARP_SIZE]],
-    ) -> Result<(), LaneFault> {
-        store_lanes_each(self, space, lanes, addrs, bytes, n, vals)
+    fn store_lanes(&mut self, a: LaneAccess<'_>, vals: &Rows) -> Result<(), LaneFault> {
+        store_lanes_each(self, a, vals)
     }
 }
 
@@ -149,19 +180,14 @@ pub struct LaneFault {
 }
 
 /// [`Memory::load_lanes`] access by access through [`Memory::load`]: lane
-/// by lane in ascending order, each lane's elements in order. (Its
-/// parameters repeat [`Memory::load_lanes`]'s, whose default it is.)
+/// by lane in ascending order, each lane's elements in order.
 pub fn load_lanes_each<M: Memory + ?Sized>(
     mem: &mut M,
-    space: Space,
-    lanes: u32,
-    addrs: &[u64; WARP_SIZE],
-    bytes: u32,
-    n: usize,
-    out: &mut [[u64; WARP_SIZE]],
+    a: LaneAccess<'_>,
+    out: &mut Rows,
 ) -> Result<(), LaneFault> {
-    each_access(lanes, addrs, bytes, n.min(out.len()), |l, k, addr| {
-        out[k][l] = mem.load(space, l as u32, addr, bytes)?;
+    each_access(a, out.len(), |l, k, addr| {
+        out[k][l] = mem.load(a.one(l, addr))?;
         Ok(())
     })
 }
@@ -170,34 +196,29 @@ pub fn load_lanes_each<M: Memory + ?Sized>(
 /// [`load_lanes_each`]'s order.
 pub fn store_lanes_each<M: Memory + ?Sized>(
     mem: &mut M,
-    space: Space,
-    lanes: u32,
-    addrs: &[u64; WARP_SIZE],
-    bytes: u32,
-    n: usize,
-    vals: &[[u64; WARP_SIZE]],
+    a: LaneAccess<'_>,
+    vals: &Rows,
 ) -> Result<(), LaneFault> {
-    each_access(lanes, addrs, bytes, n.min(vals.len()), |l, k, addr| {
-        mem.store(space, l as u32, addr, bytes, vals[k][l])
+    each_access(a, vals.len(), |l, k, addr| {
+        mem.store(a.one(l, addr), vals[k][l])
     })
 }
 
-/// Calls `access(lane, element, address)` for the first `n` elements of
-/// `bytes` each of every lane of `lanes`, lane by lane in ascending order,
-/// each lane's elements in order; stops at the first that fails.
+/// Calls `access(lane, element, address)` for the first `a.n` (at most
+/// `rows`) elements of every lane of `a.lanes`, lane by lane in ascending
+/// order, each lane's elements in order; stops at the first that fails.
 fn each_access(
-    lanes: u32,
-    addrs: &[u64; WARP_SIZE],
-    bytes: u32,
-    n: usize,
+    a: LaneAccess<'_>,
+    rows: usize,
     mut access: impl FnMut(usize, usize, u64) -> Result<(), FaultKind>,
 ) -> Result<(), LaneFault> {
-    for (l, &base) in addrs.iter().enumerate() {
-        if lanes >> l & 1 == 0 {
+    let n = a.n.min(rows);
+    for (l, &base) in a.addrs.iter().enumerate() {
+        if a.lanes >> l & 1 == 0 {
             continue;
         }
         for k in 0..n {
-            let addr = base.wrapping_add((k as u64) * u64::from(bytes));
+            let addr = base.wrapping_add((k as u64) * u64::from(a.bytes));
             access(l, k, addr).map_err(|kind| LaneFault {
                 kind,
                 addr,

@@ -53,6 +53,7 @@ pub use mem::{
     atom_lane, execute_mem, execute_mem_into, load_lanes_each, store_lanes_each, Accesses,
     FaultKind, LaneFault, MemFault, Memory,
 };
+pub use memory::{Access, LaneAccess, Rows};
 pub use mma::{dot as mma_dot, MmaModel};
 pub use prepared::{execute_prepared, Prepared};
 pub use select::{selp_lane, slct_lane};

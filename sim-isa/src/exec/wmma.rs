@@ -26,7 +26,7 @@
 
 use super::cvt::{decode_float, encode_float, Dir, F16 as F16_FMT, F32 as F32_FMT};
 use super::lanes::blend;
-use super::memory::{FaultKind, LaneFault, Memory};
+use super::memory::{Access, FaultKind, LaneFault, Memory};
 use super::{WarpRegs, WARP_SIZE};
 use crate::inst::{
     wmma_distinct_regs, wmma_element, wmma_per_reg, Mem, Mma, MmaShape, MmaType, Operand, RegId,
@@ -112,9 +112,13 @@ pub(super) fn access(
                 let shift = 8 * eb as usize * j;
                 if w.is_store() {
                     let e = *v >> shift & super::width_mask(8 * eb);
-                    mem.store(m.space, lane, addr, eb, e).map_err(err)?;
+                    mem.store(Access::new(m.space, lane, addr, eb), e)
+                        .map_err(err)?;
                 } else {
-                    word |= mem.load(m.space, lane, addr, eb).map_err(err)? << shift;
+                    word |= mem
+                        .load(Access::new(m.space, lane, addr, eb))
+                        .map_err(err)?
+                        << shift;
                 }
             }
             *v = word;

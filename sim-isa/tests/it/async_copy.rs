@@ -10,7 +10,7 @@
 
 use crate::grid;
 use sim_isa::db;
-use sim_isa::exec::{execute_mem, FaultKind, Memory};
+use sim_isa::exec::{execute_mem, Access, FaultKind, Memory};
 use sim_isa::parse::parse_instruction;
 use sim_isa::{ExecCtx, Instruction, RegId, Space, Symbols, Target, WarpRegs};
 use std::collections::BTreeMap;
@@ -191,27 +191,18 @@ impl Flat {
     }
 }
 
-// The trait's signatures, which every `Memory` repeats (async_sass.rs's,
-// mem.rs's): `duplicates` pairs them.
 impl Memory for Flat {
-    fn load(&mut self, space: Space, _: u32, addr: u64, bytes: u32) -> Result<u64, FaultKind> {
-        let b = self.bytes(space)?;
+    fn load(&mut self, a: Access) -> Result<u64, FaultKind> {
+        let b = self.bytes(a.space)?;
         let r = b
-            .get(addr as usize..addr as usize + bytes as usize)
+            .get(a.addr as usize..a.addr as usize + a.bytes as usize)
             .ok_or(FaultKind::OutOfBounds)?;
         Ok(crate::bytes::read_le(r))
     }
-    fn store(
-        &mut self,
-        space: Space,
-        _: u32,
-        addr: u64,
-        bytes: u32,
-        value: u64,
-    ) -> Result<(), FaultKind> {
-        let b = self.bytes(space)?;
+    fn store(&mut self, a: Access, value: u64) -> Result<(), FaultKind> {
+        let b = self.bytes(a.space)?;
         let r = b
-            .get_mut(addr as usize..addr as usize + bytes as usize)
+            .get_mut(a.addr as usize..a.addr as usize + a.bytes as usize)
             .ok_or(FaultKind::OutOfBounds)?;
         crate::bytes::write_le(r, value);
         Ok(())

@@ -142,7 +142,7 @@ fn accepted_grid_statements_print_and_reparse() {
 
 mod semantics {
     use proptest::prelude::*;
-    use sim_isa::exec::{execute_mem, shfl_lane, FaultKind, MemFault, Memory};
+    use sim_isa::exec::{execute_mem, shfl_lane, Access, FaultKind, MemFault, Memory};
     use sim_isa::parse::parse_instruction;
     use sim_isa::*;
 
@@ -182,16 +182,10 @@ mod semantics {
                 Space::Const | Space::Param => None,
             }
         }
-        fn range(
-            &mut self,
-            space: Space,
-            lane: u32,
-            addr: u64,
-            n: u32,
-        ) -> Result<&mut [u8], FaultKind> {
-            let b = self.bytes(space, lane).ok_or(FaultKind::ReadOnly)?;
-            let a = usize::try_from(addr).map_err(|_| FaultKind::OutOfBounds)?;
-            b.get_mut(a..a.saturating_add(n as usize))
+        fn range(&mut self, acc: Access) -> Result<&mut [u8], FaultKind> {
+            let b = self.bytes(acc.space, acc.lane).ok_or(FaultKind::ReadOnly)?;
+            let a = usize::try_from(acc.addr).map_err(|_| FaultKind::OutOfBounds)?;
+            b.get_mut(a..a.saturating_add(acc.bytes as usize))
                 .ok_or(FaultKind::OutOfBounds)
         }
         fn word(&self, addr: usize) -> u32 {
@@ -199,29 +193,14 @@ mod semantics {
         }
     }
 
-    // The trait's signatures, which every `Memory` repeats: `duplicates`
-    // pairs them with mem_lanes.rs's.
     impl Memory for TestMem {
-        fn load(
-            &mut self,
-            space: Space,
-            lane: u32,
-            addr: u64,
-            bytes: u32,
-        ) -> Result<u64, FaultKind> {
-            self.loads.push((lane, addr));
-            let r = self.range(space, lane, addr, bytes)?;
+        fn load(&mut self, a: Access) -> Result<u64, FaultKind> {
+            self.loads.push((a.lane, a.addr));
+            let r = self.range(a)?;
             Ok(crate::bytes::read_le(r))
         }
-        fn store(
-            &mut self,
-            space: Space,
-            lane: u32,
-            addr: u64,
-            bytes: u32,
-            value: u64,
-        ) -> Result<(), FaultKind> {
-            let r = self.range(space, lane, addr, bytes)?;
+        fn store(&mut self, a: Access, value: u64) -> Result<(), FaultKind> {
+            let r = self.range(a)?;
             crate::bytes::write_le(r, value);
             Ok(())
         }
@@ -855,21 +834,12 @@ fn mov_packs_and_unpacks_registers() {
     regs.set_lane(r("%h2"), 0, 0xabcd);
     struct NoMem;
     impl sim_isa::exec::Memory for NoMem {
-        fn load(
-            &mut self,
-            _: Space,
-            _: u32,
-            _: u64,
-            _: u32,
-        ) -> Result<u64, sim_isa::exec::FaultKind> {
+        fn load(&mut self, _: sim_isa::exec::Access) -> Result<u64, sim_isa::exec::FaultKind> {
             unreachable!()
         }
         fn store(
             &mut self,
-            _: Space,
-            _: u32,
-            _: u64,
-            _: u32,
+            _: sim_isa::exec::Access,
             _: u64,
         ) -> Result<(), sim_isa::exec::FaultKind> {
             unreachable!()

@@ -12,7 +12,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use proptest::prelude::*;
-use sim_isa::exec::{execute_mem, Accesses, FaultKind, MemFault, Memory};
+use sim_isa::exec::{execute_mem, Access, Accesses, FaultKind, MemFault, Memory};
 use sim_isa::parse::parse_instruction;
 use sim_isa::*;
 
@@ -20,8 +20,8 @@ const SHARED_WINDOW: u64 = 0x1_0000_0000;
 const LOCAL_WINDOW: u64 = 0x2_0000_0000;
 const GLOBAL_BASE: u64 = 0x1000;
 
-/// One memory call: store?, space, lane, address, bytes, value stored.
-type Call = (bool, Space, u32, u64, u32, u64);
+/// One memory call: store?, the access, value stored.
+type Call = (bool, Access, u64);
 
 /// Small spaces (global at `GLOBAL_BASE`, the windows for generic
 /// addresses) that log every call; the warp-wide methods are the
@@ -57,14 +57,8 @@ impl LogMem {
         }
     }
 
-    fn range(
-        &mut self,
-        space: Space,
-        lane: u32,
-        addr: u64,
-        n: u32,
-        store: bool,
-    ) -> Result<&mut [u8], FaultKind> {
+    fn range(&mut self, acc: Access, store: bool) -> Result<&mut [u8], FaultKind> {
+        let (space, lane, addr, n) = (acc.space, acc.lane, acc.addr, acc.bytes);
         let (space, addr) = match space {
             Space::Generic if addr.wrapping_sub(SHARED_WINDOW) < 1 << 32 => {
                 (Space::Shared, addr - SHARED_WINDOW)
@@ -88,24 +82,15 @@ impl LogMem {
     }
 }
 
-// The trait's signatures, which every `Memory` repeats (mem.rs's test
-// memory, sim-kernel's): `duplicates` pairs them.
 impl Memory for LogMem {
-    fn load(&mut self, space: Space, lane: u32, addr: u64, bytes: u32) -> Result<u64, FaultKind> {
-        self.log.push((false, space, lane, addr, bytes, 0));
-        let r = self.range(space, lane, addr, bytes, false)?;
+    fn load(&mut self, a: Access) -> Result<u64, FaultKind> {
+        self.log.push((false, a, 0));
+        let r = self.range(a, false)?;
         Ok(crate::bytes::read_le(r))
     }
-    fn store(
-        &mut self,
-        space: Space,
-        lane: u32,
-        addr: u64,
-        bytes: u32,
-        value: u64,
-    ) -> Result<(), FaultKind> {
-        self.log.push((true, space, lane, addr, bytes, value));
-        let r = self.range(space, lane, addr, bytes, true)?;
+    fn store(&mut self, a: Access, value: u64) -> Result<(), FaultKind> {
+        self.log.push((true, a, value));
+        let r = self.range(a, true)?;
         crate::bytes::write_le(r, value);
         Ok(())
     }
@@ -170,15 +155,16 @@ fn model(m: &Mem, exec: u32, regs: &mut WarpRegs, mem: &mut LogMem) -> Result<Ac
         for k in 0..usize::from(m.vec) {
             let ak = a.wrapping_add(k as u64 * u64::from(eb));
             let err = |e| fault(e, ak, lane);
+            let at = Access::new(m.space, lane, ak, eb);
             match m.op {
                 MemOp::Ld | MemOp::Ldu => {
-                    loaded[k][l] = extend(mem.load(m.space, lane, ak, eb).map_err(err)?);
+                    loaded[k][l] = extend(mem.load(at).map_err(err)?);
                 }
-                MemOp::St => mem.store(m.space, lane, ak, eb, val(k, l)).map_err(err)?,
+                MemOp::St => mem.store(at, val(k, l)).map_err(err)?,
                 MemOp::Atom(op) | MemOp::Red(op) => {
-                    let old = mem.load(m.space, lane, ak, eb).map_err(err)?;
+                    let old = mem.load(at).map_err(err)?;
                     let new = exec::atom_lane(op, m.ty, m.space, old, val(0, l), val(1, l));
-                    mem.store(m.space, lane, ak, eb, new).map_err(err)?;
+                    mem.store(at, new).map_err(err)?;
                     loaded[0][l] = extend(old);
                 }
                 _ => unreachable!(),

@@ -11,7 +11,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::grid;
-use sim_isa::exec::{execute_mem, mma_dot, FaultKind, Memory, MmaModel};
+use sim_isa::exec::{execute_mem, mma_dot, Access, FaultKind, Memory, MmaModel};
 use sim_isa::parse::parse_instruction;
 use sim_isa::{
     db, execute, ExecCtx, Instruction, RegId, Space, Symbols, Target, WarpRegs, WARP_SIZE,
@@ -123,19 +123,19 @@ fn machine_opcodes_are_ptxas_s() {
 struct Shared(Vec<u8>);
 
 impl Memory for Shared {
-    fn load(&mut self, _: Space, _: u32, addr: u64, bytes: u32) -> Result<u64, FaultKind> {
-        let a = addr as usize;
+    fn load(&mut self, acc: Access) -> Result<u64, FaultKind> {
+        let a = acc.addr as usize;
         let s = self
             .0
-            .get(a..a + bytes as usize)
+            .get(a..a + acc.bytes as usize)
             .ok_or(FaultKind::OutOfBounds)?;
         Ok(crate::bytes::read_le(s))
     }
-    fn store(&mut self, _: Space, _: u32, addr: u64, n: u32, v: u64) -> Result<(), FaultKind> {
-        let a = addr as usize;
+    fn store(&mut self, acc: Access, v: u64) -> Result<(), FaultKind> {
+        let a = acc.addr as usize;
         let s = self
             .0
-            .get_mut(a..a + n as usize)
+            .get_mut(a..a + acc.bytes as usize)
             .ok_or(FaultKind::OutOfBounds)?;
         crate::bytes::write_le(s, v);
         Ok(())

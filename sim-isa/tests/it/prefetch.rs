@@ -3,7 +3,7 @@
 //! that asks no memory (a hint, which faults nowhere).
 
 use crate::grid;
-use sim_isa::exec::{execute_mem, FaultKind, Memory};
+use sim_isa::exec::{execute_mem, Access, FaultKind, Memory};
 use sim_isa::parse::{check_target, parse_instruction};
 use sim_isa::*;
 
@@ -107,10 +107,10 @@ fn facts() {
 struct Refuses;
 
 impl Memory for Refuses {
-    fn load(&mut self, _: Space, _: u32, _: u64, _: u32) -> Result<u64, FaultKind> {
+    fn load(&mut self, _: Access) -> Result<u64, FaultKind> {
         Err(FaultKind::OutOfBounds)
     }
-    fn store(&mut self, _: Space, _: u32, _: u64, _: u32, _: u64) -> Result<(), FaultKind> {
+    fn store(&mut self, _: Access, _: u64) -> Result<(), FaultKind> {
         Err(FaultKind::OutOfBounds)
     }
     fn var(&self, _: u32) -> Result<(Space, u64), FaultKind> {

@@ -8,7 +8,7 @@ use crate::engine::code::{Code, Stmt};
 use crate::error::KernelError;
 use crate::memory::WarpMem;
 use crate::tap::{LoadTap, Loads};
-use sim_isa::exec::{execute_mem_into, Memory};
+use sim_isa::exec::{execute_mem_into, Access, Memory};
 use sim_isa::{Op, Space};
 
 impl Warp {
@@ -231,23 +231,10 @@ struct DryRun<'a, 'm> {
 }
 
 impl Memory for DryRun<'_, '_> {
-    fn load(
-        &mut self,
-        space: sim_isa::Space,
-        lane: u32,
-        addr: u64,
-        n: u32,
-    ) -> Result<u64, sim_isa::exec::FaultKind> {
-        self.mem.load(space, lane, addr, n)
+    fn load(&mut self, a: Access) -> Result<u64, sim_isa::exec::FaultKind> {
+        self.mem.load(a)
     }
-    fn store(
-        &mut self,
-        _: sim_isa::Space,
-        _: u32,
-        _: u64,
-        _: u32,
-        _: u64,
-    ) -> Result<(), sim_isa::exec::FaultKind> {
+    fn store(&mut self, _: Access, _: u64) -> Result<(), sim_isa::exec::FaultKind> {
         Ok(())
     }
     fn var(&self, id: u32) -> Result<(sim_isa::Space, u64), sim_isa::exec::FaultKind> {
