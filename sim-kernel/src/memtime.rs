@@ -17,6 +17,8 @@
 
 use crate::l1::L1;
 use crate::memstats::MemStats;
+
+mod constant;
 use crate::sectors::SectorSet;
 use rustc_hash::FxHashMap as HashMap;
 use sim_isa::exec::Accesses;
@@ -153,6 +155,9 @@ pub struct SmMem {
     /// `None` until the SM first fills a line (it knows its size then).
     l1: Option<L1>,
     lsu_free: u64,
+    /// When the constant cache is busy serving addresses, [from, to) (it
+    /// serves one a clock for the whole SM: `constant.rs`).
+    const_busy: (u64, u64),
     /// Sectors this SM brought into L2 this epoch.
     l2_new: SectorSet,
     /// Words whose atomic queue this SM moved this epoch: (when its last
@@ -367,26 +372,6 @@ impl SmMem {
         self.l1
             .get_or_insert_with(|| L1::new(cfg.l1_bytes, LINE))
             .fill(s, at);
-    }
-
-    /// Constant memory: the constant cache serves one address per clock,
-    /// so a warp reading k distinct addresses takes k passes; a line not
-    /// yet cached comes from memory like a global load.
-    fn constant(&mut self, gpu: &Gpu, start: u64, acc: &Accesses) -> u64 {
-        let mut distinct = [0u64; WARP_SIZE];
-        let mut nd = 0;
-        for l in 0..WARP_SIZE {
-            if acc.lanes >> l & 1 == 1 && !distinct[..nd].contains(&acc.addrs[l]) {
-                distinct[nd] = acc.addrs[l];
-                nd += 1;
-            }
-        }
-        let mut shifted = *acc;
-        for a in shifted.addrs.iter_mut() {
-            *a = a.wrapping_add(CONST_TAG);
-        }
-        let t = self.global(gpu, start, &shifted, Kind::Load, true);
-        t + nd.max(1) as u64 - 1
     }
 
     /// Shared memory: 32 banks of 4 bytes; lanes reading one word share it.
