@@ -6,7 +6,7 @@
 //! here, and the registers it writes and all 32 bytes of the shared
 //! variable must come out bit for bit.
 
-use sim_isa::exec::{execute_mem, FaultKind, Memory};
+use sim_isa::exec::{execute_mem, FaultKind};
 use sim_isa::parse::parse_instruction;
 use sim_isa::{ExecCtx, Space, Symbols, Target, WarpRegs};
 use std::collections::BTreeMap;
@@ -39,36 +39,7 @@ impl Mem {
     }
 }
 
-// The trait's signatures, which every `Memory` repeats (async_copy.rs's,
-// mem.rs's): `duplicates` pairs them.
-impl Memory for Mem {
-    fn load(&mut self, space: Space, _: u32, addr: u64, bytes: u32) -> Result<u64, FaultKind> {
-        Ok(crate::bytes::read_le(self.bytes(space, addr, bytes)?))
-    }
-    fn store(
-        &mut self,
-        space: Space,
-        _: u32,
-        addr: u64,
-        bytes: u32,
-        value: u64,
-    ) -> Result<(), FaultKind> {
-        crate::bytes::write_le(self.bytes(space, addr, bytes)?, value);
-        Ok(())
-    }
-    fn var(&self, id: u32) -> Result<(Space, u64), FaultKind> {
-        match id {
-            0 => Ok((Space::Shared, SM_AT)),
-            _ => Err(FaultKind::UnknownVariable),
-        }
-    }
-    fn to_generic(&self, _: Space, addr: u64) -> u64 {
-        addr
-    }
-    fn generic_to_space(&self, _: Space, addr: u64) -> u64 {
-        addr
-    }
-}
+crate::bytes::byte_memory!(Mem, SM_AT);
 
 fn unhex(s: &str) -> Vec<u8> {
     (0..s.len())
