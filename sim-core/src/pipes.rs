@@ -138,6 +138,7 @@ use UnitClass::{Fp16, Fp32, Fp64, IntAlu, IntCmp, Video, VideoAbsdiff, Xu};
 /// Latencies: the unit's (Volkov's 9 for all Kepler arithmetic); no published
 /// per-opcode figure is used.
 pub const KEPLER: &[Rule] = &[
+    // One row an opcode, alike in shape across the tables: data, and they stay (issue 27).
     r("BFE", IntAlu),
     r("BFI", IntAlu),
     r("CSETP", IntCmp),
@@ -252,6 +253,7 @@ pub const MAXWELL: &[Rule] = &[
 /// pipes take longer ([`crossing`]): `add`+`xor` (`IMAD.IADD`+`LOP3`)
 /// chains in 10.3 where `mad.lo` (`IMAD` alone) chains in 4.4.
 pub const HOPPER: &[Rule] = &[
+    // One row an opcode, alike in shape across the tables: data, and they stay (issue 27).
     r("BMSK", IntAlu),
     r("BREV", Xu),
     lat(r("DSETP", Fp64), -4),

@@ -44,11 +44,7 @@ TESTP_OPS = ["finite", "infinite", "number", "notanumber", "normal", "subnormal"
 
 def testp():
     """testp over its operations and types, with misspelt and mistyped neighbours."""
-    out = []
-    for op in TESTP_OPS:
-        out.append(f"testp.{op}.f32 %p1, %f1;")
-        out.append(f"testp.{op}.f64 %p1, %fd1;")
-    out += [
+    return verdict.each(TESTP_OPS, "testp.{}.f32 %p1, %f1;", "testp.{}.f64 %p1, %fd1;") + [
         "testp.finite.f16 %p1, %r1;",
         "testp.normal.b32 %p1, %r1;",
         "testp.normal.ftz.f32 %p1, %f1;",
@@ -57,7 +53,6 @@ def testp():
         "testp.nan.f32 %p1, %f1;",
         "testp.normal.f32 %r1, %f1;",
     ]
-    return out
 
 
 def fns():
@@ -73,19 +68,12 @@ def fns():
     ]
 
 
-# The family generators below (and mem_grid's) are alike in shape only: loops
-# appending statement texts, each family's own data (issue 27).
 def cvt_pack():
     """cvt.pack over its destination types, with and without .sat and the third source."""
-    out = []
-    for t in ["u16", "s16"]:
-        out.append(f"cvt.pack.sat.{t}.s32 %r1, %r2, %r3;")
-        out.append(f"cvt.pack.sat.{t}.s32.b32 %r1, %r2, %r3, %r4;")
-        out.append(f"cvt.pack.{t}.s32 %r1, %r2, %r3;")
-    for t in ["u8", "s8", "u4", "s4", "u2", "s2"]:
-        out.append(f"cvt.pack.sat.{t}.s32.b32 %r1, %r2, %r3, %r4;")
-        out.append(f"cvt.pack.sat.{t}.s32 %r1, %r2, %r3;")
-    out += [
+    sat, sat3, plain = ("cvt.pack.sat.{}.s32 %r1, %r2, %r3;", "cvt.pack.sat.{}.s32.b32 %r1, %r2, %r3, %r4;",
+                        "cvt.pack.{}.s32 %r1, %r2, %r3;")
+    narrow = ["u8", "s8", "u4", "s4", "u2", "s2"]
+    return verdict.each(["u16", "s16"], sat, sat3, plain) + verdict.each(narrow, sat3, sat) + [
         "cvt.pack.u8.s32.b32 %r1, %r2, %r3, %r4;",
         "cvt.pack.sat.u8.u32.b32 %r1, %r2, %r3, %r4;",
         "cvt.pack.sat.u16.u32 %r1, %r2, %r3;",
@@ -93,17 +81,12 @@ def cvt_pack():
         "cvt.pack.sat.u8.s32.u32 %r1, %r2, %r3, %r4;",
         "cvt.pack.sat.rn.u8.s32.b32 %r1, %r2, %r3, %r4;",
     ]
-    return out
 
 
 def bmsk():
     """bmsk's modes and operand kinds, and malformed neighbours."""
-    out = []
-    for mode in ["clamp", "wrap"]:
-        out.append(f"bmsk.{mode}.b32 %r1, %r2, %r3;")
-        out.append(f"bmsk.{mode}.b32 %r1, 1, 2;")
-        out.append(f"bmsk.{mode}.b32 %r1, %r2, 40;")
-    out += [
+    return verdict.each(["clamp", "wrap"], "bmsk.{}.b32 %r1, %r2, %r3;", "bmsk.{}.b32 %r1, 1, 2;",
+                        "bmsk.{}.b32 %r1, %r2, 40;") + [
         "bmsk.b32 %r1, %r2, %r3;",
         "bmsk.clamp.u32 %r1, %r2, %r3;",
         "bmsk.wrap.s32 %r1, %r2, %r3;",
@@ -114,7 +97,6 @@ def bmsk():
         "bmsk.clamp.b32 %rd1, %r2, %r3;",
         "bmsk.wrap.b32 %r1, %rd2, %r3;",
     ]
-    return out
 
 
 FAMILIES = {"testp": testp, "fns": fns, "cvt-pack": cvt_pack, "bmsk": bmsk}

@@ -21,7 +21,7 @@ with ptxas 13.0.88.
 import os
 import tempfile
 
-from tools.ptxas_grid.verdict import PTXAS, ROOT, messages, tally, verdict_lines, write_lines
+from tools.ptxas_grid.verdict import PTXAS, ROOT, each, messages, tally, verdict_lines, write_lines
 
 OUT = os.path.join(ROOT, "sim-isa/tests/data/mem-ptxas.txt")
 
@@ -214,12 +214,9 @@ def grid():
         "red.local.add.u32 [lvar], %r2;",
         "red.global.add.u32 [%rd1], 1;",
     ]
-    # cvta. (Alike in shape to families_grid's generators: loops over the
-    # family's own words; issue 27.)
+    # cvta.
     for space in ["global", "shared", "local", "const", "param", "shared::cta"]:
-        for to in ["", ".to"]:
-            g.append(f"cvta{to}.{space}.u64 %rd1, %rd2;")
-            g.append(f"cvta{to}.{space}.u32 %r1, %r2;")
+        g += each(["", ".to"], f"cvta{{}}.{space}.u64 %rd1, %rd2;", f"cvta{{}}.{space}.u32 %r1, %r2;")
         g.append(f"cvta.{space}.u64 %rd1, {VAR.get(space, 'gvar')};")
     g += [
         "cvta.u64 %rd1, %rd2;",

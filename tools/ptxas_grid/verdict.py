@@ -192,6 +192,44 @@ def one_source_forms(op, types, regs):
     return out
 
 
+def each(words, *templates):
+    """Each template with `{}` replaced by each of words in turn, the templates in
+    order for each word: a family's loop over its own words as one table (issue 27).
+    (`{}` rather than str.format: the statements' vector operands are braced.)"""
+    return [t.replace("{}", w) for w in words for t in templates]
+
+
+def listed(name, section):
+    """The statements of `[section]` in tools/ptxas_grid/lists/NAME.txt, in order: a
+    grid's hand-written statements kept as data, not as code lists alike in shape from
+    one script to the next (issue 27). `#` lines and blank lines are not statements."""
+    out, inside = [], False
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "lists", f"{name}.txt")) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if line.startswith("["):
+                inside = line == f"[{section}]"
+            elif inside and line and not line.startswith("#"):
+                out.append(line)
+    if not out:
+        raise ValueError(f"no statements under [{section}] in lists/{name}.txt")
+    return out
+
+
+def listed_gates(name):
+    """The `[gates]` of tools/ptxas_grid/lists/NAME.txt, each line `TARGET VERSION TEXT`,
+    as (target, version, text): what `write_gated_grid` asks for another target or
+    `.version`."""
+    return [tuple(line.split(" ", 2)) for line in listed(name, "gates")]
+
+
+def write_listed_grid(name, doc, texts):
+    """`write_gated_grid` of grid `name` (`grid_path`) judged by `assembler_judge`: texts,
+    then the gates of lists/NAME.txt (`listed_gates`), under paragraph 2 of the script's
+    docstring doc."""
+    write_gated_grid(grid_path(name), doc_paragraph(doc, 2), assembler_judge, texts, listed_gates(name))
+
+
 def first_accepted(versions, judge):
     """The first of versions at which judge(version) is an `accept` verdict, '?' if none
     is."""

@@ -102,3 +102,27 @@ def test_doc_paragraph_heads(module, name):
     """The head paragraph of the script's docstring is the whole of the file's head."""
     assert head_of(name) == verdict.doc_paragraph(module.__doc__, 2)
     assert head_of(name)[0].startswith("# ptxas 13.0.88 (-arch=sm_90, .version 9.0")
+
+
+@pytest.mark.parametrize("module,name", [(mma_grid, "mma-ptxas.txt"), (wmma_grid, "wmma-ptxas.txt")])
+def test_gated_grids_regenerate(module, name, tmp_path):
+    """The script, its hand-written statements and gates read from lists/ and ptxas's
+    verdicts taken from the committed file, writes that file again byte for byte."""
+    path = os.path.join(ROOT, "sim-isa/tests/data", name)
+    with open(path) as f:
+        committed = f.read()
+    answers, msg = {}, None
+    for line in committed.splitlines():
+        if line.startswith("# ptxas: "):
+            msg = line[len("# ptxas: "):]
+        elif line.startswith("gate "):
+            _, t, v, ok, text = line.split(" ", 4)
+            answers[(t, v, text)] = ("accept", None) if ok == "ok" else ("reject", msg)
+        elif line and not line.startswith("#"):
+            v, text = line.split(" ", 1)
+            answers[("sm_90", "9.0", text)] = (v, msg if v != "accept" else None)
+    out = tmp_path / name
+    verdict.write_gated_grid(str(out), verdict.doc_paragraph(module.__doc__, 2),
+                             lambda t, v, text: answers[(t, v, text)], module.grid(),
+                             verdict.listed_gates(name.split("-")[0]))
+    assert out.read_text() == committed

@@ -10,7 +10,7 @@
 
 use crate::grid;
 use sim_isa::db;
-use sim_isa::exec::{execute_mem, Access, FaultKind, Memory};
+use sim_isa::exec::{execute_mem, FaultKind};
 use sim_isa::parse::parse_instruction;
 use sim_isa::{ExecCtx, Instruction, RegId, Space, Symbols, Target, WarpRegs};
 use std::collections::BTreeMap;
@@ -182,44 +182,18 @@ pub(crate) struct Flat {
 }
 
 impl Flat {
-    fn bytes(&mut self, space: Space) -> Result<&mut Vec<u8>, FaultKind> {
-        match space {
-            Space::Global => Ok(&mut self.global),
-            Space::Shared => Ok(&mut self.shared),
-            _ => Err(FaultKind::ReadOnly),
-        }
+    fn bytes(&mut self, space: Space, addr: u64, n: u32) -> Result<&mut [u8], FaultKind> {
+        let b = match space {
+            Space::Global => &mut self.global,
+            Space::Shared => &mut self.shared,
+            _ => return Err(FaultKind::ReadOnly),
+        };
+        b.get_mut(addr as usize..addr as usize + n as usize)
+            .ok_or(FaultKind::OutOfBounds)
     }
 }
 
-impl Memory for Flat {
-    fn load(&mut self, a: Access) -> Result<u64, FaultKind> {
-        let b = self.bytes(a.space)?;
-        let r = b
-            .get(a.addr as usize..a.addr as usize + a.bytes as usize)
-            .ok_or(FaultKind::OutOfBounds)?;
-        Ok(crate::bytes::read_le(r))
-    }
-    fn store(&mut self, a: Access, value: u64) -> Result<(), FaultKind> {
-        let b = self.bytes(a.space)?;
-        let r = b
-            .get_mut(a.addr as usize..a.addr as usize + a.bytes as usize)
-            .ok_or(FaultKind::OutOfBounds)?;
-        crate::bytes::write_le(r, value);
-        Ok(())
-    }
-    fn var(&self, id: u32) -> Result<(Space, u64), FaultKind> {
-        match id {
-            0 => Ok((Space::Shared, 0x100)),
-            _ => Err(FaultKind::UnknownVariable),
-        }
-    }
-    fn to_generic(&self, _: Space, addr: u64) -> u64 {
-        addr
-    }
-    fn generic_to_space(&self, _: Space, addr: u64) -> u64 {
-        addr
-    }
-}
+crate::bytes::byte_memory!(Flat, 0x100);
 
 /// Runs `text` with `%r1` = lane * `cp-size` (shared), `%rd1` = 0x40 +
 /// lane * `cp-size` (global), `%r2` = `src` per lane, `%p1` = lanes of

@@ -6,7 +6,7 @@
 //! here, and the registers it writes and all 32 bytes of the shared
 //! variable must come out bit for bit.
 
-use sim_isa::exec::{execute_mem, Access, FaultKind, Memory};
+use sim_isa::exec::{execute_mem, FaultKind};
 use sim_isa::parse::parse_instruction;
 use sim_isa::{ExecCtx, Space, Symbols, Target, WarpRegs};
 use std::collections::BTreeMap;
@@ -39,27 +39,7 @@ impl Mem {
     }
 }
 
-impl Memory for Mem {
-    fn load(&mut self, a: Access) -> Result<u64, FaultKind> {
-        Ok(crate::bytes::read_le(self.bytes(a.space, a.addr, a.bytes)?))
-    }
-    fn store(&mut self, a: Access, value: u64) -> Result<(), FaultKind> {
-        crate::bytes::write_le(self.bytes(a.space, a.addr, a.bytes)?, value);
-        Ok(())
-    }
-    fn var(&self, id: u32) -> Result<(Space, u64), FaultKind> {
-        match id {
-            0 => Ok((Space::Shared, SM_AT)),
-            _ => Err(FaultKind::UnknownVariable),
-        }
-    }
-    fn to_generic(&self, _: Space, addr: u64) -> u64 {
-        addr
-    }
-    fn generic_to_space(&self, _: Space, addr: u64) -> u64 {
-        addr
-    }
-}
+crate::bytes::byte_memory!(Mem, SM_AT);
 
 fn unhex(s: &str) -> Vec<u8> {
     (0..s.len())

@@ -2,7 +2,9 @@
 //! the shared helpers are in `enumerate.rs`): every legal variant parses to
 //! the fields its text names, prints back, passes `check_target` where it
 //! should and executes; the illegal neighbours are rejected as
-//! `ErrorKind::Invalid`. Nothing here reads sim-isa's own tables.
+//! `ErrorKind::Invalid`. Nothing here reads sim-isa's own tables (but for
+//! `Type::ALL`, to find the type each name of `tests/data/set-core-types.txt`
+//! names).
 
 use super::enumerate::{expect_invalid, roundtrip, Failures, Rng};
 use super::model;
@@ -11,23 +13,24 @@ use sim_isa::{
     BoolOp, CmpOp, IsaError, Op, Operand, PredSrc, PtxVersion, Requirement, Symbols, Target, Type,
     WARP_SIZE,
 };
+use std::sync::LazyLock;
 // ------------------------------------------------------------ set / setp / selp / slct
 
-/// The eleven types of the 9.7.6 syntax blocks.
-/// Written out as the manual lists them, not sliced from `Type::ALL`.
-pub const CORE_TYPES: [Type; 11] = [
-    Type::B16,
-    Type::B32,
-    Type::B64,
-    Type::U16,
-    Type::U32,
-    Type::U64,
-    Type::S16,
-    Type::S32,
-    Type::S64,
-    Type::F32,
-    Type::F64,
-];
+/// The eleven types of the 9.7.6 syntax blocks, as the manual lists them
+/// (`tests/data/set-core-types.txt`), not sliced from `Type::ALL`: each
+/// name is only looked up among the types.
+pub static CORE_TYPES: LazyLock<Vec<Type>> = LazyLock::new(|| {
+    let types: Vec<Type> = include_str!("../data/set-core-types.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|name| {
+            let named = Type::ALL.into_iter().find(|t| t.name() == name);
+            named.unwrap_or_else(|| panic!("no type {name}"))
+        })
+        .collect();
+    assert_eq!(types.len(), 11, "{types:?}");
+    types
+});
 
 /// Every (dtype, stype) pair `set` accepts: 9.7.6.1 (u32/s32/f32 from the
 /// eleven core types), 9.7.7.1 (f16 from core + f16; bf16 from core + f16
@@ -36,14 +39,14 @@ pub const CORE_TYPES: [Type; 11] = [
 pub fn set_pairs() -> Vec<(Type, Type)> {
     let mut v = Vec::new();
     for d in [Type::U32, Type::S32, Type::F32] {
-        for s in CORE_TYPES {
+        for &s in CORE_TYPES.iter() {
             v.push((d, s));
         }
     }
-    for s in CORE_TYPES.into_iter().chain([Type::F16]) {
+    for s in CORE_TYPES.iter().copied().chain([Type::F16]) {
         v.push((Type::F16, s));
     }
-    for s in CORE_TYPES.into_iter().chain([Type::F16, Type::Bf16]) {
+    for s in CORE_TYPES.iter().copied().chain([Type::F16, Type::Bf16]) {
         v.push((Type::Bf16, s));
     }
     for d in [Type::U16, Type::S16, Type::U32, Type::S32] {
@@ -442,7 +445,7 @@ fn every_legal_setp_variant() {
     let mut model_fails = Failures::default();
     let mut rng = Rng(5);
     let mut total = 0;
-    for ty in CORE_TYPES {
+    for &ty in CORE_TYPES.iter() {
         for cmp in cmps_for(ty) {
             for ftz in [false, true] {
                 if ftz && ty != Type::F32 {
@@ -522,7 +525,7 @@ fn every_legal_selp_and_slct_variant() {
     let mut model_fails = Failures::default();
     let mut rng = Rng(6);
     let mut total = 0;
-    for ty in CORE_TYPES {
+    for &ty in CORE_TYPES.iter() {
         for c in ["%p", "!%p", "1", "0"] {
             let text = format!("selp.{} %d, %a, %b, {c};", ty.name());
             total += 1;
@@ -685,7 +688,7 @@ fn immediates_and_guards_roundtrip() {
 fn illegal_setp_selp_slct_neighbours() {
     let mut fails = Failures::default();
     let mut texts = Vec::new();
-    for ty in CORE_TYPES {
+    for &ty in CORE_TYPES.iter() {
         let n = ty.name();
         for c in CmpOp::ALL {
             if !cmps_for(ty).contains(&c) {

@@ -71,16 +71,15 @@ fn testp(op: &str, wide: bool, a: u64) -> bool {
 /// of both signs (the manual: zeros are normal).
 #[test]
 fn testp_classes() {
-    // The manual's names, written out here rather than read from the
+    // The manual's names in its order, read from the hand-written form list
+    // `tests/data/testp-forms.txt` (its `.f32` lines) rather than from the
     // library (`TestOp::name`), which is what is under test.
-    let ops = [
-        "finite",
-        "infinite",
-        "number",
-        "notanumber",
-        "normal",
-        "subnormal",
-    ];
+    let ops: Vec<&str> = include_str!("../data/testp-forms.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#') && l.contains(".f32 "))
+        .map(|l| l.split('.').nth(1).expect("testp.OP.f32"))
+        .collect();
+    assert_eq!(ops.len(), 6, "{ops:?}");
     // (f32 bits, f64 bits, the six answers in `ops`' order)
     #[rustfmt::skip]
     let cases: [(u64, u64, [bool; 6]); 10] = [

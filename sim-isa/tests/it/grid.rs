@@ -253,6 +253,20 @@ pub fn reparse_failures(text: &str, unrun: &dyn Fn(&str) -> bool) -> Vec<String>
     wrong
 }
 
+/// A single-target grid with its gate lines (`tools/ptxas_grid/verdict.py`'s
+/// `write_gated_grid`) held whole against the parser: the [`verdicts`]
+/// agree, `counts` statements of each kind; every accepted statement
+/// simcli runs prints and re-parses ([`reparse_failures`]); and the
+/// `gates` gate lines agree ([`gates_agree`]).
+pub fn check_gated(text: &str, unrun: &dyn Fn(&str) -> bool, counts: [usize; 3], gates: usize) {
+    let (got, wrong) = verdicts(text, unrun);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(got, counts);
+    let wrong = reparse_failures(text, unrun);
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert_eq!(gates_agree(text), gates);
+}
+
 /// [`gates`] where every gate line must agree (the test fails listing the
 /// disagreements otherwise). Returns the number of gate lines.
 pub fn gates_agree(text: &str) -> usize {

@@ -75,70 +75,14 @@ fn no_half_mad_or_div() {
     }
 }
 
-/// Values worked out by hand from the formats.
+/// Values worked out by hand from the formats
+/// (`tests/data/lanes-half-by-hand.txt`).
 #[test]
 fn lanes_by_hand() {
-    crate::assert_lanes(lane, BY_HAND);
+    let cases = crate::lane_table(include_str!("../data/lanes-half-by-hand.txt"));
+    assert_eq!(cases.len(), 32);
+    crate::assert_lanes(lane, &cases);
 }
-
-/// 1.0 in f16.
-const ONE: u64 = 0x3c00;
-const FMA_RELU: &str = "fma.rn.relu.f16 %h1, %h2, %h3, %h4;";
-
-/// `(text, a, b, c, result)`.
-// A vector table: its rows' alike shape is the data, and stays.
-#[rustfmt::skip]
-const BY_HAND: &[crate::LaneCase] = &[
-    // 1 + 2^-11 is a tie between 1 and 1 + 2^-10: to even.
-    ("add.f16 %h1, %h2, %h3;", ONE, 0x1000, 0, ONE),
-    // 1 + 3 * 2^-11 ties up to 1 + 2^-9.
-    ("add.f16 %h1, %h2, %h3;", 0x3c01, 0x1000, 0, 0x3c02),
-    // fma: (1 + 2^-10)^2 - 1 = 2^-9 + 2^-20, half of f16's spacing at
-    // 2^-9: a tie, to even (2^-9).
-    ("fma.rn.f16 %h1, %h2, %h3, %h4;", 0x3c01, 0x3c01, 0xbc00, 0x1800),
-    // (1 + 2^-10) * 1.5 = 1.5 + 3 * 2^-11, a tie between 0x3e01 and 0x3e02
-    // (to even); an addend of -2^-24 puts it just below the tie.
-    ("fma.rn.f16 %h1, %h2, %h3, %h4;", 0x3c01, 0x3e00, 0, 0x3e02),
-    ("fma.rn.f16 %h1, %h2, %h3, %h4;", 0x3c01, 0x3e00, 0x8001, 0x3e01),
-    // Overflow: 65504 + 65504 is inf; 2 * 2^-24 * 2^-1 = 2^-24.
-    ("add.f16 %h1, %h2, %h3;", 0x7bff, 0x7bff, 0, 0x7c00),
-    ("mul.f16 %h1, %h2, %h3;", 0x0002, 0x3800, 0, 0x0001),
-    // .ftz flushes the subnormal source and result.
-    ("mul.ftz.f16 %h1, %h2, %h3;", 0x0002, 0x3800, 0, 0),
-    ("add.ftz.f16 %h1, %h2, %h3;", 0x8001, 0, 0, 0),
-    // .sat: 2 to 1, -1 to +0, NaN to +0.
-    ("add.sat.f16 %h1, %h2, %h3;", ONE, ONE, 0, ONE),
-    ("sub.sat.f16 %h1, %h2, %h3;", 0, ONE, 0, 0),
-    ("mul.sat.f16 %h1, %h2, %h3;", 0x7e00, ONE, 0, 0),
-    // .relu: a negative result and -0 to +0; NaN stays 0x7fff.
-    (FMA_RELU, ONE, 0xbc00, 0, 0),
-    (FMA_RELU, ONE, 0x8000, 0x8000, 0),
-    (FMA_RELU, 0x7c00, 0, 0, 0x7fff),
-    ("fma.rn.relu.bf16x2 %r1, %r2, %r3, %r4;", 0xbf80_3f80, 0x3f80_3f80, 0, 0x3f80),
-    // NaN and inf - inf give 0x7fff.
-    ("add.f16 %h1, %h2, %h3;", 0x7c00, 0xfc00, 0, 0x7fff),
-    ("mul.bf16 %h1, %h2, %h3;", 0x7f81, 0x3f80, 0, 0x7fff),
-    // Exact zeros: x - x is +0, -0 + -0 is -0.
-    ("sub.f16 %h1, %h2, %h3;", ONE, ONE, 0, 0),
-    ("add.f16 %h1, %h2, %h3;", 0x8000, 0x8000, 0, 0x8000),
-    // neg/abs change the sign; a NaN becomes 0x7fff.
-    ("neg.f16 %h1, %h2;", ONE, 0, 0, 0xbc00),
-    ("abs.bf16 %h1, %h2;", 0xbf80, 0, 0, 0x3f80),
-    ("neg.bf16 %h1, %h2;", 0xffc1, 0, 0, 0x7fff),
-    // min/max: -0 below +0; one NaN gives the other; .NaN gives NaN.
-    ("min.f16 %h1, %h2, %h3;", 0, 0x8000, 0, 0x8000),
-    ("max.bf16 %h1, %h2, %h3;", 0x7fc0, 0xbf80, 0, 0xbf80),
-    ("max.NaN.f16 %h1, %h2, %h3;", 0x7e00, ONE, 0, 0x7fff),
-    // bf16: 1 + 2^-8 ties to 1; 1 + 3 * 2^-8 ties up.
-    ("add.bf16 %h1, %h2, %h3;", 0x3f80, 0x3b80, 0, 0x3f80),
-    ("add.bf16 %h1, %h2, %h3;", 0x3f81, 0x3b80, 0, 0x3f82),
-    // Packed: each half on its own (lo: 1 + 1, hi: 2 * -1).
-    ("add.f16x2 %r1, %r2, %r3;", 0xc000_3c00, 0xbc00_3c00, 0, 0xc200_4000),
-    ("mul.bf16x2 %r1, %r2, %r3;", 0x4000_3f80, 0xbf80_4040, 0, 0xc000_4040),
-    // copysign: b with a's sign, NaN payloads kept.
-    ("copysign.f32 %f1, %f2, %f3;", 0x8000_0000, 0x7fc0_1234, 0, 0xffc0_1234),
-    ("copysign.f64 %fd1, %fd2, %fd3;", 0, 0xbff0_0000_0000_0000, 0, 0x3ff0_0000_0000_0000),
-];
 
 /// Display round trip: every grid statement simcli runs prints back as
 /// ptxas was given it and re-parses to the same instruction, and so does

@@ -20,46 +20,13 @@ fn lane(text: &str, a: u64, b: u64, c: u64) -> u64 {
     int_lane(&int(text), a, b, c)
 }
 
+/// The manual's edge cases, worked by hand (`tests/data/lanes-int-manual.txt`).
 #[test]
 fn manual_edge_cases() {
-    crate::assert_lanes(lane, MANUAL_EDGE_CASES);
+    let cases = crate::lane_table(include_str!("../data/lanes-int-manual.txt"));
+    assert_eq!(cases.len(), 27);
+    crate::assert_lanes(lane, &cases);
 }
-
-/// `(text, a, b, c, result)`: the manual's edge cases, worked by hand.
-#[rustfmt::skip]
-const MANUAL_EDGE_CASES: &[crate::LaneCase] = &[
-    // add/sub wrap; .sat clamps to MININT..MAXINT.
-    ("add.u16 %d, %a, %b;", 0xFFFF, 2, 0, 1),
-    ("add.s64 %d, %a, %b;", u64::MAX, 1, 0, 0),
-    ("add.s32 %d, %a, %b;", 0x7FFF_FFFF, 1, 0, 0x8000_0000),
-    ("add.sat.s32 %d, %a, %b;", 0x7FFF_FFFF, 1, 0, 0x7FFF_FFFF),
-    ("add.sat.s32 %d, %a, %b;", 0x8000_0000, 0xFFFF_FFFF, 0, 0x8000_0000),
-    ("sub.sat.s32 %d, %a, %b;", 0x8000_0000, 1, 0, 0x8000_0000),
-    ("sub.sat.s32 %d, %a, %b;", 0x7FFF_FFFF, 0xFFFF_FFFF, 0, 0x7FFF_FFFF),
-    ("sub.u32 %d, %a, %b;", 0, 1, 0, 0xFFFF_FFFF),
-    // mul: low, high and all bits of the 2n-bit product, signed or not.
-    ("mul.lo.u16 %d, %a, %b;", 0xFFFF, 0xFFFF, 0, 1),
-    ("mul.hi.u16 %d, %a, %b;", 0xFFFF, 0xFFFF, 0, 0xFFFE),
-    ("mul.hi.s16 %d, %a, %b;", 0xFFFF, 0xFFFF, 0, 0),
-    ("mul.hi.s32 %d, %a, %b;", 0x8000_0000, 0x8000_0000, 0, 0x4000_0000),
-    ("mul.hi.u64 %d, %a, %b;", u64::MAX, u64::MAX, 0, u64::MAX - 1),
-    ("mul.hi.s64 %d, %a, %b;", u64::MAX, 2, 0, u64::MAX),
-    ("mul.hi.s64 %d, %a, %b;", 1 << 63, 1 << 63, 0, 1 << 62),
-    ("mul.wide.s16 %d, %a, %b;", 0xFFFF, 2, 0, 0xFFFF_FFFE),
-    ("mul.wide.u16 %d, %a, %b;", 0xFFFF, 0xFFFF, 0, 0xFFFE_0001),
-    ("mul.wide.s32 %d, %a, %b;", 0x8000_0000, 0x8000_0000, 0, 0x4000_0000_0000_0000),
-    ("mul.wide.s32 %d, %a, %b;", 0xFFFF_FFFF, 1, 0, u64::MAX),
-    // mad: c added to the kept bits (wrapping), to the full product for .wide.
-    ("mad.lo.u32 %d, %a, %b, %c;", 0x10000, 0x10000, 5, 5),
-    ("mad.hi.u32 %d, %a, %b, %c;", 0x10000, 0x10000, 5, 6),
-    ("mad.hi.u32 %d, %a, %b, %c;", 0x10000, 0x10000, 0xFFFF_FFFF, 0),
-    ("mad.wide.u32 %d, %a, %b, %c;", 0xFFFF_FFFF, 0xFFFF_FFFF, 2, 0xFFFF_FFFE_0000_0003),
-    ("mad.wide.s16 %d, %a, %b, %c;", 0xFFFF, 1, 1, 0),
-    // mad.hi.sat.s32 clamps the sum of the high half and c.
-    ("mad.hi.sat.s32 %d, %a, %b, %c;", 0x4000_0000, 4, 0x7FFF_FFFF, 0x7FFF_FFFF),
-    ("mad.hi.sat.s32 %d, %a, %b, %c;", 0xFFFF_FFFF, 1, 0x8000_0000, 0x8000_0000),
-    ("mad.hi.s32 %d, %a, %b, %c;", 0xFFFF_FFFF, 1, 0x8000_0000, 0x7FFF_FFFF),
-];
 
 /// Widths the instruction gives its registers (the scoreboard and the
 /// conformance runner read them): `.wide` doubles `d` and `mad`'s `c`.

@@ -19,6 +19,38 @@ macro_rules! family {
 /// One lane case: a statement, its sources `a`, `b`, `c` and the result.
 type LaneCase<'a> = (&'a str, u64, u64, u64, u64);
 
+/// The lane cases of a table under `tests/data/` (`lanes-*.txt`): one a
+/// line, `TEXT A B C RESULT`, the statement to its `;` and four numbers
+/// (hex `0x..` or decimal, `_` allowed between digits); `#` starts a
+/// comment.
+fn lane_table(table: &str) -> Vec<LaneCase<'_>> {
+    let number = |line: &str, w: &str| {
+        let w = w.replace('_', "");
+        match w.strip_prefix("0x") {
+            Some(hex) => u64::from_str_radix(hex, 16),
+            None => w.parse(),
+        }
+        .unwrap_or_else(|e| panic!("{line}: {w}: {e}"))
+    };
+    let mut cases = Vec::new();
+    for line in table.lines() {
+        let line = line.split('#').next().unwrap_or_default().trim();
+        if line.is_empty() {
+            continue;
+        }
+        let end = line.find(';').unwrap_or_else(|| panic!("{line}: no `;`")) + 1;
+        let n: Vec<u64> = line[end..]
+            .split_whitespace()
+            .map(|w| number(line, w))
+            .collect();
+        let [a, b, c, want] = n[..] else {
+            panic!("{line}: four numbers, not {}", n.len())
+        };
+        cases.push((&line[..end], a, b, c, want));
+    }
+    cases
+}
+
 /// Asserts `lane(text, a, b, c) == want` for each case of a table,
 /// naming the case that fails.
 fn assert_lanes(lane: fn(&str, u64, u64, u64) -> u64, cases: &[LaneCase]) {

@@ -35,30 +35,15 @@ fn unimplemented_form(t: &str) -> bool {
 
 /// The parser accepts what ptxas accepts (or says it does not run it, for
 /// the forms [`unimplemented_form`] names) and calls `Invalid` what it
-/// rejects.
+/// rejects; every accepted statement the simulator runs prints as text
+/// that parses back to itself; `check_target` refuses a form exactly where
+/// ptxas 13.0.88 refuses it for the target or `.version` (`grid::check_gated`).
 #[test]
 fn agrees_with_ptxas_on_the_grid() {
-    let (counts, wrong) = grid::verdicts(GRID, &unimplemented_form);
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-    assert_eq!(counts, [58, 59, 0]);
+    grid::check_gated(GRID, &unimplemented_form, [58, 59, 0], 31);
     let accepted = grid::of_kind(GRID, "accept");
     let runs = accepted.iter().filter(|t| !unimplemented_form(t)).count();
     assert_eq!(runs, 53);
-}
-
-/// Every accepted statement the simulator runs prints as text that parses
-/// back to itself.
-#[test]
-fn accepted_statements_print_and_reparse() {
-    let wrong = grid::reparse_failures(GRID, &unimplemented_form);
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-}
-
-/// `check_target` refuses a form exactly where ptxas 13.0.88 refuses it
-/// for the target or `.version`.
-#[test]
-fn gates_agree_with_ptxas() {
-    assert_eq!(grid::gates_agree(GRID), 31);
 }
 
 /// What each form does to the machine, as the database says.

@@ -89,47 +89,10 @@ fn lane(text: &str, a: u64, b: u64, c: u64) -> u64 {
 
 /// Edge cases, each a value the H100 produced (`tools/mufu/` runs): the
 /// subnormal and huge sources the non-`.ftz` sequences rescale, and what
-/// MUFU alone does with them.
+/// MUFU alone does with them (`tests/data/lanes-mufu-h100.txt`).
 #[test]
 fn edges() {
-    crate::assert_lanes(lane, EDGES);
+    let cases = crate::lane_table(include_str!("../data/lanes-mufu-h100.txt"));
+    assert_eq!(cases.len(), 23);
+    crate::assert_lanes(lane, &cases);
 }
-
-const RCP: &str = "rcp.approx.f32 %f1, %f2;";
-const RCP_FTZ: &str = "rcp.approx.ftz.f32 %f1, %f2;";
-const LG2: &str = "lg2.approx.f32 %f1, %f2;";
-
-/// `(text, a, b, 0, result)`.
-// A vector table: its rows' alike shape is the data, and stays.
-#[rustfmt::skip]
-const EDGES: &[crate::LaneCase] = &[
-    (RCP, 0x3f80_0000, 0, 0, 0x3f80_0000),
-    (RCP, 0x0000_0001, 0, 0, 0x7f80_0000), // 1/2^-149 overflows
-    (RCP, 0x0040_0000, 0, 0, 0x7f00_0000), // 1/2^-127
-    (RCP_FTZ, 0x0040_0000, 0, 0, 0x7f80_0000), // flushed source
-    (RCP, 0x7f00_0000, 0, 0, 0x0040_0000), // 1/2^127, subnormal kept
-    (RCP_FTZ, 0x7f00_0000, 0, 0, 0),       // flushed result
-    (RCP, 0xff80_0000, 0, 0, 0x8000_0000),
-    (RCP, 0x7fc0_0000, 0, 0, 0x7fff_ffff),
-    // ex2: 2^-127 through the squared half (2^-63.5 squared); 2^128
-    // overflows.
-    ("ex2.approx.f32 %f1, %f2;", 0xc2fe_0000, 0, 0, 0x003f_ffff),
-    ("ex2.approx.ftz.f32 %f1, %f2;", 0xc2fe_0000, 0, 0, 0),
-    ("ex2.approx.f32 %f1, %f2;", 0x4300_0000, 0, 0, 0x7f80_0000),
-    ("ex2.approx.f32 %f1, %f2;", 0xff80_0000, 0, 0, 0),
-    // lg2 of 1, 0.5 (not exactly -1 on the H100), 0, a negative.
-    (LG2, 0x3f80_0000, 0, 0, 0),
-    (LG2, 0x3f00_0000, 0, 0, 0xbf7f_fffe),
-    (LG2, 0x8000_0000, 0, 0, 0xff80_0000),
-    (LG2, 0xbf80_0000, 0, 0, 0x7fff_ffff),
-    // sin/cos of zeros and infinity.
-    ("sin.approx.f32 %f1, %f2;", 0x8000_0000, 0, 0, 0x8000_0000),
-    ("cos.approx.f32 %f1, %f2;", 0x8000_0000, 0, 0, 0x3f80_0000),
-    ("sin.approx.f32 %f1, %f2;", 0x7f80_0000, 0, 0, 0x7fff_ffff),
-    // div.full scales a divisor above 2^126; div.approx does not (RCP
-    // underflows to zero).
-    ("div.full.f32 %f1, %f2, %f3;", 0x406991af, 0x7ed92b8d, 0, 0x0109_aa61),
-    ("div.full.f32 %f1, %f2, %f3;", 0xc02d6fc3, 0xff7fffff, 0, 0x0056_b7e2),
-    ("div.approx.f32 %f1, %f2, %f3;", 0x4091d45f, 0x7effffff, 0, 0),
-    ("div.approx.f32 %f1, %f2, %f3;", 0xbf800001, 0x7f134bd0, 0, 0x8000_0000),
-];

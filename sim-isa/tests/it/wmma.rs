@@ -20,24 +20,13 @@ fn unimplemented_form(t: &str) -> bool {
         .any(|w| t.contains(w))
 }
 
+/// The verdicts, the printing and the gates against ptxas's
+/// (`grid::check_gated`).
 #[test]
 fn agrees_with_ptxas_on_the_grid() {
-    let (counts, wrong) = grid::verdicts(GRID, &unimplemented_form);
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     // With the tf32 (m16n16k8), b1 (m8n8k128) and f64 rounding forms,
     // all of them run.
-    assert_eq!(counts, [336, 126, 0]);
-}
-
-#[test]
-fn accepted_statements_print_and_reparse() {
-    let wrong = grid::reparse_failures(GRID, &unimplemented_form);
-    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
-}
-
-#[test]
-fn gates_agree_with_ptxas() {
-    assert_eq!(grid::gates_agree(GRID), 95);
+    grid::check_gated(GRID, &unimplemented_form, [336, 126, 0], 95);
 }
 
 /// What each form does to the machine, as the database says.

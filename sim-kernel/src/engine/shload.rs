@@ -354,6 +354,50 @@ mod tests {
         (base, stride, odd, mask)
     }
 
+    /// One draw of a shared access (`each_shared_draw`): its instruction
+    /// and word access, the registers with its addresses, where lane 0
+    /// reads (`a0`), the stride, whether one lane moved (`odd`), the mask
+    /// and the case's name for messages.
+    struct SharedDraw<'a> {
+        inst: &'a Instruction,
+        fast: WordAccess,
+        regs: WarpRegs,
+        a0: u64,
+        stride: u64,
+        odd: bool,
+        mask: u32,
+        what: String,
+    }
+
+    /// `each_draw` over shared accesses, each draw's addresses from
+    /// `shared_draw` with `strides`, handed to `each` as a [`SharedDraw`].
+    fn each_shared_draw(
+        x: &mut u64,
+        cases: &[(&str, u64)],
+        strides: [u64; 6],
+        mut each: impl FnMut(&mut u64, SharedDraw<'_>),
+    ) {
+        each_draw(x, cases, |x, text, inst, fast, off, i, r| {
+            let mut regs = WarpRegs::new(5);
+            let (base, stride, odd, mask) = shared_draw(x, (i, r), strides, &mut regs);
+            let what = format!("{text} {base} {stride} {odd}");
+            let a0 = base + off;
+            each(
+                x,
+                SharedDraw {
+                    inst,
+                    fast,
+                    regs,
+                    a0,
+                    stride,
+                    odd,
+                    mask,
+                    what,
+                },
+            );
+        });
+    }
+
     fn parse(text: &str) -> Instruction {
         sim_isa::parse::parse_instruction(text, &mut symbols())
             .unwrap_or_else(|e| panic!("{text}: {e}"))
@@ -459,24 +503,20 @@ mod tests {
             ("ld.shared.u32 %r1, [%r1];", 0),
             ("ld.shared.b32 %f1, [%r1+12];", 12),
         ];
-        each_draw(&mut x, &loads, |x, text, inst, fast, off, i, r| {
-            let mut regs = WarpRegs::new(5);
-            let (base, stride, odd, mask) = shared_draw(x, (i, r), [0, 4, 4, 8, 1, 0], &mut regs);
-            let a0 = base + off;
-            let whole = if stride == 0 { 4 } else { 128 };
-            let runs = mask == u32::MAX
-                && !odd
-                && (stride == 0 || stride == 4)
-                && a0.is_multiple_of(4)
-                && a0 + whole <= 2048;
-            let what = format!("{text} {base} {stride} {odd}");
+        each_shared_draw(&mut x, &loads, [0, 4, 4, 8, 1, 0], |_, d| {
+            let whole = if d.stride == 0 { 4 } else { 128 };
+            let runs = d.mask == u32::MAX
+                && !d.odd
+                && (d.stride == 0 || d.stride == 4)
+                && d.a0.is_multiple_of(4)
+                && d.a0 + whole <= 2048;
             let mut fm = warp_mem(&mut shared, &mut global);
-            let Some(got) = run_fast(fast, &regs, mask, runs, &mut fm, &what) else {
+            let Some(got) = run_fast(d.fast, &d.regs, d.mask, runs, &mut fm, &d.what) else {
                 return;
             };
             ran[usize::from(got.2 .1)] += 1;
             let mut gm = warp_mem(&mut shared, &mut global);
-            same_as_general(inst, regs, mask, &mut gm, &got, &what);
+            same_as_general(d.inst, d.regs, d.mask, &mut gm, &got, &d.what);
         });
         assert!(ran[0] > 8_000 && ran[1] > 8_000, "{ran:?}");
     }
@@ -495,27 +535,27 @@ mod tests {
             ("st.shared.u32 [%r1], %r1;", 0),
             ("st.shared.b32 [%r1+12], %f2;", 12),
         ];
-        each_draw(&mut x, &cases, |x, text, inst, fast, off, i, r| {
-            let mut regs = WarpRegs::new(5);
-            let (base, stride, odd, mask) = shared_draw(x, (i, r), [0, 4, 4, 8, 1, 4], &mut regs);
+        each_shared_draw(&mut x, &cases, [0, 4, 4, 8, 1, 4], |x, mut d| {
             for l in 0..WARP_SIZE {
                 // Values wider than the word: only its low 32 bits land.
-                regs.get_mut(RegId(1))[l] = next(x);
-                regs.get_mut(RegId(2))[l] = next(x);
+                d.regs.get_mut(RegId(1))[l] = next(x);
+                d.regs.get_mut(RegId(2))[l] = next(x);
             }
-            let a0 = base + off;
-            let runs =
-                mask == u32::MAX && !odd && stride == 4 && a0.is_multiple_of(4) && a0 + 128 <= 2048;
-            let what = format!("{text} {base} {stride} {odd}");
+            let (a0, what) = (d.a0, &d.what);
+            let runs = d.mask == u32::MAX
+                && !d.odd
+                && d.stride == 4
+                && a0.is_multiple_of(4)
+                && a0 + 128 <= 2048;
             let (mut fsh, mut gsh) = (shared.clone(), shared.clone());
             let mut fm = warp_mem(&mut fsh, &mut global);
-            let Some(got) = run_fast(fast, &regs, mask, runs, &mut fm, &what) else {
+            let Some(got) = run_fast(d.fast, &d.regs, d.mask, runs, &mut fm, what) else {
                 assert!(fsh == shared, "{what}");
                 return;
             };
             ran += 1;
             let mut gm = warp_mem(&mut gsh, &mut global);
-            same_as_general(inst, regs, mask, &mut gm, &got, &what);
+            same_as_general(d.inst, d.regs, d.mask, &mut gm, &got, what);
             assert!(fsh == gsh && fsh != shared, "{what}");
         });
         assert!(ran > 8_000, "{ran}");
