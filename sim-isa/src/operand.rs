@@ -65,8 +65,8 @@ pub enum TypeKind {
 }
 
 impl Type {
-    // `tests/it/enumerate_set.rs` writes eleven of these again on purpose:
-    // the manual's syntax blocks, as an oracle independent of this list.
+    // `tests/it/enumerate_set.rs` reads eleven of these from the manual's
+    // syntax blocks (`tests/data/set-core-types.txt`), an independent oracle.
     /// Every type, in declaration order.
     pub const ALL: [Type; 18] = [
         Type::B16,

@@ -20,8 +20,8 @@ pub(super) const SYNTAX: &str = "popc.type d, a;  clz.type d, a;  .type = { .b32
      fns.b32 d, mask, base, offset; \
      bmsk.mode.b32 d, a, b;  .mode = { .clamp, .wrap }";
 
-// `tests/it/families.rs` writes `testp`'s words again on purpose: the
-// manual's, as an oracle independent of this table.
+// `tests/it/families.rs` checks `testp`'s words against the manual's,
+// read from `tests/data/testp-forms.txt`: an oracle independent of this table.
 /// Modifier words the family reads besides its type.
 pub(crate) const BIT_WORDS: &[&str] = &[
     "f4e",
