@@ -1,7 +1,11 @@
 //! Register names <-> [`RegId`]s.
 
 use crate::inst::{RegId, Type};
-use std::collections::HashMap;
+// FxHash, not the standard SipHash: every register operand of every parsed
+// statement and every declared register is looked up here, and a launch's
+// set-up parses the whole module (SipHash cost about a third of a lookup).
+// Nothing iterates the map, so its order never shows.
+use rustc_hash::FxHashMap as HashMap;
 
 /// Interns register names. Standalone instruction text (conformance vectors,
 /// `simcli eval`) interns on first use; kernel text declares registers first.
@@ -209,8 +213,7 @@ pub fn is_special_register(name: &str) -> bool {
     // Most names asked about are registers (`%r1`, `%rd3`, `%f7`): two
     // bytes after the `%` that start no special register's name decide
     // them with one table read instead of the search below.
-    let b = name.as_bytes();
-    if b.len() < 3 || b[0] != b'%' || !special_start(b[1], b[2]) {
+    if !may_name_special(name) {
         return false;
     }
     // An array, not a string split on every call: the parser asks for
@@ -256,6 +259,15 @@ const SPECIAL_START: [u128; 128] = {
     t
 };
 
+/// Whether `name` starts as some special register's name does (`%`
+/// and the same two bytes): false for most registers (`%r1`, `%rd3`,
+/// `%f7`), which one table read then tells apart from `%tid.x` without a
+/// search through the names.
+pub(crate) fn may_name_special(name: &str) -> bool {
+    let b = name.as_bytes();
+    b.len() >= 3 && b[0] == b'%' && special_start(b[1], b[2])
+}
+
 /// Whether some special register's name starts with `%`, `b1`, `b2`.
 fn special_start(b1: u8, b2: u8) -> bool {
     b1 < 128 && b2 < 128 && SPECIAL_START[b1 as usize] >> b2 & 1 == 1
@@ -279,6 +291,28 @@ mod tests {
             "%r1", "%rd3", "%f7", "%fd2", "%p1", "%rs4", "%t", "%", "", "r1", "%pm",
         ] {
             assert!(!is_special_register(n), "{n}");
+        }
+    }
+
+    /// The parser's prefix filter (`parse/cx.rs`) keeps every special
+    /// register that has a value here, components included (`%tid.x`).
+    #[test]
+    fn the_prefix_filter_keeps_every_simulated_special_register() {
+        use crate::inst::SpecialReg;
+        for n in SpecialReg::NAMED
+            .iter()
+            .map(|n| n.0)
+            .chain(SpecialReg::ENVREG)
+        {
+            assert!(may_name_special(n), "{n}");
+            assert_eq!(
+                SpecialReg::from_name(n).map(SpecialReg::name),
+                Some(n),
+                "{n}"
+            );
+        }
+        for n in ["%r1", "%rd3", "%f7", "%fd2", "%p1", "%rs4", "%t", "", "r1"] {
+            assert!(!may_name_special(n), "{n}");
         }
     }
 

@@ -7,7 +7,10 @@ use crate::names::{is_ptx_opcode, is_special_register};
 use crate::types::*;
 use sim_isa::{Guard, Symbols};
 use std::borrow::Cow;
-use std::collections::HashMap;
+// FxHash, not SipHash: the two maps below are asked once or twice per
+// declared register (a `.reg .f32 %f<321>` is 321 declarations) and are
+// never iterated, so their order never shows.
+use rustc_hash::FxHashMap as HashMap;
 
 /// Deepest `{ }` nesting accepted inside a body.
 pub const MAX_SCOPE_DEPTH: usize = 64;
@@ -56,10 +59,10 @@ pub(crate) fn body(p: &mut Parser<'_>, regs: &[&Param]) -> Res<Body> {
             span: (open_at, open_at),
             pending: Vec::new(),
         },
-        open: vec![(0, HashMap::new())],
+        open: vec![(0, HashMap::default())],
         pending: Vec::new(),
         reg_count: 0,
-        first: HashMap::new(),
+        first: HashMap::default(),
         declared: Vec::new(),
         renamed: false,
     };
@@ -84,7 +87,7 @@ pub(crate) fn body(p: &mut Parser<'_>, regs: &[&Param]) -> Res<Body> {
                     parent: st.open.last().map(|s| s.0),
                     pos: p.pos(t),
                 });
-                st.open.push((id, HashMap::new()));
+                st.open.push((id, HashMap::default()));
             }
             Tok::Punct(b'}') => {
                 p.i += 1;
@@ -266,10 +269,15 @@ fn count(p: &Parser<'_>, st: &mut State, n: u64, pos: Pos) -> Res<()> {
 /// outlive its scope); a name that shadows a visible register, or comes back
 /// with another type, gets a register of its own under a fresh symbol name.
 fn declare(p: &Parser<'_>, st: &mut State, name: String, ty: PtxType, pos: Pos) -> Res<()> {
-    if st.open.last().is_some_and(|s| s.1.contains_key(&name)) {
+    let (inner, outer) = st
+        .open
+        .split_last()
+        .map_or((None, &[][..]), |(l, o)| (Some(l), o));
+    if inner.is_some_and(|s| s.1.contains_key(&name)) {
         return Err(p.duplicate(pos, "register", name));
     }
-    let shadowing = st.open.iter().any(|s| s.1.contains_key(&name));
+    // The innermost scope was asked just above: the outer ones are left.
+    let shadowing = outer.iter().any(|s| s.1.contains_key(&name));
     let key = (name, ty);
     let reuse = if shadowing {
         None
@@ -281,7 +289,7 @@ fn declare(p: &Parser<'_>, st: &mut State, name: String, ty: PtxType, pos: Pos) 
         Some(i) => i,
         None => {
             let symbol = fresh_symbol(&st.body.symbols, &name);
-            st.renamed |= symbol != name;
+            st.renamed |= *symbol != *name;
             let id = match ty.isa_type() {
                 Some(it) => st.body.symbols.declare(&symbol, it),
                 None => None,
@@ -306,14 +314,17 @@ fn declare(p: &Parser<'_>, st: &mut State, name: String, ty: PtxType, pos: Pos) 
 }
 
 /// `name` if the symbol table does not have it yet, else `name$1`, `name$2`, ...
-fn fresh_symbol(syms: &Symbols, name: &str) -> String {
+/// (borrowed in the first, usual case: no copy made per register).
+fn fresh_symbol<'n>(syms: &Symbols, name: &'n str) -> Cow<'n, str> {
     if syms.get(name).is_none() {
-        return name.to_string();
+        return Cow::Borrowed(name);
     }
-    (1u64..)
-        .map(|k| format!("{name}${k}"))
-        .find(|s| syms.get(s).is_none())
-        .unwrap_or_default()
+    Cow::Owned(
+        (1u64..)
+            .map(|k| format!("{name}${k}"))
+            .find(|s| syms.get(s).is_none())
+            .unwrap_or_default(),
+    )
 }
 
 /// `text` (the statement from byte `start`) with every register renamed by

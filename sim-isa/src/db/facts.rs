@@ -469,7 +469,9 @@ fn bit_key(x: &Bit, out: &mut String) -> std::fmt::Result {
 /// - bit manipulation: `bit.{word}{.prmt mode | .shf dir.mode}.{type}`.
 /// - conversions: the form's head, `cvt{.rnd}{.ftz}{.sat}.dtype.atype`.
 pub fn lowering_key(inst: &Instruction) -> String {
-    let mut s = String::new();
+    // Room for the longest keys (`mma.m16n8k16.f32.f16.f16.f32`): one
+    // allocation a key, not one per doubling.
+    let mut s = String::with_capacity(32);
     let b = |bo: bool| if bo { "bool" } else { "nobool" };
     let _ = match &inst.op {
         Op::Video(v) => {
@@ -506,11 +508,6 @@ pub fn lowering_key(inst: &Instruction) -> String {
             write!(s, ".{}", x.ty.name())
         }
         Op::Mem(m) => {
-            let v = if m.vec > 1 {
-                format!(".v{}", m.vec)
-            } else {
-                String::new()
-            };
             let space = if m.space == Space::Generic {
                 "generic"
             } else {
@@ -521,7 +518,15 @@ pub fn lowering_key(inst: &Instruction) -> String {
             if let MemOp::Prefetch(l) = m.op {
                 write!(s, "mem.{}.{space}.{}", name(&inst.op), l.name())
             } else {
-                write!(s, "mem.{}.{space}{v}.b{}", name(&inst.op), m.ty.bits())
+                // The vector width written into the key itself, not into a
+                // string of its own first (a program's tables make one key
+                // per statement).
+                write!(s, "mem.{}.{space}", name(&inst.op))
+                    .and_then(|()| match m.vec {
+                        0 | 1 => Ok(()),
+                        v => write!(s, ".v{v}"),
+                    })
+                    .and_then(|()| write!(s, ".b{}", m.ty.bits()))
             }
         }
         Op::Warp(w) => write!(s, "warp.{}", w.word()),

@@ -3,9 +3,9 @@
 //! [`Cx`], which reads registers, values, predicates and addresses.
 
 use super::lex::invalid;
-use super::literal::{literal, special, Lit};
+use super::literal::{literal, Lit};
 use crate::error::{InvalidReason as R, IsaError};
-use crate::inst::{Operand, PredSrc, RegId};
+use crate::inst::{Operand, PredSrc, RegId, SpecialReg};
 use crate::mem_inst::{AddrBase, Address};
 use crate::symbols::{is_ptx_identifier, Symbols};
 
@@ -27,25 +27,30 @@ pub(super) fn split_head(text: &str) -> Option<(Piece<'_>, Piece<'_>)> {
 
 /// Top-level comma-separated operands with their byte offsets in `s`.
 pub(super) fn operands(s: &str) -> Vec<Piece<'_>> {
+    // Each piece trimmed as it is found: one vector a statement, not a
+    // second one for the trimmed copy.
+    fn trimmed(o: usize, p: &str) -> Piece<'_> {
+        (o + (p.len() - p.trim_start().len()), p.trim())
+    }
     let mut out = Vec::new();
     let (mut depth, mut start) = (0i32, 0);
-    for (i, c) in s.char_indices() {
+    // Bytes, not chars: the delimiters are ASCII, and a multi-byte
+    // character's bytes are never ASCII, so the offsets are the same.
+    for (i, c) in s.bytes().enumerate() {
         match c {
-            '[' | '{' => depth += 1,
-            ']' | '}' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push((start, &s[start..i]));
+            b'[' | b'{' => depth += 1,
+            b']' | b'}' => depth -= 1,
+            b',' if depth == 0 => {
+                out.push(trimmed(start, &s[start..i]));
                 start = i + 1;
             }
             _ => {}
         }
     }
     if !s[start..].trim().is_empty() || !out.is_empty() {
-        out.push((start, &s[start..]));
+        out.push(trimmed(start, &s[start..]));
     }
-    out.into_iter()
-        .map(|(o, p)| (o + (p.len() - p.trim_start().len()), p.trim()))
-        .collect()
+    out
 }
 
 /// A statement as the family parsers take it (one signature for them all):
@@ -207,6 +212,17 @@ impl Cx<'_, '_> {
         };
         Ok(Address { base: b, offset })
     }
+}
+
+/// The special register `name` names, if it has a value here. The memory
+/// statements ask this of every register operand; most are registers
+/// (`%r1`, `%rd3`), which the prefix table turns away with one read
+/// instead of a comparison with each of the 62 names.
+pub(super) fn special(name: &str) -> Option<SpecialReg> {
+    if !crate::symbols::may_name_special(name) {
+        return None;
+    }
+    super::literal::special(name)
 }
 
 /// An integer literal (with unary `-`), as raw bits.

@@ -101,10 +101,11 @@ pub(crate) fn parse(text: &str, syms: &mut Symbols) -> Result<Instruction, IsaEr
         syms,
         inst: "",
     };
-    let ops: Vec<Piece<'_>> = operands(rest.1)
-        .into_iter()
-        .map(|(o, s)| (o + rest.0, s))
-        .collect();
+    // Offsets in the statement, shifted where they lie (no second vector).
+    let mut ops: Vec<Piece<'_>> = operands(rest.1);
+    for p in &mut ops {
+        p.0 += rest.0;
+    }
     if let Some(&(o, "")) = ops.iter().find(|p| p.1.is_empty()) {
         return Err(cx.syntax(o, ","));
     }
@@ -543,36 +544,40 @@ fn check_addr(m: &Mem, quals: &[&'static str], b128: bool, l2_evict: bool) -> Ch
     Check::Ok
 }
 
+/// The `n` pieces of vector operand `p` (`{%r1, %r2}`), or `p` itself where
+/// `n` is 1, with their offsets in the statement. Pieces of the statement's
+/// text, not copies of them: no string made per operand.
+fn list<'t>(cx: &Cx<'_, '_>, p: Piece<'t>, n: u8) -> Result<Vec<Piece<'t>>, IsaError> {
+    if n == 1 {
+        return Ok(vec![p]);
+    }
+    let inner =
+        p.1.strip_prefix('{')
+            .and_then(|s| s.strip_suffix('}'))
+            .ok_or_else(|| cx.args(p.0, p.1))?;
+    let mut items = operands(inner);
+    for it in &mut items {
+        it.0 += p.0 + 1;
+    }
+    if items.len() != usize::from(n) {
+        return Err(cx.args(p.0, p.1));
+    }
+    Ok(items)
+}
+
 /// Fills `m`'s registers, values and address from its operands.
 fn operands_into(cx: &mut Cx<'_, '_>, m: &mut Mem, ops: &[Piece<'_>]) -> Result<(), IsaError> {
-    let list = |cx: &Cx<'_, '_>, p: Piece<'_>, n: u8| -> Result<Vec<(usize, String)>, IsaError> {
-        if n == 1 {
-            return Ok(vec![(p.0, p.1.to_string())]);
-        }
-        let inner =
-            p.1.strip_prefix('{')
-                .and_then(|s| s.strip_suffix('}'))
-                .ok_or_else(|| cx.args(p.0, p.1))?;
-        let items: Vec<(usize, String)> = operands(inner)
-            .into_iter()
-            .map(|(o, s)| (p.0 + 1 + o, s.to_string()))
-            .collect();
-        if items.len() != usize::from(n) {
-            return Err(cx.args(p.0, p.1));
-        }
-        Ok(items)
-    };
     match m.op {
         MemOp::Ld | MemOp::Ldu => {
-            for (k, (o, s)) in list(cx, ops[0], m.vec)?.into_iter().enumerate() {
-                m.d[k] = cx.reg((o, &s))?;
+            for (k, q) in list(cx, ops[0], m.vec)?.into_iter().enumerate() {
+                m.d[k] = cx.reg(q)?;
             }
             m.addr = cx.address(ops[1], false)?;
         }
         MemOp::St => {
             m.addr = cx.address(ops[0], false)?;
-            for (k, (o, s)) in list(cx, ops[1], m.vec)?.into_iter().enumerate() {
-                m.vals[k] = cx.value((o, &s))?;
+            for (k, q) in list(cx, ops[1], m.vec)?.into_iter().enumerate() {
+                m.vals[k] = cx.value(q)?;
             }
         }
         MemOp::Atom(_) | MemOp::Red(_) => {
@@ -604,13 +609,13 @@ fn operands_into(cx: &mut Cx<'_, '_>, m: &mut Mem, ops: &[Piece<'_>]) -> Result<
         }
         MemOp::Pack => {
             m.d[0] = cx.reg(ops[0])?;
-            for (k, (o, s)) in list(cx, ops[1], m.vec)?.into_iter().enumerate() {
-                m.vals[k] = Operand::Reg(cx.reg((o, &s))?);
+            for (k, q) in list(cx, ops[1], m.vec)?.into_iter().enumerate() {
+                m.vals[k] = Operand::Reg(cx.reg(q)?);
             }
         }
         MemOp::Unpack => {
-            for (k, (o, s)) in list(cx, ops[0], m.vec)?.into_iter().enumerate() {
-                m.d[k] = cx.reg((o, &s))?;
+            for (k, q) in list(cx, ops[0], m.vec)?.into_iter().enumerate() {
+                m.d[k] = cx.reg(q)?;
             }
             m.vals[0] = Operand::Reg(cx.reg(ops[1])?);
         }

@@ -161,6 +161,19 @@ pub(crate) fn members(inst: &[Option<Instruction>], leader: u32, members: &[u32]
         AddrBase::Reg(r) => Some(r),
         AddrBase::Var(_) | AddrBase::Abs => None,
     };
+    // The first statement from the leader on that writes the base (or is
+    // no instruction), up to the last member: nothing from the leader on,
+    // before a member at or before it, writes the base (liveness may give
+    // a register that dies on the way its slot). One scan for the group,
+    // not one a member: each statement's `reg_uses` costs a few hundred
+    // host instructions.
+    let last = members.iter().copied().max().unwrap_or(leader);
+    let stop = (leader..last)
+        .find(|&j| match inst.get(j as usize) {
+            Some(Some(i)) => i.reg_uses().writes().any(|r| Some(r.reg) == base),
+            _ => true,
+        })
+        .unwrap_or(last);
     let mut out = Vec::new();
     for &pc in members {
         let Some(m) = renamed(pc) else {
@@ -169,12 +182,7 @@ pub(crate) fn members(inst: &[Option<Instruction>], leader: u32, members: &[u32]
         if matches!(m.ty, MemType::S(_)) || pc <= leader || m.addr.base != lead.addr.base {
             continue;
         }
-        // Nothing from the leader on, before the member, writes the base
-        // (liveness may give a register that dies on the way its slot).
-        let clear = (leader..pc).all(|j| match inst.get(j as usize) {
-            Some(Some(i)) => !i.reg_uses().writes().any(|r| Some(r.reg) == base),
-            _ => false,
-        });
+        let clear = pc <= stop;
         if clear && out.len() < 4 {
             out.push(Member {
                 pc,
