@@ -83,8 +83,9 @@ pub(super) fn read_operand(op: Operand, bits: u32, ctx: &ExecCtx, regs: &WarpReg
         }
         Operand::Imm(v) => out = [v & m; WARP_SIZE],
         Operand::Special(s) => {
-            for (l, o) in out.iter_mut().enumerate() {
-                *o = ctx.thread.special(s, l as u32, ctx.warp_id) & m;
+            out = ctx.thread.special_lanes(s, ctx.warp_id);
+            for o in &mut out {
+                *o &= m;
             }
         }
     }

@@ -435,6 +435,67 @@ fn execute_respects_active_mask_and_guard() {
     }
 }
 
+/// Every special register read for a whole warp is the lane-by-lane
+/// read, on blocks whose rows and planes break inside a warp.
+#[test]
+fn special_registers_of_a_warp_are_each_lanes() {
+    let mut all = vec![
+        SpecialReg::LaneId,
+        SpecialReg::WarpId,
+        SpecialReg::SmId,
+        SpecialReg::NsmId,
+        SpecialReg::NwarpId,
+        SpecialReg::GridId,
+        SpecialReg::Clock,
+        SpecialReg::ClockHi,
+        SpecialReg::Clock64,
+        SpecialReg::GlobalTimer,
+        SpecialReg::LanemaskEq,
+        SpecialReg::LanemaskLe,
+        SpecialReg::LanemaskLt,
+        SpecialReg::LanemaskGe,
+        SpecialReg::LanemaskGt,
+        SpecialReg::DynamicSmemSize,
+        SpecialReg::TotalSmemSize,
+        SpecialReg::EnvReg(1),
+        SpecialReg::EnvReg(31),
+    ];
+    for k in 0..3 {
+        all.extend([
+            SpecialReg::Tid(k),
+            SpecialReg::Ntid(k),
+            SpecialReg::Ctaid(k),
+            SpecialReg::Nctaid(k),
+        ]);
+    }
+    let shapes = [
+        (32, [5, 3, 4]),
+        (0, [32, 8, 1]),
+        (224, [32, 8, 1]),
+        (64, [7, 1, 20]),
+        (992, [1024, 1, 1]),
+        (0, [1, 1, 64]),
+        (96, [2, 2, 32]),
+    ];
+    for (first_thread, ntid) in shapes {
+        let t = ThreadCtx {
+            first_thread,
+            ntid,
+            ctaid: [7, 8, 9],
+            nctaid: [10, 11, 12],
+            smid: 3,
+            clock: 0x1_2345_6789,
+            smem: [16, 48],
+            envreg: std::array::from_fn(|n| 100 + n as u32),
+            ..ThreadCtx::default()
+        };
+        for &s in &all {
+            let each: Vec<u64> = (0..32).map(|l| t.special(s, l, 5)).collect();
+            assert_eq!(t.special_lanes(s, 5).to_vec(), each, "{s:?} {ntid:?}");
+        }
+    }
+}
+
 #[test]
 fn execute_special_registers_and_immediates() {
     let mut regs = WarpRegs::new(1);

@@ -47,7 +47,16 @@ pub(crate) struct Slab {
     pub scratch: Accesses,
     /// Where [`Slab::take`] unpacks the slot it lends.
     lent: Accesses,
+    /// Whether a kept access is kept: not for a warp whose steps nothing
+    /// times or records (an SM that `--sample` runs functionally), whose
+    /// memory steps need only say that they accessed memory. Then
+    /// [`Slab::keep`] packs nothing and returns [`UNKEPT`].
+    pub keeps: bool,
 }
+
+/// The slot of an access that was not kept (`Slab::keeps`): freeing it
+/// does nothing, and it holds no addresses.
+const UNKEPT: u32 = u32::MAX;
 
 /// An empty access.
 fn blank() -> Accesses {
@@ -67,6 +76,7 @@ impl Default for Slab {
             free: Vec::new(),
             scratch: blank(),
             lent: blank(),
+            keeps: true,
         }
     }
 }
@@ -78,16 +88,17 @@ impl Slab {
         self.free.clear();
     }
 
-    /// Keeps `scratch` in a slot and returns it. With `compact`, a shared
-    /// access of one wavefront keeps only that (most shared accesses: no
-    /// 32 addresses to pack now and unpack at issue; `one_word` and
-    /// `broadcast` as `memtime::one_wave_shared` takes them); without, the addresses are
-    /// kept whole, for [`Slab::get`].
     /// Keeps a shared access of one wavefront (what [`Slab::keep`] keeps
     /// of one, without its addresses): for a caller that knows it is one
     /// (`shload`'s path: every lane, one or 32 consecutive words), which
-    /// then asks nothing of the scratch.
+    /// then asks nothing of the scratch. In line: a call of its own
+    /// cost more than the work at the step loop's commonest memory step,
+    /// and an untimed warp's (`keeps` false) is then a test.
+    #[inline(always)]
     pub fn keep_one_wave(&mut self, lanes: u32, bytes: u32, space: sim_isa::Space) -> u32 {
+        if !self.keeps {
+            return UNKEPT;
+        }
         let mark = |p: &mut Packed| {
             (p.lanes, p.bytes, p.space, p.wide, p.one_wave) = (lanes, bytes, space, false, true);
         };
@@ -110,7 +121,15 @@ impl Slab {
         }
     }
 
+    /// Keeps `scratch` in a slot and returns it. With `compact`, a shared
+    /// access of one wavefront keeps only that (most shared accesses: no
+    /// 32 addresses to pack now and unpack at issue; `one_word` and
+    /// `broadcast` as `memtime::one_wave_shared` takes them); without, the addresses are
+    /// kept whole, for [`Slab::get`].
     pub fn keep(&mut self, compact: bool, one_word: bool, broadcast: bool) -> u32 {
+        if !self.keeps {
+            return UNKEPT;
+        }
         let a = &self.scratch;
         if compact && crate::memtime::one_wave_shared(a, one_word, broadcast) {
             return self.keep_one_wave(a.lanes, a.bytes, a.space);
@@ -199,8 +218,11 @@ impl Slab {
     }
 
     /// Frees slot `k`.
+    #[inline(always)]
     pub fn free(&mut self, k: u32) {
-        self.free.push(k);
+        if k != UNKEPT {
+            self.free.push(k);
+        }
     }
 }
 
@@ -274,6 +296,24 @@ mod tests {
         // No lanes, and the last lane only.
         round_trip(acc(0, |_| 0));
         round_trip(acc(1 << 31, |_| u64::MAX - 3));
+    }
+
+    #[test]
+    fn a_slab_that_keeps_nothing_packs_and_frees_nothing() {
+        let mut s = Slab {
+            scratch: acc(u32::MAX, |l| 0x7_0000_1000 + 4 * l as u64),
+            keeps: false,
+            ..Slab::default()
+        };
+        let k = s.keep(false, false, false);
+        let w = s.keep_one_wave(u32::MAX, 4, Space::Shared);
+        assert_eq!((k, w), (UNKEPT, UNKEPT));
+        s.free(k);
+        s.free(w);
+        assert_eq!((s.packed.len(), s.free.len()), (0, 0));
+        // Kept again, the first access takes the first slot.
+        s.keeps = true;
+        assert_eq!(s.keep(false, false, false), 0);
     }
 
     #[test]

@@ -246,6 +246,13 @@ impl Warp {
             }
             return;
         }
+        self.emit_live(code, st, sc, s);
+    }
+
+    /// [`Warp::emit_at`] for a step that is timed: it is live and its
+    /// warp timed.
+    #[inline(always)]
+    fn emit_live(&mut self, code: &Code<'_>, st: &Stmt, sc: &mut Scheduler, s: Step) {
         if st.fence {
             self.flush(code, sc);
             self.out.push_back(s);
@@ -271,6 +278,9 @@ impl Warp {
     /// Executes until `AHEAD` steps are ready or it stops (barrier, clock
     /// read, exit). Counts each statement in `count`, failing past `limit`.
     pub fn run(&mut self, env: &mut Env<'_, '_, '_>) -> Result<(), KernelError> {
+        // Addresses are for timing and recordings (`timed` is set as its
+        // block is dealt, after `reset`).
+        self.slab.keeps = self.timed || self.log.is_some();
         if self.clock_mem {
             self.clock_mem = false;
             self.run_clock_mem(env)?;
@@ -311,10 +321,20 @@ impl Warp {
         if st.plain {
             // Most statements: no memory, clock or barrier (the
             // `Instruction` arm below, without asking the kind).
-            step.lanes = st.lanes(&self.regs, top.mask);
-            self.record(step, None);
-            self.exec_alu(code, top.pc, top.mask);
-            self.emit_at(code, st, env.sc, step);
+            if st.dead || !self.timed {
+                // Nothing to time (`emit_at`), so no lanes to find but a
+                // recording's (before it runs: it may write its guard).
+                if self.log.is_some() {
+                    step.lanes = st.lanes(&self.regs, top.mask);
+                    self.log_step(step, None);
+                }
+                self.exec_alu(code, top.pc, top.mask);
+            } else {
+                step.lanes = st.lanes(&self.regs, top.mask);
+                self.record(step, None);
+                self.exec_alu(code, top.pc, top.mask);
+                self.emit_live(code, st, env.sc, step);
+            }
             self.advance(next);
             return Ok(());
         }
