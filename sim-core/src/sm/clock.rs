@@ -244,7 +244,7 @@ impl Sm {
             }
         }
         self.cycle = self.cycle.max(self.drain);
-        Ok(if self.outstanding.is_empty() {
+        Ok(if self.host.outstanding.is_empty() {
             Progress::Done
         } else {
             Progress::Waiting

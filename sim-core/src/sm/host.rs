@@ -2,11 +2,13 @@
 //! and which host warps wait for input.
 
 use super::sched::Outcome;
+use super::table::InstInfo;
 use super::table::NONE;
-use super::warp::{Source, WarpState};
+use super::warp::{Source, Warp, WarpState};
 use super::Sm;
 use crate::error::SimError;
 use crate::external::{Completion, External, ExternalRequest};
+use crate::program::Program;
 use crate::stats::Measured;
 use sim_isa::{RegId, WARP_SIZE};
 
@@ -42,6 +44,22 @@ pub(super) struct Outstanding {
     row: u16,
 }
 
+/// The SM's side of the host's instructions: which it owns, the ones
+/// issued and not yet completed, and the tickets that name them. Apart from
+/// the rest of the SM so that an issue (`Sm::issue`), which holds the SM's
+/// parts borrowed apart, hands it over whole to the host-owned step.
+#[derive(Default)]
+pub(super) struct HostSide {
+    /// Per program instruction: whether the host owns it; empty until one
+    /// is marked.
+    pub mark: Vec<Mark>,
+    /// External instructions issued and not yet completed.
+    pub outstanding: Vec<Outstanding>,
+    pub next_ticket: u64,
+    /// Index in its [`crate::Simulation`] (reported to [`crate::External`]).
+    pub sm_id: u32,
+}
+
 /// Whether the host owns a program instruction, and the latencies it gave
 /// a memory one.
 #[derive(Clone, Copy, Debug, Default)]
@@ -60,14 +78,15 @@ impl Sm {
         if index as usize >= len {
             return Err(SimError::BadMark { index, len });
         }
-        if self.ext_mark.is_empty() {
-            self.ext_mark = vec![Mark::default(); len];
+        let marks = &mut self.host.mark;
+        if marks.is_empty() {
+            *marks = vec![Mark::default(); len];
         }
         // A memory instruction's latency is what the host's memory gave
         // it, not the table's issue latency; a barrier's or a clock
         // read's wait comes before it issues, so theirs stays the table's.
         let mem = sim_isa::db::memory(&self.prog.insts[index as usize]).is_some();
-        self.ext_mark[index as usize] = Mark {
+        marks[index as usize] = Mark {
             on: true,
             lat: mem.then(Measured::default),
         };
@@ -76,7 +95,7 @@ impl Sm {
 
     /// External instructions issued and not yet completed.
     pub fn pending_externals(&self) -> usize {
-        self.outstanding.len()
+        self.host.outstanding.len()
     }
 
     /// Whether an executed warp finished since the last call, or a host
@@ -149,65 +168,7 @@ impl Sm {
 
     /// Sets the SM's index reported in [`ExternalRequest::sm`].
     pub(crate) fn set_sm_id(&mut self, id: u32) {
-        self.sm_id = id;
-    }
-
-    /// Issues external instruction `warps[wi].cur` at `now` on `lanes`: asks
-    /// the host, and either writes its completion or leaves its destinations
-    /// pending. An executed warp's request asks only for the clock
-    /// ([`External::issue_at`]): it has no registers to write.
-    #[inline]
-    pub(super) fn issue_external(
-        &mut self,
-        wi: usize,
-        now: u64,
-        lanes: u32,
-        ext: &mut dyn External,
-    ) -> Result<(), SimError> {
-        let w = &self.warps[wi];
-        let idx = w.cur;
-        let ii = &self.info[idx as usize];
-        let out = Outstanding {
-            ticket: self.next_ticket,
-            wi,
-            index: idx,
-            cycle: now,
-            lanes,
-            writes: ii.writes,
-            nwrites: ii.nwrites,
-            row: ii.flat_row,
-        };
-        self.next_ticket += 1;
-        let req = ExternalRequest {
-            ticket: out.ticket,
-            sm: self.sm_id,
-            cycle: now,
-            warp_id: w.id,
-            index: idx,
-            inst: &self.prog.insts[idx as usize],
-            lanes,
-            regs: &w.regs,
-        };
-        let done = if w.executed {
-            match ext.issue_at(&req) {
-                Some(cycle) => return self.complete_at(&out, cycle),
-                None => None,
-            }
-        } else {
-            ext.issue(&req)
-        };
-        match done {
-            Some(c) => self.complete(out, &c),
-            None => {
-                let w = &mut self.warps[wi];
-                for &r in &out.writes[..out.nwrites as usize] {
-                    w.board.set(r, PENDING, out.row);
-                }
-                w.ext_out += 1;
-                self.outstanding.push(out);
-                Ok(())
-            }
-        }
+        self.host.sm_id = id;
     }
 
     /// Completes the external instruction `ticket` (from its
@@ -215,13 +176,15 @@ impl Sm {
     /// executed warp has no registers: only the clock counts) and makes its
     /// destinations ready at `c.cycle`.
     pub fn complete_external(&mut self, ticket: u64, c: &Completion) -> Result<(), SimError> {
-        let Some(k) = self.outstanding.iter().position(|o| o.ticket == ticket) else {
+        let host = &mut self.host;
+        let Some(k) = host.outstanding.iter().position(|o| o.ticket == ticket) else {
             return Err(SimError::UnknownTicket(ticket));
         };
-        self.complete(self.outstanding[k], c)?;
-        let out = self.outstanding.swap_remove(k);
-        // The warp's next instruction may have waited on these registers.
+        let out = host.outstanding[k];
         let w = &mut self.warps[out.wi];
+        complete(w, &out, c, &mut self.drain, &mut host.mark)?;
+        host.outstanding.swap_remove(k);
+        // The warp's next instruction may have waited on these registers.
         w.ext_out -= 1;
         if w.cur != NONE {
             let ii = &self.info[w.cur as usize];
@@ -233,50 +196,6 @@ impl Sm {
             self.free_slot(out.wi);
         }
         self.refresh(out.wi);
-        Ok(())
-    }
-
-    fn complete(&mut self, out: Outstanding, c: &Completion) -> Result<(), SimError> {
-        let w = &mut self.warps[out.wi];
-        // An executed warp has no registers: the host holds its values.
-        // (An early completion writes nothing: `complete_at` refuses it.)
-        if !w.executed && c.cycle >= out.cycle {
-            let writes = &out.writes[..out.nwrites as usize];
-            for (&r, vals) in writes.iter().zip(&c.values) {
-                let dst = w.regs.get_mut(RegId(r));
-                for (l, (d, &v)) in dst.iter_mut().zip(vals).enumerate() {
-                    if out.lanes >> l & 1 != 0 {
-                        *d = v;
-                    }
-                }
-            }
-        }
-        self.complete_at(&out, c.cycle)
-    }
-
-    /// Makes the destinations of `out` ready at `cycle` (the clock part of
-    /// a completion; at most two destinations, as `Completion::values`).
-    #[inline]
-    fn complete_at(&mut self, out: &Outstanding, cycle: u64) -> Result<(), SimError> {
-        if cycle < out.cycle {
-            return Err(SimError::EarlyCompletion {
-                ticket: out.ticket,
-                issued: out.cycle,
-                cycle,
-            });
-        }
-        let w = &mut self.warps[out.wi];
-        for &r in &out.writes[..out.nwrites as usize] {
-            w.board.set(r, cycle, out.row);
-        }
-        self.drain = self.drain.max(cycle);
-        if let Some(m) = self
-            .ext_mark
-            .get_mut(out.index as usize)
-            .and_then(|m| m.lat.as_mut())
-        {
-            m.add(cycle - out.cycle);
-        }
         Ok(())
     }
 
@@ -355,4 +274,142 @@ impl super::warp::Warp {
         self.state != WarpState::Done
             && matches!(&self.source, Source::Host { queue, closed: false, .. } if queue.len() < ahead)
     }
+}
+
+impl HostSide {
+    /// Whether the host owns program instruction `idx`.
+    #[inline(always)]
+    pub fn owns(&self, idx: u32) -> bool {
+        self.mark.get(idx as usize).is_some_and(|m| m.on)
+    }
+
+    /// [`Sm::issue`]'s own step for an instruction the host owns, issued by
+    /// warp `w` (slot `wi`, its entry `ii`) at `now`: asks the host, and
+    /// either writes its completion or leaves its destinations pending. An
+    /// executed warp's request asks only for the clock
+    /// ([`External::issue_at`]): it has no registers to write. Returns the
+    /// threads it counts.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn issue(
+        &mut self,
+        w: &mut Warp,
+        wi: usize,
+        ii: &InstInfo,
+        prog: &Program,
+        now: u64,
+        ext: &mut dyn External,
+        drain: &mut u64,
+    ) -> Result<u64, SimError> {
+        // The lanes the host is asked for, and the threads they count.
+        let (lanes, threads) = if w.executed {
+            (w.cur_lanes, u64::from(w.cur_lanes.count_ones()))
+        } else if ii.guard != NONE {
+            let lanes = super::sched::guard_lanes(w, ii.guard, ii.guard_neg);
+            (lanes, u64::from(lanes.count_ones()))
+        } else {
+            (w.active, w.threads)
+        };
+        let idx = w.cur;
+        let out = Outstanding {
+            ticket: self.next_ticket,
+            wi,
+            index: idx,
+            cycle: now,
+            lanes,
+            writes: ii.writes,
+            nwrites: ii.nwrites,
+            row: ii.flat_row,
+        };
+        self.next_ticket += 1;
+        let req = ExternalRequest {
+            ticket: out.ticket,
+            sm: self.sm_id,
+            cycle: now,
+            warp_id: w.id,
+            index: idx,
+            inst: &prog.insts[idx as usize],
+            lanes,
+            regs: &w.regs,
+        };
+        let done = if w.executed {
+            match ext.issue_at(&req) {
+                Some(cycle) => {
+                    complete_at(w, &out, cycle, drain, &mut self.mark)?;
+                    return Ok(threads);
+                }
+                None => None,
+            }
+        } else {
+            ext.issue(&req)
+        };
+        match done {
+            Some(c) => complete(w, &out, &c, drain, &mut self.mark)?,
+            None => {
+                for &r in &out.writes[..out.nwrites as usize] {
+                    w.board.set(r, PENDING, out.row);
+                }
+                w.ext_out += 1;
+                self.outstanding.push(out);
+            }
+        }
+        Ok(threads)
+    }
+}
+
+/// Completes `out`, an external instruction of warp `w`, with `c`: its
+/// values to the request's lanes (an executed warp has no registers: the
+/// host holds its values), then its clock (`complete_at`).
+fn complete(
+    w: &mut Warp,
+    out: &Outstanding,
+    c: &Completion,
+    drain: &mut u64,
+    marks: &mut [Mark],
+) -> Result<(), SimError> {
+    // (An early completion writes nothing: `complete_at` refuses it.)
+    if !w.executed && c.cycle >= out.cycle {
+        let writes = &out.writes[..out.nwrites as usize];
+        for (&r, vals) in writes.iter().zip(&c.values) {
+            let dst = w.regs.get_mut(RegId(r));
+            for (l, (d, &v)) in dst.iter_mut().zip(vals).enumerate() {
+                if out.lanes >> l & 1 != 0 {
+                    *d = v;
+                }
+            }
+        }
+    }
+    complete_at(w, out, c.cycle, drain, marks)
+}
+
+/// Makes the destinations of `out`, an external instruction of warp `w`,
+/// ready at `cycle` (the clock part of a completion; at most two
+/// destinations, as `Completion::values`), the SM's `drain` no earlier, and
+/// counts its latency in its mark.
+#[inline]
+fn complete_at(
+    w: &mut Warp,
+    out: &Outstanding,
+    cycle: u64,
+    drain: &mut u64,
+    marks: &mut [Mark],
+) -> Result<(), SimError> {
+    if cycle < out.cycle {
+        return Err(SimError::EarlyCompletion {
+            ticket: out.ticket,
+            issued: out.cycle,
+            cycle,
+        });
+    }
+    for &r in &out.writes[..out.nwrites as usize] {
+        w.board.set(r, cycle, out.row);
+    }
+    *drain = (*drain).max(cycle);
+    if let Some(m) = marks
+        .get_mut(out.index as usize)
+        .and_then(|m| m.lat.as_mut())
+    {
+        m.add(cycle - out.cycle);
+    }
+    Ok(())
 }

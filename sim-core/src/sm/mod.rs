@@ -77,13 +77,8 @@ pub struct Sm {
     /// Optional record of instruction starts (tests, debugging); bounded, preallocated.
     log: Vec<IssueEvent>,
     log_cap: usize,
-    /// Index in its [`crate::Simulation`] (reported to [`crate::External`]).
-    sm_id: u32,
-    /// Per program instruction: whether the host owns it; empty until one is marked.
-    ext_mark: Vec<host::Mark>,
-    /// External instructions issued and not yet completed.
-    outstanding: Vec<Outstanding>,
-    next_ticket: u64,
+    /// The host's instructions: marks, outstanding ones, tickets.
+    host: host::HostSide,
     /// Host warps that ran low and executed warps that finished: what
     /// [`Sm::run_until_idle`] returns to the host for.
     hungry: hunger::Hungry,
@@ -178,10 +173,7 @@ impl Sm {
             min_event: u64::MAX,
             log: Vec::new(),
             log_cap: 0,
-            sm_id: 0,
-            ext_mark: Vec::new(),
-            outstanding: Vec::new(),
-            next_ticket: 0,
+            host: host::HostSide::default(),
             hungry: hunger::Hungry::default(),
             icache: icache::ICacheState::default(),
         }
@@ -212,7 +204,7 @@ impl Sm {
     /// Whether every warp has finished and every external instruction has
     /// been completed.
     pub fn is_done(&self) -> bool {
-        self.live == 0 && self.outstanding.is_empty()
+        self.live == 0 && self.host.outstanding.is_empty()
     }
 
     /// Warp instructions issued so far.
@@ -252,8 +244,8 @@ impl Sm {
             + self.pending.capacity() * std::mem::size_of::<usize>()
             + self.inst_acc.capacity() * std::mem::size_of::<(u64, u64)>()
             + self.log.capacity() * std::mem::size_of::<IssueEvent>()
-            + self.ext_mark.capacity() * std::mem::size_of::<host::Mark>()
-            + self.outstanding.capacity() * std::mem::size_of::<Outstanding>()
+            + self.host.mark.capacity() * std::mem::size_of::<host::Mark>()
+            + self.host.outstanding.capacity() * std::mem::size_of::<Outstanding>()
             + self.hungry.heap_bytes()
             + self.states.as_ref().map_or(0, |a| a.heap_bytes())
     }
@@ -275,7 +267,7 @@ impl Sm {
         let mut op_acc = vec![OpStats::default(); self.op_names.len()];
         for (i, (ii, &(n, threads))) in self.info.iter().zip(&self.inst_acc).enumerate() {
             if let Some(acc) = op_acc.get_mut(ii.op_id as usize) {
-                match self.ext_mark.get(i).and_then(|m| m.lat.as_ref()) {
+                match self.host.mark.get(i).and_then(|m| m.lat.as_ref()) {
                     Some(m) => acc.record_measured(n, threads, ii.uops as u64, m),
                     None => acc.record(n, threads, ii.uops as u64, ii.delay),
                 }

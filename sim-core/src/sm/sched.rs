@@ -183,7 +183,10 @@ fn account_issue(
 }
 
 /// [`account_issue`] for the first issue of an instruction whose page of
-/// counters is not made yet.
+/// counters is not made yet. Its parameters repeat `account_issue`'s so
+/// that `account_issue` reaches it by a tail call: with the call to
+/// `make_page` folded into `account_issue`, the issue path saved more
+/// registers (10 host instructions an issue on both paths; docs/speed.md).
 #[cold]
 #[inline(never)]
 fn first_in_page(
@@ -433,12 +436,17 @@ impl Sm {
     /// its result is ready `delay` clocks after the first: the schedule of
     /// its machine code for one warp alone (`pipes::sequence_delay`).
     /// Handling the sequence as one decision keeps the cost per PTX instruction
-    /// constant.
+    /// constant. One body for both kinds of instruction: `HOST`, one the
+    /// host owns (`HostSide::issue` asks it for the clock and the values,
+    /// and no machine code is fetched here), else one executed here. The
+    /// slot calls it without `HOST`; an instruction the host owns goes on
+    /// to `issue_marked`, out of line. (A constant, so that each copy holds
+    /// only its own step.)
     /// The caller's scan has checked that the warp has an instruction whose
     /// operands are ready and whose units are free. Returns whether the
     /// warp is still at its position (it is unless it ended and was removed).
     #[inline]
-    fn issue(
+    fn issue<const HOST: bool>(
         &mut self,
         wi: usize,
         sched: usize,
@@ -446,7 +454,7 @@ impl Sm {
         ext: &mut dyn External,
     ) -> Result<bool, SimError> {
         let idx = self.warps[wi].cur;
-        if self.ext_mark.get(idx as usize).is_some_and(|m| m.on) {
+        if !HOST && self.host.owns(idx) {
             return self.issue_marked(wi, sched, now, ext);
         }
         // The SM's parts borrowed apart, so that the warp, its scheduler and
@@ -459,6 +467,7 @@ impl Sm {
             scheds,
             units,
             prepared,
+            prog,
             log,
             log_cap,
             inst_acc,
@@ -468,6 +477,7 @@ impl Sm {
             cfg,
             icache,
             states,
+            host,
             ..
         } = self;
         let w = &mut warps[wi];
@@ -480,33 +490,38 @@ impl Sm {
         debug_assert!(idx != NONE && w.cur_ready <= now);
         debug_assert!((0..NCLASS).all(|c| ii.need & (1 << c) == 0 || sc.pipes.is_free(c, now)));
         units.occupy(&mut sc.pipes, &ii.pipe, &ii.ticks, now);
-        let inst = &prepared[idx as usize];
-        let mut threads = w.threads;
-        // One test for the two rarer cases: a guard to read, or a warp the
-        // host executed (one branch, out of line).
-        if (ii.guard != NONE) | w.executed {
-            threads = guarded_or_executed(w, ii.guard, ii.guard_neg, inst);
+        let threads = if HOST {
+            host.issue(w, wi, ii, prog, now, ext, drain)?
         } else {
-            // The tables checked every register against `nregs`, the size of `regs`.
-            execute(inst, &w.ctx, &mut w.regs, w.active);
-        }
-        // Machine code fetched from beyond the instruction cache stalls the
-        // warp mid-sequence: its result and its next instruction wait.
-        let stall = icache.fetch_at(w.cur_at, &mut w.line) * u64::from(cfg.miss_cycles);
-        let ready = now + ii.delay + stall;
-        // At most two destinations: unrolled (a slice and a loop cost more);
-        // each ready at `now + stall + delay_to[side]` for a consumer on `side`.
-        if ii.nwrites > 0 {
-            w.board.set(ii.writes[0], now + stall, ii.delay_row);
-            if ii.nwrites > 1 {
-                w.board.set(ii.writes[1], now + stall, ii.delay_row);
+            let inst = &prepared[idx as usize];
+            let mut threads = w.threads;
+            // One test for the two rarer cases: a guard to read, or a warp the
+            // host executed (one branch, out of line).
+            if (ii.guard != NONE) | w.executed {
+                threads = guarded_or_executed(w, ii.guard, ii.guard_neg, inst);
+            } else {
+                // The tables checked every register against `nregs`, the size of `regs`.
+                execute(inst, &w.ctx, &mut w.regs, w.active);
             }
-        }
-        *drain = (*drain).max(ready);
-        if stall != 0 {
-            w.fetch_stall = now + ii.busy + stall;
-            w.fetch_why = crate::warp_states::reason::NO_INSTRUCTION;
-        }
+            // Machine code fetched from beyond the instruction cache stalls the
+            // warp mid-sequence: its result and its next instruction wait.
+            let stall = icache.fetch_at(w.cur_at, &mut w.line) * u64::from(cfg.miss_cycles);
+            let ready = now + ii.delay + stall;
+            // At most two destinations: unrolled (a slice and a loop cost more);
+            // each ready at `now + stall + delay_to[side]` for a consumer on `side`.
+            if ii.nwrites > 0 {
+                w.board.set(ii.writes[0], now + stall, ii.delay_row);
+                if ii.nwrites > 1 {
+                    w.board.set(ii.writes[1], now + stall, ii.delay_row);
+                }
+            }
+            *drain = (*drain).max(ready);
+            if stall != 0 {
+                w.fetch_stall = now + ii.busy + stall;
+                w.fetch_why = crate::warp_states::reason::NO_INSTRUCTION;
+            }
+            threads
+        };
         tracing::trace!(
             cycle = now,
             sched,
@@ -531,8 +546,8 @@ impl Sm {
         // The rest of an expansion occupies the following issue slots (`busy`
         // is 0 for one micro-op: a no-op, written without a branch).
         sc.busy_until = sc.busy_until.max(now + ii.busy);
-        // The warp is resident on `sc`: its next instruction goes straight
-        // into its entry there.
+        // The warp is resident on `sc` (the host's answer cannot move it):
+        // its next instruction goes straight into its entry there.
         match w.next(info, rows, hungry, cfg.issue_width, Some(now), wi) {
             Next::Loaded(need) => {
                 debug_assert!(w.state == WarpState::Resident && w.sched as usize == sched);
@@ -547,9 +562,10 @@ impl Sm {
         }
     }
 
-    /// [`Sm::issue`] for an instruction the host owns (kept apart so the
-    /// common path holds no borrow of the whole SM; not cold: a host-fed
-    /// warp's memory accesses and barriers all come here).
+    /// [`Sm::issue`] for an instruction the host owns: out of line, so
+    /// that the host's step (a call through `ext`) takes no registers from
+    /// the usual path, which is inlined into the slot; not cold: a host-fed
+    /// warp's memory accesses and barriers all come here.
     #[inline(never)]
     fn issue_marked(
         &mut self,
@@ -558,62 +574,7 @@ impl Sm {
         now: u64,
         ext: &mut dyn External,
     ) -> Result<bool, SimError> {
-        // The parts borrowed apart, as in `issue`: the warp, its scheduler
-        // and the instruction's entry each looked up once.
-        let Sm {
-            warps,
-            info,
-            scheds,
-            units,
-            states,
-            cfg,
-            ..
-        } = self;
-        let w = &mut warps[wi];
-        let idx = w.cur;
-        let sc = &mut scheds[sched];
-        let ii = &info[idx as usize];
-        if let Some(st) = states.as_deref_mut() {
-            account_issue(w, ii, st, sc.slots[2], cfg.issue_interval, now);
-        }
-        units.occupy(&mut sc.pipes, &ii.pipe, &ii.ticks, now);
-        sc.issues += u64::from(ii.uops);
-        sc.busy_until = sc.busy_until.max(now + ii.busy);
-        // The lanes the host is asked for, and the threads they count.
-        let (lanes, threads) = if w.executed {
-            (w.cur_lanes, u64::from(w.cur_lanes.count_ones()))
-        } else if ii.guard != NONE {
-            let lanes = guard_lanes(w, ii.guard, ii.guard_neg);
-            (lanes, u64::from(lanes.count_ones()))
-        } else {
-            (w.active, w.threads)
-        };
-        let uops = ii.uops;
-        let pos = w.pos as usize;
-        self.issue_external(wi, now, lanes, ext)?;
-        tracing::trace!(
-            cycle = now,
-            sched,
-            warp = self.warps[wi].id,
-            inst = idx,
-            uops,
-            "issue"
-        );
-        if self.log.len() < self.log_cap {
-            self.log.push(IssueEvent {
-                cycle: now,
-                sched: sched as u32,
-                warp_id: self.warps[wi].id,
-                inst: idx,
-            });
-        }
-        if let Some(acc) = self.inst_acc.get_mut(idx as usize) {
-            acc.0 += 1;
-            acc.1 += threads;
-        }
-        self.issued += 1;
-        self.fetch(wi, Some(now))?;
-        Ok(self.still_at(wi, sched, pos))
+        self.issue::<true>(wi, sched, now, ext)
     }
 
     /// Whether warp `wi` is still at position `pos` of scheduler `sched`
@@ -677,7 +638,7 @@ impl Sm {
             let wi = sc.warps[pos];
             // Whether the warp is still at `pos` (it may have retired, and
             // been removed, while issuing).
-            let still = self.issue(wi, s, now, ext)?;
+            let still = self.issue::<false>(wi, s, now, ext)?;
             best = Outcome::Issued;
             let sc = &mut self.scheds[s];
             match self.policy {

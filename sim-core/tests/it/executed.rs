@@ -519,3 +519,57 @@ fn finished_executed_warps_are_reported_in_order_at_once() {
     assert_eq!(runs, 3);
     assert!(sm.is_done());
 }
+
+#[test]
+fn an_executed_warps_clock_answer_sets_its_destinations() {
+    // On time: the load's destination is ready at the host's clock, and the
+    // add that reads it issues then (one warp, nothing else to wait for).
+    let mut sm = gto_sm(&LOAD);
+    sm.mark_external(1).unwrap();
+    sm.record_issues(16);
+    sm.add_executed_warp(0, u32::MAX).unwrap();
+    for i in 0..3 {
+        sm.push_executed(0, i, u32::MAX, false).unwrap();
+    }
+    sm.close_warp(0).unwrap();
+    let mut asked = Vec::new();
+    let mut ext = |req: &ExternalRequest<'_>| {
+        asked.push((req.ticket, req.cycle, req.lanes));
+        Some(Completion::at(req.cycle + 40))
+    };
+    assert_eq!(sm.run_until_idle(&mut ext).unwrap(), Progress::Done);
+    let &[(ticket, issued, lanes)] = &asked[..] else {
+        panic!("one request: {asked:?}");
+    };
+    assert_eq!((ticket, lanes), (0, u32::MAX));
+    let log = sm.issue_log();
+    assert_eq!(log.len(), 3);
+    assert_eq!((log[1].inst, log[1].cycle), (1, issued));
+    assert_eq!((log[2].inst, log[2].cycle), (2, issued + 40));
+    assert_eq!(sm.pending_externals(), 0);
+
+    // Early: an answer before the issue clock is refused with the request's
+    // ticket and clocks.
+    let mut sm = gto_sm(&LOAD);
+    sm.mark_external(1).unwrap();
+    sm.add_executed_warp(0, u32::MAX).unwrap();
+    for i in 0..3 {
+        sm.push_executed(0, i, u32::MAX, false).unwrap();
+    }
+    sm.close_warp(0).unwrap();
+    let mut at = 0;
+    let mut early = |req: &ExternalRequest<'_>| {
+        at = req.cycle;
+        Some(Completion::at(req.cycle - 1))
+    };
+    let err = sm.run_until_idle(&mut early).unwrap_err();
+    assert!(at > 0);
+    assert_eq!(
+        err,
+        SimError::EarlyCompletion {
+            ticket: 0,
+            issued: at,
+            cycle: at - 1
+        }
+    );
+}
