@@ -91,7 +91,8 @@ impl WordAccess {
     }
 
     /// [`Self::run`] for a shared access (`SHARED`) or a global load, a
-    /// store (`STORE`, shared only) or a load.
+    /// store (`STORE`, shared only) or a load. (Its parameters are `run`'s,
+    /// which only picks the constants: the signature stays written twice.)
     #[inline(always)]
     fn run_as<const SHARED: bool, const STORE: bool>(
         self,
