@@ -74,6 +74,18 @@ pub(crate) fn dead_statements(body: &Body) -> Vec<bool> {
             _ => true,
         })
         .collect();
+    // Where each statement's straight run begins: its only predecessor is
+    // the statement before it back to there, so the search crosses the
+    // run by its writers of the register instead of one statement a step.
+    let mut run_start = vec![0u32; n];
+    for s in 1..n {
+        run_start[s] = if preds_of(s) == [s as u32 - 1] {
+            run_start[s - 1]
+        } else {
+            s as u32
+        };
+    }
+    let writers = Writers::new(&uses, body.symbols.len());
     let words = n.div_ceil(64).max(1);
     let mut seen: Vec<Option<Vec<u64>>> = vec![None; body.symbols.len()];
     let mut bits = 0usize;
@@ -94,25 +106,33 @@ pub(crate) fn dead_statements(body: &Body) -> Vec<bool> {
                     slot.insert(vec![0u64; words])
                 }
             };
-            // `set`: statements after which `r` is already known needed.
+            // `set`: statements entered, after which `r` is already known
+            // needed (the rest of their run is searched on entry).
+            let of_r = writers.of(r);
             stack.clear();
             stack.extend_from_slice(preds_of(i));
-            while let Some(p) = stack.pop() {
+            'entry: while let Some(p) = stack.pop() {
                 let p = p as usize;
                 if set[p / 64] >> (p % 64) & 1 == 1 {
                     continue;
                 }
                 set[p / 64] |= 1 << (p % 64);
-                if uses.writes(p).contains(&r) {
-                    if !needed[p] {
-                        needed[p] = true;
-                        work.push(p);
+                let start = run_start[p] as usize;
+                let below = of_r.partition_point(|&w| w as usize <= p);
+                for &w in of_r[..below].iter().rev() {
+                    let w = w as usize;
+                    if w < start {
+                        break;
                     }
-                    if !uses.guarded[p] {
-                        continue;
+                    if !needed[w] {
+                        needed[w] = true;
+                        work.push(w);
+                    }
+                    if !uses.guarded[w] {
+                        continue 'entry;
                     }
                 }
-                stack.extend_from_slice(preds_of(p));
+                stack.extend_from_slice(preds_of(start));
             }
         }
     }
@@ -163,6 +183,41 @@ impl Uses {
     }
     fn writes(&self, i: usize) -> &[u32] {
         &self.writes[self.writes_at[i] as usize..self.writes_at[i + 1] as usize]
+    }
+}
+
+/// Each register's writing statements, ascending and flat: those of
+/// register `r` are `stmts[at[r]..at[r + 1]]`.
+struct Writers {
+    stmts: Vec<u32>,
+    at: Vec<u32>,
+}
+
+impl Writers {
+    fn new(uses: &Uses, nregs: usize) -> Writers {
+        let mut at = vec![0u32; nregs + 1];
+        for &r in &uses.writes {
+            if let Some(c) = at.get_mut(r as usize + 1) {
+                *c += 1;
+            }
+        }
+        for r in 0..nregs {
+            at[r + 1] += at[r];
+        }
+        let mut stmts = vec![0u32; at[nregs] as usize];
+        let mut fill: Vec<u32> = at[..nregs].to_vec();
+        for i in 0..uses.guarded.len() {
+            for &r in uses.writes(i) {
+                if let Some(f) = fill.get_mut(r as usize) {
+                    stmts[*f as usize] = i as u32;
+                    *f += 1;
+                }
+            }
+        }
+        Writers { stmts, at }
+    }
+    fn of(&self, r: u32) -> &[u32] {
+        &self.stmts[self.at[r as usize] as usize..self.at[r as usize + 1] as usize]
     }
 }
 

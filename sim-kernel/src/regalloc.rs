@@ -245,26 +245,19 @@ fn allocate(body: &Body) -> Option<RegMap> {
     }
     let cfg = Cfg::new(body);
     let (live_in, live_out) = liveness(&cfg, &uses, n);
-    // Interference: each write against what is live after it.
+    // Interference: each write against what is live after it, one way
+    // (a word at a time) here, made symmetric below.
     let mut adj = vec![Set::new(n); n];
-    let mut edge = |a: u32, b: u32| {
-        if a != b {
-            adj[a as usize].insert(b);
-            adj[b as usize].insert(a);
-        }
-    };
     for (b, blk) in cfg.blocks.iter().enumerate() {
         let mut live = live_out[b].clone();
         for u in uses.stmts[blk.start..blk.end].iter().rev() {
             for &w in uses.writes(u) {
-                for x in live.iter() {
-                    edge(w, x);
-                }
+                adj[w as usize].union(&live);
                 if u.tied {
                     // Its sources and destinations, as `regs[at..end]`
                     // holds them.
                     for &x in &uses.regs[u.at as usize..u.end as usize] {
-                        edge(w, x);
+                        adj[w as usize].insert(x);
                     }
                 }
             }
@@ -285,8 +278,22 @@ fn allocate(body: &Body) -> Option<RegMap> {
     }
     for &a in &own {
         for x in 0..n as u32 {
-            edge(a, x);
+            adj[a as usize].insert(x);
         }
+    }
+    // Each edge both ways, and none from a register to itself.
+    for a in 0..n {
+        for w in 0..adj[a].0.len() {
+            let mut bits = adj[a].0[w];
+            while bits != 0 {
+                let x = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                adj[x].insert(a as u32);
+            }
+        }
+    }
+    for (a, set) in adj.iter_mut().enumerate() {
+        set.remove(a as u32);
     }
     let (colour, slots) = colour(&adj, n);
     let mut slot = vec![0u32; nsym];

@@ -167,8 +167,9 @@ fn alignment(body: &Body, touched: &Touched, var_align: &dyn Fn(u32) -> u32) -> 
 }
 
 /// A merge candidate: a live, unguarded, non-volatile `ld.shared` of one
-/// 32-bit element: its base, offset and destination.
-fn candidate(i: &Instruction) -> Option<(AddrBase, i64, RegId)> {
+/// 32-bit element (`effect`: `db::has_effect(i)`, known beforehand): its
+/// base, offset and destination.
+fn candidate(i: &Instruction, effect: bool) -> Option<(AddrBase, i64, RegId)> {
     let Op::Mem(m) = &i.op else {
         return None;
     };
@@ -177,7 +178,7 @@ fn candidate(i: &Instruction) -> Option<(AddrBase, i64, RegId)> {
         && m.vec == 1
         && m.ty.bits() == 32
         && i.guard.is_none()
-        && !db::has_effect(i);
+        && !effect;
     plain.then_some((m.addr.base, m.addr.offset, m.d[0]))
 }
 
@@ -200,6 +201,11 @@ pub(crate) fn shared_groups(
         }
         v
     };
+    // Once a statement: each is tested again by every search that meets it.
+    let effect: Vec<bool> = stmts
+        .iter()
+        .map(|s| matches!(&s.kind, StatementKind::Instruction(i) if db::has_effect(i)))
+        .collect();
     let mut groups = Vec::new();
     let mut taken = vec![false; stmts.len()];
     for first in 0..stmts.len() {
@@ -209,7 +215,7 @@ pub(crate) fn shared_groups(
         if taken[first] || dead.get(first).copied().unwrap_or(false) {
             continue;
         }
-        let Some((base, off, _)) = candidate(i) else {
+        let Some((base, off, _)) = candidate(i, effect[first]) else {
             continue;
         };
         let base_tz = match base {
@@ -227,6 +233,7 @@ pub(crate) fn shared_groups(
                 dead,
                 taken: &taken,
                 label_at: &label_at,
+                effect: &effect,
             };
             if let Some(members) = stretch.collect(first, base, off, size) {
                 for &m in &members {
@@ -251,6 +258,8 @@ struct Stretch<'a> {
     dead: &'a [bool],
     taken: &'a [bool],
     label_at: &'a [bool],
+    /// Per statement: `db::has_effect`.
+    effect: &'a [bool],
 }
 
 impl Stretch<'_> {
@@ -264,13 +273,14 @@ impl Stretch<'_> {
             dead,
             taken,
             label_at,
+            effect,
         } = *self;
         let words = (size / 4) as usize;
         let mut found: Vec<Option<(usize, RegId)>> = vec![None; words];
         let StatementKind::Instruction(i0) = &body.statements[first].kind else {
             return None;
         };
-        found[0] = candidate(i0).map(|(_, _, d)| (first, d));
+        found[0] = candidate(i0, effect[first]).map(|(_, _, d)| (first, d));
         for (j, s) in body.statements.iter().enumerate().skip(first + 1) {
             if found.iter().all(Option::is_some) {
                 break;
@@ -281,7 +291,7 @@ impl Stretch<'_> {
             if label_at[j] {
                 return None;
             }
-            if let Some((b, o, d)) = candidate(i) {
+            if let Some((b, o, d)) = candidate(i, effect[j]) {
                 let k = (o - off) / 4;
                 if b == base && (o - off).rem_euclid(4) == 0 && (0..words as i64).contains(&k) {
                     let k = k as usize;
@@ -293,7 +303,7 @@ impl Stretch<'_> {
                 }
             }
             let writes_base = matches!(base, AddrBase::Reg(r) if touched.writes(j).contains(&r));
-            if writes_base || db::has_effect(i) {
+            if writes_base || effect[j] {
                 return None;
             }
         }
