@@ -2,8 +2,10 @@
 //! format, ordering test, flush decision for the target), once for a
 //! prepared instruction ([`super::Prepared`], with kernels compiled per
 //! ordering test and key width, chosen by function pointer:
-//! [`SetPlan::kernel`]) or per call (`set`). All run `cmp_warp`'s lane
-//! loops; the property tests hold them to the scalar reference.
+//! [`SetPlan::kernel`]) or per call (`set`); `setp` likewise (its
+//! [`CmpForm`] kept by a prepared instruction, [`setp_kernel_for`]). All
+//! run `cmp_warp`'s lane loops; the property tests hold them to the scalar
+//! reference.
 
 // Index loops over fixed 32-lane arrays read as what they are (one lane per
 // step, several arrays in step) and vectorise without bounds checks.
