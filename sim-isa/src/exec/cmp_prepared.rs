@@ -2,8 +2,10 @@
 //! format, ordering test, flush decision for the target), once for a
 //! prepared instruction ([`super::Prepared`], with kernels compiled per
 //! ordering test and key width, chosen by function pointer:
-//! [`SetPlan::kernel`]) or per call (`set`). All run `cmp_warp`'s lane
-//! loops; the property tests hold them to the scalar reference.
+//! [`SetPlan::kernel`]) or per call (`set`); `setp` likewise (its
+//! [`CmpForm`] kept by a prepared instruction, [`setp_kernel_for`]). All
+//! run `cmp_warp`'s lane loops; the property tests hold them to the scalar
+//! reference.
 
 // Index loops over fixed 32-lane arrays read as what they are (one lane per
 // step, several arrays in step) and vectorise without bounds checks.
@@ -13,9 +15,9 @@ use super::cmp::{flushes, with_base_type, BaseTest};
 use super::cmp_warp::{
     combine01, float_loop16, form_halves, form_lanes, info, int_loop, CmpForm, TypeInfo,
 };
-use super::lanes::{blend, halves, pred01, pred01_halves, src, Lanes, U32s, WarpRegs};
+use super::lanes::{blend, blend32, halves, pred01, pred01_halves, src, Lanes, U32s, WarpRegs};
 use super::{ExecCtx, WARP_SIZE};
-use crate::inst::Set;
+use crate::inst::{Set, Setp};
 
 /// What a `set` decodes beyond its fields: its comparison ([`CmpForm`],
 /// with the flush decision for the target) and the destination's width
@@ -88,7 +90,79 @@ fn set_kernel [C: Compare] [C] (s: &Set, p: &SetPlan, ctx: &ExecCtx, regs: &mut 
 }
 }
 
-/// How [`set_run`] runs its compares: [`Decoded`] reads the test and
+/// A `setp` kernel: [`setp_run`] for one [`Compare`], called with the
+/// instruction and its comparison (`CmpForm::new` for the target).
+pub(super) type SetpKernel = fn(&Setp, &CmpForm, &ExecCtx, &mut WarpRegs, u32);
+
+/// `s`'s comparison on `target`, decoded once for a prepared `setp`.
+pub(super) fn setp_form(s: &Setp, target: crate::target::Target) -> CmpForm {
+    CmpForm::new(s.cmp, s.ty, || flushes(s.ftz, s.ty, target))
+}
+
+/// The kernel for a prepared `setp` with comparison `form`: without a
+/// `BoolOp`, compiled for its ordering test where it is an integer form of
+/// 32 or 64 bits (as [`SetPlan::kernel`]); else the decoding one.
+pub(super) fn setp_kernel_for(s: &Setp, form: &CmpForm) -> SetpKernel {
+    if s.bool_op.is_some() {
+        return setp_kernel::<Decoded>;
+    }
+    match *form {
+        CmpForm::Int { base, sh: 32, .. } => {
+            with_base_type!(base, B => setp_kernel::<IntKeys<B, 32>> as SetpKernel)
+        }
+        CmpForm::Int { base, sh: 0, .. } => {
+            with_base_type!(base, B => setp_kernel::<IntKeys<B, 0>> as SetpKernel)
+        }
+        _ => setp_kernel::<Decoded>,
+    }
+}
+
+/// `setp` over a warp, decoded per call (`execute_fitted`).
+pub(super) fn setp(s: &Setp, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    setp_run::<Decoded>(s, &setp_form(s, ctx.target), ctx, regs, exec);
+}
+
+crate::exec::simd::wide_kernel! {
+fn setp_kernel [C: Compare] [C] (s: &Setp, form: &CmpForm, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    setp_run::<C>(s, form, ctx, regs, exec);
+}
+}
+
+/// `s` over a warp with its comparison `form`, compares run by `C`: `p`
+/// and `q` as 0/1 lanes, combined with the `BoolOp`'s predicate if any,
+/// written where they go.
+#[inline(always)]
+fn setp_run<C: Compare>(s: &Setp, form: &CmpForm, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+    src!(a, s.a, ctx, regs);
+    src!(b, s.b, ctx, regs);
+    let (mut p, mut q);
+    if C::X2.unwrap_or(matches!(form, CmpForm::Halves { .. })) {
+        let r = cmp_halves::<C>(form, a, b, |m| m & 1);
+        (p, q) = ([0u32; WARP_SIZE], [0u32; WARP_SIZE]);
+        for l in 0..WARP_SIZE {
+            p[l] = r[2 * l].into();
+            q[l] = r[2 * l + 1].into();
+        }
+    } else {
+        p = cmp_lanes::<C, _>(form, a, b, |t| t);
+        q = p;
+        q.iter_mut().for_each(|x| *x ^= 1);
+    }
+    let bool_op = if C::PLAIN { None } else { s.bool_op };
+    if let Some((op, c)) = bool_op {
+        let c = pred01(c, regs);
+        combine01(op, &mut p, &c);
+        combine01(op, &mut q, &c);
+    }
+    if let Some(pr) = s.p {
+        blend32(regs.get_mut(pr), exec, &p);
+    }
+    if let Some(Some(qr)) = s.q {
+        blend32(regs.get_mut(qr), exec, &q);
+    }
+}
+
+/// How [`set_run`] (and [`setp_run`]) runs its compares: [`Decoded`] reads the test and
 /// format from the plan's [`CmpForm`] per call; [`IntKeys`] and
 /// [`HalfKeys`] have them (but the form's constants) fixed by type. All
 /// run the same lane loops ([`cmp_lanes`], [`cmp_halves`]).

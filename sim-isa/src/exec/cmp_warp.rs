@@ -1,5 +1,5 @@
-//! Comparisons over a warp, and `setp` (`set` runs them from
-//! `cmp_prepared`, which decodes it once or per call). Each comparison
+//! Comparisons over a warp (`set` and `setp` run them from
+//! `cmp_prepared`, which decodes them once or per call). Each comparison
 //! becomes an ordering test (`Base`, from the comparison table in `cmp.rs`
 //! that the scalar reference reads too) on integer keys whose order is the
 //! values': floats map sign and magnitude to a signed key (NaN flagged,
@@ -11,12 +11,12 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::cmp::{
-    float_cmp_kind, float_fields, flushes, half_true_value, int_cmp_kind, is_unsigned_op, is_x2,
+    float_cmp_kind, float_fields, half_true_value, int_cmp_kind, is_unsigned_op, is_x2,
     set_true_value, with_base, Base,
 };
-use super::lanes::{halves, pred01, src, width_mask, Lanes, U32s, WarpRegs};
-use super::{ExecCtx, WARP_SIZE};
-use crate::inst::{BoolOp, CmpOp, Setp, Type, TypeKind};
+use super::lanes::{halves, width_mask, Lanes};
+use super::WARP_SIZE;
+use crate::inst::{BoolOp, CmpOp, Type, TypeKind};
 
 /// What the warp paths read of a type, by type: one table load where
 /// matching on the type for each property cost a jump table apiece per
@@ -396,33 +396,6 @@ pub(super) fn form_lanes<O: Copy + Default>(
         CmpForm::Halves { .. } => {}
     }
     t
-}
-
-/// `setp` over a warp: `(p, q)` as 0/1 lanes.
-pub(super) fn setp(s: &Setp, ctx: &ExecCtx, regs: &WarpRegs) -> (U32s, U32s) {
-    let flush = || flushes(s.ftz, s.ty, ctx.target);
-    src!(a, s.a, ctx, regs);
-    src!(b, s.b, ctx, regs);
-    let (mut p, mut q);
-    let form = CmpForm::new(s.cmp, s.ty, flush);
-    if is_x2(s.ty) {
-        let r = form_halves(&form, a, b, |m| m & 1);
-        (p, q) = ([0u32; WARP_SIZE], [0u32; WARP_SIZE]);
-        for l in 0..WARP_SIZE {
-            p[l] = r[2 * l].into();
-            q[l] = r[2 * l + 1].into();
-        }
-    } else {
-        p = form_lanes(&form, a, b, |t| t);
-        q = p;
-        q.iter_mut().for_each(|x| *x ^= 1);
-    }
-    if let Some((op, c)) = s.bool_op {
-        let c = pred01(c, regs);
-        combine01(op, &mut p, &c);
-        combine01(op, &mut q, &c);
-    }
-    (p, q)
 }
 
 /// `BoolOp(t, c)` per lane on 0/1 arrays (lanes or halves), in place.

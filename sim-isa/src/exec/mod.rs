@@ -65,7 +65,7 @@ pub use warp_ops::{
 use crate::inst::{FloatArith, Instruction, IntArith, Op, Operand, PredSrc, RegId};
 use crate::target::Target;
 pub use lanes::width_mask;
-use lanes::{blend, blend32, exec_mask, pred_src_bits, read_operand, write_lanes, Lanes};
+use lanes::{blend, exec_mask, pred_src_bits, read_operand, write_lanes, Lanes};
 
 /// Lanes per warp.
 pub const WARP_SIZE: usize = 32;
@@ -303,13 +303,7 @@ pub fn execute_fitted(inst: &Instruction, ctx: &ExecCtx, regs: &mut WarpRegs, ac
 
 #[inline(never)]
 fn setp_into(s: &crate::inst::Setp, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    let (p, q) = cmp_warp::setp(s, ctx, regs);
-    if let Some(pr) = s.p {
-        blend32(regs.get_mut(pr), exec, &p);
-    }
-    if let Some(Some(qr)) = s.q {
-        blend32(regs.get_mut(qr), exec, &q);
-    }
+    cmp_prepared::setp(s, ctx, regs, exec);
 }
 
 #[inline(never)]

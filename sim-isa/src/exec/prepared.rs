@@ -7,21 +7,23 @@
 //! reference they are tested against), bit for bit.
 
 use super::alu::{AluKernel, AluPlan};
-use super::cmp_prepared::{SetKernel, SetPlan};
+use super::cmp_prepared::{setp_form, setp_kernel_for, SetKernel, SetPlan, SetpKernel};
+use super::cmp_warp::CmpForm;
 use super::float::{Fast32Kernel, Fast32Plan};
 use super::int::{is_wrapping, IntWrapKernel, IntWrapPlan};
 use super::lanes::{blend, exec_mask};
 use super::select::{selp_run, slct_run, SelpPlan, SlctPlan};
 use super::video_warp::{video_run, NarrowKernel, VideoForm};
 use super::{execute_fitted, ExecCtx, WarpRegs};
-use crate::inst::{Guard, Instruction, Op, Set, Video};
+use crate::inst::{Guard, Instruction, Op, Set, Setp, Video};
 use crate::target::Target;
 
 /// An instruction decoded for [`execute_prepared`]: built once per static
 /// instruction by [`Prepared::new`] and reused for every execution (on
 /// any warp of a program for the target it was built for). Specialised:
 /// `set` (kernels compiled per ordering test and key width for the
-/// integer and x2 forms without a `BoolOp`), video (the form decided; the
+/// integer and x2 forms without a `BoolOp`), `setp` (the comparison
+/// decided; kernels as `set`'s for the integer forms), video (the form decided; the
 /// narrow forms with kernels compiled per operation), `selp`, `slct`,
 /// `mov and or xor shl shr` (kernels per operation but for the shifts),
 /// wrapping `add sub mul.lo` (kernels per operation), `.f32` `add sub mul
@@ -45,6 +47,8 @@ pub struct Prepared {
 enum Kernel {
     /// With the kernel compiled for its comparison.
     Set(Set, SetPlan, SetKernel),
+    /// With its comparison decoded and the kernel compiled for it.
+    Setp(Setp, CmpForm, SetpKernel),
     /// The narrow forms: a kernel compiled for the operation, with `sval`.
     VideoNarrow(Video, NarrowKernel, bool),
     Video(Video, VideoForm),
@@ -70,6 +74,10 @@ impl Prepared {
                 let plan = SetPlan::new(s, target);
                 Kernel::Set(*s, plan, plan.kernel(s))
             }
+            Op::Setp(s) => {
+                let form = setp_form(s, target);
+                Kernel::Setp(*s, form, setp_kernel_for(s, &form))
+            }
             Op::Video(v) => {
                 let form = VideoForm::new(v);
                 match form.narrow_kernel() {
@@ -92,8 +100,7 @@ impl Prepared {
                 None => return Self::other(inst),
             },
             // Through `execute_fitted`: no lane kernel of their own.
-            Op::Setp(_)
-            | Op::Int(_)
+            Op::Int(_)
             | Op::Bit(_)
             | Op::Cvt(_)
             | Op::Mem(_)
@@ -135,6 +142,7 @@ pub fn execute_prepared(p: &Prepared, ctx: &ExecCtx, regs: &mut WarpRegs, active
     // Every arm is one call (a tail call): the dispatch needs no frame.
     match &p.kernel {
         Kernel::Set(s, plan, k) => k(s, plan, ctx, regs, exec),
+        Kernel::Setp(s, form, k) => k(s, form, ctx, regs, exec),
         Kernel::VideoNarrow(v, k, sval) => k(v, *sval, regs, exec),
         Kernel::Video(v, f) => run_video(v, *f, regs, exec),
         Kernel::Selp(s) => run_selp(s, ctx, regs, exec),

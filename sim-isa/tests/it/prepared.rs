@@ -73,6 +73,8 @@ fn trace_families_are_specialised() {
         "set.lt.u32.u32 %r0, %r0, %k0;",
         "set.gtu.f16x2.f16x2 %r0, %r0, %k1;",
         "set.num.xor.s32.f64 %x, %y, %z, !%q;",
+        "setp.lt.s32 %q, %r0, %k0;",
+        "setp.ne.and.u32 %q, %r0, %k1, !%q;",
         "selp.b32 %r0, %r0, %k0, %q;",
         "slct.ftz.f32.f32 %r0, %r0, %k0, %k1;",
         "add.u32 %r0, %r0, %k0;",
