@@ -38,6 +38,7 @@ step info
 } > "$W/info.txt" 2>&1
 head -20 "$W/info.txt"
 
+# 108 rows (54 forms; u39-u47 the division's opcodes, 2026-11-30): under a minute.
 step "microbenchmarks (tools/gpu/ubench)"
 timeout $(lim 120) python3 -m tools.gpu.ubench.run "$W/ubench" > "$W/ubench.log" 2>&1
 echo "ubench rc=$?"; tail -5 "$W/ubench.log"
@@ -61,6 +62,11 @@ mapfile -t L < <(ls workloads/*.json sim-kernel/tests/data/*/*.json sim-module/t
 timeout $(lim 150) python3 -m tools.gpu.launch_check "$W/launches" "${L[@]}" --inputs "$G/inputs" --max-random 1048576 \
     > "$W/launches.log" 2>&1
 echo "launches rc=$? $(tail -1 "$W/launches.log")"
+
+# About 10 s: 11 one-block launches of tools/gpu/probes (make_probes.py), each twice.
+step "int_math / float_math probes (tools/gpu/probes)"
+timeout $(lim 60) tools/gpu/probes.sh "$W/probes" > "$W/probes.log" 2>&1
+echo "probes rc=$?"; tail -14 "$W/probes.log"
 
 step "memory and whole-grid benchmarks (tools/gpu/bench)"
 timeout $(lim 420) tools/gpu/bench/run.sh "$W/bench" --tar-to "$OUT/bench.tar.gz" > "$W/bench.log" 2>&1

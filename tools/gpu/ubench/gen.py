@@ -110,6 +110,31 @@ ROWS = [
      ["min.NaN.f32 %x{i}, %x{i}, %y;", "max.NaN.f32 %x{i}, %x{i}, %z;"]),
     ("u31", "shfl.sync.idx", "SHFL.IDX",
      ["shfl.sync.idx.b32 %x{i}, %x{i}, %x{i}, 0x1f, 0xffffffff;"]),
+    # The XU and wide-multiply opcodes of ptxas's division and square root (int_math.t,
+    # float_math.t; docs/validation.md): measured nowhere before 2026-11-30.
+    # Without the xor ptxas folds rcp(rcp(x)) and leaves an empty loop.
+    ("u39", "rcp.approx.ftz.f32+xor", "MUFU.RCP",
+     ["rcp.approx.ftz.f32 %x{i}, %x{i};", "xor.b32 %x{i}, %x{i}, %z;"]),
+    ("u40", "rsqrt.approx.ftz.f32", "MUFU.RSQ",
+     ["rsqrt.approx.ftz.f32 %x{i}, %x{i};"]),
+    ("u41", "rcp.approx.ftz.f64", "MUFU.RCP64H",
+     ["rcp.approx.ftz.f64 %d{i}, %d{i};"]),
+    ("u42", "cvt.rp.f32.u32", "I2F.U32.RP (the XU's, not the ALU's I2FP)",
+     ["cvt.rp.f32.u32 %x{i}, %x{i};"]),
+    ("u43", "cvt.rzi.ftz.u32.f32", "F2I.FTZ.U32.TRUNC",
+     ["cvt.rzi.ftz.u32.f32 %x{i}, %x{i};"]),
+    ("u44", "mad.hi.u32", "IMAD.HI.U32",
+     ["mad.hi.u32 %x{i}, %x{i}, %y, %z;"]),
+    # The high half goes into the chain (xor into the low half), so it is live: a mul.wide
+    # whose high half is dead becomes a plain IMAD (H100 b53).
+    ("u45", "mul.wide.u32+xor(high into low)", "IMAD.WIDE.U32",
+     ["mul.wide.u32 %d{i}, %x{i}, %z;", "mov.b64 {%x{i}, %w{i}}, %d{i};", "xor.b32 %x{i}, %x{i}, %w{i};"]),
+    # FCHK has no PTX form of its own: x / x keeps the quotient 1.0, on ptxas's fast path.
+    ("u46", "div.rn.f32 (x / x, fast path)", "FCHK (+MUFU.RCP, FFMA, the fast path)",
+     ["div.rn.f32 %x{i}, %x{i}, %x{i};"]),
+    # The divisor changes every time, so nothing of ptxas's sequence leaves the loop.
+    ("u47", "div.u32 (z / x)", "I2F.U32.RP+MUFU.RCP+F2I+IMAD.HI (whole u32 division)",
+     ["div.u32 %x{i}, %z, %x{i};"]),
 ]
 
 # Reference rows: H100 rows (microbench.json) measured again here, so the new
