@@ -133,13 +133,18 @@ def phases(ph):
 
 
 def print_phases(launches):
-    """Prints the split of every launch whose `ph` output launch_check.py kept."""
+    """Prints the split of every launch whose `ph` output launch_check.py kept; 1 (saying
+    so) when it kept none."""
     outs = os.path.join(launches, "outputs")
-    for fn in sorted(os.listdir(outs)):
-        if fn.endswith(".ph.bin"):
-            with open(os.path.join(outs, fn), "rb") as f:
-                p = phases(f.read())
-            print(fn[:-7], json.dumps(p))
+    names = sorted(fn for fn in os.listdir(outs) if fn.endswith(".ph.bin")) if os.path.isdir(outs) else []
+    if not names:
+        print(f"make_probes --phases: no *.ph.bin under {outs} (did launch_check.py run?)", file=sys.stderr)
+        return 1
+    for fn in names:
+        with open(os.path.join(outs, fn), "rb") as f:
+            p = phases(f.read())
+        print(fn[:-7], json.dumps(p))
+    return 0
 
 
 def main():
@@ -147,8 +152,10 @@ def main():
         return 0
     args = sys.argv[1:]
     if args[:1] == ["--phases"]:
-        print_phases(args[1])
-        return 0
+        if len(args) != 2:
+            print(__doc__, file=sys.stderr)
+            return 2
+        return print_phases(args[1])
     out = args[0] if args else os.path.join(HERE, "probes")
     if shutil.which("nvcc") is None:
         sys.exit("make_probes: nvcc 13.0.88 must be on PATH")

@@ -132,6 +132,15 @@ def test_phases_split_the_window():
     assert make_probes.phases(bytes(64)) is None
 
 
+def test_phases_of_a_run_that_kept_nothing(tmp_path, capsys):
+    assert make_probes.print_phases(str(tmp_path)) == 1
+    assert "no *.ph.bin" in capsys.readouterr().err
+    (tmp_path / "outputs").mkdir()
+    (tmp_path / "outputs" / "store_stride.s4.ph.bin").write_bytes(struct.pack("<4q", 10, 20, 20, 95) + bytes(224))
+    assert make_probes.print_phases(str(tmp_path)) == 0
+    assert capsys.readouterr().out.startswith('store_stride.s4 {"window": 85, "loads": 10, "arithmetic": 0, "stores": 75')
+
+
 @pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc 13.0.88 not on PATH")
 def test_make_probes_reproduces_the_committed_files(tmp_path):
     subprocess.run([sys.executable, "-m", "tools.gpu.make_probes", str(tmp_path)], cwd=ROOT, check=True)
