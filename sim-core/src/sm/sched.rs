@@ -448,7 +448,8 @@ impl Sm {
     ) -> Result<bool, SimError> {
         let idx = self.warps[wi].cur;
         if !HOST && self.host.owns(idx) {
-            return self.issue_marked(wi, sched, now, ext);
+            debug_assert!(now == self.cycle && self.warps[wi].sched as usize == sched);
+            return self.issue_marked(wi, ext);
         }
         // The SM's parts borrowed apart, so that the warp, its scheduler and
         // the instruction's entry are each looked up once, not again after
@@ -558,15 +559,13 @@ impl Sm {
     /// [`Sm::issue`] for an instruction the host owns: out of line, so
     /// that the host's step (a call through `ext`) takes no registers from
     /// the usual path, which is inlined into the slot; not cold: a host-fed
-    /// warp's memory accesses and barriers all come here.
+    /// warp's memory accesses and barriers all come here. The clock and
+    /// the scheduler are the SM's own (`Sm::slot` schedules at `cycle`; an
+    /// issuing warp is resident on its `sched`): two arguments fewer to
+    /// pass, and a parameter list that does not repeat `issue`'s.
     #[inline(never)]
-    fn issue_marked(
-        &mut self,
-        wi: usize,
-        sched: usize,
-        now: u64,
-        ext: &mut dyn External,
-    ) -> Result<bool, SimError> {
+    fn issue_marked(&mut self, wi: usize, ext: &mut dyn External) -> Result<bool, SimError> {
+        let (now, sched) = (self.cycle, self.warps[wi].sched as usize);
         self.issue::<true>(wi, sched, now, ext)
     }
 
