@@ -185,7 +185,6 @@ fn account_issue<const MAKE: bool>(
     let Some((why, row)) = states.why_and_row(idx) else {
         // An instruction's first issue (after `make_page` its page
         // exists: the copy with `MAKE` never comes here).
-        std::hint::cold_path();
         return account_issue::<true>(w, ii, states, units, iv, now);
     };
     super::states::split_before_issue(w, ii, why, row, units, u64::from(iv), now);
