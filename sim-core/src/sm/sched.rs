@@ -157,8 +157,16 @@ impl Sched {
 /// `issue_width` above 1) adds no cycle. A call of its own: inlined, it
 /// crowds the issue path's registers (spills there cost more than the
 /// call); six arguments, so that all pass in registers.
+///
+/// `MAKE`: make the instruction's page of counters first. The issue path
+/// calls the copy without (`account_issue::<false>`), which reaches the
+/// copy with by a tail call at an instruction's first issue, so that it
+/// calls nothing itself and saves no registers: with the call to
+/// `make_page` in it, the issue path cost 10 host instructions more an
+/// issue on both paths (docs/speed.md). One body, so that the parameters
+/// are written once.
 #[inline(never)]
-fn account_issue(
+fn account_issue<const MAKE: bool>(
     w: &mut Warp,
     ii: &super::table::InstInfo,
     states: &mut super::stall_acc::Acc,
@@ -167,38 +175,22 @@ fn account_issue(
     now: u64,
 ) {
     let idx = w.cur;
+    if MAKE {
+        states.make_page(idx);
+    }
     w.last = idx;
     if w.acct > now {
         return;
     }
     let Some((why, row)) = states.why_and_row(idx) else {
-        // A tail call: the usual path then calls nothing, and saves no
-        // registers.
-        return first_in_page(w, ii, states, units, iv, now);
+        // An instruction's first issue (after `make_page` its page
+        // exists: the copy with `MAKE` never comes here).
+        return account_issue::<true>(w, ii, states, units, iv, now);
     };
     super::states::split_before_issue(w, ii, why, row, units, u64::from(iv), now);
     row[0] += 1;
     w.acct = now + 1;
     w.unit_snap = units;
-}
-
-/// [`account_issue`] for the first issue of an instruction whose page of
-/// counters is not made yet. Its parameters repeat `account_issue`'s so
-/// that `account_issue` reaches it by a tail call: with the call to
-/// `make_page` folded into `account_issue`, the issue path saved more
-/// registers (10 host instructions an issue on both paths; docs/speed.md).
-#[cold]
-#[inline(never)]
-fn first_in_page(
-    w: &mut Warp,
-    ii: &super::table::InstInfo,
-    states: &mut super::stall_acc::Acc,
-    units: u64,
-    iv: u32,
-    now: u64,
-) {
-    states.make_page(w.cur);
-    account_issue(w, ii, states, units, iv, now);
 }
 
 /// Executes `inst` for the warp: a call of its own, so that the lane code
@@ -455,7 +447,8 @@ impl Sm {
     ) -> Result<bool, SimError> {
         let idx = self.warps[wi].cur;
         if !HOST && self.host.owns(idx) {
-            return self.issue_marked(wi, sched, now, ext);
+            debug_assert!(now == self.cycle && self.warps[wi].sched as usize == sched);
+            return self.issue_marked(wi, ext);
         }
         // The SM's parts borrowed apart, so that the warp, its scheduler and
         // the instruction's entry are each looked up once, not again after
@@ -485,7 +478,7 @@ impl Sm {
         let ii = &info[idx as usize];
         if let Some(st) = states.as_deref_mut() {
             let u = sc.slots[2];
-            account_issue(w, ii, st, u, cfg.issue_interval, now);
+            account_issue::<false>(w, ii, st, u, cfg.issue_interval, now);
         }
         debug_assert!(idx != NONE && w.cur_ready <= now);
         debug_assert!((0..NCLASS).all(|c| ii.need & (1 << c) == 0 || sc.pipes.is_free(c, now)));
@@ -565,15 +558,13 @@ impl Sm {
     /// [`Sm::issue`] for an instruction the host owns: out of line, so
     /// that the host's step (a call through `ext`) takes no registers from
     /// the usual path, which is inlined into the slot; not cold: a host-fed
-    /// warp's memory accesses and barriers all come here.
+    /// warp's memory accesses and barriers all come here. The clock and
+    /// the scheduler are the SM's own (`Sm::slot` schedules at `cycle`; an
+    /// issuing warp is resident on its `sched`): two arguments fewer to
+    /// pass, and a parameter list that does not repeat `issue`'s.
     #[inline(never)]
-    fn issue_marked(
-        &mut self,
-        wi: usize,
-        sched: usize,
-        now: u64,
-        ext: &mut dyn External,
-    ) -> Result<bool, SimError> {
+    fn issue_marked(&mut self, wi: usize, ext: &mut dyn External) -> Result<bool, SimError> {
+        let (now, sched) = (self.cycle, self.warps[wi].sched as usize);
         self.issue::<true>(wi, sched, now, ext)
     }
 
