@@ -126,8 +126,15 @@ const fn with(mut rule: Rule, modifiers: &'static str) -> Rule {
 
 use UnitClass::{Fp16, Fp32, Fp64, IntAlu, IntCmp, Video, VideoAbsdiff, Xu};
 
-// Each generation's table lists every opcode it knows, in full: rows that
-// agree across generations stay repeated, as data read one table at a time.
+/// A rule table: first the rows that say more than a pipe (a rate, a
+/// latency, modifiers, a side), then each pipe with the opcodes that run on
+/// it at its own rate and latency (`r(opcode, pipe)` each). The rows come
+/// first in the table, so a row with modifiers is tried before a plain one.
+macro_rules! rules {
+    (rows: [$($row:expr),* $(,)?] $($pipe:ident: [$($op:literal),* $(,)?])*) => {
+        &[$($row,)* $($(r($op, $pipe),)*)*]
+    };
+}
 
 /// Kepler (`sm_35` listings, the `sm_30` preset). Rates from the CUDA C
 /// Programming Guide's throughput table, compute capability 3.0 (results per
@@ -137,68 +144,48 @@ use UnitClass::{Fp16, Fp32, Fp64, IntAlu, IntCmp, Video, VideoAbsdiff, Xu};
 /// 8/16-bit to 32-bit 128, other conversions and MUFU 32 (the `xu` pipe).
 /// Latencies: the unit's (Volkov's 9 for all Kepler arithmetic); no published
 /// per-opcode figure is used.
-pub const KEPLER: &[Rule] = &[
-    // One row an opcode, alike in shape across the tables: data, and they stay (issue 27).
-    r("BFE", IntAlu),
-    r("BFI", IntAlu),
-    r("CSETP", IntCmp),
-    r("DADD", Fp64),
-    r("DFMA", Fp64),
-    r("DMNMX", Fp64),
-    r("DMUL", Fp64),
-    r("DSET", Fp64),
-    r("DSETP", Fp64),
-    r("F2F", Xu),
-    r("F2I", Xu),
-    r("FADD", Fp32),
-    r("FCMP", Fp32),
-    r("FFMA", Fp32),
-    r("FLO", Xu),
-    r("FMNMX", Fp32),
-    r("FMUL", Fp32),
-    r("FSET", Fp32),
-    r("FSETP", Fp32),
-    r("I2F", Xu),
-    rate(r("I2I", Xu), 128),
-    r("IADD", IntAlu),
-    r("IADD32I", IntAlu),
-    r("ICMP", IntCmp),
-    rate(r("IMAD", IntAlu), 32),
-    r("IMNMX", IntCmp),
-    rate(r("IMUL", IntAlu), 32),
-    r("ISET", IntCmp),
-    r("ISETP", IntCmp),
-    r("ISUB", IntAlu),
-    r("LOP", IntAlu),
-    r("LOP32I", IntAlu),
-    r("MOV", IntAlu),
-    r("MOV32I", IntAlu),
-    r("MUFU", Xu),
-    r("POPC", Xu),
-    r("PRMT", IntAlu),
-    // Not measured: predicate logic (`fns` sets a constant predicate with
-    // it) as the logic unit's LOP.
-    r("PSETP", IntAlu),
-    // Range reduction ahead of MUFU.SIN/COS/EX2: the multi-function unit's
-    // path (the Guide counts the pair as one transcendental, 32 per clock).
-    r("RRO", Xu),
-    r("SEL", IntAlu),
-    rate(r("SHF", IntAlu), 64),
-    rate(r("SHL", IntAlu), 64),
-    rate(r("SHR", IntAlu), 64),
-    // Not measured: ISAD (`sad`, |a - b| + c in one instruction) as
-    // VABSDIFF2/4, the absolute-difference datapath that accumulates too
-    // (the Guide's `vabsdiff2/4` rate, 160, is also its add/compare rate).
-    r("ISAD", VideoAbsdiff),
-    r("VABSDIFF2", VideoAbsdiff),
-    r("VABSDIFF4", VideoAbsdiff),
-    r("VADD2", Video),
-    r("VADD4", Video),
-    r("VMNMX2", Video),
-    r("VMNMX4", Video),
-    r("VSET2", Video),
-    r("VSET4", Video),
-];
+pub const KEPLER: &[Rule] = rules! {
+    rows: [
+        rate(r("I2I", Xu), 128),
+        rate(r("IMAD", IntAlu), 32),
+        rate(r("IMUL", IntAlu), 32),
+        rate(r("SHF", IntAlu), 64),
+        rate(r("SHL", IntAlu), 64),
+        rate(r("SHR", IntAlu), 64),
+    ]
+    IntAlu: [
+        "BFE", "BFI", "IADD", "IADD32I", "ISUB", "LOP", "LOP32I", "MOV", "MOV32I", "PRMT",
+        // Not measured: predicate logic (`fns` sets a constant predicate with
+        // it) as the logic unit's LOP.
+        "PSETP",
+        "SEL",
+    ]
+    IntCmp: [
+        "CSETP", "ICMP", "IMNMX", "ISET", "ISETP",
+    ]
+    Fp64: [
+        "DADD", "DFMA", "DMNMX", "DMUL", "DSET", "DSETP",
+    ]
+    Xu: [
+        "F2F", "F2I", "FLO", "I2F", "MUFU", "POPC",
+        // Range reduction ahead of MUFU.SIN/COS/EX2: the multi-function unit's
+        // path (the Guide counts the pair as one transcendental, 32 per clock).
+        "RRO",
+    ]
+    Fp32: [
+        "FADD", "FCMP", "FFMA", "FMNMX", "FMUL", "FSET", "FSETP",
+    ]
+    VideoAbsdiff: [
+        // Not measured: ISAD (`sad`, |a - b| + c in one instruction) as
+        // VABSDIFF2/4, the absolute-difference datapath that accumulates too
+        // (the Guide's `vabsdiff2/4` rate, 160, is also its add/compare rate).
+        "ISAD",
+        "VABSDIFF2", "VABSDIFF4",
+    ]
+    Video: [
+        "VADD2", "VADD4", "VMNMX2", "VMNMX4", "VSET2", "VSET4",
+    ]
+};
 
 /// Maxwell (`sm_53` listings, the `sm_53` preset): Kepler's rules ([`KEPLER`])
 /// with these differences, which come first. Guide, compute capability
@@ -208,25 +195,29 @@ pub const KEPLER: &[Rule] = &[
 /// (and `HMUL2`/`HFMA2`: the guide's rate is for all half arithmetic) (`fp16`), f64 4, `popc`, `clz`, all conversions and MUFU 32 (`xu`).
 /// `VABSDIFF4`: no published rate, the compare rate (64) assumed. Latencies:
 /// the unit's (Volkov: 6).
-pub const MAXWELL: &[Rule] = &[
-    rate(r("BFE", IntAlu), 64),
-    rate(r("BFI", IntAlu), 64),
-    r("HADD2", Fp16),
-    r("HFMA2", Fp16),
-    r("HMUL2", Fp16),
-    r("HSET2", Fp16),
-    r("HSETP2", Fp16),
-    r("I2I", Xu),
-    r("IADD3", IntAlu),
-    r("IMAD", Fp32),
-    r("ISCADD", IntAlu),
-    r("LEA", IntAlu),
-    r("LOP3", IntAlu),
-    // Not measured: the scalar VABSDIFF (`sad.s32/u32`, its `.ACC` adding c)
-    // as VABSDIFF4, the same absolute-difference datapath (Kepler's rule).
-    r("VABSDIFF", VideoAbsdiff),
-    r("XMAD", Fp32),
-];
+pub const MAXWELL: &[Rule] = rules! {
+    rows: [
+        rate(r("BFE", IntAlu), 64),
+        rate(r("BFI", IntAlu), 64),
+    ]
+    Fp16: [
+        "HADD2", "HFMA2", "HMUL2", "HSET2", "HSETP2",
+    ]
+    Xu: [
+        "I2I",
+    ]
+    IntAlu: [
+        "IADD3", "ISCADD", "LEA", "LOP3",
+    ]
+    Fp32: [
+        "IMAD", "XMAD",
+    ]
+    VideoAbsdiff: [
+        // Not measured: the scalar VABSDIFF (`sad.s32/u32`, its `.ACC` adding c)
+        // as VABSDIFF4, the same absolute-difference datapath (Kepler's rule).
+        "VABSDIFF",
+    ]
+};
 
 /// Hopper (`sm_90` listings, the `sm_90` preset): Maxwell's rules with these
 /// differences, which come first (what Hopper runs as Maxwell did: FFMA, FADD,
@@ -252,84 +243,75 @@ pub const MAXWELL: &[Rule] = &[
 /// the ALU pipe (H100: 2 per clock, 4 cycles). Results crossing between
 /// pipes take longer ([`crossing`]): `add`+`xor` (`IMAD.IADD`+`LOP3`)
 /// chains in 10.3 where `mad.lo` (`IMAD` alone) chains in 4.4.
-pub const HOPPER: &[Rule] = &[
-    // One row an opcode, alike in shape across the tables: data, and they stay (issue 27).
-    r("BMSK", IntAlu),
-    r("BREV", Xu),
-    lat(r("DSETP", Fp64), -4),
-    r("F2FP", IntAlu),
-    r("F2IP", IntAlu),
-    r("FMNMX", IntAlu),
-    r("FRND", Xu),
-    r("FSEL", IntAlu),
-    r("FSET", IntAlu),
-    r("FSETP", IntAlu),
-    lat(r("HADD2", Fp32), 4),
-    lat(r("HFMA2", Fp32), 4),
-    // Not measured: HMUL2 as HFMA2 (the same half-precision FMA datapath),
-    // HMNMX2 on the ALU pipe as FMNMX.
-    r("HMNMX2", IntAlu),
-    lat(r("HMUL2", Fp32), 4),
-    half_compare(r("HSET2", IntAlu)),
-    half_compare(r("HSETP2", IntAlu)),
-    r("I2FP", IntAlu),
-    r("I2I", IntAlu),
-    // Not measured: I2IP (`cvt.pack`, two saturating conversions packed) as
-    // I2I on the ALU pipe.
-    r("I2IP", IntAlu),
-    r("IABS", IntAlu),
-    rate(r("IDP", Fp32), 64),
-    rate(with(r("IMAD", Fp32), ".IADD"), 64),
-    rate(with(r("IMAD", Fp32), ".MOV"), 64),
-    rate(r("IMAD", Fp32), 64),
-    r("ISETP", IntAlu),
-    r("PLOP3", IntAlu),
-    r("SGXT", IntAlu),
-    r("SHF", IntAlu),
-    r("UMOV", IntAlu),
-    // Not measured: the scalar VABSDIFF (`sad`) on the ALU pipe as the
-    // measured VABSDIFF4 (H100: 2 per clock, 4 cycles), its packed form.
-    r("VABSDIFF", IntAlu),
-    // The warp-wide opcodes ([`warp_rule`]). The model has no pipe of their
-    // own (the hardware's MIO queue), so they hold the ALU pipe's issue at
-    // their measured rate. Latencies and rates from the H200 run
-    // (`data/calibration/h200/ubench.json`, the H100's SM): SHFL 24.0 cycles
-    // (H100 b52: 24.2), 0.87 per clock per SM (H100: 0.99; modelled 1);
-    // VOTE 13 (`setp`+`vote` 17.1 with ISETP's 4), at the ALU's rate;
-    // REDUX 44 (44.1 with the move out of the uniform register it needs),
-    // 0.5 per clock; MATCH.ALL 24 (`match.all`+`selp` 28.2), 0.5 per clock;
-    // MATCH.ANY 368 (368.7), one per 64 clocks per SM.
-    lat(rate(r("SHFL", IntAlu), 32), 20),
-    lat(r("VOTE", IntAlu), 9),
-    lat(rate(r("REDUX", IntAlu), 16), 40),
-    lat(rate(with(r("MATCH", IntAlu), ".ALL"), 16), 20),
-    // The tensor-core family (`sim_isa::db::warp_machine_opcode`). Not
-    // measured: the model has no tensor pipe, so they hold the FMA pipe
-    // (FP64 for DMMA) at the rate NVIDIA's H100 whitepaper gives for dense
-    // tensor math (989.4 TFLOPS f16/bf16, 1,979 TOPS int8, 66.9 TFLOPS
-    // f64 at 1,830 MHz on 132 SMs: 2,048 f16 multiply-adds a clock per SM,
-    // so an HMMA.16816's 2,048 take one sub-partition 4 clocks, an
-    // HMMA.1688 2, an IMMA.16832 4, an IMMA.16816 2, a DMMA.8x8x4's 256 f64
-    // ones 8), with an assumed latency of 32 cycles (none of these is
-    // measured here: no H100 run has mma in it). MOVM as SHFL.
-    lat(rate(with(r("HMMA", Fp32), ".16816"), 32), 28),
-    lat(rate(with(r("HMMA", Fp32), ".1688"), 64), 28),
-    // wmma's tf32 (four HMMA.1684.F32.TF32 timed as one): 494.7 TFLOPS
-    // dense tf32 in the same whitepaper, half the f16 rate, so an
-    // HMMA.1684's 512 multiply-adds take 2 clocks, as an HMMA.1688.
-    lat(rate(with(r("HMMA", Fp32), ".1684"), 64), 28),
-    lat(rate(with(r("IMMA", Fp32), ".16832"), 32), 28),
-    lat(rate(with(r("IMMA", Fp32), ".16816"), 64), 28),
-    lat(rate(r("DMMA", Fp64), 16), 24),
-    // wmma's b1 (BMMA.88128.AND.POPC; `.xor.popc` is two): the whitepaper
-    // gives Hopper no binary rate; assumed as IMMA.16816.
-    lat(rate(r("BMMA", Fp32), 64), 28),
-    lat(rate(r("MOVM", IntAlu), 32), 20),
-    slower(lat(rate(with(r("MATCH", IntAlu), ".ANY"), 1), 364), 2),
-    r("VABSDIFF4", IntAlu),
-    rate(r("VIADD", Fp32), 64),
-    r("VIMNMX", IntAlu),
-];
+pub const HOPPER: &[Rule] = rules! {
+    rows: [
+        lat(r("DSETP", Fp64), -4),
+        lat(r("HADD2", Fp32), 4),
+        lat(r("HFMA2", Fp32), 4),
+        // Not measured: HMUL2 as HFMA2 (the same half-precision FMA datapath).
+        lat(r("HMUL2", Fp32), 4),
+        half_compare(r("HSET2", IntAlu)),
+        half_compare(r("HSETP2", IntAlu)),
+        rate(r("IDP", Fp32), 64),
+        rate(with(r("IMAD", Fp32), ".IADD"), 64),
+        rate(with(r("IMAD", Fp32), ".MOV"), 64),
+        rate(r("IMAD", Fp32), 64),
+        // The warp-wide opcodes ([`warp_rule`]). The model has no pipe of their
+        // own (the hardware's MIO queue), so they hold the ALU pipe's issue at
+        // their measured rate. Latencies and rates from the H200 run
+        // (`data/calibration/h200/ubench.json`, the H100's SM): SHFL 24.0 cycles
+        // (H100 b52: 24.2), 0.87 per clock per SM (H100: 0.99; modelled 1);
+        // VOTE 13 (`setp`+`vote` 17.1 with ISETP's 4), at the ALU's rate;
+        // REDUX 44 (44.1 with the move out of the uniform register it needs),
+        // 0.5 per clock; MATCH.ALL 24 (`match.all`+`selp` 28.2), 0.5 per clock;
+        // MATCH.ANY 368 (368.7), one per 64 clocks per SM.
+        lat(rate(r("SHFL", IntAlu), 32), 20),
+        lat(r("VOTE", IntAlu), 9),
+        lat(rate(r("REDUX", IntAlu), 16), 40),
+        lat(rate(with(r("MATCH", IntAlu), ".ALL"), 16), 20),
+        // The tensor-core family (`sim_isa::db::warp_machine_opcode`). Not
+        // measured: the model has no tensor pipe, so they hold the FMA pipe
+        // (FP64 for DMMA) at the rate NVIDIA's H100 whitepaper gives for dense
+        // tensor math (989.4 TFLOPS f16/bf16, 1,979 TOPS int8, 66.9 TFLOPS
+        // f64 at 1,830 MHz on 132 SMs: 2,048 f16 multiply-adds a clock per SM,
+        // so an HMMA.16816's 2,048 take one sub-partition 4 clocks, an
+        // HMMA.1688 2, an IMMA.16832 4, an IMMA.16816 2, a DMMA.8x8x4's 256 f64
+        // ones 8), with an assumed latency of 32 cycles (none of these is
+        // measured here: no H100 run has mma in it). MOVM as SHFL.
+        lat(rate(with(r("HMMA", Fp32), ".16816"), 32), 28),
+        lat(rate(with(r("HMMA", Fp32), ".1688"), 64), 28),
+        // wmma's tf32 (four HMMA.1684.F32.TF32 timed as one): 494.7 TFLOPS
+        // dense tf32 in the same whitepaper, half the f16 rate, so an
+        // HMMA.1684's 512 multiply-adds take 2 clocks, as an HMMA.1688.
+        lat(rate(with(r("HMMA", Fp32), ".1684"), 64), 28),
+        lat(rate(with(r("IMMA", Fp32), ".16832"), 32), 28),
+        lat(rate(with(r("IMMA", Fp32), ".16816"), 64), 28),
+        lat(rate(r("DMMA", Fp64), 16), 24),
+        // wmma's b1 (BMMA.88128.AND.POPC; `.xor.popc` is two): the whitepaper
+        // gives Hopper no binary rate; assumed as IMMA.16816.
+        lat(rate(r("BMMA", Fp32), 64), 28),
+        lat(rate(r("MOVM", IntAlu), 32), 20),
+        slower(lat(rate(with(r("MATCH", IntAlu), ".ANY"), 1), 364), 2),
+        rate(r("VIADD", Fp32), 64),
+    ]
+    IntAlu: [
+        "BMSK", "F2FP", "F2IP", "FMNMX", "FSEL", "FSET", "FSETP",
+        // Not measured: HMNMX2 on the ALU pipe as FMNMX.
+        "HMNMX2",
+        "I2FP", "I2I",
+        // Not measured: I2IP (`cvt.pack`, two saturating conversions packed) as
+        // I2I on the ALU pipe.
+        "I2IP",
+        "IABS", "ISETP", "PLOP3", "SGXT", "SHF", "UMOV",
+        // Not measured: the scalar VABSDIFF (`sad`) on the ALU pipe as the
+        // measured VABSDIFF4 (H100: 2 per clock, 4 cycles), its packed form.
+        "VABSDIFF",
+        "VABSDIFF4", "VIMNMX",
+    ]
+    Xu: [
+        "BREV", "FRND",
+    ]
+};
 
 /// The rules of `arch`, in the order they are tried: an arch's differences
 /// before the rules it inherits, as the presets derive (Maxwell = Kepler +

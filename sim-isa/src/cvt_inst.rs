@@ -4,97 +4,20 @@
 
 use crate::operand::{Operand, RegId, Type};
 
-/// A `cvt` type: [`Type`]'s integer and float names plus `.u8`/`.s8`, which
-/// only `cvt` takes. Its names overlap sim-module's `PtxType` (what a
-/// declaration takes) but the sets differ: one enum would let `cvt` take
-/// `.pred` or `.b8` and a declaration `.e4m3x2`, and each exhaustive match
-/// on either would have to place the other's types.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CvtType {
-    /// `.u8`
-    U8,
-    /// `.u16`
-    U16,
-    /// `.u32`
-    U32,
-    /// `.u64`
-    U64,
-    /// `.s8`
-    S8,
-    /// `.s16`
-    S16,
-    /// `.s32`
-    S32,
-    /// `.s64`
-    S64,
-    /// `.f16`
-    F16,
-    /// `.bf16`
-    Bf16,
-    /// `.f32`
-    F32,
-    /// `.f64`
-    F64,
-    /// `.f16x2` (two f32 sources packed, or two fp8s widened; the source of
-    /// an fp8 conversion)
-    F16x2,
-    /// `.bf16x2` (destination only: two f32 sources packed)
-    Bf16x2,
-    /// `.e4m3x2`: two fp8 values (4 exponent, 3 mantissa bits, no
-    /// infinities) in 16 bits, the first in the upper byte
-    E4m3x2,
-    /// `.e5m2x2`: two fp8 values (5 exponent, 2 mantissa bits) in 16 bits
-    E5m2x2,
+crate::type_set! {
+    /// A `cvt` type: [`Type`]'s integer and float names plus `.u8`/`.s8`,
+    /// which only `cvt` takes, and the fp8 pairs. `.f16x2` is two f32 sources
+    /// packed, or two fp8s widened (the source of an fp8 conversion);
+    /// `.bf16x2` a destination only (two f32 sources packed).
+    pub enum CvtType {
+        U8, U16, U32, U64,
+        S8, S16, S32, S64,
+        F16, Bf16, F32, F64,
+        F16x2, Bf16x2, E4m3x2, E5m2x2,
+    }
 }
 
 impl CvtType {
-    /// Every type, in the manual's order.
-    pub const ALL: [CvtType; 16] = [
-        CvtType::U8,
-        CvtType::U16,
-        CvtType::U32,
-        CvtType::U64,
-        CvtType::S8,
-        CvtType::S16,
-        CvtType::S32,
-        CvtType::S64,
-        CvtType::F16,
-        CvtType::Bf16,
-        CvtType::F32,
-        CvtType::F64,
-        CvtType::F16x2,
-        CvtType::Bf16x2,
-        CvtType::E4m3x2,
-        CvtType::E5m2x2,
-    ];
-
-    /// The modifier without its dot.
-    pub const fn name(self) -> &'static str {
-        match self {
-            CvtType::U8 => "u8",
-            CvtType::U16 => "u16",
-            CvtType::U32 => "u32",
-            CvtType::U64 => "u64",
-            CvtType::S8 => "s8",
-            CvtType::S16 => "s16",
-            CvtType::S32 => "s32",
-            CvtType::S64 => "s64",
-            CvtType::F16 => "f16",
-            CvtType::Bf16 => "bf16",
-            CvtType::F32 => "f32",
-            CvtType::F64 => "f64",
-            CvtType::F16x2 => "f16x2",
-            CvtType::Bf16x2 => "bf16x2",
-            CvtType::E4m3x2 => "e4m3x2",
-            CvtType::E5m2x2 => "e5m2x2",
-        }
-    }
-
-    /// The type named `w` (no dot).
-    pub fn from_name(w: &str) -> Option<CvtType> {
-        CvtType::ALL.into_iter().find(|t| t.name() == w)
-    }
-
     /// The element width of a packed type (`.f16x2` holds two 16-bit
     /// `.f16`s, `.e4m3x2` two bytes).
     pub const fn packed(self) -> Option<u32> {

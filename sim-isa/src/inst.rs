@@ -4,7 +4,7 @@
 
 pub(crate) mod float;
 mod rename;
-pub use crate::operand::{Operand, PredSrc, RegId, SpecialReg, Type, TypeKind};
+pub use crate::operand::{Operand, PredSrc, RegId, SpecialReg, Type, TypeKind, TypeName};
 pub use float::{Approx, FloatArith, FloatOp, Rnd};
 
 /// Comparison operator of `set`/`setp` (and, restricted, `vset2/4`).

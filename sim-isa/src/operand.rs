@@ -6,21 +6,34 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RegId(pub u32);
 
-/// Scalar and packed data types that appear in instruction type suffixes.
+/// Every fundamental type PTX spells (`.u32`, `.e4m3x2`, `.pred`): the one
+/// vocabulary the type sets below are drawn from, so a name and its meaning
+/// are written once. Each set ([`Type`], [`crate::CvtType`], sim-module's
+/// `PtxType`) is its own enum declared by [`crate::type_set!`] as a subset:
+/// `cvt` cannot take `.pred` nor a declaration `.e4m3x2`, and an exhaustive
+/// match on a set places only that set's types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Type {
+pub enum TypeName {
+    /// `.b8`
+    B8,
     /// `.b16`
     B16,
     /// `.b32`
     B32,
     /// `.b64`
     B64,
+    /// `.b128`
+    B128,
+    /// `.u8`
+    U8,
     /// `.u16`
     U16,
     /// `.u32`
     U32,
     /// `.u64`
     U64,
+    /// `.s8`
+    S8,
     /// `.s16`
     S16,
     /// `.s32`
@@ -33,18 +46,118 @@ pub enum Type {
     S16x2,
     /// `.f16`
     F16,
-    /// `.f16x2`
+    /// `.f16x2`: two `.f16` in 32 bits.
     F16x2,
     /// `.bf16`
     Bf16,
-    /// `.bf16x2`
+    /// `.bf16x2`: two `.bf16` in 32 bits.
     Bf16x2,
+    /// `.tf32`
+    Tf32,
     /// `.f32`
     F32,
     /// `.f64`
     F64,
+    /// `.e4m3x2`: two fp8 values (4 exponent, 3 mantissa bits, no
+    /// infinities) in 16 bits, the first in the upper byte.
+    E4m3x2,
+    /// `.e5m2x2`: two fp8 values (5 exponent, 2 mantissa bits) in 16 bits.
+    E5m2x2,
     /// `.pred`
     Pred,
+}
+
+impl TypeName {
+    /// PTX spelling without the dot (`"u32"`).
+    pub const fn name(self) -> &'static str {
+        use TypeName::*;
+        match self {
+            B8 => "b8",
+            B16 => "b16",
+            B32 => "b32",
+            B64 => "b64",
+            B128 => "b128",
+            U8 => "u8",
+            U16 => "u16",
+            U32 => "u32",
+            U64 => "u64",
+            S8 => "s8",
+            S16 => "s16",
+            S32 => "s32",
+            S64 => "s64",
+            U16x2 => "u16x2",
+            S16x2 => "s16x2",
+            F16 => "f16",
+            F16x2 => "f16x2",
+            Bf16 => "bf16",
+            Bf16x2 => "bf16x2",
+            Tf32 => "tf32",
+            F32 => "f32",
+            F64 => "f64",
+            E4m3x2 => "e4m3x2",
+            E5m2x2 => "e5m2x2",
+            Pred => "pred",
+        }
+    }
+}
+
+/// Declares a set of PTX types as a subset of [`TypeName`]: an enum with the
+/// listed variants (each a [`TypeName`] word) and `ALL` (declaration
+/// order), `word`, `name`, `from_name` and `from_word`, so every set spells
+/// its types through the one vocabulary.
+#[macro_export]
+macro_rules! type_set {
+    ($(#[$m:meta])* $vis:vis enum $name:ident { $($v:ident),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        $vis enum $name {
+            $(
+                #[doc = concat!("The vocabulary's `", stringify!($v), "`.")]
+                $v,
+            )+
+        }
+
+        impl $name {
+            /// Every type of the set, in declaration order.
+            pub const ALL: [$name; [$(stringify!($v)),+].len()] = [$($name::$v),+];
+
+            /// The type's word in the vocabulary.
+            pub const fn word(self) -> $crate::TypeName {
+                match self {
+                    $($name::$v => $crate::TypeName::$v,)+
+                }
+            }
+
+            /// PTX spelling without the dot (`"u32"`).
+            pub const fn name(self) -> &'static str {
+                self.word().name()
+            }
+
+            /// The set's type spelled `s` (without the dot), if it has one.
+            pub fn from_name(s: &str) -> Option<$name> {
+                $name::ALL.into_iter().find(|t| t.name() == s)
+            }
+
+            /// The set's type for vocabulary word `w`, if it has one.
+            pub fn from_word(w: $crate::TypeName) -> Option<$name> {
+                $name::ALL.into_iter().find(|t| t.word() == w)
+            }
+        }
+    };
+}
+
+type_set! {
+    /// Scalar and packed data types that appear in instruction type suffixes.
+    // `tests/it/enumerate_set.rs` reads eleven of these from the manual's
+    // syntax blocks (`tests/data/set-core-types.txt`), an independent oracle.
+    pub enum Type {
+        B16, B32, B64,
+        U16, U32, U64,
+        S16, S32, S64,
+        U16x2, S16x2,
+        F16, F16x2, Bf16, Bf16x2, F32, F64,
+        Pred,
+    }
 }
 
 /// Broad class of a [`Type`].
@@ -65,30 +178,6 @@ pub enum TypeKind {
 }
 
 impl Type {
-    // `tests/it/enumerate_set.rs` reads eleven of these from the manual's
-    // syntax blocks (`tests/data/set-core-types.txt`), an independent oracle.
-    /// Every type, in declaration order.
-    pub const ALL: [Type; 18] = [
-        Type::B16,
-        Type::B32,
-        Type::B64,
-        Type::U16,
-        Type::U32,
-        Type::U64,
-        Type::S16,
-        Type::S32,
-        Type::S64,
-        Type::U16x2,
-        Type::S16x2,
-        Type::F16,
-        Type::F16x2,
-        Type::Bf16,
-        Type::Bf16x2,
-        Type::F32,
-        Type::F64,
-        Type::Pred,
-    ];
-
     /// Register width in bits (1 for predicates).
     pub const fn bits(self) -> u32 {
         match self {
@@ -116,35 +205,6 @@ impl Type {
             Type::Bf16 | Type::Bf16x2 => TypeKind::BFloat,
             Type::Pred => TypeKind::Pred,
         }
-    }
-
-    /// PTX spelling without the dot (`"u32"`).
-    pub const fn name(self) -> &'static str {
-        match self {
-            Type::B16 => "b16",
-            Type::B32 => "b32",
-            Type::B64 => "b64",
-            Type::U16 => "u16",
-            Type::U32 => "u32",
-            Type::U64 => "u64",
-            Type::S16 => "s16",
-            Type::S32 => "s32",
-            Type::S64 => "s64",
-            Type::U16x2 => "u16x2",
-            Type::S16x2 => "s16x2",
-            Type::F16 => "f16",
-            Type::F16x2 => "f16x2",
-            Type::Bf16 => "bf16",
-            Type::Bf16x2 => "bf16x2",
-            Type::F32 => "f32",
-            Type::F64 => "f64",
-            Type::Pred => "pred",
-        }
-    }
-
-    /// Inverse of [`Type::name`].
-    pub fn from_name(s: &str) -> Option<Type> {
-        Type::ALL.into_iter().find(|t| t.name() == s)
     }
 
     /// `.u16x2`/`.s16x2`: two 16-bit halves (PTX 8.0 packed integers).

@@ -3,81 +3,22 @@
 use crate::error::Pos;
 use sim_isa::{Guard, Instruction, IsaError, PtxVersion, RegId, Symbols};
 
-/// A PTX fundamental type, as registers, parameters and variables declare it.
-/// Wider than `sim_isa::Type` (which lists the types instructions here take):
-/// declarations also use `.b8`, `.b128`, `.u8`, `.s8` and `.pred`. The names
-/// it shares with `sim_isa::CvtType` repeat on purpose: one enum would let a
-/// declaration take `.e4m3x2` and `cvt` take `.pred`, and each exhaustive
-/// match on either would have to place the other's types.
-#[allow(missing_docs)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PtxType {
-    B8,
-    B16,
-    B32,
-    B64,
-    B128,
-    U8,
-    U16,
-    U32,
-    U64,
-    S8,
-    S16,
-    S32,
-    S64,
-    F16,
-    F16x2,
-    Bf16,
-    Bf16x2,
-    Tf32,
-    F32,
-    F64,
-    Pred,
+sim_isa::type_set! {
+    /// A PTX fundamental type, as registers, parameters and variables declare
+    /// it: a set of sim-isa's type vocabulary ([`sim_isa::TypeName`]), wider
+    /// than `sim_isa::Type` (which lists the types instructions here take):
+    /// declarations also use `.b8`, `.b128`, `.u8`, `.s8` and `.tf32`, and no
+    /// fp8 pair (`cvt`'s `.e4m3x2`).
+    pub enum PtxType {
+        B8, B16, B32, B64, B128,
+        U8, U16, U32, U64,
+        S8, S16, S32, S64,
+        F16, F16x2, Bf16, Bf16x2, Tf32, F32, F64,
+        Pred,
+    }
 }
 
 impl PtxType {
-    /// Every type, for name lookup.
-    pub const ALL: [PtxType; 21] = {
-        use PtxType::*;
-        [
-            B8, B16, B32, B64, B128, U8, U16, U32, U64, S8, S16, S32, S64, F16, F16x2, Bf16,
-            Bf16x2, Tf32, F32, F64, Pred,
-        ]
-    };
-
-    /// The name without the dot (`u32`).
-    pub fn name(self) -> &'static str {
-        use PtxType::*;
-        match self {
-            B8 => "b8",
-            B16 => "b16",
-            B32 => "b32",
-            B64 => "b64",
-            B128 => "b128",
-            U8 => "u8",
-            U16 => "u16",
-            U32 => "u32",
-            U64 => "u64",
-            S8 => "s8",
-            S16 => "s16",
-            S32 => "s32",
-            S64 => "s64",
-            F16 => "f16",
-            F16x2 => "f16x2",
-            Bf16 => "bf16",
-            Bf16x2 => "bf16x2",
-            Tf32 => "tf32",
-            F32 => "f32",
-            F64 => "f64",
-            Pred => "pred",
-        }
-    }
-
-    /// The type named `s` (without the dot).
-    pub fn from_name(s: &str) -> Option<PtxType> {
-        PtxType::ALL.into_iter().find(|t| t.name() == s)
-    }
-
     /// Size in bytes in memory (`.pred` counts as 1, as ptxas lays it out).
     pub fn size(self) -> u64 {
         use PtxType::*;
@@ -92,7 +33,7 @@ impl PtxType {
 
     /// The sim-isa register type, where sim-isa has one.
     pub fn isa_type(self) -> Option<sim_isa::Type> {
-        sim_isa::Type::from_name(self.name())
+        sim_isa::Type::from_word(self.word())
     }
 }
 

@@ -344,7 +344,11 @@ fn finish(
         })?;
     }
     print_device_output(run, a.format)?;
-    let summary = summary(run, recorded, lowering);
+    let summary = Summary {
+        run,
+        recorded,
+        lowering,
+    };
     let text = match a.format {
         Format::Json => {
             let mut v = report::json(&info, &rep);
@@ -458,73 +462,54 @@ fn dump_buffers(
     Ok(())
 }
 
-// A field list alike in shape to other records' (issue 27): its own fields, nothing to share.
-/// The launch lines of a report.
-struct Summary {
-    entry: String,
-    module: String,
-    grid: [u32; 3],
-    block: [u32; 3],
-    warps: u64,
-    executed: u64,
-    sms_used: u32,
-    clock_window: Option<u64>,
-    h100: Option<u64>,
+/// The launch lines of a report: the run itself, with the cycles a
+/// recording held and the lowering it was timed with.
+struct Summary<'a> {
+    run: &'a LaunchRun,
     recorded: Option<u64>,
-    cycles: u64,
-    sampled: Option<sim_kernel::Sampled>,
     lowering: Lowered,
-}
-
-fn summary(run: &LaunchRun, recorded: Option<u64>, lowering: Lowered) -> Summary {
-    Summary {
-        entry: run.launch.entry.clone(),
-        module: run.module_name.clone(),
-        grid: run.launch.grid,
-        block: run.launch.block,
-        warps: run.warps,
-        executed: run.instructions,
-        sms_used: run.timed.sms_used,
-        clock_window: run.timed.clock_window(),
-        h100: run.launch.h100.as_ref().and_then(|h| h.cycles_cold),
-        recorded,
-        cycles: run.timed.cycles,
-        sampled: run.timed.sampled,
-        lowering,
-    }
 }
 
 fn dims(d: [u32; 3]) -> String {
     format!("{}x{}x{}", d[0], d[1], d[2])
 }
 
-impl Summary {
+impl Summary<'_> {
     /// Simulated clock window over the H100's `cycles_cold`.
     fn ratio(&self) -> Option<f64> {
-        match (self.clock_window, self.h100) {
+        match (self.run.timed.clock_window(), self.h100()) {
             (Some(s), Some(h)) if h > 0 => Some(s as f64 / h as f64),
             _ => None,
         }
     }
 
+    /// The H100's `cycles_cold` from the launch file, if it has one.
+    fn h100(&self) -> Option<u64> {
+        self.run.launch.h100.as_ref().and_then(|h| h.cycles_cold)
+    }
+
     fn text(&self) -> String {
+        let run = self.run;
         let mut o = String::from("\nlaunch\n");
         let mut kv = |k: &str, v: String| o.push_str(&format!("  {k:<22}{v}\n"));
-        kv("entry", format!("{} ({})", self.entry, self.module));
+        kv(
+            "entry",
+            format!("{} ({})", run.launch.entry, run.module_name),
+        );
         kv(
             "grid x block",
-            format!("{} x {}", dims(self.grid), dims(self.block)),
+            format!("{} x {}", dims(run.launch.grid), dims(run.launch.block)),
         );
-        kv("warps", self.warps.to_string());
-        kv("warp-instr executed", self.executed.to_string());
-        kv("SMs used", self.sms_used.to_string());
+        kv("warps", run.warps.to_string());
+        kv("warp-instr executed", run.instructions.to_string());
+        kv("SMs used", run.timed.sms_used.to_string());
         if let Lowered::Compiler((n, of)) = self.lowering {
             kv(
                 "machine code",
                 format!("--lowering compiler: ptxas's for {n} of {of} instructions, the table's for the rest"),
             );
         }
-        if let Some(x) = &self.sampled {
+        if let Some(x) = &run.timed.sampled {
             kv(
                 "sampled",
                 format!(
@@ -533,21 +518,21 @@ impl Summary {
                 ),
             );
         }
-        match self.clock_window {
+        match run.timed.clock_window() {
             Some(c) => kv(
                 "clock window",
                 format!("{c} cycles (last %clock read - first)"),
             ),
             None => kv("clock window", "(the kernel reads no %clock)".into()),
         }
-        if let Some(h) = self.h100 {
+        if let Some(h) = self.h100() {
             let r = self
                 .ratio()
                 .map_or(String::new(), |r| format!(" (simulated/H100 {r:.3})"));
             kv("H100 cycles_cold", format!("{h}{r}"));
         }
         if let Some(c) = self.recorded {
-            let same = if c == self.cycles {
+            let same = if c == run.timed.cycles {
                 "same as this replay"
             } else {
                 "differs: other configuration?"
@@ -558,16 +543,17 @@ impl Summary {
     }
 
     fn json(&self) -> serde_json::Value {
+        let run = self.run;
         serde_json::json!({
-            "entry": self.entry,
-            "module": self.module,
-            "grid": self.grid,
-            "block": self.block,
-            "warps": self.warps,
-            "warp_instructions_executed": self.executed,
-            "sms_used": self.sms_used,
-            "clock_window": self.clock_window,
-            "h100_cycles_cold": self.h100,
+            "entry": run.launch.entry,
+            "module": run.module_name,
+            "grid": run.launch.grid,
+            "block": run.launch.block,
+            "warps": run.warps,
+            "warp_instructions_executed": run.instructions,
+            "sms_used": run.timed.sms_used,
+            "clock_window": run.timed.clock_window(),
+            "h100_cycles_cold": self.h100(),
             "h100_ratio": self.ratio(),
             "recorded_cycles": self.recorded,
             "lowering": match self.lowering {
@@ -578,7 +564,7 @@ impl Summary {
                 Lowered::Table => None,
                 Lowered::Compiler((n, _)) => Some(n),
             },
-            "sampled": self.sampled.map(|x| serde_json::json!({
+            "sampled": run.timed.sampled.map(|x| serde_json::json!({
                 "timed_sms": x.timed_sms,
                 "timed_blocks": x.timed_blocks,
                 "block_cycles": x.block_cycles,

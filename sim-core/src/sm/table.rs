@@ -148,7 +148,6 @@ struct Variant {
     paired: bool,
 }
 
-// A field list alike in shape to other records' (issue 27): its own fields, nothing to share.
 /// The timing of one lowering key (or one native instruction).
 #[derive(Clone, Debug)]
 struct KeyTiming {

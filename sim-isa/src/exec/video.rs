@@ -46,7 +46,6 @@ pub fn video_lane(v: &Video, a: u32, b: u32, c: u32) -> u32 {
     VideoPlan::new(v).lane(a, b, c)
 }
 
-// A field list alike in shape to other records' (issue 27): its own fields, nothing to share.
 /// A video instruction decoded once per warp: per-lane element shifts, the
 /// clamp range and the merge masks, so the 32-lane loop only does arithmetic.
 #[derive(Clone, Copy, Debug)]

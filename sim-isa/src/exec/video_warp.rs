@@ -16,22 +16,16 @@ use super::lanes::{blend, blend32, blend_low32, halves, low32, Lanes, U32s, Warp
 use super::WARP_SIZE;
 use crate::inst::{Simd, Video, VideoOp};
 
-// A field list alike in shape to other records' (issue 27): its own fields, nothing to share.
 /// A video instruction decoded for the fused lane loop: per element
 /// position `i`, where its `a` and `b` elements come from and how to place
 /// the result.
 struct VPlan<'a, const N: usize> {
-    /// Register holding element i's `a` (resp. `b`) input.
-    xr: [&'a U32s; N],
-    yr: [&'a U32s; N],
-    /// `x = ((src << xl) as i32 >> r) & xm`: the left shift drops the higher
-    /// elements, the arithmetic right shift sign-extends, and `xm` (all ones
-    /// when signed, the element mask when unsigned) undoes it for unsigned.
-    xl: [u32; N],
-    yl: [u32; N],
+    /// Element i's `a` (resp. `b`) input.
+    x: Gather<'a, N>,
+    y: Gather<'a, N>,
+    /// The right shift that brings an element from the top of the register
+    /// to the bottom, sign-extending it ([`Gather::elem`]).
     r: u32,
-    xm: i32,
-    ym: i32,
     /// Bits of d that element i fills (0 when the mask skips it).
     field: [u32; N],
     /// All ones when element i is accumulated (`.add`), else 0.
@@ -39,6 +33,26 @@ struct VPlan<'a, const N: usize> {
     place: [u32; N],
     lo: i32,
     hi: i32,
+}
+
+/// Where one source operand's elements come from, per element position.
+struct Gather<'a, const N: usize> {
+    /// Register holding element i.
+    reg: [&'a U32s; N],
+    /// `((reg << shl) as i32 >> r) & mask`: the left shift drops the higher
+    /// elements, the arithmetic right shift sign-extends, and `mask` (all
+    /// ones when signed, the element mask when unsigned) undoes it for
+    /// unsigned.
+    shl: [u32; N],
+    mask: i32,
+}
+
+impl<const N: usize> Gather<'_, N> {
+    /// Element `i` of lane `l`, exact (sign- or zero-extended).
+    #[inline(always)]
+    fn elem(&self, i: usize, l: usize, r: u32) -> i32 {
+        ((self.reg[i][l] << self.shl[i]) as i32 >> r) & self.mask
+    }
 }
 
 /// Element arithmetic type of the video loop: i16 where the exact values
@@ -94,8 +108,8 @@ fn video_loop<T: Elem, const N: usize, const SAT: bool, const ADD: bool>(
     for l in 0..WARP_SIZE {
         let mut acc = out[l];
         for i in 0..N {
-            let x = T::from_i32(((p.xr[i][l] << p.xl[i]) as i32 >> p.r) & p.xm);
-            let y = T::from_i32(((p.yr[i][l] << p.yl[i]) as i32 >> p.r) & p.ym);
+            let x = T::from_i32(p.x.elem(i, l, p.r));
+            let y = T::from_i32(p.y.elem(i, l, p.r));
             let mut t = f(x, y);
             if SAT {
                 t = t.max(lo).min(hi);
@@ -671,14 +685,16 @@ fn video_n<const N: usize>(v: &Video, regs: &WarpRegs) -> U32s {
     } else {
         (0, lane_mask as i32)
     };
+    // Every element from `a`'s top until the selectors below say otherwise.
+    let gather = |signed: bool| Gather {
+        reg: [&a; N],
+        shl: [0; N],
+        mask: if signed { -1 } else { lane_mask as i32 },
+    };
     let mut p = VPlan::<N> {
-        xr: [&a; N],
-        yr: [&a; N],
-        xl: [0; N],
-        yl: [0; N],
+        x: gather(v.asigned),
+        y: gather(v.bsigned),
         r: 32 - w,
-        xm: if v.asigned { -1 } else { lane_mask as i32 },
-        ym: if v.bsigned { -1 } else { lane_mask as i32 },
         field: [0; N],
         take: [0; N],
         place: [0; N],
@@ -686,8 +702,8 @@ fn video_n<const N: usize>(v: &Video, regs: &WarpRegs) -> U32s {
         hi,
     };
     for i in 0..N {
-        (p.xr[i], p.xl[i]) = pick(v.asel[i]);
-        (p.yr[i], p.yl[i]) = pick(v.bsel[i]);
+        (p.x.reg[i], p.x.shl[i]) = pick(v.asel[i]);
+        (p.y.reg[i], p.y.shl[i]) = pick(v.bsel[i]);
         let on = mask >> i & 1 == 1;
         p.place[i] = w * i as u32;
         p.field[i] = if on { lane_mask << p.place[i] } else { 0 };

@@ -2,7 +2,7 @@
 //! the database's operand kinds say, then assembled per family.
 
 use super::lex::invalid;
-use super::operand::{Cx, Val};
+use super::operand::{Cx, Slot, Val};
 use super::syntax::Raw;
 use super::validate::{Checked, Mods};
 use crate::db::{self, default_sels, IntWord, OpKind};
@@ -108,7 +108,12 @@ fn read_operands(
     // Operand values in order; a family picks the ones it needs.
     let mut vals = [Val::None; 5];
     for (i, (o, k)) in ops.iter().zip(kinds).enumerate() {
-        vals[i] = cx.operand(o, *k, i, syms)?;
+        let slot = Slot {
+            raw: o,
+            kind: *k,
+            idx: i,
+        };
+        vals[i] = cx.operand(slot, syms)?;
     }
     let bool_op = match (mods.bool_op, ops.get(kinds.len())) {
         (Some((b, _)), Some(o)) => {

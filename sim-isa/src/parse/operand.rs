@@ -11,6 +11,18 @@ use crate::error::{InvalidReason as R, IsaError};
 use crate::inst::{Operand, PredSrc, RegId, Simd, Type, TypeKind};
 use crate::symbols::Symbols;
 
+/// One operand as written, with what the instruction's form expects at its
+/// place: what [`Cx::operand`] reads and hands on to the video operands.
+#[derive(Clone, Copy)]
+pub(super) struct Slot<'o, 'a> {
+    /// The operand's text.
+    pub raw: &'o RawOperand<'a>,
+    /// What the form takes there.
+    pub kind: OperandKind,
+    /// Its position (0 = first), for errors that count operands.
+    pub idx: usize,
+}
+
 /// An operand after interpretation.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Val {
@@ -125,20 +137,15 @@ impl Cx<'_> {
         Ok(())
     }
 
-    // `video`, to which this hands the video operands, takes the same
-    // signature: alike by design.
-    pub(super) fn operand(
-        &self,
-        o: &RawOperand<'_>,
-        k: OperandKind,
-        idx: usize,
-        syms: &mut Symbols,
-    ) -> Result<Val, IsaError> {
+    pub(super) fn operand(&self, slot: Slot<'_, '_>, syms: &mut Symbols) -> Result<Val, IsaError> {
+        let Slot {
+            raw: o, kind: k, ..
+        } = slot;
         match k {
             OperandKind::Pred => return Ok(Val::Pred(self.pred(o, syms)?)),
             OperandKind::PredPair => return self.pred_pair(o, syms),
             OperandKind::VDst | OperandKind::VSrc | OperandKind::VC => {
-                return self.video(o, k, idx, syms)
+                return self.video(slot, syms)
             }
             // ptxas 11.8 accepts a sink as a second destination of `set`
             // (`set.eq.f32.b64 %r1|_, ...`; `%r1|%r2` is rejected). It means
@@ -306,14 +313,12 @@ impl Cx<'_> {
         Ok(Val::PredPair(p, q))
     }
 
-    // `operand`'s signature, which hands the video operands here: alike by design.
-    fn video(
-        &self,
-        o: &RawOperand<'_>,
-        k: OperandKind,
-        idx: usize,
-        syms: &mut Symbols,
-    ) -> Result<Val, IsaError> {
+    fn video(&self, slot: Slot<'_, '_>, syms: &mut Symbols) -> Result<Val, IsaError> {
+        let Slot {
+            raw: o,
+            kind: k,
+            idx,
+        } = slot;
         if let Some(t) = o.pipe {
             return Err(syntax(&t));
         }

@@ -516,3 +516,30 @@ fn managed_attribute_is_a_global() {
     let e = parse_module(&bad, "m.ptx").unwrap_err().to_string();
     assert!(e.contains("m.ptx:4:") && e.contains(".managed"), "{e}");
 }
+
+/// The type sets share sim-isa's one vocabulary but keep their own members:
+/// a declaration takes `.b128` and `.tf32` but no fp8 pair, `cvt` takes
+/// `.e4m3x2` and `.u8` but not `.pred`, instructions' `Type` neither `.b8`
+/// nor `.u8` (PTX ISA 9.0, 5.2.1 and 9.7.9.21).
+#[test]
+fn type_sets_are_subsets_of_one_vocabulary() {
+    use sim_isa::{CvtType, Type, TypeName};
+    assert_eq!(PtxType::from_name("b128"), Some(PtxType::B128));
+    assert_eq!(PtxType::from_name("tf32").map(PtxType::size), Some(4));
+    assert_eq!(PtxType::from_name("e4m3x2"), None);
+    assert_eq!(PtxType::from_name("u16x2"), None);
+    assert_eq!(CvtType::from_name("e4m3x2"), Some(CvtType::E4m3x2));
+    assert_eq!(CvtType::from_name("u8"), Some(CvtType::U8));
+    assert_eq!(CvtType::from_name("pred"), None);
+    assert_eq!(CvtType::from_word(TypeName::B32), None);
+    assert_eq!(Type::from_name("u8"), None);
+    assert_eq!(Type::from_word(TypeName::S16x2), Some(Type::S16x2));
+    assert_eq!(PtxType::U16.isa_type(), Some(Type::U16));
+    assert_eq!(PtxType::Pred.isa_type(), Some(Type::Pred));
+    assert_eq!(PtxType::B8.isa_type(), None);
+    assert_eq!(
+        (Type::ALL.len(), CvtType::ALL.len(), PtxType::ALL.len()),
+        (18, 16, 21)
+    );
+    assert!(err(".reg .e4m3x2 %x;").contains("unknown type 'e4m3x2'"));
+}
