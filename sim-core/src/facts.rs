@@ -6,8 +6,8 @@ use crate::config::UnitClass;
 use sim_isa::{db, Instruction};
 
 /// The report's mnemonic of `inst` (`vadd4`, `set`, `mul.lo`).
-pub(crate) fn mnemonic(inst: &Instruction) -> String {
-    db::mnemonic(inst).into()
+pub(crate) fn mnemonic(inst: &Instruction) -> &'static str {
+    db::mnemonic(inst)
 }
 
 /// Unit class of an instruction's native (first) machine instruction (the

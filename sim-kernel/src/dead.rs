@@ -30,7 +30,8 @@ const MAX_BITS: usize = 1 << 28;
 /// other than an indirect one, which stops its lanes and reads its
 /// address: `ControlOp::is_indirect_call`; an unimplemented instruction) or is too large for it, so that nothing is
 /// removed there.
-pub(crate) fn dead_statements(body: &Body) -> Vec<bool> {
+/// `uses`: the body's registers ([`Uses::new`]).
+pub(crate) fn dead_statements(body: &Body, uses: &Uses) -> Vec<bool> {
     let n = body.statements.len();
     if body.statements.iter().any(|s| {
         matches!(s.kind, StatementKind::Unimplemented(_))
@@ -63,16 +64,12 @@ pub(crate) fn dead_statements(body: &Body) -> Vec<bool> {
         }
     }
     let preds_of = |s: usize| &preds[pred_at[s] as usize..pred_at[s + 1] as usize];
-    // Per statement: registers read, registers written, whether the write is
-    // guarded (it may leave the old value: the search goes on past it).
-    let uses = Uses::new(body);
+    // Everything with an effect, and every statement that is no instruction.
     let mut needed: Vec<bool> = body
         .statements
         .iter()
-        .map(|s| match &s.kind {
-            StatementKind::Instruction(inst) => sim_isa::db::has_effect(inst),
-            _ => true,
-        })
+        .zip(&uses.effect)
+        .map(|(s, &effect)| effect || !matches!(s.kind, StatementKind::Instruction(_)))
         .collect();
     // Where each statement's straight run begins: its only predecessor is
     // the statement before it back to there, so the search crosses the
@@ -85,7 +82,7 @@ pub(crate) fn dead_statements(body: &Body) -> Vec<bool> {
             s as u32
         };
     }
-    let writers = Writers::new(&uses, body.symbols.len());
+    let writers = Writers::new(uses, body.symbols.len());
     let words = n.div_ceil(64).max(1);
     let mut seen: Vec<Option<Vec<u64>>> = vec![None; body.symbols.len()];
     let mut bits = 0usize;
@@ -139,49 +136,63 @@ pub(crate) fn dead_statements(body: &Body) -> Vec<bool> {
     needed.iter().map(|&x| !x).collect()
 }
 
-/// Each statement's registers read and written, flat: those of statement
-/// `i` are `reads[reads_at[i]..reads_at[i + 1]]` (and the same for writes).
-struct Uses {
+/// Each statement's registers read and written (original ids), flat: those
+/// of statement `i` are `reads[reads_at[i]..reads_at[i + 1]]` (and the same
+/// for writes), in `reg_uses` order. Asked of `reg_uses` once a statement for
+/// every set-up pass that needs them (this one, `regalloc`, `vectorise` and
+/// `preload`): each call costs a few hundred host instructions.
+pub(crate) struct Uses {
     reads: Vec<u32>,
     reads_at: Vec<u32>,
     writes: Vec<u32>,
     writes_at: Vec<u32>,
     /// Whether the statement's writes are guarded.
-    guarded: Vec<bool>,
+    pub guarded: Vec<bool>,
+    /// An instruction with an effect (`db::has_effect`); false for every
+    /// other statement.
+    pub effect: Vec<bool>,
 }
 
 impl Uses {
-    fn new(body: &Body) -> Uses {
+    pub fn new(body: &Body) -> Uses {
+        let n = body.statements.len();
         let mut u = Uses {
-            reads: Vec::new(),
-            reads_at: vec![0],
-            writes: Vec::new(),
-            writes_at: vec![0],
-            guarded: Vec::with_capacity(body.statements.len()),
+            reads: Vec::with_capacity(n * 2),
+            reads_at: Vec::with_capacity(n + 1),
+            writes: Vec::with_capacity(n),
+            writes_at: Vec::with_capacity(n + 1),
+            guarded: Vec::with_capacity(n),
+            effect: Vec::with_capacity(n),
         };
+        u.reads_at.push(0);
+        u.writes_at.push(0);
         for s in &body.statements {
-            match &s.kind {
+            let (guarded, effect) = match &s.kind {
                 StatementKind::Instruction(inst) => {
                     let r = inst.reg_uses();
                     u.reads.extend(r.reads().map(|r| r.reg.0));
                     u.writes.extend(r.writes().map(|r| r.reg.0));
-                    u.guarded.push(inst.guard.is_some());
+                    (inst.guard.is_some(), sim_isa::db::has_effect(inst))
                 }
                 StatementKind::Control(c) => {
                     u.reads.extend(c.reads().map(|r| r.0));
-                    u.guarded.push(false);
+                    (false, false)
                 }
-                StatementKind::Unimplemented(_) => u.guarded.push(false),
-            }
+                StatementKind::Unimplemented(_) => (false, false),
+            };
+            u.guarded.push(guarded);
+            u.effect.push(effect);
             u.reads_at.push(u.reads.len() as u32);
             u.writes_at.push(u.writes.len() as u32);
         }
         u
     }
-    fn reads(&self, i: usize) -> &[u32] {
+    /// The registers statement `i` reads (its guard's included).
+    pub fn reads(&self, i: usize) -> &[u32] {
         &self.reads[self.reads_at[i] as usize..self.reads_at[i + 1] as usize]
     }
-    fn writes(&self, i: usize) -> &[u32] {
+    /// The registers statement `i` writes.
+    pub fn writes(&self, i: usize) -> &[u32] {
         &self.writes[self.writes_at[i] as usize..self.writes_at[i + 1] as usize]
     }
 }
@@ -244,7 +255,7 @@ fn successors(body: &Body, i: usize) -> [Option<usize>; 2] {
 
 #[cfg(test)]
 mod tests {
-    use super::dead_statements;
+    use super::{dead_statements, Uses};
     use sim_module::parse_module;
 
     /// The statements of kernel `body` that the analysis finds dead, by text.
@@ -256,7 +267,7 @@ mod tests {
         );
         let module = parse_module(&src, "k.ptx").unwrap();
         let body = module.functions[0].body.as_ref().unwrap();
-        let flags = dead_statements(body);
+        let flags = dead_statements(body, &Uses::new(body));
         body.statements
             .iter()
             .zip(flags)

@@ -26,7 +26,8 @@
 //! Only execution is renamed ([`RegMap::inst`], [`RegMap::guard`]): timing,
 //! reordering, dead-code removal and recordings keep the original ids.
 
-use sim_isa::{db, Guard, Instruction, RegId, RegUse};
+use crate::dead;
+use sim_isa::{db, Guard, Instruction, RegId};
 use sim_module::{Body, Cfg, ControlOp, Node, StatementKind};
 
 /// Most registers a body may use for the analysis (its interference
@@ -52,23 +53,43 @@ impl RegMap {
         }
     }
 
-    /// The allocation for `body`, or [`RegMap::identity`] where the
-    /// analysis cannot see through the body or renaming would not give
-    /// back every operand (checked on each instruction).
-    pub fn new(body: &Body) -> RegMap {
-        let n = body.symbols.len();
-        let Some(map) = allocate(body) else {
-            return RegMap::identity(n);
-        };
-        let sound = body.statements.iter().all(|s| match &s.kind {
-            StatementKind::Instruction(i) => map.renames_exactly(i),
-            StatementKind::Control(_) | StatementKind::Unimplemented(_) => true,
-        });
-        if sound {
-            map
-        } else {
-            RegMap::identity(n)
+    /// The allocation for `body` (`uses`: its registers,
+    /// [`dead::Uses::new`]) with each statement's instruction renamed by it
+    /// (`None`: no instruction), or [`RegMap::identity`] where the analysis
+    /// cannot see through the body or renaming would not give back every
+    /// operand (checked on each instruction, as it is renamed: the
+    /// renaming is what executes, so it is made once).
+    pub fn new(body: &Body, uses: &dead::Uses) -> (RegMap, Vec<Option<Instruction>>) {
+        if let Some(map) = allocate(body, uses) {
+            if let Some(renamed) = map.rename_checked(body, uses) {
+                return (map, renamed);
+            }
         }
+        let map = RegMap::identity(body.symbols.len());
+        let renamed = map.rename(body);
+        (map, renamed)
+    }
+
+    /// Each statement's instruction renamed (`None`: no instruction).
+    pub fn rename(&self, body: &Body) -> Vec<Option<Instruction>> {
+        let inst = |s: &sim_module::Statement| match &s.kind {
+            StatementKind::Instruction(i) => Some(self.inst(i)),
+            StatementKind::Control(_) | StatementKind::Unimplemented(_) => None,
+        };
+        body.statements.iter().map(inst).collect()
+    }
+
+    /// As [`RegMap::rename`], or `None` where some instruction's renaming
+    /// does not rename exactly the registers it uses.
+    fn rename_checked(&self, body: &Body, uses: &dead::Uses) -> Option<Vec<Option<Instruction>>> {
+        let checked = |(k, s): (usize, &sim_module::Statement)| match &s.kind {
+            StatementKind::Instruction(i) => {
+                let r = self.inst(i);
+                self.renames_exactly(&r, uses, k).then_some(Some(r))
+            }
+            StatementKind::Control(_) | StatementKind::Unimplemented(_) => Some(None),
+        };
+        body.statements.iter().enumerate().map(checked).collect()
     }
 
     /// Slots a warp's register file needs.
@@ -94,15 +115,20 @@ impl RegMap {
         i.map_regs(|x| self.reg(x))
     }
 
-    /// Whether renaming `i` renames exactly the registers it uses, in order.
-    fn renames_exactly(&self, i: &Instruction) -> bool {
-        let uses = i.reg_uses();
-        let want = uses.iter().map(|u| RegUse {
-            reg: self.reg(u.reg),
-            ..u
-        });
-        let got = self.inst(i).reg_uses();
-        want.eq(got.iter())
+    /// Whether `renamed`, statement `k` renamed, names the slots of the
+    /// registers the statement uses (`uses`), in order: its reads and its
+    /// writes. (Renaming changes register ids only, so each operand's
+    /// width and direction stay.)
+    fn renames_exactly(&self, renamed: &Instruction, uses: &dead::Uses, k: usize) -> bool {
+        let got = renamed.reg_uses();
+        let slot = |&r: &u32| self.reg(RegId(r));
+        got.reads()
+            .map(|u| u.reg)
+            .eq(uses.reads(k).iter().map(slot))
+            && got
+                .writes()
+                .map(|u| u.reg)
+                .eq(uses.writes(k).iter().map(slot))
     }
 }
 
@@ -174,9 +200,9 @@ impl Set {
     }
 }
 
-/// The colouring of `body`'s registers, or `None` where the analysis
-/// cannot see through it.
-fn allocate(body: &Body) -> Option<RegMap> {
+/// The colouring of `body`'s registers (`regs`: each statement's), or
+/// `None` where the analysis cannot see through it.
+fn allocate(body: &Body, regs: &dead::Uses) -> Option<RegMap> {
     let stmts = &body.statements;
     if stmts.iter().any(|s| match &s.kind {
         StatementKind::Unimplemented(_) => true,
@@ -191,11 +217,11 @@ fn allocate(body: &Body) -> Option<RegMap> {
     // Dense ids in order of first appearance: the colouring's order.
     let mut dense = vec![u32::MAX; nsym];
     let mut orig: Vec<u32> = Vec::new();
-    let mut id = |r: RegId| -> Option<u32> {
-        let d = dense.get_mut(r.0 as usize)?;
+    let mut id = |r: u32| -> Option<u32> {
+        let d = dense.get_mut(r as usize)?;
         if *d == u32::MAX {
             *d = orig.len() as u32;
-            orig.push(r.0);
+            orig.push(r);
         }
         Some(*d)
     };
@@ -204,36 +230,32 @@ fn allocate(body: &Body) -> Option<RegMap> {
         regs: Vec::with_capacity(stmts.len() * 4),
         stmts: Vec::with_capacity(stmts.len()),
     };
-    for s in stmts {
+    for (k, s) in stmts.iter().enumerate() {
         let at = uses.regs.len() as u32;
         let mut u = Uses {
             at,
             mid: at,
             ..Uses::default()
         };
+        // Writes first: the order of first appearance follows definitions,
+        // which colours as a linear scan would. (A control statement
+        // writes nothing.)
+        for &x in regs.writes(k) {
+            uses.regs.push(id(x)?);
+        }
+        u.mid = uses.regs.len() as u32;
+        for &x in regs.reads(k) {
+            uses.regs.push(id(x)?);
+        }
         match &s.kind {
             StatementKind::Instruction(i) => {
-                let ru = i.reg_uses();
-                // Writes first: the order of first appearance follows
-                // definitions, which colours as a linear scan would.
-                for x in ru.writes() {
-                    uses.regs.push(id(x.reg)?);
-                }
-                u.mid = uses.regs.len() as u32;
-                for x in ru.reads() {
-                    uses.regs.push(id(x.reg)?);
-                }
                 u.kills = i.guard.is_none();
                 u.tied = u.mid - u.at > 1 || db::runs_with_memory(i) || db::is_warp_wide(i);
                 if db::is_warp_wide(i) {
                     own.extend_from_slice(&uses.regs[at as usize..]);
                 }
             }
-            StatementKind::Control(c) => {
-                for r in c.reads() {
-                    uses.regs.push(id(r)?);
-                }
-            }
+            StatementKind::Control(_) => {}
             StatementKind::Unimplemented(_) => return None,
         }
         u.end = uses.regs.len() as u32;
@@ -247,17 +269,19 @@ fn allocate(body: &Body) -> Option<RegMap> {
     let (live_in, live_out) = liveness(&cfg, &uses, n);
     // Interference: each write against what is live after it, one way
     // (a word at a time) here, made symmetric below.
-    let mut adj = vec![Set::new(n); n];
+    let mut adj = Matrix::new(n);
     for (b, blk) in cfg.blocks.iter().enumerate() {
         let mut live = live_out[b].clone();
         for u in uses.stmts[blk.start..blk.end].iter().rev() {
             for &w in uses.writes(u) {
-                adj[w as usize].union(&live);
+                for (a, l) in adj.row_mut(w).iter_mut().zip(&live.0) {
+                    *a |= l;
+                }
                 if u.tied {
                     // Its sources and destinations, as `regs[at..end]`
                     // holds them.
                     for &x in &uses.regs[u.at as usize..u.end as usize] {
-                        adj[w as usize].insert(x);
+                        adj.insert(w, x);
                     }
                 }
             }
@@ -278,22 +302,22 @@ fn allocate(body: &Body) -> Option<RegMap> {
     }
     for &a in &own {
         for x in 0..n as u32 {
-            adj[a as usize].insert(x);
+            adj.insert(a, x);
         }
     }
     // Each edge both ways, and none from a register to itself.
     for a in 0..n {
-        for w in 0..adj[a].0.len() {
-            let mut bits = adj[a].0[w];
+        for w in 0..adj.words {
+            let mut bits = adj.row(a as u32)[w];
             while bits != 0 {
                 let x = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                adj[x].insert(a as u32);
+                adj.insert(x as u32, a as u32);
             }
         }
     }
-    for (a, set) in adj.iter_mut().enumerate() {
-        set.remove(a as u32);
+    for a in 0..n as u32 {
+        adj.row_mut(a)[a as usize / 64] &= !(1 << (a % 64));
     }
     let (colour, slots) = colour(&adj, n);
     let mut slot = vec![0u32; nsym];
@@ -353,22 +377,72 @@ fn liveness(cfg: &Cfg, uses: &UseList, n: usize) -> (Vec<Set>, Vec<Set>) {
     (live_in, live_out)
 }
 
-/// Greedy colouring in order of first appearance: each register's slot,
-/// and the slots used.
-fn colour(adj: &[Set], n: usize) -> (Vec<u32>, u32) {
+/// The interference graph: a square bit matrix over dense register ids in
+/// one allocation (row `a`, the registers `a` may not share a slot with, is
+/// `bits[a * words..(a + 1) * words]`), not one set a register.
+struct Matrix {
+    words: usize,
+    bits: Vec<u64>,
+}
+
+impl Matrix {
+    fn new(n: usize) -> Matrix {
+        let words = n.div_ceil(64);
+        Matrix {
+            words,
+            bits: vec![0; n * words],
+        }
+    }
+    fn row(&self, a: u32) -> &[u64] {
+        let at = a as usize * self.words;
+        &self.bits[at..at + self.words]
+    }
+    fn row_mut(&mut self, a: u32) -> &mut [u64] {
+        let at = a as usize * self.words;
+        &mut self.bits[at..at + self.words]
+    }
+    fn insert(&mut self, a: u32, x: u32) {
+        self.row_mut(a)[x as usize / 64] |= 1 << (x % 64);
+    }
+}
+
+/// Greedy colouring in order of first appearance: each register's slot
+/// (the lowest its neighbours do not hold), and the slots used.
+fn colour(adj: &Matrix, n: usize) -> (Vec<u32>, u32) {
     let mut colour = vec![u32::MAX; n];
     let mut slots = 0u32;
-    let mut taken: Vec<bool> = Vec::new();
+    // The slots `v`'s neighbours hold, a bit each (at most `n`).
+    let mut taken = vec![0u64; n / 64 + 1];
     for v in 0..n {
-        taken.clear();
-        taken.resize(slots as usize + 1, false);
-        for x in adj[v].iter() {
-            let c = colour[x as usize];
-            if c != u32::MAX {
-                taken[c as usize] = true;
+        // Slots held so far are below `slots`: these words cover them and
+        // slot `slots` itself.
+        let used = &mut taken[..=slots as usize / 64];
+        used.fill(0);
+        // Only neighbours before `v` hold a slot yet (the order is 0..n):
+        // the words up to `v`'s, that one cut below `v`.
+        let below = &adj.row(v as u32)[..=v / 64];
+        for (w, &bits) in below.iter().enumerate() {
+            let mut b = if w == v / 64 {
+                bits & ((1u64 << (v % 64)) - 1)
+            } else {
+                bits
+            };
+            while b != 0 {
+                let x = w * 64 + b.trailing_zeros() as usize;
+                b &= b - 1;
+                let c = colour[x];
+                if c != u32::MAX {
+                    used[c as usize / 64] |= 1 << (c % 64);
+                }
             }
         }
-        let c = taken.iter().position(|t| !t).unwrap_or(0) as u32;
+        // Slot `slots` is free (no neighbour holds it): the search ends
+        // there at the latest.
+        let c = used
+            .iter()
+            .enumerate()
+            .find(|(_, &w)| w != u64::MAX)
+            .map_or(slots, |(i, &w)| (i * 64) as u32 + w.trailing_ones());
         colour[v] = c;
         slots = slots.max(c + 1);
     }
@@ -378,7 +452,13 @@ fn colour(adj: &[Set], n: usize) -> (Vec<u32>, u32) {
 #[cfg(test)]
 mod tests {
     use super::RegMap;
-    use sim_module::{parse_module, Module};
+    use crate::dead::Uses;
+    use sim_module::{parse_module, Body, Module};
+
+    /// The allocation of `b`.
+    fn regmap(b: &Body) -> RegMap {
+        RegMap::new(b, &Uses::new(b)).0
+    }
 
     fn module(body: &str) -> Module {
         let src = format!(
@@ -393,7 +473,7 @@ mod tests {
     fn alloc(body: &str) -> (RegMap, impl Fn(&str) -> u32) {
         let m = module(body);
         let b = m.functions[0].body.as_ref().unwrap();
-        let map = RegMap::new(b);
+        let map = regmap(b);
         let syms = b.symbols.clone();
         let m2 = map.clone();
         (map, move |name: &str| {
@@ -547,7 +627,7 @@ mod tests {
                    add.u32 %r2, %r1, 1;\nret;\n}\n";
         let m = parse_module(src, "k.ptx").unwrap();
         let b = m.function("k").unwrap().body.as_ref().unwrap();
-        assert_eq!(RegMap::new(b), RegMap::identity(b.symbols.len()));
+        assert_eq!(regmap(b), RegMap::identity(b.symbols.len()));
     }
 
     #[test]
@@ -557,16 +637,29 @@ mod tests {
              st.global.u32 [%rd2], %r3;",
         );
         let b = m.functions[0].body.as_ref().unwrap();
-        let map = RegMap::new(b);
+        let uses = Uses::new(b);
+        let (map, renamed) = RegMap::new(b, &uses);
         // (`new` falls back to one slot per register where renaming loses
         // an operand.)
         assert!(map.slots() < b.symbols.len() / 2, "{map:?}");
-        for st in &b.statements {
+        let mut unrenamed_refused = 0;
+        for (k, st) in b.statements.iter().enumerate() {
             if let sim_module::StatementKind::Instruction(i) = &st.kind {
-                assert!(map.renames_exactly(i));
+                assert_eq!(renamed[k], Some(map.inst(i)));
+                assert!(map.renames_exactly(&map.inst(i), &uses, k));
                 assert_eq!(RegMap::identity(b.symbols.len()).inst(i), *i);
+                // The check fails where an operand kept its name but not
+                // its slot.
+                let mut named = uses.reads(k).iter().chain(uses.writes(k));
+                if named.any(|&r| map.reg(sim_isa::RegId(r)).0 != r) {
+                    assert!(!map.renames_exactly(i, &uses, k), "{}", st.text);
+                    unrenamed_refused += 1;
+                }
+            } else {
+                assert_eq!(renamed[k], None);
             }
         }
+        assert!(unrenamed_refused > 2, "{unrenamed_refused}");
         let s = |n: &str| map.reg(b.symbols.get(n).unwrap()).0;
         assert_ne!(s("%p1"), s("%p2"));
     }
@@ -714,7 +807,7 @@ mod tests {
             };
             for func in &m.functions {
                 let Some(b) = &func.body else { continue };
-                let map = RegMap::new(b);
+                let map = regmap(b);
                 if map == RegMap::identity(b.symbols.len()) {
                     continue;
                 }

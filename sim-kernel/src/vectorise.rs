@@ -24,7 +24,7 @@
 //! destination (its write moves up to the first load); destinations
 //! distinct.
 
-use sim_isa::db;
+use crate::dead::Uses;
 use sim_isa::{AddrBase, Instruction, MemOp, Op, Operand, RegId, Space};
 use sim_module::{Body, StatementKind};
 
@@ -38,49 +38,10 @@ pub(crate) struct Group {
     pub members: Vec<u32>,
 }
 
-/// Per statement, the registers it writes and every register it touches
-/// (reads, then writes), asked of `reg_uses` once: the alignment's passes
-/// and each group's search read them again and again.
-struct Touched {
-    writes: Vec<RegId>,
-    writes_at: Vec<u32>,
-    all: Vec<RegId>,
-    all_at: Vec<u32>,
-}
-
-impl Touched {
-    fn new(body: &Body) -> Touched {
-        let mut t = Touched {
-            writes: Vec::new(),
-            writes_at: vec![0],
-            all: Vec::new(),
-            all_at: vec![0],
-        };
-        for s in &body.statements {
-            if let StatementKind::Instruction(i) = &s.kind {
-                let u = i.reg_uses();
-                t.writes.extend(u.writes().map(|r| r.reg));
-                t.all.extend(u.reads().chain(u.writes()).map(|r| r.reg));
-            }
-            t.writes_at.push(t.writes.len() as u32);
-            t.all_at.push(t.all.len() as u32);
-        }
-        t
-    }
-    /// The registers statement `j` writes.
-    fn writes(&self, j: usize) -> &[RegId] {
-        &self.writes[self.writes_at[j] as usize..self.writes_at[j + 1] as usize]
-    }
-    /// Every register statement `j` reads or writes.
-    fn all(&self, j: usize) -> &[RegId] {
-        &self.all[self.all_at[j] as usize..self.all_at[j + 1] as usize]
-    }
-}
-
 /// Known low zero bits of each register (64 for one never written), as
 /// far as shifts, products and sums of constants and shared variables'
 /// addresses tell (`var_align`: a variable's).
-fn alignment(body: &Body, touched: &Touched, var_align: &dyn Fn(u32) -> u32) -> Vec<u32> {
+fn alignment(body: &Body, uses: &Uses, var_align: &dyn Fn(u32) -> u32) -> Vec<u32> {
     let n = body.symbols.len();
     let mut tz = vec![64u32; n];
     let of = |tz: &[u32], o: &Operand| match *o {
@@ -144,11 +105,11 @@ fn alignment(body: &Body, touched: &Touched, var_align: &dyn Fn(u32) -> u32) -> 
                 | Op::Mma(_) => None,
             };
             // A guarded write may leave the old value: the lower of both.
-            for &r in touched.writes(j) {
-                let k = r.0 as usize;
+            for &r in uses.writes(j) {
+                let k = r as usize;
                 let v = match value {
-                    Some((d, v)) if d == r && i.guard.is_none() => v,
-                    Some((d, v)) if d == r => v.min(tz.get(k).copied().unwrap_or(0)),
+                    Some((d, v)) if d.0 == r && i.guard.is_none() => v,
+                    Some((d, v)) if d.0 == r => v.min(tz.get(k).copied().unwrap_or(0)),
                     _ => 0,
                 };
                 if let Some(t) = tz.get_mut(k) {
@@ -182,15 +143,16 @@ fn candidate(i: &Instruction, effect: bool) -> Option<(AddrBase, i64, RegId)> {
     plain.then_some((m.addr.base, m.addr.offset, m.d[0]))
 }
 
-/// The groups of `body` (`dead`: statements that issue nothing, left
-/// out; `var_align`: known low zero bits of a shared variable's address).
+/// The groups of `body` (`uses`: its registers, [`Uses::new`]; `dead`:
+/// statements that issue nothing, left out; `var_align`: known low zero
+/// bits of a shared variable's address).
 pub(crate) fn shared_groups(
     body: &Body,
+    uses: &Uses,
     dead: &[bool],
     var_align: &dyn Fn(u32) -> u32,
 ) -> Vec<Group> {
-    let touched = Touched::new(body);
-    let tz = alignment(body, &touched, var_align);
+    let tz = alignment(body, uses, var_align);
     let stmts = &body.statements;
     let label_at: Vec<bool> = {
         let mut v = vec![false; stmts.len() + 1];
@@ -201,11 +163,8 @@ pub(crate) fn shared_groups(
         }
         v
     };
-    // Once a statement: each is tested again by every search that meets it.
-    let effect: Vec<bool> = stmts
-        .iter()
-        .map(|s| matches!(&s.kind, StatementKind::Instruction(i) if db::has_effect(i)))
-        .collect();
+    // Once a statement (`Uses`): each is tested again by every search that meets it.
+    let effect = &uses.effect;
     let mut groups = Vec::new();
     let mut taken = vec![false; stmts.len()];
     for first in 0..stmts.len() {
@@ -229,11 +188,10 @@ pub(crate) fn shared_groups(
             }
             let stretch = Stretch {
                 body,
-                touched: &touched,
+                uses,
                 dead,
                 taken: &taken,
                 label_at: &label_at,
-                effect: &effect,
             };
             if let Some(members) = stretch.collect(first, base, off, size) {
                 for &m in &members {
@@ -254,12 +212,11 @@ pub(crate) fn shared_groups(
 /// already merged statements and where labels stand.
 struct Stretch<'a> {
     body: &'a Body,
-    touched: &'a Touched,
+    /// Its registers and, per statement, `db::has_effect`.
+    uses: &'a Uses,
     dead: &'a [bool],
     taken: &'a [bool],
     label_at: &'a [bool],
-    /// Per statement: `db::has_effect`.
-    effect: &'a [bool],
 }
 
 impl Stretch<'_> {
@@ -269,12 +226,12 @@ impl Stretch<'_> {
     fn collect(&self, first: usize, base: AddrBase, off: i64, size: i64) -> Option<Vec<u32>> {
         let Stretch {
             body,
-            touched,
+            uses,
             dead,
             taken,
             label_at,
-            effect,
         } = *self;
+        let effect = &uses.effect;
         let words = (size / 4) as usize;
         let mut found: Vec<Option<(usize, RegId)>> = vec![None; words];
         let StatementKind::Instruction(i0) = &body.statements[first].kind else {
@@ -302,7 +259,7 @@ impl Stretch<'_> {
                     continue;
                 }
             }
-            let writes_base = matches!(base, AddrBase::Reg(r) if touched.writes(j).contains(&r));
+            let writes_base = matches!(base, AddrBase::Reg(r) if uses.writes(j).contains(&r.0));
             if writes_base || effect[j] {
                 return None;
             }
@@ -322,7 +279,7 @@ impl Stretch<'_> {
                 if !matches!(body.statements[j].kind, StatementKind::Instruction(_)) {
                     return None;
                 }
-                if touched.all(j).contains(&d) {
+                if uses.reads(j).contains(&d.0) || uses.writes(j).contains(&d.0) {
                     return None;
                 }
             }
@@ -334,6 +291,7 @@ impl Stretch<'_> {
 #[cfg(test)]
 mod tests {
     use super::shared_groups;
+    use crate::dead::Uses;
     use sim_module::parse_module;
 
     /// The merged groups of kernel `body` (a shared tile `t` of 4 KiB at
@@ -349,7 +307,7 @@ mod tests {
         let module = parse_module(&src, "k.ptx").unwrap();
         let body = module.functions[0].body.as_ref().unwrap();
         let dead = vec![false; body.statements.len()];
-        shared_groups(body, &dead, &|_| 64)
+        shared_groups(body, &Uses::new(body), &dead, &|_| 64)
             .into_iter()
             .map(|g| {
                 g.members

@@ -513,7 +513,20 @@ impl Control {
                 None
             }
         };
-        self.guard.map(|g| g.reg).into_iter().chain(address)
+        // Two options flattened, not `guard.into_iter().chain(address)`:
+        // rustc 1.95.0 with `-C target-cpu=x86-64-v3` (opt-level 3)
+        // compiles that chain as a load of `address` whatever the variant
+        // and its tag masked with "is a `Call`" as 0 or 1 (`shr 63; andn`),
+        // exact only for a tag of 0 or 1, so a `ret` gave whatever bytes
+        // lay there as a register (regalloc's `check` test). Reduced:
+        //   enum Op { Call { callee: String, address: Option<u32> }, Bra(u64, u64, u64), Ret }
+        //   struct Stmt { guard: Option<(u32, bool)>, op: Op }
+        //   #[inline(never)] fn reads(s: &Stmt) -> impl Iterator<Item = u32> + '_ {
+        //       let address = match &s.op { Op::Call { address, .. } => *address, Op::Bra(..) | Op::Ret => None };
+        //       s.guard.map(|g| g.0).into_iter().chain(address)
+        //   }
+        //   reads(&Stmt { guard: None, op: Op::Bra(5, 5, 0x7ffe_0000_0006) }) yields 32766 (v3), nothing (default).
+        [self.guard.map(|g| g.reg), address].into_iter().flatten()
     }
 }
 

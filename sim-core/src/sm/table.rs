@@ -317,7 +317,7 @@ impl ProgramTables {
             None => facts::fixed_sources(&program),
         };
         facts::unhoist_interleaved(&program, &keys, &mut fixed);
-        let mut names: BTreeMap<String, u16> = BTreeMap::new();
+        let mut names: BTreeMap<&'static str, u16> = BTreeMap::new();
         let mut op_names = Vec::new();
         let mut mach_names = Vec::new();
         // Fx hashing: SipHash of these keys (and of the delay rows below,
@@ -468,20 +468,21 @@ impl ProgramTables {
     }
 }
 
-/// The id of `name` in `names`/`list`, adding it if new.
+/// The id of `name` in `names`/`list`, adding it if new (a string is made
+/// once a mnemonic, not once an instruction).
 fn intern(
-    names: &mut BTreeMap<String, u16>,
+    names: &mut BTreeMap<&'static str, u16>,
     list: &mut Vec<String>,
-    name: String,
+    name: &'static str,
 ) -> Result<u16, SimError> {
-    if let Some(&id) = names.get(&name) {
+    if let Some(&id) = names.get(name) {
         return Ok(id);
     }
     // Mnemonics are a short fixed list, far below u16::MAX.
     let id = u16::try_from(list.len())
         .map_err(|_| SimError::BadConfig("more than 65535 distinct mnemonics".into()))?;
-    names.insert(name.clone(), id);
-    list.push(name);
+    names.insert(name, id);
+    list.push(name.to_owned());
     Ok(id)
 }
 

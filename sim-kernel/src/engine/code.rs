@@ -84,6 +84,9 @@ pub(crate) struct Code<'p> {
     /// Per statement: the leader and the index in its `preload` list of
     /// a member read at its leader.
     pub member_of: Vec<Option<(u32, u8)>>,
+    /// Each statement's registers (original ids), for
+    /// [`Code::merge_shared_loads`].
+    uses: crate::dead::Uses,
 }
 
 impl<'p> Code<'p> {
@@ -103,15 +106,17 @@ impl<'p> Code<'p> {
             StatementKind::Instruction(x) => Some(x),
             StatementKind::Control(_) | StatementKind::Unimplemented(_) => None,
         };
-        let mut dead = crate::dead::dead_statements(prep.body);
+        // Each statement's registers, asked once for every pass below.
+        let uses = crate::dead::Uses::new(prep.body);
+        let mut dead = crate::dead::dead_statements(prep.body, &uses);
         dead.resize(n, false);
-        let regs = if every_register {
-            RegMap::identity(prep.body.symbols.len())
+        let (regs, renamed) = if every_register {
+            let regs = RegMap::identity(prep.body.symbols.len());
+            let renamed = regs.rename(prep.body);
+            (regs, renamed)
         } else {
-            RegMap::new(prep.body)
+            RegMap::new(prep.body, &uses)
         };
-        let renamed: Vec<Option<Instruction>> =
-            (0..n).map(|i| inst(i).map(|x| regs.inst(x))).collect();
         let deps = reorder::deps(prep.body);
         let mut at: Vec<Stmt> = (0..n)
             .map(|i| Stmt {
@@ -141,9 +146,10 @@ impl<'p> Code<'p> {
             nregs: regs.slots(),
             exec: renamed
                 .iter()
-                .map(|x| {
+                .zip(&at)
+                .map(|(x, s)| {
                     x.as_ref()
-                        .filter(|x| !db::runs_with_memory(x))
+                        .filter(|_| !s.mem)
                         .map(|x| sim_isa::exec::Prepared::new(x, target))
                 })
                 .collect(),
@@ -153,6 +159,7 @@ impl<'p> Code<'p> {
             preload: Vec::new(),
             member_of: vec![None; n],
             regs,
+            uses,
         }
     }
 
@@ -167,7 +174,7 @@ impl<'p> Code<'p> {
             _ => 0,
         };
         let dead: Vec<bool> = self.at.iter().map(|s| s.dead).collect();
-        let groups = crate::vectorise::shared_groups(self.prep.body, &dead, &var_align);
+        let groups = crate::vectorise::shared_groups(self.prep.body, &self.uses, &dead, &var_align);
         for g in groups {
             let lead = g.leader as usize;
             let Some(sim_isa::Instruction {
@@ -194,7 +201,11 @@ impl<'p> Code<'p> {
             m.vec = g.members.len() as u8;
             self.at[lead].widen = 4 * m.vec;
             self.deps[lead].also_writes(dests);
-            let pre = super::preload::members(&self.inst, g.leader, &g.members);
+            let writes = super::preload::Writes {
+                uses: &self.uses,
+                regs: &self.regs,
+            };
+            let pre = super::preload::members(&self.inst, writes, g.leader, &g.members);
             for (k, p) in pre.iter().enumerate() {
                 self.member_of[p.pc as usize] = Some((g.leader, k as u8));
                 self.at[p.pc as usize].member = true;

@@ -140,10 +140,33 @@ impl Preloaded {
     }
 }
 
+/// The slots each statement writes: its registers' (`uses`, original ids)
+/// in `regs`, which are what its renamed instruction writes (`RegMap::new`
+/// checks each renaming against them).
+#[derive(Clone, Copy)]
+pub(crate) struct Writes<'a> {
+    pub uses: &'a crate::dead::Uses,
+    pub regs: &'a crate::regalloc::RegMap,
+}
+
+impl Writes<'_> {
+    /// Whether statement `j` writes slot `slot`.
+    fn slot(&self, j: usize, slot: RegId) -> bool {
+        let w = self.uses.writes(j);
+        w.iter().any(|&r| self.regs.reg(RegId(r)) == slot)
+    }
+}
+
 /// The members of the group led at `leader` (`members`: its statements,
 /// the leader first, by word) that can be read at the leader (see the
-/// module's conditions), on the timing code's renamed instructions `inst`.
-pub(crate) fn members(inst: &[Option<Instruction>], leader: u32, members: &[u32]) -> Vec<Member> {
+/// module's conditions), on the timing code's renamed instructions `inst`
+/// (`writes`: the slots each writes).
+pub(crate) fn members(
+    inst: &[Option<Instruction>],
+    writes: Writes<'_>,
+    leader: u32,
+    members: &[u32],
+) -> Vec<Member> {
     // A memory instruction's operands, as vectorise.rs reads them.
     let renamed = |pc: u32| {
         let Some(Some(i)) = inst.get(pc as usize) else {
@@ -165,12 +188,13 @@ pub(crate) fn members(inst: &[Option<Instruction>], leader: u32, members: &[u32]
     // no instruction), up to the last member: nothing from the leader on,
     // before a member at or before it, writes the base (liveness may give
     // a register that dies on the way its slot). One scan for the group,
-    // not one a member: each statement's `reg_uses` costs a few hundred
-    // host instructions.
+    // not one a member; and the writes are asked of the table, not of each
+    // statement's `reg_uses` (a few hundred host instructions a call).
     let last = members.iter().copied().max().unwrap_or(leader);
     let stop = (leader..last)
-        .find(|&j| match inst.get(j as usize) {
-            Some(Some(i)) => i.reg_uses().writes().any(|r| Some(r.reg) == base),
+        .find(|&j| match (inst.get(j as usize), base) {
+            (Some(Some(_)), Some(b)) => writes.slot(j as usize, b),
+            (Some(Some(_)), None) => false,
             _ => true,
         })
         .unwrap_or(last);
