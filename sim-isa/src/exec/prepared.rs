@@ -132,11 +132,8 @@ impl Prepared {
 /// [`execute_fitted`] for a prepared instruction: the same writes, bit for
 /// bit (property-tested), without decoding its fields. `regs` must hold
 /// every register the instruction names, as for [`execute_fitted`]; `ctx`
-/// must be for the target it was prepared for. Always in line: a
-/// dispatcher of its own, it shuffled its four arguments into place for
-/// each kernel's tail call (about 10 host instructions a call in the
-/// engine's step loop, which keeps them in its own registers).
-#[inline(always)]
+/// must be for the target it was prepared for.
+#[inline]
 pub fn execute_prepared(p: &Prepared, ctx: &ExecCtx, regs: &mut WarpRegs, active: u32) {
     let exec = exec_mask(p.guard, regs, active);
     if exec == 0 {
