@@ -490,6 +490,8 @@ impl Warp {
                 self.emit_live(code, st, env.sc, step);
             }
             pc += 1;
+            // Where `advance` would pop the entry (its reconvergence point,
+            // or no lanes left), the step loop takes over.
             if pc == top.rpc || top.mask == 0 || self.out.len() >= AHEAD {
                 break;
             }
