@@ -28,11 +28,25 @@ pub(crate) struct WordAccess {
     base: RegId,
     off: u64,
     reg: RegId,
-    store: bool,
     /// `Shared`, or `Global` (loads only: a global store goes to the SM's
     /// overlay during an epoch).
     space: Space,
+    /// Runs the access when every lane of the warp runs it and the lanes
+    /// access 32 consecutive words (or, a load, one word) inside the
+    /// block's shared memory or one global allocation (that the SM has
+    /// not written this epoch, see `global_bytes`): the destination or the
+    /// memory written, `out` set and `mem`'s `one_word`/`broadcast` noted
+    /// as `execute_mem_into` with `WarpMem::load_lanes`/`store_lanes`
+    /// would. `false`, nothing changed, otherwise. Called as
+    /// `(w.run)(&w, regs, mask, mem, out)`: the loop compiled for the
+    /// access's kind ([`WordAccess::run_as`]), chosen once in
+    /// [`WordAccess::of`], so that no run asks the kind again.
+    pub run: WordKernel,
 }
+
+/// [`WordAccess::run`]'s type.
+pub(crate) type WordKernel =
+    fn(&WordAccess, &mut WarpRegs, u32, &mut WarpMem<'_>, &mut Accesses) -> bool;
 
 impl WordAccess {
     /// `inst` (renamed) as one, if it is one.
@@ -52,13 +66,19 @@ impl WordAccess {
             },
             _ => return None,
         };
-        let space = m.space == Space::Shared || m.space == Space::Global && !store;
-        (inst.guard.is_none() && space && m.vec == 1 && word).then_some(WordAccess {
+        // A copy of the loop for each kind, its tests constant.
+        let run: WordKernel = match (m.space, store) {
+            (Space::Shared, false) => Self::run_as::<true, false>,
+            (Space::Shared, true) => Self::run_as::<true, true>,
+            (Space::Global, false) => Self::run_as::<false, false>,
+            _ => return None,
+        };
+        (inst.guard.is_none() && m.vec == 1 && word).then_some(WordAccess {
             base,
             off: m.addr.offset as u64,
             reg,
-            store,
             space: m.space,
+            run,
         })
     }
 
@@ -67,35 +87,11 @@ impl WordAccess {
         self.space == Space::Shared
     }
 
-    /// Runs the access when every lane of the warp runs it and the lanes
-    /// access 32 consecutive words (or, a load, one word) inside the
-    /// block's shared memory or one global allocation (that the SM has
-    /// not written this epoch, see `global_bytes`): the destination or the memory written, `out`
-    /// set and `mem`'s `one_word`/`broadcast` noted as `execute_mem_into`
-    /// with `WarpMem::load_lanes`/`store_lanes` would. `false`, nothing
-    /// changed, otherwise.
-    #[inline(never)]
-    pub fn run(
-        self,
-        regs: &mut WarpRegs,
-        mask: u32,
-        mem: &mut WarpMem<'_>,
-        out: &mut Accesses,
-    ) -> bool {
-        // A copy of the loop for each kind, its tests constant.
-        match (self.shared(), self.store) {
-            (true, false) => self.run_as::<true, false>(regs, mask, mem, out),
-            (true, true) => self.run_as::<true, true>(regs, mask, mem, out),
-            (false, _) => self.run_as::<false, false>(regs, mask, mem, out),
-        }
-    }
-
     /// [`Self::run`] for a shared access (`SHARED`) or a global load, a
-    /// store (`STORE`, shared only) or a load. (Its parameters are `run`'s,
-    /// which only picks the constants: the signature stays written twice.)
-    #[inline(always)]
+    /// store (`STORE`, shared only) or a load.
+    #[inline(never)]
     fn run_as<const SHARED: bool, const STORE: bool>(
-        self,
+        &self,
         regs: &mut WarpRegs,
         mask: u32,
         mem: &mut WarpMem<'_>,
@@ -463,7 +459,7 @@ mod tests {
     ) -> Option<Ran> {
         let mut fregs = regs.clone();
         let mut fout = BLANK;
-        let ok = fast.run(&mut fregs, mask, m, &mut fout);
+        let ok = (fast.run)(&fast, &mut fregs, mask, m, &mut fout);
         assert_eq!(ok, runs, "{what} {mask:#x}");
         if !ok {
             assert!(fregs == *regs && fout == BLANK && !m.one_word, "{what}");
@@ -642,7 +638,7 @@ mod tests {
         let before = regs.clone();
         let mut out = BLANK;
         let mut m = warp_mem(&mut shared, &mut global);
-        assert!(!fast.run(&mut regs, u32::MAX, &mut m, &mut out));
+        assert!(!(fast.run)(&fast, &mut regs, u32::MAX, &mut m, &mut out));
         assert!(regs == before && out == BLANK && !m.one_word);
         let ctx = ExecCtx::new(Target::SM_90, 0);
         let general = execute_mem_into(&inst, &ctx, &mut regs, u32::MAX, &mut m, &mut out);

@@ -217,11 +217,12 @@ impl Warp {
         self.slab.take(k)
     }
 
-    /// Slot `acc` (if any) kept for timing if statement `pc` is one it
-    /// asks about (not `ld.param`, which the SM runs itself), else freed.
-    fn keep_access(&mut self, code: &Code<'_>, pc: usize, acc: Option<u32>) -> Option<u32> {
+    /// Slot `acc` (if any) kept for timing if the statement (its record
+    /// `st`) is one it asks about (not `ld.param`, which the SM runs
+    /// itself), else freed.
+    fn keep_access(&mut self, st: &Stmt, acc: Option<u32>) -> Option<u32> {
         let k = acc?;
-        if code.at[pc].ext.is_some() {
+        if st.ext.is_some() {
             return Some(k);
         }
         self.slab.free(k);
@@ -319,24 +320,7 @@ impl Warp {
         };
         let mut next = top.pc + 1;
         if st.plain {
-            // Most statements: no memory, clock or barrier (the
-            // `Instruction` arm below, without asking the kind).
-            if st.dead || !self.timed {
-                // Nothing to time (`emit_at`), so no lanes to find but a
-                // recording's (before it runs: it may write its guard).
-                if self.log.is_some() {
-                    step.lanes = st.lanes(&self.regs, top.mask);
-                    self.log_step(step, None);
-                }
-                self.exec_alu(code, top.pc, top.mask);
-            } else {
-                step.lanes = st.lanes(&self.regs, top.mask);
-                self.record(step, None);
-                self.exec_alu(code, top.pc, top.mask);
-                self.emit_live(code, st, env.sc, step);
-            }
-            self.advance(next);
-            return Ok(());
+            return self.run_plain(env, top, st);
         }
         if st.member {
             // A merged group's member (a shared load, so no clock read,
@@ -351,6 +335,12 @@ impl Warp {
                 return Ok(());
             }
         }
+        if st.mem && !st.clock {
+            // Only an instruction executes through a memory (`Code::new`):
+            // its kind need not be asked.
+            step.lanes = st.lanes(&self.regs, top.mask);
+            return self.mem_step(env, top, st, step);
+        }
         let s = &code.prep.body.statements[top.pc];
         match &s.kind {
             StatementKind::Instruction(_) => {
@@ -362,23 +352,7 @@ impl Warp {
                     self.state = State::Clock;
                     return Ok(());
                 }
-                if st.mem {
-                    let atomic = st.ext == Some(crate::memtime::Kind::Atomic);
-                    if env.defer && step.lanes != 0 && atomic {
-                        if let Some(k) =
-                            self.defer_atomic(code.inst[top.pc].as_ref(), top.mask, env.mem)?
-                        {
-                            self.record(step, Some(k));
-                            step.access = Some(k);
-                            self.emit(code, env.sc, step);
-                            self.state = State::Atomic;
-                            return Ok(());
-                        }
-                    }
-                    let acc = self.exec_or_preloaded(env, top.pc, top.mask)?;
-                    self.record(step, acc);
-                    step.access = self.keep_access(code, top.pc, acc);
-                } else if st.barrier && step.lanes != 0 {
+                if st.barrier && step.lanes != 0 {
                     self.arrive(code, top.pc, step.lanes);
                     self.record(step, None);
                     self.emit(code, env.sc, step);
@@ -449,6 +423,91 @@ impl Warp {
         Ok(())
     }
 
+    /// A memory statement that reads no clock, at the stack's `top` (its
+    /// record `st`, `step` its lanes): its values now, its addresses kept
+    /// for timing; a global atomic while other SMs run stops the warp
+    /// until the epoch's end.
+    fn mem_step(
+        &mut self,
+        env: &mut Env<'_, '_, '_>,
+        top: Entry,
+        st: &Stmt,
+        mut step: Step,
+    ) -> Result<(), KernelError> {
+        let code = env.code;
+        let atomic = st.ext == Some(crate::memtime::Kind::Atomic);
+        if env.defer && step.lanes != 0 && atomic {
+            if let Some(k) = self.defer_atomic(code.inst[top.pc].as_ref(), top.mask, env.mem)? {
+                self.record(step, Some(k));
+                step.access = Some(k);
+                self.emit_at(code, st, env.sc, step);
+                self.state = State::Atomic;
+                return Ok(());
+            }
+        }
+        let acc = self.exec_or_preloaded(env, st, top.pc, top.mask)?;
+        self.record(step, acc);
+        step.access = self.keep_access(st, acc);
+        self.emit_at(code, st, env.sc, step);
+        self.advance(top.pc + 1);
+        Ok(())
+    }
+
+    /// Most statements: no memory, clock or barrier (the `Instruction`
+    /// arm of `step`, without asking the kind), from the stack's `top`
+    /// (its statement `st`, counted) on to the next that is not one, to
+    /// `top`'s reconvergence point or until `AHEAD` steps are ready. None
+    /// of them changes the warp's state, its stack or whether it replays,
+    /// so the loop keeps its place in a local and asks none of those per
+    /// statement: the stack's top is written once, at the end.
+    #[inline(always)]
+    fn run_plain<'e>(
+        &mut self,
+        env: &mut Env<'e, '_, '_>,
+        top: Entry,
+        mut st: &'e Stmt,
+    ) -> Result<(), KernelError> {
+        let code = env.code;
+        let mut pc = top.pc;
+        loop {
+            let mut step = Step {
+                stmt: pc as u32,
+                lanes: 0,
+                access: None,
+            };
+            if st.dead || !self.timed {
+                // Nothing to time (`emit_at`), so no lanes to find but a
+                // recording's (before it runs: it may write its guard).
+                if self.log.is_some() {
+                    step.lanes = st.lanes(&self.regs, top.mask);
+                    self.log_step(step, None);
+                }
+                self.exec_alu(code, pc, top.mask);
+            } else {
+                step.lanes = st.lanes(&self.regs, top.mask);
+                self.record(step, None);
+                self.exec_alu(code, pc, top.mask);
+                self.emit_live(code, st, env.sc, step);
+            }
+            pc += 1;
+            // Where `advance` would pop the entry (its reconvergence point,
+            // or no lanes left), the step loop takes over.
+            if pc == top.rpc || top.mask == 0 || self.out.len() >= AHEAD {
+                break;
+            }
+            match code.at.get(pc) {
+                Some(s) if s.plain => st = s,
+                _ => break,
+            }
+            if let Err(e) = env.tick() {
+                self.advance(pc);
+                return Err(e);
+            }
+        }
+        self.advance(pc);
+        Ok(())
+    }
+
     /// One recorded step (a replay): the statement and lanes come from the
     /// recording, loads are answered from it, addresses checked against it.
     fn follow_step(&mut self, env: &mut Env<'_, '_, '_>) -> Result<(), KernelError> {
@@ -500,7 +559,7 @@ impl Warp {
                     // The slot's addresses are still the scratch's.
                     f.check_access(acc.map(|_| &self.slab.scratch), &s.text)?;
                 }
-                step.access = self.keep_access(code, pc, acc);
+                step.access = self.keep_access(st, acc);
             } else if st.barrier && lanes != 0 {
                 // At the barrier even when it is the last recorded step
                 // (as a free-running warp): its block counts it there.

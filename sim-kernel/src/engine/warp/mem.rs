@@ -12,22 +12,23 @@ use sim_isa::exec::{execute_mem_into, Access, Memory};
 use sim_isa::{Op, Space};
 
 impl Warp {
-    /// [`Self::exec_mem`] (a member of a merged group that its leader
-    /// read does not come here: `step`); a leader whose lanes all read one
-    /// word reads its members too.
+    /// [`Self::exec_mem`] of statement `pc` (its record `st`; a member of
+    /// a merged group that its leader read does not come here: `step`); a
+    /// leader whose lanes all read one word reads its members too.
     #[inline]
     pub(super) fn exec_or_preloaded(
         &mut self,
         env: &mut Env<'_, '_, '_>,
+        st: &Stmt,
         pc: usize,
         mask: u32,
     ) -> Result<Option<u32>, KernelError> {
         let (code, mem) = (env.code, &mut *env.mem);
-        let acc = match self.exec_word(&code.at[pc], mask, mem) {
+        let acc = match self.exec_word(st, mask, mem) {
             Some(acc) => acc,
             None => self.exec_mem(code, pc, mask, mem)?,
         };
-        if code.at[pc].widen != 0 {
+        if st.widen != 0 {
             // A leader: what an earlier pass read is stale. Recordings log
             // each load; `broadcast` says every lane read the first lane's
             // address.
@@ -51,12 +52,12 @@ impl Warp {
         mask: u32,
         mem: &mut WarpMem<'_>,
     ) -> Option<Option<u32>> {
-        let l = st.word?;
+        let l = st.word.as_ref()?;
         if self.follow.is_some() || self.log.is_some() {
             return None;
         }
         (mem.one_word, mem.broadcast) = (false, false);
-        if !l.run(&mut self.regs, mask, mem, &mut self.slab.scratch) {
+        if !(l.run)(l, &mut self.regs, mask, mem, &mut self.slab.scratch) {
             return None;
         }
         // One wavefront (`memtime::one_wave_shared`: every lane, one word
