@@ -6,14 +6,17 @@ use crate::inst::{RegId, Type};
 // set-up parses the whole module (SipHash cost about a third of a lookup).
 // Nothing iterates the map, so its order never shows.
 use rustc_hash::FxHashMap as HashMap;
+use std::sync::Arc;
 
 /// Interns register names. Standalone instruction text (conformance vectors,
 /// `simcli eval`) interns on first use; kernel text declares registers first.
 #[derive(Clone, Debug, Default)]
 pub struct Symbols {
-    names: Vec<String>,
+    /// Each name once, shared by `names` and `index` (one allocation per
+    /// register, not two: a module declares hundreds).
+    names: Vec<Arc<str>>,
     types: Vec<Option<Type>>,
-    index: HashMap<String, RegId>,
+    index: HashMap<Arc<str>, RegId>,
     /// Variable and parameter names used as addresses, in first-use order.
     vars: Vec<String>,
 }
@@ -35,9 +38,10 @@ impl Symbols {
     /// Adds `name`, not in the table yet, undeclared.
     fn push(&mut self, name: &str) -> RegId {
         let id = RegId(self.names.len() as u32);
-        self.names.push(name.to_string());
+        let name: Arc<str> = Arc::from(name);
+        self.names.push(Arc::clone(&name));
         self.types.push(None);
-        self.index.insert(name.to_string(), id);
+        self.index.insert(name, id);
         id
     }
 
@@ -132,7 +136,7 @@ impl Symbols {
     pub fn rollback(&mut self, m: SymbolsMark) {
         if m.names < self.names.len() {
             for name in self.names.drain(m.names..) {
-                self.index.remove(&name);
+                self.index.remove(&*name);
             }
             self.types.truncate(m.names);
         }

@@ -7,6 +7,7 @@ use crate::names::{is_ptx_opcode, is_special_register};
 use crate::types::*;
 use sim_isa::{Guard, Symbols};
 use std::borrow::Cow;
+use std::rc::Rc;
 // FxHash, not SipHash: the two maps below are asked once or twice per
 // declared register (a `.reg .f32 %f<321>` is 321 declarations) and are
 // never iterated, so their order never shows.
@@ -20,16 +21,19 @@ pub const MAX_REGISTERS: u64 = 1 << 20;
 /// Parser state while reading one body.
 struct State {
     body: Body,
-    /// Open scopes, innermost last, each with the registers it declares (name -> index).
-    open: Vec<(u32, HashMap<String, usize>)>,
+    /// Open scopes, innermost last, each with the registers it declares
+    /// (name -> index). The names are shared with `first`: one copy of a
+    /// declared name serves both maps.
+    open: Vec<(u32, HashMap<Rc<str>, usize>)>,
     /// Names that are neither registers nor body variables when used: labels,
     /// parameters, module variables or functions, checked once all are known.
     pending: Vec<(String, Pos)>,
     reg_count: u64,
     /// The first register of each name and type (what a declaration in a
     /// later scope reuses): looked up, not scanned, so that a body of n
-    /// declarations reads in O(n).
-    first: HashMap<(String, PtxType), usize>,
+    /// declarations reads in O(n). By type, then name, so that a name is
+    /// looked up as the `&str` it is, without a key built per lookup.
+    first: HashMap<PtxType, HashMap<Rc<str>, usize>>,
     /// `.callprototype` and `.branchtargets` names: an indirect call's
     /// operand, declared in the body but no label of a statement.
     declared: Vec<String>,
@@ -210,7 +214,7 @@ fn registers(p: &mut Parser<'_>, st: &mut State) -> Res<()> {
             let more = n as usize;
             st.body.symbols.reserve(more);
             st.body.registers.reserve(more);
-            st.first.reserve(more);
+            st.first.entry(ty).or_default().reserve(more);
             if let Some(s) = st.open.last_mut() {
                 s.1.reserve(more);
             }
@@ -273,18 +277,21 @@ fn declare(p: &Parser<'_>, st: &mut State, name: String, ty: PtxType, pos: Pos) 
         .open
         .split_last()
         .map_or((None, &[][..]), |(l, o)| (Some(l), o));
-    if inner.is_some_and(|s| s.1.contains_key(&name)) {
+    if inner.is_some_and(|s| s.1.contains_key(name.as_str())) {
         return Err(p.duplicate(pos, "register", name));
     }
     // The innermost scope was asked just above: the outer ones are left.
-    let shadowing = outer.iter().any(|s| s.1.contains_key(&name));
-    let key = (name, ty);
+    let shadowing = outer.iter().any(|s| s.1.contains_key(name.as_str()));
     let reuse = if shadowing {
         None
     } else {
-        st.first.get(&key).copied()
+        st.first
+            .get(&ty)
+            .and_then(|m| m.get(name.as_str()))
+            .copied()
     };
-    let name = key.0;
+    // The one copy of the name both maps keep (the register keeps `name`).
+    let key: Rc<str> = Rc::from(name.as_str());
     let idx = match reuse {
         Some(i) => i,
         None => {
@@ -295,20 +302,25 @@ fn declare(p: &Parser<'_>, st: &mut State, name: String, ty: PtxType, pos: Pos) 
                 None => None,
             }
             .unwrap_or_else(|| st.body.symbols.intern(&symbol));
+            let scope = scope(st);
             st.body.registers.push(Register {
-                name: name.clone(),
+                name,
                 id,
                 ty,
-                scope: scope(st),
+                scope,
                 pos,
             });
             let idx = st.body.registers.len() - 1;
-            st.first.entry((name.clone(), ty)).or_insert(idx);
+            st.first
+                .entry(ty)
+                .or_default()
+                .entry(Rc::clone(&key))
+                .or_insert(idx);
             idx
         }
     };
     if let Some(s) = st.open.last_mut() {
-        s.1.insert(name, idx);
+        s.1.insert(key, idx);
     }
     Ok(())
 }
@@ -405,7 +417,9 @@ fn statement(p: &mut Parser<'_>, st: &mut State) -> Res<()> {
     p.i += 1;
     let start = toks[0].start;
     let pos = p.pos(toks[0]);
-    let text = blanked(p, start, semi.start).trim_end().to_string();
+    // Trimmed in place: a second copy per statement cost as much again.
+    let mut text = blanked(p, start, semi.start);
+    text.truncate(text.trim_end().len());
     let mut k = 0;
     let guard = if toks[0].kind == Tok::Punct(b'@') {
         let negate = toks.get(1).is_some_and(|t| t.kind == Tok::Punct(b'!'));

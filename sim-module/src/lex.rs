@@ -33,8 +33,21 @@ pub(crate) struct Lexed {
     line_starts: Vec<u32>,
 }
 
+/// The bytes that continue an identifier, as a table: the lexer asks for
+/// every byte of a module's names (one load, not a chain of range tests).
+const IDENT_CHAR: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = b.is_ascii_alphanumeric() || b == b'_' || b == b'$';
+        c += 1;
+    }
+    t
+};
+
 fn ident_char(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || c == b'_' || c == b'$'
+    IDENT_CHAR[c as usize]
 }
 
 impl Lexed {

@@ -10,7 +10,7 @@
 //! and the routing of an opcode word shared with the integer family to it
 //! by the type modifiers.
 
-use super::{Gate, OpKind, OpcodeDef};
+use super::{Gate, OpKind, OpTag, OpcodeDef};
 use crate::inst::float::float_ops;
 use crate::inst::{FloatOp, Instruction, Op, Rnd, Type};
 use crate::target::Feature;
@@ -255,6 +255,7 @@ pub(crate) const HALF_GATES: &[Gate] = &[
         what: "add/sub/mul/fma.f16",
         feature: Some(Feature::F16Arith),
         ptx: (4, 2),
+        on: &[OpTag::Float],
         applies: |i| {
             half_where(i, |op, t| {
                 !is_bf16(t)
@@ -269,30 +270,35 @@ pub(crate) const HALF_GATES: &[Gate] = &[
         what: "neg.f16",
         feature: Some(Feature::F16Arith),
         ptx: (6, 0),
+        on: &[OpTag::Float],
         applies: |i| half_where(i, |op, t| !is_bf16(t) && op == FloatOp::Neg),
     },
     Gate {
         what: "abs.f16",
         feature: Some(Feature::F16Arith),
         ptx: (6, 5),
+        on: &[OpTag::Float],
         applies: |i| half_where(i, |op, t| !is_bf16(t) && op == FloatOp::Abs),
     },
     Gate {
         what: "min/max.f16/.bf16",
         feature: Some(Feature::HalfMinMax),
         ptx: (7, 0),
+        on: &[OpTag::Float],
         applies: |i| half_where(i, |op, _| matches!(op, FloatOp::Min | FloatOp::Max)),
     },
     Gate {
         what: "fma.relu",
         feature: Some(Feature::HalfMinMax),
         ptx: (7, 0),
+        on: &[OpTag::Float],
         applies: |i| matches!(i.op, Op::Float(x) if x.relu),
     },
     Gate {
         what: "fma/neg/abs.bf16",
         feature: Some(Feature::HalfMinMax),
         ptx: (7, 0),
+        on: &[OpTag::Float],
         applies: |i| {
             half_where(i, |op, t| {
                 is_bf16(t) && matches!(op, FloatOp::Fma | FloatOp::Neg | FloatOp::Abs)
@@ -303,6 +309,7 @@ pub(crate) const HALF_GATES: &[Gate] = &[
         what: "add/sub/mul.bf16",
         feature: Some(Feature::Bf16),
         ptx: (7, 8),
+        on: &[OpTag::Float],
         applies: |i| {
             half_where(i, |op, t| {
                 is_bf16(t) && matches!(op, FloatOp::Add | FloatOp::Sub | FloatOp::Mul)
@@ -313,30 +320,35 @@ pub(crate) const HALF_GATES: &[Gate] = &[
         what: "ex2.approx.f16/.f16x2",
         feature: Some(Feature::HalfMufu),
         ptx: (7, 0),
+        on: &[OpTag::Float],
         applies: |i| half_where(i, |op, t| !is_bf16(t) && op == FloatOp::Ex2),
     },
     Gate {
         what: "ex2.approx.ftz.bf16/.bf16x2",
         feature: Some(Feature::Bf16),
         ptx: (7, 8),
+        on: &[OpTag::Float],
         applies: |i| half_where(i, |op, t| is_bf16(t) && op == FloatOp::Ex2),
     },
     Gate {
         what: "tanh.approx.f32/.f16/.f16x2",
         feature: Some(Feature::Tanh),
         ptx: (7, 0),
+        on: &[OpTag::Float],
         applies: |i| matches!(i.op, Op::Float(x) if x.op == FloatOp::Tanh && !is_bf16(x.ty)),
     },
     Gate {
         what: "tanh.approx.bf16/.bf16x2",
         feature: Some(Feature::Bf16),
         ptx: (7, 8),
+        on: &[OpTag::Float],
         applies: |i| half_where(i, |op, t| is_bf16(t) && op == FloatOp::Tanh),
     },
     Gate {
         what: "copysign",
         feature: None,
         ptx: (4, 2),
+        on: &[OpTag::Float],
         applies: |i| matches!(i.op, Op::Float(x) if x.op == FloatOp::Copysign),
     },
 ];

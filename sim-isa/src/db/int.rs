@@ -1,7 +1,7 @@
 //! The integer family's opcode words and modifier rules (`.sat`, `.relu`):
 //! the `Op::Int` declaration's part that is not a table in `mod.rs`.
 
-use super::Gate;
+use super::{Gate, OpTag};
 pub(crate) use crate::inst::IntWord;
 use crate::inst::{Instruction, IntArith, IntOp, MulMode, Op, Type};
 
@@ -102,5 +102,6 @@ pub(crate) const CARRY_GATES: &[Gate] = &[Gate {
     what: "a 64-bit .cc form (add.cc, addc.cc, sub.cc, subc.cc, mad.cc, madc.cc)",
     feature: None,
     ptx: (4, 3),
+    on: &[OpTag::Int],
     applies: |i| carry_form(i).is_some_and(|x| x.ty.bits() == 64 && x.carry.is_some_and(|k| k.out)),
 }];

@@ -5,7 +5,7 @@
 //! `prefetch`/`prefetchu` since PTX 2.0 on sm_20, the eviction priorities
 //! since PTX 7.4 on sm_80; `.tensormap` since PTX 8.0 on sm_90).
 
-use super::Gate;
+use super::{Gate, OpTag};
 use crate::inst::{MemOp, Op, PrefetchLevel};
 use crate::target::Feature;
 
@@ -16,12 +16,14 @@ pub(crate) const MEM_GATES: &[Gate] = &[
         what: "prefetch",
         feature: Some(Feature::Prefetch),
         ptx: (2, 0),
+        on: &[OpTag::Mem],
         applies: |i| matches!(i.op, Op::Mem(m) if matches!(m.op, MemOp::Prefetch(_))),
     },
     Gate {
         what: "prefetch with an L2 eviction priority",
         feature: Some(Feature::PrefetchEviction),
         ptx: (7, 4),
+        on: &[OpTag::Mem],
         applies: |i| {
             matches!(i.op, Op::Mem(m) if matches!(
                 m.op,
@@ -33,6 +35,7 @@ pub(crate) const MEM_GATES: &[Gate] = &[
         what: "prefetch.tensormap",
         feature: Some(Feature::Hopper),
         ptx: (8, 0),
+        on: &[OpTag::Mem],
         applies: |i| matches!(i.op, Op::Mem(m) if m.op == MemOp::Prefetch(PrefetchLevel::Tensormap)),
     },
 ];

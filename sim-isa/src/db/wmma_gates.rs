@@ -6,7 +6,7 @@
 //! `.bf16`, `.tf32` and `.f64` sm_80 and PTX 7.0; `.b1` sm_75 and PTX 6.3,
 //! its `.and.popc` sm_80 and PTX 7.1.
 
-use super::Gate;
+use super::{Gate, OpTag};
 use crate::inst::{B1Op, Instruction, MemOp, MmaType, Op};
 use crate::target::Feature;
 
@@ -29,12 +29,14 @@ pub(crate) const WMMA_GATES: &[Gate] = &[
         what: "wmma",
         feature: Some(Feature::Volta),
         ptx: (6, 3),
+        on: &[OpTag::Mem, OpTag::Mma],
         applies: |i| wmma_types(i).is_some(),
     },
     Gate {
         what: "wmma with integer types",
         feature: Some(Feature::WmmaInt),
         ptx: (6, 3),
+        on: &[OpTag::Mem, OpTag::Mma],
         applies: |i| {
             wmma_types(i).is_some_and(|t| {
                 t.iter()
@@ -46,12 +48,14 @@ pub(crate) const WMMA_GATES: &[Gate] = &[
         what: "wmma with bf16",
         feature: Some(Feature::MmaAmpere),
         ptx: (7, 0),
+        on: &[OpTag::Mem, OpTag::Mma],
         applies: |i| wmma_types(i).is_some_and(|t| t.contains(&MmaType::Bf16)),
     },
     Gate {
         what: "wmma with s4 or u4",
         feature: Some(Feature::MatrixTuring),
         ptx: (6, 3),
+        on: &[OpTag::Mem, OpTag::Mma],
         applies: |i| {
             wmma_types(i).is_some_and(|t| t.iter().any(|x| matches!(x, MmaType::S4 | MmaType::U4)))
         },
@@ -60,12 +64,14 @@ pub(crate) const WMMA_GATES: &[Gate] = &[
         what: "wmma with tf32",
         feature: Some(Feature::MmaAmpere),
         ptx: (7, 0),
+        on: &[OpTag::Mem, OpTag::Mma],
         applies: |i| wmma_types(i).is_some_and(|t| t.contains(&MmaType::Tf32)),
     },
     Gate {
         what: "wmma with b1",
         feature: Some(Feature::MatrixTuring),
         ptx: (6, 3),
+        on: &[OpTag::Mem, OpTag::Mma],
         applies: |i| wmma_types(i).is_some_and(|t| t.contains(&MmaType::B1)),
     },
     // ptxas: "Modifier '.and' on 'wmma.mma' requires .target sm_80" and
@@ -74,12 +80,14 @@ pub(crate) const WMMA_GATES: &[Gate] = &[
         what: "wmma.mma.and.popc",
         feature: Some(Feature::MmaAmpere),
         ptx: (7, 1),
+        on: &[OpTag::Mma],
         applies: |i| matches!(i.op, Op::Mma(m) if m.bop == Some(B1Op::And)),
     },
     Gate {
         what: "wmma with f64",
         feature: Some(Feature::MmaAmpere),
         ptx: (7, 0),
+        on: &[OpTag::Mem, OpTag::Mma],
         applies: |i| wmma_types(i).is_some_and(|t| t.contains(&MmaType::F64)),
     },
 ];

@@ -85,11 +85,13 @@ pub fn check_target(
     target: Target,
     version: Option<PtxVersion>,
 ) -> Result<(), IsaError> {
-    // One pass over the gates (each asked whether it applies once): a
-    // target failure is reported at once, the first version failure only
-    // once every target gate has passed.
+    // One pass over the gates of the instruction's variant (each asked
+    // whether it applies once; no other gate can): a target failure is
+    // reported at once, the first version failure only once every target
+    // gate has passed.
     let mut version_failure = None;
-    for g in db::gates().filter(|g| (g.applies)(inst)) {
+    let gates = db::gates_for(db::OpTag::of(&inst.op));
+    for g in gates.iter().filter(|g| (g.applies)(inst)) {
         if let Some(f) = g.feature {
             if !target.supports(f) {
                 return Err(IsaError::Unsupported {

@@ -394,6 +394,36 @@ fn random_values_follow_the_documented_rule() {
     assert_eq!(random_bytes(64, r)[..16], random_bytes(16, r)[..]);
 }
 
+/// FNV-1a (64-bit) of `b`: a whole buffer pinned in one number.
+fn fnv1a(b: &[u8]) -> u64 {
+    b.iter().fold(0xcbf2_9ce4_8422_2325, |h, &x| {
+        (h ^ u64::from(x)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Whole buffers of every element type, each pinned by its hash:
+/// the values computed independently of `rand_xoshiro` (SplitMix64 and
+/// xoshiro256++ in Python, by the rule of docs/launch-format.md), which
+/// the generator gave before and after it was rewritten to write each
+/// element once (sgemm_128.json's `A` is the first: every committed
+/// launch's inputs come from this rule).
+#[test]
+fn random_buffers_match_the_rule_in_full() {
+    // (seed, type, range, bytes, FNV-1a): u32's and u8's ranges are their
+    // whole types, the defaults.
+    let cases = [
+        (1, "f32", -1_i64, 1_i64, 65_536, 0x4b7e_4395_3414_8ae3),
+        (3, "u32", 0, 4_294_967_295, 4096, 0x85e7_ac77_b9fe_ad31),
+        (4, "s32", -100, 100, 4096, 0xa389_caad_dc22_2754),
+        (5, "u8", 0, 255, 4099, 0x0a15_dcae_48b4_bca8),
+    ];
+    for (seed, ty, min, max, bytes, hash) in cases {
+        let r = format!(r#"{{"seed": {seed}, "type": "{ty}", "min": {min}, "max": {max}}}"#);
+        let b = random_bytes(bytes, &r);
+        assert_eq!((b.len() as u64, fnv1a(&b)), (bytes, hash), "{r}");
+    }
+}
+
 #[test]
 fn random_values_stay_in_range() {
     let n = 4096;
