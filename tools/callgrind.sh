@@ -6,6 +6,7 @@
 # instruction a native build may use.)
 #
 #   tools/callgrind.sh            # prints Ir, warp instructions and Ir per warp-instruction
+#   CALLGRIND_RUSTFLAGS= tools/callgrind.sh   # the same for the default (x86-64-v2) build
 #
 # Needs valgrind. Uses CARGO_TARGET_DIR if set.
 set -euo pipefail
@@ -15,7 +16,15 @@ TARGET=${CARGO_TARGET_DIR:-$ROOT/target}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-(cd "$ROOT" && RUSTFLAGS="-C target-cpu=x86-64-v3" cargo build --release -p sim-cli --locked >&2)
+# CALLGRIND_RUSTFLAGS replaces the x86-64-v3 flags: set it empty to
+# measure the default portable build (`CALLGRIND_RUSTFLAGS= tools/...`).
+FLAGS=${CALLGRIND_RUSTFLAGS-"-C target-cpu=x86-64-v3"}
+if [ -n "$FLAGS" ]; then
+    (cd "$ROOT" && RUSTFLAGS="$FLAGS" cargo build --release -p sim-cli --locked >&2)
+else
+    # Unset, not empty: an empty RUSTFLAGS would override .cargo/config.toml.
+    (cd "$ROOT" && env -u RUSTFLAGS cargo build --release -p sim-cli --locked >&2)
+fi
 SIMCLI="$TARGET/release/simcli"
 "$SIMCLI" gen --warps 64 --instructions 3000 --arch sm_90 -o "$WORK/gen.bin" >&2
 WARP_INSTR=$("$SIMCLI" run "$WORK/gen.bin" --arch sm_90 | awk '/^warp instructions/ {print $3}')

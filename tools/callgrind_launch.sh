@@ -8,6 +8,7 @@
 #
 #   tools/callgrind_launch.sh     # prints Ir, warp instructions and Ir per warp-instruction
 #   tools/callgrind_launch.sh workloads/histogram.json   # another launch
+#   CALLGRIND_RUSTFLAGS= tools/callgrind_launch.sh   # the default (x86-64-v2) build
 #
 # The warp-instruction count is the report's `warp-instr executed` (the
 # `launch` section). Needs valgrind. Uses CARGO_TARGET_DIR if set.
@@ -19,7 +20,15 @@ LAUNCH=${1:-$ROOT/workloads/sgemm_128.json}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-(cd "$ROOT" && RUSTFLAGS="-C target-cpu=x86-64-v3" cargo build --release -p sim-cli --locked >&2)
+# CALLGRIND_RUSTFLAGS replaces the x86-64-v3 flags: set it empty to
+# measure the default portable build (`CALLGRIND_RUSTFLAGS= tools/...`).
+FLAGS=${CALLGRIND_RUSTFLAGS-"-C target-cpu=x86-64-v3"}
+if [ -n "$FLAGS" ]; then
+    (cd "$ROOT" && RUSTFLAGS="$FLAGS" cargo build --release -p sim-cli --locked >&2)
+else
+    # Unset, not empty: an empty RUSTFLAGS would override .cargo/config.toml.
+    (cd "$ROOT" && env -u RUSTFLAGS cargo build --release -p sim-cli --locked >&2)
+fi
 SIMCLI="$TARGET/release/simcli"
 WARP_INSTR=$("$SIMCLI" run "$LAUNCH" --arch sm_90 | awk '/warp-instr executed/ {print $3}')
 if [ -z "$WARP_INSTR" ]; then
