@@ -402,12 +402,11 @@ impl Sm {
 
     fn host_source(&self) -> Source {
         Source::Host {
-            // Sized once for what a host keeps queued: sim-kernel's engine
-            // pushes a warp's steps in batches of about 32 (`AHEAD`) as the
-            // queue runs low, so 64 entries hold it and the queue never
-            // grows (it grew about ten times a warp from empty: 1,280 grows,
-            // 0.56M host instructions, in the 128^3 SGEMM). A host that
-            // queues more still gets a growing queue.
+            // Made for a few of the batches sim-kernel's engine pushes
+            // (about 32 steps, `AHEAD`), not grown from empty: in the 128^3
+            // SGEMM the executed warps' queues grew 1,280 times from empty
+            // and 640 times from this (0.1M host instructions saved); a
+            // queue that holds more still grows.
             queue: VecDeque::with_capacity(HOST_QUEUE),
             closed: false,
             taken_branch: u64::from(self.tables.cfg.taken_branch_cycles),
