@@ -156,8 +156,10 @@ pub fn is_ptx_opcode(word: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    // The lookup is a hash set now; the list stays sorted, without
+    // repeats, so that a reader finds a word and a missing one shows.
     #[test]
-    fn sorted_for_binary_search() {
+    fn sorted_without_repeats() {
         assert!(super::PTX_OPCODES.windows(2).all(|w| w[0] < w[1]));
     }
 }
