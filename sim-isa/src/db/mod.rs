@@ -212,22 +212,30 @@ const fn f(name: &'static str, kind: OpKind) -> OpcodeDef {
     OpcodeDef { name, kind }
 }
 
-/// Every opcode word.
+/// The video opcode words, each operation at both SIMD widths: `vadd2`
+/// ... `vset2`, then `vadd4` ... `vset4` (the order the list had).
+macro_rules! video_opcodes {
+    ($($name:literal => $op:expr),* $(,)?) => {
+        [
+            $(v(concat!($name, "2"), $op, Simd::X2),)*
+            $(v(concat!($name, "4"), $op, Simd::X4),)*
+        ]
+    };
+}
+
+/// The SIMD video words (`v*2`, `v*4`).
+const VIDEO_OPCODES: [OpcodeDef; 14] = video_opcodes! {
+    "vadd" => VideoOp::Add,
+    "vsub" => VideoOp::Sub,
+    "vavrg" => VideoOp::Avrg,
+    "vabsdiff" => VideoOp::Absdiff,
+    "vmin" => VideoOp::Min,
+    "vmax" => VideoOp::Max,
+    "vset" => VideoOp::Set(CmpOp::Eq),
+};
+
+/// Every other opcode word but the float family's.
 pub(crate) const OPCODES: &[OpcodeDef] = &[
-    v("vadd2", VideoOp::Add, Simd::X2),
-    v("vsub2", VideoOp::Sub, Simd::X2),
-    v("vavrg2", VideoOp::Avrg, Simd::X2),
-    v("vabsdiff2", VideoOp::Absdiff, Simd::X2),
-    v("vmin2", VideoOp::Min, Simd::X2),
-    v("vmax2", VideoOp::Max, Simd::X2),
-    v("vset2", VideoOp::Set(CmpOp::Eq), Simd::X2),
-    v("vadd4", VideoOp::Add, Simd::X4),
-    v("vsub4", VideoOp::Sub, Simd::X4),
-    v("vavrg4", VideoOp::Avrg, Simd::X4),
-    v("vabsdiff4", VideoOp::Absdiff, Simd::X4),
-    v("vmin4", VideoOp::Min, Simd::X4),
-    v("vmax4", VideoOp::Max, Simd::X4),
-    v("vset4", VideoOp::Set(CmpOp::Eq), Simd::X4),
     f("set", OpKind::Set),
     f("setp", OpKind::Setp),
     f("selp", OpKind::Selp),
@@ -289,9 +297,13 @@ pub(crate) fn opcode(name: &str) -> Option<&'static OpcodeDef> {
     by_name.get(name).copied()
 }
 
-/// Every opcode definition: [`OPCODES`], then the float family's.
+/// Every opcode definition: the video words, [`OPCODES`], then the
+/// float family's.
 pub(crate) fn all_opcodes() -> impl Iterator<Item = &'static OpcodeDef> {
-    OPCODES.iter().chain(float::FLOAT_OPCODES)
+    VIDEO_OPCODES
+        .iter()
+        .chain(OPCODES)
+        .chain(float::FLOAT_OPCODES)
 }
 
 /// Modifier classes a family may carry (bit set).
