@@ -212,8 +212,14 @@ fn a_sampled_launch_keeps_its_values_and_estimates_its_cycles() {
     assert_eq!(sampled.buffers, full.buffers);
     assert_eq!(sampled.instructions, full.instructions);
     let s = sampled.timed.sampled.expect("1024 blocks are sampled");
-    assert_eq!(s.timed_sms, 132 / SAMPLE_EVERY + 1);
-    assert!(s.timed_blocks > 100 && s.ci95.is_finite(), "{s:?}");
+    // SAMPLE_SMS of them, spread over the GPU, and the report says which.
+    assert_eq!(
+        (s.timed_sms, &s.timed[..]),
+        (SAMPLE_SMS, &[0, 33, 66, 99][..])
+    );
+    // Eight blocks each: 1,024 blocks give SMs 0-99 eight, the rest seven.
+    assert_eq!(s.timed_blocks, 32, "{s:?}");
+    assert!(s.ci95.is_finite(), "{s:?}");
     assert_within_3_percent(sampled.timed.cycles, full.timed.cycles);
 }
 
@@ -297,7 +303,9 @@ fn a_sampled_launch_of_two_waves_estimates_its_cycles() {
     );
     assert_eq!(sampled.instructions, full.instructions);
     let s = sampled.timed.sampled.expect("260 blocks are sampled");
-    assert_eq!((s.timed_sms, s.timed_blocks), (2, 33), "{s:?}");
+    // SMs 0, 4, 8 and 12: SM 0 is dealt 17 blocks, the others 16.
+    assert_eq!(s.timed, [0, 4, 8, 12], "{s:?}");
+    assert_eq!(s.timed_blocks, 65, "{s:?}");
     // Every untimed SM's block had its partner's to follow.
     assert_eq!(s.modelled_by_mean, 0, "{s:?}");
     assert_within_3_percent(sampled.timed.cycles, full.timed.cycles);
