@@ -314,6 +314,40 @@ fn a_sampled_launch_of_two_waves_estimates_its_cycles() {
     assert_eq!(one.timed.stats, sampled.timed.stats);
 }
 
+/// `--sample`'s host threads take the timed SMs first, yet a failing
+/// launch reports the error one thread meets first in SM order: blocks 1
+/// (on SM 1, run functionally) and 4 (on SM 4, timed) both trap in the
+/// first epoch, after a loop longer than the stretch a timed warp runs
+/// ahead when its block is dealt, and block 1's is the error on one
+/// thread and on two.
+#[test]
+fn a_sampled_launch_reports_the_first_error_in_sm_order_on_any_threads() {
+    let src = ".version 8.0\n.target sm_90\n.address_size 64\n\
+        .visible .entry k(.param .u64 p)\n{\n.reg .pred %p<4>; .reg .b32 %r<4>;\n\
+        mov.u32 %r2, 0;\nLOOP: add.u32 %r2, %r2, 1;\nsetp.lt.u32 %p1, %r2, 12;\n@%p1 bra LOOP;\n\
+        mov.u32 %r1, %ctaid.x;\nsetp.eq.u32 %p1, %r1, 1;\nsetp.eq.u32 %p2, %r1, 4;\n\
+        or.pred %p3, %p1, %p2;\n@%p3 trap;\nret;\n}\n";
+    let launch = Launch::parse(
+        r#"{"ptx": "k.ptx", "entry": "k", "grid": [260,1,1], "block": [32,1,1],
+           "buffers": {"b": {"bytes": 4, "fill": 0}}, "params": [{"buffer": "b"}]}"#,
+        Path::new("."),
+    )
+    .unwrap();
+    let module = parse_module(src, "k.ptx").unwrap();
+    let prep = Prepared::new(&module, &launch, launch.load_buffers().unwrap()).unwrap();
+    let cta = |threads: usize| {
+        let cfg = sim_core::preset(sim_isa::Target::SM_90);
+        let mut opts = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 16);
+        (opts.sample, opts.threads) = (true, threads);
+        match run_grid(&prep, &launch, &opts).map(|_| ()).unwrap_err() {
+            KernelError::Trap { at, .. } => at.cta,
+            e => panic!("{e:?}"),
+        }
+    };
+    assert_eq!(cta(1), [1, 0, 0]);
+    assert_eq!(cta(2), [1, 0, 0]);
+}
+
 /// Two merged groups of broadcast shared loads, interleaved (as an
 /// unrolled tile loop's rows): members read at their leader
 /// (`engine/preload.rs`) give the values their own loads give, while the
