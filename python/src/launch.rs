@@ -248,7 +248,7 @@ fn report_json(l: &sim_kernel::device::Launched, opts: &RunOptions) -> PyResult<
         "sms": opts.sms,
         "sms_used": t.sms_used,
         "clock_span": t.clock_span,
-        "sampled": t.sampled.map(|s| serde_json::json!({
+        "sampled": t.sampled.as_ref().map(|s| serde_json::json!({
             "timed_sms": s.timed_sms,
             "timed_blocks": s.timed_blocks,
             "block_cycles": s.block_cycles,

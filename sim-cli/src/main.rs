@@ -364,10 +364,14 @@ struct RunCmd {
     file: PathBuf,
     #[command(flatten)]
     sim: ThreadedSimArgs,
-    /// Launch files of more than 256 blocks: time one SM in eight and run the
-    /// others functionally (values exact, cycles estimated; docs/sampling.md).
+    /// Launch files of more than 256 blocks: time a few SMs spread over the GPU
+    /// and run the others functionally (values exact, cycles estimated; docs/sampling.md).
     #[arg(long)]
     sample: bool,
+    /// With --sample: how many SMs it times (default 4; at least 1, fewer than --sms).
+    #[arg(long, value_name = "N", requires = "sample",
+          value_parser = clap::value_parser!(u32).range(1..))]
+    sample_sms: Option<u32>,
     /// Launch files: registers a thread (1 to 255), in place of the launch file's
     /// `registers`; they limit the blocks an SM holds. Where neither says, registers
     /// do not limit residency (docs/report-schema.md, `occupancy`).
@@ -522,6 +526,7 @@ fn dispatch(cmd: Cmd) -> Result<ExitCode> {
                 sms: r.sim.sim.sms,
                 threads: r.sim.threads,
                 sample: r.sample,
+                sample_sms: r.sample_sms,
                 regs: r.regs,
                 warm: r.warm,
                 format: r.format,

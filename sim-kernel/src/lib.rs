@@ -45,7 +45,7 @@ pub use device::{
     Device, DeviceError, FuncInfo, LaunchExtras, Launched, ModuleId, ParamSlot, SymbolInfo,
     SymbolSpace,
 };
-pub use engine::{EPOCH, SAMPLE_EVERY, SAMPLE_MIN_BLOCKS};
+pub use engine::{EPOCH, SAMPLE_MIN_BLOCKS, SAMPLE_SMS};
 pub use error::{KernelError, Site};
 pub use exec::Step;
 pub use gate::MAX_LISTED;

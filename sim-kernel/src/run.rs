@@ -57,10 +57,14 @@ pub struct RunOptions {
     pub log_loads: bool,
     /// Host threads the SMs run on: results are the same for any number.
     pub threads: usize,
-    /// Time one SM in eight and run the rest functionally (values exact,
+    /// Time a few SMs and run the rest functionally (values exact,
     /// cycles estimated: [`crate::engine::Sampled`]), for launches of more
     /// than [`crate::engine::SAMPLE_MIN_BLOCKS`] blocks.
     pub sample: bool,
+    /// How many SMs `sample` times, spread over the GPU (at least one;
+    /// none sampled unless fewer than `sms`); `None`:
+    /// [`crate::engine::SAMPLE_SMS`].
+    pub sample_sms: Option<u32>,
     /// Record at most this many timeline events per SM (`--timeline`;
     /// 0: none): `Timed::timeline`.
     pub timeline: usize,
@@ -94,6 +98,7 @@ impl RunOptions {
             threads: self.threads,
             max_instructions: self.max_instructions,
             sample: self.sample,
+            sample_sms: self.sample_sms,
             timeline: self.timeline,
             dump_block: self.dump_block,
             registers: self.registers,
@@ -114,6 +119,7 @@ impl RunOptions {
             log_loads: false,
             threads: 1,
             sample: false,
+            sample_sms: None,
             timeline: 0,
             dump_block: None,
             registers: None,

@@ -202,10 +202,12 @@ pub(crate) fn control(prep: &Prepared<'_>) -> (Vec<(u32, u32)>, Vec<u32>) {
 }
 
 /// What `--sample` estimated.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Sampled {
-    /// SMs timed on the SM model.
+    /// SMs timed on the SM model (that ran blocks).
     pub timed_sms: u32,
+    /// Their indices, in SM order.
+    pub timed: Vec<u32>,
     /// Blocks timed there.
     pub timed_blocks: u64,
     /// The mean cycles a timed block was resident.

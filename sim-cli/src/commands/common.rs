@@ -88,6 +88,8 @@ pub struct RunArgs {
     pub threads: Option<usize>,
     /// `--sample` (launch files).
     pub sample: bool,
+    /// `--sample-sms`: the SMs `--sample` times.
+    pub sample_sms: Option<u32>,
     /// `--regs` (launch files).
     pub regs: Option<u32>,
     /// `--warm` (launch files): buffers start in L2.

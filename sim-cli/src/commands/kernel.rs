@@ -119,6 +119,13 @@ pub fn run_launch(file: &Path, name: &str, a: &RunArgs, mut inputs: Inputs) -> R
     let mut opts = options(&a.setup, LAUNCH_TARGET, a.sms)?;
     opts.threads = threads;
     opts.sample = a.sample;
+    if let Some(n) = a.sample_sms.filter(|&n| n >= opts.sms) {
+        bail!(
+            "--sample-sms {n}: must be fewer than the SMs ({}), which would all be timed",
+            opts.sms
+        );
+    }
+    opts.sample_sms = a.sample_sms;
     if a.timeline.is_some() {
         let most = super::common::MAX_TIMELINE_ISSUES;
         if a.timeline_limit.saturating_mul(opts.sms as usize) > most {
@@ -513,8 +520,10 @@ impl Summary<'_> {
             kv(
                 "sampled",
                 format!(
-                    "cycles estimated: {} SMs timed ({} blocks, {:.0} +- {:.0} cycles each, 95%), the rest run functionally, each block held as its timed partner's ({} by the mean)",
-                    x.timed_sms, x.timed_blocks, x.block_cycles, x.ci95, x.modelled_by_mean
+                    "cycles estimated: {} SMs timed ({}; {} blocks, {:.0} +- {:.0} cycles each, 95%), the rest run functionally, each block held as its timed partner's ({} by the mean)",
+                    x.timed_sms,
+                    x.timed.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
+                    x.timed_blocks, x.block_cycles, x.ci95, x.modelled_by_mean
                 ),
             );
         }
@@ -564,8 +573,9 @@ impl Summary<'_> {
                 Lowered::Table => None,
                 Lowered::Compiler((n, _)) => Some(n),
             },
-            "sampled": run.timed.sampled.map(|x| serde_json::json!({
+            "sampled": run.timed.sampled.as_ref().map(|x| serde_json::json!({
                 "timed_sms": x.timed_sms,
+                "timed_sm_indices": x.timed,
                 "timed_blocks": x.timed_blocks,
                 "block_cycles": x.block_cycles,
                 "block_cycles_ci95": if x.ci95.is_finite() { Some(x.ci95) } else { None },

@@ -105,6 +105,40 @@ fn memory_key_errors_name_the_key() {
     }
 }
 
+/// `--sample-sms`: how many SMs `--sample` times, at least one and fewer
+/// than the SMs, spread over the GPU; the report names them.
+#[test]
+fn sample_sms_are_bounded_and_reported() {
+    let l = root().join("workloads/reduce.json");
+    for (extra, want) in [
+        (&["--sample", "--sample-sms", "0"][..], "0 is not in 1.."),
+        (
+            &["--sample", "--sample-sms", "8", "--sms", "8"][..],
+            "--sample-sms 8: must be fewer than the SMs (8)",
+        ),
+        (&["--sample-sms", "2"][..], "--sample"),
+    ] {
+        let mut args = vec!["run", s(&l)];
+        args.extend(extra);
+        let e = exit2(&args);
+        assert!(e.contains(want), "{extra:?}: want {want}, got {e}");
+    }
+    let j = json_of(&[
+        "run",
+        s(&l),
+        "--sample",
+        "--sample-sms",
+        "3",
+        "--threads",
+        "2",
+        "--format",
+        "json",
+    ]);
+    let sampled = &j["launch"]["sampled"];
+    assert_eq!(sampled["timed_sm_indices"], serde_json::json!([0, 44, 88]));
+    assert_eq!(sampled["timed_sms"], 3);
+}
+
 /// `simcli config` prints the memory keys with their sources, and the
 /// printed file reads back to the same run.
 #[test]

@@ -26,6 +26,7 @@ mod slab;
 mod warp;
 
 pub(crate) use code::Follow;
+pub use sample::{SAMPLE_MIN_BLOCKS, SAMPLE_SMS};
 
 use crate::error::KernelError;
 use crate::global::Global;
@@ -40,7 +41,7 @@ use host::{Block, Host, Shared, SmState};
 use sim_core::{ProgramTables, Progress, SchedPolicy, Sm, SmConfig, Stats};
 use sim_isa::{ExecCtx, Target, ThreadCtx, WARP_SIZE};
 use sim_module::Launch;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::sync::{Mutex, PoisonError};
 
@@ -56,8 +57,10 @@ pub(crate) struct Options<'a> {
     /// Host threads the SMs run on (results do not depend on it).
     pub threads: usize,
     pub max_instructions: u64,
-    /// `--sample`: time one SM in [`SAMPLE_EVERY`], run the rest functionally.
+    /// `--sample`: time a few SMs, run the rest functionally.
     pub sample: bool,
+    /// `--sample-sms`: how many SMs it times (default [`SAMPLE_SMS`]).
+    pub sample_sms: Option<u32>,
     /// `--timeline`: the most events each SM records (0: none).
     pub timeline: usize,
     /// `--dump-regs`: the block whose final registers are kept.
@@ -70,12 +73,6 @@ pub(crate) struct Options<'a> {
     /// Machine code in place of the table's (`--lowering compiler`).
     pub machine_code: Option<&'a crate::lowering::MachineCode>,
 }
-
-/// `--sample` times SMs 0, 8, 16, ... and runs the others functionally.
-pub const SAMPLE_EVERY: u32 = 8;
-
-/// `--sample` times every block of a launch of at most this many blocks.
-pub const SAMPLE_MIN_BLOCKS: u64 = 256;
 
 /// Recorded warps: where a recording's go, or where a replay's come from.
 pub(crate) enum Warps<'s> {
@@ -174,19 +171,20 @@ pub(crate) fn run(
     let tables = ProgramTables::with_loops_and_code(cfg, prog, &loops, &targets, rows)?;
     let nsms = opts.sms.max(1);
     let nblocks = launch.grid_blocks();
-    let sampling = opts.sample && nblocks > SAMPLE_MIN_BLOCKS && nsms >= SAMPLE_EVERY;
+    let timed = opts.sample_sms.unwrap_or(SAMPLE_SMS);
+    let sampling = opts.sample && nblocks > SAMPLE_MIN_BLOCKS && timed < nsms;
+    let mut durations = sample::Residencies::new(sample::partners(nsms, timed));
     let mut slots = Vec::with_capacity(nsms as usize);
-    for s in 0..nsms {
+    for s in 0..nsms as usize {
         let st = SmState {
             // Enough for a wave of new blocks to reuse the allocations
             // of the wave before.
             keep: cap.min(8) as usize,
-            detail: !sampling || s % SAMPLE_EVERY == 0,
+            detail: !sampling || durations.timed(s),
             ..recording(opts)
         };
         slots.push(Slot { sm: None, st });
     }
-    let mut durations = sample::Residencies::default();
     let mut executed: u64 = 0;
     let mut next: u64 = 0;
     let mut now: u64 = 0;
@@ -282,7 +280,7 @@ pub(crate) fn run(
         // The launch ends when its last SM does, timed or modelled.
         let last = slots.iter().map(|s| s.st.last_end).max().unwrap_or(0);
         stats.cycles = stats.cycles.max(last);
-        durations.report(slots.iter().filter(|s| s.st.used && s.st.detail).count() as u32)
+        durations.report(|s| slots[s].st.used)
     });
     pass_logs(&mut slots, warps)?;
     let clock_span = slots
@@ -374,23 +372,27 @@ fn run_epoch(
     if threads == 1 {
         return run_slots(sh, &mut busy, end).map_err(|(_, e)| e);
     }
-    // The threads take the SMs one at a time, in SM order, each as it
-    // frees up (so a thread whose SMs ran short takes more): which thread
-    // runs an SM does not change what it computes. After an error no thread takes another SM; every lower SM
-    // was taken before it, so the lowest error is the one a single thread
-    // would have met first.
+    // The threads take the SMs one at a time, each as it frees up (so a
+    // thread whose SMs ran short takes more): which thread runs an SM does
+    // not change what it computes. Under `--sample` the few timed SMs cost
+    // several times an untimed one each, so they are taken first: taken
+    // last, one of them would leave the other threads idle at the epoch's
+    // end. After an error no thread takes an SM above the lowest that
+    // failed, but every SM below it still runs, so the lowest error is the
+    // one a single thread, in SM order, would have met first.
+    busy.sort_by_key(|(i, s)| (!s.st.detail, *i));
     let next = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
+    let failed = AtomicUsize::new(usize::MAX);
     let work: Vec<Mutex<(usize, &mut Slot)>> = busy.into_iter().map(Mutex::new).collect();
     let take = || -> Option<(usize, KernelError)> {
         let mut first: Option<(usize, KernelError)> = None;
-        while !failed.load(Ordering::Relaxed) {
-            let Some(cell) = work.get(next.fetch_add(1, Ordering::Relaxed)) else {
-                break;
-            };
+        while let Some(cell) = work.get(next.fetch_add(1, Ordering::Relaxed)) {
             let mut held = cell.lock().unwrap_or_else(PoisonError::into_inner);
+            if held.0 > failed.load(Ordering::Relaxed) {
+                continue;
+            }
             if let Err(e) = run_slots(sh, std::slice::from_mut(&mut *held), end) {
-                failed.store(true, Ordering::Relaxed);
+                failed.fetch_min(e.0, Ordering::Relaxed);
                 first = match first {
                     Some(f) if f.0 <= e.0 => Some(f),
                     _ => Some(e),

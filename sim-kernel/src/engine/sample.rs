@@ -1,5 +1,7 @@
-//! `--sample`: SMs 0, 8, 16, ... are timed; the others run their blocks
-//! functionally and model each block's residency on their timed partner's.
+//! `--sample`: a few SMs spread over the GPU are timed (by default
+//! [`SAMPLE_SMS`] of them: SMs 0, 33, 66 and 99 of 132); the others run
+//! their blocks functionally and model each block's residency on their
+//! timed partner's.
 //!
 //! An untimed SM's partner is the nearest timed SM below it. Blocks are
 //! dealt breadth-first in SM order, so the partner is dealt each of its
@@ -20,15 +22,35 @@
 //! stays resident: it is, as far as the partner shows, still running.
 
 use super::host::SmState;
-use super::{Slot, SAMPLE_EVERY};
+use super::Slot;
 use crate::error::KernelError;
 use crate::timing::Sampled;
 
-/// The timed SM whose blocks SM `sm`'s follow: the nearest timed one at
-/// or below it (SMs are dealt blocks in SM order, so it is dealt each of
-/// its blocks first).
-fn partner(sm: usize) -> usize {
-    sm - sm % SAMPLE_EVERY as usize
+/// `--sample` times this many SMs unless told otherwise (`--sample-sms`).
+/// Timing an SM costs about seven times what running it functionally
+/// does, so four of the H100's 132 cost 3% of the full run; fewer
+/// estimates too few blocks (docs/sampling.md, "Error and speed").
+pub const SAMPLE_SMS: u32 = 4;
+
+/// `--sample` times every block of a launch of at most this many blocks.
+pub const SAMPLE_MIN_BLOCKS: u64 = 256;
+
+/// Each SM's timed partner under `--sample`, timing `timed` of `sms` SMs
+/// (at least one, fewer than `sms`): SM `i * sms / timed` for each `i`
+/// below `timed`, spread evenly over the GPU from SM 0, and each SM's
+/// partner is the nearest timed one at or below it (SMs are dealt blocks
+/// in SM order, so it is dealt each of its blocks first). A timed SM is
+/// its own partner.
+pub(super) fn partners(sms: u32, timed: u32) -> Vec<u32> {
+    let timed = timed.clamp(1, sms.max(1));
+    let mut partner = vec![0; sms as usize];
+    for i in 0..timed {
+        let first = (u64::from(i) * u64::from(sms) / u64::from(timed)) as usize;
+        for p in &mut partner[first..] {
+            *p = first as u32;
+        }
+    }
+    partner
 }
 
 /// Running mean and variance of timed blocks' residency (Welford).
@@ -58,6 +80,8 @@ impl Durations {
 /// The residencies of the timed SMs' blocks.
 #[derive(Default)]
 pub(super) struct Residencies {
+    /// By SM, its timed partner ([`partners`]).
+    partner: Vec<u32>,
     /// By SM, by the order its blocks were dealt to it: the cycles each
     /// was resident (`None` while it runs).
     by_sm: Vec<Vec<Option<u64>>>,
@@ -68,6 +92,24 @@ pub(super) struct Residencies {
 }
 
 impl Residencies {
+    /// Before a launch whose SMs follow `partner` ([`partners`]).
+    pub fn new(partner: Vec<u32>) -> Residencies {
+        Residencies {
+            partner,
+            ..Residencies::default()
+        }
+    }
+
+    /// Whether SM `sm` is timed: its own partner.
+    pub fn timed(&self, sm: usize) -> bool {
+        self.partner.get(sm).is_some_and(|&p| p as usize == sm)
+    }
+
+    /// The SM whose blocks SM `sm`'s follow.
+    fn partner(&self, sm: usize) -> usize {
+        self.partner[sm] as usize
+    }
+
     /// Timed SM `sm`'s block `seq` (in its dealing order) was resident
     /// `cycles`.
     pub fn add(&mut self, sm: usize, seq: u32, cycles: u64) {
@@ -82,10 +124,16 @@ impl Residencies {
         self.all.add(cycles);
     }
 
-    /// What the report gives.
-    pub fn report(&self, timed_sms: u32) -> Sampled {
+    /// What the report gives: the timed SMs that ran blocks (`used`),
+    /// the blocks they timed.
+    pub fn report(&self, used: impl Fn(usize) -> bool) -> Sampled {
+        let timed: Vec<u32> = (0..self.partner.len())
+            .filter(|&s| self.timed(s) && used(s))
+            .map(|s| s as u32)
+            .collect();
         Sampled {
-            timed_sms,
+            timed_sms: timed.len() as u32,
+            timed,
             timed_blocks: self.all.n,
             block_cycles: self.all.mean,
             ci95: self.all.ci95(),
@@ -98,7 +146,7 @@ impl Residencies {
     /// block and will get none (`partner_dealt` blocks, none left to deal)
     /// gives none to follow: then the mean of the timed blocks so far.
     fn of(&mut self, sm: usize, seq: u32, partner_dealt: u32, exhausted: bool) -> Option<u64> {
-        let p = partner(sm);
+        let p = self.partner(sm);
         if let Some(d) = self
             .by_sm
             .get(p)
@@ -143,7 +191,7 @@ pub(super) fn release(
         if slots[s].st.detail || slots[s].st.live == 0 {
             continue;
         }
-        let partner_dealt = slots[partner(s)].st.dealt;
+        let partner_dealt = slots[res.partner(s)].st.dealt;
         let st = &mut slots[s].st;
         for slot in 0..st.blocks.len() {
             let Some(b) = st.blocks[slot].as_mut() else {
@@ -175,4 +223,22 @@ pub(super) fn release(
         }
     }
     left
+}
+
+#[cfg(test)]
+mod tests {
+    use super::partners;
+
+    /// The H100's 132 SMs, four timed: SMs 0, 33, 66 and 99, each
+    /// followed by the SMs up to the next.
+    #[test]
+    fn timed_sms_spread_over_the_gpu_and_lead_the_sms_above() {
+        let p = partners(132, 4);
+        let timed: Vec<usize> = (0..132).filter(|&s| p[s] as usize == s).collect();
+        assert_eq!(timed, [0, 33, 66, 99]);
+        assert_eq!((p[32], p[33], p[65], p[98], p[131]), (0, 33, 33, 66, 99));
+        // Two of 16 SMs: 0 and 8, as one in eight.
+        let p = partners(16, 2);
+        assert_eq!(p, [0, 0, 0, 0, 0, 0, 0, 0, 8, 8, 8, 8, 8, 8, 8, 8]);
+    }
 }

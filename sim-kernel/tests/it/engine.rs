@@ -212,8 +212,14 @@ fn a_sampled_launch_keeps_its_values_and_estimates_its_cycles() {
     assert_eq!(sampled.buffers, full.buffers);
     assert_eq!(sampled.instructions, full.instructions);
     let s = sampled.timed.sampled.expect("1024 blocks are sampled");
-    assert_eq!(s.timed_sms, 132 / SAMPLE_EVERY + 1);
-    assert!(s.timed_blocks > 100 && s.ci95.is_finite(), "{s:?}");
+    // SAMPLE_SMS of them, spread over the GPU, and the report says which.
+    assert_eq!(
+        (s.timed_sms, &s.timed[..]),
+        (SAMPLE_SMS, &[0, 33, 66, 99][..])
+    );
+    // Eight blocks each: 1,024 blocks give SMs 0-99 eight, the rest seven.
+    assert_eq!(s.timed_blocks, 32, "{s:?}");
+    assert!(s.ci95.is_finite(), "{s:?}");
     assert_within_3_percent(sampled.timed.cycles, full.timed.cycles);
 }
 
@@ -297,13 +303,49 @@ fn a_sampled_launch_of_two_waves_estimates_its_cycles() {
     );
     assert_eq!(sampled.instructions, full.instructions);
     let s = sampled.timed.sampled.expect("260 blocks are sampled");
-    assert_eq!((s.timed_sms, s.timed_blocks), (2, 33), "{s:?}");
+    // SMs 0, 4, 8 and 12: SM 0 is dealt 17 blocks, the others 16.
+    assert_eq!(s.timed, [0, 4, 8, 12], "{s:?}");
+    assert_eq!(s.timed_blocks, 65, "{s:?}");
     // Every untimed SM's block had its partner's to follow.
     assert_eq!(s.modelled_by_mean, 0, "{s:?}");
     assert_within_3_percent(sampled.timed.cycles, full.timed.cycles);
     let one = run(true, 1);
     assert_eq!(one.timed.cycles, sampled.timed.cycles);
     assert_eq!(one.timed.stats, sampled.timed.stats);
+}
+
+/// `--sample`'s host threads take the timed SMs first, yet a failing
+/// launch reports the error one thread meets first in SM order: blocks 1
+/// (on SM 1, run functionally) and 4 (on SM 4, timed) both trap in the
+/// first epoch, after a loop longer than the stretch a timed warp runs
+/// ahead when its block is dealt, and block 1's is the error on one
+/// thread and on two.
+#[test]
+fn a_sampled_launch_reports_the_first_error_in_sm_order_on_any_threads() {
+    let src = ".version 8.0\n.target sm_90\n.address_size 64\n\
+        .visible .entry k(.param .u64 p)\n{\n.reg .pred %p<4>; .reg .b32 %r<4>;\n\
+        mov.u32 %r2, 0;\nLOOP: add.u32 %r2, %r2, 1;\nsetp.lt.u32 %p1, %r2, 12;\n@%p1 bra LOOP;\n\
+        mov.u32 %r1, %ctaid.x;\nsetp.eq.u32 %p1, %r1, 1;\nsetp.eq.u32 %p2, %r1, 4;\n\
+        or.pred %p3, %p1, %p2;\n@%p3 trap;\nret;\n}\n";
+    let launch = Launch::parse(
+        r#"{"ptx": "k.ptx", "entry": "k", "grid": [260,1,1], "block": [32,1,1],
+           "buffers": {"b": {"bytes": 4, "fill": 0}}, "params": [{"buffer": "b"}]}"#,
+        Path::new("."),
+    )
+    .unwrap();
+    let module = parse_module(src, "k.ptx").unwrap();
+    let prep = Prepared::new(&module, &launch, launch.load_buffers().unwrap()).unwrap();
+    let cta = |threads: usize| {
+        let cfg = sim_core::preset(sim_isa::Target::SM_90);
+        let mut opts = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 16);
+        (opts.sample, opts.threads) = (true, threads);
+        match run_grid(&prep, &launch, &opts).map(|_| ()).unwrap_err() {
+            KernelError::Trap { at, .. } => at.cta,
+            e => panic!("{e:?}"),
+        }
+    };
+    assert_eq!(cta(1), [1, 0, 0]);
+    assert_eq!(cta(2), [1, 0, 0]);
 }
 
 /// Two merged groups of broadcast shared loads, interleaved (as an
