@@ -30,6 +30,14 @@ pub(crate) struct Fast32Plan {
     a: Operand,
     b: Operand,
     c: Operand,
+    /// Whether every source the operation reads is a register, as in nearly
+    /// every execution: the kernel compiled for that case reads `srcs` in
+    /// place, with no operand to decode and no call, so it needs no stack
+    /// frame.
+    in_regs: bool,
+    /// The registers of `a b c` (`c` read as `a` where the operation has
+    /// no `c`) when `in_regs`; unused otherwise.
+    srcs: [RegId; 3],
 }
 
 /// A fast form's kernel: the lane loop with its operation and `.ftz`
@@ -49,29 +57,53 @@ impl Fast32Plan {
                 x.op,
                 FloatOp::Add | FloatOp::Sub | FloatOp::Mul | FloatOp::Fma
             );
-        fast.then(|| Fast32Plan {
+        if !fast {
+            return None;
+        }
+        let (a, b) = (x.a, x.b.unwrap_or(Operand::Imm(0)));
+        let c = x.c.unwrap_or(Operand::Imm(0));
+        let reg = |o: Operand| match o {
+            Operand::Reg(r) => Some(r),
+            Operand::Imm(_) | Operand::Special(_) => None,
+        };
+        let srcs = match (reg(a), reg(b)) {
+            (Some(ra), Some(rb)) if x.op == FloatOp::Fma => reg(c).map(|rc| [ra, rb, rc]),
+            (Some(ra), Some(rb)) => Some([ra, rb, ra]),
+            _ => None,
+        };
+        Some(Fast32Plan {
             op: x.op,
             ftz: x.ftz,
             d: x.d,
-            a: x.a,
-            b: x.b.unwrap_or(Operand::Imm(0)),
-            c: x.c.unwrap_or(Operand::Imm(0)),
+            a,
+            b,
+            c,
+            in_regs: srcs.is_some(),
+            srcs: srcs.unwrap_or([RegId(0); 3]),
         })
     }
 
-    /// The kernel for this plan, compiled for its operation and `.ftz`.
+    /// The kernel for this plan, compiled for its operation, `.ftz` and
+    /// whether its sources are all registers.
     pub(crate) fn kernel(&self) -> Fast32Kernel {
-        match (self.op, self.ftz) {
-            (FloatOp::Add, false) => kernel::<ADD, false>,
-            (FloatOp::Add, true) => kernel::<ADD, true>,
-            (FloatOp::Sub, false) => kernel::<SUB, false>,
-            (FloatOp::Sub, true) => kernel::<SUB, true>,
-            (FloatOp::Mul, false) => kernel::<MUL, false>,
-            (FloatOp::Mul, true) => kernel::<MUL, true>,
+        let (ftz, regs) = (self.ftz, self.in_regs);
+        match self.op {
+            FloatOp::Add => kernel_for::<ADD>(ftz, regs),
+            FloatOp::Sub => kernel_for::<SUB>(ftz, regs),
+            FloatOp::Mul => kernel_for::<MUL>(ftz, regs),
             // `fma`, the one other fast operation (`new`).
-            (_, false) => kernel::<FMA, false>,
-            (_, true) => kernel::<FMA, true>,
+            _ => kernel_for::<FMA>(ftz, regs),
         }
+    }
+}
+
+/// [`Fast32Plan::kernel`] for the operation `OP`.
+fn kernel_for<const OP: u8>(ftz: bool, regs: bool) -> Fast32Kernel {
+    match (ftz, regs) {
+        (false, false) => kernel::<OP, false, false>,
+        (false, true) => kernel::<OP, false, true>,
+        (true, false) => kernel::<OP, true, false>,
+        (true, true) => kernel::<OP, true, true>,
     }
 }
 
@@ -121,13 +153,17 @@ fn lanes<const OP: u8, const FTZ: bool>(a: &Lanes, b: &Lanes, c: &Lanes) -> Lane
 }
 
 crate::exec::simd::wide_kernel! {
-fn kernel [const OP: u8, const FTZ: bool] [OP, FTZ] (
+/// `REGS`: compiled for a plan `in_regs` (the sources are registers).
+fn kernel [const OP: u8, const FTZ: bool, const REGS: bool] [OP, FTZ, REGS] (
     p: &Fast32Plan,
     ctx: &ExecCtx,
     regs: &mut WarpRegs,
     exec: u32,
 ) {
-    let out = {
+    let out = if REGS {
+        let [a, b, c] = p.srcs;
+        lanes::<OP, FTZ>(regs.get(a), regs.get(b), regs.get(c))
+    } else {
         src!(a, p.a, ctx, regs);
         src!(b, p.b, ctx, regs);
         if OP == FMA {
