@@ -230,65 +230,122 @@ pub(crate) fn is_wrapping(x: &IntArith) -> bool {
         && matches!(x.op, IntOp::Add | IntOp::Sub | IntOp::Mul(MulMode::Lo))
 }
 
-/// A wrapping form ([`is_wrapping`]) decoded once: the operation, the
-/// type's width mask, the operands (a missing `b` as 0).
+/// Whether `x` runs a prepared kernel ([`IntWrapPlan`]): a wrapping form
+/// ([`is_wrapping`]), `mad.lo` without `.sat`, or `mul.wide` (16 and 32
+/// bits, the validator's only widths for it) with `b` of `a`'s type, the
+/// forms that index arrays in nearly every kernel.
+pub(crate) fn has_wrap_kernel(x: &IntArith) -> bool {
+    let plain = !x.sat && !x.relu && x.carry.is_none() && !x.ty.is_packed16();
+    let wide = x.op == IntOp::Mul(MulMode::Wide) && x.ty.bits() <= 32 && x.bty == x.ty;
+    is_wrapping(x) || (plain && (x.op == IntOp::Mad(MulMode::Lo) || wide))
+}
+
+/// A form [`has_wrap_kernel`] accepts, decoded once: the operation, the
+/// masks of the sources' and the result's widths, the operands (a missing
+/// `b` or `c` as 0).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct IntWrapPlan {
     op: IntOp,
+    /// The type's width mask.
     m: u64,
+    /// The destination's width mask: `m`, or twice its width for `.wide`.
+    dm: u64,
+    /// `64 -` the type's width: `.wide.s*` sign-extends a source with it.
+    sh: u32,
+    /// The type is signed (`.wide`'s kernel depends on it).
+    signed: bool,
     d: crate::inst::RegId,
     a: Operand,
     b: Operand,
+    c: Operand,
 }
 
 impl IntWrapPlan {
-    /// `x`, which must be a wrapping form ([`is_wrapping`]).
+    /// `x`, which must be a form [`has_wrap_kernel`] accepts.
     #[inline(always)]
     pub(crate) fn new(x: &IntArith) -> Self {
+        let n = x.ty.bits();
         IntWrapPlan {
             op: x.op,
-            m: width_mask(x.ty.bits()),
+            m: width_mask(n),
+            dm: width_mask(x.d_bits()),
+            sh: 64 - n,
+            signed: x.ty.kind() == TypeKind::Signed,
             d: x.d,
             a: x.a,
             b: x.b.unwrap_or(Operand::Imm(0)),
+            c: x.c.unwrap_or(Operand::Imm(0)),
         }
     }
 }
 
-/// A decoded wrapping form over a warp, written into the lanes of `d`
-/// selected by `exec`; the operation `op` (the plan's) given apart, so
-/// that a kernel can fix it as a constant ([`IntWrapPlan::kernel`]).
+/// A decoded form over a warp, written into the lanes of `d` selected by
+/// `exec`; the operation `K` (one of the constants below) fixed by the
+/// kernel ([`IntWrapPlan::kernel`]). Sources are read unmasked: the low
+/// `n` bits of a wrapping result depend only on the sources' low `n`
+/// bits, and `.wide` masks or sign-extends its sources from them.
 #[inline(always)]
-fn int_wrap_op(op: IntOp, p: &IntWrapPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+fn int_wrap_op<const K: usize>(p: &IntWrapPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
     let out = {
         src!(a, p.a, ctx, regs);
         src!(b, p.b, ctx, regs);
-        wrap_lanes(op, p.m, a, b)
+        let (m, sh) = (p.m, p.sh);
+        match K {
+            MAD_LO => {
+                src!(c, p.c, ctx, regs);
+                let mut o = [0u64; WARP_SIZE];
+                for l in 0..WARP_SIZE {
+                    o[l] = a[l].wrapping_mul(b[l]).wrapping_add(c[l]) & m;
+                }
+                o
+            }
+            // The 2n-bit product fits in 64 bits (n <= 32): signed, as the
+            // two's complement of the i64 product (`int_warp`'s arms).
+            WIDE_U => each(|x, y| (x & m) * (y & m), a, b),
+            WIDE_S => {
+                let dm = p.dm;
+                let v = move |x: u64| ((x << sh) as i64) >> sh;
+                each(|x, y| v(x).wrapping_mul(v(y)) as u64 & dm, a, b)
+            }
+            ADD => wrap_lanes(IntOp::Add, m, a, b),
+            SUB => wrap_lanes(IntOp::Sub, m, a, b),
+            // `MUL_LO`, the one other kernel (`kernel`).
+            _ => wrap_lanes(IntOp::Mul(MulMode::Lo), m, a, b),
+        }
     };
     blend(regs.get_mut(p.d), exec, &out);
 }
 
-/// A wrapping form's kernel: [`int_wrap_op`] with the operation fixed.
+/// A form's kernel: [`int_wrap_op`] with the operation fixed.
 pub(crate) type IntWrapKernel = fn(&IntWrapPlan, &ExecCtx, &mut WarpRegs, u32);
 
-/// The operations the kernels fix, by kernel index.
-const WRAP_OPS: [IntOp; 3] = [IntOp::Add, IntOp::Sub, IntOp::Mul(MulMode::Lo)];
+/// The operations the kernels fix: `add sub mul.lo mad.lo`, `mul.wide`
+/// unsigned and signed.
+const ADD: usize = 0;
+const SUB: usize = 1;
+const MUL_LO: usize = 2;
+const MAD_LO: usize = 3;
+const WIDE_U: usize = 4;
+const WIDE_S: usize = 5;
 
 impl IntWrapPlan {
     /// The kernel for this plan, compiled for its operation.
     pub(crate) fn kernel(&self) -> IntWrapKernel {
         match self.op {
-            IntOp::Add => int_wrap_kernel::<0>,
-            IntOp::Sub => int_wrap_kernel::<1>,
-            // `mul.lo`, the one other wrapping form (`is_wrapping`).
-            _ => int_wrap_kernel::<2>,
+            IntOp::Add => int_wrap_kernel::<ADD>,
+            IntOp::Sub => int_wrap_kernel::<SUB>,
+            IntOp::Mad(_) => int_wrap_kernel::<MAD_LO>,
+            IntOp::Mul(MulMode::Wide) if self.signed => int_wrap_kernel::<WIDE_S>,
+            IntOp::Mul(MulMode::Wide) => int_wrap_kernel::<WIDE_U>,
+            // `mul.lo`, the one other form (`has_wrap_kernel`).
+            _ => int_wrap_kernel::<MUL_LO>,
         }
     }
 }
 
 crate::exec::simd::wide_kernel! {
 fn int_wrap_kernel [const K: usize] [K] (p: &IntWrapPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    int_wrap_op(WRAP_OPS[K], p, ctx, regs, exec);
+    int_wrap_op::<K>(p, ctx, regs, exec);
 }
 }
 

@@ -10,7 +10,7 @@ use super::alu::{AluKernel, AluPlan};
 use super::cmp_prepared::{setp_form, setp_kernel_for, SetKernel, SetPlan, SetpKernel};
 use super::cmp_warp::CmpForm;
 use super::float::{Fast32Kernel, Fast32Plan};
-use super::int::{is_wrapping, IntWrapKernel, IntWrapPlan};
+use super::int::{has_wrap_kernel, IntWrapKernel, IntWrapPlan};
 use super::lanes::{blend, exec_mask};
 use super::select::{selp_run, slct_run, SelpPlan, SlctPlan};
 use super::video_warp::{video_run, NarrowKernel, VideoForm};
@@ -26,7 +26,7 @@ use crate::target::Target;
 /// decided; kernels as `set`'s for the integer forms), video (the form decided; the
 /// narrow forms with kernels compiled per operation), `selp`, `slct`,
 /// `mov and or xor shl shr` (kernels per operation but for the shifts),
-/// wrapping `add sub mul.lo` (kernels per operation), `.f32` `add sub mul
+/// wrapping `add sub mul.lo mad.lo`, `mul.wide` (kernels per operation), `.f32` `add sub mul
 /// fma` rounding to nearest without `.sat` (kernels per operation and
 /// `.ftz`). Everything else keeps the instruction and runs it through
 /// [`execute_fitted`].
@@ -56,7 +56,7 @@ enum Kernel {
     Slct(SlctPlan),
     /// With the kernel compiled for its operation (as `IntWrap`).
     Alu(AluPlan, AluKernel),
-    /// `add`, `sub`, `mul.lo` without `.sat`.
+    /// `add`, `sub`, `mul.lo`, `mad.lo` without `.sat`, `mul.wide`.
     IntWrap(IntWrapPlan, IntWrapKernel),
     /// `.f32` `add sub mul fma`, `.rn` (or none), no `.sat`: a kernel
     /// compiled for the operation and `.ftz`.
@@ -91,7 +91,7 @@ impl Prepared {
                 let plan = AluPlan::new(x);
                 Kernel::Alu(plan, plan.kernel())
             }
-            Op::Int(x) if is_wrapping(x) => {
+            Op::Int(x) if has_wrap_kernel(x) => {
                 let plan = IntWrapPlan::new(x);
                 Kernel::IntWrap(plan, plan.kernel())
             }

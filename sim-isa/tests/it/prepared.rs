@@ -80,6 +80,10 @@ fn trace_families_are_specialised() {
         "add.u32 %r0, %r0, %k0;",
         "xor.b32 %r0, %r0, %k1;",
         "shr.s32 %r0, %r0, %k1;",
+        // The SGEMM's address arithmetic.
+        "mad.lo.s32 %r0, %r0, %k0, %k1;",
+        "mul.wide.s32 %w, %r0, 4;",
+        "mul.wide.u16 %r0, %r0, %k1;",
     ];
     for text in texts {
         let mut syms = Symbols::new();
@@ -89,6 +93,7 @@ fn trace_families_are_specialised() {
         for r in ["%x", "%y", "%z"] {
             syms.declare(r, Type::F64);
         }
+        syms.declare("%w", Type::B64);
         syms.declare("%q", Type::Pred);
         let inst = parse::parse_for_target(text, &mut syms, Target::SM_90, None)
             .unwrap_or_else(|e| panic!("`{text}`: {e}"));
