@@ -1,7 +1,7 @@
 //! The commonest memory statements of a tiled kernel, `ld.shared`,
 //! `st.shared`, `ld.global` and `st.global` of one 32-bit word a lane at a
-//! register plus an offset, run without the general memory path when the warp's
-//! addresses take the common shapes.
+//! register plus an offset, run without the general memory path when the
+//! warp's addresses take the common shapes.
 //!
 //! Through `execute_mem_into` such an access costs about 660 (a load) to
 //! 850 (a store) host instructions (the instruction's kind asked again,
@@ -34,9 +34,9 @@ pub(crate) struct WordAccess {
     /// access 32 consecutive words (or, a load, one word) inside the
     /// block's shared memory or one global allocation (a load's where the
     /// SM has not written this epoch, see `global_bytes`; a store's go to
-    /// its overlay then): the destination or the memory written, `out` set and `mem`'s `one_word`/`broadcast` noted
-    /// as `execute_mem_into` with `WarpMem::load_lanes`/`store_lanes`
-    /// would. `false`, nothing changed, otherwise. Called as
+    /// its overlay then): the destination or the memory written, `out`
+    /// set and `mem`'s `one_word`/`broadcast` noted as `execute_mem_into`
+    /// with `WarpMem::load_lanes`/`store_lanes` would. `false`, nothing changed, otherwise. Called as
     /// `(w.run)(&w, regs, mask, mem, out)`: the loop compiled for the
     /// access's kind ([`WordAccess::run_as`]), chosen once in
     /// [`WordAccess::of`], so that no run asks the kind again.
@@ -102,17 +102,21 @@ impl WordAccess {
         }
         // A shared address is 32 bits wide, a global one 64
         // (`Space::addr_bits`). Lane `l`'s address less lane 0's is its
-        // register's address bits less lane 0's (the offset cancels), so
-        // the shape is found from the registers alone, with no address
-        // made or stored per lane.
+        // register less lane 0's (the offset cancels; for a shared one, in
+        // the low words), so the shape is found from the registers alone,
+        // with no address made or stored per lane.
         let src = regs.get(self.base);
+        let (same, next) = if SHARED { shape32(src) } else { shape64(src) };
         let width = if SHARED { 0xffff_ffff } else { u64::MAX };
-        let (same, next) = shape(src, width);
         let a0 = (src[0] & width).wrapping_add(self.off);
         // A store to one word is the general path's (lanes in order, the
         // last one's value kept).
         let broadcast = same == 0 && !STORE;
-        if a0 & 3 != 0 || !broadcast && next != 0 {
+        // A shared address does not wrap at 32 bits: lane 31's low word
+        // must be lane 0's plus 124 without the carry that `shape32`,
+        // modulo 2^32, does not see.
+        let wraps = SHARED && src[0] & width > width - STEPS[WARP_SIZE - 1];
+        if a0 & 3 != 0 || !broadcast && (next != 0 || wraps) {
             return false;
         }
         let start = usize::try_from(a0).ok();
@@ -171,23 +175,27 @@ const STEPS: [u64; WARP_SIZE] = {
     t
 };
 
-/// The lanes' address bits (`width`) less lane 0's, as 64-bit numbers:
-/// `.0` is 0 where every lane has lane 0's, `.1` where lane `l` has lane
-/// 0's plus `4 l`. A global address is the whole register (modulo 2^64,
-/// as an address wraps); a shared one its low word, which does not wrap:
-/// taken as a number, lane 31's must be lane 0's plus 124 without a carry
-/// out of 32 bits. Whole 64-bit lanes also vectorise best: told that only
-/// the low words of a difference count, the compiler narrowed the lanes
-/// with shuffles that cost more than the test.
+/// Lane 0's and the other lanes' low words: `.0` is 0 where every lane
+/// has lane 0's, `.1` where lane `l` has lane 0's plus `4 l` (modulo
+/// 2^32). Twice the lanes of [`shape64`] to a vector.
 #[inline(always)]
-fn shape(src: &[u64; WARP_SIZE], width: u64) -> (u64, u64) {
-    // Opaque to the compiler: seeing lane 0's difference be 0, it left
-    // that lane out and ran the other 31 in vectors shifted by a lane,
-    // realigned with a shuffle each.
-    let a0 = std::hint::black_box(src[0] & width);
+fn shape32(src: &[u64; WARP_SIZE]) -> (u64, u64) {
+    let lo0 = src[0] as u32;
+    let (mut same, mut next) = (0u32, 0u32);
+    for (&v, &step) in src.iter().zip(&STEPS) {
+        let d = (v as u32).wrapping_sub(lo0);
+        same |= d;
+        next |= d ^ step as u32;
+    }
+    (u64::from(same), u64::from(next))
+}
+
+/// As [`shape32`] for whole registers (modulo 2^64).
+#[inline(always)]
+fn shape64(src: &[u64; WARP_SIZE]) -> (u64, u64) {
     let (mut same, mut next) = (0u64, 0u64);
     for (&v, &step) in src.iter().zip(&STEPS) {
-        let d = (v & width).wrapping_sub(a0);
+        let d = v.wrapping_sub(src[0]);
         same |= d;
         next |= d ^ step;
     }
