@@ -61,6 +61,18 @@ impl Overlay {
         false
     }
 
+    /// Whether any of the `len` (at most a page's) bytes from `addr` lies
+    /// in a page written this epoch: [`Self::touches`] of a run of
+    /// consecutive bytes (a warp's 32 words, or one), with at most two
+    /// lookups and no lane walked.
+    pub fn touches_run(&self, addr: u64, len: u64) -> bool {
+        if self.pages.is_empty() {
+            return false;
+        }
+        let (p, q) = (addr / PAGE, addr.saturating_add(len.max(1) - 1) / PAGE);
+        self.pages.contains_key(&p) || q != p && self.pages.contains_key(&q)
+    }
+
     /// Reads `n` bytes at `addr` (little-endian), the SM's writes first.
     pub fn load(&self, base: &Global, addr: u64, n: u32) -> Result<u64, FaultKind> {
         let (r, off) = find(base, addr, n)?;
@@ -158,6 +170,29 @@ impl Overlay {
             }
         }
         true
+    }
+
+    /// Writes `bytes` at `addr` into the overlay, the caller having found
+    /// them inside one allocation of `base`: what [`Self::store`] of each
+    /// byte writes, with a page looked up once for the bytes in it (a
+    /// warp's 32 consecutive words, `shload`).
+    pub fn store_run(&mut self, base: &Global, addr: u64, bytes: &[u8]) {
+        let mut done = 0;
+        while let Some(rest) = bytes.get(done..).filter(|r| !r.is_empty()) {
+            let a = addr + done as u64;
+            let i = (a % PAGE) as usize;
+            let n = rest.len().min(PAGE as usize - i);
+            let p = self.page(base, a / PAGE);
+            p.bytes[i..i + n].copy_from_slice(&rest[..n]);
+            // Bits `i..i + n` of `written`, a 64-bit word at a time.
+            let mut b = i;
+            while b < i + n {
+                let k = (i + n - b).min(64 - b % 64);
+                p.written[b / 64] |= (u64::MAX >> (64 - k)) << (b % 64);
+                b += k;
+            }
+            done += n;
+        }
     }
 
     /// Page `key`, copied from the global space on first use.
@@ -326,6 +361,29 @@ mod tests {
             &0x0102_0304u32.to_le_bytes()
         );
         assert_eq!(g.regions[0].bytes[8], 8);
+    }
+
+    /// A run of bytes touches a written page exactly where its
+    /// consecutive words (lane by lane, as `touches` walks them) do: on
+    /// either side of a page boundary, a word of the run in the page or
+    /// none.
+    #[test]
+    fn a_run_touches_what_its_words_touch() {
+        let g = space();
+        let b = g.regions[1].base;
+        let mut o = Overlay::default();
+        assert!(!o.touches_run(b, 128), "nothing written");
+        // The page holding `b + 4000` (the second `b` reaches).
+        o.store(&g, b + 4000, 4, 1).unwrap();
+        let page = (b + 4000) / PAGE * PAGE;
+        for a in (page - 200..page + 4200).step_by(4) {
+            let words: [u64; WARP_SIZE] = std::array::from_fn(|l| a + 4 * l as u64);
+            let want = o.touches(u32::MAX, &words, 4);
+            assert_eq!(o.touches_run(a, 128), want, "{a:#x}");
+            assert_eq!(o.touches_run(a, 4), o.touches(1, &words, 4), "{a:#x}");
+        }
+        assert!(o.touches_run(page - 4, 8) && !o.touches_run(page - 8, 8));
+        assert!(o.touches_run(page + 4092, 8) && !o.touches_run(page + 4096, 8));
     }
 
     #[test]

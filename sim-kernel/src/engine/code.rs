@@ -43,8 +43,8 @@ pub(crate) struct Stmt {
     /// A merged group's member that may be read at its leader
     /// (`member_of`, set by [`Code::merge_shared_loads`]).
     pub member: bool,
-    /// A `ld.shared`, `st.shared` or `ld.global` of a word a lane that has
-    /// a path of its own ([`super::shload`]).
+    /// A `ld` or `st` (`.shared`, `.global`) of a word a lane that has a
+    /// path of its own ([`super::shload`]).
     pub word: Option<super::shload::WordAccess>,
 }
 

@@ -1,7 +1,7 @@
 //! The commonest memory statements of a tiled kernel, `ld.shared`,
-//! `st.shared` and `ld.global` of one 32-bit word a lane at a register plus
-//! an offset, run without the general memory path when the warp's
-//! addresses take the common shapes.
+//! `st.shared`, `ld.global` and `st.global` of one 32-bit word a lane at a
+//! register plus an offset, run without the general memory path when the
+//! warp's addresses take the common shapes.
 //!
 //! Through `execute_mem_into` such an access costs about 660 (a load) to
 //! 850 (a store) host instructions (the instruction's kind asked again,
@@ -21,23 +21,22 @@ use sim_isa::{
 };
 
 /// A `ld.shared` or `ld.global` of one 32-bit word a lane (not
-/// sign-extended) into `reg`, or a `st.shared` of one from `reg`,
-/// unguarded, at register `base` plus `off`.
+/// sign-extended) into `reg`, or a `st.shared` or `st.global` of one from
+/// `reg`, unguarded, at register `base` plus `off`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct WordAccess {
     base: RegId,
     off: u64,
     reg: RegId,
-    /// `Shared`, or `Global` (loads only: a global store goes to the SM's
-    /// overlay during an epoch).
+    /// `Shared` or `Global`.
     space: Space,
     /// Runs the access when every lane of the warp runs it and the lanes
     /// access 32 consecutive words (or, a load, one word) inside the
-    /// block's shared memory or one global allocation (that the SM has
-    /// not written this epoch, see `global_bytes`): the destination or the
-    /// memory written, `out` set and `mem`'s `one_word`/`broadcast` noted
-    /// as `execute_mem_into` with `WarpMem::load_lanes`/`store_lanes`
-    /// would. `false`, nothing changed, otherwise. Called as
+    /// block's shared memory or one global allocation (a load's where the
+    /// SM has not written this epoch, see `global_bytes`; a store's go to
+    /// its overlay then): the destination or the memory written, `out`
+    /// set and `mem`'s `one_word`/`broadcast` noted as `execute_mem_into`
+    /// with `WarpMem::load_lanes`/`store_lanes` would. `false`, nothing changed, otherwise. Called as
     /// `(w.run)(&w, regs, mask, mem, out)`: the loop compiled for the
     /// access's kind ([`WordAccess::run_as`]), chosen once in
     /// [`WordAccess::of`], so that no run asks the kind again.
@@ -71,6 +70,7 @@ impl WordAccess {
             (Space::Shared, false) => Self::run_as::<true, false>,
             (Space::Shared, true) => Self::run_as::<true, true>,
             (Space::Global, false) => Self::run_as::<false, false>,
+            (Space::Global, true) => Self::run_as::<false, true>,
             _ => return None,
         };
         (inst.guard.is_none() && m.vec == 1 && word).then_some(WordAccess {
@@ -87,8 +87,8 @@ impl WordAccess {
         self.space == Space::Shared
     }
 
-    /// [`Self::run`] for a shared access (`SHARED`) or a global load, a
-    /// store (`STORE`, shared only) or a load.
+    /// [`Self::run`] for a shared access (`SHARED`) or a global one, a
+    /// store (`STORE`) or a load.
     #[inline(never)]
     fn run_as<const SHARED: bool, const STORE: bool>(
         &self,
@@ -128,7 +128,7 @@ impl WordAccess {
             let b = if SHARED {
                 start.and_then(|s| mem.shared.get(s..))
             } else {
-                global_bytes(&mem.global, a0, true)
+                global_bytes(&mem.global, a0, 4)
             };
             let Some(c) = b.and_then(|b| b.first_chunk::<4>()) else {
                 return false;
@@ -137,18 +137,14 @@ impl WordAccess {
             fill(&mut out.addrs, a0);
         } else {
             if STORE {
-                let Some(b) = start
-                    .and_then(|s| mem.shared.get_mut(s..))
-                    .and_then(|b| b.first_chunk_mut::<{ 4 * WARP_SIZE }>())
-                else {
+                if !store_words::<SHARED>(mem, a0, regs.get(self.reg)) {
                     return false;
-                };
-                words_out(b, regs.get(self.reg));
+                }
             } else {
                 let b = if SHARED {
                     start.and_then(|s| mem.shared.get(s..))
                 } else {
-                    global_bytes(&mem.global, a0, false)
+                    global_bytes(&mem.global, a0, RUN)
                 };
                 let Some(b) = b.and_then(|b| b.first_chunk::<{ 4 * WARP_SIZE }>()) else {
                     return false;
@@ -163,6 +159,9 @@ impl WordAccess {
         true
     }
 }
+
+/// The bytes of 32 consecutive words.
+const RUN: u64 = 4 * WARP_SIZE as u64;
 
 /// `STEPS[l]`: how far lane `l`'s word is from lane 0's in 32
 /// consecutive words.
@@ -217,13 +216,6 @@ fn consecutive_into(addrs: &mut [u64; WARP_SIZE], a0: u64) {
     }
 }
 
-/// The addresses of 32 consecutive words from `a0`.
-fn consecutive(a0: u64) -> [u64; WARP_SIZE] {
-    let mut addrs = [0u64; WARP_SIZE];
-    consecutive_into(&mut addrs, a0);
-    addrs
-}
-
 /// 32 little-endian words into the lanes, zero-extended.
 #[inline(never)]
 fn words_in(lanes: &mut [u64; WARP_SIZE], b: &[u8; 4 * WARP_SIZE]) {
@@ -240,28 +232,58 @@ fn words_out(b: &mut [u8; 4 * WARP_SIZE], lanes: &[u64; WARP_SIZE]) {
     }
 }
 
-/// The bytes at global address `a0` of one word (`broadcast`) or 32
-/// consecutive ones where one allocation holds them and (during an epoch)
-/// the SM wrote none of the lanes' words: as `WarpMem::plan` reads them.
-/// `None` otherwise.
-fn global_bytes<'m>(g: &'m GlobalView<'_>, a0: u64, broadcast: bool) -> Option<&'m [u8]> {
+/// Stores the lanes' low words as 32 consecutive words at `a0` in shared
+/// memory (`SHARED`) or the global space where one allocation (or the
+/// block's shared memory) holds them all: what `WarpMem::store_lanes`
+/// writes, during an epoch into the SM's overlay. `false`, nothing
+/// written, otherwise.
+fn store_words<const SHARED: bool>(
+    mem: &mut WarpMem<'_>,
+    a0: u64,
+    lanes: &[u64; WARP_SIZE],
+) -> bool {
+    let dst = if SHARED {
+        usize::try_from(a0)
+            .ok()
+            .and_then(|s| mem.shared.get_mut(s..))
+    } else {
+        match &mut mem.global {
+            GlobalView::Direct(g) => g.find(a0, RUN).ok().and_then(|(b, off)| b.get_mut(off..)),
+            // Written into the overlay whether or not the SM wrote there
+            // before (as `Overlay::store_lanes` writes).
+            GlobalView::Layered(g, o) => {
+                if g.region_at(a0).is_none_or(|r| r.offset(a0, RUN).is_err()) {
+                    return false;
+                }
+                let mut b = [0u8; 4 * WARP_SIZE];
+                words_out(&mut b, lanes);
+                o.store_run(g, a0, &b);
+                return true;
+            }
+        }
+    };
+    let Some(b) = dst.and_then(|b| b.first_chunk_mut::<{ 4 * WARP_SIZE }>()) else {
+        return false;
+    };
+    words_out(b, lanes);
+    true
+}
+
+/// The `len` bytes at global address `a0` (a word, or 32 consecutive
+/// ones) where one allocation holds them and (during an epoch) the SM
+/// wrote none of them: as `WarpMem::plan` reads them. `None` otherwise.
+fn global_bytes<'m>(g: &'m GlobalView<'_>, a0: u64, len: u64) -> Option<&'m [u8]> {
     let r = match g {
         GlobalView::Direct(g) => g.region_at(a0)?,
         GlobalView::Layered(g, o) => {
-            let addrs = if broadcast {
-                [a0; WARP_SIZE]
-            } else {
-                consecutive(a0)
-            };
-            if o.touches(u32::MAX, &addrs, 4) {
+            if o.touches_run(a0, len) {
                 return None;
             }
             g.region_at(a0)?
         }
     };
-    let whole = if broadcast { 4 } else { 4 * WARP_SIZE };
-    let s = usize::try_from(a0.checked_sub(r.base)?).ok()?;
-    r.bytes.get(s..s.checked_add(whole)?)
+    let s = r.offset(a0, len).ok()?;
+    r.bytes.get(s..)
 }
 
 #[cfg(test)]
@@ -620,6 +642,96 @@ mod tests {
         assert!(ran[0] > 3_000 && ran[1] > 3_000, "{ran:?}");
     }
 
+    /// The bytes of each of `g`'s allocations.
+    fn bytes_of(g: &Global) -> Vec<&[u8]> {
+        g.regions.iter().map(|r| &r.bytes[..]).collect()
+    }
+
+    /// A consecutive word store to global memory runs exactly where every
+    /// lane's word lies inside one allocation, and leaves what the general
+    /// path does: the space's bytes, or during an epoch the overlay's
+    /// (which bytes it wrote too, the page written before or not), the
+    /// addresses for timing, the shape.
+    #[test]
+    fn a_global_store_is_what_the_general_path_does() {
+        let mut x = 0x0f1e_2d3c_4b5a_6978u64;
+        let mut global = Global::default();
+        // `b` crosses a page boundary (4,096 bytes from `a`).
+        let a = global.alloc("a", (0..1024).map(|_| next(&mut x) as u8).collect());
+        let b = global.alloc("b", (0..6000).map(|_| next(&mut x) as u8).collect());
+        // The allocations again, other bytes: an overlay merged into it
+        // shows which bytes it wrote.
+        let mut sentinel = Global::default();
+        sentinel.alloc("a", vec![0x5a; 1024]);
+        sentinel.alloc("b", vec![0xa5; 6000]);
+        let merged = |o: &mut Overlay| {
+            let mut s = sentinel.clone();
+            o.merge_into(&mut s);
+            s
+        };
+        let mut ran = [0; 2];
+        let cases = [
+            ("st.global.f32 [%rd1+8], %f1;", 8),
+            ("st.global.u32 [%rd1], %r1;", 0),
+            ("st.global.b32 [%rd1+12], %f2;", 12),
+        ];
+        each_draw(&mut x, &cases, |x, text, inst, fast, off, i, r| {
+            let (start, span) = [(a - 64, 1200), (b - 64, 6100)][i as usize % 2];
+            let base = mostly_aligned(start + next(x) % span, i);
+            let stride = [0u64, 4, 4, 8, 1, 4][(i / 2) as usize % 6];
+            let mut regs = WarpRegs::new(5);
+            let (odd, mask) = addresses(&mut regs, RegId(3), r, (base, stride, 0), 4096);
+            for l in 0..WARP_SIZE {
+                // Values wider than the word: only its low 32 bits land.
+                for k in 0..3 {
+                    regs.get_mut(RegId(k))[l] = next(x);
+                }
+            }
+            let layered = (r >> 32) & 1 == 1;
+            let a0 = base + off;
+            let inside = |base: u64, len: u64| a0 >= base && a0 + 128 <= base + len;
+            let runs = mask == u32::MAX
+                && !odd
+                && stride == 4
+                && a0.is_multiple_of(4)
+                && (inside(a, 1024) || inside(b, 6000));
+            let what = format!("{text} {base:#x} {stride} {odd} {layered}");
+            // Each path on its own space, and its own overlay holding an
+            // earlier write in a page of `b`.
+            let (mut fg, mut gg) = (global.clone(), global.clone());
+            let (mut fo, mut go) = (Overlay::default(), Overlay::default());
+            for o in [&mut fo, &mut go] {
+                assert!(o.store(&global, b + 64, 4, 7).is_ok());
+            }
+            let mut shared = [0u8; 16];
+            let mut fm = warp_mem(&mut shared, &mut fg);
+            if layered {
+                fm.global = GlobalView::Layered(&global, &mut fo);
+            }
+            let Some(got) = run_fast(fast, &regs, mask, runs, &mut fm, &what) else {
+                let untouched = bytes_of(&merged(&mut fo)) == bytes_of(&merged(&mut go));
+                assert!(untouched && bytes_of(&fg) == bytes_of(&global), "{what}");
+                return;
+            };
+            ran[usize::from(layered)] += 1;
+            let mut gm = warp_mem(&mut shared, &mut gg);
+            if layered {
+                gm.global = GlobalView::Layered(&global, &mut go);
+            }
+            same_as_general(inst, regs, mask, &mut gm, &got, &what);
+            let (f, g) = (merged(&mut fo), merged(&mut go));
+            assert!(bytes_of(&f) == bytes_of(&g), "{what}");
+            assert!(bytes_of(&fg) == bytes_of(&gg), "{what}");
+            let wrote = if layered {
+                bytes_of(&f) != bytes_of(&merged(&mut Overlay::default()))
+            } else {
+                bytes_of(&fg) != bytes_of(&global)
+            };
+            assert!(wrote, "{what}");
+        });
+        assert!(ran[0] > 1_500 && ran[1] > 1_500, "{ran:?}");
+    }
+
     /// A shared address does not wrap at 32 bits: lanes whose low words
     /// are consecutive only modulo 2^32 (lane 16's is 0) go the general
     /// way, which faults, even where the offset brings lane 0's address
@@ -645,8 +757,8 @@ mod tests {
         assert!(general.is_err(), "{general:?}");
     }
 
-    /// A guarded, signed, vector, wider or non-shared access is not one,
-    /// nor a store of an immediate.
+    /// A guarded, signed, vector or wider access is not one, nor a local
+    /// or generic one, nor a store of an immediate.
     #[test]
     fn only_plain_word_accesses_are_word_accesses() {
         for text in [
@@ -656,8 +768,10 @@ mod tests {
             "ld.shared.u64 %rd1, [%r1];",
             "st.shared.u32 [%r1], 7;",
             "@%p1 st.shared.f32 [%r1], %f1;",
+            "@%p1 st.global.f32 [%rd1], %f1;",
+            "st.global.v2.f32 [%rd1], {%f1, %f2};",
+            "st.global.u64 [%rd1], %rd1;",
             "st.shared.v2.f32 [%r1], {%f1, %f2};",
-            "st.global.f32 [%rd1], %f1;",
             "st.shared.u64 [%r1], %rd1;",
         ] {
             assert!(WordAccess::of(&parse(text)).is_none(), "{text}");
@@ -665,6 +779,7 @@ mod tests {
         assert!(WordAccess::of(&parse("ld.shared.f32 %f1, [%r1+4];")).is_some());
         assert!(WordAccess::of(&parse("st.shared.f32 [%r1+4], %f1;")).is_some());
         assert!(WordAccess::of(&parse("ld.global.f32 %f1, [%rd1];")).is_some());
+        assert!(WordAccess::of(&parse("st.global.f32 [%rd1], %f1;")).is_some());
         assert!(WordAccess::of(&parse("ld.local.f32 %f1, [%rd1];")).is_none());
         assert!(WordAccess::of(&parse("ld.f32 %f1, [%rd1];")).is_none());
     }
