@@ -16,14 +16,25 @@ use crate::inst::{Operand, PredSrc, RegId};
 /// zero-extended to 64 bits at the width last written; predicates are 0/1.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct WarpRegs {
-    regs: Vec<[u64; WARP_SIZE]>,
+    regs: Vec<Reg>,
 }
+
+/// One register's lanes, cache-line aligned, so that a kernel given the
+/// registers as `&[Reg]` (see [`WarpRegs::file_mut`]) knows each 32-byte
+/// quarter aligned: the portable build's AVX2 kernels (generic tuning)
+/// split every 32-byte access not known to be aligned into two 16-byte
+/// halves and fold no load into an `fma`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(64))]
+pub(crate) struct Reg(pub(crate) [u64; WARP_SIZE]);
+
+const ZERO: Reg = Reg([0; WARP_SIZE]);
 
 impl WarpRegs {
     /// `n` registers, all zero.
     pub fn new(n: usize) -> Self {
         WarpRegs {
-            regs: vec![[0; WARP_SIZE]; n],
+            regs: vec![ZERO; n],
         }
     }
     /// Number of registers.
@@ -37,24 +48,30 @@ impl WarpRegs {
     /// Grows the file to at least `n` registers (new ones zero).
     pub fn ensure(&mut self, n: usize) {
         if self.regs.len() < n {
-            self.regs.resize(n, [0; WARP_SIZE]);
+            self.regs.resize(n, ZERO);
         }
     }
     /// All lanes of `r`.
     pub fn get(&self, r: RegId) -> &[u64; WARP_SIZE] {
-        &self.regs[r.0 as usize]
+        &self.regs[r.0 as usize].0
     }
     /// All lanes of `r`, mutably.
     pub fn get_mut(&mut self, r: RegId) -> &mut [u64; WARP_SIZE] {
-        &mut self.regs[r.0 as usize]
+        &mut self.regs[r.0 as usize].0
     }
     /// One lane of `r`.
     pub fn lane(&self, r: RegId, lane: usize) -> u64 {
-        self.regs[r.0 as usize][lane]
+        self.regs[r.0 as usize].0[lane]
+    }
+    /// All registers, for a kernel to take as a parameter: only there does
+    /// the compiler know them aligned (a reference parameter's attribute;
+    /// nothing marks the pointer a `Vec` holds).
+    pub(crate) fn file_mut(&mut self) -> &mut [Reg] {
+        &mut self.regs
     }
     /// Sets one lane of `r`.
     pub fn set_lane(&mut self, r: RegId, lane: usize, v: u64) {
-        self.regs[r.0 as usize][lane] = v;
+        self.regs[r.0 as usize].0[lane] = v;
     }
 }
 
@@ -267,4 +284,24 @@ pub(super) fn pred01_halves(p: PredSrc, regs: &WarpRegs) -> [u16; 2 * WARP_SIZE]
         o[2 * l + 1] = c[l] as u16;
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every register starts on a 64-byte boundary, after growth too: the
+    /// portable build's AVX2 kernels rely on it for whole-vector accesses
+    /// ([`Reg`]).
+    #[test]
+    fn registers_are_cache_line_aligned() {
+        let mut regs = WarpRegs::new(3);
+        regs.ensure(17);
+        assert_eq!(regs.len(), 17);
+        for r in 0..17 {
+            let at = regs.get(RegId(r)).as_ptr() as usize;
+            assert_eq!(at % 64, 0, "register {r} at {at:#x}");
+        }
+        assert_eq!(std::mem::size_of::<Reg>(), 8 * WARP_SIZE);
+    }
 }

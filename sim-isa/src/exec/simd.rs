@@ -60,37 +60,57 @@ fn ask() -> bool {
 /// for the baseline and with the x86-64-v3 features, and run as the second
 /// where [`wide`] says the CPU has them. Generic parameters are given twice:
 /// declared (`[const K: usize]`) and as arguments (`[K]`).
+///
+/// After the parameters, `as (q: T = expr, ...)` gives the copies other
+/// parameters, computed from the kernel's: a register file passed as a
+/// slice of aligned registers (`&mut [Reg]`) carries that alignment into
+/// the copies as a parameter attribute, so the AVX2 copy of a portable
+/// build loads whole 32-byte vectors and folds them into its arithmetic
+/// (see `WarpRegs`' storage).
 macro_rules! wide_kernel {
     (
         $(#[$m:meta])*
         $vis:vis fn $name:ident [$($decl:tt)*] [$($arg:tt)*]
         ($($p:ident : $t:ty),* $(,)?) $body:block
     ) => {
+        $crate::exec::simd::wide_kernel! {
+            $(#[$m])*
+            $vis fn $name [$($decl)*] [$($arg)*]
+            ($($p: $t),*) as ($($p: $t = $p),*) $body
+        }
+    };
+    (
+        $(#[$m:meta])*
+        $vis:vis fn $name:ident [$($decl:tt)*] [$($arg:tt)*]
+        ($($p:ident : $t:ty),* $(,)?)
+        as ($($q:ident : $u:ty = $e:expr),* $(,)?) $body:block
+    ) => {
         $(#[$m])*
         #[inline(never)]
         #[allow(unsafe_code)]
         $vis fn $name<$($decl)*>($($p: $t),*) {
             #[inline(always)]
-            fn body<$($decl)*>($($p: $t),*) $body
+            fn body<$($decl)*>($($q: $u),*) $body
             // Both copies are functions of their own, so that this
             // dispatcher is a test and a tail call, with no frame.
             #[inline(never)]
-            fn base<$($decl)*>($($p: $t),*) {
-                body::<$($arg)*>($($p),*)
+            fn base<$($decl)*>($($q: $u),*) {
+                body::<$($arg)*>($($q),*)
             }
             #[cfg(target_arch = "x86_64")]
             #[inline(never)]
             #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt,popcnt")]
-            fn wide<$($decl)*>($($p: $t),*) {
-                body::<$($arg)*>($($p),*)
+            fn wide<$($decl)*>($($q: $u),*) {
+                body::<$($arg)*>($($q),*)
             }
+            $(let $q: $u = $e;)*
             #[cfg(target_arch = "x86_64")]
             if $crate::exec::simd::wide() {
                 // SAFETY: `wide` is compiled for features that
                 // `simd::wide()` has just found on this CPU.
-                return unsafe { wide::<$($arg)*>($($p),*) };
+                return unsafe { wide::<$($arg)*>($($q),*) };
             }
-            base::<$($arg)*>($($p),*)
+            base::<$($arg)*>($($q),*)
         }
     };
 }

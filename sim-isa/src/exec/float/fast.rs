@@ -16,7 +16,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::NAN32;
-use crate::exec::lanes::{blend, src, Lanes};
+use crate::exec::lanes::{blend, src, Lanes, Reg};
 use crate::exec::simd;
 use crate::exec::{ExecCtx, WarpRegs, WARP_SIZE};
 use crate::inst::{FloatArith, FloatOp, Operand, RegId, Rnd, Type};
@@ -103,10 +103,10 @@ impl Fast32Plan {
 /// [`Fast32Plan::kernel`] for the operation `OP`.
 fn kernel_for<const OP: u8>(ftz: bool, regs: bool) -> Fast32Kernel {
     match (ftz, regs) {
-        (false, false) => kernel::<OP, false, false>,
-        (false, true) => kernel::<OP, false, true>,
-        (true, false) => kernel::<OP, true, false>,
-        (true, true) => kernel::<OP, true, true>,
+        (false, false) => kernel::<OP, false>,
+        (false, true) => kernel_in_regs::<OP, false>,
+        (true, false) => kernel::<OP, true>,
+        (true, true) => kernel_in_regs::<OP, true>,
     }
 }
 
@@ -183,27 +183,37 @@ fn lanes<const OP: u8, const FTZ: bool>(a: &Lanes, b: &Lanes, c: &Lanes) -> Lane
 }
 
 crate::exec::simd::wide_kernel! {
-/// `REGS`: compiled for a plan `in_regs` (the sources are registers).
-fn kernel [const OP: u8, const FTZ: bool, const REGS: bool] [OP, FTZ, REGS] (
+/// A plan whose sources are not all registers (`!in_regs`).
+fn kernel [const OP: u8, const FTZ: bool] [OP, FTZ] (
     p: &Fast32Plan,
     ctx: &ExecCtx,
     regs: &mut WarpRegs,
     exec: u32,
 ) {
-    let out = if REGS {
-        let [a, b, c] = p.srcs;
-        lanes::<OP, FTZ>(regs.get(a), regs.get(b), regs.get(c))
+    src!(a, p.a, ctx, regs);
+    src!(b, p.b, ctx, regs);
+    let out = if OP == FMA || OP == FMA_SOFT {
+        src!(c, p.c, ctx, regs);
+        lanes::<OP, FTZ>(a, b, c)
     } else {
-        src!(a, p.a, ctx, regs);
-        src!(b, p.b, ctx, regs);
-        if OP == FMA || OP == FMA_SOFT {
-            src!(c, p.c, ctx, regs);
-            lanes::<OP, FTZ>(a, b, c)
-        } else {
-            lanes::<OP, FTZ>(a, b, a)
-        }
+        lanes::<OP, FTZ>(a, b, a)
     };
     blend(regs.get_mut(p.d), exec, &out);
+}
+}
+
+crate::exec::simd::wide_kernel! {
+/// A plan `in_regs`, nearly every execution: the copies take the registers
+/// as aligned [`Reg`]s, so that they read and write whole vectors.
+fn kernel_in_regs [const OP: u8, const FTZ: bool] [OP, FTZ] (
+    p: &Fast32Plan,
+    _ctx: &ExecCtx,
+    regs: &mut WarpRegs,
+    exec: u32,
+) as (p: &Fast32Plan = p, file: &mut [Reg] = regs.file_mut(), exec: u32 = exec) {
+    let [a, b, c] = p.srcs.map(|r| &file[r.0 as usize].0);
+    let out = lanes::<OP, FTZ>(a, b, c);
+    blend(&mut file[p.d.0 as usize].0, exec, &out);
 }
 }
 
