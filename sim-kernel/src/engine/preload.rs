@@ -79,7 +79,9 @@ impl Preloaded {
     /// Whether statement `pc`, run on lanes `mask`, is a member read at
     /// its leader; then writes its word to its destination (and forgets
     /// it: the next pass through the leader reads it again).
-    #[inline]
+    // Always: in line in both step loops (a call of its own cost the
+    // timed one's members).
+    #[inline(always)]
     pub fn take(&mut self, code: Tables<'_>, pc: usize, mask: u32, regs: &mut WarpRegs) -> bool {
         let Some(&Some((leader, k))) = code.member_of.get(pc) else {
             return false;

@@ -15,6 +15,7 @@
 //! all reached it) and before a clock read (whose value is the cycle the
 //! timing model issues it: [`Warp::read_clock`]).
 
+mod bare;
 mod mem;
 
 use super::calls::{self, unsupported};
@@ -286,6 +287,9 @@ impl Warp {
             self.clock_mem = false;
             self.run_clock_mem(env)?;
         }
+        if !self.timed && self.log.is_none() && self.follow.is_none() {
+            self.run_untimed(env)?;
+        }
         while self.state == State::Run && self.out.len() < AHEAD {
             if self.follow.is_some() {
                 self.follow_step(env)?;
@@ -300,6 +304,8 @@ impl Warp {
     }
 
     /// One statement, control flow from the stack.
+    // Always: called from both loops, it stays in line in the timed one.
+    #[inline(always)]
     fn step(&mut self, env: &mut Env<'_, '_, '_>) -> Result<(), KernelError> {
         let code = env.code;
         let Some(&top) = self.stack.last() else {
@@ -427,6 +433,9 @@ impl Warp {
     /// record `st`, `step` its lanes): its values now, its addresses kept
     /// for timing; a global atomic while other SMs run stops the warp
     /// until the epoch's end.
+    // Always: a call of its own in the timed loop since the bare one
+    // (`run_untimed`) calls `step` too.
+    #[inline(always)]
     fn mem_step(
         &mut self,
         env: &mut Env<'_, '_, '_>,

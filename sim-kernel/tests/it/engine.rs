@@ -223,6 +223,62 @@ fn a_sampled_launch_keeps_its_values_and_estimates_its_cycles() {
     assert_within_3_percent(sampled.timed.cycles, full.timed.cycles);
 }
 
+/// A bare warp (one on an SM that `--sample` runs functionally, whose
+/// straight lines `warp/bare.rs` runs in a loop of its own) counts what
+/// it executes as a timed warp does: 300 blocks of one warp through a
+/// loop of plain and shared-memory statements execute 212 statements
+/// each, sampled or not, and write the loop's last value; one block that
+/// never ends stops at the instruction limit either way.
+#[test]
+fn a_sampled_launch_counts_and_limits_statements_as_the_full_run() {
+    // 3 + 4 statements, 40 passes of 5, 4 and `ret`: 212 a warp.
+    let body = ".shared .align 4 .b32 s[32];\n\
+        mov.u32 %r4, s;\nshl.b32 %r5, %r1, 2;\nadd.u32 %r4, %r4, %r5;\nmov.u32 %r3, 0;\n\
+        L: add.u32 %r3, %r3, 1;\nst.shared.u32 [%r4], %r3;\nld.shared.u32 %r2, [%r4];\n\
+        setp.lt.u32 %p1, %r2, 40;\n@%p1 bra L;\n\
+        and.b32 %r6, %r1, 15;\nmul.wide.u32 %rd3, %r6, 4;\nadd.s64 %rd4, %rd2, %rd3;\n\
+        st.global.u32 [%rd4], %r2;\nret;";
+    // Block 1 (on SM 1, run functionally) loops for ever.
+    let forever = format!(
+        "mov.u32 %r7, %ctaid.x;\nsetp.eq.u32 %p2, %r7, 1;\n@%p2 bra F;\n{body}\n\
+         F: add.u32 %r3, %r3, 1;\nst.shared.u32 [s], %r3;\nld.shared.u32 %r2, [s];\nbra F;"
+    );
+    let launch = spin_launch(300);
+    let run = |body: &str, sample: bool, limit: u64| {
+        let module = parse_module(&kernel_text(body), "k.ptx").unwrap();
+        let prep = Prepared::new(&module, &launch, launch.load_buffers().unwrap()).unwrap();
+        let mut o = crate::opts(132, 1);
+        o.sample = sample;
+        o.max_instructions = limit;
+        run_grid(&prep, &launch, &o)
+    };
+    let (full, sampled) = (run(body, false, 1 << 40), run(body, true, 1 << 40));
+    let (full, sampled) = (full.unwrap(), sampled.unwrap());
+    assert!(sampled.timed.sampled.is_some());
+    assert_eq!(
+        (full.instructions, sampled.instructions),
+        (300 * 212, 300 * 212)
+    );
+    let last = |r: &GridRun| r.global.regions[0].bytes[..4].to_vec();
+    assert_eq!(
+        (last(&full), last(&sampled)),
+        (vec![40, 0, 0, 0], vec![40, 0, 0, 0])
+    );
+    for sample in [false, true] {
+        let e = run(&forever, sample, 1_000_000).err();
+        assert!(
+            matches!(
+                e,
+                Some(KernelError::InstructionLimit {
+                    limit: 1_000_000,
+                    ..
+                })
+            ),
+            "{e:?}"
+        );
+    }
+}
+
 /// A block the register file cannot hold is refused, as the CUDA runtime
 /// refuses it: a warp's registers are allocated 256 at a time, so 64 a
 /// thread over 32 warps is exactly the 65,536 and 65 (2,304 a warp) is

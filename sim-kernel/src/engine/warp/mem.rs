@@ -15,7 +15,9 @@ impl Warp {
     /// [`Self::exec_mem`] of statement `pc` (its record `st`; a member of
     /// a merged group that its leader read does not come here: `step`); a
     /// leader whose lanes all read one word reads its members too.
-    #[inline]
+    // Always: in line in both step loops (a call of its own cost the
+    // timed one's memory steps).
+    #[inline(always)]
     pub(super) fn exec_or_preloaded(
         &mut self,
         env: &mut Env<'_, '_, '_>,

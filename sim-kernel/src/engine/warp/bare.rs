@@ -1,0 +1,101 @@
+//! A bare warp's execution: untimed, neither recorded nor replayed (an
+//! SM that `--sample` runs functionally). Nothing it executes is handed
+//! on, so its straight lines run in one loop of their own, which does
+//! only what changes the warp's values; the rest goes [`Warp::step`]'s
+//! way, shared with the timed loop.
+
+use super::{Env, State, Warp};
+use crate::engine::code::Stmt;
+use crate::error::KernelError;
+use crate::memtime::Kind;
+use sim_isa::exec::execute_prepared;
+
+impl Warp {
+    /// [`Warp::run`] of a bare warp (see [`Warp::run_bare`]): nothing it
+    /// executes is handed on (`out` stays empty), so it runs until it
+    /// stops. Out of line, apart from the timed loop, whose code it
+    /// would otherwise change.
+    #[inline(never)]
+    pub(super) fn run_untimed(&mut self, env: &mut Env<'_, '_, '_>) -> Result<(), KernelError> {
+        while self.state == State::Run {
+            self.run_bare(env)?;
+            self.step(env)?;
+        }
+        Ok(())
+    }
+
+    /// A bare warp's straight line: from the stack's top on, each plain, merged-member and memory statement
+    /// (not a clock read or an atomic) to the first that is not one, to
+    /// the top's reconvergence point, or to the launch's instruction limit
+    /// (the statement past it goes [`Warp::step`]'s way, which fails).
+    /// What `step` would do with them but run them (lanes, steps, emitting,
+    /// addresses, the record) has no reader here, and none of them changes
+    /// the stack: the place is written once, the count added once, and
+    /// the statements walked as a slice (no bounds test a statement).
+    fn run_bare(&mut self, env: &mut Env<'_, '_, '_>) -> Result<(), KernelError> {
+        let code = env.code;
+        let Some(&top) = self.stack.last() else {
+            return Ok(());
+        };
+        let from = top.pc;
+        let left = env.limit.saturating_sub(*env.count);
+        let mut to = from.saturating_add(usize::try_from(left).unwrap_or(usize::MAX));
+        // Where `advance` would pop the entry (its reconvergence point
+        // ahead, or no lanes: after one statement), the step loop takes
+        // over.
+        if top.rpc > from {
+            to = to.min(top.rpc);
+        }
+        if top.mask == 0 {
+            to = to.min(from + 1);
+        }
+        let to = to.min(code.at.len()).min(code.exec.len()).max(from);
+        let (at, exec) = match (code.at.get(from..to), code.exec.get(from..to)) {
+            (Some(at), Some(exec)) => (at, exec),
+            _ => return Ok(()),
+        };
+        let (mut pc, mut r) = (from, Ok(()));
+        for (st, p) in at.iter().zip(exec) {
+            if st.plain {
+                if let Some(p) = p {
+                    execute_prepared(p, &self.ctx, &mut self.regs, top.mask);
+                }
+            } else if !st.mem || st.clock || st.ext == Some(Kind::Atomic) {
+                break;
+            } else if let Err(e) = self.bare_mem(env, st, pc, top.mask) {
+                r = Err(e);
+                break;
+            }
+            pc += 1;
+        }
+        // A statement that failed counts (as `step`'s tick did); the warp
+        // stays at it.
+        *env.count += (pc - from + usize::from(r.is_err())) as u64;
+        if pc != from {
+            self.advance(pc);
+        }
+        r
+    }
+
+    /// [`Warp::run_bare`]'s memory statement `pc` (its record `st`), on
+    /// lanes `mask`: a member read at its leader writes its word, the
+    /// rest run as `mem_step` runs them.
+    #[inline(always)]
+    fn bare_mem(
+        &mut self,
+        env: &mut Env<'_, '_, '_>,
+        st: &Stmt,
+        pc: usize,
+        mask: u32,
+    ) -> Result<(), KernelError> {
+        let pre = env.code.preload_tables();
+        if st.member && self.pre.take(pre, pc, mask, &mut self.regs) {
+            return Ok(());
+        }
+        // No addresses were kept (`Slab::keeps`): a test.
+        if let Some(k) = self.exec_or_preloaded(env, st, pc, mask)? {
+            self.slab.free(k);
+        }
+        Ok(())
+    }
+}
