@@ -324,6 +324,21 @@ add.u32 %r4, %r4, 1;\nsetp.lt.u32 %p1, %r4, 60;\n@%p1 bra LOOP;\n\
 add.f32 %f1, %f1, %f2;\nadd.f32 %f3, %f3, %f4;\nadd.f32 %f1, %f1, %f3;\n\
 mul.wide.u32 %rd3, %r3, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.f32 [%rd4], %f1;\nret;\n}\n";
 
+/// `launch` of `module` on 16 SMs, sampled or not, on `threads` threads.
+fn on_16_sms(
+    module: &sim_module::Module,
+    launch: &Launch,
+    sample: bool,
+    threads: usize,
+) -> GridRun {
+    let prep = Prepared::new(module, launch, launch.load_buffers().unwrap()).unwrap();
+    let cfg = sim_core::preset(sim_isa::Target::SM_90);
+    let mut opts = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 16);
+    opts.sample = sample;
+    opts.threads = threads;
+    run_grid(&prep, launch, &opts).unwrap()
+}
+
 /// `--sample` on a launch of more than one wave: 48 registers a thread
 /// let an SM hold 10 blocks of 128 threads, so 16 SMs run 160 of the 260
 /// blocks in a first wave and the other 100 in a thinner second one, whose
@@ -341,14 +356,7 @@ fn a_sampled_launch_of_two_waves_estimates_its_cycles() {
     )
     .unwrap();
     let module = parse_module(CHAINS, "k.ptx").unwrap();
-    let run = |sample: bool, threads: usize| {
-        let prep = Prepared::new(&module, &launch, launch.load_buffers().unwrap()).unwrap();
-        let cfg = sim_core::preset(sim_isa::Target::SM_90);
-        let mut opts = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 16);
-        opts.sample = sample;
-        opts.threads = threads;
-        run_grid(&prep, &launch, &opts).unwrap()
-    };
+    let run = |sample: bool, threads: usize| on_16_sms(&module, &launch, sample, threads);
     let full = run(false, 1);
     let sampled = run(true, 2);
     let out = |r: &GridRun| r.global.regions[0].bytes.clone();
@@ -408,14 +416,7 @@ fn a_sampled_launch_brings_untimed_blocks_lines_into_l2() {
     )
     .unwrap();
     let module = parse_module(REGIONS, "k.ptx").unwrap();
-    let run = |sample: bool, threads: usize| {
-        let prep = Prepared::new(&module, &launch, launch.load_buffers().unwrap()).unwrap();
-        let cfg = sim_core::preset(sim_isa::Target::SM_90);
-        let mut opts = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 16);
-        opts.sample = sample;
-        opts.threads = threads;
-        run_grid(&prep, &launch, &opts).unwrap()
-    };
+    let run = |sample: bool, threads: usize| on_16_sms(&module, &launch, sample, threads);
     let (full, sampled) = (run(false, 1), run(true, 2));
     let timed = [0, 4, 8, 12];
     let hits = |r: &GridRun| -> (u64, u64) {
