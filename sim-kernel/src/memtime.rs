@@ -19,7 +19,9 @@ use crate::l1::L1;
 use crate::memstats::MemStats;
 
 mod constant;
+mod fills;
 use crate::sectors::SectorSet;
+pub(crate) use fills::L2Notes;
 use rustc_hash::FxHashMap as HashMap;
 use sim_isa::exec::Accesses;
 use sim_isa::{Space, Target, WARP_SIZE};
@@ -205,7 +207,7 @@ impl Gpu {
     }
 
     /// Brings sector `s` into L2, untimed: a block that `--sample` runs
-    /// functionally (`engine::sample::L2Notes`).
+    /// functionally (`memtime::L2Notes`).
     pub fn bring_in(&mut self, s: u64) {
         self.l2.insert(s);
     }
@@ -576,33 +578,6 @@ fn one_wave_at_a_glance(acc: &Accesses) -> bool {
     // As plain ORs the folds stay vector ORs (see `memory::pattern`).
     let (straddle, same, diagonal) = std::hint::black_box((straddle, same, diagonal));
     straddle == 0 && (same == 0 || diagonal == 0)
-}
-
-/// Calls `f` with each sector a global access `acc` (or a generic one
-/// whose first lane is below the shared window) touches, in lane order,
-/// repeats included.
-#[inline]
-pub(crate) fn each_global_sector(acc: &Accesses, mut f: impl FnMut(u64)) {
-    let first = acc.addrs[acc.lanes.trailing_zeros().min(31) as usize];
-    let global = match acc.space {
-        Space::Global => true,
-        Space::Generic => first < crate::memory::SHARED_WINDOW,
-        Space::Shared | Space::Local | Space::Param | Space::Const => false,
-    };
-    if !global || acc.lanes == 0 {
-        return;
-    }
-    if let Some((first, last)) = sector_run(acc) {
-        (first..=last).for_each(f);
-        return;
-    }
-    let span = u64::from(acc.bytes).max(1) - 1;
-    let mut on = acc.lanes;
-    while on != 0 {
-        let a = acc.addrs[on.trailing_zeros() as usize];
-        on &= on - 1;
-        (a / SECTOR..=a.saturating_add(span) / SECTOR).for_each(&mut f);
-    }
 }
 
 /// The sectors `acc` touches, in the order its lanes first touch them

@@ -44,7 +44,7 @@ pub(crate) struct Block {
     /// Warp-instructions its warps executed (functionally).
     pub exec: u64,
     /// On an SM run functionally: the L2 sectors it touched.
-    pub notes: super::sample::L2Notes,
+    pub notes: crate::memtime::L2Notes,
 }
 
 impl Block {
@@ -67,7 +67,7 @@ impl Block {
             fn_end: None,
             done_at: None,
             exec: 0,
-            notes: super::sample::L2Notes::default(),
+            notes: crate::memtime::L2Notes::default(),
         }
     }
 
@@ -422,7 +422,7 @@ fn run_warp(
     sh: &Shared<'_, '_>,
     warp: &mut Warp,
     shared: &mut [u8],
-    notes: &mut super::sample::L2Notes,
+    notes: &mut crate::memtime::L2Notes,
     run: &mut Running<'_>,
 ) -> Result<(), KernelError> {
     let code = sh.code;

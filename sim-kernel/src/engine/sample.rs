@@ -26,7 +26,6 @@ use super::Slot;
 use crate::error::KernelError;
 use crate::memtime::Gpu;
 use crate::timing::Sampled;
-use sim_isa::exec::Accesses;
 
 /// `--sample` times this many SMs unless told otherwise (`--sample-sms`).
 /// Timing an SM costs about seven times what running it functionally
@@ -164,60 +163,6 @@ impl Residencies {
     }
 }
 
-/// The L2 sectors a block run functionally touched, for the L2 model.
-/// Such a block runs to its end within the epoch it is dealt in, so its
-/// sectors are noted with the block's count of executed
-/// warp-instructions at the access and brought into L2 as its timed
-/// partner's corresponding block reaches the same point ([`release`]):
-/// timed blocks then find in L2 what other SMs' blocks would have
-/// brought in by then, as in the full run, and no more.
-#[derive(Default)]
-pub(crate) struct L2Notes {
-    /// (the block's count when noted, sector), in the order noted: by
-    /// count.
-    notes: Vec<(u64, u64)>,
-    /// The last sector noted (a coalesced access's lanes repeat it).
-    last: Option<u64>,
-    /// Added to the SM's count of the epoch to make the block's while one
-    /// of its warps runs (`Block::run_warp`).
-    pub base: u64,
-    /// The notes brought into L2 so far (a prefix).
-    released: usize,
-}
-
-impl L2Notes {
-    /// A warp of the block accessed `acc` when the SM's epoch count was
-    /// `count`: notes its global sectors (not shared, local, param or
-    /// constant ones).
-    #[inline]
-    pub fn note(&mut self, acc: &Accesses, count: u64) {
-        let at = count.wrapping_add(self.base);
-        let (notes, last) = (&mut self.notes, &mut self.last);
-        crate::memtime::each_global_sector(acc, |s| {
-            if *last != Some(s) {
-                *last = Some(s);
-                notes.push((at, s));
-            }
-        });
-    }
-
-    /// Drops every note (a block leaving, or reused), with its memory.
-    pub fn clear(&mut self) {
-        *self = L2Notes::default();
-    }
-
-    /// Brings into L2 the sectors noted at a count of at most `upto`.
-    fn release(&mut self, gpu: &mut Gpu, upto: u64) {
-        while let Some(&(at, s)) = self.notes.get(self.released) {
-            if at > upto {
-                break;
-            }
-            gpu.bring_in(s);
-            self.released += 1;
-        }
-    }
-}
-
 /// How far the partner's corresponding block (SM `p`'s block `seq`) is,
 /// in the untimed block's count: its own count of executed
 /// warp-instructions (its share of the untimed block's total, both
@@ -234,7 +179,7 @@ fn partner_point(p: &SmState, seq: u32) -> Option<u64> {
 }
 
 /// Brings into L2 each untimed block's sectors up to the point its
-/// partner's block has reached ([`L2Notes`]), in SM order; a block whose
+/// partner's block has reached ([`crate::memtime::L2Notes`]), in SM order; a block whose
 /// partner has none to follow follows its modelled residency's elapsed
 /// share.
 fn bring_in(slots: &mut [Slot], res: &Residencies, gpu: &mut Gpu, end: u64) {
@@ -278,7 +223,7 @@ pub(super) fn run(sh: &super::host::Shared<'_, '_>, st: &mut SmState) -> Result<
 /// added to `res`: each untimed SM's blocks that have run to their end
 /// (functionally) and whose modelled residency ends before `end` leave
 /// their SM, their last L2 sectors brought into `gpu` (the others as far
-/// as their partners' blocks went: [`L2Notes`]). `exhausted`: every block
+/// as their partners' blocks went: [`crate::memtime::L2Notes`]). `exhausted`: every block
 /// has been dealt. Returns the blocks that left.
 pub(super) fn release(
     slots: &mut [Slot],

@@ -117,7 +117,7 @@ pub(crate) struct Env<'e, 'c, 'm> {
     /// Where `printf` output goes (the SM's, for the epoch).
     pub printf: &'e mut crate::printf::Sink,
     /// An untimed warp's block's L2 sectors (`--sample`).
-    pub notes: &'e mut super::sample::L2Notes,
+    pub notes: &'e mut crate::memtime::L2Notes,
 }
 
 impl Env<'_, '_, '_> {

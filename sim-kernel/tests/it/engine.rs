@@ -401,7 +401,7 @@ st.global.f32 [%rd4], %f1;\nret;\n}\n";
 
 /// `--sample`'s untimed SMs bring their blocks' sectors into the L2
 /// model as their partners' blocks reach the same point
-/// (`engine::sample::L2Notes`): the timed SMs (0, 4, 8 and 12 of 16) hit
+/// (`memtime::L2Notes`): the timed SMs (0, 4, 8 and 12 of 16) hit
 /// L2 as often as the same SMs in the full run (3,248 hits of 9,360
 /// sectors; sampled 3,264), where without it their second-wave blocks,
 /// whose regions untimed SMs read, miss (0 hits).

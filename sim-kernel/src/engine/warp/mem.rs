@@ -32,7 +32,7 @@ impl Warp {
         };
         if !self.timed && acc.is_some() {
             // An SM that `--sample` runs functionally: its block's L2
-            // sectors (`sample::L2Notes`).
+            // sectors (`memtime::L2Notes`).
             env.notes.note(&self.slab.scratch, *env.count);
         }
         if st.widen != 0 {
