@@ -19,7 +19,9 @@ use crate::l1::L1;
 use crate::memstats::MemStats;
 
 mod constant;
+mod fills;
 use crate::sectors::SectorSet;
+pub(crate) use fills::L2Notes;
 use rustc_hash::FxHashMap as HashMap;
 use sim_isa::exec::Accesses;
 use sim_isa::{Space, Target, WARP_SIZE};
@@ -202,6 +204,12 @@ impl Gpu {
     /// The figures in use.
     pub fn limits(&self) -> &MemConfig {
         &self.cfg
+    }
+
+    /// Brings sector `s` into L2, untimed: a block that `--sample` runs
+    /// functionally (`memtime::L2Notes`).
+    pub fn bring_in(&mut self, s: u64) {
+        self.l2.insert(s);
     }
 
     /// Takes in what `sm` added this epoch. Called for each SM in SM order:

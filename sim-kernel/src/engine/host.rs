@@ -41,6 +41,10 @@ pub(crate) struct Block {
     /// modelled to end, once known.
     pub fn_end: Option<u64>,
     pub done_at: Option<u64>,
+    /// Warp-instructions its warps executed (functionally).
+    pub exec: u64,
+    /// On an SM run functionally: the L2 sectors it touched.
+    pub notes: crate::memtime::L2Notes,
 }
 
 impl Block {
@@ -62,6 +66,8 @@ impl Block {
             seq: 0,
             fn_end: None,
             done_at: None,
+            exec: 0,
+            notes: crate::memtime::L2Notes::default(),
         }
     }
 
@@ -80,6 +86,8 @@ impl Block {
         self.retired = 0;
         self.fn_end = None;
         self.done_at = None;
+        self.exec = 0;
+        self.notes.clear();
     }
 
     /// Every warp has exited (functionally).
@@ -385,10 +393,17 @@ impl Block {
             warps,
             fn_live,
             fn_wait,
+            exec,
+            notes,
             ..
         } = self;
         let warp = &mut warps[w];
-        if let Err(e) = run_warp(sh, warp, shared, run) {
+        // The block's count is the SM's less what other blocks executed.
+        let before = *run.executed;
+        notes.base = exec.wrapping_sub(before);
+        let r = run_warp(sh, warp, shared, notes, run);
+        *exec += run.executed.wrapping_sub(before);
+        if let Err(e) = r {
             return Err(name_waiters(e, sh.max, warps));
         }
         match warp.state {
@@ -407,6 +422,7 @@ fn run_warp(
     sh: &Shared<'_, '_>,
     warp: &mut Warp,
     shared: &mut [u8],
+    notes: &mut crate::memtime::L2Notes,
     run: &mut Running<'_>,
 ) -> Result<(), KernelError> {
     let code = sh.code;
@@ -430,6 +446,7 @@ fn run_warp(
         sc: run.sched,
         defer: sh.defer,
         printf: run.printf,
+        notes,
     };
     let r = warp.run(&mut env);
     warp.local = local;

@@ -246,7 +246,7 @@ pub(crate) fn run(
             }
         }
         if sampling {
-            ended += sample::release(&mut slots, &mut durations, now, end, next >= nblocks);
+            ended += sample::release(&mut slots, &mut durations, gpu, (now, end), next >= nblocks);
         }
         pass_logs(&mut slots, warps)?;
         for slot in slots.iter_mut() {

@@ -24,6 +24,7 @@
 use super::host::SmState;
 use super::Slot;
 use crate::error::KernelError;
+use crate::memtime::Gpu;
 use crate::timing::Sampled;
 
 /// `--sample` times this many SMs unless told otherwise (`--sample-sms`).
@@ -162,6 +163,50 @@ impl Residencies {
     }
 }
 
+/// How far the partner's corresponding block (SM `p`'s block `seq`) is,
+/// in the untimed block's count: its own count of executed
+/// warp-instructions (its share of the untimed block's total, both
+/// blocks running the same code); all of it once the partner's block has
+/// run to its end; `None` before it is dealt.
+fn partner_point(p: &SmState, seq: u32) -> Option<u64> {
+    if seq >= p.dealt {
+        return None;
+    }
+    match p.blocks.iter().flatten().find(|pb| pb.seq == seq) {
+        Some(pb) if !pb.fn_done() => Some(pb.exec),
+        _ => Some(u64::MAX),
+    }
+}
+
+/// Brings into L2 each untimed block's sectors up to the point its
+/// partner's block has reached ([`crate::memtime::L2Notes`]), in SM order; a block whose
+/// partner has none to follow follows its modelled residency's elapsed
+/// share.
+fn bring_in(slots: &mut [Slot], res: &Residencies, gpu: &mut Gpu, end: u64) {
+    for s in 0..slots.len() {
+        if slots[s].st.detail || slots[s].st.live == 0 {
+            continue;
+        }
+        let p = res.partner(s);
+        let (lo, hi) = slots.split_at_mut(s);
+        let (Some(partner), Some(me)) = (lo.get(p), hi.first_mut()) else {
+            continue;
+        };
+        for b in me.st.blocks.iter_mut().flatten() {
+            let upto = match (partner_point(&partner.st, b.seq), b.done_at) {
+                (Some(u), _) => u,
+                (None, Some(t)) if t > b.start => {
+                    let share = u128::from(end.min(t) - b.start.min(end));
+                    let u = u128::from(b.exec) * share / u128::from(t - b.start);
+                    u64::try_from(u).unwrap_or(u64::MAX)
+                }
+                (None, _) => continue,
+            };
+            b.notes.release(gpu, upto);
+        }
+    }
+}
+
 /// Runs the blocks of an SM that `--sample` runs functionally, for one
 /// epoch: each as far as it can go (until it ends or waits for a deferred
 /// atomic). Whether it leaves the SM is decided after the epoch
@@ -177,15 +222,17 @@ pub(super) fn run(sh: &super::host::Shared<'_, '_>, st: &mut SmState) -> Result<
 /// After the epoch `[now, end)`, with every timed block that ended in it
 /// added to `res`: each untimed SM's blocks that have run to their end
 /// (functionally) and whose modelled residency ends before `end` leave
-/// their SM. `exhausted`: every block has been dealt. Returns the blocks
-/// that left.
+/// their SM, their last L2 sectors brought into `gpu` (the others as far
+/// as their partners' blocks went: [`crate::memtime::L2Notes`]). `exhausted`: every block
+/// has been dealt. Returns the blocks that left.
 pub(super) fn release(
     slots: &mut [Slot],
     res: &mut Residencies,
-    now: u64,
-    end: u64,
+    gpu: &mut Gpu,
+    (now, end): (u64, u64),
     exhausted: bool,
 ) -> u64 {
+    bring_in(slots, res, gpu, end);
     let mut left = 0;
     for s in 0..slots.len() {
         if slots[s].st.detail || slots[s].st.live == 0 {
@@ -212,6 +259,8 @@ pub(super) fn release(
                 continue;
             };
             st.last_end = st.last_end.max(t);
+            b.notes.release(gpu, u64::MAX);
+            b.notes.clear();
             if let Some(done) = st.blocks[slot].take() {
                 if st.spare.len() < st.keep {
                     st.spare.push(done);

@@ -116,6 +116,8 @@ pub(crate) struct Env<'e, 'c, 'm> {
     pub defer: bool,
     /// Where `printf` output goes (the SM's, for the epoch).
     pub printf: &'e mut crate::printf::Sink,
+    /// An untimed warp's block's L2 sectors (`--sample`).
+    pub notes: &'e mut crate::memtime::L2Notes,
 }
 
 impl Env<'_, '_, '_> {

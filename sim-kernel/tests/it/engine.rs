@@ -324,6 +324,21 @@ add.u32 %r4, %r4, 1;\nsetp.lt.u32 %p1, %r4, 60;\n@%p1 bra LOOP;\n\
 add.f32 %f1, %f1, %f2;\nadd.f32 %f3, %f3, %f4;\nadd.f32 %f1, %f1, %f3;\n\
 mul.wide.u32 %rd3, %r3, 4;\nadd.s64 %rd4, %rd2, %rd3;\nst.global.f32 [%rd4], %f1;\nret;\n}\n";
 
+/// `launch` of `module` on 16 SMs, sampled or not, on `threads` threads.
+fn on_16_sms(
+    module: &sim_module::Module,
+    launch: &Launch,
+    sample: bool,
+    threads: usize,
+) -> GridRun {
+    let prep = Prepared::new(module, launch, launch.load_buffers().unwrap()).unwrap();
+    let cfg = sim_core::preset(sim_isa::Target::SM_90);
+    let mut opts = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 16);
+    opts.sample = sample;
+    opts.threads = threads;
+    run_grid(&prep, launch, &opts).unwrap()
+}
+
 /// `--sample` on a launch of more than one wave: 48 registers a thread
 /// let an SM hold 10 blocks of 128 threads, so 16 SMs run 160 of the 260
 /// blocks in a first wave and the other 100 in a thinner second one, whose
@@ -341,14 +356,7 @@ fn a_sampled_launch_of_two_waves_estimates_its_cycles() {
     )
     .unwrap();
     let module = parse_module(CHAINS, "k.ptx").unwrap();
-    let run = |sample: bool, threads: usize| {
-        let prep = Prepared::new(&module, &launch, launch.load_buffers().unwrap()).unwrap();
-        let cfg = sim_core::preset(sim_isa::Target::SM_90);
-        let mut opts = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 16);
-        opts.sample = sample;
-        opts.threads = threads;
-        run_grid(&prep, &launch, &opts).unwrap()
-    };
+    let run = |sample: bool, threads: usize| on_16_sms(&module, &launch, sample, threads);
     let full = run(false, 1);
     let sampled = run(true, 2);
     let out = |r: &GridRun| r.global.regions[0].bytes.clone();
@@ -368,6 +376,69 @@ fn a_sampled_launch_of_two_waves_estimates_its_cycles() {
     let one = run(true, 1);
     assert_eq!(one.timed.cycles, sampled.timed.cycles);
     assert_eq!(one.timed.stats, sampled.timed.stats);
+}
+
+/// Block `b` of 260 reads region `b % 157` of a table (4 KiB, a line at a
+/// time) with arithmetic between the loads: the 160 blocks of the first
+/// wave (16 SMs of 10, block `b` on SM `b % 16`) miss L2 on their own
+/// regions, and each of the 100 of the second (dealt to the SMs as the
+/// first wave's leave, block `b` to SM `b % 16`) reads block `b - 157`'s,
+/// which SM `(b + 3) % 16` brought into L2.
+const REGIONS: &str = ".version 8.0\n.target sm_90\n.address_size 64\n\
+.visible .entry k(.param .u64 p, .param .u64 q)\n{\n\
+.reg .pred %p<2>; .reg .b32 %r<8>; .reg .f32 %f<8>; .reg .b64 %rd<10>;\n\
+ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;\n\
+ld.param.u64 %rd5, [q];\ncvta.to.global.u64 %rd6, %rd5;\n\
+mov.u32 %r1, %ctaid.x;\nmov.u32 %r2, %tid.x;\nrem.u32 %r5, %r1, 157;\n\
+mad.lo.u32 %r6, %r5, 1024, %r2;\nmov.f32 %f1, 0f00000000;\nmov.f32 %f5, 0f3F7FF000;\n\
+mov.u32 %r4, 0;\n\
+LOOP: mul.wide.u32 %rd7, %r6, 4;\nadd.s64 %rd8, %rd6, %rd7;\nld.global.f32 %f2, [%rd8];\n\
+fma.rn.f32 %f1, %f1, %f5, %f2;\nfma.rn.f32 %f1, %f1, %f5, %f2;\nfma.rn.f32 %f1, %f1, %f5, %f2;\n\
+fma.rn.f32 %f1, %f1, %f5, %f2;\nfma.rn.f32 %f1, %f1, %f5, %f2;\nfma.rn.f32 %f1, %f1, %f5, %f2;\n\
+add.u32 %r6, %r6, 128;\nadd.u32 %r4, %r4, 1;\nsetp.lt.u32 %p1, %r4, 8;\n@%p1 bra LOOP;\n\
+mad.lo.u32 %r3, %r1, 128, %r2;\nmul.wide.u32 %rd3, %r3, 4;\nadd.s64 %rd4, %rd2, %rd3;\n\
+st.global.f32 [%rd4], %f1;\nret;\n}\n";
+
+/// `--sample`'s untimed SMs bring their blocks' sectors into the L2
+/// model as their partners' blocks reach the same point
+/// (`memtime::L2Notes`): the timed SMs (0, 4, 8 and 12 of 16) hit
+/// L2 as often as the same SMs in the full run (3,248 hits of 9,360
+/// sectors; sampled 3,264), where without it their second-wave blocks,
+/// whose regions untimed SMs read, miss (0 hits).
+#[test]
+fn a_sampled_launch_brings_untimed_blocks_lines_into_l2() {
+    let launch = Launch::parse(
+        r#"{"ptx": "k.ptx", "entry": "k", "grid": [260,1,1], "block": [128,1,1],
+           "registers": 48,
+           "buffers": {"b": {"bytes": 133120, "fill": 0}, "t": {"bytes": 655360, "fill": 0}},
+           "params": [{"buffer": "b"}, {"buffer": "t"}]}"#,
+        Path::new("."),
+    )
+    .unwrap();
+    let module = parse_module(REGIONS, "k.ptx").unwrap();
+    let run = |sample: bool, threads: usize| on_16_sms(&module, &launch, sample, threads);
+    let (full, sampled) = (run(false, 1), run(true, 2));
+    let timed = [0, 4, 8, 12];
+    let hits = |r: &GridRun| -> (u64, u64) {
+        let on = r.timed.per_sm.iter().filter(|p| timed.contains(&p.0));
+        on.fold((0, 0), |(h, n), p| (h + p.2.l2.hits, n + p.2.l2.sectors))
+    };
+    let (fh, fs) = hits(&full);
+    let (sh, ss) = hits(&sampled);
+    let s = sampled.timed.sampled.as_ref().map(|s| &s.timed[..]);
+    assert_eq!(s, Some(&timed[..]));
+    // 65 blocks, eight loads of 16 sectors and a store of 16 each, less
+    // the L1's hits.
+    assert_eq!((fs, ss), (9_360, 9_360));
+    assert!(
+        fh > 0 && sh.abs_diff(fh) * 10 <= fh,
+        "full {fh} sampled {sh}"
+    );
+    assert_within_3_percent(sampled.timed.cycles, full.timed.cycles);
+    let one = run(true, 1);
+    assert_eq!(one.timed.cycles, sampled.timed.cycles);
+    assert_eq!(one.timed.per_sm.len(), sampled.timed.per_sm.len());
+    assert_eq!(hits(&one), hits(&sampled));
 }
 
 /// `--sample`'s host threads take the timed SMs first, yet a failing

@@ -30,6 +30,11 @@ impl Warp {
             Some(acc) => acc,
             None => self.exec_mem(code, pc, mask, mem)?,
         };
+        if !self.timed && acc.is_some() {
+            // An SM that `--sample` runs functionally: its block's L2
+            // sectors (`memtime::L2Notes`).
+            env.notes.note(&self.slab.scratch, *env.count);
+        }
         if st.widen != 0 {
             // A leader: what an earlier pass read is stale. Recordings log
             // each load; `broadcast` says every lane read the first lane's
