@@ -51,6 +51,7 @@ impl Block {
     /// `shared`: the initial image, zero-extended to `size` bytes.
     pub fn new(cta: u32, sm: u32, mut shared: Vec<u8>, size: u64, warps: Vec<Warp>) -> Block {
         shared.resize(size as usize, 0);
+        let notes = crate::memtime::L2Notes::for_warps(warps.len());
         Block {
             cta,
             sm,
@@ -67,7 +68,7 @@ impl Block {
             fn_end: None,
             done_at: None,
             exec: 0,
-            notes: crate::memtime::L2Notes::default(),
+            notes,
         }
     }
 

@@ -13,13 +13,21 @@ use sim_isa::Space;
 /// partner's corresponding block reaches the same point (`engine::sample::release`):
 /// timed blocks then find in L2 what other SMs' blocks would have
 /// brought in by then, as in the full run, and no more.
+///
+/// Bounded: a block holds at most [`NOTES_PER_WARP`] notes a warp, each a
+/// run of consecutive sectors noted at one count (a coalesced access is
+/// one note), so the notes of every resident block together stay within
+/// the SMs' warp slots times that (an H100: 132 x 64 x 1,024 notes of 24
+/// bytes, 208 MB at the very most) whatever the number of instructions
+/// a block executes. A block that touches more drops the later ones, and
+/// they never reach L2 through it: the timed blocks then miss where it
+/// would have brought a line in.
 #[derive(Default)]
 pub(crate) struct L2Notes {
-    /// (the block's count when noted, sector), in the order noted: by
-    /// count.
-    notes: Vec<(u64, u64)>,
-    /// The last sector noted (a coalesced access's lanes repeat it).
-    last: Option<u64>,
+    /// In the order noted: by count.
+    notes: Vec<Note>,
+    /// At most this many notes (`NOTES_PER_WARP` times the block's warps).
+    cap: usize,
     /// Added to the SM's count of the epoch to make the block's while one
     /// of its warps runs (`Block::run_warp`).
     pub base: u64,
@@ -27,34 +35,70 @@ pub(crate) struct L2Notes {
     released: usize,
 }
 
+/// A run of `len` consecutive sectors from `first`, noted when the block's
+/// count was `at`.
+#[derive(Clone, Copy)]
+struct Note {
+    at: u64,
+    first: u64,
+    len: u32,
+}
+
+/// Notes a block may hold for each of its warps ([`L2Notes`]): the SGEMMs
+/// of `workloads/` note about 2,048 (1024^3) and 4,096 (2048^3) runs of
+/// four sectors a block of eight warps, a quarter and a half of it.
+pub(crate) const NOTES_PER_WARP: usize = 1024;
+
 impl L2Notes {
+    /// No notes, room for those of a block of `warps` warps.
+    pub fn for_warps(warps: usize) -> L2Notes {
+        L2Notes {
+            cap: warps.saturating_mul(NOTES_PER_WARP),
+            ..L2Notes::default()
+        }
+    }
+
     /// A warp of the block accessed `acc` when the SM's epoch count was
     /// `count`: notes its global sectors (not shared, local, param or
     /// constant ones).
     #[inline]
     pub fn note(&mut self, acc: &Accesses, count: u64) {
         let at = count.wrapping_add(self.base);
-        let (notes, last) = (&mut self.notes, &mut self.last);
+        let (notes, cap) = (&mut self.notes, self.cap);
         each_global_sector(acc, |s| {
-            if *last != Some(s) {
-                *last = Some(s);
-                notes.push((at, s));
+            if let Some(n) = notes.last_mut() {
+                // The next sector of the last run (a coalesced access's
+                // lanes go through its sectors in order), or one it holds.
+                let k = s.wrapping_sub(n.first);
+                if n.at == at && k <= u64::from(n.len) {
+                    if k == u64::from(n.len) {
+                        n.len = n.len.saturating_add(1);
+                    }
+                    return;
+                }
+            }
+            if notes.len() < cap {
+                notes.push(Note {
+                    at,
+                    first: s,
+                    len: 1,
+                });
             }
         });
     }
 
     /// Drops every note (a block leaving, or reused), with its memory.
     pub fn clear(&mut self) {
-        *self = L2Notes::default();
+        *self = L2Notes::for_warps(self.cap / NOTES_PER_WARP);
     }
 
     /// Brings into L2 the sectors noted at a count of at most `upto`.
     pub(crate) fn release(&mut self, gpu: &mut Gpu, upto: u64) {
-        while let Some(&(at, s)) = self.notes.get(self.released) {
-            if at > upto {
+        while let Some(n) = self.notes.get(self.released) {
+            if n.at > upto {
                 break;
             }
-            gpu.bring_in(s);
+            (n.first..n.first.saturating_add(u64::from(n.len))).for_each(|s| gpu.bring_in(s));
             self.released += 1;
         }
     }
@@ -84,5 +128,43 @@ fn each_global_sector(acc: &Accesses, mut f: impl FnMut(u64)) {
         let a = acc.addrs[on.trailing_zeros() as usize];
         on &= on - 1;
         (a / SECTOR..=a.saturating_add(span) / SECTOR).for_each(&mut f);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A warp's access of `bytes` a lane at `addr(lane)` in `space`.
+    fn access(space: Space, bytes: u32, addr: impl Fn(u64) -> u64) -> Accesses {
+        Accesses {
+            lanes: u32::MAX,
+            addrs: std::array::from_fn(|l| addr(l as u64)),
+            bytes,
+            space,
+        }
+    }
+
+    #[test]
+    fn a_coalesced_access_is_one_note_and_a_block_holds_at_most_its_cap() {
+        let mut n = L2Notes::for_warps(1);
+        // 32 consecutive words: sectors 0..=3, one run.
+        n.note(&access(Space::Global, 4, |l| 4 * l), 7);
+        assert_eq!(n.notes.len(), 1);
+        assert_eq!((n.notes[0].at, n.notes[0].first, n.notes[0].len), (7, 0, 4));
+        // Shared memory is never noted.
+        n.note(&access(Space::Shared, 4, |l| 4096 + 4 * l), 8);
+        assert_eq!(n.notes.len(), 1);
+        // Lanes a sector apart and out of order: a note each, then the cap.
+        for i in 0..100u64 {
+            n.note(
+                &access(Space::Global, 4, |l| (i * 64 + (31 - l)) * 64),
+                9 + i,
+            );
+        }
+        assert_eq!(n.notes.len(), NOTES_PER_WARP);
+        n.clear();
+        assert!(n.notes.is_empty());
+        assert_eq!(n.cap, NOTES_PER_WARP);
     }
 }
