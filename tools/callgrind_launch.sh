@@ -20,22 +20,11 @@ LAUNCH=${1:-$ROOT/workloads/sgemm_128.json}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-# CALLGRIND_RUSTFLAGS replaces the x86-64-v3 flags: set it empty to
-# measure the default portable build (`CALLGRIND_RUSTFLAGS= tools/...`).
-FLAGS=${CALLGRIND_RUSTFLAGS-"-C target-cpu=x86-64-v3"}
-if [ -n "$FLAGS" ]; then
-    (cd "$ROOT" && RUSTFLAGS="$FLAGS" cargo build --release -p sim-cli --locked >&2)
-else
-    # Unset, not empty: an empty RUSTFLAGS would override .cargo/config.toml.
-    (cd "$ROOT" && env -u RUSTFLAGS cargo build --release -p sim-cli --locked >&2)
-fi
-SIMCLI="$TARGET/release/simcli"
+. "$ROOT/tools/callgrind_common.sh"
+callgrind_build
 WARP_INSTR=$("$SIMCLI" run "$LAUNCH" --arch sm_90 | awk '/warp-instr executed/ {print $3}')
 if [ -z "$WARP_INSTR" ]; then
     echo "callgrind_launch.sh: no 'warp-instr executed' in the report of $LAUNCH" >&2
     exit 1
 fi
-valgrind --tool=callgrind --callgrind-out-file="$WORK/cg.out" \
-    "$SIMCLI" run "$LAUNCH" --arch sm_90 > /dev/null 2> "$WORK/cg.log"
-IR=$(sed -n 's/.*refs: *//p' "$WORK/cg.log" | tr -d ',')
-echo "Ir $IR, warp instructions $WARP_INSTR, Ir per warp-instruction $((IR / WARP_INSTR))"
+callgrind_report "$WARP_INSTR" run "$LAUNCH" --arch sm_90
