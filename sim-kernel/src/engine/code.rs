@@ -43,10 +43,24 @@ pub(crate) struct Stmt {
     /// A merged group's member that may be read at its leader
     /// (`member_of`, set by [`Code::merge_shared_loads`]).
     pub member: bool,
+    /// A member read at its leader: how many statements back the leader
+    /// is (0: none, or too far back: then the bare loop asks
+    /// `member_of`), and the member's index there (what `member_of` says),
+    /// in the record that the bare loop reads anyway. Two fields, not an
+    /// `Option` of a pair: the record stays within 56 bytes.
+    pub taken_back: u16,
+    pub taken_k: u8,
+    /// A leader whose members read at it are the next this many words,
+    /// in order (member `k` at 4 (k + 1) bytes past it): a bare warp
+    /// reads them with no table (`Preloaded::lead_next`). 0 elsewhere.
+    pub next_words: u8,
     /// A `ld` or `st` (`.shared`, `.global`) of a word a lane that has a
     /// path of its own ([`super::shload`]).
     pub word: Option<super::shload::WordAccess>,
 }
+
+// A step reads the record of its statement: no larger than it was.
+const _: () = assert!(std::mem::size_of::<Stmt>() <= 56);
 
 impl Stmt {
     /// Lanes of `mask` whose guard (if any) holds (asked at every step).
@@ -135,6 +149,9 @@ impl<'p> Code<'p> {
                 fence: deps[i].is_fence(),
                 plain: false,
                 member: false,
+                taken_back: 0,
+                taken_k: 0,
+                next_words: 0,
                 word: renamed[i].as_ref().and_then(super::shload::WordAccess::of),
             })
             .collect();
@@ -209,7 +226,12 @@ impl<'p> Code<'p> {
             for (k, p) in pre.iter().enumerate() {
                 self.member_of[p.pc as usize] = Some((g.leader, k as u8));
                 self.at[p.pc as usize].member = true;
+                let at = &mut self.at[p.pc as usize];
+                at.taken_back = u16::try_from(p.pc - g.leader).unwrap_or(0);
+                at.taken_k = k as u8;
             }
+            let next = pre.iter().zip(1u64..).all(|(p, k)| p.off == 4 * k);
+            self.at[lead].next_words = if next { pre.len() as u8 } else { 0 };
             if self.preload.len() <= lead {
                 self.preload.resize(lead + 1, Vec::new());
             }

@@ -113,18 +113,75 @@ impl Preloaded {
         true
     }
 
-    /// The leader at `pc` ran: what an earlier pass read for it is stale;
-    /// `read`: it loaded from shared address `.0` of `.1` in every lane,
-    /// so each member's word is read now.
-    pub fn lead(&mut self, code: Tables<'_>, pc: usize, read: Option<(u64, &[u8])>) {
-        let pc32 = pc as u32;
-        let slot = match self.open.iter().position(|o| o.leader == pc32) {
+    /// [`Self::take`] of a member whose leader and index (`leader`, `k`:
+    /// `Code::member_of`'s) and destination (`dest`: its
+    /// `Member::dest`) the caller has at hand: no table read.
+    #[inline(always)]
+    pub fn take_bare(
+        &mut self,
+        (leader, k): (u32, u8),
+        dest: RegId,
+        mask: u32,
+        regs: &mut WarpRegs,
+    ) -> bool {
+        let bit = 1u8 << (k % 8);
+        let Some(o) = self
+            .open
+            .iter_mut()
+            .find(|o| o.leader == leader && o.mask & bit != 0)
+        else {
+            return false;
+        };
+        o.mask &= !bit;
+        // The leader's broadcast ran on every lane.
+        if mask != u32::MAX {
+            return false;
+        }
+        if regs.len() <= dest.0 as usize {
+            regs.ensure(dest.0 as usize + 1);
+        }
+        // Out of line: in line, the 32 lanes went out as scalar stores.
+        super::shload::fill(regs.get_mut(dest), u64::from(o.words[usize::from(k) % 4]));
+        true
+    }
+
+    /// The slot of the group led at `pc`, emptied (the slot it had, or
+    /// the first free one, or the first).
+    #[inline(always)]
+    fn open_for(&mut self, pc: u32) -> &mut Open {
+        let slot = match self.open.iter().position(|o| o.leader == pc) {
             Some(i) => i,
             None => self.open.iter().position(|o| o.mask == 0).unwrap_or(0),
         };
         let o = &mut self.open[slot % OPEN];
-        o.leader = pc32;
+        o.leader = pc;
         o.mask = 0;
+        o
+    }
+
+    /// [`Self::lead`] with `read` of a leader whose `n` members are the
+    /// `n` words after its own, in order (`Stmt::next_words`): their
+    /// offsets known, no table read.
+    pub fn lead_next(&mut self, pc: usize, addr: u64, shared: &[u8], n: u8) {
+        let o = self.open_for(pc as u32);
+        for k in 0..usize::from(n).min(4) {
+            let a = addr.wrapping_add(4 * (k as u64 + 1));
+            let Some(w) = usize::try_from(a)
+                .ok()
+                .and_then(|a| shared.get(a..a.checked_add(4)?))
+            else {
+                continue;
+            };
+            o.words[k] = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+            o.mask |= 1 << k;
+        }
+    }
+
+    /// The leader at `pc` ran: what an earlier pass read for it is stale;
+    /// `read`: it loaded from shared address `.0` of `.1` in every lane,
+    /// so each member's word is read now.
+    pub fn lead(&mut self, code: Tables<'_>, pc: usize, read: Option<(u64, &[u8])>) {
+        let o = self.open_for(pc as u32);
         let (Some((addr, shared)), Some(members)) = (read, code.preload.get(pc)) else {
             return;
         };
@@ -219,4 +276,75 @@ pub(crate) fn members(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn next(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
+
+    /// `take_bare` is `take`, and `lead_next` is `lead` for a leader whose
+    /// members are the next words, whatever the order of leaders (more
+    /// groups than slots) and members, the masks, and members outside
+    /// shared memory.
+    #[test]
+    fn the_bare_loops_take_and_lead_are_the_tables() {
+        // Leader `4 i` (nine: one more than the slots) and its members
+        // `4 i + 1 ..= 4 i + 3`, the next words, into slots 1 to 3.
+        let mut preload = vec![Vec::new(); 36];
+        let mut member_of = vec![None; 36];
+        for i in 0..9u32 {
+            preload[4 * i as usize] = (1..4u32)
+                .map(|k| {
+                    member_of[(4 * i + k) as usize] = Some((4 * i, (k - 1) as u8));
+                    Member {
+                        pc: 4 * i + k,
+                        off: 4 * u64::from(k),
+                        dest: RegId(k),
+                    }
+                })
+                .collect();
+        }
+        let code = || Tables {
+            preload: &preload,
+            member_of: &member_of,
+        };
+        let mut x = 0xbb67_ae85_84ca_a73bu64;
+        let shared: Vec<u8> = (0..256).map(|_| next(&mut x) as u8).collect();
+        let (mut general, mut bare) = (Preloaded::default(), Preloaded::default());
+        let (mut gregs, mut bregs) = (WarpRegs::new(4), WarpRegs::new(4));
+        let mut took = 0;
+        for _ in 0..200_000 {
+            let r = next(&mut x);
+            let leader = 4 * ((r >> 8) % 9) as usize;
+            if r % 3 == 0 {
+                // Near the end: some members outside shared memory.
+                let addr = (r >> 16) % 264 & !3;
+                general.lead(code(), leader, Some((addr, &shared)));
+                bare.lead_next(leader, addr, &shared, 3);
+            } else {
+                let k = (r >> 4) % 3;
+                let mask = if (r >> 32) % 5 == 0 {
+                    r as u32 >> 1
+                } else {
+                    u32::MAX
+                };
+                let pc = leader + 1 + k as usize;
+                let g = general.take(code(), pc, mask, &mut gregs);
+                let dest = RegId(k as u32 + 1);
+                let b = bare.take_bare((leader as u32, k as u8), dest, mask, &mut bregs);
+                assert_eq!(g, b);
+                took += usize::from(g);
+            }
+            assert_eq!(format!("{general:?}"), format!("{bare:?}"));
+            assert!(gregs == bregs);
+        }
+        assert!(took > 20_000, "{took}");
+    }
 }

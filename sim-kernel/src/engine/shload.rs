@@ -41,6 +41,9 @@ pub(crate) struct WordAccess {
     /// access's kind ([`WordAccess::run_as`]), chosen once in
     /// [`WordAccess::of`], so that no run asks the kind again.
     pub run: WordKernel,
+    /// A store (else a load): which of [`WordAccess::run_bare`]'s copies
+    /// runs it.
+    store: bool,
 }
 
 /// [`WordAccess::run`]'s type.
@@ -67,10 +70,10 @@ impl WordAccess {
         };
         // A copy of the loop for each kind, its tests constant.
         let run: WordKernel = match (m.space, store) {
-            (Space::Shared, false) => Self::run_as::<true, false>,
-            (Space::Shared, true) => Self::run_as::<true, true>,
-            (Space::Global, false) => Self::run_as::<false, false>,
-            (Space::Global, true) => Self::run_as::<false, true>,
+            (Space::Shared, false) => Self::run_as::<true, false, true>,
+            (Space::Shared, true) => Self::run_as::<true, true, true>,
+            (Space::Global, false) => Self::run_as::<false, false, true>,
+            (Space::Global, true) => Self::run_as::<false, true, true>,
             _ => return None,
         };
         (inst.guard.is_none() && m.vec == 1 && word).then_some(WordAccess {
@@ -79,6 +82,7 @@ impl WordAccess {
             reg,
             space: m.space,
             run,
+            store,
         })
     }
 
@@ -87,10 +91,37 @@ impl WordAccess {
         self.space == Space::Shared
     }
 
+    /// [`Self::run`] for an untimed warp (`--sample`'s functional SMs): a
+    /// shared access leaves `out.addrs` past lane 0 as they were, as
+    /// nothing but timing reads them (lane 0's is a merged group's
+    /// leader's address, `Preloaded::lead`); a global one runs as `run`,
+    /// whose addresses the L2 notes read. Its copy chosen by a test, not
+    /// a pointer: the statement's record (`Stmt`) has no room for one.
+    #[inline(always)]
+    pub fn run_bare(
+        &self,
+        regs: &mut WarpRegs,
+        mask: u32,
+        mem: &mut WarpMem<'_>,
+        out: &mut Accesses,
+    ) -> bool {
+        match (self.space, self.store) {
+            (Space::Shared, false) => self.run_as::<true, false, false>(regs, mask, mem, out),
+            (Space::Shared, true) => self.run_as::<true, true, false>(regs, mask, mem, out),
+            _ => (self.run)(self, regs, mask, mem, out),
+        }
+    }
+
+    /// A load's destination, a store's value.
+    pub fn reg(self) -> RegId {
+        self.reg
+    }
+
     /// [`Self::run`] for a shared access (`SHARED`) or a global one, a
-    /// store (`STORE`) or a load.
+    /// store (`STORE`) or a load; [`Self::run_bare`]'s without `ADDRS`
+    /// (lane 0's address alone).
     #[inline(never)]
-    fn run_as<const SHARED: bool, const STORE: bool>(
+    fn run_as<const SHARED: bool, const STORE: bool, const ADDRS: bool>(
         &self,
         regs: &mut WarpRegs,
         mask: u32,
@@ -134,7 +165,9 @@ impl WordAccess {
                 return false;
             };
             fill(regs.get_mut(self.reg), u64::from(u32::from_le_bytes(*c)));
-            fill(&mut out.addrs, a0);
+            if ADDRS {
+                fill(&mut out.addrs, a0);
+            }
         } else {
             if STORE {
                 if !store_words::<SHARED>(mem, a0, regs.get(self.reg)) {
@@ -151,7 +184,12 @@ impl WordAccess {
                 };
                 words_in(regs.get_mut(self.reg), b);
             }
-            consecutive_into(&mut out.addrs, a0);
+            if ADDRS {
+                consecutive_into(&mut out.addrs, a0);
+            }
+        }
+        if !ADDRS {
+            out.addrs[0] = a0;
         }
         let space = if SHARED { Space::Shared } else { Space::Global };
         (mem.one_word, mem.broadcast) = (true, broadcast);
@@ -204,7 +242,7 @@ fn shape64(src: &[u64; WARP_SIZE]) -> (u64, u64) {
 
 /// Sets every lane to `v`.
 #[inline(never)]
-fn fill(lanes: &mut [u64; WARP_SIZE], v: u64) {
+pub(crate) fn fill(lanes: &mut [u64; WARP_SIZE], v: u64) {
     *lanes = [v; WARP_SIZE];
 }
 
@@ -730,6 +768,55 @@ mod tests {
             assert!(wrote, "{what}");
         });
         assert!(ran[0] > 1_500 && ran[1] > 1_500, "{ran:?}");
+    }
+
+    /// An untimed warp's copy of a shared access (`run_bare`) runs
+    /// exactly where the timed one does and leaves what it leaves but the
+    /// addresses past lane 0 (a global one is the timed one).
+    #[test]
+    fn a_shared_access_runs_untimed_as_timed_but_for_its_addresses() {
+        let mut x = 0x6a09_e667_f3bc_c908u64;
+        let shared: Vec<u8> = (0..2048).map(|_| next(&mut x) as u8).collect();
+        let mut global = Global::default();
+        let mut ran = [0; 3];
+        let cases = [
+            ("ld.shared.f32 %f1, [%r1+8];", 8),
+            ("ld.shared.u32 %r1, [%r1];", 0),
+            ("st.shared.f32 [%r1+8], %f1;", 8),
+            ("st.shared.b32 [%r1+12], %f2;", 12),
+        ];
+        each_shared_draw(&mut x, &cases, [0, 4, 4, 8, 1, 0], |x, mut d| {
+            for l in 0..WARP_SIZE {
+                d.regs.get_mut(RegId(1))[l] = next(x);
+                d.regs.get_mut(RegId(2))[l] = next(x);
+            }
+            let mut each = |bare: bool| {
+                let (mut regs, mut sh, mut out) = (d.regs.clone(), shared.clone(), BLANK);
+                let mut m = warp_mem(&mut sh, &mut global);
+                let ok = if bare {
+                    d.fast.run_bare(&mut regs, d.mask, &mut m, &mut out)
+                } else {
+                    (d.fast.run)(&d.fast, &mut regs, d.mask, &mut m, &mut out)
+                };
+                let shape = (m.one_word, m.broadcast);
+                (ok, regs, sh, out, shape)
+            };
+            let (timed, bare) = (each(false), each(true));
+            let mut want = timed.3;
+            want.addrs[1..].fill(0);
+            let what = &d.what;
+            assert_eq!(
+                (timed.0, &timed.1, timed.4),
+                (bare.0, &bare.1, bare.4),
+                "{what}"
+            );
+            assert!(timed.2 == bare.2 && want == bare.3, "{what}");
+            if timed.0 {
+                let store = usize::from(what.starts_with("st"));
+                ran[2 * store + usize::from(timed.4 .1)] += 1;
+            }
+        });
+        assert!(ran.iter().all(|&n| n > 4_000), "{ran:?}");
     }
 
     /// A shared address does not wrap at 32 bits: lanes whose low words

@@ -78,7 +78,8 @@ impl Warp {
     }
 
     /// [`Warp::run_bare`]'s memory statement `pc` (its record `st`), on
-    /// lanes `mask`: a member read at its leader writes its word, the
+    /// lanes `mask`: a member read at its leader writes its word, a shared
+    /// word access runs its untimed kernel ([`crate::engine::shload::WordAccess::run_bare`]), the
     /// rest run as `mem_step` runs them.
     #[inline(always)]
     fn bare_mem(
@@ -88,9 +89,38 @@ impl Warp {
         pc: usize,
         mask: u32,
     ) -> Result<(), KernelError> {
-        let pre = env.code.preload_tables();
-        if st.member && self.pre.take(pre, pc, mask, &mut self.regs) {
-            return Ok(());
+        if st.member {
+            let taken = match (st.taken_back, st.word) {
+                (1.., Some(w)) => {
+                    let leader = pc.wrapping_sub(usize::from(st.taken_back)) as u32;
+                    let at = (leader, st.taken_k);
+                    self.pre.take_bare(at, w.reg(), mask, &mut self.regs)
+                }
+                _ => self
+                    .pre
+                    .take(env.code.preload_tables(), pc, mask, &mut self.regs),
+            };
+            if taken {
+                return Ok(());
+            }
+        }
+        if let Some(l) = st.word.as_ref().filter(|l| l.shared()) {
+            // What `exec_or_preloaded` does with a shared access that the
+            // word path runs, for a warp that keeps no addresses and notes
+            // no shared sectors: the kernel, and a leader's members.
+            let mem = &mut *env.mem;
+            if l.run_bare(&mut self.regs, mask, mem, &mut self.slab.scratch) {
+                if st.widen != 0 {
+                    let a0 = self.slab.scratch.addrs[0];
+                    if mem.broadcast && st.next_words != 0 {
+                        self.pre.lead_next(pc, a0, mem.shared, st.next_words);
+                    } else {
+                        let read = mem.broadcast.then_some((a0, &*mem.shared));
+                        self.pre.lead(env.code.preload_tables(), pc, read);
+                    }
+                }
+                return Ok(());
+            }
         }
         // No addresses were kept (`Slab::keeps`): a test.
         if let Some(k) = self.exec_or_preloaded(env, st, pc, mask)? {
