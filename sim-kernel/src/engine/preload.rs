@@ -352,14 +352,14 @@ mod tests {
         for _ in 0..200_000 {
             let r = next(&mut x);
             let leader = 4 * ((r >> 8) % 9) as usize;
-            if r % 3 == 0 {
+            if r.is_multiple_of(3) {
                 // Near the end: some members outside shared memory.
-                let addr = (r >> 16) % 264 & !3;
+                let addr = ((r >> 16) % 264) & !3;
                 general.lead(code(), leader, Some((addr, &shared)));
                 bare.lead_next(leader, addr, &shared, 3);
             } else {
                 let k = (r >> 4) % 3;
-                let mask = if (r >> 32) % 5 == 0 {
+                let mask = if (r >> 32).is_multiple_of(5) {
                     r as u32 >> 1
                 } else {
                     u32::MAX
