@@ -45,6 +45,51 @@ pub(crate) struct Block {
     pub exec: u64,
     /// On an SM run functionally: the L2 sectors it touched.
     pub notes: crate::memtime::L2Notes,
+    /// Dealt to an SM run functionally and not run yet: its warps and
+    /// shared memory are made when it first runs ([`SmState::make`]).
+    unmade: bool,
+}
+
+/// How the launch's warps start, so that an untimed block's can be made
+/// when it first runs rather than when it is dealt.
+#[derive(Clone, Copy)]
+pub(crate) struct Fresh {
+    pub target: sim_isa::Target,
+    /// The launch's thread context (`ctaid`, `smid` and `first_thread`
+    /// are each warp's own).
+    pub thread: sim_isa::ThreadCtx,
+    pub threads: u64,
+    pub wpb: u32,
+    pub nregs: usize,
+    /// Bytes of local memory a thread.
+    pub local: u64,
+}
+
+impl Fresh {
+    /// The lanes warp `w` of a block has.
+    pub fn lanes(&self, w: u32) -> u32 {
+        let n = self.threads.saturating_sub(u64::from(w) * 32).min(32) as u32;
+        if n == 32 {
+            u32::MAX
+        } else {
+            (1u32 << n) - 1
+        }
+    }
+
+    /// Warp `w` of block `cta` on SM `sm`.
+    pub fn ctx(&self, cta: u32, sm: u32, w: u32) -> sim_isa::ExecCtx {
+        let [gx, gy, _] = self.thread.nctaid;
+        sim_isa::ExecCtx {
+            target: self.target,
+            warp_id: w,
+            thread: sim_isa::ThreadCtx {
+                first_thread: w * 32,
+                ctaid: [cta % gx, cta / gx % gy, cta / (gx * gy)],
+                smid: sm,
+                ..self.thread
+            },
+        }
+    }
 }
 
 impl Block {
@@ -69,7 +114,22 @@ impl Block {
             done_at: None,
             exec: 0,
             notes,
+            unmade: false,
         }
+    }
+
+    /// Block `cta` dealt to SM `sm`, run functionally: its `wpb` warps and
+    /// its shared memory are made when it first runs ([`SmState::make`]).
+    /// Blocks are dealt while they are held for their residency, long
+    /// after they ran to their end, and an SM runs one at a time: made
+    /// then and given back at their end, an SM's blocks run in one
+    /// block's storage, kept warm in the cache, not in all of theirs.
+    pub fn new_unmade(cta: u32, sm: u32, wpb: u32) -> Block {
+        let mut b = Block::new(cta, sm, Vec::new(), 0, Vec::new());
+        b.notes = crate::memtime::L2Notes::for_warps(wpb as usize);
+        b.fn_live = wpb;
+        b.unmade = true;
+        b
     }
 
     /// Starts the block afresh as block `cta` on SM `sm` (a slot reused).
@@ -89,6 +149,15 @@ impl Block {
         self.done_at = None;
         self.exec = 0;
         self.notes.clear();
+        self.unmade = false;
+    }
+
+    /// Starts the block afresh as [`Block::new_unmade`] (a slot of an SM run
+    /// functionally reused: its warps were given back at its end).
+    pub fn reset_unmade(&mut self, cta: u32, sm: u32, wpb: u32) {
+        self.reset(cta, sm, &[], 0);
+        self.fn_live = wpb;
+        self.unmade = true;
     }
 
     /// Every warp has exited (functionally).
@@ -154,6 +223,14 @@ pub(crate) struct Shared<'c, 'p> {
     pub defer: bool,
     /// The epoch's first cycle (a functional SM's clock reads).
     pub now: u64,
+    /// How the launch's warps start.
+    pub fresh: &'c Fresh,
+    /// The most L2 notes a block run functionally has held at its end so
+    /// far: the next blocks' notes are sized for it at once (their
+    /// growth a push at a time left half of each block's notes unused
+    /// and was most of the launch's page faults). Which SM sets it first
+    /// changes their allocations only.
+    pub notes_hint: &'c std::sync::atomic::AtomicUsize,
 }
 
 /// One SM's resident blocks and everything else its epoch changes.
@@ -167,6 +244,14 @@ pub(crate) struct SmState {
     pub used: bool,
     /// Finished blocks kept for reuse (their allocations), at most `keep`.
     pub spare: Vec<Block>,
+    /// Run functionally: the warps and shared memory of blocks that ran
+    /// to their end, for the next block to run ([`SmState::make`]), at
+    /// most `keep`.
+    pub bodies: Vec<(Vec<Warp>, Vec<u8>)>,
+    /// Its blocks' warps are made when they first run and given back at
+    /// their end ([`Block::new_unmade`]): run functionally, neither
+    /// recording nor replaying.
+    pub lazy: bool,
     pub keep: usize,
     pub free_slots: Vec<u32>,
     pub mem: SmMem,
@@ -296,6 +381,67 @@ impl SmState {
                 return Ok(());
             }
         }
+    }
+
+    /// Makes the warps and shared memory of the block in `slot` if it is
+    /// [`Block::new_unmade`], in the storage of one that ended if there is one.
+    pub fn make(&mut self, sh: &Shared<'_, '_>, slot: usize) {
+        let Some(b) = self.blocks.get_mut(slot).and_then(Option::as_mut) else {
+            return;
+        };
+        if !b.unmade {
+            return;
+        }
+        let f = sh.fresh;
+        let (mut warps, mut shared) = self.bodies.pop().unwrap_or_default();
+        if warps.len() == f.wpb as usize {
+            for (w, wp) in warps.iter_mut().enumerate() {
+                let w = w as u32;
+                wp.reset(f.local, f.lanes(w), f.ctx(b.cta, b.sm, w), false);
+            }
+        } else {
+            warps = (0..f.wpb)
+                .map(|w| Warp::new(f.nregs, f.local, f.lanes(w), f.ctx(b.cta, b.sm, w), false))
+                .collect();
+        }
+        for wp in &mut warps {
+            wp.timed = false;
+        }
+        let prep = sh.code.prep;
+        shared.clear();
+        shared.extend_from_slice(&prep.shared_init);
+        shared.resize(prep.shared as usize, 0);
+        b.warps = warps;
+        b.shared = shared;
+        b.unmade = false;
+        let hint = sh.notes_hint.load(std::sync::atomic::Ordering::Relaxed);
+        // A little over: another block may note a few more.
+        b.notes.reserve(hint.saturating_add(hint / 16));
+    }
+
+    /// Gives the storage of the block in `slot` back for the next block to
+    /// run, if it was made ([`SmState::make`]) and has run to its end: no
+    /// one reads its warps or shared memory after that (`--dump-regs`
+    /// takes its block's registers here).
+    /// Returns the L2 notes the block holds at its end (0 if it gave
+    /// nothing back).
+    pub fn give_back(&mut self, slot: usize) -> usize {
+        let Some(b) = self.blocks.get_mut(slot).and_then(Option::as_mut) else {
+            return 0;
+        };
+        if !self.lazy || !b.fn_done() || b.warps.is_empty() {
+            return 0;
+        }
+        if self.dump_block == Some(b.cta) {
+            for (w, x) in b.warps.iter().enumerate() {
+                self.dumped.push((w as u32, x.regs.clone()));
+            }
+        }
+        let body = (std::mem::take(&mut b.warps), std::mem::take(&mut b.shared));
+        if self.bodies.len() < self.keep {
+            self.bodies.push(body);
+        }
+        b.notes.noted()
     }
 
     /// Runs the global atomics its warps stopped at this epoch, in order,

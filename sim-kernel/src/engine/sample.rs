@@ -26,6 +26,7 @@ use super::Slot;
 use crate::error::KernelError;
 use crate::memtime::Gpu;
 use crate::timing::Sampled;
+use std::sync::atomic::Ordering;
 
 /// `--sample` times this many SMs unless told otherwise (`--sample-sms`).
 /// Timing an SM costs about seven times what running it functionally
@@ -178,53 +179,47 @@ fn partner_point(p: &SmState, seq: u32) -> Option<u64> {
     }
 }
 
-/// Brings into L2 each untimed block's sectors up to the point its
-/// partner's block has reached ([`crate::memtime::L2Notes`]), in SM order; a block whose
+/// How far an untimed SM's block `b` has come in its partner's terms
+/// (SM `partner`, if any: [`partner_point`]): the count its L2 notes are
+/// brought in up to after the epoch ending at `end`. A block whose
 /// partner has none to follow follows its modelled residency's elapsed
-/// share.
-fn bring_in(slots: &mut [Slot], res: &Residencies, gpu: &mut Gpu, end: u64) {
-    for s in 0..slots.len() {
-        if slots[s].st.detail || slots[s].st.live == 0 {
-            continue;
+/// share; `None` while that is not known either.
+fn reached(partner: Option<&SmState>, b: &super::host::Block, end: u64) -> Option<u64> {
+    match (partner.and_then(|p| partner_point(p, b.seq)), b.done_at) {
+        (Some(u), _) => Some(u),
+        (None, Some(t)) if t > b.start => {
+            let share = u128::from(end.min(t) - b.start.min(end));
+            let u = u128::from(b.exec) * share / u128::from(t - b.start);
+            Some(u64::try_from(u).unwrap_or(u64::MAX))
         }
-        let p = res.partner(s);
-        let (lo, hi) = slots.split_at_mut(s);
-        let (Some(partner), Some(me)) = (lo.get(p), hi.first_mut()) else {
-            continue;
-        };
-        for b in me.st.blocks.iter_mut().flatten() {
-            let upto = match (partner_point(&partner.st, b.seq), b.done_at) {
-                (Some(u), _) => u,
-                (None, Some(t)) if t > b.start => {
-                    let share = u128::from(end.min(t) - b.start.min(end));
-                    let u = u128::from(b.exec) * share / u128::from(t - b.start);
-                    u64::try_from(u).unwrap_or(u64::MAX)
-                }
-                (None, _) => continue,
-            };
-            b.notes.release(gpu, upto);
-        }
+        (None, _) => None,
     }
 }
 
 /// Runs the blocks of an SM that `--sample` runs functionally, for one
 /// epoch: each as far as it can go (until it ends or waits for a deferred
 /// atomic). Whether it leaves the SM is decided after the epoch
-/// ([`release`]).
+/// ([`release`]). A block's warps are made as it first runs and given
+/// back as it ends, for the next block to run in.
 pub(super) fn run(sh: &super::host::Shared<'_, '_>, st: &mut SmState) -> Result<(), KernelError> {
     st.pending.clear();
     for slot in 0..st.blocks.len() {
+        st.make(sh, slot);
         st.run_functional(sh, slot)?;
+        let noted = st.give_back(slot);
+        sh.notes_hint.fetch_max(noted, Ordering::Relaxed);
     }
     Ok(())
 }
 
 /// After the epoch `[now, end)`, with every timed block that ended in it
-/// added to `res`: each untimed SM's blocks that have run to their end
+/// added to `res`, in SM order: each untimed block held brings into L2
+/// its sectors up to the point its partner's block has reached
+/// ([`crate::memtime::L2Notes`]), and those that have run to their end
 /// (functionally) and whose modelled residency ends before `end` leave
-/// their SM, their last L2 sectors brought into `gpu` (the others as far
-/// as their partners' blocks went: [`crate::memtime::L2Notes`]). `exhausted`: every block
-/// has been dealt. Returns the blocks that left.
+/// their SM, their last sectors brought in. `exhausted`: every block has
+/// been dealt. Returns the blocks that left. (L2 holds a set of sectors:
+/// which SM's come first changes nothing.)
 pub(super) fn release(
     slots: &mut [Slot],
     res: &mut Residencies,
@@ -232,18 +227,27 @@ pub(super) fn release(
     (now, end): (u64, u64),
     exhausted: bool,
 ) -> u64 {
-    bring_in(slots, res, gpu, end);
     let mut left = 0;
     for s in 0..slots.len() {
         if slots[s].st.detail || slots[s].st.live == 0 {
             continue;
         }
-        let partner_dealt = slots[res.partner(s)].st.dealt;
-        let st = &mut slots[s].st;
+        let p = res.partner(s);
+        let (lo, hi) = slots.split_at_mut(s);
+        let Some(me) = hi.first_mut() else {
+            continue;
+        };
+        // Below it: the nearest timed SM at or below an untimed one.
+        let partner = lo.get(p).map(|x| &x.st);
+        let partner_dealt = partner.map_or(0, |x| x.dealt);
+        let st = &mut me.st;
         for slot in 0..st.blocks.len() {
             let Some(b) = st.blocks[slot].as_mut() else {
                 continue;
             };
+            if let Some(upto) = reached(partner, b, end) {
+                b.notes.release(gpu, upto);
+            }
             if !b.fn_done() {
                 continue;
             }
@@ -261,6 +265,7 @@ pub(super) fn release(
             st.last_end = st.last_end.max(t);
             b.notes.release(gpu, u64::MAX);
             b.notes.clear();
+            st.give_back(slot);
             if let Some(done) = st.blocks[slot].take() {
                 if st.spare.len() < st.keep {
                     st.spare.push(done);
