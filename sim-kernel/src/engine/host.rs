@@ -46,8 +46,8 @@ pub(crate) struct Block {
     /// On an SM run functionally: the L2 sectors it touched.
     pub notes: crate::memtime::L2Notes,
     /// Dealt to an SM run functionally and not run yet: its warps and
-    /// shared memory are made when it first runs ([`SmState::make`]).
-    unmade: bool,
+    /// shared memory are made when it first runs (`sample::make`).
+    pub unmade: bool,
 }
 
 /// How the launch's warps start, so that an untimed block's can be made
@@ -119,7 +119,7 @@ impl Block {
     }
 
     /// Block `cta` dealt to SM `sm`, run functionally: its `wpb` warps and
-    /// its shared memory are made when it first runs ([`SmState::make`]).
+    /// its shared memory are made when it first runs (`sample::make`).
     /// Blocks are dealt while they are held for their residency, long
     /// after they ran to their end, and an SM runs one at a time: made
     /// then and given back at their end, an SM's blocks run in one
@@ -245,7 +245,7 @@ pub(crate) struct SmState {
     /// Finished blocks kept for reuse (their allocations), at most `keep`.
     pub spare: Vec<Block>,
     /// Run functionally: the warps and shared memory of blocks that ran
-    /// to their end, for the next block to run ([`SmState::make`]), at
+    /// to their end, for the next block to run (`sample::make`), at
     /// most `keep`.
     pub bodies: Vec<(Vec<Warp>, Vec<u8>)>,
     /// Its blocks' warps are made when they first run and given back at
@@ -381,67 +381,6 @@ impl SmState {
                 return Ok(());
             }
         }
-    }
-
-    /// Makes the warps and shared memory of the block in `slot` if it is
-    /// [`Block::new_unmade`], in the storage of one that ended if there is one.
-    pub fn make(&mut self, sh: &Shared<'_, '_>, slot: usize) {
-        let Some(b) = self.blocks.get_mut(slot).and_then(Option::as_mut) else {
-            return;
-        };
-        if !b.unmade {
-            return;
-        }
-        let f = sh.fresh;
-        let (mut warps, mut shared) = self.bodies.pop().unwrap_or_default();
-        if warps.len() == f.wpb as usize {
-            for (w, wp) in warps.iter_mut().enumerate() {
-                let w = w as u32;
-                wp.reset(f.local, f.lanes(w), f.ctx(b.cta, b.sm, w), false);
-            }
-        } else {
-            warps = (0..f.wpb)
-                .map(|w| Warp::new(f.nregs, f.local, f.lanes(w), f.ctx(b.cta, b.sm, w), false))
-                .collect();
-        }
-        for wp in &mut warps {
-            wp.timed = false;
-        }
-        let prep = sh.code.prep;
-        shared.clear();
-        shared.extend_from_slice(&prep.shared_init);
-        shared.resize(prep.shared as usize, 0);
-        b.warps = warps;
-        b.shared = shared;
-        b.unmade = false;
-        let hint = sh.notes_hint.load(std::sync::atomic::Ordering::Relaxed);
-        // A little over: another block may note a few more.
-        b.notes.reserve(hint.saturating_add(hint / 16));
-    }
-
-    /// Gives the storage of the block in `slot` back for the next block to
-    /// run, if it was made ([`SmState::make`]) and has run to its end: no
-    /// one reads its warps or shared memory after that (`--dump-regs`
-    /// takes its block's registers here).
-    /// Returns the L2 notes the block holds at its end (0 if it gave
-    /// nothing back).
-    pub fn give_back(&mut self, slot: usize) -> usize {
-        let Some(b) = self.blocks.get_mut(slot).and_then(Option::as_mut) else {
-            return 0;
-        };
-        if !self.lazy || !b.fn_done() || b.warps.is_empty() {
-            return 0;
-        }
-        if self.dump_block == Some(b.cta) {
-            for (w, x) in b.warps.iter().enumerate() {
-                self.dumped.push((w as u32, x.regs.clone()));
-            }
-        }
-        let body = (std::mem::take(&mut b.warps), std::mem::take(&mut b.shared));
-        if self.bodies.len() < self.keep {
-            self.bodies.push(body);
-        }
-        b.notes.noted()
     }
 
     /// Runs the global atomics its warps stopped at this epoch, in order,

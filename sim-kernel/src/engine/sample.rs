@@ -21,7 +21,8 @@
 //! partner's block still runs, its residency is unknown and the SM's block
 //! stays resident: it is, as far as the partner shows, still running.
 
-use super::host::SmState;
+use super::host::{Block, Shared, SmState};
+use super::warp::Warp;
 use super::Slot;
 use crate::error::KernelError;
 use crate::memtime::Gpu;
@@ -184,7 +185,7 @@ fn partner_point(p: &SmState, seq: u32) -> Option<u64> {
 /// brought in up to after the epoch ending at `end`. A block whose
 /// partner has none to follow follows its modelled residency's elapsed
 /// share; `None` while that is not known either.
-fn reached(partner: Option<&SmState>, b: &super::host::Block, end: u64) -> Option<u64> {
+fn reached(partner: Option<&SmState>, b: &Block, end: u64) -> Option<u64> {
     match (partner.and_then(|p| partner_point(p, b.seq)), b.done_at) {
         (Some(u), _) => Some(u),
         (None, Some(t)) if t > b.start => {
@@ -196,17 +197,78 @@ fn reached(partner: Option<&SmState>, b: &super::host::Block, end: u64) -> Optio
     }
 }
 
+/// Makes the warps and shared memory of the block in `slot` of `st` if
+/// it is [`Block::new_unmade`], in the storage of one that ended if there
+/// is one, its notes sized for as many as the blocks before held.
+fn make(sh: &Shared<'_, '_>, st: &mut SmState, slot: usize) {
+    let Some(b) = st.blocks.get_mut(slot).and_then(Option::as_mut) else {
+        return;
+    };
+    if !b.unmade {
+        return;
+    }
+    let f = sh.fresh;
+    let (mut warps, mut shared) = st.bodies.pop().unwrap_or_default();
+    if warps.len() == f.wpb as usize {
+        for (w, wp) in warps.iter_mut().enumerate() {
+            let w = w as u32;
+            wp.reset(f.local, f.lanes(w), f.ctx(b.cta, b.sm, w), false);
+        }
+    } else {
+        warps = (0..f.wpb)
+            .map(|w| Warp::new(f.nregs, f.local, f.lanes(w), f.ctx(b.cta, b.sm, w), false))
+            .collect();
+    }
+    for wp in &mut warps {
+        wp.timed = false;
+    }
+    let prep = sh.code.prep;
+    shared.clear();
+    shared.extend_from_slice(&prep.shared_init);
+    shared.resize(prep.shared as usize, 0);
+    b.warps = warps;
+    b.shared = shared;
+    b.unmade = false;
+    let hint = sh.notes_hint.load(Ordering::Relaxed);
+    // A little over: another block may note a few more.
+    b.notes.reserve(hint.saturating_add(hint / 16));
+}
+
+/// Gives the storage of the block in `slot` of `st` back for the next
+/// block to run, if it was made ([`make`]) and has run to its end: no one
+/// reads its warps or shared memory after that (`--dump-regs` takes its
+/// block's registers here). Returns the L2 notes the block holds at its
+/// end (0 if it gave nothing back).
+fn give_back(st: &mut SmState, slot: usize) -> usize {
+    let Some(b) = st.blocks.get_mut(slot).and_then(Option::as_mut) else {
+        return 0;
+    };
+    if !st.lazy || !b.fn_done() || b.warps.is_empty() {
+        return 0;
+    }
+    if st.dump_block == Some(b.cta) {
+        for (w, x) in b.warps.iter().enumerate() {
+            st.dumped.push((w as u32, x.regs.clone()));
+        }
+    }
+    let body = (std::mem::take(&mut b.warps), std::mem::take(&mut b.shared));
+    if st.bodies.len() < st.keep {
+        st.bodies.push(body);
+    }
+    b.notes.noted()
+}
+
 /// Runs the blocks of an SM that `--sample` runs functionally, for one
 /// epoch: each as far as it can go (until it ends or waits for a deferred
 /// atomic). Whether it leaves the SM is decided after the epoch
 /// ([`release`]). A block's warps are made as it first runs and given
 /// back as it ends, for the next block to run in.
-pub(super) fn run(sh: &super::host::Shared<'_, '_>, st: &mut SmState) -> Result<(), KernelError> {
+pub(super) fn run(sh: &Shared<'_, '_>, st: &mut SmState) -> Result<(), KernelError> {
     st.pending.clear();
     for slot in 0..st.blocks.len() {
-        st.make(sh, slot);
+        make(sh, st, slot);
         st.run_functional(sh, slot)?;
-        let noted = st.give_back(slot);
+        let noted = give_back(st, slot);
         sh.notes_hint.fetch_max(noted, Ordering::Relaxed);
     }
     Ok(())
@@ -265,7 +327,7 @@ pub(super) fn release(
             st.last_end = st.last_end.max(t);
             b.notes.release(gpu, u64::MAX);
             b.notes.clear();
-            st.give_back(slot);
+            give_back(st, slot);
             if let Some(done) = st.blocks[slot].take() {
                 if st.spare.len() < st.keep {
                     st.spare.push(done);

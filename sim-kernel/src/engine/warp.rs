@@ -212,7 +212,7 @@ impl Warp {
         self.timed = true;
         self.follow = None;
         self.log = log.then(Box::default);
-        // As new: a block's warps may be made in another's (`SmState::make`).
+        // As new: a block's warps may be made in another's (`sample::make`).
         self.clock_mem = false;
         self.pre = Preloaded::default();
     }
