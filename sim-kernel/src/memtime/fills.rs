@@ -200,4 +200,42 @@ mod tests {
         assert!(n.notes.is_empty());
         assert_eq!(n.cap, NOTES_PER_WARP);
     }
+
+    /// Each release brings in the notes up to its count, no more, however
+    /// the notes and releases interleave (the next note's count is kept
+    /// so that a release with nothing to bring in reads no note).
+    #[test]
+    fn a_release_brings_in_the_sectors_noted_up_to_its_count() {
+        let cfg = super::super::MemConfig::preset(sim_isa::Target::SM_90);
+        let mut gpu = Gpu::new(cfg, &[]);
+        let mut n = L2Notes::for_warps(1);
+        // One sector each: sector 10 * k at count k.
+        let note = |n: &mut L2Notes, k: u64| n.note(&access(Space::Global, 4, |_| k * 320), k);
+        let held = |gpu: &Gpu, ks: &[u64]| {
+            ks.iter()
+                .map(|k| gpu.l2.contains(k * 10))
+                .collect::<Vec<_>>()
+        };
+        n.release(&mut gpu, 100);
+        for k in [7, 9, 12] {
+            note(&mut n, k);
+        }
+        n.release(&mut gpu, 8);
+        assert_eq!(held(&gpu, &[7, 9, 12]), [true, false, false]);
+        n.release(&mut gpu, 8);
+        note(&mut n, 20);
+        n.release(&mut gpu, 12);
+        assert_eq!(held(&gpu, &[9, 12, 20]), [true, true, false]);
+        n.release(&mut gpu, 19);
+        assert!(!gpu.l2.contains(200));
+        // All brought in: a note after that is the next.
+        n.release(&mut gpu, 20);
+        note(&mut n, 30);
+        n.release(&mut gpu, 30);
+        assert_eq!(held(&gpu, &[20, 30]), [true, true]);
+        n.clear();
+        note(&mut n, 5);
+        n.release(&mut gpu, u64::MAX);
+        assert!(gpu.l2.contains(50));
+    }
 }
