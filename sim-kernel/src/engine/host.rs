@@ -45,6 +45,51 @@ pub(crate) struct Block {
     pub exec: u64,
     /// On an SM run functionally: the L2 sectors it touched.
     pub notes: crate::memtime::L2Notes,
+    /// Dealt to an SM run functionally and not run yet: its warps and
+    /// shared memory are made when it first runs (`sample::make`).
+    pub unmade: bool,
+}
+
+/// How the launch's warps start, so that an untimed block's can be made
+/// when it first runs rather than when it is dealt.
+#[derive(Clone, Copy)]
+pub(crate) struct Fresh {
+    pub target: sim_isa::Target,
+    /// The launch's thread context (`ctaid`, `smid` and `first_thread`
+    /// are each warp's own).
+    pub thread: sim_isa::ThreadCtx,
+    pub threads: u64,
+    pub wpb: u32,
+    pub nregs: usize,
+    /// Bytes of local memory a thread.
+    pub local: u64,
+}
+
+impl Fresh {
+    /// The lanes warp `w` of a block has.
+    pub fn lanes(&self, w: u32) -> u32 {
+        let n = self.threads.saturating_sub(u64::from(w) * 32).min(32) as u32;
+        if n == 32 {
+            u32::MAX
+        } else {
+            (1u32 << n) - 1
+        }
+    }
+
+    /// Warp `w` of block `cta` on SM `sm`.
+    pub fn ctx(&self, cta: u32, sm: u32, w: u32) -> sim_isa::ExecCtx {
+        let [gx, gy, _] = self.thread.nctaid;
+        sim_isa::ExecCtx {
+            target: self.target,
+            warp_id: w,
+            thread: sim_isa::ThreadCtx {
+                first_thread: w * 32,
+                ctaid: [cta % gx, cta / gx % gy, cta / (gx * gy)],
+                smid: sm,
+                ..self.thread
+            },
+        }
+    }
 }
 
 impl Block {
@@ -69,7 +114,22 @@ impl Block {
             done_at: None,
             exec: 0,
             notes,
+            unmade: false,
         }
+    }
+
+    /// Block `cta` dealt to SM `sm`, run functionally: its `wpb` warps and
+    /// its shared memory are made when it first runs (`sample::make`).
+    /// Blocks are dealt while they are held for their residency, long
+    /// after they ran to their end, and an SM runs one at a time: made
+    /// then and given back at their end, an SM's blocks run in one
+    /// block's storage, kept warm in the cache, not in all of theirs.
+    pub fn new_unmade(cta: u32, sm: u32, wpb: u32) -> Block {
+        let mut b = Block::new(cta, sm, Vec::new(), 0, Vec::new());
+        b.notes = crate::memtime::L2Notes::for_warps(wpb as usize);
+        b.fn_live = wpb;
+        b.unmade = true;
+        b
     }
 
     /// Starts the block afresh as block `cta` on SM `sm` (a slot reused).
@@ -89,6 +149,15 @@ impl Block {
         self.done_at = None;
         self.exec = 0;
         self.notes.clear();
+        self.unmade = false;
+    }
+
+    /// Starts the block afresh as [`Block::new_unmade`] (a slot of an SM run
+    /// functionally reused: its warps were given back at its end).
+    pub fn reset_unmade(&mut self, cta: u32, sm: u32, wpb: u32) {
+        self.reset(cta, sm, &[], 0);
+        self.fn_live = wpb;
+        self.unmade = true;
     }
 
     /// Every warp has exited (functionally).
@@ -154,6 +223,14 @@ pub(crate) struct Shared<'c, 'p> {
     pub defer: bool,
     /// The epoch's first cycle (a functional SM's clock reads).
     pub now: u64,
+    /// How the launch's warps start.
+    pub fresh: &'c Fresh,
+    /// The most L2 notes a block run functionally has held at its end so
+    /// far: the next blocks' notes are sized for it at once (their
+    /// growth a push at a time left half of each block's notes unused
+    /// and was most of the launch's page faults). Which SM sets it first
+    /// changes their allocations only.
+    pub notes_hint: &'c std::sync::atomic::AtomicUsize,
 }
 
 /// One SM's resident blocks and everything else its epoch changes.
@@ -167,6 +244,14 @@ pub(crate) struct SmState {
     pub used: bool,
     /// Finished blocks kept for reuse (their allocations), at most `keep`.
     pub spare: Vec<Block>,
+    /// Run functionally: the warps and shared memory of blocks that ran
+    /// to their end, for the next block to run (`sample::make`), at
+    /// most `keep`.
+    pub bodies: Vec<(Vec<Warp>, Vec<u8>)>,
+    /// Its blocks' warps are made when they first run and given back at
+    /// their end ([`Block::new_unmade`]): run functionally, neither
+    /// recording nor replaying.
+    pub lazy: bool,
     pub keep: usize,
     pub free_slots: Vec<u32>,
     pub mem: SmMem,

@@ -39,7 +39,7 @@ use crate::timing::{block_limits, control, program};
 use code::Code;
 use host::{Block, Host, Shared, SmState};
 use sim_core::{ProgramTables, Progress, SchedPolicy, Sm, SmConfig, Stats};
-use sim_isa::{ExecCtx, Target, ThreadCtx, WARP_SIZE};
+use sim_isa::{Target, ThreadCtx, WARP_SIZE};
 use sim_module::Launch;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -176,11 +176,15 @@ pub(crate) fn run(
     let mut durations = sample::Residencies::new(sample::partners(nsms, timed));
     let mut slots = Vec::with_capacity(nsms as usize);
     for s in 0..nsms as usize {
+        let detail = !sampling || durations.timed(s);
         let st = SmState {
             // Enough for a wave of new blocks to reuse the allocations
             // of the wave before.
             keep: cap.min(8) as usize,
-            detail: !sampling || durations.timed(s),
+            detail,
+            // Recorded and replayed warps are made as they are dealt (a
+            // replay reads their records in grid order).
+            lazy: !detail && matches!(warps, Warps::None),
             ..recording(opts)
         };
         slots.push(Slot { sm: None, st });
@@ -197,6 +201,23 @@ pub(crate) fn run(
     // A replay does the same, so its atomics land in the same order.
     let defer = nsms > 1 && nblocks > 1;
     let mut printed = crate::printf::Sink::default();
+    let notes_hint = AtomicUsize::new(0);
+    let fresh = host::Fresh {
+        target: opts.target,
+        thread: ThreadCtx {
+            first_thread: 0,
+            ntid: launch.block,
+            nctaid: launch.grid,
+            nsmid: nsms,
+            smem: [0, prep.shared as u32],
+            envreg: opts.envreg,
+            ..ThreadCtx::default()
+        },
+        threads,
+        wpb,
+        nregs: code.nregs,
+        local: prep.local,
+    };
     loop {
         // What the SMs read this epoch (dealing runs a new block's warps
         // a stretch ahead too).
@@ -209,6 +230,8 @@ pub(crate) fn run(
             max: opts.max_instructions,
             defer,
             now,
+            fresh: &fresh,
+            notes_hint: &notes_hint,
         };
         // Deal blocks breadth-first to SMs with room.
         let mut live_blocks: u64 = slots.iter().map(|s| u64::from(s.st.live)).sum();
@@ -223,7 +246,7 @@ pub(crate) fn run(
                 if slot.st.detail && slot.sm.is_none() {
                     slot.sm = Some(new_sm(&tables, opts.policy, &code)?);
                 }
-                start_block(&sh, slot, s as u32, next as u32, launch, opts, warps, now)?;
+                start_block(&sh, slot, s as u32, next as u32, warps, now)?;
                 next += 1;
                 dealt = true;
             }
@@ -492,64 +515,39 @@ fn resident_limit(
 }
 
 /// Makes block `cta` resident on SM `s` at clock `now` (its warps
-/// following their records, read now, when replaying).
-#[allow(clippy::too_many_arguments)]
+/// following their records, read now, when replaying; an SM run
+/// functionally makes them when the block first runs, unless recording
+/// or replaying).
 fn start_block(
     sh: &Shared<'_, '_>,
     slot: &mut Slot,
     s: u32,
     cta: u32,
-    launch: &Launch,
-    opts: &Options<'_>,
     warps: &mut Warps<'_>,
     now: u64,
 ) -> Result<(), KernelError> {
     let prep = sh.code.prep;
-    let threads = launch.block_threads();
+    let f = sh.fresh;
     let wpb = sh.wpb;
-    let [gx, gy, _] = launch.grid;
-    let thread = ThreadCtx {
-        first_thread: 0,
-        ntid: launch.block,
-        ctaid: [cta % gx, cta / gx % gy, cta / (gx * gy)],
-        nctaid: launch.grid,
-        smid: s,
-        nsmid: opts.sms.max(1),
-        smem: [0, prep.shared as u32],
-        envreg: opts.envreg,
-        ..ThreadCtx::default()
-    };
-    let lanes_of = |w: u32| {
-        let n = (threads - u64::from(w) * 32).min(32) as u32;
-        if n == 32 {
-            u32::MAX
-        } else {
-            (1u32 << n) - 1
-        }
-    };
-    let ctx_of = |w: u32| ExecCtx {
-        target: opts.target,
-        warp_id: w,
-        thread: ThreadCtx {
-            first_thread: w * 32,
-            ..thread
-        },
-    };
     let log = matches!(warps, Warps::Log(_));
     let st = &mut slot.st;
-    let mut block = match st.spare.pop() {
-        Some(mut b) => {
+    let mut block = match (st.spare.pop(), st.lazy) {
+        (Some(mut b), true) => {
+            b.reset_unmade(cta, s, wpb);
+            b
+        }
+        (None, true) => Block::new_unmade(cta, s, wpb),
+        (Some(mut b), false) => {
             b.reset(cta, s, &prep.shared_init, prep.shared);
             for (w, wp) in b.warps.iter_mut().enumerate() {
                 let w = w as u32;
-                wp.reset(prep.local, lanes_of(w), ctx_of(w), log);
+                wp.reset(f.local, f.lanes(w), f.ctx(cta, s, w), log);
             }
             b
         }
-        None => {
-            let nregs = sh.code.nregs;
+        (None, false) => {
             let warps = (0..wpb)
-                .map(|w| warp::Warp::new(nregs, prep.local, lanes_of(w), ctx_of(w), log))
+                .map(|w| warp::Warp::new(f.nregs, f.local, f.lanes(w), f.ctx(cta, s, w), log))
                 .collect();
             Block::new(cta, s, prep.shared_init.clone(), prep.shared, warps)
         }
@@ -589,7 +587,7 @@ fn start_block(
         st.active_since = now;
     }
     for w in 0..wpb {
-        sm.add_executed_warp(idx * wpb + w, lanes_of(w))?;
+        sm.add_executed_warp(idx * wpb + w, f.lanes(w))?;
     }
     for w in 0..wpb {
         st.feed(sh, sm, idx * wpb + w)?;

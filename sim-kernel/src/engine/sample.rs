@@ -21,11 +21,13 @@
 //! partner's block still runs, its residency is unknown and the SM's block
 //! stays resident: it is, as far as the partner shows, still running.
 
-use super::host::SmState;
+use super::host::{Block, Shared, SmState};
+use super::warp::Warp;
 use super::Slot;
 use crate::error::KernelError;
 use crate::memtime::Gpu;
 use crate::timing::Sampled;
+use std::sync::atomic::Ordering;
 
 /// `--sample` times this many SMs unless told otherwise (`--sample-sms`).
 /// Timing an SM costs about seven times what running it functionally
@@ -178,53 +180,108 @@ fn partner_point(p: &SmState, seq: u32) -> Option<u64> {
     }
 }
 
-/// Brings into L2 each untimed block's sectors up to the point its
-/// partner's block has reached ([`crate::memtime::L2Notes`]), in SM order; a block whose
+/// How far an untimed SM's block `b` has come in its partner's terms
+/// (SM `partner`, if any: [`partner_point`]): the count its L2 notes are
+/// brought in up to after the epoch ending at `end`. A block whose
 /// partner has none to follow follows its modelled residency's elapsed
-/// share.
-fn bring_in(slots: &mut [Slot], res: &Residencies, gpu: &mut Gpu, end: u64) {
-    for s in 0..slots.len() {
-        if slots[s].st.detail || slots[s].st.live == 0 {
-            continue;
+/// share; `None` while that is not known either.
+fn reached(partner: Option<&SmState>, b: &Block, end: u64) -> Option<u64> {
+    match (partner.and_then(|p| partner_point(p, b.seq)), b.done_at) {
+        (Some(u), _) => Some(u),
+        (None, Some(t)) if t > b.start => {
+            let share = u128::from(end.min(t) - b.start.min(end));
+            let u = u128::from(b.exec) * share / u128::from(t - b.start);
+            Some(u64::try_from(u).unwrap_or(u64::MAX))
         }
-        let p = res.partner(s);
-        let (lo, hi) = slots.split_at_mut(s);
-        let (Some(partner), Some(me)) = (lo.get(p), hi.first_mut()) else {
-            continue;
-        };
-        for b in me.st.blocks.iter_mut().flatten() {
-            let upto = match (partner_point(&partner.st, b.seq), b.done_at) {
-                (Some(u), _) => u,
-                (None, Some(t)) if t > b.start => {
-                    let share = u128::from(end.min(t) - b.start.min(end));
-                    let u = u128::from(b.exec) * share / u128::from(t - b.start);
-                    u64::try_from(u).unwrap_or(u64::MAX)
-                }
-                (None, _) => continue,
-            };
-            b.notes.release(gpu, upto);
+        (None, _) => None,
+    }
+}
+
+/// Makes the warps and shared memory of the block in `slot` of `st` if
+/// it is [`Block::new_unmade`], in the storage of one that ended if there
+/// is one, its notes sized for as many as the blocks before held.
+fn make(sh: &Shared<'_, '_>, st: &mut SmState, slot: usize) {
+    let Some(b) = st.blocks.get_mut(slot).and_then(Option::as_mut) else {
+        return;
+    };
+    if !b.unmade {
+        return;
+    }
+    let f = sh.fresh;
+    let (mut warps, mut shared) = st.bodies.pop().unwrap_or_default();
+    if warps.len() == f.wpb as usize {
+        for (w, wp) in warps.iter_mut().enumerate() {
+            let w = w as u32;
+            wp.reset(f.local, f.lanes(w), f.ctx(b.cta, b.sm, w), false);
+        }
+    } else {
+        warps = (0..f.wpb)
+            .map(|w| Warp::new(f.nregs, f.local, f.lanes(w), f.ctx(b.cta, b.sm, w), false))
+            .collect();
+    }
+    for wp in &mut warps {
+        wp.timed = false;
+    }
+    let prep = sh.code.prep;
+    shared.clear();
+    shared.extend_from_slice(&prep.shared_init);
+    shared.resize(prep.shared as usize, 0);
+    b.warps = warps;
+    b.shared = shared;
+    b.unmade = false;
+    let hint = sh.notes_hint.load(Ordering::Relaxed);
+    // A little over: another block may note a few more.
+    b.notes.reserve(hint.saturating_add(hint / 16));
+}
+
+/// Gives the storage of the block in `slot` of `st` back for the next
+/// block to run, if it was made ([`make`]) and has run to its end: no one
+/// reads its warps or shared memory after that (`--dump-regs` takes its
+/// block's registers here). Returns the L2 notes the block holds at its
+/// end (0 if it gave nothing back).
+fn give_back(st: &mut SmState, slot: usize) -> usize {
+    let Some(b) = st.blocks.get_mut(slot).and_then(Option::as_mut) else {
+        return 0;
+    };
+    if !st.lazy || !b.fn_done() || b.warps.is_empty() {
+        return 0;
+    }
+    if st.dump_block == Some(b.cta) {
+        for (w, x) in b.warps.iter().enumerate() {
+            st.dumped.push((w as u32, x.regs.clone()));
         }
     }
+    let body = (std::mem::take(&mut b.warps), std::mem::take(&mut b.shared));
+    if st.bodies.len() < st.keep {
+        st.bodies.push(body);
+    }
+    b.notes.noted()
 }
 
 /// Runs the blocks of an SM that `--sample` runs functionally, for one
 /// epoch: each as far as it can go (until it ends or waits for a deferred
 /// atomic). Whether it leaves the SM is decided after the epoch
-/// ([`release`]).
-pub(super) fn run(sh: &super::host::Shared<'_, '_>, st: &mut SmState) -> Result<(), KernelError> {
+/// ([`release`]). A block's warps are made as it first runs and given
+/// back as it ends, for the next block to run in.
+pub(super) fn run(sh: &Shared<'_, '_>, st: &mut SmState) -> Result<(), KernelError> {
     st.pending.clear();
     for slot in 0..st.blocks.len() {
+        make(sh, st, slot);
         st.run_functional(sh, slot)?;
+        let noted = give_back(st, slot);
+        sh.notes_hint.fetch_max(noted, Ordering::Relaxed);
     }
     Ok(())
 }
 
 /// After the epoch `[now, end)`, with every timed block that ended in it
-/// added to `res`: each untimed SM's blocks that have run to their end
+/// added to `res`, in SM order: each untimed block held brings into L2
+/// its sectors up to the point its partner's block has reached
+/// ([`crate::memtime::L2Notes`]), and those that have run to their end
 /// (functionally) and whose modelled residency ends before `end` leave
-/// their SM, their last L2 sectors brought into `gpu` (the others as far
-/// as their partners' blocks went: [`crate::memtime::L2Notes`]). `exhausted`: every block
-/// has been dealt. Returns the blocks that left.
+/// their SM, their last sectors brought in. `exhausted`: every block has
+/// been dealt. Returns the blocks that left. (L2 holds a set of sectors:
+/// which SM's come first changes nothing.)
 pub(super) fn release(
     slots: &mut [Slot],
     res: &mut Residencies,
@@ -232,18 +289,27 @@ pub(super) fn release(
     (now, end): (u64, u64),
     exhausted: bool,
 ) -> u64 {
-    bring_in(slots, res, gpu, end);
     let mut left = 0;
     for s in 0..slots.len() {
         if slots[s].st.detail || slots[s].st.live == 0 {
             continue;
         }
-        let partner_dealt = slots[res.partner(s)].st.dealt;
-        let st = &mut slots[s].st;
+        let p = res.partner(s);
+        let (lo, hi) = slots.split_at_mut(s);
+        let Some(me) = hi.first_mut() else {
+            continue;
+        };
+        // Below it: the nearest timed SM at or below an untimed one.
+        let partner = lo.get(p).map(|x| &x.st);
+        let partner_dealt = partner.map_or(0, |x| x.dealt);
+        let st = &mut me.st;
         for slot in 0..st.blocks.len() {
             let Some(b) = st.blocks[slot].as_mut() else {
                 continue;
             };
+            if let Some(upto) = reached(partner, b, end) {
+                b.notes.release(gpu, upto);
+            }
             if !b.fn_done() {
                 continue;
             }
@@ -261,6 +327,7 @@ pub(super) fn release(
             st.last_end = st.last_end.max(t);
             b.notes.release(gpu, u64::MAX);
             b.notes.clear();
+            give_back(st, slot);
             if let Some(done) = st.blocks[slot].take() {
                 if st.spare.len() < st.keep {
                     st.spare.push(done);

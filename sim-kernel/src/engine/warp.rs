@@ -212,6 +212,9 @@ impl Warp {
         self.timed = true;
         self.follow = None;
         self.log = log.then(Box::default);
+        // As new: a block's warps may be made in another's (`sample::make`).
+        self.clock_mem = false;
+        self.pre = Preloaded::default();
     }
 
     /// Frees slot `k` and lends its addresses, unpacked, for one last look.

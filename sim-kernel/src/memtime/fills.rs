@@ -33,6 +33,11 @@ pub(crate) struct L2Notes {
     pub base: u64,
     /// The notes brought into L2 so far (a prefix).
     released: usize,
+    /// At most the count of the first note not brought in yet, if any:
+    /// [`L2Notes::release`] is asked after every epoch for every block
+    /// held, and most have nothing to bring in; this answers without
+    /// reading the notes, which are out of the cache by then.
+    next: u64,
 }
 
 /// A run of `len` consecutive sectors from `first`, noted when the block's
@@ -54,6 +59,7 @@ impl L2Notes {
     pub fn for_warps(warps: usize) -> L2Notes {
         L2Notes {
             cap: warps.saturating_mul(NOTES_PER_WARP),
+            next: u64::MAX,
             ..L2Notes::default()
         }
     }
@@ -65,6 +71,7 @@ impl L2Notes {
     pub fn note(&mut self, acc: &Accesses, count: u64) {
         let at = count.wrapping_add(self.base);
         let (notes, cap) = (&mut self.notes, self.cap);
+        let (released, next) = (&self.released, &mut self.next);
         each_global_sector(acc, |s| {
             if let Some(n) = notes.last_mut() {
                 // The next sector of the last run (a coalesced access's
@@ -78,6 +85,9 @@ impl L2Notes {
                 }
             }
             if notes.len() < cap {
+                if notes.len() == *released {
+                    *next = at;
+                }
                 notes.push(Note {
                     at,
                     first: s,
@@ -87,20 +97,43 @@ impl L2Notes {
         });
     }
 
-    /// Drops every note (a block leaving, or reused), with its memory.
+    /// Notes held.
+    pub fn noted(&self) -> usize {
+        self.notes.len()
+    }
+
+    /// Makes room for `n` notes in all (at most the cap) at once.
+    pub fn reserve(&mut self, n: usize) {
+        let n = n.min(self.cap);
+        if self.notes.capacity() < n {
+            self.notes.reserve_exact(n - self.notes.len());
+        }
+    }
+
+    /// Drops every note (a block leaving, or reused). The memory stays
+    /// for the block that reuses it (at most `cap` notes).
     pub fn clear(&mut self) {
-        *self = L2Notes::for_warps(self.cap / NOTES_PER_WARP);
+        self.notes.clear();
+        self.base = 0;
+        self.released = 0;
+        self.next = u64::MAX;
     }
 
     /// Brings into L2 the sectors noted at a count of at most `upto`.
+    #[inline]
     pub(crate) fn release(&mut self, gpu: &mut Gpu, upto: u64) {
+        if self.next > upto {
+            return;
+        }
         while let Some(n) = self.notes.get(self.released) {
             if n.at > upto {
-                break;
+                self.next = n.at;
+                return;
             }
             (n.first..n.first.saturating_add(u64::from(n.len))).for_each(|s| gpu.bring_in(s));
             self.released += 1;
         }
+        self.next = u64::MAX;
     }
 }
 
@@ -166,5 +199,43 @@ mod tests {
         n.clear();
         assert!(n.notes.is_empty());
         assert_eq!(n.cap, NOTES_PER_WARP);
+    }
+
+    /// Each release brings in the notes up to its count, no more, however
+    /// the notes and releases interleave (the next note's count is kept
+    /// so that a release with nothing to bring in reads no note).
+    #[test]
+    fn a_release_brings_in_the_sectors_noted_up_to_its_count() {
+        let cfg = super::super::MemConfig::preset(sim_isa::Target::SM_90);
+        let mut gpu = Gpu::new(cfg, &[]);
+        let mut n = L2Notes::for_warps(1);
+        // One sector each: sector 10 * k at count k.
+        let note = |n: &mut L2Notes, k: u64| n.note(&access(Space::Global, 4, |_| k * 320), k);
+        let held = |gpu: &Gpu, ks: &[u64]| {
+            ks.iter()
+                .map(|k| gpu.l2.contains(k * 10))
+                .collect::<Vec<_>>()
+        };
+        n.release(&mut gpu, 100);
+        for k in [7, 9, 12] {
+            note(&mut n, k);
+        }
+        n.release(&mut gpu, 8);
+        assert_eq!(held(&gpu, &[7, 9, 12]), [true, false, false]);
+        n.release(&mut gpu, 8);
+        note(&mut n, 20);
+        n.release(&mut gpu, 12);
+        assert_eq!(held(&gpu, &[9, 12, 20]), [true, true, false]);
+        n.release(&mut gpu, 19);
+        assert!(!gpu.l2.contains(200));
+        // All brought in: a note after that is the next.
+        n.release(&mut gpu, 20);
+        note(&mut n, 30);
+        n.release(&mut gpu, 30);
+        assert_eq!(held(&gpu, &[20, 30]), [true, true]);
+        n.clear();
+        note(&mut n, 5);
+        n.release(&mut gpu, u64::MAX);
+        assert!(gpu.l2.contains(50));
     }
 }

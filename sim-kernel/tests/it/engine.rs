@@ -522,3 +522,35 @@ fn members_read_at_their_leader_keep_their_values() {
         assert_eq!(got, acc, "thread {t}");
     }
 }
+
+/// `--sample`'s untimed SMs make a block's warps as it first runs and
+/// give them back at its end for the next block to run in: block 250,
+/// dealt to untimed SM 10 in the second wave, runs in a first-wave
+/// block's storage and ends with the registers the full run gives it, as
+/// `--dump-regs` keeps them (before, an untimed block's were not kept).
+#[test]
+fn a_sampled_launch_keeps_an_untimed_blocks_registers() {
+    let launch = Launch::parse(
+        r#"{"ptx": "k.ptx", "entry": "k", "grid": [260,1,1], "block": [128,1,1],
+           "registers": 48,
+           "buffers": {"b": {"bytes": 133120, "fill": 0}}, "params": [{"buffer": "b"}]}"#,
+        Path::new("."),
+    )
+    .unwrap();
+    let module = parse_module(CHAINS, "k.ptx").unwrap();
+    let run = |sample: bool, cta: u32| {
+        let prep = Prepared::new(&module, &launch, launch.load_buffers().unwrap()).unwrap();
+        let cfg = sim_core::preset(sim_isa::Target::SM_90);
+        let mut opts = RunOptions::new(cfg, sim_core::SchedPolicy::Lrr, 16);
+        opts.sample = sample;
+        opts.threads = 2;
+        opts.dump_block = Some(cta);
+        let r = run_grid(&prep, &launch, &opts).unwrap();
+        r.timed.regs.map(|b| (b.cta, b.warps))
+    };
+    for cta in [5, 250] {
+        let full = run(false, cta);
+        assert_eq!(full.as_ref().map(|f| f.1.len()), Some(4), "block {cta}");
+        assert_eq!(run(true, cta), full, "block {cta}");
+    }
+}
