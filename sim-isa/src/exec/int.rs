@@ -3,7 +3,7 @@
 //! min max .u16x2 .s16x2` and `.relu`, `dp4a dp2a sad`, PTX ISA 9.7.1):
 //! one scalar lane function, the reference, and its warp form.
 
-use super::lanes::{blend, src, width_mask, Lanes, WarpRegs};
+use super::lanes::{blend, src, src_in, width_mask, Lanes, Reg, WarpRegs};
 use super::{ExecCtx, WARP_SIZE};
 use crate::inst::{IntArith, IntOp, MulMode, Operand, Type, TypeKind};
 
@@ -283,16 +283,17 @@ impl IntWrapPlan {
 /// `exec`; the operation `K` (one of the constants below) fixed by the
 /// kernel ([`IntWrapPlan::kernel`]). Sources are read unmasked: the low
 /// `n` bits of a wrapping result depend only on the sources' low `n`
-/// bits, and `.wide` masks or sign-extends its sources from them.
+/// bits, and `.wide` masks or sign-extends its sources from them. The
+/// registers as aligned [`Reg`]s: whole vectors in the AVX2 copy.
 #[inline(always)]
-fn int_wrap_op<const K: usize>(p: &IntWrapPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
+fn int_wrap_op<const K: usize>(p: &IntWrapPlan, ctx: &ExecCtx, file: &mut [Reg], exec: u32) {
     let out = {
-        src!(a, p.a, ctx, regs);
-        src!(b, p.b, ctx, regs);
+        src_in!(a, p.a, ctx, file);
+        src_in!(b, p.b, ctx, file);
         let (m, sh) = (p.m, p.sh);
         match K {
             MAD_LO => {
-                src!(c, p.c, ctx, regs);
+                src_in!(c, p.c, ctx, file);
                 let mut o = [0u64; WARP_SIZE];
                 for l in 0..WARP_SIZE {
                     o[l] = a[l].wrapping_mul(b[l]).wrapping_add(c[l]) & m;
@@ -313,7 +314,7 @@ fn int_wrap_op<const K: usize>(p: &IntWrapPlan, ctx: &ExecCtx, regs: &mut WarpRe
             _ => wrap_lanes(IntOp::Mul(MulMode::Lo), m, a, b),
         }
     };
-    blend(regs.get_mut(p.d), exec, &out);
+    blend(&mut file[p.d.0 as usize].0, exec, &out);
 }
 
 /// A form's kernel: [`int_wrap_op`] with the operation fixed.
@@ -344,8 +345,9 @@ impl IntWrapPlan {
 }
 
 crate::exec::simd::wide_kernel! {
-fn int_wrap_kernel [const K: usize] [K] (p: &IntWrapPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32) {
-    int_wrap_op::<K>(p, ctx, regs, exec);
+fn int_wrap_kernel [const K: usize] [K] (p: &IntWrapPlan, ctx: &ExecCtx, regs: &mut WarpRegs, exec: u32)
+as (p: &IntWrapPlan = p, ctx: &ExecCtx = ctx, file: &mut [Reg] = regs.file_mut(), exec: u32 = exec) {
+    int_wrap_op::<K>(p, ctx, file, exec);
 }
 }
 

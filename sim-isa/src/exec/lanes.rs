@@ -24,9 +24,11 @@ pub struct WarpRegs {
 /// quarter aligned: the portable build's AVX2 kernels (generic tuning)
 /// split every 32-byte access not known to be aligned into two 16-byte
 /// halves and fold no load into an `fma`.
+/// Code outside sim-isa that stores whole registers takes them as `&mut
+/// Reg` ([`WarpRegs::reg_mut`]) for the same reason.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C, align(64))]
-pub(crate) struct Reg(pub(crate) [u64; WARP_SIZE]);
+pub struct Reg(pub [u64; WARP_SIZE]);
 
 const ZERO: Reg = Reg([0; WARP_SIZE]);
 
@@ -58,6 +60,14 @@ impl WarpRegs {
     /// All lanes of `r`, mutably.
     pub fn get_mut(&mut self, r: RegId) -> &mut [u64; WARP_SIZE] {
         &mut self.regs[r.0 as usize].0
+    }
+    /// All lanes of `r` as the aligned register (see [`Reg`]).
+    pub fn reg(&self, r: RegId) -> &Reg {
+        &self.regs[r.0 as usize]
+    }
+    /// All lanes of `r` as the aligned register (see [`Reg`]), mutably.
+    pub fn reg_mut(&mut self, r: RegId) -> &mut Reg {
+        &mut self.regs[r.0 as usize]
     }
     /// One lane of `r`.
     pub fn lane(&self, r: RegId, lane: usize) -> u64 {
@@ -233,6 +243,26 @@ macro_rules! src {
     };
 }
 pub(super) use src;
+
+/// [`src!`] for a kernel given the registers as aligned [`Reg`]s (`file`,
+/// see [`WarpRegs::file_mut`]): a register is read in place.
+macro_rules! src_in {
+    ($name:ident, $op:expr, $ctx:expr, $file:expr) => {
+        let buf;
+        let $name: &$crate::exec::lanes::Lanes = match $op {
+            $crate::inst::Operand::Reg(r) => &$file[r.0 as usize].0,
+            $crate::inst::Operand::Imm(v) => {
+                buf = [v; $crate::exec::WARP_SIZE];
+                &buf
+            }
+            $crate::inst::Operand::Special(s) => {
+                buf = $ctx.thread.special_lanes(s, $ctx.warp_id);
+                &buf
+            }
+        };
+    };
+}
+pub(super) use src_in;
 
 /// Low 32 bits of every lane.
 #[inline(always)]

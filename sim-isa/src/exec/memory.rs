@@ -231,12 +231,18 @@ fn each_access(
 
 /// The per-lane addresses one memory instruction touched, for a timing
 /// model (coalescing, caches). `lanes` are the lanes that accessed memory.
+///
+/// The addresses first and the whole 32-byte aligned, so that code given
+/// an `&mut Accesses` knows them aligned, as a register (`Reg`): the
+/// portable build's AVX2 copies split each 32-byte store not known to be
+/// aligned in two.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(32))]
 pub struct Accesses {
-    /// Lanes that accessed memory.
-    pub lanes: u32,
     /// Each lane's first byte (lanes outside `lanes` are 0).
     pub addrs: [u64; WARP_SIZE],
+    /// Lanes that accessed memory.
+    pub lanes: u32,
     /// Bytes each lane accessed (all elements of a vector).
     pub bytes: u32,
     /// The space the instruction named.

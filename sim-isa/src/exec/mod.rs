@@ -33,7 +33,7 @@ mod memory;
 mod mma;
 mod prepared;
 mod select;
-mod simd;
+pub mod simd;
 mod video;
 mod video_warp;
 mod warp_ops;
@@ -46,7 +46,7 @@ pub use cmp::{compare, flush_subnormal, set_lane, set_true_value, setp_lane};
 pub use cvt::{cvt_lane, cvt_lane_c};
 pub use float::float_lane;
 pub use int::int_lane;
-pub use lanes::WarpRegs;
+pub use lanes::{Reg, WarpRegs};
 pub use matrix::{matrix_element, movmatrix, row_lanes};
 pub use mbarrier::{mbar_arrive, mbar_expect, mbar_init, mbar_pending, mbar_phase_done, mbar_tx};
 pub use mem::{

@@ -12,7 +12,9 @@
 //!
 //! This is the one place sim-isa uses `unsafe`: calling a
 //! `#[target_feature]` function from code compiled without those features.
-//! Each call is behind [`wide`], which asks the CPU.
+//! Each call is behind [`wide`], which asks the CPU. Crates that allow no
+//! `unsafe` (sim-kernel's functional path) get the same two copies of
+//! their own code through [`twice`].
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -24,15 +26,8 @@ static WIDE: AtomicU8 = AtomicU8::new(0);
 /// knows it at compile time: there each lane kernel calls its wide copy
 /// straight, with no load and no test per call.
 #[inline(always)]
-pub(crate) fn wide() -> bool {
-    if cfg!(all(
-        target_feature = "avx2",
-        target_feature = "fma",
-        target_feature = "bmi1",
-        target_feature = "bmi2",
-        target_feature = "lzcnt",
-        target_feature = "popcnt"
-    )) {
+pub fn wide() -> bool {
+    if BUILT_WIDE {
         return true;
     }
     match WIDE.load(Ordering::Relaxed) {
@@ -40,6 +35,59 @@ pub(crate) fn wide() -> bool {
         v => v == 2,
     }
 }
+
+/// Code that [`twice`] compiles for the baseline and with the wide
+/// features: a value holding the code's arguments, and the code.
+pub trait Twice {
+    /// What the code returns.
+    type Out;
+    /// The code. Must be `#[inline(always)]`: each copy holds all of it,
+    /// and whatever it calls out of line runs as compiled for the baseline.
+    fn run(self) -> Self::Out;
+}
+
+/// Runs `t`'s code as compiled with the wide features where [`wide`] says
+/// the CPU has them, else as compiled for the baseline: what
+/// [`wide_kernel`] does for sim-isa's lane kernels, for code in crates that
+/// allow no `unsafe`. Where the build has the features, the code runs in
+/// line with no test.
+#[inline(always)]
+#[allow(unsafe_code)]
+pub fn twice<T: Twice>(t: T) -> T::Out {
+    // Both copies are functions of their own, so that the caller is a test
+    // and a call (and the baseline's copy of code that lost to inlining,
+    // such as the word path's copies, stays out of line).
+    #[inline(never)]
+    fn base<T: Twice>(t: T) -> T::Out {
+        t.run()
+    }
+    #[cfg(target_arch = "x86_64")]
+    #[inline(never)]
+    #[target_feature(enable = "avx2,fma,bmi1,bmi2,lzcnt,popcnt")]
+    fn wide_copy<T: Twice>(t: T) -> T::Out {
+        t.run()
+    }
+    if BUILT_WIDE {
+        return t.run();
+    }
+    #[cfg(target_arch = "x86_64")]
+    if wide() {
+        // SAFETY: `wide_copy` is compiled for features that `wide()` has
+        // just found on this CPU.
+        return unsafe { wide_copy(t) };
+    }
+    base(t)
+}
+
+/// Whether the build itself has every feature of the wide copies.
+const BUILT_WIDE: bool = cfg!(all(
+    target_feature = "avx2",
+    target_feature = "fma",
+    target_feature = "bmi1",
+    target_feature = "bmi2",
+    target_feature = "lzcnt",
+    target_feature = "popcnt"
+));
 
 #[cold]
 fn ask() -> bool {

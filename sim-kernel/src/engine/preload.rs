@@ -17,7 +17,7 @@
 //! than the leader, and recordings and replays (which log or answer each
 //! load) execute member by member as before.
 
-use sim_isa::{AddrBase, Instruction, MemType, Op, RegId, WarpRegs, WARP_SIZE};
+use sim_isa::{AddrBase, Instruction, MemType, Op, RegId, WarpRegs};
 
 /// The merged groups' members that are read at their leader, as the
 /// timing `Code` keeps them (its `preload` and `member_of`): this module
@@ -109,7 +109,9 @@ impl Preloaded {
         if regs.len() <= m.dest.0 as usize {
             regs.ensure(m.dest.0 as usize + 1);
         }
-        *regs.get_mut(m.dest) = [w; WARP_SIZE];
+        // AVX2's 32-byte stores where the CPU has them: the baseline's
+        // are 32 of 8 bytes.
+        super::shload::broadcast(regs.reg_mut(m.dest), w);
         true
     }
 
@@ -141,7 +143,7 @@ impl Preloaded {
             regs.ensure(dest.0 as usize + 1);
         }
         // Out of line: in line, the 32 lanes went out as scalar stores.
-        super::shload::fill(regs.get_mut(dest), u64::from(o.words[usize::from(k) % 4]));
+        super::shload::broadcast(regs.reg_mut(dest), u64::from(o.words[usize::from(k) % 4]));
         true
     }
 

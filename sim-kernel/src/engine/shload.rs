@@ -15,7 +15,9 @@
 //! which also reports the fault.
 
 use crate::memory::{GlobalView, WarpMem};
+use sim_isa::exec::simd::{twice, Twice};
 use sim_isa::exec::Accesses;
+use sim_isa::exec::Reg;
 use sim_isa::{
     AddrBase, Instruction, MemOp, MemType, Op, Operand, RegId, Space, WarpRegs, WARP_SIZE,
 };
@@ -128,6 +130,27 @@ impl WordAccess {
         mem: &mut WarpMem<'_>,
         out: &mut Accesses,
     ) -> bool {
+        // The shape's 32 lanes at AVX2's width where the CPU has it: the
+        // default build's baseline runs them at SSE's (docs/speed.md,
+        // "Portable builds").
+        twice(RunAs::<SHARED, STORE, ADDRS> {
+            w: self,
+            regs,
+            mask,
+            mem,
+            out,
+        })
+    }
+
+    /// [`Self::run_as`]'s code, compiled twice ([`twice`]).
+    #[inline(always)]
+    fn run_in<const SHARED: bool, const STORE: bool, const ADDRS: bool>(
+        &self,
+        regs: &mut WarpRegs,
+        mask: u32,
+        mem: &mut WarpMem<'_>,
+        out: &mut Accesses,
+    ) -> bool {
         if mask != u32::MAX || regs.len() <= self.base.0.max(self.reg.0) as usize {
             return false;
         }
@@ -164,13 +187,13 @@ impl WordAccess {
             let Some(c) = b.and_then(|b| b.first_chunk::<4>()) else {
                 return false;
             };
-            fill(regs.get_mut(self.reg), u64::from(u32::from_le_bytes(*c)));
+            fill(regs.reg_mut(self.reg), u64::from(u32::from_le_bytes(*c)));
             if ADDRS {
-                fill(&mut out.addrs, a0);
+                fill(&mut *out, a0);
             }
         } else {
             if STORE {
-                if !store_words::<SHARED>(mem, a0, regs.get(self.reg)) {
+                if !store_words::<SHARED>(mem, a0, regs.reg(self.reg)) {
                     return false;
                 }
             } else {
@@ -182,10 +205,10 @@ impl WordAccess {
                 let Some(b) = b.and_then(|b| b.first_chunk::<{ 4 * WARP_SIZE }>()) else {
                     return false;
                 };
-                words_in(regs.get_mut(self.reg), b);
+                words_in(regs.reg_mut(self.reg), b);
             }
             if ADDRS {
-                consecutive_into(&mut out.addrs, a0);
+                consecutive_into(&mut *out, a0);
             }
         }
         if !ADDRS {
@@ -195,6 +218,32 @@ impl WordAccess {
         (mem.one_word, mem.broadcast) = (true, broadcast);
         (out.lanes, out.bytes, out.space) = (u32::MAX, 4, space);
         true
+    }
+}
+
+/// [`WordAccess::run_as`]'s arguments, for [`twice`].
+struct RunAs<'a, 'm, const SHARED: bool, const STORE: bool, const ADDRS: bool> {
+    w: &'a WordAccess,
+    regs: &'a mut WarpRegs,
+    mask: u32,
+    mem: &'a mut WarpMem<'m>,
+    out: &'a mut Accesses,
+}
+
+impl<const SHARED: bool, const STORE: bool, const ADDRS: bool> Twice
+    for RunAs<'_, '_, SHARED, STORE, ADDRS>
+{
+    type Out = bool;
+    #[inline(always)]
+    fn run(self) -> bool {
+        let RunAs {
+            w,
+            regs,
+            mask,
+            mem,
+            out,
+        } = self;
+        w.run_in::<SHARED, STORE, ADDRS>(regs, mask, mem, out)
     }
 }
 
@@ -240,33 +289,107 @@ fn shape64(src: &[u64; WARP_SIZE]) -> (u64, u64) {
     (same, next)
 }
 
-/// Sets every lane to `v`.
-#[inline(never)]
-pub(crate) fn fill(lanes: &mut [u64; WARP_SIZE], v: u64) {
-    *lanes = [v; WARP_SIZE];
+// The copies below are each compiled for the baseline and for AVX2
+// ([`twice`]; the baseline's 8-byte lanes go two to a vector, or one at a
+// time where the SLP vectoriser leaves them), each its own function: see
+// `run_as`. A register is passed as the aligned `Reg`: the AVX2 copy,
+// built with the baseline's generic tuning, splits each 32-byte access not
+// known to be aligned into two 16-byte ones.
+
+/// 32 lanes stored whole: a register or the recorded addresses (each
+/// passed as what is known aligned).
+trait Lanes32 {
+    fn lanes(&mut self) -> &mut [u64; WARP_SIZE];
 }
 
-/// The addresses of 32 consecutive words from `a0`, into `addrs`.
+impl Lanes32 for &mut Reg {
+    #[inline(always)]
+    fn lanes(&mut self) -> &mut [u64; WARP_SIZE] {
+        &mut self.0
+    }
+}
+
+impl Lanes32 for &mut Accesses {
+    #[inline(always)]
+    fn lanes(&mut self) -> &mut [u64; WARP_SIZE] {
+        &mut self.addrs
+    }
+}
+
+/// Sets every lane of `reg` to `v`: in line where the build has AVX2, else
+/// a test and a call (the baseline's copy, 32 scalar stores, out of line).
+#[inline(always)]
+pub(crate) fn broadcast(reg: &mut Reg, v: u64) {
+    twice(Fill(reg, v))
+}
+
+struct Fill<L>(L, u64);
+
+impl<L: Lanes32> Twice for Fill<L> {
+    type Out = ();
+    #[inline(always)]
+    fn run(mut self) {
+        *self.0.lanes() = [self.1; WARP_SIZE];
+    }
+}
+
+/// Sets every lane to `v`.
 #[inline(never)]
-fn consecutive_into(addrs: &mut [u64; WARP_SIZE], a0: u64) {
-    for (o, &s) in addrs.iter_mut().zip(&STEPS) {
-        *o = a0.wrapping_add(s);
+fn fill<L: Lanes32>(lanes: L, v: u64) {
+    twice(Fill(lanes, v))
+}
+
+/// The addresses of 32 consecutive words from `a0`, into `out.addrs`.
+#[inline(never)]
+fn consecutive_into(out: &mut Accesses, a0: u64) {
+    twice(Consecutive(out, a0))
+}
+
+struct Consecutive<'a>(&'a mut Accesses, u64);
+
+impl Twice for Consecutive<'_> {
+    type Out = ();
+    #[inline(always)]
+    fn run(self) {
+        for (o, &s) in self.0.addrs.iter_mut().zip(&STEPS) {
+            *o = self.1.wrapping_add(s);
+        }
     }
 }
 
 /// 32 little-endian words into the lanes, zero-extended.
 #[inline(never)]
-fn words_in(lanes: &mut [u64; WARP_SIZE], b: &[u8; 4 * WARP_SIZE]) {
-    for (v, c) in lanes.iter_mut().zip(b.as_chunks::<4>().0) {
-        *v = u64::from(u32::from_le_bytes(*c));
+fn words_in(reg: &mut Reg, b: &[u8; 4 * WARP_SIZE]) {
+    twice(WordsIn(reg, b))
+}
+
+struct WordsIn<'a>(&'a mut Reg, &'a [u8; 4 * WARP_SIZE]);
+
+impl Twice for WordsIn<'_> {
+    type Out = ();
+    #[inline(always)]
+    fn run(self) {
+        for (v, c) in self.0 .0.iter_mut().zip(self.1.as_chunks::<4>().0) {
+            *v = u64::from(u32::from_le_bytes(*c));
+        }
     }
 }
 
 /// The lanes' low words out as 32 little-endian words.
 #[inline(never)]
-fn words_out(b: &mut [u8; 4 * WARP_SIZE], lanes: &[u64; WARP_SIZE]) {
-    for (c, &v) in b.as_chunks_mut::<4>().0.iter_mut().zip(lanes) {
-        *c = (v as u32).to_le_bytes();
+fn words_out(b: &mut [u8; 4 * WARP_SIZE], reg: &Reg) {
+    twice(WordsOut(b, reg))
+}
+
+struct WordsOut<'a>(&'a mut [u8; 4 * WARP_SIZE], &'a Reg);
+
+impl Twice for WordsOut<'_> {
+    type Out = ();
+    #[inline(always)]
+    fn run(self) {
+        for (c, &v) in self.0.as_chunks_mut::<4>().0.iter_mut().zip(&self.1 .0) {
+            *c = (v as u32).to_le_bytes();
+        }
     }
 }
 
@@ -275,11 +398,7 @@ fn words_out(b: &mut [u8; 4 * WARP_SIZE], lanes: &[u64; WARP_SIZE]) {
 /// block's shared memory) holds them all: what `WarpMem::store_lanes`
 /// writes, during an epoch into the SM's overlay. `false`, nothing
 /// written, otherwise.
-fn store_words<const SHARED: bool>(
-    mem: &mut WarpMem<'_>,
-    a0: u64,
-    lanes: &[u64; WARP_SIZE],
-) -> bool {
+fn store_words<const SHARED: bool>(mem: &mut WarpMem<'_>, a0: u64, lanes: &Reg) -> bool {
     let dst = if SHARED {
         usize::try_from(a0)
             .ok()
