@@ -15,8 +15,15 @@ use rustc_hash::FxHashMap;
 use sim_isa::exec::FaultKind;
 use sim_isa::WARP_SIZE;
 
-/// Bytes per overlay page.
-const PAGE: u64 = 4096;
+/// Bytes per overlay page. A page is copied from the global space when
+/// first written and kept, with its mask, until the epoch's merge: at
+/// 4,096 bytes, the sampled 1024^3 SGEMM's first epoch (every untimed SM
+/// writing 256 rows of 128 bytes of C, each in a page of its own) held
+/// 146 MB of pages (peak RSS 237 MB; 130 MB at 1,024 bytes, 112 MB at
+/// 512). Smaller pages cost a dense writer more pages to copy and merge:
+/// the 128^3 SGEMM's full launch +0.26% host instructions at 512 bytes,
+/// +0.02% at 1,024 (docs/speed.md).
+const PAGE: u64 = 1024;
 
 /// A page of the global space an SM wrote this epoch.
 struct Page {
@@ -383,7 +390,7 @@ mod tests {
             assert_eq!(o.touches_run(a, 4), o.touches(1, &words, 4), "{a:#x}");
         }
         assert!(o.touches_run(page - 4, 8) && !o.touches_run(page - 8, 8));
-        assert!(o.touches_run(page + 4092, 8) && !o.touches_run(page + 4096, 8));
+        assert!(o.touches_run(page + PAGE - 4, 8) && !o.touches_run(page + PAGE, 8));
     }
 
     #[test]
