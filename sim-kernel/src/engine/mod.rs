@@ -174,21 +174,8 @@ pub(crate) fn run(
     let timed = opts.sample_sms.unwrap_or(SAMPLE_SMS);
     let sampling = opts.sample && nblocks > SAMPLE_MIN_BLOCKS && timed < nsms;
     let mut durations = sample::Residencies::new(sample::partners(nsms, timed));
-    let mut slots = Vec::with_capacity(nsms as usize);
-    for s in 0..nsms as usize {
-        let detail = !sampling || durations.timed(s);
-        let st = SmState {
-            // Enough for a wave of new blocks to reuse the allocations
-            // of the wave before.
-            keep: cap.min(8) as usize,
-            detail,
-            // Recorded and replayed warps are made as they are dealt (a
-            // replay reads their records in grid order).
-            lazy: !detail && matches!(warps, Warps::None),
-            ..recording(opts)
-        };
-        slots.push(Slot { sm: None, st });
-    }
+    let timed = |s: usize| !sampling || durations.timed(s);
+    let mut slots = new_slots(nsms, timed, cap, opts, matches!(warps, Warps::None));
     let mut executed: u64 = 0;
     let mut next: u64 = 0;
     let mut now: u64 = 0;
@@ -202,22 +189,7 @@ pub(crate) fn run(
     let defer = nsms > 1 && nblocks > 1;
     let mut printed = crate::printf::Sink::default();
     let notes_hint = AtomicUsize::new(0);
-    let fresh = host::Fresh {
-        target: opts.target,
-        thread: ThreadCtx {
-            first_thread: 0,
-            ntid: launch.block,
-            nctaid: launch.grid,
-            nsmid: nsms,
-            smem: [0, prep.shared as u32],
-            envreg: opts.envreg,
-            ..ThreadCtx::default()
-        },
-        threads,
-        wpb,
-        nregs: code.nregs,
-        local: prep.local,
-    };
+    let fresh = fresh_of(prep, launch, opts, (nsms, wpb), code.nregs);
     loop {
         // What the SMs read this epoch (dealing runs a new block's warps
         // a stretch ahead too).
@@ -328,6 +300,61 @@ pub(crate) fn run(
         memory,
         occupancy,
     })
+}
+
+/// An SM's state for each of `nsms` SMs, timed in detail where `timed`
+/// says.
+fn new_slots(
+    nsms: u32,
+    timed: impl Fn(usize) -> bool,
+    cap: u32,
+    opts: &Options<'_>,
+    unrecorded: bool,
+) -> Vec<Slot> {
+    (0..nsms as usize)
+        .map(|s| {
+            let detail = timed(s);
+            let st = SmState {
+                // Enough for a wave of new blocks to reuse the allocations
+                // of the wave before.
+                keep: cap.min(8) as usize,
+                detail,
+                // Recorded and replayed warps are made as they are dealt (a
+                // replay reads their records in grid order).
+                lazy: !detail && unrecorded,
+                ..recording(opts)
+            };
+            Slot { sm: None, st }
+        })
+        .collect()
+}
+
+/// What a block's warps are made from (`sample::make`), the same for
+/// every block of the launch.
+fn fresh_of(
+    prep: &Prepared<'_>,
+    launch: &Launch,
+    opts: &Options<'_>,
+    (nsms, wpb): (u32, u32),
+    nregs: usize,
+) -> host::Fresh {
+    let threads = launch.block_threads();
+    host::Fresh {
+        target: opts.target,
+        thread: ThreadCtx {
+            first_thread: 0,
+            ntid: launch.block,
+            nctaid: launch.grid,
+            nsmid: nsms,
+            smem: [0, prep.shared as u32],
+            envreg: opts.envreg,
+            ..ThreadCtx::default()
+        },
+        threads,
+        wpb,
+        nregs,
+        local: prep.local,
+    }
 }
 
 /// Registers a thread and where they came from: the option over the
