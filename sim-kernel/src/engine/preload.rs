@@ -86,33 +86,31 @@ impl Preloaded {
         let Some(&Some((leader, k))) = code.member_of.get(pc) else {
             return false;
         };
-        let bit = 1u8 << (k % 8);
-        let Some(o) = self
-            .open
-            .iter_mut()
-            .find(|o| o.leader == leader && o.mask & bit != 0)
-        else {
-            return false;
-        };
-        o.mask &= !bit;
-        let w = u64::from(o.words[usize::from(k) % 4]);
         let member = code
             .preload
             .get(leader as usize)
             .and_then(|p| p.get(usize::from(k)));
-        // The leader's broadcast ran on every lane.
-        let Some(m) = member.filter(|_| mask == u32::MAX) else {
-            return false;
-        };
-        // The file has the slot (it is sized to the kernel's slots): the
-        // test in line, `ensure` (a call) only where it would grow.
-        if regs.len() <= m.dest.0 as usize {
-            regs.ensure(m.dest.0 as usize + 1);
+        match member {
+            Some(m) => self.take_bare((leader, k), m.dest, mask, regs),
+            None => {
+                // Its word is spent all the same.
+                self.claim(leader, k);
+                false
+            }
         }
-        // AVX2's 32-byte stores where the CPU has them: the baseline's
-        // are 32 of 8 bytes.
-        super::shload::broadcast(regs.reg_mut(m.dest), w);
-        true
+    }
+
+    /// Member `k`'s word of the open group led at `leader`, if it was read
+    /// and not yet taken; taken now.
+    #[inline(always)]
+    fn claim(&mut self, leader: u32, k: u8) -> Option<u64> {
+        let bit = 1u8 << (k % 8);
+        let o = self
+            .open
+            .iter_mut()
+            .find(|o| o.leader == leader && o.mask & bit != 0)?;
+        o.mask &= !bit;
+        Some(u64::from(o.words[usize::from(k) % 4]))
     }
 
     /// [`Self::take`] of a member whose leader and index (`leader`, `k`:
@@ -126,24 +124,21 @@ impl Preloaded {
         mask: u32,
         regs: &mut WarpRegs,
     ) -> bool {
-        let bit = 1u8 << (k % 8);
-        let Some(o) = self
-            .open
-            .iter_mut()
-            .find(|o| o.leader == leader && o.mask & bit != 0)
-        else {
+        let Some(w) = self.claim(leader, k) else {
             return false;
         };
-        o.mask &= !bit;
         // The leader's broadcast ran on every lane.
         if mask != u32::MAX {
             return false;
         }
+        // The file has the slot (it is sized to the kernel's slots): the
+        // test in line, `ensure` (a call) only where it would grow.
         if regs.len() <= dest.0 as usize {
             regs.ensure(dest.0 as usize + 1);
         }
-        // Out of line: in line, the 32 lanes went out as scalar stores.
-        super::shload::broadcast(regs.reg_mut(dest), u64::from(o.words[usize::from(k) % 4]));
+        // AVX2's 32-byte stores where the CPU has them: the baseline's
+        // are 32 of 8 bytes, and in line they went out as scalar stores.
+        super::shload::broadcast(regs.reg_mut(dest), w);
         true
     }
 
@@ -181,15 +176,7 @@ impl Preloaded {
             return;
         }
         for k in 0..n {
-            let a = addr.wrapping_add(4 * (k as u64 + 1));
-            let Some(w) = usize::try_from(a)
-                .ok()
-                .and_then(|a| shared.get(a..a.checked_add(4)?))
-            else {
-                continue;
-            };
-            o.words[k] = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
-            o.mask |= 1 << k;
+            o.read(k, shared, addr.wrapping_add(4 * (k as u64 + 1)));
         }
     }
 
@@ -202,16 +189,24 @@ impl Preloaded {
             return;
         };
         for (k, m) in members.iter().enumerate().take(4) {
-            let a = addr.wrapping_add(m.off);
-            let Some(w) = usize::try_from(a)
-                .ok()
-                .and_then(|a| shared.get(a..a.checked_add(4)?))
-            else {
-                continue;
-            };
-            o.words[k] = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
-            o.mask |= 1 << k;
+            o.read(k, shared, addr.wrapping_add(m.off));
         }
+    }
+}
+
+impl Open {
+    /// Member `k`'s word, read from shared address `a` where shared
+    /// memory holds it (a member outside it loads as before).
+    #[inline(always)]
+    fn read(&mut self, k: usize, shared: &[u8], a: u64) {
+        let Some(w) = usize::try_from(a)
+            .ok()
+            .and_then(|a| shared.get(a..a.checked_add(4)?))
+        else {
+            return;
+        };
+        self.words[k] = u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
+        self.mask |= 1 << k;
     }
 }
 

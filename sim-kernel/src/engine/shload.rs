@@ -99,6 +99,8 @@ impl WordAccess {
     /// leader's address, `Preloaded::lead`); a global one runs as `run`,
     /// whose addresses the L2 notes read. Its copy chosen by a test, not
     /// a pointer: the statement's record (`Stmt`) has no room for one.
+    /// (Its parameters are `run_as`'s, the `WordKernel` signature: the
+    /// two signatures are the one repetition left here.)
     #[inline(always)]
     pub fn run_bare(
         &self,
@@ -121,7 +123,8 @@ impl WordAccess {
 
     /// [`Self::run`] for a shared access (`SHARED`) or a global one, a
     /// store (`STORE`) or a load; [`Self::run_bare`]'s without `ADDRS`
-    /// (lane 0's address alone).
+    /// (lane 0's address alone). (The `WordKernel` signature, as
+    /// `run_bare`'s.)
     #[inline(never)]
     fn run_as<const SHARED: bool, const STORE: bool, const ADDRS: bool>(
         &self,
@@ -142,16 +145,20 @@ impl WordAccess {
         })
     }
 
-    /// [`Self::run_as`]'s code, compiled twice ([`twice`]).
+    /// [`Self::run_as`]'s code, compiled twice ([`twice`]), on its
+    /// arguments.
     #[inline(always)]
     fn run_in<const SHARED: bool, const STORE: bool, const ADDRS: bool>(
-        &self,
-        regs: &mut WarpRegs,
-        mask: u32,
-        mem: &mut WarpMem<'_>,
-        out: &mut Accesses,
+        a: RunAs<'_, '_, SHARED, STORE, ADDRS>,
     ) -> bool {
-        if mask != u32::MAX || regs.len() <= self.base.0.max(self.reg.0) as usize {
+        let RunAs {
+            w,
+            regs,
+            mask,
+            mem,
+            out,
+        } = a;
+        if mask != u32::MAX || regs.len() <= w.base.0.max(w.reg.0) as usize {
             return false;
         }
         // A shared address is 32 bits wide, a global one 64
@@ -159,10 +166,10 @@ impl WordAccess {
         // register less lane 0's (the offset cancels; for a shared one, in
         // the low words), so the shape is found from the registers alone,
         // with no address made or stored per lane.
-        let src = regs.get(self.base);
+        let src = regs.get(w.base);
         let (same, next) = if SHARED { shape32(src) } else { shape64(src) };
         let width = if SHARED { 0xffff_ffff } else { u64::MAX };
-        let a0 = (src[0] & width).wrapping_add(self.off);
+        let a0 = (src[0] & width).wrapping_add(w.off);
         // A store to one word is the general path's (lanes in order, the
         // last one's value kept).
         let broadcast = same == 0 && !STORE;
@@ -187,13 +194,13 @@ impl WordAccess {
             let Some(c) = b.and_then(|b| b.first_chunk::<4>()) else {
                 return false;
             };
-            fill(regs.reg_mut(self.reg), u64::from(u32::from_le_bytes(*c)));
+            fill(regs.reg_mut(w.reg), u64::from(u32::from_le_bytes(*c)));
             if ADDRS {
                 fill(&mut *out, a0);
             }
         } else {
             if STORE {
-                if !store_words::<SHARED>(mem, a0, regs.reg(self.reg)) {
+                if !store_words::<SHARED>(mem, a0, regs.reg(w.reg)) {
                     return false;
                 }
             } else {
@@ -205,7 +212,7 @@ impl WordAccess {
                 let Some(b) = b.and_then(|b| b.first_chunk::<{ 4 * WARP_SIZE }>()) else {
                     return false;
                 };
-                words_in(regs.reg_mut(self.reg), b);
+                words_in(regs.reg_mut(w.reg), b);
             }
             if ADDRS {
                 consecutive_into(&mut *out, a0);
@@ -236,14 +243,7 @@ impl<const SHARED: bool, const STORE: bool, const ADDRS: bool> Twice
     type Out = bool;
     #[inline(always)]
     fn run(self) -> bool {
-        let RunAs {
-            w,
-            regs,
-            mask,
-            mem,
-            out,
-        } = self;
-        w.run_in::<SHARED, STORE, ADDRS>(regs, mask, mem, out)
+        WordAccess::run_in(self)
     }
 }
 
@@ -697,6 +697,15 @@ mod tests {
         assert!(ran[0] > 8_000 && ran[1] > 8_000, "{ran:?}");
     }
 
+    /// Registers 1 and 2 (`%f1`, `%f2`), the stores' values, drawn wider
+    /// than the word: only its low 32 bits land.
+    fn stored_values(regs: &mut WarpRegs, x: &mut u64) {
+        for l in 0..WARP_SIZE {
+            regs.get_mut(RegId(1))[l] = next(x);
+            regs.get_mut(RegId(2))[l] = next(x);
+        }
+    }
+
     /// A consecutive word store runs exactly where the general path would
     /// store every lane without a fault, and leaves what it leaves: the
     /// memory, the addresses for timing, the shape.
@@ -712,11 +721,7 @@ mod tests {
             ("st.shared.b32 [%r1+12], %f2;", 12),
         ];
         each_shared_draw(&mut x, &cases, [0, 4, 4, 8, 1, 4], |x, mut d| {
-            for l in 0..WARP_SIZE {
-                // Values wider than the word: only its low 32 bits land.
-                d.regs.get_mut(RegId(1))[l] = next(x);
-                d.regs.get_mut(RegId(2))[l] = next(x);
-            }
+            stored_values(&mut d.regs, x);
             let (a0, what) = (d.a0, &d.what);
             let runs = d.mask == u32::MAX
                 && !d.odd
@@ -905,10 +910,7 @@ mod tests {
             ("st.shared.b32 [%r1+12], %f2;", 12),
         ];
         each_shared_draw(&mut x, &cases, [0, 4, 4, 8, 1, 0], |x, mut d| {
-            for l in 0..WARP_SIZE {
-                d.regs.get_mut(RegId(1))[l] = next(x);
-                d.regs.get_mut(RegId(2))[l] = next(x);
-            }
+            stored_values(&mut d.regs, x);
             let mut each = |bare: bool| {
                 let (mut regs, mut sh, mut out) = (d.regs.clone(), shared.clone(), BLANK);
                 let mut m = warp_mem(&mut sh, &mut global);

@@ -339,6 +339,19 @@ fn on_16_sms(
     run_grid(&prep, launch, &opts).unwrap()
 }
 
+/// The launch of two waves of the sampled tests below (260 blocks of 128
+/// threads at 48 registers a thread) and its module.
+fn two_waves() -> (Launch, sim_module::Module) {
+    let launch = Launch::parse(
+        r#"{"ptx": "k.ptx", "entry": "k", "grid": [260,1,1], "block": [128,1,1],
+           "registers": 48,
+           "buffers": {"b": {"bytes": 133120, "fill": 0}}, "params": [{"buffer": "b"}]}"#,
+        Path::new("."),
+    )
+    .unwrap();
+    (launch, parse_module(CHAINS, "k.ptx").unwrap())
+}
+
 /// `--sample` on a launch of more than one wave: 48 registers a thread
 /// let an SM hold 10 blocks of 128 threads, so 16 SMs run 160 of the 260
 /// blocks in a first wave and the other 100 in a thinner second one, whose
@@ -348,14 +361,7 @@ fn on_16_sms(
 /// timed blocks so far, as before, they gave 20% too many cycles).
 #[test]
 fn a_sampled_launch_of_two_waves_estimates_its_cycles() {
-    let launch = Launch::parse(
-        r#"{"ptx": "k.ptx", "entry": "k", "grid": [260,1,1], "block": [128,1,1],
-           "registers": 48,
-           "buffers": {"b": {"bytes": 133120, "fill": 0}}, "params": [{"buffer": "b"}]}"#,
-        Path::new("."),
-    )
-    .unwrap();
-    let module = parse_module(CHAINS, "k.ptx").unwrap();
+    let (launch, module) = two_waves();
     let run = |sample: bool, threads: usize| on_16_sms(&module, &launch, sample, threads);
     let full = run(false, 1);
     let sampled = run(true, 2);
@@ -530,14 +536,7 @@ fn members_read_at_their_leader_keep_their_values() {
 /// `--dump-regs` keeps them (before, an untimed block's were not kept).
 #[test]
 fn a_sampled_launch_keeps_an_untimed_blocks_registers() {
-    let launch = Launch::parse(
-        r#"{"ptx": "k.ptx", "entry": "k", "grid": [260,1,1], "block": [128,1,1],
-           "registers": 48,
-           "buffers": {"b": {"bytes": 133120, "fill": 0}}, "params": [{"buffer": "b"}]}"#,
-        Path::new("."),
-    )
-    .unwrap();
-    let module = parse_module(CHAINS, "k.ptx").unwrap();
+    let (launch, module) = two_waves();
     let run = |sample: bool, cta: u32| {
         let prep = Prepared::new(&module, &launch, launch.load_buffers().unwrap()).unwrap();
         let cfg = sim_core::preset(sim_isa::Target::SM_90);
