@@ -190,6 +190,7 @@ pub(crate) fn run(
     let mut printed = crate::printf::Sink::default();
     let notes_hint = AtomicUsize::new(0);
     let fresh = fresh_of(prep, launch, opts, (nsms, wpb), code.nregs);
+    let pool = host_threads(opts.threads, nsms as usize)?;
     loop {
         // What the SMs read this epoch (dealing runs a new block's warps
         // a stretch ahead too).
@@ -228,7 +229,7 @@ pub(crate) fn run(
             break;
         }
         let end = now + EPOCH;
-        run_epoch(&sh, &mut slots, end, opts.threads)?;
+        run_epoch(&sh, &mut slots, end, pool.as_ref())?;
         // What the SMs wrote and added, in SM order.
         for (s, slot) in slots.iter_mut().enumerate() {
             slot.st.overlay.merge_into(&mut global);
@@ -405,23 +406,44 @@ fn pass_logs(slots: &mut [Slot], warps: &mut Warps<'_>) -> Result<(), KernelErro
     Ok(())
 }
 
-/// Runs every busy SM to clock `end`, on up to `threads` host threads.
+/// The host threads besides the calling one that run SMs, kept for the
+/// whole launch: an epoch after a sampled launch's first has a few timed
+/// SMs' work (about a millisecond), and starting threads for each epoch
+/// cost a share of it. `None` for one thread.
+fn host_threads(threads: usize, sms: usize) -> Result<Option<rayon::ThreadPool>, KernelError> {
+    let extra = threads.clamp(1, sms.max(1)) - 1;
+    if extra == 0 {
+        return Ok(None);
+    }
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(extra)
+        .thread_name(|i| format!("sm-host-{}", i + 1))
+        .build()
+        .map(Some)
+        .map_err(|e| KernelError::Limit(format!("cannot start {extra} host threads: {e}")))
+}
+
+/// Runs every busy SM to clock `end`, on the calling thread and `pool`'s.
 /// Returns the first error in SM order.
 fn run_epoch(
     sh: &Shared<'_, '_>,
     slots: &mut [Slot],
     end: u64,
-    threads: usize,
+    pool: Option<&rayon::ThreadPool>,
 ) -> Result<(), KernelError> {
+    // An SM run functionally (`--sample`) whose blocks have all run to
+    // their end only holds them (`sample::release`): nothing to run.
     let mut busy: Vec<(usize, &mut Slot)> = slots
         .iter_mut()
         .enumerate()
-        .filter(|(_, s)| s.st.live > 0)
+        .filter(|(_, s)| s.st.live > 0 && (s.st.detail || s.st.runnable()))
         .collect();
-    let threads = threads.clamp(1, busy.len().max(1));
-    if threads == 1 {
+    let helpers = pool.map_or(0, |p| {
+        p.current_num_threads().min(busy.len().saturating_sub(1))
+    });
+    let Some(pool) = pool.filter(|_| helpers > 0) else {
         return run_slots(sh, &mut busy, end).map_err(|(_, e)| e);
-    }
+    };
     // The threads take the SMs one at a time, each as it frees up (so a
     // thread whose SMs ran short takes more): which thread runs an SM does
     // not change what it computes. Under `--sample` the few timed SMs cost
@@ -434,45 +456,45 @@ fn run_epoch(
     let next = AtomicUsize::new(0);
     let failed = AtomicUsize::new(usize::MAX);
     let work: Vec<Mutex<(usize, &mut Slot)>> = busy.into_iter().map(Mutex::new).collect();
-    let take = || -> Option<(usize, KernelError)> {
-        let mut first: Option<(usize, KernelError)> = None;
-        while let Some(cell) = work.get(next.fetch_add(1, Ordering::Relaxed)) {
-            let mut held = cell.lock().unwrap_or_else(PoisonError::into_inner);
-            if held.0 > failed.load(Ordering::Relaxed) {
-                continue;
+    let errors: Mutex<Vec<(usize, KernelError)>> = Mutex::new(Vec::new());
+    // A panic on any thread is an error of the launch.
+    let take = || {
+        let run = || {
+            let mut first: Option<(usize, KernelError)> = None;
+            while let Some(cell) = work.get(next.fetch_add(1, Ordering::Relaxed)) {
+                let mut held = cell.lock().unwrap_or_else(PoisonError::into_inner);
+                if held.0 > failed.load(Ordering::Relaxed) {
+                    continue;
+                }
+                if let Err(e) = run_slots(sh, std::slice::from_mut(&mut *held), end) {
+                    failed.fetch_min(e.0, Ordering::Relaxed);
+                    first = match first {
+                        Some(f) if f.0 <= e.0 => Some(f),
+                        _ => Some(e),
+                    };
+                }
             }
-            if let Err(e) = run_slots(sh, std::slice::from_mut(&mut *held), end) {
-                failed.fetch_min(e.0, Ordering::Relaxed);
-                first = match first {
-                    Some(f) if f.0 <= e.0 => Some(f),
-                    _ => Some(e),
-                };
-            }
+            first
+        };
+        let e = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
+            Ok(e) => e,
+            Err(_) => Some((0, KernelError::Limit("an SM's host thread panicked".into()))),
+        };
+        if let Some(e) = e {
+            errors
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(e);
         }
-        first
     };
-    let panicked = || (0, KernelError::Limit("an SM's host thread panicked".into()));
-    let errors: Vec<(usize, KernelError)> = std::thread::scope(|scope| {
-        // The calling thread takes SMs too: it would only wait, and an
-        // epoch after a sampled launch's first has a few timed SMs' work
-        // (about a millisecond), of which starting one thread fewer saves
-        // a share. A panic in any of them is an error of the launch, as it
-        // was with a fixed share of SMs each.
-        let workers: Vec<_> = (1..threads).map(|_| scope.spawn(take)).collect();
-        let own = std::panic::catch_unwind(std::panic::AssertUnwindSafe(take));
-        let mut errors = Vec::new();
-        match own {
-            Ok(e) => errors.extend(e),
-            Err(_) => errors.push(panicked()),
+    // The calling thread takes SMs too: it would only wait.
+    pool.in_place_scope(|scope| {
+        for _ in 0..helpers {
+            scope.spawn(|_| take());
         }
-        for h in workers {
-            match h.join() {
-                Ok(e) => errors.extend(e),
-                Err(_) => errors.push(panicked()),
-            }
-        }
-        errors
+        take();
     });
+    let errors = errors.into_inner().unwrap_or_else(PoisonError::into_inner);
     match errors.into_iter().min_by_key(|(s, _)| *s) {
         Some((_, e)) => Err(e),
         None => Ok(()),
