@@ -206,10 +206,10 @@ impl Gpu {
         &self.cfg
     }
 
-    /// Brings sector `s` into L2, untimed: a block that `--sample` runs
-    /// functionally (`memtime::L2Notes`).
-    pub fn bring_in(&mut self, s: u64) {
-        self.l2.insert(s);
+    /// Brings sectors `first` to `first + len - 1` into L2, untimed: a
+    /// block that `--sample` runs functionally (`memtime::L2Notes`).
+    pub fn bring_in_run(&mut self, first: u64, len: u64) {
+        self.l2.insert_run(first, len);
     }
 
     /// Takes in what `sm` added this epoch. Called for each SM in SM order:

@@ -232,6 +232,11 @@ impl Overlay {
 
     /// Writes this epoch's bytes into `base` and empties the overlay.
     pub fn merge_into(&mut self, base: &mut Global) {
+        // Most SMs write nothing in most epochs: a drain walks the whole
+        // table (as large as the most pages an epoch wrote) even so.
+        if self.pages.is_empty() {
+            return;
+        }
         for (key, p) in self.pages.drain() {
             let start = key * PAGE;
             // The allocation of the last byte written, while the next bytes

@@ -158,6 +158,19 @@ impl<'p> Code<'p> {
         for (i, s) in at.iter_mut().enumerate() {
             s.plain = inst(i).is_some() && !s.mem && !s.clock && !s.barrier;
         }
+        let mut word: Vec<_> = at.iter().map(|s| s.word).collect();
+        let writes = super::preload::Writes {
+            uses: &uses,
+            regs: &regs,
+        };
+        super::shload::link_bases(
+            &mut word,
+            |j| renamed.get(j).is_some_and(Option::is_some),
+            |j, r| writes.slot(j, r),
+        );
+        for (s, w) in at.iter_mut().zip(word) {
+            s.word = w;
+        }
         Code {
             prep,
             nregs: regs.slots(),

@@ -351,6 +351,13 @@ impl SmState {
         Ok(any)
     }
 
+    /// Whether a block it runs functionally has not run to its end (a
+    /// block dealt and not yet made has not): else an epoch has nothing
+    /// to run on it.
+    pub fn runnable(&self) -> bool {
+        self.blocks.iter().flatten().any(|b| !b.fn_done())
+    }
+
     /// Runs the warps of the block in `slot` functionally (`--sample`), as
     /// far as they go this epoch: until each exits or waits for a deferred
     /// atomic. A clock read returns the epoch's first cycle.

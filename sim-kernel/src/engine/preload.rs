@@ -221,7 +221,7 @@ pub(crate) struct Writes<'a> {
 
 impl Writes<'_> {
     /// Whether statement `j` writes slot `slot`.
-    fn slot(&self, j: usize, slot: RegId) -> bool {
+    pub(crate) fn slot(&self, j: usize, slot: RegId) -> bool {
         let w = self.uses.writes(j);
         w.iter().any(|&r| self.regs.reg(RegId(r)) == slot)
     }

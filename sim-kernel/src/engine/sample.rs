@@ -170,13 +170,39 @@ impl Residencies {
 /// warp-instructions (its share of the untimed block's total, both
 /// blocks running the same code); all of it once the partner's block has
 /// run to its end; `None` before it is dealt.
-fn partner_point(p: &SmState, seq: u32) -> Option<u64> {
+fn partner_point(p: &Points, seq: u32) -> Option<u64> {
     if seq >= p.dealt {
         return None;
     }
-    match p.blocks.iter().flatten().find(|pb| pb.seq == seq) {
-        Some(pb) if !pb.fn_done() => Some(pb.exec),
-        _ => Some(u64::MAX),
+    match p.running.iter().find(|r| r.0 == seq) {
+        Some(&(_, exec)) => Some(exec),
+        None => Some(u64::MAX),
+    }
+}
+
+/// A timed SM's blocks as [`partner_point`] reads them, gathered once for
+/// the untimed SMs that follow it: how many it has been dealt, and the
+/// sequence number and count of each that has not run to its end (its
+/// blocks lie far apart in memory, and each untimed block looked for its
+/// partner's among them every epoch).
+#[derive(Default)]
+struct Points {
+    sm: Option<usize>,
+    dealt: u32,
+    running: Vec<(u32, u64)>,
+}
+
+impl Points {
+    /// For timed SM `sm` (`st`), unless it is already.
+    fn gather(&mut self, sm: usize, st: &SmState) {
+        if self.sm == Some(sm) {
+            return;
+        }
+        self.sm = Some(sm);
+        self.dealt = st.dealt;
+        self.running.clear();
+        let running = st.blocks.iter().flatten().filter(|b| !b.fn_done());
+        self.running.extend(running.map(|b| (b.seq, b.exec)));
     }
 }
 
@@ -185,7 +211,7 @@ fn partner_point(p: &SmState, seq: u32) -> Option<u64> {
 /// brought in up to after the epoch ending at `end`. A block whose
 /// partner has none to follow follows its modelled residency's elapsed
 /// share; `None` while that is not known either.
-fn reached(partner: Option<&SmState>, b: &Block, end: u64) -> Option<u64> {
+fn reached(partner: Option<&Points>, b: &Block, end: u64) -> Option<u64> {
     match (partner.and_then(|p| partner_point(p, b.seq)), b.done_at) {
         (Some(u), _) => Some(u),
         (None, Some(t)) if t > b.start => {
@@ -269,7 +295,10 @@ pub(super) fn run(sh: &Shared<'_, '_>, st: &mut SmState) -> Result<(), KernelErr
         make(sh, st, slot);
         st.run_functional(sh, slot)?;
         let noted = give_back(st, slot);
-        sh.notes_hint.fetch_max(noted, Ordering::Relaxed);
+        // Not every slot: the hint is one word all threads share.
+        if noted > 0 {
+            sh.notes_hint.fetch_max(noted, Ordering::Relaxed);
+        }
     }
     Ok(())
 }
@@ -290,6 +319,7 @@ pub(super) fn release(
     exhausted: bool,
 ) -> u64 {
     let mut left = 0;
+    let mut points = Points::default();
     for s in 0..slots.len() {
         if slots[s].st.detail || slots[s].st.live == 0 {
             continue;
@@ -300,7 +330,10 @@ pub(super) fn release(
             continue;
         };
         // Below it: the nearest timed SM at or below an untimed one.
-        let partner = lo.get(p).map(|x| &x.st);
+        let partner = lo.get(p).map(|x| {
+            points.gather(p, &x.st);
+            &points
+        });
         let partner_dealt = partner.map_or(0, |x| x.dealt);
         let st = &mut me.st;
         for slot in 0..st.blocks.len() {

@@ -46,6 +46,13 @@ pub(crate) struct WordAccess {
     /// A store (else a load): which of [`WordAccess::run_bare`]'s copies
     /// runs it.
     store: bool,
+    /// How many statements back the first of a chain of word accesses in
+    /// the same space on the same base register is, each the last such
+    /// before the next with nothing between writing the register (0: none
+    /// within 255): a bare warp that ran both in one straight line knows
+    /// this one's shape from that one's ([`Shapes`]; set by
+    /// [`link_bases`]).
+    pub base_back: u8,
 }
 
 /// [`WordAccess::run`]'s type.
@@ -72,10 +79,10 @@ impl WordAccess {
         };
         // A copy of the loop for each kind, its tests constant.
         let run: WordKernel = match (m.space, store) {
-            (Space::Shared, false) => Self::run_as::<true, false, true>,
-            (Space::Shared, true) => Self::run_as::<true, true, true>,
-            (Space::Global, false) => Self::run_as::<false, false, true>,
-            (Space::Global, true) => Self::run_as::<false, true, true>,
+            (Space::Shared, false) => Self::run_timed::<true, false>,
+            (Space::Shared, true) => Self::run_timed::<true, true>,
+            (Space::Global, false) => Self::run_timed::<false, false>,
+            (Space::Global, true) => Self::run_timed::<false, true>,
             _ => return None,
         };
         (inst.guard.is_none() && m.vec == 1 && word).then_some(WordAccess {
@@ -85,6 +92,7 @@ impl WordAccess {
             space: m.space,
             run,
             store,
+            base_back: 0,
         })
     }
 
@@ -93,11 +101,12 @@ impl WordAccess {
         self.space == Space::Shared
     }
 
-    /// [`Self::run`] for an untimed warp (`--sample`'s functional SMs): a
-    /// shared access leaves `out.addrs` past lane 0 as they were, as
-    /// nothing but timing reads them (lane 0's is a merged group's
-    /// leader's address, `Preloaded::lead`); a global one runs as `run`,
-    /// whose addresses the L2 notes read. Its copy chosen by a test, not
+    /// [`Self::run`] for an untimed warp (`--sample`'s functional SMs): it
+    /// leaves `out.addrs` past lane 0 as they were, as nothing but timing
+    /// reads them (lane 0's is a merged group's leader's address,
+    /// `Preloaded::lead`, or where a global access's L2 sectors start:
+    /// `mem.broadcast` says whether it read one word or 32 consecutive
+    /// ones). Its copy chosen by a test, not
     /// a pointer: the statement's record (`Stmt`) has no room for one.
     /// (Its parameters are `run_as`'s, the `WordKernel` signature: the
     /// two signatures are the one repetition left here.)
@@ -107,13 +116,50 @@ impl WordAccess {
         regs: &mut WarpRegs,
         mask: u32,
         mem: &mut WarpMem<'_>,
-        out: &mut Accesses,
+        (out, shape): (&mut Accesses, &mut Option<Known>),
     ) -> bool {
+        // In line, not through `twice`: the bare loop that calls it is
+        // compiled twice as a whole (`Warp::run_untimed`).
+        let w = self;
         match (self.space, self.store) {
-            (Space::Shared, false) => self.run_as::<true, false, false>(regs, mask, mem, out),
-            (Space::Shared, true) => self.run_as::<true, true, false>(regs, mask, mem, out),
-            _ => (self.run)(self, regs, mask, mem, out),
+            (Space::Shared, false) => Self::run_in(RunAs::<true, false, false> {
+                w,
+                regs,
+                mask,
+                mem,
+                out,
+                shape,
+            }),
+            (Space::Shared, true) => Self::run_in(RunAs::<true, true, false> {
+                w,
+                regs,
+                mask,
+                mem,
+                out,
+                shape,
+            }),
+            (_, false) => Self::run_in(RunAs::<false, false, false> {
+                w,
+                regs,
+                mask,
+                mem,
+                out,
+                shape,
+            }),
+            (_, true) => Self::run_in(RunAs::<false, true, false> {
+                w,
+                regs,
+                mask,
+                mem,
+                out,
+                shape,
+            }),
         }
+    }
+
+    /// A load from global memory.
+    pub fn global_load(self) -> bool {
+        self.space == Space::Global && !self.store
     }
 
     /// A load's destination, a store's value.
@@ -122,16 +168,30 @@ impl WordAccess {
     }
 
     /// [`Self::run`] for a shared access (`SHARED`) or a global one, a
-    /// store (`STORE`) or a load; [`Self::run_bare`]'s without `ADDRS`
-    /// (lane 0's address alone). (The `WordKernel` signature, as
-    /// `run_bare`'s.)
+    /// store (`STORE`) or a load (the `WordKernel` signature, as
+    /// `run_bare`'s).
     #[inline(never)]
+    fn run_timed<const SHARED: bool, const STORE: bool>(
+        &self,
+        regs: &mut WarpRegs,
+        mask: u32,
+        mem: &mut WarpMem<'_>,
+        out: &mut Accesses,
+    ) -> bool {
+        self.run_as::<SHARED, STORE, true>(regs, mask, mem, out, &mut None)
+    }
+
+    /// [`Self::run_timed`]'s and [`Self::run_bare`]'s code: the latter's
+    /// without `ADDRS` (lane 0's address alone). `shape`: the base
+    /// register's, if known, else set to it where found.
+    #[inline(always)]
     fn run_as<const SHARED: bool, const STORE: bool, const ADDRS: bool>(
         &self,
         regs: &mut WarpRegs,
         mask: u32,
         mem: &mut WarpMem<'_>,
         out: &mut Accesses,
+        shape: &mut Option<Known>,
     ) -> bool {
         // The shape's 32 lanes at AVX2's width where the CPU has it: the
         // default build's baseline runs them at SSE's (docs/speed.md,
@@ -142,6 +202,7 @@ impl WordAccess {
             mask,
             mem,
             out,
+            shape,
         })
     }
 
@@ -157,6 +218,7 @@ impl WordAccess {
             mask,
             mem,
             out,
+            shape,
         } = a;
         if mask != u32::MAX || regs.len() <= w.base.0.max(w.reg.0) as usize {
             return false;
@@ -165,19 +227,32 @@ impl WordAccess {
         // (`Space::addr_bits`). Lane `l`'s address less lane 0's is its
         // register less lane 0's (the offset cancels; for a shared one, in
         // the low words), so the shape is found from the registers alone,
-        // with no address made or stored per lane.
-        let src = regs.get(w.base);
-        let (same, next) = if SHARED { shape32(src) } else { shape64(src) };
+        // with no address made or stored per lane; or known from an
+        // access on the same register before it.
+        let k = match *shape {
+            Some(k) => k,
+            None => {
+                let src = regs.get(w.base);
+                let (same, next) = if SHARED { shape32(src) } else { shape64(src) };
+                let k = Known {
+                    v0: src[0],
+                    same: same == 0,
+                    next: next == 0,
+                };
+                *shape = Some(k);
+                k
+            }
+        };
         let width = if SHARED { 0xffff_ffff } else { u64::MAX };
-        let a0 = (src[0] & width).wrapping_add(w.off);
+        let a0 = (k.v0 & width).wrapping_add(w.off);
         // A store to one word is the general path's (lanes in order, the
         // last one's value kept).
-        let broadcast = same == 0 && !STORE;
+        let broadcast = k.same && !STORE;
         // A shared address does not wrap at 32 bits: lane 31's low word
         // must be lane 0's plus 124 without the carry that `shape32`,
         // modulo 2^32, does not see.
-        let wraps = SHARED && src[0] & width > width - STEPS[WARP_SIZE - 1];
-        if a0 & 3 != 0 || !broadcast && (next != 0 || wraps) {
+        let wraps = SHARED && k.v0 & width > width - STEPS[WARP_SIZE - 1];
+        if a0 & 3 != 0 || !broadcast && (!k.next || wraps) {
             return false;
         }
         let start = usize::try_from(a0).ok();
@@ -235,6 +310,98 @@ struct RunAs<'a, 'm, const SHARED: bool, const STORE: bool, const ADDRS: bool> {
     mask: u32,
     mem: &'a mut WarpMem<'m>,
     out: &'a mut Accesses,
+    shape: &'a mut Option<Known>,
+}
+
+/// What a word access found of its base register's lanes: lane 0's value,
+/// and whether the lanes are all lane 0's, or lane 0's plus `4 l` (in the
+/// low words for a shared access, the whole registers for a global one).
+/// The same for every access on the register until it is written.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Known {
+    v0: u64,
+    same: bool,
+    next: bool,
+}
+
+/// The shapes a bare warp's word accesses found in its current straight
+/// line: the last one found on each base register, with its statement
+/// (a table on the register modulo its size), which is what a later
+/// access on the same register asks for (`WordAccess::base_back`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Shapes {
+    at: [(u32, Known); SHAPES],
+}
+
+/// Base registers a bare warp keeps shapes for: the SGEMM's tile loop
+/// reads through two at a time (a row of one tile, a column of the
+/// other), and stores through two others.
+const SHAPES: usize = 8;
+
+impl Default for Shapes {
+    fn default() -> Self {
+        Shapes {
+            at: [(u32::MAX, Known::default()); SHAPES],
+        }
+    }
+}
+
+impl Shapes {
+    /// A new straight line: nothing is known.
+    #[inline(always)]
+    pub fn clear(&mut self) {
+        for e in &mut self.at {
+            e.0 = u32::MAX;
+        }
+    }
+
+    /// The shape of `w`'s base register that the first of its chain found
+    /// in this straight line, if `w` is linked to one and it is kept.
+    #[inline(always)]
+    pub fn get(&self, w: &WordAccess, pc: usize) -> Option<Known> {
+        let from = pc.checked_sub(usize::from(w.base_back).max(1))?;
+        let e = self.at[w.base.0 as usize % SHAPES];
+        (e.0 as usize == from && w.base_back != 0).then_some(e.1)
+    }
+
+    /// Statement `pc`, an access through `w`'s base register, found `k`.
+    #[inline(always)]
+    pub fn put(&mut self, w: &WordAccess, pc: usize, k: Known) {
+        self.at[w.base.0 as usize % SHAPES] = (u32::try_from(pc).unwrap_or(u32::MAX), k);
+    }
+}
+
+/// Sets each word access's [`WordAccess::base_back`] in `word` (by
+/// statement): the first of the chain through the nearest earlier one in
+/// the same space on the same base register, where no statement from it
+/// up to this one writes the register (`writes(j, r)`) and every one
+/// between is an instruction (`inst(j)`).
+pub(crate) fn link_bases(
+    word: &mut [Option<WordAccess>],
+    inst: impl Fn(usize) -> bool,
+    writes: impl Fn(usize, RegId) -> bool,
+) {
+    for i in 0..word.len() {
+        let Some(w) = word[i] else { continue };
+        let mut back = 0;
+        for j in (i.saturating_sub(255)..i).rev() {
+            if !inst(j) || writes(j, w.base) {
+                break;
+            }
+            if word[j].is_some_and(|v| v.base == w.base && v.space == w.space) {
+                back = i - j;
+                break;
+            }
+        }
+        // To the first of the chain: the one that finds the shape.
+        let root = match back {
+            0 => 0,
+            b => b + usize::from(word[i - b].map_or(0, |v| v.base_back)),
+        };
+        if let Some(w) = word[i].as_mut() {
+            w.base_back = u8::try_from(root).unwrap_or(0);
+        }
+    }
 }
 
 impl<const SHARED: bool, const STORE: bool, const ADDRS: bool> Twice
@@ -429,6 +596,14 @@ fn store_words<const SHARED: bool>(mem: &mut WarpMem<'_>, a0: u64, lanes: &Reg) 
 /// The `len` bytes at global address `a0` (a word, or 32 consecutive
 /// ones) where one allocation holds them and (during an epoch) the SM
 /// wrote none of them: as `WarpMem::plan` reads them. `None` otherwise.
+/// Asks the CPU for the 32 words at global address `a` where one
+/// allocation holds them (changes nothing).
+pub(crate) fn prefetch_global(g: &GlobalView<'_>, a: u64) {
+    if let Some(b) = global_bytes(g, a, RUN) {
+        sim_isa::exec::simd::prefetch(&b[..RUN as usize]);
+    }
+}
+
 fn global_bytes<'m>(g: &'m GlobalView<'_>, a0: u64, len: u64) -> Option<&'m [u8]> {
     let r = match g {
         GlobalView::Direct(g) => g.region_at(a0)?,
@@ -472,6 +647,42 @@ mod tests {
             syms.declare(name, ty);
         }
         syms
+    }
+
+    /// The shapes are their definitions lane by lane: the low words'
+    /// differences from lane 0's (modulo 2^32) and the whole registers'
+    /// (modulo 2^64), against 0 and against `4 l`, on registers that are
+    /// one word, 32 consecutive ones, or either with a lane moved, with
+    /// stray high words and wrapping.
+    #[test]
+    fn shapes_are_their_lane_by_lane_definitions() {
+        let mut x = 0x1234_5678_9ABC_DEF1u64;
+        for i in 0..4000 {
+            let r = next(&mut x);
+            let base = if i % 5 == 0 { u64::MAX - 60 } else { r >> 7 };
+            let stride = [0, 4, 8, 4u64.wrapping_neg()][i % 4];
+            let mut reg = Reg([0; WARP_SIZE]);
+            for (l, v) in reg.0.iter_mut().enumerate() {
+                *v = base.wrapping_add(stride.wrapping_mul(l as u64));
+                if i % 3 == 1 {
+                    *v ^= (r >> 32) << 32;
+                }
+            }
+            if i % 7 == 0 {
+                reg.0[r as usize % WARP_SIZE] ^= 1 << (r >> 58);
+            }
+            let (mut same32, mut next32, mut same64, mut next64) = (0, 0, 0, 0);
+            for (l, &v) in reg.0.iter().enumerate() {
+                let d32 = (v as u32).wrapping_sub(reg.0[0] as u32);
+                same32 |= u64::from(d32);
+                next32 |= u64::from(d32 ^ (4 * l as u32));
+                let d64 = v.wrapping_sub(reg.0[0]);
+                same64 |= d64;
+                next64 |= d64 ^ (4 * l as u64);
+            }
+            assert_eq!(shape32(&reg.0), (same32, next32), "draw {i}");
+            assert_eq!(shape64(&reg.0), (same64, next64), "draw {i}");
+        }
     }
 
     /// No access recorded: what a declined fast path leaves.
@@ -911,18 +1122,35 @@ mod tests {
         ];
         each_shared_draw(&mut x, &cases, [0, 4, 4, 8, 1, 0], |x, mut d| {
             stored_values(&mut d.regs, x);
-            let mut each = |bare: bool| {
+            // 0: timed; 1: bare, the shape found; 2: bare, the shape known
+            // from a run before on the same registers (as an access on
+            // the same base register at another offset finds it).
+            let mut each = |how: u8| {
                 let (mut regs, mut sh, mut out) = (d.regs.clone(), shared.clone(), BLANK);
+                let mut known = None;
+                if how == 2 {
+                    let (mut r, mut sh2, mut o) = (d.regs.clone(), shared.clone(), BLANK);
+                    let mut m = warp_mem(&mut sh2, &mut global);
+                    d.fast
+                        .run_bare(&mut r, d.mask, &mut m, (&mut o, &mut known));
+                }
                 let mut m = warp_mem(&mut sh, &mut global);
-                let ok = if bare {
-                    d.fast.run_bare(&mut regs, d.mask, &mut m, &mut out)
-                } else {
+                let ok = if how == 0 {
                     (d.fast.run)(&d.fast, &mut regs, d.mask, &mut m, &mut out)
+                } else {
+                    d.fast
+                        .run_bare(&mut regs, d.mask, &mut m, (&mut out, &mut known))
                 };
                 let shape = (m.one_word, m.broadcast);
                 (ok, regs, sh, out, shape)
             };
-            let (timed, bare) = (each(false), each(true));
+            let (timed, bare, known) = (each(0), each(1), each(2));
+            assert_eq!(
+                (bare.0, &bare.1, &bare.2, bare.3, bare.4),
+                (known.0, &known.1, &known.2, known.3, known.4),
+                "{}",
+                d.what
+            );
             let mut want = timed.3;
             want.addrs[1..].fill(0);
             let what = &d.what;

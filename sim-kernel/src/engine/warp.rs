@@ -102,6 +102,12 @@ pub(crate) struct Warp {
     pub red: Option<(usize, u32, BarRedShare)>,
     /// Members of a merged group read at its leader (`preload`).
     pre: Preloaded,
+    /// A bare warp's last address of each global load (a table on the
+    /// statement modulo its size, with the statement: `prefetch_next`).
+    ahead: [(u32, u64); bare::AHEAD],
+    /// The shapes of base registers a bare warp's word accesses found in
+    /// its current straight line (`WordAccess::base_back`).
+    shapes: super::shload::Shapes,
 }
 
 /// What a warp's execution uses besides the warp: the kernel, its memory,
@@ -170,6 +176,8 @@ impl Warp {
             follow: None,
             clock_mem: false,
             pre: Preloaded::default(),
+            ahead: [(u32::MAX, 0); bare::AHEAD],
+            shapes: Default::default(),
             red: None,
             log: log.then(Box::default),
         }

@@ -69,32 +69,57 @@ impl L2Notes {
     /// constant ones).
     #[inline]
     pub fn note(&mut self, acc: &Accesses, count: u64) {
+        if !global(acc) {
+            return;
+        }
+        if let Some((first, last)) = sector_run(acc) {
+            self.note_run(first, last, count);
+            return;
+        }
+        let span = u64::from(acc.bytes).max(1) - 1;
+        let mut on = acc.lanes;
+        while on != 0 {
+            let a = acc.addrs[on.trailing_zeros() as usize];
+            on &= on - 1;
+            let (first, last) = (a / SECTOR, a.saturating_add(span) / SECTOR);
+            self.note_run(first, last, count);
+        }
+    }
+
+    /// [`Self::note`] of a global access of the `bytes` from `a` (one
+    /// word, or a warp's 32 consecutive ones), its addresses not made.
+    #[inline]
+    pub fn note_words(&mut self, a: u64, bytes: u64, count: u64) {
+        let last = a.saturating_add(bytes.max(1) - 1) / SECTOR;
+        self.note_run(a / SECTOR, last, count);
+    }
+
+    /// Notes sectors `first` to `last`, touched at `count`: the last note
+    /// grows where they join or overlap it at the same count (a coalesced
+    /// access's lanes go through its sectors in order), else a note of
+    /// their own while there is room.
+    #[inline]
+    fn note_run(&mut self, first: u64, last: u64, count: u64) {
         let at = count.wrapping_add(self.base);
-        let (notes, cap) = (&mut self.notes, self.cap);
-        let (released, next) = (&self.released, &mut self.next);
-        each_global_sector(acc, |s| {
-            if let Some(n) = notes.last_mut() {
-                // The next sector of the last run (a coalesced access's
-                // lanes go through its sectors in order), or one it holds.
-                let k = s.wrapping_sub(n.first);
-                if n.at == at && k <= u64::from(n.len) {
-                    if k == u64::from(n.len) {
-                        n.len = n.len.saturating_add(1);
-                    }
-                    return;
-                }
+        if let Some(n) = self.notes.last_mut() {
+            let k = first.wrapping_sub(n.first);
+            if n.at == at && k <= u64::from(n.len) {
+                let len = (last - n.first).saturating_add(1);
+                n.len = n.len.max(u32::try_from(len).unwrap_or(u32::MAX));
+                return;
             }
-            if notes.len() < cap {
-                if notes.len() == *released {
-                    *next = at;
-                }
-                notes.push(Note {
-                    at,
-                    first: s,
-                    len: 1,
-                });
+        }
+        if self.notes.len() < self.cap {
+            if self.notes.len() == self.released {
+                self.next = at;
             }
-        });
+            let len = (last - first).saturating_add(1);
+            self.notes.push(Note {
+                at,
+                first,
+                len: u32::try_from(len).unwrap_or(u32::MAX),
+            });
+        }
     }
 
     /// Notes held.
@@ -130,37 +155,25 @@ impl L2Notes {
                 self.next = n.at;
                 return;
             }
-            (n.first..n.first.saturating_add(u64::from(n.len))).for_each(|s| gpu.bring_in(s));
+            gpu.bring_in_run(n.first, u64::from(n.len));
             self.released += 1;
         }
         self.next = u64::MAX;
     }
 }
 
-/// Calls `f` with each sector a global access `acc` (or a generic one
-/// whose first lane is below the shared window) touches, in lane order,
-/// repeats included.
+/// Whether `acc` (with lanes) is a global access, or a generic one whose
+/// first lane is below the shared window.
 #[inline]
-fn each_global_sector(acc: &Accesses, mut f: impl FnMut(u64)) {
+fn global(acc: &Accesses) -> bool {
+    if acc.lanes == 0 {
+        return false;
+    }
     let first = acc.addrs[acc.lanes.trailing_zeros().min(31) as usize];
-    let global = match acc.space {
+    match acc.space {
         Space::Global => true,
         Space::Generic => first < crate::memory::SHARED_WINDOW,
         Space::Shared | Space::Local | Space::Param | Space::Const => false,
-    };
-    if !global || acc.lanes == 0 {
-        return;
-    }
-    if let Some((first, last)) = sector_run(acc) {
-        (first..=last).for_each(f);
-        return;
-    }
-    let span = u64::from(acc.bytes).max(1) - 1;
-    let mut on = acc.lanes;
-    while on != 0 {
-        let a = acc.addrs[on.trailing_zeros() as usize];
-        on &= on - 1;
-        (a / SECTOR..=a.saturating_add(span) / SECTOR).for_each(&mut f);
     }
 }
 
@@ -199,6 +212,35 @@ mod tests {
         n.clear();
         assert!(n.notes.is_empty());
         assert_eq!(n.cap, NOTES_PER_WARP);
+    }
+
+    /// A word access noted from lane 0's address alone (`note_words`, the
+    /// untimed word path) is noted as from its 32 addresses: one word or
+    /// 32 consecutive ones, at counts that repeat and not, runs that
+    /// join, overlap or lie apart.
+    #[test]
+    fn a_word_access_is_noted_as_its_addresses() {
+        let (mut a, mut b) = (L2Notes::for_warps(1), L2Notes::for_warps(1));
+        let mut x = 0x2545_F491_4F6C_DD1Du64;
+        for i in 0..3000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let a0 = (x % 4096) * 4;
+            let count = i / 3;
+            if x >> 40 & 1 == 0 {
+                a.note(&access(Space::Global, 4, |_| a0), count);
+                b.note_words(a0, 4, count);
+            } else {
+                a.note(&access(Space::Global, 4, |l| a0 + 4 * l), count);
+                b.note_words(a0, 128, count);
+            }
+        }
+        let key = |n: &L2Notes| -> Vec<(u64, u64, u32)> {
+            n.notes.iter().map(|n| (n.at, n.first, n.len)).collect()
+        };
+        assert_eq!(key(&a), key(&b));
+        assert_eq!(a.notes.len(), NOTES_PER_WARP);
     }
 
     /// Each release brings in the notes up to its count, no more, however

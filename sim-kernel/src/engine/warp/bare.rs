@@ -9,6 +9,21 @@ use crate::engine::code::Stmt;
 use crate::error::KernelError;
 use crate::memtime::Kind;
 use sim_isa::exec::execute_prepared;
+use sim_isa::exec::simd::{twice, Twice};
+
+/// [`Warp::run_bare`]'s arguments, for [`twice`].
+struct Bare<'w, 'e, 'a, 'b, 'c> {
+    w: &'w mut Warp,
+    env: &'e mut Env<'a, 'b, 'c>,
+}
+
+impl Twice for Bare<'_, '_, '_, '_, '_> {
+    type Out = Result<(), KernelError>;
+    #[inline(always)]
+    fn run(self) -> Self::Out {
+        self.w.run_bare(self.env)
+    }
+}
 
 impl Warp {
     /// [`Warp::run`] of a bare warp (see [`Warp::run_bare`]): nothing it
@@ -18,7 +33,11 @@ impl Warp {
     #[inline(never)]
     pub(super) fn run_untimed(&mut self, env: &mut Env<'_, '_, '_>) -> Result<(), KernelError> {
         while self.state == State::Run {
-            self.run_bare(env)?;
+            // The straight line's loop compiled for the baseline and for
+            // AVX2, run as the second where the CPU has it: its word
+            // accesses then run in line, not each through a copy of its
+            // own (a call and a frame for every access).
+            twice(Bare { w: self, env })?;
             self.step(env)?;
         }
         Ok(())
@@ -32,6 +51,7 @@ impl Warp {
     /// addresses, the record) has no reader here, and none of them changes
     /// the stack: the place is written once, the count added once, and
     /// the statements walked as a slice (no bounds test a statement).
+    #[inline(always)]
     fn run_bare(&mut self, env: &mut Env<'_, '_, '_>) -> Result<(), KernelError> {
         let code = env.code;
         let Some(&top) = self.stack.last() else {
@@ -55,6 +75,8 @@ impl Warp {
             _ => return Ok(()),
         };
         let (mut pc, mut r) = (from, Ok(()));
+        // A new straight line: no base register's shape is known.
+        self.shapes.clear();
         for (st, p) in at.iter().zip(exec) {
             if st.plain {
                 if let Some(p) = p {
@@ -104,14 +126,35 @@ impl Warp {
                 return Ok(());
             }
         }
-        if let Some(l) = st.word.as_ref().filter(|l| l.shared()) {
-            // What `exec_or_preloaded` does with a shared access that the
+        // A group's global leader resets its group's preload: the general
+        // way (`exec_or_preloaded`).
+        if let Some(l) = st.word.as_ref().filter(|l| l.shared() || st.widen == 0) {
+            // What `exec_or_preloaded` does with a word access that the
             // word path runs, for a warp that keeps no addresses and notes
-            // no shared sectors: the kernel, and a leader's members.
+            // no shared sectors: the kernel, a shared leader's members, a
+            // global access's sectors.
             let mem = &mut *env.mem;
-            if l.run_bare(&mut self.regs, mask, mem, &mut self.slab.scratch) {
-                if st.widen != 0 {
-                    let a0 = self.slab.scratch.addrs[0];
+            let mut known = self.shapes.get(l, pc);
+            let found = known.is_none();
+            let ran = l.run_bare(
+                &mut self.regs,
+                mask,
+                mem,
+                (&mut self.slab.scratch, &mut known),
+            );
+            if let Some(k) = known.filter(|_| found) {
+                self.shapes.put(l, pc, k);
+            }
+            if ran {
+                let a0 = self.slab.scratch.addrs[0];
+                if !l.shared() {
+                    // Lane 0's word alone, or 32 consecutive ones.
+                    let bytes = if mem.broadcast { 4 } else { 4 * 32 };
+                    env.notes.note_words(a0, bytes, *env.count);
+                    if l.global_load() && !mem.broadcast {
+                        self.prefetch_next(pc, a0, mem);
+                    }
+                } else if st.widen != 0 {
                     if mem.broadcast && st.next_words != 0 {
                         self.pre.lead_next(pc, a0, mem.shared, st.next_words);
                     } else {
@@ -128,4 +171,24 @@ impl Warp {
         }
         Ok(())
     }
+
+    /// Asks the CPU for the words that global load `pc`, which read 32
+    /// consecutive words at `a0`, reads next time if its address moves
+    /// by as much again (a tile loop's loads step through rows or
+    /// columns): a warp runs alone until its barrier, so the next time
+    /// comes after the block's other warps ran, in time for the lines to
+    /// arrive. Values are not touched. Without it each such load of the
+    /// 1024^3 SGEMM waited on memory (the `--sample` runs' largest single
+    /// cost, docs/speed.md).
+    fn prefetch_next(&mut self, pc: usize, a0: u64, mem: &crate::memory::WarpMem<'_>) {
+        let e = &mut self.ahead[pc % AHEAD];
+        if e.0 == pc as u32 {
+            let next = a0.wrapping_add(a0.wrapping_sub(e.1));
+            crate::engine::shload::prefetch_global(&mem.global, next);
+        }
+        *e = (pc as u32, a0);
+    }
 }
+
+/// Global loads whose last address a bare warp keeps ([`Warp::prefetch_next`]).
+pub(super) const AHEAD: usize = 8;
