@@ -19,6 +19,7 @@
 mod calls;
 mod code;
 mod host;
+mod hosts;
 mod preload;
 mod sample;
 mod shload;
@@ -38,6 +39,7 @@ use crate::timing::Sampled;
 use crate::timing::{block_limits, control, program};
 use code::Code;
 use host::{Block, Host, Shared, SmState};
+use hosts::Hosts;
 use sim_core::{ProgramTables, Progress, SchedPolicy, Sm, SmConfig, Stats};
 use sim_isa::{Target, ThreadCtx, WARP_SIZE};
 use sim_module::Launch;
@@ -190,7 +192,7 @@ pub(crate) fn run(
     let mut printed = crate::printf::Sink::default();
     let notes_hint = AtomicUsize::new(0);
     let fresh = fresh_of(prep, launch, opts, (nsms, wpb), code.nregs);
-    let pool = host_threads(opts.threads, nsms as usize)?;
+    let mut hosts = Hosts::new(opts.threads, nsms as usize)?;
     loop {
         // What the SMs read this epoch (dealing runs a new block's warps
         // a stretch ahead too).
@@ -229,7 +231,7 @@ pub(crate) fn run(
             break;
         }
         let end = now + EPOCH;
-        run_epoch(&sh, &mut slots, end, pool.as_ref())?;
+        run_epoch(&sh, &mut slots, end, hosts.as_mut())?;
         // What the SMs wrote and added, in SM order.
         for (s, slot) in slots.iter_mut().enumerate() {
             slot.st.overlay.merge_into(&mut global);
@@ -406,30 +408,13 @@ fn pass_logs(slots: &mut [Slot], warps: &mut Warps<'_>) -> Result<(), KernelErro
     Ok(())
 }
 
-/// The host threads besides the calling one that run SMs, kept for the
-/// whole launch: an epoch after a sampled launch's first has a few timed
-/// SMs' work (about a millisecond), and starting threads for each epoch
-/// cost a share of it. `None` for one thread.
-fn host_threads(threads: usize, sms: usize) -> Result<Option<rayon::ThreadPool>, KernelError> {
-    let extra = threads.clamp(1, sms.max(1)) - 1;
-    if extra == 0 {
-        return Ok(None);
-    }
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(extra)
-        .thread_name(|i| format!("sm-host-{}", i + 1))
-        .build()
-        .map(Some)
-        .map_err(|e| KernelError::Limit(format!("cannot start {extra} host threads: {e}")))
-}
-
-/// Runs every busy SM to clock `end`, on the calling thread and `pool`'s.
-/// Returns the first error in SM order.
+/// Runs every busy SM to clock `end`, on the calling thread and the
+/// helpers of `hosts`. Returns the first error in SM order.
 fn run_epoch(
     sh: &Shared<'_, '_>,
     slots: &mut [Slot],
     end: u64,
-    pool: Option<&rayon::ThreadPool>,
+    hosts: Option<&mut Hosts>,
 ) -> Result<(), KernelError> {
     // An SM run functionally (`--sample`) whose blocks have all run to
     // their end only holds them (`sample::release`): nothing to run.
@@ -438,12 +423,16 @@ fn run_epoch(
         .enumerate()
         .filter(|(_, s)| s.st.live > 0 && (s.st.detail || s.st.runnable()))
         .collect();
-    let helpers = pool.map_or(0, |p| {
-        p.current_num_threads().min(busy.len().saturating_sub(1))
-    });
-    let Some(pool) = pool.filter(|_| helpers > 0) else {
+    let Some(hosts) = hosts else {
         return run_slots(sh, &mut busy, end).map_err(|(_, e)| e);
     };
+    hosts.wake();
+    let helpers = (hosts.pool.current_num_threads()).min(busy.len().saturating_sub(1));
+    if helpers == 0 {
+        let r = run_slots(sh, &mut busy, end).map_err(|(_, e)| e);
+        hosts.keep_warm();
+        return r;
+    }
     // The threads take the SMs one at a time, each as it frees up (so a
     // thread whose SMs ran short takes more): which thread runs an SM does
     // not change what it computes. Under `--sample` the few timed SMs cost
@@ -488,12 +477,13 @@ fn run_epoch(
         }
     };
     // The calling thread takes SMs too: it would only wait.
-    pool.in_place_scope(|scope| {
+    hosts.pool.in_place_scope(|scope| {
         for _ in 0..helpers {
             scope.spawn(|_| take());
         }
         take();
     });
+    hosts.keep_warm();
     let errors = errors.into_inner().unwrap_or_else(PoisonError::into_inner);
     match errors.into_iter().min_by_key(|(s, _)| *s) {
         Some((_, e)) => Err(e),

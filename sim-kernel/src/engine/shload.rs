@@ -360,8 +360,10 @@ impl Shapes {
     #[inline(always)]
     pub fn get(&self, w: &WordAccess, pc: usize) -> Option<Known> {
         let from = pc.checked_sub(usize::from(w.base_back).max(1))?;
+        // `u32::MAX` marks an empty entry.
+        let from = u32::try_from(from).ok().filter(|&f| f != u32::MAX)?;
         let e = self.at[w.base.0 as usize % SHAPES];
-        (e.0 as usize == from && w.base_back != 0).then_some(e.1)
+        (e.0 == from && w.base_back != 0).then_some(e.1)
     }
 
     /// Statement `pc`, an access through `w`'s base register, found `k`.
@@ -818,6 +820,47 @@ mod tests {
         let inst = parse(text);
         let fast = WordAccess::of(&inst).unwrap_or_else(|| panic!("{text}: not one"));
         (inst, fast)
+    }
+
+    /// Each word access links to the first of its chain of accesses in the
+    /// same space on the same register, and the chain breaks where a
+    /// statement writes the register (the access that does too), where
+    /// one is no instruction, and at 255 statements.
+    #[test]
+    fn word_accesses_link_to_their_chains_first() {
+        let ld = |t: &str| Some(word_access(t).1);
+        let mut word = vec![
+            ld("ld.shared.f32 %f1, [%r1];"),
+            None,
+            ld("ld.shared.f32 %f2, [%r1+4];"),
+            ld("ld.global.f32 %f1, [%rd1];"),
+            ld("st.shared.f32 [%r1+8], %f1;"),
+            None,
+            ld("ld.shared.f32 %f1, [%r1+12];"),
+            ld("ld.shared.u32 %r1, [%r1+16];"),
+            ld("ld.shared.f32 %f1, [%r1+20];"),
+            None,
+            ld("ld.global.f32 %f2, [%rd1+4];"),
+            ld("ld.shared.f32 %f1, [%r1+24];"),
+            ld("ld.global.f32 %f2, [%rd1+8];"),
+            ld("ld.shared.f32 %f1, [%r1+28];"),
+        ];
+        // Statement 5 writes %r1 (register 0); 7 loads into it (through
+        // it, so 7 itself follows 6); 9 is no instruction.
+        let writes = |j: usize, r: RegId| r == RegId(0) && (j == 5 || j == 7);
+        link_bases(&mut word, |j| j != 9, writes);
+        let back: Vec<u8> = word.iter().map(|w| w.map_or(0, |w| w.base_back)).collect();
+        assert_eq!(back, [0, 0, 2, 0, 4, 0, 0, 1, 0, 0, 0, 0, 2, 2]);
+        // A chain longer than 255 statements starts again.
+        let mut long = vec![None; 300];
+        long[0] = ld("ld.shared.f32 %f1, [%r1];");
+        long[200] = ld("ld.shared.f32 %f1, [%r1+4];");
+        long[299] = ld("ld.shared.f32 %f1, [%r1+8];");
+        link_bases(&mut long, |_| true, |_, _| false);
+        let back: Vec<u8> = [0, 200, 299]
+            .map(|i| long[i].map_or(9, |w| w.base_back))
+            .to_vec();
+        assert_eq!(back, [0, 200, 0]);
     }
 
     fn warp_mem<'a>(shared: &'a mut [u8], global: &'a mut Global) -> WarpMem<'a> {
