@@ -330,7 +330,7 @@ pub(crate) struct Known {
 /// access on the same register asks for (`WordAccess::base_back`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Shapes {
-    at: [(u32, Known); SHAPES],
+    at: [(usize, Known); SHAPES],
 }
 
 /// Base registers a bare warp keeps shapes for: the SGEMM's tile loop
@@ -341,7 +341,7 @@ const SHAPES: usize = 8;
 impl Default for Shapes {
     fn default() -> Self {
         Shapes {
-            at: [(u32::MAX, Known::default()); SHAPES],
+            at: [(usize::MAX, Known::default()); SHAPES],
         }
     }
 }
@@ -351,7 +351,7 @@ impl Shapes {
     #[inline(always)]
     pub fn clear(&mut self) {
         for e in &mut self.at {
-            e.0 = u32::MAX;
+            e.0 = usize::MAX;
         }
     }
 
@@ -359,9 +359,8 @@ impl Shapes {
     /// in this straight line, if `w` is linked to one and it is kept.
     #[inline(always)]
     pub fn get(&self, w: &WordAccess, pc: usize) -> Option<Known> {
+        // Below `pc`, so never `usize::MAX`, which marks an empty entry.
         let from = pc.checked_sub(usize::from(w.base_back).max(1))?;
-        // `u32::MAX` marks an empty entry.
-        let from = u32::try_from(from).ok().filter(|&f| f != u32::MAX)?;
         let e = self.at[w.base.0 as usize % SHAPES];
         (e.0 == from && w.base_back != 0).then_some(e.1)
     }
@@ -369,7 +368,7 @@ impl Shapes {
     /// Statement `pc`, an access through `w`'s base register, found `k`.
     #[inline(always)]
     pub fn put(&mut self, w: &WordAccess, pc: usize, k: Known) {
-        self.at[w.base.0 as usize % SHAPES] = (u32::try_from(pc).unwrap_or(u32::MAX), k);
+        self.at[w.base.0 as usize % SHAPES] = (pc, k);
     }
 }
 
