@@ -502,9 +502,9 @@ fn run_epoch(
     hosts.wake();
     let helpers = (hosts.pool.current_num_threads()).min(busy.len().saturating_sub(1));
     if helpers == 0 {
-        let r = run_slots(sh, &mut busy, end).map_err(|(_, e)| e);
-        hosts.keep_warm();
-        return r;
+        // One SM to run: the helpers sleep (a launch of one block would
+        // otherwise keep them spinning throughout).
+        return run_slots(sh, &mut busy, end).map_err(|(_, e)| e);
     }
     // The threads take the SMs one at a time, each as it frees up (so a
     // thread whose SMs ran short takes more): which thread runs an SM does
