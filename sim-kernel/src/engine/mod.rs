@@ -412,8 +412,8 @@ fn pass_logs(slots: &mut [Slot], warps: &mut Warps<'_>) -> Result<(), KernelErro
 // a few timed SMs' work (about a millisecond): threads started for each
 // epoch cost a share of it, and so does waking a thread that went to
 // sleep while the calling one merged the epoch's results. So between
-// epochs each helper spins, yielding to any other thread that could run,
-// for at most [`WARM`], until the next epoch begins. No value depends on
+// epochs that had work for them each helper spins, yielding to any other
+// thread that could run, for at most [`WARM`], until the next epoch begins. No value depends on
 // any of it. (Here rather than in a module of its own: a new module moved
 // the functional path's code into another codegen unit, and its loop ran
 // 5% more host instructions.)

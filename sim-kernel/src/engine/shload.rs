@@ -40,7 +40,7 @@ pub(crate) struct WordAccess {
     /// set and `mem`'s `one_word`/`broadcast` noted as `execute_mem_into`
     /// with `WarpMem::load_lanes`/`store_lanes` would. `false`, nothing changed, otherwise. Called as
     /// `(w.run)(&w, regs, mask, mem, out)`: the loop compiled for the
-    /// access's kind ([`WordAccess::run_as`]), chosen once in
+    /// access's kind ([`WordAccess::run_timed`]), chosen once in
     /// [`WordAccess::of`], so that no run asks the kind again.
     pub run: WordKernel,
     /// A store (else a load): which of [`WordAccess::run_bare`]'s copies
@@ -106,10 +106,9 @@ impl WordAccess {
     /// reads them (lane 0's is a merged group's leader's address,
     /// `Preloaded::lead`, or where a global access's L2 sectors start:
     /// `mem.broadcast` says whether it read one word or 32 consecutive
-    /// ones). Its copy chosen by a test, not
-    /// a pointer: the statement's record (`Stmt`) has no room for one.
-    /// (Its parameters are `run_as`'s, the `WordKernel` signature: the
-    /// two signatures are the one repetition left here.)
+    /// ones). Its copy chosen by a test, not a pointer: the statement's
+    /// record (`Stmt`) has no room for one. `shape`: the base register's,
+    /// if known, else set where found (`run_as`).
     #[inline(always)]
     pub fn run_bare(
         &self,
