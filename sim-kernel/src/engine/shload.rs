@@ -53,6 +53,12 @@ pub(crate) struct WordAccess {
     /// this one's shape from that one's ([`Shapes`]; set by
     /// [`link_bases`]).
     pub base_back: u8,
+    /// A global load's entry in a bare warp's table of last addresses
+    /// (`Warp::prefetch_next`): its place among the kernel's global word
+    /// loads, modulo the table's size, so that the loads of a loop with
+    /// no more than that many each keep an entry of their own (set by
+    /// [`number_global_loads`]; 0 elsewhere).
+    pub ahead: u8,
 }
 
 /// [`WordAccess::run`]'s type.
@@ -93,6 +99,7 @@ impl WordAccess {
             run,
             store,
             base_back: 0,
+            ahead: 0,
         })
     }
 
@@ -401,6 +408,18 @@ pub(crate) fn link_bases(
         if let Some(w) = word[i].as_mut() {
             w.base_back = u8::try_from(root).unwrap_or(0);
         }
+    }
+}
+
+/// Numbers the global word loads of `word` in order, modulo `slots`, into
+/// their [`WordAccess::ahead`]. (Numbered by statement, two loads of a
+/// tile loop eight statements apart shared an entry and neither was
+/// prefetched: the 1024^3 SGEMM's first and last, a quarter of its
+/// loads.)
+pub(crate) fn number_global_loads(word: &mut [Option<WordAccess>], slots: usize) {
+    let loads = word.iter_mut().flatten().filter(|w| w.global_load());
+    for (n, w) in loads.enumerate() {
+        w.ahead = u8::try_from(n % slots.max(1)).unwrap_or(0);
     }
 }
 
@@ -859,6 +878,26 @@ mod tests {
             .map(|i| long[i].map_or(9, |w| w.base_back))
             .to_vec();
         assert_eq!(back, [0, 200, 0]);
+    }
+
+    /// Global word loads take the table's entries in turn, whatever the
+    /// statements between them (the 1024^3 SGEMM's first and last loads
+    /// of a tile are 24 statements apart); stores and shared loads take
+    /// none.
+    #[test]
+    fn global_loads_take_entries_in_turn() {
+        let ld = |t: &str| Some(word_access(t).1);
+        let mut word = vec![None; 40];
+        let loads = [0, 6, 9, 12, 15, 18, 21, 24, 30];
+        for &i in &loads {
+            word[i] = ld("ld.global.f32 %f1, [%rd1];");
+        }
+        word[3] = ld("st.global.f32 [%rd1], %f1;");
+        word[4] = ld("ld.shared.f32 %f1, [%r1];");
+        number_global_loads(&mut word, 8);
+        let slots: Vec<u8> = loads.iter().map(|&i| word[i].map_or(99, |w| w.ahead)).collect();
+        assert_eq!(slots, [0, 1, 2, 3, 4, 5, 6, 7, 0]);
+        assert_eq!([3, 4].map(|i| word[i].map_or(99, |w| w.ahead)), [0, 0]);
     }
 
     fn warp_mem<'a>(shared: &'a mut [u8], global: &'a mut Global) -> WarpMem<'a> {

@@ -16,6 +16,7 @@
 //! timing model issues it: [`Warp::read_clock`]).
 
 mod bare;
+pub(crate) use bare::LOADS_KEPT;
 mod mem;
 
 use super::calls::{self, unsupported};
@@ -104,7 +105,7 @@ pub(crate) struct Warp {
     pre: Preloaded,
     /// A bare warp's last address of each global load (a table on the
     /// statement modulo its size, with the statement: `prefetch_next`).
-    ahead: [(u32, u64); bare::AHEAD],
+    ahead: [(u32, u64); bare::LOADS_KEPT],
     /// The shapes of base registers a bare warp's word accesses found in
     /// its current straight line (`WordAccess::base_back`).
     shapes: super::shload::Shapes,
@@ -176,7 +177,7 @@ impl Warp {
             follow: None,
             clock_mem: false,
             pre: Preloaded::default(),
-            ahead: [(u32::MAX, 0); bare::AHEAD],
+            ahead: [(u32::MAX, 0); bare::LOADS_KEPT],
             shapes: Default::default(),
             red: None,
             log: log.then(Box::default),

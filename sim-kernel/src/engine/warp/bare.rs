@@ -152,7 +152,7 @@ impl Warp {
                     let bytes = if mem.broadcast { 4 } else { 4 * 32 };
                     env.notes.note_words(a0, bytes, *env.count);
                     if l.global_load() && !mem.broadcast {
-                        self.prefetch_next(pc, a0, mem);
+                        self.prefetch_next(l.ahead, pc, a0, mem);
                     }
                 } else if st.widen != 0 {
                     if mem.broadcast && st.next_words != 0 {
@@ -172,16 +172,19 @@ impl Warp {
         Ok(())
     }
 
-    /// Asks the CPU for the words that global load `pc`, which read 32
-    /// consecutive words at `a0`, reads next time if its address moves
+    /// Asks the CPU for the words that global load `pc` (its entry `slot`
+    /// of the table: `WordAccess::ahead`), which read 32 consecutive
+    /// words at `a0`, reads next time if its address moves
     /// by as much again (a tile loop's loads step through rows or
     /// columns): a warp runs alone until its barrier, so the next time
     /// comes after the block's other warps ran, in time for the lines to
     /// arrive. Values are not touched. Without it each such load of the
     /// 1024^3 SGEMM waited on memory (the `--sample` runs' largest single
     /// cost, docs/speed.md).
-    fn prefetch_next(&mut self, pc: usize, a0: u64, mem: &crate::memory::WarpMem<'_>) {
-        let e = &mut self.ahead[pc % AHEAD];
+    fn prefetch_next(&mut self, slot: u8, pc: usize, a0: u64, mem: &crate::memory::WarpMem<'_>) {
+        let Some(e) = self.ahead.get_mut(usize::from(slot)) else {
+            return;
+        };
         if e.0 == pc as u32 {
             let next = a0.wrapping_add(a0.wrapping_sub(e.1));
             crate::engine::shload::prefetch_global(&mem.global, next);
@@ -190,5 +193,6 @@ impl Warp {
     }
 }
 
-/// Global loads whose last address a bare warp keeps ([`Warp::prefetch_next`]).
-pub(super) const AHEAD: usize = 8;
+/// Global loads whose last address a bare warp keeps ([`Warp::prefetch_next`]):
+/// a tile loop with no more loads than this keeps each one's.
+pub(crate) const LOADS_KEPT: usize = 16;
