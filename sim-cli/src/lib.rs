@@ -3,6 +3,7 @@
 //! output files.
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
+pub mod alloc;
 pub mod calibrate;
 pub mod compiler;
 pub mod html;

@@ -15,6 +15,10 @@ use std::process::ExitCode;
 
 mod commands;
 
+/// Buffers on huge pages where the system allows (`sim_cli::alloc`).
+#[global_allocator]
+static ALLOC: sim_cli::alloc::BigPages = sim_cli::alloc::BigPages;
+
 /// `--version`: the crate version and the git commit of the build.
 const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("SIMCLI_COMMIT"), ")");
 
