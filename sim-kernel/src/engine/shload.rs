@@ -612,17 +612,24 @@ fn store_words<const SHARED: bool>(mem: &mut WarpMem<'_>, a0: u64, lanes: &Reg) 
     true
 }
 
-/// The `len` bytes at global address `a0` (a word, or 32 consecutive
-/// ones) where one allocation holds them and (during an epoch) the SM
-/// wrote none of them: as `WarpMem::plan` reads them. `None` otherwise.
 /// Asks the CPU for the 32 words at global address `a` where one
-/// allocation holds them (changes nothing).
+/// allocation holds them (changes nothing). The space as the epoch began:
+/// the SM's own writes since are not asked after (a hint needs no
+/// overlay lookup).
 pub(crate) fn prefetch_global(g: &GlobalView<'_>, a: u64) {
-    if let Some(b) = global_bytes(g, a, RUN) {
+    let base: &crate::global::Global = match g {
+        GlobalView::Direct(g) => g,
+        GlobalView::Layered(g, _) => g,
+    };
+    let Some(r) = base.region_at(a) else { return };
+    if let Some(b) = r.offset(a, RUN).ok().and_then(|s| r.bytes.get(s..)) {
         sim_isa::exec::simd::prefetch(&b[..RUN as usize]);
     }
 }
 
+/// The `len` bytes at global address `a0` (a word, or 32 consecutive
+/// ones) where one allocation holds them and (during an epoch) the SM
+/// wrote none of them: as `WarpMem::plan` reads them. `None` otherwise.
 fn global_bytes<'m>(g: &'m GlobalView<'_>, a0: u64, len: u64) -> Option<&'m [u8]> {
     let r = match g {
         GlobalView::Direct(g) => g.region_at(a0)?,
