@@ -485,20 +485,23 @@ fn shape64(src: &[u64; WARP_SIZE]) -> (u64, u64) {
 /// 32 lanes stored whole: a register or the recorded addresses (each
 /// passed as what is known aligned).
 trait Lanes32 {
-    fn lanes(&mut self) -> &mut [u64; WARP_SIZE];
+    /// Every lane set to `v`.
+    fn fill(&mut self, v: u64);
 }
 
 impl Lanes32 for &mut Reg {
+    /// Stored as a whole `Reg`, whose type carries its alignment: stored
+    /// through its `[u64; 32]`, the AVX2 copy wrote 16 halves of vectors.
     #[inline(always)]
-    fn lanes(&mut self) -> &mut [u64; WARP_SIZE] {
-        &mut self.0
+    fn fill(&mut self, v: u64) {
+        **self = Reg([v; WARP_SIZE]);
     }
 }
 
 impl Lanes32 for &mut Accesses {
     #[inline(always)]
-    fn lanes(&mut self) -> &mut [u64; WARP_SIZE] {
-        &mut self.addrs
+    fn fill(&mut self, v: u64) {
+        self.addrs = [v; WARP_SIZE];
     }
 }
 
@@ -515,7 +518,7 @@ impl<L: Lanes32> Twice for Fill<L> {
     type Out = ();
     #[inline(always)]
     fn run(mut self) {
-        *self.0.lanes() = [self.1; WARP_SIZE];
+        self.0.fill(self.1);
     }
 }
 
