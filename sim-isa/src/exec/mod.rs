@@ -55,7 +55,7 @@ pub use mem::{
 };
 pub use memory::{Access, LaneAccess, Rows};
 pub use mma::{dot as mma_dot, MmaModel};
-pub use prepared::{execute_prepared, Prepared};
+pub use prepared::{execute_prepared, execute_prepared_inline, Prepared};
 pub use select::{selp_lane, slct_lane};
 pub use video::video_lane;
 pub use warp_ops::{

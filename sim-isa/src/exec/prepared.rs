@@ -135,6 +135,14 @@ impl Prepared {
 /// must be for the target it was prepared for.
 #[inline]
 pub fn execute_prepared(p: &Prepared, ctx: &ExecCtx, regs: &mut WarpRegs, active: u32) {
+    execute_prepared_inline(p, ctx, regs, active);
+}
+
+/// [`execute_prepared`], always in line: for the one loop that runs most
+/// of `--sample`'s functional work (sim-kernel's bare loop), where the call
+/// and its frame cost about as much as the dispatch.
+#[inline(always)]
+pub fn execute_prepared_inline(p: &Prepared, ctx: &ExecCtx, regs: &mut WarpRegs, active: u32) {
     let exec = exec_mask(p.guard, regs, active);
     if exec == 0 {
         return;

@@ -8,7 +8,7 @@ use super::{Env, State, Warp};
 use crate::engine::code::Stmt;
 use crate::error::KernelError;
 use crate::memtime::Kind;
-use sim_isa::exec::execute_prepared;
+use sim_isa::exec::execute_prepared_inline;
 use sim_isa::exec::simd::{twice, Twice};
 
 /// [`Warp::run_bare`]'s arguments, for [`twice`].
@@ -80,7 +80,7 @@ impl Warp {
         for (st, p) in at.iter().zip(exec) {
             if st.plain {
                 if let Some(p) = p {
-                    execute_prepared(p, &self.ctx, &mut self.regs, top.mask);
+                    execute_prepared_inline(p, &self.ctx, &mut self.regs, top.mask);
                 }
             } else if !st.mem || st.clock || st.ext == Some(Kind::Atomic) {
                 break;
