@@ -905,7 +905,10 @@ mod tests {
         word[3] = ld("st.global.f32 [%rd1], %f1;");
         word[4] = ld("ld.shared.f32 %f1, [%r1];");
         number_global_loads(&mut word, 8);
-        let slots: Vec<u8> = loads.iter().map(|&i| word[i].map_or(99, |w| w.ahead)).collect();
+        let slots: Vec<u8> = loads
+            .iter()
+            .map(|&i| word[i].map_or(99, |w| w.ahead))
+            .collect();
         assert_eq!(slots, [0, 1, 2, 3, 4, 5, 6, 7, 0]);
         assert_eq!([3, 4].map(|i| word[i].map_or(99, |w| w.ahead)), [0, 0]);
     }
