@@ -168,7 +168,7 @@ impl<'p> Code<'p> {
             |j| renamed.get(j).is_some_and(Option::is_some),
             |j, r| writes.slot(j, r),
         );
-        super::shload::number_global_loads(&mut word, super::warp::LOADS_KEPT);
+        super::shload::number_global_loads(&mut word, super::shload::LOADS_KEPT);
         for (s, w) in at.iter_mut().zip(word) {
             s.word = w;
         }

@@ -411,6 +411,11 @@ pub(crate) fn link_bases(
     }
 }
 
+/// Global loads whose last address a bare warp keeps
+/// (`Warp::prefetch_next`): a tile loop with no more loads than this keeps
+/// each one's.
+pub(crate) const LOADS_KEPT: usize = 16;
+
 /// Numbers the global word loads of `word` in order, modulo `slots`, into
 /// their [`WordAccess::ahead`]. (Numbered by statement, two loads of a
 /// tile loop eight statements apart shared an entry and neither was

@@ -16,7 +16,6 @@
 //! timing model issues it: [`Warp::read_clock`]).
 
 mod bare;
-pub(crate) use bare::LOADS_KEPT;
 mod mem;
 
 use super::calls::{self, unsupported};
@@ -105,7 +104,7 @@ pub(crate) struct Warp {
     pre: Preloaded,
     /// A bare warp's last address of each global load (a table on the
     /// statement modulo its size, with the statement: `prefetch_next`).
-    ahead: [(u32, u64); bare::LOADS_KEPT],
+    ahead: [(u32, u64); super::shload::LOADS_KEPT],
     /// The shapes of base registers a bare warp's word accesses found in
     /// its current straight line (`WordAccess::base_back`).
     shapes: super::shload::Shapes,
@@ -177,7 +176,7 @@ impl Warp {
             follow: None,
             clock_mem: false,
             pre: Preloaded::default(),
-            ahead: [(u32::MAX, 0); bare::LOADS_KEPT],
+            ahead: [(u32::MAX, 0); super::shload::LOADS_KEPT],
             shapes: Default::default(),
             red: None,
             log: log.then(Box::default),

@@ -192,7 +192,3 @@ impl Warp {
         *e = (pc as u32, a0);
     }
 }
-
-/// Global loads whose last address a bare warp keeps ([`Warp::prefetch_next`]):
-/// a tile loop with no more loads than this keeps each one's.
-pub(crate) const LOADS_KEPT: usize = 16;
