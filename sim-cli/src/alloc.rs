@@ -6,10 +6,10 @@
 //! Why: a simulated kernel walks its buffers with strides of a row or more
 //! (an SGEMM reads a new 4 KiB page of B at every load of a tile), and each
 //! such access missed the host's TLB. On 4 KiB pages the 1024^3 SGEMM's
-//! untimed blocks under `--sample` spent about a tenth of their time on
-//! those loads; on 2 MiB pages about a fortieth (docs/speed.md, "Huge
-//! pages for the buffers"). Nothing computed depends on it: the same bytes
-//! at other addresses.
+//! sampled run (one thread) spent 8-11% of its time on those loads; on
+//! 2 MiB pages 2.4-4.5% (docs/speed.md, "Session 20 (lead20, 2026-11-30):
+//! huge pages for the buffers"). Nothing computed depends on it: the same
+//! bytes at other addresses.
 //!
 //! The kernel decides: with transparent huge pages set to `never`, or
 //! where the advice fails, the block stays on small pages. A block's

@@ -102,8 +102,8 @@ pub(crate) struct Warp {
     pub red: Option<(usize, u32, BarRedShare)>,
     /// Members of a merged group read at its leader (`preload`).
     pre: Preloaded,
-    /// A bare warp's last address of each global load (a table on the
-    /// statement modulo its size, with the statement: `prefetch_next`).
+    /// A bare warp's last address of each global load, with its statement
+    /// (an entry a load, `WordAccess::ahead`: `prefetch_next`).
     ahead: [(u32, u64); super::shload::LOADS_KEPT],
     /// The shapes of base registers a bare warp's word accesses found in
     /// its current straight line (`WordAccess::base_back`).
