@@ -14,6 +14,8 @@ W=${GPU_WORK:-/tmp/gpu-work-probes}
 rm -rf "$W"; mkdir -p "$W" "$OUT"
 exec > >(tee "$OUT/log.txt") 2>&1
 export PYTHONUNBUFFERED=1
+# ubench loads its module through `tools`: the repository root on the path.
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm --format=csv > "$W/info.txt" 2>&1
 cat "$W/info.txt"
 timeout 150 python3 -m tools.gpu.ubench.run "$W/ubench" > "$W/ubench.log" 2>&1

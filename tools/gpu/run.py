@@ -98,8 +98,8 @@ class Cuda:
         self.check(self.lib.cuModuleLoadData(ctypes.byref(mod), buf), "cuModuleLoadData (PTX JIT)")
         return mod
 
-    def run(self, mod, name, inp, out_len, n):
-        """Runs kernel `name` over n threads (blocks of 128) on a copy of inp and returns
+    def run(self, mod, name, inp, out_len, n, block=128):
+        """Runs kernel `name` over n threads (blocks of `block`) on a copy of inp and returns
         out_len bytes of its output buffer."""
         fn = ctypes.c_void_p()
         self.check(self.lib.cuModuleGetFunction(ctypes.byref(fn), mod, name.encode()), "cuModuleGetFunction")
@@ -113,7 +113,6 @@ class Cuda:
             ctypes.cast(ctypes.byref(din), ctypes.c_void_p),
             ctypes.cast(ctypes.byref(dout), ctypes.c_void_p),
             ctypes.cast(ctypes.byref(cn), ctypes.c_void_p))
-        block = 128
         grid = (n + block - 1) // block
         self.check(self.lib.cuLaunchKernel(fn, grid, 1, 1, block, 1, 1, 0, None, args, None), "cuLaunchKernel")
         self.check(self.lib.cuCtxSynchronize(), "cuCtxSynchronize")

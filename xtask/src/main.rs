@@ -27,7 +27,7 @@ USAGE:
       Part 1: random valid and near-miss instruction texts, judged by ptxas for
       sm_35 (standing in for sm_30), sm_53 and sm_90, compared with sim-isa.
   cargo run -p xtask --release -- values [--variants N] [--inputs K] [--seed S] [--jobs J] [--batch B]
-        [--write FILE] [--disagreements FILE] [--show N] [--family half|async|mma|wmma]
+        [--write FILE] [--disagreements FILE] [--show N] [--family half|async|mma|wmma] [--gpu-dir DIR]
         (`--family async --texts FILE`: the cp.async / mbarrier statements of FILE, on shared memory)
       Part 2: sm_90 machine code for each variant, run by a SASS interpreter on
       random and edge inputs, compared with sim-isa's executor. [--texts FILE]: these
@@ -35,6 +35,7 @@ USAGE:
       `--family half`: every half-precision arithmetic form and copysign instead of the sweep;
       `--family mma`: the tensor-core forms as warp vectors ($PTXAS as for --texts);
       `--family wmma`: wmma.load/mma/store the same way.
+      `--gpu-dir DIR` (mma, wmma): also the kernels and input buffers for tools/gpu/warp_run.py.
   cargo run -p xtask --release -- gpu-kernels VECTORS.jsonl OUTDIR [--ptx-version 8.0]
       Part 3: turn conformance vectors into PTX kernels + a manifest for tools/gpu/run.py
       (assembled with ptxas when available). [--arch sm_90]
@@ -137,6 +138,7 @@ fn real_main() -> Result<bool> {
                 disagreements: a.opt("--disagreements")?.map(Into::into),
                 texts: a.opt("--texts")?.map(Into::into),
                 family: a.opt("--family")?,
+                gpu_dir: a.opt("--gpu-dir")?.map(Into::into),
             };
             let t = if o.texts.is_some() || matches!(o.family.as_deref(), Some("mma" | "wmma")) {
                 a.done()?;

@@ -1,8 +1,9 @@
 //! `rcp.approx.ftz.f64` and `rsqrt.approx{.ftz}.f64`: ptxas's verdicts per
 //! target and PTX version (`tests/data/approx-f64-ptxas.txt`, written by
 //! `tools/ptxas_grid/approx_f64_grid.py`), and the lanes of the code ptxas
-//! 13.0.88 emits for sm_90 around models of `MUFU.RCP64H`/`MUFU.RSQ64H`
-//! (docs/validation.md: no GPU has run them here).
+//! 13.0.88 emits for sm_90 around `MUFU.RCP64H`/`MUFU.RSQ64H`, which an
+//! H200 showed read the `.f32` units' tables (docs/validation.md;
+//! `tests/data/h200-approx-f64.jsonl.gz`, `vectors::h200_approx_f64`).
 
 use crate::grid;
 use sim_isa::exec::float_lane;
@@ -177,7 +178,8 @@ fn rsqrt_f64_is_within_an_ulp() {
 }
 
 /// `rsqrt.approx.ftz.f64` is `MUFU.RSQ64H` alone: the high word of the
-/// model (1/sqrt of the source's high word, truncated), the low word 0.
+/// unit (the `.f32` `MUFU.RSQ` table at the high word's 20 fraction bits,
+/// truncated to 20), the low word 0.
 #[test]
 fn rsqrt_ftz_f64_is_the_high_word_unit() {
     for (a, want) in [
@@ -186,6 +188,9 @@ fn rsqrt_ftz_f64_is_the_high_word_unit() {
         (0x4000_0000_0000_0000, 0x3fe6_a09e_0000_0000),
         // The low word is not read.
         (0x4000_0000_ffff_ffff, 0x3fe6_a09e_0000_0000),
+        // An H200's result one unit above the truncated exact root
+        // (`tests/data/h200-approx-f64.jsonl.gz`).
+        (0x4c67_38fe_0589_a063, 0x39b2_c82a_0000_0000),
         (0, 0x7ff0_0000_0000_0000),
         (0x8000_0000_0000_0000, 0xfff0_0000_0000_0000),
         // Subnormals are zeros (`.ftz`), of their sign.
@@ -198,17 +203,18 @@ fn rsqrt_ftz_f64_is_the_high_word_unit() {
     ] {
         assert_eq!(rsqrt_ftz(a), want, "{a:#x}");
     }
-    // Normal values: the largest 20-bit-fraction `r` with r^2 x_hi <= 1.
+    // Normal values: the `.f32` table's result (within about an f32 unit,
+    // an eighth of a 20-bit one, of the exact root) truncated, so from a
+    // little more than one 20-bit unit below 1/sqrt(x_hi) to an eighth
+    // above: exact - 1.25 units < r < exact + 0.25 units.
     for a in sources(5_000).into_iter().filter(|a| a >> 52 != 0) {
         let x_hi = f64::from_bits(a & !0xffff_ffff);
         let r = rsqrt_ftz(a);
         assert_eq!(r & 0xffff_ffff, 0, "{a:#x}");
-        let up = f64::from_bits(r + (1 << 32));
-        assert_ne!(
-            cmp_square_times(f64::from_bits(r), x_hi),
-            Ordering::Greater,
-            "{a:#x}"
-        );
+        let r = f64::from_bits(r);
+        let unit = f64::from_bits((r.to_bits() >> 52) << 52) / f64::from(1 << 20);
+        let (down, up) = (r - 0.25 * unit, r + 1.25 * unit);
+        assert_eq!(cmp_square_times(down, x_hi), Ordering::Less, "{a:#x}");
         assert_eq!(cmp_square_times(up, x_hi), Ordering::Greater, "{a:#x}");
     }
 }

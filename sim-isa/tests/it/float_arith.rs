@@ -68,9 +68,10 @@ fn unimplemented_float_forms() {
 
 /// `rcp.approx.ftz.f64` as ptxas compiles it for sm_90 (`MUFU.RCP64H` of
 /// the source's high word; the low word 0, as ptxas writes it alone): the
-/// high word a model of the unit (the reciprocal of the source's high word,
-/// truncated to 20 fraction bits), the special cases as `.ftz` and the
-/// PTX ISA give them. Not measured on a GPU.
+/// high word the `.f32` `MUFU.RCP` table at the high word's 20 fraction
+/// bits, truncated to 20 (an H200's 4,000 vectors,
+/// `vectors::h200_approx_f64`), the special cases as `.ftz` and the PTX
+/// ISA give them.
 #[test]
 fn rcp_approx_f64_is_the_high_word_unit() {
     let rcp = |a: u64| lane("rcp.approx.ftz.f64 %fd1, %fd2;", a, 0, 0);
@@ -80,6 +81,9 @@ fn rcp_approx_f64_is_the_high_word_unit() {
     assert_eq!(rcp(0x4008_0000_ffff_ffff), 0x3fd5_5555_0000_0000);
     assert_eq!(rcp(0x3ff0_0000_0000_0000), 0x3ff0_0000_0000_0000);
     assert_eq!(rcp(0xc000_0000_0000_0000), 0xbfe0_0000_0000_0000);
+    // One unit above the truncated exact reciprocal, as the H200 gave it
+    // (`tests/data/h200-approx-f64.jsonl.gz`).
+    assert_eq!(rcp(0x7001_c817_db69_4149), 0x0fdc_cb37_0000_0000);
     // Zeros, subnormals (flushed) and infinities.
     assert_eq!(rcp(0), 0x7ff0_0000_0000_0000);
     assert_eq!(rcp(0x8000_0000_0000_0000), 0xfff0_0000_0000_0000);
@@ -109,7 +113,7 @@ fn agrees_with_ptxas_on_the_grid() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     // Unimplemented: the directed `.f64` forms (`rcp.approx.ftz.f64` runs,
-    // as a model of `MUFU.RCP64H`: `rcp_approx_f64_is_the_high_word_unit`).
+    // through `MUFU.RCP64H`: `rcp_approx_f64_is_the_high_word_unit`).
     assert_eq!((runs, unimpl), (141, 19));
 }
 

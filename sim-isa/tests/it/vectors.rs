@@ -125,6 +125,24 @@ fn h200_more_forms() {
 }
 
 #[test]
+fn h200_bit_forms() {
+    // `bmsk`, `cvt.pack`, `testp` and `fns` on an H200 (2026-11-30): the
+    // SASS-oracle files' inputs and larger sets from the same oracle. The
+    // first measurement of `BMSK` and `I2IP` here; all equalled the oracle.
+    assert_eq!(run_file("h200-bit-forms.jsonl.gz").passed, 31_760);
+}
+
+#[test]
+fn h200_approx_f64() {
+    // `rcp.approx.ftz.f64` and `rsqrt.approx{.ftz}.f64` on an H200
+    // (2026-11-30): `MUFU.RCP64H`/`RSQ64H` read the `.f32` units' tables at
+    // the high word's 20 fraction bits; 208 and 92 of the 4,000 sources of
+    // the two `.ftz` forms differed from the truncated exact result in the
+    // last bit, all now agree.
+    assert_eq!(run_file("h200-approx-f64.jsonl.gz").passed, 12_000);
+}
+
+#[test]
 fn h200_ex2_half() {
     // `ex2.approx.f16` and `ex2.approx.ftz.bf16` as an H200 computed them
     // (a sample of its whole tables, the truncation cases included).

@@ -56,6 +56,18 @@ fn every_wmma_form_agrees_with_the_machine_code() {
     }
 }
 
+/// The same statements on an H200 (the H100's chip; 2026-11-30,
+/// `tools/gpu/warp_run.py`): `tests/data/h200-wmma.jsonl.gz`, two of each
+/// form's input sets (new seeds; all 1,408 that ran equalled the oracle's).
+#[test]
+fn every_wmma_form_agrees_with_an_h200() {
+    let text = vector_file("h200-wmma.jsonl.gz");
+    let per_form = agreed(&text);
+    assert_eq!(per_form.len(), 235, "{per_form:?}");
+    assert!(per_form.values().all(|&n| n == 2), "{per_form:?}");
+    assert!(lines(&text).all(|l| l.contains("\"source\":\"h200\"")));
+}
+
 /// The number of `form`'s vectors sim-isa disagrees with once their
 /// statement is rewritten by `edit`.
 fn disagree_after(text: &str, form: &str, edit: &dyn Fn(&str) -> String) -> usize {

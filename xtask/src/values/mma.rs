@@ -10,6 +10,7 @@
 use super::compile::{compile_all_with, Wrap};
 use super::kernel::{layout, Reg};
 use super::vectors::write_file as write;
+use super::warp_gpu::{Form, GpuDir};
 use super::Opts;
 use crate::rng::Rng;
 use crate::sass::{SInst, Warp, LANES};
@@ -408,6 +409,20 @@ pub(super) struct Family {
     pub inputs: fn(&mut Rng, &str, &[Reg]) -> Inputs,
 }
 
+/// The kernel's input buffer: the `img`-byte image, then each lane's
+/// `slots` bytes (one 8-byte word a register).
+fn input_buffer(img: usize, slots: usize, image: &[u8], vals: &[[u64; LANES]]) -> Vec<u8> {
+    let mut input = image[..img].to_vec();
+    input.resize(img + LANES * slots, 0);
+    for l in 0..LANES {
+        for (s, v) in vals.iter().enumerate() {
+            let at = img + l * slots + 8 * s;
+            input[at..at + 8].copy_from_slice(&v[l].to_le_bytes());
+        }
+    }
+    input
+}
+
 /// Runs `prog` on one input set; returns the vector line.
 fn vector(
     fam: &Family,
@@ -419,14 +434,7 @@ fn vector(
 ) -> Result<String> {
     let slots = 8 * regs.len();
     let img = (fam.img)(text);
-    let mut input = image[..img].to_vec();
-    input.resize(img + LANES * slots, 0);
-    for l in 0..LANES {
-        for (s, v) in vals.iter().enumerate() {
-            let at = img + l * slots + 8 * s;
-            input[at..at + 8].copy_from_slice(&v[l].to_le_bytes());
-        }
-    }
+    let input = input_buffer(img, slots, image, vals);
     let mut w = Warp::new(input, img + LANES * slots);
     w.run(prog)?;
     let dst = dsts(text);
@@ -490,7 +498,8 @@ pub(super) fn run_family(tools: &Tools, o: &Opts, fam: &Family) -> Result<usize>
     let progs = compile_all_with(tools, &texts, o.common.batch, o.common.jobs, fam.wrap)?;
     let mut rng = Rng::new(o.common.seed ^ fam.salt);
     let (mut lines, mut bad, mut failed) = (Vec::new(), Vec::new(), 0);
-    for (text, prog) in forms.iter().zip(progs) {
+    let mut gpu = o.gpu_dir.as_ref().map(|_| GpuDir::new(tools.ptx_version));
+    for (i, (text, prog)) in forms.iter().zip(progs).enumerate() {
         let prog = match prog.context("missing listing")? {
             Ok(p) => p,
             Err(e) => bail!("{text}: {e}"),
@@ -503,6 +512,18 @@ pub(super) fn run_family(tools: &Tools, o: &Opts, fam: &Family) -> Result<usize>
             .collect();
         println!("{text}\n    {}", ops.join(" "));
         let regs = layout(text).0;
+        if let Some(g) = &mut gpu {
+            let name = format!("w{i}");
+            g.form(&Form {
+                kernel: (fam.wrap)(&name, text),
+                name,
+                text,
+                img: (fam.img)(text),
+                writes: (fam.writes)(text),
+                regs: &regs,
+                dsts: dsts(text),
+            });
+        }
         for _ in 0..(fam.count)(text, o.inputs) {
             let (image, vals) = (fam.inputs)(&mut rng, text, &regs);
             // An opcode the interpreter lacks: named, counted as failed, and
@@ -515,6 +536,10 @@ pub(super) fn run_family(tools: &Tools, o: &Opts, fam: &Family) -> Result<usize>
                     break;
                 }
             };
+            if let Some(g) = &mut gpu {
+                let slots = 8 * regs.len();
+                g.vector(&input_buffer((fam.img)(text), slots, &image, &vals), &line);
+            }
             match sim_isa::conform_warp::run_warp_vector(&line) {
                 Ok(None) => lines.push(line),
                 Ok(Some(diff)) => {
@@ -539,6 +564,9 @@ pub(super) fn run_family(tools: &Tools, o: &Opts, fam: &Family) -> Result<usize>
     }
     if let Some(p) = &o.disagreements {
         write(p, &(bad.join("\n") + "\n"))?;
+    }
+    if let (Some(g), Some(dir)) = (&gpu, &o.gpu_dir) {
+        g.write(dir)?;
     }
     Ok(failed)
 }

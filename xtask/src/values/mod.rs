@@ -11,6 +11,7 @@ pub(crate) mod kernel;
 mod mma;
 mod variants;
 mod vectors;
+mod warp_gpu;
 mod wmma;
 
 pub use kernel::{kernel_with, layout};
@@ -47,6 +48,9 @@ pub struct Opts {
     /// `mma`: the tensor-core forms as warp vectors (`mma.rs`); `wmma`: the
     /// WMMA statements as warp vectors (`wmma.rs`).
     pub family: Option<String>,
+    /// `mma`/`wmma`: also write each form's kernel and each vector's input
+    /// buffer here, for `tools/gpu/warp_run.py` on a GPU (`mma.rs`, `gpu_dir`).
+    pub gpu_dir: Option<PathBuf>,
 }
 
 /// Runs part 2. Returns the number of failed vectors.

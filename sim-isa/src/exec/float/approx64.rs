@@ -1,12 +1,17 @@
 //! The approximate `.f64` forms, `rcp.approx.ftz.f64` and
 //! `rsqrt.approx{.ftz}.f64`, as ptxas 13.0.88 compiles them for sm_90: the
 //! source's high word goes to `MUFU.RCP64H` / `MUFU.RSQ64H`, whose result
-//! is a high word. No GPU has run either unit here, so each is a model
-//! (docs/validation.md): the exact reciprocal (root) of the source with its
-//! low word cleared, truncated to the high word's 20 fraction bits. The
-//! instructions ptxas puts around `MUFU.RSQ64H` for `rsqrt.approx.f64` are
-//! IEEE operations and are run as the machine code has them ([`rsqrt`]).
+//! is a high word. An H200 (2026-11-30, 12,000 vectors,
+//! `sim-isa/tests/data/h200-approx-f64.jsonl.gz`) shows both are the `.f32`
+//! units' measured tables (`mufu_table.rs`) read at the high word's 20
+//! fraction bits (the f32 mantissa's top 20, its low 3 zero) and truncated
+//! back to 20: `RCP(1.f)` and `RSQ(2^p * 1.f)` with the exponent scaled as
+//! for `.f32`. The truncated exact reciprocal, the model before, differed
+//! in the last bit for 6% of the sources. The instructions ptxas puts
+//! around `MUFU.RSQ64H` for `rsqrt.approx.f64` are IEEE operations and are
+//! run as the machine code has them ([`rsqrt`]).
 
+use super::mufu_table as tab;
 use super::QUIET64;
 
 const SIGN_HI: u64 = 0x8000_0000;
@@ -15,6 +20,31 @@ const INF_HI: u64 = 0x7ff0_0000;
 const NAN_HI: u64 = 0x7fff_ffff;
 /// What `rsqrt.approx.f64`'s slow path gives for a negative source.
 const NAN_NEG: u64 = 0xfff8_0000_0000_0000;
+
+/// The high word's biased exponent.
+fn exp_hi(hi: u64) -> i32 {
+    ((hi >> 20) & 0x7ff) as i32
+}
+
+/// The f32 table index of the high word's 20 fraction bits.
+fn man_index(hi: u64) -> usize {
+    ((hi & 0xf_ffff) << 3) as usize
+}
+
+/// A high word of the f32 table entry `t`'s top 20 fraction bits and
+/// biased exponent `e`, or the zero of `sign` below the normal range
+/// (`.ftz`).
+fn high_word(sign: u64, t: u32, e: i32) -> u64 {
+    if e < 1 {
+        return sign;
+    }
+    sign | ((e as u64) << 20) | u64::from((t >> 3) & 0xf_ffff)
+}
+
+/// The unbiased exponent of an f32 table entry.
+fn exp_f32(t: u32) -> i32 {
+    ((t >> 23) & 0xff) as i32 - 127
+}
 
 /// `rcp.approx.ftz.f64`: ptxas treats the low word as free (alone in a
 /// kernel it writes 0 there, `HFMA2.MMA` of zeros, `sim-core/data/
@@ -30,24 +60,20 @@ pub(super) fn rcp64h(a: u64) -> u64 {
         NAN_HI
     } else if x == 0.0 || x.is_subnormal() {
         sign | INF_HI
+    } else if x.is_infinite() {
+        sign
     } else {
-        let r = 1.0 / x;
-        if r == 0.0 || r.is_subnormal() {
-            sign
-        } else {
-            r.to_bits() >> 32
-        }
+        let t = tab::rcp().get(man_index(hi));
+        high_word(sign, t, exp_f32(t) - (exp_hi(hi) - 1023) + 1023)
     };
     out << 32
 }
 
 /// `MUFU.RSQ64H` of the source's high word (the result's high word, the
-/// low word 0 as ptxas writes it for `rsqrt.approx.ftz.f64`): the model
-/// is `1/sqrt` of the source with its low word cleared, truncated to 20
-/// fraction bits (always a normal number). As `MUFU.RSQ` for `.f32`
-/// (`mufu.rs`, `root`): a zero or subnormal gives the infinity of its
-/// sign, a negative source or a NaN the canonical NaN's high word, +inf
-/// the zero.
+/// low word 0 as ptxas writes it for `rsqrt.approx.ftz.f64`). As
+/// `MUFU.RSQ` for `.f32` (`mufu.rs`, `root`): a zero or subnormal gives
+/// the infinity of its sign, a negative source or a NaN the canonical
+/// NaN's high word, +inf the zero.
 pub(super) fn rsq64h(a: u64) -> u64 {
     let hi = a >> 32;
     let x = f64::from_bits(hi << 32);
@@ -60,28 +86,12 @@ pub(super) fn rsq64h(a: u64) -> u64 {
     } else if x == f64::INFINITY {
         0
     } else {
-        trunc_rsqrt_hi(x)
+        let k = exp_hi(hi) - 1023;
+        let p = k.rem_euclid(2);
+        let t = tab::rsq().get(((p as usize) << 23) | man_index(hi));
+        high_word(0, t, exp_f32(t) - (k - p) / 2 + 1023)
     };
     out << 32
-}
-
-/// The high word of `1/sqrt(x)` truncated: the largest `r` of 20 fraction
-/// bits with `r^2 x <= 1`. `r` has 21 significant bits, so `r * r` is
-/// exact and `fma(r * r, x, -1)` has the sign of the exact `r^2 x - 1`.
-fn trunc_rsqrt_hi(x: f64) -> u64 {
-    let fits = |h: u64| {
-        let r = f64::from_bits(h << 32);
-        (r * r).mul_add(x, -1.0) <= 0.0
-    };
-    // Within a unit of the high word of the answer (two roundings).
-    let mut h = (1.0 / x.sqrt()).to_bits() >> 32;
-    while !fits(h) {
-        h -= 1;
-    }
-    while fits(h + 1) {
-        h += 1;
-    }
-    h
 }
 
 /// `rsqrt.approx.f64` (no `.ftz`), as ptxas 13.0.88's sm_90 code runs it:

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Run warp vectors (tensor-core and WMMA forms) on a real NVIDIA GPU (issue 23).
+
+    PTXAS=<ptxas 13.0.88> cargo run -p xtask --release -- values --family mma \\
+        --inputs 16 --seed 23 --gpu-dir OUT/          # here: kernels.ptx, manifest.json.gz
+    python3 -m tools.gpu.warp_run OUT/ --observed OUT/observed.jsonl.gz   # on the GPU machine
+
+`xtask values --family mma|wmma --gpu-dir` writes the one-warp kernels the SASS
+oracle compiled (one a form) and, for every vector, the input buffer the oracle
+ran: the form's memory image, then 8 bytes a register for each lane. This
+script runs each vector as one launch of one warp (the driver JIT-compiles the
+PTX), reads the registers the form writes from the output buffer (and the image,
+for a form that writes it), and writes them as warp vectors
+(`sim_isa::conform_warp`'s format) with the GPU, driver and CUDA versions in a
+header and in each line. It prints how many equal the oracle's and the first
+that differ. `--dry-run` assembles kernels.ptx with ptxas ($PTXAS) instead.
+"""
+
+import argparse
+import gzip
+import json
+import os
+import subprocess
+import sys
+
+from tools.gpu.run import Cuda, die
+
+LANES = 32
+
+
+def load_manifest(d):
+    """The manifest of `d` (manifest.json.gz or manifest.json)."""
+    p = os.path.join(d, "manifest.json.gz")
+    if os.path.exists(p):
+        with gzip.open(p, "rt") as f:
+            return json.load(f)
+    with open(os.path.join(d, "manifest.json")) as f:
+        return json.load(f)
+
+
+def decode(k, out):
+    """The registers the form wrote, each as 32 lanes of hex, and the image it left
+    (hex, or None), from the output buffer `out` of kernel `k`."""
+    slots = 8 * len(k["slots"])
+    img = k["img"]
+    regs = {}
+    for s, r in enumerate(k["slots"]):
+        if r["name"] not in k["dsts"]:
+            continue
+        mask = (1 << 64) - 1 if r["width"] == 64 else 0xFFFFFFFF
+        lanes = []
+        for lane in range(LANES):
+            at = img + lane * slots + 8 * s
+            lanes.append(hex(int.from_bytes(out[at:at + 8], "little") & mask))
+        regs[r["name"]] = lanes
+    image = out[:img].hex() if img and k["writes"] else None
+    return regs, image
+
+
+def check(manifest):
+    """Exits when the manifest and its vectors do not fit together."""
+    for k in manifest["kernels"]:
+        size = k["img"] + LANES * 8 * len(k["slots"])
+        for v in k["vectors"]:
+            if len(v["input"]) != 2 * size:
+                die(f"{k['kernel']}: an input of {len(v['input']) // 2} bytes, expected {size}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dir", help="the --gpu-dir of `xtask values --family mma|wmma`")
+    ap.add_argument("--observed", help="write the observed warp vectors here (.gz: gzipped)")
+    ap.add_argument("--dry-run", action="store_true", help="check and assemble only; no GPU")
+    a = ap.parse_args()
+    try:
+        manifest = load_manifest(a.dir)
+        with open(os.path.join(a.dir, "kernels.ptx")) as f:
+            ptx = f.read()
+    except OSError as e:
+        die(str(e))
+    check(manifest)
+    kernels = manifest["kernels"]
+    nvec = sum(len(k["vectors"]) for k in kernels)
+    if a.dry_run:
+        ptxas = os.environ.get("PTXAS", "ptxas")
+        r = subprocess.run([ptxas, "-arch=sm_90", os.path.join(a.dir, "kernels.ptx"), "-o", os.devnull],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            die(f"ptxas rejected kernels.ptx:\n{r.stderr}")
+        print(f"dry run: {len(kernels)} kernels, {nvec} vectors; kernels.ptx assembles for sm_90")
+        return 0
+
+    cuda = Cuda()
+    info = cuda.info()
+    mod = cuda.load(ptx)
+    same = differ = 0
+    lines = [f"# warp vectors observed on {info['gpu']} ({info['sm']}), driver {info['driver']}, "
+             f"CUDA {info['cuda']} (tools/gpu/warp_run.py; inputs and kernels from xtask values --gpu-dir)"]
+    for k in kernels:
+        for v in k["vectors"]:
+            inp = bytes.fromhex(v["input"])
+            out = cuda.run(mod, k["kernel"], inp, len(inp), LANES, block=LANES)
+            regs, image = decode(k, out)
+            oracle = json.loads(v["line"])
+            seen = dict(oracle)
+            seen["arch"] = info["sm"]
+            seen["out"] = regs
+            if image is not None:
+                seen["shared_out"] = image
+            seen.update({"source": "gpu", "gpu": info["gpu"], "driver": info["driver"],
+                         "cuda": info["cuda"]})
+            if regs == oracle["out"] and image == oracle.get("shared_out"):
+                same += 1
+            else:
+                differ += 1
+                if differ <= 20:
+                    bad = [n for n in regs if regs[n] != oracle["out"].get(n)]
+                    print(f"differs from the oracle: {k['ptx']} (registers {bad}, "
+                          f"image {'differs' if image != oracle.get('shared_out') else 'same'})")
+            lines.append(json.dumps(seen, separators=(",", ":")))
+    if a.observed:
+        opener = gzip.open if a.observed.endswith(".gz") else open
+        with opener(a.observed, "wt") as f:
+            f.write("\n".join(lines) + "\n")
+    print(f"{info['gpu']} ({info['sm']}), driver {info['driver']}, CUDA {info['cuda']}")
+    print(f"{same} equal to the oracle, {differ} differ ({len(kernels)} forms)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
