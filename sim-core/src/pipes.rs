@@ -269,27 +269,27 @@ pub const HOPPER: &[Rule] = rules! {
         lat(r("VOTE", IntAlu), 9),
         lat(rate(r("REDUX", IntAlu), 16), 40),
         lat(rate(with(r("MATCH", IntAlu), ".ALL"), 16), 20),
-        // The tensor-core family (`sim_isa::db::warp_machine_opcode`). Not
-        // measured: the model has no tensor pipe, so they hold the FMA pipe
-        // (FP64 for DMMA) at the rate NVIDIA's H100 whitepaper gives for dense
-        // tensor math (989.4 TFLOPS f16/bf16, 1,979 TOPS int8, 66.9 TFLOPS
-        // f64 at 1,830 MHz on 132 SMs: 2,048 f16 multiply-adds a clock per SM,
-        // so an HMMA.16816's 2,048 take one sub-partition 4 clocks, an
-        // HMMA.1688 2, an IMMA.16832 4, an IMMA.16816 2, a DMMA.8x8x4's 256 f64
-        // ones 8), with an assumed latency of 32 cycles (none of these is
-        // measured here: no H100 run has mma in it). MOVM as SHFL.
-        lat(rate(with(r("HMMA", Fp32), ".16816"), 32), 28),
-        lat(rate(with(r("HMMA", Fp32), ".1688"), 64), 28),
-        // wmma's tf32 (four HMMA.1684.F32.TF32 timed as one): 494.7 TFLOPS
-        // dense tf32 in the same whitepaper, half the f16 rate, so an
-        // HMMA.1684's 512 multiply-adds take 2 clocks, as an HMMA.1688.
-        lat(rate(with(r("HMMA", Fp32), ".1684"), 64), 28),
-        lat(rate(with(r("IMMA", Fp32), ".16832"), 32), 28),
-        lat(rate(with(r("IMMA", Fp32), ".16816"), 64), 28),
-        lat(rate(r("DMMA", Fp64), 16), 24),
-        // wmma's b1 (BMMA.88128.AND.POPC; `.xor.popc` is two): the whitepaper
-        // gives Hopper no binary rate; assumed as IMMA.16816.
-        lat(rate(r("BMMA", Fp32), 64), 28),
+        // The tensor-core family (`sim_isa::db::warp_machine_opcode`). The
+        // model has no tensor pipe, so they hold the FMA pipe (FP64 for DMMA)
+        // at their measured rate. Measured on the H200 (2026-11-30,
+        // `data/calibration/h200/ubench-2026-11-30.json`, rows u48-u53: one
+        // chain through the accumulator, and 32 warps of 4 chains): HMMA.16816
+        // (.F32, .F16, .F32.BF16) and IMMA.16832 24 cycles, one per 6 clocks a
+        // sub-partition (two thirds of the dense rate NVIDIA's H100
+        // whitepaper gives, which `mma.sync` does not reach); HMMA.1688 17,
+        // one per 4 clocks (half that rate); DMMA.8x8x4 26, one per 16. Not
+        // measured: HMMA.1684 (wmma's tf32, four timed as one), IMMA.16816
+        // and BMMA (wmma's b1; `.xor.popc` is two) as HMMA.1688, the other
+        // half-depth shape.
+        lat(slower(rate(with(r("HMMA", Fp32), ".16816"), 64), 3), 20),
+        lat(rate(with(r("HMMA", Fp32), ".1688"), 32), 13),
+        lat(rate(with(r("HMMA", Fp32), ".1684"), 32), 13),
+        lat(slower(rate(with(r("IMMA", Fp32), ".16832"), 64), 3), 20),
+        lat(rate(with(r("IMMA", Fp32), ".16816"), 32), 13),
+        lat(rate(r("DMMA", Fp64), 8), 18),
+        lat(rate(r("BMMA", Fp32), 32), 13),
+        // MOVM 24 cycles, one per 4.6 clocks a sub-partition (row u54), as
+        // SHFL (24.0, one per 4.6: row r52).
         lat(rate(r("MOVM", IntAlu), 32), 20),
         slower(lat(rate(with(r("MATCH", IntAlu), ".ANY"), 1), 364), 2),
         rate(r("VIADD", Fp32), 64),
@@ -631,6 +631,50 @@ mod tests {
             let model = timing(op, mods).ticks as f64 / 64.0 / 4.0;
             assert!(
                 (model / per_sm - 1.0).abs() < 0.02,
+                "{row}: {model} against {per_sm:.3}"
+            );
+        }
+    }
+
+    /// The tensor-core opcodes against the H200's second run
+    /// (`data/calibration/h200/ubench-2026-11-30.json`, rows u48-u54): a
+    /// chain through the accumulator, and 32 warps of 4 chains.
+    #[test]
+    fn tensor_opcodes_take_their_measured_latency_and_rate() {
+        const UBENCH: &str = include_str!("../data/calibration/h200/ubench-2026-11-30.json");
+        let cfg = preset(sim_isa::Target::SM_90);
+        let json: serde_json::Value = serde_json::from_str(UBENCH).expect("json");
+        let measured = |row: &str| -> f64 {
+            json["results"]
+                .as_array()
+                .expect("results")
+                .iter()
+                .find(|r| r["name"] == row)
+                .and_then(|r| r["cycles"].as_f64())
+                .expect("row with cycles")
+        };
+        for (row, op, mods) in [
+            ("u48", "HMMA", ".16816.F32"),
+            ("u49", "HMMA", ".16816.F16"),
+            ("u50", "HMMA", ".16816.F32.BF16"),
+            ("u51", "HMMA", ".1688.F32"),
+            ("u52", "IMMA", ".16832.S8.S8"),
+            ("u53", "DMMA", ".8x8x4"),
+            ("u54", "MOVM", ".16.MT88"),
+        ] {
+            let t = OpTiming::of(warp_rule(SassArch::Sm90, op, mods).expect("rule"), &cfg)
+                .expect("pipe");
+            // lat: 1024 dependent instances; the loop adds about 0.1 a piece.
+            let per = measured(&format!("{row}_lat")) / 1024.0;
+            let lat = t.latency as f64;
+            assert!((lat - per).abs() <= 1.0, "{row}: {lat} against {per:.2}");
+            // tput: 131,072 warp instructions on 4 sub-partitions; a pipe tick
+            // is 1/lanes of the pipe's clock.
+            let per_sm = measured(&format!("{row}_tput")) / 131_072.0;
+            let lanes = cfg.units.get(t.pipe).lanes_per_sm as f64;
+            let model = t.ticks as f64 / lanes / 4.0;
+            assert!(
+                (model / per_sm - 1.0).abs() < 0.15,
                 "{row}: {model} against {per_sm:.3}"
             );
         }

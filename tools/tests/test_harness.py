@@ -83,7 +83,7 @@ def test_ubench_fake_run_and_compare(tmp_path):
                    check=True, capture_output=True)
     doc = json.loads((out / "ubench.json").read_text())
     rows = {r["name"]: r for r in doc["results"]}
-    assert len(rows) == 108 and doc["device"]  # 54 forms (u39-u47 added 2026-11-30)
+    assert len(rows) == 122 and doc["device"]  # 61 forms (u39-u47 and the tensor cores u48-u54 added 2026-11-30)
     # The stand-in's clocks: warp w of a row ends 5000 + 100 w after the first start.
     assert rows["u0_lat"]["cycles"] == 5000
     assert rows["r52_tput"]["cycles"] == 5000 + 100 * (rows["r52_tput"]["warps"] - 1)

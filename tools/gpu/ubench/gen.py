@@ -135,7 +135,37 @@ ROWS = [
     # The divisor changes every time, so nothing of ptxas's sequence leaves the loop.
     ("u47", "div.u32 (z / x)", "I2F.U32.RP+MUFU.RCP+F2I+IMAD.HI (whole u32 division)",
      ["div.u32 %x{i}, %z, %x{i};"]),
+    # The tensor-core forms sim-isa runs (issue 23: the pipe's latency and rate had come
+    # from published H100 figures): a chain through the accumulator, D = C. The extra
+    # per-chain registers %v %u (.b32) and %e (.b64) are declared only where a row uses them.
+    ("u48", "mma.m16n8k16.f32.f16.f16.f32", "HMMA.16816.F32",
+     ["mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%x{i}, %w{i}, %v{i}, %u{i}}, "
+      "{%y, %z, %m, %y}, {%z, %m}, {%x{i}, %w{i}, %v{i}, %u{i}};"]),
+    ("u49", "mma.m16n8k16.f16.f16.f16.f16", "HMMA.16816.F16",
+     ["mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%x{i}, %w{i}}, "
+      "{%y, %z, %m, %y}, {%z, %m}, {%x{i}, %w{i}};"]),
+    ("u50", "mma.m16n8k16.f32.bf16.bf16.f32", "HMMA.16816.F32.BF16",
+     ["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%x{i}, %w{i}, %v{i}, %u{i}}, "
+      "{%y, %z, %m, %y}, {%z, %m}, {%x{i}, %w{i}, %v{i}, %u{i}};"]),
+    ("u51", "mma.m16n8k8.f32.f16.f16.f32", "HMMA.1688.F32",
+     ["mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%x{i}, %w{i}, %v{i}, %u{i}}, "
+      "{%y, %z}, {%m}, {%x{i}, %w{i}, %v{i}, %u{i}};"]),
+    ("u52", "mma.m16n8k32.s32.s8.s8.s32", "IMMA.16832.S8.S8",
+     ["mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%x{i}, %w{i}, %v{i}, %u{i}}, "
+      "{%y, %z, %m, %y}, {%z, %m}, {%x{i}, %w{i}, %v{i}, %u{i}};"]),
+    ("u53", "mma.m8n8k4.f64", "DMMA.8x8x4",
+     ["mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%d{i}, %e{i}}, {%dy}, {%dz}, {%d{i}, %e{i}};"]),
+    ("u54", "movmatrix.m8n8.trans.b16", "MOVM.16.MT88",
+     ["movmatrix.sync.aligned.m8n8.trans.b16 %x{i}, %x{i};"]),
 ]
+# The per-chain registers only some rows use: (prefix, type, start value from x).
+EXTRA = [("v", "b32", "xor.b32 %v{c}, %x{c}, %y;"), ("u", "b32", "xor.b32 %u{c}, %x{c}, %m;"),
+         ("e", "b64", "add.u64 %e{c}, %d{c}, %dy;")]
+
+
+def extra_regs(body):
+    """The EXTRA registers the body names."""
+    return [e for e in EXTRA if any(f"%{e[0]}{{i}}" in line for line in body)]
 
 # Reference rows: H100 rows (microbench.json) measured again here, so the new
 # rows can be put next to the H100 set (same SM? same cycles?) and partners
@@ -220,9 +250,13 @@ def kernel(name, chains, body):
     """The PTX of one microbenchmark kernel in the H100 set's shape (inputs from memory,
     clock64 read around an ITER-iteration loop, every warp's clock pair and each chain's
     result stored)."""
+    extra = extra_regs(body)
+    decl = "".join(f"  .reg .{t} " + ", ".join(f"%{p}{c}" for c in range(chains)) + ";\n"
+                   for p, t, _ in extra)
+    init = "".join("  " + i.format(c=c) + "\n" for c in range(chains) for _, _, i in extra)
     return f""".visible .entry {name}(.param .u64 pin, .param .u64 pout, .param .u64 pclk)
 {{
-{regs(chains)}  mov.u32 %tx, %tid.x;
+{regs(chains)}{decl}  mov.u32 %tx, %tid.x;
   ld.param.u64 %ra, [pin];
   cvta.to.global.u64 %ra, %ra;
   ld.global.u32 %y, [%ra+0];
@@ -236,7 +270,7 @@ def kernel(name, chains, body):
   ld.global.u32 %cnt, [%ra+36];
   setp.ne.u32 %pz, %cnt, 0;
   ld.global.u32 %cnt, [%ra+40];
-{per_chain(CHAIN_INIT, chains)}  mov.u64 %c0, %clock64;
+{per_chain(CHAIN_INIT, chains)}{init}  mov.u64 %c0, %clock64;
 LOOP:
 {chr(10).join(body_lines(body, chains))}
 {loop_tail(ITER, "%tx", "%wid", "%c0", "%c1", 16 * chains)}{per_chain(CHAIN_STORES, chains)}  ret;
@@ -269,11 +303,15 @@ def kernel_text(warps, chains, body):
     lines += ["mov.u32 %y, 0x30201;", "mov.u32 %z, 0x10203040;", "mov.u32 %m, 0xffffffff;",
               "mov.b16 %hy, 0x4000;", f"mov.b64 %dy, {dy:#x};", "mov.b64 %dz, 0x3fe0000000000000;",
               "setp.ne.u32 %q, %m, 0;", "setp.eq.u32 %pz, %m, 0;", "mov.u32 %cnt, 0;"]
+    extra = extra_regs(body)
+    for p, t, _ in extra:
+        lines.append(f".reg .{t} " + ", ".join(f"%{p}{c}" for c in range(chains)) + ";")
     for c in range(chains):
         x = 0x1234567 + 0x111 * c
         lines += [f"mov.u32 %x{c}, {x:#x};", f"mov.u32 %w{c}, 0x10203040;",
                   f"mov.b16 %h{c}, {(x & 0xffff) | 0x4000:#x};", f"mov.b64 %d{c}, {x + (1 << 61):#x};",
                   f"setp.lt.u32 %p{c}, %x{c}, %z;", f"setp.lt.u32 %pb{c}, %x{c}, %y;"]
+        lines += [i.format(c=c) for _, _, i in extra]
     lines.append(f".repeat {ITER} {{")
     lines += body_lines(body, chains)
     lines += ["  add.u32 %cnt, %cnt, 1;", f"  setp.lt.u32 %pl, %cnt, {ITER};", "}"]
