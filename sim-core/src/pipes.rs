@@ -255,6 +255,15 @@ pub const HOPPER: &[Rule] = rules! {
         rate(r("IDP", Fp32), 64),
         rate(with(r("IMAD", Fp32), ".IADD"), 64),
         rate(with(r("IMAD", Fp32), ".MOV"), 64),
+        // The high-half and wide multiplies hold the FMA pipe twice as long
+        // (H200, `data/calibration/h200/ubench-2026-11-30.json`: IMAD.HI.U32
+        // one per 4.3 clocks a sub-partition, row u44; IMAD.WIDE.U32 one per
+        // 4.0, row u45). Their latency stays ptxas's 4 (its stall counts,
+        // `hopper_latencies_are_ptxas_stall_counts`), although a chain of
+        // IMAD.HI took 9.25 cycles a link where ptxas leaves 6, and one of
+        // IMAD.WIDE and LOP3 14.1 where the model gives 10: not explained.
+        slower(rate(with(r("IMAD", Fp32), ".HI"), 64), 2),
+        slower(rate(with(r("IMAD", Fp32), ".WIDE"), 64), 2),
         rate(r("IMAD", Fp32), 64),
         // The warp-wide opcodes ([`warp_rule`]). The model has no pipe of their
         // own (the hardware's MIO queue), so they hold the ALU pipe's issue at
@@ -638,7 +647,8 @@ mod tests {
 
     /// The tensor-core opcodes against the H200's second run
     /// (`data/calibration/h200/ubench-2026-11-30.json`, rows u48-u54): a
-    /// chain through the accumulator, and 32 warps of 4 chains.
+    /// chain through the accumulator, and 32 warps of 4 chains; and the
+    /// high-half and wide multiplies' rate (u44, u45).
     #[test]
     fn tensor_opcodes_take_their_measured_latency_and_rate() {
         const UBENCH: &str = include_str!("../data/calibration/h200/ubench-2026-11-30.json");
@@ -675,6 +685,18 @@ mod tests {
             let model = t.ticks as f64 / lanes / 4.0;
             assert!(
                 (model / per_sm - 1.0).abs() < 0.15,
+                "{row}: {model} against {per_sm:.3}"
+            );
+        }
+        // The high-half and wide multiplies' rate (their chains are not
+        // explained: `HOPPER`).
+        for (row, mods) in [("u44", ".HI.U32"), ("u45", ".WIDE.U32")] {
+            let t = OpTiming::of(warp_rule(SassArch::Sm90, "IMAD", mods).expect("rule"), &cfg)
+                .expect("pipe");
+            let per_sm = measured(&format!("{row}_tput")) / 131_072.0;
+            let model = t.ticks as f64 / 128.0 / 4.0;
+            assert!(
+                (model / per_sm - 1.0).abs() < 0.1,
                 "{row}: {model} against {per_sm:.3}"
             );
         }
