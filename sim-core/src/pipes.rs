@@ -600,6 +600,17 @@ mod tests {
         schedule(&insts, &timings, &outs, &cfg, [false; 4], SassArch::Sm90).delay
     }
 
+    /// A row's cycles in a `tools/gpu/ubench` results file.
+    fn ubench_cycles(json: &serde_json::Value, row: &str) -> f64 {
+        json["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .find(|r| r["name"] == row)
+            .and_then(|r| r["cycles"].as_f64())
+            .expect("row with cycles")
+    }
+
     /// The warp-wide opcodes against the H200 run's one-warp chains and
     /// 32-warp throughput (`data/calibration/h200/ubench.json`, rows r52,
     /// u23, u26, u27, u28): cycles per instance, loop overhead included.
@@ -612,15 +623,7 @@ mod tests {
             OpTiming::of(r, &cfg).expect("pipe")
         };
         let json: serde_json::Value = serde_json::from_str(UBENCH).expect("json");
-        let measured = |row: &str| -> f64 {
-            json["results"]
-                .as_array()
-                .expect("results")
-                .iter()
-                .find(|r| r["name"] == row)
-                .and_then(|r| r["cycles"].as_f64())
-                .expect("row with cycles")
-        };
+        let measured = |row: &str| ubench_cycles(&json, row);
         // lat: 1024 dependent instances; the loop adds about 0.1 a piece.
         for (row, op, mods, others) in [
             ("r52_lat", "SHFL", "", 0.0),
@@ -654,15 +657,7 @@ mod tests {
         const UBENCH: &str = include_str!("../data/calibration/h200/ubench-2026-11-30.json");
         let cfg = preset(sim_isa::Target::SM_90);
         let json: serde_json::Value = serde_json::from_str(UBENCH).expect("json");
-        let measured = |row: &str| -> f64 {
-            json["results"]
-                .as_array()
-                .expect("results")
-                .iter()
-                .find(|r| r["name"] == row)
-                .and_then(|r| r["cycles"].as_f64())
-                .expect("row with cycles")
-        };
+        let measured = |row: &str| ubench_cycles(&json, row);
         for (row, op, mods) in [
             ("u48", "HMMA", ".16816.F32"),
             ("u49", "HMMA", ".16816.F16"),

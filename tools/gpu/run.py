@@ -123,6 +123,17 @@ class Cuda:
         return host.raw[:out_len]
 
 
+def assemble(path, target):
+    """Assembles PTX file `path` for `target` with ptxas ($PTXAS, else tools/.cache/py's),
+    output discarded; exits when ptxas rejects it (the dry runs' check)."""
+    cached = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".cache", "py",
+                          "nvidia", "cuda_nvcc", "bin", "ptxas")
+    ptxas = os.environ.get("PTXAS") or (cached if os.path.exists(cached) else "ptxas")
+    r = subprocess.run([ptxas, f"-arch={target}", path, "-o", os.devnull], capture_output=True, text=True)
+    if r.returncode != 0:
+        die(f"ptxas rejected {os.path.basename(path)}:\n{r.stderr}")
+
+
 def pack_inputs(kernel):
     """The input buffer of a kernel: for each vector (thread) one 8-byte little-endian word
     per register slot, the layout xtask's kernels load (and gpu-simulate interprets).
@@ -195,14 +206,8 @@ def main():
     nvec = sum(len(k["vectors"]) for k in kernels)
 
     if a.dry_run:
-        cached = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".cache", "py",
-                              "nvidia", "cuda_nvcc", "bin", "ptxas")
-        ptxas = os.environ.get("PTXAS") or (cached if os.path.exists(cached) else "ptxas")
         target = manifest.get("target", "sm_90")
-        r = subprocess.run([ptxas, f"-arch={target}", os.path.join(a.dir, "kernels.ptx"), "-o", os.devnull],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            die(f"ptxas rejected kernels.ptx:\n{r.stderr}")
+        assemble(os.path.join(a.dir, "kernels.ptx"), target)
         print(f"dry run: {len(kernels)} kernels, {nvec} vectors; kernels.ptx assembles for {target}")
         return 0
 

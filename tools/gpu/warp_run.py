@@ -20,10 +20,9 @@ import argparse
 import gzip
 import json
 import os
-import subprocess
 import sys
 
-from tools.gpu.run import Cuda, die
+from tools.gpu.run import Cuda, assemble, die
 
 LANES = 32
 
@@ -82,11 +81,7 @@ def main():
     kernels = manifest["kernels"]
     nvec = sum(len(k["vectors"]) for k in kernels)
     if a.dry_run:
-        ptxas = os.environ.get("PTXAS", "ptxas")
-        r = subprocess.run([ptxas, "-arch=sm_90", os.path.join(a.dir, "kernels.ptx"), "-o", os.devnull],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            die(f"ptxas rejected kernels.ptx:\n{r.stderr}")
+        assemble(os.path.join(a.dir, "kernels.ptx"), "sm_90")
         print(f"dry run: {len(kernels)} kernels, {nvec} vectors; kernels.ptx assembles for sm_90")
         return 0
 
