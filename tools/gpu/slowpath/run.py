@@ -5,6 +5,7 @@ cost a warp (issue 26: int_math / float_math)? Runs probe.ptx on a GPU.
     python3 -m tools.gpu.slowpath.run OUTDIR        # on the GPU machine, repository root
     python3 -m tools.gpu.slowpath.run OUTDIR --dry-run   # here: inputs and ptxas only
     python3 -m tools.gpu.slowpath.run OUTDIR --more      # the second run: signs, more stores
+    python3 -m tools.gpu.slowpath.run OUTDIR --stores    # the third: stores by count and width
 
 Each lane of a warp divides (or takes the root of) its own operands between two
 %clock64 reads; one warp a block, 132 blocks, each walking its share of the sets.
@@ -149,6 +150,54 @@ def store_run(cuda, mod, stride, step, threads=256):
     return runs
 
 
+# The third run (--stores): (bytes a store, stride, stores a thread, threads); a
+# thread's stores go to disjoint regions (step = threads x stride).
+LOOP_STORES = ([(4, 32, n, 256) for n in (1, 2, 4, 8, 16, 32)] + [(4, 4, n, 256) for n in (8, 32)]
+               + [(w, s, 8, 256) for w in (8, 16) for s in sorted({w, 32, 64, 128})]
+               + [(16, 16, 8, 1024), (4, 32, 8, 1024)])
+
+
+def loop_store_run(cuda, mod, width, stride, n, threads):
+    """Per-warp cycles and the window of one store_loop launch (three runs)."""
+    fn = ctypes.c_void_p()
+    cuda.check(cuda.lib.cuModuleGetFunction(ctypes.byref(fn), mod, f"store_loop{width}".encode()),
+               "cuModuleGetFunction")
+    step = threads * stride
+    size = n * step + 64
+    nw = threads // LANES
+    dout, dph = ctypes.c_uint64(), ctypes.c_uint64()
+    cuda.check(cuda.lib.cuMemAlloc_v2(ctypes.byref(dout), size), "cuMemAlloc")
+    cuda.check(cuda.lib.cuMemAlloc_v2(ctypes.byref(dph), 16 * nw), "cuMemAlloc")
+    cuda.check(cuda.lib.cuMemsetD8_v2(dout, 0, size), "cuMemsetD8")
+    vals = [ctypes.c_uint32(stride), ctypes.c_uint32(step), ctypes.c_uint32(n)]
+    args = (ctypes.c_void_p * 5)(*(ctypes.cast(ctypes.byref(x), ctypes.c_void_p) for x in [dout, dph] + vals))
+    runs = []
+    for _ in range(3):
+        cuda.check(cuda.lib.cuLaunchKernel(fn, 1, 1, 1, threads, 1, 1, 0, None, args, None), "cuLaunchKernel")
+        cuda.check(cuda.lib.cuCtxSynchronize(), "cuCtxSynchronize")
+        host = ctypes.create_string_buffer(16 * nw)
+        cuda.check(cuda.lib.cuMemcpyDtoH_v2(host, dph, 16 * nw), "cuMemcpyDtoH")
+        t = struct.unpack(f"<{2 * nw}Q", host.raw)
+        runs.append({"warps": [t[2 * w + 1] - t[2 * w] for w in range(nw)],
+                     "window": max(t[1::2]) - min(t[0::2])})
+    cuda.lib.cuMemFree_v2(dout)
+    cuda.lib.cuMemFree_v2(dph)
+    return runs
+
+
+def stores_by_count(cuda, mod, res, out_dir):
+    """The third run: LOOP_STORES."""
+    res["stores"] = {}
+    for width, stride, n, threads in LOOP_STORES:
+        runs = loop_store_run(cuda, mod, width, stride, n, threads)
+        res["stores"][f"w{width}.stride{stride}.n{n}.threads{threads}"] = runs
+        print(f"stores w {width} stride {stride} n {n} threads {threads}:",
+              [(r["window"], max(r["warps"]), min(r["warps"])) for r in runs])
+    with open(os.path.join(out_dir, "slowpath-stores.json"), "w") as f:
+        json.dump(res, f, indent=1)
+    return 0
+
+
 def sign_sets():
     """Exponent pairs every 5th from 0 to 255 (and 254, 255), in all four sign pairs."""
     es = list(range(0, 256, 5)) + [254, 255]
@@ -193,6 +242,8 @@ def main():
     res = {"device": info}
     if "--more" in sys.argv:
         return more(cuda, mod, res, out_dir)
+    if "--stores" in sys.argv:
+        return stores_by_count(cuda, mod, res, out_dir)
     for name, kern, sets in (("div_map", "div_timed", dsets), ("sqrt_map", "sqrt_timed", ssets)):
         launch(cuda, mod, kern, pack_same(sets[:BLOCKS]), min(BLOCKS, len(sets)))  # warm-up
         out = launch(cuda, mod, kern, pack_same(sets), len(sets))
