@@ -9,7 +9,8 @@
 #   oracle, and the f64 approximations (tools/gpu/approx64_vectors.py: MUFU.RCP64H
 #   and MUFU.RSQ64H are models, docs/validation.md);
 # - warp vectors (tools/gpu/warp_run.py): the tensor-core and WMMA forms
-#   (`xtask values --family mma|wmma --gpu-dir`), new seeds, more inputs.
+#   (`xtask values --family mma|wmma --gpu-dir`), new seeds, more inputs, and
+#   the async family's one-thread kernels (`--family async`).
 # Fixed seeds: the same files every time. About a minute; .gpu is about 20 MB.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -37,6 +38,8 @@ done
 
 "$X" values --family mma --inputs 64 --seed 90 --write "$G/big/mma.jsonl.gz" --gpu-dir "$G/warp/mma"
 "$X" values --family wmma --inputs 32 --seed 91 --write "$G/big/wmma.jsonl.gz" --gpu-dir "$G/warp/wmma"
+"$X" values --family async --texts sim-isa/tests/data/async-forms.txt --inputs 200 --seed 92 \
+    --write "$G/big/async.jsonl" --gpu-dir "$G/warp/async"
 for d in "$G"/warp/*; do
     python3 -m tools.gpu.warp_run "$d" --dry-run
 done

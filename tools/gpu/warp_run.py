@@ -1,17 +1,20 @@
 #!/usr/bin/env python3
-"""Run warp vectors (tensor-core and WMMA forms) on a real NVIDIA GPU (issue 23).
+"""Run warp vectors (tensor-core and WMMA forms) and the async family's one-thread
+vectors on a real NVIDIA GPU (issue 23).
 
     PTXAS=<ptxas 13.0.88> cargo run -p xtask --release -- values --family mma \\
         --inputs 16 --seed 23 --gpu-dir OUT/          # here: kernels.ptx, manifest.json.gz
     python3 -m tools.gpu.warp_run OUT/ --observed OUT/observed.jsonl.gz   # on the GPU machine
 
-`xtask values --family mma|wmma --gpu-dir` writes the one-warp kernels the SASS
+`xtask values --family mma|wmma|async --gpu-dir` writes the kernels the SASS
 oracle compiled (one a form) and, for every vector, the input buffer the oracle
-ran: the form's memory image, then 8 bytes a register for each lane. This
-script runs each vector as one launch of one warp (the driver JIT-compiles the
-PTX), reads the registers the form writes from the output buffer (and the image,
-for a form that writes it), and writes them as warp vectors
-(`sim_isa::conform_warp`'s format) with the GPU, driver and CUDA versions in a
+ran: the form's memory image, then 8 bytes a register for each lane (async:
+the register slots, `sm`'s bytes, the copy source's; a copy's source register
+points into the interpreter's buffer and is moved into the GPU's). This
+script runs each vector as one launch of one warp or one thread (the driver
+JIT-compiles the PTX), reads the registers the form writes from the output
+buffer (and the image, for a form that writes it), and writes them as warp vectors
+(`sim_isa::conform_warp`'s format; async: the oracle's thread format) with the GPU, driver and CUDA versions in a
 header and in each line. It prints how many equal the oracle's and the first
 that differ. `--dry-run` assembles kernels.ptx with ptxas ($PTXAS) instead.
 """
@@ -56,10 +59,54 @@ def decode(k, out):
     return regs, image
 
 
+def run_thread(cuda, mod, k, inp):
+    """One launch of a one-thread kernel (`thread` layout: the async family) on `inp`,
+    its address registers moved from the interpreter's input buffer into this one;
+    returns the output buffer."""
+    import ctypes
+    th = k["thread"]
+    names = [r["name"] for r in k["slots"]]
+    fn = ctypes.c_void_p()
+    cuda.check(cuda.lib.cuModuleGetFunction(ctypes.byref(fn), mod, k["kernel"].encode()), "cuModuleGetFunction")
+    din, dout = ctypes.c_uint64(), ctypes.c_uint64()
+    cuda.check(cuda.lib.cuMemAlloc_v2(ctypes.byref(din), len(inp)), "cuMemAlloc")
+    cuda.check(cuda.lib.cuMemAlloc_v2(ctypes.byref(dout), len(inp)), "cuMemAlloc")
+    buf = bytearray(inp)
+    for name in th["addresses"]:
+        s = names.index(name)
+        v = int.from_bytes(buf[8 * s:8 * s + 8], "little")
+        buf[8 * s:8 * s + 8] = (din.value + v - th["in_base"]).to_bytes(8, "little")
+    cuda.check(cuda.lib.cuMemcpyHtoD_v2(din, bytes(buf), len(buf)), "cuMemcpyHtoD")
+    cuda.check(cuda.lib.cuMemsetD8_v2(dout, 0, len(buf)), "cuMemsetD8")
+    args = (ctypes.c_void_p * 2)(ctypes.cast(ctypes.byref(din), ctypes.c_void_p),
+                                 ctypes.cast(ctypes.byref(dout), ctypes.c_void_p))
+    cuda.check(cuda.lib.cuLaunchKernel(fn, 1, 1, 1, 1, 1, 1, 0, None, args, None), "cuLaunchKernel")
+    cuda.check(cuda.lib.cuCtxSynchronize(), "cuCtxSynchronize")
+    host = ctypes.create_string_buffer(len(buf))
+    cuda.check(cuda.lib.cuMemcpyDtoH_v2(host, dout, len(buf)), "cuMemcpyDtoH")
+    cuda.lib.cuMemFree_v2(din)
+    cuda.lib.cuMemFree_v2(dout)
+    return host.raw
+
+
+def decode_thread(k, out):
+    """The registers a one-thread kernel wrote (a predicate as a bool, others as hex)
+    and `sm`'s bytes after, from its output buffer."""
+    th = k["thread"]
+    regs = {}
+    for s, r in enumerate(k["slots"]):
+        if r["name"] not in k["dsts"]:
+            continue
+        raw = int.from_bytes(out[8 * s:8 * s + 8], "little")
+        regs[r["name"]] = raw != 0 if r["width"] == 1 else hex(raw if r["width"] == 64 else raw & 0xFFFFFFFF)
+    return regs, out[th["shared_at"]:th["shared_at"] + th["span"]].hex()
+
+
 def check(manifest):
     """Exits when the manifest and its vectors do not fit together."""
     for k in manifest["kernels"]:
-        size = k["img"] + LANES * 8 * len(k["slots"])
+        th = k.get("thread")
+        size = th["shared_at"] + 2 * th["span"] if th else k["img"] + LANES * 8 * len(k["slots"])
         for v in k["vectors"]:
             if len(v["input"]) != 2 * size:
                 die(f"{k['kernel']}: an input of {len(v['input']) // 2} bytes, expected {size}")
@@ -94,8 +141,11 @@ def main():
     for k in kernels:
         for v in k["vectors"]:
             inp = bytes.fromhex(v["input"])
-            out = cuda.run(mod, k["kernel"], inp, len(inp), LANES, block=LANES)
-            regs, image = decode(k, out)
+            if k.get("thread"):
+                regs, image = decode_thread(k, run_thread(cuda, mod, k, inp))
+            else:
+                out = cuda.run(mod, k["kernel"], inp, len(inp), LANES, block=LANES)
+                regs, image = decode(k, out)
             oracle = json.loads(v["line"])
             seen = dict(oracle)
             seen["arch"] = info["sm"]

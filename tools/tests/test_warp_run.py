@@ -101,3 +101,17 @@ def test_approx64_inputs_cover_the_classes():
     assert any(e == 0 and x & ((1 << 52) - 1) for e, x in zip(exp, xs))  # subnormals
     assert any(e == 0x7FF for e in exp)  # infinities and NaNs
     assert len({e for e in exp if 0 < e < 0x7FF}) > 300  # exponents all over
+
+
+def test_a_thread_kernels_output_is_read_as_the_async_oracle_writes_it():
+    k = {"slots": [{"name": "%rd2", "width": 64}, {"name": "%r2", "width": 32}, {"name": "%p1", "width": 1}],
+         "dsts": ["%rd2", "%p1"], "thread": {"shared_at": 64, "span": 32, "in_base": 0x10000000,
+                                               "addresses": []}}
+    out = bytearray(128)
+    out[0:8] = (0xFFFFD000001FFFF4).to_bytes(8, "little")
+    out[8:16] = (0xDEAD).to_bytes(8, "little")
+    out[16:24] = (1).to_bytes(8, "little")
+    out[64:96] = bytes(range(32))
+    regs, image = warp_run.decode_thread(k, bytes(out))
+    assert regs == {"%rd2": "0xffffd000001ffff4", "%p1": True}
+    assert image == bytes(range(32)).hex()

@@ -35,7 +35,7 @@ USAGE:
       `--family half`: every half-precision arithmetic form and copysign instead of the sweep;
       `--family mma`: the tensor-core forms as warp vectors ($PTXAS as for --texts);
       `--family wmma`: wmma.load/mma/store the same way.
-      `--gpu-dir DIR` (mma, wmma): also the kernels and input buffers for tools/gpu/warp_run.py.
+      `--gpu-dir DIR` (mma, wmma, async): also the kernels and input buffers for tools/gpu/warp_run.py.
   cargo run -p xtask --release -- gpu-kernels VECTORS.jsonl OUTDIR [--ptx-version 8.0]
       Part 3: turn conformance vectors into PTX kernels + a manifest for tools/gpu/run.py
       (assembled with ptxas when available). [--arch sm_90]

@@ -141,3 +141,36 @@ fn async_copies_and_mbarrier_match_the_sass_oracle() {
     }
     assert_eq!(per_form.values().sum::<usize>(), 740);
 }
+
+/// The same kernels on an H200 (2026-11-30, `tools/gpu/warp_run.py`):
+/// `tests/data/h200-async.jsonl.gz`, 200 input sets of each statement
+/// whose vectors all equal the oracle's there: every copy, and what reads
+/// an mbarrier object (`test_wait`, `try_wait`, `pending_count`, `inval`,
+/// `cp.async.mbarrier.arrive`). The statements that write one (`init`,
+/// `arrive`, `arrive_drop`, `.noinc`) differ on the GPU in what a load
+/// right after them sees and in the state's low word (docs/async-copies.md).
+#[test]
+fn async_copies_and_mbarrier_reads_match_an_h200() {
+    let text = super::mma_sass::vector_file("h200-async.jsonl.gz");
+    let mut per_form: BTreeMap<String, usize> = BTreeMap::new();
+    let mut failures = Vec::new();
+    for line in text.lines().filter(|l| l.starts_with('{')) {
+        let v: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+        assert_eq!(v["source"], "h200");
+        let form = v["ptx"].as_str().expect("ptx").to_string();
+        if let Err(e) = check(&v) {
+            failures.push(format!("{form}: {e}"));
+        }
+        *per_form.entry(form).or_default() += 1;
+    }
+    assert!(
+        failures.is_empty(),
+        "{}",
+        failures[..failures.len().min(12)].join("\n")
+    );
+    assert_eq!(per_form.len(), 25, "{per_form:?}");
+    assert!(per_form.values().all(|&n| n == 200), "{per_form:?}");
+    assert!(per_form.keys().all(|f| !f.starts_with("mbarrier.init")
+        && !f.starts_with("mbarrier.arrive")
+        && !f.contains(".noinc")));
+}

@@ -19,6 +19,7 @@ use super::async_kernel::{is_async, GLOBAL_AT, SHARED_AT, SPAN};
 use super::compile::compile_all_with;
 use super::kernel::{layout, Reg};
 use super::vectors::reg_maps;
+use super::warp_gpu::{Form, GpuDir};
 use super::Opts;
 use crate::rng::Rng;
 use crate::sass::{Machine, SInst, IN_BASE};
@@ -111,6 +112,18 @@ fn hex(b: &[u8]) -> String {
 /// Destination registers and their values.
 type Written = Vec<(String, u64)>;
 
+/// The kernel's input buffer: the register slots, `sm`'s bytes at
+/// [`SHARED_AT`], the copy source's at [`GLOBAL_AT`].
+fn input_buffer(vals: &[u64], shared: &[u8], global: &[u8]) -> Vec<u8> {
+    let mut input = vec![0u8; GLOBAL_AT + SPAN];
+    for (s, v) in vals.iter().enumerate() {
+        input[8 * s..8 * s + 8].copy_from_slice(&v.to_le_bytes());
+    }
+    input[SHARED_AT..SHARED_AT + SPAN].copy_from_slice(shared);
+    input[GLOBAL_AT..].copy_from_slice(global);
+    input
+}
+
 /// One run: the input buffer laid out as the kernel reads it; returns the
 /// destination registers and `sm`'s bytes after.
 fn run_one(
@@ -121,13 +134,7 @@ fn run_one(
     shared: &[u8],
     global: &[u8],
 ) -> Result<(Written, Vec<u8>)> {
-    let mut input = vec![0u8; GLOBAL_AT + SPAN];
-    for (s, v) in vals.iter().enumerate() {
-        input[8 * s..8 * s + 8].copy_from_slice(&v.to_le_bytes());
-    }
-    input[SHARED_AT..SHARED_AT + SPAN].copy_from_slice(shared);
-    input[GLOBAL_AT..].copy_from_slice(global);
-    let mut m = Machine::new(input, SHARED_AT + SPAN);
+    let mut m = Machine::new(input_buffer(vals, shared, global), SHARED_AT + SPAN);
     m.run(prog)?;
     let mut out = Vec::new();
     for (s, r) in regs.iter().enumerate() {
@@ -169,7 +176,8 @@ pub(super) fn run(tools: &Tools, o: &Opts) -> Result<usize> {
     let mut rng = Rng::new(o.common.seed ^ 0xa5c);
     let mut lines = String::new();
     let mut failed = 0;
-    for (text, prog) in texts.iter().zip(progs) {
+    let mut gpu = o.gpu_dir.as_ref().map(|_| GpuDir::new(tools.ptx_version));
+    for (i, (text, prog)) in texts.iter().zip(progs).enumerate() {
         let prog = match prog.unwrap_or_else(|| Err("missing".into())) {
             Ok(p) => p,
             Err(e) => {
@@ -181,6 +189,23 @@ pub(super) fn run(tools: &Tools, o: &Opts) -> Result<usize> {
         let ops: Vec<&str> = prog.iter().map(|i| i.op.as_str()).collect();
         println!("{text}\n    {}", ops.join(" "));
         let (regs, dsts) = layout(text);
+        if let Some(g) = &mut gpu {
+            let name = format!("a{i}");
+            let copy = text.starts_with("cp.async.c");
+            g.form(&Form {
+                kernel: async_kernel::kernel(&name, text),
+                name,
+                text,
+                img: 0,
+                writes: true,
+                regs: &regs,
+                dsts: dsts.clone(),
+                thread: serde_json::json!({
+                    "shared_at": SHARED_AT, "span": SPAN, "in_base": IN_BASE,
+                    "addresses": if copy { vec!["%rd1"] } else { Vec::new() },
+                }),
+            });
+        }
         for _ in 0..o.inputs {
             let (vals, shared, global) = draw(&mut rng, text, &regs);
             let (out, after) = match run_one(&prog, &regs, &dsts, &vals, &shared, &global) {
@@ -191,8 +216,15 @@ pub(super) fn run(tools: &Tools, o: &Opts) -> Result<usize> {
                     break;
                 }
             };
-            lines += &line(text, &regs, &vals, &shared, &global, &out, &after);
+            let one = line(text, &regs, &vals, &shared, &global, &out, &after);
+            if let Some(g) = &mut gpu {
+                g.vector(&input_buffer(&vals, &shared, &global), one.trim_end());
+            }
+            lines += &one;
         }
+    }
+    if let (Some(g), Some(dir)) = (&gpu, &o.gpu_dir) {
+        g.write(dir)?;
     }
     if let Some(p) = &o.write {
         let header = format!(

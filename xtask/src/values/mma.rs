@@ -522,6 +522,7 @@ pub(super) fn run_family(tools: &Tools, o: &Opts, fam: &Family) -> Result<usize>
                 writes: (fam.writes)(text),
                 regs: &regs,
                 dsts: dsts(text),
+                thread: serde_json::Value::Null,
             });
         }
         for _ in 0..(fam.count)(text, o.inputs) {

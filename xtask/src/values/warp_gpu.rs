@@ -1,6 +1,7 @@
-//! `values --family mma|wmma --gpu-dir DIR`: the one-warp kernels and input
-//! buffers the SASS oracle ran, written for `tools/gpu/warp_run.py`, which
-//! runs them on a GPU and writes what the machine gives as warp vectors.
+//! `values --family mma|wmma|async --gpu-dir DIR`: the kernels and input
+//! buffers the SASS oracle ran (one warp; one thread for `async`), written
+//! for `tools/gpu/warp_run.py`, which runs them on a GPU and writes what
+//! the machine gives as vectors in the oracle's format.
 //! `DIR/kernels.ptx` holds one kernel a form (`w<i>`, the same text the
 //! oracle compiled); `DIR/manifest.json.gz` names, for each kernel, the form,
 //! its image size, whether it writes the image, its register slots and
@@ -26,6 +27,11 @@ pub(super) struct Form<'a> {
     /// The registers it names, in slot order, and those it writes.
     pub regs: &'a [Reg],
     pub dsts: Vec<String>,
+    /// The async family's layout (`async_family.rs`), else `Value::Null`: a
+    /// one-thread kernel whose written registers and `sm` bytes are read
+    /// back, and address registers that point into the interpreter's input
+    /// buffer (the runner moves them into the GPU's).
+    pub thread: Value,
 }
 
 /// What `--gpu-dir` collects while the family runs.
@@ -53,7 +59,7 @@ impl GpuDir {
             .collect();
         self.kernels.push(json!({
             "kernel": f.name, "ptx": f.text, "img": f.img, "writes": f.writes,
-            "slots": slots, "dsts": f.dsts, "vectors": [],
+            "slots": slots, "dsts": f.dsts, "thread": f.thread, "vectors": [],
         }));
     }
 
