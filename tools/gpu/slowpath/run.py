@@ -124,53 +124,19 @@ MORE_STORES = [(stride, 256 * stride, 256) for stride in (8, 16, 64, 128)] + \
     [(32, 8192, threads) for threads in (32, 64, 128, 512, 1024)] + [(4, 1024, 1024)]
 
 
-def store_run(cuda, mod, stride, step, threads=256):
-    """Per-warp cycles and the window of one store_timed launch of `threads` threads."""
+def timed_stores(cuda, mod, kernel, size, threads, params):
+    """Three launches of store kernel `kernel` (one block of `threads`; parameters: the
+    output buffer of `size` bytes, the clock buffer, then the u32s `params`): each warp's
+    cycles and the window of each."""
     fn = ctypes.c_void_p()
-    cuda.check(cuda.lib.cuModuleGetFunction(ctypes.byref(fn), mod, b"store_timed"), "cuModuleGetFunction")
-    size = threads * stride + 8 * step + 64
+    cuda.check(cuda.lib.cuModuleGetFunction(ctypes.byref(fn), mod, kernel.encode()), "cuModuleGetFunction")
     nw = threads // LANES
     dout, dph = ctypes.c_uint64(), ctypes.c_uint64()
     cuda.check(cuda.lib.cuMemAlloc_v2(ctypes.byref(dout), size), "cuMemAlloc")
     cuda.check(cuda.lib.cuMemAlloc_v2(ctypes.byref(dph), 16 * nw), "cuMemAlloc")
     cuda.check(cuda.lib.cuMemsetD8_v2(dout, 0, size), "cuMemsetD8")
-    cs, cp = ctypes.c_uint32(stride), ctypes.c_uint32(step)
-    args = (ctypes.c_void_p * 4)(*(ctypes.cast(ctypes.byref(x), ctypes.c_void_p) for x in (dout, dph, cs, cp)))
-    runs = []
-    for _ in range(3):
-        cuda.check(cuda.lib.cuLaunchKernel(fn, 1, 1, 1, threads, 1, 1, 0, None, args, None), "cuLaunchKernel")
-        cuda.check(cuda.lib.cuCtxSynchronize(), "cuCtxSynchronize")
-        host = ctypes.create_string_buffer(16 * nw)
-        cuda.check(cuda.lib.cuMemcpyDtoH_v2(host, dph, 16 * nw), "cuMemcpyDtoH")
-        t = struct.unpack(f"<{2 * nw}Q", host.raw)
-        warps = [t[2 * w + 1] - t[2 * w] for w in range(nw)]
-        runs.append({"warps": warps, "window": max(t[1::2]) - min(t[0::2])})
-    cuda.lib.cuMemFree_v2(dout)
-    cuda.lib.cuMemFree_v2(dph)
-    return runs
-
-
-# The third run (--stores): (bytes a store, stride, stores a thread, threads); a
-# thread's stores go to disjoint regions (step = threads x stride).
-LOOP_STORES = ([(4, 32, n, 256) for n in (1, 2, 4, 8, 16, 32)] + [(4, 4, n, 256) for n in (8, 32)]
-               + [(w, s, 8, 256) for w in (8, 16) for s in sorted({w, 32, 64, 128})]
-               + [(16, 16, 8, 1024), (4, 32, 8, 1024)])
-
-
-def loop_store_run(cuda, mod, width, stride, n, threads):
-    """Per-warp cycles and the window of one store_loop launch (three runs)."""
-    fn = ctypes.c_void_p()
-    cuda.check(cuda.lib.cuModuleGetFunction(ctypes.byref(fn), mod, f"store_loop{width}".encode()),
-               "cuModuleGetFunction")
-    step = threads * stride
-    size = n * step + 64
-    nw = threads // LANES
-    dout, dph = ctypes.c_uint64(), ctypes.c_uint64()
-    cuda.check(cuda.lib.cuMemAlloc_v2(ctypes.byref(dout), size), "cuMemAlloc")
-    cuda.check(cuda.lib.cuMemAlloc_v2(ctypes.byref(dph), 16 * nw), "cuMemAlloc")
-    cuda.check(cuda.lib.cuMemsetD8_v2(dout, 0, size), "cuMemsetD8")
-    vals = [ctypes.c_uint32(stride), ctypes.c_uint32(step), ctypes.c_uint32(n)]
-    args = (ctypes.c_void_p * 5)(*(ctypes.cast(ctypes.byref(x), ctypes.c_void_p) for x in [dout, dph] + vals))
+    vals = [dout, dph] + [ctypes.c_uint32(v) for v in params]
+    args = (ctypes.c_void_p * len(vals))(*(ctypes.cast(ctypes.byref(x), ctypes.c_void_p) for x in vals))
     runs = []
     for _ in range(3):
         cuda.check(cuda.lib.cuLaunchKernel(fn, 1, 1, 1, threads, 1, 1, 0, None, args, None), "cuLaunchKernel")
@@ -183,6 +149,25 @@ def loop_store_run(cuda, mod, width, stride, n, threads):
     cuda.lib.cuMemFree_v2(dout)
     cuda.lib.cuMemFree_v2(dph)
     return runs
+
+
+def store_run(cuda, mod, stride, step, threads=256):
+    """store_timed: 8 word stores a thread, `stride` between threads, `step` between a
+    thread's own."""
+    return timed_stores(cuda, mod, "store_timed", threads * stride + 8 * step + 64, threads, [stride, step])
+
+
+# The third run (--stores): (bytes a store, stride, stores a thread, threads); a
+# thread's stores go to disjoint regions (step = threads x stride).
+LOOP_STORES = ([(4, 32, n, 256) for n in (1, 2, 4, 8, 16, 32)] + [(4, 4, n, 256) for n in (8, 32)]
+               + [(w, s, 8, 256) for w in (8, 16) for s in sorted({w, 32, 64, 128})]
+               + [(16, 16, 8, 1024), (4, 32, 8, 1024)])
+
+
+def loop_store_run(cuda, mod, width, stride, n, threads):
+    """store_loop: `n` stores of `width` bytes a thread to disjoint regions."""
+    step = threads * stride
+    return timed_stores(cuda, mod, f"store_loop{width}", n * step + 64, threads, [stride, step, n])
 
 
 def stores_by_count(cuda, mod, res, out_dir):
