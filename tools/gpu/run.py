@@ -22,6 +22,7 @@ xtask SASS interpreter with this script's buffer layout.
 
 import argparse
 import ctypes
+import gzip
 import json
 import os
 import subprocess
@@ -123,6 +124,27 @@ class Cuda:
         return host.raw[:out_len]
 
 
+def load_manifest(d):
+    """The manifest of directory `d`: manifest.json, or manifest.json.gz (a large manifest
+    travels compressed)."""
+    path = os.path.join(d, "manifest.json")
+    if not os.path.exists(path) and os.path.exists(path + ".gz"):
+        with gzip.open(path + ".gz", "rt") as f:
+            return json.load(f)
+    with open(path) as f:
+        return json.load(f)
+
+
+def load_dir(d):
+    """(manifest, kernels.ptx's text) of a kernels directory; exits when one cannot be read."""
+    try:
+        manifest = load_manifest(d)
+        with open(os.path.join(d, "kernels.ptx")) as f:
+            return manifest, f.read()
+    except OSError as e:
+        die(str(e))
+
+
 def assemble(path, target):
     """Assembles PTX file `path` for `target` with ptxas ($PTXAS, else tools/.cache/py's),
     output discarded; exits when ptxas rejects it (the dry runs' check)."""
@@ -183,19 +205,7 @@ def main():
     ap.add_argument("--observed", help="write the observed vectors here (JSON Lines)")
     ap.add_argument("--dry-run", action="store_true", help="check and assemble only; no GPU")
     a = ap.parse_args()
-    try:
-        path = os.path.join(a.dir, "manifest.json")
-        if not os.path.exists(path) and os.path.exists(path + ".gz"):
-            import gzip  # a large manifest travels compressed
-            with gzip.open(path + ".gz", "rt") as f:
-                manifest = json.load(f)
-        else:
-            with open(path) as f:
-                manifest = json.load(f)
-        with open(os.path.join(a.dir, "kernels.ptx")) as f:
-            ptx = f.read()
-    except OSError as e:
-        die(str(e))
+    manifest, ptx = load_dir(a.dir)
     kernels = manifest["kernels"]
     for k in kernels:
         if f".entry {k['kernel']}(" not in ptx:

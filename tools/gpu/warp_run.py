@@ -25,19 +25,9 @@ import json
 import os
 import sys
 
-from tools.gpu.run import Cuda, assemble, die
+from tools.gpu.run import Cuda, assemble, die, load_dir
 
 LANES = 32
-
-
-def load_manifest(d):
-    """The manifest of `d` (manifest.json.gz or manifest.json)."""
-    p = os.path.join(d, "manifest.json.gz")
-    if os.path.exists(p):
-        with gzip.open(p, "rt") as f:
-            return json.load(f)
-    with open(os.path.join(d, "manifest.json")) as f:
-        return json.load(f)
 
 
 def decode(k, out):
@@ -106,7 +96,7 @@ def check(manifest):
     """Exits when the manifest and its vectors do not fit together."""
     for k in manifest["kernels"]:
         th = k.get("thread")
-        size = th["shared_at"] + 2 * th["span"] if th else k["img"] + LANES * 8 * len(k["slots"])
+        size = th["bytes"] if th else k["img"] + LANES * 8 * len(k["slots"])
         for v in k["vectors"]:
             if len(v["input"]) != 2 * size:
                 die(f"{k['kernel']}: an input of {len(v['input']) // 2} bytes, expected {size}")
@@ -114,16 +104,11 @@ def check(manifest):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("dir", help="the --gpu-dir of `xtask values --family mma|wmma`")
+    ap.add_argument("dir", help="the --gpu-dir of `xtask values --family mma|wmma|async`")
     ap.add_argument("--observed", help="write the observed warp vectors here (.gz: gzipped)")
     ap.add_argument("--dry-run", action="store_true", help="check and assemble only; no GPU")
     a = ap.parse_args()
-    try:
-        manifest = load_manifest(a.dir)
-        with open(os.path.join(a.dir, "kernels.ptx")) as f:
-            ptx = f.read()
-    except OSError as e:
-        die(str(e))
+    manifest, ptx = load_dir(a.dir)
     check(manifest)
     kernels = manifest["kernels"]
     nvec = sum(len(k["vectors"]) for k in kernels)

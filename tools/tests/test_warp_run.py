@@ -105,7 +105,7 @@ def test_approx64_inputs_cover_the_classes():
 
 def test_a_thread_kernels_output_is_read_as_the_async_oracle_writes_it():
     k = {"slots": [{"name": "%rd2", "width": 64}, {"name": "%r2", "width": 32}, {"name": "%p1", "width": 1}],
-         "dsts": ["%rd2", "%p1"], "thread": {"shared_at": 64, "span": 32, "in_base": 0x10000000,
+         "dsts": ["%rd2", "%p1"], "thread": {"bytes": 128, "shared_at": 64, "span": 32, "in_base": 0x10000000,
                                                "addresses": []}}
     out = bytearray(128)
     out[0:8] = (0xFFFFD000001FFFF4).to_bytes(8, "little")

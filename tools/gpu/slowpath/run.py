@@ -164,21 +164,34 @@ LOOP_STORES = ([(4, 32, n, 256) for n in (1, 2, 4, 8, 16, 32)] + [(4, 4, n, 256)
                + [(16, 16, 8, 1024), (4, 32, 8, 1024)])
 
 
-def loop_store_run(cuda, mod, width, stride, n, threads):
-    """store_loop: `n` stores of `width` bytes a thread to disjoint regions."""
+def loop_store_run(cuda, mod, w, stride, n, threads):
+    """store_loop: `n` stores of `w` bytes a thread to disjoint regions."""
     step = threads * stride
-    return timed_stores(cuda, mod, f"store_loop{width}", n * step + 64, threads, [stride, step, n])
+    return timed_stores(cuda, mod, f"store_loop{w}", n * step + 64, threads, [stride, step, n])
 
 
 def stores_by_count(cuda, mod, res, out_dir):
     """The third run: LOOP_STORES."""
+    configs = [dict(zip(("w", "stride", "n", "threads"), c)) for c in LOOP_STORES]
+    record_stores(res, configs, lambda **c: loop_store_run(cuda, mod, **c))
+    return write_json(out_dir, "slowpath-stores.json", res)
+
+
+def record_stores(res, configs, run):
+    """Runs each store configuration (a dict of `run`'s parameters) into res["stores"],
+    under a key that names them (`stride32.step8192`), printing each launch's window and
+    its slowest and fastest warp."""
     res["stores"] = {}
-    for width, stride, n, threads in LOOP_STORES:
-        runs = loop_store_run(cuda, mod, width, stride, n, threads)
-        res["stores"][f"w{width}.stride{stride}.n{n}.threads{threads}"] = runs
-        print(f"stores w {width} stride {stride} n {n} threads {threads}:",
-              [(r["window"], max(r["warps"]), min(r["warps"])) for r in runs])
-    with open(os.path.join(out_dir, "slowpath-stores.json"), "w") as f:
+    for c in configs:
+        key = ".".join(f"{k}{v}" for k, v in c.items())
+        runs = run(**c)
+        res["stores"][key] = runs
+        print("stores", key, [(r["window"], max(r["warps"]), min(r["warps"])) for r in runs])
+
+
+def write_json(out_dir, name, res):
+    """Writes a run's results to OUTDIR/name; returns the exit status 0."""
+    with open(os.path.join(out_dir, name), "w") as f:
         json.dump(res, f, indent=1)
     return 0
 
@@ -197,15 +210,9 @@ def more(cuda, mod, res, out_dir):
     cyc = lane0_cycles(out, len(sets))
     res["div_sign"] = {f"{a:#010x}/{b:#010x}": c for (a, b), c in zip(sets, cyc)}
     print("div_sign histogram", list(histogram(cyc).items())[:30])
-    res["stores"] = {}
-    for stride, step, threads in MORE_STORES:
-        runs = store_run(cuda, mod, stride, step, threads)
-        res["stores"][f"stride{stride}.step{step}.threads{threads}"] = runs
-        print(f"stores stride {stride} step {step} threads {threads}:",
-              [(r["window"], max(r["warps"]), min(r["warps"])) for r in runs])
-    with open(os.path.join(out_dir, "slowpath-more.json"), "w") as f:
-        json.dump(res, f, indent=1)
-    return 0
+    configs = [dict(zip(("stride", "step", "threads"), c)) for c in MORE_STORES]
+    record_stores(res, configs, lambda **c: store_run(cuda, mod, **c))
+    return write_json(out_dir, "slowpath-more.json", res)
 
 
 def main():
@@ -246,14 +253,9 @@ def main():
         out = launch(cuda, mod, kern, pack_lanes(slow, fast), n)
         res[name] = lanes_table(lane0_cycles(out, n))
         print(name, {k: (v[0], v[len(v) // 2], v[-1]) for k, v in res[name].items()})
-    res["stores"] = {}
-    for stride, step in STORES:
-        runs = store_run(cuda, mod, stride, step)
-        res["stores"][f"stride{stride}.step{step}"] = runs
-        print(f"stores stride {stride} step {step}:", [(r["window"], r["warps"]) for r in runs])
-    with open(os.path.join(out_dir, "slowpath.json"), "w") as f:
-        json.dump(res, f, indent=1)
-    return 0
+    configs = [dict(zip(("stride", "step"), c)) for c in STORES]
+    record_stores(res, configs, lambda **c: store_run(cuda, mod, **c))
+    return write_json(out_dir, "slowpath.json", res)
 
 
 if __name__ == "__main__":

@@ -201,7 +201,7 @@ pub(super) fn run(tools: &Tools, o: &Opts) -> Result<usize> {
                 regs: &regs,
                 dsts: dsts.clone(),
                 thread: serde_json::json!({
-                    "shared_at": SHARED_AT, "span": SPAN, "in_base": IN_BASE,
+                    "bytes": GLOBAL_AT + SPAN, "shared_at": SHARED_AT, "span": SPAN, "in_base": IN_BASE,
                     "addresses": if copy { vec!["%rd1"] } else { Vec::new() },
                 }),
             });

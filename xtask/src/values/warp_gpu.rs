@@ -28,9 +28,9 @@ pub(super) struct Form<'a> {
     pub regs: &'a [Reg],
     pub dsts: Vec<String>,
     /// The async family's layout (`async_family.rs`), else `Value::Null`: a
-    /// one-thread kernel whose written registers and `sm` bytes are read
-    /// back, and address registers that point into the interpreter's input
-    /// buffer (the runner moves them into the GPU's).
+    /// one-thread kernel's input size (`bytes`), where `sm`'s bytes are read
+    /// back, and the address registers that point into the interpreter's
+    /// input buffer (the runner moves them into the GPU's).
     pub thread: Value,
 }
 
