@@ -648,7 +648,7 @@ mod tests {
         }
     }
 
-    /// The tensor-core opcodes against the H200's second run
+    /// The tensor-core opcodes against the H200's runs of 2026-11-30
     /// (`data/calibration/h200/ubench-2026-11-30.json`, rows u48-u54): a
     /// chain through the accumulator, and 32 warps of 4 chains; and the
     /// high-half and wide multiplies' rate (u44, u45).
